@@ -1,0 +1,1 @@
+"""The Variant binary format: encode, decode, shred and reconstruct (``vpush.codec``)."""

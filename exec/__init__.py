@@ -1,0 +1,1 @@
+"""Runs a plan on DuckDB or PySpark (``vpush.exec``)."""

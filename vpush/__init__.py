@@ -1,0 +1,1 @@
+"""vpush: query shredded Parquet Variant data with Spark SQL semantics."""
