@@ -19,13 +19,14 @@ same bytes. Field ids are the ones in apache/parquet-format `src/main/thrift/par
 Every read is bounds-checked and nesting is capped at `MAX_NESTING_DEPTH`: damaged input raises
 `CodecError`, never `IndexError` or `struct.error`, and never recurses without limit.
 """
+
 from __future__ import annotations
 
 import enum
 import os
 import struct
 from dataclasses import dataclass, field
-from typing import BinaryIO, Union
+from typing import BinaryIO, TypeAlias
 
 from vpush.codec.errors import CodecError
 
@@ -147,7 +148,7 @@ class ThriftStruct:
         self.fields.append(new)
 
 
-ThriftValue = Union[bool, int, float, bytes, ThriftStruct, ThriftList, ThriftMap]
+ThriftValue: TypeAlias = bool | int | float | bytes | ThriftStruct | ThriftList | ThriftMap
 
 
 class _Reader:
@@ -239,7 +240,9 @@ class _Reader:
             delta = header >> 4
             field_id = last_id + delta if delta else self.zigzag()
             if ctype in _BOOL_TYPES:
-                result.fields.append(ThriftField(field_id, CompactType.BOOLEAN_TRUE, self.value(ctype, depth, False)))
+                result.fields.append(
+                    ThriftField(field_id, CompactType.BOOLEAN_TRUE, self.value(ctype, depth, False))
+                )
             else:
                 result.fields.append(ThriftField(field_id, ctype, self.value(ctype, depth, False)))
             last_id = field_id

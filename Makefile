@@ -1,0 +1,39 @@
+# vpush: the two commands a user needs are `make demo` and `make test` (see README.md).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+VPUSH := $(VENV)/bin/vpush
+STAMP := $(VENV)/.installed
+DEMO_DIR ?= build/demo/events
+DEMO_ROWS ?= 200000
+PYTEST_ARGS ?=
+
+.PHONY: setup test test-full demo bench lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[spark,test]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+test: setup
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-full: setup
+	VPUSH_HYPOTHESIS_PROFILE=full $(PY) -m pytest $(PYTEST_ARGS)
+
+demo: setup
+	$(VPUSH) sample events $(DEMO_DIR) --rows $(DEMO_ROWS) --files 4
+	$(VPUSH) query --table events=$(DEMO_DIR) \
+	  "SELECT event FROM events LIMIT 5"
+
+bench: setup
+	$(PY) -m vpush.bench
+
+lint: setup
+	$(PY) -m mypy vpush codec optimizer exec
+
+clean:
+	rm -rf build .pytest_cache .mypy_cache .hypothesis

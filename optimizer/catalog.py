@@ -1,0 +1,159 @@
+"""The catalog: registered tables, their files, and each file's footer (read once, cached).
+
+A table is a folder, a file or a glob of Parquet files. Within a folder, Spark's rules apply:
+files and folders whose names start with ``_`` or ``.`` are not data (``_SUCCESS``,
+``_delta_log``, ``.crc`` files). Each file's footer is read once and cached by path, size and
+modification time; with it, the layout of each variant column, since files of one table may be
+shredded differently.
+"""
+from __future__ import annotations
+
+import dataclasses
+import glob
+import os
+import threading
+from collections.abc import Mapping
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from vpush.codec.errors import VpushError
+from vpush.codec.layout import VariantLayout, find_variant_columns
+from vpush.optimizer.errors import CatalogError
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+@dataclasses.dataclass(frozen=True)
+class FileInfo:
+    """What vpush knows of one Parquet file from its footer."""
+
+    path: str
+    size: int
+    mtime_ns: int
+    metadata: pq.FileMetaData
+    arrow_schema: pa.Schema
+    variant_columns: Mapping[str, VariantLayout]
+
+    @property
+    def num_rows(self) -> int:
+        """Rows in the file."""
+        return int(self.metadata.num_rows)
+
+    @property
+    def num_row_groups(self) -> int:
+        """Row groups in the file."""
+        return int(self.metadata.num_row_groups)
+
+
+@dataclasses.dataclass(frozen=True)
+class Table:
+    """A registered table: its name, where it was registered from, and its files."""
+
+    name: str
+    location: str
+    files: tuple[str, ...]
+
+
+def _is_hidden(name: str) -> bool:
+    return name.startswith("_") or name.startswith(".")
+
+
+def list_files(location: str) -> list[str]:
+    """The Parquet data files of a folder (recursively), a file, or a glob, sorted by path.
+
+    Raises:
+        CatalogError: nothing is there, or nothing readable.
+
+    Example:
+        >>> list_files("/no/such/place")
+        Traceback (most recent call last):
+        ...
+        vpush.optimizer.errors.CatalogError: no such file or folder (file /no/such/place)
+    """
+    location = os.fspath(location)
+    if any(c in location for c in _GLOB_CHARS):
+        candidates = [p for p in glob.glob(location, recursive=True) if os.path.isfile(p)]
+        files = sorted(p for p in candidates if not _is_hidden(os.path.basename(p)))
+        if not files:
+            raise CatalogError("the glob matches no files", file=location)
+        return files
+    if os.path.isfile(location):
+        return [location]
+    if not os.path.isdir(location):
+        raise CatalogError("no such file or folder", file=location)
+    files = []
+    for root, dirs, names in os.walk(location):
+        dirs[:] = sorted(d for d in dirs if not _is_hidden(d))
+        files.extend(os.path.join(root, n) for n in names if not _is_hidden(n))
+    if not files:
+        raise CatalogError("the folder holds no data files", file=location)
+    return sorted(files)
+
+
+class Catalog:
+    """Registered tables and a cache of file footers.
+
+    Example:
+        >>> Catalog().tables
+        {}
+    """
+
+    def __init__(self) -> None:
+        self.tables: dict[str, Table] = {}
+        self._footers: dict[str, tuple[tuple[int, int], FileInfo]] = {}
+        self._lock = threading.Lock()
+
+    def register(self, name: str, location: str | os.PathLike[str]) -> Table:
+        """Register (or replace) table ``name`` over a folder, file or glob of Parquet files.
+
+        Every file's footer is read now, so a bad file fails at registration with its name.
+        """
+        loc = os.fspath(location)
+        files = tuple(list_files(loc))
+        for f in files:
+            self.file_info(f)
+        table = Table(name=name, location=loc, files=files)
+        self.tables[name.lower()] = table
+        return table
+
+    def table(self, name: str) -> Table | None:
+        """The table registered as ``name`` (case-insensitive, as Spark's identifiers), or None."""
+        return self.tables.get(name.lower())
+
+    def file_info(self, path: str) -> FileInfo:
+        """The footer of ``path``, from the cache while its size and modification time hold."""
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            raise CatalogError(f"cannot read the file: {exc.strerror}", file=path) from exc
+        key = (st.st_size, st.st_mtime_ns)
+        with self._lock:
+            hit = self._footers.get(path)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        info = _read_footer(path, st.st_size, st.st_mtime_ns)
+        with self._lock:
+            self._footers[path] = (key, info)
+        return info
+
+
+def _read_footer(path: str, size: int, mtime_ns: int) -> FileInfo:
+    try:
+        pf = pq.ParquetFile(path)
+        metadata = pf.metadata
+        arrow_schema = pf.schema_arrow
+    except (OSError, pa.ArrowException) as exc:
+        raise CatalogError(f"not a readable Parquet file: {exc}", file=path) from exc
+    try:
+        layouts = find_variant_columns(pf, file=path)
+    except VpushError as exc:
+        raise exc.with_context(file=path)
+    return FileInfo(
+        path=path,
+        size=size,
+        mtime_ns=mtime_ns,
+        metadata=metadata,
+        arrow_schema=arrow_schema,
+        variant_columns=layouts,
+    )

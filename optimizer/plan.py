@@ -1,0 +1,66 @@
+"""The plan: what to read from which file and row group, and the SQL to run over it.
+
+This is the one thing the optimizer hands to an engine. Each reference to a registered table in
+the query becomes a :class:`Scan` under a generated relation name; the engine provides that
+relation (a stream of Arrow batches in which every variant column is
+``struct<metadata: binary, value: binary>``) and runs :attr:`Plan.expression` over it.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+import pyarrow as pa
+from sqlglot import exp
+
+from vpush.codec.layout import VariantLayout
+
+VARIANT_ARROW_TYPE = pa.struct([pa.field("metadata", pa.binary()), pa.field("value", pa.binary())])
+"""How a variant column travels between vpush's parts and comes back from ``to_arrow()``."""
+
+ROW_COUNT_COLUMN = "__vpush_rows"
+"""A column of nulls that carries the row count when a query reads no column of a table."""
+
+
+@dataclasses.dataclass(frozen=True)
+class FileScan:
+    """One file's share of a scan: the row groups and top-level columns to read."""
+
+    path: str
+    row_groups: tuple[int, ...]
+    columns: tuple[str, ...]
+    variant_columns: Mapping[str, VariantLayout]
+    num_rows: int
+
+
+@dataclasses.dataclass(frozen=True)
+class Scan:
+    """One reference to a registered table, read as the relation ``name``."""
+
+    name: str
+    table: str
+    schema: pa.Schema
+    files: tuple[FileScan, ...]
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The columns the scan produces."""
+        return tuple(self.schema.names)
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """A query ready for an engine."""
+
+    source_sql: str
+    expression: exp.Expression
+    scans: tuple[Scan, ...]
+
+    def sql(self, dialect: str = "duckdb", *, pretty: bool = False) -> str:
+        """The query to run, as SQL text of ``dialect``."""
+        return self.expression.sql(dialect=dialect, pretty=pretty)
+
+    @property
+    def num_files(self) -> int:
+        """Files read, over all scans."""
+        return sum(len(s.files) for s in self.scans)

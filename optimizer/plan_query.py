@@ -1,0 +1,120 @@
+"""Plan a Spark SQL query over registered tables."""
+from __future__ import annotations
+
+import pyarrow as pa
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ParseError
+
+from vpush.optimizer.catalog import Catalog, FileInfo, Table
+from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.plan import ROW_COUNT_COLUMN, VARIANT_ARROW_TYPE, FileScan, Plan, Scan
+
+SCAN_PREFIX = "__vpush_scan_"
+
+
+def parse_spark(sql: str) -> exp.Expression:
+    """Parse one Spark SQL statement.
+
+    Raises:
+        OptimizeError: a syntax error (Spark's ``PARSE_SYNTAX_ERROR``), or not one statement.
+
+    Example:
+        >>> parse_spark("SELECT a FROM t").sql()
+        'SELECT a FROM t'
+    """
+    try:
+        statements = [s for s in sqlglot.parse(sql, read="spark") if s is not None]
+    except ParseError as exc:
+        raise OptimizeError(f"cannot parse the SQL: {exc}", error_class="PARSE_SYNTAX_ERROR") from exc
+    if len(statements) != 1:
+        raise OptimizeError(f"expected one SQL statement, got {len(statements)}")
+    return statements[0]
+
+
+def _table_schema(table: Table, infos: list[FileInfo]) -> pa.Schema:
+    """The scan's columns: the union over files, first file's order and types first; variant
+    columns as ``struct<metadata, value>``."""
+    fields: dict[str, pa.Field] = {}
+    for info in infos:
+        for field in info.arrow_schema:
+            key = field.name.lower()
+            if key in fields:
+                continue
+            if field.name in info.variant_columns:
+                fields[key] = pa.field(field.name, VARIANT_ARROW_TYPE)
+            else:
+                fields[key] = field.with_nullable(True)
+    return pa.schema(list(fields.values()))
+
+
+def _referenced_columns(expression: exp.Expression) -> set[str] | None:
+    """Lower-cased names of columns the query mentions, or None when it selects ``*``."""
+    if any(True for _ in expression.find_all(exp.Star)):
+        return None
+    names: set[str] = set()
+    for col in expression.find_all(exp.Column):
+        names.add(col.name.lower())
+        # A struct field access `v.metadata` parses as column `metadata` of table `v`: keep the
+        # qualifier too, since it may be a column name rather than a table alias.
+        if col.table:
+            names.add(col.table.lower())
+    return names
+
+
+def plan_query(sql: str, catalog: Catalog) -> Plan:
+    """Plan ``sql`` (Spark SQL) over the tables of ``catalog``.
+
+    Raises:
+        OptimizeError: the SQL does not parse, or names a table that is not registered.
+    """
+    expression = parse_spark(sql)
+    cte_names = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
+    referenced = _referenced_columns(expression)
+    scans: list[Scan] = []
+    for node in list(expression.find_all(exp.Table)):
+        if not isinstance(node.this, exp.Identifier) or node.args.get("db") or node.args.get("catalog"):
+            if node.args.get("db") or node.args.get("catalog"):
+                raise OptimizeError(
+                    f"table {node.sql(dialect='spark')} is not registered; register tables by plain name",
+                    error_class="TABLE_OR_VIEW_NOT_FOUND",
+                )
+            continue
+        name = node.name
+        if name.lower() in cte_names:
+            continue
+        table = catalog.table(name)
+        if table is None:
+            raise OptimizeError(
+                f"the table or view {name!r} cannot be found; register it with con.register()",
+                error_class="TABLE_OR_VIEW_NOT_FOUND",
+            )
+        infos = [catalog.file_info(f) for f in table.files]
+        full = _table_schema(table, infos)
+        if referenced is None:
+            keep = list(full.names)
+        else:
+            keep = [n for n in full.names if n.lower() in referenced]
+        schema = pa.schema([full.field(n) for n in keep]) if keep else pa.schema(
+            [pa.field(ROW_COUNT_COLUMN, pa.null())]
+        )
+        files = []
+        for info in infos:
+            present = {f.name.lower(): f.name for f in info.arrow_schema}
+            columns = tuple(present[n.lower()] for n in keep if n.lower() in present)
+            files.append(
+                FileScan(
+                    path=info.path,
+                    row_groups=tuple(range(info.num_row_groups)),
+                    columns=columns,
+                    variant_columns={c: info.variant_columns[c] for c in columns if c in info.variant_columns},
+                    num_rows=info.num_rows,
+                )
+            )
+        scan_name = f"{SCAN_PREFIX}{len(scans)}"
+        scans.append(Scan(name=scan_name, table=table.name, schema=schema, files=tuple(files)))
+        alias = node.alias
+        replacement = exp.Table(this=exp.to_identifier(scan_name, quoted=True))
+        replacement.set("alias", exp.TableAlias(this=exp.to_identifier(alias or name, quoted=True)))
+        node.replace(replacement)
+    return Plan(source_sql=sql, expression=expression, scans=tuple(scans))

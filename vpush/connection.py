@@ -1,0 +1,159 @@
+"""The public API: :func:`connect`, :class:`Connection` and :class:`Relation`."""
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from vpush.codec.errors import VpushError
+from vpush.exec.duckdb_engine import DuckDBEngine
+from vpush.exec.engine import Engine
+from vpush.optimizer.catalog import Catalog, Table
+from vpush.optimizer.plan import VARIANT_ARROW_TYPE, Plan
+from vpush.optimizer.plan_query import plan_query
+from vpush.timezone import check_time_zone, local_time_zone
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas as pd
+
+ENGINES = ("duckdb", "spark")
+
+
+def connect(
+    engine: str = "duckdb",
+    *,
+    time_zone: str | None = None,
+    connection: duckdb.DuckDBPyConnection | None = None,
+) -> Connection:
+    """Open a vpush connection.
+
+    Args:
+        engine: ``"duckdb"`` (the default, embedded) or ``"spark"``.
+        time_zone: the session time zone (IANA name); by default the machine's, as Spark's is.
+        connection: a DuckDB connection of your own for the DuckDB engine to run on.
+
+    Raises:
+        VpushError: an unknown engine or time zone, or an engine that is not available.
+
+    Example:
+        >>> con = connect(time_zone="UTC")
+        >>> con.engine.name, con.time_zone
+        ('duckdb', 'UTC')
+    """
+    tz = check_time_zone(time_zone) if time_zone is not None else local_time_zone()
+    if engine == "duckdb":
+        return Connection(DuckDBEngine(connection=connection, time_zone=tz), time_zone=tz)
+    if engine == "spark":
+        raise VpushError("the spark engine is not available yet (see the README's status table)")
+    raise VpushError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+
+
+class Connection:
+    """Registered tables and an engine to query them with."""
+
+    def __init__(self, engine: Engine, *, time_zone: str) -> None:
+        self.engine = engine
+        self.time_zone = time_zone
+        self.catalog = Catalog()
+
+    def register(self, name: str, location: str | os.PathLike[str]) -> Table:
+        """Register a folder, file or glob of Parquet files as table ``name``.
+
+        Every file's footer is read (and cached) now, so a broken file fails here, named.
+        """
+        return self.catalog.register(name, location)
+
+    def sql(self, query: str) -> Relation:
+        """A relation for a Spark SQL query over the registered tables; nothing runs until its
+        result is asked for."""
+        return Relation(self, query)
+
+    def tables(self) -> list[str]:
+        """The names of the registered tables."""
+        return sorted(t.name for t in self.catalog.tables.values())
+
+
+class Relation:
+    """The lazy result of a query."""
+
+    def __init__(self, connection: Connection, query: str) -> None:
+        self.connection = connection
+        self.query = query
+        self._plan: Plan | None = None
+
+    @property
+    def plan(self) -> Plan:
+        """The plan (made once, on first use)."""
+        if self._plan is None:
+            self._plan = plan_query(self.query, self.connection.catalog)
+        return self._plan
+
+    def fetch_reader(self) -> pa.RecordBatchReader:
+        """Run the query and stream its result as Arrow record batches."""
+        return self.connection.engine.execute(self.plan)
+
+    def to_arrow(self) -> pa.Table:
+        """Run the query; a variant column comes back as ``struct<metadata: binary, value: binary>``."""
+        reader = self.fetch_reader()
+        return reader.read_all()
+
+    def df(self) -> pd.DataFrame:
+        """Run the query into a pandas DataFrame, with variants rendered as Spark's ``to_json``
+        renders them (in the session time zone)."""
+        table = _render_variants(self.to_arrow(), self.connection.time_zone)
+        return table.to_pandas()
+
+    def show(self, n: int = 20) -> None:
+        """Print the first ``n`` rows as a table."""
+        from rich.console import Console
+        from rich.table import Table as RichTable
+
+        table = _render_variants(self.to_arrow().slice(0, n), self.connection.time_zone)
+        out = RichTable(show_lines=False)
+        for field in table.schema:
+            out.add_column(f"{field.name}\n{_type_name(field.type)}", overflow="fold")
+        for row in table.to_pylist():
+            out.add_row(*("NULL" if v is None else str(v) for v in row.values()))
+        Console().print(out)
+
+    def explain(self) -> str:
+        """What the query will do: the SQL the engine runs, and per table the files, row groups
+        and columns read."""
+        plan = self.plan
+        lines = ["== SQL run by " + self.connection.engine.name + " ==", plan.sql("duckdb", pretty=True), ""]
+        for scan in plan.scans:
+            total_rg = sum(len(f.row_groups) for f in scan.files)
+            lines.append(f"== scan of {scan.table} as {scan.name} ==")
+            lines.append(f"columns read: {', '.join(scan.columns)}")
+            lines.append(f"files: {len(scan.files)}, row groups read: {total_rg}")
+            for f in scan.files:
+                lines.append(f"  {f.path}: row groups {len(f.row_groups)} read, columns {', '.join(f.columns)}")
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return f"Relation({self.query!r})"
+
+
+def _type_name(t: pa.DataType) -> str:
+    return "variant" if t.equals(VARIANT_ARROW_TYPE) else str(t)
+
+
+def _render_variants(table: pa.Table, time_zone: str) -> pa.Table:
+    """Replace each variant column by its JSON text, as Spark's ``to_json`` writes it."""
+    from vpush.codec.json import to_json
+
+    for i, field in enumerate(table.schema):
+        if not field.type.equals(VARIANT_ARROW_TYPE):
+            continue
+        col = table.column(i)
+        texts: list[Any] = []
+        for chunk in col.chunks:
+            metas = chunk.field("metadata").to_pylist()
+            values = chunk.field("value").to_pylist()
+            valid = chunk.is_valid().to_pylist()
+            for ok, m, v in zip(valid, metas, values):
+                texts.append(to_json(m, v, time_zone=time_zone) if ok else None)
+        table = table.set_column(i, field.name, pa.array(texts, pa.string()))
+    return table
