@@ -42,6 +42,7 @@ MIN_FILE_BYTES = MAGIC_BYTES + FOOTER_LENGTH_BYTES + MAGIC_BYTES
 MAX_NESTING_DEPTH = 64
 # A zigzag i64 needs at most ceil(64 / 7) = 10 varint bytes.
 MAX_VARINT_BYTES = 10
+U64_MAX = 2**64 - 1
 
 # FileMetaData field ids (parquet.thrift).
 FILE_METADATA_SCHEMA = 2
@@ -73,6 +74,7 @@ class CompactType(enum.IntEnum):
 _BOOL_TYPES = (CompactType.BOOLEAN_TRUE, CompactType.BOOLEAN_FALSE)
 _VARINT_TYPES = (CompactType.I16, CompactType.I32, CompactType.I64)
 _UUID_BYTES = 16
+_INT_BITS = {CompactType.I8: 8, CompactType.I16: 16, CompactType.I32: 32, CompactType.I64: 64}
 
 
 @dataclass
@@ -181,6 +183,8 @@ class _Reader:
             byte = self.byte()
             result |= (byte & 0x7F) << (7 * index)
             if not byte & 0x80:
+                if result > U64_MAX:
+                    raise self.error("varint overflows 64 bits")
                 return result
         raise self.error(f"varint longer than {MAX_VARINT_BYTES} bytes")
 
@@ -305,17 +309,18 @@ class _Writer:
         self.out.append(value)
 
     def zigzag(self, value: int) -> None:
-        # Python ints are unbounded; 64-bit zigzag is what every compact integer uses on the wire.
-        self.varint(((value << 1) ^ (value >> 63)) & 0xFFFFFFFFFFFFFFFF)
+        # Zigzag maps n >= 0 to 2n and n < 0 to -2n - 1 whatever the width, so one formula serves
+        # i16, i32 and i64; ranges are checked by the caller.
+        self.varint(value << 1 if value >= 0 else (-value << 1) - 1)
 
     def value(self, ctype: CompactType, value: ThriftValue, in_container: bool) -> None:
         if ctype in _BOOL_TYPES:
             if in_container:
                 self.out.append(CompactType.BOOLEAN_TRUE if value else CompactType.BOOLEAN_FALSE)
         elif ctype == CompactType.I8:
-            self.out.append(_as_int(value) & 0xFF)
+            self.out.append(_as_int(value, ctype) & 0xFF)
         elif ctype in _VARINT_TYPES:
-            self.zigzag(_as_int(value))
+            self.zigzag(_as_int(value, ctype))
         elif ctype == CompactType.DOUBLE:
             self.out += _DOUBLE.pack(_as_float(value))
         elif ctype == CompactType.BINARY:
@@ -372,10 +377,14 @@ class _Writer:
             self.value(value.value_type, item, True)
 
 
-def _as_int(value: ThriftValue) -> int:
-    if isinstance(value, int):
-        return value
-    raise CodecError(f"expected an int, got {type(value).__name__}")
+def _as_int(value: ThriftValue, ctype: CompactType) -> int:
+    if not isinstance(value, int):
+        raise CodecError(f"expected an int for {ctype.name}, got {type(value).__name__}")
+    # Wrapping silently would write a different number than the caller meant.
+    bits = _INT_BITS[ctype]
+    if not -(2 ** (bits - 1)) <= value < 2 ** (bits - 1):
+        raise CodecError(f"{value} does not fit {ctype.name}")
+    return value
 
 
 def _as_float(value: ThriftValue) -> float:
@@ -414,26 +423,28 @@ class ParquetFooter:
     footer_length: int
 
 
-def _name(path: str | os.PathLike[str]) -> str:
-    return os.fspath(path)
-
-
 def read_footer(path: str | os.PathLike[str]) -> ParquetFooter:
     """Read and decode the footer of a Parquet file.
 
     Example:
-        >>> import io, tempfile, pyarrow as pa, pyarrow.parquet as pq
+        >>> import tempfile, pyarrow as pa, pyarrow.parquet as pq
         >>> with tempfile.TemporaryDirectory() as folder:
         ...     pq.write_table(pa.table({"x": [1]}), folder + "/t.parquet")
         ...     footer = read_footer(folder + "/t.parquet")
-        >>> footer.metadata.value(3)  # num_rows
+        >>> footer.metadata.value(3)  # FileMetaData.num_rows
         1
+
+    Args:
+        path: a Parquet file on the local file system.
+
+    Returns:
+        The decoded `FileMetaData` with the offset and length of its bytes in the file.
 
     Raises:
         CodecError: for a file too small to be Parquet, a bad magic, an encrypted footer, a
             footer length that points before the start of the file, or a malformed footer.
     """
-    name = _name(path)
+    name = os.fspath(path)
     with open(path, "rb") as handle:
         size = handle.seek(0, os.SEEK_END)
         if size < MIN_FILE_BYTES:
@@ -453,7 +464,12 @@ def read_footer(path: str | os.PathLike[str]) -> ParquetFooter:
             )
         handle.seek(offset)
         raw = handle.read(length)
-    metadata, end = decode_struct(raw, file=name)
+    try:
+        metadata, end = decode_struct(raw, file=name)
+    except CodecError as err:
+        if err.offset is not None:
+            err.offset += offset  # from an offset in the footer to one in the file
+        raise
     if metadata.get(FILE_METADATA_ENCRYPTION_ALGORITHM) is not None:
         # A plaintext footer of an encrypted file is signed; any edit would break the signature.
         raise CodecError("cannot edit the signed footer of an encrypted Parquet file", file=name)
@@ -488,6 +504,22 @@ def write_footer(handle: BinaryIO, footer: ParquetFooter, metadata: ThriftStruct
     The pages before `footer.footer_offset` stay byte for byte; the file is cut after the new
     footer. Only call this on a file nobody else can see yet (a temporary copy), since a crash in
     between leaves it without a footer.
+
+    Example:
+        >>> import tempfile, pyarrow as pa, pyarrow.parquet as pq
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     pq.write_table(pa.table({"x": [1]}), folder + "/t.parquet")
+        ...     footer = read_footer(folder + "/t.parquet")
+        ...     footer.metadata.set(6, CompactType.BINARY, b"vpush")  # FileMetaData.created_by
+        ...     with open(folder + "/t.parquet", "r+b") as handle:
+        ...         write_footer(handle, footer, footer.metadata)
+        ...     pq.ParquetFile(folder + "/t.parquet").metadata.created_by
+        'vpush'
+
+    Args:
+        handle: the file, opened `r+b`.
+        footer: what `read_footer` returned for this file.
+        metadata: the new `FileMetaData`, usually `footer.metadata` after editing.
 
     Raises:
         CodecError: when `metadata` cannot be encoded.

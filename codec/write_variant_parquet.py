@@ -138,9 +138,15 @@ def annotate_variant_columns(path: str | os.PathLike[str], variant_columns: Sequ
         ...     "v (Variant(1))" in str(pq.ParquetFile(folder + "/t.parquet").schema)
         True
 
+    Args:
+        path: a Parquet file on the local file system.
+        variant_columns: names of the groups to annotate.
+
     Raises:
-        InvalidShreddingError: when a named column is missing or is not a Variant group.
+        InvalidShreddingError: when a named column is missing or is not a Variant group; the
+            file is left as it was.
         CodecError: when the file is not Parquet or its footer is damaged or encrypted.
+        TypeError: for a bare string as `variant_columns`.
     """
     columns = _column_names(variant_columns)
     target = os.fspath(path)
@@ -210,6 +216,9 @@ class _SchemaNode:
     def child(self, name: str) -> _SchemaNode | None:
         return next((node for node in self.children if node.path[-1] == name), None)
 
+    def count(self, name: str) -> int:
+        return sum(1 for node in self.children if node.path[-1] == name)
+
 
 def _schema_tree(metadata: ThriftStruct, file: str) -> _SchemaNode:
     """Rebuild the schema tree from its depth-first list, without recursion."""
@@ -255,11 +264,9 @@ def _num_children(node: _SchemaNode, file: str) -> int:
 
 
 def _find_column(root: _SchemaNode, column: str, file: str) -> _SchemaNode:
-    exact = root.child(column)
-    if exact is not None:
-        return exact
+    names = [column] if root.count(column) else column.split(".")
     node = root
-    for name in column.split("."):
+    for name in names:
         # Only plain struct groups lead further: a LIST, MAP or VARIANT group, or a repeated one,
         # would put the variant where a name path cannot say which element is meant.
         if node is not root and not _is_plain_group(node):
@@ -269,6 +276,8 @@ def _find_column(root: _SchemaNode, column: str, file: str) -> _SchemaNode:
         found = node.child(name)
         if found is None:
             raise InvalidShreddingError("no such column in the Parquet schema", file=file, column_path=column)
+        if node.count(name) > 1:
+            raise InvalidShreddingError(f"several fields are named {name!r}", file=file, column_path=column)
         node = found
     return node
 
@@ -293,9 +302,8 @@ def _check_variant_group(node: _SchemaNode, file: str) -> None:
         raise fail("a Variant column must be a group, not a primitive column")
     logical = node.element.value(SCHEMA_ELEMENT_LOGICAL_TYPE)
     already_variant = isinstance(logical, ThriftStruct) and logical.get(LOGICAL_TYPE_VARIANT) is not None
-    if (logical is not None and not already_variant) or node.element.get(
-        SCHEMA_ELEMENT_CONVERTED_TYPE
-    ) is not None:
+    converted = node.element.get(SCHEMA_ELEMENT_CONVERTED_TYPE)
+    if converted is not None or (logical is not None and not already_variant):
         raise fail("group already carries another logical type")
     names = [child.path[-1] for child in node.children]
     extra = sorted(set(names) - set(_VARIANT_FIELDS))
@@ -333,18 +341,15 @@ def _check_arrow_column(schema: pa.Schema, column: str, file: str) -> None:
     def fail(message: str) -> InvalidShreddingError:
         return InvalidShreddingError(message, file=file, column_path=column)
 
-    names = schema.names
-    if column in names:
-        arrow_field = schema.field(column)
-    else:
-        parts = column.split(".")
-        if parts[0] not in names:
+    parts = [column] if column in schema.names else column.split(".")
+    matches = schema.get_all_field_indices(parts[0])
+    if len(matches) != 1:
+        raise fail("several columns have this name" if matches else "no such column in the table")
+    arrow_field = schema.field(matches[0])
+    for part in parts[1:]:
+        if not pa.types.is_struct(arrow_field.type) or arrow_field.type.get_field_index(part) < 0:
             raise fail("no such column in the table")
-        arrow_field = schema.field(parts[0])
-        for part in parts[1:]:
-            if not pa.types.is_struct(arrow_field.type) or arrow_field.type.get_field_index(part) < 0:
-                raise fail("no such column in the table")
-            arrow_field = arrow_field.type.field(part)
+        arrow_field = arrow_field.type.field(part)
     struct_type = arrow_field.type
     if not pa.types.is_struct(struct_type):
         raise fail(f"a Variant column must be a struct, not {struct_type}")
