@@ -41,6 +41,7 @@ _DECIMAL_PRECISION = {
     PrimitiveType.DECIMAL16: MAX_DECIMAL16_PRECISION,
 }
 _INT_SIZE = {PrimitiveType.INT8: 1, PrimitiveType.INT16: 2, PrimitiveType.INT32: 4, PrimitiveType.INT64: 8}
+_KNOWN_PRIMITIVES = frozenset(int(p) for p in PrimitiveType)
 _EXACT_NUMERIC = frozenset(
     {
         VariantType.INT8,
@@ -301,9 +302,10 @@ class Variant:
             return read_utf8(buf, pos + 1, header, "short string")
         if basic != BasicType.PRIMITIVE:
             raise TypeError(f"not a scalar: a {self.type.value}")
-        ptype = self.primitive_type
-        size = value_size(buf, pos, end)  # checks the whole payload fits before reading it
-        del size
+        ptype = PrimitiveType(header) if header in _KNOWN_PRIMITIVES else self.primitive_type
+        if ptype is None:  # unreachable: basic type 0 always has a primitive type
+            raise MalformedVariantError("missing primitive type", offset=pos)
+        value_size(buf, pos, end)  # checks the whole payload fits before reading it
         p = pos + 1
         if ptype == PrimitiveType.NULL:
             return None
@@ -426,8 +428,7 @@ class Variant:
             else:
                 val = node.scalar()
                 ptype = node.primitive_type
-                if ptype in _DECIMAL_PRECISION:
-                    assert isinstance(val, decimal.Decimal)
+                if ptype is not None and ptype in _DECIMAL_PRECISION and isinstance(val, decimal.Decimal):
                     digits = len(val.as_tuple().digits)
                     if val != 0 and digits > _DECIMAL_PRECISION[ptype]:
                         raise MalformedVariantError(

@@ -63,8 +63,7 @@ class DuckDBEngine:
             for scan in plan.scans:
                 stream = pa.RecordBatchReader.from_batches(scan.schema, trap.guard(read_scan(scan)))
                 cursor.register(scan.name, stream)
-            result = cursor.execute(plan.sql("duckdb"))
-            reader = result.fetch_record_batch(BATCH_ROWS)
+            reader = cursor.sql(plan.sql("duckdb")).to_arrow_reader(BATCH_ROWS)
         except duckdb.Error as exc:
             cursor.close()
             raise _translate(exc, trap, plan) from exc

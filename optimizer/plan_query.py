@@ -29,7 +29,10 @@ def parse_spark(sql: str) -> exp.Expression:
         raise OptimizeError(f"cannot parse the SQL: {exc}", error_class="PARSE_SYNTAX_ERROR") from exc
     if len(statements) != 1:
         raise OptimizeError(f"expected one SQL statement, got {len(statements)}")
-    return statements[0]
+    statement = statements[0]
+    if not isinstance(statement, exp.Expression):
+        raise OptimizeError("expected a SQL statement")
+    return statement
 
 
 def _table_schema(table: Table, infos: list[FileInfo]) -> pa.Schema:
