@@ -1,7 +1,226 @@
-"""The ``vpush`` command."""
+"""The ``vpush`` command.
+
+One subcommand per verb, each parsed by its own subparser and run by its own ``_run_<verb>``
+function, so that a new verb is one ``_add_<verb>`` and one ``_run_<verb>``. Errors that vpush
+raises on purpose (:class:`VpushError`) and file-system errors print as one line on stderr with
+exit code 1; a traceback means a bug.
+
+Example:
+    >>> args = build_parser().parse_args(["sample", "events", "out", "--rows", "5_000"])
+    >>> args.command, args.dataset, args.rows, args.files, args.writer, args.payload
+    ('sample', 'events', 5000, 1, 'duckdb', True)
+"""
+
 from __future__ import annotations
 
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the ``vpush`` command."""
-    return 0
+from vpush.codec.errors import VpushError
+
+if TYPE_CHECKING:
+    from vpush.sample import SampleResult
+
+PROG = "vpush"
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2  # argparse's own code for a bad command line
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+
+
+def _positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1, allowing ``_`` separators (``5_000_000``)."""
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    """An argparse type: an integer >= 0."""
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
+# ----------------------------------------------------------------------------- sample
+
+
+def _add_sample(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from vpush.sample import DEFAULT_ROW_GROUP_ROWS, WRITERS
+
+    sample = commands.add_parser(
+        "sample",
+        help="write sample Parquet files with a shredded Variant column",
+        description="Write sample Parquet files with a shredded Variant column.",
+    )
+    datasets = sample.add_subparsers(dest="dataset", metavar="DATASET", required=True)
+    events = datasets.add_parser(
+        "events",
+        help="a web/app event log: id bigint, event variant (ts, type, user, device, ...)",
+        description=(
+            "Write a deterministic event log: `id` (bigint, increasing) and `event`, a Variant "
+            "shredded on ts, type, user{id,country,plan}, device{os,browser,mobile}, amount, tags "
+            "and status; `payload` stays in the residual value. The same seed gives the same data "
+            "with either writer."
+        ),
+    )
+    events.add_argument("out", metavar="OUT", help="folder to create; files are part-00000.parquet ...")
+    events.add_argument("--rows", type=_positive_int, required=True, metavar="N", help="rows in all")
+    events.add_argument("--files", type=_positive_int, default=1, metavar="K", help="files (default 1)")
+    events.add_argument(
+        "--row-group-rows",
+        type=_positive_int,
+        default=DEFAULT_ROW_GROUP_ROWS,
+        metavar="R",
+        help=f"rows per row group (default {DEFAULT_ROW_GROUP_ROWS}); DuckDB rounds up to a multiple of 2048",
+    )
+    events.add_argument(
+        "--writer", choices=WRITERS, default="duckdb", help="engine that writes (default duckdb)"
+    )
+    events.add_argument("--seed", type=_non_negative_int, default=0, metavar="S", help="seed (default 0)")
+    events.add_argument(
+        "--no-payload",
+        dest="payload",
+        action="store_false",
+        help="leave out `payload`, so the top-level residual value is all-null",
+    )
+    events.add_argument("--overwrite", action="store_true", help="replace the part files of a non-empty OUT")
+    events.set_defaults(run=_run_sample)
+
+
+def _progress_callback(total: int) -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:
+    """A rich progress bar on stderr when it is a terminal; nothing otherwise (logs, pipes, CI)."""
+    if not sys.stderr.isatty():
+        return None, lambda: None
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        SpinnerColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+
+    progress = Progress(
+        SpinnerColumn(),
+        TextColumn("writing files"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+    )
+    task = progress.add_task("write", total=total)
+    progress.start()
+
+    def update(done: int, total: int) -> None:
+        progress.update(task, completed=done, total=total)
+
+    return update, progress.stop
+
+
+def _format_report(result: SampleResult) -> list[str]:
+    """The summary printed after a sample run: where the data went and how it is shredded."""
+    spec = result.spec
+    report = result.report
+    lines = [
+        (
+            f"wrote {spec.rows:,} rows to {result.files[0].parent}: {len(result.files)} file(s), "
+            f"{report.row_groups} row group(s), writer {spec.writer}, seed {spec.seed}, "
+            f"in {result.seconds:.1f} s"
+        ),
+        "shredding checked in the footers (non-null slots per leaf, summed over row groups):",
+        f"  {'field':<22}{'typed_value':>14}{'value':>14}",
+    ]
+    prefix = "event.typed_value."
+    for name, counts in report.leaves.items():
+        if not (name.startswith(prefix) and name.endswith(".typed_value")):
+            continue
+        field = name[len(prefix) : -len(".typed_value")]
+        residual = report.leaves.get(f"{prefix}{field}.value")
+        label = field.replace(".typed_value.list.element", "[]").replace(".typed_value", "")
+        value = f"{residual.non_null:,}" if residual is not None else "-"
+        lines.append(f"  {label:<22}{counts.non_null:>14,}{value:>14}")
+    top = report.leaves.get("event.value")
+    if top is not None:
+        lines.append(f"  {'(residual object)':<22}{'-':>14}{top.non_null:>14,}")
+    where = ", ".join(f"{file}#{rg}" for file, rg in report.status_row_groups) or "none"
+    lines.append(f"status strings in the residual of row group(s): {where}")
+    return lines
+
+
+def _run_sample(args: argparse.Namespace) -> int:
+    from vpush.sample import EventsSpec, write_events
+
+    spec = EventsSpec(
+        rows=args.rows,
+        files=args.files,
+        row_group_rows=args.row_group_rows,
+        writer=args.writer,
+        seed=args.seed,
+        payload=args.payload,
+    )
+    on_file_written, stop = _progress_callback(spec.files)
+    try:
+        result = write_events(args.out, spec, overwrite=args.overwrite, on_file_written=on_file_written)
+    finally:
+        stop()
+    print("\n".join(_format_report(result)))
+    return EXIT_OK
+
+
+# ----------------------------------------------------------------------------- entry point
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``vpush`` command, with every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Query shredded Parquet Variant data with Spark SQL semantics.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    _add_sample(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``vpush`` command and return its exit code.
+
+    Args:
+        argv: Arguments after the program name; ``sys.argv[1:]`` by default.
+
+    Returns:
+        0 on success, 1 for an error, 2 for a bad command line, 130 when interrupted.
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse has printed usage or help already
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    run: Callable[[argparse.Namespace], int] = args.run
+    try:
+        return run(args)
+    except VpushError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+    except OSError as exc:
+        where = f": {exc.filename}" if exc.filename else ""
+        print(f"{PROG}: error: {exc.strerror or exc}{where}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_ERROR
+
+
+if __name__ == "__main__":
+    sys.exit(main())
