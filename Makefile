@@ -25,9 +25,11 @@ test-full: setup
 	VPUSH_HYPOTHESIS_PROFILE=full $(PY) -m pytest $(PYTEST_ARGS)
 
 demo: setup
-	$(VPUSH) sample events $(DEMO_DIR) --rows $(DEMO_ROWS) --files 4
+	$(VPUSH) sample events $(DEMO_DIR) --rows $(DEMO_ROWS) --files 4 --overwrite
 	$(VPUSH) query --table events=$(DEMO_DIR) \
-	  "SELECT event FROM events LIMIT 5"
+	  "SELECT count(*) AS events, min(id) AS first_id, max(id) AS last_id FROM events"
+	$(VPUSH) query --table events=$(DEMO_DIR) --limit 5 \
+	  "SELECT id, event FROM events ORDER BY id LIMIT 5"
 
 bench: setup
 	$(PY) -m vpush.bench

@@ -26,7 +26,12 @@ def parse_spark(sql: str) -> exp.Expression:
     try:
         statements = [s for s in sqlglot.parse(sql, read="spark") if s is not None]
     except ParseError as exc:
-        raise OptimizeError(f"cannot parse the SQL: {exc}", error_class="PARSE_SYNTAX_ERROR") from exc
+        first = exc.errors[0] if exc.errors else {}
+        where = f" at line {first.get('line')}, column {first.get('col')}" if first.get("line") else ""
+        description = first.get("description") or str(exc).splitlines()[0]
+        raise OptimizeError(
+            f"cannot parse the SQL{where}: {description}", error_class="PARSE_SYNTAX_ERROR"
+        ) from exc
     if len(statements) != 1:
         raise OptimizeError(f"expected one SQL statement, got {len(statements)}")
     statement = statements[0]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from vpush.codec.errors import VpushError
 
 if TYPE_CHECKING:
+    from vpush.connection import Relation
     from vpush.sample import SampleResult
 
 PROG = "vpush"
@@ -180,6 +181,94 @@ def _run_sample(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ----------------------------------------------------------------------------- query, explain
+
+OUTPUT_FORMATS = ("table", "csv", "jsonl", "parquet")
+
+
+def _table_arg(text: str) -> tuple[str, str]:
+    name, sep, path = text.partition("=")
+    if not sep or not name or not path:
+        raise argparse.ArgumentTypeError(f"expected NAME=PATH, got {text!r}")
+    return name, path
+
+
+def _add_sql_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("sql", nargs="?", help="the Spark SQL query (or use --file)")
+    parser.add_argument("-f", "--file", help="read the query from this file ('-' for stdin)")
+    parser.add_argument(
+        "-t",
+        "--table",
+        action="append",
+        type=_table_arg,
+        default=[],
+        metavar="NAME=PATH",
+        help="register a table over a folder, file or glob of Parquet files (repeatable)",
+    )
+    parser.add_argument("--time-zone", help="session time zone (IANA name); default: the machine's")
+
+
+def _add_query(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    query = commands.add_parser("query", help="run a Spark SQL query over Parquet files")
+    _add_sql_arguments(query)
+    query.add_argument("--format", choices=OUTPUT_FORMATS, default="table", help="output format")
+    query.add_argument("-o", "--output", help="write to this file (required for parquet)")
+    query.add_argument("--limit", type=_positive_int, default=None, help="rows shown by --format table")
+    query.set_defaults(run=_run_query)
+    explain = commands.add_parser("explain", help="show how vpush would run a query")
+    _add_sql_arguments(explain)
+    explain.set_defaults(run=_run_explain)
+
+
+def _relation(args: argparse.Namespace) -> Relation:
+    import vpush
+
+    if args.file is not None and args.sql is not None:
+        raise VpushError("give the query either as an argument or with --file, not both")
+    if args.file is not None:
+        text = sys.stdin.read() if args.file == "-" else open(args.file, encoding="utf-8").read()
+    elif args.sql is not None:
+        text = args.sql
+    else:
+        raise VpushError("no query: give it as an argument or with --file")
+    con = vpush.connect(time_zone=args.time_zone)
+    for name, path in args.table:
+        con.register(name, path)
+    return con.sql(text)
+
+
+def _run_query(args: argparse.Namespace) -> int:
+    rel = _relation(args)
+    if args.format == "table":
+        if args.output is not None:
+            raise VpushError("--output goes with --format csv, jsonl or parquet")
+        rel.show(args.limit if args.limit is not None else 20)
+        return EXIT_OK
+    if args.format == "parquet":
+        if args.output is None:
+            raise VpushError("--format parquet needs --output FILE")
+        import pyarrow.parquet as pq
+
+        pq.write_table(rel.to_arrow(), args.output)
+        return EXIT_OK
+    frame = rel.df()
+    out = open(args.output, "w", encoding="utf-8", newline="") if args.output is not None else sys.stdout
+    try:
+        if args.format == "csv":
+            frame.to_csv(out, index=False)
+        else:
+            frame.to_json(out, orient="records", lines=True, date_format="iso")
+    finally:
+        if out is not sys.stdout:
+            out.close()
+    return EXIT_OK
+
+
+def _run_explain(args: argparse.Namespace) -> int:
+    print(_relation(args).explain())
+    return EXIT_OK
+
+
 # ----------------------------------------------------------------------------- entry point
 
 
@@ -191,6 +280,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_sample(commands)
+    _add_query(commands)
     return parser
 
 
@@ -212,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return run(args)
     except VpushError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {' '.join(str(exc).split())}", file=sys.stderr)
     except OSError as exc:
         where = f": {exc.filename}" if exc.filename else ""
         print(f"{PROG}: error: {exc.strerror or exc}{where}", file=sys.stderr)

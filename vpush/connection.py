@@ -110,9 +110,10 @@ class Relation:
         from rich.console import Console
         from rich.table import Table as RichTable
 
-        table = _render_variants(self.to_arrow().slice(0, n), self.connection.time_zone)
+        result = self.to_arrow().slice(0, n)
+        table = _render_variants(result, self.connection.time_zone)
         out = RichTable(show_lines=False)
-        for field in table.schema:
+        for field in result.schema:
             out.add_column(f"{field.name}\n{_type_name(field.type)}", overflow="fold")
         for row in table.to_pylist():
             out.add_row(*("NULL" if v is None else str(v) for v in row.values()))

@@ -1,0 +1,58 @@
+"""The ``vpush`` command: query, explain and errors, run as a user runs it."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pyarrow.parquet as pq
+import pytest
+
+from vpush.cli import main
+
+CASES = Path(__file__).resolve().parents[1].parent / "shared" / "conformance" / "parquet-testing" / "shredded_variant"
+
+
+def test_query_jsonl_renders_variants_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["query", "-t", f"t={CASES / 'case-046.parquet'}", "--format", "jsonl", "SELECT id, var FROM t"])
+    assert code == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows == [{"id": 1, "var": '{"a":null,"b":""}'}], "variant rendered as Spark's to_json"
+
+
+def test_query_parquet_output_keeps_variant_struct(tmp_path: Path) -> None:
+    out = tmp_path / "out.parquet"
+    code = main(["query", "-t", f"t={CASES / 'case-046.parquet'}", "--format", "parquet", "-o", str(out), "SELECT var FROM t"])
+    assert code == 0
+    assert pq.read_schema(out).field("var").type.names == ["metadata", "value"]
+
+
+def test_query_from_file_and_explain(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sql = tmp_path / "q.sql"
+    sql.write_text("SELECT count(*) AS n FROM t")
+    assert main(["query", "-t", f"t={CASES / 'case-046.parquet'}", "--format", "csv", "-f", str(sql)]) == 0
+    assert capsys.readouterr().out.split() == ["n", "1"]
+    assert main(["explain", "-t", f"t={CASES / 'case-046.parquet'}", "SELECT var FROM t"]) == 0
+    assert "columns read: var" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["query", "-t", "t=/no/such/dir", "SELECT 1"], "no such file or folder"),
+        (["query", "SELECT x FROM missing"], "TABLE_OR_VIEW_NOT_FOUND"),
+        (["query", "SELECT FROM WHERE"], "PARSE_SYNTAX_ERROR"),
+        (["query", "-t", f"t={CASES / 'case-127.parquet'}", "SELECT var FROM t"], "case-127.parquet"),
+    ],
+)
+def test_errors_are_one_line_with_exit_code_1(argv: list[str], message: str) -> None:
+    done = subprocess.run([sys.executable, "-m", "vpush.cli", *argv], capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("vpush: error:"), done.stderr
+    assert message in lines[0]
+
+
+def test_bad_command_line_exits_2() -> None:
+    assert main(["query", "--format", "xml", "SELECT 1"]) == 2
