@@ -273,6 +273,13 @@ class Variant:
                 lo = mid + 1
             else:
                 hi = mid
+        if max(name, default="") >= "\ue000":
+            # Spark sorts fields in Java's UTF-16 order, which puts U+E000..U+FFFF after the
+            # astral characters; for such names the search above can miss in Spark's objects.
+            for i in range(n):
+                fid = read_uint(self.buf, ids_start + i * id_size, id_size, "field id")
+                if self.metadata.key(fid) == name:
+                    return self._child(offsets_start, offset_size, n, i)
         return None
 
     def __getitem__(self, index: int) -> Variant:
