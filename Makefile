@@ -10,7 +10,7 @@ PYTEST_ARGS ?=
 
 .PHONY: setup test test-full demo bench lint clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py codec/_native.c
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[spark,test]'
@@ -32,7 +32,7 @@ demo: setup
 	  "SELECT id, event FROM events ORDER BY id LIMIT 5"
 
 bench: setup
-	$(PY) -m vpush.bench
+	$(PY) bench/unshred_throughput.py
 
 lint: setup
 	$(PY) -m mypy vpush codec optimizer exec

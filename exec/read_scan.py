@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from vpush.codec.errors import VpushError
-from vpush.codec.unshred import unshred
+from vpush.codec.rebuild_variants import rebuild_variants
 from vpush.exec.errors import ExecutionError
 from vpush.optimizer.plan import ROW_COUNT_COLUMN, FileScan, Scan
 
@@ -28,14 +28,14 @@ def _conform(batch: pa.RecordBatch | pa.Table, scan: Scan, file: FileScan) -> pa
             arrays.append(pa.nulls(num_rows, type=field.type))
             continue
         col = batch.column(i)
-        if isinstance(col, pa.ChunkedArray):
-            col = col.combine_chunks()
         name = batch.schema.names[i]
         if name in file.variant_columns:
             try:
-                col = unshred(file.variant_columns[name], col, file=file.path)
+                col = rebuild_variants(file.variant_columns[name], col, file=file.path)
             except VpushError as exc:
                 raise exc.with_context(file=file.path)
+        elif isinstance(col, pa.ChunkedArray):
+            col = col.combine_chunks()
         if not col.type.equals(field.type):
             try:
                 col = col.cast(field.type)

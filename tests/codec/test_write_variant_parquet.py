@@ -19,7 +19,6 @@ import os
 import random
 import shutil
 import struct
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -270,18 +269,7 @@ def test_nested_variant_in_struct(tmp_path: Path) -> None:
 # Spark
 
 
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    pyspark_sql = pytest.importorskip("pyspark.sql")
-    session = (
-        pyspark_sql.SparkSession.builder.master("local[1]")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .getOrCreate()
-    )
-    yield session
-    session.stop()
+# The session-scoped `spark` fixture of tests/conftest.py: one SparkSession per test process.
 
 
 @pytest.mark.spark

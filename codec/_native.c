@@ -1,0 +1,1605 @@
+/* vpush.codec._native: rebuild Variant values from a shredded Variant column, in one pass.
+ *
+ * Input: the column as pyarrow exports it through the Arrow C Data Interface (the PyCapsules of
+ * `array.__arrow_c_array__()`), in the final layout of the shredding spec:
+ *
+ *     struct<metadata: binary, value: binary?, typed_value: T?>
+ *     T = a primitive | struct<name: struct<value?, typed_value?>, ...> | list<struct<value?, typed_value?>>
+ *
+ * Output: the Variant `value` of every row, as the three buffers of an Arrow binary array
+ * (validity, int32 offsets, data) allocated from pyarrow's memory pool. Rows are rebuilt without
+ * the GIL, which is taken back only to grow the data buffer. The caller reuses the `metadata`
+ * column unchanged.
+ *
+ * Each row follows the spec's (value, typed_value) table, recursively, and writes exactly the
+ * bytes `vpush.codec.unshred` writes: objects sorted by name with the smallest id and offset
+ * widths, typed primitives as `vpush.codec.builder.encode_primitive` (strings up to 63 bytes as
+ * short strings), residual fields copied byte for byte.
+ *
+ * Safety: the Arrow arrays are trusted to be structurally valid (pyarrow builds and validates
+ * them; the wrapper calls `validate()`), but list offsets, dictionary indices and child lengths
+ * are still checked where they are used. Variant bytes are not trusted: every read of a residual
+ * object or of a metadata dictionary is bounds-checked, so damaged bytes give an error code,
+ * never an out-of-bounds read. Recursion follows the Arrow schema, whose depth is capped.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the Arrow C Data Interface (ABI defined by the Arrow specification) ------------------- */
+struct ArrowSchema {
+    const char *format;
+    const char *name;
+    const char *metadata;
+    int64_t flags;
+    int64_t n_children;
+    struct ArrowSchema **children;
+    struct ArrowSchema *dictionary;
+    void (*release)(struct ArrowSchema *);
+    void *private_data;
+};
+
+struct ArrowArray {
+    int64_t length;
+    int64_t null_count;
+    int64_t offset;
+    int64_t n_buffers;
+    int64_t n_children;
+    const void **buffers;
+    struct ArrowArray **children;
+    struct ArrowArray *dictionary;
+    void (*release)(struct ArrowArray *);
+    void *private_data;
+};
+
+/* ---- error codes, mirrored in native.py ---------------------------------------------------- */
+enum {
+    ERR_NONE = 0,
+    ERR_UNSUPPORTED = 1, /* an Arrow encoding or layout this kernel does not read: use Python */
+    ERR_SCHEMA = 2,      /* a shredded schema the spec does not allow */
+    ERR_SHREDDING = 3,   /* data that breaks the shredding spec */
+    ERR_MALFORMED = 4,   /* Variant metadata or value bytes that break the encoding spec */
+    ERR_TOO_LARGE = 5,   /* the output does not fit one Arrow binary array */
+    ERR_NOMEM = 6,
+    ERR_PYTHON = 7,      /* a Python exception is set */
+};
+
+/* Nested (value, typed_value) levels followed; real shredding schemas use a handful. */
+#define MAX_LEVEL_DEPTH 64
+#define MAX_SHORT_STRING_BYTES 63
+#define MAX_DECIMAL_PRECISION 38
+#define DECIMAL4_MAX_UNSCALED 999999999ULL
+#define DECIMAL8_MAX_UNSCALED 999999999999999999ULL
+#define MAX_BINARY_ARRAY_BYTES INT32_MAX
+#define U8_MAX_FIELDS 255
+/* Rows rebuilt before the output is sized for the whole column. */
+#define SIZE_SAMPLE_ROWS 1024
+
+/* Variant primitive type ids (VariantEncoding.md). */
+enum {
+    PT_NULL = 0, PT_TRUE = 1, PT_FALSE = 2, PT_INT8 = 3, PT_INT16 = 4, PT_INT32 = 5, PT_INT64 = 6,
+    PT_DOUBLE = 7, PT_DECIMAL4 = 8, PT_DECIMAL8 = 9, PT_DECIMAL16 = 10, PT_DATE = 11,
+    PT_TIMESTAMP = 12, PT_TIMESTAMP_NTZ = 13, PT_FLOAT = 14, PT_BINARY = 15, PT_STRING = 16,
+    PT_TIME = 17, PT_TIMESTAMP_NANOS = 18, PT_TIMESTAMP_NTZ_NANOS = 19, PT_UUID = 20,
+    PT_LAST = 20
+};
+/* Payload bytes after the header byte; -1 for the 4-byte-length types. */
+static const int8_t PRIMITIVE_FIXED_SIZE[PT_LAST + 1] = {
+    0, 0, 0, 1, 2, 4, 8, 8, 5, 9, 17, 4, 8, 8, 4, -1, -1, 8, 8, 8, 16,
+};
+enum { BASIC_PRIMITIVE = 0, BASIC_SHORT_STRING = 1, BASIC_OBJECT = 2, BASIC_ARRAY = 3 };
+#define NULL_VALUE_BYTE 0x00
+
+static int host_is_little_endian(void) {
+    const uint16_t probe = 1;
+    return *(const uint8_t *)&probe == 1;
+}
+
+/* ---- leaves: one Arrow column read by row ------------------------------------------------- */
+enum { LK_BOOL, LK_FIXED, LK_OFF32, LK_OFF64, LK_VIEW };
+
+typedef struct {
+    /* The array the row indexes: the values, or the indices of a dictionary. */
+    const uint8_t *valid;
+    int64_t off;
+    /* Dictionary: the indices' width and sign; the values array is the dictionary. */
+    int dict;
+    int index_width;
+    int index_signed;
+    const uint8_t *index;
+    const uint8_t *dvalid;
+    int64_t doff;
+    int64_t dlen;
+    /* Values. */
+    int kind;
+    int width;
+    const uint8_t *b1;
+    const uint8_t *b2;
+    const uint8_t *const *vbufs;
+    const int64_t *vsizes;
+    int64_t nvbufs;
+} Leaf;
+
+/* Distinct metadata dictionaries remembered at once: a file's rows share a handful of them, in
+ * no particular order (a DuckDB-written event log alternates between five). */
+#define META_SLOTS 8
+
+/* ---- the schema tree ---------------------------------------------------------------------- */
+enum { T_NONE, T_PRIMITIVE, T_OBJECT, T_ARRAY };
+enum { ROLE_TOP, ROLE_FIELD, ROLE_ELEMENT };
+
+typedef struct Level Level;
+
+/* Where row j of a level stands: the value leaf's position (-1: null) and the typed_value's (a
+ * primitive leaf's position, or the struct or list index; -1: null). */
+typedef struct {
+    int64_t vp;
+    int64_t tp;
+} Probe;
+
+typedef struct {
+    const uint8_t *name;
+    size_t len;
+    Level *level;
+} Field;
+
+typedef struct {
+    int ptype;      /* the Variant primitive written */
+    int in_width;   /* decimals: the Arrow storage width in bytes */
+    int out_width;  /* decimals: 4, 8 or 16 */
+    int scale;
+    Leaf leaf;
+} Primitive;
+
+struct Level {
+    char *path;       /* the group, relative to the Variant column ("" at the top) */
+    char *value_path;
+    char *typed_path;
+    /* The group (top struct, field group or list element struct). */
+    const uint8_t *gvalid;
+    int64_t goff;
+    int has_value;
+    Leaf value;
+    int typed;
+    /* typed_value struct or list */
+    const uint8_t *tvalid;
+    int64_t toff;
+    Primitive prim;
+    /* object: fields sorted by name bytes, and their ids in the current metadata */
+    int64_t nfields;
+    Field *fields;
+    uint32_t *ids;  /* per metadata cache slot, nfields ids; ID_MISSING: not in the dictionary */
+    Probe *probes;  /* the fields' probes for the object being written (one at a time per level) */
+    uint64_t ids_gen[META_SLOTS];
+    /* array */
+    int large_list;
+    const uint8_t *list_offsets;
+    int64_t elem_len;
+    Level *element;
+    /* The field_offset_size of this level's last object or array, the guess for the next one. */
+    int offset_size_guess;
+};
+#define ID_MISSING UINT32_MAX
+
+/* ---- the work context --------------------------------------------------------------------- */
+typedef struct {
+    const uint8_t *name;
+    uint32_t len;
+    uint32_t id;
+    const uint8_t *src;
+    int64_t size;
+} Entry; /* a residual field */
+
+typedef struct {
+    uint32_t id;
+    int64_t pos;
+} Kid; /* a child written to the output, at pos from its container's children */
+
+typedef struct {
+    const uint8_t *data;
+    int64_t len;
+    uint64_t dsize;
+    int osz;
+    int sorted; /* strictly ascending, checked, whatever the header's flag says */
+    int64_t bytes_start;
+    uint64_t gen; /* unique per parse, so that levels know their cached ids are stale */
+} Meta;
+
+typedef struct {
+    /* The output: a pyarrow ResizableBuffer (from Arrow's memory pool, which reuses pages across
+     * calls), written through a buffer view. */
+    uint8_t *out;
+    int64_t out_len, out_cap;
+    PyObject *out_obj;
+    Py_buffer out_view;
+    int has_out_view;
+    PyThreadState *ts; /* while the GIL is released */
+    Entry *ent;
+    int64_t ent_top, ent_cap;
+    Kid *kid;
+    int64_t kid_top, kid_cap;
+
+    /* The current row's metadata bytes, and the dictionary parsed last. */
+    const uint8_t *row_meta;
+    int64_t row_meta_len;
+    int row_meta_checked;
+    Meta slots[META_SLOTS];
+    int nslots;
+    int victim;
+    Meta *m; /* the current row's, once checked */
+    uint64_t gens;
+
+    Level **levels;
+    int64_t nlevels, cap_levels;
+    Leaf metadata;
+    int has_metadata;
+    Level *top;
+
+    PyObject *overrides; /* {relative typed_value path: Variant decimal type id}, or NULL */
+
+    int err;
+    int64_t row;
+    const char *err_path;
+    int64_t err_offset;
+    char msg[512];
+} Ctx;
+
+static int fail(Ctx *c, int code, const char *path, int64_t offset, const char *fmt, ...) {
+    va_list ap;
+    if (c->err != ERR_NONE) return -1;
+    c->err = code;
+    c->err_path = path;
+    c->err_offset = offset;
+    va_start(ap, fmt);
+    vsnprintf(c->msg, sizeof c->msg, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int nomem(Ctx *c) { return fail(c, ERR_NOMEM, "", -1, "out of memory"); }
+
+static inline int bit(const uint8_t *bits, int64_t i) { return (bits[i >> 3] >> (i & 7)) & 1; }
+
+static inline uint64_t read_le(const uint8_t *p, int n) {
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+static inline void write_le(uint8_t *p, uint64_t v, int n) {
+    for (int i = 0; i < n; i++) p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static inline int int_size(uint64_t v) {
+    return v <= 0xFF ? 1 : v <= 0xFFFF ? 2 : v <= 0xFFFFFF ? 3 : 4;
+}
+
+static int grow(Ctx *c, void **buf, int64_t *cap, int64_t need, size_t item) {
+    int64_t cap2 = *cap > INT64_MAX / 2 ? INT64_MAX : *cap * 2;
+    void *p;
+    if (cap2 < need) cap2 = need;
+    if (cap2 < 64) cap2 = 64;
+    if ((uint64_t)cap2 > SIZE_MAX / item) return nomem(c);
+    p = realloc(*buf, (size_t)cap2 * item);
+    if (p == NULL) return nomem(c);
+    *buf = p;
+    *cap = cap2;
+    return 0;
+}
+
+/* Resize the output buffer to hold `need` bytes (amortized doubling), taking the GIL for it. */
+static int grow_out(Ctx *c, int64_t need) {
+    int64_t cap2 = c->out_cap > INT64_MAX / 2 ? INT64_MAX : c->out_cap * 2;
+    PyObject *r;
+    int status = 0;
+    if (cap2 < need) cap2 = need;
+    if (cap2 < 4096) cap2 = 4096;
+    if (cap2 > PY_SSIZE_T_MAX) return nomem(c);
+    if (c->ts != NULL) PyEval_RestoreThread(c->ts);
+    if (c->has_out_view) {
+        PyBuffer_Release(&c->out_view);
+        c->has_out_view = 0;
+    }
+    r = PyObject_CallMethod(c->out_obj, "resize", "(n)", (Py_ssize_t)cap2);
+    if (r == NULL || PyObject_GetBuffer(c->out_obj, &c->out_view, PyBUF_WRITABLE) < 0) {
+        status = fail(c, ERR_PYTHON, "", -1, "cannot resize the output buffer");
+    } else {
+        c->has_out_view = 1;
+        c->out = (uint8_t *)c->out_view.buf;
+        c->out_cap = (int64_t)c->out_view.len;
+    }
+    Py_XDECREF(r);
+    if (c->ts != NULL) c->ts = PyEval_SaveThread();
+    return status;
+}
+
+static inline int reserve(Ctx *c, int64_t extra) {
+    if (c->out_len + extra <= c->out_cap) return 0;
+    return grow_out(c, c->out_len + extra);
+}
+
+static inline int push_kid(Ctx *c, uint32_t id, int64_t pos) {
+    if (c->kid_top == c->kid_cap && grow(c, (void **)&c->kid, &c->kid_cap, c->kid_top + 1, sizeof(Kid)) < 0)
+        return -1;
+    c->kid[c->kid_top].id = id;
+    c->kid[c->kid_top].pos = pos;
+    c->kid_top++;
+    return 0;
+}
+
+/* ---- leaves ------------------------------------------------------------------------------- */
+/* The physical index of row j in the values array, -1 when null, -2 for a bad dictionary index. */
+static inline int64_t leaf_pos(const Leaf *l, int64_t j) {
+    int64_t p = l->off + j, k;
+    if (l->valid != NULL && !bit(l->valid, p)) return -1;
+    if (!l->dict) return p;
+    switch (l->index_width) {
+    case 1: k = l->index_signed ? (int64_t)(int8_t)l->index[p] : (int64_t)l->index[p]; break;
+    case 2: {
+        uint16_t u;
+        memcpy(&u, l->index + 2 * p, 2);
+        k = l->index_signed ? (int64_t)(int16_t)u : (int64_t)u;
+        break;
+    }
+    case 4: {
+        uint32_t u;
+        memcpy(&u, l->index + 4 * p, 4);
+        k = l->index_signed ? (int64_t)(int32_t)u : (int64_t)u;
+        break;
+    }
+    default: {
+        uint64_t u;
+        memcpy(&u, l->index + 8 * p, 8);
+        k = (int64_t)u; /* an unsigned index past INT64_MAX is negative here, and rejected */
+        break;
+    }
+    }
+    if (k < 0 || k >= l->dlen) return -2;
+    k += l->doff;
+    if (l->dvalid != NULL && !bit(l->dvalid, k)) return -1;
+    return k;
+}
+
+/* The bytes of a binary-like leaf at physical index p. */
+static inline int leaf_bytes(Ctx *c, const Leaf *l, int64_t p, const uint8_t **ptr, int64_t *len,
+                             const char *path) {
+    if (l->kind == LK_OFF32) {
+        int32_t a, b;
+        memcpy(&a, l->b1 + 4 * p, 4);
+        memcpy(&b, l->b1 + 4 * (p + 1), 4);
+        if (a < 0 || b < a) return fail(c, ERR_SCHEMA, path, -1, "bad Arrow binary offsets");
+        *ptr = l->b2 + a;
+        *len = b - a;
+        return 0;
+    }
+    if (l->kind == LK_OFF64) {
+        int64_t a, b;
+        memcpy(&a, l->b1 + 8 * p, 8);
+        memcpy(&b, l->b1 + 8 * (p + 1), 8);
+        if (a < 0 || b < a) return fail(c, ERR_SCHEMA, path, -1, "bad Arrow binary offsets");
+        *ptr = l->b2 + a;
+        *len = b - a;
+        return 0;
+    }
+    {
+        /* Binary view: length, then 12 inline bytes or (prefix, buffer index, offset). */
+        const uint8_t *v = l->b1 + 16 * p;
+        int32_t n, bi, off;
+        memcpy(&n, v, 4);
+        if (n < 0) return fail(c, ERR_SCHEMA, path, -1, "bad Arrow binary view");
+        if (n <= 12) {
+            *ptr = v + 4;
+            *len = n;
+            return 0;
+        }
+        memcpy(&bi, v + 8, 4);
+        memcpy(&off, v + 12, 4);
+        if (bi < 0 || bi >= l->nvbufs || off < 0 || (int64_t)off + n > l->vsizes[bi])
+            return fail(c, ERR_SCHEMA, path, -1, "bad Arrow binary view");
+        *ptr = l->vbufs[bi] + off;
+        *len = n;
+        return 0;
+    }
+}
+
+static int is_binary_format(const char *f) {
+    return strcmp(f, "z") == 0 || strcmp(f, "Z") == 0 || strcmp(f, "u") == 0 || strcmp(f, "U") == 0 ||
+           strcmp(f, "vz") == 0 || strcmp(f, "vu") == 0;
+}
+
+/* Fill the values part of a leaf: kind LK_OFF32/64/VIEW from a binary format, or `kind`/`width`. */
+static int leaf_values(Ctx *c, Leaf *l, const char *fmt, const struct ArrowArray *a, int kind, int width,
+                       const char *path) {
+    l->kind = kind;
+    l->width = width;
+    if (kind == LK_OFF32 || kind == LK_OFF64 || kind == LK_VIEW) {
+        if (fmt[0] == 'v') {
+            int64_t nv = a->n_buffers - 3;
+            if (a->n_buffers < 3) return fail(c, ERR_SCHEMA, path, -1, "Arrow view array without buffers");
+            l->kind = LK_VIEW;
+            l->b1 = (const uint8_t *)a->buffers[1];
+            l->vbufs = (const uint8_t *const *)(a->buffers + 2);
+            l->nvbufs = nv;
+            l->vsizes = (const int64_t *)a->buffers[a->n_buffers - 1];
+            if (nv > 0 && l->vsizes == NULL)
+                return fail(c, ERR_SCHEMA, path, -1, "Arrow view array without sizes");
+        } else {
+            l->kind = (fmt[0] == 'Z' || fmt[0] == 'U') ? LK_OFF64 : LK_OFF32;
+            if (a->n_buffers != 3)
+                return fail(c, ERR_SCHEMA, path, -1, "Arrow binary array without 3 buffers");
+            l->b1 = (const uint8_t *)a->buffers[1];
+            l->b2 = (const uint8_t *)a->buffers[2];
+            if (l->b2 == NULL) l->b2 = (const uint8_t *)""; /* all values empty */
+        }
+        if (l->b1 == NULL && a->length > 0)
+            return fail(c, ERR_SCHEMA, path, -1, "Arrow array without values");
+        return 0;
+    }
+    if (a->n_buffers != 2) return fail(c, ERR_SCHEMA, path, -1, "Arrow array without 2 buffers");
+    l->b1 = (const uint8_t *)a->buffers[1];
+    if (l->b1 == NULL && a->length > 0) return fail(c, ERR_SCHEMA, path, -1, "Arrow array without values");
+    return 0;
+}
+
+static const uint8_t *validity_of(const struct ArrowArray *a) {
+    if (a->null_count == 0 || a->n_buffers < 1) return NULL;
+    return (const uint8_t *)a->buffers[0];
+}
+
+/* A leaf over (schema s, array a) whose values have `fmt_kind`; `need` is the logical length the
+ * parent indexes (checked against the array). */
+static int leaf_init(Ctx *c, Leaf *l, const struct ArrowSchema *s, const struct ArrowArray *a, int kind,
+                     int width, int64_t need, const char *path) {
+    memset(l, 0, sizeof *l);
+    if (a->length < need) return fail(c, ERR_SCHEMA, path, -1, "Arrow child shorter than its parent");
+    l->off = a->offset;
+    if (s->dictionary != NULL) {
+        const char *f = s->format;
+        const struct ArrowArray *d = a->dictionary;
+        if (d == NULL || s->dictionary->dictionary != NULL)
+            return fail(c, ERR_UNSUPPORTED, path, -1, "unsupported Arrow dictionary");
+        l->dict = 1;
+        l->index_signed = (f[0] >= 'a' && f[0] <= 'z');
+        switch (f[0]) {
+        case 'c': case 'C': l->index_width = 1; break;
+        case 's': case 'S': l->index_width = 2; break;
+        case 'i': case 'I': l->index_width = 4; break;
+        case 'l': case 'L': l->index_width = 8; break;
+        default: return fail(c, ERR_UNSUPPORTED, path, -1, "unsupported Arrow dictionary index type %s", f);
+        }
+        if (f[1] != '\0' || a->n_buffers != 2 || (a->buffers[1] == NULL && a->length > 0))
+            return fail(c, ERR_UNSUPPORTED, path, -1, "unsupported Arrow dictionary index type %s", f);
+        l->valid = validity_of(a);
+        l->index = (const uint8_t *)a->buffers[1];
+        l->dvalid = validity_of(d);
+        l->doff = d->offset;
+        l->dlen = d->length;
+        return leaf_values(c, l, s->dictionary->format, d, kind, width, path);
+    }
+    l->valid = validity_of(a);
+    return leaf_values(c, l, s->format, a, kind, width, path);
+}
+
+/* ---- building the schema tree -------------------------------------------------------------- */
+static char *join_path(Ctx *c, const char *a, const char *b) {
+    size_t la = strlen(a), lb = strlen(b);
+    char *p = malloc(la + lb + 2);
+    if (p == NULL) {
+        nomem(c);
+        return NULL;
+    }
+    if (la == 0) {
+        memcpy(p, b, lb + 1);
+    } else {
+        memcpy(p, a, la);
+        p[la] = '.';
+        memcpy(p + la + 1, b, lb + 1);
+    }
+    return p;
+}
+
+static Level *new_level(Ctx *c) {
+    Level *L;
+    if (c->nlevels == c->cap_levels &&
+        grow(c, (void **)&c->levels, &c->cap_levels, c->nlevels + 1, sizeof(Level *)) < 0)
+        return NULL;
+    L = calloc(1, sizeof(Level));
+    if (L == NULL) {
+        nomem(c);
+        return NULL;
+    }
+    L->offset_size_guess = 1;
+    c->levels[c->nlevels++] = L;
+    return L;
+}
+
+static void free_levels(Ctx *c) {
+    for (int64_t i = 0; i < c->nlevels; i++) {
+        Level *L = c->levels[i];
+        free(L->path);
+        free(L->value_path);
+        free(L->typed_path);
+        free(L->fields);
+        free(L->ids);
+        free(L->probes);
+        free(L);
+    }
+    free(c->levels);
+    c->levels = NULL;
+    c->nlevels = c->cap_levels = 0;
+}
+
+static int name_cmp(const uint8_t *a, size_t la, const uint8_t *b, size_t lb) {
+    size_t n = la < lb ? la : lb;
+    int r = n ? memcmp(a, b, n) : 0;
+    if (r != 0) return r;
+    return la < lb ? -1 : la > lb ? 1 : 0;
+}
+
+static int field_order(const void *x, const void *y) {
+    const Field *a = x, *b = y;
+    return name_cmp(a->name, a->len, b->name, b->len);
+}
+
+static int build_level(Ctx *c, Level *L, const struct ArrowSchema *s, const struct ArrowArray *a, int role,
+                       int depth);
+
+/* Parse "d:P,S[,BITS]". */
+static int parse_decimal(const char *f, int *precision, int *scale, int *bits) {
+    char *end;
+    long p, s, b = 128;
+    if (strncmp(f, "d:", 2) != 0) return -1;
+    p = strtol(f + 2, &end, 10);
+    if (*end != ',') return -1;
+    s = strtol(end + 1, &end, 10);
+    if (*end == ',') b = strtol(end + 1, &end, 10);
+    if (*end != '\0') return -1;
+    *precision = (int)p;
+    *scale = (int)s;
+    *bits = (int)b;
+    return 0;
+}
+
+static int build_primitive(Ctx *c, Level *L, const struct ArrowSchema *s, const struct ArrowArray *a,
+                           int64_t need) {
+    const char *f = s->dictionary != NULL ? s->dictionary->format : s->format;
+    const char *path = L->typed_path;
+    Primitive *P = &L->prim;
+    int kind = LK_FIXED, width = 0;
+    L->typed = T_PRIMITIVE;
+    if (strcmp(f, "b") == 0) {
+        kind = LK_BOOL;
+        P->ptype = PT_TRUE;
+    } else if (strcmp(f, "c") == 0) {
+        P->ptype = PT_INT8, width = 1;
+    } else if (strcmp(f, "s") == 0) {
+        P->ptype = PT_INT16, width = 2;
+    } else if (strcmp(f, "i") == 0) {
+        P->ptype = PT_INT32, width = 4;
+    } else if (strcmp(f, "l") == 0) {
+        P->ptype = PT_INT64, width = 8;
+    } else if (strcmp(f, "f") == 0) {
+        P->ptype = PT_FLOAT, width = 4;
+    } else if (strcmp(f, "g") == 0) {
+        P->ptype = PT_DOUBLE, width = 8;
+    } else if (strcmp(f, "tdD") == 0) {
+        P->ptype = PT_DATE, width = 4;
+    } else if (strcmp(f, "ttu") == 0) {
+        P->ptype = PT_TIME, width = 8;
+    } else if (strncmp(f, "tsu:", 4) == 0) {
+        P->ptype = f[4] != '\0' ? PT_TIMESTAMP : PT_TIMESTAMP_NTZ, width = 8;
+    } else if (strncmp(f, "tsn:", 4) == 0) {
+        P->ptype = f[4] != '\0' ? PT_TIMESTAMP_NANOS : PT_TIMESTAMP_NTZ_NANOS, width = 8;
+    } else if (strcmp(f, "w:16") == 0) {
+        P->ptype = PT_UUID, width = 16;
+    } else if (strcmp(f, "u") == 0 || strcmp(f, "U") == 0 || strcmp(f, "vu") == 0) {
+        P->ptype = PT_STRING, kind = LK_OFF32;
+    } else if (strcmp(f, "z") == 0 || strcmp(f, "Z") == 0 || strcmp(f, "vz") == 0) {
+        P->ptype = PT_BINARY, kind = LK_OFF32;
+    } else if (f[0] == 'd' && f[1] == ':') {
+        int precision, scale, bits;
+        if (parse_decimal(f, &precision, &scale, &bits) < 0)
+            return fail(c, ERR_SCHEMA, path, -1, "unreadable Arrow decimal format %s", f);
+        if (bits != 32 && bits != 64 && bits != 128 && bits != 256)
+            return fail(c, ERR_UNSUPPORTED, path, -1, "unsupported Arrow decimal width %d", bits);
+        if (precision < 1 || precision > MAX_DECIMAL_PRECISION || scale < 0 || scale > precision)
+            return fail(c, ERR_SCHEMA, path, -1,
+                        "unsupported shredded value type decimal(%d, %d): the precision must be 1 to 38 "
+                        "and the scale 0 to the precision",
+                        precision, scale);
+        P->ptype = precision <= 9 ? PT_DECIMAL4 : precision <= 18 ? PT_DECIMAL8 : PT_DECIMAL16;
+        P->in_width = bits / 8;
+        P->scale = scale;
+        width = P->in_width;
+        if (c->overrides != NULL) {
+            /* The layout names the Variant width: a Parquet INT64 decimal is a decimal8 even when
+             * its precision would fit decimal4 (vpush.codec.layout.primitive_layout). */
+            PyObject *o = PyDict_GetItemString(c->overrides, path);
+            if (o != NULL) {
+                long v = PyLong_AsLong(o);
+                if (v == -1 && PyErr_Occurred()) {
+                    PyErr_Clear();
+                } else if (v == PT_DECIMAL4 || v == PT_DECIMAL8 || v == PT_DECIMAL16) {
+                    P->ptype = (int)v;
+                }
+            }
+        }
+        P->out_width = P->ptype == PT_DECIMAL4 ? 4 : P->ptype == PT_DECIMAL8 ? 8 : 16;
+    } else if (strcmp(f, "tdm") == 0 || strcmp(f, "ttn") == 0 || strcmp(f, "n") == 0) {
+        return fail(c, ERR_UNSUPPORTED, path, -1, "unsupported Arrow type %s for typed_value", f);
+    } else {
+        return fail(c, ERR_SCHEMA, path, -1,
+                    "unsupported shredded value type (Arrow format %s): it has no Variant equivalent", f);
+    }
+    return leaf_init(c, &P->leaf, s, a, kind, width, need, path);
+}
+
+static int build_typed(Ctx *c, Level *L, const struct ArrowSchema *s, const struct ArrowArray *a,
+                       int64_t need, int depth) {
+    const char *f = s->format;
+    const char *path = L->typed_path;
+    if (s->dictionary == NULL && strcmp(f, "+s") == 0) {
+        int64_t n = s->n_children;
+        if (a->n_children != n || a->length < need)
+            return fail(c, ERR_SCHEMA, path, -1, "Arrow struct does not match its schema");
+        L->typed = T_OBJECT;
+        L->tvalid = validity_of(a);
+        L->toff = a->offset;
+        L->nfields = n;
+        L->fields = calloc(n ? (size_t)n : 1, sizeof(Field));
+        L->ids = calloc((n ? (size_t)n : 1) * META_SLOTS, sizeof(uint32_t));
+        L->probes = calloc(n ? (size_t)n : 1, sizeof(Probe));
+        if (L->fields == NULL || L->ids == NULL || L->probes == NULL) return nomem(c);
+        for (int64_t i = 0; i < n; i++) {
+            const struct ArrowSchema *cs = s->children[i];
+            Level *F = new_level(c);
+            const char *name = cs->name != NULL ? cs->name : "";
+            if (F == NULL) return -1;
+            F->path = join_path(c, path, name);
+            if (F->path == NULL) return -1;
+            L->fields[i].name = (const uint8_t *)name;
+            L->fields[i].len = strlen(name);
+            L->fields[i].level = F;
+            if (cs->dictionary != NULL || strcmp(cs->format, "+s") != 0)
+                return fail(c, ERR_SCHEMA, F->path, -1,
+                            "shredded field '%s' must be a group of value and typed_value", name);
+            if (build_level(c, F, cs, a->children[i], ROLE_FIELD, depth + 1) < 0) return -1;
+            if (a->children[i]->length < a->offset + need)
+                return fail(c, ERR_SCHEMA, F->path, -1, "Arrow child shorter than its parent");
+        }
+        qsort(L->fields, (size_t)n, sizeof(Field), field_order);
+        for (int64_t i = 1; i < n; i++)
+            if (field_order(&L->fields[i - 1], &L->fields[i]) == 0)
+                return fail(c, ERR_SCHEMA, path, -1, "shredded field '%s' appears twice",
+                            (const char *)L->fields[i].name);
+        return 0;
+    }
+    if (s->dictionary == NULL && (strcmp(f, "+l") == 0 || strcmp(f, "+L") == 0)) {
+        const struct ArrowSchema *es;
+        const struct ArrowArray *ea;
+        Level *E;
+        char *list_path;
+        if (s->n_children != 1 || a->n_children != 1 || a->n_buffers != 2 || a->length < need)
+            return fail(c, ERR_SCHEMA, path, -1, "Arrow list does not match its schema");
+        es = s->children[0];
+        ea = a->children[0];
+        L->typed = T_ARRAY;
+        L->tvalid = validity_of(a);
+        L->toff = a->offset;
+        L->large_list = f[1] == 'L';
+        L->list_offsets = (const uint8_t *)a->buffers[1];
+        L->elem_len = ea->length;
+        if (L->list_offsets == NULL && a->length > 0)
+            return fail(c, ERR_SCHEMA, path, -1, "Arrow list without offsets");
+        E = new_level(c);
+        if (E == NULL) return -1;
+        list_path = join_path(c, path, "list");
+        if (list_path == NULL) return -1;
+        E->path = join_path(c, list_path, es->name != NULL ? es->name : "element");
+        free(list_path);
+        if (E->path == NULL) return -1;
+        L->element = E;
+        if (es->dictionary != NULL || strcmp(es->format, "+s") != 0)
+            return fail(c, ERR_SCHEMA, E->path, -1,
+                        "the list element must be a group of value and typed_value");
+        return build_level(c, E, es, ea, ROLE_ELEMENT, depth + 1);
+    }
+    if (f[0] == '+')
+        return fail(c, ERR_UNSUPPORTED, path, -1, "unsupported Arrow nested type %s for typed_value", f);
+    return build_primitive(c, L, s, a, need);
+}
+
+/* A (value, typed_value) group: L->path is set; `a` is its struct array. */
+static int build_level(Ctx *c, Level *L, const struct ArrowSchema *s, const struct ArrowArray *a, int role,
+                       int depth) {
+    const struct ArrowSchema *vs = NULL, *ts = NULL;
+    const struct ArrowArray *va = NULL, *ta = NULL;
+    int64_t need = a->offset + a->length;
+    if (depth > MAX_LEVEL_DEPTH)
+        return fail(c, ERR_UNSUPPORTED, L->path, -1, "shredding schema nested deeper than %d levels",
+                    MAX_LEVEL_DEPTH);
+    if (s->n_children != a->n_children)
+        return fail(c, ERR_SCHEMA, L->path, -1, "Arrow struct does not match its schema");
+    L->gvalid = validity_of(a);
+    L->goff = a->offset;
+    L->value_path = join_path(c, L->path, "value");
+    L->typed_path = join_path(c, L->path, "typed_value");
+    if (L->value_path == NULL || L->typed_path == NULL) return -1;
+    for (int64_t i = 0; i < s->n_children; i++) {
+        const struct ArrowSchema *cs = s->children[i];
+        const char *name = cs->name != NULL ? cs->name : "";
+        if ((strcmp(name, "value") == 0 && vs != NULL) || (strcmp(name, "typed_value") == 0 && ts != NULL))
+            return fail(c, ERR_SCHEMA, L->path, -1, "field '%s' appears twice", name);
+        if (strcmp(name, "value") == 0) {
+            vs = cs;
+            va = a->children[i];
+        } else if (strcmp(name, "typed_value") == 0) {
+            ts = cs;
+            ta = a->children[i];
+        } else if (role == ROLE_TOP && strcmp(name, "metadata") == 0) {
+            const char *mf = cs->dictionary != NULL ? cs->dictionary->format : cs->format;
+            if (c->has_metadata) return fail(c, ERR_SCHEMA, L->path, -1, "field 'metadata' appears twice");
+            if (!is_binary_format(mf))
+                return fail(c, ERR_SCHEMA,
+                            "metadata", -1, "metadata must be binary, not Arrow format %s", mf);
+            if (leaf_init(c, &c->metadata, cs, a->children[i], LK_OFF32, 0, need, "metadata") < 0) return -1;
+            c->has_metadata = 1;
+        } else if (name[0] == '_') {
+            continue; /* Delta's convention: names starting with '_' are extensions */
+        } else if (role == ROLE_TOP && (strcmp(name, "untyped_value") == 0 || strcmp(name, "object") == 0 ||
+                                        strcmp(name, "array") == 0)) {
+            return fail(c, ERR_UNSUPPORTED, L->path, -1, "the draft layout (%s) is rebuilt in Python", name);
+        } else {
+            return fail(c, ERR_SCHEMA, L->path, -1,
+                        "unexpected field '%s': a Variant group holds only metadata, value and typed_value",
+                        name);
+        }
+    }
+    if (role == ROLE_TOP && !c->has_metadata)
+        return fail(c, ERR_SCHEMA, L->path, -1, "a Variant group needs a metadata field");
+    if (vs == NULL && ts == NULL)
+        return fail(c, ERR_SCHEMA, L->path, -1, "a Variant level needs a value or a typed_value field");
+    if (vs != NULL) {
+        const char *vf = vs->dictionary != NULL ? vs->dictionary->format : vs->format;
+        if (!is_binary_format(vf))
+            return fail(c, ERR_SCHEMA, L->value_path, -1, "value must be binary, not Arrow format %s", vf);
+        L->has_value = 1;
+        if (leaf_init(c, &L->value, vs, va, LK_OFF32, 0, need, L->value_path) < 0) return -1;
+    }
+    if (ts != NULL) return build_typed(c, L, ts, ta, need, depth);
+    L->typed = T_NONE;
+    return 0;
+}
+
+/* ---- metadata ----------------------------------------------------------------------------- */
+/* Strict UTF-8, as Python's decoder: no overlong forms, no surrogates, nothing past U+10FFFF. */
+static int utf8_valid(const uint8_t *s, int64_t n) {
+    int64_t i = 0;
+    while (i < n) {
+        uint8_t b = s[i];
+        if (b < 0x80) {
+            i++;
+        } else if (b >= 0xC2 && b <= 0xDF) {
+            if (i + 1 >= n || (s[i + 1] & 0xC0) != 0x80) return 0;
+            i += 2;
+        } else if (b >= 0xE0 && b <= 0xEF) {
+            uint8_t b1;
+            if (i + 2 >= n) return 0;
+            b1 = s[i + 1];
+            if ((b1 & 0xC0) != 0x80 || (s[i + 2] & 0xC0) != 0x80) return 0;
+            if (b == 0xE0 && b1 < 0xA0) return 0;
+            if (b == 0xED && b1 >= 0xA0) return 0;
+            i += 3;
+        } else if (b >= 0xF0 && b <= 0xF4) {
+            uint8_t b1;
+            if (i + 3 >= n) return 0;
+            b1 = s[i + 1];
+            if ((b1 & 0xC0) != 0x80 || (s[i + 2] & 0xC0) != 0x80 || (s[i + 3] & 0xC0) != 0x80) return 0;
+            if (b == 0xF0 && b1 < 0x90) return 0;
+            if (b == 0xF4 && b1 >= 0x90) return 0;
+            i += 4;
+        } else {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static inline uint64_t meta_offset(const Meta *m, uint64_t i) {
+    return read_le(m->data + 1 + (uint64_t)m->osz * (i + 1), m->osz);
+}
+
+static inline void meta_key(const Meta *m, uint64_t i, const uint8_t **name, size_t *len) {
+    uint64_t a = meta_offset(m, i), b = meta_offset(m, i + 1);
+    *name = m->data + m->bytes_start + a;
+    *len = (size_t)(b - a);
+}
+
+/* Check metadata bytes as VariantMetadata(data) and its `keys` do, filling `m`. */
+static int parse_metadata(Ctx *c, Meta *m, const uint8_t *d, int64_t len) {
+    uint8_t h;
+    int osz;
+    uint64_t dsize, table, bytes_start, last, prev;
+    if (len < 1) return fail(c, ERR_MALFORMED, "metadata", 0, "truncated metadata header");
+    h = d[0];
+    if ((h & 0x0F) != 1)
+        return fail(c, ERR_MALFORMED,
+                    "metadata", 0, "unsupported metadata version %d (expected 1)", h & 0x0F);
+    if (h & 0x20)
+        return fail(c, ERR_MALFORMED, "metadata", 0, "metadata header bit 5 is reserved and must be 0");
+    osz = (h >> 6) + 1;
+    if (1 + osz > len) return fail(c, ERR_MALFORMED, "metadata", 1, "truncated metadata dictionary_size");
+    dsize = read_le(d + 1, osz);
+    table = (dsize + 1) * (uint64_t)osz;
+    if (table > (uint64_t)len - 1 - osz)
+        return fail(c, ERR_MALFORMED, "metadata", 1 + osz, "truncated metadata offsets (%llu strings)",
+                    (unsigned long long)dsize);
+    bytes_start = 1 + osz + table;
+    m->data = d;
+    m->len = len;
+    m->osz = osz;
+    m->dsize = dsize;
+    m->bytes_start = (int64_t)bytes_start;
+    last = meta_offset(m, dsize);
+    if (last > (uint64_t)len - bytes_start)
+        return fail(c, ERR_MALFORMED, "metadata", (int64_t)bytes_start, "truncated metadata strings");
+    if (bytes_start + last != (uint64_t)len)
+        return fail(c, ERR_MALFORMED, "metadata", (int64_t)(bytes_start + last),
+                    "metadata is %llu bytes but the buffer holds %lld",
+                    (unsigned long long)(bytes_start + last),
+                    (long long)len);
+    prev = meta_offset(m, 0);
+    m->sorted = 1;
+    for (uint64_t i = 0; i < dsize; i++) {
+        uint64_t end = meta_offset(m, i + 1);
+        if (end < prev)
+            return fail(c, ERR_MALFORMED, "metadata", (int64_t)(1 + osz * (i + 2)),
+                        "metadata offset %llu is before the one preceding it", (unsigned long long)(i + 1));
+        if (end > last)
+            return fail(c, ERR_MALFORMED, "metadata", (int64_t)(1 + osz * (i + 2)),
+                        "truncated metadata string %llu: it ends past the strings", (unsigned long long)i);
+        /* prev <= end <= last, and bytes_start + last is the buffer's length */
+        if (!utf8_valid(d + bytes_start + prev, (int64_t)(end - prev)))
+            return fail(c, ERR_MALFORMED, "metadata", (int64_t)(bytes_start + prev),
+                        "metadata string %llu is not valid UTF-8", (unsigned long long)i);
+        if (i > 0 && m->sorted) {
+            const uint8_t *pn;
+            size_t pl;
+            meta_key(m, i - 1, &pn, &pl);
+            if (name_cmp(pn, pl, d + bytes_start + prev, (size_t)(end - prev)) >= 0) m->sorted = 0;
+        }
+        prev = end;
+    }
+    m->gen = ++c->gens;
+    return 0;
+}
+
+static inline int same_bytes(const Meta *m, const uint8_t *d, int64_t len) {
+    return m->len == len && (m->data == d || memcmp(m->data, d, (size_t)len) == 0);
+}
+
+/* Point c->m at the current row's dictionary: a remembered one, or a newly parsed one. */
+static int ensure_metadata(Ctx *c) {
+    Meta parsed, *slot;
+    if (c->row_meta_checked) return 0;
+    if (c->m == NULL || !same_bytes(c->m, c->row_meta, c->row_meta_len)) {
+        c->m = NULL;
+        for (int i = 0; i < c->nslots; i++) {
+            if (same_bytes(&c->slots[i], c->row_meta, c->row_meta_len)) {
+                c->m = &c->slots[i];
+                break;
+            }
+        }
+        if (c->m == NULL) {
+            if (parse_metadata(c, &parsed, c->row_meta, c->row_meta_len) < 0) return -1;
+            if (c->nslots < META_SLOTS) {
+                slot = &c->slots[c->nslots++];
+            } else {
+                slot = &c->slots[c->victim];
+                c->victim = (c->victim + 1) % META_SLOTS;
+            }
+            *slot = parsed;
+            c->m = slot;
+        }
+    }
+    c->row_meta_checked = 1;
+    return 0;
+}
+
+/* The first id of `name` in the dictionary, or ID_MISSING. */
+static uint32_t meta_find(const Meta *m, const uint8_t *name, size_t len) {
+    const uint8_t *k;
+    size_t kl;
+    if (m->sorted) {
+        uint64_t lo = 0, hi = m->dsize;
+        while (lo < hi) {
+            uint64_t mid = lo + (hi - lo) / 2;
+            int r;
+            meta_key(m, mid, &k, &kl);
+            r = name_cmp(k, kl, name, len);
+            if (r == 0) return (uint32_t)mid;
+            if (r < 0) lo = mid + 1;
+            else hi = mid;
+        }
+        return ID_MISSING;
+    }
+    for (uint64_t i = 0; i < m->dsize; i++) {
+        meta_key(m, i, &k, &kl);
+        if (kl == len && (len == 0 || memcmp(k, name, len) == 0)) return (uint32_t)i;
+    }
+    return ID_MISSING;
+}
+
+/* The ids of L's shredded names in the current row's dictionary. */
+static const uint32_t *ensure_ids(Ctx *c, Level *L) {
+    int slot;
+    uint32_t *ids;
+    if (ensure_metadata(c) < 0) return NULL;
+    slot = (int)(c->m - c->slots);
+    ids = L->ids + (size_t)slot * (size_t)L->nfields;
+    if (L->ids_gen[slot] != c->m->gen) {
+        for (int64_t i = 0; i < L->nfields; i++)
+            ids[i] = meta_find(c->m, L->fields[i].name, L->fields[i].len);
+        L->ids_gen[slot] = c->m->gen;
+    }
+    return ids;
+}
+
+/* ---- residual values ---------------------------------------------------------------------- */
+/* The size of the value at pos, which must end by `end` (value_size in vpush.codec.value). */
+static int value_size(Ctx *c, const char *path, const uint8_t *buf, int64_t pos, int64_t end, int64_t *size) {
+    uint8_t b;
+    int basic, h;
+    int64_t n;
+    if (pos >= end) return fail(c, ERR_MALFORMED, path, pos, "truncated value: no header byte");
+    b = buf[pos];
+    basic = b & 0x03;
+    h = b >> 2;
+    if (basic == BASIC_SHORT_STRING) {
+        n = 1 + h;
+    } else if (basic == BASIC_PRIMITIVE) {
+        if (h > PT_LAST) return fail(c, ERR_MALFORMED, path, pos, "unknown primitive type id %d", h);
+        if (PRIMITIVE_FIXED_SIZE[h] < 0) {
+            if (end - pos < 5)
+                return fail(c, ERR_MALFORMED, path, pos + 1, "truncated string length");
+            n = 5 + (int64_t)read_le(buf + pos + 1, 4);
+        } else {
+            n = 1 + PRIMITIVE_FIXED_SIZE[h];
+        }
+    } else {
+        int is_object = basic == BASIC_OBJECT;
+        int osz = (h & 0x03) + 1;
+        int isz = is_object ? ((h >> 2) & 0x03) + 1 : 0;
+        int is_large = is_object ? (h >> 4) & 1 : (h >> 2) & 1;
+        int nsz = is_large ? 4 : 1;
+        uint64_t count, table, offsets_start, last;
+        if (!is_object && (h >> 3) != 0)
+            return fail(c, ERR_MALFORMED, path, pos, "array header bits 5-7 are reserved and must be 0");
+        if (end - pos < 1 + nsz)
+            return fail(c, ERR_MALFORMED, path, pos + 1, "truncated %s num_elements",
+                        is_object ? "object" : "array");
+        count = read_le(buf + pos + 1, nsz);
+        table = count * (uint64_t)isz + (count + 1) * (uint64_t)osz;
+        if (table > (uint64_t)(end - pos - 1 - nsz))
+            return fail(c, ERR_MALFORMED, path, pos + 1 + nsz,
+                        "truncated %s: %llu elements need a %llu-byte table",
+                        is_object ? "object" : "array", (unsigned long long)count,
+                        (unsigned long long)table);
+        offsets_start = (uint64_t)pos + 1 + nsz + count * isz;
+        last = read_le(buf + offsets_start + count * osz, osz);
+        n = (int64_t)(1 + nsz + table + last);
+    }
+    if (n > end - pos)
+        return fail(c, ERR_MALFORMED, path, pos,
+                    "truncated value: needs %lld bytes, %lld available",
+                    (long long)n, (long long)(end - pos));
+    *size = n;
+    return 0;
+}
+
+static int entry_order(const void *x, const void *y) {
+    const Entry *a = x, *b = y;
+    return name_cmp(a->name, a->len, b->name, b->len);
+}
+
+/* Push the fields of a partially shredded object's value onto the entry stack, sorted by name. */
+static int residual_fields(Ctx *c, Level *L, const uint8_t *buf, int64_t len) {
+    const char *path = L->value_path;
+    uint8_t b;
+    int h, osz, isz, nsz, sorted = 1;
+    uint64_t count, table, ids_start, offsets_start, data_start, last;
+    int64_t child_end, e0 = c->ent_top;
+    if (len < 1) return fail(c, ERR_MALFORMED, path, 0, "truncated value: no header byte");
+    b = buf[0];
+    if ((b & 0x03) != BASIC_OBJECT)
+        return fail(c, ERR_SHREDDING, path, -1,
+                    "value is not an object but typed_value holds shredded fields: a partially shredded "
+                    "value must be an object");
+    h = b >> 2;
+    osz = (h & 0x03) + 1;
+    isz = ((h >> 2) & 0x03) + 1;
+    nsz = ((h >> 4) & 1) ? 4 : 1;
+    if (len < 1 + nsz) return fail(c, ERR_MALFORMED, path, 1, "truncated object num_elements");
+    count = read_le(buf + 1, nsz);
+    ids_start = 1 + nsz;
+    table = count * (uint64_t)isz + (count + 1) * (uint64_t)osz;
+    if (table > (uint64_t)len - ids_start)
+        return fail(c, ERR_MALFORMED, path, (int64_t)ids_start,
+                    "truncated object: %llu elements need a %llu-byte table",
+                    (unsigned long long)count, (unsigned long long)table);
+    offsets_start = ids_start + count * isz;
+    data_start = offsets_start + (count + 1) * osz;
+    last = read_le(buf + offsets_start + count * osz, osz);
+    child_end = (uint64_t)len - data_start < last ? len : (int64_t)(data_start + last);
+    /* count <= len here (the table fits), so the stack grows by at most the value's size */
+    if (c->ent_top + (int64_t)count > c->ent_cap &&
+        grow(c, (void **)&c->ent, &c->ent_cap, c->ent_top + (int64_t)count, sizeof(Entry)) < 0)
+        return -1;
+    for (uint64_t i = 0; i < count; i++) {
+        uint64_t fid = read_le(buf + ids_start + i * isz, isz);
+        uint64_t off = read_le(buf + offsets_start + i * osz, osz);
+        Entry *e = &c->ent[c->ent_top];
+        const uint8_t *name;
+        size_t nl;
+        int64_t size = 0;
+        if (fid >= c->m->dsize)
+            return fail(c, ERR_MALFORMED, path, (int64_t)(ids_start + i * isz),
+                        "field id %llu is outside the metadata dictionary of %llu strings",
+                        (unsigned long long)fid, (unsigned long long)c->m->dsize);
+        if (off >= last)
+            return fail(c, ERR_MALFORMED, path, (int64_t)(offsets_start + i * osz),
+                        "element %llu starts at offset %llu, past the last offset %llu",
+                        (unsigned long long)i, (unsigned long long)off, (unsigned long long)last);
+        if (value_size(c, path, buf, (int64_t)(data_start + off), child_end, &size) < 0) return -1;
+        meta_key(c->m, fid, &name, &nl);
+        e->name = name;
+        e->len = (uint32_t)nl;
+        e->id = (uint32_t)fid;
+        e->src = buf + data_start + off;
+        e->size = size;
+        if (c->ent_top > e0 && sorted && entry_order(&c->ent[c->ent_top - 1], e) >= 0) sorted = 0;
+        c->ent_top++;
+    }
+    if (!sorted) qsort(c->ent + e0, (size_t)(c->ent_top - e0), sizeof(Entry), entry_order);
+    for (int64_t i = e0 + 1; i < c->ent_top; i++)
+        if (entry_order(&c->ent[i - 1], &c->ent[i]) == 0)
+            return fail(c, ERR_MALFORMED, path, -1, "duplicate field name '%.*s' in object",
+                        (int)c->ent[i].len, (const char *)c->ent[i].name);
+    return 0;
+}
+
+/* ---- writing ------------------------------------------------------------------------------ */
+/* A container is written header first: its element count and largest field id are known before
+ * its children are, but its offset size depends on their total size. The header's room is
+ * reserved with the offset size this level used last time, and the children are moved only when
+ * the guess was wrong (rarely: values of one column have similar sizes). */
+static inline int64_t header_size(int64_t n, int isz, int osz) {
+    return 1 + (n > U8_MAX_FIELDS ? 4 : 1) + n * isz + (n + 1) * osz;
+}
+
+static int open_container(Ctx *c, int64_t n, int isz, int osz_guess, int64_t *start) {
+    int64_t hsize = header_size(n, isz, osz_guess);
+    if (reserve(c, hsize) < 0) return -1;
+    *start = c->out_len;
+    c->out_len += hsize;
+    return 0;
+}
+
+/* Write the header at `start` for the children on the kid stack from k0, written after a gap
+ * sized for `osz_guess`. */
+static int close_container(Ctx *c, Level *L, int64_t start, int64_t k0, int64_t n_opened, int is_object,
+                           int isz) {
+    int64_t n = c->kid_top - k0;
+    int64_t gap = header_size(n, isz, L->offset_size_guess);
+    int64_t total = c->out_len - start - gap;
+    int osz, is_large = n > U8_MAX_FIELDS, nsz = is_large ? 4 : 1;
+    int64_t hsize;
+    uint8_t *p;
+    if (n != n_opened) return fail(c, ERR_SCHEMA, L->path, -1, "internal error: %lld children, %lld expected",
+                                   (long long)n, (long long)n_opened);
+    if (total > MAX_BINARY_ARRAY_BYTES || n > (int64_t)UINT32_MAX)
+        return fail(c, ERR_TOO_LARGE, "", -1, "a value of %lld bytes does not fit one Arrow binary array",
+                    (long long)total);
+    osz = int_size((uint64_t)total);
+    hsize = header_size(n, isz, osz);
+    if (hsize != gap) {
+        if (hsize > gap && reserve(c, hsize - gap) < 0) return -1;
+        if (total > 0) memmove(c->out + start + hsize, c->out + start + gap, (size_t)total);
+        c->out_len += hsize - gap;
+        L->offset_size_guess = osz;
+    }
+    p = c->out + start;
+    p[0] = is_object ? (uint8_t)((((is_large << 4) | ((isz - 1) << 2) | (osz - 1)) << 2) | BASIC_OBJECT)
+                     : (uint8_t)((((is_large << 2) | (osz - 1)) << 2) | BASIC_ARRAY);
+    write_le(p + 1, (uint64_t)n, nsz);
+    p += 1 + nsz;
+    if (is_object) {
+        if (isz == 1) {
+            for (int64_t i = 0; i < n; i++) *p++ = (uint8_t)c->kid[k0 + i].id;
+        } else {
+            for (int64_t i = 0; i < n; i++, p += isz) write_le(p, c->kid[k0 + i].id, isz);
+        }
+    }
+    if (osz == 1) {
+        for (int64_t i = 0; i < n; i++) *p++ = (uint8_t)c->kid[k0 + i].pos;
+        *p = (uint8_t)total;
+    } else {
+        for (int64_t i = 0; i < n; i++, p += osz) write_le(p, (uint64_t)c->kid[k0 + i].pos, osz);
+        write_le(p, (uint64_t)total, osz);
+    }
+    c->kid_top = k0;
+    return 0;
+}
+
+static int emit_level(Ctx *c, Level *L, int64_t j, int *present);
+static int emit_probed(Ctx *c, Level *L, const Probe *pr);
+
+/* Probe row j of level L (j indexes L's group array): 1 when present, 0 when missing, -1 on error. */
+static inline int probe_level(Ctx *c, const Level *L, int64_t j, Probe *pr) {
+    int64_t cj;
+    pr->vp = -1;
+    pr->tp = -1;
+    if (L->gvalid != NULL && !bit(L->gvalid, L->goff + j)) return 0;
+    cj = L->goff + j;
+    if (L->has_value) {
+        pr->vp = leaf_pos(&L->value, cj);
+        if (pr->vp == -2) return fail(c, ERR_SCHEMA, L->value_path, -1, "bad Arrow dictionary index");
+    }
+    switch (L->typed) {
+    case T_PRIMITIVE:
+        pr->tp = leaf_pos(&L->prim.leaf, cj);
+        if (pr->tp == -2) return fail(c, ERR_SCHEMA, L->typed_path, -1, "bad Arrow dictionary index");
+        break;
+    case T_OBJECT:
+    case T_ARRAY:
+        if (L->tvalid == NULL || bit(L->tvalid, L->toff + cj)) pr->tp = L->toff + cj;
+        break;
+    default:
+        break;
+    }
+    return pr->vp >= 0 || pr->tp >= 0;
+}
+
+static int emit_primitive(Ctx *c, const Primitive *P, int64_t p, const char *path) {
+    const Leaf *l = &P->leaf;
+    uint8_t *o;
+    switch (P->ptype) {
+    case PT_TRUE:
+        if (reserve(c, 1) < 0) return -1;
+        c->out[c->out_len++] = (uint8_t)((bit(l->b1, p) ? PT_TRUE : PT_FALSE) << 2);
+        return 0;
+    case PT_STRING:
+    case PT_BINARY: {
+        const uint8_t *s;
+        int64_t n;
+        if (leaf_bytes(c, l, p, &s, &n, path) < 0) return -1;
+        if (n > MAX_BINARY_ARRAY_BYTES)
+            return fail(c, ERR_TOO_LARGE, path, -1, "a %lld-byte string does not fit one Arrow binary array",
+                        (long long)n);
+        if (reserve(c, 5 + n) < 0) return -1;
+        o = c->out + c->out_len;
+        if (P->ptype == PT_STRING && n <= MAX_SHORT_STRING_BYTES) {
+            *o++ = (uint8_t)((n << 2) | BASIC_SHORT_STRING);
+        } else {
+            *o++ = (uint8_t)(P->ptype << 2);
+            write_le(o, (uint64_t)n, 4);
+            o += 4;
+        }
+        if (n > 0) memcpy(o, s, (size_t)n);
+        c->out_len = (o - c->out) + n;
+        return 0;
+    }
+    case PT_DECIMAL4:
+    case PT_DECIMAL8:
+    case PT_DECIMAL16: {
+        const uint8_t *src = l->b1 + (int64_t)P->in_width * p;
+        int w = P->out_width, iw = P->in_width, fits = 1;
+        uint8_t sign = (src[iw - 1] & 0x80) ? 0xFF : 0x00;
+        if (reserve(c, 2 + 16) < 0) return -1;
+        o = c->out + c->out_len;
+        o[0] = (uint8_t)(P->ptype << 2);
+        o[1] = (uint8_t)P->scale;
+        if (w < 16) {
+            /* pyarrow does not check a column's values against its declared precision: a
+             * decimal4 or decimal8 must hold at most 9 or 18 digits. */
+            uint64_t u = 0, magnitude;
+            int low = iw < 8 ? iw : 8;
+            memcpy(&u, src, (size_t)low);
+            if (low < 8 && sign) u |= ~(uint64_t)0 << (8 * low);
+            for (int i = 8; i < iw; i++) fits &= src[i] == ((u >> 63) ? 0xFF : 0x00);
+            magnitude = (u >> 63) ? ~u + 1 : u; /* INT64_MIN stays 2**63: too big, as it should */
+            fits &= magnitude <= (w == 4 ? DECIMAL4_MAX_UNSCALED : DECIMAL8_MAX_UNSCALED);
+            if (!fits)
+                return fail(c, ERR_SHREDDING, path, -1,
+                            "a decimal in typed_value has more digits than decimal%d holds",
+                            w);
+            write_le(o + 2, u, w);
+        } else {
+            /* A decimal256 column: the value must fit 16 bytes. */
+            for (int i = 16; i < iw; i++) fits &= src[i] == ((src[15] & 0x80) ? 0xFF : 0x00);
+            if (!fits)
+                return fail(c, ERR_SHREDDING, path, -1, "a decimal in typed_value does not fit decimal16");
+            memcpy(o + 2, src, (size_t)(iw < 16 ? iw : 16));
+            if (iw < 16) memset(o + 2 + iw, sign, (size_t)(16 - iw));
+        }
+        c->out_len += 2 + w;
+        return 0;
+    }
+    default: {
+        int w = l->width;
+        if (reserve(c, 1 + w) < 0) return -1;
+        o = c->out + c->out_len;
+        o[0] = (uint8_t)(P->ptype << 2);
+        memcpy(o + 1, l->b1 + (int64_t)w * p, (size_t)w);
+        c->out_len += 1 + w;
+        return 0;
+    }
+    }
+}
+
+static int copy_bytes(Ctx *c, const uint8_t *s, int64_t n) {
+    if (n > MAX_BINARY_ARRAY_BYTES)
+        return fail(c, ERR_TOO_LARGE,
+                    "", -1, "a %lld-byte value does not fit one Arrow binary array", (long long)n);
+    if (reserve(c, n) < 0) return -1;
+    if (n > 0) memcpy(c->out + c->out_len, s, (size_t)n);
+    c->out_len += n;
+    return 0;
+}
+
+static int emit_object(Ctx *c, Level *L, int64_t tj, int64_t vp) {
+    int64_t e0 = c->ent_top, ne, k0 = c->kid_top, start, children, n, fi = 0, ri = 0;
+    uint32_t max_id = 0;
+    const uint32_t *ids = ensure_ids(c, L);
+    if (ids == NULL) return -1;
+    if (vp >= 0) {
+        const uint8_t *buf;
+        int64_t len;
+        if (leaf_bytes(c, &L->value, vp, &buf, &len, L->value_path) < 0) return -1;
+        if (residual_fields(c, L, buf, len) < 0) return -1;
+    }
+    ne = c->ent_top - e0;
+    n = ne;
+    for (int64_t i = 0; i < ne; i++)
+        if (c->ent[e0 + i].id > max_id) max_id = c->ent[e0 + i].id;
+    for (int64_t i = 0; i < L->nfields; i++) {
+        int present = probe_level(c, L->fields[i].level, tj, &L->probes[i]);
+        if (present < 0) return -1;
+        if (!present) continue;
+        if (ids[i] == ID_MISSING)
+            return fail(c, ERR_SHREDDING, L->fields[i].level->path, -1,
+                        "shredded field '%s' is not in the row's metadata dictionary",
+                        (const char *)L->fields[i].name);
+        if (ids[i] > max_id) max_id = ids[i];
+        n++;
+    }
+    if (open_container(c, n, int_size(max_id), L->offset_size_guess, &start) < 0) return -1;
+    children = c->out_len;
+    /* Merge the shredded names with the residual ones, both sorted: values go out in name order,
+     * as encode_object writes them. */
+    while (fi < L->nfields || ri < ne) {
+        int take_field;
+        int64_t pos = c->out_len - children;
+        if (fi < L->nfields && ri < ne) {
+            const Field *f = &L->fields[fi];
+            const Entry *e = &c->ent[e0 + ri];
+            int r = name_cmp(f->name, f->len, e->name, e->len);
+            if (r == 0)
+                return fail(c, ERR_SHREDDING, L->value_path, -1,
+                            "field '%.*s' is both a shredded field and in the value object", (int)e->len,
+                            (const char *)e->name);
+            take_field = r < 0;
+        } else {
+            take_field = fi < L->nfields;
+        }
+        if (take_field) {
+            const Probe *pr = &L->probes[fi];
+            if (pr->vp >= 0 || pr->tp >= 0) {
+                if (emit_probed(c, L->fields[fi].level, pr) < 0) return -1;
+                if (push_kid(c, ids[fi], pos) < 0) return -1;
+            }
+            fi++;
+        } else {
+            const Entry *e = &c->ent[e0 + ri];
+            uint32_t id = e->id;
+            if (copy_bytes(c, e->src, e->size) < 0) return -1;
+            if (push_kid(c, id, pos) < 0) return -1;
+            ri++;
+        }
+    }
+    c->ent_top = e0;
+    return close_container(c, L, start, k0, n, 1, int_size(max_id));
+}
+
+static int emit_array(Ctx *c, Level *L, int64_t tj) {
+    int64_t o0, o1, k0 = c->kid_top, start, children;
+    if (L->large_list) {
+        memcpy(&o0, L->list_offsets + 8 * tj, 8);
+        memcpy(&o1, L->list_offsets + 8 * (tj + 1), 8);
+    } else {
+        int32_t a, b;
+        memcpy(&a, L->list_offsets + 4 * tj, 4);
+        memcpy(&b, L->list_offsets + 4 * (tj + 1), 4);
+        o0 = a;
+        o1 = b;
+    }
+    if (o0 < 0 || o1 < o0 || o1 > L->elem_len)
+        return fail(c, ERR_SCHEMA, L->typed_path, -1, "Arrow list offsets out of range");
+    if (open_container(c, o1 - o0, 0, L->offset_size_guess, &start) < 0) return -1;
+    children = c->out_len;
+    for (int64_t k = o0; k < o1; k++) {
+        int present;
+        if (push_kid(c, 0, c->out_len - children) < 0) return -1;
+        if (emit_level(c, L->element, k, &present) < 0) return -1;
+        if (!present) {
+            /* A missing element reads as a Variant null (suite case 85): arrays have no holes. */
+            if (reserve(c, 1) < 0) return -1;
+            c->out[c->out_len++] = NULL_VALUE_BYTE;
+        }
+    }
+    return close_container(c, L, start, k0, o1 - o0, 0, 0);
+}
+
+/* Write a present level's value from its probe. */
+static int emit_probed(Ctx *c, Level *L, const Probe *pr) {
+    if (pr->tp >= 0) {
+        switch (L->typed) {
+        case T_PRIMITIVE:
+            if (pr->vp >= 0)
+                return fail(c, ERR_SHREDDING, L->path, -1,
+                            "value and typed_value are both non-null, which only a partially shredded "
+                            "object may have (typed_value is a shredded primitive)");
+            return emit_primitive(c, &L->prim, pr->tp, L->typed_path);
+        case T_OBJECT:
+            return emit_object(c, L, pr->tp, pr->vp);
+        default:
+            if (pr->vp >= 0)
+                return fail(c, ERR_SHREDDING, L->path, -1,
+                            "value and typed_value are both non-null, which only a partially shredded "
+                            "object may have (typed_value is a shredded array)");
+            return emit_array(c, L, pr->tp);
+        }
+    }
+    {
+        const uint8_t *s;
+        int64_t n;
+        if (leaf_bytes(c, &L->value, pr->vp, &s, &n, L->value_path) < 0) return -1;
+        return copy_bytes(c, s, n);
+    }
+}
+
+/* Write the value of row j of level L (j indexes L's group array), or nothing when missing. */
+static int emit_level(Ctx *c, Level *L, int64_t j, int *present) {
+    Probe pr;
+    int r = probe_level(c, L, j, &pr);
+    if (r <= 0) {
+        *present = 0;
+        return r;
+    }
+    *present = 1;
+    return emit_probed(c, L, &pr);
+}
+
+/* ---- the row loop ------------------------------------------------------------------------- */
+static int run(Ctx *c, int64_t n, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    Level *top = c->top;
+    offsets[0] = 0;
+    for (int64_t r = 0; r < n; r++) {
+        int present;
+        c->row = r;
+        if (top->gvalid != NULL && !bit(top->gvalid, top->goff + r)) {
+            (*null_count)++;
+            offsets[r + 1] = (int32_t)c->out_len;
+            continue;
+        }
+        validity[r >> 3] |= (uint8_t)(1u << (r & 7));
+        {
+            int64_t mp = leaf_pos(&c->metadata, top->goff + r);
+            if (mp == -2) return fail(c, ERR_SCHEMA, "metadata", -1, "bad Arrow dictionary index");
+            if (mp < 0)
+                return fail(c, ERR_MALFORMED, "metadata", -1, "metadata is null in a non-null Variant");
+            if (leaf_bytes(c, &c->metadata, mp, &c->row_meta, &c->row_meta_len, "metadata") < 0) return -1;
+            c->row_meta_checked = 0;
+        }
+        if (emit_level(c, top, r, &present) < 0) return -1;
+        if (!present) {
+            /* Missing at the top level (suite case 129) is a Variant null. */
+            if (reserve(c, 1) < 0) return -1;
+            c->out[c->out_len++] = NULL_VALUE_BYTE;
+        }
+        if (r + 1 == SIZE_SAMPLE_ROWS && n > SIZE_SAMPLE_ROWS) {
+            /* Reserve for all rows at the sample's bytes per row: growing a big buffer by doubling
+             * costs copies and fresh pages, as much as the work itself. */
+            int64_t expect = c->out_len / SIZE_SAMPLE_ROWS * n + c->out_len / SIZE_SAMPLE_ROWS * n / 16;
+            if (expect > MAX_BINARY_ARRAY_BYTES) expect = MAX_BINARY_ARRAY_BYTES;
+            if (expect > c->out_cap && grow_out(c, expect) < 0) return -1;
+        }
+        if (c->out_len > MAX_BINARY_ARRAY_BYTES)
+            return fail(c, ERR_TOO_LARGE, "", -1,
+                        "%lld bytes of Variant values do not fit one Arrow binary array; "
+                        "read smaller batches",
+                        (long long)c->out_len);
+        offsets[r + 1] = (int32_t)c->out_len;
+    }
+    return 0;
+}
+
+/* ---- Python ------------------------------------------------------------------------------ */
+static PyObject *KernelError;
+
+static void ctx_free(Ctx *c) {
+    free_levels(c);
+    if (c->has_out_view) PyBuffer_Release(&c->out_view);
+    c->has_out_view = 0;
+    Py_CLEAR(c->out_obj);
+    free(c->ent);
+    free(c->kid);
+}
+
+/* pyarrow.allocate_buffer(size, resizable=resizable) and a writable view of it. */
+static PyObject *allocate(Py_ssize_t size, int resizable, Py_buffer *view) {
+    PyObject *mod, *fn, *args = NULL, *kwargs = NULL, *buf = NULL;
+    mod = PyImport_ImportModule("pyarrow");
+    if (mod == NULL) return NULL;
+    fn = PyObject_GetAttrString(mod, "allocate_buffer");
+    Py_DECREF(mod);
+    if (fn == NULL) return NULL;
+    args = Py_BuildValue("(n)", size);
+    kwargs = Py_BuildValue("{s:O}", "resizable", resizable ? Py_True : Py_False);
+    if (args != NULL && kwargs != NULL) buf = PyObject_Call(fn, args, kwargs);
+    Py_DECREF(fn);
+    Py_XDECREF(args);
+    Py_XDECREF(kwargs);
+    if (buf != NULL && PyObject_GetBuffer(buf, view, PyBUF_WRITABLE) < 0) Py_CLEAR(buf);
+    return buf;
+}
+
+static PyObject *raise_ctx(Ctx *c) {
+    PyObject *args;
+    if (c->err == ERR_NOMEM) return PyErr_NoMemory();
+    if (c->err == ERR_PYTHON && PyErr_Occurred()) return NULL;
+    args = Py_BuildValue("(iLyyL)", c->err, (long long)c->row, c->err_path != NULL ? c->err_path : "", c->msg,
+                         (long long)c->err_offset);
+    if (args != NULL) {
+        PyErr_SetObject(KernelError, args);
+        Py_DECREF(args);
+    }
+    return NULL;
+}
+
+PyDoc_STRVAR(unshred_doc,
+             "unshred(schema_capsule, array_capsule, decimal_types=None)\n"
+             "    -> (null_count, validity, offsets, data)\n\n"
+             "Rebuild the Variant value of every row of a shredded Variant column given as Arrow C Data\n"
+             "Interface capsules. decimal_types maps a typed_value path relative to the column to the\n"
+             "Variant decimal type id to write (8, 9 or 10). The three buffers are pyarrow buffers of a\n"
+             "binary array (validity is None when no row is null). Raises\n"
+             "KernelError(code, row, column_path: bytes, message: bytes, byte_offset) on bad input.");
+
+static PyObject *py_unshred(PyObject *self, PyObject *args) {
+    PyObject *schema_capsule, *array_capsule, *decimal_types = Py_None;
+    struct ArrowSchema *schema;
+    struct ArrowArray *array;
+    Ctx c;
+    int64_t n, null_count = 0;
+    Py_buffer vview, oview;
+    PyObject *vobj = NULL, *oobj = NULL, *result = NULL, *r;
+    int status;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OO|O", &schema_capsule, &array_capsule, &decimal_types)) return NULL;
+    schema = PyCapsule_GetPointer(schema_capsule, "arrow_schema");
+    if (schema == NULL) return NULL;
+    array = PyCapsule_GetPointer(array_capsule, "arrow_array");
+    if (array == NULL) return NULL;
+    if (schema->release == NULL || array->release == NULL) {
+        PyErr_SetString(PyExc_ValueError, "the Arrow capsules were already released");
+        return NULL;
+    }
+    if (decimal_types != Py_None && !PyDict_Check(decimal_types)) {
+        PyErr_SetString(PyExc_TypeError, "decimal_types must be a dict or None");
+        return NULL;
+    }
+    memset(&c, 0, sizeof c);
+    c.overrides = decimal_types != Py_None ? decimal_types : NULL;
+    c.row = -1;
+    c.err_offset = -1;
+    n = array->length;
+    if (!host_is_little_endian()) {
+        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
+        return raise_ctx(&c);
+    }
+    if (schema->dictionary != NULL || strcmp(schema->format, "+s") != 0) {
+        fail(&c, ERR_SCHEMA,
+             "", -1, "a Variant column must be a struct, not Arrow format %s", schema->format);
+        return raise_ctx(&c);
+    }
+    c.top = new_level(&c);
+    if (c.top != NULL) c.top->path = join_path(&c, "", "");
+    if (c.top == NULL || c.top->path == NULL || build_level(&c, c.top, schema, array, ROLE_TOP, 0) < 0) {
+        r = raise_ctx(&c);
+        ctx_free(&c);
+        return r;
+    }
+    c.row = -1;
+    vobj = allocate((Py_ssize_t)(n / 8 + 1), 0, &vview);
+    if (vobj == NULL) goto done;
+    oobj = allocate((Py_ssize_t)(sizeof(int32_t) * (size_t)(n + 1)), 0, &oview);
+    if (oobj == NULL) {
+        PyBuffer_Release(&vview);
+        goto done;
+    }
+    c.out_obj = allocate(4096, 1, &c.out_view);
+    if (c.out_obj == NULL) {
+        PyBuffer_Release(&vview);
+        PyBuffer_Release(&oview);
+        goto done;
+    }
+    c.has_out_view = 1;
+    c.out = (uint8_t *)c.out_view.buf;
+    c.out_cap = (int64_t)c.out_view.len;
+    memset(vview.buf, 0, (size_t)vview.len);
+    c.ts = PyEval_SaveThread();
+    status = run(&c, n, (uint8_t *)vview.buf, (int32_t *)oview.buf, &null_count);
+    PyEval_RestoreThread(c.ts);
+    c.ts = NULL;
+    PyBuffer_Release(&vview);
+    PyBuffer_Release(&oview);
+    if (status < 0) {
+        raise_ctx(&c);
+        goto done;
+    }
+    PyBuffer_Release(&c.out_view);
+    c.has_out_view = 0;
+    r = PyObject_CallMethod(c.out_obj, "resize", "(nO)", (Py_ssize_t)c.out_len, Py_True);
+    if (r == NULL) goto done;
+    Py_DECREF(r);
+    if (null_count == 0) {
+        Py_DECREF(vobj);
+        vobj = Py_None;
+        Py_INCREF(vobj);
+    }
+    result = Py_BuildValue("(LOOO)", (long long)null_count, vobj, oobj, c.out_obj);
+done:
+    Py_XDECREF(vobj);
+    Py_XDECREF(oobj);
+    ctx_free(&c);
+    return result;
+}
+
+static PyMethodDef methods[] = {
+    {"unshred", py_unshred, METH_VARARGS, unshred_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "vpush.codec._native",
+    "The compiled reconstruction kernel for shredded Variant columns (see vpush.codec.native).", -1, methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void) {
+    PyObject *m;
+    m = PyModule_Create(&module);
+    if (m == NULL) return NULL;
+    KernelError = PyErr_NewException("vpush.codec._native.KernelError", NULL, NULL);
+    if (KernelError == NULL || PyModule_AddObject(m, "KernelError", KernelError) < 0) {
+        Py_XDECREF(KernelError);
+        Py_DECREF(m);
+        return NULL;
+    }
+    Py_INCREF(KernelError);
+    if (PyModule_AddIntConstant(m, "ERR_UNSUPPORTED", ERR_UNSUPPORTED) < 0 ||
+        PyModule_AddIntConstant(m, "ERR_SCHEMA", ERR_SCHEMA) < 0 ||
+        PyModule_AddIntConstant(m, "ERR_SHREDDING", ERR_SHREDDING) < 0 ||
+        PyModule_AddIntConstant(m, "ERR_MALFORMED", ERR_MALFORMED) < 0 ||
+        PyModule_AddIntConstant(m, "ERR_TOO_LARGE", ERR_TOO_LARGE) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_LEVEL_DEPTH", MAX_LEVEL_DEPTH) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,286 @@
+"""The compiled reconstruction kernel: :func:`unshred_native` rebuilds a shredded Variant column
+in one pass of C code (``vpush.codec._native``), with no Python loop per row.
+
+It reads the final layout only, and writes the same bytes as :func:`vpush.codec.unshred.unshred`
+(the reference): the kernel walks the column's Arrow arrays through the Arrow C Data Interface,
+follows the spec's (value, typed_value) table for every row and appends each rebuilt value to
+one binary array; the ``metadata`` column is reused unchanged. Anything else (the draft layout,
+Arrow encodings the kernel does not read, a big-endian host) raises
+:class:`NativeUnsupportedError`, so that a caller can fall back to the reference::
+
+    try:
+        column = unshred_native(array, layout=layout, file=path)
+    except NativeUnsupportedError:
+        column = unshred(layout, array, file=path)
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+from vpush.codec.errors import CodecError, InvalidShreddingError, MalformedVariantError
+from vpush.codec.header import VariantType
+
+if TYPE_CHECKING:
+    from vpush.codec.layout import ValueLayout, VariantLayout
+
+
+def _load_kernel() -> ModuleType | None:
+    try:
+        import vpush.codec._native as kernel
+    except ImportError:  # a source tree that was never built: callers use the pure-Python unshred
+        return None
+    return kernel
+
+
+_native = _load_kernel()
+
+NATIVE_AVAILABLE: bool = _native is not None
+"""True when the compiled kernel was built and imports."""
+
+UNSHREDDED_TYPE = pa.struct([pa.field("metadata", pa.binary()), pa.field("value", pa.binary())])
+"""The type :func:`unshred_native` returns, as :func:`vpush.codec.unshred.unshred` does."""
+
+# Kernel error codes (codec/_native.c).
+_ERR_UNSUPPORTED = 1
+_ERR_SCHEMA = 2
+_ERR_SHREDDING = 3
+_ERR_MALFORMED = 4
+_ERR_TOO_LARGE = 5
+_DECIMAL_TYPE_IDS = {VariantType.DECIMAL4: 8, VariantType.DECIMAL8: 9, VariantType.DECIMAL16: 10}
+
+
+class NativeUnsupportedError(CodecError, NotImplementedError):
+    """The kernel does not read this input (the draft layout, an unusual Arrow encoding, a
+    big-endian host, or no compiled kernel at all); the pure-Python ``unshred`` does."""
+
+    def __init__(self, message: str, **context: Any) -> None:
+        CodecError.__init__(self, message, **context)
+
+
+def unshred_native(
+    array: pa.StructArray | pa.ChunkedArray,
+    *,
+    layout: VariantLayout | None = None,
+    file: str | None = None,
+    use_threads: bool = True,
+) -> pa.StructArray:
+    """Rebuild ``struct<metadata: binary, value: binary>`` from a shredded Variant column, in C.
+
+    Example:
+        >>> from vpush.codec.value import Variant
+        >>> shredded = pa.StructArray.from_arrays(
+        ...     [pa.array([b"\\x01\\x00\\x00"] * 3), pa.array([None, b"\\x0d\\x6e\\x2f\\x61", None]),
+        ...      pa.array([34, None, None])], ["metadata", "value", "typed_value"])
+        >>> [Variant(r["metadata"], r["value"]).to_python() for r in unshred_native(shredded).to_pylist()]
+        [34, 'n/a', None]
+
+    Args:
+        array: the column as pyarrow reads it (every leaf of the Variant group), sliced or not;
+            a chunked column is rebuilt chunk by chunk and returned as one array.
+        layout: the column's layout, from :func:`~vpush.codec.layout.find_variant_columns`.
+            Optional: it names each decimal ``typed_value``'s Variant width (a Parquet INT64
+            decimal is a decimal8 whatever its precision; without the layout the width follows
+            the precision) and the column, which error paths then start with.
+        file: the file the column came from, named in errors.
+        use_threads: rebuild the chunks of a chunked column in parallel, on up to
+            ``pyarrow.cpu_count()`` threads (the kernel runs without the GIL).
+
+    Returns:
+        One row per input row: null where the Variant group is null, else the row's metadata
+        (the input column, not copied) and its rebuilt value; a missing top-level value is a
+        Variant null.
+
+    Raises:
+        NativeUnsupportedError: input the kernel does not read; call ``unshred`` instead.
+        InvalidShreddingError: a schema the spec does not allow, or data that breaks the
+            shredding spec (conflicting value and typed_value, a non-object value beside
+            shredded fields, a shredded field repeated in value, a shredded name missing from
+            the metadata), naming the column path and the row.
+        MalformedVariantError: damaged metadata or residual value bytes.
+    """
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built", file=file)
+    column = layout.path if layout is not None else None
+    if layout is not None and layout.draft:
+        raise NativeUnsupportedError(
+            "the draft layout is rebuilt by vpush.codec.unshred", file=file, column_path=column
+        )
+    decimal_types = _decimal_types(layout) if layout is not None else {}
+    if layout is not None:
+        _check_columns(layout, array.type, file)
+    if isinstance(array, pa.ChunkedArray):
+        chunks = [c for c in array.chunks if len(c)]
+        if not chunks:
+            return pa.array([], UNSHREDDED_TYPE)
+        first_rows = [0]
+        for chunk in chunks[:-1]:
+            first_rows.append(first_rows[-1] + len(chunk))
+
+        def rebuild(k: int) -> pa.StructArray:
+            return _unshred_array(chunks[k], decimal_types, column, file, first_rows[k])
+
+        if use_threads and len(chunks) > 1 and pa.cpu_count() > 1:
+            # map() yields in order, so the error raised is the earliest chunk's.
+            results = list(_executor().map(rebuild, range(len(chunks))))
+        else:
+            results = [rebuild(k) for k in range(len(chunks))]
+        return results[0] if len(results) == 1 else pa.concat_arrays(results)
+    return _unshred_array(array, decimal_types, column, file, 0)
+
+
+_EXECUTOR: list[ThreadPoolExecutor] = []
+_EXECUTOR_LOCK = threading.Lock()
+
+
+def _executor() -> ThreadPoolExecutor:
+    """One pool for the process, created on first use."""
+    with _EXECUTOR_LOCK:
+        if not _EXECUTOR:
+            _EXECUTOR.append(
+                ThreadPoolExecutor(max_workers=pa.cpu_count(), thread_name_prefix="vpush-unshred")
+            )
+        return _EXECUTOR[0]
+
+
+def _decimal_types(layout: VariantLayout) -> dict[str, int]:
+    """{typed_value path as the kernel names it: Variant decimal type id} for every decimal leaf."""
+    found: dict[str, int] = {}
+    todo: list[tuple[str, ValueLayout]] = [("", layout)]
+    from vpush.codec.layout import ArrayLayout, ObjectLayout, PrimitiveLayout
+
+    while todo:
+        prefix, level = todo.pop()
+        typed = level.typed_value
+        typed_path = f"{prefix}.typed_value" if prefix else "typed_value"
+        if isinstance(typed, PrimitiveLayout):
+            type_id = _DECIMAL_TYPE_IDS.get(typed.variant_type)
+            if type_id is not None:
+                found[typed_path] = type_id
+        elif isinstance(typed, ObjectLayout):
+            todo.extend((f"{typed_path}.{f.name}", f) for f in typed.fields)
+        elif isinstance(typed, ArrayLayout):
+            todo.append((f"{typed_path}.list.{typed.element.name}", typed.element))
+    return found
+
+
+def _check_columns(layout: VariantLayout, arrow_type: pa.DataType, file: str | None) -> None:
+    """Raise unless the Arrow column holds every column the layout names: the kernel reads what
+    it is given, so a partial read would silently lose values."""
+    from vpush.codec.layout import ArrayLayout, ObjectLayout
+
+    def missing(name: str, path: str) -> InvalidShreddingError:
+        return InvalidShreddingError(
+            f"the data read has no {name} field: read every column of the Variant",
+            file=file,
+            column_path=path,
+        )
+
+    todo: list[tuple[ValueLayout, pa.DataType]] = [(layout, arrow_type)]
+    while todo:
+        level, group = todo.pop()
+        if isinstance(group, pa.BaseExtensionType):
+            group = group.storage_type
+        if not pa.types.is_struct(group):
+            raise InvalidShreddingError(
+                f"a Variant level must be a struct, not {group}", file=file, column_path=level.path
+            )
+        if level.value is not None and group.get_field_index("value") < 0:
+            raise missing("value", level.value)
+        typed = level.typed_value
+        if typed is None:
+            continue
+        index = group.get_field_index("typed_value")
+        if index < 0:
+            raise missing("typed_value", typed.path)
+        typed_type = group.field(index).type
+        if isinstance(typed, ObjectLayout):
+            if not pa.types.is_struct(typed_type):
+                raise InvalidShreddingError(
+                    f"typed_value is {typed_type}, not the struct of a shredded object",
+                    file=file,
+                    column_path=typed.path,
+                )
+            for field in typed.fields:
+                child = typed_type.get_field_index(field.name)
+                if child < 0:
+                    raise missing(field.name, field.path)
+                todo.append((field, typed_type.field(child).type))
+        elif isinstance(typed, ArrayLayout):
+            if not (pa.types.is_list(typed_type) or pa.types.is_large_list(typed_type)):
+                raise NativeUnsupportedError(
+                    f"typed_value is {typed_type}; the kernel reads list and large_list arrays",
+                    file=file,
+                    column_path=typed.path,
+                )
+            todo.append((typed.element, typed_type.value_type))
+
+
+def _plain_binary(arr: pa.Array) -> pa.Array:
+    if isinstance(arr, pa.ExtensionArray):
+        arr = arr.storage
+    if pa.types.is_dictionary(arr.type):
+        arr = arr.dictionary_decode()
+    return arr if pa.types.is_binary(arr.type) else arr.cast(pa.binary())
+
+
+def _unshred_array(
+    array: pa.Array, decimal_types: dict[str, int], column: str | None, file: str | None, first_row: int
+) -> pa.StructArray:
+    assert _native is not None  # checked by the caller; for mypy only
+    if isinstance(array, pa.ExtensionArray):
+        array = array.storage
+    if not pa.types.is_struct(array.type):
+        raise InvalidShreddingError(
+            f"a Variant column must be a struct, not {array.type}", file=file, column_path=column
+        )
+    try:
+        array.validate()
+    except pa.ArrowInvalid as exc:
+        raise InvalidShreddingError(
+            f"the Arrow column is not valid: {exc}", file=file, column_path=column
+        ) from None
+    schema_capsule, array_capsule = array.__arrow_c_array__()
+    try:
+        null_count, validity, offsets, data = _native.unshred(schema_capsule, array_capsule, decimal_types)
+    except _native.KernelError as exc:
+        raise _error(exc.args, column, file, first_row) from None
+    n = len(array)
+    value = pa.Array.from_buffers(
+        pa.binary(),
+        n,
+        [validity, offsets, data],
+        null_count,
+    )
+    metadata = _plain_binary(array.field("metadata"))
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        UNSHREDDED_TYPE,
+        n,
+        [value.buffers()[0]],
+        null_count,
+        children=[metadata, value],
+    )
+
+
+def _error(args: tuple[Any, ...], column: str | None, file: str | None, first_row: int) -> CodecError:
+    code, row, raw_path, raw_message, offset = args
+    path = raw_path.decode("utf-8", "replace")
+    message = raw_message.decode("utf-8", "replace")
+    if row >= 0:
+        message = f"row {first_row + row}: {message}"
+    if column is not None:
+        path = f"{column}.{path}" if path else column
+    context: dict[str, Any] = {"file": file, "column_path": path or None}
+    if offset >= 0:
+        context["offset"] = offset
+    if code == _ERR_UNSUPPORTED:
+        return NativeUnsupportedError(message, **context)
+    if code == _ERR_MALFORMED:
+        return MalformedVariantError(message, **context)
+    if code in (_ERR_SCHEMA, _ERR_SHREDDING, _ERR_TOO_LARGE):
+        return InvalidShreddingError(message, **context)
+    return CodecError(f"unknown kernel error {code}: {message}", **context)
