@@ -66,10 +66,15 @@ def test_wheel_imports_in_a_fresh_virtualenv(wheel: Path, tmp_path: Path) -> Non
     assert (env_dir / "bin" / "vpush").exists(), "the vpush command is installed"
 
 
-def test_editable_install_imports_only_under_vpush(tmp_path: Path) -> None:
+def test_editable_install_in_a_fresh_virtualenv_imports_only_under_vpush(tmp_path: Path) -> None:
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=True).create(env_dir)
+    py = env_dir / "bin" / "python"
+    subprocess.run(
+        [str(py), "-m", "pip", "install", "--quiet", "--no-deps", "-e", str(ROOT)], check=True, capture_output=True
+    )
     done = subprocess.run(
-        [sys.executable, "-c", _CHECK], cwd=tmp_path, capture_output=True, text=True,
-        env={**os.environ, "PYTHONPATH": ""},
+        [str(py), "-c", _CHECK], cwd=tmp_path, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ""}
     )
     assert done.returncode == 0, done.stderr
     assert str(ROOT / "codec") in done.stdout, "the editable install maps vpush.codec to codec/"
