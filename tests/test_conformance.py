@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import datetime as dt
 import decimal
-import json
 import uuid
 from pathlib import Path
 from typing import Any
@@ -16,42 +15,17 @@ from typing import Any
 import numpy
 import pyarrow as pa
 import pytest
-
-import vpush
+from support.conformance import CASES_DIR, ENCODINGS_DIR, INVALID, MUST_FAIL, expected_variants, load_cases
 from vpush.codec.errors import InvalidShreddingError, MalformedVariantError, VpushError
 from vpush.codec.header import PrimitiveType, VariantType
 from vpush.codec.scalars import Float32, VariantScalar
 from vpush.codec.value import Variant, variant_equal
 
-SUITE = Path(__file__).resolve().parents[1].parent / "shared" / "conformance" / "parquet-testing"
-CASES_DIR = SUITE / "shredded_variant"
+import vpush
 
-# Must-fail cases, with the reason each file breaks the spec (see the suite's README).
-MUST_FAIL = {
-    40: "array element has both value and typed_value",
-    42: "top-level non-object with both value and typed_value",
-    87: "value is not an object but shredded fields are non-null",
-    127: "typed_value is INT(32, unsigned), not an allowed shredding type",
-    128: "value is a variant null while typed_value (object) is non-null",
-    137: "typed_value is fixed_len_byte_array(4), not an allowed type",
-}
-# INVALID cases: a reader may raise or return the expected value.
-MAY_FAIL = {43, 84, 125}
-
-
-def _cases() -> list[dict[str, Any]]:
-    if not (CASES_DIR / "cases.json").is_file():
-        raise FileNotFoundError(f"the conformance suite is missing: {CASES_DIR}")
-    cases = json.loads((CASES_DIR / "cases.json").read_text())
-    return [c for c in cases if "parquet_file" in c]
-
-
-CASES = _cases()
-
-
-def _expected(case: dict[str, Any]) -> list[Variant | None]:
-    files = case.get("variant_files") or [case["variant_file"]]
-    return [None if f is None else Variant.from_concatenated((CASES_DIR / f).read_bytes()) for f in files]
+MAY_FAIL = set(INVALID)
+CASES = load_cases()
+VARIANT_DIR = ENCODINGS_DIR
 
 
 def _read(path: Path) -> pa.Table:
@@ -85,7 +59,7 @@ def test_case(case: dict[str, Any]) -> None:
         [pa.field("metadata", pa.binary()), pa.field("value", pa.binary())]
     ), "a variant column comes back as struct<metadata, value>"
     rows = table.column("var").to_pylist()
-    expected = _expected(case)
+    expected = expected_variants(case)
     assert len(rows) == len(expected), "one row per expected variant"
     for i, (row, want) in enumerate(zip(rows, expected)):
         if want is None:
@@ -97,7 +71,6 @@ def test_case(case: dict[str, Any]) -> None:
         assert variant_equal(got, want), f"row {i}: got {got!r}, expected {want!r}"
 
 
-VARIANT_DIR = SUITE / "variant"
 
 # The documented value of each example (data_dictionary.json, read as a hint: it is not strict
 # JSON and renders some types loosely), with the exact Variant type the bytes must carry.

@@ -7,14 +7,21 @@ License 2.0), read from ``../shared/conformance`` next to the repository, never 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-
+from support.conformance import (
+    CASES_DIR,
+    ENCODINGS_DIR,
+    INVALID,
+    MISSING,
+    MUST_FAIL,
+    expected_variants,
+    load_cases,
+)
 from vpush.codec.errors import InvalidShreddingError, MalformedVariantError
 from vpush.codec.header import VariantType
 from vpush.codec.layout import find_variant_columns
@@ -22,45 +29,12 @@ from vpush.codec.metadata import VariantMetadata
 from vpush.codec.unshred import UNSHREDDED_TYPE, unshred
 from vpush.codec.value import Variant, variant_equal
 
-SUITE = Path(__file__).resolve().parents[2].parent / "shared" / "conformance" / "parquet-testing"
-CASES_DIR = SUITE / "shredded_variant"
-ENCODINGS_DIR = SUITE / "variant"
-MISSING = f"the conformance suite is missing: expected apache/parquet-testing under {SUITE}"
-
-# Must-fail cases and why each file breaks the spec (the suite's README).
-MUST_FAIL = {
-    40: "array element has both value and typed_value",
-    42: "top-level non-object with both value and typed_value",
-    87: "value is not an object but shredded fields are non-null",
-    127: "typed_value is INT(32, unsigned), not an allowed shredding type",
-    128: "value is a variant null while typed_value (object) is non-null",
-    137: "typed_value is fixed_len_byte_array(4), not an allowed type",
-}
-# INVALID cases: a reader may raise or return the expected value. What vpush does, and why:
-INVALID = {
-    43: "raise: the value object repeats a shredded field name (spec: must never contain it)",
-    84: "read: optional field groups; a null group can only mean a missing field",
-    125: "raise: the value object repeats shredded field b",
-}
-
-
-def _load_cases() -> list[dict[str, Any]]:
-    if not (CASES_DIR / "cases.json").is_file():
-        return [{"missing": MISSING, "case_number": 0}]
-    return [c for c in json.loads((CASES_DIR / "cases.json").read_text()) if "parquet_file" in c]
-
-
-CASES = _load_cases()
+CASES = load_cases()
 
 
 def _require_suite() -> None:
-    if not (CASES_DIR / "cases.json").is_file() or not ENCODINGS_DIR.is_dir():
+    if not ENCODINGS_DIR.is_dir():
         pytest.fail(MISSING)
-
-
-def _expected(case: dict[str, Any]) -> list[Variant | None]:
-    files = case.get("variant_files") or [case["variant_file"]]
-    return [None if f is None else Variant.from_concatenated((CASES_DIR / f).read_bytes()) for f in files]
 
 
 def _read(path: Path) -> list[dict[str, bytes] | None]:
@@ -104,7 +78,7 @@ def test_case(case: dict[str, Any]) -> None:
         assert number in INVALID, f"valid case {number} should read, but raised {err}"
         assert err.file == str(path) and err.column_path is not None, "the error should name file and column"
         return
-    expected = _expected(case)
+    expected = expected_variants(case)
     assert len(rows) == len(expected), "one output row per expected variant"
     for k, (row, want) in enumerate(zip(rows, expected)):
         if want is None:
@@ -129,7 +103,7 @@ def test_invalid_case_decisions(number: int, decision: str) -> None:
     else:
         rows = _read(path)
         assert rows[0] is not None
-        assert variant_equal(Variant(rows[0]["metadata"], rows[0]["value"]), _expected(case)[0]), decision
+        assert variant_equal(Variant(rows[0]["metadata"], rows[0]["value"]), expected_variants(case)[0]), decision
 
 
 def _encoding_names() -> list[str]:
