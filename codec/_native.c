@@ -75,10 +75,13 @@ enum {
 #define MAX_DECIMAL_PRECISION 38
 #define DECIMAL4_MAX_UNSCALED 999999999ULL
 #define DECIMAL8_MAX_UNSCALED 999999999999999999ULL
+#define DECIMAL16_MAX_UNSCALED (((unsigned __int128)5421010862427522170ULL << 64) | 687399551400673279ULL) /* 10**38 - 1 */
 #define MAX_BINARY_ARRAY_BYTES INT32_MAX
 #define U8_MAX_FIELDS 255
 /* Rows rebuilt before the output is sized for the whole column. */
 #define SIZE_SAMPLE_ROWS 1024
+/* The most reserved from the sample; past it the buffer grows by doubling. */
+#define MAX_PRERESERVE_BYTES (64LL << 20)
 
 /* Variant primitive type ids (VariantEncoding.md). */
 enum {
@@ -123,6 +126,10 @@ typedef struct {
     const uint8_t *const *vbufs;
     const int64_t *vsizes;
     int64_t nvbufs;
+    /* Offsets: the first and last offset of the array read (the slice, or the dictionary). The
+     * cheap validate() checks only these two against the data buffer, so every value read must
+     * lie between them: offsets in between may go backwards or anywhere. */
+    int64_t lo, hi;
 } Leaf;
 
 /* Distinct metadata dictionaries remembered at once: a file's rows share a handful of them, in
@@ -158,6 +165,10 @@ typedef struct {
 
 struct Level {
     char *path;       /* the group, relative to the Variant column ("" at the top) */
+    /* The level's key in the caller's primitive_types: a tuple of steps from the top, a field's
+     * name (str) or None for a list element; built only when primitive_types is given. Steps,
+     * unlike a dotted path, cannot collide (a field literally named "a.b"). */
+    PyObject *key;
     char *value_path;
     char *typed_path;
     /* The group (top struct, field group or list element struct). */
@@ -240,7 +251,7 @@ typedef struct {
     int has_metadata;
     Level *top;
 
-    PyObject *overrides; /* {relative typed_value path: Variant decimal type id}, or NULL */
+    PyObject *overrides; /* {Level.key: the Variant primitive type id the layout names}, or NULL */
 
     int err;
     int64_t row;
@@ -372,7 +383,9 @@ static inline int leaf_bytes(Ctx *c, const Leaf *l, int64_t p, const uint8_t **p
         int32_t a, b;
         memcpy(&a, l->b1 + 4 * p, 4);
         memcpy(&b, l->b1 + 4 * (p + 1), 4);
-        if (a < 0 || b < a) return fail(c, ERR_SCHEMA, path, -1, "bad Arrow binary offsets");
+        if (a < l->lo || b < a || b > l->hi)
+            return fail(c, ERR_SCHEMA, path, -1, "bad Arrow binary offsets (%d, %d) outside (%lld, %lld)", a, b,
+                        (long long)l->lo, (long long)l->hi);
         *ptr = l->b2 + a;
         *len = b - a;
         return 0;
@@ -381,7 +394,9 @@ static inline int leaf_bytes(Ctx *c, const Leaf *l, int64_t p, const uint8_t **p
         int64_t a, b;
         memcpy(&a, l->b1 + 8 * p, 8);
         memcpy(&b, l->b1 + 8 * (p + 1), 8);
-        if (a < 0 || b < a) return fail(c, ERR_SCHEMA, path, -1, "bad Arrow binary offsets");
+        if (a < l->lo || b < a || b > l->hi)
+            return fail(c, ERR_SCHEMA, path, -1, "bad Arrow binary offsets (%lld, %lld) outside (%lld, %lld)",
+                        (long long)a, (long long)b, (long long)l->lo, (long long)l->hi);
         *ptr = l->b2 + a;
         *len = b - a;
         return 0;
@@ -438,6 +453,21 @@ static int leaf_values(Ctx *c, Leaf *l, const char *fmt, const struct ArrowArray
         }
         if (l->b1 == NULL && a->length > 0)
             return fail(c, ERR_SCHEMA, path, -1, "Arrow array without values");
+        if (l->kind != LK_VIEW && a->length > 0) { /* an empty array may have no offsets */
+            if (l->kind == LK_OFF64) {
+                memcpy(&l->lo, l->b1 + 8 * a->offset, 8);
+                memcpy(&l->hi, l->b1 + 8 * (a->offset + a->length), 8);
+            } else {
+                int32_t x, y;
+                memcpy(&x, l->b1 + 4 * a->offset, 4);
+                memcpy(&y, l->b1 + 4 * (a->offset + a->length), 4);
+                l->lo = x;
+                l->hi = y;
+            }
+            if (l->lo < 0 || l->hi < l->lo)
+                return fail(c, ERR_SCHEMA, path, -1, "bad Arrow binary offsets: first %lld, last %lld",
+                            (long long)l->lo, (long long)l->hi);
+        }
         return 0;
     }
     if (a->n_buffers != 2) return fail(c, ERR_SCHEMA, path, -1, "Arrow array without 2 buffers");
@@ -521,6 +551,7 @@ static Level *new_level(Ctx *c) {
 static void free_levels(Ctx *c) {
     for (int64_t i = 0; i < c->nlevels; i++) {
         Level *L = c->levels[i];
+        Py_XDECREF(L->key);
         free(L->path);
         free(L->value_path);
         free(L->typed_path);
@@ -549,6 +580,57 @@ static int field_order(const void *x, const void *y) {
 static int build_level(Ctx *c, Level *L, const struct ArrowSchema *s, const struct ArrowArray *a, int role,
                        int depth);
 
+/* child->key = parent->key + (step,), stealing `step`; nothing when keys are not used. */
+static int child_key(Ctx *c, const Level *parent, Level *child, PyObject *step) {
+    Py_ssize_t n;
+    PyObject *key;
+    if (parent->key == NULL || step == NULL) {
+        Py_XDECREF(step);
+        if (parent->key != NULL) {
+            PyErr_Clear();
+            return fail(c, ERR_UNSUPPORTED, child->path, -1, "a field name that is not UTF-8");
+        }
+        return 0;
+    }
+    n = PyTuple_GET_SIZE(parent->key);
+    key = PyTuple_New(n + 1);
+    if (key == NULL) {
+        Py_DECREF(step);
+        return fail(c, ERR_PYTHON, child->path, -1, "cannot build a path key");
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PyTuple_GET_ITEM(parent->key, i);
+        Py_INCREF(item);
+        PyTuple_SET_ITEM(key, i, item);
+    }
+    PyTuple_SET_ITEM(key, n, step);
+    child->key = key;
+    return 0;
+}
+
+/* Make P write the Variant type the layout names (`want`), as vpush.codec.unshred does, where
+ * that is a relabelling of the Arrow values; anything that needs a conversion (an int32 column
+ * under an INT8 layout, nanoseconds under microseconds) is left to the reference. */
+static int follow_layout(Ctx *c, Primitive *P, long want, const char *fmt, const char *path) {
+    int have = P->ptype;
+#define IS_DECIMAL(t) ((t) == PT_DECIMAL4 || (t) == PT_DECIMAL8 || (t) == PT_DECIMAL16)
+#define PAIR(t, x, y) ((t) == (x) || (t) == (y))
+    if (want == have || (IS_DECIMAL(have) && IS_DECIMAL(want)) ||
+        /* the time zone is the layout's: only the unit matters */
+        (PAIR(have, PT_TIMESTAMP, PT_TIMESTAMP_NTZ) && PAIR(want, PT_TIMESTAMP, PT_TIMESTAMP_NTZ)) ||
+        (PAIR(have, PT_TIMESTAMP_NANOS, PT_TIMESTAMP_NTZ_NANOS) &&
+         PAIR(want, PT_TIMESTAMP_NANOS, PT_TIMESTAMP_NTZ_NANOS)) ||
+        (PAIR(have, PT_STRING, PT_BINARY) && PAIR(want, PT_STRING, PT_BINARY))) {
+        P->ptype = (int)want;
+        return 0;
+    }
+#undef IS_DECIMAL
+#undef PAIR
+    return fail(c, ERR_UNSUPPORTED, path, -1,
+                "typed_value is Arrow %s but the layout names Variant primitive %ld: the reference converts it",
+                fmt, want);
+}
+
 /* Parse "d:P,S[,BITS]". */
 static int parse_decimal(const char *f, int *precision, int *scale, int *bits) {
     char *end;
@@ -571,7 +653,14 @@ static int build_primitive(Ctx *c, Level *L, const struct ArrowSchema *s, const 
     const char *path = L->typed_path;
     Primitive *P = &L->prim;
     int kind = LK_FIXED, width = 0;
+    PyObject *layout_type = NULL; /* borrowed: the Variant type id the layout names, if any */
+    int named;
     L->typed = T_PRIMITIVE;
+    if (c->overrides != NULL && L->key != NULL) {
+        layout_type = PyDict_GetItemWithError(c->overrides, L->key);
+        if (layout_type == NULL && PyErr_Occurred()) return fail(c, ERR_PYTHON, path, -1, "bad primitive_types");
+    }
+    named = layout_type != NULL;
     if (strcmp(f, "b") == 0) {
         kind = LK_BOOL;
         P->ptype = PT_TRUE;
@@ -616,26 +705,24 @@ static int build_primitive(Ctx *c, Level *L, const struct ArrowSchema *s, const 
         P->in_width = bits / 8;
         P->scale = scale;
         width = P->in_width;
-        if (c->overrides != NULL) {
-            /* The layout names the Variant width: a Parquet INT64 decimal is a decimal8 even when
-             * its precision would fit decimal4 (vpush.codec.layout.primitive_layout). */
-            PyObject *o = PyDict_GetItemString(c->overrides, path);
-            if (o != NULL) {
-                long v = PyLong_AsLong(o);
-                if (v == -1 && PyErr_Occurred()) {
-                    PyErr_Clear();
-                } else if (v == PT_DECIMAL4 || v == PT_DECIMAL8 || v == PT_DECIMAL16) {
-                    P->ptype = (int)v;
-                }
-            }
-        }
-        P->out_width = P->ptype == PT_DECIMAL4 ? 4 : P->ptype == PT_DECIMAL8 ? 8 : 16;
-    } else if (strcmp(f, "tdm") == 0 || strcmp(f, "ttn") == 0 || strcmp(f, "n") == 0) {
+    } else if (strcmp(f, "tdm") == 0 || strcmp(f, "ttn") == 0 || strcmp(f, "n") == 0 || named) {
+        /* With a layout, the reference may convert it (milliseconds to a TIMESTAMP, float16). */
         return fail(c, ERR_UNSUPPORTED, path, -1, "unsupported Arrow type %s for typed_value", f);
     } else {
         return fail(c, ERR_SCHEMA, path, -1,
                     "unsupported shredded value type (Arrow format %s): it has no Variant equivalent", f);
     }
+    {
+        /* The layout names the Variant type, not the Arrow type: a Parquet INT64 decimal is a
+         * decimal8 even when its precision fits decimal4 (vpush.codec.layout.primitive_layout). */
+        PyObject *o = layout_type;
+        if (o != NULL) {
+            long want = PyLong_AsLong(o);
+            if (want == -1 && PyErr_Occurred()) return fail(c, ERR_PYTHON, path, -1, "bad primitive_types");
+            if (follow_layout(c, P, want, f, path) < 0) return -1;
+        }
+    }
+    P->out_width = P->ptype == PT_DECIMAL4 ? 4 : P->ptype == PT_DECIMAL8 ? 8 : 16;
     return leaf_init(c, &P->leaf, s, a, kind, width, need, path);
 }
 
@@ -662,6 +749,9 @@ static int build_typed(Ctx *c, Level *L, const struct ArrowSchema *s, const stru
             if (F == NULL) return -1;
             F->path = join_path(c, path, name);
             if (F->path == NULL) return -1;
+            if (c->overrides != NULL &&
+                child_key(c, L, F, PyUnicode_DecodeUTF8(name, (Py_ssize_t)strlen(name), "strict")) < 0)
+                return -1;
             L->fields[i].name = (const uint8_t *)name;
             L->fields[i].len = strlen(name);
             L->fields[i].level = F;
@@ -703,6 +793,10 @@ static int build_typed(Ctx *c, Level *L, const struct ArrowSchema *s, const stru
         E->path = join_path(c, list_path, es->name != NULL ? es->name : "element");
         free(list_path);
         if (E->path == NULL) return -1;
+        if (c->overrides != NULL) {
+            Py_INCREF(Py_None);
+            if (child_key(c, L, E, Py_None) < 0) return -1;
+        }
         L->element = E;
         if (es->dictionary != NULL || strcmp(es->format, "+s") != 0)
             return fail(c, ERR_SCHEMA, E->path, -1,
@@ -783,7 +877,10 @@ static int utf8_valid(const uint8_t *s, int64_t n) {
     while (i < n) {
         uint8_t b = s[i];
         if (b < 0x80) {
+            uint64_t w;
             i++;
+            /* ASCII runs, 8 bytes at a time */
+            while (i + 8 <= n && (memcpy(&w, s + i, 8), (w & 0x8080808080808080ULL) == 0)) i += 8;
         } else if (b >= 0xC2 && b <= 0xDF) {
             if (i + 1 >= n || (s[i + 1] & 0xC0) != 0x80) return 0;
             i += 2;
@@ -854,6 +951,8 @@ static int parse_metadata(Ctx *c, Meta *m, const uint8_t *d, int64_t len) {
                     (unsigned long long)(bytes_start + last),
                     (long long)len);
     prev = meta_offset(m, 0);
+    if (prev != 0)
+        return fail(c, ERR_MALFORMED, "metadata", 1 + osz, "the first metadata offset must be 0");
     m->sorted = 1;
     for (uint64_t i = 0; i < dsize; i++) {
         uint64_t end = meta_offset(m, i + 1);
@@ -871,7 +970,15 @@ static int parse_metadata(Ctx *c, Meta *m, const uint8_t *d, int64_t len) {
             const uint8_t *pn;
             size_t pl;
             meta_key(m, i - 1, &pn, &pl);
-            if (name_cmp(pn, pl, d + bytes_start + prev, (size_t)(end - prev)) >= 0) m->sorted = 0;
+            if (name_cmp(pn, pl, d + bytes_start + prev, (size_t)(end - prev)) >= 0) {
+                /* sorted_strings promises unique strings in ascending byte order (VariantMetadata
+                 * .validate); readers may binary-search them. */
+                if (h & 0x10)
+                    return fail(c, ERR_MALFORMED, "metadata", (int64_t)(bytes_start + prev),
+                                "metadata is marked sorted but string %llu is not after string %llu",
+                                (unsigned long long)i, (unsigned long long)(i - 1));
+                m->sorted = 0;
+            }
         }
         prev = end;
     }
@@ -1035,7 +1142,10 @@ static int residual_fields(Ctx *c, Level *L, const uint8_t *buf, int64_t len) {
     offsets_start = ids_start + count * isz;
     data_start = offsets_start + (count + 1) * osz;
     last = read_le(buf + offsets_start + count * osz, osz);
-    child_end = (uint64_t)len - data_start < last ? len : (int64_t)(data_start + last);
+    if ((uint64_t)len - data_start != last)
+        return fail(c, ERR_MALFORMED, path, 0, "value is %llu bytes but the buffer holds %lld",
+                    (unsigned long long)(data_start + last), (long long)len);
+    child_end = len;
     /* count <= len here (the table fits), so the stack grows by at most the value's size */
     if (c->ent_top + (int64_t)count > c->ent_cap &&
         grow(c, (void **)&c->ent, &c->ent_cap, c->ent_top + (int64_t)count, sizeof(Entry)) < 0)
@@ -1178,6 +1288,9 @@ static int emit_primitive(Ctx *c, const Primitive *P, int64_t p, const char *pat
         const uint8_t *s;
         int64_t n;
         if (leaf_bytes(c, l, p, &s, &n, path) < 0) return -1;
+        /* pyarrow does not check UTF-8 on read, and a Variant string must be UTF-8. */
+        if (P->ptype == PT_STRING && !utf8_valid(s, n))
+            return fail(c, ERR_SHREDDING, path, -1, "a string in typed_value is not valid UTF-8");
         if (n > MAX_BINARY_ARRAY_BYTES)
             return fail(c, ERR_TOO_LARGE, path, -1, "a %lld-byte string does not fit one Arrow binary array",
                         (long long)n);
@@ -1222,8 +1335,16 @@ static int emit_primitive(Ctx *c, const Primitive *P, int64_t p, const char *pat
         } else {
             /* A decimal256 column: the value must fit 16 bytes. */
             for (int i = 16; i < iw; i++) fits &= src[i] == ((src[15] & 0x80) ? 0xFF : 0x00);
+            if (iw >= 16) {
+                /* ... and hold at most 38 digits, as a decimal16 must */
+                unsigned __int128 u, magnitude;
+                memcpy(&u, src, 16);
+                magnitude = (u >> 127) ? ~u + 1 : u;
+                fits &= magnitude <= DECIMAL16_MAX_UNSCALED;
+            }
             if (!fits)
-                return fail(c, ERR_SHREDDING, path, -1, "a decimal in typed_value does not fit decimal16");
+                return fail(c, ERR_SHREDDING, path, -1,
+                            "a decimal in typed_value has more digits than decimal16 holds");
             memcpy(o + 2, src, (size_t)(iw < 16 ? iw : 16));
             if (iw < 16) memset(o + 2 + iw, sign, (size_t)(16 - iw));
         }
@@ -1367,8 +1488,14 @@ static int emit_probed(Ctx *c, Level *L, const Probe *pr) {
     }
     {
         const uint8_t *s;
-        int64_t n;
+        int64_t n, size;
         if (leaf_bytes(c, &L->value, pr->vp, &s, &n, L->value_path) < 0) return -1;
+        /* A value is copied as is: its header must account for exactly its bytes (a shorter
+         * size hides trailing garbage, a longer one reads past the value). */
+        if (value_size(c, L->value_path, s, 0, n, &size) < 0) return -1;
+        if (size != n)
+            return fail(c, ERR_MALFORMED, L->value_path, size, "value is %lld bytes but the buffer holds %lld",
+                        (long long)size, (long long)n);
         return copy_bytes(c, s, n);
     }
 }
@@ -1405,6 +1532,9 @@ static int run(Ctx *c, int64_t n, uint8_t *validity, int32_t *offsets, int64_t *
                 return fail(c, ERR_MALFORMED, "metadata", -1, "metadata is null in a non-null Variant");
             if (leaf_bytes(c, &c->metadata, mp, &c->row_meta, &c->row_meta_len, "metadata") < 0) return -1;
             c->row_meta_checked = 0;
+            /* Every row's metadata is checked, not only those of rows holding an object: the
+             * metadata column is returned as is. Rows share a few dictionaries, parsed once. */
+            if (ensure_metadata(c) < 0) return -1;
         }
         if (emit_level(c, top, r, &present) < 0) return -1;
         if (!present) {
@@ -1416,7 +1546,8 @@ static int run(Ctx *c, int64_t n, uint8_t *validity, int32_t *offsets, int64_t *
             /* Reserve for all rows at the sample's bytes per row: growing a big buffer by doubling
              * costs copies and fresh pages, as much as the work itself. */
             int64_t expect = c->out_len / SIZE_SAMPLE_ROWS * n + c->out_len / SIZE_SAMPLE_ROWS * n / 16;
-            if (expect > MAX_BINARY_ARRAY_BYTES) expect = MAX_BINARY_ARRAY_BYTES;
+            /* Capped: skewed first rows must not reserve gigabytes (times the threads). */
+            if (expect > MAX_PRERESERVE_BYTES) expect = MAX_PRERESERVE_BYTES;
             if (expect > c->out_cap && grow_out(c, expect) < 0) return -1;
         }
         if (c->out_len > MAX_BINARY_ARRAY_BYTES)
@@ -1473,16 +1604,18 @@ static PyObject *raise_ctx(Ctx *c) {
 }
 
 PyDoc_STRVAR(unshred_doc,
-             "unshred(schema_capsule, array_capsule, decimal_types=None)\n"
+             "unshred(schema_capsule, array_capsule, primitive_types=None)\n"
              "    -> (null_count, validity, offsets, data)\n\n"
              "Rebuild the Variant value of every row of a shredded Variant column given as Arrow C Data\n"
-             "Interface capsules. decimal_types maps a typed_value path relative to the column to the\n"
-             "Variant decimal type id to write (8, 9 or 10). The three buffers are pyarrow buffers of a\n"
+             "Interface capsules. primitive_types maps each typed_value level, as a tuple of steps from\n"
+             "the top (a field name, or None for a list element), to the Variant primitive type id the\n"
+             "layout names; a type that the Arrow values cannot be written as as they are raises the\n"
+             "unsupported code. The three buffers are pyarrow buffers of a\n"
              "binary array (validity is None when no row is null). Raises\n"
              "KernelError(code, row, column_path: bytes, message: bytes, byte_offset) on bad input.");
 
 static PyObject *py_unshred(PyObject *self, PyObject *args) {
-    PyObject *schema_capsule, *array_capsule, *decimal_types = Py_None;
+    PyObject *schema_capsule, *array_capsule, *primitive_types = Py_None;
     struct ArrowSchema *schema;
     struct ArrowArray *array;
     Ctx c;
@@ -1491,7 +1624,7 @@ static PyObject *py_unshred(PyObject *self, PyObject *args) {
     PyObject *vobj = NULL, *oobj = NULL, *result = NULL, *r;
     int status;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OO|O", &schema_capsule, &array_capsule, &decimal_types)) return NULL;
+    if (!PyArg_ParseTuple(args, "OO|O", &schema_capsule, &array_capsule, &primitive_types)) return NULL;
     schema = PyCapsule_GetPointer(schema_capsule, "arrow_schema");
     if (schema == NULL) return NULL;
     array = PyCapsule_GetPointer(array_capsule, "arrow_array");
@@ -1500,12 +1633,12 @@ static PyObject *py_unshred(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "the Arrow capsules were already released");
         return NULL;
     }
-    if (decimal_types != Py_None && !PyDict_Check(decimal_types)) {
-        PyErr_SetString(PyExc_TypeError, "decimal_types must be a dict or None");
+    if (primitive_types != Py_None && !PyDict_Check(primitive_types)) {
+        PyErr_SetString(PyExc_TypeError, "primitive_types must be a dict or None");
         return NULL;
     }
     memset(&c, 0, sizeof c);
-    c.overrides = decimal_types != Py_None ? decimal_types : NULL;
+    c.overrides = primitive_types != Py_None ? primitive_types : NULL;
     c.row = -1;
     c.err_offset = -1;
     n = array->length;
@@ -1520,6 +1653,10 @@ static PyObject *py_unshred(PyObject *self, PyObject *args) {
     }
     c.top = new_level(&c);
     if (c.top != NULL) c.top->path = join_path(&c, "", "");
+    if (c.top != NULL && c.overrides != NULL && (c.top->key = PyTuple_New(0)) == NULL) {
+        ctx_free(&c);
+        return NULL;
+    }
     if (c.top == NULL || c.top->path == NULL || build_level(&c, c.top, schema, array, ROLE_TOP, 0) < 0) {
         r = raise_ctx(&c);
         ctx_free(&c);

@@ -110,3 +110,8 @@ class VariantPathError(CodecError, ValueError):
 
 class JsonParseError(CodecError, ValueError):
     """JSON text that Spark's ``parse_json`` would reject."""
+
+
+class VariantTooLargeError(CodecError):
+    """Valid data whose rebuilt values do not fit one Arrow ``binary`` array (2 GiB): rebuild
+    smaller batches."""

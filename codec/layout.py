@@ -322,6 +322,13 @@ class _Builder:
             )
         if value is not None:
             self.binary(value)
+            if role == "element" and not draft and typed_node is None and value.repetition != "REQUIRED":
+                # The spec: "When typed_value is omitted, value must be required" (list elements).
+                raise self.fail(
+                    "a list element without typed_value must have a required value, "
+                    f"not {value.describe()}",
+                    value,
+                )
         typed: TypedLayout | None = None
         if typed_node is not None:
             if draft and typed_name == OBJECT:

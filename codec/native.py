@@ -23,7 +23,9 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 from vpush.codec.errors import CodecError, InvalidShreddingError, MalformedVariantError
-from vpush.codec.header import VariantType
+from vpush.codec.header import PRIMITIVE_TO_VARIANT_TYPE, PrimitiveType, VariantType
+from vpush.codec.errors import VariantTooLargeError
+from vpush.codec.unshred import MAX_BINARY_ARRAY_BYTES, UNSHREDDED_TYPE, plain_binary
 
 if TYPE_CHECKING:
     from vpush.codec.layout import ValueLayout, VariantLayout
@@ -42,16 +44,16 @@ _native = _load_kernel()
 NATIVE_AVAILABLE: bool = _native is not None
 """True when the compiled kernel was built and imports."""
 
-UNSHREDDED_TYPE = pa.struct([pa.field("metadata", pa.binary()), pa.field("value", pa.binary())])
-"""The type :func:`unshred_native` returns, as :func:`vpush.codec.unshred.unshred` does."""
-
 # Kernel error codes (codec/_native.c).
 _ERR_UNSUPPORTED = 1
 _ERR_SCHEMA = 2
 _ERR_SHREDDING = 3
 _ERR_MALFORMED = 4
 _ERR_TOO_LARGE = 5
-_DECIMAL_TYPE_IDS = {VariantType.DECIMAL4: 8, VariantType.DECIMAL8: 9, VariantType.DECIMAL16: 10}
+# The primitive type id the kernel is told for each Variant type a layout names (true for booleans).
+_PRIMITIVE_IDS: dict[VariantType, int] = {
+    vt: int(ptype) for ptype, vt in PRIMITIVE_TO_VARIANT_TYPE.items() if ptype != PrimitiveType.FALSE
+}
 
 
 class NativeUnsupportedError(CodecError, NotImplementedError):
@@ -83,9 +85,11 @@ def unshred_native(
         array: the column as pyarrow reads it (every leaf of the Variant group), sliced or not;
             a chunked column is rebuilt chunk by chunk and returned as one array.
         layout: the column's layout, from :func:`~vpush.codec.layout.find_variant_columns`.
-            Optional: it names each decimal ``typed_value``'s Variant width (a Parquet INT64
-            decimal is a decimal8 whatever its precision; without the layout the width follows
-            the precision) and the column, which error paths then start with.
+            Optional: it names each ``typed_value``'s Variant type, which the kernel writes as
+            the reference does (a Parquet INT64 decimal is a decimal8 whatever its precision;
+            without the layout the type follows the Arrow type), and the column, which error
+            paths then start with. An Arrow type that would need converting to the layout's
+            type (an int32 column under an INT8 layout) raises NativeUnsupportedError.
         file: the file the column came from, named in errors.
         use_threads: rebuild the chunks of a chunked column in parallel, on up to
             ``pyarrow.cpu_count()`` threads (the kernel runs without the GIL).
@@ -95,13 +99,18 @@ def unshred_native(
         (the input column, not copied) and its rebuilt value; a missing top-level value is a
         Variant null.
 
+    The result is one ``binary`` array, so its values must total under 2 GiB: callers pass
+    batches (the scan reads row groups in batches of at most 65,536 rows), never a whole file.
+
     Raises:
         NativeUnsupportedError: input the kernel does not read; call ``unshred`` instead.
         InvalidShreddingError: a schema the spec does not allow, or data that breaks the
             shredding spec (conflicting value and typed_value, a non-object value beside
             shredded fields, a shredded field repeated in value, a shredded name missing from
             the metadata), naming the column path and the row.
-        MalformedVariantError: damaged metadata or residual value bytes.
+        MalformedVariantError: damaged metadata or value bytes, or Arrow buffers whose offsets
+            point outside their data.
+        VariantTooLargeError: the rebuilt values pass 2 GiB; pass smaller batches.
     """
     if _native is None:
         raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built", file=file)
@@ -110,9 +119,16 @@ def unshred_native(
         raise NativeUnsupportedError(
             "the draft layout is rebuilt by vpush.codec.unshred", file=file, column_path=column
         )
-    decimal_types = _decimal_types(layout) if layout is not None else {}
+    primitive_types = _primitive_types(layout) if layout is not None else None
     if layout is not None:
         _check_columns(layout, array.type, file)
+    if _has_nul_name(array.type):
+        # The Arrow C Data Interface passes names as NUL-terminated strings: "a\0b" would read "a".
+        raise NativeUnsupportedError(
+            "a field name holds a NUL character, which the Arrow C Data Interface cannot pass",
+            file=file,
+            column_path=column,
+        )
     if isinstance(array, pa.ChunkedArray):
         chunks = [c for c in array.chunks if len(c)]
         if not chunks:
@@ -122,15 +138,26 @@ def unshred_native(
             first_rows.append(first_rows[-1] + len(chunk))
 
         def rebuild(k: int) -> pa.StructArray:
-            return _unshred_array(chunks[k], decimal_types, column, file, first_rows[k])
+            return _unshred_array(chunks[k], primitive_types, column, file, first_rows[k])
 
         if use_threads and len(chunks) > 1 and pa.cpu_count() > 1:
             # map() yields in order, so the error raised is the earliest chunk's.
             results = list(_executor().map(rebuild, range(len(chunks))))
         else:
             results = [rebuild(k) for k in range(len(chunks))]
-        return results[0] if len(results) == 1 else pa.concat_arrays(results)
-    return _unshred_array(array, decimal_types, column, file, 0)
+        if len(results) == 1:
+            return results[0]
+        total = sum(r.field("value").buffers()[2].size for r in results)
+        if total > MAX_BINARY_ARRAY_BYTES:
+            # concat_arrays would fail on the offsets; say what to do instead.
+            raise VariantTooLargeError(
+                f"{total} bytes of Variant values do not fit one Arrow binary array; "
+                "rebuild smaller batches",
+                file=file,
+                column_path=column,
+            )
+        return pa.concat_arrays(results)
+    return _unshred_array(array, primitive_types, column, file, 0)
 
 
 _EXECUTOR: list[ThreadPoolExecutor] = []
@@ -147,25 +174,45 @@ def _executor() -> ThreadPoolExecutor:
         return _EXECUTOR[0]
 
 
-def _decimal_types(layout: VariantLayout) -> dict[str, int]:
-    """{typed_value path as the kernel names it: Variant decimal type id} for every decimal leaf."""
-    found: dict[str, int] = {}
-    todo: list[tuple[str, ValueLayout]] = [("", layout)]
+def _primitive_types(layout: VariantLayout) -> dict[tuple[str | None, ...], int]:
+    """{level key: Variant primitive type id} for every primitive ``typed_value`` of the layout.
+
+    A level's key is the tuple of steps from the top, as the kernel builds it: a field's name,
+    or None for a list element. Unlike a dotted path, it cannot collide (a field named ``a.b``).
+    """
     from vpush.codec.layout import ArrayLayout, ObjectLayout, PrimitiveLayout
 
+    found: dict[tuple[str | None, ...], int] = {}
+    todo: list[tuple[tuple[str | None, ...], ValueLayout]] = [((), layout)]
     while todo:
-        prefix, level = todo.pop()
+        key, level = todo.pop()
         typed = level.typed_value
-        typed_path = f"{prefix}.typed_value" if prefix else "typed_value"
         if isinstance(typed, PrimitiveLayout):
-            type_id = _DECIMAL_TYPE_IDS.get(typed.variant_type)
-            if type_id is not None:
-                found[typed_path] = type_id
+            found[key] = _PRIMITIVE_IDS[typed.variant_type]
         elif isinstance(typed, ObjectLayout):
-            todo.extend((f"{typed_path}.{f.name}", f) for f in typed.fields)
+            todo.extend(((*key, f.name), f) for f in typed.fields)
         elif isinstance(typed, ArrayLayout):
-            todo.append((f"{typed_path}.list.{typed.element.name}", typed.element))
+            todo.append(((*key, None), typed.element))
     return found
+
+
+def _has_nul_name(arrow_type: pa.DataType) -> bool:
+    """Whether a field name anywhere in ``arrow_type`` holds a NUL character."""
+    todo = [arrow_type]
+    while todo:
+        t = todo.pop()
+        if isinstance(t, pa.BaseExtensionType):
+            t = t.storage_type
+        if pa.types.is_struct(t):
+            for i in range(t.num_fields):
+                if "\0" in t.field(i).name:
+                    return True
+                todo.append(t.field(i).type)
+        elif pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t):
+            if "\0" in t.value_field.name:
+                return True
+            todo.append(t.value_type)
+    return False
 
 
 def _check_columns(layout: VariantLayout, arrow_type: pa.DataType, file: str | None) -> None:
@@ -218,18 +265,21 @@ def _check_columns(layout: VariantLayout, arrow_type: pa.DataType, file: str | N
                     column_path=typed.path,
                 )
             todo.append((typed.element, typed_type.value_type))
-
-
-def _plain_binary(arr: pa.Array) -> pa.Array:
-    if isinstance(arr, pa.ExtensionArray):
-        arr = arr.storage
-    if pa.types.is_dictionary(arr.type):
-        arr = arr.dictionary_decode()
-    return arr if pa.types.is_binary(arr.type) else arr.cast(pa.binary())
+        elif pa.types.is_nested(typed_type):
+            # The kernel would rebuild an object or array the layout does not have.
+            raise InvalidShreddingError(
+                f"typed_value is {typed_type}, not the primitive the layout names",
+                file=file,
+                column_path=typed.path,
+            )
 
 
 def _unshred_array(
-    array: pa.Array, decimal_types: dict[str, int], column: str | None, file: str | None, first_row: int
+    array: pa.Array,
+    primitive_types: dict[tuple[str | None, ...], int] | None,
+    column: str | None,
+    file: str | None,
+    first_row: int,
 ) -> pa.StructArray:
     assert _native is not None  # checked by the caller; for mypy only
     if isinstance(array, pa.ExtensionArray):
@@ -246,7 +296,7 @@ def _unshred_array(
         ) from None
     schema_capsule, array_capsule = array.__arrow_c_array__()
     try:
-        null_count, validity, offsets, data = _native.unshred(schema_capsule, array_capsule, decimal_types)
+        null_count, validity, offsets, data = _native.unshred(schema_capsule, array_capsule, primitive_types)
     except _native.KernelError as exc:
         raise _error(exc.args, column, file, first_row) from None
     n = len(array)
@@ -256,7 +306,7 @@ def _unshred_array(
         [validity, offsets, data],
         null_count,
     )
-    metadata = _plain_binary(array.field("metadata"))
+    metadata = plain_binary(array.field("metadata"))
     return pa.Array.from_buffers(  # type: ignore[no-any-return]
         UNSHREDDED_TYPE,
         n,
@@ -281,6 +331,8 @@ def _error(args: tuple[Any, ...], column: str | None, file: str | None, first_ro
         return NativeUnsupportedError(message, **context)
     if code == _ERR_MALFORMED:
         return MalformedVariantError(message, **context)
-    if code in (_ERR_SCHEMA, _ERR_SHREDDING, _ERR_TOO_LARGE):
+    if code in (_ERR_SCHEMA, _ERR_SHREDDING):
         return InvalidShreddingError(message, **context)
+    if code == _ERR_TOO_LARGE:
+        return VariantTooLargeError(message, **context)
     return CodecError(f"unknown kernel error {code}: {message}", **context)

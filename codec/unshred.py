@@ -37,9 +37,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from vpush.codec.builder import NULL_VALUE, encode, encode_object, metadata_key_ids
-from vpush.codec.errors import InvalidShreddingError, MalformedVariantError
+from vpush.codec.errors import CodecError, InvalidShreddingError, MalformedVariantError, VariantTooLargeError
 from vpush.codec.header import (
     MAX_SHORT_STRING_BYTES,
+    PRIMITIVE_FIXED_SIZE,
     U8_MAX,
     BasicType,
     PrimitiveType,
@@ -48,13 +49,15 @@ from vpush.codec.header import (
 )
 from vpush.codec.layout import ArrayLayout, ObjectLayout, PrimitiveLayout, ValueLayout, VariantLayout
 from vpush.codec.metadata import EMPTY_METADATA_BYTES, VariantMetadata
-from vpush.codec.value import Variant
+from vpush.codec.value import Variant, value_size
 
 UNSHREDDED_TYPE = pa.struct([pa.field("metadata", pa.binary()), pa.field("value", pa.binary())])
-"""The type :func:`unshred` returns (the optimizer's ``VARIANT_ARROW_TYPE``)."""
+"""The type :func:`unshred` and :func:`~vpush.codec.native.unshred_native` return (the
+optimizer's ``VARIANT_ARROW_TYPE``)."""
 
 MAX_BINARY_ARRAY_BYTES = 2**31 - 1
 """The most bytes one ``binary`` array holds (32-bit offsets)."""
+
 
 _LITTLE_ENDIAN = sys.byteorder == "little"
 _EMPTY_METADATA = VariantMetadata(EMPTY_METADATA_BYTES)
@@ -81,6 +84,8 @@ _DECIMALS = {
     VariantType.DECIMAL8: (PrimitiveType.DECIMAL8, 8),
     VariantType.DECIMAL16: (PrimitiveType.DECIMAL16, 16),
 }
+_DECIMAL16_MAX = 10**38 - 1
+_DECIMAL16_HIGH = _DECIMAL16_MAX >> 64  # the high 8 bytes of the largest decimal16 (signed)
 _TRUE = primitive_header(PrimitiveType.TRUE)
 _FALSE = primitive_header(PrimitiveType.FALSE)
 _LONG_HEADER_BYTES = 5  # header byte + 4-byte length of a long string or binary
@@ -106,7 +111,7 @@ class _Context:
         """Per top-level row, the index of its metadata among the distinct ones."""
         if self._codes is None:
             # unshred checked that every non-null row has its metadata.
-            meta = _binary(_field(self.group, "metadata", self.layout.metadata or "metadata", self))
+            meta = plain_binary(_field(self.group, "metadata", self.layout.metadata or "metadata", self))
             encoded = pc.dictionary_encode(meta)
             self._metadata = encoded.dictionary.to_pylist()
             self._codes = encoded.indices.fill_null(0).to_numpy(zero_copy_only=False)
@@ -115,12 +120,27 @@ class _Context:
     def metadata(self, code: int) -> VariantMetadata:
         view = self._views.get(code)
         if view is None:
-            try:
-                view = VariantMetadata(self._metadata[code])
-            except MalformedVariantError as err:
-                raise err.with_context(file=self.file, column_path=self.layout.metadata)
+            view = VariantMetadata(self._metadata[code])  # validate_metadata read it once already
             self._views[code] = view
         return view
+
+    def validate_metadata(self, valid: np.ndarray) -> None:
+        """Check every distinct metadata of the rows in ``valid`` (all of it: the column is
+        returned as is), naming the first row that holds a bad one."""
+        codes = self.codes()
+        distinct, first = np.unique(codes[valid], return_index=True)
+        rows = np.flatnonzero(valid)[first]
+        for code, row in sorted(zip(distinct.tolist(), rows.tolist()), key=lambda p: p[1]):
+            if code in self._views:
+                continue
+            try:
+                view = VariantMetadata(self._metadata[code])
+                view.validate()
+            except MalformedVariantError as err:
+                err.message = f"row {row}: {err.message}"
+                err.args = (err.message,)
+                raise err.with_context(file=self.file, column_path=self.layout.metadata)
+            self._views[code] = view
 
     def field_ids(self, code: int, names: tuple[str, ...]) -> tuple[int | None, ...]:
         key = (code, names)
@@ -149,7 +169,8 @@ def _plain(arr: pa.Array) -> pa.Array:
     return arr
 
 
-def _binary(arr: pa.Array) -> pa.Array:
+def plain_binary(arr: pa.Array) -> pa.Array:
+    """``arr`` as a plain ``binary`` array: no extension, no dictionary, 32-bit offsets."""
     arr = _plain(arr)
     if not pa.types.is_binary(arr.type):
         arr = arr.cast(pa.binary())
@@ -169,7 +190,7 @@ def _binary_array(sizes: np.ndarray, data: np.ndarray, valid: np.ndarray) -> pa.
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     if offsets[-1] > MAX_BINARY_ARRAY_BYTES:
-        raise InvalidShreddingError(
+        raise VariantTooLargeError(
             f"{offsets[-1]} bytes of Variant values do not fit one Arrow binary array; "
             "read smaller batches or row groups"
         )
@@ -198,9 +219,131 @@ def _from_matrix(matrix: np.ndarray, valid: np.ndarray) -> pa.Array:
     return _binary_array(np.where(valid, matrix.shape[1], 0), rows.reshape(-1), valid)
 
 
+_AS_BINARY = {pa.string(): pa.binary(), pa.large_string(): pa.large_binary(), pa.string_view(): pa.binary_view()}
+
+
+def _check_arrow(arr: pa.Array, path: str, ctx: _Context) -> None:
+    """Raise unless ``arr``'s offsets run in order inside its data: pyarrow's cheap validation
+    checks only the first and the last, and numpy or pyarrow.compute would read past the buffer.
+    Strings are checked as binary here; :func:`_check_utf8` names the row of bad UTF-8."""
+    if isinstance(arr, pa.ExtensionArray):
+        arr = arr.storage
+    t = arr.type
+    binary_like = pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_binary_view(t)
+    if not (pa.types.is_dictionary(t) or binary_like):
+        target = _AS_BINARY.get(t)
+        if target is None:
+            return  # fixed width: validate() checked the buffer sizes
+        arr = arr.view(target)
+    try:
+        arr.validate(full=True)
+    except pa.ArrowInvalid as exc:
+        raise ctx.fail(f"the Arrow column is not valid: {exc}", path) from None
+
+
+def _check_utf8(
+    arr: pa.Array, valid: np.ndarray, layout: PrimitiveLayout, ctx: _Context, rows: np.ndarray
+) -> None:
+    """Raise, naming the row, unless every string is UTF-8: pyarrow does not check on read, and
+    a Variant string must be UTF-8."""
+    try:
+        arr.cast(pa.large_binary()).cast(pa.large_string())
+        return
+    except pa.ArrowInvalid:
+        pass
+    for i, item in enumerate(arr.cast(pa.large_binary()).to_pylist()):
+        if not valid[i] or item is None:
+            continue
+        try:
+            item.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ctx.fail(
+                f"row {int(rows[i])}: a string in typed_value is not valid UTF-8", layout.path
+            ) from None
+
+
+def _check_value_sizes(
+    value: pa.Array, valid: np.ndarray, path: str, ctx: _Context, rows: np.ndarray
+) -> None:
+    """Raise unless every value in ``valid`` is exactly as long as its header says: values are
+    copied as they are, so a shorter size would hide trailing bytes and a longer one read past
+    the value. Vectorized; the first bad row is then read again by :func:`value_size` for the
+    message."""
+    if not valid.any():
+        return
+    offsets, data = _binary_parts(value)
+    starts, lengths = offsets[:-1], np.diff(offsets)
+    sizes = _value_sizes(data, starts, lengths)
+    bad = valid & (sizes != lengths)
+    if not bad.any():
+        return
+    i = int(np.flatnonzero(bad)[0])
+    raw = data[starts[i] : starts[i] + lengths[i]].tobytes()
+    try:
+        size = value_size(raw)
+        message = f"value is {size} bytes but the buffer holds {len(raw)}"
+    except MalformedVariantError as err:
+        message = err.message
+    raise MalformedVariantError(f"row {int(rows[i])}: {message}", file=ctx.file, column_path=path)
+
+
+_FIXED_SIZES = np.array(
+    [1 + PRIMITIVE_FIXED_SIZE.get(PrimitiveType(t), 0) if t in set(PrimitiveType) else -1 for t in range(64)],
+    dtype=np.int64,
+)
+_FIXED_SIZES[[PrimitiveType.BINARY, PrimitiveType.STRING]] = -2  # a 4-byte length follows
+
+
+def _value_sizes(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """Per value, the size its header gives (as :func:`~vpush.codec.value.value_size`), or -1
+    when it cannot be read within ``lengths``."""
+    n = len(starts)
+    out = np.full(n, -1, dtype=np.int64)
+    if len(data) == 0:
+        return out
+
+    def byte(pos: np.ndarray) -> np.ndarray:
+        return data[np.clip(pos, 0, len(data) - 1)].astype(np.int64)
+
+    def uint(pos: np.ndarray, width: np.ndarray | int) -> np.ndarray:
+        w = np.broadcast_to(np.asarray(width), pos.shape)
+        v = np.zeros(len(pos), dtype=np.int64)
+        for b in range(4):
+            v |= np.where(w > b, byte(pos + b), 0) << (8 * b)
+        return v
+
+    has = lengths >= 1
+    header = byte(starts)
+    basic, h = header & 0x03, header >> 2
+    short = has & (basic == BasicType.SHORT_STRING)
+    out[short] = 1 + h[short]
+    prim = has & (basic == BasicType.PRIMITIVE)
+    fixed = _FIXED_SIZES[h]
+    simple = prim & (fixed >= 0)
+    out[simple] = fixed[simple]
+    long_ = prim & (fixed == -2) & (lengths >= 5)
+    out[long_] = 5 + uint(starts[long_] + 1, 4)
+    cont = has & (basic >= BasicType.OBJECT)
+    is_object = basic == BasicType.OBJECT
+    osz = (h & 0x03) + 1
+    isz = np.where(is_object, ((h >> 2) & 0x03) + 1, 0)
+    large = np.where(is_object, (h >> 4) & 1, (h >> 2) & 1)
+    nsz = np.where(large == 1, 4, 1)
+    cont &= is_object | ((h >> 3) == 0)  # an array's reserved header bits
+    cont &= lengths >= 1 + nsz
+    count = uint(starts + 1, nsz)
+    table = count * isz + (count + 1) * osz
+    cont &= table <= lengths - 1 - nsz
+    last = uint(starts + 1 + nsz + count * isz + count * osz, osz)
+    out[cont] = (1 + nsz + table + last)[cont]
+    return out
+
+
 # -- primitives ---------------------------------------------------------------------------------
-def _primitive_bytes(layout: PrimitiveLayout, arr: pa.Array, ctx: _Context) -> pa.Array:
-    """A whole typed_value column as Variant value bytes (null where typed_value is null)."""
+def _primitive_bytes(layout: PrimitiveLayout, arr: pa.Array, ctx: _Context, rows: np.ndarray) -> pa.Array:
+    """A whole typed_value column as Variant value bytes (null where typed_value is null);
+    ``rows`` are the top-level rows of its slots, named in errors."""
+    _check_arrow(arr, layout.path, ctx)
     arr = _plain(arr)
     n = len(arr)
     valid = _validity(arr)
@@ -211,6 +354,8 @@ def _primitive_bytes(layout: PrimitiveLayout, arr: pa.Array, ctx: _Context) -> p
             headers = np.where(flags, _TRUE, _FALSE).astype(np.uint8)
             return _from_matrix(headers.reshape(n, 1), valid)
         if vt in (VariantType.STRING, VariantType.BINARY):
+            if vt == VariantType.STRING:
+                _check_utf8(arr, valid, layout, ctx, rows)
             return _variable_bytes(arr, valid, vt == VariantType.STRING)
         if not _LITTLE_ENDIAN:  # Arrow buffers are native-endian; the Variant is little-endian
             return _slow_primitive_bytes(layout, arr)
@@ -221,8 +366,7 @@ def _primitive_bytes(layout: PrimitiveLayout, arr: pa.Array, ctx: _Context) -> p
                 raise ctx.fail(f"typed_value is {dtype}, expected a decimal", layout.path)
             arr = arr.cast(pa.decimal128(max(dtype.precision, 1), dtype.scale))
             unscaled = _fixed_matrix(arr, 16)
-            if width < 16:
-                _check_decimal_range(unscaled, valid, vt, layout, ctx)
+            _check_decimal_range(unscaled, valid, vt, layout, ctx, rows)
             matrix = np.empty((n, 2 + width), dtype=np.uint8)
             matrix[:, 0] = primitive_header(ptype)
             matrix[:, 1] = dtype.scale
@@ -239,24 +383,41 @@ def _primitive_bytes(layout: PrimitiveLayout, arr: pa.Array, ctx: _Context) -> p
         matrix[:, 0] = primitive_header(ptype)
         matrix[:, 1:] = _fixed_matrix(arr, width)
         return _from_matrix(matrix, valid)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
+    except CodecError:
+        raise
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError, ValueError) as exc:
+        # ValueError: pyarrow's own, for a decimal256 column over 38 digits
         raise ctx.fail(
             f"typed_value of type {arr.type} cannot be read as {vt.value}: {exc}", layout.path
         ) from None
 
 
 def _check_decimal_range(
-    unscaled: np.ndarray, valid: np.ndarray, vt: VariantType, layout: PrimitiveLayout, ctx: _Context
+    unscaled: np.ndarray,
+    valid: np.ndarray,
+    vt: VariantType,
+    layout: PrimitiveLayout,
+    ctx: _Context,
+    rows: np.ndarray,
 ) -> None:
-    """Raise unless every 16-byte unscaled value fits the precision of ``vt`` (9 or 18 digits):
-    pyarrow does not check a Parquet column's values against its declared precision."""
-    low = unscaled[:, :8].copy().view("<i8").reshape(-1)
-    sign = np.where(low < 0, 0xFF, 0x00).astype(np.uint8)
-    limit = 10 ** (9 if vt == VariantType.DECIMAL4 else 18) - 1
-    bad = valid & (((unscaled[:, 8:] != sign[:, None]).any(axis=1)) | (np.abs(low) > limit))
+    """Raise unless every 16-byte unscaled value fits the precision of ``vt`` (9, 18 or 38
+    digits): pyarrow does not check a Parquet column's values against its declared precision."""
+    if vt == VariantType.DECIMAL16:
+        # Only values near 2**126 can pass 38 digits: check those exactly.
+        high = unscaled[:, 8:].copy().view("<i8").reshape(-1)
+        near = valid & ((high >= _DECIMAL16_HIGH) | (high < -_DECIMAL16_HIGH))
+        bad = np.zeros(len(valid), dtype=bool)
+        for i in np.flatnonzero(near).tolist():
+            bad[i] = abs(int.from_bytes(unscaled[i].tobytes(), "little", signed=True)) > _DECIMAL16_MAX
+    else:
+        low = unscaled[:, :8].copy().view("<i8").reshape(-1)
+        sign = np.where(low < 0, 0xFF, 0x00).astype(np.uint8)
+        limit = 10 ** (9 if vt == VariantType.DECIMAL4 else 18) - 1
+        # Not np.abs(low): it overflows for -2**63, which would pass.
+        bad = valid & (((unscaled[:, 8:] != sign[:, None]).any(axis=1)) | (low > limit) | (low < -limit))
     if bad.any():
         raise ctx.fail(
-            f"row {int(np.flatnonzero(bad)[0])}: a decimal in typed_value has more digits than "
+            f"row {int(rows[np.flatnonzero(bad)[0]])}: a decimal in typed_value has more digits than "
             f"{vt.value} holds",
             layout.path,
         )
@@ -335,7 +496,7 @@ def _slow_primitive_bytes(layout: PrimitiveLayout, arr: pa.Array) -> pa.Array:
 # id and offset tables, then the children's bytes) done as whole-column operations.
 def _binary_parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """(offsets as int64, n + 1 of them, data) of a binary array, slicing honoured."""
-    arr = _binary(arr)
+    arr = plain_binary(arr)
     n = len(arr)
     buffers = arr.buffers()
     if n == 0:
@@ -482,8 +643,11 @@ def _reconstruct(
     n = len(group)
     valid = active & _validity(group)
     if level.value is not None:
-        value = _binary(_field(group, level.value_field, level.value, ctx))
+        raw_value = _field(group, level.value_field, level.value, ctx)
+        _check_arrow(raw_value, level.value, ctx)
+        value = plain_binary(raw_value)
         v_valid = valid & _validity(value)
+        _check_value_sizes(value, v_valid, level.value, ctx, rows)
     else:
         value = pa.nulls(n, pa.binary())
         v_valid = np.zeros(n, dtype=bool)
@@ -507,7 +671,7 @@ def _reconstruct(
         if isinstance(typed_layout, ArrayLayout):
             typed_bytes = _array_bytes(typed_layout, typed, ctx, rows, t_valid)
         else:
-            typed_bytes = _primitive_bytes(typed_layout, typed, ctx)
+            typed_bytes = _primitive_bytes(typed_layout, typed, ctx, rows)
     if not v_valid.any():
         return _masked(typed_bytes, t_valid)
     return pc.if_else(pa.array(t_valid), typed_bytes, _masked(value, v_valid))
@@ -617,15 +781,27 @@ def _residual_fields(
                 path,
             )
         fields = []
+        seen: set[str] = set()
         for fid, (name, child) in zip(residual.field_ids(), residual.items()):
             if name in shredded:
                 raise ctx.fail(
                     f"row {row}: field {name!r} is both a shredded field and in the value object",
                     path,
                 )
+            if name in seen:
+                # Two ids naming one string (metadata may repeat strings when not sorted).
+                raise MalformedVariantError(
+                    f"row {row}: duplicate field name {name!r} in object", file=ctx.file, column_path=path
+                )
+            seen.add(name)
             fields.append((name, fid, child.value_bytes()))
         return fields
+    except InvalidShreddingError:
+        raise
     except MalformedVariantError as err:
+        if not err.message.startswith("row "):
+            err.message = f"row {row}: {err.message}"
+            err.args = (err.message,)
         raise err.with_context(file=ctx.file, column_path=path)
 
 
@@ -639,7 +815,9 @@ def _draft_reconstruct(
     valid = active & _validity(group)
     untyped: list[Any] = [None] * n
     if level.value is not None:
-        raw = _binary(_field(group, level.value_field, level.value, ctx))
+        raw_value = _field(group, level.value_field, level.value, ctx)
+        _check_arrow(raw_value, level.value, ctx)
+        raw = plain_binary(raw_value)
         for i, data in enumerate(raw.to_pylist()):
             if data is not None and valid[i]:
                 try:
@@ -694,7 +872,7 @@ def _draft_reconstruct(
                 e if e is not None else null for e in elements[offsets[i] - first : offsets[i + 1] - first]
             ]
         return out
-    primitives = _primitive_bytes(typed_layout, typed, ctx).to_pylist()
+    primitives = _primitive_bytes(typed_layout, typed, ctx, rows).to_pylist()
     for i in np.flatnonzero(t_valid).tolist():
         # ConstructVariant's leaf: coalesce(untyped_value, typed_value), where only a Variant null
         # may stand beside a typed value.
@@ -756,7 +934,10 @@ def unshred(
         InvalidShreddingError: data that breaks the shredding spec (conflicting value and
             typed_value, a non-object value beside shredded fields, a shredded field repeated in
             value, a shredded name missing from the metadata), naming the column path and row.
-        MalformedVariantError: damaged metadata or value bytes that had to be read.
+        MalformedVariantError: damaged metadata (every row's is checked) or value bytes (every
+            value's size is checked against its bytes, and the fields of merged residual
+            objects are read), or Arrow offsets outside their data.
+        VariantTooLargeError: the rebuilt values pass 2 GiB; pass smaller batches.
     """
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
@@ -764,12 +945,20 @@ def unshred(
         raise InvalidShreddingError(
             f"a Variant column must be a struct, not {array.type}", file=file, column_path=layout.path
         )
+    try:
+        array.validate()  # lengths and buffer sizes; _check_arrow checks each leaf's offsets as read
+    except pa.ArrowInvalid as exc:
+        raise InvalidShreddingError(
+            f"the Arrow column is not valid: {exc}", file=file, column_path=layout.path
+        ) from None
     n = len(array)
     valid = _validity(array)
     ctx = _Context(layout, array, file)
     if layout.draft:
         return _unshred_draft(layout, array, valid, ctx)
-    metadata = _binary(_field(array, "metadata", layout.metadata or "metadata", ctx))
+    raw_metadata = _field(array, "metadata", layout.metadata or "metadata", ctx)
+    _check_arrow(raw_metadata, layout.metadata or "metadata", ctx)
+    metadata = plain_binary(raw_metadata)
     missing = valid & ~_validity(metadata)
     if missing.any():
         raise MalformedVariantError(
@@ -777,6 +966,7 @@ def unshred(
             file=file,
             column_path=layout.metadata,
         )
+    ctx.validate_metadata(valid)
     value = _reconstruct(layout, array, ctx, np.arange(n), valid)
     if value.null_count:
         # Missing at the top level (both columns null, case 129) is a Variant null.

@@ -8,6 +8,7 @@ from vpush.codec.errors import (
     MalformedVariantError,
     VariantEncodeError,
     VariantPathError,
+    VariantTooLargeError,
     VpushError,
 )
 from vpush.exec.errors import ExecutionError
@@ -23,5 +24,6 @@ __all__ = [
     "OptimizeError",
     "VariantEncodeError",
     "VariantPathError",
+    "VariantTooLargeError",
     "VpushError",
 ]

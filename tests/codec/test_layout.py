@@ -432,3 +432,12 @@ def test_many_row_groups_footer(tmp_path: Path) -> None:
     )
     assert pq.ParquetFile(path).num_row_groups == 200
     assert list(_layouts(path)) == ["v"]
+
+
+def test_list_element_without_typed_value_needs_a_required_value(tmp_path: Path) -> None:
+    # The spec: "When typed_value is omitted, value must be required" (list elements).
+    optional = pa.list_(pa.field("element", _level(), nullable=False))
+    _invalid(_write(tmp_path, _variant(optional)), "v.typed_value.list.element.value", "required value")
+    required = pa.struct([pa.field("value", BIN, nullable=False)])
+    path = _write(tmp_path, _variant(pa.list_(pa.field("element", required, nullable=False))))
+    assert _layouts(path)["v"].typed_value is not None

@@ -680,3 +680,190 @@ def test_metadata_fuzz_every_prefix_and_byte() -> None:
             unshred_native(column)
         except MalformedVariantError:
             pass
+
+
+# -- review regressions ----------------------------------------------------------------------------
+def _top(typed: pa.Array, vt: VariantType, physical: str = "") -> tuple[VariantLayout, pa.StructArray]:
+    layout = VariantLayout(
+        name="v", path="v", value="v.value", metadata="v.metadata",
+        typed_value=PrimitiveLayout("v.typed_value", vt, physical),
+    )  # fmt: skip
+    n = len(typed)
+    column = pa.StructArray.from_arrays(
+        [pa.array([EMPTY_METADATA] * n), pa.nulls(n, pa.binary()), typed], ["metadata", "value", "typed_value"]
+    )
+    return layout, column
+
+
+def _both_raise(layout: VariantLayout, column: pa.Array, error: type[Exception], match: str) -> None:
+    with pytest.raises(error, match=match):
+        unshred_native(column, layout=layout)
+    with pytest.raises(error, match=match):
+        unshred(layout, column)
+
+
+@pytest.mark.parametrize("kind", [pa.binary(), pa.large_binary()])
+def test_binary_offsets_outside_the_data_raise(kind: pa.DataType) -> None:
+    width = "<iii" if kind == pa.binary() else "<qqq"
+    import struct
+
+    offsets = pa.py_buffer(struct.pack(width, 0, 2**31 - 1, 2))
+    value = pa.Array.from_buffers(kind, 2, [None, offsets, pa.py_buffer(b"\x0c\x05")])
+    value.validate()  # the cheap validation checks only the first and last offsets
+    column = pa.StructArray.from_arrays([pa.array([EMPTY_METADATA] * 2), value], ["metadata", "value"])
+    with pytest.raises(InvalidShreddingError, match="row 0: bad Arrow binary offsets"):
+        unshred_native(column)
+    backwards = pa.Array.from_buffers(kind, 2, [None, pa.py_buffer(struct.pack(width, 0, 2, 1)), pa.py_buffer(b"\x0c\x05")])  # fmt: skip
+    column = pa.StructArray.from_arrays([pa.array([EMPTY_METADATA] * 2), backwards], ["metadata", "value"])
+    with pytest.raises(InvalidShreddingError, match="row 0: bad Arrow binary offsets"):  # past 1
+        unshred_native(column)
+    layout, _ = _top(pa.nulls(2, pa.int64()), VariantType.INT64)
+    with pytest.raises(InvalidShreddingError):
+        unshred(layout, column)
+
+
+@pytest.mark.parametrize(
+    ("metadata", "match"),
+    [
+        (b"\x01\x01\x01\x02xa", "first metadata offset must be 0"),
+        (b"\x11\x02\x00\x01\x02ba", "marked sorted"),
+        (b"\x41\x01\x00", "truncated"),
+        (b"\xff\xff", "version"),
+    ],
+)
+def test_every_rows_metadata_is_checked(metadata: bytes, match: str) -> None:
+    column = _column(
+        [
+            {"metadata": EMPTY_METADATA, "value": b"\x0c\x01", "typed_value": None},
+            {"metadata": metadata, "value": None, "typed_value": 5},
+        ],
+        pa.int64(),
+    )
+    layout, _ = _through_parquet(column)
+    _both_raise(layout, column, MalformedVariantError, f"row 1: .*{match}")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [b"\x0c\x05\xff", b"\x0c", b"", b"\x02\x01\x00\x00\x02\x0c\x01\xee", b"\x03\x01\x00\x03\x0c\x01", b"\xff\x00\x01"],
+)
+def test_value_size_must_equal_its_bytes(value: bytes) -> None:
+    typed = _object(a=pa.int64())
+    rows = [
+        {"metadata": METADATA_AB, "value": b"\x00", "typed_value": None},
+        {"metadata": METADATA_AB, "value": value, "typed_value": None},
+    ]
+    column = _column(rows, typed)
+    layout, _ = _through_parquet(column)
+    _both_raise(layout, column, MalformedVariantError, "row 1: ")
+    # a residual object with trailing bytes, and a field's value
+    residual = encode_value({"b": 1}, {"a": 0, "b": 1}) + b"\xee"
+    partial = [{"metadata": METADATA_AB, "value": residual, "typed_value": {"a": {"value": None, "typed_value": 1}}}]
+    _both_raise(layout, _column(partial, typed), MalformedVariantError, "row 0: value is")
+    inner = [{"metadata": METADATA_AB, "value": None, "typed_value": {"a": {"value": value, "typed_value": None}}}]
+    _both_raise(layout, _column(inner, typed), MalformedVariantError, "row 0: ")
+
+
+def test_duplicate_residual_names_raise_malformed_in_both() -> None:
+    metadata = b"\x01\x03\x00\x01\x02\x03bba"
+    residual = bytes([0x02, 2, 0, 1, 0, 2, 4]) + b"\x0c\x01\x0c\x02"
+    column = _column(
+        [{"metadata": metadata, "value": residual, "typed_value": {"a": {"value": None, "typed_value": 5}}}],
+        _object(a=pa.int64()),
+    )
+    layout, _ = _through_parquet(column)
+    _both_raise(layout, column, MalformedVariantError, "row 0: duplicate field name 'b'")
+
+
+def test_typed_strings_must_be_utf8() -> None:
+    bad = pa.array([b"ok", b"\xed\xa0\x80"]).view(pa.string())  # a surrogate
+    layout, column = _top(bad, VariantType.STRING, "BYTE_ARRAY")
+    _both_raise(layout, column, InvalidShreddingError, "row 1: .*not valid UTF-8")
+    layout, column = _top(pa.array([b"\xff"]), VariantType.STRING, "BYTE_ARRAY")  # binary column
+    _both_raise(layout, column, InvalidShreddingError, "row 0: .*not valid UTF-8")
+
+
+def test_the_layout_names_the_primitive_type() -> None:
+    # Conversions are the reference's: the kernel refuses, and rebuild_variants falls back.
+    for typed, vt in [
+        (pa.array([300], pa.int32()), VariantType.INT8),
+        (pa.array([1000], pa.timestamp("ns", "UTC")), VariantType.TIMESTAMP),
+        (pa.array([1], pa.timestamp("ms", "UTC")), VariantType.TIMESTAMP),
+        (pa.array([1.0], pa.float16()), VariantType.FLOAT),
+    ]:
+        layout, column = _top(typed, vt)
+        with pytest.raises(NativeUnsupportedError):
+            unshred_native(column, layout=layout)
+    # Relabellings the kernel follows, byte for byte.
+    for typed, vt in [
+        (pa.array([1], pa.timestamp("us")), VariantType.TIMESTAMP),
+        (pa.array([1], pa.timestamp("ns", "UTC")), VariantType.TIMESTAMP_NTZ_NANOS),
+        (pa.array(["x"]), VariantType.BINARY),
+        (pa.array([b"y"]), VariantType.STRING),
+    ]:
+        layout, column = _top(typed, vt)
+        got = unshred_native(column, layout=layout).to_pylist()
+        assert got == unshred(layout, column).to_pylist()
+        assert Variant(EMPTY_METADATA, got[0]["value"]).type == vt
+
+
+def test_decimals_past_their_width_raise_in_both() -> None:
+    def raw(t: pa.DataType, unscaled: int) -> pa.Array:
+        return pa.Array.from_buffers(t, 1, [None, pa.py_buffer(unscaled.to_bytes(16, "little", signed=True))])
+
+    layout, column = _top(raw(pa.decimal128(18, 0), -(2**63)), VariantType.DECIMAL8)
+    _both_raise(layout, column, InvalidShreddingError, "more digits than decimal8")
+    layout, column = _top(raw(pa.decimal128(38, 0), 10**38), VariantType.DECIMAL16)
+    _both_raise(layout, column, InvalidShreddingError, "more digits than decimal16")
+    layout, column = _top(pa.array([decimal.Decimal("-1.25")], pa.decimal256(40, 2)), VariantType.DECIMAL16)
+    _both_raise(layout, column, InvalidShreddingError, "decimal")
+
+
+def test_too_large_is_its_own_error() -> None:
+    from vpush.codec.native import _ERR_TOO_LARGE, _error
+    from vpush.codec.errors import VariantTooLargeError
+
+    err = _error((_ERR_TOO_LARGE, 3, b"", b"too big", -1), "v", "f.parquet", 10)
+    assert isinstance(err, VariantTooLargeError) and not isinstance(err, MalformedVariantError)
+    assert str(err).startswith("row 13: too big")
+
+
+def test_field_names_are_not_c_strings() -> None:
+    import vpush.codec.unshred as reference
+
+    assert UNSHREDDED_TYPE is reference.UNSHREDDED_TYPE, "defined once"
+    column = _column(
+        [{"metadata": build_metadata(["a\0b"]), "value": None, "typed_value": {"a\0b": {"value": None, "typed_value": 1}}}],
+        _object(**{"a\0b": pa.int64()}),
+    )
+    with pytest.raises(NativeUnsupportedError, match="NUL"):
+        unshred_native(column)
+    # A field literally named "a.typed_value.b" beside a field "a" holding "b": layout keys are
+    # tuples of names, so the decimal widths cannot be mixed up.
+    inner = _object(b=pa.decimal128(5, 2))
+    typed = _object(**{"a": inner, "a.typed_value.b": pa.decimal128(5, 2)})
+    one = decimal.Decimal("1.25")
+    metadata = build_metadata(["a", "a.typed_value.b", "b"])
+    column = _column(
+        [{"metadata": metadata, "value": None, "typed_value": {
+            "a": {"value": None, "typed_value": {"b": {"value": None, "typed_value": one}}},
+            "a.typed_value.b": {"value": None, "typed_value": one}}}],
+        typed,
+    )  # fmt: skip
+    from vpush.codec.layout import ObjectLayout, ValueLayout
+
+    def field(name: str, path: str, vt: VariantType) -> ValueLayout:
+        return ValueLayout(name=name, path=path, value=f"{path}.value",
+                           typed_value=PrimitiveLayout(f"{path}.typed_value", vt, "INT64", 5, 2))  # fmt: skip
+
+    a_b = field("b", "v.typed_value.a.typed_value.b", VariantType.DECIMAL8)
+    a = ValueLayout(name="a", path="v.typed_value.a", value="v.typed_value.a.value",
+                    typed_value=ObjectLayout("v.typed_value.a.typed_value", (a_b,)))  # fmt: skip
+    dotted = field("a.typed_value.b", "v.typed_value.a.typed_value.b", VariantType.DECIMAL4)
+    layout = VariantLayout(name="v", path="v", value="v.value", metadata="v.metadata",
+                           typed_value=ObjectLayout("v.typed_value", (a, dotted)))  # fmt: skip
+    got = unshred_native(column, layout=layout).to_pylist()
+    assert got == unshred(layout, column).to_pylist()
+    rebuilt = Variant(metadata, got[0]["value"])
+    assert rebuilt.get("a").get("b").type == VariantType.DECIMAL8
+    assert rebuilt.get("a.typed_value.b").type == VariantType.DECIMAL4

@@ -681,3 +681,107 @@ def test_decimal_beyond_its_width_raises() -> None:
     with pytest.raises(InvalidShreddingError, match="more digits than decimal4") as info:
         unshred(layout, column, file="f.parquet")
     assert info.value.column_path == "v.typed_value"
+
+
+# -- review regressions --------------------------------------------------------------------------
+def _top(typed: pa.Array, vt: VariantType, physical: str) -> tuple[VariantLayout, pa.StructArray]:
+    from vpush.codec.layout import PrimitiveLayout
+
+    layout = VariantLayout(
+        name="v", path="v", value="v.value", metadata="v.metadata",
+        typed_value=PrimitiveLayout("v.typed_value", vt, physical),
+    )  # fmt: skip
+    n = len(typed)
+    column = pa.StructArray.from_arrays(
+        [pa.array([b"\x01\x00\x00"] * n), pa.nulls(n, pa.binary()), typed], ["metadata", "value", "typed_value"]
+    )
+    return layout, column
+
+
+def test_decimal8_of_int64_min_raises() -> None:
+    # np.abs(-2**63) overflows to -2**63, which used to pass the 18-digit check.
+    raw = pa.py_buffer((-(2**63)).to_bytes(16, "little", signed=True))
+    layout, column = _top(pa.Array.from_buffers(pa.decimal128(18, 0), 1, [None, raw]), VariantType.DECIMAL8, "INT64")
+    with pytest.raises(InvalidShreddingError, match="row 0: a decimal in typed_value has more digits"):
+        unshred(layout, column)
+
+
+def test_duplicate_residual_names_are_malformed_with_row() -> None:
+    metadata = b"\x01\x03\x00\x01\x02\x03bba"  # unsorted, "b" twice
+    residual = bytes([0x02, 2, 0, 1, 0, 2, 4]) + b"\x0c\x01\x0c\x02"  # ids 0 and 1: both "b"
+    layout, column = _shredded(
+        [{"metadata": metadata, "value": residual, "typed_value": {"a": {"value": None, "typed_value": 5}}}],
+        _object_type(a=pa.int64()),
+    )
+    with pytest.raises(MalformedVariantError, match="row 0: duplicate field name 'b'") as info:
+        unshred(layout, column, file="f.parquet")
+    assert (info.value.file, info.value.column_path) == ("f.parquet", "v.value")
+
+
+@pytest.mark.parametrize(
+    ("metadata", "match"),
+    [
+        (b"\x01\x01\x01\x02xa", "first metadata offset must be 0"),
+        (b"\x11\x02\x00\x01\x02ba", "marked sorted"),
+        (b"\x41\x01\x00", "truncated"),
+    ],
+)
+def test_every_rows_metadata_is_checked(metadata: bytes, match: str) -> None:
+    # Row 1 holds no object: its metadata used to be returned unchecked.
+    layout, column = _shredded(
+        [
+            {"metadata": b"\x01\x00\x00", "value": b"\x0c\x01", "typed_value": None},
+            {"metadata": metadata, "value": b"\x0c\x01", "typed_value": None},
+        ],
+        pa.int64(),
+    )
+    with pytest.raises(MalformedVariantError, match=f"row 1: .*{match}") as info:
+        unshred(layout, column)
+    assert info.value.column_path == "v.metadata"
+
+
+@pytest.mark.parametrize("value", [b"\x0c\x05\xff", b"\x0c", b"", b"\x02\x01\x00\x00\x02\x0c\x01\xee"])
+def test_value_size_must_equal_its_bytes(value: bytes) -> None:
+    layout, column = _shredded(
+        [
+            {"metadata": build_metadata(["a"]), "value": b"\x00", "typed_value": None},
+            {"metadata": build_metadata(["a"]), "value": value, "typed_value": None},
+        ],
+        pa.int64(),
+    )
+    with pytest.raises(MalformedVariantError, match="row 1: "):
+        unshred(layout, column)
+
+
+def test_typed_string_must_be_utf8() -> None:
+    bad = pa.array([b"ok", b"\xff\xfe"], pa.binary()).view(pa.string())
+    layout, column = _top(bad, VariantType.STRING, "BYTE_ARRAY")
+    with pytest.raises(InvalidShreddingError, match="row 1: a string in typed_value is not valid UTF-8"):
+        unshred(layout, column)
+    # a STRING layout over a binary column too
+    layout, column = _top(pa.array([b"\xc0\x80"]), VariantType.STRING, "BYTE_ARRAY")
+    with pytest.raises(InvalidShreddingError, match="row 0: .*not valid UTF-8"):
+        unshred(layout, column)
+
+
+def test_bad_arrow_offsets_raise() -> None:
+    import struct
+
+    offsets = pa.py_buffer(struct.pack("<iii", 0, 2**31 - 1, 2))
+    value = pa.Array.from_buffers(pa.binary(), 2, [None, offsets, pa.py_buffer(b"\x0c\x05")])
+    value.validate()  # the cheap validation sees only the first and the last offset
+    layout, _ = _top(pa.nulls(2, pa.int64()), VariantType.INT64, "INT64")
+    column = pa.StructArray.from_arrays([pa.array([b"\x01\x00\x00"] * 2), value], ["metadata", "value"])
+    with pytest.raises(InvalidShreddingError, match="not valid"):
+        unshred(layout, column)
+
+
+def test_decimal16_over_38_digits_raises() -> None:
+    raw = pa.py_buffer((10**38).to_bytes(16, "little", signed=True))
+    typed = pa.Array.from_buffers(pa.decimal128(38, 0), 1, [None, raw])
+    layout, column = _top(typed, VariantType.DECIMAL16, "FIXED_LEN_BYTE_ARRAY")
+    with pytest.raises(InvalidShreddingError, match="more digits than decimal16"):
+        unshred(layout, column)
+    ok = pa.array([decimal.Decimal(10**38 - 1), decimal.Decimal(-(10**38) + 1)], pa.decimal128(38, 0))
+    layout, column = _top(ok, VariantType.DECIMAL16, "FIXED_LEN_BYTE_ARRAY")
+    assert len(unshred(layout, column)) == 2
