@@ -79,7 +79,7 @@ def _stream(
                 batch = reader.read_next_batch()
             except StopIteration:
                 return
-            except (duckdb.Error, pa.ArrowException) as exc:
+            except Exception as exc:  # DuckDB reports a failed Arrow stream as a plain OSError
                 raise _translate(exc, trap, plan) from exc
             yield batch
     finally:
@@ -89,4 +89,6 @@ def _stream(
 def _translate(exc: Exception, trap: _ErrorTrap, plan: Plan) -> VpushError:
     if trap.error is not None:
         return trap.error
-    return ExecutionError(f"DuckDB failed: {exc}")
+    if isinstance(exc, VpushError):
+        return exc
+    return ExecutionError(f"DuckDB failed: {' '.join(str(exc).split())}")

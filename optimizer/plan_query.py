@@ -1,12 +1,15 @@
 """Plan a Spark SQL query over registered tables."""
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pyarrow as pa
 import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError
 
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
+from vpush.optimizer.dialect import VpushSpark
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import ROW_COUNT_COLUMN, VARIANT_ARROW_TYPE, FileScan, Plan, Scan
 
@@ -24,7 +27,7 @@ def parse_spark(sql: str) -> exp.Expression:
         'SELECT a FROM t'
     """
     try:
-        statements = [s for s in sqlglot.parse(sql, read="spark") if s is not None]
+        statements = [s for s in sqlglot.parse(sql, read=VpushSpark) if s is not None]
     except ParseError as exc:
         first = exc.errors[0] if exc.errors else {}
         where = f" at line {first.get('line')}, column {first.get('col')}" if first.get("line") else ""
@@ -40,6 +43,21 @@ def parse_spark(sql: str) -> exp.Expression:
     return statement
 
 
+def _output_type(arrow_type: pa.DataType, path: str, variant_columns: Mapping[str, object]) -> pa.DataType:
+    """The type a column has after the scan: variants (top-level or inside plain structs) become
+    ``struct<metadata, value>``."""
+    if path in variant_columns:
+        return VARIANT_ARROW_TYPE
+    if pa.types.is_struct(arrow_type) and any(k.startswith(path + ".") for k in variant_columns):
+        return pa.struct(
+            [
+                pa.field(f.name, _output_type(f.type, f"{path}.{f.name}", variant_columns))
+                for f in arrow_type
+            ]
+        )
+    return arrow_type
+
+
 def _table_schema(table: Table, infos: list[FileInfo]) -> pa.Schema:
     """The scan's columns: the union over files, first file's order and types first; variant
     columns as ``struct<metadata, value>``."""
@@ -49,10 +67,8 @@ def _table_schema(table: Table, infos: list[FileInfo]) -> pa.Schema:
             key = field.name.lower()
             if key in fields:
                 continue
-            if field.name in info.variant_columns:
-                fields[key] = pa.field(field.name, VARIANT_ARROW_TYPE)
-            else:
-                fields[key] = field.with_nullable(True)
+            out = _output_type(field.type, field.name, info.variant_columns)
+            fields[key] = pa.field(field.name, out)
     return pa.schema(list(fields.values()))
 
 
@@ -115,7 +131,11 @@ def plan_query(sql: str, catalog: Catalog) -> Plan:
                     path=info.path,
                     row_groups=tuple(range(info.num_row_groups)),
                     columns=columns,
-                    variant_columns={c: info.variant_columns[c] for c in columns if c in info.variant_columns},
+                    variant_columns={
+                        k: layout
+                        for k, layout in info.variant_columns.items()
+                        if any(k == c or k.startswith(c + ".") for c in columns)
+                    },
                     num_rows=info.num_rows,
                 )
             )

@@ -1,0 +1,810 @@
+"""Spark SQL with typed Variant nodes: the :class:`VpushSpark` sqlglot dialect.
+
+sqlglot's own Spark dialect leaves ``variant_get`` as an anonymous function, reads ``v:a`` as
+``v AS :a``, fails on ``v:a::int``, makes every ``CAST`` a ``TRY_CAST`` and drops ``parse_json``
+when it writes Spark SQL. This dialect fixes all of that, without touching sqlglot globally:
+
+- every Spark variant function parses into its own node (:class:`VariantGet`, ...), checked as
+  Spark checks it, so a malformed call raises :class:`OptimizeError` with Spark's error class;
+- ``v:a.b[0]`` parses as Spark 4.3's ``semiStructuredExtract``: ``$`` plus the path's tokens
+  (white space dropped, back-quoted names inserted raw), checked with the JSON-path parser of
+  ``get_json_object`` (``PARSE_SYNTAX_ERROR``), then with the variant path grammar
+  (``INVALID_VARIANT_GET_PATH``). It is a :class:`VariantGet` with ``colon=True``, strict, with
+  a ``variant`` target, and ``v:a::int`` is a strict ``Cast`` around it;
+- ``CAST`` is :class:`sqlglot.exp.Cast` (Spark 4 is ANSI: it raises), ``TRY_CAST`` is
+  :class:`sqlglot.exp.TryCast`, and ``x::T`` is a ``Cast``; bare ``DECIMAL`` is ``DECIMAL(10, 0)``.
+
+Rendering back to Spark writes the ``:`` form again, because Spark names a ``v:a.b`` column, or
+struct field, ``b``, where ``variant_get(v, '$.a.b')`` would be named after the call: a query
+such as ``WITH x AS (SELECT v:a FROM t) SELECT a FROM x`` depends on it. Measured with PySpark
+4.3: ``CAST(v:a AS T)``, ``v:a::T`` and ``variant_get(v, '$.a', 'T')`` give the same values and
+the same errors (``INVALID_VARIANT_CAST``) for every scalar, array, map and struct target, as do
+``TRY_CAST(v:a AS T)`` and ``try_variant_get``.
+"""
+
+from __future__ import annotations
+
+import re
+import typing as t
+
+from sqlglot import exp
+from sqlglot.dialects.dialect import build_default_decimal_type
+from sqlglot.dialects.spark import Spark
+from sqlglot.generators.spark import SparkGenerator
+from sqlglot.parsers.spark import SparkParser
+from sqlglot.tokens import Token, TokenType
+
+from vpush.codec.errors import VariantPathError
+from vpush.codec.path import VariantPath
+from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.variant_types import VARIANT, SparkType, parse_variant_type
+
+__all__ = [
+    "IsValidVariant",
+    "IsVariantNull",
+    "ParseJson",
+    "SchemaOfVariant",
+    "SchemaOfVariantAgg",
+    "ToJson",
+    "ToVariantObject",
+    "TryParseJson",
+    "TryVariantArrayAppend",
+    "TryVariantGet",
+    "TryVariantInsert",
+    "TryVariantSet",
+    "VariantArrayAppend",
+    "VariantDelete",
+    "VariantExplode",
+    "VariantExplodeOuter",
+    "VariantGet",
+    "VariantInsert",
+    "VariantSet",
+    "VariantStripNulls",
+    "VpushSpark",
+    "spark_path_name",
+]
+
+# Spark's unquoted IDENTIFIER token: ASCII letters, digits and '_', not all digits.
+_SPARK_IDENTIFIER = re.compile(r"[A-Za-z0-9_]*[A-Za-z_][A-Za-z0-9_]*\Z")
+_DIGITS = re.compile(r"[0-9]+\Z")
+# Keys written bare when rendering: a leading digit could lex as a number literal (`1e3`, `1L`).
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_WHITESPACE = " \t\n\r\f\v"
+_STRING_TOKENS = (TokenType.STRING, TokenType.RAW_STRING)
+_PARAMETER_TOKENS = (TokenType.PLACEHOLDER, TokenType.COLON)
+# Spark's JSON-path parser reads an index into a Java long; a longer one fails its parse.
+_MAX_JSON_PATH_INDEX = 2**63 - 1
+# Meta keys on exp.Struct / exp.PropertyEQ: how the user wrote a struct, so that rendering keeps
+# Spark's names (a struct(...) column is named after its arguments as written).
+_NAMED_STRUCT = "vpush_named_struct"
+_IMPLICIT_NAME = "vpush_implicit_name"
+
+
+# --------------------------------------------------------------------------------------------
+# Nodes
+
+
+class VariantGet(exp.Expression, exp.Func):
+    """``variant_get(v, path[, type])``: strict, raises ``INVALID_VARIANT_CAST`` when the value
+    cannot be cast; also ``v:a.b`` (``colon=True``, no ``to``).
+
+    ``path`` is the path expression as written (a string literal, checked at parse time, keeps
+    its text: Spark names the column after it); ``to`` is absent (meaning ``variant``) or the
+    type string, normalized by :func:`~vpush.optimizer.variant_types.parse_variant_type` when it
+    is a literal.
+    """
+
+    arg_types = {"this": True, "path": True, "to": False, "colon": False}
+    _sql_names = ["VARIANT_GET"]
+    SAFE: t.ClassVar[bool] = False
+    """Whether a failed cast gives NULL (``try_variant_get``) rather than an error."""
+
+    @property
+    def path(self) -> exp.Expr:
+        return self.args["path"]
+
+    @property
+    def variant_path(self) -> VariantPath | None:
+        """The path when it is a string literal (valid: the parser checked it), else None."""
+        path = self.args.get("path")
+        if isinstance(path, exp.Literal) and path.is_string:
+            return VariantPath.parse(path.this)
+        return None
+
+    @property
+    def target_type(self) -> SparkType | None:
+        """The type cast to: ``variant`` when ``to`` is absent, None when ``to`` is not a literal."""
+        to = self.args.get("to")
+        if to is None:
+            return VARIANT
+        if isinstance(to, exp.Literal) and to.is_string:
+            return parse_variant_type(to.this)
+        return None
+
+    @property
+    def name(self) -> str:
+        """Spark's implicit column name: for ``v:a.b`` it is ``b`` (so ``CAST(v:a.b AS INT)`` is
+        named ``b`` too); a ``variant_get(...)`` call has none."""
+        path = self.args.get("path")
+        if self.args.get("colon") and isinstance(path, exp.Literal):
+            return spark_path_name(path.this) or ""
+        return ""
+
+    @property
+    def output_name(self) -> str:
+        return self.name
+
+
+class TryVariantGet(VariantGet):
+    """``try_variant_get(v, path[, type])``: NULL where ``variant_get`` raises a cast error (an
+    invalid path still raises ``INVALID_VARIANT_GET_PATH``)."""
+
+    _sql_names = ["TRY_VARIANT_GET"]
+    SAFE = True
+
+
+class IsVariantNull(exp.Expression, exp.Func):
+    """``is_variant_null(v)``: true only for a variant null (false for SQL NULL)."""
+
+    _sql_names = ["IS_VARIANT_NULL"]
+
+
+class IsValidVariant(exp.Expression, exp.Func):
+    """``is_valid_variant(v)`` (Spark 4.2+): false for malformed bytes, NULL for NULL."""
+
+    _sql_names = ["IS_VALID_VARIANT"]
+
+
+class SchemaOfVariant(exp.Expression, exp.Func):
+    """``schema_of_variant(v)``: the value's schema as SQL text, e.g. ``OBJECT<a: BIGINT>``."""
+
+    _sql_names = ["SCHEMA_OF_VARIANT"]
+
+
+class SchemaOfVariantAgg(exp.Expression, exp.AggFunc):
+    """``schema_of_variant_agg(v)``: the aggregate merging each row's schema."""
+
+    _sql_names = ["SCHEMA_OF_VARIANT_AGG"]
+
+
+class ToVariantObject(exp.Expression, exp.Func):
+    """``to_variant_object(expr)``: an array, map or struct as a variant (structs as objects)."""
+
+    _sql_names = ["TO_VARIANT_OBJECT"]
+
+
+class ParseJson(exp.Expression, exp.Func):
+    """``parse_json(json_str)``: raises on invalid JSON.
+
+    Not sqlglot's ``ParseJSON``, which its Spark generator drops or turns into ``from_json``.
+    """
+
+    _sql_names = ["PARSE_JSON"]
+    SAFE: t.ClassVar[bool] = False
+
+
+class TryParseJson(ParseJson):
+    """``try_parse_json(json_str)``: NULL for invalid JSON."""
+
+    _sql_names = ["TRY_PARSE_JSON"]
+    SAFE = True
+
+
+ToJson = exp.JSONFormat
+"""``to_json(expr[, options])``: sqlglot's node, which renders back to Spark unchanged."""
+
+
+class VariantExplode(exp.Expression, exp.Func, exp.UDTF):
+    """``variant_explode(input)``: a table function with columns ``pos, key, value``, one row per
+    element or field; usable as ``FROM variant_explode(...)`` or ``, LATERAL variant_explode(...)``
+    (not ``LATERAL VIEW``: Spark 4.3 raises ``ROUTINE_NOT_FOUND`` there)."""
+
+    _sql_names = ["VARIANT_EXPLODE"]
+    OUTER: t.ClassVar[bool] = False
+
+
+class VariantExplodeOuter(VariantExplode):
+    """``variant_explode_outer(input)``: one row of NULLs for an input that is not an array or
+    object."""
+
+    _sql_names = ["VARIANT_EXPLODE_OUTER"]
+    OUTER = True
+
+
+class VariantSet(exp.Expression, exp.Func):
+    """``variant_set(v, path, val[, create_if_missing])`` (Spark 4.3)."""
+
+    arg_types = {"this": True, "path": True, "value": True, "create_if_missing": False}
+    _sql_names = ["VARIANT_SET"]
+    SAFE: t.ClassVar[bool] = False
+
+
+class TryVariantSet(VariantSet):
+    _sql_names = ["TRY_VARIANT_SET"]
+    SAFE = True
+
+
+class VariantInsert(exp.Expression, exp.Func):
+    """``variant_insert(v, path, val)`` (Spark 4.3)."""
+
+    arg_types = {"this": True, "path": True, "value": True}
+    _sql_names = ["VARIANT_INSERT"]
+    SAFE: t.ClassVar[bool] = False
+
+
+class TryVariantInsert(VariantInsert):
+    _sql_names = ["TRY_VARIANT_INSERT"]
+    SAFE = True
+
+
+class VariantDelete(exp.Expression, exp.Func):
+    """``variant_delete(v, path1[, path2, ...])`` (Spark 4.3; there is no ``try_`` form)."""
+
+    arg_types = {"this": True, "expressions": True}
+    is_var_len_args = True
+    _sql_names = ["VARIANT_DELETE"]
+
+
+class VariantArrayAppend(exp.Expression, exp.Func):
+    """``variant_array_append(v, path, val)`` (Spark 4.3)."""
+
+    arg_types = {"this": True, "path": True, "value": True}
+    _sql_names = ["VARIANT_ARRAY_APPEND"]
+    SAFE: t.ClassVar[bool] = False
+
+
+class TryVariantArrayAppend(VariantArrayAppend):
+    _sql_names = ["TRY_VARIANT_ARRAY_APPEND"]
+    SAFE = True
+
+
+class VariantStripNulls(exp.Expression, exp.Func):
+    """``variant_strip_nulls(v[, include_arrays])`` (Spark 4.3; there is no ``try_`` form)."""
+
+    arg_types = {"this": True, "include_arrays": False}
+    _sql_names = ["VARIANT_STRIP_NULLS"]
+
+
+# --------------------------------------------------------------------------------------------
+# Spark's JSON-path parser (jsonExpressions.scala), used to check `:` paths and name columns
+
+
+def _json_path_instructions(text: str) -> list[str | None] | None:
+    """The keys (str) and other steps (None) of ``text`` as Spark's ``JsonPathParser`` reads it,
+    or None if it rejects the text.
+
+    Its grammar: ``'$' (wildcard | named | subscript)*`` with ``wildcard := '.*' | "['*']"``,
+    ``named := '.' [^.\\[]+ | "['" [^']+ "']"`` and ``subscript := '[' ('*' | [0-9]+) ']'``,
+    tried in that order without backtracking into an alternative that matched. White space is
+    skipped before each string literal and regex, but not before a single character.
+    """
+
+    def skip(pos: int) -> int:
+        while pos < len(text) and text[pos] in _WHITESPACE:
+            pos += 1
+        return pos
+
+    def literal(pos: int, lit: str) -> int | None:
+        pos = skip(pos)
+        return pos + len(lit) if text.startswith(lit, pos) else None
+
+    def regex(pos: int, pattern: str) -> tuple[int, str] | None:
+        match = re.compile(pattern).match(text, skip(pos))
+        return (match.end(), match.group()) if match and match.group() else None
+
+    if not text.startswith("$"):
+        return None
+    out: list[str | None] = []
+    pos = 1
+    while pos < len(text):
+        end = literal(pos, ".*") or literal(pos, "['*']")
+        if end is not None:
+            out.append(None)
+            pos = end
+            continue
+        if text.startswith(".", pos) and (named := regex(pos + 1, r"[^.\[]+")) is not None:
+            pos, key = named
+            out.append(key)
+            continue
+        start = literal(pos, "['")
+        if start is not None and (named := regex(start, r"[^']+")) is not None:
+            end = literal(named[0], "']")
+            if end is not None:
+                out.append(named[1])
+                pos = end
+                continue
+        if text.startswith("[", pos):
+            if text.startswith("*]", pos + 1):
+                out.append(None)
+                pos += 3
+                continue
+            index = regex(pos + 1, r"[0-9]+")
+            if index is not None and text.startswith("]", index[0]) and int(index[1]) <= _MAX_JSON_PATH_INDEX:
+                out.append(None)
+                pos = index[0] + 1
+                continue
+        return None
+    return out
+
+
+def spark_path_name(path: str) -> str | None:
+    """The name Spark gives a ``:`` extraction with this ``$``-path: its last key, if any.
+
+    Example:
+        >>> spark_path_name("$.a.b[0]"), spark_path_name("$['x y']"), spark_path_name("$[0]")
+        ('b', 'x y', None)
+    """
+    steps = _json_path_instructions(path)
+    keys = [s for s in steps or () if s is not None]
+    return keys[-1] if keys else None
+
+
+def _colon_path_sql(path: str) -> str | None:
+    """``path`` in the ``:`` syntax (``a.b[0]``, ``['x y']``), or None if Spark's ``:`` grammar
+    cannot express it exactly."""
+    try:
+        segments = VariantPath.parse(path).segments
+    except VariantPathError:
+        return None
+    if not segments:
+        return None
+    parts: list[str] = []
+    for seg in segments:
+        if isinstance(seg, int):
+            parts.append(f"[{seg}]")
+            continue
+        first = not parts
+        if _PLAIN_KEY.match(seg):
+            parts.append(seg if first else f".{seg}")
+        elif seg.strip(_WHITESPACE) and "'" not in seg and not seg.endswith("\\"):
+            # The literal's raw text is the key: a final backslash would escape the quote.
+            parts.append(f"['{seg}']")
+        elif seg.strip(_WHITESPACE) and not seg.startswith("*") and "." not in seg and "[" not in seg:
+            quoted = "`" + seg.replace("`", "``") + "`"
+            parts.append(quoted if first else f".{quoted}")
+        else:
+            return None
+    text = "".join(parts)
+    # The text must name the same segments when Spark parses it back.
+    spark_path = "$" + text if text.startswith("[") else "$." + _unquote_backticks(text)
+    if _json_path_instructions(spark_path) is None or VariantPath.parse(spark_path).segments != segments:
+        return None
+    return text
+
+
+def _unquote_backticks(text: str) -> str:
+    return re.sub(r"`((?:[^`]|``)*)`", lambda m: m.group(1).replace("``", "`"), text)
+
+
+# --------------------------------------------------------------------------------------------
+# Builders: argument counts and named arguments, with Spark's error classes
+
+
+def _error(message: str, error_class: str) -> OptimizeError:
+    return OptimizeError(message, error_class=error_class)
+
+
+def _builder(
+    cls: type[exp.Func],
+    low: int,
+    high: int | None,
+    params: tuple[str, ...] | None = None,
+) -> t.Callable[[list[exp.Expr]], exp.Expr]:
+    """A FUNCTIONS entry for ``cls`` taking ``low..high`` arguments (``high=None``: any number).
+
+    ``params`` names the parameters of the functions Spark declares with a signature: those
+    accept ``name => value`` arguments and report a missing one as
+    ``REQUIRED_PARAMETER_NOT_FOUND``; the others reject named arguments.
+    """
+    name = cls.sql_names()[0].lower()
+
+    def build(args: list[exp.Expr]) -> exp.Expr:
+        named = [a for a in args if isinstance(a, exp.Kwarg)]
+        if named and params is None:
+            raise _error(
+                f"named parameters are not supported for function {name}",
+                "NAMED_PARAMETERS_NOT_SUPPORTED",
+            )
+        if named and params is not None:
+            args = _bind_named(name, params, args)
+        count = len(args)
+        if params is not None and count < low:
+            missing = params[count] if count < len(params) else params[-1]
+            raise _error(
+                f"{name} needs the parameter {missing!r}", "REQUIRED_PARAMETER_NOT_FOUND"
+            )
+        if count < low or (high is not None and count > high):
+            wanted = f"{low}" if low == high else (f"> {low - 1}" if high is None else f"[{low}, {high}]")
+            raise _error(
+                f"{name} requires {wanted} parameters but got {count}", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"
+            )
+        return cls.from_arg_list(args)
+
+    return build
+
+
+def _bind_named(name: str, params: tuple[str, ...], args: list[exp.Expr]) -> list[exp.Expr]:
+    positional: list[exp.Expr] = []
+    bound: dict[str, exp.Expr] = {}
+    for arg in args:
+        if isinstance(arg, exp.Kwarg):
+            key = arg.this.name.lower()
+            if key not in params:
+                raise _error(
+                    f"{name} has no parameter named {key!r} (it has {', '.join(params)})",
+                    "UNRECOGNIZED_PARAMETER_NAME",
+                )
+            bound[key] = arg.expression
+        elif bound:
+            raise _error(f"{name}: a positional argument follows a named one", "UNEXPECTED_POSITIONAL_ARGUMENT")
+        else:
+            positional.append(arg)
+    result = list(positional)
+    for param in params[len(positional) :]:
+        if param not in bound:
+            break
+        result.append(bound.pop(param))
+    if bound:
+        missing = next(p for p in params[len(result) :] if p not in bound)
+        raise _error(f"{name} needs the parameter {missing!r}", "REQUIRED_PARAMETER_NOT_FOUND")
+    return result
+
+
+_FUNCTIONS: dict[str, t.Callable[[list[exp.Expr]], exp.Expr]] = {
+    "VARIANT_GET": _builder(VariantGet, 2, 3),
+    "TRY_VARIANT_GET": _builder(TryVariantGet, 2, 3),
+    "IS_VARIANT_NULL": _builder(IsVariantNull, 1, 1),
+    "IS_VALID_VARIANT": _builder(IsValidVariant, 1, 1),
+    "SCHEMA_OF_VARIANT": _builder(SchemaOfVariant, 1, 1),
+    "SCHEMA_OF_VARIANT_AGG": _builder(SchemaOfVariantAgg, 1, 1),
+    "TO_VARIANT_OBJECT": _builder(ToVariantObject, 1, 1),
+    "PARSE_JSON": _builder(ParseJson, 1, 1),
+    "TRY_PARSE_JSON": _builder(TryParseJson, 1, 1),
+    "VARIANT_EXPLODE": _builder(VariantExplode, 1, 1, ("input",)),
+    "VARIANT_EXPLODE_OUTER": _builder(VariantExplodeOuter, 1, 1, ("input",)),
+    "VARIANT_SET": _builder(VariantSet, 3, 4, ("v", "path", "val", "create_if_missing")),
+    "TRY_VARIANT_SET": _builder(TryVariantSet, 3, 4, ("v", "path", "val", "create_if_missing")),
+    "VARIANT_INSERT": _builder(VariantInsert, 3, 3, ("v", "path", "val")),
+    "TRY_VARIANT_INSERT": _builder(TryVariantInsert, 3, 3, ("v", "path", "val")),
+    "VARIANT_DELETE": _builder(VariantDelete, 2, None),
+    "VARIANT_ARRAY_APPEND": _builder(VariantArrayAppend, 3, 3),
+    "TRY_VARIANT_ARRAY_APPEND": _builder(TryVariantArrayAppend, 3, 3),
+    "VARIANT_STRIP_NULLS": _builder(VariantStripNulls, 1, 2, ("v", "include_arrays")),
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Checks after parsing: what Spark rejects while parsing or analysing, whatever the data
+
+
+def _unparen(node: exp.Expr | None) -> exp.Expr | None:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return node
+
+
+def _check_colon_base(base: exp.Expr) -> None:
+    """Reject a ``:`` applied to something that is never a VARIANT."""
+    if isinstance(base, exp.Literal) and base.is_string:
+        # Spark reads `'x':a` as a string literal followed by the parameter marker `:a`.
+        raise _error("':' after a string literal is an unbound parameter marker", "UNBOUND_SQL_PARAMETER")
+    inner = _unparen(base)
+    not_variant = isinstance(inner, (exp.Literal, exp.Boolean, exp.Null)) or (
+        isinstance(inner, exp.Cast) and not inner.to.is_type(exp.DType.VARIANT)
+    )
+    if not_variant:
+        raise _error(
+            f"the ':' operator applies only to VARIANT values, not {base.sql(dialect=VpushSpark)}",
+            "COLUMN_IS_NOT_VARIANT_TYPE",
+        )
+
+
+def _check_variant_get(node: VariantGet) -> None:
+    func = node.sql_name().lower()
+    path = node.args.get("path")
+    if node.args.get("colon"):
+        _check_colon_base(node.this)
+        text = t.cast(exp.Literal, path).this
+        if _json_path_instructions(text) is None:
+            raise _error(f"syntax error in the ':' path {text[1:]!r}", "PARSE_SYNTAX_ERROR")
+    if isinstance(path, exp.Literal) and path.is_string:
+        try:
+            VariantPath.parse(path.this)
+        except VariantPathError as err:
+            raise OptimizeError(
+                f"the path {path.this!r} is not a valid variant extraction path in {func}",
+                error_class="INVALID_VARIANT_GET_PATH",
+                json_path=path.this,
+            ) from err
+    elif isinstance(path, (exp.Literal, exp.Boolean)):
+        raise _error(f"the path of {func} must be a string", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE")
+    to = node.args.get("to")
+    if to is None:
+        return
+    if isinstance(to, exp.Literal) and to.is_string:
+        spark_type = parse_variant_type(to.this)
+        to.replace(exp.Literal.string(spark_type.to_spark()))
+    elif isinstance(to, (exp.Literal, exp.Null, exp.Boolean)) or to.find(exp.Column) is not None:
+        raise _error(
+            f"the type of {func} must be a string literal, not {to.sql(dialect=VpushSpark)}",
+            "INVALID_SCHEMA.NON_STRING_LITERAL",
+        )
+
+
+def _check_mutation(node: exp.Func) -> None:
+    func = node.sql_name().lower()
+    paths = node.expressions if isinstance(node, VariantDelete) else [node.args.get("path")]
+    for path in paths:
+        if not (isinstance(path, exp.Literal) and path.is_string):
+            continue
+        try:
+            segments = VariantPath.parse(path.this).segments
+        except VariantPathError:
+            segments = None
+        if segments is None or (not segments and not isinstance(node, VariantArrayAppend)):
+            raise OptimizeError(
+                f"the path {path.this!r} is not a valid {func} target",
+                error_class="INVALID_VARIANT_PATH",
+                json_path=path.this,
+            )
+    for key in ("create_if_missing", "include_arrays"):
+        flag = node.args.get(key)
+        if flag is not None and flag.find(exp.Column) is not None:
+            raise _error(f"the {key} argument of {func} must be a constant", "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT")
+
+
+def _check_statement(expression: exp.Expr) -> None:
+    for node in expression.walk():
+        if isinstance(node, VariantGet):
+            _check_variant_get(node)
+        elif isinstance(node, (VariantSet, VariantInsert, VariantDelete, VariantArrayAppend, VariantStripNulls)):
+            _check_mutation(node)
+        elif isinstance(node, VariantExplode):
+            parent = node.parent
+            if isinstance(parent, exp.Lateral) and parent.args.get("view"):
+                raise _error(
+                    f"the routine {node.sql_name().lower()} cannot be found in LATERAL VIEW; "
+                    "use FROM t, LATERAL variant_explode(...)",
+                    "ROUTINE_NOT_FOUND",
+                )
+            if not isinstance(parent, (exp.Table, exp.Lateral)):
+                raise _error(
+                    f"{node.sql_name().lower()} is a table function: call it in FROM",
+                    "NOT_A_SCALAR_FUNCTION",
+                )
+        elif isinstance(node, exp.Alias) and isinstance(node.args.get("alias"), exp.Placeholder):
+            # `1:a` or `'x':a`: a ':' after something sqlglot parses as a literal.
+            if isinstance(node.this, exp.Literal) and node.this.is_string:
+                raise _error(f"found the unbound parameter :{node.alias}", "UNBOUND_SQL_PARAMETER")
+            raise _error("the ':' operator applies only to VARIANT values", "COLUMN_IS_NOT_VARIANT_TYPE")
+        elif isinstance(node, exp.Cast) and not isinstance(node.args.get("to"), exp.DataType):
+            # sqlglot reads `x::array<int>[0]` as a cast to a typed array literal.
+            raise OptimizeError(
+                "vpush cannot read a subscript right after '::type'; write (x::type)[i]"
+            )
+        elif isinstance(node, exp.DataType) and node.is_type(exp.DType.TIME):
+            # sqlglot's Spark dialect would write TIME as TIMESTAMP; Spark 4.3 rejects it.
+            raise _error("the TIME type is not enabled in Spark SQL", "UNSUPPORTED_TIME_TYPE")
+        elif isinstance(node, (exp.Bracket, exp.Dot)):
+            base = _unparen(node.this)
+            if isinstance(base, VariantGet) and base.target_type == VARIANT:
+                if isinstance(node, exp.Bracket) and any(isinstance(e, exp.Star) for e in node.expressions):
+                    raise _error("invalid usage of '*' in a subscript", "INVALID_USAGE_OF_STAR_OR_REGEX")
+                raise _error(
+                    f"cannot extract a field or element from the VARIANT {base.sql(dialect=VpushSpark)}; "
+                    "extend the path or cast first",
+                    "INVALID_EXTRACT_BASE_FIELD_TYPE",
+                )
+
+
+def _build_named_struct(args: list[exp.Expr]) -> exp.Expr:
+    struct = SparkParser.FUNCTIONS["NAMED_STRUCT"](args)
+    struct.meta[_NAMED_STRUCT] = True
+    return struct
+
+
+# --------------------------------------------------------------------------------------------
+# The dialect
+
+
+class VpushSparkParser(SparkParser):
+    """Spark's parser plus typed variant functions, the ``:`` operator and strict casts."""
+
+    STRICT_CAST = True
+    COLON_IS_VARIANT_EXTRACT = True
+    FUNCTIONS = {**SparkParser.FUNCTIONS, **_FUNCTIONS, "NAMED_STRUCT": _build_named_struct}
+    TYPE_CONVERTERS = {
+        **SparkParser.TYPE_CONVERTERS,
+        exp.DType.DECIMAL: build_default_decimal_type(precision=10, scale=0),
+    }
+
+    def parse(self, raw_tokens: list[Token], sql: str) -> list[exp.Expr | None]:
+        statements = super().parse(raw_tokens, sql)
+        for statement in statements:
+            if statement is not None:
+                _check_statement(statement)
+        return statements
+
+    def _to_prop_eq(self, expression: exp.Expr, index: int) -> exp.Expr:
+        # struct(v:a) has a field named `a` in Spark, as a projection `v:a` has a column `a`.
+        if isinstance(expression, VariantGet) and expression.name:
+            prop: exp.Expr = self.expression(
+                exp.PropertyEQ(this=exp.to_identifier(expression.name), expression=expression)
+            )
+        else:
+            prop = super()._to_prop_eq(expression, index)
+        if isinstance(prop, exp.PropertyEQ):
+            prop.meta[_IMPLICIT_NAME] = True
+        return prop
+
+    def _parse_colon_as_variant_extract(self, this: exp.Expr | None) -> exp.Expr | None:
+        while this is not None and self._match(TokenType.COLON):
+            text = "".join(self._parse_semi_structured_path())
+            path = "$" + text if text.startswith("[") else "$." + text
+            this = self.expression(VariantGet(this=this, path=exp.Literal.string(path), colon=True))
+            if self._curr and self._curr.token_type == TokenType.L_BRACKET:
+                # A bracket the path does not take subscripts the extracted VARIANT.
+                if _is_token(self._peek(1), TokenType.STAR):
+                    raise _error("invalid usage of '*' in a subscript", "INVALID_USAGE_OF_STAR_OR_REGEX")
+                raise _error(
+                    f"cannot take an element of the VARIANT {this.sql(dialect=VpushSpark)}; "
+                    "extend the path or cast first",
+                    "INVALID_EXTRACT_BASE_FIELD_TYPE",
+                )
+            this = self._parse_column_ops(this)  # `::T`
+        return this
+
+    def _peek(self, offset: int) -> Token | None:
+        index = self._index + offset
+        return self._tokens[index] if index < len(self._tokens) else None
+
+    def _raw(self, token: Token) -> str:
+        return self.sql[token.start : token.end + 1]
+
+    def _parse_semi_structured_path(self) -> list[str]:
+        """The texts of ``semiStructuredExtractionPath``'s tokens, as Spark's ``getText`` joins
+        them: raw literal text, back-quoted names without their quotes."""
+        if self._curr and self._curr.token_type == TokenType.L_BRACKET:
+            parts = [self._parse_path_bracket(first=True)]
+        else:
+            parts = [self._parse_path_identifier()]
+        while self._curr:
+            if self._curr.token_type == TokenType.DOT:
+                self._advance()
+                parts.append("." + self._parse_path_identifier())
+            elif self._curr.token_type == TokenType.L_BRACKET and self._path_bracket_kind() is not None:
+                parts.append(self._parse_path_bracket(first=False))
+            else:
+                break
+        return parts
+
+    def _parse_path_identifier(self) -> str:
+        token = self._curr
+        if not token:
+            self.raise_error("Expected a name after ':'")
+            return ""
+        if token.token_type == TokenType.IDENTIFIER:
+            self._advance()
+            return token.text
+        raw = self._raw(token)
+        if _SPARK_IDENTIFIER.match(raw) and token.token_type not in (TokenType.STRING, TokenType.NUMBER):
+            self._advance()
+            return raw
+        if raw[:1].isalpha() and not raw.isascii():
+            raise _error(f"the unquoted identifier {raw} is invalid: back-quote it", "INVALID_IDENTIFIER")
+        self.raise_error("Expected a name in the ':' path")
+        return ""
+
+    def _path_bracket_kind(self) -> str | None:
+        """What the ``[`` at the current token opens: ``"string"`` (string literals),
+        ``"index"`` (digits) or ``"name"`` (a name or a parameter marker, which Spark's grammar
+        takes and its JSON-path check then rejects); None for anything else, which Spark parses
+        as a subscript of the extracted VARIANT (and rejects when analysing)."""
+        offset = 1
+        while (token := self._peek(offset)) is not None and token.token_type in _STRING_TOKENS:
+            offset += 1
+        if offset > 1:
+            return "string" if _is_token(self._peek(offset), TokenType.R_BRACKET) else None
+        inner = self._peek(1)
+        if inner is None:
+            return None
+        if inner.token_type == TokenType.COLON:
+            name = self._peek(2)
+            named = name is not None and _SPARK_IDENTIFIER.match(self._raw(name)) is not None
+            return "name" if named and _is_token(self._peek(3), TokenType.R_BRACKET) else None
+        if not _is_token(self._peek(2), TokenType.R_BRACKET):
+            return None
+        raw = self._raw(inner)
+        if inner.token_type == TokenType.NUMBER:
+            return "index" if _DIGITS.match(raw) else None
+        if inner.token_type in (TokenType.PLACEHOLDER, TokenType.IDENTIFIER):
+            return "name"
+        return "name" if _SPARK_IDENTIFIER.match(raw) else None
+
+    def _parse_path_bracket(self, *, first: bool) -> str:
+        kind = self._path_bracket_kind()
+        if kind is None or (first and kind == "name"):
+            self.raise_error("Expected an index or a quoted name in the ':' path")
+            return ""
+        self._advance()  # [
+        texts = []
+        while self._curr and self._curr.token_type != TokenType.R_BRACKET:
+            if self._curr.token_type in _PARAMETER_TOKENS:
+                # vpush binds no parameters; Spark fails the same way when none are given.
+                raise _error("a ':' path holds an unbound parameter marker", "UNBOUND_SQL_PARAMETER")
+            texts.append(self._raw(self._curr))
+            self._advance()
+        self._advance()  # ]
+        return "[" + "".join(texts) + "]"
+
+
+def _is_token(token: Token | None, token_type: TokenType) -> bool:
+    return token is not None and token.token_type == token_type
+
+
+def _variant_get_sql(self: SparkGenerator, expression: VariantGet) -> str:
+    path = expression.args.get("path")
+    if expression.args.get("colon") and isinstance(path, exp.Literal):
+        suffix = _colon_path_sql(path.this)
+        if suffix is not None:
+            base = expression.this
+            text = self.sql(base)
+            if not isinstance(base, (exp.Column, exp.Dot, exp.Paren, exp.Func, exp.Bracket)):
+                text = f"({text})"
+            return f"{text}:{suffix}"
+    return self.function_fallback_sql(expression)
+
+
+class VpushSparkGenerator(SparkGenerator):
+    """Spark's generator, writing ``v:a`` back as ``v:a`` and keeping ``parse_json``."""
+
+    TRANSFORMS = {**SparkGenerator.TRANSFORMS, VariantGet: _variant_get_sql}
+    # Hive's mapping writes TIME as TIMESTAMP; Spark 4.1+ has a TIME type of its own.
+    TYPE_MAPPING = {**SparkGenerator.TYPE_MAPPING, exp.DType.TIME: "TIME"}
+
+    def datatype_sql(self, expression: exp.DataType) -> str:
+        # Hive's generator drops temporal precision; Spark's TIME(p) keeps p (0..9) digits.
+        if expression.is_type(exp.DType.TIME) and expression.expressions:
+            return f"TIME({self.expressions(expression, flat=True)})"
+        return super().datatype_sql(expression)
+
+    def struct_sql(self, expression: exp.Struct) -> str:
+        """``named_struct(...)`` and ``struct(...)`` as written: Spark names the column after the
+        call's text, and names a ``struct(x)`` field after ``x``. Does not modify the tree."""
+        if expression.meta_get(_NAMED_STRUCT):
+            args: list[exp.Expr] = []
+            for prop in expression.expressions:
+                if not isinstance(prop, exp.PropertyEQ):
+                    return super().struct_sql(expression.copy())
+                args += [exp.Literal.string(prop.name), prop.expression]
+            return self.func("NAMED_STRUCT", *args)
+        args = []
+        for prop in expression.expressions:
+            if isinstance(prop, exp.PropertyEQ) and prop.meta_get(_IMPLICIT_NAME):
+                args.append(prop.expression)
+            elif isinstance(prop, exp.PropertyEQ):
+                key = prop.this
+                alias = prop.name if isinstance(key, exp.Literal) and key.is_string else key
+                args.append(exp.alias_(prop.expression.copy(), alias))
+            else:
+                args.append(prop)
+        return self.func("STRUCT", *args)
+
+
+class VpushSpark(Spark):
+    """Spark 4.3 SQL with typed Variant nodes; sqlglot knows it as ``"vpushspark"``.
+
+    Example:
+        >>> import sqlglot
+        >>> tree = sqlglot.parse_one("SELECT v:a.b::int, try_variant_get(v, '$[0]', ' Long ') FROM t",
+        ...                          read=VpushSpark)
+        >>> [type(e).__name__ for e in tree.expressions]
+        ['Cast', 'TryVariantGet']
+        >>> tree.sql(dialect=VpushSpark)
+        "SELECT CAST(v:a.b AS INT), TRY_VARIANT_GET(v, '$[0]', 'bigint') FROM t"
+        >>> tree.expressions[0].this.args["path"].this, tree.expressions[0].output_name
+        ('$.a.b', 'b')
+    """
+
+    Parser = VpushSparkParser
+    Generator = VpushSparkGenerator
