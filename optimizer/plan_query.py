@@ -9,11 +9,46 @@ from sqlglot import exp
 from sqlglot.errors import ParseError
 
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
-from vpush.optimizer.dialect import VpushSpark
+from vpush.optimizer.dialect import (
+    IsValidVariant,
+    IsVariantNull,
+    ParseJson,
+    SchemaOfVariant,
+    SchemaOfVariantAgg,
+    ToVariantObject,
+    VariantArrayAppend,
+    VariantDelete,
+    VariantExplode,
+    VariantGet,
+    VariantInsert,
+    VariantSet,
+    VariantStripNulls,
+    VpushSpark,
+)
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import ROW_COUNT_COLUMN, VARIANT_ARROW_TYPE, FileScan, Plan, Scan
 
 SCAN_PREFIX = "__vpush_scan_"
+
+# Spark's variant functions parse into these nodes; the rewrite that runs them on the engines
+# (issue B) is not built yet, so a query using one is refused with a clear error rather than
+# handed to DuckDB, which would fail or answer differently from Spark.
+_NOT_YET = (
+    VariantGet,
+    IsVariantNull,
+    IsValidVariant,
+    SchemaOfVariant,
+    SchemaOfVariantAgg,
+    ToVariantObject,
+    ParseJson,
+    VariantExplode,
+    VariantSet,
+    VariantInsert,
+    VariantDelete,
+    VariantArrayAppend,
+    VariantStripNulls,
+    exp.JSONFormat,
+)
 
 
 def parse_spark(sql: str) -> exp.Expression:
@@ -93,6 +128,12 @@ def plan_query(sql: str, catalog: Catalog) -> Plan:
         OptimizeError: the SQL does not parse, or names a table that is not registered.
     """
     expression = parse_spark(sql)
+    unsupported = next(expression.find_all(*_NOT_YET), None)
+    if unsupported is not None:
+        raise OptimizeError(
+            f"{unsupported.sql(dialect=VpushSpark)}: Spark's variant functions are not supported yet "
+            "(see the README's status table)"
+        )
     cte_names = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
     referenced = _referenced_columns(expression)
     scans: list[Scan] = []

@@ -89,3 +89,22 @@ def test_every_public_error_is_a_vpush_error(tmp_path: Path) -> None:
         vpush.connect(engine="nope")
     with pytest.raises(VpushError):
         vpush.connect(time_zone="Mars/Olympus")
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT variant_get(var, '$.a', 'int') FROM t",
+        "SELECT var:a::int FROM t",
+        "SELECT try_variant_get(var, '$.b') FROM t",
+        "SELECT to_json(var) FROM t",
+        "SELECT * FROM t WHERE is_variant_null(var)",
+    ],
+)
+def test_variant_functions_not_built_yet_are_refused_clearly(sql: str) -> None:
+    from vpush.optimizer.errors import OptimizeError
+
+    con = vpush.connect(time_zone="UTC")
+    con.register("t", CASES / "case-046.parquet")
+    with pytest.raises(OptimizeError, match="not supported yet"):
+        con.sql(sql).to_arrow()
