@@ -9,6 +9,7 @@ shredded differently.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import glob
 import os
 import threading
@@ -20,6 +21,8 @@ import pyarrow.parquet as pq
 from vpush.codec.errors import VpushError
 from vpush.codec.layout import VariantLayout, find_variant_columns
 from vpush.optimizer.errors import CatalogError
+from vpush.optimizer.partitions import Partitioning, discover_partitions
+from vpush.optimizer.statistics import FileStatistics, file_statistics
 
 _GLOB_CHARS = frozenset("*?[")
 
@@ -45,6 +48,12 @@ class FileInfo:
         """Row groups in the file."""
         return int(self.metadata.num_row_groups)
 
+    @functools.cached_property
+    def statistics(self) -> FileStatistics:
+        """The footer's statistics per row group and leaf column, typed; computed on first use
+        and kept with the cached footer."""
+        return file_statistics(self.metadata)
+
 
 @dataclasses.dataclass(frozen=True)
 class Table:
@@ -53,6 +62,7 @@ class Table:
     name: str
     location: str
     files: tuple[str, ...]
+    partitioning: Partitioning = dataclasses.field(default_factory=Partitioning)
 
 
 def _is_hidden(name: str) -> bool:
@@ -101,19 +111,21 @@ class Catalog:
 
     def __init__(self) -> None:
         self.tables: dict[str, Table] = {}
-        self._footers: dict[str, tuple[tuple[int, int], FileInfo]] = {}
+        self._footers: dict[str, tuple[tuple[int, int, int, int], FileInfo]] = {}
         self._lock = threading.Lock()
 
     def register(self, name: str, location: str | os.PathLike[str]) -> Table:
         """Register (or replace) table ``name`` over a folder, file or glob of Parquet files.
 
-        Every file's footer is read now, so a bad file fails at registration with its name.
+        Every file's footer is read now, so a bad file fails at registration with its name. A
+        folder's ``key=value`` subfolders are its partition columns, as Spark infers them.
         """
         loc = os.fspath(location)
         files = tuple(list_files(loc))
         for f in files:
             self.file_info(f)
-        table = Table(name=name, location=loc, files=files)
+        partitioning = discover_partitions(loc, files) if os.path.isdir(loc) else Partitioning()
+        table = Table(name=name, location=loc, files=files, partitioning=partitioning)
         self.tables[name.lower()] = table
         return table
 
@@ -127,7 +139,9 @@ class Catalog:
             st = os.stat(path)
         except OSError as exc:
             raise CatalogError(f"cannot read the file: {exc.strerror}", file=path) from exc
-        key = (st.st_size, st.st_mtime_ns)
+        # ctime and inode too: a file rewritten in place with the same size within the
+        # modification time's granularity must not reuse a stale footer.
+        key = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
         with self._lock:
             hit = self._footers.get(path)
         if hit is not None and hit[0] == key:
@@ -141,14 +155,17 @@ class Catalog:
 def _read_footer(path: str, size: int, mtime_ns: int) -> FileInfo:
     try:
         pf = pq.ParquetFile(path)
-        metadata = pf.metadata
-        arrow_schema = pf.schema_arrow
     except (OSError, pa.ArrowException) as exc:
         raise CatalogError(f"not a readable Parquet file: {exc}", file=path) from exc
-    try:
-        layouts = find_variant_columns(pf, file=path)
-    except VpushError as exc:
-        raise exc.with_context(file=path)
+    with pf:
+        try:
+            metadata = pf.metadata
+            arrow_schema = pf.schema_arrow
+            layouts = find_variant_columns(pf, file=path)
+        except (OSError, pa.ArrowException) as exc:
+            raise CatalogError(f"not a readable Parquet file: {exc}", file=path) from exc
+        except VpushError as exc:
+            raise exc.with_context(file=path)
     return FileInfo(
         path=path,
         size=size,
