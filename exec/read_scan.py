@@ -35,14 +35,19 @@ def _rebuild(col: pa.Array, path: str, layouts: Mapping[str, VariantLayout], fil
 
 
 def _conform(batch: pa.RecordBatch, scan: Scan, file: FileScan) -> pa.RecordBatch:
-    """Put a file's columns into the scan's schema: its order and types, nulls for columns the
-    file lacks (files of one table may differ)."""
+    """Put a file's columns into the scan's schema: its order and types, the file's partition
+    values as constant columns, nulls for columns the file lacks (files of one table may differ)."""
     num_rows = batch.num_rows
     by_name = {name.lower(): i for i, name in enumerate(batch.schema.names)}
+    partition_values = {name.lower(): value for name, value in file.partition_values.items()}
     arrays = []
     for field in scan.schema:
         if field.name == ROW_COUNT_COLUMN:
             arrays.append(pa.nulls(num_rows))
+            continue
+        if field.name.lower() in partition_values:
+            value = partition_values[field.name.lower()]
+            arrays.append(pa.repeat(pa.scalar(value, type=field.type), num_rows))
             continue
         i = by_name.get(field.name.lower())
         if i is None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from typing import Any
 
 import pyarrow as pa
 from sqlglot import exp
@@ -24,13 +25,18 @@ ROW_COUNT_COLUMN = "__vpush_rows"
 
 @dataclasses.dataclass(frozen=True)
 class FileScan:
-    """One file's share of a scan: the row groups and top-level columns to read."""
+    """One file's share of a scan: the row groups and top-level columns to read, the file's
+    partition values (constant columns of the scan), and why the other row groups are skipped."""
 
     path: str
     row_groups: tuple[int, ...]
     columns: tuple[str, ...]
     variant_columns: Mapping[str, VariantLayout]
     num_rows: int
+    num_row_groups: int = 0
+    partition_values: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    skipped: tuple[tuple[int, str], ...] = ()
+    """(row group, reason) for each row group pruning ruled out."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,5 +68,5 @@ class Plan:
 
     @property
     def num_files(self) -> int:
-        """Files read, over all scans."""
-        return sum(len(s.files) for s in self.scans)
+        """Files read (some row group of them), over all scans."""
+        return sum(1 for s in self.scans for f in s.files if f.row_groups)

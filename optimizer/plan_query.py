@@ -8,6 +8,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError
 
+from vpush.optimizer.bound import SqlType
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.dialect import (
     IsValidVariant,
@@ -27,6 +28,7 @@ from vpush.optimizer.dialect import (
 )
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import ROW_COUNT_COLUMN, VARIANT_ARROW_TYPE, FileScan, Plan, Scan
+from vpush.optimizer.prune_scan import FilePruning, prune_scan
 
 SCAN_PREFIX = "__vpush_scan_"
 
@@ -93,8 +95,29 @@ def _output_type(arrow_type: pa.DataType, path: str, variant_columns: Mapping[st
     return arrow_type
 
 
-def _table_schema(table: Table, infos: list[FileInfo]) -> pa.Schema:
-    """The scan's columns: the union over files, first file's order and types first; variant
+_PARTITION_ARROW_TYPES = {
+    "int": pa.int32(),
+    "bigint": pa.int64(),
+    "double": pa.float64(),
+    "string": pa.string(),
+    "date": pa.date32(),
+    "timestamp": pa.timestamp("us", tz="UTC"),
+    "void": pa.null(),
+}
+
+
+def _partition_arrow_type(sql_type: SqlType) -> pa.DataType:
+    """The Arrow type of a partition column of an inferred Spark type."""
+    if sql_type.name == "decimal" and sql_type.precision is not None:
+        return pa.decimal128(sql_type.precision, sql_type.scale or 0)
+    found = _PARTITION_ARROW_TYPES.get(sql_type.name)
+    if found is None:
+        raise OptimizeError(f"partition columns of type {sql_type} are not supported")
+    return found
+
+
+def _data_schema(infos: list[FileInfo]) -> pa.Schema:
+    """The files' columns: the union over files, first file's order and types first; variant
     columns as ``struct<metadata, value>``."""
     fields: dict[str, pa.Field] = {}
     for info in infos:
@@ -105,6 +128,15 @@ def _table_schema(table: Table, infos: list[FileInfo]) -> pa.Schema:
             out = _output_type(field.type, field.name, info.variant_columns)
             fields[key] = pa.field(field.name, out)
     return pa.schema(list(fields.values()))
+
+
+def _table_schema(table: Table, data_schema: pa.Schema) -> pa.Schema:
+    """The scan's columns as Spark shows them: the files' columns, then the partition columns.
+    A partition column the files hold too keeps the file column's place, with the partition's
+    type and values (Spark's ``mergeDataAndPartitionSchema``)."""
+    partitions = {f.name.lower(): pa.field(f.name, _partition_arrow_type(f.type)) for f in table.partitioning.fields}
+    fields = [partitions.pop(f.name.lower(), f) for f in data_schema]
+    return pa.schema(fields + list(partitions.values()))
 
 
 def _referenced_columns(expression: exp.Expression) -> set[str] | None:
@@ -121,8 +153,14 @@ def _referenced_columns(expression: exp.Expression) -> set[str] | None:
     return names
 
 
-def plan_query(sql: str, catalog: Catalog) -> Plan:
+def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: bool = True) -> Plan:
     """Plan ``sql`` (Spark SQL) over the tables of ``catalog``.
+
+    Args:
+        sql: one Spark SQL statement.
+        catalog: the registered tables.
+        time_zone: Spark's session time zone (timestamp partition values and literals).
+        prune: skip the files and row groups the WHERE rules out (off: read every row group).
 
     Raises:
         OptimizeError: the SQL does not parse, or names a table that is not registered.
@@ -155,7 +193,8 @@ def plan_query(sql: str, catalog: Catalog) -> Plan:
                 error_class="TABLE_OR_VIEW_NOT_FOUND",
             )
         infos = [catalog.file_info(f) for f in table.files]
-        full = _table_schema(table, infos)
+        data_schema = _data_schema(infos)
+        full = _table_schema(table, data_schema)
         if referenced is None:
             keep = list(full.names)
         else:
@@ -163,14 +202,19 @@ def plan_query(sql: str, catalog: Catalog) -> Plan:
         schema = pa.schema([full.field(n) for n in keep]) if keep else pa.schema(
             [pa.field(ROW_COUNT_COLUMN, pa.null())]
         )
+        if prune:
+            pruned = prune_scan(node, table, infos, data_schema, time_zone=time_zone)
+        else:
+            pruned = [FilePruning(tuple(range(info.num_row_groups))) for info in infos]
+        partition_names = {n.lower() for n in table.partitioning.names}
         files = []
-        for info in infos:
-            present = {f.name.lower(): f.name for f in info.arrow_schema}
+        for info, pruning in zip(infos, pruned):
+            present = {f.name.lower(): f.name for f in info.arrow_schema if f.name.lower() not in partition_names}
             columns = tuple(present[n.lower()] for n in keep if n.lower() in present)
             files.append(
                 FileScan(
                     path=info.path,
-                    row_groups=tuple(range(info.num_row_groups)),
+                    row_groups=pruning.row_groups,
                     columns=columns,
                     variant_columns={
                         k: layout
@@ -178,6 +222,9 @@ def plan_query(sql: str, catalog: Catalog) -> Plan:
                         if any(k == c or k.startswith(c + ".") for c in columns)
                     },
                     num_rows=info.num_rows,
+                    num_row_groups=info.num_row_groups,
+                    partition_values=table.partitioning.values(info.path, session_time_zone=time_zone),
+                    skipped=pruning.skipped,
                 )
             )
         scan_name = f"{SCAN_PREFIX}{len(scans)}"

@@ -87,7 +87,7 @@ class Relation:
     def plan(self) -> Plan:
         """The plan (made once, on first use)."""
         if self._plan is None:
-            self._plan = plan_query(self.query, self.connection.catalog)
+            self._plan = plan_query(self.query, self.connection.catalog, time_zone=self.connection.time_zone)
         return self._plan
 
     def fetch_reader(self) -> pa.RecordBatchReader:
@@ -121,20 +121,39 @@ class Relation:
 
     def explain(self) -> str:
         """What the query will do: the SQL the engine runs, and per table the files, row groups
-        and columns read."""
+        and columns read, and why pruning skipped the others."""
         plan = self.plan
         lines = ["== SQL run by " + self.connection.engine.name + " ==", plan.sql("duckdb", pretty=True), ""]
         for scan in plan.scans:
-            total_rg = sum(len(f.row_groups) for f in scan.files)
+            read_rg = sum(len(f.row_groups) for f in scan.files)
+            total_rg = sum(f.num_row_groups for f in scan.files)
+            read_files = sum(1 for f in scan.files if f.row_groups)
             lines.append(f"== scan of {scan.table} as {scan.name} ==")
             lines.append(f"columns read: {', '.join(scan.columns)}")
-            lines.append(f"files: {len(scan.files)}, row groups read: {total_rg}")
+            lines.append(f"files read {read_files} of {len(scan.files)}, row groups read {read_rg} of {total_rg}")
             for f in scan.files:
-                lines.append(f"  {f.path}: row groups {len(f.row_groups)} read, columns {', '.join(f.columns)}")
+                counts = _count_reasons(f.skipped)
+                if not f.row_groups and f.num_row_groups:
+                    lines.append(f"  {f.path}: skipped, {'; '.join(counts)}")
+                    continue
+                reasons = "; ".join(f"{n} {reason}" for reason, n in counts.items())
+                skipped = f" (skipped: {reasons})" if reasons else ""
+                lines.append(
+                    f"  {f.path}: row groups read {len(f.row_groups)} of {f.num_row_groups}{skipped}, "
+                    f"columns {', '.join(f.columns)}"
+                )
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         return f"Relation({self.query!r})"
+
+
+def _count_reasons(skipped: tuple[tuple[int, str], ...]) -> dict[str, int]:
+    """How many row groups each reason skipped."""
+    counts: dict[str, int] = {}
+    for _, reason in skipped:
+        counts[reason] = counts.get(reason, 0) + 1
+    return counts
 
 
 def _type_name(t: pa.DataType) -> str:

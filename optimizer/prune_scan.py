@@ -1,0 +1,206 @@
+"""Skip the files and row groups of one table reference that cannot hold a row its WHERE keeps.
+
+Only the WHERE of the SELECT that reads the table directly is used, and only its conjuncts that
+read nothing but this table's plain and partition columns. Dropping a conjunct only widens the
+filter, so pruning with the rest stays exact. Where another operator stands between the WHERE and
+the table (an outer, semi or anti join, a lateral view, a sample), nothing is pruned: a filter on
+the null-extended side of a LEFT JOIN, for one, removes rows that pruning the scan would keep.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import pyarrow as pa
+from sqlglot import exp
+
+from vpush.optimizer.bind_sqlglot import bind_sqlglot
+from vpush.optimizer.bound import (
+    ALWAYS_TRUE,
+    And,
+    BooleanExpression,
+    ColumnRef,
+    LeafRef,
+    Or,
+    PartitionRef,
+    Ref,
+    bind,
+    sql_type_of_arrow,
+)
+from vpush.optimizer.catalog import FileInfo, Table
+from vpush.optimizer.evaluate_row_groups import ROWS_CANNOT_MATCH, InclusiveStatsEvaluator
+
+__all__ = ["FilePruning", "prune_scan"]
+
+_INNER_JOIN_KINDS = frozenset({"", "INNER", "CROSS"})
+# A conjunct holding any of these is not a plain row filter over this table (a subquery may read
+# the outer row; an aggregate or window belongs to another clause), so it is left out.
+_NOT_ROW_FILTERS = (exp.Subquery, exp.Select, exp.AggFunc, exp.Window, exp.Exists)
+
+
+@dataclasses.dataclass(frozen=True)
+class FilePruning:
+    """What pruning leaves of one file: the row groups to read, and why the others are skipped."""
+
+    row_groups: tuple[int, ...]
+    skipped: tuple[tuple[int, str], ...] = ()
+
+
+def _single_source(select: exp.Select) -> bool | None:
+    """True when the SELECT reads one relation, False with inner joins only, None otherwise."""
+    if select.args.get("laterals"):
+        return None
+    joins = select.args.get("joins") or []
+    for join in joins:
+        if join.side or (join.kind or "").upper() not in _INNER_JOIN_KINDS:
+            return None
+    return not joins
+
+
+def _condition(node: exp.Table, names: set[str]) -> exp.Expression | None:
+    """The conjuncts of the WHERE over table reference ``node`` that read only its columns
+    (lower-cased ``names``), ANDed; None when there are none or pruning is unsafe."""
+    if node.args.get("sample") or node.args.get("pivots") or node.args.get("laterals"):
+        return None
+    holder = node.parent
+    if not isinstance(holder, (exp.From, exp.Join)):
+        return None
+    select = holder.parent
+    if not isinstance(select, exp.Select):
+        return None
+    single = _single_source(select)
+    where = select.args.get("where")
+    if single is None or not isinstance(where, exp.Where):
+        return None
+    alias = (node.alias or node.name).lower()
+    kept: list[exp.Expression] = []
+    for conjunct in where.this.flatten() if isinstance(where.this, exp.And) else [where.this]:
+        if not isinstance(conjunct, exp.Expression) or conjunct.find(*_NOT_ROW_FILTERS) is not None:
+            continue
+        columns = list(conjunct.find_all(exp.Column))
+        if columns and all(_is_own(c, alias, names, single) for c in columns):
+            kept.append(conjunct)
+    if not kept:
+        return None
+    condition = kept[0].copy()
+    for conjunct in kept[1:]:
+        condition = exp.And(this=condition, expression=conjunct.copy())
+    return condition
+
+
+def _is_own(column: exp.Column, alias: str, names: set[str], single: bool) -> bool:
+    """Whether ``column`` surely names a column of this table: qualified by its alias, or
+    unqualified when the table is the only source (Spark resolves names case-insensitively)."""
+    if column.args.get("db") or column.args.get("catalog") or not isinstance(column.this, exp.Identifier):
+        return False
+    qualifier = column.table.lower()
+    return column.name.lower() in names and (qualifier == alias or (not qualifier and single))
+
+
+def _references(expression: BooleanExpression) -> list[str]:
+    """The leaf columns and partition columns a bound expression reads, in order, once each."""
+    found: dict[str, None] = {}
+
+    def visit(node: BooleanExpression) -> None:
+        if isinstance(node, (And, Or)):
+            visit(node.left)
+            visit(node.right)
+            return
+        term = getattr(node, "term", None)
+        if isinstance(term, LeafRef) and term.column_path is not None:
+            found[term.column_path] = None
+        elif isinstance(term, PartitionRef):
+            found[term.name] = None
+
+    visit(expression)
+    return list(found)
+
+
+def _partition_reason(values: Mapping[str, Any], names: list[str]) -> str:
+    """Why the partition values alone rule a file out."""
+    shown = [f"{k}={'NULL' if v is None else v}" for k, v in values.items() if k in names]
+    return f"partition {', '.join(shown)} cannot match" if shown else "the WHERE is never true"
+
+
+def prune_scan(
+    node: exp.Table,
+    table: Table,
+    infos: Sequence[FileInfo],
+    data_schema: pa.Schema,
+    *,
+    time_zone: str,
+) -> list[FilePruning]:
+    """The row groups to read of each file of ``table``, for the table reference ``node``.
+
+    Example:
+        >>> import os, tempfile, sqlglot, pyarrow as pa, pyarrow.parquet as pq
+        >>> from vpush.optimizer.catalog import Catalog
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     pq.write_table(pa.table({"id": range(6)}), os.path.join(folder, "a.parquet"), row_group_size=2)
+        ...     table = Catalog().register("t", folder)
+        ...     infos = [Catalog().file_info(f) for f in table.files]
+        >>> select = sqlglot.parse_one("SELECT * FROM t WHERE id >= 4", read="spark")
+        >>> prune_scan(select.find(exp.Table), table, infos, infos[0].arrow_schema, time_zone="UTC")
+        [FilePruning(row_groups=(2,), skipped=((0, 'statistics of id rule out rows'), (1, 'statistics of id rule out rows')))]
+
+    Args:
+        node: the table's reference in the query, still in its SELECT.
+        table: the registered table.
+        infos: its files' footers, in ``table.files`` order.
+        data_schema: the columns the files hold (the union over files), variants included.
+        time_zone: Spark's session time zone, for timestamp literals and partition values.
+
+    Returns:
+        One :class:`FilePruning` per file, in order; every row group when nothing prunes.
+    """
+    fields = {f.name.lower(): f for f in table.partitioning.fields}
+    plain = {f.name.lower(): f for f in data_schema if f.name.lower() not in fields}
+    condition = _condition(node, set(fields) | set(plain))
+    everything = [FilePruning(tuple(range(info.num_row_groups))) for info in infos]
+    if condition is None:
+        return everything
+    # Predicates on variants wait for the variant rewrite: a variant column never resolves.
+    variants = {name.lower() for info in infos for name in info.variant_columns}
+
+    def resolve(column: exp.Expression) -> Ref | None:
+        if not isinstance(column, exp.Column):
+            return None
+        key = column.name.lower()
+        if key in fields and fields[key].type.name != "void":
+            return PartitionRef(fields[key].name, fields[key].type)
+        field = plain.get(key)
+        if field is None or key in variants:
+            return None
+        sql_type = sql_type_of_arrow(field.type)
+        return ColumnRef(field.name, sql_type) if sql_type is not None else None
+
+    predicate = bind_sqlglot(condition, resolve, session_time_zone=time_zone)
+    if predicate == ALWAYS_TRUE:
+        return everything
+    pruned = []
+    for info in infos:
+        values = table.partitioning.values(info.path, session_time_zone=time_zone)
+        bound = bind(predicate, info)
+        evaluator = InclusiveStatsEvaluator(bound)
+        names = _references(bound)
+        all_groups = range(info.num_row_groups)
+        if evaluator.evaluate_file(values, None) == ROWS_CANNOT_MATCH:
+            # Proof: the partition values alone make the predicate FALSE or NULL for every row.
+            reason = _partition_reason(values, names)
+            pruned.append(FilePruning((), tuple((rg, reason) for rg in all_groups)))
+            continue
+        column_names = [n for n in names if n not in values]
+        by_statistics = f"statistics of {', '.join(column_names) or 'the file'} rule out rows"
+        if evaluator.evaluate_file(values, info.statistics) == ROWS_CANNOT_MATCH:
+            pruned.append(FilePruning((), tuple((rg, by_statistics) for rg in all_groups)))
+            continue
+        kept: list[int] = []
+        skipped: list[tuple[int, str]] = []
+        for rg in info.statistics.row_groups:
+            if evaluator.evaluate(rg, values) != ROWS_CANNOT_MATCH:
+                kept.append(rg.row_group)
+            else:
+                skipped.append((rg.row_group, "no rows" if rg.num_rows == 0 else by_statistics))
+        pruned.append(FilePruning(tuple(kept), tuple(skipped)))
+    return pruned
