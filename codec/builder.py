@@ -58,6 +58,21 @@ def encode_int(value: int) -> bytes:
     raise VariantEncodeError(f"integer {value} does not fit in int64; encode it as a decimal")
 
 
+def decimal_type(precision: int, scale: int) -> tuple[PrimitiveType, int]:
+    """The smallest decimal type, and its unscaled width in bytes, for a precision and scale
+    (Spark's builder's rule: both must fit the type's maximum precision).
+
+    Example:
+        >>> decimal_type(9, 2), decimal_type(10, 2)
+        ((<PrimitiveType.DECIMAL4: 8>, 4), (<PrimitiveType.DECIMAL8: 9>, 8))
+    """
+    if precision <= MAX_DECIMAL4_PRECISION and scale <= MAX_DECIMAL4_PRECISION:
+        return PrimitiveType.DECIMAL4, 4
+    if precision <= MAX_DECIMAL8_PRECISION and scale <= MAX_DECIMAL8_PRECISION:
+        return PrimitiveType.DECIMAL8, 8
+    return PrimitiveType.DECIMAL16, 16
+
+
 def encode_decimal(value: decimal.Decimal) -> bytes:
     """A decimal in the smallest of decimal4, decimal8 and decimal16 that holds its precision
     and scale (Spark's rule); a positive exponent is folded into the unscaled value.
@@ -82,12 +97,7 @@ def encode_decimal(value: decimal.Decimal) -> bytes:
         raise VariantEncodeError(
             f"decimal {value} needs precision {precision} and scale {scale}; the most is 38 and 38"
         )
-    if precision <= MAX_DECIMAL4_PRECISION and scale <= MAX_DECIMAL4_PRECISION:
-        ptype, width = PrimitiveType.DECIMAL4, 4
-    elif precision <= MAX_DECIMAL8_PRECISION and scale <= MAX_DECIMAL8_PRECISION:
-        ptype, width = PrimitiveType.DECIMAL8, 8
-    else:
-        ptype, width = PrimitiveType.DECIMAL16, 16
+    ptype, width = decimal_type(precision, scale)
     return bytes([primitive_header(ptype), scale]) + unscaled.to_bytes(width, "little", signed=True)
 
 

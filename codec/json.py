@@ -32,7 +32,7 @@ import uuid
 import zoneinfo
 from operator import itemgetter
 
-from vpush.codec.builder import encode_int
+from vpush.codec.builder import decimal_type, encode_int
 from vpush.codec.decoder import read_bytes, read_double, read_float, read_int, read_uint
 from vpush.codec.errors import JsonParseError, MalformedVariantError
 from vpush.codec.header import (
@@ -383,12 +383,7 @@ class _JsonParser:
     def _append_decimal(self, unscaled: int, scale: int) -> None:
         self._reserve(_RESERVE_DECIMAL)
         precision = len(str(abs(unscaled)))
-        if precision <= MAX_DECIMAL4_PRECISION and scale <= MAX_DECIMAL4_PRECISION:
-            ptype, width = PrimitiveType.DECIMAL4, 4
-        elif precision <= MAX_DECIMAL8_PRECISION and scale <= MAX_DECIMAL8_PRECISION:
-            ptype, width = PrimitiveType.DECIMAL8, 8
-        else:
-            ptype, width = PrimitiveType.DECIMAL16, 16
+        ptype, width = decimal_type(precision, scale)
         self.out.append(primitive_header(ptype))
         self.out.append(scale)
         self.out += unscaled.to_bytes(width, "little", signed=True)
