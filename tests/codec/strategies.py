@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-import uuid
 from typing import Any
 
+import pyarrow as pa
 from hypothesis import strategies as st
 
 from vpush.codec.header import PrimitiveType
@@ -60,6 +60,32 @@ values: st.SearchStrategy[Any] = st.recursive(
 """Random nested values: objects, arrays and scalars of every Variant type."""
 
 
-def as_uuid(value: Any) -> Any:
-    """``uuid.UUID`` values stay themselves (a hook for strategies that build UUIDs from bytes)."""
-    return value if isinstance(value, uuid.UUID) else value
+SHREDDED_PRIMITIVE_TYPES = [
+    pa.bool_(), pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.float32(), pa.float64(),
+    pa.decimal128(9, 2), pa.decimal128(18, 4), pa.decimal128(38, 10), pa.string(), pa.binary(),
+    pa.date32(), pa.time64("us"), pa.timestamp("us", "UTC"), pa.timestamp("us"),
+    pa.timestamp("ns", "UTC"), pa.timestamp("ns"), pa.uuid(),
+]  # fmt: skip
+"""Every Arrow type a primitive ``typed_value`` may have."""
+
+
+def shredding_schemas(
+    field_names: list[str], *, max_fields: int, max_leaves: int
+) -> st.SearchStrategy[pa.DataType]:
+    """Random ``typed_value`` types: primitives, lists and objects, nested."""
+    return st.recursive(
+        st.sampled_from(SHREDDED_PRIMITIVE_TYPES),
+        lambda children: st.one_of(
+            children.map(pa.list_),
+            st.dictionaries(st.sampled_from(field_names), children, min_size=1, max_size=max_fields).map(
+                lambda fields: pa.struct(list(fields.items()))
+            ),
+        ),
+        max_leaves=max_leaves,
+    )
+
+
+def decimals(precision: int, scale: int) -> st.SearchStrategy[decimal.Decimal]:
+    """Decimals that fit ``decimal(precision, scale)`` exactly."""
+    bound = 10**precision - 1
+    return st.integers(-bound, bound).map(lambda u: decimal.Decimal(u).scaleb(-scale, decimal.Context(prec=60)))

@@ -31,7 +31,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
-from strategies import values
+from strategies import SHREDDED_PRIMITIVE_TYPES, decimals, shredding_schemas, values
 from vpush.codec.builder import encode, encode_value
 from vpush.codec.errors import CodecError, InvalidShreddingError, MalformedVariantError
 from vpush.codec.header import PrimitiveType, VariantType
@@ -173,37 +173,14 @@ def test_conformance(case: dict[str, Any]) -> None:
 
 
 # -- round trips -----------------------------------------------------------------------------------
-PRIMITIVE_TYPES = [
-    pa.bool_(), pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.float32(), pa.float64(),
-    pa.decimal128(9, 2), pa.decimal128(18, 4), pa.decimal128(38, 10), pa.string(), pa.binary(),
-    pa.date32(), pa.time64("us"), pa.timestamp("us", "UTC"), pa.timestamp("us"),
-    pa.timestamp("ns", "UTC"), pa.timestamp("ns"), pa.uuid(),
-]  # fmt: skip
-FIELD_NAMES = ["a", "b", "c", "é", "_x", ""]
-
-schemas: st.SearchStrategy[pa.DataType] = st.recursive(
-    st.sampled_from(PRIMITIVE_TYPES),
-    lambda children: st.one_of(
-        children.map(pa.list_),
-        st.dictionaries(st.sampled_from(FIELD_NAMES), children, min_size=1, max_size=4).map(
-            lambda fields: pa.struct(list(fields.items()))
-        ),
-    ),
-    max_leaves=8,
-)
-
-
-def _decimals(precision: int, scale: int) -> st.SearchStrategy[decimal.Decimal]:
-    bound = 10**precision - 1
-    return st.integers(-bound, bound).map(
-        lambda u: decimal.Decimal(u).scaleb(-scale, decimal.Context(prec=60))
-    )
+PRIMITIVE_TYPES = SHREDDED_PRIMITIVE_TYPES
+schemas = shredding_schemas(["a", "b", "c", "é", "_x", ""], max_fields=4, max_leaves=8)
 
 
 def _exact(t: pa.DataType) -> st.SearchStrategy[Any]:
     """Values that go to a primitive typed_value of type ``t``."""
     if pa.types.is_decimal(t):
-        return _decimals(t.precision, t.scale)
+        return decimals(t.precision, t.scale)
     if isinstance(t, pa.BaseExtensionType):
         return st.uuids()
     by_name: dict[str, st.SearchStrategy[Any]] = {

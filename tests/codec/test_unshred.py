@@ -23,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
-from strategies import values  # noqa: E402
+from strategies import SHREDDED_PRIMITIVE_TYPES, decimals, shredding_schemas, values  # noqa: E402
 
 from vpush.codec.builder import encode, encode_array, encode_object  # noqa: E402
 from vpush.codec.errors import InvalidShreddingError, MalformedVariantError  # noqa: E402
@@ -41,31 +41,8 @@ EMPTY_METADATA = b"\x01\x00\x00"
 AS_SPEC_BYTES = "variant_to_parquet_variant(v)::STRUCT(metadata BLOB, value BLOB)"
 
 # -- strategies: shredding schemas and values that often fit them -------------------------------
-PRIMITIVE_TYPES = [
-    pa.bool_(), pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.float32(), pa.float64(),
-    pa.decimal128(9, 2), pa.decimal128(18, 4), pa.decimal128(38, 10), pa.string(), pa.binary(),
-    pa.date32(), pa.time64("us"), pa.timestamp("us", "UTC"), pa.timestamp("us"),
-    pa.timestamp("ns", "UTC"), pa.timestamp("ns"), pa.uuid(),
-]  # fmt: skip
-FIELD_NAMES = ["a", "b", "c", "é", "_x"]
-
-schemas: st.SearchStrategy[pa.DataType] = st.recursive(
-    st.sampled_from(PRIMITIVE_TYPES),
-    lambda children: st.one_of(
-        children.map(pa.list_),
-        st.dictionaries(st.sampled_from(FIELD_NAMES), children, min_size=1, max_size=3).map(
-            lambda d: pa.struct(list(d.items()))
-        ),
-    ),
-    max_leaves=6,
-)
-
-
-def _decimal(precision: int, scale: int) -> st.SearchStrategy[decimal.Decimal]:
-    bound = 10**precision - 1
-    return st.integers(-bound, bound).map(
-        lambda u: decimal.Decimal(u).scaleb(-scale, decimal.Context(prec=60))
-    )
+PRIMITIVE_TYPES = SHREDDED_PRIMITIVE_TYPES
+schemas = shredding_schemas(["a", "b", "c", "é", "_x"], max_fields=3, max_leaves=6)
 
 
 def _fitting(t: pa.DataType) -> st.SearchStrategy[Any]:
@@ -103,7 +80,7 @@ def _fitting(t: pa.DataType) -> st.SearchStrategy[Any]:
         "extension<arrow.uuid>": st.uuids(),
     }
     if pa.types.is_decimal(t):
-        exact = _decimal(t.precision, t.scale)
+        exact = decimals(t.precision, t.scale)
     else:
         exact = prims[str(t)]
     return st.one_of(exact, exact, small)
