@@ -32,7 +32,7 @@ from __future__ import annotations
 import random
 import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -541,8 +541,14 @@ appender.console.layout.pattern = %d{HH:mm:ss} %p %c{1}: %m%n
 """
 
 
-def local_spark() -> SparkSession:
-    """A quiet local Spark session (``local[2]``, UTC, no UI), or the active one if any."""
+def local_spark(app_name: str = "vpush-sample", conf: Mapping[str, str] | None = None) -> SparkSession:
+    """A quiet local Spark session (``local[2]``, UTC, no UI, two shuffle partitions, only
+    errors logged), or the active one if any.
+
+    Args:
+        app_name: the application's name.
+        conf: further settings for a new session (such as ``spark.driver.memory``).
+    """
     import os
     import tempfile
     import warnings
@@ -560,12 +566,14 @@ def local_spark() -> SparkSession:
     warnings.filterwarnings("ignore", category=FutureWarning, module="pyspark")
     builder = (
         SparkSession.builder.master("local[2]")
-        .appName("vpush-sample")
+        .appName(app_name)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", "2")
         .config("spark.sql.session.timeZone", "UTC")
     )
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
     log_config = Path(tempfile.gettempdir()) / "vpush-spark-log4j2.properties"
     try:
         log_config.write_text(_SPARK_LOG_CONFIG, encoding="utf-8")
