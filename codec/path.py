@@ -170,17 +170,18 @@ def _utf16(text: str) -> bytes:
 
 
 def _get_field(obj: Variant, key: str) -> Variant | None:
-    """Field ``key`` of an object, found as Spark finds it.
+    """Field ``key`` of an object, found as Spark's ``Variant.getFieldByKey`` finds it.
 
-    For keys without characters from U+E000 up, comparing with UTF-8 bytes and with UTF-16
-    units agree, so the binary search of ``Variant.get`` finds exactly what Spark finds in
-    objects sorted either way. For the other keys, do what Spark does.
+    Spark scans an object of fewer than :data:`SPARK_LINEAR_SEARCH_FIELDS` fields one by one,
+    which finds a field even where a writer left the fields unsorted (DuckDB 2.0 does, against the
+    spec), and binary-searches larger ones in UTF-16 order. For keys without characters from
+    U+E000 up, UTF-8 and UTF-16 order agree, so ``Variant.get``'s search finds what Spark finds.
     """
+    if len(obj) < SPARK_LINEAR_SEARCH_FIELDS:
+        return next((child for name, child in obj.items() if name == key), None)
     if _ORDER_SENSITIVE.search(key) is None:
         return obj.get(key)
     fields = list(obj.items())
-    if len(fields) < SPARK_LINEAR_SEARCH_FIELDS:
-        return next((child for name, child in fields if name == key), None)
     target = _utf16(key)
     low, high = 0, len(fields) - 1
     while low <= high:

@@ -245,3 +245,20 @@ def test_extract_column_rows_and_nulls() -> None:
     assert out[3].as_py()["value"] == b"\x0c\x02", "Other rows extract independently"  # type: ignore[index]
     chunked = extract_column(pa.chunked_array([meta]), pa.chunked_array([value]), VariantPath.parse("$.a[0]"))
     assert chunked.is_null().to_pylist() == [False, False, True, False], "Chunked input works too"
+
+
+def test_fields_of_an_unsorted_object_are_found_as_spark_finds_them() -> None:
+    """DuckDB 2.0 writes object fields in insertion order, against the spec; Spark scans small
+    objects one field at a time and finds them all."""
+    import duckdb
+
+    rows = duckdb.sql(
+        "SELECT variant_to_parquet_variant({'s': 1, 'a': 2, 'arr': [3]}::VARIANT)::STRUCT(metadata BLOB, value BLOB) AS v"
+    ).fetchall()
+    row = rows[0]
+    metadata, value = row[0]["metadata"], row[0]["value"]
+    names = [name for name, _ in Variant(metadata, value).items()]
+    assert names != sorted(names)  # the writer still leaves them unsorted
+    for key, want in (("s", 1), ("a", 2), ("arr", [3])):
+        found = extract(metadata, value, VariantPath.parse(f"$.{key}"))
+        assert found is not None and found.to_python() == want
