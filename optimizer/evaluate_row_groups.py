@@ -8,7 +8,9 @@ an unknown cast, ``!=`` and ``NOT IN`` without an equality proof, an IN list ove
 :data:`IN_PREDICATE_LIMIT`.
 
 Variant leaves: a ``typed_value`` leaf's statistics describe only the rows that were shredded, so
-they count only when the sibling ``value`` column is all-null in the row group. The spec forbids a
+they count only when the sibling ``value`` column is all-null in the row group, or (for the
+null-rejecting predicates, never IS NULL) holds only variant nulls, which extract as NULL: its
+bounds are then both ``0x00``. The spec forbids a
 shredded field from also appearing in an ancestor's residual ``value``, so the leaf alone decides
 which rows hold the field; a row whose ancestor object is missing or is not an object extracts
 NULL, and its leaf is null too.
@@ -97,6 +99,8 @@ IN_PREDICATE_LIMIT = 200
 MAX_ZONE_OFFSET = dt.timedelta(hours=18)
 """The widest UTC offset a time zone can have (Java's ZoneOffset bound)."""
 MAX_EXACT_DOUBLE_INT = 2**53
+_VARIANT_NULL = b"\x00"
+"""The value bytes of a variant null (basic type primitive, type id 0)."""
 MAX_EXACT_FLOAT_INT = 2**24
 
 _UTC = dt.timezone.utc
@@ -304,6 +308,17 @@ class _RowGroupVisitor:
         stats = self.statistics.column(ref.value_path)
         return stats is not None and stats.all_null
 
+    def value_only_variant_nulls(self, ref: LeafRef) -> bool:
+        """Whether every non-null ``value`` of the leaf is the variant null (one byte, 0x00):
+        those rows extract as SQL NULL, which no null-rejecting predicate keeps."""
+        if ref.value_path is None:
+            return True
+        stats = self.statistics.column(ref.value_path)
+        if stats is None or stats.repeated or not stats.has_min_max:
+            return False
+        # Proof: every value lies between the bounds, and b"\x00" <= v <= b"\x00" only for v == b"\x00".
+        return bool(stats.min == _VARIANT_NULL and stats.max == _VARIANT_NULL)
+
     def partition_value(self, ref: PartitionRef) -> tuple[bool, Any]:
         """(known, value) of a partition column for this file."""
         values = self.partition_values or {}
@@ -330,8 +345,11 @@ class _RowGroupVisitor:
             return _Values(mapped.lo, mapped.hi, exact=mapped.exact)
         if not isinstance(term, LeafRef):
             return None  # not bound
-        if term.variant and not self.value_all_null(term):
-            return None  # typed_value statistics describe only the shredded rows
+        if term.variant and not (self.value_all_null(term) or self.value_only_variant_nulls(term)):
+            # typed_value statistics describe only the shredded rows. Residual variant nulls
+            # extract as NULL: for the null-rejecting predicates that ask for values, they are
+            # no row at all (IS NULL does not come here).
+            return None
         if term.column_path is None:
             return _EMPTY  # value is all-null and the field has no typed leaf: it is missing
         stats = self.statistics.column(term.column_path)

@@ -996,3 +996,28 @@ def test_pruned_row_groups_hold_no_match(
                         f"Should not skip row group {rg}: {sql!r} may be {sorted(got)} for row {row_id} "
                         f"{row.to_python() if row is not None else None!r}"
                     )
+
+
+# Residuals that are all variant nulls (b"\x00") extract as SQL NULL: null-rejecting predicates
+# can trust the typed bounds; IS NULL cannot (those rows are NULL).
+VARIANT_NULL_RESIDUALS = group(ROWS, column(TYPED, 5, 10, 20), column(VALUE, ROWS - 5, b"\x00", b"\x00"))
+NEAR_NULL_RESIDUALS = group(ROWS, column(TYPED, 5, 10, 20), column(VALUE, ROWS - 5, b"\x00", b"\x00\x01"))
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected", "reason"),
+    [
+        (Gt(A, lit(21)), SKIP, "Should skip: variant-null residuals are NULL, typed values all <= 20"),
+        (Eq(A, lit(15)), READ, "Should read: 15 is inside the typed bounds"),
+        (In(A, (lit(1), lit(30))), SKIP, "Should skip: no IN literal inside the bounds"),
+        (NotNull(A), READ, "Should read: typed values exist"),
+        (IsNull(A), READ, "Should read: the variant-null rows extract as NULL"),
+        (Lt(leaf(VariantType.INT64, "bigint", strict=False), lit(5)), SKIP, "Should skip: try_ form too"),
+    ],
+)
+def test_variant_null_residuals(expression: BooleanExpression, expected: bool, reason: str) -> None:
+    check(expression, VARIANT_NULL_RESIDUALS, expected, reason)
+
+
+def test_residuals_beyond_the_variant_null_are_read() -> None:
+    check(Gt(A, lit(21)), NEAR_NULL_RESIDUALS, READ, "Should read: a residual other than the variant null")
