@@ -15,7 +15,9 @@ import pyarrow as pa
 from vpush.codec.errors import VpushError
 from vpush.exec.errors import ExecutionError
 from vpush.exec.read_scan import read_scan
+from vpush.exec.variant_udf import register, take_error
 from vpush.optimizer.plan import Plan
+from vpush.optimizer.rewrite_variants import duckdb_type
 
 BATCH_ROWS = 65_536
 
@@ -53,6 +55,7 @@ class DuckDBEngine:
     def __init__(self, *, connection: duckdb.DuckDBPyConnection | None = None, time_zone: str = "UTC") -> None:
         self.connection = connection if connection is not None else duckdb.connect()
         self.time_zone = time_zone
+        self._functions: set[str] = set()
 
     def execute(self, plan: Plan) -> pa.RecordBatchReader:
         """Run ``plan`` and stream its result."""
@@ -60,9 +63,17 @@ class DuckDBEngine:
         cursor = self.connection.cursor()
         try:
             cursor.execute("SET TimeZone = $tz", {"tz": self.time_zone})
+            for name, target in plan.functions:
+                if name not in self._functions:
+                    register(self.connection, name, target, duckdb_type(target).sql(dialect="duckdb"))
+                    self._functions.add(name)
             for scan in plan.scans:
-                stream = pa.RecordBatchReader.from_batches(scan.schema, trap.guard(read_scan(scan)))
-                cursor.register(scan.name, stream)
+                if not scan.parts:
+                    stream = pa.RecordBatchReader.from_batches(scan.schema, trap.guard(read_scan(scan)))
+                    cursor.register(scan.name, stream)
+                for part in scan.parts:
+                    stream = pa.RecordBatchReader.from_batches(part.schema, trap.guard(read_scan(scan, part)))
+                    cursor.register(part.name, stream)
             reader = cursor.sql(plan.sql("duckdb")).to_arrow_reader(BATCH_ROWS)
         except duckdb.Error as exc:
             cursor.close()
@@ -91,4 +102,7 @@ def _translate(exc: Exception, trap: _ErrorTrap, plan: Plan) -> VpushError:
         return trap.error
     if isinstance(exc, VpushError):
         return exc
+    raised = take_error(str(exc))
+    if raised is not None:
+        return raised
     return ExecutionError(f"DuckDB failed: {' '.join(str(exc).split())}")

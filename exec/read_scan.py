@@ -6,13 +6,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from vpush.codec.errors import VpushError
 from vpush.codec.layout import VariantLayout
 from vpush.codec.rebuild_variants import rebuild_variants
 from vpush.exec.errors import ExecutionError
-from vpush.optimizer.plan import ROW_COUNT_COLUMN, FileScan, Scan
+from vpush.optimizer.plan import ROW_COUNT_COLUMN, FileScan, LeafInput, LevelInput, Scan, ScanPart
+from vpush.optimizer.rewrite_variants import FILE_COLUMN
 
 BATCH_ROWS = 65_536
 """Rows read at once within a row group: memory stays bounded, and a rebuilt variant column
@@ -68,14 +70,16 @@ def _conform(batch: pa.RecordBatch, scan: Scan, file: FileScan) -> pa.RecordBatc
     return pa.RecordBatch.from_arrays(arrays, schema=scan.schema)
 
 
-def read_scan(scan: Scan) -> Iterator[pa.RecordBatch]:
-    """Yield the scan's rows in file order, in batches of at most :data:`BATCH_ROWS` rows.
+def read_scan(scan: Scan, part: ScanPart | None = None) -> Iterator[pa.RecordBatch]:
+    """Yield the rows of the scan (or of one of its parts) in file order, in batches of at most
+    :data:`BATCH_ROWS` rows: the scan's columns, then the part's inputs.
 
     Raises:
         VpushError: a file that cannot be read (naming it), or malformed variant data (naming
             the file, column, row group and the batch's first row in the file).
     """
-    for file in scan.files:
+    files = part.files if part is not None else scan.files
+    for file in files:
         if not file.row_groups:
             continue
         try:
@@ -88,8 +92,12 @@ def read_scan(scan: Scan) -> Iterator[pa.RecordBatch]:
                 starts.append(starts[-1] + pf.metadata.row_group(i).num_rows)
             for rg in file.row_groups:
                 first = starts[rg]
+                unread = file.unread.get(rg, frozenset())
+                columns = list(file.columns)
+                if part is not None:
+                    columns += _input_columns(part, file, unread)
                 batches = pf.iter_batches(
-                    batch_size=BATCH_ROWS, row_groups=[rg], columns=list(file.columns), use_threads=True
+                    batch_size=BATCH_ROWS, row_groups=[rg], columns=list(dict.fromkeys(columns)), use_threads=True
                 )
                 while True:
                     try:
@@ -99,13 +107,117 @@ def read_scan(scan: Scan) -> Iterator[pa.RecordBatch]:
                     except (OSError, pa.ArrowException) as exc:
                         raise ExecutionError(f"cannot read row group {rg}: {exc}", file=file.path) from exc
                     try:
-                        yield _conform(batch, scan, file)
+                        out = _conform(batch, scan, file)
+                        if part is not None:
+                            out = _with_inputs(out, batch, part, file, unread)
+                        yield out
                     except VpushError as exc:
                         exc.message += f" (row group {rg}; the batch starts at row {first} of the file)"
                         raise exc.with_context(file=file.path)
                     first += batch.num_rows
 
 
-def scan_reader(scan: Scan) -> pa.RecordBatchReader:
-    """The scan as a one-pass Arrow stream."""
-    return pa.RecordBatchReader.from_batches(scan.schema, read_scan(scan))
+def _input_columns(part: ScanPart, file: FileScan, unread: frozenset[str]) -> list[str]:
+    """The Parquet column paths to read for the part's inputs in one row group."""
+    out: list[str] = []
+    for item in part.inputs:
+        if item.name in unread:
+            continue
+        if isinstance(item, LeafInput):
+            out.append(item.path)
+            continue
+        layout = file.input_layouts.get(item.column) if file.input_layouts else None
+        if layout is None:
+            raise ExecutionError(f"no variant column {item.column} in the file", file=file.path)
+        level = layout.level(item.level)
+        assert level is not None
+        if layout.metadata is not None:
+            out.append(layout.metadata)
+        out.append(level.path)
+    return out
+
+
+def _child(array: pa.Array, name: str) -> pa.Array | None:
+    """A struct child with the parent's nulls applied, or None when there is none."""
+    if not pa.types.is_struct(array.type) or array.type.get_field_index(name) < 0:
+        return None
+    assert isinstance(array, pa.StructArray)
+    return array.flatten()[array.type.get_field_index(name)]
+
+
+def _navigate(batch: pa.RecordBatch, names: tuple[str, ...]) -> pa.Array | None:
+    i = batch.schema.get_field_index(names[0])
+    if i < 0:
+        return None
+    array: pa.Array | None = batch.column(i)
+    for name in names[1:]:
+        if array is None:
+            return None
+        array = _child(array, name)
+    return array
+
+
+def _rebuild_level(batch: pa.RecordBatch, item: LevelInput, file: FileScan) -> pa.Array:
+    """One level of a variant rebuilt as ``struct<metadata, value>``; null where it is missing."""
+    layout = file.input_layouts[item.column]
+    if not item.level:
+        column = _navigate(batch, (item.column,))
+        assert column is not None
+        return rebuild_variants(layout, column, file=file.path)
+    level = layout.level(item.level)
+    assert level is not None and layout.metadata is not None
+    names = (item.column, *(part for key in item.level for part in ("typed_value", key)))
+    holder = _navigate(batch, names)
+    metadata = _navigate(batch, (item.column, "metadata"))
+    assert holder is not None and metadata is not None
+    arrays = [metadata]
+    fields = [pa.field("metadata", pa.binary())]
+    present: pa.Array | None = None
+    for name in (level.value_field, level.typed_field):
+        child = _child(holder, name)
+        if child is None:
+            continue
+        arrays.append(child)
+        fields.append(pa.field(name, child.type))
+        valid = child.is_valid()
+        present = valid if present is None else pc.or_(present, valid)
+    sub_layout = VariantLayout(
+        name=level.name,
+        path=level.path,
+        value=level.value,
+        typed_value=level.typed_value,
+        value_field=level.value_field,
+        typed_field=level.typed_field,
+        metadata=layout.metadata,
+    )
+    struct = pa.StructArray.from_arrays(arrays, fields=fields, mask=pc.invert(present) if present is not None else None)
+    rebuilt = rebuild_variants(sub_layout, struct, file=file.path)
+    return rebuilt
+
+
+def _with_inputs(
+    out: pa.RecordBatch, batch: pa.RecordBatch, part: ScanPart, file: FileScan, unread: frozenset[str]
+) -> pa.RecordBatch:
+    """``out`` (the scan's columns) with the part's inputs appended."""
+    arrays = list(out.columns)
+    num_rows = batch.num_rows
+    for field, item in zip(list(part.schema)[out.num_columns:], part.inputs):
+        if item.name in unread:
+            arrays.append(pa.nulls(num_rows, type=field.type))
+        elif isinstance(item, LeafInput):
+            array = _navigate(batch, tuple(item.names))
+            if array is None:
+                raise ExecutionError(f"the column {item.path} was not read", file=file.path, column_path=item.path)
+            arrays.append(array)
+        else:
+            arrays.append(_rebuild_level(batch, item, file))
+    if part.schema.names[-1] == FILE_COLUMN:
+        indices = pa.nulls(num_rows, pa.int32()).fill_null(0)
+        arrays.append(pa.DictionaryArray.from_arrays(indices, pa.array([file.path])))
+    return pa.RecordBatch.from_arrays(arrays, schema=part.schema)
+
+
+def scan_reader(scan: Scan, part: ScanPart | None = None) -> pa.RecordBatchReader:
+    """The scan (or one part of it) as a one-pass Arrow stream."""
+    schema = part.schema if part is not None else scan.schema
+    return pa.RecordBatchReader.from_batches(schema, read_scan(scan, part))

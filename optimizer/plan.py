@@ -37,6 +37,46 @@ class FileScan:
     partition_values: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     skipped: tuple[tuple[int, str], ...] = ()
     """(row group, reason) for each row group pruning ruled out."""
+    input_layouts: Mapping[str, VariantLayout] = dataclasses.field(default_factory=dict)
+    """Every variant column's layout in the file, for the part's rebuilt levels."""
+    unread: Mapping[int, frozenset[str]] = dataclasses.field(default_factory=dict)
+    """Per row group, the inputs of the part (by name) left unread and given as nulls, because
+    the footer proves them all-null there (a leaf's ``value``; the metadata nothing else needs)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class LeafInput:
+    """A leaf column of a variant, read as stored: ``metadata``, a ``value`` or a primitive
+    ``typed_value``. ``name`` is its column in the part (its dotted Parquet path)."""
+
+    name: str
+    path: str
+    names: tuple[str, ...] = ()
+    """The path's field names (a name may hold a dot)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class LevelInput:
+    """One level of a variant (the top, or an object field by its names from the top), rebuilt as
+    ``struct<metadata, value>`` from every leaf below it; null where the field is missing."""
+
+    name: str
+    column: str
+    level: tuple[str, ...]
+
+
+Input = LeafInput | LevelInput
+
+
+@dataclasses.dataclass(frozen=True)
+class ScanPart:
+    """The files of a scan that share a physical layout for the variant extractions, read as the
+    relation ``name``: the scan's columns, then the inputs (``schema`` has both)."""
+
+    name: str
+    files: tuple[FileScan, ...]
+    inputs: tuple[Input, ...]
+    schema: pa.Schema
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,6 +87,9 @@ class Scan:
     table: str
     schema: pa.Schema
     files: tuple[FileScan, ...]
+    parts: tuple[ScanPart, ...] = ()
+    """How the engine reads the files: one relation per part. Empty when the query extracts
+    nothing from a variant: the scan is then one relation, ``name``, of ``schema``."""
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -61,6 +104,9 @@ class Plan:
     source_sql: str
     expression: exp.Expression
     scans: tuple[Scan, ...]
+    functions: tuple[tuple[str, Any], ...] = ()
+    """The engine functions the SQL calls, as (name, Spark target type): variant extraction
+    from residual bytes (:mod:`vpush.exec.variant_udf`)."""
 
     def sql(self, dialect: str = "duckdb", *, pretty: bool = False) -> str:
         """The query to run, as SQL text of ``dialect``."""

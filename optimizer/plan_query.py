@@ -28,15 +28,25 @@ from vpush.optimizer.dialect import (
 )
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import ROW_COUNT_COLUMN, VARIANT_ARROW_TYPE, FileScan, Plan, Scan
-from vpush.optimizer.prune_scan import FilePruning, prune_scan
+from vpush.optimizer.prune_scan import FilePruning, owning_select, prune_scan
+from vpush.optimizer.rewrite_variants import (
+    Extraction,
+    function_name,
+    iter_scope,
+    make_parts,
+    match_extraction,
+    rewrite_remaining,
+    scan_relation,
+    supported_target,
+)
+from vpush.optimizer.variant_types import SparkType
 
 SCAN_PREFIX = "__vpush_scan_"
 
-# Spark's variant functions parse into these nodes; the rewrite that runs them on the engines
-# (issue B) is not built yet, so a query using one is refused with a clear error rather than
-# handed to DuckDB, which would fail or answer differently from Spark.
+# Spark's variant functions other than extraction parse into these nodes but do not run yet, so
+# a query using one is refused with a clear error rather than handed to DuckDB, which would fail
+# or answer differently from Spark.
 _NOT_YET = (
-    VariantGet,
     IsVariantNull,
     IsValidVariant,
     SchemaOfVariant,
@@ -141,8 +151,8 @@ def _table_schema(table: Table, data_schema: pa.Schema) -> pa.Schema:
 
 def _referenced_columns(expression: exp.Expression) -> set[str] | None:
     """Lower-cased names of columns the query mentions, or None when it selects ``*``."""
-    if any(True for _ in expression.find_all(exp.Star)):
-        return None
+    if any(isinstance(star.parent, (exp.Select, exp.Column)) for star in expression.find_all(exp.Star)):
+        return None  # a `*` or `t.*` projection (not count(*))
     names: set[str] = set()
     for col in expression.find_all(exp.Column):
         names.add(col.name.lower())
@@ -155,6 +165,11 @@ def _referenced_columns(expression: exp.Expression) -> set[str] | None:
 
 def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: bool = True) -> Plan:
     """Plan ``sql`` (Spark SQL) over the tables of ``catalog``.
+
+    Each table reference becomes a scan of its files: pruned by the WHERE (plain, partition and
+    variant-extraction predicates), and, where the SELECT extracts from a variant column, read as
+    the shredded leaves those extractions need, file by file
+    (:mod:`vpush.optimizer.rewrite_variants`).
 
     Args:
         sql: one Spark SQL statement.
@@ -173,8 +188,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             "(see the README's status table)"
         )
     cte_names = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
-    referenced = _referenced_columns(expression)
-    scans: list[Scan] = []
+    found: list[tuple[exp.Table, Table, list[FileInfo], pa.Schema, list[FilePruning], list[Extraction]]] = []
     for node in list(expression.find_all(exp.Table)):
         if not isinstance(node.this, exp.Identifier) or node.args.get("db") or node.args.get("catalog"):
             if node.args.get("db") or node.args.get("catalog"):
@@ -194,6 +208,34 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             )
         infos = [catalog.file_info(f) for f in table.files]
         data_schema = _data_schema(infos)
+        if prune:
+            pruned = prune_scan(node, table, infos, data_schema, time_zone=time_zone)
+        else:
+            pruned = [FilePruning(tuple(range(info.num_row_groups))) for info in infos]
+        variants = {k.lower() for info in infos for k in info.variant_columns if "." not in k}
+        found.append((node, table, infos, data_schema, pruned, _extractions(node, variants)))
+
+    functions: dict[str, SparkType] = {}
+    # Extractions become columns of their scan first, so that a variant column read only
+    # through them is not read whole.
+    extraction_names: list[list[str]] = []
+    for index, (node, _, _, _, _, extractions) in enumerate(found):
+        alias = node.alias or node.name
+        names: list[str] = []
+        by_key: dict[object, str] = {}
+        for ext in extractions:
+            column_name = by_key.get(ext.key)
+            if column_name is None:
+                column_name = by_key[ext.key] = f"__vpush_{index}_x{len(by_key)}"
+                names.append(column_name)
+            _replace_extraction(ext, column_name, alias)
+        extraction_names.append(names)
+        if names:
+            _exclude_from_stars(node, alias, names)
+
+    referenced = _referenced_columns(expression)
+    scans: list[Scan] = []
+    for index, (node, table, infos, data_schema, pruned, extractions) in enumerate(found):
         full = _table_schema(table, data_schema)
         if referenced is None:
             keep = list(full.names)
@@ -202,10 +244,6 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         schema = pa.schema([full.field(n) for n in keep]) if keep else pa.schema(
             [pa.field(ROW_COUNT_COLUMN, pa.null())]
         )
-        if prune:
-            pruned = prune_scan(node, table, infos, data_schema, time_zone=time_zone)
-        else:
-            pruned = [FilePruning(tuple(range(info.num_row_groups))) for info in infos]
         partition_names = {n.lower() for n in table.partitioning.names}
         files = []
         for info, pruning in zip(infos, pruned):
@@ -228,9 +266,125 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                 )
             )
         scan_name = f"{SCAN_PREFIX}{len(scans)}"
-        scans.append(Scan(name=scan_name, table=table.name, schema=schema, files=tuple(files)))
-        alias = node.alias
-        replacement = exp.Table(this=exp.to_identifier(scan_name, quoted=True))
-        replacement.set("alias", exp.TableAlias(this=exp.to_identifier(alias or name, quoted=True)))
+        alias = node.alias or node.name
+        table_alias = exp.TableAlias(this=exp.to_identifier(alias, quoted=True))
+        unique = _unique(extractions)
+        if unique:
+            for ext in unique:
+                functions[function_name(ext.target)] = ext.target
+            parts, part_expressions = make_parts(scan_name, files, infos, unique, schema, time_zone)
+            relation = scan_relation(parts, part_expressions, schema.names, extraction_names[index])
+            replacement: exp.Expression = exp.Subquery(this=relation, alias=table_alias)
+            by_path = {f.path: f for part in parts for f in part.files}
+            files = [by_path.get(f.path, f) for f in files]
+            scans.append(Scan(scan_name, table.name, schema, tuple(files), tuple(parts)))
+        else:
+            replacement = exp.Table(this=exp.to_identifier(scan_name, quoted=True), alias=table_alias)
+            scans.append(Scan(name=scan_name, table=table.name, schema=schema, files=tuple(files)))
         node.replace(replacement)
-    return Plan(source_sql=sql, expression=expression, scans=tuple(scans))
+    expression = rewrite_remaining(expression, time_zone, functions)
+    return Plan(
+        source_sql=sql, expression=expression, scans=tuple(scans), functions=tuple(sorted(functions.items()))
+    )
+
+
+def _unique(extractions: list[Extraction]) -> list[Extraction]:
+    seen: dict[object, Extraction] = {}
+    for ext in extractions:
+        seen.setdefault(ext.key, ext)
+    return list(seen.values())
+
+
+def _extractions(node: exp.Table, variants: set[str]) -> list[Extraction]:
+    """The extractions over a variant column of table reference ``node`` in the SELECT that
+    reads it directly (not in nested queries), outermost first."""
+    select, single = owning_select(node)
+    if select is None or not variants:
+        return []
+    alias = (node.alias or node.name).lower()
+    out: list[Extraction] = []
+    claimed: set[int] = set()
+    for candidate in iter_scope(select):
+        if any(id(a) in claimed for a in _ancestors(candidate, select)):
+            continue
+        matched = match_extraction(candidate)
+        if matched is None:
+            continue
+        base, segments, target, strict = matched
+        if not isinstance(base, exp.Column) or not supported_target(target):
+            continue
+        if base.args.get("db") or base.args.get("catalog") or base.name.lower() not in variants:
+            continue
+        qualifier = base.table.lower()
+        if qualifier != alias and (qualifier or not single):
+            continue
+        claimed.add(id(candidate))
+        out.append(Extraction(base, segments, target, strict, node=candidate))
+    return out
+
+
+def _exclude_from_stars(node: exp.Table, alias: str, names: list[str]) -> None:
+    """Keep the extraction columns out of ``*`` and ``alias.*`` in the SELECT reading the table."""
+    select, _ = owning_select(node)
+    if select is None:
+        return
+    for projection in select.expressions:
+        star = projection
+        if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star):
+            if projection.table.lower() != alias.lower():
+                continue
+            star = projection.this
+        if not isinstance(star, exp.Star):
+            continue
+        excluded = list(star.args.get("except_") or [])
+        excluded += [exp.column(exp.to_identifier(n, quoted=True)) for n in names]
+        star.set("except_", excluded)
+
+
+def _replace_extraction(ext: Extraction, column_name: str, alias: str) -> None:
+    """Put the scan's column ``column_name`` where the extraction was; a projection keeps the
+    name Spark gives it."""
+    node = ext.node
+    assert node is not None
+    column = exp.column(exp.to_identifier(column_name, quoted=True), table=exp.to_identifier(alias, quoted=True))
+    parent = node.parent
+    if isinstance(parent, exp.Select) and node.arg_key == "expressions":
+        node.replace(exp.alias_(column, exp.to_identifier(_spark_name(node), quoted=True)))
+        return
+    # A projection holding the extraction keeps the name of its text as written, rather than
+    # one made of vpush's internal column names.
+    projection: exp.Expr | None = node
+    while projection is not None and not (
+        isinstance(projection.parent, exp.Select) and projection.arg_key == "expressions"
+    ):
+        projection = projection.parent
+    named = projection is None or isinstance(projection, (exp.Alias, exp.Column, exp.Star))
+    name = "" if named or projection is None else projection.sql(dialect=VpushSpark)
+    node.replace(column)
+    if name and projection is not None:
+        projection.replace(exp.alias_(projection.copy(), exp.to_identifier(name, quoted=True)))
+
+
+def _spark_name(node: exp.Expr) -> str:
+    """The name Spark gives a projection that is an extraction: the last key of a ``:`` path,
+    else the call as Spark 4.3 prints it, without the type (``variant_get(v, $.a)``)."""
+    name = node.output_name if isinstance(node, exp.Expression) else ""
+    if name:
+        return name
+    inner = node.this if isinstance(node, exp.Cast) else node
+    if isinstance(node, exp.Cast):
+        return f"CAST({_spark_name(inner)} AS {node.to.sql(dialect=VpushSpark)})"
+    assert isinstance(inner, VariantGet)
+    args = [inner.this.sql(dialect=VpushSpark)]
+    path = inner.args["path"]
+    args.append(path.this if isinstance(path, exp.Literal) else path.sql(dialect=VpushSpark))
+    return f"{inner.sql_name().lower()}({', '.join(args)})"
+
+
+def _ancestors(node: exp.Expr, stop: exp.Expr) -> list[exp.Expr]:
+    out = []
+    parent = node.parent
+    while parent is not None and parent is not stop:
+        out.append(parent)
+        parent = parent.parent
+    return out

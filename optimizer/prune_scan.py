@@ -25,13 +25,17 @@ from vpush.optimizer.bound import (
     Or,
     PartitionRef,
     Ref,
+    SqlType,
+    VariantRef,
     bind,
     sql_type_of_arrow,
 )
 from vpush.optimizer.catalog import FileInfo, Table
 from vpush.optimizer.evaluate_row_groups import ROWS_CANNOT_MATCH, InclusiveStatsEvaluator
+from vpush.optimizer.rewrite_variants import match_extraction
+from vpush.optimizer.variant_types import VARIANT
 
-__all__ = ["FilePruning", "prune_scan"]
+__all__ = ["FilePruning", "owning_select", "prune_scan"]
 
 _INNER_JOIN_KINDS = frozenset({"", "INNER", "CROSS"})
 # A conjunct holding any of these is not a plain row filter over this table (a subquery may read
@@ -58,20 +62,30 @@ def _single_source(select: exp.Select) -> bool | None:
     return not joins
 
 
+def owning_select(node: exp.Table) -> tuple[exp.Select | None, bool]:
+    """The SELECT that reads table reference ``node`` directly, and whether it is its only
+    source; (None, False) when something stands between them (a sample, a pivot, an outer join,
+    a lateral view), where neither pruning nor placing extractions on the scan is safe."""
+    if node.args.get("sample") or node.args.get("pivots") or node.args.get("laterals"):
+        return None, False
+    holder = node.parent
+    if not isinstance(holder, (exp.From, exp.Join)):
+        return None, False
+    select = holder.parent
+    if not isinstance(select, exp.Select):
+        return None, False
+    single = _single_source(select)
+    if single is None:
+        return None, False
+    return select, single
+
+
 def _condition(node: exp.Table, names: set[str]) -> exp.Expression | None:
     """The conjuncts of the WHERE over table reference ``node`` that read only its columns
     (lower-cased ``names``), ANDed; None when there are none or pruning is unsafe."""
-    if node.args.get("sample") or node.args.get("pivots") or node.args.get("laterals"):
-        return None
-    holder = node.parent
-    if not isinstance(holder, (exp.From, exp.Join)):
-        return None
-    select = holder.parent
-    if not isinstance(select, exp.Select):
-        return None
-    single = _single_source(select)
-    where = select.args.get("where")
-    if single is None or not isinstance(where, exp.Where):
+    select, single = owning_select(node)
+    where = select.args.get("where") if select is not None else None
+    if select is None or not isinstance(where, exp.Where):
         return None
     alias = (node.alias or node.name).lower()
     kept: list[exp.Expression] = []
@@ -160,10 +174,23 @@ def prune_scan(
     everything = [FilePruning(tuple(range(info.num_row_groups))) for info in infos]
     if condition is None:
         return everything
-    # Predicates on variants wait for the variant rewrite: a variant column never resolves.
+    # A variant column is compared only through an extraction (a VariantRef), never whole.
     variants = {name.lower() for info in infos for name in info.variant_columns}
 
     def resolve(column: exp.Expression) -> Ref | None:
+        matched = match_extraction(column)
+        if matched is not None:
+            base, segments, target, strict = matched
+            sql_type = SqlType.parse(target.to_spark()) if target != VARIANT else None
+            if (
+                isinstance(base, exp.Column)
+                and base.name.lower() in variants
+                and sql_type is not None
+                and all(isinstance(s, str) for s in segments)
+            ):
+                keys = tuple(str(s) for s in segments)
+                return VariantRef(base.name, keys, sql_type, strict)
+            return None
         if not isinstance(column, exp.Column):
             return None
         key = column.name.lower()

@@ -94,9 +94,8 @@ def test_every_public_error_is_a_vpush_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "sql",
     [
-        "SELECT variant_get(var, '$.a', 'int') FROM t",
-        "SELECT var:a::int FROM t",
-        "SELECT try_variant_get(var, '$.b') FROM t",
+        "SELECT variant_get(var, '$.a', 'array<int>') FROM t",
+        "SELECT try_variant_get(var, '$.b', 'struct<c int>') FROM t",
         "SELECT to_json(var) FROM t",
         "SELECT * FROM t WHERE is_variant_null(var)",
     ],

@@ -10,7 +10,7 @@ from vpush.codec.errors import VpushError
 from vpush.exec.duckdb_engine import DuckDBEngine
 from vpush.exec.engine import Engine
 from vpush.optimizer.catalog import Catalog, Table
-from vpush.optimizer.plan import VARIANT_ARROW_TYPE, Plan
+from vpush.optimizer.plan import ROW_COUNT_COLUMN, VARIANT_ARROW_TYPE, Plan
 from vpush.optimizer.plan_query import plan_query
 from vpush.timezone import check_time_zone, local_time_zone
 
@@ -129,8 +129,10 @@ class Relation:
             total_rg = sum(f.num_row_groups for f in scan.files)
             read_files = sum(1 for f in scan.files if f.row_groups)
             lines.append(f"== scan of {scan.table} as {scan.name} ==")
-            lines.append(f"columns read: {', '.join(scan.columns)}")
+            columns = [c for c in scan.columns if c != ROW_COUNT_COLUMN]
+            lines.append(f"columns read: {', '.join(columns) or '(none: row counts only)'}")
             lines.append(f"files read {read_files} of {len(scan.files)}, row groups read {read_rg} of {total_rg}")
+            inputs = {f.path: part.inputs for part in scan.parts for f in part.files}
             for f in scan.files:
                 counts = _count_reasons(f.skipped)
                 if not f.row_groups and f.num_row_groups:
@@ -138,10 +140,18 @@ class Relation:
                     continue
                 reasons = "; ".join(f"{n} {reason}" for reason, n in counts.items())
                 skipped = f" (skipped: {reasons})" if reasons else ""
+                read = [*f.columns, *(i.name for i in inputs.get(f.path, ()))]
                 lines.append(
                     f"  {f.path}: row groups read {len(f.row_groups)} of {f.num_row_groups}{skipped}, "
-                    f"columns {', '.join(f.columns)}"
+                    f"columns {', '.join(read) or '(none)'}"
                 )
+                unread: dict[str, int] = {}
+                for names in f.unread.values():
+                    for name in names:
+                        unread[name] = unread.get(name, 0) + 1
+                if unread:
+                    shown = ", ".join(f"{name} in {n} of {len(f.row_groups)}" for name, n in unread.items())
+                    lines.append(f"    not read where the footer shows them all-null: {shown}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:

@@ -1,0 +1,119 @@
+"""The extraction functions the rewritten SQL calls on DuckDB, one per target type:
+
+    vpush_variant_get_<type>(metadata BLOB, value BLOB, path VARCHAR, strict BOOLEAN,
+                             time_zone VARCHAR, file VARCHAR) -> <type>
+
+Each is a vectorized (Arrow) function: it extracts ``path`` from every row's variant and casts it
+as Spark's ``variant_get`` does (:mod:`vpush.exec.variant_cast`); a ``variant`` target returns
+``struct<metadata, value>``. The rewrite calls them only for the rows whose value is not in a
+shredded column (the residuals), and for paths that are not shredded.
+
+DuckDB turns an exception raised in a function into its own error and loses the type; the
+functions keep each vpush error in :data:`_RAISED` under a key that the message carries, so that
+the engine re-raises the original, with its error class, file and path.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+import threading
+from typing import Any
+
+import duckdb
+from duckdb.func import FunctionNullHandling, PythonUDFType
+import pyarrow as pa
+
+from vpush.codec.errors import VpushError
+from vpush.codec.path import VariantPath, extract_column
+from vpush.exec.errors import ExecutionError
+from vpush.exec.variant_cast import variant_get_column
+
+from vpush.optimizer.variant_types import VARIANT, SparkType
+
+_RAISED: dict[str, VpushError] = {}
+_LOCK = threading.Lock()
+_KEYS = itertools.count()
+_KEY_PATTERN = re.compile(r"vpush-error-(\d+)")
+_PARAMETERS: list[Any] = ["BLOB", "BLOB", "VARCHAR", "BOOLEAN", "VARCHAR", "VARCHAR"]
+
+
+class _Raised(RuntimeError):
+    """What DuckDB sees of a vpush error raised in a function: a key to the original."""
+
+
+def _keep(error: VpushError) -> _Raised:
+    with _LOCK:
+        key = f"vpush-error-{next(_KEYS)}"
+        _RAISED[key] = error
+    return _Raised(key)
+
+
+def take_error(message: str) -> VpushError | None:
+    """The vpush error a DuckDB error message refers to, removed from the registry."""
+    found = _KEY_PATTERN.search(message)
+    if found is None:
+        return None
+    with _LOCK:
+        return _RAISED.pop(found.group(0), None)
+
+
+def _first(array: pa.Array | pa.ChunkedArray) -> Any:
+    for i in range(len(array)):
+        if array[i].is_valid:
+            return array[i].as_py()
+    return None
+
+
+def _combine(array: pa.Array | pa.ChunkedArray) -> pa.Array:
+    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+
+
+def make_function(target: SparkType) -> Any:
+    """The Arrow function for one target type."""
+
+    def variant_get(
+        metadata: pa.Array, value: pa.Array, path: pa.Array, strict: pa.Array, time_zone: pa.Array, file: pa.Array
+    ) -> pa.Array:
+        metadata, value = _combine(metadata), _combine(value)
+        path_text = _first(path) or "$"
+        try:
+            try:
+                if target == VARIANT:
+                    return extract_column(metadata, value, VariantPath.parse(path_text))
+                return variant_get_column(
+                    metadata,
+                    value,
+                    path_text,
+                    target,
+                    strict=bool(_first(strict)),
+                    time_zone=_first(time_zone) or "UTC",
+                )
+            except VpushError as exc:
+                files = {f for f in _combine(file).to_pylist() if f is not None} if len(file) else set()
+                if len(files) == 1:
+                    raise exc.with_context(file=files.pop(), json_path=path_text) from None
+                raise exc.with_context(json_path=path_text) from None
+        except VpushError as exc:
+            raise _keep(exc) from None
+        except Exception as exc:  # noqa: BLE001 - any other failure must still reach the user named
+            raise _keep(ExecutionError(f"variant extraction failed: {exc}", json_path=path_text)) from None
+
+    return variant_get
+
+
+def register(connection: duckdb.DuckDBPyConnection, name: str, target: SparkType, duckdb_type: str) -> None:
+    """Create function ``name`` on ``connection`` unless it is there (functions belong to the
+    database, so every cursor sees them)."""
+    try:
+        connection.create_function(
+            name,
+            make_function(target),
+            _PARAMETERS,
+            duckdb_type,
+            type=PythonUDFType.ARROW,
+            null_handling=FunctionNullHandling.SPECIAL,
+            side_effects=False,
+        )
+    except duckdb.CatalogException as exc:
+        if "already exists" not in str(exc):
+            raise

@@ -1,0 +1,477 @@
+"""Rewrite variant extractions into reads of the shredded columns, file by file.
+
+An extraction is ``variant_get(v, path, T)``, ``try_variant_get``, ``v:a.b`` and a cast of it
+(``CAST(v:a AS T)``, ``v:a::T``, ``TRY_CAST``), with a literal path and a scalar or ``variant``
+target, over a variant column ``v`` of a table the SELECT reads directly. In each file the path is
+followed down the shredded objects as far as it goes, to the level ``L``; what is left of the path
+is ``R``. Per the spec a shredded field never also appears in an ancestor's residual ``value``, so
+``L`` alone decides the answer:
+
+```
+R empty, L a primitive typed_value whose values cast to T exactly:
+    CASE WHEN L.value IS NULL THEN CAST(L.typed_value AS T)
+         ELSE vpush_variant_get_T(v.metadata, L.value, '$', strict, zone, file) END
+R starts with a key, or L is not a shredded array:
+    vpush_variant_get_T(v.metadata, L.value, 'R', ...)           (the residual holds the rest)
+otherwise (T is variant, an inexact cast, an index into a shredded array):
+    L rebuilt as a variant by the codec, then the same function over it
+```
+
+DuckDB evaluates the ``ELSE`` branch only for the rows that reach it, so the function (Spark's
+extraction and cast, :mod:`vpush.exec.variant_udf`) sees the residual rows only. Files of one table
+may be shredded differently: the files that share a physical layout form one :class:`ScanPart`,
+and the table becomes ``(SELECT ... FROM part0 UNION ALL SELECT ... FROM part1) AS t``, each
+branch computing the extractions as columns ``__vpush_<scan>_x<k>`` that replace them in the query.
+
+An extraction this module cannot place on a scan (over a subquery's column, say) runs the same
+function over the whole variant (:func:`rewrite_remaining`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Iterator, Mapping, Sequence
+
+import pyarrow as pa
+from sqlglot import exp
+
+from vpush.codec.header import VariantType
+from vpush.codec.layout import ArrayLayout, ObjectLayout, PrimitiveLayout, ValueLayout, VariantLayout
+from vpush.codec.path import VariantPath
+from vpush.optimizer.catalog import FileInfo
+from vpush.optimizer.dialect import VariantGet, VpushSpark
+from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.plan import VARIANT_ARROW_TYPE, FileScan, Input, LeafInput, LevelInput, ScanPart
+from vpush.optimizer.variant_types import (
+    VARIANT,
+    AtomicType,
+    DecimalType,
+    SparkType,
+    StringType,
+    parse_variant_type,
+)
+
+__all__ = [
+    "FILE_COLUMN",
+    "Extraction",
+    "function_name",
+    "match_extraction",
+    "rewrite_remaining",
+]
+
+FILE_COLUMN = "__vpush_file"
+"""The column of a part that names each row's file, for the errors of the extraction function."""
+FUNCTION_PREFIX = "vpush_variant_get_"
+
+_SCALARS = frozenset(
+    {"boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "date", "binary", "timestamp", "timestamp_ntz"}
+)
+_INT_DIGITS = {VariantType.INT8: 3, VariantType.INT16: 5, VariantType.INT32: 10, VariantType.INT64: 19}
+_INT_RANK = {"tinyint": 1, "smallint": 2, "int": 3, "bigint": 4}
+_VARIANT_INT_RANK = {VariantType.INT8: 1, VariantType.INT16: 2, VariantType.INT32: 3, VariantType.INT64: 4}
+_SAME_TYPE = {
+    VariantType.BOOLEAN: "boolean",
+    VariantType.FLOAT: "float",
+    VariantType.DOUBLE: "double",
+    VariantType.DATE: "date",
+    VariantType.TIMESTAMP: "timestamp",
+    VariantType.TIMESTAMP_NTZ: "timestamp_ntz",
+    VariantType.BINARY: "binary",
+}
+_DECIMALS = frozenset({VariantType.DECIMAL4, VariantType.DECIMAL8, VariantType.DECIMAL16})
+
+
+@dataclasses.dataclass(frozen=True)
+class Extraction:
+    """One extraction: ``column`` (the variant column, as the query names it), the path's
+    segments, the target type and whether a failed cast raises (``strict``) or gives NULL."""
+
+    column: exp.Column
+    segments: tuple[str | int, ...]
+    target: SparkType
+    strict: bool
+    node: exp.Expr | None = dataclasses.field(default=None, compare=False, repr=False)
+    """Where the extraction is in the query."""
+
+    @property
+    def key(self) -> tuple[str, tuple[str | int, ...], str, bool]:
+        """Extractions with equal keys compute the same column."""
+        return (self.column.name.lower(), self.segments, self.target.to_spark(), self.strict)
+
+    @property
+    def path_text(self) -> str:
+        return VariantPath(self.segments).to_spark()
+
+
+def supported_target(target: SparkType | None) -> bool:
+    """Whether the rewrite computes this target: a scalar (not TIME) or ``variant``."""
+    if target == VARIANT or isinstance(target, DecimalType):
+        return True
+    if isinstance(target, StringType):
+        return target.collation is None
+    return isinstance(target, AtomicType) and target.name in _SCALARS
+
+
+def _unparen(node: exp.Expr | None) -> exp.Expr | None:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return node
+
+
+def _cast_target(node: exp.Cast) -> SparkType | None:
+    to = node.args.get("to")
+    if not isinstance(to, exp.DataType):
+        return None
+    try:
+        return parse_variant_type(to.sql(dialect=VpushSpark))
+    except OptimizeError:
+        return None
+
+
+def match_extraction(node: exp.Expr) -> tuple[exp.Expr, tuple[str | int, ...], SparkType, bool] | None:
+    """``node`` as (base, segments, target, strict) when it is an extraction with a literal path
+    and type: ``variant_get``/``try_variant_get``/``v:a``, nested ones joined into one path, or a
+    ``CAST``/``TRY_CAST`` of one whose target is ``variant``. None otherwise."""
+    inner: exp.Expr | None = node
+    target: SparkType | None = None
+    strict = True
+    if isinstance(node, exp.Cast):
+        inner = _unparen(node.this)
+        if not isinstance(inner, VariantGet) or inner.target_type != VARIANT:
+            return None
+        target = _cast_target(node)
+        strict = not isinstance(node, exp.TryCast)
+    if not isinstance(inner, VariantGet):
+        return None
+    if target is None:
+        target = inner.target_type
+        strict = not inner.SAFE
+    if target is None:
+        return None
+    segments: tuple[str | int, ...] = ()
+    current: exp.Expr | None = inner
+    while isinstance(current, VariantGet):
+        path = current.variant_path
+        if path is None or (current is not inner and current.target_type != VARIANT):
+            return None
+        segments = path.segments + segments
+        current = _unparen(current.this)
+    if current is None:
+        return None
+    return current, segments, target, strict
+
+
+# -- one file ----------------------------------------------------------------------------------
+@dataclasses.dataclass
+class _Builder:
+    """The inputs and expressions of one part, built while following each extraction through one
+    file's layout."""
+
+    time_zone: str
+    inputs: dict[str, Input] = dataclasses.field(default_factory=dict)
+    values: dict[str, str] = dataclasses.field(default_factory=dict)
+    """value input name -> its column's metadata input name (for leaving the metadata unread)."""
+    uses_file: bool = False
+
+    def leaf(self, names: tuple[str, ...]) -> exp.Column:
+        path = ".".join(names)
+        self.inputs.setdefault(path, LeafInput(path, path, names))
+        return exp.column(exp.to_identifier(path, quoted=True))
+
+    def level(self, column: str, level: tuple[str, ...]) -> exp.Column:
+        name = ".".join((column, *(f"typed_value.{n}" for n in level)))
+        if not level:
+            name = f"{column}#variant"
+        self.inputs.setdefault(name, LevelInput(name, column, level))
+        return exp.column(exp.to_identifier(name, quoted=True))
+
+    def call(self, ext: Extraction, metadata: exp.Expression, value: exp.Expression, rest: Sequence[str | int]) -> exp.Expression:
+        self.uses_file = True
+        return exp.Anonymous(
+            this=function_name(ext.target),
+            expressions=[
+                metadata,
+                value,
+                exp.Literal.string(VariantPath(tuple(rest)).to_spark()),
+                exp.Boolean(this=ext.strict),
+                exp.Literal.string(self.time_zone),
+                exp.column(exp.to_identifier(FILE_COLUMN, quoted=True)),
+            ],
+        )
+
+
+def duckdb_type(target: SparkType) -> exp.DataType:
+    """The DuckDB type of an extraction's result."""
+    if target == VARIANT:
+        return exp.DataType.build("STRUCT(metadata BLOB, value BLOB)", dialect="duckdb")
+    sql_type = target.to_sql_type()
+    if sql_type is None:
+        raise OptimizeError(f"vpush cannot compute a variant cast to {target.to_spark()} yet")
+    return sql_type
+
+
+def function_name(target: SparkType) -> str:
+    """The engine function extracting and casting to ``target`` (one per target type)."""
+    text = target.to_spark()
+    slug = "".join(c if c.isalnum() else "_" for c in text).strip("_")
+    if not slug.replace("_", "").isalnum() or len(slug) > 40:
+        slug = hashlib.sha1(text.encode()).hexdigest()[:12]
+    return FUNCTION_PREFIX + slug
+
+
+def _exact_cast(leaf: PrimitiveLayout, target: SparkType) -> bool:
+    """Whether every value of the leaf casts to ``target`` with Spark's result, never failing, by
+    a plain SQL cast (the leaf's own type, and widenings that keep every value)."""
+    vt = leaf.variant_type
+    if isinstance(target, StringType):
+        return vt == VariantType.STRING and target.collation is None
+    if isinstance(target, DecimalType):
+        if vt in _DECIMALS and leaf.precision is not None and leaf.scale is not None:
+            return target.scale >= leaf.scale and target.precision - target.scale >= leaf.precision - leaf.scale
+        digits = _INT_DIGITS.get(vt)
+        return digits is not None and target.precision - target.scale >= digits
+    if not isinstance(target, AtomicType):
+        return False
+    name = target.name
+    if _SAME_TYPE.get(vt) == name:
+        return True
+    if vt in _VARIANT_INT_RANK:
+        if name in _INT_RANK:
+            return _INT_RANK[name] >= _VARIANT_INT_RANK[vt]
+        return name == "double"  # Spark and DuckDB both round a long to the nearest double
+    if vt == VariantType.FLOAT:
+        return name == "double"
+    if vt == VariantType.DATE:
+        return name == "timestamp_ntz"
+    return False
+
+
+def _field_names(column: str, level: Sequence[str]) -> tuple[str, ...]:
+    return (column, *(part for name in level for part in ("typed_value", name)))
+
+
+def _extraction_sql(builder: _Builder, layout: VariantLayout, column: str, ext: Extraction) -> exp.Expression:
+    """The expression computing ``ext`` from one file whose column ``column`` has ``layout``."""
+    target_type = duckdb_type(ext.target)
+    if layout.draft or layout.metadata is None:
+        # The draft layout: the codec rebuilds the whole variant (no per-leaf reads).
+        whole = builder.level(column, ())
+        return builder.call(ext, _field(whole, "metadata"), _field(whole, "value"), ext.segments)
+    node: ValueLayout = layout
+    depth = 0
+    for seg in ext.segments:
+        typed = node.typed_value
+        if not isinstance(seg, str) or not isinstance(typed, ObjectLayout) or typed.field(seg) is None:
+            break
+        found = typed.field(seg)
+        assert found is not None
+        node = found
+        depth += 1
+    level = tuple(str(s) for s in ext.segments[:depth])
+    rest = ext.segments[depth:]
+    names = _field_names(column, level)
+    metadata_names = (column, "metadata")
+    typed = node.typed_value
+    if not rest and isinstance(typed, PrimitiveLayout) and ext.target != VARIANT and _exact_cast(typed, ext.target):
+        cast = exp.cast(builder.leaf((*names, node.typed_field)), target_type)
+        if node.value is None:
+            return cast
+        value = builder.leaf((*names, node.value_field))
+        metadata = builder.leaf(metadata_names)
+        builder.values[value.name] = metadata.name
+        fallback = builder.call(ext, metadata, value.copy(), ())
+        return exp.Case(ifs=[exp.If(this=exp.Is(this=value, expression=exp.Null()), true=cast)], default=fallback)
+    needs_level = (not rest and typed is not None) or (
+        bool(rest) and isinstance(rest[0], int) and isinstance(typed, ArrayLayout)
+    )
+    if needs_level:
+        rebuilt = builder.level(column, level)
+        if not rest and ext.target == VARIANT:
+            return rebuilt
+        return builder.call(ext, _field(rebuilt, "metadata"), _field(rebuilt, "value"), rest)
+    if node.value is None:
+        return exp.cast(exp.Null(), target_type)  # only typed rows, which the rest cannot match
+    value = builder.leaf((*names, node.value_field))
+    metadata = builder.leaf(metadata_names)
+    builder.values[value.name] = metadata.name
+    return builder.call(ext, metadata, value, rest)
+
+
+def _field(struct: exp.Expr, name: str) -> exp.Expression:
+    return exp.Anonymous(this="struct_extract", expressions=[struct.copy(), exp.Literal.string(name)])
+
+
+def _lookup(mapping: Mapping[str, object], name: str) -> str | None:
+    if name in mapping:
+        return name
+    lowered = name.lower()
+    return next((k for k in mapping if k.lower() == lowered), None)
+
+
+def file_part(
+    info: FileInfo, extractions: Sequence[Extraction], time_zone: str
+) -> tuple[_Builder, list[exp.Expression]]:
+    """The inputs and the extraction expressions for one file."""
+    builder = _Builder(time_zone)
+    out: list[exp.Expression] = []
+    for ext in extractions:
+        key = _lookup(info.variant_columns, ext.column.name)
+        if key is None:
+            present = _lookup({f.name: None for f in info.arrow_schema}, ext.column.name)
+            if present is not None:
+                raise OptimizeError(
+                    f"column {present} is not a variant in this file; variant_get needs a variant",
+                    file=info.path,
+                    column_path=present,
+                    error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+                )
+            out.append(exp.cast(exp.Null(), duckdb_type(ext.target)))
+            continue
+        out.append(_extraction_sql(builder, info.variant_columns[key], key, ext))
+    return builder, out
+
+
+def leaf_type(schema: pa.Schema, names: Sequence[str]) -> pa.DataType:
+    """The Arrow type of the nested field at ``names`` in a file's Arrow schema."""
+    t: pa.DataType = schema.field(names[0]).type
+    for name in names[1:]:
+        if not pa.types.is_struct(t):
+            raise OptimizeError(f"no column {'.'.join(names)} in the file's schema")
+        t = t.field(name).type
+    return t
+
+
+def unread_inputs(builder: _Builder, info: FileInfo, row_groups: Sequence[int]) -> dict[int, frozenset[str]]:
+    """Per row group, the value inputs that the footer proves all-null there, and the metadata
+    when no value of its column is read (a rebuilt level reads its own metadata)."""
+    out: dict[int, frozenset[str]] = {}
+    stats = info.statistics.row_groups
+    for rg in row_groups:
+        unread = set()
+        for value in builder.values:
+            column = stats[rg].column(builder.inputs[value].path) if rg < len(stats) else None
+            if column is not None and column.all_null:
+                unread.add(value)
+        read_metadata = {m for v, m in builder.values.items() if v not in unread}
+        unread |= set(builder.values.values()) - read_metadata
+        if unread:
+            out[rg] = frozenset(unread)
+    return out
+
+
+def make_parts(
+    scan_name: str,
+    files: Sequence[FileScan],
+    infos: Sequence[FileInfo],
+    extractions: Sequence[Extraction],
+    base_schema: pa.Schema,
+    time_zone: str,
+) -> tuple[list[ScanPart], list[list[exp.Expression]]]:
+    """Group the files by the inputs and expressions the extractions need in them: one
+    :class:`ScanPart` per group, with its expressions (one per extraction, in order)."""
+    groups: dict[tuple[object, ...], tuple[list[FileScan], list[Input], pa.Schema, list[exp.Expression]]] = {}
+    for file, info in zip(files, infos):
+        builder, expressions = file_part(info, extractions, time_zone)
+        fields = list(base_schema)
+        taken = {f.name.lower() for f in fields}
+        for name, item in builder.inputs.items():
+            if name.lower() in taken:
+                raise OptimizeError(f"the table has a column named {name!r}, which vpush uses for a variant leaf")
+            if isinstance(item, LeafInput):
+                fields.append(pa.field(name, leaf_type(info.arrow_schema, item.names)))
+            else:
+                fields.append(pa.field(name, VARIANT_ARROW_TYPE))
+        if builder.uses_file:
+            fields.append(pa.field(FILE_COLUMN, pa.dictionary(pa.int32(), pa.string())))
+        schema = pa.schema(fields)
+        key = (tuple((f.name, str(f.type)) for f in schema), tuple(e.sql(dialect="duckdb") for e in expressions))
+        scan = dataclasses.replace(
+            file, input_layouts=info.variant_columns, unread=unread_inputs(builder, info, file.row_groups)
+        )
+        if key not in groups:
+            groups[key] = ([], list(builder.inputs.values()), schema, expressions)
+        groups[key][0].append(scan)
+    parts: list[ScanPart] = []
+    part_expressions: list[list[exp.Expression]] = []
+    for i, (group_files, inputs, schema, expressions) in enumerate(groups.values()):
+        parts.append(ScanPart(f"{scan_name}_{i}", tuple(group_files), tuple(inputs), schema))
+        part_expressions.append(expressions)
+    if not parts:
+        # No file at all: one empty part, whose extractions are typed NULLs.
+        parts.append(ScanPart(f"{scan_name}_0", (), (), base_schema))
+        part_expressions.append([exp.cast(exp.Null(), duckdb_type(e.target)) for e in extractions])
+    return parts, part_expressions
+
+
+def scan_relation(
+    parts: Sequence[ScanPart],
+    part_expressions: Sequence[Sequence[exp.Expression]],
+    columns: Sequence[str],
+    output_names: Sequence[str],
+) -> exp.Query:
+    """``SELECT columns, extraction AS name ... FROM part0 UNION ALL ...``: the scan as one relation."""
+    branches: list[exp.Query] = []
+    for part, expressions in zip(parts, part_expressions):
+        projections: list[exp.Expr] = [exp.column(exp.to_identifier(c, quoted=True)) for c in columns]
+        projections += [
+            exp.alias_(e, exp.to_identifier(n, quoted=True)) for e, n in zip(expressions, output_names)
+        ]
+        branches.append(
+            exp.select(*projections).from_(exp.Table(this=exp.to_identifier(part.name, quoted=True)))
+        )
+    query: exp.Query = branches[0]
+    for branch in branches[1:]:
+        query = exp.union(query, branch, distinct=False)
+    return query
+
+
+def iter_scope(select: exp.Select) -> Iterator[exp.Expr]:
+    """The nodes of ``select`` outside nested queries, top-down."""
+    todo: list[exp.Expr] = [select]
+    while todo:
+        node = todo.pop()
+        yield node
+        for child in reversed(list(node.iter_expressions())):
+            if isinstance(child, (exp.Subquery, exp.Select, exp.Union, exp.CTE, exp.With)):
+                continue
+            todo.append(child)
+
+
+def rewrite_remaining(expression: exp.Expr, time_zone: str, functions: dict[str, SparkType]) -> exp.Expr:
+    """Every extraction not placed on a scan, computed by the extraction function over the whole
+    variant (``struct<metadata, value>``). Refuses a non-literal path or type and an unsupported
+    target with a clear error."""
+
+    def visit(node: exp.Expr) -> exp.Expr:
+        if not isinstance(node, (VariantGet, exp.Cast)):
+            return node
+        matched = match_extraction(node)
+        if matched is None:
+            if isinstance(node, VariantGet):
+                raise OptimizeError(
+                    f"{node.sql(dialect=VpushSpark)}: vpush needs a literal path and type in variant "
+                    "extractions (not supported yet)"
+                )
+            return node
+        base, segments, target, strict = matched
+        base = base.transform(visit)
+        if not supported_target(target):
+            raise OptimizeError(
+                f"{node.sql(dialect=VpushSpark)}: variant_get to {target.to_spark()} is not supported yet "
+                "(see the README's status table)"
+            )
+        name = function_name(target)
+        functions[name] = target
+        return exp.Anonymous(
+            this=name,
+            expressions=[
+                _field(base, "metadata"),
+                _field(base, "value"),
+                exp.Literal.string(VariantPath(segments).to_spark()),
+                exp.Boolean(this=strict),
+                exp.Literal.string(time_zone),
+                exp.Null(),
+            ],
+        )
+
+    return expression.transform(visit)
