@@ -30,9 +30,15 @@ demo: setup
 	  "SELECT count(*) AS events, min(id) AS first_id, max(id) AS last_id FROM events"
 	$(VPUSH) query --table events=$(DEMO_DIR) --limit 5 \
 	  "SELECT id, event FROM events ORDER BY id LIMIT 5"
+	$(VPUSH) query --table events=$(DEMO_DIR) \
+	  "SELECT event:type::string AS type, count(*) AS events, sum(event:amount::decimal(10,2)) AS revenue \
+	   FROM events GROUP BY event:type::string ORDER BY events DESC"
+	$(VPUSH) explain --table events=$(DEMO_DIR) \
+	  "SELECT count(*) FROM events WHERE event:ts::timestamp < TIMESTAMP '2024-01-01 01:00:00'"
 
 bench: setup
 	$(PY) bench/unshred_throughput.py
+	$(PY) bench/time_window.py
 
 lint: setup
 	$(PY) -m mypy vpush codec optimizer exec
