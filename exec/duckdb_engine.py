@@ -17,7 +17,7 @@ from vpush.exec.errors import ExecutionError
 from vpush.exec.read_scan import read_scan
 from vpush.exec.variant_udf import register, take_error
 from vpush.optimizer.plan import Plan
-from vpush.optimizer.rewrite_variants import duckdb_type
+from vpush.optimizer.rewrite_variants import CAST_ERROR_MARKER, duckdb_type
 
 BATCH_ROWS = 65_536
 
@@ -97,6 +97,24 @@ def _stream(
         cursor.close()
 
 
+def _failed_cast(message: str) -> ExecutionError | None:
+    """The INVALID_VARIANT_CAST a rewritten query raised in SQL (``error(...)``), or None."""
+    start = message.find(CAST_ERROR_MARKER + "|")
+    if start < 0:
+        return None
+    parts = message[start:].split("|", 3)
+    if len(parts) < 4:
+        return None
+    _, target, value, rest = parts
+    file = rest.split("\n")[0].strip() or None
+    return ExecutionError(
+        f"the variant value `{value}` cannot be cast into {target.upper()}; "
+        "use try_variant_get to get NULL instead",
+        error_class="INVALID_VARIANT_CAST",
+        file=file,
+    )
+
+
 def _translate(exc: Exception, trap: _ErrorTrap, plan: Plan) -> VpushError:
     if trap.error is not None:
         return trap.error
@@ -105,4 +123,7 @@ def _translate(exc: Exception, trap: _ErrorTrap, plan: Plan) -> VpushError:
     raised = take_error(str(exc))
     if raised is not None:
         return raised
+    failed_cast = _failed_cast(str(exc))
+    if failed_cast is not None:
+        return failed_cast
     return ExecutionError(f"DuckDB failed: {' '.join(str(exc).split())}")

@@ -62,6 +62,8 @@ __all__ = [
 FILE_COLUMN = "__vpush_file"
 """The column of a part that names each row's file, for the errors of the extraction function."""
 FUNCTION_PREFIX = "vpush_variant_get_"
+CAST_ERROR_MARKER = "vpush-invalid-variant-cast"
+"""Starts the message of a failed cast raised in SQL: marker|target|value|file."""
 
 _SCALARS = frozenset(
     {"boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "date", "binary", "timestamp", "timestamp_ntz"}
@@ -246,6 +248,52 @@ def _exact_cast(leaf: PrimitiveLayout, target: SparkType) -> bool:
     return False
 
 
+def _range_checked(leaf: PrimitiveLayout, target: SparkType) -> tuple[int, int] | None:
+    """The inclusive range an integer leaf's values must lie in to cast to ``target`` (a
+    narrower integer, a decimal with fewer integer digits, ...), where Spark's cast and SQL's
+    agree on every value inside it; None where that does not apply."""
+    rank = _VARIANT_INT_RANK.get(leaf.variant_type)
+    if rank is None:
+        return None
+    if isinstance(target, DecimalType):
+        limit = 10 ** (target.precision - target.scale) - 1
+        return (-limit, limit)
+    if isinstance(target, AtomicType) and target.name in _INT_RANK and _INT_RANK[target.name] < rank:
+        bits = {"tinyint": 8, "smallint": 16, "int": 32}[target.name]
+        return (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+    return None
+
+
+def _checked(
+    builder: _Builder, ext: Extraction, typed: exp.Expression, cast: exp.Expression, bounds: tuple[int, int]
+) -> exp.Expression:
+    """``cast`` where ``typed`` lies in ``bounds``; outside them NULL (``try_``) or Spark's
+    ``INVALID_VARIANT_CAST`` (raised through DuckDB's ``error``, which the engine turns back into a
+    vpush error naming the file)."""
+    inside = exp.Between(this=typed.copy(), low=exp.Literal.number(bounds[0]), high=exp.Literal.number(bounds[1]))
+    if ext.strict:
+        builder.uses_file = True
+        message = exp.DPipe(
+            this=exp.DPipe(
+                this=exp.Literal.string(f"{CAST_ERROR_MARKER}|{ext.target.to_spark()}|"),
+                expression=exp.cast(typed.copy(), exp.DataType.build("VARCHAR")),
+            ),
+            expression=exp.DPipe(
+                this=exp.Literal.string("|"), expression=exp.column(exp.to_identifier(FILE_COLUMN, quoted=True))
+            ),
+        )
+        outside: exp.Expression = exp.cast(exp.Anonymous(this="error", expressions=[message]), cast.args["to"].copy())
+    else:
+        outside = exp.cast(exp.Null(), cast.args["to"].copy())
+    return exp.Case(
+        ifs=[
+            exp.If(this=exp.Is(this=typed.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), cast.args["to"].copy())),
+            exp.If(this=inside, true=cast),
+        ],
+        default=outside,
+    )
+
+
 def _field_names(column: str, level: Sequence[str]) -> tuple[str, ...]:
     return (column, *(part for name in level for part in ("typed_value", name)))
 
@@ -272,8 +320,14 @@ def _extraction_sql(builder: _Builder, layout: VariantLayout, column: str, ext: 
     names = _field_names(column, level)
     metadata_names = (column, "metadata")
     typed = node.typed_value
-    if not rest and isinstance(typed, PrimitiveLayout) and ext.target != VARIANT and _exact_cast(typed, ext.target):
-        cast = exp.cast(builder.leaf((*names, node.typed_field)), target_type)
+    if not rest and isinstance(typed, PrimitiveLayout) and ext.target != VARIANT and (
+        _exact_cast(typed, ext.target) or _range_checked(typed, ext.target) is not None
+    ):
+        typed_column = builder.leaf((*names, node.typed_field))
+        cast: exp.Expression = exp.cast(typed_column, target_type)
+        bounds = None if _exact_cast(typed, ext.target) else _range_checked(typed, ext.target)
+        if bounds is not None:
+            cast = _checked(builder, ext, typed_column, cast, bounds)
         if node.value is None:
             return cast
         value = builder.leaf((*names, node.value_field))

@@ -124,6 +124,9 @@ QUERIES = [
     "SELECT id, v:ts::timestamp AS ts FROM t",
     "SELECT id, variant_get(v, '$.d', 'decimal(10,2)') AS d FROM t",
     "SELECT id, try_variant_get(v, '$.a', 'int') AS a FROM t",
+    # narrowing casts of a typed leaf, checked in SQL
+    "SELECT id, try_variant_get(v, '$.a', 'tinyint') AS a, try_cast(v:a AS decimal(3,0)) AS d FROM t",
+    "SELECT id, v:a::smallint AS a, v:o.x::tinyint AS x FROM t WHERE id < 3000 OR id >= 4096",
     # variant targets: shredded, partly shredded, not shredded, arrays
     "SELECT id, v:a AS a, v:o AS o, v:o.y AS y FROM t",
     "SELECT id, v:arr AS arr, v:arr[1] AS second, variant_get(v, '$.arr[0]') AS first FROM t",
@@ -164,6 +167,7 @@ def test_column_names_are_sparks(spark: SparkSession, con: vpush.Connection) -> 
     [
         "SELECT variant_get(v, '$.s', 'bigint') FROM t",
         "SELECT id FROM t WHERE v:a::bigint > 0 AND v:s::int = 3",
+        "SELECT variant_get(v, '$.a', 'tinyint') FROM t",
     ],
 )
 def test_failed_cast_raises_like_spark(spark: SparkSession, con: vpush.Connection, sql: str) -> None:
