@@ -142,6 +142,10 @@ QUERIES = [
     "SELECT v:s::string AS s, count(*) AS n, sum(v:a::bigint) AS total FROM t GROUP BY v:s::string",
     "SELECT id, coalesce(v:a::bigint, -1) + 1 AS a1 FROM t WHERE id % 500 = 7",
     "WITH x AS (SELECT id, v FROM t) SELECT id, v:o.x::bigint AS x FROM x WHERE id < 50",
+    # joins: extractions on both sides, and through an outer join (the whole-variant route)
+    "SELECT l.id, r.v:s::string AS s FROM t l JOIN t r ON l.v:a::bigint = r.id WHERE l.id % 97 = 1",
+    "SELECT l.id, r.v:o AS o FROM t l LEFT JOIN t r ON l.v:a::bigint = r.id + 1 WHERE l.id % 89 = 2",
+    "SELECT * FROM t WHERE v:a::bigint BETWEEN 10 AND 12",
 ]
 
 
