@@ -266,6 +266,53 @@ def _run_explain(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ----------------------------------------------------------------------------- inspect
+
+
+def _add_inspect(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    inspect = commands.add_parser(
+        "inspect",
+        help="show how the variant columns of Parquet files are shredded (from their footers)",
+        description=(
+            "For each variant column: its shredding schema, and per shredded path the values in "
+            "typed_value and in the residual value, the row groups with residuals, and the bounds."
+        ),
+    )
+    inspect.add_argument("files", nargs="+", metavar="FILE", help="Parquet files")
+    inspect.set_defaults(run=_run_inspect)
+
+
+def _run_inspect(args: argparse.Namespace) -> int:
+    from rich.console import Console
+    from rich.table import Table
+
+    from vpush.inspect_files import inspect_file
+
+    console = Console()
+    for path in args.files:
+        report = inspect_file(path)
+        console.print(f"[bold]{report.path}[/]: {report.rows:,} rows, {report.row_groups} row groups")
+        if not report.columns:
+            console.print("  no variant column")
+        for column in report.columns:
+            table = Table(title=f"{column.column} (variant, recognised by {column.recognised_by})")
+            table.add_column("path", no_wrap=True)
+            for heading in ("shredded as", "typed", "residual", "row groups with residuals", "min", "max"):
+                table.add_column(heading, overflow="fold")
+            for p in column.paths:
+                table.add_row(
+                    p.path,
+                    p.shredded_as,
+                    "" if p.typed_values is None else f"{p.typed_values:,}",
+                    "" if p.residual_values is None else f"{p.residual_values:,}",
+                    str(p.row_groups_with_residuals) if p.residual_values else "",
+                    "" if p.min is None else str(p.min),
+                    "" if p.max is None else str(p.max),
+                )
+            console.print(table)
+    return EXIT_OK
+
+
 # ----------------------------------------------------------------------------- entry point
 
 
@@ -278,6 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_sample(commands)
     _add_query(commands)
+    _add_inspect(commands)
     return parser
 
 
