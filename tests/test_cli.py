@@ -37,6 +37,15 @@ def test_query_from_file_and_explain(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "columns read: var" in capsys.readouterr().out
 
 
+def test_rewrite_prints_the_duckdb_sql(capsys: pytest.CaptureFixture[str]) -> None:
+    table = f"t={CASES / 'case-046.parquet'}"
+    assert main(["rewrite", "-t", table, "SELECT var:b::string AS b FROM t"]) == 0
+    out = capsys.readouterr().out
+    assert "VPUSH_VARIANT_GET_STRING" in out and 'AS "__vpush_0_x0"' in out
+    assert main(["rewrite", "--dialect", "spark", "-t", table, "SELECT 1"]) == 1
+    assert "not available yet" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
@@ -44,6 +53,8 @@ def test_query_from_file_and_explain(tmp_path: Path, capsys: pytest.CaptureFixtu
         (["query", "SELECT x FROM missing"], "TABLE_OR_VIEW_NOT_FOUND"),
         (["query", "SELECT FROM WHERE"], "PARSE_SYNTAX_ERROR"),
         (["query", "-t", f"t={CASES / 'case-127.parquet'}", "SELECT var FROM t"], "case-127.parquet"),
+        (["query", "-t", f"t={CASES / 'case-046.parquet'}", "SELECT variant_get(var, '$.b', 'int') FROM t"],
+         "INVALID_VARIANT_CAST"),
     ],
 )
 def test_errors_are_one_line_with_exit_code_1(argv: list[str], message: str) -> None:

@@ -215,6 +215,15 @@ def _add_query(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     explain = commands.add_parser("explain", help="show how vpush would run a query")
     _add_sql_arguments(explain)
     explain.set_defaults(run=_run_explain)
+    rewrite = commands.add_parser(
+        "rewrite",
+        help="print the query as vpush rewrites it for an engine",
+        description="Print the query as vpush rewrites it: variant extractions become reads of "
+        "the shredded leaves of each registered table's files.",
+    )
+    _add_sql_arguments(rewrite)
+    rewrite.add_argument("--dialect", choices=("duckdb", "spark"), default="duckdb", help="the engine's SQL")
+    rewrite.set_defaults(run=_run_rewrite)
 
 
 def _relation(args: argparse.Namespace) -> Relation:
@@ -263,6 +272,13 @@ def _run_query(args: argparse.Namespace) -> int:
 
 def _run_explain(args: argparse.Namespace) -> int:
     print(_relation(args).explain())
+    return EXIT_OK
+
+
+def _run_rewrite(args: argparse.Namespace) -> int:
+    if args.dialect == "spark":
+        raise VpushError("the Spark rewrite is not available yet (see the README's status table)")
+    print(_relation(args).plan.sql("duckdb", pretty=True))
     return EXIT_OK
 
 
