@@ -262,7 +262,7 @@ def _to_string(value: Any, vt: VariantType, time_zone: str) -> str:
 
 
 def _to_date(value: Any, vt: VariantType, time_zone: str) -> dt.date:
-    if vt in _NUMBERS:
+    if vt in _NUMBERS or vt == VariantType.BINARY:
         raise _Failed  # Spark casts no number to a date
     if vt == VariantType.TIMESTAMP and isinstance(value, dt.datetime):
         micros = _micros(value)
@@ -285,6 +285,23 @@ def _to_timestamp(value: Any, vt: VariantType, ntz: bool, time_zone: str) -> dt.
     zone = resolve_time_zone(time_zone)
     if vt in _NUMBERS and ntz:
         raise _Failed  # Spark casts no number to timestamp_ntz
+    if vt in (VariantType.BOOLEAN, VariantType.BINARY):
+        raise _Failed  # measured: NULL in Spark's TRY cast
+    if vt in (VariantType.DOUBLE, VariantType.FLOAT, *_DECIMALS) and not ntz:
+        # Seconds since the epoch, truncated to microseconds (Spark multiplies a double in
+        # double arithmetic, a decimal exactly).
+        if vt in _DECIMALS:
+            micros = int(value * _MICROS)
+        else:
+            if math.isnan(value) or math.isinf(value):
+                raise _Failed
+            micros = int(float(value) * _MICROS)
+        if not -(2**63) <= micros < 2**63:
+            raise _Failed
+        try:
+            return dt.datetime(1970, 1, 1, tzinfo=_UTC) + dt.timedelta(microseconds=micros)
+        except OverflowError:
+            raise _NotYet from None  # beyond Python's years
     if vt in _INTS and not ntz:
         micros = int(value) * _MICROS  # seconds since the epoch
         if not -(2**63) <= micros < 2**63:
@@ -325,15 +342,17 @@ def _cast_scalar(v: Variant, target: SparkType, time_zone: str) -> Any:
     if isinstance(target, StringType):
         return _to_string(value, vt, time_zone)
     if isinstance(target, DecimalType):
-        if vt == VariantType.TIMESTAMP_NTZ:
-            raise _Failed
+        if vt in (VariantType.TIMESTAMP_NTZ, VariantType.DATE, VariantType.BINARY):
+            raise _Failed  # measured: NULL in Spark's TRY cast
         return _to_decimal(value, vt, target)
     if not isinstance(target, AtomicType):
         raise _NotYet
     name = target.name
     if _SAME.get(vt) == name:
         return float(value) if isinstance(value, Float32) else value
-    if vt == VariantType.TIMESTAMP_NTZ or (vt == VariantType.TIMESTAMP and name == "boolean"):
+    if vt in (VariantType.TIMESTAMP_NTZ, VariantType.DATE, VariantType.BINARY) or (
+        vt == VariantType.TIMESTAMP and name == "boolean"
+    ):
         if name in _INT_RANGES or name in ("double", "float", "boolean"):
             raise _Failed  # measured: NULL in Spark's TRY cast
     if name in _INT_RANGES:
