@@ -1,4 +1,5 @@
-/* vpush.codec._native: rebuild Variant values from a shredded Variant column, in one pass.
+/* vpush.codec._native: rebuild Variant values from a shredded Variant column, in one pass; and
+ * extract the value at a path from an unshredded one.
  *
  * Input: the column as pyarrow exports it through the Arrow C Data Interface (the PyCapsules of
  * `array.__arrow_c_array__()`), in the final layout of the shredding spec:
@@ -21,6 +22,10 @@
  * are still checked where they are used. Variant bytes are not trusted: every read of a residual
  * object or of a metadata dictionary is bounds-checked, so damaged bytes give an error code,
  * never an out-of-bounds read. Recursion follows the Arrow schema, whose depth is capped.
+ *
+ * A second entry point, extract(), reads unshredded columns (a binary `metadata` and a binary
+ * `value`) and copies the value at a Variant path out of every row, as
+ * `vpush.codec.path.extract_column` does; see "extraction along a path" below.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -1560,6 +1565,405 @@ static int run(Ctx *c, int64_t n, uint8_t *validity, int32_t *offsets, int64_t *
     return 0;
 }
 
+/* ---- extraction along a path (vpush.codec.path.extract_column) ------------------------------ */
+/* Each row's metadata and value come from two binary-like Arrow arrays; the value at the path is
+ * copied into one binary array. Every check and every error follows the pure-Python reference,
+ * `extract` with `_get_field` over `Variant` and `VariantMetadata` views, so that both accept and
+ * reject the same bytes: an offset, a header or a field id is checked exactly where the reference
+ * checks it, and every read of Variant bytes is bounds-checked first. */
+
+/* Spark's Variant.getFieldByKey scans objects of fewer fields one by one (finding fields of
+ * unsorted objects, as DuckDB writes them) and binary-searches larger ones. */
+#define SPARK_LINEAR_SEARCH_FIELDS 32
+/* Distinct metadata remembered within one call. */
+#define X_META_SLOTS 8
+/* Inlined into the field scan, which runs for every field before the one found. */
+#if defined(__GNUC__)
+#define X_HOT __attribute__((always_inline))
+#else
+#define X_HOT
+#endif
+
+typedef struct {
+    int is_index;
+    int64_t index;
+    const uint8_t *key; /* UTF-8 */
+    size_t len;
+    /* The key holds a character from U+E000 up (a UTF-8 byte from 0xEE up): Spark's UTF-16 order
+     * and UTF-8 order may then disagree, and a large object is searched in UTF-16 order. */
+    int utf16;
+} Seg;
+
+typedef struct {
+    const uint8_t *data;
+    int64_t len;
+    int osz;
+    uint64_t dsize;
+    uint64_t bytes_start;
+    int keys_checked; /* every dictionary string was checked, as VariantMetadata.keys decodes them */
+} XMeta;
+
+typedef struct {
+    Leaf metadata;
+    Leaf value;
+    int64_t n;
+} Piece;
+
+typedef struct {
+    Ctx *c;
+    const Seg *segs;
+    int64_t nsegs;
+    XMeta slots[X_META_SLOTS];
+    int nslots;
+    int victim;
+    XMeta *m; /* the current row's */
+} Extract;
+
+typedef struct {
+    uint64_t n;
+    int isz, osz;
+    int64_t ids_start, offsets_start, data_start;
+    uint64_t last; /* the last offset: the size of the children's data */
+} Container;
+
+/* read_le for the widths of ids and offsets (1 to 4 bytes), unrolled: the hot loop reads many. */
+static inline uint64_t x_read(const uint8_t *p, int n) {
+    switch (n) {
+    case 1: return p[0];
+    case 2: return (uint64_t)p[0] | (uint64_t)p[1] << 8;
+    case 3: return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16;
+    case 4: return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24;
+    default: return read_le(p, n);
+    }
+}
+
+static inline uint64_t xmeta_offset(const XMeta *m, uint64_t i) {
+    return x_read(m->data + 1 + (uint64_t)m->osz * (i + 1), m->osz);
+}
+
+/* What VariantMetadata(data) checks: the header, and that the offsets and strings fit exactly. */
+static int xmeta_open(Ctx *c, XMeta *m, const uint8_t *d, int64_t len) {
+    uint8_t h;
+    int osz;
+    uint64_t dsize, table, last;
+    if (len < 1) return fail(c, ERR_MALFORMED, "metadata", 0, "truncated metadata header");
+    h = d[0];
+    if ((h & 0x0F) != 1)
+        return fail(c, ERR_MALFORMED, "metadata", 0, "unsupported metadata version %d (expected 1)", h & 0x0F);
+    if (h & 0x20) return fail(c, ERR_MALFORMED, "metadata", 0, "metadata header bit 5 is reserved and must be 0");
+    osz = (h >> 6) + 1;
+    if (len - 1 < osz) return fail(c, ERR_MALFORMED, "metadata", 1, "truncated metadata dictionary_size");
+    dsize = x_read(d + 1, osz);
+    /* dsize < 2**32, so the table's size cannot overflow */
+    table = (dsize + 1) * (uint64_t)osz;
+    if (table > (uint64_t)(len - 1 - osz))
+        return fail(c, ERR_MALFORMED, "metadata", 1 + osz, "truncated metadata offsets (%llu strings)",
+                    (unsigned long long)dsize);
+    m->data = d;
+    m->len = len;
+    m->osz = osz;
+    m->dsize = dsize;
+    m->bytes_start = 1 + (uint64_t)osz + table;
+    m->keys_checked = 0;
+    last = xmeta_offset(m, dsize);
+    if (last > (uint64_t)len - m->bytes_start)
+        return fail(c, ERR_MALFORMED, "metadata", (int64_t)m->bytes_start, "truncated metadata strings");
+    if (m->bytes_start + last != (uint64_t)len)
+        return fail(c, ERR_MALFORMED, "metadata", (int64_t)(m->bytes_start + last),
+                    "metadata is %llu bytes but the buffer holds %lld",
+                    (unsigned long long)(m->bytes_start + last), (long long)len);
+    return 0;
+}
+
+/* What VariantMetadata.keys checks on first use: offsets never decrease, every string lies in the
+ * buffer and is UTF-8. The first offset need not be 0 (only validate() asks that). */
+static int xmeta_check_keys(Ctx *c, XMeta *m) {
+    uint64_t start = xmeta_offset(m, 0);
+    for (uint64_t i = 0; i < m->dsize; i++) {
+        uint64_t end = xmeta_offset(m, i + 1);
+        if (end < start)
+            return fail(c, ERR_MALFORMED, "metadata", (int64_t)(1 + (uint64_t)m->osz * (i + 2)),
+                        "metadata offset %llu (%llu) is before offset %llu (%llu)", (unsigned long long)(i + 1),
+                        (unsigned long long)end, (unsigned long long)i, (unsigned long long)start);
+        if (end > (uint64_t)m->len - m->bytes_start)
+            return fail(c, ERR_MALFORMED, "metadata", (int64_t)(m->bytes_start + start),
+                        "truncated metadata string %llu", (unsigned long long)i);
+        if (!utf8_valid(m->data + m->bytes_start + start, (int64_t)(end - start)))
+            return fail(c, ERR_MALFORMED, "metadata", (int64_t)(m->bytes_start + start),
+                        "metadata string %llu is not valid UTF-8", (unsigned long long)i);
+        start = end;
+    }
+    m->keys_checked = 1;
+    return 0;
+}
+
+/* The dictionary string `field_id`, read from the value at `at` (VariantMetadata.key). */
+static inline X_HOT int xmeta_key(Extract *x, uint64_t field_id, int64_t at, const uint8_t **name, size_t *len) {
+    XMeta *m = x->m;
+    uint64_t a, b;
+    if (field_id >= m->dsize)
+        return fail(x->c, ERR_MALFORMED, "value", at,
+                    "field id %llu is outside the metadata dictionary of %llu strings",
+                    (unsigned long long)field_id, (unsigned long long)m->dsize);
+    if (!m->keys_checked && xmeta_check_keys(x->c, m) < 0) return -1;
+    /* checked above: a <= b <= len - bytes_start */
+    a = xmeta_offset(m, field_id);
+    b = xmeta_offset(m, field_id + 1);
+    *name = m->data + m->bytes_start + a;
+    *len = (size_t)(b - a);
+    return 0;
+}
+
+static inline int xmeta_same(const XMeta *m, const uint8_t *d, int64_t len) {
+    return m->len == len && (m->data == d || memcmp(m->data, d, (size_t)len) == 0);
+}
+
+/* Point x->m at the row's metadata: the last one, a remembered one, or a newly checked one. */
+static int xmeta_row(Extract *x, const uint8_t *d, int64_t len) {
+    XMeta opened, *slot;
+    if (x->m != NULL && xmeta_same(x->m, d, len)) return 0;
+    for (int i = 0; i < x->nslots; i++) {
+        if (xmeta_same(&x->slots[i], d, len)) {
+            x->m = &x->slots[i];
+            return 0;
+        }
+    }
+    if (xmeta_open(x->c, &opened, d, len) < 0) return -1;
+    if (x->nslots < X_META_SLOTS) {
+        slot = &x->slots[x->nslots++];
+    } else {
+        slot = &x->slots[x->victim];
+        x->victim = (x->victim + 1) % X_META_SLOTS;
+    }
+    *slot = opened;
+    x->m = slot;
+    return 0;
+}
+
+/* The layout of the object or array at pos < end (_container_layout in vpush.codec.value). */
+static int x_container(Ctx *c, const uint8_t *buf, int64_t pos, int64_t end, int is_object, Container *k) {
+    int h = buf[pos] >> 2;
+    int is_large = is_object ? (h >> 4) & 1 : (h >> 2) & 1;
+    int nsz = is_large ? 4 : 1;
+    const char *what = is_object ? "object" : "array";
+    uint64_t table;
+    k->osz = (h & 0x03) + 1;
+    k->isz = is_object ? ((h >> 2) & 0x03) + 1 : 0;
+    if (!is_object && (h >> 3) != 0)
+        return fail(c, ERR_MALFORMED, "value", pos, "array header bits 5-7 are reserved and must be 0");
+    if (end - pos - 1 < nsz) return fail(c, ERR_MALFORMED, "value", pos + 1, "truncated %s num_elements", what);
+    k->n = x_read(buf + pos + 1, nsz);
+    /* n < 2**32: no overflow */
+    table = k->n * (uint64_t)k->isz + (k->n + 1) * (uint64_t)k->osz;
+    if (table > (uint64_t)(end - pos - 1 - nsz))
+        return fail(c, ERR_MALFORMED, "value", pos + 1 + nsz, "truncated %s: %llu elements need a %llu-byte table",
+                    what, (unsigned long long)k->n, (unsigned long long)table);
+    k->ids_start = pos + 1 + nsz;
+    k->offsets_start = k->ids_start + (int64_t)(k->n * (uint64_t)k->isz);
+    k->data_start = k->ids_start + (int64_t)table;
+    k->last = x_read(buf + k->offsets_start + (int64_t)(k->n * (uint64_t)k->osz), k->osz);
+    return 0;
+}
+
+/* Where element i lies: [*cpos, *cend) (Variant._child). The start is not checked against the end
+ * here, as in the reference: reading the child's header does it. */
+static inline X_HOT int x_child(Ctx *c, const uint8_t *buf, const Container *k, int64_t end, uint64_t i,
+                                int64_t *cpos, int64_t *cend) {
+    int64_t at = k->offsets_start + (int64_t)(i * (uint64_t)k->osz);
+    uint64_t off = x_read(buf + at, k->osz), last = k->last;
+    if (off >= last)
+        return fail(c, ERR_MALFORMED, "value", at, "element %llu starts at offset %llu, past the last offset %llu",
+                    (unsigned long long)i, (unsigned long long)off, (unsigned long long)last);
+    *cpos = k->data_start + (int64_t)off;
+    *cend = k->data_start + (int64_t)last < end ? k->data_start + (int64_t)last : end;
+    return 0;
+}
+
+/* The next code point of UTF-8 that was checked valid, as a key ordered as Java orders UTF-16:
+ * U+E000..U+FFFF (one code unit from 0xE000) after the supplementary characters (surrogate pairs,
+ * from 0xD800). */
+static inline uint32_t utf16_order_key(const uint8_t *s, size_t n, size_t *i) {
+    uint8_t b = s[*i];
+    uint32_t cp;
+    size_t k;
+    if (b < 0x80) {
+        cp = b;
+        k = 1;
+    } else if (b < 0xE0) {
+        cp = b & 0x1F;
+        k = 2;
+    } else if (b < 0xF0) {
+        cp = b & 0x0F;
+        k = 3;
+    } else {
+        cp = b & 0x07;
+        k = 4;
+    }
+    if (k > n - *i) k = n - *i; /* never for valid UTF-8; keeps reads in bounds regardless */
+    for (size_t j = 1; j < k; j++) cp = (cp << 6) | (s[*i + j] & 0x3F);
+    *i += k;
+    return cp >= 0xE000 && cp <= 0xFFFF ? cp + 0x110000 : cp;
+}
+
+/* Compare two UTF-8 strings in UTF-16 code unit order (Java's String.compareTo). */
+static int utf16_cmp(const uint8_t *a, size_t la, const uint8_t *b, size_t lb) {
+    size_t i = 0, j = 0;
+    while (i < la && j < lb) {
+        uint32_t ka = utf16_order_key(a, la, &i), kb = utf16_order_key(b, lb, &j);
+        if (ka != kb) return ka < kb ? -1 : 1;
+    }
+    return i < la ? 1 : j < lb ? -1 : 0;
+}
+
+static inline X_HOT int x_field_name(Extract *x, const uint8_t *buf, const Container *k, uint64_t i,
+                                     const uint8_t **name, size_t *len) {
+    int64_t at = k->ids_start + (int64_t)(i * (uint64_t)k->isz);
+    return xmeta_key(x, x_read(buf + at, k->isz), at, name, len);
+}
+
+/* Field `s` of the object at pos < end (_get_field in vpush.codec.path); *hit is 0 when absent. */
+static int x_field(Extract *x, const uint8_t *buf, int64_t pos, int64_t end, const Seg *s, int64_t *cpos,
+                   int64_t *cend, int *hit) {
+    Ctx *c = x->c;
+    Container k;
+    const uint8_t *name;
+    size_t len;
+    *hit = 0;
+    if (x_container(c, buf, pos, end, 1, &k) < 0) return -1;
+    if (k.n < SPARK_LINEAR_SEARCH_FIELDS) {
+        /* items() builds each (name, child) pair in stored order until one matches */
+        for (uint64_t i = 0; i < k.n; i++) {
+            int64_t p, e;
+            if (x_field_name(x, buf, &k, i, &name, &len) < 0) return -1;
+            if (x_child(c, buf, &k, end, i, &p, &e) < 0) return -1;
+            if (len == s->len && (len == 0 || memcmp(name, s->key, len) == 0)) {
+                *cpos = p;
+                *cend = e;
+                *hit = 1;
+                return 0;
+            }
+        }
+        return 0;
+    }
+    if (!s->utf16) {
+        /* Variant.get: a binary search in UTF-8 byte order */
+        uint64_t lo = 0, hi = k.n;
+        while (lo < hi) {
+            uint64_t mid = (lo + hi) / 2;
+            int r;
+            if (x_field_name(x, buf, &k, mid, &name, &len) < 0) return -1;
+            r = name_cmp(name, len, s->key, s->len);
+            if (r == 0) {
+                *hit = 1;
+                return x_child(c, buf, &k, end, mid, cpos, cend);
+            }
+            if (r < 0) lo = mid + 1;
+            else hi = mid;
+        }
+        return 0;
+    }
+    /* The reference lists every (name, child) pair first, then binary-searches in UTF-16 order. */
+    for (uint64_t i = 0; i < k.n; i++) {
+        int64_t p, e;
+        if (x_field_name(x, buf, &k, i, &name, &len) < 0) return -1;
+        if (x_child(c, buf, &k, end, i, &p, &e) < 0) return -1;
+    }
+    {
+        int64_t low = 0, high = (int64_t)k.n - 1;
+        while (low <= high) {
+            int64_t mid = (low + high) / 2;
+            int r;
+            if (x_field_name(x, buf, &k, (uint64_t)mid, &name, &len) < 0) return -1;
+            r = utf16_cmp(name, len, s->key, s->len);
+            if (r == 0) {
+                *hit = 1;
+                return x_child(c, buf, &k, end, (uint64_t)mid, cpos, cend);
+            }
+            if (r < 0) low = mid + 1;
+            else high = mid - 1;
+        }
+    }
+    return 0;
+}
+
+/* The value at the path in one row's value bytes (extract in vpush.codec.path): *found is 0 where
+ * the reference returns None, else the value is [*vpos, *vpos + *vsize). */
+static int x_row(Extract *x, const uint8_t *buf, int64_t len, int *found, int64_t *vpos, int64_t *vsize) {
+    Ctx *c = x->c;
+    int64_t pos = 0, end = len;
+    *found = 0;
+    for (int64_t i = 0; i < x->nsegs; i++) {
+        const Seg *s = &x->segs[i];
+        int basic;
+        int64_t p, e;
+        if (pos >= end) return fail(c, ERR_MALFORMED, "value", pos, "truncated value: no header byte");
+        basic = buf[pos] & 0x03;
+        if (s->is_index) {
+            Container k;
+            if (basic != BASIC_ARRAY) return 0;
+            if (x_container(c, buf, pos, end, 0, &k) < 0) return -1;
+            if ((uint64_t)s->index >= k.n) return 0;
+            if (x_child(c, buf, &k, end, (uint64_t)s->index, &p, &e) < 0) return -1;
+        } else {
+            int hit;
+            if (basic != BASIC_OBJECT) return 0;
+            if (x_field(x, buf, pos, end, s, &p, &e, &hit) < 0) return -1;
+            if (!hit) return 0;
+        }
+        pos = p;
+        end = e;
+    }
+    if (value_size(c, "value", buf, pos, end, vsize) < 0) return -1;
+    *vpos = pos;
+    *found = 1;
+    return 0;
+}
+
+static int x_run(Extract *x, const Piece *pieces, int64_t npieces, int64_t total, uint8_t *validity,
+                 int32_t *offsets, int64_t *null_count) {
+    Ctx *c = x->c;
+    int64_t row = 0;
+    offsets[0] = 0;
+    for (int64_t k = 0; k < npieces; k++) {
+        const Piece *P = &pieces[k];
+        for (int64_t j = 0; j < P->n; j++, row++) {
+            int64_t mp = leaf_pos(&P->metadata, j), vp = leaf_pos(&P->value, j);
+            int found = 0;
+            c->row = row;
+            if (mp == -2) return fail(c, ERR_SCHEMA, "metadata", -1, "bad Arrow dictionary index");
+            if (vp == -2) return fail(c, ERR_SCHEMA, "value", -1, "bad Arrow dictionary index");
+            if (mp >= 0 && vp >= 0) {
+                const uint8_t *meta, *buf;
+                int64_t mlen, len, vpos, vsize;
+                if (leaf_bytes(c, &P->metadata, mp, &meta, &mlen, "metadata") < 0) return -1;
+                if (leaf_bytes(c, &P->value, vp, &buf, &len, "value") < 0) return -1;
+                /* the reference builds VariantMetadata for every row with both inputs */
+                if (xmeta_row(x, meta, mlen) < 0) return -1;
+                if (x_row(x, buf, len, &found, &vpos, &vsize) < 0) return -1;
+                if (found) {
+                    if (vsize > MAX_BINARY_ARRAY_BYTES - c->out_len)
+                        return fail(c, ERR_TOO_LARGE, "", -1,
+                                    "over %lld bytes of extracted values do not fit one Arrow binary array; "
+                                    "extract smaller batches",
+                                    (long long)MAX_BINARY_ARRAY_BYTES);
+                    if (reserve(c, vsize) < 0) return -1;
+                    memcpy(c->out + c->out_len, buf + vpos, (size_t)vsize);
+                    c->out_len += vsize;
+                    validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+                }
+            }
+            if (!found) (*null_count)++;
+            offsets[row + 1] = (int32_t)c->out_len;
+            if (row + 1 == SIZE_SAMPLE_ROWS && total > SIZE_SAMPLE_ROWS) {
+                int64_t expect = c->out_len / SIZE_SAMPLE_ROWS * total + c->out_len / SIZE_SAMPLE_ROWS * total / 16;
+                if (expect > MAX_PRERESERVE_BYTES) expect = MAX_PRERESERVE_BYTES;
+                if (expect > c->out_cap && grow_out(c, expect) < 0) return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 /* ---- Python ------------------------------------------------------------------------------ */
 static PyObject *KernelError;
 
@@ -1708,14 +2112,174 @@ done:
     return result;
 }
 
+/* A leaf over one binary-like input of extract(): binary, large_binary or binary_view, plain or
+ * dictionary-encoded. */
+static int x_leaf(Ctx *c, Leaf *l, const struct ArrowSchema *s, const struct ArrowArray *a, const char *path) {
+    const char *f = s->dictionary != NULL ? s->dictionary->format : s->format;
+    if (strcmp(f, "z") != 0 && strcmp(f, "Z") != 0 && strcmp(f, "vz") != 0)
+        return fail(c, ERR_UNSUPPORTED, path, -1, "the kernel reads binary %s arrays, not Arrow format %s", path, f);
+    return leaf_init(c, l, s, a, LK_OFF32, 0, a->length, path);
+}
+
+PyDoc_STRVAR(extract_doc,
+             "extract(pieces, segments) -> (null_count, validity, offsets, data)\n\n"
+             "The value at a path in every row of a Variant column given as aligned pieces, a list of\n"
+             "(metadata_schema, metadata_array, value_schema, value_array) Arrow C Data Interface\n"
+             "capsules of equal lengths. segments is a tuple of keys (UTF-8 bytes) and array indexes\n"
+             "(int). The three buffers are pyarrow buffers of a binary array of the extracted values,\n"
+             "one row per input row (empty in null rows; validity is None when no row is null). Raises\n"
+             "KernelError(code, row, where: bytes, message: bytes, byte_offset) on bad input.");
+
+static PyObject *py_extract(PyObject *self, PyObject *args) {
+    PyObject *pieces_arg, *segments, *pieces = NULL;
+    PyObject *vobj = NULL, *oobj = NULL, *result = NULL, *r;
+    Ctx c;
+    Extract x;
+    Seg *segs = NULL;
+    Piece *P = NULL;
+    Py_ssize_t nsegs, npieces;
+    int64_t total = 0, null_count = 0;
+    Py_buffer vview, oview;
+    int status;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OO!", &pieces_arg, &PyTuple_Type, &segments)) return NULL;
+    memset(&c, 0, sizeof c);
+    memset(&x, 0, sizeof x);
+    c.row = -1;
+    c.err_offset = -1;
+    x.c = &c;
+    if (!host_is_little_endian()) {
+        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
+        return raise_ctx(&c);
+    }
+    /* A tuple of our own: the capsules must outlive the loop, which runs without the GIL. */
+    pieces = PySequence_Tuple(pieces_arg);
+    if (pieces == NULL) return NULL;
+    nsegs = PyTuple_GET_SIZE(segments);
+    npieces = PyTuple_GET_SIZE(pieces);
+    segs = calloc((size_t)nsegs + 1, sizeof(Seg));
+    P = calloc((size_t)npieces + 1, sizeof(Piece));
+    if (segs == NULL || P == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < nsegs; i++) {
+        PyObject *seg = PyTuple_GET_ITEM(segments, i);
+        if (PyBytes_Check(seg)) {
+            segs[i].key = (const uint8_t *)PyBytes_AS_STRING(seg);
+            segs[i].len = (size_t)PyBytes_GET_SIZE(seg);
+            for (size_t j = 0; j < segs[i].len; j++)
+                if (segs[i].key[j] >= 0xEE) segs[i].utf16 = 1;
+        } else if (PyLong_Check(seg) && !PyBool_Check(seg)) {
+            long long v = PyLong_AsLongLong(seg);
+            if (v == -1 && PyErr_Occurred()) goto done;
+            if (v < 0 || v > INT32_MAX) {
+                PyErr_Format(PyExc_ValueError, "array index %lld is outside 0..%d", v, INT32_MAX);
+                goto done;
+            }
+            segs[i].is_index = 1;
+            segs[i].index = v;
+        } else {
+            PyErr_SetString(PyExc_TypeError, "a segment is a key (bytes) or an array index (int)");
+            goto done;
+        }
+    }
+    for (Py_ssize_t k = 0; k < npieces; k++) {
+        PyObject *piece = PyTuple_GET_ITEM(pieces, k);
+        struct ArrowSchema *ms, *vs;
+        struct ArrowArray *ma, *va;
+        if (!PyTuple_Check(piece) || PyTuple_GET_SIZE(piece) != 4) {
+            PyErr_SetString(PyExc_TypeError, "a piece is a tuple of 4 Arrow capsules");
+            goto done;
+        }
+        ms = PyCapsule_GetPointer(PyTuple_GET_ITEM(piece, 0), "arrow_schema");
+        if (ms == NULL) goto done;
+        ma = PyCapsule_GetPointer(PyTuple_GET_ITEM(piece, 1), "arrow_array");
+        if (ma == NULL) goto done;
+        vs = PyCapsule_GetPointer(PyTuple_GET_ITEM(piece, 2), "arrow_schema");
+        if (vs == NULL) goto done;
+        va = PyCapsule_GetPointer(PyTuple_GET_ITEM(piece, 3), "arrow_array");
+        if (va == NULL) goto done;
+        if (ms->release == NULL || ma->release == NULL || vs->release == NULL || va->release == NULL) {
+            PyErr_SetString(PyExc_ValueError, "the Arrow capsules were already released");
+            goto done;
+        }
+        if (ma->length != va->length) {
+            PyErr_Format(PyExc_ValueError, "metadata has %lld rows but value has %lld", (long long)ma->length,
+                         (long long)va->length);
+            goto done;
+        }
+        if (x_leaf(&c, &P[k].metadata, ms, ma, "metadata") < 0 || x_leaf(&c, &P[k].value, vs, va, "value") < 0) {
+            raise_ctx(&c);
+            goto done;
+        }
+        P[k].n = ma->length;
+        total += ma->length;
+    }
+    if (total > INT32_MAX) {
+        fail(&c, ERR_TOO_LARGE, "", -1, "%lld rows do not fit one Arrow binary array", (long long)total);
+        raise_ctx(&c);
+        goto done;
+    }
+    x.segs = segs;
+    x.nsegs = nsegs;
+    vobj = allocate((Py_ssize_t)(total / 8 + 1), 0, &vview);
+    if (vobj == NULL) goto done;
+    oobj = allocate((Py_ssize_t)(sizeof(int32_t) * (size_t)(total + 1)), 0, &oview);
+    if (oobj == NULL) {
+        PyBuffer_Release(&vview);
+        goto done;
+    }
+    c.out_obj = allocate(4096, 1, &c.out_view);
+    if (c.out_obj == NULL) {
+        PyBuffer_Release(&vview);
+        PyBuffer_Release(&oview);
+        goto done;
+    }
+    c.has_out_view = 1;
+    c.out = (uint8_t *)c.out_view.buf;
+    c.out_cap = (int64_t)c.out_view.len;
+    memset(vview.buf, 0, (size_t)vview.len);
+    c.ts = PyEval_SaveThread();
+    status = x_run(&x, P, npieces, total, (uint8_t *)vview.buf, (int32_t *)oview.buf, &null_count);
+    PyEval_RestoreThread(c.ts);
+    c.ts = NULL;
+    PyBuffer_Release(&vview);
+    PyBuffer_Release(&oview);
+    if (status < 0) {
+        raise_ctx(&c);
+        goto done;
+    }
+    PyBuffer_Release(&c.out_view);
+    c.has_out_view = 0;
+    r = PyObject_CallMethod(c.out_obj, "resize", "(nO)", (Py_ssize_t)c.out_len, Py_True);
+    if (r == NULL) goto done;
+    Py_DECREF(r);
+    if (null_count == 0) {
+        Py_DECREF(vobj);
+        vobj = Py_None;
+        Py_INCREF(vobj);
+    }
+    result = Py_BuildValue("(LOOO)", (long long)null_count, vobj, oobj, c.out_obj);
+done:
+    Py_XDECREF(vobj);
+    Py_XDECREF(oobj);
+    Py_XDECREF(pieces);
+    free(segs);
+    free(P);
+    ctx_free(&c);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"unshred", py_unshred, METH_VARARGS, unshred_doc},
+    {"extract", py_extract, METH_VARARGS, extract_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "vpush.codec._native",
-    "The compiled reconstruction kernel for shredded Variant columns (see vpush.codec.native).", -1, methods,
+    "The compiled kernels for Variant columns: reconstruction and extraction (see vpush.codec.native).", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit__native(void) {

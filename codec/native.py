@@ -1,5 +1,6 @@
-"""The compiled reconstruction kernel: :func:`unshred_native` rebuilds a shredded Variant column
-in one pass of C code (``vpush.codec._native``), with no Python loop per row.
+"""The compiled kernels: :func:`unshred_native` rebuilds a shredded Variant column in one pass of
+C code (``vpush.codec._native``), with no Python loop per row, and :func:`extract_native` takes
+the value at a path out of every row of an unshredded one.
 
 It reads the final layout only, and writes the same bytes as :func:`vpush.codec.unshred.unshred`
 (the reference): the kernel walks the column's Arrow arrays through the Arrow C Data Interface,
@@ -12,6 +13,9 @@ Arrow encodings the kernel does not read, a big-endian host) raises
         column = unshred_native(array, layout=layout, file=path)
     except NativeUnsupportedError:
         column = unshred(layout, array, file=path)
+
+:func:`extract_native` does what :func:`vpush.codec.path.extract_column` does, with the same
+fallback.
 """
 
 from __future__ import annotations
@@ -333,6 +337,157 @@ def _error(args: tuple[Any, ...], column: str | None, file: str | None, first_ro
         return MalformedVariantError(message, **context)
     if code in (_ERR_SCHEMA, _ERR_SHREDDING):
         return InvalidShreddingError(message, **context)
+    if code == _ERR_TOO_LARGE:
+        return VariantTooLargeError(message, **context)
+    return CodecError(f"unknown kernel error {code}: {message}", **context)
+
+
+def extract_native(
+    metadata: pa.Array | pa.ChunkedArray, value: pa.Array | pa.ChunkedArray, segments: tuple[str | int, ...]
+) -> pa.StructArray:
+    """:func:`vpush.codec.path.extract_column` in C: the value at a path in every row.
+
+    Example:
+        >>> from vpush.codec.json import parse_json
+        >>> rows = [parse_json('{"a": [1, 2]}'), parse_json('{"a": 3}'), None]
+        >>> meta = pa.array([r[0] if r else None for r in rows], pa.binary())
+        >>> value = pa.array([r[1] if r else None for r in rows], pa.binary())
+        >>> out = extract_native(meta, value, ("a", 1))
+        >>> out.null_count, out.field("value")[0].as_py()
+        (2, b'\\x0c\\x02')
+
+    Args:
+        metadata: every row's metadata: ``binary``, ``large_binary`` or ``binary_view``, plain or
+            dictionary-encoded, sliced or not, or a ChunkedArray of them.
+        value: every row's value, of the same kinds and length; chunks need not line up with
+            the metadata's.
+        segments: the path, keys (str) and array indexes (int), as ``VariantPath.segments``.
+
+    Returns:
+        ``struct<metadata: binary, value: binary>``, one row per input row: null where either
+        input is null or the path finds nothing (a missing key, an index past the end, a key on
+        a non-object, an index on a non-array); else the row's metadata (the input column,
+        shared where it is already ``binary``) and the exact bytes of the value at the path.
+
+    Raises:
+        NativeUnsupportedError: input the kernel does not read (another Arrow type, a key with a
+            lone surrogate, no compiled kernel); call ``extract_column``'s Python loop instead.
+        MalformedVariantError: damaged bytes on the path of some row, naming the row and the byte
+            offset; the kernel raises exactly where the Python reference raises.
+        VariantTooLargeError: the extracted values pass 2 GiB; pass smaller batches.
+        VariantPathError: a segment that is not a key or an index in Spark's range.
+        ValueError: metadata and value differ in length.
+    """
+    from vpush.codec.path import VariantPath
+
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    # The errors carry no json_path: callers add the path as their user wrote it (with_context).
+    path = VariantPath(tuple(segments))
+    encoded: list[bytes | int] = []
+    for seg in path.segments:
+        if isinstance(seg, int):
+            encoded.append(seg)
+            continue
+        try:
+            encoded.append(seg.encode("utf-8"))
+        except UnicodeEncodeError:
+            raise NativeUnsupportedError("a key holding a lone surrogate has no UTF-8 form") from None
+    if len(metadata) != len(value):
+        raise ValueError(f"metadata has {len(metadata)} rows but value has {len(value)}")
+    meta_chunks = [_storage(c) for c in _chunks(metadata)]
+    value_chunks = [_storage(c) for c in _chunks(value)]
+    for name, chunks in (("metadata", meta_chunks), ("value", value_chunks)):
+        for chunk in chunks:
+            if not _is_binary_like(chunk.type):
+                raise NativeUnsupportedError(f"the kernel reads binary {name} arrays, not {chunk.type}")
+            try:
+                chunk.validate()
+            except pa.ArrowInvalid as exc:
+                raise MalformedVariantError(f"the Arrow {name} array is not valid: {exc}") from None
+    pieces = []
+    for meta_piece, value_piece in _aligned(meta_chunks, value_chunks):
+        pieces.append((*meta_piece.__arrow_c_array__(), *value_piece.__arrow_c_array__()))
+    try:
+        null_count, validity, offsets, data = _native.extract(pieces, tuple(encoded))
+    except _native.KernelError as exc:
+        raise _extract_error(exc.args) from None
+    n = len(value)
+    extracted = pa.Array.from_buffers(pa.binary(), n, [None, offsets, data], 0)
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        UNSHREDDED_TYPE,
+        n,
+        [validity],
+        null_count,
+        children=[_metadata_column(meta_chunks, n), extracted],
+    )
+
+
+def _chunks(array: pa.Array | pa.ChunkedArray) -> list[pa.Array]:
+    return list(array.chunks) if isinstance(array, pa.ChunkedArray) else [array]
+
+
+def _storage(array: pa.Array) -> pa.Array:
+    return array.storage if isinstance(array, pa.ExtensionArray) else array
+
+
+def _is_binary_like(arrow_type: pa.DataType) -> bool:
+    if pa.types.is_dictionary(arrow_type):
+        arrow_type = arrow_type.value_type
+    return bool(
+        pa.types.is_binary(arrow_type)
+        or pa.types.is_large_binary(arrow_type)
+        or pa.types.is_binary_view(arrow_type)
+    )
+
+
+def _aligned(left: list[pa.Array], right: list[pa.Array]) -> list[tuple[pa.Array, pa.Array]]:
+    """Zero-copy slices of two chunk lists of equal total length, cut where either has a chunk
+    boundary, so that each pair covers the same rows."""
+    pairs = []
+    i = j = 0
+    at_left = at_right = 0  # rows of left[i] and right[j] already paired
+    while i < len(left) and j < len(right):
+        take = min(len(left[i]) - at_left, len(right[j]) - at_right)
+        if take:
+            pairs.append((left[i].slice(at_left, take), right[j].slice(at_right, take)))
+        at_left += take
+        at_right += take
+        if at_left == len(left[i]):
+            i, at_left = i + 1, 0
+        if at_right == len(right[j]):
+            j, at_right = j + 1, 0
+    return pairs
+
+
+def _metadata_column(chunks: list[pa.Array], n: int) -> pa.Array:
+    """The output's metadata: the input's rows as one plain ``binary`` array, shared when the
+    input is a single plain binary array."""
+    try:
+        if not chunks:
+            return pa.array([], pa.binary())
+        if len(chunks) == 1:
+            return plain_binary(chunks[0])
+        return pa.concat_arrays([plain_binary(c) for c in chunks])
+    except (pa.ArrowInvalid, pa.ArrowCapacityError) as exc:
+        raise VariantTooLargeError(
+            f"the metadata of {n} rows does not fit one Arrow binary array ({exc}); extract smaller batches"
+        ) from None
+
+
+def _extract_error(args: tuple[Any, ...]) -> CodecError:
+    code, row, raw_where, raw_message, offset = args
+    where = raw_where.decode("utf-8", "replace")
+    message = raw_message.decode("utf-8", "replace")
+    if row >= 0:
+        message = f"row {row}, {where}: {message}" if where else f"row {row}: {message}"
+    context: dict[str, Any] = {}
+    if offset >= 0:
+        context["offset"] = offset
+    if code == _ERR_UNSUPPORTED:
+        return NativeUnsupportedError(message, **context)
+    if code in (_ERR_MALFORMED, _ERR_SCHEMA):
+        return MalformedVariantError(message, **context)
     if code == _ERR_TOO_LARGE:
         return VariantTooLargeError(message, **context)
     return CodecError(f"unknown kernel error {code}: {message}", **context)

@@ -236,7 +236,9 @@ def extract_column(
     row keeps its own metadata and holds the extracted value's bytes, or is null where the
     input row is null or :func:`extract` finds nothing.
 
-    This loops over rows in Python; it is one function so that a compiled kernel can replace it.
+    The compiled kernel (:func:`vpush.codec.native.extract_native`) does the work when it is
+    built and reads the input; otherwise, or for input it leaves to Python, a loop over rows.
+    Both return the same rows and raise on the same bytes.
 
     Raises:
         MalformedVariantError: damaged bytes on the path of some row.
@@ -253,9 +255,15 @@ def extract_column(
         (StructType(struct<metadata: binary, value: binary>), 2, b'\\x0c\\x02')
     """
     import pyarrow as pa
+    from vpush.codec.native import NATIVE_AVAILABLE, NativeUnsupportedError, extract_native
 
     if isinstance(path, str):
         path = VariantPath.parse(path)
+    if NATIVE_AVAILABLE:
+        try:
+            return extract_native(metadata, value, path.segments)
+        except NativeUnsupportedError:
+            pass
     metas = metadata.to_pylist()
     values = value.to_pylist()
     if len(metas) != len(values):
