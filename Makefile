@@ -36,9 +36,9 @@ demo: setup
 	$(VPUSH) explain --table events=$(DEMO_DIR) \
 	  "SELECT count(*) FROM events WHERE event:ts::timestamp < TIMESTAMP '2024-01-01 01:00:00'"
 
+# Both benchmarks run even if the first misses its target; the target fails if either does.
 bench: setup
-	$(PY) bench/unshred_throughput.py
-	$(PY) bench/time_window.py
+	$(PY) bench/unshred_throughput.py; status=$$?; $(PY) bench/pruning.py && exit $$status
 
 lint: setup
 	$(PY) -m mypy vpush codec optimizer exec
