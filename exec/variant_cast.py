@@ -63,7 +63,7 @@ from vpush.codec.java_format import (
 )
 from vpush.codec.json import to_json
 from vpush.codec.metadata import VariantMetadata
-from vpush.codec.path import VariantPath, extract
+from vpush.codec.path import VariantPath, extract, extract_column
 from vpush.codec.value import Variant
 from vpush.exec.errors import ExecutionError
 from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, StringType
@@ -810,6 +810,15 @@ def variant_get_column(
         value = value.combine_chunks()
     out_type = arrow_type(target)
     zone = _zone(time_zone)
+    user_path = path
+    if path != "$":
+        # The compiled kernel takes the values out of every row first; what is left is a cast.
+        try:
+            found_values = extract_column(metadata, value, path)
+        except VpushError as exc:
+            raise exc.with_context(json_path=user_path) from None
+        metadata, value = found_values.flatten()
+        path = "$"
     rows: Sequence[int] = range(len(value))
     fast = _fast_numbers(value, target) if path == "$" else None
     if fast is not None:
@@ -833,11 +842,11 @@ def variant_get_column(
             if strict and found is not None:
                 error = _invalid_cast(found, target, time_zone)
                 error.message += f" (row {row} of the batch)"
-                raise error.with_context(json_path=path) from None
+                raise error.with_context(json_path=user_path) from None
             slow.append(None)
         except VpushError as exc:
             exc.message += f" (row {row} of the batch)"
-            raise exc.with_context(json_path=path) from None
+            raise exc.with_context(json_path=user_path) from None
     if fast is None:
         return pa.array(slow, type=out_type)
     mask = np.zeros(len(value), dtype=bool)
