@@ -229,7 +229,7 @@ _ZONEINFO_MIN_SECONDS = int((dt.datetime(1, 1, 2, tzinfo=dt.timezone.utc) - _EPO
 _ZONEINFO_MAX_SECONDS = int((dt.datetime(9999, 12, 30, tzinfo=dt.timezone.utc) - _EPOCH_UTC).total_seconds())
 _OFFSET_ID = re.compile(r"([+-])(\d{1,2})(?::?(\d{2}))?(?::?(\d{2}))?")
 # java.time.ZoneId.SHORT_IDS, which Spark passes when it resolves a session time zone.
-_JAVA_SHORT_IDS = {
+JAVA_SHORT_IDS = {
     "ACT": "Australia/Darwin", "AET": "Australia/Sydney", "AGT": "America/Argentina/Buenos_Aires",
     "ART": "Africa/Cairo", "AST": "America/Anchorage", "BET": "America/Sao_Paulo", "BST": "Asia/Dhaka",
     "CAT": "Africa/Harare", "CNT": "America/St_Johns", "CST": "America/Chicago", "CTT": "Asia/Shanghai",
@@ -255,7 +255,7 @@ def resolve_time_zone(name: str) -> int | zoneinfo.ZoneInfo:
         >>> resolve_time_zone("+05:30"), resolve_time_zone("EST"), str(resolve_time_zone("PST"))
         (19800, -18000, 'America/Los_Angeles')
     """
-    name = _JAVA_SHORT_IDS.get(name, name)
+    name = JAVA_SHORT_IDS.get(name, name)
     if name in ("Z", "UTC", "GMT", "UT"):
         return 0
     for prefix in ("UTC", "GMT", "UT", ""):
@@ -273,7 +273,9 @@ def resolve_time_zone(name: str) -> int | zoneinfo.ZoneInfo:
         raise CodecError(f"unknown time zone {name!r}") from None
 
 
-def _zone_offset(zone: int | zoneinfo.ZoneInfo, epoch_seconds: int) -> int:
+def zone_offset(zone: int | zoneinfo.ZoneInfo, epoch_seconds: int) -> int:
+    """The UTC offset, in seconds, of a zone from :func:`resolve_time_zone` at an instant (seconds
+    since the epoch), as java.time gives it for any year."""
     if isinstance(zone, int):
         return zone
     # Beyond Python's years, java.time keeps a zone's first offset before its first transition
@@ -359,5 +361,5 @@ def format_timestamp(raw: int, units_per_second: int, zone: int | zoneinfo.ZoneI
     nanos = fraction * (1_000_000_000 // units_per_second)
     if zone is None:
         return _local_date_time(seconds, nanos)
-    offset = _zone_offset(zone, seconds)
+    offset = zone_offset(zone, seconds)
     return _local_date_time(seconds + offset, nanos) + _offset_text(offset)

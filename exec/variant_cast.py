@@ -53,13 +53,13 @@ from vpush.codec.header import (
     PrimitiveType,
 )
 from vpush.codec.java_format import (
-    _JAVA_SHORT_IDS,
-    _zone_offset,
+    JAVA_SHORT_IDS,
     format_date,
     format_java_double,
     format_java_float,
     format_time_of_day,
     resolve_time_zone,
+    zone_offset,
 )
 from vpush.codec.json import to_json
 from vpush.codec.metadata import VariantMetadata
@@ -452,7 +452,7 @@ def _zone_of(text: str) -> _Zone:
     pre-3.0 offset rewrites."""
     text = _SINGLE_HOUR_OFFSET.sub(r"\g<1>0\g<2>:", text, count=1)
     text = _SINGLE_MINUTE_OFFSET.sub(r"\g<1>\g<2>:0\g<3>", text, count=1)
-    text = _JAVA_SHORT_IDS.get(text, text)
+    text = JAVA_SHORT_IDS.get(text, text)
     if len(text) <= 1 or text[0] in "+-":
         return _offset_of(text)
     for prefix in ("UTC", "GMT", "UT"):
@@ -528,7 +528,7 @@ def _string_to_timestamp(text: str, zone: _Zone, ntz: bool) -> int:
     zone = written_zone if written_zone is not None and not ntz else zone
     if just_time:  # LocalDate.now(zone)
         now = int(dt.datetime.now(dt.timezone.utc).timestamp())
-        days = (now + _zone_offset(zone, now)) // _SECONDS_PER_DAY
+        days = (now + zone_offset(zone, now)) // _SECONDS_PER_DAY
     else:
         days = _checked_days(year, month, day)
     local = days * _SECONDS_PER_DAY + hour * 3600 + minute * 60 + second
@@ -542,7 +542,7 @@ def _string_to_timestamp(text: str, zone: _Zone, ntz: bool) -> int:
 def _timestamp_text(micros: int, offset_of: _Zone | None) -> str:
     seconds, fraction = divmod(micros, _MICROS)
     if offset_of is not None:
-        seconds += _zone_offset(offset_of, seconds)
+        seconds += zone_offset(offset_of, seconds)
     days, second_of_day = divmod(seconds, _SECONDS_PER_DAY)
     return f"{format_date(days)} {format_time_of_day(second_of_day, fraction * 1000)}"
 
@@ -647,7 +647,7 @@ def _to_date(kind: str, x: Any, zone: _Zone) -> int:
         return _string_to_date(x)
     if kind in ("timestamp", "timestamp_ntz"):
         seconds = x // _MICROS
-        offset = _zone_offset(zone, seconds) if kind == "timestamp" else 0
+        offset = zone_offset(zone, seconds) if kind == "timestamp" else 0
         return (seconds + offset) // _SECONDS_PER_DAY
     raise _Failed
 
@@ -659,7 +659,7 @@ def _to_timestamp(kind: str, x: Any, zone: _Zone, ntz: bool) -> int:
         local = x * _SECONDS_PER_DAY
         return _checked_micros((local - (0 if ntz else _local_offset(zone, local))) * _MICROS)
     if kind == "timestamp":
-        return _checked_micros(x + _zone_offset(zone, x // _MICROS) * _MICROS) if ntz else int(x)
+        return _checked_micros(x + zone_offset(zone, x // _MICROS) * _MICROS) if ntz else int(x)
     if kind == "timestamp_ntz":
         return int(x) if ntz else _checked_micros(x - _local_offset(zone, x // _MICROS) * _MICROS)
     if ntz:
