@@ -2007,6 +2007,72 @@ static PyObject *raise_ctx(Ctx *c) {
     return NULL;
 }
 
+/* The row loop of one call: fills validity and offsets for every row and appends each value to
+ * the context's output buffer; runs without the GIL. */
+typedef int (*RowLoop)(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count);
+
+/* Allocate the buffers of a binary array of n rows (validity, offsets, and a growable data buffer
+ * owned by c), run loop without the GIL, and return (null_count, validity or None when no row is
+ * null, offsets, data); NULL with the exception set when anything fails. */
+static PyObject *run_into_binary(Ctx *c, int64_t n, RowLoop loop, void *arg) {
+    PyObject *vobj = NULL, *oobj = NULL, *result = NULL, *r;
+    Py_buffer vview, oview;
+    int64_t null_count = 0;
+    int status;
+    vobj = allocate((Py_ssize_t)(n / 8 + 1), 0, &vview);
+    if (vobj == NULL) goto done;
+    oobj = allocate((Py_ssize_t)(sizeof(int32_t) * (size_t)(n + 1)), 0, &oview);
+    if (oobj == NULL) {
+        PyBuffer_Release(&vview);
+        goto done;
+    }
+    c->out_obj = allocate(4096, 1, &c->out_view);
+    if (c->out_obj == NULL) {
+        PyBuffer_Release(&vview);
+        PyBuffer_Release(&oview);
+        goto done;
+    }
+    c->has_out_view = 1;
+    c->out = (uint8_t *)c->out_view.buf;
+    c->out_cap = (int64_t)c->out_view.len;
+    memset(vview.buf, 0, (size_t)vview.len);
+    c->ts = PyEval_SaveThread();
+    status = loop(arg, (uint8_t *)vview.buf, (int32_t *)oview.buf, &null_count);
+    PyEval_RestoreThread(c->ts);
+    c->ts = NULL;
+    PyBuffer_Release(&vview);
+    PyBuffer_Release(&oview);
+    if (status < 0) {
+        raise_ctx(c);
+        goto done;
+    }
+    PyBuffer_Release(&c->out_view);
+    c->has_out_view = 0;
+    r = PyObject_CallMethod(c->out_obj, "resize", "(nO)", (Py_ssize_t)c->out_len, Py_True);
+    if (r == NULL) goto done;
+    Py_DECREF(r);
+    if (null_count == 0) {
+        Py_DECREF(vobj);
+        vobj = Py_None;
+        Py_INCREF(vobj);
+    }
+    result = Py_BuildValue("(LOOO)", (long long)null_count, vobj, oobj, c->out_obj);
+done:
+    Py_XDECREF(vobj);
+    Py_XDECREF(oobj);
+    return result;
+}
+
+typedef struct {
+    Ctx *c;
+    int64_t n;
+} UnshredLoop;
+
+static int unshred_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    UnshredLoop *u = (UnshredLoop *)arg;
+    return run(u->c, u->n, validity, offsets, null_count);
+}
+
 PyDoc_STRVAR(unshred_doc,
              "unshred(schema_capsule, array_capsule, primitive_types=None)\n"
              "    -> (null_count, validity, offsets, data)\n\n"
@@ -2023,10 +2089,9 @@ static PyObject *py_unshred(PyObject *self, PyObject *args) {
     struct ArrowSchema *schema;
     struct ArrowArray *array;
     Ctx c;
-    int64_t n, null_count = 0;
-    Py_buffer vview, oview;
-    PyObject *vobj = NULL, *oobj = NULL, *result = NULL, *r;
-    int status;
+    UnshredLoop loop;
+    int64_t n;
+    PyObject *result = NULL, *r;
     (void)self;
     if (!PyArg_ParseTuple(args, "OO|O", &schema_capsule, &array_capsule, &primitive_types)) return NULL;
     schema = PyCapsule_GetPointer(schema_capsule, "arrow_schema");
@@ -2067,47 +2132,9 @@ static PyObject *py_unshred(PyObject *self, PyObject *args) {
         return r;
     }
     c.row = -1;
-    vobj = allocate((Py_ssize_t)(n / 8 + 1), 0, &vview);
-    if (vobj == NULL) goto done;
-    oobj = allocate((Py_ssize_t)(sizeof(int32_t) * (size_t)(n + 1)), 0, &oview);
-    if (oobj == NULL) {
-        PyBuffer_Release(&vview);
-        goto done;
-    }
-    c.out_obj = allocate(4096, 1, &c.out_view);
-    if (c.out_obj == NULL) {
-        PyBuffer_Release(&vview);
-        PyBuffer_Release(&oview);
-        goto done;
-    }
-    c.has_out_view = 1;
-    c.out = (uint8_t *)c.out_view.buf;
-    c.out_cap = (int64_t)c.out_view.len;
-    memset(vview.buf, 0, (size_t)vview.len);
-    c.ts = PyEval_SaveThread();
-    status = run(&c, n, (uint8_t *)vview.buf, (int32_t *)oview.buf, &null_count);
-    PyEval_RestoreThread(c.ts);
-    c.ts = NULL;
-    PyBuffer_Release(&vview);
-    PyBuffer_Release(&oview);
-    if (status < 0) {
-        raise_ctx(&c);
-        goto done;
-    }
-    PyBuffer_Release(&c.out_view);
-    c.has_out_view = 0;
-    r = PyObject_CallMethod(c.out_obj, "resize", "(nO)", (Py_ssize_t)c.out_len, Py_True);
-    if (r == NULL) goto done;
-    Py_DECREF(r);
-    if (null_count == 0) {
-        Py_DECREF(vobj);
-        vobj = Py_None;
-        Py_INCREF(vobj);
-    }
-    result = Py_BuildValue("(LOOO)", (long long)null_count, vobj, oobj, c.out_obj);
-done:
-    Py_XDECREF(vobj);
-    Py_XDECREF(oobj);
+    loop.c = &c;
+    loop.n = n;
+    result = run_into_binary(&c, n, unshred_loop, &loop);
     ctx_free(&c);
     return result;
 }
@@ -2130,17 +2157,28 @@ PyDoc_STRVAR(extract_doc,
              "one row per input row (empty in null rows; validity is None when no row is null). Raises\n"
              "KernelError(code, row, where: bytes, message: bytes, byte_offset) on bad input.");
 
+typedef struct {
+    Extract *x;
+    const Piece *pieces;
+    int64_t npieces;
+    int64_t total;
+} ExtractLoop;
+
+static int extract_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    ExtractLoop *e = (ExtractLoop *)arg;
+    return x_run(e->x, e->pieces, e->npieces, e->total, validity, offsets, null_count);
+}
+
 static PyObject *py_extract(PyObject *self, PyObject *args) {
     PyObject *pieces_arg, *segments, *pieces = NULL;
-    PyObject *vobj = NULL, *oobj = NULL, *result = NULL, *r;
+    PyObject *result = NULL;
     Ctx c;
     Extract x;
+    ExtractLoop loop;
     Seg *segs = NULL;
     Piece *P = NULL;
     Py_ssize_t nsegs, npieces;
-    int64_t total = 0, null_count = 0;
-    Py_buffer vview, oview;
-    int status;
+    int64_t total = 0;
     (void)self;
     if (!PyArg_ParseTuple(args, "OO!", &pieces_arg, &PyTuple_Type, &segments)) return NULL;
     memset(&c, 0, sizeof c);
@@ -2223,47 +2261,12 @@ static PyObject *py_extract(PyObject *self, PyObject *args) {
     }
     x.segs = segs;
     x.nsegs = nsegs;
-    vobj = allocate((Py_ssize_t)(total / 8 + 1), 0, &vview);
-    if (vobj == NULL) goto done;
-    oobj = allocate((Py_ssize_t)(sizeof(int32_t) * (size_t)(total + 1)), 0, &oview);
-    if (oobj == NULL) {
-        PyBuffer_Release(&vview);
-        goto done;
-    }
-    c.out_obj = allocate(4096, 1, &c.out_view);
-    if (c.out_obj == NULL) {
-        PyBuffer_Release(&vview);
-        PyBuffer_Release(&oview);
-        goto done;
-    }
-    c.has_out_view = 1;
-    c.out = (uint8_t *)c.out_view.buf;
-    c.out_cap = (int64_t)c.out_view.len;
-    memset(vview.buf, 0, (size_t)vview.len);
-    c.ts = PyEval_SaveThread();
-    status = x_run(&x, P, npieces, total, (uint8_t *)vview.buf, (int32_t *)oview.buf, &null_count);
-    PyEval_RestoreThread(c.ts);
-    c.ts = NULL;
-    PyBuffer_Release(&vview);
-    PyBuffer_Release(&oview);
-    if (status < 0) {
-        raise_ctx(&c);
-        goto done;
-    }
-    PyBuffer_Release(&c.out_view);
-    c.has_out_view = 0;
-    r = PyObject_CallMethod(c.out_obj, "resize", "(nO)", (Py_ssize_t)c.out_len, Py_True);
-    if (r == NULL) goto done;
-    Py_DECREF(r);
-    if (null_count == 0) {
-        Py_DECREF(vobj);
-        vobj = Py_None;
-        Py_INCREF(vobj);
-    }
-    result = Py_BuildValue("(LOOO)", (long long)null_count, vobj, oobj, c.out_obj);
+    loop.x = &x;
+    loop.pieces = P;
+    loop.npieces = npieces;
+    loop.total = total;
+    result = run_into_binary(&c, total, extract_loop, &loop);
 done:
-    Py_XDECREF(vobj);
-    Py_XDECREF(oobj);
     Py_XDECREF(pieces);
     free(segs);
     free(P);
