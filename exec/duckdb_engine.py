@@ -6,6 +6,7 @@ unchanged); the query runs as DuckDB SQL rendered from the plan's sqlglot tree.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +19,7 @@ from vpush.exec.read_scan import read_scan
 from vpush.exec.variant_udf import register, take_error
 from vpush.optimizer.plan import Plan
 from vpush.optimizer.rewrite_variants import CAST_ERROR_MARKER, duckdb_type
+from vpush.optimizer.spark_semantics import SPARK_ERROR_MARKER
 
 BATCH_ROWS = 65_536
 
@@ -126,4 +128,32 @@ def _translate(exc: Exception, trap: _ErrorTrap, plan: Plan) -> VpushError:
     failed_cast = _failed_cast(str(exc))
     if failed_cast is not None:
         return failed_cast
-    return ExecutionError(f"DuckDB failed: {' '.join(str(exc).split())}")
+    spark = _spark_error(str(exc))
+    if spark is not None:
+        return spark
+    message = " ".join(str(exc).split())
+    for pattern, error_class in _DUCKDB_ERROR_CLASSES:
+        if pattern.search(message):
+            return ExecutionError(f"DuckDB failed: {message}", error_class=error_class)
+    return ExecutionError(f"DuckDB failed: {message}")
+
+
+# DuckDB's own errors for the failures Spark (ANSI mode) also raises, with Spark's class.
+_DUCKDB_ERROR_CLASSES = [
+    (re.compile(r"Overflow in (addition|subtraction|multiplication|negation)"), "ARITHMETIC_OVERFLOW"),
+    (re.compile(r"Division by zero in expression \(.* % .*\)"), "REMAINDER_BY_ZERO"),
+    (re.compile(r"Division by zero"), "DIVIDE_BY_ZERO"),
+    (re.compile(r"Could not convert string .* to (INT|UINT|DECIMAL|DOUBLE|FLOAT|BOOL|DATE|TIMESTAMP)"), "CAST_INVALID_INPUT"),
+    (re.compile(r"can't be cast because the value is out of range for the destination type (INT|UINT)"), "CAST_OVERFLOW"),
+    (re.compile(r"Casting value .* to type DECIMAL.* failed: value is out of range|Could not cast value .* to DECIMAL"),
+     "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION"),
+]
+
+
+def _spark_error(message: str) -> ExecutionError | None:
+    """The Spark error a rewritten query raised in SQL (``error(...)``, :data:`SPARK_ERROR_MARKER`)."""
+    start = message.find(SPARK_ERROR_MARKER + "|")
+    if start < 0:
+        return None
+    _, error_class, text = message[start:].split("|", 2)
+    return ExecutionError(text.split("\n")[0].strip(), error_class=error_class)

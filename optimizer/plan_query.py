@@ -20,7 +20,6 @@ from vpush.optimizer.dialect import (
     VariantArrayAppend,
     VariantDelete,
     VariantExplode,
-    VariantGet,
     VariantInsert,
     VariantSet,
     VariantStripNulls,
@@ -39,6 +38,7 @@ from vpush.optimizer.rewrite_variants import (
     scan_relation,
     supported_target,
 )
+from vpush.optimizer.spark_semantics import apply_spark_semantics, arrow_spark_type, spark_name
 from vpush.optimizer.variant_types import SparkType
 
 SCAN_PREFIX = "__vpush_scan_"
@@ -219,19 +219,24 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     # Extractions become columns of their scan first, so that a variant column read only
     # through them is not read whole.
     extraction_names: list[list[str]] = []
-    for index, (node, _, _, _, _, extractions) in enumerate(found):
+    column_types: dict[int, dict[str, SparkType | None]] = {}
+    for index, (node, table, _, data_schema, _, extractions) in enumerate(found):
         alias = node.alias or node.name
         names: list[str] = []
         by_key: dict[object, str] = {}
+        types = {f.name.lower(): arrow_spark_type(f.type) for f in _table_schema(table, data_schema)}
         for ext in extractions:
             column_name = by_key.get(ext.key)
             if column_name is None:
                 column_name = by_key[ext.key] = f"__vpush_{index}_x{len(by_key)}"
                 names.append(column_name)
+                types[column_name.lower()] = ext.target
             _replace_extraction(ext, column_name, alias)
         extraction_names.append(names)
+        column_types[id(node)] = types
         if names:
             _exclude_from_stars(node, alias, names)
+    expression = apply_spark_semantics(expression, column_types)
 
     referenced = _referenced_columns(expression)
     scans: list[Scan] = []
@@ -349,7 +354,7 @@ def _replace_extraction(ext: Extraction, column_name: str, alias: str) -> None:
     column = exp.column(exp.to_identifier(column_name, quoted=True), table=exp.to_identifier(alias, quoted=True))
     parent = node.parent
     if isinstance(parent, exp.Select) and node.arg_key == "expressions":
-        node.replace(exp.alias_(column, exp.to_identifier(_spark_name(node), quoted=True)))
+        node.replace(exp.alias_(column, exp.to_identifier(spark_name(node) or node.sql(dialect=VpushSpark), quoted=True)))
         return
     # A projection holding the extraction keeps the name of its text as written, rather than
     # one made of vpush's internal column names.
@@ -359,26 +364,10 @@ def _replace_extraction(ext: Extraction, column_name: str, alias: str) -> None:
     ):
         projection = projection.parent
     named = projection is None or isinstance(projection, (exp.Alias, exp.Column, exp.Star))
-    name = "" if named or projection is None else projection.sql(dialect=VpushSpark)
+    name = "" if named or projection is None else spark_name(projection) or projection.sql(dialect=VpushSpark)
     node.replace(column)
     if name and projection is not None:
         projection.replace(exp.alias_(projection.copy(), exp.to_identifier(name, quoted=True)))
-
-
-def _spark_name(node: exp.Expr) -> str:
-    """The name Spark gives a projection that is an extraction: the last key of a ``:`` path,
-    else the call as Spark 4.3 prints it, without the type (``variant_get(v, $.a)``)."""
-    name = node.output_name if isinstance(node, exp.Expression) else ""
-    if name:
-        return name
-    inner = node.this if isinstance(node, exp.Cast) else node
-    if isinstance(node, exp.Cast):
-        return f"CAST({_spark_name(inner)} AS {node.to.sql(dialect=VpushSpark)})"
-    assert isinstance(inner, VariantGet)
-    args = [inner.this.sql(dialect=VpushSpark)]
-    path = inner.args["path"]
-    args.append(path.this if isinstance(path, exp.Literal) else path.sql(dialect=VpushSpark))
-    return f"{inner.sql_name().lower()}({', '.join(args)})"
 
 
 def _ancestors(node: exp.Expr, stop: exp.Expr) -> list[exp.Expr]:

@@ -230,13 +230,11 @@ def test_prunes_row_groups_of_residual_free_leaves(con: vpush.Connection) -> Non
     assert spark_b.row_groups == (0,)
 
 
-@pytest.mark.xfail(strict=True, reason="vpush names an expression over an extraction after its own rendering")
 def test_expression_names_are_sparks(spark: SparkSession, con: vpush.Connection) -> None:
     sql = "SELECT count(v:a), max(v:o.x::int) + 1 FROM t"
     assert con.sql(sql).to_arrow().column_names == spark.sql(sql).columns
 
 
-@pytest.mark.xfail(strict=True, reason="result types of aggregates follow DuckDB until issue C")
 def test_sum_of_a_decimal_has_sparks_type(spark: SparkSession, con: vpush.Connection) -> None:
     sql = "SELECT sum(v:d::decimal(10,2)) AS total FROM t"
     assert str(con.sql(sql).to_arrow().schema.field("total").type) == "decimal128(20, 2)"

@@ -1,0 +1,723 @@
+"""Spark's result types and arithmetic errors for the parts of a query that DuckDB runs.
+
+DuckDB and Spark 4 (ANSI mode, its default) disagree on much of plain SQL: ``sum`` of integers is
+``bigint`` in Spark and a 128-bit integer in DuckDB; ``sum``/``avg`` of ``decimal(p,s)`` are
+``decimal(p+10,s)``/``decimal(p+4,s+4)`` in Spark; decimal ``+ - * /`` follow Spark's precision
+rules (``DecimalPrecision``), and decimal division is exact in Spark but a double in DuckDB;
+``x / 0`` raises ``DIVIDE_BY_ZERO`` in Spark and is NULL or infinity in DuckDB; ``div`` gives a
+``bigint``; casting a double or decimal to an integer truncates in Spark and rounds in DuckDB;
+``row_number()``, ``rank()`` and ``length()`` are ``int``.
+
+:func:`apply_spark_semantics` types each SELECT of the Spark tree bottom-up, the way Spark's
+analyzer does for these operators (columns from the scans' Arrow schemas and the extraction
+targets, literals as Spark types them), and rewrites each node whose DuckDB result differs into
+DuckDB SQL that gives Spark's type and value, or Spark's error through DuckDB's ``error()``
+(:data:`SPARK_ERROR_MARKER`, turned back into a vpush error by the engine). Functions DuckDB
+has under Spark's name with other results are mapped to the right DuckDB function
+(``max_by`` to ``arg_max_null``, ``percentile`` to ``quantile_cont``) or refused (``hash``).
+Unaliased projections get the name Spark gives them (:func:`spark_name`), where it is known.
+
+Nodes it cannot type are left alone. It runs before the variant extractions that could not be
+placed on a scan are rewritten, so those count as typed by their target.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import pyarrow as pa
+from sqlglot import exp
+from sqlglot.optimizer.scope import Scope, traverse_scope
+
+from vpush.codec.java_format import format_java_double
+from vpush.optimizer.dialect import VariantGet, VpushSpark
+from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+from vpush.optimizer.variant_types import (
+    MAX_DECIMAL_PRECISION,
+    VARIANT,
+    AtomicType,
+    DecimalType,
+    SparkType,
+    StringType,
+    parse_variant_type,
+)
+
+__all__ = ["SPARK_ERROR_MARKER", "apply_spark_semantics", "arrow_spark_type", "spark_name"]
+
+SPARK_ERROR_MARKER = "vpush-spark-error"
+
+_INTEGRAL = ("tinyint", "smallint", "int", "bigint")
+_INTEGRAL_DECIMAL = {"tinyint": 3, "smallint": 5, "int": 10, "bigint": 20}
+_INT_RANGE = {
+    "tinyint": (-(2**7), 2**7 - 1),
+    "smallint": (-(2**15), 2**15 - 1),
+    "int": (-(2**31), 2**31 - 1),
+    "bigint": (-(2**63), 2**63 - 1),
+}
+_BIGINT = AtomicType("bigint")
+_INT = AtomicType("int")
+_DOUBLE = AtomicType("double")
+_RANKING = (exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile)
+# Functions DuckDB has under the same name with other results (Spark's Murmur3 and xxHash64
+# hashes): refused rather than answered differently.
+_RANKING_NAMES: dict[type[exp.Expr], str] = {
+    exp.RowNumber: "row_number", exp.Rank: "RANK", exp.DenseRank: "DENSE_RANK", exp.Ntile: "ntile",
+    exp.PercentRank: "PERCENT_RANK", exp.CumeDist: "cume_dist",
+}
+_NOT_YET_FUNCTIONS = frozenset({"hash", "xxhash64"})
+
+_ARROW_TYPES: list[tuple[Callable[[pa.DataType], bool], Callable[[pa.DataType], SparkType]]] = [
+    (pa.types.is_int8, lambda t: AtomicType("tinyint")),
+    (pa.types.is_int16, lambda t: AtomicType("smallint")),
+    (pa.types.is_int32, lambda t: _INT),
+    (pa.types.is_int64, lambda t: _BIGINT),
+    (pa.types.is_float32, lambda t: AtomicType("float")),
+    (pa.types.is_float64, lambda t: _DOUBLE),
+    (pa.types.is_boolean, lambda t: AtomicType("boolean")),
+    (pa.types.is_date32, lambda t: AtomicType("date")),
+    (pa.types.is_decimal, lambda t: DecimalType(t.precision, t.scale)),
+    (lambda t: pa.types.is_string(t) or pa.types.is_large_string(t), lambda t: StringType()),
+    (lambda t: pa.types.is_binary(t) or pa.types.is_large_binary(t), lambda t: AtomicType("binary")),
+    (pa.types.is_timestamp, lambda t: AtomicType("timestamp" if t.tz else "timestamp_ntz")),
+]
+
+
+def arrow_spark_type(arrow_type: pa.DataType) -> SparkType | None:
+    """The Spark type of a scan column of ``arrow_type``, or None for one this module leaves alone.
+
+    Example:
+        >>> arrow_spark_type(pa.decimal128(10, 2)).to_spark()
+        'decimal(10,2)'
+    """
+    if arrow_type.equals(VARIANT_ARROW_TYPE):
+        return VARIANT
+    for test, make in _ARROW_TYPES:
+        if test(arrow_type):
+            return make(arrow_type)
+    return None
+
+
+def _bounded(precision: int, scale: int) -> DecimalType:
+    """Spark's ``DecimalType.bounded``."""
+    return DecimalType(min(precision, MAX_DECIMAL_PRECISION), min(scale, MAX_DECIMAL_PRECISION))
+
+
+def _adjusted(precision: int, scale: int) -> DecimalType:
+    """Spark's ``DecimalType.adjustPrecisionScale`` (``allowPrecisionLoss``, the default)."""
+    if precision <= MAX_DECIMAL_PRECISION:
+        return DecimalType(precision, scale)
+    int_digits = precision - scale
+    min_scale = min(scale, 6)
+    return DecimalType(MAX_DECIMAL_PRECISION, max(MAX_DECIMAL_PRECISION - int_digits, min_scale))
+
+
+def _literal_decimal(node: exp.Expr) -> DecimalType | None:
+    """Spark's ``DecimalType.fromLiteral`` for an integer literal (the digits it needs)."""
+    if isinstance(node, exp.Literal) and not node.is_string and node.this.lstrip("-").isdigit():
+        return DecimalType(max(len(node.this.lstrip("-")), 1), 0)
+    if isinstance(node, exp.Neg):
+        return _literal_decimal(node.this)
+    return None
+
+
+def _is_integral(t: SparkType | None) -> bool:
+    return isinstance(t, AtomicType) and t.name in _INTEGRAL
+
+
+def _is_fractional(t: SparkType | None) -> bool:
+    return isinstance(t, AtomicType) and t.name in ("float", "double")
+
+
+def _as_decimal(t: SparkType | None, node: exp.Expr) -> DecimalType | None:
+    """The decimal an operand takes part in decimal arithmetic as."""
+    if isinstance(t, DecimalType):
+        return t
+    if _is_integral(t):
+        literal = _literal_decimal(node)
+        assert isinstance(t, AtomicType)
+        return literal or DecimalType(_INTEGRAL_DECIMAL[t.name], 0)
+    return None
+
+
+def _wider_integral(a: AtomicType, b: AtomicType) -> AtomicType:
+    return a if _INTEGRAL.index(a.name) >= _INTEGRAL.index(b.name) else b
+
+
+def _sql_type(t: SparkType) -> exp.DataType:
+    built = t.to_sql_type()
+    assert built is not None
+    return built
+
+
+def _decimal(precision: int, scale: int) -> exp.DataType:
+    return exp.DataType.build(f"DECIMAL({precision}, {scale})")
+
+
+def spark_error(error_class: str, message: exp.Expression | str, to: exp.DataType) -> exp.Expression:
+    """DuckDB SQL that raises Spark's ``error_class`` with ``message`` (typed as ``to``)."""
+    text = exp.Literal.string(message) if isinstance(message, str) else message
+    marker = exp.DPipe(this=exp.Literal.string(f"{SPARK_ERROR_MARKER}|{error_class}|"), expression=text)
+    return exp.cast(exp.Anonymous(this="error", expressions=[marker]), to)
+
+
+def _round_div(numerator: exp.Expression, denominator: exp.Expression) -> exp.Expression:
+    """``numerator / denominator`` of two HUGEINTs rounded half away from zero (Spark's HALF_UP)."""
+    num, den = exp.Abs(this=numerator.copy()), exp.Abs(this=denominator.copy())
+    quotient = exp.IntDiv(this=num.copy(), expression=den.copy())
+    remainder = exp.Mod(this=num.copy(), expression=den.copy())
+    up = exp.Case(
+        ifs=[exp.If(this=exp.GTE(this=exp.Mul(this=remainder, expression=exp.Literal.number(2)), expression=den.copy()),
+                    true=exp.Literal.number(1))],
+        default=exp.Literal.number(0),
+    )
+    magnitude = exp.Paren(this=exp.Add(this=quotient, expression=up))
+    negative = exp.NEQ(
+        this=exp.Paren(this=exp.LT(this=numerator.copy(), expression=exp.Literal.number(0))),
+        expression=exp.Paren(this=exp.LT(this=denominator.copy(), expression=exp.Literal.number(0))),
+    )
+    return exp.Case(ifs=[exp.If(this=negative, true=exp.Neg(this=magnitude.copy()))], default=magnitude)
+
+
+def _hugeint(node: exp.Expression) -> exp.Expression:
+    return exp.cast(node, exp.DataType.build("HUGEINT"))
+
+
+def _pow10(n: int) -> exp.Expression:
+    return _hugeint(exp.Literal.number(10**n))
+
+
+def _unscaled(node: exp.Expression, of_type: DecimalType) -> exp.Expression:
+    """The unscaled integer of a decimal (``1.25`` at scale 2: 125), as HUGEINT."""
+    scale = of_type.scale
+    wide = exp.cast(node, _decimal(MAX_DECIMAL_PRECISION, scale))
+    if not scale:
+        return _hugeint(wide)
+    if of_type.precision + scale <= MAX_DECIMAL_PRECISION:
+        return _hugeint(exp.Mul(this=wide, expression=exp.Literal.number(10**scale)))
+    # Too wide to shift inside a DECIMAL(38): DuckDB prints every digit of the scale, so the
+    # text without its point is the unscaled integer.
+    text = exp.cast(wide, exp.DataType.build("VARCHAR"))
+    return _hugeint(exp.Anonymous(this="replace", expressions=[text, exp.Literal.string("."), exp.Literal.string("")]))
+
+
+def _from_unscaled(unscaled: exp.Expression, result: DecimalType) -> exp.Expression:
+    """The decimal ``result`` whose unscaled integer is ``unscaled``."""
+    whole: exp.Expression = exp.cast(unscaled, _decimal(MAX_DECIMAL_PRECISION, 0))
+    if result.scale:
+        unit = exp.cast(exp.Literal.string(f"{10 ** -result.scale:.{result.scale}f}"), _decimal(result.scale + 1, result.scale))
+        whole = exp.Mul(this=whole, expression=unit)
+    return exp.cast(whole, _decimal(result.precision, result.scale))
+
+
+def _rescale(unscaled: exp.Expression, from_scale: int, to_scale: int) -> exp.Expression:
+    if to_scale >= from_scale:
+        return exp.Mul(this=unscaled, expression=_pow10(to_scale - from_scale))
+    return _round_div(unscaled, _pow10(from_scale - to_scale))
+
+
+def _exact_divide(
+    num: exp.Expression, num_type: DecimalType, den: exp.Expression, den_type: DecimalType
+) -> tuple[exp.Expression, DecimalType] | None:
+    """Spark's decimal division (``DecimalPrecision``): the quotient rounded HALF_UP to the result
+    scale, computed on unscaled 128-bit integers; None when the result scale is below what the
+    numerator carries (vpush does not do that case yet)."""
+    scale = max(6, num_type.scale + den_type.precision + 1)
+    result = _adjusted(num_type.precision - num_type.scale + den_type.scale + scale, scale)
+    shift = result.scale - num_type.scale + den_type.scale
+    if shift < 0:
+        return None
+    numerator = _unscaled(num, num_type)
+    if shift:
+        numerator = exp.Mul(this=numerator, expression=_pow10(shift))
+    quotient = _round_div(numerator, _unscaled(den, den_type))
+    return quotient, result
+
+
+class _Typer:
+    """Spark types of the expressions of one SELECT, from its sources' column types."""
+
+    def __init__(self, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
+        self.scope = scope
+        self.columns = columns
+        self.types: dict[int, SparkType | None] = {}
+
+    def source_columns(self, name: str) -> Mapping[str, SparkType | None]:
+        return self.columns.get(name.lower(), {})
+
+    def column(self, node: exp.Column) -> SparkType | None:
+        name = node.name.lower()
+        if node.table:
+            return self.source_columns(node.table).get(name)
+        found = [cols[name] for alias in self.scope.selected_sources if name in (cols := self.source_columns(alias))]
+        return found[0] if len(found) == 1 else None
+
+    def of(self, node: exp.Expr) -> SparkType | None:
+        key = id(node)
+        if key not in self.types:
+            self.types[key] = self._type(node)
+        return self.types[key]
+
+    def _type(self, node: exp.Expr) -> SparkType | None:
+        if isinstance(node, exp.Column):
+            return self.column(node) if not isinstance(node.this, exp.Star) else None
+        if isinstance(node, (exp.Paren, exp.Alias, exp.Neg)):
+            return self.of(node.this)
+        if isinstance(node, exp.Literal):
+            return _literal_type(node)
+        if isinstance(node, exp.Boolean):
+            return AtomicType("boolean")
+        if isinstance(node, (exp.Cast, exp.TryCast)):
+            return _cast_type(node)
+        if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)):
+            return self._arithmetic(node)
+        if isinstance(node, exp.Div):
+            left, right = self.of(node.this), self.of(node.expression)
+            if isinstance(left, DecimalType) or isinstance(right, DecimalType):
+                a, b = _as_decimal(left, node.this), _as_decimal(right, node.expression)
+                if a is None or b is None:
+                    return _DOUBLE if _is_fractional(left) or _is_fractional(right) else None
+                scale = max(6, a.scale + b.precision + 1)
+                return _adjusted(a.precision - a.scale + b.scale + scale, scale)
+            return _DOUBLE if left is not None and right is not None else None
+        if isinstance(node, exp.IntDiv):
+            return _BIGINT
+        if isinstance(node, exp.Count):
+            return _BIGINT
+        if isinstance(node, exp.Sum):
+            arg = self.of(node.this)
+            if _is_integral(arg):
+                return _BIGINT
+            if isinstance(arg, DecimalType):
+                return _bounded(arg.precision + 10, arg.scale)
+            return _DOUBLE if _is_fractional(arg) else None
+        if isinstance(node, exp.Avg):
+            arg = self.of(node.this)
+            if isinstance(arg, DecimalType):
+                return _bounded(arg.precision + 4, arg.scale + 4)
+            return _DOUBLE if _is_integral(arg) or _is_fractional(arg) else None
+        if isinstance(node, (exp.Min, exp.Max)):
+            return self.of(node.this)
+        if isinstance(node, exp.Window):
+            return self.of(node.this)
+        if isinstance(node, (*_RANKING, exp.Length, exp.ArraySize, exp.DateDiff)):
+            return _INT
+        if isinstance(node, exp.CountIf):
+            return _BIGINT
+        if isinstance(node, (exp.Quantile, exp.Median)):
+            return _DOUBLE
+        return None
+
+    def _arithmetic(self, node: exp.Binary) -> SparkType | None:
+        left, right = self.of(node.this), self.of(node.expression)
+        if _is_integral(left) and _is_integral(right):
+            assert isinstance(left, AtomicType) and isinstance(right, AtomicType)
+            return _wider_integral(left, right)
+        if _is_fractional(left) or _is_fractional(right):
+            if left is None or right is None:
+                return None
+            # A float with anything but a float is a double (Spark's ANSI coercion).
+            both_float = all(isinstance(t, AtomicType) and t.name == "float" for t in (left, right))
+            return AtomicType("float") if both_float else _DOUBLE
+        a, b = _as_decimal(left, node.this), _as_decimal(right, node.expression)
+        if a is None or b is None:
+            return None
+        if isinstance(node, exp.Mul):
+            return _adjusted(a.precision + b.precision + 1, a.scale + b.scale)
+        scale = max(a.scale, b.scale)
+        if isinstance(node, exp.Mod):
+            return _adjusted(min(a.precision - a.scale, b.precision - b.scale) + scale, scale)
+        return _adjusted(max(a.precision - a.scale, b.precision - b.scale) + scale + 1, scale)
+
+
+def _literal_type(node: exp.Literal) -> SparkType | None:
+    if node.is_string:
+        return StringType()
+    text = node.this
+    if "e" in text.lower():
+        return _DOUBLE
+    if "." in text:
+        whole, _, fraction = text.partition(".")
+        digits = len(whole.lstrip("0")) + len(fraction)
+        return DecimalType(max(digits, len(fraction), 1), len(fraction))
+    value = int(text)
+    if -(2**31) <= value < 2**31:
+        return _INT
+    if -(2**63) <= value < 2**63:
+        return _BIGINT
+    return DecimalType(len(text), 0) if len(text) <= MAX_DECIMAL_PRECISION else None
+
+
+def _cast_type(node: exp.Cast) -> SparkType | None:
+    try:
+        return parse_variant_type(node.to.sql(dialect=VpushSpark))
+    except Exception:  # a type vpush's parser does not know: leave the node alone
+        return None
+
+
+class _Rewriter:
+    """Rewrites the nodes of one SELECT whose DuckDB result differs from Spark's."""
+
+    def __init__(self, typer: _Typer) -> None:
+        self.typer = typer
+
+    def visit(self, node: exp.Expr) -> exp.Expr:
+        of = self.typer.of
+        result = of(node)
+        if isinstance(node, exp.Window) and isinstance(node.this, (exp.Sum, exp.Avg, *_RANKING)):
+            return self._aggregate(node, node.this, result, window=node)
+        if isinstance(node, (exp.Sum, exp.Avg)) and not isinstance(node.parent, exp.Window):
+            return self._aggregate(node, node, result, window=None)
+        if isinstance(node, exp.Anonymous) and node.name.lower() == "pmod" and len(node.expressions) == 2:
+            return _pmod(*node.expressions)
+        if isinstance(node, exp.TsOrDsAdd) and of(node.this) == AtomicType("date"):
+            unit = node.args.get("unit")
+            if unit is None or unit.name.upper() == "DAY":
+                # Spark's date_add(date, n) is a date; sqlglot's DuckDB rendering makes it a timestamp.
+                return exp.Add(this=node.this, expression=node.expression)
+            return node
+        if isinstance(node, (exp.Length, exp.ArraySize, exp.DateDiff)) and result == _INT:
+            return exp.cast(node, exp.DataType.build("INT"))
+        if isinstance(node, exp.CountIf):
+            return exp.cast(node, exp.DataType.build("BIGINT"))
+        if isinstance(node, (exp.ArgMax, exp.ArgMin)):
+            # Spark's max_by/min_by return the value at the extreme row even when it is NULL.
+            name = "arg_max_null" if isinstance(node, exp.ArgMax) else "arg_min_null"
+            return exp.Anonymous(this=name, expressions=[node.this, node.expression])
+        if isinstance(node, exp.Quantile):
+            # Spark's exact percentile interpolates between neighbours, as quantile_cont does.
+            return exp.cast(exp.Anonymous(this="quantile_cont", expressions=[node.this, node.args["quantile"]]), exp.DataType.build("DOUBLE"))
+        if isinstance(node, (exp.Ln, exp.Log)):
+            # Spark's logarithms are NULL for a non-positive argument (or base); DuckDB's are NaN or raise.
+            operands = [node.this] if isinstance(node, exp.Ln) or node.expression is None else [node.this, node.expression]
+            nonpositive = [exp.LTE(this=o.copy(), expression=exp.Literal.number(0)) for o in operands]
+            condition = nonpositive[0] if len(nonpositive) == 1 else exp.Or(this=nonpositive[0], expression=nonpositive[1])
+            return exp.Case(ifs=[exp.If(this=condition, true=exp.cast(exp.Null(), exp.DataType.build("DOUBLE")))], default=node)
+        if isinstance(node, exp.ApproxQuantile) or (
+            isinstance(node, exp.Anonymous) and node.name.lower() in _NOT_YET_FUNCTIONS
+        ):
+            raise OptimizeError(
+                f"{node.sql(dialect=VpushSpark)}: vpush cannot give Spark's answer for this function yet "
+                "(see the README's list of what is not supported)"
+            )
+        if isinstance(node, exp.IntDiv):
+            left, right = of(node.this), of(node.expression)
+            if _is_integral(left) and _is_integral(right):
+                return self._nonzero(node.expression, exp.cast(node, exp.DataType.build("BIGINT")), "DIVIDE_BY_ZERO", "BIGINT")
+            return node
+        if isinstance(node, exp.Div):
+            return self._divide(node, result)
+        if isinstance(node, (exp.Add, exp.Sub, exp.Mul)) and isinstance(result, DecimalType):
+            left, right = of(node.this), of(node.expression)
+            a, b = _as_decimal(left, node.this), _as_decimal(right, node.expression)
+            assert a is not None and b is not None
+            wide = node.__class__(
+                this=exp.cast(node.this.copy(), _decimal(MAX_DECIMAL_PRECISION, a.scale)),
+                expression=exp.cast(node.expression.copy(), _decimal(MAX_DECIMAL_PRECISION, b.scale)),
+            )
+            return exp.cast(wide, _sql_type(result))
+        if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)) and result == _DOUBLE:
+            if any(of(side) == AtomicType("float") for side in (node.this, node.expression)):
+                # float with int, bigint or decimal is double in Spark, float in DuckDB
+                node.set("this", self._to_double(node.this))
+                node.set("expression", self._to_double(node.expression))
+            return node
+        if isinstance(node, exp.Mod) and isinstance(result, DecimalType):
+            return exp.cast(node, _sql_type(result))
+        if isinstance(node, (exp.Cast, exp.TryCast)) and _is_integral(result):
+            source = of(node.this)
+            if _is_fractional(source) or isinstance(source, DecimalType):
+                # Spark truncates toward zero; DuckDB rounds.
+                node.set("this", exp.Anonymous(this="trunc", expressions=[node.this]))
+            return node
+        return node
+
+    def _to_double(self, node: exp.Expression) -> exp.Expression:
+        """``node`` as a double. Spark's ``SimplifyCasts`` folds an integer cast to float and then
+        to double into one cast to double, skipping the float's rounding: so does this."""
+        if isinstance(node, exp.Cast) and self.typer.of(node) == AtomicType("float") and _is_integral(self.typer.of(node.this)):
+            node = node.this
+        return exp.cast(node, exp.DataType.build("DOUBLE"))
+
+    def _nonzero(self, divisor: exp.Expr, value: exp.Expression, error_class: str, to: str) -> exp.Expression:
+        zero = exp.EQ(this=divisor.copy(), expression=exp.Literal.number(0))
+        message = "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead."
+        return exp.Case(
+            ifs=[exp.If(this=zero, true=spark_error(error_class, message, exp.DataType.build(to)))], default=value
+        )
+
+    def _divide(self, node: exp.Div, result: SparkType | None) -> exp.Expr:
+        if result == _DOUBLE:
+            left = exp.cast(node.this.copy(), exp.DataType.build("DOUBLE"))
+            ratio = exp.Div(this=left, expression=node.expression.copy(), typed=False, safe=False)
+            return self._nonzero(node.expression, ratio, "DIVIDE_BY_ZERO", "DOUBLE")
+        if not isinstance(result, DecimalType):
+            return node
+        of = self.typer.of
+        a, b = _as_decimal(of(node.this), node.this), _as_decimal(of(node.expression), node.expression)
+        assert a is not None and b is not None
+        exact = _exact_divide(node.this.copy(), a, node.expression.copy(), b)
+        if exact is None:
+            raise OptimizeError(
+                f"{node.sql(dialect=VpushSpark)}: dividing a {a.to_spark()} by a {b.to_spark()} is not supported yet"
+            )
+        quotient, exact_type = exact
+        value = _from_unscaled(quotient, exact_type)
+        return self._nonzero(node.expression, value, "DIVIDE_BY_ZERO", _sql_type(exact_type).sql("duckdb"))
+
+    def _aggregate(self, node: exp.Expr, agg: exp.Expr, result: SparkType | None, window: exp.Window | None) -> exp.Expr:
+        def over(call: exp.Expression) -> exp.Expression:
+            if window is None:
+                return call
+            copy = window.copy()
+            copy.set("this", call)
+            return copy
+
+        if isinstance(agg, _RANKING):
+            return exp.cast(node, exp.DataType.build("INT"))
+        arg = self.typer.of(agg.this)
+        if isinstance(agg, exp.Sum) and result == _BIGINT:
+            low, high = _INT_RANGE["bigint"]
+            total = node.copy()
+            inside = exp.Between(this=total.copy(), low=exp.Literal.number(low), high=exp.Literal.number(high))
+            overflow = spark_error(
+                "ARITHMETIC_OVERFLOW", "overflow. Use 'try_add' to tolerate overflow and return NULL instead.",
+                exp.DataType.build("BIGINT"),
+            )
+            return exp.Case(
+                ifs=[
+                    exp.If(this=exp.Is(this=total.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), exp.DataType.build("BIGINT"))),
+                    exp.If(this=inside, true=exp.cast(total, exp.DataType.build("BIGINT"))),
+                ],
+                default=overflow,
+            )
+        if isinstance(agg, exp.Sum) and isinstance(result, DecimalType):
+            return exp.cast(node, _sql_type(result))
+        if isinstance(agg, exp.Avg) and isinstance(result, DecimalType) and isinstance(arg, DecimalType):
+            return self._decimal_average(agg.this, arg, result, over)
+        return node
+
+    def _decimal_average(
+        self, value: exp.Expr, arg: DecimalType, result: DecimalType, over: Callable[[exp.Expression], exp.Expression]
+    ) -> exp.Expression:
+        """Spark's ``Average`` of a decimal: ``sum`` as ``decimal(p+10,s)`` divided by the count
+        as ``decimal(20,0)`` (rounded HALF_UP to that division's scale), then cast to
+        ``decimal(p+4,s+4)`` (rounded again), all on unscaled 128-bit integers."""
+        total_type = _bounded(arg.precision + 10, arg.scale)
+        total = over(exp.Sum(this=value.copy()))
+        count = over(exp.Count(this=value.copy()))
+        exact = _exact_divide(total, total_type, count, DecimalType(20, 0))
+        if exact is None:
+            return over(exp.Avg(this=value.copy()))
+        quotient, division = exact
+        rounded = _rescale(quotient, division.scale, result.scale)
+        # No rows (or only NULLs): Spark's average is NULL.
+        empty = exp.EQ(this=count.copy(), expression=exp.Literal.number(0))
+        return exp.Case(
+            ifs=[exp.If(this=empty, true=exp.cast(exp.Null(), _sql_type(result)))],
+            default=_from_unscaled(rounded, result),
+        )
+
+
+def apply_spark_semantics(
+    expression: exp.Expr, tables: Mapping[int, Mapping[str, SparkType | None]]
+) -> exp.Expr:
+    """Rewrite ``expression`` (Spark SQL, before its tables become scans) so that DuckDB gives
+    Spark's result types, values, arithmetic errors and projection names.
+
+    Args:
+        expression: the query; its variant extractions may already be scan columns.
+        tables: per table node (``id(node)``), its columns' Spark types by lower-cased name.
+    """
+    try:
+        scopes = list(traverse_scope(expression))
+    except Exception:  # sqlglot cannot scope this query: leave it as DuckDB runs it
+        return expression
+    outputs: dict[int, dict[str, SparkType | None]] = {}
+    for scope in scopes:
+        columns: dict[str, Mapping[str, SparkType | None]] = {}
+        for alias, source in scope.sources.items():
+            if isinstance(source, exp.Table):
+                columns[alias.lower()] = tables.get(id(source), {})
+            elif isinstance(source, Scope):
+                columns[alias.lower()] = outputs.get(id(source.expression), {})
+        select = scope.expression
+        if isinstance(select, exp.SetOperation):
+            outputs[id(select)] = dict(outputs.get(id(select.left), {}))
+            continue
+        if not isinstance(select, exp.Select):
+            continue
+        typer = _Typer(scope, columns)
+        rewriter = _Rewriter(typer)
+        produced: dict[str, SparkType | None] = {}
+        for projection in list(select.expressions):
+            produced[projection.alias_or_name.lower()] = typer.of(projection)
+            name = None
+            if not isinstance(projection, (exp.Alias, exp.Column, exp.Star)):
+                name = spark_name(projection)
+            done = _transform(projection, rewriter)
+            if name is not None:
+                done.replace(exp.alias_(done.copy(), exp.to_identifier(name, quoted=True)))
+        for key in ("where", "group", "having", "order", "qualify"):
+            part = select.args.get(key)
+            if part is not None:
+                _transform(part, rewriter)
+        outputs[id(select)] = produced
+    return expression
+
+
+def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
+    """Rewrite ``node`` bottom-up, not entering nested queries (they are scopes of their own)."""
+    for child in list(node.iter_expressions()):
+        if isinstance(child, (exp.Select, exp.Subquery, exp.SetOperation)):
+            continue
+        _transform(child, rewriter)
+    parent, key, index = node.parent, node.arg_key, node.index
+    replaced = rewriter.visit(node)
+    if replaced is not node:
+        rewriter.typer.types[id(replaced)] = rewriter.typer.types.get(id(node))
+        if parent is not None and key is not None:
+            parent.set(key, replaced, index)
+    return replaced
+
+
+_BINARY_SYMBOLS: dict[type[exp.Expr], str] = {
+    exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.IntDiv: "div",
+    exp.EQ: "=", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">=",
+    exp.And: "AND", exp.Or: "OR", exp.NullSafeEQ: "<=>",
+}
+
+
+def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
+    """The column name Spark gives an unaliased projection (``toPrettySQL``), for the common
+    expressions; None for one this function does not know (DuckDB's name stays).
+
+    Example:
+        >>> import sqlglot
+        >>> spark_name(sqlglot.parse_one("SELECT sum(a) / 2 + count(*)", read=VpushSpark).expressions[0])
+        '((sum(a) / 2) + count(1))'
+    """
+    if isinstance(node, VariantGet) or (isinstance(node, exp.Cast) and isinstance(node.this, VariantGet)):
+        return _extraction_name(node, top)
+    if isinstance(node, exp.Column):
+        return None if isinstance(node.this, exp.Star) else node.name
+    if isinstance(node, exp.Paren):
+        return spark_name(node.this, top=False)
+    if isinstance(node, exp.Literal):
+        if not node.is_string and "e" in node.this.lower():
+            return format_java_double(float(node.this))
+        return node.this
+    if isinstance(node, exp.Boolean):
+        return "true" if node.this else "false"
+    if isinstance(node, exp.Null):
+        return "NULL"
+    if isinstance(node, exp.Neg):
+        if isinstance(node.this, exp.Literal) and not node.this.is_string:
+            return "-" + str(spark_name(node.this, top=False))  # Spark reads `-3` as one literal
+        inner = spark_name(node.this, top=False)
+        return None if inner is None else f"(- {inner})"
+    if isinstance(node, exp.Not):
+        inner = spark_name(node.this, top=False)
+        return None if inner is None else f"(NOT {inner})"
+    symbol = _BINARY_SYMBOLS.get(type(node))
+    if symbol is not None:
+        left, right = spark_name(node.this, top=False), spark_name(node.expression, top=False)
+        return None if left is None or right is None else f"({left} {symbol} {right})"
+    if isinstance(node, (exp.Cast, exp.TryCast)):
+        inner = spark_name(node.this, top=False)
+        if inner is None:
+            return None
+        if isinstance(node.this, exp.Column) and top:
+            return inner
+        word = "try_cast" if isinstance(node, exp.TryCast) else "CAST"
+        target = _cast_type(node)
+        return None if target is None else f"{word}({inner} AS {target.to_spark().upper()})"
+    if isinstance(node, exp.Window):
+        return _window_name(node)
+    if isinstance(node, tuple(_RANKING_NAMES)):
+        word = _RANKING_NAMES[type(node)]
+        return _call(word, [node.this, *node.expressions])
+    if isinstance(node, exp.Anonymous):
+        return _call(node.name, node.expressions)
+    if isinstance(node, exp.Count):
+        arg = node.this
+        if isinstance(arg, exp.Star) or arg is None:
+            return "count(1)"
+        if isinstance(arg, exp.Distinct):
+            return _call("count", arg.expressions, prefix="DISTINCT ")
+        inner_name = spark_name(arg, top=False)
+        return None if inner_name is None else f"count({inner_name})"
+    if isinstance(node, (exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Abs, exp.Upper, exp.Lower, exp.Length, exp.Coalesce)):
+        word = {exp.Avg: "avg", exp.Coalesce: "coalesce"}.get(type(node), type(node).__name__.lower())
+        return _call(word, [node.this, *node.expressions])
+    return None
+
+
+def _call(word: str, args: list[exp.Expr | None], prefix: str = "") -> str | None:
+    """``word(a, b)`` with each argument's Spark name, or None when one has none."""
+    names = [spark_name(a, top=False) for a in args if a is not None]
+    if any(n is None for n in names):
+        return None
+    return f"{word}({prefix}{', '.join(n for n in names if n is not None)})"
+
+
+def _extraction_name(node: exp.Expr, top: bool) -> str:
+    """Spark's name of an extraction. A ``:`` path is named by its last key as a projection of
+    its own, and printed as ``variant_get(v, $.a.b) AS b`` inside a larger expression; a
+    ``variant_get`` call is printed without its type (``variant_get(v, $.a)``)."""
+    key = node.output_name if isinstance(node, exp.Expression) else ""
+    if key and top:
+        return key
+    if isinstance(node, exp.Cast):
+        target = _cast_type(node)
+        shown = target.to_spark().upper() if target is not None else node.to.sql(dialect=VpushSpark)
+        return f"CAST({_extraction_name(node.this, False)} AS {shown})"
+    assert isinstance(node, VariantGet)
+    args = [spark_name(node.this, top=False) or node.this.sql(dialect=VpushSpark)]
+    path = node.args["path"]
+    args.append(path.this if isinstance(path, exp.Literal) else path.sql(dialect=VpushSpark))
+    call = f"{node.sql_name().lower()}({', '.join(args)})"
+    return f"{call} AS {key}" if key else call
+
+
+def _window_name(node: exp.Window) -> str | None:
+    """Spark's name of a window function call: the function, then the window with Spark's
+    default frame spelled out."""
+    function = spark_name(node.this, top=False)
+    if function is None or node.args.get("alias") is not None:
+        return None
+    parts = []
+    partition = [spark_name(p, top=False) for p in node.args.get("partition_by") or []]
+    if None in partition:
+        return None
+    if partition:
+        parts.append("PARTITION BY " + ", ".join(partition))  # type: ignore[arg-type]
+    order = node.args.get("order")
+    keys = []
+    for ordered in order.expressions if order is not None else []:
+        key = spark_name(ordered.this, top=False)
+        if key is None:
+            return None
+        descending = bool(ordered.args.get("desc"))
+        nulls_first = ordered.args.get("nulls_first")
+        nulls = "NULLS FIRST" if (nulls_first if nulls_first is not None else not descending) else "NULLS LAST"
+        keys.append(f"{key} {'DESC' if descending else 'ASC'} {nulls}")
+    if keys:
+        parts.append("ORDER BY " + ", ".join(keys))
+    spec = node.args.get("spec")
+    if spec is not None:
+        return None  # an explicit frame: vpush does not spell it as Spark does yet
+    if not keys:
+        parts.append("ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")
+    elif isinstance(node.this, tuple(_RANKING_NAMES)):
+        parts.append("ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW")
+    else:
+        parts.append("RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW")
+    return f"{function} OVER ({' '.join(parts)})"
+
+
+def _pmod(a: exp.Expression, n: exp.Expression) -> exp.Expression:
+    """Spark's ``pmod(a, n)``: ``a % n``, plus ``n`` (mod ``n``) when that is negative."""
+    remainder = exp.Paren(this=exp.Mod(this=a.copy(), expression=n.copy()))
+    wrapped = exp.Mod(this=exp.Paren(this=exp.Add(this=remainder.copy(), expression=n.copy())), expression=n.copy())
+    negative = exp.LT(this=remainder.copy(), expression=exp.Literal.number(0))
+    return exp.Case(ifs=[exp.If(this=negative, true=wrapped)], default=remainder)

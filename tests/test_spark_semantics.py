@@ -1,0 +1,210 @@
+"""Plain SQL around the extractions gives Spark's names, types, values and errors on DuckDB.
+
+Spark 4 runs in ANSI mode by default: integer overflow, division by zero and bad casts raise, and
+its result types differ from DuckDB's (``sum`` of ints is ``bigint``, decimal arithmetic follows
+``DecimalPrecision``, ``avg`` of a decimal is an exact decimal). Each query runs on Spark (the
+oracle) and on vpush over one small Parquet file, with plain columns and a shredded variant
+column (DuckDB-written), and must agree on column names, Spark types and rows, or both raise the
+same error class.
+"""
+from __future__ import annotations
+
+import decimal
+import math
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import vpush
+from support.writers import write_with_duckdb
+from vpush.codec.errors import VpushError
+from vpush.optimizer.spark_semantics import arrow_spark_type
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+D = decimal.Decimal
+
+PLAIN = pa.table(
+    {
+        "i": pa.array([1, 2, None, 2147483647, -7], pa.int32()),
+        "b": pa.array([10, -3, 7, 9223372036854775807, 0], pa.int64()),
+        "s": pa.array([1, 2, 3, 4, 5], pa.int16()),
+        "d": pa.array([D("1.25"), D("-3.10"), None, D("99999999.99"), D("0.05")], pa.decimal128(10, 2)),
+        "e": pa.array([D("0.333"), D("2.000"), D("-1.500"), None, D("7.777")], pa.decimal128(6, 3)),
+        "f": pa.array([1.5, -2.5, None, 3.0, 2.7], pa.float64()),
+        "g": pa.array(["a", "b", "a", None, "b"]),
+        "day": pa.array([19723, 19724, None, 19725, 19726], pa.date32()),
+    }
+)
+
+VARIANT_SELECT = """
+SELECT i AS id, {'n': (i * 3)::INTEGER, 'amount': (i / 4)::DECIMAL(9,2), 'ratio': i / 3}::VARIANT AS v
+FROM range(40) t(i)
+"""
+
+QUERIES: list[Any] = [
+    # aggregates: result types
+    "SELECT sum(i), sum(s), sum(d), sum(e), sum(f) FROM t",
+    "SELECT sum(i) AS total FROM t WHERE i < 100",
+    "SELECT avg(i), avg(d), avg(e), avg(f) FROM t",
+    "SELECT g, avg(d) AS a, sum(e) AS s, count(*) AS n FROM t GROUP BY g ORDER BY g",
+    "SELECT count(*), count(i), count(DISTINCT g), max(d), min(s) FROM t",
+    "SELECT avg(d) FROM t WHERE i > 100",
+    # arithmetic
+    "SELECT i + 1, i - s, i * 2, s + s FROM t WHERE i < 10",
+    "SELECT i / 2, b / 4, f / 2, i div 2, b div 3, i % 3, -i FROM t WHERE i < 10",
+    "SELECT d + 1, d - e, d * d, d * 1.5, d / 3, d / e, e % 2, d + i FROM t",
+    "SELECT 1.5 + 2 AS x, 0.1 + 0.2, 7 % -3, -7 % 3, pmod(-7, 3), 5 / 2, 1e10",
+    # ANSI errors
+    "SELECT i + 1 FROM t",
+    "SELECT i * 2 FROM t",
+    "SELECT b + 1 FROM t",
+    "SELECT sum(b) FROM t",
+    "SELECT b / 0 FROM t",
+    "SELECT i div 0 FROM t",
+    "SELECT i % 0 FROM t",
+    "SELECT f / 0 FROM t",
+    "SELECT d / (s - s) FROM t",
+    "SELECT cast(g AS int) FROM t",
+    "SELECT cast(b AS int) FROM t",
+    "SELECT cast(d AS decimal(3,1)) FROM t",
+    # casts
+    "SELECT cast(f AS int), cast(d AS int), cast(d AS bigint), try_cast(f AS smallint) FROM t WHERE i < 10",
+    "SELECT cast(f AS string), cast(d AS string), cast(i AS string) FROM t",
+    # windows and ordering
+    "SELECT g, row_number() OVER (ORDER BY i) AS r, rank() OVER (ORDER BY g) AS k FROM t",
+    "SELECT i, sum(i) OVER (PARTITION BY g) FROM t",
+    "SELECT row_number() OVER (ORDER BY i DESC) FROM t",
+    "SELECT g FROM t ORDER BY g",
+    "SELECT g FROM t ORDER BY g DESC",
+    # functions
+    "SELECT length(g), upper(g), abs(i), coalesce(i, 0) FROM t",
+    "SELECT date_add(day, 1) AS next_day FROM t",
+    # over extractions
+    "SELECT sum(v:n::int), avg(v:amount::decimal(9,2)), sum(v:amount::decimal(9,2)) FROM v",
+    "SELECT v:n::int div 2 AS h, count(*) AS c FROM v GROUP BY v:n::int div 2 ORDER BY h LIMIT 3",
+    "SELECT avg(variant_get(v, '$.ratio', 'decimal(12,6)')) FROM v",
+    "SELECT v:amount::decimal(9,2) / v:n::int FROM v",
+    "SELECT sum(v:n::int) * 1.5 AS x, count(v:n) + 1 FROM v",
+    # scopes: CTEs, subqueries, set operations, joins
+    "WITH s AS (SELECT g, sum(i) AS total, avg(d) AS a FROM t GROUP BY g) SELECT g, total * 2, a / 2, a + 1 FROM s",
+    "SELECT g, sum(d) FROM t GROUP BY g HAVING sum(d) > 0",
+    "SELECT * FROM (SELECT i div 2 AS h FROM t) x WHERE h > 0",
+    "SELECT sum(i) FROM t UNION ALL SELECT sum(s) FROM t",
+    "SELECT a.i, b.s, a.d * b.s FROM t a JOIN t b ON a.i = b.s",
+    "SELECT i FROM t WHERE i > (SELECT avg(s) FROM t)",
+    # more windows and aggregates
+    "SELECT i, sum(i) OVER (ORDER BY i) FROM t",
+    "SELECT i, avg(d) OVER (PARTITION BY g) FROM t",
+    "SELECT i, dense_rank() OVER (PARTITION BY g ORDER BY d DESC) FROM t",
+    "SELECT ntile(2) OVER (ORDER BY i), rank() OVER (ORDER BY i), percent_rank() OVER (ORDER BY i) FROM t",
+    "SELECT count(*) OVER () FROM t",
+    "SELECT sum(d) OVER (ORDER BY i ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS x FROM t",
+    "SELECT max_by(g, i) AS hi, min_by(g, i) AS lo, count_if(i > 1) AS c FROM t",
+    "SELECT percentile(i, 0.5) AS p, median(i) AS m FROM t",
+    "SELECT ln(f) IS NULL AS l, log10(f) AS l10, sqrt(f) AS r, log2(cast(i AS double)) IS NULL AS l2 FROM t",
+    "SELECT datediff(day, date'2024-01-01') AS n, size(array(i, s)) AS k FROM t",
+    "SELECT cast(i AS float) * s AS x, cast(f AS float) + 1 AS y FROM t",
+    "SELECT e * e * e, d * 0.001, cast(f AS decimal(5,2)), cast(i AS decimal(4,1)) FROM t WHERE i < 10",
+    "SELECT avg(cast(d AS decimal(38,2))), cast(d AS decimal(38,20)) / cast(3 AS decimal(38,0)) FROM t GROUP BY d",
+    "SELECT g, count(*) c FROM t GROUP BY g ORDER BY c DESC, g LIMIT 2",
+    "SELECT i FROM t ORDER BY i NULLS LAST",
+    pytest.param(
+        "SELECT concat(g, i), g || 'x' FROM t",
+        marks=pytest.mark.xfail(strict=True, reason="vpush: `concat` and `||` keep DuckDB's column names"),
+    ),
+    pytest.param(
+        "SELECT ln(f) AS l, exp(cast(1 AS double)) AS e FROM t",
+        marks=pytest.mark.xfail(
+            strict=True, reason="vpush: ln and exp are the C library's; Spark's (Java's StrictMath) can differ in the last bit"
+        ),
+    ),
+    pytest.param(
+        "SELECT cast(f * 1e10 AS string) AS s FROM t",
+        marks=pytest.mark.xfail(strict=True, reason="vpush: a double cast to string is DuckDB's text, not Java's"),
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("semantics")
+    plain = root / "t" / "part-0.parquet"
+    plain.parent.mkdir()
+    pq.write_table(PLAIN, plain)
+    variant = root / "v"
+    variant.mkdir()
+    write_with_duckdb(
+        variant / "part-0.parquet",
+        VARIANT_SELECT,
+        "STRUCT(n INTEGER, amount DECIMAL(9,2))",
+        16,
+    )
+    return {"t": plain.parent, "v": variant}
+
+
+@pytest.fixture(scope="module")
+def con(tables: dict[str, Path]) -> vpush.Connection:
+    connection = vpush.connect(time_zone="UTC")
+    for name, path in tables.items():
+        connection.register(name, path)
+    return connection
+
+
+@pytest.fixture(scope="module")
+def spark_views(spark: SparkSession, tables: dict[str, Path]) -> SparkSession:
+    for name, path in tables.items():
+        spark.read.parquet(str(path)).createOrReplaceTempView(name)
+    return spark
+
+
+def _spark_answer(spark: SparkSession, sql: str) -> tuple[Any, ...]:
+    from pyspark.errors import PySparkException
+
+    try:
+        frame = spark.sql(sql)
+        rows = [tuple(row) for row in frame.collect()]
+    except PySparkException as exc:
+        return ("error", exc.getCondition())
+    return ([(f.name, f.dataType.simpleString()) for f in frame.schema], rows)
+
+
+def _vpush_answer(con: vpush.Connection, sql: str) -> tuple[Any, ...]:
+    try:
+        table = con.sql(sql).to_arrow()
+    except VpushError as exc:
+        return ("error", exc.error_class)
+    fields = []
+    for field in table.schema:
+        spark_type = arrow_spark_type(field.type)
+        fields.append((field.name, spark_type.to_spark() if spark_type is not None else str(field.type)))
+    columns = [column.to_pylist() for column in table.columns]
+    return (fields, list(zip(*columns)) if columns else [])
+
+
+def _normal(rows: list[tuple[Any, ...]], ordered: bool) -> list[tuple[Any, ...]]:
+    def key(value: Any) -> Any:
+        if isinstance(value, float) and math.isnan(value):
+            return "NaN"
+        if hasattr(value, "tzinfo") and getattr(value, "tzinfo", None) is not None:
+            return value.replace(tzinfo=None)
+        return value
+
+    out = [tuple(key(v) for v in row) for row in rows]
+    return out if ordered else sorted(out, key=repr)
+
+
+@pytest.mark.parametrize("sql", QUERIES)
+def test_matches_spark(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
+    expected = _spark_answer(spark_views, sql)
+    got = _vpush_answer(con, sql)
+    if expected[0] == "error" or got[0] == "error":
+        assert got == expected
+        return
+    assert got[0] == expected[0]
+    ordered = sql.lower().split(" from ")[-1].find("order by") >= 0 and " over (" not in sql.lower()
+    assert _normal(got[1], ordered) == _normal(expected[1], ordered)
