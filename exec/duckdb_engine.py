@@ -7,7 +7,7 @@ unchanged); the query runs as DuckDB SQL rendered from the plan's sqlglot tree.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import duckdb
@@ -34,9 +34,14 @@ class _ErrorTrap:
     def __init__(self) -> None:
         self.error: VpushError | None = None
 
-    def guard(self, batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    def guard(
+        self, batches: Iterator[pa.RecordBatch], on_rows: Callable[[int], None] | None = None
+    ) -> Iterator[pa.RecordBatch]:
         try:
-            yield from batches
+            for batch in batches:
+                if on_rows is not None:
+                    on_rows(batch.num_rows)
+                yield batch
         except VpushError as exc:
             if self.error is None:
                 self.error = exc
@@ -59,8 +64,8 @@ class DuckDBEngine:
         self.time_zone = time_zone
         self._functions: set[str] = set()
 
-    def execute(self, plan: Plan) -> pa.RecordBatchReader:
-        """Run ``plan`` and stream its result."""
+    def execute(self, plan: Plan, *, on_rows: Callable[[int], None] | None = None) -> pa.RecordBatchReader:
+        """Run ``plan`` and stream its result; ``on_rows`` hears of each batch the scans read."""
         trap = _ErrorTrap()
         cursor = self.connection.cursor()
         try:
@@ -71,10 +76,10 @@ class DuckDBEngine:
                     self._functions.add(name)
             for scan in plan.scans:
                 if not scan.parts:
-                    stream = pa.RecordBatchReader.from_batches(scan.schema, trap.guard(read_scan(scan)))
+                    stream = pa.RecordBatchReader.from_batches(scan.schema, trap.guard(read_scan(scan), on_rows))
                     cursor.register(scan.name, stream)
                 for part in scan.parts:
-                    stream = pa.RecordBatchReader.from_batches(part.schema, trap.guard(read_scan(scan, part)))
+                    stream = pa.RecordBatchReader.from_batches(part.schema, trap.guard(read_scan(scan, part), on_rows))
                     cursor.register(part.name, stream)
             reader = cursor.sql(plan.sql("duckdb")).to_arrow_reader(BATCH_ROWS)
         except duckdb.Error as exc:

@@ -1,6 +1,7 @@
 """The engine protocol: run a plan, stream the result."""
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 import pyarrow as pa
@@ -16,7 +17,8 @@ class Engine(Protocol):
 
     name: str
 
-    def execute(self, plan: Plan) -> pa.RecordBatchReader:
+    def execute(self, plan: Plan, *, on_rows: Callable[[int], None] | None = None) -> pa.RecordBatchReader:
         """Run ``plan``; errors are :class:`~vpush.exec.errors.ExecutionError` or other
-        :class:`~vpush.codec.errors.VpushError` subclasses."""
+        :class:`~vpush.codec.errors.VpushError` subclasses. ``on_rows`` is called with the number
+        of rows of each batch the scans read (for a progress bar), from any thread."""
         ...

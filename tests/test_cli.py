@@ -67,3 +67,35 @@ def test_errors_are_one_line_with_exit_code_1(argv: list[str], message: str) -> 
 
 def test_bad_command_line_exits_2() -> None:
     assert main(["query", "--format", "xml", "SELECT 1"]) == 2
+
+
+def test_query_shows_progress_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """On a terminal, the scan's rows drive a progress bar on stderr; the result is the same."""
+    import vpush
+    from vpush import cli
+    from vpush.sample import EventsSpec, write_events
+
+    write_events(tmp_path / "events", EventsSpec(rows=8192, files=2, row_group_rows=2048))
+    seen: list[tuple[int, int]] = []
+    real = cli._progress_callback
+
+    def recording(total: int, what: str = "") -> tuple[object, object]:
+        update, stop = real(total, what)
+        assert update is not None
+
+        def record(done: int, total: int) -> None:
+            seen.append((done, total))
+            update(done, total)
+
+        return record, stop
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    monkeypatch.setattr(cli, "_progress_callback", recording)
+    sql = "SELECT count(*) AS n, sum(event:amount::decimal(10,2)) AS s FROM events WHERE id >= 2048"
+    assert main(["query", "-t", f"events={tmp_path / 'events'}", "--format", "csv", sql]) == 0
+    out = capsys.readouterr().out
+    con = vpush.connect(time_zone="UTC")
+    con.register("events", tmp_path / "events")
+    expected = con.sql(sql).to_arrow().to_pylist()[0]
+    assert out.split()[1].split(",")[0] == str(expected["n"])
+    assert seen and seen[-1] == (6144, 6144), "the bar ends at the rows of the row groups kept by pruning"

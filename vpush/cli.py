@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 from vpush.codec.errors import VpushError
 
 if TYPE_CHECKING:
+    import pyarrow as pa
+
     from vpush.connection import Relation
     from vpush.sample import SampleResult
 
@@ -96,8 +98,13 @@ def _add_sample(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     events.set_defaults(run=_run_sample)
 
 
-def _progress_callback(total: int) -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:
-    """A rich progress bar on stderr when it is a terminal; nothing otherwise (logs, pipes, CI)."""
+def _progress_callback(
+    total: int, what: str = "writing files"
+) -> tuple[Callable[[int, int], None] | None, Callable[[], None]]:
+    """A rich progress bar on stderr when it is a terminal; nothing otherwise (logs, pipes, CI).
+
+    Returns ``update(done, total)`` (None without a terminal) and ``stop()``.
+    """
     if not sys.stderr.isatty():
         return None, lambda: None
     from rich.console import Console
@@ -112,14 +119,14 @@ def _progress_callback(total: int) -> tuple[Callable[[int, int], None] | None, C
 
     progress = Progress(
         SpinnerColumn(),
-        TextColumn("writing files"),
+        TextColumn(what),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         console=Console(stderr=True),
         transient=True,
     )
-    task = progress.add_task("write", total=total)
+    task = progress.add_task(what, total=total)
     progress.start()
 
     def update(done: int, total: int) -> None:
@@ -243,21 +250,52 @@ def _relation(args: argparse.Namespace) -> Relation:
     return con.sql(text)
 
 
+def _read_result(rel: Relation) -> pa.Table:
+    """Run the query, with a progress bar over the rows the scans read when stderr is a terminal."""
+    import threading
+
+    total = rel.rows_to_read()
+    update, stop = _progress_callback(total, "scanning rows")
+    if update is None:
+        return rel.to_arrow()
+    lock = threading.Lock()
+    done = [0]
+
+    def on_rows(rows: int) -> None:  # DuckDB pulls the scans from its own threads
+        with lock:
+            done[0] += rows
+            update(done[0], total)
+
+    try:
+        return rel.fetch_reader(on_rows=on_rows).read_all()
+    finally:
+        stop()
+
+
 def _run_query(args: argparse.Namespace) -> int:
+    from vpush.connection import render_frame, render_table
+
+    if args.format == "table" and args.output is not None:
+        raise VpushError("--output goes with --format csv, jsonl or parquet")
+    if args.format == "parquet" and args.output is None:
+        raise VpushError("--format parquet needs --output FILE")
     rel = _relation(args)
+    result = _read_result(rel)
+    time_zone = rel.connection.time_zone
     if args.format == "table":
-        if args.output is not None:
-            raise VpushError("--output goes with --format csv, jsonl or parquet")
-        rel.show(args.limit if args.limit is not None else 20)
+        from rich.console import Console
+
+        shown = args.limit if args.limit is not None else 20
+        Console().print(render_table(result.slice(0, shown), time_zone))
+        if result.num_rows > shown:
+            print(f"({result.num_rows:,} rows, {shown} shown; use --limit or another --format for more)")
         return EXIT_OK
     if args.format == "parquet":
-        if args.output is None:
-            raise VpushError("--format parquet needs --output FILE")
         import pyarrow.parquet as pq
 
-        pq.write_table(rel.to_arrow(), args.output)
+        pq.write_table(result, args.output)
         return EXIT_OK
-    frame = rel.df()
+    frame = render_frame(result, time_zone)
     out = open(args.output, "w", encoding="utf-8", newline="") if args.output is not None else sys.stdout
     try:
         if args.format == "csv":

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -17,6 +18,7 @@ from vpush.timezone import check_time_zone, local_time_zone
 if TYPE_CHECKING:
     import duckdb
     import pandas as pd
+    from rich.table import Table as RichTable
 
 ENGINES = ("duckdb", "spark")
 
@@ -90,9 +92,23 @@ class Relation:
             self._plan = plan_query(self.query, self.connection.catalog, time_zone=self.connection.time_zone)
         return self._plan
 
-    def fetch_reader(self) -> pa.RecordBatchReader:
-        """Run the query and stream its result as Arrow record batches."""
-        return self.connection.engine.execute(self.plan)
+    def fetch_reader(self, *, on_rows: Callable[[int], None] | None = None) -> pa.RecordBatchReader:
+        """Run the query and stream its result as Arrow record batches.
+
+        Args:
+            on_rows: called with the row count of each batch the scans read, from any thread
+                (for a progress bar; :meth:`rows_to_read` is the total).
+        """
+        return self.connection.engine.execute(self.plan, on_rows=on_rows)
+
+    def rows_to_read(self) -> int:
+        """The rows the scans will read: those of the row groups that pruning kept."""
+        total = 0
+        for scan in self.plan.scans:
+            for file in scan.files:
+                metadata = self.connection.catalog.file_info(file.path).metadata
+                total += sum(metadata.row_group(rg).num_rows for rg in file.row_groups)
+        return total
 
     def to_arrow(self) -> pa.Table:
         """Run the query; a variant column comes back as ``struct<metadata: binary, value: binary>``."""
@@ -102,22 +118,13 @@ class Relation:
     def df(self) -> pd.DataFrame:
         """Run the query into a pandas DataFrame, with variants rendered as Spark's ``to_json``
         renders them (in the session time zone)."""
-        table = _render_variants(self.to_arrow(), self.connection.time_zone)
-        return table.to_pandas()
+        return render_frame(self.to_arrow(), self.connection.time_zone)
 
     def show(self, n: int = 20) -> None:
         """Print the first ``n`` rows as a table."""
         from rich.console import Console
-        from rich.table import Table as RichTable
 
-        result = self.to_arrow().slice(0, n)
-        table = _render_variants(result, self.connection.time_zone)
-        out = RichTable(show_lines=False)
-        for field in result.schema:
-            out.add_column(f"{field.name}\n{_type_name(field.type)}", overflow="fold")
-        for row in table.to_pylist():
-            out.add_row(*("NULL" if v is None else str(v) for v in row.values()))
-        Console().print(out)
+        Console().print(render_table(self.to_arrow().slice(0, n), self.connection.time_zone))
 
     def explain(self) -> str:
         """What the query will do: the SQL the engine runs, and per table the files, row groups
@@ -156,6 +163,25 @@ class Relation:
 
     def __repr__(self) -> str:
         return f"Relation({self.query!r})"
+
+
+def render_table(result: pa.Table, time_zone: str) -> RichTable:
+    """A result as a rich table: one column per field, headed by its name and type; variants
+    as Spark's ``to_json`` writes them."""
+    from rich.table import Table as RichTable
+
+    table = _render_variants(result, time_zone)
+    out = RichTable(show_lines=False)
+    for field in result.schema:
+        out.add_column(f"{field.name}\n{_type_name(field.type)}", overflow="fold")
+    for values in zip(*(column.to_pylist() for column in table.columns)):
+        out.add_row(*("NULL" if v is None else str(v) for v in values))
+    return out
+
+
+def render_frame(result: pa.Table, time_zone: str) -> pd.DataFrame:
+    """A result as a pandas DataFrame, variants as Spark's ``to_json`` writes them."""
+    return _render_variants(result, time_zone).to_pandas()
 
 
 def _count_reasons(skipped: tuple[tuple[int, str], ...]) -> dict[str, int]:
