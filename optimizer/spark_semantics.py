@@ -60,6 +60,13 @@ _DOUBLE = AtomicType("double")
 _RANKING = (exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile)
 # Functions DuckDB has under the same name with other results (Spark's Murmur3 and xxHash64
 # hashes): refused rather than answered differently.
+_TIMESTAMPS = (AtomicType("timestamp"), AtomicType("timestamp_ntz"))
+# Spark's int-valued date and time parts, by the name Spark prints.
+_DATETIME_PARTS: dict[type[exp.Expr], str] = {
+    exp.Year: "year", exp.Quarter: "quarter", exp.Month: "month", exp.Day: "day", exp.DayOfMonth: "dayofmonth",
+    exp.DayOfWeek: "dayofweek", exp.DayOfYear: "dayofyear", exp.WeekOfYear: "weekofyear", exp.Hour: "hour",
+    exp.Minute: "minute", exp.Second: "second",
+}
 _RANKING_NAMES: dict[type[exp.Expr], str] = {
     exp.RowNumber: "row_number", exp.Rank: "RANK", exp.DenseRank: "DENSE_RANK", exp.Ntile: "ntile",
     exp.PercentRank: "PERCENT_RANK", exp.CumeDist: "cume_dist",
@@ -303,6 +310,14 @@ class _Typer:
             return _INT
         if isinstance(node, exp.CountIf):
             return _BIGINT
+        if isinstance(node, tuple(_DATETIME_PARTS)) or (isinstance(node, exp.Anonymous) and node.name.lower() == "weekday"):
+            return _INT
+        if isinstance(node, exp.StrToUnix):
+            return _BIGINT
+        if isinstance(node, (exp.TimestampTrunc, exp.CurrentTimestamp)):
+            return AtomicType("timestamp")
+        if isinstance(node, (exp.CurrentDate, exp.TsOrDsToDate)):
+            return AtomicType("date")
         if isinstance(node, (exp.Quantile, exp.Median)):
             return _DOUBLE
         return None
@@ -379,6 +394,26 @@ class _Rewriter:
             return exp.cast(node, exp.DataType.build("INT"))
         if isinstance(node, exp.CountIf):
             return exp.cast(node, exp.DataType.build("BIGINT"))
+        if isinstance(node, tuple(_DATETIME_PARTS)):
+            part: exp.Expr = node
+            if isinstance(node, exp.DayOfWeek):  # Spark: Sunday is 1; DuckDB: Sunday is 0
+                part = exp.Add(this=node, expression=exp.Literal.number(1))
+            return exp.cast(part, exp.DataType.build("INT"))
+        if isinstance(node, exp.Anonymous) and node.name.lower() == "weekday" and len(node.expressions) == 1:
+            # Spark: Monday is 0; DuckDB's isodow: Monday is 1
+            iso = exp.Anonymous(this="isodow", expressions=[node.expressions[0]])
+            return exp.cast(exp.Sub(this=iso, expression=exp.Literal.number(1)), exp.DataType.build("INT"))
+        if isinstance(node, exp.StrToUnix) and of(node.this) in _TIMESTAMPS:
+            # unix_timestamp of a timestamp: whole seconds since the epoch, rounded down
+            micros = exp.Anonymous(this="epoch_us", expressions=[node.this])
+            seconds = exp.Floor(this=exp.Div(this=micros, expression=exp.Literal.number("1000000.0"), typed=False, safe=False))
+            return exp.cast(seconds, exp.DataType.build("BIGINT"))
+        if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.TIMESTAMP:
+            # to_timestamp(...) is Spark's session-zoned timestamp, not a naive one
+            node.set("to", exp.DataType.build("TIMESTAMPTZ"))
+            return node
+        if isinstance(node, exp.Cast) and isinstance(_cast_type(node), StringType) and of(node.this) in _TIMESTAMPS:
+            return _timestamp_text(node.this)
         if isinstance(node, (exp.ArgMax, exp.ArgMin)):
             # Spark's max_by/min_by return the value at the extreme row even when it is NULL.
             name = "arg_max_null" if isinstance(node, exp.ArgMax) else "arg_min_null"
@@ -615,6 +650,9 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
             return "-" + str(spark_name(node.this, top=False))  # Spark reads `-3` as one literal
         inner = spark_name(node.this, top=False)
         return None if inner is None else f"(- {inner})"
+    if isinstance(node, exp.Not) and isinstance(node.this, exp.Is) and isinstance(node.this.expression, exp.Null):
+        inner_is = spark_name(node.this.this, top=False)
+        return None if inner_is is None else f"({inner_is} IS NOT NULL)"
     if isinstance(node, exp.Not):
         inner = spark_name(node.this, top=False)
         return None if inner is None else f"(NOT {inner})"
@@ -638,6 +676,22 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         return _call(word, [node.this, *node.expressions])
     if isinstance(node, exp.Anonymous):
         return _call(node.name, node.expressions)
+    if isinstance(node, tuple(_DATETIME_PARTS)):
+        return _call(_DATETIME_PARTS[type(node)], [_user_argument(node.this)])
+    if isinstance(node, exp.DateDiff) and node.args.get("unit") is None:
+        return _call("datediff", [_user_argument(node.this), _user_argument(node.expression)])
+    if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
+        inner_null = spark_name(node.this, top=False)
+        return None if inner_null is None else f"({inner_null} IS NULL)"
+    if isinstance(node, exp.TimestampTrunc):
+        unit = node.args.get("unit")
+        return _call("date_trunc", [exp.Literal.string(unit.name.lower()) if unit is not None else None, node.this])
+    if isinstance(node, exp.StrToUnix) and node.args.get("format") is None:
+        return _call("unix_timestamp", [node.this], suffix=", yyyy-MM-dd HH:mm:ss")
+    if isinstance(node, exp.CurrentDate):
+        return "current_date()"
+    if isinstance(node, exp.CurrentTimestamp):
+        return "current_timestamp()"
     if isinstance(node, exp.Count):
         arg = node.this
         if isinstance(arg, exp.Star) or arg is None:
@@ -652,12 +706,20 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     return None
 
 
-def _call(word: str, args: list[exp.Expr | None], prefix: str = "") -> str | None:
+def _user_argument(node: exp.Expr) -> exp.Expr:
+    """The argument as the user wrote it: without the conversion to a date that sqlglot's Spark
+    parser wraps around the arguments of date functions (a user's ``to_date`` is ``safe``)."""
+    if isinstance(node, exp.TsOrDsToDate) and not node.args.get("safe"):
+        return node.this
+    return node
+
+
+def _call(word: str, args: list[exp.Expr | None], prefix: str = "", suffix: str = "") -> str | None:
     """``word(a, b)`` with each argument's Spark name, or None when one has none."""
     names = [spark_name(a, top=False) for a in args if a is not None]
     if any(n is None for n in names):
         return None
-    return f"{word}({prefix}{', '.join(n for n in names if n is not None)})"
+    return f"{word}({prefix}{', '.join(n for n in names if n is not None)}{suffix})"
 
 
 def _extraction_name(node: exp.Expr, top: bool) -> str:
@@ -721,3 +783,22 @@ def _pmod(a: exp.Expression, n: exp.Expression) -> exp.Expression:
     wrapped = exp.Mod(this=exp.Paren(this=exp.Add(this=remainder.copy(), expression=n.copy())), expression=n.copy())
     negative = exp.LT(this=remainder.copy(), expression=exp.Literal.number(0))
     return exp.Case(ifs=[exp.If(this=negative, true=wrapped)], default=remainder)
+
+
+def _timestamp_text(value: exp.Expr) -> exp.Expression:
+    """A timestamp as Spark casts it to a string: ``yyyy-MM-dd HH:mm:ss`` in the session time
+    zone, then the fraction of a second without its trailing zeros (none when it is zero)."""
+    whole = exp.Anonymous(this="strftime", expressions=[value.copy(), exp.Literal.string("%Y-%m-%d %H:%M:%S")])
+    micros = exp.Mod(this=exp.Anonymous(this="microsecond", expressions=[value.copy()]), expression=exp.Literal.number(1_000_000))
+    digits = exp.Anonymous(
+        this="rtrim",
+        expressions=[
+            exp.Anonymous(this="lpad", expressions=[exp.cast(micros.copy(), exp.DataType.build("VARCHAR")), exp.Literal.number(6), exp.Literal.string("0")]),
+            exp.Literal.string("0"),
+        ],
+    )
+    fraction = exp.Case(
+        ifs=[exp.If(this=exp.EQ(this=micros, expression=exp.Literal.number(0)), true=exp.Literal.string(""))],
+        default=exp.DPipe(this=exp.Literal.string("."), expression=digits),
+    )
+    return exp.DPipe(this=whole, expression=fraction)

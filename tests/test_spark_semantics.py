@@ -130,6 +130,27 @@ QUERIES: list[Any] = [
 ]
 
 
+# Over the sample event log (``vpush sample events``): time functions in the session time zone.
+EVENT_QUERIES: list[Any] = [
+    "SELECT cast(event:ts::timestamp AS string) AS s FROM events ORDER BY id LIMIT 3",
+    "SELECT cast(event:ts::timestamp AS date), hour(event:ts::timestamp) FROM events ORDER BY id LIMIT 3",
+    "SELECT date_trunc('hour', event:ts::timestamp) AS h, count(*) AS c FROM events GROUP BY 1 ORDER BY 1 LIMIT 3",
+    "SELECT unix_timestamp(event:ts::timestamp) AS u FROM events ORDER BY id LIMIT 3",
+    "SELECT year(event:ts::timestamp), month(event:ts::timestamp), dayofweek(event:ts::timestamp), minute(event:ts::timestamp) "
+    "FROM events ORDER BY id LIMIT 2",
+    "SELECT dayofweek(event:ts::timestamp) AS a, weekday(event:ts::timestamp) AS b, dayofyear(event:ts::timestamp), "
+    "quarter(event:ts::timestamp) FROM events ORDER BY id LIMIT 2",
+    "SELECT datediff(current_date(), cast(event:ts::timestamp AS date)) > 0 FROM events LIMIT 1",
+    "SELECT current_date() IS NOT NULL, event:amount IS NULL FROM events ORDER BY id LIMIT 2",
+    "SELECT event:type::string AS type, count(*) AS c FROM events GROUP BY 1 ORDER BY c DESC, type",
+    "SELECT event:user.country::string AS c, sum(event:amount::double) AS s FROM events "
+    "WHERE event:type::string = 'purchase' GROUP BY 1 ORDER BY s DESC LIMIT 5",
+    "SELECT count(DISTINCT event:user.id::bigint) FROM events",
+    "SELECT event:device.mobile::boolean AS m, avg(event:amount::decimal(10,2)) FROM events GROUP BY 1 ORDER BY 1",
+    "SELECT cast(timestamp'2024-03-01 10:00:00.1' AS string) AS a, cast(timestamp_ntz'2024-03-01 10:00:00.123' AS string) AS b",
+]
+
+
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("semantics")
@@ -144,7 +165,10 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         "STRUCT(n INTEGER, amount DECIMAL(9,2))",
         16,
     )
-    return {"t": plain.parent, "v": variant}
+    from vpush.sample import EventsSpec, write_events
+
+    write_events(root / "events", EventsSpec(rows=3000, files=2, row_group_rows=2048))
+    return {"t": plain.parent, "v": variant, "events": root / "events"}
 
 
 @pytest.fixture(scope="module")
@@ -198,7 +222,7 @@ def _normal(rows: list[tuple[Any, ...]], ordered: bool) -> list[tuple[Any, ...]]
     return out if ordered else sorted(out, key=repr)
 
 
-@pytest.mark.parametrize("sql", QUERIES)
+@pytest.mark.parametrize("sql", QUERIES + EVENT_QUERIES)
 def test_matches_spark(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
     expected = _spark_answer(spark_views, sql)
     got = _vpush_answer(con, sql)
