@@ -700,10 +700,41 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
             return _call("count", arg.expressions, prefix="DISTINCT ")
         inner_name = spark_name(arg, top=False)
         return None if inner_name is None else f"count({inner_name})"
-    if isinstance(node, (exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Abs, exp.Upper, exp.Lower, exp.Length, exp.Coalesce)):
-        word = {exp.Avg: "avg", exp.Coalesce: "coalesce"}.get(type(node), type(node).__name__.lower())
-        return _call(word, [node.this, *node.expressions])
+    if isinstance(node, exp.Coalesce):  # nvl and ifnull parse to it too: sqlglot keeps no spelling
+        return _call("coalesce", [node.this, *node.expressions])
+    if isinstance(node, (exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Abs, exp.Upper, exp.Lower, exp.Length)):
+        return _call(type(node).__name__.lower(), [node.this, *node.expressions])
+    if isinstance(node, exp.Concat):
+        return _call("concat", list(node.expressions))
+    if isinstance(node, exp.DPipe):
+        return _call("concat", [node.this, node.expression])
+    if isinstance(node, exp.If):
+        call = _call("IF", [node.this, node.args.get("true"), node.args.get("false")])
+        return None if call is None else f"({call})"
+    if isinstance(node, exp.Case) and node.this is None:
+        return _case_name(node)
+    if isinstance(node, exp.Round):
+        return _call("round", [node.this, node.args.get("decimals") or exp.Literal.number(0)])
+    if isinstance(node, exp.Replace):
+        return _call("replace", [node.this, node.expression, node.args.get("replacement")])
     return None
+
+
+def _case_name(node: exp.Case) -> str | None:
+    """``CASE WHEN (a > 1) THEN x ELSE y END`` as Spark prints a searched CASE."""
+    parts = ["CASE"]
+    for branch in node.args.get("ifs") or []:
+        condition, value = spark_name(branch.this, top=False), spark_name(branch.args.get("true"), top=False)
+        if condition is None or value is None:
+            return None
+        parts += ["WHEN", condition, "THEN", value]
+    default = node.args.get("default")
+    if default is not None:
+        shown = spark_name(default, top=False)
+        if shown is None:
+            return None
+        parts += ["ELSE", shown]
+    return " ".join(parts + ["END"])
 
 
 def _user_argument(node: exp.Expr) -> exp.Expr:
