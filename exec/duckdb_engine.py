@@ -130,13 +130,19 @@ def _translate(exc: Exception, trap: _ErrorTrap, plan: Plan) -> VpushError:
     raised = take_error(str(exc))
     if raised is not None:
         return raised
-    failed_cast = _failed_cast(str(exc))
+    return translate_message(str(exc))
+
+
+def translate_message(text: str) -> ExecutionError:
+    """A DuckDB error message as a vpush error, with Spark's error class where it is one of
+    Spark's failures (a variant cast or arithmetic raised by the rewritten SQL, or DuckDB's own)."""
+    failed_cast = _failed_cast(text)
     if failed_cast is not None:
         return failed_cast
-    spark = _spark_error(str(exc))
+    spark = _spark_error(text)
     if spark is not None:
         return spark
-    message = " ".join(str(exc).split())
+    message = " ".join(text.split())
     for pattern, error_class in _DUCKDB_ERROR_CLASSES:
         if pattern.search(message):
             return ExecutionError(f"DuckDB failed: {message}", error_class=error_class)

@@ -90,6 +90,11 @@ class Scan:
     parts: tuple[ScanPart, ...] = ()
     """How the engine reads the files: one relation per part. Empty when the query extracts
     nothing from a variant: the scan is then one relation, ``name``, of ``schema``."""
+    part_queries: tuple[str, ...] = ()
+    """Per part, the DuckDB query that turns the part's rows into the scan's: its columns, then
+    the extractions (``extraction_names``). The Spark engine runs it in each task."""
+    extraction_names: tuple[str, ...] = ()
+    """The columns the query reads its variant extractions from, after ``schema``'s."""
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -107,9 +112,18 @@ class Plan:
     functions: tuple[tuple[str, Any], ...] = ()
     """The engine functions the SQL calls, as (name, Spark target type): variant extraction
     from residual bytes (:mod:`vpush.exec.variant_udf`)."""
+    spark_expression: exp.Expression | None = None
+    """The query for the Spark engine: Spark SQL over the scans (each a relation of its columns
+    and extraction columns), with Spark's own semantics for everything else."""
 
     def sql(self, dialect: str = "duckdb", *, pretty: bool = False) -> str:
-        """The query to run, as SQL text of ``dialect``."""
+        """The query to run, as SQL text of ``dialect``: ``duckdb`` for the DuckDB engine,
+        ``spark`` for the Spark engine."""
+        if dialect == "spark":
+            from vpush.optimizer.dialect import VpushSpark
+
+            assert self.spark_expression is not None
+            return self.spark_expression.sql(dialect=VpushSpark, pretty=pretty)
         return self.expression.sql(dialect=dialect, pretty=pretty)
 
     @property

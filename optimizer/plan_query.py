@@ -42,6 +42,7 @@ from vpush.optimizer.spark_semantics import apply_spark_semantics, arrow_spark_t
 from vpush.optimizer.variant_types import SparkType
 
 SCAN_PREFIX = "__vpush_scan_"
+_SCAN_INDEX = "vpush_scan_index"  # meta key: which scan a table reference of the query becomes
 
 # Spark's variant functions other than extraction parse into these nodes but do not run yet, so
 # a query using one is refused with a clear error rather than handed to DuckDB, which would fail
@@ -236,6 +237,11 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         column_types[id(node)] = types
         if names:
             _exclude_from_stars(node, alias, names)
+    # The Spark engine runs the query as it now stands (Spark has its own semantics): tables
+    # become the scans' relations at the end.
+    for index, found_table in enumerate(found):
+        found_table[0].meta[_SCAN_INDEX] = index
+    spark_expression = expression.copy()
     expression = apply_spark_semantics(expression, column_types)
 
     referenced = _referenced_columns(expression)
@@ -282,14 +288,37 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             replacement: exp.Expression = exp.Subquery(this=relation, alias=table_alias)
             by_path = {f.path: f for part in parts for f in part.files}
             files = [by_path.get(f.path, f) for f in files]
-            scans.append(Scan(scan_name, table.name, schema, tuple(files), tuple(parts)))
+            part_queries = tuple(
+                scan_relation([part], [expressions], schema.names, extraction_names[index]).sql(dialect="duckdb")
+                for part, expressions in zip(parts, part_expressions)
+            )
+            scans.append(
+                Scan(
+                    scan_name, table.name, schema, tuple(files), tuple(parts),
+                    part_queries=part_queries, extraction_names=tuple(extraction_names[index]),
+                )
+            )
         else:
             replacement = exp.Table(this=exp.to_identifier(scan_name, quoted=True), alias=table_alias)
             scans.append(Scan(name=scan_name, table=table.name, schema=schema, files=tuple(files)))
         node.replace(replacement)
+    for spark_node in list(spark_expression.find_all(exp.Table)):
+        scan_index = spark_node.meta.get(_SCAN_INDEX)
+        if scan_index is not None:
+            alias = spark_node.alias or spark_node.name
+            spark_node.replace(
+                exp.Table(
+                    this=exp.to_identifier(scans[scan_index].name, quoted=True),
+                    alias=exp.TableAlias(this=exp.to_identifier(alias, quoted=True)),
+                )
+            )
     expression = rewrite_remaining(expression, time_zone, functions)
     return Plan(
-        source_sql=sql, expression=expression, scans=tuple(scans), functions=tuple(sorted(functions.items()))
+        source_sql=sql,
+        expression=expression,
+        scans=tuple(scans),
+        functions=tuple(sorted(functions.items())),
+        spark_expression=spark_expression,
     )
 
 

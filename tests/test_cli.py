@@ -42,8 +42,26 @@ def test_rewrite_prints_the_duckdb_sql(capsys: pytest.CaptureFixture[str]) -> No
     assert main(["rewrite", "-t", table, "SELECT var:b::string AS b FROM t"]) == 0
     out = capsys.readouterr().out
     assert "VPUSH_VARIANT_GET_STRING" in out and 'AS "__vpush_0_x0"' in out
-    assert main(["rewrite", "--dialect", "spark", "-t", table, "SELECT 1"]) == 1
-    assert "not available yet" in capsys.readouterr().err
+
+
+def test_rewrite_for_spark_is_a_script_that_spark_submit_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The script runs as written with spark-submit on a local master, and prints the answer."""
+    import os
+    import shutil
+
+    table = f"t={CASES / 'case-046.parquet'}"
+    assert main(["rewrite", "--dialect", "spark", "-t", table, "SELECT id, var:b::string AS b FROM t"]) == 0
+    script = tmp_path / "job.py"
+    script.write_text(capsys.readouterr().out)
+    submit = Path(sys.executable).parent / "spark-submit"
+    assert submit.exists() or shutil.which("spark-submit")
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
+    done = subprocess.run(
+        [str(submit) if submit.exists() else "spark-submit", "--master", "local[2]", "--conf", "spark.ui.enabled=false", str(script)],
+        capture_output=True, text=True, env=env, timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "|id |b  |" in done.stdout and "|1  |   |" in done.stdout, done.stdout
 
 
 @pytest.mark.parametrize(

@@ -149,6 +149,14 @@ QUERIES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def spark_con(spark: SparkSession, table: Path) -> vpush.Connection:
+    """The same table on vpush's Spark engine, in the test session."""
+    connection = vpush.connect(engine="spark", spark=spark, time_zone="UTC")
+    connection.register("t", table)
+    return connection
+
+
 @pytest.mark.parametrize("sql", QUERIES)
 def test_same_answer_as_spark(spark: SparkSession, con: vpush.Connection, sql: str) -> None:
     want = _spark(spark, sql)
@@ -157,13 +165,24 @@ def test_same_answer_as_spark(spark: SparkSession, con: vpush.Connection, sql: s
     assert got == want
 
 
-def test_column_names_are_sparks(spark: SparkSession, con: vpush.Connection) -> None:
+@pytest.mark.parametrize("sql", QUERIES)
+def test_spark_engine_gives_sparks_answer(spark: SparkSession, spark_con: vpush.Connection, sql: str) -> None:
+    want = _spark(spark, sql)
+    got = _rows(spark_con.sql(sql).to_arrow())
+    assert got == want
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_column_names_are_sparks(
+    spark: SparkSession, con: vpush.Connection, spark_con: vpush.Connection, engine: str
+) -> None:
+    connection = con if engine == "duckdb" else spark_con
     sql = (
         "SELECT v:a, v:o.x, v:arr[1], CAST(v:o.y AS string), v:o.x::int, variant_get(v, '$.a', 'bigint'), "
         "try_variant_get(v, '$.a', 'int'), variant_get(v, '$.s'), try_cast(v:a AS int), "
         "variant_get(v, '$[\"a b\"]', 'int'), cast(variant_get(v, '$.a') AS int) FROM t WHERE id = 1"
     )
-    assert con.sql(sql).to_arrow().column_names == spark.sql(sql).columns
+    assert connection.sql(sql).to_arrow().column_names == spark.sql(sql).columns
 
 
 @pytest.mark.parametrize(
@@ -182,6 +201,13 @@ def test_failed_cast_raises_like_spark(spark: SparkSession, con: vpush.Connectio
         con.sql(sql).to_arrow()
     assert error.value.error_class == "INVALID_VARIANT_CAST"
     assert error.value.file is not None and error.value.file.endswith(".parquet")
+
+
+def test_spark_engine_raises_sparks_error(spark_con: vpush.Connection) -> None:
+    with pytest.raises(VpushError) as error:
+        spark_con.sql("SELECT variant_get(v, '$.s', 'bigint') FROM t").to_arrow()
+    assert error.value.error_class == "INVALID_VARIANT_CAST"
+    assert ".parquet" in str(error.value), "the file is named"
 
 
 def _part_inputs(rel: vpush.Relation) -> dict[str, set[str]]:

@@ -18,6 +18,7 @@ from vpush.timezone import check_time_zone, local_time_zone
 if TYPE_CHECKING:
     import duckdb
     import pandas as pd
+    from pyspark.sql import DataFrame, SparkSession
     from rich.table import Table as RichTable
 
 ENGINES = ("duckdb", "spark")
@@ -28,13 +29,17 @@ def connect(
     *,
     time_zone: str | None = None,
     connection: duckdb.DuckDBPyConnection | None = None,
+    spark: SparkSession | None = None,
 ) -> Connection:
     """Open a vpush connection.
 
     Args:
         engine: ``"duckdb"`` (the default, embedded) or ``"spark"``.
-        time_zone: the session time zone (IANA name); by default the machine's, as Spark's is.
+        time_zone: the session time zone (IANA name); by default the machine's, as Spark's is
+            (on the Spark engine: the Spark session's ``spark.sql.session.timeZone``).
         connection: a DuckDB connection of your own for the DuckDB engine to run on.
+        spark: a SparkSession of your own for the Spark engine (default: the active one, or a
+            new local one).
 
     Raises:
         VpushError: an unknown engine or time zone, or an engine that is not available.
@@ -48,7 +53,18 @@ def connect(
     if engine == "duckdb":
         return Connection(DuckDBEngine(connection=connection, time_zone=tz), time_zone=tz)
     if engine == "spark":
-        raise VpushError("the spark engine is not available yet (see the README's status table)")
+        try:
+            from vpush.exec.spark_engine import SparkEngine
+        except ImportError as exc:  # pragma: no cover - depends on the installation
+            raise VpushError("the spark engine needs PySpark 4: pip install 'vpush[spark]'") from exc
+        if connection is not None:
+            raise VpushError("connection= is a DuckDB connection; give the spark engine spark=")
+        if time_zone is None and spark is None:
+            zone: str | None = tz  # a new session: the machine's zone, as Spark's default is
+        else:
+            zone = check_time_zone(time_zone) if time_zone is not None else None
+        spark_engine = SparkEngine(spark=spark, time_zone=zone)
+        return Connection(spark_engine, time_zone=spark_engine.time_zone)
     raise VpushError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
 
 
@@ -100,6 +116,15 @@ class Relation:
                 (for a progress bar; :meth:`rows_to_read` is the total).
         """
         return self.connection.engine.execute(self.plan, on_rows=on_rows)
+
+    def to_spark(self) -> DataFrame:
+        """The query as a Spark DataFrame (Spark engine only), for further work in Spark."""
+        from vpush.exec.spark_engine import SparkEngine
+
+        engine = self.connection.engine
+        if not isinstance(engine, SparkEngine):
+            raise VpushError("to_spark() needs a connection with engine='spark'")
+        return engine.dataframe(self.plan)
 
     def rows_to_read(self) -> int:
         """The rows the scans will read: those of the row groups that pruning kept."""

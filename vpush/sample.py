@@ -550,6 +550,7 @@ def local_spark(app_name: str = "vpush-sample", conf: Mapping[str, str] | None =
         conf: further settings for a new session (such as ``spark.driver.memory``).
     """
     import os
+    import sys
     import tempfile
     import warnings
 
@@ -563,6 +564,9 @@ def local_spark(app_name: str = "vpush-sample", conf: Mapping[str, str] | None =
     # Bind the driver to loopback: the default looks up the host name and warns when it
     # resolves to loopback anyway.
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    # Python workers (vpush's Spark data source, Python UDFs) run this interpreter, which has
+    # vpush and pyarrow, rather than whatever `python3` is on the PATH.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     warnings.filterwarnings("ignore", category=FutureWarning, module="pyspark")
     builder = (
         SparkSession.builder.master("local[2]")

@@ -1,0 +1,309 @@
+"""The Spark engine: the scan runs distributed, the rest of the query is Spark's own SQL.
+
+Each scan of the plan becomes a temporary view over vpush's Spark data source (Spark's Python
+data source API, Spark 4.0+): one input partition per (part, file, row group) that pruning kept,
+so Spark spreads the row groups over its executors. A task reads only the needed leaf columns of
+its row group and computes the variant extractions with the same DuckDB query the DuckDB engine
+runs for that part (:attr:`~vpush.optimizer.plan.Scan.part_queries`, DuckDB embedded in the
+task), and hands Spark Arrow batches: the scan's columns, variants as Spark variants, then the
+extraction columns. The query itself (:attr:`~vpush.optimizer.plan.Plan.spark_expression`) is the
+user's Spark SQL with each placed extraction replaced by its column, so everything else (types,
+casts, errors, names) is Spark's.
+
+Why the Python data source API: it is the public way to feed Spark Arrow batches from Python with
+one task per input partition, needs nothing on the cluster but vpush installed on the executors'
+Python, and keeps row-group skipping and leaf-only reads in vpush's hands (Spark's own Parquet
+reader cannot be told to read a row group, and reads every shredded leaf of a variant).
+"""
+from __future__ import annotations
+
+import base64
+import dataclasses
+import pickle
+import re
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+
+from vpush.codec.errors import VpushError
+from vpush.exec.errors import ExecutionError
+from vpush.optimizer.plan import VARIANT_ARROW_TYPE, Plan, Scan, ScanPart
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+SOURCE_NAME = "vpush"
+_OPTION = "scan"
+_VARIANT_FIELD_METADATA = {b"variant": b"true"}
+_RAISED = re.compile(r"\b(?:\w+\.)*(?:\w*Error|\w*Exception): \[([A-Z][A-Z0-9_.]+)\] ([^\n]*)")
+
+
+@dataclasses.dataclass(frozen=True)
+class ScanTask:
+    """What one Spark task reads: one row group of one file of one part of a scan."""
+
+    scan: Scan
+    part: ScanPart | None
+    query: str | None
+    functions: tuple[tuple[str, Any], ...]
+    time_zone: str
+
+
+def spark_schema(arrow_schema: pa.Schema) -> Any:
+    """The Spark schema of the scan view: Arrow's types as PySpark converts them, variants as
+    Spark's ``variant``, and vpush's placeholder column (no columns read) as a boolean."""
+    from pyspark.sql.pandas.types import from_arrow_type
+    from pyspark.sql.types import BooleanType, StructField, StructType, VariantType
+
+    fields = []
+    for field in arrow_schema:
+        if field.type.equals(VARIANT_ARROW_TYPE):
+            spark_type: Any = VariantType()
+        elif pa.types.is_null(field.type):
+            spark_type = BooleanType()
+        else:
+            spark_type = from_arrow_type(field.type)
+        fields.append(StructField(field.name, spark_type, nullable=True))
+    return StructType(fields)
+
+
+def _to_spark_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
+    """A batch as Spark's Python data source takes it: variants as ``struct<value, metadata>``
+    with the ``variant`` field metadata, timestamps in UTC, the placeholder column as booleans."""
+    arrays = []
+    fields = []
+    for field, column in zip(schema, batch.columns):
+        if field.type.equals(VARIANT_ARROW_TYPE):
+            assert isinstance(column, pa.StructArray)
+            value = column.field("value").fill_null(b"")
+            metadata = column.field("metadata").fill_null(b"")
+            spark_type = pa.struct(
+                [
+                    pa.field("value", pa.binary(), nullable=False),
+                    pa.field("metadata", pa.binary(), nullable=False),
+                ]
+            )
+            mask = column.is_null() if column.null_count else None
+            column = pa.StructArray.from_arrays([value, metadata], fields=list(spark_type), mask=mask)
+            fields.append(pa.field(field.name, spark_type, metadata=_VARIANT_FIELD_METADATA))
+        elif pa.types.is_null(field.type):
+            column = pa.nulls(len(column), pa.bool_())
+            fields.append(pa.field(field.name, pa.bool_()))
+        elif pa.types.is_timestamp(field.type) and field.type.tz is not None:
+            column = column.cast(pa.timestamp("us", tz="UTC"))
+            fields.append(pa.field(field.name, column.type))
+        else:
+            fields.append(field)
+        arrays.append(column)
+    return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
+
+
+def read_task(task: ScanTask) -> Iterator[pa.RecordBatch]:
+    """The rows of one task, as the scan's relation has them (columns, then extractions)."""
+    from vpush.exec.read_scan import read_scan
+
+    if task.part is None:
+        yield from read_scan(task.scan)
+        return
+    import duckdb
+
+    from vpush.exec.variant_udf import register, take_error
+    from vpush.optimizer.rewrite_variants import duckdb_type
+
+    connection = duckdb.connect()
+    try:
+        connection.execute("SET TimeZone = $tz", {"tz": task.time_zone})
+        for name, target in task.functions:
+            register(connection, name, target, duckdb_type(target).sql(dialect="duckdb"))
+        stream = pa.RecordBatchReader.from_batches(task.part.schema, read_scan(task.scan, task.part))
+        connection.register(task.part.name, stream)
+        assert task.query is not None
+        try:
+            reader = connection.sql(task.query).to_arrow_reader(65_536)
+            yield from reader
+        except duckdb.Error as exc:
+            raised = take_error(str(exc))
+            if raised is not None:
+                raise raised from None
+            from vpush.exec.duckdb_engine import translate_message
+
+            raise translate_message(str(exc)) from exc
+    finally:
+        connection.close()
+
+
+def _tasks(plan: Plan, scan: Scan, time_zone: str) -> list[ScanTask]:
+    """One task per row group that pruning kept, in file order."""
+    tasks = []
+    if not scan.parts:
+        for file in scan.files:
+            for rg in file.row_groups:
+                one = dataclasses.replace(scan, files=(dataclasses.replace(file, row_groups=(rg,)),))
+                tasks.append(ScanTask(one, None, None, plan.functions, time_zone))
+        return tasks
+    for part, query in zip(scan.parts, scan.part_queries):
+        for file in part.files:
+            for rg in file.row_groups:
+                one_file = dataclasses.replace(file, row_groups=(rg,))
+                one_part = dataclasses.replace(part, files=(one_file,))
+                tasks.append(ScanTask(scan, one_part, query, plan.functions, time_zone))
+    return tasks
+
+
+def _output_schema(plan: Plan, scan: Scan, time_zone: str) -> pa.Schema:
+    """The Arrow schema of the scan's relation, from DuckDB running a part's query on no rows."""
+    if not scan.parts:
+        return scan.schema
+    import duckdb
+
+    from vpush.exec.variant_udf import register
+    from vpush.optimizer.rewrite_variants import duckdb_type
+
+    part = scan.parts[0]
+    connection = duckdb.connect()
+    try:
+        connection.execute("SET TimeZone = $tz", {"tz": time_zone})
+        for name, target in plan.functions:
+            register(connection, name, target, duckdb_type(target).sql(dialect="duckdb"))
+        connection.register(part.name, pa.RecordBatchReader.from_batches(part.schema, iter(())))
+        return connection.sql(scan.part_queries[0]).to_arrow_table().schema
+    finally:
+        connection.close()
+
+
+def _encode(tasks: list[ScanTask], schema: pa.Schema) -> str:
+    return base64.b64encode(pickle.dumps((tasks, schema))).decode("ascii")
+
+
+def _decode(text: str) -> tuple[list[ScanTask], pa.Schema]:
+    tasks, schema = pickle.loads(base64.b64decode(text))
+    return tasks, schema
+
+
+def _data_source() -> type:
+    """vpush's Spark data source class (PySpark is imported only when the engine is used)."""
+    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
+    class _Partition(InputPartition):  # type: ignore[misc]
+        def __init__(self, task: ScanTask, schema: pa.Schema) -> None:
+            super().__init__(None)
+            self.task = task
+            self.schema = schema
+
+    class _Reader(DataSourceReader):  # type: ignore[misc]
+        def __init__(self, encoded: str) -> None:
+            self.tasks, self.schema = _decode(encoded)
+
+        def partitions(self) -> list[_Partition]:
+            if not self.tasks:
+                return [_Partition(None, self.schema)]  # type: ignore[arg-type]
+            return [_Partition(task, self.schema) for task in self.tasks]
+
+        def read(self, partition: _Partition) -> Iterator[pa.RecordBatch]:  # type: ignore[override]
+            if partition.task is None:
+                return
+            for batch in read_task(partition.task):
+                if batch.num_rows:
+                    yield _to_spark_batch(batch, partition.schema)
+
+    class VpushSource(DataSource):  # type: ignore[misc]
+        """Reads a vpush scan: the options carry its tasks."""
+
+        @classmethod
+        def name(cls) -> str:
+            return SOURCE_NAME
+
+        def schema(self) -> Any:
+            _, schema = _decode(self.options[_OPTION])
+            return spark_schema(schema)
+
+        def reader(self, schema: Any) -> _Reader:
+            return _Reader(self.options[_OPTION])
+
+    return VpushSource
+
+
+class SparkEngine:
+    """Runs plans on Spark.
+
+    Args:
+        spark: a SparkSession to run on; by default the active one, or a new local one
+            (``local[2]``).
+        time_zone: the session time zone, set as ``spark.sql.session.timeZone``; by default the
+            session's own.
+    """
+
+    name = "spark"
+
+    def __init__(self, *, spark: SparkSession | None = None, time_zone: str | None = None) -> None:
+        if spark is None:
+            from vpush.sample import local_spark
+
+            spark = local_spark("vpush")
+        self.spark = spark
+        if time_zone is None:
+            time_zone = str(spark.conf.get("spark.sql.session.timeZone"))
+        else:
+            spark.conf.set("spark.sql.session.timeZone", time_zone)
+        self.time_zone = time_zone
+        self.spark.dataSource.register(_data_source())
+
+    def dataframe(self, plan: Plan) -> DataFrame:
+        """The query as a Spark DataFrame, for further work in Spark."""
+        from pyspark.errors import PySparkException
+
+        try:
+            for scan in plan.scans:
+                schema = _output_schema(plan, scan, self.time_zone)
+                encoded = _encode(_tasks(plan, scan, self.time_zone), schema)
+                view = self.spark.read.format(SOURCE_NAME).option(_OPTION, encoded).load()
+                view.createOrReplaceTempView(scan.name)
+            return self.spark.sql(plan.sql("spark"))
+        except PySparkException as exc:
+            raise translate_spark_error(exc) from exc
+
+    def execute(self, plan: Plan, *, on_rows: Callable[[int], None] | None = None) -> pa.RecordBatchReader:
+        """Run ``plan`` on Spark and return its result (collected to the driver)."""
+        from pyspark.errors import PySparkException
+
+        frame = self.dataframe(plan)
+        try:
+            # Not DataFrame.toArrow(): its final cast to Spark's schema fails on a null variant
+            # (the struct's fields are declared non-nullable); the batches themselves are right.
+            batches = frame._collect_as_arrow(empty_list_if_zero_records=False)  # type: ignore[operator]
+        except PySparkException as exc:
+            raise translate_spark_error(exc) from exc
+        table = _from_spark_table(pa.Table.from_batches(batches))
+        return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
+
+
+def _from_spark_table(table: pa.Table) -> pa.Table:
+    """Spark's Arrow result with variants as vpush gives them: ``struct<metadata, value>``."""
+    for i, field in enumerate(table.schema):
+        metadata = field.metadata or {}
+        if pa.types.is_struct(field.type) and (
+            metadata.get(b"variant") == b"true" or sorted(field.type.names) == ["metadata", "value"]
+        ):
+            column = table.column(i).combine_chunks()
+            rebuilt = pa.StructArray.from_arrays(
+                [column.field("metadata"), column.field("value")],
+                names=["metadata", "value"],
+                mask=column.is_null() if column.null_count else None,
+            )
+            table = table.set_column(i, pa.field(field.name, VARIANT_ARROW_TYPE), rebuilt)
+    return table.replace_schema_metadata(None).cast(pa.schema([f.remove_metadata() for f in table.schema]))
+
+
+def translate_spark_error(exc: Exception) -> VpushError:
+    """A Spark failure as a vpush error: a vpush error raised in a task keeps its class and
+    message; Spark's own errors keep their error class (condition)."""
+    text = str(exc)
+    raised = _RAISED.search(text)
+    if raised is not None and "PythonException" in type(exc).__name__ + text[:200]:
+        return ExecutionError(raised.group(2).strip(), error_class=raised.group(1))
+    condition = getattr(exc, "getCondition", lambda: None)()
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    if condition == "PYTHON_EXCEPTION" and raised is not None:
+        return ExecutionError(raised.group(2).strip(), error_class=raised.group(1))
+    return ExecutionError(f"Spark failed: {first}", error_class=condition)
