@@ -1,8 +1,9 @@
-"""Golden tests of the rewrite: Spark SQL in, the SQL vpush runs on DuckDB out.
+"""Golden tests of the rewrite: Spark SQL in, the SQL vpush runs on DuckDB and on Spark out.
 
 ``tests/fixtures/rewrite/queries.sql`` holds the queries (every variant function and path form);
 ``tests/fixtures/rewrite/expected.txt`` what each becomes over a table of two files that are
-shredded differently (one shredded, one not), or the error it raises. To accept a deliberate
+shredded differently (one shredded, one not): the DuckDB SQL (scans as per-layout parts), then
+the Spark SQL (scans as views whose tasks compute the extractions), or the error it raises. To accept a deliberate
 change, run with ``VPUSH_UPDATE_GOLDEN=1`` and review the diff of ``expected.txt``.
 """
 from __future__ import annotations
@@ -55,7 +56,7 @@ def _render(sql: str, catalog: Catalog) -> str:
         plan = plan_query(sql, catalog, time_zone="UTC")
     except VpushError as exc:
         return f"error: {exc}"
-    return plan.sql("duckdb", pretty=True)
+    return f"{plan.sql('duckdb', pretty=True)}\n---- on Spark, over vpush's scans:\n{plan.sql('spark', pretty=True)}"
 
 
 def test_rewrite_matches_the_golden_file(catalog: Catalog) -> None:
