@@ -265,3 +265,10 @@ def test_sum_of_a_decimal_has_sparks_type(spark: SparkSession, con: vpush.Connec
     sql = "SELECT sum(v:d::decimal(10,2)) AS total FROM t"
     assert str(con.sql(sql).to_arrow().schema.field("total").type) == "decimal128(20, 2)"
     assert spark.sql(sql).schema["total"].dataType.simpleString() == "decimal(20,2)"
+
+
+def test_spark_engine_explains_what_spark_and_its_tasks_run(spark_con: vpush.Connection) -> None:
+    text = spark_con.sql("SELECT count(*) FROM t WHERE v:a::bigint < 10").explain()
+    assert "== SQL run by spark ==" in text and "`__vpush_scan_0`" in text
+    assert "runs (DuckDB) ==" in text and "typed_value" in text
+    assert "row groups read" in text

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -155,7 +156,13 @@ class Relation:
         """What the query will do: the SQL the engine runs, and per table the files, row groups
         and columns read, and why pruning skipped the others."""
         plan = self.plan
-        lines = ["== SQL run by " + self.connection.engine.name + " ==", plan.sql("duckdb", pretty=True), ""]
+        engine = self.connection.engine.name
+        lines = ["== SQL run by " + engine + " ==", plan.sql(engine, pretty=True), ""]
+        if engine == "spark":
+            for scan in plan.scans:
+                for part, query in zip(scan.parts, scan.part_queries):
+                    names = ", ".join(Path(f.path).name for f in part.files) or "(no files)"
+                    lines += [f"== each task of {scan.name} over {names} runs (DuckDB) ==", query, ""]
         for scan in plan.scans:
             read_rg = sum(len(f.row_groups) for f in scan.files)
             total_rg = sum(f.num_row_groups for f in scan.files)
