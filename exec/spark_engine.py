@@ -259,9 +259,26 @@ class SparkEngine:
                 encoded = _encode(_tasks(plan, scan, self.time_zone), schema)
                 view = self.spark.read.format(SOURCE_NAME).option(_OPTION, encoded).load()
                 view.createOrReplaceTempView(scan.name)
-            return self.spark.sql(plan.sql("spark"))
+            frame = self.spark.sql(plan.sql("spark"))
         except PySparkException as exc:
             raise translate_spark_error(exc) from exc
+        names = self._spark_names(plan)
+        if names is not None and len(names) == len(frame.columns) and names != frame.columns:
+            frame = frame.toDF(*names)
+        return frame
+
+    def _spark_names(self, plan: Plan) -> list[str] | None:
+        """The column names Spark gives the query as the user wrote it: Spark's analyzer names
+        it over the tables as Spark itself reads them (footers only; nothing runs), in a session
+        of its own so that the user's views are left alone. None where Spark cannot read a table
+        (a layout only vpush reads): the names of the rewritten query stay."""
+        session = self.spark.newSession()
+        try:
+            for table in {scan.table: scan.location for scan in plan.scans}.items():
+                session.read.parquet(table[1]).createOrReplaceTempView(table[0])
+            return list(session.sql(plan.source_sql).columns)
+        except Exception:  # any failure here only costs the names
+            return None
 
     def execute(self, plan: Plan, *, on_rows: Callable[[int], None] | None = None) -> pa.RecordBatchReader:
         """Run ``plan`` on Spark and return its result (collected to the driver)."""

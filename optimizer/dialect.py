@@ -597,6 +597,23 @@ def _check_statement(expression: exp.Expr) -> None:
                 )
 
 
+_SPELLING = "vpush_spelling"
+
+
+def _spelled(name: str) -> t.Callable[[list[exp.Expr]], exp.Expr]:
+    """A FUNCTIONS entry that builds what Spark's parser builds and remembers the name written,
+    so that the Spark SQL written back calls the same function (``log10(x)`` is not
+    ``log(10, x)`` in Spark: the two can differ in the last bit)."""
+    base = SparkParser.FUNCTIONS[name]
+
+    def build(args: list[exp.Expr]) -> exp.Expr:
+        node = base(args)
+        node.meta[_SPELLING] = name
+        return node
+
+    return build
+
+
 def _build_named_struct(args: list[exp.Expr]) -> exp.Expr:
     struct = SparkParser.FUNCTIONS["NAMED_STRUCT"](args)
     struct.meta[_NAMED_STRUCT] = True
@@ -612,7 +629,13 @@ class VpushSparkParser(SparkParser):
 
     STRICT_CAST = True
     COLON_IS_VARIANT_EXTRACT = True
-    FUNCTIONS = {**SparkParser.FUNCTIONS, **_FUNCTIONS, "NAMED_STRUCT": _build_named_struct}
+    FUNCTIONS = {
+        **SparkParser.FUNCTIONS,
+        **_FUNCTIONS,
+        "NAMED_STRUCT": _build_named_struct,
+        "LOG10": _spelled("LOG10"),
+        "LOG2": _spelled("LOG2"),
+    }
     TYPE_CONVERTERS = {
         **SparkParser.TYPE_CONVERTERS,
         exp.DType.DECIMAL: build_default_decimal_type(precision=10, scale=0),
@@ -767,6 +790,19 @@ class VpushSparkGenerator(SparkGenerator):
         if expression.is_type(exp.DType.TIME) and expression.expressions:
             return f"TIME({self.expressions(expression, flat=True)})"
         return super().datatype_sql(expression)
+
+    def log_sql(self, expression: exp.Log) -> str:
+        spelling = expression.meta_get(_SPELLING)
+        if spelling in ("LOG10", "LOG2"):
+            return self.func(spelling, expression.expression)
+        return super().log_sql(expression)
+
+    def not_sql(self, expression: exp.Not) -> str:
+        # `x IS NOT NULL`, as Spark reads and names it, rather than `NOT x IS NULL`.
+        inner = expression.this
+        if isinstance(inner, exp.Is) and isinstance(inner.expression, exp.Null):
+            return f"{self.sql(inner, 'this')} IS NOT NULL"
+        return super().not_sql(expression)
 
     def struct_sql(self, expression: exp.Struct) -> str:
         """``named_struct(...)`` and ``struct(...)`` as written: Spark names the column after the

@@ -95,6 +95,8 @@ class Scan:
     the extractions (``extraction_names``). The Spark engine runs it in each task."""
     extraction_names: tuple[str, ...] = ()
     """The columns the query reads its variant extractions from, after ``schema``'s."""
+    location: str = ""
+    """Where the table was registered from (a folder, file or glob)."""
 
     @property
     def columns(self) -> tuple[str, ...]:

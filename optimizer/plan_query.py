@@ -296,11 +296,14 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                 Scan(
                     scan_name, table.name, schema, tuple(files), tuple(parts),
                     part_queries=part_queries, extraction_names=tuple(extraction_names[index]),
+                    location=table.location,
                 )
             )
         else:
             replacement = exp.Table(this=exp.to_identifier(scan_name, quoted=True), alias=table_alias)
-            scans.append(Scan(name=scan_name, table=table.name, schema=schema, files=tuple(files)))
+            scans.append(
+                Scan(name=scan_name, table=table.name, schema=schema, files=tuple(files), location=table.location)
+            )
         node.replace(replacement)
     for spark_node in list(spark_expression.find_all(exp.Table)):
         scan_index = spark_node.meta.get(_SCAN_INDEX)

@@ -182,6 +182,14 @@ def con(tables: dict[str, Path]) -> vpush.Connection:
 
 
 @pytest.fixture(scope="module")
+def spark_con(spark: SparkSession, tables: dict[str, Path]) -> vpush.Connection:
+    connection = vpush.connect(engine="spark", spark=spark, time_zone="UTC")
+    for name, path in tables.items():
+        connection.register(name, path)
+    return connection
+
+
+@pytest.fixture(scope="module")
 def spark_views(spark: SparkSession, tables: dict[str, Path]) -> SparkSession:
     for name, path in tables.items():
         spark.read.parquet(str(path)).createOrReplaceTempView(name)
@@ -228,6 +236,20 @@ def _normal(rows: list[tuple[Any, ...]], ordered: bool) -> list[tuple[Any, ...]]
 def test_matches_spark(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
     expected = _spark_answer(spark_views, sql)
     got = _vpush_answer(con, sql)
+    if expected[0] == "error" or got[0] == "error":
+        assert got == expected
+        return
+    assert got[0] == expected[0]
+    ordered = sql.lower().split(" from ")[-1].find("order by") >= 0 and " over (" not in sql.lower()
+    assert _normal(got[1], ordered) == _normal(expected[1], ordered)
+
+
+@pytest.mark.parametrize("sql", [q if isinstance(q, str) else q.values[0] for q in QUERIES + EVENT_QUERIES])
+def test_spark_engine_matches_spark(sql: str, spark_views: SparkSession, spark_con: vpush.Connection) -> None:
+    """Through the Spark engine the SQL is Spark's own, only the scans are vpush's: what differs
+    on DuckDB (the strict xfails above) does not differ here."""
+    expected = _spark_answer(spark_views, sql)
+    got = _vpush_answer(spark_con, sql)
     if expected[0] == "error" or got[0] == "error":
         assert got == expected
         return
