@@ -248,6 +248,8 @@ class SparkEngine:
             spark.conf.set("spark.sql.session.timeZone", time_zone)
         self.time_zone = time_zone
         self.spark.dataSource.register(_data_source())
+        self._naming_session: SparkSession | None = None
+        self._native_tables: dict[str, tuple[str, tuple[str, ...]]] = {}
 
     def dataframe(self, plan: Plan) -> DataFrame:
         """The query as a Spark DataFrame, for further work in Spark."""
@@ -272,10 +274,15 @@ class SparkEngine:
         it over the tables as Spark itself reads them (footers only; nothing runs), in a session
         of its own so that the user's views are left alone. None where Spark cannot read a table
         (a layout only vpush reads): the names of the rewritten query stay."""
-        session = self.spark.newSession()
+        if self._naming_session is None:
+            self._naming_session = self.spark.newSession()
+        session = self._naming_session
         try:
-            for table in {scan.table: scan.location for scan in plan.scans}.items():
-                session.read.parquet(table[1]).createOrReplaceTempView(table[0])
+            for scan in plan.scans:
+                key = (scan.location, tuple(f.path for f in scan.files))
+                if self._native_tables.get(scan.table) != key:
+                    session.read.parquet(scan.location).createOrReplaceTempView(scan.table)
+                    self._native_tables[scan.table] = key
             return list(session.sql(plan.source_sql).columns)
         except Exception:  # any failure here only costs the names
             return None
