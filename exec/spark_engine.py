@@ -203,9 +203,12 @@ def _data_source() -> type:
         def read(self, partition: _Partition) -> Iterator[pa.RecordBatch]:  # type: ignore[override]
             if partition.task is None:
                 return
-            for batch in read_task(partition.task):
-                if batch.num_rows:
-                    yield _to_spark_batch(batch, partition.schema)
+            try:
+                for batch in read_task(partition.task):
+                    if batch.num_rows:
+                        yield _to_spark_batch(batch, partition.schema)
+            except VpushError as exc:
+                raise RuntimeError(wire_error(exc)) from None
 
     class VpushSource(DataSource):  # type: ignore[misc]
         """Reads a vpush scan: the options carry its tasks."""
@@ -319,10 +322,58 @@ def _from_spark_table(table: pa.Table) -> pa.Table:
     return table.replace_schema_metadata(None).cast(pa.schema([f.remove_metadata() for f in table.schema]))
 
 
+_WIRE = "vpush-task-error:"
+_WIRED = re.compile(re.escape(_WIRE) + r"([A-Za-z0-9+/=]+)")
+
+
+def _error_classes() -> dict[str, type[VpushError]]:
+    found: dict[str, type[VpushError]] = {}
+    todo: list[type[VpushError]] = [VpushError]
+    while todo:
+        cls = todo.pop()
+        found[f"{cls.__module__}.{cls.__qualname__}"] = cls
+        todo.extend(cls.__subclasses__())
+    return found
+
+
+def wire_error(error: VpushError) -> str:
+    """A vpush error raised in a Spark task, as text that survives the trip to the driver: its
+    class and fields as base64 JSON (never pickle: the message may quote the data)."""
+    import json
+
+    fields = {k: v for k, v in vars(error).items() if isinstance(v, (str, int, float, bool, type(None)))}
+    payload = {"class": f"{type(error).__module__}.{type(error).__qualname__}", "fields": fields}
+    return _WIRE + base64.b64encode(json.dumps(payload).encode()).decode("ascii")
+
+
+def unwire_error(text: str) -> VpushError | None:
+    """The vpush error a Spark failure's text carries (:func:`wire_error`), rebuilt as the
+    same class with the same file, column path, JSON path, offset and error class."""
+    import json
+
+    found = _WIRED.findall(text)
+    if not found:
+        return None
+    try:
+        payload = json.loads(base64.b64decode(found[-1]))
+        cls = _error_classes().get(payload["class"], ExecutionError)
+        fields = dict(payload["fields"])
+    except (ValueError, KeyError, TypeError):
+        return None
+    error = cls.__new__(cls)
+    Exception.__init__(error, fields.get("message", ""))
+    for key, value in fields.items():
+        setattr(error, key, value)
+    return error
+
+
 def translate_spark_error(exc: Exception) -> VpushError:
-    """A Spark failure as a vpush error: a vpush error raised in a task keeps its class and
-    message; Spark's own errors keep their error class (condition)."""
+    """A Spark failure as a vpush error: a vpush error raised in a task comes back as itself;
+    Spark's own errors keep their error class (condition)."""
     text = str(exc)
+    wired = unwire_error(text)
+    if wired is not None:
+        return wired
     raised = _RAISED.search(text)
     if raised is not None and "PythonException" in type(exc).__name__ + text[:200]:
         return ExecutionError(raised.group(2).strip(), error_class=raised.group(1))

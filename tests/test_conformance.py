@@ -28,10 +28,15 @@ CASES = load_cases()
 VARIANT_DIR = ENCODINGS_DIR
 
 
-def _read(path: Path) -> pa.Table:
-    con = vpush.connect(time_zone="UTC")
+def _read(path: Path, con: vpush.Connection | None = None) -> pa.Table:
+    con = con or vpush.connect(time_zone="UTC")
     con.register("t", path)
     return con.sql("SELECT id, var FROM t ORDER BY id").to_arrow()
+
+
+@pytest.fixture(scope="module")
+def spark_con(spark: Any) -> vpush.Connection:
+    return vpush.connect(engine="spark", spark=spark, time_zone="UTC")
 
 
 def test_suite_counts() -> None:
@@ -41,16 +46,27 @@ def test_suite_counts() -> None:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"case-{c['case_number']:03d}")
 def test_case(case: dict[str, Any]) -> None:
+    _check_case(case, None)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"case-{c['case_number']:03d}")
+def test_case_through_the_spark_engine(case: dict[str, Any], spark_con: vpush.Connection) -> None:
+    """The same answers from Spark, through vpush's scan: also for the layouts and types that
+    Spark cannot read itself, and the same errors, naming the file."""
+    _check_case(case, spark_con)
+
+
+def _check_case(case: dict[str, Any], con: vpush.Connection | None) -> None:
     number = case["case_number"]
     path = CASES_DIR / case["parquet_file"]
     if number in MUST_FAIL:
         assert "error_message" in case
         with pytest.raises((InvalidShreddingError, MalformedVariantError)) as info:
-            _read(path)
+            _read(path, con)
         assert info.value.file is not None, "the error should name the file"
         return
     try:
-        table = _read(path)
+        table = _read(path, con)
     except VpushError:
         if number in MAY_FAIL:
             return
