@@ -319,7 +319,10 @@ def _from_spark_table(table: pa.Table) -> pa.Table:
                 mask=column.is_null() if column.null_count else None,
             )
             table = table.set_column(i, pa.field(field.name, VARIANT_ARROW_TYPE), rebuilt)
-    return table.replace_schema_metadata(None).cast(pa.schema([f.remove_metadata() for f in table.schema]))
+    # As the DuckDB engine gives it: every column nullable, no Spark field metadata.
+    return table.replace_schema_metadata(None).cast(
+        pa.schema([f.remove_metadata().with_nullable(True) for f in table.schema])
+    )
 
 
 _WIRE = "vpush-task-error:"

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from vpush.codec.errors import VpushError
     from vpush.connection import Connection, Relation, connect
+    from vpush.inspect_files import inspect
 
-__all__ = ["Connection", "Relation", "VpushError", "connect"]
+__all__ = ["Connection", "Relation", "VpushError", "connect", "inspect"]
 __version__ = "0.1.0"
 
 _LAZY = {
@@ -26,6 +27,7 @@ _LAZY = {
     "Relation": "vpush.connection",
     "connect": "vpush.connection",
     "VpushError": "vpush.codec.errors",
+    "inspect": "vpush.inspect_files",
 }
 
 

@@ -25,12 +25,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from vpush.codec.layout import ArrayLayout, ObjectLayout, PrimitiveLayout, ValueLayout, VariantLayout
 from vpush.codec.path import VariantPath
 from vpush.optimizer.catalog import Catalog, FileInfo
 from vpush.optimizer.statistics import FileStatistics
 
-__all__ = ["ColumnReport", "FileReport", "PathReport", "inspect_file"]
+__all__ = ["ColumnReport", "FileReport", "PathReport", "inspect", "inspect_file"]
 
 _PRIMITIVE_NAMES = {
     "boolean": "boolean", "int8": "tinyint", "int16": "smallint", "int32": "int", "int64": "bigint",
@@ -156,3 +158,73 @@ def inspect_file(path: str | Path, *, catalog: Catalog | None = None) -> FileRep
     info = (catalog or Catalog()).file_info(str(path))
     columns = tuple(_report(info, name, layout) for name, layout in sorted(info.variant_columns.items()))
     return FileReport(info.path, info.num_rows, info.num_row_groups, columns)
+
+
+_ROW_GROUP_SCHEMA = pa.schema(
+    [
+        ("file", pa.string()),
+        ("row_group", pa.int32()),
+        ("rows", pa.int64()),
+        ("column", pa.string()),
+        ("path", pa.string()),
+        ("shredded_as", pa.string()),
+        ("typed", pa.int64()),
+        ("residual", pa.int64()),
+        ("min", pa.string()),
+        ("max", pa.string()),
+    ]
+)
+
+
+def inspect(location: str | Path) -> pa.Table:
+    """How the variant columns of a folder, file or glob of Parquet files are shredded, per file,
+    row group and shredded path, from the footers alone: one row per (file, row group, column,
+    path) with the values in ``typed_value`` and in the residual ``value`` there (null where the
+    level has no such column, or the footer has no statistics), and the typed bounds as text.
+
+    Row groups whose ``residual`` is 0 for a path are the ones where vpush trusts the path's
+    ``typed_value`` bounds to skip them.
+
+    Example:
+        >>> import tempfile, pyarrow as pa
+        >>> from vpush.codec.builder import encode
+        >>> from vpush.codec.shred import write_shredded_parquet
+        >>> rows = [encode({"a": i}) for i in range(3)] + [encode({"a": "x"})]
+        >>> v = pa.StructArray.from_arrays([pa.array([m for m, _ in rows]), pa.array([x for _, x in rows])],
+        ...                                ["metadata", "value"])
+        >>> with tempfile.TemporaryDirectory() as folder:
+        ...     write_shredded_parquet(pa.table({"v": v}), folder + "/t.parquet", {"v": "struct<a: bigint>"})
+        ...     table = inspect(folder)
+        >>> table.select(["path", "typed", "residual", "min", "max"]).to_pylist()[1]
+        {'path': '$.a', 'typed': 3, 'residual': 1, 'min': '0', 'max': '2'}
+    """
+    from vpush.optimizer.catalog import list_files
+
+    catalog = Catalog()
+    rows: list[dict[str, Any]] = []
+    for file in list_files(str(location)):
+        info = catalog.file_info(file)
+        stats = info.statistics
+        for name, layout in sorted(info.variant_columns.items()):
+            levels = list(_levels(layout))
+            for index, rg in enumerate(stats.row_groups):
+                for path, level in levels:
+                    residual = rg.column(level.value) if level.value is not None else None
+                    typed = None
+                    if isinstance(level.typed_value, PrimitiveLayout):
+                        typed = rg.column(level.typed_value.path)
+                    rows.append(
+                        {
+                            "file": info.path,
+                            "row_group": index,
+                            "rows": info.metadata.row_group(index).num_rows,
+                            "column": name,
+                            "path": path,
+                            "shredded_as": _shredded_as(level),
+                            "typed": None if typed is None else typed.non_null_count,
+                            "residual": None if residual is None else residual.non_null_count,
+                            "min": None if typed is None or not typed.has_min_max else str(typed.min),
+                            "max": None if typed is None or not typed.has_min_max else str(typed.max),
+                        }
+                    )
+    return pa.Table.from_pylist(rows, schema=_ROW_GROUP_SCHEMA)

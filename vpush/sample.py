@@ -497,7 +497,10 @@ def _write_duckdb(
 
     con = connection if connection is not None else duckdb.connect()
     if connection is None:
-        con.execute("SET enable_progress_bar = false")
+        try:
+            con.execute("SET enable_progress_bar = false")
+        except duckdb.Error:
+            pass  # in Jupyter without ipywidgets DuckDB refuses to touch the setting; no bar then
     files = []
     try:
         for index, (start, stop) in enumerate(spec.file_bounds()):
