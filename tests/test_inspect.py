@@ -45,6 +45,23 @@ def test_counts_match_the_data(parquet_file: Path) -> None:
     assert tags.shredded_as == "string" and tags.typed_values == 2 * sum(1 for i in range(4096) if i % 4 != 0 and not 2048 <= i <= 2057)
 
 
+def test_per_row_group_counts_match_the_data(parquet_file: Path) -> None:
+    import vpush
+
+    rows = [r for r in vpush.inspect(parquet_file).to_pylist() if r["path"] == "$.a"]
+    assert [(r["row_group"], r["rows"]) for r in rows] == [(0, 2048), (1, 2048)]
+    # The INTEGER values in the BIGINT field (ids 2048..2057) are residuals of row group 1 only.
+    assert [r["residual"] for r in rows] == [0, 10]
+    typed_0 = sum(1 for i in range(2048) if i % 4 != 0)
+    assert rows[0]["typed"] == typed_0 and (rows[0]["min"], rows[0]["max"]) == ("1", "2047")
+
+
+def test_the_command_prints_row_groups(parquet_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["inspect", "--row-groups", str(parquet_file)]) == 0
+    out = capsys.readouterr().out
+    assert "per row group" in out and "$.o.x" in out
+
+
 def test_the_command_prints_a_table(parquet_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["inspect", str(parquet_file)]) == 0
     out = capsys.readouterr().out

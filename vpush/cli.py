@@ -374,6 +374,11 @@ def _add_inspect(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         ),
     )
     inspect.add_argument("files", nargs="+", metavar="FILE", help="Parquet files")
+    inspect.add_argument(
+        "--row-groups",
+        action="store_true",
+        help="one line per row group and path: typed and residual values, bounds",
+    )
     inspect.set_defaults(run=_run_inspect)
 
 
@@ -384,6 +389,19 @@ def _run_inspect(args: argparse.Namespace) -> int:
     from vpush.inspect_files import inspect_file
 
     console = Console()
+    if args.row_groups:
+        from vpush.inspect_files import inspect
+
+        for path in args.files:
+            rows = inspect(path)
+            table = Table(title=f"{path}: per row group")
+            for name in ("row_group", "rows", "column", "path", "shredded_as", "typed", "residual", "min", "max"):
+                table.add_column(name.replace("_", " "), overflow="fold")
+            for row in rows.to_pylist():
+                table.add_row(*("" if row[k] is None else str(row[k]) for k in (
+                    "row_group", "rows", "column", "path", "shredded_as", "typed", "residual", "min", "max")))
+            console.print(table)
+        return EXIT_OK
     for path in args.files:
         report = inspect_file(path)
         console.print(f"[bold]{report.path}[/]: {report.rows:,} rows, {report.row_groups} row groups")
