@@ -142,3 +142,26 @@ def test_table_in_subqueries(con: vpush.Connection, spark_views: SparkSession) -
     assert _rows(con.sql(sql).to_arrow()) == sorted((tuple(r) for r in spark_views.sql(sql).collect()), key=repr)
     assert _counts(con, sql) == (5, 1), "Only the inner WHERE prunes t"
     assert _counts(con, sql, "u") == (1, 1), "u has one row group, which may match"
+
+
+@pytest.fixture(scope="module")
+def spark_con(spark: SparkSession, folder: Path) -> vpush.Connection:
+    connection = vpush.connect(engine="spark", spark=spark, time_zone="UTC")
+    connection.register("t", folder / "t")
+    connection.register("u", folder / "u")
+    return connection
+
+
+@pytest.mark.parametrize(("where", "row_groups", "files"), CASES)
+def test_spark_engine_prunes_and_gives_sparks_answer(
+    spark_con: vpush.Connection, spark_views: SparkSession, where: str, row_groups: int, files: int
+) -> None:
+    """Partition columns and skipped row groups through the Spark engine: one task per row group
+    read, and Spark's own names, types and rows."""
+    sql = f"SELECT * FROM t WHERE {where}"
+    got = spark_con.sql(sql).to_arrow()
+    expected = spark_views.sql(sql)
+    assert got.column_names == expected.columns
+    assert [SPARK_TYPES[f.type] for f in got.schema] == [t for _, t in expected.dtypes]
+    assert _rows(got) == sorted((tuple(r) for r in expected.collect()), key=repr)
+    assert _counts(spark_con, sql) == (row_groups, files)
