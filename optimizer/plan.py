@@ -117,6 +117,9 @@ class Plan:
     spark_expression: exp.Expression | None = None
     """The query for the Spark engine: Spark SQL over the scans (each a relation of its columns
     and extraction columns), with Spark's own semantics for everything else."""
+    refusal: Exception | None = None
+    """Why the DuckDB engine cannot run the query (a function it does not support yet), raised
+    when the DuckDB SQL is asked for; the Spark engine runs it with Spark's own functions."""
 
     def sql(self, dialect: str = "duckdb", *, pretty: bool = False) -> str:
         """The query to run, as SQL text of ``dialect``: ``duckdb`` for the DuckDB engine,
@@ -126,6 +129,8 @@ class Plan:
 
             assert self.spark_expression is not None
             return self.spark_expression.sql(dialect=VpushSpark, pretty=pretty)
+        if self.refusal is not None:
+            raise self.refusal
         return self.expression.sql(dialect=dialect, pretty=pretty)
 
     @property

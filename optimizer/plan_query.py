@@ -182,11 +182,14 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         OptimizeError: the SQL does not parse, or names a table that is not registered.
     """
     expression = parse_spark(sql)
+    # What the DuckDB engine cannot run is refused when it runs the plan, not here: the Spark
+    # engine runs the same query with Spark's own functions.
+    refusal: OptimizeError | None = None
     unsupported = next(expression.find_all(*_NOT_YET), None)
     if unsupported is not None:
-        raise OptimizeError(
+        refusal = OptimizeError(
             f"{unsupported.sql(dialect=VpushSpark)}: Spark's variant functions are not supported yet "
-            "(see the README's status table)"
+            "on the DuckDB engine (see the README's status table; the Spark engine runs them)"
         )
     cte_names = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
     found: list[tuple[exp.Table, Table, list[FileInfo], pa.Schema, list[FilePruning], list[Extraction]]] = []
@@ -242,7 +245,10 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     for index, found_table in enumerate(found):
         found_table[0].meta[_SCAN_INDEX] = index
     spark_expression = expression.copy()
-    expression = apply_spark_semantics(expression, column_types)
+    try:
+        expression = apply_spark_semantics(expression, column_types)
+    except OptimizeError as exc:
+        refusal = refusal or exc
 
     referenced = _referenced_columns(expression)
     scans: list[Scan] = []
@@ -315,13 +321,18 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                     alias=exp.TableAlias(this=exp.to_identifier(alias, quoted=True)),
                 )
             )
-    expression = rewrite_remaining(expression, time_zone, functions)
+    if refusal is None:
+        try:
+            expression = rewrite_remaining(expression, time_zone, functions)
+        except OptimizeError as exc:
+            refusal = exc
     return Plan(
         source_sql=sql,
         expression=expression,
         scans=tuple(scans),
         functions=tuple(sorted(functions.items())),
         spark_expression=spark_expression,
+        refusal=refusal,
     )
 
 

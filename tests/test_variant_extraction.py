@@ -272,3 +272,26 @@ def test_spark_engine_explains_what_spark_and_its_tasks_run(spark_con: vpush.Con
     assert "== SQL run by spark ==" in text and "`__vpush_scan_0`" in text
     assert "runs (DuckDB) ==" in text and "typed_value" in text
     assert "row groups read" in text
+
+
+SPARK_ONLY = [
+    "SELECT id, to_json(v) AS j, to_json(v:o) AS o FROM t WHERE id % 401 = 3",
+    "SELECT id, is_variant_null(v:a) AS n, schema_of_variant(v:o) AS s FROM t WHERE id % 301 = 3",
+    "SELECT schema_of_variant_agg(v:a) AS s FROM t",
+    "SELECT id, e.pos, e.key, to_json(e.value) AS value FROM t, LATERAL variant_explode(v:o) AS e WHERE id % 211 = 1",
+    "SELECT variant_get(parse_json(concat('{\"x\": ', id, '}')), '$.x', 'int') AS x FROM t WHERE id < 5",
+]
+
+
+@pytest.mark.parametrize("sql", SPARK_ONLY)
+def test_spark_engine_runs_sparks_own_variant_functions(
+    spark: SparkSession, spark_con: vpush.Connection, sql: str
+) -> None:
+    """Functions the DuckDB engine does not have yet run on the Spark engine, as Spark's own."""
+    assert _rows(spark_con.sql(sql).to_arrow()) == _spark(spark, sql)
+    assert spark_con.sql(sql).to_arrow().column_names == spark.sql(sql).columns
+
+
+def test_duckdb_engine_refuses_them_clearly(con: vpush.Connection) -> None:
+    with pytest.raises(VpushError, match="not supported yet on the DuckDB engine"):
+        con.sql(SPARK_ONLY[0]).to_arrow()

@@ -56,7 +56,11 @@ def _render(sql: str, catalog: Catalog) -> str:
         plan = plan_query(sql, catalog, time_zone="UTC")
     except VpushError as exc:
         return f"error: {exc}"
-    return f"{plan.sql('duckdb', pretty=True)}\n---- on Spark, over vpush's scans:\n{plan.sql('spark', pretty=True)}"
+    try:
+        duckdb_sql = plan.sql("duckdb", pretty=True)
+    except VpushError as exc:
+        duckdb_sql = f"error on DuckDB: {exc}"
+    return f"{duckdb_sql}\n---- on Spark, over vpush's scans:\n{plan.sql('spark', pretty=True)}"
 
 
 def test_rewrite_matches_the_golden_file(catalog: Catalog) -> None:
