@@ -363,10 +363,9 @@ def unwire_error(text: str) -> VpushError | None:
         fields = dict(payload["fields"])
     except (ValueError, KeyError, TypeError):
         return None
+    context = {k: fields.get(k) for k in ("file", "column_path", "json_path", "offset", "error_class")}
     error = cls.__new__(cls)
-    Exception.__init__(error, fields.get("message", ""))
-    for key, value in fields.items():
-        setattr(error, key, value)
+    VpushError.__init__(error, str(fields.get("message", "")), **context)
     return error
 
 

@@ -306,7 +306,9 @@ class _Typer:
             return self.of(node.this)
         if isinstance(node, exp.Window):
             return self.of(node.this)
-        if isinstance(node, (*_RANKING, exp.Length, exp.ArraySize, exp.DateDiff)):
+        if isinstance(node, exp.DateDiff):
+            return _INT if node.args.get("unit") is None else None
+        if isinstance(node, (*_RANKING, exp.Length, exp.ArraySize)):
             return _INT
         if isinstance(node, exp.CountIf):
             return _BIGINT
@@ -379,7 +381,16 @@ class _Rewriter:
         of = self.typer.of
         result = of(node)
         if isinstance(node, exp.Window) and isinstance(node.this, (exp.Sum, exp.Avg, *_RANKING)):
+            if isinstance(node.this, (exp.Sum, exp.Avg)) and isinstance(node.this.this, exp.Distinct):
+                return node
             return self._aggregate(node, node.this, result, window=node)
+        if isinstance(node.parent, (exp.Filter, exp.Window)) and node.arg_key == "this" and isinstance(node, exp.AggFunc):
+            # `agg(x) FILTER (...)` and `agg(x) OVER (...)`: a wrapper here would not parse.
+            # Only a function swap is safe; the types stay DuckDB's.
+            if isinstance(node, (exp.ArgMax, exp.ArgMin)):
+                name = "arg_max_null" if isinstance(node, exp.ArgMax) else "arg_min_null"
+                return exp.Anonymous(this=name, expressions=[node.this, node.expression])
+            return node
         if isinstance(node, (exp.Sum, exp.Avg)) and not isinstance(node.parent, exp.Window):
             return self._aggregate(node, node, result, window=None)
         if isinstance(node, exp.Anonymous) and node.name.lower() == "pmod" and len(node.expressions) == 2:
@@ -441,6 +452,14 @@ class _Rewriter:
             return node
         if isinstance(node, exp.Div):
             return self._divide(node, result)
+        if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)) and _is_integral(result):
+            # DuckDB types a small literal as the narrowest integer: tinyint 127 + 1 would
+            # overflow there, where Spark adds as int.
+            for key in ("this", "expression"):
+                side = node.args[key]
+                if of(side) != result:
+                    node.set(key, exp.cast(side, _sql_type(result)))
+            return node
         if isinstance(node, (exp.Add, exp.Sub, exp.Mul)) and isinstance(result, DecimalType):
             left, right = of(node.this), of(node.expression)
             a, b = _as_decimal(left, node.this), _as_decimal(right, node.expression)
@@ -534,17 +553,16 @@ class _Rewriter:
     def _decimal_average(
         self, value: exp.Expr, arg: DecimalType, result: DecimalType, over: Callable[[exp.Expression], exp.Expression]
     ) -> exp.Expression:
-        """Spark's ``Average`` of a decimal: ``sum`` as ``decimal(p+10,s)`` divided by the count
-        as ``decimal(20,0)`` (rounded HALF_UP to that division's scale), then cast to
-        ``decimal(p+4,s+4)`` (rounded again), all on unscaled 128-bit integers."""
+        """Spark's ``Average`` of a decimal: the sum (``decimal(p+10,s)``) divided by the count
+        straight to the result's scale, ``decimal(p+4,s+4)``, rounded HALF_UP (Spark's
+        ``DecimalDivideWithOverflowCheck``), on unscaled 128-bit integers."""
         total_type = _bounded(arg.precision + 10, arg.scale)
         total = over(exp.Sum(this=value.copy()))
         count = over(exp.Count(this=value.copy()))
-        exact = _exact_divide(total, total_type, count, DecimalType(20, 0))
-        if exact is None:
-            return over(exp.Avg(this=value.copy()))
-        quotient, division = exact
-        rounded = _rescale(quotient, division.scale, result.scale)
+        numerator = _unscaled(total, total_type)
+        if result.scale > total_type.scale:
+            numerator = exp.Mul(this=numerator, expression=_pow10(result.scale - total_type.scale))
+        rounded = _round_div(numerator, _hugeint(count.copy()))
         # No rows (or only NULLs): Spark's average is NULL.
         empty = exp.EQ(this=count.copy(), expression=exp.Literal.number(0))
         return exp.Case(
@@ -577,7 +595,11 @@ def apply_spark_semantics(
                 columns[alias.lower()] = outputs.get(id(source.expression), {})
         select = scope.expression
         if isinstance(select, exp.SetOperation):
-            outputs[id(select)] = dict(outputs.get(id(select.left), {}))
+            left, right = outputs.get(id(select.left), {}), outputs.get(id(select.right), {})
+            # A column's type is known only where both branches agree (Spark widens otherwise).
+            outputs[id(select)] = {
+                name: t if list(right.values())[i:i + 1] == [t] else None for i, (name, t) in enumerate(left.items())
+            }
             continue
         if not isinstance(select, exp.Select):
             continue
@@ -586,10 +608,13 @@ def apply_spark_semantics(
         produced: dict[str, SparkType | None] = {}
         for projection in list(select.expressions):
             produced[projection.alias_or_name.lower()] = typer.of(projection)
-            name = None
+            name = written = None
             if not isinstance(projection, (exp.Alias, exp.Column, exp.Star)):
                 name = spark_name(projection)
+                written = projection.sql(dialect="duckdb")
             done = _transform(projection, rewriter)
+            if name is None and written is not None and done.sql(dialect="duckdb") != written:
+                name = written  # no Spark name known: keep the one DuckDB gives the expression as written
             if name is not None:
                 done.replace(exp.alias_(done.copy(), exp.to_identifier(name, quoted=True)))
         for key in ("where", "group", "having", "order", "qualify"):
