@@ -26,10 +26,15 @@
  * A second entry point, extract(), reads unshredded columns (a binary `metadata` and a binary
  * `value`) and copies the value at a Variant path out of every row, as
  * `vpush.codec.path.extract_column` does; see "extraction along a path" below.
+ *
+ * A third, to_json(), renders every row of such a column as Spark's to_json text, as
+ * `vpush.codec.json.to_json` does; see "to_json" below. A fourth, schema_of_variant(), gives each
+ * row's schema as Spark's schema_of_variant prints it; see "schema_of_variant" below.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -72,6 +77,7 @@ enum {
     ERR_TOO_LARGE = 5,   /* the output does not fit one Arrow binary array */
     ERR_NOMEM = 6,
     ERR_PYTHON = 7,      /* a Python exception is set */
+    ERR_UNKNOWN_TYPE = 8, /* a primitive type Spark 4.3 cannot read (to_json with reject_unknown) */
 };
 
 /* Nested (value, typed_value) levels followed; real shredding schemas use a handful. */
@@ -1964,6 +1970,1300 @@ static int x_run(Extract *x, const Piece *pieces, int64_t npieces, int64_t total
     return 0;
 }
 
+/* ---- to_json (vpush.codec.json.to_json) ----------------------------------------------------- */
+/* Each row's Variant rendered as JSON text exactly as the Python reference writes it (Spark 4.3's
+ * to_json): objects in stored field order, Jackson's string escapes, doubles and floats as Java
+ * 17's Double.toString and Float.toString (FloatingDecimal, ported digit for digit from
+ * vpush.codec.java_format), decimals without trailing zeros, dates and timestamps in java.time's
+ * ISO form, binary as base64. The reference checks bytes lazily as it renders; the kernel makes
+ * the same checks (the metadata as VariantMetadata(data) does, each container's table, field ids,
+ * dictionary strings and child offsets before its children, each scalar's payload), so that both
+ * accept and reject the same inputs. Timestamps in a region's time zone take their UTC offset
+ * from a Python callable (once per span of constant offset, cached for the call); a fixed offset
+ * needs no Python at all. */
+
+#define JSON_MAX_DEPTH 1000 /* vpush.codec.value.MAX_NESTING_DEPTH */
+#define BIG_WORDS 64        /* 2048 bits: FloatingDecimal's operands stay under 1100 */
+
+/* -- FloatingDecimal's arithmetic: non-negative big integers in 32-bit words ------------------- */
+typedef struct {
+    int n; /* words used; the top one is non-zero */
+    uint32_t w[BIG_WORDS];
+} Big;
+
+static void big_set(Big *a, uint64_t v) {
+    a->n = 0;
+    while (v) {
+        a->w[a->n++] = (uint32_t)v;
+        v >>= 32;
+    }
+}
+
+static void big_mul_small(Big *a, uint32_t m) {
+    uint64_t carry = 0;
+    for (int i = 0; i < a->n; i++) {
+        uint64_t t = (uint64_t)a->w[i] * m + carry;
+        a->w[i] = (uint32_t)t;
+        carry = t >> 32;
+    }
+    if (carry && a->n < BIG_WORDS) a->w[a->n++] = (uint32_t)carry;
+}
+
+static void big_shl(Big *a, int bits) {
+    int words = bits / 32, r = bits % 32;
+    if (a->n == 0) return;
+    if (r) {
+        uint32_t carry = 0;
+        for (int i = 0; i < a->n; i++) {
+            uint32_t v = a->w[i];
+            a->w[i] = (v << r) | carry;
+            carry = v >> (32 - r);
+        }
+        if (carry && a->n < BIG_WORDS) a->w[a->n++] = carry;
+    }
+    if (words) {
+        if (a->n + words > BIG_WORDS) words = BIG_WORDS - a->n; /* never: see BIG_WORDS */
+        memmove(a->w + words, a->w, (size_t)a->n * sizeof(uint32_t));
+        memset(a->w, 0, (size_t)words * sizeof(uint32_t));
+        a->n += words;
+    }
+}
+
+static int big_cmp(const Big *a, const Big *b) {
+    if (a->n != b->n) return a->n < b->n ? -1 : 1;
+    for (int i = a->n - 1; i >= 0; i--)
+        if (a->w[i] != b->w[i]) return a->w[i] < b->w[i] ? -1 : 1;
+    return 0;
+}
+
+static void big_trim(Big *a) {
+    while (a->n > 0 && a->w[a->n - 1] == 0) a->n--;
+}
+
+/* a -= b, where a >= b */
+static void big_sub(Big *a, const Big *b) {
+    int64_t borrow = 0;
+    for (int i = 0; i < a->n; i++) {
+        int64_t t = (int64_t)a->w[i] - (i < b->n ? (int64_t)b->w[i] : 0) - borrow;
+        borrow = t < 0;
+        a->w[i] = (uint32_t)(t + (borrow ? ((int64_t)1 << 32) : 0));
+    }
+    big_trim(a);
+}
+
+static void big_add(Big *out, const Big *a, const Big *b) {
+    uint64_t carry = 0;
+    int n = a->n > b->n ? a->n : b->n;
+    for (int i = 0; i < n; i++) {
+        uint64_t t = (uint64_t)(i < a->n ? a->w[i] : 0) + (i < b->n ? b->w[i] : 0) + carry;
+        out->w[i] = (uint32_t)t;
+        carry = t >> 32;
+    }
+    out->n = n;
+    if (carry && n < BIG_WORDS) out->w[out->n++] = (uint32_t)carry;
+}
+
+/* a = mult * 5**p5 << p2 */
+static void big_make(Big *a, uint64_t mult, int p5, int p2) {
+    big_set(a, mult);
+    while (p5 >= 13) {
+        big_mul_small(a, 1220703125u); /* 5**13 */
+        p5 -= 13;
+    }
+    if (p5 > 0) {
+        uint32_t m = 1;
+        while (p5-- > 0) m *= 5;
+        big_mul_small(a, m);
+    }
+    big_shl(a, p2);
+}
+
+static int64_t big_to_i64(const Big *a) {
+    uint64_t v = 0;
+    for (int i = a->n - 1; i >= 0 && i < 2; i--) v = (v << 32) | a->w[i];
+    return (int64_t)v;
+}
+
+/* Bits of 5**i rounded up, and the insignificant digits of 2**i (java_format's tables). */
+static const int N5_BITS[27] = {0,  3,  5,  7,  10, 12, 14, 17, 19, 21, 24, 26, 28, 31,
+                                33, 35, 38, 40, 42, 45, 47, 49, 52, 54, 56, 59, 61};
+static const int POW2_INSIGNIFICANT[64] = {
+    0,  0,  0,  0,  1,  1,  1,  2,  2,  2,  3,  3,  3,  3,  4,  4,  4,  5,  5,  5,  6,  6,
+    6,  6,  7,  7,  7,  8,  8,  8,  9,  9,  9,  9,  10, 10, 10, 11, 11, 11, 12, 12, 12, 12,
+    13, 13, 13, 14, 14, 14, 15, 15, 15, 15, 16, 16, 16, 17, 17, 17, 18, 18, 18, 19,
+};
+#define SIGNIFICAND_MASK ((1ULL << 52) - 1)
+
+/* FloatingDecimal.estimateDecExp, in the same double operations (kept apart: no fused
+ * multiply-add may change a rounding). */
+static int estimate_decimal_exponent(uint64_t significand, int binary_exponent) {
+    uint64_t bits = (1023ULL << 52) | (significand & SIGNIFICAND_MASK);
+    double scaled;
+    volatile double t1, t2, t3, d;
+    memcpy(&scaled, &bits, 8);
+    t1 = (scaled - 1.5) * 0.289529654;
+    t2 = t1 + 0.176091259;
+    t3 = (double)binary_exponent * 0.301029995663981;
+    d = t2 + t3;
+    return (int)floor(d);
+}
+
+static inline int64_t wrap_to(int width, int64_t v) {
+    return width == 32 ? (int64_t)(int32_t)(uint32_t)(uint64_t)v : v;
+}
+
+/* _java_digits: the decimal digits (as '0'..'9') of significand * 2**(binary_exponent - 52), bit
+ * 52 of significand set, and the exponent e with value = 0.d1d2... * 10**e. */
+static int java_digits(int binary_exponent, uint64_t significand, int significant_bits, char *digits, int *ndigits) {
+    int trailing = __builtin_ctzll(significand);
+    int fraction_bits = 53 - trailing;
+    int tiny_bits = fraction_bits - binary_exponent - 1;
+    int exp10, b5, b2, s5, s2, m5, m2, common, b_bits, ten_s_bits, width, first = 1, low = 0, high = 0, nd = 0;
+    if (tiny_bits < 0) tiny_bits = 0;
+    if (binary_exponent >= -21 && binary_exponent <= 62 && tiny_bits == 0) {
+        /* an integer below 2**63 (binary_exponent >= 0 here, as tiny_bits is 0) */
+        int insignificant = 0, len;
+        uint64_t whole;
+        char text[32];
+        if (binary_exponent > significant_bits) {
+            int p2 = binary_exponent - significant_bits - 1;
+            insignificant = (p2 > 1 && p2 < 64) ? POW2_INSIGNIFICANT[p2] : 0;
+        }
+        whole = binary_exponent >= 52 ? significand << (binary_exponent - 52) : significand >> (52 - binary_exponent);
+        if (insignificant) {
+            uint64_t p = 1, residue;
+            for (int i = 0; i < insignificant; i++) p *= 10;
+            residue = whole % p;
+            whole /= p;
+            if (residue >= p / 2) whole++;
+        }
+        len = snprintf(text, sizeof text, "%llu", (unsigned long long)whole);
+        nd = len;
+        while (nd > 0 && text[nd - 1] == '0') nd--;
+        memcpy(digits, text, (size_t)nd);
+        *ndigits = nd;
+        return len + insignificant;
+    }
+    exp10 = estimate_decimal_exponent(significand, binary_exponent);
+    b5 = exp10 < 0 ? -exp10 : 0;
+    b2 = b5 + tiny_bits + binary_exponent;
+    s5 = exp10 > 0 ? exp10 : 0;
+    s2 = s5 + tiny_bits;
+    m5 = b5;
+    m2 = b2 - significant_bits;
+    significand >>= trailing;
+    b2 -= fraction_bits - 1;
+    common = b2 < s2 ? b2 : s2;
+    b2 -= common;
+    s2 -= common;
+    m2 -= common;
+    if (fraction_bits == 1) m2 -= 1; /* a power of two: the next smaller double is half as far */
+    if (m2 < 0) {
+        b2 -= m2;
+        s2 -= m2;
+        m2 = 0;
+    }
+    b_bits = fraction_bits + b2 + (b5 < 27 ? N5_BITS[b5] : b5 * 3);
+    ten_s_bits = s2 + 1 + (s5 + 1 < 27 ? N5_BITS[s5 + 1] : (s5 + 1) * 3);
+    width = 0;
+    if (b_bits < 64 && ten_s_bits < 64) width = (b_bits < 32 && ten_s_bits < 32) ? 32 : 64;
+    {
+        Big b, s, m, tens, sum;
+        int64_t B = 0, S = 0, M = 0, T = 0;
+        big_make(&b, significand, b5, b2);
+        big_make(&s, 1, s5, s2);
+        big_make(&m, 1, m5, m2);
+        tens = s;
+        big_mul_small(&tens, 10);
+        if (width) {
+            /* Java's int or long arithmetic: the operands fit (b_bits and ten_s_bits bound them),
+             * and only m may overflow as it is multiplied by ten. */
+            B = big_to_i64(&b);
+            S = big_to_i64(&s);
+            M = big_to_i64(&m);
+            T = big_to_i64(&tens);
+        }
+        while (first || !(low || high)) {
+            int q;
+            if (width) {
+                q = (int)(B / S);
+                B = B % S;
+                B = wrap_to(width, (int64_t)((uint64_t)B * 10u));
+                M = wrap_to(width, (int64_t)((uint64_t)M * 10u));
+                if (first || M > 0) {
+                    low = B < M;
+                    high = wrap_to(width, (int64_t)((uint64_t)B + (uint64_t)M)) > T;
+                } else {
+                    low = high = 1; /* Java's int or long m overflowed */
+                }
+            } else {
+                q = 0;
+                while (big_cmp(&b, &s) >= 0) {
+                    big_sub(&b, &s);
+                    q++;
+                }
+                big_mul_small(&b, 10);
+                big_mul_small(&m, 10);
+                low = big_cmp(&b, &m) < 0;
+                big_add(&sum, &b, &m);
+                high = big_cmp(&sum, &tens) >= 0; /* the big-integer path compares with >= */
+            }
+            if (first && q == 0 && !high) {
+                exp10--; /* the estimate was one too high: drop the leading zero */
+            } else if (nd < 30) {
+                digits[nd++] = (char)('0' + q);
+            }
+            if (first && (exp10 < -3 || exp10 >= 8)) low = high = 0; /* E-notation: a second digit */
+            first = 0;
+        }
+        if (high) {
+            int up = !low;
+            if (!up) {
+                /* both stopping tests hold: round by the remainder, ties to an odd digit */
+                int sign;
+                if (width) {
+                    int64_t diff = wrap_to(width, (int64_t)(((uint64_t)B << 1) - (uint64_t)T));
+                    sign = diff > 0 ? 1 : diff < 0 ? -1 : 0;
+                } else {
+                    Big twice = b;
+                    big_shl(&twice, 1);
+                    sign = big_cmp(&twice, &tens);
+                }
+                up = sign > 0 || (sign == 0 && nd > 0 && ((digits[nd - 1] - '0') & 1));
+            }
+            if (up && nd > 0) {
+                int i = nd - 1;
+                while (i > 0 && digits[i] == '9') {
+                    digits[i] = '0';
+                    i--;
+                }
+                if (digits[i] == '9') {
+                    digits[0] = '1';
+                    exp10++;
+                } else {
+                    digits[i]++;
+                }
+            }
+        }
+    }
+    if (nd == 0) digits[nd++] = '0'; /* unreachable: the first digit is never dropped twice */
+    *ndigits = nd;
+    return exp10 + 1;
+}
+
+/* _java_layout: Java's Double.toString text of the digits (at most 40 bytes). */
+static int java_layout(char *out, int negative, const char *digits, int nd, int e) {
+    int k = 0;
+    if (negative) out[k++] = '-';
+    if (e > 0 && e < 8) {
+        if (nd <= e) {
+            memcpy(out + k, digits, (size_t)nd);
+            k += nd;
+            for (int i = nd; i < e; i++) out[k++] = '0';
+            out[k++] = '.';
+            out[k++] = '0';
+        } else {
+            memcpy(out + k, digits, (size_t)e);
+            k += e;
+            out[k++] = '.';
+            memcpy(out + k, digits + e, (size_t)(nd - e));
+            k += nd - e;
+        }
+    } else if (e > -3 && e <= 0) {
+        out[k++] = '0';
+        out[k++] = '.';
+        for (int i = 0; i < -e; i++) out[k++] = '0';
+        memcpy(out + k, digits, (size_t)nd);
+        k += nd;
+    } else {
+        out[k++] = digits[0];
+        out[k++] = '.';
+        if (nd > 1) {
+            memcpy(out + k, digits + 1, (size_t)(nd - 1));
+            k += nd - 1;
+        } else {
+            out[k++] = '0';
+        }
+        k += snprintf(out + k, 8, "E%d", e - 1);
+    }
+    return k;
+}
+
+/* Java 17's Double.toString of the double with these bits; "NaN" and the infinities unquoted. */
+static int format_java_double(char *out, uint64_t bits) {
+    int negative = (int)(bits >> 63), exponent = (int)((bits >> 52) & 0x7FF), significant_bits, nd, e;
+    uint64_t significand = bits & SIGNIFICAND_MASK;
+    char digits[32];
+    if (exponent == 0x7FF) {
+        const char *t = significand ? "NaN" : negative ? "-Infinity" : "Infinity";
+        memcpy(out, t, strlen(t));
+        return (int)strlen(t);
+    }
+    if (exponent == 0) {
+        int shift;
+        if (significand == 0) {
+            const char *t = negative ? "-0.0" : "0.0";
+            memcpy(out, t, strlen(t));
+            return (int)strlen(t);
+        }
+        shift = 53 - (64 - __builtin_clzll(significand));
+        significand <<= shift;
+        exponent = 1 - shift;
+        significant_bits = 53 - shift;
+    } else {
+        significand |= 1ULL << 52;
+        significant_bits = 53;
+    }
+    e = java_digits(exponent - 1023, significand, significant_bits, digits, &nd);
+    return java_layout(out, negative, digits, nd, e);
+}
+
+/* Java 17's Float.toString of the float with these bits. */
+static int format_java_float(char *out, uint32_t bits) {
+    int negative = (int)(bits >> 31), exponent = (int)((bits >> 23) & 0xFF), significant_bits, nd, e;
+    uint64_t significand = bits & 0x7FFFFF;
+    char digits[32];
+    if (exponent == 0xFF) {
+        const char *t = significand ? "NaN" : negative ? "-Infinity" : "Infinity";
+        memcpy(out, t, strlen(t));
+        return (int)strlen(t);
+    }
+    if (exponent == 0) {
+        int shift;
+        if (significand == 0) {
+            const char *t = negative ? "-0.0" : "0.0";
+            memcpy(out, t, strlen(t));
+            return (int)strlen(t);
+        }
+        shift = 24 - (64 - __builtin_clzll(significand));
+        significand <<= shift;
+        exponent = 1 - shift;
+        significant_bits = 24 - shift;
+    } else {
+        significand |= 1ULL << 23;
+        significant_bits = 24;
+    }
+    /* Java widens the float's bits to a double's position and keeps the float's precision */
+    e = java_digits(exponent - 127, significand << 29, significant_bits, digits, &nd);
+    return java_layout(out, negative, digits, nd, e);
+}
+
+/* -- dates and times (java.time's ISO forms) -------------------------------------------------- */
+static inline int64_t floor_div(int64_t a, int64_t b) {
+    int64_t q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+    return q;
+}
+
+/* format_date: yyyy-MM-dd for any year ('+' past 9999, '-' before year 0). */
+static int format_date(char *out, int64_t days) {
+    int64_t shifted = days + 719468, era = floor_div(shifted, 146097), doe = shifted - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mi = (5 * doy + 2) / 153;
+    int64_t day = doy - (153 * mi + 2) / 5 + 1;
+    int64_t month = mi < 10 ? mi + 3 : mi - 9;
+    int64_t year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+    if (year > 9999) return snprintf(out, 40, "+%lld-%02lld-%02lld", (long long)year, (long long)month, (long long)day);
+    if (year < 0) return snprintf(out, 40, "-%04lld-%02lld-%02lld", (long long)-year, (long long)month, (long long)day);
+    return snprintf(out, 40, "%04lld-%02lld-%02lld", (long long)year, (long long)month, (long long)day);
+}
+
+/* format_time_of_day: HH:mm:ss, then the fraction without trailing zeros when not zero. */
+static int format_time_of_day(char *out, int64_t seconds, int64_t nanos) {
+    int k = snprintf(out, 16, "%02lld:%02lld:%02lld", (long long)(seconds / 3600), (long long)(seconds / 60 % 60),
+                     (long long)(seconds % 60));
+    if (nanos) {
+        char frac[16];
+        int n = snprintf(frac, sizeof frac, "%09lld", (long long)nanos);
+        while (n > 0 && frac[n - 1] == '0') n--;
+        out[k++] = '.';
+        memcpy(out + k, frac, (size_t)n);
+        k += n;
+    }
+    return k;
+}
+
+static int local_date_time(char *out, int64_t epoch_seconds, int64_t nanos) {
+    int64_t days = floor_div(epoch_seconds, 86400);
+    int k = format_date(out, days);
+    out[k++] = ' ';
+    return k + format_time_of_day(out + k, epoch_seconds - days * 86400, nanos);
+}
+
+/* -- the renderer ------------------------------------------------------------------------------ */
+typedef struct {
+    int64_t lo, hi; /* [lo, hi): epoch seconds with the same UTC offset */
+    int32_t offset;
+} ZoneSpan;
+
+typedef struct {
+    int64_t end;
+    Container k;
+    int is_object;
+    int depth;
+    uint64_t i; /* the next child */
+} JFrame;
+
+typedef struct {
+    Extract x; /* the metadata of the current row (x.c is the context) */
+    JFrame *stack;
+    int cap;
+    int fixed; /* the zone is a fixed offset */
+    int32_t offset;
+    int reject_unknown; /* fail on the types Spark 4.3 cannot read, as its to_json does */
+    PyObject *zone; /* else: seconds -> (lo, hi, offset) */
+    ZoneSpan *spans; /* sorted by lo, disjoint */
+    int64_t nspans, capspans;
+    int64_t last_span;
+} Json;
+
+static inline int j_put(Ctx *c, const void *s, int64_t n) {
+    if (n > MAX_BINARY_ARRAY_BYTES - c->out_len)
+        return fail(c, ERR_TOO_LARGE, "", -1,
+                    "over %lld bytes of JSON text do not fit one Arrow string array; render smaller batches",
+                    (long long)MAX_BINARY_ARRAY_BYTES);
+    if (reserve(c, n) < 0) return -1;
+    memcpy(c->out + c->out_len, s, (size_t)n);
+    c->out_len += n;
+    return 0;
+}
+
+static inline int j_char(Ctx *c, char ch) { return j_put(c, &ch, 1); }
+
+/* quote_json_string over UTF-8 that was checked valid: '"', '\\' and control characters escaped
+ * (short forms where JSON has them, else \u00XX), everything else as is. */
+static int j_quoted(Ctx *c, const uint8_t *s, int64_t n) {
+    static const char hex[] = "0123456789ABCDEF";
+    int64_t i = 0;
+    if (j_char(c, '"') < 0) return -1;
+    while (i < n) {
+        int64_t start = i;
+        while (i < n && s[i] >= 0x20 && s[i] != '"' && s[i] != '\\') i++;
+        if (i > start && j_put(c, s + start, i - start) < 0) return -1;
+        if (i < n) {
+            char esc[6];
+            int k = 2;
+            uint8_t ch = s[i++];
+            esc[0] = '\\';
+            switch (ch) {
+            case '"': esc[1] = '"'; break;
+            case '\\': esc[1] = '\\'; break;
+            case '\b': esc[1] = 'b'; break;
+            case '\t': esc[1] = 't'; break;
+            case '\n': esc[1] = 'n'; break;
+            case '\f': esc[1] = 'f'; break;
+            case '\r': esc[1] = 'r'; break;
+            default:
+                esc[1] = 'u';
+                esc[2] = '0';
+                esc[3] = '0';
+                esc[4] = hex[ch >> 4];
+                esc[5] = hex[ch & 15];
+                k = 6;
+            }
+            if (j_put(c, esc, k) < 0) return -1;
+        }
+    }
+    return j_char(c, '"');
+}
+
+/* The UTC offset of the session zone at an instant: java_format.zone_offset. */
+static int j_offset(Json *j, int64_t seconds, int32_t *offset) {
+    Ctx *c = j->x.c;
+    int64_t lo = 0, hi = j->nspans;
+    PyObject *r;
+    long long a, b;
+    int off, status = 0;
+    if (j->fixed) {
+        *offset = j->offset;
+        return 0;
+    }
+    if (j->last_span >= 0 && j->spans[j->last_span].lo <= seconds && seconds < j->spans[j->last_span].hi) {
+        *offset = j->spans[j->last_span].offset;
+        return 0;
+    }
+    while (lo < hi) { /* the first span starting after seconds */
+        int64_t mid = (lo + hi) / 2;
+        if (j->spans[mid].lo <= seconds) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo > 0 && seconds < j->spans[lo - 1].hi) {
+        j->last_span = lo - 1;
+        *offset = j->spans[lo - 1].offset;
+        return 0;
+    }
+    /* a span not seen in this call: ask Python, with the GIL */
+    if (c->ts != NULL) PyEval_RestoreThread(c->ts);
+    r = PyObject_CallFunction(j->zone, "L", (long long)seconds);
+    if (r == NULL || !PyArg_ParseTuple(r, "LLi", &a, &b, &off)) {
+        status = fail(c, ERR_PYTHON, "", -1, "the time zone lookup failed");
+    } else if (!(a <= seconds && seconds < b)) {
+        PyErr_Format(PyExc_ValueError, "the time zone lookup of %lld gave the span [%lld, %lld)",
+                     (long long)seconds, a, b);
+        status = fail(c, ERR_PYTHON, "", -1, "the time zone lookup failed");
+    }
+    Py_XDECREF(r);
+    if (c->ts != NULL) c->ts = PyEval_SaveThread();
+    if (status < 0) return -1;
+    if (j->nspans == j->capspans &&
+        grow(c, (void **)&j->spans, &j->capspans, j->nspans + 1, sizeof(ZoneSpan)) < 0)
+        return -1;
+    /* spans from the lookup never overlap one another (each is where one offset holds); clip to the
+     * neighbours regardless, so that the array stays sorted and disjoint */
+    if (lo > 0 && a < j->spans[lo - 1].hi) a = j->spans[lo - 1].hi;
+    if (lo < j->nspans && b > j->spans[lo].lo) b = j->spans[lo].lo;
+    memmove(j->spans + lo + 1, j->spans + lo, (size_t)(j->nspans - lo) * sizeof(ZoneSpan));
+    j->spans[lo].lo = a;
+    j->spans[lo].hi = b;
+    j->spans[lo].offset = off;
+    j->nspans++;
+    j->last_span = lo;
+    *offset = off;
+    return 0;
+}
+
+/* format_timestamp: the local date and time in the zone, then its offset (with_zone), or the
+ * date and time at UTC without offset; raw counts units_per_second units since the epoch. */
+static int j_timestamp(Json *j, int64_t raw, int64_t units_per_second, int with_zone) {
+    Ctx *c = j->x.c;
+    char text[96];
+    int64_t seconds = floor_div(raw, units_per_second);
+    int64_t nanos = (raw - seconds * units_per_second) * (1000000000 / units_per_second);
+    int k = 0;
+    text[k++] = '"';
+    if (!with_zone) {
+        k += local_date_time(text + k, seconds, nanos);
+    } else {
+        int32_t offset;
+        int64_t abs_offset;
+        if (j_offset(j, seconds, &offset) < 0) return -1;
+        k += local_date_time(text + k, seconds + offset, nanos);
+        if (offset == 0) {
+            memcpy(text + k, "+00:00", 6);
+            k += 6;
+        } else {
+            abs_offset = offset < 0 ? -(int64_t)offset : offset;
+            k += snprintf(text + k, 16, "%c%02lld:%02lld", offset < 0 ? '-' : '+', (long long)(abs_offset / 3600),
+                          (long long)(abs_offset / 60 % 60));
+        }
+    }
+    text[k++] = '"';
+    return j_put(c, text, k);
+}
+
+static inline int64_t read_signed(const uint8_t *p, int n) {
+    uint64_t v = read_le(p, n);
+    if (n < 8 && (v >> (8 * n - 1)) & 1) v |= ~0ULL << (8 * n);
+    return (int64_t)v;
+}
+
+/* The digits of a magnitude below 2**128, most significant first, with no leading zero. */
+static int u128_digits(unsigned __int128 v, char *out) {
+    char tmp[48];
+    int n = 0, k = 0;
+    do {
+        tmp[n++] = (char)('0' + (int)(v % 10));
+        v /= 10;
+    } while (v != 0);
+    while (n > 0) out[k++] = tmp[--n];
+    return k;
+}
+
+static int j_decimal(Json *j, const uint8_t *buf, int64_t pos, int ptype) {
+    Ctx *c = j->x.c;
+    int width = ptype == PT_DECIMAL4 ? 4 : ptype == PT_DECIMAL8 ? 8 : 16;
+    int max_precision = ptype == PT_DECIMAL4 ? 9 : ptype == PT_DECIMAL8 ? 18 : 38;
+    int scale = buf[pos + 1], negative, nd;
+    unsigned __int128 magnitude;
+    char digits[48], text[96];
+    int k = 0;
+    if (width == 16) {
+        unsigned __int128 u = ((unsigned __int128)read_le(buf + pos + 10, 8) << 64) | read_le(buf + pos + 2, 8);
+        negative = (int)(u >> 127);
+        magnitude = negative ? ~u + 1 : u;
+    } else {
+        int64_t v = read_signed(buf + pos + 2, width);
+        negative = v < 0;
+        magnitude = negative ? (unsigned __int128)(-(v + 1)) + 1 : (unsigned __int128)v;
+    }
+    nd = u128_digits(magnitude, digits);
+    if (scale > max_precision || nd > max_precision) {
+        /* Spark's checkDecimal: MALFORMED_VARIANT; the unscaled value as Python prints it */
+        return fail(c, ERR_MALFORMED, "value", pos, "decimal%d with scale %d and unscaled value %s%.*s is over its precision %d",
+                    width, scale, negative ? "-" : "", nd, digits, max_precision);
+    }
+    if (magnitude == 0) return j_char(c, '0');
+    while (scale > 0 && digits[nd - 1] == '0') {
+        nd--;
+        scale--;
+    }
+    if (negative) text[k++] = '-';
+    if (scale <= 0) {
+        memcpy(text + k, digits, (size_t)nd);
+        k += nd;
+    } else if (nd > scale) {
+        memcpy(text + k, digits, (size_t)(nd - scale));
+        k += nd - scale;
+        text[k++] = '.';
+        memcpy(text + k, digits + nd - scale, (size_t)scale);
+        k += scale;
+    } else {
+        text[k++] = '0';
+        text[k++] = '.';
+        for (int i = nd; i < scale; i++) text[k++] = '0';
+        memcpy(text + k, digits, (size_t)nd);
+        k += nd;
+    }
+    return j_put(c, text, k);
+}
+
+/* _scalar_json: one scalar at pos < end. */
+static int j_scalar(Json *j, const uint8_t *buf, int64_t pos, int64_t end) {
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    Ctx *c = j->x.c;
+    int basic = buf[pos] & 0x03, h = buf[pos] >> 2;
+    int64_t size, p = pos + 1;
+    char text[96];
+    int k;
+    if (basic == BASIC_SHORT_STRING) {
+        if (pos + 1 + h > end) return fail(c, ERR_MALFORMED, "value", pos + 1, "truncated short string");
+        if (!utf8_valid(buf + p, h)) return fail(c, ERR_MALFORMED, "value", p, "short string is not valid UTF-8");
+        return j_quoted(c, buf + p, h);
+    }
+    if (value_size(c, "value", buf, pos, end, &size) < 0) return -1; /* the payload lies inside */
+    if (j->reject_unknown && (h == PT_TIME || h == PT_TIMESTAMP_NANOS || h == PT_TIMESTAMP_NTZ_NANOS))
+        return fail(c, ERR_UNKNOWN_TYPE, "value", pos, "Unknown primitive type with id %d was found in a variant value", h);
+    switch (h) {
+    case PT_NULL: return j_put(c, "null", 4);
+    case PT_TRUE: return j_put(c, "true", 4);
+    case PT_FALSE: return j_put(c, "false", 5);
+    case PT_INT8: case PT_INT16: case PT_INT32: case PT_INT64:
+        k = snprintf(text, sizeof text, "%lld", (long long)read_signed(buf + p, PRIMITIVE_FIXED_SIZE[h]));
+        return j_put(c, text, k);
+    case PT_DOUBLE: {
+        uint64_t bits = read_le(buf + p, 8);
+        int finite = ((bits >> 52) & 0x7FF) != 0x7FF;
+        k = 0;
+        if (!finite) text[k++] = '"';
+        k += format_java_double(text + k, bits);
+        if (!finite) text[k++] = '"';
+        return j_put(c, text, k);
+    }
+    case PT_FLOAT: {
+        uint32_t bits = (uint32_t)read_le(buf + p, 4);
+        int finite = ((bits >> 23) & 0xFF) != 0xFF;
+        k = 0;
+        if (!finite) text[k++] = '"';
+        k += format_java_float(text + k, bits);
+        if (!finite) text[k++] = '"';
+        return j_put(c, text, k);
+    }
+    case PT_DECIMAL4: case PT_DECIMAL8: case PT_DECIMAL16:
+        return j_decimal(j, buf, pos, h);
+    case PT_DATE:
+        text[0] = '"';
+        k = 1 + format_date(text + 1, read_signed(buf + p, 4));
+        text[k++] = '"';
+        return j_put(c, text, k);
+    case PT_TIMESTAMP: return j_timestamp(j, read_signed(buf + p, 8), 1000000, 1);
+    case PT_TIMESTAMP_NTZ: return j_timestamp(j, read_signed(buf + p, 8), 1000000, 0);
+    case PT_TIMESTAMP_NANOS: return j_timestamp(j, read_signed(buf + p, 8), 1000000000, 1);
+    case PT_TIMESTAMP_NTZ_NANOS: return j_timestamp(j, read_signed(buf + p, 8), 1000000000, 0);
+    case PT_TIME: {
+        int64_t micros = read_signed(buf + p, 8);
+        if (micros < 0 || micros >= 86400000000LL)
+            return fail(c, ERR_MALFORMED, "value", pos, "time %lld is not a microsecond of a day", (long long)micros);
+        text[0] = '"';
+        k = 1 + format_time_of_day(text + 1, micros / 1000000, micros % 1000000 * 1000);
+        text[k++] = '"';
+        return j_put(c, text, k);
+    }
+    case PT_UUID: {
+        static const char hex[] = "0123456789abcdef";
+        k = 0;
+        text[k++] = '"';
+        for (int i = 0; i < 16; i++) {
+            if (i == 4 || i == 6 || i == 8 || i == 10) text[k++] = '-';
+            text[k++] = hex[buf[p + i] >> 4];
+            text[k++] = hex[buf[p + i] & 15];
+        }
+        text[k++] = '"';
+        return j_put(c, text, k);
+    }
+    case PT_BINARY: {
+        int64_t n = (int64_t)read_le(buf + p, 4), i = 0;
+        const uint8_t *d = buf + p + 4;
+        char quad[4];
+        if (j_char(c, '"') < 0) return -1;
+        if (reserve(c, (n + 2) / 3 * 4 + 1) < 0) return -1;
+        for (; i + 3 <= n; i += 3) {
+            uint32_t v = (uint32_t)d[i] << 16 | (uint32_t)d[i + 1] << 8 | d[i + 2];
+            quad[0] = b64[v >> 18];
+            quad[1] = b64[(v >> 12) & 63];
+            quad[2] = b64[(v >> 6) & 63];
+            quad[3] = b64[v & 63];
+            if (j_put(c, quad, 4) < 0) return -1;
+        }
+        if (i < n) {
+            uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0);
+            quad[0] = b64[v >> 18];
+            quad[1] = b64[(v >> 12) & 63];
+            quad[2] = i + 1 < n ? b64[(v >> 6) & 63] : '=';
+            quad[3] = '=';
+            if (j_put(c, quad, 4) < 0) return -1;
+        }
+        return j_char(c, '"');
+    }
+    case PT_STRING: {
+        int64_t n = (int64_t)read_le(buf + p, 4);
+        if (!utf8_valid(buf + p + 4, n)) return fail(c, ERR_MALFORMED, "value", p + 4, "string is not valid UTF-8");
+        return j_quoted(c, buf + p + 4, n);
+    }
+    default:
+        return fail(c, ERR_MALFORMED, "value", pos, "unknown primitive type id %d", h);
+    }
+}
+
+/* One row's value, iteratively (the depth is the reference's, 1000 containers). */
+static int j_row(Json *j, const uint8_t *buf, int64_t len) {
+    Ctx *c = j->x.c;
+    int top = 0, depth = 0;
+    int64_t pos = 0, end = len;
+    for (;;) {
+        int basic;
+        if (pos >= end) return fail(c, ERR_MALFORMED, "value", pos, "truncated value: no header byte");
+        basic = buf[pos] & 0x03;
+        if (basic == BASIC_OBJECT || basic == BASIC_ARRAY) {
+            JFrame *f;
+            int is_object = basic == BASIC_OBJECT;
+            if (depth >= JSON_MAX_DEPTH)
+                return fail(c, ERR_MALFORMED, "value", pos, "value nested deeper than %d levels", JSON_MAX_DEPTH);
+            if (top == j->cap) {
+                int cap = j->cap ? j->cap * 2 : 16;
+                JFrame *grown = realloc(j->stack, (size_t)cap * sizeof(JFrame));
+                if (grown == NULL) return nomem(c);
+                j->stack = grown;
+                j->cap = cap;
+            }
+            f = &j->stack[top++];
+            if (x_container(c, buf, pos, end, is_object, &f->k) < 0) return -1;
+            /* list(node.items()) / list(node.elements()): every child is located, and every field
+             * name looked up, before the first is rendered */
+            for (uint64_t i = 0; i < f->k.n; i++) {
+                int64_t p, e;
+                if (is_object) {
+                    const uint8_t *name;
+                    size_t nlen;
+                    if (x_field_name(&j->x, buf, &f->k, i, &name, &nlen) < 0) return -1;
+                }
+                if (x_child(c, buf, &f->k, end, i, &p, &e) < 0) return -1;
+            }
+            f->end = end;
+            f->is_object = is_object;
+            f->depth = depth;
+            f->i = 0;
+            if (j_char(c, is_object ? '{' : '[') < 0) return -1;
+        } else if (j_scalar(j, buf, pos, end) < 0) {
+            return -1;
+        }
+        /* the next value to render, closing every container that ends here */
+        for (;;) {
+            JFrame *f;
+            if (top == 0) return 0;
+            f = &j->stack[top - 1];
+            if (f->i < f->k.n) {
+                if (f->i > 0 && j_char(c, ',') < 0) return -1;
+                if (f->is_object) {
+                    const uint8_t *name;
+                    size_t nlen;
+                    if (x_field_name(&j->x, buf, &f->k, f->i, &name, &nlen) < 0) return -1;
+                    if (j_quoted(c, name, (int64_t)nlen) < 0 || j_char(c, ':') < 0) return -1;
+                }
+                if (x_child(c, buf, &f->k, f->end, f->i, &pos, &end) < 0) return -1;
+                depth = f->depth + 1;
+                f->i++;
+                break;
+            }
+            if (j_char(c, f->is_object ? '}' : ']') < 0) return -1;
+            top--;
+        }
+    }
+}
+
+static int j_run(Json *j, const Piece *pieces, int64_t npieces, int64_t total, uint8_t *validity, int32_t *offsets,
+                 int64_t *null_count) {
+    Ctx *c = j->x.c;
+    int64_t row = 0;
+    offsets[0] = 0;
+    for (int64_t k = 0; k < npieces; k++) {
+        const Piece *P = &pieces[k];
+        for (int64_t r = 0; r < P->n; r++, row++) {
+            int64_t mp = leaf_pos(&P->metadata, r), vp = leaf_pos(&P->value, r);
+            c->row = row;
+            if (mp == -2) return fail(c, ERR_SCHEMA, "metadata", -1, "bad Arrow dictionary index");
+            if (vp == -2) return fail(c, ERR_SCHEMA, "value", -1, "bad Arrow dictionary index");
+            if (mp >= 0 && vp >= 0) {
+                const uint8_t *meta, *buf;
+                int64_t mlen, len;
+                if (leaf_bytes(c, &P->metadata, mp, &meta, &mlen, "metadata") < 0) return -1;
+                if (leaf_bytes(c, &P->value, vp, &buf, &len, "value") < 0) return -1;
+                /* Variant(metadata, value) checks the metadata of every row */
+                if (xmeta_row(&j->x, meta, mlen) < 0) return -1;
+                if (j_row(j, buf, len) < 0) return -1;
+                validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+            } else {
+                (*null_count)++;
+            }
+            offsets[row + 1] = (int32_t)c->out_len;
+            if (row + 1 == SIZE_SAMPLE_ROWS && total > SIZE_SAMPLE_ROWS) {
+                int64_t expect = c->out_len / SIZE_SAMPLE_ROWS * total + c->out_len / SIZE_SAMPLE_ROWS * total / 16;
+                if (expect > MAX_PRERESERVE_BYTES) expect = MAX_PRERESERVE_BYTES;
+                if (expect > c->out_cap && grow_out(c, expect) < 0) return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* ---- schema_of_variant (vpush.exec.variant_functions.schema_of_variant) --------------------- */
+/* Each row's schema as Spark's SchemaOfVariant.schemaOf builds it and printSchema prints it:
+ * every integer a BIGINT, a decimal typed after its trailing zeros are stripped, objects in stored
+ * order (which must be strictly ascending in Java's String order, else MALFORMED_VARIANT), array
+ * elements merged by JsonInferSchema.compatibleType with VARIANT as the fallback. Schemas live in
+ * a per-row arena. One case needs Python: Spark's case-insensitive match of object keys (String.
+ * equalsIgnoreCase) between two different keys with non-ASCII characters; the kernel then reports
+ * ERR_UNSUPPORTED and the caller computes the batch in Python. */
+
+enum {
+    S_VOID, S_BOOLEAN, S_BIGINT, S_FLOAT, S_DOUBLE, S_DECIMAL, S_DATE, S_TIMESTAMP, S_TIMESTAMP_NTZ,
+    S_BINARY, S_STRING, S_UUID, S_VARIANT, S_ARRAY, S_OBJECT
+};
+static const char *const S_NAMES[] = {"VOID", "BOOLEAN", "BIGINT", "FLOAT", "DOUBLE", "DECIMAL", "DATE",
+                                      "TIMESTAMP", "TIMESTAMP_NTZ", "BINARY", "STRING", "UUID", "VARIANT"};
+
+typedef struct {
+    uint8_t kind, precision, scale;
+    int32_t elem;    /* S_ARRAY: the element's schema */
+    int64_t fields;  /* S_OBJECT: the first of n fields in the field arena */
+    int64_t n;
+} SType;
+
+typedef struct {
+    const uint8_t *name; /* UTF-8, in the row's metadata */
+    uint32_t len;
+    int32_t type;
+} SField;
+
+typedef struct {
+    Extract x; /* the metadata of the current row (x.c is the context) */
+    SType *types;
+    int64_t ntypes, captypes;
+    SField *fields;
+    int64_t nfields, capfields;
+} SchemaRun;
+
+static int32_t s_new(SchemaRun *s, int kind) {
+    if (s->ntypes == s->captypes && grow(s->x.c, (void **)&s->types, &s->captypes, s->ntypes + 1, sizeof(SType)) < 0)
+        return -1;
+    memset(&s->types[s->ntypes], 0, sizeof(SType));
+    s->types[s->ntypes].kind = (uint8_t)kind;
+    return (int32_t)s->ntypes++;
+}
+
+static int32_t s_decimal(SchemaRun *s, int precision, int scale) {
+    int32_t t = s_new(s, S_DECIMAL);
+    if (t >= 0) {
+        s->types[t].precision = (uint8_t)precision;
+        s->types[t].scale = (uint8_t)scale;
+    }
+    return t;
+}
+
+/* Reserve n contiguous fields; their index. */
+static int64_t s_fields(SchemaRun *s, int64_t n) {
+    int64_t at = s->nfields;
+    if (s->nfields + n > s->capfields &&
+        grow(s->x.c, (void **)&s->fields, &s->capfields, s->nfields + n, sizeof(SField)) < 0)
+        return -1;
+    s->nfields += n;
+    return at;
+}
+
+static int s_equal(const SchemaRun *s, int32_t a, int32_t b) {
+    const SType *x, *y;
+    while (a != b) {
+        x = &s->types[a];
+        y = &s->types[b];
+        if (x->kind != y->kind) return 0;
+        if (x->kind == S_DECIMAL) return x->precision == y->precision && x->scale == y->scale;
+        if (x->kind == S_ARRAY) {
+            a = x->elem;
+            b = y->elem;
+            continue;
+        }
+        if (x->kind != S_OBJECT) return 1;
+        if (x->n != y->n) return 0;
+        for (int64_t i = 0; i < x->n; i++) {
+            const SField *f = &s->fields[x->fields + i], *g = &s->fields[y->fields + i];
+            if (f->len != g->len || memcmp(f->name, g->name, f->len) != 0 || !s_equal(s, f->type, g->type)) return 0;
+        }
+        return 1;
+    }
+    return 1;
+}
+
+/* Java's String.equalsIgnoreCase: 1, 0, or -1 where only Java's case tables can tell. */
+static int s_same_name(const uint8_t *a, uint32_t la, const uint8_t *b, uint32_t lb) {
+    int ascii = 1;
+    size_t i = 0, j = 0, ua = 0, ub = 0;
+    if (la == lb && memcmp(a, b, la) == 0) return 1;
+    for (uint32_t k = 0; k < la; k++) ascii &= a[k] < 0x80;
+    for (uint32_t k = 0; k < lb; k++) ascii &= b[k] < 0x80;
+    if (ascii) {
+        if (la != lb) return 0;
+        for (uint32_t k = 0; k < la; k++) {
+            uint8_t x = a[k], y = b[k];
+            if (x >= 'A' && x <= 'Z') x += 32;
+            if (y >= 'A' && y <= 'Z') y += 32;
+            if (x != y) return 0;
+        }
+        return 1;
+    }
+    while (i < la) { /* UTF-16 lengths: a pair for each 4-byte sequence */
+        ua += a[i] >= 0xF0 ? 2 : 1;
+        i += a[i] < 0x80 ? 1 : a[i] < 0xE0 ? 2 : a[i] < 0xF0 ? 3 : 4;
+    }
+    while (j < lb) {
+        ub += b[j] >= 0xF0 ? 2 : 1;
+        j += b[j] < 0x80 ? 1 : b[j] < 0xE0 ? 2 : b[j] < 0xF0 ? 3 : 4;
+    }
+    return ua != ub ? 0 : -1;
+}
+
+#define S_NUMERIC_RANK(k) ((k) == S_BIGINT ? 0 : (k) == S_FLOAT ? 1 : (k) == S_DOUBLE ? 2 : -1)
+#define S_DATETIME_RANK(k) ((k) == S_DATE ? 0 : (k) == S_TIMESTAMP_NTZ ? 1 : (k) == S_TIMESTAMP ? 2 : -1)
+
+/* TypeCoercion.findTightestCommonType: 1 with *out set, 0 for none, -1 on failure. */
+static int s_tightest(SchemaRun *s, int32_t a, int32_t b, int32_t *out) {
+    int ka = s->types[a].kind, kb = s->types[b].kind;
+    if (s_equal(s, a, b) || kb == S_VOID) {
+        *out = a;
+        return 1;
+    }
+    if (ka == S_VOID) {
+        *out = b;
+        return 1;
+    }
+    if (ka == S_BIGINT && kb == S_DECIMAL && s->types[b].precision - s->types[b].scale >= 20) {
+        *out = b; /* DecimalType(20, 0), a long, fits in it */
+        return 1;
+    }
+    if (kb == S_BIGINT && ka == S_DECIMAL && s->types[a].precision - s->types[a].scale >= 20) {
+        *out = a;
+        return 1;
+    }
+    if (S_NUMERIC_RANK(ka) >= 0 && S_NUMERIC_RANK(kb) >= 0) {
+        *out = S_NUMERIC_RANK(ka) >= S_NUMERIC_RANK(kb) ? a : b;
+        return 1;
+    }
+    if (S_DATETIME_RANK(ka) >= 0 && S_DATETIME_RANK(kb) >= 0) {
+        *out = S_DATETIME_RANK(ka) >= S_DATETIME_RANK(kb) ? a : b;
+        return 1;
+    }
+    if (ka == S_ARRAY && kb == S_ARRAY) {
+        int32_t e, t;
+        int r = s_tightest(s, s->types[a].elem, s->types[b].elem, &e);
+        if (r <= 0) return r;
+        if ((t = s_new(s, S_ARRAY)) < 0) return -1;
+        s->types[t].elem = e;
+        *out = t;
+        return 1;
+    }
+    if (ka == S_OBJECT && kb == S_OBJECT && s->types[a].n == s->types[b].n) {
+        int64_t n = s->types[a].n, at;
+        int32_t t;
+        for (int64_t i = 0; i < n; i++) {
+            const SField *f = &s->fields[s->types[a].fields + i], *g = &s->fields[s->types[b].fields + i];
+            int same = s_same_name(f->name, f->len, g->name, g->len);
+            if (same < 0)
+                return fail(s->x.c, ERR_UNSUPPORTED, "value", -1,
+                            "non-ASCII object keys compared ignoring case: computed in Python");
+            if (!same) return 0;
+        }
+        if ((at = s_fields(s, n)) < 0) return -1;
+        for (int64_t i = 0; i < n; i++) {
+            int32_t merged;
+            int r = s_tightest(s, s->fields[s->types[a].fields + i].type, s->fields[s->types[b].fields + i].type, &merged);
+            if (r <= 0) return r;
+            s->fields[at + i] = s->fields[s->types[a].fields + i];
+            s->fields[at + i].type = merged;
+        }
+        if ((t = s_new(s, S_OBJECT)) < 0) return -1;
+        s->types[t].fields = at;
+        s->types[t].n = n;
+        *out = t;
+        return 1;
+    }
+    return 0;
+}
+
+/* JsonInferSchema.compatibleType(a, b, VariantType). */
+static int s_merge(SchemaRun *s, int32_t a, int32_t b, int32_t *out) {
+    int r = s_tightest(s, a, b, out), ka, kb;
+    if (r != 0) return r < 0 ? -1 : 0;
+    ka = s->types[a].kind;
+    kb = s->types[b].kind;
+    if (((ka == S_DOUBLE || ka == S_FLOAT) && kb == S_DECIMAL) || ((kb == S_DOUBLE || kb == S_FLOAT) && ka == S_DECIMAL)) {
+        *out = s_new(s, S_DOUBLE);
+        return *out < 0 ? -1 : 0;
+    }
+    if ((ka == S_DECIMAL || ka == S_BIGINT) && (kb == S_DECIMAL || kb == S_BIGINT)) {
+        /* a long is DecimalType(20, 0) here (tightest took the decimals wide enough for it) */
+        int pa_ = ka == S_BIGINT ? 20 : s->types[a].precision, sa = ka == S_BIGINT ? 0 : s->types[a].scale;
+        int pb = kb == S_BIGINT ? 20 : s->types[b].precision, sb = kb == S_BIGINT ? 0 : s->types[b].scale;
+        int scale = sa > sb ? sa : sb, digits = pa_ - sa > pb - sb ? pa_ - sa : pb - sb;
+        *out = digits + scale > 38 ? s_new(s, S_DOUBLE) : s_decimal(s, digits + scale, scale);
+        return *out < 0 ? -1 : 0;
+    }
+    if (ka == S_ARRAY && kb == S_ARRAY) {
+        int32_t e, t;
+        if (s_merge(s, s->types[a].elem, s->types[b].elem, &e) < 0 || (t = s_new(s, S_ARRAY)) < 0) return -1;
+        s->types[t].elem = e;
+        *out = t;
+        return 0;
+    }
+    if (ka == S_OBJECT && kb == S_OBJECT) {
+        int64_t na = s->types[a].n, nb = s->types[b].n, fa = s->types[a].fields, fb = s->types[b].fields;
+        int64_t i = 0, j = 0, k = 0, at = s_fields(s, na + nb);
+        int32_t t;
+        if (at < 0) return -1;
+        while (i < na || j < nb) {
+            int c = i >= na ? 1 : j >= nb ? -1
+                  : utf16_cmp(s->fields[fa + i].name, s->fields[fa + i].len, s->fields[fb + j].name, s->fields[fb + j].len);
+            if (c == 0) {
+                int32_t merged;
+                if (s_merge(s, s->fields[fa + i].type, s->fields[fb + j].type, &merged) < 0) return -1;
+                s->fields[at + k] = s->fields[fa + i];
+                s->fields[at + k].type = merged;
+                i++;
+                j++;
+            } else if (c < 0) {
+                s->fields[at + k] = s->fields[fa + i++];
+            } else {
+                s->fields[at + k] = s->fields[fb + j++];
+            }
+            k++;
+        }
+        if ((t = s_new(s, S_OBJECT)) < 0) return -1;
+        s->types[t].fields = at;
+        s->types[t].n = k;
+        *out = t;
+        return 0;
+    }
+    *out = s_new(s, S_VARIANT);
+    return *out < 0 ? -1 : 0;
+}
+
+/* The schema of a decimal: Spark's Decimal(BigDecimal.stripTrailingZeros()). */
+static int32_t s_decimal_of(SchemaRun *s, const uint8_t *buf, int64_t pos, int ptype) {
+    Ctx *c = s->x.c;
+    int width = ptype == PT_DECIMAL4 ? 4 : ptype == PT_DECIMAL8 ? 8 : 16;
+    int max_precision = ptype == PT_DECIMAL4 ? 9 : ptype == PT_DECIMAL8 ? 18 : 38;
+    int scale = buf[pos + 1], nd, precision;
+    unsigned __int128 magnitude;
+    char digits[48];
+    if (width == 16) {
+        unsigned __int128 u = ((unsigned __int128)read_le(buf + pos + 10, 8) << 64) | read_le(buf + pos + 2, 8);
+        magnitude = (u >> 127) ? ~u + 1 : u;
+    } else {
+        int64_t v = read_signed(buf + pos + 2, width);
+        magnitude = v < 0 ? (unsigned __int128)(-(v + 1)) + 1 : (unsigned __int128)v;
+    }
+    nd = u128_digits(magnitude, digits);
+    if (scale > max_precision || nd > max_precision) {
+        fail(c, ERR_MALFORMED, "value", pos, "decimal%d with scale %d and %d digits is over its precision %d", width,
+             scale, nd, max_precision);
+        return -1;
+    }
+    if (magnitude == 0) return s_decimal(s, 1, 0);
+    while (digits[nd - 1] == '0') {
+        nd--;
+        scale--;
+    }
+    precision = nd;
+    if (precision < scale) return s_decimal(s, scale, scale);
+    if (scale < 0) return s_decimal(s, precision - scale, 0);
+    return s_decimal(s, precision, scale);
+}
+
+/* SchemaOfVariant.schemaOf of the value at pos < end. */
+static int s_of(SchemaRun *s, const uint8_t *buf, int64_t pos, int64_t end, int depth, int32_t *out) {
+    Ctx *c = s->x.c;
+    int basic, h;
+    int64_t size;
+    if (pos >= end) return fail(c, ERR_MALFORMED, "value", pos, "truncated value: no header byte");
+    basic = buf[pos] & 0x03;
+    h = buf[pos] >> 2;
+    if (basic == BASIC_OBJECT || basic == BASIC_ARRAY) {
+        Container k;
+        int is_object = basic == BASIC_OBJECT;
+        if (depth >= JSON_MAX_DEPTH)
+            return fail(c, ERR_MALFORMED, "value", pos, "value nested deeper than %d levels", JSON_MAX_DEPTH);
+        if (x_container(c, buf, pos, end, is_object, &k) < 0) return -1;
+        for (uint64_t i = 0; i < k.n; i++) { /* every child located, every name looked up, first */
+            int64_t p, e;
+            const uint8_t *name;
+            size_t nlen;
+            if (is_object && x_field_name(&s->x, buf, &k, i, &name, &nlen) < 0) return -1;
+            if (x_child(c, buf, &k, end, i, &p, &e) < 0) return -1;
+        }
+        if (is_object) {
+            int64_t at = s_fields(s, (int64_t)k.n);
+            int32_t t;
+            if (at < 0) return -1;
+            for (uint64_t i = 0; i < k.n; i++) {
+                int64_t p, e;
+                const uint8_t *name;
+                size_t nlen;
+                int32_t child;
+                x_field_name(&s->x, buf, &k, i, &name, &nlen);
+                x_child(c, buf, &k, end, i, &p, &e);
+                if (s_of(s, buf, p, e, depth + 1, &child) < 0) return -1;
+                s->fields[at + (int64_t)i].name = name;
+                s->fields[at + (int64_t)i].len = (uint32_t)nlen;
+                s->fields[at + (int64_t)i].type = child;
+            }
+            for (uint64_t i = 1; i < k.n; i++) {
+                const SField *f = &s->fields[at + (int64_t)i - 1], *g = &s->fields[at + (int64_t)i];
+                if (utf16_cmp(f->name, f->len, g->name, g->len) >= 0)
+                    return fail(c, ERR_MALFORMED, "value", pos,
+                                "object field %llu is not after field %llu: fields must be sorted by unique name",
+                                (unsigned long long)i, (unsigned long long)(i - 1));
+            }
+            if ((t = s_new(s, S_OBJECT)) < 0) return -1;
+            s->types[t].fields = at;
+            s->types[t].n = (int64_t)k.n;
+            *out = t;
+            return 0;
+        } else {
+            int32_t element = s_new(s, S_VOID), t;
+            if (element < 0) return -1;
+            for (uint64_t i = 0; i < k.n; i++) {
+                int64_t p, e;
+                int32_t child;
+                x_child(c, buf, &k, end, i, &p, &e);
+                if (s_of(s, buf, p, e, depth + 1, &child) < 0 || s_merge(s, element, child, &element) < 0) return -1;
+            }
+            if ((t = s_new(s, S_ARRAY)) < 0) return -1;
+            s->types[t].elem = element;
+            *out = t;
+            return 0;
+        }
+    }
+    if (basic == BASIC_PRIMITIVE && (h == PT_TIME || h == PT_TIMESTAMP_NANOS || h == PT_TIMESTAMP_NTZ_NANOS))
+        return fail(c, ERR_UNKNOWN_TYPE, "value", pos, "Unknown primitive type with id %d was found in a variant value", h);
+    if (value_size(c, "value", buf, pos, end, &size) < 0) return -1; /* the payload lies inside */
+    if (basic == BASIC_SHORT_STRING) {
+        *out = s_new(s, S_STRING);
+        return *out < 0 ? -1 : 0;
+    }
+    switch (h) {
+    case PT_NULL: *out = s_new(s, S_VOID); break;
+    case PT_TRUE: case PT_FALSE: *out = s_new(s, S_BOOLEAN); break;
+    case PT_INT8: case PT_INT16: case PT_INT32: case PT_INT64: *out = s_new(s, S_BIGINT); break;
+    case PT_DOUBLE: *out = s_new(s, S_DOUBLE); break;
+    case PT_FLOAT: *out = s_new(s, S_FLOAT); break;
+    case PT_DECIMAL4: case PT_DECIMAL8: case PT_DECIMAL16: *out = s_decimal_of(s, buf, pos, h); break;
+    case PT_DATE: *out = s_new(s, S_DATE); break;
+    case PT_TIMESTAMP: *out = s_new(s, S_TIMESTAMP); break;
+    case PT_TIMESTAMP_NTZ: *out = s_new(s, S_TIMESTAMP_NTZ); break;
+    case PT_BINARY: *out = s_new(s, S_BINARY); break;
+    case PT_STRING: *out = s_new(s, S_STRING); break;
+    case PT_UUID: *out = s_new(s, S_UUID); break;
+    default:
+        return fail(c, ERR_UNKNOWN_TYPE, "value", pos, "Unknown primitive type with id %d was found in a variant value", h);
+    }
+    return *out < 0 ? -1 : 0;
+}
+
+/* QuotingUtils.quoteIfNeeded: a plain identifier as is, anything else back-quoted. */
+static int s_put_name(Ctx *c, const uint8_t *name, uint32_t len) {
+    int plain = len > 0 && !(name[0] >= '0' && name[0] <= '9');
+    for (uint32_t i = 0; i < len && plain; i++) {
+        uint8_t ch = name[i];
+        plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+    }
+    if (plain) return j_put(c, name, len);
+    if (j_char(c, '`') < 0) return -1;
+    for (uint32_t i = 0; i < len; i++) {
+        uint32_t start = i;
+        while (i < len && name[i] != '`') i++;
+        if (i > start && j_put(c, name + start, i - start) < 0) return -1;
+        if (i < len && j_put(c, "``", 2) < 0) return -1;
+    }
+    return j_char(c, '`');
+}
+
+/* SchemaOfVariant.printSchema. */
+static int s_print(SchemaRun *s, int32_t t) {
+    Ctx *c = s->x.c;
+    const SType *x = &s->types[t];
+    char text[32];
+    if (x->kind == S_DECIMAL) {
+        int k = snprintf(text, sizeof text, "DECIMAL(%d,%d)", x->precision, x->scale);
+        return j_put(c, text, k);
+    }
+    if (x->kind == S_ARRAY) {
+        if (j_put(c, "ARRAY<", 6) < 0 || s_print(s, x->elem) < 0) return -1;
+        return j_char(c, '>');
+    }
+    if (x->kind == S_OBJECT) {
+        int64_t n = x->n, first = x->fields;
+        if (j_put(c, "OBJECT<", 7) < 0) return -1;
+        for (int64_t i = 0; i < n; i++) {
+            const SField *f = &s->fields[first + i];
+            if ((i > 0 && j_put(c, ", ", 2) < 0) || s_put_name(c, f->name, f->len) < 0 || j_put(c, ": ", 2) < 0 ||
+                s_print(s, f->type) < 0)
+                return -1;
+        }
+        return j_char(c, '>');
+    }
+    return j_put(c, S_NAMES[x->kind], (int64_t)strlen(S_NAMES[x->kind]));
+}
+
+static int s_run(SchemaRun *s, const Piece *pieces, int64_t npieces, uint8_t *validity, int32_t *offsets,
+                 int64_t *null_count) {
+    Ctx *c = s->x.c;
+    int64_t row = 0;
+    offsets[0] = 0;
+    for (int64_t k = 0; k < npieces; k++) {
+        const Piece *P = &pieces[k];
+        for (int64_t r = 0; r < P->n; r++, row++) {
+            int64_t mp = leaf_pos(&P->metadata, r), vp = leaf_pos(&P->value, r);
+            c->row = row;
+            if (mp == -2) return fail(c, ERR_SCHEMA, "metadata", -1, "bad Arrow dictionary index");
+            if (vp == -2) return fail(c, ERR_SCHEMA, "value", -1, "bad Arrow dictionary index");
+            if (mp >= 0 && vp >= 0) {
+                const uint8_t *meta, *buf;
+                int64_t mlen, len;
+                int32_t schema;
+                if (leaf_bytes(c, &P->metadata, mp, &meta, &mlen, "metadata") < 0) return -1;
+                if (leaf_bytes(c, &P->value, vp, &buf, &len, "value") < 0) return -1;
+                if (xmeta_row(&s->x, meta, mlen) < 0) return -1;
+                s->ntypes = 0;
+                s->nfields = 0;
+                if (s_of(s, buf, 0, len, 0, &schema) < 0 || s_print(s, schema) < 0) return -1;
+                validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+            } else {
+                (*null_count)++;
+            }
+            offsets[row + 1] = (int32_t)c->out_len;
+        }
+    }
+    return 0;
+}
+
 /* ---- Python ------------------------------------------------------------------------------ */
 static PyObject *KernelError;
 
@@ -2274,15 +3574,201 @@ done:
     return result;
 }
 
+/* The (metadata, value) pieces of to_json() and schema_of_variant(), as extract() reads them:
+ * *P is allocated (free it); -1 with the exception set on failure. */
+static int load_pieces(Ctx *c, PyObject *pieces, Piece **out, Py_ssize_t *npieces_out, int64_t *total_out) {
+    Py_ssize_t npieces = PyTuple_GET_SIZE(pieces);
+    int64_t total = 0;
+    Piece *P = calloc((size_t)npieces + 1, sizeof(Piece));
+    *out = P;
+    *npieces_out = npieces;
+    if (P == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < npieces; k++) {
+        PyObject *piece = PyTuple_GET_ITEM(pieces, k);
+        struct ArrowSchema *ms, *vs;
+        struct ArrowArray *ma, *va;
+        if (!PyTuple_Check(piece) || PyTuple_GET_SIZE(piece) != 4) {
+            PyErr_SetString(PyExc_TypeError, "a piece is a tuple of 4 Arrow capsules");
+            return -1;
+        }
+        ms = PyCapsule_GetPointer(PyTuple_GET_ITEM(piece, 0), "arrow_schema");
+        if (ms == NULL) return -1;
+        ma = PyCapsule_GetPointer(PyTuple_GET_ITEM(piece, 1), "arrow_array");
+        if (ma == NULL) return -1;
+        vs = PyCapsule_GetPointer(PyTuple_GET_ITEM(piece, 2), "arrow_schema");
+        if (vs == NULL) return -1;
+        va = PyCapsule_GetPointer(PyTuple_GET_ITEM(piece, 3), "arrow_array");
+        if (va == NULL) return -1;
+        if (ms->release == NULL || ma->release == NULL || vs->release == NULL || va->release == NULL) {
+            PyErr_SetString(PyExc_ValueError, "the Arrow capsules were already released");
+            return -1;
+        }
+        if (ma->length != va->length) {
+            PyErr_Format(PyExc_ValueError, "metadata has %lld rows but value has %lld", (long long)ma->length,
+                         (long long)va->length);
+            return -1;
+        }
+        if (x_leaf(c, &P[k].metadata, ms, ma, "metadata") < 0 || x_leaf(c, &P[k].value, vs, va, "value") < 0) {
+            raise_ctx(c);
+            return -1;
+        }
+        P[k].n = ma->length;
+        total += ma->length;
+    }
+    if (total > INT32_MAX) {
+        fail(c, ERR_TOO_LARGE, "", -1, "%lld rows do not fit one Arrow string array", (long long)total);
+        raise_ctx(c);
+        return -1;
+    }
+    *total_out = total;
+    return 0;
+}
+
+PyDoc_STRVAR(to_json_doc,
+             "to_json(pieces, zone, reject_unknown=False) -> (null_count, validity, offsets, data)\n\n"
+             "Every row of a Variant column, given as aligned pieces (as extract() takes them), rendered\n"
+             "as Spark's to_json text. zone is the session time zone: a fixed UTC offset in seconds\n"
+             "(int), or a callable taking epoch seconds and returning (lo, hi, offset), a span [lo, hi)\n"
+             "of epoch seconds over which the zone's offset is `offset` seconds. With reject_unknown, a\n"
+             "time or nanosecond timestamp fails (code 8), as in Spark 4.3. The three buffers are\n"
+             "pyarrow buffers of a string array (validity is None when no row is null). Raises\n"
+             "KernelError(code, row, where: bytes, message: bytes, byte_offset) on bad input.");
+
+typedef struct {
+    Json *j;
+    const Piece *pieces;
+    int64_t npieces;
+    int64_t total;
+} JsonLoop;
+
+static int json_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    JsonLoop *l = (JsonLoop *)arg;
+    return j_run(l->j, l->pieces, l->npieces, l->total, validity, offsets, null_count);
+}
+
+static PyObject *py_to_json(PyObject *self, PyObject *args) {
+    PyObject *pieces_arg, *zone, *pieces = NULL, *result = NULL;
+    int reject_unknown = 0;
+    Ctx c;
+    Json j;
+    JsonLoop loop;
+    Piece *P = NULL;
+    Py_ssize_t npieces;
+    int64_t total = 0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OO|p", &pieces_arg, &zone, &reject_unknown)) return NULL;
+    memset(&c, 0, sizeof c);
+    memset(&j, 0, sizeof j);
+    j.reject_unknown = reject_unknown;
+    c.row = -1;
+    c.err_offset = -1;
+    j.x.c = &c;
+    j.last_span = -1;
+    if (PyLong_Check(zone)) {
+        long v = PyLong_AsLong(zone);
+        if (v == -1 && PyErr_Occurred()) return NULL;
+        if (v < -18 * 3600 || v > 18 * 3600) {
+            PyErr_Format(PyExc_ValueError, "a UTC offset of %ld seconds is outside +-18 hours", v);
+            return NULL;
+        }
+        j.fixed = 1;
+        j.offset = (int32_t)v;
+    } else if (PyCallable_Check(zone)) {
+        j.zone = zone; /* borrowed: the caller's reference outlives the call */
+    } else {
+        PyErr_SetString(PyExc_TypeError, "zone is a UTC offset in seconds or a callable");
+        return NULL;
+    }
+    if (!host_is_little_endian()) {
+        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
+        return raise_ctx(&c);
+    }
+    /* A tuple of our own: the capsules must outlive the loop, which runs without the GIL. */
+    pieces = PySequence_Tuple(pieces_arg);
+    if (pieces == NULL) return NULL;
+    if (load_pieces(&c, pieces, &P, &npieces, &total) < 0) goto done;
+    loop.j = &j;
+    loop.pieces = P;
+    loop.npieces = npieces;
+    loop.total = total;
+    result = run_into_binary(&c, total, json_loop, &loop);
+done:
+    Py_XDECREF(pieces);
+    free(P);
+    free(j.stack);
+    free(j.spans);
+    ctx_free(&c);
+    return result;
+}
+
+PyDoc_STRVAR(schema_of_variant_doc,
+             "schema_of_variant(pieces) -> (null_count, validity, offsets, data)\n\n"
+             "Every row of a Variant column, given as aligned pieces (as extract() takes them), as Spark's\n"
+             "schema_of_variant text. The three buffers are pyarrow buffers of a string array (validity is\n"
+             "None when no row is null). Raises KernelError(code, row, where: bytes, message: bytes,\n"
+             "byte_offset) on bad input (code 8: a type Spark 4.3 cannot read; code 1: a case only Python\n"
+             "decides).");
+
+typedef struct {
+    SchemaRun *s;
+    const Piece *pieces;
+    int64_t npieces;
+} SchemaLoop;
+
+static int schema_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    SchemaLoop *l = (SchemaLoop *)arg;
+    return s_run(l->s, l->pieces, l->npieces, validity, offsets, null_count);
+}
+
+static PyObject *py_schema_of_variant(PyObject *self, PyObject *args) {
+    PyObject *pieces_arg, *pieces = NULL, *result = NULL;
+    Ctx c;
+    SchemaRun s;
+    SchemaLoop loop;
+    Piece *P = NULL;
+    Py_ssize_t npieces = 0;
+    int64_t total = 0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O", &pieces_arg)) return NULL;
+    memset(&c, 0, sizeof c);
+    memset(&s, 0, sizeof s);
+    c.row = -1;
+    c.err_offset = -1;
+    s.x.c = &c;
+    if (!host_is_little_endian()) {
+        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
+        return raise_ctx(&c);
+    }
+    pieces = PySequence_Tuple(pieces_arg);
+    if (pieces == NULL) return NULL;
+    if (load_pieces(&c, pieces, &P, &npieces, &total) < 0) goto done;
+    loop.s = &s;
+    loop.pieces = P;
+    loop.npieces = npieces;
+    result = run_into_binary(&c, total, schema_loop, &loop);
+done:
+    Py_XDECREF(pieces);
+    free(P);
+    free(s.types);
+    free(s.fields);
+    ctx_free(&c);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"unshred", py_unshred, METH_VARARGS, unshred_doc},
     {"extract", py_extract, METH_VARARGS, extract_doc},
+    {"to_json", py_to_json, METH_VARARGS, to_json_doc},
+    {"schema_of_variant", py_schema_of_variant, METH_VARARGS, schema_of_variant_doc},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {
     PyModuleDef_HEAD_INIT, "vpush.codec._native",
-    "The compiled kernels for Variant columns: reconstruction and extraction (see vpush.codec.native).", -1, methods,
+    "The compiled kernels for Variant columns: reconstruction, extraction, JSON and schemas (see vpush.codec.native).", -1, methods,
 };
 
 PyMODINIT_FUNC PyInit__native(void) {
@@ -2301,6 +3787,7 @@ PyMODINIT_FUNC PyInit__native(void) {
         PyModule_AddIntConstant(m, "ERR_SHREDDING", ERR_SHREDDING) < 0 ||
         PyModule_AddIntConstant(m, "ERR_MALFORMED", ERR_MALFORMED) < 0 ||
         PyModule_AddIntConstant(m, "ERR_TOO_LARGE", ERR_TOO_LARGE) < 0 ||
+        PyModule_AddIntConstant(m, "ERR_UNKNOWN_TYPE", ERR_UNKNOWN_TYPE) < 0 ||
         PyModule_AddIntConstant(m, "MAX_LEVEL_DEPTH", MAX_LEVEL_DEPTH) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -20,6 +20,7 @@ fallback.
 
 from __future__ import annotations
 
+import bisect
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from types import ModuleType
@@ -28,6 +29,13 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 from vpush.codec.errors import CodecError, InvalidShreddingError, MalformedVariantError
 from vpush.codec.header import PRIMITIVE_TO_VARIANT_TYPE, PrimitiveType, VariantType
+from vpush.codec.java_format import (
+    _SECONDS_PER_400_YEARS,
+    _ZONEINFO_MAX_SECONDS,
+    _ZONEINFO_MIN_SECONDS,
+    resolve_time_zone,
+    zone_offset,
+)
 from vpush.codec.errors import VariantTooLargeError
 from vpush.codec.unshred import MAX_BINARY_ARRAY_BYTES, UNSHREDDED_TYPE, plain_binary
 
@@ -54,6 +62,8 @@ _ERR_SCHEMA = 2
 _ERR_SHREDDING = 3
 _ERR_MALFORMED = 4
 _ERR_TOO_LARGE = 5
+_ERR_UNKNOWN_TYPE = 8
+UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT = "UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT"
 # The primitive type id the kernel is told for each Variant type a layout names (true for booleans).
 _PRIMITIVE_IDS: dict[VariantType, int] = {
     vt: int(ptype) for ptype, vt in PRIMITIVE_TO_VARIANT_TYPE.items() if ptype != PrimitiveType.FALSE
@@ -393,6 +403,27 @@ def extract_native(
             encoded.append(seg.encode("utf-8"))
         except UnicodeEncodeError:
             raise NativeUnsupportedError("a key holding a lone surrogate has no UTF-8 form") from None
+    meta_chunks, pieces = _pieces(metadata, value)
+    try:
+        null_count, validity, offsets, data = _native.extract(pieces, tuple(encoded))
+    except _native.KernelError as exc:
+        raise _extract_error(exc.args) from None
+    n = len(value)
+    extracted = pa.Array.from_buffers(pa.binary(), n, [None, offsets, data], 0)
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        UNSHREDDED_TYPE,
+        n,
+        [validity],
+        null_count,
+        children=[_metadata_column(meta_chunks, n), extracted],
+    )
+
+
+def _pieces(
+    metadata: pa.Array | pa.ChunkedArray, value: pa.Array | pa.ChunkedArray
+) -> tuple[list[pa.Array], list[tuple[Any, ...]]]:
+    """The metadata's chunks, and the (metadata, value) row ranges the kernels read: Arrow C Data
+    Interface capsules of aligned slices, checked to be valid binary-like arrays."""
     if len(metadata) != len(value):
         raise ValueError(f"metadata has {len(metadata)} rows but value has {len(value)}")
     meta_chunks = [_storage(c) for c in _chunks(metadata)]
@@ -408,19 +439,7 @@ def extract_native(
     pieces = []
     for meta_piece, value_piece in _aligned(meta_chunks, value_chunks):
         pieces.append((*meta_piece.__arrow_c_array__(), *value_piece.__arrow_c_array__()))
-    try:
-        null_count, validity, offsets, data = _native.extract(pieces, tuple(encoded))
-    except _native.KernelError as exc:
-        raise _extract_error(exc.args) from None
-    n = len(value)
-    extracted = pa.Array.from_buffers(pa.binary(), n, [None, offsets, data], 0)
-    return pa.Array.from_buffers(  # type: ignore[no-any-return]
-        UNSHREDDED_TYPE,
-        n,
-        [validity],
-        null_count,
-        children=[_metadata_column(meta_chunks, n), extracted],
-    )
+    return meta_chunks, pieces
 
 
 def _chunks(array: pa.Array | pa.ChunkedArray) -> list[pa.Array]:
@@ -490,4 +509,199 @@ def _extract_error(args: tuple[Any, ...]) -> CodecError:
         return MalformedVariantError(message, **context)
     if code == _ERR_TOO_LARGE:
         return VariantTooLargeError(message, **context)
+    if code == _ERR_UNKNOWN_TYPE:
+        return CodecError(message, error_class=UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT, **context)
     return CodecError(f"unknown kernel error {code}: {message}", **context)
+
+
+def to_json_native(
+    metadata: pa.Array | pa.ChunkedArray,
+    value: pa.Array | pa.ChunkedArray,
+    *,
+    time_zone: str = "UTC",
+    reject_unknown_types: bool = False,
+) -> pa.StringArray:
+    """:func:`vpush.codec.json.to_json` of every row, in C: Spark's ``to_json(variant)`` text.
+
+    The text is byte for byte the reference's, doubles and floats included (the kernel carries a
+    port of Java 17's ``FloatingDecimal``, see :mod:`vpush.codec.java_format`); timestamps are
+    shown in ``time_zone``, whose offsets the kernel asks Python for once per span of constant
+    offset (never for a fixed offset such as ``UTC``).
+
+    Example:
+        >>> from vpush.codec.json import parse_json
+        >>> rows = [parse_json('{"b": 1.50, "a": [1e10, "x\\\\n", null]}'), None, parse_json("0.1")]
+        >>> meta = pa.array([r[0] if r else None for r in rows], pa.binary())
+        >>> value = pa.array([r[1] if r else None for r in rows], pa.binary())
+        >>> to_json_native(meta, value).to_pylist()
+        ['{"a":[1.0E10,"x\\\\n",null],"b":1.5}', None, '0.1']
+
+    Args:
+        metadata: every row's metadata, of the kinds :func:`extract_native` reads.
+        value: every row's value, of the same kinds and length.
+        time_zone: the session time zone (see :func:`~vpush.codec.java_format.resolve_time_zone`).
+        reject_unknown_types: raise, as Spark 4.3's ``to_json`` does, on a time or nanosecond
+            timestamp anywhere in a value; the reference renders them in Spark's style.
+
+    Returns:
+        One string per row: null where either input is null, else the row's JSON text (a
+        Variant null is the text ``null``).
+
+    Raises:
+        NativeUnsupportedError: input the kernel does not read (another Arrow type, a big-endian
+            host, no compiled kernel); call ``to_json`` row by row instead.
+        MalformedVariantError: damaged bytes, a decimal over its precision, or nesting deeper
+            than :data:`~vpush.codec.value.MAX_NESTING_DEPTH`, naming the row and byte offset;
+            the kernel rejects exactly what the Python reference rejects.
+        VariantTooLargeError: the text passes 2 GiB; pass smaller batches.
+        CodecError: an unknown time zone; with ``reject_unknown_types``, a type Spark cannot read
+            (error class ``UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT``).
+    """
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    zone = resolve_time_zone(time_zone)
+    lookup: int | _ZoneSpans = zone if isinstance(zone, int) else _zone_spans(zone)
+    _, pieces = _pieces(metadata, value)
+    try:
+        null_count, validity, offsets, data = _native.to_json(pieces, lookup, reject_unknown_types)
+    except _native.KernelError as exc:
+        raise _extract_error(exc.args) from None
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        pa.string(), len(value), [validity, offsets, data], null_count
+    )
+
+
+_DAY_SECONDS = 86_400
+_SPAN_DAYS = 366
+_INT64_MIN = -(1 << 63)
+_INT64_MAX = (1 << 63) - 1
+
+
+class _ZoneSpans:
+    """A region's UTC offsets as spans of epoch seconds over which the offset holds, for the
+    to_json kernel: ``spans(seconds) -> (lo, hi, offset)`` with ``lo <= seconds < hi``.
+
+    Offsets are :func:`~vpush.codec.java_format.zone_offset`'s, so the kernel agrees with the
+    Python reference for every instant. A span is found by stepping a day at a time from the
+    instant (at most a year each way) and bisecting to the second where the offset changes:
+    in the IANA database no two changes of offset lie within four days of each other, so a day's
+    step cannot step over a change and back. Spans are kept for the life of the process.
+    """
+
+    def __init__(self, zone: Any) -> None:
+        self.zone = zone
+        self.low = _ZONEINFO_MIN_SECONDS
+        self.high = _ZONEINFO_MAX_SECONDS
+        self.starts: list[int] = []
+        self.spans: list[tuple[int, int, int]] = []
+        self.lock = threading.Lock()
+
+    def _offset(self, seconds: int) -> int:
+        return zone_offset(self.zone, seconds)
+
+    def __call__(self, seconds: int) -> tuple[int, int, int]:
+        if seconds < self.low:
+            # zone_offset holds the zone's offset at its first instant before it
+            return _INT64_MIN, self.low, self._offset(self.low)
+        if seconds > self.high:
+            # past Python's years, zone_offset repeats the 400-year cycle of the zone's rules
+            cycles = -(-(seconds - self.high) // _SECONDS_PER_400_YEARS)
+            shift = cycles * _SECONDS_PER_400_YEARS
+            lo, hi, offset = self._inner(seconds - shift)
+            lo = max(lo + shift, self.high + shift - _SECONDS_PER_400_YEARS + 1)
+            hi = min(hi + shift, self.high + shift + 1, _INT64_MAX)
+            return lo, hi, offset
+        return self._inner(seconds)
+
+    def _inner(self, seconds: int) -> tuple[int, int, int]:
+        """The span around ``seconds``, inside Python's years."""
+        with self.lock:
+            at = bisect.bisect_right(self.starts, seconds) - 1
+            if at >= 0 and seconds < self.spans[at][1]:
+                return self.spans[at]
+        offset = self._offset(seconds)
+        hi = self._edge(seconds, offset, 1)
+        lo = self._edge(seconds, offset, -1)
+        span = (lo, hi, offset)
+        with self.lock:
+            at = bisect.bisect_right(self.starts, seconds)
+            if not (at > 0 and seconds < self.spans[at - 1][1]):
+                self.starts.insert(at, lo)
+                self.spans.insert(at, span)
+        return span
+
+    def _edge(self, seconds: int, offset: int, step: int) -> int:
+        """Where the offset stops holding, going ``step`` (1: the first second after the span;
+        -1: the span's first second)."""
+        same = seconds
+        for _ in range(_SPAN_DAYS):
+            probe = same + step * _DAY_SECONDS
+            if probe > self.high or probe < self.low:
+                probe = self.high if step > 0 else self.low
+                if probe == same or self._offset(probe) == offset:
+                    return probe + 1 if step > 0 else probe
+            elif self._offset(probe) == offset:
+                same = probe
+                continue
+            # the offset changes between same and probe: bisect to the exact second
+            changed = probe
+            while abs(changed - same) > 1:
+                middle = (same + changed) // 2
+                if self._offset(middle) == offset:
+                    same = middle
+                else:
+                    changed = middle
+            return changed if step > 0 else same
+        return same + 1 if step > 0 else same
+
+
+_ZONE_SPANS: dict[str, _ZoneSpans] = {}
+
+
+def _zone_spans(zone: Any) -> _ZoneSpans:
+    """One :class:`_ZoneSpans` per region for the process."""
+    key = str(zone)
+    with _EXECUTOR_LOCK:
+        found = _ZONE_SPANS.get(key)
+        if found is None:
+            found = _ZONE_SPANS[key] = _ZoneSpans(zone)
+        return found
+
+
+def schema_of_variant_native(metadata: pa.Array | pa.ChunkedArray, value: pa.Array | pa.ChunkedArray) -> pa.StringArray:
+    """Spark's ``schema_of_variant`` of every row, in C (the reference is
+    :func:`vpush.exec.variant_functions.schema_of_variant`).
+
+    Example:
+        >>> from vpush.codec.json import parse_json
+        >>> rows = [parse_json('{"b": [1, 2.50], "a": null}'), None, parse_json('"x"')]
+        >>> meta = pa.array([r[0] if r else None for r in rows], pa.binary())
+        >>> value = pa.array([r[1] if r else None for r in rows], pa.binary())
+        >>> schema_of_variant_native(meta, value).to_pylist()
+        ['OBJECT<a: VOID, b: ARRAY<DECIMAL(21,1)>>', None, 'STRING']
+
+    Args:
+        metadata: every row's metadata, of the kinds :func:`extract_native` reads.
+        value: every row's value, of the same kinds and length.
+
+    Returns:
+        One string per row, null where either input is null.
+
+    Raises:
+        NativeUnsupportedError: input the kernel does not read, or object keys with non-ASCII
+            characters that Spark would compare ignoring case (Java's case tables decide): use
+            the reference.
+        MalformedVariantError: damaged bytes, object fields out of order, a decimal over its
+            precision, or nesting deeper than :data:`~vpush.codec.value.MAX_NESTING_DEPTH`.
+        CodecError: a type Spark 4.3 cannot read (``UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT``).
+    """
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    _, pieces = _pieces(metadata, value)
+    try:
+        null_count, validity, offsets, data = _native.schema_of_variant(pieces)
+    except _native.KernelError as exc:
+        raise _extract_error(exc.args) from None
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        pa.string(), len(value), [validity, offsets, data], null_count
+    )

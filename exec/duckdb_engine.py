@@ -18,7 +18,14 @@ from vpush.exec.errors import ExecutionError
 from vpush.exec.read_scan import read_scan
 from vpush.exec.variant_udf import register, take_error
 from vpush.optimizer.plan import Plan
-from vpush.optimizer.rewrite_variants import CAST_ERROR_MARKER, duckdb_type
+from vpush.optimizer.rewrite_variants import (
+    CAST_ERROR_MARKER,
+    IS_VARIANT_NULL_FUNCTION,
+    PARSE_JSON_FUNCTION,
+    SCHEMA_OF_VARIANT_FUNCTION,
+    TO_JSON_FUNCTION,
+    duckdb_type,
+)
 from vpush.optimizer.spark_semantics import SPARK_ERROR_MARKER
 
 BATCH_ROWS = 65_536
@@ -143,6 +150,9 @@ def translate_message(text: str) -> ExecutionError:
     if spark is not None:
         return spark
     message = " ".join(text.split())
+    wrong_input = _wrong_input(message)
+    if wrong_input is not None:
+        return wrong_input
     for pattern, error_class in _DUCKDB_ERROR_CLASSES:
         if pattern.search(message):
             return ExecutionError(f"DuckDB failed: {message}", error_class=error_class)
@@ -159,6 +169,40 @@ _DUCKDB_ERROR_CLASSES = [
     (re.compile(r"Casting value .* to type DECIMAL.* failed: value is out of range|Could not cast value .* to DECIMAL"),
      "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION"),
 ]
+
+
+# Spark's variant functions, by their engine function, with what they take.
+_VARIANT_FUNCTION_INPUTS = {
+    TO_JSON_FUNCTION: ("to_json", "a variant"),
+    IS_VARIANT_NULL_FUNCTION: ("is_variant_null", "a variant"),
+    SCHEMA_OF_VARIANT_FUNCTION: ("schema_of_variant", "a variant"),
+    PARSE_JSON_FUNCTION: ("parse_json", "a string"),
+}
+_NO_MATCH = re.compile(r"No function matches the given name and argument types '(vpush_\w+)\(([^']*)\)'")
+_NO_CAST = re.compile(r"Type (\w+) with value .* can't be cast to the destination type STRUCT\(metadata BLOB")
+
+
+def _wrong_input(message: str) -> ExecutionError | None:
+    """The error for one of Spark's variant functions called on an argument of another type,
+    which DuckDB reports as a missing overload or a failed cast to the variant struct."""
+    found = _NO_MATCH.search(message)
+    cast = _NO_CAST.search(message)
+    if found is not None and found.group(1) in _VARIANT_FUNCTION_INPUTS:
+        name, wanted = _VARIANT_FUNCTION_INPUTS[found.group(1)]
+        given = found.group(2).split(",")[0].strip()
+    elif cast is not None:
+        name, wanted, given = "a variant function", "a variant", cast.group(1)
+    else:
+        return None
+    if name == "to_json":
+        # Spark's to_json of a struct, array or map is its own JSON writer, which vpush lacks.
+        return ExecutionError(
+            f"to_json of {given} is not supported yet on the DuckDB engine: vpush computes to_json of "
+            "a variant only (the Spark engine runs it)"
+        )
+    return ExecutionError(
+        f"{name} takes {wanted}, not {given}", error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"
+    )
 
 
 def _spark_error(message: str) -> ExecutionError | None:

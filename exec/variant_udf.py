@@ -48,6 +48,12 @@ def _keep(error: VpushError) -> _Raised:
     return _Raised(key)
 
 
+def keep_error(error: VpushError) -> RuntimeError:
+    """What a function raises for a vpush error: an exception whose message carries the key
+    that :func:`take_error` finds the original by."""
+    return _keep(error)
+
+
 def take_error(message: str) -> VpushError | None:
     """The vpush error a DuckDB error message refers to, removed from the registry."""
     found = _KEY_PATTERN.search(message)
@@ -103,7 +109,13 @@ def make_function(target: SparkType) -> Any:
 
 def register(connection: duckdb.DuckDBPyConnection, name: str, target: SparkType, duckdb_type: str) -> None:
     """Create function ``name`` on ``connection`` unless it is there (functions belong to the
-    database, so every cursor sees them)."""
+    database, so every cursor sees them). The names of Spark's other variant functions
+    (:mod:`vpush.exec.variant_functions`) create those instead."""
+    from vpush.exec import variant_functions
+
+    if name in variant_functions.FUNCTIONS:
+        variant_functions.register(connection, name)
+        return
     try:
         connection.create_function(
             name,

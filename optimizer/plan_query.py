@@ -12,10 +12,6 @@ from vpush.optimizer.bound import SqlType
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.dialect import (
     IsValidVariant,
-    IsVariantNull,
-    ParseJson,
-    SchemaOfVariant,
-    SchemaOfVariantAgg,
     ToVariantObject,
     VariantArrayAppend,
     VariantDelete,
@@ -48,19 +44,14 @@ _SCAN_INDEX = "vpush_scan_index"  # meta key: which scan a table reference of th
 # a query using one is refused with a clear error rather than handed to DuckDB, which would fail
 # or answer differently from Spark.
 _NOT_YET = (
-    IsVariantNull,
     IsValidVariant,
-    SchemaOfVariant,
-    SchemaOfVariantAgg,
     ToVariantObject,
-    ParseJson,
     VariantExplode,
     VariantSet,
     VariantInsert,
     VariantDelete,
     VariantArrayAppend,
     VariantStripNulls,
-    exp.JSONFormat,
 )
 
 

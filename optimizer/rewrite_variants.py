@@ -24,13 +24,16 @@ and the table becomes ``(SELECT ... FROM part0 UNION ALL SELECT ... FROM part1) 
 branch computing the extractions as columns ``__vpush_<scan>_x<k>`` that replace them in the query.
 
 An extraction this module cannot place on a scan (over a subquery's column, say) runs the same
-function over the whole variant (:func:`rewrite_remaining`).
+function over the whole variant (:func:`rewrite_remaining`), which also turns Spark's other variant
+functions (``to_json``, ``is_variant_null``, ``schema_of_variant``, ``schema_of_variant_agg``,
+``parse_json``, ``try_parse_json``) into calls of engine functions over the variant struct
+(:mod:`vpush.exec.variant_functions`), named as Spark names them.
 """
 from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import pyarrow as pa
 from sqlglot import exp
@@ -39,7 +42,15 @@ from vpush.codec.header import VariantType
 from vpush.codec.layout import ArrayLayout, ObjectLayout, PrimitiveLayout, ValueLayout, VariantLayout
 from vpush.codec.path import VariantPath
 from vpush.optimizer.catalog import FileInfo
-from vpush.optimizer.dialect import VariantGet, VpushSpark
+from vpush.optimizer.dialect import (
+    IsVariantNull,
+    ParseJson,
+    SchemaOfVariant,
+    SchemaOfVariantAgg,
+    ToVariantObject,
+    VariantGet,
+    VpushSpark,
+)
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE, FileScan, Input, LeafInput, LevelInput, ScanPart
 from vpush.optimizer.variant_types import (
@@ -62,6 +73,12 @@ __all__ = [
 FILE_COLUMN = "__vpush_file"
 """The column of a part that names each row's file, for the errors of the extraction function."""
 FUNCTION_PREFIX = "vpush_variant_get_"
+TO_JSON_FUNCTION = "vpush_to_json"
+IS_VARIANT_NULL_FUNCTION = "vpush_is_variant_null"
+SCHEMA_OF_VARIANT_FUNCTION = "vpush_schema_of_variant"
+SCHEMA_MERGE_FUNCTION = "vpush_schema_of_variant_merge"
+PARSE_JSON_FUNCTION = "vpush_parse_json"
+"""The engine functions of Spark's other variant functions (:mod:`vpush.exec.variant_functions`)."""
 CAST_ERROR_MARKER = "vpush-invalid-variant-cast"
 """Starts the message of a failed cast raised in SQL: marker|target|value|file."""
 
@@ -493,10 +510,16 @@ def iter_scope(select: exp.Select) -> Iterator[exp.Expr]:
 
 def rewrite_remaining(expression: exp.Expr, time_zone: str, functions: dict[str, SparkType]) -> exp.Expr:
     """Every extraction not placed on a scan, computed by the extraction function over the whole
-    variant (``struct<metadata, value>``). Refuses a non-literal path or type and an unsupported
-    target with a clear error."""
+    variant (``struct<metadata, value>``), and Spark's other variant functions as calls of their
+    engine functions (:func:`rewrite_variant_function`). Refuses a non-literal path or type and an
+    unsupported target with a clear error."""
+    _name_variant_function_projections(expression)
 
     def visit(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, _VARIANT_FUNCTIONS) or (
+            isinstance(node, (exp.Window, exp.Filter)) and isinstance(_aggregate_of(node), SchemaOfVariantAgg)
+        ):
+            return rewrite_variant_function(node, time_zone, functions, lambda child: child.transform(visit))
         if not isinstance(node, (VariantGet, exp.Cast)):
             return node
         matched = match_extraction(node)
@@ -529,3 +552,199 @@ def rewrite_remaining(expression: exp.Expr, time_zone: str, functions: dict[str,
         )
 
     return expression.transform(visit)
+
+
+# -- Spark's other variant functions ---------------------------------------------------------------
+_VARIANT_FUNCTIONS = (exp.JSONFormat, IsVariantNull, SchemaOfVariant, SchemaOfVariantAgg, ParseJson)
+"""The nodes :func:`rewrite_variant_function` turns into engine functions."""
+_SPARK_NAMES: dict[type[exp.Expr], str] = {
+    exp.JSONFormat: "to_json",
+    IsVariantNull: "is_variant_null",
+    SchemaOfVariant: "schema_of_variant",
+    SchemaOfVariantAgg: "schema_of_variant_agg",
+    ToVariantObject: "to_variant_object",
+}
+_STRING = StringType()
+_BOOLEAN = AtomicType("boolean")
+# Arguments that cannot be a variant: Spark's to_json of these is its JSON of a struct, an array,
+# a map or a scalar, which vpush does not compute.
+_NOT_VARIANT = (exp.Literal, exp.Struct, exp.Array, exp.Map, exp.VarMap, exp.Boolean, exp.Binary)
+
+
+def _aggregate_of(node: exp.Expr) -> exp.Expr | None:
+    """The aggregate call under a window or a FILTER (``agg(x) FILTER (...) OVER (...)``)."""
+    inner = node.this
+    while isinstance(inner, (exp.Window, exp.Filter)):
+        inner = inner.this
+    return inner
+
+
+def _only_argument(node: exp.Expr) -> exp.Expr:
+    argument = node.this
+    if isinstance(argument, exp.Distinct) and len(argument.expressions) == 1:
+        return argument.expressions[0]  # schema_of_variant_agg(DISTINCT v): the same schema
+    return argument
+
+
+def rewrite_variant_function(
+    node: exp.Expr,
+    time_zone: str,
+    functions: dict[str, SparkType],
+    rewrite: Callable[[exp.Expr], exp.Expr],
+) -> exp.Expr:
+    """The DuckDB call computing one of Spark's variant functions (``to_json``,
+    ``is_variant_null``, ``schema_of_variant``, ``schema_of_variant_agg``, ``parse_json``,
+    ``try_parse_json``) over the variant struct; ``rewrite`` rewrites an argument first. The
+    engine function's name and result type are added to ``functions``.
+
+    ``schema_of_variant_agg(v)`` becomes
+    ``vpush_schema_of_variant_merge(list(DISTINCT vpush_schema_of_variant(v)))`` (DuckDB's Python
+    functions cannot aggregate), with a window or FILTER kept around the ``list``.
+
+    Raises:
+        OptimizeError: ``to_json`` with options, or of an argument that cannot be a variant.
+    """
+    if isinstance(node, (exp.Window, exp.Filter)):
+        aggregate = _aggregate_of(node)
+        assert isinstance(aggregate, SchemaOfVariantAgg)
+        schemas = _schema_call(rewrite(_only_argument(aggregate)), functions)
+        wrapped = node.copy()
+        level = wrapped
+        while True:  # the window's partitions and order, the FILTER's condition
+            for key, value in list(level.args.items()):
+                if key == "this":
+                    continue
+                if isinstance(value, exp.Expr):
+                    level.set(key, rewrite(value))
+                elif isinstance(value, list):
+                    level.set(key, [rewrite(v) if isinstance(v, exp.Expr) else v for v in value])
+            if not isinstance(level.this, (exp.Window, exp.Filter)):
+                break
+            level = level.this
+        level.set("this", exp.Anonymous(this="list", expressions=[schemas]))
+        functions[SCHEMA_MERGE_FUNCTION] = _STRING
+        return exp.Anonymous(this=SCHEMA_MERGE_FUNCTION, expressions=[wrapped])
+    if isinstance(node, SchemaOfVariantAgg):
+        schemas = _schema_call(rewrite(_only_argument(node)), functions)
+        functions[SCHEMA_MERGE_FUNCTION] = _STRING
+        distinct = exp.Anonymous(this="list", expressions=[exp.Distinct(expressions=[schemas])])
+        return exp.Anonymous(this=SCHEMA_MERGE_FUNCTION, expressions=[distinct])
+    if isinstance(node, ParseJson):
+        functions[PARSE_JSON_FUNCTION] = VARIANT
+        return exp.Anonymous(
+            this=PARSE_JSON_FUNCTION, expressions=[rewrite(node.this), exp.Boolean(this=not node.SAFE)]
+        )
+    argument = node.this
+    if isinstance(node, exp.JSONFormat):
+        if node.args.get("options") is not None or node.expressions:
+            raise OptimizeError(
+                f"{node.sql(dialect=VpushSpark)}: to_json with options is not supported yet on the DuckDB "
+                "engine (the Spark engine runs it)"
+            )
+    if isinstance(argument, _NOT_VARIANT) and not isinstance(argument, exp.Null):
+        if isinstance(node, exp.JSONFormat):
+            raise OptimizeError(
+                f"{node.sql(dialect=VpushSpark)}: vpush computes to_json of a variant only (not supported "
+                "yet for other types on the DuckDB engine; the Spark engine runs it)"
+            )
+        raise OptimizeError(
+            f"{node.sql(dialect=VpushSpark)}: {_SPARK_NAMES[type(node)]} takes a variant",
+            error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        )
+    variant = rewrite(argument)
+    if isinstance(node, exp.JSONFormat):
+        functions[TO_JSON_FUNCTION] = _STRING
+        return exp.Anonymous(this=TO_JSON_FUNCTION, expressions=[variant, exp.Literal.string(time_zone)])
+    if isinstance(node, IsVariantNull):
+        functions[IS_VARIANT_NULL_FUNCTION] = _BOOLEAN
+        return exp.Anonymous(this=IS_VARIANT_NULL_FUNCTION, expressions=[variant])
+    return _schema_call(variant, functions)
+
+
+def _schema_call(variant: exp.Expr, functions: dict[str, SparkType]) -> exp.Expression:
+    functions[SCHEMA_OF_VARIANT_FUNCTION] = _STRING
+    return exp.Anonymous(this=SCHEMA_OF_VARIANT_FUNCTION, expressions=[variant])
+
+
+def spark_function_name(node: exp.Expr, *, top: bool = True) -> str | None:
+    """The column name Spark gives a projection that calls its variant functions
+    (``to_json(v)``, ``is_variant_null(variant_get(v, $.a) AS a)``, ...), or None where
+    :func:`~vpush.optimizer.spark_semantics.spark_name` does not know the rest of it.
+
+    Example:
+        >>> import sqlglot
+        >>> query = sqlglot.parse_one("SELECT upper(to_json(v:a)), try_parse_json(s) FROM t", read=VpushSpark)
+        >>> [spark_function_name(e) for e in query.expressions]
+        ['upper(to_json(variant_get(v, $.a) AS a))', 'try_parse_json(s)']
+    """
+    from vpush.optimizer.spark_semantics import spark_name
+
+    if isinstance(node, exp.Filter) and isinstance(node.expression, exp.Where):
+        # agg(x) FILTER (WHERE c): Spark prints the condition in parentheses, as spark_name does
+        inner, condition = spark_function_name(node.this), spark_function_name(node.expression.this, top=False)
+        return None if inner is None or condition is None else f"{inner} FILTER (WHERE {condition})"
+    proxy = node.copy()
+    # Deepest first, so that an outer call is built over its rewritten arguments: as calls of
+    # the lower-case names Spark prints, which spark_name knows how to write.
+    for found in reversed(list(proxy.find_all(*_VARIANT_FUNCTIONS, ToVariantObject))):
+        if isinstance(found, ParseJson):
+            word = "try_parse_json" if found.SAFE else "parse_json"
+        else:
+            word = _SPARK_NAMES[type(found)]
+        argument = found.this.copy()
+        if isinstance(argument, exp.Distinct) and len(argument.expressions) == 1:
+            # agg(DISTINCT x): a name-only stand-in, which spark_name prints as it is
+            shown = spark_function_name(argument.expressions[0], top=False)
+            if shown is None:
+                return None
+            argument = exp.column(exp.to_identifier(f"DISTINCT {shown}"))
+        call = exp.Anonymous(this=word, expressions=[argument])
+        if found is proxy:
+            proxy = call
+        else:
+            found.replace(call)
+    return spark_name(proxy, top=top)
+
+
+def _generated_source(alias: str, inner: exp.Expr) -> exp.Expr | None:
+    """The expression a projection alias was made from when vpush made it (its sqlglot text or
+    ``spark_name``, before the projection's extractions became scan columns), or None for an
+    alias the query gave."""
+    import sqlglot
+
+    from vpush.optimizer.spark_semantics import spark_name
+
+    candidates = [inner]
+    try:
+        parsed = sqlglot.parse_one(alias, read=VpushSpark)
+    except Exception:  # noqa: BLE001 - a name that is not SQL was not made from SQL
+        parsed = None
+    if parsed is not None:
+        candidates.append(parsed)
+    for candidate in candidates:
+        if candidate.find(*_VARIANT_FUNCTIONS) is None:
+            continue
+        try:
+            known = spark_name(candidate)
+        except Exception:  # noqa: BLE001 - spark_name of an odd tree: not the source
+            known = None
+        if alias in (known, candidate.sql(dialect=VpushSpark)):
+            return candidate
+    return None
+
+
+def _name_variant_function_projections(expression: exp.Expr) -> None:
+    """Give each projection that calls Spark's variant functions the name Spark gives it,
+    unless the query named it: an unnamed one would be named after the engine call."""
+    for select in list(expression.find_all(exp.Select)):
+        for projection in list(select.expressions):
+            if isinstance(projection, (exp.Column, exp.Star)) or projection.find(*_VARIANT_FUNCTIONS) is None:
+                continue
+            if isinstance(projection, exp.Alias):
+                source = _generated_source(projection.alias, projection.this)
+                name = spark_function_name(source) if source is not None else None
+                if name is not None and name != projection.alias:
+                    projection.set("alias", exp.to_identifier(name, quoted=True))
+                continue
+            name = spark_function_name(projection) or projection.sql(dialect=VpushSpark)
+            projection.replace(exp.alias_(projection.copy(), exp.to_identifier(name, quoted=True)))

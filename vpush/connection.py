@@ -60,7 +60,9 @@ def connect(
             raise VpushError("the spark engine needs PySpark 4: pip install 'vpush[spark]'") from exc
         if connection is not None:
             raise VpushError("connection= is a DuckDB connection; give the spark engine spark=")
-        if time_zone is None and spark is None:
+        from pyspark.sql import SparkSession as _Session
+
+        if time_zone is None and spark is None and _Session.getActiveSession() is None:
             zone: str | None = tz  # a new session: the machine's zone, as Spark's default is
         else:
             zone = check_time_zone(time_zone) if time_zone is not None else None
@@ -229,19 +231,28 @@ def _type_name(t: pa.DataType) -> str:
 
 
 def _render_variants(table: pa.Table, time_zone: str) -> pa.Table:
-    """Replace each variant column by its JSON text, as Spark's ``to_json`` writes it."""
+    """Replace each variant column by its JSON text, as Spark's ``to_json`` writes it: by the
+    compiled kernel a chunk at a time, or row by row by the Python reference where the kernel
+    is not built."""
     from vpush.codec.json import to_json
+    from vpush.codec.native import NativeUnsupportedError, to_json_native
 
     for i, field in enumerate(table.schema):
         if not field.type.equals(VARIANT_ARROW_TYPE):
             continue
         col = table.column(i)
-        texts: list[Any] = []
+        chunks: list[pa.Array] = []
         for chunk in col.chunks:
-            metas = chunk.field("metadata").to_pylist()
-            values = chunk.field("value").to_pylist()
-            valid = chunk.is_valid().to_pylist()
-            for ok, m, v in zip(valid, metas, values):
-                texts.append(to_json(m, v, time_zone=time_zone) if ok else None)
-        table = table.set_column(i, field.name, pa.array(texts, pa.string()))
+            metadata, value = chunk.flatten()  # the struct's nulls applied to both fields
+            try:
+                chunks.append(to_json_native(metadata, value, time_zone=time_zone))
+                continue
+            except NativeUnsupportedError:
+                pass
+            texts: list[Any] = [
+                None if m is None or v is None else to_json(m, v, time_zone=time_zone)
+                for m, v in zip(metadata.to_pylist(), value.to_pylist())
+            ]
+            chunks.append(pa.array(texts, pa.string()))
+        table = table.set_column(i, field.name, pa.chunked_array(chunks, pa.string()))
     return table

@@ -1,0 +1,595 @@
+"""Spark's variant functions other than extraction, as DuckDB functions over the variant struct.
+
+The rewrite (:func:`vpush.optimizer.rewrite_variants.rewrite_remaining`) turns each call into a
+call of one of these, over the variant as DuckDB carries it, ``STRUCT(metadata BLOB, value BLOB)``:
+
+```
+to_json(v)                  vpush_to_json(v, zone)          VARCHAR   the compiled kernel
+is_variant_null(v)          vpush_is_variant_null(v)        BOOLEAN   Arrow compute
+schema_of_variant(v)        vpush_schema_of_variant(v)      VARCHAR   the compiled kernel
+schema_of_variant_agg(v)    vpush_schema_of_variant_merge(list(DISTINCT vpush_schema_of_variant(v)))
+                                                            VARCHAR   merged once per distinct schema
+parse_json(s)               vpush_parse_json(s, true)       STRUCT    the codec's parser, once per
+try_parse_json(s)           vpush_parse_json(s, false)                distinct text of a batch
+```
+
+Each is a vectorized (Arrow) function and answers as Spark 4.3 does:
+
+- ``to_json``: the text of :func:`vpush.codec.json.to_json` (Spark's exactly), failing with
+  ``UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT`` on a time or nanosecond timestamp as Spark does;
+- ``is_variant_null``: true for a variant null only, false for a SQL NULL (Spark's
+  ``isVariantNull`` reads the first byte, and an empty value is ``MALFORMED_VARIANT``);
+- ``schema_of_variant``: Spark's ``SchemaOfVariant.schemaOf`` printed by ``printSchema``: every
+  integer is ``BIGINT``, a decimal is typed after its trailing zeros are stripped, objects keep
+  their stored (sorted) order and ``OBJECT<>`` names are back-quoted unless plain identifiers,
+  array elements merge by ``JsonInferSchema.compatibleType`` with ``VARIANT`` as the fallback;
+- ``schema_of_variant_agg``: the same merge over the rows' schemas. DuckDB's Python functions
+  cannot aggregate, so the rewrite collects each group's distinct schemas with ``list`` and
+  merges them here, which gives Spark's answer because the merge does not depend on the order of
+  the schemas (except, as in Spark, which spelling survives of object keys that differ only in
+  case: Spark keeps the first one its partitions meet);
+- ``parse_json``: :func:`vpush.codec.json.parse_json`, raising Spark's
+  ``MALFORMED_RECORD_IN_PARSING`` (or ``VARIANT_SIZE_LIMIT``); ``try_parse_json`` gives NULL.
+
+Errors reach the engine through :func:`vpush.exec.variant_udf.keep_error`, which DuckDB's
+error message then refers to.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+import pyarrow.compute as pc
+from duckdb.func import FunctionNullHandling, PythonUDFType
+
+from vpush.codec.errors import CodecError, MalformedVariantError, VpushError
+from vpush.codec.header import BasicType, PrimitiveType
+from vpush.codec.json import parse_json, to_json, try_parse_json
+from vpush.codec.native import NativeUnsupportedError, schema_of_variant_native, to_json_native
+from vpush.codec.value import MAX_NESTING_DEPTH, Variant
+from vpush.exec.errors import ExecutionError
+from vpush.exec.variant_udf import keep_error
+from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+from vpush.optimizer.rewrite_variants import (
+    IS_VARIANT_NULL_FUNCTION,
+    PARSE_JSON_FUNCTION,
+    SCHEMA_MERGE_FUNCTION,
+    SCHEMA_OF_VARIANT_FUNCTION,
+    TO_JSON_FUNCTION,
+)
+
+__all__ = [
+    "FUNCTIONS",
+    "is_variant_null_column",
+    "merge_schemas",
+    "parse_json_column",
+    "parse_schema",
+    "print_schema",
+    "register",
+    "schema_of_variant",
+    "schema_of_variant_column",
+    "to_json_column",
+]
+
+MALFORMED_VARIANT = "MALFORMED_VARIANT"
+UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT = "UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT"
+_UNKNOWN_TO_SPARK = frozenset({PrimitiveType.TIME, PrimitiveType.TIMESTAMP_NANOS, PrimitiveType.TIMESTAMP_NTZ_NANOS})
+_VARIANT_STRUCT = "STRUCT(metadata BLOB, value BLOB)"
+
+
+def _combine(array: pa.Array | pa.ChunkedArray) -> pa.Array:
+    return array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+
+
+def _first(array: pa.Array | pa.ChunkedArray) -> Any:
+    """The first non-null value of a constant argument (a literal the rewrite wrote)."""
+    for chunk in array.chunks if isinstance(array, pa.ChunkedArray) else [array]:
+        valid = chunk.drop_null()
+        if len(valid):
+            return valid[0].as_py()
+    return None
+
+
+def _fields(variant: pa.Array | pa.ChunkedArray) -> tuple[pa.Array, pa.Array]:
+    """The metadata and value of a variant struct column, null wherever the struct is."""
+    metadata, value = _combine(variant).flatten()
+    return metadata, value
+
+
+def _guarded(function: Callable[..., pa.Array], what: str) -> Callable[..., pa.Array]:
+    """``function``, with every error handed to the engine by key (DuckDB keeps only text)."""
+
+    def run(*args: Any) -> pa.Array:
+        try:
+            return function(*args)
+        except VpushError as exc:
+            if isinstance(exc, MalformedVariantError):
+                exc.with_context(error_class=MALFORMED_VARIANT)
+            raise keep_error(exc) from None
+        except Exception as exc:  # noqa: BLE001 - any other failure must still reach the user named
+            raise keep_error(ExecutionError(f"{what} failed: {exc}")) from None
+
+    return functools.wraps(function)(run)  # DuckDB counts the parameters of the signature
+
+
+# -- to_json ---------------------------------------------------------------------------------------
+def _check_known_types(node: Variant) -> None:
+    """Raise as Spark's ``VariantUtil.getType`` does on a type Spark 4.3 cannot read."""
+    todo = [node]
+    while todo:
+        current = todo.pop()
+        basic = current.basic_type
+        if basic == BasicType.OBJECT:
+            todo.extend(child for _, child in current.items())
+        elif basic == BasicType.ARRAY:
+            todo.extend(current.elements())
+        elif basic == BasicType.PRIMITIVE and current.buf[current.pos] >> 2 in _UNKNOWN_TO_SPARK:
+            raise CodecError(
+                f"Unknown primitive type with id {current.buf[current.pos] >> 2} was found in a variant value",
+                error_class=UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT,
+                offset=current.pos,
+            )
+
+
+def to_json_column(variant: pa.Array | pa.ChunkedArray, time_zone: str) -> pa.Array:
+    """Spark's ``to_json`` of every row of a variant struct column: the compiled kernel, or the
+    Python reference row by row where the kernel cannot read the input."""
+    metadata, value = _fields(variant)
+    try:
+        return to_json_native(metadata, value, time_zone=time_zone, reject_unknown_types=True)
+    except NativeUnsupportedError:
+        pass
+    texts: list[str | None] = []
+    for m, v in zip(metadata.to_pylist(), value.to_pylist()):
+        if m is None or v is None:
+            texts.append(None)
+            continue
+        _check_known_types(Variant(m, v))
+        texts.append(to_json(m, v, time_zone=time_zone))
+    return pa.array(texts, pa.string())
+
+
+def _to_json(variant: pa.Array | pa.ChunkedArray, time_zone: pa.Array) -> pa.Array:
+    return to_json_column(variant, _first(time_zone) or "UTC")
+
+
+# -- is_variant_null ---------------------------------------------------------------------------------
+def is_variant_null_column(variant: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Spark's ``is_variant_null``: whether each value's first byte is the null header; false
+    for a SQL NULL.
+
+    Raises:
+        MalformedVariantError: an empty value (Spark's ``MALFORMED_VARIANT``).
+    """
+    _, value = _fields(variant)
+    if pa.types.is_binary_view(value.type):
+        value = value.cast(pa.binary())  # the compute kernels below read offset binaries
+    if len(value) and pc.any(pc.equal(pc.binary_length(value), 0)).as_py():
+        row = pc.index(pc.binary_length(value), 0).as_py()
+        raise MalformedVariantError(f"row {row}: an empty variant value", error_class=MALFORMED_VARIANT)
+    first = pc.binary_slice(value, 0, 1)
+    return pc.fill_null(pc.equal(first, pa.scalar(b"\x00", pa.binary())), False)
+
+
+# -- schema_of_variant -----------------------------------------------------------------------------
+# A schema: an atom ("BIGINT", "VOID", "VARIANT", ...), ("DECIMAL", precision, scale),
+# ("ARRAY", element) or ("OBJECT", ((name, schema), ...)), fields in Java's String order.
+Schema = str | tuple[Any, ...]
+_VOID = "VOID"
+_VARIANT = "VARIANT"
+_BIGINT = "BIGINT"
+_ATOMS: dict[PrimitiveType, str] = {
+    PrimitiveType.NULL: _VOID,
+    PrimitiveType.TRUE: "BOOLEAN",
+    PrimitiveType.FALSE: "BOOLEAN",
+    PrimitiveType.INT8: _BIGINT,
+    PrimitiveType.INT16: _BIGINT,
+    PrimitiveType.INT32: _BIGINT,
+    PrimitiveType.INT64: _BIGINT,
+    PrimitiveType.DOUBLE: "DOUBLE",
+    PrimitiveType.FLOAT: "FLOAT",
+    PrimitiveType.DATE: "DATE",
+    PrimitiveType.TIMESTAMP: "TIMESTAMP",
+    PrimitiveType.TIMESTAMP_NTZ: "TIMESTAMP_NTZ",
+    PrimitiveType.BINARY: "BINARY",
+    PrimitiveType.STRING: "STRING",
+    PrimitiveType.UUID: "UUID",
+}
+_DECIMAL_DIGITS = {PrimitiveType.DECIMAL4: 9, PrimitiveType.DECIMAL8: 18, PrimitiveType.DECIMAL16: 38}
+_NUMERIC_RANK = {_BIGINT: 0, "FLOAT": 1, "DOUBLE": 2}  # Spark's numericPrecedence, as variants have it
+_DATETIME_RANK = {"DATE": 0, "TIMESTAMP_NTZ": 1, "TIMESTAMP": 2}  # findWiderDateTimeType
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+def _java_order(name: str) -> bytes:
+    """The key of Java's ``String.compareTo``: UTF-16 code units."""
+    return name.encode("utf-16-be", "surrogatepass")
+
+
+def _decimal_schema(node: Variant, ptype: PrimitiveType) -> Schema:
+    """``DecimalType`` of Spark's ``Decimal(v.getDecimal)``: the value without trailing zeros
+    (``checkDecimal`` first: a scale or a precision over the width's is ``MALFORMED_VARIANT``)."""
+    node.size()
+    scale = node.buf[node.pos + 1]
+    unscaled = int.from_bytes(node.buf[node.pos + 2 : node.pos + node.size()], "little", signed=True)
+    if scale > _DECIMAL_DIGITS[ptype] or len(str(abs(unscaled))) > _DECIMAL_DIGITS[ptype]:
+        raise MalformedVariantError(
+            f"{ptype.name.lower()} with scale {scale} and unscaled value {unscaled} is over its precision",
+            offset=node.pos,
+        )
+    value = node.scalar()
+    _, digits, exponent = value.as_tuple()
+    assert isinstance(exponent, int)
+    if value == 0:
+        return ("DECIMAL", 1, 0)
+    kept = list(digits)
+    while kept[-1] == 0:
+        kept.pop()
+        exponent += 1
+    precision, scale = len(kept), -exponent
+    if precision < scale:
+        return ("DECIMAL", scale, scale)
+    if scale < 0:
+        return ("DECIMAL", precision - scale, 0)
+    return ("DECIMAL", precision, scale)
+
+
+def _scalar_schema(node: Variant) -> Schema:
+    """A scalar's schema; Spark reads no payload but a decimal's, after checking it fits."""
+    if node.basic_type == BasicType.SHORT_STRING:
+        node.size()
+        return "STRING"
+    type_id = node.buf[node.pos] >> 2
+    ptype = node.primitive_type  # raises on an unknown id
+    assert ptype is not None
+    if ptype in _UNKNOWN_TO_SPARK:
+        raise ExecutionError(
+            f"Unknown primitive type with id {type_id} was found in a variant value",
+            error_class=UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT,
+            offset=node.pos,
+        )
+    if ptype in _DECIMAL_DIGITS:
+        return _decimal_schema(node, ptype)
+    node.size()  # the payload lies inside the value, as Spark checks
+    return _ATOMS[ptype]
+
+
+def schema_of_variant(metadata: bytes, value: bytes) -> Schema:
+    """Spark's ``SchemaOfVariant.schemaOf`` of one variant.
+
+    Raises:
+        MalformedVariantError: damaged bytes, or object fields not in strictly ascending order
+            (Spark's ``MALFORMED_VARIANT``), or nesting deeper than ``MAX_NESTING_DEPTH``.
+        ExecutionError: a type Spark 4.3 cannot read (``UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT``).
+
+    Example:
+        >>> print_schema(schema_of_variant(*parse_json('{"b": [1, 2.50], "a": null}')))
+        'OBJECT<a: VOID, b: ARRAY<DECIMAL(21,1)>>'
+    """
+    # Post-order without recursion: each frame is a container and the schemas of the children
+    # seen so far (an array's are merged as they come, as Spark folds them).
+    root = Variant(metadata, value)
+    frames: list[tuple[Variant, list[Any], list[Any]]] = []
+    result: Schema | None = None
+    node: Variant | None = root
+    while True:
+        if node is not None:
+            basic = node.basic_type
+            if basic in (BasicType.OBJECT, BasicType.ARRAY):
+                if len(frames) >= MAX_NESTING_DEPTH:
+                    raise MalformedVariantError(f"value nested deeper than {MAX_NESTING_DEPTH} levels", offset=node.pos)
+                children: list[Any] = list(node.items()) if basic == BasicType.OBJECT else list(node.elements())
+                children.reverse()
+                frames.append((node, children, [] if basic == BasicType.OBJECT else [_VOID]))
+                node = None
+                continue
+            result = _scalar_schema(node)
+            node = None
+        else:
+            if not frames:
+                break
+            container, todo, done = frames[-1]
+            is_object = container.basic_type == BasicType.OBJECT
+            if result is not None:
+                if is_object:
+                    done[-1] = (done[-1], result)
+                else:
+                    done[0] = merge_schemas(done[0], result)
+                result = None
+            if todo:
+                child = todo.pop()
+                if is_object:
+                    done.append(child[0])
+                    node = child[1]
+                else:
+                    node = child
+                continue
+            frames.pop()
+            if is_object:
+                for (before, _), (after, _) in zip(done, done[1:]):
+                    if _java_order(before) >= _java_order(after):
+                        raise MalformedVariantError(
+                            f"object field {after!r} is not after {before!r}: fields must be sorted by unique name",
+                            offset=container.pos,
+                        )
+                result = ("OBJECT", tuple(done))
+            else:
+                result = ("ARRAY", done[0])
+    assert result is not None
+    return result
+
+
+def _quote(name: str) -> str:
+    """Spark's ``QuotingUtils.quoteIfNeeded``."""
+    return name if _PLAIN_NAME.match(name) else "`" + name.replace("`", "``") + "`"
+
+
+def print_schema(schema: Schema) -> str:
+    """Spark's ``SchemaOfVariant.printSchema``: ``OBJECT<a: BIGINT>``, ``ARRAY<...>``,
+    ``DECIMAL(p,s)`` and the SQL names of the rest."""
+    out: list[str] = []
+    todo: list[Schema | tuple[str, str]] = [schema]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif item[0] == "text":
+            out.append(item[1])
+        elif item[0] == "DECIMAL":
+            out.append(f"DECIMAL({item[1]},{item[2]})")
+        elif item[0] == "ARRAY":
+            out.append("ARRAY<")
+            todo.append(("text", ">"))
+            todo.append(item[1])
+        else:
+            out.append("OBJECT<")
+            todo.append(("text", ">"))
+            fields = item[1]
+            for i in range(len(fields) - 1, -1, -1):
+                todo.append(fields[i][1])
+                todo.append(("text", ("" if i == 0 else ", ") + _quote(fields[i][0]) + ": "))
+    return "".join(out)
+
+
+_TOKEN = re.compile(
+    r"`(?P<quoted>(?:[^`]|``)*)`: |(?P<name>[A-Za-z_][A-Za-z0-9_]*): |(?P<open>OBJECT<|ARRAY<)"
+    r"|DECIMAL\((?P<precision>\d+),(?P<scale>\d+)\)|(?P<atom>[A-Z_]+)|(?P<close>>)|(?P<comma>, )"
+)
+
+
+def parse_schema(text: str) -> Schema:
+    """The schema :func:`print_schema` printed (merge works on schemas, DuckDB carries text).
+
+    Raises:
+        ExecutionError: text that no schema prints as.
+    """
+    stack: list[list[Any]] = []  # open containers: [kind, fields or element, pending field name]
+    pos = 0
+    result: Schema | None = None
+
+    def bad() -> ExecutionError:
+        return ExecutionError(f"not a variant schema: {text!r} (at {pos})")
+
+    while pos < len(text):
+        match = _TOKEN.match(text, pos)
+        if match is None:
+            raise bad()
+        pos = match.end()
+        value: Schema | None = None
+        if match.group("open") is not None:
+            stack.append(["OBJECT", [], None] if match.group("open") == "OBJECT<" else ["ARRAY", None, None])
+        elif match.group("comma") is not None:
+            continue
+        elif match.group("close") is not None:
+            if not stack:
+                raise bad()
+            kind, content, _ = stack.pop()
+            value = ("OBJECT", tuple(content)) if kind == "OBJECT" else ("ARRAY", content)
+        elif match.group("precision") is not None:
+            value = ("DECIMAL", int(match.group("precision")), int(match.group("scale")))
+        elif match.group("atom") is not None:
+            value = match.group("atom")
+        else:
+            quoted = match.group("quoted")
+            name = quoted.replace("``", "`") if quoted is not None else match.group("name")
+            if not stack or stack[-1][0] != "OBJECT":
+                raise bad()
+            stack[-1][2] = name
+        if value is None:
+            continue
+        if not stack:
+            if result is not None:
+                raise bad()
+            result = value
+        elif stack[-1][0] == "OBJECT":
+            if stack[-1][2] is None:
+                raise bad()
+            stack[-1][1].append((stack[-1][2], value))
+            stack[-1][2] = None
+        else:
+            stack[-1][1] = value
+    if stack or result is None:
+        raise bad()
+    return result
+
+
+def _same_name(a: str, b: str) -> bool:
+    """Java's ``String.equalsIgnoreCase`` (Spark's case-insensitive resolver)."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if x == y:
+            continue
+        ux, uy = x.upper(), y.upper()
+        ux, uy = (ux if len(ux) == 1 else x), (uy if len(uy) == 1 else y)
+        if ux != uy and ux.lower() != uy.lower():
+            return False
+    return True
+
+
+def _tightest(a: Schema, b: Schema) -> Schema | None:
+    """Spark's ``TypeCoercion.findTightestCommonType`` over variant schemas."""
+    if a == b:
+        return a
+    if a == _VOID:
+        return b
+    if b == _VOID:
+        return a
+    if a == _BIGINT and isinstance(b, tuple) and b[0] == "DECIMAL" and b[1] - b[2] >= 20:
+        return b  # the decimal holds every long: DecimalType(20, 0) fits in it
+    if b == _BIGINT and isinstance(a, tuple) and a[0] == "DECIMAL" and a[1] - a[2] >= 20:
+        return a
+    if a in _NUMERIC_RANK and b in _NUMERIC_RANK:
+        return a if _NUMERIC_RANK[a] >= _NUMERIC_RANK[b] else b
+    if a in _DATETIME_RANK and b in _DATETIME_RANK:
+        return a if _DATETIME_RANK[a] >= _DATETIME_RANK[b] else b
+    if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "ARRAY":
+        element = _tightest(a[1], b[1])
+        return None if element is None else ("ARRAY", element)
+    if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "OBJECT" and len(a[1]) == len(b[1]):
+        fields = []
+        for (name_a, type_a), (name_b, type_b) in zip(a[1], b[1]):
+            if not _same_name(name_a, name_b):
+                return None
+            merged = _tightest(type_a, type_b)
+            if merged is None:
+                return None
+            fields.append((name_a, merged))
+        return ("OBJECT", tuple(fields))
+    return None
+
+
+def merge_schemas(a: Schema, b: Schema) -> Schema:
+    """Spark's ``SchemaOfVariant.mergeSchema``: ``JsonInferSchema.compatibleType(a, b,
+    VariantType)``.
+
+    Example:
+        >>> print_schema(merge_schemas("BIGINT", ("DECIMAL", 5, 3)))
+        'DECIMAL(23,3)'
+        >>> print_schema(merge_schemas(("OBJECT", (("a", "BIGINT"),)), ("OBJECT", (("b", "DATE"),))))
+        'OBJECT<a: BIGINT, b: DATE>'
+    """
+    found = _tightest(a, b)
+    if found is not None:
+        return found
+    a_decimal = isinstance(a, tuple) and a[0] == "DECIMAL"
+    b_decimal = isinstance(b, tuple) and b[0] == "DECIMAL"
+    if (a in ("DOUBLE", "FLOAT") and b_decimal) or (b in ("DOUBLE", "FLOAT") and a_decimal):
+        return "DOUBLE"
+    if a_decimal and b_decimal:
+        assert isinstance(a, tuple) and isinstance(b, tuple)
+        scale = max(a[2], b[2])
+        digits = max(a[1] - a[2], b[1] - b[2])
+        return "DOUBLE" if digits + scale > 38 else ("DECIMAL", digits + scale, scale)
+    if a == _BIGINT and b_decimal:
+        return merge_schemas(("DECIMAL", 20, 0), b)
+    if b == _BIGINT and a_decimal:
+        return merge_schemas(a, ("DECIMAL", 20, 0))
+    if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "ARRAY":
+        return ("ARRAY", merge_schemas(a[1], b[1]))
+    if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "OBJECT":
+        fields: list[tuple[str, Schema]] = []
+        left, right = list(a[1]), list(b[1])
+        i = j = 0
+        while i < len(left) and j < len(right):
+            ka, kb = _java_order(left[i][0]), _java_order(right[j][0])
+            if ka == kb:
+                fields.append((left[i][0], merge_schemas(left[i][1], right[j][1])))
+                i, j = i + 1, j + 1
+            elif ka < kb:
+                fields.append(left[i])
+                i += 1
+            else:
+                fields.append(right[j])
+                j += 1
+        fields += left[i:] + right[j:]
+        return ("OBJECT", tuple(fields))
+    return _VARIANT
+
+
+def schema_of_variant_column(variant: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Spark's ``schema_of_variant`` of every row of a variant struct column: the compiled
+    kernel, or :func:`schema_of_variant` row by row where the kernel leaves a batch to Python."""
+    metadata, value = _fields(variant)
+    try:
+        return schema_of_variant_native(metadata, value)
+    except NativeUnsupportedError:
+        pass
+    except CodecError as exc:
+        if exc.error_class == UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT:
+            raise ExecutionError(exc.message, error_class=exc.error_class, offset=exc.offset) from None
+        raise
+    texts: list[str | None] = []
+    for m, v in zip(metadata.to_pylist(), value.to_pylist()):
+        texts.append(None if m is None or v is None else print_schema(schema_of_variant(m, v)))
+    return pa.array(texts, pa.string())
+
+
+def _merge_column(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Per group, the merge of its distinct schemas (``VOID`` for none)."""
+    out: list[str] = []
+    parsed: dict[str, Schema] = {}
+    for group in _combine(lists).to_pylist():
+        merged: Schema = _VOID
+        for text in group or ():
+            if text is None:
+                continue
+            if text not in parsed:
+                parsed[text] = parse_schema(text)
+            merged = merge_schemas(merged, parsed[text])
+        out.append(print_schema(merged))
+    return pa.array(out, pa.string())
+
+
+# -- parse_json ------------------------------------------------------------------------------------
+def parse_json_column(texts: pa.Array | pa.ChunkedArray, strict: bool) -> pa.StructArray:
+    """Spark's ``parse_json`` (``strict``) or ``try_parse_json`` of every row, each distinct
+    text parsed once.
+
+    Raises:
+        JsonParseError: with ``strict``, the first text (in row order) Spark rejects.
+    """
+    encoded = _combine(texts).dictionary_encode()
+    parsed = [parse_json(t) if strict else try_parse_json(t) for t in encoded.dictionary.to_pylist()]
+    metadata = pa.array([p[0] if p is not None else None for p in parsed], pa.binary()).take(encoded.indices)
+    value = pa.array([p[1] if p is not None else None for p in parsed], pa.binary()).take(encoded.indices)
+    return pa.StructArray.from_arrays(  # type: ignore[no-any-return]
+        [metadata, value], fields=list(VARIANT_ARROW_TYPE), mask=value.is_null()
+    )
+
+
+def _parse_json(texts: pa.Array | pa.ChunkedArray, strict: pa.Array) -> pa.Array:
+    return parse_json_column(texts, bool(_first(strict)))
+
+
+# -- registration ----------------------------------------------------------------------------------
+FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
+    TO_JSON_FUNCTION: (_guarded(_to_json, "to_json"), [_VARIANT_STRUCT, "VARCHAR"], "VARCHAR"),
+    IS_VARIANT_NULL_FUNCTION: (_guarded(is_variant_null_column, "is_variant_null"), [_VARIANT_STRUCT], "BOOLEAN"),
+    SCHEMA_OF_VARIANT_FUNCTION: (_guarded(schema_of_variant_column, "schema_of_variant"), [_VARIANT_STRUCT], "VARCHAR"),
+    SCHEMA_MERGE_FUNCTION: (_guarded(_merge_column, "schema_of_variant_agg"), ["VARCHAR[]"], "VARCHAR"),
+    PARSE_JSON_FUNCTION: (_guarded(_parse_json, "parse_json"), ["VARCHAR", "BOOLEAN"], _VARIANT_STRUCT),
+}
+"""name -> (the Arrow function, DuckDB parameter types, DuckDB result type)."""
+
+
+def register(connection: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Create the variant function ``name`` on ``connection`` unless it is there."""
+    function, parameters, result = FUNCTIONS[name]
+    try:
+        connection.create_function(
+            name,
+            function,
+            [duckdb.sqltype(p) for p in parameters],
+            duckdb.sqltype(result),
+            type=PythonUDFType.ARROW,
+            null_handling=FunctionNullHandling.SPECIAL,
+            side_effects=False,
+        )
+    except duckdb.CatalogException as exc:
+        if "already exists" not in str(exc):
+            raise
