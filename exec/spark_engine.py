@@ -241,7 +241,7 @@ class SparkEngine:
 
     def __init__(self, *, spark: SparkSession | None = None, time_zone: str | None = None) -> None:
         if spark is None:
-            from vpush.sample import local_spark
+            from vpush.exec.spark_session import local_spark
 
             spark = local_spark("vpush")
         self.spark = spark
