@@ -31,13 +31,10 @@ the ``ts`` leaf. The exit status is 0 when it holds and the counts agree. Result
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import math
 import os
-import platform
 import re
-import statistics
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -52,6 +49,23 @@ from rich.console import Console
 from rich.table import Table
 
 import vpush
+from common import (
+    BYTES_PER_MB,
+    LazySpark,
+    ensure_events,
+    events_folder_name,
+    first_line,
+    footer_facts,
+    jvm_pid,
+    make_console,
+    markdown_document,
+    measure,
+    part_files,
+    ratio,
+    spark_scan_metrics,
+    timestamp_literal,
+    versions as run_versions,
+)
 from vpush.optimizer.plan import LeafInput, Plan
 
 if TYPE_CHECKING:
@@ -60,8 +74,6 @@ if TYPE_CHECKING:
 TS_LEAF = "event.typed_value.ts.typed_value"
 WINDOW_SHARE = 0.01
 MAX_ROW_GROUPS_READ = 2  # the criterion: the window overlaps the statistics of 1 or 2 row groups
-BYTES_PER_MB = 1_000_000
-EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 SPARK_CONF = {"spark.driver.memory": "2g", "spark.sql.session.timeZone": "UTC"}
 QUERY = (
     "SELECT count(*) FROM events "
@@ -111,119 +123,46 @@ class Dataset:
 # ----------------------------------------------------------------------------- measuring
 
 
-def _rchar(pid: int | str = "self") -> int:
-    """Bytes the process has read through read-like system calls since it started."""
-    with open(f"/proc/{pid}/io", encoding="ascii") as handle:
-        for line in handle:
-            if line.startswith("rchar:"):
-                return int(line.split()[1])
-    raise RuntimeError(f"no rchar line in /proc/{pid}/io")
-
-
 def _measure(result: Result, run: Callable[[], int], repeat: int, pid: int | str = "self") -> None:
     """Fill in the count, the median time and the median bytes read of ``repeat`` warm runs."""
-    count = run()  # warm-up: footers cached, code loaded, files in the page cache
-    times: list[float] = []
-    reads: list[int] = []
-    for _ in range(repeat):
-        before = _rchar(pid)
-        started = time.perf_counter()
-        found = run()
-        times.append(time.perf_counter() - started)
-        reads.append(_rchar(pid) - before)
-        if found != count:
-            raise RuntimeError(f"the count changed between runs: {count:,} then {found:,}")
-    result.count = count
-    result.times = times
-    result.seconds = statistics.median(times)
-    result.bytes_read = int(statistics.median(reads))
+    runs = measure(run, repeat, pid)
+    result.count = runs.result
+    result.times = runs.times
+    result.seconds = runs.seconds
+    result.bytes_read = runs.bytes_read
 
 
 # ----------------------------------------------------------------------------- data
 
 
 def _folder_name(args: argparse.Namespace) -> str:
-    payload = "" if args.payload else "-nopayload"
-    return f"events-{args.rows}-f{args.files}-rg{args.row_group_rows}-{args.writer}{payload}"
-
-
-def _micros(value: Any) -> int:
-    """Microseconds since the epoch of a footer bound (UTC-adjusted, or naive read as UTC)."""
-    if isinstance(value, dt.datetime):
-        moment = value if value.tzinfo is not None else value.replace(tzinfo=dt.timezone.utc)
-        return (moment - EPOCH) // dt.timedelta(microseconds=1)
-    return int(value)
-
-
-def _literal(micros: int) -> str:
-    """A timestamp literal in UTC with all six fraction digits."""
-    return (EPOCH + dt.timedelta(microseconds=micros)).strftime("%Y-%m-%d %H:%M:%S.%f")
+    return events_folder_name(args.rows, args.files, args.row_group_rows, args.writer, args.payload)
 
 
 def _dataset(args: argparse.Namespace, console: Console, spark: Callable[[], SparkSession]) -> Dataset:
     """The sample files for these parameters: reused when a finished copy exists, else written."""
-    from vpush.sample import EventsSpec, write_events
+    from vpush.sample import EventsSpec
 
     folder = args.dir / _folder_name(args)
-    # The marker sits beside the folder: engines list every file inside it.
-    marker = folder.with_name(folder.name + ".done.json")
-    generated: float | None = None
-    generated_now = not marker.is_file()
-    if generated_now:
-        spec = EventsSpec(
-            rows=args.rows,
-            files=args.files,
-            row_group_rows=args.row_group_rows,
-            writer=args.writer,
-            payload=args.payload,
-        )
-        console.print(f"writing {args.rows:,} events into {args.files} file(s) with {args.writer} ...")
-        started = time.perf_counter()
-        write_events(
-            folder,
-            spec,
-            overwrite=True,
-            spark=spark() if args.writer == "spark" else None,
-            on_file_written=lambda done, total: console.print(f"  file {done} of {total} written"),
-        )
-        generated = time.perf_counter() - started
-        marker.write_text(json.dumps({"spec": asdict(spec), "seconds": generated}) + "\n", encoding="utf-8")
-    else:
-        generated = json.loads(marker.read_text(encoding="utf-8")).get("seconds")
-    files = tuple(sorted(folder.glob("part-*.parquet")))
-    if not files:
-        raise SystemExit(f"no part-*.parquet files in {folder}; delete {marker.name} to write them again")
-    rows = row_groups = ts_bytes = 0
-    low: int | None = None
-    high: int | None = None
-    for path in files:
-        meta = pq.ParquetFile(path).metadata
-        rows += meta.num_rows
-        row_groups += meta.num_row_groups
-        for rg in range(meta.num_row_groups):
-            group = meta.row_group(rg)
-            for c in range(group.num_columns):
-                column = group.column(c)
-                if column.path_in_schema != TS_LEAF:
-                    continue
-                ts_bytes += column.total_compressed_size
-                stats = column.statistics
-                if stats is None or not stats.has_min_max:
-                    raise SystemExit(f"{path.name}: no min/max statistics for {TS_LEAF} in row_group {rg}")
-                lo, hi = _micros(stats.min), _micros(stats.max)
-                low = lo if low is None else min(low, lo)
-                high = hi if high is None else max(high, hi)
-    if low is None or high is None:
-        raise SystemExit(f"no {TS_LEAF} leaf in {folder}")
+    spec = EventsSpec(
+        rows=args.rows,
+        files=args.files,
+        row_group_rows=args.row_group_rows,
+        writer=args.writer,
+        payload=args.payload,
+    )
+    generated, generated_now = ensure_events(folder, spec, console, spark)
+    files = part_files(folder)
+    facts = footer_facts(files, TS_LEAF)
     return Dataset(
         folder=folder,
         files=files,
         file_bytes=tuple(p.stat().st_size for p in files),
-        rows=rows,
-        row_groups=row_groups,
-        ts_leaf_bytes=ts_bytes,
-        ts_min=low,
-        ts_max=high,
+        rows=facts.rows,
+        row_groups=facts.row_groups,
+        ts_leaf_bytes=facts.leaf_bytes,
+        ts_min=facts.leaf_min,
+        ts_max=facts.leaf_max,
         generated_seconds=generated,
         generated_now=generated_now,
     )
@@ -335,37 +274,11 @@ def _run_duckdb(
     return results
 
 
-def _spark_scan_metrics(frame: DataFrame) -> dict[str, int]:
-    """The SQL metrics of the file scans of an executed DataFrame, by display name, summed."""
-    totals: dict[str, int] = {}
-    stack = [frame._jdf.queryExecution().executedPlan()]
-    while stack:
-        node = stack.pop()
-        name = str(node.nodeName())
-        if name.startswith("AdaptiveSparkPlan"):
-            stack.append(node.executedPlan())
-            continue
-        if "QueryStage" in name:
-            stack.append(node.plan())
-            continue
-        if name.startswith("Scan"):
-            entries = node.metrics().iterator()
-            while entries.hasNext():
-                entry = entries.next()
-                metric = entry._2()
-                label = str(metric.name().get()) if metric.name().isDefined() else str(entry._1())
-                totals[label] = totals.get(label, 0) + int(metric.value())
-        children = node.children()
-        stack.extend(children.apply(i) for i in range(children.size()))
-    return totals
-
-
 def _run_spark(data: Dataset, query: str, repeat: int, verbose: bool, console: Console,
                spark: Callable[[], SparkSession]) -> Result:  # fmt: skip
     result = Result("Spark", "variant_get(event, '$.ts', 'timestamp') on spark.read.parquet")
     try:
         session = spark()
-        jvm_pid = int(session.sparkContext._jvm.java.lang.ProcessHandle.current().pid())  # type: ignore[union-attr]
         session.read.parquet(str(data.folder)).createOrReplaceTempView("events")
         last: list[DataFrame] = []
 
@@ -374,11 +287,10 @@ def _run_spark(data: Dataset, query: str, repeat: int, verbose: bool, console: C
             last[:] = [frame]
             return int(frame.collect()[0][0])
 
-        _measure(result, run, repeat, jvm_pid)
-        metrics = _spark_scan_metrics(last[0])
+        _measure(result, run, repeat, jvm_pid(session))
+        metrics = spark_scan_metrics(last[0])
     except Exception as exc:  # noqa: BLE001 - py4j and JVM failures share no base; the others still run
-        text = str(exc).strip()
-        result.error = f"not available ({text.splitlines()[0] if text else type(exc).__name__})"
+        result.error = f"not available ({first_line(exc)})"
         return result
     if verbose:
         console.print(f"Spark scan metrics: {metrics}")
@@ -395,38 +307,7 @@ def _run_spark(data: Dataset, query: str, repeat: int, verbose: bool, console: C
     return result
 
 
-class _LazySpark:
-    """One local Spark session, started on first use; a failure to start is kept and re-raised."""
-
-    def __init__(self) -> None:
-        self.session: SparkSession | None = None
-        self.failure: Exception | None = None
-
-    def __call__(self) -> SparkSession:
-        if self.failure is not None:
-            raise self.failure
-        if self.session is None:
-            from vpush.sample import local_spark
-
-            try:
-                self.session = local_spark("vpush-bench-pruning", SPARK_CONF)
-            except Exception as exc:  # kept to report it; the other engines still run
-                self.failure = exc
-                raise
-        return self.session
-
-    def stop(self) -> None:
-        if self.session is not None:
-            self.session.stop()
-
-
 # ----------------------------------------------------------------------------- report
-
-
-def _ratio(value: float | None, base: float | None) -> str:
-    if value is None or not base:
-        return ""
-    return f"{value / base:,.1f}x"
 
 
 def _cells(r: Result, base: Result) -> list[str]:
@@ -441,9 +322,9 @@ def _cells(r: Result, base: Result) -> list[str]:
         groups,
         f"{r.rows_scanned:,}" if r.rows_scanned is not None else "",
         f"{r.bytes_read / BYTES_PER_MB:,.2f}" if r.bytes_read is not None else "",
-        _ratio(r.bytes_read, base.bytes_read if base.error is None else None),
+        ratio(r.bytes_read, base.bytes_read if base.error is None else None),
         f"{r.seconds * 1000:,.0f}" if r.seconds is not None else "",
-        _ratio(r.seconds, base.seconds if base.error is None else None),
+        ratio(r.seconds, base.seconds if base.error is None else None),
     ]
 
 
@@ -460,12 +341,7 @@ HEADERS = (
 
 
 def _markdown(title: str, context: Sequence[str], results: Sequence[Result], notes: Sequence[str]) -> str:
-    lines = [f"# {title}", "", *context, "", "| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
-    for r in results:
-        cells = [c.replace("|", "\\|") for c in _cells(r, results[0])]
-        lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", *(f"- {n}" for n in notes), ""]
-    return "\n".join(lines)
+    return markdown_document(title, context, HEADERS, [_cells(r, results[0]) for r in results], notes)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -487,13 +363,13 @@ def main(argv: list[str] | None = None) -> int:
     began = time.perf_counter()
     load = os.getloadavg()[0]  # the machine may be shared: times are only comparable within a run
     # Wide enough for the table when the output is a file or a pipe (as under make).
-    console = Console(width=None if sys.stdout.isatty() else 120)
-    spark = _LazySpark()
+    console = make_console()
+    spark = LazySpark("vpush-bench-pruning", SPARK_CONF)
     try:
         data = _dataset(args, console, spark)
         span = data.ts_max - data.ts_min
         start = data.ts_min + span // 2
-        lo, hi = _literal(start), _literal(start + math.ceil(span * WINDOW_SHARE))
+        lo, hi = timestamp_literal(start), timestamp_literal(start + math.ceil(span * WINDOW_SHARE))
         query = QUERY.format(lo=lo, hi=hi)
         console.print(f"window [{lo}, {hi}) UTC: 1% of the span of ts, in the middle")
 
@@ -514,13 +390,7 @@ def main(argv: list[str] | None = None) -> int:
         and leaves == [TS_LEAF]
     )
     total_bytes = sum(data.file_bytes)
-    versions = {
-        "vpush": getattr(vpush, "__version__", "?"),
-        "duckdb": duckdb.__version__,
-        "pyarrow": pa.__version__,
-        "pyspark": _pyspark_version(),
-        "python": platform.python_version(),
-    }
+    versions = run_versions()
     title = (
         f"1% time window on {data.rows:,} sorted events: {len(data.files)} file(s), "
         f"{data.row_groups} row groups, {total_bytes / BYTES_PER_MB:,.1f} MB ({args.writer} writer"
@@ -581,14 +451,6 @@ def main(argv: list[str] | None = None) -> int:
     (args.out / "pruning.json").write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     (args.out / "pruning.md").write_text(_markdown(title, context, results, notes), encoding="utf-8")
     return 0 if criterion and agree else 1
-
-
-def _pyspark_version() -> str:
-    try:
-        import pyspark
-    except ImportError:
-        return "not installed"
-    return str(pyspark.__version__)
 
 
 if __name__ == "__main__":
