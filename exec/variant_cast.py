@@ -820,7 +820,7 @@ def variant_get_column(
         metadata, value = found_values.flatten()
         path = "$"
     rows: Sequence[int] = range(len(value))
-    fast = _fast_numbers(value, target) if path == "$" else None
+    fast = (_fast_numbers(value, target) or _fast_strings(value, target)) if path == "$" else None
     if fast is not None:
         rows = [int(i) for i in np.flatnonzero(~fast[1])]
         if not rows:
@@ -854,6 +854,67 @@ def variant_get_column(
     return pc.replace_with_mask(fast[0], pa.array(mask), pa.array(slow, type=out_type))
 
 
+def _binary_buffers(value: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The row offsets (int64, one more than the rows), the data bytes and the validity of a
+    binary or large_binary array, as NumPy arrays over its buffers."""
+    n = len(value)
+    offset_type = np.int64 if pa.types.is_large_binary(value.type) else np.int32
+    buffers = value.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=offset_type)[value.offset : value.offset + n + 1].astype(np.int64)
+    data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, np.uint8)
+    return offsets, data, value.is_valid().to_numpy(zero_copy_only=False)
+
+
+def _fast_strings(value: pa.Array, target: SparkType) -> tuple[pa.Array, np.ndarray] | None:
+    """Cast the rows whose value is a string (short or long) or a variant null to ``string``,
+    vectorized: (results, which rows are done). A string casts to itself, so the result is the
+    bytes after the value's header; every other row goes to :func:`cast_variant`. Returns None
+    (everything to :func:`cast_variant`) when some string is not valid UTF-8, so that the error
+    is the codec's."""
+    if not isinstance(target, StringType):
+        return None
+    if not (pa.types.is_binary(value.type) or pa.types.is_large_binary(value.type)):
+        return None
+    n = len(value)
+    offsets, data, present = _binary_buffers(value)
+    starts = offsets[:-1]
+    lengths = offsets[1:] - starts
+    valid = present & (lengths >= 1)
+    header = np.zeros(n, dtype=np.int64)
+    header[valid] = data[starts[valid]]
+    short = valid & ((header & 3) == 1) & (lengths >= 1 + (header >> 2))
+    primitive = valid & ((header & 3) == 0)
+    long_ = primitive & ((header >> 2) == PrimitiveType.STRING) & (lengths >= 5)
+    size = np.where(short, header >> 2, 0)
+    skip = np.where(short, 1, 5)
+    long_rows = np.flatnonzero(long_)
+    if len(long_rows):
+        gathered = data[(starts[long_rows] + 1)[:, None] + np.arange(4)]
+        declared = np.ascontiguousarray(gathered).view("<u4").reshape(len(long_rows)).astype(np.int64)
+        fits = lengths[long_rows] >= 5 + declared
+        long_[long_rows[~fits]] = False
+        size[long_rows[fits]] = declared[fits]
+    strings = short | long_
+    variant_null = primitive & ((header >> 2) == PrimitiveType.NULL)
+    size = np.where(strings, size, 0)
+    out_offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(size, out=out_offsets[1:])
+    total = int(out_offsets[-1])
+    if total > np.iinfo(np.int32).max:
+        return None
+    firsts = starts + skip
+    index = np.repeat(firsts - out_offsets[:-1], size) + np.arange(total, dtype=np.int64)
+    validity = pa.array(strings, pa.bool_()).buffers()[1]
+    result = pa.Array.from_buffers(
+        pa.string(), n, [validity, pa.py_buffer(out_offsets.astype(np.int32)), pa.py_buffer(data[index])]
+    )
+    try:
+        result.validate(full=True)
+    except pa.ArrowInvalid:
+        return None
+    return result, strings | variant_null | ~present
+
+
 _NUMPY_INTS = {"tinyint": np.int8, "smallint": np.int16, "int": np.int32, "bigint": np.int64}
 
 
@@ -867,19 +928,16 @@ def _fast_numbers(value: pa.Array, target: SparkType) -> tuple[pa.Array, np.ndar
     if not (pa.types.is_binary(value.type) or pa.types.is_large_binary(value.type)):
         return None
     n = len(value)
-    offset_type = np.int64 if pa.types.is_large_binary(value.type) else np.int32
-    buffers = value.buffers()
-    offsets = np.frombuffer(buffers[1], dtype=offset_type)[value.offset : value.offset + n + 1].astype(np.int64)
-    data = np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None else np.zeros(0, np.uint8)
+    offsets, data, present = _binary_buffers(value)
     starts = offsets[:-1]
     lengths = offsets[1:] - starts
-    valid = value.is_valid().to_numpy(zero_copy_only=False) & (lengths >= 1)
+    valid = present & (lengths >= 1)
     header = np.zeros(n, dtype=np.uint8)
     header[valid] = data[starts[valid]]
     primitive = valid & ((header & 3) == 0)
     type_id = header >> 2
     numbers = np.zeros(n, dtype=np.float64 if target.name == "double" else np.int64)
-    done = ~value.is_valid().to_numpy(zero_copy_only=False)  # SQL NULL rows: NULL
+    done = ~present  # SQL NULL rows: NULL
     nulls = done.copy()
     variant_null = primitive & (type_id == PrimitiveType.NULL)
     done |= variant_null
