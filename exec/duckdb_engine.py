@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from vpush.codec.errors import VpushError
 from vpush.exec.errors import ExecutionError
-from vpush.exec.read_scan import read_scan
+from vpush.exec.read_scan import prefetch, read_scan
 from vpush.exec.variant_udf import register, take_error
 from vpush.optimizer.plan import Plan
 from vpush.optimizer.rewrite_variants import (
@@ -83,10 +83,10 @@ class DuckDBEngine:
                     self._functions.add(name)
             for scan in plan.scans:
                 if not scan.parts:
-                    stream = pa.RecordBatchReader.from_batches(scan.schema, trap.guard(read_scan(scan), on_rows))
+                    stream = pa.RecordBatchReader.from_batches(scan.schema, trap.guard(prefetch(read_scan(scan)), on_rows))
                     cursor.register(scan.name, stream)
                 for part in scan.parts:
-                    stream = pa.RecordBatchReader.from_batches(part.schema, trap.guard(read_scan(scan, part), on_rows))
+                    stream = pa.RecordBatchReader.from_batches(part.schema, trap.guard(prefetch(read_scan(scan, part)), on_rows))
                     cursor.register(part.name, stream)
             reader = cursor.sql(plan.sql("duckdb")).to_arrow_reader(BATCH_ROWS)
         except duckdb.Error as exc:

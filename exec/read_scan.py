@@ -3,6 +3,8 @@ every variant column (top-level or inside plain structs) rebuilt as ``struct<met
 by the codec."""
 from __future__ import annotations
 
+import queue
+import threading
 from collections.abc import Iterator, Mapping
 
 import pyarrow as pa
@@ -83,7 +85,7 @@ def read_scan(scan: Scan, part: ScanPart | None = None) -> Iterator[pa.RecordBat
         if not file.row_groups:
             continue
         try:
-            pf = pq.ParquetFile(file.path)
+            pf = pq.ParquetFile(file.path, read_dictionary=_dictionary_leaves(part))
         except (OSError, pa.ArrowException) as exc:
             raise ExecutionError(f"cannot open the file: {exc}", file=file.path) from exc
         with pf:
@@ -115,6 +117,19 @@ def read_scan(scan: Scan, part: ScanPart | None = None) -> Iterator[pa.RecordBat
                         exc.message += f" (row group {rg}; the batch starts at row {first} of the file)"
                         raise exc.with_context(file=file.path)
                     first += batch.num_rows
+
+
+def _dictionary_leaves(part: ScanPart | None) -> list[str] | None:
+    """The Parquet paths of the part's leaf inputs that it reads as dictionaries."""
+    if part is None:
+        return None
+    types = dict(zip(part.schema.names, part.schema.types))
+    leaves = [
+        item.path
+        for item in part.inputs
+        if isinstance(item, LeafInput) and pa.types.is_dictionary(types.get(item.name, pa.null()))
+    ]
+    return leaves or None
 
 
 def _input_columns(part: ScanPart, file: FileScan, unread: frozenset[str]) -> list[str]:
@@ -217,7 +232,59 @@ def _with_inputs(
     return pa.RecordBatch.from_arrays(arrays, schema=part.schema)
 
 
+PREFETCH_BATCHES = 2
+"""Batches a scan reads ahead of its consumer."""
+
+_DONE = object()
+
+
+def prefetch(batches: Iterator[pa.RecordBatch], depth: int = PREFETCH_BATCHES) -> Iterator[pa.RecordBatch]:
+    """``batches``, read ahead by up to ``depth`` batches in a thread of its own, so that reading
+    the next row group (pyarrow releases the GIL while it reads and decodes) overlaps the work of
+    whoever consumes this one. An exception of ``batches`` is raised here, in order; closing
+    this iterator early stops the thread and closes ``batches`` (and so their files)."""
+    ready: queue.Queue[object] = queue.Queue(maxsize=depth)
+    stop = threading.Event()
+
+    def offer(item: object) -> bool:
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        try:
+            for batch in batches:
+                if not offer(batch):
+                    return
+            offer(_DONE)
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer, which raises it
+            offer(exc)
+        finally:
+            close = getattr(batches, "close", None)
+            if close is not None:
+                close()
+
+    worker = threading.Thread(target=produce, name="vpush-scan", daemon=True)
+    worker.start()
+    try:
+        while True:
+            item = ready.get()
+            if item is _DONE:
+                return
+            if isinstance(item, BaseException):
+                raise item
+            assert isinstance(item, pa.RecordBatch)
+            yield item
+    finally:
+        stop.set()
+        worker.join()
+
+
 def scan_reader(scan: Scan, part: ScanPart | None = None) -> pa.RecordBatchReader:
     """The scan (or one part of it) as a one-pass Arrow stream."""
     schema = part.schema if part is not None else scan.schema
-    return pa.RecordBatchReader.from_batches(schema, read_scan(scan, part))
+    return pa.RecordBatchReader.from_batches(schema, prefetch(read_scan(scan, part)))

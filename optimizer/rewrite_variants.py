@@ -191,6 +191,8 @@ class _Builder:
     values: dict[str, str] = dataclasses.field(default_factory=dict)
     """value input name -> its column's metadata input name (for leaving the metadata unread)."""
     uses_file: bool = False
+    all_null: Callable[[str], bool] = lambda path: False
+    """Whether the footer proves the column at a Parquet path all-null in every row group read."""
 
     def leaf(self, names: tuple[str, ...]) -> exp.Column:
         path = ".".join(names)
@@ -345,7 +347,7 @@ def _extraction_sql(builder: _Builder, layout: VariantLayout, column: str, ext: 
         bounds = None if _exact_cast(typed, ext.target) else _range_checked(typed, ext.target)
         if bounds is not None:
             cast = _checked(builder, ext, typed_column, cast, bounds)
-        if node.value is None:
+        if node.value is None or builder.all_null(".".join((*names, node.value_field))):
             return cast
         value = builder.leaf((*names, node.value_field))
         metadata = builder.leaf(metadata_names)
@@ -360,7 +362,7 @@ def _extraction_sql(builder: _Builder, layout: VariantLayout, column: str, ext: 
         if not rest and ext.target == VARIANT:
             return rebuilt
         return builder.call(ext, _field(rebuilt, "metadata"), _field(rebuilt, "value"), rest)
-    if node.value is None:
+    if node.value is None or builder.all_null(".".join((*names, node.value_field))):
         return exp.cast(exp.Null(), target_type)  # only typed rows, which the rest cannot match
     value = builder.leaf((*names, node.value_field))
     metadata = builder.leaf(metadata_names)
@@ -380,10 +382,11 @@ def _lookup(mapping: Mapping[str, object], name: str) -> str | None:
 
 
 def file_part(
-    info: FileInfo, extractions: Sequence[Extraction], time_zone: str
+    info: FileInfo, extractions: Sequence[Extraction], time_zone: str, row_groups: Sequence[int] | None = None
 ) -> tuple[_Builder, list[exp.Expression]]:
-    """The inputs and the extraction expressions for one file."""
-    builder = _Builder(time_zone)
+    """The inputs and the extraction expressions for one file, read in ``row_groups`` (by
+    default all): a ``value`` column that the footer proves all-null in each of them is left out."""
+    builder = _Builder(time_zone, all_null=_all_null_in(info, row_groups))
     out: list[exp.Expression] = []
     for ext in extractions:
         key = _lookup(info.variant_columns, ext.column.name)
@@ -402,6 +405,20 @@ def file_part(
     return builder, out
 
 
+def _all_null_in(info: FileInfo, row_groups: Sequence[int] | None) -> Callable[[str], bool]:
+    stats = info.statistics.row_groups
+    groups = range(len(stats)) if row_groups is None else row_groups
+
+    def all_null(path: str) -> bool:
+        for rg in groups:
+            column = stats[rg].column(path) if rg < len(stats) else None
+            if column is None or not column.all_null:
+                return False
+        return True
+
+    return all_null
+
+
 def leaf_type(schema: pa.Schema, names: Sequence[str]) -> pa.DataType:
     """The Arrow type of the nested field at ``names`` in a file's Arrow schema."""
     t: pa.DataType = schema.field(names[0]).type
@@ -410,6 +427,17 @@ def leaf_type(schema: pa.Schema, names: Sequence[str]) -> pa.DataType:
             raise OptimizeError(f"no column {'.'.join(names)} in the file's schema")
         t = t.field(name).type
     return t
+
+
+STRING_LEAF_TYPE = pa.dictionary(pa.int32(), pa.string())
+"""How a scan reads a string leaf: as a dictionary, as Parquet stores it, which is several times
+faster to read than plain strings and which DuckDB takes as it is."""
+
+
+def input_leaf_type(file_type: pa.DataType) -> pa.DataType:
+    """The Arrow type a scan part reads a leaf of ``file_type`` as (:data:`STRING_LEAF_TYPE` for a
+    string)."""
+    return STRING_LEAF_TYPE if pa.types.is_string(file_type) else file_type
 
 
 def unread_inputs(builder: _Builder, info: FileInfo, row_groups: Sequence[int]) -> dict[int, frozenset[str]]:
@@ -442,14 +470,14 @@ def make_parts(
     :class:`ScanPart` per group, with its expressions (one per extraction, in order)."""
     groups: dict[tuple[object, ...], tuple[list[FileScan], list[Input], pa.Schema, list[exp.Expression]]] = {}
     for file, info in zip(files, infos):
-        builder, expressions = file_part(info, extractions, time_zone)
+        builder, expressions = file_part(info, extractions, time_zone, file.row_groups)
         fields = list(base_schema)
         taken = {f.name.lower() for f in fields}
         for name, item in builder.inputs.items():
             if name.lower() in taken:
                 raise OptimizeError(f"the table has a column named {name!r}, which vpush uses for a variant leaf")
             if isinstance(item, LeafInput):
-                fields.append(pa.field(name, leaf_type(info.arrow_schema, item.names)))
+                fields.append(pa.field(name, input_leaf_type(leaf_type(info.arrow_schema, item.names))))
             else:
                 fields.append(pa.field(name, VARIANT_ARROW_TYPE))
         if builder.uses_file:
