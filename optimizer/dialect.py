@@ -842,5 +842,10 @@ class VpushSpark(Spark):
         ('$.a.b', 'b')
     """
 
+    class Tokenizer(Spark.Tokenizer):
+        # Spark's lexer reads a doubled quote inside a literal as one quote ('it''s' is it's),
+        # besides backslash escapes; sqlglot's Hive tokenizer knows only the backslash.
+        STRING_ESCAPES = ["\\", "'", '"']
+
     Parser = VpushSparkParser
     Generator = VpushSparkGenerator

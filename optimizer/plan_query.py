@@ -34,7 +34,7 @@ from vpush.optimizer.rewrite_variants import (
     scan_relation,
     supported_target,
 )
-from vpush.optimizer.spark_semantics import apply_spark_semantics, arrow_spark_type, spark_name
+from vpush.optimizer.spark_semantics import SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name
 from vpush.optimizer.variant_types import SparkType
 
 SCAN_PREFIX = "__vpush_scan_"
@@ -386,6 +386,7 @@ def _replace_extraction(ext: Extraction, column_name: str, alias: str) -> None:
     node = ext.node
     assert node is not None
     column = exp.column(exp.to_identifier(column_name, quoted=True), table=exp.to_identifier(alias, quoted=True))
+    column.meta[SPARK_TEXT] = node.sql(dialect=VpushSpark)
     parent = node.parent
     if isinstance(parent, exp.Select) and node.arg_key == "expressions":
         node.replace(exp.alias_(column, exp.to_identifier(spark_name(node) or node.sql(dialect=VpushSpark), quoted=True)))

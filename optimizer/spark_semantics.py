@@ -380,6 +380,13 @@ class _Rewriter:
     def visit(self, node: exp.Expr) -> exp.Expr:
         of = self.typer.of
         result = of(node)
+        if isinstance(node, exp.Cast) and not isinstance(node.this, VariantGet) and of(node.this) == VARIANT:
+            if result == VARIANT:
+                return node.this
+            # Spark casts a variant as variant_get(v, '$', type) does (try_cast: as
+            # try_variant_get); the extraction rewrite that follows computes it.
+            node.set("this", VariantGet(this=node.this, path=exp.Literal.string("$"), colon=True))
+            return node
         if isinstance(node, exp.Window) and isinstance(node.this, (exp.Sum, exp.Avg, *_RANKING)):
             if isinstance(node.this, (exp.Sum, exp.Avg)) and isinstance(node.this.this, exp.Distinct):
                 return node
@@ -596,6 +603,7 @@ def apply_spark_semantics(
         select = scope.expression
         if isinstance(select, exp.SetOperation):
             left, right = outputs.get(id(select.left), {}), outputs.get(id(select.right), {})
+            _check_set_operation(select, left)
             # A column's type is known only where both branches agree (Spark widens otherwise).
             outputs[id(select)] = {
                 name: t if list(right.values())[i:i + 1] == [t] else None for i, (name, t) in enumerate(left.items())
@@ -604,6 +612,7 @@ def apply_spark_semantics(
         if not isinstance(select, exp.Select):
             continue
         typer = _Typer(scope, columns)
+        _check_orderable(select, typer)
         rewriter = _Rewriter(typer)
         produced: dict[str, SparkType | None] = {}
         for projection in list(select.expressions):
@@ -623,6 +632,101 @@ def apply_spark_semantics(
                 _transform(part, rewriter)
         outputs[id(select)] = produced
     return expression
+
+
+SPARK_TEXT = "vpush_spark_text"
+"""The meta key under which a scan column that replaced a variant extraction keeps the
+extraction's Spark SQL, for messages."""
+
+_ORDERED_AGGREGATES = (exp.Max, exp.Min, exp.ArgMax, exp.ArgMin)
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ)
+
+
+def _spark_text(node: exp.Expr) -> str:
+    """``node`` as Spark SQL, with the extractions that scan columns replaced written back."""
+    copy = node.copy()
+    for column in list(copy.find_all(exp.Column)):
+        text = column.meta.get(SPARK_TEXT)
+        if text is not None:
+            if column is copy:
+                return str(text)
+            column.replace(exp.Var(this=text))
+    return copy.sql(dialect=VpushSpark)
+
+
+def _in_scope(node: exp.Expr) -> list[exp.Expr]:
+    """``node`` and its descendants, not entering nested queries (scopes of their own)."""
+    out = [node]
+    for child in node.iter_expressions():
+        if not isinstance(child, (exp.Select, exp.Subquery, exp.SetOperation)):
+            out.extend(_in_scope(child))
+    return out
+
+
+def _not_orderable(node: exp.Expr, what: str) -> OptimizeError:
+    return OptimizeError(
+        f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the {what} does not support '
+        'ordering on type "VARIANT"',
+        error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+    )
+
+
+def _check_orderable(select: exp.Select, typer: _Typer) -> None:
+    """Raise, as Spark's analyzer does, where the SELECT orders, groups, deduplicates or compares
+    variants: Spark has no order on VARIANT, so it refuses each at analysis."""
+    projected = {p.alias_or_name.lower(): typer.of(p) for p in select.expressions}
+
+    def is_variant(node: exp.Expr) -> bool:
+        if typer.of(node) == VARIANT:
+            return True
+        # ORDER BY and GROUP BY may name a projection by its alias.
+        return isinstance(node, exp.Column) and not node.table and projected.get(node.name.lower()) == VARIANT
+
+    for ordered in (select.args.get("order") or exp.Order()).expressions:
+        key = ordered.this if isinstance(ordered, exp.Ordered) else ordered
+        if is_variant(key):
+            raise _not_orderable(ordered, "sort order")
+    group = select.args.get("group")
+    for key in group.expressions if group is not None else []:
+        if is_variant(key):
+            raise OptimizeError(
+                f'The expression "{_spark_text(key)}" cannot be used as a grouping expression because its '
+                'data type "VARIANT" is not an orderable data type',
+                error_class="GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE",
+            )
+    if select.args.get("distinct") is not None:
+        for projection in select.expressions:
+            if typer.of(projection) == VARIANT:
+                raise _set_operation_error(projection.alias_or_name)
+    parts = [p for p in select.expressions]
+    parts += [select.args[k] for k in ("where", "having", "qualify") if select.args.get(k) is not None]
+    parts += [join.args["on"] for join in select.args.get("joins") or [] if join.args.get("on") is not None]
+    for part in parts:
+        for node in _in_scope(part):
+            if isinstance(node, _COMPARISONS) and (is_variant(node.this) or is_variant(node.expression)):
+                raise _not_orderable(node, f"`{type(node).__name__.lower()}` comparison")
+            if isinstance(node, _ORDERED_AGGREGATES):
+                ordering = node.expression if isinstance(node, (exp.ArgMax, exp.ArgMin)) else node.this
+                if ordering is not None and is_variant(ordering):
+                    raise _not_orderable(node, f"`{node.sql_name().lower()}`")
+
+
+def _set_operation_error(column: str) -> OptimizeError:
+    return OptimizeError(
+        "Cannot have VARIANT type columns in DataFrame which calls set operations (INTERSECT, EXCEPT, "
+        f'etc.), but the type of column {column} is "VARIANT"',
+        error_class="UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE",
+    )
+
+
+def _check_set_operation(operation: exp.SetOperation, left: Mapping[str, SparkType | None]) -> None:
+    """A UNION (without ALL), INTERSECT or EXCEPT (with or without ALL) over a variant column
+    raises, as in Spark."""
+    if isinstance(operation, exp.Union) and not operation.args.get("distinct"):  # UNION ALL keeps rows as they are
+        return
+    for name, spark_type in left.items():
+        if spark_type == VARIANT:
+            raise _set_operation_error(name)
 
 
 def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import vpush
-from differential.harness import Batch, Check, CheckBatch, known_difference
+from differential.harness import Batch, Check, CheckBatch
 
 # Filters, one group each: ``SELECT <keys>, <columns> FROM <table> WHERE <filter>``.
 WHERE_T = Batch(
@@ -231,6 +231,7 @@ QUERIES = [
         "UNION ALL SELECT 't', cast(id AS string) FROM t WHERE v:a::bigint = 12",
         id="union_all",
     ),
+    pytest.param("SELECT id, v FROM t WHERE id < 5 UNION ALL SELECT id, v:o FROM t WHERE id < 5", id="union_all_variants"),
 ]
 
 
@@ -273,11 +274,6 @@ def test_row_expression(check_batch: CheckBatch, group: str) -> None:
     check_batch(ROWS, group)
 
 
-VARIANT_ORDER = known_difference(
-    "vpush: orders, groups and compares variants, which Spark refuses at analysis"
-)
-
-
 @pytest.mark.parametrize(
     ("sql", "raises"),
     [
@@ -290,32 +286,47 @@ VARIANT_ORDER = known_difference(
         pytest.param(
             "SELECT id FROM t ORDER BY v:a, id",
             "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
-            marks=VARIANT_ORDER,
             id="order_by_variant",
         ),
         pytest.param(
             "SELECT v:s AS s, count(*) AS n FROM t GROUP BY v:s",
             "GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE",
-            marks=VARIANT_ORDER,
             id="group_by_variant",
         ),
         pytest.param(
             "SELECT DISTINCT v:s AS s FROM t",
             "UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE",
-            marks=VARIANT_ORDER,
             id="distinct_variant",
         ),
         pytest.param(
             "SELECT t.id FROM t JOIN u ON t.v:s = u.v:k",
             "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
-            marks=VARIANT_ORDER,
             id="join_on_variants",
         ),
         pytest.param(
             "SELECT max(v) AS m FROM t",
             "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
-            marks=VARIANT_ORDER,
             id="max_of_variant",
+        ),
+        pytest.param(
+            "SELECT v:s AS s FROM t ORDER BY s",
+            "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+            id="order_by_variant_alias",
+        ),
+        pytest.param(
+            "SELECT id FROM t WHERE v:a = v:s",
+            "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+            id="variants_compared",
+        ),
+        pytest.param(
+            "SELECT v FROM t UNION SELECT v FROM t",
+            "UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE",
+            id="union_of_variants",
+        ),
+        pytest.param(
+            "SELECT v FROM t INTERSECT ALL SELECT v FROM t",
+            "UNSUPPORTED_FEATURE.SET_OPERATION_ON_VARIANT_TYPE",
+            id="intersect_all_of_variants",
         ),
     ],
 )
@@ -324,7 +335,6 @@ def test_query_error(check: Check, sql: str, raises: str) -> None:
     check(sql, raises=raises)
 
 
-@known_difference("vpush: a doubled quote ('') inside a string literal is dropped: 'it''s' is its")
 def test_doubled_quote_in_literal(check: Check) -> None:
     """``'it''s'`` is the string it's, in Spark."""
     check("SELECT uid, 'it''s' AS s FROM u")
