@@ -314,7 +314,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             )
     if refusal is None:
         try:
-            expression = rewrite_remaining(expression, time_zone, functions)
+            expression = project_after_limit(rewrite_remaining(expression, time_zone, functions))
         except OptimizeError as exc:
             refusal = exc
     return Plan(
@@ -325,6 +325,68 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         spark_expression=spark_expression,
         refusal=refusal,
     )
+
+
+_ENGINE_FUNCTION_PREFIX = "vpush_"
+
+
+def _calls_engine_function(node: exp.Expr) -> bool:
+    """Whether ``node`` calls one of vpush's engine functions (an extraction over a whole
+    variant, ``to_json``, ...): Python code run per batch, worth running on fewer rows."""
+    return any(
+        isinstance(call, exp.Anonymous) and call.name.lower().startswith(_ENGINE_FUNCTION_PREFIX)
+        for call in node.find_all(exp.Anonymous)
+    )
+
+
+def project_after_limit(expression: exp.Expression) -> exp.Expression:
+    """Compute the outermost SELECT's projections after its ORDER BY ... LIMIT rather than
+    before, where they call vpush's engine functions and the sort keys do not:
+
+        SELECT f(x), k FROM s WHERE p ORDER BY k LIMIT n
+        -> SELECT f(x), k FROM (SELECT * FROM s WHERE p ORDER BY k LIMIT n) AS s ORDER BY k
+
+    DuckDB computes a projection for every row that reaches its top-n; this computes it for the
+    ``n`` rows kept. The rows are the same (among ties the choice is arbitrary in both forms).
+    Left alone: aggregates, windows, DISTINCT, joins, and sort keys that name a computed
+    projection.
+    """
+    select = expression
+    if not isinstance(select, exp.Select) or select.args.get("limit") is None or select.args.get("order") is None:
+        return expression
+    if any(select.args.get(k) for k in ("group", "having", "distinct", "qualify", "joins", "laterals", "with_")):
+        return expression
+    source = select.args.get("from_") or select.args.get("from")
+    if source is None or not isinstance(source.this, (exp.Subquery, exp.Table)) or not source.this.alias:
+        return expression
+    projections = select.expressions
+    if not any(_calls_engine_function(p) for p in projections):
+        return expression
+    if any(p.find(exp.AggFunc, exp.Window, exp.Select) for p in projections):
+        return expression
+    computed = {
+        p.alias_or_name.lower()
+        for p in projections
+        if not (isinstance(p, exp.Column) or (isinstance(p, exp.Alias) and isinstance(p.this, exp.Column) and p.this.name == p.alias))
+    }
+    order = select.args["order"]
+    if _calls_engine_function(order) or any(
+        not column.table and column.name.lower() in computed for column in order.find_all(exp.Column)
+    ):
+        return expression
+    inner = exp.Select(expressions=[exp.Star()])
+    inner.set("from_" if "from_" in select.args else "from", source.copy())
+    for key in ("where", "order", "limit", "offset"):
+        if select.args.get(key) is not None:
+            inner.set(key, select.args[key].copy())
+    outer = select.copy()
+    for key in ("where", "limit", "offset"):
+        outer.set(key, None)
+    outer.set(
+        "from_" if "from_" in select.args else "from",
+        exp.From(this=exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(source.this.alias, quoted=True)))),
+    )
+    return outer
 
 
 def _unique(extractions: list[Extraction]) -> list[Extraction]:
