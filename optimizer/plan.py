@@ -8,6 +8,7 @@ relation (a stream of Arrow batches in which every variant column is
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 from typing import Any
 
@@ -69,6 +70,17 @@ Input = LeafInput | LevelInput
 
 
 @dataclasses.dataclass(frozen=True)
+class NativeLeaf:
+    """A typed leaf that DuckDB's own Parquet reader gives exactly: ``TRY_CAST(column.keys AS
+    T)`` over the column read as DuckDB's VARIANT, where ``T`` is the leaf's own type."""
+
+    name: str
+    """The part's input column it stands for."""
+    column: str
+    keys: tuple[str, ...]
+
+
+@dataclasses.dataclass(frozen=True)
 class ScanPart:
     """The files of a scan that share a physical layout for the variant extractions, read as the
     relation ``name``: the scan's columns, then the inputs (``schema`` has both)."""
@@ -77,6 +89,11 @@ class ScanPart:
     files: tuple[FileScan, ...]
     inputs: tuple[Input, ...]
     schema: pa.Schema
+    native: tuple[NativeLeaf, ...] | None = None
+    """Set when DuckDB may read the part's files itself (``read_parquet``, its own threads and
+    row-group skipping): every input is a typed leaf whose ``value`` and whose enclosing objects'
+    ``value`` columns the footers prove all-null in every row group of every file, so DuckDB's
+    VARIANT reading of the leaf is the leaf (:func:`vpush.optimizer.rewrite_variants.native_leaves`)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,13 +107,24 @@ class Scan:
     parts: tuple[ScanPart, ...] = ()
     """How the engine reads the files: one relation per part. Empty when the query extracts
     nothing from a variant: the scan is then one relation, ``name``, of ``schema``."""
-    part_queries: tuple[str, ...] = ()
-    """Per part, the DuckDB query that turns the part's rows into the scan's: its columns, then
-    the extractions (``extraction_names``). The Spark engine runs it in each task."""
+    part_expressions: tuple[tuple[exp.Expression, ...], ...] = ()
+    """Per part, the extractions computed from its inputs, in ``extraction_names`` order."""
     extraction_names: tuple[str, ...] = ()
     """The columns the query reads its variant extractions from, after ``schema``'s."""
     location: str = ""
     """Where the table was registered from (a folder, file or glob)."""
+
+    @functools.cached_property
+    def part_queries(self) -> tuple[str, ...]:
+        """Per part, the DuckDB query that turns the part's rows into the scan's: its columns,
+        then the extractions (``extraction_names``). The Spark engine runs it in each task;
+        rendered when first asked for."""
+        from vpush.optimizer.rewrite_variants import scan_relation
+
+        return tuple(
+            scan_relation([part], [expressions], self.schema.names, self.extraction_names).sql(dialect="duckdb")
+            for part, expressions in zip(self.parts, self.part_expressions)
+        )
 
     @property
     def columns(self) -> tuple[str, ...]:

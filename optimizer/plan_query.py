@@ -285,14 +285,11 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             replacement: exp.Expression = exp.Subquery(this=relation, alias=table_alias)
             by_path = {f.path: f for part in parts for f in part.files}
             files = [by_path.get(f.path, f) for f in files]
-            part_queries = tuple(
-                scan_relation([part], [expressions], schema.names, extraction_names[index]).sql(dialect="duckdb")
-                for part, expressions in zip(parts, part_expressions)
-            )
             scans.append(
                 Scan(
                     scan_name, table.name, schema, tuple(files), tuple(parts),
-                    part_queries=part_queries, extraction_names=tuple(extraction_names[index]),
+                    part_expressions=tuple(tuple(e) for e in part_expressions),
+                    extraction_names=tuple(extraction_names[index]),
                     location=table.location,
                 )
             )

@@ -49,6 +49,7 @@ Collation names are kept as written and not checked (Spark knows ICU's locales).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from typing import TYPE_CHECKING
 
@@ -109,16 +110,22 @@ class SparkType:
             >>> parse_variant_type("string collate UTF8_LCASE").to_sql_type() is None
             True
         """
-        from sqlglot import exp
-
-        from vpush.optimizer.dialect import VpushSpark
-
         if any(isinstance(part, StringType) and part.collation is not None for part in _walk(self)):
             return None
-        return exp.DataType.build(self.to_spark(), dialect=VpushSpark)
+        return _built_type(self.to_spark()).copy()
 
     def __str__(self) -> str:
         return self.to_spark()
+
+
+@functools.lru_cache(maxsize=256)
+def _built_type(text: str) -> exp.DataType:
+    """``text`` parsed as a vpush-dialect type, once (callers get copies)."""
+    from sqlglot import exp
+
+    from vpush.optimizer.dialect import VpushSpark
+
+    return exp.DataType.build(text, dialect=VpushSpark)
 
 
 @dataclasses.dataclass(frozen=True)
