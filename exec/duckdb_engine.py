@@ -17,7 +17,9 @@ from vpush.codec.errors import VpushError
 from vpush.exec.errors import ExecutionError
 from vpush.exec.read_scan import prefetch, read_scan
 from vpush.exec.variant_udf import register, take_error
-from vpush.optimizer.plan import Plan
+from sqlglot import exp
+
+from vpush.optimizer.plan import ROW_COUNT_COLUMN, Plan, ScanPart
 from vpush.optimizer.rewrite_variants import (
     CAST_ERROR_MARKER,
     IS_VARIANT_NULL_FUNCTION,
@@ -66,10 +68,25 @@ class DuckDBEngine:
 
     name = "duckdb"
 
-    def __init__(self, *, connection: duckdb.DuckDBPyConnection | None = None, time_zone: str = "UTC") -> None:
+    def __init__(
+        self,
+        *,
+        connection: duckdb.DuckDBPyConnection | None = None,
+        time_zone: str = "UTC",
+        native_scans: bool = True,
+    ) -> None:
         self.connection = connection if connection is not None else duckdb.connect()
         self.time_zone = time_zone
+        self.native_scans = native_scans
+        """Let DuckDB read the parts that allow it (:attr:`ScanPart.native`) with its own
+        Parquet reader; off, vpush's scan reads every part."""
         self._functions: set[str] = set()
+
+    def reads_natively(self, part: ScanPart) -> bool:
+        """Whether DuckDB's own Parquet reader reads ``part`` (see :attr:`ScanPart.native`): it
+        may, and the part reads at least half its files' row groups (for a few row groups,
+        vpush's own reading of just those costs less than DuckDB opening the files again)."""
+        return part.native is not None and self.native_scans and _reads_most(part)
 
     def execute(self, plan: Plan, *, on_rows: Callable[[int], None] | None = None) -> pa.RecordBatchReader:
         """Run ``plan`` and stream its result; ``on_rows`` hears of each batch the scans read."""
@@ -86,6 +103,9 @@ class DuckDBEngine:
                     stream = pa.RecordBatchReader.from_batches(scan.schema, trap.guard(prefetch(read_scan(scan)), on_rows))
                     cursor.register(scan.name, stream)
                 for part in scan.parts:
+                    if self.reads_natively(part):
+                        cursor.execute(native_view(cursor, part))
+                        continue
                     stream = pa.RecordBatchReader.from_batches(part.schema, trap.guard(prefetch(read_scan(scan, part)), on_rows))
                     cursor.register(part.name, stream)
             reader = cursor.sql(plan.sql("duckdb")).to_arrow_reader(BATCH_ROWS)
@@ -93,6 +113,57 @@ class DuckDBEngine:
             cursor.close()
             raise _translate(exc, trap, plan) from exc
         return pa.RecordBatchReader.from_batches(reader.schema, _stream(reader, cursor, trap, plan))
+
+
+_NATIVE_ROWS = "__vpush_file_rows"
+
+
+def _reads_most(part: ScanPart) -> bool:
+    """Whether the part reads at least half its files' row groups: then DuckDB's reader (threads,
+    its own skipping) is worth opening the files again; a few row groups read better alone."""
+    kept = sum(len(f.row_groups) for f in part.files)
+    return kept > 0 and 2 * kept >= sum(f.num_row_groups for f in part.files)
+
+
+def native_view(cursor: duckdb.DuckDBPyConnection, part: ScanPart) -> str:
+    """``CREATE TEMP VIEW`` of ``part`` read by DuckDB's own Parquet reader: the scan's plain
+    columns, and each typed leaf as ``TRY_CAST(column.key... AS <its type>)`` over DuckDB's
+    VARIANT, which the part's eligibility makes exactly the leaf (:attr:`ScanPart.native`)."""
+    assert part.native is not None
+    leaves = {leaf.name: leaf for leaf in part.native}
+    # DuckDB's own names for the part's Arrow types.
+    types = cursor.from_arrow(part.schema.empty_table()).types
+    projections: list[exp.Expr] = []
+    for field, duck_type in zip(part.schema, types):
+        name = exp.to_identifier(field.name, quoted=True)
+        leaf = leaves.get(field.name)
+        if field.name == ROW_COUNT_COLUMN:
+            value: exp.Expression = exp.Null()
+        elif leaf is not None:
+            path: exp.Expression = exp.column(
+                exp.to_identifier(leaf.column, quoted=True), table=exp.to_identifier(_NATIVE_ROWS, quoted=True)
+            )
+            for key in leaf.keys:
+                path = exp.Dot(this=path, expression=exp.to_identifier(key, quoted=True))
+            value = exp.TryCast(this=path, to=exp.DataType.build(str(duck_type), dialect="duckdb"))
+        else:
+            column = exp.column(name.copy(), table=exp.to_identifier(_NATIVE_ROWS, quoted=True))
+            value = exp.cast(column, exp.DataType.build(str(duck_type), dialect="duckdb"))
+        projections.append(exp.alias_(value, name))
+    files = exp.Array(expressions=[exp.Literal.string(f.path) for f in part.files])
+    source = exp.Table(
+        this=exp.Anonymous(this="read_parquet", expressions=[files]),
+        alias=exp.TableAlias(this=exp.to_identifier(_NATIVE_ROWS, quoted=True)),
+    )
+    select = exp.select(*projections).from_(source)
+    view = exp.Create(
+        this=exp.Table(this=exp.to_identifier(part.name, quoted=True)),
+        kind="VIEW",
+        expression=select,
+        replace=True,
+        properties=exp.Properties(expressions=[exp.TemporaryProperty()]),
+    )
+    return view.sql(dialect="duckdb")
 
 
 def _stream(

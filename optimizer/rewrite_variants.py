@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import pyarrow as pa
@@ -52,7 +53,7 @@ from vpush.optimizer.dialect import (
     VpushSpark,
 )
 from vpush.optimizer.errors import OptimizeError
-from vpush.optimizer.plan import VARIANT_ARROW_TYPE, FileScan, Input, LeafInput, LevelInput, ScanPart
+from vpush.optimizer.plan import VARIANT_ARROW_TYPE, FileScan, Input, LeafInput, LevelInput, NativeLeaf, ScanPart
 from vpush.optimizer.variant_types import (
     VARIANT,
     AtomicType,
@@ -419,6 +420,69 @@ def _all_null_in(info: FileInfo, row_groups: Sequence[int] | None) -> Callable[[
     return all_null
 
 
+_NATIVE_TYPES = frozenset(
+    {
+        VariantType.BOOLEAN, VariantType.INT8, VariantType.INT16, VariantType.INT32, VariantType.INT64,
+        VariantType.FLOAT, VariantType.DOUBLE, VariantType.DECIMAL4, VariantType.DECIMAL8,
+        VariantType.DECIMAL16, VariantType.DATE, VariantType.TIMESTAMP, VariantType.TIMESTAMP_NTZ,
+        VariantType.STRING,
+    }
+)
+"""Leaf types whose DuckDB VARIANT value cast to the leaf's own type is the leaf's value."""
+_PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def native_leaves(
+    info: FileInfo, builder: _Builder, file: FileScan, base_schema: pa.Schema
+) -> tuple[NativeLeaf, ...] | None:
+    """The inputs of one file as :class:`NativeLeaf` s, when DuckDB's own reading of the file
+    gives each exactly; else None.
+
+    That holds when the file has no partition values and reads no whole variant, and every input
+    is a primitive ``typed_value`` leaf (of a type in :data:`_NATIVE_TYPES`) of an annotated
+    column in the final layout, reached through plainly named object fields (no two siblings
+    alike but for case), whose own ``value`` and every enclosing level's ``value`` the footers
+    prove all-null in every row group of the file: no row then holds the field, or a key that
+    could shadow it, anywhere but in the leaf.
+    """
+    if file.partition_values or file.variant_columns or builder.uses_file or not builder.inputs:
+        return None
+    if any(f.type.equals(VARIANT_ARROW_TYPE) for f in base_schema):
+        return None
+    all_null = _all_null_in(info, None)
+    out: list[NativeLeaf] = []
+    for item in builder.inputs.values():
+        if not isinstance(item, LeafInput):
+            return None
+        names = item.names
+        if len(names) < 3 or names[-1] != "typed_value" or any(n != "typed_value" for n in names[1::2]):
+            return None
+        column, keys = names[0], tuple(names[2::2])
+        layout = info.variant_columns.get(column)
+        if layout is None or layout.draft or not layout.annotated or layout.metadata is None:
+            return None
+        node: ValueLayout = layout
+        for key in keys:
+            if node.value is not None and not all_null(node.value):
+                return None
+            typed = node.typed_value
+            if not isinstance(typed, ObjectLayout) or not _PLAIN_KEY.fullmatch(key):
+                return None
+            if len({n.lower() for n in typed.names}) != len(typed.names):
+                return None
+            found = typed.field(key)
+            if found is None:
+                return None
+            node = found
+        leaf = node.typed_value
+        if not isinstance(leaf, PrimitiveLayout) or leaf.variant_type not in _NATIVE_TYPES:
+            return None
+        if node.value is not None and not all_null(node.value):
+            return None
+        out.append(NativeLeaf(item.name, column, keys))
+    return tuple(out)
+
+
 def leaf_type(schema: pa.Schema, names: Sequence[str]) -> pa.DataType:
     """The Arrow type of the nested field at ``names`` in a file's Arrow schema."""
     t: pa.DataType = schema.field(names[0]).type
@@ -458,6 +522,25 @@ def unread_inputs(builder: _Builder, info: FileInfo, row_groups: Sequence[int]) 
     return out
 
 
+def _file_signature(info: FileInfo, file: FileScan) -> object:
+    """What :func:`file_part` and :func:`native_leaves` depend on in a file: its schema, its
+    variant layouts, which ``value`` columns are all-null in the row groups read and in all of
+    them, and whether it has partition values or reads a whole variant."""
+    kept, every = _all_null_in(info, file.row_groups), _all_null_in(info, None)
+    values = sorted(
+        c for layout in info.variant_columns.values() for c in layout.columns() if c.endswith(".value")
+    )
+    return (
+        info.arrow_schema,
+        tuple(sorted(info.variant_columns.items())),
+        tuple(kept(c) for c in values),
+        tuple(every(c) for c in values),
+        bool(file.partition_values),
+        tuple(sorted(file.variant_columns)),
+        not file.row_groups,
+    )
+
+
 def make_parts(
     scan_name: str,
     files: Sequence[FileScan],
@@ -468,8 +551,24 @@ def make_parts(
 ) -> tuple[list[ScanPart], list[list[exp.Expression]]]:
     """Group the files by the inputs and expressions the extractions need in them: one
     :class:`ScanPart` per group, with its expressions (one per extraction, in order)."""
-    groups: dict[tuple[object, ...], tuple[list[FileScan], list[Input], pa.Schema, list[exp.Expression]]] = {}
+    groups: dict[
+        tuple[object, ...],
+        tuple[list[FileScan], list[Input], pa.Schema, list[exp.Expression], tuple[NativeLeaf, ...] | None],
+    ] = {}
+    # Files alike in schema, layouts and which value columns are all-null get the same part:
+    # build it once per kind of file (a table's files are mostly alike).
+    built: dict[object, tuple[_Builder, list[exp.Expression], pa.Schema, tuple[NativeLeaf, ...] | None, tuple[object, ...]]] = {}
     for file, info in zip(files, infos):
+        signature = _file_signature(info, file)
+        if signature in built:
+            builder, expressions, schema, native, key = built[signature]
+            scan = dataclasses.replace(
+                file, input_layouts=info.variant_columns, unread=unread_inputs(builder, info, file.row_groups)
+            )
+            if key not in groups:
+                groups[key] = ([], list(builder.inputs.values()), schema, expressions, native)
+            groups[key][0].append(scan)
+            continue
         builder, expressions = file_part(info, extractions, time_zone, file.row_groups)
         fields = list(base_schema)
         taken = {f.name.lower() for f in fields}
@@ -483,17 +582,23 @@ def make_parts(
         if builder.uses_file:
             fields.append(pa.field(FILE_COLUMN, pa.dictionary(pa.int32(), pa.string())))
         schema = pa.schema(fields)
-        key = (tuple((f.name, str(f.type)) for f in schema), tuple(e.sql(dialect="duckdb") for e in expressions))
+        native = native_leaves(info, builder, file, base_schema)
+        key = (
+            tuple((f.name, str(f.type)) for f in schema),
+            tuple(e.sql(dialect="duckdb") for e in expressions),
+            native,
+        )
+        built[signature] = (builder, expressions, schema, native, key)
         scan = dataclasses.replace(
             file, input_layouts=info.variant_columns, unread=unread_inputs(builder, info, file.row_groups)
         )
         if key not in groups:
-            groups[key] = ([], list(builder.inputs.values()), schema, expressions)
+            groups[key] = ([], list(builder.inputs.values()), schema, expressions, native)
         groups[key][0].append(scan)
     parts: list[ScanPart] = []
     part_expressions: list[list[exp.Expression]] = []
-    for i, (group_files, inputs, schema, expressions) in enumerate(groups.values()):
-        parts.append(ScanPart(f"{scan_name}_{i}", tuple(group_files), tuple(inputs), schema))
+    for i, (group_files, inputs, schema, expressions, native) in enumerate(groups.values()):
+        parts.append(ScanPart(f"{scan_name}_{i}", tuple(group_files), tuple(inputs), schema, native))
         part_expressions.append(expressions)
     if not parts:
         # No file at all: one empty part, whose extractions are typed NULLs.

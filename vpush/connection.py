@@ -174,6 +174,13 @@ class Relation:
             lines.append(f"columns read: {', '.join(columns) or '(none: row counts only)'}")
             lines.append(f"files read {read_files} of {len(scan.files)}, row groups read {read_rg} of {total_rg}")
             inputs = {f.path: part.inputs for part in scan.parts for f in part.files}
+            reads_natively = getattr(self.connection.engine, "reads_natively", None)
+            for part in scan.parts:
+                if reads_natively is not None and reads_natively(part):
+                    lines.append(
+                        f"  {len(part.files)} file(s) read by DuckDB's own Parquet reader (their typed leaves hold "
+                        "every value: no residuals in any row group); DuckDB skips row groups by its own statistics"
+                    )
             for f in scan.files:
                 counts = _count_reasons(f.skipped)
                 if not f.row_groups and f.num_row_groups:
