@@ -39,12 +39,35 @@ EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
 def rchar(pid: int | str = "self") -> int:
-    """Bytes the process has read through read-like system calls since it started."""
+    """Bytes the process has read through read-like system calls since it started;
+    ``"tree:<pid>"`` sums the process and its living descendants (a JVM and its Python workers)."""
+    if isinstance(pid, str) and pid.startswith("tree:"):
+        return sum(rchar(p) for p in process_tree(int(pid[5:])))
     with open(f"/proc/{pid}/io", encoding="ascii") as handle:
         for line in handle:
             if line.startswith("rchar:"):
                 return int(line.split()[1])
     raise RuntimeError(f"no rchar line in /proc/{pid}/io")
+
+
+def process_tree(root: int) -> list[int]:
+    """``root`` and every living process below it."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text(encoding="ascii", errors="replace")
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        children.setdefault(int(fields[1]), []).append(int(entry.name))
+    out, stack = [], [root]
+    while stack:
+        pid = stack.pop()
+        out.append(pid)
+        stack.extend(children.get(pid, []))
+    return out
 
 
 @dataclass

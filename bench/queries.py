@@ -123,7 +123,8 @@ VARIANT = "event"
 METADATA_LEAF = "event.metadata"
 VALUE_LEAF = "event.value"
 SPARK_CONF = {"spark.driver.memory": "2g", "spark.sql.session.timeZone": "UTC"}
-BOUND, VPUSH, DUCKDB, SPARK = "lower bound", "vpush", "DuckDB", "Spark"
+BOUND, VPUSH, VPUSH_SPARK, DUCKDB, SPARK = "lower bound", "vpush", "vpush on Spark", "DuckDB", "Spark"
+SPARK_SKIP_TARGET = 3.0  # vpush on Spark at least this many times faster than Spark where row groups are skipped
 _DUCKDB_ROW_GROUPS = re.compile(r"Row Groups Scanned:\s*([\d,]+)\s*/\s*([\d,]+)")
 _DUCKDB_OFFSET = re.compile(r'("\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?[+-]\d\d)"')
 _INTEGRAL = re.compile(r"\s*[+-]?\d+\s*")
@@ -687,10 +688,13 @@ class _Engines:
         self.source = f"read_parquet('{glob}')"
         self.spark_session: SparkSession | None = None
         self.spark_error: str | None = None
+        self.vpush_spark: vpush.Connection | None = None
         if spark is not None:
             try:
                 self.spark_session = spark()
                 self.spark_session.read.parquet(str(data.folder)).createOrReplaceTempView("events")
+                self.vpush_spark = vpush.connect(engine="spark", spark=self.spark_session, time_zone="UTC")
+                self.vpush_spark.register("events", data.folder)
             except Exception as exc:  # noqa: BLE001 - py4j and JVM failures share no base; the others still run
                 self.spark_error = f"not available ({first_line(exc)})"
 
@@ -716,6 +720,16 @@ class _Engines:
             message = first_line(exc)
             vpush_result.unsupported = "not supported" in message
             vpush_result.error = ("not supported yet" if vpush_result.unsupported else "failed") + f" ({message})"
+
+        if self.vpush_spark is not None and self.spark_session is not None:
+            on_spark = Result(query.name, VPUSH_SPARK)
+            results.append(on_spark)
+            on_spark.row_groups_read, on_spark.row_groups_total = vpush_result.row_groups_read, vpush_result.row_groups_total
+            connection = self.vpush_spark
+            # Its tasks read in Python workers below the JVM: bytes read are the whole tree's.
+            runners.append(
+                Runner(lambda: connection.sql(query.spark).to_arrow(), pid=f"tree:{jvm_pid(self.spark_session)}")
+            )
 
         duck_result = Result(query.name, DUCKDB)
         results.append(duck_result)
@@ -868,6 +882,9 @@ class Verdict:
     bound_met: bool | None = None
     duckdb_ratio: float | None = None
     duckdb_met: bool | None = None
+    spark_speedup: float | None = None
+    """Spark's time over vpush on Spark's."""
+    spark_met: bool | None = None
     agree: bool = True
     pending: bool = False
     misses: list[str] = field(default_factory=list)
@@ -909,10 +926,39 @@ def _verdict(name: str, results: Sequence[Result], payload: bool) -> Verdict:
     elif not payload and not mine.unsupported:
         verdict.duckdb_met = False
         verdict.misses.append(f"{name}: no DuckDB or vpush time to compare")
+    _spark_verdict(verdict, by_engine)
     return verdict
 
 
-def _verdict_cells(v: Verdict, payload: bool) -> list[str]:
+def _spark_verdict(verdict: Verdict, by_engine: dict[str, Result]) -> None:
+    """Issue D's targets: vpush on Spark reads fewer bytes than Spark, and is at least
+    ``SPARK_SKIP_TARGET`` times faster where it skips row groups."""
+    on_spark, spark = by_engine.get(VPUSH_SPARK), by_engine.get(SPARK)
+    if on_spark is None or spark is None:
+        return
+    name = verdict.query
+    if not (on_spark.ok and spark.ok):
+        verdict.spark_met = False
+        verdict.misses.append(f"{name}: no time for vpush on Spark or Spark to compare")
+        return
+    assert on_spark.seconds is not None and spark.seconds is not None
+    verdict.spark_speedup = spark.seconds / on_spark.seconds
+    skips = (on_spark.row_groups_read or 0) < (on_spark.row_groups_total or 0)
+    fewer_bytes = (on_spark.bytes_read or 0) < (spark.bytes_read or 0)
+    verdict.spark_met = fewer_bytes and (verdict.spark_speedup >= SPARK_SKIP_TARGET or not skips)
+    if not fewer_bytes:
+        verdict.misses.append(
+            f"{name}: vpush on Spark read {(on_spark.bytes_read or 0) / BYTES_PER_MB:,.2f} MB, Spark "
+            f"{(spark.bytes_read or 0) / BYTES_PER_MB:,.2f} MB (target: fewer)"
+        )
+    if skips and verdict.spark_speedup < SPARK_SKIP_TARGET:
+        verdict.misses.append(
+            f"{name}: vpush on Spark is {verdict.spark_speedup:.2f}x faster than Spark where it skips row groups "
+            f"(target: at least {SPARK_SKIP_TARGET:.0f}x)"
+        )
+
+
+def _verdict_cells(v: Verdict, payload: bool, spark: bool) -> list[str]:
     def mark(value: float | None, met: bool | None) -> str:
         if v.pending:
             return "pending: not supported yet"
@@ -923,6 +969,10 @@ def _verdict_cells(v: Verdict, payload: bool) -> list[str]:
     cells = [v.query, mark(v.bound_ratio, v.bound_met)]
     if not payload:
         cells.append(mark(v.duckdb_ratio, v.duckdb_met))
+    if spark:
+        cells.append(
+            "n/a" if v.spark_speedup is None else f"{v.spark_speedup:.1f}x faster {'met' if v.spark_met else 'MISSED'}"
+        )
     cells.append("agree" if v.agree else "DISAGREE")
     return cells
 
@@ -1005,8 +1055,13 @@ def main(argv: list[str] | None = None) -> int:
         target_headers.append(
             f"vpush / DuckDB (target <= {DUCKDB_TARGET}x or +{DUCKDB_SLACK_SECONDS * 1000:.0f} ms)"
         )
+    spark_compared = any(v.spark_speedup is not None or v.spark_met is not None for v in verdicts)
+    if spark_compared:
+        target_headers.append(
+            f"vpush on Spark vs Spark (target: fewer bytes; >= {SPARK_SKIP_TARGET:.0f}x faster where row groups are skipped)"
+        )
     target_headers.append("answers")
-    target_rows = [_verdict_cells(v, args.payload) for v in verdicts]
+    target_rows = [_verdict_cells(v, args.payload, spark_compared) for v in verdicts]
     spark_records = "; ".join(f"{r.query} {r.note}" for r in all_results if r.engine == SPARK and r.note)
     notes = [
         f"files: {len(data.files)} of about {data.file_bytes[0] / BYTES_PER_MB:,.1f} MB; window "
