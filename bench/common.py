@@ -150,6 +150,39 @@ def measure_interleaved(
     return out
 
 
+def peak_rss(pid: int | str = "self") -> int:
+    """The peak resident set of a process in bytes (``VmHWM``, since it started or since
+    :func:`reset_peak_rss`); ``"tree:<pid>"`` sums the peaks of the process and its living
+    descendants (a JVM and its Python workers: their peaks need not coincide, so the sum is an
+    upper bound of the tree's peak)."""
+    if isinstance(pid, str) and pid.startswith("tree:"):
+        return sum(_vm_hwm(p) for p in process_tree(int(pid[5:])))
+    return _vm_hwm(pid)
+
+
+def _vm_hwm(pid: int | str) -> int:
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except FileNotFoundError:  # a worker that exited in between
+        return 0
+    raise RuntimeError(f"no VmHWM line in /proc/{pid}/status")
+
+
+def reset_peak_rss(pid: int | str = "self") -> None:
+    """Set the peak resident set of the process (or of each process of ``"tree:<pid>"``) back to
+    its current resident set (Linux: ``5`` written to ``/proc/<pid>/clear_refs``)."""
+    pids = process_tree(int(pid[5:])) if isinstance(pid, str) and pid.startswith("tree:") else [pid]
+    for one in pids:
+        try:
+            with open(f"/proc/{one}/clear_refs", "w", encoding="ascii") as handle:
+                handle.write("5")
+        except FileNotFoundError:
+            pass
+
+
 def measure(run: Callable[[], Any], repeat: int, pid: int | str = "self") -> Runs:
     """One warm-up, then ``repeat`` timed runs of ``run``; each must answer as the warm-up did."""
     return measure_interleaved([Runner(run, pid)], repeat)[0]
@@ -189,6 +222,48 @@ def ensure_events(
     seconds = time.perf_counter() - started
     marker.write_text(json.dumps({"spec": asdict(spec), "seconds": seconds}) + "\n", encoding="utf-8")
     return seconds, True
+
+
+def ensure_json_copy(folder: Path, console: Console) -> tuple[Path, float | None, bool]:
+    """The same events as JSON text, the baseline with no Variant at all: beside each part file
+    of ``folder`` one with its ``id`` and its ``event`` as a string column holding DuckDB's JSON
+    of the variant, with the same rows per row group, written unless a finished copy is there.
+
+    DuckDB writes the text (``CAST(event AS JSON)``), not vpush, so that the baseline does not
+    depend on what it is compared with. Returns the copy's folder, the seconds the writing took
+    (now or in the earlier run) and whether it happened now.
+    """
+    import duckdb
+    import pyarrow.parquet as pq
+
+    out = folder.with_name(folder.name + "-json")
+    marker = out.with_name(out.name + ".done.json")
+    if marker.is_file():
+        return out, json.loads(marker.read_text(encoding="utf-8")).get("seconds"), False
+    sources = part_files(folder)
+    console.print(f"writing the JSON-text copy of {folder.name} ({len(sources)} file(s)) ...")
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("part-*.parquet"):
+        old.unlink()
+    started = time.perf_counter()
+    con = duckdb.connect()
+    con.execute("SET TimeZone = 'UTC'")
+    con.execute("SET enable_progress_bar = false")
+    for source in sources:
+        group_rows = pq.ParquetFile(source).metadata.row_group(0).num_rows
+        con.execute(
+            "COPY (SELECT id, CAST(event AS JSON)::VARCHAR AS event FROM read_parquet(?)) TO "
+            f"{_sql_text(str(out / source.name))} (FORMAT parquet, ROW_GROUP_SIZE {int(group_rows)})",
+            [str(source)],
+        )
+    seconds = time.perf_counter() - started
+    marker.write_text(json.dumps({"source": folder.name, "seconds": seconds}) + "\n", encoding="utf-8")
+    return out, seconds, True
+
+
+def _sql_text(text: str) -> str:
+    """A SQL string literal (DuckDB's COPY takes no parameter for its target)."""
+    return "'" + text.replace("'", "''") + "'"
 
 
 def part_files(folder: Path) -> tuple[Path, ...]:

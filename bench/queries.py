@@ -3,7 +3,7 @@ against a lower bound, side by side in one run.
 
     .venv/bin/python bench/queries.py [--rows 5000000] [--files 10] [--row-group-rows N]
         [--repeat 9] [--dir build/bench/queries] [--out docs/bench] [--no-payload]
-        [--skip-spark] [--only Q1,Q6] [--verbose]
+        [--skip-spark] [--skip-json] [--only Q1,Q6] [--verbose]
 
 The data is ``vpush sample events`` (``ts`` grows with ``id`` across row groups and files; by
 default 5 row groups per file, so about 50), generated once under ``--dir`` in a folder named
@@ -26,6 +26,9 @@ Engines:
 - vpush, through the public API, runs the Spark SQL text (planning is timed);
 - DuckDB runs the same query in its own SQL over ``read_parquet`` (``event`` as VARIANT), in the
   ``TRY_CAST(event.path AS type)`` form it pushes into shredded scans;
+- DuckDB on JSON text, the baseline with no Variant at all: the same rows in a copy whose
+  ``event`` is a string column holding DuckDB's JSON of each event (same files and row groups,
+  written once beside the log, see ``common.ensure_json_copy``), queried with ``->>`` and casts;
 - Spark runs the Spark SQL text natively (``spark.read.parquet``, local[2]);
 - the lower bound is defined so that it cannot be tuned: each run reads the footers, keeps the
   row groups whose statistics might match the WHERE's range conjuncts by the same safety rule
@@ -39,11 +42,11 @@ Engines:
   ``to_json``) from their row groups.
 
 Every answer is compared with Spark's (the lower bound's with ``--skip-spark``); DuckDB's JSON
-(Q7) is compared after parsing, its ``+00`` offsets read as Spark's ``+00:00``. Per query the
+(Q7, on VARIANT and on JSON text) is compared after parsing, its ``+00`` offsets read as Spark's ``+00:00``. Per query the
 engines run in turn, one run each per round after one warm-up each (DuckDB's warm-up is
 ``EXPLAIN ANALYZE``, which counts the row groups it scans), so that a change in the load of this
-shared machine falls on all of them; a baseline (DuckDB, Spark) whose warm-up takes over 2 s
-runs 3 rounds only, to keep ``make bench`` short. Times and bytes are medians; bytes read are the
+shared machine falls on all of them; a baseline (DuckDB, DuckDB on JSON text, Spark, vpush on
+Spark) whose warm-up takes over 2 s runs 3 rounds only, to keep ``make bench`` short. Times and bytes are medians; bytes read are the
 ``rchar`` of the process (the JVM's for Spark) during a run; ratios are to the lower bound of
 the same run. Row groups read: vpush from its plan, DuckDB from its profile, Spark from the
 records its scan output.
@@ -65,7 +68,7 @@ import os
 import re
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -84,6 +87,7 @@ from common import (
     LazySpark,
     Runner,
     ensure_events,
+    ensure_json_copy,
     events_folder_name,
     first_line,
     footer_facts,
@@ -125,6 +129,9 @@ METADATA_LEAF = "event.metadata"
 VALUE_LEAF = "event.value"
 SPARK_CONF = {"spark.driver.memory": "2g", "spark.sql.session.timeZone": "UTC"}
 BOUND, VPUSH, VPUSH_SPARK, DUCKDB, SPARK = "lower bound", "vpush", "vpush on Spark", "DuckDB", "Spark"
+JSON_TEXT = "DuckDB on JSON text"
+ENGINES = (BOUND, VPUSH, VPUSH_SPARK, DUCKDB, JSON_TEXT, SPARK)
+SPARK_ENGINES = (VPUSH_SPARK, SPARK)
 SPARK_SKIP_TARGET = 3.0  # vpush on Spark at least this many times faster than Spark where row groups are skipped
 _DUCKDB_ROW_GROUPS = re.compile(r"Row Groups Scanned:\s*([\d,]+)\s*/\s*([\d,]+)")
 _DUCKDB_OFFSET = re.compile(r'("\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d{1,6})?[+-]\d\d)"')
@@ -209,6 +216,8 @@ class Query:
     duckdb: str
     """DuckDB's SQL, with ``{source}`` for the ``read_parquet(...)``."""
     bound: Bound
+    json: str
+    """DuckDB's SQL over the JSON-text copy (``event`` a string), with ``{source}`` as above."""
     json_columns: tuple[int, ...] = ()
 
 
@@ -234,6 +243,9 @@ def make_queries(lo: int, hi: int) -> list[Query]:
     duck_ts = "TRY_CAST(event.ts AS TIMESTAMPTZ)"
     duck_window = f"{duck_ts} >= TIMESTAMPTZ '{lo_text}+00' AND {duck_ts} < TIMESTAMPTZ '{hi_text}+00'"
     bound_window = f"ts >= TIMESTAMPTZ '{lo_text}+00' AND ts < TIMESTAMPTZ '{hi_text}+00'"
+    json_ts = "TRY_CAST(event->>'$.ts' AS TIMESTAMPTZ)"
+    json_window = f"{json_ts} >= TIMESTAMPTZ '{lo_text}+00' AND {json_ts} < TIMESTAMPTZ '{hi_text}+00'"
+    json_amount = "TRY_CAST(event->>'$.amount' AS DECIMAL(10,2))"
     window = Range(TS, lo, hi)
     return [
         Query(
@@ -242,6 +254,7 @@ def make_queries(lo: int, hi: int) -> list[Query]:
             f"SELECT count(*) AS events FROM events WHERE {spark_window}",
             f"SELECT count(*) AS events FROM {{source}} WHERE {duck_window}",
             Bound((TS,), f"SELECT count(*) AS events FROM t WHERE {bound_window}", (window,)),
+            f"SELECT count(*) AS events FROM {{source}} WHERE {json_window}",
         ),
         Query(
             "Q2",
@@ -251,6 +264,7 @@ def make_queries(lo: int, hi: int) -> list[Query]:
             "SELECT TRY_CAST(event.type AS VARCHAR) AS type, "
             "sum(TRY_CAST(event.amount AS DECIMAL(10,2))) AS amount FROM {source} GROUP BY 1 ORDER BY type",
             Bound((TYPE, AMOUNT), "SELECT type, sum(amount) AS amount FROM t GROUP BY type ORDER BY type"),
+            f"SELECT event->>'$.type' AS type, sum({json_amount}) AS amount FROM {{source}} GROUP BY 1 ORDER BY type",
         ),
         Query(
             "Q3",
@@ -266,6 +280,8 @@ def make_queries(lo: int, hi: int) -> list[Query]:
                 f"SELECT id, ts, type, amount FROM t WHERE user_id = {USER_ID} ORDER BY id",
                 (Range(USER, USER_ID, USER_ID, closed=True),),
             ),
+            f"SELECT id, {json_ts} AS ts, event->>'$.type' AS type, {json_amount} AS amount FROM {{source}} "
+            f"WHERE TRY_CAST(event->>'$.user.id' AS BIGINT) = {USER_ID} ORDER BY id",
         ),
         Query(
             "Q4",
@@ -282,6 +298,8 @@ def make_queries(lo: int, hi: int) -> list[Query]:
                 "ORDER BY purchases DESC, country LIMIT 10",
                 (Range(TYPE, "purchase", "purchase", closed=True),),
             ),
+            "SELECT event->>'$.user.country' AS country, count(*) AS purchases FROM {source} "
+            "WHERE event->>'$.type' = 'purchase' GROUP BY 1 ORDER BY purchases DESC, country LIMIT 10",
         ),
         Query(
             "Q5",
@@ -289,6 +307,7 @@ def make_queries(lo: int, hi: int) -> list[Query]:
             "SELECT count(*) AS events FROM events WHERE try_variant_get(event, '$.status', 'bigint') = 404",
             "SELECT count(*) AS events FROM {source} WHERE TRY_CAST(event.status AS BIGINT) = 404",
             Bound((STATUS,), "SELECT count(*) AS events FROM t WHERE status = 404", (Range(STATUS, 404, 404, True),)),
+            "SELECT count(*) AS events FROM {source} WHERE TRY_CAST(event->>'$.status' AS BIGINT) = 404",
         ),
         Query(
             "Q6",
@@ -306,6 +325,9 @@ def make_queries(lo: int, hi: int) -> list[Query]:
                 (window,),
                 residual=Residual("referrer", ("payload", "referrer")),
             ),
+            "SELECT event->>'$.payload.referrer' AS referrer, count(*) AS events "
+            f"FROM {{source}} WHERE {json_window} AND event->>'$.payload.referrer' IS NOT NULL "
+            "GROUP BY 1 ORDER BY events DESC, referrer LIMIT 10",
         ),
         Query(
             "Q7",
@@ -320,6 +342,7 @@ def make_queries(lo: int, hi: int) -> list[Query]:
                 (window,),
                 rebuild_sql="SELECT id, event_json FROM t ORDER BY id",
             ),
+            f"SELECT id, event AS event_json FROM {{source}} WHERE {json_window} ORDER BY id LIMIT {FIRST_EVENTS}",
             json_columns=(1,),
         ),
     ]
@@ -628,28 +651,59 @@ class Dataset:
     ts_max: int
     generated_seconds: float | None
     generated_now: bool
+    json_folder: Path | None = None
+    """The JSON-text copy (see ``common.ensure_json_copy``), if wanted."""
+    json_seconds: float | None = None
+    json_now: bool = False
+
+    @property
+    def json_bytes(self) -> int:
+        return sum(p.stat().st_size for p in part_files(self.json_folder)) if self.json_folder else 0
 
 
-def _dataset(args: argparse.Namespace, console: Console, spark: Callable[[], SparkSession]) -> Dataset:
+def load_dataset(
+    folder_parent: Path,
+    rows: int,
+    files: int,
+    row_group_rows: int | None,
+    payload: bool,
+    json_copy: bool,
+    console: Console,
+    spark: Callable[[], SparkSession],
+) -> Dataset:
+    """The sample event log of these parameters (written unless a finished one is there), and its
+    JSON-text copy when ``json_copy``; by default ``ROW_GROUPS_PER_FILE`` row groups per file."""
     from vpush.sample import EventsSpec
 
-    name = events_folder_name(args.rows, args.files, args.row_group_rows, "duckdb", args.payload)
-    folder = args.dir / name
-    spec = EventsSpec(rows=args.rows, files=args.files, row_group_rows=args.row_group_rows, payload=args.payload)
+    if row_group_rows is None:
+        row_group_rows = max(1, rows // (files * ROW_GROUPS_PER_FILE))
+    folder = folder_parent / events_folder_name(rows, files, row_group_rows, "duckdb", payload)
+    spec = EventsSpec(rows=rows, files=files, row_group_rows=row_group_rows, payload=payload)
     generated, generated_now = ensure_events(folder, spec, console, spark)
-    files = part_files(folder)
-    facts = footer_facts(files, TS.typed)
+    paths = part_files(folder)
+    facts = footer_facts(paths, TS.typed)
+    json_folder, json_seconds, json_now = ensure_json_copy(folder, console) if json_copy else (None, None, False)
     return Dataset(
         folder=folder,
-        files=files,
-        file_bytes=tuple(p.stat().st_size for p in files),
+        files=paths,
+        file_bytes=tuple(p.stat().st_size for p in paths),
         rows=facts.rows,
         row_groups=facts.row_groups,
         ts_min=facts.leaf_min,
         ts_max=facts.leaf_max,
         generated_seconds=generated,
         generated_now=generated_now,
+        json_folder=json_folder,
+        json_seconds=json_seconds,
+        json_now=json_now,
     )
+
+
+def window(data: Dataset) -> tuple[int, int]:
+    """The middle ``WINDOW_SHARE`` of the span of ``ts``, in microseconds since the epoch."""
+    span = data.ts_max - data.ts_min
+    lo = data.ts_min + span // 2
+    return lo, lo + math.ceil(span * WINDOW_SHARE)
 
 
 def plan_bytes(plan: Plan) -> int:
@@ -707,31 +761,49 @@ def _canonical_json(text: Any) -> Any:
     return json.loads(_DUCKDB_OFFSET.sub(r'\1:00"', text), parse_float=decimal.Decimal)
 
 
-def _rows(table: pa.Table, json_columns: Sequence[int] = ()) -> list[tuple[Any, ...]]:
-    rows = [tuple(row.values()) for row in table.to_pylist()]
-    if not json_columns:
-        return rows
-    return [tuple(_canonical_json(v) if i in json_columns else v for i, v in enumerate(row)) for row in rows]
+def _rows(table: pa.Table) -> list[tuple[Any, ...]]:
+    return [tuple(row.values()) for row in table.to_pylist()]
+
+
+@dataclass
+class _Entry:
+    """One engine's part in one query: its line of the table, its runner (None when it cannot
+    run: the line says why), and what to fill in from its runs."""
+
+    result: Result
+    runner: Runner | None = None
+    finish: Callable[[], None] = lambda: None
+    json_answer: bool = False
+    """Whether its JSON column is DuckDB's rendering, compared after parsing."""
 
 
 class _Engines:
-    """The four engines' runners for one query, set up once (connections, registrations)."""
+    """The engines' runners for one query at a time, set up once (connections, registrations);
+    ``engines`` says which take part."""
 
-    def __init__(self, data: Dataset, spark: LazySpark | None, console: Console, verbose: bool) -> None:
+    def __init__(
+        self,
+        data: Dataset,
+        spark: LazySpark | None,
+        console: Console,
+        verbose: bool,
+        engines: Sequence[str] = ENGINES,
+    ) -> None:
         self.data = data
         self.console = console
         self.verbose = verbose
+        self.engines = [e for e in ENGINES if e in engines]
         self.vpush = vpush.connect(time_zone="UTC")
         self.vpush.register("events", data.folder)
         self.duck = duckdb.connect()
         self.duck.execute("SET TimeZone = 'UTC'")
         self.duck.execute("SET enable_progress_bar = false")
-        glob = str(data.folder / "part-*.parquet").replace("'", "''")
-        self.source = f"read_parquet('{glob}')"
+        self.source = _read_parquet(data.folder)
+        self.json_source = _read_parquet(data.json_folder) if data.json_folder is not None else None
         self.spark_session: SparkSession | None = None
         self.spark_error: str | None = None
         self.vpush_spark: vpush.Connection | None = None
-        if spark is not None:
+        if spark is not None and any(e in SPARK_ENGINES for e in self.engines):
             try:
                 self.spark_session = spark()
                 self.spark_session.read.parquet(str(data.folder)).createOrReplaceTempView("events")
@@ -739,119 +811,156 @@ class _Engines:
                 self.vpush_spark.register("events", data.folder)
             except Exception as exc:  # noqa: BLE001 - py4j and JVM failures share no base; the others still run
                 self.spark_error = f"not available ({first_line(exc)})"
+        if self.spark_session is None and self.spark_error is None:
+            self.engines = [e for e in self.engines if e not in SPARK_ENGINES]
+        if self.json_source is None:
+            self.engines = [e for e in self.engines if e != JSON_TEXT]
 
-    def run_query(self, query: Query, repeat: int) -> list[Result]:
-        """Time one query on every engine, interleaved; fill in each engine's line."""
-        results: list[Result] = []
-        runners: list[Runner] = []
+    def entry(self, engine: str, query: Query) -> _Entry:
+        """The engine's runner for the query, and what to fill in once its runs are done."""
+        result = Result(query.name, engine)
+        if engine == BOUND:
+            bound = LowerBound(self.data.files, query.bound)
 
-        bound = LowerBound(self.data.files, query.bound)
-        results.append(Result(query.name, BOUND))
-        runners.append(Runner(bound.run))
+            def bound_finish() -> None:
+                result.row_groups_read, result.row_groups_total = len(bound.last.row_groups), self.data.row_groups
 
-        vpush_result = Result(query.name, VPUSH)
-        results.append(vpush_result)
-        try:
-            relation = self.vpush.sql(query.spark)
-            relation.plan.sql("duckdb")  # a query vpush cannot run yet is refused here
-            vpush_result.row_groups_read, vpush_result.row_groups_total = _plan_row_groups(relation.plan)
+            return _Entry(result, Runner(bound.run), bound_finish)
+        if engine == VPUSH:
+            try:
+                relation = self.vpush.sql(query.spark)
+                relation.plan.sql("duckdb")  # a query vpush cannot run yet is refused here
+            except vpush.VpushError as exc:
+                message = first_line(exc)
+                result.unsupported = "not supported" in message
+                result.error = ("not supported yet" if result.unsupported else "failed") + f" ({message})"
+                return _Entry(result)
+            result.row_groups_read, result.row_groups_total = _plan_row_groups(relation.plan)
             if self.verbose:
                 self.console.print(relation.explain(), markup=False, highlight=False)
-            runners.append(Runner(lambda: self.vpush.sql(query.spark).to_arrow()))
-        except vpush.VpushError as exc:
-            message = first_line(exc)
-            vpush_result.unsupported = "not supported" in message
-            vpush_result.error = ("not supported yet" if vpush_result.unsupported else "failed") + f" ({message})"
-
-        if self.vpush_spark is not None and self.spark_session is not None:
-            on_spark = Result(query.name, VPUSH_SPARK)
-            results.append(on_spark)
-            on_spark.row_groups_read, on_spark.row_groups_total = vpush_result.row_groups_read, vpush_result.row_groups_total
+            return _Entry(result, Runner(lambda: self.vpush.sql(query.spark).to_arrow()))
+        if engine in SPARK_ENGINES and self.spark_session is None:
+            result.error = self.spark_error or "not available"
+            return _Entry(result)
+        if engine == VPUSH_SPARK:
             connection = self.vpush_spark
+            assert connection is not None
+            try:
+                plan = connection.sql(query.spark).plan
+            except vpush.VpushError as exc:
+                result.error = f"failed ({first_line(exc)})"
+                return _Entry(result)
+            result.row_groups_read, result.row_groups_total = _plan_row_groups(plan)
             # Its tasks read in Python workers that send Arrow batches to the JVM over a socket:
             # rchar of the process tree counts those batches again (the JVM reads the socket), and
             # a worker that exits takes its count along. Its MB read are therefore the column
             # chunks (and footers) its tasks read, from the footers, set after the runs.
-            on_spark.note = "MB read: the column chunks and footers its tasks read, from the footers"
-            runners.append(Runner(lambda: connection.sql(query.spark).to_arrow()))
+            result.note = "MB read: the column chunks and footers its tasks read, from the footers"
 
-        duck_result = Result(query.name, DUCKDB)
-        results.append(duck_result)
-        duck_sql = query.duckdb.format(source=self.source)
-        profile: list[str] = []
+            def on_spark_finish() -> None:
+                result.bytes_read = plan_bytes(plan)
 
-        def duck_warm_up() -> None:
-            rows = self.duck.sql("EXPLAIN ANALYZE " + duck_sql).fetchall()
-            profile[:] = [str(v) for row in rows for v in row]
+            return _Entry(result, Runner(lambda: connection.sql(query.spark).to_arrow(), may_shorten=True),
+                          on_spark_finish)  # fmt: skip
+        if engine in (DUCKDB, JSON_TEXT):
+            source = self.source if engine == DUCKDB else self.json_source
+            assert source is not None
+            sql = (query.duckdb if engine == DUCKDB else query.json).format(source=source)
+            profile: list[str] = []
 
-        runners.append(
-            Runner(lambda: self.duck.sql(duck_sql).to_arrow_table(), warm_up=duck_warm_up, may_shorten=True)
-        )
+            def duck_warm_up() -> None:
+                rows = self.duck.sql("EXPLAIN ANALYZE " + sql).fetchall()
+                profile[:] = [str(v) for row in rows for v in row]
 
-        spark_result = Result(query.name, SPARK)
-        frames: list[DataFrame] = []
-        if self.spark_session is not None:
-            results.append(spark_result)
+            def duck_finish() -> None:
+                scanned = _DUCKDB_ROW_GROUPS.findall("\n".join(profile))
+                if scanned:
+                    result.row_groups_read = sum(int(a.replace(",", "")) for a, _ in scanned)
+                    result.row_groups_total = sum(int(b.replace(",", "")) for _, b in scanned)
+                if self.verbose and profile:
+                    self.console.print("\n".join(profile), markup=False, highlight=False)
+
+            runner = Runner(lambda: self.duck.sql(sql).to_arrow_table(), warm_up=duck_warm_up, may_shorten=True)
+            return _Entry(result, runner, duck_finish, json_answer=bool(query.json_columns))
+        if engine == SPARK:
             session = self.spark_session
+            assert session is not None
+            frames: list[DataFrame] = []
 
             def spark_run() -> pa.Table:
                 frame = session.sql(query.spark)
                 frames[:] = [frame]
                 return frame.toArrow()
 
-            runners.append(Runner(spark_run, pid=jvm_pid(session), may_shorten=True))
-        elif self.spark_error is not None:
-            spark_result.error = self.spark_error
-            results.append(spark_result)
+            def spark_finish() -> None:
+                if not frames:
+                    return
+                records = spark_scan_metrics(frames[0]).get("number of output rows")
+                if records is not None:
+                    result.note = f"{records:,}"
+                    if records >= self.data.rows:
+                        result.row_groups_read = result.row_groups_total = self.data.row_groups
 
-        timed = [r for r in results if r.error is None]
-        runs = _measure_all(runners, timed, repeat, self.console)
-        answers: dict[str, pa.Table] = {}
-        for result, run in zip(timed, runs):
+            return _Entry(result, Runner(spark_run, pid=jvm_pid(session), may_shorten=True), spark_finish)
+        raise ValueError(f"unknown engine {engine!r}")
+
+    def run_query(self, query: Query, repeat: int) -> list[Result]:
+        """Time one query on every engine, interleaved; fill in each engine's line."""
+        entries = [self.entry(engine, query) for engine in self.engines]
+        timed = [e for e in entries if e.runner is not None]
+        runs = _measure_all([e.runner for e in timed if e.runner is not None], [e.result for e in timed],
+                            repeat, self.console)  # fmt: skip
+        answers: dict[str, list[tuple[Any, ...]]] = {}
+        for entry, run in zip(timed, runs):
             if run is None:
                 continue
             table: pa.Table = run.result
-            answers[result.engine] = table
+            result = entry.result
+            answers[result.engine] = _rows(table)
             result.rows = table.num_rows
             result.seconds = run.seconds
             result.times = run.times
             result.bytes_read = run.bytes_read
-            if result.engine == VPUSH_SPARK and self.vpush_spark is not None:
-                result.bytes_read = plan_bytes(self.vpush_spark.sql(query.spark).plan)
+            entry.finish()
+        json_engines = {e.result.engine for e in entries if e.json_answer}
+        compare_answers(query, [e.result for e in entries], answers, json_engines, self.console)
+        return [e.result for e in entries]
 
-        read = bound.last.row_groups
-        results[0].row_groups_read, results[0].row_groups_total = len(read), self.data.row_groups
-        scanned = _DUCKDB_ROW_GROUPS.findall("\n".join(profile))
-        if scanned:
-            duck_result.row_groups_read = sum(int(a.replace(",", "")) for a, _ in scanned)
-            duck_result.row_groups_total = sum(int(b.replace(",", "")) for _, b in scanned)
-        if self.verbose and profile:
-            self.console.print("\n".join(profile), markup=False, highlight=False)
-        if frames and spark_result.error is None:
-            metrics = spark_scan_metrics(frames[0])
-            records = metrics.get("number of output rows")
-            if records is not None:
-                spark_result.note = f"{records:,}"
-                if records >= self.data.rows:
-                    spark_result.row_groups_read = spark_result.row_groups_total = self.data.row_groups
 
-        reference = SPARK if SPARK in answers else BOUND
-        if reference in answers:
-            expected = _rows(answers[reference])
-            for result in results:
-                if result.engine in answers:
-                    columns = query.json_columns if result.engine == DUCKDB else ()
-                    if result.engine == DUCKDB and columns:
-                        expected_here = _rows(answers[reference], columns)
-                    else:
-                        expected_here = expected
-                    result.agrees = _rows(answers[result.engine], columns) == expected_here
-                    if not result.agrees:
-                        self.console.print(
-                            f"[bold red]ANSWER MISMATCH[/] {query.name}: {result.engine} differs from {reference}: "
-                            f"{_first_difference(_rows(answers[result.engine], columns), expected_here)}"
-                        )
-        return results
+def _read_parquet(folder: Path) -> str:
+    glob = str(folder / "part-*.parquet").replace("'", "''")
+    return f"read_parquet('{glob}')"
+
+
+def compare_answers(
+    query: Query,
+    results: Sequence[Result],
+    answers: dict[str, list[tuple[Any, ...]]],
+    json_engines: Collection[str],
+    console: Console,
+) -> None:
+    """Each result's ``agrees`` from its answer's rows, against Spark's (the lower bound's without
+    Spark); the JSON columns of ``json_engines`` (DuckDB's rendering) are compared after parsing."""
+    reference = SPARK if SPARK in answers else BOUND
+    if reference not in answers:
+        return
+    for result in results:
+        got = answers.get(result.engine)
+        if got is None:
+            continue
+        want = answers[reference]
+        if result.engine in json_engines and query.json_columns:
+            got, want = _parsed(got, query.json_columns), _parsed(want, query.json_columns)
+        result.agrees = got == want
+        if not result.agrees:
+            console.print(
+                f"[bold red]ANSWER MISMATCH[/] {query.name}: {result.engine} differs from {reference}: "
+                f"{_first_difference(got, want)}"
+            )
+
+
+def _parsed(rows: list[tuple[Any, ...]], json_columns: Sequence[int]) -> list[tuple[Any, ...]]:
+    return [tuple(_canonical_json(v) if i in json_columns else v for i, v in enumerate(row)) for row in rows]
 
 
 def _same_answer(a: pa.Table, b: pa.Table) -> bool:
@@ -1035,6 +1144,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-payload", dest="payload", action="store_false",
                         help="the log without the unshredded payload (DuckDB's fast path works)")  # fmt: skip
     parser.add_argument("--skip-spark", action="store_true", help="no Spark (answers checked against the lower bound)")
+    parser.add_argument("--skip-json", action="store_true", help="no JSON-text copy (its engine left out)")
     parser.add_argument("--only", default="", help="comma-separated query names, e.g. Q1,Q6 (default: all)")
     parser.add_argument("--verbose", action="store_true", help="print vpush's explain() and DuckDB's profiles")
     args = parser.parse_args(argv)
@@ -1047,10 +1157,9 @@ def main(argv: list[str] | None = None) -> int:
     spark = LazySpark("vpush-bench-queries", SPARK_CONF)
     all_results: list[Result] = []
     try:
-        data = _dataset(args, console, spark)
-        span = data.ts_max - data.ts_min
-        lo = data.ts_min + span // 2
-        hi = lo + math.ceil(span * WINDOW_SHARE)
+        data = load_dataset(args.dir, args.rows, args.files, args.row_group_rows, args.payload,
+                            not args.skip_json, console, spark)  # fmt: skip
+        lo, hi = window(data)
         queries = make_queries(lo, hi)
         if args.only:
             wanted = {name.strip().upper() for name in args.only.split(",")}
@@ -1079,14 +1188,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     context = [
         "vpush and Spark run the Spark SQL below; DuckDB runs the same queries in its own SQL over "
-        "`read_parquet` (event as VARIANT); the lower bound reads the footers, the row groups whose "
+        "`read_parquet` (event as VARIANT), and over a JSON-text copy of the same rows (the baseline "
+        "with no Variant at all: `event` a string column holding DuckDB's JSON of each event, same "
+        "row groups, queried with `->>` and casts); the lower bound reads the footers, the row groups whose "
         "statistics might match (typed_value bounds trusted only where the sibling `value` is "
         "all-null), only the needed leaves (strings as dictionaries), decodes residual rows with "
         "vpush's codec only where the query needs them, and lets DuckDB compute over the Arrow "
         "result (Q7: the 100 ids first, then only those rows rebuilt). See bench/queries.py.",
         "",
         f"Per query the engines run in turn after one warm-up each; times and MB read are medians of "
-        f"the runs shown (DuckDB or Spark run {SLOW_REPEAT} when their warm-up took over {SLOW_SECONDS:.0f} s); "
+        f"the runs shown (DuckDB, DuckDB on JSON text, Spark and vpush on Spark run {SLOW_REPEAT} when their warm-up took over {SLOW_SECONDS:.0f} s); "
         f"MB read = `rchar` of the process (the JVM's for Spark) during a run; ratios are to the "
         f"lower bound of the same run; {pa.cpu_count()} cores, load average {load:.1f} at the start; "
         + ", ".join(f"{k} {v}" for k, v in versions.items())
@@ -1134,7 +1245,15 @@ def main(argv: list[str] | None = None) -> int:
         *(f"{name}: vpush does not support it yet; its target is pending" for name in pending),
         "data written in "
         + (f"{data.generated_seconds:,.0f} s" if data.generated_seconds is not None else "(unknown)")
-        + f"{' (this run)' if data.generated_now else ' (an earlier run; reused)'}; whole run {elapsed:,.0f} s",
+        + f"{' (this run)' if data.generated_now else ' (an earlier run; reused)'}"
+        + (
+            ""
+            if data.json_folder is None
+            else f"; JSON-text copy ({data.json_bytes / BYTES_PER_MB:,.1f} MB) written in "
+            + (f"{data.json_seconds:,.0f} s" if data.json_seconds is not None else "(unknown)")
+            + (" (this run)" if data.json_now else " (an earlier run; reused)")
+        )
+        + f"; whole run {elapsed:,.0f} s",
     ]
     sql_lines = ["## The queries", ""]
     for query in queries:
@@ -1143,6 +1262,7 @@ def main(argv: list[str] | None = None) -> int:
             "",
             f"- Spark SQL (vpush, Spark): `{query.spark}`",
             f"- DuckDB: `{query.duckdb.format(source='read_parquet(...)')}`",
+            f"- DuckDB on JSON text: `{query.json.format(source='read_parquet(...json copy...)')}`",
             f"- lower bound: leaves {', '.join(_bound_leaves(query.bound))}; SQL over the Arrow result: "
             f"`{query.bound.sql}`" + (f", then `{query.bound.rebuild_sql}`" if query.bound.rebuild_sql else ""),
             "",
@@ -1189,7 +1309,8 @@ def main(argv: list[str] | None = None) -> int:
         "payload": args.payload,
         "window": [timestamp_literal(lo), timestamp_literal(hi)],
         "queries": [
-            {"name": q.name, "title": q.title, "spark": q.spark, "duckdb": q.duckdb, "bound": _bound_json(q.bound)}
+            {"name": q.name, "title": q.title, "spark": q.spark, "duckdb": q.duckdb, "json": q.json,
+             "bound": _bound_json(q.bound)}
             for q in queries
         ],
         "repeat": args.repeat,
@@ -1201,6 +1322,8 @@ def main(argv: list[str] | None = None) -> int:
         "targets_met": not misses,
         "pending": pending,
         "generation_seconds": data.generated_seconds,
+        "json_copy": None if data.json_folder is None else {
+            "files": len(part_files(data.json_folder)), "bytes": data.json_bytes, "generation_seconds": data.json_seconds},
         "run_seconds": elapsed,
     }
     (args.out / f"{stem}.json").write_text(json.dumps(payload, indent=2, default=str) + "\n", encoding="utf-8")
