@@ -166,9 +166,9 @@ def _vm_hwm(pid: int | str) -> int:
             for line in handle:
                 if line.startswith("VmHWM:"):
                     return int(line.split()[1]) * 1024
-    except FileNotFoundError:  # a worker that exited in between
+    except (FileNotFoundError, ProcessLookupError):  # a worker that exited in between
         return 0
-    raise RuntimeError(f"no VmHWM line in /proc/{pid}/status")
+    return 0  # a zombie (exited, not yet reaped) holds no memory and has no VmHWM line
 
 
 def reset_peak_rss(pid: int | str = "self") -> None:
@@ -179,8 +179,8 @@ def reset_peak_rss(pid: int | str = "self") -> None:
         try:
             with open(f"/proc/{one}/clear_refs", "w", encoding="ascii") as handle:
                 handle.write("5")
-        except FileNotFoundError:
-            pass
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
+            pass  # exited in between, or a zombie
 
 
 def measure(run: Callable[[], Any], repeat: int, pid: int | str = "self") -> Runs:
