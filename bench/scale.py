@@ -274,6 +274,9 @@ def _chart(points: Sequence[Point], queries: Sequence[str], engines: Sequence[st
         axes[0][column].set_ylabel("seconds (log)")
         axes[1][column].set_ylabel("peak RSS, MiB (log)")
         axes[1][column].axhline(VPUSH_PEAK_TARGET / BYTES_PER_MIB, color="grey", linestyle=":", linewidth=1)
+        axes[1][column].annotate("2 GB: vpush's limit", (0.02, VPUSH_PEAK_TARGET / BYTES_PER_MIB),
+                                 xycoords=("axes fraction", "data"), fontsize=8, color="grey",
+                                 va="bottom")  # fmt: skip
         for row in (0, 1):
             axes[row][column].set_xscale("log")
             axes[row][column].set_yscale("log")
