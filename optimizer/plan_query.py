@@ -214,10 +214,12 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     # Extractions become columns of their scan first, so that a variant column read only
     # through them is not read whole.
     extraction_names: list[list[str]] = []
+    filtered_names: list[set[str]] = []
     column_types: dict[int, dict[str, SparkType | None]] = {}
     for index, (node, table, _, data_schema, _, extractions) in enumerate(found):
         alias = node.alias or node.name
         names: list[str] = []
+        filtered: set[str] = set()
         by_key: dict[object, str] = {}
         types = {f.name.lower(): arrow_spark_type(f.type) for f in _table_schema(table, data_schema)}
         for ext in extractions:
@@ -226,8 +228,11 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                 column_name = by_key[ext.key] = f"__vpush_{index}_x{len(by_key)}"
                 names.append(column_name)
                 types[column_name.lower()] = ext.target
+            if _in_where(ext):
+                filtered.add(column_name)
             _replace_extraction(ext, column_name, alias)
         extraction_names.append(names)
+        filtered_names.append(filtered)
         column_types[id(node)] = types
         if names:
             _exclude_from_stars(node, alias, names)
@@ -279,9 +284,11 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         unique = _unique(extractions)
         if unique:
             for ext in unique:
-                functions[function_name(ext.target)] = ext.target
+                functions[function_name(ext.target, once=ext.cannot_fail)] = ext.target
             parts, part_expressions = make_parts(scan_name, files, infos, unique, schema, time_zone)
-            relation = scan_relation(parts, part_expressions, schema.names, extraction_names[index])
+            relation = scan_relation(
+                parts, part_expressions, schema.names, extraction_names[index], filtered_names[index]
+            )
             replacement: exp.Expression = exp.Subquery(this=relation, alias=table_alias)
             by_path = {f.path: f for part in parts for f in part.files}
             files = [by_path.get(f.path, f) for f in files]
@@ -462,6 +469,14 @@ def _replace_extraction(ext: Extraction, column_name: str, alias: str) -> None:
     node.replace(column)
     if name and projection is not None:
         projection.replace(exp.alias_(projection.copy(), exp.to_identifier(name, quoted=True)))
+
+
+def _in_where(ext: Extraction) -> bool:
+    """Whether the extraction is in the WHERE of the SELECT that holds it."""
+    node = ext.node
+    while node is not None and not isinstance(node.parent, exp.Select):
+        node = node.parent
+    return node is not None and node.arg_key == "where"
 
 
 def _ancestors(node: exp.Expr, stop: exp.Expr) -> list[exp.Expr]:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 
 import pyarrow as pa
 from sqlglot import exp
@@ -74,6 +74,10 @@ __all__ = [
 FILE_COLUMN = "__vpush_file"
 """The column of a part that names each row's file, for the errors of the extraction function."""
 FUNCTION_PREFIX = "vpush_variant_get_"
+ONCE_FUNCTION_PREFIX = FUNCTION_PREFIX + "once_"
+"""The extraction functions of casts that cannot fail (``try_`` forms, ``string`` and ``variant``
+targets), which the engine declares volatile so that DuckDB computes each call once per row
+rather than again wherever it pushes a filter on its result (see :func:`scan_relation`)."""
 TO_JSON_FUNCTION = "vpush_to_json"
 IS_VARIANT_NULL_FUNCTION = "vpush_is_variant_null"
 SCHEMA_OF_VARIANT_FUNCTION = "vpush_schema_of_variant"
@@ -121,6 +125,12 @@ class Extraction:
     @property
     def path_text(self) -> str:
         return VariantPath(self.segments).to_spark()
+
+    @property
+    def cannot_fail(self) -> bool:
+        """Whether the cast never raises: ``try_`` forms give NULL, and every variant value casts
+        to a string (Spark's ``to_json`` for containers) or to ``variant``."""
+        return not self.strict or isinstance(self.target, StringType) or self.target == VARIANT
 
 
 def supported_target(target: SparkType | None) -> bool:
@@ -210,7 +220,7 @@ class _Builder:
     def call(self, ext: Extraction, metadata: exp.Expression, value: exp.Expression, rest: Sequence[str | int]) -> exp.Expression:
         self.uses_file = True
         return exp.Anonymous(
-            this=function_name(ext.target),
+            this=function_name(ext.target, once=ext.cannot_fail),
             expressions=[
                 metadata,
                 value,
@@ -232,13 +242,22 @@ def duckdb_type(target: SparkType) -> exp.DataType:
     return sql_type
 
 
-def function_name(target: SparkType) -> str:
-    """The engine function extracting and casting to ``target`` (one per target type)."""
+def function_name(target: SparkType, *, once: bool = False) -> str:
+    """The engine function extracting and casting to ``target`` (one per target type); with
+    ``once``, the one for casts that cannot fail (:data:`ONCE_FUNCTION_PREFIX`)."""
     text = target.to_spark()
     slug = "".join(c if c.isalnum() else "_" for c in text).strip("_")
     if not slug.replace("_", "").isalnum() or len(slug) > 40:
         slug = hashlib.sha1(text.encode()).hexdigest()[:12]
-    return FUNCTION_PREFIX + slug
+    return (ONCE_FUNCTION_PREFIX if once else FUNCTION_PREFIX) + slug
+
+
+def _evaluated_once(expression: exp.Expr) -> bool:
+    """Whether ``expression`` calls an extraction function that the engine computes once per row."""
+    return any(
+        isinstance(call, exp.Anonymous) and call.name.lower().startswith(ONCE_FUNCTION_PREFIX)
+        for call in expression.find_all(exp.Anonymous)
+    )
 
 
 def _exact_cast(leaf: PrimitiveLayout, target: SparkType) -> bool:
@@ -612,17 +631,33 @@ def scan_relation(
     part_expressions: Sequence[Sequence[exp.Expression]],
     columns: Sequence[str],
     output_names: Sequence[str],
+    filtered: Collection[str] = (),
 ) -> exp.Query:
-    """``SELECT columns, extraction AS name ... FROM part0 UNION ALL ...``: the scan as one relation."""
+    """``SELECT columns, extraction AS name ... FROM part0 UNION ALL ...``: the scan as one relation.
+
+    DuckDB pushes a filter on an extraction below the projection that computes it by copying
+    the expression, and so computes it twice: in the filter, and again in the projection for the
+    rows that pass. An extraction that calls a function computed once per row
+    (:data:`ONCE_FUNCTION_PREFIX`, volatile to DuckDB) stops that: a filter on it stays above
+    its projection. Each such extraction gets a projection of its own, nested, those the query
+    filters on (``filtered``, by output name) innermost, so that a filter on one still runs
+    before the others are computed, and filters on anything else still reach the scan.
+    """
     branches: list[exp.Query] = []
+    inner_first = [n for n in output_names if n in filtered] + [n for n in output_names if n not in filtered]
     for part, expressions in zip(parts, part_expressions):
+        by_name = dict(zip(output_names, expressions))
+        once = [n for n in inner_first if _evaluated_once(by_name[n])]
+        source: exp.Expression = exp.Table(this=exp.to_identifier(part.name, quoted=True))
+        for i, name in enumerate(once):
+            layer = exp.select(exp.Star(), exp.alias_(by_name[name], exp.to_identifier(name, quoted=True))).from_(source)
+            source = exp.Subquery(this=layer, alias=exp.TableAlias(this=exp.to_identifier(f"__vpush_once_{i}", quoted=True)))
         projections: list[exp.Expr] = [exp.column(exp.to_identifier(c, quoted=True)) for c in columns]
         projections += [
-            exp.alias_(e, exp.to_identifier(n, quoted=True)) for e, n in zip(expressions, output_names)
+            exp.column(exp.to_identifier(n, quoted=True)) if n in once else exp.alias_(e, exp.to_identifier(n, quoted=True))
+            for e, n in zip(expressions, output_names)
         ]
-        branches.append(
-            exp.select(*projections).from_(exp.Table(this=exp.to_identifier(part.name, quoted=True)))
-        )
+        branches.append(exp.select(*projections).from_(source))
     query: exp.Query = branches[0]
     for branch in branches[1:]:
         query = exp.union(query, branch, distinct=False)
