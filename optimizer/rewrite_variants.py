@@ -542,18 +542,13 @@ def unread_inputs(builder: _Builder, info: FileInfo, row_groups: Sequence[int]) 
 
 
 def _file_signature(info: FileInfo, file: FileScan) -> object:
-    """What :func:`file_part` and :func:`native_leaves` depend on in a file: its schema, its
-    variant layouts, which ``value`` columns are all-null in the row groups read and in all of
-    them, and whether it has partition values or reads a whole variant."""
-    kept, every = _all_null_in(info, file.row_groups), _all_null_in(info, None)
-    values = sorted(
-        c for layout in info.variant_columns.values() for c in layout.columns() if c.endswith(".value")
-    )
+    """What :func:`file_part` and :func:`native_leaves` depend on in a file: its kind (schema,
+    variant layouts, which ``value`` columns are all-null in all row groups), which ``value``
+    columns are all-null in the row groups read, and whether it has partition values or reads a
+    whole variant."""
     return (
-        info.arrow_schema,
-        tuple(sorted(info.variant_columns.items())),
-        tuple(kept(c) for c in values),
-        tuple(every(c) for c in values),
+        info.kind,
+        tuple(groups.issuperset(file.row_groups) for groups in info.all_null_row_groups),
         bool(file.partition_values),
         tuple(sorted(file.variant_columns)),
         not file.row_groups,
