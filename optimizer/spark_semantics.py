@@ -167,9 +167,29 @@ def spark_error(error_class: str, message: exp.Expression | str, to: exp.DataTyp
     return exp.cast(exp.Anonymous(this="error", expressions=[marker]), to)
 
 
+_DIVISION = "__vpush_division"
+
+
 def _round_div(numerator: exp.Expression, denominator: exp.Expression) -> exp.Expression:
-    """``numerator / denominator`` of two HUGEINTs rounded half away from zero (Spark's HALF_UP)."""
-    num, den = exp.Abs(this=numerator.copy()), exp.Abs(this=denominator.copy())
+    """``numerator / denominator`` of two HUGEINTs rounded half away from zero (Spark's HALF_UP);
+    both are taken, not copied.
+
+    Each operand is computed once: the two go into a one-element list of a struct, and a lambda
+    over that list's element names them as often as the rounding needs. Written out in place,
+    each would appear several times, and a chain of divisions (``a / b / c / ...``) would grow
+    the SQL exponentially.
+    """
+    pair = exp.Struct(
+        expressions=[
+            exp.PropertyEQ(this=exp.to_identifier("n"), expression=numerator),
+            exp.PropertyEQ(this=exp.to_identifier("d"), expression=denominator),
+        ]
+    )
+
+    def operand(name: str) -> exp.Expression:
+        return exp.Dot(this=exp.column(exp.to_identifier(_DIVISION)), expression=exp.to_identifier(name))
+
+    num, den = exp.Abs(this=operand("n")), exp.Abs(this=operand("d"))
     quotient = exp.IntDiv(this=num.copy(), expression=den.copy())
     remainder = exp.Mod(this=num.copy(), expression=den.copy())
     up = exp.Case(
@@ -179,14 +199,17 @@ def _round_div(numerator: exp.Expression, denominator: exp.Expression) -> exp.Ex
     )
     magnitude = exp.Paren(this=exp.Add(this=quotient, expression=up))
     negative = exp.NEQ(
-        this=exp.Paren(this=exp.LT(this=numerator.copy(), expression=exp.Literal.number(0))),
-        expression=exp.Paren(this=exp.LT(this=denominator.copy(), expression=exp.Literal.number(0))),
+        this=exp.Paren(this=exp.LT(this=operand("n"), expression=exp.Literal.number(0))),
+        expression=exp.Paren(this=exp.LT(this=operand("d"), expression=exp.Literal.number(0))),
     )
-    return exp.Case(ifs=[exp.If(this=negative, true=exp.Neg(this=magnitude.copy()))], default=magnitude)
+    rounded = exp.Case(ifs=[exp.If(this=negative, true=exp.Neg(this=magnitude.copy()))], default=magnitude)
+    body = exp.Lambda(this=rounded, expressions=[exp.to_identifier(_DIVISION)])
+    each = exp.Anonymous(this="list_transform", expressions=[exp.Array(expressions=[pair]), body])
+    return exp.Anonymous(this="list_extract", expressions=[each, exp.Literal.number(1)])
 
 
 def _hugeint(node: exp.Expression) -> exp.Expression:
-    return exp.cast(node, exp.DataType.build("HUGEINT"))
+    return exp.cast(node, exp.DataType.build("HUGEINT"), copy=False)
 
 
 def _pow10(n: int) -> exp.Expression:
@@ -196,24 +219,24 @@ def _pow10(n: int) -> exp.Expression:
 def _unscaled(node: exp.Expression, of_type: DecimalType) -> exp.Expression:
     """The unscaled integer of a decimal (``1.25`` at scale 2: 125), as HUGEINT."""
     scale = of_type.scale
-    wide = exp.cast(node, _decimal(MAX_DECIMAL_PRECISION, scale))
+    wide = exp.cast(node, _decimal(MAX_DECIMAL_PRECISION, scale), copy=False)
     if not scale:
         return _hugeint(wide)
     if of_type.precision + scale <= MAX_DECIMAL_PRECISION:
         return _hugeint(exp.Mul(this=wide, expression=exp.Literal.number(10**scale)))
     # Too wide to shift inside a DECIMAL(38): DuckDB prints every digit of the scale, so the
     # text without its point is the unscaled integer.
-    text = exp.cast(wide, exp.DataType.build("VARCHAR"))
+    text = exp.cast(wide, exp.DataType.build("VARCHAR"), copy=False)
     return _hugeint(exp.Anonymous(this="replace", expressions=[text, exp.Literal.string("."), exp.Literal.string("")]))
 
 
 def _from_unscaled(unscaled: exp.Expression, result: DecimalType) -> exp.Expression:
     """The decimal ``result`` whose unscaled integer is ``unscaled``."""
-    whole: exp.Expression = exp.cast(unscaled, _decimal(MAX_DECIMAL_PRECISION, 0))
+    whole: exp.Expression = exp.cast(unscaled, _decimal(MAX_DECIMAL_PRECISION, 0), copy=False)
     if result.scale:
         unit = exp.cast(exp.Literal.string(f"{10 ** -result.scale:.{result.scale}f}"), _decimal(result.scale + 1, result.scale))
         whole = exp.Mul(this=whole, expression=unit)
-    return exp.cast(whole, _decimal(result.precision, result.scale))
+    return exp.cast(whole, _decimal(result.precision, result.scale), copy=False)
 
 
 def _rescale(unscaled: exp.Expression, from_scale: int, to_scale: int) -> exp.Expression:

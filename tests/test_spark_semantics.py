@@ -255,3 +255,21 @@ def test_spark_engine_matches_spark(sql: str, spark_views: SparkSession, spark_c
     """Through the Spark engine the SQL is Spark's own, only the scans are vpush's: what differs
     on DuckDB (the strict xfails above) does not differ here."""
     _assert_same_answer(sql, spark_views, spark_con)
+
+
+def _divisions(count: int) -> str:
+    operands = ["e", "d", "1.5", "e"]
+    chain = " / ".join(["d"] + [operands[k % len(operands)] for k in range(count)])
+    return f"SELECT {chain} AS q FROM t WHERE i < 10"
+
+
+def test_a_chain_of_decimal_divisions_grows_the_sql_linearly(
+    spark_views: SparkSession, con: vpush.Connection
+) -> None:
+    """Each decimal division rounds HALF_UP on its operands' unscaled integers, which names each
+    operand several times: written out in place, a chain of divisions would grow the SQL (and its
+    planning) exponentially. Each operand is computed once, so twelve divisions take about four
+    times the SQL of three, and give Spark's answer."""
+    three, twelve = (len(con.sql(_divisions(n)).plan.sql("duckdb")) for n in (3, 12))
+    assert twelve < 5 * three
+    _assert_same_answer(_divisions(12), spark_views, con)
