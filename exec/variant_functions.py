@@ -54,7 +54,9 @@ from vpush.codec.value import MAX_NESTING_DEPTH, Variant
 from vpush.exec.errors import ExecutionError
 from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+from vpush.exec.rebuild_rows import rebuild_rows
 from vpush.optimizer.rewrite_variants import (
+    REBUILD_VARIANT_FUNCTION,
     IS_VARIANT_NULL_FUNCTION,
     PARSE_JSON_FUNCTION,
     SCHEMA_MERGE_FUNCTION,
@@ -566,6 +568,10 @@ def _parse_json(texts: pa.Array | pa.ChunkedArray, strict: pa.Array) -> pa.Array
     return parse_json_column(texts, bool(_first(strict)))
 
 
+def _rebuild_rows(locators: pa.Array, column: pa.Array) -> pa.Array:
+    return rebuild_rows(locators, str(_first(column)))
+
+
 # -- registration ----------------------------------------------------------------------------------
 FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     TO_JSON_FUNCTION: (_guarded(_to_json, "to_json"), [_VARIANT_STRUCT, "VARCHAR"], "VARCHAR"),
@@ -573,6 +579,11 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     SCHEMA_OF_VARIANT_FUNCTION: (_guarded(schema_of_variant_column, "schema_of_variant"), [_VARIANT_STRUCT], "VARCHAR"),
     SCHEMA_MERGE_FUNCTION: (_guarded(_merge_column, "schema_of_variant_agg"), ["VARCHAR[]"], "VARCHAR"),
     PARSE_JSON_FUNCTION: (_guarded(_parse_json, "parse_json"), ["VARCHAR", "BOOLEAN"], _VARIANT_STRUCT),
+    REBUILD_VARIANT_FUNCTION: (
+        _guarded(_rebuild_rows, "rebuilding a variant"),
+        ["STRUCT(file VARCHAR, row_group INTEGER, row BIGINT)", "VARCHAR"],
+        _VARIANT_STRUCT,
+    ),
 }
 """name -> (the Arrow function, DuckDB parameter types, DuckDB result type)."""
 

@@ -1,6 +1,7 @@
 """Plan a Spark SQL query over registered tables."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 import pyarrow as pa
@@ -25,6 +26,7 @@ from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import ROW_COUNT_COLUMN, VARIANT_ARROW_TYPE, FileScan, Plan, Scan
 from vpush.optimizer.prune_scan import FilePruning, owning_select, prune_scan
 from vpush.optimizer.rewrite_variants import (
+    REBUILD_VARIANT_FUNCTION,
     Extraction,
     function_name,
     iter_scope,
@@ -35,10 +37,11 @@ from vpush.optimizer.rewrite_variants import (
     supported_target,
 )
 from vpush.optimizer.spark_semantics import SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name
-from vpush.optimizer.variant_types import SparkType
+from vpush.optimizer.variant_types import VARIANT, SparkType
 
 SCAN_PREFIX = "__vpush_scan_"
 _SCAN_INDEX = "vpush_scan_index"  # meta key: which scan a table reference of the query becomes
+_AFTER_LIMIT = "vpush_after_limit"  # meta key: a SELECT that project_after_limit made
 
 # Spark's variant functions other than extraction parse into these nodes but do not run yet, so
 # a query using one is refused with a clear error rather than handed to DuckDB, which would fail
@@ -305,6 +308,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             scans.append(
                 Scan(name=scan_name, table=table.name, schema=schema, files=tuple(files), location=table.location)
             )
+        replacement.meta[_SCAN_INDEX] = index
         node.replace(replacement)
     for spark_node in list(spark_expression.find_all(exp.Table)):
         scan_index = spark_node.meta.get(_SCAN_INDEX)
@@ -321,6 +325,11 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             expression = project_after_limit(rewrite_remaining(expression, time_zone, functions))
         except OptimizeError as exc:
             refusal = exc
+        else:
+            deferred = defer_variants(expression, scans)
+            if any(deferred):
+                functions[REBUILD_VARIANT_FUNCTION] = VARIANT
+                scans = [dataclasses.replace(scan, deferred=d) if d else scan for scan, d in zip(scans, deferred)]
     return Plan(
         source_sql=sql,
         expression=expression,
@@ -390,7 +399,67 @@ def project_after_limit(expression: exp.Expression) -> exp.Expression:
         "from_" if "from_" in select.args else "from",
         exp.From(this=exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(source.this.alias, quoted=True)))),
     )
+    outer.meta[_AFTER_LIMIT] = True
     return outer
+
+
+def _source(select: exp.Select) -> exp.Expression | None:
+    found = select.args.get("from_") or select.args.get("from")
+    return found.this if found is not None else None
+
+
+def defer_variants(expression: exp.Expression, scans: list[Scan]) -> list[tuple[str, ...]]:
+    """Per scan, the whole variant columns to rebuild only for the rows a LIMIT keeps, with the
+    SQL rewritten to do so: after :func:`project_after_limit`, a variant column of the scan that
+    the query names only in the outer projections is read as a row locator and rebuilt there by
+    :data:`REBUILD_VARIANT_FUNCTION`, for ``n`` rows rather than for every row read.
+
+        SELECT to_json(v), k FROM (SELECT * FROM s WHERE p ORDER BY k LIMIT n) AS s ORDER BY k
+        -> SELECT to_json(vpush_rebuild_variant(v, 'v')), k FROM (...) AS s ORDER BY k
+
+    The rows, and each rebuilt value, are the same; only where the rebuilding happens moves.
+    """
+    out: list[tuple[str, ...]] = [() for _ in scans]
+    if not isinstance(expression, exp.Select) or not expression.meta.get(_AFTER_LIMIT):
+        return out
+    subquery = _source(expression)
+    inner = subquery.this if isinstance(subquery, exp.Subquery) else None
+    scan_source = _source(inner) if isinstance(inner, exp.Select) else None
+    index = scan_source.meta.get(_SCAN_INDEX) if scan_source is not None else None
+    if not isinstance(subquery, exp.Subquery) or not isinstance(inner, exp.Select):
+        return out
+    if scan_source is None or not isinstance(index, int) or index >= len(scans):
+        return out
+    if any(p.find(exp.Star) for p in expression.expressions):
+        return out
+    alias = subquery.alias.lower()
+    # Everything but the outer projections and the scan's own relation: the column must not be
+    # named there (a filter or sort key needs its value in the first pass).
+    elsewhere = [expression.args.get("order"), *(inner.args.get(k) for k in inner.args if k not in ("from", "from_"))]
+    deferred: list[str] = []
+    for field in scans[index].schema:
+        name = field.name.lower()
+        if not field.type.equals(VARIANT_ARROW_TYPE) or name == alias:
+            continue
+        if any(
+            column.name.lower() == name or column.table.lower() == name
+            for node in elsewhere
+            if isinstance(node, exp.Expression)
+            for column in node.find_all(exp.Column)
+        ):
+            continue
+        uses = [c for p in expression.expressions for c in p.find_all(exp.Column) if name in (c.name.lower(), c.table.lower())]
+        if not uses or any(c.table.lower() not in ("", alias) or c.name.lower() != name for c in uses):
+            continue
+        for column in uses:
+            call = exp.Anonymous(this=REBUILD_VARIANT_FUNCTION, expressions=[column.copy(), exp.Literal.string(field.name)])
+            if isinstance(column.parent, exp.Select):  # a bare projection keeps its name
+                column.replace(exp.alias_(call, exp.to_identifier(column.name, quoted=True)))
+            else:
+                column.replace(call)
+        deferred.append(field.name)
+    out[index] = tuple(deferred)
+    return out
 
 
 def _unique(extractions: list[Extraction]) -> list[Extraction]:

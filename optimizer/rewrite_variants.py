@@ -79,6 +79,9 @@ ONCE_FUNCTION_PREFIX = FUNCTION_PREFIX + "once_"
 targets), which the engine declares volatile so that DuckDB computes each call once per row
 rather than again wherever it pushes a filter on its result (see :func:`scan_relation`)."""
 TO_JSON_FUNCTION = "vpush_to_json"
+REBUILD_VARIANT_FUNCTION = "vpush_rebuild_variant"
+"""``vpush_rebuild_variant(locator, column)``: a deferred variant column's rows, rebuilt from
+their files (:attr:`vpush.optimizer.plan.Scan.deferred`)."""
 IS_VARIANT_NULL_FUNCTION = "vpush_is_variant_null"
 SCHEMA_OF_VARIANT_FUNCTION = "vpush_schema_of_variant"
 SCHEMA_MERGE_FUNCTION = "vpush_schema_of_variant_merge"
