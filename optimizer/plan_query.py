@@ -477,9 +477,12 @@ def _extractions(node: exp.Table, variants: set[str]) -> list[Extraction]:
         return []
     alias = (node.alias or node.name).lower()
     out: list[Extraction] = []
+    # Nodes of a claimed extraction, by id: iter_scope yields a node before its children, so a
+    # node is inside a claimed one when its parent is.
     claimed: set[int] = set()
     for candidate in iter_scope(select):
-        if any(id(a) in claimed for a in _ancestors(candidate, select)):
+        if candidate.parent is not None and id(candidate.parent) in claimed:
+            claimed.add(id(candidate))
             continue
         matched = match_extraction(candidate)
         if matched is None:
@@ -546,12 +549,3 @@ def _in_where(ext: Extraction) -> bool:
     while node is not None and not isinstance(node.parent, exp.Select):
         node = node.parent
     return node is not None and node.arg_key == "where"
-
-
-def _ancestors(node: exp.Expr, stop: exp.Expr) -> list[exp.Expr]:
-    out = []
-    parent = node.parent
-    while parent is not None and parent is not stop:
-        out.append(parent)
-        parent = parent.parent
-    return out
