@@ -3758,11 +3758,99 @@ done:
     return result;
 }
 
+/* ---- Java's text of doubles and floats ----------------------------------------------------- */
+
+typedef struct {
+    Ctx *c;
+    const uint8_t *values, *validity;
+    int64_t n, offset;
+    int width; /* 8: double, 4: float */
+} FormatLoop;
+
+static int format_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    FormatLoop *l = (FormatLoop *)arg;
+    Ctx *c = l->c;
+    offsets[0] = 0;
+    for (int64_t row = 0; row < l->n; row++) {
+        int64_t at = l->offset + row;
+        if (l->validity != NULL && !((l->validity[at >> 3] >> (at & 7)) & 1)) {
+            (*null_count)++;
+        } else {
+            /* Java's longest text of a double, -4.9E-324 style or 20 digits with sign and point, fits 32. */
+            if (reserve(c, 32) < 0) return -1;
+            if (l->width == 8) {
+                uint64_t bits;
+                memcpy(&bits, l->values + at * 8, 8);
+                c->out_len += format_java_double((char *)c->out + c->out_len, bits);
+            } else {
+                uint32_t bits;
+                memcpy(&bits, l->values + at * 4, 4);
+                c->out_len += format_java_float((char *)c->out + c->out_len, bits);
+            }
+            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+        }
+        if (c->out_len > INT32_MAX) return fail(c, ERR_TOO_LARGE, "", -1, "the text exceeds a string array's 2 GiB");
+        offsets[row + 1] = (int32_t)c->out_len;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(format_java_doc,
+             "format_java(values, validity, offset, length, width) -> (null_count, validity, offsets, data)\n\n"
+             "Each double (width 8) or float (width 4) of an Arrow array's buffers as Java 17's\n"
+             "Double.toString or Float.toString prints it (Spark's cast to string). values and validity\n"
+             "(None when no row is null) are the array's buffers, offset and length its slice. The three\n"
+             "buffers returned are pyarrow buffers of a string array (validity is None when no row is null).");
+
+static PyObject *py_format_java(PyObject *self, PyObject *args) {
+    PyObject *values_obj, *validity_obj, *result = NULL;
+    Py_buffer values, validity;
+    long long offset, length;
+    int width, has_validity = 0;
+    Ctx c;
+    FormatLoop loop;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOLLi", &values_obj, &validity_obj, &offset, &length, &width)) return NULL;
+    if ((width != 4 && width != 8) || offset < 0 || length < 0) {
+        PyErr_SetString(PyExc_ValueError, "format_java: width must be 4 or 8, offset and length non-negative");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(values_obj, &values, PyBUF_SIMPLE) < 0) return NULL;
+    if (validity_obj != Py_None) {
+        if (PyObject_GetBuffer(validity_obj, &validity, PyBUF_SIMPLE) < 0) {
+            PyBuffer_Release(&values);
+            return NULL;
+        }
+        has_validity = 1;
+    }
+    if ((offset + length) * width > values.len ||
+        (has_validity && (offset + length + 7) / 8 > validity.len)) {
+        PyErr_SetString(PyExc_ValueError, "format_java: the buffers are shorter than offset + length");
+        goto done;
+    }
+    memset(&c, 0, sizeof c);
+    c.row = -1;
+    c.err_offset = -1;
+    loop.c = &c;
+    loop.values = (const uint8_t *)values.buf;
+    loop.validity = has_validity ? (const uint8_t *)validity.buf : NULL;
+    loop.n = length;
+    loop.offset = offset;
+    loop.width = width;
+    result = run_into_binary(&c, length, format_loop, &loop);
+    ctx_free(&c);
+done:
+    PyBuffer_Release(&values);
+    if (has_validity) PyBuffer_Release(&validity);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"unshred", py_unshred, METH_VARARGS, unshred_doc},
     {"extract", py_extract, METH_VARARGS, extract_doc},
     {"to_json", py_to_json, METH_VARARGS, to_json_doc},
     {"schema_of_variant", py_schema_of_variant, METH_VARARGS, schema_of_variant_doc},
+    {"format_java", py_format_java, METH_VARARGS, format_java_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -705,3 +705,42 @@ def schema_of_variant_native(metadata: pa.Array | pa.ChunkedArray, value: pa.Arr
     return pa.Array.from_buffers(  # type: ignore[no-any-return]
         pa.string(), len(value), [validity, offsets, data], null_count
     )
+
+
+def format_java_native(values: pa.Array | pa.ChunkedArray) -> pa.StringArray | pa.ChunkedArray:
+    """Every double or float as Java 17's ``Double.toString`` / ``Float.toString`` prints it: the
+    text of Spark's cast to string, in C (the same digits as
+    :func:`~vpush.codec.java_format.format_java_double`).
+
+    Example:
+        >>> format_java_native(pa.array([1e10, 0.001, None, float("nan")])).to_pylist()
+        ['1.0E10', '0.001', None, 'NaN']
+        >>> format_java_native(pa.array([0.1, 1e-5], pa.float32())).to_pylist()
+        ['0.1', '1.0E-5']
+
+    Args:
+        values: a float64 or float32 array (or chunked array).
+
+    Returns:
+        A string array of the same length (chunked where the input is), null where it is null.
+
+    Raises:
+        NativeUnsupportedError: another Arrow type, or no compiled kernel.
+    """
+    if isinstance(values, pa.ChunkedArray):
+        return pa.chunked_array([format_java_native(chunk) for chunk in values.chunks], pa.string())
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    if pa.types.is_float64(values.type):
+        width = 8
+    elif pa.types.is_float32(values.type):
+        width = 4
+    else:
+        raise NativeUnsupportedError(f"format_java_native takes doubles or floats, not {values.type}")
+    validity, data = values.buffers()
+    null_count, out_validity, offsets, text = _native.format_java(
+        data, validity if values.null_count else None, values.offset, len(values), width
+    )
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        pa.string(), len(values), [out_validity, offsets, text], null_count
+    )

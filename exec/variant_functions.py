@@ -11,6 +11,8 @@ schema_of_variant_agg(v)    vpush_schema_of_variant_merge(list(DISTINCT vpush_sc
                                                             VARCHAR   merged once per distinct schema
 parse_json(s)               vpush_parse_json(s, true)       STRUCT    the codec's parser, once per
 try_parse_json(s)           vpush_parse_json(s, false)                distinct text of a batch
+CAST(d AS STRING)           vpush_java_text_double(d)       VARCHAR   the compiled kernel (Java 17's
+CAST(f AS STRING)           vpush_java_text_float(f)                  Double/Float.toString)
 ```
 
 Each is a vectorized (Arrow) function and answers as Spark 4.3 does:
@@ -49,11 +51,12 @@ from duckdb.func import FunctionNullHandling, PythonUDFType
 from vpush.codec.errors import CodecError, MalformedVariantError, VpushError
 from vpush.codec.header import BasicType, PrimitiveType
 from vpush.codec.json import parse_json, to_json, try_parse_json
-from vpush.codec.native import NativeUnsupportedError, schema_of_variant_native, to_json_native
+from vpush.codec.native import NativeUnsupportedError, format_java_native, schema_of_variant_native, to_json_native
 from vpush.codec.value import MAX_NESTING_DEPTH, Variant
 from vpush.exec.errors import ExecutionError
 from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+from vpush.optimizer.spark_semantics import JAVA_TEXT_FUNCTIONS
 from vpush.optimizer.rewrite_variants import (
     IS_VARIANT_NULL_FUNCTION,
     PARSE_JSON_FUNCTION,
@@ -573,6 +576,8 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     SCHEMA_OF_VARIANT_FUNCTION: (_guarded(schema_of_variant_column, "schema_of_variant"), [_VARIANT_STRUCT], "VARCHAR"),
     SCHEMA_MERGE_FUNCTION: (_guarded(_merge_column, "schema_of_variant_agg"), ["VARCHAR[]"], "VARCHAR"),
     PARSE_JSON_FUNCTION: (_guarded(_parse_json, "parse_json"), ["VARCHAR", "BOOLEAN"], _VARIANT_STRUCT),
+    JAVA_TEXT_FUNCTIONS["double"]: (_guarded(format_java_native, "cast to string"), ["DOUBLE"], "VARCHAR"),
+    JAVA_TEXT_FUNCTIONS["float"]: (_guarded(format_java_native, "cast to string"), ["FLOAT"], "VARCHAR"),
 }
 """name -> (the Arrow function, DuckDB parameter types, DuckDB result type)."""
 

@@ -237,7 +237,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         found_table[0].meta[_SCAN_INDEX] = index
     spark_expression = expression.copy()
     try:
-        expression = apply_spark_semantics(expression, column_types)
+        expression = apply_spark_semantics(expression, column_types, functions)
     except OptimizeError as exc:
         refusal = refusal or exc
 

@@ -73,6 +73,11 @@ _RANKING_NAMES: dict[type[exp.Expr], str] = {
 }
 _NOT_YET_FUNCTIONS = frozenset({"hash", "xxhash64"})
 
+JAVA_TEXT_FUNCTIONS = {"double": "vpush_java_text_double", "float": "vpush_java_text_float"}
+"""The engine functions that print a double or float as Java's ``Double.toString`` /
+``Float.toString`` does (Spark's cast to string: ``1.0E10``, where DuckDB prints
+``10000000000.0``), by the Spark type they take."""
+
 _ARROW_TYPES: list[tuple[Callable[[pa.DataType], bool], Callable[[pa.DataType], SparkType]]] = [
     (pa.types.is_int8, lambda t: AtomicType("tinyint")),
     (pa.types.is_int16, lambda t: AtomicType("smallint")),
@@ -374,8 +379,20 @@ def _cast_type(node: exp.Cast) -> SparkType | None:
 class _Rewriter:
     """Rewrites the nodes of one SELECT whose DuckDB result differs from Spark's."""
 
-    def __init__(self, typer: _Typer) -> None:
+    def __init__(self, typer: _Typer, functions: dict[str, SparkType]) -> None:
         self.typer = typer
+        self.functions = functions
+
+    def _java_text(self, node: exp.Expr) -> exp.Expr:
+        """``node`` as Spark casts it to a string, where it is a double or float."""
+        source = self.typer.of(node)
+        if not isinstance(source, AtomicType) or source.name not in JAVA_TEXT_FUNCTIONS:
+            return node
+        name = JAVA_TEXT_FUNCTIONS[source.name]
+        self.functions[name] = StringType()
+        call = exp.Anonymous(this=name, expressions=[node])
+        self.typer.types[id(call)] = StringType()
+        return call
 
     def visit(self, node: exp.Expr) -> exp.Expr:
         of = self.typer.of
@@ -432,6 +449,16 @@ class _Rewriter:
             return node
         if isinstance(node, exp.Cast) and isinstance(_cast_type(node), StringType) and of(node.this) in _TIMESTAMPS:
             return _timestamp_text(node.this)
+        if isinstance(node, exp.Cast) and isinstance(_cast_type(node), StringType) and _is_fractional(of(node.this)):
+            return self._java_text(node.this)
+        if isinstance(node, (exp.Concat, exp.DPipe)):
+            # Spark casts a double or float argument to a string first, as a cast prints it.
+            for key in ("this", "expression", "expressions"):
+                value = node.args.get(key)
+                for i, child in enumerate(value if isinstance(value, list) else [value]):
+                    if isinstance(child, exp.Expr) and _is_fractional(of(child)):
+                        node.set(key, self._java_text(child), i if isinstance(value, list) else None)
+            return node
         if isinstance(node, (exp.ArgMax, exp.ArgMin)):
             # Spark's max_by/min_by return the value at the extreme row even when it is NULL.
             name = "arg_max_null" if isinstance(node, exp.ArgMax) else "arg_min_null"
@@ -579,7 +606,9 @@ class _Rewriter:
 
 
 def apply_spark_semantics(
-    expression: exp.Expr, tables: Mapping[int, Mapping[str, SparkType | None]]
+    expression: exp.Expr,
+    tables: Mapping[int, Mapping[str, SparkType | None]],
+    functions: dict[str, SparkType] | None = None,
 ) -> exp.Expr:
     """Rewrite ``expression`` (Spark SQL, before its tables become scans) so that DuckDB gives
     Spark's result types, values, arithmetic errors and projection names.
@@ -587,7 +616,10 @@ def apply_spark_semantics(
     Args:
         expression: the query; its variant extractions may already be scan columns.
         tables: per table node (``id(node)``), its columns' Spark types by lower-cased name.
+        functions: where the engine functions the rewrite calls are recorded (name -> result
+            type), for the engine to create.
     """
+    functions = {} if functions is None else functions
     try:
         scopes = list(traverse_scope(expression))
     except Exception:  # sqlglot cannot scope this query: leave it as DuckDB runs it
@@ -613,7 +645,7 @@ def apply_spark_semantics(
             continue
         typer = _Typer(scope, columns)
         _check_orderable(select, typer)
-        rewriter = _Rewriter(typer)
+        rewriter = _Rewriter(typer, functions)
         produced: dict[str, SparkType | None] = {}
         for projection in list(select.expressions):
             produced[projection.alias_or_name.lower()] = typer.of(projection)
@@ -795,7 +827,7 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
             return None
         if isinstance(node.this, exp.Column) and top:
             return inner
-        word = "try_cast" if isinstance(node, exp.TryCast) else "CAST"
+        word = "TRY_CAST" if isinstance(node, exp.TryCast) else "CAST"
         target = _cast_type(node)
         return None if target is None else f"{word}({inner} AS {target.to_spark().upper()})"
     if isinstance(node, exp.Window):
