@@ -1,4 +1,5 @@
-"""Spark 4.3's ``variant_get`` cast of one extracted value to a scalar type, in Python.
+"""Spark 4.3's ``variant_get`` cast of one extracted value to a scalar, array, map or struct type,
+in Python.
 
 This follows ``VariantGet.cast`` (``variantExpressions.scala``) step by step:
 
@@ -14,6 +15,13 @@ any other scalar                  a literal of its Spark type (every integer wid
   otherwise                       Cast.canAnsiCast(type, target) and Cast(..., EvalMode.TRY);
                                   a NULL result is a failed cast
 ```
+
+Arrays, maps and structs follow the same function: an array casts each element to the element
+type, an object casts to ``map<string, T>`` (its fields in stored order) or to a struct (each
+field looked up by its exact name as ``getFieldByKey`` does, NULL where absent); any other value
+is a failed cast. A ``variant`` inside keeps the value as it is, a variant null included. A failed
+cast inside fails there: ``variant_get`` raises naming the inner value and type, and
+``try_variant_get`` gives NULL in that place only.
 
 A failed cast is ``INVALID_VARIANT_CAST`` for ``variant_get`` and NULL for ``try_variant_get``.
 A TRY cast runs the ANSI cast and turns its errors into NULL, except that strings cast to
@@ -63,10 +71,20 @@ from vpush.codec.java_format import (
 )
 from vpush.codec.json import to_json
 from vpush.codec.metadata import VariantMetadata
-from vpush.codec.path import VariantPath, extract, extract_column
+from vpush.codec.path import VariantPath, extract, extract_column, get_field
 from vpush.codec.value import Variant
 from vpush.exec.errors import ExecutionError
-from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, StringType
+from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+from vpush.optimizer.variant_types import (
+    VARIANT,
+    ArrayType,
+    AtomicType,
+    DecimalType,
+    MapType,
+    SparkType,
+    StringType,
+    StructType,
+)
 
 __all__ = ["INVALID_VARIANT_CAST", "UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT", "arrow_type", "cast_variant", "variant_get_column"]
 
@@ -135,6 +153,28 @@ class _Failed(Exception):
     """The TRY cast gives NULL: the value does not cast."""
 
 
+def _is_nested(target: SparkType) -> bool:
+    return isinstance(target, (ArrayType, MapType, StructType))
+
+
+def _nested_arrow_type(target: SparkType) -> pa.DataType:
+    """The Arrow type of a cast inside an array, map or struct, where ``variant`` may stand too."""
+    if target == VARIANT:
+        return VARIANT_ARROW_TYPE
+    if isinstance(target, ArrayType):
+        return pa.list_(_nested_arrow_type(target.element))
+    if isinstance(target, MapType):
+        if not isinstance(target.key, StringType):
+            raise ExecutionError(f"variant_get to {target.to_spark()}: a map's key must be a string")
+        return pa.map_(pa.string(), _nested_arrow_type(target.value))
+    if isinstance(target, StructType):
+        names = [f.name for f in target.fields]
+        if len(set(names)) != len(names):
+            raise ExecutionError(f"variant_get to {target.to_spark()}: repeated field names are not supported yet")
+        return pa.struct([pa.field(f.name, _nested_arrow_type(f.type)) for f in target.fields])
+    return arrow_type(target)
+
+
 def arrow_type(target: SparkType) -> pa.DataType:
     """The Arrow type of a cast's results.
 
@@ -150,6 +190,8 @@ def arrow_type(target: SparkType) -> pa.DataType:
         return pa.decimal128(target.precision, target.scale)
     if isinstance(target, StringType):
         return pa.string()
+    if _is_nested(target):
+        return _nested_arrow_type(target)
     found = _ARROW_TYPES.get(target.name) if isinstance(target, AtomicType) else None
     if found is None:
         raise ExecutionError(f"variant_get to {target.to_spark()} is not supported yet")
@@ -696,7 +738,42 @@ def _cast_scalar(kind: str, x: Any, target: SparkType, zone: _Zone) -> Any:
     raise _Failed
 
 
-def _cast_raw(value: Variant, target: SparkType, zone: _Zone, time_zone: str) -> Any:
+def _cast_inner(value: Variant, target: SparkType, zone: _Zone, time_zone: str, strict: bool) -> Any:
+    """A value inside an array, map or struct: a failed cast fails here, naming this value."""
+    try:
+        return _cast_raw(value, target, zone, time_zone, strict)
+    except _Failed:
+        if strict:
+            raise _invalid_cast(value, target, time_zone) from None
+        return None
+
+
+def _cast_nested(value: Variant, target: SparkType, zone: _Zone, time_zone: str, strict: bool) -> Any:
+    basic = value.basic_type
+    if isinstance(target, ArrayType):
+        if basic != BasicType.ARRAY:
+            raise _Failed
+        return [_cast_inner(e, target.element, zone, time_zone, strict) for e in value.elements()]
+    if basic != BasicType.OBJECT:
+        raise _Failed
+    if isinstance(target, MapType):
+        return [(name, _cast_inner(child, target.value, zone, time_zone, strict)) for name, child in value.items()]
+    assert isinstance(target, StructType)
+    row: dict[str, Any] = {}
+    for field in target.fields:
+        child = get_field(value, field.name)
+        row[field.name] = None if child is None else _cast_inner(child, field.type, zone, time_zone, strict)
+    return row
+
+
+def _cast_raw(value: Variant, target: SparkType, zone: _Zone, time_zone: str, strict: bool = False) -> Any:
+    if target == VARIANT:
+        # Spark keeps the value as it is, before any test of its type: a variant null stays one.
+        return {"metadata": value.metadata.data, "value": value.value_bytes()}
+    if _is_nested(target):
+        if value.basic_type == BasicType.PRIMITIVE and value.primitive_type == PrimitiveType.NULL:
+            return None
+        return _cast_nested(value, target, zone, time_zone, strict)
     kind, x = _literal(value)
     if kind == "null":
         return None
@@ -773,11 +850,13 @@ def cast_variant(value: Variant | None, target: SparkType, *, strict: bool, time
     if value is None:
         return None
     try:
-        raw = _cast_raw(value, target, _zone(time_zone), time_zone)
+        raw = _cast_raw(value, target, _zone(time_zone), time_zone, strict)
     except _Failed:
         if strict:
             raise _invalid_cast(value, target, time_zone) from None
         return None
+    if _is_nested(target):
+        return pa.array([raw], arrow_type(target))[0].as_py()
     return _to_python(raw, target)
 
 
@@ -837,7 +916,7 @@ def variant_get_column(
                 if view is None:
                     view = views[meta] = VariantMetadata(meta)
                 found = extract(view, raw, parsed)
-            slow.append(_cast_raw(found, target, zone, time_zone) if found is not None else None)
+            slow.append(_cast_raw(found, target, zone, time_zone, strict) if found is not None else None)
         except _Failed:
             if strict and found is not None:
                 error = _invalid_cast(found, target, time_zone)

@@ -56,10 +56,13 @@ from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE, FileScan, Input, LeafInput, LevelInput, NativeLeaf, ScanPart
 from vpush.optimizer.variant_types import (
     VARIANT,
+    ArrayType,
     AtomicType,
     DecimalType,
+    MapType,
     SparkType,
     StringType,
+    StructType,
     parse_variant_type,
 )
 
@@ -124,11 +127,20 @@ class Extraction:
 
 
 def supported_target(target: SparkType | None) -> bool:
-    """Whether the rewrite computes this target: a scalar (not TIME) or ``variant``."""
+    """Whether the rewrite computes this target: a scalar (not TIME), ``variant``, or an array,
+    ``map<string, T>`` or struct (with field names distinct in any case) of those."""
     if target == VARIANT or isinstance(target, DecimalType):
         return True
     if isinstance(target, StringType):
         return target.collation is None
+    if isinstance(target, ArrayType):
+        return supported_target(target.element)
+    if isinstance(target, MapType):
+        return target.key == StringType() and supported_target(target.value)
+    if isinstance(target, StructType):
+        # DuckDB's struct field names ignore case: `a` and `A` cannot both be fields.
+        names = [f.name.lower() for f in target.fields]
+        return len(set(names)) == len(names) and all(supported_target(f.type) for f in target.fields)
     return isinstance(target, AtomicType) and target.name in _SCALARS
 
 
@@ -226,6 +238,15 @@ def duckdb_type(target: SparkType) -> exp.DataType:
     """The DuckDB type of an extraction's result."""
     if target == VARIANT:
         return exp.DataType.build("STRUCT(metadata BLOB, value BLOB)", dialect="duckdb")
+    if isinstance(target, ArrayType):
+        return exp.DataType(this=exp.DataType.Type.ARRAY, expressions=[duckdb_type(target.element)], nested=True)
+    if isinstance(target, MapType):
+        return exp.DataType(
+            this=exp.DataType.Type.MAP, expressions=[duckdb_type(target.key), duckdb_type(target.value)], nested=True
+        )
+    if isinstance(target, StructType):
+        fields = [exp.ColumnDef(this=exp.to_identifier(f.name, quoted=True), kind=duckdb_type(f.type)) for f in target.fields]
+        return exp.DataType(this=exp.DataType.Type.STRUCT, expressions=fields, nested=True)
     sql_type = target.to_sql_type()
     if sql_type is None:
         raise OptimizeError(f"vpush cannot compute a variant cast to {target.to_spark()} yet")
@@ -238,6 +259,10 @@ def function_name(target: SparkType) -> str:
     slug = "".join(c if c.isalnum() else "_" for c in text).strip("_")
     if not slug.replace("_", "").isalnum() or len(slug) > 40:
         slug = hashlib.sha1(text.encode()).hexdigest()[:12]
+    elif "<" in text:
+        # Field names may hold underscores, so two nested types can share a slug: the text's
+        # hash tells them apart (the engine creates a function once per name).
+        slug += "_" + hashlib.sha1(text.encode()).hexdigest()[:8]
     return FUNCTION_PREFIX + slug
 
 

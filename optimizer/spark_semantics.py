@@ -35,6 +35,7 @@ from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.variant_types import (
     MAX_DECIMAL_PRECISION,
     VARIANT,
+    ArrayType,
     AtomicType,
     DecimalType,
     SparkType,
@@ -165,11 +166,13 @@ def _decimal(precision: int, scale: int) -> exp.DataType:
     return exp.DataType.build(f"DECIMAL({precision}, {scale})")
 
 
-def spark_error(error_class: str, message: exp.Expression | str, to: exp.DataType) -> exp.Expression:
-    """DuckDB SQL that raises Spark's ``error_class`` with ``message`` (typed as ``to``)."""
+def spark_error(error_class: str, message: exp.Expression | str, to: exp.DataType | None) -> exp.Expression:
+    """DuckDB SQL that raises Spark's ``error_class`` with ``message`` (typed as ``to``; None: as
+    the other branch of the ``CASE`` it stands in, which DuckDB infers for an untyped ``error``)."""
     text = exp.Literal.string(message) if isinstance(message, str) else message
     marker = exp.DPipe(this=exp.Literal.string(f"{SPARK_ERROR_MARKER}|{error_class}|"), expression=text)
-    return exp.cast(exp.Anonymous(this="error", expressions=[marker]), to)
+    raised = exp.Anonymous(this="error", expressions=[marker])
+    return raised if to is None else exp.cast(raised, to)
 
 
 def _round_div(numerator: exp.Expression, denominator: exp.Expression) -> exp.Expression:
@@ -479,6 +482,14 @@ class _Rewriter:
                 f"{node.sql(dialect=VpushSpark)}: vpush cannot give Spark's answer for this function yet "
                 "(see the README's list of what is not supported)"
             )
+        if (
+            isinstance(node, exp.Bracket)
+            and not node.args.get("offset")
+            and not node.args.get("safe")
+            and len(node.expressions) == 1
+            and isinstance(of(node.this), ArrayType)
+        ):
+            return _array_element(node)
         if isinstance(node, exp.IntDiv):
             left, right = of(node.this), of(node.expression)
             if _is_integral(left) and _is_integral(right):
@@ -967,6 +978,33 @@ def _window_name(node: exp.Window) -> str | None:
     else:
         parts.append("RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW")
     return f"{function} OVER ({' '.join(parts)})"
+
+
+def _array_element(node: exp.Bracket) -> exp.Expression:
+    """Spark's ``array[i]`` (0-based): under ANSI an index outside the array raises
+    ``INVALID_ARRAY_INDEX``, where DuckDB gives NULL."""
+    index = node.expressions[0]
+    size = exp.Anonymous(this="len", expressions=[node.this.copy()])
+    outside = exp.Or(
+        this=exp.LT(this=index.copy(), expression=exp.Literal.number(0)),
+        expression=exp.GTE(this=index.copy(), expression=size.copy()),
+    )
+    text = exp.DPipe(
+        this=exp.DPipe(
+            this=exp.DPipe(
+                this=exp.Literal.string("The index "), expression=exp.cast(index.copy(), exp.DataType.build("VARCHAR"))
+            ),
+            expression=exp.Literal.string(" is out of bounds. The array has "),
+        ),
+        expression=exp.DPipe(
+            this=exp.cast(size, exp.DataType.build("VARCHAR")),
+            expression=exp.Literal.string(
+                " elements. Use the SQL function `get()` to tolerate accessing element at invalid index and "
+                "return NULL instead."
+            ),
+        ),
+    )
+    return exp.Case(ifs=[exp.If(this=outside, true=spark_error("INVALID_ARRAY_INDEX", text, None))], default=node)
 
 
 def _pmod(a: exp.Expression, n: exp.Expression) -> exp.Expression:
