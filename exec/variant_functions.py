@@ -11,6 +11,8 @@ schema_of_variant_agg(v)    vpush_schema_of_variant_merge(list(DISTINCT vpush_sc
                                                             VARCHAR   merged once per distinct schema
 parse_json(s)               vpush_parse_json(s, true)       STRUCT    the codec's parser, once per
 try_parse_json(s)           vpush_parse_json(s, false)                distinct text of a batch
+variant_explode(v)          UNNEST(vpush_variant_explode(v, false))   one row per element or field:
+variant_explode_outer(v)    UNNEST(vpush_variant_explode(v, true))    STRUCT(pos, key, value)[]
 CAST(d AS STRING)           vpush_java_text_double(d)       VARCHAR   the compiled kernel (Java 17's
 CAST(f AS STRING)           vpush_java_text_float(f)                  Double/Float.toString)
 ```
@@ -52,6 +54,7 @@ from vpush.codec.errors import CodecError, MalformedVariantError, VpushError
 from vpush.codec.header import BasicType, PrimitiveType
 from vpush.codec.json import parse_json, to_json, try_parse_json
 from vpush.codec.native import NativeUnsupportedError, format_java_native, schema_of_variant_native, to_json_native
+from vpush.codec.metadata import VariantMetadata
 from vpush.codec.value import MAX_NESTING_DEPTH, Variant
 from vpush.exec.errors import ExecutionError
 from vpush.exec.variant_udf import keep_error
@@ -63,6 +66,7 @@ from vpush.optimizer.rewrite_variants import (
     SCHEMA_MERGE_FUNCTION,
     SCHEMA_OF_VARIANT_FUNCTION,
     TO_JSON_FUNCTION,
+    VARIANT_EXPLODE_FUNCTION,
 )
 
 __all__ = [
@@ -176,6 +180,49 @@ def is_variant_null_column(variant: pa.Array | pa.ChunkedArray) -> pa.Array:
         raise MalformedVariantError(f"row {row}: an empty variant value", error_class=MALFORMED_VARIANT)
     first = pc.binary_slice(value, 0, 1)
     return pc.fill_null(pc.equal(first, pa.scalar(b"\x00", pa.binary())), False)
+
+
+# -- variant_explode -------------------------------------------------------------------------------
+_EXPLODED = pa.struct([pa.field("pos", pa.int32()), pa.field("key", pa.string()), pa.field("value", VARIANT_ARROW_TYPE)])
+
+
+def variant_explode_column(variant: pa.Array | pa.ChunkedArray, outer: pa.Array | bool) -> pa.Array:
+    """Spark's ``variant_explode`` (``outer``: ``variant_explode_outer``) of every row, as a list
+    of its output rows: an array's elements (``pos``, no ``key``), an object's fields in stored
+    order (``pos``, ``key``), each ``value`` with the row's metadata; nothing for another value
+    or a SQL NULL, where the outer form gives one row of NULLs.
+
+    Example:
+        >>> from vpush.codec.json import parse_json
+        >>> rows = [parse_json('{"b": 2, "a": 1}'), parse_json("7"), None]
+        >>> column = pa.array([None if r is None else {"metadata": r[0], "value": r[1]} for r in rows], VARIANT_ARROW_TYPE)
+        >>> [[(e["pos"], e["key"]) for e in row] for row in variant_explode_column(column, True).to_pylist()]
+        [[(0, 'a'), (1, 'b')], [(None, None)], [(None, None)]]
+    """
+    metadata, value = _fields(variant)
+    is_outer = outer if isinstance(outer, bool) else bool(_combine(outer)[0].as_py()) if len(outer) else False
+    none = [{"pos": None, "key": None, "value": None}] if is_outer else []
+    out: list[list[dict[str, Any]]] = []
+    views: dict[bytes, VariantMetadata] = {}
+    for meta, raw in zip(metadata.to_pylist(), value.to_pylist()):
+        rows = none
+        if meta is not None and raw is not None:
+            view = views.get(meta)
+            if view is None:
+                view = views[meta] = VariantMetadata(meta)
+            node = Variant(view, raw)
+            if node.basic_type == BasicType.ARRAY:
+                rows = [
+                    {"pos": i, "key": None, "value": {"metadata": meta, "value": e.value_bytes()}}
+                    for i, e in enumerate(node.elements())
+                ] or none
+            elif node.basic_type == BasicType.OBJECT:
+                rows = [
+                    {"pos": i, "key": k, "value": {"metadata": meta, "value": e.value_bytes()}}
+                    for i, (k, e) in enumerate(node.items())
+                ] or none
+        out.append(rows)
+    return pa.array(out, pa.list_(_EXPLODED))
 
 
 # -- schema_of_variant -----------------------------------------------------------------------------
@@ -576,6 +623,11 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     SCHEMA_OF_VARIANT_FUNCTION: (_guarded(schema_of_variant_column, "schema_of_variant"), [_VARIANT_STRUCT], "VARCHAR"),
     SCHEMA_MERGE_FUNCTION: (_guarded(_merge_column, "schema_of_variant_agg"), ["VARCHAR[]"], "VARCHAR"),
     PARSE_JSON_FUNCTION: (_guarded(_parse_json, "parse_json"), ["VARCHAR", "BOOLEAN"], _VARIANT_STRUCT),
+    VARIANT_EXPLODE_FUNCTION: (
+        _guarded(variant_explode_column, "variant_explode"),
+        [_VARIANT_STRUCT, "BOOLEAN"],
+        f"STRUCT(pos INTEGER, key VARCHAR, value {_VARIANT_STRUCT})[]",
+    ),
     JAVA_TEXT_FUNCTIONS["double"]: (_guarded(format_java_native, "cast to string"), ["DOUBLE"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["float"]: (_guarded(format_java_native, "cast to string"), ["FLOAT"], "VARCHAR"),
 }

@@ -15,7 +15,6 @@ from vpush.optimizer.dialect import (
     ToVariantObject,
     VariantArrayAppend,
     VariantDelete,
-    VariantExplode,
     VariantInsert,
     VariantSet,
     VariantStripNulls,
@@ -46,7 +45,6 @@ _SCAN_INDEX = "vpush_scan_index"  # meta key: which scan a table reference of th
 _NOT_YET = (
     IsValidVariant,
     ToVariantObject,
-    VariantExplode,
     VariantSet,
     VariantInsert,
     VariantDelete,

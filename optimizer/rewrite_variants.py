@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
@@ -49,6 +50,8 @@ from vpush.optimizer.dialect import (
     SchemaOfVariant,
     SchemaOfVariantAgg,
     ToVariantObject,
+    VariantExplode,
+    VariantExplodeOuter,
     VariantGet,
     VpushSpark,
 )
@@ -82,6 +85,7 @@ IS_VARIANT_NULL_FUNCTION = "vpush_is_variant_null"
 SCHEMA_OF_VARIANT_FUNCTION = "vpush_schema_of_variant"
 SCHEMA_MERGE_FUNCTION = "vpush_schema_of_variant_merge"
 PARSE_JSON_FUNCTION = "vpush_parse_json"
+VARIANT_EXPLODE_FUNCTION = "vpush_variant_explode"
 """The engine functions of Spark's other variant functions (:mod:`vpush.exec.variant_functions`)."""
 CAST_ERROR_MARKER = "vpush-invalid-variant-cast"
 """Starts the message of a failed cast raised in SQL: marker|target|value|file."""
@@ -673,7 +677,11 @@ def rewrite_remaining(expression: exp.Expr, time_zone: str, functions: dict[str,
     unsupported target with a clear error."""
     _name_variant_function_projections(expression)
 
+    explodes = itertools.count()
+
     def visit(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, (exp.Lateral, exp.Table)) and isinstance(node.this, VariantExplode):
+            return _explode(node, functions, lambda child: child.transform(visit), next(explodes))
         if isinstance(node, _VARIANT_FUNCTIONS) or (
             isinstance(node, (exp.Window, exp.Filter)) and isinstance(_aggregate_of(node), SchemaOfVariantAgg)
         ):
@@ -710,6 +718,40 @@ def rewrite_remaining(expression: exp.Expr, time_zone: str, functions: dict[str,
         )
 
     return expression.transform(visit)
+
+
+# -- variant_explode -------------------------------------------------------------------------------
+EXPLODE_COLUMNS = ("pos", "key", "value")
+"""The columns of ``variant_explode``, as Spark names them."""
+
+
+def _explode(
+    node: exp.Lateral | exp.Table, functions: dict[str, SparkType], rewrite: Callable[[exp.Expr], exp.Expr], index: int
+) -> exp.Expr:
+    """``LATERAL variant_explode(v) AS alias(...)`` (or the same in FROM) as DuckDB runs it: a
+    correlated subquery unnesting :data:`VARIANT_EXPLODE_FUNCTION`'s list of rows,
+    ``LATERAL (SELECT u.pos AS pos, u.key AS key, u.value AS value FROM (SELECT UNNEST(...) AS u))``."""
+    call = node.this
+    assert isinstance(call, VariantExplode)
+    functions[VARIANT_EXPLODE_FUNCTION] = _STRING  # the engine knows this function's own type
+    rows = exp.Anonymous(
+        this=VARIANT_EXPLODE_FUNCTION,
+        expressions=[rewrite(call.this), exp.Boolean(this=isinstance(call, VariantExplodeOuter))],
+    )
+    unnested = exp.select(exp.alias_(exp.Explode(this=rows), "__vpush_row", copy=False), copy=False)
+    select = exp.select(
+        *(
+            exp.alias_(exp.Anonymous(this="struct_extract", expressions=[exp.column("__vpush_row"), exp.Literal.string(c)]), c)
+            for c in EXPLODE_COLUMNS
+        ),
+        copy=False,
+    ).from_(exp.Subquery(this=unnested, alias=exp.TableAlias(this=exp.to_identifier("__vpush_rows_of"))), copy=False)
+    alias = node.args.get("alias")
+    if not isinstance(alias, exp.TableAlias):
+        alias = exp.TableAlias(this=exp.to_identifier(f"__vpush_explode_{index}"))
+    if isinstance(node, exp.Table):
+        return exp.Subquery(this=select, alias=alias)
+    return exp.Lateral(this=exp.Subquery(this=select), alias=alias)
 
 
 # -- Spark's other variant functions ---------------------------------------------------------------

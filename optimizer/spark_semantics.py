@@ -29,7 +29,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from vpush.codec.java_format import format_java_double
-from vpush.optimizer.dialect import VariantGet, VpushSpark
+from vpush.optimizer.dialect import VariantExplode, VariantGet, VpushSpark
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.variant_types import (
@@ -639,8 +639,12 @@ def apply_spark_semantics(
     for scope in scopes:
         columns: dict[str, Mapping[str, SparkType | None]] = {}
         for alias, source in scope.sources.items():
-            if isinstance(source, exp.Table):
+            if isinstance(source, exp.Table) and isinstance(source.this, VariantExplode):
+                columns[alias.lower()] = _explode_columns(source)
+            elif isinstance(source, exp.Table):
                 columns[alias.lower()] = tables.get(id(source), {})
+            elif isinstance(source, Scope) and isinstance(source.expression, exp.Lateral) and isinstance(source.expression.this, VariantExplode):
+                columns[alias.lower()] = _explode_columns(source.expression)
             elif isinstance(source, Scope):
                 columns[alias.lower()] = outputs.get(id(source.expression), {})
         select = scope.expression
@@ -675,6 +679,17 @@ def apply_spark_semantics(
                 _transform(part, rewriter)
         outputs[id(select)] = produced
     return expression
+
+
+def _explode_columns(node: exp.Expr) -> dict[str, SparkType | None]:
+    """The columns of ``variant_explode``: ``pos int, key string, value variant``, under the names
+    an alias gives them."""
+    types: list[SparkType | None] = [_INT, StringType(), VARIANT]
+    names = ["pos", "key", "value"]
+    alias = node.args.get("alias")
+    if isinstance(alias, exp.TableAlias) and alias.columns:
+        names = [c.name for c in alias.columns]
+    return {name.lower(): t for name, t in zip(names, types)}
 
 
 SPARK_TEXT = "vpush_spark_text"

@@ -1,5 +1,6 @@
 """``variant_get`` / ``try_variant_get`` / casts to array, map and struct types (and ``variant``
-inside them) on the DuckDB engine, against Spark's own answers over the same files.
+inside them), and ``variant_explode``, on the DuckDB engine (and the Spark engine), against
+Spark's own answers over the same files.
 
 The files hold arrays and objects shredded (DuckDB: ``tags`` as ``VARCHAR[]``, ``s`` as a struct;
 Spark: ``tags`` as ``array<string>``) and not, with residual rows that do not fit the shredding
@@ -238,3 +239,33 @@ def test_nested_targets_through_the_spark_engine(
     views: SparkSession, spark_con: vpush.Connection, table: str, sql: str
 ) -> None:
     _check(views, spark_con, sql.format(t=table))
+
+
+EXPLODE_QUERIES = [
+    "SELECT id, pos, key, value FROM nested_{t}, LATERAL variant_explode(v:tags) ORDER BY id, pos",
+    "SELECT id, e.p, e.k, try_cast(e.x AS int) AS i FROM nested_{t}, LATERAL variant_explode_outer(v:m) AS e(p, k, x) ORDER BY id, e.p",
+    "SELECT id, pos, key, value FROM nested_{t}, LATERAL variant_explode_outer(v:tags) ORDER BY id, pos",
+    "SELECT key, count(*) AS c FROM nested_{t}, LATERAL variant_explode(v) GROUP BY key ORDER BY key",
+    "SELECT * FROM variant_explode(parse_json('[1, \"a\", null, {{\"b\": 2}}]')) ORDER BY pos",
+    "SELECT * FROM variant_explode_outer(parse_json('5'))",
+    "SELECT id, pos, to_json(value) AS j FROM nested_{t}, LATERAL variant_explode(v:ok.l) WHERE pos > 0 ORDER BY id, pos",
+    "SELECT id, e.key, e.value:p::int AS p FROM nested_{t}, LATERAL variant_explode(v:ok) AS e WHERE e.key = 'o' ORDER BY id",
+    "SELECT id, sum(try_cast(value AS int)) AS s FROM nested_{t}, LATERAL variant_explode(v:ok.l) GROUP BY id ORDER BY id",
+    "SELECT id, value::int AS i FROM nested_{t}, LATERAL variant_explode(v:m) ORDER BY id, pos",
+]
+
+
+@pytest.mark.parametrize("table", ["d", "s"])
+@pytest.mark.parametrize("sql", EXPLODE_QUERIES)
+def test_variant_explode(views: SparkSession, con: vpush.Connection, table: str, sql: str) -> None:
+    _check(views, con, sql.format(t=table))
+
+
+@pytest.mark.parametrize("sql", EXPLODE_QUERIES[:3])
+def test_variant_explode_through_the_spark_engine(views: SparkSession, spark_con: vpush.Connection, sql: str) -> None:
+    _check(views, spark_con, sql.format(t="s"))
+
+
+def test_variant_explode_of_another_type_is_spark_s_error(views: SparkSession, con: vpush.Connection) -> None:
+    want = _check(views, con, "SELECT * FROM nested_d, LATERAL variant_explode(id)")
+    assert want[0] == "error", "Spark refuses a bigint where a variant is wanted"
