@@ -71,6 +71,7 @@ from vpush.codec.java_format import (
 )
 from vpush.codec.json import to_json
 from vpush.codec.metadata import VariantMetadata
+from vpush.codec.native import EXPLODE_ARRAY, EXPLODE_NULL, EXPLODE_OBJECT, explode_native, extract_native
 from vpush.codec.path import VariantPath, extract, extract_column, get_field
 from vpush.codec.value import Variant
 from vpush.exec.errors import ExecutionError
@@ -898,6 +899,11 @@ def variant_get_column(
             raise exc.with_context(json_path=user_path) from None
         metadata, value = found_values.flatten()
         path = "$"
+    if _is_nested(target) and path == "$":
+        try:
+            return _cast_nested_column(metadata, value, target, strict, time_zone)
+        except VpushError as exc:
+            raise exc.with_context(json_path=user_path) from None
     rows: Sequence[int] = range(len(value))
     fast = (_fast_numbers(value, target) or _fast_strings(value, target)) if path == "$" else None
     if fast is not None:
@@ -931,6 +937,66 @@ def variant_get_column(
     mask = np.zeros(len(value), dtype=bool)
     mask[rows] = True
     return pc.replace_with_mask(fast[0], pa.array(mask), pa.array(slow, type=out_type))
+
+
+def _variant_column(metadata: pa.Array, value: pa.Array) -> pa.Array:
+    """The values as variants (``struct<metadata, value>``), null where ``value`` is."""
+    return pa.StructArray.from_arrays(
+        [metadata.cast(pa.binary()), value.cast(pa.binary())],
+        fields=list(VARIANT_ARROW_TYPE),
+        mask=value.is_null(),
+    )
+
+
+def _cast_column(metadata: pa.Array, value: pa.Array, target: SparkType, strict: bool, time_zone: str) -> pa.Array:
+    """Every value (the whole value, path ``$``) cast to ``target``, which may be nested."""
+    if target == VARIANT:
+        return _variant_column(metadata, value)
+    if _is_nested(target):
+        return _cast_nested_column(metadata, value, target, strict, time_zone)
+    return variant_get_column(metadata, value, "$", target, strict=strict, time_zone=time_zone)
+
+
+def _cast_nested_column(metadata: pa.Array, value: pa.Array, target: SparkType, strict: bool, time_zone: str) -> pa.Array:
+    """:func:`_cast_nested` of every row, vectorized: the compiled kernel takes the arrays and
+    objects apart, the values inside are cast as one column each (a struct's fields are taken
+    out by name with the extraction kernel), and the results are put back together."""
+    n = len(value)
+    kinds, counts, values, keys = explode_native(metadata, value)
+    wanted = EXPLODE_ARRAY if isinstance(target, ArrayType) else EXPLODE_OBJECT
+    valid = kinds == wanted
+    # A variant null is NULL whatever the target; any other value of another kind fails.
+    first = pc.binary_slice(value.cast(pa.binary()), 0, 1)
+    variant_null = pc.fill_null(pc.equal(first, pa.scalar(b"\x00", pa.binary())), False).to_numpy(zero_copy_only=False)
+    failed = (kinds != wanted) & (kinds != EXPLODE_NULL) & ~variant_null
+    if strict and failed.any():
+        row = int(np.flatnonzero(failed)[0])
+        error = _invalid_cast(Variant(metadata[row].as_py(), value[row].as_py()), target, time_zone)
+        error.message += f" (row {row} of the batch)"
+        raise error
+    mask = pa.array(~valid)
+    if isinstance(target, StructType):
+        if not target.fields:
+            return pa.array([{} if ok else None for ok in valid.tolist()], pa.struct([]))
+        fields = []
+        for field in target.fields:
+            found_metadata, found_value = extract_native(metadata, value, (field.name,)).flatten()
+            fields.append(_cast_column(found_metadata, found_value, field.type, strict, time_zone))
+        return pa.StructArray.from_arrays(fields, fields=[pa.field(f.name, a.type) for f, a in zip(target.fields, fields)], mask=mask)
+    # Only the elements of the rows of the wanted kind; others count none.
+    parents = np.repeat(np.arange(n, dtype=np.int64), counts)
+    keep = valid[parents]
+    used = np.where(valid, counts, 0)
+    offsets = pa.array(np.concatenate([[0], np.cumsum(used, dtype=np.int64)]).astype(np.int32))
+    kept = pa.array(np.flatnonzero(keep))
+    child_metadata = metadata.take(pa.array(parents[keep]))
+    child_values = values.take(kept)
+    if isinstance(target, ArrayType):
+        items = _cast_column(child_metadata, child_values, target.element, strict, time_zone)
+        return pa.ListArray.from_arrays(offsets, items, mask=mask)
+    assert isinstance(target, MapType)
+    items = _cast_column(child_metadata, child_values, target.value, strict, time_zone)
+    return pa.MapArray.from_arrays(offsets, keys.take(kept), items, mask=mask)
 
 
 def _binary_buffers(value: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -46,6 +46,7 @@ from collections.abc import Callable
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from duckdb.func import FunctionNullHandling, PythonUDFType
@@ -53,8 +54,13 @@ from duckdb.func import FunctionNullHandling, PythonUDFType
 from vpush.codec.errors import CodecError, MalformedVariantError, VpushError
 from vpush.codec.header import BasicType, PrimitiveType
 from vpush.codec.json import parse_json, to_json, try_parse_json
-from vpush.codec.native import NativeUnsupportedError, format_java_native, schema_of_variant_native, to_json_native
-from vpush.codec.metadata import VariantMetadata
+from vpush.codec.native import (
+    NativeUnsupportedError,
+    explode_native,
+    format_java_native,
+    schema_of_variant_native,
+    to_json_native,
+)
 from vpush.codec.value import MAX_NESTING_DEPTH, Variant
 from vpush.exec.errors import ExecutionError
 from vpush.exec.variant_udf import keep_error
@@ -201,28 +207,32 @@ def variant_explode_column(variant: pa.Array | pa.ChunkedArray, outer: pa.Array 
     """
     metadata, value = _fields(variant)
     is_outer = outer if isinstance(outer, bool) else bool(_combine(outer)[0].as_py()) if len(outer) else False
-    none = [{"pos": None, "key": None, "value": None}] if is_outer else []
-    out: list[list[dict[str, Any]]] = []
-    views: dict[bytes, VariantMetadata] = {}
-    for meta, raw in zip(metadata.to_pylist(), value.to_pylist()):
-        rows = none
-        if meta is not None and raw is not None:
-            view = views.get(meta)
-            if view is None:
-                view = views[meta] = VariantMetadata(meta)
-            node = Variant(view, raw)
-            if node.basic_type == BasicType.ARRAY:
-                rows = [
-                    {"pos": i, "key": None, "value": {"metadata": meta, "value": e.value_bytes()}}
-                    for i, e in enumerate(node.elements())
-                ] or none
-            elif node.basic_type == BasicType.OBJECT:
-                rows = [
-                    {"pos": i, "key": k, "value": {"metadata": meta, "value": e.value_bytes()}}
-                    for i, (k, e) in enumerate(node.items())
-                ] or none
-        out.append(rows)
-    return pa.array(out, pa.list_(_EXPLODED))
+    n = len(value)
+    _, counts, values, keys = explode_native(metadata, value)
+    total = len(values)
+    starts = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)])
+    parents = np.repeat(np.arange(n, dtype=np.int64), counts)
+    positions = np.arange(total, dtype=np.int64) - starts[:-1][parents]
+    elements = pa.StructArray.from_arrays(
+        [
+            pa.array(positions.astype(np.int32)),
+            keys,
+            pa.StructArray.from_arrays(
+                [metadata.take(pa.array(parents)).cast(pa.binary()), values], fields=list(VARIANT_ARROW_TYPE)
+            ),
+        ],
+        fields=list(_EXPLODED),
+    )
+    if not is_outer:
+        return pa.ListArray.from_arrays(pa.array(starts.astype(np.int32)), elements)
+    # The outer form: one row of NULLs where there is nothing to explode.
+    sizes = np.maximum(counts, 1)
+    outer_starts = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
+    index = np.full(int(outer_starts[-1]), -1, dtype=np.int64)
+    index[outer_starts[:-1][parents] + positions] = np.arange(total, dtype=np.int64)
+    picks = pa.array(index, mask=index < 0)
+    taken = pa.StructArray.from_arrays([column.take(picks) for column in elements.flatten()], fields=list(_EXPLODED))
+    return pa.ListArray.from_arrays(pa.array(outer_starts.astype(np.int32)), taken)
 
 
 # -- schema_of_variant -----------------------------------------------------------------------------
