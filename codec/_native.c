@@ -3821,28 +3821,27 @@ static int explode_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t 
             }
             if (kind != EXPLODE_ARRAY && kind != EXPLODE_OBJECT) continue;
             for (uint64_t i = 0; i < k.n; i++, out++) {
+                const uint8_t *bytes = NULL;
+                int64_t size = 0;
                 if (e->mode == 1) {
-                    int64_t cpos, cend, size;
+                    int64_t cpos, cend;
                     if (x_child(c, buf, &k, len, i, &cpos, &cend) < 0) return -1;
                     if (value_size(c, "value", buf, cpos, cend, &size) < 0) return -1;
+                    bytes = buf + cpos;
+                } else if (kind == EXPLODE_OBJECT) {
+                    size_t nlen;
+                    if (x_field_name(&e->x, buf, &k, i, &bytes, &nlen) < 0) return -1;
+                    size = (int64_t)nlen;
+                }
+                if (bytes == NULL) {
+                    (*null_count)++; /* an array element's key */
+                } else {
                     if (size > MAX_BINARY_ARRAY_BYTES - c->out_len)
                         return fail(c, ERR_TOO_LARGE, "", -1, "the elements exceed one Arrow binary array; explode smaller batches");
                     if (reserve(c, size) < 0) return -1;
-                    memcpy(c->out + c->out_len, buf + cpos, (size_t)size);
+                    memcpy(c->out + c->out_len, bytes, (size_t)size);
                     c->out_len += size;
                     validity[out >> 3] |= (uint8_t)(1u << (out & 7));
-                } else if (kind == EXPLODE_OBJECT) {
-                    const uint8_t *name;
-                    size_t nlen;
-                    if (x_field_name(&e->x, buf, &k, i, &name, &nlen) < 0) return -1;
-                    if ((int64_t)nlen > MAX_BINARY_ARRAY_BYTES - c->out_len)
-                        return fail(c, ERR_TOO_LARGE, "", -1, "the keys exceed one Arrow string array; explode smaller batches");
-                    if (reserve(c, (int64_t)nlen) < 0) return -1;
-                    memcpy(c->out + c->out_len, name, nlen);
-                    c->out_len += (int64_t)nlen;
-                    validity[out >> 3] |= (uint8_t)(1u << (out & 7));
-                } else {
-                    (*null_count)++;
                 }
                 offsets[out + 1] = (int32_t)c->out_len;
             }
