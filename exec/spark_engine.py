@@ -18,9 +18,8 @@ reader cannot be told to read a row group, and reads every shredded leaf of a va
 from __future__ import annotations
 
 import base64
-import dataclasses
-import pickle
 import re
+import uuid
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +27,16 @@ import pyarrow as pa
 
 from vpush.codec.errors import VpushError
 from vpush.exec.errors import ExecutionError
-from vpush.optimizer.plan import VARIANT_ARROW_TYPE, Plan, Scan, ScanPart
+from vpush.exec.spark_tasks import (
+    DEFAULT_MAX_PARTITION_BYTES,
+    DEFAULT_OPEN_COST_BYTES,
+    decode_tasks,
+    encode_tasks,
+    plan_tasks,
+    read_task,
+    spark_bytes,
+)
+from vpush.optimizer.plan import VARIANT_ARROW_TYPE, Plan, Scan
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -37,17 +45,6 @@ SOURCE_NAME = "vpush"
 _OPTION = "scan"
 _VARIANT_FIELD_METADATA = {b"variant": b"true"}
 _RAISED = re.compile(r"\b(?:\w+\.)*(?:\w*Error|\w*Exception): \[([A-Z][A-Z0-9_.]+)\] ([^\n]*)")
-
-
-@dataclasses.dataclass(frozen=True)
-class ScanTask:
-    """What one Spark task reads: one row group of one file of one part of a scan."""
-
-    scan: Scan
-    part: ScanPart | None
-    query: str | None
-    functions: tuple[tuple[str, Any], ...]
-    time_zone: str
 
 
 def spark_schema(arrow_schema: pa.Schema) -> Any:
@@ -99,58 +96,6 @@ def _to_spark_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
 
 
-def read_task(task: ScanTask) -> Iterator[pa.RecordBatch]:
-    """The rows of one task, as the scan's relation has them (columns, then extractions)."""
-    from vpush.exec.read_scan import read_scan
-
-    if task.part is None:
-        yield from read_scan(task.scan)
-        return
-    import duckdb
-
-    from vpush.exec.variant_udf import register, take_error
-    from vpush.optimizer.rewrite_variants import duckdb_type
-
-    connection = duckdb.connect()
-    try:
-        connection.execute("SET TimeZone = $tz", {"tz": task.time_zone})
-        for name, target in task.functions:
-            register(connection, name, target, duckdb_type(target).sql(dialect="duckdb"))
-        stream = pa.RecordBatchReader.from_batches(task.part.schema, read_scan(task.scan, task.part))
-        connection.register(task.part.name, stream)
-        assert task.query is not None
-        try:
-            reader = connection.sql(task.query).to_arrow_reader(65_536)
-            yield from reader
-        except duckdb.Error as exc:
-            raised = take_error(str(exc))
-            if raised is not None:
-                raise raised from None
-            from vpush.exec.duckdb_engine import translate_message
-
-            raise translate_message(str(exc)) from exc
-    finally:
-        connection.close()
-
-
-def _tasks(plan: Plan, scan: Scan, time_zone: str) -> list[ScanTask]:
-    """One task per row group that pruning kept, in file order."""
-    tasks = []
-    if not scan.parts:
-        for file in scan.files:
-            for rg in file.row_groups:
-                one = dataclasses.replace(scan, files=(dataclasses.replace(file, row_groups=(rg,)),))
-                tasks.append(ScanTask(one, None, None, plan.functions, time_zone))
-        return tasks
-    for part, query in zip(scan.parts, scan.part_queries):
-        for file in part.files:
-            for rg in file.row_groups:
-                one_file = dataclasses.replace(file, row_groups=(rg,))
-                one_part = dataclasses.replace(part, files=(one_file,))
-                tasks.append(ScanTask(scan, one_part, query, plan.functions, time_zone))
-    return tasks
-
-
 def _output_schema(plan: Plan, scan: Scan, time_zone: str) -> pa.Schema:
     """The Arrow schema of the scan's relation, from DuckDB running a part's query on no rows."""
     if not scan.parts:
@@ -172,41 +117,31 @@ def _output_schema(plan: Plan, scan: Scan, time_zone: str) -> pa.Schema:
         connection.close()
 
 
-def _encode(tasks: list[ScanTask], schema: pa.Schema) -> str:
-    return base64.b64encode(pickle.dumps((tasks, schema))).decode("ascii")
-
-
-def _decode(text: str) -> tuple[list[ScanTask], pa.Schema]:
-    tasks, schema = pickle.loads(base64.b64decode(text))
-    return tasks, schema
-
-
 def _data_source() -> type:
     """vpush's Spark data source class (PySpark is imported only when the engine is used)."""
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
     class _Partition(InputPartition):  # type: ignore[misc]
-        def __init__(self, task: ScanTask, schema: pa.Schema) -> None:
-            super().__init__(None)
-            self.task = task
-            self.schema = schema
+        def __init__(self, index: int | None) -> None:
+            super().__init__(index)
+            self.index = index
 
     class _Reader(DataSourceReader):  # type: ignore[misc]
         def __init__(self, encoded: str) -> None:
-            self.tasks, self.schema = _decode(encoded)
+            self.tasks = decode_tasks(encoded)
 
         def partitions(self) -> list[_Partition]:
-            if not self.tasks:
-                return [_Partition(None, self.schema)]  # type: ignore[arg-type]
-            return [_Partition(task, self.schema) for task in self.tasks]
+            if not self.tasks.tasks:
+                return [_Partition(None)]
+            return [_Partition(i) for i in range(len(self.tasks.tasks))]
 
         def read(self, partition: _Partition) -> Iterator[pa.RecordBatch]:  # type: ignore[override]
-            if partition.task is None:
+            if partition.index is None:
                 return
             try:
-                for batch in read_task(partition.task):
+                for batch in read_task(self.tasks, partition.index):
                     if batch.num_rows:
-                        yield _to_spark_batch(batch, partition.schema)
+                        yield _to_spark_batch(batch, self.tasks.schema)
             except VpushError as exc:
                 raise RuntimeError(wire_error(exc)) from None
 
@@ -218,8 +153,7 @@ def _data_source() -> type:
             return SOURCE_NAME
 
         def schema(self) -> Any:
-            _, schema = _decode(self.options[_OPTION])
-            return spark_schema(schema)
+            return spark_schema(decode_tasks(self.options[_OPTION]).schema)
 
         def reader(self, schema: Any) -> _Reader:
             return _Reader(self.options[_OPTION])
@@ -255,22 +189,64 @@ class SparkEngine:
         self._native_tables: dict[str, tuple[str, tuple[str, ...]]] = {}
 
     def dataframe(self, plan: Plan) -> DataFrame:
-        """The query as a Spark DataFrame, for further work in Spark."""
-        from pyspark.errors import PySparkException
+        """The query as a Spark DataFrame, for further work in Spark.
 
+        Each scan is a temporary view under a name of its own (the plan's scan name and a random
+        suffix), so that connections and threads sharing the SparkSession never read each
+        other's scans; the views are dropped once Spark has analyzed the query (the DataFrame
+        keeps their plans).
+        """
+        from pyspark.errors import PySparkException
+        from sqlglot import exp
+
+        from vpush.optimizer.dialect import VpushSpark
+
+        assert plan.spark_expression is not None
+        views = {scan.name: f"{scan.name}_{uuid.uuid4().hex}" for scan in plan.scans}
+        expression = plan.spark_expression.copy()
+        for table in expression.find_all(exp.Table):
+            if not table.args.get("db") and table.name in views:
+                table.set("this", exp.to_identifier(views[table.name], quoted=True))
+        created: list[str] = []
         try:
+            parallelism, max_bytes, open_cost = self._split_settings()
             for scan in plan.scans:
                 schema = _output_schema(plan, scan, self.time_zone)
-                encoded = _encode(_tasks(plan, scan, self.time_zone), schema)
-                view = self.spark.read.format(SOURCE_NAME).option(_OPTION, encoded).load()
-                view.createOrReplaceTempView(scan.name)
-            frame = self.spark.sql(plan.sql("spark"))
+                tasks = plan_tasks(
+                    plan, scan, schema, self.time_zone,
+                    parallelism=parallelism, max_partition_bytes=max_bytes, open_cost_bytes=open_cost,
+                )
+                view = self.spark.read.format(SOURCE_NAME).option(_OPTION, encode_tasks(tasks)).load()
+                view.createTempView(views[scan.name])
+                created.append(views[scan.name])
+            frame = self.spark.sql(expression.sql(dialect=VpushSpark))
         except PySparkException as exc:
             raise translate_spark_error(exc) from exc
+        finally:
+            for name in created:
+                self.spark.catalog.dropTempView(name)
         names = self._spark_names(plan)
         if names is not None and len(names) == len(frame.columns) and names != frame.columns:
             frame = frame.toDF(*names)
         return frame
+
+    def _split_settings(self) -> tuple[int, int, int]:
+        """Spark's settings for grouping a file scan into tasks: the default parallelism,
+        ``spark.sql.files.maxPartitionBytes`` and ``spark.sql.files.openCostInBytes``."""
+        conf = self.spark.conf
+        minimum = conf.get("spark.sql.files.minPartitionNum", None)
+        if minimum is not None and str(minimum).isdigit():
+            parallelism = int(minimum)
+        else:
+            try:
+                parallelism = int(self.spark.sparkContext.defaultParallelism)
+            except Exception:  # Spark Connect has no SparkContext  # noqa: BLE001
+                parallelism = 2
+        return (
+            parallelism,
+            spark_bytes(conf.get("spark.sql.files.maxPartitionBytes", None), DEFAULT_MAX_PARTITION_BYTES),
+            spark_bytes(conf.get("spark.sql.files.openCostInBytes", None), DEFAULT_OPEN_COST_BYTES),
+        )
 
     def _spark_names(self, plan: Plan) -> list[str] | None:
         """The column names Spark gives the query as the user wrote it: Spark's analyzer names

@@ -52,10 +52,17 @@ def spark_views(spark: SparkSession, diff_tables: Tables) -> dict[str, DataFrame
     return {name: spark.read.parquet(str(folder)) for name, folder in diff_tables.items()}
 
 
-@pytest.fixture(scope="session")
-def diff_con(diff_tables: Tables) -> vpush.Connection:
-    """A vpush connection (DuckDB engine, UTC) with every table registered."""
-    con = vpush.connect(time_zone="UTC")
+ENGINES = ("duckdb", "spark")
+
+
+@pytest.fixture(scope="session", params=ENGINES)
+def diff_con(request: pytest.FixtureRequest, spark: SparkSession, diff_tables: Tables) -> vpush.Connection:
+    """A vpush connection (UTC) with every table registered, on each engine in turn: DuckDB, and
+    Spark on the test session (every test that asks for it runs once per engine)."""
+    if request.param == "spark":
+        con = vpush.connect(engine="spark", spark=spark, time_zone="UTC")
+    else:
+        con = vpush.connect(time_zone="UTC")
     for name, folder in diff_tables.items():
         con.register(name, folder)
     return con
