@@ -277,17 +277,19 @@ class SparkEngine:
             batches = frame._collect_as_arrow(empty_list_if_zero_records=False)  # type: ignore[operator]
         except PySparkException as exc:
             raise translate_spark_error(exc) from exc
-        table = _from_spark_table(pa.Table.from_batches(batches))
+        from pyspark.sql.types import VariantType
+
+        variants = {i for i, f in enumerate(frame.schema.fields) if isinstance(f.dataType, VariantType)}
+        table = _from_spark_table(pa.Table.from_batches(batches), variants)
         return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
 
 
-def _from_spark_table(table: pa.Table) -> pa.Table:
-    """Spark's Arrow result with variants as vpush gives them: ``struct<metadata, value>``."""
+def _from_spark_table(table: pa.Table, variants: set[int]) -> pa.Table:
+    """Spark's Arrow result with its variant columns (by position: those Spark's schema types
+    ``variant``) as vpush gives them: ``struct<metadata, value>``. A struct that merely has
+    fields named ``metadata`` and ``value`` stays as it is."""
     for i, field in enumerate(table.schema):
-        metadata = field.metadata or {}
-        if pa.types.is_struct(field.type) and (
-            metadata.get(b"variant") == b"true" or sorted(field.type.names) == ["metadata", "value"]
-        ):
+        if i in variants:
             column = table.column(i).combine_chunks()
             rebuilt = pa.StructArray.from_arrays(
                 [column.field("metadata"), column.field("value")],
@@ -295,10 +297,29 @@ def _from_spark_table(table: pa.Table) -> pa.Table:
                 mask=column.is_null() if column.null_count else None,
             )
             table = table.set_column(i, pa.field(field.name, VARIANT_ARROW_TYPE), rebuilt)
+        elif pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
+            table = table.set_column(i, field, _valid_text(table.column(i)))
     # As the DuckDB engine gives it: every column nullable, no Spark field metadata.
     return table.replace_schema_metadata(None).cast(
         pa.schema([f.remove_metadata().with_nullable(True) for f in table.schema])
     )
+
+
+def _valid_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A string column as valid UTF-8: a Spark string may hold any bytes (a variant binary cast
+    to string keeps them), which Spark's Arrow export passes on as they are, while PySpark's own
+    rows decode them with U+FFFD for each malformed sequence. Chunks that are valid (nearly
+    all) are kept as they are; the others are decoded row by row, as PySpark does."""
+    chunks = []
+    for chunk in column.chunks:
+        try:
+            chunk.validate(full=True)
+        except pa.ArrowInvalid:
+            raw = chunk.view(pa.large_binary() if pa.types.is_large_string(chunk.type) else pa.binary())
+            texts = [None if b is None else b.decode("utf-8", "replace") for b in raw.to_pylist()]
+            chunk = pa.array(texts, type=chunk.type)
+        chunks.append(chunk)
+    return pa.chunked_array(chunks, type=column.type)
 
 
 _WIRE = "vpush-task-error:"

@@ -269,7 +269,9 @@ def read_task(tasks: ScanTasks, index: int) -> Iterator[pa.RecordBatch]:
             connection.register(part.name, stream)
             try:
                 yield from connection.sql(tasks.queries[part_index]).to_arrow_reader(65_536)
-            except duckdb.Error as exc:
+            except VpushError:
+                raise
+            except Exception as exc:  # DuckDB reports a failed Arrow stream as a plain OSError
                 raised = take_error(str(exc))
                 if raised is not None:
                     raise raised from None
