@@ -7,9 +7,10 @@ base64 Arrow IPC, a data format), never pickle: decoding it runs no code. A task
 it reads and takes their variant layouts from their own footers, so no layout travels either.
 
 Row groups are grouped into tasks as Spark's own file scan groups files into partitions
-(``FilePartition.maxSplitBytes``): about ``total / parallelism`` bytes a task, no more than
-``spark.sql.files.maxPartitionBytes``, each file counted ``spark.sql.files.openCostInBytes``
-more. A task of Spark's Python data source costs tens of milliseconds however little it reads,
+(``FilePartition``): files cut at row-group bounds into splits of about ``total / parallelism``
+bytes, no more than ``spark.sql.files.maxPartitionBytes``, and the splits packed into tasks of
+that size, each counted ``spark.sql.files.openCostInBytes`` more (Spark also sorts the splits by
+size; vpush keeps file order). A task of Spark's Python data source costs tens of milliseconds however little it reads,
 so one task per row group of a table of many small row groups spends its time on tasks.
 """
 from __future__ import annotations
@@ -138,7 +139,8 @@ def plan_tasks(
 ) -> ScanTasks:
     """Group the row groups pruning kept into tasks as Spark groups a file scan's splits: in
     file order, about ``total / parallelism`` bytes a task (at least ``open_cost_bytes``, at most
-    ``max_partition_bytes``), where each file adds ``open_cost_bytes``.
+    ``max_partition_bytes``), where each split of a file adds ``open_cost_bytes``. The bytes are
+    the compressed column chunks the tasks read.
 
     Args:
         plan: the plan (its engine functions travel with the tasks).
@@ -169,21 +171,26 @@ def plan_tasks(
     total = sum(size for *_, size in units) + open_cost_bytes * len(pieces)
     split = min(max_partition_bytes, max(open_cost_bytes, total // max(parallelism, 1)))
 
+    # As Spark's FilePartition: each file cut into splits of at most ``split`` bytes (here at
+    # row-group bounds), then the splits packed, in file order, a task closing when the next
+    # split's bytes would overflow it, each split counting ``open_cost_bytes`` more.
+    splits: list[tuple[int, FileScan, list[int], int]] = []
+    for index, file, rg, rg_bytes in units:
+        last = splits[-1] if splits else None
+        if last is not None and last[1] is file and last[3] + rg_bytes <= split:
+            last[2].append(rg)
+            splits[-1] = (last[0], file, last[2], last[3] + rg_bytes)
+        else:
+            splits.append((index, file, [rg], rg_bytes))
     tasks: list[list[tuple[int, FileScan, list[int]]]] = []
     current: list[tuple[int, FileScan, list[int]]] = []
     size = 0
-    for index, file, rg, rg_bytes in units:
-        opens = not current or current[-1][1] is not file
-        cost = rg_bytes + (open_cost_bytes if opens else 0)
-        if current and size + cost > split:
+    for index, file, rgs, split_bytes in splits:
+        if current and size + split_bytes > split:
             tasks.append(current)
-            current, size, opens = [], 0, True
-            cost = rg_bytes + open_cost_bytes
-        if opens:
-            current.append((index, file, [rg]))
-        else:
-            current[-1][2].append(rg)
-        size += cost
+            current, size = [], 0
+        current.append((index, file, rgs))
+        size += split_bytes + open_cost_bytes
     if current:
         tasks.append(current)
 

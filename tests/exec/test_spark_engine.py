@@ -143,7 +143,8 @@ def test_a_struct_of_metadata_and_value_is_not_a_variant(spark: SparkSession, ta
         "WHERE id < 3 ORDER BY id"
     )
     got = con.sql(sql).to_arrow()
-    assert got.schema.field("s").type == pa.struct([("value", pa.string()), ("metadata", pa.string())])
+    struct = got.schema.field("s").type
+    assert [(f.name, f.type) for f in struct] == [("value", pa.string()), ("metadata", pa.string())]
     assert got.column("s").to_pylist() == [{"value": f"s{i}", "metadata": "m"} for i in range(3)]
     assert got.schema.field("sv").type == VARIANT_ARROW_TYPE
     assert con.sql(sql).df()["sv"].tolist() == ['"s0"', '"s1"', '"s2"']
