@@ -65,6 +65,63 @@ def spark_schema(arrow_schema: pa.Schema) -> Any:
     return StructType(fields)
 
 
+def _int96_columns(scan: Scan) -> frozenset[str]:
+    """The scan's top-level columns stored as INT96 in some file it reads: Spark reads INT96 as
+    a ``timestamp`` (an instant), pyarrow as a timestamp without a zone."""
+    import pyarrow.parquet as pq
+
+    names = {name.lower() for name in scan.schema.names}
+    found = set()
+    for file in scan.files:
+        if not file.row_groups:
+            continue
+        try:
+            schema = pq.read_metadata(file.path).schema
+        except (OSError, pa.ArrowException) as exc:
+            raise ExecutionError(f"cannot read the footer: {exc}", file=file.path) from exc
+        for i in range(len(schema)):
+            column = schema.column(i)
+            if column.physical_type == "INT96" and column.path.lower() in names:
+                found.add(column.path.lower())
+    return frozenset(found)
+
+
+def spark_arrow_schema(schema: pa.Schema, int96: frozenset[str] = frozenset()) -> pa.Schema:
+    """The scan's Arrow schema with timestamps as Spark holds them: microseconds (Spark has no
+    finer unit), in UTC where they are instants, and INT96 columns (``int96``, lower-case names)
+    as instants, as Spark reads INT96.
+
+    Example:
+        >>> import pyarrow as pa
+        >>> spark_arrow_schema(pa.schema([("a", pa.timestamp("ns")), ("b", pa.timestamp("ns"))]), frozenset({"b"}))
+        a: timestamp[us]
+        b: timestamp[us, tz=UTC]
+    """
+    fields = []
+    for field in schema:
+        if pa.types.is_timestamp(field.type):
+            instant = field.type.tz is not None or field.name.lower() in int96
+            field = field.with_type(pa.timestamp("us", tz="UTC" if instant else None))
+        fields.append(field)
+    return pa.schema(fields, metadata=schema.metadata)
+
+
+def _timestamps_in_micros(column: pa.Array, target: pa.DataType) -> pa.Array:
+    """A timestamp column in microseconds: finer units floored as Spark floors INT96 nanoseconds
+    (Arrow's integer division truncates towards zero, wrong before 1970)."""
+    import pyarrow.compute as pc
+
+    unit = column.type.unit
+    if unit == "ns":
+        ticks = column.view(pa.int64())
+        quotient = pc.divide(ticks, 1000)
+        inexact = pc.and_(pc.less(ticks, 0), pc.not_equal(pc.multiply(quotient, 1000), ticks))
+        micros = pc.subtract(quotient, pc.if_else(inexact, 1, 0).cast(pa.int64()))
+        return micros.view(target)
+    # The epoch values do not depend on the zone: only the unit changes.
+    return column.cast(pa.timestamp("us", tz=column.type.tz)).view(pa.int64()).view(target)
+
+
 def _to_spark_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     """A batch as Spark's Python data source takes it: variants as ``struct<value, metadata>``
     with the ``variant`` field metadata, timestamps in UTC, the placeholder column as booleans."""
@@ -87,9 +144,11 @@ def _to_spark_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
         elif pa.types.is_null(field.type):
             column = pa.nulls(len(column), pa.bool_())
             fields.append(pa.field(field.name, pa.bool_()))
-        elif pa.types.is_timestamp(field.type) and field.type.tz is not None:
-            column = column.cast(pa.timestamp("us", tz="UTC"))
-            fields.append(pa.field(field.name, column.type))
+        elif pa.types.is_timestamp(field.type):
+            target = pa.timestamp("us", tz=field.type.tz) if field.type.tz is not None else field.type
+            if column.type != target:
+                column = _timestamps_in_micros(column, target)
+            fields.append(pa.field(field.name, target))
         else:
             fields.append(field)
         arrays.append(column)
@@ -211,7 +270,7 @@ class SparkEngine:
         try:
             parallelism, max_bytes, open_cost = self._split_settings()
             for scan in plan.scans:
-                schema = _output_schema(plan, scan, self.time_zone)
+                schema = spark_arrow_schema(_output_schema(plan, scan, self.time_zone), _int96_columns(scan))
                 tasks = plan_tasks(
                     plan, scan, schema, self.time_zone,
                     parallelism=parallelism, max_partition_bytes=max_bytes, open_cost_bytes=open_cost,

@@ -1,9 +1,11 @@
 """The Spark engine's own machinery, on the test SparkSession: how a scan's tasks travel (JSON,
 never pickle) and are grouped, scan views that connections and threads sharing one session never
-mix up, and result columns that are structs without being variants."""
+mix up, result columns that are structs without being variants, and plain timestamp columns
+(INT96, nanoseconds) as Spark holds them."""
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import json
 import pickle
 from concurrent.futures import ThreadPoolExecutor
@@ -11,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import vpush
@@ -148,3 +151,48 @@ def test_a_struct_of_metadata_and_value_is_not_a_variant(spark: SparkSession, ta
     assert got.column("s").to_pylist() == [{"value": f"s{i}", "metadata": "m"} for i in range(3)]
     assert got.schema.field("sv").type == VARIANT_ARROW_TYPE
     assert con.sql(sql).df()["sv"].tolist() == ['"s0"', '"s1"', '"s2"']
+
+
+def _timestamp_files(root: Path) -> dict[str, Path]:
+    """One file of instants with nanoseconds (and before 1970) per way of storing them: INT96
+    (as Impala and old Spark wrote them), and ``TIMESTAMP(NANOS)`` with and without a zone."""
+    values = [
+        dt.datetime(2024, 1, 2, 3, 4, 5, 123456, tzinfo=dt.timezone.utc),
+        dt.datetime(1969, 12, 31, 23, 59, 59, 999999, tzinfo=dt.timezone.utc),
+        None,
+    ]
+    nanos = pa.array(values, pa.timestamp("us", tz="UTC")).cast(pa.timestamp("ns", tz="UTC"))
+    # 789 ns more than the microseconds; before 1970, -1000 ns less 1500 ns.
+    ticks = pa.array([nanos[0].value + 789, nanos[1].value - 1500, None], pa.int64())
+    instants = ticks.view(pa.timestamp("ns", tz="UTC"))
+    out = {}
+    for name, column, options in (
+        ("int96", instants, {"use_deprecated_int96_timestamps": True}),
+        ("nanos", instants, {"version": "2.6", "coerce_timestamps": None}),
+        ("nanos_ntz", ticks.view(pa.timestamp("ns")), {"version": "2.6", "coerce_timestamps": None}),
+    ):
+        (root / name).mkdir()
+        pq.write_table(pa.table({"id": [1, 2, 3], "ts": column}), root / name / "f.parquet", **options)
+        out[name] = root / name
+    return out
+
+
+def test_int96_and_nanosecond_timestamps_reach_spark(spark: SparkSession, tmp_path: Path) -> None:
+    """Plain timestamp columns Spark's Arrow batches cannot take as they are: INT96 comes back as
+    Spark reads it (a ``timestamp``, nanoseconds floored to microseconds); nanosecond
+    ``TIMESTAMP(NANOS)`` columns, which Spark refuses to read itself, as microseconds floored
+    likewise (an instant with a zone, a ``timestamp_ntz`` without)."""
+    files = _timestamp_files(tmp_path)
+    want_micros = [1704164645123456, -3, None]  # -2500 ns floored, as Spark does
+    native = spark.read.parquet(str(files["int96"])).orderBy("id")
+    assert native.schema["ts"].dataType.simpleString() == "timestamp"
+    assert [r.ts for r in native.selectExpr("id", "unix_micros(ts) AS ts").collect()] == want_micros
+    for name, arrow_type in (
+        ("int96", pa.timestamp("us", tz="UTC")),
+        ("nanos", pa.timestamp("us", tz="UTC")),
+        ("nanos_ntz", pa.timestamp("us")),
+    ):
+        con = _connection(spark, files[name])
+        got = con.sql("SELECT id, ts FROM t ORDER BY id").to_arrow()
+        assert got.schema.field("ts").type == arrow_type, name
+        assert got.column("ts").cast(pa.int64()).to_pylist() == want_micros, name
