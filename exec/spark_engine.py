@@ -1,9 +1,10 @@
 """The Spark engine: the scan runs distributed, the rest of the query is Spark's own SQL.
 
 Each scan of the plan becomes a temporary view over vpush's Spark data source (Spark's Python
-data source API, Spark 4.0+): one input partition per (part, file, row group) that pruning kept,
-so Spark spreads the row groups over its executors. A task reads only the needed leaf columns of
-its row group and computes the variant extractions with the same DuckDB query the DuckDB engine
+data source API, Spark 4.0+), under a name of its own per query. The row groups pruning kept
+are grouped into input partitions as Spark groups a file scan (:mod:`vpush.exec.spark_tasks`), so
+Spark spreads them over its executors. A task reads only the needed leaf columns of its row
+groups and computes the variant extractions with the same DuckDB query the DuckDB engine
 runs for that part (:attr:`~vpush.optimizer.plan.Scan.part_queries`, DuckDB embedded in the
 task), and hands Spark Arrow batches: the scan's columns, variants as Spark variants, then the
 extraction columns. The query itself (:attr:`~vpush.optimizer.plan.Plan.spark_expression`) is the
