@@ -253,24 +253,6 @@ def compare(got: Answer, want: Answer, sql: str) -> None:
         raise Mismatch(_row_diff(got.rows, want.rows, is_ordered(sql)))
 
 
-def assert_same(
-    spark: SparkSession,
-    views: dict[str, DataFrame],
-    con: vpush.Connection,
-    sql: str,
-    raises: str | None = None,
-) -> None:
-    """vpush answers ``sql`` exactly as Spark does.
-
-    ``raises`` is what Spark must do (an error class, or None: succeed); a query Spark does not
-    answer as declared is a broken test, not a vpush bug.
-    """
-    want = spark_answer(spark, views, sql)
-    if want.error != raises:
-        raise BadTest(f"Spark gave {want.error or 'rows'}, not {raises or 'rows'}: {sql}")
-    compare(vpush_answer(con, sql), want, sql)
-
-
 @dataclass(frozen=True)
 class Batch:
     """Queries over one source that differ only in their last columns and in their WHERE.
