@@ -26,6 +26,7 @@ from vpush.optimizer.rewrite_variants import (
     PARSE_JSON_FUNCTION,
     SCHEMA_OF_VARIANT_FUNCTION,
     TO_JSON_FUNCTION,
+    VARIANT_EXPLODE_FUNCTION,
     duckdb_type,
 )
 from vpush.optimizer.spark_semantics import SPARK_ERROR_MARKER
@@ -251,6 +252,7 @@ _VARIANT_FUNCTION_INPUTS = {
     IS_VARIANT_NULL_FUNCTION: ("is_variant_null", "a variant"),
     SCHEMA_OF_VARIANT_FUNCTION: ("schema_of_variant", "a variant"),
     PARSE_JSON_FUNCTION: ("parse_json", "a string"),
+    VARIANT_EXPLODE_FUNCTION: ("variant_explode", "a variant"),
 }
 _NO_MATCH = re.compile(r"No function matches the given name and argument types '(vpush_\w+)\(([^']*)\)'")
 _NO_CAST = re.compile(r"Type (\w+) with value .* can't be cast to the destination type STRUCT\(metadata BLOB")

@@ -16,7 +16,6 @@ from vpush.optimizer.dialect import (
     ToVariantObject,
     VariantArrayAppend,
     VariantDelete,
-    VariantExplode,
     VariantInsert,
     VariantSet,
     VariantStripNulls,
@@ -49,7 +48,6 @@ _AFTER_LIMIT = "vpush_after_limit"  # meta key: a SELECT that project_after_limi
 _NOT_YET = (
     IsValidVariant,
     ToVariantObject,
-    VariantExplode,
     VariantSet,
     VariantInsert,
     VariantDelete,
@@ -245,7 +243,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         found_table[0].meta[_SCAN_INDEX] = index
     spark_expression = expression.copy()
     try:
-        expression = apply_spark_semantics(expression, column_types)
+        expression = apply_spark_semantics(expression, column_types, functions)
     except OptimizeError as exc:
         refusal = refusal or exc
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 
@@ -49,6 +50,8 @@ from vpush.optimizer.dialect import (
     SchemaOfVariant,
     SchemaOfVariantAgg,
     ToVariantObject,
+    VariantExplode,
+    VariantExplodeOuter,
     VariantGet,
     VpushSpark,
 )
@@ -56,10 +59,13 @@ from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE, FileScan, Input, LeafInput, LevelInput, NativeLeaf, ScanPart
 from vpush.optimizer.variant_types import (
     VARIANT,
+    ArrayType,
     AtomicType,
     DecimalType,
+    MapType,
     SparkType,
     StringType,
+    StructType,
     parse_variant_type,
 )
 
@@ -86,6 +92,7 @@ IS_VARIANT_NULL_FUNCTION = "vpush_is_variant_null"
 SCHEMA_OF_VARIANT_FUNCTION = "vpush_schema_of_variant"
 SCHEMA_MERGE_FUNCTION = "vpush_schema_of_variant_merge"
 PARSE_JSON_FUNCTION = "vpush_parse_json"
+VARIANT_EXPLODE_FUNCTION = "vpush_variant_explode"
 """The engine functions of Spark's other variant functions (:mod:`vpush.exec.variant_functions`)."""
 CAST_ERROR_MARKER = "vpush-invalid-variant-cast"
 """Starts the message of a failed cast raised in SQL: marker|target|value|file."""
@@ -131,17 +138,28 @@ class Extraction:
 
     @property
     def cannot_fail(self) -> bool:
-        """Whether the cast never raises: ``try_`` forms give NULL, and every variant value casts
-        to a string (Spark's ``to_json`` for containers) or to ``variant``."""
+        """Whether the cast never fails as a cast (``INVALID_VARIANT_CAST``): ``try_`` forms give
+        NULL, and every variant value casts to a string (Spark's ``to_json`` for containers) or
+        to ``variant``. Damaged bytes and types Spark 4.3 cannot read still raise, as Spark
+        raises them for every row its scan reads, before any filter."""
         return not self.strict or isinstance(self.target, StringType) or self.target == VARIANT
 
 
 def supported_target(target: SparkType | None) -> bool:
-    """Whether the rewrite computes this target: a scalar (not TIME) or ``variant``."""
+    """Whether the rewrite computes this target: a scalar (not TIME), ``variant``, or an array,
+    ``map<string, T>`` or struct (with field names distinct in any case) of those."""
     if target == VARIANT or isinstance(target, DecimalType):
         return True
     if isinstance(target, StringType):
         return target.collation is None
+    if isinstance(target, ArrayType):
+        return supported_target(target.element)
+    if isinstance(target, MapType):
+        return target.key == StringType() and supported_target(target.value)
+    if isinstance(target, StructType):
+        # DuckDB's struct field names ignore case: `a` and `A` cannot both be fields.
+        names = [f.name.lower() for f in target.fields]
+        return len(set(names)) == len(names) and all(supported_target(f.type) for f in target.fields)
     return isinstance(target, AtomicType) and target.name in _SCALARS
 
 
@@ -239,6 +257,15 @@ def duckdb_type(target: SparkType) -> exp.DataType:
     """The DuckDB type of an extraction's result."""
     if target == VARIANT:
         return exp.DataType.build("STRUCT(metadata BLOB, value BLOB)", dialect="duckdb")
+    if isinstance(target, ArrayType):
+        return exp.DataType(this=exp.DataType.Type.ARRAY, expressions=[duckdb_type(target.element)], nested=True)
+    if isinstance(target, MapType):
+        return exp.DataType(
+            this=exp.DataType.Type.MAP, expressions=[duckdb_type(target.key), duckdb_type(target.value)], nested=True
+        )
+    if isinstance(target, StructType):
+        fields = [exp.ColumnDef(this=exp.to_identifier(f.name, quoted=True), kind=duckdb_type(f.type)) for f in target.fields]
+        return exp.DataType(this=exp.DataType.Type.STRUCT, expressions=fields, nested=True)
     sql_type = target.to_sql_type()
     if sql_type is None:
         raise OptimizeError(f"vpush cannot compute a variant cast to {target.to_spark()} yet")
@@ -252,6 +279,10 @@ def function_name(target: SparkType, *, once: bool = False) -> str:
     slug = "".join(c if c.isalnum() else "_" for c in text).strip("_")
     if not slug.replace("_", "").isalnum() or len(slug) > 40:
         slug = hashlib.sha1(text.encode()).hexdigest()[:12]
+    elif "<" in text:
+        # Field names may hold underscores, so two nested types can share a slug: the text's
+        # hash tells them apart (the engine creates a function once per name).
+        slug += "_" + hashlib.sha1(text.encode()).hexdigest()[:8]
     return (ONCE_FUNCTION_PREFIX if once else FUNCTION_PREFIX) + slug
 
 
@@ -681,7 +712,11 @@ def rewrite_remaining(expression: exp.Expr, time_zone: str, functions: dict[str,
     unsupported target with a clear error."""
     _name_variant_function_projections(expression)
 
+    explodes = itertools.count()
+
     def visit(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, (exp.Lateral, exp.Table)) and isinstance(node.this, VariantExplode):
+            return _explode(node, functions, lambda child: child.transform(visit), next(explodes))
         if isinstance(node, _VARIANT_FUNCTIONS) or (
             isinstance(node, (exp.Window, exp.Filter)) and isinstance(_aggregate_of(node), SchemaOfVariantAgg)
         ):
@@ -718,6 +753,40 @@ def rewrite_remaining(expression: exp.Expr, time_zone: str, functions: dict[str,
         )
 
     return expression.transform(visit)
+
+
+# -- variant_explode -------------------------------------------------------------------------------
+EXPLODE_COLUMNS = ("pos", "key", "value")
+"""The columns of ``variant_explode``, as Spark names them."""
+
+
+def _explode(
+    node: exp.Lateral | exp.Table, functions: dict[str, SparkType], rewrite: Callable[[exp.Expr], exp.Expr], index: int
+) -> exp.Expr:
+    """``LATERAL variant_explode(v) AS alias(...)`` (or the same in FROM) as DuckDB runs it: a
+    correlated subquery unnesting :data:`VARIANT_EXPLODE_FUNCTION`'s list of rows,
+    ``LATERAL (SELECT u.pos AS pos, u.key AS key, u.value AS value FROM (SELECT UNNEST(...) AS u))``."""
+    call = node.this
+    assert isinstance(call, VariantExplode)
+    functions[VARIANT_EXPLODE_FUNCTION] = _STRING  # the engine knows this function's own type
+    rows = exp.Anonymous(
+        this=VARIANT_EXPLODE_FUNCTION,
+        expressions=[rewrite(call.this), exp.Boolean(this=isinstance(call, VariantExplodeOuter))],
+    )
+    unnested = exp.select(exp.alias_(exp.Explode(this=rows), "__vpush_row", copy=False), copy=False)
+    select = exp.select(
+        *(
+            exp.alias_(exp.Anonymous(this="struct_extract", expressions=[exp.column("__vpush_row"), exp.Literal.string(c)]), c)
+            for c in EXPLODE_COLUMNS
+        ),
+        copy=False,
+    ).from_(exp.Subquery(this=unnested, alias=exp.TableAlias(this=exp.to_identifier("__vpush_rows_of"))), copy=False)
+    alias = node.args.get("alias")
+    if not isinstance(alias, exp.TableAlias):
+        alias = exp.TableAlias(this=exp.to_identifier(f"__vpush_explode_{index}"))
+    if isinstance(node, exp.Table):
+        return exp.Subquery(this=select, alias=alias)
+    return exp.Lateral(this=exp.Subquery(this=select), alias=alias)
 
 
 # -- Spark's other variant functions ---------------------------------------------------------------
