@@ -3758,11 +3758,259 @@ done:
     return result;
 }
 
+/* ---- explode: the elements of arrays and the fields of objects ------------------------------ */
+/* Each row's top-level array or object taken apart (Variant.elements / Variant.items in
+ * vpush.codec.value): a first pass counts, per row, the kind of value (0 SQL NULL, 1 array,
+ * 2 object, 3 any other value) and its elements; the second emits every element's value bytes
+ * (valid with the row's metadata), or every element's key (NULL for an array's elements), one
+ * binary array of all the rows' elements in order. Each pass makes the reference's checks. */
+
+enum { EXPLODE_NULL = 0, EXPLODE_ARRAY = 1, EXPLODE_OBJECT = 2, EXPLODE_OTHER = 3 };
+
+typedef struct {
+    Extract x;
+    const Piece *pieces;
+    int64_t npieces;
+    int mode; /* 0: count, 1: element values, 2: object keys */
+    uint8_t *kinds;
+    int32_t *counts;
+} ExplodeRun;
+
+static int explode_row(ExplodeRun *e, const Piece *P, int64_t j, const uint8_t **buf, int64_t *len, Container *k,
+                       int *kind) {
+    Ctx *c = e->x.c;
+    int64_t mp = leaf_pos(&P->metadata, j), vp = leaf_pos(&P->value, j), mlen;
+    const uint8_t *meta;
+    int basic;
+    *kind = EXPLODE_NULL;
+    if (mp == -2) return fail(c, ERR_SCHEMA, "metadata", -1, "bad Arrow dictionary index");
+    if (vp == -2) return fail(c, ERR_SCHEMA, "value", -1, "bad Arrow dictionary index");
+    if (mp < 0 || vp < 0) return 0;
+    if (leaf_bytes(c, &P->metadata, mp, &meta, &mlen, "metadata") < 0) return -1;
+    if (leaf_bytes(c, &P->value, vp, buf, len, "value") < 0) return -1;
+    if (xmeta_row(&e->x, meta, mlen) < 0) return -1;
+    if (*len < 1) return fail(c, ERR_MALFORMED, "value", 0, "truncated value: no header byte");
+    basic = (*buf)[0] & 0x03;
+    if (basic != BASIC_ARRAY && basic != BASIC_OBJECT) {
+        *kind = EXPLODE_OTHER;
+        return 0;
+    }
+    if (x_container(c, *buf, 0, *len, basic == BASIC_OBJECT, k) < 0) return -1;
+    *kind = basic == BASIC_ARRAY ? EXPLODE_ARRAY : EXPLODE_OBJECT;
+    return 0;
+}
+
+static int explode_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    ExplodeRun *e = (ExplodeRun *)arg;
+    Ctx *c = e->x.c;
+    int64_t row = 0, out = 0;
+    if (offsets != NULL) offsets[0] = 0;
+    for (int64_t p = 0; p < e->npieces; p++) {
+        const Piece *P = &e->pieces[p];
+        for (int64_t j = 0; j < P->n; j++, row++) {
+            const uint8_t *buf = NULL;
+            int64_t len = 0;
+            Container k;
+            int kind;
+            c->row = row;
+            if (explode_row(e, P, j, &buf, &len, &k, &kind) < 0) return -1;
+            if (e->mode == 0) {
+                e->kinds[row] = (uint8_t)kind;
+                e->counts[row] = kind == EXPLODE_ARRAY || kind == EXPLODE_OBJECT ? (int32_t)k.n : 0;
+                continue;
+            }
+            if (kind != EXPLODE_ARRAY && kind != EXPLODE_OBJECT) continue;
+            for (uint64_t i = 0; i < k.n; i++, out++) {
+                const uint8_t *bytes = NULL;
+                int64_t size = 0;
+                if (e->mode == 1) {
+                    int64_t cpos, cend;
+                    if (x_child(c, buf, &k, len, i, &cpos, &cend) < 0) return -1;
+                    if (value_size(c, "value", buf, cpos, cend, &size) < 0) return -1;
+                    bytes = buf + cpos;
+                } else if (kind == EXPLODE_OBJECT) {
+                    size_t nlen;
+                    if (x_field_name(&e->x, buf, &k, i, &bytes, &nlen) < 0) return -1;
+                    size = (int64_t)nlen;
+                }
+                if (bytes == NULL) {
+                    (*null_count)++; /* an array element's key */
+                } else {
+                    if (size > MAX_BINARY_ARRAY_BYTES - c->out_len)
+                        return fail(c, ERR_TOO_LARGE, "", -1, "the elements exceed one Arrow binary array; explode smaller batches");
+                    if (reserve(c, size) < 0) return -1;
+                    memcpy(c->out + c->out_len, bytes, (size_t)size);
+                    c->out_len += size;
+                    validity[out >> 3] |= (uint8_t)(1u << (out & 7));
+                }
+                offsets[out + 1] = (int32_t)c->out_len;
+            }
+        }
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(explode_doc,
+             "explode(pieces, total, mode) -> ...\n\n"
+             "The top-level arrays and objects of a Variant column given as aligned pieces (as extract()\n"
+             "takes them). mode 0 returns (kinds, counts): bytes of one uint8 a row (0 SQL NULL, 1 array,\n"
+             "2 object, 3 another value) and of one int32 a row (its elements; 0 unless an array or\n"
+             "object). mode 1 and 2 take the total of the counts and return (null_count, validity,\n"
+             "offsets, data) of a binary array of every element's value bytes (1), or of every\n"
+             "element's key, NULL for an array's (2). Raises KernelError as extract() does.");
+
+static PyObject *py_explode(PyObject *self, PyObject *args) {
+    PyObject *pieces_arg, *pieces = NULL, *result = NULL, *kinds = NULL, *counts = NULL;
+    long long total_elements;
+    int mode;
+    Ctx c;
+    ExplodeRun e;
+    Piece *P = NULL;
+    Py_ssize_t npieces = 0;
+    int64_t total = 0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OLi", &pieces_arg, &total_elements, &mode)) return NULL;
+    if (mode < 0 || mode > 2 || total_elements < 0 || total_elements > INT32_MAX) {
+        PyErr_SetString(PyExc_ValueError, "explode: mode is 0, 1 or 2, and the total fits an int32");
+        return NULL;
+    }
+    memset(&c, 0, sizeof c);
+    memset(&e, 0, sizeof e);
+    c.row = -1;
+    c.err_offset = -1;
+    e.x.c = &c;
+    e.mode = mode;
+    if (!host_is_little_endian()) {
+        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
+        return raise_ctx(&c);
+    }
+    pieces = PySequence_Tuple(pieces_arg);
+    if (pieces == NULL) return NULL;
+    if (load_pieces(&c, pieces, &P, &npieces, &total) < 0) goto done;
+    e.pieces = P;
+    e.npieces = npieces;
+    if (mode == 0) {
+        int status;
+        kinds = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total);
+        counts = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(total * (int64_t)sizeof(int32_t)));
+        if (kinds == NULL || counts == NULL) goto done;
+        e.kinds = (uint8_t *)PyBytes_AS_STRING(kinds);
+        e.counts = (int32_t *)PyBytes_AS_STRING(counts);
+        c.ts = PyEval_SaveThread();
+        status = explode_loop(&e, NULL, NULL, NULL);
+        PyEval_RestoreThread(c.ts);
+        c.ts = NULL;
+        if (status < 0) {
+            raise_ctx(&c);
+            goto done;
+        }
+        result = PyTuple_Pack(2, kinds, counts);
+    } else {
+        result = run_into_binary(&c, total_elements, explode_loop, &e);
+    }
+done:
+    Py_XDECREF(kinds);
+    Py_XDECREF(counts);
+    Py_XDECREF(pieces);
+    free(P);
+    ctx_free(&c);
+    return result;
+}
+
+/* ---- Java's text of doubles and floats ----------------------------------------------------- */
+
+typedef struct {
+    Ctx *c;
+    const uint8_t *values, *validity;
+    int64_t n, offset;
+    int width; /* 8: double, 4: float */
+} FormatLoop;
+
+static int format_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    FormatLoop *l = (FormatLoop *)arg;
+    Ctx *c = l->c;
+    offsets[0] = 0;
+    for (int64_t row = 0; row < l->n; row++) {
+        int64_t at = l->offset + row;
+        if (l->validity != NULL && !((l->validity[at >> 3] >> (at & 7)) & 1)) {
+            (*null_count)++;
+        } else {
+            /* Java's longest text of a double, -4.9E-324 style or 20 digits with sign and point, fits 32. */
+            if (reserve(c, 32) < 0) return -1;
+            if (l->width == 8) {
+                uint64_t bits;
+                memcpy(&bits, l->values + at * 8, 8);
+                c->out_len += format_java_double((char *)c->out + c->out_len, bits);
+            } else {
+                uint32_t bits;
+                memcpy(&bits, l->values + at * 4, 4);
+                c->out_len += format_java_float((char *)c->out + c->out_len, bits);
+            }
+            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+        }
+        if (c->out_len > INT32_MAX) return fail(c, ERR_TOO_LARGE, "", -1, "the text exceeds a string array's 2 GiB");
+        offsets[row + 1] = (int32_t)c->out_len;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(format_java_doc,
+             "format_java(values, validity, offset, length, width) -> (null_count, validity, offsets, data)\n\n"
+             "Each double (width 8) or float (width 4) of an Arrow array's buffers as Java 17's\n"
+             "Double.toString or Float.toString prints it (Spark's cast to string). values and validity\n"
+             "(None when no row is null) are the array's buffers, offset and length its slice. The three\n"
+             "buffers returned are pyarrow buffers of a string array (validity is None when no row is null).");
+
+static PyObject *py_format_java(PyObject *self, PyObject *args) {
+    PyObject *values_obj, *validity_obj, *result = NULL;
+    Py_buffer values, validity;
+    long long offset, length;
+    int width, has_validity = 0;
+    Ctx c;
+    FormatLoop loop;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOLLi", &values_obj, &validity_obj, &offset, &length, &width)) return NULL;
+    if ((width != 4 && width != 8) || offset < 0 || length < 0) {
+        PyErr_SetString(PyExc_ValueError, "format_java: width must be 4 or 8, offset and length non-negative");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(values_obj, &values, PyBUF_SIMPLE) < 0) return NULL;
+    if (validity_obj != Py_None) {
+        if (PyObject_GetBuffer(validity_obj, &validity, PyBUF_SIMPLE) < 0) {
+            PyBuffer_Release(&values);
+            return NULL;
+        }
+        has_validity = 1;
+    }
+    if ((offset + length) * width > values.len ||
+        (has_validity && (offset + length + 7) / 8 > validity.len)) {
+        PyErr_SetString(PyExc_ValueError, "format_java: the buffers are shorter than offset + length");
+        goto done;
+    }
+    memset(&c, 0, sizeof c);
+    c.row = -1;
+    c.err_offset = -1;
+    loop.c = &c;
+    loop.values = (const uint8_t *)values.buf;
+    loop.validity = has_validity ? (const uint8_t *)validity.buf : NULL;
+    loop.n = length;
+    loop.offset = offset;
+    loop.width = width;
+    result = run_into_binary(&c, length, format_loop, &loop);
+    ctx_free(&c);
+done:
+    PyBuffer_Release(&values);
+    if (has_validity) PyBuffer_Release(&validity);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"unshred", py_unshred, METH_VARARGS, unshred_doc},
     {"extract", py_extract, METH_VARARGS, extract_doc},
     {"to_json", py_to_json, METH_VARARGS, to_json_doc},
     {"schema_of_variant", py_schema_of_variant, METH_VARARGS, schema_of_variant_doc},
+    {"format_java", py_format_java, METH_VARARGS, format_java_doc},
+    {"explode", py_explode, METH_VARARGS, explode_doc},
     {NULL, NULL, 0, NULL},
 };
 

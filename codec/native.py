@@ -705,3 +705,98 @@ def schema_of_variant_native(metadata: pa.Array | pa.ChunkedArray, value: pa.Arr
     return pa.Array.from_buffers(  # type: ignore[no-any-return]
         pa.string(), len(value), [validity, offsets, data], null_count
     )
+
+
+def format_java_native(values: pa.Array | pa.ChunkedArray) -> pa.StringArray | pa.ChunkedArray:
+    """Every double or float as Java 17's ``Double.toString`` / ``Float.toString`` prints it: the
+    text of Spark's cast to string, in C (the same digits as
+    :func:`~vpush.codec.java_format.format_java_double`).
+
+    Example:
+        >>> format_java_native(pa.array([1e10, 0.001, None, float("nan")])).to_pylist()
+        ['1.0E10', '0.001', None, 'NaN']
+        >>> format_java_native(pa.array([0.1, 1e-5], pa.float32())).to_pylist()
+        ['0.1', '1.0E-5']
+
+    Args:
+        values: a float64 or float32 array (or chunked array).
+
+    Returns:
+        A string array of the same length (chunked where the input is), null where it is null.
+
+    Raises:
+        NativeUnsupportedError: another Arrow type, or no compiled kernel.
+    """
+    if isinstance(values, pa.ChunkedArray):
+        return pa.chunked_array([format_java_native(chunk) for chunk in values.chunks], pa.string())
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    if pa.types.is_float64(values.type):
+        width = 8
+    elif pa.types.is_float32(values.type):
+        width = 4
+    else:
+        raise NativeUnsupportedError(f"format_java_native takes doubles or floats, not {values.type}")
+    validity, data = values.buffers()
+    null_count, out_validity, offsets, text = _native.format_java(
+        data, validity if values.null_count else None, values.offset, len(values), width
+    )
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        pa.string(), len(values), [out_validity, offsets, text], null_count
+    )
+
+
+EXPLODE_NULL, EXPLODE_ARRAY, EXPLODE_OBJECT, EXPLODE_OTHER = 0, 1, 2, 3
+"""The kinds of row :func:`explode_native` tells apart: SQL NULL, array, object, another value."""
+
+
+def explode_native(
+    metadata: pa.Array | pa.ChunkedArray, value: pa.Array | pa.ChunkedArray
+) -> tuple[Any, Any, pa.BinaryArray, pa.StringArray]:
+    """Every row's top-level array or object taken apart, in C: the elements of an array and the
+    fields of an object (in stored order), for ``variant_explode`` and casts to arrays, maps and
+    structs.
+
+    Example:
+        >>> from vpush.codec.json import parse_json
+        >>> rows = [parse_json('[1, "a"]'), parse_json('{"b": 2, "a": 1}'), None, parse_json("7")]
+        >>> meta = pa.array([r[0] if r else None for r in rows], pa.binary())
+        >>> value = pa.array([r[1] if r else None for r in rows], pa.binary())
+        >>> kinds, counts, values, keys = explode_native(meta, value)
+        >>> kinds.tolist(), counts.tolist(), keys.to_pylist()
+        ([1, 2, 0, 3], [2, 2, 0, 0], [None, None, 'a', 'b'])
+        >>> values.to_pylist()
+        [b'\\x0c\\x01', b'\\x05a', b'\\x0c\\x01', b'\\x0c\\x02']
+
+    Args:
+        metadata: every row's metadata, of the kinds :func:`extract_native` reads.
+        value: every row's value, of the same kinds and length.
+
+    Returns:
+        ``(kinds, counts, values, keys)``: per row, its kind (:data:`EXPLODE_ARRAY`, ...) and
+        number of elements (uint8 and int32 NumPy arrays); per element, in row order, its value
+        bytes (valid with its row's metadata) and its key (NULL for an array's elements).
+
+    Raises:
+        NativeUnsupportedError: as :func:`extract_native`.
+        MalformedVariantError: damaged bytes, naming the row and byte offset.
+    """
+    import numpy as np
+
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    _, pieces = _pieces(metadata, value)
+    try:
+        kinds_bytes, counts_bytes = _native.explode(pieces, 0, 0)
+        kinds = np.frombuffer(kinds_bytes, dtype=np.uint8)
+        counts = np.frombuffer(counts_bytes, dtype=np.int32)
+        total = int(counts.sum(dtype=np.int64))
+        if total > (1 << 31) - 1:
+            raise VariantTooLargeError(f"{total} elements do not fit one Arrow array; explode smaller batches")
+        arrays = []
+        for mode, arrow_type in ((1, pa.binary()), (2, pa.string())):
+            null_count, validity, offsets, data = _native.explode(pieces, total, mode)
+            arrays.append(pa.Array.from_buffers(arrow_type, total, [validity, offsets, data], null_count))
+    except _native.KernelError as exc:
+        raise _extract_error(exc.args) from None
+    return kinds, counts, arrays[0], arrays[1]

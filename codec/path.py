@@ -169,7 +169,7 @@ def _utf16(text: str) -> bytes:
     return text.encode("utf-16-be", "surrogatepass")
 
 
-def _get_field(obj: Variant, key: str) -> Variant | None:
+def get_field(obj: Variant, key: str) -> Variant | None:
     """Field ``key`` of an object, found as Spark's ``Variant.getFieldByKey`` finds it.
 
     Spark scans an object of fewer than :data:`SPARK_LINEAR_SEARCH_FIELDS` fields one by one,
@@ -220,7 +220,7 @@ def extract(metadata: VariantMetadata | bytes, value: bytes, path: VariantPath) 
     for seg in path.segments:
         basic = node.basic_type
         if isinstance(seg, str):
-            child = _get_field(node, seg) if basic == BasicType.OBJECT else None
+            child = get_field(node, seg) if basic == BasicType.OBJECT else None
         else:
             child = node[seg] if basic == BasicType.ARRAY and seg < len(node) else None
         if child is None:

@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from vpush.codec.errors import VpushError
 from vpush.exec.errors import ExecutionError
-from vpush.exec.read_scan import prefetch, read_scan
+from vpush.exec.read_scan import deferred_schema, prefetch, read_scan
 from vpush.exec.variant_udf import register, take_error
 from sqlglot import exp
 
@@ -26,6 +26,7 @@ from vpush.optimizer.rewrite_variants import (
     PARSE_JSON_FUNCTION,
     SCHEMA_OF_VARIANT_FUNCTION,
     TO_JSON_FUNCTION,
+    VARIANT_EXPLODE_FUNCTION,
     duckdb_type,
 )
 from vpush.optimizer.spark_semantics import SPARK_ERROR_MARKER
@@ -99,15 +100,18 @@ class DuckDBEngine:
                     register(self.connection, name, target, duckdb_type(target).sql(dialect="duckdb"))
                     self._functions.add(name)
             for scan in plan.scans:
+                # Deferred variant columns come as row locators; the SQL rebuilds the rows it keeps.
                 if not scan.parts:
-                    stream = pa.RecordBatchReader.from_batches(scan.schema, trap.guard(prefetch(read_scan(scan)), on_rows))
-                    cursor.register(scan.name, stream)
+                    schema = deferred_schema(scan.schema, scan.deferred)
+                    batches = trap.guard(prefetch(read_scan(scan, defer=True)), on_rows)
+                    cursor.register(scan.name, pa.RecordBatchReader.from_batches(schema, batches))
                 for part in scan.parts:
                     if self.reads_natively(part):
                         cursor.execute(native_view(cursor, part))
                         continue
-                    stream = pa.RecordBatchReader.from_batches(part.schema, trap.guard(prefetch(read_scan(scan, part)), on_rows))
-                    cursor.register(part.name, stream)
+                    schema = deferred_schema(part.schema, scan.deferred)
+                    batches = trap.guard(prefetch(read_scan(scan, part, defer=True)), on_rows)
+                    cursor.register(part.name, pa.RecordBatchReader.from_batches(schema, batches))
             reader = cursor.sql(plan.sql("duckdb")).to_arrow_reader(BATCH_ROWS)
         except duckdb.Error as exc:
             cursor.close()
@@ -248,6 +252,7 @@ _VARIANT_FUNCTION_INPUTS = {
     IS_VARIANT_NULL_FUNCTION: ("is_variant_null", "a variant"),
     SCHEMA_OF_VARIANT_FUNCTION: ("schema_of_variant", "a variant"),
     PARSE_JSON_FUNCTION: ("parse_json", "a string"),
+    VARIANT_EXPLODE_FUNCTION: ("variant_explode", "a variant"),
 }
 _NO_MATCH = re.compile(r"No function matches the given name and argument types '(vpush_\w+)\(([^']*)\)'")
 _NO_CAST = re.compile(r"Type (\w+) with value .* can't be cast to the destination type STRUCT\(metadata BLOB")

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
@@ -15,7 +16,15 @@ from vpush.codec.errors import VpushError
 from vpush.codec.layout import VariantLayout
 from vpush.codec.rebuild_variants import rebuild_variants
 from vpush.exec.errors import ExecutionError
-from vpush.optimizer.plan import ROW_COUNT_COLUMN, FileScan, LeafInput, LevelInput, Scan, ScanPart
+from vpush.optimizer.plan import (
+    LOCATOR_ARROW_TYPE,
+    ROW_COUNT_COLUMN,
+    FileScan,
+    LeafInput,
+    LevelInput,
+    Scan,
+    ScanPart,
+)
 from vpush.optimizer.rewrite_variants import FILE_COLUMN
 
 BATCH_ROWS = 65_536
@@ -38,12 +47,42 @@ def _rebuild(col: pa.Array, path: str, layouts: Mapping[str, VariantLayout], fil
     return pa.StructArray.from_arrays(children, names=[f.name for f in col.type], mask=mask)
 
 
-def _conform(batch: pa.RecordBatch, scan: Scan, file: FileScan) -> pa.RecordBatch:
+def deferred_schema(schema: pa.Schema, deferred: Collection[str]) -> pa.Schema:
+    """``schema`` with each deferred column (:attr:`Scan.deferred`) as a row locator."""
+    wanted = {name.lower() for name in deferred}
+    if not wanted:
+        return schema
+    return pa.schema([pa.field(f.name, LOCATOR_ARROW_TYPE) if f.name.lower() in wanted else f for f in schema])
+
+
+def _locators(file: FileScan, row_group: int, first: int, num_rows: int) -> pa.StructArray:
+    """Where each row of a batch is: the file, the row group, the row within the row group."""
+    return pa.StructArray.from_arrays(
+        [
+            pa.DictionaryArray.from_arrays(pa.array(np.zeros(num_rows, np.int32)), pa.array([file.path])),
+            pa.repeat(pa.scalar(row_group, pa.int32()), num_rows),
+            pa.array(np.arange(first, first + num_rows, dtype=np.int64)),
+        ],
+        fields=list(LOCATOR_ARROW_TYPE),
+    )
+
+
+def _conform(
+    batch: pa.RecordBatch,
+    scan: Scan,
+    file: FileScan,
+    schema: pa.Schema,
+    deferred: Collection[str] = (),
+    where: tuple[int, int] = (0, 0),
+) -> pa.RecordBatch:
     """Put a file's columns into the scan's schema: its order and types, the file's partition
-    values as constant columns, nulls for columns the file lacks (files of one table may differ)."""
+    values as constant columns, nulls for columns the file lacks (files of one table may differ),
+    and row locators for the deferred columns (``where``: the row group and the batch's first row
+    in it)."""
     num_rows = batch.num_rows
     by_name = {name.lower(): i for i, name in enumerate(batch.schema.names)}
     partition_values = {name.lower(): value for name, value in file.partition_values.items()}
+    present = {c.lower() for c in file.columns}
     arrays = []
     for field in scan.schema:
         if field.name == ROW_COUNT_COLUMN:
@@ -52,6 +91,12 @@ def _conform(batch: pa.RecordBatch, scan: Scan, file: FileScan) -> pa.RecordBatc
         if field.name.lower() in partition_values:
             value = partition_values[field.name.lower()]
             arrays.append(pa.repeat(pa.scalar(value, type=field.type), num_rows))
+            continue
+        if field.name.lower() in deferred:
+            if field.name.lower() in present:
+                arrays.append(_locators(file, where[0], where[1], num_rows))
+            else:
+                arrays.append(pa.nulls(num_rows, type=LOCATOR_ARROW_TYPE))
             continue
         i = by_name.get(field.name.lower())
         if i is None:
@@ -69,18 +114,23 @@ def _conform(batch: pa.RecordBatch, scan: Scan, file: FileScan) -> pa.RecordBatc
                     column_path=name,
                 ) from exc
         arrays.append(col)
-    return pa.RecordBatch.from_arrays(arrays, schema=scan.schema)
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
-def read_scan(scan: Scan, part: ScanPart | None = None) -> Iterator[pa.RecordBatch]:
+def read_scan(scan: Scan, part: ScanPart | None = None, *, defer: bool = False) -> Iterator[pa.RecordBatch]:
     """Yield the rows of the scan (or of one of its parts) in file order, in batches of at most
-    :data:`BATCH_ROWS` rows: the scan's columns, then the part's inputs.
+    :data:`BATCH_ROWS` rows: the scan's columns, then the part's inputs. With ``defer``, the
+    scan's deferred columns are not read: each row gives its locator instead
+    (:func:`deferred_schema`).
 
     Raises:
         VpushError: a file that cannot be read (naming it), or malformed variant data (naming
             the file, column, row group and the batch's first row in the file).
     """
     files = part.files if part is not None else scan.files
+    deferred = frozenset(name.lower() for name in scan.deferred) if defer else frozenset()
+    scan_schema = deferred_schema(scan.schema, deferred)
+    part_schema = deferred_schema(part.schema, deferred) if part is not None else None
     for file in files:
         if not file.row_groups:
             continue
@@ -95,7 +145,7 @@ def read_scan(scan: Scan, part: ScanPart | None = None) -> Iterator[pa.RecordBat
             for rg in file.row_groups:
                 first = starts[rg]
                 unread = file.unread.get(rg, frozenset())
-                columns = list(file.columns)
+                columns = [c for c in file.columns if c.lower() not in deferred]
                 if part is not None:
                     columns += _input_columns(part, file, unread)
                 batches = pf.iter_batches(
@@ -109,9 +159,10 @@ def read_scan(scan: Scan, part: ScanPart | None = None) -> Iterator[pa.RecordBat
                     except (OSError, pa.ArrowException) as exc:
                         raise ExecutionError(f"cannot read row group {rg}: {exc}", file=file.path) from exc
                     try:
-                        out = _conform(batch, scan, file)
+                        out = _conform(batch, scan, file, scan_schema, deferred, (rg, first - starts[rg]))
                         if part is not None:
-                            out = _with_inputs(out, batch, part, file, unread)
+                            assert part_schema is not None
+                            out = _with_inputs(out, batch, part, file, unread, part_schema)
                         yield out
                     except VpushError as exc:
                         exc.message += f" (row group {rg}; the batch starts at row {first} of the file)"
@@ -211,7 +262,12 @@ def _rebuild_level(batch: pa.RecordBatch, item: LevelInput, file: FileScan) -> p
 
 
 def _with_inputs(
-    out: pa.RecordBatch, batch: pa.RecordBatch, part: ScanPart, file: FileScan, unread: frozenset[str]
+    out: pa.RecordBatch,
+    batch: pa.RecordBatch,
+    part: ScanPart,
+    file: FileScan,
+    unread: frozenset[str],
+    schema: pa.Schema,
 ) -> pa.RecordBatch:
     """``out`` (the scan's columns) with the part's inputs appended."""
     arrays = list(out.columns)
@@ -229,7 +285,7 @@ def _with_inputs(
     if part.schema.names[-1] == FILE_COLUMN:
         indices = pa.nulls(num_rows, pa.int32()).fill_null(0)
         arrays.append(pa.DictionaryArray.from_arrays(indices, pa.array([file.path])))
-    return pa.RecordBatch.from_arrays(arrays, schema=part.schema)
+    return pa.RecordBatch.from_arrays(arrays, schema=schema)
 
 
 PREFETCH_BATCHES = 2
@@ -284,7 +340,9 @@ def prefetch(batches: Iterator[pa.RecordBatch], depth: int = PREFETCH_BATCHES) -
         worker.join()
 
 
-def scan_reader(scan: Scan, part: ScanPart | None = None) -> pa.RecordBatchReader:
-    """The scan (or one part of it) as a one-pass Arrow stream."""
+def scan_reader(scan: Scan, part: ScanPart | None = None, *, defer: bool = False) -> pa.RecordBatchReader:
+    """The scan (or one part of it) as a one-pass Arrow stream (``defer``: see :func:`read_scan`)."""
     schema = part.schema if part is not None else scan.schema
-    return pa.RecordBatchReader.from_batches(schema, prefetch(read_scan(scan, part)))
+    if defer:
+        schema = deferred_schema(schema, scan.deferred)
+    return pa.RecordBatchReader.from_batches(schema, prefetch(read_scan(scan, part, defer=defer)))

@@ -1,9 +1,10 @@
 """The Spark engine: the scan runs distributed, the rest of the query is Spark's own SQL.
 
 Each scan of the plan becomes a temporary view over vpush's Spark data source (Spark's Python
-data source API, Spark 4.0+): one input partition per (part, file, row group) that pruning kept,
-so Spark spreads the row groups over its executors. A task reads only the needed leaf columns of
-its row group and computes the variant extractions with the same DuckDB query the DuckDB engine
+data source API, Spark 4.0+), under a name of its own per query. The row groups pruning kept
+are grouped into input partitions as Spark groups a file scan (:mod:`vpush.exec.spark_tasks`), so
+Spark spreads them over its executors. A task reads only the needed leaf columns of its row
+groups and computes the variant extractions with the same DuckDB query the DuckDB engine
 runs for that part (:attr:`~vpush.optimizer.plan.Scan.part_queries`, DuckDB embedded in the
 task), and hands Spark Arrow batches: the scan's columns, variants as Spark variants, then the
 extraction columns. The query itself (:attr:`~vpush.optimizer.plan.Plan.spark_expression`) is the
@@ -18,9 +19,8 @@ reader cannot be told to read a row group, and reads every shredded leaf of a va
 from __future__ import annotations
 
 import base64
-import dataclasses
-import pickle
 import re
+import uuid
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +28,16 @@ import pyarrow as pa
 
 from vpush.codec.errors import VpushError
 from vpush.exec.errors import ExecutionError
-from vpush.optimizer.plan import VARIANT_ARROW_TYPE, Plan, Scan, ScanPart
+from vpush.exec.spark_tasks import (
+    DEFAULT_MAX_PARTITION_BYTES,
+    DEFAULT_OPEN_COST_BYTES,
+    decode_tasks,
+    encode_tasks,
+    plan_tasks,
+    read_task,
+    spark_bytes,
+)
+from vpush.optimizer.plan import VARIANT_ARROW_TYPE, Plan, Scan
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -37,17 +46,6 @@ SOURCE_NAME = "vpush"
 _OPTION = "scan"
 _VARIANT_FIELD_METADATA = {b"variant": b"true"}
 _RAISED = re.compile(r"\b(?:\w+\.)*(?:\w*Error|\w*Exception): \[([A-Z][A-Z0-9_.]+)\] ([^\n]*)")
-
-
-@dataclasses.dataclass(frozen=True)
-class ScanTask:
-    """What one Spark task reads: one row group of one file of one part of a scan."""
-
-    scan: Scan
-    part: ScanPart | None
-    query: str | None
-    functions: tuple[tuple[str, Any], ...]
-    time_zone: str
 
 
 def spark_schema(arrow_schema: pa.Schema) -> Any:
@@ -66,6 +64,63 @@ def spark_schema(arrow_schema: pa.Schema) -> Any:
             spark_type = from_arrow_type(field.type)
         fields.append(StructField(field.name, spark_type, nullable=True))
     return StructType(fields)
+
+
+def _int96_columns(scan: Scan) -> frozenset[str]:
+    """The scan's top-level columns stored as INT96 in some file it reads: Spark reads INT96 as
+    a ``timestamp`` (an instant), pyarrow as a timestamp without a zone."""
+    import pyarrow.parquet as pq
+
+    names = {name.lower() for name in scan.schema.names}
+    found = set()
+    for file in scan.files:
+        if not file.row_groups:
+            continue
+        try:
+            schema = pq.read_metadata(file.path).schema
+        except (OSError, pa.ArrowException) as exc:
+            raise ExecutionError(f"cannot read the footer: {exc}", file=file.path) from exc
+        for i in range(len(schema)):
+            column = schema.column(i)
+            if column.physical_type == "INT96" and column.path.lower() in names:
+                found.add(column.path.lower())
+    return frozenset(found)
+
+
+def spark_arrow_schema(schema: pa.Schema, int96: frozenset[str] = frozenset()) -> pa.Schema:
+    """The scan's Arrow schema with timestamps as Spark holds them: microseconds (Spark has no
+    finer unit), in UTC where they are instants, and INT96 columns (``int96``, lower-case names)
+    as instants, as Spark reads INT96.
+
+    Example:
+        >>> import pyarrow as pa
+        >>> spark_arrow_schema(pa.schema([("a", pa.timestamp("ns")), ("b", pa.timestamp("ns"))]), frozenset({"b"}))
+        a: timestamp[us]
+        b: timestamp[us, tz=UTC]
+    """
+    fields = []
+    for field in schema:
+        if pa.types.is_timestamp(field.type):
+            instant = field.type.tz is not None or field.name.lower() in int96
+            field = field.with_type(pa.timestamp("us", tz="UTC" if instant else None))
+        fields.append(field)
+    return pa.schema(fields, metadata=schema.metadata)
+
+
+def _timestamps_in_micros(column: pa.Array, target: pa.DataType) -> pa.Array:
+    """A timestamp column in microseconds: finer units floored as Spark floors INT96 nanoseconds
+    (Arrow's integer division truncates towards zero, wrong before 1970)."""
+    import pyarrow.compute as pc
+
+    unit = column.type.unit
+    if unit == "ns":
+        ticks = column.view(pa.int64())
+        quotient = pc.divide(ticks, 1000)
+        inexact = pc.and_(pc.less(ticks, 0), pc.not_equal(pc.multiply(quotient, 1000), ticks))
+        micros = pc.subtract(quotient, pc.if_else(inexact, 1, 0).cast(pa.int64()))
+        return micros.view(target)
+    # The epoch values do not depend on the zone: only the unit changes.
+    return column.cast(pa.timestamp("us", tz=column.type.tz)).view(pa.int64()).view(target)
 
 
 def _to_spark_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
@@ -90,65 +145,15 @@ def _to_spark_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
         elif pa.types.is_null(field.type):
             column = pa.nulls(len(column), pa.bool_())
             fields.append(pa.field(field.name, pa.bool_()))
-        elif pa.types.is_timestamp(field.type) and field.type.tz is not None:
-            column = column.cast(pa.timestamp("us", tz="UTC"))
-            fields.append(pa.field(field.name, column.type))
+        elif pa.types.is_timestamp(field.type):
+            target = pa.timestamp("us", tz=field.type.tz) if field.type.tz is not None else field.type
+            if column.type != target:
+                column = _timestamps_in_micros(column, target)
+            fields.append(pa.field(field.name, target))
         else:
             fields.append(field)
         arrays.append(column)
     return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
-
-
-def read_task(task: ScanTask) -> Iterator[pa.RecordBatch]:
-    """The rows of one task, as the scan's relation has them (columns, then extractions)."""
-    from vpush.exec.read_scan import read_scan
-
-    if task.part is None:
-        yield from read_scan(task.scan)
-        return
-    import duckdb
-
-    from vpush.exec.variant_udf import register, take_error
-    from vpush.optimizer.rewrite_variants import duckdb_type
-
-    connection = duckdb.connect()
-    try:
-        connection.execute("SET TimeZone = $tz", {"tz": task.time_zone})
-        for name, target in task.functions:
-            register(connection, name, target, duckdb_type(target).sql(dialect="duckdb"))
-        stream = pa.RecordBatchReader.from_batches(task.part.schema, read_scan(task.scan, task.part))
-        connection.register(task.part.name, stream)
-        assert task.query is not None
-        try:
-            reader = connection.sql(task.query).to_arrow_reader(65_536)
-            yield from reader
-        except duckdb.Error as exc:
-            raised = take_error(str(exc))
-            if raised is not None:
-                raise raised from None
-            from vpush.exec.duckdb_engine import translate_message
-
-            raise translate_message(str(exc)) from exc
-    finally:
-        connection.close()
-
-
-def _tasks(plan: Plan, scan: Scan, time_zone: str) -> list[ScanTask]:
-    """One task per row group that pruning kept, in file order."""
-    tasks = []
-    if not scan.parts:
-        for file in scan.files:
-            for rg in file.row_groups:
-                one = dataclasses.replace(scan, files=(dataclasses.replace(file, row_groups=(rg,)),))
-                tasks.append(ScanTask(one, None, None, plan.functions, time_zone))
-        return tasks
-    for part, query in zip(scan.parts, scan.part_queries):
-        for file in part.files:
-            for rg in file.row_groups:
-                one_file = dataclasses.replace(file, row_groups=(rg,))
-                one_part = dataclasses.replace(part, files=(one_file,))
-                tasks.append(ScanTask(scan, one_part, query, plan.functions, time_zone))
-    return tasks
 
 
 def _output_schema(plan: Plan, scan: Scan, time_zone: str) -> pa.Schema:
@@ -172,41 +177,31 @@ def _output_schema(plan: Plan, scan: Scan, time_zone: str) -> pa.Schema:
         connection.close()
 
 
-def _encode(tasks: list[ScanTask], schema: pa.Schema) -> str:
-    return base64.b64encode(pickle.dumps((tasks, schema))).decode("ascii")
-
-
-def _decode(text: str) -> tuple[list[ScanTask], pa.Schema]:
-    tasks, schema = pickle.loads(base64.b64decode(text))
-    return tasks, schema
-
-
 def _data_source() -> type:
     """vpush's Spark data source class (PySpark is imported only when the engine is used)."""
     from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
     class _Partition(InputPartition):  # type: ignore[misc]
-        def __init__(self, task: ScanTask, schema: pa.Schema) -> None:
-            super().__init__(None)
-            self.task = task
-            self.schema = schema
+        def __init__(self, index: int | None) -> None:
+            super().__init__(index)
+            self.index = index
 
     class _Reader(DataSourceReader):  # type: ignore[misc]
         def __init__(self, encoded: str) -> None:
-            self.tasks, self.schema = _decode(encoded)
+            self.tasks = decode_tasks(encoded)
 
         def partitions(self) -> list[_Partition]:
-            if not self.tasks:
-                return [_Partition(None, self.schema)]  # type: ignore[arg-type]
-            return [_Partition(task, self.schema) for task in self.tasks]
+            if not self.tasks.tasks:
+                return [_Partition(None)]
+            return [_Partition(i) for i in range(len(self.tasks.tasks))]
 
         def read(self, partition: _Partition) -> Iterator[pa.RecordBatch]:  # type: ignore[override]
-            if partition.task is None:
+            if partition.index is None:
                 return
             try:
-                for batch in read_task(partition.task):
+                for batch in read_task(self.tasks, partition.index):
                     if batch.num_rows:
-                        yield _to_spark_batch(batch, partition.schema)
+                        yield _to_spark_batch(batch, self.tasks.schema)
             except VpushError as exc:
                 raise RuntimeError(wire_error(exc)) from None
 
@@ -218,8 +213,7 @@ def _data_source() -> type:
             return SOURCE_NAME
 
         def schema(self) -> Any:
-            _, schema = _decode(self.options[_OPTION])
-            return spark_schema(schema)
+            return spark_schema(decode_tasks(self.options[_OPTION]).schema)
 
         def reader(self, schema: Any) -> _Reader:
             return _Reader(self.options[_OPTION])
@@ -255,22 +249,64 @@ class SparkEngine:
         self._native_tables: dict[str, tuple[str, tuple[str, ...]]] = {}
 
     def dataframe(self, plan: Plan) -> DataFrame:
-        """The query as a Spark DataFrame, for further work in Spark."""
-        from pyspark.errors import PySparkException
+        """The query as a Spark DataFrame, for further work in Spark.
 
+        Each scan is a temporary view under a name of its own (the plan's scan name and a random
+        suffix), so that connections and threads sharing the SparkSession never read each
+        other's scans; the views are dropped once Spark has analyzed the query (the DataFrame
+        keeps their plans).
+        """
+        from pyspark.errors import PySparkException
+        from sqlglot import exp
+
+        from vpush.optimizer.dialect import VpushSpark
+
+        assert plan.spark_expression is not None
+        views = {scan.name: f"{scan.name}_{uuid.uuid4().hex}" for scan in plan.scans}
+        expression = plan.spark_expression.copy()
+        for table in expression.find_all(exp.Table):
+            if not table.args.get("db") and table.name in views:
+                table.set("this", exp.to_identifier(views[table.name], quoted=True))
+        created: list[str] = []
         try:
+            parallelism, max_bytes, open_cost = self._split_settings()
             for scan in plan.scans:
-                schema = _output_schema(plan, scan, self.time_zone)
-                encoded = _encode(_tasks(plan, scan, self.time_zone), schema)
-                view = self.spark.read.format(SOURCE_NAME).option(_OPTION, encoded).load()
-                view.createOrReplaceTempView(scan.name)
-            frame = self.spark.sql(plan.sql("spark"))
+                schema = spark_arrow_schema(_output_schema(plan, scan, self.time_zone), _int96_columns(scan))
+                tasks = plan_tasks(
+                    plan, scan, schema, self.time_zone,
+                    parallelism=parallelism, max_partition_bytes=max_bytes, open_cost_bytes=open_cost,
+                )
+                view = self.spark.read.format(SOURCE_NAME).option(_OPTION, encode_tasks(tasks)).load()
+                view.createTempView(views[scan.name])
+                created.append(views[scan.name])
+            frame = self.spark.sql(expression.sql(dialect=VpushSpark))
         except PySparkException as exc:
             raise translate_spark_error(exc) from exc
+        finally:
+            for name in created:
+                self.spark.catalog.dropTempView(name)
         names = self._spark_names(plan)
         if names is not None and len(names) == len(frame.columns) and names != frame.columns:
             frame = frame.toDF(*names)
         return frame
+
+    def _split_settings(self) -> tuple[int, int, int]:
+        """Spark's settings for grouping a file scan into tasks: the default parallelism,
+        ``spark.sql.files.maxPartitionBytes`` and ``spark.sql.files.openCostInBytes``."""
+        conf = self.spark.conf
+        minimum = conf.get("spark.sql.files.minPartitionNum", None)
+        if minimum is not None and str(minimum).isdigit():
+            parallelism = int(minimum)
+        else:
+            try:
+                parallelism = int(self.spark.sparkContext.defaultParallelism)
+            except Exception:  # Spark Connect has no SparkContext  # noqa: BLE001
+                parallelism = 2
+        return (
+            parallelism,
+            spark_bytes(conf.get("spark.sql.files.maxPartitionBytes", None), DEFAULT_MAX_PARTITION_BYTES),
+            spark_bytes(conf.get("spark.sql.files.openCostInBytes", None), DEFAULT_OPEN_COST_BYTES),
+        )
 
     def _spark_names(self, plan: Plan) -> list[str] | None:
         """The column names Spark gives the query as the user wrote it: Spark's analyzer names
@@ -301,17 +337,19 @@ class SparkEngine:
             batches = frame._collect_as_arrow(empty_list_if_zero_records=False)  # type: ignore[operator]
         except PySparkException as exc:
             raise translate_spark_error(exc) from exc
-        table = _from_spark_table(pa.Table.from_batches(batches))
+        from pyspark.sql.types import VariantType
+
+        variants = {i for i, f in enumerate(frame.schema.fields) if isinstance(f.dataType, VariantType)}
+        table = _from_spark_table(pa.Table.from_batches(batches), variants)
         return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
 
 
-def _from_spark_table(table: pa.Table) -> pa.Table:
-    """Spark's Arrow result with variants as vpush gives them: ``struct<metadata, value>``."""
+def _from_spark_table(table: pa.Table, variants: set[int]) -> pa.Table:
+    """Spark's Arrow result with its variant columns (by position: those Spark's schema types
+    ``variant``) as vpush gives them: ``struct<metadata, value>``. A struct that merely has
+    fields named ``metadata`` and ``value`` stays as it is."""
     for i, field in enumerate(table.schema):
-        metadata = field.metadata or {}
-        if pa.types.is_struct(field.type) and (
-            metadata.get(b"variant") == b"true" or sorted(field.type.names) == ["metadata", "value"]
-        ):
+        if i in variants:
             column = table.column(i).combine_chunks()
             rebuilt = pa.StructArray.from_arrays(
                 [column.field("metadata"), column.field("value")],
@@ -319,10 +357,29 @@ def _from_spark_table(table: pa.Table) -> pa.Table:
                 mask=column.is_null() if column.null_count else None,
             )
             table = table.set_column(i, pa.field(field.name, VARIANT_ARROW_TYPE), rebuilt)
+        elif pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
+            table = table.set_column(i, field, _valid_text(table.column(i)))
     # As the DuckDB engine gives it: every column nullable, no Spark field metadata.
     return table.replace_schema_metadata(None).cast(
         pa.schema([f.remove_metadata().with_nullable(True) for f in table.schema])
     )
+
+
+def _valid_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A string column as valid UTF-8: a Spark string may hold any bytes (a variant binary cast
+    to string keeps them), which Spark's Arrow export passes on as they are, while PySpark's own
+    rows decode them with U+FFFD for each malformed sequence. Chunks that are valid (nearly
+    all) are kept as they are; the others are decoded row by row, as PySpark does."""
+    chunks = []
+    for chunk in column.chunks:
+        try:
+            chunk.validate(full=True)
+        except pa.ArrowInvalid:
+            raw = chunk.view(pa.large_binary() if pa.types.is_large_string(chunk.type) else pa.binary())
+            texts = [None if b is None else b.decode("utf-8", "replace") for b in raw.to_pylist()]
+            chunk = pa.array(texts, type=chunk.type)
+        chunks.append(chunk)
+    return pa.chunked_array(chunks, type=column.type)
 
 
 _WIRE = "vpush-task-error:"

@@ -1,4 +1,5 @@
-"""Spark 4.3's ``variant_get`` cast of one extracted value to a scalar type, in Python.
+"""Spark 4.3's ``variant_get`` cast of one extracted value to a scalar, array, map or struct type,
+in Python.
 
 This follows ``VariantGet.cast`` (``variantExpressions.scala``) step by step:
 
@@ -14,6 +15,13 @@ any other scalar                  a literal of its Spark type (every integer wid
   otherwise                       Cast.canAnsiCast(type, target) and Cast(..., EvalMode.TRY);
                                   a NULL result is a failed cast
 ```
+
+Arrays, maps and structs follow the same function: an array casts each element to the element
+type, an object casts to ``map<string, T>`` (its fields in stored order) or to a struct (each
+field looked up by its exact name as ``getFieldByKey`` does, NULL where absent); any other value
+is a failed cast. A ``variant`` inside keeps the value as it is, a variant null included. A failed
+cast inside fails there: ``variant_get`` raises naming the inner value and type, and
+``try_variant_get`` gives NULL in that place only.
 
 A failed cast is ``INVALID_VARIANT_CAST`` for ``variant_get`` and NULL for ``try_variant_get``.
 A TRY cast runs the ANSI cast and turns its errors into NULL, except that strings cast to
@@ -63,10 +71,21 @@ from vpush.codec.java_format import (
 )
 from vpush.codec.json import to_json
 from vpush.codec.metadata import VariantMetadata
-from vpush.codec.path import VariantPath, extract, extract_column
+from vpush.codec.native import EXPLODE_ARRAY, EXPLODE_NULL, EXPLODE_OBJECT, explode_native, extract_native
+from vpush.codec.path import VariantPath, extract, extract_column, get_field
 from vpush.codec.value import Variant
 from vpush.exec.errors import ExecutionError
-from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, StringType
+from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+from vpush.optimizer.variant_types import (
+    VARIANT,
+    ArrayType,
+    AtomicType,
+    DecimalType,
+    MapType,
+    SparkType,
+    StringType,
+    StructType,
+)
 
 __all__ = ["INVALID_VARIANT_CAST", "UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT", "arrow_type", "cast_variant", "variant_get_column"]
 
@@ -135,6 +154,28 @@ class _Failed(Exception):
     """The TRY cast gives NULL: the value does not cast."""
 
 
+def _is_nested(target: SparkType) -> bool:
+    return isinstance(target, (ArrayType, MapType, StructType))
+
+
+def _nested_arrow_type(target: SparkType) -> pa.DataType:
+    """The Arrow type of a cast inside an array, map or struct, where ``variant`` may stand too."""
+    if target == VARIANT:
+        return VARIANT_ARROW_TYPE
+    if isinstance(target, ArrayType):
+        return pa.list_(_nested_arrow_type(target.element))
+    if isinstance(target, MapType):
+        if not isinstance(target.key, StringType):
+            raise ExecutionError(f"variant_get to {target.to_spark()}: a map's key must be a string")
+        return pa.map_(pa.string(), _nested_arrow_type(target.value))
+    if isinstance(target, StructType):
+        names = [f.name for f in target.fields]
+        if len(set(names)) != len(names):
+            raise ExecutionError(f"variant_get to {target.to_spark()}: repeated field names are not supported yet")
+        return pa.struct([pa.field(f.name, _nested_arrow_type(f.type)) for f in target.fields])
+    return arrow_type(target)
+
+
 def arrow_type(target: SparkType) -> pa.DataType:
     """The Arrow type of a cast's results.
 
@@ -150,6 +191,8 @@ def arrow_type(target: SparkType) -> pa.DataType:
         return pa.decimal128(target.precision, target.scale)
     if isinstance(target, StringType):
         return pa.string()
+    if _is_nested(target):
+        return _nested_arrow_type(target)
     found = _ARROW_TYPES.get(target.name) if isinstance(target, AtomicType) else None
     if found is None:
         raise ExecutionError(f"variant_get to {target.to_spark()} is not supported yet")
@@ -696,7 +739,42 @@ def _cast_scalar(kind: str, x: Any, target: SparkType, zone: _Zone) -> Any:
     raise _Failed
 
 
-def _cast_raw(value: Variant, target: SparkType, zone: _Zone, time_zone: str) -> Any:
+def _cast_inner(value: Variant, target: SparkType, zone: _Zone, time_zone: str, strict: bool) -> Any:
+    """A value inside an array, map or struct: a failed cast fails here, naming this value."""
+    try:
+        return _cast_raw(value, target, zone, time_zone, strict)
+    except _Failed:
+        if strict:
+            raise _invalid_cast(value, target, time_zone) from None
+        return None
+
+
+def _cast_nested(value: Variant, target: SparkType, zone: _Zone, time_zone: str, strict: bool) -> Any:
+    basic = value.basic_type
+    if isinstance(target, ArrayType):
+        if basic != BasicType.ARRAY:
+            raise _Failed
+        return [_cast_inner(e, target.element, zone, time_zone, strict) for e in value.elements()]
+    if basic != BasicType.OBJECT:
+        raise _Failed
+    if isinstance(target, MapType):
+        return [(name, _cast_inner(child, target.value, zone, time_zone, strict)) for name, child in value.items()]
+    assert isinstance(target, StructType)
+    row: dict[str, Any] = {}
+    for field in target.fields:
+        child = get_field(value, field.name)
+        row[field.name] = None if child is None else _cast_inner(child, field.type, zone, time_zone, strict)
+    return row
+
+
+def _cast_raw(value: Variant, target: SparkType, zone: _Zone, time_zone: str, strict: bool = False) -> Any:
+    if target == VARIANT:
+        # Spark keeps the value as it is, before any test of its type: a variant null stays one.
+        return {"metadata": value.metadata.data, "value": value.value_bytes()}
+    if _is_nested(target):
+        if value.basic_type == BasicType.PRIMITIVE and value.primitive_type == PrimitiveType.NULL:
+            return None
+        return _cast_nested(value, target, zone, time_zone, strict)
     kind, x = _literal(value)
     if kind == "null":
         return None
@@ -773,11 +851,13 @@ def cast_variant(value: Variant | None, target: SparkType, *, strict: bool, time
     if value is None:
         return None
     try:
-        raw = _cast_raw(value, target, _zone(time_zone), time_zone)
+        raw = _cast_raw(value, target, _zone(time_zone), time_zone, strict)
     except _Failed:
         if strict:
             raise _invalid_cast(value, target, time_zone) from None
         return None
+    if _is_nested(target):
+        return pa.array([raw], arrow_type(target))[0].as_py()
     return _to_python(raw, target)
 
 
@@ -819,6 +899,11 @@ def variant_get_column(
             raise exc.with_context(json_path=user_path) from None
         metadata, value = found_values.flatten()
         path = "$"
+    if _is_nested(target) and path == "$":
+        try:
+            return _cast_nested_column(metadata, value, target, strict, time_zone)
+        except VpushError as exc:
+            raise exc.with_context(json_path=user_path) from None
     rows: Sequence[int] = range(len(value))
     fast = (_fast_numbers(value, target) or _fast_strings(value, target)) if path == "$" else None
     if fast is not None:
@@ -837,7 +922,7 @@ def variant_get_column(
                 if view is None:
                     view = views[meta] = VariantMetadata(meta)
                 found = extract(view, raw, parsed)
-            slow.append(_cast_raw(found, target, zone, time_zone) if found is not None else None)
+            slow.append(_cast_raw(found, target, zone, time_zone, strict) if found is not None else None)
         except _Failed:
             if strict and found is not None:
                 error = _invalid_cast(found, target, time_zone)
@@ -852,6 +937,66 @@ def variant_get_column(
     mask = np.zeros(len(value), dtype=bool)
     mask[rows] = True
     return pc.replace_with_mask(fast[0], pa.array(mask), pa.array(slow, type=out_type))
+
+
+def _variant_column(metadata: pa.Array, value: pa.Array) -> pa.Array:
+    """The values as variants (``struct<metadata, value>``), null where ``value`` is."""
+    return pa.StructArray.from_arrays(
+        [metadata.cast(pa.binary()), value.cast(pa.binary())],
+        fields=list(VARIANT_ARROW_TYPE),
+        mask=value.is_null(),
+    )
+
+
+def _cast_column(metadata: pa.Array, value: pa.Array, target: SparkType, strict: bool, time_zone: str) -> pa.Array:
+    """Every value (the whole value, path ``$``) cast to ``target``, which may be nested."""
+    if target == VARIANT:
+        return _variant_column(metadata, value)
+    if _is_nested(target):
+        return _cast_nested_column(metadata, value, target, strict, time_zone)
+    return variant_get_column(metadata, value, "$", target, strict=strict, time_zone=time_zone)
+
+
+def _cast_nested_column(metadata: pa.Array, value: pa.Array, target: SparkType, strict: bool, time_zone: str) -> pa.Array:
+    """:func:`_cast_nested` of every row, vectorized: the compiled kernel takes the arrays and
+    objects apart, the values inside are cast as one column each (a struct's fields are taken
+    out by name with the extraction kernel), and the results are put back together."""
+    n = len(value)
+    kinds, counts, values, keys = explode_native(metadata, value)
+    wanted = EXPLODE_ARRAY if isinstance(target, ArrayType) else EXPLODE_OBJECT
+    valid = kinds == wanted
+    # A variant null is NULL whatever the target; any other value of another kind fails.
+    first = pc.binary_slice(value.cast(pa.binary()), 0, 1)
+    variant_null = pc.fill_null(pc.equal(first, pa.scalar(b"\x00", pa.binary())), False).to_numpy(zero_copy_only=False)
+    failed = (kinds != wanted) & (kinds != EXPLODE_NULL) & ~variant_null
+    if strict and failed.any():
+        row = int(np.flatnonzero(failed)[0])
+        error = _invalid_cast(Variant(metadata[row].as_py(), value[row].as_py()), target, time_zone)
+        error.message += f" (row {row} of the batch)"
+        raise error
+    mask = pa.array(~valid)
+    if isinstance(target, StructType):
+        if not target.fields:
+            return pa.array([{} if ok else None for ok in valid.tolist()], pa.struct([]))
+        fields = []
+        for field in target.fields:
+            found_metadata, found_value = extract_native(metadata, value, (field.name,)).flatten()
+            fields.append(_cast_column(found_metadata, found_value, field.type, strict, time_zone))
+        return pa.StructArray.from_arrays(fields, fields=[pa.field(f.name, a.type) for f, a in zip(target.fields, fields)], mask=mask)
+    # Only the elements of the rows of the wanted kind; others count none.
+    parents = np.repeat(np.arange(n, dtype=np.int64), counts)
+    keep = valid[parents]
+    used = np.where(valid, counts, 0)
+    offsets = pa.array(np.concatenate([[0], np.cumsum(used, dtype=np.int64)]).astype(np.int32))
+    kept = pa.array(np.flatnonzero(keep))
+    child_metadata = metadata.take(pa.array(parents[keep]))
+    child_values = values.take(kept)
+    if isinstance(target, ArrayType):
+        items = _cast_column(child_metadata, child_values, target.element, strict, time_zone)
+        return pa.ListArray.from_arrays(offsets, items, mask=mask)
+    assert isinstance(target, MapType)
+    items = _cast_column(child_metadata, child_values, target.value, strict, time_zone)
+    return pa.MapArray.from_arrays(offsets, keys.take(kept), items, mask=mask)
 
 
 def _binary_buffers(value: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

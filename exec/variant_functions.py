@@ -11,6 +11,10 @@ schema_of_variant_agg(v)    vpush_schema_of_variant_merge(list(DISTINCT vpush_sc
                                                             VARCHAR   merged once per distinct schema
 parse_json(s)               vpush_parse_json(s, true)       STRUCT    the codec's parser, once per
 try_parse_json(s)           vpush_parse_json(s, false)                distinct text of a batch
+variant_explode(v)          UNNEST(vpush_variant_explode(v, false))   one row per element or field:
+variant_explode_outer(v)    UNNEST(vpush_variant_explode(v, true))    STRUCT(pos, key, value)[]
+CAST(d AS STRING)           vpush_java_text_double(d)       VARCHAR   the compiled kernel (Java 17's
+CAST(f AS STRING)           vpush_java_text_float(f)                  Double/Float.toString)
 ```
 
 Each is a vectorized (Arrow) function and answers as Spark 4.3 does:
@@ -42,6 +46,7 @@ from collections.abc import Callable
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from duckdb.func import FunctionNullHandling, PythonUDFType
@@ -49,17 +54,27 @@ from duckdb.func import FunctionNullHandling, PythonUDFType
 from vpush.codec.errors import CodecError, MalformedVariantError, VpushError
 from vpush.codec.header import BasicType, PrimitiveType
 from vpush.codec.json import parse_json, to_json, try_parse_json
-from vpush.codec.native import NativeUnsupportedError, schema_of_variant_native, to_json_native
+from vpush.codec.native import (
+    NativeUnsupportedError,
+    explode_native,
+    format_java_native,
+    schema_of_variant_native,
+    to_json_native,
+)
 from vpush.codec.value import MAX_NESTING_DEPTH, Variant
 from vpush.exec.errors import ExecutionError
 from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+from vpush.exec.rebuild_rows import rebuild_rows
+from vpush.optimizer.spark_semantics import JAVA_TEXT_FUNCTIONS
 from vpush.optimizer.rewrite_variants import (
+    REBUILD_VARIANT_FUNCTION,
     IS_VARIANT_NULL_FUNCTION,
     PARSE_JSON_FUNCTION,
     SCHEMA_MERGE_FUNCTION,
     SCHEMA_OF_VARIANT_FUNCTION,
     TO_JSON_FUNCTION,
+    VARIANT_EXPLODE_FUNCTION,
 )
 
 __all__ = [
@@ -173,6 +188,53 @@ def is_variant_null_column(variant: pa.Array | pa.ChunkedArray) -> pa.Array:
         raise MalformedVariantError(f"row {row}: an empty variant value", error_class=MALFORMED_VARIANT)
     first = pc.binary_slice(value, 0, 1)
     return pc.fill_null(pc.equal(first, pa.scalar(b"\x00", pa.binary())), False)
+
+
+# -- variant_explode -------------------------------------------------------------------------------
+_EXPLODED = pa.struct([pa.field("pos", pa.int32()), pa.field("key", pa.string()), pa.field("value", VARIANT_ARROW_TYPE)])
+
+
+def variant_explode_column(variant: pa.Array | pa.ChunkedArray, outer: pa.Array | bool) -> pa.Array:
+    """Spark's ``variant_explode`` (``outer``: ``variant_explode_outer``) of every row, as a list
+    of its output rows: an array's elements (``pos``, no ``key``), an object's fields in stored
+    order (``pos``, ``key``), each ``value`` with the row's metadata; nothing for another value
+    or a SQL NULL, where the outer form gives one row of NULLs.
+
+    Example:
+        >>> from vpush.codec.json import parse_json
+        >>> rows = [parse_json('{"b": 2, "a": 1}'), parse_json("7"), None]
+        >>> column = pa.array([None if r is None else {"metadata": r[0], "value": r[1]} for r in rows], VARIANT_ARROW_TYPE)
+        >>> [[(e["pos"], e["key"]) for e in row] for row in variant_explode_column(column, True).to_pylist()]
+        [[(0, 'a'), (1, 'b')], [(None, None)], [(None, None)]]
+    """
+    metadata, value = _fields(variant)
+    is_outer = outer if isinstance(outer, bool) else bool(_combine(outer)[0].as_py()) if len(outer) else False
+    n = len(value)
+    _, counts, values, keys = explode_native(metadata, value)
+    total = len(values)
+    starts = np.concatenate([[0], np.cumsum(counts, dtype=np.int64)])
+    parents = np.repeat(np.arange(n, dtype=np.int64), counts)
+    positions = np.arange(total, dtype=np.int64) - starts[:-1][parents]
+    elements = pa.StructArray.from_arrays(
+        [
+            pa.array(positions.astype(np.int32)),
+            keys,
+            pa.StructArray.from_arrays(
+                [metadata.take(pa.array(parents)).cast(pa.binary()), values], fields=list(VARIANT_ARROW_TYPE)
+            ),
+        ],
+        fields=list(_EXPLODED),
+    )
+    if not is_outer:
+        return pa.ListArray.from_arrays(pa.array(starts.astype(np.int32)), elements)
+    # The outer form: one row of NULLs where there is nothing to explode.
+    sizes = np.maximum(counts, 1)
+    outer_starts = np.concatenate([[0], np.cumsum(sizes, dtype=np.int64)])
+    index = np.full(int(outer_starts[-1]), -1, dtype=np.int64)
+    index[outer_starts[:-1][parents] + positions] = np.arange(total, dtype=np.int64)
+    picks = pa.array(index, mask=index < 0)
+    taken = pa.StructArray.from_arrays([column.take(picks) for column in elements.flatten()], fields=list(_EXPLODED))
+    return pa.ListArray.from_arrays(pa.array(outer_starts.astype(np.int32)), taken)
 
 
 # -- schema_of_variant -----------------------------------------------------------------------------
@@ -566,6 +628,10 @@ def _parse_json(texts: pa.Array | pa.ChunkedArray, strict: pa.Array) -> pa.Array
     return parse_json_column(texts, bool(_first(strict)))
 
 
+def _rebuild_rows(locators: pa.Array, column: pa.Array) -> pa.Array:
+    return rebuild_rows(locators, str(_first(column)))
+
+
 # -- registration ----------------------------------------------------------------------------------
 FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     TO_JSON_FUNCTION: (_guarded(_to_json, "to_json"), [_VARIANT_STRUCT, "VARCHAR"], "VARCHAR"),
@@ -573,6 +639,18 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     SCHEMA_OF_VARIANT_FUNCTION: (_guarded(schema_of_variant_column, "schema_of_variant"), [_VARIANT_STRUCT], "VARCHAR"),
     SCHEMA_MERGE_FUNCTION: (_guarded(_merge_column, "schema_of_variant_agg"), ["VARCHAR[]"], "VARCHAR"),
     PARSE_JSON_FUNCTION: (_guarded(_parse_json, "parse_json"), ["VARCHAR", "BOOLEAN"], _VARIANT_STRUCT),
+    REBUILD_VARIANT_FUNCTION: (
+        _guarded(_rebuild_rows, "rebuilding a variant"),
+        ["STRUCT(file VARCHAR, row_group INTEGER, row BIGINT)", "VARCHAR"],
+        _VARIANT_STRUCT,
+    ),
+    VARIANT_EXPLODE_FUNCTION: (
+        _guarded(variant_explode_column, "variant_explode"),
+        [_VARIANT_STRUCT, "BOOLEAN"],
+        f"STRUCT(pos INTEGER, key VARCHAR, value {_VARIANT_STRUCT})[]",
+    ),
+    JAVA_TEXT_FUNCTIONS["double"]: (_guarded(format_java_native, "cast to string"), ["DOUBLE"], "VARCHAR"),
+    JAVA_TEXT_FUNCTIONS["float"]: (_guarded(format_java_native, "cast to string"), ["FLOAT"], "VARCHAR"),
 }
 """name -> (the Arrow function, DuckDB parameter types, DuckDB result type)."""
 

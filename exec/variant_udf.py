@@ -28,6 +28,7 @@ from vpush.codec.path import VariantPath, extract_column
 from vpush.exec.errors import ExecutionError
 from vpush.exec.variant_cast import variant_get_column
 
+from vpush.optimizer.rewrite_variants import ONCE_FUNCTION_PREFIX
 from vpush.optimizer.variant_types import VARIANT, SparkType
 
 _RAISED: dict[str, VpushError] = {}
@@ -124,7 +125,10 @@ def register(connection: duckdb.DuckDBPyConnection, name: str, target: SparkType
             duckdb_type,
             type=PythonUDFType.ARROW,
             null_handling=FunctionNullHandling.SPECIAL,
-            side_effects=False,
+            # Volatile to DuckDB: computed once per row where the query computes it, not again in
+            # each filter DuckDB pushes below it; only for casts that cannot fail, so that no
+            # row is cast that Spark would not cast (see rewrite_variants.scan_relation).
+            side_effects=name.startswith(ONCE_FUNCTION_PREFIX),
         )
     except duckdb.CatalogException as exc:
         if "already exists" not in str(exc):

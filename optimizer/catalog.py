@@ -27,6 +27,10 @@ from vpush.optimizer.statistics import FileStatistics, file_statistics
 _GLOB_CHARS = frozenset("*?[")
 
 
+_KINDS: dict[object, int] = {}
+_KINDS_LOCK = threading.Lock()
+
+
 @dataclasses.dataclass(frozen=True)
 class FileInfo:
     """What vpush knows of one Parquet file from its footer."""
@@ -47,6 +51,33 @@ class FileInfo:
     def num_row_groups(self) -> int:
         """Row groups in the file."""
         return int(self.metadata.num_row_groups)
+
+    @functools.cached_property
+    def value_columns(self) -> tuple[str, ...]:
+        """The Parquet paths of the ``value`` columns of every variant column, sorted."""
+        return tuple(
+            sorted(c for layout in self.variant_columns.values() for c in layout.columns() if c.endswith(".value"))
+        )
+
+    @functools.cached_property
+    def all_null_row_groups(self) -> tuple[frozenset[int], ...]:
+        """Per column of :attr:`value_columns`, the row groups whose statistics show it all-null."""
+        stats = self.statistics.row_groups
+        out = []
+        for path in self.value_columns:
+            columns = [rg.column(path) for rg in stats]
+            out.append(frozenset(i for i, c in enumerate(columns) if c is not None and c.all_null))
+        return tuple(out)
+
+    @functools.cached_property
+    def kind(self) -> int:
+        """A number that files alike in Arrow schema, variant layouts and which ``value`` columns
+        are all-null in every row group share: planning builds what depends on these once per
+        kind of file (computed once per footer, as comparing layouts is not cheap)."""
+        every = tuple(len(groups) == self.num_row_groups for groups in self.all_null_row_groups)
+        key = (self.arrow_schema, tuple(sorted(self.variant_columns.items())), every)
+        with _KINDS_LOCK:
+            return _KINDS.setdefault(key, len(_KINDS))
 
     @functools.cached_property
     def statistics(self) -> FileStatistics:

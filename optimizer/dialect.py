@@ -31,6 +31,7 @@ from sqlglot import exp
 from sqlglot.dialects.dialect import build_default_decimal_type
 from sqlglot.dialects.spark import Spark
 from sqlglot.generators.spark import SparkGenerator
+from sqlglot.parser import Parser
 from sqlglot.parsers.spark import SparkParser
 from sqlglot.tokens import Token, TokenType
 
@@ -624,6 +625,9 @@ def _build_named_struct(args: list[exp.Expr]) -> exp.Expr:
 # The dialect
 
 
+_CHAR_TYPES = frozenset({exp.DType.CHAR, exp.DType.VARCHAR})
+
+
 class VpushSparkParser(SparkParser):
     """Spark's parser plus typed variant functions, the ``:`` operator and strict casts."""
 
@@ -647,6 +651,30 @@ class VpushSparkParser(SparkParser):
             if statement is not None:
                 _check_statement(statement)
         return statements
+
+    def _parse_types(
+        self,
+        check_func: bool = False,
+        schema: bool = False,
+        allow_identifiers: bool = True,
+        with_collation: bool = False,
+    ) -> exp.Expr | None:
+        # Hive's parser reads CHAR(n) and VARCHAR(n) as STRING outside schemas, as Spark does,
+        # but finds them with `is_type("char", "varchar")`, which parses both names again for
+        # every type it reads: a few milliseconds of each planned query. The same by DType.
+        this = Parser._parse_types(
+            self,
+            check_func=check_func,
+            schema=schema,
+            allow_identifiers=allow_identifiers,
+            with_collation=with_collation,
+        )
+        if this is not None and not schema:
+            for node in this.walk():
+                if isinstance(node, exp.DataType) and node.this in _CHAR_TYPES:
+                    node.set("this", exp.DType.TEXT)
+                    node.set("expressions", None)
+        return this
 
     def _to_prop_eq(self, expression: exp.Expr, index: int) -> exp.Expr:
         # struct(v:a) has a field named `a` in Spark, as a projection `v:a` has a column `a`.

@@ -20,6 +20,16 @@ from vpush.codec.layout import VariantLayout
 VARIANT_ARROW_TYPE = pa.struct([pa.field("metadata", pa.binary()), pa.field("value", pa.binary())])
 """How a variant column travels between vpush's parts and comes back from ``to_arrow()``."""
 
+LOCATOR_ARROW_TYPE = pa.struct(
+    [
+        pa.field("file", pa.dictionary(pa.int32(), pa.string())),
+        pa.field("row_group", pa.int32()),
+        pa.field("row", pa.int64()),
+    ]
+)
+"""Where a row of a deferred variant column is (:attr:`Scan.deferred`): its file, row group and
+row within the row group."""
+
 ROW_COUNT_COLUMN = "__vpush_rows"
 """A column of nulls that carries the row count when a query reads no column of a table."""
 
@@ -113,6 +123,10 @@ class Scan:
     """The columns the query reads its variant extractions from, after ``schema``'s."""
     location: str = ""
     """Where the table was registered from (a folder, file or glob)."""
+    deferred: tuple[str, ...] = ()
+    """Whole variant columns (top-level) that the DuckDB SQL rebuilds only for the rows its
+    LIMIT keeps (``vpush_rebuild_variant``): the DuckDB engine reads none of their leaves in the
+    scan and gives each row's :data:`LOCATOR_ARROW_TYPE` instead. Other engines read them whole."""
 
     @functools.cached_property
     def part_queries(self) -> tuple[str, ...]:

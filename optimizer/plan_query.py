@@ -1,6 +1,7 @@
 """Plan a Spark SQL query over registered tables."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 import pyarrow as pa
@@ -15,7 +16,6 @@ from vpush.optimizer.dialect import (
     ToVariantObject,
     VariantArrayAppend,
     VariantDelete,
-    VariantExplode,
     VariantInsert,
     VariantSet,
     VariantStripNulls,
@@ -25,6 +25,7 @@ from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import ROW_COUNT_COLUMN, VARIANT_ARROW_TYPE, FileScan, Plan, Scan
 from vpush.optimizer.prune_scan import FilePruning, owning_select, prune_scan
 from vpush.optimizer.rewrite_variants import (
+    REBUILD_VARIANT_FUNCTION,
     Extraction,
     function_name,
     iter_scope,
@@ -35,10 +36,11 @@ from vpush.optimizer.rewrite_variants import (
     supported_target,
 )
 from vpush.optimizer.spark_semantics import SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name
-from vpush.optimizer.variant_types import SparkType
+from vpush.optimizer.variant_types import VARIANT, SparkType
 
 SCAN_PREFIX = "__vpush_scan_"
 _SCAN_INDEX = "vpush_scan_index"  # meta key: which scan a table reference of the query becomes
+_AFTER_LIMIT = "vpush_after_limit"  # meta key: a SELECT that project_after_limit made
 
 # Spark's variant functions other than extraction parse into these nodes but do not run yet, so
 # a query using one is refused with a clear error rather than handed to DuckDB, which would fail
@@ -46,7 +48,6 @@ _SCAN_INDEX = "vpush_scan_index"  # meta key: which scan a table reference of th
 _NOT_YET = (
     IsValidVariant,
     ToVariantObject,
-    VariantExplode,
     VariantSet,
     VariantInsert,
     VariantDelete,
@@ -214,10 +215,12 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     # Extractions become columns of their scan first, so that a variant column read only
     # through them is not read whole.
     extraction_names: list[list[str]] = []
+    filtered_names: list[set[str]] = []
     column_types: dict[int, dict[str, SparkType | None]] = {}
     for index, (node, table, _, data_schema, _, extractions) in enumerate(found):
         alias = node.alias or node.name
         names: list[str] = []
+        filtered: set[str] = set()
         by_key: dict[object, str] = {}
         types = {f.name.lower(): arrow_spark_type(f.type) for f in _table_schema(table, data_schema)}
         for ext in extractions:
@@ -226,8 +229,11 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                 column_name = by_key[ext.key] = f"__vpush_{index}_x{len(by_key)}"
                 names.append(column_name)
                 types[column_name.lower()] = ext.target
+            if _in_where(ext):
+                filtered.add(column_name)
             _replace_extraction(ext, column_name, alias)
         extraction_names.append(names)
+        filtered_names.append(filtered)
         column_types[id(node)] = types
         if names:
             _exclude_from_stars(node, alias, names)
@@ -237,7 +243,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         found_table[0].meta[_SCAN_INDEX] = index
     spark_expression = expression.copy()
     try:
-        expression = apply_spark_semantics(expression, column_types)
+        expression = apply_spark_semantics(expression, column_types, functions)
     except OptimizeError as exc:
         refusal = refusal or exc
 
@@ -279,9 +285,11 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         unique = _unique(extractions)
         if unique:
             for ext in unique:
-                functions[function_name(ext.target)] = ext.target
+                functions[function_name(ext.target, once=ext.cannot_fail)] = ext.target
             parts, part_expressions = make_parts(scan_name, files, infos, unique, schema, time_zone)
-            relation = scan_relation(parts, part_expressions, schema.names, extraction_names[index])
+            relation = scan_relation(
+                parts, part_expressions, schema.names, extraction_names[index], filtered_names[index]
+            )
             replacement: exp.Expression = exp.Subquery(this=relation, alias=table_alias)
             by_path = {f.path: f for part in parts for f in part.files}
             files = [by_path.get(f.path, f) for f in files]
@@ -298,6 +306,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             scans.append(
                 Scan(name=scan_name, table=table.name, schema=schema, files=tuple(files), location=table.location)
             )
+        replacement.meta[_SCAN_INDEX] = index
         node.replace(replacement)
     for spark_node in list(spark_expression.find_all(exp.Table)):
         scan_index = spark_node.meta.get(_SCAN_INDEX)
@@ -314,6 +323,11 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             expression = project_after_limit(rewrite_remaining(expression, time_zone, functions))
         except OptimizeError as exc:
             refusal = exc
+        else:
+            deferred = defer_variants(expression, scans)
+            if any(deferred):
+                functions[REBUILD_VARIANT_FUNCTION] = VARIANT
+                scans = [dataclasses.replace(scan, deferred=d) if d else scan for scan, d in zip(scans, deferred)]
     return Plan(
         source_sql=sql,
         expression=expression,
@@ -383,7 +397,67 @@ def project_after_limit(expression: exp.Expression) -> exp.Expression:
         "from_" if "from_" in select.args else "from",
         exp.From(this=exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(source.this.alias, quoted=True)))),
     )
+    outer.meta[_AFTER_LIMIT] = True
     return outer
+
+
+def _source(select: exp.Select) -> exp.Expression | None:
+    found = select.args.get("from_") or select.args.get("from")
+    return found.this if found is not None else None
+
+
+def defer_variants(expression: exp.Expression, scans: list[Scan]) -> list[tuple[str, ...]]:
+    """Per scan, the whole variant columns to rebuild only for the rows a LIMIT keeps, with the
+    SQL rewritten to do so: after :func:`project_after_limit`, a variant column of the scan that
+    the query names only in the outer projections is read as a row locator and rebuilt there by
+    :data:`REBUILD_VARIANT_FUNCTION`, for ``n`` rows rather than for every row read.
+
+        SELECT to_json(v), k FROM (SELECT * FROM s WHERE p ORDER BY k LIMIT n) AS s ORDER BY k
+        -> SELECT to_json(vpush_rebuild_variant(v, 'v')), k FROM (...) AS s ORDER BY k
+
+    The rows, and each rebuilt value, are the same; only where the rebuilding happens moves.
+    """
+    out: list[tuple[str, ...]] = [() for _ in scans]
+    if not isinstance(expression, exp.Select) or not expression.meta.get(_AFTER_LIMIT):
+        return out
+    subquery = _source(expression)
+    inner = subquery.this if isinstance(subquery, exp.Subquery) else None
+    scan_source = _source(inner) if isinstance(inner, exp.Select) else None
+    index = scan_source.meta.get(_SCAN_INDEX) if scan_source is not None else None
+    if not isinstance(subquery, exp.Subquery) or not isinstance(inner, exp.Select):
+        return out
+    if scan_source is None or not isinstance(index, int) or index >= len(scans):
+        return out
+    if any(p.find(exp.Star) for p in expression.expressions):
+        return out
+    alias = subquery.alias.lower()
+    # Everything but the outer projections and the scan's own relation: the column must not be
+    # named there (a filter or sort key needs its value in the first pass).
+    elsewhere = [expression.args.get("order"), *(inner.args.get(k) for k in inner.args if k not in ("from", "from_"))]
+    deferred: list[str] = []
+    for field in scans[index].schema:
+        name = field.name.lower()
+        if not field.type.equals(VARIANT_ARROW_TYPE) or name == alias:
+            continue
+        if any(
+            column.name.lower() == name or column.table.lower() == name
+            for node in elsewhere
+            if isinstance(node, exp.Expression)
+            for column in node.find_all(exp.Column)
+        ):
+            continue
+        uses = [c for p in expression.expressions for c in p.find_all(exp.Column) if name in (c.name.lower(), c.table.lower())]
+        if not uses or any(c.table.lower() not in ("", alias) or c.name.lower() != name for c in uses):
+            continue
+        for column in uses:
+            call = exp.Anonymous(this=REBUILD_VARIANT_FUNCTION, expressions=[column.copy(), exp.Literal.string(field.name)])
+            if isinstance(column.parent, exp.Select):  # a bare projection keeps its name
+                column.replace(exp.alias_(call, exp.to_identifier(column.name, quoted=True)))
+            else:
+                column.replace(call)
+        deferred.append(field.name)
+    out[index] = tuple(deferred)
+    return out
 
 
 def _unique(extractions: list[Extraction]) -> list[Extraction]:
@@ -401,9 +475,12 @@ def _extractions(node: exp.Table, variants: set[str]) -> list[Extraction]:
         return []
     alias = (node.alias or node.name).lower()
     out: list[Extraction] = []
+    # Nodes of a claimed extraction, by id: iter_scope yields a node before its children, so a
+    # node is inside a claimed one when its parent is.
     claimed: set[int] = set()
     for candidate in iter_scope(select):
-        if any(id(a) in claimed for a in _ancestors(candidate, select)):
+        if candidate.parent is not None and id(candidate.parent) in claimed:
+            claimed.add(id(candidate))
             continue
         matched = match_extraction(candidate)
         if matched is None:
@@ -464,10 +541,9 @@ def _replace_extraction(ext: Extraction, column_name: str, alias: str) -> None:
         projection.replace(exp.alias_(projection.copy(), exp.to_identifier(name, quoted=True)))
 
 
-def _ancestors(node: exp.Expr, stop: exp.Expr) -> list[exp.Expr]:
-    out = []
-    parent = node.parent
-    while parent is not None and parent is not stop:
-        out.append(parent)
-        parent = parent.parent
-    return out
+def _in_where(ext: Extraction) -> bool:
+    """Whether the extraction is in the WHERE of the SELECT that holds it."""
+    node = ext.node
+    while node is not None and not isinstance(node.parent, exp.Select):
+        node = node.parent
+    return node is not None and node.arg_key == "where"

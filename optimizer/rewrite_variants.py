@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 
 import pyarrow as pa
 from sqlglot import exp
@@ -49,6 +50,8 @@ from vpush.optimizer.dialect import (
     SchemaOfVariant,
     SchemaOfVariantAgg,
     ToVariantObject,
+    VariantExplode,
+    VariantExplodeOuter,
     VariantGet,
     VpushSpark,
 )
@@ -56,10 +59,13 @@ from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE, FileScan, Input, LeafInput, LevelInput, NativeLeaf, ScanPart
 from vpush.optimizer.variant_types import (
     VARIANT,
+    ArrayType,
     AtomicType,
     DecimalType,
+    MapType,
     SparkType,
     StringType,
+    StructType,
     parse_variant_type,
 )
 
@@ -74,11 +80,19 @@ __all__ = [
 FILE_COLUMN = "__vpush_file"
 """The column of a part that names each row's file, for the errors of the extraction function."""
 FUNCTION_PREFIX = "vpush_variant_get_"
+ONCE_FUNCTION_PREFIX = FUNCTION_PREFIX + "once_"
+"""The extraction functions of casts that cannot fail (``try_`` forms, ``string`` and ``variant``
+targets), which the engine declares volatile so that DuckDB computes each call once per row
+rather than again wherever it pushes a filter on its result (see :func:`scan_relation`)."""
 TO_JSON_FUNCTION = "vpush_to_json"
+REBUILD_VARIANT_FUNCTION = "vpush_rebuild_variant"
+"""``vpush_rebuild_variant(locator, column)``: a deferred variant column's rows, rebuilt from
+their files (:attr:`vpush.optimizer.plan.Scan.deferred`)."""
 IS_VARIANT_NULL_FUNCTION = "vpush_is_variant_null"
 SCHEMA_OF_VARIANT_FUNCTION = "vpush_schema_of_variant"
 SCHEMA_MERGE_FUNCTION = "vpush_schema_of_variant_merge"
 PARSE_JSON_FUNCTION = "vpush_parse_json"
+VARIANT_EXPLODE_FUNCTION = "vpush_variant_explode"
 """The engine functions of Spark's other variant functions (:mod:`vpush.exec.variant_functions`)."""
 CAST_ERROR_MARKER = "vpush-invalid-variant-cast"
 """Starts the message of a failed cast raised in SQL: marker|target|value|file."""
@@ -122,13 +136,30 @@ class Extraction:
     def path_text(self) -> str:
         return VariantPath(self.segments).to_spark()
 
+    @property
+    def cannot_fail(self) -> bool:
+        """Whether the cast never fails as a cast (``INVALID_VARIANT_CAST``): ``try_`` forms give
+        NULL, and every variant value casts to a string (Spark's ``to_json`` for containers) or
+        to ``variant``. Damaged bytes and types Spark 4.3 cannot read still raise, as Spark
+        raises them for every row its scan reads, before any filter."""
+        return not self.strict or isinstance(self.target, StringType) or self.target == VARIANT
+
 
 def supported_target(target: SparkType | None) -> bool:
-    """Whether the rewrite computes this target: a scalar (not TIME) or ``variant``."""
+    """Whether the rewrite computes this target: a scalar (not TIME), ``variant``, or an array,
+    ``map<string, T>`` or struct (with field names distinct in any case) of those."""
     if target == VARIANT or isinstance(target, DecimalType):
         return True
     if isinstance(target, StringType):
         return target.collation is None
+    if isinstance(target, ArrayType):
+        return supported_target(target.element)
+    if isinstance(target, MapType):
+        return target.key == StringType() and supported_target(target.value)
+    if isinstance(target, StructType):
+        # DuckDB's struct field names ignore case: `a` and `A` cannot both be fields.
+        names = [f.name.lower() for f in target.fields]
+        return len(set(names)) == len(names) and all(supported_target(f.type) for f in target.fields)
     return isinstance(target, AtomicType) and target.name in _SCALARS
 
 
@@ -210,7 +241,7 @@ class _Builder:
     def call(self, ext: Extraction, metadata: exp.Expression, value: exp.Expression, rest: Sequence[str | int]) -> exp.Expression:
         self.uses_file = True
         return exp.Anonymous(
-            this=function_name(ext.target),
+            this=function_name(ext.target, once=ext.cannot_fail),
             expressions=[
                 metadata,
                 value,
@@ -226,19 +257,41 @@ def duckdb_type(target: SparkType) -> exp.DataType:
     """The DuckDB type of an extraction's result."""
     if target == VARIANT:
         return exp.DataType.build("STRUCT(metadata BLOB, value BLOB)", dialect="duckdb")
+    if isinstance(target, ArrayType):
+        return exp.DataType(this=exp.DataType.Type.ARRAY, expressions=[duckdb_type(target.element)], nested=True)
+    if isinstance(target, MapType):
+        return exp.DataType(
+            this=exp.DataType.Type.MAP, expressions=[duckdb_type(target.key), duckdb_type(target.value)], nested=True
+        )
+    if isinstance(target, StructType):
+        fields = [exp.ColumnDef(this=exp.to_identifier(f.name, quoted=True), kind=duckdb_type(f.type)) for f in target.fields]
+        return exp.DataType(this=exp.DataType.Type.STRUCT, expressions=fields, nested=True)
     sql_type = target.to_sql_type()
     if sql_type is None:
         raise OptimizeError(f"vpush cannot compute a variant cast to {target.to_spark()} yet")
     return sql_type
 
 
-def function_name(target: SparkType) -> str:
-    """The engine function extracting and casting to ``target`` (one per target type)."""
+def function_name(target: SparkType, *, once: bool = False) -> str:
+    """The engine function extracting and casting to ``target`` (one per target type); with
+    ``once``, the one for casts that cannot fail (:data:`ONCE_FUNCTION_PREFIX`)."""
     text = target.to_spark()
     slug = "".join(c if c.isalnum() else "_" for c in text).strip("_")
     if not slug.replace("_", "").isalnum() or len(slug) > 40:
         slug = hashlib.sha1(text.encode()).hexdigest()[:12]
-    return FUNCTION_PREFIX + slug
+    elif "<" in text:
+        # Field names may hold underscores, so two nested types can share a slug: the text's
+        # hash tells them apart (the engine creates a function once per name).
+        slug += "_" + hashlib.sha1(text.encode()).hexdigest()[:8]
+    return (ONCE_FUNCTION_PREFIX if once else FUNCTION_PREFIX) + slug
+
+
+def _evaluated_once(expression: exp.Expr) -> bool:
+    """Whether ``expression`` calls an extraction function that the engine computes once per row."""
+    return any(
+        isinstance(call, exp.Anonymous) and call.name.lower().startswith(ONCE_FUNCTION_PREFIX)
+        for call in expression.find_all(exp.Anonymous)
+    )
 
 
 def _exact_cast(leaf: PrimitiveLayout, target: SparkType) -> bool:
@@ -523,18 +576,13 @@ def unread_inputs(builder: _Builder, info: FileInfo, row_groups: Sequence[int]) 
 
 
 def _file_signature(info: FileInfo, file: FileScan) -> object:
-    """What :func:`file_part` and :func:`native_leaves` depend on in a file: its schema, its
-    variant layouts, which ``value`` columns are all-null in the row groups read and in all of
-    them, and whether it has partition values or reads a whole variant."""
-    kept, every = _all_null_in(info, file.row_groups), _all_null_in(info, None)
-    values = sorted(
-        c for layout in info.variant_columns.values() for c in layout.columns() if c.endswith(".value")
-    )
+    """What :func:`file_part` and :func:`native_leaves` depend on in a file: its kind (schema,
+    variant layouts, which ``value`` columns are all-null in all row groups), which ``value``
+    columns are all-null in the row groups read, and whether it has partition values or reads a
+    whole variant."""
     return (
-        info.arrow_schema,
-        tuple(sorted(info.variant_columns.items())),
-        tuple(kept(c) for c in values),
-        tuple(every(c) for c in values),
+        info.kind,
+        tuple(groups.issuperset(file.row_groups) for groups in info.all_null_row_groups),
         bool(file.partition_values),
         tuple(sorted(file.variant_columns)),
         not file.row_groups,
@@ -612,17 +660,33 @@ def scan_relation(
     part_expressions: Sequence[Sequence[exp.Expression]],
     columns: Sequence[str],
     output_names: Sequence[str],
+    filtered: Collection[str] = (),
 ) -> exp.Query:
-    """``SELECT columns, extraction AS name ... FROM part0 UNION ALL ...``: the scan as one relation."""
+    """``SELECT columns, extraction AS name ... FROM part0 UNION ALL ...``: the scan as one relation.
+
+    DuckDB pushes a filter on an extraction below the projection that computes it by copying
+    the expression, and so computes it twice: in the filter, and again in the projection for the
+    rows that pass. An extraction that calls a function computed once per row
+    (:data:`ONCE_FUNCTION_PREFIX`, volatile to DuckDB) stops that: a filter on it stays above
+    its projection. Each such extraction gets a projection of its own, nested, those the query
+    filters on (``filtered``, by output name) innermost, so that a filter on one still runs
+    before the others are computed, and filters on anything else still reach the scan.
+    """
     branches: list[exp.Query] = []
+    inner_first = [n for n in output_names if n in filtered] + [n for n in output_names if n not in filtered]
     for part, expressions in zip(parts, part_expressions):
+        by_name = dict(zip(output_names, expressions))
+        once = [n for n in inner_first if _evaluated_once(by_name[n])]
+        source: exp.Expression = exp.Table(this=exp.to_identifier(part.name, quoted=True))
+        for i, name in enumerate(once):
+            layer = exp.select(exp.Star(), exp.alias_(by_name[name], exp.to_identifier(name, quoted=True))).from_(source)
+            source = exp.Subquery(this=layer, alias=exp.TableAlias(this=exp.to_identifier(f"__vpush_once_{i}", quoted=True)))
         projections: list[exp.Expr] = [exp.column(exp.to_identifier(c, quoted=True)) for c in columns]
         projections += [
-            exp.alias_(e, exp.to_identifier(n, quoted=True)) for e, n in zip(expressions, output_names)
+            exp.column(exp.to_identifier(n, quoted=True)) if n in once else exp.alias_(e, exp.to_identifier(n, quoted=True))
+            for e, n in zip(expressions, output_names)
         ]
-        branches.append(
-            exp.select(*projections).from_(exp.Table(this=exp.to_identifier(part.name, quoted=True)))
-        )
+        branches.append(exp.select(*projections).from_(source))
     query: exp.Query = branches[0]
     for branch in branches[1:]:
         query = exp.union(query, branch, distinct=False)
@@ -648,7 +712,11 @@ def rewrite_remaining(expression: exp.Expr, time_zone: str, functions: dict[str,
     unsupported target with a clear error."""
     _name_variant_function_projections(expression)
 
+    explodes = itertools.count()
+
     def visit(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, (exp.Lateral, exp.Table)) and isinstance(node.this, VariantExplode):
+            return _explode(node, functions, lambda child: child.transform(visit), next(explodes))
         if isinstance(node, _VARIANT_FUNCTIONS) or (
             isinstance(node, (exp.Window, exp.Filter)) and isinstance(_aggregate_of(node), SchemaOfVariantAgg)
         ):
@@ -685,6 +753,40 @@ def rewrite_remaining(expression: exp.Expr, time_zone: str, functions: dict[str,
         )
 
     return expression.transform(visit)
+
+
+# -- variant_explode -------------------------------------------------------------------------------
+EXPLODE_COLUMNS = ("pos", "key", "value")
+"""The columns of ``variant_explode``, as Spark names them."""
+
+
+def _explode(
+    node: exp.Lateral | exp.Table, functions: dict[str, SparkType], rewrite: Callable[[exp.Expr], exp.Expr], index: int
+) -> exp.Expr:
+    """``LATERAL variant_explode(v) AS alias(...)`` (or the same in FROM) as DuckDB runs it: a
+    correlated subquery unnesting :data:`VARIANT_EXPLODE_FUNCTION`'s list of rows,
+    ``LATERAL (SELECT u.pos AS pos, u.key AS key, u.value AS value FROM (SELECT UNNEST(...) AS u))``."""
+    call = node.this
+    assert isinstance(call, VariantExplode)
+    functions[VARIANT_EXPLODE_FUNCTION] = _STRING  # the engine knows this function's own type
+    rows = exp.Anonymous(
+        this=VARIANT_EXPLODE_FUNCTION,
+        expressions=[rewrite(call.this), exp.Boolean(this=isinstance(call, VariantExplodeOuter))],
+    )
+    unnested = exp.select(exp.alias_(exp.Explode(this=rows), "__vpush_row", copy=False), copy=False)
+    select = exp.select(
+        *(
+            exp.alias_(exp.Anonymous(this="struct_extract", expressions=[exp.column("__vpush_row"), exp.Literal.string(c)]), c)
+            for c in EXPLODE_COLUMNS
+        ),
+        copy=False,
+    ).from_(exp.Subquery(this=unnested, alias=exp.TableAlias(this=exp.to_identifier("__vpush_rows_of"))), copy=False)
+    alias = node.args.get("alias")
+    if not isinstance(alias, exp.TableAlias):
+        alias = exp.TableAlias(this=exp.to_identifier(f"__vpush_explode_{index}"))
+    if isinstance(node, exp.Table):
+        return exp.Subquery(this=select, alias=alias)
+    return exp.Lateral(this=exp.Subquery(this=select), alias=alias)
 
 
 # -- Spark's other variant functions ---------------------------------------------------------------

@@ -29,12 +29,13 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from vpush.codec.java_format import format_java_double
-from vpush.optimizer.dialect import VariantGet, VpushSpark
+from vpush.optimizer.dialect import VariantExplode, VariantGet, VpushSpark
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.variant_types import (
     MAX_DECIMAL_PRECISION,
     VARIANT,
+    ArrayType,
     AtomicType,
     DecimalType,
     SparkType,
@@ -72,6 +73,11 @@ _RANKING_NAMES: dict[type[exp.Expr], str] = {
     exp.PercentRank: "PERCENT_RANK", exp.CumeDist: "cume_dist",
 }
 _NOT_YET_FUNCTIONS = frozenset({"hash", "xxhash64"})
+
+JAVA_TEXT_FUNCTIONS = {"double": "vpush_java_text_double", "float": "vpush_java_text_float"}
+"""The engine functions that print a double or float as Java's ``Double.toString`` /
+``Float.toString`` does (Spark's cast to string: ``1.0E10``, where DuckDB prints
+``10000000000.0``), by the Spark type they take."""
 
 _ARROW_TYPES: list[tuple[Callable[[pa.DataType], bool], Callable[[pa.DataType], SparkType]]] = [
     (pa.types.is_int8, lambda t: AtomicType("tinyint")),
@@ -160,16 +166,38 @@ def _decimal(precision: int, scale: int) -> exp.DataType:
     return exp.DataType.build(f"DECIMAL({precision}, {scale})")
 
 
-def spark_error(error_class: str, message: exp.Expression | str, to: exp.DataType) -> exp.Expression:
-    """DuckDB SQL that raises Spark's ``error_class`` with ``message`` (typed as ``to``)."""
+def spark_error(error_class: str, message: exp.Expression | str, to: exp.DataType | None) -> exp.Expression:
+    """DuckDB SQL that raises Spark's ``error_class`` with ``message`` (typed as ``to``; None: as
+    the other branch of the ``CASE`` it stands in, which DuckDB infers for an untyped ``error``)."""
     text = exp.Literal.string(message) if isinstance(message, str) else message
     marker = exp.DPipe(this=exp.Literal.string(f"{SPARK_ERROR_MARKER}|{error_class}|"), expression=text)
-    return exp.cast(exp.Anonymous(this="error", expressions=[marker]), to)
+    raised = exp.Anonymous(this="error", expressions=[marker])
+    return raised if to is None else exp.cast(raised, to)
+
+
+_DIVISION = "__vpush_division"
 
 
 def _round_div(numerator: exp.Expression, denominator: exp.Expression) -> exp.Expression:
-    """``numerator / denominator`` of two HUGEINTs rounded half away from zero (Spark's HALF_UP)."""
-    num, den = exp.Abs(this=numerator.copy()), exp.Abs(this=denominator.copy())
+    """``numerator / denominator`` of two HUGEINTs rounded half away from zero (Spark's HALF_UP);
+    both are taken, not copied.
+
+    Each operand is computed once: the two go into a one-element list of a struct, and a lambda
+    over that list's element names them as often as the rounding needs. Written out in place,
+    each would appear several times, and a chain of divisions (``a / b / c / ...``) would grow
+    the SQL exponentially.
+    """
+    pair = exp.Struct(
+        expressions=[
+            exp.PropertyEQ(this=exp.to_identifier("n"), expression=numerator),
+            exp.PropertyEQ(this=exp.to_identifier("d"), expression=denominator),
+        ]
+    )
+
+    def operand(name: str) -> exp.Expression:
+        return exp.Dot(this=exp.column(exp.to_identifier(_DIVISION)), expression=exp.to_identifier(name))
+
+    num, den = exp.Abs(this=operand("n")), exp.Abs(this=operand("d"))
     quotient = exp.IntDiv(this=num.copy(), expression=den.copy())
     remainder = exp.Mod(this=num.copy(), expression=den.copy())
     up = exp.Case(
@@ -179,14 +207,17 @@ def _round_div(numerator: exp.Expression, denominator: exp.Expression) -> exp.Ex
     )
     magnitude = exp.Paren(this=exp.Add(this=quotient, expression=up))
     negative = exp.NEQ(
-        this=exp.Paren(this=exp.LT(this=numerator.copy(), expression=exp.Literal.number(0))),
-        expression=exp.Paren(this=exp.LT(this=denominator.copy(), expression=exp.Literal.number(0))),
+        this=exp.Paren(this=exp.LT(this=operand("n"), expression=exp.Literal.number(0))),
+        expression=exp.Paren(this=exp.LT(this=operand("d"), expression=exp.Literal.number(0))),
     )
-    return exp.Case(ifs=[exp.If(this=negative, true=exp.Neg(this=magnitude.copy()))], default=magnitude)
+    rounded = exp.Case(ifs=[exp.If(this=negative, true=exp.Neg(this=magnitude.copy()))], default=magnitude)
+    body = exp.Lambda(this=rounded, expressions=[exp.to_identifier(_DIVISION)])
+    each = exp.Anonymous(this="list_transform", expressions=[exp.Array(expressions=[pair]), body])
+    return exp.Anonymous(this="list_extract", expressions=[each, exp.Literal.number(1)])
 
 
 def _hugeint(node: exp.Expression) -> exp.Expression:
-    return exp.cast(node, exp.DataType.build("HUGEINT"))
+    return exp.cast(node, exp.DataType.build("HUGEINT"), copy=False)
 
 
 def _pow10(n: int) -> exp.Expression:
@@ -196,24 +227,24 @@ def _pow10(n: int) -> exp.Expression:
 def _unscaled(node: exp.Expression, of_type: DecimalType) -> exp.Expression:
     """The unscaled integer of a decimal (``1.25`` at scale 2: 125), as HUGEINT."""
     scale = of_type.scale
-    wide = exp.cast(node, _decimal(MAX_DECIMAL_PRECISION, scale))
+    wide = exp.cast(node, _decimal(MAX_DECIMAL_PRECISION, scale), copy=False)
     if not scale:
         return _hugeint(wide)
     if of_type.precision + scale <= MAX_DECIMAL_PRECISION:
         return _hugeint(exp.Mul(this=wide, expression=exp.Literal.number(10**scale)))
     # Too wide to shift inside a DECIMAL(38): DuckDB prints every digit of the scale, so the
     # text without its point is the unscaled integer.
-    text = exp.cast(wide, exp.DataType.build("VARCHAR"))
+    text = exp.cast(wide, exp.DataType.build("VARCHAR"), copy=False)
     return _hugeint(exp.Anonymous(this="replace", expressions=[text, exp.Literal.string("."), exp.Literal.string("")]))
 
 
 def _from_unscaled(unscaled: exp.Expression, result: DecimalType) -> exp.Expression:
     """The decimal ``result`` whose unscaled integer is ``unscaled``."""
-    whole: exp.Expression = exp.cast(unscaled, _decimal(MAX_DECIMAL_PRECISION, 0))
+    whole: exp.Expression = exp.cast(unscaled, _decimal(MAX_DECIMAL_PRECISION, 0), copy=False)
     if result.scale:
         unit = exp.cast(exp.Literal.string(f"{10 ** -result.scale:.{result.scale}f}"), _decimal(result.scale + 1, result.scale))
         whole = exp.Mul(this=whole, expression=unit)
-    return exp.cast(whole, _decimal(result.precision, result.scale))
+    return exp.cast(whole, _decimal(result.precision, result.scale), copy=False)
 
 
 def _rescale(unscaled: exp.Expression, from_scale: int, to_scale: int) -> exp.Expression:
@@ -374,8 +405,20 @@ def _cast_type(node: exp.Cast) -> SparkType | None:
 class _Rewriter:
     """Rewrites the nodes of one SELECT whose DuckDB result differs from Spark's."""
 
-    def __init__(self, typer: _Typer) -> None:
+    def __init__(self, typer: _Typer, functions: dict[str, SparkType]) -> None:
         self.typer = typer
+        self.functions = functions
+
+    def _java_text(self, node: exp.Expr) -> exp.Expr:
+        """``node`` as Spark casts it to a string, where it is a double or float."""
+        source = self.typer.of(node)
+        if not isinstance(source, AtomicType) or source.name not in JAVA_TEXT_FUNCTIONS:
+            return node
+        name = JAVA_TEXT_FUNCTIONS[source.name]
+        self.functions[name] = StringType()
+        call = exp.Anonymous(this=name, expressions=[node])
+        self.typer.types[id(call)] = StringType()
+        return call
 
     def visit(self, node: exp.Expr) -> exp.Expr:
         of = self.typer.of
@@ -432,6 +475,16 @@ class _Rewriter:
             return node
         if isinstance(node, exp.Cast) and isinstance(_cast_type(node), StringType) and of(node.this) in _TIMESTAMPS:
             return _timestamp_text(node.this)
+        if isinstance(node, exp.Cast) and isinstance(_cast_type(node), StringType) and _is_fractional(of(node.this)):
+            return self._java_text(node.this)
+        if isinstance(node, (exp.Concat, exp.DPipe)):
+            # Spark casts a double or float argument to a string first, as a cast prints it.
+            for key in ("this", "expression", "expressions"):
+                value = node.args.get(key)
+                for i, child in enumerate(value if isinstance(value, list) else [value]):
+                    if isinstance(child, exp.Expr) and _is_fractional(of(child)):
+                        node.set(key, self._java_text(child), i if isinstance(value, list) else None)
+            return node
         if isinstance(node, (exp.ArgMax, exp.ArgMin)):
             # Spark's max_by/min_by return the value at the extreme row even when it is NULL.
             name = "arg_max_null" if isinstance(node, exp.ArgMax) else "arg_min_null"
@@ -452,6 +505,14 @@ class _Rewriter:
                 f"{node.sql(dialect=VpushSpark)}: vpush cannot give Spark's answer for this function yet "
                 "(see the README's list of what is not supported)"
             )
+        if (
+            isinstance(node, exp.Bracket)
+            and not node.args.get("offset")
+            and not node.args.get("safe")
+            and len(node.expressions) == 1
+            and isinstance(of(node.this), ArrayType)
+        ):
+            return _array_element(node)
         if isinstance(node, exp.IntDiv):
             left, right = of(node.this), of(node.expression)
             if _is_integral(left) and _is_integral(right):
@@ -579,7 +640,9 @@ class _Rewriter:
 
 
 def apply_spark_semantics(
-    expression: exp.Expr, tables: Mapping[int, Mapping[str, SparkType | None]]
+    expression: exp.Expr,
+    tables: Mapping[int, Mapping[str, SparkType | None]],
+    functions: dict[str, SparkType] | None = None,
 ) -> exp.Expr:
     """Rewrite ``expression`` (Spark SQL, before its tables become scans) so that DuckDB gives
     Spark's result types, values, arithmetic errors and projection names.
@@ -587,7 +650,10 @@ def apply_spark_semantics(
     Args:
         expression: the query; its variant extractions may already be scan columns.
         tables: per table node (``id(node)``), its columns' Spark types by lower-cased name.
+        functions: where the engine functions the rewrite calls are recorded (name -> result
+            type), for the engine to create.
     """
+    functions = {} if functions is None else functions
     try:
         scopes = list(traverse_scope(expression))
     except Exception:  # sqlglot cannot scope this query: leave it as DuckDB runs it
@@ -596,8 +662,12 @@ def apply_spark_semantics(
     for scope in scopes:
         columns: dict[str, Mapping[str, SparkType | None]] = {}
         for alias, source in scope.sources.items():
-            if isinstance(source, exp.Table):
+            if isinstance(source, exp.Table) and isinstance(source.this, VariantExplode):
+                columns[alias.lower()] = _explode_columns(source)
+            elif isinstance(source, exp.Table):
                 columns[alias.lower()] = tables.get(id(source), {})
+            elif isinstance(source, Scope) and isinstance(source.expression, exp.Lateral) and isinstance(source.expression.this, VariantExplode):
+                columns[alias.lower()] = _explode_columns(source.expression)
             elif isinstance(source, Scope):
                 columns[alias.lower()] = outputs.get(id(source.expression), {})
         select = scope.expression
@@ -613,7 +683,7 @@ def apply_spark_semantics(
             continue
         typer = _Typer(scope, columns)
         _check_orderable(select, typer)
-        rewriter = _Rewriter(typer)
+        rewriter = _Rewriter(typer, functions)
         produced: dict[str, SparkType | None] = {}
         for projection in list(select.expressions):
             produced[projection.alias_or_name.lower()] = typer.of(projection)
@@ -632,6 +702,17 @@ def apply_spark_semantics(
                 _transform(part, rewriter)
         outputs[id(select)] = produced
     return expression
+
+
+def _explode_columns(node: exp.Expr) -> dict[str, SparkType | None]:
+    """The columns of ``variant_explode``: ``pos int, key string, value variant``, under the names
+    an alias gives them."""
+    types: list[SparkType | None] = [_INT, StringType(), VARIANT]
+    names = ["pos", "key", "value"]
+    alias = node.args.get("alias")
+    if isinstance(alias, exp.TableAlias) and alias.columns:
+        names = [c.name for c in alias.columns]
+    return {name.lower(): t for name, t in zip(names, types)}
 
 
 SPARK_TEXT = "vpush_spark_text"
@@ -795,7 +876,7 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
             return None
         if isinstance(node.this, exp.Column) and top:
             return inner
-        word = "try_cast" if isinstance(node, exp.TryCast) else "CAST"
+        word = "TRY_CAST" if isinstance(node, exp.TryCast) else "CAST"
         target = _cast_type(node)
         return None if target is None else f"{word}({inner} AS {target.to_spark().upper()})"
     if isinstance(node, exp.Window):
@@ -935,6 +1016,33 @@ def _window_name(node: exp.Window) -> str | None:
     else:
         parts.append("RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW")
     return f"{function} OVER ({' '.join(parts)})"
+
+
+def _array_element(node: exp.Bracket) -> exp.Expression:
+    """Spark's ``array[i]`` (0-based): under ANSI an index outside the array raises
+    ``INVALID_ARRAY_INDEX``, where DuckDB gives NULL."""
+    index = node.expressions[0]
+    size = exp.Anonymous(this="len", expressions=[node.this.copy()])
+    outside = exp.Or(
+        this=exp.LT(this=index.copy(), expression=exp.Literal.number(0)),
+        expression=exp.GTE(this=index.copy(), expression=size.copy()),
+    )
+    text = exp.DPipe(
+        this=exp.DPipe(
+            this=exp.DPipe(
+                this=exp.Literal.string("The index "), expression=exp.cast(index.copy(), exp.DataType.build("VARCHAR"))
+            ),
+            expression=exp.Literal.string(" is out of bounds. The array has "),
+        ),
+        expression=exp.DPipe(
+            this=exp.cast(size, exp.DataType.build("VARCHAR")),
+            expression=exp.Literal.string(
+                " elements. Use the SQL function `get()` to tolerate accessing element at invalid index and "
+                "return NULL instead."
+            ),
+        ),
+    )
+    return exp.Case(ifs=[exp.If(this=outside, true=spark_error("INVALID_ARRAY_INDEX", text, None))], default=node)
 
 
 def _pmod(a: exp.Expression, n: exp.Expression) -> exp.Expression:

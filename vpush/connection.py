@@ -173,6 +173,11 @@ class Relation:
             columns = [c for c in scan.columns if c != ROW_COUNT_COLUMN]
             lines.append(f"columns read: {', '.join(columns) or '(none: row counts only)'}")
             lines.append(f"files read {read_files} of {len(scan.files)}, row groups read {read_rg} of {total_rg}")
+            if scan.deferred and engine == "duckdb":
+                lines.append(
+                    f"  {', '.join(scan.deferred)}: not read by the scan (each row's place instead); rebuilt after "
+                    "the LIMIT for the rows kept, from their row groups"
+                )
             inputs = {f.path: part.inputs for part in scan.parts for f in part.files}
             reads_natively = getattr(self.connection.engine, "reads_natively", None)
             for part in scan.parts:

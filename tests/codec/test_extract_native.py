@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 from strategies import values
+from support.unsorted import stored_object
 from vpush.codec import native
 from vpush.codec.builder import encode, encode_array, encode_string
 from vpush.codec.errors import MalformedVariantError, VariantPathError, VariantTooLargeError
@@ -86,33 +87,12 @@ def _columns(
     return pa.array([r[0] for r in rows], kind), pa.array([r[1] for r in rows], kind)
 
 
-def _object(fields: list[tuple[int, bytes]]) -> bytes:
-    """An object whose fields are stored in the order given (the builder sorts them)."""
-    n = len(fields)
-    total = sum(len(v) for _, v in fields)
-    is_large = n > 255
-    id_size = int_size(max((fid for fid, _ in fields), default=0))
-    offset_size = int_size(total)
-    out = bytearray([object_header(is_large, id_size, offset_size)])
-    out += n.to_bytes(4 if is_large else 1, "little")
-    for fid, _ in fields:
-        out += fid.to_bytes(id_size, "little")
-    pos = 0
-    for _, v in fields:
-        out += pos.to_bytes(offset_size, "little")
-        pos += len(v)
-    out += pos.to_bytes(offset_size, "little")
-    for _, v in fields:
-        out += v
-    return bytes(out)
-
-
 def _object_in_order(names: list[str]) -> tuple[bytes, bytes]:
     """(metadata, value) of an object with fields ``names`` stored in that order, each holding its
     own name as a string; the dictionary lists the names in reverse."""
     dictionary = list(reversed(names))
     fields = [(dictionary.index(name), encode_string(name)) for name in names]
-    return build_metadata(dictionary, sort=False), _object(fields)
+    return build_metadata(dictionary, sort=False), stored_object(fields)
 
 
 def _utf8_order(name: str) -> bytes:
@@ -321,9 +301,9 @@ def test_duplicate_names_and_shared_field_values() -> None:
     """Field ids repeated and several fields sharing one value: what the reference finds."""
     dictionary = ["a", "b", "a"]
     one = b"\x0c\x01"
-    small = _object([(2, one), (0, one), (1, one)])
+    small = stored_object([(2, one), (0, one), (1, one)])
     meta = build_metadata(dictionary, sort=False)
-    wide = _object([(i % 3, one) for i in range(40)])
+    wide = stored_object([(i % 3, one) for i in range(40)])
     metadata, value = _columns([(meta, small), (meta, wide)])
     for path in [("a",), ("b",), ("c",)]:
         _check_same(metadata, value, path)
@@ -384,7 +364,7 @@ def test_dictionary_strings_are_checked_only_when_a_name_is_read() -> None:
     # Two strings, the second not UTF-8; a first offset of 1 is allowed until validate().
     metadata = b"\x01\x02\x01\x02\x03?a\xff"
     array_value = encode_array([b"\x0c\x01"])
-    object_value = _object([(0, b"\x0c\x01")])
+    object_value = stored_object([(0, b"\x0c\x01")])
     for value, path in [(array_value, (0,)), (object_value, ("a",)), (object_value, (0,))]:
         _check_same(pa.array([metadata]), pa.array([value]), path)
     with pytest.raises(MalformedVariantError, match="not valid UTF-8"):
@@ -392,7 +372,7 @@ def test_dictionary_strings_are_checked_only_when_a_name_is_read() -> None:
 
 
 def test_field_id_outside_the_dictionary() -> None:
-    value = _object([(5, b"\x0c\x01")])
+    value = stored_object([(5, b"\x0c\x01")])
     with pytest.raises(MalformedVariantError, match="field id 5") as info:
         extract_native(pa.array([EMPTY_METADATA_BYTES]), pa.array([value]), ("a",))
     assert info.value.offset == 2, "The field id's byte offset"

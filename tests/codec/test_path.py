@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 from strategies import values
+from support.unsorted import unsorted_variant
 from vpush.codec.builder import encode
 from vpush.codec.errors import VariantPathError
 from vpush.codec.json import parse_json, to_json
@@ -250,15 +251,8 @@ def test_extract_column_rows_and_nulls() -> None:
 def test_fields_of_an_unsorted_object_are_found_as_spark_finds_them() -> None:
     """DuckDB 2.0.0 wrote object fields in insertion order, against the spec (2.0.1 sorts them),
     and files it wrote stay in the wild; Spark scans small objects one field at a time and finds
-    them all. The object is built byte by byte as DuckDB 2.0.0 wrote it."""
-    # Metadata: version 1, not sorted, 1-byte offsets; the dictionary in insertion order.
-    metadata = bytes([0x01, 3, 0, 1, 2, 5]) + b"saarr"
-    children = [b"\x0c\x01", b"\x0c\x02", bytes([0x03, 1, 0, 2, 0x0C, 3])]  # 1, 2, [3]
-    offsets = [0]
-    for child in children:
-        offsets.append(offsets[-1] + len(child))
-    # Object: 1-byte field ids and offsets, fields stored as inserted (s, a, arr): unsorted.
-    value = bytes([0x02, 3, 0, 1, 2, *offsets]) + b"".join(children)
+    them all."""
+    metadata, value = unsorted_variant([("s", 1), ("a", 2), ("arr", [3])])
     names = [name for name, _ in Variant(metadata, value).items()]
     assert names == ["s", "a", "arr"], "The object keeps its fields unsorted, as DuckDB 2.0.0 wrote them"
     for key, want in (("s", 1), ("a", 2), ("arr", [3])):

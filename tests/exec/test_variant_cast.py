@@ -425,7 +425,23 @@ def test_strict_column_names_the_row() -> None:
     assert tolerant.to_pylist() == [None, None, None], "Should be NULL with try_variant_get"
 
 
-@pytest.mark.parametrize("target", ["variant", "array<int>", "map<string,int>", "struct<a:int>", "time(6)"])
+def test_nested_targets_cast_each_value_inside() -> None:
+    """Arrays, maps and structs cast what they hold, each to its own type; the queries against
+    Spark are in tests/test_nested_targets.py."""
+    from vpush.codec.json import parse_json
+
+    value = Variant(*parse_json('{"a": [1, "2", null], "b": {"x": "2024-01-02"}, "c": 7}'))
+    target = parse_variant_type("struct<a:array<int>,b:map<string,date>,c:string,d:int>")
+    got = cast_variant(value, target, strict=True, time_zone="UTC")
+    assert got == {"a": [1, 2, None], "b": [("x", dt.date(2024, 1, 2))], "c": "7", "d": None}, "Each value casts"
+    array = parse_variant_type("array<boolean>")
+    assert cast_variant(value, array, strict=False, time_zone="UTC") is None, "An object is no array: NULL"
+    with pytest.raises(ExecutionError, match="INVALID_VARIANT_CAST|cannot be cast") as raised:
+        cast_variant(Variant(*parse_json('["x"]')), array, strict=True, time_zone="UTC")
+    assert '`"x"`' in str(raised.value), "The failed cast names the element that failed, as Spark does"
+
+
+@pytest.mark.parametrize("target", ["variant", "time(6)"])
 def test_other_targets_are_not_supported_yet(target: str) -> None:
     spark_type: SparkType = parse_variant_type(target)
     with pytest.raises(ExecutionError, match="not supported yet"):

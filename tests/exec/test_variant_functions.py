@@ -32,6 +32,7 @@ from vpush.exec.variant_functions import (
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 
 sys.path.insert(0, str(Path(__file__).parent.parent))
+from support.unsorted import unsorted_variant  # noqa: E402
 from support.writers import write_with_duckdb, write_with_spark  # noqa: E402
 
 if TYPE_CHECKING:
@@ -64,11 +65,27 @@ SELECT i AS id, {JSON_TEXTS.replace('id %', 'i %')} AS j, CASE i % 5
 END AS v
 FROM range(100, 130) t(i)
 """
-UNSORTED_SELECT = """
-SELECT i AS id, CASE WHEN i % 2 = 0 THEN {'b': i, 'a': 'x' || i, 'c': [i, NULL]}::VARIANT
-  ELSE '{"z": {"q": true}, "a": 1}'::JSON::VARIANT END AS v
-FROM range(4) t(i)
-"""
+
+
+def _write_unsorted(path: Path) -> None:
+    """Objects whose fields are stored unsorted, as DuckDB 2.0.0 wrote them (2.0.1 sorts them):
+    ``{b, a, c}`` in even rows, ``{z: {q}, a}`` in odd ones."""
+    import pyarrow.parquet as pq
+
+    from vpush.codec.write_variant_parquet import annotate_variant_columns
+
+    rows = []
+    for i in range(4):
+        if i % 2 == 0:
+            rows.append(unsorted_variant([("b", i), ("a", f"x{i}"), ("c", [i, None])]))
+        else:
+            inner = unsorted_variant([("q", True)], dictionary=["z", "q", "a"])[1]
+            rows.append(unsorted_variant([("z", inner), ("a", 1)], dictionary=["z", "q", "a"]))
+    layout = pa.struct([pa.field("metadata", pa.binary(), nullable=False), pa.field("value", pa.binary(), nullable=False)])
+    v = pa.array([{"metadata": m, "value": b} for m, b in rows], layout)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(pa.table({"id": pa.array(range(4), pa.int64()), "v": v}), path)
+    annotate_variant_columns(path, ["v"])
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +97,7 @@ def tables(tmp_path_factory: pytest.TempPathFactory, spark: SparkSession) -> dic
         shutil.copy(f, folder / f"part-s{i}.parquet")
     write_with_duckdb(folder / "part-d.parquet", DUCKDB_SELECT, "STRUCT(a BIGINT, o STRUCT(x BIGINT))", 2048)
     write_with_duckdb(folder / "part-u.parquet", DUCKDB_SELECT.replace("range(100, 130)", "range(200, 215)"), None, 2048)
-    write_with_duckdb(root / "u" / "part-0.parquet", UNSORTED_SELECT, None, 2048)
+    _write_unsorted(root / "u" / "part-0.parquet")
     spark.read.parquet(str(folder)).createOrReplaceTempView("t")
     spark.read.parquet(str(root / "u")).createOrReplaceTempView("u")
     return {"t": folder, "u": root / "u"}
