@@ -275,3 +275,29 @@ def test_a_chain_of_decimal_divisions_grows_the_sql_linearly(
     three, twelve = (len(con.sql(_divisions(n)).plan.sql("duckdb")) for n in (3, 12))
     assert twelve < 5 * three
     _assert_same_answer(_divisions(12), spark_views, con)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="vpush on DuckDB: an INT96 column comes back as pyarrow reads it (timestamp[ns], no zone), "
+    "where Spark reads INT96 as a timestamp (an instant, microseconds)",
+)
+def test_int96_columns_are_timestamps_as_spark_reads_them(
+    spark: SparkSession, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    import datetime as dt
+
+    folder = tmp_path_factory.mktemp("int96") / "t"
+    folder.mkdir()
+    times = [dt.datetime(2024, 1, 2, 3, 4, 5, 123456), None, dt.datetime(1969, 12, 31, 23, 59, 59, 999999)]
+    table = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "ts": pa.array(times, pa.timestamp("us"))})
+    pq.write_table(table, folder / "part-0.parquet", use_deprecated_int96_timestamps=True)
+    spark.read.parquet(str(folder)).createOrReplaceTempView("int96_t")
+    con = vpush.connect(time_zone="UTC")
+    con.register("int96_t", folder)
+    sql = "SELECT id, ts FROM int96_t ORDER BY id"
+    got = con.sql(sql).to_arrow()
+    want = spark.sql(sql)
+    assert [arrow_spark_type(f.type).to_spark() if arrow_spark_type(f.type) else str(f.type) for f in got.schema] == [
+        f.dataType.simpleString() for f in want.schema.fields
+    ], "Spark reads INT96 as a timestamp"
