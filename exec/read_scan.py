@@ -106,7 +106,10 @@ def _conform(
         col = _rebuild(batch.column(i), name, file.variant_columns, file.path)
         if not col.type.equals(field.type):
             try:
-                col = col.cast(field.type)
+                if pa.types.is_timestamp(col.type) and pa.types.is_timestamp(field.type) and field.type.unit == "us":
+                    col = timestamps_in_micros(col, field.type)  # INT96 read by pyarrow in nanoseconds
+                else:
+                    col = col.cast(field.type)
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
                 raise ExecutionError(
                     f"column {name} is {col.type} here but {field.type} in the table's first file",
@@ -115,6 +118,22 @@ def _conform(
                 ) from exc
         arrays.append(col)
     return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def timestamps_in_micros(column: pa.Array, target: pa.DataType) -> pa.Array:
+    """A timestamp column in microseconds: finer units floored as Spark floors INT96 nanoseconds
+    (Arrow's integer division truncates towards zero, wrong before 1970)."""
+    import pyarrow.compute as pc
+
+    unit = column.type.unit
+    if unit == "ns":
+        ticks = column.view(pa.int64())
+        quotient = pc.divide(ticks, 1000)
+        inexact = pc.and_(pc.less(ticks, 0), pc.not_equal(pc.multiply(quotient, 1000), ticks))
+        micros = pc.subtract(quotient, pc.if_else(inexact, 1, 0).cast(pa.int64()))
+        return micros.view(target)
+    # The epoch values do not depend on the zone: only the unit changes.
+    return column.cast(pa.timestamp("us", tz=column.type.tz)).view(pa.int64()).view(target)
 
 
 def read_scan(scan: Scan, part: ScanPart | None = None, *, defer: bool = False) -> Iterator[pa.RecordBatch]:

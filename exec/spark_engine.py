@@ -28,6 +28,7 @@ import pyarrow as pa
 
 from vpush.codec.errors import VpushError
 from vpush.exec.errors import ExecutionError
+from vpush.exec.read_scan import timestamps_in_micros
 from vpush.exec.spark_tasks import (
     DEFAULT_MAX_PARTITION_BYTES,
     DEFAULT_OPEN_COST_BYTES,
@@ -107,22 +108,6 @@ def spark_arrow_schema(schema: pa.Schema, int96: frozenset[str] = frozenset()) -
     return pa.schema(fields, metadata=schema.metadata)
 
 
-def _timestamps_in_micros(column: pa.Array, target: pa.DataType) -> pa.Array:
-    """A timestamp column in microseconds: finer units floored as Spark floors INT96 nanoseconds
-    (Arrow's integer division truncates towards zero, wrong before 1970)."""
-    import pyarrow.compute as pc
-
-    unit = column.type.unit
-    if unit == "ns":
-        ticks = column.view(pa.int64())
-        quotient = pc.divide(ticks, 1000)
-        inexact = pc.and_(pc.less(ticks, 0), pc.not_equal(pc.multiply(quotient, 1000), ticks))
-        micros = pc.subtract(quotient, pc.if_else(inexact, 1, 0).cast(pa.int64()))
-        return micros.view(target)
-    # The epoch values do not depend on the zone: only the unit changes.
-    return column.cast(pa.timestamp("us", tz=column.type.tz)).view(pa.int64()).view(target)
-
-
 def _to_spark_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     """A batch as Spark's Python data source takes it: variants as ``struct<value, metadata>``
     with the ``variant`` field metadata, timestamps in UTC, the placeholder column as booleans."""
@@ -148,7 +133,7 @@ def _to_spark_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
         elif pa.types.is_timestamp(field.type):
             target = pa.timestamp("us", tz=field.type.tz) if field.type.tz is not None else field.type
             if column.type != target:
-                column = _timestamps_in_micros(column, target)
+                column = timestamps_in_micros(column, target)
             fields.append(pa.field(field.name, target))
         else:
             fields.append(field)

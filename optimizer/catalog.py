@@ -42,6 +42,14 @@ class FileInfo:
     arrow_schema: pa.Schema
     variant_columns: Mapping[str, VariantLayout]
 
+    @functools.cached_property
+    def int96_columns(self) -> frozenset[str]:
+        """The top-level columns stored as INT96 (lower-cased), which Spark reads as timestamps."""
+        schema = self.metadata.schema
+        return frozenset(
+            schema.column(i).path.lower() for i in range(len(schema)) if schema.column(i).physical_type == "INT96"
+        )
+
     @property
     def num_rows(self) -> int:
         """Rows in the file."""
@@ -202,6 +210,21 @@ def _read_footer(path: str, size: int, mtime_ns: int) -> FileInfo:
         size=size,
         mtime_ns=mtime_ns,
         metadata=metadata,
-        arrow_schema=arrow_schema,
+        arrow_schema=_as_spark_reads(arrow_schema, metadata),
         variant_columns=layouts,
     )
+
+
+INT96_ARROW_TYPE = pa.timestamp("us", tz="UTC")
+"""How Spark reads an INT96 column: a ``timestamp``, an instant in microseconds."""
+
+
+def _as_spark_reads(arrow_schema: pa.Schema, metadata: pq.FileMetaData) -> pa.Schema:
+    """The file's Arrow schema with its top-level INT96 columns typed as Spark reads them
+    (:data:`INT96_ARROW_TYPE`; pyarrow reads a timestamp without a zone in nanoseconds)."""
+    schema = metadata.schema
+    int96 = {schema.column(i).path for i in range(len(schema)) if schema.column(i).physical_type == "INT96"}
+    if not int96:
+        return arrow_schema
+    fields = [f.with_type(INT96_ARROW_TYPE) if f.name in int96 else f for f in arrow_schema]
+    return pa.schema(fields, metadata=arrow_schema.metadata)

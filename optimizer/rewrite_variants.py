@@ -502,6 +502,8 @@ def native_leaves(
         return None
     if any(f.type.equals(VARIANT_ARROW_TYPE) for f in base_schema):
         return None
+    if any(f.name.lower() in info.int96_columns for f in base_schema):
+        return None  # DuckDB reads INT96 as a timestamp without a zone; Spark as an instant
     all_null = _all_null_in(info, None)
     out: list[NativeLeaf] = []
     for item in builder.inputs.values():
