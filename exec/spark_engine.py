@@ -261,7 +261,13 @@ class SparkEngine:
                     plan, scan, schema, self.time_zone,
                     parallelism=parallelism, max_partition_bytes=max_bytes, open_cost_bytes=open_cost,
                 )
-                view = self.spark.read.format(SOURCE_NAME).option(_OPTION, encode_tasks(tasks)).load()
+                # The schema given here spares Spark asking the source's Python for it.
+                view = (
+                    self.spark.read.format(SOURCE_NAME)
+                    .schema(spark_schema(schema))
+                    .option(_OPTION, encode_tasks(tasks))
+                    .load()
+                )
                 view.createTempView(views[scan.name])
                 created.append(views[scan.name])
             frame = self.spark.sql(expression.sql(dialect=VpushSpark))
