@@ -67,43 +67,20 @@ def spark_schema(arrow_schema: pa.Schema) -> Any:
     return StructType(fields)
 
 
-def _int96_columns(scan: Scan) -> frozenset[str]:
-    """The scan's top-level columns stored as INT96 in some file it reads: Spark reads INT96 as
-    a ``timestamp`` (an instant), pyarrow as a timestamp without a zone."""
-    import pyarrow.parquet as pq
-
-    names = {name.lower() for name in scan.schema.names}
-    found = set()
-    for file in scan.files:
-        if not file.row_groups:
-            continue
-        try:
-            schema = pq.read_metadata(file.path).schema
-        except (OSError, pa.ArrowException) as exc:
-            raise ExecutionError(f"cannot read the footer: {exc}", file=file.path) from exc
-        for i in range(len(schema)):
-            column = schema.column(i)
-            if column.physical_type == "INT96" and column.path.lower() in names:
-                found.add(column.path.lower())
-    return frozenset(found)
-
-
-def spark_arrow_schema(schema: pa.Schema, int96: frozenset[str] = frozenset()) -> pa.Schema:
+def spark_arrow_schema(schema: pa.Schema) -> pa.Schema:
     """The scan's Arrow schema with timestamps as Spark holds them: microseconds (Spark has no
-    finer unit), in UTC where they are instants, and INT96 columns (``int96``, lower-case names)
-    as instants, as Spark reads INT96.
+    finer unit), in UTC where they are instants (the catalog types INT96 columns so already).
 
     Example:
         >>> import pyarrow as pa
-        >>> spark_arrow_schema(pa.schema([("a", pa.timestamp("ns")), ("b", pa.timestamp("ns"))]), frozenset({"b"}))
+        >>> spark_arrow_schema(pa.schema([("a", pa.timestamp("ns")), ("b", pa.timestamp("ns", tz="UTC"))]))
         a: timestamp[us]
         b: timestamp[us, tz=UTC]
     """
     fields = []
     for field in schema:
         if pa.types.is_timestamp(field.type):
-            instant = field.type.tz is not None or field.name.lower() in int96
-            field = field.with_type(pa.timestamp("us", tz="UTC" if instant else None))
+            field = field.with_type(pa.timestamp("us", tz="UTC" if field.type.tz is not None else None))
         fields.append(field)
     return pa.schema(fields, metadata=schema.metadata)
 
@@ -256,7 +233,7 @@ class SparkEngine:
         try:
             parallelism, max_bytes, open_cost = self._split_settings()
             for scan in plan.scans:
-                schema = spark_arrow_schema(_output_schema(plan, scan, self.time_zone), _int96_columns(scan))
+                schema = spark_arrow_schema(_output_schema(plan, scan, self.time_zone))
                 tasks = plan_tasks(
                     plan, scan, schema, self.time_zone,
                     parallelism=parallelism, max_partition_bytes=max_bytes, open_cost_bytes=open_cost,
