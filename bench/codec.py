@@ -60,6 +60,8 @@ from common import (
     markdown_table,
     measure_interleaved,
     part_files,
+    print_notes,
+    print_table,
     versions as run_versions,
 )
 from vpush.codec.layout import find_variant_columns
@@ -313,16 +315,8 @@ def main(argv: list[str] | None = None) -> int:
         "data written in " + (f"{generated:,.0f} s" if generated is not None else "?")
         + (" (this run)" if generated_now else " (an earlier run; reused)") + f"; whole run {elapsed:,.0f} s",
     ]  # fmt: skip
-    from rich.table import Table
-
-    table = Table(title=title)
-    for header in headers:
-        table.add_column(header, overflow="fold")
-    for row in table_rows:
-        table.add_row(*row)
-    console.print(table)
-    for note in notes:
-        console.print(f"  {note}", markup=False, highlight=False)
+    print_table(console, title, headers, table_rows)
+    print_notes(console, notes)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "codec.md").write_text(
         "\n".join([f"# {title}", "", *context, "", *markdown_table(headers, table_rows), "", *(f"- {n}" for n in notes), ""]),

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -435,6 +435,35 @@ def ratio(value: float | None, base: float | None) -> str:
     if value is None or not base:
         return ""
     return f"{value / base:,.1f}x"
+
+
+def print_table(
+    console: Console,
+    title: str,
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    *,
+    left: Sequence[str] | None = None,
+) -> None:
+    """A results table in the terminal; with ``left``, the columns it names are aligned left and
+    the others (numbers) right."""
+    from rich.table import Table
+
+    table = Table(title=title)
+    for header in headers:
+        justify: JustifyMethod = "left" if left is None or header in left else "right"
+        table.add_column(header, justify=justify, overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+
+
+def print_notes(console: Console, notes: Sequence[str], misses: Sequence[str] = ()) -> None:
+    """The notes under a results table, then each missed target in red."""
+    for line in notes:
+        console.print(f"  {line}", markup=False, highlight=False)
+    for line in misses:
+        console.print(f"[bold red]TARGET MISSED[/] {line}", highlight=False)
 
 
 def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:

@@ -79,7 +79,6 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from rich.console import Console
-from rich.table import Table
 
 import vpush
 from common import (
@@ -97,6 +96,8 @@ from common import (
     measure_interleaved,
     micros,
     part_files,
+    print_notes,
+    print_table,
     ratio,
     spark_scan_metrics,
     timestamp_literal,
@@ -1268,22 +1269,9 @@ def main(argv: list[str] | None = None) -> int:
             "",
         ]
 
-    table = Table(title=title)
-    for header in HEADERS:
-        table.add_column(header, justify="left" if header in ("query", "engine") else "right", overflow="fold")
-    for row in rows:
-        table.add_row(*row)
-    console.print(table)
-    targets = Table(title="targets")
-    for header in target_headers:
-        targets.add_column(header, overflow="fold")
-    for row in target_rows:
-        targets.add_row(*row)
-    console.print(targets)
-    for line in notes:
-        console.print(f"  {line}", markup=False, highlight=False)
-    for line in misses:
-        console.print(f"[bold red]TARGET MISSED[/] {line}", highlight=False)
+    print_table(console, title, HEADERS, rows, left=("query", "engine"))
+    print_table(console, "targets", target_headers, target_rows)
+    print_notes(console, notes, misses)
 
     stem = "queries" if args.payload else "queries-nopayload"
     args.out.mkdir(parents=True, exist_ok=True)

@@ -41,7 +41,6 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 
 from common import (
     BYTES_PER_MB,
@@ -51,6 +50,8 @@ from common import (
     markdown_table,
     measure_interleaved,
     peak_rss,
+    print_notes,
+    print_table,
     reset_peak_rss,
     versions as run_versions,
 )
@@ -390,16 +391,8 @@ def main(argv: list[str] | None = None) -> int:
         f"whole run {elapsed:,.0f} s",
     ]
 
-    table = Table(title=title)
-    for header in headers:
-        table.add_column(header, justify="left" if header in ("query", "engine") else "right", overflow="fold")
-    for row in rows_out:
-        table.add_row(*row)
-    console.print(table)
-    for line in notes:
-        console.print(f"  {line}", markup=False, highlight=False)
-    for line in misses:
-        console.print(f"[bold red]TARGET MISSED[/] {line}", highlight=False)
+    print_table(console, title, headers, rows_out, left=("query", "engine"))
+    print_notes(console, notes, misses)
 
     args.out.mkdir(parents=True, exist_ok=True)
     chart = args.out / "scale.png"
