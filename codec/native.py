@@ -750,8 +750,28 @@ EXPLODE_NULL, EXPLODE_ARRAY, EXPLODE_OBJECT, EXPLODE_OTHER = 0, 1, 2, 3
 """The kinds of row :func:`explode_native` tells apart: SQL NULL, array, object, another value."""
 
 
+def container_kinds_native(metadata: pa.Array | pa.ChunkedArray, value: pa.Array | pa.ChunkedArray) -> tuple[Any, Any]:
+    """Per row, the kind of its value (:data:`EXPLODE_ARRAY`, ...) and the number of its elements
+    or fields, as uint8 and int32 NumPy arrays: :func:`explode_native`'s first pass alone.
+
+    Raises:
+        NativeUnsupportedError: as :func:`extract_native`.
+        MalformedVariantError: damaged bytes, naming the row and byte offset.
+    """
+    import numpy as np
+
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    _, pieces = _pieces(metadata, value)
+    try:
+        kinds_bytes, counts_bytes = _native.explode(pieces, 0, 0)
+    except _native.KernelError as exc:
+        raise _extract_error(exc.args) from None
+    return np.frombuffer(kinds_bytes, dtype=np.uint8), np.frombuffer(counts_bytes, dtype=np.int32)
+
+
 def explode_native(
-    metadata: pa.Array | pa.ChunkedArray, value: pa.Array | pa.ChunkedArray
+    metadata: pa.Array | pa.ChunkedArray, value: pa.Array | pa.ChunkedArray, *, keys: bool = True
 ) -> tuple[Any, Any, pa.BinaryArray, pa.StringArray]:
     """Every row's top-level array or object taken apart, in C: the elements of an array and the
     fields of an object (in stored order), for ``variant_explode`` and casts to arrays, maps and
@@ -771,6 +791,7 @@ def explode_native(
     Args:
         metadata: every row's metadata, of the kinds :func:`extract_native` reads.
         value: every row's value, of the same kinds and length.
+        keys: take the objects' keys too (else every key is NULL, and no pass reads them).
 
     Returns:
         ``(kinds, counts, values, keys)``: per row, its kind (:data:`EXPLODE_ARRAY`, ...) and
@@ -785,18 +806,16 @@ def explode_native(
 
     if _native is None:
         raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    kinds, counts = container_kinds_native(metadata, value)
+    total = int(counts.sum(dtype=np.int64))
+    if total > (1 << 31) - 1:
+        raise VariantTooLargeError(f"{total} elements do not fit one Arrow array; explode smaller batches")
     _, pieces = _pieces(metadata, value)
+    arrays = []
     try:
-        kinds_bytes, counts_bytes = _native.explode(pieces, 0, 0)
-        kinds = np.frombuffer(kinds_bytes, dtype=np.uint8)
-        counts = np.frombuffer(counts_bytes, dtype=np.int32)
-        total = int(counts.sum(dtype=np.int64))
-        if total > (1 << 31) - 1:
-            raise VariantTooLargeError(f"{total} elements do not fit one Arrow array; explode smaller batches")
-        arrays = []
-        for mode, arrow_type in ((1, pa.binary()), (2, pa.string())):
+        for mode, arrow_type in ((1, pa.binary()), (2, pa.string()))[: 2 if keys else 1]:
             null_count, validity, offsets, data = _native.explode(pieces, total, mode)
             arrays.append(pa.Array.from_buffers(arrow_type, total, [validity, offsets, data], null_count))
     except _native.KernelError as exc:
         raise _extract_error(exc.args) from None
-    return kinds, counts, arrays[0], arrays[1]
+    return kinds, counts, arrays[0], arrays[1] if keys else pa.nulls(total, pa.string())

@@ -71,7 +71,14 @@ from vpush.codec.java_format import (
 )
 from vpush.codec.json import to_json
 from vpush.codec.metadata import VariantMetadata
-from vpush.codec.native import EXPLODE_ARRAY, EXPLODE_NULL, EXPLODE_OBJECT, explode_native, extract_native
+from vpush.codec.native import (
+    EXPLODE_ARRAY,
+    EXPLODE_NULL,
+    EXPLODE_OBJECT,
+    container_kinds_native,
+    explode_native,
+    extract_native,
+)
 from vpush.codec.path import VariantPath, extract, extract_column, get_field
 from vpush.codec.value import Variant
 from vpush.exec.errors import ExecutionError
@@ -962,7 +969,8 @@ def _cast_nested_column(metadata: pa.Array, value: pa.Array, target: SparkType, 
     objects apart, the values inside are cast as one column each (a struct's fields are taken
     out by name with the extraction kernel), and the results are put back together."""
     n = len(value)
-    kinds, counts, values, keys = explode_native(metadata, value)
+    # A struct takes its fields out by name: it needs only each row's kind.
+    kinds, counts = container_kinds_native(metadata, value)
     wanted = EXPLODE_ARRAY if isinstance(target, ArrayType) else EXPLODE_OBJECT
     valid = kinds == wanted
     # A variant null is NULL whatever the target; any other value of another kind fails.
@@ -983,6 +991,7 @@ def _cast_nested_column(metadata: pa.Array, value: pa.Array, target: SparkType, 
             found_metadata, found_value = extract_native(metadata, value, (field.name,)).flatten()
             fields.append(_cast_column(found_metadata, found_value, field.type, strict, time_zone))
         return pa.StructArray.from_arrays(fields, fields=[pa.field(f.name, a.type) for f, a in zip(target.fields, fields)], mask=mask)
+    _, _, values, keys = explode_native(metadata, value, keys=isinstance(target, MapType))
     # Only the elements of the rows of the wanted kind; others count none.
     parents = np.repeat(np.arange(n, dtype=np.int64), counts)
     keep = valid[parents]
