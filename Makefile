@@ -60,6 +60,7 @@ bench: setup
 
 lint: setup
 	$(PY) -m mypy vpush codec optimizer exec
+	$(PY) -m mypy bench  # a run of its own: bench/codec.py would clash with the codec package
 
 clean:
 	rm -rf build .pytest_cache .mypy_cache .hypothesis

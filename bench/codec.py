@@ -121,16 +121,14 @@ def _timed(lines: list[Line], runners: list[Runner], repeat: int) -> list[Any]:
 
 def _differ_from_duckdb(path: Path, ours: pa.StructArray, con: duckdb.DuckDBPyConnection) -> int:
     """How many of the first rows differ, by value, from DuckDB's reading."""
-    theirs = (
-        con.execute(
-            f"SELECT variant_to_parquet_variant({COLUMN})::STRUCT(metadata BLOB, value BLOB) AS v "
-            f"FROM read_parquet(?) LIMIT {CHECKED_ROWS}",
-            [str(path)],
-        )
-        .to_arrow_table()
-        .column("v")
-        .to_pylist()
-    )
+    table = con.execute(
+        f"SELECT variant_to_parquet_variant({COLUMN})::STRUCT(metadata BLOB, value BLOB) AS v "
+        f"FROM read_parquet(?) LIMIT {CHECKED_ROWS}",
+        [str(path)],
+    ).to_arrow_table()
+    if table is None:
+        raise RuntimeError("DuckDB returned no result for its reading of the file")
+    theirs = table.column("v").to_pylist()
     differ = 0
     for a, b in zip(theirs, ours.slice(0, CHECKED_ROWS).to_pylist()):
         same = a is None and b is None
@@ -227,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
             def noop(expression: str) -> Callable[[], None]:
                 return lambda: frame.selectExpr(expression).write.format("noop").mode("overwrite").save()
 
-            jobs = [("rebuild", "SELECT event -> noop sink", COLUMN, None)]
+            jobs: list[tuple[str, str, str, str | None]] = [("rebuild", "SELECT event -> noop sink", COLUMN, None)]
             jobs += [(f"extract {p}", f"variant_get(event, '{p}', '{t}') -> noop sink",
                       f"variant_get({COLUMN}, '{p}', '{t}')", f"variant_get({COLUMN}, '{p}', '{t}')")
                      for p, t, _, _ in PATHS]  # fmt: skip
