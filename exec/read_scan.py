@@ -356,7 +356,10 @@ def prefetch(batches: Iterator[pa.RecordBatch], depth: int = PREFETCH_BATCHES) -
             yield item
     finally:
         stop.set()
-        worker.join()
+        # Closed on its own reading thread (its last reference dropped there), the thread is
+        # this one and stops by itself once this returns.
+        if worker is not threading.current_thread():
+            worker.join()
 
 
 def scan_reader(scan: Scan, part: ScanPart | None = None, *, defer: bool = False) -> pa.RecordBatchReader:

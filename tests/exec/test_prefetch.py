@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pyarrow as pa
 import pytest
@@ -51,3 +52,28 @@ def test_stopping_early_ends_the_thread_and_closes_the_source() -> None:
     stream.close()
     assert closed.wait(5)
     assert threading.active_count() == before
+
+
+def test_closed_on_its_own_thread() -> None:
+    """The last reference to a scan's stream may go on its reading thread (a failed query leaves
+    it to the garbage collector there): closing it there must not try to join that thread."""
+    held: dict[str, Any] = {}
+    received, closed = threading.Event(), threading.Event()
+
+    def source() -> Iterator[pa.RecordBatch]:
+        yield _batch(0)
+        received.wait(10)  # the consumer holds the first batch and waits in no call of the stream
+        try:
+            held["stream"].close()  # on the reading thread, as the garbage collector would
+        except BaseException as exc:  # noqa: BLE001 - recorded for the assertion below
+            held["error"] = exc
+        finally:
+            closed.set()
+        yield _batch(1)
+
+    stream = prefetch(source(), depth=1)
+    held["stream"] = stream
+    assert next(stream).column(0)[0].as_py() == 0, "The first batch arrives"
+    received.set()
+    assert closed.wait(10), "The reading thread reached the close"
+    assert "error" not in held, f"Closing on the reading thread raised {held.get('error')!r}"
