@@ -33,6 +33,7 @@ from sqlglot.dialects.spark import Spark
 from sqlglot.generators.spark import SparkGenerator
 from sqlglot.parser import Parser
 from sqlglot.parsers.spark import SparkParser
+from sqlglot.parsers.spark2 import build_as_cast
 from sqlglot.tokens import Token, TokenType
 
 from vpush.codec.errors import VariantPathError
@@ -78,7 +79,7 @@ _MAX_JSON_PATH_INDEX = 2**63 - 1
 # Meta keys on exp.Struct / exp.PropertyEQ: how the user wrote a struct, so that rendering keeps
 # Spark's names (a struct(...) column is named after its arguments as written).
 _NAMED_STRUCT = "vpush_named_struct"
-_IMPLICIT_NAME = "vpush_implicit_name"
+IMPLICIT_NAME = _IMPLICIT_NAME = "vpush_implicit_name"
 
 
 # --------------------------------------------------------------------------------------------
@@ -615,6 +616,134 @@ def _spelled(name: str) -> t.Callable[[list[exp.Expr]], exp.Expr]:
     return build
 
 
+# Spark functions that sqlglot parses with a parser of their own (for `substring(x FROM 1)`,
+# `position(a IN b)`, ...): their names are recorded too.
+_TRACED_PARSERS = frozenset({
+    "CEIL", "FLOOR", "SUBSTR", "SUBSTRING", "POSITION", "TRIM", "INITCAP", "CHAR", "CHR", "OVERLAY",
+    "LISTAGG", "STRING_AGG", "PERCENTILE", "PERCENTILE_APPROX", "APPROX_PERCENTILE", "DECODE",
+    "EXTRACT", "MAX_BY", "MIN_BY",
+})
+
+TYPED_LITERAL = "vpush_typed_literal"
+"""The meta key marking a ``Cast`` that the user wrote as a typed literal (``DATE '2024-01-02'``):
+Spark names it after its value, where a ``CAST`` is named ``CAST(... AS DATE)``."""
+
+
+def _typed_literal(parser: Parser, this: exp.Expr, to: exp.DataType) -> exp.Expr:
+    cast = parser.expression(exp.Cast(this=this, to=to))
+    cast.meta[TYPED_LITERAL] = True
+    return cast
+
+
+WRITTEN_UNIT = "vpush_written_unit"
+"""The meta key under which ``extract(hour FROM ts)`` keeps its unit as written."""
+
+SPARK_CALL = "vpush_spark_call"
+"""The meta key under which a function call keeps how the user wrote it: ``(name, arguments)``,
+the name lower-cased as written (``nvl``, not sqlglot's ``coalesce``), the arguments each as a
+path of ``(arg_key, index)`` steps from the call to the argument as parsed, or a copy of a
+literal argument (a builder may turn one into something else: ``date_trunc('HOUR', ...)``),
+or None where the builder dropped it; ``arguments`` is None for a call parsed by a parser of its
+own (``substring(x FROM 1)``). Spark names a column after the call as written, and vpush
+answers on DuckDB only for the functions whose Spark semantics it knows by name."""
+
+ArgumentTrace = t.Union[tuple[tuple[str, t.Optional[int]], ...], exp.Literal, None]
+
+
+def _trace(call: exp.Expr, argument: exp.Expr) -> ArgumentTrace:
+    """How to find ``argument`` again from ``call`` (see :data:`SPARK_CALL`)."""
+    if isinstance(argument, exp.Literal):
+        return argument.copy()
+    steps: list[tuple[str, int | None]] = []
+    node: exp.Expr | None = argument
+    while node is not None and node is not call:
+        if node.arg_key is None:
+            return None
+        steps.append((node.arg_key, node.index))
+        node = node.parent
+    return tuple(reversed(steps)) if node is call else None
+
+
+def _traced(name: str, build: t.Callable[..., exp.Expr]) -> t.Callable[..., exp.Expr]:
+    """A FUNCTIONS entry that builds what ``build`` builds and records the call as written."""
+
+    def traced(args: list[exp.Expr], dialect: t.Any) -> exp.Expr:
+        # The parser calls a builder with the dialect when one without it raises TypeError:
+        # so does this, for the builder it wraps.
+        try:
+            node = build(args)
+        except TypeError:
+            node = build(args, dialect=dialect)
+        if isinstance(node, exp.Expr) and not any(node is a for a in args):
+            node.meta[SPARK_CALL] = (name.lower(), tuple(_trace(node, a) for a in args))
+        return node
+
+    return traced
+
+
+def _traced_parser(name: str, parse: t.Callable[[Parser], exp.Expr | None]) -> t.Callable[[Parser], exp.Expr | None]:
+    """A FUNCTION_PARSERS entry that records the function's name as written."""
+
+    def traced(parser: Parser) -> exp.Expr | None:
+        start = parser._index
+        node = parse(parser)
+        if isinstance(node, exp.Expr):
+            written = name.lower()
+            if written == "position" and any(
+                token.token_type == TokenType.IN for token in parser._tokens[start : parser._index]
+            ):
+                written = "locate"  # Spark names `position(a IN b)` as `locate(a, b, 1)`
+            node.meta[SPARK_CALL] = (written, None)
+            if written == "extract" and start < len(parser._tokens):
+                node.meta[WRITTEN_UNIT] = parser._tokens[start].text  # Spark prints it as written
+        return node
+
+    return traced
+
+
+PARSED_ARGUMENTS: dict[type[exp.Expr], tuple[str, ...]] = {
+    exp.Substring: ("this", "start", "length"), exp.Floor: ("this", "decimals"), exp.Ceil: ("this", "decimals"),
+    exp.Trim: ("this", "expression", "position"), exp.StrPosition: ("substr", "this", "position"),
+    exp.GroupConcat: ("this", "separator"), exp.Quantile: ("this", "quantile"), exp.ArgMax: ("this", "expression"),
+    exp.ArgMin: ("this", "expression"),
+}
+"""The arguments, in Spark's order, of the calls that sqlglot parses with a parser of their own
+(``substring(x FROM 1 FOR 2)``, ``trim(BOTH 'x' FROM s)``)."""
+
+
+def call_arguments(node: exp.Expr) -> list[exp.Expr | None] | None:
+    """The arguments of a traced call, in the order the user wrote them (a literal as written;
+    None for one the builder dropped), or None for a call whose arguments were not traced."""
+    if isinstance(node, exp.Anonymous):
+        return list(node.expressions)
+    call = node.meta.get(SPARK_CALL) if node.meta else None
+    if call is None or call[1] is None:
+        return None
+    out: list[exp.Expr | None] = []
+    for trace in call[1]:
+        if trace is None or isinstance(trace, exp.Expr):
+            out.append(trace)
+            continue
+        current: t.Any = node
+        for key, index in trace:
+            current = current.args.get(key) if isinstance(current, exp.Expr) else None
+            if index is not None:
+                current = current[index] if isinstance(current, list) and index < len(current) else None
+        out.append(current if isinstance(current, exp.Expr) else None)
+    return out
+
+
+def call_name(node: exp.Expr) -> str | None:
+    """The lower-cased name of the function the user called, for a traced call or one sqlglot
+    does not know (:class:`sqlglot.exp.Anonymous`)."""
+    if isinstance(node, exp.Anonymous):
+        return node.name.lower()
+    if not isinstance(node, exp.Expr):
+        return None
+    call = node.meta.get(SPARK_CALL) if node.meta else None
+    return None if call is None else str(call[0])
+
+
 def _build_named_struct(args: list[exp.Expr]) -> exp.Expr:
     struct = SparkParser.FUNCTIONS["NAMED_STRUCT"](args)
     struct.meta[_NAMED_STRUCT] = True
@@ -634,11 +763,28 @@ class VpushSparkParser(SparkParser):
     STRICT_CAST = True
     COLON_IS_VARIANT_EXTRACT = True
     FUNCTIONS = {
-        **SparkParser.FUNCTIONS,
-        **_FUNCTIONS,
-        "NAMED_STRUCT": _build_named_struct,
-        "LOG10": _spelled("LOG10"),
-        "LOG2": _spelled("LOG2"),
+        name: _traced(name, build)
+        for name, build in {
+            **SparkParser.FUNCTIONS,
+            **_FUNCTIONS,
+            "NAMED_STRUCT": _build_named_struct,
+            "LOG10": _spelled("LOG10"),
+            "LOG2": _spelled("LOG2"),
+            # Spark's casts by type name that sqlglot's Spark parser does not know
+            **{name: build_as_cast(name) for name in ("BIGINT", "SMALLINT", "TINYINT", "BINARY")},
+            "DECIMAL": build_as_cast("DECIMAL(10, 0)"),
+        }.items()
+    }
+    FUNCTION_PARSERS = {
+        name: _traced_parser(name, parse) if name in _TRACED_PARSERS else parse
+        for name, parse in SparkParser.FUNCTION_PARSERS.items()
+    }
+    TYPE_LITERAL_PARSERS = {
+        **SparkParser.TYPE_LITERAL_PARSERS,
+        **{
+            d: _typed_literal
+            for d in (exp.DType.DATE, exp.DType.TIMESTAMP, exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPNTZ, exp.DType.TIMESTAMPLTZ)
+        },
     }
     TYPE_CONVERTERS = {
         **SparkParser.TYPE_CONVERTERS,
@@ -812,6 +958,29 @@ class VpushSparkGenerator(SparkGenerator):
     TRANSFORMS = {**SparkGenerator.TRANSFORMS, VariantGet: _variant_get_sql}
     # Hive's mapping writes TIME as TIMESTAMP; Spark 4.1+ has a TIME type of its own.
     TYPE_MAPPING = {**SparkGenerator.TYPE_MAPPING, exp.DType.TIME: "TIME"}
+
+    def sql(self, expression: str | exp.Expr | None, key: str | None = None, comment: bool = True) -> str:
+        # A Spark function call is written back as the user wrote it: sqlglot's round trip of some
+        # is another function (listagg(x) as string_agg(x, ','), to_char(d, fmt) as a cast).
+        if not key and isinstance(expression, exp.Expr) and expression.meta and SPARK_CALL in expression.meta:
+            written = self._as_written(expression)
+            if written is not None:
+                return written
+        return super().sql(expression, key, comment)
+
+    def _as_written(self, expression: exp.Expr) -> str | None:
+        if isinstance(expression, (exp.Struct, exp.Cast, exp.TryCast)) or type(expression).__name__ in __all__:
+            return None
+        arguments = call_arguments(expression)
+        if arguments is None and type(expression) in PARSED_ARGUMENTS:
+            arguments = [expression.args.get(k) for k in PARSED_ARGUMENTS[type(expression)]]
+            while arguments and arguments[-1] is None:
+                arguments.pop()
+        if arguments is None or any(a is None or not isinstance(a, exp.Expr) for a in arguments):
+            return None
+        if isinstance(expression, exp.Trim) and len(arguments) > 1:
+            return None  # trim(BOTH 'x' FROM s): sqlglot writes it as Spark reads it
+        return self.func(str(call_name(expression)), *arguments)
 
     def datatype_sql(self, expression: exp.DataType) -> str:
         # Hive's generator drops temporal precision; Spark's TIME(p) keeps p (0..9) digits.

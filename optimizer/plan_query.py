@@ -35,6 +35,7 @@ from vpush.optimizer.rewrite_variants import (
     scan_relation,
     supported_target,
 )
+from vpush.optimizer.spark_functions import check_functions
 from vpush.optimizer.spark_semantics import SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name
 from vpush.optimizer.variant_types import VARIANT, SparkType
 
@@ -183,6 +184,11 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             f"{unsupported.sql(dialect=VpushSpark)}: Spark's variant functions are not supported yet "
             "on the DuckDB engine (see the README's status table; the Spark engine runs them)"
         )
+    if refusal is None:
+        try:
+            check_functions(expression)
+        except OptimizeError as exc:
+            refusal = exc
     cte_names = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
     found: list[tuple[exp.Table, Table, list[FileInfo], pa.Schema, list[FilePruning], list[Extraction]]] = []
     for node in list(expression.find_all(exp.Table)):

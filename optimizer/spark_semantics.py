@@ -22,6 +22,8 @@ placed on a scan are rewritten, so those count as typed by their target.
 """
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Callable, Mapping
 
 import pyarrow as pa
@@ -29,9 +31,10 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from vpush.codec.java_format import format_java_double
-from vpush.optimizer.dialect import VariantExplode, VariantGet, VpushSpark
+from vpush.optimizer.dialect import IMPLICIT_NAME, TYPED_LITERAL, WRITTEN_UNIT, VariantExplode, VariantGet, VpushSpark, call_arguments, call_name
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.variant_types import (
     MAX_DECIMAL_PRECISION,
     VARIANT,
@@ -296,6 +299,11 @@ class _Typer:
         return self.types[key]
 
     def _type(self, node: exp.Expr) -> SparkType | None:
+        called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
+        if called is not None:
+            typed = self._call_type(node, called)
+            if typed is not None:
+                return typed
         if isinstance(node, exp.Column):
             return self.column(node) if not isinstance(node.this, exp.Star) else None
         if isinstance(node, (exp.Paren, exp.Alias, exp.Neg)):
@@ -322,14 +330,14 @@ class _Typer:
         if isinstance(node, exp.Count):
             return _BIGINT
         if isinstance(node, exp.Sum):
-            arg = self.of(node.this)
+            arg = self.of(_distinct_argument(node.this))
             if _is_integral(arg):
                 return _BIGINT
             if isinstance(arg, DecimalType):
                 return _bounded(arg.precision + 10, arg.scale)
             return _DOUBLE if _is_fractional(arg) else None
         if isinstance(node, exp.Avg):
-            arg = self.of(node.this)
+            arg = self.of(_distinct_argument(node.this))
             if isinstance(arg, DecimalType):
                 return _bounded(arg.precision + 4, arg.scale + 4)
             return _DOUBLE if _is_integral(arg) or _is_fractional(arg) else None
@@ -355,6 +363,23 @@ class _Typer:
             return _DOUBLE
         return None
 
+    def _call_type(self, node: exp.Expr, called: str) -> SparkType | None:
+        """The Spark type of a call to a function of :data:`SPARK_FUNCTIONS` that Spark types
+        differently from DuckDB, by its name."""
+        if called in _INT_FUNCTIONS:
+            return _INT
+        if called in _DOUBLE_FUNCTIONS:
+            return _DOUBLE
+        if called in ("add_months", "last_day"):
+            return AtomicType("date")
+        if called in ("floor", "ceil", "ceiling"):
+            arguments = call_arguments(node) or [node.this]
+            source = self.of(arguments[0]) if arguments and arguments[0] is not None else None
+            if isinstance(source, DecimalType):
+                return _bounded(source.precision - source.scale + 1, 0)
+            return _BIGINT if _is_integral(source) or _is_fractional(source) else None
+        return None
+
     def _arithmetic(self, node: exp.Binary) -> SparkType | None:
         left, right = self.of(node.this), self.of(node.expression)
         if _is_integral(left) and _is_integral(right):
@@ -375,6 +400,56 @@ class _Typer:
         if isinstance(node, exp.Mod):
             return _adjusted(min(a.precision - a.scale, b.precision - b.scale) + scale, scale)
         return _adjusted(max(a.precision - a.scale, b.precision - b.scale) + scale + 1, scale)
+
+
+# Spark functions whose result is an int where DuckDB's is a bigint, and a double where DuckDB's
+# is an integer.
+_INT_FUNCTIONS = frozenset({"extract", "date_part", "datepart", "unix_date", "instr", "locate", "position", "levenshtein", "bit_length", "char_length",
+                            "character_length", "len", "length", "size", "cardinality", "array_size"})
+_DOUBLE_FUNCTIONS = frozenset({"sign", "signum"})
+
+
+def _integer_literal(node: exp.Expr) -> int | None:
+    """The value of an integer literal (``2``, ``-1``), else None."""
+    if isinstance(node, exp.Neg):
+        inner = _integer_literal(node.this)
+        return None if inner is None else -inner
+    if isinstance(node, exp.Literal) and not node.is_string and node.this.lstrip("-").isdigit():
+        return int(node.this)
+    return None
+
+
+def _spark_substring(node: exp.Substring) -> exp.Expr:
+    """``substr(s, pos, len)`` as Spark's ``UTF8String.substringSQL``: a position of 0 is 1, a
+    negative one counts from the end, and a length that ends before the start gives ''."""
+    text, position = node.this, node.args["start"]
+    length = node.args.get("length") or exp.Literal.number(2147483647)
+    chars = exp.Length(this=text.copy())
+    start = exp.Case(
+        ifs=[
+            exp.If(this=exp.GT(this=position.copy(), expression=exp.Literal.number(0)),
+                   true=exp.Sub(this=exp.cast(position.copy(), exp.DataType.build("BIGINT")), expression=exp.Literal.number(1))),
+            exp.If(this=exp.LT(this=position.copy(), expression=exp.Literal.number(0)),
+                   true=exp.Add(this=exp.cast(chars, exp.DataType.build("BIGINT")), expression=position.copy())),
+        ],
+        default=exp.cast(exp.Literal.number(0), exp.DataType.build("BIGINT")),
+    )
+    end = exp.Add(this=start.copy(), expression=exp.cast(length.copy(), exp.DataType.build("BIGINT")))
+    first = exp.Greatest(this=start, expressions=[exp.Literal.number(0)])
+    piece = exp.Substring(
+        this=text,
+        start=exp.Add(this=first.copy(), expression=exp.Literal.number(1)),
+        length=exp.Sub(this=end.copy(), expression=first.copy()),
+    )
+    empty = exp.And(this=exp.GTE(this=first, expression=end), expression=exp.Not(this=exp.Is(this=text.copy(), expression=exp.Null())))
+    return exp.Case(ifs=[exp.If(this=empty, true=exp.Literal.string(""))], default=piece)
+
+
+def _distinct_argument(node: exp.Expr) -> exp.Expr:
+    """The argument of ``sum(DISTINCT x)``: ``x``."""
+    if isinstance(node, exp.Distinct) and len(node.expressions) == 1:
+        return node.expressions[0]
+    return node
 
 
 def _literal_type(node: exp.Literal) -> SparkType | None:
@@ -423,6 +498,11 @@ class _Rewriter:
     def visit(self, node: exp.Expr) -> exp.Expr:
         of = self.typer.of
         result = of(node)
+        called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
+        if called is not None:
+            rewritten = self._spark_function(node, called, result)
+            if rewritten is not None:
+                return rewritten
         if isinstance(node, exp.Cast) and not isinstance(node.this, VariantGet) and of(node.this) == VARIANT:
             if result == VARIANT:
                 return node.this
@@ -553,6 +633,89 @@ class _Rewriter:
             return node
         return node
 
+    def _spark_function(self, node: exp.Expr, called: str, result: SparkType | None) -> exp.Expr | None:
+        """A call to a function of :data:`SPARK_FUNCTIONS` as DuckDB gives Spark's answer, where
+        that takes more than the call sqlglot writes; None where it takes nothing more."""
+        arguments = call_arguments(node)
+        if arguments is None and type(node) in PARSED_ARGUMENTS:
+            arguments = [node.args.get(k) for k in PARSED_ARGUMENTS[type(node)]]
+        if called in ("isnull", "isnotnull") and arguments and arguments[0] is not None:
+            test: exp.Expr = exp.Is(this=arguments[0], expression=exp.Null())
+            return exp.Paren(this=exp.Not(this=test) if called == "isnotnull" else test)
+        if called in ("every", "some") and arguments and arguments[0] is not None:
+            return exp.Anonymous(this="bool_and" if called == "every" else "bool_or", expressions=[arguments[0]])
+        if called in ("extract", "date_part", "datepart"):
+            unit_node = node.expressions[0] if isinstance(node, exp.Anonymous) and node.expressions else node.this
+            unit = unit_node.name.lower() if isinstance(unit_node, (exp.Var, exp.Literal)) else ""
+            if unit.startswith("sec") or unit in ("s", "epoch") or not unit:
+                raise OptimizeError(
+                    f"{called}({unit or '...'}): the DuckDB engine does not give Spark's decimal seconds yet; "
+                    "the Spark engine runs it", error_class="VPUSH_UNSUPPORTED_FUNCTION",
+                )
+        if called == "date_trunc" and isinstance(node, exp.TimestampTrunc) and self.typer.of(node.this) == AtomicType("date"):
+            # Spark truncates a date as the timestamp of its midnight in the session time zone
+            node.set("this", exp.cast(node.this, exp.DataType.build("TIMESTAMPTZ")))
+            return node
+        if called in ("floor", "ceil", "ceiling") and arguments and arguments[0] is not None and _is_integral(self.typer.of(arguments[0])):
+            return exp.cast(arguments[0], exp.DataType.build("BIGINT"))  # Spark's floor of an integer is itself
+        if called in ("sign", "signum") and arguments and arguments[0] is not None and _is_fractional(self.typer.of(arguments[0])):
+            # Math.signum keeps a zero's sign and NaN; DuckDB's sign gives 0 for both
+            value = arguments[0]
+            keep = exp.Or(this=exp.EQ(this=value.copy(), expression=exp.Literal.number(0)),
+                          expression=exp.Anonymous(this="isnan", expressions=[value.copy()]))
+            signed = exp.Case(ifs=[exp.If(this=keep, true=value.copy())], default=exp.Anonymous(this="sign", expressions=[value]))
+            return exp.cast(signed, exp.DataType.build("DOUBLE"))
+        if called == "round" and arguments and arguments[0] is not None and _is_fractional(self.typer.of(arguments[0])):
+            return self._round_fractional(arguments[0], arguments[1] if len(arguments) > 1 else None)
+        if called in ("substr", "substring") and isinstance(node, exp.Substring):
+            return _spark_substring(node)
+        if called in ("listagg", "string_agg") and isinstance(node, exp.GroupConcat) and node.args.get("separator") is None:
+            node.set("separator", exp.Literal.string(""))  # Spark's default delimiter is none at all
+            return node
+        if called == "regexp_replace" and arguments and len(arguments) > 2:
+            replacement = arguments[2]
+            if not (isinstance(replacement, exp.Literal) and replacement.is_string and not set(replacement.name) & {"$", "\\"}):
+                # Java's replacement refers to groups as $1 (and escapes with a backslash), RE2's as \1
+                raise OptimizeError(
+                    "regexp_replace: the DuckDB engine takes only a literal replacement without group references "
+                    "($n) or backslashes; the Spark engine runs this one",
+                    error_class="VPUSH_UNSUPPORTED_FUNCTION",
+                )
+        if called == "e":
+            return exp.cast(exp.Literal.number(repr(math.e)), exp.DataType.build("DOUBLE"))  # Java's Math.E
+        if called == "std" and arguments and arguments[0] is not None:
+            return exp.Stddev(this=arguments[0])
+        if called == "negative" and arguments and arguments[0] is not None:
+            return exp.Neg(this=exp.Paren(this=arguments[0]))
+        if called == "positive" and arguments and arguments[0] is not None:
+            return exp.Paren(this=arguments[0])
+        if called in _INT_FUNCTIONS or called in _DOUBLE_FUNCTIONS or called in ("add_months", "floor", "ceil", "ceiling"):
+            if result is not None and not isinstance(node.parent, (exp.Window, exp.Filter)):
+                return exp.cast(node, _sql_type(result))
+        return None
+
+    def _round_fractional(self, value: exp.Expr, scale: exp.Expr | None) -> exp.Expr:
+        """Spark's ``round`` of a double or float: HALF_UP on the number as Java prints it
+        (``round(0.285, 2)`` is 0.29, where rounding the binary value gives 0.28)."""
+        places = 0 if scale is None else _integer_literal(scale)
+        if places is None or not -20 <= places <= 18:
+            raise OptimizeError(
+                f"round({value.sql(dialect=VpushSpark)}, ...): the DuckDB engine rounds a double only to a literal "
+                "number of places from -20 to 18; the Spark engine runs it",
+                error_class="VPUSH_UNSUPPORTED_FUNCTION",
+            )
+        source = self.typer.of(value)
+        target = exp.DataType.build("FLOAT" if source == AtomicType("float") else "DOUBLE")
+        text = self._java_text(value.copy())
+        exact = exp.cast(exp.cast(text, exp.DataType.build("DECIMAL(38, 18)")), exp.DataType.build("DECIMAL(38, 18)"))
+        rounded = exp.cast(exp.Round(this=exact, decimals=exp.Literal.number(places)), target)
+        # NaN and the infinities stay; from 1e17 up a double has no fraction digits to round
+        untouched = exp.Or(
+            this=exp.Anonymous(this="isnan", expressions=[value.copy()]),
+            expression=exp.GTE(this=exp.Abs(this=value.copy()), expression=exp.Literal.number("1e17")),
+        )
+        return exp.Case(ifs=[exp.If(this=untouched, true=exp.cast(value, target))], default=rounded)
+
     def _to_double(self, node: exp.Expression) -> exp.Expression:
         """``node`` as a double. Spark's ``SimplifyCasts`` folds an integer cast to float and then
         to double into one cast to double, skipping the float's rounding: so does this."""
@@ -614,6 +777,12 @@ class _Rewriter:
             )
         if isinstance(agg, exp.Sum) and isinstance(result, DecimalType):
             return exp.cast(node, _sql_type(result))
+        if isinstance(agg, exp.Avg) and isinstance(result, DecimalType) and isinstance(agg.this, exp.Distinct):
+            raise OptimizeError(
+                f"{agg.sql(dialect=VpushSpark)}: the DuckDB engine does not give Spark's exact average of "
+                "distinct decimals yet; the Spark engine runs it",
+                error_class="VPUSH_UNSUPPORTED_FUNCTION",
+            )
         if isinstance(agg, exp.Avg) and isinstance(result, DecimalType) and isinstance(arg, DecimalType):
             return self._decimal_average(agg.this, arg, result, over)
         return node
@@ -843,6 +1012,11 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     """
     if isinstance(node, VariantGet) or (isinstance(node, exp.Cast) and isinstance(node.this, VariantGet)):
         return _extraction_name(node, top)
+    called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
+    if called is not None and called in SPARK_FUNCTIONS and called != "count":  # count(*) is count(1): below
+        return _traced_call_name(node, called)
+    if isinstance(node, exp.Cast) and node.meta.get(TYPED_LITERAL) and isinstance(node.this, exp.Literal):
+        return _typed_literal_name(node)
     if isinstance(node, exp.Column):
         return None if isinstance(node.this, exp.Star) else node.name
     if isinstance(node, exp.Paren):
@@ -866,6 +1040,9 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     if isinstance(node, exp.Not):
         inner = spark_name(node.this, top=False)
         return None if inner is None else f"(NOT {inner})"
+    operator = _operator_name(node)
+    if operator is not None:
+        return operator or None
     symbol = _BINARY_SYMBOLS.get(type(node))
     if symbol is not None:
         left, right = spark_name(node.this, top=False), spark_name(node.expression, top=False)
@@ -927,7 +1104,155 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         return _call("round", [node.this, node.args.get("decimals") or exp.Literal.number(0)])
     if isinstance(node, exp.Replace):
         return _call("replace", [node.this, node.expression, node.args.get("replacement")])
+    if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
+        inner_dot = spark_name(node.this, top=False)
+        return None if inner_dot is None else f"{inner_dot}.{node.expression.name}"
+    if isinstance(node, exp.Transform) and isinstance(node.expression, exp.Lambda):
+        return _call("transform", [node.this, node.expression])
+    if isinstance(node, exp.Lambda):
+        return _lambda_name(node)
     return None
+
+
+def _lambda_name(node: exp.Lambda) -> str | None:
+    """``x -> x + 1`` as Spark prints it: ``lambdafunction((namedlambdavariable() + 1), namedlambdavariable())``."""
+    variables = {v.name.lower() for v in node.expressions}
+    body = node.this.copy()
+    placeholder = exp.Anonymous(this="namedlambdavariable")
+    for ref in list(body.find_all(exp.Column, exp.Identifier)):
+        if ref.name.lower() in variables and not isinstance(ref.parent, exp.Column):
+            if ref is body:
+                body = placeholder.copy()
+            else:
+                ref.replace(placeholder.copy())
+    shown = spark_name(body, top=False)
+    if shown is None:
+        return None
+    return f"lambdafunction({', '.join([shown] + ['namedlambdavariable()'] * len(node.expressions))})"
+
+
+# Calls Spark prints with their first argument only (`first(i, true)` is `first(i)`).
+_FIRST_ARGUMENT_ONLY = frozenset({"first", "last", "first_value", "last_value", "any_value"})
+
+
+def _traced_call_name(node: exp.Expr, called: str) -> str | None:
+    """Spark's name of a call to a function of :data:`SPARK_FUNCTIONS`, from the call as the user
+    wrote it (see :data:`~vpush.optimizer.dialect.SPARK_CALL`)."""
+    rule = SPARK_FUNCTIONS[called]
+    if called == "datepart" and isinstance(node, exp.Anonymous) and len(node.expressions) == 2:
+        unit_part, source_part = (spark_name(a, top=False) for a in node.expressions)
+        return None if unit_part is None or source_part is None else f"datepart({unit_part} FROM {source_part})"
+    if called in ("extract", "datepart") and isinstance(node, exp.Extract):
+        unit = node.meta.get(WRITTEN_UNIT) or (node.this.name if isinstance(node.this, (exp.Var, exp.Literal)) else None)
+        source = spark_name(node.expression, top=False)
+        return None if unit is None or source is None else f"{called}({unit} FROM {source})"
+    arguments = call_arguments(node)
+    if arguments is None:
+        keys = PARSED_ARGUMENTS.get(type(node))
+        if keys is None:
+            return None
+        arguments = [node.args.get(k) for k in keys]
+        while arguments and arguments[-1] is None:
+            arguments.pop()
+    if called in _FIRST_ARGUMENT_ONLY:
+        arguments = arguments[:1]
+    if any(a is None for a in arguments):
+        return None
+    # struct(a, b): the fields the parser named after their expressions
+    arguments = [a.expression if isinstance(a, exp.PropertyEQ) and a.meta.get(IMPLICIT_NAME) else a for a in arguments]
+    if called in ("isnull", "isnotnull") and len(arguments) == 1:
+        inner = spark_name(arguments[0], top=False)  # type: ignore[arg-type]
+        return None if inner is None else f"({inner} IS {'NOT ' if called == 'isnotnull' else ''}NULL)"
+    if called == "positive" and len(arguments) == 1:
+        inner_positive = spark_name(arguments[0], top=False)  # type: ignore[arg-type]
+        return None if inner_positive is None else f"(+ {inner_positive})"
+    if called == "log" and len(arguments) == 1:
+        arguments = [exp.Anonymous(this="E"), *arguments]  # Spark's one-argument log is LOG(E(), x)
+    prefix = ""
+    if len(arguments) == 1 and isinstance(arguments[0], exp.Distinct):
+        prefix, arguments = "DISTINCT ", list(arguments[0].expressions)
+    names = [spark_name(a, top=False) for a in arguments if a is not None]
+    if any(n is None for n in names):
+        return None
+    missing = rule.defaults[max(0, len(names) - rule.least) :]
+    shown = [n for n in names if n is not None] + list(missing)
+    return f"{rule.shown or called}({prefix}{', '.join(shown)})"
+
+
+def _typed_literal_name(node: exp.Cast) -> str | None:
+    """``TIMESTAMP '2024-01-01 00:00:00'``: a typed literal as Spark prints it, its value
+    normalized (``DATE '2024-1-2'`` is ``DATE '2024-01-02'``); None for one with a zone, whose
+    printed value depends on the session's."""
+    text = node.this.name.strip()
+    match = _DATETIME_TEXT.match(text)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second, fraction, rest = match.groups()
+    date = f"{int(year):04d}-{int(month or 1):02d}-{int(day or 1):02d}"
+    to = node.to.this
+    if to == exp.DType.DATE:
+        return f"DATE '{date}'" if not hour else None
+    if rest:
+        return None
+    clock = f"{int(hour or 0):02d}:{int(minute or 0):02d}:{int(second or 0):02d}"
+    digits = (fraction or "").rstrip("0")
+    value = f"{date} {clock}" + (f".{digits}" if digits else "")
+    word = "TIMESTAMP_NTZ" if to == exp.DType.TIMESTAMPNTZ else "TIMESTAMP"
+    return f"{word} '{value}'"
+
+
+_DATETIME_TEXT = re.compile(
+    r"(\d{4})(?:-(\d{1,2})(?:-(\d{1,2})(?:[T ](\d{1,2})(?::(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?)?)?)?)?(.*)\Z"
+)
+
+
+def _operator_name(node: exp.Expr) -> str | None:
+    """Spark's name of a predicate or bitwise operator it prints in a form of its own
+    (``g LIKE a%``, ``between(i, 1, 3)``, ``(NOT (i = 1))`` for ``i != 1``); None for another
+    node, and an empty string for one whose operand has no known name."""
+
+    def named(*parts: exp.Expr | None) -> list[str] | None:
+        names = [spark_name(p, top=False) for p in parts if p is not None]
+        return None if any(n is None for n in names) else [str(n) for n in names]
+
+    negated = False
+    if isinstance(node, (exp.Like, exp.ILike)) and node.args.get("negate"):
+        negated = True
+    text: str | None
+    if isinstance(node, exp.Escape) and isinstance(node.this, exp.Like) and isinstance(node.expression, exp.Literal):
+        inner = _operator_name(node.this)
+        return f"{inner} ESCAPE '{node.expression.name}'" if inner else ""
+    if isinstance(node, exp.Like):
+        parts = named(node.this, node.expression)
+        text = None if parts is None else f"{parts[0]} LIKE {parts[1]}"
+    elif isinstance(node, exp.ILike):
+        parts = named(node.this, node.expression)
+        text = None if parts is None else f"ilike({parts[0]}, {parts[1]})"
+    elif isinstance(node, exp.RegexpLike) and call_name(node) is None:  # the rlike / regexp operator
+        parts = named(node.this, node.expression)
+        text = None if parts is None else f"RLIKE({parts[0]}, {parts[1]})"
+    elif isinstance(node, exp.Between):
+        parts = named(node.this, node.args.get("low"), node.args.get("high"))
+        text = None if parts is None else f"between({', '.join(parts)})"
+    elif isinstance(node, exp.In) and node.expressions and not node.args.get("query"):
+        parts = named(node.this, *node.expressions)
+        text = None if parts is None else f"({parts[0]} IN ({', '.join(parts[1:])}))"
+    elif isinstance(node, (exp.NEQ, exp.NullSafeNEQ)):
+        parts = named(node.this, node.expression)
+        symbol = "=" if isinstance(node, exp.NEQ) else "<=>"
+        text = None if parts is None else f"(NOT ({parts[0]} {symbol} {parts[1]}))"
+    elif isinstance(node, (exp.BitwiseXor, exp.BitwiseAnd, exp.BitwiseOr)):
+        parts = named(node.this, node.expression)
+        symbol = {exp.BitwiseXor: "^", exp.BitwiseAnd: "&", exp.BitwiseOr: "|"}[type(node)]
+        text = None if parts is None else f"({parts[0]} {symbol} {parts[1]})"
+    elif isinstance(node, exp.BitwiseNot):
+        parts = named(node.this)
+        text = None if parts is None else f"~{parts[0]}"
+    else:
+        return None
+    if text is None:
+        return ""
+    return f"(NOT {text})" if negated else text
 
 
 def _case_name(node: exp.Case) -> str | None:
@@ -1007,15 +1332,52 @@ def _window_name(node: exp.Window) -> str | None:
     if keys:
         parts.append("ORDER BY " + ", ".join(keys))
     spec = node.args.get("spec")
-    if spec is not None:
-        return None  # an explicit frame: vpush does not spell it as Spark does yet
-    if not keys:
+    called = call_name(node.this) if isinstance(node.this, exp.Func) else None
+    if called in ("lag", "lead"):
+        # Spark's frame of lag(x, n) is the one row n before: `ROWS BETWEEN -n FOLLOWING AND -n FOLLOWING`
+        arguments = call_arguments(node.this) or []
+        offset = spark_name(arguments[1], top=False) if len(arguments) > 1 and arguments[1] is not None else "1"
+        if offset is None or not offset.lstrip("-").isdigit():
+            return None
+        steps = -int(offset) if called == "lag" else int(offset)
+        parts.append(f"ROWS BETWEEN {steps} FOLLOWING AND {steps} FOLLOWING")
+    elif spec is not None:
+        frame = _frame_name(spec)
+        if frame is None:
+            return None
+        parts.append(frame)
+    elif not keys:
         parts.append("ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")
-    elif isinstance(node.this, tuple(_RANKING_NAMES)):
+    elif isinstance(node.this, tuple(_ROWS_FRAME)):
         parts.append("ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW")
     else:
         parts.append("RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW")
     return f"{function} OVER ({' '.join(parts)})"
+
+
+# Window functions whose default frame with an ORDER BY is a ROWS frame (the others: RANGE).
+_ROWS_FRAME = (exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile, exp.PercentRank)
+
+
+def _frame_name(spec: exp.WindowSpec) -> str | None:
+    """An explicit frame as Spark prints it: always ``BETWEEN ... AND ...``."""
+    kind = str(spec.args.get("kind") or "").upper()
+    if kind not in ("ROWS", "RANGE"):
+        return None
+
+    def bound(value: exp.Expr | str | None, side: str | None, default: str) -> str | None:
+        if value is None:
+            return default
+        text = value if isinstance(value, str) else spark_name(value, top=False)
+        if text is None:
+            return None
+        if text.upper() in ("UNBOUNDED", "CURRENT ROW"):
+            return f"UNBOUNDED {str(side).upper()}" if text.upper() == "UNBOUNDED" else "CURRENT ROW"
+        return f"{text} {str(side).upper()}"
+
+    start = bound(spec.args.get("start"), spec.args.get("start_side"), "UNBOUNDED PRECEDING")
+    end = bound(spec.args.get("end"), spec.args.get("end_side"), "CURRENT ROW")
+    return None if start is None or end is None else f"{kind} BETWEEN {start} AND {end}"
 
 
 def _array_element(node: exp.Bracket) -> exp.Expression:

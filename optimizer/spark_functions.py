@@ -1,0 +1,157 @@
+"""The Spark functions the DuckDB engine answers as Spark does, and how Spark names their calls.
+
+DuckDB has functions under many of Spark's names, but not always with Spark's answer: its
+``floor`` of a double is a double (Spark's a ``bigint``), its ``kurtosis`` is the sample's
+(Spark's the population's), its ``printf`` leaves a NULL out (Spark prints ``null``). So the
+DuckDB engine runs only the functions listed here, each checked against PySpark by
+``tests/test_spark_functions.py`` (names, types and values); a query calling any other Spark
+function is refused on DuckDB with an error naming it, and runs on the Spark engine as Spark's
+own. :mod:`vpush.optimizer.spark_semantics` does the rewriting a listed function needs.
+
+Spark names an unaliased call after the function as the user wrote it (``nvl(g, x)``, not
+``coalesce``), its arguments' names and the defaults it fills in (``substr(g, 1)`` is
+``substr(g, 1, 2147483647)``); a few functions print their name in capitals (``FLOOR(x)``,
+``SQRT(x)``). :class:`SparkFunction` holds both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from vpush.optimizer.dialect import PARSED_ARGUMENTS, call_name
+from vpush.optimizer.errors import OptimizeError
+
+__all__ = ["PARSED_ARGUMENTS", "SPARK_FUNCTIONS", "SparkFunction", "check_functions"]
+
+
+@dataclass(frozen=True)
+class SparkFunction:
+    """A Spark function the DuckDB engine answers as Spark does.
+
+    Attributes:
+        least: the fewest arguments vpush answers it with.
+        most: the most arguments (None: any number).
+        shown: the name Spark prints for it, where not the one the user wrote.
+        defaults: what Spark prints for the arguments after ``least`` that the call leaves out.
+    """
+
+    least: int
+    most: int | None
+    shown: str | None = None
+    defaults: tuple[str, ...] = ()
+
+
+def _f(least: int, most: int | None = -1, shown: str | None = None, defaults: tuple[str, ...] = ()) -> SparkFunction:
+    return SparkFunction(least, least if most == -1 else most, shown, defaults)
+
+
+SPARK_FUNCTIONS: dict[str, SparkFunction] = {
+    # math
+    "abs": _f(1), "floor": _f(1, shown="FLOOR"), "ceil": _f(1, shown="CEIL"), "ceiling": _f(1),
+    "sqrt": _f(1, shown="SQRT"), "sign": _f(1), "signum": _f(1, shown="SIGNUM"), "round": _f(1, 2, defaults=("0",)),
+    "mod": _f(2), "pmod": _f(2), "greatest": _f(2, None), "least": _f(2, None), "hex": _f(1), "bin": _f(1),
+    # ln, log and exp are the C library's: see the README (Java's StrictMath can differ in the last bit)
+    "ln": _f(1), "log": _f(1, 2, shown="LOG"), "log10": _f(1, shown="LOG10"), "log2": _f(1, shown="LOG2"),
+    "exp": _f(1, shown="EXP"),
+    "pi": _f(0, shown="PI"), "e": _f(0, shown="E"), "negative": _f(1), "positive": _f(1),
+    # strings
+    "lower": _f(1), "upper": _f(1), "lcase": _f(1), "ucase": _f(1), "length": _f(1), "char_length": _f(1),
+    "character_length": _f(1), "len": _f(1), "concat": _f(0, None), "concat_ws": _f(1, None),
+    "replace": _f(2, 3), "substr": _f(2, 3, defaults=("2147483647",)), "substring": _f(2, 3, defaults=("2147483647",)),
+    "trim": _f(1), "ltrim": _f(1), "rtrim": _f(1), "lpad": _f(2, 3, defaults=(" ",)), "rpad": _f(2, 3, defaults=(" ",)),
+    "left": _f(2), "right": _f(2), "repeat": _f(2), "instr": _f(2), "locate": _f(2, defaults=("1",)),
+    "position": _f(2, defaults=("1",)), "translate": _f(3), "split_part": _f(3), "contains": _f(2),
+    "startswith": _f(2), "endswith": _f(2), "ascii": _f(1), "md5": _f(1), "sha1": _f(1), "sha": _f(1),
+    "levenshtein": _f(2), "bit_length": _f(1), "space": _f(1), "rlike": _f(2, shown="RLIKE"),
+    "regexp": _f(2, shown="RLIKE"), "regexp_like": _f(2, shown="REGEXP_LIKE"),
+    "regexp_extract": _f(2, 3, defaults=("1",)), "regexp_replace": _f(3, defaults=("1",)),
+    "split": _f(2, defaults=("-1",)), "string": _f(1),
+    # conditionals and null handling
+    "coalesce": _f(1, None), "nvl": _f(2), "ifnull": _f(2), "nvl2": _f(3), "nullif": _f(2), "if": _f(3),
+    "isnull": _f(1), "isnotnull": _f(1), "equal_null": _f(2),
+    # casts by type name
+    "int": _f(1), "bigint": _f(1), "smallint": _f(1), "tinyint": _f(1), "double": _f(1), "float": _f(1),
+    "boolean": _f(1), "date": _f(1), "timestamp": _f(1), "decimal": _f(1), "binary": _f(1),
+    # dates and times
+    "year": _f(1), "quarter": _f(1), "month": _f(1), "day": _f(1), "dayofmonth": _f(1), "dayofweek": _f(1),
+    "dayofyear": _f(1), "weekofyear": _f(1), "weekday": _f(1), "hour": _f(1), "minute": _f(1), "second": _f(1),
+    "date_add": _f(2), "date_sub": _f(2), "dateadd": _f(2, shown="date_add"), "datediff": _f(2), "date_diff": _f(2),
+    "date_trunc": _f(2), "add_months": _f(2), "last_day": _f(1), "make_date": _f(3), "extract": _f(1),
+    "date_part": _f(2), "datepart": _f(2), "unix_timestamp": _f(1, defaults=("yyyy-MM-dd HH:mm:ss",)), "unix_seconds": _f(1), "unix_millis": _f(1),
+    "unix_micros": _f(1), "unix_date": _f(1), "current_date": _f(0), "current_timestamp": _f(0), "now": _f(0),
+    # aggregates
+    "count": _f(0, None), "sum": _f(1), "avg": _f(1), "mean": _f(1), "min": _f(1), "max": _f(1),
+    "count_if": _f(1), "stddev": _f(1), "std": _f(1), "stddev_samp": _f(1), "stddev_pop": _f(1),
+    "variance": _f(1), "var_samp": _f(1), "var_pop": _f(1), "median": _f(1),
+    "percentile": _f(2, defaults=("1",)), "any_value": _f(1, 2), "first": _f(1, 2), "last": _f(1, 2),
+    "bool_and": _f(1), "bool_or": _f(1), "every": _f(1), "some": _f(1), "bit_and": _f(1), "bit_or": _f(1),
+    "bit_xor": _f(1), "max_by": _f(2), "min_by": _f(2), "collect_list": _f(1), "array_agg": _f(1, shown="collect_list"),
+    "collect_set": _f(1), "string_agg": _f(1, 2, defaults=("NULL",)), "listagg": _f(1, 2, defaults=("NULL",)),
+    # window functions
+    "row_number": _f(0), "rank": _f(0, shown="RANK"), "dense_rank": _f(0, shown="DENSE_RANK"),
+    "percent_rank": _f(0, shown="PERCENT_RANK"), "cume_dist": _f(0),
+    "ntile": _f(1), "lag": _f(1, 3, defaults=("1", "NULL")), "lead": _f(1, 3, defaults=("1", "NULL")),
+    "first_value": _f(1, 2), "last_value": _f(1, 2), "nth_value": _f(2),
+    # arrays and structs
+    "array": _f(0, None), "size": _f(1), "cardinality": _f(1), "array_size": _f(1), "struct": _f(0, None),
+    "named_struct": _f(0, None), "filter": _f(2),
+}
+"""By the function's lower-cased name as the user writes it. Spark's variant functions are not
+here: :mod:`vpush.optimizer.rewrite_variants` decides on those."""
+
+
+# Spark's variant functions and to_json: vpush.optimizer.rewrite_variants decides on these.
+_VARIANT_FUNCTIONS = frozenset({"to_json", "parse_json", "try_parse_json", "schema_of_variant", "schema_of_variant_agg"})
+
+
+def _variant_function(node: exp.Expr, name: str) -> bool:
+    from vpush.optimizer import dialect
+
+    return type(node).__name__ in dialect.__all__ or name in _VARIANT_FUNCTIONS or "variant" in name
+
+
+def check_functions(expression: exp.Expr) -> None:
+    """Raise for the first call to a Spark function the DuckDB engine does not answer as Spark
+    does (see :data:`SPARK_FUNCTIONS`).
+
+    Raises:
+        OptimizeError: naming the call, with ``VPUSH_UNSUPPORTED_FUNCTION``.
+    """
+    for node in expression.walk():
+        if isinstance(node, exp.Any) and not isinstance(node.this, (exp.Subquery, exp.Select)):
+            name = "any"  # Spark's any(x) aggregate; sqlglot reads it as `= ANY (...)`
+        else:
+            name = call_name(node)
+        if name is None:
+            continue  # syntax rather than a call: CASE, CAST, ...
+        if _variant_function(node, name):
+            continue
+        rule = SPARK_FUNCTIONS.get(name)
+        count = _argument_count(node)
+        if rule is not None and (count is None or (rule.least <= count and (rule.most is None or count <= rule.most))):
+            continue
+        shown = node.sql(dialect="vpushspark") if rule is None else f"{name} with {count} arguments"
+        raise OptimizeError(
+            f"{shown}: the DuckDB engine does not give Spark's answer for `{name}` yet; the Spark engine "
+            "(vpush.connect(engine='spark')) runs it as Spark does (see the README's list of functions)",
+            error_class="VPUSH_UNSUPPORTED_FUNCTION",
+        )
+
+
+def _argument_count(node: exp.Expr) -> int | None:
+    from vpush.optimizer.dialect import SPARK_CALL
+
+    if isinstance(node, exp.Anonymous):
+        return len(node.expressions)
+    call = node.meta.get(SPARK_CALL) if node.meta else None
+    if call is not None and call[1] is not None:
+        return len(call[1])
+    keys = PARSED_ARGUMENTS.get(type(node))
+    if keys is None:
+        return None
+    present = [node.args.get(k) is not None for k in keys]
+    if isinstance(node, exp.Trim) and any(present[1:]):
+        return len(keys)  # trim(BOTH 'x' FROM s): a form vpush does not answer for
+    return sum(present)
