@@ -10,7 +10,6 @@ session, and through :func:`vpush.codec.strict_math.strict_math`; each result mu
 from __future__ import annotations
 
 import math
-import random
 import struct
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +18,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from support.doubles import seeded_doubles
 from vpush.codec.native import NATIVE_AVAILABLE
 from vpush.codec.strict_math import STRICT_MATH_FUNCTIONS, strict_math
 
@@ -27,45 +27,15 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.skipif(not NATIVE_AVAILABLE, reason="the compiled kernel is not built")
 
-SPECIAL = [0.0, -0.0, 1.0, -1.0, 2.0, 10.0, 0.5, math.e, float("inf"), float("-inf"), float("nan"), 5e-324,
-           2.2250738585072014e-308, 2.225073858507201e-308, 1.7976931348623157e308, -5e-324,
-           709.782712893384, 709.7827128933841, -745.1332191019411, -745.1332191019412, 709.0, 710.0,
-           -708.3964185322641, -746.0, 22.0, 0.34657359027997264, 1e-300, 1e300, -0.2929, 0.41422, -0.999999]
 # Spark's SQL names for the kernel's functions (log2(x) is Spark's StrictMath.log(x) / StrictMath.log(2)).
 SQL = {"ln": "ln(x)", "log10": "log10(x)", "log2": "log2(x)", "log1p": "log1p(x)", "exp": "exp(x)",
        "expm1": "expm1(x)", "sinh": "sinh(x)", "cosh": "cosh(x)", "tanh": "tanh(x)", "cbrt": "cbrt(x)",
        "log": "log(x, y)", "pow": "pow(x, y)"}
 
 
-def _bits(rng: random.Random) -> float:
-    return struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0]  # type: ignore[no-any-return]
-
-
-def _inputs(seed: int) -> tuple[list[float], list[float]]:
-    """The x and y of every row: each kind of x meets random and special y."""
-    rng = random.Random(seed)
-    xs: list[float] = []
-    xs += [_bits(rng) for _ in range(4000)]
-    xs += [struct.unpack("<d", rng.getrandbits(52).to_bytes(8, "little"))[0] for _ in range(500)]  # subnormals
-    xs += [1.0 + rng.uniform(-1e-6, 1e-6) for _ in range(1000)] + [rng.uniform(0.5, 2.0) for _ in range(1000)]
-    xs += [rng.uniform(700.0, 710.0) for _ in range(500)] + [rng.uniform(-750.0, -700.0) for _ in range(500)]
-    xs += [rng.uniform(-40.0, 40.0) for _ in range(1000)] + [rng.uniform(-1.0, 1.0) * 1e-8 for _ in range(300)]
-    xs += [math.exp(rng.uniform(-700.0, 700.0)) for _ in range(1000)]
-    xs += [-math.exp(rng.uniform(-5.0, 5.0)) for _ in range(500)]
-    xs += SPECIAL * len(SPECIAL)
-    ys: list[float] = []
-    for k in range(len(xs) - len(SPECIAL) ** 2):
-        kind = k % 5
-        ys.append(_bits(rng) if kind == 0 else float(rng.randint(-300, 300)) if kind == 1
-                  else rng.uniform(-20.0, 20.0) if kind == 2 else rng.uniform(-1e12, 1e12) if kind == 3
-                  else rng.choice(SPECIAL))
-    ys += [y for y in SPECIAL for _ in SPECIAL]  # every special x with every special y
-    return xs, ys
-
-
 @pytest.fixture(scope="module")
 def spark_answers(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> pa.Table:
-    xs, ys = _inputs(20260525)
+    xs, ys = seeded_doubles(20260525)
     path = Path(tmp_path_factory.mktemp("strict_math")) / "xy.parquet"
     pq.write_table(pa.table({"x": pa.array(xs, pa.float64()), "y": pa.array(ys, pa.float64())}), path)
     spark.read.parquet(str(path)).createOrReplaceTempView("xy")
