@@ -4078,6 +4078,10 @@ static PyObject *py_strict_math(PyObject *self, PyObject *args) {
         null_count = strict_math_column(name, &x, arity == 2 ? &y : NULL, length, out, out_validity);
         Py_END_ALLOW_THREADS
     }
+    if (null_count < 0) {
+        PyErr_Format(PyExc_ValueError, "strict_math: no function %s", name);
+        goto done;
+    }
     result = Py_BuildValue("LOO", (long long)null_count, null_count ? validity : Py_None, values);
 done:
     Py_XDECREF(values);

@@ -14,7 +14,9 @@ targets, literals as Spark types them), and rewrites each node whose DuckDB resu
 DuckDB SQL that gives Spark's type and value, or Spark's error through DuckDB's ``error()``
 (:data:`SPARK_ERROR_MARKER`, turned back into a vpush error by the engine). Functions DuckDB
 has under Spark's name with other results are mapped to the right DuckDB function
-(``max_by`` to ``arg_max_null``, ``percentile`` to ``quantile_cont``) or refused (``hash``).
+(``max_by`` to ``arg_max_null``, ``percentile`` to ``quantile_cont``) or refused (``hash``);
+the transcendental functions (``ln``, ``log``, ``exp``, ``pow``, ...) go to the engine functions
+of :data:`STRICT_MATH_FUNCTIONS`, which compute them as Java's ``StrictMath`` does.
 Unaliased projections get the name Spark gives them (:func:`spark_name`), where it is known.
 
 Nodes it cannot type are left alone. It runs before the variant extractions that could not be
