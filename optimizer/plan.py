@@ -127,6 +127,9 @@ class Scan:
     """Whole variant columns (top-level) that the DuckDB SQL rebuilds only for the rows its
     LIMIT keeps (``vpush_rebuild_variant``): the DuckDB engine reads none of their leaves in the
     scan and gives each row's :data:`LOCATOR_ARROW_TYPE` instead. Other engines read them whole."""
+    log_skipped: tuple[tuple[str, str], ...] = ()
+    """(file, reason) for each live file of a Delta table that its log statistics or partition
+    values rule out: not in ``files``, its footer never opened."""
 
     @functools.cached_property
     def part_queries(self) -> tuple[str, ...]:
