@@ -12,7 +12,7 @@ Plain columns, as Delta Spark writes their bounds:
 - integers, ``float``/``double``, ``decimal``: JSON numbers (read exactly, as decimals first);
 - ``date``: ``yyyy-MM-dd``;
 - ``timestamp`` and ``timestamp_ntz``: ISO 8601 cut to milliseconds, so the maximum is widened by
-  one millisecond (the minimum, cut down, stays a lower bound);
+  999 microseconds (the minimum, cut down, stays a lower bound);
 - ``string``: cut to a prefix of 32 characters, a cut maximum with a high character appended. A
   string bound of 32 UTF-16 units or more, or one holding U+FFFF or U+10FFFF, may be cut: both
   bounds are then dropped and the file is read;
@@ -72,8 +72,8 @@ __all__ = [
 
 STRING_PREFIX_LENGTH = 32
 """Delta Spark's ``stringPrefixLength``: string bounds are cut to this many UTF-16 units."""
-MAX_TIMESTAMP_CUT = dt.timedelta(milliseconds=1)
-"""How much a timestamp bound may lose to Delta Spark's millisecond formatting."""
+MAX_TIMESTAMP_CUT = dt.timedelta(microseconds=999)
+"""How much a timestamp bound may lose to Delta Spark's millisecond formatting (it cuts down)."""
 _CUT_MARKS = ("\uffff", "\U0010ffff")
 _VARIANT_SEPARATOR = "\x00"
 _CONTROL_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
