@@ -232,3 +232,36 @@ def test_a_gap_in_the_commits_is_an_error(tmp_path: Path) -> None:
     (root / "_delta_log" / f"{0:020d}.json").unlink()
     with pytest.raises(CatalogError, match="missing commit 0"):
         read_delta_log(root)
+
+
+def test_the_benchmark_opens_only_the_footers_the_log_cannot_rule_out(tmp_path: Path) -> None:
+    import sys
+
+    from vpush.sample import EventsSpec, write_events
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+    import delta as bench_delta
+
+    write_events(tmp_path / "events", EventsSpec(rows=40_000, files=8, row_group_rows=2048, seed=3))
+    assert bench_delta.main(["--events", str(tmp_path / "events"), "--table", str(tmp_path / "table"), "--repeat", "1"]) == 0
+    lo, hi = bench_delta.window(tmp_path / "table")
+    con = vpush.connect(time_zone="UTC")
+    con.register("t", tmp_path / "table")
+    scan = con.sql(bench_delta.SQL.format(lo=lo, hi=hi)).plan.scans[0]
+    assert len(scan.log_skipped) >= 6, "Should skip all but the one or two files the window falls in"
+    assert len(con.catalog._footers) == 8 - len(scan.log_skipped), "Footers of skipped files are never opened"
+
+
+def test_a_concurrent_commit_loses_cleanly(tmp_path: Path) -> None:
+    from vpush.optimizer.commit_delta import ConcurrentCommitError, commit_delta, next_version
+
+    root = tmp_path / "t"
+    commit_delta(root, 0, [protocol(), metadata([field("id", "long")])])
+    version = next_version(root)
+    commit_delta(root, version, [])
+    with pytest.raises(ConcurrentCommitError):
+        commit_delta(root, version, [{"remove": {"path": "x.parquet", "dataChange": True}}])
+    assert read_delta_log(root).version == 1
+    assert sorted(p.name for p in (root / "_delta_log").iterdir()) == [f"{0:020d}.json", f"{1:020d}.json"], (
+        "The loser leaves no temporary file behind"
+    )
