@@ -9,7 +9,9 @@ column's name, a NUL, and the normalized path (``v\\x00$['a']['b']``).
 
 Plain columns, as Delta Spark writes their bounds:
 
-- integers, ``float``/``double``, ``decimal``: JSON numbers (read exactly, as decimals first);
+- integers, ``float``/``double``, ``decimal``: JSON numbers (read exactly, as decimals first; a
+  ``float`` bound is Java's shortest text of a float32, so it is rounded to float32 and moved one
+  float32 step outward);
 - ``date``: ``yyyy-MM-dd``;
 - ``timestamp`` and ``timestamp_ntz``: ISO 8601 cut to milliseconds, so the maximum is widened by
   999 microseconds (the minimum, cut down, stays a lower bound);
@@ -39,6 +41,8 @@ import json
 import math
 from collections.abc import Mapping
 from typing import Any
+
+import numpy
 
 from vpush.codec.errors import MalformedVariantError
 from vpush.codec.header import VariantType
@@ -144,6 +148,21 @@ def _string_bounds(low: Any, high: Any) -> tuple[Any, Any]:
     return low, high
 
 
+def _float32_bound(number: float, upper: bool) -> float:
+    """A float column's bound as a float32 value, one float32 step outward.
+
+    Delta Spark writes a float bound as Java's ``Float.toString`` ("1.1"), whose nearest double
+    is not the float32 the file holds (1.100000023841858, above it): read as a double, a maximum
+    would fall below its own value. Rounding to float32 recovers it; the step outward keeps the
+    bound safe for a writer that prints fewer digits than a round trip needs.
+    """
+    rounded = float(numpy.float32(number))
+    if math.isinf(rounded) and not math.isinf(number):
+        return math.inf if upper else -math.inf  # past float32's range: no useful bound
+    step = numpy.float32(math.inf if upper else -math.inf)
+    return float(numpy.nextafter(numpy.float32(rounded), step))
+
+
 def _plain_value(raw: Any, vt: VariantType, upper: bool) -> Any:
     """A plain column's bound from its JSON form, or None when it is unusable."""
     try:
@@ -154,7 +173,9 @@ def _plain_value(raw: Any, vt: VariantType, upper: bool) -> Any:
         if vt in (VariantType.FLOAT, VariantType.DOUBLE):
             if isinstance(raw, (int, decimal.Decimal)) and not isinstance(raw, bool):
                 number = float(raw)
-                return number if not math.isnan(number) else None
+                if math.isnan(number):
+                    return None
+                return _float32_bound(number, upper) if vt == VariantType.FLOAT else number
             return None
         if vt in _DECIMAL_PRECISION:
             return decimal.Decimal(raw) if isinstance(raw, (int, decimal.Decimal)) else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import json
+import struct
 from pathlib import Path
 
 import duckdb
@@ -167,3 +168,22 @@ def test_collected_statistics_match_the_footer(tmp_path: Path) -> None:
     assert low == {"$['a']": 0, "$['b']['c']": "x0"} and high == {"$['a']": 99, "$['b']['c']": "x9"}
     parsed = parse_log_statistics(json.dumps(stats, default=str), SCHEMA)
     assert parsed is not None and parsed.leaves["v\x00$['a']"].type == VariantType.INT64
+
+
+def test_float_bounds_are_read_as_float32_values() -> None:
+    # Delta Spark writes a float column's bounds as Java's Float.toString ("1.1"): the nearest
+    # double to that text lies below the float32 value 1.100000023841858 the file holds.
+    schema = {"type": "struct", "fields": [{"name": "f", "type": "float"}]}
+    stats = json.dumps({"numRecords": 1, "minValues": {"f": 1.1}, "maxValues": {"f": 1.1}, "nullCount": {"f": 0}})
+    parsed = parse_log_statistics(stats, schema)
+    assert parsed is not None
+    ref = ColumnRef("f", SqlType("float"))
+    value = struct.unpack("<f", struct.pack("<f", 1.1))[0]
+    for predicate, literal in [(Eq, value), (GtEq, value), (Gt, 1.1)]:
+        bound = bind_log_statistics(predicate(ref, Literal(literal, SqlType("double"))), parsed)
+        assert InclusiveStatsEvaluator(bound).evaluate(parsed.statistics) == ROWS_MIGHT_MATCH, (
+            f"Should read: the float32 value {value!r} satisfies {predicate.__name__} {literal!r}"
+        )
+    below = Lt(ref, Literal(1.0999, SqlType("double")))
+    bound = bind_log_statistics(below, parsed)
+    assert InclusiveStatsEvaluator(bound).evaluate(parsed.statistics) == ROWS_CANNOT_MATCH, "Should skip: below the min"
