@@ -16,8 +16,9 @@ Plain columns, as Delta Spark writes their bounds:
 - ``timestamp`` and ``timestamp_ntz``: ISO 8601 cut to milliseconds, so the maximum is widened by
   999 microseconds (the minimum, cut down, stays a lower bound);
 - ``string``: cut to a prefix of 32 characters, a cut maximum with a high character appended. A
-  string bound of 32 UTF-16 units or more, or one holding U+FFFF or U+10FFFF, may be cut: both
-  bounds are then dropped and the file is read;
+  string bound of 32 UTF-16 units or more, or one holding U+FFFD, U+FFFF or U+10FFFF (tie-breakers
+  of Delta Spark releases) or a lone surrogate, may be cut: both bounds are then dropped and the
+  file is read;
 - other types (boolean, binary, nested): not used.
 
 Variant columns (the variantShredding feature): ``minValues.v`` and ``maxValues.v`` are Z85 text
@@ -78,7 +79,9 @@ STRING_PREFIX_LENGTH = 32
 """Delta Spark's ``stringPrefixLength``: string bounds are cut to this many UTF-16 units."""
 MAX_TIMESTAMP_CUT = dt.timedelta(microseconds=999)
 """How much a timestamp bound may lose to Delta Spark's millisecond formatting (it cuts down)."""
-_CUT_MARKS = ("\uffff", "\U0010ffff")
+# What Delta Spark appends to a cut maximum: U+10FFFF now; U+FFFF or U+FFFD in older releases
+# (U+FFFD sorts below U+10000 in UTF-8 order, so such a bound may not be an upper bound at all).
+_CUT_MARKS = ("\ufffd", "\uffff", "\U0010ffff")
 _VARIANT_SEPARATOR = "\x00"
 _CONTROL_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _PLAIN_TYPES = {
@@ -136,7 +139,11 @@ def normalized_json_path(keys: tuple[str, ...]) -> str:
 
 
 def _utf16_length(text: str) -> int:
-    return len(text.encode("utf-16-le")) // 2
+    return sum(2 if ord(c) > 0xFFFF else 1 for c in text)
+
+
+def _is_surrogate(c: str) -> bool:
+    return 0xD800 <= ord(c) <= 0xDFFF
 
 
 def _string_bounds(low: Any, high: Any) -> tuple[Any, Any]:
@@ -145,6 +152,8 @@ def _string_bounds(low: Any, high: Any) -> tuple[Any, Any]:
     for bound in (low, high):
         if _utf16_length(bound) >= STRING_PREFIX_LENGTH or any(m in bound for m in _CUT_MARKS):
             return None, None  # possibly cut: no proof either way, read the file
+        if any(_is_surrogate(c) for c in bound):
+            return None, None  # cut inside a surrogate pair: not a string Spark compares
     return low, high
 
 

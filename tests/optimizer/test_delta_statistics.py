@@ -187,3 +187,15 @@ def test_float_bounds_are_read_as_float32_values() -> None:
     below = Lt(ref, Literal(1.0999, SqlType("double")))
     bound = bind_log_statistics(below, parsed)
     assert InclusiveStatsEvaluator(bound).evaluate(parsed.statistics) == ROWS_CANNOT_MATCH, "Should skip: below the min"
+
+
+def test_string_bounds_with_a_lone_surrogate_or_an_old_tie_breaker_are_not_bounds() -> None:
+    # A bound cut inside a surrogate pair leaves a lone surrogate in the JSON text: no error, no bound.
+    lone = '{"numRecords": 2, "minValues": {"s": "a\\ud83d"}, "maxValues": {"s": "b"}, "nullCount": {"s": 0}}'
+    ref = ColumnRef("s", SqlType("string"))
+    assert _evaluate(lone, Eq(ref, Literal("c", SqlType("string")))) == ROWS_MIGHT_MATCH, "Should read: no usable bound"
+    # Older Delta Spark appended U+FFFD to a cut maximum, which sorts below U+10000 in UTF-8 order:
+    # with a short prefix length, "ab\ufffd" is no upper bound of "ab\U0001f600".
+    old = json.dumps({"numRecords": 2, "minValues": {"s": "ab"}, "maxValues": {"s": "ab\ufffd"}, "nullCount": {"s": 0}})
+    literal = Literal("ab\U0001f600", SqlType("string"))
+    assert _evaluate(old, Eq(ref, literal)) == ROWS_MIGHT_MATCH, "Should read: U+FFFD may be a tie-breaker"
