@@ -246,8 +246,10 @@ def _check_protocol(protocol: Mapping[str, Any], configuration: Mapping[str, str
                 file=where,
                 error_class=UNSUPPORTED_ERROR_CLASS,
             )
-    elif reader_version == 2 and configuration.get("delta.columnMapping.mode", "none") != "none":
-        # Reader version 2 is column mapping: physical column names differ from the schema's.
+    if configuration.get("delta.columnMapping.mode", "none") != "none":
+        # Physical column names differ from the schema's, whatever the protocol lists (reader
+        # version 2, the reader feature, or a malformed protocol naming it only among writer
+        # features): reading the files by the schema's names would give NULLs.
         raise CatalogError(
             "the table requires the Delta reader feature(s) columnMapping, which vpush does not support",
             file=where,

@@ -265,3 +265,19 @@ def test_a_concurrent_commit_loses_cleanly(tmp_path: Path) -> None:
     assert sorted(p.name for p in (root / "_delta_log").iterdir()) == [f"{0:020d}.json", f"{1:020d}.json"], (
         "The loser leaves no temporary file behind"
     )
+
+
+@pytest.mark.parametrize("reader", [
+    {"minReaderVersion": 1, "minWriterVersion": 5},
+    {"minReaderVersion": 3, "minWriterVersion": 7, "readerFeatures": ["variantType"],
+     "writerFeatures": ["variantType", "columnMapping"]},
+])
+def test_column_mapping_is_refused_whatever_the_protocol_lists(tmp_path: Path, reader: dict[str, Any]) -> None:
+    # Files of a column-mapped table name their columns by physical names: reading them by the
+    # schema's names gives NULLs, so the mode alone refuses, even when only writerFeatures lists it.
+    log = DeltaLog(tmp_path / "t")
+    log.commit({"protocol": reader},
+               metadata([field("id", "long")], configuration={"delta.columnMapping.mode": "name"}))
+    with pytest.raises(CatalogError, match="columnMapping") as info:
+        vpush.connect().register("t", tmp_path / "t")
+    assert info.value.error_class == "DELTA_UNSUPPORTED_FEATURES_FOR_READ"
