@@ -96,6 +96,9 @@ class DeltaSnapshot:
     partition_columns: tuple[str, ...]
     configuration: Mapping[str, str]
     files: tuple[DeltaFile, ...]
+    min_writer_version: int = 2
+    writer_features: tuple[str, ...] = ()
+    """What a writer must support to commit to the table (a reader does not look at them)."""
 
 
 def is_delta_table(location: str) -> bool:
@@ -313,4 +316,6 @@ def read_delta_log(location: str | os.PathLike[str]) -> DeltaSnapshot:
         partition_columns=tuple(str(c) for c in replay.metadata.get("partitionColumns") or ()),
         configuration=configuration,
         files=tuple(sorted(replay.files.values(), key=lambda f: f.path)),
+        min_writer_version=int(replay.protocol.get("minWriterVersion", 2)),
+        writer_features=tuple(str(f) for f in replay.protocol.get("writerFeatures") or ()),
     )

@@ -144,3 +144,48 @@ def test_concurrent_appends_are_all_kept(tmp_path: Path) -> None:
     assert con.sql("SELECT count(*) AS c FROM t").to_arrow().column("c").to_pylist() == [50]
     with pytest.raises(vpush.VpushError, match="exists already"):
         vpush.write_delta(root, _batch(0, 1), mode="create")
+
+
+def test_a_create_that_loses_the_race_leaves_the_winners_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import vpush.delta_tables as delta_tables
+    from vpush.optimizer.commit_delta import ConcurrentCommitError
+
+    root = tmp_path / "t"
+    real = delta_tables.write_variant_parquet
+
+    def write_then_lose(*args: Any, **kwargs: Any) -> None:
+        # Another writer creates the table while this one writes its file.
+        monkeypatch.setattr(delta_tables, "write_variant_parquet", real)
+        vpush.write_delta(root, pa.table({"other": pa.array([1], pa.int64())}), mode="create")
+        real(*args, **kwargs)
+
+    monkeypatch.setattr(delta_tables, "write_variant_parquet", write_then_lose)
+    with pytest.raises(ConcurrentCommitError):
+        vpush.write_delta(root, _batch(0, 10), shredding=SHREDDING, mode="create")
+    snapshot = read_delta_log(root)
+    assert snapshot.version == 0 and [f["name"] for f in snapshot.schema["fields"]] == ["other"], (
+        "The loser must not commit a second protocol and metaData over the winner's table"
+    )
+    assert sorted(p.name for p in root.glob("*.parquet")) == [Path(f.path).name for f in snapshot.files], (
+        "The loser removes its data file"
+    )
+
+
+@pytest.mark.parametrize(("protocol", "schema_metadata", "configuration", "named"), [
+    ({"minReaderVersion": 1, "minWriterVersion": 7, "writerFeatures": ["rowTracking", "domainMetadata"]}, {}, {},
+     "domainMetadata, rowTracking"),
+    ({"minReaderVersion": 1, "minWriterVersion": 4}, {"delta.generationExpression": "id + 1"}, {}, "generatedColumns"),
+    ({"minReaderVersion": 1, "minWriterVersion": 3}, {}, {"delta.constraints.positive": "id > 0"}, "checkConstraints"),
+])
+def test_an_append_to_a_table_with_writer_features_it_cannot_honour_is_refused(
+    tmp_path: Path, protocol: dict[str, Any], schema_metadata: dict[str, str], configuration: dict[str, str], named: str
+) -> None:
+    from support.delta import DeltaLog, metadata
+
+    root = tmp_path / "t"
+    log = DeltaLog(root)
+    log.commit({"protocol": protocol}, metadata([{"name": "id", "type": "long", "nullable": True,
+                                                  "metadata": schema_metadata}], configuration=configuration))
+    with pytest.raises(vpush.VpushError, match=named):
+        vpush.write_delta(root, pa.table({"id": pa.array([1], pa.int64())}))
+    assert read_delta_log(root).version == 0 and not list(root.glob("*.parquet")), "Nothing written"

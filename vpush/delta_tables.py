@@ -11,7 +11,10 @@ writer version 7 with the ``variantType`` and ``variantShredding`` features, and
 ``delta.enableVariantShredding`` set to whether a shredding was given at creation; an append
 shreds only when the table's property is ``true`` and its protocol lists ``variantShredding``
 (the RFC's writer requirement). An append that loses the race for a version tries the next one
-(a blind append conflicts with nothing); a create that loses removes its file and raises.
+(a blind append conflicts with nothing); a create commits version 0 or loses, removing its file
+and raising. An append refuses a table whose writer protocol asks for more than adding files
+(:data:`SUPPORTED_WRITER_FEATURES`; an invariant, CHECK constraint, generated or identity column
+in use), as the protocol requires of a writer.
 """
 from __future__ import annotations
 
@@ -29,7 +32,7 @@ from vpush.codec.shred import shred
 from vpush.codec.write_variant_parquet import write_variant_parquet
 from vpush.optimizer.catalog import Catalog
 from vpush.optimizer.commit_delta import ConcurrentCommitError, add_action, commit_delta, next_version
-from vpush.optimizer.delta_log import read_delta_log
+from vpush.optimizer.delta_log import DeltaSnapshot, read_delta_log
 from vpush.optimizer.errors import CatalogError
 
 __all__ = ["ENABLE_VARIANT_SHREDDING", "write_delta"]
@@ -38,6 +41,28 @@ ENABLE_VARIANT_SHREDDING = "delta.enableVariantShredding"
 VARIANT_FEATURES = ["variantType", "variantShredding"]
 MAX_APPEND_ATTEMPTS = 20
 VARIANT_NULL_BYTES = b"\x00"
+MAX_WRITER_VERSION = 7
+SUPPORTED_WRITER_FEATURES = frozenset(
+    {
+        "appendOnly",  # vpush only appends
+        "changeDataFeed",  # an append of new files is its own change data
+        "invariants",
+        "checkConstraints",
+        "generatedColumns",  # these three are refused below when a column or property uses them
+        "timestampNtz",
+        "vacuumProtocolCheck",
+        "variantType",
+        "variantType-preview",
+        "variantShredding",
+        "variantShredding-preview",
+    }
+)
+"""Writer features a blind append honours; any other makes :func:`write_delta` refuse."""
+_IN_USE_MARKS = (
+    ("delta.invariants", "invariants"),
+    ("delta.generationExpression", "generatedColumns"),
+    ("delta.identity.start", "identityColumns"),
+)
 _DELTA_TYPES = {
     pa.int8(): "byte",
     pa.int16(): "short",
@@ -83,6 +108,39 @@ def _schema(data: pa.Schema) -> dict[str, Any]:
     }
 
 
+def _field_metadata_keys(delta_type: Any) -> set[str]:
+    """The metadata keys of every field in a Delta type, nested ones included."""
+    keys: set[str] = set()
+    if isinstance(delta_type, dict):
+        for f in delta_type.get("fields", ()):
+            keys |= {str(k) for k in f.get("metadata") or {}} | _field_metadata_keys(f.get("type"))
+        for child in ("elementType", "keyType", "valueType"):
+            keys |= _field_metadata_keys(delta_type.get(child))
+    return keys
+
+
+def _check_writable(snapshot: DeltaSnapshot) -> None:
+    """Refuse a table whose writer protocol asks for more than a blind append of files.
+
+    The protocol forbids a writer to commit to a table with a writer feature it does not
+    support. Some features only bind when in use (an invariant, a CHECK constraint, a generated
+    or identity column), whose values vpush would neither check nor compute: those are refused
+    by their schema metadata or table property, whatever the protocol's version.
+    """
+    unsupported = sorted(set(snapshot.writer_features) - SUPPORTED_WRITER_FEATURES)
+    if snapshot.min_writer_version > MAX_WRITER_VERSION:
+        unsupported.append(f"writer version {snapshot.min_writer_version}")
+    in_use = _field_metadata_keys(snapshot.schema)
+    unsupported += [name for key, name in _IN_USE_MARKS if key in in_use]
+    if any(k.startswith("delta.constraints.") for k in snapshot.configuration):
+        unsupported.append("checkConstraints")
+    if unsupported:
+        raise CatalogError(
+            f"vpush cannot append to this Delta table: it needs {', '.join(sorted(set(unsupported)))}",
+            file=snapshot.location,
+        )
+
+
 def _unshredded(column: pa.ChunkedArray) -> pa.StructArray:
     """A variant column as the spec stores it unshredded: ``metadata`` and ``value`` required
     (a null row's slots get empty metadata and a variant null, which no reader looks at)."""
@@ -97,6 +155,7 @@ def _changed(root: str, schema: Mapping[str, Any], enabled: bool) -> bool:
     """Whether a commit that won the race changed what this append was written for: the schema,
     or whether it may shred (then the append must not be retried as it is)."""
     snapshot = read_delta_log(root)
+    _check_writable(snapshot)
     now = snapshot.configuration.get(ENABLE_VARIANT_SHREDDING) == "true" and "variantShredding" in snapshot.reader_features
     names = [str(f["name"]).lower() for f in snapshot.schema.get("fields", ())]
     return names != [str(f["name"]).lower() for f in schema["fields"]] or (enabled and not now)
@@ -169,6 +228,7 @@ def write_delta(
         ]
     else:
         snapshot = read_delta_log(root)
+        _check_writable(snapshot)
         table_names = [str(f["name"]).lower() for f in snapshot.schema.get("fields", ())]
         if [f["name"].lower() for f in schema["fields"]] != table_names:
             raise CatalogError(f"the data's columns differ from the table's ({', '.join(table_names)})", file=root)
@@ -191,15 +251,18 @@ def write_delta(
     options: dict[str, Any] = {"row_group_size": row_group_size} if row_group_size else {}
     write_variant_parquet(shaped, path, variants, **options)
     actions.append(add_action(root, Catalog().file_info(path), schema))
-    version = next_version(root)
-    for _ in range(MAX_APPEND_ATTEMPTS):
-        try:
-            commit_delta(root, version, actions)
-            return version
-        except ConcurrentCommitError:
-            if creating or _changed(root, schema, enabled):
-                os.remove(path)  # nothing refers to it: leave the table as the winner made it
-                raise
-            version = next_version(root)
-    os.remove(path)
-    raise CatalogError(f"gave up appending after {MAX_APPEND_ATTEMPTS} lost commits", file=root)
+    # A create commits version 0 or loses: a later version would replace the winner's metaData.
+    version = 0 if creating else next_version(root)
+    try:
+        for _ in range(MAX_APPEND_ATTEMPTS):
+            try:
+                commit_delta(root, version, actions)
+                return version
+            except ConcurrentCommitError:
+                if creating or _changed(root, schema, enabled):
+                    raise
+                version = next_version(root)
+        raise CatalogError(f"gave up appending after {MAX_APPEND_ATTEMPTS} lost commits", file=root)
+    except BaseException:
+        os.remove(path)  # no commit refers to it: leave the table as the winners made it
+        raise
