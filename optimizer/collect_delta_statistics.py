@@ -3,7 +3,8 @@
 What Delta Spark writes (and :mod:`vpush.optimizer.delta_statistics` reads back):
 ``numRecords``; per top-level column of a primitive type, ``nullCount``, and ``minValues`` /
 ``maxValues`` where the footer bounds it (timestamps cut to milliseconds, strings to 32
-characters with U+10FFFF appended to a cut maximum); per Variant column, its ``nullCount``, and
+characters with U+10FFFF appended to a cut maximum; never for ``float`` and ``double``, whose
+footer bounds leave NaN out); per Variant column, its ``nullCount``, and
 as ``minValues`` / ``maxValues`` a Variant object keyed by normalized path, Z85-encoded, for each
 shredded primitive path whose ``value`` column is all-null in the whole file (Delta Spark's
 ``VariantStatsData``: otherwise the typed bounds would miss the residual values).
@@ -33,6 +34,10 @@ _EPOCH_DATE = dt.date(1970, 1, 1)
 _EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 _EPOCH_NAIVE = dt.datetime(1970, 1, 1)
 _CUT_MARK = "\U0010ffff"
+# The footer's float and double bounds leave NaN out (parquet-cpp, DuckDB), while Delta readers
+# take maxValues as Spark's max, where NaN sorts above every number: a file holding a NaN would
+# be skipped by `x > 5`. Delta Spark drops footer bounds of such writers for the same reason.
+_UNBOUNDED_TYPES = (VariantType.FLOAT, VariantType.DOUBLE)
 _PRIMITIVES = {
     VariantType.INT8: PrimitiveType.INT8,
     VariantType.INT16: PrimitiveType.INT16,
@@ -108,6 +113,8 @@ def _variant_statistics(layout: VariantLayout, merged: Any) -> tuple[str, str] |
         if typed is None or typed.non_null_count == 0 or not typed.has_min_max:
             continue
         vt = leaf.type.variant_type
+        if vt in _UNBOUNDED_TYPES:
+            continue
         low, high = typed.min, typed.max
         if vt == VariantType.STRING:
             low, high = _string_bounds(low, high)
@@ -167,7 +174,7 @@ def collect_delta_statistics(info: FileInfo, schema: Mapping[str, Any]) -> str:
         if leaf is None or column is None or leaf.variant_type is None:
             continue
         nulls[name] = column.null_count
-        if not column.has_min_max or leaf.variant_type in (VariantType.BOOLEAN, VariantType.BINARY):
+        if not column.has_min_max or leaf.variant_type in (VariantType.BOOLEAN, VariantType.BINARY, *_UNBOUNDED_TYPES):
             continue
         low, high = column.min, column.max
         if leaf.variant_type == VariantType.STRING:

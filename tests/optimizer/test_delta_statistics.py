@@ -199,3 +199,16 @@ def test_string_bounds_with_a_lone_surrogate_or_an_old_tie_breaker_are_not_bound
     old = json.dumps({"numRecords": 2, "minValues": {"s": "ab"}, "maxValues": {"s": "ab\ufffd"}, "nullCount": {"s": 0}})
     literal = Literal("ab\U0001f600", SqlType("string"))
     assert _evaluate(old, Eq(ref, literal)) == ROWS_MIGHT_MATCH, "Should read: U+FFFD may be a tie-breaker"
+
+
+def test_no_float_bounds_are_written_from_a_footer_that_leaves_nan_out(tmp_path: Path) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "f.parquet"
+    pq.write_table(pa.table({"x": pa.array([1.0, float("nan"), 5.0]), "id": pa.array([1, 2, 3], pa.int64())}), path)
+    schema = {"type": "struct", "fields": [{"name": "x", "type": "double"}, {"name": "id", "type": "long"}]}
+    stats = json.loads(collect_delta_statistics(Catalog().file_info(str(path)), schema))
+    # Delta Spark reads maxValues.x = 5.0 as "no value above 5" and would skip the NaN row for x > 5.
+    assert "x" not in stats["maxValues"] and "x" not in stats["minValues"], "Should write no bounds: NaN hides"
+    assert stats["nullCount"]["x"] == 0 and stats["maxValues"]["id"] == 3
