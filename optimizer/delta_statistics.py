@@ -49,22 +49,7 @@ from vpush.codec.errors import MalformedVariantError
 from vpush.codec.header import VariantType
 from vpush.codec.value import Variant
 from vpush.codec.z85 import decode_z85
-from vpush.optimizer.bound import (
-    ALWAYS_TRUE,
-    And,
-    BooleanExpression,
-    ColumnRef,
-    LeafRef,
-    LiteralPredicate,
-    Or,
-    SetPredicate,
-    Term,
-    UnaryPredicate,
-    VariantRef,
-    and_,
-    or_,
-    rewrite_not,
-)
+from vpush.optimizer.bound import BooleanExpression, ColumnRef, LeafRef, Term, VariantRef, bind_terms
 from vpush.optimizer.statistics import ColumnStatistics, RowGroupStatistics
 
 __all__ = [
@@ -371,18 +356,4 @@ def bind_log_statistics(expression: BooleanExpression, stats: LogStatistics) -> 
         >>> bind_log_statistics(Gt(ColumnRef("ID", SqlType("bigint")), Literal(5, SqlType("bigint"))), stats).term.column_path
         'id'
     """
-    expression = rewrite_not(expression)
-
-    def visit(node: BooleanExpression) -> BooleanExpression:
-        if isinstance(node, And):
-            return and_(visit(node.left), visit(node.right))
-        if isinstance(node, Or):
-            return or_(visit(node.left), visit(node.right))
-        if isinstance(node, (UnaryPredicate, LiteralPredicate, SetPredicate)):
-            bound = _bind_term(node.term, stats)
-            if bound is None:
-                return ALWAYS_TRUE
-            return dataclasses.replace(node, term=bound)
-        return node
-
-    return visit(expression)
+    return bind_terms(expression, lambda term: _bind_term(term, stats))
