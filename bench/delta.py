@@ -26,7 +26,7 @@ import vpush
 from vpush.codec.value import Variant
 from vpush.codec.z85 import decode_z85
 from vpush.optimizer.catalog import Catalog
-from vpush.optimizer.commit_delta import add_action, commit_delta, next_version
+from vpush.commit_delta import add_action, commit_delta, next_version
 from vpush.optimizer.delta_log import read_delta_log
 
 SCHEMA = {"type": "struct", "fields": [{"name": "id", "type": "long", "nullable": True, "metadata": {}},

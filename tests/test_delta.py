@@ -253,7 +253,7 @@ def test_the_benchmark_opens_only_the_footers_the_log_cannot_rule_out(tmp_path: 
 
 
 def test_a_concurrent_commit_loses_cleanly(tmp_path: Path) -> None:
-    from vpush.optimizer.commit_delta import ConcurrentCommitError, commit_delta, next_version
+    from vpush.commit_delta import ConcurrentCommitError, commit_delta, next_version
 
     root = tmp_path / "t"
     commit_delta(root, 0, [protocol(), metadata([field("id", "long")])])

@@ -148,7 +148,7 @@ def test_concurrent_appends_are_all_kept(tmp_path: Path) -> None:
 
 def test_a_create_that_loses_the_race_leaves_the_winners_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import vpush.delta_tables as delta_tables
-    from vpush.optimizer.commit_delta import ConcurrentCommitError
+    from vpush.commit_delta import ConcurrentCommitError
 
     root = tmp_path / "t"
     real = delta_tables.write_variant_parquet

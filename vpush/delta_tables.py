@@ -6,7 +6,7 @@ Each call writes one Parquet file into the table folder (variant columns shredde
 :func:`vpush.codec.write_variant_parquet.write_variant_parquet`), takes its statistics from its
 footer as Delta Spark does (:mod:`vpush.optimizer.collect_delta_statistics`: a path's bounds only
 where its ``value`` column is all-null), and commits it put-if-absent
-(:mod:`vpush.optimizer.commit_delta`). A table with variant columns gets reader version 3 and
+(:mod:`vpush.commit_delta`). A table with variant columns gets reader version 3 and
 writer version 7 with the ``variantType`` and ``variantShredding`` features, and
 ``delta.enableVariantShredding`` set to whether a shredding was given at creation; an append
 shreds only when the table's property is ``true`` and its protocol lists ``variantShredding``
@@ -31,7 +31,7 @@ from vpush.codec.metadata import EMPTY_METADATA_BYTES
 from vpush.codec.shred import shred
 from vpush.codec.write_variant_parquet import write_variant_parquet
 from vpush.optimizer.catalog import Catalog
-from vpush.optimizer.commit_delta import ConcurrentCommitError, add_action, commit_delta, next_version
+from vpush.commit_delta import ConcurrentCommitError, add_action, commit_delta, next_version
 from vpush.optimizer.delta_log import DeltaSnapshot, read_delta_log
 from vpush.optimizer.errors import CatalogError
 

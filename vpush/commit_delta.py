@@ -6,6 +6,9 @@ writer that wants version ``n`` must create it atomically, failing when it exist
 hard-linked to its final name: ``link`` fails with ``EEXIST`` when another writer got there first,
 and a reader never sees a half-written commit. The loser gets :class:`ConcurrentCommitError`; its
 data files are not in any commit, so the table is unchanged.
+
+Writing a table is an act of the face (:func:`vpush.write_delta`), not of query planning: this
+module sits on the ``vpush`` floor and uses the optimizer's catalog and statistics from below.
 """
 from __future__ import annotations
 
@@ -80,7 +83,7 @@ def commit_delta(location: str | os.PathLike[str], version: int, actions: Sequen
         >>> commit_delta(folder, 0, [])
         Traceback (most recent call last):
         ...
-        vpush.optimizer.commit_delta.ConcurrentCommitError: version 0 is already committed (file ...)
+        vpush.commit_delta.ConcurrentCommitError: version 0 is already committed (file ...)
 
     Returns:
         The commit file's path.
@@ -102,6 +105,9 @@ def commit_delta(location: str | os.PathLike[str], version: int, actions: Sequen
         os.link(temporary, target)
     except FileExistsError:
         raise ConcurrentCommitError(f"version {version} is already committed", file=target) from None
+    except OSError as exc:
+        # No hard links here (some network or object-store mounts): no put-if-absent either.
+        raise CatalogError(f"cannot commit version {version}: {exc.strerror}", file=target) from exc
     finally:
         os.remove(temporary)
     return target
