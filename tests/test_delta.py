@@ -281,3 +281,22 @@ def test_column_mapping_is_refused_whatever_the_protocol_lists(tmp_path: Path, r
     with pytest.raises(CatalogError, match="columnMapping") as info:
         vpush.connect().register("t", tmp_path / "t")
     assert info.value.error_class == "DELTA_UNSUPPORTED_FEATURES_FOR_READ"
+
+
+def test_float_statistics_as_delta_spark_writes_them_keep_matching_files(tmp_path: Path, spark: SparkSession) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    root = tmp_path / "t"
+    log = DeltaLog(root)
+    log.commit({"protocol": {"minReaderVersion": 1, "minWriterVersion": 2}}, metadata([field("f", "float")]))
+    pq.write_table(pa.table({"f": pa.array([0.5, 1.1], pa.float32())}), root / "a.parquet")
+    # Java's Float.toString of the float32 bounds, as Delta Spark's stats JSON holds them.
+    stats = json.dumps({"numRecords": 2, "minValues": {"f": 0.5}, "maxValues": {"f": 1.1}, "nullCount": {"f": 0}})
+    log.commit(log.add(root / "a.parquet", stats=stats))
+    con = vpush.connect(time_zone="UTC")
+    con.register("t", root)
+    spark.read.parquet(str(root / "a.parquet")).createOrReplaceTempView("float_live")
+    for sql in ["SELECT count(*) AS n FROM t WHERE f = CAST(1.1 AS FLOAT)", "SELECT count(*) AS n FROM t WHERE f >= 1.1F"]:
+        expected = [tuple(r) for r in spark.sql(sql.replace("FROM t", "FROM float_live")).collect()]
+        assert expected == [(1,)] and _rows(con.sql(sql).to_arrow()) == expected, f"Should read the file: {sql}"
