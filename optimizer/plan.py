@@ -146,6 +146,9 @@ class Scan:
     """Whole variant columns (top-level) that the DuckDB SQL rebuilds only for the rows its
     LIMIT keeps (``vpush_rebuild_variant``): the DuckDB engine reads none of their leaves in the
     scan and gives each row's :data:`LOCATOR_ARROW_TYPE` instead. Other engines read them whole."""
+    log_skipped: tuple[tuple[str, str], ...] = ()
+    """(file, reason) for each live file of a Delta table that its log statistics or partition
+    values rule out: not in ``files``, its footer never opened."""
 
     casts_later: tuple[CastLater, ...] = ()
     """The strict casts that Spark computes where the query computes them, not in its scan

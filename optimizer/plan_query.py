@@ -21,8 +21,10 @@ from vpush.optimizer.dialect import (
     VariantStripNulls,
     VpushSpark,
 )
+from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import ROW_COUNT_COLUMN, VARIANT_ARROW_TYPE, CastLater, FileScan, Plan, Scan, ScanPart
+from vpush.optimizer.prune_delta_files import prune_delta_files
 from vpush.optimizer.prune_scan import FilePruning, owning_select, prune_scan
 from vpush.optimizer.rewrite_variants import (
     FILE_COLUMN,
@@ -110,6 +112,12 @@ _PARTITION_ARROW_TYPES = {
     "date": pa.date32(),
     "timestamp": pa.timestamp("us", tz="UTC"),
     "void": pa.null(),
+    # Delta tables type their partition columns in the schema: any primitive type.
+    "tinyint": pa.int8(),
+    "smallint": pa.int16(),
+    "float": pa.float32(),
+    "boolean": pa.bool_(),
+    "timestamp_ntz": pa.timestamp("us"),
 }
 
 
@@ -194,6 +202,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             refusal = exc
     cte_names = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
     found: list[tuple[exp.Table, Table, list[FileInfo], pa.Schema, list[FilePruning], list[Extraction]]] = []
+    skipped_by_log: dict[int, tuple[tuple[str, str], ...]] = {}
     for node in list(expression.find_all(exp.Table)):
         if not isinstance(node.this, exp.Identifier) or node.args.get("db") or node.args.get("catalog"):
             if node.args.get("db") or node.args.get("catalog"):
@@ -211,8 +220,20 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                 f"the table or view {name!r} cannot be found; register it with con.register()",
                 error_class="TABLE_OR_VIEW_NOT_FOUND",
             )
-        infos = [catalog.file_info(f) for f in table.files]
-        data_schema = _data_schema(infos)
+        log_skipped: tuple[tuple[str, str], ...] = ()
+        if table.delta is not None:
+            # The schema is the log's, and the log's statistics prune files before their footers
+            # are opened.
+            data_schema = delta_arrow_schema(table.delta)
+            paths = table.files
+            if prune:
+                by_log = prune_delta_files(node, table, data_schema, time_zone=time_zone)
+                paths, log_skipped = by_log.files, by_log.skipped
+            infos = [catalog.file_info(f) for f in paths]
+        else:
+            infos = [catalog.file_info(f) for f in table.files]
+            data_schema = _data_schema(infos)
+        skipped_by_log[id(node)] = log_skipped
         if prune:
             pruned = prune_scan(node, table, infos, data_schema, time_zone=time_zone)
         else:
@@ -328,12 +349,16 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                     extraction_names=tuple(extraction_names[index]),
                     location=table.location,
                     casts_later=tuple(later),
+                    log_skipped=skipped_by_log[id(node)],
                 )
             )
         else:
             replacement = exp.Table(this=exp.to_identifier(scan_name, quoted=True), alias=table_alias)
             scans.append(
-                Scan(name=scan_name, table=table.name, schema=schema, files=tuple(files), location=table.location)
+                Scan(
+                    name=scan_name, table=table.name, schema=schema, files=tuple(files), location=table.location,
+                    log_skipped=skipped_by_log[id(node)],
+                )
             )
         replacement.meta[_SCAN_INDEX] = index
         node.replace(replacement)
