@@ -631,6 +631,20 @@ class _Rewriter:
             return node
         if isinstance(node, exp.Mod) and isinstance(result, DecimalType):
             return exp.cast(node, _sql_type(result))
+        if isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
+            operands = [node.this, *(node.args.get(k) for k in ("expression", "low", "high")), *node.expressions]
+            present = [o for o in operands if isinstance(o, exp.Expr)]
+            if any(of(o) == AtomicType("float") for o in present) and any(
+                _is_integral(of(o)) or isinstance(of(o), DecimalType) or of(o) == _DOUBLE for o in present
+            ):
+                # Spark compares a float with an integer, decimal or double as doubles; DuckDB
+                # casts the other side to float (1.1F > 1.1 is true in Spark, false there).
+                for key in ("this", "expression", "low", "high"):
+                    side = node.args.get(key)
+                    if isinstance(side, exp.Expr):
+                        node.set(key, self._to_double(side))
+                node.set("expressions", [self._to_double(e) for e in node.expressions])
+            return node
         if isinstance(node, (exp.Cast, exp.TryCast)) and _is_integral(result):
             source = of(node.this)
             if _is_fractional(source) or isinstance(source, DecimalType):
