@@ -221,11 +221,13 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     # Extractions become columns of their scan first, so that a variant column read only
     # through them is not read whole.
     extraction_names: list[list[str]] = []
+    extraction_types: list[list[SparkType]] = []
     filtered_names: list[set[str]] = []
     column_types: dict[int, dict[str, SparkType | None]] = {}
     for index, (node, table, _, data_schema, _, extractions) in enumerate(found):
         alias = node.alias or node.name
         names: list[str] = []
+        targets: list[SparkType] = []
         filtered: set[str] = set()
         by_key: dict[object, str] = {}
         types = {f.name.lower(): arrow_spark_type(f.type) for f in _table_schema(table, data_schema)}
@@ -234,11 +236,13 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             if column_name is None:
                 column_name = by_key[ext.key] = f"__vpush_{index}_x{len(by_key)}"
                 names.append(column_name)
+                targets.append(ext.target)
                 types[column_name.lower()] = ext.target
             if _in_where(ext):
                 filtered.add(column_name)
             _replace_extraction(ext, column_name, alias)
         extraction_names.append(names)
+        extraction_types.append(targets)
         filtered_names.append(filtered)
         column_types[id(node)] = types
         if names:
@@ -283,6 +287,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                     num_row_groups=info.num_row_groups,
                     partition_values=table.partitioning.values(info.path, session_time_zone=time_zone),
                     skipped=pruning.skipped,
+                    footer=info.metadata,
                 )
             )
         scan_name = f"{SCAN_PREFIX}{len(scans)}"
@@ -304,6 +309,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                     scan_name, table.name, schema, tuple(files), tuple(parts),
                     part_expressions=tuple(tuple(e) for e in part_expressions),
                     extraction_names=tuple(extraction_names[index]),
+                    extraction_types=tuple(extraction_types[index]),
                     location=table.location,
                 )
             )
