@@ -89,15 +89,15 @@ def derive_scan_schema(scan: Scan, time_zone: str) -> pa.Schema | None:
         return scan.schema
     if len(scan.extraction_types) != len(scan.extraction_names):
         return None
-    time_zone = zone_name(time_zone)
+    time_zone = _zone_name(time_zone)
     fields: list[pa.Field] = []
     for field in scan.schema:
-        passed = passed_through(field.type, time_zone)
+        passed = _passed_through(field.type, time_zone)
         if passed is None:
             return None
         fields.append(pa.field(field.name, passed))
     for name, target in zip(scan.extraction_names, scan.extraction_types):
-        arrow_type = target_arrow_type(target, time_zone)
+        arrow_type = _target_arrow_type(target, time_zone)
         if arrow_type is None:
             return None
         fields.append(pa.field(name, arrow_type))
@@ -105,12 +105,12 @@ def derive_scan_schema(scan: Scan, time_zone: str) -> pa.Schema | None:
 
 
 @functools.lru_cache(maxsize=64)
-def zone_name(time_zone: str) -> str:
+def _zone_name(time_zone: str) -> str:
     """The name DuckDB gives the session time zone ``time_zone`` in Arrow types (its own
     spelling: ``utc`` is ``UTC``), asked once per zone.
 
     Example:
-        >>> zone_name("america/new_york")
+        >>> _zone_name("america/new_york")
         'America/New_York'
     """
     import duckdb
@@ -124,14 +124,14 @@ def zone_name(time_zone: str) -> str:
     return str(arrow_type.tz)
 
 
-def passed_through(arrow_type: pa.DataType, time_zone: str) -> pa.DataType | None:
+def _passed_through(arrow_type: pa.DataType, time_zone: str) -> pa.DataType | None:
     """The type of an Arrow column of ``arrow_type`` after DuckDB passes it through (session
-    time zone ``time_zone``, as DuckDB spells it: :func:`zone_name`); None when not known here.
+    time zone ``time_zone``, as DuckDB spells it: :func:`_zone_name`); None when not known here.
 
     Example:
-        >>> passed_through(pa.timestamp("ns", tz="UTC"), "Asia/Tokyo")
+        >>> _passed_through(pa.timestamp("ns", tz="UTC"), "Asia/Tokyo")
         TimestampType(timestamp[us, tz=Asia/Tokyo])
-        >>> passed_through(pa.dictionary(pa.int32(), pa.string()), "UTC")
+        >>> _passed_through(pa.dictionary(pa.int32(), pa.string()), "UTC")
         DataType(string)
     """
     if any(test(arrow_type) for test in _SAME_TYPES):
@@ -156,32 +156,32 @@ def passed_through(arrow_type: pa.DataType, time_zone: str) -> pa.DataType | Non
             return pa.timestamp("us", tz=time_zone)
         return arrow_type
     if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
-        item = passed_through(arrow_type.value_type, time_zone)
+        item = _passed_through(arrow_type.value_type, time_zone)
         return None if item is None else pa.list_(pa.field(_LIST_ITEM, item))
     if pa.types.is_struct(arrow_type):
         fields = []
         for i in range(arrow_type.num_fields):
             child = arrow_type.field(i)
-            passed = passed_through(child.type, time_zone)
+            passed = _passed_through(child.type, time_zone)
             if passed is None:
                 return None
             fields.append(pa.field(child.name, passed))
         return pa.struct(fields)
     if pa.types.is_map(arrow_type):
-        key = passed_through(arrow_type.key_type, time_zone)
-        item = passed_through(arrow_type.item_type, time_zone)
+        key = _passed_through(arrow_type.key_type, time_zone)
+        item = _passed_through(arrow_type.item_type, time_zone)
         return None if key is None or item is None else pa.map_(key, item)
     return None
 
 
-def target_arrow_type(target: SparkType, time_zone: str) -> pa.DataType | None:
+def _target_arrow_type(target: SparkType, time_zone: str) -> pa.DataType | None:
     """The Arrow type of an extraction column of Spark type ``target``, as DuckDB gives its
     DuckDB type (:func:`~vpush.optimizer.rewrite_variants.duckdb_type`) in session time zone
-    ``time_zone`` (as DuckDB spells it: :func:`zone_name`); None when not known here.
+    ``time_zone`` (as DuckDB spells it: :func:`_zone_name`); None when not known here.
 
     Example:
         >>> from vpush.optimizer.variant_types import parse_variant_type
-        >>> target_arrow_type(parse_variant_type("array<decimal(5,2)>"), "UTC")
+        >>> _target_arrow_type(parse_variant_type("array<decimal(5,2)>"), "UTC")
         ListType(list<l: decimal128(5, 2)>)
     """
     if isinstance(target, AtomicType):
@@ -193,16 +193,16 @@ def target_arrow_type(target: SparkType, time_zone: str) -> pa.DataType | None:
     if isinstance(target, DecimalType):
         return pa.decimal128(target.precision, target.scale)
     if isinstance(target, ArrayType):
-        item = target_arrow_type(target.element, time_zone)
+        item = _target_arrow_type(target.element, time_zone)
         return None if item is None else pa.list_(pa.field(_LIST_ITEM, item))
     if isinstance(target, MapType):
-        key = target_arrow_type(target.key, time_zone)
-        value = target_arrow_type(target.value, time_zone)
+        key = _target_arrow_type(target.key, time_zone)
+        value = _target_arrow_type(target.value, time_zone)
         return None if key is None or value is None else pa.map_(key, value)
     if isinstance(target, StructType):
         fields = []
         for field in target.fields:
-            arrow_type = target_arrow_type(field.type, time_zone)
+            arrow_type = _target_arrow_type(field.type, time_zone)
             if arrow_type is None:
                 return None
             fields.append(pa.field(field.name, arrow_type))
