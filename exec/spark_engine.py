@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from vpush.codec.errors import VpushError
+from vpush.exec.derive_scan_schema import derive_scan_schema
 from vpush.exec.errors import ExecutionError
 from vpush.exec.read_scan import timestamps_in_micros
 from vpush.exec.spark_tasks import (
@@ -42,9 +43,11 @@ from vpush.optimizer.plan import VARIANT_ARROW_TYPE, Plan, Scan
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+    from sqlglot import exp
 
 SOURCE_NAME = "vpush"
 _OPTION = "scan"
+_VPUSH_PREFIX = "__vpush_"
 _VARIANT_FIELD_METADATA = {b"variant": b"true"}
 _RAISED = re.compile(r"\b(?:\w+\.)*(?:\w*Error|\w*Exception): \[([A-Z][A-Z0-9_.]+)\] ([^\n]*)")
 
@@ -118,8 +121,16 @@ def _to_spark_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
 
 
-def _output_schema(plan: Plan, scan: Scan, time_zone: str) -> pa.Schema:
-    """The Arrow schema of the scan's relation, from DuckDB running a part's query on no rows."""
+def scan_output_schema(plan: Plan, scan: Scan, time_zone: str) -> pa.Schema:
+    """The Arrow schema of the scan's relation: derived from the plan
+    (:func:`~vpush.exec.derive_scan_schema.derive_scan_schema`), else DuckDB's."""
+    derived = derive_scan_schema(scan, time_zone)
+    return derived if derived is not None else duckdb_scan_schema(plan, scan, time_zone)
+
+
+def duckdb_scan_schema(plan: Plan, scan: Scan, time_zone: str) -> pa.Schema:
+    """The Arrow schema of the scan's relation, from DuckDB running a part's query on no rows
+    (about 15 ms): the reference the derived schema is checked against."""
     if not scan.parts:
         return scan.schema
     import duckdb
@@ -233,7 +244,7 @@ class SparkEngine:
         try:
             parallelism, max_bytes, open_cost = self._split_settings()
             for scan in plan.scans:
-                schema = spark_arrow_schema(_output_schema(plan, scan, self.time_zone))
+                schema = spark_arrow_schema(scan_output_schema(plan, scan, self.time_zone))
                 tasks = plan_tasks(
                     plan, scan, schema, self.time_zone,
                     parallelism=parallelism, max_partition_bytes=max_bytes, open_cost_bytes=open_cost,
@@ -280,7 +291,10 @@ class SparkEngine:
         """The column names Spark gives the query as the user wrote it: Spark's analyzer names
         it over the tables as Spark itself reads them (footers only; nothing runs), in a session
         of its own so that the user's views are left alone. None where Spark cannot read a table
-        (a layout only vpush reads): the names of the rewritten query stay."""
+        (a layout only vpush reads), or where the rewritten query's names are Spark's anyway
+        (:func:`names_kept`): the names of the rewritten query stay."""
+        if plan.spark_expression is not None and names_kept(plan.spark_expression):
+            return None
         if self._naming_session is None:
             self._naming_session = self.spark.newSession()
         session = self._naming_session
@@ -305,17 +319,77 @@ class SparkEngine:
             batches = frame._collect_as_arrow(empty_list_if_zero_records=False)  # type: ignore[operator]
         except PySparkException as exc:
             raise translate_spark_error(exc) from exc
-        from pyspark.sql.types import VariantType
-
-        variants = {i for i, f in enumerate(frame.schema.fields) if isinstance(f.dataType, VariantType)}
-        table = _from_spark_table(pa.Table.from_batches(batches), variants)
+        table = pa.Table.from_batches(batches)
+        table = _from_spark_table(table, spark_variant_columns(table.schema))
         return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
 
 
+def names_kept(expression: exp.Expr) -> bool:
+    """Whether the rewritten query's output columns are named as Spark names the user's query,
+    for certain, so that Spark need not analyze the original to name them: the outermost SELECT
+    (of each branch of a set operation) projects only aliases and plain columns that are not
+    vpush's extraction columns. An alias names its column by its own text, and a plain column
+    by its name as the relation it resolves against has it, which the rewrite leaves alone
+    (only variant extractions become columns, each named ``__vpush_...``). A bare expression
+    is named after its text as Spark's parser reads it, and a star after the relation's
+    columns: those are left to Spark's analyzer.
+
+    Example:
+        >>> from sqlglot import parse_one
+        >>> names_kept(parse_one("SELECT count(*) AS n, t.id FROM t"))
+        True
+        >>> names_kept(parse_one("SELECT count(*) FROM t")), names_kept(parse_one("SELECT * FROM t"))
+        (False, False)
+        >>> names_kept(parse_one("SELECT t.__vpush_0_x0 FROM t"))
+        False
+    """
+    from sqlglot import exp
+
+    if isinstance(expression, exp.SetOperation):
+        return names_kept(expression.left) and names_kept(expression.right)
+    if isinstance(expression, exp.Subquery):
+        return names_kept(expression.this)
+    if not isinstance(expression, exp.Select):
+        return False
+    for projection in expression.expressions:
+        if isinstance(projection, exp.Alias):
+            continue
+        if (
+            isinstance(projection, exp.Column)
+            and isinstance(projection.this, exp.Identifier)
+            and not projection.name.lower().startswith(_VPUSH_PREFIX)
+        ):
+            continue
+        return False
+    return True
+
+
+def spark_variant_columns(schema: pa.Schema) -> set[int]:
+    """The positions of the variant columns of Spark's Arrow result: Spark sends a variant as
+    ``struct<value, metadata>`` whose ``metadata`` field carries the field metadata
+    ``variant: true`` (a struct that merely has such fields carries none), so the result's own
+    schema tells them apart without asking Spark for the DataFrame's.
+
+    Example:
+        >>> tagged = pa.field("metadata", pa.binary(), nullable=False, metadata={"variant": "true"})
+        >>> spark_variant_columns(pa.schema([("v", pa.struct([("value", pa.binary()), tagged])),
+        ...     ("s", pa.struct([("value", pa.binary()), ("metadata", pa.binary())]))]))
+        {0}
+    """
+    out = set()
+    for i, field in enumerate(schema):
+        if not pa.types.is_struct(field.type) or field.type.get_field_index("metadata") < 0:
+            continue
+        metadata = field.type.field("metadata").metadata or {}
+        if metadata.get(b"variant") == b"true":
+            out.add(i)
+    return out
+
+
 def _from_spark_table(table: pa.Table, variants: set[int]) -> pa.Table:
-    """Spark's Arrow result with its variant columns (by position: those Spark's schema types
-    ``variant``) as vpush gives them: ``struct<metadata, value>``. A struct that merely has
-    fields named ``metadata`` and ``value`` stays as it is."""
+    """Spark's Arrow result with its variant columns (by position: :func:`spark_variant_columns`)
+    as vpush gives them: ``struct<metadata, value>``. A struct that merely has fields named
+    ``metadata`` and ``value`` stays as it is."""
     for i, field in enumerate(table.schema):
         if i in variants:
             column = table.column(i).combine_chunks()

@@ -19,6 +19,7 @@ import base64
 import dataclasses
 import json
 import re
+import threading
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +30,9 @@ from vpush.exec.errors import ExecutionError
 from vpush.optimizer.plan import FileScan, Input, LeafInput, LevelInput, Plan, Scan, ScanPart
 
 if TYPE_CHECKING:
+    import duckdb
+
+    from vpush.codec.layout import VariantLayout
     from vpush.optimizer.variant_types import SparkType
 
 TASKS_FORMAT = 1
@@ -42,6 +46,14 @@ DEFAULT_OPEN_COST_BYTES = 4 * 1024 * 1024
 
 NO_PART = -1
 """The part index of a piece of a scan that has no parts (it extracts nothing)."""
+
+_CACHE_LOCK = threading.Lock()
+_FOOTERS: dict[tuple[str, int, int], tuple[Mapping[str, VariantLayout], int, int]] = {}
+_MAX_FOOTERS = 1024
+_CHUNK_BYTES: dict[int, tuple[Any, tuple[tuple[tuple[str, int], ...], ...]]] = {}
+_CONNECTIONS: dict[str, list[tuple[duckdb.DuckDBPyConnection, set[str]]]] = {}
+_IN_USE: dict[int, tuple[duckdb.DuckDBPyConnection, set[str]]] = {}
+_MAX_FREE_CONNECTIONS = 2
 
 _BYTE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1 << 10, "m": 1 << 20, "mb": 1 << 20,
                "g": 1 << 30, "gb": 1 << 30, "t": 1 << 40, "tb": 1 << 40}
@@ -102,16 +114,35 @@ def _read_prefixes(file: FileScan, part: ScanPart | None) -> tuple[str, ...]:
     return tuple(prefixes)
 
 
-def _row_group_bytes(metadata: Any, rg: int, prefixes: tuple[str, ...]) -> int:
-    """The compressed bytes of the column chunks of row group ``rg`` that a task reads."""
-    group = metadata.row_group(rg)
-    total = 0
-    for i in range(group.num_columns):
-        column = group.column(i)
-        path = column.path_in_schema
-        if any(path == p or path.startswith(p + ".") for p in prefixes):
-            total += column.total_compressed_size
-    return total
+def _chunk_bytes(metadata: Any, *, keep: bool) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """Per row group, each column chunk's Parquet path and compressed bytes. Kept for the
+    footers the catalog holds (the same object from query to query), since walking a footer's
+    chunks through pyarrow costs milliseconds for a table of many row groups."""
+    with _CACHE_LOCK:
+        found = _CHUNK_BYTES.get(id(metadata))
+    if found is not None and found[0] is metadata:
+        return found[1]
+    sizes = []
+    for rg in range(metadata.num_row_groups):
+        group = metadata.row_group(rg)
+        chunks = (group.column(i) for i in range(group.num_columns))
+        sizes.append(tuple((c.path_in_schema, c.total_compressed_size) for c in chunks))
+    out = tuple(sizes)
+    if not keep:
+        return out
+    with _CACHE_LOCK:
+        if len(_CHUNK_BYTES) >= _MAX_FOOTERS:
+            _CHUNK_BYTES.pop(next(iter(_CHUNK_BYTES)))
+        # The footer itself is kept with its sizes, so that its id is not reused meanwhile.
+        _CHUNK_BYTES[id(metadata)] = (metadata, out)
+    return out
+
+
+def _row_group_bytes(chunks: tuple[tuple[str, int], ...], prefixes: tuple[str, ...]) -> int:
+    """The compressed bytes of the column chunks (of one row group) that a task reads."""
+    exact = frozenset(prefixes)
+    below = tuple(p + "." for p in prefixes)
+    return sum(size for path, size in chunks if path in exact or path.startswith(below))
 
 
 def _file_ref(file: FileScan, row_groups: Sequence[int], scan_schema: pa.Schema) -> FileRef:
@@ -162,12 +193,15 @@ def plan_tasks(
     # (part index, file, row group, bytes), in file order.
     units: list[tuple[int, FileScan, int, int]] = []
     for index, file, part in pieces:
-        try:
-            metadata = pq.read_metadata(file.path)
-        except (OSError, pa.ArrowException) as exc:
-            raise ExecutionError(f"cannot read the footer: {exc}", file=file.path) from exc
+        metadata = file.footer
+        if metadata is None:
+            try:
+                metadata = pq.read_metadata(file.path)
+            except (OSError, pa.ArrowException) as exc:
+                raise ExecutionError(f"cannot read the footer: {exc}", file=file.path) from exc
+        chunks = _chunk_bytes(metadata, keep=file.footer is not None)
         prefixes = _read_prefixes(file, part)
-        units += [(index, file, rg, _row_group_bytes(metadata, rg, prefixes)) for rg in file.row_groups]
+        units += [(index, file, rg, _row_group_bytes(chunks[rg], prefixes)) for rg in file.row_groups]
     total = sum(size for *_, size in units) + open_cost_bytes * len(pieces)
     split = min(max_partition_bytes, max(open_cost_bytes, total // max(parallelism, 1)))
 
@@ -210,22 +244,46 @@ def plan_tasks(
     )
 
 
-def _file_scan(ref: FileRef) -> FileScan:
-    """The file's share of a task, with its variant layouts read from its own footer."""
+def _footer_facts(path: str) -> tuple[Mapping[str, VariantLayout], int, int]:
+    """The file's variant layouts, rows and row groups, from its footer. Kept for the life of
+    the worker process (Spark reuses its Python workers from task to task, and a footer costs
+    milliseconds to parse), under the file's size and modification time, so that a file
+    rewritten in place is read again."""
+    import os
+
     import pyarrow.parquet as pq
 
     from vpush.codec.layout import find_variant_columns
 
     try:
-        pf = pq.ParquetFile(ref.path)
+        stat = os.stat(path)
+    except OSError as exc:
+        raise ExecutionError(f"cannot open the file: {exc}", file=path) from exc
+    key = (path, stat.st_size, stat.st_mtime_ns)
+    with _CACHE_LOCK:
+        found = _FOOTERS.get(key)
+    if found is not None:
+        return found
+    try:
+        pf = pq.ParquetFile(path)
     except (OSError, pa.ArrowException) as exc:
-        raise ExecutionError(f"cannot open the file: {exc}", file=ref.path) from exc
+        raise ExecutionError(f"cannot open the file: {exc}", file=path) from exc
     with pf:
         try:
-            layouts = find_variant_columns(pf, file=ref.path)
+            layouts = find_variant_columns(pf, file=path)
         except VpushError as exc:
-            raise exc.with_context(file=ref.path)
-        metadata = pf.metadata
+            raise exc.with_context(file=path)
+        facts = (layouts, pf.metadata.num_rows, pf.metadata.num_row_groups)
+    with _CACHE_LOCK:
+        if len(_FOOTERS) >= _MAX_FOOTERS:
+            _FOOTERS.pop(next(iter(_FOOTERS)))
+        _FOOTERS[key] = facts
+    return facts
+
+
+def _file_scan(ref: FileRef) -> FileScan:
+    """The file's share of a task, with its variant layouts read from its own footer."""
+    layouts, num_rows, num_row_groups = _footer_facts(ref.path)
     partition_values: dict[str, Any] = {}
     if ref.partition_values is not None:
         partition_values = {name: ref.partition_values.column(i)[0].as_py()
@@ -237,8 +295,8 @@ def _file_scan(ref: FileRef) -> FileScan:
         variant_columns={
             k: layout for k, layout in layouts.items() if any(k == c or k.startswith(c + ".") for c in ref.columns)
         },
-        num_rows=metadata.num_rows,
-        num_row_groups=metadata.num_row_groups,
+        num_rows=num_rows,
+        num_row_groups=num_row_groups,
         partition_values=partition_values,
         input_layouts=layouts,
         unread={rg: frozenset(names) for rg, names in ref.unread},
@@ -259,17 +317,11 @@ def read_task(tasks: ScanTasks, index: int) -> Iterator[pa.RecordBatch]:
         for _, refs in pieces:
             yield from read_scan(dataclasses.replace(scan, files=tuple(_file_scan(r) for r in refs)))
         return
-    import duckdb
-
     from vpush.exec.duckdb_engine import translate_message
-    from vpush.exec.variant_udf import register, take_error
-    from vpush.optimizer.rewrite_variants import duckdb_type
+    from vpush.exec.variant_udf import take_error
 
-    connection = duckdb.connect()
+    connection = _take_connection(tasks)
     try:
-        connection.execute("SET TimeZone = $tz", {"tz": tasks.time_zone})
-        for name, target in tasks.functions:
-            register(connection, name, target, duckdb_type(target).sql(dialect="duckdb"))
         for part_index, refs in pieces:
             part = dataclasses.replace(tasks.parts[part_index], files=tuple(_file_scan(r) for r in refs))
             stream = pa.RecordBatchReader.from_batches(part.schema, read_scan(scan, part))
@@ -286,7 +338,43 @@ def read_task(tasks: ScanTasks, index: int) -> Iterator[pa.RecordBatch]:
             finally:
                 connection.unregister(part.name)
     finally:
-        connection.close()
+        _give_back(tasks.time_zone, connection)
+
+
+def _take_connection(tasks: ScanTasks) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection in the tasks' time zone with their functions: one kept from an
+    earlier task of this worker process if one is free, else a new one (a connection costs
+    about 15 ms to open and set up, a task of a selective query little more)."""
+    import duckdb
+
+    from vpush.exec.variant_udf import register
+    from vpush.optimizer.rewrite_variants import duckdb_type
+
+    with _CACHE_LOCK:
+        free = _CONNECTIONS.get(tasks.time_zone)
+        kept = free.pop() if free else None
+    if kept is None:
+        connection = duckdb.connect()
+        connection.execute("SET TimeZone = $tz", {"tz": tasks.time_zone})
+        kept = (connection, set())
+    connection, functions = kept
+    for name, target in tasks.functions:
+        if name not in functions:
+            register(connection, name, target, duckdb_type(target).sql(dialect="duckdb"))
+            functions.add(name)
+    _IN_USE[id(connection)] = kept
+    return connection
+
+
+def _give_back(time_zone: str, connection: duckdb.DuckDBPyConnection) -> None:
+    """Keep a task's connection for the next task (a few per time zone at most)."""
+    with _CACHE_LOCK:
+        kept = _IN_USE.pop(id(connection), None)
+        free = _CONNECTIONS.setdefault(time_zone, [])
+        if kept is not None and len(free) < _MAX_FREE_CONNECTIONS:
+            free.append(kept)
+            return
+    connection.close()
 
 
 def _b64(data: bytes) -> str:

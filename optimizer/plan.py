@@ -10,12 +10,15 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 from sqlglot import exp
 
 from vpush.codec.layout import VariantLayout
+
+if TYPE_CHECKING:
+    from vpush.optimizer.variant_types import SparkType
 
 VARIANT_ARROW_TYPE = pa.struct([pa.field("metadata", pa.binary()), pa.field("value", pa.binary())])
 """How a variant column travels between vpush's parts and comes back from ``to_arrow()``."""
@@ -53,6 +56,9 @@ class FileScan:
     unread: Mapping[int, frozenset[str]] = dataclasses.field(default_factory=dict)
     """Per row group, the inputs of the part (by name) left unread and given as nulls, because
     the footer proves them all-null there (a leaf's ``value``; the metadata nothing else needs)."""
+    footer: Any = dataclasses.field(default=None, compare=False, repr=False)
+    """The file's parsed footer (``pyarrow.parquet.FileMetaData``) as the catalog read it, so
+    that an engine sizing its work by column chunks need not read it again; None if unknown."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -140,6 +146,8 @@ class Scan:
     """Per part, the extractions computed from its inputs, in ``extraction_names`` order."""
     extraction_names: tuple[str, ...] = ()
     """The columns the query reads its variant extractions from, after ``schema``'s."""
+    extraction_types: tuple[SparkType, ...] = ()
+    """Each extraction column's Spark type (its target), in ``extraction_names`` order."""
     location: str = ""
     """Where the table was registered from (a folder, file or glob)."""
     deferred: tuple[str, ...] = ()

@@ -245,6 +245,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     # Extractions become columns of their scan first, so that a variant column read only
     # through them is not read whole.
     extraction_names: list[list[str]] = []
+    extraction_types: list[list[SparkType]] = []
     filtered_names: list[set[str]] = []
     in_scan_names: list[set[str]] = []
     by_keys: list[dict[object, str]] = []
@@ -254,6 +255,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     for index, (node, table, _, data_schema, _, extractions) in enumerate(found):
         alias = node.alias or node.name
         names: list[str] = []
+        targets: list[SparkType] = []
         filtered: set[str] = set()
         in_scan: set[str] = set()
         by_key: dict[object, str] = {}
@@ -263,6 +265,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             if column_name is None:
                 column_name = by_key[ext.key] = f"__vpush_{index}_x{len(by_key)}"
                 names.append(column_name)
+                targets.append(ext.target)
                 types[column_name.lower()] = ext.target
             if _in_where(ext):
                 filtered.add(column_name)
@@ -271,6 +274,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             _replace_extraction(ext, column_name, alias)
         by_keys.append(by_key)
         extraction_names.append(names)
+        extraction_types.append(targets)
         filtered_names.append(filtered)
         in_scan_names.append(in_scan)
         column_types[id(node)] = types
@@ -316,6 +320,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                     num_row_groups=info.num_row_groups,
                     partition_values=table.partitioning.values(info.path, session_time_zone=time_zone),
                     skipped=pruning.skipped,
+                    footer=info.metadata,
                 )
             )
         scan_name = f"{SCAN_PREFIX}{len(scans)}"
@@ -347,6 +352,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                     scan_name, table.name, schema, tuple(files), tuple(parts),
                     part_expressions=tuple(tuple(e) for e in part_expressions),
                     extraction_names=tuple(extraction_names[index]),
+                    extraction_types=tuple(extraction_types[index]),
                     location=table.location,
                     casts_later=tuple(later),
                     log_skipped=skipped_by_log[id(node)],

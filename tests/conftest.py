@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from hypothesis import settings
@@ -29,6 +29,32 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.spark)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _derived_scan_schemas_are_duckdbs() -> Iterator[None]:
+    """Every scan the Spark engine runs in any test checks the Arrow schema it derives from the
+    plan against the one DuckDB gives by running the scan's query on no rows (what the engine
+    asked DuckDB before it derived the schema): a mismatch fails the test that ran the query."""
+    from vpush.exec import spark_engine
+    from vpush.exec.derive_scan_schema import derive_scan_schema
+
+    original = spark_engine.scan_output_schema
+
+    def checked(plan: Any, scan: Any, time_zone: str) -> Any:
+        derived = derive_scan_schema(scan, time_zone)
+        if derived is not None:
+            expected = spark_engine.duckdb_scan_schema(plan, scan, time_zone)
+            if not derived.equals(expected, check_metadata=True):
+                raise AssertionError(
+                    f"derived scan schema differs from DuckDB's for scan {scan.name}:\n"
+                    f"derived:\n{derived}\nDuckDB:\n{expected}"
+                )
+        return original(plan, scan, time_zone)
+
+    spark_engine.scan_output_schema = checked  # type: ignore[assignment]
+    yield
+    spark_engine.scan_output_schema = original  # type: ignore[assignment]
 
 
 @pytest.fixture(scope="session")
