@@ -42,7 +42,7 @@ from vpush.optimizer.rewrite_variants import (
 )
 from vpush.optimizer.spark_functions import check_functions
 from vpush.optimizer.spark_semantics import SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name
-from vpush.optimizer.variant_types import VARIANT, SparkType
+from vpush.optimizer.variant_types import VARIANT, SparkType, StringType
 
 SCAN_PREFIX = "__vpush_scan_"
 _SCAN_INDEX = "vpush_scan_index"  # meta key: which scan a table reference of the query becomes
@@ -338,6 +338,12 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                 parts, part_expressions = make_parts(scan_name, files, infos, unique, schema, time_zone)
                 _residual_only_where_needed(parts, part_expressions, extraction_names[index], later)
                 casts_later += later
+                companion_types = {
+                    name: kind
+                    for c in later
+                    for name, kind in ((c.attempt, c.target), (c.residual, VARIANT), (c.file, StringType()))
+                }
+                extraction_types[index] += [companion_types[n] for n in extraction_names[index][len(extraction_types[index]):]]
                 companion_names[index] = [n for c in later for n in (c.attempt, c.residual, c.file)]
                 _exclude_from_stars(node, alias, companion_names[index])
             relation = scan_relation(
