@@ -819,3 +819,41 @@ def explode_native(
     except _native.KernelError as exc:
         raise _extract_error(exc.args) from None
     return kinds, counts, arrays[0], arrays[1] if keys else pa.nulls(total, pa.string())
+
+
+def is_valid_variant_native(metadata: pa.Array | pa.ChunkedArray, value: pa.Array | pa.ChunkedArray) -> pa.BooleanArray:
+    """Spark's ``is_valid_variant`` of every row, in C: whether Spark 4.3's readers can read the
+    value and every value inside it (a looser check than
+    :meth:`vpush.codec.value.Variant.validate`: the metadata's dictionary is read only where an
+    object names a key, object fields need not be sorted or unique, trailing bytes are allowed;
+    the kernel's comment lists every rule).
+
+    Example:
+        >>> from vpush.codec.json import parse_json
+        >>> meta, good = parse_json('{"a": [1, "x"]}')
+        >>> rows = [(meta, good), (meta, good[:-1]), (b"\\x02", b"\\x00"), None]
+        >>> m = pa.array([r[0] if r else None for r in rows], pa.binary())
+        >>> v = pa.array([r[1] if r else None for r in rows], pa.binary())
+        >>> is_valid_variant_native(m, v).to_pylist()
+        [True, False, False, None]
+
+    Args:
+        metadata: every row's metadata, of the kinds :func:`extract_native` reads.
+        value: every row's value, of the same kinds and length.
+
+    Returns:
+        One boolean per row, null where either input is null.
+
+    Raises:
+        NativeUnsupportedError: input the kernel does not read, or no compiled kernel.
+    """
+    import numpy as np
+
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    _, pieces = _pieces(metadata, value)
+    try:
+        answers = np.frombuffer(_native.is_valid_variant(pieces), dtype=np.uint8)
+    except _native.KernelError as exc:
+        raise _extract_error(exc.args) from None
+    return pa.array(answers == 1, mask=answers == 2, type=pa.bool_())  # type: ignore[no-any-return]

@@ -22,6 +22,7 @@ from sqlglot import exp
 from vpush.optimizer.plan import ROW_COUNT_COLUMN, Plan, ScanPart
 from vpush.optimizer.rewrite_variants import (
     CAST_ERROR_MARKER,
+    IS_VALID_VARIANT_FUNCTION,
     IS_VARIANT_NULL_FUNCTION,
     PARSE_JSON_FUNCTION,
     SCHEMA_OF_VARIANT_FUNCTION,
@@ -250,6 +251,7 @@ _DUCKDB_ERROR_CLASSES = [
 _VARIANT_FUNCTION_INPUTS = {
     TO_JSON_FUNCTION: ("to_json", "a variant"),
     IS_VARIANT_NULL_FUNCTION: ("is_variant_null", "a variant"),
+    IS_VALID_VARIANT_FUNCTION: ("is_valid_variant", "a variant"),
     SCHEMA_OF_VARIANT_FUNCTION: ("schema_of_variant", "a variant"),
     PARSE_JSON_FUNCTION: ("parse_json", "a string"),
     VARIANT_EXPLODE_FUNCTION: ("variant_explode", "a variant"),

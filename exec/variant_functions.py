@@ -6,6 +6,7 @@ call of one of these, over the variant as DuckDB carries it, ``STRUCT(metadata B
 ```
 to_json(v)                  vpush_to_json(v, zone)          VARCHAR   the compiled kernel
 is_variant_null(v)          vpush_is_variant_null(v)        BOOLEAN   Arrow compute
+is_valid_variant(v)         vpush_is_valid_variant(v)       BOOLEAN   the compiled kernel
 schema_of_variant(v)        vpush_schema_of_variant(v)      VARCHAR   the compiled kernel
 schema_of_variant_agg(v)    vpush_schema_of_variant_merge(list(DISTINCT vpush_schema_of_variant(v)))
                                                             VARCHAR   merged once per distinct schema
@@ -23,6 +24,9 @@ Each is a vectorized (Arrow) function and answers as Spark 4.3 does:
   ``UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT`` on a time or nanosecond timestamp as Spark does;
 - ``is_variant_null``: true for a variant null only, false for a SQL NULL (Spark's
   ``isVariantNull`` reads the first byte, and an empty value is ``MALFORMED_VARIANT``);
+- ``is_valid_variant``: whether Spark 4.3's readers can read the value and everything inside it,
+  NULL for a SQL NULL (:func:`vpush.codec.native.is_valid_variant_native`, whose rules are Spark's
+  ``VariantUtil.isValidVariant``, looser than the spec's validation);
 - ``schema_of_variant``: Spark's ``SchemaOfVariant.schemaOf`` printed by ``printSchema``: every
   integer is ``BIGINT``, a decimal is typed after its trailing zeros are stripped, objects keep
   their stored (sorted) order and ``OBJECT<>`` names are back-quoted unless plain identifiers,
@@ -58,6 +62,7 @@ from vpush.codec.native import (
     NativeUnsupportedError,
     explode_native,
     format_java_native,
+    is_valid_variant_native,
     schema_of_variant_native,
     to_json_native,
 )
@@ -69,6 +74,7 @@ from vpush.exec.rebuild_rows import rebuild_rows
 from vpush.optimizer.spark_semantics import JAVA_TEXT_FUNCTIONS
 from vpush.optimizer.rewrite_variants import (
     REBUILD_VARIANT_FUNCTION,
+    IS_VALID_VARIANT_FUNCTION,
     IS_VARIANT_NULL_FUNCTION,
     PARSE_JSON_FUNCTION,
     SCHEMA_MERGE_FUNCTION,
@@ -79,6 +85,7 @@ from vpush.optimizer.rewrite_variants import (
 
 __all__ = [
     "FUNCTIONS",
+    "is_valid_variant_column",
     "is_variant_null_column",
     "merge_schemas",
     "parse_json_column",
@@ -188,6 +195,18 @@ def is_variant_null_column(variant: pa.Array | pa.ChunkedArray) -> pa.Array:
         raise MalformedVariantError(f"row {row}: an empty variant value", error_class=MALFORMED_VARIANT)
     first = pc.binary_slice(value, 0, 1)
     return pc.fill_null(pc.equal(first, pa.scalar(b"\x00", pa.binary())), False)
+
+
+# -- is_valid_variant -------------------------------------------------------------------------------
+def is_valid_variant_column(variant: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Spark's ``is_valid_variant`` of every row of a variant struct column: false for bytes Spark
+    4.3 cannot read (never an error), NULL for a SQL NULL.
+
+    Raises:
+        NativeUnsupportedError: the compiled kernel is not built (there is no Python reference).
+    """
+    metadata, value = _fields(variant)
+    return is_valid_variant_native(metadata, value)
 
 
 # -- variant_explode -------------------------------------------------------------------------------
@@ -636,6 +655,7 @@ def _rebuild_rows(locators: pa.Array, column: pa.Array) -> pa.Array:
 FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     TO_JSON_FUNCTION: (_guarded(_to_json, "to_json"), [_VARIANT_STRUCT, "VARCHAR"], "VARCHAR"),
     IS_VARIANT_NULL_FUNCTION: (_guarded(is_variant_null_column, "is_variant_null"), [_VARIANT_STRUCT], "BOOLEAN"),
+    IS_VALID_VARIANT_FUNCTION: (_guarded(is_valid_variant_column, "is_valid_variant"), [_VARIANT_STRUCT], "BOOLEAN"),
     SCHEMA_OF_VARIANT_FUNCTION: (_guarded(schema_of_variant_column, "schema_of_variant"), [_VARIANT_STRUCT], "VARCHAR"),
     SCHEMA_MERGE_FUNCTION: (_guarded(_merge_column, "schema_of_variant_agg"), ["VARCHAR[]"], "VARCHAR"),
     PARSE_JSON_FUNCTION: (_guarded(_parse_json, "parse_json"), ["VARCHAR", "BOOLEAN"], _VARIANT_STRUCT),

@@ -25,8 +25,8 @@ branch computing the extractions as columns ``__vpush_<scan>_x<k>`` that replace
 
 An extraction this module cannot place on a scan (over a subquery's column, say) runs the same
 function over the whole variant (:func:`rewrite_remaining`), which also turns Spark's other variant
-functions (``to_json``, ``is_variant_null``, ``schema_of_variant``, ``schema_of_variant_agg``,
-``parse_json``, ``try_parse_json``) into calls of engine functions over the variant struct
+functions (``to_json``, ``is_variant_null``, ``is_valid_variant``, ``schema_of_variant``,
+``schema_of_variant_agg``, ``parse_json``, ``try_parse_json``) into calls of engine functions over the variant struct
 (:mod:`vpush.exec.variant_functions`), named as Spark names them.
 """
 from __future__ import annotations
@@ -45,6 +45,7 @@ from vpush.codec.layout import ArrayLayout, ObjectLayout, PrimitiveLayout, Value
 from vpush.codec.path import VariantPath
 from vpush.optimizer.catalog import FileInfo
 from vpush.optimizer.dialect import (
+    IsValidVariant,
     IsVariantNull,
     ParseJson,
     SchemaOfVariant,
@@ -89,6 +90,7 @@ REBUILD_VARIANT_FUNCTION = "vpush_rebuild_variant"
 """``vpush_rebuild_variant(locator, column)``: a deferred variant column's rows, rebuilt from
 their files (:attr:`vpush.optimizer.plan.Scan.deferred`)."""
 IS_VARIANT_NULL_FUNCTION = "vpush_is_variant_null"
+IS_VALID_VARIANT_FUNCTION = "vpush_is_valid_variant"
 SCHEMA_OF_VARIANT_FUNCTION = "vpush_schema_of_variant"
 SCHEMA_MERGE_FUNCTION = "vpush_schema_of_variant_merge"
 PARSE_JSON_FUNCTION = "vpush_parse_json"
@@ -792,11 +794,12 @@ def _explode(
 
 
 # -- Spark's other variant functions ---------------------------------------------------------------
-_VARIANT_FUNCTIONS = (exp.JSONFormat, IsVariantNull, SchemaOfVariant, SchemaOfVariantAgg, ParseJson)
+_VARIANT_FUNCTIONS = (exp.JSONFormat, IsVariantNull, IsValidVariant, SchemaOfVariant, SchemaOfVariantAgg, ParseJson)
 """The nodes :func:`rewrite_variant_function` turns into engine functions."""
 _SPARK_NAMES: dict[type[exp.Expr], str] = {
     exp.JSONFormat: "to_json",
     IsVariantNull: "is_variant_null",
+    IsValidVariant: "is_valid_variant",
     SchemaOfVariant: "schema_of_variant",
     SchemaOfVariantAgg: "schema_of_variant_agg",
     ToVariantObject: "to_variant_object",
@@ -830,7 +833,7 @@ def rewrite_variant_function(
     rewrite: Callable[[exp.Expr], exp.Expr],
 ) -> exp.Expr:
     """The DuckDB call computing one of Spark's variant functions (``to_json``,
-    ``is_variant_null``, ``schema_of_variant``, ``schema_of_variant_agg``, ``parse_json``,
+    ``is_variant_null``, ``is_valid_variant``, ``schema_of_variant``, ``schema_of_variant_agg``, ``parse_json``,
     ``try_parse_json``) over the variant struct; ``rewrite`` rewrites an argument first. The
     engine function's name and result type are added to ``functions``.
 
@@ -895,6 +898,9 @@ def rewrite_variant_function(
     if isinstance(node, IsVariantNull):
         functions[IS_VARIANT_NULL_FUNCTION] = _BOOLEAN
         return exp.Anonymous(this=IS_VARIANT_NULL_FUNCTION, expressions=[variant])
+    if isinstance(node, IsValidVariant):
+        functions[IS_VALID_VARIANT_FUNCTION] = _BOOLEAN
+        return exp.Anonymous(this=IS_VALID_VARIANT_FUNCTION, expressions=[variant])
     return _schema_call(variant, functions)
 
 
