@@ -4202,6 +4202,615 @@ done:
     return result;
 }
 
+/* ---- to_variant: SQL values as variants, as Spark's VariantBuilder writes them --------------- */
+/* Spark's to_variant_object (VariantExpressionEvalUtils.castToVariant): every row of an Arrow
+ * column of structs, lists, maps and scalars built into one variant with Spark's bytes. The
+ * dictionary holds the keys in the order the builder first meets them (depth first, a key before
+ * its value), unsorted; an object's values are written in input order and only its field ids and
+ * offsets are sorted by key (Java's String order), a repeated key failing as
+ * VARIANT_DUPLICATE_KEY; every integer takes the smallest width, a decimal the smallest type its
+ * digits and scale fit; a NULL is a variant null. A variant inside (a struct flagged by the
+ * caller) is rebuilt as Spark's appendVariant does: its keys are added to the dictionary, its
+ * containers rewritten, its scalars copied as they are. */
+
+enum { B_STRUCT, B_LIST, B_LARGE_LIST, B_MAP, B_BOOL, B_INT, B_FLOAT, B_DOUBLE, B_DECIMAL, B_STRING, B_BINARY,
+       B_DATE, B_TIMESTAMP, B_TIMESTAMP_NTZ, B_VARIANT };
+enum { ERR_DUPLICATE_KEY = 9 };
+#define VERSION_BYTE 1
+#define B_MAX_DEPTH 1000 /* vpush.codec.value.MAX_NESTING_DEPTH: a nested variant deeper fails */
+#define VARIANT_SIZE_LIMIT (16 * 1024 * 1024)
+
+typedef struct BNode BNode;
+struct BNode {
+    int kind, width, scale;
+    Leaf leaf;         /* scalars and the variant's value */
+    Leaf meta;         /* the variant's metadata */
+    const uint8_t *valid;
+    int64_t off;
+    const uint8_t *bits; /* booleans */
+    const uint8_t *data; /* fixed-width values, or list offsets */
+    int nchildren;
+    BNode *children;
+    const uint8_t **names;
+    size_t *name_lens;
+};
+
+typedef struct {
+    const uint8_t *key;
+    size_t len;
+} BKey;
+
+typedef struct {
+    uint32_t id;
+    const uint8_t *key;
+    size_t len;
+    int64_t offset;
+} BField;
+
+typedef struct {
+    Ctx *c;
+    BNode *root;
+    const uint8_t *flags;
+    Py_ssize_t nflags, next_flag;
+    BKey *keys;
+    int64_t nkeys, keys_cap;
+    uint32_t *table; /* open addressing: key index + 1, 0 empty */
+    int64_t table_cap;
+    BField *fields;
+    int64_t nfields, fields_cap;
+    int64_t *offs;
+    int64_t noffs, offs_cap;
+    uint8_t *meta_out;
+    int64_t meta_len, meta_cap;
+    int32_t *meta_offsets;
+    const uint8_t *vmeta; /* the metadata of the variant being appended */
+    int64_t vmeta_len;
+} Build;
+
+static void b_free_node(BNode *n) {
+    for (int i = 0; i < n->nchildren; i++) b_free_node(&n->children[i]);
+    free(n->children);
+    free(n->names);
+    free(n->name_lens);
+}
+
+/* Move a node's rows by delta: a struct's slice applies to its children (and theirs), not to the
+ * elements of a list or map, which its offsets index. */
+static void b_shift(BNode *n, int64_t delta) {
+    n->off += delta;
+    n->leaf.off += delta;
+    n->meta.off += delta;
+    if (n->kind == B_STRUCT)
+        for (int i = 0; i < n->nchildren; i++) b_shift(&n->children[i], delta);
+}
+
+static int b_bind(Build *b, BNode *n, const struct ArrowSchema *s, const struct ArrowArray *a, const char *path) {
+    Ctx *c = b->c;
+    const char *f = s->format;
+    int variant;
+    memset(n, 0, sizeof *n);
+    if (b->next_flag >= b->nflags) return fail(c, ERR_SCHEMA, path, -1, "the variant flags do not cover the schema");
+    variant = b->flags[b->next_flag++];
+    if (s->dictionary != NULL) return fail(c, ERR_UNSUPPORTED, path, -1, "a dictionary-encoded input");
+    n->valid = validity_of(a);
+    n->off = a->offset;
+    if (variant) {
+        if (strcmp(f, "+s") != 0 || s->n_children != 2)
+            return fail(c, ERR_SCHEMA, path, -1, "a variant must be struct<metadata, value>");
+        n->kind = B_VARIANT;
+        for (int i = 0; i < 2; i++) {
+            const struct ArrowSchema *cs = s->children[i];
+            Leaf *l = strcmp(cs->name, "metadata") == 0 ? &n->meta : &n->leaf;
+            if (x_leaf(c, l, cs, a->children[i], path) < 0) return -1;
+            l->off += a->offset; /* the struct's slice applies to its children */
+        }
+        return 0;
+    }
+    if (strcmp(f, "+s") == 0 || strcmp(f, "+m") == 0 || strcmp(f, "+l") == 0 || strcmp(f, "+L") == 0) {
+        int is_map = f[1] == 'm';
+        const struct ArrowSchema *sub = s;
+        const struct ArrowArray *suba = a;
+        n->kind = f[1] == 's' ? B_STRUCT : is_map ? B_MAP : f[1] == 'l' ? B_LIST : B_LARGE_LIST;
+        if (n->kind != B_STRUCT) n->data = (const uint8_t *)a->buffers[1];
+        if (is_map) {
+            /* map: one child, the struct of (key, value); the node reads its two children */
+            sub = s->children[0];
+            suba = a->children[0];
+            if (b->next_flag >= b->nflags) return fail(c, ERR_SCHEMA, path, -1, "the variant flags do not cover the schema");
+            b->next_flag++;
+            if (sub->n_children != 2 || suba->offset != 0 || suba->null_count != 0)
+                return fail(c, ERR_UNSUPPORTED, path, -1, "a map whose entries the kernel does not read");
+        }
+        n->nchildren = (int)sub->n_children;
+        n->children = calloc((size_t)n->nchildren + 1, sizeof(BNode));
+        n->names = calloc((size_t)n->nchildren + 1, sizeof(uint8_t *));
+        n->name_lens = calloc((size_t)n->nchildren + 1, sizeof(size_t));
+        if (n->children == NULL || n->names == NULL || n->name_lens == NULL) return nomem(c);
+        for (int i = 0; i < n->nchildren; i++) {
+            n->names[i] = (const uint8_t *)sub->children[i]->name;
+            n->name_lens[i] = strlen(sub->children[i]->name);
+            if (b_bind(b, &n->children[i], sub->children[i], suba->children[i], path) < 0) return -1;
+            if (n->kind == B_STRUCT) b_shift(&n->children[i], a->offset);
+        }
+        if (is_map && n->children[0].kind != B_STRING)
+            return fail(c, ERR_SCHEMA, path, -1, "map keys must be strings");
+        return 0;
+    }
+    if (strcmp(f, "b") == 0) {
+        n->kind = B_BOOL;
+        n->bits = (const uint8_t *)a->buffers[1];
+        return 0;
+    }
+    if (strcmp(f, "c") == 0 || strcmp(f, "s") == 0 || strcmp(f, "i") == 0 || strcmp(f, "l") == 0) {
+        n->kind = B_INT;
+        n->width = f[0] == 'c' ? 1 : f[0] == 's' ? 2 : f[0] == 'i' ? 4 : 8;
+        n->data = (const uint8_t *)a->buffers[1];
+        return 0;
+    }
+    if (strcmp(f, "f") == 0 || strcmp(f, "g") == 0 || strcmp(f, "tdD") == 0) {
+        n->kind = f[0] == 'f' ? B_FLOAT : f[0] == 'g' ? B_DOUBLE : B_DATE;
+        n->data = (const uint8_t *)a->buffers[1];
+        return 0;
+    }
+    if (strncmp(f, "tsu:", 4) == 0) {
+        n->kind = f[4] != '\0' ? B_TIMESTAMP : B_TIMESTAMP_NTZ;
+        n->data = (const uint8_t *)a->buffers[1];
+        return 0;
+    }
+    if (strncmp(f, "d:", 2) == 0) {
+        int precision, scale, bits;
+        if (parse_decimal(f, &precision, &scale, &bits) < 0 || bits != 128)
+            return fail(c, ERR_UNSUPPORTED, path, -1, "the kernel reads 128-bit decimals, not Arrow format %s", f);
+        n->kind = B_DECIMAL;
+        n->scale = scale;
+        n->data = (const uint8_t *)a->buffers[1];
+        return 0;
+    }
+    if (strcmp(f, "u") == 0 || strcmp(f, "U") == 0 || strcmp(f, "vu") == 0 || strcmp(f, "z") == 0 ||
+        strcmp(f, "Z") == 0 || strcmp(f, "vz") == 0) {
+        int text = f[strlen(f) - 1] == 'u';
+        n->kind = text ? B_STRING : B_BINARY;
+        return leaf_init(c, &n->leaf, s, a, f[0] == 'v' ? LK_VIEW : (f[0] == 'U' || f[0] == 'Z') ? LK_OFF64 : LK_OFF32, 0,
+                         a->length, path);
+    }
+    return fail(c, ERR_UNSUPPORTED, path, -1, "to_variant_object of Arrow format %s is not supported", f);
+}
+
+static inline int b_put(Ctx *c, const void *p, int64_t n) {
+    if (reserve(c, n) < 0) return -1;
+    memcpy(c->out + c->out_len, p, (size_t)n);
+    c->out_len += n;
+    return 0;
+}
+
+static inline int b_byte(Ctx *c, uint8_t v) { return b_put(c, &v, 1); }
+
+static int b_long(Ctx *c, int64_t v) {
+    uint8_t buf[9];
+    int w = v >= INT8_MIN && v <= INT8_MAX ? 1 : v >= INT16_MIN && v <= INT16_MAX ? 2 : v >= INT32_MIN && v <= INT32_MAX ? 4 : 8;
+    buf[0] = (uint8_t)((w == 1 ? PT_INT8 : w == 2 ? PT_INT16 : w == 4 ? PT_INT32 : PT_INT64) << 2);
+    write_le(buf + 1, (uint64_t)v, w);
+    return b_put(c, buf, 1 + w);
+}
+
+/* Spark's appendDecimal: the smallest type whose precision holds both the digits and the scale. */
+static int b_decimal(Ctx *c, const uint8_t *p, int scale) {
+    __int128 v;
+    unsigned __int128 mag;
+    int digits = 1, width, type;
+    uint8_t buf[18];
+    memcpy(&v, p, 16);
+    mag = v < 0 ? (unsigned __int128)(-(v + 1)) + 1 : (unsigned __int128)v;
+    for (unsigned __int128 t = mag; t >= 10; t /= 10) digits++;
+    if (scale <= 9 && digits <= 9) type = PT_DECIMAL4, width = 4;
+    else if (scale <= 18 && digits <= 18) type = PT_DECIMAL8, width = 8;
+    else type = PT_DECIMAL16, width = 16;
+    buf[0] = (uint8_t)(type << 2);
+    buf[1] = (uint8_t)scale;
+    memcpy(buf + 2, p, (size_t)width); /* little-endian two's complement: the low bytes */
+    return b_put(c, buf, 2 + width);
+}
+
+static int b_bytes(Ctx *c, const uint8_t *s, int64_t n, int text) {
+    uint8_t h[5];
+    if (text && n <= 63) {
+        if (b_byte(c, (uint8_t)(n << 2 | BASIC_SHORT_STRING)) < 0) return -1;
+    } else {
+        h[0] = (uint8_t)((text ? PT_STRING : PT_BINARY) << 2);
+        write_le(h + 1, (uint64_t)n, 4);
+        if (b_put(c, h, 5) < 0) return -1;
+    }
+    return b_put(c, s, n);
+}
+
+static uint64_t b_hash(const uint8_t *s, size_t n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* The id of `key` in the row's dictionary, added at the end when new. */
+static int b_add_key(Build *b, const uint8_t *key, size_t len, uint32_t *id) {
+    uint64_t mask, h;
+    if (b->nkeys * 2 >= b->table_cap) {
+        int64_t cap = b->table_cap ? b->table_cap * 2 : 64;
+        uint32_t *t = calloc((size_t)cap, sizeof(uint32_t));
+        if (t == NULL) return nomem(b->c);
+        for (int64_t i = 0; i < b->nkeys; i++) {
+            uint64_t j = b_hash(b->keys[i].key, b->keys[i].len) & (uint64_t)(cap - 1);
+            while (t[j]) j = (j + 1) & (uint64_t)(cap - 1);
+            t[j] = (uint32_t)(i + 1);
+        }
+        free(b->table);
+        b->table = t;
+        b->table_cap = cap;
+    }
+    mask = (uint64_t)(b->table_cap - 1);
+    for (h = b_hash(key, len) & mask; b->table[h]; h = (h + 1) & mask) {
+        BKey *k = &b->keys[b->table[h] - 1];
+        if (k->len == len && memcmp(k->key, key, len) == 0) {
+            *id = b->table[h] - 1;
+            return 0;
+        }
+    }
+    if (b->nkeys == b->keys_cap && grow(b->c, (void **)&b->keys, &b->keys_cap, b->nkeys + 1, sizeof(BKey)) < 0) return -1;
+    b->keys[b->nkeys].key = key;
+    b->keys[b->nkeys].len = len;
+    b->table[h] = (uint32_t)(b->nkeys + 1);
+    *id = (uint32_t)b->nkeys++;
+    return 0;
+}
+
+static int b_field_order(const void *x, const void *y) {
+    const BField *a = x, *b = y;
+    return utf16_cmp(a->key, a->len, b->key, b->len);
+}
+
+/* Spark's finishWritingObject: fields [first, nfields) of the data written from start. */
+static int b_finish_object(Build *b, int64_t start, int64_t first) {
+    Ctx *c = b->c;
+    BField *f = b->fields + first;
+    int64_t n = b->nfields - first, data = c->out_len - start, header;
+    uint32_t max_id = 0;
+    int large = n > 0xFF, sb = large ? 4 : 1, isz, osz;
+    qsort(f, (size_t)n, sizeof(BField), b_field_order);
+    for (int64_t i = 0; i < n; i++) {
+        if (f[i].id > max_id) max_id = f[i].id;
+        if (i > 0 && f[i].len == f[i - 1].len && memcmp(f[i].key, f[i - 1].key, f[i].len) == 0)
+            return fail(c, ERR_DUPLICATE_KEY, "", -1, "%.*s", (int)(f[i].len > 400 ? 400 : f[i].len), (const char *)f[i].key);
+    }
+    isz = int_size(max_id);
+    osz = int_size((uint64_t)data);
+    header = 1 + sb + n * isz + (n + 1) * osz;
+    if (reserve(c, header) < 0) return -1;
+    memmove(c->out + start + header, c->out + start, (size_t)data);
+    c->out_len += header;
+    c->out[start] = (uint8_t)((large << 6) | ((isz - 1) << 4) | ((osz - 1) << 2) | BASIC_OBJECT);
+    write_le(c->out + start + 1, (uint64_t)n, sb);
+    for (int64_t i = 0; i < n; i++) {
+        write_le(c->out + start + 1 + sb + i * isz, f[i].id, isz);
+        write_le(c->out + start + 1 + sb + n * isz + i * osz, (uint64_t)f[i].offset, osz);
+    }
+    write_le(c->out + start + 1 + sb + n * isz + n * osz, (uint64_t)data, osz);
+    b->nfields = first;
+    return 0;
+}
+
+/* Spark's finishWritingArray: element offsets [first, noffs) of the data written from start. */
+static int b_finish_array(Build *b, int64_t start, int64_t first) {
+    Ctx *c = b->c;
+    int64_t n = b->noffs - first, data = c->out_len - start, header;
+    int large = n > 0xFF, sb = large ? 4 : 1, osz = int_size((uint64_t)data);
+    header = 1 + sb + (n + 1) * osz;
+    if (reserve(c, header) < 0) return -1;
+    memmove(c->out + start + header, c->out + start, (size_t)data);
+    c->out_len += header;
+    c->out[start] = (uint8_t)((large << 4) | ((osz - 1) << 2) | BASIC_ARRAY);
+    write_le(c->out + start + 1, (uint64_t)n, sb);
+    for (int64_t i = 0; i < n; i++) write_le(c->out + start + 1 + sb + i * osz, (uint64_t)b->offs[first + i], osz);
+    write_le(c->out + start + 1 + sb + n * osz, (uint64_t)data, osz);
+    b->noffs = first;
+    return 0;
+}
+
+static int b_push_field(Build *b, const uint8_t *key, size_t len, uint32_t id, int64_t offset) {
+    if (b->nfields == b->fields_cap && grow(b->c, (void **)&b->fields, &b->fields_cap, b->nfields + 1, sizeof(BField)) < 0)
+        return -1;
+    b->fields[b->nfields].key = key;
+    b->fields[b->nfields].len = len;
+    b->fields[b->nfields].id = id;
+    b->fields[b->nfields].offset = offset;
+    b->nfields++;
+    return 0;
+}
+
+static int b_push_offset(Build *b, int64_t offset) {
+    if (b->noffs == b->offs_cap && grow(b->c, (void **)&b->offs, &b->offs_cap, b->noffs + 1, sizeof(int64_t)) < 0)
+        return -1;
+    b->offs[b->noffs++] = offset;
+    return 0;
+}
+
+/* Spark's appendVariantImpl of the value at pos < end of a variant over b->vmeta. */
+static int b_variant(Build *b, const uint8_t *buf, int64_t pos, int64_t end, int depth) {
+    Ctx *c = b->c;
+    int basic;
+    if (depth > B_MAX_DEPTH) return fail(c, ERR_MALFORMED, "value", pos, "value nested deeper than %d levels", B_MAX_DEPTH);
+    if (pos >= end) return fail(c, ERR_MALFORMED, "value", pos, "truncated value: no header byte");
+    basic = buf[pos] & 3;
+    if (basic == BASIC_OBJECT || basic == BASIC_ARRAY) {
+        Container k;
+        int64_t start = c->out_len, first = basic == BASIC_OBJECT ? b->nfields : b->noffs;
+        if (x_container(c, buf, pos, end, basic == BASIC_OBJECT, &k) < 0) return -1;
+        for (uint64_t i = 0; i < k.n; i++) {
+            int64_t cpos, cend;
+            if (x_child(c, buf, &k, end, i, &cpos, &cend) < 0) return -1;
+            if (basic == BASIC_OBJECT) {
+                uint64_t fid = x_read(buf + k.ids_start + (int64_t)(i * (uint64_t)k.isz), k.isz);
+                uint64_t dsize, width = ((b->vmeta[0] >> 6) & 3) + 1, o1, o2, strings;
+                uint32_t id;
+                if ((int64_t)(1 + width) > b->vmeta_len) return fail(c, ERR_MALFORMED, "metadata", 0, "truncated metadata");
+                dsize = read_le(b->vmeta + 1, (int)width);
+                strings = 1 + (dsize + 2) * width;
+                if (fid >= dsize || 1 + (fid + 3) * width > (uint64_t)b->vmeta_len)
+                    return fail(c, ERR_MALFORMED, "metadata", -1, "field id %llu is outside the metadata", (unsigned long long)fid);
+                o1 = read_le(b->vmeta + 1 + (fid + 1) * width, (int)width);
+                o2 = read_le(b->vmeta + 1 + (fid + 2) * width, (int)width);
+                if (o1 > o2 || strings + o2 > (uint64_t)b->vmeta_len)
+                    return fail(c, ERR_MALFORMED, "metadata", -1, "the key of field id %llu is outside the metadata",
+                                (unsigned long long)fid);
+                if (b_add_key(b, b->vmeta + strings + o1, (size_t)(o2 - o1), &id) < 0) return -1;
+                if (b_push_field(b, b->vmeta + strings + o1, (size_t)(o2 - o1), id, c->out_len - start) < 0) return -1;
+            } else if (b_push_offset(b, c->out_len - start) < 0) {
+                return -1;
+            }
+            if (b_variant(b, buf, cpos, cend, depth + 1) < 0) return -1;
+        }
+        return basic == BASIC_OBJECT ? b_finish_object(b, start, first) : b_finish_array(b, start, first);
+    } else {
+        int64_t size;
+        if (value_size(c, "value", buf, pos, end, &size) < 0) return -1;
+        return b_put(c, buf + pos, size);
+    }
+}
+
+static int b_value(Build *b, BNode *n, int64_t j);
+
+static int b_value(Build *b, BNode *n, int64_t j) {
+    Ctx *c = b->c;
+    int64_t p = n->off + j;
+    if (n->kind != B_VARIANT && n->kind != B_STRING && n->kind != B_BINARY && n->valid != NULL && !bit(n->valid, p))
+        return b_byte(c, NULL_VALUE_BYTE);
+    switch (n->kind) {
+    case B_STRUCT: {
+        int64_t start = c->out_len, first = b->nfields;
+        for (int i = 0; i < n->nchildren; i++) {
+            uint32_t id;
+            if (b_add_key(b, n->names[i], n->name_lens[i], &id) < 0) return -1;
+            if (b_push_field(b, n->names[i], n->name_lens[i], id, c->out_len - start) < 0) return -1;
+            if (b_value(b, &n->children[i], j) < 0) return -1;
+        }
+        return b_finish_object(b, start, first);
+    }
+    case B_LIST: case B_LARGE_LIST: case B_MAP: {
+        int64_t lo, hi, start = c->out_len, first = n->kind == B_MAP ? b->nfields : b->noffs;
+        if (n->kind == B_LARGE_LIST) {
+            memcpy(&lo, n->data + 8 * p, 8);
+            memcpy(&hi, n->data + 8 * (p + 1), 8);
+        } else {
+            int32_t a, z;
+            memcpy(&a, n->data + 4 * p, 4);
+            memcpy(&z, n->data + 4 * (p + 1), 4);
+            lo = a;
+            hi = z;
+        }
+        for (int64_t e = lo; e < hi; e++) {
+            if (n->kind == B_MAP) {
+                BNode *k = &n->children[0];
+                int64_t kp = leaf_pos(&k->leaf, e), klen;
+                const uint8_t *key;
+                uint32_t id;
+                if (kp < 0) return fail(c, ERR_SCHEMA, "", -1, "a NULL map key");
+                if (leaf_bytes(c, &k->leaf, kp, &key, &klen, "key") < 0) return -1;
+                if (b_add_key(b, key, (size_t)klen, &id) < 0) return -1;
+                if (b_push_field(b, key, (size_t)klen, id, c->out_len - start) < 0) return -1;
+                if (b_value(b, &n->children[1], e) < 0) return -1;
+            } else {
+                if (b_push_offset(b, c->out_len - start) < 0) return -1;
+                if (b_value(b, &n->children[0], e) < 0) return -1;
+            }
+        }
+        return n->kind == B_MAP ? b_finish_object(b, start, first) : b_finish_array(b, start, first);
+    }
+    case B_BOOL:
+        return b_byte(c, (uint8_t)((bit(n->bits, p) ? PT_TRUE : PT_FALSE) << 2));
+    case B_INT: {
+        int64_t v;
+        switch (n->width) {
+        case 1: v = (int8_t)n->data[p]; break;
+        case 2: { int16_t t; memcpy(&t, n->data + 2 * p, 2); v = t; break; }
+        case 4: { int32_t t; memcpy(&t, n->data + 4 * p, 4); v = t; break; }
+        default: memcpy(&v, n->data + 8 * p, 8);
+        }
+        return b_long(c, v);
+    }
+    case B_FLOAT: case B_DATE: {
+        uint8_t buf[5];
+        buf[0] = (uint8_t)((n->kind == B_FLOAT ? PT_FLOAT : PT_DATE) << 2);
+        memcpy(buf + 1, n->data + 4 * p, 4);
+        return b_put(c, buf, 5);
+    }
+    case B_DOUBLE: case B_TIMESTAMP: case B_TIMESTAMP_NTZ: {
+        uint8_t buf[9];
+        buf[0] = (uint8_t)((n->kind == B_DOUBLE ? PT_DOUBLE : n->kind == B_TIMESTAMP ? PT_TIMESTAMP : PT_TIMESTAMP_NTZ) << 2);
+        memcpy(buf + 1, n->data + 8 * p, 8);
+        return b_put(c, buf, 9);
+    }
+    case B_DECIMAL:
+        return b_decimal(c, n->data + 16 * p, n->scale);
+    case B_STRING: case B_BINARY: {
+        int64_t lp = leaf_pos(&n->leaf, j), len;
+        const uint8_t *s;
+        if (lp == -2) return fail(c, ERR_SCHEMA, "", -1, "bad Arrow dictionary index");
+        if (lp < 0) return b_byte(c, NULL_VALUE_BYTE);
+        if (leaf_bytes(c, &n->leaf, lp, &s, &len, "value") < 0) return -1;
+        return b_bytes(c, s, len, n->kind == B_STRING);
+    }
+    default: { /* B_VARIANT */
+        int64_t mp, vp, mlen, len, status;
+        const uint8_t *meta, *buf, *saved = b->vmeta;
+        int64_t saved_len = b->vmeta_len;
+        if (n->valid != NULL && !bit(n->valid, p)) return b_byte(c, NULL_VALUE_BYTE);
+        mp = leaf_pos(&n->meta, j);
+        vp = leaf_pos(&n->leaf, j);
+        if (mp == -2 || vp == -2) return fail(c, ERR_SCHEMA, "", -1, "bad Arrow dictionary index");
+        if (mp < 0 || vp < 0) return b_byte(c, NULL_VALUE_BYTE);
+        if (leaf_bytes(c, &n->meta, mp, &meta, &mlen, "metadata") < 0) return -1;
+        if (leaf_bytes(c, &n->leaf, vp, &buf, &len, "value") < 0) return -1;
+        if (mlen < 1 || (meta[0] & 0x0F) != 1) return fail(c, ERR_MALFORMED, "metadata", 0, "bad metadata header");
+        b->vmeta = meta;
+        b->vmeta_len = mlen;
+        status = b_variant(b, buf, 0, len, 0);
+        b->vmeta = saved;
+        b->vmeta_len = saved_len;
+        return (int)status;
+    }
+    }
+}
+
+/* Spark's VariantBuilder.result(): the row's dictionary as metadata bytes. */
+static int b_metadata(Build *b) {
+    uint64_t total = 0;
+    int64_t need;
+    int w;
+    for (int64_t i = 0; i < b->nkeys; i++) total += b->keys[i].len;
+    w = int_size(total > (uint64_t)b->nkeys ? total : (uint64_t)b->nkeys);
+    need = 1 + (b->nkeys + 2) * w + (int64_t)total;
+    if (need > VARIANT_SIZE_LIMIT) return fail(b->c, ERR_TOO_LARGE, "metadata", -1, "VARIANT_SIZE_LIMIT");
+    if (b->meta_len + need > b->meta_cap && grow(b->c, (void **)&b->meta_out, &b->meta_cap, b->meta_len + need, 1) < 0)
+        return -1;
+    {
+        uint8_t *o = b->meta_out + b->meta_len;
+        uint64_t at = 0;
+        o[0] = (uint8_t)(VERSION_BYTE | ((w - 1) << 6));
+        write_le(o + 1, (uint64_t)b->nkeys, w);
+        for (int64_t i = 0; i <= b->nkeys; i++) {
+            write_le(o + 1 + (i + 1) * w, at, w);
+            if (i < b->nkeys) at += b->keys[i].len;
+        }
+        o += 1 + (b->nkeys + 2) * w;
+        for (int64_t i = 0; i < b->nkeys; i++) {
+            memcpy(o, b->keys[i].key, b->keys[i].len);
+            o += b->keys[i].len;
+        }
+    }
+    b->meta_len += need;
+    return 0;
+}
+
+typedef struct {
+    Build *b;
+    int64_t n;
+} BuildLoop;
+
+static int build_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    BuildLoop *l = (BuildLoop *)arg;
+    Build *b = l->b;
+    Ctx *c = b->c;
+    offsets[0] = 0;
+    b->meta_offsets[0] = 0;
+    for (int64_t row = 0; row < l->n; row++) {
+        BNode *root = b->root;
+        c->row = row;
+        if (root->valid != NULL && !bit(root->valid, root->off + row)) {
+            (*null_count)++;
+        } else {
+            int64_t start = c->out_len;
+            b->nkeys = 0;
+            if (b->table_cap) memset(b->table, 0, (size_t)b->table_cap * sizeof(uint32_t));
+            if (b_value(b, root, row) < 0) return -1;
+            if (c->out_len - start > VARIANT_SIZE_LIMIT) return fail(c, ERR_TOO_LARGE, "value", -1, "VARIANT_SIZE_LIMIT");
+            if (b_metadata(b) < 0) return -1;
+            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+        }
+        if (c->out_len > INT32_MAX || b->meta_len > INT32_MAX)
+            return fail(c, ERR_TOO_LARGE, "", -1, "the variants exceed one Arrow binary array; build smaller batches");
+        offsets[row + 1] = (int32_t)c->out_len;
+        b->meta_offsets[row + 1] = (int32_t)b->meta_len;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(to_variant_doc,
+             "to_variant(schema_capsule, array_capsule, variant_flags) -> ((null_count, validity, offsets, data), "
+             "(metadata_offsets, metadata_data))\n\n"
+             "Every row of an Arrow column of structs, lists, maps and scalars as the variant Spark's\n"
+             "VariantBuilder makes of it (to_variant_object). variant_flags holds one byte per node of\n"
+             "the Arrow schema in preorder (a map's entries struct counts), 1 where the node is a variant\n"
+             "struct<metadata, value>. The first tuple holds pyarrow buffers of the values' binary array\n"
+             "(null where the row is), the second bytes of the metadata's int32 offsets and data. Raises\n"
+             "KernelError(code, row, where: bytes, message: bytes, byte_offset): code 9 for a repeated key.");
+
+static PyObject *py_to_variant(PyObject *self, PyObject *args) {
+    PyObject *schema_capsule, *array_capsule, *result = NULL, *values = NULL, *mo = NULL, *md = NULL;
+    const char *flags;
+    Py_ssize_t nflags;
+    struct ArrowSchema *schema;
+    struct ArrowArray *array;
+    Ctx c;
+    Build b;
+    BNode root;
+    BuildLoop loop;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOy#", &schema_capsule, &array_capsule, &flags, &nflags)) return NULL;
+    schema = PyCapsule_GetPointer(schema_capsule, "arrow_schema");
+    if (schema == NULL) return NULL;
+    array = PyCapsule_GetPointer(array_capsule, "arrow_array");
+    if (array == NULL) return NULL;
+    memset(&c, 0, sizeof c);
+    memset(&b, 0, sizeof b);
+    memset(&root, 0, sizeof root);
+    c.row = -1;
+    c.err_offset = -1;
+    b.c = &c;
+    b.flags = (const uint8_t *)flags;
+    b.nflags = nflags;
+    b.root = &root;
+    if (!host_is_little_endian()) {
+        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
+        return raise_ctx(&c);
+    }
+    if (b_bind(&b, &root, schema, array, "") < 0) {
+        raise_ctx(&c);
+        goto done;
+    }
+    b.meta_offsets = malloc(sizeof(int32_t) * (size_t)(array->length + 1));
+    if (b.meta_offsets == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    loop.b = &b;
+    loop.n = array->length;
+    values = run_into_binary(&c, array->length, build_loop, &loop);
+    if (values == NULL) goto done;
+    mo = PyBytes_FromStringAndSize((const char *)b.meta_offsets, (Py_ssize_t)(sizeof(int32_t) * (size_t)(array->length + 1)));
+    md = PyBytes_FromStringAndSize((const char *)b.meta_out, (Py_ssize_t)b.meta_len);
+    if (mo != NULL && md != NULL) result = Py_BuildValue("(O(OO))", values, mo, md);
+done:
+    Py_XDECREF(values);
+    Py_XDECREF(mo);
+    Py_XDECREF(md);
+    b_free_node(&root);
+    free(b.keys);
+    free(b.table);
+    free(b.fields);
+    free(b.offs);
+    free(b.meta_out);
+    free(b.meta_offsets);
+    ctx_free(&c);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"unshred", py_unshred, METH_VARARGS, unshred_doc},
     {"extract", py_extract, METH_VARARGS, extract_doc},
@@ -4210,6 +4819,7 @@ static PyMethodDef methods[] = {
     {"format_java", py_format_java, METH_VARARGS, format_java_doc},
     {"explode", py_explode, METH_VARARGS, explode_doc},
     {"is_valid_variant", py_is_valid_variant, METH_VARARGS, is_valid_variant_doc},
+    {"to_variant", py_to_variant, METH_VARARGS, to_variant_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -63,6 +63,8 @@ _ERR_SHREDDING = 3
 _ERR_MALFORMED = 4
 _ERR_TOO_LARGE = 5
 _ERR_UNKNOWN_TYPE = 8
+_ERR_DUPLICATE_KEY = 9
+VARIANT_DUPLICATE_KEY = "VARIANT_DUPLICATE_KEY"
 UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT = "UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT"
 # The primitive type id the kernel is told for each Variant type a layout names (true for booleans).
 _PRIMITIVE_IDS: dict[VariantType, int] = {
@@ -511,6 +513,13 @@ def _extract_error(args: tuple[Any, ...]) -> CodecError:
         return VariantTooLargeError(message, **context)
     if code == _ERR_UNKNOWN_TYPE:
         return CodecError(message, error_class=UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT, **context)
+    if code == _ERR_DUPLICATE_KEY:
+        key = raw_message.decode("utf-8", "replace")
+        return CodecError(
+            f"Failed to build variant because of a duplicate object key `{key}` (row {row})",
+            error_class=VARIANT_DUPLICATE_KEY,
+            **context,
+        )
     return CodecError(f"unknown kernel error {code}: {message}", **context)
 
 
@@ -857,3 +866,57 @@ def is_valid_variant_native(metadata: pa.Array | pa.ChunkedArray, value: pa.Arra
     except _native.KernelError as exc:
         raise _extract_error(exc.args) from None
     return pa.array(answers == 1, mask=answers == 2, type=pa.bool_())  # type: ignore[no-any-return]
+
+
+def to_variant_native(array: pa.Array | pa.ChunkedArray, variant_nodes: bytes) -> pa.StructArray:
+    """Every row of a column of structs, lists, maps and scalars as the variant Spark's
+    ``VariantBuilder`` makes of it (Spark's ``to_variant_object`` and casts to variant), in C:
+    the same metadata and value bytes (keys in the order first met, unsorted; an object's fields
+    written in input order and indexed in key order; the smallest integer and decimal types; a
+    NULL inside as a variant null).
+
+    Example:
+        >>> column = pa.array([{"b": 1, "a": "x"}, None])
+        >>> out = to_variant_native(column, bytes([0, 0, 0]))
+        >>> [(r["metadata"].hex(), r["value"].hex()) if r else None for r in out.to_pylist()]
+        [('01020001026261', '020201000200040c010578'), None]
+
+    Args:
+        array: the column, as DuckDB hands it over: structs, lists, large lists, maps with
+            string keys, booleans, signed integers, floats, doubles, 128-bit decimals, strings,
+            binaries, dates, microsecond timestamps (with a zone: ``timestamp``; without:
+            ``timestamp_ntz``), and variants.
+        variant_nodes: one byte per node of the column's type in preorder (a map's entries
+            struct counts, then its key and value), 1 where the node is a variant
+            ``struct<metadata, value>`` rather than a struct.
+
+    Returns:
+        ``struct<metadata, value>``, null where the row is.
+
+    Raises:
+        NativeUnsupportedError: an Arrow type the kernel does not read, or no compiled kernel.
+        CodecError: a repeated key (``VARIANT_DUPLICATE_KEY``), or a variant of more than 16 MiB.
+        MalformedVariantError: a variant inside that cannot be read.
+    """
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    try:
+        (null_count, validity, offsets, data), (meta_offsets, meta_data) = _native.to_variant(
+            *array.__arrow_c_array__(), variant_nodes
+        )
+    except _native.KernelError as exc:
+        if exc.args[0] == _ERR_TOO_LARGE and b"VARIANT_SIZE_LIMIT" in exc.args[3]:
+            raise CodecError(
+                "the variant would be over the size limit of 16 MiB", error_class="VARIANT_SIZE_LIMIT"
+            ) from None
+        raise _extract_error(exc.args) from None
+    n = len(array)
+    value = pa.Array.from_buffers(pa.binary(), n, [validity, offsets, data], null_count)
+    metadata = pa.Array.from_buffers(
+        pa.binary(), n, [validity, pa.py_buffer(meta_offsets), pa.py_buffer(meta_data)], null_count
+    )
+    return pa.StructArray.from_arrays(  # type: ignore[no-any-return]
+        [metadata, value], fields=list(UNSHREDDED_TYPE), mask=value.is_null() if null_count else None
+    )

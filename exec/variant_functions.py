@@ -7,6 +7,8 @@ call of one of these, over the variant as DuckDB carries it, ``STRUCT(metadata B
 to_json(v)                  vpush_to_json(v, zone)          VARCHAR   the compiled kernel
 is_variant_null(v)          vpush_is_variant_null(v)        BOOLEAN   Arrow compute
 is_valid_variant(v)         vpush_is_valid_variant(v)       BOOLEAN   the compiled kernel
+to_variant_object(x)        vpush_to_variant_object_<h>(x)  STRUCT    the compiled kernel, one
+                                                                      function per type of x
 schema_of_variant(v)        vpush_schema_of_variant(v)      VARCHAR   the compiled kernel
 schema_of_variant_agg(v)    vpush_schema_of_variant_merge(list(DISTINCT vpush_schema_of_variant(v)))
                                                             VARCHAR   merged once per distinct schema
@@ -27,6 +29,9 @@ Each is a vectorized (Arrow) function and answers as Spark 4.3 does:
 - ``is_valid_variant``: whether Spark 4.3's readers can read the value and everything inside it,
   NULL for a SQL NULL (:func:`vpush.codec.native.is_valid_variant_native`, whose rules are Spark's
   ``VariantUtil.isValidVariant``, looser than the spec's validation);
+- ``to_variant_object``: the variant Spark's ``VariantBuilder`` makes of a struct, array or map
+  (:func:`vpush.codec.native.to_variant_native`: the same bytes), NULL for NULL; a key repeated
+  in a map or struct raises ``VARIANT_DUPLICATE_KEY``;
 - ``schema_of_variant``: Spark's ``SchemaOfVariant.schemaOf`` printed by ``printSchema``: every
   integer is ``BIGINT``, a decimal is typed after its trailing zeros are stripped, objects keep
   their stored (sorted) order and ``OBJECT<>`` names are back-quoted unless plain identifiers,
@@ -63,6 +68,7 @@ from vpush.codec.native import (
     explode_native,
     format_java_native,
     is_valid_variant_native,
+    to_variant_native,
     schema_of_variant_native,
     to_json_native,
 )
@@ -70,6 +76,7 @@ from vpush.codec.value import MAX_NESTING_DEPTH, Variant
 from vpush.exec.errors import ExecutionError
 from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
 from vpush.exec.rebuild_rows import rebuild_rows
 from vpush.optimizer.spark_semantics import JAVA_TEXT_FUNCTIONS
 from vpush.optimizer.rewrite_variants import (
@@ -81,6 +88,7 @@ from vpush.optimizer.rewrite_variants import (
     SCHEMA_OF_VARIANT_FUNCTION,
     TO_JSON_FUNCTION,
     VARIANT_EXPLODE_FUNCTION,
+    duckdb_type,
 )
 
 __all__ = [
@@ -95,6 +103,7 @@ __all__ = [
     "schema_of_variant",
     "schema_of_variant_column",
     "to_json_column",
+    "to_variant_object_column",
 ]
 
 MALFORMED_VARIANT = "MALFORMED_VARIANT"
@@ -207,6 +216,76 @@ def is_valid_variant_column(variant: pa.Array | pa.ChunkedArray) -> pa.Array:
     """
     metadata, value = _fields(variant)
     return is_valid_variant_native(metadata, value)
+
+
+# -- to_variant_object ------------------------------------------------------------------------------
+def _variant_nodes(arrow_type: pa.DataType, spark_type: SparkType) -> bytes:
+    """One byte per node of ``arrow_type`` in preorder (a map's entries struct counts), 1 where
+    ``spark_type`` has a variant there: the flags :func:`to_variant_native` reads."""
+    out = bytearray()
+    todo: list[tuple[pa.DataType | None, SparkType | None]] = [(arrow_type, spark_type)]
+    while todo:
+        arrow, spark = todo.pop()
+        out.append(1 if spark == VARIANT else 0)
+        if arrow is None or spark == VARIANT:
+            continue
+        if isinstance(arrow, pa.MapType) and isinstance(spark, MapType):
+            out.append(0)  # the entries struct
+            todo += [(arrow.item_type, spark.value), (arrow.key_type, spark.key)]
+        elif (pa.types.is_list(arrow) or pa.types.is_large_list(arrow)) and isinstance(spark, ArrayType):
+            todo.append((arrow.value_type, spark.element))
+        elif pa.types.is_struct(arrow) and isinstance(spark, StructType):
+            if arrow.num_fields != len(spark.fields):
+                raise ExecutionError(f"to_variant_object: DuckDB gave {arrow}, expected {spark.to_spark()}")
+            todo += [(arrow.field(i).type, spark.fields[i].type) for i in reversed(range(arrow.num_fields))]
+    return bytes(out)
+
+
+def to_variant_object_column(values: pa.Array | pa.ChunkedArray, spark_type: SparkType) -> pa.StructArray:
+    """Spark's ``to_variant_object`` of every row of a column of ``spark_type`` (a struct, array or
+    map), byte for byte as Spark builds it.
+
+    Raises:
+        CodecError: a key repeated in a map or struct (``VARIANT_DUPLICATE_KEY``).
+    """
+    array = _combine(values)
+    return to_variant_native(array, _variant_nodes(array.type, spark_type))
+
+
+def _duckdb_type(spark_type: SparkType) -> duckdb.sqltypes.DuckDBPyType:
+    """``spark_type`` as a DuckDB type object: built, not parsed, since DuckDB's type parser
+    rejects some field names its structs hold (the empty one)."""
+    if spark_type == VARIANT:
+        return duckdb.sqltype(_VARIANT_STRUCT)
+    if isinstance(spark_type, ArrayType):
+        return duckdb.list_type(_duckdb_type(spark_type.element))
+    if isinstance(spark_type, MapType):
+        return duckdb.map_type(_duckdb_type(spark_type.key), _duckdb_type(spark_type.value))
+    if isinstance(spark_type, StructType):
+        return duckdb.struct_type({f.name: _duckdb_type(f.type) for f in spark_type.fields})
+    return duckdb.sqltype(duckdb_type(spark_type).sql(dialect="duckdb"))
+
+
+def register_to_variant_object(connection: duckdb.DuckDBPyConnection, name: str, spark_type: SparkType) -> None:
+    """Create ``name``, the ``to_variant_object`` of arguments of ``spark_type``, unless it is
+    there."""
+
+    def build(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+        return to_variant_object_column(values, spark_type)
+
+    try:
+        connection.create_function(
+            name,
+            _guarded(build, "to_variant_object"),
+            [_duckdb_type(spark_type)],
+            duckdb.sqltype(_VARIANT_STRUCT),
+            type=PythonUDFType.ARROW,
+            null_handling=FunctionNullHandling.SPECIAL,
+            side_effects=False,
+        )
+    except duckdb.CatalogException as exc:
+        if "already exists" not in str(exc):
+            raise
 
 
 # -- variant_explode -------------------------------------------------------------------------------

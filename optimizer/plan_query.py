@@ -12,7 +12,6 @@ from sqlglot.errors import ParseError
 from vpush.optimizer.bound import SqlType
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.dialect import (
-    ToVariantObject,
     VariantArrayAppend,
     VariantDelete,
     VariantInsert,
@@ -46,7 +45,6 @@ _AFTER_LIMIT = "vpush_after_limit"  # meta key: a SELECT that project_after_limi
 # a query using one is refused with a clear error rather than handed to DuckDB, which would fail
 # or answer differently from Spark.
 _NOT_YET = (
-    ToVariantObject,
     VariantSet,
     VariantInsert,
     VariantDelete,

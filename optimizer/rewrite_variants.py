@@ -95,6 +95,10 @@ SCHEMA_OF_VARIANT_FUNCTION = "vpush_schema_of_variant"
 SCHEMA_MERGE_FUNCTION = "vpush_schema_of_variant_merge"
 PARSE_JSON_FUNCTION = "vpush_parse_json"
 VARIANT_EXPLODE_FUNCTION = "vpush_variant_explode"
+TO_VARIANT_OBJECT_PREFIX = "vpush_to_variant_object_"
+"""The engine functions of ``to_variant_object``, one per argument type: for these, the type
+recorded with the name (:attr:`vpush.optimizer.plan.Plan.functions`) is the argument's, which the
+engine function takes (its result is a variant)."""
 """The engine functions of Spark's other variant functions (:mod:`vpush.exec.variant_functions`)."""
 CAST_ERROR_MARKER = "vpush-invalid-variant-cast"
 """Starts the message of a failed cast raised in SQL: marker|target|value|file."""
@@ -794,7 +798,7 @@ def _explode(
 
 
 # -- Spark's other variant functions ---------------------------------------------------------------
-_VARIANT_FUNCTIONS = (exp.JSONFormat, IsVariantNull, IsValidVariant, SchemaOfVariant, SchemaOfVariantAgg, ParseJson)
+_VARIANT_FUNCTIONS = (exp.JSONFormat, IsVariantNull, IsValidVariant, SchemaOfVariant, SchemaOfVariantAgg, ParseJson, ToVariantObject)
 """The nodes :func:`rewrite_variant_function` turns into engine functions."""
 _SPARK_NAMES: dict[type[exp.Expr], str] = {
     exp.JSONFormat: "to_json",
@@ -869,6 +873,8 @@ def rewrite_variant_function(
         functions[SCHEMA_MERGE_FUNCTION] = _STRING
         distinct = exp.Anonymous(this="list", expressions=[exp.Distinct(expressions=[schemas])])
         return exp.Anonymous(this=SCHEMA_MERGE_FUNCTION, expressions=[distinct])
+    if isinstance(node, ToVariantObject):
+        return _to_variant_object(node, functions, rewrite)
     if isinstance(node, ParseJson):
         functions[PARSE_JSON_FUNCTION] = VARIANT
         return exp.Anonymous(
@@ -902,6 +908,69 @@ def rewrite_variant_function(
         functions[IS_VALID_VARIANT_FUNCTION] = _BOOLEAN
         return exp.Anonymous(this=IS_VALID_VARIANT_FUNCTION, expressions=[variant])
     return _schema_call(variant, functions)
+
+
+def _variant_object_input(spark_type: SparkType, *, top: bool) -> bool:
+    """Whether Spark's ``to_variant_object`` takes the type (``VariantGet.checkDataType`` with
+    structs and maps allowed: a struct, array or map at the top, maps keyed by strings)."""
+    if isinstance(spark_type, ArrayType):
+        return _variant_object_input(spark_type.element, top=False)
+    if isinstance(spark_type, MapType):
+        return isinstance(spark_type.key, StringType) and _variant_object_input(spark_type.value, top=False)
+    if isinstance(spark_type, StructType):
+        return all(_variant_object_input(f.type, top=False) for f in spark_type.fields)
+    return not top and isinstance(spark_type, (AtomicType, StringType, DecimalType))
+
+
+def _to_variant_object(
+    node: ToVariantObject, functions: dict[str, SparkType], rewrite: Callable[[exp.Expr], exp.Expr]
+) -> exp.Expression:
+    """``to_variant_object(x)`` as the call of its engine function for ``x``'s type, which the
+    Spark semantics pass recorded (:data:`~vpush.optimizer.spark_semantics.ARGUMENT_TYPE`)."""
+    from vpush.optimizer.spark_semantics import ARGUMENT_TYPE
+
+    spark_type = node.meta.get(ARGUMENT_TYPE) if node.meta else None
+    shown = node.sql(dialect=VpushSpark)
+    if not isinstance(spark_type, SparkType):
+        raise OptimizeError(
+            f"{shown}: vpush cannot tell the type of this argument, so to_variant_object of it is not "
+            "supported yet on the DuckDB engine (the Spark engine runs it); give every part one type, "
+            "with CAST where needed"
+        )
+    if not _variant_object_input(spark_type, top=True):
+        raise OptimizeError(
+            f'{shown}: cannot cast "{spark_type.to_spark().upper()}" to "VARIANT"',
+            error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",
+        )
+    todo = [spark_type]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, ArrayType):
+            todo.append(current.element)
+        elif isinstance(current, MapType):
+            todo.append(current.value)
+        elif isinstance(current, StructType):
+            names = [f.name for f in current.fields]
+            if "" in names:
+                raise OptimizeError(f"{shown}: a struct field with an empty name is not supported on the DuckDB engine")
+            if len({n.lower() for n in names}) != len(names):
+                repeated = next((n for i, n in enumerate(names) if n in names[:i]), None)
+                if repeated is not None:
+                    # Spark raises this for the first row it builds (none for no rows at all)
+                    raise OptimizeError(
+                        f"{shown}: Failed to build variant because of a duplicate object key `{repeated}`",
+                        error_class="VARIANT_DUPLICATE_KEY",
+                    )
+                raise OptimizeError(
+                    f"{shown}: struct fields whose names differ only in case are not supported on the DuckDB "
+                    "engine (its struct names ignore case; the Spark engine runs it)"
+                )
+            todo.extend(f.type for f in current.fields)
+        elif isinstance(current, StringType) and current.collation is not None:
+            raise OptimizeError(f"{shown}: collated strings are not supported yet in to_variant_object on DuckDB")
+    name = TO_VARIANT_OBJECT_PREFIX + hashlib.sha1(spark_type.to_spark().encode()).hexdigest()[:16]
+    functions[name] = spark_type
+    return exp.Anonymous(this=name, expressions=[rewrite(node.this)])
 
 
 def _schema_call(variant: exp.Expr, functions: dict[str, SparkType]) -> exp.Expression:
