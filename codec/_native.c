@@ -4532,7 +4532,12 @@ static int b_push_offset(Build *b, int64_t offset) {
 }
 
 /* Spark's appendVariantImpl of the value at pos < end of a variant over b->vmeta. */
-static int b_variant(Build *b, const uint8_t *buf, int64_t pos, int64_t end, int depth) {
+/* ... skipping, when `del` is not NULL, the element at segments [at, ndel) of it below this value:
+ * the child matching del[at] is skipped when it is the last segment, else rebuilt with at + 1. A
+ * segment that does not match (a missing key, an index past the end, a key into an array, any
+ * segment into a scalar) deletes nothing: Spark's deleteAtPath leaves the value as it is. */
+static int b_variant(Build *b, const uint8_t *buf, int64_t pos, int64_t end, int depth, const Seg *del, int64_t at,
+                     int64_t ndel) {
     Ctx *c = b->c;
     int basic;
     if (depth > B_MAX_DEPTH) return fail(c, ERR_MALFORMED, "value", pos, "value nested deeper than %d levels", B_MAX_DEPTH);
@@ -4544,7 +4549,12 @@ static int b_variant(Build *b, const uint8_t *buf, int64_t pos, int64_t end, int
         if (x_container(c, buf, pos, end, basic == BASIC_OBJECT, &k) < 0) return -1;
         for (uint64_t i = 0; i < k.n; i++) {
             int64_t cpos, cend;
+            const Seg *follow = NULL;
             if (x_child(c, buf, &k, end, i, &cpos, &cend) < 0) return -1;
+            if (del != NULL && at < ndel && del[at].is_index && basic == BASIC_ARRAY && (uint64_t)del[at].index == i) {
+                if (at + 1 == ndel) continue;
+                follow = del;
+            }
             if (basic == BASIC_OBJECT) {
                 uint64_t fid = x_read(buf + k.ids_start + (int64_t)(i * (uint64_t)k.isz), k.isz);
                 uint64_t dsize, width = ((b->vmeta[0] >> 6) & 3) + 1, o1, o2, strings;
@@ -4559,12 +4569,17 @@ static int b_variant(Build *b, const uint8_t *buf, int64_t pos, int64_t end, int
                 if (o1 > o2 || strings + o2 > (uint64_t)b->vmeta_len)
                     return fail(c, ERR_MALFORMED, "metadata", -1, "the key of field id %llu is outside the metadata",
                                 (unsigned long long)fid);
+                if (del != NULL && at < ndel && !del[at].is_index && del[at].len == (size_t)(o2 - o1) &&
+                    memcmp(del[at].key, b->vmeta + strings + o1, del[at].len) == 0) {
+                    if (at + 1 == ndel) continue;
+                    follow = del;
+                }
                 if (b_add_key(b, b->vmeta + strings + o1, (size_t)(o2 - o1), &id) < 0) return -1;
                 if (b_push_field(b, b->vmeta + strings + o1, (size_t)(o2 - o1), id, c->out_len - start) < 0) return -1;
             } else if (b_push_offset(b, c->out_len - start) < 0) {
                 return -1;
             }
-            if (b_variant(b, buf, cpos, cend, depth + 1) < 0) return -1;
+            if (b_variant(b, buf, cpos, cend, depth + 1, follow, at + 1, ndel) < 0) return -1;
         }
         return basic == BASIC_OBJECT ? b_finish_object(b, start, first) : b_finish_array(b, start, first);
     } else {
@@ -4670,7 +4685,7 @@ static int b_value(Build *b, BNode *n, int64_t j) {
         if (mlen < 1 || (meta[0] & 0x0F) != 1) return fail(c, ERR_MALFORMED, "metadata", 0, "bad metadata header");
         b->vmeta = meta;
         b->vmeta_len = mlen;
-        status = b_variant(b, buf, 0, len, 0);
+        status = b_variant(b, buf, 0, len, 0, NULL, 0, 0);
         b->vmeta = saved;
         b->vmeta_len = saved_len;
         return (int)status;
@@ -4811,6 +4826,191 @@ done:
     return result;
 }
 
+/* ---- variant_delete: Spark's VariantBuilder.deleteAtPath ----------------------------------- */
+/* Each row rebuilt by a fresh builder once per path, in order (so a later index counts after an
+ * earlier deletion), the element at the path left out where the path reaches one: Spark's
+ * builder writes the result, so even an unchanged value comes back with a new dictionary (keys
+ * as its stored fields are first met) and re-encoded containers, its scalars copied as they are. */
+
+typedef struct {
+    Build *b;
+    const Piece *pieces;
+    int64_t npieces;
+    const Seg *const *paths; /* NULL for a NULL path, which Spark skips */
+    const int64_t *lens;
+    int64_t npaths;
+    uint8_t *scratch; /* the previous step's metadata then value */
+    int64_t scratch_cap;
+} DeleteRun;
+
+static int delete_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    DeleteRun *d = (DeleteRun *)arg;
+    Build *b = d->b;
+    Ctx *c = b->c;
+    int64_t row = 0;
+    offsets[0] = 0;
+    b->meta_offsets[0] = 0;
+    for (int64_t k = 0; k < d->npieces; k++) {
+        const Piece *P = &d->pieces[k];
+        for (int64_t j = 0; j < P->n; j++, row++) {
+            int64_t mp = leaf_pos(&P->metadata, j), vp = leaf_pos(&P->value, j), mlen, len;
+            const uint8_t *meta, *buf;
+            c->row = row;
+            if (mp == -2 || vp == -2) return fail(c, ERR_SCHEMA, "", -1, "bad Arrow dictionary index");
+            if (mp < 0 || vp < 0) {
+                (*null_count)++;
+                offsets[row + 1] = (int32_t)c->out_len;
+                b->meta_offsets[row + 1] = (int32_t)b->meta_len;
+                continue;
+            }
+            if (leaf_bytes(c, &P->metadata, mp, &meta, &mlen, "metadata") < 0) return -1;
+            if (leaf_bytes(c, &P->value, vp, &buf, &len, "value") < 0) return -1;
+            for (int64_t s = 0; s < d->npaths; s++) {
+                int64_t start = c->out_len, mstart = b->meta_len;
+                if (d->paths[s] == NULL) continue;
+                if (mlen < 1 || (meta[0] & 0x0F) != 1) return fail(c, ERR_MALFORMED, "metadata", 0, "bad metadata header");
+                b->nkeys = 0;
+                if (b->table_cap) memset(b->table, 0, (size_t)b->table_cap * sizeof(uint32_t));
+                b->vmeta = meta;
+                b->vmeta_len = mlen;
+                if (b_variant(b, buf, 0, len, 0, d->paths[s], 0, d->lens[s]) < 0) return -1;
+                if (b_metadata(b) < 0) return -1;
+                /* the next path reads this step's result */
+                mlen = b->meta_len - mstart;
+                len = c->out_len - start;
+                if (mlen + len > d->scratch_cap &&
+                    grow(c, (void **)&d->scratch, &d->scratch_cap, mlen + len, 1) < 0)
+                    return -1;
+                memcpy(d->scratch, b->meta_out + mstart, (size_t)mlen);
+                memcpy(d->scratch + mlen, c->out + start, (size_t)len);
+                meta = d->scratch;
+                buf = d->scratch + mlen;
+                c->out_len = start;
+                b->meta_len = mstart;
+            }
+            if (len > VARIANT_SIZE_LIMIT) return fail(c, ERR_TOO_LARGE, "value", -1, "VARIANT_SIZE_LIMIT");
+            if (b_put(c, buf, len) < 0) return -1;
+            if (b->meta_len + mlen > b->meta_cap && grow(c, (void **)&b->meta_out, &b->meta_cap, b->meta_len + mlen, 1) < 0)
+                return -1;
+            memcpy(b->meta_out + b->meta_len, meta, (size_t)mlen);
+            b->meta_len += mlen;
+            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+            if (c->out_len > INT32_MAX || b->meta_len > INT32_MAX)
+                return fail(c, ERR_TOO_LARGE, "", -1, "the variants exceed one Arrow binary array; use smaller batches");
+            offsets[row + 1] = (int32_t)c->out_len;
+            b->meta_offsets[row + 1] = (int32_t)b->meta_len;
+        }
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(variant_delete_doc,
+             "variant_delete(pieces, paths) -> ((null_count, validity, offsets, data), (metadata_offsets, metadata_data))\n\n"
+             "Spark's variant_delete of every row of a Variant column given as aligned pieces (as extract()\n"
+             "takes them). paths is a tuple of paths, each a tuple of keys (UTF-8 bytes) and indexes (int),\n"
+             "or None (skipped). Returns the values' binary array buffers and the metadata's offsets and data.\n"
+             "Raises KernelError as extract() does.");
+
+static PyObject *py_variant_delete(PyObject *self, PyObject *args) {
+    PyObject *pieces_arg, *paths_arg, *pieces = NULL, *result = NULL, *values = NULL, *mo = NULL, *md = NULL;
+    Ctx c;
+    Build b;
+    DeleteRun d;
+    Piece *P = NULL;
+    Seg **paths = NULL;
+    int64_t *lens = NULL;
+    Py_ssize_t npieces = 0, npaths;
+    int64_t total = 0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OO!", &pieces_arg, &PyTuple_Type, &paths_arg)) return NULL;
+    memset(&c, 0, sizeof c);
+    memset(&b, 0, sizeof b);
+    memset(&d, 0, sizeof d);
+    c.row = -1;
+    c.err_offset = -1;
+    b.c = &c;
+    if (!host_is_little_endian()) {
+        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
+        return raise_ctx(&c);
+    }
+    npaths = PyTuple_GET_SIZE(paths_arg);
+    paths = calloc((size_t)npaths + 1, sizeof(Seg *));
+    lens = calloc((size_t)npaths + 1, sizeof(int64_t));
+    if (paths == NULL || lens == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < npaths; i++) {
+        PyObject *path = PyTuple_GET_ITEM(paths_arg, i);
+        Py_ssize_t n;
+        if (path == Py_None) continue;
+        if (!PyTuple_Check(path)) {
+            PyErr_SetString(PyExc_TypeError, "a path is a tuple of segments, or None");
+            goto done;
+        }
+        n = PyTuple_GET_SIZE(path);
+        paths[i] = calloc((size_t)n + 1, sizeof(Seg));
+        if (paths[i] == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        lens[i] = n;
+        for (Py_ssize_t k = 0; k < n; k++) {
+            PyObject *seg = PyTuple_GET_ITEM(path, k);
+            if (PyBytes_Check(seg)) {
+                paths[i][k].key = (const uint8_t *)PyBytes_AS_STRING(seg);
+                paths[i][k].len = (size_t)PyBytes_GET_SIZE(seg);
+            } else if (PyLong_Check(seg) && !PyBool_Check(seg)) {
+                long long v = PyLong_AsLongLong(seg);
+                if (v == -1 && PyErr_Occurred()) goto done;
+                paths[i][k].is_index = 1;
+                paths[i][k].index = v;
+            } else {
+                PyErr_SetString(PyExc_TypeError, "a segment is a key (bytes) or an array index (int)");
+                goto done;
+            }
+        }
+    }
+    pieces = PySequence_Tuple(pieces_arg);
+    if (pieces == NULL) goto done;
+    if (load_pieces(&c, pieces, &P, &npieces, &total) < 0) goto done;
+    b.meta_offsets = malloc(sizeof(int32_t) * (size_t)(total + 1));
+    if (b.meta_offsets == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    d.b = &b;
+    d.pieces = P;
+    d.npieces = npieces;
+    d.paths = (const Seg *const *)paths;
+    d.lens = lens;
+    d.npaths = npaths;
+    values = run_into_binary(&c, total, (RowLoop)delete_loop, &d);
+    if (values == NULL) goto done;
+    mo = PyBytes_FromStringAndSize((const char *)b.meta_offsets, (Py_ssize_t)(sizeof(int32_t) * (size_t)(total + 1)));
+    md = PyBytes_FromStringAndSize((const char *)b.meta_out, (Py_ssize_t)b.meta_len);
+    if (mo != NULL && md != NULL) result = Py_BuildValue("(O(OO))", values, mo, md);
+done:
+    Py_XDECREF(values);
+    Py_XDECREF(mo);
+    Py_XDECREF(md);
+    Py_XDECREF(pieces);
+    if (paths != NULL)
+        for (Py_ssize_t i = 0; i < npaths; i++) free(paths[i]);
+    free(paths);
+    free(lens);
+    free(P);
+    free(d.scratch);
+    free(b.keys);
+    free(b.table);
+    free(b.fields);
+    free(b.offs);
+    free(b.meta_out);
+    free(b.meta_offsets);
+    ctx_free(&c);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"unshred", py_unshred, METH_VARARGS, unshred_doc},
     {"extract", py_extract, METH_VARARGS, extract_doc},
@@ -4820,6 +5020,7 @@ static PyMethodDef methods[] = {
     {"explode", py_explode, METH_VARARGS, explode_doc},
     {"is_valid_variant", py_is_valid_variant, METH_VARARGS, is_valid_variant_doc},
     {"to_variant", py_to_variant, METH_VARARGS, to_variant_doc},
+    {"variant_delete", py_variant_delete, METH_VARARGS, variant_delete_doc},
     {NULL, NULL, 0, NULL},
 };
 

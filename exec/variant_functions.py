@@ -9,6 +9,7 @@ is_variant_null(v)          vpush_is_variant_null(v)        BOOLEAN   Arrow comp
 is_valid_variant(v)         vpush_is_valid_variant(v)       BOOLEAN   the compiled kernel
 to_variant_object(x)        vpush_to_variant_object_<h>(x)  STRUCT    the compiled kernel, one
                                                                       function per type of x
+variant_delete(v, p, ...)   vpush_variant_delete(v, [p, ...])  STRUCT the compiled kernel
 schema_of_variant(v)        vpush_schema_of_variant(v)      VARCHAR   the compiled kernel
 schema_of_variant_agg(v)    vpush_schema_of_variant_merge(list(DISTINCT vpush_schema_of_variant(v)))
                                                             VARCHAR   merged once per distinct schema
@@ -32,6 +33,8 @@ Each is a vectorized (Arrow) function and answers as Spark 4.3 does:
 - ``to_variant_object``: the variant Spark's ``VariantBuilder`` makes of a struct, array or map
   (:func:`vpush.codec.native.to_variant_native`: the same bytes), NULL for NULL; a key repeated
   in a map or struct raises ``VARIANT_DUPLICATE_KEY``;
+- ``variant_delete``: Spark's ``deleteAtPath`` for each path in order, every row rebuilt by
+  Spark's builder (:func:`vpush.codec.native.variant_delete_native`), a NULL path skipped;
 - ``schema_of_variant``: Spark's ``SchemaOfVariant.schemaOf`` printed by ``printSchema``: every
   integer is ``BIGINT``, a decimal is typed after its trailing zeros are stripped, objects keep
   their stored (sorted) order and ``OBJECT<>`` names are back-quoted unless plain identifiers,
@@ -69,6 +72,7 @@ from vpush.codec.native import (
     format_java_native,
     is_valid_variant_native,
     to_variant_native,
+    variant_delete_native,
     schema_of_variant_native,
     to_json_native,
 )
@@ -87,6 +91,7 @@ from vpush.optimizer.rewrite_variants import (
     SCHEMA_MERGE_FUNCTION,
     SCHEMA_OF_VARIANT_FUNCTION,
     TO_JSON_FUNCTION,
+    VARIANT_DELETE_FUNCTION,
     VARIANT_EXPLODE_FUNCTION,
     duckdb_type,
 )
@@ -286,6 +291,29 @@ def register_to_variant_object(connection: duckdb.DuckDBPyConnection, name: str,
     except duckdb.CatalogException as exc:
         if "already exists" not in str(exc):
             raise
+
+
+# -- variant_delete ---------------------------------------------------------------------------------
+def variant_delete_column(variant: pa.Array | pa.ChunkedArray, paths: list[str | None]) -> pa.StructArray:
+    """Spark's ``variant_delete(v, paths...)`` of every row of a variant struct column.
+
+    Example:
+        >>> from vpush.codec.json import parse_json
+        >>> m, v = parse_json('{"a": [1, 2], "b": 3}')
+        >>> column = pa.array([{"metadata": m, "value": v}, None], VARIANT_ARROW_TYPE)
+        >>> from vpush.codec.json import to_json
+        >>> [None if r is None else to_json(r["metadata"], r["value"]) for r in variant_delete_column(column, ["$.a[0]", None]).to_pylist()]
+        ['{"a":[2],"b":3}', None]
+    """
+    from vpush.codec.path import VariantPath
+
+    metadata, value = _fields(variant)
+    parsed = tuple(None if p is None else tuple(VariantPath.parse(p).segments) for p in paths)
+    return variant_delete_native(metadata, value, parsed)
+
+
+def _variant_delete(variant: pa.Array | pa.ChunkedArray, paths: pa.Array | pa.ChunkedArray) -> pa.Array:
+    return variant_delete_column(variant, list(_first(paths) or []))
 
 
 # -- variant_explode -------------------------------------------------------------------------------
@@ -743,6 +771,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
         ["STRUCT(file VARCHAR, row_group INTEGER, row BIGINT)", "VARCHAR"],
         _VARIANT_STRUCT,
     ),
+    VARIANT_DELETE_FUNCTION: (_guarded(_variant_delete, "variant_delete"), [_VARIANT_STRUCT, "VARCHAR[]"], _VARIANT_STRUCT),
     VARIANT_EXPLODE_FUNCTION: (
         _guarded(variant_explode_column, "variant_explode"),
         [_VARIANT_STRUCT, "BOOLEAN"],

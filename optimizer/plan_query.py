@@ -13,7 +13,6 @@ from vpush.optimizer.bound import SqlType
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.dialect import (
     VariantArrayAppend,
-    VariantDelete,
     VariantInsert,
     VariantSet,
     VariantStripNulls,
@@ -47,7 +46,6 @@ _AFTER_LIMIT = "vpush_after_limit"  # meta key: a SELECT that project_after_limi
 _NOT_YET = (
     VariantSet,
     VariantInsert,
-    VariantDelete,
     VariantArrayAppend,
     VariantStripNulls,
 )

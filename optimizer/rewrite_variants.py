@@ -51,6 +51,7 @@ from vpush.optimizer.dialect import (
     SchemaOfVariant,
     SchemaOfVariantAgg,
     ToVariantObject,
+    VariantDelete,
     VariantExplode,
     VariantExplodeOuter,
     VariantGet,
@@ -95,6 +96,7 @@ SCHEMA_OF_VARIANT_FUNCTION = "vpush_schema_of_variant"
 SCHEMA_MERGE_FUNCTION = "vpush_schema_of_variant_merge"
 PARSE_JSON_FUNCTION = "vpush_parse_json"
 VARIANT_EXPLODE_FUNCTION = "vpush_variant_explode"
+VARIANT_DELETE_FUNCTION = "vpush_variant_delete"
 TO_VARIANT_OBJECT_PREFIX = "vpush_to_variant_object_"
 """The engine functions of ``to_variant_object``, one per argument type: for these, the type
 recorded with the name (:attr:`vpush.optimizer.plan.Plan.functions`) is the argument's, which the
@@ -798,7 +800,9 @@ def _explode(
 
 
 # -- Spark's other variant functions ---------------------------------------------------------------
-_VARIANT_FUNCTIONS = (exp.JSONFormat, IsVariantNull, IsValidVariant, SchemaOfVariant, SchemaOfVariantAgg, ParseJson, ToVariantObject)
+_VARIANT_FUNCTIONS = (
+    exp.JSONFormat, IsVariantNull, IsValidVariant, SchemaOfVariant, SchemaOfVariantAgg, ParseJson, ToVariantObject, VariantDelete,
+)
 """The nodes :func:`rewrite_variant_function` turns into engine functions."""
 _SPARK_NAMES: dict[type[exp.Expr], str] = {
     exp.JSONFormat: "to_json",
@@ -807,6 +811,7 @@ _SPARK_NAMES: dict[type[exp.Expr], str] = {
     SchemaOfVariant: "schema_of_variant",
     SchemaOfVariantAgg: "schema_of_variant_agg",
     ToVariantObject: "to_variant_object",
+    VariantDelete: "variant_delete",
 }
 _STRING = StringType()
 _BOOLEAN = AtomicType("boolean")
@@ -875,6 +880,18 @@ def rewrite_variant_function(
         return exp.Anonymous(this=SCHEMA_MERGE_FUNCTION, expressions=[distinct])
     if isinstance(node, ToVariantObject):
         return _to_variant_object(node, functions, rewrite)
+    if isinstance(node, VariantDelete):
+        paths: list[exp.Expr] = []
+        for path in node.expressions:
+            if isinstance(path, exp.Null) or (isinstance(path, exp.Literal) and path.is_string):
+                paths.append(path.copy())  # the dialect checked each literal path (INVALID_VARIANT_PATH)
+            else:
+                raise OptimizeError(
+                    f"{node.sql(dialect=VpushSpark)}: variant_delete with a path that is not a literal is not "
+                    "supported yet on the DuckDB engine (the Spark engine runs it)"
+                )
+        functions[VARIANT_DELETE_FUNCTION] = VARIANT
+        return exp.Anonymous(this=VARIANT_DELETE_FUNCTION, expressions=[rewrite(node.this), exp.Array(expressions=paths)])
     if isinstance(node, ParseJson):
         functions[PARSE_JSON_FUNCTION] = VARIANT
         return exp.Anonymous(
@@ -1010,7 +1027,8 @@ def spark_function_name(node: exp.Expr, *, top: bool = True) -> str | None:
             if shown is None:
                 return None
             argument = exp.column(exp.to_identifier(f"DISTINCT {shown}"))
-        call = exp.Anonymous(this=word, expressions=[argument])
+        rest = [e.copy() for e in found.expressions] if isinstance(found, VariantDelete) else []
+        call = exp.Anonymous(this=word, expressions=[argument, *rest])
         if found is proxy:
             proxy = call
         else:
