@@ -4265,6 +4265,7 @@ typedef struct {
     int32_t *meta_offsets;
     const uint8_t *vmeta; /* the metadata of the variant being appended */
     int64_t vmeta_len;
+    int strip; /* variant_strip_nulls: 1 drops fields that are variant nulls, 2 array elements too */
 } Build;
 
 static void b_free_node(BNode *n) {
@@ -4551,6 +4552,8 @@ static int b_variant(Build *b, const uint8_t *buf, int64_t pos, int64_t end, int
             int64_t cpos, cend;
             const Seg *follow = NULL;
             if (x_child(c, buf, &k, end, i, &cpos, &cend) < 0) return -1;
+            if (b->strip && cpos < cend && buf[cpos] == NULL_VALUE_BYTE && (basic == BASIC_OBJECT || b->strip == 2))
+                continue;
             if (del != NULL && at < ndel && del[at].is_index && basic == BASIC_ARRAY && (uint64_t)del[at].index == i) {
                 if (at + 1 == ndel) continue;
                 follow = del;
@@ -4839,6 +4842,7 @@ typedef struct {
     const Seg *const *paths; /* NULL for a NULL path, which Spark skips */
     const int64_t *lens;
     int64_t npaths;
+    int strip; /* variant_strip_nulls: one rebuild with Build.strip set, no paths */
     uint8_t *scratch; /* the previous step's metadata then value */
     int64_t scratch_cap;
 } DeleteRun;
@@ -4865,15 +4869,16 @@ static int delete_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *
             }
             if (leaf_bytes(c, &P->metadata, mp, &meta, &mlen, "metadata") < 0) return -1;
             if (leaf_bytes(c, &P->value, vp, &buf, &len, "value") < 0) return -1;
-            for (int64_t s = 0; s < d->npaths; s++) {
+            for (int64_t s = 0; s < (d->strip ? 1 : d->npaths); s++) {
                 int64_t start = c->out_len, mstart = b->meta_len;
-                if (d->paths[s] == NULL) continue;
+                if (!d->strip && d->paths[s] == NULL) continue;
                 if (mlen < 1 || (meta[0] & 0x0F) != 1) return fail(c, ERR_MALFORMED, "metadata", 0, "bad metadata header");
                 b->nkeys = 0;
                 if (b->table_cap) memset(b->table, 0, (size_t)b->table_cap * sizeof(uint32_t));
                 b->vmeta = meta;
                 b->vmeta_len = mlen;
-                if (b_variant(b, buf, 0, len, 0, d->paths[s], 0, d->lens[s]) < 0) return -1;
+                if (b_variant(b, buf, 0, len, 0, d->strip ? NULL : d->paths[s], 0, d->strip ? 0 : d->lens[s]) < 0)
+                    return -1;
                 if (b_metadata(b) < 0) return -1;
                 /* the next path reads this step's result */
                 mlen = b->meta_len - mstart;
@@ -4905,10 +4910,12 @@ static int delete_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *
 }
 
 PyDoc_STRVAR(variant_delete_doc,
-             "variant_delete(pieces, paths) -> ((null_count, validity, offsets, data), (metadata_offsets, metadata_data))\n\n"
+             "variant_delete(pieces, paths, strip=0) -> ((null_count, validity, offsets, data), (metadata_offsets, metadata_data))\n\n"
              "Spark's variant_delete of every row of a Variant column given as aligned pieces (as extract()\n"
              "takes them). paths is a tuple of paths, each a tuple of keys (UTF-8 bytes) and indexes (int),\n"
-             "or None (skipped). Returns the values' binary array buffers and the metadata's offsets and data.\n"
+             "or None (skipped). With strip 1 or 2 (and no paths) it is variant_strip_nulls instead: fields that\n"
+             "are variant nulls dropped, and with 2 array elements too. Returns the values' binary array\n"
+             "buffers and the metadata's offsets and data.\n"
              "Raises KernelError as extract() does.");
 
 static PyObject *py_variant_delete(PyObject *self, PyObject *args) {
@@ -4921,8 +4928,13 @@ static PyObject *py_variant_delete(PyObject *self, PyObject *args) {
     int64_t *lens = NULL;
     Py_ssize_t npieces = 0, npaths;
     int64_t total = 0;
+    int strip = 0;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OO!", &pieces_arg, &PyTuple_Type, &paths_arg)) return NULL;
+    if (!PyArg_ParseTuple(args, "OO!|i", &pieces_arg, &PyTuple_Type, &paths_arg, &strip)) return NULL;
+    if (strip < 0 || strip > 2) {
+        PyErr_SetString(PyExc_ValueError, "strip is 0, 1 or 2");
+        return NULL;
+    }
     memset(&c, 0, sizeof c);
     memset(&b, 0, sizeof b);
     memset(&d, 0, sizeof d);
@@ -4985,6 +4997,8 @@ static PyObject *py_variant_delete(PyObject *self, PyObject *args) {
     d.paths = (const Seg *const *)paths;
     d.lens = lens;
     d.npaths = npaths;
+    d.strip = strip;
+    b.strip = strip;
     values = run_into_binary(&c, total, (RowLoop)delete_loop, &d);
     if (values == NULL) goto done;
     mo = PyBytes_FromStringAndSize((const char *)b.meta_offsets, (Py_ssize_t)(sizeof(int32_t) * (size_t)(total + 1)));

@@ -10,6 +10,7 @@ is_valid_variant(v)         vpush_is_valid_variant(v)       BOOLEAN   the compil
 to_variant_object(x)        vpush_to_variant_object_<h>(x)  STRUCT    the compiled kernel, one
                                                                       function per type of x
 variant_delete(v, p, ...)   vpush_variant_delete(v, [p, ...])  STRUCT the compiled kernel
+variant_strip_nulls(v, a)   vpush_variant_strip_nulls(v, a)  STRUCT   the compiled kernel
 schema_of_variant(v)        vpush_schema_of_variant(v)      VARCHAR   the compiled kernel
 schema_of_variant_agg(v)    vpush_schema_of_variant_merge(list(DISTINCT vpush_schema_of_variant(v)))
                                                             VARCHAR   merged once per distinct schema
@@ -35,6 +36,8 @@ Each is a vectorized (Arrow) function and answers as Spark 4.3 does:
   in a map or struct raises ``VARIANT_DUPLICATE_KEY``;
 - ``variant_delete``: Spark's ``deleteAtPath`` for each path in order, every row rebuilt by
   Spark's builder (:func:`vpush.codec.native.variant_delete_native`), a NULL path skipped;
+- ``variant_strip_nulls``: every row rebuilt by Spark's builder without the object fields (and
+  with ``include_arrays``, the array elements) that are variant nulls; NULL for a NULL flag;
 - ``schema_of_variant``: Spark's ``SchemaOfVariant.schemaOf`` printed by ``printSchema``: every
   integer is ``BIGINT``, a decimal is typed after its trailing zeros are stripped, objects keep
   their stored (sorted) order and ``OBJECT<>`` names are back-quoted unless plain identifiers,
@@ -73,6 +76,7 @@ from vpush.codec.native import (
     is_valid_variant_native,
     to_variant_native,
     variant_delete_native,
+    variant_strip_nulls_native,
     schema_of_variant_native,
     to_json_native,
 )
@@ -93,6 +97,7 @@ from vpush.optimizer.rewrite_variants import (
     TO_JSON_FUNCTION,
     VARIANT_DELETE_FUNCTION,
     VARIANT_EXPLODE_FUNCTION,
+    VARIANT_STRIP_NULLS_FUNCTION,
     duckdb_type,
 )
 
@@ -314,6 +319,14 @@ def variant_delete_column(variant: pa.Array | pa.ChunkedArray, paths: list[str |
 
 def _variant_delete(variant: pa.Array | pa.ChunkedArray, paths: pa.Array | pa.ChunkedArray) -> pa.Array:
     return variant_delete_column(variant, list(_first(paths) or []))
+
+
+def _variant_strip_nulls(variant: pa.Array | pa.ChunkedArray, include_arrays: pa.Array | pa.ChunkedArray) -> pa.Array:
+    flag = _first(include_arrays)
+    if flag is None:  # Spark's answer for a NULL include_arrays
+        return pa.nulls(len(variant), VARIANT_ARROW_TYPE)
+    metadata, value = _fields(variant)
+    return variant_strip_nulls_native(metadata, value, include_arrays=bool(flag))
 
 
 # -- variant_explode -------------------------------------------------------------------------------
@@ -772,6 +785,9 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
         _VARIANT_STRUCT,
     ),
     VARIANT_DELETE_FUNCTION: (_guarded(_variant_delete, "variant_delete"), [_VARIANT_STRUCT, "VARCHAR[]"], _VARIANT_STRUCT),
+    VARIANT_STRIP_NULLS_FUNCTION: (
+        _guarded(_variant_strip_nulls, "variant_strip_nulls"), [_VARIANT_STRUCT, "BOOLEAN"], _VARIANT_STRUCT
+    ),
     VARIANT_EXPLODE_FUNCTION: (
         _guarded(variant_explode_column, "variant_explode"),
         [_VARIANT_STRUCT, "BOOLEAN"],

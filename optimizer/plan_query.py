@@ -15,7 +15,6 @@ from vpush.optimizer.dialect import (
     VariantArrayAppend,
     VariantInsert,
     VariantSet,
-    VariantStripNulls,
     VpushSpark,
 )
 from vpush.optimizer.errors import OptimizeError
@@ -47,7 +46,6 @@ _NOT_YET = (
     VariantSet,
     VariantInsert,
     VariantArrayAppend,
-    VariantStripNulls,
 )
 
 

@@ -55,6 +55,7 @@ from vpush.optimizer.dialect import (
     VariantExplode,
     VariantExplodeOuter,
     VariantGet,
+    VariantStripNulls,
     VpushSpark,
 )
 from vpush.optimizer.errors import OptimizeError
@@ -97,6 +98,7 @@ SCHEMA_MERGE_FUNCTION = "vpush_schema_of_variant_merge"
 PARSE_JSON_FUNCTION = "vpush_parse_json"
 VARIANT_EXPLODE_FUNCTION = "vpush_variant_explode"
 VARIANT_DELETE_FUNCTION = "vpush_variant_delete"
+VARIANT_STRIP_NULLS_FUNCTION = "vpush_variant_strip_nulls"
 TO_VARIANT_OBJECT_PREFIX = "vpush_to_variant_object_"
 """The engine functions of ``to_variant_object``, one per argument type: for these, the type
 recorded with the name (:attr:`vpush.optimizer.plan.Plan.functions`) is the argument's, which the
@@ -802,6 +804,7 @@ def _explode(
 # -- Spark's other variant functions ---------------------------------------------------------------
 _VARIANT_FUNCTIONS = (
     exp.JSONFormat, IsVariantNull, IsValidVariant, SchemaOfVariant, SchemaOfVariantAgg, ParseJson, ToVariantObject, VariantDelete,
+    VariantStripNulls,
 )
 """The nodes :func:`rewrite_variant_function` turns into engine functions."""
 _SPARK_NAMES: dict[type[exp.Expr], str] = {
@@ -812,6 +815,7 @@ _SPARK_NAMES: dict[type[exp.Expr], str] = {
     SchemaOfVariantAgg: "schema_of_variant_agg",
     ToVariantObject: "to_variant_object",
     VariantDelete: "variant_delete",
+    VariantStripNulls: "variant_strip_nulls",
 }
 _STRING = StringType()
 _BOOLEAN = AtomicType("boolean")
@@ -892,6 +896,18 @@ def rewrite_variant_function(
                 )
         functions[VARIANT_DELETE_FUNCTION] = VARIANT
         return exp.Anonymous(this=VARIANT_DELETE_FUNCTION, expressions=[rewrite(node.this), exp.Array(expressions=paths)])
+    if isinstance(node, VariantStripNulls):
+        flag = node.args.get("include_arrays")
+        if flag is None:
+            flag = exp.true()  # Spark's default
+        if not isinstance(flag, (exp.Boolean, exp.Null)):
+            raise OptimizeError(
+                f"{node.sql(dialect=VpushSpark)}: the second parameter requires the BOOLEAN type, or a literal "
+                "on the DuckDB engine",
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+        functions[VARIANT_STRIP_NULLS_FUNCTION] = VARIANT
+        return exp.Anonymous(this=VARIANT_STRIP_NULLS_FUNCTION, expressions=[rewrite(node.this), flag.copy()])
     if isinstance(node, ParseJson):
         functions[PARSE_JSON_FUNCTION] = VARIANT
         return exp.Anonymous(
@@ -1028,6 +1044,9 @@ def spark_function_name(node: exp.Expr, *, top: bool = True) -> str | None:
                 return None
             argument = exp.column(exp.to_identifier(f"DISTINCT {shown}"))
         rest = [e.copy() for e in found.expressions] if isinstance(found, VariantDelete) else []
+        if isinstance(found, VariantStripNulls):
+            flag = found.args.get("include_arrays")
+            rest = [flag.copy() if flag is not None else exp.true()]  # Spark names the default too
         call = exp.Anonymous(this=word, expressions=[argument, *rest])
         if found is proxy:
             proxy = call

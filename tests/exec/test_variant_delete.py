@@ -125,3 +125,47 @@ def test_table_as_spark(spark: SparkSession, con: vpush.Connection, sql: str) ->
             assert variant_equal(Variant(*g), Variant(*w)) and to_json(*g) == to_json(*w), f"row {key}"
         same += g == w
     assert same > len(UNSHREDDED_IDS)
+
+
+# -- variant_strip_nulls: the same rebuild, without the variant nulls -------------------------------
+STRIP_CASES = [
+    J, '{"a": null, "b": {"c": null, "d": 1}, "e": [null, 1, {"f": null}], "g": {"h": null}}', "null", "[null, null]",
+    '{"a": null}', "1", '[1, [null], {"x": null}]', '{"b": 1, "a": [null]}', "[]", "{}",
+]  # fmt: skip
+
+
+def test_strip_nulls_literals_as_spark(spark: SparkSession) -> None:
+    calls = [f"variant_strip_nulls(parse_json({_sql_string(j)}){flag})" for j in STRIP_CASES for flag in ("", ", true", ", false")]
+    sql = "SELECT " + ", ".join(f"{c} AS c{i}" for i, c in enumerate(calls))
+    want = [_bytes(v) for v in spark.sql(sql).collect()[0]]
+    got = [_bytes(v) for v in vpush.connect().sql(sql).to_arrow().to_pylist()[0].values()]
+    for call, g, w in zip(calls, got, want):
+        assert g == w, f"{call}: vpush {g!r} != Spark {w!r}"
+
+
+def test_strip_nulls_names_nulls_and_errors_as_spark(spark: SparkSession) -> None:
+    sql = "SELECT variant_strip_nulls(parse_json('[null, 1]')), variant_strip_nulls(NULL), variant_strip_nulls(parse_json('[null]'), NULL)"
+    frame = spark.sql(sql)
+    got = vpush.connect().sql(sql).to_arrow()
+    assert got.column_names == frame.columns
+    assert [_bytes(v) for v in got.to_pylist()[0].values()] == [_bytes(v) for v in frame.collect()[0]]
+    for bad, error_class in (("variant_strip_nulls(1)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+                             ("variant_strip_nulls(parse_json('1'), 1)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE")):  # fmt: skip
+        with pytest.raises(Exception) as spark_error:
+            spark.sql(f"SELECT {bad}").collect()
+        assert error_class in str(spark_error.value)
+        with pytest.raises(VpushError) as error:
+            vpush.connect().sql(f"SELECT {bad}").to_arrow()
+        assert error.value.error_class == error_class
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT id, variant_strip_nulls(v) FROM t",
+        "SELECT id, variant_strip_nulls(v, false) FROM t",
+        "SELECT id, variant_strip_nulls(variant_delete(v, '$.a'), true) FROM t",
+    ],
+)
+def test_strip_nulls_table_as_spark(spark: SparkSession, con: vpush.Connection, sql: str) -> None:
+    test_table_as_spark(spark, con, sql)
