@@ -5025,6 +5025,327 @@ done:
     return result;
 }
 
+/* ---- variant_set, variant_insert, variant_array_append: Spark's VariantBuilder -------------- */
+/* Spark's setAtPath, insertAtPath and arrayAppendAtPath, as measured against PySpark 4.3: the row
+ * is rebuilt by Spark's builder (as variant_delete rebuilds it) along one path. At each step the
+ * value reached must be an object for a key and an array for an index, else the row fails with
+ * VARIANT_PATH_TYPE_MISMATCH at that step. A missing key or an index past the end is created (set
+ * with create_if_missing, and insert): an object for a key, an array for an index, padded with
+ * variant nulls up to the index; set without create_if_missing and array_append leave the row as
+ * it is. At the end, set replaces, insert puts the value before an element (or fails with
+ * VARIANT_DUPLICATE_KEY on a key that is there), array_append appends to the array the path
+ * reaches. The new value is appended as Spark's appendVariant does. */
+
+enum { ERR_PATH_MISMATCH = 10 };
+enum { M_SET = 0, M_INSERT = 1, M_APPEND = 2 };
+
+typedef struct {
+    int mode, create;
+    const Seg *segs;
+    int64_t n;
+    const uint8_t *new_meta, *new_value;
+    int64_t new_meta_len, new_value_len;
+} Modify;
+
+static int b_new_value(Build *b, const Modify *m) {
+    const uint8_t *saved = b->vmeta;
+    int64_t saved_len = b->vmeta_len;
+    int status;
+    if (m->new_meta_len < 1 || (m->new_meta[0] & 0x0F) != 1)
+        return fail(b->c, ERR_MALFORMED, "metadata", 0, "bad metadata header");
+    b->vmeta = m->new_meta;
+    b->vmeta_len = m->new_meta_len;
+    status = b_variant(b, m->new_value, 0, m->new_value_len, 0, NULL, 0, 0);
+    b->vmeta = saved;
+    b->vmeta_len = saved_len;
+    return status;
+}
+
+/* What a missing step creates: the containers for segments [at, n), then the new value. */
+static int b_created(Build *b, const Modify *m, int64_t at) {
+    Ctx *c = b->c;
+    int64_t start = c->out_len;
+    if (at == m->n) return b_new_value(b, m);
+    if (!m->segs[at].is_index) {
+        int64_t first = b->nfields;
+        uint32_t id;
+        if (b_add_key(b, m->segs[at].key, m->segs[at].len, &id) < 0) return -1;
+        if (b_push_field(b, m->segs[at].key, m->segs[at].len, id, 0) < 0) return -1;
+        if (b_created(b, m, at + 1) < 0) return -1;
+        return b_finish_object(b, start, first);
+    } else {
+        int64_t first = b->noffs;
+        for (int64_t i = 0; i < m->segs[at].index; i++)
+            if (b_push_offset(b, c->out_len - start) < 0 || b_byte(c, NULL_VALUE_BYTE) < 0) return -1;
+        if (b_push_offset(b, c->out_len - start) < 0) return -1;
+        if (b_created(b, m, at + 1) < 0) return -1;
+        return b_finish_array(b, start, first);
+    }
+}
+
+/* The value at pos < end, reached by segments [0, at), rebuilt with the change. */
+static int b_modify(Build *b, const Modify *m, const uint8_t *buf, int64_t pos, int64_t end, int64_t at, int depth) {
+    Ctx *c = b->c;
+    const Seg *seg;
+    Container k;
+    int basic, last, found = 0;
+    int64_t start = c->out_len, first;
+    if (depth > B_MAX_DEPTH) return fail(c, ERR_MALFORMED, "value", pos, "value nested deeper than %d levels", B_MAX_DEPTH);
+    if (pos >= end) return fail(c, ERR_MALFORMED, "value", pos, "truncated value: no header byte");
+    basic = buf[pos] & 3;
+    if (at == m->n) { /* array_append: the array to append to */
+        if (basic != BASIC_ARRAY) return fail(c, ERR_PATH_MISMATCH, "", at, "path type mismatch");
+        first = b->noffs;
+        if (x_container(c, buf, pos, end, 0, &k) < 0) return -1;
+        for (uint64_t i = 0; i < k.n; i++) {
+            int64_t cpos, cend;
+            if (x_child(c, buf, &k, end, i, &cpos, &cend) < 0) return -1;
+            if (b_push_offset(b, c->out_len - start) < 0) return -1;
+            if (b_variant(b, buf, cpos, cend, depth + 1, NULL, 0, 0) < 0) return -1;
+        }
+        if (b_push_offset(b, c->out_len - start) < 0 || b_new_value(b, m) < 0) return -1;
+        return b_finish_array(b, start, first);
+    }
+    seg = &m->segs[at];
+    last = at + 1 == m->n && m->mode != M_APPEND;
+    if (seg->is_index ? basic != BASIC_ARRAY : basic != BASIC_OBJECT)
+        return fail(c, ERR_PATH_MISMATCH, "", at, "path type mismatch");
+    first = basic == BASIC_OBJECT ? b->nfields : b->noffs;
+    if (x_container(c, buf, pos, end, basic == BASIC_OBJECT, &k) < 0) return -1;
+    for (uint64_t i = 0; i < k.n; i++) {
+        int64_t cpos, cend;
+        int match;
+        if (x_child(c, buf, &k, end, i, &cpos, &cend) < 0) return -1;
+        if (basic == BASIC_OBJECT) {
+            const uint8_t *name;
+            size_t len;
+            uint32_t id;
+            uint64_t fid = x_read(buf + k.ids_start + (int64_t)(i * (uint64_t)k.isz), k.isz);
+            uint64_t width = ((b->vmeta[0] >> 6) & 3) + 1, dsize, o1, o2, strings;
+            if ((int64_t)(1 + width) > b->vmeta_len) return fail(c, ERR_MALFORMED, "metadata", 0, "truncated metadata");
+            dsize = read_le(b->vmeta + 1, (int)width);
+            strings = 1 + (dsize + 2) * width;
+            if (fid >= dsize || 1 + (fid + 3) * width > (uint64_t)b->vmeta_len)
+                return fail(c, ERR_MALFORMED, "metadata", -1, "field id %llu is outside the metadata", (unsigned long long)fid);
+            o1 = read_le(b->vmeta + 1 + (fid + 1) * width, (int)width);
+            o2 = read_le(b->vmeta + 1 + (fid + 2) * width, (int)width);
+            if (o1 > o2 || strings + o2 > (uint64_t)b->vmeta_len)
+                return fail(c, ERR_MALFORMED, "metadata", -1, "the key of field id %llu is outside the metadata",
+                            (unsigned long long)fid);
+            name = b->vmeta + strings + o1;
+            len = (size_t)(o2 - o1);
+            match = len == seg->len && memcmp(name, seg->key, len) == 0;
+            if (match && last && m->mode == M_INSERT)
+                return fail(c, ERR_DUPLICATE_KEY, "", -1, "%.*s", (int)(len > 400 ? 400 : len), (const char *)name);
+            if (b_add_key(b, name, len, &id) < 0) return -1;
+            if (b_push_field(b, name, len, id, c->out_len - start) < 0) return -1;
+        } else {
+            match = (uint64_t)seg->index == i;
+            if (match && last && m->mode == M_INSERT) {
+                if (b_push_offset(b, c->out_len - start) < 0 || b_new_value(b, m) < 0) return -1;
+                found = 1;
+                match = 0; /* the element itself follows, unchanged */
+            }
+            if (b_push_offset(b, c->out_len - start) < 0) return -1;
+        }
+        if (match) {
+            found = 1;
+            if (last) {
+                if (b_new_value(b, m) < 0) return -1;
+            } else if (b_modify(b, m, buf, cpos, cend, at + 1, depth + 1) < 0) {
+                return -1;
+            }
+        } else if (b_variant(b, buf, cpos, cend, depth + 1, NULL, 0, 0) < 0) {
+            return -1;
+        }
+    }
+    if (!found && (m->mode == M_INSERT || (m->mode == M_SET && m->create))) {
+        if (basic == BASIC_OBJECT) {
+            uint32_t id;
+            if (b_add_key(b, seg->key, seg->len, &id) < 0) return -1;
+            if (b_push_field(b, seg->key, seg->len, id, c->out_len - start) < 0) return -1;
+        } else {
+            for (int64_t i = (int64_t)k.n; i < seg->index; i++)
+                if (b_push_offset(b, c->out_len - start) < 0 || b_byte(c, NULL_VALUE_BYTE) < 0) return -1;
+            if (b_push_offset(b, c->out_len - start) < 0) return -1;
+        }
+        if ((last ? b_new_value(b, m) : b_created(b, m, at + 1)) < 0) return -1;
+    }
+    return basic == BASIC_OBJECT ? b_finish_object(b, start, first) : b_finish_array(b, start, first);
+}
+
+static int modify_loop(Build *b, const Modify *base, const Piece *vp_, const Piece *np, int fail_on_error,
+                       uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    Ctx *c = b->c;
+    offsets[0] = 0;
+    b->meta_offsets[0] = 0;
+    for (int64_t row = 0; row < vp_->n; row++) {
+        int64_t mp = leaf_pos(&vp_->metadata, row), vp = leaf_pos(&vp_->value, row);
+        int64_t nmp = leaf_pos(&np->metadata, row), nvp = leaf_pos(&np->value, row);
+        int64_t mlen, len, start = c->out_len, mstart = b->meta_len;
+        const uint8_t *meta, *buf;
+        Modify m = *base;
+        c->row = row;
+        if (mp == -2 || vp == -2 || nmp == -2 || nvp == -2) return fail(c, ERR_SCHEMA, "", -1, "bad Arrow dictionary index");
+        if (mp >= 0 && vp >= 0 && nmp >= 0 && nvp >= 0) {
+            int status;
+            if (leaf_bytes(c, &vp_->metadata, mp, &meta, &mlen, "metadata") < 0) return -1;
+            if (leaf_bytes(c, &vp_->value, vp, &buf, &len, "value") < 0) return -1;
+            if (leaf_bytes(c, &np->metadata, nmp, &m.new_meta, &m.new_meta_len, "metadata") < 0) return -1;
+            if (leaf_bytes(c, &np->value, nvp, &m.new_value, &m.new_value_len, "value") < 0) return -1;
+            if (mlen < 1 || (meta[0] & 0x0F) != 1) return fail(c, ERR_MALFORMED, "metadata", 0, "bad metadata header");
+            b->nkeys = 0;
+            if (b->table_cap) memset(b->table, 0, (size_t)b->table_cap * sizeof(uint32_t));
+            b->vmeta = meta;
+            b->vmeta_len = mlen;
+            status = b_modify(b, &m, buf, 0, len, 0, 0);
+            if (status < 0 && !fail_on_error && (c->err == ERR_PATH_MISMATCH || c->err == ERR_DUPLICATE_KEY)) {
+                /* the try_ forms: NULL for this row */
+                c->err = ERR_NONE;
+                c->err_offset = -1;
+                c->out_len = start;
+                b->nfields = 0;
+                b->noffs = 0;
+            } else {
+                if (status < 0 || b_metadata(b) < 0) return -1;
+                if (c->out_len - start > VARIANT_SIZE_LIMIT) return fail(c, ERR_TOO_LARGE, "value", -1, "VARIANT_SIZE_LIMIT");
+                validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+            }
+        }
+        if (!(validity[row >> 3] >> (row & 7) & 1)) {
+            (*null_count)++;
+            b->meta_len = mstart;
+        }
+        if (c->out_len > INT32_MAX || b->meta_len > INT32_MAX)
+            return fail(c, ERR_TOO_LARGE, "", -1, "the variants exceed one Arrow binary array; use smaller batches");
+        offsets[row + 1] = (int32_t)c->out_len;
+        b->meta_offsets[row + 1] = (int32_t)b->meta_len;
+    }
+    return 0;
+}
+
+typedef struct {
+    Build *b;
+    const Modify *m;
+    const Piece *v, *n;
+    int fail_on_error;
+} ModifyLoop;
+
+static int modify_run(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    ModifyLoop *l = (ModifyLoop *)arg;
+    return modify_loop(l->b, l->m, l->v, l->n, l->fail_on_error, validity, offsets, null_count);
+}
+
+PyDoc_STRVAR(variant_modify_doc,
+             "variant_modify(piece, new_piece, mode, path, create, fail) -> ((null_count, validity, offsets, data),\n"
+             "    (metadata_offsets, metadata_data))\n\n"
+             "Spark's variant_set (mode 0), variant_insert (1) or variant_array_append (2) of every row of a\n"
+             "Variant column, given as one piece (as extract() takes them), with the new value of the same\n"
+             "row from new_piece (a Variant column of the same length). path is a tuple of keys (UTF-8\n"
+             "bytes) and indexes (int); create is set's create_if_missing; without fail, a row whose path\n"
+             "does not fit (code 10, byte_offset: the step) or whose key is there (code 9) is NULL.\n"
+             "Raises KernelError as extract() does.");
+
+static PyObject *py_variant_modify(PyObject *self, PyObject *args) {
+    PyObject *piece_arg, *new_arg, *path_arg, *pieces = NULL, *new_pieces = NULL, *result = NULL, *values = NULL;
+    PyObject *mo = NULL, *md = NULL;
+    int mode, create, fail_on_error;
+    Ctx c;
+    Build b;
+    Modify m;
+    ModifyLoop loop;
+    Piece *P = NULL, *N = NULL;
+    Seg *segs = NULL;
+    Py_ssize_t np = 0, nn = 0, nsegs;
+    int64_t total = 0, total_new = 0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOiO!pp", &piece_arg, &new_arg, &mode, &PyTuple_Type, &path_arg, &create, &fail_on_error))
+        return NULL;
+    if (mode < M_SET || mode > M_APPEND) {
+        PyErr_SetString(PyExc_ValueError, "mode is 0 (set), 1 (insert) or 2 (array_append)");
+        return NULL;
+    }
+    memset(&c, 0, sizeof c);
+    memset(&b, 0, sizeof b);
+    memset(&m, 0, sizeof m);
+    c.row = -1;
+    c.err_offset = -1;
+    b.c = &c;
+    if (!host_is_little_endian()) {
+        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
+        return raise_ctx(&c);
+    }
+    nsegs = PyTuple_GET_SIZE(path_arg);
+    segs = calloc((size_t)nsegs + 1, sizeof(Seg));
+    if (segs == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < nsegs; k++) {
+        PyObject *seg = PyTuple_GET_ITEM(path_arg, k);
+        if (PyBytes_Check(seg)) {
+            segs[k].key = (const uint8_t *)PyBytes_AS_STRING(seg);
+            segs[k].len = (size_t)PyBytes_GET_SIZE(seg);
+        } else if (PyLong_Check(seg) && !PyBool_Check(seg)) {
+            long long v = PyLong_AsLongLong(seg);
+            if (v == -1 && PyErr_Occurred()) goto done;
+            if (v < 0 || v > INT32_MAX) {
+                PyErr_Format(PyExc_ValueError, "array index %lld is outside 0..%d", v, INT32_MAX);
+                goto done;
+            }
+            segs[k].is_index = 1;
+            segs[k].index = v;
+        } else {
+            PyErr_SetString(PyExc_TypeError, "a segment is a key (bytes) or an array index (int)");
+            goto done;
+        }
+    }
+    pieces = PySequence_Tuple(piece_arg);
+    new_pieces = pieces != NULL ? PySequence_Tuple(new_arg) : NULL;
+    if (pieces == NULL || new_pieces == NULL) goto done;
+    if (load_pieces(&c, pieces, &P, &np, &total) < 0 || load_pieces(&c, new_pieces, &N, &nn, &total_new) < 0) goto done;
+    if (np != 1 || nn != 1 || total != total_new) {
+        PyErr_SetString(PyExc_ValueError, "variant_modify takes one piece of each column, of equal lengths");
+        goto done;
+    }
+    b.meta_offsets = malloc(sizeof(int32_t) * (size_t)(total + 1));
+    if (b.meta_offsets == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    m.mode = mode;
+    m.create = create;
+    m.segs = segs;
+    m.n = nsegs;
+    loop.b = &b;
+    loop.m = &m;
+    loop.v = &P[0];
+    loop.n = &N[0];
+    loop.fail_on_error = fail_on_error;
+    values = run_into_binary(&c, total, modify_run, &loop);
+    if (values == NULL) goto done;
+    mo = PyBytes_FromStringAndSize((const char *)b.meta_offsets, (Py_ssize_t)(sizeof(int32_t) * (size_t)(total + 1)));
+    md = PyBytes_FromStringAndSize((const char *)b.meta_out, (Py_ssize_t)b.meta_len);
+    if (mo != NULL && md != NULL) result = Py_BuildValue("(O(OO))", values, mo, md);
+done:
+    Py_XDECREF(values);
+    Py_XDECREF(mo);
+    Py_XDECREF(md);
+    Py_XDECREF(pieces);
+    Py_XDECREF(new_pieces);
+    free(segs);
+    free(P);
+    free(N);
+    free(b.keys);
+    free(b.table);
+    free(b.fields);
+    free(b.offs);
+    free(b.meta_out);
+    free(b.meta_offsets);
+    ctx_free(&c);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"unshred", py_unshred, METH_VARARGS, unshred_doc},
     {"extract", py_extract, METH_VARARGS, extract_doc},
@@ -5035,6 +5356,7 @@ static PyMethodDef methods[] = {
     {"is_valid_variant", py_is_valid_variant, METH_VARARGS, is_valid_variant_doc},
     {"to_variant", py_to_variant, METH_VARARGS, to_variant_doc},
     {"variant_delete", py_variant_delete, METH_VARARGS, variant_delete_doc},
+    {"variant_modify", py_variant_modify, METH_VARARGS, variant_modify_doc},
     {NULL, NULL, 0, NULL},
 };
 

@@ -29,6 +29,7 @@ from vpush.optimizer.rewrite_variants import (
     TO_JSON_FUNCTION,
     VARIANT_DELETE_FUNCTION,
     VARIANT_EXPLODE_FUNCTION,
+    VARIANT_MODIFY_FUNCTION,
     VARIANT_STRIP_NULLS_FUNCTION,
     duckdb_type,
 )
@@ -256,6 +257,7 @@ _VARIANT_FUNCTION_INPUTS = {
     IS_VALID_VARIANT_FUNCTION: ("is_valid_variant", "a variant"),
     VARIANT_DELETE_FUNCTION: ("variant_delete", "a variant"),
     VARIANT_STRIP_NULLS_FUNCTION: ("variant_strip_nulls", "a variant"),
+    VARIANT_MODIFY_FUNCTION: ("variant_set", "a variant"),
     SCHEMA_OF_VARIANT_FUNCTION: ("schema_of_variant", "a variant"),
     PARSE_JSON_FUNCTION: ("parse_json", "a string"),
     VARIANT_EXPLODE_FUNCTION: ("variant_explode", "a variant"),

@@ -11,6 +11,9 @@ to_variant_object(x)        vpush_to_variant_object_<h>(x)  STRUCT    the compil
                                                                       function per type of x
 variant_delete(v, p, ...)   vpush_variant_delete(v, [p, ...])  STRUCT the compiled kernel
 variant_strip_nulls(v, a)   vpush_variant_strip_nulls(v, a)  STRUCT   the compiled kernel
+variant_set(v, p, x[, c])   vpush_variant_modify(v, x', 0, p, c, strict, name)   the compiled
+variant_insert(v, p, x)     vpush_variant_modify(v, x', 1, p, true, strict, name) kernel; x' is
+variant_array_append(...)   vpush_variant_modify(v, x', 2, p, true, strict, name) x as a variant
 schema_of_variant(v)        vpush_schema_of_variant(v)      VARCHAR   the compiled kernel
 schema_of_variant_agg(v)    vpush_schema_of_variant_merge(list(DISTINCT vpush_schema_of_variant(v)))
                                                             VARCHAR   merged once per distinct schema
@@ -38,6 +41,10 @@ Each is a vectorized (Arrow) function and answers as Spark 4.3 does:
   Spark's builder (:func:`vpush.codec.native.variant_delete_native`), a NULL path skipped;
 - ``variant_strip_nulls``: every row rebuilt by Spark's builder without the object fields (and
   with ``include_arrays``, the array elements) that are variant nulls; NULL for a NULL flag;
+- ``variant_set``, ``variant_insert``, ``variant_array_append`` and their ``try_`` forms: Spark's
+  ``setAtPath``, ``insertAtPath`` and ``arrayAppendAtPath``
+  (:func:`vpush.codec.native.variant_modify_native`), raising ``VARIANT_PATH_TYPE_MISMATCH`` and
+  ``VARIANT_DUPLICATE_KEY`` as Spark words them, NULL in their place for the ``try_`` forms;
 - ``schema_of_variant``: Spark's ``SchemaOfVariant.schemaOf`` printed by ``printSchema``: every
   integer is ``BIGINT``, a decimal is typed after its trailing zeros are stripped, objects keep
   their stored (sorted) order and ``OBJECT<>`` names are back-quoted unless plain identifiers,
@@ -57,7 +64,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import duckdb
@@ -77,6 +84,7 @@ from vpush.codec.native import (
     to_variant_native,
     variant_delete_native,
     variant_strip_nulls_native,
+    variant_modify_native,
     schema_of_variant_native,
     to_json_native,
 )
@@ -97,6 +105,7 @@ from vpush.optimizer.rewrite_variants import (
     TO_JSON_FUNCTION,
     VARIANT_DELETE_FUNCTION,
     VARIANT_EXPLODE_FUNCTION,
+    VARIANT_MODIFY_FUNCTION,
     VARIANT_STRIP_NULLS_FUNCTION,
     duckdb_type,
 )
@@ -327,6 +336,71 @@ def _variant_strip_nulls(variant: pa.Array | pa.ChunkedArray, include_arrays: pa
         return pa.nulls(len(variant), VARIANT_ARROW_TYPE)
     metadata, value = _fields(variant)
     return variant_strip_nulls_native(metadata, value, include_arrays=bool(flag))
+
+
+# -- variant_set, variant_insert, variant_array_append ---------------------------------------------
+def render_path(segments: Sequence[str | int]) -> str:
+    """A path as Spark's ``renderVariantPath`` prints a prefix in its errors: ``.key`` where the
+    key allows it, else ``['key']`` or ``["key"]``, and ``[i]``.
+
+    Example:
+        >>> render_path(["a", "b.c", 0, "it's"])
+        '$.a[\'b.c\'][0]["it\'s"]'
+    """
+    out = ["$"]
+    for segment in segments:
+        if isinstance(segment, int):
+            out.append(f"[{segment}]")
+        elif segment and "." not in segment and "[" not in segment:
+            out.append("." + segment)
+        elif "'" not in segment:
+            out.append(f"['{segment}']")
+        else:
+            out.append(f'["{segment}"]')
+    return "".join(out)
+
+
+def variant_modify_column(
+    variant: pa.Array | pa.ChunkedArray,
+    new_value: pa.Array | pa.ChunkedArray,
+    mode: int,
+    path: str,
+    *,
+    create_if_missing: bool,
+    strict: bool,
+    name: str,
+) -> pa.StructArray:
+    """Spark's ``variant_set`` (``mode`` 0), ``variant_insert`` (1) or ``variant_array_append`` (2)
+    of every row, ``name`` the function as the user called it (a ``try_`` form is not ``strict``).
+
+    Raises:
+        ExecutionError: with ``strict``, ``VARIANT_PATH_TYPE_MISMATCH`` or ``VARIANT_DUPLICATE_KEY``.
+    """
+    from vpush.codec.path import VariantPath
+
+    segments = tuple(VariantPath.parse(path).segments)
+    try:
+        return variant_modify_native(
+            _combine(variant), _combine(new_value), mode, segments, create_if_missing=create_if_missing, fail_on_error=strict
+        )
+    except CodecError as exc:
+        if exc.error_class == "VARIANT_PATH_TYPE_MISMATCH":
+            prefix = render_path(segments[: exc.offset if exc.offset is not None else len(segments)])
+            raise ExecutionError(
+                f"The path '{path}' is incompatible with the variant value at '{prefix}' in `{name}`.",
+                error_class=exc.error_class,
+                json_path=path,
+            ) from None
+        raise
+
+
+def _variant_modify(
+    variant: pa.Array, new_value: pa.Array, mode: pa.Array, path: pa.Array, create: pa.Array, strict: pa.Array, name: pa.Array
+) -> pa.Array:
+    return variant_modify_column(
+        variant, new_value, int(_first(mode)), str(_first(path)), create_if_missing=bool(_first(create)),
+        strict=bool(_first(strict)), name=str(_first(name)),
+    )  # fmt: skip
 
 
 # -- variant_explode -------------------------------------------------------------------------------
@@ -787,6 +861,11 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     VARIANT_DELETE_FUNCTION: (_guarded(_variant_delete, "variant_delete"), [_VARIANT_STRUCT, "VARCHAR[]"], _VARIANT_STRUCT),
     VARIANT_STRIP_NULLS_FUNCTION: (
         _guarded(_variant_strip_nulls, "variant_strip_nulls"), [_VARIANT_STRUCT, "BOOLEAN"], _VARIANT_STRUCT
+    ),
+    VARIANT_MODIFY_FUNCTION: (
+        _guarded(_variant_modify, "variant_set"),
+        [_VARIANT_STRUCT, _VARIANT_STRUCT, "INTEGER", "VARCHAR", "BOOLEAN", "BOOLEAN", "VARCHAR"],
+        _VARIANT_STRUCT,
     ),
     VARIANT_EXPLODE_FUNCTION: (
         _guarded(variant_explode_column, "variant_explode"),

@@ -51,10 +51,13 @@ from vpush.optimizer.dialect import (
     SchemaOfVariant,
     SchemaOfVariantAgg,
     ToVariantObject,
+    VariantArrayAppend,
     VariantDelete,
     VariantExplode,
     VariantExplodeOuter,
     VariantGet,
+    VariantInsert,
+    VariantSet,
     VariantStripNulls,
     VpushSpark,
 )
@@ -99,6 +102,10 @@ PARSE_JSON_FUNCTION = "vpush_parse_json"
 VARIANT_EXPLODE_FUNCTION = "vpush_variant_explode"
 VARIANT_DELETE_FUNCTION = "vpush_variant_delete"
 VARIANT_STRIP_NULLS_FUNCTION = "vpush_variant_strip_nulls"
+VARIANT_MODIFY_FUNCTION = "vpush_variant_modify"
+"""``vpush_variant_modify(v, new_value, mode, path, create_if_missing, strict, name)``: Spark's
+``variant_set`` (mode 0), ``variant_insert`` (1) and ``variant_array_append`` (2), and their
+``try_`` forms (not ``strict``), the new value already a variant."""
 TO_VARIANT_OBJECT_PREFIX = "vpush_to_variant_object_"
 """The engine functions of ``to_variant_object``, one per argument type: for these, the type
 recorded with the name (:attr:`vpush.optimizer.plan.Plan.functions`) is the argument's, which the
@@ -804,7 +811,7 @@ def _explode(
 # -- Spark's other variant functions ---------------------------------------------------------------
 _VARIANT_FUNCTIONS = (
     exp.JSONFormat, IsVariantNull, IsValidVariant, SchemaOfVariant, SchemaOfVariantAgg, ParseJson, ToVariantObject, VariantDelete,
-    VariantStripNulls,
+    VariantStripNulls, VariantSet, VariantInsert, VariantArrayAppend,
 )
 """The nodes :func:`rewrite_variant_function` turns into engine functions."""
 _SPARK_NAMES: dict[type[exp.Expr], str] = {
@@ -896,6 +903,8 @@ def rewrite_variant_function(
                 )
         functions[VARIANT_DELETE_FUNCTION] = VARIANT
         return exp.Anonymous(this=VARIANT_DELETE_FUNCTION, expressions=[rewrite(node.this), exp.Array(expressions=paths)])
+    if isinstance(node, (VariantSet, VariantInsert, VariantArrayAppend)):
+        return _variant_modify(node, functions, rewrite)
     if isinstance(node, VariantStripNulls):
         flag = node.args.get("include_arrays")
         if flag is None:
@@ -1006,6 +1015,69 @@ def _to_variant_object(
     return exp.Anonymous(this=name, expressions=[rewrite(node.this)])
 
 
+def _modify_name(node: exp.Expr) -> str:
+    word = {VariantSet: "variant_set", VariantInsert: "variant_insert", VariantArrayAppend: "variant_array_append"}
+    base = next(w for k, w in word.items() if isinstance(node, k))
+    return ("try_" if getattr(node, "SAFE", False) else "") + base
+
+
+def _variant_modify(
+    node: VariantSet | VariantInsert | VariantArrayAppend,
+    functions: dict[str, SparkType],
+    rewrite: Callable[[exp.Expr], exp.Expr],
+) -> exp.Expression:
+    """``variant_set``, ``variant_insert`` or ``variant_array_append`` (or a ``try_`` form) as the
+    call of :data:`VARIANT_MODIFY_FUNCTION`, its value cast to a variant as Spark casts it (by the
+    engine function of ``to_variant_object`` for the value's type)."""
+    from vpush.optimizer.spark_semantics import ARGUMENT_TYPE
+
+    shown = node.sql(dialect=VpushSpark)
+    name = _modify_name(node)
+    null_variant = exp.cast(exp.Null(), duckdb_type(VARIANT))
+    path = node.args.get("path")
+    create = node.args.get("create_if_missing") if isinstance(node, VariantSet) else None
+    if isinstance(path, exp.Null) or isinstance(create, exp.Null) or isinstance(node.args.get("value"), exp.Null):
+        return null_variant  # Spark's answer for a NULL path, value or create_if_missing
+    if not (isinstance(path, exp.Literal) and path.is_string):
+        raise OptimizeError(f"{shown}: {name} with a path that is not a literal is not supported yet on the DuckDB engine")
+    if create is not None and not isinstance(create, exp.Boolean):
+        raise OptimizeError(f"{shown}: {name} takes a literal create_if_missing on the DuckDB engine")
+    value = node.args["value"]
+    value_type = node.meta.get(ARGUMENT_TYPE) if node.meta else None
+    if value_type == VARIANT:
+        new_value = rewrite(value)
+    elif isinstance(value_type, (AtomicType, StringType, DecimalType)) and (
+        not isinstance(value_type, StringType) or value_type.collation is None
+    ):
+        cast_name = TO_VARIANT_OBJECT_PREFIX + hashlib.sha1(value_type.to_spark().encode()).hexdigest()[:16]
+        functions[cast_name] = value_type
+        new_value = exp.Anonymous(this=cast_name, expressions=[rewrite(value)])
+    elif isinstance(value_type, StructType):
+        raise OptimizeError(
+            f'{shown}: cannot cast "{value_type.to_spark().upper()}" to "VARIANT"',
+            error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",
+        )
+    else:
+        raise OptimizeError(
+            f"{shown}: {name} of a value of this type is not supported yet on the DuckDB engine (the Spark engine "
+            "runs it); cast it to a scalar type or to variant"
+        )
+    mode = 0 if isinstance(node, VariantSet) else 1 if isinstance(node, VariantInsert) else 2
+    functions[VARIANT_MODIFY_FUNCTION] = VARIANT
+    return exp.Anonymous(
+        this=VARIANT_MODIFY_FUNCTION,
+        expressions=[
+            rewrite(node.this),
+            new_value,
+            exp.Literal.number(mode),
+            exp.Literal.string(path.this),
+            exp.Boolean(this=create is None or bool(create.this)),
+            exp.Boolean(this=not getattr(node, "SAFE", False)),
+            exp.Literal.string(name),
+        ],
+    )
+
+
 def _schema_call(variant: exp.Expr, functions: dict[str, SparkType]) -> exp.Expression:
     functions[SCHEMA_OF_VARIANT_FUNCTION] = _STRING
     return exp.Anonymous(this=SCHEMA_OF_VARIANT_FUNCTION, expressions=[variant])
@@ -1034,6 +1106,8 @@ def spark_function_name(node: exp.Expr, *, top: bool = True) -> str | None:
     for found in reversed(list(proxy.find_all(*_VARIANT_FUNCTIONS, ToVariantObject))):
         if isinstance(found, ParseJson):
             word = "try_parse_json" if found.SAFE else "parse_json"
+        elif isinstance(found, (VariantSet, VariantInsert, VariantArrayAppend)):
+            word = _modify_name(found)
         else:
             word = _SPARK_NAMES[type(found)]
         argument = found.this.copy()
@@ -1044,6 +1118,11 @@ def spark_function_name(node: exp.Expr, *, top: bool = True) -> str | None:
                 return None
             argument = exp.column(exp.to_identifier(f"DISTINCT {shown}"))
         rest = [e.copy() for e in found.expressions] if isinstance(found, VariantDelete) else []
+        if isinstance(found, (VariantSet, VariantInsert, VariantArrayAppend)):
+            rest = [found.args[k].copy() for k in ("path", "value")]
+            if isinstance(found, VariantSet):
+                flag = found.args.get("create_if_missing")
+                rest.append(flag.copy() if flag is not None else exp.true())  # Spark names the default too
         if isinstance(found, VariantStripNulls):
             flag = found.args.get("include_arrays")
             rest = [flag.copy() if flag is not None else exp.true()]  # Spark names the default too

@@ -37,8 +37,11 @@ from vpush.optimizer.dialect import (
     WRITTEN_UNIT,
     ParseJson,
     ToVariantObject,
+    VariantArrayAppend,
     VariantExplode,
     VariantGet,
+    VariantInsert,
+    VariantSet,
     VpushSpark,
     call_arguments,
     call_name,
@@ -63,8 +66,9 @@ from vpush.optimizer.variant_types import (
 __all__ = ["ARGUMENT_TYPE", "SPARK_ERROR_MARKER", "apply_spark_semantics", "arrow_spark_type", "spark_name"]
 
 ARGUMENT_TYPE = "vpush_argument_type"
-"""The meta key under which a ``to_variant_object`` call keeps the Spark type of its argument
-(None where vpush cannot type it), for the rewrite that turns it into an engine call."""
+"""The meta key under which a ``to_variant_object`` call keeps the Spark type of its argument, and
+``variant_set``, ``variant_insert`` and ``variant_array_append`` the type of their value (None
+where vpush cannot type it), for the rewrite that turns them into engine calls."""
 
 SPARK_ERROR_MARKER = "vpush-spark-error"
 
@@ -940,7 +944,7 @@ def apply_spark_semantics(
             name = written = None
             if not isinstance(projection, (exp.Alias, exp.Column, exp.Star)):
                 name = spark_name(projection)
-                if name is None and projection.find(ToVariantObject) is not None:
+                if name is None and projection.find(ToVariantObject, VariantSet, VariantInsert, VariantArrayAppend) is not None:
                     from vpush.optimizer.rewrite_variants import spark_function_name
 
                     name = spark_function_name(projection)
@@ -1069,8 +1073,9 @@ def _check_set_operation(operation: exp.SetOperation, left: Mapping[str, SparkTy
 def _type_variant_objects(node: exp.Expr, typer: _Typer) -> None:
     """Record the type of each ``to_variant_object`` argument (:data:`ARGUMENT_TYPE`) while the
     argument is as written: the rewrite below changes what the typer knows."""
-    for call in node.find_all(ToVariantObject):
-        call.meta[ARGUMENT_TYPE] = typer.of(call.this)
+    for call in node.find_all(ToVariantObject, VariantArrayAppend, VariantInsert, VariantSet):
+        argument = call.this if isinstance(call, ToVariantObject) else call.args.get("value")
+        call.meta[ARGUMENT_TYPE] = typer._part(argument) if argument is not None else None
 
 
 def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
@@ -1123,6 +1128,8 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         return "true" if node.this else "false"
     if isinstance(node, exp.Null):
         return "NULL"
+    if isinstance(node, exp.HexString):
+        return f"X'{node.this.upper()}'"  # Spark prints a binary literal's bytes in upper case
     if isinstance(node, exp.Neg):
         if isinstance(node.this, exp.Literal) and not node.this.is_string:
             return "-" + str(spark_name(node.this, top=False))  # Spark reads `-3` as one literal

@@ -96,7 +96,7 @@ def test_every_public_error_is_a_vpush_error(tmp_path: Path) -> None:
     [
         "SELECT try_variant_get(var, '$.b', 'struct<c int, C string>') FROM t",
         "SELECT to_variant_object(array(1, 2.5)) FROM t",
-        "SELECT * FROM t WHERE is_variant_null(variant_set(var, '$.a', 1))",
+        "SELECT * FROM t WHERE is_variant_null(variant_delete(var, concat('$.', 'a')))",
     ],
 )
 def test_variant_functions_not_built_yet_are_refused_clearly(sql: str) -> None:
