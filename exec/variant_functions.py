@@ -344,8 +344,8 @@ def render_path(segments: Sequence[str | int]) -> str:
     key allows it, else ``['key']`` or ``["key"]``, and ``[i]``.
 
     Example:
-        >>> render_path(["a", "b.c", 0, "it's"])
-        '$.a[\'b.c\'][0]["it\'s"]'
+        >>> print(render_path(["a", "b.c", 0, "x'[y", "it's"]))
+        $.a['b.c'][0]["x'[y"].it's
     """
     out = ["$"]
     for segment in segments:
