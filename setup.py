@@ -6,8 +6,10 @@ setup(
     ext_modules=[
         Extension(
             "vpush.codec._native",
-            ["codec/_native.c"],
-            extra_compile_args=["-O2"],
+            ["codec/_native.c", "codec/strict_math.c"],
+            depends=["codec/strict_math.h"],
+            # No fused multiply-add: Java's StrictMath rounds every product (codec/strict_math.c).
+            extra_compile_args=["-O2", "-ffp-contract=off"],
         )
     ],
 )

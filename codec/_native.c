@@ -30,6 +30,9 @@
  * A third, to_json(), renders every row of such a column as Spark's to_json text, as
  * `vpush.codec.json.to_json` does; see "to_json" below. A fourth, schema_of_variant(), gives each
  * row's schema as Spark's schema_of_variant prints it; see "schema_of_variant" below.
+ *
+ * strict_math() applies Spark's transcendental functions (ln, log, exp, pow, ...) to double
+ * columns as Java's StrictMath computes them, bit for bit: the arithmetic is in strict_math.c.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -40,6 +43,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "strict_math.h"
 
 /* ---- the Arrow C Data Interface (ABI defined by the Arrow specification) ------------------- */
 struct ArrowSchema {
@@ -4004,6 +4009,89 @@ done:
     return result;
 }
 
+/* ---- Spark's transcendental functions (codec/strict_math.c) -------------------------------- */
+PyDoc_STRVAR(strict_math_doc,
+             "strict_math(name, x, x_validity, x_offset, y, y_validity, y_offset, length) -> (null_count, validity, values)\n\n"
+             "Spark's function `name` (ln, log, log10, log2, log1p, exp, expm1, pow, sinh, cosh, tanh, cbrt)\n"
+             "of every row of Arrow double arrays, bit for bit as Java's StrictMath computes it, NULL where\n"
+             "Spark's is. x and y are the values buffers, x_validity and y_validity the validity buffers\n"
+             "(None when no row is null), the offsets those of the arrays; y is None for a function of one\n"
+             "argument. Returns the buffers of the double array of results.");
+
+static int strict_buffer(PyObject *obj, Py_buffer *view, int64_t needed, const char *what) {
+    if (PyObject_GetBuffer(obj, view, PyBUF_SIMPLE) < 0) return -1;
+    if (view->len < needed) {
+        PyErr_Format(PyExc_ValueError, "strict_math: the %s buffer is shorter than offset + length", what);
+        PyBuffer_Release(view);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *py_strict_math(PyObject *self, PyObject *args) {
+    const char *name;
+    PyObject *x_obj, *xv_obj, *y_obj, *yv_obj, *values = NULL, *validity = NULL, *result = NULL;
+    long long x_offset, y_offset, length;
+    Py_buffer views[4];
+    int held[4] = {0, 0, 0, 0}, arity, k;
+    StrictColumn x, y;
+    int64_t null_count = 0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "sOOLOOLL", &name, &x_obj, &xv_obj, &x_offset, &y_obj, &yv_obj, &y_offset, &length))
+        return NULL;
+    arity = strict_math_arity(name);
+    if (arity == 0) {
+        PyErr_Format(PyExc_ValueError, "strict_math: no function %s", name);
+        return NULL;
+    }
+    if (x_offset < 0 || y_offset < 0 || length < 0 || (arity == 2) != (y_obj != Py_None)) {
+        PyErr_SetString(PyExc_ValueError, "strict_math: offsets and length must be non-negative, y given for two arguments only");
+        return NULL;
+    }
+    if (strict_buffer(x_obj, &views[0], (x_offset + length) * 8, "x") < 0) goto done;
+    held[0] = 1;
+    if (xv_obj != Py_None) {
+        if (strict_buffer(xv_obj, &views[1], (x_offset + length + 7) / 8, "x validity") < 0) goto done;
+        held[1] = 1;
+    }
+    if (arity == 2) {
+        if (strict_buffer(y_obj, &views[2], (y_offset + length) * 8, "y") < 0) goto done;
+        held[2] = 1;
+        if (yv_obj != Py_None) {
+            if (strict_buffer(yv_obj, &views[3], (y_offset + length + 7) / 8, "y validity") < 0) goto done;
+            held[3] = 1;
+        }
+    }
+    x.values = (const double *)views[0].buf;
+    x.validity = held[1] ? (const uint8_t *)views[1].buf : NULL;
+    x.offset = x_offset;
+    y.values = held[2] ? (const double *)views[2].buf : NULL;
+    y.validity = held[3] ? (const uint8_t *)views[3].buf : NULL;
+    y.offset = y_offset;
+    values = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 8));
+    validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 7) / 8));
+    if (values == NULL || validity == NULL) goto done;
+    {
+        double *out = (double *)PyBytes_AS_STRING(values);
+        uint8_t *out_validity = (uint8_t *)PyBytes_AS_STRING(validity);
+        Py_BEGIN_ALLOW_THREADS
+        null_count = strict_math_column(name, &x, arity == 2 ? &y : NULL, length, out, out_validity);
+        Py_END_ALLOW_THREADS
+    }
+    if (null_count < 0) {
+        PyErr_Format(PyExc_ValueError, "strict_math: no function %s", name);
+        goto done;
+    }
+    result = Py_BuildValue("LOO", (long long)null_count, null_count ? validity : Py_None, values);
+done:
+    Py_XDECREF(values);
+    Py_XDECREF(validity);
+    for (k = 0; k < 4; k++) {
+        if (held[k]) PyBuffer_Release(&views[k]);
+    }
+    return result;
+}
+
 /* ---- is_valid_variant: Spark's VariantUtil.isValidVariant ---------------------------------- */
 /* Spark 4.2+ answers whether Spark's own readers could read every value reachable from the top,
  * which is looser than the spec's validation (Variant.validate in vpush.codec.value): the
@@ -5357,6 +5445,7 @@ static PyMethodDef methods[] = {
     {"to_variant", py_to_variant, METH_VARARGS, to_variant_doc},
     {"variant_delete", py_variant_delete, METH_VARARGS, variant_delete_doc},
     {"variant_modify", py_variant_modify, METH_VARARGS, variant_modify_doc},
+    {"strict_math", py_strict_math, METH_VARARGS, strict_math_doc},
     {NULL, NULL, 0, NULL},
 };
 

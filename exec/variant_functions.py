@@ -23,6 +23,8 @@ variant_explode(v)          UNNEST(vpush_variant_explode(v, false))   one row pe
 variant_explode_outer(v)    UNNEST(vpush_variant_explode(v, true))    STRUCT(pos, key, value)[]
 CAST(d AS STRING)           vpush_java_text_double(d)       VARCHAR   the compiled kernel (Java 17's
 CAST(f AS STRING)           vpush_java_text_float(f)                  Double/Float.toString)
+ln(x), log(b, x), exp(x),   vpush_strict_ln(x), ...         DOUBLE    the compiled kernel (Java's
+pow(x, y), ...              vpush_strict_pow(x, y)                    StrictMath, Spark's NULLs)
 ```
 
 Each is a vectorized (Arrow) function and answers as Spark 4.3 does:
@@ -88,13 +90,15 @@ from vpush.codec.native import (
     schema_of_variant_native,
     to_json_native,
 )
+from vpush.codec.strict_math import STRICT_MATH_FUNCTIONS as STRICT_MATH_ARITY
+from vpush.codec.strict_math import strict_math
 from vpush.codec.value import MAX_NESTING_DEPTH, Variant
 from vpush.exec.errors import ExecutionError
 from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
 from vpush.exec.rebuild_rows import rebuild_rows
-from vpush.optimizer.spark_semantics import JAVA_TEXT_FUNCTIONS
+from vpush.optimizer.spark_semantics import JAVA_TEXT_FUNCTIONS, STRICT_MATH_FUNCTIONS
 from vpush.optimizer.rewrite_variants import (
     REBUILD_VARIANT_FUNCTION,
     IS_VALID_VARIANT_FUNCTION,
@@ -845,6 +849,22 @@ def _rebuild_rows(locators: pa.Array, column: pa.Array) -> pa.Array:
     return rebuild_rows(locators, str(_first(column)))
 
 
+# -- Spark's transcendental functions -------------------------------------------------------------
+def _strict_math_function(name: str) -> Callable[..., pa.Array]:
+    """The kernel's ``name`` as a function of exactly its arguments (DuckDB counts them)."""
+    if STRICT_MATH_ARITY[name] == 1:
+
+        def unary(x: pa.Array) -> pa.Array:
+            return strict_math(name, x)
+
+        return unary
+
+    def binary(x: pa.Array, y: pa.Array) -> pa.Array:
+        return strict_math(name, x, y)
+
+    return binary
+
+
 # -- registration ----------------------------------------------------------------------------------
 FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     TO_JSON_FUNCTION: (_guarded(_to_json, "to_json"), [_VARIANT_STRUCT, "VARCHAR"], "VARCHAR"),
@@ -874,6 +894,10 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     ),
     JAVA_TEXT_FUNCTIONS["double"]: (_guarded(format_java_native, "cast to string"), ["DOUBLE"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["float"]: (_guarded(format_java_native, "cast to string"), ["FLOAT"], "VARCHAR"),
+    **{
+        function: (_guarded(_strict_math_function(name), name), ["DOUBLE"] * STRICT_MATH_ARITY[name], "DOUBLE")
+        for name, function in STRICT_MATH_FUNCTIONS.items()
+    },
 }
 """name -> (the Arrow function, DuckDB parameter types, DuckDB result type)."""
 

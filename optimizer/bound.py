@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from sqlglot import exp
@@ -68,6 +68,7 @@ __all__ = [
     "VariantRef",
     "and_",
     "bind",
+    "bind_terms",
     "in_",
     "not_",
     "not_in",
@@ -700,6 +701,20 @@ def bind(expression: BooleanExpression, file: FileInfo) -> BooleanExpression:
     Returns:
         The expression over :class:`LeafRef` and :class:`PartitionRef`, without NOT.
     """
+    return bind_terms(expression, lambda term: _bind_term(term, file))
+
+
+def bind_terms(expression: BooleanExpression, bind_term: Callable[[Term], Term | None]) -> BooleanExpression:
+    """Push NOT down in ``expression``, then replace each predicate's term by ``bind_term``'s
+    answer, or the predicate by ``ALWAYS_TRUE`` where it answers None (nothing known of it).
+
+    :func:`bind` binds to a footer this way, and a Delta file's log statistics bind the same way.
+
+    Example:
+        >>> x = ColumnRef("x", SqlType("int"))
+        >>> bind_terms(Not(IsNull(x)), lambda term: None)
+        AlwaysTrue()
+    """
     expression = rewrite_not(expression)
 
     def visit(node: BooleanExpression) -> BooleanExpression:
@@ -708,7 +723,7 @@ def bind(expression: BooleanExpression, file: FileInfo) -> BooleanExpression:
         if isinstance(node, Or):
             return or_(visit(node.left), visit(node.right))
         if isinstance(node, (UnaryPredicate, LiteralPredicate, SetPredicate)):
-            bound = _bind_term(node.term, file)
+            bound = bind_term(node.term)
             if bound is None:
                 return ALWAYS_TRUE
             return dataclasses.replace(node, term=bound)

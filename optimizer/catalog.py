@@ -1,6 +1,8 @@
 """The catalog: registered tables, their files, and each file's footer (read once, cached).
 
-A table is a folder, a file or a glob of Parquet files. Within a folder, Spark's rules apply:
+A table is a folder, a file or a glob of Parquet files, or a Delta table (a folder holding a
+``_delta_log``: its latest snapshot's live files, see :mod:`vpush.optimizer.delta_log`). Within a
+plain folder, Spark's rules apply:
 files and folders whose names start with ``_`` or ``.`` are not data (``_SUCCESS``,
 ``_delta_log``, ``.crc`` files). Each file's footer is read once and cached by path, size and
 modification time; with it, the layout of each variant column, since files of one table may be
@@ -20,6 +22,8 @@ import pyarrow.parquet as pq
 
 from vpush.codec.errors import VpushError
 from vpush.codec.layout import VariantLayout, find_variant_columns
+from vpush.optimizer.delta_log import DeltaSnapshot, is_delta_table, read_delta_log
+from vpush.optimizer.delta_table import delta_partitioning
 from vpush.optimizer.errors import CatalogError
 from vpush.optimizer.partitions import Partitioning, discover_partitions
 from vpush.optimizer.statistics import FileStatistics, file_statistics
@@ -102,6 +106,8 @@ class Table:
     location: str
     files: tuple[str, ...]
     partitioning: Partitioning = dataclasses.field(default_factory=Partitioning)
+    delta: DeltaSnapshot | None = None
+    """The Delta snapshot the files come from, or None for a plain folder, file or glob."""
 
 
 def _is_hidden(name: str) -> bool:
@@ -158,8 +164,22 @@ class Catalog:
 
         Every file's footer is read now, so a bad file fails at registration with its name. A
         folder's ``key=value`` subfolders are its partition columns, as Spark infers them.
+
+        A Delta table's snapshot is read now, but no footer: planning opens only the footers of
+        the files its log statistics cannot rule out.
         """
         loc = os.fspath(location)
+        if is_delta_table(loc):
+            snapshot = read_delta_log(loc)
+            table = Table(
+                name=name,
+                location=loc,
+                files=tuple(f.path for f in snapshot.files),
+                partitioning=delta_partitioning(snapshot),
+                delta=snapshot,
+            )
+            self.tables[name.lower()] = table
+            return table
         files = tuple(list_files(loc))
         for f in files:
             self.file_info(f)

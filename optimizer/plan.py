@@ -91,6 +91,25 @@ class NativeLeaf:
 
 
 @dataclasses.dataclass(frozen=True)
+class CastLater:
+    """A strict cast that Spark computes where the query computes it, for the rows that reach it
+    (``v:a::int``, a cast of the variant its scan gives), and that may fail in some file: the
+    scan gives the ``try_`` cast (``attempt``) and, where that is NULL, the variant at the path
+    (``residual``); the query casts ``coalesce(attempt, <strict cast of residual>)`` where it
+    stood, so a value that cannot be cast raises, and only where Spark's would (engines filter
+    before or after computing the scan's columns as they like)."""
+
+    strict: str
+    """The scan column of the strict cast, which neither engine's query reads."""
+    attempt: str
+    residual: str
+    file: str
+    """The row's file, for the error of the DuckDB engine's cast."""
+    target: Any
+    """The :class:`~vpush.optimizer.variant_types.SparkType` cast to."""
+
+
+@dataclasses.dataclass(frozen=True)
 class ScanPart:
     """The files of a scan that share a physical layout for the variant extractions, read as the
     relation ``name``: the scan's columns, then the inputs (``schema`` has both)."""
@@ -127,18 +146,32 @@ class Scan:
     """Whole variant columns (top-level) that the DuckDB SQL rebuilds only for the rows its
     LIMIT keeps (``vpush_rebuild_variant``): the DuckDB engine reads none of their leaves in the
     scan and gives each row's :data:`LOCATOR_ARROW_TYPE` instead. Other engines read them whole."""
+    log_skipped: tuple[tuple[str, str], ...] = ()
+    """(file, reason) for each live file of a Delta table that its log statistics or partition
+    values rule out: not in ``files``, its footer never opened."""
+
+    casts_later: tuple[CastLater, ...] = ()
+    """The strict casts that Spark computes where the query computes them, not in its scan
+    (:attr:`~vpush.optimizer.rewrite_variants.Extraction.computed_in_scan`)."""
 
     @functools.cached_property
     def part_queries(self) -> tuple[str, ...]:
         """Per part, the DuckDB query that turns the part's rows into the scan's: its columns,
         then the extractions (``extraction_names``). The Spark engine runs it in each task;
-        rendered when first asked for."""
-        from vpush.optimizer.rewrite_variants import scan_relation
+        rendered when first asked for. A task computes every row it reads, before Spark's
+        filters: so the strict columns of :attr:`casts_later` are NULL there (Spark's SQL casts
+        the residual variant instead)."""
+        from vpush.optimizer.rewrite_variants import duckdb_type, scan_relation
 
-        return tuple(
-            scan_relation([part], [expressions], self.schema.names, self.extraction_names).sql(dialect="duckdb")
-            for part, expressions in zip(self.parts, self.part_expressions)
-        )
+        later = {c.strict: c for c in self.casts_later}
+        queries = []
+        for part, expressions in zip(self.parts, self.part_expressions):
+            computed = [
+                exp.cast(exp.Null(), duckdb_type(later[name].target)) if name in later else expression
+                for name, expression in zip(self.extraction_names, expressions)
+            ]
+            queries.append(scan_relation([part], [computed], self.schema.names, self.extraction_names).sql(dialect="duckdb"))
+        return tuple(queries)
 
     @property
     def columns(self) -> tuple[str, ...]:

@@ -12,16 +12,21 @@ from sqlglot.errors import ParseError
 from vpush.optimizer.bound import SqlType
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.dialect import VpushSpark
+from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
-from vpush.optimizer.plan import ROW_COUNT_COLUMN, VARIANT_ARROW_TYPE, FileScan, Plan, Scan
+from vpush.optimizer.plan import ROW_COUNT_COLUMN, VARIANT_ARROW_TYPE, CastLater, FileScan, Plan, Scan, ScanPart
+from vpush.optimizer.prune_delta_files import prune_delta_files
 from vpush.optimizer.prune_scan import FilePruning, owning_select, prune_scan
 from vpush.optimizer.rewrite_variants import (
+    FILE_COLUMN,
     REBUILD_VARIANT_FUNCTION,
     Extraction,
+    evaluated_once,
     function_name,
     iter_scope,
     make_parts,
     match_extraction,
+    may_fail,
     rewrite_remaining,
     scan_relation,
     supported_target,
@@ -84,6 +89,12 @@ _PARTITION_ARROW_TYPES = {
     "date": pa.date32(),
     "timestamp": pa.timestamp("us", tz="UTC"),
     "void": pa.null(),
+    # Delta tables type their partition columns in the schema: any primitive type.
+    "tinyint": pa.int8(),
+    "smallint": pa.int16(),
+    "float": pa.float32(),
+    "boolean": pa.bool_(),
+    "timestamp_ntz": pa.timestamp("us"),
 }
 
 
@@ -161,6 +172,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         refusal = exc
     cte_names = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
     found: list[tuple[exp.Table, Table, list[FileInfo], pa.Schema, list[FilePruning], list[Extraction]]] = []
+    skipped_by_log: dict[int, tuple[tuple[str, str], ...]] = {}
     for node in list(expression.find_all(exp.Table)):
         if not isinstance(node.this, exp.Identifier) or node.args.get("db") or node.args.get("catalog"):
             if node.args.get("db") or node.args.get("catalog"):
@@ -178,8 +190,20 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                 f"the table or view {name!r} cannot be found; register it with con.register()",
                 error_class="TABLE_OR_VIEW_NOT_FOUND",
             )
-        infos = [catalog.file_info(f) for f in table.files]
-        data_schema = _data_schema(infos)
+        log_skipped: tuple[tuple[str, str], ...] = ()
+        if table.delta is not None:
+            # The schema is the log's, and the log's statistics prune files before their footers
+            # are opened.
+            data_schema = delta_arrow_schema(table.delta)
+            paths = table.files
+            if prune:
+                by_log = prune_delta_files(node, table, data_schema, time_zone=time_zone)
+                paths, log_skipped = by_log.files, by_log.skipped
+            infos = [catalog.file_info(f) for f in paths]
+        else:
+            infos = [catalog.file_info(f) for f in table.files]
+            data_schema = _data_schema(infos)
+        skipped_by_log[id(node)] = log_skipped
         if prune:
             pruned = prune_scan(node, table, infos, data_schema, time_zone=time_zone)
         else:
@@ -192,11 +216,16 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     # through them is not read whole.
     extraction_names: list[list[str]] = []
     filtered_names: list[set[str]] = []
+    in_scan_names: list[set[str]] = []
+    by_keys: list[dict[object, str]] = []
+    companion_names: dict[int, list[str]] = {}
+    casts_later: list[CastLater] = []
     column_types: dict[int, dict[str, SparkType | None]] = {}
     for index, (node, table, _, data_schema, _, extractions) in enumerate(found):
         alias = node.alias or node.name
         names: list[str] = []
         filtered: set[str] = set()
+        in_scan: set[str] = set()
         by_key: dict[object, str] = {}
         types = {f.name.lower(): arrow_spark_type(f.type) for f in _table_schema(table, data_schema)}
         for ext in extractions:
@@ -207,9 +236,13 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                 types[column_name.lower()] = ext.target
             if _in_where(ext):
                 filtered.add(column_name)
+            if ext.computed_in_scan:
+                in_scan.add(column_name)
             _replace_extraction(ext, column_name, alias)
+        by_keys.append(by_key)
         extraction_names.append(names)
         filtered_names.append(filtered)
+        in_scan_names.append(in_scan)
         column_types[id(node)] = types
         if names:
             _exclude_from_stars(node, alias, names)
@@ -263,8 +296,18 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             for ext in unique:
                 functions[function_name(ext.target, once=ext.cannot_fail)] = ext.target
             parts, part_expressions = make_parts(scan_name, files, infos, unique, schema, time_zone)
+            later = _casts_later(unique, by_keys[index], extraction_names[index], part_expressions)
+            if later:
+                for ext in unique:
+                    functions[function_name(ext.target, once=ext.cannot_fail)] = ext.target
+                parts, part_expressions = make_parts(scan_name, files, infos, unique, schema, time_zone)
+                _residual_only_where_needed(parts, part_expressions, extraction_names[index], later)
+                casts_later += later
+                companion_names[index] = [n for c in later for n in (c.attempt, c.residual, c.file)]
+                _exclude_from_stars(node, alias, companion_names[index])
             relation = scan_relation(
-                parts, part_expressions, schema.names, extraction_names[index], filtered_names[index]
+                parts, part_expressions, schema.names, extraction_names[index], filtered_names[index],
+                in_scan_names[index],
             )
             replacement: exp.Expression = exp.Subquery(this=relation, alias=table_alias)
             by_path = {f.path: f for part in parts for f in part.files}
@@ -275,25 +318,34 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                     part_expressions=tuple(tuple(e) for e in part_expressions),
                     extraction_names=tuple(extraction_names[index]),
                     location=table.location,
+                    casts_later=tuple(later),
+                    log_skipped=skipped_by_log[id(node)],
                 )
             )
         else:
             replacement = exp.Table(this=exp.to_identifier(scan_name, quoted=True), alias=table_alias)
             scans.append(
-                Scan(name=scan_name, table=table.name, schema=schema, files=tuple(files), location=table.location)
+                Scan(
+                    name=scan_name, table=table.name, schema=schema, files=tuple(files), location=table.location,
+                    log_skipped=skipped_by_log[id(node)],
+                )
             )
         replacement.meta[_SCAN_INDEX] = index
         node.replace(replacement)
+    _cast_later(spark_expression, casts_later, functions, time_zone, spark=True)
     for spark_node in list(spark_expression.find_all(exp.Table)):
         scan_index = spark_node.meta.get(_SCAN_INDEX)
         if scan_index is not None:
             alias = spark_node.alias or spark_node.name
+            if scan_index in companion_names:
+                _exclude_from_stars(spark_node, alias, companion_names[scan_index])
             spark_node.replace(
                 exp.Table(
                     this=exp.to_identifier(scans[scan_index].name, quoted=True),
                     alias=exp.TableAlias(this=exp.to_identifier(alias, quoted=True)),
                 )
             )
+    _cast_later(expression, casts_later, functions, time_zone, spark=False)
     if refusal is None:
         try:
             expression = project_after_limit(rewrite_remaining(expression, time_zone, functions))
@@ -458,7 +510,7 @@ def _extractions(node: exp.Table, variants: set[str]) -> list[Extraction]:
         if candidate.parent is not None and id(candidate.parent) in claimed:
             claimed.add(id(candidate))
             continue
-        matched = match_extraction(candidate)
+        matched = match_extraction(candidate, column_casts=True)
         if matched is None:
             continue
         base, segments, target, strict = matched
@@ -515,6 +567,113 @@ def _replace_extraction(ext: Extraction, column_name: str, alias: str) -> None:
     node.replace(column)
     if name and projection is not None:
         projection.replace(exp.alias_(projection.copy(), exp.to_identifier(name, quoted=True)))
+
+
+def _casts_later(
+    unique: list[Extraction], by_key: dict[object, str], names: list[str], part_expressions: list[list[exp.Expression]]
+) -> list[CastLater]:
+    """The strict casts of one scan that Spark computes where the query computes them (no
+    extraction of the same column is computed in its scan) and that may fail in some file, each
+    with its companion extractions appended to ``unique`` (and their columns to ``names``): the
+    ``try_`` cast, the variant at the path where that is NULL, and the row's file (see
+    :class:`~vpush.optimizer.plan.CastLater`). A cast no file can fail stays as it is."""
+    index = {name: i for i, name in enumerate(names)}
+    out: list[CastLater] = []
+    for ext in list(unique):
+        strict = by_key[ext.key]
+        if ext.cannot_fail or ext.computed_in_scan or any(c.strict == strict for c in out):
+            continue
+        if any(e.computed_in_scan for e in unique if by_key[e.key] == strict):
+            continue
+        if not any(may_fail(expressions[index[strict]]) for expressions in part_expressions):
+            continue
+        companions = []
+        for companion in (
+            dataclasses.replace(ext, strict=False, node=None),
+            dataclasses.replace(ext, target=VARIANT, strict=False, node=None, residual_of=ext.target),
+        ):
+            column_name = by_key.get(companion.key)
+            if column_name is None:
+                suffix = "try" if companion.residual_of is None else "residual"
+                column_name = by_key[companion.key] = f"{strict}_{suffix}"
+                names.append(column_name)
+                unique.append(companion)
+            companions.append(column_name)
+        file_column = f"{strict}_file"
+        names.append(file_column)
+        out.append(CastLater(strict, companions[0], companions[1], file_column, ext.target))
+    return out
+
+
+def _residual_only_where_needed(
+    parts: list[ScanPart], part_expressions: list[list[exp.Expression]], names: list[str], casts_later: list[CastLater]
+) -> None:
+    """Each residual companion computed only where its ``try_`` cast is NULL (the variant at the
+    path is rebuilt for the rows a strict cast may fail on, not for every row), and each file
+    companion given the part's file column."""
+    index = {name: i for i, name in enumerate(names)}
+    for part, expressions in zip(parts, part_expressions):
+        for cast in casts_later:
+            attempt = expressions[index[cast.attempt]]
+            # A `try_` cast computed by an engine function has a projection of its own below the
+            # residual's (see rewrite_variants.scan_relation), so it is named rather than computed
+            # twice; a plain read of a typed leaf is repeated.
+            first = (
+                exp.column(exp.to_identifier(cast.attempt, quoted=True))
+                if index[cast.attempt] < index[cast.residual] and evaluated_once(attempt)
+                else attempt.copy()
+            )
+            expressions[index[cast.residual]] = exp.Case(
+                ifs=[exp.If(this=exp.Is(this=first, expression=exp.Null()), true=expressions[index[cast.residual]])]
+            )
+            has_file = FILE_COLUMN in part.schema.names
+            file: exp.Expression = (
+                exp.column(exp.to_identifier(FILE_COLUMN, quoted=True))
+                if has_file
+                else exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))
+            )
+            expressions.insert(index[cast.file], exp.cast(file, exp.DataType.build("VARCHAR")) if has_file else file)
+
+
+def _cast_later(
+    expression: exp.Expr, casts_later: list[CastLater], functions: dict[str, SparkType], time_zone: str, *, spark: bool
+) -> None:
+    """Each strict cast of :func:`_casts_later` where the query computes it:
+    ``coalesce(attempt, <the strict cast of residual>)``, Spark's own ``CAST`` on the Spark
+    engine, the extraction function on DuckDB; either raises for the rows that reach it only."""
+    by_name = {c.strict.lower(): c for c in casts_later}
+    if not by_name:
+        return
+    for column in list(expression.find_all(exp.Column)):
+        cast = by_name.get(column.name.lower())
+        if cast is None or isinstance(column.parent, exp.Star):  # `* EXCLUDE (...)` names it
+            continue
+        table = column.args.get("table")
+
+        def companion(name: str, table: exp.Identifier | None = table) -> exp.Column:
+            return exp.column(exp.to_identifier(name, quoted=True), table=table.copy() if table is not None else None)
+
+        strict: exp.Expression
+        if spark:
+            strict = exp.Cast(this=companion(cast.residual), to=exp.DataType.build(cast.target.to_spark(), dialect=VpushSpark))
+        else:
+            name = function_name(cast.target)
+            functions[name] = cast.target
+            residual = companion(cast.residual)
+            strict = exp.Anonymous(
+                this=name,
+                expressions=[
+                    exp.Dot(this=residual, expression=exp.to_identifier("metadata")),
+                    exp.Dot(this=residual.copy(), expression=exp.to_identifier("value")),
+                    exp.Literal.string("$"),
+                    exp.Boolean(this=True),
+                    exp.Literal.string(time_zone),
+                    companion(cast.file),
+                ],
+            )
+        replacement = exp.Coalesce(this=companion(cast.attempt), expressions=[strict])
+        replacement.meta.update(column.meta)
+        column.replace(replacement)
 
 
 def _in_where(ext: Extraction) -> bool:

@@ -9,7 +9,7 @@ the null-extended side of a LEFT JOIN, for one, removes rows that pruning the sc
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -35,7 +35,7 @@ from vpush.optimizer.evaluate_row_groups import ROWS_CANNOT_MATCH, InclusiveStat
 from vpush.optimizer.rewrite_variants import match_extraction
 from vpush.optimizer.variant_types import VARIANT
 
-__all__ = ["FilePruning", "owning_select", "prune_scan"]
+__all__ = ["FilePruning", "owning_select", "prune_scan", "scan_predicate"]
 
 _INNER_JOIN_KINDS = frozenset({"", "INNER", "CROSS"})
 # A conjunct holding any of these is not a plain row filter over this table (a subquery may read
@@ -137,6 +137,59 @@ def _partition_reason(values: Mapping[str, Any], names: list[str]) -> str:
     return f"partition {', '.join(shown)} cannot match" if shown else "the WHERE is never true"
 
 
+def scan_predicate(
+    node: exp.Table,
+    table: Table,
+    data_schema: pa.Schema,
+    variants: Collection[str],
+    *,
+    time_zone: str,
+) -> BooleanExpression | None:
+    """The WHERE over table reference ``node`` as an unbound pruning expression, or None when
+    nothing in it can prune (no WHERE, nothing of this table's, or only what does not bind).
+
+    Args:
+        node: the table's reference in the query, still in its SELECT.
+        table: the registered table (its partition columns).
+        data_schema: the table's columns.
+        variants: the lower-cased names of its variant columns.
+        time_zone: Spark's session time zone, for timestamp literals.
+    """
+    fields = {f.name.lower(): f for f in table.partitioning.fields}
+    plain = {f.name.lower(): f for f in data_schema if f.name.lower() not in fields}
+    condition = _condition(node, set(fields) | set(plain))
+    if condition is None:
+        return None
+
+    def resolve(column: exp.Expression) -> Ref | None:
+        matched = match_extraction(column)
+        if matched is not None:
+            base, segments, target, strict = matched
+            sql_type = SqlType.parse(target.to_spark()) if target != VARIANT else None
+            if (
+                isinstance(base, exp.Column)
+                and base.name.lower() in variants
+                and sql_type is not None
+                and all(isinstance(s, str) for s in segments)
+            ):
+                keys = tuple(str(s) for s in segments)
+                return VariantRef(base.name, keys, sql_type, strict)
+            return None
+        if not isinstance(column, exp.Column):
+            return None
+        key = column.name.lower()
+        if key in fields and fields[key].type.name != "void":
+            return PartitionRef(fields[key].name, fields[key].type)
+        field = plain.get(key)
+        if field is None or key in variants:
+            return None
+        sql_type = sql_type_of_arrow(field.type)
+        return ColumnRef(field.name, sql_type) if sql_type is not None else None
+
+    predicate = bind_sqlglot(condition, resolve, session_time_zone=time_zone)
+    return None if predicate == ALWAYS_TRUE else predicate
+
+
 def prune_scan(
     node: exp.Table,
     table: Table,
@@ -168,42 +221,11 @@ def prune_scan(
     Returns:
         One :class:`FilePruning` per file, in order; every row group when nothing prunes.
     """
-    fields = {f.name.lower(): f for f in table.partitioning.fields}
-    plain = {f.name.lower(): f for f in data_schema if f.name.lower() not in fields}
-    condition = _condition(node, set(fields) | set(plain))
     everything = [FilePruning(tuple(range(info.num_row_groups))) for info in infos]
-    if condition is None:
-        return everything
     # A variant column is compared only through an extraction (a VariantRef), never whole.
     variants = {name.lower() for info in infos for name in info.variant_columns}
-
-    def resolve(column: exp.Expression) -> Ref | None:
-        matched = match_extraction(column)
-        if matched is not None:
-            base, segments, target, strict = matched
-            sql_type = SqlType.parse(target.to_spark()) if target != VARIANT else None
-            if (
-                isinstance(base, exp.Column)
-                and base.name.lower() in variants
-                and sql_type is not None
-                and all(isinstance(s, str) for s in segments)
-            ):
-                keys = tuple(str(s) for s in segments)
-                return VariantRef(base.name, keys, sql_type, strict)
-            return None
-        if not isinstance(column, exp.Column):
-            return None
-        key = column.name.lower()
-        if key in fields and fields[key].type.name != "void":
-            return PartitionRef(fields[key].name, fields[key].type)
-        field = plain.get(key)
-        if field is None or key in variants:
-            return None
-        sql_type = sql_type_of_arrow(field.type)
-        return ColumnRef(field.name, sql_type) if sql_type is not None else None
-
-    predicate = bind_sqlglot(condition, resolve, session_time_zone=time_zone)
-    if predicate == ALWAYS_TRUE:
+    predicate = scan_predicate(node, table, data_schema, variants, time_zone=time_zone)
+    if predicate is None:
         return everything
     pruned = []
     for info in infos:

@@ -78,6 +78,8 @@ from vpush.optimizer.variant_types import (
 __all__ = [
     "FILE_COLUMN",
     "Extraction",
+    "evaluated_once",
+    "may_fail",
     "function_name",
     "match_extraction",
     "rewrite_remaining",
@@ -143,11 +145,16 @@ class Extraction:
     strict: bool
     node: exp.Expr | None = dataclasses.field(default=None, compare=False, repr=False)
     """Where the extraction is in the query."""
+    residual_of: SparkType | None = None
+    """Set on a ``variant`` extraction needed only for the rows whose ``try_`` cast to this type
+    is NULL (see :class:`~vpush.optimizer.plan.CastLater`): where the path ends at a typed leaf
+    that casts to it exactly, those rows' variant is the leaf's ``value`` itself."""
 
     @property
-    def key(self) -> tuple[str, tuple[str | int, ...], str, bool]:
+    def key(self) -> tuple[str, tuple[str | int, ...], str, bool, str]:
         """Extractions with equal keys compute the same column."""
-        return (self.column.name.lower(), self.segments, self.target.to_spark(), self.strict)
+        residual = "" if self.residual_of is None else self.residual_of.to_spark()
+        return (self.column.name.lower(), self.segments, self.target.to_spark(), self.strict, residual)
 
     @property
     def path_text(self) -> str:
@@ -160,6 +167,19 @@ class Extraction:
         to ``variant``. Damaged bytes and types Spark 4.3 cannot read still raise, as Spark
         raises them for every row its scan reads, before any filter."""
         return not self.strict or isinstance(self.target, StringType) or self.target == VARIANT
+
+    @property
+    def computed_in_scan(self) -> bool:
+        """Whether Spark computes this cast in its scan, for every row the scan reads (before any
+        filter), so that a row no filter keeps still makes it fail. Spark's
+        ``PushVariantIntoScan`` pushes each ``variant_get``/``try_variant_get`` with its type;
+        ``v:a::int`` is a cast of the variant it pushes (``v:a``), computed where the query
+        computes it, for the rows that reach it (checked against PySpark in
+        ``tests/differential/test_casts.py``)."""
+        node = _unparen(self.node)
+        if node is None or self.cannot_fail:
+            return False
+        return not (isinstance(node, exp.Cast) and isinstance(_unparen(node.this), VariantGet))
 
 
 def supported_target(target: SparkType | None) -> bool:
@@ -196,15 +216,24 @@ def _cast_target(node: exp.Cast) -> SparkType | None:
         return None
 
 
-def match_extraction(node: exp.Expr) -> tuple[exp.Expr, tuple[str | int, ...], SparkType, bool] | None:
+def match_extraction(
+    node: exp.Expr, *, column_casts: bool = False
+) -> tuple[exp.Expr, tuple[str | int, ...], SparkType, bool] | None:
     """``node`` as (base, segments, target, strict) when it is an extraction with a literal path
     and type: ``variant_get``/``try_variant_get``/``v:a``, nested ones joined into one path, or a
-    ``CAST``/``TRY_CAST`` of one whose target is ``variant``. None otherwise."""
+    ``CAST``/``TRY_CAST`` of one whose target is ``variant``. With ``column_casts``, also a
+    ``CAST``/``TRY_CAST`` of a column itself (``cast(v AS int)``, Spark's ``variant_get`` at
+    ``$``), for a caller that checks that the column is a variant. None otherwise."""
     inner: exp.Expr | None = node
     target: SparkType | None = None
     strict = True
     if isinstance(node, exp.Cast):
         inner = _unparen(node.this)
+        if column_casts and isinstance(inner, exp.Column) and not isinstance(inner.this, exp.Star):
+            cast_to = _cast_target(node)
+            if cast_to is None or cast_to == VARIANT:
+                return None
+            return inner, (), cast_to, not isinstance(node, exp.TryCast)
         if not isinstance(inner, VariantGet) or inner.target_type != VARIANT:
             return None
         target = _cast_target(node)
@@ -303,12 +332,23 @@ def function_name(target: SparkType, *, once: bool = False) -> str:
     return (ONCE_FUNCTION_PREFIX if once else FUNCTION_PREFIX) + slug
 
 
-def _evaluated_once(expression: exp.Expr) -> bool:
+def evaluated_once(expression: exp.Expr) -> bool:
     """Whether ``expression`` calls an extraction function that the engine computes once per row."""
     return any(
         isinstance(call, exp.Anonymous) and call.name.lower().startswith(ONCE_FUNCTION_PREFIX)
         for call in expression.find_all(exp.Anonymous)
     )
+
+
+def may_fail(expression: exp.Expr) -> bool:
+    """Whether ``expression`` (an extraction as one part computes it) may raise a failed cast: it
+    calls a strict extraction function, or DuckDB's ``error`` (:func:`_checked`). Its SQL casts
+    of typed leaves cannot fail (:func:`_exact_cast`, or checked bounds)."""
+    for node in expression.walk():
+        name = node.name.lower() if isinstance(node, exp.Anonymous) else ""
+        if name == "error" or (name.startswith(FUNCTION_PREFIX) and not name.startswith(ONCE_FUNCTION_PREFIX)):
+            return True
+    return False
 
 
 def _exact_cast(leaf: PrimitiveLayout, target: SparkType) -> bool:
@@ -410,6 +450,22 @@ def _extraction_sql(builder: _Builder, layout: VariantLayout, column: str, ext: 
     names = _field_names(column, level)
     metadata_names = (column, "metadata")
     typed = node.typed_value
+    if (
+        ext.residual_of is not None and not rest and isinstance(typed, PrimitiveLayout)
+        and _exact_cast(typed, ext.residual_of)
+    ):
+        # Only the rows whose typed leaf is NULL reach this: their variant is the `value` leaf.
+        if node.value is None or builder.all_null(".".join((*names, node.value_field))):
+            return exp.cast(exp.Null(), target_type)
+        value = builder.leaf((*names, node.value_field))
+        metadata = builder.leaf(metadata_names)
+        builder.values[value.name] = metadata.name
+        builder.uses_file = True
+        pair = exp.Struct(expressions=[
+            exp.PropertyEQ(this=exp.to_identifier("metadata"), expression=metadata),
+            exp.PropertyEQ(this=exp.to_identifier("value"), expression=value.copy()),
+        ])
+        return exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Is(this=value, expression=exp.Null())), true=exp.cast(pair, target_type))])
     if not rest and isinstance(typed, PrimitiveLayout) and ext.target != VARIANT and (
         _exact_cast(typed, ext.target) or _range_checked(typed, ext.target) is not None
     ):
@@ -680,6 +736,7 @@ def scan_relation(
     columns: Sequence[str],
     output_names: Sequence[str],
     filtered: Collection[str] = (),
+    in_scan: Collection[str] = (),
 ) -> exp.Query:
     """``SELECT columns, extraction AS name ... FROM part0 UNION ALL ...``: the scan as one relation.
 
@@ -690,19 +747,31 @@ def scan_relation(
     its projection. Each such extraction gets a projection of its own, nested, those the query
     filters on (``filtered``, by output name) innermost, so that a filter on one still runs
     before the others are computed, and filters on anything else still reach the scan.
+
+    The extractions named in ``in_scan`` (:attr:`Extraction.computed_in_scan`, as Spark computes
+    them) are computed first, for every row the part reads, below an ``OFFSET 0`` that no
+    filter is pushed through: a row that no filter keeps still makes a failing cast raise.
     """
     branches: list[exp.Query] = []
     inner_first = [n for n in output_names if n in filtered] + [n for n in output_names if n not in filtered]
     for part, expressions in zip(parts, part_expressions):
         by_name = dict(zip(output_names, expressions))
-        once = [n for n in inner_first if _evaluated_once(by_name[n])]
+        eager = [n for n in output_names if n in in_scan and may_fail(by_name[n])]
         source: exp.Expression = exp.Table(this=exp.to_identifier(part.name, quoted=True))
+        if eager:
+            first = exp.select(
+                exp.Star(), *(exp.alias_(by_name[n], exp.to_identifier(n, quoted=True)) for n in eager)
+            ).from_(source).offset(0)
+            source = exp.Subquery(this=first, alias=exp.TableAlias(this=exp.to_identifier("__vpush_in_scan", quoted=True)))
+        once = [n for n in inner_first if n not in eager and evaluated_once(by_name[n])]
         for i, name in enumerate(once):
             layer = exp.select(exp.Star(), exp.alias_(by_name[name], exp.to_identifier(name, quoted=True))).from_(source)
             source = exp.Subquery(this=layer, alias=exp.TableAlias(this=exp.to_identifier(f"__vpush_once_{i}", quoted=True)))
         projections: list[exp.Expr] = [exp.column(exp.to_identifier(c, quoted=True)) for c in columns]
         projections += [
-            exp.column(exp.to_identifier(n, quoted=True)) if n in once else exp.alias_(e, exp.to_identifier(n, quoted=True))
+            exp.column(exp.to_identifier(n, quoted=True))
+            if n in once or n in eager
+            else exp.alias_(e, exp.to_identifier(n, quoted=True))
             for e, n in zip(expressions, output_names)
         ]
         branches.append(exp.select(*projections).from_(source))

@@ -52,9 +52,11 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "abs": _f(1), "floor": _f(1, shown="FLOOR"), "ceil": _f(1, shown="CEIL"), "ceiling": _f(1),
     "sqrt": _f(1, shown="SQRT"), "sign": _f(1), "signum": _f(1, shown="SIGNUM"), "round": _f(1, 2, defaults=("0",)),
     "mod": _f(2), "pmod": _f(2), "greatest": _f(2, None), "least": _f(2, None), "hex": _f(1), "bin": _f(1),
-    # ln, log and exp are the C library's: see the README (Java's StrictMath can differ in the last bit)
+    # the transcendental functions: Java's StrictMath bits, by vpush.codec.strict_math
     "ln": _f(1), "log": _f(1, 2, shown="LOG"), "log10": _f(1, shown="LOG10"), "log2": _f(1, shown="LOG2"),
-    "exp": _f(1, shown="EXP"),
+    "exp": _f(1, shown="EXP"), "pow": _f(2), "power": _f(2, shown="POWER"), "cbrt": _f(1, shown="CBRT"),
+    "sinh": _f(1, shown="SINH"), "cosh": _f(1, shown="COSH"), "tanh": _f(1, shown="TANH"),
+    "expm1": _f(1, shown="EXPM1"), "log1p": _f(1, shown="LOG1P"),
     "pi": _f(0, shown="PI"), "e": _f(0, shown="E"), "negative": _f(1), "positive": _f(1),
     # strings
     "lower": _f(1), "upper": _f(1), "lcase": _f(1), "ucase": _f(1), "length": _f(1), "char_length": _f(1),

@@ -14,7 +14,9 @@ targets, literals as Spark types them), and rewrites each node whose DuckDB resu
 DuckDB SQL that gives Spark's type and value, or Spark's error through DuckDB's ``error()``
 (:data:`SPARK_ERROR_MARKER`, turned back into a vpush error by the engine). Functions DuckDB
 has under Spark's name with other results are mapped to the right DuckDB function
-(``max_by`` to ``arg_max_null``, ``percentile`` to ``quantile_cont``) or refused (``hash``).
+(``max_by`` to ``arg_max_null``, ``percentile`` to ``quantile_cont``) or refused (``hash``);
+the transcendental functions (``ln``, ``log``, ``exp``, ``pow``, ...) go to the engine functions
+of :data:`STRICT_MATH_FUNCTIONS`, which compute them as Java's ``StrictMath`` does.
 Unaliased projections get the name Spark gives them (:func:`spark_name`), where it is known.
 
 Nodes it cannot type are left alone. It runs before the variant extractions that could not be
@@ -31,6 +33,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from vpush.codec.java_format import format_java_double
+from vpush.codec.strict_math import STRICT_MATH_FUNCTIONS as STRICT_MATH_ARITY
 from vpush.optimizer.dialect import (
     IMPLICIT_NAME,
     TYPED_LITERAL,
@@ -63,7 +66,7 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "SPARK_ERROR_MARKER", "apply_spark_semantics", "arrow_spark_type", "spark_name"]
+__all__ = ["ARGUMENT_TYPE", "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "apply_spark_semantics", "arrow_spark_type", "spark_name"]
 
 ARGUMENT_TYPE = "vpush_argument_type"
 """The meta key under which a ``to_variant_object`` call keeps the Spark type of its argument, and
@@ -98,6 +101,15 @@ _RANKING_NAMES: dict[type[exp.Expr], str] = {
     exp.PercentRank: "PERCENT_RANK", exp.CumeDist: "cume_dist",
 }
 _NOT_YET_FUNCTIONS = frozenset({"hash", "xxhash64"})
+
+STRICT_MATH_FUNCTIONS: dict[str, str] = {name: f"vpush_strict_{name}" for name in STRICT_MATH_ARITY}
+"""The engine functions that compute Spark's transcendental functions as Java's ``StrictMath``
+does, bit for bit (:mod:`vpush.codec.strict_math`; DuckDB's own are the C library's, which can
+differ in the last bit), by the kernel's name for the function."""
+
+# Spark's math functions computed by the StrictMath kernel, by the name the user calls them with:
+# the kernel's name for each (one-argument log is ln; power is pow).
+_STRICT_MATH_CALLS: dict[str, str] = {**{name: name for name in STRICT_MATH_ARITY}, "power": "pow"}
 
 JAVA_TEXT_FUNCTIONS = {"double": "vpush_java_text_double", "float": "vpush_java_text_float"}
 """The engine functions that print a double or float as Java's ``Double.toString`` /
@@ -657,12 +669,6 @@ class _Rewriter:
         if isinstance(node, exp.Quantile):
             # Spark's exact percentile interpolates between neighbours, as quantile_cont does.
             return exp.cast(exp.Anonymous(this="quantile_cont", expressions=[node.this, node.args["quantile"]]), exp.DataType.build("DOUBLE"))
-        if isinstance(node, (exp.Ln, exp.Log)):
-            # Spark's logarithms are NULL for a non-positive argument (or base); DuckDB's are NaN or raise.
-            operands = [node.this] if isinstance(node, exp.Ln) or node.expression is None else [node.this, node.expression]
-            nonpositive = [exp.LTE(this=o.copy(), expression=exp.Literal.number(0)) for o in operands]
-            condition = nonpositive[0] if len(nonpositive) == 1 else exp.Or(this=nonpositive[0], expression=nonpositive[1])
-            return exp.Case(ifs=[exp.If(this=condition, true=exp.cast(exp.Null(), exp.DataType.build("DOUBLE")))], default=node)
         if isinstance(node, exp.ApproxQuantile) or (
             isinstance(node, exp.Anonymous) and node.name.lower() in _NOT_YET_FUNCTIONS
         ):
@@ -710,6 +716,20 @@ class _Rewriter:
             return node
         if isinstance(node, exp.Mod) and isinstance(result, DecimalType):
             return exp.cast(node, _sql_type(result))
+        if isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
+            operands = [node.this, *(node.args.get(k) for k in ("expression", "low", "high")), *node.expressions]
+            present = [o for o in operands if isinstance(o, exp.Expr)]
+            if any(of(o) == AtomicType("float") for o in present) and any(
+                _is_integral(of(o)) or isinstance(of(o), DecimalType) or of(o) == _DOUBLE for o in present
+            ):
+                # Spark compares a float with an integer, decimal or double as doubles; DuckDB
+                # casts the other side to float (1.1F > 1.1 is true in Spark, false there).
+                for key in ("this", "expression", "low", "high"):
+                    side = node.args.get(key)
+                    if isinstance(side, exp.Expr):
+                        node.set(key, self._to_double(side))
+                node.set("expressions", [self._to_double(e) for e in node.expressions])
+            return node
         if isinstance(node, (exp.Cast, exp.TryCast)) and _is_integral(result):
             source = of(node.this)
             if _is_fractional(source) or isinstance(source, DecimalType):
@@ -766,6 +786,8 @@ class _Rewriter:
                     "($n) or backslashes; the Spark engine runs this one",
                     error_class="VPUSH_UNSUPPORTED_FUNCTION",
                 )
+        if called in _STRICT_MATH_CALLS and arguments and all(a is not None for a in arguments):
+            return self._strict_math(called, [a for a in arguments if a is not None])
         if called == "e":
             return exp.cast(exp.Literal.number(repr(math.e)), exp.DataType.build("DOUBLE"))  # Java's Math.E
         if called == "std" and arguments and arguments[0] is not None:
@@ -778,6 +800,21 @@ class _Rewriter:
             if result is not None and not isinstance(node.parent, (exp.Window, exp.Filter)):
                 return exp.cast(node, _sql_type(result))
         return None
+
+    def _strict_math(self, called: str, arguments: list[exp.Expr]) -> exp.Expr | None:
+        """A call to one of Spark's transcendental functions as the StrictMath kernel's engine
+        function: Java's bits, and Spark's NULL for a logarithm at or below its asymptote (DuckDB's
+        ``ln`` of 0 raises, and the C library's results can differ in the last bit)."""
+        name = "ln" if called == "log" and len(arguments) == 1 else _STRICT_MATH_CALLS[called]
+        if len(arguments) != STRICT_MATH_ARITY[name]:
+            return None
+        function = STRICT_MATH_FUNCTIONS[name]
+        self.functions[function] = _DOUBLE
+        # Spark casts each argument to a double first (ImplicitCastInputTypes)
+        doubles = [a if self.typer.of(a) == _DOUBLE else exp.cast(a, exp.DataType.build("DOUBLE")) for a in arguments]
+        call = exp.Anonymous(this=function, expressions=doubles)
+        self.typer.types[id(call)] = _DOUBLE
+        return call
 
     def _round_fractional(self, value: exp.Expr, scale: exp.Expr | None) -> exp.Expr:
         """Spark's ``round`` of a double or float: HALF_UP on the number as Java prints it

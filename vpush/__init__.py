@@ -18,8 +18,9 @@ if TYPE_CHECKING:
     from vpush.codec.errors import VpushError
     from vpush.connection import Connection, Relation, connect
     from vpush.inspect_files import inspect
+    from vpush.delta_tables import write_delta
 
-__all__ = ["Connection", "Relation", "VpushError", "connect", "inspect"]
+__all__ = ["Connection", "Relation", "VpushError", "connect", "inspect", "write_delta"]
 __version__ = "0.1.0"
 
 _LAZY = {
@@ -28,6 +29,7 @@ _LAZY = {
     "connect": "vpush.connection",
     "VpushError": "vpush.codec.errors",
     "inspect": "vpush.inspect_files",
+    "write_delta": "vpush.delta_tables",
 }
 
 

@@ -172,6 +172,13 @@ class Relation:
             lines.append(f"== scan of {scan.table} as {scan.name} ==")
             columns = [c for c in scan.columns if c != ROW_COUNT_COLUMN]
             lines.append(f"columns read: {', '.join(columns) or '(none: row counts only)'}")
+            if scan.log_skipped:
+                total_files = len(scan.files) + len(scan.log_skipped)
+                lines.append(
+                    f"files skipped by the Delta log {len(scan.log_skipped)} of {total_files} (footers not opened)"
+                )
+                for path, reason in scan.log_skipped:
+                    lines.append(f"  {path}: skipped by the log, {reason}")
             lines.append(f"files read {read_files} of {len(scan.files)}, row groups read {read_rg} of {total_rg}")
             if scan.deferred and engine == "duckdb":
                 lines.append(

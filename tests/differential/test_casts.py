@@ -173,13 +173,6 @@ def test_refused_target(check: Check, target: str, raises: str) -> None:
     check(f"SELECT try_variant_get(v, '$.x', '{target}') AS a FROM c", raises=raises)
 
 
-# The Spark engine's tasks extract in the scan too, for every row of the row groups they read.
-SCAN_TIME = known_difference(
-    "vpush: filters before a strict extraction; Spark extracts in its scan, for every row it reads, and fails",
-    engines=("duckdb",),
-)
-
-
 @pytest.mark.parametrize(
     "sql",
     [
@@ -201,7 +194,6 @@ def test_cast_of_a_variant_column(check: Check, sql: str) -> None:
     check(sql)
 
 
-@SCAN_TIME
 def test_strict_extraction_before_where(check: Check) -> None:
     """Spark extracts in its scan, before the WHERE, so a strict cast fails on a row the WHERE drops."""
     check(
@@ -209,3 +201,49 @@ def test_strict_extraction_before_where(check: Check) -> None:
         "WHERE try_variant_get(v, '$.x', 'int') IS NOT NULL",
         raises="INVALID_VARIANT_CAST",
     )
+
+
+@pytest.mark.parametrize(
+    ("sql", "raises"),
+    [
+        # Spark pushes a strict variant_get (and a cast of the variant column itself) into its
+        # scan, and computes it for every row the scan reads, wherever the query uses it.
+        pytest.param(
+            "SELECT w, label, variant_get(v, '$.x', 'int') AS i FROM c WHERE label = 'int8'",
+            "INVALID_VARIANT_CAST", id="variant_get_plain_filter",
+        ),
+        pytest.param(
+            "SELECT sum(variant_get(v, '$.x', 'int')) AS n FROM c WHERE try_variant_get(v, '$.x', 'int') IS NOT NULL",
+            "INVALID_VARIANT_CAST", id="variant_get_in_aggregate",
+        ),
+        pytest.param(
+            "SELECT w, label FROM c WHERE label = 'int8' ORDER BY variant_get(v, '$.x', 'int')",
+            "INVALID_VARIANT_CAST", id="variant_get_in_order_by",
+        ),
+        pytest.param(
+            "SELECT w, label, CASE WHEN label = 'int8' THEN variant_get(v, '$.x', 'int') END AS i FROM c",
+            "INVALID_VARIANT_CAST", id="variant_get_in_case",
+        ),
+        pytest.param(
+            "SELECT w, label, cast(v AS int) AS i FROM s WHERE try_cast(v AS int) IS NOT NULL",
+            "INVALID_VARIANT_CAST", id="cast_of_column",
+        ),
+        # A cast of a `:` path is a cast of the variant Spark's scan gives: computed only for
+        # the rows that reach it.
+        pytest.param(
+            "SELECT w, label, v:x::int AS i FROM c WHERE try_variant_get(v, '$.x', 'int') IS NOT NULL",
+            None, id="colon_cast_after_filter",
+        ),
+        pytest.param(
+            "SELECT w, label, cast(v:x AS int) AS i FROM c WHERE label = 'int8'",
+            None, id="colon_cast_plain_filter",
+        ),
+        pytest.param(
+            "SELECT sum(v:x::int) AS n FROM c WHERE try_variant_get(v, '$.x', 'int') IS NOT NULL",
+            None, id="colon_cast_in_aggregate",
+        ),
+    ],
+)
+def test_when_spark_extracts(check: Check, sql: str, raises: str | None) -> None:
+    """Where Spark computes an extraction decides which rows can make it fail."""
+    check(sql, raises=raises)
