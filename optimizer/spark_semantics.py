@@ -838,7 +838,7 @@ class _Rewriter:
         )
         return exp.Case(ifs=[exp.If(this=untouched, true=exp.cast(value, target))], default=rounded)
 
-    def _to_double(self, node: exp.Expression) -> exp.Expression:
+    def _to_double(self, node: exp.Expr) -> exp.Expression:
         """``node`` as a double. Spark's ``SimplifyCasts`` folds an integer cast to float and then
         to double into one cast to double, skipping the float's rounding: so does this."""
         if isinstance(node, exp.Cast) and self.typer.of(node) == AtomicType("float") and _is_integral(self.typer.of(node.this)):
