@@ -4092,6 +4092,1348 @@ done:
     return result;
 }
 
+/* ---- is_valid_variant: Spark's VariantUtil.isValidVariant ---------------------------------- */
+/* Spark 4.2+ answers whether Spark's own readers could read every value reachable from the top,
+ * which is looser than the spec's validation (Variant.validate in vpush.codec.value): the
+ * metadata header's version must be 1 (its other bits are not looked at) and each key an object
+ * names must lie inside the metadata, but the dictionary is not checked otherwise (neither
+ * order, nor UTF-8, nor unused strings); each value's header must be a type Spark 4.3 knows and
+ * its payload must lie inside the buffer, a decimal's scale and digits within its width's
+ * precision; an object's or array's children must start inside the buffer (their ids, offsets
+ * and the children themselves are checked in turn), but fields need not be sorted or unique,
+ * the last offset is not read, and trailing bytes are allowed. Sizes and offsets are Java ints:
+ * a 4-byte one with its top bit set is malformed, and Spark's dictionary addresses wrap as Java
+ * int arithmetic does. Measured against PySpark 4.3 (tests/exec/test_variant_functions.py). */
+
+typedef struct {
+    const Piece *pieces;
+    int64_t npieces;
+    uint8_t *out; /* one byte a row: 0 false, 1 true, 2 SQL NULL */
+    int64_t *stack;
+    int64_t stack_cap;
+    Ctx *c;
+} ValidRun;
+
+/* Spark's readUnsigned: a little-endian unsigned int of n bytes at pos, inside len, that fits a
+ * non-negative Java int; -1 otherwise. */
+static inline int64_t v_unsigned(const uint8_t *b, int64_t len, int64_t pos, int n) {
+    uint64_t v;
+    if (pos < 0 || pos + n > len) return -1;
+    v = read_le(b + pos, n);
+    return v > INT32_MAX ? -1 : (int64_t)v;
+}
+
+/* Spark's getMetadataKey(metadata, id) does not throw (its addresses are Java ints). */
+static int v_key(const uint8_t *m, int64_t mlen, int64_t id) {
+    int w = ((m[0] >> 6) & 3) + 1;
+    int64_t size = v_unsigned(m, mlen, 1, w), offset, next;
+    int32_t strings, last, start;
+    if (size < 0 || id >= size) return 0;
+    strings = (int32_t)((uint32_t)1 + (uint32_t)(size + 2) * (uint32_t)w);
+    offset = v_unsigned(m, mlen, (int64_t)(int32_t)((uint32_t)1 + (uint32_t)(id + 1) * (uint32_t)w), w);
+    next = v_unsigned(m, mlen, (int64_t)(int32_t)((uint32_t)1 + (uint32_t)(id + 2) * (uint32_t)w), w);
+    if (offset < 0 || next < 0 || offset > next) return 0;
+    last = (int32_t)((uint32_t)strings + (uint32_t)next - 1u);
+    if (last < 0 || last >= mlen) return 0;
+    start = (int32_t)((uint32_t)strings + (uint32_t)offset);
+    return start >= 0 && (int64_t)start + (next - offset) <= mlen;
+}
+
+static int v_push(ValidRun *r, int64_t *top, int64_t pos) {
+    if (*top == r->stack_cap && grow(r->c, (void **)&r->stack, &r->stack_cap, *top + 1, sizeof(int64_t)) < 0) return -1;
+    r->stack[(*top)++] = pos;
+    return 0;
+}
+
+/* 1 valid, 0 not, -1 out of memory. */
+static int v_row(ValidRun *r, const uint8_t *m, int64_t mlen, const uint8_t *b, int64_t len) {
+    int64_t top = 0;
+    if (mlen < 1 || (m[0] & 0x0F) != 1) return 0;
+    if (v_push(r, &top, 0) < 0) return -1;
+    while (top > 0) {
+        int64_t pos = r->stack[--top];
+        int header, basic, info;
+        if (pos < 0 || pos >= len) return 0;
+        header = b[pos];
+        basic = header & 3;
+        info = header >> 2;
+        if (basic == BASIC_SHORT_STRING) {
+            if (pos + 1 + info > len) return 0;
+        } else if (basic == BASIC_PRIMITIVE) {
+            int64_t size;
+            switch (info) {
+            case PT_NULL: case PT_TRUE: case PT_FALSE: break;
+            case PT_DECIMAL4: case PT_DECIMAL8: case PT_DECIMAL16: {
+                static const int width[3] = {4, 8, 16}, digits[3] = {9, 18, 38};
+                int k = info - PT_DECIMAL4;
+                unsigned __int128 mag = 0, bound = 1;
+                if (pos + 1 >= len || b[pos + 1] > digits[k] || pos + 2 + width[k] > len) return 0;
+                for (int i = width[k] - 1; i >= 0; i--) mag = mag << 8 | b[pos + 2 + i];
+                if (b[pos + 1 + width[k]] & 0x80) { /* negative: two's complement of the width */
+                    if (width[k] < 16) mag |= ~(unsigned __int128)0 << (8 * width[k]);
+                    mag = ~mag + 1;
+                }
+                for (int i = 0; i < digits[k]; i++) bound *= 10;
+                if (mag >= bound) return 0;
+                break;
+            }
+            case PT_BINARY: case PT_STRING:
+                size = v_unsigned(b, len, pos + 1, 4);
+                if (size < 0 || pos + 5 + size > len) return 0;
+                break;
+            case PT_TIME: case PT_TIMESTAMP_NANOS: case PT_TIMESTAMP_NTZ_NANOS:
+                return 0; /* types Spark 4.3 does not know */
+            default:
+                if (info > PT_LAST) return 0;
+                if (pos + 1 + PRIMITIVE_FIXED_SIZE[info] > len) return 0;
+            }
+        } else {
+            int is_object = basic == BASIC_OBJECT;
+            int large = is_object ? (info >> 4) & 1 : (info >> 2) & 1;
+            int size_bytes = large ? 4 : 1;
+            int isz = is_object ? ((info >> 2) & 3) + 1 : 0, osz = (info & 3) + 1;
+            int64_t n = v_unsigned(b, len, pos + 1, size_bytes), ids, offsets, data;
+            if (n < 0) return 0;
+            ids = pos + 1 + size_bytes;
+            offsets = ids + n * isz;
+            data = offsets + (n + 1) * osz;
+            for (int64_t i = 0; i < n; i++) {
+                int64_t off;
+                if (is_object) {
+                    int64_t id = v_unsigned(b, len, ids + i * isz, isz);
+                    if (id < 0 || !v_key(m, mlen, id)) return 0;
+                }
+                off = v_unsigned(b, len, offsets + i * osz, osz);
+                if (off < 0 || data + off >= len || data + off > INT32_MAX) return 0;
+                if (v_push(r, &top, data + off) < 0) return -1;
+            }
+        }
+    }
+    return 1;
+}
+
+static int valid_loop(ValidRun *r) {
+    Ctx *c = r->c;
+    int64_t row = 0;
+    for (int64_t k = 0; k < r->npieces; k++) {
+        const Piece *P = &r->pieces[k];
+        for (int64_t j = 0; j < P->n; j++, row++) {
+            int64_t mp = leaf_pos(&P->metadata, j), vp = leaf_pos(&P->value, j), mlen, len;
+            const uint8_t *meta, *buf;
+            int ok;
+            c->row = row;
+            if (mp == -2) return fail(c, ERR_SCHEMA, "metadata", -1, "bad Arrow dictionary index");
+            if (vp == -2) return fail(c, ERR_SCHEMA, "value", -1, "bad Arrow dictionary index");
+            if (mp < 0 || vp < 0) {
+                r->out[row] = 2;
+                continue;
+            }
+            if (leaf_bytes(c, &P->metadata, mp, &meta, &mlen, "metadata") < 0) return -1;
+            if (leaf_bytes(c, &P->value, vp, &buf, &len, "value") < 0) return -1;
+            ok = v_row(r, meta, mlen, buf, len);
+            if (ok < 0) return -1;
+            r->out[row] = (uint8_t)ok;
+        }
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(is_valid_variant_doc,
+             "is_valid_variant(pieces) -> bytes\n\n"
+             "Spark's is_valid_variant of every row of a Variant column given as aligned pieces (as\n"
+             "extract() takes them): one byte a row, 1 valid, 0 not, 2 where metadata or value is null.\n"
+             "Raises KernelError(code, row, where: bytes, message: bytes, byte_offset) on bad Arrow input.");
+
+static PyObject *py_is_valid_variant(PyObject *self, PyObject *args) {
+    PyObject *pieces_arg, *pieces = NULL, *result = NULL, *out = NULL;
+    Ctx c;
+    ValidRun r;
+    Piece *P = NULL;
+    Py_ssize_t npieces = 0;
+    int64_t total = 0;
+    int status;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O", &pieces_arg)) return NULL;
+    memset(&c, 0, sizeof c);
+    memset(&r, 0, sizeof r);
+    c.row = -1;
+    c.err_offset = -1;
+    r.c = &c;
+    if (!host_is_little_endian()) {
+        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
+        return raise_ctx(&c);
+    }
+    pieces = PySequence_Tuple(pieces_arg);
+    if (pieces == NULL) return NULL;
+    if (load_pieces(&c, pieces, &P, &npieces, &total) < 0) goto done;
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total);
+    if (out == NULL) goto done;
+    r.pieces = P;
+    r.npieces = npieces;
+    r.out = (uint8_t *)PyBytes_AS_STRING(out);
+    c.ts = PyEval_SaveThread();
+    status = valid_loop(&r);
+    PyEval_RestoreThread(c.ts);
+    c.ts = NULL;
+    if (status < 0) {
+        raise_ctx(&c);
+        goto done;
+    }
+    result = out;
+    out = NULL;
+done:
+    Py_XDECREF(out);
+    Py_XDECREF(pieces);
+    free(P);
+    free(r.stack);
+    ctx_free(&c);
+    return result;
+}
+
+/* ---- to_variant: SQL values as variants, as Spark's VariantBuilder writes them --------------- */
+/* Spark's to_variant_object (VariantExpressionEvalUtils.castToVariant): every row of an Arrow
+ * column of structs, lists, maps and scalars built into one variant with Spark's bytes. The
+ * dictionary holds the keys in the order the builder first meets them (depth first, a key before
+ * its value), unsorted; an object's values are written in input order and only its field ids and
+ * offsets are sorted by key (Java's String order), a repeated key failing as
+ * VARIANT_DUPLICATE_KEY; every integer takes the smallest width, a decimal the smallest type its
+ * digits and scale fit; a NULL is a variant null. A variant inside (a struct flagged by the
+ * caller) is rebuilt as Spark's appendVariant does: its keys are added to the dictionary, its
+ * containers rewritten, its scalars copied as they are. */
+
+enum { B_STRUCT, B_LIST, B_LARGE_LIST, B_MAP, B_BOOL, B_INT, B_FLOAT, B_DOUBLE, B_DECIMAL, B_STRING, B_BINARY,
+       B_DATE, B_TIMESTAMP, B_TIMESTAMP_NTZ, B_VARIANT };
+enum { ERR_DUPLICATE_KEY = 9 };
+#define VERSION_BYTE 1
+#define B_MAX_DEPTH 1000 /* vpush.codec.value.MAX_NESTING_DEPTH: a nested variant deeper fails */
+#define VARIANT_SIZE_LIMIT (16 * 1024 * 1024)
+
+typedef struct BNode BNode;
+struct BNode {
+    int kind, width, scale;
+    Leaf leaf;         /* scalars and the variant's value */
+    Leaf meta;         /* the variant's metadata */
+    const uint8_t *valid;
+    int64_t off;
+    const uint8_t *bits; /* booleans */
+    const uint8_t *data; /* fixed-width values, or list offsets */
+    int nchildren;
+    BNode *children;
+    const uint8_t **names;
+    size_t *name_lens;
+};
+
+typedef struct {
+    const uint8_t *key;
+    size_t len;
+} BKey;
+
+typedef struct {
+    uint32_t id;
+    const uint8_t *key;
+    size_t len;
+    int64_t offset;
+} BField;
+
+typedef struct {
+    Ctx *c;
+    BNode *root;
+    const uint8_t *flags;
+    Py_ssize_t nflags, next_flag;
+    BKey *keys;
+    int64_t nkeys, keys_cap;
+    uint32_t *table; /* open addressing: key index + 1, 0 empty */
+    int64_t table_cap;
+    BField *fields;
+    int64_t nfields, fields_cap;
+    int64_t *offs;
+    int64_t noffs, offs_cap;
+    uint8_t *meta_out;
+    int64_t meta_len, meta_cap;
+    int32_t *meta_offsets;
+    const uint8_t *vmeta; /* the metadata of the variant being appended */
+    int64_t vmeta_len;
+    int strip; /* variant_strip_nulls: 1 drops fields that are variant nulls, 2 array elements too */
+} Build;
+
+static void b_free_node(BNode *n) {
+    for (int i = 0; i < n->nchildren; i++) b_free_node(&n->children[i]);
+    free(n->children);
+    free(n->names);
+    free(n->name_lens);
+}
+
+/* Move a node's rows by delta: a struct's slice applies to its children (and theirs), not to the
+ * elements of a list or map, which its offsets index. */
+static void b_shift(BNode *n, int64_t delta) {
+    n->off += delta;
+    n->leaf.off += delta;
+    n->meta.off += delta;
+    if (n->kind == B_STRUCT)
+        for (int i = 0; i < n->nchildren; i++) b_shift(&n->children[i], delta);
+}
+
+static int b_bind(Build *b, BNode *n, const struct ArrowSchema *s, const struct ArrowArray *a, const char *path) {
+    Ctx *c = b->c;
+    const char *f = s->format;
+    int variant;
+    memset(n, 0, sizeof *n);
+    if (b->next_flag >= b->nflags) return fail(c, ERR_SCHEMA, path, -1, "the variant flags do not cover the schema");
+    variant = b->flags[b->next_flag++];
+    if (s->dictionary != NULL) return fail(c, ERR_UNSUPPORTED, path, -1, "a dictionary-encoded input");
+    n->valid = validity_of(a);
+    n->off = a->offset;
+    if (variant) {
+        if (strcmp(f, "+s") != 0 || s->n_children != 2)
+            return fail(c, ERR_SCHEMA, path, -1, "a variant must be struct<metadata, value>");
+        n->kind = B_VARIANT;
+        for (int i = 0; i < 2; i++) {
+            const struct ArrowSchema *cs = s->children[i];
+            Leaf *l = strcmp(cs->name, "metadata") == 0 ? &n->meta : &n->leaf;
+            if (x_leaf(c, l, cs, a->children[i], path) < 0) return -1;
+            l->off += a->offset; /* the struct's slice applies to its children */
+        }
+        return 0;
+    }
+    if (strcmp(f, "+s") == 0 || strcmp(f, "+m") == 0 || strcmp(f, "+l") == 0 || strcmp(f, "+L") == 0) {
+        int is_map = f[1] == 'm';
+        const struct ArrowSchema *sub = s;
+        const struct ArrowArray *suba = a;
+        n->kind = f[1] == 's' ? B_STRUCT : is_map ? B_MAP : f[1] == 'l' ? B_LIST : B_LARGE_LIST;
+        if (n->kind != B_STRUCT) n->data = (const uint8_t *)a->buffers[1];
+        if (is_map) {
+            /* map: one child, the struct of (key, value); the node reads its two children */
+            sub = s->children[0];
+            suba = a->children[0];
+            if (b->next_flag >= b->nflags) return fail(c, ERR_SCHEMA, path, -1, "the variant flags do not cover the schema");
+            b->next_flag++;
+            if (sub->n_children != 2 || suba->offset != 0 || suba->null_count != 0)
+                return fail(c, ERR_UNSUPPORTED, path, -1, "a map whose entries the kernel does not read");
+        }
+        n->nchildren = (int)sub->n_children;
+        n->children = calloc((size_t)n->nchildren + 1, sizeof(BNode));
+        n->names = calloc((size_t)n->nchildren + 1, sizeof(uint8_t *));
+        n->name_lens = calloc((size_t)n->nchildren + 1, sizeof(size_t));
+        if (n->children == NULL || n->names == NULL || n->name_lens == NULL) return nomem(c);
+        for (int i = 0; i < n->nchildren; i++) {
+            n->names[i] = (const uint8_t *)sub->children[i]->name;
+            n->name_lens[i] = strlen(sub->children[i]->name);
+            if (b_bind(b, &n->children[i], sub->children[i], suba->children[i], path) < 0) return -1;
+            if (n->kind == B_STRUCT) b_shift(&n->children[i], a->offset);
+        }
+        if (is_map && n->children[0].kind != B_STRING)
+            return fail(c, ERR_SCHEMA, path, -1, "map keys must be strings");
+        return 0;
+    }
+    if (strcmp(f, "b") == 0) {
+        n->kind = B_BOOL;
+        n->bits = (const uint8_t *)a->buffers[1];
+        return 0;
+    }
+    if (strcmp(f, "c") == 0 || strcmp(f, "s") == 0 || strcmp(f, "i") == 0 || strcmp(f, "l") == 0) {
+        n->kind = B_INT;
+        n->width = f[0] == 'c' ? 1 : f[0] == 's' ? 2 : f[0] == 'i' ? 4 : 8;
+        n->data = (const uint8_t *)a->buffers[1];
+        return 0;
+    }
+    if (strcmp(f, "f") == 0 || strcmp(f, "g") == 0 || strcmp(f, "tdD") == 0) {
+        n->kind = f[0] == 'f' ? B_FLOAT : f[0] == 'g' ? B_DOUBLE : B_DATE;
+        n->data = (const uint8_t *)a->buffers[1];
+        return 0;
+    }
+    if (strncmp(f, "tsu:", 4) == 0) {
+        n->kind = f[4] != '\0' ? B_TIMESTAMP : B_TIMESTAMP_NTZ;
+        n->data = (const uint8_t *)a->buffers[1];
+        return 0;
+    }
+    if (strncmp(f, "d:", 2) == 0) {
+        int precision, scale, bits;
+        if (parse_decimal(f, &precision, &scale, &bits) < 0 || bits != 128)
+            return fail(c, ERR_UNSUPPORTED, path, -1, "the kernel reads 128-bit decimals, not Arrow format %s", f);
+        n->kind = B_DECIMAL;
+        n->scale = scale;
+        n->data = (const uint8_t *)a->buffers[1];
+        return 0;
+    }
+    if (strcmp(f, "u") == 0 || strcmp(f, "U") == 0 || strcmp(f, "vu") == 0 || strcmp(f, "z") == 0 ||
+        strcmp(f, "Z") == 0 || strcmp(f, "vz") == 0) {
+        int text = f[strlen(f) - 1] == 'u';
+        n->kind = text ? B_STRING : B_BINARY;
+        return leaf_init(c, &n->leaf, s, a, f[0] == 'v' ? LK_VIEW : (f[0] == 'U' || f[0] == 'Z') ? LK_OFF64 : LK_OFF32, 0,
+                         a->length, path);
+    }
+    return fail(c, ERR_UNSUPPORTED, path, -1, "to_variant_object of Arrow format %s is not supported", f);
+}
+
+static inline int b_put(Ctx *c, const void *p, int64_t n) {
+    if (reserve(c, n) < 0) return -1;
+    memcpy(c->out + c->out_len, p, (size_t)n);
+    c->out_len += n;
+    return 0;
+}
+
+static inline int b_byte(Ctx *c, uint8_t v) { return b_put(c, &v, 1); }
+
+static int b_long(Ctx *c, int64_t v) {
+    uint8_t buf[9];
+    int w = v >= INT8_MIN && v <= INT8_MAX ? 1 : v >= INT16_MIN && v <= INT16_MAX ? 2 : v >= INT32_MIN && v <= INT32_MAX ? 4 : 8;
+    buf[0] = (uint8_t)((w == 1 ? PT_INT8 : w == 2 ? PT_INT16 : w == 4 ? PT_INT32 : PT_INT64) << 2);
+    write_le(buf + 1, (uint64_t)v, w);
+    return b_put(c, buf, 1 + w);
+}
+
+/* Spark's appendDecimal: the smallest type whose precision holds both the digits and the scale. */
+static int b_decimal(Ctx *c, const uint8_t *p, int scale) {
+    __int128 v;
+    unsigned __int128 mag;
+    int digits = 1, width, type;
+    uint8_t buf[18];
+    memcpy(&v, p, 16);
+    mag = v < 0 ? (unsigned __int128)(-(v + 1)) + 1 : (unsigned __int128)v;
+    for (unsigned __int128 t = mag; t >= 10; t /= 10) digits++;
+    if (scale <= 9 && digits <= 9) type = PT_DECIMAL4, width = 4;
+    else if (scale <= 18 && digits <= 18) type = PT_DECIMAL8, width = 8;
+    else type = PT_DECIMAL16, width = 16;
+    buf[0] = (uint8_t)(type << 2);
+    buf[1] = (uint8_t)scale;
+    memcpy(buf + 2, p, (size_t)width); /* little-endian two's complement: the low bytes */
+    return b_put(c, buf, 2 + width);
+}
+
+static int b_bytes(Ctx *c, const uint8_t *s, int64_t n, int text) {
+    uint8_t h[5];
+    if (text && n <= 63) {
+        if (b_byte(c, (uint8_t)(n << 2 | BASIC_SHORT_STRING)) < 0) return -1;
+    } else {
+        h[0] = (uint8_t)((text ? PT_STRING : PT_BINARY) << 2);
+        write_le(h + 1, (uint64_t)n, 4);
+        if (b_put(c, h, 5) < 0) return -1;
+    }
+    return b_put(c, s, n);
+}
+
+static uint64_t b_hash(const uint8_t *s, size_t n) {
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < n; i++) h = (h ^ s[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* The id of `key` in the row's dictionary, added at the end when new. */
+static int b_add_key(Build *b, const uint8_t *key, size_t len, uint32_t *id) {
+    uint64_t mask, h;
+    if (b->nkeys * 2 >= b->table_cap) {
+        int64_t cap = b->table_cap ? b->table_cap * 2 : 64;
+        uint32_t *t = calloc((size_t)cap, sizeof(uint32_t));
+        if (t == NULL) return nomem(b->c);
+        for (int64_t i = 0; i < b->nkeys; i++) {
+            uint64_t j = b_hash(b->keys[i].key, b->keys[i].len) & (uint64_t)(cap - 1);
+            while (t[j]) j = (j + 1) & (uint64_t)(cap - 1);
+            t[j] = (uint32_t)(i + 1);
+        }
+        free(b->table);
+        b->table = t;
+        b->table_cap = cap;
+    }
+    mask = (uint64_t)(b->table_cap - 1);
+    for (h = b_hash(key, len) & mask; b->table[h]; h = (h + 1) & mask) {
+        BKey *k = &b->keys[b->table[h] - 1];
+        if (k->len == len && memcmp(k->key, key, len) == 0) {
+            *id = b->table[h] - 1;
+            return 0;
+        }
+    }
+    if (b->nkeys == b->keys_cap && grow(b->c, (void **)&b->keys, &b->keys_cap, b->nkeys + 1, sizeof(BKey)) < 0) return -1;
+    b->keys[b->nkeys].key = key;
+    b->keys[b->nkeys].len = len;
+    b->table[h] = (uint32_t)(b->nkeys + 1);
+    *id = (uint32_t)b->nkeys++;
+    return 0;
+}
+
+static int b_field_order(const void *x, const void *y) {
+    const BField *a = x, *b = y;
+    return utf16_cmp(a->key, a->len, b->key, b->len);
+}
+
+/* Spark's finishWritingObject: fields [first, nfields) of the data written from start. */
+static int b_finish_object(Build *b, int64_t start, int64_t first) {
+    Ctx *c = b->c;
+    BField *f = b->fields + first;
+    int64_t n = b->nfields - first, data = c->out_len - start, header;
+    uint32_t max_id = 0;
+    int large = n > 0xFF, sb = large ? 4 : 1, isz, osz;
+    qsort(f, (size_t)n, sizeof(BField), b_field_order);
+    for (int64_t i = 0; i < n; i++) {
+        if (f[i].id > max_id) max_id = f[i].id;
+        if (i > 0 && f[i].len == f[i - 1].len && memcmp(f[i].key, f[i - 1].key, f[i].len) == 0)
+            return fail(c, ERR_DUPLICATE_KEY, "", -1, "%.*s", (int)(f[i].len > 400 ? 400 : f[i].len), (const char *)f[i].key);
+    }
+    isz = int_size(max_id);
+    osz = int_size((uint64_t)data);
+    header = 1 + sb + n * isz + (n + 1) * osz;
+    if (reserve(c, header) < 0) return -1;
+    memmove(c->out + start + header, c->out + start, (size_t)data);
+    c->out_len += header;
+    c->out[start] = (uint8_t)((large << 6) | ((isz - 1) << 4) | ((osz - 1) << 2) | BASIC_OBJECT);
+    write_le(c->out + start + 1, (uint64_t)n, sb);
+    for (int64_t i = 0; i < n; i++) {
+        write_le(c->out + start + 1 + sb + i * isz, f[i].id, isz);
+        write_le(c->out + start + 1 + sb + n * isz + i * osz, (uint64_t)f[i].offset, osz);
+    }
+    write_le(c->out + start + 1 + sb + n * isz + n * osz, (uint64_t)data, osz);
+    b->nfields = first;
+    return 0;
+}
+
+/* Spark's finishWritingArray: element offsets [first, noffs) of the data written from start. */
+static int b_finish_array(Build *b, int64_t start, int64_t first) {
+    Ctx *c = b->c;
+    int64_t n = b->noffs - first, data = c->out_len - start, header;
+    int large = n > 0xFF, sb = large ? 4 : 1, osz = int_size((uint64_t)data);
+    header = 1 + sb + (n + 1) * osz;
+    if (reserve(c, header) < 0) return -1;
+    memmove(c->out + start + header, c->out + start, (size_t)data);
+    c->out_len += header;
+    c->out[start] = (uint8_t)((large << 4) | ((osz - 1) << 2) | BASIC_ARRAY);
+    write_le(c->out + start + 1, (uint64_t)n, sb);
+    for (int64_t i = 0; i < n; i++) write_le(c->out + start + 1 + sb + i * osz, (uint64_t)b->offs[first + i], osz);
+    write_le(c->out + start + 1 + sb + n * osz, (uint64_t)data, osz);
+    b->noffs = first;
+    return 0;
+}
+
+static int b_push_field(Build *b, const uint8_t *key, size_t len, uint32_t id, int64_t offset) {
+    if (b->nfields == b->fields_cap && grow(b->c, (void **)&b->fields, &b->fields_cap, b->nfields + 1, sizeof(BField)) < 0)
+        return -1;
+    b->fields[b->nfields].key = key;
+    b->fields[b->nfields].len = len;
+    b->fields[b->nfields].id = id;
+    b->fields[b->nfields].offset = offset;
+    b->nfields++;
+    return 0;
+}
+
+static int b_push_offset(Build *b, int64_t offset) {
+    if (b->noffs == b->offs_cap && grow(b->c, (void **)&b->offs, &b->offs_cap, b->noffs + 1, sizeof(int64_t)) < 0)
+        return -1;
+    b->offs[b->noffs++] = offset;
+    return 0;
+}
+
+/* Spark's appendVariantImpl of the value at pos < end of a variant over b->vmeta. */
+/* ... skipping, when `del` is not NULL, the element at segments [at, ndel) of it below this value:
+ * the child matching del[at] is skipped when it is the last segment, else rebuilt with at + 1. A
+ * segment that does not match (a missing key, an index past the end, a key into an array, any
+ * segment into a scalar) deletes nothing: Spark's deleteAtPath leaves the value as it is. */
+static int b_variant(Build *b, const uint8_t *buf, int64_t pos, int64_t end, int depth, const Seg *del, int64_t at,
+                     int64_t ndel) {
+    Ctx *c = b->c;
+    int basic;
+    if (depth > B_MAX_DEPTH) return fail(c, ERR_MALFORMED, "value", pos, "value nested deeper than %d levels", B_MAX_DEPTH);
+    if (pos >= end) return fail(c, ERR_MALFORMED, "value", pos, "truncated value: no header byte");
+    basic = buf[pos] & 3;
+    if (basic == BASIC_OBJECT || basic == BASIC_ARRAY) {
+        Container k;
+        int64_t start = c->out_len, first = basic == BASIC_OBJECT ? b->nfields : b->noffs;
+        if (x_container(c, buf, pos, end, basic == BASIC_OBJECT, &k) < 0) return -1;
+        for (uint64_t i = 0; i < k.n; i++) {
+            int64_t cpos, cend;
+            const Seg *follow = NULL;
+            if (x_child(c, buf, &k, end, i, &cpos, &cend) < 0) return -1;
+            if (b->strip && cpos < cend && buf[cpos] == NULL_VALUE_BYTE && (basic == BASIC_OBJECT || b->strip == 2))
+                continue;
+            if (del != NULL && at < ndel && del[at].is_index && basic == BASIC_ARRAY && (uint64_t)del[at].index == i) {
+                if (at + 1 == ndel) continue;
+                follow = del;
+            }
+            if (basic == BASIC_OBJECT) {
+                uint64_t fid = x_read(buf + k.ids_start + (int64_t)(i * (uint64_t)k.isz), k.isz);
+                uint64_t dsize, width = ((b->vmeta[0] >> 6) & 3) + 1, o1, o2, strings;
+                uint32_t id;
+                if ((int64_t)(1 + width) > b->vmeta_len) return fail(c, ERR_MALFORMED, "metadata", 0, "truncated metadata");
+                dsize = read_le(b->vmeta + 1, (int)width);
+                strings = 1 + (dsize + 2) * width;
+                if (fid >= dsize || 1 + (fid + 3) * width > (uint64_t)b->vmeta_len)
+                    return fail(c, ERR_MALFORMED, "metadata", -1, "field id %llu is outside the metadata", (unsigned long long)fid);
+                o1 = read_le(b->vmeta + 1 + (fid + 1) * width, (int)width);
+                o2 = read_le(b->vmeta + 1 + (fid + 2) * width, (int)width);
+                if (o1 > o2 || strings + o2 > (uint64_t)b->vmeta_len)
+                    return fail(c, ERR_MALFORMED, "metadata", -1, "the key of field id %llu is outside the metadata",
+                                (unsigned long long)fid);
+                if (del != NULL && at < ndel && !del[at].is_index && del[at].len == (size_t)(o2 - o1) &&
+                    memcmp(del[at].key, b->vmeta + strings + o1, del[at].len) == 0) {
+                    if (at + 1 == ndel) continue;
+                    follow = del;
+                }
+                if (b_add_key(b, b->vmeta + strings + o1, (size_t)(o2 - o1), &id) < 0) return -1;
+                if (b_push_field(b, b->vmeta + strings + o1, (size_t)(o2 - o1), id, c->out_len - start) < 0) return -1;
+            } else if (b_push_offset(b, c->out_len - start) < 0) {
+                return -1;
+            }
+            if (b_variant(b, buf, cpos, cend, depth + 1, follow, at + 1, ndel) < 0) return -1;
+        }
+        return basic == BASIC_OBJECT ? b_finish_object(b, start, first) : b_finish_array(b, start, first);
+    } else {
+        int64_t size;
+        if (value_size(c, "value", buf, pos, end, &size) < 0) return -1;
+        return b_put(c, buf + pos, size);
+    }
+}
+
+static int b_value(Build *b, BNode *n, int64_t j);
+
+static int b_value(Build *b, BNode *n, int64_t j) {
+    Ctx *c = b->c;
+    int64_t p = n->off + j;
+    if (n->kind != B_VARIANT && n->kind != B_STRING && n->kind != B_BINARY && n->valid != NULL && !bit(n->valid, p))
+        return b_byte(c, NULL_VALUE_BYTE);
+    switch (n->kind) {
+    case B_STRUCT: {
+        int64_t start = c->out_len, first = b->nfields;
+        for (int i = 0; i < n->nchildren; i++) {
+            uint32_t id;
+            if (b_add_key(b, n->names[i], n->name_lens[i], &id) < 0) return -1;
+            if (b_push_field(b, n->names[i], n->name_lens[i], id, c->out_len - start) < 0) return -1;
+            if (b_value(b, &n->children[i], j) < 0) return -1;
+        }
+        return b_finish_object(b, start, first);
+    }
+    case B_LIST: case B_LARGE_LIST: case B_MAP: {
+        int64_t lo, hi, start = c->out_len, first = n->kind == B_MAP ? b->nfields : b->noffs;
+        if (n->kind == B_LARGE_LIST) {
+            memcpy(&lo, n->data + 8 * p, 8);
+            memcpy(&hi, n->data + 8 * (p + 1), 8);
+        } else {
+            int32_t a, z;
+            memcpy(&a, n->data + 4 * p, 4);
+            memcpy(&z, n->data + 4 * (p + 1), 4);
+            lo = a;
+            hi = z;
+        }
+        for (int64_t e = lo; e < hi; e++) {
+            if (n->kind == B_MAP) {
+                BNode *k = &n->children[0];
+                int64_t kp = leaf_pos(&k->leaf, e), klen;
+                const uint8_t *key;
+                uint32_t id;
+                if (kp < 0) return fail(c, ERR_SCHEMA, "", -1, "a NULL map key");
+                if (leaf_bytes(c, &k->leaf, kp, &key, &klen, "key") < 0) return -1;
+                if (b_add_key(b, key, (size_t)klen, &id) < 0) return -1;
+                if (b_push_field(b, key, (size_t)klen, id, c->out_len - start) < 0) return -1;
+                if (b_value(b, &n->children[1], e) < 0) return -1;
+            } else {
+                if (b_push_offset(b, c->out_len - start) < 0) return -1;
+                if (b_value(b, &n->children[0], e) < 0) return -1;
+            }
+        }
+        return n->kind == B_MAP ? b_finish_object(b, start, first) : b_finish_array(b, start, first);
+    }
+    case B_BOOL:
+        return b_byte(c, (uint8_t)((bit(n->bits, p) ? PT_TRUE : PT_FALSE) << 2));
+    case B_INT: {
+        int64_t v;
+        switch (n->width) {
+        case 1: v = (int8_t)n->data[p]; break;
+        case 2: { int16_t t; memcpy(&t, n->data + 2 * p, 2); v = t; break; }
+        case 4: { int32_t t; memcpy(&t, n->data + 4 * p, 4); v = t; break; }
+        default: memcpy(&v, n->data + 8 * p, 8);
+        }
+        return b_long(c, v);
+    }
+    case B_FLOAT: case B_DATE: {
+        uint8_t buf[5];
+        buf[0] = (uint8_t)((n->kind == B_FLOAT ? PT_FLOAT : PT_DATE) << 2);
+        memcpy(buf + 1, n->data + 4 * p, 4);
+        return b_put(c, buf, 5);
+    }
+    case B_DOUBLE: case B_TIMESTAMP: case B_TIMESTAMP_NTZ: {
+        uint8_t buf[9];
+        buf[0] = (uint8_t)((n->kind == B_DOUBLE ? PT_DOUBLE : n->kind == B_TIMESTAMP ? PT_TIMESTAMP : PT_TIMESTAMP_NTZ) << 2);
+        memcpy(buf + 1, n->data + 8 * p, 8);
+        return b_put(c, buf, 9);
+    }
+    case B_DECIMAL:
+        return b_decimal(c, n->data + 16 * p, n->scale);
+    case B_STRING: case B_BINARY: {
+        int64_t lp = leaf_pos(&n->leaf, j), len;
+        const uint8_t *s;
+        if (lp == -2) return fail(c, ERR_SCHEMA, "", -1, "bad Arrow dictionary index");
+        if (lp < 0) return b_byte(c, NULL_VALUE_BYTE);
+        if (leaf_bytes(c, &n->leaf, lp, &s, &len, "value") < 0) return -1;
+        return b_bytes(c, s, len, n->kind == B_STRING);
+    }
+    default: { /* B_VARIANT */
+        int64_t mp, vp, mlen, len, status;
+        const uint8_t *meta, *buf, *saved = b->vmeta;
+        int64_t saved_len = b->vmeta_len;
+        if (n->valid != NULL && !bit(n->valid, p)) return b_byte(c, NULL_VALUE_BYTE);
+        mp = leaf_pos(&n->meta, j);
+        vp = leaf_pos(&n->leaf, j);
+        if (mp == -2 || vp == -2) return fail(c, ERR_SCHEMA, "", -1, "bad Arrow dictionary index");
+        if (mp < 0 || vp < 0) return b_byte(c, NULL_VALUE_BYTE);
+        if (leaf_bytes(c, &n->meta, mp, &meta, &mlen, "metadata") < 0) return -1;
+        if (leaf_bytes(c, &n->leaf, vp, &buf, &len, "value") < 0) return -1;
+        if (mlen < 1 || (meta[0] & 0x0F) != 1) return fail(c, ERR_MALFORMED, "metadata", 0, "bad metadata header");
+        b->vmeta = meta;
+        b->vmeta_len = mlen;
+        status = b_variant(b, buf, 0, len, 0, NULL, 0, 0);
+        b->vmeta = saved;
+        b->vmeta_len = saved_len;
+        return (int)status;
+    }
+    }
+}
+
+/* Spark's VariantBuilder.result(): the row's dictionary as metadata bytes. */
+static int b_metadata(Build *b) {
+    uint64_t total = 0;
+    int64_t need;
+    int w;
+    for (int64_t i = 0; i < b->nkeys; i++) total += b->keys[i].len;
+    w = int_size(total > (uint64_t)b->nkeys ? total : (uint64_t)b->nkeys);
+    need = 1 + (b->nkeys + 2) * w + (int64_t)total;
+    if (need > VARIANT_SIZE_LIMIT) return fail(b->c, ERR_TOO_LARGE, "metadata", -1, "VARIANT_SIZE_LIMIT");
+    if (b->meta_len + need > b->meta_cap && grow(b->c, (void **)&b->meta_out, &b->meta_cap, b->meta_len + need, 1) < 0)
+        return -1;
+    {
+        uint8_t *o = b->meta_out + b->meta_len;
+        uint64_t at = 0;
+        o[0] = (uint8_t)(VERSION_BYTE | ((w - 1) << 6));
+        write_le(o + 1, (uint64_t)b->nkeys, w);
+        for (int64_t i = 0; i <= b->nkeys; i++) {
+            write_le(o + 1 + (i + 1) * w, at, w);
+            if (i < b->nkeys) at += b->keys[i].len;
+        }
+        o += 1 + (b->nkeys + 2) * w;
+        for (int64_t i = 0; i < b->nkeys; i++) {
+            memcpy(o, b->keys[i].key, b->keys[i].len);
+            o += b->keys[i].len;
+        }
+    }
+    b->meta_len += need;
+    return 0;
+}
+
+typedef struct {
+    Build *b;
+    int64_t n;
+} BuildLoop;
+
+static int build_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    BuildLoop *l = (BuildLoop *)arg;
+    Build *b = l->b;
+    Ctx *c = b->c;
+    offsets[0] = 0;
+    b->meta_offsets[0] = 0;
+    for (int64_t row = 0; row < l->n; row++) {
+        BNode *root = b->root;
+        c->row = row;
+        if (root->valid != NULL && !bit(root->valid, root->off + row)) {
+            (*null_count)++;
+        } else {
+            int64_t start = c->out_len;
+            b->nkeys = 0;
+            if (b->table_cap) memset(b->table, 0, (size_t)b->table_cap * sizeof(uint32_t));
+            if (b_value(b, root, row) < 0) return -1;
+            if (c->out_len - start > VARIANT_SIZE_LIMIT) return fail(c, ERR_TOO_LARGE, "value", -1, "VARIANT_SIZE_LIMIT");
+            if (b_metadata(b) < 0) return -1;
+            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+        }
+        if (c->out_len > INT32_MAX || b->meta_len > INT32_MAX)
+            return fail(c, ERR_TOO_LARGE, "", -1, "the variants exceed one Arrow binary array; build smaller batches");
+        offsets[row + 1] = (int32_t)c->out_len;
+        b->meta_offsets[row + 1] = (int32_t)b->meta_len;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(to_variant_doc,
+             "to_variant(schema_capsule, array_capsule, variant_flags) -> ((null_count, validity, offsets, data), "
+             "(metadata_offsets, metadata_data))\n\n"
+             "Every row of an Arrow column of structs, lists, maps and scalars as the variant Spark's\n"
+             "VariantBuilder makes of it (to_variant_object). variant_flags holds one byte per node of\n"
+             "the Arrow schema in preorder (a map's entries struct counts), 1 where the node is a variant\n"
+             "struct<metadata, value>. The first tuple holds pyarrow buffers of the values' binary array\n"
+             "(null where the row is), the second bytes of the metadata's int32 offsets and data. Raises\n"
+             "KernelError(code, row, where: bytes, message: bytes, byte_offset): code 9 for a repeated key.");
+
+static PyObject *py_to_variant(PyObject *self, PyObject *args) {
+    PyObject *schema_capsule, *array_capsule, *result = NULL, *values = NULL, *mo = NULL, *md = NULL;
+    const char *flags;
+    Py_ssize_t nflags;
+    struct ArrowSchema *schema;
+    struct ArrowArray *array;
+    Ctx c;
+    Build b;
+    BNode root;
+    BuildLoop loop;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOy#", &schema_capsule, &array_capsule, &flags, &nflags)) return NULL;
+    schema = PyCapsule_GetPointer(schema_capsule, "arrow_schema");
+    if (schema == NULL) return NULL;
+    array = PyCapsule_GetPointer(array_capsule, "arrow_array");
+    if (array == NULL) return NULL;
+    memset(&c, 0, sizeof c);
+    memset(&b, 0, sizeof b);
+    memset(&root, 0, sizeof root);
+    c.row = -1;
+    c.err_offset = -1;
+    b.c = &c;
+    b.flags = (const uint8_t *)flags;
+    b.nflags = nflags;
+    b.root = &root;
+    if (!host_is_little_endian()) {
+        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
+        return raise_ctx(&c);
+    }
+    if (b_bind(&b, &root, schema, array, "") < 0) {
+        raise_ctx(&c);
+        goto done;
+    }
+    b.meta_offsets = malloc(sizeof(int32_t) * (size_t)(array->length + 1));
+    if (b.meta_offsets == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    loop.b = &b;
+    loop.n = array->length;
+    values = run_into_binary(&c, array->length, build_loop, &loop);
+    if (values == NULL) goto done;
+    mo = PyBytes_FromStringAndSize((const char *)b.meta_offsets, (Py_ssize_t)(sizeof(int32_t) * (size_t)(array->length + 1)));
+    md = PyBytes_FromStringAndSize((const char *)b.meta_out, (Py_ssize_t)b.meta_len);
+    if (mo != NULL && md != NULL) result = Py_BuildValue("(O(OO))", values, mo, md);
+done:
+    Py_XDECREF(values);
+    Py_XDECREF(mo);
+    Py_XDECREF(md);
+    b_free_node(&root);
+    free(b.keys);
+    free(b.table);
+    free(b.fields);
+    free(b.offs);
+    free(b.meta_out);
+    free(b.meta_offsets);
+    ctx_free(&c);
+    return result;
+}
+
+/* ---- variant_delete: Spark's VariantBuilder.deleteAtPath ----------------------------------- */
+/* Each row rebuilt by a fresh builder once per path, in order (so a later index counts after an
+ * earlier deletion), the element at the path left out where the path reaches one: Spark's
+ * builder writes the result, so even an unchanged value comes back with a new dictionary (keys
+ * as its stored fields are first met) and re-encoded containers, its scalars copied as they are. */
+
+typedef struct {
+    Build *b;
+    const Piece *pieces;
+    int64_t npieces;
+    const Seg *const *paths; /* NULL for a NULL path, which Spark skips */
+    const int64_t *lens;
+    int64_t npaths;
+    int strip; /* variant_strip_nulls: one rebuild with Build.strip set, no paths */
+    uint8_t *scratch; /* the previous step's metadata then value */
+    int64_t scratch_cap;
+} DeleteRun;
+
+static int delete_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    DeleteRun *d = (DeleteRun *)arg;
+    Build *b = d->b;
+    Ctx *c = b->c;
+    int64_t row = 0;
+    offsets[0] = 0;
+    b->meta_offsets[0] = 0;
+    for (int64_t k = 0; k < d->npieces; k++) {
+        const Piece *P = &d->pieces[k];
+        for (int64_t j = 0; j < P->n; j++, row++) {
+            int64_t mp = leaf_pos(&P->metadata, j), vp = leaf_pos(&P->value, j), mlen, len;
+            const uint8_t *meta, *buf;
+            c->row = row;
+            if (mp == -2 || vp == -2) return fail(c, ERR_SCHEMA, "", -1, "bad Arrow dictionary index");
+            if (mp < 0 || vp < 0) {
+                (*null_count)++;
+                offsets[row + 1] = (int32_t)c->out_len;
+                b->meta_offsets[row + 1] = (int32_t)b->meta_len;
+                continue;
+            }
+            if (leaf_bytes(c, &P->metadata, mp, &meta, &mlen, "metadata") < 0) return -1;
+            if (leaf_bytes(c, &P->value, vp, &buf, &len, "value") < 0) return -1;
+            for (int64_t s = 0; s < (d->strip ? 1 : d->npaths); s++) {
+                int64_t start = c->out_len, mstart = b->meta_len;
+                if (!d->strip && d->paths[s] == NULL) continue;
+                if (mlen < 1 || (meta[0] & 0x0F) != 1) return fail(c, ERR_MALFORMED, "metadata", 0, "bad metadata header");
+                b->nkeys = 0;
+                if (b->table_cap) memset(b->table, 0, (size_t)b->table_cap * sizeof(uint32_t));
+                b->vmeta = meta;
+                b->vmeta_len = mlen;
+                if (b_variant(b, buf, 0, len, 0, d->strip ? NULL : d->paths[s], 0, d->strip ? 0 : d->lens[s]) < 0)
+                    return -1;
+                if (b_metadata(b) < 0) return -1;
+                /* the next path reads this step's result */
+                mlen = b->meta_len - mstart;
+                len = c->out_len - start;
+                if (mlen + len > d->scratch_cap &&
+                    grow(c, (void **)&d->scratch, &d->scratch_cap, mlen + len, 1) < 0)
+                    return -1;
+                memcpy(d->scratch, b->meta_out + mstart, (size_t)mlen);
+                memcpy(d->scratch + mlen, c->out + start, (size_t)len);
+                meta = d->scratch;
+                buf = d->scratch + mlen;
+                c->out_len = start;
+                b->meta_len = mstart;
+            }
+            if (len > VARIANT_SIZE_LIMIT) return fail(c, ERR_TOO_LARGE, "value", -1, "VARIANT_SIZE_LIMIT");
+            if (b_put(c, buf, len) < 0) return -1;
+            if (b->meta_len + mlen > b->meta_cap && grow(c, (void **)&b->meta_out, &b->meta_cap, b->meta_len + mlen, 1) < 0)
+                return -1;
+            memcpy(b->meta_out + b->meta_len, meta, (size_t)mlen);
+            b->meta_len += mlen;
+            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+            if (c->out_len > INT32_MAX || b->meta_len > INT32_MAX)
+                return fail(c, ERR_TOO_LARGE, "", -1, "the variants exceed one Arrow binary array; use smaller batches");
+            offsets[row + 1] = (int32_t)c->out_len;
+            b->meta_offsets[row + 1] = (int32_t)b->meta_len;
+        }
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(variant_delete_doc,
+             "variant_delete(pieces, paths, strip=0) -> ((null_count, validity, offsets, data), (metadata_offsets, metadata_data))\n\n"
+             "Spark's variant_delete of every row of a Variant column given as aligned pieces (as extract()\n"
+             "takes them). paths is a tuple of paths, each a tuple of keys (UTF-8 bytes) and indexes (int),\n"
+             "or None (skipped). With strip 1 or 2 (and no paths) it is variant_strip_nulls instead: fields that\n"
+             "are variant nulls dropped, and with 2 array elements too. Returns the values' binary array\n"
+             "buffers and the metadata's offsets and data.\n"
+             "Raises KernelError as extract() does.");
+
+static PyObject *py_variant_delete(PyObject *self, PyObject *args) {
+    PyObject *pieces_arg, *paths_arg, *pieces = NULL, *result = NULL, *values = NULL, *mo = NULL, *md = NULL;
+    Ctx c;
+    Build b;
+    DeleteRun d;
+    Piece *P = NULL;
+    Seg **paths = NULL;
+    int64_t *lens = NULL;
+    Py_ssize_t npieces = 0, npaths;
+    int64_t total = 0;
+    int strip = 0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OO!|i", &pieces_arg, &PyTuple_Type, &paths_arg, &strip)) return NULL;
+    if (strip < 0 || strip > 2) {
+        PyErr_SetString(PyExc_ValueError, "strip is 0, 1 or 2");
+        return NULL;
+    }
+    memset(&c, 0, sizeof c);
+    memset(&b, 0, sizeof b);
+    memset(&d, 0, sizeof d);
+    c.row = -1;
+    c.err_offset = -1;
+    b.c = &c;
+    if (!host_is_little_endian()) {
+        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
+        return raise_ctx(&c);
+    }
+    npaths = PyTuple_GET_SIZE(paths_arg);
+    paths = calloc((size_t)npaths + 1, sizeof(Seg *));
+    lens = calloc((size_t)npaths + 1, sizeof(int64_t));
+    if (paths == NULL || lens == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < npaths; i++) {
+        PyObject *path = PyTuple_GET_ITEM(paths_arg, i);
+        Py_ssize_t n;
+        if (path == Py_None) continue;
+        if (!PyTuple_Check(path)) {
+            PyErr_SetString(PyExc_TypeError, "a path is a tuple of segments, or None");
+            goto done;
+        }
+        n = PyTuple_GET_SIZE(path);
+        paths[i] = calloc((size_t)n + 1, sizeof(Seg));
+        if (paths[i] == NULL) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        lens[i] = n;
+        for (Py_ssize_t k = 0; k < n; k++) {
+            PyObject *seg = PyTuple_GET_ITEM(path, k);
+            if (PyBytes_Check(seg)) {
+                paths[i][k].key = (const uint8_t *)PyBytes_AS_STRING(seg);
+                paths[i][k].len = (size_t)PyBytes_GET_SIZE(seg);
+            } else if (PyLong_Check(seg) && !PyBool_Check(seg)) {
+                long long v = PyLong_AsLongLong(seg);
+                if (v == -1 && PyErr_Occurred()) goto done;
+                paths[i][k].is_index = 1;
+                paths[i][k].index = v;
+            } else {
+                PyErr_SetString(PyExc_TypeError, "a segment is a key (bytes) or an array index (int)");
+                goto done;
+            }
+        }
+    }
+    pieces = PySequence_Tuple(pieces_arg);
+    if (pieces == NULL) goto done;
+    if (load_pieces(&c, pieces, &P, &npieces, &total) < 0) goto done;
+    b.meta_offsets = malloc(sizeof(int32_t) * (size_t)(total + 1));
+    if (b.meta_offsets == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    d.b = &b;
+    d.pieces = P;
+    d.npieces = npieces;
+    d.paths = (const Seg *const *)paths;
+    d.lens = lens;
+    d.npaths = npaths;
+    d.strip = strip;
+    b.strip = strip;
+    values = run_into_binary(&c, total, (RowLoop)delete_loop, &d);
+    if (values == NULL) goto done;
+    mo = PyBytes_FromStringAndSize((const char *)b.meta_offsets, (Py_ssize_t)(sizeof(int32_t) * (size_t)(total + 1)));
+    md = PyBytes_FromStringAndSize((const char *)b.meta_out, (Py_ssize_t)b.meta_len);
+    if (mo != NULL && md != NULL) result = Py_BuildValue("(O(OO))", values, mo, md);
+done:
+    Py_XDECREF(values);
+    Py_XDECREF(mo);
+    Py_XDECREF(md);
+    Py_XDECREF(pieces);
+    if (paths != NULL)
+        for (Py_ssize_t i = 0; i < npaths; i++) free(paths[i]);
+    free(paths);
+    free(lens);
+    free(P);
+    free(d.scratch);
+    free(b.keys);
+    free(b.table);
+    free(b.fields);
+    free(b.offs);
+    free(b.meta_out);
+    free(b.meta_offsets);
+    ctx_free(&c);
+    return result;
+}
+
+/* ---- variant_set, variant_insert, variant_array_append: Spark's VariantBuilder -------------- */
+/* Spark's setAtPath, insertAtPath and arrayAppendAtPath, as measured against PySpark 4.3: the row
+ * is rebuilt by Spark's builder (as variant_delete rebuilds it) along one path. At each step the
+ * value reached must be an object for a key and an array for an index, else the row fails with
+ * VARIANT_PATH_TYPE_MISMATCH at that step. A missing key or an index past the end is created (set
+ * with create_if_missing, and insert): an object for a key, an array for an index, padded with
+ * variant nulls up to the index; set without create_if_missing and array_append leave the row as
+ * it is. At the end, set replaces, insert puts the value before an element (or fails with
+ * VARIANT_DUPLICATE_KEY on a key that is there), array_append appends to the array the path
+ * reaches. The new value is appended as Spark's appendVariant does. */
+
+enum { ERR_PATH_MISMATCH = 10 };
+enum { M_SET = 0, M_INSERT = 1, M_APPEND = 2 };
+
+typedef struct {
+    int mode, create;
+    const Seg *segs;
+    int64_t n;
+    const uint8_t *new_meta, *new_value;
+    int64_t new_meta_len, new_value_len;
+} Modify;
+
+static int b_new_value(Build *b, const Modify *m) {
+    const uint8_t *saved = b->vmeta;
+    int64_t saved_len = b->vmeta_len;
+    int status;
+    if (m->new_meta_len < 1 || (m->new_meta[0] & 0x0F) != 1)
+        return fail(b->c, ERR_MALFORMED, "metadata", 0, "bad metadata header");
+    b->vmeta = m->new_meta;
+    b->vmeta_len = m->new_meta_len;
+    status = b_variant(b, m->new_value, 0, m->new_value_len, 0, NULL, 0, 0);
+    b->vmeta = saved;
+    b->vmeta_len = saved_len;
+    return status;
+}
+
+/* What a missing step creates: the containers for segments [at, n), then the new value. */
+static int b_created(Build *b, const Modify *m, int64_t at) {
+    Ctx *c = b->c;
+    int64_t start = c->out_len;
+    if (at == m->n) return b_new_value(b, m);
+    if (!m->segs[at].is_index) {
+        int64_t first = b->nfields;
+        uint32_t id;
+        if (b_add_key(b, m->segs[at].key, m->segs[at].len, &id) < 0) return -1;
+        if (b_push_field(b, m->segs[at].key, m->segs[at].len, id, 0) < 0) return -1;
+        if (b_created(b, m, at + 1) < 0) return -1;
+        return b_finish_object(b, start, first);
+    } else {
+        int64_t first = b->noffs;
+        for (int64_t i = 0; i < m->segs[at].index; i++)
+            if (b_push_offset(b, c->out_len - start) < 0 || b_byte(c, NULL_VALUE_BYTE) < 0) return -1;
+        if (b_push_offset(b, c->out_len - start) < 0) return -1;
+        if (b_created(b, m, at + 1) < 0) return -1;
+        return b_finish_array(b, start, first);
+    }
+}
+
+/* The value at pos < end, reached by segments [0, at), rebuilt with the change. */
+static int b_modify(Build *b, const Modify *m, const uint8_t *buf, int64_t pos, int64_t end, int64_t at, int depth) {
+    Ctx *c = b->c;
+    const Seg *seg;
+    Container k;
+    int basic, last, found = 0;
+    int64_t start = c->out_len, first;
+    if (depth > B_MAX_DEPTH) return fail(c, ERR_MALFORMED, "value", pos, "value nested deeper than %d levels", B_MAX_DEPTH);
+    if (pos >= end) return fail(c, ERR_MALFORMED, "value", pos, "truncated value: no header byte");
+    basic = buf[pos] & 3;
+    if (at == m->n) { /* array_append: the array to append to */
+        if (basic != BASIC_ARRAY) return fail(c, ERR_PATH_MISMATCH, "", at, "path type mismatch");
+        first = b->noffs;
+        if (x_container(c, buf, pos, end, 0, &k) < 0) return -1;
+        for (uint64_t i = 0; i < k.n; i++) {
+            int64_t cpos, cend;
+            if (x_child(c, buf, &k, end, i, &cpos, &cend) < 0) return -1;
+            if (b_push_offset(b, c->out_len - start) < 0) return -1;
+            if (b_variant(b, buf, cpos, cend, depth + 1, NULL, 0, 0) < 0) return -1;
+        }
+        if (b_push_offset(b, c->out_len - start) < 0 || b_new_value(b, m) < 0) return -1;
+        return b_finish_array(b, start, first);
+    }
+    seg = &m->segs[at];
+    last = at + 1 == m->n && m->mode != M_APPEND;
+    if (seg->is_index ? basic != BASIC_ARRAY : basic != BASIC_OBJECT)
+        return fail(c, ERR_PATH_MISMATCH, "", at, "path type mismatch");
+    first = basic == BASIC_OBJECT ? b->nfields : b->noffs;
+    if (x_container(c, buf, pos, end, basic == BASIC_OBJECT, &k) < 0) return -1;
+    for (uint64_t i = 0; i < k.n; i++) {
+        int64_t cpos, cend;
+        int match;
+        if (x_child(c, buf, &k, end, i, &cpos, &cend) < 0) return -1;
+        if (basic == BASIC_OBJECT) {
+            const uint8_t *name;
+            size_t len;
+            uint32_t id;
+            uint64_t fid = x_read(buf + k.ids_start + (int64_t)(i * (uint64_t)k.isz), k.isz);
+            uint64_t width = ((b->vmeta[0] >> 6) & 3) + 1, dsize, o1, o2, strings;
+            if ((int64_t)(1 + width) > b->vmeta_len) return fail(c, ERR_MALFORMED, "metadata", 0, "truncated metadata");
+            dsize = read_le(b->vmeta + 1, (int)width);
+            strings = 1 + (dsize + 2) * width;
+            if (fid >= dsize || 1 + (fid + 3) * width > (uint64_t)b->vmeta_len)
+                return fail(c, ERR_MALFORMED, "metadata", -1, "field id %llu is outside the metadata", (unsigned long long)fid);
+            o1 = read_le(b->vmeta + 1 + (fid + 1) * width, (int)width);
+            o2 = read_le(b->vmeta + 1 + (fid + 2) * width, (int)width);
+            if (o1 > o2 || strings + o2 > (uint64_t)b->vmeta_len)
+                return fail(c, ERR_MALFORMED, "metadata", -1, "the key of field id %llu is outside the metadata",
+                            (unsigned long long)fid);
+            name = b->vmeta + strings + o1;
+            len = (size_t)(o2 - o1);
+            match = len == seg->len && memcmp(name, seg->key, len) == 0;
+            if (match && last && m->mode == M_INSERT)
+                return fail(c, ERR_DUPLICATE_KEY, "", -1, "%.*s", (int)(len > 400 ? 400 : len), (const char *)name);
+            if (b_add_key(b, name, len, &id) < 0) return -1;
+            if (b_push_field(b, name, len, id, c->out_len - start) < 0) return -1;
+        } else {
+            match = (uint64_t)seg->index == i;
+            if (match && last && m->mode == M_INSERT) {
+                if (b_push_offset(b, c->out_len - start) < 0 || b_new_value(b, m) < 0) return -1;
+                found = 1;
+                match = 0; /* the element itself follows, unchanged */
+            }
+            if (b_push_offset(b, c->out_len - start) < 0) return -1;
+        }
+        if (match) {
+            found = 1;
+            if (last) {
+                if (b_new_value(b, m) < 0) return -1;
+            } else if (b_modify(b, m, buf, cpos, cend, at + 1, depth + 1) < 0) {
+                return -1;
+            }
+        } else if (b_variant(b, buf, cpos, cend, depth + 1, NULL, 0, 0) < 0) {
+            return -1;
+        }
+    }
+    if (!found && (m->mode == M_INSERT || (m->mode == M_SET && m->create))) {
+        if (basic == BASIC_OBJECT) {
+            uint32_t id;
+            if (b_add_key(b, seg->key, seg->len, &id) < 0) return -1;
+            if (b_push_field(b, seg->key, seg->len, id, c->out_len - start) < 0) return -1;
+        } else {
+            for (int64_t i = (int64_t)k.n; i < seg->index; i++)
+                if (b_push_offset(b, c->out_len - start) < 0 || b_byte(c, NULL_VALUE_BYTE) < 0) return -1;
+            if (b_push_offset(b, c->out_len - start) < 0) return -1;
+        }
+        if ((last ? b_new_value(b, m) : b_created(b, m, at + 1)) < 0) return -1;
+    }
+    return basic == BASIC_OBJECT ? b_finish_object(b, start, first) : b_finish_array(b, start, first);
+}
+
+static int modify_loop(Build *b, const Modify *base, const Piece *vp_, const Piece *np, int fail_on_error,
+                       uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    Ctx *c = b->c;
+    offsets[0] = 0;
+    b->meta_offsets[0] = 0;
+    for (int64_t row = 0; row < vp_->n; row++) {
+        int64_t mp = leaf_pos(&vp_->metadata, row), vp = leaf_pos(&vp_->value, row);
+        int64_t nmp = leaf_pos(&np->metadata, row), nvp = leaf_pos(&np->value, row);
+        int64_t mlen, len, start = c->out_len, mstart = b->meta_len;
+        const uint8_t *meta, *buf;
+        Modify m = *base;
+        c->row = row;
+        if (mp == -2 || vp == -2 || nmp == -2 || nvp == -2) return fail(c, ERR_SCHEMA, "", -1, "bad Arrow dictionary index");
+        if (mp >= 0 && vp >= 0 && nmp >= 0 && nvp >= 0) {
+            int status;
+            if (leaf_bytes(c, &vp_->metadata, mp, &meta, &mlen, "metadata") < 0) return -1;
+            if (leaf_bytes(c, &vp_->value, vp, &buf, &len, "value") < 0) return -1;
+            if (leaf_bytes(c, &np->metadata, nmp, &m.new_meta, &m.new_meta_len, "metadata") < 0) return -1;
+            if (leaf_bytes(c, &np->value, nvp, &m.new_value, &m.new_value_len, "value") < 0) return -1;
+            if (mlen < 1 || (meta[0] & 0x0F) != 1) return fail(c, ERR_MALFORMED, "metadata", 0, "bad metadata header");
+            b->nkeys = 0;
+            if (b->table_cap) memset(b->table, 0, (size_t)b->table_cap * sizeof(uint32_t));
+            b->vmeta = meta;
+            b->vmeta_len = mlen;
+            status = b_modify(b, &m, buf, 0, len, 0, 0);
+            if (status < 0 && !fail_on_error && (c->err == ERR_PATH_MISMATCH || c->err == ERR_DUPLICATE_KEY)) {
+                /* the try_ forms: NULL for this row */
+                c->err = ERR_NONE;
+                c->err_offset = -1;
+                c->out_len = start;
+                b->nfields = 0;
+                b->noffs = 0;
+            } else {
+                if (status < 0 || b_metadata(b) < 0) return -1;
+                if (c->out_len - start > VARIANT_SIZE_LIMIT) return fail(c, ERR_TOO_LARGE, "value", -1, "VARIANT_SIZE_LIMIT");
+                validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+            }
+        }
+        if (!(validity[row >> 3] >> (row & 7) & 1)) {
+            (*null_count)++;
+            b->meta_len = mstart;
+        }
+        if (c->out_len > INT32_MAX || b->meta_len > INT32_MAX)
+            return fail(c, ERR_TOO_LARGE, "", -1, "the variants exceed one Arrow binary array; use smaller batches");
+        offsets[row + 1] = (int32_t)c->out_len;
+        b->meta_offsets[row + 1] = (int32_t)b->meta_len;
+    }
+    return 0;
+}
+
+typedef struct {
+    Build *b;
+    const Modify *m;
+    const Piece *v, *n;
+    int fail_on_error;
+} ModifyLoop;
+
+static int modify_run(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    ModifyLoop *l = (ModifyLoop *)arg;
+    return modify_loop(l->b, l->m, l->v, l->n, l->fail_on_error, validity, offsets, null_count);
+}
+
+PyDoc_STRVAR(variant_modify_doc,
+             "variant_modify(piece, new_piece, mode, path, create, fail) -> ((null_count, validity, offsets, data),\n"
+             "    (metadata_offsets, metadata_data))\n\n"
+             "Spark's variant_set (mode 0), variant_insert (1) or variant_array_append (2) of every row of a\n"
+             "Variant column, given as one piece (as extract() takes them), with the new value of the same\n"
+             "row from new_piece (a Variant column of the same length). path is a tuple of keys (UTF-8\n"
+             "bytes) and indexes (int); create is set's create_if_missing; without fail, a row whose path\n"
+             "does not fit (code 10, byte_offset: the step) or whose key is there (code 9) is NULL.\n"
+             "Raises KernelError as extract() does.");
+
+static PyObject *py_variant_modify(PyObject *self, PyObject *args) {
+    PyObject *piece_arg, *new_arg, *path_arg, *pieces = NULL, *new_pieces = NULL, *result = NULL, *values = NULL;
+    PyObject *mo = NULL, *md = NULL;
+    int mode, create, fail_on_error;
+    Ctx c;
+    Build b;
+    Modify m;
+    ModifyLoop loop;
+    Piece *P = NULL, *N = NULL;
+    Seg *segs = NULL;
+    Py_ssize_t np = 0, nn = 0, nsegs;
+    int64_t total = 0, total_new = 0;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOiO!pp", &piece_arg, &new_arg, &mode, &PyTuple_Type, &path_arg, &create, &fail_on_error))
+        return NULL;
+    if (mode < M_SET || mode > M_APPEND) {
+        PyErr_SetString(PyExc_ValueError, "mode is 0 (set), 1 (insert) or 2 (array_append)");
+        return NULL;
+    }
+    memset(&c, 0, sizeof c);
+    memset(&b, 0, sizeof b);
+    memset(&m, 0, sizeof m);
+    c.row = -1;
+    c.err_offset = -1;
+    b.c = &c;
+    if (!host_is_little_endian()) {
+        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
+        return raise_ctx(&c);
+    }
+    nsegs = PyTuple_GET_SIZE(path_arg);
+    segs = calloc((size_t)nsegs + 1, sizeof(Seg));
+    if (segs == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t k = 0; k < nsegs; k++) {
+        PyObject *seg = PyTuple_GET_ITEM(path_arg, k);
+        if (PyBytes_Check(seg)) {
+            segs[k].key = (const uint8_t *)PyBytes_AS_STRING(seg);
+            segs[k].len = (size_t)PyBytes_GET_SIZE(seg);
+        } else if (PyLong_Check(seg) && !PyBool_Check(seg)) {
+            long long v = PyLong_AsLongLong(seg);
+            if (v == -1 && PyErr_Occurred()) goto done;
+            if (v < 0 || v > INT32_MAX) {
+                PyErr_Format(PyExc_ValueError, "array index %lld is outside 0..%d", v, INT32_MAX);
+                goto done;
+            }
+            segs[k].is_index = 1;
+            segs[k].index = v;
+        } else {
+            PyErr_SetString(PyExc_TypeError, "a segment is a key (bytes) or an array index (int)");
+            goto done;
+        }
+    }
+    pieces = PySequence_Tuple(piece_arg);
+    new_pieces = pieces != NULL ? PySequence_Tuple(new_arg) : NULL;
+    if (pieces == NULL || new_pieces == NULL) goto done;
+    if (load_pieces(&c, pieces, &P, &np, &total) < 0 || load_pieces(&c, new_pieces, &N, &nn, &total_new) < 0) goto done;
+    if (np != 1 || nn != 1 || total != total_new) {
+        PyErr_SetString(PyExc_ValueError, "variant_modify takes one piece of each column, of equal lengths");
+        goto done;
+    }
+    b.meta_offsets = malloc(sizeof(int32_t) * (size_t)(total + 1));
+    if (b.meta_offsets == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    m.mode = mode;
+    m.create = create;
+    m.segs = segs;
+    m.n = nsegs;
+    loop.b = &b;
+    loop.m = &m;
+    loop.v = &P[0];
+    loop.n = &N[0];
+    loop.fail_on_error = fail_on_error;
+    values = run_into_binary(&c, total, modify_run, &loop);
+    if (values == NULL) goto done;
+    mo = PyBytes_FromStringAndSize((const char *)b.meta_offsets, (Py_ssize_t)(sizeof(int32_t) * (size_t)(total + 1)));
+    md = PyBytes_FromStringAndSize((const char *)b.meta_out, (Py_ssize_t)b.meta_len);
+    if (mo != NULL && md != NULL) result = Py_BuildValue("(O(OO))", values, mo, md);
+done:
+    Py_XDECREF(values);
+    Py_XDECREF(mo);
+    Py_XDECREF(md);
+    Py_XDECREF(pieces);
+    Py_XDECREF(new_pieces);
+    free(segs);
+    free(P);
+    free(N);
+    free(b.keys);
+    free(b.table);
+    free(b.fields);
+    free(b.offs);
+    free(b.meta_out);
+    free(b.meta_offsets);
+    ctx_free(&c);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"unshred", py_unshred, METH_VARARGS, unshred_doc},
     {"extract", py_extract, METH_VARARGS, extract_doc},
@@ -4099,6 +5441,10 @@ static PyMethodDef methods[] = {
     {"schema_of_variant", py_schema_of_variant, METH_VARARGS, schema_of_variant_doc},
     {"format_java", py_format_java, METH_VARARGS, format_java_doc},
     {"explode", py_explode, METH_VARARGS, explode_doc},
+    {"is_valid_variant", py_is_valid_variant, METH_VARARGS, is_valid_variant_doc},
+    {"to_variant", py_to_variant, METH_VARARGS, to_variant_doc},
+    {"variant_delete", py_variant_delete, METH_VARARGS, variant_delete_doc},
+    {"variant_modify", py_variant_modify, METH_VARARGS, variant_modify_doc},
     {"strict_math", py_strict_math, METH_VARARGS, strict_math_doc},
     {NULL, NULL, 0, NULL},
 };

@@ -63,6 +63,10 @@ _ERR_SHREDDING = 3
 _ERR_MALFORMED = 4
 _ERR_TOO_LARGE = 5
 _ERR_UNKNOWN_TYPE = 8
+_ERR_DUPLICATE_KEY = 9
+_ERR_PATH_MISMATCH = 10
+VARIANT_PATH_TYPE_MISMATCH = "VARIANT_PATH_TYPE_MISMATCH"
+VARIANT_DUPLICATE_KEY = "VARIANT_DUPLICATE_KEY"
 UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT = "UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT"
 # The primitive type id the kernel is told for each Variant type a layout names (true for booleans).
 _PRIMITIVE_IDS: dict[VariantType, int] = {
@@ -511,6 +515,15 @@ def _extract_error(args: tuple[Any, ...]) -> CodecError:
         return VariantTooLargeError(message, **context)
     if code == _ERR_UNKNOWN_TYPE:
         return CodecError(message, error_class=UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT, **context)
+    if code == _ERR_PATH_MISMATCH:
+        return CodecError(message, error_class=VARIANT_PATH_TYPE_MISMATCH, **context)
+    if code == _ERR_DUPLICATE_KEY:
+        key = raw_message.decode("utf-8", "replace")
+        return CodecError(
+            f"Failed to build variant because of a duplicate object key `{key}` (row {row})",
+            error_class=VARIANT_DUPLICATE_KEY,
+            **context,
+        )
     return CodecError(f"unknown kernel error {code}: {message}", **context)
 
 
@@ -819,3 +832,249 @@ def explode_native(
     except _native.KernelError as exc:
         raise _extract_error(exc.args) from None
     return kinds, counts, arrays[0], arrays[1] if keys else pa.nulls(total, pa.string())
+
+
+def is_valid_variant_native(metadata: pa.Array | pa.ChunkedArray, value: pa.Array | pa.ChunkedArray) -> pa.BooleanArray:
+    """Spark's ``is_valid_variant`` of every row, in C: whether Spark 4.3's readers can read the
+    value and every value inside it (a looser check than
+    :meth:`vpush.codec.value.Variant.validate`: the metadata's dictionary is read only where an
+    object names a key, object fields need not be sorted or unique, trailing bytes are allowed;
+    the kernel's comment lists every rule).
+
+    Example:
+        >>> from vpush.codec.json import parse_json
+        >>> meta, good = parse_json('{"a": [1, "x"]}')
+        >>> rows = [(meta, good), (meta, good[:-1]), (b"\\x02", b"\\x00"), None]
+        >>> m = pa.array([r[0] if r else None for r in rows], pa.binary())
+        >>> v = pa.array([r[1] if r else None for r in rows], pa.binary())
+        >>> is_valid_variant_native(m, v).to_pylist()
+        [True, False, False, None]
+
+    Args:
+        metadata: every row's metadata, of the kinds :func:`extract_native` reads.
+        value: every row's value, of the same kinds and length.
+
+    Returns:
+        One boolean per row, null where either input is null.
+
+    Raises:
+        NativeUnsupportedError: input the kernel does not read, or no compiled kernel.
+    """
+    import numpy as np
+
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    _, pieces = _pieces(metadata, value)
+    try:
+        answers = np.frombuffer(_native.is_valid_variant(pieces), dtype=np.uint8)
+    except _native.KernelError as exc:
+        raise _extract_error(exc.args) from None
+    return pa.array(answers == 1, mask=answers == 2, type=pa.bool_())  # type: ignore[no-any-return]
+
+
+def to_variant_native(array: pa.Array | pa.ChunkedArray, variant_nodes: bytes) -> pa.StructArray:
+    """Every row of a column of structs, lists, maps and scalars as the variant Spark's
+    ``VariantBuilder`` makes of it (Spark's ``to_variant_object`` and casts to variant), in C:
+    the same metadata and value bytes (keys in the order first met, unsorted; an object's fields
+    written in input order and indexed in key order; the smallest integer and decimal types; a
+    NULL inside as a variant null).
+
+    Example:
+        >>> column = pa.array([{"b": 1, "a": "x"}, None])
+        >>> out = to_variant_native(column, bytes([0, 0, 0]))
+        >>> [(r["metadata"].hex(), r["value"].hex()) if r else None for r in out.to_pylist()]
+        [('01020001026261', '020201000200040c010578'), None]
+
+    Args:
+        array: the column, as DuckDB hands it over: structs, lists, large lists, maps with
+            string keys, booleans, signed integers, floats, doubles, 128-bit decimals, strings,
+            binaries, dates, microsecond timestamps (with a zone: ``timestamp``; without:
+            ``timestamp_ntz``), and variants.
+        variant_nodes: one byte per node of the column's type in preorder (a map's entries
+            struct counts, then its key and value), 1 where the node is a variant
+            ``struct<metadata, value>`` rather than a struct.
+
+    Returns:
+        ``struct<metadata, value>``, null where the row is.
+
+    Raises:
+        NativeUnsupportedError: an Arrow type the kernel does not read, or no compiled kernel.
+        CodecError: a repeated key (``VARIANT_DUPLICATE_KEY``), or a variant of more than 16 MiB.
+        MalformedVariantError: a variant inside that cannot be read.
+    """
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    try:
+        (null_count, validity, offsets, data), (meta_offsets, meta_data) = _native.to_variant(
+            *array.__arrow_c_array__(), variant_nodes
+        )
+    except _native.KernelError as exc:
+        if exc.args[0] == _ERR_TOO_LARGE and b"VARIANT_SIZE_LIMIT" in exc.args[3]:
+            raise CodecError(
+                "the variant would be over the size limit of 16 MiB", error_class="VARIANT_SIZE_LIMIT"
+            ) from None
+        raise _extract_error(exc.args) from None
+    n = len(array)
+    value = pa.Array.from_buffers(pa.binary(), n, [validity, offsets, data], null_count)
+    metadata = pa.Array.from_buffers(
+        pa.binary(), n, [validity, pa.py_buffer(meta_offsets), pa.py_buffer(meta_data)], null_count
+    )
+    return pa.StructArray.from_arrays(  # type: ignore[no-any-return]
+        [metadata, value], fields=list(UNSHREDDED_TYPE), mask=value.is_null() if null_count else None
+    )
+
+
+def variant_delete_native(
+    metadata: pa.Array | pa.ChunkedArray,
+    value: pa.Array | pa.ChunkedArray,
+    paths: tuple[tuple[str | int, ...] | None, ...],
+) -> pa.StructArray:
+    """Spark's ``variant_delete`` of every row, in C: the paths applied in order, each by a rebuild
+    with Spark's builder that leaves out the element the path reaches (a path that reaches nothing
+    deletes nothing; a None path is skipped). Even a row nothing was deleted from comes back
+    rebuilt, with a new dictionary, as Spark returns it.
+
+    Example:
+        >>> from vpush.codec.json import parse_json
+        >>> meta, value = parse_json('{"b": [1, 2], "a": 1}')
+        >>> out = variant_delete_native(pa.array([meta]), pa.array([value]), (("b", 0), ("a",)))
+        >>> row = out.to_pylist()[0]
+        >>> row["metadata"], row["value"].hex()
+        (b'\\x01\\x01\\x00\\x01b', '0201000006030100020c02')
+
+    Args:
+        metadata: every row's metadata, of the kinds :func:`extract_native` reads.
+        value: every row's value, of the same kinds and length.
+        paths: each a tuple of keys and array indexes (a parsed path with at least one segment).
+
+    Returns:
+        ``struct<metadata, value>``, null where either input is.
+
+    Raises:
+        NativeUnsupportedError: input the kernel does not read, or no compiled kernel.
+        MalformedVariantError: a value that cannot be read.
+    """
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    _, pieces = _pieces(metadata, value)
+    encoded = tuple(
+        None if p is None else tuple(s.encode("utf-8") if isinstance(s, str) else s for s in p) for p in paths
+    )
+    try:
+        (null_count, validity, offsets, data), (meta_offsets, meta_data) = _native.variant_delete(pieces, encoded)
+    except _native.KernelError as exc:
+        if exc.args[0] == _ERR_TOO_LARGE and b"VARIANT_SIZE_LIMIT" in exc.args[3]:
+            raise CodecError(
+                "the variant would be over the size limit of 16 MiB", error_class="VARIANT_SIZE_LIMIT"
+            ) from None
+        raise _extract_error(exc.args) from None
+    n = len(value)
+    out_value = pa.Array.from_buffers(pa.binary(), n, [validity, offsets, data], null_count)
+    out_metadata = pa.Array.from_buffers(
+        pa.binary(), n, [validity, pa.py_buffer(meta_offsets), pa.py_buffer(meta_data)], null_count
+    )
+    return pa.StructArray.from_arrays(  # type: ignore[no-any-return]
+        [out_metadata, out_value], fields=list(UNSHREDDED_TYPE), mask=out_value.is_null() if null_count else None
+    )
+
+
+def variant_strip_nulls_native(
+    metadata: pa.Array | pa.ChunkedArray, value: pa.Array | pa.ChunkedArray, *, include_arrays: bool
+) -> pa.StructArray:
+    """Spark's ``variant_strip_nulls`` of every row, in C: each row rebuilt by Spark's builder
+    without the object fields that are variant nulls, and with ``include_arrays`` without the
+    array elements that are (an object or array emptied so stays, empty; a top-level null stays).
+
+    Example:
+        >>> from vpush.codec.json import parse_json, to_json
+        >>> meta, value = parse_json('{"a": null, "b": [null, 1], "c": {"d": null}}')
+        >>> out = variant_strip_nulls_native(pa.array([meta]), pa.array([value]), include_arrays=True)
+        >>> to_json(out[0]["metadata"].as_py(), out[0]["value"].as_py())
+        '{"b":[1],"c":{}}'
+
+    Raises:
+        NativeUnsupportedError: input the kernel does not read, or no compiled kernel.
+        MalformedVariantError: a value that cannot be read.
+    """
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    _, pieces = _pieces(metadata, value)
+    try:
+        (null_count, validity, offsets, data), (meta_offsets, meta_data) = _native.variant_delete(
+            pieces, (), 2 if include_arrays else 1
+        )
+    except _native.KernelError as exc:
+        raise _extract_error(exc.args) from None
+    n = len(value)
+    out_value = pa.Array.from_buffers(pa.binary(), n, [validity, offsets, data], null_count)
+    out_metadata = pa.Array.from_buffers(
+        pa.binary(), n, [validity, pa.py_buffer(meta_offsets), pa.py_buffer(meta_data)], null_count
+    )
+    return pa.StructArray.from_arrays(  # type: ignore[no-any-return]
+        [out_metadata, out_value], fields=list(UNSHREDDED_TYPE), mask=out_value.is_null() if null_count else None
+    )
+
+
+MODIFY_SET, MODIFY_INSERT, MODIFY_APPEND = 0, 1, 2
+"""The modes of :func:`variant_modify_native`: ``variant_set``, ``variant_insert``,
+``variant_array_append``."""
+
+
+def variant_modify_native(
+    variant: pa.StructArray | pa.ChunkedArray,
+    new_value: pa.StructArray | pa.ChunkedArray,
+    mode: int,
+    path: tuple[str | int, ...],
+    *,
+    create_if_missing: bool = True,
+    fail_on_error: bool = True,
+) -> pa.StructArray:
+    """Spark's ``variant_set`` / ``variant_insert`` / ``variant_array_append`` (``mode``) of every
+    row, in C: each row rebuilt by Spark's builder with the row's ``new_value`` set at, inserted
+    at or appended to ``path`` (the kernel's comment gives the rules). NULL where any input is.
+
+    Example:
+        >>> from vpush.codec.json import parse_json, to_json
+        >>> def column(text):
+        ...     m, v = parse_json(text)
+        ...     return pa.array([{"metadata": m, "value": v}], UNSHREDDED_TYPE)
+        >>> out = variant_modify_native(column('{"a": [1]}'), column('"x"'), MODIFY_INSERT, ("a", 0))
+        >>> to_json(out[0]["metadata"].as_py(), out[0]["value"].as_py())
+        '{"a":["x",1]}'
+
+    Raises:
+        CodecError: with ``fail_on_error``, a path that does not fit the value
+            (``VARIANT_PATH_TYPE_MISMATCH``, its ``offset`` the failing step) or an inserted key
+            that is there (``VARIANT_DUPLICATE_KEY``); without it those rows are NULL.
+        NativeUnsupportedError: input the kernel does not read, or no compiled kernel.
+        MalformedVariantError: a value that cannot be read.
+    """
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    columns = []
+    for array in (variant, new_value):
+        array = array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+        metadata, value = array.flatten()
+        columns.append(_pieces(metadata.combine_chunks() if isinstance(metadata, pa.ChunkedArray) else metadata,
+                               value.combine_chunks() if isinstance(value, pa.ChunkedArray) else value)[1])
+    segments = tuple(s.encode("utf-8") if isinstance(s, str) else s for s in path)
+    try:
+        (null_count, validity, offsets, data), (meta_offsets, meta_data) = _native.variant_modify(
+            columns[0], columns[1], mode, segments, create_if_missing, fail_on_error
+        )
+    except _native.KernelError as exc:
+        if exc.args[0] == _ERR_TOO_LARGE and b"VARIANT_SIZE_LIMIT" in exc.args[3]:
+            raise CodecError(
+                "the variant would be over the size limit of 16 MiB", error_class="VARIANT_SIZE_LIMIT"
+            ) from None
+        raise _extract_error(exc.args) from None
+    n = len(variant)
+    out_value = pa.Array.from_buffers(pa.binary(), n, [validity, offsets, data], null_count)
+    out_metadata = pa.Array.from_buffers(
+        pa.binary(), n, [validity, pa.py_buffer(meta_offsets), pa.py_buffer(meta_data)], null_count
+    )
+    return pa.StructArray.from_arrays(  # type: ignore[no-any-return]
+        [out_metadata, out_value], fields=list(UNSHREDDED_TYPE), mask=out_value.is_null() if null_count else None
+    )

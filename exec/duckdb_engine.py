@@ -22,11 +22,15 @@ from sqlglot import exp
 from vpush.optimizer.plan import ROW_COUNT_COLUMN, Plan, ScanPart
 from vpush.optimizer.rewrite_variants import (
     CAST_ERROR_MARKER,
+    IS_VALID_VARIANT_FUNCTION,
     IS_VARIANT_NULL_FUNCTION,
     PARSE_JSON_FUNCTION,
     SCHEMA_OF_VARIANT_FUNCTION,
     TO_JSON_FUNCTION,
+    VARIANT_DELETE_FUNCTION,
     VARIANT_EXPLODE_FUNCTION,
+    VARIANT_MODIFY_FUNCTION,
+    VARIANT_STRIP_NULLS_FUNCTION,
     duckdb_type,
 )
 from vpush.optimizer.spark_semantics import SPARK_ERROR_MARKER
@@ -250,6 +254,10 @@ _DUCKDB_ERROR_CLASSES = [
 _VARIANT_FUNCTION_INPUTS = {
     TO_JSON_FUNCTION: ("to_json", "a variant"),
     IS_VARIANT_NULL_FUNCTION: ("is_variant_null", "a variant"),
+    IS_VALID_VARIANT_FUNCTION: ("is_valid_variant", "a variant"),
+    VARIANT_DELETE_FUNCTION: ("variant_delete", "a variant"),
+    VARIANT_STRIP_NULLS_FUNCTION: ("variant_strip_nulls", "a variant"),
+    VARIANT_MODIFY_FUNCTION: ("variant_set", "a variant"),
     SCHEMA_OF_VARIANT_FUNCTION: ("schema_of_variant", "a variant"),
     PARSE_JSON_FUNCTION: ("parse_json", "a string"),
     VARIANT_EXPLODE_FUNCTION: ("variant_explode", "a variant"),

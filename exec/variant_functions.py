@@ -6,6 +6,14 @@ call of one of these, over the variant as DuckDB carries it, ``STRUCT(metadata B
 ```
 to_json(v)                  vpush_to_json(v, zone)          VARCHAR   the compiled kernel
 is_variant_null(v)          vpush_is_variant_null(v)        BOOLEAN   Arrow compute
+is_valid_variant(v)         vpush_is_valid_variant(v)       BOOLEAN   the compiled kernel
+to_variant_object(x)        vpush_to_variant_object_<h>(x)  STRUCT    the compiled kernel, one
+                                                                      function per type of x
+variant_delete(v, p, ...)   vpush_variant_delete(v, [p, ...])  STRUCT the compiled kernel
+variant_strip_nulls(v, a)   vpush_variant_strip_nulls(v, a)  STRUCT   the compiled kernel
+variant_set(v, p, x[, c])   vpush_variant_modify(v, x', 0, p, c, strict, name)   the compiled
+variant_insert(v, p, x)     vpush_variant_modify(v, x', 1, p, true, strict, name) kernel; x' is
+variant_array_append(...)   vpush_variant_modify(v, x', 2, p, true, strict, name) x as a variant
 schema_of_variant(v)        vpush_schema_of_variant(v)      VARCHAR   the compiled kernel
 schema_of_variant_agg(v)    vpush_schema_of_variant_merge(list(DISTINCT vpush_schema_of_variant(v)))
                                                             VARCHAR   merged once per distinct schema
@@ -25,6 +33,20 @@ Each is a vectorized (Arrow) function and answers as Spark 4.3 does:
   ``UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT`` on a time or nanosecond timestamp as Spark does;
 - ``is_variant_null``: true for a variant null only, false for a SQL NULL (Spark's
   ``isVariantNull`` reads the first byte, and an empty value is ``MALFORMED_VARIANT``);
+- ``is_valid_variant``: whether Spark 4.3's readers can read the value and everything inside it,
+  NULL for a SQL NULL (:func:`vpush.codec.native.is_valid_variant_native`, whose rules are Spark's
+  ``VariantUtil.isValidVariant``, looser than the spec's validation);
+- ``to_variant_object``: the variant Spark's ``VariantBuilder`` makes of a struct, array or map
+  (:func:`vpush.codec.native.to_variant_native`: the same bytes), NULL for NULL; a key repeated
+  in a map or struct raises ``VARIANT_DUPLICATE_KEY``;
+- ``variant_delete``: Spark's ``deleteAtPath`` for each path in order, every row rebuilt by
+  Spark's builder (:func:`vpush.codec.native.variant_delete_native`), a NULL path skipped;
+- ``variant_strip_nulls``: every row rebuilt by Spark's builder without the object fields (and
+  with ``include_arrays``, the array elements) that are variant nulls; NULL for a NULL flag;
+- ``variant_set``, ``variant_insert``, ``variant_array_append`` and their ``try_`` forms: Spark's
+  ``setAtPath``, ``insertAtPath`` and ``arrayAppendAtPath``
+  (:func:`vpush.codec.native.variant_modify_native`), raising ``VARIANT_PATH_TYPE_MISMATCH`` and
+  ``VARIANT_DUPLICATE_KEY`` as Spark words them, NULL in their place for the ``try_`` forms;
 - ``schema_of_variant``: Spark's ``SchemaOfVariant.schemaOf`` printed by ``printSchema``: every
   integer is ``BIGINT``, a decimal is typed after its trailing zeros are stripped, objects keep
   their stored (sorted) order and ``OBJECT<>`` names are back-quoted unless plain identifiers,
@@ -44,7 +66,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import duckdb
@@ -60,6 +82,11 @@ from vpush.codec.native import (
     NativeUnsupportedError,
     explode_native,
     format_java_native,
+    is_valid_variant_native,
+    to_variant_native,
+    variant_delete_native,
+    variant_strip_nulls_native,
+    variant_modify_native,
     schema_of_variant_native,
     to_json_native,
 )
@@ -69,20 +96,27 @@ from vpush.codec.value import MAX_NESTING_DEPTH, Variant
 from vpush.exec.errors import ExecutionError
 from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
 from vpush.exec.rebuild_rows import rebuild_rows
 from vpush.optimizer.spark_semantics import JAVA_TEXT_FUNCTIONS, STRICT_MATH_FUNCTIONS
 from vpush.optimizer.rewrite_variants import (
     REBUILD_VARIANT_FUNCTION,
+    IS_VALID_VARIANT_FUNCTION,
     IS_VARIANT_NULL_FUNCTION,
     PARSE_JSON_FUNCTION,
     SCHEMA_MERGE_FUNCTION,
     SCHEMA_OF_VARIANT_FUNCTION,
     TO_JSON_FUNCTION,
+    VARIANT_DELETE_FUNCTION,
     VARIANT_EXPLODE_FUNCTION,
+    VARIANT_MODIFY_FUNCTION,
+    VARIANT_STRIP_NULLS_FUNCTION,
+    duckdb_type,
 )
 
 __all__ = [
     "FUNCTIONS",
+    "is_valid_variant_column",
     "is_variant_null_column",
     "merge_schemas",
     "parse_json_column",
@@ -92,6 +126,7 @@ __all__ = [
     "schema_of_variant",
     "schema_of_variant_column",
     "to_json_column",
+    "to_variant_object_column",
 ]
 
 MALFORMED_VARIANT = "MALFORMED_VARIANT"
@@ -192,6 +227,184 @@ def is_variant_null_column(variant: pa.Array | pa.ChunkedArray) -> pa.Array:
         raise MalformedVariantError(f"row {row}: an empty variant value", error_class=MALFORMED_VARIANT)
     first = pc.binary_slice(value, 0, 1)
     return pc.fill_null(pc.equal(first, pa.scalar(b"\x00", pa.binary())), False)
+
+
+# -- is_valid_variant -------------------------------------------------------------------------------
+def is_valid_variant_column(variant: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Spark's ``is_valid_variant`` of every row of a variant struct column: false for bytes Spark
+    4.3 cannot read (never an error), NULL for a SQL NULL.
+
+    Raises:
+        NativeUnsupportedError: the compiled kernel is not built (there is no Python reference).
+    """
+    metadata, value = _fields(variant)
+    return is_valid_variant_native(metadata, value)
+
+
+# -- to_variant_object ------------------------------------------------------------------------------
+def _variant_nodes(arrow_type: pa.DataType, spark_type: SparkType) -> bytes:
+    """One byte per node of ``arrow_type`` in preorder (a map's entries struct counts), 1 where
+    ``spark_type`` has a variant there: the flags :func:`to_variant_native` reads."""
+    out = bytearray()
+    todo: list[tuple[pa.DataType | None, SparkType | None]] = [(arrow_type, spark_type)]
+    while todo:
+        arrow, spark = todo.pop()
+        out.append(1 if spark == VARIANT else 0)
+        if arrow is None or spark == VARIANT:
+            continue
+        if isinstance(arrow, pa.MapType) and isinstance(spark, MapType):
+            out.append(0)  # the entries struct
+            todo += [(arrow.item_type, spark.value), (arrow.key_type, spark.key)]
+        elif (pa.types.is_list(arrow) or pa.types.is_large_list(arrow)) and isinstance(spark, ArrayType):
+            todo.append((arrow.value_type, spark.element))
+        elif pa.types.is_struct(arrow) and isinstance(spark, StructType):
+            if arrow.num_fields != len(spark.fields):
+                raise ExecutionError(f"to_variant_object: DuckDB gave {arrow}, expected {spark.to_spark()}")
+            todo += [(arrow.field(i).type, spark.fields[i].type) for i in reversed(range(arrow.num_fields))]
+    return bytes(out)
+
+
+def to_variant_object_column(values: pa.Array | pa.ChunkedArray, spark_type: SparkType) -> pa.StructArray:
+    """Spark's ``to_variant_object`` of every row of a column of ``spark_type`` (a struct, array or
+    map), byte for byte as Spark builds it.
+
+    Raises:
+        CodecError: a key repeated in a map or struct (``VARIANT_DUPLICATE_KEY``).
+    """
+    array = _combine(values)
+    return to_variant_native(array, _variant_nodes(array.type, spark_type))
+
+
+def _duckdb_type(spark_type: SparkType) -> duckdb.sqltypes.DuckDBPyType:
+    """``spark_type`` as a DuckDB type object: built, not parsed, since DuckDB's type parser
+    rejects some field names its structs hold (the empty one)."""
+    if spark_type == VARIANT:
+        return duckdb.sqltype(_VARIANT_STRUCT)
+    if isinstance(spark_type, ArrayType):
+        return duckdb.list_type(_duckdb_type(spark_type.element))
+    if isinstance(spark_type, MapType):
+        return duckdb.map_type(_duckdb_type(spark_type.key), _duckdb_type(spark_type.value))
+    if isinstance(spark_type, StructType):
+        return duckdb.struct_type({f.name: _duckdb_type(f.type) for f in spark_type.fields})
+    return duckdb.sqltype(duckdb_type(spark_type).sql(dialect="duckdb"))
+
+
+def register_to_variant_object(connection: duckdb.DuckDBPyConnection, name: str, spark_type: SparkType) -> None:
+    """Create ``name``, the ``to_variant_object`` of arguments of ``spark_type``, unless it is
+    there."""
+
+    def build(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+        return to_variant_object_column(values, spark_type)
+
+    try:
+        connection.create_function(
+            name,
+            _guarded(build, "to_variant_object"),
+            [_duckdb_type(spark_type)],
+            duckdb.sqltype(_VARIANT_STRUCT),
+            type=PythonUDFType.ARROW,
+            null_handling=FunctionNullHandling.SPECIAL,
+            side_effects=False,
+        )
+    except duckdb.CatalogException as exc:
+        if "already exists" not in str(exc):
+            raise
+
+
+# -- variant_delete ---------------------------------------------------------------------------------
+def variant_delete_column(variant: pa.Array | pa.ChunkedArray, paths: list[str | None]) -> pa.StructArray:
+    """Spark's ``variant_delete(v, paths...)`` of every row of a variant struct column.
+
+    Example:
+        >>> from vpush.codec.json import parse_json
+        >>> m, v = parse_json('{"a": [1, 2], "b": 3}')
+        >>> column = pa.array([{"metadata": m, "value": v}, None], VARIANT_ARROW_TYPE)
+        >>> from vpush.codec.json import to_json
+        >>> [None if r is None else to_json(r["metadata"], r["value"]) for r in variant_delete_column(column, ["$.a[0]", None]).to_pylist()]
+        ['{"a":[2],"b":3}', None]
+    """
+    from vpush.codec.path import VariantPath
+
+    metadata, value = _fields(variant)
+    parsed = tuple(None if p is None else tuple(VariantPath.parse(p).segments) for p in paths)
+    return variant_delete_native(metadata, value, parsed)
+
+
+def _variant_delete(variant: pa.Array | pa.ChunkedArray, paths: pa.Array | pa.ChunkedArray) -> pa.Array:
+    return variant_delete_column(variant, list(_first(paths) or []))
+
+
+def _variant_strip_nulls(variant: pa.Array | pa.ChunkedArray, include_arrays: pa.Array | pa.ChunkedArray) -> pa.Array:
+    flag = _first(include_arrays)
+    if flag is None:  # Spark's answer for a NULL include_arrays
+        return pa.nulls(len(variant), VARIANT_ARROW_TYPE)
+    metadata, value = _fields(variant)
+    return variant_strip_nulls_native(metadata, value, include_arrays=bool(flag))
+
+
+# -- variant_set, variant_insert, variant_array_append ---------------------------------------------
+def render_path(segments: Sequence[str | int]) -> str:
+    """A path as Spark's ``renderVariantPath`` prints a prefix in its errors: ``.key`` where the
+    key allows it, else ``['key']`` or ``["key"]``, and ``[i]``.
+
+    Example:
+        >>> print(render_path(["a", "b.c", 0, "x'[y", "it's"]))
+        $.a['b.c'][0]["x'[y"].it's
+    """
+    out = ["$"]
+    for segment in segments:
+        if isinstance(segment, int):
+            out.append(f"[{segment}]")
+        elif segment and "." not in segment and "[" not in segment:
+            out.append("." + segment)
+        elif "'" not in segment:
+            out.append(f"['{segment}']")
+        else:
+            out.append(f'["{segment}"]')
+    return "".join(out)
+
+
+def variant_modify_column(
+    variant: pa.Array | pa.ChunkedArray,
+    new_value: pa.Array | pa.ChunkedArray,
+    mode: int,
+    path: str,
+    *,
+    create_if_missing: bool,
+    strict: bool,
+    name: str,
+) -> pa.StructArray:
+    """Spark's ``variant_set`` (``mode`` 0), ``variant_insert`` (1) or ``variant_array_append`` (2)
+    of every row, ``name`` the function as the user called it (a ``try_`` form is not ``strict``).
+
+    Raises:
+        ExecutionError: with ``strict``, ``VARIANT_PATH_TYPE_MISMATCH`` or ``VARIANT_DUPLICATE_KEY``.
+    """
+    from vpush.codec.path import VariantPath
+
+    segments = tuple(VariantPath.parse(path).segments)
+    try:
+        return variant_modify_native(
+            _combine(variant), _combine(new_value), mode, segments, create_if_missing=create_if_missing, fail_on_error=strict
+        )
+    except CodecError as exc:
+        if exc.error_class == "VARIANT_PATH_TYPE_MISMATCH":
+            prefix = render_path(segments[: exc.offset if exc.offset is not None else len(segments)])
+            raise ExecutionError(
+                f"The path '{path}' is incompatible with the variant value at '{prefix}' in `{name}`.",
+                error_class=exc.error_class,
+                json_path=path,
+            ) from None
+        raise
+
+
+def _variant_modify(
+    variant: pa.Array, new_value: pa.Array, mode: pa.Array, path: pa.Array, create: pa.Array, strict: pa.Array, name: pa.Array
+) -> pa.Array:
+    return variant_modify_column(
+        variant, new_value, int(_first(mode)), str(_first(path)), create_if_missing=bool(_first(create)),
+        strict=bool(_first(strict)), name=str(_first(name)),
+    )  # fmt: skip
 
 
 # -- variant_explode -------------------------------------------------------------------------------
@@ -656,12 +869,22 @@ def _strict_math_function(name: str) -> Callable[..., pa.Array]:
 FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     TO_JSON_FUNCTION: (_guarded(_to_json, "to_json"), [_VARIANT_STRUCT, "VARCHAR"], "VARCHAR"),
     IS_VARIANT_NULL_FUNCTION: (_guarded(is_variant_null_column, "is_variant_null"), [_VARIANT_STRUCT], "BOOLEAN"),
+    IS_VALID_VARIANT_FUNCTION: (_guarded(is_valid_variant_column, "is_valid_variant"), [_VARIANT_STRUCT], "BOOLEAN"),
     SCHEMA_OF_VARIANT_FUNCTION: (_guarded(schema_of_variant_column, "schema_of_variant"), [_VARIANT_STRUCT], "VARCHAR"),
     SCHEMA_MERGE_FUNCTION: (_guarded(_merge_column, "schema_of_variant_agg"), ["VARCHAR[]"], "VARCHAR"),
     PARSE_JSON_FUNCTION: (_guarded(_parse_json, "parse_json"), ["VARCHAR", "BOOLEAN"], _VARIANT_STRUCT),
     REBUILD_VARIANT_FUNCTION: (
         _guarded(_rebuild_rows, "rebuilding a variant"),
         ["STRUCT(file VARCHAR, row_group INTEGER, row BIGINT)", "VARCHAR"],
+        _VARIANT_STRUCT,
+    ),
+    VARIANT_DELETE_FUNCTION: (_guarded(_variant_delete, "variant_delete"), [_VARIANT_STRUCT, "VARCHAR[]"], _VARIANT_STRUCT),
+    VARIANT_STRIP_NULLS_FUNCTION: (
+        _guarded(_variant_strip_nulls, "variant_strip_nulls"), [_VARIANT_STRUCT, "BOOLEAN"], _VARIANT_STRUCT
+    ),
+    VARIANT_MODIFY_FUNCTION: (
+        _guarded(_variant_modify, "variant_set"),
+        [_VARIANT_STRUCT, _VARIANT_STRUCT, "INTEGER", "VARCHAR", "BOOLEAN", "BOOLEAN", "VARCHAR"],
         _VARIANT_STRUCT,
     ),
     VARIANT_EXPLODE_FUNCTION: (

@@ -28,7 +28,7 @@ from vpush.codec.path import VariantPath, extract_column
 from vpush.exec.errors import ExecutionError
 from vpush.exec.variant_cast import variant_get_column
 
-from vpush.optimizer.rewrite_variants import ONCE_FUNCTION_PREFIX
+from vpush.optimizer.rewrite_variants import ONCE_FUNCTION_PREFIX, TO_VARIANT_OBJECT_PREFIX
 from vpush.optimizer.variant_types import VARIANT, SparkType
 
 _RAISED: dict[str, VpushError] = {}
@@ -111,11 +111,15 @@ def make_function(target: SparkType) -> Any:
 def register(connection: duckdb.DuckDBPyConnection, name: str, target: SparkType, duckdb_type: str) -> None:
     """Create function ``name`` on ``connection`` unless it is there (functions belong to the
     database, so every cursor sees them). The names of Spark's other variant functions
-    (:mod:`vpush.exec.variant_functions`) create those instead."""
+    (:mod:`vpush.exec.variant_functions`) create those instead; for ``to_variant_object``'s,
+    ``target`` is its argument's type."""
     from vpush.exec import variant_functions
 
     if name in variant_functions.FUNCTIONS:
         variant_functions.register(connection, name)
+        return
+    if name.startswith(TO_VARIANT_OBJECT_PREFIX):
+        variant_functions.register_to_variant_object(connection, name, target)
         return
     try:
         connection.create_function(

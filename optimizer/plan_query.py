@@ -11,16 +11,7 @@ from sqlglot.errors import ParseError
 
 from vpush.optimizer.bound import SqlType
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
-from vpush.optimizer.dialect import (
-    IsValidVariant,
-    ToVariantObject,
-    VariantArrayAppend,
-    VariantDelete,
-    VariantInsert,
-    VariantSet,
-    VariantStripNulls,
-    VpushSpark,
-)
+from vpush.optimizer.dialect import VpushSpark
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import ROW_COUNT_COLUMN, VARIANT_ARROW_TYPE, CastLater, FileScan, Plan, Scan, ScanPart
@@ -47,20 +38,6 @@ from vpush.optimizer.variant_types import VARIANT, SparkType, StringType
 SCAN_PREFIX = "__vpush_scan_"
 _SCAN_INDEX = "vpush_scan_index"  # meta key: which scan a table reference of the query becomes
 _AFTER_LIMIT = "vpush_after_limit"  # meta key: a SELECT that project_after_limit made
-
-# Spark's variant functions other than extraction parse into these nodes but do not run yet, so
-# a query using one is refused with a clear error rather than handed to DuckDB, which would fail
-# or answer differently from Spark.
-_NOT_YET = (
-    IsValidVariant,
-    ToVariantObject,
-    VariantSet,
-    VariantInsert,
-    VariantDelete,
-    VariantArrayAppend,
-    VariantStripNulls,
-)
-
 
 def parse_spark(sql: str) -> exp.Expression:
     """Parse one Spark SQL statement.
@@ -189,17 +166,10 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     # What the DuckDB engine cannot run is refused when it runs the plan, not here: the Spark
     # engine runs the same query with Spark's own functions.
     refusal: OptimizeError | None = None
-    unsupported = next(expression.find_all(*_NOT_YET), None)
-    if unsupported is not None:
-        refusal = OptimizeError(
-            f"{unsupported.sql(dialect=VpushSpark)}: Spark's variant functions are not supported yet "
-            "on the DuckDB engine (see the README's status table; the Spark engine runs them)"
-        )
-    if refusal is None:
-        try:
-            check_functions(expression)
-        except OptimizeError as exc:
-            refusal = exc
+    try:
+        check_functions(expression)
+    except OptimizeError as exc:
+        refusal = exc
     cte_names = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
     found: list[tuple[exp.Table, Table, list[FileInfo], pa.Schema, list[FilePruning], list[Extraction]]] = []
     skipped_by_log: dict[int, tuple[tuple[str, str], ...]] = {}

@@ -25,8 +25,8 @@ branch computing the extractions as columns ``__vpush_<scan>_x<k>`` that replace
 
 An extraction this module cannot place on a scan (over a subquery's column, say) runs the same
 function over the whole variant (:func:`rewrite_remaining`), which also turns Spark's other variant
-functions (``to_json``, ``is_variant_null``, ``schema_of_variant``, ``schema_of_variant_agg``,
-``parse_json``, ``try_parse_json``) into calls of engine functions over the variant struct
+functions (``to_json``, ``is_variant_null``, ``is_valid_variant``, ``schema_of_variant``,
+``schema_of_variant_agg``, ``parse_json``, ``try_parse_json``) into calls of engine functions over the variant struct
 (:mod:`vpush.exec.variant_functions`), named as Spark names them.
 """
 from __future__ import annotations
@@ -45,14 +45,20 @@ from vpush.codec.layout import ArrayLayout, ObjectLayout, PrimitiveLayout, Value
 from vpush.codec.path import VariantPath
 from vpush.optimizer.catalog import FileInfo
 from vpush.optimizer.dialect import (
+    IsValidVariant,
     IsVariantNull,
     ParseJson,
     SchemaOfVariant,
     SchemaOfVariantAgg,
     ToVariantObject,
+    VariantArrayAppend,
+    VariantDelete,
     VariantExplode,
     VariantExplodeOuter,
     VariantGet,
+    VariantInsert,
+    VariantSet,
+    VariantStripNulls,
     VpushSpark,
 )
 from vpush.optimizer.errors import OptimizeError
@@ -91,10 +97,21 @@ REBUILD_VARIANT_FUNCTION = "vpush_rebuild_variant"
 """``vpush_rebuild_variant(locator, column)``: a deferred variant column's rows, rebuilt from
 their files (:attr:`vpush.optimizer.plan.Scan.deferred`)."""
 IS_VARIANT_NULL_FUNCTION = "vpush_is_variant_null"
+IS_VALID_VARIANT_FUNCTION = "vpush_is_valid_variant"
 SCHEMA_OF_VARIANT_FUNCTION = "vpush_schema_of_variant"
 SCHEMA_MERGE_FUNCTION = "vpush_schema_of_variant_merge"
 PARSE_JSON_FUNCTION = "vpush_parse_json"
 VARIANT_EXPLODE_FUNCTION = "vpush_variant_explode"
+VARIANT_DELETE_FUNCTION = "vpush_variant_delete"
+VARIANT_STRIP_NULLS_FUNCTION = "vpush_variant_strip_nulls"
+VARIANT_MODIFY_FUNCTION = "vpush_variant_modify"
+"""``vpush_variant_modify(v, new_value, mode, path, create_if_missing, strict, name)``: Spark's
+``variant_set`` (mode 0), ``variant_insert`` (1) and ``variant_array_append`` (2), and their
+``try_`` forms (not ``strict``), the new value already a variant."""
+TO_VARIANT_OBJECT_PREFIX = "vpush_to_variant_object_"
+"""The engine functions of ``to_variant_object``, one per argument type: for these, the type
+recorded with the name (:attr:`vpush.optimizer.plan.Plan.functions`) is the argument's, which the
+engine function takes (its result is a variant)."""
 """The engine functions of Spark's other variant functions (:mod:`vpush.exec.variant_functions`)."""
 CAST_ERROR_MARKER = "vpush-invalid-variant-cast"
 """Starts the message of a failed cast raised in SQL: marker|target|value|file."""
@@ -861,14 +878,20 @@ def _explode(
 
 
 # -- Spark's other variant functions ---------------------------------------------------------------
-_VARIANT_FUNCTIONS = (exp.JSONFormat, IsVariantNull, SchemaOfVariant, SchemaOfVariantAgg, ParseJson)
+_VARIANT_FUNCTIONS = (
+    exp.JSONFormat, IsVariantNull, IsValidVariant, SchemaOfVariant, SchemaOfVariantAgg, ParseJson, ToVariantObject, VariantDelete,
+    VariantStripNulls, VariantSet, VariantInsert, VariantArrayAppend,
+)
 """The nodes :func:`rewrite_variant_function` turns into engine functions."""
 _SPARK_NAMES: dict[type[exp.Expr], str] = {
     exp.JSONFormat: "to_json",
     IsVariantNull: "is_variant_null",
+    IsValidVariant: "is_valid_variant",
     SchemaOfVariant: "schema_of_variant",
     SchemaOfVariantAgg: "schema_of_variant_agg",
     ToVariantObject: "to_variant_object",
+    VariantDelete: "variant_delete",
+    VariantStripNulls: "variant_strip_nulls",
 }
 _STRING = StringType()
 _BOOLEAN = AtomicType("boolean")
@@ -899,7 +922,7 @@ def rewrite_variant_function(
     rewrite: Callable[[exp.Expr], exp.Expr],
 ) -> exp.Expr:
     """The DuckDB call computing one of Spark's variant functions (``to_json``,
-    ``is_variant_null``, ``schema_of_variant``, ``schema_of_variant_agg``, ``parse_json``,
+    ``is_variant_null``, ``is_valid_variant``, ``schema_of_variant``, ``schema_of_variant_agg``, ``parse_json``,
     ``try_parse_json``) over the variant struct; ``rewrite`` rewrites an argument first. The
     engine function's name and result type are added to ``functions``.
 
@@ -935,6 +958,34 @@ def rewrite_variant_function(
         functions[SCHEMA_MERGE_FUNCTION] = _STRING
         distinct = exp.Anonymous(this="list", expressions=[exp.Distinct(expressions=[schemas])])
         return exp.Anonymous(this=SCHEMA_MERGE_FUNCTION, expressions=[distinct])
+    if isinstance(node, ToVariantObject):
+        return _to_variant_object(node, functions, rewrite)
+    if isinstance(node, VariantDelete):
+        paths: list[exp.Expr] = []
+        for path in node.expressions:
+            if isinstance(path, exp.Null) or (isinstance(path, exp.Literal) and path.is_string):
+                paths.append(path.copy())  # the dialect checked each literal path (INVALID_VARIANT_PATH)
+            else:
+                raise OptimizeError(
+                    f"{node.sql(dialect=VpushSpark)}: variant_delete with a path that is not a literal is not "
+                    "supported yet on the DuckDB engine (the Spark engine runs it)"
+                )
+        functions[VARIANT_DELETE_FUNCTION] = VARIANT
+        return exp.Anonymous(this=VARIANT_DELETE_FUNCTION, expressions=[rewrite(node.this), exp.Array(expressions=paths)])
+    if isinstance(node, (VariantSet, VariantInsert, VariantArrayAppend)):
+        return _variant_modify(node, functions, rewrite)
+    if isinstance(node, VariantStripNulls):
+        flag = node.args.get("include_arrays")
+        if flag is None:
+            flag = exp.true()  # Spark's default
+        if not isinstance(flag, (exp.Boolean, exp.Null)):
+            raise OptimizeError(
+                f"{node.sql(dialect=VpushSpark)}: the second parameter requires the BOOLEAN type, or a literal "
+                "on the DuckDB engine",
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+        functions[VARIANT_STRIP_NULLS_FUNCTION] = VARIANT
+        return exp.Anonymous(this=VARIANT_STRIP_NULLS_FUNCTION, expressions=[rewrite(node.this), flag.copy()])
     if isinstance(node, ParseJson):
         functions[PARSE_JSON_FUNCTION] = VARIANT
         return exp.Anonymous(
@@ -964,7 +1015,136 @@ def rewrite_variant_function(
     if isinstance(node, IsVariantNull):
         functions[IS_VARIANT_NULL_FUNCTION] = _BOOLEAN
         return exp.Anonymous(this=IS_VARIANT_NULL_FUNCTION, expressions=[variant])
+    if isinstance(node, IsValidVariant):
+        functions[IS_VALID_VARIANT_FUNCTION] = _BOOLEAN
+        return exp.Anonymous(this=IS_VALID_VARIANT_FUNCTION, expressions=[variant])
     return _schema_call(variant, functions)
+
+
+def _variant_object_input(spark_type: SparkType, *, top: bool) -> bool:
+    """Whether Spark's ``to_variant_object`` takes the type (``VariantGet.checkDataType`` with
+    structs and maps allowed: a struct, array or map at the top, maps keyed by strings)."""
+    if isinstance(spark_type, ArrayType):
+        return _variant_object_input(spark_type.element, top=False)
+    if isinstance(spark_type, MapType):
+        return isinstance(spark_type.key, StringType) and _variant_object_input(spark_type.value, top=False)
+    if isinstance(spark_type, StructType):
+        return all(_variant_object_input(f.type, top=False) for f in spark_type.fields)
+    return not top and isinstance(spark_type, (AtomicType, StringType, DecimalType))
+
+
+def _to_variant_object(
+    node: ToVariantObject, functions: dict[str, SparkType], rewrite: Callable[[exp.Expr], exp.Expr]
+) -> exp.Expression:
+    """``to_variant_object(x)`` as the call of its engine function for ``x``'s type, which the
+    Spark semantics pass recorded (:data:`~vpush.optimizer.spark_semantics.ARGUMENT_TYPE`)."""
+    from vpush.optimizer.spark_semantics import ARGUMENT_TYPE
+
+    spark_type = node.meta.get(ARGUMENT_TYPE) if node.meta else None
+    shown = node.sql(dialect=VpushSpark)
+    if not isinstance(spark_type, SparkType):
+        raise OptimizeError(
+            f"{shown}: vpush cannot tell the type of this argument, so to_variant_object of it is not "
+            "supported yet on the DuckDB engine (the Spark engine runs it); give every part one type, "
+            "with CAST where needed"
+        )
+    if not _variant_object_input(spark_type, top=True):
+        raise OptimizeError(
+            f'{shown}: cannot cast "{spark_type.to_spark().upper()}" to "VARIANT"',
+            error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",
+        )
+    todo = [spark_type]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, ArrayType):
+            todo.append(current.element)
+        elif isinstance(current, MapType):
+            todo.append(current.value)
+        elif isinstance(current, StructType):
+            names = [f.name for f in current.fields]
+            if "" in names:
+                raise OptimizeError(f"{shown}: a struct field with an empty name is not supported on the DuckDB engine")
+            if len({n.lower() for n in names}) != len(names):
+                repeated = next((n for i, n in enumerate(names) if n in names[:i]), None)
+                if repeated is not None:
+                    # Spark raises this for the first row it builds (none for no rows at all)
+                    raise OptimizeError(
+                        f"{shown}: Failed to build variant because of a duplicate object key `{repeated}`",
+                        error_class="VARIANT_DUPLICATE_KEY",
+                    )
+                raise OptimizeError(
+                    f"{shown}: struct fields whose names differ only in case are not supported on the DuckDB "
+                    "engine (its struct names ignore case; the Spark engine runs it)"
+                )
+            todo.extend(f.type for f in current.fields)
+        elif isinstance(current, StringType) and current.collation is not None:
+            raise OptimizeError(f"{shown}: collated strings are not supported yet in to_variant_object on DuckDB")
+    name = TO_VARIANT_OBJECT_PREFIX + hashlib.sha1(spark_type.to_spark().encode()).hexdigest()[:16]
+    functions[name] = spark_type
+    return exp.Anonymous(this=name, expressions=[rewrite(node.this)])
+
+
+def _modify_name(node: exp.Expr) -> str:
+    word = {VariantSet: "variant_set", VariantInsert: "variant_insert", VariantArrayAppend: "variant_array_append"}
+    base = next(w for k, w in word.items() if isinstance(node, k))
+    return ("try_" if getattr(node, "SAFE", False) else "") + base
+
+
+def _variant_modify(
+    node: VariantSet | VariantInsert | VariantArrayAppend,
+    functions: dict[str, SparkType],
+    rewrite: Callable[[exp.Expr], exp.Expr],
+) -> exp.Expression:
+    """``variant_set``, ``variant_insert`` or ``variant_array_append`` (or a ``try_`` form) as the
+    call of :data:`VARIANT_MODIFY_FUNCTION`, its value cast to a variant as Spark casts it (by the
+    engine function of ``to_variant_object`` for the value's type)."""
+    from vpush.optimizer.spark_semantics import ARGUMENT_TYPE
+
+    shown = node.sql(dialect=VpushSpark)
+    name = _modify_name(node)
+    null_variant = exp.cast(exp.Null(), duckdb_type(VARIANT))
+    path = node.args.get("path")
+    create = node.args.get("create_if_missing") if isinstance(node, VariantSet) else None
+    if isinstance(path, exp.Null) or isinstance(create, exp.Null) or isinstance(node.args.get("value"), exp.Null):
+        return null_variant  # Spark's answer for a NULL path, value or create_if_missing
+    if not (isinstance(path, exp.Literal) and path.is_string):
+        raise OptimizeError(f"{shown}: {name} with a path that is not a literal is not supported yet on the DuckDB engine")
+    if create is not None and not isinstance(create, exp.Boolean):
+        raise OptimizeError(f"{shown}: {name} takes a literal create_if_missing on the DuckDB engine")
+    value = node.args["value"]
+    value_type = node.meta.get(ARGUMENT_TYPE) if node.meta else None
+    if value_type == VARIANT:
+        new_value = rewrite(value)
+    elif isinstance(value_type, (AtomicType, StringType, DecimalType)) and (
+        not isinstance(value_type, StringType) or value_type.collation is None
+    ):
+        cast_name = TO_VARIANT_OBJECT_PREFIX + hashlib.sha1(value_type.to_spark().encode()).hexdigest()[:16]
+        functions[cast_name] = value_type
+        new_value = exp.Anonymous(this=cast_name, expressions=[rewrite(value)])
+    elif isinstance(value_type, StructType):
+        raise OptimizeError(
+            f'{shown}: cannot cast "{value_type.to_spark().upper()}" to "VARIANT"',
+            error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",
+        )
+    else:
+        raise OptimizeError(
+            f"{shown}: {name} of a value of this type is not supported yet on the DuckDB engine (the Spark engine "
+            "runs it); cast it to a scalar type or to variant"
+        )
+    mode = 0 if isinstance(node, VariantSet) else 1 if isinstance(node, VariantInsert) else 2
+    functions[VARIANT_MODIFY_FUNCTION] = VARIANT
+    return exp.Anonymous(
+        this=VARIANT_MODIFY_FUNCTION,
+        expressions=[
+            rewrite(node.this),
+            new_value,
+            exp.Literal.number(mode),
+            exp.Literal.string(path.this),
+            exp.Boolean(this=create is None or bool(create.this)),
+            exp.Boolean(this=not getattr(node, "SAFE", False)),
+            exp.Literal.string(name),
+        ],
+    )
 
 
 def _schema_call(variant: exp.Expr, functions: dict[str, SparkType]) -> exp.Expression:
@@ -995,6 +1175,8 @@ def spark_function_name(node: exp.Expr, *, top: bool = True) -> str | None:
     for found in reversed(list(proxy.find_all(*_VARIANT_FUNCTIONS, ToVariantObject))):
         if isinstance(found, ParseJson):
             word = "try_parse_json" if found.SAFE else "parse_json"
+        elif isinstance(found, (VariantSet, VariantInsert, VariantArrayAppend)):
+            word = _modify_name(found)
         else:
             word = _SPARK_NAMES[type(found)]
         argument = found.this.copy()
@@ -1004,7 +1186,16 @@ def spark_function_name(node: exp.Expr, *, top: bool = True) -> str | None:
             if shown is None:
                 return None
             argument = exp.column(exp.to_identifier(f"DISTINCT {shown}"))
-        call = exp.Anonymous(this=word, expressions=[argument])
+        rest = [e.copy() for e in found.expressions] if isinstance(found, VariantDelete) else []
+        if isinstance(found, (VariantSet, VariantInsert, VariantArrayAppend)):
+            rest = [found.args[k].copy() for k in ("path", "value")]
+            if isinstance(found, VariantSet):
+                flag = found.args.get("create_if_missing")
+                rest.append(flag.copy() if flag is not None else exp.true())  # Spark names the default too
+        if isinstance(found, VariantStripNulls):
+            flag = found.args.get("include_arrays")
+            rest = [flag.copy() if flag is not None else exp.true()]  # Spark names the default too
+        call = exp.Anonymous(this=word, expressions=[argument, *rest])
         if found is proxy:
             proxy = call
         else:

@@ -34,7 +34,21 @@ from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from vpush.codec.java_format import format_java_double
 from vpush.codec.strict_math import STRICT_MATH_FUNCTIONS as STRICT_MATH_ARITY
-from vpush.optimizer.dialect import IMPLICIT_NAME, TYPED_LITERAL, WRITTEN_UNIT, VariantExplode, VariantGet, VpushSpark, call_arguments, call_name
+from vpush.optimizer.dialect import (
+    IMPLICIT_NAME,
+    TYPED_LITERAL,
+    WRITTEN_UNIT,
+    ParseJson,
+    ToVariantObject,
+    VariantArrayAppend,
+    VariantExplode,
+    VariantGet,
+    VariantInsert,
+    VariantSet,
+    VpushSpark,
+    call_arguments,
+    call_name,
+)
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
@@ -44,12 +58,20 @@ from vpush.optimizer.variant_types import (
     ArrayType,
     AtomicType,
     DecimalType,
+    MapType,
     SparkType,
     StringType,
+    StructField,
+    StructType,
     parse_variant_type,
 )
 
-__all__ = ["SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "apply_spark_semantics", "arrow_spark_type", "spark_name"]
+__all__ = ["ARGUMENT_TYPE", "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "apply_spark_semantics", "arrow_spark_type", "spark_name"]
+
+ARGUMENT_TYPE = "vpush_argument_type"
+"""The meta key under which a ``to_variant_object`` call keeps the Spark type of its argument, and
+``variant_set``, ``variant_insert`` and ``variant_array_append`` the type of their value (None
+where vpush cannot type it), for the rewrite that turns them into engine calls."""
 
 SPARK_ERROR_MARKER = "vpush-spark-error"
 
@@ -318,6 +340,20 @@ class _Typer:
                 return typed
         if isinstance(node, exp.Column):
             return self.column(node) if not isinstance(node.this, exp.Star) else None
+        if isinstance(node, (exp.Struct, exp.Array, exp.VarMap)):
+            return self._constructed(node)
+        if isinstance(node, (ParseJson, ToVariantObject)):
+            return VARIANT
+        if isinstance(node, exp.HexString):
+            return AtomicType("binary")
+        if isinstance(node, exp.Case):
+            branches = [i.args.get("true") for i in node.args.get("ifs") or []] + [node.args.get("default")]
+            return self._common([b for b in branches if b is not None])
+        if isinstance(node, VariantGet):
+            try:
+                return node.target_type
+            except Exception:  # noqa: BLE001 - a type vpush does not know: untyped
+                return None
         if isinstance(node, (exp.Paren, exp.Alias, exp.Neg)):
             return self.of(node.this)
         if isinstance(node, exp.Literal):
@@ -375,6 +411,50 @@ class _Typer:
             return _DOUBLE
         return None
 
+    def _constructed(self, node: exp.Struct | exp.Array | exp.VarMap) -> SparkType | None:
+        """The type of ``named_struct``/``struct``, ``array`` and ``map`` where each part has one
+        known type (an array's elements and a map's keys and values all the same, NULLs aside);
+        None for the rest, Spark's coercions among different types included."""
+        if isinstance(node, exp.Struct):
+            fields = []
+            for part in node.expressions:
+                if not isinstance(part, exp.PropertyEQ):
+                    return None
+                typed = self._part(part.expression)
+                if typed is None:
+                    return None
+                fields.append(StructField(part.this.name, typed))
+            return StructType(tuple(fields))
+        if isinstance(node, exp.Array):
+            element = self._common(node.expressions)
+            return None if element is None else ArrayType(element)
+        keys, values = node.args.get("keys"), node.args.get("values")
+        if not isinstance(keys, exp.Array) or not isinstance(values, exp.Array):
+            return None
+        key, value = self._common(keys.expressions), self._common(values.expressions)
+        return None if key is None or value is None else MapType(key, value)
+
+    def _common(self, parts: list[exp.Expr]) -> SparkType | None:
+        types = {self._part(p) for p in parts if not isinstance(p, exp.Null)}
+        return types.pop() if len(types) == 1 else None
+
+    def _part(self, node: exp.Expr) -> SparkType | None:
+        """The type of a part of a constructed value: :meth:`of`, and the few results that are
+        plain in Spark whatever their inputs (predicates are booleans, ``concat`` of strings a
+        string), which only this use needs."""
+        typed = self.of(node)
+        if typed is not None:
+            return typed
+        if isinstance(node, _PREDICATES):
+            return AtomicType("boolean")
+        if isinstance(node, (exp.TsOrDsAdd, exp.DateAdd, exp.DateSub)) and self.of(node.this) == AtomicType("date"):
+            return AtomicType("date")
+        if isinstance(node, (exp.Concat, exp.DPipe)) and all(
+            isinstance(self.of(p), StringType) for p in node.expressions or [node.this, node.expression] if p is not None
+        ):
+            return StringType()
+        return None
+
     def _call_type(self, node: exp.Expr, called: str) -> SparkType | None:
         """The Spark type of a call to a function of :data:`SPARK_FUNCTIONS` that Spark types
         differently from DuckDB, by its name."""
@@ -419,6 +499,9 @@ class _Typer:
 _INT_FUNCTIONS = frozenset({"extract", "date_part", "datepart", "unix_date", "instr", "locate", "position", "levenshtein", "bit_length", "char_length",
                             "character_length", "len", "length", "size", "cardinality", "array_size"})
 _DOUBLE_FUNCTIONS = frozenset({"sign", "signum"})
+
+
+_PREDICATES = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.And, exp.Or, exp.Not, exp.Is, exp.In, exp.Between)
 
 
 def _integer_literal(node: exp.Expr) -> int | None:
@@ -509,6 +592,8 @@ class _Rewriter:
 
     def visit(self, node: exp.Expr) -> exp.Expr:
         of = self.typer.of
+        if isinstance(node, ToVariantObject):
+            return node  # typed before its arguments were rewritten; rewrite_variants makes the call
         result = of(node)
         called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
         if called is not None:
@@ -753,7 +838,7 @@ class _Rewriter:
         )
         return exp.Case(ifs=[exp.If(this=untouched, true=exp.cast(value, target))], default=rounded)
 
-    def _to_double(self, node: exp.Expression) -> exp.Expression:
+    def _to_double(self, node: exp.Expr) -> exp.Expression:
         """``node`` as a double. Spark's ``SimplifyCasts`` folds an integer cast to float and then
         to double into one cast to double, skipping the float's rounding: so does this."""
         if isinstance(node, exp.Cast) and self.typer.of(node) == AtomicType("float") and _is_integral(self.typer.of(node.this)):
@@ -896,7 +981,12 @@ def apply_spark_semantics(
             name = written = None
             if not isinstance(projection, (exp.Alias, exp.Column, exp.Star)):
                 name = spark_name(projection)
+                if name is None and projection.find(ToVariantObject, VariantSet, VariantInsert, VariantArrayAppend) is not None:
+                    from vpush.optimizer.rewrite_variants import spark_function_name
+
+                    name = spark_function_name(projection)
                 written = projection.sql(dialect="duckdb")
+            _type_variant_objects(projection, typer)
             done = _transform(projection, rewriter)
             if name is None and written is not None and done.sql(dialect="duckdb") != written:
                 name = written  # no Spark name known: keep the one DuckDB gives the expression as written
@@ -905,6 +995,7 @@ def apply_spark_semantics(
         for key in ("where", "group", "having", "order", "qualify"):
             part = select.args.get(key)
             if part is not None:
+                _type_variant_objects(part, typer)
                 _transform(part, rewriter)
         outputs[id(select)] = produced
     return expression
@@ -1016,6 +1107,14 @@ def _check_set_operation(operation: exp.SetOperation, left: Mapping[str, SparkTy
             raise _set_operation_error(name)
 
 
+def _type_variant_objects(node: exp.Expr, typer: _Typer) -> None:
+    """Record the type of each ``to_variant_object`` argument (:data:`ARGUMENT_TYPE`) while the
+    argument is as written: the rewrite below changes what the typer knows."""
+    for call in node.find_all(ToVariantObject, VariantArrayAppend, VariantInsert, VariantSet):
+        argument = call.this if isinstance(call, ToVariantObject) else call.args.get("value")
+        call.meta[ARGUMENT_TYPE] = typer._part(argument) if argument is not None else None
+
+
 def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
     """Rewrite ``node`` bottom-up, not entering nested queries (they are scopes of their own)."""
     for child in list(node.iter_expressions()):
@@ -1066,6 +1165,8 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         return "true" if node.this else "false"
     if isinstance(node, exp.Null):
         return "NULL"
+    if isinstance(node, exp.HexString):
+        return f"X'{node.this.upper()}'"  # Spark prints a binary literal's bytes in upper case
     if isinstance(node, exp.Neg):
         if isinstance(node.this, exp.Literal) and not node.this.is_string:
             return "-" + str(spark_name(node.this, top=False))  # Spark reads `-3` as one literal

@@ -1,6 +1,6 @@
 """Spark's variant functions on the DuckDB engine give Spark's answers, names and errors.
 
-``to_json``, ``is_variant_null``, ``schema_of_variant``, ``schema_of_variant_agg``,
+``to_json``, ``is_variant_null``, ``is_valid_variant``, ``schema_of_variant``, ``schema_of_variant_agg``,
 ``parse_json`` and ``try_parse_json`` run over one table of three files: written by Spark
 (shredded), by DuckDB (shredded) and by DuckDB (not shredded), with SQL NULLs, variant nulls,
 top-level scalars of every type Spark writes, nested objects and arrays, and JSON strings. Every
@@ -154,8 +154,10 @@ QUERIES = [
     "SELECT id, to_json(x), schema_of_variant(x) FROM (SELECT id, v:o AS x FROM t)",
     "SELECT id, schema_of_variant(parse_json(to_json(v))), to_json(parse_json(to_json(v))) = to_json(v) FROM t",
     "SELECT is_variant_null(NULL), to_json(parse_json('[1, {\"b\": 2, \"a\": 1.0e0}]'))",
-    # DuckDB's objects with unsorted fields print in stored order
-    "SELECT id, to_json(v), is_variant_null(v) FROM u",
+    # DuckDB's objects with unsorted fields print in stored order (and are valid to Spark)
+    "SELECT id, to_json(v), is_variant_null(v), is_valid_variant(v) FROM u",
+    # is_valid_variant over Spark's and DuckDB's files, shredded and not, whole and extracted
+    "SELECT id, is_valid_variant(v), is_valid_variant(v:o), is_valid_variant(v:o.y[1]), is_valid_variant(try_parse_json(j)) FROM t",
 ]
 
 
@@ -215,7 +217,7 @@ def test_errors_are_sparks(spark: SparkSession, con: vpush.Connection, sql: str,
 
 def test_not_supported_yet(con: vpush.Connection) -> None:
     for sql in ("SELECT to_json(named_struct('a', id)) FROM t", "SELECT to_json(j) FROM t",
-                "SELECT to_variant_object(named_struct('a', id)) FROM t"):
+                "SELECT to_variant_object(array(1, 2.5)) FROM t"):
         with pytest.raises(VpushError, match="not supported yet"):
             con.sql(sql).to_arrow()
 

@@ -1,0 +1,160 @@
+"""``variant_set``, ``variant_insert``, ``variant_array_append`` and their ``try_`` forms on the
+DuckDB engine answer as PySpark 4.3 does: the same bytes (every row rebuilt by Spark's builder),
+the same errors (``VARIANT_PATH_TYPE_MISMATCH`` naming the step, ``VARIANT_DUPLICATE_KEY``), NULL
+where the ``try_`` forms give it, and the same column names.
+
+The matrix runs each function over one object with paths that replace, create (objects for keys,
+arrays padded with variant nulls for indexes), fail at every depth and miss; the table of
+``test_variant_functions`` (Spark- and DuckDB-written files, shredded and not) adds SQL NULLs,
+variant nulls, scalars and values of every type.
+"""
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+import vpush
+from vpush.codec.errors import VpushError
+from vpush.codec.json import to_json
+from vpush.codec.value import Variant, variant_equal
+
+sys.path.insert(0, str(Path(__file__).parent.parent))
+sys.path.insert(0, str(Path(__file__).parent))
+from support.writers import write_with_duckdb, write_with_spark  # noqa: E402
+from test_variant_functions import DUCKDB_SELECT, SPARK_SELECT  # noqa: E402
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+J = '{"b": {"y": [1, 2], "x": 1}, "a": 1, "s": "str", "d.e": {"é": null}}'
+PATHS = ["$.a", "$.new", "$.b.x", "$.b.z", "$.b.y[0]", "$.b.y[2]", "$.b.y[3]", "$.b.y[9]", "$.q.r", "$.q.r.s",
+         "$.a.c", "$.s[0]", "$.b.y.k", "$[0]", "$.b.y", '$["d.e"].é', '$["d.e"]["x.y"][1]', "$.q[1].w"]  # fmt: skip
+FUNCTIONS = ["variant_set", "try_variant_set", "variant_insert", "try_variant_insert", "variant_array_append", "try_variant_array_append"]
+CALLS = [f"{f}(parse_json('{J}'), '{p}', 7)" for f in FUNCTIONS for p in PATHS] + [
+    f"variant_array_append(parse_json('[1]'), '$', 'x')", "variant_array_append(parse_json('1'), '$', 'x')",
+    f"try_variant_array_append(parse_json('{J}'), '$', 1)",
+    f"variant_set(parse_json('{J}'), '$.new', 7, false)", f"variant_set(parse_json('{J}'), '$.q.r', 7, false)",
+    f"variant_set(parse_json('{J}'), '$.b.y[5]', 7, false)", f"variant_set(parse_json('{J}'), '$.a', NULL)",
+    f"variant_set(parse_json('{J}'), '$.a', parse_json('{{\"k\": [1, {{\"z\": null}}]}}'))",
+    f"variant_set(parse_json('{J}'), '$.a', cast(1.50 as decimal(10,2)))", f"variant_set(parse_json('{J}'), '$.a', 'a long string " + "x" * 70 + "')",
+    f"variant_set(parse_json('{J}'), '$.a', cast(2.5 as float))", f"variant_set(parse_json('{J}'), '$.a', X'00ff')",
+    f"variant_set(parse_json('{J}'), '$.a', true)", f"variant_set(parse_json('{J}'), '$.a', cast('2024-02-29' as date))",
+    "variant_set(NULL, '$.a', 1)", f"variant_set(parse_json('{J}'), NULL, 1)", "variant_set(parse_json('null'), '$.a', 1)",
+    "variant_set(parse_json('[]'), '$[0]', 1)", "variant_insert(parse_json('[]'), '$[0]', 1)", "variant_insert(parse_json('{}'), '$.a.b', 1)",
+    "variant_set(parse_json('{}'), '$.a[0]', 1)", "variant_set(parse_json('{}'), '$.a.b[1].c', 1)", f"variant_set(parse_json('{J}'), '$.a', 1, NULL)",
+    "variant_insert(parse_json('[1,2,3]'), '$[1]', 9)", "variant_set(parse_json('[1,2,3]'), '$[1]', 9)",
+    "variant_insert(variant_insert(parse_json('{}'), '$.b', 1), '$.a', 2)",
+]  # fmt: skip
+
+
+def _bytes(value: Any) -> Any:
+    if isinstance(value, dict) and set(value) == {"metadata", "value"}:
+        return None if value["value"] is None else (value["metadata"], value["value"])
+    if hasattr(value, "metadata") and hasattr(value, "value"):  # Spark's VariantVal
+        return (bytes(value.metadata), bytes(value.value))
+    return value
+
+
+def _error_class(text: str) -> str:
+    return text.split("[", 1)[1].split("]", 1)[0]
+
+
+def test_matrix_as_spark(spark: SparkSession) -> None:
+    con = vpush.connect()
+    differences = []
+    for call in CALLS:
+        sql = f"SELECT {call}"
+        try:
+            frame = spark.sql(sql)
+            want: Any = ([_bytes(v) for v in frame.collect()[0]], frame.columns)
+        except Exception as exc:  # noqa: BLE001 - Spark's error is the answer to compare
+            want = ("error", _error_class(str(exc)))
+        try:
+            table = con.sql(sql).to_arrow()
+            got: Any = ([_bytes(v) for v in table.to_pylist()[0].values()], table.column_names)
+        except VpushError as exc:
+            got = ("error", exc.error_class)
+        if got != want:
+            differences.append((call, got, want))
+    assert not differences, f"{len(differences)} of {len(CALLS)} differ, first: {differences[:2]}"
+
+
+def test_error_messages_name_the_step(spark: SparkSession) -> None:
+    sql = f"SELECT variant_set(parse_json('{J}'), '$.b.y.k', 7)"
+    with pytest.raises(Exception) as spark_error:
+        spark.sql(sql).collect()
+    with pytest.raises(VpushError) as error:
+        vpush.connect().sql(sql).to_arrow()
+    assert error.value.error_class == "VARIANT_PATH_TYPE_MISMATCH"
+    assert "The path '$.b.y.k' is incompatible with the variant value at '$.b.y' in `variant_set`" in str(spark_error.value)
+    assert "The path '$.b.y.k' is incompatible with the variant value at '$.b.y' in `variant_set`" in str(error.value)
+
+
+@pytest.fixture(scope="module")
+def con(tmp_path_factory: pytest.TempPathFactory, spark: SparkSession) -> vpush.Connection:
+    root = tmp_path_factory.mktemp("variant_modify")
+    folder = root / "t"
+    folder.mkdir()
+    for i, f in enumerate(write_with_spark(spark, root / "spark", SPARK_SELECT, "a bigint, s string, o struct<x bigint>")):
+        shutil.copy(f, folder / f"part-s{i}.parquet")
+    write_with_duckdb(folder / "part-d.parquet", DUCKDB_SELECT, "STRUCT(a BIGINT, o STRUCT(x BIGINT))", 2048)
+    write_with_duckdb(folder / "part-u.parquet", DUCKDB_SELECT.replace("range(100, 130)", "range(200, 215)"), None, 2048)
+    spark.read.parquet(str(folder)).createOrReplaceTempView("t")
+    connection = vpush.connect(time_zone="UTC")
+    connection.register("t", folder)
+    return connection
+
+
+# As in test_to_variant_object: rows rebuilt from shredded columns keep vpush's scalar widths
+# (equal by value); DuckDB's unshredded file (ids 200 to 214) is compared byte for byte.
+UNSHREDDED_IDS = range(200, 215)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT id, try_variant_set(v, '$.a', id) FROM t",
+        "SELECT id, try_variant_insert(v, '$.o.new', v:s) FROM t",
+        "SELECT id, try_variant_set(v, '$.o.y[1]', concat('s', cast(id AS string)), false) FROM t",
+        "SELECT id, try_variant_array_append(v, '$.o.y', v:o) FROM t",
+        "SELECT id, try_variant_insert(v, '$.arr[0]', cast(id AS double) / 3) FROM t",
+    ],
+)
+def test_table_as_spark(spark: SparkSession, con: vpush.Connection, sql: str) -> None:
+    frame = spark.sql(sql)
+    want = {row[0]: _bytes(row[1]) for row in frame.collect()}
+    got_table = con.sql(sql).to_arrow()
+    got = {row["id"]: _bytes(row[got_table.column_names[1]]) for row in got_table.to_pylist()}
+    assert got_table.column_names == frame.columns
+    assert got.keys() == want.keys()
+    same = 0
+    for key, w in want.items():
+        g = got[key]
+        if key in UNSHREDDED_IDS or w is None or g is None:
+            assert g == w, f"row {key}: vpush {g!r} != Spark {w!r}"
+        else:
+            assert variant_equal(Variant(*g), Variant(*w)) and to_json(*g) == to_json(*w), f"row {key}"
+        same += g == w
+    assert same > len(UNSHREDDED_IDS)
+    assert any(w is None for w in want.values()) and any(w is not None for w in want.values())
+
+
+@pytest.mark.parametrize(
+    ("sql", "error_class"),
+    [
+        ("SELECT variant_set(v, '$.a', 1) FROM t", "VARIANT_PATH_TYPE_MISMATCH"),
+        ("SELECT variant_insert(v, '$.a', 1) FROM t WHERE id % 9 = 2", "VARIANT_DUPLICATE_KEY"),
+        ("SELECT variant_set(v, '$.a', named_struct('x', 1)) FROM t", "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION"),
+    ],
+)
+def test_table_errors_as_spark(spark: SparkSession, con: vpush.Connection, sql: str, error_class: str) -> None:
+    with pytest.raises(Exception) as spark_error:
+        spark.sql(sql).collect()
+    assert error_class in str(spark_error.value)
+    with pytest.raises(VpushError) as error:
+        con.sql(sql).to_arrow()
+    assert error.value.error_class == error_class
