@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import pyarrow as pa
 import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ParseError
+from sqlglot.errors import ParseError, TokenError
 
 from vpush.optimizer.bound import SqlType
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
@@ -58,6 +58,8 @@ def parse_spark(sql: str) -> exp.Expression:
         raise OptimizeError(
             f"cannot parse the SQL{where}: {description}", error_class="PARSE_SYNTAX_ERROR"
         ) from exc
+    except TokenError as exc:  # an unterminated string or comment, as Spark's lexer refuses it
+        raise OptimizeError(f"cannot read the SQL: {exc}", error_class="PARSE_SYNTAX_ERROR") from exc
     if len(statements) != 1:
         raise OptimizeError(f"expected one SQL statement, got {len(statements)}")
     statement = statements[0]
