@@ -303,7 +303,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             for ext in unique:
                 functions[function_name(ext.target, once=ext.cannot_fail)] = ext.target
             parts, part_expressions = make_parts(scan_name, files, infos, unique, schema, time_zone)
-            later = _casts_later(unique, by_keys[index], extraction_names[index], part_expressions)
+            later = _casts_later(unique, by_keys[index], extraction_names[index], part_expressions, in_scan_names[index])
             if later:
                 for ext in unique:
                     functions[function_name(ext.target, once=ext.cannot_fail)] = ext.target
@@ -584,7 +584,11 @@ def _replace_extraction(ext: Extraction, column_name: str, alias: str) -> None:
 
 
 def _casts_later(
-    unique: list[Extraction], by_key: dict[object, str], names: list[str], part_expressions: list[list[exp.Expression]]
+    unique: list[Extraction],
+    by_key: dict[object, str],
+    names: list[str],
+    part_expressions: list[list[exp.Expression]],
+    in_scan: set[str],
 ) -> list[CastLater]:
     """The strict casts of one scan that Spark computes where the query computes them (no
     extraction of the same column is computed in its scan) and that may fail in some file, each
@@ -595,9 +599,9 @@ def _casts_later(
     out: list[CastLater] = []
     for ext in list(unique):
         strict = by_key[ext.key]
-        if ext.cannot_fail or ext.computed_in_scan or any(c.strict == strict for c in out):
-            continue
-        if any(e.computed_in_scan for e in unique if by_key[e.key] == strict):
+        # A column that some extraction of the query computes in the scan (in_scan, from every
+        # extraction, not only the first of each column) fails there already.
+        if ext.cannot_fail or strict in in_scan or any(c.strict == strict for c in out):
             continue
         if not any(may_fail(expressions[index[strict]]) for expressions in part_expressions):
             continue

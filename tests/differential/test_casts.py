@@ -242,6 +242,12 @@ def test_strict_extraction_before_where(check: Check) -> None:
             "SELECT sum(v:x::int) AS n FROM c WHERE try_variant_get(v, '$.x', 'int') IS NOT NULL",
             None, id="colon_cast_in_aggregate",
         ),
+        # The same cast written both ways: the variant_get is computed in the scan.
+        pytest.param(
+            "SELECT w, label, v:x::int AS a, variant_get(v, '$.x', 'int') AS b FROM c "
+            "WHERE try_variant_get(v, '$.x', 'int') IS NOT NULL",
+            "INVALID_VARIANT_CAST", id="colon_cast_beside_variant_get",
+        ),
     ],
 )
 def test_when_spark_extracts(check: Check, sql: str, raises: str | None) -> None:
