@@ -8,15 +8,14 @@ variant nulls must all be Spark's.
 """
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pytest
 
 import vpush
-from support.compare import compare_variants_by_id, variant_bytes
-from support.function_table import UNSHREDDED_IDS, write_function_table
+from support.compare import assert_error_as_spark, compare_variants_by_id, variant_bytes, variants_by_id
+from support.function_table import UNSHREDDED_IDS, connect_function_table
 from vpush.codec.errors import VpushError
 from vpush.exec.variant_functions import to_variant_object_column
 from vpush.optimizer.variant_types import parse_variant_type
@@ -26,16 +25,8 @@ if TYPE_CHECKING:
 
 
 @pytest.fixture(scope="module")
-def table(tmp_path_factory: pytest.TempPathFactory, spark: SparkSession) -> Path:
-    root = tmp_path_factory.mktemp("to_variant_object")
-    return write_function_table(spark, root)
-
-
-@pytest.fixture(scope="module")
-def con(table: Path) -> vpush.Connection:
-    connection = vpush.connect(time_zone="UTC")
-    connection.register("t", table)
-    return connection
+def con(tmp_path_factory: pytest.TempPathFactory, spark: SparkSession) -> vpush.Connection:
+    return connect_function_table(spark, tmp_path_factory.mktemp("to_variant_object"))
 
 
 QUERIES = [
@@ -89,11 +80,7 @@ def test_same_bytes_and_names_as_spark(spark: SparkSession, con: vpush.Connectio
 
 @pytest.mark.parametrize("sql", VARIANT_QUERIES)
 def test_variants_inside_as_spark(spark: SparkSession, con: vpush.Connection, sql: str) -> None:
-    frame = spark.sql(sql)
-    want = {row[0]: variant_bytes(row[1]) for row in frame.collect()}
-    got_table = con.sql(sql).to_arrow()
-    got = {row["id"]: variant_bytes(row[got_table.column_names[1]]) for row in got_table.to_pylist()}
-    assert got_table.column_names == frame.columns
+    got, want = variants_by_id(spark, con, sql)
     same_bytes = compare_variants_by_id(got, want, UNSHREDDED_IDS)
     assert same_bytes > len(UNSHREDDED_IDS), "rows not rebuilt from shredded columns are Spark's bytes"
 
@@ -116,12 +103,7 @@ def test_variants_rebuilt_from_shredded_columns_are_sparks_bytes(spark: SparkSes
     ],
 )
 def test_errors_are_sparks(spark: SparkSession, con: vpush.Connection, sql: str, error_class: str) -> None:
-    with pytest.raises(Exception) as spark_error:
-        spark.sql(sql).collect()
-    assert error_class in str(spark_error.value)
-    with pytest.raises(VpushError) as error:
-        con.sql(sql).to_arrow()
-    assert error.value.error_class == error_class
+    assert_error_as_spark(spark, con, sql, error_class)
 
 
 def test_what_vpush_cannot_type_is_refused_clearly(con: vpush.Connection) -> None:

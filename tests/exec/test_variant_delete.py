@@ -13,9 +13,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 import vpush
-from support.compare import compare_variants_by_id, variant_bytes
-from support.function_table import UNSHREDDED_IDS, write_function_table
-from vpush.codec.errors import VpushError
+from support.compare import assert_error_as_spark, compare_variants_by_id, variant_bytes, variants_by_id
+from support.function_table import UNSHREDDED_IDS, connect_function_table
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -56,27 +55,16 @@ def test_names_and_nulls_as_spark(spark: SparkSession) -> None:
 @pytest.mark.parametrize("path", ["$", "a", "$.", "$.arr[-1]", "$[", "$.a..b", '$.é["\\"q"]'])
 def test_invalid_paths_as_spark(spark: SparkSession, path: str) -> None:
     sql = f"SELECT variant_delete(parse_json('{{\"a\": 1}}'), {_sql_string(path)})"
-    with pytest.raises(Exception) as spark_error:
-        spark.sql(sql).collect()
-    assert "INVALID_VARIANT_PATH" in str(spark_error.value)
-    with pytest.raises(VpushError) as error:
-        vpush.connect().sql(sql).to_arrow()
-    assert error.value.error_class == "INVALID_VARIANT_PATH"
+    assert_error_as_spark(spark, vpush.connect(), sql, "INVALID_VARIANT_PATH")
 
 
 @pytest.fixture(scope="module")
 def con(tmp_path_factory: pytest.TempPathFactory, spark: SparkSession) -> vpush.Connection:
-    root = tmp_path_factory.mktemp("variant_delete")
-    folder = write_function_table(spark, root)
-    connection = vpush.connect(time_zone="UTC")
-    connection.register("t", folder)
-    return connection
+    return connect_function_table(spark, tmp_path_factory.mktemp("variant_delete"))
 
 
 # Rows rebuilt from shredded columns carry vpush's scalar widths (see test_to_variant_object):
 # equal by value there, byte for byte in DuckDB's unshredded file (UNSHREDDED_IDS) and elsewhere.
-
-
 @pytest.mark.parametrize(
     "sql",
     [
@@ -87,11 +75,7 @@ def con(tmp_path_factory: pytest.TempPathFactory, spark: SparkSession) -> vpush.
     ],
 )
 def test_table_as_spark(spark: SparkSession, con: vpush.Connection, sql: str) -> None:
-    frame = spark.sql(sql)
-    want = {row[0]: variant_bytes(row[1]) for row in frame.collect()}
-    got_table = con.sql(sql).to_arrow()
-    got = {row["id"]: variant_bytes(row[got_table.column_names[1]]) for row in got_table.to_pylist()}
-    assert got_table.column_names == frame.columns
+    got, want = variants_by_id(spark, con, sql)
     assert compare_variants_by_id(got, want, UNSHREDDED_IDS) > len(UNSHREDDED_IDS)
 
 
@@ -119,12 +103,7 @@ def test_strip_nulls_names_nulls_and_errors_as_spark(spark: SparkSession) -> Non
     assert [variant_bytes(v) for v in got.to_pylist()[0].values()] == [variant_bytes(v) for v in frame.collect()[0]]
     for bad, error_class in (("variant_strip_nulls(1)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
                              ("variant_strip_nulls(parse_json('1'), 1)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE")):  # fmt: skip
-        with pytest.raises(Exception) as spark_error:
-            spark.sql(f"SELECT {bad}").collect()
-        assert error_class in str(spark_error.value)
-        with pytest.raises(VpushError) as error:
-            vpush.connect().sql(f"SELECT {bad}").to_arrow()
-        assert error.value.error_class == error_class
+        assert_error_as_spark(spark, vpush.connect(), f"SELECT {bad}", error_class)
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ import pyarrow as pa
 import pytest
 
 import vpush
+from support.compare import assert_error_as_spark
 from support.function_table import write_function_table
 from support.unsorted import unsorted_variant
 from vpush.codec.errors import VpushError
@@ -170,12 +171,7 @@ def test_window_and_filter_names(spark: SparkSession, con: vpush.Connection) -> 
     ],
 )
 def test_errors_are_sparks(spark: SparkSession, con: vpush.Connection, sql: str, error_class: str) -> None:
-    with pytest.raises(Exception) as spark_error:
-        spark.sql(sql).collect()
-    assert error_class in str(spark_error.value)
-    with pytest.raises(VpushError) as error:
-        con.sql(sql).to_arrow()
-    assert error.value.error_class == error_class
+    assert_error_as_spark(spark, con, sql, error_class)
 
 
 def test_not_supported_yet(con: vpush.Connection) -> None:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import vpush
-from support.compare import compare_variants_by_id, variant_bytes
-from support.function_table import UNSHREDDED_IDS, write_function_table
+from support.compare import assert_error_as_spark, compare_variants_by_id, variant_bytes, variants_by_id
+from support.function_table import UNSHREDDED_IDS, connect_function_table
 from vpush.codec.errors import VpushError
 
 if TYPE_CHECKING:
@@ -80,17 +80,11 @@ def test_error_messages_name_the_step(spark: SparkSession) -> None:
 
 @pytest.fixture(scope="module")
 def con(tmp_path_factory: pytest.TempPathFactory, spark: SparkSession) -> vpush.Connection:
-    root = tmp_path_factory.mktemp("variant_modify")
-    folder = write_function_table(spark, root)
-    connection = vpush.connect(time_zone="UTC")
-    connection.register("t", folder)
-    return connection
+    return connect_function_table(spark, tmp_path_factory.mktemp("variant_modify"))
 
 
 # As in test_to_variant_object: rows rebuilt from shredded columns keep vpush's scalar widths
 # (equal by value); DuckDB's unshredded file (UNSHREDDED_IDS) is compared byte for byte.
-
-
 @pytest.mark.parametrize(
     "sql",
     [
@@ -102,11 +96,7 @@ def con(tmp_path_factory: pytest.TempPathFactory, spark: SparkSession) -> vpush.
     ],
 )
 def test_table_as_spark(spark: SparkSession, con: vpush.Connection, sql: str) -> None:
-    frame = spark.sql(sql)
-    want = {row[0]: variant_bytes(row[1]) for row in frame.collect()}
-    got_table = con.sql(sql).to_arrow()
-    got = {row["id"]: variant_bytes(row[got_table.column_names[1]]) for row in got_table.to_pylist()}
-    assert got_table.column_names == frame.columns
+    got, want = variants_by_id(spark, con, sql)
     assert compare_variants_by_id(got, want, UNSHREDDED_IDS) > len(UNSHREDDED_IDS)
     assert any(w is None for w in want.values()) and any(w is not None for w in want.values())
 
@@ -120,9 +110,4 @@ def test_table_as_spark(spark: SparkSession, con: vpush.Connection, sql: str) ->
     ],
 )
 def test_table_errors_as_spark(spark: SparkSession, con: vpush.Connection, sql: str, error_class: str) -> None:
-    with pytest.raises(Exception) as spark_error:
-        spark.sql(sql).collect()
-    assert error_class in str(spark_error.value)
-    with pytest.raises(VpushError) as error:
-        con.sql(sql).to_arrow()
-    assert error.value.error_class == error_class
+    assert_error_as_spark(spark, con, sql, error_class)

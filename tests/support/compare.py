@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Container
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import pytest
+
+from vpush.codec.errors import VpushError
 from vpush.codec.json import to_json
 from vpush.codec.value import Variant, variant_equal
+
+if TYPE_CHECKING:
+    import vpush
+    from pyspark.sql import SparkSession
 
 
 def plain(value: Any) -> Any:
@@ -53,3 +60,24 @@ def compare_variants_by_id(got: dict[Any, Any], want: dict[Any, Any], byte_exact
             assert variant_equal(Variant(*g), Variant(*w)) and to_json(*g) == to_json(*w), f"row {key}"
         same += g == w
     return same
+
+
+def variants_by_id(spark: SparkSession, con: vpush.Connection, sql: str) -> tuple[dict[Any, Any], dict[Any, Any]]:
+    """Run ``SELECT id, <variant> ...`` on vpush and on Spark; assert the column names are Spark's
+    and return each side's second column by ``id`` (vpush's first), as :func:`variant_bytes`."""
+    frame = spark.sql(sql)
+    want = {row[0]: variant_bytes(row[1]) for row in frame.collect()}
+    got_table = con.sql(sql).to_arrow()
+    got = {row["id"]: variant_bytes(row[got_table.column_names[1]]) for row in got_table.to_pylist()}
+    assert got_table.column_names == frame.columns
+    return got, want
+
+
+def assert_error_as_spark(spark: SparkSession, con: vpush.Connection, sql: str, error_class: str) -> None:
+    """Assert Spark fails ``sql`` with ``error_class`` and vpush raises a VpushError of that class."""
+    with pytest.raises(Exception) as spark_error:
+        spark.sql(sql).collect()
+    assert error_class in str(spark_error.value)
+    with pytest.raises(VpushError) as error:
+        con.sql(sql).to_arrow()
+    assert error.value.error_class == error_class

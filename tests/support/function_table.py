@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import vpush
 from support.writers import write_with_duckdb, write_with_spark
 
 if TYPE_CHECKING:
@@ -56,3 +57,11 @@ def write_function_table(spark: SparkSession, root: Path) -> Path:
     write_with_duckdb(folder / "part-u.parquet", DUCKDB_SELECT.replace("range(100, 130)", "range(200, 215)"), None, 2048)
     spark.read.parquet(str(folder)).createOrReplaceTempView("t")
     return folder
+
+
+def connect_function_table(spark: SparkSession, root: Path) -> vpush.Connection:
+    """Write the table under ``root`` (see :func:`write_function_table`) and return a UTC
+    connection with it registered as ``t``, as Spark sees it."""
+    connection = vpush.connect(time_zone="UTC")
+    connection.register("t", write_function_table(spark, root))
+    return connection
