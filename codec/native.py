@@ -872,6 +872,30 @@ def is_valid_variant_native(metadata: pa.Array | pa.ChunkedArray, value: pa.Arra
     return pa.array(answers == 1, mask=answers == 2, type=pa.bool_())  # type: ignore[no-any-return]
 
 
+def _build_error(args: tuple[Any, ...]) -> CodecError:
+    """The error of a kernel that builds variants: Spark's ``VARIANT_SIZE_LIMIT`` for a variant
+    over 16 MiB (Spark's builder refuses it), any other failure as :func:`_extract_error` reads it."""
+    if args[0] == _ERR_TOO_LARGE and b"VARIANT_SIZE_LIMIT" in args[3]:
+        return CodecError(
+            "the variant would be over the size limit of 16 MiB", error_class="VARIANT_SIZE_LIMIT"
+        )
+    return _extract_error(args)
+
+
+def _built_variants(n: int, built: tuple[tuple[Any, ...], tuple[Any, ...]]) -> pa.StructArray:
+    """The ``struct<metadata, value>`` of ``n`` rows from a building kernel's buffers: the value
+    column's validity, offsets and data, and the metadata's offsets and data (which share the
+    value's validity, since a row is null in both or in neither)."""
+    (null_count, validity, offsets, data), (meta_offsets, meta_data) = built
+    value = pa.Array.from_buffers(pa.binary(), n, [validity, offsets, data], null_count)
+    metadata = pa.Array.from_buffers(
+        pa.binary(), n, [validity, pa.py_buffer(meta_offsets), pa.py_buffer(meta_data)], null_count
+    )
+    return pa.StructArray.from_arrays(  # type: ignore[no-any-return]
+        [metadata, value], fields=list(UNSHREDDED_TYPE), mask=value.is_null() if null_count else None
+    )
+
+
 def to_variant_native(array: pa.Array | pa.ChunkedArray, variant_nodes: bytes) -> pa.StructArray:
     """Every row of a column of structs, lists, maps and scalars as the variant Spark's
     ``VariantBuilder`` makes of it (Spark's ``to_variant_object`` and casts to variant), in C:
@@ -907,23 +931,10 @@ def to_variant_native(array: pa.Array | pa.ChunkedArray, variant_nodes: bytes) -
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     try:
-        (null_count, validity, offsets, data), (meta_offsets, meta_data) = _native.to_variant(
-            *array.__arrow_c_array__(), variant_nodes
-        )
+        built = _native.to_variant(*array.__arrow_c_array__(), variant_nodes)
     except _native.KernelError as exc:
-        if exc.args[0] == _ERR_TOO_LARGE and b"VARIANT_SIZE_LIMIT" in exc.args[3]:
-            raise CodecError(
-                "the variant would be over the size limit of 16 MiB", error_class="VARIANT_SIZE_LIMIT"
-            ) from None
-        raise _extract_error(exc.args) from None
-    n = len(array)
-    value = pa.Array.from_buffers(pa.binary(), n, [validity, offsets, data], null_count)
-    metadata = pa.Array.from_buffers(
-        pa.binary(), n, [validity, pa.py_buffer(meta_offsets), pa.py_buffer(meta_data)], null_count
-    )
-    return pa.StructArray.from_arrays(  # type: ignore[no-any-return]
-        [metadata, value], fields=list(UNSHREDDED_TYPE), mask=value.is_null() if null_count else None
-    )
+        raise _build_error(exc.args) from None
+    return _built_variants(len(array), built)
 
 
 def variant_delete_native(
@@ -963,21 +974,10 @@ def variant_delete_native(
         None if p is None else tuple(s.encode("utf-8") if isinstance(s, str) else s for s in p) for p in paths
     )
     try:
-        (null_count, validity, offsets, data), (meta_offsets, meta_data) = _native.variant_delete(pieces, encoded)
+        built = _native.variant_delete(pieces, encoded)
     except _native.KernelError as exc:
-        if exc.args[0] == _ERR_TOO_LARGE and b"VARIANT_SIZE_LIMIT" in exc.args[3]:
-            raise CodecError(
-                "the variant would be over the size limit of 16 MiB", error_class="VARIANT_SIZE_LIMIT"
-            ) from None
-        raise _extract_error(exc.args) from None
-    n = len(value)
-    out_value = pa.Array.from_buffers(pa.binary(), n, [validity, offsets, data], null_count)
-    out_metadata = pa.Array.from_buffers(
-        pa.binary(), n, [validity, pa.py_buffer(meta_offsets), pa.py_buffer(meta_data)], null_count
-    )
-    return pa.StructArray.from_arrays(  # type: ignore[no-any-return]
-        [out_metadata, out_value], fields=list(UNSHREDDED_TYPE), mask=out_value.is_null() if null_count else None
-    )
+        raise _build_error(exc.args) from None
+    return _built_variants(len(value), built)
 
 
 def variant_strip_nulls_native(
@@ -1002,19 +1002,10 @@ def variant_strip_nulls_native(
         raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
     _, pieces = _pieces(metadata, value)
     try:
-        (null_count, validity, offsets, data), (meta_offsets, meta_data) = _native.variant_delete(
-            pieces, (), 2 if include_arrays else 1
-        )
+        built = _native.variant_delete(pieces, (), 2 if include_arrays else 1)
     except _native.KernelError as exc:
         raise _extract_error(exc.args) from None
-    n = len(value)
-    out_value = pa.Array.from_buffers(pa.binary(), n, [validity, offsets, data], null_count)
-    out_metadata = pa.Array.from_buffers(
-        pa.binary(), n, [validity, pa.py_buffer(meta_offsets), pa.py_buffer(meta_data)], null_count
-    )
-    return pa.StructArray.from_arrays(  # type: ignore[no-any-return]
-        [out_metadata, out_value], fields=list(UNSHREDDED_TYPE), mask=out_value.is_null() if null_count else None
-    )
+    return _built_variants(len(value), built)
 
 
 MODIFY_SET, MODIFY_INSERT, MODIFY_APPEND = 0, 1, 2
@@ -1061,20 +1052,9 @@ def variant_modify_native(
                                value.combine_chunks() if isinstance(value, pa.ChunkedArray) else value)[1])
     segments = tuple(s.encode("utf-8") if isinstance(s, str) else s for s in path)
     try:
-        (null_count, validity, offsets, data), (meta_offsets, meta_data) = _native.variant_modify(
+        built = _native.variant_modify(
             columns[0], columns[1], mode, segments, create_if_missing, fail_on_error
         )
     except _native.KernelError as exc:
-        if exc.args[0] == _ERR_TOO_LARGE and b"VARIANT_SIZE_LIMIT" in exc.args[3]:
-            raise CodecError(
-                "the variant would be over the size limit of 16 MiB", error_class="VARIANT_SIZE_LIMIT"
-            ) from None
-        raise _extract_error(exc.args) from None
-    n = len(variant)
-    out_value = pa.Array.from_buffers(pa.binary(), n, [validity, offsets, data], null_count)
-    out_metadata = pa.Array.from_buffers(
-        pa.binary(), n, [validity, pa.py_buffer(meta_offsets), pa.py_buffer(meta_data)], null_count
-    )
-    return pa.StructArray.from_arrays(  # type: ignore[no-any-return]
-        [out_metadata, out_value], fields=list(UNSHREDDED_TYPE), mask=out_value.is_null() if null_count else None
-    )
+        raise _build_error(exc.args) from None
+    return _built_variants(len(variant), built)

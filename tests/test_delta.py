@@ -4,7 +4,6 @@ without opening their footers, and answers equal to Spark's over exactly the liv
 both engines."""
 from __future__ import annotations
 
-import datetime as dt
 import functools
 import json
 import shutil
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import vpush
+from support.compare import plain, rows
 from support.delta import DeltaLog, field, metadata, protocol
 from support.writers import write_with_duckdb, write_with_spark
 from vpush.optimizer.delta_log import read_delta_log
@@ -94,16 +94,6 @@ def _spark_view(spark: SparkSession, root: Path, name: str) -> None:
     union.select("id", "v", "region").createOrReplaceTempView(name)
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, dt.datetime) and value.tzinfo is not None:
-        return value.astimezone(dt.timezone.utc).replace(tzinfo=None)
-    return value
-
-
-def _rows(table: Any) -> list[tuple[Any, ...]]:
-    return [tuple(_plain(v) for v in row.values()) for row in table.to_pylist()]
-
-
 QUERIES = [
     "SELECT count(*) AS n, min(id) AS lo, max(id) AS hi FROM t",
     "SELECT region, count(*) AS n, sum(v:amount::decimal(10,2)) AS amount FROM t GROUP BY region ORDER BY region",
@@ -143,7 +133,7 @@ def test_snapshot_matches_deltalake_on_its_own_tables(tmp_path: Path) -> None:
     assert ours == theirs
     con = vpush.connect(time_zone="UTC")
     con.register("t", root)
-    assert sorted(_rows(con.sql("SELECT id, p FROM t").to_arrow())) == [(2, "a b"), (3, "a b"), (12, "x%y=1"), (13, "x%y=1"), (99, "q")]
+    assert sorted(rows(con.sql("SELECT id, p FROM t").to_arrow())) == [(2, "a b"), (3, "a b"), (12, "x%y=1"), (13, "x%y=1"), (99, "q")]
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "spark"])
@@ -152,8 +142,8 @@ def test_answers_equal_sparks_over_the_live_files(table: Path, spark: SparkSessi
     _spark_view(spark, table, "delta_live")
     con = vpush.connect(engine, time_zone="UTC", spark=spark if engine == "spark" else None)
     con.register("t", table)
-    got = _rows(con.sql(sql).to_arrow())
-    expected = [tuple(_plain(v) for v in r) for r in spark.sql(sql.replace("FROM t", "FROM delta_live")).collect()]
+    got = rows(con.sql(sql).to_arrow())
+    expected = [tuple(plain(v) for v in r) for r in spark.sql(sql.replace("FROM t", "FROM delta_live")).collect()]
     assert got == expected
 
 
@@ -172,8 +162,8 @@ def test_files_are_skipped_by_log_statistics_without_opening_footers(table: Path
     con = vpush.connect(time_zone="UTC")
     con.register("t", copy)
     _spark_view(spark, table, "delta_live")
-    expected = [tuple(_plain(v) for v in r) for r in spark.sql(sql.replace("FROM t", "FROM delta_live")).collect()]
-    assert _rows(con.sql(sql).to_arrow()) == expected
+    expected = [tuple(plain(v) for v in r) for r in spark.sql(sql.replace("FROM t", "FROM delta_live")).collect()]
+    assert rows(con.sql(sql).to_arrow()) == expected
     explained = con.sql(sql).explain()
     assert "files skipped by the Delta log 1 of 4" in explained
     assert "log statistics of v:$['ts'] rule out rows" in explained
@@ -224,7 +214,7 @@ def test_supported_and_writer_features_read(tmp_path: Path) -> None:
     log.commit(log.add(root / "f.parquet"))
     con = vpush.connect()
     con.register("t", root)
-    assert _rows(con.sql("SELECT sum(id) AS s FROM t").to_arrow()) == [(3,)]
+    assert rows(con.sql("SELECT sum(id) AS s FROM t").to_arrow()) == [(3,)]
 
 
 def test_a_gap_in_the_commits_is_an_error(tmp_path: Path) -> None:
@@ -299,4 +289,4 @@ def test_float_statistics_as_delta_spark_writes_them_keep_matching_files(tmp_pat
     spark.read.parquet(str(root / "a.parquet")).createOrReplaceTempView("float_live")
     for sql in ["SELECT count(*) AS n FROM t WHERE f = CAST(1.1 AS FLOAT)", "SELECT count(*) AS n FROM t WHERE f >= 1.1F"]:
         expected = [tuple(r) for r in spark.sql(sql.replace("FROM t", "FROM float_live")).collect()]
-        assert expected == [(1,)] and _rows(con.sql(sql).to_arrow()) == expected, f"Should read the file: {sql}"
+        assert expected == [(1,)] and rows(con.sql(sql).to_arrow()) == expected, f"Should read the file: {sql}"

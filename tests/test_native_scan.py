@@ -3,14 +3,14 @@ residual-free typed leaves of annotated columns. The answers are the same with i
 it, on files from both writers, and Spark's; anything less clean stays on vpush's scan."""
 from __future__ import annotations
 
-import datetime as dt
 import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 import vpush
+from support.compare import rows
 from support.writers import write_with_duckdb, write_with_spark
 from vpush.exec.duckdb_engine import DuckDBEngine
 
@@ -56,17 +56,6 @@ def _connection(folder: Path, native: bool) -> vpush.Connection:
     return con
 
 
-def _plain(value: Any) -> Any:
-    # Spark's collect() gives timestamps as naive datetimes in the session time zone (UTC here).
-    if isinstance(value, dt.datetime) and value.tzinfo is not None:
-        return value.astimezone(dt.timezone.utc).replace(tzinfo=None)
-    return value
-
-
-def _rows(table: Any) -> list[tuple[Any, ...]]:
-    return [tuple(_plain(v) for v in row.values()) for row in table.to_pylist()]
-
-
 def test_clean_files_are_read_by_duckdb(clean_table: Path) -> None:
     plan = _connection(clean_table, True).sql(QUERIES[0]).plan
     assert all(part.native is not None for scan in plan.scans for part in scan.parts)
@@ -75,9 +64,9 @@ def test_clean_files_are_read_by_duckdb(clean_table: Path) -> None:
 @pytest.mark.parametrize("sql", QUERIES)
 def test_same_answer_with_and_without_duckdbs_reader(clean_table: Path, spark: SparkSession, sql: str) -> None:
     native = _connection(clean_table, True).sql(sql).to_arrow()
-    assert _rows(native) == _rows(_connection(clean_table, False).sql(sql).to_arrow())
+    assert rows(native) == rows(_connection(clean_table, False).sql(sql).to_arrow())
     expected = spark.sql(sql.replace("FROM t", "FROM native_t")).collect()
-    assert _rows(native) == [tuple(r) for r in expected]
+    assert rows(native) == [tuple(r) for r in expected]
 
 
 @pytest.mark.parametrize(
@@ -105,7 +94,7 @@ def test_anything_less_clean_stays_on_vpushs_scan(tmp_path: Path, select: str, s
     con = _connection(tmp_path, True)
     rel = con.sql("SELECT sum(try_variant_get(v, '$.a', 'bigint')) AS a FROM t")
     assert all(part.native is None for scan in rel.plan.scans for part in scan.parts), why
-    assert _rows(rel.to_arrow()) == _rows(_connection(tmp_path, False).sql(rel.plan.source_sql).to_arrow())
+    assert rows(rel.to_arrow()) == rows(_connection(tmp_path, False).sql(rel.plan.source_sql).to_arrow())
 
 
 def test_partitioned_files_stay_on_vpushs_scan(tmp_path: Path) -> None:
@@ -113,4 +102,4 @@ def test_partitioned_files_stay_on_vpushs_scan(tmp_path: Path) -> None:
     con = _connection(tmp_path, True)
     rel = con.sql("SELECT day, count(v:a::bigint) AS n FROM t GROUP BY day")
     assert all(part.native is None for scan in rel.plan.scans for part in scan.parts)
-    assert _rows(rel.to_arrow()) == [(1, 5000)]
+    assert rows(rel.to_arrow()) == [(1, 5000)]

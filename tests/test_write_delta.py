@@ -13,6 +13,7 @@ import pyarrow as pa
 import pytest
 
 import vpush
+from support.compare import plain, rows
 from vpush.codec.builder import encode
 from vpush.codec.layout import find_variant_columns
 from vpush.codec.value import Variant
@@ -47,12 +48,6 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _plain(value: Any) -> Any:
-    if isinstance(value, dt.datetime) and value.tzinfo is not None:
-        return value.astimezone(dt.timezone.utc).replace(tzinfo=None)
-    return value
-
-
 QUERIES = [
     "SELECT count(*) AS c, sum(v:n::bigint) AS n, max(v:ts::timestamp) AS ts FROM t",
     "SELECT id, v:s::string AS s FROM t WHERE v:n::bigint BETWEEN 1195 AND 1205 ORDER BY id",
@@ -67,8 +62,8 @@ def test_read_back_equals_spark_over_the_live_files(written: Path, spark: SparkS
     spark.read.parquet(*paths).createOrReplaceTempView("written_live")
     con = vpush.connect(engine, time_zone="UTC", spark=spark if engine == "spark" else None)
     con.register("t", written)
-    got = [tuple(_plain(v) for v in row.values()) for row in con.sql(sql).to_arrow().to_pylist()]
-    expected = [tuple(_plain(v) for v in r) for r in spark.sql(sql.replace("FROM t", "FROM written_live")).collect()]
+    got = rows(con.sql(sql).to_arrow())
+    expected = [tuple(plain(v) for v in r) for r in spark.sql(sql.replace("FROM t", "FROM written_live")).collect()]
     assert got == expected
 
 
@@ -86,7 +81,7 @@ def test_variant_statistics_equal_sparks_per_file(written: Path, spark: SparkSes
         high = Variant.from_concatenated(decode_z85(stats["maxValues"]["v"])).to_python()
         assert (low["$['n']"], high["$['n']"]) == (row["n0"], row["n1"])
         assert (low["$['s']"], high["$['s']"]) == (row["s0"], row["s1"])
-        assert (_plain(low["$['ts']"]), _plain(high["$['ts']"])) == (row["t0"], row["t1"])
+        assert (plain(low["$['ts']"]), plain(high["$['ts']"])) == (row["t0"], row["t1"])
     third = [json.loads(f.stats or "{}") for f in read_delta_log(written).files if "\"numRecords\": 200" in (f.stats or "")]
     assert third and "v" not in third[0]["minValues"], "n shredded as string holds nothing typed: no Variant bounds"
 

@@ -8,56 +8,25 @@ variant nulls must all be Spark's.
 """
 from __future__ import annotations
 
-import shutil
-import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 import pytest
 
 import vpush
+from support.compare import assert_error_as_spark, compare_variants_by_id, variant_bytes, variants_by_id
+from support.function_table import UNSHREDDED_IDS, connect_function_table
 from vpush.codec.errors import VpushError
-from vpush.codec.json import to_json
-from vpush.codec.value import Variant, variant_equal
 from vpush.exec.variant_functions import to_variant_object_column
 from vpush.optimizer.variant_types import parse_variant_type
-
-sys.path.insert(0, str(Path(__file__).parent.parent))
-sys.path.insert(0, str(Path(__file__).parent))
-from support.writers import write_with_duckdb, write_with_spark  # noqa: E402
-from test_variant_functions import DUCKDB_SELECT, SPARK_SELECT  # noqa: E402
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
 
 @pytest.fixture(scope="module")
-def table(tmp_path_factory: pytest.TempPathFactory, spark: SparkSession) -> Path:
-    root = tmp_path_factory.mktemp("to_variant_object")
-    folder = root / "t"
-    folder.mkdir()
-    for i, f in enumerate(write_with_spark(spark, root / "spark", SPARK_SELECT, "a bigint, s string, o struct<x bigint>")):
-        shutil.copy(f, folder / f"part-s{i}.parquet")
-    write_with_duckdb(folder / "part-d.parquet", DUCKDB_SELECT, "STRUCT(a BIGINT, o STRUCT(x BIGINT))", 2048)
-    write_with_duckdb(folder / "part-u.parquet", DUCKDB_SELECT.replace("range(100, 130)", "range(200, 215)"), None, 2048)
-    spark.read.parquet(str(folder)).createOrReplaceTempView("t")
-    return folder
-
-
-@pytest.fixture(scope="module")
-def con(table: Path) -> vpush.Connection:
-    connection = vpush.connect(time_zone="UTC")
-    connection.register("t", table)
-    return connection
-
-
-def _bytes(value: Any) -> Any:
-    if isinstance(value, dict) and set(value) == {"metadata", "value"}:
-        return None if value["value"] is None else (value["metadata"], value["value"])
-    if hasattr(value, "metadata") and hasattr(value, "value"):  # Spark's VariantVal
-        return (bytes(value.metadata), bytes(value.value))
-    return value
+def con(tmp_path_factory: pytest.TempPathFactory, spark: SparkSession) -> vpush.Connection:
+    return connect_function_table(spark, tmp_path_factory.mktemp("to_variant_object"))
 
 
 QUERIES = [
@@ -95,15 +64,14 @@ VARIANT_QUERIES = [
     "SELECT id, to_variant_object(array(v, v:o, parse_json('{\"zz\": [1, {\"a\": null}]}'))) FROM t",
     "SELECT id, to_variant_object(try_variant_get(v, '$.o', 'map<string,variant>')) AS m FROM t",
 ]  # fmt: skip
-UNSHREDDED_IDS = range(200, 215)
 
 
 @pytest.mark.parametrize("sql", QUERIES)
 def test_same_bytes_and_names_as_spark(spark: SparkSession, con: vpush.Connection, sql: str) -> None:
     frame = spark.sql(sql)
-    want = sorted((tuple(_bytes(v) for v in row) for row in frame.collect()), key=repr)
+    want = sorted((tuple(variant_bytes(v) for v in row) for row in frame.collect()), key=repr)
     got_table = con.sql(sql).to_arrow()
-    got = sorted((tuple(_bytes(v) for v in row.values()) for row in got_table.to_pylist()), key=repr)
+    got = sorted((tuple(variant_bytes(v) for v in row.values()) for row in got_table.to_pylist()), key=repr)
     assert got_table.column_names == frame.columns
     assert len(got) == len(want)
     for g, w in zip(got, want):
@@ -112,28 +80,16 @@ def test_same_bytes_and_names_as_spark(spark: SparkSession, con: vpush.Connectio
 
 @pytest.mark.parametrize("sql", VARIANT_QUERIES)
 def test_variants_inside_as_spark(spark: SparkSession, con: vpush.Connection, sql: str) -> None:
-    frame = spark.sql(sql)
-    want = {row[0]: _bytes(row[1]) for row in frame.collect()}
-    got_table = con.sql(sql).to_arrow()
-    got = {row["id"]: _bytes(row[got_table.column_names[1]]) for row in got_table.to_pylist()}
-    assert got_table.column_names == frame.columns
-    assert got.keys() == want.keys()
-    same_bytes = 0
-    for key, w in want.items():
-        g = got[key]
-        if key in UNSHREDDED_IDS or w is None or g is None:
-            assert g == w, f"row {key}: vpush {g!r} != Spark {w!r}"
-        else:
-            assert variant_equal(Variant(*g), Variant(*w)) and to_json(*g) == to_json(*w), f"row {key}"
-        same_bytes += g == w
+    got, want = variants_by_id(spark, con, sql)
+    same_bytes = compare_variants_by_id(got, want, UNSHREDDED_IDS)
     assert same_bytes > len(UNSHREDDED_IDS), "rows not rebuilt from shredded columns are Spark's bytes"
 
 
 @pytest.mark.xfail(strict=True, reason="Spark re-encodes the scalars it rebuilds from shredded columns; vpush keeps the shredding's types")
 def test_variants_rebuilt_from_shredded_columns_are_sparks_bytes(spark: SparkSession, con: vpush.Connection) -> None:
     sql = "SELECT id, to_variant_object(array(v:o)) AS o FROM t WHERE id = 100"
-    want = [_bytes(r.o) for r in spark.sql(sql).collect()]
-    assert [_bytes(r["o"]) for r in con.sql(sql).to_arrow().to_pylist()] == want
+    want = [variant_bytes(r.o) for r in spark.sql(sql).collect()]
+    assert [variant_bytes(r["o"]) for r in con.sql(sql).to_arrow().to_pylist()] == want
 
 
 @pytest.mark.parametrize(
@@ -147,12 +103,7 @@ def test_variants_rebuilt_from_shredded_columns_are_sparks_bytes(spark: SparkSes
     ],
 )
 def test_errors_are_sparks(spark: SparkSession, con: vpush.Connection, sql: str, error_class: str) -> None:
-    with pytest.raises(Exception) as spark_error:
-        spark.sql(sql).collect()
-    assert error_class in str(spark_error.value)
-    with pytest.raises(VpushError) as error:
-        con.sql(sql).to_arrow()
-    assert error.value.error_class == error_class
+    assert_error_as_spark(spark, con, sql, error_class)
 
 
 def test_what_vpush_cannot_type_is_refused_clearly(con: vpush.Connection) -> None:

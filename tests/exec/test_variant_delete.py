@@ -8,22 +8,13 @@ over the table of ``test_variant_functions`` (Spark- and DuckDB-written files, s
 """
 from __future__ import annotations
 
-import shutil
-import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 import vpush
-from vpush.codec.errors import VpushError
-from vpush.codec.json import to_json
-from vpush.codec.value import Variant, variant_equal
-
-sys.path.insert(0, str(Path(__file__).parent.parent))
-sys.path.insert(0, str(Path(__file__).parent))
-from support.writers import write_with_duckdb, write_with_spark  # noqa: E402
-from test_variant_functions import DUCKDB_SELECT, SPARK_SELECT  # noqa: E402
+from support.compare import assert_error_as_spark, compare_variants_by_id, variant_bytes, variants_by_id
+from support.function_table import UNSHREDDED_IDS, connect_function_table
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -43,19 +34,11 @@ def _sql_string(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-def _bytes(value: Any) -> Any:
-    if isinstance(value, dict) and set(value) == {"metadata", "value"}:
-        return None if value["value"] is None else (value["metadata"], value["value"])
-    if hasattr(value, "metadata") and hasattr(value, "value"):  # Spark's VariantVal
-        return (bytes(value.metadata), bytes(value.value))
-    return value
-
-
 def test_literals_as_spark(spark: SparkSession) -> None:
     calls = [f"variant_delete(parse_json({_sql_string(j)}), {', '.join(_sql_string(p) for p in paths)})" for j, paths in LITERAL_CASES]
     sql = "SELECT " + ", ".join(f"{c} AS c{i}" for i, c in enumerate(calls))
-    want = [_bytes(v) for v in spark.sql(sql).collect()[0]]
-    got = [_bytes(v) for v in vpush.connect().sql(sql).to_arrow().to_pylist()[0].values()]
+    want = [variant_bytes(v) for v in spark.sql(sql).collect()[0]]
+    got = [variant_bytes(v) for v in vpush.connect().sql(sql).to_arrow().to_pylist()[0].values()]
     for case, g, w in zip(LITERAL_CASES, got, want):
         assert g == w, f"{case}: vpush {g!r} != Spark {w!r}"
 
@@ -66,40 +49,22 @@ def test_names_and_nulls_as_spark(spark: SparkSession) -> None:
     frame = spark.sql(sql)
     got = vpush.connect().sql(sql).to_arrow()
     assert got.column_names == frame.columns
-    assert [_bytes(v) for v in got.to_pylist()[0].values()] == [_bytes(v) for v in frame.collect()[0]]
+    assert [variant_bytes(v) for v in got.to_pylist()[0].values()] == [variant_bytes(v) for v in frame.collect()[0]]
 
 
 @pytest.mark.parametrize("path", ["$", "a", "$.", "$.arr[-1]", "$[", "$.a..b", '$.é["\\"q"]'])
 def test_invalid_paths_as_spark(spark: SparkSession, path: str) -> None:
     sql = f"SELECT variant_delete(parse_json('{{\"a\": 1}}'), {_sql_string(path)})"
-    with pytest.raises(Exception) as spark_error:
-        spark.sql(sql).collect()
-    assert "INVALID_VARIANT_PATH" in str(spark_error.value)
-    with pytest.raises(VpushError) as error:
-        vpush.connect().sql(sql).to_arrow()
-    assert error.value.error_class == "INVALID_VARIANT_PATH"
+    assert_error_as_spark(spark, vpush.connect(), sql, "INVALID_VARIANT_PATH")
 
 
 @pytest.fixture(scope="module")
 def con(tmp_path_factory: pytest.TempPathFactory, spark: SparkSession) -> vpush.Connection:
-    root = tmp_path_factory.mktemp("variant_delete")
-    folder = root / "t"
-    folder.mkdir()
-    for i, f in enumerate(write_with_spark(spark, root / "spark", SPARK_SELECT, "a bigint, s string, o struct<x bigint>")):
-        shutil.copy(f, folder / f"part-s{i}.parquet")
-    write_with_duckdb(folder / "part-d.parquet", DUCKDB_SELECT, "STRUCT(a BIGINT, o STRUCT(x BIGINT))", 2048)
-    write_with_duckdb(folder / "part-u.parquet", DUCKDB_SELECT.replace("range(100, 130)", "range(200, 215)"), None, 2048)
-    spark.read.parquet(str(folder)).createOrReplaceTempView("t")
-    connection = vpush.connect(time_zone="UTC")
-    connection.register("t", folder)
-    return connection
+    return connect_function_table(spark, tmp_path_factory.mktemp("variant_delete"))
 
 
 # Rows rebuilt from shredded columns carry vpush's scalar widths (see test_to_variant_object):
-# equal by value there, byte for byte in DuckDB's unshredded file (ids 200 to 214) and elsewhere.
-UNSHREDDED_IDS = range(200, 215)
-
-
+# equal by value there, byte for byte in DuckDB's unshredded file (UNSHREDDED_IDS) and elsewhere.
 @pytest.mark.parametrize(
     "sql",
     [
@@ -110,21 +75,8 @@ UNSHREDDED_IDS = range(200, 215)
     ],
 )
 def test_table_as_spark(spark: SparkSession, con: vpush.Connection, sql: str) -> None:
-    frame = spark.sql(sql)
-    want = {row[0]: _bytes(row[1]) for row in frame.collect()}
-    got_table = con.sql(sql).to_arrow()
-    got = {row["id"]: _bytes(row[got_table.column_names[1]]) for row in got_table.to_pylist()}
-    assert got_table.column_names == frame.columns
-    assert got.keys() == want.keys()
-    same = 0
-    for key, w in want.items():
-        g = got[key]
-        if key in UNSHREDDED_IDS or not isinstance(w, tuple) or g is None:
-            assert g == w, f"row {key}: vpush {g!r} != Spark {w!r}"
-        else:
-            assert variant_equal(Variant(*g), Variant(*w)) and to_json(*g) == to_json(*w), f"row {key}"
-        same += g == w
-    assert same > len(UNSHREDDED_IDS)
+    got, want = variants_by_id(spark, con, sql)
+    assert compare_variants_by_id(got, want, UNSHREDDED_IDS) > len(UNSHREDDED_IDS)
 
 
 # -- variant_strip_nulls: the same rebuild, without the variant nulls -------------------------------
@@ -137,8 +89,8 @@ STRIP_CASES = [
 def test_strip_nulls_literals_as_spark(spark: SparkSession) -> None:
     calls = [f"variant_strip_nulls(parse_json({_sql_string(j)}){flag})" for j in STRIP_CASES for flag in ("", ", true", ", false")]
     sql = "SELECT " + ", ".join(f"{c} AS c{i}" for i, c in enumerate(calls))
-    want = [_bytes(v) for v in spark.sql(sql).collect()[0]]
-    got = [_bytes(v) for v in vpush.connect().sql(sql).to_arrow().to_pylist()[0].values()]
+    want = [variant_bytes(v) for v in spark.sql(sql).collect()[0]]
+    got = [variant_bytes(v) for v in vpush.connect().sql(sql).to_arrow().to_pylist()[0].values()]
     for call, g, w in zip(calls, got, want):
         assert g == w, f"{call}: vpush {g!r} != Spark {w!r}"
 
@@ -148,15 +100,10 @@ def test_strip_nulls_names_nulls_and_errors_as_spark(spark: SparkSession) -> Non
     frame = spark.sql(sql)
     got = vpush.connect().sql(sql).to_arrow()
     assert got.column_names == frame.columns
-    assert [_bytes(v) for v in got.to_pylist()[0].values()] == [_bytes(v) for v in frame.collect()[0]]
+    assert [variant_bytes(v) for v in got.to_pylist()[0].values()] == [variant_bytes(v) for v in frame.collect()[0]]
     for bad, error_class in (("variant_strip_nulls(1)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
                              ("variant_strip_nulls(parse_json('1'), 1)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE")):  # fmt: skip
-        with pytest.raises(Exception) as spark_error:
-            spark.sql(f"SELECT {bad}").collect()
-        assert error_class in str(spark_error.value)
-        with pytest.raises(VpushError) as error:
-            vpush.connect().sql(f"SELECT {bad}").to_arrow()
-        assert error.value.error_class == error_class
+        assert_error_as_spark(spark, vpush.connect(), f"SELECT {bad}", error_class)
 
 
 @pytest.mark.parametrize(

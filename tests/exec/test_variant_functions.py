@@ -10,7 +10,6 @@ objects with unsorted fields, which Spark prints in stored order and ``schema_of
 from __future__ import annotations
 
 import datetime as dt
-import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +18,9 @@ import pyarrow as pa
 import pytest
 
 import vpush
+from support.compare import assert_error_as_spark
+from support.function_table import write_function_table
+from support.unsorted import unsorted_variant
 from vpush.codec.errors import VpushError
 from vpush.codec.json import parse_json, to_json
 from vpush.exec.variant_functions import (
@@ -31,40 +33,8 @@ from vpush.exec.variant_functions import (
 )
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 
-sys.path.insert(0, str(Path(__file__).parent.parent))
-from support.unsorted import unsorted_variant  # noqa: E402
-from support.writers import write_with_duckdb, write_with_spark  # noqa: E402
-
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
-
-JSON_TEXTS = "CASE id % 5 WHEN 0 THEN '{\"x\": 5, \"y\": [1]}' WHEN 1 THEN '[1,2' WHEN 2 THEN NULL WHEN 3 THEN '1.50' ELSE '\"é\"' END"
-SPARK_SELECT = f"""
-SELECT id, {JSON_TEXTS} AS j, CASE id % 9
-  WHEN 0 THEN NULL
-  WHEN 1 THEN parse_json('null')
-  WHEN 2 THEN parse_json(concat('{{"a": ', id, ', "s": "k', id % 4, '", "o": {{"x": ', id % 5, ', "y": [1, 2.50, "z", null]}}}}'))
-  WHEN 3 THEN parse_json('{{"a": null, "o": {{"x": null}}, "arr": [[], {{}}, 1e3, {{"b": 1}}]}}')
-  WHEN 4 THEN to_variant_object(named_struct('a', cast(id AS int), 'ts', timestamp_seconds(1704067200 + id * 3600),
-    'd', date_from_unix_date(id * 1000), 'dec', cast(id / 7 AS decimal(12, 4)), 'f', cast(id / 3 AS float),
-    'b', cast(concat('b', id) AS binary), 'ntz', cast(timestamp_seconds(1704067200 + id) AS timestamp_ntz)))
-  WHEN 5 THEN cast(cast(id * 1.5 AS decimal(10, 2)) AS variant)
-  WHEN 6 THEN cast(concat('s', id, '"\\n/') AS variant)
-  WHEN 7 THEN parse_json(concat('[', id, ', 1.5e300, -0.0, "\\\\u00e9\\\\u0001", {{"a": [1, 2]}}]'))
-  ELSE cast(id / 3.0D AS variant)
-END AS v
-FROM range(0, 45)
-"""
-DUCKDB_SELECT = f"""
-SELECT i AS id, {JSON_TEXTS.replace('id %', 'i %')} AS j, CASE i % 5
-  WHEN 0 THEN {{'a': i, 's': 'k' || (i % 4), 'o': {{'x': i % 5, 'y': 'y' || i}}}}::VARIANT
-  WHEN 1 THEN NULL
-  WHEN 2 THEN (i * 2.5)::DOUBLE::VARIANT
-  WHEN 3 THEN '{{"a": "str", "arr": [1, null, 2.5]}}'::JSON::VARIANT
-  ELSE {{'a': i::INTEGER, 'ts': make_timestamptz(1704067200000000 + i * 1000000), 'd': (i / 100)::DECIMAL(10,2)}}::VARIANT
-END AS v
-FROM range(100, 130) t(i)
-"""
 
 
 def _write_unsorted(path: Path) -> None:
@@ -91,14 +61,8 @@ def _write_unsorted(path: Path) -> None:
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory: pytest.TempPathFactory, spark: SparkSession) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("functions")
-    folder = root / "t"
-    folder.mkdir()
-    for i, f in enumerate(write_with_spark(spark, root / "spark", SPARK_SELECT, "a bigint, s string, o struct<x bigint>")):
-        shutil.copy(f, folder / f"part-s{i}.parquet")
-    write_with_duckdb(folder / "part-d.parquet", DUCKDB_SELECT, "STRUCT(a BIGINT, o STRUCT(x BIGINT))", 2048)
-    write_with_duckdb(folder / "part-u.parquet", DUCKDB_SELECT.replace("range(100, 130)", "range(200, 215)"), None, 2048)
+    folder = write_function_table(spark, root)
     _write_unsorted(root / "u" / "part-0.parquet")
-    spark.read.parquet(str(folder)).createOrReplaceTempView("t")
     spark.read.parquet(str(root / "u")).createOrReplaceTempView("u")
     return {"t": folder, "u": root / "u"}
 
@@ -207,12 +171,7 @@ def test_window_and_filter_names(spark: SparkSession, con: vpush.Connection) -> 
     ],
 )
 def test_errors_are_sparks(spark: SparkSession, con: vpush.Connection, sql: str, error_class: str) -> None:
-    with pytest.raises(Exception) as spark_error:
-        spark.sql(sql).collect()
-    assert error_class in str(spark_error.value)
-    with pytest.raises(VpushError) as error:
-        con.sql(sql).to_arrow()
-    assert error.value.error_class == error_class
+    assert_error_as_spark(spark, con, sql, error_class)
 
 
 def test_not_supported_yet(con: vpush.Connection) -> None:

@@ -10,22 +10,14 @@ variant nulls, scalars and values of every type.
 """
 from __future__ import annotations
 
-import shutil
-import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 import vpush
+from support.compare import assert_error_as_spark, compare_variants_by_id, variant_bytes, variants_by_id
+from support.function_table import UNSHREDDED_IDS, connect_function_table
 from vpush.codec.errors import VpushError
-from vpush.codec.json import to_json
-from vpush.codec.value import Variant, variant_equal
-
-sys.path.insert(0, str(Path(__file__).parent.parent))
-sys.path.insert(0, str(Path(__file__).parent))
-from support.writers import write_with_duckdb, write_with_spark  # noqa: E402
-from test_variant_functions import DUCKDB_SELECT, SPARK_SELECT  # noqa: E402
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -51,14 +43,6 @@ CALLS = [f"{f}(parse_json('{J}'), '{p}', 7)" for f in FUNCTIONS for p in PATHS] 
 ]  # fmt: skip
 
 
-def _bytes(value: Any) -> Any:
-    if isinstance(value, dict) and set(value) == {"metadata", "value"}:
-        return None if value["value"] is None else (value["metadata"], value["value"])
-    if hasattr(value, "metadata") and hasattr(value, "value"):  # Spark's VariantVal
-        return (bytes(value.metadata), bytes(value.value))
-    return value
-
-
 def _error_class(text: str) -> str:
     return text.split("[", 1)[1].split("]", 1)[0]
 
@@ -70,12 +54,12 @@ def test_matrix_as_spark(spark: SparkSession) -> None:
         sql = f"SELECT {call}"
         try:
             frame = spark.sql(sql)
-            want: Any = ([_bytes(v) for v in frame.collect()[0]], frame.columns)
+            want: Any = ([variant_bytes(v) for v in frame.collect()[0]], frame.columns)
         except Exception as exc:  # noqa: BLE001 - Spark's error is the answer to compare
             want = ("error", _error_class(str(exc)))
         try:
             table = con.sql(sql).to_arrow()
-            got: Any = ([_bytes(v) for v in table.to_pylist()[0].values()], table.column_names)
+            got: Any = ([variant_bytes(v) for v in table.to_pylist()[0].values()], table.column_names)
         except VpushError as exc:
             got = ("error", exc.error_class)
         if got != want:
@@ -96,24 +80,11 @@ def test_error_messages_name_the_step(spark: SparkSession) -> None:
 
 @pytest.fixture(scope="module")
 def con(tmp_path_factory: pytest.TempPathFactory, spark: SparkSession) -> vpush.Connection:
-    root = tmp_path_factory.mktemp("variant_modify")
-    folder = root / "t"
-    folder.mkdir()
-    for i, f in enumerate(write_with_spark(spark, root / "spark", SPARK_SELECT, "a bigint, s string, o struct<x bigint>")):
-        shutil.copy(f, folder / f"part-s{i}.parquet")
-    write_with_duckdb(folder / "part-d.parquet", DUCKDB_SELECT, "STRUCT(a BIGINT, o STRUCT(x BIGINT))", 2048)
-    write_with_duckdb(folder / "part-u.parquet", DUCKDB_SELECT.replace("range(100, 130)", "range(200, 215)"), None, 2048)
-    spark.read.parquet(str(folder)).createOrReplaceTempView("t")
-    connection = vpush.connect(time_zone="UTC")
-    connection.register("t", folder)
-    return connection
+    return connect_function_table(spark, tmp_path_factory.mktemp("variant_modify"))
 
 
 # As in test_to_variant_object: rows rebuilt from shredded columns keep vpush's scalar widths
-# (equal by value); DuckDB's unshredded file (ids 200 to 214) is compared byte for byte.
-UNSHREDDED_IDS = range(200, 215)
-
-
+# (equal by value); DuckDB's unshredded file (UNSHREDDED_IDS) is compared byte for byte.
 @pytest.mark.parametrize(
     "sql",
     [
@@ -125,21 +96,8 @@ UNSHREDDED_IDS = range(200, 215)
     ],
 )
 def test_table_as_spark(spark: SparkSession, con: vpush.Connection, sql: str) -> None:
-    frame = spark.sql(sql)
-    want = {row[0]: _bytes(row[1]) for row in frame.collect()}
-    got_table = con.sql(sql).to_arrow()
-    got = {row["id"]: _bytes(row[got_table.column_names[1]]) for row in got_table.to_pylist()}
-    assert got_table.column_names == frame.columns
-    assert got.keys() == want.keys()
-    same = 0
-    for key, w in want.items():
-        g = got[key]
-        if key in UNSHREDDED_IDS or w is None or g is None:
-            assert g == w, f"row {key}: vpush {g!r} != Spark {w!r}"
-        else:
-            assert variant_equal(Variant(*g), Variant(*w)) and to_json(*g) == to_json(*w), f"row {key}"
-        same += g == w
-    assert same > len(UNSHREDDED_IDS)
+    got, want = variants_by_id(spark, con, sql)
+    assert compare_variants_by_id(got, want, UNSHREDDED_IDS) > len(UNSHREDDED_IDS)
     assert any(w is None for w in want.values()) and any(w is not None for w in want.values())
 
 
@@ -152,9 +110,4 @@ def test_table_as_spark(spark: SparkSession, con: vpush.Connection, sql: str) ->
     ],
 )
 def test_table_errors_as_spark(spark: SparkSession, con: vpush.Connection, sql: str, error_class: str) -> None:
-    with pytest.raises(Exception) as spark_error:
-        spark.sql(sql).collect()
-    assert error_class in str(spark_error.value)
-    with pytest.raises(VpushError) as error:
-        con.sql(sql).to_arrow()
-    assert error.value.error_class == error_class
+    assert_error_as_spark(spark, con, sql, error_class)
