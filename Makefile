@@ -42,7 +42,8 @@ demo: setup
 # JSON-text baseline; targets against the lower bound) and without it (where DuckDB's own fast
 # path works; targets against DuckDB too). bench/pruning.py reads the 5M log of bench/queries.py.
 # bench/scale.py times a few queries at each size with each engine's peak memory, and writes the
-# README's table and chart.
+# README's table and chart. bench/delta.py registers a sample log as a Delta table (Delta files
+# skipped by the log's statistics).
 BENCH_ROWS ?= 5000000
 BENCH_SIZES ?= 1000000,5000000,20000000
 CODEC_ROWS ?= 1000000
@@ -55,6 +56,9 @@ bench: setup
 	  --dir build/bench/queries --repeat 3 || status=1; \
 	$(PY) bench/queries.py --rows $(BENCH_ROWS) || status=1; \
 	$(PY) bench/queries.py --rows $(BENCH_ROWS) --no-payload --skip-json || status=1; \
+	test -d build/bench/delta-events || $(VPUSH) sample events build/bench/delta-events --rows $(BENCH_ROWS) --files 10 \
+	  || status=1; \
+	$(PY) bench/delta.py --events build/bench/delta-events --table build/bench/delta --out docs/bench || status=1; \
 	echo "make bench: $$(( $$(date +%s) - began )) s, load average $$(cut -d' ' -f1-3 /proc/loadavg)"; \
 	exit $$status
 
