@@ -467,6 +467,8 @@ class _Typer:
             return AtomicType("date")
         if called == "array_contains":
             return AtomicType("boolean")
+        if called == "trunc":
+            return AtomicType("date")
         if called in ("sha2", "base64"):
             return StringType()
         if called in ("element_at", "reverse"):
@@ -799,6 +801,8 @@ class _Rewriter:
                 )
         if called in _STRICT_MATH_CALLS and arguments and all(a is not None for a in arguments):
             return self._strict_math(called, [a for a in arguments if a is not None])
+        if called == "trunc" and arguments and len(arguments) == 2 and arguments[0] is not None:
+            return _trunc_date(arguments[0], arguments[1], self.typer.of(arguments[0]))
         if called in _COLLECTION_CALLS and arguments and all(a is not None for a in arguments):
             return self._collection_call(called, [a for a in arguments if a is not None])
         if called == "e":
@@ -1612,6 +1616,28 @@ def _refuse(called: str, what: str) -> NoReturn:
         f"{called}: the DuckDB engine does not give Spark's answer for {what} yet; the Spark engine runs it",
         error_class="VPUSH_UNSUPPORTED_FUNCTION",
     )
+
+
+# Spark's trunc(date, fmt) levels (case-insensitive) as DuckDB's date_trunc parts; any other
+# format, a finer one included ('DD', 'HOUR'), gives NULL in Spark.
+_TRUNC_LEVELS = {"year": "year", "yyyy": "year", "yy": "year", "quarter": "quarter", "month": "month",
+                 "mon": "month", "mm": "month", "week": "week"}
+
+
+def _trunc_date(value: exp.Expr, unit: exp.Expr | None, source: SparkType | None) -> exp.Expression:
+    """Spark's ``trunc(date, fmt)`` for a date and a literal format (a week starts on Monday in
+    both); DuckDB's ``date_trunc`` of a date is a timestamp, so the result is cast back."""
+    if source != AtomicType("date"):
+        _refuse("trunc", "an argument other than a date")
+    if isinstance(unit, exp.Null):
+        return exp.cast(exp.Null(), exp.DataType.build("DATE"))
+    if not (isinstance(unit, exp.Literal) and unit.is_string):
+        _refuse("trunc", "a format that is not a literal")
+    part = _TRUNC_LEVELS.get(unit.name.lower())
+    if part is None:
+        return exp.cast(exp.Null(), exp.DataType.build("DATE"))
+    truncated = exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(part), value])
+    return exp.cast(truncated, exp.DataType.build("DATE"))
 
 
 def _element_at(array: exp.Expr, index: exp.Expr) -> exp.Expression:

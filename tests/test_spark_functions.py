@@ -85,6 +85,9 @@ SCALARS = [
     "last_day(day)", "make_date(2024, 2, 29)", "extract(YEAR FROM day)", "extract(hour FROM ts)",
     "date_part('month', day)", "datepart('year', day)", "unix_timestamp(ts)", "unix_seconds(ts)",
     "unix_millis(ts)", "unix_micros(ts)", "unix_date(day)",
+    "trunc(day, 'MM')", "trunc(day, 'year')", "trunc(day, 'YY')", "trunc(day, 'yyyy')", "trunc(day, 'Quarter')",
+    "trunc(day, 'week')", "trunc(day, 'mon')", "trunc(day, 'Month')", "trunc(day, 'DD')", "trunc(day, 'q')",
+    "trunc(day, NULL)",
     # arrays and structs
     "array(i, s)", "size(array(i, s))", "cardinality(array(i))", "array_size(array(i))", "struct(i, g)",
     "named_struct('a', i, 'b', g)", "named_struct('a', i).a", "struct(i, g).g", "filter(array(i, s), x -> x > 1)",
@@ -118,7 +121,7 @@ REFUSED = [
     "printf('%s', g)", "format_string('%d', i)", "format_number(f, 2)", "to_char(d, '999.99')",
     "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "initcap(g)", "chr(65)", "bround(f, 1)", "ceil(f, 1)",
     "factorial(s)", "date_format(day, 'yyyy')",
-    "to_date('2024-01-02')", "trunc(day, 'MM')", "from_unixtime(0)", "months_between(day, day)",
+    "to_date('2024-01-02')", "trunc(ts, 'MM')", "from_unixtime(0)", "months_between(day, day)",
     "regexp_replace(g, '(a)', '$1x')", "extract(SECOND FROM ts)", "trim(BOTH 'a' FROM g)", "rand(1)",
     "map('k', i)", "any(i > 0)", "aggregate(array(i), 0, (acc, x) -> acc + x)", "exists(array(i), x -> x > 1)",
 ]
