@@ -469,6 +469,8 @@ class _Typer:
             return AtomicType("boolean")
         if called == "trunc":
             return AtomicType("date")
+        if called == "from_unixtime":
+            return StringType()
         if called in ("sha2", "base64"):
             return StringType()
         if called in ("element_at", "reverse"):
@@ -801,6 +803,10 @@ class _Rewriter:
                 )
         if called in _STRICT_MATH_CALLS and arguments and all(a is not None for a in arguments):
             return self._strict_math(called, [a for a in arguments if a is not None])
+        if called == "from_unixtime" and arguments and len(arguments) == 1 and arguments[0] is not None:
+            if not _is_integral(self.typer.of(arguments[0])):
+                _refuse(called, "an argument that is not an integer (Spark's implicit cast to bigint)")
+            return _from_unixtime(arguments[0])
         if called == "trunc" and arguments and len(arguments) == 2 and arguments[0] is not None:
             return _trunc_date(arguments[0], arguments[1], self.typer.of(arguments[0]))
         if called in _COLLECTION_CALLS and arguments and all(a is not None for a in arguments):
@@ -1638,6 +1644,56 @@ def _trunc_date(value: exp.Expr, unit: exp.Expr | None, source: SparkType | None
         return exp.cast(exp.Null(), exp.DataType.build("DATE"))
     truncated = exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(part), value])
     return exp.cast(truncated, exp.DataType.build("DATE"))
+
+
+_TWO_63 = 2**63
+_FAR_PAST_MICROS = -6_000_000_000_000_000_000  # about the year -188,000: well inside DuckDB's range
+_FOUR_CENTURIES_MICROS = 146_097 * 86_400 * 1_000_000  # the Gregorian calendar repeats every 400 years
+
+
+def _from_unixtime(seconds: exp.Expr) -> exp.Expression:
+    """Spark's ``from_unixtime(n)``: ``yyyy-MM-dd HH:mm:ss`` in the session time zone (DuckDB's
+    ``TimeZone``, set per cursor). Spark multiplies by a million in wrapping 64-bit arithmetic
+    and prints a proleptic year of four digits at least, ``-`` before a year below 0 and ``+``
+    before one above 9999. DuckDB's timestamps end a few hours before the most negative
+    microsecond count: an instant that far back is printed 400 years later (the same calendar
+    day, the same time in the local mean time of a zone) with its year taken back by 400."""
+    wide = exp.Mul(this=exp.cast(seconds, exp.DataType.build("HUGEINT")), expression=exp.Literal.number(1_000_000))
+    shifted = exp.Mod(
+        this=exp.Paren(this=exp.Add(
+            this=exp.Mod(this=exp.Paren(this=exp.Add(this=wide, expression=exp.Literal.number(_TWO_63))),
+                         expression=exp.Literal.number(2 * _TWO_63)),
+            expression=exp.Literal.number(2 * _TWO_63))),
+        expression=exp.Literal.number(2 * _TWO_63),
+    )
+    micros = exp.cast(exp.Sub(this=shifted, expression=exp.Literal.number(_TWO_63)), exp.DataType.build("BIGINT"))
+    far = exp.LT(this=micros.copy(), expression=exp.Literal.number(_FAR_PAST_MICROS))
+    moved = exp.Case(
+        ifs=[exp.If(this=far.copy(), true=exp.Add(this=micros.copy(), expression=exp.Literal.number(_FOUR_CENTURIES_MICROS)))],
+        default=micros,
+    )
+    instant = exp.Anonymous(
+        this="timezone", expressions=[exp.Literal.string("UTC"), exp.Anonymous(this="make_timestamp", expressions=[moved])]
+    )
+    year = exp.Sub(
+        this=exp.cast(exp.Anonymous(this="strftime", expressions=[instant.copy(), exp.Literal.string("%Y")]), exp.DataType.build("BIGINT")),
+        expression=exp.Case(ifs=[exp.If(this=far, true=exp.Literal.number(400))], default=exp.Literal.number(0)),
+    )
+
+    def padded(value: exp.Expr) -> exp.Expression:
+        return exp.Anonymous(this="printf", expressions=[exp.Literal.string("%04d"), value])  # lpad would cut
+
+    year_text = exp.Case(
+        ifs=[
+            exp.If(this=exp.GT(this=year.copy(), expression=exp.Literal.number(9999)),
+                   true=exp.DPipe(this=exp.Literal.string("+"), expression=exp.cast(year.copy(), exp.DataType.build("VARCHAR")))),
+            exp.If(this=exp.LT(this=year.copy(), expression=exp.Literal.number(0)),
+                   true=exp.DPipe(this=exp.Literal.string("-"), expression=padded(exp.Neg(this=exp.Paren(this=year.copy()))))),
+        ],
+        default=padded(year),
+    )
+    rest = exp.Anonymous(this="strftime", expressions=[instant, exp.Literal.string("-%m-%d %H:%M:%S")])
+    return exp.DPipe(this=year_text, expression=rest)
 
 
 def _element_at(array: exp.Expr, index: exp.Expr) -> exp.Expression:

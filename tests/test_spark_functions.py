@@ -87,7 +87,9 @@ SCALARS = [
     "unix_millis(ts)", "unix_micros(ts)", "unix_date(day)",
     "trunc(day, 'MM')", "trunc(day, 'year')", "trunc(day, 'YY')", "trunc(day, 'yyyy')", "trunc(day, 'Quarter')",
     "trunc(day, 'week')", "trunc(day, 'mon')", "trunc(day, 'Month')", "trunc(day, 'DD')", "trunc(day, 'q')",
-    "trunc(day, NULL)",
+    "trunc(day, NULL)", "from_unixtime(i)", "from_unixtime(b)", "from_unixtime(s)", "from_unixtime(0)",
+    "from_unixtime(-62198755200)", "from_unixtime(253402300800)", "from_unixtime(-62135596801)",
+    "from_unixtime(-9223372036854)", "from_unixtime(-9223372036854775)",
     # arrays and structs
     "array(i, s)", "size(array(i, s))", "cardinality(array(i))", "array_size(array(i))", "struct(i, g)",
     "named_struct('a', i, 'b', g)", "named_struct('a', i).a", "struct(i, g).g", "filter(array(i, s), x -> x > 1)",
@@ -121,7 +123,7 @@ REFUSED = [
     "printf('%s', g)", "format_string('%d', i)", "format_number(f, 2)", "to_char(d, '999.99')",
     "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "initcap(g)", "chr(65)", "bround(f, 1)", "ceil(f, 1)",
     "factorial(s)", "date_format(day, 'yyyy')",
-    "to_date('2024-01-02')", "trunc(ts, 'MM')", "from_unixtime(0)", "months_between(day, day)",
+    "to_date('2024-01-02')", "trunc(ts, 'MM')", "from_unixtime(f)", "from_unixtime(i, 'yyyy')", "months_between(day, day)",
     "regexp_replace(g, '(a)', '$1x')", "extract(SECOND FROM ts)", "trim(BOTH 'a' FROM g)", "rand(1)",
     "map('k', i)", "any(i > 0)", "aggregate(array(i), 0, (acc, x) -> acc + x)", "exists(array(i), x -> x > 1)",
 ]
@@ -309,6 +311,24 @@ def test_element_at_raises_as_spark(call: str, spark_view: SparkSession, con: vp
     with pytest.raises(VpushError) as raised:
         con.sql(f"SELECT {call} FROM t").to_arrow()
     assert raised.value.error_class == wanted
+
+
+@pytest.mark.parametrize("zone", ["America/Los_Angeles", "Asia/Kolkata", "Europe/Paris"])
+def test_from_unixtime_in_the_session_time_zone(zone: str, spark: SparkSession, tmp_path: Path) -> None:
+    """In a zone with daylight saving time, a half-hour offset, and local mean time before 1900."""
+    seconds = [0, 1710064800, 1710061199, 1699174800, -2208988800, -5000000000, 253402300800, None]
+    pq.write_table(pa.table({"n": pa.array(seconds, pa.int64())}), tmp_path / "part-0.parquet")
+    sql = "SELECT n, from_unixtime(n) FROM z"
+    before = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", zone)
+    try:
+        spark.read.parquet(str(tmp_path)).createOrReplaceTempView("z")
+        expected = _answer(_spark_run(spark), sql, set())
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", before)
+    connection = vpush.connect(time_zone=zone)
+    connection.register("z", tmp_path)
+    assert _answer(_vpush_run(connection), sql, set()) == expected
 
 
 def test_every_listed_function_is_tested() -> None:
