@@ -81,7 +81,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "dayofyear": _f(1), "weekofyear": _f(1), "weekday": _f(1), "hour": _f(1), "minute": _f(1), "second": _f(1),
     "date_add": _f(2), "date_sub": _f(2), "dateadd": _f(2, shown="date_add"), "datediff": _f(2), "date_diff": _f(2),
     "date_trunc": _f(2), "add_months": _f(2), "last_day": _f(1), "make_date": _f(3), "extract": _f(1),
-    "date_part": _f(2), "datepart": _f(2), "unix_timestamp": _f(1, defaults=("yyyy-MM-dd HH:mm:ss",)), "unix_seconds": _f(1), "unix_millis": _f(1),
+    "trunc": _f(2), "from_unixtime": _f(1, defaults=("yyyy-MM-dd HH:mm:ss",)), "date_part": _f(2), "datepart": _f(2), "unix_timestamp": _f(1, defaults=("yyyy-MM-dd HH:mm:ss",)), "unix_seconds": _f(1), "unix_millis": _f(1),
     "unix_micros": _f(1), "unix_date": _f(1), "current_date": _f(0), "current_timestamp": _f(0), "now": _f(0),
     # aggregates
     "count": _f(0, None), "sum": _f(1), "avg": _f(1), "mean": _f(1), "min": _f(1), "max": _f(1),
@@ -98,7 +98,8 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "first_value": _f(1, 2), "last_value": _f(1, 2), "nth_value": _f(2),
     # arrays and structs
     "array": _f(0, None), "size": _f(1), "cardinality": _f(1), "array_size": _f(1), "struct": _f(0, None),
-    "named_struct": _f(0, None), "filter": _f(2),
+    "named_struct": _f(0, None), "filter": _f(2), "array_contains": _f(2), "element_at": _f(2), "reverse": _f(1),
+    "base64": _f(1), "sha2": _f(2),
 }
 """By the function's lower-cased name as the user writes it. Spark's variant functions are not
 here: :mod:`vpush.optimizer.rewrite_variants` decides on those."""

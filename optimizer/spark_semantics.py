@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping
+from typing import NoReturn
 
 import pyarrow as pa
 from sqlglot import exp
@@ -464,6 +465,20 @@ class _Typer:
             return _DOUBLE
         if called in ("add_months", "last_day"):
             return AtomicType("date")
+        if called == "array_contains":
+            return AtomicType("boolean")
+        if called == "trunc":
+            return AtomicType("date")
+        if called == "from_unixtime":
+            return StringType()
+        if called in ("sha2", "base64"):
+            return StringType()
+        if called in ("element_at", "reverse"):
+            arguments = call_arguments(node) or []
+            source = self.of(arguments[0]) if arguments and arguments[0] is not None else None
+            if called == "element_at":
+                return source.element if isinstance(source, ArrayType) else None
+            return source if isinstance(source, (StringType, ArrayType)) else None
         if called in ("floor", "ceil", "ceiling"):
             arguments = call_arguments(node) or [node.this]
             source = self.of(arguments[0]) if arguments and arguments[0] is not None else None
@@ -788,6 +803,14 @@ class _Rewriter:
                 )
         if called in _STRICT_MATH_CALLS and arguments and all(a is not None for a in arguments):
             return self._strict_math(called, [a for a in arguments if a is not None])
+        if called == "from_unixtime" and arguments and len(arguments) == 1 and arguments[0] is not None:
+            if not _is_integral(self.typer.of(arguments[0])):
+                _refuse(called, "an argument that is not an integer (Spark's implicit cast to bigint)")
+            return _from_unixtime(arguments[0])
+        if called == "trunc" and arguments and len(arguments) == 2 and arguments[0] is not None:
+            return _trunc_date(arguments[0], arguments[1], self.typer.of(arguments[0]))
+        if called in _COLLECTION_CALLS and arguments and all(a is not None for a in arguments):
+            return self._collection_call(called, [a for a in arguments if a is not None])
         if called == "e":
             return exp.cast(exp.Literal.number(repr(math.e)), exp.DataType.build("DOUBLE"))  # Java's Math.E
         if called == "std" and arguments and arguments[0] is not None:
@@ -800,6 +823,52 @@ class _Rewriter:
             if result is not None and not isinstance(node.parent, (exp.Window, exp.Filter)):
                 return exp.cast(node, _sql_type(result))
         return None
+
+    def _collection_call(self, called: str, arguments: list[exp.Expr]) -> exp.Expr:
+        """``array_contains``, ``element_at``, ``reverse``, ``sha2`` and ``base64`` as DuckDB
+        gives Spark's answer; a form whose answer vpush does not know is refused."""
+        of = self.typer.of
+        source = of(arguments[0])
+        if called == "array_contains" and len(arguments) == 2 and isinstance(source, ArrayType):
+            wanted = of(arguments[1])
+            if not (wanted == source.element or (_is_integral(wanted) and _is_integral(source.element))):
+                _refuse(called, "an element of another type than the array's (Spark's coercion)")
+            # Spark: NULL when the value is NULL, or not found in an array holding a NULL
+            array, value = arguments
+            found = exp.Anonymous(this="list_contains", expressions=[array.copy(), value.copy()])
+            has_null = exp.LT(
+                this=exp.Anonymous(this="list_count", expressions=[array.copy()]),
+                expression=exp.Anonymous(this="len", expressions=[array.copy()]),
+            )
+            unknown = exp.Or(this=exp.Is(this=value.copy(), expression=exp.Null()), expression=has_null)
+            return exp.Case(
+                ifs=[exp.If(this=exp.Is(this=array.copy(), expression=exp.Null()), true=exp.Null()),
+                     exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=exp.Null()),
+                     exp.If(this=found, true=exp.true()),
+                     exp.If(this=unknown, true=exp.Null())],
+                default=exp.false(),
+            )
+        if called == "element_at" and len(arguments) == 2 and isinstance(source, ArrayType):
+            if of(arguments[1]) not in (_INT, AtomicType("smallint"), AtomicType("tinyint")):
+                _refuse(called, "an index that is not an int")
+            return _element_at(arguments[0], arguments[1])
+        if called == "reverse" and len(arguments) == 1 and isinstance(source, ArrayType):
+            return exp.Anonymous(this="list_reverse", expressions=[arguments[0]])
+        if called == "reverse" and len(arguments) == 1 and isinstance(source, StringType):
+            # by code points, as Spark does; DuckDB's reverse keeps grapheme clusters together
+            points = exp.Anonymous(this="string_split", expressions=[arguments[0], exp.Literal.string("")])
+            return exp.Anonymous(
+                this="array_to_string",
+                expressions=[exp.Anonymous(this="list_reverse", expressions=[points]), exp.Literal.string("")],
+            )
+        if called == "sha2" and len(arguments) == 2 and source in (StringType(), AtomicType("binary")):
+            bits = _integer_literal(arguments[1])
+            if bits not in (0, 256):
+                _refuse(called, "bit lengths other than 256 (DuckDB has no SHA-224, SHA-384 or SHA-512)")
+            return exp.Anonymous(this="sha256", expressions=[arguments[0]])
+        if called == "base64" and len(arguments) == 1 and source in (StringType(), AtomicType("binary")):
+            return _mime_base64(arguments[0], source == StringType())
+        _refuse(called, "these argument types")
 
     def _strict_math(self, called: str, arguments: list[exp.Expr]) -> exp.Expr | None:
         """A call to one of Spark's transcendental functions as the StrictMath kernel's engine
@@ -1543,6 +1612,134 @@ def _array_element(node: exp.Bracket) -> exp.Expression:
         ),
     )
     return exp.Case(ifs=[exp.If(this=outside, true=spark_error("INVALID_ARRAY_INDEX", text, None))], default=node)
+
+
+_COLLECTION_CALLS = frozenset({"array_contains", "element_at", "reverse", "sha2", "base64"})
+
+
+def _refuse(called: str, what: str) -> NoReturn:
+    raise OptimizeError(
+        f"{called}: the DuckDB engine does not give Spark's answer for {what} yet; the Spark engine runs it",
+        error_class="VPUSH_UNSUPPORTED_FUNCTION",
+    )
+
+
+# Spark's trunc(date, fmt) levels (case-insensitive) as DuckDB's date_trunc parts; any other
+# format, a finer one included ('DD', 'HOUR'), gives NULL in Spark.
+_TRUNC_LEVELS = {"year": "year", "yyyy": "year", "yy": "year", "quarter": "quarter", "month": "month",
+                 "mon": "month", "mm": "month", "week": "week"}
+
+
+def _trunc_date(value: exp.Expr, unit: exp.Expr | None, source: SparkType | None) -> exp.Expression:
+    """Spark's ``trunc(date, fmt)`` for a date and a literal format (a week starts on Monday in
+    both); DuckDB's ``date_trunc`` of a date is a timestamp, so the result is cast back."""
+    if source != AtomicType("date"):
+        _refuse("trunc", "an argument other than a date")
+    if isinstance(unit, exp.Null):
+        return exp.cast(exp.Null(), exp.DataType.build("DATE"))
+    if not (isinstance(unit, exp.Literal) and unit.is_string):
+        _refuse("trunc", "a format that is not a literal")
+    part = _TRUNC_LEVELS.get(unit.name.lower())
+    if part is None:
+        return exp.cast(exp.Null(), exp.DataType.build("DATE"))
+    truncated = exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(part), value])
+    return exp.cast(truncated, exp.DataType.build("DATE"))
+
+
+_TWO_63 = 2**63
+_FAR_PAST_MICROS = -6_000_000_000_000_000_000  # about the year -188,000: well inside DuckDB's range
+_FOUR_CENTURIES_MICROS = 146_097 * 86_400 * 1_000_000  # the Gregorian calendar repeats every 400 years
+
+
+def _from_unixtime(seconds: exp.Expr) -> exp.Expression:
+    """Spark's ``from_unixtime(n)``: ``yyyy-MM-dd HH:mm:ss`` in the session time zone (DuckDB's
+    ``TimeZone``, set per cursor). Spark multiplies by a million in wrapping 64-bit arithmetic
+    and prints a proleptic year of four digits at least, ``-`` before a year below 0 and ``+``
+    before one above 9999. DuckDB's timestamps end a few hours before the most negative
+    microsecond count: an instant that far back is printed 400 years later (the same calendar
+    day, the same time in the local mean time of a zone) with its year taken back by 400."""
+    wide = exp.Mul(this=exp.cast(seconds, exp.DataType.build("HUGEINT")), expression=exp.Literal.number(1_000_000))
+    shifted = exp.Mod(
+        this=exp.Paren(this=exp.Add(
+            this=exp.Mod(this=exp.Paren(this=exp.Add(this=wide, expression=exp.Literal.number(_TWO_63))),
+                         expression=exp.Literal.number(2 * _TWO_63)),
+            expression=exp.Literal.number(2 * _TWO_63))),
+        expression=exp.Literal.number(2 * _TWO_63),
+    )
+    micros = exp.cast(exp.Sub(this=shifted, expression=exp.Literal.number(_TWO_63)), exp.DataType.build("BIGINT"))
+    far = exp.LT(this=micros.copy(), expression=exp.Literal.number(_FAR_PAST_MICROS))
+    moved = exp.Case(
+        ifs=[exp.If(this=far.copy(), true=exp.Add(this=micros.copy(), expression=exp.Literal.number(_FOUR_CENTURIES_MICROS)))],
+        default=micros,
+    )
+    instant = exp.Anonymous(
+        this="timezone", expressions=[exp.Literal.string("UTC"), exp.Anonymous(this="make_timestamp", expressions=[moved])]
+    )
+    year = exp.Sub(
+        this=exp.cast(exp.Anonymous(this="strftime", expressions=[instant.copy(), exp.Literal.string("%Y")]), exp.DataType.build("BIGINT")),
+        expression=exp.Case(ifs=[exp.If(this=far, true=exp.Literal.number(400))], default=exp.Literal.number(0)),
+    )
+
+    def padded(value: exp.Expr) -> exp.Expression:
+        return exp.Anonymous(this="printf", expressions=[exp.Literal.string("%04d"), value])  # lpad would cut
+
+    year_text = exp.Case(
+        ifs=[
+            exp.If(this=exp.GT(this=year.copy(), expression=exp.Literal.number(9999)),
+                   true=exp.DPipe(this=exp.Literal.string("+"), expression=exp.cast(year.copy(), exp.DataType.build("VARCHAR")))),
+            exp.If(this=exp.LT(this=year.copy(), expression=exp.Literal.number(0)),
+                   true=exp.DPipe(this=exp.Literal.string("-"), expression=padded(exp.Neg(this=exp.Paren(this=year.copy()))))),
+        ],
+        default=padded(year),
+    )
+    rest = exp.Anonymous(this="strftime", expressions=[instant, exp.Literal.string("-%m-%d %H:%M:%S")])
+    return exp.DPipe(this=year_text, expression=rest)
+
+
+def _element_at(array: exp.Expr, index: exp.Expr) -> exp.Expression:
+    """Spark's ``element_at(array, i)`` under ANSI: 1-based, negative from the end; 0 raises
+    ``INVALID_INDEX_OF_ZERO``, an index outside the array ``INVALID_ARRAY_INDEX_IN_ELEMENT_AT``
+    (DuckDB's ``list_extract`` counts the same way but gives NULL for both)."""
+    size = exp.Anonymous(this="len", expressions=[array.copy()])
+    zero = exp.EQ(this=index.copy(), expression=exp.Literal.number(0))
+    outside = exp.GT(this=exp.Abs(this=exp.cast(index.copy(), exp.DataType.build("BIGINT"))), expression=size.copy())
+    text = exp.DPipe(
+        this=exp.DPipe(
+            this=exp.DPipe(
+                this=exp.Literal.string("The index "), expression=exp.cast(index.copy(), exp.DataType.build("VARCHAR"))
+            ),
+            expression=exp.Literal.string(" is out of bounds. The array has "),
+        ),
+        expression=exp.DPipe(
+            this=exp.cast(size, exp.DataType.build("VARCHAR")),
+            expression=exp.Literal.string(
+                " elements. Use `try_element_at` to tolerate accessing element at invalid index and return NULL instead."
+            ),
+        ),
+    )
+    zero_text = "The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1)."
+    return exp.Case(
+        ifs=[
+            exp.If(this=zero, true=spark_error("INVALID_INDEX_OF_ZERO", zero_text, None)),
+            exp.If(this=outside, true=spark_error("INVALID_ARRAY_INDEX_IN_ELEMENT_AT", text, None)),
+        ],
+        default=exp.Anonymous(this="list_extract", expressions=[array.copy(), index.copy()]),
+    )
+
+
+def _mime_base64(value: exp.Expr, text: bool) -> exp.Expression:
+    """Spark's ``base64``: Java's MIME encoder, lines of 76 characters joined by CRLF (DuckDB's
+    ``to_base64`` is one line); a string is encoded as its UTF-8 bytes."""
+    blob = exp.Anonymous(this="encode", expressions=[value]) if text else value
+    encoded = exp.Anonymous(this="to_base64", expressions=[blob])
+    crlf = exp.DPipe(this=exp.Anonymous(this="chr", expressions=[exp.Literal.number(13)]),
+                     expression=exp.Anonymous(this="chr", expressions=[exp.Literal.number(10)]))
+    broken = exp.Anonymous(
+        this="regexp_replace",
+        expressions=[encoded, exp.Literal.string(".{76}"), exp.DPipe(this=exp.Literal.string("\\0"), expression=crlf.copy()),
+                     exp.Literal.string("g")],
+    )
+    return exp.Anonymous(this="rtrim", expressions=[broken, crlf])  # base64 has no CR or LF of its own
 
 
 def _pmod(a: exp.Expression, n: exp.Expression) -> exp.Expression:

@@ -85,9 +85,17 @@ SCALARS = [
     "last_day(day)", "make_date(2024, 2, 29)", "extract(YEAR FROM day)", "extract(hour FROM ts)",
     "date_part('month', day)", "datepart('year', day)", "unix_timestamp(ts)", "unix_seconds(ts)",
     "unix_millis(ts)", "unix_micros(ts)", "unix_date(day)",
+    "trunc(day, 'MM')", "trunc(day, 'year')", "trunc(day, 'YY')", "trunc(day, 'yyyy')", "trunc(day, 'Quarter')",
+    "trunc(day, 'week')", "trunc(day, 'mon')", "trunc(day, 'Month')", "trunc(day, 'DD')", "trunc(day, 'q')",
+    "trunc(day, NULL)", "from_unixtime(i)", "from_unixtime(b)", "from_unixtime(s)", "from_unixtime(0)",
+    "from_unixtime(-62198755200)", "from_unixtime(253402300800)", "from_unixtime(-62135596801)",
+    "from_unixtime(-9223372036854)", "from_unixtime(-9223372036854775)",
     # arrays and structs
     "array(i, s)", "size(array(i, s))", "cardinality(array(i))", "array_size(array(i))", "struct(i, g)",
     "named_struct('a', i, 'b', g)", "named_struct('a', i).a", "struct(i, g).g", "filter(array(i, s), x -> x > 1)",
+    "array_contains(array(i, 2), 2)", "array_contains(array(i), 2)", "array_contains(array(s, s), s)",
+    "element_at(array(i, 2), 1)", "element_at(array(i, 2), -1)", "element_at(array(i, 2, 3), -3)", "reverse(g)",
+    "reverse(array(i, 2))", "sha2(g, 256)", "sha2(binary(g), 0) AS h", "base64(g)", "base64(binary(repeat(g, 30))) AS b",
 ]
 
 AGGREGATES = [
@@ -113,10 +121,10 @@ WINDOWS = [
 REFUSED = [
     "kurtosis(f)", "skewness(f)", "covar_pop(f, i)", "corr(f, i)", "approx_count_distinct(g)", "mode(g)",
     "printf('%s', g)", "format_string('%d', i)", "format_number(f, 2)", "to_char(d, '999.99')",
-    "to_number('12', '99')", "initcap(g)", "chr(65)", "reverse(g)", "bround(f, 1)", "ceil(f, 1)",
-    "factorial(s)", "element_at(array(i), 1)", "array_contains(array(i), 1)", "date_format(day, 'yyyy')",
-    "to_date('2024-01-02')", "trunc(day, 'MM')", "from_unixtime(0)", "months_between(day, day)",
-    "sha2(g, 256)", "base64(g)", "regexp_replace(g, '(a)', '$1x')", "extract(SECOND FROM ts)", "trim(BOTH 'a' FROM g)", "rand(1)",
+    "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "initcap(g)", "chr(65)", "bround(f, 1)", "ceil(f, 1)",
+    "factorial(s)", "date_format(day, 'yyyy')",
+    "to_date('2024-01-02')", "trunc(ts, 'MM')", "from_unixtime(f)", "from_unixtime(i, 'yyyy')", "months_between(day, day)",
+    "regexp_replace(g, '(a)', '$1x')", "extract(SECOND FROM ts)", "trim(BOTH 'a' FROM g)", "rand(1)",
     "map('k', i)", "any(i > 0)", "aggregate(array(i), 0, (acc, x) -> acc + x)", "exists(array(i), x -> x > 1)",
 ]
 
@@ -291,6 +299,36 @@ def test_refused_on_duckdb(call: str, con: vpush.Connection) -> None:
 @pytest.mark.parametrize("calls", _chunks([c for c in REFUSED if not c.startswith(("rand", "any", "kurtosis", "skewness", "covar", "corr", "approx", "mode"))], 30))
 def test_refused_calls_run_on_the_spark_engine(calls: list[str], spark_view: SparkSession, spark_con: vpush.Connection) -> None:
     _check(calls, spark_view, spark_con)
+
+
+@pytest.mark.parametrize("call", ["element_at(array(i, 2), 0)", "element_at(array(i, 2), s)", "element_at(array(i, 2), -s)"])
+def test_element_at_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    """Under ANSI, index 0 and an index outside the array raise Spark's error class on both engines."""
+    with pytest.raises(Exception) as spark_raised:
+        spark_view.sql(f"SELECT {call} FROM t").collect()
+    wanted = spark_raised.value.getCondition()  # type: ignore[attr-defined]
+    assert wanted in ("INVALID_INDEX_OF_ZERO", "INVALID_ARRAY_INDEX_IN_ELEMENT_AT")
+    with pytest.raises(VpushError) as raised:
+        con.sql(f"SELECT {call} FROM t").to_arrow()
+    assert raised.value.error_class == wanted
+
+
+@pytest.mark.parametrize("zone", ["America/Los_Angeles", "Asia/Kolkata", "Europe/Paris"])
+def test_from_unixtime_in_the_session_time_zone(zone: str, spark: SparkSession, tmp_path: Path) -> None:
+    """In a zone with daylight saving time, a half-hour offset, and local mean time before 1900."""
+    seconds = [0, 1710064800, 1710061199, 1699174800, -2208988800, -5000000000, 253402300800, None]
+    pq.write_table(pa.table({"n": pa.array(seconds, pa.int64())}), tmp_path / "part-0.parquet")
+    sql = "SELECT n, from_unixtime(n) FROM z"
+    before = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", zone)
+    try:
+        spark.read.parquet(str(tmp_path)).createOrReplaceTempView("z")
+        expected = _answer(_spark_run(spark), sql, set())
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", before)
+    connection = vpush.connect(time_zone=zone)
+    connection.register("z", tmp_path)
+    assert _answer(_vpush_run(connection), sql, set()) == expected
 
 
 def test_every_listed_function_is_tested() -> None:
