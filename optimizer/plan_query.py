@@ -300,13 +300,9 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         table_alias = exp.TableAlias(this=exp.to_identifier(alias, quoted=True))
         unique = _unique(extractions)
         if unique:
-            for ext in unique:
-                functions[function_name(ext.target, once=ext.cannot_fail)] = ext.target
             parts, part_expressions = make_parts(scan_name, files, infos, unique, schema, time_zone)
             later = _casts_later(unique, by_keys[index], extraction_names[index], part_expressions, in_scan_names[index])
-            if later:
-                for ext in unique:
-                    functions[function_name(ext.target, once=ext.cannot_fail)] = ext.target
+            if later:  # the companions are extractions too: the parts are made again with them
                 parts, part_expressions = make_parts(scan_name, files, infos, unique, schema, time_zone)
                 _residual_only_where_needed(parts, part_expressions, extraction_names[index], later)
                 casts_later += later
@@ -318,6 +314,8 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                 extraction_types[index] += [companion_types[n] for n in extraction_names[index][len(extraction_types[index]):]]
                 companion_names[index] = [n for c in later for n in (c.attempt, c.residual, c.file)]
                 _exclude_from_stars(node, alias, companion_names[index])
+            for ext in unique:
+                functions[function_name(ext.target, once=ext.cannot_fail)] = ext.target
             relation = scan_relation(
                 parts, part_expressions, schema.names, extraction_names[index], filtered_names[index],
                 in_scan_names[index],
