@@ -1596,7 +1596,13 @@ def _array_element(node: exp.Bracket) -> exp.Expression:
         this=exp.LT(this=index.copy(), expression=exp.Literal.number(0)),
         expression=exp.GTE(this=index.copy(), expression=size.copy()),
     )
-    text = exp.DPipe(
+    text = _out_of_bounds(index, size, "the SQL function `get()`")
+    return exp.Case(ifs=[exp.If(this=outside, true=spark_error("INVALID_ARRAY_INDEX", text, None))], default=node)
+
+
+def _out_of_bounds(index: exp.Expr, size: exp.Expr, remedy: str) -> exp.Expression:
+    """Spark's message for an array index out of bounds, naming what tolerates it."""
+    return exp.DPipe(
         this=exp.DPipe(
             this=exp.DPipe(
                 this=exp.Literal.string("The index "), expression=exp.cast(index.copy(), exp.DataType.build("VARCHAR"))
@@ -1606,12 +1612,10 @@ def _array_element(node: exp.Bracket) -> exp.Expression:
         expression=exp.DPipe(
             this=exp.cast(size, exp.DataType.build("VARCHAR")),
             expression=exp.Literal.string(
-                " elements. Use the SQL function `get()` to tolerate accessing element at invalid index and "
-                "return NULL instead."
+                f" elements. Use {remedy} to tolerate accessing element at invalid index and return NULL instead."
             ),
         ),
     )
-    return exp.Case(ifs=[exp.If(this=outside, true=spark_error("INVALID_ARRAY_INDEX", text, None))], default=node)
 
 
 _COLLECTION_CALLS = frozenset({"array_contains", "element_at", "reverse", "sha2", "base64"})
@@ -1703,20 +1707,7 @@ def _element_at(array: exp.Expr, index: exp.Expr) -> exp.Expression:
     size = exp.Anonymous(this="len", expressions=[array.copy()])
     zero = exp.EQ(this=index.copy(), expression=exp.Literal.number(0))
     outside = exp.GT(this=exp.Abs(this=exp.cast(index.copy(), exp.DataType.build("BIGINT"))), expression=size.copy())
-    text = exp.DPipe(
-        this=exp.DPipe(
-            this=exp.DPipe(
-                this=exp.Literal.string("The index "), expression=exp.cast(index.copy(), exp.DataType.build("VARCHAR"))
-            ),
-            expression=exp.Literal.string(" is out of bounds. The array has "),
-        ),
-        expression=exp.DPipe(
-            this=exp.cast(size, exp.DataType.build("VARCHAR")),
-            expression=exp.Literal.string(
-                " elements. Use `try_element_at` to tolerate accessing element at invalid index and return NULL instead."
-            ),
-        ),
-    )
+    text = _out_of_bounds(index, size.copy(), "`try_element_at`")
     zero_text = "The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1)."
     return exp.Case(
         ifs=[
