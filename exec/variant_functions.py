@@ -296,19 +296,7 @@ def register_to_variant_object(connection: duckdb.DuckDBPyConnection, name: str,
     def build(values: pa.Array | pa.ChunkedArray) -> pa.Array:
         return to_variant_object_column(values, spark_type)
 
-    try:
-        connection.create_function(
-            name,
-            _guarded(build, "to_variant_object"),
-            [_duckdb_type(spark_type)],
-            duckdb.sqltype(_VARIANT_STRUCT),
-            type=PythonUDFType.ARROW,
-            null_handling=FunctionNullHandling.SPECIAL,
-            side_effects=False,
-        )
-    except duckdb.CatalogException as exc:
-        if "already exists" not in str(exc):
-            raise
+    _create_once(connection, name, _guarded(build, "to_variant_object"), [_duckdb_type(spark_type)], duckdb.sqltype(_VARIANT_STRUCT))
 
 
 # -- variant_delete ---------------------------------------------------------------------------------
@@ -905,12 +893,18 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
 def register(connection: duckdb.DuckDBPyConnection, name: str) -> None:
     """Create the variant function ``name`` on ``connection`` unless it is there."""
     function, parameters, result = FUNCTIONS[name]
+    _create_once(connection, name, function, [duckdb.sqltype(p) for p in parameters], duckdb.sqltype(result))
+
+
+def _create_once(connection: duckdb.DuckDBPyConnection, name: str, function: Any, parameters: list[Any], result: Any) -> None:
+    """Create the vectorized (Arrow) function ``name`` unless the database has it already
+    (functions belong to the database, so every cursor sees them)."""
     try:
         connection.create_function(
             name,
             function,
-            [duckdb.sqltype(p) for p in parameters],
-            duckdb.sqltype(result),
+            parameters,
+            result,
             type=PythonUDFType.ARROW,
             null_handling=FunctionNullHandling.SPECIAL,
             side_effects=False,
