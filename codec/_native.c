@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "spark_datetime.h"
 #include "strict_math.h"
 
 /* ---- the Arrow C Data Interface (ABI defined by the Arrow specification) ------------------- */
@@ -4092,6 +4093,111 @@ done:
     return result;
 }
 
+/* ---- Spark's casts of strings to dates and timestamps (codec/spark_datetime.c) ------------- */
+PyDoc_STRVAR(parse_datetimes_doc,
+             "parse_datetimes(offsets, data, validity, offset, length, offset_width, kind)\n"
+             "    -> (status, seconds, micros, zone_offsets, zone_data)\n\n"
+             "Every string of an Arrow string array (offsets of offset_width 4 or 8 bytes, its data and\n"
+             "validity buffers, None when no row is null; offset and length its slice) parsed as Spark's\n"
+             "cast to a date (kind 0), a timestamp (1) or a timestamp_ntz (2) parses it. Returns bytes:\n"
+             "a status per row (uint8, see spark_datetime.h), the days or local seconds per row (int64),\n"
+             "the micros of the second per row (int32), and the zone text written in each row, as the\n"
+             "int32 offsets and data of a string array (empty where none).");
+
+static PyObject *py_parse_datetimes(PyObject *self, PyObject *args) {
+    PyObject *offsets_obj, *data_obj, *validity_obj, *result = NULL;
+    PyObject *status = NULL, *seconds = NULL, *micros = NULL, *zone_offsets = NULL, *zone_data = NULL;
+    Py_buffer views[3];
+    int held[3] = {0, 0, 0}, width, kind, k;
+    long long offset, length, row;
+    int64_t zone_bytes = 0, *zone_at = NULL;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOLLii", &offsets_obj, &data_obj, &validity_obj, &offset, &length, &width, &kind))
+        return NULL;
+    if ((width != 4 && width != 8) || kind < 0 || kind > 2 || offset < 0 || length < 0) {
+        PyErr_SetString(PyExc_ValueError, "parse_datetimes: offset_width 4 or 8, kind 0 to 2, offset and length non-negative");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(offsets_obj, &views[0], PyBUF_SIMPLE) < 0) goto done;
+    held[0] = 1;
+    if (PyObject_GetBuffer(data_obj, &views[1], PyBUF_SIMPLE) < 0) goto done;
+    held[1] = 1;
+    if (validity_obj != Py_None) {
+        if (PyObject_GetBuffer(validity_obj, &views[2], PyBUF_SIMPLE) < 0) goto done;
+        held[2] = 1;
+    }
+    if (views[0].len < (offset + length + 1) * width || (held[2] && views[2].len < (offset + length + 7) / 8)) {
+        PyErr_SetString(PyExc_ValueError, "parse_datetimes: the buffers are shorter than offset + length");
+        goto done;
+    }
+    status = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)length);
+    seconds = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 8));
+    micros = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 4));
+    zone_offsets = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 1) * 4));
+    zone_at = (int64_t *)malloc((size_t)(length > 0 ? length : 1) * sizeof(int64_t));
+    if (zone_at == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (status == NULL || seconds == NULL || micros == NULL || zone_offsets == NULL) goto done;
+    {
+        const uint8_t *data = (const uint8_t *)views[1].buf;
+        const uint8_t *validity = held[2] ? (const uint8_t *)views[2].buf : NULL;
+        uint8_t *out_status = (uint8_t *)PyBytes_AS_STRING(status);
+        int64_t *out_seconds = (int64_t *)PyBytes_AS_STRING(seconds);
+        int32_t *out_micros = (int32_t *)PyBytes_AS_STRING(micros);
+        int32_t *out_zones = (int32_t *)PyBytes_AS_STRING(zone_offsets);
+        out_zones[0] = 0;
+        for (row = 0; row < length; row++) {
+            int64_t at = offset + row, begin, end;
+            SparkDatetime parsed = {DT_NULL, 0, 0, 0, 0};
+            if (width == 4) {
+                begin = ((const int32_t *)views[0].buf)[at];
+                end = ((const int32_t *)views[0].buf)[at + 1];
+            } else {
+                begin = ((const int64_t *)views[0].buf)[at];
+                end = ((const int64_t *)views[0].buf)[at + 1];
+            }
+            if (begin < 0 || end < begin || end > views[1].len) {
+                PyErr_SetString(PyExc_ValueError, "parse_datetimes: an offset lies outside the data buffer");
+                goto done;
+            }
+            if (validity == NULL || (validity[at >> 3] >> (at & 7)) & 1) {
+                parsed = kind == 0 ? spark_string_to_date(data + begin, end - begin)
+                                   : spark_string_to_timestamp(data + begin, end - begin, kind == 2);
+            }
+            out_status[row] = (uint8_t)parsed.status;
+            out_seconds[row] = parsed.seconds;
+            out_micros[row] = parsed.micros;
+            zone_bytes += parsed.zone_length;
+            if (zone_bytes > INT32_MAX) {
+                PyErr_SetString(PyExc_ValueError, "parse_datetimes: the zone texts exceed 2 GiB");
+                goto done;
+            }
+            out_zones[row + 1] = (int32_t)zone_bytes;
+            zone_at[row] = begin + parsed.zone_start;
+        }
+        zone_data = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)zone_bytes);
+        if (zone_data == NULL) goto done;
+        for (row = 0; row < length; row++) {  /* the zone texts, from where each row's parse left them */
+            int32_t from = out_zones[row], size = out_zones[row + 1] - from;
+            if (size > 0) memcpy(PyBytes_AS_STRING(zone_data) + from, data + zone_at[row], (size_t)size);
+        }
+    }
+    result = Py_BuildValue("OOOOO", status, seconds, micros, zone_offsets, zone_data);
+done:
+    Py_XDECREF(status);
+    Py_XDECREF(seconds);
+    Py_XDECREF(micros);
+    Py_XDECREF(zone_offsets);
+    Py_XDECREF(zone_data);
+    free(zone_at);
+    for (k = 0; k < 3; k++) {
+        if (held[k]) PyBuffer_Release(&views[k]);
+    }
+    return result;
+}
+
 /* ---- is_valid_variant: Spark's VariantUtil.isValidVariant ---------------------------------- */
 /* Spark 4.2+ answers whether Spark's own readers could read every value reachable from the top,
  * which is looser than the spec's validation (Variant.validate in vpush.codec.value): the
@@ -5446,6 +5552,7 @@ static PyMethodDef methods[] = {
     {"variant_delete", py_variant_delete, METH_VARARGS, variant_delete_doc},
     {"variant_modify", py_variant_modify, METH_VARARGS, variant_modify_doc},
     {"strict_math", py_strict_math, METH_VARARGS, strict_math_doc},
+    {"parse_datetimes", py_parse_datetimes, METH_VARARGS, parse_datetimes_doc},
     {NULL, NULL, 0, NULL},
 };
 

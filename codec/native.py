@@ -573,7 +573,7 @@ def to_json_native(
     if _native is None:
         raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
     zone = resolve_time_zone(time_zone)
-    lookup: int | _ZoneSpans = zone if isinstance(zone, int) else _zone_spans(zone)
+    lookup: int | _ZoneSpans = zone if isinstance(zone, int) else zone_spans(zone)
     _, pieces = _pieces(metadata, value)
     try:
         null_count, validity, offsets, data = _native.to_json(pieces, lookup, reject_unknown_types)
@@ -671,7 +671,7 @@ class _ZoneSpans:
 _ZONE_SPANS: dict[str, _ZoneSpans] = {}
 
 
-def _zone_spans(zone: Any) -> _ZoneSpans:
+def zone_spans(zone: Any) -> _ZoneSpans:
     """One :class:`_ZoneSpans` per region for the process."""
     key = str(zone)
     with _EXECUTOR_LOCK:
@@ -758,6 +758,49 @@ def format_java_native(values: pa.Array | pa.ChunkedArray) -> pa.StringArray | p
         pa.string(), len(values), [out_validity, offsets, text], null_count
     )
 
+
+
+_DATETIME_KINDS = {"date": 0, "timestamp": 1, "timestamp_ntz": 2}
+
+
+def parse_datetimes_native(values: pa.Array, kind: str) -> tuple[Any, Any, Any, pa.StringArray]:
+    """Every string parsed as Spark's cast to ``kind`` (``date``, ``timestamp`` or
+    ``timestamp_ntz``) parses it, in C (``codec/spark_datetime.c``): per row a status (uint8:
+    0 NULL, 1 parsed, 2 parsed with a zone written, 3 not a date or timestamp, 4 a time alone,
+    5 a time alone with a zone), the days (a date) or local seconds since the epoch (a
+    timestamp) as int64, the microseconds of the second as int32 (NumPy arrays), and the zone
+    text each row names (empty where none).
+
+    Example:
+        >>> status, days, _, _ = parse_datetimes_native(pa.array(["2024", "2024-1-2 x", "nope", None]), "date")
+        >>> status.tolist(), days[:2].tolist()
+        ([1, 1, 3, 0], [19723, 19724])
+
+    Raises:
+        NativeUnsupportedError: not a string or large_string array, or no compiled kernel.
+    """
+    import numpy as np
+
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    if pa.types.is_string(values.type):
+        width = 4
+    elif pa.types.is_large_string(values.type):
+        width = 8
+    else:
+        raise NativeUnsupportedError(f"parse_datetimes_native takes strings, not {values.type}")
+    validity, offsets, data = values.buffers()
+    status, seconds, micros, zone_offsets, zone_data = _native.parse_datetimes(
+        offsets, data if data is not None else b"", validity if values.null_count else None,
+        values.offset, len(values), width, _DATETIME_KINDS[kind],
+    )
+    zones = pa.Array.from_buffers(pa.string(), len(values), [None, pa.py_buffer(zone_offsets), pa.py_buffer(zone_data)])
+    return (
+        np.frombuffer(status, np.uint8),
+        np.frombuffer(seconds, np.int64),
+        np.frombuffer(micros, np.int32),
+        zones,
+    )
 
 EXPLODE_NULL, EXPLODE_ARRAY, EXPLODE_OBJECT, EXPLODE_OTHER = 0, 1, 2, 3
 """The kinds of row :func:`explode_native` tells apart: SQL NULL, array, object, another value."""

@@ -97,6 +97,7 @@ from vpush.optimizer.variant_types import (
 __all__ = ["INVALID_VARIANT_CAST", "UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT", "arrow_type", "cast_variant", "variant_get_column"]
 
 INVALID_VARIANT_CAST = "INVALID_VARIANT_CAST"
+CAST_INVALID_INPUT = "CAST_INVALID_INPUT"
 UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT = "UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT"
 
 _Zone = int | zoneinfo.ZoneInfo
@@ -585,6 +586,24 @@ def _string_to_timestamp(text: str, zone: _Zone, ntz: bool) -> int:
     offset = 0 if ntz else _local_offset(zone, local)
     return _checked_micros((local - offset) * _MICROS + micros)
 
+
+
+def spark_zone_of(text: str) -> _Zone | None:
+    """The zone a timestamp string names after its time (``Z``, ``+01:00``, ``UTC+1``,
+    ``America/New_York``, ...), as Spark's cast resolves it; None where Spark's cast fails."""
+    try:
+        return _zone_of(text.strip(_JAVA_TRIM))
+    except _Failed:
+        return None
+
+
+def string_to_timestamp(text: str, zone: _Zone, ntz: bool) -> int | None:
+    """Spark's cast of one string to a timestamp (microseconds; ``zone`` where the text names
+    none) or, with ``ntz``, to a timestamp_ntz; None where Spark's cast fails."""
+    try:
+        return _string_to_timestamp(text, zone, ntz)
+    except _Failed:
+        return None
 
 # -- one cast per target -------------------------------------------------------------------------
 

@@ -94,11 +94,12 @@ from vpush.codec.strict_math import STRICT_MATH_FUNCTIONS as STRICT_MATH_ARITY
 from vpush.codec.strict_math import strict_math
 from vpush.codec.value import MAX_NESTING_DEPTH, Variant
 from vpush.exec.errors import ExecutionError
+from vpush.exec.string_datetimes import string_to_date_column, string_to_timestamp_column
 from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
 from vpush.exec.rebuild_rows import rebuild_rows
-from vpush.optimizer.spark_semantics import JAVA_TEXT_FUNCTIONS, STRICT_MATH_FUNCTIONS
+from vpush.optimizer.spark_semantics import JAVA_TEXT_FUNCTIONS, STRICT_MATH_FUNCTIONS, STRING_DATETIME_FUNCTIONS
 from vpush.optimizer.rewrite_variants import (
     REBUILD_VARIANT_FUNCTION,
     IS_VALID_VARIANT_FUNCTION,
@@ -853,6 +854,20 @@ def _strict_math_function(name: str) -> Callable[..., pa.Array]:
     return binary
 
 
+# -- Spark's casts of strings to dates and timestamps ---------------------------------------------
+def _string_to_date(values: pa.Array, strict: pa.Array) -> pa.Array:
+    return string_to_date_column(values, strict=bool(_first(strict)))
+
+
+def _string_to_timestamp(values: pa.Array, time_zone: pa.Array, strict: pa.Array) -> pa.Array:
+    zone = _first(time_zone) or "UTC"
+    return string_to_timestamp_column(values, time_zone=zone, ntz=False, strict=bool(_first(strict)))
+
+
+def _string_to_timestamp_ntz(values: pa.Array, strict: pa.Array) -> pa.Array:
+    return string_to_timestamp_column(values, time_zone="UTC", ntz=True, strict=bool(_first(strict)))
+
+
 # -- registration ----------------------------------------------------------------------------------
 FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     TO_JSON_FUNCTION: (_guarded(_to_json, "to_json"), [_VARIANT_STRUCT, "VARCHAR"], "VARCHAR"),
@@ -879,6 +894,13 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
         _guarded(variant_explode_column, "variant_explode"),
         [_VARIANT_STRUCT, "BOOLEAN"],
         f"STRUCT(pos INTEGER, key VARCHAR, value {_VARIANT_STRUCT})[]",
+    ),
+    STRING_DATETIME_FUNCTIONS["date"]: (_guarded(_string_to_date, "cast to date"), ["VARCHAR", "BOOLEAN"], "DATE"),
+    STRING_DATETIME_FUNCTIONS["timestamp"]: (
+        _guarded(_string_to_timestamp, "cast to timestamp"), ["VARCHAR", "VARCHAR", "BOOLEAN"], "TIMESTAMPTZ"
+    ),
+    STRING_DATETIME_FUNCTIONS["timestamp_ntz"]: (
+        _guarded(_string_to_timestamp_ntz, "cast to timestamp_ntz"), ["VARCHAR", "BOOLEAN"], "TIMESTAMP"
     ),
     JAVA_TEXT_FUNCTIONS["double"]: (_guarded(format_java_native, "cast to string"), ["DOUBLE"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["float"]: (_guarded(format_java_native, "cast to string"), ["FLOAT"], "VARCHAR"),

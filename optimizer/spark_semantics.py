@@ -117,6 +117,16 @@ JAVA_TEXT_FUNCTIONS = {"double": "vpush_java_text_double", "float": "vpush_java_
 ``Float.toString`` does (Spark's cast to string: ``1.0E10``, where DuckDB prints
 ``10000000000.0``), by the Spark type they take."""
 
+STRING_DATETIME_FUNCTIONS = {
+    "date": "vpush_string_to_date",
+    "timestamp": "vpush_string_to_timestamp",
+    "timestamp_ntz": "vpush_string_to_timestamp_ntz",
+}
+"""The engine functions that cast a string to a date, a timestamp (in the session time zone, the
+DuckDB setting ``TimeZone``) or a timestamp_ntz as Spark does (a year alone is a date, zones
+written in the text, ``CAST_INVALID_INPUT`` for bad input; :mod:`vpush.exec.string_datetimes`),
+by the Spark type they give."""
+
 _ARROW_TYPES: list[tuple[Callable[[pa.DataType], bool], Callable[[pa.DataType], SparkType]]] = [
     (pa.types.is_int8, lambda t: AtomicType("tinyint")),
     (pa.types.is_int16, lambda t: AtomicType("smallint")),
@@ -363,6 +373,11 @@ class _Typer:
             return AtomicType("boolean")
         if isinstance(node, (exp.Cast, exp.TryCast)):
             return _cast_type(node)
+        if isinstance(node, _STRING_RESULTS) or (
+            isinstance(node, (exp.Concat, exp.DPipe))
+            and all(isinstance(self.of(p), StringType) for p in node.expressions or [node.this, node.expression] if p is not None)
+        ):
+            return StringType()
         if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)):
             return self._arithmetic(node)
         if isinstance(node, exp.Div):
@@ -463,7 +478,7 @@ class _Typer:
             return _INT
         if called in _DOUBLE_FUNCTIONS:
             return _DOUBLE
-        if called in ("add_months", "last_day"):
+        if called in ("add_months", "last_day", "make_date", "date_add", "date_sub", "dateadd"):
             return AtomicType("date")
         if called == "array_contains":
             return AtomicType("boolean")
@@ -509,6 +524,23 @@ class _Typer:
         return _adjusted(max(a.precision - a.scale, b.precision - b.scale) + scale + 1, scale)
 
 
+# Spark's date_trunc units (DateTimeUtils.parseTruncLevel), by their lower-cased names, as DuckDB names them.
+_DATE_TRUNC_UNITS = {
+    **dict.fromkeys(("year", "yyyy", "yy"), "year"), "quarter": "quarter",
+    **dict.fromkeys(("month", "mm", "mon"), "month"), "week": "week", **dict.fromkeys(("day", "dd"), "day"),
+    "hour": "hour", "minute": "minute", "second": "second", "millisecond": "millisecond",
+    "microsecond": "microsecond",
+}
+# The functions that take a date, and those that take a timestamp: Spark casts a string argument.
+_DATE_ARGUMENT_FUNCTIONS = (exp.TsOrDsAdd, exp.AddMonths, exp.LastDay, exp.Quarter, exp.DateTrunc)
+_TIMESTAMP_ARGUMENT_FUNCTIONS = (exp.Hour, exp.Minute, exp.Second, exp.TimestampTrunc)
+# The functions that take a date or a timestamp and no string (Spark casts none to them).
+_NO_STRING_FUNCTIONS: dict[type[exp.Expr], str] = {exp.UnixDate: "DATE", exp.UnixSeconds: "TIMESTAMP", exp.UnixMillis: "TIMESTAMP", exp.UnixMicros: "TIMESTAMP"}
+# The string functions of SPARK_FUNCTIONS whose result is a string whatever their arguments.
+_STRING_RESULTS = (
+    exp.Substring, exp.Upper, exp.Lower, exp.Trim, exp.ConcatWs, exp.Left, exp.Right, exp.RegexpExtract,
+    exp.RegexpReplace, exp.Pad, exp.Repeat, exp.SplitPart, exp.Replace,
+)
 # Spark functions whose result is an int where DuckDB's is a bigint, and a double where DuckDB's
 # is an integer.
 _INT_FUNCTIONS = frozenset({"extract", "date_part", "datepart", "unix_date", "instr", "locate", "position", "levenshtein", "bit_length", "char_length",
@@ -605,11 +637,67 @@ class _Rewriter:
         self.typer.types[id(call)] = StringType()
         return call
 
+    def _string_to_datetime(self, value: exp.Expr, target: AtomicType, *, strict: bool) -> exp.Expr:
+        """Spark's cast of the string ``value`` to ``target`` (a date, timestamp or timestamp_ntz)."""
+        name = STRING_DATETIME_FUNCTIONS[target.name]
+        self.functions[name] = target
+        arguments: list[exp.Expr] = [value]
+        if target.name == "timestamp":
+            arguments.append(exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")]))
+        arguments.append(exp.Boolean(this=strict))
+        call = exp.Anonymous(this=name, expressions=arguments)
+        self.typer.types[id(call)] = target
+        return call
+
+    def _datetime_arguments(self, node: exp.Expr) -> None:
+        """Cast, as Spark does, the string arguments of a function that takes a date or a
+        timestamp, and the string compared with a date or a timestamp."""
+        of = self.typer.of
+        wanted: AtomicType | None = None
+        keys: tuple[str, ...] = ("this",)
+        required = _NO_STRING_FUNCTIONS.get(type(node))
+        if required is not None and isinstance(of(node.this), StringType):
+            name = spark_name(node) or node.sql(dialect=VpushSpark)
+            raise OptimizeError(
+                f'Cannot resolve "{name}" due to data type mismatch: the first parameter requires the "{required}" '
+                'type, however it has the type "STRING"',
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+        if isinstance(node, _DATE_ARGUMENT_FUNCTIONS) or (isinstance(node, exp.Anonymous) and node.name.lower() == "weekday"):
+            wanted = AtomicType("date")
+        elif isinstance(node, _TIMESTAMP_ARGUMENT_FUNCTIONS):
+            wanted = AtomicType("timestamp")
+        elif isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
+            sides = [node.this, *(node.args.get(k) for k in ("expression", "low", "high")), *node.expressions]
+            kinds = {of(side) for side in sides if isinstance(side, exp.Expr)}
+            if AtomicType("timestamp") in kinds or AtomicType("timestamp_ntz") in kinds:
+                wanted = AtomicType("timestamp") if AtomicType("timestamp") in kinds else AtomicType("timestamp_ntz")
+            elif AtomicType("date") in kinds:
+                wanted = AtomicType("date")
+            keys = ("this", "expression", "low", "high")
+            if wanted is not None:
+                node.set("expressions", [self._as_datetime(e, wanted) for e in node.expressions])
+        if wanted is None:
+            return
+        if isinstance(node, exp.Anonymous):
+            node.set("expressions", [self._as_datetime(e, wanted) for e in node.expressions])
+            return
+        for key in keys:
+            side = node.args.get(key)
+            if isinstance(side, exp.Expr):
+                node.set(key, self._as_datetime(side, wanted))
+
+    def _as_datetime(self, node: exp.Expr, target: AtomicType) -> exp.Expr:
+        if not isinstance(self.typer.of(node), StringType):
+            return node
+        return self._string_to_datetime(node, target, strict=True)
+
     def visit(self, node: exp.Expr) -> exp.Expr:
         of = self.typer.of
         if isinstance(node, ToVariantObject):
             return node  # typed before its arguments were rewritten; rewrite_variants makes the call
         result = of(node)
+        self._datetime_arguments(node)
         called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
         if called is not None:
             rewritten = self._spark_function(node, called, result)
@@ -661,12 +749,19 @@ class _Rewriter:
             micros = exp.Anonymous(this="epoch_us", expressions=[node.this])
             seconds = exp.Floor(this=exp.Div(this=micros, expression=exp.Literal.number("1000000.0"), typed=False, safe=False))
             return exp.cast(seconds, exp.DataType.build("BIGINT"))
+        if isinstance(node, (exp.Cast, exp.TsOrDsToDate)) and isinstance(of(node.this), StringType):
+            target = AtomicType("date") if isinstance(node, exp.TsOrDsToDate) else _cast_type(node)
+            if isinstance(target, AtomicType) and target.name in STRING_DATETIME_FUNCTIONS and not node.args.get("format"):
+                # try_cast gives NULL for bad input; cast, to_date and a date function's string raise
+                return self._string_to_datetime(node.this, target, strict=not isinstance(node, exp.TryCast))
         if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.TIMESTAMP:
             # to_timestamp(...) is Spark's session-zoned timestamp, not a naive one
             node.set("to", exp.DataType.build("TIMESTAMPTZ"))
             return node
         if isinstance(node, exp.Cast) and isinstance(_cast_type(node), StringType) and of(node.this) in _TIMESTAMPS:
             return _timestamp_text(node.this)
+        if isinstance(node, exp.Cast) and isinstance(_cast_type(node), StringType) and of(node.this) == AtomicType("date"):
+            return _date_text(node.this)
         if isinstance(node, exp.Cast) and isinstance(_cast_type(node), StringType) and _is_fractional(of(node.this)):
             return self._java_text(node.this)
         if isinstance(node, (exp.Concat, exp.DPipe)):
@@ -772,9 +867,17 @@ class _Rewriter:
                     f"{called}({unit or '...'}): the DuckDB engine does not give Spark's decimal seconds yet; "
                     "the Spark engine runs it", error_class="VPUSH_UNSUPPORTED_FUNCTION",
                 )
-        if called == "date_trunc" and isinstance(node, exp.TimestampTrunc) and self.typer.of(node.this) == AtomicType("date"):
-            # Spark truncates a date as the timestamp of its midnight in the session time zone
-            node.set("this", exp.cast(node.this, exp.DataType.build("TIMESTAMPTZ")))
+        if called == "date_trunc" and isinstance(node, exp.TimestampTrunc):
+            level = node.args.get("unit")
+            if isinstance(level, (exp.Var, exp.Literal)):
+                # Spark's names for the units (MM, YY, MON, DD, ...), any case; NULL for another
+                duckdb_unit = _DATE_TRUNC_UNITS.get(level.name.lower())
+                if duckdb_unit is None:
+                    return exp.cast(exp.Null(), exp.DataType.build("TIMESTAMPTZ"))
+                node.set("unit", exp.Var(this=duckdb_unit))
+            if self.typer.of(node.this) == AtomicType("date"):
+                # Spark truncates a date as the timestamp of its midnight in the session time zone
+                node.set("this", exp.cast(node.this, exp.DataType.build("TIMESTAMPTZ")))
             return node
         if called in ("floor", "ceil", "ceiling") and arguments and arguments[0] is not None and _is_integral(self.typer.of(arguments[0])):
             return exp.cast(arguments[0], exp.DataType.build("BIGINT"))  # Spark's floor of an integer is itself
@@ -1218,6 +1321,8 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     if isinstance(node, VariantGet) or (isinstance(node, exp.Cast) and isinstance(node.this, VariantGet)):
         return _extraction_name(node, top)
     called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
+    if isinstance(node, exp.Cast) and call_name(node) == "to_timestamp":
+        called = "to_timestamp"  # a cast in sqlglot's tree, a function in Spark's names
     if called is not None and called in SPARK_FUNCTIONS and called != "count":  # count(*) is count(1): below
         return _traced_call_name(node, called)
     if isinstance(node, exp.Cast) and node.meta.get(TYPED_LITERAL) and isinstance(node.this, exp.Literal):
@@ -1684,18 +1789,7 @@ def _from_unixtime(seconds: exp.Expr) -> exp.Expression:
         expression=exp.Case(ifs=[exp.If(this=far, true=exp.Literal.number(400))], default=exp.Literal.number(0)),
     )
 
-    def padded(value: exp.Expr) -> exp.Expression:
-        return exp.Anonymous(this="printf", expressions=[exp.Literal.string("%04d"), value])  # lpad would cut
-
-    year_text = exp.Case(
-        ifs=[
-            exp.If(this=exp.GT(this=year.copy(), expression=exp.Literal.number(9999)),
-                   true=exp.DPipe(this=exp.Literal.string("+"), expression=exp.cast(year.copy(), exp.DataType.build("VARCHAR")))),
-            exp.If(this=exp.LT(this=year.copy(), expression=exp.Literal.number(0)),
-                   true=exp.DPipe(this=exp.Literal.string("-"), expression=padded(exp.Neg(this=exp.Paren(this=year.copy()))))),
-        ],
-        default=padded(year),
-    )
+    year_text = _year_text(year)
     rest = exp.Anonymous(this="strftime", expressions=[instant, exp.Literal.string("-%m-%d %H:%M:%S")])
     return exp.DPipe(this=year_text, expression=rest)
 
@@ -1741,10 +1835,38 @@ def _pmod(a: exp.Expression, n: exp.Expression) -> exp.Expression:
     return exp.Case(ifs=[exp.If(this=negative, true=wrapped)], default=remainder)
 
 
+def _year_text(year: exp.Expression) -> exp.Expression:
+    """A year as Spark prints it in a date or timestamp: four digits at least, a minus sign
+    before the years before year 0 and a plus sign after year 9999 (DuckDB prints ``-44`` and,
+    for a date cast to a string, ``0045-03-15 (BC)``)."""
+
+    def padded(value: exp.Expr) -> exp.Expression:
+        return exp.Anonymous(this="printf", expressions=[exp.Literal.string("%04d"), value])  # lpad would cut
+
+    return exp.Case(
+        ifs=[
+            exp.If(this=exp.GT(this=year.copy(), expression=exp.Literal.number(9999)),
+                   true=exp.DPipe(this=exp.Literal.string("+"), expression=exp.cast(year.copy(), exp.DataType.build("VARCHAR")))),
+            exp.If(this=exp.LT(this=year.copy(), expression=exp.Literal.number(0)),
+                   true=exp.DPipe(this=exp.Literal.string("-"), expression=padded(exp.Neg(this=exp.Paren(this=year.copy()))))),
+        ],
+        default=padded(year),
+    )
+
+
+def _date_text(value: exp.Expr) -> exp.Expression:
+    """A date as Spark casts it to a string: ``yyyy-MM-dd``, its year as :func:`_year_text`."""
+    year = exp.Anonymous(this="year", expressions=[value.copy()])
+    return exp.DPipe(this=_year_text(year), expression=exp.Anonymous(this="strftime", expressions=[value.copy(), exp.Literal.string("-%m-%d")]))
+
+
 def _timestamp_text(value: exp.Expr) -> exp.Expression:
     """A timestamp as Spark casts it to a string: ``yyyy-MM-dd HH:mm:ss`` in the session time
     zone, then the fraction of a second without its trailing zeros (none when it is zero)."""
-    whole = exp.Anonymous(this="strftime", expressions=[value.copy(), exp.Literal.string("%Y-%m-%d %H:%M:%S")])
+    whole = exp.DPipe(
+        this=_year_text(exp.Anonymous(this="year", expressions=[value.copy()])),
+        expression=exp.Anonymous(this="strftime", expressions=[value.copy(), exp.Literal.string("-%m-%d %H:%M:%S")]),
+    )
     micros = exp.Mod(this=exp.Anonymous(this="microsecond", expressions=[value.copy()]), expression=exp.Literal.number(1_000_000))
     digits = exp.Anonymous(
         this="rtrim",

@@ -44,6 +44,8 @@ TABLE = pa.table(
              datetime.datetime(2024, 3, 10, 2, 30, tzinfo=UTC), datetime.datetime(1970, 1, 1, tzinfo=UTC)],
             pa.timestamp("us", tz="UTC"),
         ),
+        # dates and timestamps written as text, in the forms Spark's casts take
+        "t": pa.array(["2024-01-05", "2024", None, "2024-2-29 10:11:12", "2024-03-10T02:30:00Z", "1970-01-01 00:00:00.5"]),
     }
 )
 
@@ -85,6 +87,13 @@ SCALARS = [
     "last_day(day)", "make_date(2024, 2, 29)", "extract(YEAR FROM day)", "extract(hour FROM ts)",
     "date_part('month', day)", "datepart('year', day)", "unix_timestamp(ts)", "unix_seconds(ts)",
     "unix_millis(ts)", "unix_micros(ts)", "unix_date(day)",
+    "date_trunc('MM', ts)", "date_trunc('yy', day)", "date_trunc('week', ts)", "date_trunc('dd', ts)",
+    "date_trunc('q', ts)", "date_trunc('Millisecond', ts)", "date_trunc('mon', t)",
+    # a string where a date or timestamp is taken: Spark casts it
+    "year(t)", "month(t)", "date_add(t, 1)", "date_sub(t, 1)", "add_months(t, 1)", "last_day(t)",
+    "quarter(t)", "weekday(t)", "dayofweek(t)", "hour(t)", "minute(t)", "second(t)", "datediff(t, day)", "to_date(t)", "to_timestamp(t)", "trunc(t, 'MM')", "day = t",
+    "ts > t", "t BETWEEN day AND day", "cast(t AS date)", "cast(t AS timestamp)", "cast(t AS timestamp_ntz)",
+    "try_cast(g AS date)", "cast(day AS string)", "make_date(2024, 1, 5) = t",
     "trunc(day, 'MM')", "trunc(day, 'year')", "trunc(day, 'YY')", "trunc(day, 'yyyy')", "trunc(day, 'Quarter')",
     "trunc(day, 'week')", "trunc(day, 'mon')", "trunc(day, 'Month')", "trunc(day, 'DD')", "trunc(day, 'q')",
     "trunc(day, NULL)", "from_unixtime(i)", "from_unixtime(b)", "from_unixtime(s)", "from_unixtime(0)",
@@ -123,7 +132,7 @@ REFUSED = [
     "printf('%s', g)", "format_string('%d', i)", "format_number(f, 2)", "to_char(d, '999.99')",
     "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "initcap(g)", "chr(65)", "bround(f, 1)", "ceil(f, 1)",
     "factorial(s)", "date_format(day, 'yyyy')",
-    "to_date('2024-01-02')", "trunc(ts, 'MM')", "from_unixtime(f)", "from_unixtime(i, 'yyyy')", "months_between(day, day)",
+    "trunc(ts, 'MM')", "from_unixtime(f)", "from_unixtime(i, 'yyyy')", "months_between(day, day)",
     "regexp_replace(g, '(a)', '$1x')", "extract(SECOND FROM ts)", "trim(BOTH 'a' FROM g)", "rand(1)",
     "map('k', i)", "any(i > 0)", "aggregate(array(i), 0, (acc, x) -> acc + x)", "exists(array(i), x -> x > 1)",
 ]
@@ -308,6 +317,18 @@ def test_element_at_raises_as_spark(call: str, spark_view: SparkSession, con: vp
         spark_view.sql(f"SELECT {call} FROM t").collect()
     wanted = spark_raised.value.getCondition()  # type: ignore[attr-defined]
     assert wanted in ("INVALID_INDEX_OF_ZERO", "INVALID_ARRAY_INDEX_IN_ELEMENT_AT")
+    with pytest.raises(VpushError) as raised:
+        con.sql(f"SELECT {call} FROM t").to_arrow()
+    assert raised.value.error_class == wanted
+
+
+@pytest.mark.parametrize("call", ["unix_date(t)", "unix_seconds(t)", "unix_millis(t)", "unix_micros(t)"])
+def test_a_string_where_spark_casts_none_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    """The unix_* functions take a date or timestamp and no string: Spark refuses the query."""
+    with pytest.raises(Exception) as spark_raised:
+        spark_view.sql(f"SELECT {call} FROM t").collect()
+    wanted = spark_raised.value.getCondition()  # type: ignore[attr-defined]
+    assert wanted == "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"
     with pytest.raises(VpushError) as raised:
         con.sql(f"SELECT {call} FROM t").to_arrow()
     assert raised.value.error_class == wanted

@@ -1,0 +1,170 @@
+"""Spark's casts of strings to dates and timestamps, for whole Arrow columns.
+
+DuckDB's own ``CAST(s AS DATE)`` is not Spark's: Spark takes a year alone (``'2024'`` is
+2024-01-01), one-digit months and days, anything after a ``T`` or a space behind a date, zones
+written in the text (``'2024-01-01 10:00 America/New_York'``) and a time alone, and raises
+``CAST_INVALID_INPUT`` where DuckDB raises its own error. The compiled kernel
+(``codec/spark_datetime.c``) parses every row as Spark's ``DateTimeUtils`` does; this module
+turns its fields into dates or instants: a written zone is resolved once per distinct text, and
+local times become instants through the zone's offsets as java.time chooses them (the earlier
+offset in an overlap, the offset before a gap), looked up once per span of constant offset, not
+once per row. The per-row reference is :mod:`vpush.exec.variant_cast` (checked against PySpark).
+
+Example:
+    >>> string_to_date_column(pa.array(["2024", " 2024-1-5 ", "2024-02-30", None]), strict=False).to_pylist()
+    [datetime.date(2024, 1, 1), datetime.date(2024, 1, 5), None, None]
+    >>> string_to_timestamp_column(pa.array(["2024-01-01 10:00:00 +02:00"]), time_zone="UTC", ntz=False, strict=True)[0]
+    <pyarrow.TimestampScalar: '2024-01-01T08:00:00.000000+0000'>
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from vpush.codec.java_format import resolve_time_zone
+from vpush.codec.native import NativeUnsupportedError, parse_datetimes_native, zone_spans
+from vpush.exec.errors import ExecutionError
+from vpush.exec.variant_cast import CAST_INVALID_INPUT, spark_zone_of, string_to_timestamp
+
+__all__ = ["string_to_date_column", "string_to_timestamp_column"]
+
+_LOCAL, _ZONED, _FAILED, _TIME_ONLY, _TIME_ZONED = 1, 2, 3, 4, 5
+_DAY = 86_400
+_MICROS = 1_000_000
+# The seconds whose every microsecond fits a signed 64-bit count of microseconds, and the
+# fractions that still fit at the two edges.
+_LOW_SECOND, _HIGH_SECOND = -9_223_372_036_855, 9_223_372_036_854
+_LOW_FRACTION, _HIGH_FRACTION = 224_192, 775_807
+
+
+def _strings(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks else pa.array([], values.type)
+    if pa.types.is_string_view(values.type):
+        values = values.cast(pa.large_string())
+    return values
+
+
+def _invalid(values: pa.Array, failed: np.ndarray, target: str) -> ExecutionError:
+    text = values[int(np.flatnonzero(failed)[0])].as_py()
+    return ExecutionError(
+        f"The value '{text}' of the type \"STRING\" cannot be cast to \"{target}\" because it is malformed. "
+        "Correct the value as per the syntax, or change its target type. Use `try_cast` to tolerate "
+        "malformed input and return NULL instead.",
+        error_class=CAST_INVALID_INPUT,
+    )
+
+
+def string_to_date_column(values: pa.Array | pa.ChunkedArray, *, strict: bool) -> pa.Array:
+    """Spark's ``CAST(s AS DATE)`` of every string: a date32 array, NULL where ``s`` is.
+
+    Args:
+        values: a string array (any Arrow string type).
+        strict: raise for a string that is not a date (``cast``); else NULL (``try_cast``).
+
+    Raises:
+        ExecutionError: ``CAST_INVALID_INPUT``, naming the first such string, when ``strict``.
+    """
+    values = _strings(values)
+    status, days, _, _ = parse_datetimes_native(values, "date")
+    failed = status == _FAILED
+    if strict and failed.any():
+        raise _invalid(values, failed, "DATE")
+    valid = (status == _LOCAL)
+    return pa.array(days.astype(np.int32), pa.date32(), mask=~valid)
+
+
+def string_to_timestamp_column(values: pa.Array | pa.ChunkedArray, *, time_zone: str, ntz: bool, strict: bool) -> pa.Array:
+    """Spark's ``CAST(s AS TIMESTAMP)`` (in ``time_zone`` where the text names no zone) or, with
+    ``ntz``, ``CAST(s AS TIMESTAMP_NTZ)`` (a zone written is checked, then ignored), of every
+    string: microseconds in a ``timestamp[us, tz=UTC]`` array (``timestamp[us]`` for ``ntz``).
+
+    Raises:
+        ExecutionError: ``CAST_INVALID_INPUT``, naming the first string that is not a
+            timestamp, when ``strict``; an unknown session time zone.
+    """
+    values = _strings(values)
+    try:
+        session = resolve_time_zone(time_zone)
+    except Exception as exc:  # noqa: BLE001 - CodecError: the message names the zone
+        raise ExecutionError(str(exc)) from None
+    status, seconds, micros, zones = parse_datetimes_native(values, "timestamp_ntz" if ntz else "timestamp")
+    status = status.copy()
+    offsets = np.zeros(len(values), np.int64)
+    zoned = np.flatnonzero(status == _ZONED)
+    if len(zoned):
+        # One resolution per distinct zone text; its rows' offsets in one pass.
+        texts = zones.take(pa.array(zoned)).dictionary_encode()
+        for code, text in enumerate(texts.dictionary.to_pylist()):
+            rows = zoned[np.asarray(texts.indices) == code]
+            zone = spark_zone_of(text)
+            if zone is None:
+                status[rows] = _FAILED
+            elif not ntz:
+                offsets[rows] = _utc_offsets(zone, seconds[rows])
+    if not ntz:
+        local = np.flatnonzero(status == _LOCAL)
+        offsets[local] = _utc_offsets(session, seconds[local])
+    result = np.zeros(len(values), np.int64)
+    timed = np.flatnonzero((status == _TIME_ONLY) | (status == _TIME_ZONED))
+    for row in timed:  # a time alone is today's date: rare, one row at a time by the reference
+        instant = string_to_timestamp(values[int(row)].as_py(), session, ntz)
+        if instant is None:
+            status[row] = _FAILED
+        else:
+            result[row] = instant
+    instants = seconds - offsets
+    fits = (
+        ((instants > _LOW_SECOND) & (instants < _HIGH_SECOND))
+        | ((instants == _HIGH_SECOND) & (micros <= _HIGH_FRACTION))
+        | ((instants == _LOW_SECOND) & (micros >= _LOW_FRACTION))
+    )
+    parsed = (status == _LOCAL) | (status == _ZONED)
+    status[parsed & ~fits] = _FAILED  # Math.multiplyExact / addExact overflow
+    parsed &= fits
+    result[parsed] = instants[parsed] * _MICROS + micros[parsed]
+    failed = status == _FAILED
+    if strict and failed.any():
+        raise _invalid(values, failed, "TIMESTAMP_NTZ" if ntz else "TIMESTAMP")
+    valid = parsed.copy()
+    valid[timed] = ~failed[timed]
+    return pa.array(result, pa.timestamp("us") if ntz else pa.timestamp("us", tz="UTC"), mask=~valid)
+
+
+def _utc_offsets(zone: int | Any, local: np.ndarray) -> np.ndarray:
+    """The offset java.time gives each local time (seconds since the epoch, read as UTC) in
+    ``zone``: the one valid offset; in an overlap the earlier; in a gap the one before it."""
+    if isinstance(zone, int) or not len(local):
+        return np.full(len(local), zone if isinstance(zone, int) else 0, np.int64)
+    lookup = _Offsets(zone)
+    # No offset passes 18 hours, and no two changes of offset lie within a day and a half:
+    # a day either side of a local time lies on either side of at most one change.
+    before, after = lookup(local - _DAY), lookup(local + _DAY)
+    keeps_before = lookup(local - before) == before
+    takes_after = ~keeps_before & (lookup(local - after) == after)
+    return np.where(takes_after, after, before)
+
+
+class _Offsets:
+    """A region's UTC offset at many instants: one span lookup per span of constant offset the
+    instants touch (:func:`vpush.codec.native.zone_spans`), then a sorted search."""
+
+    def __init__(self, zone: Any) -> None:
+        self.spans = zone_spans(zone)
+
+    def __call__(self, instants: np.ndarray) -> np.ndarray:
+        points = np.unique(instants)
+        starts: list[int] = []
+        offsets: list[int] = []
+        at = 0
+        while at < len(points):
+            low, high, offset = self.spans(int(points[at]))
+            starts.append(low)
+            offsets.append(offset)
+            at = int(np.searchsorted(points, high, side="left"))
+        found = np.searchsorted(np.array(starts, np.int64), instants, side="right") - 1
+        return np.array(offsets, np.int64)[found]
+
