@@ -1208,6 +1208,8 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Per query the engines run in turn after one warm-up each; times and MB read are medians of "
         f"the runs shown (DuckDB, DuckDB on JSON text, Spark and vpush on Spark run {SLOW_REPEAT} when their warm-up took over {SLOW_SECONDS:.0f} s); "
+        "vpush's connection keeps a query's plan from its warm-up, as it does for any query run again, "
+        "and checks it against the files' sizes and times at each run (planning anew takes a few ms); "
         f"MB read = `rchar` of the process (the JVM's for Spark) during a run; ratios are to the "
         f"lower bound of the same run; {pa.cpu_count()} cores, load average {load:.1f} at the start; "
         + ", ".join(f"{k} {v}" for k, v in versions.items())

@@ -6,7 +6,9 @@ unchanged); the query runs as DuckDB SQL rendered from the plan's sqlglot tree.
 """
 from __future__ import annotations
 
+import functools
 import re
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -98,7 +100,9 @@ class DuckDBEngine:
         trap = _ErrorTrap()
         cursor = self.connection.cursor()
         try:
-            cursor.execute("SET TimeZone = $tz", {"tz": self.time_zone})
+            # One script for the session's settings and the views of the parts DuckDB reads itself.
+            script = [exp.Set(expressions=[exp.SetItem(this=exp.EQ(
+                this=exp.to_identifier("TimeZone"), expression=exp.Literal.string(self.time_zone)))])]
             for name, target in plan.functions:
                 if name not in self._functions:
                     register(self.connection, name, target, duckdb_type(target).sql(dialect="duckdb"))
@@ -111,11 +115,12 @@ class DuckDBEngine:
                     cursor.register(scan.name, pa.RecordBatchReader.from_batches(schema, batches))
                 for part in scan.parts:
                     if self.reads_natively(part):
-                        cursor.execute(native_view(cursor, part))
+                        script.append(native_view(part))
                         continue
                     schema = deferred_schema(part.schema, scan.deferred)
                     batches = trap.guard(prefetch(read_scan(scan, part, defer=True)), on_rows)
                     cursor.register(part.name, pa.RecordBatchReader.from_batches(schema, batches))
+            cursor.execute(";\n".join(statement.sql(dialect="duckdb") for statement in script))
             reader = cursor.sql(plan.sql("duckdb")).to_arrow_reader(BATCH_ROWS)
         except duckdb.Error as exc:
             cursor.close()
@@ -133,14 +138,29 @@ def _reads_most(part: ScanPart) -> bool:
     return kept > 0 and 2 * kept >= sum(f.num_row_groups for f in part.files)
 
 
-def native_view(cursor: duckdb.DuckDBPyConnection, part: ScanPart) -> str:
+_TYPES_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=256)
+def _duckdb_types(schema: pa.Schema) -> tuple[str, ...]:
+    """DuckDB's names for the types of ``schema``'s fields, as it reads them from Arrow."""
+    with _TYPES_LOCK:
+        return tuple(str(t) for t in _type_connection().from_arrow(schema.empty_table()).types)
+
+
+@functools.lru_cache(maxsize=1)
+def _type_connection() -> duckdb.DuckDBPyConnection:
+    return duckdb.connect()
+
+
+def native_view(part: ScanPart) -> exp.Create:
     """``CREATE TEMP VIEW`` of ``part`` read by DuckDB's own Parquet reader: the scan's plain
     columns, and each typed leaf as ``TRY_CAST(column.key... AS <its type>)`` over DuckDB's
     VARIANT, which the part's eligibility makes exactly the leaf (:attr:`ScanPart.native`)."""
     assert part.native is not None
     leaves = {leaf.name: leaf for leaf in part.native}
     # DuckDB's own names for the part's Arrow types.
-    types = cursor.from_arrow(part.schema.empty_table()).types
+    types = _duckdb_types(part.schema)
     projections: list[exp.Expr] = []
     for field, duck_type in zip(part.schema, types):
         name = exp.to_identifier(field.name, quoted=True)
@@ -171,7 +191,7 @@ def native_view(cursor: duckdb.DuckDBPyConnection, part: ScanPart) -> str:
         replace=True,
         properties=exp.Properties(expressions=[exp.TemporaryProperty()]),
     )
-    return view.sql(dialect="duckdb")
+    return view
 
 
 def _stream(

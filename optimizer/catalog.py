@@ -192,15 +192,31 @@ class Catalog:
         """The table registered as ``name`` (case-insensitive, as Spark's identifiers), or None."""
         return self.tables.get(name.lower())
 
+    def unchanged(self, table: Table) -> bool:
+        """Whether ``table`` is still the one registered under its name, and each of its files
+        still the one whose footer is cached (for a Delta table: the same snapshot)."""
+        if self.tables.get(table.name.lower()) is not table:
+            return False
+        if table.delta is not None:
+            return True
+        for path in table.files:
+            try:
+                key = _stat_key(os.stat(path))
+            except OSError:
+                return False
+            with self._lock:
+                hit = self._footers.get(path)
+            if hit is None or hit[0] != key:
+                return False
+        return True
+
     def file_info(self, path: str) -> FileInfo:
         """The footer of ``path``, from the cache while its size and modification time hold."""
         try:
             st = os.stat(path)
         except OSError as exc:
             raise CatalogError(f"cannot read the file: {exc.strerror}", file=path) from exc
-        # ctime and inode too: a file rewritten in place with the same size within the
-        # modification time's granularity must not reuse a stale footer.
-        key = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+        key = _stat_key(st)
         with self._lock:
             hit = self._footers.get(path)
         if hit is not None and hit[0] == key:
@@ -209,6 +225,13 @@ class Catalog:
         with self._lock:
             self._footers[path] = (key, info)
         return info
+
+
+def _stat_key(st: os.stat_result) -> tuple[int, int, int, int]:
+    """What identifies a file's contents for the footer cache: its size and modification time,
+    and its change time and inode too, since a file rewritten in place with the same size within
+    the modification time's granularity must not reuse a stale footer."""
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
 
 
 def _read_footer(path: str, size: int, mtime_ns: int) -> FileInfo:

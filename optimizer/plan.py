@@ -203,6 +203,10 @@ class Plan:
     refusal: Exception | None = None
     """Why the DuckDB engine cannot run the query (a function it does not support yet), raised
     when the DuckDB SQL is asked for; the Spark engine runs it with Spark's own functions."""
+    tables: tuple[Any, ...] = ()
+    """The registered tables (:class:`~vpush.optimizer.catalog.Table`) the plan reads, as they
+    were when it was made: a plan may be reused while each is still registered and its files'
+    footers are unchanged (:meth:`vpush.Connection.sql` keeps recent plans)."""
 
     def sql(self, dialect: str = "duckdb", *, pretty: bool = False) -> str:
         """The query to run, as SQL text of ``dialect``: ``duckdb`` for the DuckDB engine,
@@ -214,7 +218,14 @@ class Plan:
             return self.spark_expression.sql(dialect=VpushSpark, pretty=pretty)
         if self.refusal is not None:
             raise self.refusal
+        if dialect == "duckdb" and not pretty:
+            return self._duckdb_sql
         return self.expression.sql(dialect=dialect, pretty=pretty)
+
+    @functools.cached_property
+    def _duckdb_sql(self) -> str:
+        """The DuckDB SQL, rendered once: a reused plan (:attr:`tables`) runs it again."""
+        return self.expression.sql(dialect="duckdb")
 
     @property
     def num_files(self) -> int:

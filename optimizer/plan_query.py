@@ -375,6 +375,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         functions=tuple(sorted(functions.items())),
         spark_expression=spark_expression,
         refusal=refusal,
+        tables=tuple({id(table): table for _, table, *_ in found}.values()),
     )
 
 

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import os
+import threading
+from collections import OrderedDict
 from pathlib import Path
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from rich.table import Table as RichTable
 
 ENGINES = ("duckdb", "spark")
+_KEPT_PLANS = 64  # plans a connection keeps for reuse, the least recently used dropped first
 
 
 def connect(
@@ -78,6 +81,26 @@ class Connection:
         self.engine = engine
         self.time_zone = time_zone
         self.catalog = Catalog()
+        self._plans: OrderedDict[str, Plan] = OrderedDict()
+        self._plans_lock = threading.Lock()
+
+    def plan(self, query: str) -> Plan:
+        """The plan of ``query``: a recent one of the same text while the tables it reads are
+        still registered as they were and their files unchanged (a dashboard's query is planned
+        once), else a new one."""
+        with self._plans_lock:
+            kept = self._plans.get(query)
+        if kept is not None and all(self.catalog.unchanged(t) for t in kept.tables):
+            with self._plans_lock:
+                if query in self._plans:
+                    self._plans.move_to_end(query)
+            return kept
+        plan = plan_query(query, self.catalog, time_zone=self.time_zone)
+        with self._plans_lock:
+            self._plans[query] = plan
+            while len(self._plans) > _KEPT_PLANS:
+                self._plans.popitem(last=False)
+        return plan
 
     def register(self, name: str, location: str | os.PathLike[str]) -> Table:
         """Register a folder, file or glob of Parquet files as table ``name``.
@@ -108,7 +131,7 @@ class Relation:
     def plan(self) -> Plan:
         """The plan (made once, on first use)."""
         if self._plan is None:
-            self._plan = plan_query(self.query, self.connection.catalog, time_zone=self.connection.time_zone)
+            self._plan = self.connection.plan(self.query)
         return self._plan
 
     def fetch_reader(self, *, on_rows: Callable[[int], None] | None = None) -> pa.RecordBatchReader:
