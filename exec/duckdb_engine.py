@@ -101,7 +101,7 @@ class DuckDBEngine:
         cursor = self.connection.cursor()
         try:
             # One script for the session's settings and the views of the parts DuckDB reads itself.
-            script = [exp.Set(expressions=[exp.SetItem(this=exp.EQ(
+            script: list[exp.Expr] = [exp.Set(expressions=[exp.SetItem(this=exp.EQ(
                 this=exp.to_identifier("TimeZone"), expression=exp.Literal.string(self.time_zone)))])]
             for name, target in plan.functions:
                 if name not in self._functions:
