@@ -485,3 +485,17 @@ def markdown_document(
     lines = [f"# {title}", "", *context, "", *markdown_table(headers, rows)]
     lines += ["", *(f"- {n}" for n in notes), ""]
     return "\n".join(lines)
+
+
+def update_readme(readme: Path, marker: str, block: str) -> bool:
+    """Replace the text between ``<!-- bench:marker -->`` and ``<!-- /bench:marker -->`` in
+    ``readme`` with ``block``; False when the file or the markers are not there."""
+    if not readme.is_file():
+        return False
+    begin_mark, end_mark = f"<!-- bench:{marker} -->", f"<!-- /bench:{marker} -->"
+    text = readme.read_text(encoding="utf-8")
+    begin, end = text.find(begin_mark), text.find(end_mark)
+    if begin < 0 or end < begin:
+        return False
+    readme.write_text(text[: begin + len(begin_mark)] + "\n" + block + "\n" + text[end:], encoding="utf-8")
+    return True

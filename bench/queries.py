@@ -82,6 +82,7 @@ from rich.console import Console
 
 import vpush
 from common import (
+    update_readme,
     BYTES_PER_MB,
     LazySpark,
     Runner,
@@ -1142,6 +1143,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--dir", type=Path, default=Path("build") / "bench" / "queries")
     parser.add_argument("--out", type=Path, default=Path("docs") / "bench")
+    parser.add_argument(
+        "--readme", type=Path, default=Path("README.md"),
+        help="where the summary table goes (between its bench markers), when --out is docs/bench",
+    )
     parser.add_argument("--no-payload", dest="payload", action="store_false",
                         help="the log without the unshredded payload (DuckDB's fast path works)")  # fmt: skip
     parser.add_argument("--skip-spark", action="store_true", help="no Spark (answers checked against the lower bound)")
@@ -1326,7 +1331,38 @@ def main(argv: list[str] | None = None) -> int:
         "run_seconds": elapsed,
     }
     (args.out / f"{stem}.json").write_text(json.dumps(payload, indent=2, default=str) + "\n", encoding="utf-8")
+    if args.out == Path("docs") / "bench":
+        summary = _readme_summary(title, context, all_results, target_headers, target_rows, stem)
+        if update_readme(args.readme, stem, summary):
+            console.print(f"  {args.readme}: the {stem} summary updated")
     return 0 if not misses else 1
+
+
+def _readme_summary(
+    title: str, context: list[str], results: list[Result], target_headers: list[str], target_rows: list[list[str]], stem: str
+) -> str:
+    """The README's table of a run: per query, each engine's median ms, then the targets."""
+    engines = list(dict.fromkeys(r.engine for r in results))
+    by_query: dict[str, dict[str, Result]] = {}
+    for r in results:
+        by_query.setdefault(r.query, {})[r.engine] = r
+    def ms(result: Result | None) -> str:
+        seconds = result.seconds if result is not None and result.ok else None
+        return f"{seconds * 1000:,.1f}" if seconds is not None else ""
+
+    rows = [[query, *(ms(found.get(e)) for e in engines)] for query, found in by_query.items()]
+    lines = [
+        f"**{title}**",
+        "",
+        *context,
+        "",
+        *markdown_table(["query", *(f"{e} ms" for e in engines)], rows),
+        "",
+        *markdown_table(target_headers, target_rows),
+        "",
+        f"Result rows, row groups and MB read per engine, and the queries' SQL: [docs/bench/{stem}.md](docs/bench/{stem}.md).",
+    ]
+    return "\n".join(lines)
 
 
 def _bound_leaves(bound: Bound) -> list[str]:

@@ -43,6 +43,7 @@ from typing import Any
 from rich.console import Console
 
 from common import (
+    update_readme,
     BYTES_PER_MB,
     LazySpark,
     first_line,
@@ -78,7 +79,6 @@ ONCE = tuple(e for e in ENGINES if e not in (BOUND, VPUSH))
 """The slow baselines: one run each, no warm-up."""
 VPUSH_PEAK_TARGET = 2_000_000_000
 BYTES_PER_MIB = 1024 * 1024
-README_BEGIN, README_END = "<!-- bench:scale -->", "<!-- /bench:scale -->"
 WORKER_TIMEOUT_SECONDS = 1200
 
 
@@ -291,18 +291,6 @@ def _chart(points: Sequence[Point], queries: Sequence[str], engines: Sequence[st
     plt.close(figure)
 
 
-def _update_readme(readme: Path, block: str) -> bool:
-    """Replace the text between the markers; False when the markers are not there."""
-    if not readme.is_file():
-        return False
-    text = readme.read_text(encoding="utf-8")
-    begin, end = text.find(README_BEGIN), text.find(README_END)
-    if begin < 0 or end < begin:
-        return False
-    readme.write_text(text[: begin + len(README_BEGIN)] + "\n" + block + "\n" + text[end:], encoding="utf-8")
-    return True
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--sizes", default=",".join(str(s) for s in SIZES))
@@ -426,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     readme_chart = os.path.relpath(chart, args.readme.resolve().parent if args.readme.is_file() else Path.cwd())
     block = "\n".join([f"**{title}**", "", *context, "", *body, "", f"![time and peak memory]({readme_chart})"])
-    if _update_readme(args.readme, block):
+    if update_readme(args.readme, "scale", block):
         console.print(f"  {args.readme}: the table and the chart updated")
     return 0 if not misses else 1
 
