@@ -23,6 +23,7 @@ from __future__ import annotations
 import bisect
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -742,22 +743,31 @@ def format_java_native(values: pa.Array | pa.ChunkedArray) -> pa.StringArray | p
     """
     if isinstance(values, pa.ChunkedArray):
         return pa.chunked_array([format_java_native(chunk) for chunk in values.chunks], pa.string())
-    if _native is None:
-        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
-    if pa.types.is_float64(values.type):
-        width = 8
-    elif pa.types.is_float32(values.type):
-        width = 4
-    else:
-        raise NativeUnsupportedError(f"format_java_native takes doubles or floats, not {values.type}")
+    kernel, width = _kernel_for(values, ((pa.types.is_float64, 8), (pa.types.is_float32, 4)), "format_java_native", "doubles or floats")
     validity, data = values.buffers()
-    null_count, out_validity, offsets, text = _native.format_java(
+    null_count, out_validity, offsets, text = kernel.format_java(
         data, validity if values.null_count else None, values.offset, len(values), width
     )
     return pa.Array.from_buffers(  # type: ignore[no-any-return]
         pa.string(), len(values), [out_validity, offsets, text], null_count
     )
 
+
+def _kernel_for(
+    values: pa.Array, widths: tuple[tuple[Callable[[pa.DataType], bool], int], ...], function: str, takes: str
+) -> tuple[ModuleType, int]:
+    """The compiled kernel, and the width in bytes it is told for ``values`` (of its values or
+    its offsets), by the first test of ``widths`` its type passes.
+
+    Raises:
+        NativeUnsupportedError: no compiled kernel, or a type no test passes.
+    """
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    for test, width in widths:
+        if test(values.type):
+            return _native, width
+    raise NativeUnsupportedError(f"{function} takes {takes}, not {values.type}")
 
 
 _DATETIME_KINDS = {"date": 0, "timestamp": 1, "timestamp_ntz": 2}
@@ -781,16 +791,9 @@ def parse_datetimes_native(values: pa.Array, kind: str) -> tuple[Any, Any, Any, 
     """
     import numpy as np
 
-    if _native is None:
-        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
-    if pa.types.is_string(values.type):
-        width = 4
-    elif pa.types.is_large_string(values.type):
-        width = 8
-    else:
-        raise NativeUnsupportedError(f"parse_datetimes_native takes strings, not {values.type}")
+    kernel, width = _kernel_for(values, ((pa.types.is_string, 4), (pa.types.is_large_string, 8)), "parse_datetimes_native", "strings")
     validity, offsets, data = values.buffers()
-    status, seconds, micros, zone_offsets, zone_data = _native.parse_datetimes(
+    status, seconds, micros, zone_offsets, zone_data = kernel.parse_datetimes(
         offsets, data if data is not None else b"", validity if values.null_count else None,
         values.offset, len(values), width, _DATETIME_KINDS[kind],
     )

@@ -49,11 +49,17 @@ static SparkDatetime failed(void) {
     return r;
 }
 
-static void trim(const uint8_t *text, int64_t length, int64_t *start, int64_t *end) {
+/* The text without its trimmed bytes, from *start to *end, past a leading sign (*sign: -1 for
+ * '-', 1 for '+', 0 for none); 0 where nothing is left to parse. */
+static int trim_sign(const uint8_t *text, int64_t length, int64_t *start, int64_t *end, int *sign) {
     *start = 0;
     *end = length;
+    *sign = 0;
     while (*start < *end && trimmed_byte(text[*start])) (*start)++;
     while (*end > *start && trimmed_byte(text[*end - 1])) (*end)--;
+    if (*start == *end) return 0;
+    if (text[*start] == '+' || text[*start] == '-') *sign = text[(*start)++] == '-' ? -1 : 1;
+    return 1;
 }
 
 static int date_digits_ok(int segment, int digits) {
@@ -62,15 +68,11 @@ static int date_digits_ok(int segment, int digits) {
 
 SparkDatetime spark_string_to_date(const uint8_t *text, int64_t length) {
     int64_t start, end, j, value = 0, days, segments[3] = {1, 1, 1};
-    int i = 0, digits = 0, sign = 1;
+    int i = 0, digits = 0, sign;
     SparkDatetime r = {DT_LOCAL, 0, 0, 0, 0};
-    trim(text, length, &start, &end);
-    if (start == end) return failed();
+    if (!trim_sign(text, length, &start, &end, &sign)) return failed();
+    if (sign == 0) sign = 1;
     j = start;
-    if (text[j] == '+' || text[j] == '-') {
-        sign = text[j] == '-' ? -1 : 1;
-        j++;
-    }
     /* [+-]yyyy*, [+-]yyyy*-[m]m, [+-]yyyy*-[m]m-[d]d, the last followed by anything after ' ' or 'T' */
     while (j < end && i < 3 && text[j] != ' ' && text[j] != 'T') {
         uint8_t b = text[j];
@@ -103,15 +105,10 @@ static int timestamp_digits_ok(int segment, int digits) {
 
 SparkDatetime spark_string_to_timestamp(const uint8_t *text, int64_t length, int ntz) {
     int64_t start, end, j, value = 0, days = 0, segments[8] = {1, 1, 1, 0, 0, 0, 0, 0};
-    int i = 0, digits = 0, fraction_digits = 0, year_sign = 0, just_time = 0, zoned = 0;
+    int i = 0, digits = 0, fraction_digits = 0, year_sign, just_time = 0, zoned = 0;
     SparkDatetime r = {DT_LOCAL, 0, 0, 0, 0};
-    trim(text, length, &start, &end);
-    if (start == end) return failed();
+    if (!trim_sign(text, length, &start, &end, &year_sign)) return failed();
     j = start;
-    if (text[j] == '+' || text[j] == '-') {
-        year_sign = text[j] == '-' ? -1 : 1;
-        j++;
-    }
 #define CLOSE(segment)                                                   \
     do {                                                                 \
         if (!timestamp_digits_ok((segment), digits)) return failed();    \
