@@ -931,7 +931,11 @@ def variant_get_column(
         except VpushError as exc:
             raise exc.with_context(json_path=user_path) from None
     rows: Sequence[int] = range(len(value))
-    fast = (_fast_numbers(value, target) or _fast_strings(value, target)) if path == "$" else None
+    fast = (
+        (_fast_numbers(value, target) or _fast_strings(value, target) or _fast_datetimes(value, target, time_zone))
+        if path == "$"
+        else None
+    )
     if fast is not None:
         rows = [int(i) for i in np.flatnonzero(~fast[1])]
         if not rows:
@@ -1086,6 +1090,32 @@ def _fast_strings(value: pa.Array, target: SparkType) -> tuple[pa.Array, np.ndar
     except pa.ArrowInvalid:
         return None
     return result, strings | variant_null | ~present
+
+
+_DATETIME_TARGETS = frozenset({"date", "timestamp", "timestamp_ntz"})
+
+
+def _fast_datetimes(value: pa.Array, target: SparkType, time_zone: str) -> tuple[pa.Array, np.ndarray] | None:
+    """Cast the rows whose value is a string Spark's cast parses (or a variant null) to a date,
+    timestamp or timestamp_ntz, vectorized by the compiled parser
+    (:mod:`vpush.exec.string_datetimes`): (results, which rows are done). The strings it
+    refuses, and every value of another type, go to :func:`cast_variant`, which raises or
+    gives NULL for them as Spark does."""
+    if not (isinstance(target, AtomicType) and target.name in _DATETIME_TARGETS):
+        return None
+    found = _fast_strings(value, StringType())
+    if found is None:
+        return None
+    from vpush.exec.string_datetimes import string_to_date_column, string_to_timestamp_column
+
+    texts, done = found
+    if target.name == "date":
+        cast = string_to_date_column(texts, strict=False)
+    else:
+        cast = string_to_timestamp_column(texts, time_zone=time_zone, ntz=target.name == "timestamp_ntz", strict=False)
+    is_text = texts.is_valid().to_numpy(zero_copy_only=False)
+    parsed = cast.is_valid().to_numpy(zero_copy_only=False)
+    return cast.cast(arrow_type(target)), (done & ~is_text) | parsed
 
 
 _NUMPY_INTS = {"tinyint": np.int8, "smallint": np.int16, "int": np.int32, "bigint": np.int64}

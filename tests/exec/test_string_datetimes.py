@@ -9,6 +9,7 @@ string that is not a date.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +24,10 @@ from vpush.codec.errors import VpushError
 from vpush.codec.java_format import resolve_time_zone
 from vpush.exec import variant_cast
 from vpush.exec.string_datetimes import string_to_date_column, string_to_timestamp_column
+from vpush.exec.variant_cast import variant_get_column
+from vpush.codec.json import parse_json
+from vpush.codec.value import Variant
+from vpush.optimizer.variant_types import parse_variant_type
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -73,6 +78,27 @@ def test_the_kernel_answers_as_the_reference(texts: list[str]) -> None:
             assert got_all[-1] is None
             for text, got in zip(texts, got_all):
                 assert got == variant_cast.string_to_timestamp(text, zone, ntz), (text, zone_name, ntz)
+
+
+@given(st.lists(st.lists(st.sampled_from(_PIECES), min_size=1, max_size=7).map("".join), min_size=1, max_size=30))
+def test_variant_strings_cast_by_the_kernel_as_row_by_row(texts: list[str]) -> None:
+    """variant_get of string values to a date or timestamp (the column path, through the
+    kernel) gives what the per-row cast gives, NULL where it fails (try_variant_get)."""
+    rows = [parse_json(json.dumps(text)) for text in texts] + [parse_json("null"), parse_json("7")]
+    metadata = pa.array([r[0] for r in rows], pa.binary())
+    value = pa.array([r[1] for r in rows], pa.binary())
+    zone_name = "America/Los_Angeles"
+    zone = resolve_time_zone(zone_name)
+    for name in ("date", "timestamp", "timestamp_ntz"):
+        target = parse_variant_type(name)
+        got = variant_get_column(metadata, value, "$", target, strict=False, time_zone=zone_name)
+        expected = []
+        for m, v in rows:  # days or microseconds: the reference's raw values, any year
+            try:
+                expected.append(variant_cast._cast_raw(Variant(m, v), target, zone, zone_name))
+            except variant_cast._Failed:
+                expected.append(None)
+        assert got.cast(pa.int32() if name == "date" else pa.int64()).to_pylist() == expected, name
 
 
 def test_a_strict_cast_names_the_first_bad_string() -> None:
