@@ -50,6 +50,8 @@ from vpush.optimizer.dialect import (
     call_arguments,
     call_name,
 )
+from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
+from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
@@ -484,8 +486,12 @@ class _Typer:
             return AtomicType("boolean")
         if called == "trunc":
             return AtomicType("date")
-        if called == "from_unixtime":
+        if called in ("from_unixtime", "date_format"):
             return StringType()
+        if called in _EPOCH_UNITS:
+            return AtomicType("timestamp")
+        if called == "date_from_unix_date":
+            return AtomicType("date")
         if called in ("sha2", "base64"):
             return StringType()
         if called in ("element_at", "reverse"):
@@ -912,6 +918,17 @@ class _Rewriter:
             return _from_unixtime(arguments[0])
         if called == "trunc" and arguments and len(arguments) == 2 and arguments[0] is not None:
             return _trunc_date(arguments[0], arguments[1], self.typer.of(arguments[0]))
+        if called == "date_format" and arguments and len(arguments) == 2 and arguments[0] is not None:
+            return self._date_format(arguments[0], arguments[1])
+        if called in _EPOCH_UNITS and arguments and len(arguments) == 1 and arguments[0] is not None:
+            return _timestamp_from_epoch(called, arguments[0], self.typer.of(arguments[0]))
+        if called == "date_from_unix_date" and arguments and len(arguments) == 1 and arguments[0] is not None:
+            source = self.typer.of(arguments[0])
+            if not (isinstance(source, AtomicType) and source.name in ("tinyint", "smallint", "int")):
+                _refuse(called, "an argument other than an int (Spark's implicit cast of a bigint can overflow)")
+            # DuckDB adds days to a date as a date; sqlglot's rendering adds an interval (a timestamp)
+            days = exp.cast(arguments[0], exp.DataType.build("INT"))
+            return exp.Add(this=exp.cast(exp.Literal.string("1970-01-01"), exp.DataType.build("DATE")), expression=days)
         if called in _COLLECTION_CALLS and arguments and all(a is not None for a in arguments):
             return self._collection_call(called, [a for a in arguments if a is not None])
         if called == "e":
@@ -926,6 +943,22 @@ class _Rewriter:
             if result is not None and not isinstance(node.parent, (exp.Window, exp.Filter)):
                 return exp.cast(node, _sql_type(result))
         return None
+
+    def _date_format(self, value: exp.Expr, pattern: exp.Expr | None) -> exp.Expr:
+        """Spark's ``date_format``: a string is cast to a timestamp as Spark casts it, a date is
+        the timestamp of its midnight in the session time zone, both printed in that zone."""
+        source = self.typer.of(value)
+        if isinstance(pattern, exp.Null):
+            return exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))
+        if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+            _refuse("date_format", "a pattern that is not a literal")
+        if isinstance(source, StringType):
+            value = self._string_to_datetime(value, AtomicType("timestamp"), strict=True)
+        elif source == AtomicType("date"):
+            value = exp.cast(value, exp.DataType.build("TIMESTAMPTZ"))
+        elif source != AtomicType("timestamp"):
+            _refuse("date_format", "an argument other than a date, a timestamp or a string")
+        return spark_date_format(value, pattern.name)
 
     def _collection_call(self, called: str, arguments: list[exp.Expr]) -> exp.Expr:
         """``array_contains``, ``element_at``, ``reverse``, ``sha2`` and ``base64`` as DuckDB
@@ -1755,6 +1788,37 @@ def _trunc_date(value: exp.Expr, unit: exp.Expr | None, source: SparkType | None
     return exp.cast(truncated, exp.DataType.build("DATE"))
 
 
+# Spark's timestamp_seconds/_millis/_micros: microseconds per unit, and the unit as its
+# DATETIME_OVERFLOW message names it.
+_EPOCH_UNITS = {"timestamp_seconds": (1_000_000, "seconds"), "timestamp_millis": (1_000, "milliseconds"),
+                "timestamp_micros": (1, "microseconds")}
+
+
+def _timestamp_from_epoch(called: str, count: exp.Expr, source: SparkType | None) -> exp.Expression:
+    """Spark's ``timestamp_seconds(n)`` (and ``_millis``, ``_micros``) of an integer: ``n`` units
+    after the epoch, ``DATETIME_OVERFLOW`` where the microseconds leave the 64-bit range (Spark's
+    ``multiplyExact``). A double or decimal of seconds is refused."""
+    if not _is_integral(source):
+        _refuse(called, "an argument that is not an integer")
+    factor, unit = _EPOCH_UNITS[called]
+    whole = exp.cast(count, exp.DataType.build("BIGINT"))
+    micros: exp.Expression = whole if factor == 1 else exp.Mul(this=whole.copy(), expression=exp.Literal.number(factor))
+    instant = exp.Anonymous(
+        this="timezone", expressions=[exp.Literal.string("UTC"), exp.Anonymous(this="make_timestamp", expressions=[micros])]
+    )
+    if factor == 1:
+        return instant
+    highest, lowest = (_TWO_63 - 1) // factor, -(_TWO_63 // factor)  # truncated toward zero
+    outside = exp.Or(this=exp.GT(this=whole.copy(), expression=exp.Literal.number(highest)),
+                     expression=exp.LT(this=whole.copy(), expression=exp.Literal.number(lowest)))
+    message = exp.DPipe(
+        this=exp.DPipe(this=exp.Literal.string("Datetime operation overflow: create a TIMESTAMP from "),
+                       expression=exp.cast(whole.copy(), exp.DataType.build("VARCHAR"))),
+        expression=exp.Literal.string(f"L {unit} since the epoch."),
+    )
+    return exp.Case(ifs=[exp.If(this=outside, true=spark_error("DATETIME_OVERFLOW", message, None))], default=instant)
+
+
 _TWO_63 = 2**63
 _FAR_PAST_MICROS = -6_000_000_000_000_000_000  # about the year -188,000: well inside DuckDB's range
 _FOUR_CENTURIES_MICROS = 146_097 * 86_400 * 1_000_000  # the Gregorian calendar repeats every 400 years
@@ -1835,25 +1899,6 @@ def _pmod(a: exp.Expression, n: exp.Expression) -> exp.Expression:
     return exp.Case(ifs=[exp.If(this=negative, true=wrapped)], default=remainder)
 
 
-def _year_text(year: exp.Expression) -> exp.Expression:
-    """A year as Spark prints it in a date or timestamp: four digits at least, a minus sign
-    before the years before year 0 and a plus sign after year 9999 (DuckDB prints ``-44`` and,
-    for a date cast to a string, ``0045-03-15 (BC)``)."""
-
-    def padded(value: exp.Expr) -> exp.Expression:
-        return exp.Anonymous(this="printf", expressions=[exp.Literal.string("%04d"), value])  # lpad would cut
-
-    return exp.Case(
-        ifs=[
-            exp.If(this=exp.GT(this=year.copy(), expression=exp.Literal.number(9999)),
-                   true=exp.DPipe(this=exp.Literal.string("+"), expression=exp.cast(year.copy(), exp.DataType.build("VARCHAR")))),
-            exp.If(this=exp.LT(this=year.copy(), expression=exp.Literal.number(0)),
-                   true=exp.DPipe(this=exp.Literal.string("-"), expression=padded(exp.Neg(this=exp.Paren(this=year.copy()))))),
-        ],
-        default=padded(year),
-    )
-
-
 def _date_text(value: exp.Expr) -> exp.Expression:
     """A date as Spark casts it to a string: ``yyyy-MM-dd``, its year as :func:`_year_text`."""
     year = exp.Anonymous(this="year", expressions=[value.copy()])
@@ -1864,7 +1909,7 @@ def _timestamp_text(value: exp.Expr) -> exp.Expression:
     """A timestamp as Spark casts it to a string: ``yyyy-MM-dd HH:mm:ss`` in the session time
     zone, then the fraction of a second without its trailing zeros (none when it is zero)."""
     whole = exp.DPipe(
-        this=_year_text(exp.Anonymous(this="year", expressions=[value.copy()])),
+        this=_year_text(proleptic_year(value)),
         expression=exp.Anonymous(this="strftime", expressions=[value.copy(), exp.Literal.string("-%m-%d %H:%M:%S")]),
     )
     micros = exp.Mod(this=exp.Anonymous(this="microsecond", expressions=[value.copy()]), expression=exp.Literal.number(1_000_000))
