@@ -85,6 +85,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "unix_micros": _f(1), "unix_date": _f(1), "current_date": _f(0), "current_timestamp": _f(0), "now": _f(0),
     "to_date": _f(1), "to_timestamp": _f(1), "date_format": _f(2), "timestamp_seconds": _f(1),
     "timestamp_millis": _f(1), "timestamp_micros": _f(1), "date_from_unix_date": _f(1),
+    "months_between": _f(2, 3, defaults=("true",)),
     # aggregates
     "count": _f(0, None), "sum": _f(1), "avg": _f(1), "mean": _f(1), "min": _f(1), "max": _f(1),
     "count_if": _f(1), "stddev": _f(1), "std": _f(1), "stddev_samp": _f(1), "stddev_pop": _f(1),

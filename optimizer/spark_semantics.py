@@ -486,6 +486,8 @@ class _Typer:
             return AtomicType("boolean")
         if called == "trunc":
             return AtomicType("date")
+        if called == "months_between":
+            return _DOUBLE
         if called in ("from_unixtime", "date_format"):
             return StringType()
         if called in _EPOCH_UNITS:
@@ -918,6 +920,8 @@ class _Rewriter:
             return _from_unixtime(arguments[0])
         if called == "trunc" and arguments and len(arguments) == 2 and arguments[0] is not None:
             return _trunc_date(arguments[0], arguments[1], self.typer.of(arguments[0]))
+        if called == "months_between" and arguments and len(arguments) in (2, 3) and all(a is not None for a in arguments):
+            return self._months_between([a for a in arguments if a is not None])
         if called == "date_format" and arguments and len(arguments) == 2 and arguments[0] is not None:
             return self._date_format(arguments[0], arguments[1])
         if called in _EPOCH_UNITS and arguments and len(arguments) == 1 and arguments[0] is not None:
@@ -944,21 +948,75 @@ class _Rewriter:
                 return exp.cast(node, _sql_type(result))
         return None
 
+    def _instant(self, called: str, value: exp.Expr) -> exp.Expr:
+        """A date, timestamp or string argument as the DuckDB ``TIMESTAMPTZ`` Spark takes it for:
+        a string cast as Spark casts it, a date at its midnight in the session time zone."""
+        source = self.typer.of(value)
+        if isinstance(source, StringType):
+            return self._string_to_datetime(value, AtomicType("timestamp"), strict=True)
+        if source == AtomicType("date"):
+            return exp.cast(value, exp.DataType.build("TIMESTAMPTZ"))
+        if source != AtomicType("timestamp"):
+            _refuse(called, "an argument other than a date, a timestamp or a string")
+        return value
+
+    def _months_between(self, arguments: list[exp.Expr]) -> exp.Expr:
+        """Spark's ``months_between(a, b[, roundOff])`` (``DateTimeUtils.monthsBetween``): whole
+        months when the days of the month are equal or both the last, else the months plus the
+        difference in seconds over 31 days, on the dates and times in the session time zone;
+        rounded by default as Java's ``Math.round(x * 1e8) / 1e8`` (halves up)."""
+        round_off = True
+        if len(arguments) == 3:
+            flag = arguments[2]
+            if not isinstance(flag, exp.Boolean):
+                _refuse("months_between", "a roundOff that is not the literal true or false")
+            round_off = bool(flag.this)
+        parts = []
+        for value in arguments[:2]:
+            instant = self._instant("months_between", value)
+            day = exp.cast(instant.copy(), exp.DataType.build("DATE"))
+            start = exp.cast(day.copy(), exp.DataType.build("TIMESTAMPTZ"))
+            since_midnight = exp.Sub(this=exp.Anonymous(this="epoch_us", expressions=[instant]),
+                                     expression=exp.Anonymous(this="epoch_us", expressions=[start]))
+            parts.append((
+                exp.Paren(this=exp.Add(this=exp.Mul(this=exp.Anonymous(this="year", expressions=[day.copy()]), expression=exp.Literal.number(12)),
+                                       expression=exp.Anonymous(this="month", expressions=[day.copy()]))),
+                exp.Anonymous(this="day", expressions=[day.copy()]),
+                exp.Anonymous(this="day", expressions=[exp.Anonymous(this="last_day", expressions=[day.copy()])]),
+                exp.IntDiv(this=exp.Paren(this=since_midnight), expression=exp.Literal.number(1_000_000)),
+            ))
+        (months1, day1, last1, seconds1), (months2, day2, last2, seconds2) = parts
+        month_diff = exp.cast(exp.Sub(this=months1, expression=months2), exp.DataType.build("DOUBLE"))
+        whole = exp.Or(
+            this=exp.EQ(this=day1.copy(), expression=day2.copy()),
+            expression=exp.And(this=exp.EQ(this=day1.copy(), expression=last1), expression=exp.EQ(this=day2.copy(), expression=last2)),
+        )
+        seconds_diff = exp.Sub(
+            this=exp.Add(this=exp.Mul(this=exp.Paren(this=exp.Sub(this=day1, expression=day2)), expression=exp.Literal.number(86_400)),
+                         expression=seconds1),
+            expression=seconds2,
+        )
+        fraction = exp.Div(this=exp.cast(seconds_diff, exp.DataType.build("DOUBLE")),
+                           expression=exp.cast(exp.Literal.number(31 * 86_400), exp.DataType.build("DOUBLE")))
+        diff: exp.Expression = exp.Add(this=month_diff.copy(), expression=fraction)
+        if round_off:
+            scaled = exp.Mul(this=exp.Paren(this=diff), expression=exp.cast(exp.Literal.number("1e8"), exp.DataType.build("DOUBLE")))
+            # DuckDB's round takes a half away from zero, Java's Math.round up: -2.5 is -2
+            nearest = exp.Anonymous(this="round", expressions=[scaled.copy()])
+            negative_half = exp.EQ(this=exp.Sub(this=scaled.copy(), expression=nearest.copy()), expression=exp.Literal.number("0.5"))
+            rounded = exp.Case(ifs=[exp.If(this=negative_half, true=exp.Add(this=nearest.copy(), expression=exp.Literal.number(1)))],
+                               default=nearest)
+            diff = exp.Div(this=rounded, expression=exp.cast(exp.Literal.number("1e8"), exp.DataType.build("DOUBLE")))
+        return exp.Case(ifs=[exp.If(this=whole, true=month_diff)], default=diff)
+
     def _date_format(self, value: exp.Expr, pattern: exp.Expr | None) -> exp.Expr:
         """Spark's ``date_format``: a string is cast to a timestamp as Spark casts it, a date is
         the timestamp of its midnight in the session time zone, both printed in that zone."""
-        source = self.typer.of(value)
         if isinstance(pattern, exp.Null):
             return exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))
         if not (isinstance(pattern, exp.Literal) and pattern.is_string):
             _refuse("date_format", "a pattern that is not a literal")
-        if isinstance(source, StringType):
-            value = self._string_to_datetime(value, AtomicType("timestamp"), strict=True)
-        elif source == AtomicType("date"):
-            value = exp.cast(value, exp.DataType.build("TIMESTAMPTZ"))
-        elif source != AtomicType("timestamp"):
-            _refuse("date_format", "an argument other than a date, a timestamp or a string")
-        return spark_date_format(value, pattern.name)
+        return spark_date_format(self._instant("date_format", value), pattern.name)
 
     def _collection_call(self, called: str, arguments: list[exp.Expr]) -> exp.Expr:
         """``array_contains``, ``element_at``, ``reverse``, ``sha2`` and ``base64`` as DuckDB

@@ -104,6 +104,8 @@ SCALARS = [
     "date_format(ts, 'S SS SSS SSSS SSSSS %')", "date_format(day, 'yyyy')", "date_format(ts, NULL)",
     "date_format(day, 'yyyy''''MM E')", "date_format(ts, '''T'' HH')", "timestamp_seconds(i)", "timestamp_seconds(s)", "timestamp_millis(i)",
     "timestamp_micros(i)", "timestamp_millis(s * 1000)", "date_from_unix_date(s)", "date_from_unix_date(i % 1000000)",
+    "months_between(ts, day)", "months_between(day, DATE '2023-11-30', false)", "months_between(t, ts)",
+    "months_between(ts, TIMESTAMP '2023-02-28 12:00:00')", "months_between(day, last_day(day), true)",
     # arrays and structs
     "array(i, s)", "size(array(i, s))", "cardinality(array(i))", "array_size(array(i))", "struct(i, g)",
     "named_struct('a', i, 'b', g)", "named_struct('a', i).a", "struct(i, g).g", "filter(array(i, s), x -> x > 1)",
@@ -138,7 +140,7 @@ REFUSED = [
     "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "initcap(g)", "chr(65)", "bround(f, 1)", "ceil(f, 1)",
     "factorial(s)", "date_format(ts, 'yyyyy')", "date_format(ts, 'yyyy-MM-dd z')", "date_format(ts, 'G')",
     "date_format(ts, 'QQQ')", "date_format(ts, 'SSSSSSS')", "timestamp_seconds(f)",
-    "trunc(ts, 'MM')", "from_unixtime(f)", "from_unixtime(i, 'yyyy')", "months_between(day, day)",
+    "trunc(ts, 'MM')", "from_unixtime(f)", "from_unixtime(i, 'yyyy')",
     "regexp_replace(g, '(a)', '$1x')", "extract(SECOND FROM ts)", "trim(BOTH 'a' FROM g)", "rand(1)",
     "map('k', i)", "any(i > 0)", "aggregate(array(i), 0, (acc, x) -> acc + x)", "exists(array(i), x -> x > 1)",
 ]
@@ -374,7 +376,7 @@ _OPERATOR_FORMS = {"rlike", "regexp", "concat", "current_date", "current_timesta
 # Refused on DuckDB; on Spark they raise (an invalid pattern, a bigint that overflows an int).
 REFUSED_SPARK_RAISES = [
     "date_format(ts, g)", "date_format(ts, 'YYYY')", "date_format(ts, 'b')", "date_format(ts, '[yyyy]')",
-    "date_format(ts, 'yyyy''')", "date_format(ts, 'u')", "date_from_unix_date(b)",
+    "date_format(ts, 'yyyy''')", "date_format(ts, 'u')", "date_from_unix_date(b)", "months_between(ts, day, i > 0)",
 ]
 
 
@@ -446,3 +448,32 @@ def test_date_format_in_the_session_time_zone(zone: str, spark: SparkSession, tm
 def test_timestamp_micros_at_the_ends_of_the_64_bit_range(spark_view: SparkSession, con: vpush.Connection) -> None:
     _check(["cast(timestamp_micros(9223372036854775807) AS string)", "cast(timestamp_micros(-9223372036854775808) AS string)"],
            spark_view, con)
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/Los_Angeles", "Asia/Kolkata"])
+def test_months_between_in_the_session_time_zone(zone: str, spark: SparkSession, tmp_path: Path) -> None:
+    """Spark's exact doubles, rounded and not, on 400 seeded pairs of instants (ends of months,
+    equal days of the month, daylight saving changes), in the session time zone."""
+    import random
+
+    rng = random.Random(5)
+    month_ends = [1_709_164_800, 1_711_843_200, 1_706_659_200, 1_714_435_200]  # 2024-02-29 ... 2024-04-30, UTC
+    seconds = [rng.randrange(-2_208_988_800, 4_102_444_800) for _ in range(360)] + [
+        m + rng.randrange(-90_000, 90_000) for m in month_ends for _ in range(10)]
+    a = pa.array([x * 1_000_000 + rng.randrange(1_000_000) for x in seconds], pa.int64()).cast(pa.timestamp("us", tz="UTC"))
+    b = pa.array([x * 1_000_000 for x in reversed(seconds)], pa.int64()).cast(pa.timestamp("us", tz="UTC"))
+    pq.write_table(pa.table({"a": a, "b": b, "d": b.cast(pa.date32())}), tmp_path / "part-0.parquet")
+    sql = "SELECT months_between(a, b), months_between(a, b, false), months_between(d, a), months_between(b, d, false) FROM z"
+    before = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", zone)
+    try:
+        spark.read.parquet(str(tmp_path)).createOrReplaceTempView("z")
+        expected = _answer(_spark_run(spark), sql, set())
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", before)
+    connection = vpush.connect(time_zone=zone)
+    connection.register("z", tmp_path)
+    got = _answer(_vpush_run(connection), sql, set())
+    assert got[0] == expected[0]
+    wrong = [(g, w) for g, w in zip(got[1], expected[1]) if g != w]
+    assert wrong == [], f"{len(wrong)} of {len(expected[1])} rows differ, the first: {wrong[:3]}"
