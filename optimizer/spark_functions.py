@@ -83,7 +83,9 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "date_trunc": _f(2), "add_months": _f(2), "last_day": _f(1), "make_date": _f(3), "extract": _f(1),
     "trunc": _f(2), "from_unixtime": _f(1, defaults=("yyyy-MM-dd HH:mm:ss",)), "date_part": _f(2), "datepart": _f(2), "unix_timestamp": _f(1, defaults=("yyyy-MM-dd HH:mm:ss",)), "unix_seconds": _f(1), "unix_millis": _f(1),
     "unix_micros": _f(1), "unix_date": _f(1), "current_date": _f(0), "current_timestamp": _f(0), "now": _f(0),
-    "to_date": _f(1), "to_timestamp": _f(1),
+    "to_date": _f(1), "to_timestamp": _f(1), "date_format": _f(2), "timestamp_seconds": _f(1),
+    "timestamp_millis": _f(1), "timestamp_micros": _f(1), "date_from_unix_date": _f(1),
+    "months_between": _f(2, 3, defaults=("true",)),
     # aggregates
     "count": _f(0, None), "sum": _f(1), "avg": _f(1), "mean": _f(1), "min": _f(1), "max": _f(1),
     "count_if": _f(1), "stddev": _f(1), "std": _f(1), "stddev_samp": _f(1), "stddev_pop": _f(1),

@@ -50,6 +50,8 @@ from vpush.optimizer.dialect import (
     call_arguments,
     call_name,
 )
+from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
+from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
@@ -484,8 +486,14 @@ class _Typer:
             return AtomicType("boolean")
         if called == "trunc":
             return AtomicType("date")
-        if called == "from_unixtime":
+        if called == "months_between":
+            return _DOUBLE
+        if called in ("from_unixtime", "date_format"):
             return StringType()
+        if called in _EPOCH_UNITS:
+            return AtomicType("timestamp")
+        if called == "date_from_unix_date":
+            return AtomicType("date")
         if called in ("sha2", "base64"):
             return StringType()
         if called in ("element_at", "reverse"):
@@ -912,6 +920,19 @@ class _Rewriter:
             return _from_unixtime(arguments[0])
         if called == "trunc" and arguments and len(arguments) == 2 and arguments[0] is not None:
             return _trunc_date(arguments[0], arguments[1], self.typer.of(arguments[0]))
+        if called == "months_between" and arguments and len(arguments) in (2, 3) and all(a is not None for a in arguments):
+            return self._months_between([a for a in arguments if a is not None])
+        if called == "date_format" and arguments and len(arguments) == 2 and arguments[0] is not None:
+            return self._date_format(arguments[0], arguments[1])
+        if called in _EPOCH_UNITS and arguments and len(arguments) == 1 and arguments[0] is not None:
+            return _timestamp_from_epoch(called, arguments[0], self.typer.of(arguments[0]))
+        if called == "date_from_unix_date" and arguments and len(arguments) == 1 and arguments[0] is not None:
+            source = self.typer.of(arguments[0])
+            if not (isinstance(source, AtomicType) and source.name in ("tinyint", "smallint", "int")):
+                _refuse(called, "an argument other than an int (Spark's implicit cast of a bigint can overflow)")
+            # DuckDB adds days to a date as a date; sqlglot's rendering adds an interval (a timestamp)
+            days = exp.cast(arguments[0], exp.DataType.build("INT"))
+            return exp.Add(this=exp.cast(exp.Literal.string("1970-01-01"), exp.DataType.build("DATE")), expression=days)
         if called in _COLLECTION_CALLS and arguments and all(a is not None for a in arguments):
             return self._collection_call(called, [a for a in arguments if a is not None])
         if called == "e":
@@ -926,6 +947,76 @@ class _Rewriter:
             if result is not None and not isinstance(node.parent, (exp.Window, exp.Filter)):
                 return exp.cast(node, _sql_type(result))
         return None
+
+    def _instant(self, called: str, value: exp.Expr) -> exp.Expr:
+        """A date, timestamp or string argument as the DuckDB ``TIMESTAMPTZ`` Spark takes it for:
+        a string cast as Spark casts it, a date at its midnight in the session time zone."""
+        source = self.typer.of(value)
+        if isinstance(source, StringType):
+            return self._string_to_datetime(value, AtomicType("timestamp"), strict=True)
+        if source == AtomicType("date"):
+            return exp.cast(value, exp.DataType.build("TIMESTAMPTZ"))
+        if source != AtomicType("timestamp"):
+            _refuse(called, "an argument other than a date, a timestamp or a string")
+        return value
+
+    def _months_between(self, arguments: list[exp.Expr]) -> exp.Expr:
+        """Spark's ``months_between(a, b[, roundOff])`` (``DateTimeUtils.monthsBetween``): whole
+        months when the days of the month are equal or both the last, else the months plus the
+        difference in seconds over 31 days, on the dates and times in the session time zone;
+        rounded by default as Java's ``Math.round(x * 1e8) / 1e8`` (halves up)."""
+        round_off = True
+        if len(arguments) == 3:
+            flag = arguments[2]
+            if not isinstance(flag, exp.Boolean):
+                _refuse("months_between", "a roundOff that is not the literal true or false")
+            round_off = bool(flag.this)
+        parts = []
+        for value in arguments[:2]:
+            instant = self._instant("months_between", value)
+            day = exp.cast(instant.copy(), exp.DataType.build("DATE"))
+            start = exp.cast(day.copy(), exp.DataType.build("TIMESTAMPTZ"))
+            since_midnight = exp.Sub(this=exp.Anonymous(this="epoch_us", expressions=[instant]),
+                                     expression=exp.Anonymous(this="epoch_us", expressions=[start]))
+            parts.append((
+                exp.Paren(this=exp.Add(this=exp.Mul(this=exp.Anonymous(this="year", expressions=[day.copy()]), expression=exp.Literal.number(12)),
+                                       expression=exp.Anonymous(this="month", expressions=[day.copy()]))),
+                exp.Anonymous(this="day", expressions=[day.copy()]),
+                exp.Anonymous(this="day", expressions=[exp.Anonymous(this="last_day", expressions=[day.copy()])]),
+                exp.IntDiv(this=exp.Paren(this=since_midnight), expression=exp.Literal.number(1_000_000)),
+            ))
+        (months1, day1, last1, seconds1), (months2, day2, last2, seconds2) = parts
+        month_diff = exp.cast(exp.Sub(this=months1, expression=months2), exp.DataType.build("DOUBLE"))
+        whole = exp.Or(
+            this=exp.EQ(this=day1.copy(), expression=day2.copy()),
+            expression=exp.And(this=exp.EQ(this=day1.copy(), expression=last1), expression=exp.EQ(this=day2.copy(), expression=last2)),
+        )
+        seconds_diff = exp.Sub(
+            this=exp.Add(this=exp.Mul(this=exp.Paren(this=exp.Sub(this=day1, expression=day2)), expression=exp.Literal.number(86_400)),
+                         expression=seconds1),
+            expression=seconds2,
+        )
+        fraction = exp.Div(this=exp.cast(seconds_diff, exp.DataType.build("DOUBLE")),
+                           expression=exp.cast(exp.Literal.number(31 * 86_400), exp.DataType.build("DOUBLE")))
+        diff: exp.Expression = exp.Add(this=month_diff.copy(), expression=fraction)
+        if round_off:
+            scaled = exp.Mul(this=exp.Paren(this=diff), expression=exp.cast(exp.Literal.number("1e8"), exp.DataType.build("DOUBLE")))
+            # DuckDB's round takes a half away from zero, Java's Math.round up: -2.5 is -2
+            nearest = exp.Anonymous(this="round", expressions=[scaled.copy()])
+            negative_half = exp.EQ(this=exp.Sub(this=scaled.copy(), expression=nearest.copy()), expression=exp.Literal.number("0.5"))
+            rounded = exp.Case(ifs=[exp.If(this=negative_half, true=exp.Add(this=nearest.copy(), expression=exp.Literal.number(1)))],
+                               default=nearest)
+            diff = exp.Div(this=rounded, expression=exp.cast(exp.Literal.number("1e8"), exp.DataType.build("DOUBLE")))
+        return exp.Case(ifs=[exp.If(this=whole, true=month_diff)], default=diff)
+
+    def _date_format(self, value: exp.Expr, pattern: exp.Expr | None) -> exp.Expr:
+        """Spark's ``date_format``: a string is cast to a timestamp as Spark casts it, a date is
+        the timestamp of its midnight in the session time zone, both printed in that zone."""
+        if isinstance(pattern, exp.Null):
+            return exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))
+        if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+            _refuse("date_format", "a pattern that is not a literal")
+        return spark_date_format(self._instant("date_format", value), pattern.name)
 
     def _collection_call(self, called: str, arguments: list[exp.Expr]) -> exp.Expr:
         """``array_contains``, ``element_at``, ``reverse``, ``sha2`` and ``base64`` as DuckDB
@@ -1755,6 +1846,37 @@ def _trunc_date(value: exp.Expr, unit: exp.Expr | None, source: SparkType | None
     return exp.cast(truncated, exp.DataType.build("DATE"))
 
 
+# Spark's timestamp_seconds/_millis/_micros: microseconds per unit, and the unit as its
+# DATETIME_OVERFLOW message names it.
+_EPOCH_UNITS = {"timestamp_seconds": (1_000_000, "seconds"), "timestamp_millis": (1_000, "milliseconds"),
+                "timestamp_micros": (1, "microseconds")}
+
+
+def _timestamp_from_epoch(called: str, count: exp.Expr, source: SparkType | None) -> exp.Expression:
+    """Spark's ``timestamp_seconds(n)`` (and ``_millis``, ``_micros``) of an integer: ``n`` units
+    after the epoch, ``DATETIME_OVERFLOW`` where the microseconds leave the 64-bit range (Spark's
+    ``multiplyExact``). A double or decimal of seconds is refused."""
+    if not _is_integral(source):
+        _refuse(called, "an argument that is not an integer")
+    factor, unit = _EPOCH_UNITS[called]
+    whole = exp.cast(count, exp.DataType.build("BIGINT"))
+    micros: exp.Expression = whole if factor == 1 else exp.Mul(this=whole.copy(), expression=exp.Literal.number(factor))
+    instant = exp.Anonymous(
+        this="timezone", expressions=[exp.Literal.string("UTC"), exp.Anonymous(this="make_timestamp", expressions=[micros])]
+    )
+    if factor == 1:
+        return instant
+    highest, lowest = (_TWO_63 - 1) // factor, -(_TWO_63 // factor)  # truncated toward zero
+    outside = exp.Or(this=exp.GT(this=whole.copy(), expression=exp.Literal.number(highest)),
+                     expression=exp.LT(this=whole.copy(), expression=exp.Literal.number(lowest)))
+    message = exp.DPipe(
+        this=exp.DPipe(this=exp.Literal.string("Datetime operation overflow: create a TIMESTAMP from "),
+                       expression=exp.cast(whole.copy(), exp.DataType.build("VARCHAR"))),
+        expression=exp.Literal.string(f"L {unit} since the epoch."),
+    )
+    return exp.Case(ifs=[exp.If(this=outside, true=spark_error("DATETIME_OVERFLOW", message, None))], default=instant)
+
+
 _TWO_63 = 2**63
 _FAR_PAST_MICROS = -6_000_000_000_000_000_000  # about the year -188,000: well inside DuckDB's range
 _FOUR_CENTURIES_MICROS = 146_097 * 86_400 * 1_000_000  # the Gregorian calendar repeats every 400 years
@@ -1835,25 +1957,6 @@ def _pmod(a: exp.Expression, n: exp.Expression) -> exp.Expression:
     return exp.Case(ifs=[exp.If(this=negative, true=wrapped)], default=remainder)
 
 
-def _year_text(year: exp.Expression) -> exp.Expression:
-    """A year as Spark prints it in a date or timestamp: four digits at least, a minus sign
-    before the years before year 0 and a plus sign after year 9999 (DuckDB prints ``-44`` and,
-    for a date cast to a string, ``0045-03-15 (BC)``)."""
-
-    def padded(value: exp.Expr) -> exp.Expression:
-        return exp.Anonymous(this="printf", expressions=[exp.Literal.string("%04d"), value])  # lpad would cut
-
-    return exp.Case(
-        ifs=[
-            exp.If(this=exp.GT(this=year.copy(), expression=exp.Literal.number(9999)),
-                   true=exp.DPipe(this=exp.Literal.string("+"), expression=exp.cast(year.copy(), exp.DataType.build("VARCHAR")))),
-            exp.If(this=exp.LT(this=year.copy(), expression=exp.Literal.number(0)),
-                   true=exp.DPipe(this=exp.Literal.string("-"), expression=padded(exp.Neg(this=exp.Paren(this=year.copy()))))),
-        ],
-        default=padded(year),
-    )
-
-
 def _date_text(value: exp.Expr) -> exp.Expression:
     """A date as Spark casts it to a string: ``yyyy-MM-dd``, its year as :func:`_year_text`."""
     year = exp.Anonymous(this="year", expressions=[value.copy()])
@@ -1864,7 +1967,7 @@ def _timestamp_text(value: exp.Expr) -> exp.Expression:
     """A timestamp as Spark casts it to a string: ``yyyy-MM-dd HH:mm:ss`` in the session time
     zone, then the fraction of a second without its trailing zeros (none when it is zero)."""
     whole = exp.DPipe(
-        this=_year_text(exp.Anonymous(this="year", expressions=[value.copy()])),
+        this=_year_text(proleptic_year(value)),
         expression=exp.Anonymous(this="strftime", expressions=[value.copy(), exp.Literal.string("-%m-%d %H:%M:%S")]),
     )
     micros = exp.Mod(this=exp.Anonymous(this="microsecond", expressions=[value.copy()]), expression=exp.Literal.number(1_000_000))
