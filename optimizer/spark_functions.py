@@ -103,6 +103,8 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "array": _f(0, None), "size": _f(1), "cardinality": _f(1), "array_size": _f(1), "struct": _f(0, None),
     "named_struct": _f(0, None), "filter": _f(2), "array_contains": _f(2), "element_at": _f(2), "reverse": _f(1),
     "base64": _f(1), "sha2": _f(2),
+    # maps
+    "map": _f(0, None), "map_keys": _f(1), "map_values": _f(1), "map_contains_key": _f(2),
 }
 """By the function's lower-cased name as the user writes it. Spark's variant functions are not
 here: :mod:`vpush.optimizer.rewrite_variants` decides on those."""

@@ -367,6 +367,9 @@ class _Typer:
                 return node.target_type
             except Exception:  # noqa: BLE001 - a type vpush does not know: untyped
                 return None
+        if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
+            source = self.of(node.this)
+            return source.value if isinstance(source, MapType) else None
         if isinstance(node, (exp.Paren, exp.Alias, exp.Neg)):
             return self.of(node.this)
         if isinstance(node, exp.Literal):
@@ -449,8 +452,23 @@ class _Typer:
         keys, values = node.args.get("keys"), node.args.get("values")
         if not isinstance(keys, exp.Array) or not isinstance(values, exp.Array):
             return None
-        key, value = self._common(keys.expressions), self._common(values.expressions)
+        key, value = self._map_part(keys.expressions), self._map_part(values.expressions)
         return None if key is None or value is None else MapType(key, value)
+
+    def _map_part(self, parts: list[exp.Expr]) -> SparkType | None:
+        """The one type of a map's keys or values: :meth:`_common`, or the widest of integers of
+        different widths (Spark widens ``map(1, i, 2, b)`` to ``map<int,bigint>``)."""
+        common = self._common(parts)
+        if common is not None:
+            return common
+        types = [self._part(p) for p in parts if not isinstance(p, exp.Null)]
+        if not types or not all(_is_integral(t) for t in types):
+            return None
+        widest = types[0]
+        for t in types[1:]:
+            assert isinstance(widest, AtomicType) and isinstance(t, AtomicType)
+            widest = _wider_integral(widest, t)
+        return widest
 
     def _common(self, parts: list[exp.Expr]) -> SparkType | None:
         types = {self._part(p) for p in parts if not isinstance(p, exp.Null)}
@@ -496,10 +514,19 @@ class _Typer:
             return AtomicType("date")
         if called in ("sha2", "base64"):
             return StringType()
+        if called in ("map_keys", "map_values", "map_contains_key"):
+            if called == "map_contains_key":
+                return AtomicType("boolean")
+            source = self.of(node.this if isinstance(node, exp.MapKeys) else (call_arguments(node) or [node])[0])
+            if not isinstance(source, MapType):
+                return None
+            return ArrayType(source.key if called == "map_keys" else source.value)
         if called in ("element_at", "reverse"):
             arguments = call_arguments(node) or []
             source = self.of(arguments[0]) if arguments and arguments[0] is not None else None
             if called == "element_at":
+                if isinstance(source, MapType):
+                    return source.value
                 return source.element if isinstance(source, ArrayType) else None
             return source if isinstance(source, (StringType, ArrayType)) else None
         if called in ("floor", "ceil", "ceiling"):
@@ -802,6 +829,10 @@ class _Rewriter:
             and isinstance(of(node.this), ArrayType)
         ):
             return _array_element(node)
+        if isinstance(node, exp.Bracket) and not node.args.get("safe") and len(node.expressions) == 1:
+            source = of(node.this)
+            if isinstance(source, MapType):
+                return self._map_value(node.this, node.expressions[0], source, "element_at" if node.args.get("offset") else "map[key]")
         if isinstance(node, exp.IntDiv):
             left, right = of(node.this), of(node.expression)
             if _is_integral(left) and _is_integral(right):
@@ -933,6 +964,10 @@ class _Rewriter:
             # DuckDB adds days to a date as a date; sqlglot's rendering adds an interval (a timestamp)
             days = exp.cast(arguments[0], exp.DataType.build("INT"))
             return exp.Add(this=exp.cast(exp.Literal.string("1970-01-01"), exp.DataType.build("DATE")), expression=days)
+        if called in _MAP_CALLS and arguments is not None and all(a is not None for a in arguments) and (arguments or called == "map"):
+            mapped = self._map_call(node, called, [a for a in arguments if a is not None], result)
+            if mapped is not None:
+                return mapped
         if called in _COLLECTION_CALLS and arguments and all(a is not None for a in arguments):
             return self._collection_call(called, [a for a in arguments if a is not None])
         if called == "e":
@@ -1063,6 +1098,80 @@ class _Rewriter:
         if called == "base64" and len(arguments) == 1 and source in (StringType(), AtomicType("binary")):
             return _mime_base64(arguments[0], source == StringType())
         _refuse(called, "these argument types")
+
+    def _map_call(self, node: exp.Expr, called: str, arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr | None:
+        """Spark's map functions as DuckDB gives their answer; None where the call is not on a
+        map (an array's ``size`` and ``element_at`` are done elsewhere)."""
+        if called == "map":
+            return self._map(node, result)
+        source = self.typer.of(arguments[0])
+        if not isinstance(source, MapType):
+            if called in ("size", "cardinality", "element_at"):
+                return None
+            _refuse(called, "an argument that is not a map of a type vpush knows")
+        if called in ("size", "cardinality") and len(arguments) == 1:
+            # Spark's size of a NULL map is NULL under ANSI, as DuckDB's cardinality
+            return exp.cast(exp.Anonymous(this="cardinality", expressions=[arguments[0]]), exp.DataType.build("INT"))
+        if called in ("map_keys", "map_values") and len(arguments) == 1:
+            return exp.Anonymous(this=called, expressions=[arguments[0]])  # both keep the map's order
+        if called == "map_contains_key" and len(arguments) == 2:
+            key = self._map_key(called, arguments[1], source)
+            found = exp.Anonymous(this="list_contains", expressions=[exp.Anonymous(this="map_keys", expressions=[arguments[0]]), key.copy()])
+            # Spark: NULL for a NULL key or map (a map holds no NULL key, so nothing else is unknown)
+            unknown = exp.Or(this=exp.Is(this=key, expression=exp.Null()), expression=exp.Is(this=arguments[0].copy(), expression=exp.Null()))
+            return exp.Case(ifs=[exp.If(this=unknown, true=exp.cast(exp.Null(), exp.DataType.build("BOOLEAN")))], default=found)
+        if called == "element_at" and len(arguments) == 2:
+            return self._map_value(arguments[0], arguments[1], source, called)
+        _refuse(called, "this form")
+
+    def _map(self, node: exp.Expr, result: SparkType | None) -> exp.Expr:
+        """Spark's ``map(k1, v1, ...)``: keys and values cast to the map's types; a NULL key raises
+        ``NULL_MAP_KEY`` and a key equal to an earlier one ``DUPLICATED_MAP_KEY`` (Spark's default
+        ``spark.sql.mapKeyDedupPolicy=EXCEPTION``), checked key by key in Spark's order. DuckDB's
+        ``MAP`` keeps the keys in the order given, as Spark does."""
+        keys, values = node.args.get("keys"), node.args.get("values")
+        if not (isinstance(node, exp.VarMap) and isinstance(keys, exp.Array) and isinstance(values, exp.Array)):
+            _refuse("map", "this form")
+        if not isinstance(result, MapType) or not _plain_key(result.key):
+            _refuse("map", "keys or values without one type vpush knows (Spark's coercion), or keys that are not integers, strings, booleans or dates")
+        of = self.typer.of
+
+        def typed(part: exp.Expr, to: SparkType) -> exp.Expr:
+            return part if of(part) == to else exp.cast(part, _sql_type(to))
+
+        key_parts = [typed(k, result.key) for k in keys.expressions]
+        value_parts = [typed(v, result.value) for v in values.expressions]
+        checks: list[exp.If] = []
+        for j, key in enumerate(key_parts):
+            if not isinstance(key, exp.Literal):
+                null_text = "Cannot use null as map key."
+                checks.append(exp.If(this=exp.Is(this=key.copy(), expression=exp.Null()), true=spark_error("NULL_MAP_KEY", null_text, None)))
+            for earlier in key_parts[:j]:
+                text = exp.DPipe(
+                    this=exp.DPipe(this=exp.Literal.string("Duplicate map key "), expression=exp.cast(key.copy(), exp.DataType.build("VARCHAR"))),
+                    expression=exp.Literal.string(" was found, please check the input data."),
+                )
+                checks.append(exp.If(this=exp.EQ(this=earlier.copy(), expression=key.copy()), true=spark_error("DUPLICATED_MAP_KEY", text, None)))
+        built = exp.Anonymous(this="map", expressions=[exp.Array(expressions=key_parts), exp.Array(expressions=value_parts)])
+        return exp.Case(ifs=checks, default=built) if checks else built
+
+    def _map_key(self, called: str, key: exp.Expr, source: MapType) -> exp.Expr:
+        """A key to look up, as the map's key type: the same type, or a narrower integer."""
+        wanted = self.typer.of(key)
+        if wanted == source.key:
+            return key
+        if _is_integral(wanted) and _is_integral(source.key):
+            assert isinstance(wanted, AtomicType) and isinstance(source.key, AtomicType)
+            if _wider_integral(wanted, source.key) == source.key:
+                return exp.cast(key, _sql_type(source.key))
+        _refuse(called, "a key of another type than the map's (Spark's coercion)")
+
+    def _map_value(self, source: exp.Expr, key: exp.Expr, of_type: MapType, called: str) -> exp.Expr:
+        """``element_at(m, k)`` and ``m[k]``: under ANSI both give NULL for a key not in the map
+        (only an array's index raises), and for a NULL key."""
+        if isinstance(key, exp.Null):
+            return exp.cast(exp.Null(), _sql_type(of_type.value))
+        return exp.Anonymous(this="map_extract_value", expressions=[source, self._map_key(called, key, of_type)])
 
     def _strict_math(self, called: str, arguments: list[exp.Expr]) -> exp.Expr | None:
         """A call to one of Spark's transcendental functions as the StrictMath kernel's engine
@@ -1422,6 +1531,9 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         return None if isinstance(node.this, exp.Star) else node.name
     if isinstance(node, exp.Paren):
         return spark_name(node.this, top=False)
+    if isinstance(node, exp.Bracket) and len(node.expressions) == 1 and not node.args.get("offset") and not node.args.get("safe"):
+        source, key = spark_name(node.this, top=False), spark_name(node.expressions[0], top=False)
+        return None if source is None or key is None else f"{source}[{key}]"
     if isinstance(node, exp.Literal):
         if not node.is_string and "e" in node.this.lower():
             return format_java_double(float(node.this))
@@ -1815,6 +1927,13 @@ def _out_of_bounds(index: exp.Expr, size: exp.Expr, remedy: str) -> exp.Expressi
 
 
 _COLLECTION_CALLS = frozenset({"array_contains", "element_at", "reverse", "sha2", "base64"})
+_MAP_CALLS = frozenset({"map", "map_keys", "map_values", "map_contains_key", "size", "cardinality", "element_at"})
+
+
+def _plain_key(t: SparkType) -> bool:
+    """A map key type whose equality is the same in DuckDB and Spark (a double's -0.0 and NaN,
+    a timestamp's zone and a nested key's NULLs are not checked)."""
+    return _is_integral(t) or isinstance(t, StringType) or t in (AtomicType("boolean"), AtomicType("date"))
 
 
 def _refuse(called: str, what: str) -> NoReturn:

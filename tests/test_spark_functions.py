@@ -112,6 +112,13 @@ SCALARS = [
     "array_contains(array(i, 2), 2)", "array_contains(array(i), 2)", "array_contains(array(s, s), s)",
     "element_at(array(i, 2), 1)", "element_at(array(i, 2), -1)", "element_at(array(i, 2, 3), -3)", "reverse(g)",
     "reverse(array(i, 2))", "sha2(g, 256)", "sha2(binary(g), 0) AS h", "base64(g)", "base64(binary(repeat(g, 30))) AS b",
+    # maps
+    "map('k', i, 'j', 2)", "map(s, g)", "map(1, i, 2, b)", "map(s, i, 7, s)", "map(true, i)", "map(DATE '2024-01-01', g)",
+    "map('a', array(i))", "map_keys(map('b', i, 'a', 2))", "map_values(map('b', i, 'a', 2))", "map_keys(map(s, i, 0, s))",
+    "size(map('a', i))", "cardinality(map(s, g, 0, 'z'))", "map_contains_key(map('a', i), 'a')",
+    "map_contains_key(map('a', i), g)", "map_contains_key(map(s, i), s)", "map_contains_key(map(1, i), s)",
+    "element_at(map('a', i), 'a')", "element_at(map('a', i), g)", "element_at(map('a', i), 'z')", "map('a', i)['z']",
+    "map('a', i)[g]", "map(1, g)[s]", "map(1, i)[NULL]", "element_at(map(s, g), s)",
 ]
 
 AGGREGATES = [
@@ -142,7 +149,8 @@ REFUSED = [
     "date_format(ts, 'QQQ')", "date_format(ts, 'SSSSSSS')", "timestamp_seconds(f)",
     "trunc(ts, 'MM')", "from_unixtime(f)", "from_unixtime(i, 'yyyy')",
     "regexp_replace(g, '(a)', '$1x')", "extract(SECOND FROM ts)", "trim(BOTH 'a' FROM g)", "rand(1)",
-    "map('k', i)", "any(i > 0)", "aggregate(array(i), 0, (acc, x) -> acc + x)", "exists(array(i), x -> x > 1)",
+    "map(1.5D, i)", "map('a', 1, 'b', 2.5)", "element_at(map(1, g), 1L)", "map(s, g)[3]",
+    "map_contains_key(map(s, i), 3)", "any(i > 0)", "aggregate(array(i), 0, (acc, x) -> acc + x)", "exists(array(i), x -> x > 1)",
 ]
 
 
@@ -330,6 +338,36 @@ def test_element_at_raises_as_spark(call: str, spark_view: SparkSession, con: vp
     assert raised.value.error_class == wanted
 
 
+@pytest.mark.parametrize(
+    ("call", "wanted"),
+    [("map(g, i)", "NULL_MAP_KEY"), ("map(i, g)", "NULL_MAP_KEY"), ("map('a', 1, string(b), 2)", "NULL_MAP_KEY"),
+     ("map(1, 'a', 1, 'b')", "DUPLICATED_MAP_KEY"), ("map(s, 1, 3, 2)", "DUPLICATED_MAP_KEY"),
+     ("map('x', 1, repeat(string(s), 0), 2, '', 3)", "DUPLICATED_MAP_KEY"), ("element_at(map(i, 1), 1)", "NULL_MAP_KEY")],
+)
+def test_map_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection, spark_con: vpush.Connection) -> None:
+    """A NULL key and (by Spark's default mapKeyDedupPolicy, EXCEPTION) a repeated key raise
+    Spark's error class on both engines."""
+    with pytest.raises(Exception) as spark_raised:
+        spark_view.sql(f"SELECT {call} FROM t").collect()
+    assert spark_raised.value.getCondition() == wanted  # type: ignore[attr-defined]
+    for connection in (con, spark_con):
+        with pytest.raises(VpushError) as raised:
+            connection.sql(f"SELECT {call} FROM t").to_arrow()
+        assert raised.value.error_class == wanted
+
+
+def test_map_keeps_spark_key_order(spark_view: SparkSession, con: vpush.Connection) -> None:
+    """The Arrow map holds the entries in the order Spark's map does (the order written; PySpark's
+    dicts do not keep it, so Spark's order is read from map_keys and map_values)."""
+    built = "map('z', s, 'a', i, 'm', 0, g, -1)"
+    where = "FROM t WHERE g IS NOT NULL AND g NOT IN ('a')"
+    rows = spark_view.sql(f"SELECT s, map_keys({built}) AS k, map_values({built}) AS v {where}").collect()
+    wanted = {row["s"]: list(zip(row["k"], row["v"])) for row in rows}
+    table = con.sql(f"SELECT s, {built} AS m {where}").to_arrow()
+    got = dict(zip(table.column("s").to_pylist(), table.column("m").to_pylist()))
+    assert got == wanted and len(wanted) == 3
+
+
 @pytest.mark.parametrize("call", ["unix_date(t)", "unix_seconds(t)", "unix_millis(t)", "unix_micros(t)"])
 def test_a_string_where_spark_casts_none_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """The unix_* functions take a date or timestamp and no string: Spark refuses the query."""
@@ -377,6 +415,7 @@ _OPERATOR_FORMS = {"rlike", "regexp", "concat", "current_date", "current_timesta
 REFUSED_SPARK_RAISES = [
     "date_format(ts, g)", "date_format(ts, 'YYYY')", "date_format(ts, 'b')", "date_format(ts, '[yyyy]')",
     "date_format(ts, 'yyyy''')", "date_format(ts, 'u')", "date_from_unix_date(b)", "months_between(ts, day, i > 0)",
+    "map_contains_key(map('a', i), 1)", "map_keys(array(i))", "map_contains_key(map(1, i), NULL)",
 ]
 
 
