@@ -514,6 +514,12 @@ class _Typer:
             return AtomicType("date")
         if called in ("sha2", "base64"):
             return StringType()
+        if called == "map_from_arrays":
+            arguments = call_arguments(node) or []
+            parts = [self.of(a) for a in arguments if a is not None]
+            if len(parts) == 2 and isinstance(parts[0], ArrayType) and isinstance(parts[1], ArrayType):
+                return MapType(parts[0].element, parts[1].element)
+            return None
         if called in ("map_keys", "map_values", "map_contains_key"):
             if called == "map_contains_key":
                 return AtomicType("boolean")
@@ -1104,6 +1110,10 @@ class _Rewriter:
         map (an array's ``size`` and ``element_at`` are done elsewhere)."""
         if called == "map":
             return self._map(node, result)
+        if called == "map_from_arrays":
+            if len(arguments) != 2 or not isinstance(result, MapType) or not _plain_key(result.key):
+                _refuse(called, "arrays without one element type vpush knows, or keys that are not integers, strings, booleans or dates")
+            return _map_from_arrays(arguments[0], arguments[1])
         source = self.typer.of(arguments[0])
         if not isinstance(source, MapType):
             if called in ("size", "cardinality", "element_at"):
@@ -1927,7 +1937,49 @@ def _out_of_bounds(index: exp.Expr, size: exp.Expr, remedy: str) -> exp.Expressi
 
 
 _COLLECTION_CALLS = frozenset({"array_contains", "element_at", "reverse", "sha2", "base64"})
-_MAP_CALLS = frozenset({"map", "map_keys", "map_values", "map_contains_key", "size", "cardinality", "element_at"})
+_MAP_CALLS = frozenset({"map", "map_from_arrays", "map_keys", "map_values", "map_contains_key", "size", "cardinality", "element_at"})
+
+
+_KEY_INDEX = "__vpush_key_index"
+
+
+def _map_from_arrays(keys: exp.Expr, values: exp.Expr) -> exp.Expression:
+    """Spark's ``map_from_arrays(keys, values)``: NULL when either array is; arrays of different
+    lengths raise, and so does the first key (in the array's order) that is NULL
+    (``NULL_MAP_KEY``) or equal to an earlier one (``DUPLICATED_MAP_KEY``), as Spark's map
+    builder meets them."""
+    def key_at(index: exp.Expr) -> exp.Expression:
+        return exp.Anonymous(this="list_extract", expressions=[keys.copy(), index])
+
+    j = exp.column(_KEY_INDEX)
+    earlier = exp.Anonymous(this="list_slice", expressions=[keys.copy(), exp.Literal.number(1), exp.Sub(this=j.copy(), expression=exp.Literal.number(1))])
+    offends = exp.Or(
+        this=exp.Is(this=key_at(j.copy()), expression=exp.Null()),
+        expression=exp.Anonymous(this="list_contains", expressions=[earlier, key_at(j.copy())]),
+    )
+    size = exp.Anonymous(this="len", expressions=[keys.copy()])
+    positions = exp.Anonymous(this="range", expressions=[exp.Literal.number(1), exp.Add(this=size.copy(), expression=exp.Literal.number(1))])
+    first = exp.Anonymous(this="list_extract", expressions=[
+        exp.Anonymous(this="list_filter", expressions=[positions, exp.Lambda(this=offends, expressions=[exp.to_identifier(_KEY_INDEX)])]),
+        exp.Literal.number(1),
+    ])
+    duplicate = exp.DPipe(
+        this=exp.DPipe(this=exp.Literal.string("Duplicate map key "), expression=exp.cast(key_at(first.copy()), exp.DataType.build("VARCHAR"))),
+        expression=exp.Literal.string(" was found, please check the input data."),
+    )
+    lengths = "The key array and value array of MapData must have the same length."
+    either_null = exp.Or(this=exp.Is(this=keys.copy(), expression=exp.Null()), expression=exp.Is(this=values.copy(), expression=exp.Null()))
+    return exp.Case(
+        ifs=[
+            exp.If(this=either_null, true=exp.Null()),
+            exp.If(this=exp.NEQ(this=size.copy(), expression=exp.Anonymous(this="len", expressions=[values.copy()])),
+                   true=spark_error("_LEGACY_ERROR_TEMP_2128", lengths, None)),
+            exp.If(this=exp.Is(this=key_at(first.copy()), expression=exp.Null()).and_(exp.Not(this=exp.Is(this=first.copy(), expression=exp.Null()))),
+                   true=spark_error("NULL_MAP_KEY", "Cannot use null as map key.", None)),
+            exp.If(this=exp.Not(this=exp.Is(this=first.copy(), expression=exp.Null())), true=spark_error("DUPLICATED_MAP_KEY", duplicate, None)),
+        ],
+        default=exp.Anonymous(this="map", expressions=[keys.copy(), values.copy()]),
+    )
 
 
 def _plain_key(t: SparkType) -> bool:
