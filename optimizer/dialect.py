@@ -668,6 +668,12 @@ def _traced(name: str, build: t.Callable[..., exp.Expr]) -> t.Callable[..., exp.
     """A FUNCTIONS entry that builds what ``build`` builds and records the call as written."""
 
     def traced(args: list[exp.Expr], dialect: t.Any) -> exp.Expr:
+        if name.lower() == "map" and len(args) % 2:
+            # sqlglot's map builder pairs the arguments and fails on an odd count
+            raise _error(
+                f"The `map` requires 2n (n > 0) parameters but the actual number is {len(args)}.",
+                "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+            )
         # The parser calls a builder with the dialect when one without it raises TypeError:
         # so does this, for the builder it wraps.
         try:

@@ -119,6 +119,8 @@ SCALARS = [
     "map_contains_key(map('a', i), g)", "map_contains_key(map(s, i), s)", "map_contains_key(map(1, i), s)",
     "element_at(map('a', i), 'a')", "element_at(map('a', i), g)", "element_at(map('a', i), 'z')", "map('a', i)['z']",
     "map('a', i)[g]", "map(1, g)[s]", "map(1, i)[NULL]", "element_at(map(s, g), s)",
+    "map_from_arrays(array('a', 'b'), array(i, 2))", "map_from_arrays(array(s + 0, 10), array(g, 'z'))",
+    "map_keys(map_from_arrays(array('b', 'a'), array(i, i)))",
 ]
 
 AGGREGATES = [
@@ -342,11 +344,16 @@ def test_element_at_raises_as_spark(call: str, spark_view: SparkSession, con: vp
     ("call", "wanted"),
     [("map(g, i)", "NULL_MAP_KEY"), ("map(i, g)", "NULL_MAP_KEY"), ("map('a', 1, string(b), 2)", "NULL_MAP_KEY"),
      ("map(1, 'a', 1, 'b')", "DUPLICATED_MAP_KEY"), ("map(s, 1, 3, 2)", "DUPLICATED_MAP_KEY"),
-     ("map('x', 1, repeat(string(s), 0), 2, '', 3)", "DUPLICATED_MAP_KEY"), ("element_at(map(i, 1), 1)", "NULL_MAP_KEY")],
+     ("map('x', 1, repeat(string(s), 0), 2, '', 3)", "DUPLICATED_MAP_KEY"), ("element_at(map(i, 1), 1)", "NULL_MAP_KEY"),
+     ("map_from_arrays(array('a'), array(1, 2))", "_LEGACY_ERROR_TEMP_2128"), ("map_from_arrays(array(g), array(1))", "NULL_MAP_KEY"),
+     ("map_from_arrays(array(1, 1), array(1, 2))", "DUPLICATED_MAP_KEY"),
+     ("map_from_arrays(array('a', 'a', g), array(1, 2, 3))", "DUPLICATED_MAP_KEY"),
+     ("map(1, 2, 3)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION")],
 )
 def test_map_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection, spark_con: vpush.Connection) -> None:
     """A NULL key and (by Spark's default mapKeyDedupPolicy, EXCEPTION) a repeated key raise
-    Spark's error class on both engines."""
+    Spark's error class on both engines, the first met in the keys' order; so do arrays of
+    different lengths in map_from_arrays."""
     with pytest.raises(Exception) as spark_raised:
         spark_view.sql(f"SELECT {call} FROM t").collect()
     assert spark_raised.value.getCondition() == wanted  # type: ignore[attr-defined]
@@ -416,6 +423,7 @@ REFUSED_SPARK_RAISES = [
     "date_format(ts, g)", "date_format(ts, 'YYYY')", "date_format(ts, 'b')", "date_format(ts, '[yyyy]')",
     "date_format(ts, 'yyyy''')", "date_format(ts, 'u')", "date_from_unix_date(b)", "months_between(ts, day, i > 0)",
     "map_contains_key(map('a', i), 1)", "map_keys(array(i))", "map_contains_key(map(1, i), NULL)",
+    "map_from_arrays(array(f), array(i))",
 ]
 
 
