@@ -105,7 +105,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "base64": _f(1), "sha2": _f(2),
     # maps
     "map": _f(0, None), "map_keys": _f(1), "map_values": _f(1), "map_contains_key": _f(2),
-    "map_from_arrays": _f(2),
+    "map_from_arrays": _f(2), "str_to_map": _f(1, 3, defaults=(",", ":")),
 }
 """By the function's lower-cased name as the user writes it. Spark's variant functions are not
 here: :mod:`vpush.optimizer.rewrite_variants` decides on those."""

@@ -514,6 +514,8 @@ class _Typer:
             return AtomicType("date")
         if called in ("sha2", "base64"):
             return StringType()
+        if called == "str_to_map":
+            return MapType(StringType(), StringType())
         if called == "map_from_arrays":
             arguments = call_arguments(node) or []
             parts = [self.of(a) for a in arguments if a is not None]
@@ -1110,6 +1112,8 @@ class _Rewriter:
         map (an array's ``size`` and ``element_at`` are done elsewhere)."""
         if called == "map":
             return self._map(node, result)
+        if called == "str_to_map":
+            return _str_to_map(arguments)
         if called == "map_from_arrays":
             if len(arguments) != 2 or not isinstance(result, MapType) or not _plain_key(result.key):
                 _refuse(called, "arrays without one element type vpush knows, or keys that are not integers, strings, booleans or dates")
@@ -1937,7 +1941,7 @@ def _out_of_bounds(index: exp.Expr, size: exp.Expr, remedy: str) -> exp.Expressi
 
 
 _COLLECTION_CALLS = frozenset({"array_contains", "element_at", "reverse", "sha2", "base64"})
-_MAP_CALLS = frozenset({"map", "map_from_arrays", "map_keys", "map_values", "map_contains_key", "size", "cardinality", "element_at"})
+_MAP_CALLS = frozenset({"map", "map_from_arrays", "str_to_map", "map_keys", "map_values", "map_contains_key", "size", "cardinality", "element_at"})
 
 
 _KEY_INDEX = "__vpush_key_index"
@@ -1980,6 +1984,41 @@ def _map_from_arrays(keys: exp.Expr, values: exp.Expr) -> exp.Expression:
         ],
         default=exp.Anonymous(this="map", expressions=[keys.copy(), values.copy()]),
     )
+
+
+# Java's regex metacharacters: a delimiter holding none splits the same as a plain string.
+_REGEX_METACHARACTERS = frozenset("\\^$.|?*+()[]{}")
+_PAIR = "__vpush_pair"
+
+
+def _str_to_map(arguments: list[exp.Expr]) -> exp.Expression:
+    """Spark's ``str_to_map(s[, pairDelim[, keyValueDelim]])`` for literal delimiters without
+    regex metacharacters (Spark's are Java regexes): ``s`` split at every ``pairDelim``, trailing
+    empty pieces kept; each piece split at its first ``keyValueDelim``, the value NULL where it
+    has none; a repeated key raises ``DUPLICATED_MAP_KEY`` as in ``map_from_arrays``."""
+    text = arguments[0]
+    delimiters = arguments[1:] + [exp.Literal.string(d) for d in (",", ":")[len(arguments) - 1:]]
+    if any(isinstance(d, exp.Null) for d in delimiters):
+        return exp.cast(exp.Null(), exp.DataType.build("MAP(VARCHAR, VARCHAR)"))
+    if not all(isinstance(d, exp.Literal) and d.is_string and d.name and not set(d.name) & _REGEX_METACHARACTERS for d in delimiters):
+        _refuse("str_to_map", "delimiters that are not literal strings free of regex metacharacters")
+    pair_delimiter, key_delimiter = delimiters
+    pairs = exp.Anonymous(this="string_split", expressions=[text, pair_delimiter])
+    piece = exp.column(_PAIR)
+    at = exp.Anonymous(this="strpos", expressions=[piece.copy(), key_delimiter.copy()])
+    key = exp.Case(
+        ifs=[exp.If(this=exp.EQ(this=at.copy(), expression=exp.Literal.number(0)), true=piece.copy())],
+        default=exp.Anonymous(this="substr", expressions=[piece.copy(), exp.Literal.number(1), exp.Sub(this=at.copy(), expression=exp.Literal.number(1))]),
+    )
+    value = exp.Case(
+        ifs=[exp.If(this=exp.EQ(this=at.copy(), expression=exp.Literal.number(0)), true=exp.cast(exp.Null(), exp.DataType.build("VARCHAR")))],
+        default=exp.Anonymous(this="substr", expressions=[piece.copy(), exp.Add(this=at.copy(), expression=exp.Literal.number(len(key_delimiter.name)))]),
+    )
+
+    def each(body: exp.Expr) -> exp.Expression:
+        return exp.Anonymous(this="list_transform", expressions=[pairs.copy(), exp.Lambda(this=body, expressions=[exp.to_identifier(_PAIR)])])
+
+    return _map_from_arrays(each(key), each(value))
 
 
 def _plain_key(t: SparkType) -> bool:

@@ -120,7 +120,9 @@ SCALARS = [
     "element_at(map('a', i), 'a')", "element_at(map('a', i), g)", "element_at(map('a', i), 'z')", "map('a', i)['z']",
     "map('a', i)[g]", "map(1, g)[s]", "map(1, i)[NULL]", "element_at(map(s, g), s)",
     "map_from_arrays(array('a', 'b'), array(i, 2))", "map_from_arrays(array(s + 0, 10), array(g, 'z'))",
-    "map_keys(map_from_arrays(array('b', 'a'), array(i, i)))",
+    "map_keys(map_from_arrays(array('b', 'a'), array(i, i)))", "str_to_map(g)", "str_to_map('a=1;b;c=;=d;e=f=g', ';', '=')",
+    "str_to_map(concat(g, ':1,x:', g), ',', ':')", "map_keys(str_to_map('z:1,a:2,m:3'))", "str_to_map(g, NULL)",
+    "str_to_map('a::1, b:: 2', ', ', '::')",
 ]
 
 AGGREGATES = [
@@ -152,7 +154,7 @@ REFUSED = [
     "trunc(ts, 'MM')", "from_unixtime(f)", "from_unixtime(i, 'yyyy')",
     "regexp_replace(g, '(a)', '$1x')", "extract(SECOND FROM ts)", "trim(BOTH 'a' FROM g)", "rand(1)",
     "map(1.5D, i)", "map('a', 1, 'b', 2.5)", "element_at(map(1, g), 1L)", "map(s, g)[3]",
-    "map_contains_key(map(s, i), 3)", "any(i > 0)", "aggregate(array(i), 0, (acc, x) -> acc + x)", "exists(array(i), x -> x > 1)",
+    "map_contains_key(map(s, i), 3)", "str_to_map(g, ',', '.')", "any(i > 0)", "aggregate(array(i), 0, (acc, x) -> acc + x)", "exists(array(i), x -> x > 1)",
 ]
 
 
@@ -348,7 +350,8 @@ def test_element_at_raises_as_spark(call: str, spark_view: SparkSession, con: vp
      ("map_from_arrays(array('a'), array(1, 2))", "_LEGACY_ERROR_TEMP_2128"), ("map_from_arrays(array(g), array(1))", "NULL_MAP_KEY"),
      ("map_from_arrays(array(1, 1), array(1, 2))", "DUPLICATED_MAP_KEY"),
      ("map_from_arrays(array('a', 'a', g), array(1, 2, 3))", "DUPLICATED_MAP_KEY"),
-     ("map(1, 2, 3)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION")],
+     ("map(1, 2, 3)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"), ("str_to_map('a:1,a:2')", "DUPLICATED_MAP_KEY"),
+     ("str_to_map(concat(g, ',,'))", "DUPLICATED_MAP_KEY")],
 )
 def test_map_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection, spark_con: vpush.Connection) -> None:
     """A NULL key and (by Spark's default mapKeyDedupPolicy, EXCEPTION) a repeated key raise
