@@ -362,6 +362,11 @@ class _Typer:
         if isinstance(node, exp.Case):
             branches = [i.args.get("true") for i in node.args.get("ifs") or []] + [node.args.get("default")]
             return self._common([b for b in branches if b is not None])
+        if isinstance(node, exp.If) and not isinstance(node.parent, exp.Case):
+            # if(c, a, b): the type both branches have (NULL takes the other's); unknown where they differ
+            return self._common([b for b in (node.args.get("true"), node.args.get("false")) if b is not None])
+        if isinstance(node, exp.Coalesce):
+            return self._common([node.this, *node.expressions])
         if isinstance(node, VariantGet):
             try:
                 return node.target_type

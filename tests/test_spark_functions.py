@@ -94,6 +94,9 @@ SCALARS = [
     "quarter(t)", "weekday(t)", "dayofweek(t)", "hour(t)", "minute(t)", "second(t)", "datediff(t, day)", "to_date(t)", "to_timestamp(t)", "trunc(t, 'MM')", "day = t",
     "ts > t", "t BETWEEN day AND day", "cast(t AS date)", "cast(t AS timestamp)", "cast(t AS timestamp_ntz)",
     "try_cast(g AS date)", "cast(day AS string)", "make_date(2024, 1, 5) = t",
+    # the type of if(...) and coalesce(...) is their branches' (NULL takes the other's)
+    "size(if(i > 1, map(1, g), NULL))", "map_keys(if(i > 1, map(1, g), NULL))", "if(i > 1, map(1, g), NULL)[1]",
+    "cast(coalesce(t, '2024') AS date)", "if(i > 1, f, NULL) / 2", "coalesce(i, s) - 1",
     "trunc(day, 'MM')", "trunc(day, 'year')", "trunc(day, 'YY')", "trunc(day, 'yyyy')", "trunc(day, 'Quarter')",
     "trunc(day, 'week')", "trunc(day, 'mon')", "trunc(day, 'Month')", "trunc(day, 'DD')", "trunc(day, 'q')",
     "trunc(day, NULL)", "from_unixtime(i)", "from_unixtime(b)", "from_unixtime(s)", "from_unixtime(0)",
