@@ -201,14 +201,17 @@ class Catalog:
             return True
         for path in table.files:
             try:
-                key = _stat_key(os.stat(path))
+                if self._cached(path, os.stat(path)) is None:
+                    return False
             except OSError:
                 return False
-            with self._lock:
-                hit = self._footers.get(path)
-            if hit is None or hit[0] != key:
-                return False
         return True
+
+    def _cached(self, path: str, st: os.stat_result) -> FileInfo | None:
+        """The cached footer of ``path`` if the file is still the one it was read from."""
+        with self._lock:
+            hit = self._footers.get(path)
+        return hit[1] if hit is not None and hit[0] == _stat_key(st) else None
 
     def file_info(self, path: str) -> FileInfo:
         """The footer of ``path``, from the cache while its size and modification time hold."""
@@ -216,14 +219,12 @@ class Catalog:
             st = os.stat(path)
         except OSError as exc:
             raise CatalogError(f"cannot read the file: {exc.strerror}", file=path) from exc
-        key = _stat_key(st)
-        with self._lock:
-            hit = self._footers.get(path)
-        if hit is not None and hit[0] == key:
-            return hit[1]
+        cached = self._cached(path, st)
+        if cached is not None:
+            return cached
         info = _read_footer(path, st.st_size, st.st_mtime_ns)
         with self._lock:
-            self._footers[path] = (key, info)
+            self._footers[path] = (_stat_key(st), info)
         return info
 
 

@@ -599,6 +599,12 @@ _DOUBLE_FUNCTIONS = frozenset({"sign", "signum"})
 _PREDICATES = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.And, exp.Or, exp.Not, exp.Is, exp.In, exp.Between)
 
 
+def _comparison_operands(node: exp.Expr) -> list[exp.Expr]:
+    """The values a comparison, ``BETWEEN`` or ``IN`` list compares."""
+    operands = [node.this, *(node.args.get(k) for k in ("expression", "low", "high")), *node.expressions]
+    return [o for o in operands if isinstance(o, exp.Expr)]
+
+
 def _integer_literal(node: exp.Expr) -> int | None:
     """The value of an integer literal (``2``, ``-1``), else None."""
     if isinstance(node, exp.Neg):
@@ -716,8 +722,7 @@ class _Rewriter:
         elif isinstance(node, _TIMESTAMP_ARGUMENT_FUNCTIONS):
             wanted = AtomicType("timestamp")
         elif isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
-            sides = [node.this, *(node.args.get(k) for k in ("expression", "low", "high")), *node.expressions]
-            kinds = {of(side) for side in sides if isinstance(side, exp.Expr)}
+            kinds = {of(side) for side in _comparison_operands(node)}
             if AtomicType("timestamp") in kinds or AtomicType("timestamp_ntz") in kinds:
                 wanted = AtomicType("timestamp") if AtomicType("timestamp") in kinds else AtomicType("timestamp_ntz")
             elif AtomicType("date") in kinds:
@@ -879,8 +884,7 @@ class _Rewriter:
         if isinstance(node, exp.Mod) and isinstance(result, DecimalType):
             return exp.cast(node, _sql_type(result))
         if isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
-            operands = [node.this, *(node.args.get(k) for k in ("expression", "low", "high")), *node.expressions]
-            present = [o for o in operands if isinstance(o, exp.Expr)]
+            present = _comparison_operands(node)
             if any(of(o) == AtomicType("float") for o in present) and any(
                 _is_integral(of(o)) or isinstance(of(o), DecimalType) or of(o) == _DOUBLE for o in present
             ):

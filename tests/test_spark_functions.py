@@ -393,22 +393,29 @@ def test_a_string_where_spark_casts_none_raises_as_spark(call: str, spark_view: 
     assert raised.value.error_class == wanted
 
 
+def _answers_in_zone(spark: SparkSession, folder: Path, zone: str, sql: str) -> tuple[Any, Any]:
+    """Spark's answer and vpush's (DuckDB engine) for ``sql`` over the files of ``folder`` as
+    table ``z``, both in the session time zone ``zone`` (Spark's restored afterwards)."""
+    before = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", zone)
+    try:
+        spark.read.parquet(str(folder)).createOrReplaceTempView("z")
+        expected = _answer(_spark_run(spark), sql, set())
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", before)
+    connection = vpush.connect(time_zone=zone)
+    connection.register("z", folder)
+    return expected, _answer(_vpush_run(connection), sql, set())
+
+
 @pytest.mark.parametrize("zone", ["America/Los_Angeles", "Asia/Kolkata", "Europe/Paris"])
 def test_from_unixtime_in_the_session_time_zone(zone: str, spark: SparkSession, tmp_path: Path) -> None:
     """In a zone with daylight saving time, a half-hour offset, and local mean time before 1900."""
     seconds = [0, 1710064800, 1710061199, 1699174800, -2208988800, -5000000000, 253402300800, None]
     pq.write_table(pa.table({"n": pa.array(seconds, pa.int64())}), tmp_path / "part-0.parquet")
     sql = "SELECT n, from_unixtime(n) FROM z"
-    before = spark.conf.get("spark.sql.session.timeZone")
-    spark.conf.set("spark.sql.session.timeZone", zone)
-    try:
-        spark.read.parquet(str(tmp_path)).createOrReplaceTempView("z")
-        expected = _answer(_spark_run(spark), sql, set())
-    finally:
-        spark.conf.set("spark.sql.session.timeZone", before)
-    connection = vpush.connect(time_zone=zone)
-    connection.register("z", tmp_path)
-    assert _answer(_vpush_run(connection), sql, set()) == expected
+    expected, got = _answers_in_zone(spark, tmp_path, zone, sql)
+    assert got == expected
 
 
 def test_every_listed_function_is_tested() -> None:
@@ -482,16 +489,7 @@ def test_date_format_in_the_session_time_zone(zone: str, spark: SparkSession, tm
     pq.write_table(pa.table({"day": day, "ts": ts}), tmp_path / "part-0.parquet")
     calls = [f"date_format({column}, '{pattern}')" for column in ("ts", "day") for pattern in _PATTERNS]
     sql = f"SELECT {', '.join(calls)} FROM z"
-    before = spark.conf.get("spark.sql.session.timeZone")
-    spark.conf.set("spark.sql.session.timeZone", zone)
-    try:
-        spark.read.parquet(str(tmp_path)).createOrReplaceTempView("z")
-        expected = _answer(_spark_run(spark), sql, set())
-    finally:
-        spark.conf.set("spark.sql.session.timeZone", before)
-    connection = vpush.connect(time_zone=zone)
-    connection.register("z", tmp_path)
-    got = _answer(_vpush_run(connection), sql, set())
+    expected, got = _answers_in_zone(spark, tmp_path, zone, sql)
     for k, call in enumerate(calls):
         assert sorted(r[k] or "" for r in got[1]) == sorted(r[k] or "" for r in expected[1]), call
     assert got == expected
@@ -517,16 +515,7 @@ def test_months_between_in_the_session_time_zone(zone: str, spark: SparkSession,
     b = pa.array([x * 1_000_000 for x in reversed(seconds)], pa.int64()).cast(pa.timestamp("us", tz="UTC"))
     pq.write_table(pa.table({"a": a, "b": b, "d": b.cast(pa.date32())}), tmp_path / "part-0.parquet")
     sql = "SELECT months_between(a, b), months_between(a, b, false), months_between(d, a), months_between(b, d, false) FROM z"
-    before = spark.conf.get("spark.sql.session.timeZone")
-    spark.conf.set("spark.sql.session.timeZone", zone)
-    try:
-        spark.read.parquet(str(tmp_path)).createOrReplaceTempView("z")
-        expected = _answer(_spark_run(spark), sql, set())
-    finally:
-        spark.conf.set("spark.sql.session.timeZone", before)
-    connection = vpush.connect(time_zone=zone)
-    connection.register("z", tmp_path)
-    got = _answer(_vpush_run(connection), sql, set())
+    expected, got = _answers_in_zone(spark, tmp_path, zone, sql)
     assert got[0] == expected[0]
     wrong = [(g, w) for g, w in zip(got[1], expected[1]) if g != w]
     assert wrong == [], f"{len(wrong)} of {len(expected[1])} rows differ, the first: {wrong[:3]}"
