@@ -69,6 +69,7 @@ __all__ = [
     "and_",
     "bind",
     "bind_terms",
+    "bind_variant",
     "in_",
     "not_",
     "not_in",
@@ -651,10 +652,16 @@ def _variant_leaf(layout: VariantLayout, ref: VariantRef) -> LeafRef | None:
     )
 
 
+def bind_variant(ref: VariantRef, file: FileInfo) -> LeafRef | None:
+    """``ref`` bound to one file's layout: the leaf and ``value`` column its rows come from, or
+    None where the file has no such variant column or shreds the path as an object or array."""
+    layout = _lookup(file.variant_columns, ref.column)
+    return _variant_leaf(layout, ref) if layout is not None else None
+
+
 def _bind_term(term: Term, file: FileInfo) -> Term | None:
     if isinstance(term, VariantRef):
-        layout = _lookup(file.variant_columns, term.column)
-        return _variant_leaf(layout, term) if layout is not None else None
+        return bind_variant(term, file)
     if isinstance(term, ColumnRef):
         if _lookup(file.variant_columns, term.column) is not None:
             return None  # a variant column compared as a whole

@@ -87,6 +87,7 @@ __all__ = [
     "ROWS_CANNOT_MATCH",
     "ROWS_MIGHT_MATCH",
     "InclusiveStatsEvaluator",
+    "cast_may_fail",
     "evaluate_row_groups",
 ]
 
@@ -582,6 +583,41 @@ class InclusiveStatsEvaluator:
         else:
             merged = statistics.merged
         return self.evaluate(merged, partition_values)
+
+
+def cast_may_fail(ref: LeafRef | None, row_group: RowGroupStatistics) -> bool:
+    """Whether a strict extraction's cast might raise for a row of the row group.
+
+    False only with a proof that each row's value at the path is missing, a variant null, or a
+    typed value whose cast cannot fail: ``ref`` (a :class:`VariantRef` bound by
+    :func:`~vpush.optimizer.bound.bind_variant`; None where the file shreds the path as an object
+    or array) has no residual ``value`` but variant nulls in the row group, and its ``typed_value``
+    type always casts to the target, or its bounds lie where the cast succeeds.
+    """
+    if row_group.num_rows == 0:
+        return False  # Proof: no rows.
+    if ref is None:
+        return True
+    visitor = _RowGroupVisitor(row_group, None)
+    if not (visitor.value_all_null(ref) or visitor.value_only_variant_nulls(ref)):
+        return True  # a residual value may be of any type
+    if ref.column_path is None:
+        return False  # Proof: no row holds the field (its value column holds at most variant nulls).
+    stats = row_group.column(ref.column_path)
+    if stats is None or stats.repeated:
+        return True
+    if stats.non_null_count == 0:
+        return False  # Proof: no row holds a typed value (and no residual either).
+    source = _leaf_type(ref)
+    if source is None:
+        return True
+    if _never_fails(source, ref.target):
+        return False  # Proof: every value of the leaf's type casts.
+    if not stats.has_min_max or _is_nan(stats.min) or _is_nan(stats.max):
+        return True
+    mapped = _cast_range(source, ref.target, stats.min, stats.max)
+    # Proof (when False): every typed value lies in [min, max], where the cast succeeds.
+    return mapped is None or mapped.failures
 
 
 def evaluate_row_groups(

@@ -51,6 +51,9 @@ class FileScan:
     partition_values: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     skipped: tuple[tuple[int, str], ...] = ()
     """(row group, reason) for each row group pruning ruled out."""
+    read_for_errors: tuple[tuple[int, str], ...] = ()
+    """(row group, why) for each row group the WHERE rules out but that is read all the same,
+    because a cast Spark computes for every row of its scan may fail there."""
     input_layouts: Mapping[str, VariantLayout] = dataclasses.field(default_factory=dict)
     """Every variant column's layout in the file, for the part's rebuilt levels."""
     unread: Mapping[int, frozenset[str]] = dataclasses.field(default_factory=dict)

@@ -9,14 +9,14 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ParseError, TokenError
 
-from vpush.optimizer.bound import SqlType
+from vpush.optimizer.bound import SqlType, VariantRef
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.dialect import VpushSpark
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import ROW_COUNT_COLUMN, VARIANT_ARROW_TYPE, CastLater, FileScan, Plan, Scan, ScanPart
 from vpush.optimizer.prune_delta_files import prune_delta_files
-from vpush.optimizer.prune_scan import FilePruning, owning_select, prune_scan
+from vpush.optimizer.prune_scan import FilePruning, owning_select, prune_scan, read_where_casts_may_fail
 from vpush.optimizer.rewrite_variants import (
     FILE_COLUMN,
     REBUILD_VARIANT_FUNCTION,
@@ -205,13 +205,25 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         else:
             infos = [catalog.file_info(f) for f in table.files]
             data_schema = _data_schema(infos)
+        if log_skipped:
+            # A file the log rules out is read where a cast Spark computes in its scan may fail
+            # in it: its footer decides, as a row group's does below.
+            in_schema = {f.name.lower() for f in data_schema if f.type == VARIANT_ARROW_TYPE}
+            casts = _casts_in_scan(_extractions(node, in_schema))
+            failing = {p for p, _ in log_skipped if casts and _may_fail_in_file(catalog.file_info(p), casts)}
+            if failing:
+                kept = set(paths) | failing
+                infos = [catalog.file_info(f) for f in table.files if f in kept]
+                log_skipped = tuple((p, r) for p, r in log_skipped if p not in failing)
         skipped_by_log[id(node)] = log_skipped
+        variants = {k.lower() for info in infos for k in info.variant_columns if "." not in k}
+        extractions = _extractions(node, variants)
         if prune:
             pruned = prune_scan(node, table, infos, data_schema, time_zone=time_zone)
+            pruned = read_where_casts_may_fail(pruned, infos, _casts_in_scan(extractions))
         else:
             pruned = [FilePruning(tuple(range(info.num_row_groups))) for info in infos]
-        variants = {k.lower() for info in infos for k in info.variant_columns if "." not in k}
-        found.append((node, table, infos, data_schema, pruned, _extractions(node, variants)))
+        found.append((node, table, infos, data_schema, pruned, extractions))
 
     functions: dict[str, SparkType] = {}
     # Extractions become columns of their scan first, so that a variant column read only
@@ -292,6 +304,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                     num_row_groups=info.num_row_groups,
                     partition_values=table.partitioning.values(info.path, session_time_zone=time_zone),
                     skipped=pruning.skipped,
+                    read_for_errors=pruning.read_for_errors,
                     footer=info.metadata,
                 )
             )
@@ -506,6 +519,31 @@ def _unique(extractions: list[Extraction]) -> list[Extraction]:
     for ext in extractions:
         seen.setdefault(ext.key, ext)
     return list(seen.values())
+
+
+def _casts_in_scan(extractions: list[Extraction]) -> list[tuple[VariantRef | None, str]]:
+    """The strict casts Spark computes in its scan that may fail, for
+    :func:`~vpush.optimizer.prune_scan.read_where_casts_may_fail`."""
+    return [(_cast_reference(e), _shown(e)) for e in extractions if e.computed_in_scan]
+
+
+def _cast_reference(ext: Extraction) -> VariantRef | None:
+    """A strict extraction as a pruning reference, or None where its path holds an array step
+    or its type is not one pruning compares in (arrays, maps, structs)."""
+    target = SqlType.parse(ext.target.to_spark())
+    if target is None or not all(isinstance(s, str) for s in ext.segments):
+        return None
+    return VariantRef(ext.column.name, tuple(str(s) for s in ext.segments), target, strict=True)
+
+
+def _shown(ext: Extraction) -> str:
+    """The extraction as the user wrote it, for the explanation."""
+    return ext.node.sql(dialect=VpushSpark, normalize_functions="lower") if ext.node is not None else ext.path_text
+
+
+def _may_fail_in_file(info: FileInfo, casts: list[tuple[VariantRef | None, str]]) -> bool:
+    everything = FilePruning((), tuple((rg, "") for rg in range(info.num_row_groups)))
+    return bool(read_where_casts_may_fail([everything], [info], casts)[0].read_for_errors)
 
 
 def _extractions(node: exp.Table, variants: set[str]) -> list[Extraction]:

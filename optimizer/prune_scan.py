@@ -28,14 +28,15 @@ from vpush.optimizer.bound import (
     SqlType,
     VariantRef,
     bind,
+    bind_variant,
     sql_type_of_arrow,
 )
 from vpush.optimizer.catalog import FileInfo, Table
-from vpush.optimizer.evaluate_row_groups import ROWS_CANNOT_MATCH, InclusiveStatsEvaluator
+from vpush.optimizer.evaluate_row_groups import ROWS_CANNOT_MATCH, InclusiveStatsEvaluator, cast_may_fail
 from vpush.optimizer.rewrite_variants import match_extraction
 from vpush.optimizer.variant_types import VARIANT
 
-__all__ = ["FilePruning", "owning_select", "prune_scan", "scan_predicate"]
+__all__ = ["FilePruning", "owning_select", "prune_scan", "read_where_casts_may_fail", "scan_predicate"]
 
 _INNER_JOIN_KINDS = frozenset({"", "INNER", "CROSS"})
 # A conjunct holding any of these is not a plain row filter over this table (a subquery may read
@@ -49,6 +50,10 @@ class FilePruning:
 
     row_groups: tuple[int, ...]
     skipped: tuple[tuple[int, str], ...] = ()
+    read_for_errors: tuple[tuple[int, str], ...] = ()
+    """(row group, why) for each row group the WHERE rules out but that is read all the same: a
+    strict cast Spark computes for every row its scan reads might fail there (see
+    :func:`read_where_casts_may_fail`)."""
 
 
 def _single_source(select: exp.Select) -> bool | None:
@@ -209,7 +214,7 @@ def prune_scan(
         ...     infos = [Catalog().file_info(f) for f in table.files]
         >>> select = sqlglot.parse_one("SELECT * FROM t WHERE id >= 4", read="spark")
         >>> prune_scan(select.find(exp.Table), table, infos, infos[0].arrow_schema, time_zone="UTC")
-        [FilePruning(row_groups=(2,), skipped=((0, 'statistics of id rule out rows'), (1, 'statistics of id rule out rows')))]
+        [FilePruning(row_groups=(2,), skipped=((0, 'statistics of id rule out rows'), (1, 'statistics of id rule out rows')), read_for_errors=())]
 
     Args:
         node: the table's reference in the query, still in its SELECT.
@@ -253,3 +258,47 @@ def prune_scan(
                 skipped.append((rg.row_group, "no rows" if rg.num_rows == 0 else by_statistics))
         pruned.append(FilePruning(tuple(kept), tuple(skipped)))
     return pruned
+
+
+def read_where_casts_may_fail(
+    pruned: Sequence[FilePruning], infos: Sequence[FileInfo], casts: Sequence[tuple[VariantRef | None, str]]
+) -> list[FilePruning]:
+    """Read again each skipped row group where one of ``casts`` might fail.
+
+    Spark computes each strict ``variant_get`` (and cast of a variant column) in its scan, for
+    every row of every row group it reads, before any filter: a value no cast takes raises
+    ``INVALID_VARIANT_CAST`` even in a row the WHERE drops. Spark prunes no row group by a variant
+    path's statistics, so a row group vpush rules out that way could hold the failing row: it is
+    skipped only where the statistics prove that no cast of the query fails in it
+    (:func:`~vpush.optimizer.evaluate_row_groups.cast_may_fail`).
+
+    Args:
+        pruned: what pruning left of each file, in ``infos`` order.
+        infos: the files' footers.
+        casts: each strict cast Spark computes in its scan that may fail as a cast, as a
+            reference (None where the path or type is not modelled: any row group with rows may
+            fail) and as the user wrote it, for the explanation.
+    """
+    if not casts:
+        return list(pruned)
+    out = []
+    for pruning, info in zip(pruned, infos):
+        if not pruning.skipped:
+            out.append(pruning)
+            continue
+        bound = [(None if ref is None else bind_variant(ref, info), text) for ref, text in casts]
+        by_group = {rg.row_group: rg for rg in info.statistics.row_groups}
+        skipped: list[tuple[int, str]] = []
+        read: list[tuple[int, str]] = []
+        for rg, reason in pruning.skipped:
+            failing = [text for ref, text in bound if cast_may_fail(ref, by_group[rg])]
+            if failing:
+                read.append((rg, f"{failing[0]} may fail in it, and Spark computes it for every row it reads"))
+            else:
+                skipped.append((rg, reason))
+        if not read:
+            out.append(pruning)
+            continue
+        groups = tuple(sorted({*pruning.row_groups, *(rg for rg, _ in read)}))
+        out.append(FilePruning(groups, tuple(skipped), (*pruning.read_for_errors, *read)))
+    return out

@@ -228,6 +228,8 @@ class Relation:
                     f"  {f.path}: row groups read {len(f.row_groups)} of {f.num_row_groups}{skipped}, "
                     f"columns {', '.join(read) or '(none)'}"
                 )
+                for reason, n in _count_reasons(f.read_for_errors).items():
+                    lines.append(f"    {n} row group(s) the WHERE rules out read all the same: {reason}")
                 unread: dict[str, int] = {}
                 for names in f.unread.values():
                     for name in names:
