@@ -1038,9 +1038,10 @@ def _to_variant_object(
 ) -> exp.Expression:
     """``to_variant_object(x)`` as the call of its engine function for ``x``'s type, which the
     Spark semantics pass recorded (:data:`~vpush.optimizer.spark_semantics.ARGUMENT_TYPE`)."""
-    from vpush.optimizer.spark_semantics import ARGUMENT_TYPE
+    from vpush.optimizer.spark_semantics import ARGUMENT_TYPE, CAST_TO_VARIANT
 
     spark_type = node.meta.get(ARGUMENT_TYPE) if node.meta else None
+    top = not node.meta.get(CAST_TO_VARIANT)  # a cast takes scalars: spark_semantics checked it
     shown = node.sql(dialect=VpushSpark)
     if not isinstance(spark_type, SparkType):
         raise OptimizeError(
@@ -1048,7 +1049,7 @@ def _to_variant_object(
             "supported yet on the DuckDB engine (the Spark engine runs it); give every part one type, "
             "with CAST where needed"
         )
-    if not _variant_object_input(spark_type, top=True):
+    if not _variant_object_input(spark_type, top=top):
         raise OptimizeError(
             f'{shown}: cannot cast "{spark_type.to_spark().upper()}" to "VARIANT"',
             error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",

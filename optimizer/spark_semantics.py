@@ -69,12 +69,16 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "apply_spark_semantics", "arrow_spark_type", "spark_name"]
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "apply_spark_semantics", "arrow_spark_type", "spark_name"]
 
 ARGUMENT_TYPE = "vpush_argument_type"
 """The meta key under which a ``to_variant_object`` call keeps the Spark type of its argument, and
 ``variant_set``, ``variant_insert`` and ``variant_array_append`` the type of their value (None
 where vpush cannot type it), for the rewrite that turns them into engine calls."""
+
+CAST_TO_VARIANT = "vpush_cast_to_variant"
+"""The meta key set on a ``to_variant_object`` call that stands for ``CAST(x AS VARIANT)``: a
+scalar at the top is then a value Spark takes."""
 
 SPARK_ERROR_MARKER = "vpush-spark-error"
 
@@ -756,6 +760,8 @@ class _Rewriter:
             rewritten = self._spark_function(node, called, result)
             if rewritten is not None:
                 return rewritten
+        if isinstance(node, exp.Cast) and ARGUMENT_TYPE in node.meta and node.meta[ARGUMENT_TYPE] != VARIANT:
+            return _cast_to_variant(node, node.meta[ARGUMENT_TYPE])
         if isinstance(node, exp.Cast) and not isinstance(node.this, VariantGet) and of(node.this) == VARIANT:
             if result == VARIANT:
                 return node.this
@@ -1508,6 +1514,37 @@ def _type_variant_objects(node: exp.Expr, typer: _Typer) -> None:
     for call in node.find_all(ToVariantObject, VariantArrayAppend, VariantInsert, VariantSet):
         argument = call.this if isinstance(call, ToVariantObject) else call.args.get("value")
         call.meta[ARGUMENT_TYPE] = typer._part(argument) if argument is not None else None
+    for cast in node.find_all(exp.Cast):
+        if _casts_to_variant(cast):
+            cast.meta[ARGUMENT_TYPE] = typer._part(cast.this)
+
+
+def _casts_to_variant(node: exp.Cast) -> bool:
+    """Whether ``node`` is ``CAST(x AS VARIANT)`` (or TRY_CAST) of something written as a value,
+    not a variant: Spark builds the variant as ``to_variant_object`` does."""
+    to = node.args.get("to")
+    return isinstance(to, exp.DataType) and to.this == exp.DataType.Type.VARIANT and not isinstance(
+        node.this, (exp.Null, VariantGet)
+    )
+
+
+def _cast_to_variant(node: exp.Cast, argument: SparkType | None) -> exp.Expr:
+    """``CAST(x AS VARIANT)`` of a value as Spark's ``Cast`` makes it: ``castToVariant``, which
+    ``to_variant_object`` shares, for the types ``VariantGet.checkDataType`` takes without
+    structs and maps (a scalar, or arrays of them)."""
+    kind = argument
+    while isinstance(kind, ArrayType):
+        kind = kind.element
+    if isinstance(kind, (MapType, StructType)) or (kind is not None and not isinstance(kind, (AtomicType, StringType, DecimalType))):
+        shown = node.sql(dialect=VpushSpark)
+        written = argument.to_spark().upper() if argument is not None else "?"
+        raise OptimizeError(
+            f'{shown}: cannot cast "{written}" to "VARIANT"', error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION"
+        )
+    call = ToVariantObject(this=node.this)
+    call.meta[ARGUMENT_TYPE] = argument
+    call.meta[CAST_TO_VARIANT] = True
+    return call
 
 
 def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:

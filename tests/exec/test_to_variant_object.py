@@ -50,6 +50,18 @@ QUERIES = [
     "SELECT id, to_variant_object(try_variant_get(v, '$.o', 'map<string,string>')) AS m FROM t",
     "SELECT id, to_json(to_variant_object(named_struct('a', id, 'v', v))), schema_of_variant(to_variant_object(array(v:a))) FROM t",
     "SELECT id FROM t WHERE to_json(to_variant_object(named_struct('a', v:a))) = '{\"a\":null}'",
+    # CAST(x AS VARIANT) of a value (Spark's castToVariant, shared with to_variant_object): scalars
+    # of every type, arrays of them, NULLs, TRY_CAST; then read back through the variant functions
+    "SELECT id, CAST(id AS VARIANT) AS c, CAST(cast(id % 100 AS tinyint) AS VARIANT), CAST(id * 5000000000 AS VARIANT), "
+    "CAST(cast(id / 3 AS float) AS VARIANT), CAST(cast(id AS double) / 3 AS VARIANT), CAST(cast(id / 7 AS decimal(12, 4)) AS VARIANT), "
+    "CAST(concat('s', cast(id AS string)) AS VARIANT), CAST(cast(concat('b', id) AS binary) AS VARIANT), CAST(id % 2 = 0 AS VARIANT) FROM t",
+    "SELECT id, CAST(date_add(cast('2020-02-28' AS date), cast(id AS int)) AS VARIANT) AS d, "
+    "CAST(try_variant_get(v, '$.ts', 'timestamp') AS VARIANT) AS ts, CAST(try_variant_get(v, '$.ts', 'timestamp_ntz') AS VARIANT) AS ntz, "
+    "TRY_CAST(array(id, NULL, id * 2) AS VARIANT) AS a, CAST(CASE WHEN id % 3 = 0 THEN id END AS VARIANT) AS n, "
+    "CAST(try_variant_get(v, '$.o.y', 'array<string>') AS VARIANT) AS y FROM t",
+    "SELECT id, to_json(CAST(cast(concat('b', id) AS binary) AS VARIANT)) AS j, "
+    "try_variant_get(CAST(id * 1000 AS VARIANT), '$', 'tinyint') AS t, variant_get(CAST(array(id) AS VARIANT), '$[0]', 'string') AS s, "
+    "schema_of_variant(CAST(cast(id / 7 AS decimal(12, 4)) AS VARIANT)) AS k FROM t",
 ]  # fmt: skip
 
 # Variants inside: whole (SQL NULL, variant null, shredded and residual rows), extracted, parsed.
@@ -100,6 +112,8 @@ def test_variants_rebuilt_from_shredded_columns_are_sparks_bytes(spark: SparkSes
         ("SELECT to_variant_object(j) FROM t", "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION"),
         ("SELECT to_variant_object(named_struct('a', id, 'a', 2)) FROM t", "VARIANT_DUPLICATE_KEY"),
         ("SELECT to_variant_object(array(named_struct('k', id, 'k', 1))) FROM t", "VARIANT_DUPLICATE_KEY"),
+        ("SELECT CAST(named_struct('a', id) AS VARIANT) FROM t", "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION"),
+        ("SELECT CAST(array(map('a', id)) AS VARIANT) FROM t", "DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION"),
     ],
 )
 def test_errors_are_sparks(spark: SparkSession, con: vpush.Connection, sql: str, error_class: str) -> None:

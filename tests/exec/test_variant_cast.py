@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pytest
+import vpush
 from vpush.codec.builder import encode
 from vpush.codec.errors import VpushError
 from vpush.codec.header import PrimitiveType
@@ -313,6 +314,16 @@ def test_binary_with_invalid_utf8_casts_to_the_same_bytes(matrix: Matrix) -> Non
     ours = variant_get_column(matrix.metadata, matrix.value, "$", parse_variant_type("string"), strict=False,
                               time_zone="UTC")  # fmt: skip
     assert ours.cast(pa.binary())[row].as_py() == spark_column.cast(pa.binary())[row].as_py()
+
+
+def test_binary_with_invalid_utf8_reads_as_sparks_rows_do(spark: SparkSession) -> None:
+    """Spark's rows (``collect()``) carry the string as a Java String, which decodes invalid
+    UTF-8 to U+FFFD: vpush's string is that one, through the public API too."""
+    sql = "SELECT try_variant_get(" + typed("X'80FF41'") + ", '$', 'string') AS s"
+    want = spark.sql(sql).collect()[0]["s"]
+    assert want == "\ufffd\ufffdA"
+    con = vpush.connect(time_zone="UTC")
+    assert con.sql(sql).to_arrow().column("s").to_pylist() == [want]
 
 
 def test_invalid_cast_message_is_sparks(spark: SparkSession) -> None:
