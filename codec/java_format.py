@@ -21,6 +21,8 @@ import struct
 import zoneinfo
 from collections.abc import Callable
 
+import pyarrow as pa
+
 from vpush.codec.errors import CodecError
 
 _DOUBLE = struct.Struct("<d")
@@ -363,3 +365,28 @@ def format_timestamp(raw: int, units_per_second: int, zone: int | zoneinfo.ZoneI
         return _local_date_time(seconds, nanos)
     offset = zone_offset(zone, seconds)
     return _local_date_time(seconds + offset, nanos) + _offset_text(offset)
+
+
+# -- bytes as a Java String ------------------------------------------------------------------------
+def java_string_of_bytes(values: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """Binary or string values as the text Java's ``new String(bytes, UTF_8)`` makes of them:
+    each malformed UTF-8 sequence becomes U+FFFD.
+
+    A Spark string may hold any bytes (a binary cast to a string keeps them), which PySpark's
+    rows decode this way; an Arrow or DuckDB string must be valid UTF-8. A valid array (nearly
+    every one) is only checked and viewed as strings; an invalid one is decoded value by value.
+
+    Example:
+        >>> java_string_of_bytes(pa.array([b"AB", b"\\x80\\xffA", None])).to_pylist()
+        ['AB', '\\ufffd\\ufffdA', None]
+    """
+    large = pa.types.is_large_binary(values.type) or pa.types.is_large_string(values.type)
+    if isinstance(values, pa.ChunkedArray):
+        chunks = [java_string_of_bytes(chunk) for chunk in values.chunks]
+        return pa.chunked_array(chunks, pa.large_string() if large else pa.string())
+    raw = values.view(pa.large_binary() if large else pa.binary())
+    target = pa.large_string() if large else pa.string()
+    try:
+        return raw.cast(target)  # checks that every value is UTF-8
+    except pa.ArrowInvalid:
+        return pa.array([None if b is None else b.decode("utf-8", "replace") for b in raw.to_pylist()], target)

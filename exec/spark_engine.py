@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from vpush.codec.errors import VpushError
+from vpush.codec.java_format import java_string_of_bytes
 from vpush.exec.derive_scan_schema import derive_scan_schema
 from vpush.exec.errors import ExecutionError
 from vpush.exec.read_scan import timestamps_in_micros
@@ -410,18 +411,8 @@ def _from_spark_table(table: pa.Table, variants: set[int]) -> pa.Table:
 def _valid_text(column: pa.ChunkedArray) -> pa.ChunkedArray:
     """A string column as valid UTF-8: a Spark string may hold any bytes (a variant binary cast
     to string keeps them), which Spark's Arrow export passes on as they are, while PySpark's own
-    rows decode them with U+FFFD for each malformed sequence. Chunks that are valid (nearly
-    all) are kept as they are; the others are decoded row by row, as PySpark does."""
-    chunks = []
-    for chunk in column.chunks:
-        try:
-            chunk.validate(full=True)
-        except pa.ArrowInvalid:
-            raw = chunk.view(pa.large_binary() if pa.types.is_large_string(chunk.type) else pa.binary())
-            texts = [None if b is None else b.decode("utf-8", "replace") for b in raw.to_pylist()]
-            chunk = pa.array(texts, type=chunk.type)
-        chunks.append(chunk)
-    return pa.chunked_array(chunks, type=column.type)
+    rows decode them with U+FFFD for each malformed sequence, as vpush does."""
+    return java_string_of_bytes(column)
 
 
 _WIRE = "vpush-task-error:"

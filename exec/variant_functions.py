@@ -78,6 +78,7 @@ from duckdb.func import FunctionNullHandling, PythonUDFType
 from vpush.codec.errors import CodecError, MalformedVariantError, VpushError
 from vpush.codec.header import BasicType, PrimitiveType
 from vpush.codec.json import parse_json, to_json, try_parse_json
+from vpush.codec.java_format import java_string_of_bytes
 from vpush.codec.native import (
     NativeUnsupportedError,
     explode_native,
@@ -904,6 +905,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     ),
     JAVA_TEXT_FUNCTIONS["double"]: (_guarded(format_java_native, "cast to string"), ["DOUBLE"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["float"]: (_guarded(format_java_native, "cast to string"), ["FLOAT"], "VARCHAR"),
+    JAVA_TEXT_FUNCTIONS["binary"]: (_guarded(java_string_of_bytes, "cast to string"), ["BLOB"], "VARCHAR"),
     **{
         function: (_guarded(_strict_math_function(name), name), ["DOUBLE"] * STRICT_MATH_ARITY[name], "DOUBLE")
         for name, function in STRICT_MATH_FUNCTIONS.items()

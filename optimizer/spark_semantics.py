@@ -37,6 +37,7 @@ from vpush.codec.java_format import format_java_double
 from vpush.codec.strict_math import STRICT_MATH_FUNCTIONS as STRICT_MATH_ARITY
 from vpush.optimizer.dialect import (
     IMPLICIT_NAME,
+    SPARK_CALL,
     TYPED_LITERAL,
     WRITTEN_UNIT,
     ParseJson,
@@ -83,6 +84,9 @@ scalar at the top is then a value Spark takes."""
 SPARK_ERROR_MARKER = "vpush-spark-error"
 
 _INTEGRAL = ("tinyint", "smallint", "int", "bigint")
+_TYPE_NAME_CASTS = frozenset(
+    {"int", "bigint", "smallint", "tinyint", "double", "float", "boolean", "date", "timestamp", "decimal", "binary", "string"}
+)
 _INTEGRAL_DECIMAL = {"tinyint": 3, "smallint": 5, "int": 10, "bigint": 20}
 _INT_RANGE = {
     "tinyint": (-(2**7), 2**7 - 1),
@@ -118,10 +122,15 @@ differ in the last bit), by the kernel's name for the function."""
 # the kernel's name for each (one-argument log is ln; power is pow).
 _STRICT_MATH_CALLS: dict[str, str] = {**{name: name for name in STRICT_MATH_ARITY}, "power": "pow"}
 
-JAVA_TEXT_FUNCTIONS = {"double": "vpush_java_text_double", "float": "vpush_java_text_float"}
-"""The engine functions that print a double or float as Java's ``Double.toString`` /
-``Float.toString`` does (Spark's cast to string: ``1.0E10``, where DuckDB prints
-``10000000000.0``), by the Spark type they take."""
+JAVA_TEXT_FUNCTIONS = {
+    "double": "vpush_java_text_double",
+    "float": "vpush_java_text_float",
+    "binary": "vpush_java_text_binary",
+}
+"""The engine functions that give Spark's cast to string where DuckDB's differs, by the Spark
+type they take: a double or float as Java's ``Double.toString`` / ``Float.toString`` prints it
+(``1.0E10``, where DuckDB prints ``10000000000.0``); a binary as its bytes read as UTF-8, each
+malformed sequence U+FFFD as PySpark's rows show it (DuckDB prints ``\x80`` escapes)."""
 
 STRING_DATETIME_FUNCTIONS = {
     "date": "vpush_string_to_date",
@@ -685,7 +694,7 @@ class _Rewriter:
         self.functions = functions
 
     def _java_text(self, node: exp.Expr) -> exp.Expr:
-        """``node`` as Spark casts it to a string, where it is a double or float."""
+        """``node`` as Spark casts it to a string, where it is a double, float or binary."""
         source = self.typer.of(node)
         if not isinstance(source, AtomicType) or source.name not in JAVA_TEXT_FUNCTIONS:
             return node
@@ -821,8 +830,14 @@ class _Rewriter:
             return _timestamp_text(node.this)
         if isinstance(node, exp.Cast) and isinstance(_cast_type(node), StringType) and of(node.this) == AtomicType("date"):
             return _date_text(node.this)
-        if isinstance(node, exp.Cast) and isinstance(_cast_type(node), StringType) and _is_fractional(of(node.this)):
+        if isinstance(node, exp.Cast) and isinstance(_cast_type(node), StringType) and (
+            _is_fractional(of(node.this)) or of(node.this) == AtomicType("binary")
+        ):
             return self._java_text(node.this)
+        if isinstance(node, exp.Cast) and _cast_type(node) == AtomicType("binary") and isinstance(of(node.this), StringType):
+            # Spark's bytes are the string's UTF-8; DuckDB's cast reads `\xAA` escapes and refuses
+            # any other character past ASCII.
+            return exp.Anonymous(this="encode", expressions=[node.this])
         if isinstance(node, (exp.Concat, exp.DPipe)):
             # Spark casts a double or float argument to a string first, as a cast prints it.
             for key in ("this", "expression", "expressions"):
@@ -1626,7 +1641,9 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         inner = spark_name(node.this, top=False)
         if inner is None:
             return None
-        if isinstance(node.this, exp.Column) and top:
+        if (isinstance(node.this, exp.Column) and top) or (node.meta or {}).get(SPARK_CALL, ("",))[0] in _TYPE_NAME_CASTS:
+            # Spark prints a cast by type name (`int(x)`, `binary(g)`) as its argument: only
+            # a CAST the user wrote is a "user-specified cast" in its names.
             return inner
         word = "TRY_CAST" if isinstance(node, exp.TryCast) else "CAST"
         target = _cast_type(node)

@@ -76,6 +76,10 @@ SCALARS = [
     # casts by type name
     "int(f)", "bigint(f)", "binary(g)", "smallint(s)", "tinyint(s)", "double(i)", "float(i)", "boolean(i)", "string(i)",
     "date(ts)", "decimal(f)",
+    # a binary as a string: its bytes as UTF-8, each malformed sequence U+FFFD as PySpark's rows give it
+    "cast(binary(g) AS string)", "string(binary(g))", "try_cast(binary(concat(g, 'é')) AS string)",
+    "cast(X'80FF41' AS string) AS bad", "cast(X'F09F9880E282' AS string) AS cut", "upper(cast(binary(g) AS string))",
+    "int(f) + 1", "upper(string(i))", "CAST(CAST(i AS INT) AS STRING)", "date('2024-01-01') = DATE'2024-01-01'",
     # typed literals
     "TIMESTAMP '2024-01-01'", "TIMESTAMP '2024-01-01 10:11:12.500'", "DATE '2024-1-2'",
     "TIMESTAMP_NTZ '2024-01-01 10:11'",
