@@ -31,6 +31,7 @@ from vpush.optimizer.rewrite_variants import (
     scan_relation,
     supported_target,
 )
+from vpush.optimizer.rewrite_generators import check_generators_rewritten
 from vpush.optimizer.spark_functions import check_functions
 from vpush.optimizer.spark_semantics import SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name
 from vpush.optimizer.variant_types import VARIANT, SparkType, StringType
@@ -259,6 +260,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     spark_expression = expression.copy()
     try:
         expression = apply_spark_semantics(expression, column_types, functions)
+        check_generators_rewritten(expression)
     except OptimizeError as exc:
         refusal = refusal or exc
 
