@@ -36,7 +36,7 @@ from vpush.optimizer.dialect import call_name
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.variant_types import ArrayType, AtomicType, MapType, SparkType, StructType
 
-__all__ = ["GENERATORS", "check_generators_rewritten", "rewrite_generators"]
+__all__ = ["GENERATORS", "check_generators_rewritten", "is_generator", "rewrite_generators"]
 
 GENERATORS = frozenset({"explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer"})
 """The Spark generators the DuckDB engine runs, by the lower-cased name the user writes."""
@@ -54,6 +54,11 @@ class _Generator:
     aliases: list[str] | None
     outer: bool
     lateral_alias: str | None = None
+
+
+def is_generator(node: exp.Expr) -> bool:
+    """Whether ``node`` is a call of one of :data:`GENERATORS`."""
+    return _generator_name(node) is not None
 
 
 def _generator_name(node: exp.Expr) -> str | None:
