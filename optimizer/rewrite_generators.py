@@ -57,7 +57,14 @@ class _Generator:
 
 
 def is_generator(node: exp.Expr) -> bool:
-    """Whether ``node`` is a call of one of :data:`GENERATORS`."""
+    """Whether ``node`` is a call of one of :data:`GENERATORS`.
+
+    Example:
+        >>> from vpush.optimizer.dialect import VpushSpark
+        >>> import sqlglot
+        >>> [is_generator(p) for p in sqlglot.parse_one("SELECT explode(a), a FROM t", dialect=VpushSpark).expressions]
+        [True, False]
+    """
     return _generator_name(node) is not None
 
 
@@ -183,6 +190,18 @@ def rewrite_generators(
         OptimizeError: Spark's error class where Spark raises (a generator nested in an
             expression or outside the SELECT list, an argument of the wrong type, a wrong number
             of aliases); ``VPUSH_UNSUPPORTED_FUNCTION`` for a generator vpush does not answer as Spark.
+
+    Example:
+        >>> import sqlglot
+        >>> from vpush.optimizer.dialect import VpushSpark
+        >>> from vpush.optimizer.variant_types import parse_variant_type
+        >>> select = sqlglot.parse_one("SELECT id, posexplode(a) FROM t", dialect=VpushSpark)
+        >>> types = {"a": parse_variant_type("array<string>")}
+        >>> columns = rewrite_generators(select, lambda n: types.get(n.name), lambda n: n)
+        >>> {alias: {name: t.to_spark() for name, t in cs.items()} for alias, cs in columns.items()}
+        {'__vpush_generate_0': {'__vpush_generate_0_0': 'int', '__vpush_generate_0_1': 'string'}}
+        >>> select.sql(dialect="duckdb")  # doctest: +ELLIPSIS
+        'SELECT id, "__vpush_generate_0"."__vpush_generate_0_0" AS "pos", ... CROSS JOIN LATERAL (SELECT CAST(UNNEST(RANGE(LENGTH(a))) AS INT) AS "__vpush_generate_0_0", UNNEST(a) AS "__vpush_generate_0_1") AS "__vpush_generate_0"'
     """
     laterals = [
         lateral for lateral in select.args.get("laterals") or []
@@ -210,6 +229,8 @@ def rewrite_generators(
         parts = part if isinstance(part, list) else [part]
         for piece in parts:
             if isinstance(piece, exp.Expr) and _generators_in(piece):
+                if key in ("from_", "joins"):  # Spark's table-valued form, FROM explode(...)
+                    raise _unsupported("a generator in FROM", _generators_in(piece)[0])
                 raise OptimizeError(
                     f"The generator is not supported: outside the SELECT clause, found: {_spark_sql(piece)}",
                     error_class="UNSUPPORTED_GENERATOR.OUTSIDE_SELECT",

@@ -126,6 +126,7 @@ REFUSED = [
     "SELECT explode(collect_list(id)) FROM t",  # Spark generates after the aggregation
     "SELECT id, count(*), explode(array(1)) FROM t GROUP BY id",
     "SELECT explode(array()) FROM t",  # Spark's void elements
+    "SELECT * FROM explode(array(1, 2))",  # Spark's table-valued form
 ]
 
 
