@@ -31,6 +31,7 @@ from vpush.optimizer.rewrite_variants import (
     scan_relation,
     supported_target,
 )
+from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.spark_functions import check_functions
 from vpush.optimizer.spark_semantics import SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name
 from vpush.optimizer.variant_types import VARIANT, SparkType, StringType
@@ -271,6 +272,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     spark_expression = expression.copy()
     try:
         expression = apply_spark_semantics(expression, column_types, functions)
+        check_generators_rewritten(expression)
     except OptimizeError as exc:
         refusal = refusal or exc
 
@@ -613,7 +615,8 @@ def _replace_extraction(ext: Extraction, column_name: str, alias: str) -> None:
         isinstance(projection.parent, exp.Select) and projection.arg_key == "expressions"
     ):
         projection = projection.parent
-    named = projection is None or isinstance(projection, (exp.Alias, exp.Column, exp.Star))
+    # A generator's columns take their names from it (vpush.optimizer.rewrite_generators).
+    named = projection is None or isinstance(projection, (exp.Alias, exp.Column, exp.Star)) or is_generator(projection)
     name = "" if named or projection is None else spark_name(projection) or projection.sql(dialect=VpushSpark)
     node.replace(column)
     if name and projection is not None:

@@ -55,6 +55,7 @@ from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+from vpush.optimizer.rewrite_generators import rewrite_generators
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.variant_types import (
     MAX_DECIMAL_PRECISION,
@@ -167,6 +168,18 @@ def arrow_spark_type(arrow_type: pa.DataType) -> SparkType | None:
     """
     if arrow_type.equals(VARIANT_ARROW_TYPE):
         return VARIANT
+    # Arrays, maps and structs as Spark reads them from Parquet: their generators need the parts.
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        element = arrow_spark_type(arrow_type.value_type)
+        return ArrayType(element) if element is not None else None
+    if pa.types.is_map(arrow_type):
+        key, item = arrow_spark_type(arrow_type.key_type), arrow_spark_type(arrow_type.item_type)
+        return MapType(key, item) if key is not None and item is not None else None
+    if pa.types.is_struct(arrow_type):
+        fields = [(f.name, arrow_spark_type(f.type)) for f in arrow_type]
+        if any(t is None for _, t in fields):
+            return None
+        return StructType(tuple(StructField(n, t) for n, t in fields if t is not None))
     for test, make in _ARROW_TYPES:
         if test(arrow_type):
             return make(arrow_type)
@@ -1389,8 +1402,10 @@ def apply_spark_semantics(
         if not isinstance(select, exp.Select):
             continue
         typer = _Typer(scope, columns)
-        _check_orderable(select, typer)
         rewriter = _Rewriter(typer, functions)
+        # Generators become lateral joins first: the rest of the SELECT reads their columns.
+        columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
+        _check_orderable(select, typer)
         produced: dict[str, SparkType | None] = {}
         for projection in list(select.expressions):
             produced[projection.alias_or_name.lower()] = typer.of(projection)

@@ -249,8 +249,9 @@ def _vpush_run(con: vpush.Connection) -> Any:
         table = con.sql(sql).to_arrow()
         columns = [column.to_pylist() for column in table.columns]  # by position: names may repeat
         rows = [tuple(_plain(v) for v in row) for row in zip(*columns)]
-        if any(pa.types.is_map(f.type) for f in table.schema):
-            rows = [tuple(dict(v) if isinstance(v, list) and v and isinstance(v[0], tuple) else v for v in r) for r in rows]
+        maps = [pa.types.is_map(f.type) for f in table.schema]
+        if any(maps):  # an empty map too (PySpark gives dicts)
+            rows = [tuple(dict(v) if is_map and isinstance(v, list) else v for is_map, v in zip(maps, r)) for r in rows]
         return table.schema.names, [_type_text(f.type) for f in table.schema], rows
 
     return run

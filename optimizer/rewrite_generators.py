@@ -1,0 +1,329 @@
+"""Spark's generators over SQL arrays and maps (``explode``, ``posexplode``, ``inline`` and their
+``_outer`` forms) as DuckDB runs them.
+
+Spark runs a generator in the SELECT list, or in ``LATERAL VIEW [OUTER] f(...) t AS c1, c2``, as a
+``Generate`` operator: each input row becomes one row per element (array order), with no row
+for a NULL or empty input, or one row of NULLs for it in the ``_outer`` forms (and ``LATERAL VIEW
+OUTER``). DuckDB's ``UNNEST`` in a SELECT list drops such rows too but names, types and places
+its columns otherwise, and does not take structs apart unless asked. So each generator becomes a
+``CROSS JOIN LATERAL (SELECT UNNEST(...) AS c, ...) AS g`` after the SELECT's FROM and joins::
+
+    explode(a)            col    UNNEST(a)
+    posexplode(a)         pos    CAST(UNNEST(range(len(a))) AS INT), col  UNNEST(a)
+    explode(m)            key    UNNEST(map_keys(m)), value  UNNEST(map_values(m))
+    inline(a)             f...   struct_extract(UNNEST(a), 'f') per field of the struct
+    ..._outer             each list L as CASE WHEN len(a) > 0 THEN L ELSE [NULL] END
+
+DuckDB zips the UNNESTs of one SELECT, and plans a lateral join over a bare UNNEST projection as an
+unnest operator that keeps each row's elements in array order (a ``LEFT JOIN LATERAL`` would be
+decorrelated into a hash join, which loses that order: measured on DuckDB 2.0).
+
+A SELECT-list generator is then a column of that join, under the name Spark gives it (``col``,
+``pos``, ``key``, ``value``, the struct's field names) or its aliases. Spark applies it after the
+WHERE, which cannot see its columns; the join's columns have internal names and ``*`` excludes
+them, so the WHERE and ``*`` see what they see in Spark. What vpush cannot answer as Spark does
+(a generator over an aggregate: Spark generates after grouping) is refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from vpush.optimizer.dialect import call_name
+from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.variant_types import ArrayType, AtomicType, MapType, SparkType, StructType
+
+__all__ = ["GENERATORS", "check_generators_rewritten", "is_generator", "rewrite_generators"]
+
+GENERATORS = frozenset({"explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer"})
+"""The Spark generators the DuckDB engine runs, by the lower-cased name the user writes."""
+
+_INT = AtomicType("int")
+_PREFIX = "__vpush_generate_"
+
+
+@dataclass
+class _Generator:
+    """One generator call: where it stands, what it is called, and the names the user gave."""
+
+    call: exp.Expr
+    name: str
+    aliases: list[str] | None
+    outer: bool
+    lateral_alias: str | None = None
+
+
+def is_generator(node: exp.Expr) -> bool:
+    """Whether ``node`` is a call of one of :data:`GENERATORS`.
+
+    Example:
+        >>> from vpush.optimizer.dialect import VpushSpark
+        >>> import sqlglot
+        >>> [is_generator(p) for p in sqlglot.parse_one("SELECT explode(a), a FROM t", dialect=VpushSpark).expressions]
+        [True, False]
+    """
+    return _generator_name(node) is not None
+
+
+def _generator_name(node: exp.Expr) -> str | None:
+    name = call_name(node)
+    if name in GENERATORS:
+        return name
+    return None
+
+
+def _argument(call: exp.Expr) -> exp.Expr:
+    """The one argument of a generator call (``inline_outer`` is a call sqlglot does not know)."""
+    if isinstance(call, exp.Anonymous):
+        return call.expressions[0]
+    return call.this
+
+
+def _generators_in(node: exp.Expr) -> list[exp.Expr]:
+    """The generator calls in ``node``, not entering nested queries (scopes of their own)."""
+    found = [node] if _generator_name(node) is not None else []
+    for child in node.iter_expressions():
+        if not isinstance(child, (exp.Select, exp.Subquery, exp.SetOperation)):
+            found.extend(_generators_in(child))
+    return found
+
+
+def _spark_sql(node: exp.Expr) -> str:
+    return node.sql(dialect="vpushspark")
+
+
+def _unsupported(what: str, call: exp.Expr) -> OptimizeError:
+    return OptimizeError(
+        f"{_spark_sql(call)}: the DuckDB engine does not give Spark's answer for {what} yet; the Spark engine "
+        "(vpush.connect(engine='spark')) runs it as Spark does",
+        error_class="VPUSH_UNSUPPORTED_FUNCTION",
+    )
+
+
+def _aggregates(select: exp.Select) -> bool:
+    """Whether the SELECT groups: Spark then generates over the groups, after the aggregation."""
+    if select.args.get("group") is not None or select.args.get("having") is not None:
+        return True
+    for projection in select.expressions:
+        for node in projection.walk():
+            if isinstance(node, exp.AggFunc) and not isinstance(node.parent, exp.Window):
+                return True
+    return False
+
+
+def _output(generator: _Generator, argument: SparkType | None) -> list[tuple[str, SparkType]]:
+    """The columns Spark's generator gives for an argument of type ``argument``."""
+    name, call = generator.name, generator.call
+    if argument is None:
+        raise _unsupported(f"`{name}` of an argument whose type vpush does not know", call)
+    positions = [("pos", _INT)] if name.startswith("posexplode") else []
+    if name.startswith("inline"):
+        if not (isinstance(argument, ArrayType) and isinstance(argument.element, StructType)):
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_sql(call)}" due to data type mismatch: The first parameter requires '
+                f'the "ARRAY<STRUCT>" type, however "{_spark_sql(_argument(call))}" has the type "{argument.to_spark().upper()}"',
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+        return [(f.name, f.type) for f in argument.element.fields]
+    if isinstance(argument, ArrayType):
+        return [*positions, ("col", argument.element)]
+    if isinstance(argument, MapType):
+        return [*positions, ("key", argument.key), ("value", argument.value)]
+    raise OptimizeError(
+        f'Cannot resolve "{_spark_sql(call)}" due to data type mismatch: The first parameter requires the '
+        f'("ARRAY" or "MAP") type, however "{_spark_sql(_argument(call))}" has the type "{argument.to_spark().upper()}"',
+        error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+    )
+
+
+def _unnest(items: exp.Expr, count: exp.Expr, outer: bool) -> exp.Expr:
+    """``UNNEST(items)``; in the outer form one NULL where ``count`` is not positive or NULL."""
+    if outer:
+        items = exp.Case(
+            ifs=[exp.If(this=exp.GT(this=count.copy(), expression=exp.Literal.number(0)), true=items)],
+            default=exp.Array(expressions=[exp.Null()]),
+        )
+    return exp.Explode(this=items)
+
+
+def _lateral_select(generator: _Generator, argument: exp.Expr, argument_type: SparkType, names: list[str]) -> exp.Select:
+    """The SELECT of UNNESTs whose zipped rows are the generator's, its columns named ``names``."""
+    outer = generator.outer
+    if isinstance(argument_type, MapType):
+        lists = [exp.func("map_keys", argument.copy()), exp.func("map_values", argument.copy())]
+        count: exp.Expr = exp.func("len", exp.func("map_keys", argument.copy()))
+        values = [_unnest(items, count, outer) for items in lists]
+    else:
+        count = exp.func("len", argument.copy())
+        if generator.name.startswith("inline"):
+            assert isinstance(argument_type, ArrayType) and isinstance(argument_type.element, StructType)
+            values = [
+                exp.func("struct_extract", _unnest(argument.copy(), count, outer), exp.Literal.string(f.name))
+                for f in argument_type.element.fields
+            ]
+        else:
+            values = [_unnest(argument.copy(), count, outer)]
+    if generator.name.startswith("posexplode"):
+        # range(n) counts from 0 as Spark's pos does; Spark's pos is an int.
+        positions = _unnest(exp.func("range", count.copy()), count, outer)
+        values.insert(0, exp.cast(positions, exp.DataType.build("int"), copy=False))
+    return exp.select(
+        *(exp.alias_(v, exp.to_identifier(n, quoted=True), copy=False) for v, n in zip(values, names)), copy=False
+    )
+
+
+def rewrite_generators(
+    select: exp.Select, type_of: Callable[[exp.Expr], SparkType | None], transform: Callable[[exp.Expr], exp.Expr]
+) -> dict[str, Mapping[str, SparkType]]:
+    """Rewrite the generators of ``select`` (one SELECT, Spark SQL) into lateral joins of UNNESTs,
+    in place; return the joins' columns by the joins' aliases, for typing the rest of the SELECT.
+
+    Args:
+        select: the SELECT; its FROM and joins typed by ``type_of``.
+        type_of: the Spark type of an expression of the SELECT.
+        transform: rewrites an expression of the SELECT into DuckDB SQL with Spark's answer.
+
+    Raises:
+        OptimizeError: Spark's error class where Spark raises (a generator nested in an
+            expression or outside the SELECT list, an argument of the wrong type, a wrong number
+            of aliases); ``VPUSH_UNSUPPORTED_FUNCTION`` for a generator vpush does not answer as Spark.
+
+    Example:
+        >>> import sqlglot
+        >>> from vpush.optimizer.dialect import VpushSpark
+        >>> from vpush.optimizer.variant_types import parse_variant_type
+        >>> select = sqlglot.parse_one("SELECT id, posexplode(a) FROM t", dialect=VpushSpark)
+        >>> types = {"a": parse_variant_type("array<string>")}
+        >>> columns = rewrite_generators(select, lambda n: types.get(n.name), lambda n: n)
+        >>> {alias: {name: t.to_spark() for name, t in cs.items()} for alias, cs in columns.items()}
+        {'__vpush_generate_0': {'__vpush_generate_0_0': 'int', '__vpush_generate_0_1': 'string'}}
+        >>> select.sql(dialect="duckdb")  # doctest: +ELLIPSIS
+        'SELECT id, "__vpush_generate_0"."__vpush_generate_0_0" AS "pos", ... CROSS JOIN LATERAL (SELECT CAST(UNNEST(RANGE(LENGTH(a))) AS INT) AS "__vpush_generate_0_0", UNNEST(a) AS "__vpush_generate_0_1") AS "__vpush_generate_0"'
+    """
+    laterals = [
+        lateral for lateral in select.args.get("laterals") or []
+        if lateral.args.get("view") and _generator_name(lateral.this) is not None
+    ]
+    in_list: list[tuple[int, _Generator]] = []
+    for index, projection in enumerate(select.expressions):
+        inner, aliases = projection, None
+        if isinstance(projection, exp.Alias):
+            inner, aliases = projection.this, [projection.alias]
+        elif isinstance(projection, exp.Aliases):
+            inner, aliases = projection.this, [a.name for a in projection.expressions]
+        name = _generator_name(inner)
+        nested = [g for g in _generators_in(inner) if g is not inner]
+        if nested or (name is None and _generators_in(inner)):
+            raise OptimizeError(
+                f'The generator is not supported: nested in expressions "{_spark_sql(projection)}"',
+                error_class="UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS",
+            )
+        if name is not None:
+            in_list.append((index, _Generator(inner, name, aliases, name.endswith("_outer"))))
+    for key, part in select.args.items():
+        if key in ("expressions", "laterals") or not isinstance(part, exp.Expr):
+            continue
+        parts = part if isinstance(part, list) else [part]
+        for piece in parts:
+            if isinstance(piece, exp.Expr) and _generators_in(piece):
+                if key in ("from_", "joins"):  # Spark's table-valued form, FROM explode(...)
+                    raise _unsupported("a generator in FROM", _generators_in(piece)[0])
+                raise OptimizeError(
+                    f"The generator is not supported: outside the SELECT clause, found: {_spark_sql(piece)}",
+                    error_class="UNSUPPORTED_GENERATOR.OUTSIDE_SELECT",
+                )
+    for lateral in laterals:
+        for _ in _generators_in(_argument(lateral.this)):
+            raise OptimizeError(
+                f'The generator is not supported: nested in expressions "{_spark_sql(lateral.this)}"',
+                error_class="UNSUPPORTED_GENERATOR.NESTED_IN_EXPRESSIONS",
+            )
+    if in_list and _aggregates(select):
+        raise _unsupported("a generator in a SELECT that groups or aggregates", in_list[0][1].call)
+    produced: dict[str, Mapping[str, SparkType]] = {}
+    joins: list[exp.Join] = []
+    generators: list[_Generator] = []
+    for lateral in laterals:
+        alias = lateral.args.get("alias")
+        columns = [c.name for c in alias.columns] if isinstance(alias, exp.TableAlias) and alias.columns else None
+        name = _generator_name(lateral.this)
+        assert name is not None
+        generator = _Generator(lateral.this, name, columns, bool(lateral.args.get("outer")) or name.endswith("_outer"))
+        generator.lateral_alias = alias.name if isinstance(alias, exp.TableAlias) and alias.name else None
+        generators.append(generator)
+    generators += [g for _, g in in_list]
+    outputs: list[list[tuple[str, SparkType]]] = []
+    for generator in generators:
+        output = _output(generator, type_of(_argument(generator.call)))
+        if generator.aliases is not None and len(generator.aliases) != len(output):
+            raise OptimizeError(
+                "The number of aliases supplied in the AS clause does not match the number of columns output "
+                f"by the UDTF. Expected {len(output)} aliases, but got {', '.join(generator.aliases)}.",
+                error_class="UDTF_ALIAS_NUMBER_MISMATCH",
+            )
+        outputs.append(output)
+    # Only now that nothing can be refused is the tree changed.
+    first_in_list = len(laterals)
+    replaced: dict[int, list[exp.Expr]] = {}
+    hidden: list[str] = []
+    for k, (generator, output) in enumerate(zip(generators, outputs)):
+        argument_type = type_of(_argument(generator.call))
+        assert argument_type is not None
+        argument = transform(_argument(generator.call))
+        names = generator.aliases or [n for n, _ in output]
+        alias = generator.lateral_alias or f"{_PREFIX}{k}"
+        in_select = k >= first_in_list
+        inner_names = [f"{_PREFIX}{k}_{j}" for j in range(len(names))] if in_select else names
+        produced[alias.lower()] = {n.lower(): t for n, (_, t) in zip(inner_names, output)}
+        join = exp.Join(
+            this=exp.Lateral(
+                this=exp.Subquery(this=_lateral_select(generator, argument, argument_type, inner_names)),
+                alias=exp.TableAlias(this=exp.to_identifier(alias, quoted=generator.lateral_alias is None)),
+            ),
+            kind="CROSS",
+        )
+        joins.append(join)
+        if in_select:
+            hidden += inner_names
+            index = in_list[k - first_in_list][0]
+            replaced[index] = [
+                exp.alias_(
+                    exp.column(exp.to_identifier(inner, quoted=True), table=exp.to_identifier(alias, quoted=True)),
+                    exp.to_identifier(name, quoted=True),
+                    copy=False,
+                )
+                for inner, name in zip(inner_names, names)
+            ]
+    if not generators:
+        return produced
+    remaining = [lateral for lateral in select.args.get("laterals") or [] if lateral not in laterals]
+    select.set("laterals", remaining or None)
+    for join in joins:
+        select.append("joins", join)
+    if replaced:
+        expressions: list[exp.Expr] = []
+        for index, projection in enumerate(select.expressions):
+            expressions.extend(replaced.get(index, [projection]))
+        select.set("expressions", expressions)
+        for projection in select.expressions:
+            if isinstance(projection, exp.Star):
+                excluded = list(projection.args.get("except_") or [])
+                excluded += [exp.column(exp.to_identifier(n, quoted=True)) for n in hidden]
+                projection.set("except_", excluded)
+    return produced
+
+
+def check_generators_rewritten(expression: exp.Expr) -> None:
+    """Raise for a generator left in a query for DuckDB: DuckDB's ``UNNEST`` would answer it,
+    with other names and rows than Spark's.
+
+    Raises:
+        OptimizeError: naming the call, with ``VPUSH_UNSUPPORTED_FUNCTION``.
+    """
+    for node in expression.walk():
+        name = _generator_name(node)
+        if name is not None:
+            raise _unsupported(f"`{name}` here (vpush runs it in a SELECT list or a LATERAL VIEW)", node)
