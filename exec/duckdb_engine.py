@@ -249,6 +249,16 @@ def translate_message(text: str) -> ExecutionError:
     if spark is not None:
         return spark
     message = " ".join(text.split())
+    unresolved = _UNRESOLVED_COLUMN.search(message)
+    if unresolved is not None:
+        # The query names a column no source has: Spark's analyzer error, with the candidates the
+        # user can write (not vpush's internal columns).
+        candidates = [c for c in re.findall(r'"([^"]*)"', unresolved.group(2) or "") if not c.startswith("__vpush")]
+        suggestion = f" Did you mean one of the following? [{', '.join(f'`{c}`' for c in candidates)}]." if candidates else ""
+        return ExecutionError(
+            f"A column, variable, or function parameter with name `{unresolved.group(1)}` cannot be resolved.{suggestion}",
+            error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION" if candidates else "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION",
+        )
     wrong_input = _wrong_input(message)
     if wrong_input is not None:
         return wrong_input
@@ -257,6 +267,8 @@ def translate_message(text: str) -> ExecutionError:
             return ExecutionError(f"DuckDB failed: {message}", error_class=error_class)
     return ExecutionError(f"DuckDB failed: {message}")
 
+
+_UNRESOLVED_COLUMN = re.compile(r'Referenced column "([^"]*)" not found in FROM clause!(?: Candidate bindings: ((?:"[^"]*"(?:, )?)+))?')
 
 # DuckDB's own errors for the failures Spark (ANSI mode) also raises, with Spark's class.
 _DUCKDB_ERROR_CLASSES = [

@@ -1405,6 +1405,7 @@ def apply_spark_semantics(
         rewriter = _Rewriter(typer, functions)
         # Generators become lateral joins first: the rest of the SELECT reads their columns.
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
+        _check_resolved(select, scope, columns)
         _check_orderable(select, typer)
         produced: dict[str, SparkType | None] = {}
         for projection in list(select.expressions):
@@ -1536,6 +1537,62 @@ def _check_set_operation(operation: exp.SetOperation, left: Mapping[str, SparkTy
     for name, spark_type in left.items():
         if spark_type == VARIANT:
             raise _set_operation_error(name)
+
+
+def _check_resolved(select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
+    """Raise Spark's ``UNRESOLVED_COLUMN`` for a column no source of the SELECT has.
+
+    DuckDB would bind a WHERE's name to a SELECT alias (``SELECT id + 1 AS x FROM t WHERE x > 2``
+    answers on DuckDB; Spark's analyzer raises), and names a missing column among vpush's internal
+    ones. Checked only where every source's columns are known, in a SELECT that is not a
+    subquery of an expression (whose names may be the enclosing query's).
+    """
+    if not scope.sources or scope.is_subquery or scope.is_correlated_subquery:
+        return
+    known: set[str] = set()
+    for alias in scope.sources:
+        found = columns.get(alias.lower())
+        if not found or "*" in found:
+            return  # a source whose columns vpush does not know
+        known.update(found)
+    aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
+    for key in ("expressions", "where", "group", "having", "order", "qualify"):
+        value = select.args.get(key)
+        for part in value if isinstance(value, list) else [value]:
+            if not isinstance(part, exp.Expr):
+                continue
+            for column in _own_columns(part):
+                name = column.name.lower()
+                if name in known or (key != "where" and name in aliases) or _bound_by_lambda(column):
+                    continue
+                shown = sorted(f"`{c}`" for c in known if not c.startswith("__vpush"))
+                suggestion = f" Did you mean one of the following? [{', '.join(shown)}]." if shown else ""
+                raise OptimizeError(
+                    f"A column, variable, or function parameter with name `{column.name}` cannot be resolved.{suggestion}",
+                    error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION" if shown else "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION",
+                )
+
+
+def _own_columns(node: exp.Expr) -> list[exp.Column]:
+    """The unqualified column references in ``node``, not entering nested queries."""
+    if isinstance(node, exp.Column):
+        plain = not node.table and isinstance(node.this, exp.Identifier)
+        return [node] if plain else []
+    found: list[exp.Column] = []
+    for child in node.iter_expressions():
+        if not isinstance(child, (exp.Select, exp.Subquery, exp.SetOperation)):
+            found.extend(_own_columns(child))
+    return found
+
+
+def _bound_by_lambda(column: exp.Column) -> bool:
+    """Whether ``column`` names a parameter of a lambda around it (``x`` in ``x -> x + 1``)."""
+    node = column.parent
+    while node is not None:
+        if isinstance(node, exp.Lambda) and any(p.name.lower() == column.name.lower() for p in node.expressions):
+            return True
+        node = node.parent
+    return False
 
 
 def _type_variant_objects(node: exp.Expr, typer: _Typer) -> None:

@@ -65,6 +65,17 @@ QUERIES: list[Any] = [
     "SELECT count(*) AS n FROM t WHERE r > 1.1",
     "SELECT cast('2024' AS date) AS y, cast('2024' AS timestamp) AS t, try_cast(g AS date) AS n FROM t",
     "SELECT cast(g AS date) FROM t",
+    # names: a WHERE cannot see the SELECT's aliases (DuckDB's binder can); the other clauses and
+    # later projections can; a missing column is Spark's analyzer error, not DuckDB's
+    "SELECT b + 1 AS x FROM t WHERE x > 2",
+    "SELECT b AS x FROM t WHERE x > 2",
+    "SELECT b * 2 AS b FROM t WHERE b > 2",
+    "SELECT b + 1 AS x, x + 1 AS y, count(*) AS c FROM t GROUP BY x HAVING x > 2 AND c > 0 ORDER BY x",
+    "SELECT nope FROM t",
+    "SELECT b FROM t WHERE nope = 1",
+    "SELECT filter(array(b), z -> z > 1) AS a FROM t WHERE size(filter(array(b), z -> z > 0)) > 0",
+    "WITH c AS (SELECT b AS k FROM t) SELECT k FROM c WHERE k > 1",
+    "SELECT b FROM t WHERE b IN (SELECT b FROM t AS u WHERE u.g = g)",
     # ANSI errors
     "SELECT i + 1 FROM t",
     "SELECT i * 2 FROM t",
