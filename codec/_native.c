@@ -4953,6 +4953,82 @@ static int build_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *n
     return 0;
 }
 
+/* ---- what the building kernels share: setup, running the rows, the output, clean-up ------- */
+/* Ready c and b for a building kernel; -1 with KernelError raised on a big-endian host. */
+static int b_start(Ctx *c, Build *b) {
+    memset(c, 0, sizeof *c);
+    memset(b, 0, sizeof *b);
+    c->row = -1;
+    c->err_offset = -1;
+    b->c = c;
+    if (!host_is_little_endian()) {
+        fail(c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
+        raise_ctx(c);
+        return -1;
+    }
+    return 0;
+}
+
+/* Build n rows with loop: ((null_count, validity, offsets, data), (metadata_offsets, metadata_data)),
+ * or NULL with an exception set. */
+static PyObject *b_run(Build *b, int64_t n, RowLoop loop, void *arg) {
+    PyObject *values, *mo = NULL, *md = NULL, *result = NULL;
+    b->meta_offsets = malloc(sizeof(int32_t) * (size_t)(n + 1));
+    if (b->meta_offsets == NULL) return PyErr_NoMemory();
+    values = run_into_binary(b->c, n, loop, arg);
+    if (values == NULL) return NULL;
+    mo = PyBytes_FromStringAndSize((const char *)b->meta_offsets, (Py_ssize_t)(sizeof(int32_t) * (size_t)(n + 1)));
+    md = PyBytes_FromStringAndSize((const char *)b->meta_out, (Py_ssize_t)b->meta_len);
+    if (mo != NULL && md != NULL) result = Py_BuildValue("(O(OO))", values, mo, md);
+    Py_DECREF(values);
+    Py_XDECREF(mo);
+    Py_XDECREF(md);
+    return result;
+}
+
+/* Free what b_start and b_run allocated, and the context's output. */
+static void b_end(Build *b) {
+    free(b->keys);
+    free(b->table);
+    free(b->fields);
+    free(b->offs);
+    free(b->meta_out);
+    free(b->meta_offsets);
+    ctx_free(b->c);
+}
+
+/* A path tuple of keys (bytes) and array indexes (ints) as n segments in *out (freed by the
+ * caller); indexes past INT32_MAX or below 0 are refused where bounded. -1 with an exception set. */
+static int parse_segments(PyObject *path, Seg **out, Py_ssize_t *n, int bounded) {
+    Seg *segs;
+    *n = PyTuple_GET_SIZE(path);
+    segs = *out = calloc((size_t)*n + 1, sizeof(Seg));
+    if (segs == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < *n; k++) {
+        PyObject *seg = PyTuple_GET_ITEM(path, k);
+        if (PyBytes_Check(seg)) {
+            segs[k].key = (const uint8_t *)PyBytes_AS_STRING(seg);
+            segs[k].len = (size_t)PyBytes_GET_SIZE(seg);
+        } else if (PyLong_Check(seg) && !PyBool_Check(seg)) {
+            long long v = PyLong_AsLongLong(seg);
+            if (v == -1 && PyErr_Occurred()) return -1;
+            if (bounded && (v < 0 || v > INT32_MAX)) {
+                PyErr_Format(PyExc_ValueError, "array index %lld is outside 0..%d", v, INT32_MAX);
+                return -1;
+            }
+            segs[k].is_index = 1;
+            segs[k].index = v;
+        } else {
+            PyErr_SetString(PyExc_TypeError, "a segment is a key (bytes) or an array index (int)");
+            return -1;
+        }
+    }
+    return 0;
+}
+
 PyDoc_STRVAR(to_variant_doc,
              "to_variant(schema_capsule, array_capsule, variant_flags) -> ((null_count, validity, offsets, data), "
              "(metadata_offsets, metadata_data))\n\n"
@@ -4964,7 +5040,7 @@ PyDoc_STRVAR(to_variant_doc,
              "KernelError(code, row, where: bytes, message: bytes, byte_offset): code 9 for a repeated key.");
 
 static PyObject *py_to_variant(PyObject *self, PyObject *args) {
-    PyObject *schema_capsule, *array_capsule, *result = NULL, *values = NULL, *mo = NULL, *md = NULL;
+    PyObject *schema_capsule, *array_capsule, *result = NULL;
     const char *flags;
     Py_ssize_t nflags;
     struct ArrowSchema *schema;
@@ -4979,47 +5055,21 @@ static PyObject *py_to_variant(PyObject *self, PyObject *args) {
     if (schema == NULL) return NULL;
     array = PyCapsule_GetPointer(array_capsule, "arrow_array");
     if (array == NULL) return NULL;
-    memset(&c, 0, sizeof c);
-    memset(&b, 0, sizeof b);
     memset(&root, 0, sizeof root);
-    c.row = -1;
-    c.err_offset = -1;
-    b.c = &c;
+    if (b_start(&c, &b) < 0) return NULL;
     b.flags = (const uint8_t *)flags;
     b.nflags = nflags;
     b.root = &root;
-    if (!host_is_little_endian()) {
-        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
-        return raise_ctx(&c);
-    }
     if (b_bind(&b, &root, schema, array, "") < 0) {
         raise_ctx(&c);
         goto done;
     }
-    b.meta_offsets = malloc(sizeof(int32_t) * (size_t)(array->length + 1));
-    if (b.meta_offsets == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
     loop.b = &b;
     loop.n = array->length;
-    values = run_into_binary(&c, array->length, build_loop, &loop);
-    if (values == NULL) goto done;
-    mo = PyBytes_FromStringAndSize((const char *)b.meta_offsets, (Py_ssize_t)(sizeof(int32_t) * (size_t)(array->length + 1)));
-    md = PyBytes_FromStringAndSize((const char *)b.meta_out, (Py_ssize_t)b.meta_len);
-    if (mo != NULL && md != NULL) result = Py_BuildValue("(O(OO))", values, mo, md);
+    result = b_run(&b, array->length, build_loop, &loop);
 done:
-    Py_XDECREF(values);
-    Py_XDECREF(mo);
-    Py_XDECREF(md);
     b_free_node(&root);
-    free(b.keys);
-    free(b.table);
-    free(b.fields);
-    free(b.offs);
-    free(b.meta_out);
-    free(b.meta_offsets);
-    ctx_free(&c);
+    b_end(&b);
     return result;
 }
 
@@ -5113,7 +5163,7 @@ PyDoc_STRVAR(variant_delete_doc,
              "Raises KernelError as extract() does.");
 
 static PyObject *py_variant_delete(PyObject *self, PyObject *args) {
-    PyObject *pieces_arg, *paths_arg, *pieces = NULL, *result = NULL, *values = NULL, *mo = NULL, *md = NULL;
+    PyObject *pieces_arg, *paths_arg, *pieces = NULL, *result = NULL;
     Ctx c;
     Build b;
     DeleteRun d;
@@ -5129,16 +5179,8 @@ static PyObject *py_variant_delete(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "strip is 0, 1 or 2");
         return NULL;
     }
-    memset(&c, 0, sizeof c);
-    memset(&b, 0, sizeof b);
     memset(&d, 0, sizeof d);
-    c.row = -1;
-    c.err_offset = -1;
-    b.c = &c;
-    if (!host_is_little_endian()) {
-        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
-        return raise_ctx(&c);
-    }
+    if (b_start(&c, &b) < 0) return NULL;
     npaths = PyTuple_GET_SIZE(paths_arg);
     paths = calloc((size_t)npaths + 1, sizeof(Seg *));
     lens = calloc((size_t)npaths + 1, sizeof(int64_t));
@@ -5154,37 +5196,12 @@ static PyObject *py_variant_delete(PyObject *self, PyObject *args) {
             PyErr_SetString(PyExc_TypeError, "a path is a tuple of segments, or None");
             goto done;
         }
-        n = PyTuple_GET_SIZE(path);
-        paths[i] = calloc((size_t)n + 1, sizeof(Seg));
-        if (paths[i] == NULL) {
-            PyErr_NoMemory();
-            goto done;
-        }
+        if (parse_segments(path, &paths[i], &n, 0) < 0) goto done;
         lens[i] = n;
-        for (Py_ssize_t k = 0; k < n; k++) {
-            PyObject *seg = PyTuple_GET_ITEM(path, k);
-            if (PyBytes_Check(seg)) {
-                paths[i][k].key = (const uint8_t *)PyBytes_AS_STRING(seg);
-                paths[i][k].len = (size_t)PyBytes_GET_SIZE(seg);
-            } else if (PyLong_Check(seg) && !PyBool_Check(seg)) {
-                long long v = PyLong_AsLongLong(seg);
-                if (v == -1 && PyErr_Occurred()) goto done;
-                paths[i][k].is_index = 1;
-                paths[i][k].index = v;
-            } else {
-                PyErr_SetString(PyExc_TypeError, "a segment is a key (bytes) or an array index (int)");
-                goto done;
-            }
-        }
     }
     pieces = PySequence_Tuple(pieces_arg);
     if (pieces == NULL) goto done;
     if (load_pieces(&c, pieces, &P, &npieces, &total) < 0) goto done;
-    b.meta_offsets = malloc(sizeof(int32_t) * (size_t)(total + 1));
-    if (b.meta_offsets == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
     d.b = &b;
     d.pieces = P;
     d.npieces = npieces;
@@ -5193,15 +5210,8 @@ static PyObject *py_variant_delete(PyObject *self, PyObject *args) {
     d.npaths = npaths;
     d.strip = strip;
     b.strip = strip;
-    values = run_into_binary(&c, total, (RowLoop)delete_loop, &d);
-    if (values == NULL) goto done;
-    mo = PyBytes_FromStringAndSize((const char *)b.meta_offsets, (Py_ssize_t)(sizeof(int32_t) * (size_t)(total + 1)));
-    md = PyBytes_FromStringAndSize((const char *)b.meta_out, (Py_ssize_t)b.meta_len);
-    if (mo != NULL && md != NULL) result = Py_BuildValue("(O(OO))", values, mo, md);
+    result = b_run(&b, total, (RowLoop)delete_loop, &d);
 done:
-    Py_XDECREF(values);
-    Py_XDECREF(mo);
-    Py_XDECREF(md);
     Py_XDECREF(pieces);
     if (paths != NULL)
         for (Py_ssize_t i = 0; i < npaths; i++) free(paths[i]);
@@ -5209,13 +5219,7 @@ done:
     free(lens);
     free(P);
     free(d.scratch);
-    free(b.keys);
-    free(b.table);
-    free(b.fields);
-    free(b.offs);
-    free(b.meta_out);
-    free(b.meta_offsets);
-    ctx_free(&c);
+    b_end(&b);
     return result;
 }
 
@@ -5441,8 +5445,7 @@ PyDoc_STRVAR(variant_modify_doc,
              "Raises KernelError as extract() does.");
 
 static PyObject *py_variant_modify(PyObject *self, PyObject *args) {
-    PyObject *piece_arg, *new_arg, *path_arg, *pieces = NULL, *new_pieces = NULL, *result = NULL, *values = NULL;
-    PyObject *mo = NULL, *md = NULL;
+    PyObject *piece_arg, *new_arg, *path_arg, *pieces = NULL, *new_pieces = NULL, *result = NULL;
     int mode, create, fail_on_error;
     Ctx c;
     Build b;
@@ -5459,52 +5462,15 @@ static PyObject *py_variant_modify(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "mode is 0 (set), 1 (insert) or 2 (array_append)");
         return NULL;
     }
-    memset(&c, 0, sizeof c);
-    memset(&b, 0, sizeof b);
     memset(&m, 0, sizeof m);
-    c.row = -1;
-    c.err_offset = -1;
-    b.c = &c;
-    if (!host_is_little_endian()) {
-        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
-        return raise_ctx(&c);
-    }
-    nsegs = PyTuple_GET_SIZE(path_arg);
-    segs = calloc((size_t)nsegs + 1, sizeof(Seg));
-    if (segs == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    for (Py_ssize_t k = 0; k < nsegs; k++) {
-        PyObject *seg = PyTuple_GET_ITEM(path_arg, k);
-        if (PyBytes_Check(seg)) {
-            segs[k].key = (const uint8_t *)PyBytes_AS_STRING(seg);
-            segs[k].len = (size_t)PyBytes_GET_SIZE(seg);
-        } else if (PyLong_Check(seg) && !PyBool_Check(seg)) {
-            long long v = PyLong_AsLongLong(seg);
-            if (v == -1 && PyErr_Occurred()) goto done;
-            if (v < 0 || v > INT32_MAX) {
-                PyErr_Format(PyExc_ValueError, "array index %lld is outside 0..%d", v, INT32_MAX);
-                goto done;
-            }
-            segs[k].is_index = 1;
-            segs[k].index = v;
-        } else {
-            PyErr_SetString(PyExc_TypeError, "a segment is a key (bytes) or an array index (int)");
-            goto done;
-        }
-    }
+    if (b_start(&c, &b) < 0) return NULL;
+    if (parse_segments(path_arg, &segs, &nsegs, 1) < 0) goto done;
     pieces = PySequence_Tuple(piece_arg);
     new_pieces = pieces != NULL ? PySequence_Tuple(new_arg) : NULL;
     if (pieces == NULL || new_pieces == NULL) goto done;
     if (load_pieces(&c, pieces, &P, &np, &total) < 0 || load_pieces(&c, new_pieces, &N, &nn, &total_new) < 0) goto done;
     if (np != 1 || nn != 1 || total != total_new) {
         PyErr_SetString(PyExc_ValueError, "variant_modify takes one piece of each column, of equal lengths");
-        goto done;
-    }
-    b.meta_offsets = malloc(sizeof(int32_t) * (size_t)(total + 1));
-    if (b.meta_offsets == NULL) {
-        PyErr_NoMemory();
         goto done;
     }
     m.mode = mode;
@@ -5516,27 +5482,14 @@ static PyObject *py_variant_modify(PyObject *self, PyObject *args) {
     loop.v = &P[0];
     loop.n = &N[0];
     loop.fail_on_error = fail_on_error;
-    values = run_into_binary(&c, total, modify_run, &loop);
-    if (values == NULL) goto done;
-    mo = PyBytes_FromStringAndSize((const char *)b.meta_offsets, (Py_ssize_t)(sizeof(int32_t) * (size_t)(total + 1)));
-    md = PyBytes_FromStringAndSize((const char *)b.meta_out, (Py_ssize_t)b.meta_len);
-    if (mo != NULL && md != NULL) result = Py_BuildValue("(O(OO))", values, mo, md);
+    result = b_run(&b, total, modify_run, &loop);
 done:
-    Py_XDECREF(values);
-    Py_XDECREF(mo);
-    Py_XDECREF(md);
     Py_XDECREF(pieces);
     Py_XDECREF(new_pieces);
     free(segs);
     free(P);
     free(N);
-    free(b.keys);
-    free(b.table);
-    free(b.fields);
-    free(b.offs);
-    free(b.meta_out);
-    free(b.meta_offsets);
-    ctx_free(&c);
+    b_end(&b);
     return result;
 }
 

@@ -942,6 +942,20 @@ def _built_variants(n: int, built: tuple[tuple[Any, ...], tuple[Any, ...]]) -> p
     )
 
 
+def _build(
+    n: int, call: Callable[[ModuleType], tuple[Any, ...]], errors: Callable[[tuple[Any, ...]], CodecError] = _build_error
+) -> pa.StructArray:
+    """``n`` rows of variants from a building kernel: ``call`` runs it on the loaded module, and
+    its failure is raised as ``errors`` reads it."""
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    try:
+        built = call(_native)
+    except _native.KernelError as exc:
+        raise errors(exc.args) from None
+    return _built_variants(n, built)
+
+
 def to_variant_native(array: pa.Array | pa.ChunkedArray, variant_nodes: bytes) -> pa.StructArray:
     """Every row of a column of structs, lists, maps and scalars as the variant Spark's
     ``VariantBuilder`` makes of it (Spark's ``to_variant_object`` and casts to variant), in C:
@@ -972,15 +986,9 @@ def to_variant_native(array: pa.Array | pa.ChunkedArray, variant_nodes: bytes) -
         CodecError: a repeated key (``VARIANT_DUPLICATE_KEY``), or a variant of more than 16 MiB.
         MalformedVariantError: a variant inside that cannot be read.
     """
-    if _native is None:
-        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
-    try:
-        built = _native.to_variant(*array.__arrow_c_array__(), variant_nodes)
-    except _native.KernelError as exc:
-        raise _build_error(exc.args) from None
-    return _built_variants(len(array), built)
+    return _build(len(array), lambda kernel: kernel.to_variant(*array.__arrow_c_array__(), variant_nodes))
 
 
 def variant_delete_native(
@@ -1013,17 +1021,10 @@ def variant_delete_native(
         NativeUnsupportedError: input the kernel does not read, or no compiled kernel.
         MalformedVariantError: a value that cannot be read.
     """
-    if _native is None:
-        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
-    _, pieces = _pieces(metadata, value)
     encoded = tuple(
         None if p is None else tuple(s.encode("utf-8") if isinstance(s, str) else s for s in p) for p in paths
     )
-    try:
-        built = _native.variant_delete(pieces, encoded)
-    except _native.KernelError as exc:
-        raise _build_error(exc.args) from None
-    return _built_variants(len(value), built)
+    return _build(len(value), lambda kernel: kernel.variant_delete(_pieces(metadata, value)[1], encoded))
 
 
 def variant_strip_nulls_native(
@@ -1044,14 +1045,8 @@ def variant_strip_nulls_native(
         NativeUnsupportedError: input the kernel does not read, or no compiled kernel.
         MalformedVariantError: a value that cannot be read.
     """
-    if _native is None:
-        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
-    _, pieces = _pieces(metadata, value)
-    try:
-        built = _native.variant_delete(pieces, (), 2 if include_arrays else 1)
-    except _native.KernelError as exc:
-        raise _extract_error(exc.args) from None
-    return _built_variants(len(value), built)
+    mode = 2 if include_arrays else 1
+    return _build(len(value), lambda kernel: kernel.variant_delete(_pieces(metadata, value)[1], (), mode), _extract_error)
 
 
 MODIFY_SET, MODIFY_INSERT, MODIFY_APPEND = 0, 1, 2
@@ -1088,19 +1083,14 @@ def variant_modify_native(
         NativeUnsupportedError: input the kernel does not read, or no compiled kernel.
         MalformedVariantError: a value that cannot be read.
     """
-    if _native is None:
-        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
-    columns = []
-    for array in (variant, new_value):
-        array = array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
-        metadata, value = array.flatten()
-        columns.append(_pieces(metadata.combine_chunks() if isinstance(metadata, pa.ChunkedArray) else metadata,
-                               value.combine_chunks() if isinstance(value, pa.ChunkedArray) else value)[1])
     segments = tuple(s.encode("utf-8") if isinstance(s, str) else s for s in path)
-    try:
-        built = _native.variant_modify(
-            columns[0], columns[1], mode, segments, create_if_missing, fail_on_error
-        )
-    except _native.KernelError as exc:
-        raise _build_error(exc.args) from None
-    return _built_variants(len(variant), built)
+
+    def call(kernel: ModuleType) -> tuple[Any, ...]:
+        columns = []
+        for array in (variant, new_value):
+            array = array.combine_chunks() if isinstance(array, pa.ChunkedArray) else array
+            metadata, value = array.flatten()
+            columns.append(_pieces(metadata, value)[1])
+        return kernel.variant_modify(columns[0], columns[1], mode, segments, create_if_missing, fail_on_error)  # type: ignore[no-any-return]
+
+    return _build(len(variant), call)
