@@ -1002,7 +1002,8 @@ def rewrite_variant_function(
         if isinstance(node, exp.JSONFormat):
             raise OptimizeError(
                 f"{node.sql(dialect=VpushSpark)}: vpush computes to_json of a variant only (not supported "
-                "yet for other types on the DuckDB engine; the Spark engine runs it)"
+                "yet for other types on the DuckDB engine; the Spark engine runs it)",
+                error_class="VPUSH_UNSUPPORTED_FUNCTION",
             )
         raise OptimizeError(
             f"{node.sql(dialect=VpushSpark)}: {_SPARK_NAMES[type(node)]} takes a variant",

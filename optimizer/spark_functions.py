@@ -130,6 +130,13 @@ def check_functions(expression: exp.Expr) -> None:
         OptimizeError: naming the call, with ``VPUSH_UNSUPPORTED_FUNCTION``.
     """
     for node in expression.walk():
+        if isinstance(node, exp.Pivot):
+            word = "UNPIVOT" if node.args.get("unpivot") else "PIVOT"
+            raise OptimizeError(
+                f"{word}: the DuckDB engine does not give Spark's answer for it yet (DuckDB's PIVOT counts an "
+                "empty cell as 0 where Spark gives NULL); the Spark engine (vpush.connect(engine='spark')) runs it",
+                error_class="VPUSH_UNSUPPORTED_FUNCTION",
+            )
         if isinstance(node, exp.Any) and not isinstance(node.this, (exp.Subquery, exp.Select)):
             name = "any"  # Spark's any(x) aggregate; sqlglot reads it as `= ANY (...)`
         else:

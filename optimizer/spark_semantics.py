@@ -852,12 +852,22 @@ class _Rewriter:
             # any other character past ASCII.
             return exp.Anonymous(this="encode", expressions=[node.this])
         if isinstance(node, (exp.Concat, exp.DPipe)):
-            # Spark casts a double or float argument to a string first, as a cast prints it.
+            # Spark casts a double or float argument to a string first, as a cast prints it; a
+            # NULL beside strings (or alone) is a string NULL, where DuckDB's result would be
+            # NULL-typed.
+            parts = [c for k in ("this", "expression", "expressions") for c in (node.args.get(k) if isinstance(node.args.get(k), list) else [node.args.get(k)]) if isinstance(c, exp.Expr)]
+            texts = all(
+                isinstance(c, exp.Null) or isinstance(of(c), (StringType, DecimalType))
+                or (isinstance(of(c), AtomicType) and of(c) != AtomicType("binary"))
+                for c in parts
+            )
             for key in ("this", "expression", "expressions"):
                 value = node.args.get(key)
                 for i, child in enumerate(value if isinstance(value, list) else [value]):
                     if isinstance(child, exp.Expr) and _is_fractional(of(child)):
                         node.set(key, self._java_text(child), i if isinstance(value, list) else None)
+                    elif isinstance(child, exp.Null) and texts:
+                        node.set(key, exp.cast(exp.Null(), exp.DataType.build("VARCHAR")), i if isinstance(value, list) else None)
             return node
         if isinstance(node, (exp.ArgMax, exp.ArgMin)):
             # Spark's max_by/min_by return the value at the extreme row even when it is NULL.
