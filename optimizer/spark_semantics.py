@@ -855,7 +855,7 @@ class _Rewriter:
             # Spark casts a double or float argument to a string first, as a cast prints it; a
             # NULL beside strings (or alone) is a string NULL, where DuckDB's result would be
             # NULL-typed.
-            parts = [c for k in ("this", "expression", "expressions") for c in (node.args.get(k) if isinstance(node.args.get(k), list) else [node.args.get(k)]) if isinstance(c, exp.Expr)]
+            parts = [c for c in node.iter_expressions() if isinstance(c, exp.Expr)]
             texts = all(
                 isinstance(c, exp.Null) or isinstance(of(c), (StringType, DecimalType))
                 or (isinstance(of(c), AtomicType) and of(c) != AtomicType("binary"))
