@@ -717,6 +717,64 @@ class _Rewriter:
         self.typer.types[id(call)] = StringType()
         return call
 
+    def _datetime_number_cast(self, node: exp.Cast, source: SparkType | None, target: SparkType | None) -> exp.Expr | None:
+        """A cast between a timestamp and a number as Spark's ANSI ``Cast`` makes it (DuckDB has
+        none), or Spark's analysis error for the pairs it refuses; None for any other cast.
+
+        A timestamp is its seconds since the epoch: whole ones rounded down for an integer
+        (``CAST_OVERFLOW`` where they do not fit), the microseconds over a million as a double
+        (a float from that double), and a decimal from that double as Java prints it (Spark's
+        ``Decimal(timestampToDouble(t))``, rounded half up). A number is that many seconds: an
+        integer exactly, a decimal or double truncated to microseconds, NaN and infinities
+        ``CAST_INVALID_INPUT`` (NULL for ``try_cast``).
+        """
+        if source is None and isinstance(node.this, (exp.Predicate, exp.Connector, exp.Not)):
+            source = AtomicType("boolean")  # a comparison or a condition
+        numeric = _is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType)
+        to_numeric = _is_integral(target) or _is_fractional(target) or isinstance(target, DecimalType)
+        strict = not isinstance(node, exp.TryCast)
+        shown = node.sql(dialect=VpushSpark)
+        if (source == AtomicType("date") and to_numeric) or (numeric and target == AtomicType("date")):
+            raise OptimizeError(f"{shown}: cannot cast between a date and a number",
+                                error_class="DATATYPE_MISMATCH.CAST_WITH_FUNC_SUGGESTION")
+        if (source == AtomicType("boolean") and target in _TIMESTAMPS) or (source in _TIMESTAMPS and target == AtomicType("boolean")):
+            raise OptimizeError(f"{shown}: cannot cast between a boolean and a timestamp",
+                                error_class="DATATYPE_MISMATCH.CAST_WITH_CONF_SUGGESTION")
+        if (source == AtomicType("timestamp_ntz") and to_numeric) or (numeric and target == AtomicType("timestamp_ntz")):
+            raise OptimizeError(f"{shown}: cannot cast between a timestamp_ntz and a number",
+                                error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION")
+        if source == AtomicType("timestamp") and to_numeric:
+            assert target is not None  # for mypy: a numeric target
+            return self._timestamp_to_number(node.this, target, strict)
+        if numeric and target == AtomicType("timestamp"):
+            return _number_to_timestamp(node.this, source, strict)
+        return None
+
+    def _timestamp_to_number(self, value: exp.Expr, target: SparkType, strict: bool) -> exp.Expr:
+        micros = exp.Anonymous(this="epoch_us", expressions=[value])
+        million = exp.Literal.number(1_000_000)
+        to = _sql_type(target)
+        if _is_integral(target):
+            below = exp.Mod(this=exp.Paren(this=exp.Add(this=exp.Mod(this=micros.copy(), expression=million.copy()),
+                                                        expression=million.copy())), expression=million.copy())
+            seconds = exp.IntDiv(this=exp.Paren(this=exp.Sub(this=micros, expression=below)), expression=million)
+            return exp.cast(seconds, to) if strict else exp.TryCast(this=seconds, to=to)
+        as_double = exp.Div(this=exp.cast(micros, exp.DataType.build("DOUBLE")), expression=exp.Literal.number("1000000.0"),
+                            typed=False, safe=False)
+        if target == AtomicType("double"):
+            return as_double
+        if target == AtomicType("float"):
+            return exp.cast(as_double, exp.DataType.build("FLOAT"))
+        self.typer.types[id(as_double)] = AtomicType("double")
+        text = self._java_text(as_double)
+        assert isinstance(target, DecimalType)  # for mypy: the numbers left
+        # through the widest decimal of the scale, so that a value too large for the target is
+        # DuckDB's out-of-range error (Spark's NUMERIC_VALUE_OUT_OF_RANGE), not a bad string
+        wide = _decimal(MAX_DECIMAL_PRECISION, target.scale)
+        if strict:
+            return exp.Cast(this=exp.Cast(this=text, to=wide), to=to)
+        return exp.TryCast(this=exp.TryCast(this=text, to=wide), to=to)
+
     def _string_to_datetime(self, value: exp.Expr, target: AtomicType, *, strict: bool) -> exp.Expr:
         """Spark's cast of the string ``value`` to ``target`` (a date, timestamp or timestamp_ntz)."""
         name = STRING_DATETIME_FUNCTIONS[target.name]
@@ -830,6 +888,10 @@ class _Rewriter:
             micros = exp.Anonymous(this="epoch_us", expressions=[node.this])
             seconds = exp.Floor(this=exp.Div(this=micros, expression=exp.Literal.number("1000000.0"), typed=False, safe=False))
             return exp.cast(seconds, exp.DataType.build("BIGINT"))
+        if isinstance(node, exp.Cast) and not isinstance(node.this, VariantGet):
+            between = self._datetime_number_cast(node, of(node.this), _cast_type(node))
+            if between is not None:
+                return between
         if isinstance(node, (exp.Cast, exp.TsOrDsToDate)) and isinstance(of(node.this), StringType):
             target = AtomicType("date") if isinstance(node, exp.TsOrDsToDate) else _cast_type(node)
             if isinstance(target, AtomicType) and target.name in STRING_DATETIME_FUNCTIONS and not node.args.get("format"):
@@ -1564,6 +1626,7 @@ def _check_resolved(select: exp.Select, scope: Scope, columns: Mapping[str, Mapp
         found = columns.get(alias.lower())
         if not found or "*" in found:
             return  # a source whose columns vpush does not know
+    for found in columns.values():  # the sources, and the generators' lateral joins
         known.update(found)
     aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
     for key in ("expressions", "where", "group", "having", "order", "qualify"):
@@ -2199,6 +2262,33 @@ def _trunc_date(value: exp.Expr, unit: exp.Expr | None, source: SparkType | None
         return exp.cast(exp.Null(), exp.DataType.build("DATE"))
     truncated = exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(part), value])
     return exp.cast(truncated, exp.DataType.build("DATE"))
+
+
+def _number_to_timestamp(value: exp.Expr, source: SparkType | None, strict: bool) -> exp.Expression:
+    """Spark's cast of a number of seconds to a timestamp (see ``_datetime_number_cast``)."""
+    million = exp.Literal.number(1_000_000)
+    bigint = exp.DataType.build("BIGINT")
+    if _is_integral(source):
+        micros: exp.Expression = exp.Mul(this=exp.cast(value, bigint), expression=million)
+    elif isinstance(source, DecimalType):
+        micros = exp.cast(exp.Anonymous(this="trunc", expressions=[exp.Mul(this=value, expression=million)]), bigint)
+    else:
+        seconds = exp.cast(value, exp.DataType.build("DOUBLE"))
+        scaled = exp.Anonymous(this="trunc", expressions=[exp.Mul(this=seconds, expression=exp.Literal.number("1000000.0"))])
+        micros = exp.cast(scaled, bigint)
+        finite = exp.Anonymous(this="isfinite", expressions=[seconds.copy()])
+        if strict:
+            message = exp.DPipe(
+                this=exp.DPipe(this=exp.Literal.string("The value '"), expression=exp.cast(seconds.copy(), exp.DataType.build("VARCHAR"))),
+                expression=exp.Literal.string(f"' of the type \"{source.to_spark().upper() if source else 'DOUBLE'}\" cannot be cast to \"TIMESTAMP\" because it is malformed."),
+            )
+            invalid = spark_error("CAST_INVALID_INPUT", message, bigint)
+        else:
+            invalid = exp.cast(exp.Null(), bigint)
+        micros = exp.Case(ifs=[exp.If(this=exp.Not(this=finite), true=invalid)], default=micros)
+    return exp.Anonymous(
+        this="timezone", expressions=[exp.Literal.string("UTC"), exp.Anonymous(this="make_timestamp", expressions=[micros])]
+    )
 
 
 # Spark's timestamp_seconds/_millis/_micros: microseconds per unit, and the unit as its

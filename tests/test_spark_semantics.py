@@ -76,6 +76,21 @@ QUERIES: list[Any] = [
     "SELECT filter(array(b), z -> z > 1) AS a FROM t WHERE size(filter(array(b), z -> z > 0)) > 0",
     "WITH c AS (SELECT b AS k FROM t) SELECT k FROM c WHERE k > 1",
     "SELECT b FROM t WHERE b IN (SELECT b FROM t AS u WHERE u.g = g)",
+    # casts between timestamps and numbers: seconds since the epoch (none in DuckDB)
+    "SELECT i, cast(timestamp_seconds(b % 100000000000) AS bigint) AS a, try_cast(timestamp_seconds(b % 100000000000) AS int) AS n, "
+    "cast(timestamp_micros(b % 100000000000) AS double) AS x, cast(timestamp_micros(b % 100000000000) AS float) AS y, "
+    "cast(timestamp_micros(b % 100000000000) AS decimal(20, 3)) AS z, try_cast(timestamp_micros(b % 100000000000) AS decimal(5, 1)) AS w FROM t",
+    "SELECT i, cast(i AS timestamp) AS a, cast(d AS timestamp) AS x, cast(f AS timestamp) AS y, cast(r AS timestamp) AS z, "
+    "try_cast(f / 0 AS timestamp) AS n FROM t",
+    "SELECT cast(TIMESTAMP'1969-12-31 23:59:59.5' AS bigint) AS c, cast(TIMESTAMP'1969-12-31 23:59:59.5' AS decimal(10,1)) AS e, "
+    "cast(-1.5 AS timestamp) AS t",
+    "SELECT cast(timestamp_seconds(b % 100000000000) AS smallint) FROM t",
+    "SELECT cast(timestamp_seconds(b % 100000000000) AS decimal(5, 0)) FROM t",
+    "SELECT cast(f / 0 AS timestamp) FROM t",
+    "SELECT cast(day AS int) FROM t",
+    "SELECT cast(i AS date) FROM t",
+    "SELECT try_cast(i AS timestamp_ntz) FROM t",
+    "SELECT cast(i > 1 AS timestamp) FROM t",
     # a NULL among strings is a string NULL
     "SELECT concat(g, NULL) AS c, concat(NULL, NULL) AS n, g || NULL AS p, concat(f, NULL) AS x, concat(b, NULL, g) FROM t",
     # ANSI errors
