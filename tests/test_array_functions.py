@@ -15,6 +15,7 @@ import pytest
 from test_spark_functions import _assert_raises_as_spark, _check, _chunks
 
 import vpush
+from support.writers import write_with_spark
 from vpush.codec.errors import VpushError
 
 if TYPE_CHECKING:
@@ -164,3 +165,36 @@ def test_sequence_with_a_wrong_step_raises_as_spark(call: str, spark_view: Spark
         con.sql(f"SELECT {call} FROM t").to_arrow()
     assert raised.value.error_class is None
     assert "Illegal sequence boundaries" in str(raised.value)
+
+
+# Arrays as queries mostly meet them: extracted from a variant column (shredded by Spark, with
+# rows whose tags are not strings, missing, a JSON null or an SQL NULL).
+EVENTS = """
+  CASE id % 5
+    WHEN 0 THEN '{"tags": ["b", "a", "b"], "n": [3, 1, 2, 3]}'
+    WHEN 1 THEN '{"tags": ["c", null], "n": [5, null, 5]}'
+    WHEN 2 THEN '{"tags": [], "n": []}'
+    WHEN 3 THEN '{"other": 1}'
+    ELSE '{"tags": null, "n": [7]}'
+  END
+"""
+EVENT_CALLS = [
+    "array_distinct(variant_get(v, '$.tags', 'array<string>')) AS d",
+    "array_join(variant_get(v, '$.tags', 'array<string>'), '|') AS j",
+    "sort_array(variant_get(v, '$.n', 'array<int>'), false) AS s",
+    "array_position(variant_get(v, '$.tags', 'array<string>'), 'a') AS p",
+    "transform(variant_get(v, '$.n', 'array<int>'), (x, i) -> x * i) AS t",
+    "exists(variant_get(v, '$.tags', 'array<string>'), x -> x = 'c') AS e",
+    "aggregate(variant_get(v, '$.n', 'array<int>'), 0, (acc, x) -> acc + coalesce(x, 0)) AS total",
+    "array_union(variant_get(v, '$.tags', 'array<string>'), array('z')) AS u",
+    "slice(v:n::array<bigint>, 2, 2) AS sl",
+]
+
+
+def test_array_functions_over_variant_extractions(spark: SparkSession, tmp_path: Path) -> None:
+    folder = tmp_path / "events"
+    write_with_spark(spark, folder, f"SELECT id, parse_json({EVENTS}) AS v FROM range(20)", "tags array<string>, n array<int>", 8)
+    spark.read.parquet(str(folder)).createOrReplaceTempView("t")
+    duckdb_con = vpush.connect(time_zone="UTC")
+    duckdb_con.register("t", folder)
+    _check(["id", *EVENT_CALLS], spark, duckdb_con)
