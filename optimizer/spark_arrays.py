@@ -48,12 +48,20 @@ _INTEGRAL = ("tinyint", "smallint", "int", "bigint")
 _INT = AtomicType("int")
 _BIGINT = AtomicType("bigint")
 _BOOLEAN = AtomicType("boolean")
-_X, _I, _K = "__vpush_x", "__vpush_i", "__vpush_k"
+_X, _I, _K, _A, _B = "__vpush_x", "__vpush_i", "__vpush_k", "__vpush_a", "__vpush_b"
 
 
 def array_call(node: exp.Expr) -> tuple[str, list[exp.Expr]] | None:
     """The name and arguments of a call to a function of :data:`ARRAY_FUNCTIONS`, else None.
-    (sqlglot keeps no trace of ``transform``, which it parses into a node of its own.)"""
+    (sqlglot keeps no trace of ``transform``, which it parses into a node of its own.)
+
+    Example:
+        >>> import sqlglot
+        >>> from vpush.optimizer.dialect import VpushSpark
+        >>> name, arguments = array_call(sqlglot.parse_one("SELECT slice(a, 2, 3)", read=VpushSpark).expressions[0])
+        >>> name, [a.sql() for a in arguments]
+        ('slice', ['a', '2', '3'])
+    """
     if isinstance(node, exp.Transform) and isinstance(node.expression, exp.Lambda):
         return "transform", [node.this, node.expression]
     called = call_name(node)
@@ -94,7 +102,13 @@ def _fractional(t: SparkType | None) -> bool:
 
 
 def array_function_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType | None:
-    """The Spark type of ``called(*arguments)``, or None where vpush does not know it."""
+    """The Spark type of ``called(*arguments)``, or None where vpush does not know it.
+
+    Example:
+        >>> ints = {"a": ArrayType(_INT)}
+        >>> array_function_type("array_position", [exp.column("a"), exp.Literal.number(2)], lambda n: ints.get(n.name)).to_spark()
+        'bigint'
+    """
     types = [of(a) for a in arguments]
     source = types[0] if types else None
     if called in ("exists", "forall", "arrays_overlap"):
@@ -236,6 +250,17 @@ def _as(node: exp.Expr, have: SparkType | None, want: SparkType) -> exp.Expr:
     return exp.cast(node, sql_type)
 
 
+def _bound(value: exp.Expr, name: str, build: Callable[[exp.Expr], exp.Expr]) -> exp.Expr:
+    """``build(value)``, with ``value`` computed once per row where it is more than a column or a
+    literal: DuckDB computes an expression inside a lambda again for each element (no common
+    subexpressions there), so ``value`` is bound to the variable ``name`` of a one-element
+    ``list_transform``."""
+    if isinstance(value, (exp.Column, exp.Identifier, exp.Literal, exp.Null)):
+        return build(value)
+    each = _f("list_transform", exp.Array(expressions=[value]), _lambda(build(_var(name)), name))
+    return _f("list_extract", each, exp.Literal.number(1))
+
+
 def _distinct(array: exp.Expr) -> exp.Expression:
     """The elements of ``array`` in the order of their first occurrence, one NULL kept (Spark's
     ``array_distinct``; DuckDB's ``list_position`` finds the first equal element, NULL included)."""
@@ -260,7 +285,7 @@ def _contains(array: exp.Expr, value: exp.Expr) -> exp.Expression:
     return exp.Not(this=_is_null(_f("list_position", array.copy(), value.copy())))
 
 
-def _sorted(array: exp.Expr, element: SparkType, *, nulls_first: bool, descending: bool) -> exp.Expression:
+def _sorted(array: exp.Expr, element: SparkType, *, nulls_first: bool, descending: bool) -> exp.Expr:
     """``array`` sorted as Spark's stable sort does. DuckDB's ``list_sort`` is right but for a
     float's ``-0.0``, which it turns into ``0.0`` (Spark keeps it, after or before an equal
     ``0.0`` as in the input): floats are sorted by (NULL rank, value, position) and read back
@@ -276,10 +301,14 @@ def _sorted(array: exp.Expr, element: SparkType, *, nulls_first: bool, descendin
              exp.PropertyEQ(this=exp.to_identifier("x"), expression=_var(_X)),
              exp.PropertyEQ(this=exp.to_identifier("o"), expression=order_key),
              exp.PropertyEQ(this=exp.to_identifier("i"), expression=_var(_I)))
-    keys = _f("list_sort", _f("list_transform", array.copy(), _lambda(key, _X, _I)), exp.Literal.string("ASC"))
-    picked = _f("list_extract", array.copy(), _f("struct_extract", _var(_K), exp.Literal.string("i")))
-    out = _f("list_transform", keys, _lambda(picked, _K))
-    return _f("list_reverse", out) if descending else out
+
+    def by_position(bound: exp.Expr) -> exp.Expr:
+        keys = _f("list_sort", _f("list_transform", bound.copy(), _lambda(key, _X, _I)), exp.Literal.string("ASC"))
+        picked = _f("list_extract", bound.copy(), _f("struct_extract", _var(_K), exp.Literal.string("i")))
+        out = _f("list_transform", keys, _lambda(picked, _K))
+        return _f("list_reverse", out) if descending else out
+
+    return _bound(array, _A, by_position)
 
 
 def _array_of(called: str, node: exp.Expr, of: TypeOf, *, flat: bool = True) -> ArrayType:
@@ -389,6 +418,11 @@ def _duckdb_lambda(called: str, lam: exp.Expr, arity: tuple[int, ...]) -> exp.La
 def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> exp.Expr:
     """``called(*arguments)`` (arguments already rewritten) as DuckDB SQL giving Spark's answer.
 
+    Example:
+        >>> ints = {"a": ArrayType(_INT)}
+        >>> rewrite_array_function("array_compact", [exp.column("a")], lambda n: ints.get(n.name), None).sql("duckdb")
+        'LIST_FILTER(a, LAMBDA __vpush_x : NOT __vpush_x IS NULL)'
+
     Raises:
         OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for a form vpush does not answer as Spark.
     """
@@ -397,7 +431,7 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
         array = arguments[0]
         source = _array_of(called, array, of, flat=called not in ("flatten", "array_compact"))
         if called == "array_distinct":
-            return _normalized(_distinct(array), source.element)
+            return _normalized(_bound(array, _A, _distinct), source.element)
         if called == "array_compact":
             return _f("list_filter", array.copy(), _lambda(exp.Not(this=_is_null(_var(_X))), _X))
         if called in ("array_max", "array_min"):
@@ -449,13 +483,18 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
     if called in ("array_union", "array_intersect", "array_except", "arrays_overlap") and count == 2:
         left, right, element = _two_arrays(called, arguments[0], arguments[1], of)
         if called == "arrays_overlap":
-            return _overlap(left, right)
-        if called == "array_union":
-            value = _distinct(_f("list_concat", left.copy(), right.copy()))
-        else:
-            found = _contains(right, _var(_X))
+            return _bound(right, _B, lambda r: _overlap(left, r))
+
+        def combined(a: exp.Expr, b: exp.Expr) -> exp.Expr:
+            if called == "array_union":
+                # the first occurrences in a, then those in b of elements not in a
+                fresh = _f("list_filter", _distinct(b), _lambda(exp.Not(this=_contains(a, _var(_X))), _X))
+                return _f("list_concat", _distinct(a), fresh)
+            found = _contains(b, _var(_X))
             test = found if called == "array_intersect" else exp.Not(this=found)
-            value = _f("list_filter", _distinct(left), _lambda(test, _X))
+            return _f("list_filter", _distinct(a), _lambda(test, _X))
+
+        value = _bound(left, _A, lambda a: _bound(right, _B, lambda b: combined(a, b)))
         return _null_if_any(_normalized(value, element), ArrayType(element), left, right)
     if called == "slice" and count == 3:
         return _slice(arguments[0], _int_argument(called, arguments[1], of, "start"), _int_argument(called, arguments[2], of, "length"), of)
@@ -467,8 +506,8 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
         value, times = arguments[0], _int_argument(called, arguments[1], of, "count")
         if isinstance(value, exp.Null) or of(value) is None:
             _refuse(called, "a value of a type vpush does not know")
-        repeated = _f("list_transform", _f("range", _count(exp.cast(times.copy(), exp.DataType.build("BIGINT")))),
-                      _lambda(value.copy(), _X))
+        length = _count(exp.cast(times.copy(), exp.DataType.build("BIGINT")))
+        repeated = _bound(value, _A, lambda v: _f("list_transform", _f("range", length), _lambda(v.copy(), _X)))
         assert result is not None
         return exp.Case(ifs=[exp.If(this=_is_null(times), true=exp.cast(exp.Null(), result.to_sql_type())),
                              exp.If(this=exp.GT(this=times.copy(), expression=exp.Literal.number(MAX_ARRAY_LENGTH)), true=_too_long(called, times))],

@@ -76,6 +76,15 @@ CALLS = [
     "sequence(1, n)", "sequence(n, 1)", "sequence(1, 10, 3)", "sequence(i, 5)", "sequence(n, 5, 2)", "sequence(10, 1, -4)",
     "sequence(1L, 3L) AS sl", "sequence(n, n, 0)",
     "array_insert(a, 1, 9)", "array_insert(a, -1, 9)", "array_insert(a, 8, 9)", "array_insert(a, -8, 9)",
+    # nested lambdas, a variable named as a column, floats
+    "transform(nest, y -> transform(y, x -> x + 1))", "transform(a, i -> i + 1)", "filter(nest, y -> exists(y, x -> x > 2))",
+    "aggregate(nest, 0, (acc, y) -> acc + size(y))", "transform(a, x -> aggregate(b, x, (acc, y) -> acc + y))",
+    "array_distinct(transform(f, x -> float(x))) AS df", "sort_array(transform(f, x -> float(x)), false) AS sf",
+    "array_union(transform(f, x -> float(x)), array(float(-0.0))) AS uf", "size(a)", "array_contains(a, 2)",
+    # arguments that are expressions (computed once per row inside DuckDB's lambdas)
+    "array_union(array_distinct(a), transform(b, x -> x + 1))", "array_intersect(transform(a, x -> x), array_compact(b))",
+    "array_except(slice(a, 1, 3), array(2))", "arrays_overlap(a, transform(b, x -> x + 1))",
+    "sort_array(transform(f, x -> x * 2), false)", "array_distinct(transform(f, x -> x * 2))", "array_repeat(concat(s, 'x'), 2)",
     "array_insert(a, 3, NULL)", "array_insert(g, -2, s)", "array_insert(l, 2, i)", "array_insert(a, n + 2, 5)",
 ]
 
