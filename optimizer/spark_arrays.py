@@ -637,6 +637,8 @@ def _insert(arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
     inserting after the last element; a position past either end pads with NULLs; 0 raises
     ``INVALID_INDEX_OF_ZERO``."""
     array, value, element = _with_value("array_insert", arguments[0], arguments[2], of, flat=False)
+    if isinstance(arguments[1], exp.Null):
+        _refuse("array_insert", "a NULL position (Spark requires an int there: DATATYPE_MISMATCH)")
     position = _int_argument("array_insert", arguments[1], of, "position")
     wide = exp.DataType.build("BIGINT")
     pos, size = exp.cast(position.copy(), wide), exp.cast(_f("len", array.copy()), wide)

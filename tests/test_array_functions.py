@@ -6,6 +6,7 @@ arrays (``vpush.optimizer.spark_arrays`` does the rewriting); the checks are tho
 """
 from __future__ import annotations
 
+import decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ from vpush.codec.errors import VpushError
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
+D = decimal.Decimal
 NAN = float("nan")
 
 TABLE = pa.table(
@@ -31,6 +33,12 @@ TABLE = pa.table(
         "f": pa.array([[0.0, -0.0, NAN, NAN, None, 1.0], [-0.0, 0.0], [], None, [2.5, -1.0, -0.0], [NAN]], pa.list_(pa.float64())),
         "g": pa.array([["b", "a", None, "b"], [], None, ["é", "z", "A"], [None], ["x"]], pa.list_(pa.string())),
         "nest": pa.array([[[1, 2], [3]], [[1], None], None, [], [[None]], [[4], [5, 6]]], pa.list_(pa.list_(pa.int32()))),
+        "dt": pa.array([[19723, None, 19000, 19723], [], None, [0], [None], [20000, 1]], pa.list_(pa.int32())).cast(pa.list_(pa.date32())),
+        "ts": pa.array([[1_700_000_000_000_000, None, 0, 1_700_000_000_000_000], [], None, [5], [None], [-5, 7]],
+                       pa.list_(pa.int64())).cast(pa.list_(pa.timestamp("us", tz="UTC"))),
+        "dec": pa.array([[D("1.50"), D("-0.25"), None, D("1.5")], [], None, [D("0.00")], [None], [D("9.99"), D("-9.99")]],
+                        pa.list_(pa.decimal128(5, 2))),
+        "bo": pa.array([[True, None, False, True], [], None, [False], [None], [True]], pa.list_(pa.bool_())),
         "i": pa.array([1, 2, None, 5, 0, -1], pa.int32()),
         "n": pa.array([3, 0, -1, None, 2, 1], pa.int32()),
         "s": pa.array(["a", "b", None, "z", "x", ""]),
@@ -81,9 +89,15 @@ CALLS = [
     "aggregate(nest, 0, (acc, y) -> acc + size(y))", "transform(a, x -> aggregate(b, x, (acc, y) -> acc + y))",
     "array_distinct(transform(f, x -> float(x))) AS df", "sort_array(transform(f, x -> float(x)), false) AS sf",
     "array_union(transform(f, x -> float(x)), array(float(-0.0))) AS uf", "size(a)", "array_contains(a, 2)",
+    # dates, timestamps, decimals and booleans
+    "array_distinct(dt)", "sort_array(dt, false)", "array_sort(ts)", "array_max(ts)", "array_min(dt)", "array_distinct(dec)",
+    "sort_array(dec)", "array_position(dec, CAST(1.5 AS DECIMAL(5,2))) AS pd", "array_union(bo, array(false))", "array_remove(bo, true)",
+    "array_intersect(dt, array(DATE '2024-01-01'))", "exists(bo, x -> x)", "forall(bo, x -> x)", "array_compact(ts)",
     # arguments that are expressions (computed once per row inside DuckDB's lambdas)
     "array_union(array_distinct(a), transform(b, x -> x + 1))", "array_intersect(transform(a, x -> x), array_compact(b))",
     "array_except(slice(a, 1, 3), array(2))", "arrays_overlap(a, transform(b, x -> x + 1))",
+    "array_join(g, NULL)", "slice(a, 1, NULL)", "slice(a, NULL, 1)", "array_repeat(s, NULL)", "array_append(nest, NULL)",
+    "array_remove(a, NULL)", "flatten(array(array(1), NULL))",
     "sort_array(transform(f, x -> x * 2), false)", "array_distinct(transform(f, x -> x * 2))", "array_repeat(concat(s, 'x'), 2)",
     "array_insert(a, 3, NULL)", "array_insert(g, -2, s)", "array_insert(l, 2, i)", "array_insert(a, n + 2, 5)",
 ]
@@ -96,7 +110,7 @@ REFUSED = [
 ]
 
 # Refused on DuckDB; on Spark they raise (an order that is no literal, a merge or value of another type).
-REFUSED_SPARK_RAISES = ["sort_array(a, i > 0)", "array_position(a, 1.5)", "array_remove(a, 'x')", "aggregate(l, 0, (acc, x) -> acc + x)", "array_repeat(NULL, 2)"]
+REFUSED_SPARK_RAISES = ["sort_array(a, i > 0)", "array_position(a, 1.5)", "array_remove(a, 'x')", "array_insert(a, NULL, 1)", "aggregate(l, 0, (acc, x) -> acc + x)", "array_repeat(NULL, 2)"]
 
 
 @pytest.fixture(scope="module")
