@@ -514,6 +514,9 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
                         default=repeated)
     if called in ("exists", "forall", "filter", "transform") and count == 2:
         _array_of(called, arguments[0], of, flat=False)
+        body = of(arguments[1].this) if isinstance(arguments[1], exp.Lambda) else None
+        if called != "transform" and body is not None and body != _BOOLEAN:
+            _refuse(called, f"a lambda of type {body.to_spark()} (Spark requires a boolean)")
         lam = _duckdb_lambda(called, arguments[1], (1, 2))
         if called == "filter":
             return _f("list_filter", arguments[0], lam)
