@@ -327,4 +327,5 @@ def _spark_error(message: str) -> ExecutionError | None:
     if start < 0:
         return None
     _, error_class, text = message[start:].split("|", 2)
-    return ExecutionError(text.split("\n")[0].strip(), error_class=error_class)
+    # an empty class: Spark raises a plain Java exception there (``sequence``'s boundaries)
+    return ExecutionError(text.split("\n")[0].strip(), error_class=error_class or None)

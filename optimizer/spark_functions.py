@@ -48,6 +48,16 @@ def _f(least: int, most: int | None = -1, shown: str | None = None, defaults: tu
     return SparkFunction(least, least if most == -1 else most, shown, defaults)
 
 
+# What Spark fills in, and prints, for an array_sort without a comparator (ascending, NULLs
+# last) and an aggregate without a finish (the identity).
+_NULL_SAFE_COMPARE = (
+    "IF(((namedlambdavariable() IS NULL) AND (namedlambdavariable() IS NULL)), 0, (IF((namedlambdavariable() IS NULL), 1, "
+    "(IF((namedlambdavariable() IS NULL), -1, (IF((namedlambdavariable() < namedlambdavariable()), -1, "
+    "(IF((namedlambdavariable() > namedlambdavariable()), 1, 0)))))))))"
+)
+SORT_COMPARATOR = f"lambdafunction(({_NULL_SAFE_COMPARE}), namedlambdavariable(), namedlambdavariable())"
+IDENTITY_LAMBDA = "lambdafunction(namedlambdavariable(), namedlambdavariable())"
+
 SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     # math
     "abs": _f(1), "floor": _f(1, shown="FLOOR"), "ceil": _f(1, shown="CEIL"), "ceiling": _f(1),
@@ -104,6 +114,14 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "array": _f(0, None), "size": _f(1), "cardinality": _f(1), "array_size": _f(1), "struct": _f(0, None),
     "named_struct": _f(0, None), "filter": _f(2), "array_contains": _f(2), "element_at": _f(2), "reverse": _f(1),
     "base64": _f(1), "sha2": _f(2),
+    # more array functions: vpush.optimizer.spark_arrays
+    "array_distinct": _f(1), "array_join": _f(2, 3), "sort_array": _f(1, 2, defaults=("true",)),
+    "array_sort": _f(1, defaults=(SORT_COMPARATOR,)), "array_max": _f(1), "array_min": _f(1), "array_position": _f(2),
+    "array_remove": _f(2), "array_union": _f(2), "array_intersect": _f(2), "array_except": _f(2),
+    "arrays_overlap": _f(2), "flatten": _f(1), "slice": _f(3), "array_compact": _f(1), "array_append": _f(2),
+    "array_prepend": _f(2), "array_repeat": _f(2), "exists": _f(2), "forall": _f(2), "transform": _f(2),
+    "aggregate": _f(3, 4, defaults=(IDENTITY_LAMBDA,)), "reduce": _f(3, 4, defaults=(IDENTITY_LAMBDA,)),
+    "sequence": _f(2, 3), "array_insert": _f(3),
     # maps
     "map": _f(0, None), "map_keys": _f(1), "map_values": _f(1), "map_contains_key": _f(2),
     "map_from_arrays": _f(2), "str_to_map": _f(1, 3, defaults=(",", ":")),

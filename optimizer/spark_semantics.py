@@ -359,6 +359,11 @@ class _Typer:
         return self.columns.get(name.lower(), {})
 
     def column(self, node: exp.Column) -> SparkType | None:
+        from vpush.optimizer import spark_arrays
+
+        bound = spark_arrays.lambda_variable_type(node, self.of)
+        if not spark_arrays.is_unbound(bound):
+            return bound if isinstance(bound, SparkType) else None
         name = node.name.lower()
         if node.table:
             return self.source_columns(node.table).get(name)
@@ -372,6 +377,11 @@ class _Typer:
         return self.types[key]
 
     def _type(self, node: exp.Expr) -> SparkType | None:
+        from vpush.optimizer import spark_arrays
+
+        array_call = spark_arrays.array_call(node)
+        if array_call is not None:
+            return spark_arrays.array_function_type(*array_call, self.of)
         called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
         if called is not None:
             typed = self._call_type(node, called)
@@ -379,6 +389,11 @@ class _Typer:
                 return typed
         if isinstance(node, exp.Column):
             return self.column(node) if not isinstance(node.this, exp.Star) else None
+        if isinstance(node, exp.Identifier):
+            from vpush.optimizer import spark_arrays
+
+            bound = spark_arrays.lambda_variable_type(node, self.of)  # a variable in a lambda's body
+            return bound if isinstance(bound, SparkType) else None
         if isinstance(node, (exp.Struct, exp.Array, exp.VarMap)):
             return self._constructed(node)
         if isinstance(node, (ParseJson, ToVariantObject)):
@@ -478,7 +493,8 @@ class _Typer:
                 fields.append(StructField(part.this.name, typed))
             return StructType(tuple(fields))
         if isinstance(node, exp.Array):
-            element = self._common(node.expressions)
+            # integers of different widths widen, in Spark and in DuckDB's list alike
+            element = self._map_part(node.expressions)
             return None if element is None else ArrayType(element)
         keys, values = node.args.get("keys"), node.args.get("values")
         if not isinstance(keys, exp.Array) or not isinstance(values, exp.Array):
@@ -487,8 +503,9 @@ class _Typer:
         return None if key is None or value is None else MapType(key, value)
 
     def _map_part(self, parts: list[exp.Expr]) -> SparkType | None:
-        """The one type of a map's keys or values: :meth:`_common`, or the widest of integers of
-        different widths (Spark widens ``map(1, i, 2, b)`` to ``map<int,bigint>``)."""
+        """The one type of a map's keys or values, or an array's elements: :meth:`_common`, or the
+        widest of integers of different widths (Spark widens ``map(1, i, 2, b)`` to
+        ``map<int,bigint>``)."""
         common = self._common(parts)
         if common is not None:
             return common
@@ -835,6 +852,11 @@ class _Rewriter:
             return node  # typed before its arguments were rewritten; rewrite_variants makes the call
         result = of(node)
         self._datetime_arguments(node)
+        from vpush.optimizer import spark_arrays
+
+        array_call = spark_arrays.array_call(node)
+        if array_call is not None:
+            return spark_arrays.rewrite_array_function(*array_call, of, result)
         called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
         if called is not None:
             rewritten = self._spark_function(node, called, result)

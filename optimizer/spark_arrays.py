@@ -1,0 +1,679 @@
+"""Spark's array functions as DuckDB gives their answer: types, values, NULLs and errors.
+
+DuckDB has list functions under many of Spark's names, but with other answers: its
+``list_distinct`` drops the NULL and loses the order of first occurrence, its ``list_position``
+is NULL where Spark's ``array_position`` is 0, its lambdas count an index from 1 where Spark's
+count from 0, its ``list_sort`` turns a ``-0.0`` into ``0.0``, and its ``flatten`` skips a NULL
+inner array where Spark's whole answer is NULL. :func:`rewrite_array_function` writes each call
+of :data:`ARRAY_FUNCTIONS` as DuckDB SQL that gives Spark's answer, and
+:func:`array_function_type` gives its Spark type. A call whose answer vpush cannot give (an
+element type whose equality or order DuckDB computes otherwise, a coercion vpush does not do) is
+refused with ``VPUSH_UNSUPPORTED_FUNCTION`` rather than answered differently.
+
+Spark compares elements as its ordering does (``SQLOrderingUtil``): ``NaN`` equals ``NaN`` and
+``-0.0`` equals ``0.0``; DuckDB's ``=`` and ``list_position`` agree, and ``list_position`` finds a
+NULL element as Spark's set functions do, so these build on them. Every array argument is used
+whole inside DuckDB lambdas (DuckDB captures it), so no row is looped over in Python.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NoReturn
+
+from sqlglot import exp
+
+from vpush.optimizer.dialect import call_arguments, call_name
+from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.spark_semantics import spark_error
+from vpush.optimizer.variant_types import VARIANT, ArrayType, AtomicType, DecimalType, SparkType, StringType
+
+__all__ = ["ARRAY_FUNCTIONS", "MAX_ARRAY_LENGTH", "array_call", "array_function_type", "is_unbound",
+           "lambda_variable_type", "rewrite_array_function"]
+
+TypeOf = Callable[[exp.Expr], "SparkType | None"]
+
+ARRAY_FUNCTIONS = frozenset({
+    "array_distinct", "array_join", "sort_array", "array_sort", "array_max", "array_min", "array_position",
+    "array_remove", "array_union", "array_intersect", "array_except", "arrays_overlap", "flatten", "slice",
+    "array_compact", "array_append", "array_prepend", "array_repeat", "exists", "forall", "transform", "filter",
+    "aggregate", "reduce", "sequence", "array_insert",
+})
+"""The array functions this module answers, by the name the user calls them with."""
+
+MAX_ARRAY_LENGTH = 2_147_483_632
+"""Spark's largest array (``ByteArrayMethods.MAX_ROUNDED_ARRAY_LENGTH``): a longer ``sequence``
+or ``array_repeat`` raises ``COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER``."""
+
+_INTEGRAL = ("tinyint", "smallint", "int", "bigint")
+_INT = AtomicType("int")
+_BIGINT = AtomicType("bigint")
+_BOOLEAN = AtomicType("boolean")
+_X, _I, _K, _A, _B = "__vpush_x", "__vpush_i", "__vpush_k", "__vpush_a", "__vpush_b"
+
+
+def array_call(node: exp.Expr) -> tuple[str, list[exp.Expr]] | None:
+    """The name and arguments of a call to a function of :data:`ARRAY_FUNCTIONS`, else None.
+    (sqlglot keeps no trace of ``transform``, which it parses into a node of its own.)
+
+    Example:
+        >>> import sqlglot
+        >>> from vpush.optimizer.dialect import VpushSpark
+        >>> name, arguments = array_call(sqlglot.parse_one("SELECT slice(a, 2, 3)", read=VpushSpark).expressions[0])
+        >>> name, [a.sql() for a in arguments]
+        ('slice', ['a', '2', '3'])
+    """
+    if isinstance(node, exp.Transform) and isinstance(node.expression, exp.Lambda):
+        return "transform", [node.this, node.expression]
+    called = call_name(node)
+    if called not in ARRAY_FUNCTIONS:
+        return None
+    arguments = call_arguments(node)
+    if arguments is None or any(a is None for a in arguments):
+        return None
+    return called, [a for a in arguments if a is not None]
+
+
+def _is_integral(t: SparkType | None) -> bool:
+    return isinstance(t, AtomicType) and t.name in _INTEGRAL
+
+
+def _wider(a: AtomicType, b: AtomicType) -> AtomicType:
+    return a if _INTEGRAL.index(a.name) >= _INTEGRAL.index(b.name) else b
+
+
+def _common(a: SparkType | None, b: SparkType | None) -> SparkType | None:
+    """The type Spark coerces two element types to, where vpush does it: equal types, or the
+    wider of two integers."""
+    if a is not None and a == b:
+        return a
+    if isinstance(a, AtomicType) and isinstance(b, AtomicType) and _is_integral(a) and _is_integral(b):
+        return _wider(a, b)
+    return None
+
+
+def _flat(t: SparkType | None) -> bool:
+    """An element type whose equality and order are the same in DuckDB and Spark (nested values
+    with NULLs inside and variants are not)."""
+    return isinstance(t, (AtomicType, StringType, DecimalType)) and t != VARIANT
+
+
+def _fractional(t: SparkType | None) -> bool:
+    return isinstance(t, AtomicType) and t.name in ("float", "double")
+
+
+def array_function_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType | None:
+    """The Spark type of ``called(*arguments)``, or None where vpush does not know it.
+
+    Example:
+        >>> ints = {"a": ArrayType(_INT)}
+        >>> array_function_type("array_position", [exp.column("a"), exp.Literal.number(2)], lambda n: ints.get(n.name)).to_spark()
+        'bigint'
+    """
+    types = [of(a) for a in arguments]
+    source = types[0] if types else None
+    if called in ("exists", "forall", "arrays_overlap"):
+        return _BOOLEAN
+    if called == "array_join":
+        return StringType()
+    if called == "array_position":
+        return _BIGINT
+    if called == "array_repeat":
+        return ArrayType(source) if source is not None else None
+    if called == "sequence":
+        widest = source
+        for t in types[1:]:
+            widest = _common(widest, t)
+        return ArrayType(widest) if _is_integral(widest) else None
+    if called in ("aggregate", "reduce"):
+        if len(arguments) == 4 and isinstance(arguments[3], exp.Lambda):
+            return of(arguments[3].this)
+        return types[1] if len(types) > 1 else None
+    if not isinstance(source, ArrayType):
+        return None
+    if called in ("array_max", "array_min"):
+        return source.element
+    if called == "flatten":
+        return source.element if isinstance(source.element, ArrayType) else None
+    if called == "transform":
+        body = of(arguments[1].this) if isinstance(arguments[1], exp.Lambda) else None
+        return ArrayType(body) if body is not None else None
+    if called in ("array_union", "array_intersect", "array_except"):
+        other = types[1] if len(types) > 1 else None
+        element = _common(source.element, other.element) if isinstance(other, ArrayType) else None
+        return ArrayType(element) if element is not None else None
+    if called in ("array_append", "array_prepend", "array_insert"):
+        value = arguments[-1]
+        element = source.element if isinstance(value, exp.Null) else _common(source.element, types[-1])
+        return ArrayType(element) if element is not None else None
+    return source  # array_distinct, sort_array, array_sort, array_remove, slice, array_compact, filter
+
+
+_UNBOUND = object()
+
+
+def _variable_reference(node: exp.Expr) -> bool:
+    """Whether ``node`` may name a lambda variable: sqlglot parses the variables in a lambda's
+    body as bare identifiers (a column elsewhere), not as a lambda's parameters, a field's name
+    or an alias."""
+    if isinstance(node, exp.Column):
+        return not node.table
+    parent = node.parent
+    if not isinstance(node, exp.Identifier) or parent is None:
+        return False
+    if isinstance(parent, exp.Lambda):
+        return node.arg_key == "this"  # a body that is the variable alone
+    if isinstance(parent, (exp.Column, exp.Alias, exp.TableAlias, exp.Table)):
+        return False
+    return not (isinstance(parent, (exp.Dot, exp.PropertyEQ)) and node.arg_key in ("expression", "this"))
+
+
+def lambda_variable_type(column: exp.Column | exp.Identifier, of: TypeOf) -> SparkType | None | object:
+    """The Spark type of ``column`` where it names a variable of an enclosing lambda of an array
+    function (the element, Spark's 0-based ``int`` index, or the accumulator, typed as the zero of
+    ``aggregate``); :data:`_UNBOUND` where it names no lambda variable."""
+    if not _variable_reference(column):
+        return _UNBOUND
+    name = column.name.lower()
+    node = column.parent
+    while node is not None:
+        if isinstance(node, exp.Lambda):
+            names = [v.name.lower() for v in node.expressions]
+            if name in names:
+                return _variable_type(node, names.index(name), of)
+        node = node.parent
+    return _UNBOUND
+
+
+def _variable_type(lam: exp.Lambda, position: int, of: TypeOf) -> SparkType | None:
+    found = array_call(lam.parent) if lam.parent is not None else None
+    if found is None:
+        return None
+    called, arguments = found
+    place = next((k for k, a in enumerate(arguments) if a is lam), None)
+    source = of(arguments[0])
+    element = source.element if isinstance(source, ArrayType) else None
+    if called in ("aggregate", "reduce"):
+        if place == 2:
+            return of(arguments[1]) if position == 0 else element
+        return of(arguments[1]) if place == 3 and position == 0 else None
+    return element if position == 0 else _INT
+
+
+def is_unbound(typed: object) -> bool:
+    """Whether :func:`lambda_variable_type` found no lambda variable."""
+    return typed is _UNBOUND
+
+
+def _refuse(called: str, what: str) -> NoReturn:
+    raise OptimizeError(
+        f"{called}: the DuckDB engine does not give Spark's answer for {what} yet; the Spark engine runs it",
+        error_class="VPUSH_UNSUPPORTED_FUNCTION",
+    )
+
+
+def _f(name: str, *arguments: exp.Expr) -> exp.Expression:
+    return exp.Anonymous(this=name, expressions=list(arguments))
+
+
+def _var(name: str) -> exp.Column:
+    return exp.Column(this=exp.to_identifier(name))
+
+
+def _lambda(body: exp.Expr, *names: str) -> exp.Lambda:
+    return exp.Lambda(this=body, expressions=[exp.to_identifier(n) for n in names])
+
+
+def _is_null(node: exp.Expr) -> exp.Expression:
+    return exp.Is(this=node.copy(), expression=exp.Null())
+
+
+def _any_null(*nodes: exp.Expr) -> exp.Expression:
+    tests = [_is_null(n) for n in nodes]
+    out = tests[0]
+    for test in tests[1:]:
+        out = exp.Or(this=out, expression=test)
+    return out
+
+
+def _null_if_any(value: exp.Expr, to: SparkType, *nodes: exp.Expr) -> exp.Expression:
+    """``value``, or NULL (of Spark's type ``to``) where one of ``nodes`` is NULL."""
+    sql_type = to.to_sql_type()
+    assert sql_type is not None
+    return exp.Case(ifs=[exp.If(this=_any_null(*nodes), true=exp.cast(exp.Null(), sql_type))], default=value)
+
+
+def _as(node: exp.Expr, have: SparkType | None, want: SparkType) -> exp.Expr:
+    if have == want:
+        return node
+    sql_type = want.to_sql_type()
+    assert sql_type is not None
+    return exp.cast(node, sql_type)
+
+
+def _bound(value: exp.Expr, name: str, build: Callable[[exp.Expr], exp.Expr]) -> exp.Expr:
+    """``build(value)``, with ``value`` computed once per row where it is more than a column or a
+    literal: DuckDB computes an expression inside a lambda again for each element (no common
+    subexpressions there), so ``value`` is bound to the variable ``name`` of a one-element
+    ``list_transform``."""
+    if isinstance(value, (exp.Column, exp.Identifier, exp.Literal, exp.Null)):
+        return build(value)
+    each = _f("list_transform", exp.Array(expressions=[value]), _lambda(build(_var(name)), name))
+    return _f("list_extract", each, exp.Literal.number(1))
+
+
+def _distinct(array: exp.Expr) -> exp.Expression:
+    """The elements of ``array`` in the order of their first occurrence, one NULL kept (Spark's
+    ``array_distinct``; DuckDB's ``list_position`` finds the first equal element, NULL included)."""
+    first = exp.EQ(this=_f("list_position", array.copy(), _var(_X)), expression=_var(_I))
+    return _f("list_filter", array.copy(), _lambda(first, _X, _I))
+
+
+def _normalized(array: exp.Expr, element: SparkType) -> exp.Expr:
+    """``array`` with each ``-0.0`` made ``0.0``, as Spark's set functions (``array_distinct``,
+    ``array_union``, ``array_intersect``, ``array_except``) give it: they hash a float's
+    normalized bits."""
+    if not _fractional(element):
+        return array
+    sql_type = element.to_sql_type()
+    assert sql_type is not None
+    zero = exp.If(this=exp.EQ(this=_var(_X), expression=exp.Literal.number(0)), true=exp.cast(exp.Literal.number(0), sql_type))
+    return _f("list_transform", array, _lambda(exp.Case(ifs=[zero], default=_var(_X)), _X))
+
+
+def _contains(array: exp.Expr, value: exp.Expr) -> exp.Expression:
+    """Whether ``array`` holds an element equal to ``value`` (a NULL holds a NULL), as a boolean."""
+    return exp.Not(this=_is_null(_f("list_position", array.copy(), value.copy())))
+
+
+def _sorted(array: exp.Expr, element: SparkType, *, nulls_first: bool, descending: bool) -> exp.Expr:
+    """``array`` sorted as Spark's stable sort does. DuckDB's ``list_sort`` is right but for a
+    float's ``-0.0``, which it turns into ``0.0`` (Spark keeps it, after or before an equal
+    ``0.0`` as in the input): floats are sorted by (NULL rank, value, position) and read back
+    from the input by position."""
+    if not _fractional(element):
+        order = exp.Literal.string("DESC" if descending else "ASC")
+        nulls = exp.Literal.string("NULLS FIRST" if nulls_first else "NULLS LAST")
+        return _f("list_sort", array.copy(), order, nulls)
+    # descending: sort ascending with NULLs first and later positions first, then reverse
+    rank = exp.Not(this=_is_null(_var(_X))) if nulls_first or descending else _is_null(_var(_X))
+    order_key: exp.Expr = exp.Neg(this=_var(_I)) if descending else _var(_I)
+    key = _f("struct_pack", exp.PropertyEQ(this=exp.to_identifier("n"), expression=rank),
+             exp.PropertyEQ(this=exp.to_identifier("x"), expression=_var(_X)),
+             exp.PropertyEQ(this=exp.to_identifier("o"), expression=order_key),
+             exp.PropertyEQ(this=exp.to_identifier("i"), expression=_var(_I)))
+
+    def by_position(bound: exp.Expr) -> exp.Expr:
+        keys = _f("list_sort", _f("list_transform", bound.copy(), _lambda(key, _X, _I)), exp.Literal.string("ASC"))
+        picked = _f("list_extract", bound.copy(), _f("struct_extract", _var(_K), exp.Literal.string("i")))
+        out = _f("list_transform", keys, _lambda(picked, _K))
+        return _f("list_reverse", out) if descending else out
+
+    return _bound(array, _A, by_position)
+
+
+def _array_of(called: str, node: exp.Expr, of: TypeOf, *, flat: bool = True) -> ArrayType:
+    t = of(node)
+    if not isinstance(t, ArrayType) or t.element is None:
+        _refuse(called, "an argument that is not an array of a type vpush knows")
+    if flat and not _flat(t.element):
+        _refuse(called, f"arrays of {t.element.to_spark()} (nested or variant elements compare otherwise in DuckDB)")
+    return t
+
+
+def _with_value(called: str, array: exp.Expr, value: exp.Expr, of: TypeOf, *, flat: bool = True) -> tuple[exp.Expr, exp.Expr, SparkType]:
+    """``array`` and ``value`` coerced to one element type as Spark does (equal types, a NULL
+    value, or the wider integer), or refused."""
+    source = _array_of(called, array, of, flat=flat)
+    if isinstance(value, exp.Null):
+        return array, _as(value, None, source.element), source.element
+    element = _common(source.element, of(value))
+    if element is None:
+        _refuse(called, "a value of another type than the array's elements (Spark's coercion)")
+    return _as(array, source, ArrayType(element)), _as(value, of(value), element), element
+
+
+def _two_arrays(called: str, left: exp.Expr, right: exp.Expr, of: TypeOf) -> tuple[exp.Expr, exp.Expr, SparkType]:
+    a, b = _array_of(called, left, of), _array_of(called, right, of)
+    element = _common(a.element, b.element)
+    if element is None:
+        _refuse(called, "arrays of different element types (Spark's coercion)")
+    return _as(left, a, ArrayType(element)), _as(right, b, ArrayType(element)), element
+
+
+def _int_argument(called: str, node: exp.Expr, of: TypeOf, what: str) -> exp.Expr:
+    t = of(node)
+    if isinstance(node, exp.Null):
+        return exp.cast(node, exp.DataType.build("INT"))
+    if not (isinstance(t, AtomicType) and t.name in ("tinyint", "smallint", "int")):
+        _refuse(called, f"a {what} that is not an int")
+    return node
+
+
+def _parameter_error(called: str, parameter: str, expects: str, value: exp.Expr) -> exp.Expression:
+    text = exp.DPipe(
+        this=exp.Literal.string(f"The value of parameter(s) `{parameter}` in `{called}` is invalid: {expects}, but got "),
+        expression=exp.DPipe(this=exp.cast(value.copy(), exp.DataType.build("VARCHAR")), expression=exp.Literal.string(".")),
+    )
+    return spark_error(f"INVALID_PARAMETER_VALUE.{parameter.upper()}", text, None)
+
+
+def _too_long(called: str, count: exp.Expr) -> exp.Expression:
+    """Spark's error for an array longer than :data:`MAX_ARRAY_LENGTH`: each function raises its
+    own (``array_repeat``'s generated code allocates the array, and fails there)."""
+    limit = f"the array size limit {MAX_ARRAY_LENGTH}"
+    if called == "array_repeat":
+        error_class, before, after = ("_LEGACY_ERROR_TEMP_2176", "Cannot create array with ",
+                                      f" elements of data due to exceeding the limit {MAX_ARRAY_LENGTH} elements for ArrayData.  array_repeat failed.")
+    elif called == "array_insert":
+        error_class, before, after = ("COLLECTION_SIZE_LIMIT_EXCEEDED.FUNCTION", "Can't create array with ",
+                                      f" elements which exceeding {limit}, unsuccessful try to create arrays in the function `{called}`.")
+    else:
+        error_class, before, after = ("COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER", "Can't create array with ",
+                                      f" elements which exceeding {limit}, the value of parameter(s) `count` in the function `{called}` is invalid.")
+    text = exp.DPipe(this=exp.Literal.string(before),
+                     expression=exp.DPipe(this=exp.cast(count.copy(), exp.DataType.build("VARCHAR")), expression=exp.Literal.string(after)))
+    return spark_error(error_class, text, None)
+
+
+def _count(count: exp.Expr) -> exp.Expression:
+    """``count`` for DuckDB's ``range``, 0 past Spark's largest array. DuckDB folds a constant
+    ``range`` when it plans the query, in every branch of a ``CASE``: the branch that raises
+    Spark's error must not build the array first."""
+    return exp.Case(ifs=[exp.If(this=exp.GT(this=count.copy(), expression=exp.Literal.number(MAX_ARRAY_LENGTH)), true=exp.Literal.number(0))],
+                    default=_f("greatest", count, exp.Literal.number(0)))
+
+
+def _three_valued(truths: exp.Expr, decisive: bool) -> exp.Expression:
+    """Spark's ``exists`` (``decisive`` true) and ``forall`` (false) over a list of booleans: the
+    decisive value if any element has it, else NULL if any is NULL, else its opposite."""
+    hit = _f("list_contains", truths.copy(), exp.Boolean(this=decisive))
+    unknown = exp.LT(this=_f("list_count", truths.copy()), expression=_f("len", truths.copy()))
+    return exp.Case(
+        ifs=[exp.If(this=_is_null(truths), true=exp.cast(exp.Null(), exp.DataType.build("BOOLEAN"))),
+             exp.If(this=hit, true=exp.Boolean(this=decisive)),
+             exp.If(this=unknown, true=exp.cast(exp.Null(), exp.DataType.build("BOOLEAN")))],
+        default=exp.Boolean(this=not decisive),
+    )
+
+
+def _duckdb_lambda(called: str, lam: exp.Expr, arity: tuple[int, ...]) -> exp.Lambda:
+    """A Spark lambda as DuckDB's: Spark's index variable counts from 0 as an ``int``, DuckDB's
+    from 1 as a ``bigint``, so each use of it becomes ``CAST(i - 1 AS INT)``."""
+    if not isinstance(lam, exp.Lambda) or len(lam.expressions) not in arity:
+        _refuse(called, "this argument in place of a lambda")
+    if len(lam.expressions) == 2 and called not in ("aggregate", "reduce"):
+        index = lam.expressions[1].name.lower()
+        body = lam.this
+        for ref in list(body.find_all(exp.Column, exp.Identifier)):
+            if _variable_reference(ref) and ref.name.lower() == index:
+                zero_based = exp.cast(exp.Paren(this=exp.Sub(this=_var(_I), expression=exp.Literal.number(1))), exp.DataType.build("INT"))
+                if ref is body:
+                    body = zero_based
+                else:
+                    ref.replace(zero_based)
+        return _lambda(body, lam.expressions[0].name, _I)
+    return lam
+
+
+def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> exp.Expr:
+    """``called(*arguments)`` (arguments already rewritten) as DuckDB SQL giving Spark's answer.
+
+    Example:
+        >>> ints = {"a": ArrayType(_INT)}
+        >>> rewrite_array_function("array_compact", [exp.column("a")], lambda n: ints.get(n.name), None).sql("duckdb")
+        'LIST_FILTER(a, LAMBDA __vpush_x : NOT __vpush_x IS NULL)'
+
+    Raises:
+        OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for a form vpush does not answer as Spark.
+    """
+    count = len(arguments)
+    if called in ("array_distinct", "array_compact", "array_max", "array_min", "flatten") and count == 1:
+        array = arguments[0]
+        source = _array_of(called, array, of, flat=called not in ("flatten", "array_compact"))
+        if called == "array_distinct":
+            return _normalized(_bound(array, _A, _distinct), source.element)
+        if called == "array_compact":
+            return _f("list_filter", array.copy(), _lambda(exp.Not(this=_is_null(_var(_X))), _X))
+        if called in ("array_max", "array_min"):
+            return _f("list_max" if called == "array_max" else "list_min", array)
+        if not isinstance(source.element, ArrayType):
+            _refuse(called, "an argument that is not an array of arrays")
+        # Spark: NULL when the array or any array in it is NULL; DuckDB skips a NULL inner array
+        holes = exp.LT(this=_f("list_count", array.copy()), expression=_f("len", array.copy()))
+        assert result is not None
+        return exp.Case(ifs=[exp.If(this=exp.Or(this=_is_null(array), expression=holes), true=exp.cast(exp.Null(), result.to_sql_type()))],
+                        default=_f("flatten", array.copy()))
+    if called in ("sort_array", "array_sort") and count in (1, 2):
+        source = _array_of(called, arguments[0], of)
+        if called == "array_sort":
+            if count == 2:
+                _refuse(called, "a comparator lambda")
+            return _sorted(arguments[0], source.element, nulls_first=False, descending=False)
+        ascending = arguments[1] if count == 2 else exp.true()
+        if not isinstance(ascending, exp.Boolean):
+            _refuse(called, "an order that is not the literal true or false")
+        asc = bool(ascending.this)
+        return _sorted(arguments[0], source.element, nulls_first=asc, descending=not asc)
+    if called == "array_join" and count in (2, 3):
+        source = _array_of(called, arguments[0], of)
+        if not (isinstance(source.element, StringType) or _is_integral(source.element)):
+            _refuse(called, "arrays of elements other than strings and integers (Spark's cast to string)")
+        delimiter = arguments[1]
+        if not (isinstance(delimiter, exp.Null) or (isinstance(delimiter, exp.Literal) and delimiter.is_string)):
+            _refuse(called, "a delimiter that is not a literal string (DuckDB's array_to_string takes a constant)")
+        if count == 3 and not isinstance(of(arguments[2]), StringType) and not isinstance(arguments[2], exp.Null):
+            _refuse(called, "a null replacement that is not a string")
+        texts: exp.Expr = arguments[0]
+        if not isinstance(source.element, StringType):
+            texts = exp.cast(texts, exp.DataType.build("VARCHAR[]"))
+        if count == 3:
+            texts = _f("list_transform", texts, _lambda(exp.Coalesce(this=_var(_X), expressions=[arguments[2].copy()]), _X))
+        # DuckDB's is NULL for an array of NULLs only, Spark's the empty string
+        joined = _f("coalesce", _f("array_to_string", texts, arguments[1].copy()), exp.Literal.string(""))
+        return _null_if_any(joined, StringType(), *arguments)
+    if called == "array_position" and count == 2:
+        array, value, _ = _with_value(called, arguments[0], arguments[1], of)
+        found = _f("coalesce", _f("list_position", array.copy(), value.copy()), exp.Literal.number(0))
+        return _null_if_any(exp.cast(found, exp.DataType.build("BIGINT")), _BIGINT, array, value)
+    if called == "array_remove" and count == 2:
+        array, value, element = _with_value(called, arguments[0], arguments[1], of)
+        # a NULL element is kept: Spark compares only non-NULL elements
+        keep = exp.Or(this=_is_null(_var(_X)), expression=exp.NEQ(this=_var(_X), expression=value.copy()))
+        return _null_if_any(_f("list_filter", array.copy(), _lambda(keep, _X)), ArrayType(element), array, value)
+    if called in ("array_union", "array_intersect", "array_except", "arrays_overlap") and count == 2:
+        left, right, element = _two_arrays(called, arguments[0], arguments[1], of)
+        if called == "arrays_overlap":
+            return _bound(right, _B, lambda r: _overlap(left, r))
+
+        def combined(a: exp.Expr, b: exp.Expr) -> exp.Expr:
+            if called == "array_union":
+                # the first occurrences in a, then those in b of elements not in a
+                fresh = _f("list_filter", _distinct(b), _lambda(exp.Not(this=_contains(a, _var(_X))), _X))
+                return _f("list_concat", _distinct(a), fresh)
+            found = _contains(b, _var(_X))
+            test = found if called == "array_intersect" else exp.Not(this=found)
+            return _f("list_filter", _distinct(a), _lambda(test, _X))
+
+        value = _bound(left, _A, lambda a: _bound(right, _B, lambda b: combined(a, b)))
+        return _null_if_any(_normalized(value, element), ArrayType(element), left, right)
+    if called == "slice" and count == 3:
+        return _slice(arguments[0], _int_argument(called, arguments[1], of, "start"), _int_argument(called, arguments[2], of, "length"), of)
+    if called in ("array_append", "array_prepend") and count == 2:
+        array, value, element = _with_value(called, arguments[0], arguments[1], of, flat=False)
+        built = _f("list_append", array.copy(), value) if called == "array_append" else _f("list_prepend", value, array.copy())
+        return _null_if_any(built, ArrayType(element), array)
+    if called == "array_repeat" and count == 2:
+        value, times = arguments[0], _int_argument(called, arguments[1], of, "count")
+        if isinstance(value, exp.Null) or of(value) is None:
+            _refuse(called, "a value of a type vpush does not know")
+        length = _count(exp.cast(times.copy(), exp.DataType.build("BIGINT")))
+        repeated = _bound(value, _A, lambda v: _f("list_transform", _f("range", length), _lambda(v.copy(), _X)))
+        assert result is not None
+        return exp.Case(ifs=[exp.If(this=_is_null(times), true=exp.cast(exp.Null(), result.to_sql_type())),
+                             exp.If(this=exp.GT(this=times.copy(), expression=exp.Literal.number(MAX_ARRAY_LENGTH)), true=_too_long(called, times))],
+                        default=repeated)
+    if called in ("exists", "forall", "filter", "transform") and count == 2:
+        _array_of(called, arguments[0], of, flat=False)
+        body = of(arguments[1].this) if isinstance(arguments[1], exp.Lambda) else None
+        if called != "transform" and body is not None and body != _BOOLEAN:
+            _refuse(called, f"a lambda of type {body.to_spark()} (Spark requires a boolean)")
+        lam = _duckdb_lambda(called, arguments[1], (1, 2))
+        if called == "filter":
+            return _f("list_filter", arguments[0], lam)
+        mapped = _f("list_transform", arguments[0], lam)
+        if called == "transform":
+            return mapped
+        return _three_valued(mapped, decisive=called == "exists")
+    if called in ("aggregate", "reduce") and count in (3, 4):
+        return _aggregate(called, arguments, of, result)
+    if called == "sequence" and count in (2, 3):
+        return _sequence(arguments, of, result)
+    if called == "array_insert" and count == 3:
+        return _insert(arguments, of)
+    _refuse(called, "this form")
+
+
+def _overlap(left: exp.Expr, right: exp.Expr) -> exp.Expression:
+    """Spark's ``arrays_overlap``: true for a common non-NULL element; else NULL where both arrays
+    are non-empty and either holds a NULL; else false. NULL for a NULL array."""
+    common = exp.And(this=exp.Not(this=_is_null(_var(_X))), expression=_contains(right, _var(_X)))
+    found = exp.GT(this=_f("len", _f("list_filter", left.copy(), _lambda(common, _X))), expression=exp.Literal.number(0))
+
+    def holes(array: exp.Expr) -> exp.Expression:
+        return exp.LT(this=_f("list_count", array.copy()), expression=_f("len", array.copy()))
+
+    both = exp.And(this=exp.GT(this=_f("len", left.copy()), expression=exp.Literal.number(0)),
+                   expression=exp.GT(this=_f("len", right.copy()), expression=exp.Literal.number(0)))
+    unknown = exp.And(this=both, expression=exp.Paren(this=exp.Or(this=holes(left), expression=holes(right))))
+    null = exp.cast(exp.Null(), exp.DataType.build("BOOLEAN"))
+    return exp.Case(ifs=[exp.If(this=_any_null(left, right), true=null), exp.If(this=found, true=exp.true()),
+                         exp.If(this=unknown, true=null.copy())], default=exp.false())
+
+
+def _slice(array: exp.Expr, start: exp.Expr, length: exp.Expr, of: TypeOf) -> exp.Expression:
+    """Spark's ``slice(a, start, length)``: 1-based, a negative start from the end, an empty array
+    for a start outside; ``INVALID_PARAMETER_VALUE.START`` for 0 and ``.LENGTH`` for a negative
+    length (only where no argument is NULL)."""
+    source = _array_of("slice", array, of, flat=False)
+    size = exp.cast(_f("len", array.copy()), exp.DataType.build("BIGINT"))
+    wide = exp.cast(start.copy(), exp.DataType.build("BIGINT"))
+    first = exp.Case(ifs=[exp.If(this=exp.LT(this=start.copy(), expression=exp.Literal.number(0)),
+                                 true=exp.Add(this=wide.copy(), expression=size.copy()))],
+                     default=exp.Sub(this=wide.copy(), expression=exp.Literal.number(1)))
+    outside = exp.Or(this=exp.LT(this=first.copy(), expression=exp.Literal.number(0)), expression=exp.GTE(this=first.copy(), expression=size))
+    piece = _f("list_slice", array.copy(), exp.Add(this=first.copy(), expression=exp.Literal.number(1)),
+               exp.Add(this=first, expression=exp.cast(length.copy(), exp.DataType.build("BIGINT"))))
+    empty = _f("list_slice", array.copy(), exp.Literal.number(1), exp.Literal.number(0))
+    sql_type = source.to_sql_type()
+    assert sql_type is not None
+    return exp.Case(
+        ifs=[exp.If(this=_any_null(array, start, length), true=exp.cast(exp.Null(), sql_type)),
+             exp.If(this=exp.EQ(this=start.copy(), expression=exp.Literal.number(0)),
+                    true=_parameter_error("slice", "start", "Expects a positive or a negative value for `start`", start)),
+             exp.If(this=exp.LT(this=length.copy(), expression=exp.Literal.number(0)),
+                    true=_parameter_error("slice", "length", "Expects `length` greater than or equal to 0", length)),
+             exp.If(this=outside, true=empty)],
+        default=piece,
+    )
+
+
+def _aggregate(called: str, arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> exp.Expr:
+    """Spark's ``aggregate``/``reduce(a, zero, merge[, finish])`` as DuckDB's ``list_reduce`` from
+    ``zero``: the accumulator is ``zero``'s type, and Spark refuses a merge of another type."""
+    array, zero, merge = arguments[0], arguments[1], arguments[2]
+    _array_of(called, array, of, flat=False)
+    zero_type = of(zero)
+    if zero_type is None or not isinstance(merge, exp.Lambda) or of(merge.this) != zero_type:
+        _refuse(called, "a merge whose type vpush does not know to be the zero's (Spark's coercion)")
+    sql_type = zero_type.to_sql_type()
+    assert sql_type is not None
+    reduced: exp.Expr = _f("list_reduce", array, _duckdb_lambda(called, merge, (2,)), exp.cast(zero, sql_type))
+    if len(arguments) == 4:
+        finish = _duckdb_lambda(called, arguments[3], (1,))
+        reduced = _f("list_extract", _f("list_transform", exp.Array(expressions=[reduced]), finish), exp.Literal.number(1))
+    return reduced
+
+
+def _sequence(arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> exp.Expr:
+    """Spark's ``sequence`` of integers: inclusive, a step of 1 or -1 by default; a step that
+    does not lead from start to stop raises (Spark's message, no error class), as does a sequence
+    longer than Spark's largest array."""
+    if not isinstance(result, ArrayType) or not _is_integral(result.element):
+        _refuse("sequence", "arguments other than integers of one type (dates and timestamps included)")
+    start, stop = arguments[0], arguments[1]
+    wide = exp.DataType.build("BIGINT")
+    a, b = exp.cast(start.copy(), wide), exp.cast(stop.copy(), wide)
+    step = exp.cast(arguments[2].copy(), wide) if len(arguments) == 3 else exp.Case(
+        ifs=[exp.If(this=exp.LTE(this=a.copy(), expression=b.copy()), true=exp.Literal.number(1))], default=exp.Literal.number(-1))
+    fine = exp.Or(
+        this=exp.Or(this=exp.And(this=exp.GT(this=step.copy(), expression=exp.Literal.number(0)), expression=exp.LTE(this=a.copy(), expression=b.copy())),
+                    expression=exp.And(this=exp.LT(this=step.copy(), expression=exp.Literal.number(0)), expression=exp.GTE(this=a.copy(), expression=b.copy()))),
+        expression=exp.And(this=exp.EQ(this=step.copy(), expression=exp.Literal.number(0)), expression=exp.EQ(this=a.copy(), expression=b.copy())),
+    )
+    text = exp.DPipe(this=exp.Literal.string("requirement failed: Illegal sequence boundaries: "), expression=exp.DPipe(
+        this=exp.cast(a.copy(), exp.DataType.build("VARCHAR")), expression=exp.DPipe(this=exp.Literal.string(" to "), expression=exp.DPipe(
+            this=exp.cast(b.copy(), exp.DataType.build("VARCHAR")), expression=exp.DPipe(this=exp.Literal.string(" by "),
+                                                                                       expression=exp.cast(step.copy(), exp.DataType.build("VARCHAR")))))))
+    hugeint = exp.DataType.build("HUGEINT")
+    length = exp.Add(this=exp.IntDiv(this=exp.Paren(this=exp.Sub(this=exp.cast(b.copy(), hugeint), expression=exp.cast(a.copy(), hugeint))),
+                                     expression=exp.Anonymous(this="nullif", expressions=[exp.cast(step.copy(), hugeint), exp.Literal.number(0)])),
+                     expression=exp.Literal.number(1))
+    sql_type = result.to_sql_type()
+    assert sql_type is not None
+    # the series DuckDB builds (and may fold when planning) is [a] where Spark raises
+    safe_stop = exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Paren(this=fine.copy())), true=a.copy()),
+                              exp.If(this=exp.GT(this=length.copy(), expression=exp.Literal.number(MAX_ARRAY_LENGTH)), true=a.copy())],
+                         default=b.copy())
+    safe_step = exp.Case(ifs=[exp.If(this=exp.EQ(this=step.copy(), expression=exp.Literal.number(0)), true=exp.Literal.number(1))], default=step.copy())
+    series = exp.Case(ifs=[exp.If(this=exp.EQ(this=a.copy(), expression=safe_stop.copy()), true=exp.Array(expressions=[a.copy()]))],
+                      default=_f("generate_series", a.copy(), safe_stop, safe_step))
+    return exp.Case(
+        ifs=[exp.If(this=_any_null(*arguments), true=exp.cast(exp.Null(), sql_type)),
+             exp.If(this=exp.Not(this=exp.Paren(this=fine)), true=spark_error("", text, None)),
+             exp.If(this=exp.GT(this=length, expression=exp.Literal.number(MAX_ARRAY_LENGTH)), true=_too_long("sequence", length.copy()))],
+        default=exp.cast(series, sql_type),
+    )
+
+
+def _insert(arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
+    """Spark's ``array_insert(a, pos, v)``: 1-based; a negative position counts from the end, -1
+    inserting after the last element; a position past either end pads with NULLs; 0 raises
+    ``INVALID_INDEX_OF_ZERO``."""
+    array, value, element = _with_value("array_insert", arguments[0], arguments[2], of, flat=False)
+    if isinstance(arguments[1], exp.Null):
+        _refuse("array_insert", "a NULL position (Spark requires an int there: DATATYPE_MISMATCH)")
+    position = _int_argument("array_insert", arguments[1], of, "position")
+    wide = exp.DataType.build("BIGINT")
+    pos, size = exp.cast(position.copy(), wide), exp.cast(_f("len", array.copy()), wide)
+    element_type = element.to_sql_type()
+    assert element_type is not None
+    nulls = _f("list_transform", _f("range", _count(exp.Sub(this=pos.copy(), expression=exp.Paren(this=exp.Add(this=size.copy(), expression=exp.Literal.number(1)))))),
+               _lambda(exp.cast(exp.Null(), element_type), _X))
+    # from the front (pos > 0): elements before pos, NULLs up to pos, the value, the rest
+    front = _f("list_concat", _f("list_concat", _f("list_slice", array.copy(), exp.Literal.number(1), exp.Sub(this=pos.copy(), expression=exp.Literal.number(1))), nulls),
+               _f("list_concat", exp.Array(expressions=[value.copy()]), _f("list_slice", array.copy(), pos.copy(), size.copy())))
+    # from the back (pos < 0): -1 appends; past the front, the value, NULLs, then the array
+    back_at = exp.Add(this=exp.Add(this=size.copy(), expression=pos.copy()), expression=exp.Literal.number(1))  # elements before it
+    before_front = exp.LT(this=back_at.copy(), expression=exp.Literal.number(0))
+    pad = _f("list_transform", _f("range", _count(exp.Neg(this=exp.Paren(this=back_at.copy())))), _lambda(exp.cast(exp.Null(), element_type), _X))
+    back = exp.Case(
+        ifs=[exp.If(this=before_front, true=_f("list_concat", _f("list_concat", exp.Array(expressions=[value.copy()]), pad), array.copy()))],
+        default=_f("list_concat", _f("list_concat", _f("list_slice", array.copy(), exp.Literal.number(1), back_at.copy()), exp.Array(expressions=[value.copy()])),
+                   _f("list_slice", array.copy(), exp.Add(this=back_at.copy(), expression=exp.Literal.number(1)), size.copy())),
+    )
+    zero_text = "The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1)."
+    grown = exp.Case(
+        ifs=[exp.If(this=exp.GT(this=pos.copy(), expression=exp.Literal.number(0)),
+                    true=_f("greatest", exp.Add(this=size.copy(), expression=exp.Literal.number(1)), pos.copy()))],
+        default=exp.Add(this=exp.Add(this=size.copy(), expression=exp.Literal.number(1)),
+                        expression=_f("greatest", exp.Neg(this=exp.Paren(this=back_at.copy())), exp.Literal.number(0))),
+    )
+    sql_type = ArrayType(element).to_sql_type()
+    assert sql_type is not None
+    return exp.Case(
+        ifs=[exp.If(this=_any_null(array, position), true=exp.cast(exp.Null(), sql_type)),
+             exp.If(this=exp.EQ(this=position.copy(), expression=exp.Literal.number(0)), true=spark_error("INVALID_INDEX_OF_ZERO", zero_text, None)),
+             exp.If(this=exp.GT(this=grown.copy(), expression=exp.Literal.number(MAX_ARRAY_LENGTH)), true=_too_long("array_insert", grown)),
+             exp.If(this=exp.GT(this=position.copy(), expression=exp.Literal.number(0)), true=front)],
+        default=back,
+    )
