@@ -10,9 +10,9 @@ shares them. Patterns Spark rejects raise its error class (measured on PySpark 4
 forms this module does not compile (eras, zone names, week fields, optional sections, ...) raise
 ``VPUSH_UNSUPPORTED_FUNCTION``.
 
-Example:
-    >>> compile_pattern("yyyy-MM-dd").steps[:2]
-    [(0, 0, 4, 19, 4, -1), (4, -1, 0, 1, 0, 0)]
+Example (the year of ``yyyyMMdd`` leaves four digits to the month and day that follow it):
+    >>> compile_pattern("yyyyMMdd").steps
+    [(0, 0, 4, 19, 4, 4), (0, 1, 2, 2, 3, -1), (0, 2, 2, 2, 3, -1)]
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ _RESERVED = {"{": PATTERN_RECOGNITION, "}": PATTERN_RECOGNITION, "#": PATTERN_RE
 _TWO_DIGIT_FIELDS = {"d": DAY, "H": HOUR, "h": CLOCK_HOUR_AMPM, "m": MINUTE, "s": SECOND}
 
 
-class DatetimePatternError(CodecError, ValueError):
+class DatetimePatternError(CodecError):
     """A pattern Spark rejects (its error class) or vpush does not parse (``VPUSH_UNSUPPORTED_FUNCTION``)."""
 
 
