@@ -219,11 +219,10 @@ def formatted_string_column(
     )
     parsed = (status == 1) | (status == 2)
     overflows = parsed & ~fits
-    if strict and overflows.any():
-        # Spark's Math.multiplyExact raises an ArithmeticException, with no error class
+    if overflows.any():
+        # Spark's Math.multiplyExact raises an ArithmeticException, with no error class, in try_to_timestamp too
         text = values[int(np.flatnonzero(overflows)[0])].as_py()
         raise ExecutionError(f"long overflow: the text '{text}' by the pattern '{pattern}' is beyond the timestamps")
-    status[overflows] = 3
     parsed &= fits
     failed = status == 3
     if strict and failed.any():
