@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "spark_datetime.h"
+#include "spark_datetime_format.h"
 #include "strict_math.h"
 
 /* ---- the Arrow C Data Interface (ABI defined by the Arrow specification) ------------------- */
@@ -4093,6 +4094,108 @@ done:
     return result;
 }
 
+/* ---- Spark's parsing of strings by a datetime pattern (codec/spark_datetime_format.c) ------- */
+PyDoc_STRVAR(parse_formatted_doc,
+             "parse_formatted(steps, literals, offsets, data, validity, offset, length, offset_width)\n"
+             "    -> (status, local_seconds, micros, offset_seconds)\n\n"
+             "Every string of an Arrow string array (as parse_datetimes takes it) parsed by the program\n"
+             "`steps` (int32 sextets, see spark_datetime_format.h; `literals` the bytes its literal steps\n"
+             "point into). Returns bytes: a status per row (uint8, FMT_ROW_*), the local date and time as\n"
+             "seconds since 1970-01-01T00:00 (int64), the micros of the second (int32) and the offset\n"
+             "written, in seconds (int32).");
+
+static PyObject *py_parse_formatted(PyObject *self, PyObject *args) {
+    PyObject *steps_obj, *literals_obj, *offsets_obj, *data_obj, *validity_obj, *result = NULL;
+    PyObject *status = NULL, *seconds = NULL, *micros = NULL, *zone_seconds = NULL;
+    Py_buffer views[5];
+    int held[5] = {0, 0, 0, 0, 0}, width, k;
+    long long offset, length, row;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOOOLLi", &steps_obj, &literals_obj, &offsets_obj, &data_obj, &validity_obj, &offset,
+                          &length, &width))
+        return NULL;
+    if ((width != 4 && width != 8) || offset < 0 || length < 0) {
+        PyErr_SetString(PyExc_ValueError, "parse_formatted: offset_width 4 or 8, offset and length non-negative");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(steps_obj, &views[0], PyBUF_SIMPLE) < 0) goto done;
+    held[0] = 1;
+    if (PyObject_GetBuffer(literals_obj, &views[1], PyBUF_SIMPLE) < 0) goto done;
+    held[1] = 1;
+    if (PyObject_GetBuffer(offsets_obj, &views[2], PyBUF_SIMPLE) < 0) goto done;
+    held[2] = 1;
+    if (PyObject_GetBuffer(data_obj, &views[3], PyBUF_SIMPLE) < 0) goto done;
+    held[3] = 1;
+    if (validity_obj != Py_None) {
+        if (PyObject_GetBuffer(validity_obj, &views[4], PyBUF_SIMPLE) < 0) goto done;
+        held[4] = 1;
+    }
+    if (views[0].len % (Py_ssize_t)sizeof(FormatStep) != 0 || views[2].len < (offset + length + 1) * width ||
+        (held[4] && views[4].len < (offset + length + 7) / 8)) {
+        PyErr_SetString(PyExc_ValueError, "parse_formatted: a buffer is shorter than its contents");
+        goto done;
+    }
+    {
+        const FormatStep *steps = (const FormatStep *)views[0].buf;
+        int64_t count = views[0].len / (Py_ssize_t)sizeof(FormatStep), s;
+        for (s = 0; s < count; s++) {  /* literal steps point inside the literal buffer */
+            if (steps[s].kind == FMT_LITERAL &&
+                (steps[s].a < 0 || steps[s].b < 0 || (Py_ssize_t)steps[s].a + steps[s].b > views[1].len)) {
+                PyErr_SetString(PyExc_ValueError, "parse_formatted: a literal step points outside the literals");
+                goto done;
+            }
+            if (steps[s].kind != FMT_LITERAL && (steps[s].field < 0 || steps[s].field >= FMT_FIELDS)) {
+                PyErr_SetString(PyExc_ValueError, "parse_formatted: a step names no field");
+                goto done;
+            }
+        }
+        status = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)length);
+        seconds = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 8));
+        micros = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 4));
+        zone_seconds = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 4));
+        if (status == NULL || seconds == NULL || micros == NULL || zone_seconds == NULL) goto done;
+        {
+            const uint8_t *data = (const uint8_t *)views[3].buf;
+            const uint8_t *validity = held[4] ? (const uint8_t *)views[4].buf : NULL;
+            uint8_t *out_status = (uint8_t *)PyBytes_AS_STRING(status);
+            int64_t *out_seconds = (int64_t *)PyBytes_AS_STRING(seconds);
+            int32_t *out_micros = (int32_t *)PyBytes_AS_STRING(micros);
+            int32_t *out_zone = (int32_t *)PyBytes_AS_STRING(zone_seconds);
+            for (row = 0; row < length; row++) {
+                int64_t at = offset + row, begin, end;
+                FormattedDatetime parsed = {FMT_ROW_NULL, 0, 0, 0};
+                if (width == 4) {
+                    begin = ((const int32_t *)views[2].buf)[at];
+                    end = ((const int32_t *)views[2].buf)[at + 1];
+                } else {
+                    begin = ((const int64_t *)views[2].buf)[at];
+                    end = ((const int64_t *)views[2].buf)[at + 1];
+                }
+                if (begin < 0 || end < begin || end > views[3].len) {
+                    PyErr_SetString(PyExc_ValueError, "parse_formatted: an offset lies outside the data buffer");
+                    goto done;
+                }
+                if (validity == NULL || (validity[at >> 3] >> (at & 7)) & 1)
+                    parsed = spark_parse_formatted(steps, count, (const uint8_t *)views[1].buf, data + begin, end - begin);
+                out_status[row] = (uint8_t)parsed.status;
+                out_seconds[row] = parsed.local_seconds;
+                out_micros[row] = parsed.micros;
+                out_zone[row] = parsed.offset_seconds;
+            }
+        }
+    }
+    result = Py_BuildValue("OOOO", status, seconds, micros, zone_seconds);
+done:
+    Py_XDECREF(status);
+    Py_XDECREF(seconds);
+    Py_XDECREF(micros);
+    Py_XDECREF(zone_seconds);
+    for (k = 0; k < 5; k++) {
+        if (held[k]) PyBuffer_Release(&views[k]);
+    }
+    return result;
+}
+
 /* ---- Spark's casts of strings to dates and timestamps (codec/spark_datetime.c) ------------- */
 PyDoc_STRVAR(parse_datetimes_doc,
              "parse_datetimes(offsets, data, validity, offset, length, offset_width, kind)\n"
@@ -5506,6 +5609,7 @@ static PyMethodDef methods[] = {
     {"variant_modify", py_variant_modify, METH_VARARGS, variant_modify_doc},
     {"strict_math", py_strict_math, METH_VARARGS, strict_math_doc},
     {"parse_datetimes", py_parse_datetimes, METH_VARARGS, parse_datetimes_doc},
+    {"parse_formatted", py_parse_formatted, METH_VARARGS, parse_formatted_doc},
     {NULL, NULL, 0, NULL},
 };
 

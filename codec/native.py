@@ -41,6 +41,7 @@ from vpush.codec.errors import VariantTooLargeError
 from vpush.codec.unshred import MAX_BINARY_ARRAY_BYTES, UNSHREDDED_TYPE, plain_binary
 
 if TYPE_CHECKING:
+    from vpush.codec.datetime_pattern import ParsingPattern
     from vpush.codec.layout import ValueLayout, VariantLayout
 
 
@@ -803,6 +804,39 @@ def parse_datetimes_native(values: pa.Array, kind: str) -> tuple[Any, Any, Any, 
         np.frombuffer(seconds, np.int64),
         np.frombuffer(micros, np.int32),
         zones,
+    )
+
+
+def parse_formatted_native(values: pa.Array, pattern: ParsingPattern) -> tuple[Any, Any, Any, Any]:
+    """Every string parsed by a compiled datetime pattern as Spark's ``to_timestamp(s, pattern)``
+    parses it, in C (``codec/spark_datetime_format.c``): per row a status (uint8: 0 NULL, 1 parsed,
+    2 parsed with an offset written, 3 not parsed), the local date and time as seconds since
+    1970-01-01T00:00 (int64), the microseconds of the second (int32) and the offset written in
+    seconds (int32), as NumPy arrays.
+
+    Example:
+        >>> from vpush.codec.datetime_pattern import compile_pattern
+        >>> status, local, _, _ = parse_formatted_native(pa.array(["05/01/2024", "5/1/2024", None]), compile_pattern("dd/MM/yyyy"))
+        >>> status.tolist(), local[:1].tolist()
+        ([1, 3, 0], [1704412800])
+
+    Raises:
+        NativeUnsupportedError: not a string or large_string array, or no compiled kernel.
+    """
+    import numpy as np
+
+    kernel, width = _kernel_for(values, ((pa.types.is_string, 4), (pa.types.is_large_string, 8)), "parse_formatted_native", "strings")
+    validity, offsets, data = values.buffers()
+    steps = np.array(pattern.steps, np.int32).reshape(-1, 6)
+    status, seconds, micros, zone_seconds = kernel.parse_formatted(
+        steps.tobytes(), pattern.literals, offsets, data if data is not None else b"",
+        validity if values.null_count else None, values.offset, len(values), width,
+    )
+    return (
+        np.frombuffer(status, np.uint8),
+        np.frombuffer(seconds, np.int64),
+        np.frombuffer(micros, np.int32),
+        np.frombuffer(zone_seconds, np.int32),
     )
 
 EXPLODE_NULL, EXPLODE_ARRAY, EXPLODE_OBJECT, EXPLODE_OTHER = 0, 1, 2, 3

@@ -95,12 +95,17 @@ from vpush.codec.strict_math import STRICT_MATH_FUNCTIONS as STRICT_MATH_ARITY
 from vpush.codec.strict_math import strict_math
 from vpush.codec.value import MAX_NESTING_DEPTH, Variant
 from vpush.exec.errors import ExecutionError
-from vpush.exec.string_datetimes import string_to_date_column, string_to_timestamp_column
+from vpush.exec.string_datetimes import formatted_string_column, string_to_date_column, string_to_timestamp_column
 from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
 from vpush.exec.rebuild_rows import rebuild_rows
-from vpush.optimizer.spark_semantics import JAVA_TEXT_FUNCTIONS, STRICT_MATH_FUNCTIONS, STRING_DATETIME_FUNCTIONS
+from vpush.optimizer.spark_semantics import (
+    FORMATTED_DATETIME_FUNCTIONS,
+    JAVA_TEXT_FUNCTIONS,
+    STRICT_MATH_FUNCTIONS,
+    STRING_DATETIME_FUNCTIONS,
+)
 from vpush.optimizer.rewrite_variants import (
     REBUILD_VARIANT_FUNCTION,
     IS_VALID_VARIANT_FUNCTION,
@@ -869,6 +874,17 @@ def _string_to_timestamp_ntz(values: pa.Array, strict: pa.Array) -> pa.Array:
     return string_to_timestamp_column(values, time_zone="UTC", ntz=True, strict=bool(_first(strict)))
 
 
+def _formatted(target: str) -> Callable[..., pa.Array]:
+    """Spark's parse of strings by a literal pattern, giving ``target`` (see FORMATTED_DATETIME_FUNCTIONS)."""
+
+    def parse(values: pa.Array, pattern: pa.Array, time_zone: pa.Array, strict: pa.Array) -> pa.Array:
+        return formatted_string_column(
+            values, str(_first(pattern)), time_zone=_first(time_zone) or "UTC", target=target, strict=bool(_first(strict))
+        )
+
+    return parse
+
+
 # -- registration ----------------------------------------------------------------------------------
 FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     TO_JSON_FUNCTION: (_guarded(_to_json, "to_json"), [_VARIANT_STRUCT, "VARCHAR"], "VARCHAR"),
@@ -903,6 +919,10 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     STRING_DATETIME_FUNCTIONS["timestamp_ntz"]: (
         _guarded(_string_to_timestamp_ntz, "cast to timestamp_ntz"), ["VARCHAR", "BOOLEAN"], "TIMESTAMP"
     ),
+    **{
+        function: (_guarded(_formatted(target), "parsing by a datetime pattern"), ["VARCHAR", "VARCHAR", "VARCHAR", "BOOLEAN"], result)
+        for (target, function), result in zip(FORMATTED_DATETIME_FUNCTIONS.items(), ("TIMESTAMPTZ", "DATE", "BIGINT"))
+    },
     JAVA_TEXT_FUNCTIONS["double"]: (_guarded(format_java_native, "cast to string"), ["DOUBLE"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["float"]: (_guarded(format_java_native, "cast to string"), ["FLOAT"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["binary"]: (_guarded(java_string_of_bytes, "cast to string"), ["BLOB"], "VARCHAR"),

@@ -51,6 +51,7 @@ from vpush.optimizer.dialect import (
     call_arguments,
     call_name,
 )
+from vpush.codec.datetime_pattern import DatetimePatternError, compile_pattern
 from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError
@@ -142,6 +143,27 @@ STRING_DATETIME_FUNCTIONS = {
 DuckDB setting ``TimeZone``) or a timestamp_ntz as Spark does (a year alone is a date, zones
 written in the text, ``CAST_INVALID_INPUT`` for bad input; :mod:`vpush.exec.string_datetimes`),
 by the Spark type they give."""
+
+FORMATTED_DATETIME_FUNCTIONS = {
+    "timestamp": "vpush_to_timestamp_by_pattern",
+    "date": "vpush_to_date_by_pattern",
+    "unix_seconds": "vpush_unix_timestamp_by_pattern",
+}
+"""The engine functions that parse a string by a literal Spark datetime pattern
+(``to_timestamp(s, fmt)``, ``to_date(s, fmt)``, ``unix_timestamp(s, fmt)``) as Spark's java.time
+parser does, in the session time zone (:func:`vpush.exec.string_datetimes.formatted_string_column`),
+by what they give. They take the string, the pattern, the zone and whether to raise."""
+
+_PARSED_BY_PATTERN = {
+    "to_timestamp": "timestamp", "try_to_timestamp": "timestamp", "to_date": "date",
+    "unix_timestamp": "unix_seconds", "to_unix_timestamp": "unix_seconds",
+}
+"""The Spark functions that parse a string by a pattern, by what they give."""
+_PATTERN_RESULTS: dict[str, SparkType] = {
+    "timestamp": AtomicType("timestamp"), "date": AtomicType("date"), "unix_seconds": AtomicType("bigint"),
+}
+DEFAULT_UNIX_PATTERN = "yyyy-MM-dd HH:mm:ss"
+"""The pattern of ``unix_timestamp(s)`` and ``to_unix_timestamp(s)``."""
 
 _ARROW_TYPES: list[tuple[Callable[[pa.DataType], bool], Callable[[pa.DataType], SparkType]]] = [
     (pa.types.is_int8, lambda t: AtomicType("tinyint")),
@@ -556,6 +578,8 @@ class _Typer:
             return _DOUBLE
         if called in ("from_unixtime", "date_format"):
             return StringType()
+        if called in _PARSED_BY_PATTERN:
+            return _PATTERN_RESULTS[_PARSED_BY_PATTERN[called]]
         if called in _EPOCH_UNITS:
             return AtomicType("timestamp")
         if called == "date_from_unix_date":
@@ -1038,6 +1062,14 @@ class _Rewriter:
         arguments = call_arguments(node)
         if arguments is None and type(node) in PARSED_ARGUMENTS:
             arguments = [node.args.get(k) for k in PARSED_ARGUMENTS[type(node)]]
+        if called in _PARSED_BY_PATTERN and arguments and arguments[0] is not None:
+            parsed = self._parse_by_pattern(called, arguments)
+            if parsed is not None:
+                return parsed
+        if called == "from_unixtime" and arguments and len(arguments) == 2 and arguments[0] is not None:
+            if not _is_integral(self.typer.of(arguments[0])):
+                _refuse(called, "an argument that is not an integer (Spark's implicit cast to bigint)")
+            return _from_unixtime_by_pattern(arguments[0], arguments[1])
         if called in ("isnull", "isnotnull") and arguments and arguments[0] is not None:
             test: exp.Expr = exp.Is(this=arguments[0], expression=exp.Null())
             return exp.Paren(this=exp.Not(this=test) if called == "isnotnull" else test)
@@ -1127,6 +1159,47 @@ class _Rewriter:
             if result is not None and not isinstance(node.parent, (exp.Window, exp.Filter)):
                 return exp.cast(node, _sql_type(result))
         return None
+
+    def _parse_by_pattern(self, called: str, arguments: list[exp.Expr | None]) -> exp.Expr | None:
+        """Spark's ``to_timestamp``, ``try_to_timestamp``, ``to_date``, ``unix_timestamp`` and
+        ``to_unix_timestamp`` of a string by a literal pattern (the default pattern where
+        Spark has one), by the compiled parser (:mod:`vpush.codec.datetime_pattern`); None for the
+        forms other rules answer (no pattern for to_timestamp and to_date, a timestamp for
+        unix_timestamp)."""
+        value = arguments[0]
+        if value is None:
+            return None
+        target = _PARSED_BY_PATTERN[called]
+        if len(arguments) == 1:
+            if called == "try_to_timestamp" and isinstance(self.typer.of(value), StringType):
+                return self._string_to_datetime(value, AtomicType("timestamp"), strict=False)
+            if target != "unix_seconds":
+                return None
+            pattern: exp.Expr | None = exp.Literal.string(DEFAULT_UNIX_PATTERN)
+        else:
+            pattern = arguments[1]
+        source = self.typer.of(value)
+        if not isinstance(source, StringType):
+            if target == "unix_seconds" and source in _TIMESTAMPS:
+                return None
+            _refuse(called, "a first argument other than a string with a pattern")
+        result = _PATTERN_RESULTS[target]
+        if isinstance(pattern, exp.Null):
+            return exp.cast(exp.Null(), _sql_type(result))
+        if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+            _refuse(called, "a pattern that is not a literal")
+        try:
+            compile_pattern(pattern.name)
+        except DatetimePatternError as exc:
+            raise OptimizeError(f"{called}: {exc.args[0]}", error_class=exc.error_class) from None
+        name = FORMATTED_DATETIME_FUNCTIONS[target]
+        self.functions[name] = result
+        zone = exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")])
+        call = exp.Anonymous(
+            this=name, expressions=[value, exp.Literal.string(pattern.name), zone, exp.Boolean(this=called != "try_to_timestamp")]
+        )
+        self.typer.types[id(call)] = result
+        return call
 
     def _instant(self, called: str, value: exp.Expr) -> exp.Expr:
         """A date, timestamp or string argument as the DuckDB ``TIMESTAMPTZ`` Spark takes it for:
@@ -2381,6 +2454,41 @@ def _from_unixtime(seconds: exp.Expr) -> exp.Expression:
     year_text = _year_text(year)
     rest = exp.Anonymous(this="strftime", expressions=[instant, exp.Literal.string("-%m-%d %H:%M:%S")])
     return exp.DPipe(this=year_text, expression=rest)
+
+
+def _from_unixtime_by_pattern(seconds: exp.Expr, pattern: exp.Expr | None) -> exp.Expression:
+    """Spark's ``from_unixtime(n, pattern)``: the instant of ``n`` seconds (Spark's wrapping
+    multiplication by a million) printed by ``date_format``'s printer in the session time zone.
+    An instant before DuckDB's first timestamp raises ``VPUSH_UNSUPPORTED_FUNCTION``."""
+    if isinstance(pattern, exp.Null):
+        return exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        _refuse("from_unixtime", "a pattern that is not a literal")
+    micros = _wrapped_micros(seconds)
+    instant = exp.Anonymous(
+        this="timezone", expressions=[exp.Literal.string("UTC"), exp.Anonymous(this="make_timestamp", expressions=[micros.copy()])]
+    )
+    printed = spark_date_format(instant, pattern.name)
+    far = exp.LT(this=micros, expression=exp.Literal.number(_FAR_PAST_MICROS))
+    refused = spark_error(
+        "VPUSH_UNSUPPORTED_FUNCTION",
+        "from_unixtime with a pattern: the DuckDB engine does not print instants before its first timestamp; the Spark engine runs it",
+        exp.DataType.build("VARCHAR"),
+    )
+    return exp.Case(ifs=[exp.If(this=far, true=refused)], default=printed)
+
+
+def _wrapped_micros(seconds: exp.Expr) -> exp.Expression:
+    """``seconds`` times a million in wrapping 64-bit arithmetic, as Spark's ``from_unixtime`` computes it."""
+    wide = exp.Mul(this=exp.cast(seconds, exp.DataType.build("HUGEINT")), expression=exp.Literal.number(1_000_000))
+    shifted = exp.Mod(
+        this=exp.Paren(this=exp.Add(
+            this=exp.Mod(this=exp.Paren(this=exp.Add(this=wide, expression=exp.Literal.number(_TWO_63))),
+                         expression=exp.Literal.number(2 * _TWO_63)),
+            expression=exp.Literal.number(2 * _TWO_63))),
+        expression=exp.Literal.number(2 * _TWO_63),
+    )
+    return exp.cast(exp.Sub(this=shifted, expression=exp.Literal.number(_TWO_63)), exp.DataType.build("BIGINT"))
 
 
 def _element_at(array: exp.Expr, index: exp.Expr) -> exp.Expression:

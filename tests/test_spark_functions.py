@@ -90,7 +90,8 @@ SCALARS = [
     "date_trunc('HOUR', ts)", "date_trunc('month', ts)", "date_trunc('MONTH', day)", "add_months(day, 1)",
     "last_day(day)", "make_date(2024, 2, 29)", "extract(YEAR FROM day)", "extract(hour FROM ts)",
     "date_part('month', day)", "datepart('year', day)", "unix_timestamp(ts)", "unix_seconds(ts)",
-    "unix_millis(ts)", "unix_micros(ts)", "unix_date(day)",
+    "unix_millis(ts)", "unix_micros(ts)", "unix_date(day)", "to_unix_timestamp(ts)", "try_to_timestamp(t)",
+    "try_to_timestamp(t, 'yyyy')",
     "date_trunc('MM', ts)", "date_trunc('yy', day)", "date_trunc('week', ts)", "date_trunc('dd', ts)",
     "date_trunc('q', ts)", "date_trunc('Millisecond', ts)", "date_trunc('mon', t)",
     # a string where a date or timestamp is taken: Spark casts it
@@ -159,7 +160,7 @@ REFUSED = [
     "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "initcap(g)", "chr(65)", "bround(f, 1)", "ceil(f, 1)",
     "factorial(s)", "date_format(ts, 'yyyyy')", "date_format(ts, 'yyyy-MM-dd z')", "date_format(ts, 'G')",
     "date_format(ts, 'QQQ')", "date_format(ts, 'SSSSSSS')", "timestamp_seconds(f)",
-    "trunc(ts, 'MM')", "from_unixtime(f)", "from_unixtime(i, 'yyyy')",
+    "trunc(ts, 'MM')", "from_unixtime(f)",
     "regexp_replace(g, '(a)', '$1x')", "extract(SECOND FROM ts)", "trim(BOTH 'a' FROM g)", "rand(1)",
     "map(1.5D, i)", "map('a', 1, 'b', 2.5)", "element_at(map(1, g), 1L)", "map(s, g)[3]",
     "map_contains_key(map(s, i), 3)", "str_to_map(g, ',', '.')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)", "array_union(array(i), array(f))",
@@ -441,7 +442,7 @@ _OPERATOR_FORMS = {"rlike", "regexp", "concat", "current_date", "current_timesta
 
 # Refused on DuckDB; on Spark they raise (an invalid pattern, a bigint that overflows an int).
 REFUSED_SPARK_RAISES = [
-    "date_format(ts, g)", "date_format(ts, 'YYYY')", "date_format(ts, 'b')", "date_format(ts, '[yyyy]')",
+    "date_format(ts, g)", "from_unixtime(i, g)", "date_format(ts, 'YYYY')", "date_format(ts, 'b')", "date_format(ts, '[yyyy]')",
     "date_format(ts, 'yyyy''')", "date_format(ts, 'u')", "date_from_unix_date(b)", "months_between(ts, day, i > 0)",
     "map_contains_key(map('a', i), 1)", "map_keys(array(i))", "map_contains_key(map(1, i), NULL)",
     "map_from_arrays(array(f), array(i))",
