@@ -764,8 +764,7 @@ class _Rewriter:
 
         A timestamp is its seconds since the epoch: whole ones rounded down for an integer
         (``CAST_OVERFLOW`` where they do not fit), the microseconds over a million as a double
-        (a float from that double), and a decimal from that double as Java prints it (Spark's
-        ``Decimal(timestampToDouble(t))``, rounded half up). A number is that many seconds: an
+        (a float from that double), and a decimal exactly, rounded half up to its scale. A number is that many seconds: an
         integer exactly, a decimal or double truncated to microseconds, NaN and infinities
         ``CAST_INVALID_INPUT`` (NULL for ``try_cast``).
         """
@@ -806,15 +805,11 @@ class _Rewriter:
             return as_double
         if target == AtomicType("float"):
             return exp.cast(as_double, exp.DataType.build("FLOAT"))
-        self.typer.types[id(as_double)] = AtomicType("double")
-        text = self._java_text(as_double)
-        assert isinstance(target, DecimalType)  # for mypy: the numbers left
-        # through the widest decimal of the scale, so that a value too large for the target is
-        # DuckDB's out-of-range error (Spark's NUMERIC_VALUE_OUT_OF_RANGE), not a bad string
-        wide = _decimal(MAX_DECIMAL_PRECISION, target.scale)
-        if strict:
-            return exp.Cast(this=exp.Cast(this=text, to=wide), to=to)
-        return exp.TryCast(this=exp.TryCast(this=text, to=wide), to=to)
+        # a decimal: the microseconds exactly, as seconds with six places, rounded half up to
+        # the target's scale (measured: not through the double)
+        exact = exp.Mul(this=exp.cast(micros.copy(), _decimal(MAX_DECIMAL_PRECISION, 0)),
+                          expression=exp.cast(exp.Literal.string("0.000001"), _decimal(7, 6)))
+        return exp.Cast(this=exact, to=to) if strict else exp.TryCast(this=exact, to=to)
 
     def _string_to_datetime(self, value: exp.Expr, target: AtomicType, *, strict: bool) -> exp.Expr:
         """Spark's cast of the string ``value`` to ``target`` (a date, timestamp or timestamp_ntz)."""
@@ -934,6 +929,10 @@ class _Rewriter:
             micros = exp.Anonymous(this="epoch_us", expressions=[node.this])
             seconds = exp.Floor(this=exp.Div(this=micros, expression=exp.Literal.number("1000000.0"), typed=False, safe=False))
             return exp.cast(seconds, exp.DataType.build("BIGINT"))
+        if isinstance(node, exp.Cast) and isinstance(of(node.this), StringType) and (
+            _is_integral(_cast_type(node)) or _cast_type(node) == AtomicType("boolean")
+        ):
+            return _string_to_integral_or_boolean(node.this, _cast_type(node), strict=not isinstance(node, exp.TryCast))
         if isinstance(node, exp.Cast) and not isinstance(node.this, VariantGet):
             between = self._datetime_number_cast(node, of(node.this), _cast_type(node))
             if between is not None:
@@ -977,6 +976,9 @@ class _Rewriter:
                     elif isinstance(child, exp.Null) and texts:
                         node.set(key, exp.cast(exp.Null(), exp.DataType.build("VARCHAR")), i if isinstance(value, list) else None)
             return node
+        if isinstance(node, (exp.Like, exp.ILike)) and not isinstance(node.parent, exp.Escape):
+            # Spark's LIKE escapes with a backslash unless told otherwise; DuckDB's has no escape
+            return exp.Escape(this=node, expression=exp.Literal.string("\\"))
         if isinstance(node, (exp.ArgMax, exp.ArgMin)):
             # Spark's max_by/min_by return the value at the extreme row even when it is NULL.
             name = "arg_max_null" if isinstance(node, exp.ArgMax) else "arg_min_null"
@@ -2222,7 +2224,12 @@ def _array_element(node: exp.Bracket) -> exp.Expression:
         expression=exp.GTE(this=index.copy(), expression=size.copy()),
     )
     text = _out_of_bounds(index, size, "the SQL function `get()`")
-    return exp.Case(ifs=[exp.If(this=outside, true=spark_error("INVALID_ARRAY_INDEX", text, None))], default=node)
+    # DuckDB's lists count from 1; sqlglot moves only an index it can type, so the element is
+    # taken by list_extract with the index moved here
+    element = exp.Anonymous(
+        this="list_extract", expressions=[node.this.copy(), exp.Add(this=exp.Paren(this=index.copy()), expression=exp.Literal.number(1))]
+    )
+    return exp.Case(ifs=[exp.If(this=outside, true=spark_error("INVALID_ARRAY_INDEX", text, None))], default=element)
 
 
 def _out_of_bounds(index: exp.Expr, size: exp.Expr, remedy: str) -> exp.Expression:
@@ -2357,6 +2364,42 @@ def _trunc_date(value: exp.Expr, unit: exp.Expr | None, source: SparkType | None
         return exp.cast(exp.Null(), exp.DataType.build("DATE"))
     truncated = exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(part), value])
     return exp.cast(truncated, exp.DataType.build("DATE"))
+
+
+# What Spark's UTF8String.trimAll takes off a string before reading a number or a boolean: every
+# character up to the space, and DEL (as RE2 character classes).
+_TRIMMED = r"[\x00-\x20\x7f]*"
+_TRUE_WORDS = ("t", "true", "y", "yes", "1")
+_FALSE_WORDS = ("f", "false", "n", "no", "0")
+
+
+def _string_to_integral_or_boolean(value: exp.Expr, target: SparkType | None, *, strict: bool) -> exp.Expression:
+    """Spark's cast of a string to an integer or a boolean: surrounding whitespace and control
+    characters trimmed, then ``[+-]digits`` in the type's range (no fraction, no exponent: DuckDB
+    would round ``'12.5'`` and read ``'1e3'``), or one of ``t true y yes 1`` / ``f false n no 0``
+    in any case (DuckDB takes fewer); else ``CAST_INVALID_INPUT``, or NULL for ``try_cast``."""
+    assert target is not None  # for mypy: an integer or boolean target
+    trimmed = exp.Anonymous(this="regexp_replace", expressions=[
+        value, exp.Literal.string(f"^{_TRIMMED[:-1]}+|{_TRIMMED[:-1]}+$"), exp.Literal.string(""), exp.Literal.string("g")])
+    to = _sql_type(target)
+    if target == AtomicType("boolean"):
+        word = exp.Lower(this=trimmed)
+        words = [exp.Literal.string(w) for w in _TRUE_WORDS + _FALSE_WORDS]
+        readable: exp.Expression = exp.In(this=word, expressions=words)
+        converted: exp.Expression = exp.In(this=word.copy(), expressions=[exp.Literal.string(w) for w in _TRUE_WORDS])
+    else:
+        readable = exp.Anonymous(this="regexp_full_match", expressions=[trimmed, exp.Literal.string("[+-]?[0-9]+")])
+        converted = exp.Cast(this=trimmed.copy(), to=to) if strict else exp.TryCast(this=trimmed.copy(), to=to)
+    if strict:
+        message = exp.DPipe(
+            this=exp.DPipe(this=exp.Literal.string("The value '"), expression=value.copy()),
+            expression=exp.Literal.string(f"' of the type \"STRING\" cannot be cast to \"{target.to_spark().upper()}\" because it is malformed."),
+        )
+        otherwise: exp.Expression = spark_error("CAST_INVALID_INPUT", message, to)
+    else:
+        otherwise = exp.cast(exp.Null(), to)
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), to)),
+                         exp.If(this=readable, true=converted)], default=otherwise)
 
 
 def _number_to_timestamp(value: exp.Expr, source: SparkType | None, strict: bool) -> exp.Expression:

@@ -91,6 +91,22 @@ QUERIES: list[Any] = [
     "SELECT cast(i AS date) FROM t",
     "SELECT try_cast(i AS timestamp_ntz) FROM t",
     "SELECT cast(i > 1 AS timestamp) FROM t",
+    "SELECT cast(timestamp_micros(253402300799123457) AS decimal(20, 6)) AS x, cast(timestamp_micros(253402300799123457) AS double) AS y",
+    # strings to integers and booleans: trimmed, [+-]digits only, Spark's words
+    "SELECT cast(' 12 ' AS int) a, cast('+7' AS bigint) b, try_cast('12.5' AS int) c, try_cast('1e3' AS int) d, cast(' YES ' AS boolean) e, "
+    "try_cast('maybe' AS boolean) f, cast('0' AS boolean) g, try_cast('99999999999' AS int) h, try_cast(g AS boolean) k, "
+    "cast('\t5\n' AS tinyint) tab, try_cast('' AS int) empty FROM t",
+    "SELECT cast('12.5' AS int)",
+    "SELECT cast('1e3' AS int)",
+    "SELECT cast('99999999999' AS int)",
+    "SELECT cast('maybe' AS boolean)",
+    # LIKE escapes with a backslash
+    "SELECT 'a_c' LIKE 'a\\\\_c' AS x, 'abc' LIKE 'a\\\\_c' AS y, 'a%' LIKE 'a\\\\%' AS z, g LIKE 'a%' AS w, g NOT LIKE '_' AS v, "
+    "'A_C' ILIKE 'a\\\\_c' AS u, 'a/c' LIKE 'a//c' ESCAPE '/' AS e FROM t",
+    # an array index that is an expression counts from 0
+    "SELECT i, array(10, 20, 30)[s % 3] AS x, array(10, 20, 30)[s - s] AS y FROM t",
+    "SELECT array(10, 20)[s] FROM t",
+    "SELECT abs(-i - 1) FROM t WHERE i > 100",
     # a NULL among strings is a string NULL
     "SELECT concat(g, NULL) AS c, concat(NULL, NULL) AS n, g || NULL AS p, concat(f, NULL) AS x, concat(b, NULL, g) FROM t",
     # ANSI errors
