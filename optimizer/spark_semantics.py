@@ -103,6 +103,7 @@ _RANKING = (exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile)
 # Functions DuckDB has under the same name with other results (Spark's Murmur3 and xxHash64
 # hashes): refused rather than answered differently.
 _TIMESTAMPS = (AtomicType("timestamp"), AtomicType("timestamp_ntz"))
+_DATETIMES = (AtomicType("date"), *_TIMESTAMPS)
 # Spark's int-valued date and time parts, by the name Spark prints.
 _DATETIME_PARTS: dict[type[exp.Expr], str] = {
     exp.Year: "year", exp.Quarter: "quarter", exp.Month: "month", exp.Day: "day", exp.DayOfMonth: "dayofmonth",
@@ -976,6 +977,14 @@ class _Rewriter:
                     elif isinstance(child, exp.Null) and texts:
                         node.set(key, exp.cast(exp.Null(), exp.DataType.build("VARCHAR")), i if isinstance(value, list) else None)
             return node
+        if isinstance(node, exp.Sub) and of(node.this) in _DATETIMES and of(node.expression) in _DATETIMES:
+            # Spark's difference of two dates or timestamps is a day-time interval; DuckDB's is a
+            # count of days or a month-day-nanosecond interval
+            raise OptimizeError(
+                f"{node.sql(dialect=VpushSpark)}: the DuckDB engine does not give Spark's day-time interval for the "
+                "difference of two dates or timestamps yet (datediff gives the days); the Spark engine runs it",
+                error_class="VPUSH_UNSUPPORTED_FUNCTION",
+            )
         if isinstance(node, (exp.Like, exp.ILike)) and not isinstance(node.parent, exp.Escape):
             # Spark's LIKE escapes with a backslash unless told otherwise; DuckDB's has no escape
             return exp.Escape(this=node, expression=exp.Literal.string("\\"))
