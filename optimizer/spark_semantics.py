@@ -891,6 +891,14 @@ class _Rewriter:
             # try_variant_get); the extraction rewrite that follows computes it.
             node.set("this", VariantGet(this=node.this, path=exp.Literal.string("$"), colon=True))
             return node
+        if (isinstance(node, (exp.ArrayAgg, exp.ArrayUniqueAgg)) and not isinstance(node.parent, (exp.Filter, exp.Window))) or (
+            isinstance(node, exp.Window) and isinstance(node.this, (exp.ArrayAgg, exp.ArrayUniqueAgg))
+        ):
+            # Spark's collect_list/collect_set of no (non-NULL) values is [], DuckDB's NULL
+            return exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])])
+        if isinstance(node, exp.Filter) and isinstance(node.this, exp.Sum) and not isinstance(node.parent, exp.Window):
+            # `sum(x) FILTER (WHERE ...)`: typed as Spark types the sum (DuckDB's is a HUGEINT)
+            return self._aggregate(node, node.this, of(node.this), window=None)
         if isinstance(node, exp.Window) and isinstance(node.this, (exp.Sum, exp.Avg, *_RANKING)):
             if isinstance(node.this, (exp.Sum, exp.Avg)) and isinstance(node.this.this, exp.Distinct):
                 return node
@@ -930,6 +938,26 @@ class _Rewriter:
             micros = exp.Anonymous(this="epoch_us", expressions=[node.this])
             seconds = exp.Floor(this=exp.Div(this=micros, expression=exp.Literal.number("1000000.0"), typed=False, safe=False))
             return exp.cast(seconds, exp.DataType.build("BIGINT"))
+        if isinstance(node, exp.Cast) and _cast_type(node) == AtomicType("float") and of(node.this) == AtomicType("double"):
+            # Java's (float) of a double past the float range is an infinity; DuckDB's cast raises
+            # from the same bound (the largest float plus half its last place, a tie Java rounds up)
+            bound = exp.Literal.number("3.4028235677973366e38")
+            def infinity(sign: str) -> exp.Expression:
+                return exp.cast(exp.Literal.string(f"{sign}inf"), exp.DataType.build("FLOAT"))
+            # (DuckDB orders NaN above every number: it is let through first)
+            return exp.Case(ifs=[exp.If(this=exp.Anonymous(this="isnan", expressions=[node.this.copy()]), true=node.copy()),
+                                 exp.If(this=exp.GTE(this=node.this.copy(), expression=bound), true=infinity("")),
+                                 exp.If(this=exp.LTE(this=node.this.copy(), expression=exp.Neg(this=bound.copy())), true=infinity("-"))],
+                            default=node)
+        if isinstance(node, exp.Cast) and isinstance(_cast_type(node), StringType) and isinstance(
+            of(node.this), (ArrayType, MapType, StructType)
+        ):
+            # Spark prints `[1, null]`, `{a -> 1}`, `{1, x}`; DuckDB `[1, NULL]`, `{a=1}`, `{'a': 1, 'b': x}`
+            raise OptimizeError(
+                f"{node.sql(dialect=VpushSpark)}: the DuckDB engine does not print an array, map or struct as Spark's "
+                "cast to a string does yet (to_json of to_variant_object gives JSON); the Spark engine runs it",
+                error_class="VPUSH_UNSUPPORTED_FUNCTION",
+            )
         if isinstance(node, exp.Cast) and isinstance(of(node.this), StringType) and (
             _is_integral(_cast_type(node)) or _cast_type(node) == AtomicType("boolean")
         ):
@@ -977,6 +1005,18 @@ class _Rewriter:
                     elif isinstance(child, exp.Null) and texts:
                         node.set(key, exp.cast(exp.Null(), exp.DataType.build("VARCHAR")), i if isinstance(value, list) else None)
             return node
+        if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)) and {
+            isinstance(of(node.this), StringType), isinstance(of(node.expression), StringType)
+        } == {True, False} and _is_integral(of(node.expression) if isinstance(of(node.this), StringType) else of(node.this)):
+            # Spark's ANSI coercion reads the string as a bigint and widens the integer to one
+            bigint = AtomicType("bigint")
+            for key in ("this", "expression"):
+                part = node.args[key]
+                if isinstance(of(part), StringType):
+                    node.set(key, _string_to_integral_or_boolean(part, bigint, strict=True))
+                else:
+                    node.set(key, exp.cast(part, _sql_type(bigint)))
+            return node
         if isinstance(node, exp.Sub) and of(node.this) in _DATETIMES and of(node.expression) in _DATETIMES:
             # Spark's difference of two dates or timestamps is a day-time interval; DuckDB's is a
             # count of days or a month-day-nanosecond interval
@@ -985,6 +1025,14 @@ class _Rewriter:
                 "difference of two dates or timestamps yet (datediff gives the days); the Spark engine runs it",
                 error_class="VPUSH_UNSUPPORTED_FUNCTION",
             )
+        if isinstance(node, (exp.Left, exp.Right)):
+            # Spark's left/right of a length below 1 is '' (DuckDB's counts from the other end)
+            empty = exp.cast(exp.Literal.string(""), exp.DataType.build("VARCHAR"))
+            short = exp.LTE(this=node.expression.copy(), expression=exp.Literal.number(0))
+            missing = exp.Or(this=exp.Is(this=node.this.copy(), expression=exp.Null()),
+                             expression=exp.Is(this=node.expression.copy(), expression=exp.Null()))
+            return exp.Case(ifs=[exp.If(this=missing, true=exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))),
+                                 exp.If(this=short, true=empty)], default=node)
         if isinstance(node, (exp.Like, exp.ILike)) and not isinstance(node.parent, exp.Escape):
             # Spark's LIKE escapes with a backslash unless told otherwise; DuckDB's has no escape
             return exp.Escape(this=node, expression=exp.Literal.string("\\"))
@@ -1728,10 +1776,16 @@ def _check_resolved(select: exp.Select, scope: Scope, columns: Mapping[str, Mapp
     if not scope.sources or scope.is_subquery or scope.is_correlated_subquery:
         return
     known: set[str] = set()
-    for alias in scope.sources:
+    for alias, source in scope.sources.items():
         found = columns.get(alias.lower())
         if not found or "*" in found:
             return  # a source whose columns vpush does not know
+        if isinstance(source, Scope) and (source.is_cte or source.is_derived_table):
+            named = source.expression.parent
+            while isinstance(named, exp.SetOperation):  # a recursive CTE's own branch
+                named = named.parent
+            if isinstance(named, (exp.CTE, exp.Subquery)) and isinstance(named.args.get("alias"), exp.TableAlias) and named.args["alias"].columns:
+                return  # `r(n) AS (...)`: the columns are renamed
     for found in columns.values():  # the sources, and the generators' lateral joins
         known.update(found)
     aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
@@ -1901,6 +1955,9 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         return None if target is None else f"{word}({inner} AS {target.to_spark().upper()})"
     if isinstance(node, exp.Window):
         return _window_name(node)
+    if isinstance(node, exp.Filter) and isinstance(node.expression, exp.Where):
+        inner, condition = spark_name(node.this, top=False), spark_name(node.expression.this, top=False)
+        return None if inner is None or condition is None else f"{inner} FILTER (WHERE {condition})"
     if isinstance(node, tuple(_RANKING_NAMES)):
         word = _RANKING_NAMES[type(node)]
         return _call(word, [node.this, *node.expressions])

@@ -107,6 +107,20 @@ QUERIES: list[Any] = [
     "SELECT i, array(10, 20, 30)[s % 3] AS x, array(10, 20, 30)[s - s] AS y FROM t",
     "SELECT array(10, 20)[s] FROM t",
     "SELECT abs(-i - 1) FROM t WHERE i > 100",
+    # a string in integer arithmetic is read as a bigint
+    "SELECT i, s + '1' AS a, '2' * i AS m, i - '3' AS c, '10' % s AS d FROM t",
+    "SELECT i + 'x' FROM t",
+    # a double past the float range is an infinity; left/right of a length below 1 is ''
+    "SELECT i, cast(f * 1e300 AS float) AS x, float(-f * 1e300) AS y, cast(f AS float) AS z FROM t",
+    "SELECT i, left(g, -1) AS a, right(g, 0) AS b, left(g, 1) AS c, right(g, 2) AS d FROM t",
+    # collect_list and collect_set of no values are [], grouped and over a window
+    "SELECT g, collect_set(CASE WHEN i < 0 THEN i END) AS s, collect_list(CASE WHEN i < 0 THEN d END) AS l FROM t GROUP BY g",
+    "SELECT i, collect_list(f) OVER (ORDER BY i ROWS BETWEEN CURRENT ROW AND CURRENT ROW) AS w FROM t",
+    # an aggregate's FILTER: Spark's names and types
+    "SELECT count(*) FILTER (WHERE i > 1), sum(i) FILTER (WHERE g = 'a'), sum(d) FILTER (WHERE i > 0) FROM t",
+    # columns renamed by a CTE's or a subquery's alias, a recursive CTE
+    "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r",
+    "SELECT k FROM (SELECT i FROM t) AS q(k) WHERE k > 1",
     # a NULL among strings is a string NULL
     "SELECT concat(g, NULL) AS c, concat(NULL, NULL) AS n, g || NULL AS p, concat(f, NULL) AS x, concat(b, NULL, g) FROM t",
     # ANSI errors
@@ -359,6 +373,9 @@ PIVOT = "SELECT * FROM (SELECT g, i % 2 AS k, b FROM t) PIVOT (count(b) AS n, su
         PIVOT,  # DuckDB's PIVOT counts an empty cell as 0 where Spark gives NULL
         "SELECT day - DATE'2024-01-01' AS d FROM t",  # Spark: a day-time interval, DuckDB: a number
         "SELECT ts - ts AS d FROM (SELECT timestamp_seconds(b % 100000) AS ts FROM t)",
+        # Spark prints {1, a}, {a -> 1} and [1, null]; DuckDB otherwise
+        "SELECT cast(named_struct('x', i, 'y', g) AS string) AS s FROM t",
+        "SELECT cast(map('k', i) AS string) AS m, cast(array(i, NULL) AS string) AS a FROM t",
     ],
 )
 def test_refused_on_duckdb_and_run_on_spark(sql: str, spark_views: SparkSession, con: vpush.Connection,
