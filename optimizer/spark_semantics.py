@@ -791,6 +791,44 @@ class _Rewriter:
             return _number_to_timestamp(node.this, source, strict)
         return None
 
+    def _widen_decimal_branches(self, node: exp.Expr) -> exp.Expr | None:
+        """``CASE``/``if``/``coalesce`` over integers and decimals as Spark types it: every branch
+        cast to the decimal wide enough for all (an integer as its decimal, ``bigint`` as
+        ``decimal(20,0)``), where DuckDB's widening gives a narrower one."""
+        if isinstance(node, exp.Case):
+            keys = [(i, "true") for i in node.args.get("ifs") or []] + [(node, "default")]
+        elif isinstance(node, exp.If):
+            keys = [(node, "true"), (node, "false")]
+        else:
+            keys = [(node, "this")] + [(node, f"expressions:{k}") for k in range(len(node.expressions))]
+
+        def get(holder: exp.Expr, key: str) -> exp.Expr | None:
+            if key.startswith("expressions:"):
+                return holder.expressions[int(key.split(":")[1])]
+            value = holder.args.get(key)
+            return value if isinstance(value, exp.Expr) else None
+
+        parts = [(h, k, get(h, k)) for h, k in keys]
+        typed = [self.typer.of(v) for _, _, v in parts if v is not None and not isinstance(v, exp.Null)]
+        if not typed or not all(_is_integral(t) or isinstance(t, DecimalType) for t in typed):
+            return None
+        decimals = [t if isinstance(t, DecimalType) else DecimalType(_INTEGRAL_DECIMAL[t.name], 0) for t in typed if t is not None]
+        if not any(isinstance(t, DecimalType) for t in typed) or len(set(typed)) == 1:
+            return None
+        scale = max(d.scale for d in decimals)
+        digits = max(d.precision - d.scale for d in decimals)
+        wide = DecimalType(min(digits + scale, MAX_DECIMAL_PRECISION), min(scale, MAX_DECIMAL_PRECISION))
+        for holder, key, value in parts:
+            if value is None or isinstance(value, exp.Null) or self.typer.of(value) == wide:
+                continue
+            cast = exp.cast(value.copy(), _sql_type(wide))
+            if key.startswith("expressions:"):
+                holder.set("expressions", cast, int(key.split(":")[1]))
+            else:
+                holder.set(key, cast)
+        self.typer.types[id(node)] = wide
+        return node
+
     def _timestamp_to_number(self, value: exp.Expr, target: SparkType, strict: bool) -> exp.Expr:
         micros = exp.Anonymous(this="epoch_us", expressions=[value])
         million = exp.Literal.number(1_000_000)
@@ -896,6 +934,10 @@ class _Rewriter:
         ):
             # Spark's collect_list/collect_set of no (non-NULL) values is [], DuckDB's NULL
             return exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])])
+        if isinstance(node, (exp.Case, exp.If, exp.Coalesce)) and not isinstance(node.parent, exp.Case):
+            widened = self._widen_decimal_branches(node)
+            if widened is not None:
+                return widened
         if isinstance(node, exp.Filter) and isinstance(node.this, exp.Sum) and not isinstance(node.parent, exp.Window):
             # `sum(x) FILTER (WHERE ...)`: typed as Spark types the sum (DuckDB's is a HUGEINT)
             return self._aggregate(node, node.this, of(node.this), window=None)
@@ -1620,6 +1662,9 @@ def apply_spark_semantics(
         if isinstance(select, exp.SetOperation):
             left, right = outputs.get(id(select.left), {}), outputs.get(id(select.right), {})
             _check_set_operation(select, left)
+            for i in _coerce_strings_with_integers(select, left, right):
+                left[list(left)[i]] = AtomicType("bigint")
+                right[list(right)[i]] = AtomicType("bigint")
             # A column's type is known only where both branches agree (Spark widens otherwise).
             outputs[id(select)] = {
                 name: t if list(right.values())[i:i + 1] == [t] else None for i, (name, t) in enumerate(left.items())
@@ -1763,6 +1808,33 @@ def _check_set_operation(operation: exp.SetOperation, left: Mapping[str, SparkTy
     for name, spark_type in left.items():
         if spark_type == VARIANT:
             raise _set_operation_error(name)
+
+
+def _coerce_strings_with_integers(
+    operation: exp.SetOperation, left: Mapping[str, SparkType | None], right: Mapping[str, SparkType | None]
+) -> list[int]:
+    """Where one branch of a UNION, INTERSECT or EXCEPT gives a string and the other an integer
+    in the same place, both become bigints, the string read strictly as Spark's ANSI coercion
+    reads it (DuckDB would make both strings); the places changed."""
+    if not (isinstance(operation.left, exp.Select) and isinstance(operation.right, exp.Select)):
+        return []
+    sides = (operation.left, operation.right)
+    if any(len(side.expressions) != len(left) or any(isinstance(p, exp.Star) for p in side.expressions) for side in sides):
+        return []
+    changed = []
+    for i, (a, b) in enumerate(zip(left.values(), right.values())):
+        if not ({isinstance(a, StringType), isinstance(b, StringType)} == {True, False} and (_is_integral(a) or _is_integral(b))):
+            continue
+        for side, kind in zip(sides, (a, b)):
+            projection = side.expressions[i]
+            value = projection.this if isinstance(projection, exp.Alias) else projection
+            name = projection.alias_or_name
+            bigint = AtomicType("bigint")
+            read = (_string_to_integral_or_boolean(value.copy(), bigint, strict=True) if isinstance(kind, StringType)
+                    else exp.cast(value.copy(), _sql_type(bigint)))
+            projection.replace(exp.alias_(read, exp.to_identifier(name, quoted=True)))
+        changed.append(i)
+    return changed
 
 
 def _check_resolved(select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:

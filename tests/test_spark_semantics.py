@@ -121,6 +121,12 @@ QUERIES: list[Any] = [
     # columns renamed by a CTE's or a subquery's alias, a recursive CTE
     "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3) SELECT n FROM r",
     "SELECT k FROM (SELECT i FROM t) AS q(k) WHERE k > 1",
+    # branches of integers and decimals widen as Spark widens them
+    "SELECT i, CASE WHEN i > 1 THEN b ELSE 1.5 END AS c, coalesce(i, 1.5) AS k, if(i > 1, d, b) AS f, nvl(s, e) AS n FROM t",
+    # a string beside an integer in a UNION is read as a bigint
+    "SELECT i FROM t UNION ALL SELECT '1'",
+    "SELECT g FROM t UNION SELECT 1",
+    "SELECT i, g FROM t UNION ALL SELECT '7', 'x'",
     # a NULL among strings is a string NULL
     "SELECT concat(g, NULL) AS c, concat(NULL, NULL) AS n, g || NULL AS p, concat(f, NULL) AS x, concat(b, NULL, g) FROM t",
     # ANSI errors
