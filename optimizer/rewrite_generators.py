@@ -301,6 +301,12 @@ def rewrite_generators(
         return produced
     remaining = [lateral for lateral in select.args.get("laterals") or [] if lateral not in laterals]
     select.set("laterals", remaining or None)
+    if select.args.get("from_") is None and joins:
+        # a SELECT without FROM: its first generator is the FROM (there is nothing to join to)
+        first = joins.pop(0)
+        source = first.this.this.copy()
+        source.set("alias", first.this.args["alias"].copy())
+        select.set("from_", exp.From(this=source))
     for join in joins:
         select.append("joins", join)
     if replaced:

@@ -56,6 +56,9 @@ _ROWS = """
 EVENTS_SELECT = f"SELECT i AS id, CASE WHEN i % 7 = 6 THEN NULL ELSE ({_ROWS})::JSON::VARIANT END AS v FROM range(30) t(i)"
 
 QUERIES = [
+    # a SELECT without FROM
+    "SELECT explode(sequence(1, 3))",
+    "SELECT posexplode(array(1, 2)), explode(array(3, 4)) AS y",
     # the SELECT list, unaliased: Spark's names
     "SELECT id, explode(a) FROM t",
     "SELECT id, explode_outer(a) FROM t",
