@@ -10,10 +10,11 @@ PySpark by ``tests/test_spark_functions.py``; a form it cannot answer exactly is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, NoReturn
 
 from sqlglot import exp
 
+from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, StringType
 
 if TYPE_CHECKING:
@@ -79,18 +80,21 @@ def _null(to: str) -> exp.Expression:
 
 
 def _any_null(*parts: exp.Expr) -> exp.Expression:
-    tests: list[exp.Expression] = [exp.Is(this=p.copy(), expression=exp.Null()) for p in parts]
-    return exp.or_(*tests, copy=False) if len(tests) > 1 else tests[0]
+    test: exp.Expression = exp.Is(this=parts[0].copy(), expression=exp.Null())
+    for part in parts[1:]:
+        test = exp.Or(this=test, expression=exp.Is(this=part.copy(), expression=exp.Null()))
+    return test
 
 
-def _number(value: int | str) -> exp.Literal:
+def _number(value: int | str) -> exp.Expression:
     return exp.Literal.number(value)
 
 
-def _refuse(called: str, what: str) -> None:
-    from vpush.optimizer.spark_semantics import _refuse as refuse
-
-    refuse(called, what)
+def _refuse(called: str, what: str) -> NoReturn:
+    raise OptimizeError(
+        f"{called}: the DuckDB engine does not give Spark's answer for {what} yet; the Spark engine runs it",
+        error_class="VPUSH_UNSUPPORTED_FUNCTION",
+    )
 
 
 def _integral_name(t: SparkType | None) -> str | None:
@@ -114,8 +118,9 @@ def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType
         return None if name is None else (_BIGINT if name == "bigint" else _INT)
     if called in _TRY_OPERATORS and len(types) == 2:
         names = [_integral_name(t) for t in types]
-        if names[0] is not None and names[1] is not None:
-            return AtomicType(max(names, key=lambda n: _WIDTHS[n]))  # type: ignore[arg-type]
+        widths = [n for n in names if n is not None]
+        if len(widths) == 2:
+            return AtomicType(max(widths, key=lambda n: _WIDTHS[n]))
         if all(n is not None or t in (_DOUBLE, AtomicType("float")) for n, t in zip(names, types)):
             return AtomicType("float") if all(t == AtomicType("float") for t in types) else _DOUBLE
         return None
@@ -409,7 +414,7 @@ def _bround(arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> 
     if result is None or places is None or not -20 <= places <= 18:
         _refuse("bround", "an argument other than a decimal, double or float, or places that are not a literal from 0 "
                 "(decimals) or -20 (doubles) to 18")
-    if not isinstance(result, DecimalType) or places < 0:
+    if not isinstance(result, DecimalType) or places is None or places < 0:
         _refuse("bround", "an argument other than a decimal, double or float, or negative places for a decimal")
     assert isinstance(result, DecimalType)  # for mypy: refused above
     return exp.cast(_fn("round_even", value, _number(places)), exp.DataType.build(f"DECIMAL({result.precision}, {result.scale})"))

@@ -143,7 +143,7 @@ SCALARS = [
     "shiftleft(i, -1)", "shiftright(i, 33)", "shiftright(b, s)", "shiftrightunsigned(i, 1)", "shiftrightunsigned(b, 3)",
     "shiftrightunsigned(s, 1)", "try_add(i, 1)", "try_add(b, b)", "try_subtract(i, 5)", "try_subtract(b, -1)",
     "try_multiply(i, i)", "try_multiply(b, 2)", "try_divide(i, 0)", "try_divide(i, 2)", "try_add(f, 1)", "try_divide(f, i)",
-    "unhex('4A')", "unhex('F')", "unhex('zz')", "unhex(g)", "typeof(i)", "typeof(d)", "typeof(array(i))",
+    "unhex('4A')", "unhex('F')", "unhex('zz')", "unhex(g)",
     "next_day(day, 'MO')", "next_day(day, 'sunday')", "next_day(day, NULL)", "make_date(s, NULL, 1)", "make_date(2023, s, s)",
 ]
 
@@ -172,7 +172,7 @@ REFUSED = [
     "kurtosis(f)", "skewness(f)", "covar_pop(f, i)", "corr(f, i)", "approx_count_distinct(g)", "mode(g)",
     "printf('%s', g)", "format_string('%d', i)", "format_number(f, 2)", "to_char(d, '999.99')",
     "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "soundex(g)", "conv(g, 16, 10)", "ceil(f, 1)",
-    "substring_index(g, 'aa', 1)", "try_add(d, 1)", "try_divide(d, 2)", "bround(i, -1)", "split(g, 'b', 2)",
+    "substring_index(g, 'aa', 1)", "try_add(d, 1)", "try_divide(d, 2)", "split(g, 'b', 2)",
     "factorial(s)", "date_format(ts, 'yyyyy')", "date_format(ts, 'yyyy-MM-dd z')", "date_format(ts, 'G')",
     "date_format(ts, 'QQQ')", "date_format(ts, 'SSSSSSS')", "timestamp_seconds(f)",
     "trunc(ts, 'MM')", "from_unixtime(f)",
@@ -422,6 +422,18 @@ def test_date_fields_raise_as_spark(call: str, wanted: str, spark_view: SparkSes
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
 
 
+TYPEOF_CALLS = ["typeof(i)", "typeof(d)", "typeof(array(i))", "typeof(g)"]
+
+
+def test_typeof_on_duckdb(spark_view: SparkSession, con: vpush.Connection) -> None:
+    _check(TYPEOF_CALLS, spark_view, con)
+
+
+@pytest.mark.xfail(strict=True, reason="the Spark engine's scan leaves out a column read only by typeof (README)")
+def test_typeof_on_the_spark_engine(spark_view: SparkSession, spark_con: vpush.Connection) -> None:
+    _check(TYPEOF_CALLS, spark_view, spark_con)
+
+
 @pytest.mark.parametrize("call", ["unix_date(t)", "unix_seconds(t)", "unix_millis(t)", "unix_micros(t)"])
 def test_a_string_where_spark_casts_none_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """The unix_* functions take a date or timestamp and no string: Spark refuses the query."""
@@ -459,7 +471,7 @@ def test_every_listed_function_is_tested() -> None:
 
     from vpush.optimizer.spark_functions import SPARK_FUNCTIONS
 
-    called = " ".join(SCALARS + AGGREGATES + WINDOWS + TRANSCENDENTAL + ARRAY_CALLS).lower()
+    called = " ".join(SCALARS + AGGREGATES + WINDOWS + TRANSCENDENTAL + ARRAY_CALLS + TYPEOF_CALLS).lower()
     untested = sorted(name for name in SPARK_FUNCTIONS if f"{name}(" not in called and name not in _OPERATOR_FORMS)
     assert untested == []
 
@@ -473,7 +485,7 @@ REFUSED_SPARK_RAISES = [
     "date_format(ts, g)", "from_unixtime(i, g)", "date_format(ts, 'YYYY')", "date_format(ts, 'b')", "date_format(ts, '[yyyy]')",
     "date_format(ts, 'yyyy''')", "date_format(ts, 'u')", "date_from_unix_date(b)", "months_between(ts, day, i > 0)",
     "map_contains_key(map('a', i), 1)", "map_keys(array(i))", "map_contains_key(map(1, i), NULL)",
-    "map_from_arrays(array(f), array(i))",
+    "map_from_arrays(array(f), array(i))", "bround(i, -1)",
 ]
 
 
