@@ -69,18 +69,21 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "sinh": _f(1, shown="SINH"), "cosh": _f(1, shown="COSH"), "tanh": _f(1, shown="TANH"),
     "expm1": _f(1, shown="EXPM1"), "log1p": _f(1, shown="LOG1P"),
     "pi": _f(0, shown="PI"), "e": _f(0, shown="E"), "negative": _f(1), "positive": _f(1),
+    "bround": _f(1, 2, defaults=("0",)), "shiftleft": _f(2), "shiftright": _f(2), "shiftrightunsigned": _f(2),
+    "try_add": _f(2), "try_subtract": _f(2), "try_multiply": _f(2), "try_divide": _f(2), "unhex": _f(1), "typeof": _f(1),
     # strings
     "lower": _f(1), "upper": _f(1), "lcase": _f(1), "ucase": _f(1), "length": _f(1), "char_length": _f(1),
     "character_length": _f(1), "len": _f(1), "concat": _f(0, None), "concat_ws": _f(1, None),
     "replace": _f(2, 3), "substr": _f(2, 3, defaults=("2147483647",)), "substring": _f(2, 3, defaults=("2147483647",)),
-    "trim": _f(1), "ltrim": _f(1), "rtrim": _f(1), "lpad": _f(2, 3, defaults=(" ",)), "rpad": _f(2, 3, defaults=(" ",)),
-    "left": _f(2), "right": _f(2), "repeat": _f(2), "instr": _f(2), "locate": _f(2, defaults=("1",)),
+    "trim": _f(1, 2), "ltrim": _f(1, 2), "rtrim": _f(1, 2), "btrim": _f(1, 2), "lpad": _f(2, 3, defaults=(" ",)), "rpad": _f(2, 3, defaults=(" ",)),
+    "left": _f(2), "right": _f(2), "repeat": _f(2), "instr": _f(2), "locate": _f(2, 3, defaults=("1",)),
     "position": _f(2, defaults=("1",)), "translate": _f(3), "split_part": _f(3), "contains": _f(2),
     "startswith": _f(2), "endswith": _f(2), "ascii": _f(1), "md5": _f(1), "sha1": _f(1), "sha": _f(1),
     "levenshtein": _f(2), "bit_length": _f(1), "space": _f(1), "rlike": _f(2, shown="RLIKE"),
     "regexp": _f(2, shown="RLIKE"), "regexp_like": _f(2, shown="REGEXP_LIKE"),
     "regexp_extract": _f(2, 3, defaults=("1",)), "regexp_replace": _f(3, defaults=("1",)),
-    "split": _f(2, defaults=("-1",)), "string": _f(1),
+    "split": _f(2, defaults=("-1",)), "string": _f(1), "initcap": _f(1), "substring_index": _f(3),
+    "octet_length": _f(1), "chr": _f(1), "char": _f(1),
     # conditionals and null handling
     "coalesce": _f(1, None), "nvl": _f(2), "ifnull": _f(2), "nvl2": _f(3), "nullif": _f(2), "if": _f(3),
     "isnull": _f(1), "isnotnull": _f(1), "equal_null": _f(2),
@@ -97,7 +100,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "unix_micros": _f(1), "unix_date": _f(1), "current_date": _f(0), "current_timestamp": _f(0), "now": _f(0),
     "to_date": _f(1, 2), "to_timestamp": _f(1, 2), "date_format": _f(2), "timestamp_seconds": _f(1),
     "timestamp_millis": _f(1), "timestamp_micros": _f(1), "date_from_unix_date": _f(1),
-    "months_between": _f(2, 3, defaults=("true",)),
+    "months_between": _f(2, 3, defaults=("true",)), "next_day": _f(2),
     # aggregates
     "count": _f(0, None), "sum": _f(1), "avg": _f(1), "mean": _f(1), "min": _f(1), "max": _f(1),
     "count_if": _f(1), "stddev": _f(1), "std": _f(1), "stddev_samp": _f(1), "stddev_pop": _f(1),
@@ -190,6 +193,6 @@ def _argument_count(node: exp.Expr) -> int | None:
     if keys is None:
         return None
     present = [node.args.get(k) is not None for k in keys]
-    if isinstance(node, exp.Trim) and any(present[1:]):
-        return len(keys)  # trim(BOTH 'x' FROM s): a form vpush does not answer for
+    if isinstance(node, exp.Trim):
+        return sum(present[:2])  # trim(BOTH 'x' FROM s) has two: the string and the characters
     return sum(present)

@@ -58,6 +58,7 @@ from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_generators import rewrite_generators
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
+from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
 from vpush.optimizer.variant_types import (
     MAX_DECIMAL_PRECISION,
     VARIANT,
@@ -565,6 +566,8 @@ class _Typer:
     def _call_type(self, node: exp.Expr, called: str) -> SparkType | None:
         """The Spark type of a call to a function of :data:`SPARK_FUNCTIONS` that Spark types
         differently from DuckDB, by its name."""
+        if called in SCALAR_FUNCTIONS and (called != "locate" or len(_arguments(node)) == 3):
+            return scalar_type(called, _arguments(node), self.of)
         if called in _INT_FUNCTIONS:
             return _INT
         if called in _DOUBLE_FUNCTIONS:
@@ -665,6 +668,16 @@ _DOUBLE_FUNCTIONS = frozenset({"sign", "signum"})
 
 
 _PREDICATES = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.And, exp.Or, exp.Not, exp.Is, exp.In, exp.Between)
+
+
+def _arguments(node: exp.Expr) -> list[exp.Expr]:
+    """A call's arguments in Spark's order (those sqlglot parsed apart included), NULLs left out."""
+    arguments = call_arguments(node)
+    if arguments is None and type(node) in PARSED_ARGUMENTS:
+        arguments = [node.args.get(k) for k in PARSED_ARGUMENTS[type(node)]]
+    if arguments is None:
+        arguments = list(node_arguments(node) or [])
+    return [a for a in arguments if a is not None]
 
 
 def _comparison_operands(node: exp.Expr) -> list[exp.Expr]:
@@ -1163,6 +1176,8 @@ class _Rewriter:
         arguments = call_arguments(node)
         if arguments is None and type(node) in PARSED_ARGUMENTS:
             arguments = [node.args.get(k) for k in PARSED_ARGUMENTS[type(node)]]
+        if arguments is None and called in SCALAR_FUNCTIONS:
+            arguments = list(node_arguments(node) or []) or None
         if called in _PARSED_BY_PATTERN and arguments and arguments[0] is not None:
             parsed = self._parse_by_pattern(called, arguments)
             if parsed is not None:
@@ -1205,8 +1220,12 @@ class _Rewriter:
                           expression=exp.Anonymous(this="isnan", expressions=[value.copy()]))
             signed = exp.Case(ifs=[exp.If(this=keep, true=value.copy())], default=exp.Anonymous(this="sign", expressions=[value]))
             return exp.cast(signed, exp.DataType.build("DOUBLE"))
-        if called == "round" and arguments and arguments[0] is not None and _is_fractional(self.typer.of(arguments[0])):
-            return self._round_fractional(arguments[0], arguments[1] if len(arguments) > 1 else None)
+        if called in ("round", "bround") and arguments and arguments[0] is not None and _is_fractional(self.typer.of(arguments[0])):
+            return self._round_fractional(arguments[0], arguments[1] if len(arguments) > 1 else None, even=called == "bround")
+        if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
+            scalar = rewrite_scalar(called, node, [a for a in arguments if a is not None], self.typer.of, result)
+            if scalar is not None:
+                return scalar
         if called in ("substr", "substring") and isinstance(node, exp.Substring):
             return _spark_substring(node)
         if called in ("listagg", "string_agg") and isinstance(node, exp.GroupConcat) and node.args.get("separator") is None:
@@ -1513,13 +1532,14 @@ class _Rewriter:
         self.typer.types[id(call)] = _DOUBLE
         return call
 
-    def _round_fractional(self, value: exp.Expr, scale: exp.Expr | None) -> exp.Expr:
+    def _round_fractional(self, value: exp.Expr, scale: exp.Expr | None, *, even: bool = False) -> exp.Expr:
         """Spark's ``round`` of a double or float: HALF_UP on the number as Java prints it
-        (``round(0.285, 2)`` is 0.29, where rounding the binary value gives 0.28)."""
+        (``round(0.285, 2)`` is 0.29, where rounding the binary value gives 0.28); ``bround``
+        (``even``) the same HALF_EVEN."""
         places = 0 if scale is None else _integer_literal(scale)
         if places is None or not -20 <= places <= 18:
             raise OptimizeError(
-                f"round({value.sql(dialect=VpushSpark)}, ...): the DuckDB engine rounds a double only to a literal "
+                f"{'bround' if even else 'round'}({value.sql(dialect=VpushSpark)}, ...): the DuckDB engine rounds a double only to a literal "
                 "number of places from -20 to 18; the Spark engine runs it",
                 error_class="VPUSH_UNSUPPORTED_FUNCTION",
             )
@@ -1527,7 +1547,9 @@ class _Rewriter:
         target = exp.DataType.build("FLOAT" if source == AtomicType("float") else "DOUBLE")
         text = self._java_text(value.copy())
         exact = exp.cast(exp.cast(text, exp.DataType.build("DECIMAL(38, 18)")), exp.DataType.build("DECIMAL(38, 18)"))
-        rounded = exp.cast(exp.Round(this=exact, decimals=exp.Literal.number(places)), target)
+        nearest = (exp.Anonymous(this="round_even", expressions=[exact, exp.Literal.number(places)]) if even
+                   else exp.Round(this=exact, decimals=exp.Literal.number(places)))
+        rounded = exp.cast(nearest, target)
         # NaN and the infinities stay; from 1e17 up a double has no fraction digits to round
         untouched = exp.Or(
             this=exp.Anonymous(this="isnan", expressions=[value.copy()]),
@@ -2118,7 +2140,11 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
         unit = node.meta.get(WRITTEN_UNIT) or (node.this.name if isinstance(node.this, (exp.Var, exp.Literal)) else None)
         source = spark_name(node.expression, top=False)
         return None if unit is None or source is None else f"{called}({unit} FROM {source})"
+    if isinstance(node, exp.Trim):
+        return _trim_name(node)
     arguments = call_arguments(node)
+    if arguments is None and node_arguments(node) is not None:
+        arguments = list(node_arguments(node) or [])
     if arguments is None:
         keys = PARSED_ARGUMENTS.get(type(node))
         if keys is None:
@@ -2149,6 +2175,20 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
     missing = rule.defaults[max(0, len(names) - rule.least) :]
     shown = [n for n in names if n is not None] + list(missing)
     return f"{rule.shown or called}({prefix}{', '.join(shown)})"
+
+
+def _trim_name(node: exp.Trim) -> str | None:
+    """Spark's name of a trim: ``trim(s)``, ``ltrim(s)``, ``rtrim(s)``, and with characters to
+    trim ``TRIM(LEADING chars FROM s)`` (``ltrim(chars, s)`` too: Spark's two-argument forms take
+    the characters first, as sqlglot reads them)."""
+    position = str(node.args.get("position") or "BOTH").upper()
+    source = spark_name(node.this, top=False)
+    characters = node.args.get("expression")
+    if characters is None:
+        word = {"LEADING": "ltrim", "TRAILING": "rtrim"}.get(position, "trim")
+        return None if source is None else f"{word}({source})"
+    chars = spark_name(characters, top=False)
+    return None if source is None or chars is None else f"TRIM({position} {chars} FROM {source})"
 
 
 def _typed_literal_name(node: exp.Cast) -> str | None:

@@ -131,6 +131,20 @@ SCALARS = [
     "map_keys(map_from_arrays(array('b', 'a'), array(i, i)))", "str_to_map(g)", "str_to_map('a=1;b;c=;=d;e=f=g', ';', '=')",
     "str_to_map(concat(g, ':1,x:', g), ',', ':')", "map_keys(str_to_map('z:1,a:2,m:3'))", "str_to_map(g, NULL)",
     "str_to_map('a::1, b:: 2', ', ', '::')",
+    # more strings, bits, try_ arithmetic and dates (vpush.optimizer.spark_scalars)
+    "initcap(g)", "initcap('hELLO wORLD  x-y áb ǆx ßa ẞb ǳ')", "initcap('')", "substring_index(g, 'b', 1)",
+    "substring_index('a.b.c', '.', -2)", "substring_index('a.b.c', '.', -5)", "substring_index('a.b.c', '.', 7)",
+    "substring_index('a.b.c', '', 1)", "substring_index(g, 'b', s - 3)", "locate('b', g, 2)", "locate('', g, 0)",
+    "locate('', g, 3)", "locate('a', g, NULL)", "locate('c', g, s)", "octet_length(g)", "octet_length(binary('é'))",
+    "chr(65)", "char(321)", "chr(-1)", "chr(256)", "chr(i)", "chr(b)", "btrim(g)", "btrim(g, 'ab')", "btrim(g, NULL)",
+    "ltrim(g, 'ab')", "rtrim('xxaxx', 'x')", "trim(BOTH 'a' FROM g)", "trim(LEADING 'a' FROM g)",
+    "trim(TRAILING 'c' FROM g)", "trim(BOTH FROM g)", "trim(LEADING FROM g)", "trim(g, 'ab')",
+    "bround(f, 0)", "bround(d, 1)", "bround(2.5)", "bround(f)", "bround(f / 4, 1)", "shiftleft(i, 1)", "shiftleft(b, 65)",
+    "shiftleft(i, -1)", "shiftright(i, 33)", "shiftright(b, s)", "shiftrightunsigned(i, 1)", "shiftrightunsigned(b, 3)",
+    "shiftrightunsigned(s, 1)", "try_add(i, 1)", "try_add(b, b)", "try_subtract(i, 5)", "try_subtract(b, -1)",
+    "try_multiply(i, i)", "try_multiply(b, 2)", "try_divide(i, 0)", "try_divide(i, 2)", "try_add(f, 1)", "try_divide(f, i)",
+    "unhex('4A')", "unhex('F')", "unhex('zz')", "unhex(g)",
+    "next_day(day, 'MO')", "next_day(day, 'sunday')", "next_day(day, NULL)", "make_date(s, NULL, 1)", "make_date(2023, s, s)",
 ]
 
 AGGREGATES = [
@@ -157,11 +171,12 @@ REFUSED = [
     "to_json(named_struct('a', i, 'b', g))",
     "kurtosis(f)", "skewness(f)", "covar_pop(f, i)", "corr(f, i)", "approx_count_distinct(g)", "mode(g)",
     "printf('%s', g)", "format_string('%d', i)", "format_number(f, 2)", "to_char(d, '999.99')",
-    "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "initcap(g)", "chr(65)", "bround(f, 1)", "ceil(f, 1)",
+    "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "soundex(g)", "conv(g, 16, 10)", "ceil(f, 1)",
+    "substring_index(g, 'aa', 1)", "try_add(d, 1)", "try_divide(d, 2)", "split(g, 'b', 2)",
     "factorial(s)", "date_format(ts, 'yyyyy')", "date_format(ts, 'yyyy-MM-dd z')", "date_format(ts, 'G')",
     "date_format(ts, 'QQQ')", "date_format(ts, 'SSSSSSS')", "timestamp_seconds(f)",
     "trunc(ts, 'MM')", "from_unixtime(f)",
-    "regexp_replace(g, '(a)', '$1x')", "extract(SECOND FROM ts)", "trim(BOTH 'a' FROM g)", "rand(1)",
+    "regexp_replace(g, '(a)', '$1x')", "extract(SECOND FROM ts)", "rand(1)",
     "map(1.5D, i)", "map('a', 1, 'b', 2.5)", "element_at(map(1, g), 1L)", "map(s, g)[3]",
     "map_contains_key(map(s, i), 3)", "str_to_map(g, ',', '.')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)", "array_union(array(i), array(f))",
 ]
@@ -394,6 +409,31 @@ def test_map_keeps_spark_key_order(spark_view: SparkSession, con: vpush.Connecti
     assert got == wanted and len(wanted) == 3
 
 
+@pytest.mark.parametrize(
+    ("call", "wanted"),
+    [("next_day(day, 'xx')", "ILLEGAL_DAY_OF_WEEK"), ("make_date(2024, 13, 1)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
+     ("make_date(2024, 2, 30)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
+     ("make_date(2024, 1, 32)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
+     ("make_date(2024, 1, 0)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
+     ("make_date(i, 1, 1)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION")],
+)
+def test_date_fields_raise_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    """Under ANSI, a day name Spark does not know and a date field out of range raise its class."""
+    _assert_raises_as_spark(call, spark_view, con, (wanted,))
+
+
+TYPEOF_CALLS = ["typeof(i)", "typeof(d)", "typeof(array(i))", "typeof(g)"]
+
+
+def test_typeof_on_duckdb(spark_view: SparkSession, con: vpush.Connection) -> None:
+    _check(TYPEOF_CALLS, spark_view, con)
+
+
+@pytest.mark.xfail(strict=True, reason="the Spark engine's scan leaves out a column read only by typeof (README)")
+def test_typeof_on_the_spark_engine(spark_view: SparkSession, spark_con: vpush.Connection) -> None:
+    _check(TYPEOF_CALLS, spark_view, spark_con)
+
+
 @pytest.mark.parametrize("call", ["unix_date(t)", "unix_seconds(t)", "unix_millis(t)", "unix_micros(t)"])
 def test_a_string_where_spark_casts_none_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """The unix_* functions take a date or timestamp and no string: Spark refuses the query."""
@@ -431,7 +471,7 @@ def test_every_listed_function_is_tested() -> None:
 
     from vpush.optimizer.spark_functions import SPARK_FUNCTIONS
 
-    called = " ".join(SCALARS + AGGREGATES + WINDOWS + TRANSCENDENTAL + ARRAY_CALLS).lower()
+    called = " ".join(SCALARS + AGGREGATES + WINDOWS + TRANSCENDENTAL + ARRAY_CALLS + TYPEOF_CALLS).lower()
     untested = sorted(name for name in SPARK_FUNCTIONS if f"{name}(" not in called and name not in _OPERATOR_FORMS)
     assert untested == []
 
@@ -445,7 +485,7 @@ REFUSED_SPARK_RAISES = [
     "date_format(ts, g)", "from_unixtime(i, g)", "date_format(ts, 'YYYY')", "date_format(ts, 'b')", "date_format(ts, '[yyyy]')",
     "date_format(ts, 'yyyy''')", "date_format(ts, 'u')", "date_from_unix_date(b)", "months_between(ts, day, i > 0)",
     "map_contains_key(map('a', i), 1)", "map_keys(array(i))", "map_contains_key(map(1, i), NULL)",
-    "map_from_arrays(array(f), array(i))",
+    "map_from_arrays(array(f), array(i))", "bround(i, -1)",
 ]
 
 
