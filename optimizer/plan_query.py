@@ -276,7 +276,10 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     except OptimizeError as exc:
         refusal = refusal or exc
 
-    referenced = _referenced_columns(expression)
+    # The Spark engine runs the query before the DuckDB rewrite, which may fold a column away
+    # (typeof(c) is a constant there): a column either reads is read.
+    on_duckdb, on_spark = _referenced_columns(expression), _referenced_columns(spark_expression)
+    referenced = None if on_duckdb is None or on_spark is None else on_duckdb | on_spark
     scans: list[Scan] = []
     for index, (node, table, infos, data_schema, pruned, extractions) in enumerate(found):
         full = _table_schema(table, data_schema)

@@ -429,7 +429,6 @@ def test_typeof_on_duckdb(spark_view: SparkSession, con: vpush.Connection) -> No
     _check(TYPEOF_CALLS, spark_view, con)
 
 
-@pytest.mark.xfail(strict=True, reason="the Spark engine's scan leaves out a column read only by typeof (README)")
 def test_typeof_on_the_spark_engine(spark_view: SparkSession, spark_con: vpush.Connection) -> None:
     _check(TYPEOF_CALLS, spark_view, spark_con)
 
