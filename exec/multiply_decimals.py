@@ -60,7 +60,7 @@ def multiply_decimals(
         >>> x = pa.array([Decimal("99999999.99"), None], pa.decimal128(38, 2))
         >>> y = pa.array([Decimal("999999999999999999999999.999999"), Decimal(1)], pa.decimal128(38, 6))
         >>> multiply_decimals(x, y, DecimalType(10, 2), DecimalType(30, 6), DecimalType(38, 6)).to_pylist()
-        [Decimal('99999999989999999999999999999999.990000'), None]
+        [Decimal('99999999989999999999999999999900.000000'), None]
 
     Raises:
         ExecutionError: ``NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION`` where a rounded product does
@@ -73,7 +73,7 @@ def multiply_decimals(
     product = pc.multiply(_as_decimal256(x, a, declared), _as_decimal256(y, b, b.precision))
     exact_scale = a.scale + b.scale
     int_digits = product.type.precision - exact_scale
-    rescaled = product
+    rounded = product
     if result.scale < exact_scale:
         # HALF_UP depends only on the first digit cut (at least 5: away from zero), so the cast
         # truncates (toward zero) to one digit past the result's scale, and Arrow rounds that one
@@ -81,17 +81,24 @@ def multiply_decimals(
         # 9999999999999999999999999999.9999999999 at scale 40 to 6 digits gives ...9.999999).
         guard = pa.decimal256(min(int_digits + result.scale + 2, MAX_DECIMAL256_PRECISION), result.scale + 1)
         rounded = pc.round(product.cast(guard, safe=False), ndigits=result.scale, round_mode="half_towards_infinity")
-        rescaled = rounded.cast(pa.decimal256(guard.precision, result.scale))
+    try:
+        # checked: the digit past the scale is 0 now, and a value past the precision raises
+        return rounded.cast(pa.decimal128(result.precision, result.scale))
+    except pa.ArrowInvalid:
+        raise _out_of_range(rounded, result) from None
+
+
+def _out_of_range(rounded: pa.Array, result: DecimalType) -> ExecutionError:
+    """Spark's error for the first of ``rounded`` (at ``result``'s scale) past its precision."""
     bound = decimal.Decimal(10) ** (result.precision - result.scale)
-    too_big = pc.greater_equal(pc.abs(rescaled), pa.scalar(bound, pa.decimal256(result.precision + 1, 0)))
-    if pc.any(too_big).as_py():
-        value = rescaled.filter(too_big)[0].as_py()
-        raise ExecutionError(
-            f"{value} cannot be represented as Decimal({result.precision}, {result.scale}). If necessary set "
-            '"spark.sql.ansi.enabled" to "false" to bypass this error, and return NULL instead.',
-            error_class=_OUT_OF_RANGE,
-        )
-    return rescaled.cast(pa.decimal128(result.precision, result.scale))
+    too_big = pc.greater_equal(pc.abs(rounded), pa.scalar(bound, pa.decimal256(result.precision - result.scale + 1, 0)))
+    first = rounded.filter(too_big)[0].as_py()
+    value = first.quantize(decimal.Decimal(1).scaleb(-result.scale), context=decimal.Context(prec=100))
+    return ExecutionError(
+        f"{value} cannot be represented as Decimal({result.precision}, {result.scale}). If necessary set "
+        '"spark.sql.ansi.enabled" to "false" to bypass this error, and return NULL instead.',
+        error_class=_OUT_OF_RANGE,
+    )
 
 
 def register_decimal_product(connection: duckdb.DuckDBPyConnection, name: str) -> None:

@@ -186,3 +186,17 @@ def test_products_equal_exact_arithmetic_rounded_half_up() -> None:
             with pytest.raises(ExecutionError) as raised:
                 multiply_decimals(pa.array(xs, pa.decimal128(38, a.scale)), pa.array(ys, pa.decimal128(38, b.scale)), a, b, result)
             assert raised.value.error_class == "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION", "Should be Spark's class"
+
+
+# Remaining differences on DuckDB (README): the exact intermediate of a division or a sum of two
+# decimals past 38 digits still overflows there, where Spark rounds and answers.
+NOT_YET = [
+    pytest.param("SELECT id, x / y AS q FROM t WHERE id = 1", id="division-past-38-digits"),
+    pytest.param("SELECT id, x + y AS s FROM t WHERE id = 1", id="sum-past-38-digits"),
+]
+
+
+@pytest.mark.xfail(strict=True, reason="DuckDB engine: the exact intermediate is computed in 38 digits and overflows")
+@pytest.mark.parametrize("sql", NOT_YET)
+def test_not_yet_matching_spark(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
+    _assert_same_answer(sql, spark_views, con)
