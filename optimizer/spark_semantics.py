@@ -73,7 +73,8 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "apply_spark_semantics", "arrow_spark_type", "spark_name"]
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DECIMAL_PRODUCT_PREFIX", "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS",
+           "decimal_product_function", "decimal_product_types", "apply_spark_semantics", "arrow_spark_type", "spark_name"]
 
 ARGUMENT_TYPE = "vpush_argument_type"
 """The meta key under which a ``to_variant_object`` call keeps the Spark type of its argument, and
@@ -121,6 +122,34 @@ STRICT_MATH_FUNCTIONS: dict[str, str] = {name: f"vpush_strict_{name}" for name i
 """The engine functions that compute Spark's transcendental functions as Java's ``StrictMath``
 does, bit for bit (:mod:`vpush.codec.strict_math`; DuckDB's own are the C library's, which can
 differ in the last bit), by the kernel's name for the function."""
+
+DECIMAL_PRODUCT_PREFIX = "vpush_decimal_product_"
+"""The engine functions that multiply two decimals as Spark does where the exact product may
+need more than DuckDB's 38 digits, one per pair of operand types and result type (see
+:func:`decimal_product_function`)."""
+
+
+def decimal_product_function(a: DecimalType, b: DecimalType, result: DecimalType) -> str:
+    """The name of the engine function that multiplies a ``a`` by a ``b`` into Spark's ``result``.
+
+    Example:
+        >>> decimal_product_function(DecimalType(38, 10), DecimalType(10, 2), DecimalType(38, 6))
+        'vpush_decimal_product_38_10_10_2_38_6'
+    """
+    numbers = (a.precision, a.scale, b.precision, b.scale, result.precision, result.scale)
+    return DECIMAL_PRODUCT_PREFIX + "_".join(str(n) for n in numbers)
+
+
+def decimal_product_types(name: str) -> tuple[DecimalType, DecimalType, DecimalType]:
+    """The operand and result types a :func:`decimal_product_function` name was made of.
+
+    Example:
+        >>> decimal_product_types('vpush_decimal_product_38_10_10_2_38_6')[2]
+        DecimalType(precision=38, scale=6)
+    """
+    p1, s1, p2, s2, pr, sr = (int(n) for n in name.removeprefix(DECIMAL_PRODUCT_PREFIX).split("_"))
+    return DecimalType(p1, s1), DecimalType(p2, s2), DecimalType(pr, sr)
+
 
 # Spark's math functions computed by the StrictMath kernel, by the name the user calls them with:
 # the kernel's name for each (one-argument log is ln; power is pow).
@@ -1136,11 +1165,17 @@ class _Rewriter:
             left, right = of(node.this), of(node.expression)
             a, b = _as_decimal(left, node.this), _as_decimal(right, node.expression)
             assert a is not None and b is not None
-            wide = node.__class__(
-                this=exp.cast(node.this.copy(), _decimal(MAX_DECIMAL_PRECISION, a.scale)),
-                expression=exp.cast(node.expression.copy(), _decimal(MAX_DECIMAL_PRECISION, b.scale)),
-            )
-            return exp.cast(wide, _sql_type(result))
+            this = exp.cast(node.this.copy(), _decimal(MAX_DECIMAL_PRECISION, a.scale))
+            other = exp.cast(node.expression.copy(), _decimal(MAX_DECIMAL_PRECISION, b.scale))
+            if isinstance(node, exp.Mul) and a.precision + b.precision > MAX_DECIMAL_PRECISION:
+                # The exact product (Spark's java BigDecimal) may need up to p1 + p2 digits, past
+                # DuckDB's 38, where Spark rounds it to the result's scale and answers: the engine
+                # function computes it in 256 bits. At p1 + p2 <= 38 it fits, and DuckDB's cast
+                # rounds it half away from zero as Spark does.
+                name = decimal_product_function(a, b, result)
+                self.functions[name] = result
+                return exp.Anonymous(this=name, expressions=[this, other])
+            return exp.cast(node.__class__(this=this, expression=other), _sql_type(result))
         if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)) and result == _DOUBLE:
             if any(of(side) == AtomicType("float") for side in (node.this, node.expression)):
                 # float with int, bigint or decimal is double in Spark, float in DuckDB
