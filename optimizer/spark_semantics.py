@@ -1101,6 +1101,15 @@ class _Rewriter:
                 else:
                     node.set(key, exp.cast(part, _sql_type(bigint)))
             return node
+        if isinstance(node, (exp.Add, exp.Sub)) and of(node.this) == AtomicType("date") and isinstance(node.expression, exp.Interval):
+            # Spark's date plus days, months or years is a date; plus a time, a timestamp in the
+            # session zone (DuckDB's are both naive timestamps)
+            unit = node.expression.args.get("unit")
+            word = unit.name.upper().rstrip("S") if isinstance(unit, exp.Var) else ""
+            if word in ("YEAR", "MONTH", "WEEK", "DAY"):
+                return exp.cast(node, exp.DataType.build("DATE"))
+            node.set("this", exp.cast(node.this, exp.DataType.build("TIMESTAMPTZ")))
+            return node
         if isinstance(node, exp.Sub) and of(node.this) in _DATETIMES and of(node.expression) in _DATETIMES:
             # Spark's difference of two dates or timestamps is a day-time interval; DuckDB's is a
             # count of days or a month-day-nanosecond interval
@@ -2018,6 +2027,22 @@ _BINARY_SYMBOLS: dict[type[exp.Expr], str] = {
 }
 
 
+_INTERVAL_UNITS = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"})
+
+
+def _interval_name(node: exp.Interval) -> str | None:
+    """``INTERVAL 24 HOURS`` as Spark prints it, ``INTERVAL '24' HOUR``; None for other forms."""
+    unit, value = node.args.get("unit"), node.this
+    if not isinstance(unit, exp.Var) or not isinstance(value, exp.Literal):
+        return None
+    word = unit.name.upper()
+    word = word[:-1] if word.endswith("S") and word[:-1] in _INTERVAL_UNITS else word
+    text = value.name
+    if word in ("HOUR", "MINUTE", "SECOND") and text.isdigit():
+        text = text.zfill(2)  # Spark prints a time field with two digits at least
+    return f"INTERVAL '{text}' {word}" if word in _INTERVAL_UNITS else None
+
+
 def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     """The column name Spark gives an unaliased projection (``toPrettySQL``), for the common
     expressions; None for one this function does not know (DuckDB's name stays).
@@ -2067,6 +2092,12 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     operator = _operator_name(node)
     if operator is not None:
         return operator or None
+    if isinstance(node, exp.Interval):
+        return _interval_name(node)
+    if isinstance(node, (exp.Add, exp.Sub)) and isinstance(node.expression, exp.Interval):
+        # Spark prints a timestamp plus an interval without parentheses
+        left, right = spark_name(node.this, top=False), _interval_name(node.expression)
+        return None if left is None or right is None else f"{left} {'+' if isinstance(node, exp.Add) else '-'} {right}"
     symbol = _BINARY_SYMBOLS.get(type(node))
     if symbol is not None:
         left, right = spark_name(node.this, top=False), spark_name(node.expression, top=False)

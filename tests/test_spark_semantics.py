@@ -127,6 +127,10 @@ QUERIES: list[Any] = [
     "SELECT i FROM t UNION ALL SELECT '1'",
     "SELECT g FROM t UNION SELECT 1",
     "SELECT i, g FROM t UNION ALL SELECT '7', 'x'",
+    # a date plus days, months or years is a date, plus a time a timestamp; intervals named as Spark
+    "SELECT i, day + INTERVAL 1 MONTH AS m, day + INTERVAL 2 HOURS AS h, day - INTERVAL 3 DAYS AS d, day + INTERVAL 1 YEAR AS y FROM t",
+    "SELECT timestamp_seconds(b % 100000) + INTERVAL 1 DAY, timestamp_seconds(b % 100000) - INTERVAL '2' HOUR, "
+    "timestamp_seconds(b % 100000) + INTERVAL 90 MINUTES FROM t",
     # a NULL among strings is a string NULL
     "SELECT concat(g, NULL) AS c, concat(NULL, NULL) AS n, g || NULL AS p, concat(f, NULL) AS x, concat(b, NULL, g) FROM t",
     # ANSI errors
