@@ -134,6 +134,25 @@ def string_to_timestamp_column(values: pa.Array | pa.ChunkedArray, *, time_zone:
     return pa.array(result, pa.timestamp("us") if ntz else pa.timestamp("us", tz="UTC"), mask=~valid)
 
 
+def local_to_timestamp_column(values: pa.Array | pa.ChunkedArray, *, time_zone: str) -> pa.Array:
+    """Spark's ``CAST(x AS TIMESTAMP)`` of every ``timestamp_ntz``: the local time in the session
+    zone, resolved as java.time resolves it (an overlap's earlier offset, a gap's offset before
+    it), where DuckDB's cast takes an overlap's later one.
+
+    Raises:
+        ExecutionError: an unknown session time zone.
+    """
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    try:
+        session = resolve_time_zone(time_zone)
+    except Exception as exc:  # noqa: BLE001 - CodecError: the message names the zone
+        raise ExecutionError(str(exc)) from None
+    micros = np.asarray(values.cast(pa.int64()).fill_null(0), np.int64)
+    offsets = _utc_offsets(session, np.floor_divide(micros, _MICROS))
+    return pa.array(micros - offsets * _MICROS, pa.timestamp("us", tz="UTC"), mask=np.asarray(values.is_null()))
+
+
 def _utc_offsets(zone: int | Any, local: np.ndarray) -> np.ndarray:
     """The offset java.time gives each local time (seconds since the epoch, read as UTC) in
     ``zone``: the one valid offset; in an overlap the earlier; in a gap the one before it."""

@@ -95,7 +95,12 @@ from vpush.codec.strict_math import STRICT_MATH_FUNCTIONS as STRICT_MATH_ARITY
 from vpush.codec.strict_math import strict_math
 from vpush.codec.value import MAX_NESTING_DEPTH, Variant
 from vpush.exec.errors import ExecutionError
-from vpush.exec.string_datetimes import formatted_string_column, string_to_date_column, string_to_timestamp_column
+from vpush.exec.string_datetimes import (
+    formatted_string_column,
+    local_to_timestamp_column,
+    string_to_date_column,
+    string_to_timestamp_column,
+)
 from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
@@ -103,6 +108,7 @@ from vpush.exec.rebuild_rows import rebuild_rows
 from vpush.optimizer.spark_semantics import (
     FORMATTED_DATETIME_FUNCTIONS,
     JAVA_TEXT_FUNCTIONS,
+    NTZ_TO_TIMESTAMP_FUNCTION,
     STRICT_MATH_FUNCTIONS,
     STRING_DATETIME_FUNCTIONS,
 )
@@ -870,6 +876,10 @@ def _string_to_timestamp(values: pa.Array, time_zone: pa.Array, strict: pa.Array
     return string_to_timestamp_column(values, time_zone=zone, ntz=False, strict=bool(_first(strict)))
 
 
+def _ntz_to_timestamp(values: pa.Array, time_zone: pa.Array) -> pa.Array:
+    return local_to_timestamp_column(values, time_zone=_first(time_zone) or "UTC")
+
+
 def _string_to_timestamp_ntz(values: pa.Array, strict: pa.Array) -> pa.Array:
     return string_to_timestamp_column(values, time_zone="UTC", ntz=True, strict=bool(_first(strict)))
 
@@ -916,6 +926,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     STRING_DATETIME_FUNCTIONS["timestamp"]: (
         _guarded(_string_to_timestamp, "cast to timestamp"), ["VARCHAR", "VARCHAR", "BOOLEAN"], "TIMESTAMPTZ"
     ),
+    NTZ_TO_TIMESTAMP_FUNCTION: (_guarded(_ntz_to_timestamp, "cast to timestamp"), ["TIMESTAMP", "VARCHAR"], "TIMESTAMPTZ"),
     STRING_DATETIME_FUNCTIONS["timestamp_ntz"]: (
         _guarded(_string_to_timestamp_ntz, "cast to timestamp_ntz"), ["VARCHAR", "BOOLEAN"], "TIMESTAMP"
     ),

@@ -73,7 +73,7 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DECIMAL_PRODUCT_PREFIX", "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS",
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "NTZ_TO_TIMESTAMP_FUNCTION", "DECIMAL_PRODUCT_PREFIX", "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS",
            "decimal_product_function", "decimal_product_types", "apply_spark_semantics", "arrow_spark_type", "spark_name"]
 
 ARGUMENT_TYPE = "vpush_argument_type"
@@ -164,6 +164,10 @@ JAVA_TEXT_FUNCTIONS = {
 type they take: a double or float as Java's ``Double.toString`` / ``Float.toString`` prints it
 (``1.0E10``, where DuckDB prints ``10000000000.0``); a binary as its bytes read as UTF-8, each
 malformed sequence U+FFFD as PySpark's rows show it (DuckDB prints ``\x80`` escapes)."""
+
+NTZ_TO_TIMESTAMP_FUNCTION = "vpush_ntz_to_timestamp"
+"""The engine function that casts a ``timestamp_ntz`` to a ``timestamp`` in the session time zone
+as java.time resolves a local time (an overlap's earlier offset; DuckDB's cast takes the later)."""
 
 STRING_DATETIME_FUNCTIONS = {
     "date": "vpush_string_to_date",
@@ -1055,6 +1059,10 @@ class _Rewriter:
             if isinstance(target, AtomicType) and target.name in STRING_DATETIME_FUNCTIONS and not node.args.get("format"):
                 # try_cast gives NULL for bad input; cast, to_date and a date function's string raise
                 return self._string_to_datetime(node.this, target, strict=not isinstance(node, exp.TryCast))
+        if isinstance(node, exp.Cast) and _cast_type(node) == AtomicType("timestamp") and of(node.this) == AtomicType("timestamp_ntz"):
+            self.functions[NTZ_TO_TIMESTAMP_FUNCTION] = AtomicType("timestamp")
+            zone = exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")])
+            return exp.Anonymous(this=NTZ_TO_TIMESTAMP_FUNCTION, expressions=[node.this, zone])
         if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.TIMESTAMP:
             # to_timestamp(...) is Spark's session-zoned timestamp, not a naive one
             node.set("to", exp.DataType.build("TIMESTAMPTZ"))
@@ -1101,6 +1109,14 @@ class _Rewriter:
                 else:
                     node.set(key, exp.cast(part, _sql_type(bigint)))
             return node
+        if isinstance(node, (exp.Add, exp.Sub)) and of(node.this) == AtomicType("timestamp") and isinstance(node.expression, exp.Interval):
+            # Spark adds a day-time interval's whole days in local time and the rest exactly
+            # (24 hours is a day: 25 hours across a fall-back change); DuckDB adds hours exactly
+            split = _interval_days(node.expression)
+            if split is None:
+                return node
+            step = exp.Add if isinstance(node, exp.Add) else exp.Sub
+            return step(this=exp.Paren(this=step(this=node.this, expression=split[0])), expression=split[1])
         if isinstance(node, (exp.Add, exp.Sub)) and of(node.this) == AtomicType("date") and isinstance(node.expression, exp.Interval):
             # Spark's date plus days, months or years is a date; plus a time, a timestamp in the
             # session zone (DuckDB's are both naive timestamps)
@@ -2028,6 +2044,32 @@ _BINARY_SYMBOLS: dict[type[exp.Expr], str] = {
 
 
 _INTERVAL_UNITS = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"})
+_TIME_UNIT_MICROS = {"HOUR": 3_600_000_000, "MINUTE": 60_000_000, "SECOND": 1_000_000}
+_DAY_MICROS = 86_400_000_000
+
+
+def _interval_days(node: exp.Interval) -> tuple[exp.Expression, exp.Expression] | None:
+    """An interval of a whole number of hours, minutes or seconds of a day or more as DuckDB's
+    days and microseconds, to be added in that order (Spark's split: ``micros / MICROS_PER_DAY``
+    days, truncated, and the rest); None where it is less than a day or not such a literal."""
+    unit, value = node.args.get("unit"), node.this
+    if not isinstance(unit, exp.Var) or not isinstance(value, exp.Literal):
+        return None
+    word = unit.name.upper()
+    word = word[:-1] if word.endswith("S") else word
+    text = value.name.strip()
+    if word not in _TIME_UNIT_MICROS or not text.lstrip("+-").isdigit():
+        return None
+    total = int(text) * _TIME_UNIT_MICROS[word]
+    days = abs(total) // _DAY_MICROS * (1 if total >= 0 else -1)
+    if days == 0:
+        return None
+    rest = total - days * _DAY_MICROS
+    return (exp.Anonymous(this="to_days", expressions=[exp.Literal.number(days)]),
+            exp.Anonymous(this="to_microseconds", expressions=[exp.Literal.number(rest)]))
+
+
+
 
 
 def _interval_name(node: exp.Interval) -> str | None:

@@ -561,3 +561,32 @@ def test_months_between_in_the_session_time_zone(zone: str, spark: SparkSession,
     assert got[0] == expected[0]
     wrong = [(g, w) for g, w in zip(got[1], expected[1]) if g != w]
     assert wrong == [], f"{len(wrong)} of {len(expected[1])} rows differ, the first: {wrong[:3]}"
+
+
+@pytest.mark.parametrize("zone", ["America/Los_Angeles", "Europe/London", "UTC"])
+def test_timestamp_ntz_cast_to_timestamp_resolves_local_times_as_java_time(zone: str, spark: SparkSession, tmp_path: Path) -> None:
+    """A local time in a daylight-saving overlap takes the earlier offset, one in a gap the offset
+    before it, as java.time resolves them (DuckDB's own cast takes an overlap's later offset)."""
+    import datetime as dt
+
+    local = [dt.datetime(2024, 3, 10, 2, 30), dt.datetime(2024, 11, 3, 1, 30), dt.datetime(2024, 3, 31, 1, 30),
+             dt.datetime(2024, 10, 27, 1, 30), dt.datetime(1883, 11, 18, 12, 0), dt.datetime(2024, 6, 1, 12, 0), None]
+    pq.write_table(pa.table({"n": pa.array(local, pa.timestamp("us"))}), tmp_path / "part-0.parquet")
+    expected, got = _answers_in_zone(spark, tmp_path, zone, "SELECT n, cast(n AS timestamp) AS t, try_cast(n AS timestamp) AS u FROM z")
+    assert got == expected
+
+
+@pytest.mark.parametrize("zone", ["America/Los_Angeles", "UTC"])
+def test_timestamp_plus_hours_adds_whole_days_in_local_time(zone: str, spark: SparkSession, tmp_path: Path) -> None:
+    """Spark adds a day-time interval's whole days in the session zone's local time and the rest
+    exactly: 24 hours across a daylight-saving change is a local day (23 or 25 hours)."""
+    import datetime as dt
+
+    utc = dt.timezone.utc
+    instants = [dt.datetime(2024, 3, 10, 10, 30, tzinfo=utc), dt.datetime(2024, 11, 3, 8, 59, 59, tzinfo=utc),
+                dt.datetime(2024, 3, 9, 12, 0, tzinfo=utc), dt.datetime(2024, 6, 1, tzinfo=utc), None]
+    pq.write_table(pa.table({"ts": pa.array(instants, pa.timestamp("us", tz="UTC"))}), tmp_path / "part-0.parquet")
+    sql = ("SELECT ts, ts + INTERVAL 24 HOURS, ts - INTERVAL 30 HOURS, ts + INTERVAL -25 HOURS, ts + INTERVAL 90 MINUTES, "
+           "ts - INTERVAL 1500 MINUTES, ts + INTERVAL 1 DAY FROM z")
+    expected, got = _answers_in_zone(spark, tmp_path, zone, sql)
+    assert got == expected
