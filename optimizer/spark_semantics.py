@@ -2758,15 +2758,7 @@ def _from_unixtime(seconds: exp.Expr) -> exp.Expression:
     before one above 9999. DuckDB's timestamps end a few hours before the most negative
     microsecond count: an instant that far back is printed 400 years later (the same calendar
     day, the same time in the local mean time of a zone) with its year taken back by 400."""
-    wide = exp.Mul(this=exp.cast(seconds, exp.DataType.build("HUGEINT")), expression=exp.Literal.number(1_000_000))
-    shifted = exp.Mod(
-        this=exp.Paren(this=exp.Add(
-            this=exp.Mod(this=exp.Paren(this=exp.Add(this=wide, expression=exp.Literal.number(_TWO_63))),
-                         expression=exp.Literal.number(2 * _TWO_63)),
-            expression=exp.Literal.number(2 * _TWO_63))),
-        expression=exp.Literal.number(2 * _TWO_63),
-    )
-    micros = exp.cast(exp.Sub(this=shifted, expression=exp.Literal.number(_TWO_63)), exp.DataType.build("BIGINT"))
+    micros = _wrapped_micros(seconds)
     far = exp.LT(this=micros.copy(), expression=exp.Literal.number(_FAR_PAST_MICROS))
     moved = exp.Case(
         ifs=[exp.If(this=far.copy(), true=exp.Add(this=micros.copy(), expression=exp.Literal.number(_FOUR_CENTURIES_MICROS)))],

@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import vpush
+from support.tables import connect_tables, register_views
 from test_spark_semantics import _assert_same_answer
 from vpush.exec.errors import ExecutionError
 from vpush.exec.multiply_decimals import multiply_decimals
@@ -102,25 +103,17 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def con(tables: dict[str, Path]) -> vpush.Connection:
-    connection = vpush.connect(time_zone="UTC")
-    for name, path in tables.items():
-        connection.register(name, path)
-    return connection
+    return connect_tables(tables)
 
 
 @pytest.fixture(scope="module")
 def spark_con(spark: SparkSession, tables: dict[str, Path]) -> vpush.Connection:
-    connection = vpush.connect(engine="spark", spark=spark, time_zone="UTC")
-    for name, path in tables.items():
-        connection.register(name, path)
-    return connection
+    return connect_tables(tables, spark)
 
 
 @pytest.fixture(scope="module")
 def spark_views(spark: SparkSession, tables: dict[str, Path]) -> SparkSession:
-    for name, path in tables.items():
-        spark.read.parquet(str(path)).createOrReplaceTempView(name)
-    return spark
+    return register_views(spark, tables)
 
 
 @pytest.mark.parametrize("sql", QUERIES)

@@ -19,6 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import vpush
+from support.tables import connect_tables, register_views
 from support.writers import write_with_duckdb
 from vpush.codec.errors import VpushError
 from vpush.optimizer.spark_semantics import arrow_spark_type
@@ -247,25 +248,17 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def con(tables: dict[str, Path]) -> vpush.Connection:
-    connection = vpush.connect(time_zone="UTC")
-    for name, path in tables.items():
-        connection.register(name, path)
-    return connection
+    return connect_tables(tables)
 
 
 @pytest.fixture(scope="module")
 def spark_con(spark: SparkSession, tables: dict[str, Path]) -> vpush.Connection:
-    connection = vpush.connect(engine="spark", spark=spark, time_zone="UTC")
-    for name, path in tables.items():
-        connection.register(name, path)
-    return connection
+    return connect_tables(tables, spark)
 
 
 @pytest.fixture(scope="module")
 def spark_views(spark: SparkSession, tables: dict[str, Path]) -> SparkSession:
-    for name, path in tables.items():
-        spark.read.parquet(str(path)).createOrReplaceTempView(name)
-    return spark
+    return register_views(spark, tables)
 
 
 def _spark_answer(spark: SparkSession, sql: str) -> tuple[Any, ...]:

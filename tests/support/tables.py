@@ -1,0 +1,28 @@
+"""Tables registered by name on a vpush connection (either engine) and as Spark views, for the
+tests that compare the two over the same files."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import vpush
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+
+def connect_tables(tables: Mapping[str, Path], spark: SparkSession | None = None) -> vpush.Connection:
+    """A connection in UTC with every table registered: on the Spark engine when ``spark`` is
+    given, else on DuckDB."""
+    connection = vpush.connect(engine="spark", spark=spark, time_zone="UTC") if spark else vpush.connect(time_zone="UTC")
+    for name, path in tables.items():
+        connection.register(name, path)
+    return connection
+
+
+def register_views(spark: SparkSession, tables: Mapping[str, Path]) -> SparkSession:
+    """``spark`` with every table a temporary view over its Parquet files."""
+    for name, path in tables.items():
+        spark.read.parquet(str(path)).createOrReplaceTempView(name)
+    return spark
