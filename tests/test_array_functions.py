@@ -16,6 +16,7 @@ import pytest
 from test_spark_functions import _assert_raises_as_spark, _check, _chunks
 
 import vpush
+from support.tables import connect_tables, register_views
 from support.writers import write_with_spark
 from vpush.codec.errors import VpushError
 
@@ -123,22 +124,17 @@ def table_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def con(table_path: Path) -> vpush.Connection:
-    connection = vpush.connect(time_zone="UTC")
-    connection.register("t", table_path)
-    return connection
+    return connect_tables({"t": table_path})
 
 
 @pytest.fixture(scope="module")
 def spark_con(spark: SparkSession, table_path: Path) -> vpush.Connection:
-    connection = vpush.connect(engine="spark", spark=spark, time_zone="UTC")
-    connection.register("t", table_path)
-    return connection
+    return connect_tables({"t": table_path}, spark)
 
 
 @pytest.fixture(scope="module")
 def spark_view(spark: SparkSession, table_path: Path) -> SparkSession:
-    spark.read.parquet(str(table_path)).createOrReplaceTempView("t")
-    return spark
+    return register_views(spark, {"t": table_path})
 
 
 @pytest.mark.parametrize("calls", _chunks(CALLS, 12))

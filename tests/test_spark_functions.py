@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import vpush
+from support.tables import connect_tables, register_views
 from vpush.codec.errors import VpushError
 from vpush.optimizer.spark_semantics import arrow_spark_type
 
@@ -196,22 +197,17 @@ def table_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def con(table_path: Path) -> vpush.Connection:
-    connection = vpush.connect(time_zone="UTC")
-    connection.register("t", table_path)
-    return connection
+    return connect_tables({"t": table_path})
 
 
 @pytest.fixture(scope="module")
 def spark_con(spark: SparkSession, table_path: Path) -> vpush.Connection:
-    connection = vpush.connect(engine="spark", spark=spark, time_zone="UTC")
-    connection.register("t", table_path)
-    return connection
+    return connect_tables({"t": table_path}, spark)
 
 
 @pytest.fixture(scope="module")
 def spark_view(spark: SparkSession, table_path: Path) -> SparkSession:
-    spark.read.parquet(str(table_path)).createOrReplaceTempView("t")
-    return spark
+    return register_views(spark, {"t": table_path})
 
 
 def _type_text(arrow_type: pa.DataType) -> str:
