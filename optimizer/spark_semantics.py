@@ -840,7 +840,8 @@ class _Rewriter:
     def _widen_decimal_branches(self, node: exp.Expr) -> exp.Expr | None:
         """``CASE``/``if``/``coalesce`` over integers and decimals as Spark types it: every branch
         cast to the decimal wide enough for all (an integer as its decimal, ``bigint`` as
-        ``decimal(20,0)``), where DuckDB's widening gives a narrower one."""
+        ``decimal(20,0)``), where DuckDB's widening gives a narrower one; over strings and
+        integers, every branch a bigint, the strings read strictly (DuckDB's binder refuses)."""
         if isinstance(node, exp.Case):
             keys = [(i, "true") for i in node.args.get("ifs") or []] + [(node, "default")]
         elif isinstance(node, exp.If):
@@ -856,6 +857,26 @@ class _Rewriter:
 
         parts = [(h, k, get(h, k)) for h, k in keys]
         typed = [self.typer.of(v) for _, _, v in parts if v is not None and not isinstance(v, exp.Null)]
+
+        def put(holder: exp.Expr, key: str, value: exp.Expr) -> None:
+            if key.startswith("expressions:"):
+                holder.set("expressions", value, int(key.split(":")[1]))
+            else:
+                holder.set(key, value)
+
+        texts = [isinstance(t, StringType) for t in typed]
+        if typed and any(texts) and not all(texts) and all(isinstance(t, StringType) or _is_integral(t) for t in typed):
+            # strings beside integers: Spark's ANSI coercion reads the strings as bigints
+            bigint = AtomicType("bigint")
+            for holder, key, value in parts:
+                if value is None or isinstance(value, exp.Null):
+                    continue
+                if isinstance(self.typer.of(value), StringType):
+                    put(holder, key, _string_to_integral_or_boolean(value.copy(), bigint, strict=True))
+                else:
+                    put(holder, key, exp.cast(value.copy(), _sql_type(bigint)))
+            self.typer.types[id(node)] = bigint
+            return node
         if not typed or not all(_is_integral(t) or isinstance(t, DecimalType) for t in typed):
             return None
         decimals = [t if isinstance(t, DecimalType) else DecimalType(_INTEGRAL_DECIMAL[t.name], 0) for t in typed if t is not None]
@@ -867,11 +888,7 @@ class _Rewriter:
         for holder, key, value in parts:
             if value is None or isinstance(value, exp.Null) or self.typer.of(value) == wide:
                 continue
-            cast = exp.cast(value.copy(), _sql_type(wide))
-            if key.startswith("expressions:"):
-                holder.set("expressions", cast, int(key.split(":")[1]))
-            else:
-                holder.set(key, cast)
+            put(holder, key, exp.cast(value.copy(), _sql_type(wide)))
         self.typer.types[id(node)] = wide
         return node
 

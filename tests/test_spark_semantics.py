@@ -124,6 +124,10 @@ QUERIES: list[Any] = [
     "SELECT k FROM (SELECT i FROM t) AS q(k) WHERE k > 1",
     # branches of integers and decimals widen as Spark widens them
     "SELECT i, CASE WHEN i > 1 THEN b ELSE 1.5 END AS c, coalesce(i, 1.5) AS k, if(i > 1, d, b) AS f, nvl(s, e) AS n FROM t",
+    # strings beside integers in coalesce/if/CASE are read as bigints
+    "SELECT i, coalesce(CASE WHEN i > 2 THEN ' 7 ' END, i) AS c, if(i > 1, '3', s) AS f FROM t",
+    "SELECT coalesce(g, 1) FROM t",
+    "SELECT round(i, -1) FROM t",
     # a string beside an integer in a UNION is read as a bigint
     "SELECT i FROM t UNION ALL SELECT '1'",
     "SELECT g FROM t UNION SELECT 1",
