@@ -19,11 +19,9 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 import pyarrow.compute as pc
-from duckdb.func import FunctionNullHandling, PythonUDFType
+from duckdb.func import FunctionNullHandling
 
-from vpush.codec.errors import VpushError
 from vpush.exec.errors import ExecutionError
-from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.spark_semantics import decimal_product_types
 from vpush.optimizer.variant_types import DecimalType
 
@@ -103,29 +101,18 @@ def _out_of_range(rounded: pa.Array, result: DecimalType) -> ExecutionError:
 
 def register_decimal_product(connection: duckdb.DuckDBPyConnection, name: str) -> None:
     """Create the product function ``name`` (see the module's docstring) unless it is there."""
+    from vpush.exec.variant_functions import _create_once, _guarded
+
     a, b, result = decimal_product_types(name)
 
     def product(x: pa.Array, y: pa.Array) -> pa.Array:
-        try:
-            return multiply_decimals(x, y, a, b, result)
-        except VpushError as exc:
-            raise keep_error(exc) from None
-        except Exception as exc:  # noqa: BLE001 - any other failure must still reach the user named
-            raise keep_error(ExecutionError(f"decimal multiplication failed: {exc}")) from None
+        return multiply_decimals(x, y, a, b, result)
 
     def decimal_type(precision: int, scale: int) -> Any:
         return duckdb.sqltype(f"DECIMAL({precision}, {scale})")
 
-    try:
-        connection.create_function(
-            name,
-            product,
-            [decimal_type(38, a.scale), decimal_type(38, b.scale)],
-            decimal_type(result.precision, result.scale),
-            type=PythonUDFType.ARROW,
-            null_handling=FunctionNullHandling.DEFAULT,
-            side_effects=False,
-        )
-    except duckdb.CatalogException as exc:
-        if "already exists" not in str(exc):
-            raise
+    _create_once(
+        connection, name, _guarded(product, "decimal multiplication"),
+        [decimal_type(38, a.scale), decimal_type(38, b.scale)], decimal_type(result.precision, result.scale),
+        null_handling=FunctionNullHandling.DEFAULT,
+    )

@@ -951,9 +951,13 @@ def register(connection: duckdb.DuckDBPyConnection, name: str) -> None:
     _create_once(connection, name, function, [duckdb.sqltype(p) for p in parameters], duckdb.sqltype(result))
 
 
-def _create_once(connection: duckdb.DuckDBPyConnection, name: str, function: Any, parameters: list[Any], result: Any) -> None:
+def _create_once(
+    connection: duckdb.DuckDBPyConnection, name: str, function: Any, parameters: list[Any], result: Any,
+    null_handling: FunctionNullHandling = FunctionNullHandling.SPECIAL,
+) -> None:
     """Create the vectorized (Arrow) function ``name`` unless the database has it already
-    (functions belong to the database, so every cursor sees them)."""
+    (functions belong to the database, so every cursor sees them); with ``null_handling``
+    DEFAULT, DuckDB answers NULL for a NULL argument without calling it."""
     try:
         connection.create_function(
             name,
@@ -961,7 +965,7 @@ def _create_once(connection: duckdb.DuckDBPyConnection, name: str, function: Any
             parameters,
             result,
             type=PythonUDFType.ARROW,
-            null_handling=FunctionNullHandling.SPECIAL,
+            null_handling=null_handling,
             side_effects=False,
         )
     except duckdb.CatalogException as exc:
