@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from vpush.codec.errors import CodecError
 
-__all__ = ["DatetimePatternError", "ParsingPattern", "compile_pattern"]
+__all__ = ["DatetimePatternError", "ParsingPattern", "compile_pattern", "pattern_pieces"]
 
 # The kinds of step, fields, sign styles, texts and offset forms of spark_datetime_format.h.
 VALUE, REDUCED, FRACTION, TEXT, LITERAL, OFFSET = range(6)
@@ -60,6 +60,9 @@ _TWO_DIGIT_FIELDS = {"d": DAY, "H": HOUR, "h": CLOCK_HOUR_AMPM, "m": MINUTE, "s"
 class DatetimePatternError(CodecError):
     """A pattern Spark rejects (its error class) or vpush does not parse (``VPUSH_UNSUPPORTED_FUNCTION``)."""
 
+    why: str = ""
+    """What in the pattern, in a few words (``a quote that is not closed``)."""
+
 
 @dataclass(frozen=True)
 class ParsingPattern:
@@ -73,16 +76,25 @@ class ParsingPattern:
 
 def _raise(pattern: str, error_class: str, why: str) -> DatetimePatternError:
     if error_class == UNSUPPORTED:
-        return DatetimePatternError(
+        error = DatetimePatternError(
             f"the datetime pattern '{pattern}': the DuckDB engine does not parse {why} as Spark does yet; "
             "the Spark engine (vpush.connect(engine='spark')) runs it",
             error_class=UNSUPPORTED,
         )
-    return DatetimePatternError(f"Spark rejects the datetime pattern '{pattern}': {why}", error_class=error_class)
+    else:
+        error = DatetimePatternError(f"Spark rejects the datetime pattern '{pattern}': {why}", error_class=error_class)
+    error.why = why
+    return error
 
 
-def _pieces(pattern: str) -> list[tuple[bool, str]]:
-    """(is_field, text) pieces: runs of one letter, and literal text (quotes removed, ``''`` a quote)."""
+def pattern_pieces(pattern: str) -> list[tuple[bool, str]]:
+    """A Java datetime pattern as (is_field, text) pieces: runs of one letter, and literal text
+    (quotes removed, ``''`` a quote); for parsing here and for printing
+    (:mod:`vpush.optimizer.datetime_text`).
+
+    Raises:
+        DatetimePatternError: an unclosed quote, a reserved character or an optional section.
+    """
     out: list[tuple[bool, str]] = []
     i, n = 0, len(pattern)
     while i < n:
@@ -169,7 +181,7 @@ def compile_pattern(pattern: str) -> ParsingPattern:
         active = None
         steps.append(step)
 
-    for is_field, text in _pieces(pattern):
+    for is_field, text in pattern_pieces(pattern):
         if not is_field:
             if not text.isascii():
                 raise _raise(pattern, UNSUPPORTED, "literal text other than ASCII")

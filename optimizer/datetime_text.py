@@ -14,6 +14,7 @@ from typing import NoReturn
 
 from sqlglot import exp
 
+from vpush.codec.datetime_pattern import DatetimePatternError, pattern_pieces
 from vpush.optimizer.errors import OptimizeError
 
 __all__ = ["proleptic_year", "spark_date_format", "year_text"]
@@ -26,10 +27,6 @@ _STRFTIME_FIELDS = {
 }
 MAX_FRACTION_LETTERS = 6
 """``S`` repeated up to this many times is a fraction of a second DuckDB holds (microseconds)."""
-
-# Java reserves these outside quotes ('[' and ']' delimit optional sections).
-_RESERVED = frozenset("[]{}#")
-
 
 def year_text(year: exp.Expression) -> exp.Expression:
     """A year as Spark prints it in a date or timestamp: four digits at least, a minus sign
@@ -65,43 +62,12 @@ def _refuse(pattern: str, why: str) -> NoReturn:
 
 
 def _tokens(pattern: str) -> list[tuple[bool, str]]:
-    """The pattern as (is_field, text) pieces: runs of one letter, and literal text (quotes
-    removed, ``''`` a quote)."""
-    out: list[tuple[bool, str]] = []
-    i, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "'":
-            if i + 1 < n and pattern[i + 1] == "'":
-                out.append((False, "'"))
-                i += 2
-                continue
-            text, j = [], i + 1
-            while True:
-                if j >= n:
-                    _refuse(pattern, "a quote that is not closed (Spark raises an error)")
-                if pattern[j] == "'":
-                    if j + 1 < n and pattern[j + 1] == "'":
-                        text.append("'")
-                        j += 2
-                        continue
-                    break
-                text.append(pattern[j])
-                j += 1
-            out.append((False, "".join(text)))
-            i = j + 1
-        elif ("a" <= c <= "z") or ("A" <= c <= "Z"):
-            j = i
-            while j < n and pattern[j] == c:
-                j += 1
-            out.append((True, pattern[i:j]))
-            i = j
-        elif c in _RESERVED:
-            _refuse(pattern, f"the reserved character {c!r}")
-        else:
-            out.append((False, c))
-            i += 1
-    return out
+    """The pattern's pieces (:func:`~vpush.codec.datetime_pattern.pattern_pieces`); what that
+    refuses (an unclosed quote, a reserved character, an optional section) is refused here too."""
+    try:
+        return pattern_pieces(pattern)
+    except DatetimePatternError as exc:
+        _refuse(pattern, exc.why)
 
 
 def _year_field(letters: str, year: exp.Expression) -> exp.Expression:
