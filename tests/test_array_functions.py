@@ -16,7 +16,7 @@ import pytest
 from test_spark_functions import _assert_raises_as_spark, _check, _chunks
 
 import vpush
-from support.tables import connect_tables, register_views
+from support.tables import connect_tables, register_views, table_folder
 from support.writers import write_with_spark
 from vpush.codec.errors import VpushError
 
@@ -116,10 +116,7 @@ REFUSED_SPARK_RAISES = ["sort_array(a, i > 0)", "array_position(a, 1.5)", "array
 
 @pytest.fixture(scope="module")
 def table_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("arrays") / "t"
-    root.mkdir()
-    pq.write_table(TABLE, root / "part-0.parquet")
-    return root
+    return table_folder(tmp_path_factory.mktemp("arrays"), TABLE)
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import vpush
-from support.tables import connect_tables, register_views
+from support.tables import connect_tables, register_views, table_folder
 from vpush.codec.errors import VpushError
 from vpush.optimizer.spark_semantics import arrow_spark_type
 
@@ -189,10 +189,7 @@ def _chunks(items: list[str], size: int) -> list[Any]:
 
 @pytest.fixture(scope="module")
 def table_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = tmp_path_factory.mktemp("functions") / "t"
-    root.mkdir()
-    pq.write_table(TABLE, root / "part-0.parquet")
-    return root
+    return table_folder(tmp_path_factory.mktemp("functions"), TABLE)
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 import vpush
 
 if TYPE_CHECKING:
@@ -26,3 +29,11 @@ def register_views(spark: SparkSession, tables: Mapping[str, Path]) -> SparkSess
     for name, path in tables.items():
         spark.read.parquet(str(path)).createOrReplaceTempView(name)
     return spark
+
+
+def table_folder(root: Path, table: pa.Table) -> Path:
+    """A folder ``root/t`` holding ``table`` as one Parquet file, to register as a table."""
+    folder = root / "t"
+    folder.mkdir(parents=True)
+    pq.write_table(table, folder / "part-0.parquet")
+    return folder
