@@ -71,6 +71,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "pi": _f(0, shown="PI"), "e": _f(0, shown="E"), "negative": _f(1), "positive": _f(1),
     "bround": _f(1, 2, defaults=("0",)), "shiftleft": _f(2), "shiftright": _f(2), "shiftrightunsigned": _f(2),
     "try_add": _f(2), "try_subtract": _f(2), "try_multiply": _f(2), "try_divide": _f(2), "unhex": _f(1), "typeof": _f(1),
+    "zeroifnull": _f(1), "nullifzero": _f(1),
     # strings
     "lower": _f(1), "upper": _f(1), "lcase": _f(1), "ucase": _f(1), "length": _f(1), "char_length": _f(1),
     "character_length": _f(1), "len": _f(1), "concat": _f(0, None), "concat_ws": _f(1, None),
@@ -108,7 +109,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "percentile": _f(2, defaults=("1",)), "any_value": _f(1, 2), "first": _f(1, 2), "last": _f(1, 2),
     "bool_and": _f(1), "bool_or": _f(1), "every": _f(1), "some": _f(1), "bit_and": _f(1), "bit_or": _f(1),
     "bit_xor": _f(1), "max_by": _f(2), "min_by": _f(2), "collect_list": _f(1), "array_agg": _f(1, shown="collect_list"),
-    "collect_set": _f(1), "string_agg": _f(1, 2, defaults=("NULL",)), "listagg": _f(1, 2, defaults=("NULL",)),
+    "collect_set": _f(1), "try_sum": _f(1), "try_avg": _f(1), "string_agg": _f(1, 2, defaults=("NULL",)), "listagg": _f(1, 2, defaults=("NULL",)),
     # window functions
     "row_number": _f(0), "rank": _f(0, shown="RANK"), "dense_rank": _f(0, shown="DENSE_RANK"),
     "percent_rank": _f(0, shown="PERCENT_RANK"), "cume_dist": _f(0),
@@ -116,7 +117,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "first_value": _f(1, 2), "last_value": _f(1, 2), "nth_value": _f(2),
     # arrays and structs
     "array": _f(0, None), "size": _f(1), "cardinality": _f(1), "array_size": _f(1), "struct": _f(0, None),
-    "named_struct": _f(0, None), "filter": _f(2), "array_contains": _f(2), "element_at": _f(2), "reverse": _f(1),
+    "named_struct": _f(0, None), "filter": _f(2), "array_contains": _f(2), "element_at": _f(2), "try_element_at": _f(2), "reverse": _f(1),
     "base64": _f(1), "sha2": _f(2),
     # more array functions: vpush.optimizer.spark_arrays
     "array_distinct": _f(1), "array_join": _f(2, 3), "sort_array": _f(1, 2, defaults=("true",)),
