@@ -732,6 +732,26 @@ def _zero_or_null(called: str, value: exp.Expr, result: SparkType | None) -> exp
     return exp.cast(exp.Coalesce(this=exp.cast(value, to), expressions=[exp.Literal.number(0)]), to)
 
 
+def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace) -> None:
+    """Put in place of the Java pattern of ``rlike``, ``regexp_extract`` or ``regexp_replace`` the
+    RE2 pattern of the same meaning (:func:`vpush.optimizer.java_regex.re2_pattern`), or refuse
+    it; ``regexp_replace`` also refuses a pattern that can match the empty string (Java steps past
+    an empty match by a UTF-16 unit, RE2 by a character)."""
+    from vpush.optimizer.java_regex import re2_pattern
+
+    pattern = node.args.get("expression")
+    if isinstance(pattern, exp.Null):
+        return
+    called = call_name(node) or "rlike"
+    re2 = re2_pattern(pattern.name) if isinstance(pattern, exp.Literal) and pattern.is_string else None
+    if re2 is None or (isinstance(node, exp.RegexpReplace) and re2.nullable):
+        _refuse(called, "a pattern that is not a literal, or whose meaning vpush cannot show to be the same in Java and in "
+                "DuckDB's RE2 ($, \\b, flags, lookaround, possessive quantifiers, class intersections, \\p{...})"
+                + (", or that can match the empty string" if isinstance(node, exp.RegexpReplace) else ""))
+    assert re2 is not None  # for mypy: refused above
+    node.set("expression", exp.Literal.string(re2.text))
+
+
 def _sum_type(arg: SparkType | None) -> SparkType | None:
     """Spark's type of ``sum`` (and ``try_sum``) of an ``arg``."""
     if _is_integral(arg):
@@ -1023,6 +1043,8 @@ class _Rewriter:
         array_call = spark_arrays.array_call(node)
         if array_call is not None:
             return spark_arrays.rewrite_array_function(*array_call, of, result)
+        if isinstance(node, (exp.RegexpLike, exp.RegexpExtract, exp.RegexpReplace)):
+            _java_pattern(node)
         called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
         if called is not None:
             rewritten = self._spark_function(node, called, result)

@@ -1,5 +1,6 @@
-"""Spark's ``regexp_count``, ``regexp_extract_all``, ``regexp_substr`` and ``regexp_instr`` on the
-DuckDB engine, checked against PySpark on both engines.
+"""Spark's ``regexp_count``, ``regexp_extract_all``, ``regexp_substr`` and ``regexp_instr`` (and the
+patterns of ``rlike``, ``regexp_extract`` and ``regexp_replace``) on the DuckDB engine, checked
+against PySpark on both engines.
 
 DuckDB runs them with RE2 on the pattern ``vpush.optimizer.java_regex`` writes for Java's; the
 texts hold the line terminators Java's ``.`` stops at (``\\r``, U+0085, U+2028), the vertical tab
@@ -37,13 +38,16 @@ CALLS = [
     "regexp_substr(s, 'b+')", "regexp_substr(s, 'x*')", "regexp_substr(s, '.b')", "regexp_substr(s, '[\\\\s]+')", "regexp_substr(s, '\\\\d\\\\d')",
     "regexp_instr(s, 'b')", "regexp_instr(s, 'x*')", "regexp_instr(s, '\\\\d')", "regexp_instr(s, 'b', 0)", "regexp_instr(s, '.b')",
     "regexp_instr(s, 'z|d')", "regexp_substr(NULL, 'a')",
+    # the listed functions' patterns are written in RE2 the same way
+    "s RLIKE '.b'", "s RLIKE '\\\\s'", "regexp_like(s, '^a.b')", "regexp_extract(s, 'a.', 0)", "regexp_extract(s, '(\\\\S)\\\\s', 1)",
+    "regexp_replace(s, '\\\\s', '_')", "regexp_replace(s, '.', 'x')",
 ]
 
 # Patterns whose meaning vpush cannot show to be the same in Java and RE2, and forms it does not take
 REFUSED = [
     "regexp_count(s, 'a*')", "regexp_count(s, 'b$')", "regexp_extract_all(s, '(?i)a', 0)", "regexp_substr(s, '\\\\bx')",
     "regexp_instr(s, '(b)', 1)", "regexp_count(s, s)", "regexp_extract_all(s, 'a++', 0)", "regexp_count(s, '[a&&b]')",
-    "regexp_count(s, '\\\\p{L}')",
+    "regexp_count(s, '\\\\p{L}')", "rlike(s, 'b$')", "regexp_extract(s, '(?i)a', 0)", "regexp_replace(s, 'x*', '-')", "rlike(s, s)",
 ]
 
 
