@@ -87,7 +87,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "regexp_instr": _f(2, 3, defaults=("0",)),
     "split": _f(2, defaults=("-1",)), "string": _f(1), "initcap": _f(1), "substring_index": _f(3),
     "octet_length": _f(1), "chr": _f(1), "char": _f(1),
-    "get_json_object": _f(2),
+    "get_json_object": _f(2), "elt": _f(2, None),
     # conditionals and null handling
     "coalesce": _f(1, None), "nvl": _f(2), "ifnull": _f(2), "nvl2": _f(3), "nullif": _f(2), "if": _f(3),
     "isnull": _f(1), "isnotnull": _f(1), "equal_null": _f(2),
@@ -133,6 +133,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     # maps
     "map": _f(0, None), "map_keys": _f(1), "map_values": _f(1), "map_contains_key": _f(2),
     "map_from_arrays": _f(2), "str_to_map": _f(1, 3, defaults=(",", ":")),
+    "map_entries": _f(1), "map_filter": _f(2), "transform_values": _f(2), "arrays_zip": _f(1, None), "map_concat": _f(1, None),
 }
 """By the function's lower-cased name as the user writes it. Spark's variant functions are not
 here: :mod:`vpush.optimizer.rewrite_variants` decides on those."""

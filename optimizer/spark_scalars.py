@@ -27,6 +27,7 @@ SCALAR_FUNCTIONS = frozenset({
     "initcap", "substring_index", "octet_length", "chr", "char", "btrim", "typeof", "unhex", "shiftleft",
     "shiftright", "shiftrightunsigned", "try_add", "try_subtract", "try_multiply", "try_divide", "bround",
     "next_day", "locate", "make_date", "regexp_count", "regexp_extract_all", "regexp_substr", "regexp_instr",
+    "elt",
 })
 """The functions this module answers (``locate`` only in its three-argument form)."""
 
@@ -114,6 +115,11 @@ def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType
         return StringType()
     if called == "regexp_extract_all":
         return ArrayType(StringType())
+    if called == "elt" and len(arguments) > 1 and _integral_name(types[0]) in _NARROW:
+        # Spark casts the inputs to strings: taken here for strings and integers, whose text is DuckDB's too
+        plain = all(isinstance(a, exp.Null) or isinstance(t, StringType) or _integral_name(t) is not None
+                    for a, t in zip(arguments[1:], types[1:]))
+        return StringType() if plain else None
     if called == "unhex":
         return AtomicType("binary")
     if called in ("next_day", "make_date"):
@@ -225,6 +231,8 @@ def rewrite_scalar(
         return _make_date(arguments, of)
     if called in ("regexp_count", "regexp_extract_all", "regexp_substr", "regexp_instr"):
         return _regexp(called, arguments, of)
+    if called == "elt":
+        return _elt(arguments, result)
     return None
 
 
@@ -508,3 +516,23 @@ def _regexp(called: str, arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
     element = exp.column("__vpush_group")
     lam = exp.Lambda(this=exp.Coalesce(this=element, expressions=[exp.Literal.string("")]), expressions=[exp.to_identifier("__vpush_group")])
     return _fn("list_transform", _fn("regexp_extract_all", value, written, _number(index)), lam)
+
+
+def _elt(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr:
+    """Spark's ``elt(n, x1, x2, ...)`` under ANSI: the n-th input as a string, NULL for a NULL
+    ``n``, Spark's ``INVALID_ARRAY_INDEX`` for an ``n`` outside 1 to the number of inputs."""
+    from vpush.optimizer.spark_semantics import spark_error
+
+    if result is None or result.to_sql_type() is None:
+        _refuse("elt", "an index that is not an int, or inputs other than strings and integers")
+    assert result is not None  # for mypy: refused above
+    to = result.to_sql_type()
+    assert to is not None  # for mypy: refused above
+    index, values = arguments[0], arguments[1:]
+    text = exp.DPipe(this=exp.DPipe(this=exp.Literal.string("The index "), expression=exp.cast(index.copy(), _typed("VARCHAR"))),
+                     expression=exp.Literal.string(f" is out of bounds. The array has {len(values)} elements. Use the SQL function "
+                                                   "`get()` to tolerate accessing element at invalid index and return NULL instead."))
+    outside = exp.Or(this=exp.LT(this=index.copy(), expression=_number(1)), expression=exp.GT(this=index.copy(), expression=_number(len(values))))
+    chosen = _fn("list_extract", exp.Array(expressions=[exp.cast(v, to) for v in values]), index.copy())  # to VARCHAR
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=index.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), to)),
+                         exp.If(this=outside, true=spark_error("INVALID_ARRAY_INDEX", text, to))], default=chosen)

@@ -101,6 +101,13 @@ CALLS = [
     "array_remove(a, NULL)", "flatten(array(array(1), NULL))",
     "sort_array(transform(f, x -> x * 2), false)", "array_distinct(transform(f, x -> x * 2))", "array_repeat(concat(s, 'x'), 2)",
     "array_insert(a, 3, NULL)", "array_insert(g, -2, s)", "array_insert(l, 2, i)", "array_insert(a, n + 2, 5)",
+    # maps' entries in the map's order; zipped arrays as long as the longest, fields named after columns
+    "map_entries(map('k', i, 'j', n))", "map_entries(map('p', a, 'q', b))", "map_filter(map('x', i, 'y', n), (k, v) -> v > 1)",
+    "map_filter(map('x', i, 'y', n), (k, v) -> k = 'y' OR v IS NULL)", "map_filter(map('p', g), (k, v) -> size(v) > 1)",
+    "transform_values(map('x', i, 'y', n), (k, v) -> v + 1)", "transform_values(map('x', i), (k, v) -> concat(k, s))",
+    "transform_values(map('p', a, 'q', b), (k, v) -> size(v))", "arrays_zip(a, b)", "arrays_zip(a, g, l)", "arrays_zip(a, array(1))",
+    "arrays_zip(nest)", "arrays_zip(array(i), array(s, 'y'))", "map_concat(map('x', i), map('y', n))", "map_concat(map('x', i))",
+    "map_concat(map('x', i), if(i > 1, map('z', 1), NULL))", "map_concat(map('x', a), map('y', b), map('w', a))",
 ]
 
 # Forms vpush does not answer as Spark does: refused on DuckDB, answered by the Spark engine.

@@ -150,7 +150,7 @@ SCALARS = [
     "try_element_at(array(i, 2), 3)", "try_element_at(array(i, 2), -1)", "try_element_at(array(i), s)",
     "try_element_at(array(g, 'z'), -s)", "try_element_at(map('a', i), g)", "try_element_at(map(s, g), s)",
     "zeroifnull(i)", "zeroifnull(d)", "zeroifnull(f)", "zeroifnull(b)", "zeroifnull(s)", "nullifzero(i)", "nullifzero(f)",
-    "nullifzero(d)",
+    "nullifzero(d)", "elt(1, g, 'z')", "elt(2, g, 'z')", "elt(CAST(NULL AS INT), 'a', g)", "elt(2, i, 5)", "elt(1, g, NULL)",
 ]
 
 AGGREGATES = [
@@ -189,7 +189,7 @@ REFUSED = [
     "regexp_replace(g, '(a)', '$1x')", "extract(SECOND FROM ts)", "rand(1)",
     "map(1.5D, i)", "map('a', 1, 'b', 2.5)", "element_at(map(1, g), 1L)", "map(s, g)[3]",
     "map_contains_key(map(s, i), 3)", "str_to_map(g, ',', '.')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)", "array_union(array(i), array(f))",
-    "try_sum(cast(d AS decimal(30, 2))) OVER ()",
+    "try_sum(cast(d AS decimal(30, 2))) OVER ()", "map_concat(map('a', i), map('b', s))", "elt(1, g, f)",
 ]
 
 
@@ -377,6 +377,12 @@ def test_element_at_raises_as_spark(call: str, spark_view: SparkSession, con: vp
     _assert_raises_as_spark(call, spark_view, con, ("INVALID_INDEX_OF_ZERO", "INVALID_ARRAY_INDEX_IN_ELEMENT_AT"))
 
 
+@pytest.mark.parametrize("call", ["elt(s, 'a', g)", "elt(s - 2, g, 'b')"])
+def test_elt_outside_its_inputs_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    """Under ANSI, an index below 1 or past the inputs raises INVALID_ARRAY_INDEX."""
+    _assert_raises_as_spark(call, spark_view, con, ("INVALID_ARRAY_INDEX",))
+
+
 @pytest.mark.parametrize(
     ("call", "wanted"),
     [("map(g, i)", "NULL_MAP_KEY"), ("map(i, g)", "NULL_MAP_KEY"), ("map('a', 1, string(b), 2)", "NULL_MAP_KEY"),
@@ -386,7 +392,7 @@ def test_element_at_raises_as_spark(call: str, spark_view: SparkSession, con: vp
      ("map_from_arrays(array(1, 1), array(1, 2))", "DUPLICATED_MAP_KEY"),
      ("map_from_arrays(array('a', 'a', g), array(1, 2, 3))", "DUPLICATED_MAP_KEY"),
      ("map(1, 2, 3)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"), ("str_to_map('a:1,a:2')", "DUPLICATED_MAP_KEY"),
-     ("str_to_map(concat(g, ',,'))", "DUPLICATED_MAP_KEY")],
+     ("str_to_map(concat(g, ',,'))", "DUPLICATED_MAP_KEY"), ("map_concat(map('a', i), map('b', 1, 'a', 2))", "DUPLICATED_MAP_KEY")],
 )
 def test_map_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection, spark_con: vpush.Connection) -> None:
     """A NULL key and (by Spark's default mapKeyDedupPolicy, EXCEPTION) a repeated key raise
