@@ -16,7 +16,7 @@ import pytest
 from test_spark_functions import _assert_raises_as_spark, _check, _chunks
 
 import vpush
-from support.tables import connect_tables, register_views, table_folder
+from support.tables import table_fixtures
 from support.writers import write_with_spark
 from vpush.codec.errors import VpushError
 
@@ -121,24 +121,7 @@ REFUSED = [
 REFUSED_SPARK_RAISES = ["sort_array(a, i > 0)", "array_position(a, 1.5)", "array_remove(a, 'x')", "array_insert(a, NULL, 1)", "exists(a, x -> x)", "filter(g, x -> x)", "aggregate(l, 0, (acc, x) -> acc + x)", "array_repeat(NULL, 2)"]
 
 
-@pytest.fixture(scope="module")
-def table_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return table_folder(tmp_path_factory.mktemp("arrays"), TABLE)
-
-
-@pytest.fixture(scope="module")
-def con(table_path: Path) -> vpush.Connection:
-    return connect_tables({"t": table_path})
-
-
-@pytest.fixture(scope="module")
-def spark_con(spark: SparkSession, table_path: Path) -> vpush.Connection:
-    return connect_tables({"t": table_path}, spark)
-
-
-@pytest.fixture(scope="module")
-def spark_view(spark: SparkSession, table_path: Path) -> SparkSession:
-    return register_views(spark, {"t": table_path})
+table_path, con, spark_con, spark_view = table_fixtures("arrays", TABLE)
 
 
 @pytest.mark.parametrize("calls", _chunks(CALLS, 12))

@@ -20,7 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import vpush
-from support.tables import connect_tables, register_views, table_folder
+from support.tables import table_fixtures
 from vpush.codec.errors import VpushError
 from vpush.optimizer.spark_semantics import arrow_spark_type
 
@@ -197,24 +197,7 @@ def _chunks(items: list[str], size: int) -> list[Any]:
     return [pytest.param(items[k : k + size], id="|".join(items[k : k + size])) for k in range(0, len(items), size)]
 
 
-@pytest.fixture(scope="module")
-def table_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return table_folder(tmp_path_factory.mktemp("functions"), TABLE)
-
-
-@pytest.fixture(scope="module")
-def con(table_path: Path) -> vpush.Connection:
-    return connect_tables({"t": table_path})
-
-
-@pytest.fixture(scope="module")
-def spark_con(spark: SparkSession, table_path: Path) -> vpush.Connection:
-    return connect_tables({"t": table_path}, spark)
-
-
-@pytest.fixture(scope="module")
-def spark_view(spark: SparkSession, table_path: Path) -> SparkSession:
-    return register_views(spark, {"t": table_path})
+table_path, con, spark_con, spark_view = table_fixtures("functions", TABLE)
 
 
 def _type_text(arrow_type: pa.DataType) -> str:
@@ -477,12 +460,11 @@ def test_from_unixtime_in_the_session_time_zone(zone: str, spark: SparkSession, 
 def test_every_listed_function_is_tested() -> None:
     """Each function the DuckDB engine runs is called above (and so checked against Spark)."""
     from test_array_functions import CALLS as ARRAY_CALLS
-    from test_json_functions import CALLS as JSON_CALLS
-    from test_regexp_functions import CALLS as REGEXP_CALLS
+    from test_text_functions import CALLS as TEXT_CALLS
 
     from vpush.optimizer.spark_functions import SPARK_FUNCTIONS
 
-    called = " ".join(SCALARS + AGGREGATES + WINDOWS + TRANSCENDENTAL + ARRAY_CALLS + JSON_CALLS + REGEXP_CALLS + TYPEOF_CALLS).lower()
+    called = " ".join(SCALARS + AGGREGATES + WINDOWS + TRANSCENDENTAL + ARRAY_CALLS + TEXT_CALLS + TYPEOF_CALLS).lower()
     untested = sorted(name for name in SPARK_FUNCTIONS if f"{name}(" not in called and name not in _OPERATOR_FORMS)
     assert untested == []
 
