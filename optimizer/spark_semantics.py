@@ -732,11 +732,11 @@ def _zero_or_null(called: str, value: exp.Expr, result: SparkType | None) -> exp
     return exp.cast(exp.Coalesce(this=exp.cast(value, to), expressions=[exp.Literal.number(0)]), to)
 
 
-def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace) -> None:
-    """Put in place of the Java pattern of ``rlike``, ``regexp_extract`` or ``regexp_replace`` the
-    RE2 pattern of the same meaning (:func:`vpush.optimizer.java_regex.re2_pattern`), or refuse
-    it; ``regexp_replace`` also refuses a pattern that can match the empty string (Java steps past
-    an empty match by a UTF-16 unit, RE2 by a character)."""
+def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace | exp.RegexpSplit) -> None:
+    """Put in place of the Java pattern of ``rlike``, ``regexp_extract``, ``regexp_replace`` or
+    ``split`` the RE2 pattern of the same meaning (:func:`vpush.optimizer.java_regex.re2_pattern`),
+    or refuse it; ``regexp_replace`` and ``split`` also refuse a pattern that can match the empty
+    string (Java steps past an empty match by a UTF-16 unit, RE2 by a character)."""
     from vpush.optimizer.java_regex import re2_pattern
 
     pattern = node.args.get("expression")
@@ -744,10 +744,11 @@ def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace) 
         return
     called = call_name(node) or "rlike"
     re2 = re2_pattern(pattern.name) if isinstance(pattern, exp.Literal) and pattern.is_string else None
-    if re2 is None or (isinstance(node, exp.RegexpReplace) and re2.nullable):
+    stepping = isinstance(node, (exp.RegexpReplace, exp.RegexpSplit))
+    if re2 is None or (stepping and re2.nullable):
         _refuse(called, "a pattern that is not a literal, or whose meaning vpush cannot show to be the same in Java and in "
                 "DuckDB's RE2 ($, \\b, flags, lookaround, possessive quantifiers, class intersections, \\p{...})"
-                + (", or that can match the empty string" if isinstance(node, exp.RegexpReplace) else ""))
+                + (", or that can match the empty string" if stepping else ""))
     assert re2 is not None  # for mypy: refused above
     node.set("expression", exp.Literal.string(re2.text))
 
@@ -1043,7 +1044,7 @@ class _Rewriter:
         array_call = spark_arrays.array_call(node)
         if array_call is not None:
             return spark_arrays.rewrite_array_function(*array_call, of, result)
-        if isinstance(node, (exp.RegexpLike, exp.RegexpExtract, exp.RegexpReplace)):
+        if isinstance(node, (exp.RegexpLike, exp.RegexpExtract, exp.RegexpReplace, exp.RegexpSplit)):
             _java_pattern(node)
         called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
         if called is not None:

@@ -69,7 +69,7 @@ REGEXP_CALLS = [
     "regexp_instr(s, 'z|d')", "regexp_substr(NULL, 'a')",
     # the listed functions' patterns are written in RE2 the same way
     "s RLIKE '.b'", "s RLIKE '\\\\s'", "regexp_like(s, '^a.b')", "regexp_extract(s, 'a.', 0)", "regexp_extract(s, '(\\\\S)\\\\s', 1)",
-    "regexp_replace(s, '\\\\s', '_')", "regexp_replace(s, '.', 'x')",
+    "regexp_replace(s, '\\\\s', '_')", "regexp_replace(s, '.', 'x')", "split(s, '.b')", "split(s, '\\\\s')", "split(s, 'a')",
 ]
 
 CALLS = JSON_CALLS + REGEXP_CALLS
@@ -82,6 +82,7 @@ REFUSED += [
     "regexp_count(s, 'a*')", "regexp_count(s, 'b$')", "regexp_extract_all(s, '(?i)a', 0)", "regexp_substr(s, '\\\\bx')",
     "regexp_instr(s, '(b)', 1)", "regexp_count(s, s)", "regexp_extract_all(s, 'a++', 0)", "regexp_count(s, '[a&&b]')",
     "regexp_count(s, '\\\\p{L}')", "rlike(s, 'b$')", "regexp_extract(s, '(?i)a', 0)", "regexp_replace(s, 'x*', '-')", "rlike(s, s)",
+    "split(s, 'x*')",
 ]
 
 
