@@ -910,6 +910,9 @@ static double spark_atan2(double y, double x) { return strict_atan2(y + 0.0, x +
 /* Java 9 and up: Math.toDegrees(x) = x * RADIANS_TO_DEGREES, Math.toRadians(x) = x * DEGREES_TO_RADIANS */
 static double spark_degrees(double x) { return x * 57.29577951308232; }
 static double spark_radians(double x) { return x * 0.017453292519943295; }
+/* Math.rint: the nearest integer, ties to even, the sign of a zero kept (IEEE's roundToIntegral
+ * in the default rounding mode, which C's rint is) */
+static double spark_rint(double x) { return rint(x); }
 
 typedef struct {
     const char *name;
@@ -942,6 +945,7 @@ static const StrictFunction FUNCTIONS[] = {
     {"atanh", spark_atanh, NULL, 0, 0.0},
     {"degrees", spark_degrees, NULL, 0, 0.0},
     {"radians", spark_radians, NULL, 0, 0.0},
+    {"rint", spark_rint, NULL, 0, 0.0},
 };
 #define FUNCTION_COUNT (sizeof FUNCTIONS / sizeof FUNCTIONS[0])
 
@@ -1015,6 +1019,7 @@ int64_t strict_math_column(const char *name, const StrictColumn *x, const Strict
     case 18: return run_rows(&FUNCTIONS[18], x, y, length, out, out_validity);
     case 19: return run_rows(&FUNCTIONS[19], x, y, length, out, out_validity);
     case 20: return run_rows(&FUNCTIONS[20], x, y, length, out, out_validity);
-    default: return run_rows(&FUNCTIONS[21], x, y, length, out, out_validity);
+    case 21: return run_rows(&FUNCTIONS[21], x, y, length, out, out_validity);
+    default: return run_rows(&FUNCTIONS[22], x, y, length, out, out_validity);
     }
 }

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Callable, NoReturn
 from sqlglot import exp
 
 from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.spark_math import MATH_FUNCTIONS, math_type, rewrite_math
 from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, StringType
 
 if TYPE_CHECKING:
@@ -26,8 +27,9 @@ SCALAR_FUNCTIONS = frozenset({
     "initcap", "substring_index", "octet_length", "chr", "char", "btrim", "typeof", "unhex", "shiftleft",
     "shiftright", "shiftrightunsigned", "try_add", "try_subtract", "try_multiply", "try_divide", "bround",
     "next_day", "locate", "make_date",
-})
-"""The functions this module answers (``locate`` only in its three-argument form)."""
+}) | MATH_FUNCTIONS
+"""The functions this module answers (``locate`` only in its three-argument form), and those of
+:mod:`vpush.optimizer.spark_math`."""
 
 _INT = AtomicType("int")
 _BIGINT = AtomicType("bigint")
@@ -104,6 +106,8 @@ def _integral_name(t: SparkType | None) -> str | None:
 def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType | None:
     """The Spark type of a call to one of :data:`SCALAR_FUNCTIONS`, or None where vpush does not
     know it (the call is then refused by :func:`rewrite_scalar`)."""
+    if called in MATH_FUNCTIONS:
+        return math_type(called, arguments, of)
     types = [of(a) for a in arguments]
     if called in ("initcap", "substring_index", "chr", "char", "btrim", "typeof"):
         return StringType()
@@ -171,6 +175,8 @@ def rewrite_scalar(
         OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for a form vpush does not answer as Spark
             does, and Spark's own class where Spark refuses the call when it is planned.
     """
+    if called in MATH_FUNCTIONS:
+        return rewrite_math(called, arguments, of)
     if called == "typeof":
         if result is None or not arguments or of(arguments[0]) is None:
             _refuse(called, "an argument whose type vpush does not know")

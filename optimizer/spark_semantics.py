@@ -285,6 +285,33 @@ def _as_decimal(t: SparkType | None, node: exp.Expr) -> DecimalType | None:
     return None
 
 
+def _decimal_div(node: exp.IntDiv, a: DecimalType, b: DecimalType) -> exp.Expression:
+    """Spark's ``a div b`` of decimals: the exact quotient truncated toward zero, as a ``bigint``
+    (DuckDB's ``//`` of decimals is a double's). Both are scaled to integers at their common
+    scale and divided as 128-bit integers, then wrapped to 64 bits as Spark's ``toLong`` does."""
+    scale = max(a.scale, b.scale)
+    if max(a.precision - a.scale, b.precision - b.scale) + scale > 38:
+        raise OptimizeError(
+            f"{node.sql(dialect=VpushSpark)}: the DuckDB engine answers `div` of decimals only where both fit 38 digits "
+            "at their common scale; the Spark engine runs it",
+            error_class="VPUSH_UNSUPPORTED_FUNCTION",
+        )
+
+    def unscaled(operand: exp.Expr) -> exp.Expression:
+        widened = exp.cast(operand.copy(), _decimal(38, scale))
+        return exp.cast(exp.Mul(this=widened, expression=exp.Literal.number(10**scale)), exp.DataType.build("HUGEINT"))
+
+    quotient = exp.IntDiv(this=unscaled(node.this), expression=unscaled(node.expression))
+    # Spark keeps the quotient's low 64 bits (BigDecimal.longValue): MAX div 0.5 is -2
+    low = exp.Paren(this=exp.BitwiseAnd(this=quotient, expression=exp.Literal.number(str((1 << 64) - 1))))
+    wrapped = exp.Case(
+        ifs=[exp.If(this=exp.GTE(this=low.copy(), expression=exp.Literal.number(str(1 << 63))),
+                    true=exp.Sub(this=low.copy(), expression=exp.cast(exp.Literal.number(str(1 << 64)), exp.DataType.build("HUGEINT"))))],
+        default=low,
+    )
+    return exp.cast(wrapped, exp.DataType.build("BIGINT"))
+
+
 def _wider_integral(a: AtomicType, b: AtomicType) -> AtomicType:
     return a if _INTEGRAL.index(a.name) >= _INTEGRAL.index(b.name) else b
 
@@ -1191,7 +1218,18 @@ class _Rewriter:
         if isinstance(node, exp.IntDiv):
             left, right = of(node.this), of(node.expression)
             if _is_integral(left) and _is_integral(right):
-                return self._nonzero(node.expression, exp.cast(node, exp.DataType.build("BIGINT")), "DIVIDE_BY_ZERO", "BIGINT")
+                quotient: exp.Expression = exp.cast(node, exp.DataType.build("BIGINT"))
+                if left == _BIGINT:
+                    # Long.MinValue div -1 does not fit a long: ARITHMETIC_OVERFLOW (DuckDB's own error)
+                    overflow = exp.And(this=exp.EQ(this=node.this.copy(), expression=exp.cast(exp.Literal.number(str(-(1 << 63))), exp.DataType.build("BIGINT"))),
+                                       expression=exp.EQ(this=node.expression.copy(), expression=exp.Literal.number(-1)))
+                    raised = spark_error("ARITHMETIC_OVERFLOW", "Overflow in integral divide. Use 'try_divide' to tolerate overflow and return NULL instead.",
+                                         exp.DataType.build("BIGINT"))
+                    quotient = exp.Case(ifs=[exp.If(this=overflow, true=raised)], default=quotient)
+                return self._nonzero(node.expression, quotient, "DIVIDE_BY_ZERO", "BIGINT")
+            a, b = _as_decimal(left, node.this), _as_decimal(right, node.expression)
+            if a is not None and b is not None:
+                return self._nonzero(node.expression, _decimal_div(node, a, b), "DIVIDE_BY_ZERO", "BIGINT")
             return node
         if isinstance(node, exp.Div):
             return self._divide(node, result)
@@ -2116,7 +2154,8 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
     if isinstance(node, exp.Cast) and call_name(node) == "to_timestamp":
         called = "to_timestamp"  # a cast in sqlglot's tree, a function in Spark's names
-    if called is not None and called in SPARK_FUNCTIONS and called != "count":  # count(*) is count(1): below
+    # count(*) is count(1), and div(a, b) is (a div b): below
+    if called is not None and called in SPARK_FUNCTIONS and called not in ("count", "div"):
         return _traced_call_name(node, called)
     if isinstance(node, exp.Cast) and node.meta.get(TYPED_LITERAL) and isinstance(node.this, exp.Literal):
         return _typed_literal_name(node)

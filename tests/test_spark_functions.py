@@ -146,6 +146,14 @@ SCALARS = [
     "try_multiply(i, i)", "try_multiply(b, 2)", "try_divide(i, 0)", "try_divide(i, 2)", "try_add(f, 1)", "try_divide(f, i)",
     "unhex('4A')", "unhex('F')", "unhex('zz')", "unhex(g)",
     "next_day(day, 'MO')", "next_day(day, 'sunday')", "next_day(day, NULL)", "make_date(s, NULL, 1)", "make_date(2023, s, s)",
+    # integer and NaN math (vpush.optimizer.spark_math), rint by the StrictMath kernel, div of decimals
+    "rint(f)", "rint(i)", "rint(d)", "rint(2.5)", "rint(-0.5)", "rint(b)", "factorial(s)", "factorial(i)",
+    "factorial(tinyint(s))", "factorial(i - 2147483640)", "factorial(-1)", "factorial(21)", "nanvl(f, 1.0)", "nanvl(i, 2)",
+    "nanvl(cast('NaN' AS double), f)", "nanvl(cast('NaN' AS float), 1)", "nanvl(d, 1.0)", "nanvl(f, NULL)",
+    "nanvl(float(f), float(1))", "div(i, 2)", "div(b, s)", "d div 0.3", "i div d", "d div s", "div(d, 7)", "b div 1.5",
+    "cast(9223372036854775807 AS decimal(20, 0)) div 0.5", "bit_count(i)", "bit_count(b)", "bit_count(s)",
+    "bit_count(i > 1)", "bit_count(-1)", "bit_count(tinyint(-1))", "getbit(i, 1)", "bit_get(b, 63)", "getbit(s, 15)",
+    "getbit(tinyint(s), 7)", "getbit(i, s)", "getbit(i, NULL)",
 ]
 
 AGGREGATES = [
@@ -418,6 +426,18 @@ def test_date_fields_raise_as_spark(call: str, wanted: str, spark_view: SparkSes
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
 
 
+@pytest.mark.parametrize(
+    ("call", "wanted"),
+    [("getbit(i, 32)", "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE"), ("getbit(i, -1)", "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE"),
+     ("bit_get(s, 16)", "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE"), ("getbit(i, b)", "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE"),
+     ("cast(-9223372036854775808 AS bigint) div -1", "ARITHMETIC_OVERFLOW"), ("d div 0", "DIVIDE_BY_ZERO"),
+     ("div(d, s - 1)", "DIVIDE_BY_ZERO")],
+)
+def test_math_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    """A bit position outside the type's width, Long.MinValue div -1, and div by 0 under ANSI."""
+    _assert_raises_as_spark(call, spark_view, con, (wanted,))
+
+
 TYPEOF_CALLS = ["typeof(i)", "typeof(d)", "typeof(array(i))", "typeof(g)"]
 
 
@@ -480,7 +500,7 @@ REFUSED_SPARK_RAISES = [
     "date_format(ts, g)", "from_unixtime(i, g)", "date_format(ts, 'YYYY')", "date_format(ts, 'b')", "date_format(ts, '[yyyy]')",
     "date_format(ts, 'yyyy''')", "date_format(ts, 'u')", "date_from_unix_date(b)", "months_between(ts, day, i > 0)",
     "map_contains_key(map('a', i), 1)", "map_keys(array(i))", "map_contains_key(map(1, i), NULL)",
-    "map_from_arrays(array(f), array(i))", "bround(i, -1)",
+    "map_from_arrays(array(f), array(i))", "bround(i, -1)", "factorial(b)", "bit_count(f)", "nanvl(g, 1)", "getbit(f, 1)",
 ]
 
 
