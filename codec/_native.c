@@ -47,6 +47,7 @@
 #include "spark_datetime.h"
 #include "spark_datetime_format.h"
 #include "strict_math.h"
+#include "spark_hash.h"
 
 /* ---- the Arrow C Data Interface (ABI defined by the Arrow specification) ------------------- */
 struct ArrowSchema {
@@ -4094,6 +4095,89 @@ done:
     return result;
 }
 
+/* ---- Spark's hash, xxhash64 and crc32 (codec/spark_hash.c) ---------------------------------- */
+PyDoc_STRVAR(spark_hash_doc,
+             "spark_hash(algorithm, kind, values, offsets, validity, offset, seeds, seed_offset, length)\n"
+             "    -> (null_count, validity, out)\n\n"
+             "One step of Spark's hash chain (algorithm 0: Murmur3 with int32 seeds, 1: XXH64 with int64\n"
+             "seeds) or crc32 (2: seeds None) over an Arrow column whose buffers are given (kind: see\n"
+             "spark_hash.h; offsets None but for bytes, validity None when no row is null). Returns the\n"
+             "results' buffer, and for crc32 the validity of the results (else None) and their NULL count.");
+
+static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
+    int algorithm, kind, k;
+    PyObject *objs[4], *out = NULL, *validity = NULL, *result = NULL;
+    long long offset, seed_offset, length;
+    Py_buffer views[4];
+    int held[4] = {0, 0, 0, 0};
+    int64_t nulls = 0, width;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "iiOOOLOLL", &algorithm, &kind, &objs[0], &objs[1], &objs[2], &offset, &objs[3], &seed_offset, &length))
+        return NULL;
+    if (offset < 0 || seed_offset < 0 || length < 0 || algorithm < 0 || algorithm > 2 || kind < 0 || kind > 6) {
+        PyErr_SetString(PyExc_ValueError, "spark_hash: bad algorithm, kind, offset or length");
+        return NULL;
+    }
+    width = kind == 0 || kind == 2 ? 4 : kind == 6 ? 16 : 8;
+    for (k = 0; k < 4; k++) {
+        int64_t needed;
+        if (objs[k] == Py_None) continue;
+        if (PyObject_GetBuffer(objs[k], &views[k], PyBUF_SIMPLE) < 0) goto done;
+        held[k] = 1;
+        needed = k == 0 ? ((kind == 4 || kind == 5) ? 0 : (offset + length) * width)
+                 : k == 1 ? (offset + length + 1) * (kind == 5 ? 8 : 4)
+                 : k == 2 ? (offset + length + 7) / 8
+                 : (seed_offset + length) * (algorithm == 0 ? 4 : 8);
+        if (views[k].len < needed) {
+            PyErr_SetString(PyExc_ValueError, "spark_hash: a buffer is shorter than its offset and length need");
+            goto done;
+        }
+    }
+    if (!held[0] || ((kind == 4 || kind == 5) != held[1]) || (algorithm != 2 && !held[3])) {
+        PyErr_SetString(PyExc_ValueError, "spark_hash: values, offsets (bytes only) and seeds (hashes only) are needed");
+        goto done;
+    }
+    if (kind == 4 || kind == 5) { /* the last offset bounds the data */
+        int64_t last;
+        if (kind == 4) {
+            int32_t end;
+            memcpy(&end, (const uint8_t *)views[1].buf + 4 * (offset + length), 4);
+            last = end;
+        } else {
+            memcpy(&last, (const uint8_t *)views[1].buf + 8 * (offset + length), 8);
+        }
+        if (last > views[0].len) {
+            PyErr_SetString(PyExc_ValueError, "spark_hash: the data buffer is shorter than the offsets say");
+            goto done;
+        }
+    }
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * (algorithm == 0 ? 4 : 8)));
+    validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 7) / 8));
+    if (out == NULL || validity == NULL) goto done;
+    {
+        const uint8_t *values = (const uint8_t *)views[0].buf;
+        const uint8_t *offsets = held[1] ? (const uint8_t *)views[1].buf : NULL;
+        const uint8_t *valid = held[2] ? (const uint8_t *)views[2].buf : NULL;
+        const uint8_t *seeds = held[3] ? (const uint8_t *)views[3].buf : NULL;
+        uint8_t *target = (uint8_t *)PyBytes_AS_STRING(out), *target_validity = (uint8_t *)PyBytes_AS_STRING(validity);
+        Py_BEGIN_ALLOW_THREADS
+        nulls = spark_hash_column(algorithm, kind, values, offsets, valid, offset, seeds, seed_offset, length, target, target_validity);
+        Py_END_ALLOW_THREADS
+    }
+    if (nulls < 0) {
+        PyErr_SetString(PyExc_ValueError, "spark_hash: no such algorithm and kind");
+        goto done;
+    }
+    result = Py_BuildValue("LOO", (long long)nulls, algorithm == 2 && nulls ? validity : Py_None, out);
+done:
+    Py_XDECREF(out);
+    Py_XDECREF(validity);
+    for (k = 0; k < 4; k++) {
+        if (held[k]) PyBuffer_Release(&views[k]);
+    }
+    return result;
+}
+
 /* ---- Spark's parsing of strings by a datetime pattern (codec/spark_datetime_format.c) ------- */
 PyDoc_STRVAR(parse_formatted_doc,
              "parse_formatted(steps, literals, offsets, data, validity, offset, length, offset_width)\n"
@@ -5608,6 +5692,7 @@ static PyMethodDef methods[] = {
     {"variant_delete", py_variant_delete, METH_VARARGS, variant_delete_doc},
     {"variant_modify", py_variant_modify, METH_VARARGS, variant_modify_doc},
     {"strict_math", py_strict_math, METH_VARARGS, strict_math_doc},
+    {"spark_hash", py_spark_hash, METH_VARARGS, spark_hash_doc},
     {"parse_datetimes", py_parse_datetimes, METH_VARARGS, parse_datetimes_doc},
     {"parse_formatted", py_parse_formatted, METH_VARARGS, parse_formatted_doc},
     {NULL, NULL, 0, NULL},

@@ -121,3 +121,84 @@ def _getbit(called: str, arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
     )
     raised = spark_error("INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE", message, exp.DataType.build("TINYINT"))
     return exp.Case(ifs=[exp.If(this=outside, true=raised)], default=exp.cast(exp.Paren(this=bit), exp.DataType.build("TINYINT")))
+
+
+# -- hash, xxhash64, crc32 ---------------------------------------------------------------------------
+HASH_SEED = 42
+"""The seed of Spark's ``hash`` and ``xxhash64``."""
+
+_HASH_RESULTS = {"hash": "INTEGER", "xxhash64": "BIGINT"}
+# The DuckDB type each Spark type is handed to the kernel as (decimals: their unscaled integer)
+_HASH_INPUTS = {
+    "boolean": "INTEGER", "tinyint": "INTEGER", "smallint": "INTEGER", "int": "INTEGER", "date": "DATE",
+    "bigint": "BIGINT", "timestamp": "TIMESTAMPTZ", "timestamp_ntz": "TIMESTAMP", "float": "FLOAT", "double": "DOUBLE",
+    "string": "VARCHAR", "binary": "BLOB",
+}
+
+HASH_ENGINE_FUNCTIONS: dict[str, tuple[str, str]] = {
+    **{f"vpush_{name}_{duck.lower()}": (name, duck) for name in _HASH_RESULTS
+       for duck in sorted(set(_HASH_INPUTS.values()) | {"HUGEINT"})},
+    "vpush_crc32_varchar": ("crc32", "VARCHAR"), "vpush_crc32_blob": ("crc32", "BLOB"),
+}
+"""The engine functions of :mod:`vpush.codec.spark_hash`, by name: Spark's function and the DuckDB
+type of the value each takes (a ``hash`` or ``xxhash64`` step takes the running hash too, an
+``INTEGER`` or a ``BIGINT``, and gives the next)."""
+
+
+def _hash_input(called: str, value: exp.Expr, source: SparkType | None) -> tuple[str, exp.Expr]:
+    """The DuckDB type ``value`` goes to the kernel as, and the SQL that gives it so."""
+    if isinstance(source, DecimalType):
+        scale = exp.Literal.number(10**source.scale)
+        if source.precision <= 18:  # Spark hashes the unscaled long
+            return "BIGINT", exp.cast(exp.Mul(this=value, expression=scale), exp.DataType.build("BIGINT"))
+        # the unscaled value of up to 38 digits, whole part and fraction apart (DuckDB's product of
+        # the decimal and 10^scale overflows its 38 digits)
+        whole = exp.Anonymous(this="trunc", expressions=[value.copy()])
+        fraction = exp.Paren(this=exp.Sub(this=value, expression=whole.copy()))
+        unscaled = exp.Add(
+            this=exp.Mul(this=exp.cast(whole, exp.DataType.build("HUGEINT")), expression=exp.cast(scale, exp.DataType.build("HUGEINT"))),
+            expression=exp.cast(exp.Mul(this=fraction, expression=scale.copy()), exp.DataType.build("HUGEINT")),
+        )
+        return "HUGEINT", unscaled
+    name = source.to_spark() if source is not None else None
+    if isinstance(value, (exp.Predicate, exp.Connector, exp.Not)):
+        name = "boolean"
+    if name is None or name not in _HASH_INPUTS:
+        _refuse(called, f"an argument of type {name or 'unknown to vpush'} (arrays, maps and structs among them)")
+    duck = _HASH_INPUTS[name]
+    return duck, exp.cast(value, exp.DataType.build(duck))
+
+
+def rewrite_hash(called: str, arguments: list[exp.Expr], of: TypeOf, functions: dict[str, SparkType]) -> exp.Expr:
+    """Spark's ``hash(...)`` or ``xxhash64(...)`` as a chain of kernel steps seeded with 42 (a
+    NULL argument leaves the running hash as it is), or ``crc32(x)`` as one kernel call; the
+    engine functions used are added to ``functions`` with their Spark result types.
+
+    Example:
+        >>> used = {}
+        >>> rewrite_hash("hash", [exp.column("i"), exp.Null()], lambda n: AtomicType("int"), used).sql("duckdb")
+        'VPUSH_HASH_INTEGER(CAST(i AS INT), 42)'
+
+    Raises:
+        OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for an argument of a type vpush does not
+            hash as Spark does.
+    """
+    if called == "crc32":
+        duck, value = _hash_input(called, arguments[0], of(arguments[0]))
+        if duck not in ("VARCHAR", "BLOB"):
+            _refuse(called, "an argument other than a string or a binary")
+        name = f"vpush_crc32_{duck.lower()}"
+        functions[name] = AtomicType("bigint")
+        return exp.Anonymous(this=name, expressions=[value])
+    result = AtomicType("int") if called == "hash" else AtomicType("bigint")
+    running: exp.Expr = exp.Literal.number(HASH_SEED)
+    if called == "xxhash64":
+        running = exp.cast(running, exp.DataType.build("BIGINT"))
+    for argument in arguments:
+        if isinstance(argument, exp.Null):
+            continue  # Spark skips a NULL
+        duck, value = _hash_input(called, argument, of(argument))
+        name = f"vpush_{called}_{duck.lower()}"
+        functions[name] = result
+        running = exp.Anonymous(this=name, expressions=[value, running])
+    return running if not isinstance(running, exp.Literal) else exp.cast(running, exp.DataType.build("INT"))

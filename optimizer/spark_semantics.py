@@ -14,7 +14,8 @@ targets, literals as Spark types them), and rewrites each node whose DuckDB resu
 DuckDB SQL that gives Spark's type and value, or Spark's error through DuckDB's ``error()``
 (:data:`SPARK_ERROR_MARKER`, turned back into a vpush error by the engine). Functions DuckDB
 has under Spark's name with other results are mapped to the right DuckDB function
-(``max_by`` to ``arg_max_null``, ``percentile`` to ``quantile_cont``) or refused (``hash``);
+(``max_by`` to ``arg_max_null``, ``percentile`` to ``quantile_cont``) or to vpush's engine
+functions (``hash``, ``xxhash64`` and ``crc32``: :mod:`vpush.codec.spark_hash`);
 the transcendental functions (``ln``, ``log``, ``exp``, ``pow``, ...) go to the engine functions
 of :data:`STRICT_MATH_FUNCTIONS`, which compute them as Java's ``StrictMath`` does.
 Unaliased projections get the name Spark gives them (:func:`spark_name`), where it is known.
@@ -58,6 +59,7 @@ from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_generators import rewrite_generators
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
+from vpush.optimizer.spark_math import rewrite_hash
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
 from vpush.optimizer.variant_types import (
     MAX_DECIMAL_PRECISION,
@@ -116,7 +118,6 @@ _RANKING_NAMES: dict[type[exp.Expr], str] = {
     exp.RowNumber: "row_number", exp.Rank: "RANK", exp.DenseRank: "DENSE_RANK", exp.Ntile: "ntile",
     exp.PercentRank: "PERCENT_RANK", exp.CumeDist: "cume_dist",
 }
-_NOT_YET_FUNCTIONS = frozenset({"hash", "xxhash64"})
 
 STRICT_MATH_FUNCTIONS: dict[str, str] = {name: f"vpush_strict_{name}" for name in STRICT_MATH_ARITY}
 """The engine functions that compute Spark's transcendental functions as Java's ``StrictMath``
@@ -628,6 +629,8 @@ class _Typer:
         differently from DuckDB, by its name."""
         if called in SCALAR_FUNCTIONS and (called != "locate" or len(_arguments(node)) == 3):
             return scalar_type(called, _arguments(node), self.of)
+        if called in _HASH_TYPES:
+            return _HASH_TYPES[called]
         if called in _INT_FUNCTIONS:
             return _INT
         if called in _DOUBLE_FUNCTIONS:
@@ -725,6 +728,7 @@ _STRING_RESULTS = (
 _INT_FUNCTIONS = frozenset({"extract", "date_part", "datepart", "unix_date", "instr", "locate", "position", "levenshtein", "bit_length", "char_length",
                             "character_length", "len", "length", "size", "cardinality", "array_size"})
 _DOUBLE_FUNCTIONS = frozenset({"sign", "signum"})
+_HASH_TYPES: dict[str, SparkType] = {"hash": _INT, "xxhash64": _BIGINT, "crc32": _BIGINT}
 
 
 _PREDICATES = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.And, exp.Or, exp.Not, exp.Is, exp.In, exp.Between)
@@ -1196,9 +1200,7 @@ class _Rewriter:
         if isinstance(node, exp.Quantile):
             # Spark's exact percentile interpolates between neighbours, as quantile_cont does.
             return exp.cast(exp.Anonymous(this="quantile_cont", expressions=[node.this, node.args["quantile"]]), exp.DataType.build("DOUBLE"))
-        if isinstance(node, exp.ApproxQuantile) or (
-            isinstance(node, exp.Anonymous) and node.name.lower() in _NOT_YET_FUNCTIONS
-        ):
+        if isinstance(node, exp.ApproxQuantile):
             raise OptimizeError(
                 f"{node.sql(dialect=VpushSpark)}: vpush cannot give Spark's answer for this function yet "
                 "(see the README's list of what is not supported)"
@@ -1337,6 +1339,10 @@ class _Rewriter:
             return exp.cast(signed, exp.DataType.build("DOUBLE"))
         if called in ("round", "bround") and arguments and arguments[0] is not None and _is_fractional(self.typer.of(arguments[0])):
             return self._round_fractional(arguments[0], arguments[1] if len(arguments) > 1 else None, even=called == "bround")
+        if called in _HASH_TYPES and arguments and all(a is not None for a in arguments):
+            hashed = rewrite_hash(called, [a for a in arguments if a is not None], self.typer.of, self.functions)
+            self.typer.types[id(hashed)] = _HASH_TYPES[called]
+            return hashed
         if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
             scalar = rewrite_scalar(called, node, [a for a in arguments if a is not None], self.typer.of, result)
             if scalar is not None:

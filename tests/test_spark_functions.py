@@ -186,7 +186,7 @@ REFUSED = [
     "date_format(ts, 'QQQ')", "date_format(ts, 'SSSSSSS')", "timestamp_seconds(f)",
     "trunc(ts, 'MM')", "from_unixtime(f)",
     "regexp_replace(g, '(a)', '$1x')", "extract(SECOND FROM ts)", "rand(1)",
-    "sin(f)", "cos(f)", "tan(f)", "cot(f)", "sec(f)", "csc(f)",
+    "sin(f)", "cos(f)", "tan(f)", "cot(f)", "sec(f)", "csc(f)", "hash(array(i))",
     "map(1.5D, i)", "map('a', 1, 'b', 2.5)", "element_at(map(1, g), 1L)", "map(s, g)[3]",
     "map_contains_key(map(s, i), 3)", "str_to_map(g, ',', '.')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)", "array_union(array(i), array(f))",
 ]
@@ -345,6 +345,58 @@ def test_transcendental_functions_bit_for_bit(spark: SparkSession, doubles_path:
     assert wrong == [], f"{len(wrong)} of {len(want)} rows differ from Spark, the first: {wrong[:3]}"
 
 
+HASH_CALLS = [f"{h}({c})" for h in ("hash", "xxhash64") for c in ("n", "l", "x", "r", "s", "bi", "dn", "dw", "day", "ts", "ntz", "flag", "small")] + [
+    "crc32(s)", "crc32(bi)", "hash(n, s, x, NULL, dw)", "xxhash64(l, r, day, ts, flag, bi, dn)", "hash(NULL) AS h0",
+    "xxhash64(NULL, NULL) AS h1", "hash(s, s, n)", "xxhash64(ntz, small, dw, x)"]
+
+
+def _random_hash_table(rows: int) -> pa.Table:
+    """Seeded values of every type Spark hashes: integers and floats at their extremes and random
+    bits (-0.0, NaN and the infinities among them), strings of 0 to 70 characters (2-, 3- and
+    4-byte UTF-8 too) and bytes, narrow and wide decimals, dates, timestamps, booleans, NULLs."""
+    import random
+
+    rng = random.Random(42)
+
+    def maybe(value: Any) -> Any:
+        return None if rng.random() < 0.05 else value
+
+    def text() -> str:
+        alphabet = "abcXYZ09 _é€𝄞ß\u0000"
+        return "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 71)))
+
+    bits = [struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0] for _ in range(rows)]
+    doubles = [-0.0, 0.0, math.nan, math.inf, -math.inf, 5e-324, 1.5] + bits[7:]
+    return pa.table({
+        "n": pa.array([maybe(rng.choice([rng.randrange(-2**31, 2**31), 0, -1, 2**31 - 1, -2**31])) for _ in range(rows)], pa.int32()),
+        "l": pa.array([maybe(rng.choice([rng.randrange(-2**63, 2**63), 0, 2**63 - 1, -2**63])) for _ in range(rows)], pa.int64()),
+        "x": pa.array([maybe(v) for v in doubles], pa.float64()),
+        "r": pa.array([maybe(v) for v in doubles], pa.float64()).cast(pa.float32(), safe=False),
+        "s": pa.array([maybe(text()) for _ in range(rows)]),
+        "bi": pa.array([maybe(rng.randbytes(rng.randrange(0, 70))) for _ in range(rows)], pa.binary()),
+        "dn": pa.array([maybe(D(rng.randrange(-10**10 + 1, 10**10)).scaleb(-2)) for _ in range(rows)], pa.decimal128(10, 2)),
+        "dw": pa.array([maybe(D(rng.randrange(-10**38 + 1, 10**38) // 10**rng.randrange(0, 38)).scaleb(-10)) for _ in range(rows)],
+                       pa.decimal128(38, 10)),
+        "day": pa.array([maybe(rng.randrange(-700_000, 2_900_000)) for _ in range(rows)], pa.int32()).cast(pa.date32()),
+        "ts": pa.array([maybe(rng.randrange(-62_000_000_000_000_000, 250_000_000_000_000_000)) for _ in range(rows)], pa.int64())
+        .cast(pa.timestamp("us", tz="UTC")),
+        "ntz": pa.array([maybe(rng.randrange(-2**50, 2**50)) for _ in range(rows)], pa.int64()).cast(pa.timestamp("us")),
+        "flag": pa.array([maybe(rng.random() < 0.5) for _ in range(rows)]),
+        "small": pa.array([maybe(rng.randrange(-2**15, 2**15)) for _ in range(rows)], pa.int16()),
+    })
+
+
+def test_hashes_as_spark(spark: SparkSession, tmp_path: Path) -> None:
+    """hash (Murmur3, seed 42), xxhash64 and crc32 of 1,000 seeded rows of every type Spark
+    hashes, one argument and several (NULLs skipped), give Spark's values on the DuckDB engine."""
+    pq.write_table(_random_hash_table(1000), tmp_path / "part-0.parquet")
+    expected, got = _answers_in_zone(spark, tmp_path, "UTC", f"SELECT {', '.join(HASH_CALLS)} FROM z")
+    assert got[0] == expected[0]
+    for k, call in enumerate(HASH_CALLS):
+        assert sorted((r[k] for r in got[1]), key=repr) == sorted((r[k] for r in expected[1]), key=repr), call
+    assert got == expected
+
+
 @pytest.mark.parametrize("call", REFUSED)
 def test_refused_on_duckdb(call: str, con: vpush.Connection) -> None:
     """Each is refused with an error naming the function, rather than answered differently."""
@@ -486,7 +538,7 @@ def test_every_listed_function_is_tested() -> None:
 
     from vpush.optimizer.spark_functions import SPARK_FUNCTIONS
 
-    called = " ".join(SCALARS + AGGREGATES + WINDOWS + TRANSCENDENTAL + ARRAY_CALLS + TYPEOF_CALLS).lower()
+    called = " ".join(SCALARS + AGGREGATES + WINDOWS + TRANSCENDENTAL + ARRAY_CALLS + TYPEOF_CALLS + HASH_CALLS).lower()
     untested = sorted(name for name in SPARK_FUNCTIONS if f"{name}(" not in called and name not in _OPERATOR_FORMS)
     assert untested == []
 
@@ -501,6 +553,7 @@ REFUSED_SPARK_RAISES = [
     "date_format(ts, 'yyyy''')", "date_format(ts, 'u')", "date_from_unix_date(b)", "months_between(ts, day, i > 0)",
     "map_contains_key(map('a', i), 1)", "map_keys(array(i))", "map_contains_key(map(1, i), NULL)",
     "map_from_arrays(array(f), array(i))", "bround(i, -1)", "factorial(b)", "bit_count(f)", "nanvl(g, 1)", "getbit(f, 1)",
+    "crc32(i)", "xxhash64(map(g, i))",
 ]
 
 
