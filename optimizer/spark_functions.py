@@ -72,6 +72,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "hypot": _f(2, shown="HYPOT"), "asinh": _f(1, shown="ASINH"), "acosh": _f(1, shown="ACOSH"), "atanh": _f(1, shown="ATANH"),
     "degrees": _f(1, shown="DEGREES"), "radians": _f(1, shown="RADIANS"), "rint": _f(1),
     "factorial": _f(1), "nanvl": _f(2), "bit_count": _f(1), "getbit": _f(2), "bit_get": _f(2), "div": _f(2),
+    "width_bucket": _f(4),
     # Spark's hashes: vpush.codec.spark_hash
     "hash": _f(1, None), "xxhash64": _f(1, None), "crc32": _f(1),
     "pi": _f(0, shown="PI"), "e": _f(0, shown="E"), "negative": _f(1), "positive": _f(1),

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MATH_FUNCTIONS", "math_type", "rewrite_math"]
 
-MATH_FUNCTIONS = frozenset({"factorial", "nanvl", "bit_count", "getbit", "bit_get"})
+MATH_FUNCTIONS = frozenset({"factorial", "nanvl", "bit_count", "getbit", "bit_get", "width_bucket"})
 """The functions this module answers."""
 
 _WIDTHS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
@@ -61,6 +61,10 @@ def math_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType |
     if called == "bit_count" and names:
         boolean = names[0] == "boolean" or isinstance(arguments[0], (exp.Predicate, exp.Connector, exp.Not))
         return AtomicType("int") if names[0] in _WIDTHS or boolean else None
+    if called == "width_bucket" and len(names) == 4:
+        numbers = all(n in _WIDTHS or n in ("double", "float", "decimal") or isinstance(a, exp.Null)
+                      for n, a in zip(names[:3], arguments))
+        return AtomicType("bigint") if numbers and (names[3] in _WIDTHS or isinstance(arguments[3], exp.Null)) else None
     if called in ("getbit", "bit_get") and len(names) == 2:
         position = names[1] in _WIDTHS or isinstance(arguments[1], exp.Null)
         return AtomicType("tinyint") if names[0] in _WIDTHS and position else None
@@ -91,11 +95,58 @@ def rewrite_math(called: str, arguments: list[exp.Expr], of: TypeOf) -> exp.Expr
         to = exp.DataType.build(_name(result) or "double")
         left, right = (exp.cast(a, to) for a in arguments)
         return exp.Case(ifs=[exp.If(this=exp.Anonymous(this="isnan", expressions=[left.copy()]), true=right)], default=left)
+    if called == "width_bucket":
+        return _width_bucket(arguments)
     if called == "bit_count":
         # Long.bitCount of the value sign-extended to a long (a boolean as 1 or 0)
         counted = exp.Anonymous(this="bit_count", expressions=[exp.cast(arguments[0], exp.DataType.build("BIGINT"))])
         return exp.cast(counted, exp.DataType.build("INT"))
     return _getbit(called, arguments, of)
+
+
+def _width_bucket(arguments: list[exp.Expr]) -> exp.Expr:
+    """Spark's ``width_bucket(v, min, max, n)`` (``WidthBucket.computeBucketNumber``): NULL for a
+    NULL, for ``n`` at or below 0 or ``Long.MaxValue``, for a NaN ``v``, for ``min = max`` and for
+    a NaN or infinite bound; 0 before the range, ``n + 1`` past it, else the bucket of equal
+    width, computed in doubles in Java's order and truncated."""
+    double, bigint = exp.DataType.build("DOUBLE"), exp.DataType.build("BIGINT")
+    v, low, high = (exp.cast(a, double) for a in arguments[:3])
+    n = exp.cast(arguments[3], bigint)
+
+    def fn(name: str, value: exp.Expr) -> exp.Expression:
+        return exp.Anonymous(this=name, expressions=[value.copy()])
+
+    empty: list[exp.Expression] = [exp.Is(this=x.copy(), expression=exp.Null()) for x in (v, low, high, n)] + [
+        exp.LTE(this=n.copy(), expression=exp.Literal.number(0)),
+        exp.EQ(this=n.copy(), expression=exp.Literal.number(str((1 << 63) - 1))),
+        fn("isnan", v), exp.EQ(this=low.copy(), expression=high.copy()),
+        fn("isnan", low), fn("isinf", low), fn("isnan", high), fn("isinf", high),
+    ]
+    null: exp.Expression = empty[0]
+    for test in empty[1:]:
+        null = exp.Or(this=null, expression=test)
+    past = exp.Add(this=n.copy(), expression=exp.Literal.number(1))
+
+    def bucket(top: exp.Expr, bottom: exp.Expr) -> exp.Expression:
+        # (n.toDouble * (top - bottom) / (high - low)).toLong + 1, with high > low
+        ratio = exp.Div(this=exp.Mul(this=exp.cast(n.copy(), double), expression=exp.Paren(this=exp.Sub(this=top.copy(), expression=bottom.copy()))),
+                        expression=exp.Paren(this=exp.Sub(this=high.copy(), expression=low.copy())) if top is v else
+                        exp.Paren(this=exp.Sub(this=low.copy(), expression=high.copy())), typed=False, safe=False)
+        # Java's toLong saturates (an infinite quotient is Long.MaxValue, and + 1 then wraps) and
+        # takes NaN (infinity over infinity, for bounds a whole double range apart) as 0
+        saturated = exp.GTE(this=ratio.copy(), expression=exp.Literal.number("9.223372036854775807e18"))
+        wrapped = exp.cast(exp.Literal.number(str(-(1 << 63))), bigint)
+        return exp.Case(ifs=[exp.If(this=fn("isnan", ratio), true=exp.Literal.number(1)), exp.If(this=saturated, true=wrapped)],
+                        default=exp.Add(this=exp.cast(fn("trunc", ratio), bigint), expression=exp.Literal.number(1)))
+
+    rising = exp.Case(ifs=[exp.If(this=exp.LT(this=v.copy(), expression=low.copy()), true=exp.Literal.number(0)),
+                           exp.If(this=exp.GTE(this=v.copy(), expression=high.copy()), true=past.copy())],
+                      default=bucket(v, low))
+    falling = exp.Case(ifs=[exp.If(this=exp.GT(this=v.copy(), expression=low.copy()), true=exp.Literal.number(0)),
+                            exp.If(this=exp.LTE(this=v.copy(), expression=high.copy()), true=past.copy())],
+                       default=bucket(low, v))
+    return exp.cast(exp.Case(ifs=[exp.If(this=null, true=exp.Null()), exp.If(this=exp.LT(this=low.copy(), expression=high.copy()), true=rising)],
+                             default=falling), bigint)
 
 
 def _getbit(called: str, arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:

@@ -153,7 +153,11 @@ SCALARS = [
     "nanvl(float(f), float(1))", "div(i, 2)", "div(b, s)", "d div 0.3", "i div d", "d div s", "div(d, 7)", "b div 1.5",
     "cast(9223372036854775807 AS decimal(20, 0)) div 0.5", "bit_count(i)", "bit_count(b)", "bit_count(s)",
     "bit_count(i > 1)", "bit_count(-1)", "bit_count(tinyint(-1))", "getbit(i, 1)", "bit_get(b, 63)", "getbit(s, 15)",
-    "getbit(tinyint(s), 7)", "getbit(i, s)", "getbit(i, NULL)",
+    "getbit(tinyint(s), 7)", "getbit(i, s)", "getbit(i, NULL)", "width_bucket(f, 0, 10, 5)", "width_bucket(i, 0, 10, 3)",
+    "width_bucket(d, 10, 0, 4)", "width_bucket(f, 0, 0, 3)", "width_bucket(f, 0, 10, 0)", "width_bucket(f, 3, -3, s)",
+    "width_bucket(cast('NaN' AS double), 0, 10, 3)", "width_bucket(5, 0, cast('Infinity' AS double), 3)",
+    "width_bucket(cast('Infinity' AS double), 0, 10, 3)", "width_bucket(5, 0, 10, 9223372036854775807)",
+    "width_bucket(f, NULL, 3, 2)", "width_bucket(f, -2.5, 3, 9223372036854775806)", "width_bucket(s, 6, 1, s)",
 ]
 
 AGGREGATES = [
@@ -305,7 +309,10 @@ def test_spark_engine_answers_as_spark(calls: list[str], spark_view: SparkSessio
 TRANSCENDENTAL = ["ln(x)", "log(x)", "log(y, x)", "log(2.0, x)", "log10(x)", "log2(x)", "exp(x)", "pow(x, y)",
                   "power(x, y)", "cbrt(x)", "sinh(x)", "cosh(x)", "tanh(x)", "expm1(x)", "log1p(x)", "asin(x)", "acos(x)",
                   "atan(x)", "atan2(y, x)", "atan2(x, y)", "hypot(x, y)", "asinh(x)", "acosh(x)", "atanh(x)", "degrees(x)",
-                  "radians(x)", "asin(y)", "acosh(y)", "atanh(y)"]
+                  "radians(x)", "asin(y)", "acosh(y)", "atanh(y)", "rint(x)",
+                  # computed in doubles too: the bucket's double quotient, truncated
+                  "width_bucket(x, -1000.0, y, 1000)", "width_bucket(y, x, 3.5, 9)", "width_bucket(x, y, -y, 123456789)",
+                  "width_bucket(y, -x, x, 77)"]
 
 
 @pytest.fixture(scope="module")
