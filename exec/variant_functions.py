@@ -92,6 +92,7 @@ from vpush.codec.native import (
     to_json_native,
 )
 from vpush.codec.strict_math import STRICT_MATH_FUNCTIONS as STRICT_MATH_ARITY
+from vpush.codec.spark_conv import spark_conv
 from vpush.codec.spark_hash import crc32, spark_hash_step
 from vpush.codec.strict_math import strict_math
 from vpush.codec.value import MAX_NESTING_DEPTH, Variant
@@ -103,7 +104,7 @@ from vpush.exec.string_datetimes import (
     string_to_timestamp_column,
 )
 from vpush.exec.variant_udf import keep_error
-from vpush.optimizer.spark_math import HASH_ENGINE_FUNCTIONS
+from vpush.optimizer.spark_math import CONV_FUNCTION, HASH_ENGINE_FUNCTIONS
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
 from vpush.exec.rebuild_rows import rebuild_rows
@@ -970,6 +971,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
         function: (_guarded(_hash_function(name), name), *_hash_signature(name, duck))
         for function, (name, duck) in HASH_ENGINE_FUNCTIONS.items()
     },
+    CONV_FUNCTION: (_guarded(spark_conv, "conv"), ["VARCHAR", "INTEGER", "INTEGER"], "VARCHAR"),
 }
 """name -> (the Arrow function, DuckDB parameter types, DuckDB result type)."""
 

@@ -74,7 +74,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "factorial": _f(1), "nanvl": _f(2), "bit_count": _f(1), "getbit": _f(2), "bit_get": _f(2), "div": _f(2),
     "width_bucket": _f(4),
     # Spark's hashes: vpush.codec.spark_hash
-    "hash": _f(1, None), "xxhash64": _f(1, None), "crc32": _f(1),
+    "hash": _f(1, None), "xxhash64": _f(1, None), "crc32": _f(1), "conv": _f(3),
     "pi": _f(0, shown="PI"), "e": _f(0, shown="E"), "negative": _f(1), "positive": _f(1),
     "bround": _f(1, 2, defaults=("0",)), "shiftleft": _f(2), "shiftright": _f(2), "shiftrightunsigned": _f(2),
     "try_add": _f(2), "try_subtract": _f(2), "try_multiply": _f(2), "try_divide": _f(2), "unhex": _f(1), "typeof": _f(1),

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Callable, NoReturn
 from sqlglot import exp
 
 from vpush.optimizer.errors import OptimizeError
-from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType
+from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, StringType
 
 if TYPE_CHECKING:
     TypeOf = Callable[[exp.Expr], SparkType | None]
 
-__all__ = ["MATH_FUNCTIONS", "math_type", "rewrite_math"]
+__all__ = ["CONV_FUNCTION", "HASH_ENGINE_FUNCTIONS", "KERNEL_CALLS", "MATH_FUNCTIONS", "math_type", "rewrite_kernel_call", "rewrite_math"]
 
 MATH_FUNCTIONS = frozenset({"factorial", "nanvl", "bit_count", "getbit", "bit_get", "width_bucket"})
 """The functions this module answers."""
@@ -220,20 +220,43 @@ def _hash_input(called: str, value: exp.Expr, source: SparkType | None) -> tuple
     return duck, exp.cast(value, exp.DataType.build(duck))
 
 
-def rewrite_hash(called: str, arguments: list[exp.Expr], of: TypeOf, functions: dict[str, SparkType]) -> exp.Expr:
+CONV_FUNCTION = "vpush_conv"
+"""The engine function of :func:`vpush.codec.spark_conv.spark_conv`: (VARCHAR, INTEGER, INTEGER) -> VARCHAR."""
+
+KERNEL_CALLS: dict[str, SparkType] = {
+    "hash": AtomicType("int"), "xxhash64": AtomicType("bigint"), "crc32": AtomicType("bigint"), "conv": StringType(),
+}
+"""The functions :func:`rewrite_kernel_call` answers by vpush's compiled kernels, with their Spark types."""
+
+
+def _conv(arguments: list[exp.Expr], of: TypeOf, functions: dict[str, SparkType]) -> exp.Expr:
+    text, *bases = arguments
+    source = of(text)
+    if not (isinstance(source, StringType) or _name(source) in _WIDTHS or isinstance(text, exp.Null)):
+        _refuse("conv", "a number other than a string or an integer (Spark prints a double or decimal as Java does)")
+    if not all(_name(of(b)) in ("tinyint", "smallint", "int") or isinstance(b, exp.Null) for b in bases):
+        _refuse("conv", "bases other than ints")
+    functions[CONV_FUNCTION] = KERNEL_CALLS["conv"]
+    return exp.Anonymous(this=CONV_FUNCTION, expressions=[exp.cast(text, exp.DataType.build("VARCHAR")),
+                                                            *(exp.cast(b, exp.DataType.build("INT")) for b in bases)])
+
+
+def rewrite_kernel_call(called: str, arguments: list[exp.Expr], of: TypeOf, functions: dict[str, SparkType]) -> exp.Expr:
     """Spark's ``hash(...)`` or ``xxhash64(...)`` as a chain of kernel steps seeded with 42 (a
-    NULL argument leaves the running hash as it is), or ``crc32(x)`` as one kernel call; the
-    engine functions used are added to ``functions`` with their Spark result types.
+    NULL argument leaves the running hash as it is), ``crc32(x)`` or ``conv(n, from, to)`` as one
+    kernel call; the engine functions used are added to ``functions`` with their Spark types.
 
     Example:
         >>> used = {}
-        >>> rewrite_hash("hash", [exp.column("i"), exp.Null()], lambda n: AtomicType("int"), used).sql("duckdb")
+        >>> rewrite_kernel_call("hash", [exp.column("i"), exp.Null()], lambda n: AtomicType("int"), used).sql("duckdb")
         'VPUSH_HASH_INTEGER(CAST(i AS INT), 42)'
 
     Raises:
         OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for an argument of a type vpush does not
-            hash as Spark does.
+            answer as Spark does.
     """
+    if called == "conv":
+        return _conv(arguments, of, functions)
     if called == "crc32":
         duck, value = _hash_input(called, arguments[0], of(arguments[0]))
         if duck not in ("VARCHAR", "BLOB"):

@@ -15,7 +15,7 @@ DuckDB SQL that gives Spark's type and value, or Spark's error through DuckDB's 
 (:data:`SPARK_ERROR_MARKER`, turned back into a vpush error by the engine). Functions DuckDB
 has under Spark's name with other results are mapped to the right DuckDB function
 (``max_by`` to ``arg_max_null``, ``percentile`` to ``quantile_cont``) or to vpush's engine
-functions (``hash``, ``xxhash64`` and ``crc32``: :mod:`vpush.codec.spark_hash`);
+functions (``hash``, ``xxhash64`` and ``crc32``: :mod:`vpush.codec.spark_hash`; ``conv``);
 the transcendental functions (``ln``, ``log``, ``exp``, ``pow``, ...) go to the engine functions
 of :data:`STRICT_MATH_FUNCTIONS`, which compute them as Java's ``StrictMath`` does.
 Unaliased projections get the name Spark gives them (:func:`spark_name`), where it is known.
@@ -59,7 +59,7 @@ from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_generators import rewrite_generators
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
-from vpush.optimizer.spark_math import rewrite_hash
+from vpush.optimizer.spark_math import KERNEL_CALLS, rewrite_kernel_call
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
 from vpush.optimizer.variant_types import (
     MAX_DECIMAL_PRECISION,
@@ -629,8 +629,8 @@ class _Typer:
         differently from DuckDB, by its name."""
         if called in SCALAR_FUNCTIONS and (called != "locate" or len(_arguments(node)) == 3):
             return scalar_type(called, _arguments(node), self.of)
-        if called in _HASH_TYPES:
-            return _HASH_TYPES[called]
+        if called in KERNEL_CALLS:
+            return KERNEL_CALLS[called]
         if called in _INT_FUNCTIONS:
             return _INT
         if called in _DOUBLE_FUNCTIONS:
@@ -728,7 +728,6 @@ _STRING_RESULTS = (
 _INT_FUNCTIONS = frozenset({"extract", "date_part", "datepart", "unix_date", "instr", "locate", "position", "levenshtein", "bit_length", "char_length",
                             "character_length", "len", "length", "size", "cardinality", "array_size"})
 _DOUBLE_FUNCTIONS = frozenset({"sign", "signum"})
-_HASH_TYPES: dict[str, SparkType] = {"hash": _INT, "xxhash64": _BIGINT, "crc32": _BIGINT}
 
 
 _PREDICATES = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.And, exp.Or, exp.Not, exp.Is, exp.In, exp.Between)
@@ -1339,10 +1338,10 @@ class _Rewriter:
             return exp.cast(signed, exp.DataType.build("DOUBLE"))
         if called in ("round", "bround") and arguments and arguments[0] is not None and _is_fractional(self.typer.of(arguments[0])):
             return self._round_fractional(arguments[0], arguments[1] if len(arguments) > 1 else None, even=called == "bround")
-        if called in _HASH_TYPES and arguments and all(a is not None for a in arguments):
-            hashed = rewrite_hash(called, [a for a in arguments if a is not None], self.typer.of, self.functions)
-            self.typer.types[id(hashed)] = _HASH_TYPES[called]
-            return hashed
+        if called in KERNEL_CALLS and arguments and all(a is not None for a in arguments):
+            computed = rewrite_kernel_call(called, [a for a in arguments if a is not None], self.typer.of, self.functions)
+            self.typer.types[id(computed)] = KERNEL_CALLS[called]
+            return computed
         if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
             scalar = rewrite_scalar(called, node, [a for a in arguments if a is not None], self.typer.of, result)
             if scalar is not None:

@@ -158,6 +158,9 @@ SCALARS = [
     "width_bucket(cast('NaN' AS double), 0, 10, 3)", "width_bucket(5, 0, cast('Infinity' AS double), 3)",
     "width_bucket(cast('Infinity' AS double), 0, 10, 3)", "width_bucket(5, 0, 10, 9223372036854775807)",
     "width_bucket(f, NULL, 3, 2)", "width_bucket(f, -2.5, 3, 9223372036854775806)", "width_bucket(s, 6, 1, s)",
+    "conv('100', 2, 10)", "conv(-10, 16, -10)", "conv('FFFFFFFFFFFFFFFF', 16, -10)", "conv('-1', 10, 16)", "conv(' 12 ', 10, 2)",
+    "conv('12a', 10, 16)", "conv('', 10, 2)", "conv('1', 1, 10)", "conv('-0', 10, -2)", "conv('-', 10, 2)", "conv('é1', 16, 10)",
+    "conv(i, 10, 16)", "conv(b, 10, -2)", "conv(g, 16, 10)", "conv(s, 10, s)", "conv(g, 36, -36)", "conv(g, 16, NULL)",
 ]
 
 AGGREGATES = [
@@ -184,7 +187,7 @@ REFUSED = [
     "to_json(named_struct('a', i, 'b', g))",
     "kurtosis(f)", "skewness(f)", "covar_pop(f, i)", "corr(f, i)", "approx_count_distinct(g)", "mode(g)",
     "printf('%s', g)", "format_string('%d', i)", "format_number(f, 2)", "to_char(d, '999.99')",
-    "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "soundex(g)", "conv(g, 16, 10)", "ceil(f, 1)",
+    "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "soundex(g)", "conv(f, 16, 10)", "ceil(f, 1)",
     "substring_index(g, 'aa', 1)", "try_add(d, 1)", "try_divide(d, 2)", "split(g, 'b', 2)",
     "date_format(ts, 'yyyyy')", "date_format(ts, 'yyyy-MM-dd z')", "date_format(ts, 'G')",
     "date_format(ts, 'QQQ')", "date_format(ts, 'SSSSSSS')", "timestamp_seconds(f)",
@@ -404,6 +407,36 @@ def test_hashes_as_spark(spark: SparkSession, tmp_path: Path) -> None:
     assert got == expected
 
 
+def _digits(n: int, base: int) -> str:
+    text = ""
+    while True:
+        n, d = divmod(n, base)
+        text = "0123456789abcdefghijklmnopqrstuvwxyz"[d] + text
+        if n == 0:
+            return text
+
+
+def test_conv_as_spark(spark: SparkSession, tmp_path: Path) -> None:
+    """conv of 400 seeded numbers up to 2^64 - 1 written in bases 2 to 36 (signs, spaces, either
+    case, text after the digits), to bases -36 to 36 (and bases outside 2..36: NULL)."""
+    import random
+
+    rng = random.Random(7)
+    texts, froms, tos = [], [], []
+    for _ in range(400):
+        base = rng.randrange(2, 37)
+        n = rng.choice([rng.randrange(0, 2**64), rng.randrange(0, 2**63), rng.randrange(0, 1000), 2**64 - 1, 2**63, 0])
+        text = _digits(n, base)
+        text = rng.choice([text, text.upper(), "-" + text, f" {text} ", text + rng.choice(["!z", "é", " 1", "-"]), "", "-"])
+        texts.append(None if rng.random() < 0.03 else text)
+        froms.append(rng.choice([base] * 8 + [1, 37]))
+        tos.append(rng.choice([rng.randrange(2, 37), -rng.randrange(2, 37), 1, -1, 0, 40, None]))
+    pq.write_table(pa.table({"n": pa.array(texts), "a": pa.array(froms, pa.int32()), "z": pa.array(tos, pa.int32())}),
+                   tmp_path / "part-0.parquet")
+    expected, got = _answers_in_zone(spark, tmp_path, "UTC", "SELECT n, a, z, conv(n, a, z), conv(n, a, 10) AS ten FROM z")
+    assert got == expected
+
+
 @pytest.mark.parametrize("call", REFUSED)
 def test_refused_on_duckdb(call: str, con: vpush.Connection) -> None:
     """Each is refused with an error naming the function, rather than answered differently."""
@@ -490,10 +523,12 @@ def test_date_fields_raise_as_spark(call: str, wanted: str, spark_view: SparkSes
     [("getbit(i, 32)", "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE"), ("getbit(i, -1)", "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE"),
      ("bit_get(s, 16)", "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE"), ("getbit(i, b)", "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE"),
      ("cast(-9223372036854775808 AS bigint) div -1", "ARITHMETIC_OVERFLOW"), ("d div 0", "DIVIDE_BY_ZERO"),
-     ("div(d, s - 1)", "DIVIDE_BY_ZERO")],
+     ("div(d, s - 1)", "DIVIDE_BY_ZERO"), ("conv('18446744073709551616', 10, 16)", "ARITHMETIC_OVERFLOW"),
+     ("conv(concat(g, 'FFFFFFFFFFFFFFFFF'), 16, -2)", "ARITHMETIC_OVERFLOW")],
 )
 def test_math_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
-    """A bit position outside the type's width, Long.MinValue div -1, and div by 0 under ANSI."""
+    """A bit position outside the type's width, Long.MinValue div -1, div by 0 and conv of a number
+    past 2^64 - 1, under ANSI."""
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
 
 
