@@ -182,6 +182,29 @@ static int big_integer_bytes(const uint8_t *le, uint8_t *out) {
     return 16 - start;
 }
 
+/* The number a row of a numeric column is hashed as, in *word: 4 (an int: hashInt) or 8 (a long:
+ * hashLong), floats and doubles by their bits */
+static inline int number_word(int kind, const uint8_t *values, int64_t row, uint64_t *word) {
+    if (kind == HASH_INT32) {
+        *word = read32(values + 4 * row);
+        return 4;
+    }
+    if (kind == HASH_FLOAT32) {
+        float f;
+        memcpy(&f, values + 4 * row, 4);
+        *word = float_bits(f);
+        return 4;
+    }
+    if (kind == HASH_FLOAT64) {
+        double d;
+        memcpy(&d, values + 8 * row, 8);
+        *word = double_bits(d);
+        return 8;
+    }
+    *word = read64(values + 8 * row);
+    return 8;
+}
+
 static inline int bit_set(const uint8_t *bitmap, int64_t i) { return (bitmap[i >> 3] >> (i & 7)) & 1; }
 
 int64_t spark_hash_column(int algorithm, int kind, const uint8_t *values, const uint8_t *offsets, const uint8_t *validity,
@@ -227,48 +250,20 @@ int64_t spark_hash_column(int algorithm, int kind, const uint8_t *values, const 
         if (algorithm == HASH_CRC32) {
             ((int64_t *)out)[i] = (int64_t)crc32_bytes(data, size);
             out_validity[i >> 3] |= (uint8_t)(1u << (i & 7));
-        } else if (algorithm == HASH_MURMUR3) {
-            uint32_t seed, h;
-            memcpy(&seed, seeds + 4 * (seed_offset + i), 4);
-            switch (kind) {
-            case HASH_INT32: h = m3_int(read32(values + 4 * row), seed); break;
-            case HASH_INT64: h = m3_long(read64(values + 8 * row), seed); break;
-            case HASH_FLOAT32: {
-                float f;
-                memcpy(&f, values + 4 * row, 4);
-                h = m3_int(float_bits(f), seed);
-                break;
-            }
-            case HASH_FLOAT64: {
-                double d;
-                memcpy(&d, values + 8 * row, 8);
-                h = m3_long(double_bits(d), seed);
-                break;
-            }
-            default: h = m3_bytes(data, size, seed);
-            }
-            memcpy(out + 4 * i, &h, 4);
         } else {
-            uint64_t seed, h;
-            memcpy(&seed, seeds + 8 * (seed_offset + i), 8);
-            switch (kind) {
-            case HASH_INT32: h = xx_int(read32(values + 4 * row), seed); break;
-            case HASH_INT64: h = xx_long(read64(values + 8 * row), seed); break;
-            case HASH_FLOAT32: {
-                float f;
-                memcpy(&f, values + 4 * row, 4);
-                h = xx_int(float_bits(f), seed);
-                break;
+            uint64_t word = 0;
+            int width = data != NULL ? 0 : number_word(kind, values, row, &word);
+            if (algorithm == HASH_MURMUR3) {
+                uint32_t seed, h;
+                memcpy(&seed, seeds + 4 * (seed_offset + i), 4);
+                h = width == 4 ? m3_int((uint32_t)word, seed) : width == 8 ? m3_long(word, seed) : m3_bytes(data, size, seed);
+                memcpy(out + 4 * i, &h, 4);
+            } else {
+                uint64_t seed, h;
+                memcpy(&seed, seeds + 8 * (seed_offset + i), 8);
+                h = width == 4 ? xx_int((uint32_t)word, seed) : width == 8 ? xx_long(word, seed) : xx_bytes(data, size, seed);
+                memcpy(out + 8 * i, &h, 8);
             }
-            case HASH_FLOAT64: {
-                double d;
-                memcpy(&d, values + 8 * row, 8);
-                h = xx_long(double_bits(d), seed);
-                break;
-            }
-            default: h = xx_bytes(data, size, seed);
-            }
-            memcpy(out + 8 * i, &h, 8);
         }
     }
     return nulls;
