@@ -32,7 +32,7 @@ SQL = {"ln": "ln(x)", "log10": "log10(x)", "log2": "log2(x)", "log1p": "log1p(x)
        "expm1": "expm1(x)", "sinh": "sinh(x)", "cosh": "cosh(x)", "tanh": "tanh(x)", "cbrt": "cbrt(x)",
        "log": "log(x, y)", "pow": "pow(x, y)", "asin": "asin(x)", "acos": "acos(x)", "atan": "atan(x)",
        "atan2": "atan2(x, y)", "hypot": "hypot(x, y)", "asinh": "asinh(x)", "acosh": "acosh(x)", "atanh": "atanh(x)",
-       "degrees": "degrees(x)", "radians": "radians(x)"}
+       "degrees": "degrees(x)", "radians": "radians(x)", "rint": "rint(x)"}
 
 
 @pytest.fixture(scope="module")
