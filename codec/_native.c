@@ -48,6 +48,8 @@
 #include "spark_datetime_format.h"
 #include "json_path.h"
 #include "strict_math.h"
+#include "spark_hash.h"
+#include "spark_conv.h"
 
 /* ---- the Arrow C Data Interface (ABI defined by the Arrow specification) ------------------- */
 struct ArrowSchema {
@@ -4231,6 +4233,197 @@ done:
     return result;
 }
 
+/* ---- Spark's hash, xxhash64 and crc32 (codec/spark_hash.c) ---------------------------------- */
+PyDoc_STRVAR(spark_hash_doc,
+             "spark_hash(algorithm, kind, values, offsets, validity, offset, seeds, seed_offset, length)\n"
+             "    -> (null_count, validity, out)\n\n"
+             "One step of Spark's hash chain (algorithm 0: Murmur3 with int32 seeds, 1: XXH64 with int64\n"
+             "seeds) or crc32 (2: seeds None) over an Arrow column whose buffers are given (kind: see\n"
+             "spark_hash.h; offsets None but for bytes, validity None when no row is null). Returns the\n"
+             "results' buffer, and for crc32 the validity of the results (else None) and their NULL count.");
+
+static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
+    int algorithm, kind, k;
+    PyObject *objs[4], *out = NULL, *validity = NULL, *result = NULL;
+    long long offset, seed_offset, length;
+    Py_buffer views[4];
+    int held[4] = {0, 0, 0, 0};
+    int64_t nulls = 0, width;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "iiOOOLOLL", &algorithm, &kind, &objs[0], &objs[1], &objs[2], &offset, &objs[3], &seed_offset, &length))
+        return NULL;
+    if (offset < 0 || seed_offset < 0 || length < 0 || algorithm < 0 || algorithm > 2 || kind < 0 || kind > 6) {
+        PyErr_SetString(PyExc_ValueError, "spark_hash: bad algorithm, kind, offset or length");
+        return NULL;
+    }
+    width = kind == 0 || kind == 2 ? 4 : kind == 6 ? 16 : 8;
+    for (k = 0; k < 4; k++) {
+        int64_t needed;
+        if (objs[k] == Py_None) continue;
+        if (PyObject_GetBuffer(objs[k], &views[k], PyBUF_SIMPLE) < 0) goto done;
+        held[k] = 1;
+        needed = k == 0 ? ((kind == 4 || kind == 5) ? 0 : (offset + length) * width)
+                 : k == 1 ? (offset + length + 1) * (kind == 5 ? 8 : 4)
+                 : k == 2 ? (offset + length + 7) / 8
+                 : (seed_offset + length) * (algorithm == 0 ? 4 : 8);
+        if (views[k].len < needed) {
+            PyErr_SetString(PyExc_ValueError, "spark_hash: a buffer is shorter than its offset and length need");
+            goto done;
+        }
+    }
+    if (!held[0] || ((kind == 4 || kind == 5) != held[1]) || (algorithm != 2 && !held[3])) {
+        PyErr_SetString(PyExc_ValueError, "spark_hash: values, offsets (bytes only) and seeds (hashes only) are needed");
+        goto done;
+    }
+    if (kind == 4 || kind == 5) { /* the last offset bounds the data */
+        int64_t last;
+        if (kind == 4) {
+            int32_t end;
+            memcpy(&end, (const uint8_t *)views[1].buf + 4 * (offset + length), 4);
+            last = end;
+        } else {
+            memcpy(&last, (const uint8_t *)views[1].buf + 8 * (offset + length), 8);
+        }
+        if (last > views[0].len) {
+            PyErr_SetString(PyExc_ValueError, "spark_hash: the data buffer is shorter than the offsets say");
+            goto done;
+        }
+    }
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * (algorithm == 0 ? 4 : 8)));
+    validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 7) / 8));
+    if (out == NULL || validity == NULL) goto done;
+    {
+        const uint8_t *values = (const uint8_t *)views[0].buf;
+        const uint8_t *offsets = held[1] ? (const uint8_t *)views[1].buf : NULL;
+        const uint8_t *valid = held[2] ? (const uint8_t *)views[2].buf : NULL;
+        const uint8_t *seeds = held[3] ? (const uint8_t *)views[3].buf : NULL;
+        uint8_t *target = (uint8_t *)PyBytes_AS_STRING(out), *target_validity = (uint8_t *)PyBytes_AS_STRING(validity);
+        Py_BEGIN_ALLOW_THREADS
+        nulls = spark_hash_column(algorithm, kind, values, offsets, valid, offset, seeds, seed_offset, length, target, target_validity);
+        Py_END_ALLOW_THREADS
+    }
+    if (nulls < 0) {
+        PyErr_SetString(PyExc_ValueError, "spark_hash: no such algorithm and kind");
+        goto done;
+    }
+    result = Py_BuildValue("LOO", (long long)nulls, algorithm == 2 && nulls ? validity : Py_None, out);
+done:
+    Py_XDECREF(out);
+    Py_XDECREF(validity);
+    for (k = 0; k < 4; k++) {
+        if (held[k]) PyBuffer_Release(&views[k]);
+    }
+    return result;
+}
+
+/* ---- Spark's conv (codec/spark_conv.c) ----------------------------------------------------- */
+PyDoc_STRVAR(spark_conv_doc,
+             "spark_conv(offsets, data, validity, offset, offset_width, from_values, from_validity, from_offset,\n"
+             "           to_values, to_validity, to_offset, length) -> (overflow_row, validity, offsets, data)\n\n"
+             "Spark's conv of every row of an Arrow string array (offset_width 4 or 8) from the int32 bases\n"
+             "from_values to to_values (validity buffers None where no row is null). Returns the buffers of a\n"
+             "string array (int32 offsets; validity None when no row is null), and the first row where Spark\n"
+             "raises ARITHMETIC_OVERFLOW (-1: none; the buffers are then None).");
+
+static PyObject *py_spark_conv(PyObject *self, PyObject *args) {
+    PyObject *objs[7], *validity = NULL, *offsets = NULL, *data = NULL, *result = NULL;
+    long long offset, from_offset, to_offset, length;
+    int width, k;
+    Py_buffer views[7];
+    int held[7] = {0, 0, 0, 0, 0, 0, 0};
+    int64_t i, used = 0, nulls = 0, overflow = -1;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOLiOOLOOLL", &objs[0], &objs[1], &objs[2], &offset, &width, &objs[3], &objs[4], &from_offset,
+                          &objs[5], &objs[6], &to_offset, &length))
+        return NULL;
+    if (offset < 0 || from_offset < 0 || to_offset < 0 || length < 0 || (width != 4 && width != 8)) {
+        PyErr_SetString(PyExc_ValueError, "spark_conv: bad offsets, length or offset width");
+        return NULL;
+    }
+    for (k = 0; k < 7; k++) {
+        int64_t needed = k == 0 ? (offset + length + 1) * width : k == 1 ? 0 : k == 2 ? (offset + length + 7) / 8
+                         : k == 3 ? (from_offset + length) * 4 : k == 4 ? (from_offset + length + 7) / 8
+                         : k == 5 ? (to_offset + length) * 4 : (to_offset + length + 7) / 8;
+        if (objs[k] == Py_None) {
+            if (k == 0 || k == 1 || k == 3 || k == 5) {
+                PyErr_SetString(PyExc_ValueError, "spark_conv: the offsets, data and bases are needed");
+                goto done;
+            }
+            continue;
+        }
+        if (PyObject_GetBuffer(objs[k], &views[k], PyBUF_SIMPLE) < 0) goto done;
+        held[k] = 1;
+        if (views[k].len < needed) {
+            PyErr_SetString(PyExc_ValueError, "spark_conv: a buffer is shorter than its offset and length need");
+            goto done;
+        }
+    }
+    validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 7) / 8));
+    offsets = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 1) * 4));
+    data = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * SPARK_CONV_MAX_OUTPUT + 1));
+    if (validity == NULL || offsets == NULL || data == NULL) goto done;
+    {
+        const uint8_t *in_offsets = (const uint8_t *)views[0].buf, *in_data = (const uint8_t *)views[1].buf;
+        const uint8_t *in_valid = held[2] ? (const uint8_t *)views[2].buf : NULL;
+        const int32_t *from = (const int32_t *)views[3].buf, *to = (const int32_t *)views[5].buf;
+        const uint8_t *from_valid = held[4] ? (const uint8_t *)views[4].buf : NULL;
+        const uint8_t *to_valid = held[6] ? (const uint8_t *)views[6].buf : NULL;
+        uint8_t *out_valid = (uint8_t *)PyBytes_AS_STRING(validity), *out = (uint8_t *)PyBytes_AS_STRING(data);
+        int32_t *out_offsets = (int32_t *)PyBytes_AS_STRING(offsets);
+        Py_ssize_t data_length = views[1].len;
+        memset(out_valid, 0, (size_t)((length + 7) / 8));
+        out_offsets[0] = 0;
+        for (i = 0; i < length; i++) {
+            int64_t row = offset + i, begin, end;
+            int written = SPARK_CONV_NULL;
+            int present = (in_valid == NULL || ((in_valid[row >> 3] >> (row & 7)) & 1))
+                          && (from_valid == NULL || ((from_valid[(from_offset + i) >> 3] >> ((from_offset + i) & 7)) & 1))
+                          && (to_valid == NULL || ((to_valid[(to_offset + i) >> 3] >> ((to_offset + i) & 7)) & 1));
+            if (present) {
+                if (width == 4) {
+                    int32_t a, b;
+                    memcpy(&a, in_offsets + 4 * row, 4);
+                    memcpy(&b, in_offsets + 4 * (row + 1), 4);
+                    begin = a, end = b;
+                } else {
+                    memcpy(&begin, in_offsets + 8 * row, 8);
+                    memcpy(&end, in_offsets + 8 * (row + 1), 8);
+                }
+                if (begin < 0 || end < begin || end > data_length) {
+                    PyErr_SetString(PyExc_ValueError, "spark_conv: the offsets point past the data");
+                    goto done;
+                }
+                written = spark_conv(in_data + begin, end - begin, from[from_offset + i], to[to_offset + i], out + used);
+            }
+            if (written == SPARK_CONV_OVERFLOW) {
+                overflow = i;
+                break;
+            }
+            if (written >= 0) {
+                used += written;
+                out_valid[i >> 3] |= (uint8_t)(1u << (i & 7));
+            } else {
+                nulls++;
+            }
+            out_offsets[i + 1] = (int32_t)used;
+        }
+    }
+    if (overflow >= 0) {
+        result = Py_BuildValue("LOOO", (long long)overflow, Py_None, Py_None, Py_None);
+    } else {
+        if (_PyBytes_Resize(&data, (Py_ssize_t)used + 1) < 0) goto done;
+        result = Py_BuildValue("LOOO", -1LL, nulls ? validity : Py_None, offsets, data);
+    }
+done:
+    Py_XDECREF(validity);
+    Py_XDECREF(offsets);
+    Py_XDECREF(data);
+    for (k = 0; k < 7; k++) {
+        if (held[k]) PyBuffer_Release(&views[k]);
+    }
+    return result;
+}
+
 /* ---- Spark's parsing of strings by a datetime pattern (codec/spark_datetime_format.c) ------- */
 PyDoc_STRVAR(parse_formatted_doc,
              "parse_formatted(steps, literals, offsets, data, validity, offset, length, offset_width)\n"
@@ -5746,6 +5939,8 @@ static PyMethodDef methods[] = {
     {"variant_delete", py_variant_delete, METH_VARARGS, variant_delete_doc},
     {"variant_modify", py_variant_modify, METH_VARARGS, variant_modify_doc},
     {"strict_math", py_strict_math, METH_VARARGS, strict_math_doc},
+    {"spark_hash", py_spark_hash, METH_VARARGS, spark_hash_doc},
+    {"spark_conv", py_spark_conv, METH_VARARGS, spark_conv_doc},
     {"parse_datetimes", py_parse_datetimes, METH_VARARGS, parse_datetimes_doc},
     {"parse_formatted", py_parse_formatted, METH_VARARGS, parse_formatted_doc},
     {NULL, NULL, 0, NULL},

@@ -635,9 +635,284 @@ double strict_pow(double x, double y) {
     return s * z;
 }
 
+/* ---- asin, acos ---------------------------------------------------------------------------- */
+/* Near 0, x + x*R(x^2) with R a rational function; from |x| = 0.5 on, through
+ * asin(x) = pi/2 - 2*asin(sqrt((1-|x|)/2)), with sqrt's low half split off for extra precision. */
+static const double PIO2_HI = 0x1.921fb54442d18p+0;
+static const double PIO2_LO = 0x1.1a62633145c07p-54;
+static const double PIO4_HI = 0x1.921fb54442d18p-1;
+static const double PI_HI = 0x1.921fb54442d18p+1;
+static const double PI_LO = 0x1.1a62633145c07p-53;
+static const double AS_P0 = 0x1.5555555555555p-3;
+static const double AS_P1 = -0x1.4d61203eb6f7dp-2;
+static const double AS_P2 = 0x1.9c1550e884455p-3;
+static const double AS_P3 = -0x1.48228b5688f3bp-5;
+static const double AS_P4 = 0x1.9efe07501b288p-11;
+static const double AS_P5 = 0x1.23de10dfdf709p-15;
+static const double AS_Q1 = -0x1.33a271c8a2d4bp+1;
+static const double AS_Q2 = 0x1.02ae59c598ac8p+1;
+static const double AS_Q3 = -0x1.6066c1b8d0159p-1;
+static const double AS_Q4 = 0x1.3b8c5b12e9282p-4;
+
+static inline double asin_p(double t) { return t * (AS_P0 + t * (AS_P1 + t * (AS_P2 + t * (AS_P3 + t * (AS_P4 + t * AS_P5))))); }
+static inline double asin_q(double t) { return 1.0 + t * (AS_Q1 + t * (AS_Q2 + t * (AS_Q3 + t * AS_Q4))); }
+
+double strict_asin(double x) {
+    double t, w, p, q, c, r, s;
+    int32_t hx = hi_word(x), ix = hx & EXP_SIGNIF_BITS;
+
+    if (ix >= 0x3ff00000) { /* |x| >= 1 */
+        if (((ix - 0x3ff00000) | (int32_t)lo_word(x)) == 0) return x * PIO2_HI + x * PIO2_LO; /* +-pi/2 */
+        return (x - x) / (x - x); /* NaN */
+    }
+    if (ix < 0x3fe00000) { /* |x| < 0.5 */
+        if (ix < 0x3e400000) return x; /* |x| < 2^-27 */
+        t = x * x;
+        return x + x * (asin_p(t) / asin_q(t));
+    }
+    w = 1.0 - fabs(x);
+    t = w * 0.5;
+    p = asin_p(t);
+    q = asin_q(t);
+    s = sqrt(t);
+    if (ix >= 0x3fef3333) { /* |x| > 0.975 */
+        w = p / q;
+        t = PIO2_HI - (2.0 * (s + s * w) - PIO2_LO);
+    } else {
+        w = with_lo(s, 0);
+        c = (t - w * w) / (s + w);
+        r = p / q;
+        p = 2.0 * s * r - (PIO2_LO - 2.0 * c);
+        q = PIO4_HI - 2.0 * w;
+        t = PIO4_HI - (p - q);
+    }
+    return hx > 0 ? t : -t;
+}
+
+double strict_acos(double x) {
+    double z, r, w, s, c, df;
+    int32_t hx = hi_word(x), ix = hx & EXP_SIGNIF_BITS;
+
+    if (ix >= 0x3ff00000) { /* |x| >= 1 */
+        if (((ix - 0x3ff00000) | (int32_t)lo_word(x)) == 0) return hx > 0 ? 0.0 : PI_HI + 2.0 * PIO2_LO;
+        return (x - x) / (x - x); /* NaN */
+    }
+    if (ix < 0x3fe00000) { /* |x| < 0.5 */
+        if (ix <= 0x3c600000) return PIO2_HI + PIO2_LO; /* |x| < 2^-57 */
+        z = x * x;
+        r = asin_p(z) / asin_q(z);
+        return PIO2_HI - (x - (PIO2_LO - x * r));
+    }
+    if (hx < 0) { /* x < -0.5 */
+        z = (1.0 + x) * 0.5;
+        s = sqrt(z);
+        r = asin_p(z) / asin_q(z);
+        w = r * s - PIO2_LO;
+        return PI_HI - 2.0 * (s + w);
+    }
+    z = (1.0 - x) * 0.5; /* x > 0.5 */
+    s = sqrt(z);
+    df = with_lo(s, 0);
+    c = (z - df * df) / (s + df);
+    r = asin_p(z) / asin_q(z);
+    w = r * s + c;
+    return 2.0 * (df + w);
+}
+
+/* ---- atan, atan2 --------------------------------------------------------------------------- */
+/* |x| reduced to [0, 7/16] around 0.5, 1, 1.5 or infinity, then atan(x) = atan(c) + atan(t) with
+ * atan(t) = t - t^3 * (an odd and an even polynomial in t^4). */
+static const double ATAN_HI[] = {0x1.dac670561bb4fp-2, 0x1.921fb54442d18p-1, 0x1.f730bd281f69bp-1, 0x1.921fb54442d18p+0};
+static const double ATAN_LO[] = {0x1.a2b7f222f65e2p-56, 0x1.1a62633145c07p-55, 0x1.007887af0cbbdp-56, 0x1.1a62633145c07p-54};
+static const double ATAN_T[] = {
+    0x1.555555555550dp-2, -0x1.999999998ebc4p-3, 0x1.24924920083ffp-3, -0x1.c71c6fe231671p-4,
+    0x1.745cdc54c206ep-4, -0x1.3b0f2af749a6dp-4, 0x1.10d66a0d03d51p-4, -0x1.dde2d52defd9ap-5,
+    0x1.97b4b24760debp-5, -0x1.2b4442c6a6c2fp-5, 0x1.0ad3ae322da11p-6,
+};
+
+double strict_atan(double x) {
+    double w, s1, s2, z;
+    int32_t hx = hi_word(x), ix = hx & EXP_SIGNIF_BITS, id;
+
+    if (ix >= 0x44100000) { /* |x| >= 2^66 */
+        if (ix > EXP_BITS || (ix == EXP_BITS && lo_word(x) != 0)) return x + x; /* NaN */
+        return hx > 0 ? ATAN_HI[3] + ATAN_LO[3] : -ATAN_HI[3] - ATAN_LO[3];
+    }
+    if (ix < 0x3fdc0000) { /* |x| < 0.4375 */
+        if (ix < 0x3e200000) return x; /* |x| < 2^-29 */
+        id = -1;
+    } else {
+        x = fabs(x);
+        if (ix < 0x3ff30000) { /* |x| < 1.1875 */
+            if (ix < 0x3fe60000) { /* 7/16 <= |x| < 11/16 */
+                id = 0;
+                x = (2.0 * x - 1.0) / (2.0 + x);
+            } else { /* 11/16 <= |x| < 19/16 */
+                id = 1;
+                x = (x - 1.0) / (x + 1.0);
+            }
+        } else if (ix < 0x40038000) { /* |x| < 2.4375 */
+            id = 2;
+            x = (x - 1.5) / (1.0 + 1.5 * x);
+        } else { /* 2.4375 <= |x| < 2^66 */
+            id = 3;
+            x = -1.0 / x;
+        }
+    }
+    z = x * x;
+    w = z * z;
+    s1 = z * (ATAN_T[0] + w * (ATAN_T[2] + w * (ATAN_T[4] + w * (ATAN_T[6] + w * (ATAN_T[8] + w * ATAN_T[10])))));
+    s2 = w * (ATAN_T[1] + w * (ATAN_T[3] + w * (ATAN_T[5] + w * (ATAN_T[7] + w * ATAN_T[9]))));
+    if (id < 0) return x - x * (s1 + s2);
+    z = ATAN_HI[id] - ((x * (s1 + s2) - ATAN_LO[id]) - x);
+    return hx < 0 ? -z : z;
+}
+
+double strict_atan2(double y, double x) {
+    double z;
+    int32_t hx = hi_word(x), ix = hx & EXP_SIGNIF_BITS, hy = hi_word(y), iy = hy & EXP_SIGNIF_BITS, k, m;
+    uint32_t lx = lo_word(x), ly = lo_word(y);
+
+    if (isnan(x) || isnan(y)) return x + y;
+    if (((uint32_t)wrap_add(hx, -0x3ff00000) | lx) == 0) return strict_atan(y); /* x = 1.0 */
+    m = ((hy >> 31) & 1) | ((hx >> 30) & 2); /* 2 * sign(x) + sign(y) */
+    if ((iy | (int32_t)ly) == 0) { /* y = 0 */
+        switch (m) {
+        case 0:
+        case 1: return y;
+        case 2: return PI_HI + TINY_VALUE;
+        default: return -PI_HI - TINY_VALUE;
+        }
+    }
+    if ((ix | (int32_t)lx) == 0) return hy < 0 ? -PIO2_HI - TINY_VALUE : PIO2_HI + TINY_VALUE; /* x = 0 */
+    if (ix == EXP_BITS) { /* x infinite */
+        if (iy == EXP_BITS) {
+            switch (m) {
+            case 0: return PIO4_HI + TINY_VALUE;
+            case 1: return -PIO4_HI - TINY_VALUE;
+            case 2: return 3.0 * PIO4_HI + TINY_VALUE;
+            default: return -3.0 * PIO4_HI - TINY_VALUE;
+            }
+        }
+        switch (m) {
+        case 0: return 0.0;
+        case 1: return -0.0;
+        case 2: return PI_HI + TINY_VALUE;
+        default: return -PI_HI - TINY_VALUE;
+        }
+    }
+    if (iy == EXP_BITS) return hy < 0 ? -PIO2_HI - TINY_VALUE : PIO2_HI + TINY_VALUE; /* y infinite */
+    k = (iy - ix) >> 20;
+    if (k > 60) {
+        z = PIO2_HI + 0.5 * PI_LO; /* |y/x| > 2^60 */
+    } else if (hx < 0 && k < -60) {
+        z = 0.0; /* |y|/x < -2^60 */
+    } else {
+        z = strict_atan(fabs(y / x));
+    }
+    switch (m) {
+    case 0: return z;
+    case 1: return -z;
+    case 2: return PI_HI - (z - PI_LO);
+    default: return (z - PI_LO) - PI_HI;
+    }
+}
+
+/* ---- hypot --------------------------------------------------------------------------------- */
+/* sqrt(a^2 + b^2) with a and b split into high and low parts so that the sum is exact enough,
+ * scaled by 2^+-600 away from overflow and underflow. As Java's port (Java 9 and up), which swaps
+ * by value (fdlibm's C swapped by high word) and screens infinities and NaN first. */
+double strict_hypot(double x, double y) {
+    double a = fabs(x), b = fabs(y), t1, t2, w, y1, y2;
+    int32_t ha, hb, k = 0;
+
+    if (!isfinite(a) || !isfinite(b)) {
+        if (isinf(a) || isinf(b)) return INFINITY;
+        return a + b;
+    }
+    if (b > a) {
+        t1 = a;
+        a = b;
+        b = t1;
+    }
+    ha = hi_word(a);
+    hb = hi_word(b);
+    if (ha - hb > 0x3c00000) return a + b; /* a / b > 2^60 */
+    if (a > 0x1.00000ffffffffp500) { /* a > ~2^500: scale both by 2^-600 */
+        ha -= 0x25800000;
+        hb -= 0x25800000;
+        a = a * 0x1.0p-600;
+        b = b * 0x1.0p-600;
+        k += 600;
+    }
+    if (b < 0x1.0p-500) {
+        if (b < DBL_MIN) { /* subnormal b or 0: ha and hb are left as they were, as in Java */
+            if (b == 0.0) return a;
+            b *= 0x1.0p1022;
+            a *= 0x1.0p1022;
+            k -= 1022;
+        } else { /* scale both by 2^600 */
+            ha += 0x25800000;
+            hb += 0x25800000;
+            a = a * 0x1.0p600;
+            b = b * 0x1.0p600;
+            k -= 600;
+        }
+    }
+    w = a - b;
+    if (w > b) {
+        t1 = from_words(ha, 0);
+        t2 = a - t1;
+        w = sqrt(t1 * t1 - (b * (-b) - t2 * (a + t1)));
+    } else {
+        a = a + a;
+        y1 = from_words(hb, 0);
+        y2 = b - y1;
+        t1 = from_words(ha + 0x00100000, 0);
+        t2 = a - t1;
+        w = sqrt(t1 * y1 - (w * (-w) - (t1 * y2 + t2 * b)));
+    }
+    return k != 0 ? ldexp(1.0, k) * w : w;
+}
+
 /* ---- Spark's functions over Arrow arrays --------------------------------------------------- */
 static double spark_log2(double x) { return strict_log(x) / strict_log(2.0); }
 static double spark_log_base(double base, double x) { return strict_log(x) / strict_log(base); }
+/* Spark 4's own formulas (ExpressionImplUtils.asinh and acosh, mathExpressions.scala's atanh),
+ * with StrictMath.log and log1p and Math.sqrt (exact), in Java's order of operations. */
+static double spark_asinh(double x) {
+    double a = fabs(x), r, t;
+    if (isinf(a) || isnan(a) || a < 0x1.0p-28) {
+        r = a;
+    } else if (a > 0x1.0p28) {
+        r = strict_log(a) + strict_log(2.0);
+    } else if (a > 2.0) {
+        r = strict_log(2.0 * a + 1.0 / (sqrt(x * x + 1.0) + a));
+    } else {
+        t = x * x;
+        r = strict_log1p(a + t / (1.0 + sqrt(1.0 + t)));
+    }
+    return copysign(r, x);
+}
+
+static double spark_acosh(double x) {
+    double t;
+    if (x < 1.0) return NAN;
+    if (x >= 0x1.0p28) return strict_log(x) + strict_log(2.0);
+    if (x == 1.0) return 0.0;
+    if (x > 2.0) return strict_log(2.0 * x - 1.0 / (x + sqrt(x * x - 1.0)));
+    t = x - 1.0; /* and NaN */
+    return strict_log1p(t + sqrt(2.0 * t + t * t));
+}
+static double spark_atanh(double x) { return 0.5 * (strict_log1p(x) - strict_log1p(-x)); }
+/* Spark's atan2 adds 0.0 to both arguments, so that -0.0 counts as 0.0 */
+static double spark_atan2(double y, double x) { return strict_atan2(y + 0.0, x + 0.0); }
+/* Java 9 and up: Math.toDegrees(x) = x * RADIANS_TO_DEGREES, Math.toRadians(x) = x * DEGREES_TO_RADIANS */
+static double spark_degrees(double x) { return x * 57.29577951308232; }
+static double spark_radians(double x) { return x * 0.017453292519943295; }
+/* Math.rint: the nearest integer, ties to even, the sign of a zero kept (IEEE's roundToIntegral
+ * in the default rounding mode, which C's rint is) */
+static double spark_rint(double x) { return rint(x); }
 
 typedef struct {
     const char *name;
@@ -660,6 +935,17 @@ static const StrictFunction FUNCTIONS[] = {
     {"cosh", strict_cosh, NULL, 0, 0.0},
     {"tanh", strict_tanh, NULL, 0, 0.0},
     {"cbrt", strict_cbrt, NULL, 0, 0.0},
+    {"asin", strict_asin, NULL, 0, 0.0},
+    {"acos", strict_acos, NULL, 0, 0.0},
+    {"atan", strict_atan, NULL, 0, 0.0},
+    {"atan2", NULL, spark_atan2, 0, 0.0},
+    {"hypot", NULL, strict_hypot, 0, 0.0},
+    {"asinh", spark_asinh, NULL, 0, 0.0},
+    {"acosh", spark_acosh, NULL, 0, 0.0},
+    {"atanh", spark_atanh, NULL, 0, 0.0},
+    {"degrees", spark_degrees, NULL, 0, 0.0},
+    {"radians", spark_radians, NULL, 0, 0.0},
+    {"rint", spark_rint, NULL, 0, 0.0},
 };
 #define FUNCTION_COUNT (sizeof FUNCTIONS / sizeof FUNCTIONS[0])
 
@@ -723,6 +1009,17 @@ int64_t strict_math_column(const char *name, const StrictColumn *x, const Strict
     case 8: return run_rows(&FUNCTIONS[8], x, y, length, out, out_validity);
     case 9: return run_rows(&FUNCTIONS[9], x, y, length, out, out_validity);
     case 10: return run_rows(&FUNCTIONS[10], x, y, length, out, out_validity);
-    default: return run_rows(&FUNCTIONS[11], x, y, length, out, out_validity);
+    case 11: return run_rows(&FUNCTIONS[11], x, y, length, out, out_validity);
+    case 12: return run_rows(&FUNCTIONS[12], x, y, length, out, out_validity);
+    case 13: return run_rows(&FUNCTIONS[13], x, y, length, out, out_validity);
+    case 14: return run_rows(&FUNCTIONS[14], x, y, length, out, out_validity);
+    case 15: return run_rows(&FUNCTIONS[15], x, y, length, out, out_validity);
+    case 16: return run_rows(&FUNCTIONS[16], x, y, length, out, out_validity);
+    case 17: return run_rows(&FUNCTIONS[17], x, y, length, out, out_validity);
+    case 18: return run_rows(&FUNCTIONS[18], x, y, length, out, out_validity);
+    case 19: return run_rows(&FUNCTIONS[19], x, y, length, out, out_validity);
+    case 20: return run_rows(&FUNCTIONS[20], x, y, length, out, out_validity);
+    case 21: return run_rows(&FUNCTIONS[21], x, y, length, out, out_validity);
+    default: return run_rows(&FUNCTIONS[22], x, y, length, out, out_validity);
     }
 }

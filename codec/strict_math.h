@@ -14,6 +14,11 @@ double strict_cosh(double x);
 double strict_tanh(double x);
 double strict_cbrt(double x);
 double strict_pow(double x, double y);
+double strict_asin(double x);
+double strict_acos(double x);
+double strict_atan(double x);
+double strict_atan2(double y, double x);
+double strict_hypot(double x, double y);
 
 /* One Arrow double array: its values and validity buffers (validity NULL: no nulls) and offset. */
 typedef struct {

@@ -6,7 +6,15 @@ which on Java 17 hands them to ``StrictMath``. ``StrictMath`` is fdlibm's algori
 double arithmetic; the C library's ``libm`` (which DuckDB calls) rounds otherwise in the last bit
 of many results (measured on glibc: ``ln`` on 3.6% of random doubles, ``log10`` on 24%, ``exp``
 on 9%). The compiled kernel (``codec/strict_math.c``) follows fdlibm step by step, so every
-result has Java's bits.
+result has Java's bits. ``asin``, ``acos``, ``atan``, ``atan2`` and ``hypot`` are ``java.lang.Math``'s,
+which hands them to ``StrictMath`` too; ``asinh``, ``acosh`` and ``atanh`` are Spark's own formulas
+over ``StrictMath.log`` and ``log1p``, ``degrees`` and ``radians`` one product each, and ``rint``
+IEEE's rounding to an integer (ties to even).
+
+``sin``, ``cos`` and ``tan`` (and ``cot``, ``sec``, ``csc`` from them) are not here: on x86_64
+HotSpot replaces ``Math.sin``, ``cos`` and ``tan`` by its own stubs (Intel's libm), in the
+interpreter and the compilers alike, whose results differ from ``StrictMath``'s (and from the C
+library's) in the last bit on about 2% of doubles.
 
 The logarithms are NULL where Spark's are (``UnaryLogExpression``: at or below 0, and at or below
 -1 for ``log1p``; ``log(base, x)`` where either is at or below 0). NaN is not NULL, since Spark
@@ -23,7 +31,8 @@ __all__ = ["STRICT_MATH_FUNCTIONS", "strict_math"]
 
 STRICT_MATH_FUNCTIONS: dict[str, int] = {
     "ln": 1, "log10": 1, "log2": 1, "log1p": 1, "exp": 1, "expm1": 1, "sinh": 1, "cosh": 1, "tanh": 1,
-    "cbrt": 1, "log": 2, "pow": 2,
+    "cbrt": 1, "log": 2, "pow": 2, "asin": 1, "acos": 1, "atan": 1, "atan2": 2, "hypot": 2, "asinh": 1, "acosh": 1,
+    "atanh": 1, "degrees": 1, "radians": 1, "rint": 1,
 }
 """Each function the kernel computes, by Spark's name, with its number of arguments (``log`` is
 the one with a base first, as Spark's ``Logarithm``; ``pow`` is also Spark's ``power``)."""

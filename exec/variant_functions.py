@@ -93,6 +93,8 @@ from vpush.codec.native import (
     to_json_native,
 )
 from vpush.codec.strict_math import STRICT_MATH_FUNCTIONS as STRICT_MATH_ARITY
+from vpush.codec.spark_conv import spark_conv
+from vpush.codec.spark_hash import crc32, spark_hash_step
 from vpush.codec.strict_math import strict_math
 from vpush.codec.value import MAX_NESTING_DEPTH, Variant
 from vpush.exec.errors import ExecutionError
@@ -103,6 +105,7 @@ from vpush.exec.string_datetimes import (
     string_to_timestamp_column,
 )
 from vpush.exec.variant_udf import keep_error
+from vpush.optimizer.spark_math import CONV_FUNCTION, HASH_ENGINE_FUNCTIONS
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
 from vpush.exec.rebuild_rows import rebuild_rows
@@ -909,6 +912,29 @@ def _get_json_object(texts: pa.Array | pa.ChunkedArray, path: pa.Array) -> pa.Ar
     return get_json_object_native(texts, steps)
 
 
+# -- Spark's hashes -------------------------------------------------------------------------------
+def _hash_function(name: str) -> Callable[..., pa.Array]:
+    """A ``hash``/``xxhash64`` step (the value and the running hash) or ``crc32`` (the value)."""
+    if name == "crc32":
+
+        def checksum(values: pa.Array) -> pa.Array:
+            return crc32(values)
+
+        return checksum
+
+    def step(values: pa.Array, seeds: pa.Array) -> pa.Array:
+        return spark_hash_step(name, values, seeds)
+
+    return step
+
+
+def _hash_signature(name: str, duck: str) -> tuple[list[str], str]:
+    if name == "crc32":
+        return [duck], "BIGINT"
+    running = "INTEGER" if name == "hash" else "BIGINT"
+    return [duck, running], running
+
+
 # -- registration ----------------------------------------------------------------------------------
 FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     TO_JSON_FUNCTION: (_guarded(_to_json, "to_json"), [_VARIANT_STRUCT, "VARCHAR"], "VARCHAR"),
@@ -956,6 +982,11 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
         function: (_guarded(_strict_math_function(name), name), ["DOUBLE"] * STRICT_MATH_ARITY[name], "DOUBLE")
         for name, function in STRICT_MATH_FUNCTIONS.items()
     },
+    **{
+        function: (_guarded(_hash_function(name), name), *_hash_signature(name, duck))
+        for function, (name, duck) in HASH_ENGINE_FUNCTIONS.items()
+    },
+    CONV_FUNCTION: (_guarded(spark_conv, "conv"), ["VARCHAR", "INTEGER", "INTEGER"], "VARCHAR"),
 }
 """name -> (the Arrow function, DuckDB parameter types, DuckDB result type)."""
 

@@ -68,6 +68,13 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "exp": _f(1, shown="EXP"), "pow": _f(2), "power": _f(2, shown="POWER"), "cbrt": _f(1, shown="CBRT"),
     "sinh": _f(1, shown="SINH"), "cosh": _f(1, shown="COSH"), "tanh": _f(1, shown="TANH"),
     "expm1": _f(1, shown="EXPM1"), "log1p": _f(1, shown="LOG1P"),
+    "asin": _f(1, shown="ASIN"), "acos": _f(1, shown="ACOS"), "atan": _f(1, shown="ATAN"), "atan2": _f(2, shown="ATAN2"),
+    "hypot": _f(2, shown="HYPOT"), "asinh": _f(1, shown="ASINH"), "acosh": _f(1, shown="ACOSH"), "atanh": _f(1, shown="ATANH"),
+    "degrees": _f(1, shown="DEGREES"), "radians": _f(1, shown="RADIANS"), "rint": _f(1),
+    "factorial": _f(1), "nanvl": _f(2), "bit_count": _f(1), "getbit": _f(2), "bit_get": _f(2), "div": _f(2),
+    "width_bucket": _f(4),
+    # Spark's hashes: vpush.codec.spark_hash
+    "hash": _f(1, None), "xxhash64": _f(1, None), "crc32": _f(1), "conv": _f(3),
     "pi": _f(0, shown="PI"), "e": _f(0, shown="E"), "negative": _f(1), "positive": _f(1),
     "bround": _f(1, 2, defaults=("0",)), "shiftleft": _f(2), "shiftright": _f(2), "shiftrightunsigned": _f(2),
     "try_add": _f(2), "try_subtract": _f(2), "try_multiply": _f(2), "try_divide": _f(2), "unhex": _f(1), "typeof": _f(1),

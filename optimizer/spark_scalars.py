@@ -16,6 +16,7 @@ from sqlglot import exp
 
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.java_regex import Re2Pattern, re2_pattern
+from vpush.optimizer.spark_math import MATH_FUNCTIONS, math_type, rewrite_math
 from vpush.optimizer.variant_types import ArrayType, AtomicType, DecimalType, SparkType, StringType
 
 if TYPE_CHECKING:
@@ -28,8 +29,9 @@ SCALAR_FUNCTIONS = frozenset({
     "shiftright", "shiftrightunsigned", "try_add", "try_subtract", "try_multiply", "try_divide", "bround",
     "next_day", "locate", "make_date", "regexp_count", "regexp_extract_all", "regexp_substr", "regexp_instr",
     "elt",
-})
-"""The functions this module answers (``locate`` only in its three-argument form)."""
+}) | MATH_FUNCTIONS
+"""The functions this module answers (``locate`` only in its three-argument form), and those of
+:mod:`vpush.optimizer.spark_math`."""
 
 _INT = AtomicType("int")
 _BIGINT = AtomicType("bigint")
@@ -106,6 +108,8 @@ def _integral_name(t: SparkType | None) -> str | None:
 def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType | None:
     """The Spark type of a call to one of :data:`SCALAR_FUNCTIONS`, or None where vpush does not
     know it (the call is then refused by :func:`rewrite_scalar`)."""
+    if called in MATH_FUNCTIONS:
+        return math_type(called, arguments, of)
     types = [of(a) for a in arguments]
     if called in ("initcap", "substring_index", "chr", "char", "btrim", "typeof"):
         return StringType()
@@ -182,6 +186,8 @@ def rewrite_scalar(
         OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for a form vpush does not answer as Spark
             does, and Spark's own class where Spark refuses the call when it is planned.
     """
+    if called in MATH_FUNCTIONS:
+        return rewrite_math(called, arguments, of)
     if called == "typeof":
         if result is None or not arguments or of(arguments[0]) is None:
             _refuse(called, "an argument whose type vpush does not know")

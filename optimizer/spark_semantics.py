@@ -14,7 +14,8 @@ targets, literals as Spark types them), and rewrites each node whose DuckDB resu
 DuckDB SQL that gives Spark's type and value, or Spark's error through DuckDB's ``error()``
 (:data:`SPARK_ERROR_MARKER`, turned back into a vpush error by the engine). Functions DuckDB
 has under Spark's name with other results are mapped to the right DuckDB function
-(``max_by`` to ``arg_max_null``, ``percentile`` to ``quantile_cont``) or refused (``hash``);
+(``max_by`` to ``arg_max_null``, ``percentile`` to ``quantile_cont``) or to vpush's engine
+functions (``hash``, ``xxhash64`` and ``crc32``: :mod:`vpush.codec.spark_hash`; ``conv``);
 the transcendental functions (``ln``, ``log``, ``exp``, ``pow``, ...) go to the engine functions
 of :data:`STRICT_MATH_FUNCTIONS`, which compute them as Java's ``StrictMath`` does.
 Unaliased projections get the name Spark gives them (:func:`spark_name`), where it is known.
@@ -58,6 +59,7 @@ from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_generators import rewrite_generators
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
+from vpush.optimizer.spark_math import KERNEL_CALLS, rewrite_kernel_call
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
 from vpush.optimizer.variant_types import (
     MAX_DECIMAL_PRECISION,
@@ -116,7 +118,6 @@ _RANKING_NAMES: dict[type[exp.Expr], str] = {
     exp.RowNumber: "row_number", exp.Rank: "RANK", exp.DenseRank: "DENSE_RANK", exp.Ntile: "ntile",
     exp.PercentRank: "PERCENT_RANK", exp.CumeDist: "cume_dist",
 }
-_NOT_YET_FUNCTIONS = frozenset({"hash", "xxhash64"})
 
 STRICT_MATH_FUNCTIONS: dict[str, str] = {name: f"vpush_strict_{name}" for name in STRICT_MATH_ARITY}
 """The engine functions that compute Spark's transcendental functions as Java's ``StrictMath``
@@ -287,6 +288,33 @@ def _as_decimal(t: SparkType | None, node: exp.Expr) -> DecimalType | None:
         assert isinstance(t, AtomicType)
         return literal or DecimalType(_INTEGRAL_DECIMAL[t.name], 0)
     return None
+
+
+def _decimal_div(node: exp.IntDiv, a: DecimalType, b: DecimalType) -> exp.Expression:
+    """Spark's ``a div b`` of decimals: the exact quotient truncated toward zero, as a ``bigint``
+    (DuckDB's ``//`` of decimals is a double's). Both are scaled to integers at their common
+    scale and divided as 128-bit integers, then wrapped to 64 bits as Spark's ``toLong`` does."""
+    scale = max(a.scale, b.scale)
+    if max(a.precision - a.scale, b.precision - b.scale) + scale > 38:
+        raise OptimizeError(
+            f"{node.sql(dialect=VpushSpark)}: the DuckDB engine answers `div` of decimals only where both fit 38 digits "
+            "at their common scale; the Spark engine runs it",
+            error_class="VPUSH_UNSUPPORTED_FUNCTION",
+        )
+
+    def unscaled(operand: exp.Expr) -> exp.Expression:
+        widened = exp.cast(operand.copy(), _decimal(38, scale))
+        return exp.cast(exp.Mul(this=widened, expression=exp.Literal.number(10**scale)), exp.DataType.build("HUGEINT"))
+
+    quotient = exp.IntDiv(this=unscaled(node.this), expression=unscaled(node.expression))
+    # Spark keeps the quotient's low 64 bits (BigDecimal.longValue): MAX div 0.5 is -2
+    low = exp.Paren(this=exp.BitwiseAnd(this=quotient, expression=exp.Literal.number(str((1 << 64) - 1))))
+    wrapped = exp.Case(
+        ifs=[exp.If(this=exp.GTE(this=low.copy(), expression=exp.Literal.number(str(1 << 63))),
+                    true=exp.Sub(this=low.copy(), expression=exp.cast(exp.Literal.number(str(1 << 64)), exp.DataType.build("HUGEINT"))))],
+        default=low,
+    )
+    return exp.cast(wrapped, exp.DataType.build("BIGINT"))
 
 
 def _wider_integral(a: AtomicType, b: AtomicType) -> AtomicType:
@@ -597,6 +625,8 @@ class _Typer:
         differently from DuckDB, by its name."""
         if called in SCALAR_FUNCTIONS and (called != "locate" or len(_arguments(node)) == 3):
             return scalar_type(called, _arguments(node), self.of)
+        if called in KERNEL_CALLS:
+            return KERNEL_CALLS[called]
         if called in ("try_sum", "try_avg"):
             arguments = _arguments(node)
             if len(arguments) != 1:
@@ -1237,9 +1267,7 @@ class _Rewriter:
         if isinstance(node, exp.Quantile):
             # Spark's exact percentile interpolates between neighbours, as quantile_cont does.
             return exp.cast(exp.Anonymous(this="quantile_cont", expressions=[node.this, node.args["quantile"]]), exp.DataType.build("DOUBLE"))
-        if isinstance(node, exp.ApproxQuantile) or (
-            isinstance(node, exp.Anonymous) and node.name.lower() in _NOT_YET_FUNCTIONS
-        ):
+        if isinstance(node, exp.ApproxQuantile):
             raise OptimizeError(
                 f"{node.sql(dialect=VpushSpark)}: vpush cannot give Spark's answer for this function yet "
                 "(see the README's list of what is not supported)"
@@ -1259,7 +1287,18 @@ class _Rewriter:
         if isinstance(node, exp.IntDiv):
             left, right = of(node.this), of(node.expression)
             if _is_integral(left) and _is_integral(right):
-                return self._nonzero(node.expression, exp.cast(node, exp.DataType.build("BIGINT")), "DIVIDE_BY_ZERO", "BIGINT")
+                quotient: exp.Expression = exp.cast(node, exp.DataType.build("BIGINT"))
+                if left == _BIGINT:
+                    # Long.MinValue div -1 does not fit a long: ARITHMETIC_OVERFLOW (DuckDB's own error)
+                    overflow = exp.And(this=exp.EQ(this=node.this.copy(), expression=exp.cast(exp.Literal.number(str(-(1 << 63))), exp.DataType.build("BIGINT"))),
+                                       expression=exp.EQ(this=node.expression.copy(), expression=exp.Literal.number(-1)))
+                    raised = spark_error("ARITHMETIC_OVERFLOW", "Overflow in integral divide. Use 'try_divide' to tolerate overflow and return NULL instead.",
+                                         exp.DataType.build("BIGINT"))
+                    quotient = exp.Case(ifs=[exp.If(this=overflow, true=raised)], default=quotient)
+                return self._nonzero(node.expression, quotient, "DIVIDE_BY_ZERO", "BIGINT")
+            a, b = _as_decimal(left, node.this), _as_decimal(right, node.expression)
+            if a is not None and b is not None:
+                return self._nonzero(node.expression, _decimal_div(node, a, b), "DIVIDE_BY_ZERO", "BIGINT")
             return node
         if isinstance(node, exp.Div):
             return self._divide(node, result)
@@ -1373,6 +1412,10 @@ class _Rewriter:
             return exp.cast(signed, exp.DataType.build("DOUBLE"))
         if called in ("round", "bround") and arguments and arguments[0] is not None and _is_fractional(self.typer.of(arguments[0])):
             return self._round_fractional(arguments[0], arguments[1] if len(arguments) > 1 else None, even=called == "bround")
+        if called in KERNEL_CALLS and arguments and all(a is not None for a in arguments):
+            computed = rewrite_kernel_call(called, [a for a in arguments if a is not None], self.typer.of, self.functions)
+            self.typer.types[id(computed)] = KERNEL_CALLS[called]
+            return computed
         if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
             scalar = rewrite_scalar(called, node, [a for a in arguments if a is not None], self.typer.of, result)
             if scalar is not None:
@@ -2234,7 +2277,8 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
     if isinstance(node, exp.Cast) and call_name(node) == "to_timestamp":
         called = "to_timestamp"  # a cast in sqlglot's tree, a function in Spark's names
-    if called is not None and called in SPARK_FUNCTIONS and called != "count":  # count(*) is count(1): below
+    # count(*) is count(1), and div(a, b) is (a div b): below
+    if called is not None and called in SPARK_FUNCTIONS and called not in ("count", "div"):
         return _traced_call_name(node, called)
     if isinstance(node, exp.Cast) and node.meta.get(TYPED_LITERAL) and isinstance(node.this, exp.Literal):
         return _typed_literal_name(node)

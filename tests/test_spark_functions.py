@@ -151,6 +151,21 @@ SCALARS = [
     "try_element_at(array(g, 'z'), -s)", "try_element_at(map('a', i), g)", "try_element_at(map(s, g), s)",
     "zeroifnull(i)", "zeroifnull(d)", "zeroifnull(f)", "zeroifnull(b)", "zeroifnull(s)", "nullifzero(i)", "nullifzero(f)",
     "nullifzero(d)", "elt(1, g, 'z')", "elt(2, g, 'z')", "elt(CAST(NULL AS INT), 'a', g)", "elt(2, i, 5)", "elt(1, g, NULL)",
+    # integer and NaN math (vpush.optimizer.spark_math), rint by the StrictMath kernel, div of decimals
+    "rint(f)", "rint(i)", "rint(d)", "rint(2.5)", "rint(-0.5)", "rint(b)", "factorial(s)", "factorial(i)",
+    "factorial(tinyint(s))", "factorial(i - 2147483640)", "factorial(-1)", "factorial(21)", "nanvl(f, 1.0)", "nanvl(i, 2)",
+    "nanvl(cast('NaN' AS double), f)", "nanvl(cast('NaN' AS float), 1)", "nanvl(d, 1.0)", "nanvl(f, NULL)",
+    "nanvl(float(f), float(1))", "div(i, 2)", "div(b, s)", "d div 0.3", "i div d", "d div s", "div(d, 7)", "b div 1.5",
+    "cast(9223372036854775807 AS decimal(20, 0)) div 0.5", "bit_count(i)", "bit_count(b)", "bit_count(s)",
+    "bit_count(i > 1)", "bit_count(-1)", "bit_count(tinyint(-1))", "getbit(i, 1)", "bit_get(b, 63)", "getbit(s, 15)",
+    "getbit(tinyint(s), 7)", "getbit(i, s)", "getbit(i, NULL)", "width_bucket(f, 0, 10, 5)", "width_bucket(i, 0, 10, 3)",
+    "width_bucket(d, 10, 0, 4)", "width_bucket(f, 0, 0, 3)", "width_bucket(f, 0, 10, 0)", "width_bucket(f, 3, -3, s)",
+    "width_bucket(cast('NaN' AS double), 0, 10, 3)", "width_bucket(5, 0, cast('Infinity' AS double), 3)",
+    "width_bucket(cast('Infinity' AS double), 0, 10, 3)", "width_bucket(5, 0, 10, 9223372036854775807)",
+    "width_bucket(f, NULL, 3, 2)", "width_bucket(f, -2.5, 3, 9223372036854775806)", "width_bucket(s, 6, 1, s)",
+    "conv('100', 2, 10)", "conv(-10, 16, -10)", "conv('FFFFFFFFFFFFFFFF', 16, -10)", "conv('-1', 10, 16)", "conv(' 12 ', 10, 2)",
+    "conv('12a', 10, 16)", "conv('', 10, 2)", "conv('1', 1, 10)", "conv('-0', 10, -2)", "conv('-', 10, 2)", "conv('é1', 16, 10)",
+    "conv(i, 10, 16)", "conv(b, 10, -2)", "conv(g, 16, 10)", "conv(s, 10, s)", "conv(g, 36, -36)", "conv(g, 16, NULL)",
 ]
 
 AGGREGATES = [
@@ -181,12 +196,13 @@ REFUSED = [
     "to_json(named_struct('a', i, 'b', g))",
     "kurtosis(f)", "skewness(f)", "covar_pop(f, i)", "corr(f, i)", "approx_count_distinct(g)", "mode(g)",
     "printf('%s', g)", "format_string('%d', i)", "format_number(f, 2)", "to_char(d, '999.99')",
-    "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "soundex(g)", "conv(g, 16, 10)", "ceil(f, 1)",
+    "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "soundex(g)", "conv(f, 16, 10)", "ceil(f, 1)",
     "substring_index(g, 'aa', 1)", "try_add(d, 1)", "try_divide(d, 2)", "split(g, 'b', 2)",
-    "factorial(s)", "date_format(ts, 'yyyyy')", "date_format(ts, 'yyyy-MM-dd z')", "date_format(ts, 'G')",
+    "date_format(ts, 'yyyyy')", "date_format(ts, 'yyyy-MM-dd z')", "date_format(ts, 'G')",
     "date_format(ts, 'QQQ')", "date_format(ts, 'SSSSSSS')", "timestamp_seconds(f)",
     "trunc(ts, 'MM')", "from_unixtime(f)",
     "regexp_replace(g, '(a)', '$1x')", "extract(SECOND FROM ts)", "rand(1)",
+    "sin(f)", "cos(f)", "tan(f)", "cot(f)", "sec(f)", "csc(f)", "hash(array(i))",
     "map(1.5D, i)", "map('a', 1, 'b', 2.5)", "element_at(map(1, g), 1L)", "map(s, g)[3]",
     "map_contains_key(map(s, i), 3)", "str_to_map(g, ',', '.')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)", "array_union(array(i), array(f))",
     "try_sum(cast(d AS decimal(30, 2))) OVER ()", "map_concat(map('a', i), map('b', s))", "elt(1, g, f)",
@@ -287,7 +303,12 @@ def test_spark_engine_answers_as_spark(calls: list[str], spark_view: SparkSessio
 # Spark computes these with Java's StrictMath; DuckDB's own are the C library's, which differs in
 # the last bit on many doubles (glibc: ln on 3.6% of random doubles, log10 on 24%, exp on 9%).
 TRANSCENDENTAL = ["ln(x)", "log(x)", "log(y, x)", "log(2.0, x)", "log10(x)", "log2(x)", "exp(x)", "pow(x, y)",
-                  "power(x, y)", "cbrt(x)", "sinh(x)", "cosh(x)", "tanh(x)", "expm1(x)", "log1p(x)"]
+                  "power(x, y)", "cbrt(x)", "sinh(x)", "cosh(x)", "tanh(x)", "expm1(x)", "log1p(x)", "asin(x)", "acos(x)",
+                  "atan(x)", "atan2(y, x)", "atan2(x, y)", "hypot(x, y)", "asinh(x)", "acosh(x)", "atanh(x)", "degrees(x)",
+                  "radians(x)", "asin(y)", "acosh(y)", "atanh(y)", "rint(x)",
+                  # computed in doubles too: the bucket's double quotient, truncated
+                  "width_bucket(x, -1000.0, y, 1000)", "width_bucket(y, x, 3.5, 9)", "width_bucket(x, y, -y, 123456789)",
+                  "width_bucket(y, -x, x, 77)"]
 
 
 @pytest.fixture(scope="module")
@@ -325,6 +346,88 @@ def test_transcendental_functions_bit_for_bit(spark: SparkSession, doubles_path:
     assert len(got) == len(want)
     wrong = [(g, w) for g, w in zip(got, want) if g != w]
     assert wrong == [], f"{len(wrong)} of {len(want)} rows differ from Spark, the first: {wrong[:3]}"
+
+
+HASH_CALLS = [f"{h}({c})" for h in ("hash", "xxhash64") for c in ("n", "l", "x", "r", "s", "bi", "dn", "dw", "day", "ts", "ntz", "flag", "small")] + [
+    "crc32(s)", "crc32(bi)", "hash(n, s, x, NULL, dw)", "xxhash64(l, r, day, ts, flag, bi, dn)", "hash(NULL) AS h0",
+    "xxhash64(NULL, NULL) AS h1", "hash(s, s, n)", "xxhash64(ntz, small, dw, x)"]
+
+
+def _random_hash_table(rows: int) -> pa.Table:
+    """Seeded values of every type Spark hashes: integers and floats at their extremes and random
+    bits (-0.0, NaN and the infinities among them), strings of 0 to 70 characters (2-, 3- and
+    4-byte UTF-8 too) and bytes, narrow and wide decimals, dates, timestamps, booleans, NULLs."""
+    import random
+
+    rng = random.Random(42)
+
+    def maybe(value: Any) -> Any:
+        return None if rng.random() < 0.05 else value
+
+    def text() -> str:
+        alphabet = "abcXYZ09 _é€𝄞ß\u0000"
+        return "".join(rng.choice(alphabet) for _ in range(rng.randrange(0, 71)))
+
+    bits = [struct.unpack("<d", rng.getrandbits(64).to_bytes(8, "little"))[0] for _ in range(rows)]
+    doubles = [-0.0, 0.0, math.nan, math.inf, -math.inf, 5e-324, 1.5] + bits[7:]
+    return pa.table({
+        "n": pa.array([maybe(rng.choice([rng.randrange(-2**31, 2**31), 0, -1, 2**31 - 1, -2**31])) for _ in range(rows)], pa.int32()),
+        "l": pa.array([maybe(rng.choice([rng.randrange(-2**63, 2**63), 0, 2**63 - 1, -2**63])) for _ in range(rows)], pa.int64()),
+        "x": pa.array([maybe(v) for v in doubles], pa.float64()),
+        "r": pa.array([maybe(v) for v in doubles], pa.float64()).cast(pa.float32(), safe=False),
+        "s": pa.array([maybe(text()) for _ in range(rows)]),
+        "bi": pa.array([maybe(rng.randbytes(rng.randrange(0, 70))) for _ in range(rows)], pa.binary()),
+        "dn": pa.array([maybe(D(rng.randrange(-10**10 + 1, 10**10)).scaleb(-2)) for _ in range(rows)], pa.decimal128(10, 2)),
+        "dw": pa.array([maybe(D(rng.randrange(-10**38 + 1, 10**38) // 10**rng.randrange(0, 38)).scaleb(-10)) for _ in range(rows)],
+                       pa.decimal128(38, 10)),
+        "day": pa.array([maybe(rng.randrange(-700_000, 2_900_000)) for _ in range(rows)], pa.int32()).cast(pa.date32()),
+        "ts": pa.array([maybe(rng.randrange(-62_000_000_000_000_000, 250_000_000_000_000_000)) for _ in range(rows)], pa.int64())
+        .cast(pa.timestamp("us", tz="UTC")),
+        "ntz": pa.array([maybe(rng.randrange(-2**50, 2**50)) for _ in range(rows)], pa.int64()).cast(pa.timestamp("us")),
+        "flag": pa.array([maybe(rng.random() < 0.5) for _ in range(rows)]),
+        "small": pa.array([maybe(rng.randrange(-2**15, 2**15)) for _ in range(rows)], pa.int16()),
+    })
+
+
+def test_hashes_as_spark(spark: SparkSession, tmp_path: Path) -> None:
+    """hash (Murmur3, seed 42), xxhash64 and crc32 of 1,000 seeded rows of every type Spark
+    hashes, one argument and several (NULLs skipped), give Spark's values on the DuckDB engine."""
+    pq.write_table(_random_hash_table(1000), tmp_path / "part-0.parquet")
+    expected, got = _answers_in_zone(spark, tmp_path, "UTC", f"SELECT {', '.join(HASH_CALLS)} FROM z")
+    assert got[0] == expected[0]
+    for k, call in enumerate(HASH_CALLS):
+        assert sorted((r[k] for r in got[1]), key=repr) == sorted((r[k] for r in expected[1]), key=repr), call
+    assert got == expected
+
+
+def _digits(n: int, base: int) -> str:
+    text = ""
+    while True:
+        n, d = divmod(n, base)
+        text = "0123456789abcdefghijklmnopqrstuvwxyz"[d] + text
+        if n == 0:
+            return text
+
+
+def test_conv_as_spark(spark: SparkSession, tmp_path: Path) -> None:
+    """conv of 400 seeded numbers up to 2^64 - 1 written in bases 2 to 36 (signs, spaces, either
+    case, text after the digits), to bases -36 to 36 (and bases outside 2..36: NULL)."""
+    import random
+
+    rng = random.Random(7)
+    texts, froms, tos = [], [], []
+    for _ in range(400):
+        base = rng.randrange(2, 37)
+        n = rng.choice([rng.randrange(0, 2**64), rng.randrange(0, 2**63), rng.randrange(0, 1000), 2**64 - 1, 2**63, 0])
+        text = _digits(n, base)
+        text = rng.choice([text, text.upper(), "-" + text, f" {text} ", text + rng.choice(["!z", "é", " 1", "-"]), "", "-"])
+        texts.append(None if rng.random() < 0.03 else text)
+        froms.append(rng.choice([base] * 8 + [1, 37]))
+        tos.append(rng.choice([rng.randrange(2, 37), -rng.randrange(2, 37), 1, -1, 0, 40, None]))
+    pq.write_table(pa.table({"n": pa.array(texts), "a": pa.array(froms, pa.int32()), "z": pa.array(tos, pa.int32())}),
+                   tmp_path / "part-0.parquet")
+    expected, got = _answers_in_zone(spark, tmp_path, "UTC", "SELECT n, a, z, conv(n, a, z), conv(n, a, 10) AS ten FROM z")
+    assert got == expected
 
 
 @pytest.mark.parametrize("call", REFUSED)
@@ -415,6 +518,20 @@ def test_date_fields_raise_as_spark(call: str, wanted: str, spark_view: SparkSes
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
 
 
+@pytest.mark.parametrize(
+    ("call", "wanted"),
+    [("getbit(i, 32)", "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE"), ("getbit(i, -1)", "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE"),
+     ("bit_get(s, 16)", "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE"), ("getbit(i, b)", "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE"),
+     ("cast(-9223372036854775808 AS bigint) div -1", "ARITHMETIC_OVERFLOW"), ("d div 0", "DIVIDE_BY_ZERO"),
+     ("div(d, s - 1)", "DIVIDE_BY_ZERO"), ("conv('18446744073709551616', 10, 16)", "ARITHMETIC_OVERFLOW"),
+     ("conv(concat(g, 'FFFFFFFFFFFFFFFFF'), 16, -2)", "ARITHMETIC_OVERFLOW")],
+)
+def test_math_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    """A bit position outside the type's width, Long.MinValue div -1, div by 0 and conv of a number
+    past 2^64 - 1, under ANSI."""
+    _assert_raises_as_spark(call, spark_view, con, (wanted,))
+
+
 TYPEOF_CALLS = ["typeof(i)", "typeof(d)", "typeof(array(i))", "typeof(g)"]
 
 
@@ -464,7 +581,7 @@ def test_every_listed_function_is_tested() -> None:
 
     from vpush.optimizer.spark_functions import SPARK_FUNCTIONS
 
-    called = " ".join(SCALARS + AGGREGATES + WINDOWS + TRANSCENDENTAL + ARRAY_CALLS + TEXT_CALLS + TYPEOF_CALLS).lower()
+    called = " ".join(SCALARS + AGGREGATES + WINDOWS + TRANSCENDENTAL + ARRAY_CALLS + TEXT_CALLS + TYPEOF_CALLS + HASH_CALLS).lower()
     untested = sorted(name for name in SPARK_FUNCTIONS if f"{name}(" not in called and name not in _OPERATOR_FORMS)
     assert untested == []
 
@@ -478,7 +595,8 @@ REFUSED_SPARK_RAISES = [
     "date_format(ts, g)", "from_unixtime(i, g)", "date_format(ts, 'YYYY')", "date_format(ts, 'b')", "date_format(ts, '[yyyy]')",
     "date_format(ts, 'yyyy''')", "date_format(ts, 'u')", "date_from_unix_date(b)", "months_between(ts, day, i > 0)",
     "map_contains_key(map('a', i), 1)", "map_keys(array(i))", "map_contains_key(map(1, i), NULL)",
-    "map_from_arrays(array(f), array(i))", "bround(i, -1)", "try_element_at(array(i), b)",
+    "map_from_arrays(array(f), array(i))", "bround(i, -1)", "try_element_at(array(i), b)", "factorial(b)", "bit_count(f)",
+    "nanvl(g, 1)", "getbit(f, 1)", "crc32(i)", "xxhash64(map(g, i))",
 ]
 
 

@@ -30,7 +30,9 @@ pytestmark = pytest.mark.skipif(not NATIVE_AVAILABLE, reason="the compiled kerne
 # Spark's SQL names for the kernel's functions (log2(x) is Spark's StrictMath.log(x) / StrictMath.log(2)).
 SQL = {"ln": "ln(x)", "log10": "log10(x)", "log2": "log2(x)", "log1p": "log1p(x)", "exp": "exp(x)",
        "expm1": "expm1(x)", "sinh": "sinh(x)", "cosh": "cosh(x)", "tanh": "tanh(x)", "cbrt": "cbrt(x)",
-       "log": "log(x, y)", "pow": "pow(x, y)"}
+       "log": "log(x, y)", "pow": "pow(x, y)", "asin": "asin(x)", "acos": "acos(x)", "atan": "atan(x)",
+       "atan2": "atan2(x, y)", "hypot": "hypot(x, y)", "asinh": "asinh(x)", "acosh": "acosh(x)", "atanh": "atanh(x)",
+       "degrees": "degrees(x)", "radians": "radians(x)", "rint": "rint(x)"}
 
 
 @pytest.fixture(scope="module")

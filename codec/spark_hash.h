@@ -1,0 +1,24 @@
+/* Spark's hash, xxhash64 and crc32 over Arrow columns (codec/spark_hash.c). */
+#ifndef VPUSH_SPARK_HASH_H
+#define VPUSH_SPARK_HASH_H
+
+#include <stdint.h>
+
+enum { HASH_MURMUR3 = 0, HASH_XXHASH64 = 1, HASH_CRC32 = 2 };
+
+/* What the values buffer holds: Spark hashes an int of 4 bytes and a long of 8 as numbers, a float
+ * and a double by their bits (-0.0 as 0.0), and a string, a binary and a decimal of more than 18
+ * digits (BigInteger.toByteArray of its unscaled 128-bit value) as bytes. */
+enum { HASH_INT32 = 0, HASH_INT64 = 1, HASH_FLOAT32 = 2, HASH_FLOAT64 = 3, HASH_BYTES32 = 4, HASH_BYTES64 = 5, HASH_INT128 = 6 };
+
+/* One step of Spark's hash chain over `length` rows from `offset`: out[i] = hash(value[i], seed[i])
+ * (int32 seeds and results for murmur3, int64 for xxhash64), or seed[i] where the value is NULL
+ * (Spark skips a NULL argument). For crc32, out[i] is the CRC-32 of the bytes (int64; seeds unused)
+ * and NULL where the value is; out_validity gets the bits and the return value counts the NULLs.
+ * offsets: the offsets buffer of a HASH_BYTES column (else NULL); validity NULL: no NULLs.
+ * Returns -1 for an unknown algorithm or kind. */
+int64_t spark_hash_column(int algorithm, int kind, const uint8_t *values, const uint8_t *offsets, const uint8_t *validity,
+                          int64_t offset, const uint8_t *seeds, int64_t seed_offset, int64_t length, uint8_t *out,
+                          uint8_t *out_validity);
+
+#endif

@@ -1,0 +1,110 @@
+"""Spark's ``hash``, ``xxhash64`` and ``crc32`` over Arrow arrays, by the compiled kernel.
+
+Spark folds ``hash(a, b, ...)`` left to right: the seed (42) hashes ``a``, that result is the
+seed of ``b``'s hash, and so on, a NULL argument leaving the running hash as it is. Each step
+hashes one argument by its type (``codec/spark_hash.c`` lists the rules), so one call of
+:func:`spark_hash_step` per argument gives the whole chain.
+"""
+
+from __future__ import annotations
+
+import pyarrow as pa
+
+from vpush.codec.native import NativeUnsupportedError, _native
+
+__all__ = ["HASH_ALGORITHMS", "crc32", "spark_hash_step"]
+
+HASH_ALGORITHMS = {"hash": 0, "xxhash64": 1}
+"""Spark's hash functions, by name: Murmur3_x86_32 (int seeds and results) and XXH64 (long)."""
+
+_CRC32 = 2
+
+
+def _kind(values: pa.Array) -> int:
+    t = values.type
+    if pa.types.is_int32(t) or pa.types.is_date32(t):
+        return 0
+    if pa.types.is_int64(t) or pa.types.is_timestamp(t):
+        return 1
+    if pa.types.is_float32(t):
+        return 2
+    if pa.types.is_float64(t):
+        return 3
+    if pa.types.is_string(t) or pa.types.is_binary(t):
+        return 4
+    if pa.types.is_large_string(t) or pa.types.is_large_binary(t):
+        return 5
+    if pa.types.is_decimal128(t) and t.scale == 0:
+        return 6  # an unscaled 128-bit integer: hashed as BigInteger.toByteArray's bytes
+    raise ValueError(f"spark_hash: no Spark hash of Arrow type {t}")
+
+
+def _single(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    if isinstance(values, pa.ChunkedArray):
+        return values.combine_chunks()
+    if pa.types.is_string_view(values.type) or pa.types.is_binary_view(values.type):
+        return values.cast(pa.large_binary())
+    return values
+
+
+def _run(algorithm: int, values: pa.Array, seeds: pa.Array | None) -> tuple[int, bytes | None, bytes]:
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    kind = _kind(values)
+    buffers = values.buffers()
+    validity = buffers[0] if values.null_count else None
+    offsets, data = (buffers[1], buffers[2]) if kind in (4, 5) else (None, buffers[1])
+    seed_values = seeds.buffers()[1] if seeds is not None else None
+    return _native.spark_hash(  # type: ignore[no-any-return]
+        algorithm, kind, data if data is not None else b"", offsets, validity, values.offset, seed_values,
+        seeds.offset if seeds is not None else 0, len(values),
+    )
+
+
+def spark_hash_step(name: str, values: pa.Array | pa.ChunkedArray, seeds: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Spark's ``name`` (``hash`` or ``xxhash64``) of one argument, seeded row by row by ``seeds``
+    (the hash of the arguments before it, or 42): ``seeds`` where the value is NULL.
+
+    Example:
+        >>> spark_hash_step("hash", pa.array([1, None], pa.int32()), pa.array([42, 42], pa.int32())).to_pylist()
+        [-559580957, 42]
+        >>> spark_hash_step("xxhash64", pa.array(["Spark"]), pa.array([42], pa.int64())).to_pylist()
+        [-4294468057691064905]
+
+    Args:
+        name: a key of :data:`HASH_ALGORITHMS`.
+        values: int32 (also Spark's byte, short, boolean as 0/1), date32, int64, timestamp, float32,
+            float64, string or binary values, or the unscaled values of decimals of more than 18
+            digits as decimal128 with scale 0.
+        seeds: int32 for ``hash``, int64 for ``xxhash64``, as long as ``values``, without NULLs.
+
+    Raises:
+        NativeUnsupportedError: no compiled kernel.
+        ValueError: an unknown name or a type Spark does not hash this way.
+    """
+    algorithm = HASH_ALGORITHMS[name]
+    first, seed = _single(values), _single(seeds)
+    if len(first) != len(seed) or seed.null_count:
+        raise ValueError(f"spark_hash: {len(first)} values need as many seeds without NULLs, not {len(seed)}")
+    seed_type = pa.int32() if algorithm == 0 else pa.int64()
+    if seed.type != seed_type:
+        seed = seed.cast(seed_type)
+    _, _, out = _run(algorithm, first, seed)
+    return pa.Array.from_buffers(seed_type, len(first), [None, pa.py_buffer(out)], 0)  # type: ignore[no-any-return]
+
+
+def crc32(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Spark's ``crc32`` of every binary (or string, as its UTF-8 bytes): a bigint, NULL for NULL.
+
+    Example:
+        >>> crc32(pa.array([b"Spark", None])).to_pylist()
+        [1557323817, None]
+
+    Raises:
+        NativeUnsupportedError: no compiled kernel.
+    """
+    first = _single(values)
+    nulls, validity, out = _run(_CRC32, first, None)
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        pa.int64(), len(first), [pa.py_buffer(validity) if validity is not None else None, pa.py_buffer(out)], nulls
+    )

@@ -1,0 +1,278 @@
+"""Spark's integer and NaN math functions on the DuckDB engine: factorial, nanvl, bit_count, getbit.
+
+DuckDB has functions under these names with other answers: its ``factorial`` is a 128-bit
+integer and raises past 33 (Spark's is a ``bigint``, NULL outside 0..20), its ``bit_count`` counts
+the bits of the argument's own width (Spark's sign-extends to a ``long`` first, so
+``bit_count(-1)`` of any integer is 64), its ``get_bit`` takes a bit string. Each rewrite here
+gives Spark's type, value and error, checked against PySpark by ``tests/test_spark_functions.py``;
+a form it cannot answer exactly (an argument Spark would cast from a string, say) is refused.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, NoReturn
+
+from sqlglot import exp
+
+from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, StringType
+
+if TYPE_CHECKING:
+    TypeOf = Callable[[exp.Expr], SparkType | None]
+
+__all__ = ["CONV_FUNCTION", "HASH_ENGINE_FUNCTIONS", "KERNEL_CALLS", "MATH_FUNCTIONS", "math_type", "rewrite_kernel_call", "rewrite_math"]
+
+MATH_FUNCTIONS = frozenset({"factorial", "nanvl", "bit_count", "getbit", "bit_get", "width_bucket"})
+"""The functions this module answers."""
+
+_WIDTHS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
+
+
+def _name(t: SparkType | None) -> str | None:
+    if isinstance(t, DecimalType):
+        return "decimal"
+    return t.name if isinstance(t, AtomicType) else None
+
+
+def _refuse(called: str, what: str) -> NoReturn:
+    raise OptimizeError(
+        f"{called}: the DuckDB engine does not give Spark's answer for {what} yet; the Spark engine runs it",
+        error_class="VPUSH_UNSUPPORTED_FUNCTION",
+    )
+
+
+def math_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType | None:
+    """The Spark type of a call to one of :data:`MATH_FUNCTIONS`, or None where vpush does not
+    answer it (the call is then refused by :func:`rewrite_math`).
+
+    Example:
+        >>> math_type("nanvl", [exp.column("a"), exp.column("b")], lambda n: AtomicType("float"))
+        AtomicType(name='float')
+    """
+    names = [_name(of(a)) for a in arguments]
+    if called == "factorial":
+        return AtomicType("bigint") if names and names[0] in ("tinyint", "smallint", "int") else None
+    if called == "nanvl" and len(names) == 2:
+        # Spark casts both to one of double and float (a NULL literal to the other's type)
+        known = [n for n, a in zip(names, arguments) if not isinstance(a, exp.Null)]
+        if not known or not all(n in _WIDTHS or n in ("double", "float", "decimal") for n in known):
+            return None
+        return AtomicType("float") if all(n == "float" for n in known) else AtomicType("double")
+    if called == "bit_count" and names:
+        boolean = names[0] == "boolean" or isinstance(arguments[0], (exp.Predicate, exp.Connector, exp.Not))
+        return AtomicType("int") if names[0] in _WIDTHS or boolean else None
+    if called == "width_bucket" and len(names) == 4:
+        numbers = all(n in _WIDTHS or n in ("double", "float", "decimal") or isinstance(a, exp.Null)
+                      for n, a in zip(names[:3], arguments))
+        return AtomicType("bigint") if numbers and (names[3] in _WIDTHS or isinstance(arguments[3], exp.Null)) else None
+    if called in ("getbit", "bit_get") and len(names) == 2:
+        position = names[1] in _WIDTHS or isinstance(arguments[1], exp.Null)
+        return AtomicType("tinyint") if names[0] in _WIDTHS and position else None
+    return None
+
+
+def rewrite_math(called: str, arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
+    """A call to one of :data:`MATH_FUNCTIONS` as DuckDB SQL giving Spark's answer.
+
+    Example:
+        >>> rewrite_math("bit_count", [exp.column("i")], lambda n: AtomicType("int")).sql("duckdb")
+        'CAST(BIT_COUNT(CAST(i AS BIGINT)) AS INT)'
+
+    Raises:
+        OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for arguments vpush does not answer as
+            Spark does.
+    """
+    result = math_type(called, arguments, of)
+    if result is None:
+        _refuse(called, "arguments of these types")
+    if called == "factorial":
+        n = arguments[0]
+        # Spark: NULL outside 0..20 (20! is the last that fits a long)
+        inside = exp.Between(this=n.copy(), low=exp.Literal.number(0), high=exp.Literal.number(20))
+        value = exp.cast(exp.Anonymous(this="factorial", expressions=[exp.cast(n, exp.DataType.build("INT"))]), exp.DataType.build("BIGINT"))
+        return exp.Case(ifs=[exp.If(this=inside, true=value)], default=exp.cast(exp.Null(), exp.DataType.build("BIGINT")))
+    if called == "nanvl":
+        to = exp.DataType.build(_name(result) or "double")
+        left, right = (exp.cast(a, to) for a in arguments)
+        return exp.Case(ifs=[exp.If(this=exp.Anonymous(this="isnan", expressions=[left.copy()]), true=right)], default=left)
+    if called == "width_bucket":
+        return _width_bucket(arguments)
+    if called == "bit_count":
+        # Long.bitCount of the value sign-extended to a long (a boolean as 1 or 0)
+        counted = exp.Anonymous(this="bit_count", expressions=[exp.cast(arguments[0], exp.DataType.build("BIGINT"))])
+        return exp.cast(counted, exp.DataType.build("INT"))
+    return _getbit(called, arguments, of)
+
+
+def _width_bucket(arguments: list[exp.Expr]) -> exp.Expr:
+    """Spark's ``width_bucket(v, min, max, n)`` (``WidthBucket.computeBucketNumber``): NULL for a
+    NULL, for ``n`` at or below 0 or ``Long.MaxValue``, for a NaN ``v``, for ``min = max`` and for
+    a NaN or infinite bound; 0 before the range, ``n + 1`` past it, else the bucket of equal
+    width, computed in doubles in Java's order and truncated."""
+    double, bigint = exp.DataType.build("DOUBLE"), exp.DataType.build("BIGINT")
+    v, low, high = (exp.cast(a, double) for a in arguments[:3])
+    n = exp.cast(arguments[3], bigint)
+
+    def fn(name: str, value: exp.Expr) -> exp.Expression:
+        return exp.Anonymous(this=name, expressions=[value.copy()])
+
+    empty: list[exp.Expression] = [exp.Is(this=x.copy(), expression=exp.Null()) for x in (v, low, high, n)] + [
+        exp.LTE(this=n.copy(), expression=exp.Literal.number(0)),
+        exp.EQ(this=n.copy(), expression=exp.Literal.number(str((1 << 63) - 1))),
+        fn("isnan", v), exp.EQ(this=low.copy(), expression=high.copy()),
+        fn("isnan", low), fn("isinf", low), fn("isnan", high), fn("isinf", high),
+    ]
+    null: exp.Expression = empty[0]
+    for test in empty[1:]:
+        null = exp.Or(this=null, expression=test)
+    past = exp.Add(this=n.copy(), expression=exp.Literal.number(1))
+
+    def bucket(top: exp.Expr, bottom: exp.Expr) -> exp.Expression:
+        # (n.toDouble * (top - bottom) / (high - low)).toLong + 1, with high > low
+        ratio = exp.Div(this=exp.Mul(this=exp.cast(n.copy(), double), expression=exp.Paren(this=exp.Sub(this=top.copy(), expression=bottom.copy()))),
+                        expression=exp.Paren(this=exp.Sub(this=high.copy(), expression=low.copy())) if top is v else
+                        exp.Paren(this=exp.Sub(this=low.copy(), expression=high.copy())), typed=False, safe=False)
+        # Java's toLong saturates (an infinite quotient is Long.MaxValue, and + 1 then wraps) and
+        # takes NaN (infinity over infinity, for bounds a whole double range apart) as 0
+        saturated = exp.GTE(this=ratio.copy(), expression=exp.Literal.number("9.223372036854775807e18"))
+        wrapped = exp.cast(exp.Literal.number(str(-(1 << 63))), bigint)
+        return exp.Case(ifs=[exp.If(this=fn("isnan", ratio), true=exp.Literal.number(1)), exp.If(this=saturated, true=wrapped)],
+                        default=exp.Add(this=exp.cast(fn("trunc", ratio), bigint), expression=exp.Literal.number(1)))
+
+    rising = exp.Case(ifs=[exp.If(this=exp.LT(this=v.copy(), expression=low.copy()), true=exp.Literal.number(0)),
+                           exp.If(this=exp.GTE(this=v.copy(), expression=high.copy()), true=past.copy())],
+                      default=bucket(v, low))
+    falling = exp.Case(ifs=[exp.If(this=exp.GT(this=v.copy(), expression=low.copy()), true=exp.Literal.number(0)),
+                            exp.If(this=exp.LTE(this=v.copy(), expression=high.copy()), true=past.copy())],
+                       default=bucket(low, v))
+    return exp.cast(exp.Case(ifs=[exp.If(this=null, true=exp.Null()), exp.If(this=exp.LT(this=low.copy(), expression=high.copy()), true=rising)],
+                             default=falling), bigint)
+
+
+def _getbit(called: str, arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
+    """Spark's ``getbit(x, pos)``: bit ``pos`` of ``x`` (0 the lowest) as a ``tinyint``; a position
+    outside the width of ``x``'s type raises ``INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE``."""
+    from vpush.optimizer.spark_semantics import spark_error
+
+    value, position = arguments
+    width = _WIDTHS[_name(of(value)) or "bigint"]
+    at = exp.cast(position, exp.DataType.build("INT"))
+    bit = exp.BitwiseAnd(
+        this=exp.Paren(this=exp.BitwiseRightShift(this=exp.cast(value, exp.DataType.build("BIGINT")), expression=at)),
+        expression=exp.Literal.number(1),
+    )
+    outside = exp.Or(
+        this=exp.LT(this=position.copy(), expression=exp.Literal.number(0)),
+        expression=exp.GTE(this=position.copy(), expression=exp.Literal.number(width)),
+    )
+    message = exp.DPipe(
+        this=exp.Literal.string(f"The value of parameter(s) `pos` in `{called}` is invalid: expects a bit position between 0 and "
+                                f"{width - 1}, but got "),
+        expression=exp.cast(position.copy(), exp.DataType.build("VARCHAR")),
+    )
+    raised = spark_error("INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE", message, exp.DataType.build("TINYINT"))
+    return exp.Case(ifs=[exp.If(this=outside, true=raised)], default=exp.cast(exp.Paren(this=bit), exp.DataType.build("TINYINT")))
+
+
+# -- hash, xxhash64, crc32 ---------------------------------------------------------------------------
+HASH_SEED = 42
+"""The seed of Spark's ``hash`` and ``xxhash64``."""
+
+_HASH_RESULTS = {"hash": "INTEGER", "xxhash64": "BIGINT"}
+# The DuckDB type each Spark type is handed to the kernel as (decimals: their unscaled integer)
+_HASH_INPUTS = {
+    "boolean": "INTEGER", "tinyint": "INTEGER", "smallint": "INTEGER", "int": "INTEGER", "date": "DATE",
+    "bigint": "BIGINT", "timestamp": "TIMESTAMPTZ", "timestamp_ntz": "TIMESTAMP", "float": "FLOAT", "double": "DOUBLE",
+    "string": "VARCHAR", "binary": "BLOB",
+}
+
+HASH_ENGINE_FUNCTIONS: dict[str, tuple[str, str]] = {
+    **{f"vpush_{name}_{duck.lower()}": (name, duck) for name in _HASH_RESULTS
+       for duck in sorted(set(_HASH_INPUTS.values()) | {"HUGEINT"})},
+    "vpush_crc32_varchar": ("crc32", "VARCHAR"), "vpush_crc32_blob": ("crc32", "BLOB"),
+}
+"""The engine functions of :mod:`vpush.codec.spark_hash`, by name: Spark's function and the DuckDB
+type of the value each takes (a ``hash`` or ``xxhash64`` step takes the running hash too, an
+``INTEGER`` or a ``BIGINT``, and gives the next)."""
+
+
+def _hash_input(called: str, value: exp.Expr, source: SparkType | None) -> tuple[str, exp.Expr]:
+    """The DuckDB type ``value`` goes to the kernel as, and the SQL that gives it so."""
+    if isinstance(source, DecimalType):
+        scale = exp.Literal.number(10**source.scale)
+        if source.precision <= 18:  # Spark hashes the unscaled long
+            return "BIGINT", exp.cast(exp.Mul(this=value, expression=scale), exp.DataType.build("BIGINT"))
+        # the unscaled value of up to 38 digits, whole part and fraction apart (DuckDB's product of
+        # the decimal and 10^scale overflows its 38 digits)
+        whole = exp.Anonymous(this="trunc", expressions=[value.copy()])
+        fraction = exp.Paren(this=exp.Sub(this=value, expression=whole.copy()))
+        unscaled = exp.Add(
+            this=exp.Mul(this=exp.cast(whole, exp.DataType.build("HUGEINT")), expression=exp.cast(scale, exp.DataType.build("HUGEINT"))),
+            expression=exp.cast(exp.Mul(this=fraction, expression=scale.copy()), exp.DataType.build("HUGEINT")),
+        )
+        return "HUGEINT", unscaled
+    name = source.to_spark() if source is not None else None
+    if isinstance(value, (exp.Predicate, exp.Connector, exp.Not)):
+        name = "boolean"
+    if name is None or name not in _HASH_INPUTS:
+        _refuse(called, f"an argument of type {name or 'unknown to vpush'} (arrays, maps and structs among them)")
+    duck = _HASH_INPUTS[name]
+    return duck, exp.cast(value, exp.DataType.build(duck))
+
+
+CONV_FUNCTION = "vpush_conv"
+"""The engine function of :func:`vpush.codec.spark_conv.spark_conv`: (VARCHAR, INTEGER, INTEGER) -> VARCHAR."""
+
+KERNEL_CALLS: dict[str, SparkType] = {
+    "hash": AtomicType("int"), "xxhash64": AtomicType("bigint"), "crc32": AtomicType("bigint"), "conv": StringType(),
+}
+"""The functions :func:`rewrite_kernel_call` answers by vpush's compiled kernels, with their Spark types."""
+
+
+def _conv(arguments: list[exp.Expr], of: TypeOf, functions: dict[str, SparkType]) -> exp.Expr:
+    text, *bases = arguments
+    source = of(text)
+    if not (isinstance(source, StringType) or _name(source) in _WIDTHS or isinstance(text, exp.Null)):
+        _refuse("conv", "a number other than a string or an integer (Spark prints a double or decimal as Java does)")
+    if not all(_name(of(b)) in ("tinyint", "smallint", "int") or isinstance(b, exp.Null) for b in bases):
+        _refuse("conv", "bases other than ints")
+    functions[CONV_FUNCTION] = KERNEL_CALLS["conv"]
+    return exp.Anonymous(this=CONV_FUNCTION, expressions=[exp.cast(text, exp.DataType.build("VARCHAR")),
+                                                            *(exp.cast(b, exp.DataType.build("INT")) for b in bases)])
+
+
+def rewrite_kernel_call(called: str, arguments: list[exp.Expr], of: TypeOf, functions: dict[str, SparkType]) -> exp.Expr:
+    """Spark's ``hash(...)`` or ``xxhash64(...)`` as a chain of kernel steps seeded with 42 (a
+    NULL argument leaves the running hash as it is), ``crc32(x)`` or ``conv(n, from, to)`` as one
+    kernel call; the engine functions used are added to ``functions`` with their Spark types.
+
+    Example:
+        >>> used = {}
+        >>> rewrite_kernel_call("hash", [exp.column("i"), exp.Null()], lambda n: AtomicType("int"), used).sql("duckdb")
+        'VPUSH_HASH_INTEGER(CAST(i AS INT), 42)'
+
+    Raises:
+        OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for an argument of a type vpush does not
+            answer as Spark does.
+    """
+    if called == "conv":
+        return _conv(arguments, of, functions)
+    if called == "crc32":
+        duck, value = _hash_input(called, arguments[0], of(arguments[0]))
+        if duck not in ("VARCHAR", "BLOB"):
+            _refuse(called, "an argument other than a string or a binary")
+        name = f"vpush_crc32_{duck.lower()}"
+        functions[name] = AtomicType("bigint")
+        return exp.Anonymous(this=name, expressions=[value])
+    result = AtomicType("int") if called == "hash" else AtomicType("bigint")
+    running: exp.Expr = exp.Literal.number(HASH_SEED)
+    if called == "xxhash64":
+        running = exp.cast(running, exp.DataType.build("BIGINT"))
+    for argument in arguments:
+        if isinstance(argument, exp.Null):
+            continue  # Spark skips a NULL
+        duck, value = _hash_input(called, argument, of(argument))
+        name = f"vpush_{called}_{duck.lower()}"
+        functions[name] = result
+        running = exp.Anonymous(this=name, expressions=[value, running])
+    return running if not isinstance(running, exp.Literal) else exp.cast(running, exp.DataType.build("INT"))
