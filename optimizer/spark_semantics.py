@@ -73,7 +73,7 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "NTZ_TO_TIMESTAMP_FUNCTION", "DECIMAL_PRODUCT_PREFIX", "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS",
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "DECIMAL_PRODUCT_PREFIX", "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS",
            "decimal_product_function", "decimal_product_types", "apply_spark_semantics", "arrow_spark_type", "spark_name"]
 
 ARGUMENT_TYPE = "vpush_argument_type"
@@ -168,6 +168,11 @@ malformed sequence U+FFFD as PySpark's rows show it (DuckDB prints ``\x80`` esca
 NTZ_TO_TIMESTAMP_FUNCTION = "vpush_ntz_to_timestamp"
 """The engine function that casts a ``timestamp_ntz`` to a ``timestamp`` in the session time zone
 as java.time resolves a local time (an overlap's earlier offset; DuckDB's cast takes the later)."""
+
+DATE_TRUNC_FUNCTION = "vpush_date_trunc"
+"""The engine function that gives Spark's ``date_trunc(level, ts)`` in the session time zone (a
+cut local time keeps its offset where still valid, as java.time's ``truncatedTo``: DuckDB's cut
+takes an overlap's later offset). It takes the timestamp, DuckDB's name of the level and the zone."""
 
 STRING_DATETIME_FUNCTIONS = {
     "date": "vpush_string_to_date",
@@ -930,6 +935,7 @@ class _Rewriter:
         timestamp, and the string compared with a date or a timestamp."""
         of = self.typer.of
         wanted: AtomicType | None = None
+        widen_ntz = False
         keys: tuple[str, ...] = ("this",)
         required = _NO_STRING_FUNCTIONS.get(type(node))
         if required is not None and isinstance(of(node.this), StringType):
@@ -943,7 +949,9 @@ class _Rewriter:
             wanted = AtomicType("date")
         elif isinstance(node, _TIMESTAMP_ARGUMENT_FUNCTIONS):
             wanted = AtomicType("timestamp")
+            widen_ntz = isinstance(node, exp.TimestampTrunc)
         elif isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
+            widen_ntz = True
             kinds = {of(side) for side in _comparison_operands(node)}
             if AtomicType("timestamp") in kinds or AtomicType("timestamp_ntz") in kinds:
                 wanted = AtomicType("timestamp") if AtomicType("timestamp") in kinds else AtomicType("timestamp_ntz")
@@ -951,7 +959,7 @@ class _Rewriter:
                 wanted = AtomicType("date")
             keys = ("this", "expression", "low", "high")
             if wanted is not None:
-                node.set("expressions", [self._as_datetime(e, wanted) for e in node.expressions])
+                node.set("expressions", [self._as_datetime(e, wanted, widen_ntz=widen_ntz) for e in node.expressions])
         if wanted is None:
             return
         if isinstance(node, exp.Anonymous):
@@ -960,12 +968,25 @@ class _Rewriter:
         for key in keys:
             side = node.args.get(key)
             if isinstance(side, exp.Expr):
-                node.set(key, self._as_datetime(side, wanted))
+                node.set(key, self._as_datetime(side, wanted, widen_ntz=widen_ntz))
 
-    def _as_datetime(self, node: exp.Expr, target: AtomicType) -> exp.Expr:
+    def _as_datetime(self, node: exp.Expr, target: AtomicType, *, widen_ntz: bool = False) -> exp.Expr:
+        if widen_ntz and target == AtomicType("timestamp") and self.typer.of(node) == AtomicType("timestamp_ntz"):
+            # Spark compares a timestamp_ntz with a timestamp, and truncates one, as its cast to a
+            # timestamp (DuckDB's implicit cast takes an overlap's later offset)
+            return self._ntz_to_timestamp(node)
         if not isinstance(self.typer.of(node), StringType):
             return node
         return self._string_to_datetime(node, target, strict=True)
+
+    def _ntz_to_timestamp(self, node: exp.Expr) -> exp.Expr:
+        """Spark's cast of the ``timestamp_ntz`` ``node`` to a timestamp in the session time zone
+        (:data:`NTZ_TO_TIMESTAMP_FUNCTION`)."""
+        self.functions[NTZ_TO_TIMESTAMP_FUNCTION] = AtomicType("timestamp")
+        zone = exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")])
+        call = exp.Anonymous(this=NTZ_TO_TIMESTAMP_FUNCTION, expressions=[node, zone])
+        self.typer.types[id(call)] = AtomicType("timestamp")
+        return call
 
     def visit(self, node: exp.Expr) -> exp.Expr:
         of = self.typer.of
@@ -1019,11 +1040,13 @@ class _Rewriter:
             return self._aggregate(node, node, result, window=None)
         if isinstance(node, exp.Anonymous) and node.name.lower() == "pmod" and len(node.expressions) == 2:
             return _pmod(*node.expressions)
-        if isinstance(node, exp.TsOrDsAdd) and of(node.this) == AtomicType("date"):
+        if isinstance(node, exp.TsOrDsAdd) and (of(node.this) == AtomicType("date") or of(node.this) in _TIMESTAMPS):
             unit = node.args.get("unit")
             if unit is None or unit.name.upper() == "DAY":
-                # Spark's date_add(date, n) is a date; sqlglot's DuckDB rendering makes it a timestamp.
-                return exp.Add(this=node.this, expression=node.expression)
+                # Spark's date_add(date, n) is a date (of a timestamp: of its date in the session
+                # time zone); sqlglot's DuckDB rendering makes it a timestamp.
+                start = node.this if of(node.this) == AtomicType("date") else exp.cast(node.this, exp.DataType.build("DATE"))
+                return exp.Add(this=start, expression=node.expression)
             return node
         if isinstance(node, (exp.Length, exp.ArraySize, exp.DateDiff)) and result == _INT:
             return exp.cast(node, exp.DataType.build("INT"))
@@ -1039,10 +1062,10 @@ class _Rewriter:
             iso = exp.Anonymous(this="isodow", expressions=[node.expressions[0]])
             return exp.cast(exp.Sub(this=iso, expression=exp.Literal.number(1)), exp.DataType.build("INT"))
         if isinstance(node, exp.StrToUnix) and of(node.this) in _TIMESTAMPS:
-            # unix_timestamp of a timestamp: whole seconds since the epoch, rounded down
+            # unix_timestamp of a timestamp: the microseconds divided toward zero by Java's long
+            # division (-1.5 s is -1), in integers (a double rounds 253402300799.999999 up)
             micros = exp.Anonymous(this="epoch_us", expressions=[node.this])
-            seconds = exp.Floor(this=exp.Div(this=micros, expression=exp.Literal.number("1000000.0"), typed=False, safe=False))
-            return exp.cast(seconds, exp.DataType.build("BIGINT"))
+            return exp.cast(exp.IntDiv(this=micros, expression=exp.Literal.number(1_000_000)), exp.DataType.build("BIGINT"))
         if isinstance(node, exp.Cast) and _cast_type(node) == AtomicType("float") and of(node.this) == AtomicType("double"):
             # Java's (float) of a double past the float range is an infinity; DuckDB's cast raises
             # from the same bound (the largest float plus half its last place, a tie Java rounds up)
@@ -1077,9 +1100,7 @@ class _Rewriter:
                 # try_cast gives NULL for bad input; cast, to_date and a date function's string raise
                 return self._string_to_datetime(node.this, target, strict=not isinstance(node, exp.TryCast))
         if isinstance(node, exp.Cast) and _cast_type(node) == AtomicType("timestamp") and of(node.this) == AtomicType("timestamp_ntz"):
-            self.functions[NTZ_TO_TIMESTAMP_FUNCTION] = AtomicType("timestamp")
-            zone = exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")])
-            return exp.Anonymous(this=NTZ_TO_TIMESTAMP_FUNCTION, expressions=[node.this, zone])
+            return self._ntz_to_timestamp(node.this)
         if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.TIMESTAMP:
             # to_timestamp(...) is Spark's session-zoned timestamp, not a naive one
             node.set("to", exp.DataType.build("TIMESTAMPTZ"))
@@ -1287,6 +1308,10 @@ class _Rewriter:
             if self.typer.of(node.this) == AtomicType("date"):
                 # Spark truncates a date as the timestamp of its midnight in the session time zone
                 node.set("this", exp.cast(node.this, exp.DataType.build("TIMESTAMPTZ")))
+            if isinstance(level, (exp.Var, exp.Literal)):
+                self.functions[DATE_TRUNC_FUNCTION] = AtomicType("timestamp")
+                zone = exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")])
+                return exp.Anonymous(this=DATE_TRUNC_FUNCTION, expressions=[node.this, exp.Literal.string(duckdb_unit), zone])
             return node
         if called in ("floor", "ceil", "ceiling") and arguments and arguments[0] is not None and _is_integral(self.typer.of(arguments[0])):
             return exp.cast(arguments[0], exp.DataType.build("BIGINT"))  # Spark's floor of an integer is itself
