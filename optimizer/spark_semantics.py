@@ -970,6 +970,26 @@ class _Rewriter:
             if isinstance(side, exp.Expr):
                 node.set(key, self._as_datetime(side, wanted, widen_ntz=widen_ntz))
 
+    def _variants_as_strings(self, node: exp.Expr) -> None:
+        """Cast, as Spark's implicit casts do, each variant argument of a string function to a
+        string (``concat(v:s, 'x')``: DuckDB would print the variant's struct)."""
+        if not isinstance(node, _VARIANT_AS_STRING):
+            return
+        for value in list(node.args.values()):
+            for child in value if isinstance(value, list) else [value]:
+                if not isinstance(child, exp.Expr) or self.typer.of(child) != VARIANT:
+                    continue
+                key, index = child.arg_key, child.index
+                if key is None:
+                    continue
+                # a cast of a variant is variant_get(x, '$', 'string'), as the rule for casts writes it
+                extraction = child if isinstance(child, VariantGet) else VariantGet(
+                    this=child, path=exp.Literal.string("$"), colon=True
+                )
+                cast = exp.Cast(this=extraction, to=exp.DataType.build("STRING"))
+                node.set(key, cast, index)
+                self.typer.types[id(cast)] = StringType()
+
     def _as_datetime(self, node: exp.Expr, target: AtomicType, *, widen_ntz: bool = False) -> exp.Expr:
         if widen_ntz and target == AtomicType("timestamp") and self.typer.of(node) == AtomicType("timestamp_ntz"):
             # Spark compares a timestamp_ntz with a timestamp, and truncates one, as its cast to a
@@ -994,6 +1014,7 @@ class _Rewriter:
             return node  # typed before its arguments were rewritten; rewrite_variants makes the call
         result = of(node)
         self._datetime_arguments(node)
+        self._variants_as_strings(node)
         from vpush.optimizer import spark_arrays
 
         array_call = spark_arrays.array_call(node)
@@ -1908,12 +1929,90 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
     parts += [join.args["on"] for join in select.args.get("joins") or [] if join.args.get("on") is not None]
     for part in parts:
         for node in _in_scope(part):
+            _check_variant_operands(node, typer)
             if isinstance(node, _COMPARISONS) and (is_variant(node.this) or is_variant(node.expression)):
                 raise _not_orderable(node, f"`{type(node).__name__.lower()}` comparison")
+            if isinstance(node, exp.Nullif) and (is_variant(node.this) or is_variant(node.expression)):
+                raise _not_orderable(node, "`=` comparison")
             if isinstance(node, _ORDERED_AGGREGATES):
                 ordering = node.expression if isinstance(node, (exp.ArgMax, exp.ArgMin)) else node.this
                 if ordering is not None and is_variant(ordering):
                     raise _not_orderable(node, f"`{node.sql_name().lower()}`")
+
+
+# Spark's string functions that cast a variant argument to a string implicitly (measured on PySpark;
+# to_date too: to_date(v:s) raises CAST_INVALID_INPUT naming the string).
+_VARIANT_AS_STRING = (
+    exp.Concat, exp.DPipe, exp.ConcatWs, exp.Upper, exp.Lower, exp.Length, exp.Substring, exp.Like, exp.Trim,
+    exp.Replace, exp.StrPosition, exp.Pad, exp.RegexpReplace, exp.StartsWith, exp.TsOrDsToDate,
+)
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
+# Spark's numeric functions and aggregates, which take no variant (no implicit cast from one).
+_NUMERIC_ONLY = (exp.Neg, exp.Abs, exp.Sum, exp.Avg)
+
+
+def _type_name(spark_type: SparkType | None) -> str:
+    return spark_type.to_spark().upper() if spark_type is not None else "?"
+
+
+def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
+    """Raise Spark's analysis error where a variant meets an operator or function that takes none:
+    arithmetic and comparison with another type (Spark casts no variant implicitly, and a string
+    literal only in a comparison), negation, ``abs``, ``sum``, ``avg``, a subscript."""
+    if isinstance(node, (*_ARITHMETIC, *_COMPARISONS)):
+        left, right = typer.of(node.this), typer.of(node.expression)
+        if (left == VARIANT) == (right == VARIANT) or isinstance(node.this, exp.Null) or isinstance(node.expression, exp.Null):
+            return
+        other = right if left == VARIANT else left
+        if other is None or (isinstance(other, StringType) and isinstance(node, _COMPARISONS)):
+            return  # a comparison with a string casts the string to a variant: INVALID_ORDERING_TYPE
+        kind = "BINARY_OP_WRONG_TYPE" if isinstance(other, StringType) else "BINARY_OP_DIFF_TYPES"
+        raise OptimizeError(
+            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the left and right operands of the '
+            f'binary operator have incompatible types ("{_type_name(left)}" and "{_type_name(right)}")',
+            error_class=f"DATATYPE_MISMATCH.{kind}",
+        )
+    if isinstance(node, exp.In) and not node.args.get("query") and typer.of(node.this) == VARIANT:
+        others = [typer.of(e) for e in node.expressions if not isinstance(e, exp.Null)]
+        if any(t is not None and t != VARIANT and not isinstance(t, StringType) for t in others):
+            raise _different_types(node, "in")
+        raise _not_orderable(node, "`in` comparison")
+    branches: list[exp.Expr | None] = []
+    if isinstance(node, exp.Coalesce):
+        branches = [node.this, *node.expressions]
+    elif isinstance(node, exp.If) and not isinstance(node.parent, exp.Case):
+        branches = [node.args["true"], node.args.get("false")]
+    elif isinstance(node, exp.Case):
+        branches = [i.args["true"] for i in node.args.get("ifs") or []] + [node.args.get("default")]
+    kinds = [typer.of(b) for b in branches if isinstance(b, exp.Expr) and not isinstance(b, exp.Null)]
+    if VARIANT in kinds and any(t is not None and t != VARIANT and not isinstance(t, StringType) for t in kinds):
+        raise _different_types(node, type(node).__name__.lower())
+    if isinstance(node, (*_DATE_ARGUMENT_FUNCTIONS, *_TIMESTAMP_ARGUMENT_FUNCTIONS)) and typer.of(node.this) == VARIANT:
+        raise OptimizeError(
+            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the first parameter requires a date or '
+            'timestamp type, however it has the type "VARIANT"',
+            error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        )
+    if isinstance(node, _NUMERIC_ONLY) and typer.of(node.this) == VARIANT:
+        raise OptimizeError(
+            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the first parameter requires a numeric '
+            'type, however it has the type "VARIANT"',
+            error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        )
+    if isinstance(node, exp.Bracket) and typer.of(node.this) == VARIANT:
+        raise OptimizeError(
+            f'Can\'t extract a value from "{_spark_text(node.this)}". Need a complex type [STRUCT, ARRAY, MAP] but got '
+            '"VARIANT"',
+            error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
+        )
+
+
+def _different_types(node: exp.Expr, what: str) -> OptimizeError:
+    return OptimizeError(
+        f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: input to `{what}` should all be the same '
+        'type, but it mixes "VARIANT" with another type',
+        error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+    )
 
 
 def _set_operation_error(column: str) -> OptimizeError:
