@@ -29,7 +29,10 @@ from vpush.codec.native import NativeUnsupportedError, parse_datetimes_native, z
 from vpush.exec.errors import ExecutionError
 from vpush.exec.variant_cast import CAST_INVALID_INPUT, spark_zone_of, string_to_timestamp
 
-__all__ = ["CANNOT_PARSE_TIMESTAMP", "formatted_string_column", "string_to_date_column", "string_to_timestamp_column"]
+__all__ = [
+    "CANNOT_PARSE_TIMESTAMP", "TRUNCATE_LEVELS", "formatted_string_column", "string_to_date_column",
+    "string_to_timestamp_column", "truncate_timestamp_column",
+]
 
 _LOCAL, _ZONED, _FAILED, _TIME_ONLY, _TIME_ZONED = 1, 2, 3, 4, 5
 _DAY = 86_400
@@ -151,6 +154,74 @@ def local_to_timestamp_column(values: pa.Array | pa.ChunkedArray, *, time_zone: 
     micros = np.asarray(values.cast(pa.int64()).fill_null(0), np.int64)
     offsets = _utc_offsets(session, np.floor_divide(micros, _MICROS))
     return pa.array(micros - offsets * _MICROS, pa.timestamp("us", tz="UTC"), mask=np.asarray(values.is_null()))
+
+
+# Spark's date_trunc levels that cut the microseconds since the epoch (DateTimeUtils.truncTimestamp:
+# floorMod in UTC), those that cut the local time and keep its offset where it is still valid
+# (ZonedDateTime.truncatedTo), and those that cut the local date and take its start of day.
+_UTC_LEVELS = {"microsecond": 1, "millisecond": 1_000, "second": _MICROS}
+_LOCAL_LEVELS = {"minute": 60 * _MICROS, "hour": 3_600 * _MICROS, "day": _DAY * _MICROS}
+_DATE_LEVELS = ("week", "month", "quarter", "year")
+TRUNCATE_LEVELS = (*_UTC_LEVELS, *_LOCAL_LEVELS, *_DATE_LEVELS)
+"""The levels :func:`truncate_timestamp_column` takes (DuckDB's names of Spark's ``date_trunc`` units)."""
+
+
+def truncate_timestamp_column(values: pa.Array | pa.ChunkedArray, level: str, *, time_zone: str) -> pa.Array:
+    """Spark's ``date_trunc(level, ts)`` of every timestamp in the session time zone.
+
+    A minute, hour or day cut keeps the local time's offset where the cut time still has it
+    (java.time's ``ZonedDateTime.truncatedTo``: 01:30 PDT on a fall-back night cuts to 01:00 PDT,
+    where DuckDB's cut takes the later 01:00 PST); a week (from Monday), month, quarter or year
+    is the start of that local date as java.time resolves it (the earlier offset of an overlap,
+    the end of a gap).
+
+    Example:
+        >>> fall = pa.array([1_730_622_600_000_000], pa.timestamp("us", tz="UTC"))  # 01:30 PDT
+        >>> truncate_timestamp_column(fall, "hour", time_zone="America/Los_Angeles")[0]
+        <pyarrow.TimestampScalar: '2024-11-03T08:00:00.000000+0000'>
+
+    Raises:
+        ExecutionError: an unknown level or session time zone.
+    """
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks else pa.array([], pa.timestamp("us", tz="UTC"))
+    if level not in TRUNCATE_LEVELS:
+        raise ExecutionError(f"date_trunc: the level {level!r} is not one of {TRUNCATE_LEVELS}")
+    try:
+        session = resolve_time_zone(time_zone)
+    except Exception as exc:  # noqa: BLE001 - CodecError: the message names the zone
+        raise ExecutionError(str(exc)) from None
+    micros = np.asarray(values.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()).fill_null(0), np.int64)
+    if level in _UTC_LEVELS:
+        result = micros - np.mod(micros, _UTC_LEVELS[level])
+    else:
+        offsets = _utc_offsets_at(session, np.floor_divide(micros, _MICROS)) * _MICROS
+        local = micros + offsets
+        if level in _LOCAL_LEVELS:
+            cut = local - np.mod(local, _LOCAL_LEVELS[level])
+            kept = cut - offsets
+            still_valid = _utc_offsets_at(session, np.floor_divide(kept, _MICROS)) * _MICROS == offsets
+        else:
+            days = np.floor_divide(local, _DAY * _MICROS)
+            cut = _first_day(days, level) * (_DAY * _MICROS)
+            kept, still_valid = cut, np.zeros(len(cut), bool)
+        resolved = cut - _utc_offsets(session, np.floor_divide(cut, _MICROS)) * _MICROS
+        result = np.where(still_valid, kept, resolved)
+    return pa.array(result, pa.timestamp("us", tz="UTC"), mask=np.asarray(values.is_null()))
+
+
+def _first_day(days: np.ndarray, level: str) -> np.ndarray:
+    """The first day (days since the epoch) of the week (from Monday), month, quarter or year of
+    each day, in the proleptic Gregorian calendar as java.time counts it."""
+    if level == "week":
+        return days - np.mod(days + 3, 7)  # 1970-01-01 was a Thursday
+    months = days.astype("datetime64[D]").astype("datetime64[M]")
+    if level == "year":
+        months = months.astype("datetime64[Y]").astype("datetime64[M]")
+    elif level == "quarter":
+        index = months.astype(np.int64)
+        months = (index - np.mod(index, 3)).astype("datetime64[M]")
+    return months.astype("datetime64[D]").astype(np.int64)
 
 
 def _utc_offsets(zone: int | Any, local: np.ndarray) -> np.ndarray:

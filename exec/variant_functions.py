@@ -103,6 +103,7 @@ from vpush.exec.string_datetimes import (
     local_to_timestamp_column,
     string_to_date_column,
     string_to_timestamp_column,
+    truncate_timestamp_column,
 )
 from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.spark_math import CONV_FUNCTION, HASH_ENGINE_FUNCTIONS
@@ -110,6 +111,7 @@ from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
 from vpush.exec.rebuild_rows import rebuild_rows
 from vpush.optimizer.spark_semantics import (
+    DATE_TRUNC_FUNCTION,
     FORMATTED_DATETIME_FUNCTIONS,
     GET_JSON_OBJECT_FUNCTION,
     JAVA_TEXT_FUNCTIONS,
@@ -885,6 +887,10 @@ def _ntz_to_timestamp(values: pa.Array, time_zone: pa.Array) -> pa.Array:
     return local_to_timestamp_column(values, time_zone=_first(time_zone) or "UTC")
 
 
+def _date_trunc(values: pa.Array, level: pa.Array, time_zone: pa.Array) -> pa.Array:
+    return truncate_timestamp_column(values, str(_first(level)), time_zone=_first(time_zone) or "UTC")
+
+
 def _string_to_timestamp_ntz(values: pa.Array, strict: pa.Array) -> pa.Array:
     return string_to_timestamp_column(values, time_zone="UTC", ntz=True, strict=bool(_first(strict)))
 
@@ -967,6 +973,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
         _guarded(_string_to_timestamp, "cast to timestamp"), ["VARCHAR", "VARCHAR", "BOOLEAN"], "TIMESTAMPTZ"
     ),
     NTZ_TO_TIMESTAMP_FUNCTION: (_guarded(_ntz_to_timestamp, "cast to timestamp"), ["TIMESTAMP", "VARCHAR"], "TIMESTAMPTZ"),
+    DATE_TRUNC_FUNCTION: (_guarded(_date_trunc, "date_trunc"), ["TIMESTAMPTZ", "VARCHAR", "VARCHAR"], "TIMESTAMPTZ"),
     STRING_DATETIME_FUNCTIONS["timestamp_ntz"]: (
         _guarded(_string_to_timestamp_ntz, "cast to timestamp_ntz"), ["VARCHAR", "BOOLEAN"], "TIMESTAMP"
     ),

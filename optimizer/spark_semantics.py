@@ -75,7 +75,8 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "GET_JSON_OBJECT_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "DECIMAL_PRODUCT_PREFIX", "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS",
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "GET_JSON_OBJECT_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "DECIMAL_PRODUCT_PREFIX",
+           "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS",
            "decimal_product_function", "decimal_product_types", "apply_spark_semantics", "arrow_spark_type", "spark_name"]
 
 ARGUMENT_TYPE = "vpush_argument_type"
@@ -173,6 +174,11 @@ keys and indexes (:func:`vpush.codec.json_path.parse_json_path`), by the compile
 NTZ_TO_TIMESTAMP_FUNCTION = "vpush_ntz_to_timestamp"
 """The engine function that casts a ``timestamp_ntz`` to a ``timestamp`` in the session time zone
 as java.time resolves a local time (an overlap's earlier offset; DuckDB's cast takes the later)."""
+
+DATE_TRUNC_FUNCTION = "vpush_date_trunc"
+"""The engine function that gives Spark's ``date_trunc(level, ts)`` in the session time zone (a
+cut local time keeps its offset where still valid, as java.time's ``truncatedTo``: DuckDB's cut
+takes an overlap's later offset). It takes the timestamp, DuckDB's name of the level and the zone."""
 
 STRING_DATETIME_FUNCTIONS = {
     "date": "vpush_string_to_date",
@@ -1026,6 +1032,7 @@ class _Rewriter:
         timestamp, and the string compared with a date or a timestamp."""
         of = self.typer.of
         wanted: AtomicType | None = None
+        widen_ntz = False
         keys: tuple[str, ...] = ("this",)
         required = _NO_STRING_FUNCTIONS.get(type(node))
         if required is not None and isinstance(of(node.this), StringType):
@@ -1039,7 +1046,9 @@ class _Rewriter:
             wanted = AtomicType("date")
         elif isinstance(node, _TIMESTAMP_ARGUMENT_FUNCTIONS):
             wanted = AtomicType("timestamp")
+            widen_ntz = isinstance(node, exp.TimestampTrunc)
         elif isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
+            widen_ntz = True
             kinds = {of(side) for side in _comparison_operands(node)}
             if AtomicType("timestamp") in kinds or AtomicType("timestamp_ntz") in kinds:
                 wanted = AtomicType("timestamp") if AtomicType("timestamp") in kinds else AtomicType("timestamp_ntz")
@@ -1047,7 +1056,7 @@ class _Rewriter:
                 wanted = AtomicType("date")
             keys = ("this", "expression", "low", "high")
             if wanted is not None:
-                node.set("expressions", [self._as_datetime(e, wanted) for e in node.expressions])
+                node.set("expressions", [self._as_datetime(e, wanted, widen_ntz=widen_ntz) for e in node.expressions])
         if wanted is None:
             return
         if isinstance(node, exp.Anonymous):
@@ -1056,12 +1065,45 @@ class _Rewriter:
         for key in keys:
             side = node.args.get(key)
             if isinstance(side, exp.Expr):
-                node.set(key, self._as_datetime(side, wanted))
+                node.set(key, self._as_datetime(side, wanted, widen_ntz=widen_ntz))
 
-    def _as_datetime(self, node: exp.Expr, target: AtomicType) -> exp.Expr:
+    def _variants_as_strings(self, node: exp.Expr) -> None:
+        """Cast, as Spark's implicit casts do, each variant argument of a string function to a
+        string (``concat(v:s, 'x')``: DuckDB would print the variant's struct)."""
+        if not isinstance(node, _VARIANT_AS_STRING):
+            return
+        for value in list(node.args.values()):
+            for child in value if isinstance(value, list) else [value]:
+                if not isinstance(child, exp.Expr) or self.typer.of(child) != VARIANT:
+                    continue
+                key, index = child.arg_key, child.index
+                if key is None:
+                    continue
+                # a cast of a variant is variant_get(x, '$', 'string'), as the rule for casts writes it
+                extraction = child if isinstance(child, VariantGet) else VariantGet(
+                    this=child, path=exp.Literal.string("$"), colon=True
+                )
+                cast = exp.Cast(this=extraction, to=exp.DataType.build("STRING"))
+                node.set(key, cast, index)
+                self.typer.types[id(cast)] = StringType()
+
+    def _as_datetime(self, node: exp.Expr, target: AtomicType, *, widen_ntz: bool = False) -> exp.Expr:
+        if widen_ntz and target == AtomicType("timestamp") and self.typer.of(node) == AtomicType("timestamp_ntz"):
+            # Spark compares a timestamp_ntz with a timestamp, and truncates one, as its cast to a
+            # timestamp (DuckDB's implicit cast takes an overlap's later offset)
+            return self._ntz_to_timestamp(node)
         if not isinstance(self.typer.of(node), StringType):
             return node
         return self._string_to_datetime(node, target, strict=True)
+
+    def _ntz_to_timestamp(self, node: exp.Expr) -> exp.Expr:
+        """Spark's cast of the ``timestamp_ntz`` ``node`` to a timestamp in the session time zone
+        (:data:`NTZ_TO_TIMESTAMP_FUNCTION`)."""
+        self.functions[NTZ_TO_TIMESTAMP_FUNCTION] = AtomicType("timestamp")
+        zone = exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")])
+        call = exp.Anonymous(this=NTZ_TO_TIMESTAMP_FUNCTION, expressions=[node, zone])
+        self.typer.types[id(call)] = AtomicType("timestamp")
+        return call
 
     def visit(self, node: exp.Expr) -> exp.Expr:
         of = self.typer.of
@@ -1069,6 +1111,7 @@ class _Rewriter:
             return node  # typed before its arguments were rewritten; rewrite_variants makes the call
         result = of(node)
         self._datetime_arguments(node)
+        self._variants_as_strings(node)
         from vpush.optimizer import spark_arrays
 
         array_call = spark_arrays.array_call(node)
@@ -1117,11 +1160,13 @@ class _Rewriter:
             return self._aggregate(node, node, result, window=None)
         if isinstance(node, exp.Anonymous) and node.name.lower() == "pmod" and len(node.expressions) == 2:
             return _pmod(*node.expressions)
-        if isinstance(node, exp.TsOrDsAdd) and of(node.this) == AtomicType("date"):
+        if isinstance(node, exp.TsOrDsAdd) and (of(node.this) == AtomicType("date") or of(node.this) in _TIMESTAMPS):
             unit = node.args.get("unit")
             if unit is None or unit.name.upper() == "DAY":
-                # Spark's date_add(date, n) is a date; sqlglot's DuckDB rendering makes it a timestamp.
-                return exp.Add(this=node.this, expression=node.expression)
+                # Spark's date_add(date, n) is a date (of a timestamp: of its date in the session
+                # time zone); sqlglot's DuckDB rendering makes it a timestamp.
+                start = node.this if of(node.this) == AtomicType("date") else exp.cast(node.this, exp.DataType.build("DATE"))
+                return exp.Add(this=start, expression=node.expression)
             return node
         if isinstance(node, (exp.Length, exp.ArraySize, exp.DateDiff)) and result == _INT:
             return exp.cast(node, exp.DataType.build("INT"))
@@ -1137,10 +1182,10 @@ class _Rewriter:
             iso = exp.Anonymous(this="isodow", expressions=[node.expressions[0]])
             return exp.cast(exp.Sub(this=iso, expression=exp.Literal.number(1)), exp.DataType.build("INT"))
         if isinstance(node, exp.StrToUnix) and of(node.this) in _TIMESTAMPS:
-            # unix_timestamp of a timestamp: whole seconds since the epoch, rounded down
+            # unix_timestamp of a timestamp: the microseconds divided toward zero by Java's long
+            # division (-1.5 s is -1), in integers (a double rounds 253402300799.999999 up)
             micros = exp.Anonymous(this="epoch_us", expressions=[node.this])
-            seconds = exp.Floor(this=exp.Div(this=micros, expression=exp.Literal.number("1000000.0"), typed=False, safe=False))
-            return exp.cast(seconds, exp.DataType.build("BIGINT"))
+            return exp.cast(exp.IntDiv(this=micros, expression=exp.Literal.number(1_000_000)), exp.DataType.build("BIGINT"))
         if isinstance(node, exp.Cast) and _cast_type(node) == AtomicType("float") and of(node.this) == AtomicType("double"):
             # Java's (float) of a double past the float range is an infinity; DuckDB's cast raises
             # from the same bound (the largest float plus half its last place, a tie Java rounds up)
@@ -1175,9 +1220,7 @@ class _Rewriter:
                 # try_cast gives NULL for bad input; cast, to_date and a date function's string raise
                 return self._string_to_datetime(node.this, target, strict=not isinstance(node, exp.TryCast))
         if isinstance(node, exp.Cast) and _cast_type(node) == AtomicType("timestamp") and of(node.this) == AtomicType("timestamp_ntz"):
-            self.functions[NTZ_TO_TIMESTAMP_FUNCTION] = AtomicType("timestamp")
-            zone = exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")])
-            return exp.Anonymous(this=NTZ_TO_TIMESTAMP_FUNCTION, expressions=[node.this, zone])
+            return self._ntz_to_timestamp(node.this)
         if isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.TIMESTAMP:
             # to_timestamp(...) is Spark's session-zoned timestamp, not a naive one
             node.set("to", exp.DataType.build("TIMESTAMPTZ"))
@@ -1400,6 +1443,10 @@ class _Rewriter:
             if self.typer.of(node.this) == AtomicType("date"):
                 # Spark truncates a date as the timestamp of its midnight in the session time zone
                 node.set("this", exp.cast(node.this, exp.DataType.build("TIMESTAMPTZ")))
+            if isinstance(level, (exp.Var, exp.Literal)):
+                self.functions[DATE_TRUNC_FUNCTION] = AtomicType("timestamp")
+                zone = exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")])
+                return exp.Anonymous(this=DATE_TRUNC_FUNCTION, expressions=[node.this, exp.Literal.string(duckdb_unit), zone])
             return node
         if called in ("floor", "ceil", "ceiling") and arguments and arguments[0] is not None and _is_integral(self.typer.of(arguments[0])):
             return exp.cast(arguments[0], exp.DataType.build("BIGINT"))  # Spark's floor of an integer is itself
@@ -2044,12 +2091,90 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
     parts += [join.args["on"] for join in select.args.get("joins") or [] if join.args.get("on") is not None]
     for part in parts:
         for node in _in_scope(part):
+            _check_variant_operands(node, typer)
             if isinstance(node, _COMPARISONS) and (is_variant(node.this) or is_variant(node.expression)):
                 raise _not_orderable(node, f"`{type(node).__name__.lower()}` comparison")
+            if isinstance(node, exp.Nullif) and (is_variant(node.this) or is_variant(node.expression)):
+                raise _not_orderable(node, "`=` comparison")
             if isinstance(node, _ORDERED_AGGREGATES):
                 ordering = node.expression if isinstance(node, (exp.ArgMax, exp.ArgMin)) else node.this
                 if ordering is not None and is_variant(ordering):
                     raise _not_orderable(node, f"`{node.sql_name().lower()}`")
+
+
+# Spark's string functions that cast a variant argument to a string implicitly (measured on PySpark;
+# to_date too: to_date(v:s) raises CAST_INVALID_INPUT naming the string).
+_VARIANT_AS_STRING = (
+    exp.Concat, exp.DPipe, exp.ConcatWs, exp.Upper, exp.Lower, exp.Length, exp.Substring, exp.Like, exp.Trim,
+    exp.Replace, exp.StrPosition, exp.Pad, exp.RegexpReplace, exp.StartsWith, exp.TsOrDsToDate,
+)
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
+# Spark's numeric functions and aggregates, which take no variant (no implicit cast from one).
+_NUMERIC_ONLY = (exp.Neg, exp.Abs, exp.Sum, exp.Avg)
+
+
+def _type_name(spark_type: SparkType | None) -> str:
+    return spark_type.to_spark().upper() if spark_type is not None else "?"
+
+
+def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
+    """Raise Spark's analysis error where a variant meets an operator or function that takes none:
+    arithmetic and comparison with another type (Spark casts no variant implicitly, and a string
+    literal only in a comparison), negation, ``abs``, ``sum``, ``avg``, a subscript."""
+    if isinstance(node, (*_ARITHMETIC, *_COMPARISONS)):
+        left, right = typer.of(node.this), typer.of(node.expression)
+        if (left == VARIANT) == (right == VARIANT) or isinstance(node.this, exp.Null) or isinstance(node.expression, exp.Null):
+            return
+        other = right if left == VARIANT else left
+        if other is None or (isinstance(other, StringType) and isinstance(node, _COMPARISONS)):
+            return  # a comparison with a string casts the string to a variant: INVALID_ORDERING_TYPE
+        kind = "BINARY_OP_WRONG_TYPE" if isinstance(other, StringType) else "BINARY_OP_DIFF_TYPES"
+        raise OptimizeError(
+            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the left and right operands of the '
+            f'binary operator have incompatible types ("{_type_name(left)}" and "{_type_name(right)}")',
+            error_class=f"DATATYPE_MISMATCH.{kind}",
+        )
+    if isinstance(node, exp.In) and not node.args.get("query") and typer.of(node.this) == VARIANT:
+        others = [typer.of(e) for e in node.expressions if not isinstance(e, exp.Null)]
+        if any(t is not None and t != VARIANT and not isinstance(t, StringType) for t in others):
+            raise _different_types(node, "in")
+        raise _not_orderable(node, "`in` comparison")
+    branches: list[exp.Expr | None] = []
+    if isinstance(node, exp.Coalesce):
+        branches = [node.this, *node.expressions]
+    elif isinstance(node, exp.If) and not isinstance(node.parent, exp.Case):
+        branches = [node.args["true"], node.args.get("false")]
+    elif isinstance(node, exp.Case):
+        branches = [i.args["true"] for i in node.args.get("ifs") or []] + [node.args.get("default")]
+    kinds = [typer.of(b) for b in branches if isinstance(b, exp.Expr) and not isinstance(b, exp.Null)]
+    if VARIANT in kinds and any(t is not None and t != VARIANT and not isinstance(t, StringType) for t in kinds):
+        raise _different_types(node, type(node).__name__.lower())
+    if isinstance(node, (*_DATE_ARGUMENT_FUNCTIONS, *_TIMESTAMP_ARGUMENT_FUNCTIONS)) and typer.of(node.this) == VARIANT:
+        raise OptimizeError(
+            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the first parameter requires a date or '
+            'timestamp type, however it has the type "VARIANT"',
+            error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        )
+    if isinstance(node, _NUMERIC_ONLY) and typer.of(node.this) == VARIANT:
+        raise OptimizeError(
+            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the first parameter requires a numeric '
+            'type, however it has the type "VARIANT"',
+            error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        )
+    if isinstance(node, exp.Bracket) and typer.of(node.this) == VARIANT:
+        raise OptimizeError(
+            f'Can\'t extract a value from "{_spark_text(node.this)}". Need a complex type [STRUCT, ARRAY, MAP] but got '
+            '"VARIANT"',
+            error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
+        )
+
+
+def _different_types(node: exp.Expr, what: str) -> OptimizeError:
+    return OptimizeError(
+        f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: input to `{what}` should all be the same '
+        'type, but it mixes "VARIANT" with another type',
+        error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+    )
 
 
 def _set_operation_error(column: str) -> OptimizeError:

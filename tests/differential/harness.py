@@ -73,8 +73,9 @@ class Answer:
     rows: tuple[Row, ...] = ()
 
 
-def spark_type_name(arrow_type: pa.DataType) -> str:
-    """Spark's ``simpleString`` of the type an Arrow column of ``arrow_type`` stands for.
+def spark_type_name(arrow_type: pa.DataType, time_zone: str = "UTC") -> str:
+    """Spark's ``simpleString`` of the type an Arrow column of ``arrow_type`` stands for (a
+    timestamp in the session ``time_zone`` is Spark's ``timestamp``).
 
     An Arrow type with no Spark counterpart keeps its Arrow name, which matches no Spark type.
     """
@@ -87,7 +88,7 @@ def spark_type_name(arrow_type: pa.DataType) -> str:
     if pa.types.is_timestamp(arrow_type) and arrow_type.unit == "us":
         if arrow_type.tz is None:
             return "timestamp_ntz"
-        if arrow_type.tz == "UTC":
+        if arrow_type.tz == time_zone:
             return "timestamp"
     simple = {
         pa.bool_(): "boolean",
@@ -158,8 +159,9 @@ def spark_error_class(error: BaseException) -> str | None:
     return None
 
 
-def spark_answer(spark: SparkSession, views: dict[str, DataFrame], sql: str) -> Answer:
-    """Spark's answer; variant columns rendered by Spark's ``to_json``."""
+def spark_answer(spark: SparkSession, views: dict[str, DataFrame], sql: str, time_zone: str = "UTC") -> Answer:
+    """Spark's answer in the session ``time_zone`` (set for this query only); variant columns
+    rendered by Spark's ``to_json``."""
     from py4j.protocol import Py4JJavaError
     from pyspark.errors import PySparkException
     from pyspark.sql import functions as F
@@ -167,6 +169,8 @@ def spark_answer(spark: SparkSession, views: dict[str, DataFrame], sql: str) -> 
 
     if spark.conf.get("spark.sql.session.timeZone") != "UTC":
         raise BadTest("the Spark session's time zone is not UTC")
+    if time_zone != "UTC":
+        spark.conf.set("spark.sql.session.timeZone", time_zone)
     # Other test modules may name their own temporary views alike: these are ours, now.
     for name, frame in views.items():
         frame.createOrReplaceTempView(name)
@@ -187,6 +191,8 @@ def spark_answer(spark: SparkSession, views: dict[str, DataFrame], sql: str) -> 
     except (PySparkException, Py4JJavaError) as exc:
         condition = spark_error_class(exc)
         return Answer(error=condition if condition is not None else f"no error class: {exc}")
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", "UTC")
     local = [isinstance(f.dataType, TimestampType) for f in fields]
     rows = []
     for row in collected:
@@ -210,7 +216,7 @@ def vpush_answer(con: vpush.Connection, sql: str) -> Answer:
         table = relation.to_arrow()
     except VpushError as exc:
         return Answer(error=exc.error_class if exc.error_class is not None else f"no error class: {exc}")
-    types = [spark_type_name(f.type) for f in table.schema]
+    types = [spark_type_name(f.type, con.time_zone) for f in table.schema]
     columns: list[list[Any]] = [c.to_pylist() for c in table.columns]
     if "variant" in types:
         # df() renders this very result (not a second run, whose unordered rows could come in

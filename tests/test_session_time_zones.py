@@ -1,0 +1,126 @@
+"""Variant timestamps, dates and local times through Spark's datetime functions in session time
+zones other than UTC, on both engines, against PySpark over the same files.
+
+The differential suite runs in UTC; here the session is America/Los_Angeles (whole-hour daylight
+saving), Australia/Lord_Howe (a half-hour change) and Asia/Kolkata (a half-hour offset, no
+change). The values sit on either side of each zone's changes: instants in the repeated hour of
+a fall-back night, local times in a gap and in an overlap. The files are Spark's (shredded as
+``timestamp``, with the other values in residuals) and vpush's (shredded as ``timestamp_ntz``,
+from Spark's unshredded values).
+One query per zone and engine computes every column of the batch.
+"""
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pyarrow.parquet as pq
+import pytest
+
+import vpush
+from differential.harness import Batch, compare, spark_answer, vpush_answer
+from support.writers import write_with_spark
+from vpush.codec.shred import write_shredded_parquet
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+VALUES = [
+    ("la_fall_first", "cast(TIMESTAMP'2024-11-03 08:30:00' AS variant)"),  # 01:30 PDT
+    ("la_fall_second", "cast(TIMESTAMP'2024-11-03 09:30:00' AS variant)"),  # 01:30 PST
+    ("la_spring", "cast(TIMESTAMP'2024-03-10 10:15:00' AS variant)"),
+    ("lh_end_first", "cast(TIMESTAMP'2024-04-06 14:45:00' AS variant)"),  # 01:45 +11
+    ("lh_end_second", "cast(TIMESTAMP'2024-04-06 15:15:00' AS variant)"),  # 01:45 +10:30
+    ("lh_start", "cast(TIMESTAMP'2024-10-05 15:45:00' AS variant)"),  # 02:45 +11
+    ("negative_fraction", "cast(TIMESTAMP'1969-12-31 23:59:58.5' AS variant)"),
+    ("last_microsecond", "cast(TIMESTAMP'9999-12-29 23:59:59.999999' AS variant)"),
+    ("ntz_la_overlap", "cast(TIMESTAMP_NTZ'2024-11-03 01:30:00' AS variant)"),
+    ("ntz_la_gap", "cast(TIMESTAMP_NTZ'2024-03-10 02:30:00' AS variant)"),
+    ("ntz_lh_overlap", "cast(TIMESTAMP_NTZ'2024-04-07 01:45:00' AS variant)"),
+    ("ntz_lh_gap", "cast(TIMESTAMP_NTZ'2024-10-06 02:15:00' AS variant)"),
+    ("date", "cast(DATE'2024-11-03' AS variant)"),
+    ("string_overlap", "cast('2024-11-03 01:30:00' AS variant)"),
+    ("string_lh_overlap", "cast('2024-04-07 01:45' AS variant)"),
+    ("variant_null", "parse_json('null')"),
+    ("sql_null", "NULL"),
+]
+SELECT = "SELECT label, x AS v FROM VALUES " + ", ".join(f"('{label}', {expr})" for label, expr in VALUES) + " AS vals(label, x)"
+ZONES = ["America/Los_Angeles", "Australia/Lord_Howe", "Asia/Kolkata"]
+
+TS = "try_cast(v AS timestamp)"
+NTZ = "try_cast(v AS timestamp_ntz)"
+BATCH = Batch(
+    "session_time_zones",
+    ("label",),
+    "zones",
+    {
+        # DuckDB cut a time in a fall-back overlap to the later offset's hour; java.time keeps the offset.
+        "date_trunc": tuple(
+            (f"t_{unit.lower()}", f"date_trunc('{unit}', {TS})")
+            for unit in ("SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR")
+        )
+        + (("t_ntz_hour", f"date_trunc('HOUR', {NTZ})"), ("t_date_week", "date_trunc('WEEK', try_cast(v AS date))")),
+        # DuckDB's implicit cast of a timestamp_ntz took an overlap's later offset.
+        "compared_with_ntz": (
+            ("eq", f"{TS} = TIMESTAMP_NTZ'2024-11-03 01:30:00'"),
+            ("gt", f"{NTZ} > TIMESTAMP'2024-04-07 01:45:00'"),
+            ("between", f"{TS} BETWEEN TIMESTAMP_NTZ'2024-04-07 01:45:00' AND TIMESTAMP_NTZ'2024-04-07 01:45:00'"),
+            ("in_list", f"{NTZ} IN (TIMESTAMP'2024-11-03 08:30:00Z')"),
+        ),
+        # date_add of a timestamp was a timestamp; unix_timestamp rounded down through a double.
+        "days_and_seconds": (
+            ("plus_day", f"date_add({TS}, 1)"),
+            ("minus_day", f"date_sub({NTZ}, 1)"),
+            ("unix", f"unix_timestamp({TS})"),
+        ),
+        "fields": (
+            ("h", f"hour({TS})"),
+            ("text", f"cast({TS} AS string)"),
+            ("d", f"cast({TS} AS date)"),
+            ("f", f"date_format({TS}, 'yyyy-MM-dd HH:mm:ss')"),
+            ("ntz", f"cast({NTZ} AS timestamp)"),
+        ),
+    },
+)
+
+
+@pytest.fixture(scope="module")
+def zone_tables(tmp_path_factory: pytest.TempPathFactory, spark: SparkSession) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("zones")
+    folder = root / "zones"
+    folder.mkdir()
+    unshredded = write_with_spark(spark, root / "unshredded", SELECT, None)[0]
+    write_shredded_parquet(pq.read_table(unshredded), folder / "vpush.parquet", {"v": "timestamp_ntz"}, row_group_size=5)
+    files = write_with_spark(spark, root / "staging", f"SELECT * FROM parquet.`{unshredded}`", "timestamp", row_group_size_rows=6)
+    shutil.move(str(files[0]), folder / "spark.parquet")
+    return {"zones": folder}
+
+
+@pytest.fixture(scope="module")
+def zone_views(spark: SparkSession, zone_tables: dict[str, Path]) -> dict[str, DataFrame]:
+    return {name: spark.read.parquet(str(folder)) for name, folder in zone_tables.items()}
+
+
+@pytest.fixture
+def session_zone(spark: SparkSession) -> Iterator[None]:
+    """The test session is left in UTC whatever a test sets."""
+    yield
+    spark.conf.set("spark.sql.session.timeZone", "UTC")
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+@pytest.mark.parametrize("zone", ZONES)
+def test_session_time_zone(
+    spark: SparkSession, zone_tables: dict[str, Path], zone_views: dict[str, DataFrame], session_zone: None,
+    zone: str, engine: str,
+) -> None:
+    """The batch's every column gives Spark's answer in the session time zone ``zone`` (one query
+    on each side: a failure names the column)."""
+    sql = BATCH.wide()
+    want = spark_answer(spark, zone_views, sql, time_zone=zone)
+    con = vpush.connect(engine="spark", spark=spark, time_zone=zone) if engine == "spark" else vpush.connect(time_zone=zone)
+    for name, folder in zone_tables.items():
+        con.register(name, folder)
+    compare(vpush_answer(con, sql), want, sql)
