@@ -872,18 +872,11 @@ class _Rewriter:
             else:
                 holder.set(key, value)
 
-        texts = [isinstance(t, StringType) for t in typed]
-        if typed and any(texts) and not all(texts) and all(isinstance(t, StringType) or _is_integral(t) for t in typed):
-            # strings beside integers: Spark's ANSI coercion reads the strings as bigints
-            bigint = AtomicType("bigint")
+        if _strings_with_integers(typed):
             for holder, key, value in parts:
-                if value is None or isinstance(value, exp.Null):
-                    continue
-                if isinstance(self.typer.of(value), StringType):
-                    put(holder, key, _string_to_integral_or_boolean(value.copy(), bigint, strict=True))
-                else:
-                    put(holder, key, exp.cast(value.copy(), _sql_type(bigint)))
-            self.typer.types[id(node)] = bigint
+                if value is not None and not isinstance(value, exp.Null):
+                    put(holder, key, _branch_as_bigint(value, self.typer.of(value)))
+            self.typer.types[id(node)] = AtomicType("bigint")
             return node
         if not typed or not all(_is_integral(t) or isinstance(t, DecimalType) for t in typed):
             return None
@@ -1938,18 +1931,31 @@ def _coerce_strings_with_integers(
         return []
     changed = []
     for i, (a, b) in enumerate(zip(left.values(), right.values())):
-        if not ({isinstance(a, StringType), isinstance(b, StringType)} == {True, False} and (_is_integral(a) or _is_integral(b))):
+        if not _strings_with_integers([a, b]):
             continue
         for side, kind in zip(sides, (a, b)):
             projection = side.expressions[i]
             value = projection.this if isinstance(projection, exp.Alias) else projection
             name = projection.alias_or_name
-            bigint = AtomicType("bigint")
-            read = (_string_to_integral_or_boolean(value.copy(), bigint, strict=True) if isinstance(kind, StringType)
-                    else exp.cast(value.copy(), _sql_type(bigint)))
-            projection.replace(exp.alias_(read, exp.to_identifier(name, quoted=True)))
+            projection.replace(exp.alias_(_branch_as_bigint(value, kind), exp.to_identifier(name, quoted=True)))
         changed.append(i)
     return changed
+
+
+def _strings_with_integers(types: list[SparkType | None]) -> bool:
+    """Whether branches of these types (of a UNION, a CASE, ``coalesce``, ``if``) are strings
+    beside integers, which Spark's ANSI coercion makes bigints."""
+    texts = [isinstance(t, StringType) for t in types]
+    return any(texts) and not all(texts) and all(isinstance(t, StringType) or _is_integral(t) for t in types)
+
+
+def _branch_as_bigint(value: exp.Expr, kind: SparkType | None) -> exp.Expression:
+    """A branch among strings and integers as Spark's ANSI coercion reads it: a string strictly as
+    a bigint (DuckDB would make every branch a string, or its binder refuse), an integer cast."""
+    bigint = AtomicType("bigint")
+    if isinstance(kind, StringType):
+        return _string_to_integral_or_boolean(value.copy(), bigint, strict=True)
+    return exp.cast(value.copy(), _sql_type(bigint))
 
 
 def _check_resolved(select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
