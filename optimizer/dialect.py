@@ -571,6 +571,8 @@ def _check_spark_syntax(node: exp.Expr) -> None:
             raise _error("the routine ALL cannot be found", "UNRESOLVED_ROUTINE")
     elif isinstance(node, exp.Fetch):
         refused = "FETCH FIRST"
+    elif isinstance(node, exp.WindowSpec) and str(node.args.get("kind") or "").upper() == "GROUPS":
+        refused = "a GROUPS frame"
     elif isinstance(node, exp.Between) and node.args.get("symmetric"):
         refused = "BETWEEN SYMMETRIC"
     elif isinstance(node, exp.SimilarTo):
@@ -886,10 +888,14 @@ class VpushSparkParser(SparkParser):
     }
 
     def parse(self, raw_tokens: list[Token], sql: str) -> list[exp.Expr | None]:
-        for comma, after in zip(raw_tokens, raw_tokens[1:]):
-            if comma.token_type == TokenType.COMMA and after.token_type == TokenType.FROM:
-                # sqlglot drops a trailing comma in a SELECT list; Spark's parser refuses it
+        for token, after in zip(raw_tokens, raw_tokens[1:]):
+            # sqlglot drops a trailing comma and takes a string as an alias; Spark's parser refuses
+            if token.token_type == TokenType.COMMA and after.token_type == TokenType.FROM:
                 raise _error("a trailing comma before FROM", "TRAILING_COMMA_IN_SELECT")
+            if token.token_type == TokenType.COMMA and after.token_type == TokenType.R_PAREN:
+                raise _error("Spark's parser refuses a trailing comma before ')'", "PARSE_SYNTAX_ERROR")
+            if token.token_type == TokenType.ALIAS and after.token_type in _STRING_TOKENS:
+                raise _error("Spark's parser refuses a string as an alias (AS 'x', AS \"x\")", "PARSE_SYNTAX_ERROR")
         statements = super().parse(raw_tokens, sql)
         for statement in statements:
             if statement is not None:

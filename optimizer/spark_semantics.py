@@ -42,7 +42,11 @@ from vpush.optimizer.dialect import (
     SPARK_CALL,
     TYPED_LITERAL,
     WRITTEN_UNIT,
+    IsValidVariant,
+    IsVariantNull,
     ParseJson,
+    SchemaOfVariant,
+    SchemaOfVariantAgg,
     ToVariantObject,
     VariantArrayAppend,
     VariantExplode,
@@ -2292,7 +2296,7 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     if isinstance(node, exp.In) and isinstance(node.args.get("query"), (exp.Subquery, exp.Select)):
         tested = spark_name(node.this, top=False)
         return None if tested is None else f"({tested} IN (listquery()))"
-    if isinstance(node, ParseJson):
+    if isinstance(node, (ParseJson, IsVariantNull, IsValidVariant, SchemaOfVariant, SchemaOfVariantAgg)):
         return _call(node.sql_name().lower(), [node.this])
     if isinstance(node, (exp.Add, exp.Sub)) and node.meta.get(_DATE_OPERAND):
         return _date_arithmetic_name(node)
@@ -2308,6 +2312,8 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         return None if source is None or key is None else f"{source}[{key}]"
     if isinstance(node, exp.Literal):
         return node.this if node.is_string else _number_name(node.this, None)
+    if isinstance(node, exp.RawString):
+        return node.name
     if isinstance(node, exp.Boolean):
         return "true" if node.this else "false"
     if isinstance(node, exp.Null):
@@ -2375,6 +2381,8 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         return _call(_DATETIME_PARTS[type(node)], [_user_argument(node.this)])
     if isinstance(node, exp.DateDiff) and node.args.get("unit") is None:
         return _call("datediff", [_user_argument(node.this), _user_argument(node.expression)])
+    if isinstance(node, exp.Is) and isinstance(node.expression, exp.Boolean):
+        return _call_pair(node.this, "<=>", node.expression)  # Spark's x IS TRUE is x <=> true
     if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
         inner_null = spark_name(node.this, top=False)
         return None if inner_null is None else f"({inner_null} IS NULL)"

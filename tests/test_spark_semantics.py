@@ -163,6 +163,7 @@ QUERIES: list[Any] = [
     # functions
     "SELECT length(g), upper(g), abs(i), coalesce(i, 0) FROM t",
     "SELECT date_add(day, 1) AS next_day FROM t",
+    "SELECT (i > 1) IS NOT TRUE, (i > 1) IS TRUE, (i > 1) IS FALSE, (i > 1) IS NOT FALSE, NOT (i > 1) IS TRUE FROM t",
     # over extractions
     "SELECT sum(v:n::int), avg(v:amount::decimal(9,2)), sum(v:amount::decimal(9,2)) FROM v",
     "SELECT v:n::int div 2 AS h, count(*) AS c FROM v GROUP BY v:n::int div 2 ORDER BY h LIMIT 3",
@@ -436,6 +437,14 @@ NAMED: list[str] = [
     "SELECT INTERVAL 2 DAY + day, INTERVAL 1 HOUR + timestamp_seconds(s), INTERVAL 1 MONTH + day, day + (-INTERVAL 2 DAY) FROM t",
     "SELECT +i, +1, +(i + 1), -+1, +-1, + f, +d, i + +s FROM t",
     "SELECT NOT i IS NULL, NOT (i IS NULL), i IS NOT NULL, NOT i IS NOT NULL, NOT i = 1, NOT (i > 1 AND s < 3), isnotnull(i) FROM t",
+    "SELECT (i > 1) IS NOT TRUE, (i > 1) IS TRUE, (i > 1) IS FALSE, (i > 1) IS NOT FALSE, NOT (i > 1) IS TRUE FROM t",
+    # over extractions
+    "SELECT v:n, v:n::int, variant_get(v, '$.n', 'int'), try_variant_get(v, '$.amount', 'decimal(9,2)'), v:n::int + 1, cast(v:n AS int), v:amount::decimal(9,2) * 2 FROM v",
+    'SELECT sum(v:n::int), count(v:n), max(v:ratio::double), count(v:missing), avg(v:n::int) + 1 FROM v',
+    'SELECT v:n::int + id, v:missing, v:n IS NULL, is_variant_null(v:n), schema_of_variant(v:n), is_variant_null(v), is_valid_variant(v:n) FROM v',
+    'SELECT schema_of_variant_agg(v:n), schema_of_variant_agg(v) FROM v',
+    'SELECT CASE WHEN v:n::int > 3 THEN 1 END, coalesce(v:n::int, 0), v:n::int BETWEEN 1 AND 3, v:n::int IN (1, 2), -v:n::int, +v:n::int, 1L + v:n::int FROM v',
+    "SELECT variant_get(v, '$.n'), v:n::string || 'x', struct(v:n::int AS a), day_n FROM (SELECT v, id AS day_n FROM v)",
 ]
 
 
@@ -480,6 +489,11 @@ REFUSED_SYNTAX = [
     "SELECT i FROM t LIMIT -1",
     "SELECT i FROM t OFFSET -1",
     "SELECT TOP 2 i FROM t",
+    'SELECT 1 AS "x" FROM t',
+    "SELECT 1 AS 'x' FROM t",
+    "SELECT i FROM t WHERE i IN (1,)",
+    "SELECT concat(g,) FROM t",
+    "SELECT sum(i) OVER (ORDER BY i GROUPS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM t",
 ]
 
 # ... and syntax near those that Spark takes: vpush answers it too.
@@ -491,8 +505,8 @@ TAKEN_SYNTAX = [
     "SELECT * EXCEPT (i) FROM t",
     "SELECT i FROM t WHERE NOT EXISTS (SELECT 1) AND i IN (SELECT 1)",
     "SELECT count(*) FROM t GROUP BY ALL",
-    "SELECT i FROM t EXCEPT ALL SELECT i FROM t",
     "SELECT sum(i) OVER w AS x FROM t WINDOW w AS (PARTITION BY g)",
+    "SELECT i AS x, i AS `y z`, trim(',' FROM g) AS c, r'\\n' FROM t",
 ]
 
 
