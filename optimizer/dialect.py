@@ -555,8 +555,65 @@ def _check_mutation(node: exp.Func) -> None:
             raise _error(f"the {key} argument of {func} must be a constant", "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT")
 
 
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ)
+
+
+def _check_spark_syntax(node: exp.Expr) -> None:
+    """Raise Spark's error for syntax sqlglot's parser takes and Spark's refuses (each measured on
+    PySpark 4.3), rather than answer a query Spark does not run."""
+    refused = None
+    if isinstance(node, exp.Group) and any(isinstance(e, exp.Tuple) and not e.expressions for e in node.expressions):
+        refused = "GROUP BY ()"
+    elif isinstance(node, (exp.Any, exp.All)) and isinstance(node.parent, _COMPARISONS):
+        if isinstance(_unparen(node.this), (exp.Select, exp.Subquery, exp.SetOperation)):
+            refused = "a comparison with ANY, SOME or ALL of a subquery"
+        elif isinstance(node, exp.All):
+            raise _error("the routine ALL cannot be found", "UNRESOLVED_ROUTINE")
+    elif isinstance(node, exp.Fetch):
+        refused = "FETCH FIRST"
+    elif isinstance(node, exp.WindowSpec) and str(node.args.get("kind") or "").upper() == "GROUPS":
+        refused = "a GROUPS frame"
+    elif isinstance(node, exp.Between) and node.args.get("symmetric"):
+        refused = "BETWEEN SYMMETRIC"
+    elif isinstance(node, exp.SimilarTo):
+        refused = "SIMILAR TO"
+    elif isinstance(node, exp.Parameter):
+        refused = "a $ parameter"
+    elif isinstance(node, exp.Lateral) and node.args.get("cross_apply") is not None:
+        refused = "CROSS APPLY and OUTER APPLY"
+    elif isinstance(node, exp.SetOperation) and node.args.get("by_name"):
+        refused = "UNION BY NAME"
+    elif isinstance(node, exp.Window) and node.args.get("alias") is not None and any(
+        node.args.get(k) for k in ("partition_by", "order", "spec")
+    ):
+        refused = "a named window with more clauses (OVER (w ORDER BY ...))"
+    elif isinstance(node, exp.Select):
+        limit, offset = node.args.get("limit"), node.args.get("offset")
+        if isinstance(limit, exp.Limit) and isinstance(offset, exp.Offset):
+            a, b = limit.expression, offset.expression
+            if a is not None and b is not None and a.meta.get("start", -1) > b.meta.get("start", 10**9):
+                refused = "LIMIT offset, count"  # sqlglot reads it as LIMIT count OFFSET offset
+        distinct = node.args.get("distinct")
+        if isinstance(distinct, exp.Distinct) and distinct.args.get("on") is not None:
+            raise _error("the routine ON cannot be found (DISTINCT ON)", "UNRESOLVED_ROUTINE")
+    elif isinstance(node, exp.In) and not node.expressions and not any(
+        node.args.get(k) for k in ("query", "unnest", "field")
+    ):
+        raise _error("IN () needs at least one value", "INVALID_SQL_SYNTAX.EMPTY_IN_PREDICATE")
+    elif isinstance(node, (exp.Limit, exp.Offset)):
+        count = node.expression
+        if isinstance(count, exp.Neg) and isinstance(count.this, exp.Literal) and not count.this.is_string:
+            word = "limit" if isinstance(node, exp.Limit) else "offset"
+            raise _error(f"the {word} expression must be equal to or greater than 0", "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE")
+    elif isinstance(node, exp.Placeholder) and not isinstance(node.parent, exp.Alias):
+        raise _error("found an unbound parameter marker", "UNBOUND_SQL_PARAMETER")
+    if refused is not None:
+        raise _error(f"Spark's parser refuses {refused}", "PARSE_SYNTAX_ERROR")
+
+
 def _check_statement(expression: exp.Expr) -> None:
     for node in expression.walk():
+        _check_spark_syntax(node)
         if isinstance(node, VariantGet):
             _check_variant_get(node)
         elif isinstance(node, (VariantSet, VariantInsert, VariantDelete, VariantArrayAppend, VariantStripNulls)):
@@ -625,8 +682,9 @@ _TRACED_PARSERS = frozenset({
 })
 
 TYPED_LITERAL = "vpush_typed_literal"
-"""The meta key marking a ``Cast`` that the user wrote as a typed literal (``DATE '2024-01-02'``):
-Spark names it after its value, where a ``CAST`` is named ``CAST(... AS DATE)``."""
+"""The meta key marking a ``Cast`` that the user wrote as a typed literal (``DATE '2024-01-02'``,
+or a number with a type suffix, ``1L``, ``1.5D``, ``2BD``): Spark names it after its value, where
+a ``CAST`` is named ``CAST(... AS DATE)``."""
 
 
 def _typed_literal(parser: Parser, this: exp.Expr, to: exp.DataType) -> exp.Expr:
@@ -635,8 +693,33 @@ def _typed_literal(parser: Parser, this: exp.Expr, to: exp.DataType) -> exp.Expr
     return cast
 
 
+def _double_colon(parser: Parser, this: exp.Expr, to: exp.Expr) -> exp.Expr:
+    """``x::type``, and a number with a type suffix, which sqlglot's tokenizer turns into
+    ``1::BIGINT`` (its ``::`` token spans the number's text, not ``::``): a typed literal."""
+    cast = parser.build_cast(strict=parser.STRICT_CAST, this=this, to=to)
+    colon = parser._tokens[parser._index - 2] if parser._index >= 2 else None
+    if (
+        isinstance(this, exp.Literal)
+        and colon is not None
+        and colon.token_type == TokenType.DCOLON
+        and parser.sql[colon.start : colon.end + 1] != "::"
+    ):
+        cast.meta[TYPED_LITERAL] = True
+    return cast
+
+
 WRITTEN_UNIT = "vpush_written_unit"
 """The meta key under which ``extract(hour FROM ts)`` keeps its unit as written."""
+
+PREFIX_NOT = "vpush_prefix_not"
+"""The meta key marking a ``NOT`` written before its operand: Spark names ``NOT x IS NULL``
+``(NOT (x IS NULL))``, and ``x IS NOT NULL`` (the same tree in sqlglot) ``(x IS NOT NULL)``."""
+
+
+def _prefix_not(node: exp.Expr) -> exp.Expr:
+    node.meta[PREFIX_NOT] = True
+    return node
+
 
 SPARK_CALL = "vpush_spark_call"
 """The meta key under which a function call keeps how the user wrote it: ``(name, arguments)``,
@@ -768,6 +851,13 @@ class VpushSparkParser(SparkParser):
 
     STRICT_CAST = True
     COLON_IS_VARIANT_EXTRACT = True
+    COLUMN_OPERATORS = {**SparkParser.COLUMN_OPERATORS, TokenType.DCOLON: _double_colon}
+    # A unary plus is Spark's `positive` (named `(+ x)`), where sqlglot drops it.
+    UNARY_PARSERS = {
+        **SparkParser.UNARY_PARSERS,
+        TokenType.PLUS: lambda self: self.expression(exp.Anonymous(this="positive", expressions=[self._parse_unary()])),
+        TokenType.NOT: lambda self: _prefix_not(self.expression(exp.Not(this=self._parse_equality()))),
+    }
     FUNCTIONS = {
         name: _traced(name, build)
         for name, build in {
@@ -798,6 +888,14 @@ class VpushSparkParser(SparkParser):
     }
 
     def parse(self, raw_tokens: list[Token], sql: str) -> list[exp.Expr | None]:
+        for token, after in zip(raw_tokens, raw_tokens[1:]):
+            # sqlglot drops a trailing comma and takes a string as an alias; Spark's parser refuses
+            if token.token_type == TokenType.COMMA and after.token_type == TokenType.FROM:
+                raise _error("a trailing comma before FROM", "TRAILING_COMMA_IN_SELECT")
+            if token.token_type == TokenType.COMMA and after.token_type == TokenType.R_PAREN:
+                raise _error("Spark's parser refuses a trailing comma before ')'", "PARSE_SYNTAX_ERROR")
+            if token.token_type == TokenType.ALIAS and after.token_type in _STRING_TOKENS:
+                raise _error("Spark's parser refuses a string as an alias (AS 'x', AS \"x\")", "PARSE_SYNTAX_ERROR")
         statements = super().parse(raw_tokens, sql)
         for statement in statements:
             if statement is not None:

@@ -25,6 +25,7 @@ placed on a scan are rewritten, so those count as typed by their target.
 """
 from __future__ import annotations
 
+import decimal
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -34,14 +35,19 @@ import pyarrow as pa
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
-from vpush.codec.java_format import format_java_double
+from vpush.codec.java_format import format_java_double, format_java_float
 from vpush.codec.strict_math import STRICT_MATH_FUNCTIONS as STRICT_MATH_ARITY
 from vpush.optimizer.dialect import (
     IMPLICIT_NAME,
+    PREFIX_NOT,
     SPARK_CALL,
     TYPED_LITERAL,
     WRITTEN_UNIT,
+    IsValidVariant,
+    IsVariantNull,
     ParseJson,
+    SchemaOfVariant,
+    SchemaOfVariantAgg,
     ToVariantObject,
     VariantArrayAppend,
     VariantExplode,
@@ -703,6 +709,12 @@ class _Typer:
 
     def _arithmetic(self, node: exp.Binary) -> SparkType | None:
         left, right = self.of(node.this), self.of(node.expression)
+        date = AtomicType("date")
+        if isinstance(node, (exp.Add, exp.Sub)) and (
+            (left == date and _interval_unit(node.expression) in _DATE_UNITS)
+            or (isinstance(node, exp.Add) and right == date and _interval_unit(node.this) in _DATE_UNITS)
+        ):
+            return date  # Spark's date plus days, months or years is a date
         if _is_integral(left) and _is_integral(right):
             assert isinstance(left, AtomicType) and isinstance(right, AtomicType)
             return _wider_integral(left, right)
@@ -966,18 +978,11 @@ class _Rewriter:
             else:
                 holder.set(key, value)
 
-        texts = [isinstance(t, StringType) for t in typed]
-        if typed and any(texts) and not all(texts) and all(isinstance(t, StringType) or _is_integral(t) for t in typed):
-            # strings beside integers: Spark's ANSI coercion reads the strings as bigints
-            bigint = AtomicType("bigint")
+        if _strings_with_integers(typed):
             for holder, key, value in parts:
-                if value is None or isinstance(value, exp.Null):
-                    continue
-                if isinstance(self.typer.of(value), StringType):
-                    put(holder, key, _string_to_integral_or_boolean(value.copy(), bigint, strict=True))
-                else:
-                    put(holder, key, exp.cast(value.copy(), _sql_type(bigint)))
-            self.typer.types[id(node)] = bigint
+                if value is not None and not isinstance(value, exp.Null):
+                    put(holder, key, _branch_as_bigint(value, self.typer.of(value)))
+            self.typer.types[id(node)] = AtomicType("bigint")
             return node
         if not typed or not all(_is_integral(t) or isinstance(t, DecimalType) for t in typed):
             return None
@@ -1267,6 +1272,11 @@ class _Rewriter:
                 else:
                     node.set(key, exp.cast(part, _sql_type(bigint)))
             return node
+        if isinstance(node, exp.Add) and isinstance(node.this, exp.Interval) and of(node.expression) in _DATETIMES[:2]:
+            # an interval plus a date or timestamp: the date or timestamp plus the interval
+            interval, moment = node.this, node.expression
+            node.set("this", moment)
+            node.set("expression", interval)
         if isinstance(node, (exp.Add, exp.Sub)) and of(node.this) == AtomicType("timestamp") and isinstance(node.expression, exp.Interval):
             # Spark adds a day-time interval's whole days in local time and the rest exactly
             # (24 hours is a day: 25 hours across a fall-back change); DuckDB adds hours exactly
@@ -1275,12 +1285,10 @@ class _Rewriter:
                 return node
             step = exp.Add if isinstance(node, exp.Add) else exp.Sub
             return step(this=exp.Paren(this=step(this=node.this, expression=split[0])), expression=split[1])
-        if isinstance(node, (exp.Add, exp.Sub)) and of(node.this) == AtomicType("date") and isinstance(node.expression, exp.Interval):
+        if isinstance(node, (exp.Add, exp.Sub)) and of(node.this) == AtomicType("date") and _interval_unit(node.expression):
             # Spark's date plus days, months or years is a date; plus a time, a timestamp in the
             # session zone (DuckDB's are both naive timestamps)
-            unit = node.expression.args.get("unit")
-            word = unit.name.upper().rstrip("S") if isinstance(unit, exp.Var) else ""
-            if word in ("YEAR", "MONTH", "WEEK", "DAY"):
+            if _interval_unit(node.expression) in _DATE_UNITS:
                 return exp.cast(node, exp.DataType.build("DATE"))
             node.set("this", exp.cast(node.this, exp.DataType.build("TIMESTAMPTZ")))
             return node
@@ -1987,6 +1995,7 @@ def apply_spark_semantics(
             produced[projection.alias_or_name.lower()] = typer.of(projection)
             name = written = None
             if not isinstance(projection, (exp.Alias, exp.Column, exp.Star)):
+                _mark_typed_names(projection, typer)
                 name = spark_name(projection)
                 if name is None and projection.find(ToVariantObject, VariantSet, VariantInsert, VariantArrayAppend) is not None:
                     from vpush.optimizer.rewrite_variants import spark_function_name
@@ -2001,7 +2010,11 @@ def apply_spark_semantics(
             if name is None and written is not None and done.sql(dialect="duckdb") != written:
                 name = written  # no Spark name known: keep the one DuckDB gives the expression as written
             if name is not None:
-                done.replace(exp.alias_(done.copy(), exp.to_identifier(name, quoted=True)))
+                # the projection itself under the alias, not a copy: a subquery's tables in it are
+                # found again by identity when they become scans
+                holder = exp.Alias(alias=exp.to_identifier(name, quoted=True))
+                done.replace(holder)
+                holder.set("this", done)
         for key in ("where", "group", "having", "order", "qualify"):
             part = select.args.get(key)
             if part is not None:
@@ -2208,18 +2221,31 @@ def _coerce_strings_with_integers(
         return []
     changed = []
     for i, (a, b) in enumerate(zip(left.values(), right.values())):
-        if not ({isinstance(a, StringType), isinstance(b, StringType)} == {True, False} and (_is_integral(a) or _is_integral(b))):
+        if not _strings_with_integers([a, b]):
             continue
         for side, kind in zip(sides, (a, b)):
             projection = side.expressions[i]
             value = projection.this if isinstance(projection, exp.Alias) else projection
             name = projection.alias_or_name
-            bigint = AtomicType("bigint")
-            read = (_string_to_integral_or_boolean(value.copy(), bigint, strict=True) if isinstance(kind, StringType)
-                    else exp.cast(value.copy(), _sql_type(bigint)))
-            projection.replace(exp.alias_(read, exp.to_identifier(name, quoted=True)))
+            projection.replace(exp.alias_(_branch_as_bigint(value, kind), exp.to_identifier(name, quoted=True)))
         changed.append(i)
     return changed
+
+
+def _strings_with_integers(types: list[SparkType | None]) -> bool:
+    """Whether branches of these types (of a UNION, a CASE, ``coalesce``, ``if``) are strings
+    beside integers, which Spark's ANSI coercion makes bigints."""
+    texts = [isinstance(t, StringType) for t in types]
+    return any(texts) and not all(texts) and all(isinstance(t, StringType) or _is_integral(t) for t in types)
+
+
+def _branch_as_bigint(value: exp.Expr, kind: SparkType | None) -> exp.Expression:
+    """A branch among strings and integers as Spark's ANSI coercion reads it: a string strictly as
+    a bigint (DuckDB would make every branch a string, or its binder refuse), an integer cast."""
+    bigint = AtomicType("bigint")
+    if isinstance(kind, StringType):
+        return _string_to_integral_or_boolean(value.copy(), bigint, strict=True)
+    return exp.cast(value.copy(), _sql_type(bigint))
 
 
 def _check_resolved(select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
@@ -2381,11 +2407,151 @@ def _interval_name(node: exp.Interval) -> str | None:
     if not isinstance(unit, exp.Var) or not isinstance(value, exp.Literal):
         return None
     word = unit.name.upper()
-    word = word[:-1] if word.endswith("S") and word[:-1] in _INTERVAL_UNITS else word
+    word = word[:-1] if word.endswith("S") and word[:-1] in _INTERVAL_UNITS | {"WEEK"} else word
     text = value.name
+    if word == "WEEK" and text.lstrip("-").isdigit():
+        word, text = "DAY", str(int(text) * 7)  # Spark's parser makes a week seven days
     if word in ("HOUR", "MINUTE", "SECOND") and text.isdigit():
         text = text.zfill(2)  # Spark prints a time field with two digits at least
     return f"INTERVAL '{text}' {word}" if word in _INTERVAL_UNITS else None
+
+
+_DATE_OPERAND = "vpush_date_operand"
+"""The meta key marking a ``+`` or ``-`` with a date operand (its value: that operand's arg key),
+which Spark names as the ``date_add``/``date_sub`` it resolves it to (see :func:`_mark_typed_names`)."""
+
+_STRUCT_FIELD = "vpush_struct_field"
+"""The meta key marking ``s['a']`` over a struct, which Spark names ``s.a``."""
+
+_NUMERIC_SUFFIXES: dict[exp.DType, str] = {
+    exp.DType.TINYINT: "integer", exp.DType.SMALLINT: "integer", exp.DType.BIGINT: "integer",
+    exp.DType.DOUBLE: "double", exp.DType.FLOAT: "float", exp.DType.DECIMAL: "decimal",
+}
+
+
+def _numeric_literal(node: exp.Expr) -> tuple[str, str | None] | None:
+    """A number literal's text and, for one written with a type suffix (``1L``, ``1.5D``,
+    ``2BD``), the kind of number it is; None for anything else."""
+    if isinstance(node, exp.Literal) and not node.is_string:
+        return node.this, None
+    if isinstance(node, exp.Cast) and node.meta.get(TYPED_LITERAL) and isinstance(node.this, exp.Literal):
+        kind = _NUMERIC_SUFFIXES.get(node.to.this)
+        return None if kind is None else (node.this.name, kind)
+    return None
+
+
+def _number_name(text: str, kind: str | None) -> str | None:
+    """A number literal as Spark prints it: its value's ``toString`` (``00.5`` is ``0.5``, ``-0`` is
+    ``0``, ``1e3`` and ``1000D`` are ``1000.0``, ``1e3BD`` is ``1000``, ``1e-7BD`` is ``1E-7``).
+
+    Example:
+        >>> [_number_name(t, k) for t, k in [("007", None), ("-0.0", None), ("1e3", None), ("16777217", "float"), ("1e3", "decimal")]]
+        ['7', '0.0', '1000.0', '1.6777216E7', '1000']
+    """
+    kind = kind or ("double" if "e" in text.lower() else "decimal" if "." in text else "integer")
+    try:
+        if kind == "integer":
+            return str(int(text))
+        if kind in ("double", "float"):
+            value = float(text)
+            return format_java_double(value) if kind == "double" else format_java_float(value)
+        number = decimal.Decimal(text)
+    except (ValueError, decimal.InvalidOperation):
+        return None
+    if number.as_tuple().exponent > 0:  # type: ignore[operator]
+        number = number.quantize(decimal.Decimal(1))  # Spark's decimals have no negative scale
+    # Java's BigDecimal has no negative zero; its toString is Python's str of a Decimal
+    return str(number.copy_abs() if number.is_zero() else number)
+
+
+def _call_pair(left: exp.Expr, symbol: str, right: exp.Expr) -> str | None:
+    """``(left symbol right)`` with both operands' Spark names, or None."""
+    a, b = spark_name(left, top=False), spark_name(right, top=False)
+    return None if a is None or b is None else f"({a} {symbol} {b})"
+
+
+def _struct_field_name(prop: exp.PropertyEQ) -> str | None:
+    """``x AS a``, an argument of ``struct`` as Spark prints it (the name back-quoted where it is
+    not a plain identifier)."""
+    value = spark_name(prop.expression, top=False)
+    name = prop.name
+    if value is None:
+        return None
+    return f"{value} AS {name if _PLAIN_NAME.match(name) else '`' + name.replace('`', '``') + '`'}"
+
+
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+_DATE_UNITS = frozenset({"YEAR", "MONTH", "WEEK", "DAY"})
+
+
+def _interval_unit(node: exp.Expr) -> str:
+    """The unit of an interval literal of one unit, possibly negated or in parentheses
+    (``DAY`` for ``-INTERVAL 2 DAYS``); ``''`` for anything else."""
+    while isinstance(node, (exp.Paren, exp.Neg)):
+        node = node.this
+    unit = node.args.get("unit") if isinstance(node, exp.Interval) else None
+    return unit.name.upper().rstrip("S") if isinstance(unit, exp.Var) else ""
+
+
+def _days_interval(node: exp.Expr) -> bool:
+    """Whether ``node`` is an interval literal of whole days (or weeks), possibly negated: Spark
+    adds it to a date as ``date_add(d, extractansiintervaldays(i))``."""
+    return _interval_unit(node) in ("DAY", "WEEK")
+
+
+def _date_arithmetic_name(node: exp.Add | exp.Sub) -> str | None:
+    """A date plus or minus days as Spark names the call it resolves it to: ``date_add(d, n)``,
+    ``date_sub(d, n)``, ``date_add(d, extractansiintervaldays(INTERVAL '1' DAY))``; a date plus
+    another interval as it is printed (``d + INTERVAL '2' MONTH``)."""
+    side = node.meta[_DATE_OPERAND]
+    date = node.args[side]
+    other = node.expression if side == "this" else node.this
+    if _days_interval(other):
+        days = _call("extractansiintervaldays", [other])
+        if days is not None and isinstance(node, exp.Sub):
+            days = f"(- {days})"
+        shown = spark_name(date, top=False)
+        return None if days is None or shown is None else f"date_add({shown}, {days})"
+    if isinstance(_unparen(other), exp.Interval):
+        left, right = spark_name(date, top=False), spark_name(other, top=False)
+        symbol = "+" if isinstance(node, exp.Add) else "-"
+        return None if left is None or right is None else f"{left} {symbol} {right}"
+    return _call("date_add" if isinstance(node, exp.Add) else "date_sub", [date, other])
+
+
+def _unparen(node: exp.Expr) -> exp.Expr:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return node
+
+
+def _date_result(node: exp.Expr) -> bool:
+    """Whether ``node`` is a date plus or minus days, months or years (marked by
+    :func:`_mark_typed_names`), which is a date in Spark."""
+    side = node.meta.get(_DATE_OPERAND) if isinstance(node, (exp.Add, exp.Sub)) else None
+    if side is None:
+        return False
+    return _interval_unit(node.expression if side == "this" else node.this) not in _TIME_UNIT_MICROS
+
+
+def _mark_typed_names(projection: exp.Expr, typer: _Typer) -> None:
+    """Mark the nodes of ``projection`` whose Spark name depends on their operands' types: a date
+    plus or minus a number or an interval (:data:`_DATE_OPERAND`), ``s['a']`` of a struct
+    (:data:`_STRUCT_FIELD`)."""
+    for node in reversed(_in_scope(projection)):  # operands before the nodes over them
+        if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
+            key = node.expressions[0]
+            if isinstance(key, exp.Literal) and key.is_string and isinstance(typer.of(node.this), StructType):
+                node.meta[_STRUCT_FIELD] = True
+        elif isinstance(node, (exp.Add, exp.Sub)):
+            for side in ("this", "expression") if isinstance(node, exp.Add) else ("this",):
+                other = node.expression if side == "this" else node.this
+                date = typer.of(node.args[side]) == AtomicType("date") or _date_result(node.args[side])
+                if date and (_is_integral(typer.of(other)) or isinstance(_unparen(other), (exp.Interval, exp.Neg))):
+                    node.meta[_DATE_OPERAND] = side
+                    break
 
 
 def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
@@ -2405,8 +2571,25 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     # count(*) is count(1), and div(a, b) is (a div b): below
     if called is not None and called in SPARK_FUNCTIONS and called not in ("count", "div"):
         return _traced_call_name(node, called)
+    number = _numeric_literal(node) if isinstance(node, exp.Cast) else None
+    if number is not None:
+        return _number_name(*number)
     if isinstance(node, exp.Cast) and node.meta.get(TYPED_LITERAL) and isinstance(node.this, exp.Literal):
         return _typed_literal_name(node)
+    if isinstance(node, exp.Subquery):
+        return "scalarsubquery()"
+    if isinstance(node, exp.Exists):
+        return "exists()"
+    if isinstance(node, exp.In) and isinstance(node.args.get("query"), (exp.Subquery, exp.Select)):
+        tested = spark_name(node.this, top=False)
+        return None if tested is None else f"({tested} IN (listquery()))"
+    if isinstance(node, (ParseJson, IsVariantNull, IsValidVariant, SchemaOfVariant, SchemaOfVariantAgg)):
+        return _call(node.sql_name().lower(), [node.this])
+    if isinstance(node, (exp.Add, exp.Sub)) and node.meta.get(_DATE_OPERAND):
+        return _date_arithmetic_name(node)
+    if isinstance(node, exp.Bracket) and node.meta.get(_STRUCT_FIELD):
+        source = spark_name(node.this, top=False)
+        return None if source is None else f"{source}.{node.expressions[0].name}"
     if isinstance(node, exp.Column):
         return None if isinstance(node.this, exp.Star) else node.name
     if isinstance(node, exp.Paren):
@@ -2415,9 +2598,9 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         source, key = spark_name(node.this, top=False), spark_name(node.expressions[0], top=False)
         return None if source is None or key is None else f"{source}[{key}]"
     if isinstance(node, exp.Literal):
-        if not node.is_string and "e" in node.this.lower():
-            return format_java_double(float(node.this))
-        return node.this
+        return node.this if node.is_string else _number_name(node.this, None)
+    if isinstance(node, exp.RawString):
+        return node.name
     if isinstance(node, exp.Boolean):
         return "true" if node.this else "false"
     if isinstance(node, exp.Null):
@@ -2425,11 +2608,17 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     if isinstance(node, exp.HexString):
         return f"X'{node.this.upper()}'"  # Spark prints a binary literal's bytes in upper case
     if isinstance(node, exp.Neg):
-        if isinstance(node.this, exp.Literal) and not node.this.is_string:
-            return "-" + str(spark_name(node.this, top=False))  # Spark reads `-3` as one literal
+        number = _numeric_literal(node.this)
+        if number is not None:
+            return _number_name("-" + number[0], number[1])  # Spark reads `-3` as one literal
         inner = spark_name(node.this, top=False)
         return None if inner is None else f"(- {inner})"
-    if isinstance(node, exp.Not) and isinstance(node.this, exp.Is) and isinstance(node.this.expression, exp.Null):
+    if (
+        isinstance(node, exp.Not)
+        and isinstance(node.this, exp.Is)
+        and isinstance(node.this.expression, exp.Null)
+        and not node.meta.get(PREFIX_NOT)
+    ):
         inner_is = spark_name(node.this.this, top=False)
         return None if inner_is is None else f"({inner_is} IS NOT NULL)"
     if isinstance(node, exp.Not):
@@ -2440,14 +2629,20 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         return operator or None
     if isinstance(node, exp.Interval):
         return _interval_name(node)
-    if isinstance(node, (exp.Add, exp.Sub)) and isinstance(node.expression, exp.Interval):
+    if isinstance(node, exp.Mul) and isinstance(node.expression, exp.Interval) and not isinstance(node.this, exp.Interval):
+        # Spark's product of an interval and a number prints the interval first
+        return _call_pair(node.expression, "*", node.this)
+    if isinstance(node, exp.Add) and isinstance(node.this, exp.Interval) and not isinstance(node.expression, exp.Interval):
+        # an interval plus a timestamp: Spark prints the timestamp first, without parentheses
+        left, right = spark_name(node.expression, top=False), _interval_name(node.this)
+        return None if left is None or right is None else f"{left} + {right}"
+    if isinstance(node, (exp.Add, exp.Sub)) and isinstance(node.expression, exp.Interval) and not isinstance(node.this, exp.Interval):
         # Spark prints a timestamp plus an interval without parentheses
         left, right = spark_name(node.this, top=False), _interval_name(node.expression)
         return None if left is None or right is None else f"{left} {'+' if isinstance(node, exp.Add) else '-'} {right}"
     symbol = _BINARY_SYMBOLS.get(type(node))
     if symbol is not None:
-        left, right = spark_name(node.this, top=False), spark_name(node.expression, top=False)
-        return None if left is None or right is None else f"({left} {symbol} {right})"
+        return _call_pair(node.this, symbol, node.expression)
     if isinstance(node, (exp.Cast, exp.TryCast)):
         inner = spark_name(node.this, top=False)
         if inner is None:
@@ -2473,6 +2668,8 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         return _call(_DATETIME_PARTS[type(node)], [_user_argument(node.this)])
     if isinstance(node, exp.DateDiff) and node.args.get("unit") is None:
         return _call("datediff", [_user_argument(node.this), _user_argument(node.expression)])
+    if isinstance(node, exp.Is) and isinstance(node.expression, exp.Boolean):
+        return _call_pair(node.this, "<=>", node.expression)  # Spark's x IS TRUE is x <=> true
     if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
         inner_null = spark_name(node.this, top=False)
         return None if inner_null is None else f"({inner_null} IS NULL)"
@@ -2498,13 +2695,15 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     if isinstance(node, (exp.Sum, exp.Avg, exp.Min, exp.Max, exp.Abs, exp.Upper, exp.Lower, exp.Length)):
         return _call(type(node).__name__.lower(), [node.this, *node.expressions])
     if isinstance(node, exp.Concat):
+        if call_name(node) is None and all(isinstance(e, exp.Literal) and e.is_string for e in node.expressions):
+            return "".join(e.name for e in node.expressions)  # 'a' 'b': Spark's parser joins them into one literal
         return _call("concat", list(node.expressions))
     if isinstance(node, exp.DPipe):
         return _call("concat", [node.this, node.expression])
     if isinstance(node, exp.If):
         call = _call("IF", [node.this, node.args.get("true"), node.args.get("false")])
         return None if call is None else f"({call})"
-    if isinstance(node, exp.Case) and node.this is None:
+    if isinstance(node, exp.Case):
         return _case_name(node)
     if isinstance(node, exp.Round):
         return _call("round", [node.this, node.args.get("decimals") or exp.Literal.number(0)])
@@ -2568,8 +2767,11 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
         arguments = arguments[:1]
     if any(a is None for a in arguments):
         return None
-    # struct(a, b): the fields the parser named after their expressions
+    # struct(a, b): the fields the parser named after their expressions; struct(x AS a) as written
     arguments = [a.expression if isinstance(a, exp.PropertyEQ) and a.meta.get(IMPLICIT_NAME) else a for a in arguments]
+    if called == "struct" and any(isinstance(a, exp.PropertyEQ) for a in arguments):
+        fields = [_struct_field_name(a) if isinstance(a, exp.PropertyEQ) else spark_name(a, top=False) for a in arguments]  # type: ignore[arg-type]
+        return None if any(f is None for f in fields) else f"struct({', '.join(str(f) for f in fields)})"
     if called in ("isnull", "isnotnull") and len(arguments) == 1:
         inner = spark_name(arguments[0], top=False)  # type: ignore[arg-type]
         return None if inner is None else f"({inner} IS {'NOT ' if called == 'isnotnull' else ''}NULL)"
@@ -2680,10 +2882,14 @@ def _operator_name(node: exp.Expr) -> str | None:
 
 
 def _case_name(node: exp.Case) -> str | None:
-    """``CASE WHEN (a > 1) THEN x ELSE y END`` as Spark prints a searched CASE."""
+    """``CASE WHEN (a > 1) THEN x ELSE y END`` as Spark prints a searched CASE, and a simple one
+    (``CASE g WHEN 'a' THEN 1 END``) as the searched CASE Spark's parser makes of it
+    (``CASE WHEN (g = a) THEN 1 END``)."""
     parts = ["CASE"]
+    operand = node.this
     for branch in node.args.get("ifs") or []:
-        condition, value = spark_name(branch.this, top=False), spark_name(branch.args.get("true"), top=False)
+        when = branch.this if operand is None else exp.EQ(this=operand.copy(), expression=branch.this.copy())
+        condition, value = spark_name(when, top=False), spark_name(branch.args.get("true"), top=False)
         if condition is None or value is None:
             return None
         parts += ["WHEN", condition, "THEN", value]
@@ -2735,8 +2941,12 @@ def _window_name(node: exp.Window) -> str | None:
     """Spark's name of a window function call: the function, then the window with Spark's
     default frame spelled out."""
     function = spark_name(node.this, top=False)
-    if function is None or node.args.get("alias") is not None:
+    if function is None:
         return None
+    if node.args.get("alias") is not None:
+        node = _named_window(node)  # type: ignore[assignment]
+        if node is None:
+            return None
     parts = []
     partition = [spark_name(p, top=False) for p in node.args.get("partition_by") or []]
     if None in partition:
@@ -2777,6 +2987,21 @@ def _window_name(node: exp.Window) -> str | None:
     else:
         parts.append("RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW")
     return f"{function} OVER ({' '.join(parts)})"
+
+
+def _named_window(node: exp.Window) -> exp.Window | None:
+    """``f(x) OVER w`` with the window its SELECT's ``WINDOW w AS (...)`` defines (Spark names the
+    call after the definition), or None where there is no such definition."""
+    if any(node.args.get(k) for k in ("partition_by", "order", "spec")):
+        return None
+    select = node.find_ancestor(exp.Select)
+    for defined in select.args.get("windows") or [] if select is not None else []:
+        if isinstance(defined, exp.Window) and defined.this.name.lower() == node.alias.lower():
+            if isinstance(defined.this, exp.Identifier) and not any(defined.args.get(k) for k in ("alias",)):
+                named = defined.copy()
+                named.set("this", node.this.copy())
+                return named
+    return None
 
 
 # Window functions whose default frame with an ORDER BY is a ROWS frame (the others: RANGE).
