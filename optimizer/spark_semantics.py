@@ -1115,6 +1115,12 @@ class _Rewriter:
         if isinstance(node, ToVariantObject):
             return node  # typed before its arguments were rewritten; rewrite_variants makes the call
         result = of(node)
+        if isinstance(node, exp.Literal) and isinstance(result, DecimalType) and not isinstance(node.parent, (exp.DataTypeParam, exp.TableSample)):
+            # DuckDB counts a decimal literal's leading zeros as digits (0.5 is its decimal(2,1),
+            # 00.5 its decimal(3,1)); Spark's is decimal(1,1), as _literal_type gives it
+            whole = node.this.lstrip("-").partition(".")[0]
+            if len(whole) + result.scale != result.precision:
+                return exp.cast(node, _sql_type(result))
         self._datetime_arguments(node)
         self._variants_as_strings(node)
         from vpush.optimizer import spark_arrays

@@ -186,6 +186,9 @@ QUERIES: list[Any] = [
     "SELECT sum(d) OVER (ORDER BY i ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS x FROM t",
     "SELECT max_by(g, i) AS hi, min_by(g, i) AS lo, count_if(i > 1) AS c FROM t",
     "SELECT percentile(i, 0.5) AS p, median(i) AS m FROM t",
+    # decimal literals typed as Spark's (DuckDB counts leading zeros: its 0.5 is a decimal(2,1))
+    "SELECT 0.5 AS a, -0.5 AS b, 0.05 AS c, .5 AS d, 00.5 AS e, 0.5 + i AS f, -0.05 * 0.5 AS g, array(0.5) AS h, "
+    "0.5 / 3 AS k, coalesce(0.05, 1.5) AS l, 10.50 AS m FROM t",
     "SELECT ln(f) IS NULL AS l, log10(f) AS l10, sqrt(f) AS r, log2(cast(i AS double)) IS NULL AS l2 FROM t",
     "SELECT datediff(day, date'2024-01-01') AS n, size(array(i, s)) AS k FROM t",
     "SELECT cast(i AS float) * s AS x, cast(f AS float) + 1 AS y FROM t",
