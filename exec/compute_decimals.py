@@ -27,7 +27,7 @@ from vpush.exec.errors import ExecutionError
 from vpush.optimizer.spark_semantics import decimal_function_types
 from vpush.optimizer.variant_types import DecimalType
 
-__all__ = ["add_decimals", "compute_decimals", "divide_decimals", "multiply_decimals", "register_decimal_function"]
+__all__ = ["add_decimals", "compute_decimals", "div_decimals", "divide_decimals", "multiply_decimals", "register_decimal_function", "remainder_decimals"]
 
 MAX_DECIMAL256_PRECISION = 76
 # Spark's words for a decimal that does not fit its type (Decimal.toPrecision under ANSI), and
@@ -272,6 +272,81 @@ def divide_decimals(
     return _fitted(rounded, result, null_on_error)
 
 
+def remainder_decimals(x: Column, y: Column, a: DecimalType, b: DecimalType, result: DecimalType) -> pa.Array:
+    """``x % y`` of a ``a`` column by a ``b`` column as Spark computes it (``BigDecimal.remainder``:
+    exact, with the dividend's sign, at the larger scale); NULL where either is NULL.
+
+    Example:
+        >>> from decimal import Decimal
+        >>> x = pa.array([Decimal("-31622776601683793319.9880107773")], pa.decimal128(38, 10))
+        >>> y = pa.array([Decimal("-0.5")], pa.decimal128(38, 30))
+        >>> remainder_decimals(x, y, DecimalType(38, 10), DecimalType(38, 30), DecimalType(38, 30)).to_pylist()
+        [Decimal('-0.488010777300000000000000000000')]
+
+    Raises:
+        ExecutionError: ``REMAINDER_BY_ZERO`` for a zero divisor (the first row's).
+    """
+    negative, _, _, remainder = _integral_divmod(x, y, a, b, "Remainder by zero. Use `try_mod` to tolerate divisor "
+                                                    "being 0 and return NULL instead.", "REMAINDER_BY_ZERO")
+    signed = pc.if_else(negative, pc.negate(remainder), remainder)
+    return _fitted(_declared(signed, pa.decimal256(MAX_DECIMAL256_PRECISION, max(a.scale, b.scale))), result, null_on_error=False)
+
+
+def _integral_divmod(
+    x: Column, y: Column, a: DecimalType, b: DecimalType, zero_message: str, zero_class: str
+) -> tuple[pa.Array, pa.Array, pa.Array, pa.Array]:
+    """Where ``x`` is negative, where the quotient is, and the integral quotient and remainder
+    of ``|x|`` by ``|y|``
+    (Java's ``BigDecimal.divideAndRemainder`` under Spark's 38-digit ``MathContext``).
+
+    Raises:
+        ExecutionError: ``zero_class`` for a zero divisor, and Spark's error without a class
+            (java's ``ArithmeticException: Division impossible``) where the integral quotient
+            needs more than 38 digits.
+    """
+    int_x, int_y = (_declared(_as_decimal256(v, t), _INTEGER) for v, t in ((x, a), (y, b)))
+    negative = pc.less(int_x, _ZERO)
+    n, m = pc.abs(int_x), pc.abs(int_y)
+    # a NULL dividend is NULL before its divisor is looked at (Spark's DivModLike)
+    if pc.any(pc.and_(pc.equal(m, _ZERO), pc.is_valid(n))).as_py():
+        raise ExecutionError(zero_message, error_class=zero_class)
+    # both at the larger scale (at most 38 + 38 digits): the quotient and remainder of their integers
+    scale = max(a.scale, b.scale)
+    quotient, remainder = _divmod_shifted(n, _times_ten_to(m, scale - b.scale), scale - a.scale)
+    if pc.any(pc.greater_equal(quotient, pa.scalar(decimal.Decimal(10) ** 38, pa.decimal256(39, 0)))).as_py():
+        raise ExecutionError("Division impossible (the integral quotient needs more than 38 digits)")
+    return negative, pc.not_equal(negative, pc.less(int_y, _ZERO)), quotient, remainder
+
+
+def div_decimals(x: Column, y: Column, a: DecimalType, b: DecimalType) -> pa.Array:
+    """``x div y`` of a ``a`` column by a ``b`` column as Spark computes it: the quotient
+    truncated toward zero, as a bigint wrapped around 64 bits (``BigDecimal.longValue``); NULL
+    where either is NULL.
+
+    Example:
+        >>> from decimal import Decimal
+        >>> x = pa.array([Decimal("999999999999999999"), Decimal("-7.5")], pa.decimal128(38, 1))
+        >>> y = pa.array([Decimal("0.07"), Decimal("2")], pa.decimal128(38, 30))
+        >>> div_decimals(x, y, DecimalType(38, 1), DecimalType(38, 30)).to_pylist()
+        [-4161029787995265916, -3]
+
+    Raises:
+        ExecutionError: ``DIVIDE_BY_ZERO`` for a zero divisor; without a class where the
+            quotient needs more than 38 digits (Spark's ``Division impossible``).
+    """
+    _, negative, quotient, _ = _integral_divmod(x, y, a, b, "Division by zero. Use `try_divide` to tolerate divisor being 0 "
+                                             "and return NULL instead.", _DIVIDE_BY_ZERO)
+    two_64 = pa.scalar(decimal.Decimal(2**64), pa.decimal256(20, 0))
+    _, low = _divmod_shifted(quotient, _declared(pa.repeat(two_64, len(quotient)).cast(pa.decimal256(20, 0)), _INTEGER), 0)
+    # the two's complement of a negative quotient's low 64 bits (below 2^64: 20 digits), then
+    # read as a signed long
+    low = _declared(low, pa.decimal256(20, 0))
+    wide = pa.decimal256(22, 0)
+    low = pc.if_else(pc.and_(negative, pc.not_equal(low, _ZERO)), pc.subtract(two_64, low).cast(wide), low.cast(wide))
+    high = pc.greater_equal(low, pa.scalar(decimal.Decimal(2**63), pa.decimal256(19, 0)))
+    return pc.if_else(high, pc.subtract(low, two_64).cast(wide), low).cast(pa.int64())
+
+
 def compute_decimals(operation: str, x: Column, y: Column, a: DecimalType, b: DecimalType, result: DecimalType) -> pa.Array:
     """``operation`` (one of :data:`~vpush.optimizer.spark_semantics.DECIMAL_OPERATIONS`) of a
     ``a`` column and a ``b`` column as Spark computes it.
@@ -288,6 +363,10 @@ def compute_decimals(operation: str, x: Column, y: Column, a: DecimalType, b: De
         return multiply_decimals(x, y, a, b, result, null_on_error=null_on_error)
     if name == "quotient":
         return divide_decimals(x, y, a, b, result, null_on_error=null_on_error)
+    if name == "remainder":
+        return remainder_decimals(x, y, a, b, result)
+    if name == "div":
+        return div_decimals(x, y, a, b)
     return add_decimals(x, y, a, b, result, subtract=name == "difference", null_on_error=null_on_error)
 
 
@@ -303,9 +382,11 @@ def register_decimal_function(connection: duckdb.DuckDBPyConnection, name: str) 
     def decimal_type(precision: int, scale: int) -> Any:
         return duckdb.sqltype(f"DECIMAL({precision}, {scale})")
 
+    returned = duckdb.sqltype("BIGINT") if operation == "div" else decimal_type(result.precision, result.scale)
+
     _create_once(
         connection, name, _guarded(compute, f"decimal {operation.replace('_', ' ')}"),
-        [decimal_type(38, a.scale), decimal_type(38, b.scale)], decimal_type(result.precision, result.scale),
+        [decimal_type(38, a.scale), decimal_type(38, b.scale)], returned,
         # a try_ function answers NULL for some rows without a NULL argument, which DuckDB takes
         # only from a function that is handed the NULLs too (SPECIAL: Arrow passes them through)
         null_handling=FunctionNullHandling.SPECIAL if operation.startswith("try_") else FunctionNullHandling.DEFAULT,

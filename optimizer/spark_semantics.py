@@ -128,7 +128,7 @@ DECIMAL_FUNCTION_PREFIX = "vpush_decimal_"
 more than DuckDB's 38 digits, one per operation, pair of operand types and result type (see
 :func:`decimal_function`)."""
 
-DECIMAL_OPERATIONS = ("sum", "difference", "product", "quotient", "try_sum", "try_difference", "try_product", "try_quotient")
+DECIMAL_OPERATIONS = ("sum", "difference", "product", "quotient", "remainder", "div", "try_sum", "try_difference", "try_product", "try_quotient")
 """The operations of :func:`decimal_function`; a ``try_`` one answers NULL where Spark's
 ``try_add``/``try_subtract``/``try_multiply``/``try_divide`` do (where the other raises)."""
 
@@ -634,8 +634,13 @@ class _Typer:
     def _call_type(self, node: exp.Expr, called: str) -> SparkType | None:
         """The Spark type of a call to a function of :data:`SPARK_FUNCTIONS` that Spark types
         differently from DuckDB, by its name."""
+        if called == "pmod":
+            operands = self._decimal_call_operands(node)
+            if operands is not None:
+                scale = max(operands[0].scale, operands[1].scale)
+                return _adjusted(min(d.precision - d.scale for d in operands) + scale, scale)
         if called in _TRY_OPERATIONS:
-            operands = self._try_decimal_operands(node)
+            operands = self._decimal_call_operands(node)
             if operands is not None:
                 return _decimal_result(_TRY_OPERATIONS[called], *operands)
         if called in SCALAR_FUNCTIONS and (called != "locate" or len(_arguments(node)) == 3):
@@ -693,9 +698,10 @@ class _Typer:
             return _BIGINT if _is_integral(source) or _is_fractional(source) else None
         return None
 
-    def _try_decimal_operands(self, node: exp.Expr) -> tuple[DecimalType, DecimalType] | None:
-        """The decimals a ``try_add``/``try_subtract``/``try_multiply``/``try_divide`` call
-        computes with, where one argument is a decimal and the other a decimal or an integer."""
+    def _decimal_call_operands(self, node: exp.Expr) -> tuple[DecimalType, DecimalType] | None:
+        """The decimals a ``try_add``/``try_subtract``/``try_multiply``/``try_divide`` (or
+        ``pmod``) call computes with, where one argument is a decimal and the other a decimal or
+        an integer."""
         arguments = _arguments(node)
         if len(arguments) != 2:
             return None
@@ -1067,6 +1073,9 @@ class _Rewriter:
         if isinstance(node, (exp.Sum, exp.Avg)) and not isinstance(node.parent, exp.Window):
             return self._aggregate(node, node, result, window=None)
         if isinstance(node, exp.Anonymous) and node.name.lower() == "pmod" and len(node.expressions) == 2:
+            if isinstance(result, DecimalType):
+                value, divisor = node.expressions
+                return self._decimal_pmod(value, divisor, result)
             return _pmod(*node.expressions)
         if isinstance(node, exp.TsOrDsAdd) and of(node.this) == AtomicType("date"):
             unit = node.args.get("unit")
@@ -1240,7 +1249,9 @@ class _Rewriter:
         if isinstance(node, exp.IntDiv):
             left, right = of(node.this), of(node.expression)
             if _is_integral(left) and _is_integral(right):
-                return self._nonzero(node.expression, exp.cast(node, exp.DataType.build("BIGINT")), "DIVIDE_BY_ZERO", "BIGINT")
+                return self._nonzero(node.expression, exp.cast(node, exp.DataType.build("BIGINT")), "DIVIDE_BY_ZERO", "BIGINT", dividend=node.this)
+            if isinstance(left, DecimalType) or isinstance(right, DecimalType):
+                return self._decimal_div(node)
             return node
         if isinstance(node, exp.Div):
             return self._divide(node, result)
@@ -1272,7 +1283,7 @@ class _Rewriter:
                 node.set("expression", self._to_double(node.expression))
             return node
         if isinstance(node, exp.Mod) and isinstance(result, DecimalType):
-            return exp.cast(node, _sql_type(result))
+            return self._decimal_remainder(node.this, node.expression, result)
         if isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
             present = _comparison_operands(node)
             if any(of(o) == AtomicType("float") for o in present) and any(
@@ -1347,7 +1358,7 @@ class _Rewriter:
         if called in ("round", "bround") and arguments and arguments[0] is not None and _is_fractional(self.typer.of(arguments[0])):
             return self._round_fractional(arguments[0], arguments[1] if len(arguments) > 1 else None, even=called == "bround")
         if called in _TRY_OPERATIONS and isinstance(result, DecimalType):
-            operands = self.typer._try_decimal_operands(node)
+            operands = self.typer._decimal_call_operands(node)
             if operands is not None and arguments is not None and len(arguments) == 2:
                 # NULL where Spark's ANSI operation raises (a value past the result's precision,
                 # a zero divisor): always by the engine function, which answers NULL there
@@ -1696,8 +1707,13 @@ class _Rewriter:
             node = node.this
         return exp.cast(node, exp.DataType.build("DOUBLE"))
 
-    def _nonzero(self, divisor: exp.Expr, value: exp.Expression, error_class: str, to: str) -> exp.Expression:
-        zero = exp.EQ(this=divisor.copy(), expression=exp.Literal.number(0))
+    def _nonzero(
+        self, divisor: exp.Expr, value: exp.Expression, error_class: str, to: str, dividend: exp.Expr | None = None
+    ) -> exp.Expression:
+        zero: exp.Expression = exp.EQ(this=divisor.copy(), expression=exp.Literal.number(0))
+        if dividend is not None:
+            # Spark's DivModLike skips a NULL dividend before it checks the divisor: NULL, no error
+            zero = exp.And(this=zero, expression=exp.Not(this=exp.Is(this=dividend.copy(), expression=exp.Null())))
         message = "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead."
         return exp.Case(
             ifs=[exp.If(this=zero, true=spark_error(error_class, message, exp.DataType.build(to)))], default=value
@@ -1707,7 +1723,7 @@ class _Rewriter:
         if result == _DOUBLE:
             left = exp.cast(node.this.copy(), exp.DataType.build("DOUBLE"))
             ratio = exp.Div(this=left, expression=node.expression.copy(), typed=False, safe=False)
-            return self._nonzero(node.expression, ratio, "DIVIDE_BY_ZERO", "DOUBLE")
+            return self._nonzero(node.expression, ratio, "DIVIDE_BY_ZERO", "DOUBLE", dividend=node.this)
         if not isinstance(result, DecimalType):
             return node
         of = self.typer.of
@@ -1718,18 +1734,68 @@ class _Rewriter:
             return self._decimal_function("quotient", node.this, a, node.expression, b, result)
         quotient = _exact_divide(node.this.copy(), a, node.expression.copy(), b, result)
         value = _from_unscaled(quotient, result)
-        return self._nonzero(node.expression, value, "DIVIDE_BY_ZERO", _sql_type(result).sql("duckdb"))
+        return self._nonzero(node.expression, value, "DIVIDE_BY_ZERO", _sql_type(result).sql("duckdb"), dividend=node.this)
 
     def _decimal_function(
-        self, operation: str, left: exp.Expr, a: DecimalType, right: exp.Expr, b: DecimalType, result: DecimalType
+        self, operation: str, left: exp.Expr, a: DecimalType, right: exp.Expr, b: DecimalType, result: DecimalType,
+        returns: SparkType | None = None,
     ) -> exp.Expression:
         """A call of the engine function that computes ``operation`` of ``left`` (a ``a``) and
-        ``right`` (a ``b``) as Spark does, past DuckDB's 38 digits (:func:`decimal_function`)."""
+        ``right`` (a ``b``) as Spark does, past DuckDB's 38 digits (:func:`decimal_function`);
+        it returns ``result`` (``returns`` where that differs: ``div``'s bigint)."""
         name = decimal_function(operation, a, b, result)
-        self.functions[name] = result
+        self.functions[name] = returns or result
         this = exp.cast(left.copy(), _decimal(MAX_DECIMAL_PRECISION, a.scale))
         other = exp.cast(right.copy(), _decimal(MAX_DECIMAL_PRECISION, b.scale))
         return exp.Anonymous(this=name, expressions=[this, other])
+
+    def _decimal_operands(self, left: exp.Expr, right: exp.Expr) -> tuple[DecimalType, DecimalType]:
+        a, b = _as_decimal(self.typer.of(left), left), _as_decimal(self.typer.of(right), right)
+        assert a is not None and b is not None  # typed as a decimal result by the typer
+        return a, b
+
+    def _decimal_remainder(self, left: exp.Expr, right: exp.Expr, result: DecimalType) -> exp.Expression:
+        """Spark's ``left % right`` of decimals (``BigDecimal.remainder``: exact, the dividend's
+        sign). DuckDB's is exact where both fit its 38 digits at the larger scale, and goes
+        through doubles where not: there the engine function computes it."""
+        a, b = self._decimal_operands(left, right)
+        if max(a.precision - a.scale, b.precision - b.scale) + result.scale > MAX_DECIMAL_PRECISION:
+            return self._decimal_function("remainder", left, a, right, b, result)
+        return exp.cast(exp.Mod(this=left.copy(), expression=right.copy()), _sql_type(result))
+
+    def _decimal_pmod(self, value: exp.Expr, divisor: exp.Expr, result: DecimalType) -> exp.Expression:
+        """Spark's ``pmod`` of decimals: ``r = value % divisor``, and ``(r + divisor) % divisor``
+        where ``r`` is negative, which is ``r + divisor`` for a positive divisor and ``r`` for a
+        negative one; typed as ``%`` is (a sum past the type raises, as in Spark)."""
+        remainder = self._decimal_remainder(value, divisor, result)
+        _, b = self._decimal_operands(value, divisor)
+        wrap = exp.And(this=exp.LT(this=remainder.copy(), expression=exp.Literal.number(0)),
+                       expression=exp.GT(this=divisor.copy(), expression=exp.Literal.number(0)))
+        if _exact_fits("sum", result, b, result):
+            total: exp.Expression = exp.cast(exp.Add(
+                this=exp.cast(remainder.copy(), _decimal(MAX_DECIMAL_PRECISION, result.scale)),
+                expression=exp.cast(divisor.copy(), _decimal(MAX_DECIMAL_PRECISION, b.scale)),
+            ), _sql_type(result))
+        else:
+            total = self._decimal_function("sum", remainder.copy(), result, divisor, b, result)
+        return exp.Case(ifs=[exp.If(this=wrap, true=total)], default=remainder)
+
+    def _decimal_div(self, node: exp.IntDiv) -> exp.Expression:
+        """Spark's ``div`` of decimals: the quotient truncated toward zero as a bigint, wrapped
+        around 64 bits (``BigDecimal.divideToIntegralValue``, then ``longValue``), on 128-bit
+        integers at the larger scale (by the engine function where those need more than 38 digits)."""
+        a, b = self._decimal_operands(node.this, node.expression)
+        scale = max(a.scale, b.scale)
+        if max(a.precision - a.scale, b.precision - b.scale) + scale > MAX_DECIMAL_PRECISION:
+            # past 38 digits at the common scale: the engine function (its result type: bigint)
+            return self._decimal_function("div", node.this, a, node.expression, b, DecimalType(_INTEGRAL_DECIMAL["bigint"], 0), _BIGINT)
+        numerator, denominator = _unscaled(node.this.copy(), a), _unscaled(node.expression.copy(), b)
+        if scale > a.scale:
+            numerator = exp.Mul(this=numerator, expression=_pow10(scale - a.scale))
+        if scale > b.scale:
+            denominator = exp.Mul(this=denominator, expression=_pow10(scale - b.scale))
+        quotient = exp.IntDiv(this=exp.Paren(this=numerator), expression=exp.Paren(this=denominator))
+        return self._nonzero(node.expression, _wrapped_bigint(quotient), "DIVIDE_BY_ZERO", "BIGINT", dividend=node.this)
 
     def _aggregate(self, node: exp.Expr, agg: exp.Expr, result: SparkType | None, window: exp.Window | None) -> exp.Expr:
         def over(call: exp.Expression) -> exp.Expression:
@@ -2882,7 +2948,12 @@ def _from_unixtime_by_pattern(seconds: exp.Expr, pattern: exp.Expr | None) -> ex
 
 def _wrapped_micros(seconds: exp.Expr) -> exp.Expression:
     """``seconds`` times a million in wrapping 64-bit arithmetic, as Spark's ``from_unixtime`` computes it."""
-    wide = exp.Mul(this=exp.cast(seconds, exp.DataType.build("HUGEINT")), expression=exp.Literal.number(1_000_000))
+    return _wrapped_bigint(exp.Mul(this=exp.cast(seconds, exp.DataType.build("HUGEINT")), expression=exp.Literal.number(1_000_000)))
+
+
+def _wrapped_bigint(wide: exp.Expression) -> exp.Expression:
+    """A HUGEINT as a bigint wrapped around 64 bits, as Java's ``long`` arithmetic and
+    ``BigDecimal.longValue`` wrap it."""
     shifted = exp.Mod(
         this=exp.Paren(this=exp.Add(
             this=exp.Mod(this=exp.Paren(this=exp.Add(this=wide, expression=exp.Literal.number(_TWO_63))),

@@ -109,6 +109,15 @@ WIDE_QUERIES: list[str] = [
     "try_divide(z, x) AS r, try_divide(x, b) AS o, try_add(d, h) AS v, try_divide(d, 4) AS w FROM t",
     # fast paths: quotients and sums whose integers fit 38 digits stay DuckDB's
     "SELECT id, d / h AS q, h / k AS r, d + h AS s, h - k AS u, h / 3 AS o FROM t WHERE id <> 4",
+    # remainders, pmod and div: exact at the larger scale (DuckDB's % went through doubles past
+    # 38 digits there), pmod typed as %, div a bigint wrapped around 64 bits; a NULL dividend
+    # with a zero divisor is NULL (Spark skips it before the divisor's check)
+    "SELECT id, x % y AS q, y % x AS r, pmod(x, y) AS p, pmod(-x, y) AS n, pmod(x, -y) AS m FROM t WHERE id IN (2, 5)",
+    "SELECT id, h % k AS q, pmod(h, k) AS p, pmod(-h, k) AS n, pmod(h, -k) AS m, pmod(x, d) AS o, pmod(x, -7) AS u FROM t",
+    "SELECT id, d div h AS q, h div d AS r, -h div d AS n, x div 3 AS o, x div y AS m, y div x AS u FROM t WHERE id IN (1, 2, 5)",
+    "SELECT id, d div k AS q, d % (k - k) AS r, d / (h - h) AS s FROM t WHERE id = 4",
+    "SELECT id, d div (k - k) AS q FROM t",
+    "SELECT id, x % (y - y) AS q FROM t",
 ]
 
 
@@ -209,6 +218,26 @@ def test_results_equal_exact_arithmetic_rounded_half_up(operation: str) -> None:
             assert raised.value.error_class == "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION", "Should be Spark's class"
 
 
+def test_remainders_and_div_equal_exact_arithmetic() -> None:
+    """``%`` and ``div`` of random decimal types against Python's exact decimals (``remainder``
+    takes the dividend's sign, as Java's; ``div`` truncates and wraps around 64 bits as
+    ``longValue``), over the rows whose integral quotient fits Spark's 38 digits (past them Spark
+    fails with Java's ``Division impossible``, and so does vpush, without a class)."""
+    rng = random.Random(7)
+    context = decimal.Context(prec=200)
+    for _ in range(40):
+        a, b = (DecimalType(p, rng.randint(0, p)) for p in (rng.randint(1, 38), rng.randint(1, 38)))
+        scale = max(a.scale, b.scale)
+        result = DecimalType(min(a.precision - a.scale, b.precision - b.scale) + scale, scale)
+        pairs = [(x, y) for x, y in zip((_random_decimal(rng, a) for _ in range(200)), (_random_decimal(rng, b) for _ in range(200)))
+                 if x is None or y is None or (y != 0 and abs(context.divide_int(x, y)) < decimal.Decimal(10) ** 38)]
+        xs, ys = pa.array([x for x, _ in pairs], pa.decimal128(38, a.scale)), pa.array([y for _, y in pairs], pa.decimal128(38, b.scale))
+        remainders = [None if x is None or y is None else context.remainder(x, y) for x, y in pairs]
+        quotients = [None if x is None or y is None else (int(context.divide_int(x, y)) + 2**63) % 2**64 - 2**63 for x, y in pairs]
+        assert compute_decimals("remainder", xs, ys, a, b, result).to_pylist() == remainders, f"{a} % {b}"
+        assert compute_decimals("div", xs, ys, a, b, DecimalType(20, 0)).to_pylist() == quotients, f"{a} div {b}"
+
+
 def test_a_zero_divisor_raises_or_is_null() -> None:
     """x / 0 raises DIVIDE_BY_ZERO (or the earlier row's overflow, in row order, as Spark's
     row-by-row evaluation does); try_divide gives NULL."""
@@ -224,13 +253,9 @@ def test_a_zero_divisor_raises_or_is_null() -> None:
     assert raised.value.error_class == "DIVIDE_BY_ZERO"
 
 
-# Remaining differences on DuckDB (README): the remainder of decimals whose common scale needs
-# more than 38 digits (DuckDB computes it through doubles), pmod's type, `div` of decimals (a
-# double), and a sum whose running total passes 38 digits (DuckDB's overflow has no class).
+# Remaining difference on DuckDB (README): a sum whose running total passes 38 digits (DuckDB's
+# overflow has no class).
 NOT_YET = [
-    pytest.param("SELECT id, x % y AS q FROM t WHERE id IN (2, 5)", id="remainder-past-38-digits"),
-    pytest.param("SELECT id, pmod(h, k) AS p FROM t", id="pmod-type"),
-    pytest.param("SELECT id, d div h AS q FROM t WHERE id < 3", id="div-of-decimals"),
     pytest.param("SELECT sum(x) AS s FROM t", id="sum-past-38-digits"),
 ]
 
