@@ -1711,8 +1711,10 @@ class _Rewriter:
         self, divisor: exp.Expr, value: exp.Expression, error_class: str, to: str, dividend: exp.Expr | None = None
     ) -> exp.Expression:
         zero: exp.Expression = exp.EQ(this=divisor.copy(), expression=exp.Literal.number(0))
-        if dividend is not None:
-            # Spark's DivModLike skips a NULL dividend before it checks the divisor: NULL, no error
+        if dividend is not None and _is_plain(dividend):
+            # Spark's DivModLike skips a NULL dividend before it checks the divisor: NULL, no
+            # error. Only for a plain dividend: a copy of a division in a chain of them would
+            # grow the SQL exponentially.
             zero = exp.And(this=zero, expression=exp.Not(this=exp.Is(this=dividend.copy(), expression=exp.Null())))
         message = "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead."
         return exp.Case(
@@ -1845,15 +1847,42 @@ class _Rewriter:
         total = over(exp.Sum(this=value.copy()))
         count = over(exp.Count(this=value.copy()))
         numerator = _unscaled(total, total_type)
-        if result.scale > total_type.scale:
-            numerator = exp.Mul(this=numerator, expression=_pow10(result.scale - total_type.scale))
-        rounded = _round_div(numerator, _hugeint(count.copy()))
+        shift = result.scale - total_type.scale
         # No rows (or only NULLs): Spark's average is NULL.
         empty = exp.EQ(this=count.copy(), expression=exp.Literal.number(0))
-        return exp.Case(
-            ifs=[exp.If(this=empty, true=exp.cast(exp.Null(), _sql_type(result)))],
-            default=_from_unscaled(rounded, result),
+        if total_type.precision + shift <= MAX_DECIMAL_PRECISION:
+            if shift:
+                numerator = exp.Mul(this=numerator, expression=_pow10(shift))
+            rounded = _round_div(numerator, _hugeint(count.copy()))
+            return exp.Case(
+                ifs=[exp.If(this=empty, true=exp.cast(exp.Null(), _sql_type(result)))],
+                default=_from_unscaled(rounded, result),
+            )
+        # The sum times 10^shift may pass a HUGEINT (decimal(38,s) totals): the quotient's whole
+        # part times 10^shift plus the rounded rest of the remainder; where the whole part alone
+        # is past the result, Spark's NUMERIC_VALUE_OUT_OF_RANGE.
+        whole = exp.IntDiv(this=exp.Paren(this=numerator), expression=_hugeint(count.copy()))
+        rest = exp.Mod(this=exp.Paren(this=numerator.copy()), expression=_hugeint(count.copy()))
+        scaled = exp.Add(
+            this=exp.Mul(this=exp.Paren(this=whole.copy()), expression=_pow10(shift)),
+            expression=_round_div(exp.Mul(this=exp.Paren(this=rest), expression=_pow10(shift)), _hugeint(count.copy())),
         )
+        too_big = exp.GTE(this=exp.Abs(this=whole), expression=_pow10(result.precision - shift))
+        message = f"The average cannot be represented as Decimal({result.precision}, {result.scale})."
+        return exp.Case(
+            ifs=[
+                exp.If(this=empty, true=exp.cast(exp.Null(), _sql_type(result))),
+                exp.If(this=too_big, true=spark_error("NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION", message, _sql_type(result))),
+            ],
+            default=_from_unscaled(scaled, result),
+        )
+
+
+def _is_plain(node: exp.Expr) -> bool:
+    """A column or a literal, or one cast, negated or in parentheses."""
+    if isinstance(node, (exp.Cast, exp.Paren, exp.Neg)):
+        return _is_plain(node.this)
+    return isinstance(node, (exp.Column, exp.Literal, exp.Null))
 
 
 def apply_spark_semantics(
