@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 .PHONY: setup test test-full demo bench lint clean
 
 $(STAMP): pyproject.toml setup.py codec/_native.c codec/strict_math.c codec/strict_math.h codec/spark_datetime.c codec/spark_datetime.h \
-		codec/spark_datetime_format.c codec/spark_datetime_format.h
+		codec/spark_datetime_format.c codec/spark_datetime_format.h codec/json_path.c codec/json_path.h
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[spark,test,bench]'

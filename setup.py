@@ -6,8 +6,8 @@ setup(
     ext_modules=[
         Extension(
             "vpush.codec._native",
-            ["codec/_native.c", "codec/strict_math.c", "codec/spark_datetime.c", "codec/spark_datetime_format.c"],
-            depends=["codec/strict_math.h", "codec/spark_datetime.h", "codec/spark_datetime_format.h"],
+            ["codec/_native.c", "codec/strict_math.c", "codec/spark_datetime.c", "codec/spark_datetime_format.c", "codec/json_path.c"],
+            depends=["codec/strict_math.h", "codec/spark_datetime.h", "codec/spark_datetime_format.h", "codec/json_path.h"],
             # No fused multiply-add: Java's StrictMath rounds every product (codec/strict_math.c).
             extra_compile_args=["-O2", "-ffp-contract=off"],
         )

@@ -46,6 +46,7 @@
 
 #include "spark_datetime.h"
 #include "spark_datetime_format.h"
+#include "json_path.h"
 #include "strict_math.h"
 
 /* ---- the Arrow C Data Interface (ABI defined by the Arrow specification) ------------------- */
@@ -4011,6 +4012,142 @@ done:
     return result;
 }
 
+/* ---- get_json_object (codec/json_path.c) --------------------------------------------------- */
+typedef struct {
+    Ctx *c;
+    const uint8_t *offsets, *data, *validity;
+    int64_t n, offset;
+    int width; /* of the offsets: 4 string, 8 large_string */
+    const JsonPathStep *steps;
+    int nsteps;
+} JsonPathLoop;
+
+static int json_path_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    JsonPathLoop *l = (JsonPathLoop *)arg;
+    Ctx *c = l->c;
+    JsonText text = {NULL, 0, 0};
+    offsets[0] = 0;
+    for (int64_t row = 0; row < l->n; row++) {
+        int64_t at = l->offset + row, start, end;
+        int found = JSON_PATH_NULL;
+        if (l->validity == NULL || bit(l->validity, at)) {
+            if (l->width == 4) {
+                int32_t a, b;
+                memcpy(&a, l->offsets + at * 4, 4);
+                memcpy(&b, l->offsets + at * 4 + 4, 4);
+                start = a;
+                end = b;
+            } else {
+                memcpy(&start, l->offsets + at * 8, 8);
+                memcpy(&end, l->offsets + at * 8 + 8, 8);
+            }
+            found = spark_get_json_object(l->data + start, end - start, l->steps, l->nsteps, &text, format_java_double);
+            if (found == JSON_PATH_NOMEM) {
+                free(text.data);
+                return nomem(c);
+            }
+        }
+        if (found == JSON_PATH_FOUND) {
+            if (text.length > MAX_BINARY_ARRAY_BYTES - c->out_len || reserve(c, text.length) < 0) {
+                free(text.data);
+                return c->err != ERR_NONE ? -1 : fail(c, ERR_TOO_LARGE, "", -1, "the text exceeds a string array's 2 GiB");
+            }
+            memcpy(c->out + c->out_len, text.data, (size_t)text.length);
+            c->out_len += text.length;
+            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+        } else {
+            (*null_count)++;
+        }
+        offsets[row + 1] = (int32_t)c->out_len;
+    }
+    free(text.data);
+    return 0;
+}
+
+PyDoc_STRVAR(get_json_object_doc,
+             "get_json_object(offsets, data, validity, offset, length, width, steps) -> (null_count, validity, offsets, data)\n\n"
+             "Spark's get_json_object of every row of an Arrow string (width 4) or large_string (width 8)\n"
+             "array, whose buffers these are (validity None when no row is null), along a path of steps:\n"
+             "a key (bytes, UTF-8) or an array index (a non-negative int). Returns the buffers of a string\n"
+             "array, null where Spark's answer is NULL (see codec/json_path.c).");
+
+static PyObject *py_get_json_object(PyObject *self, PyObject *args) {
+    PyObject *offsets_obj, *data_obj, *validity_obj, *steps_obj, *result = NULL;
+    Py_buffer offsets, data, validity;
+    long long offset, length;
+    int width, has_validity = 0;
+    Py_ssize_t nsteps;
+    JsonPathStep *steps = NULL;
+    Ctx c;
+    JsonPathLoop loop;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOLLiO!", &offsets_obj, &data_obj, &validity_obj, &offset, &length, &width, &PyTuple_Type,
+                          &steps_obj))
+        return NULL;
+    if ((width != 4 && width != 8) || offset < 0 || length < 0) {
+        PyErr_SetString(PyExc_ValueError, "get_json_object: width must be 4 or 8, offset and length non-negative");
+        return NULL;
+    }
+    nsteps = PyTuple_GET_SIZE(steps_obj);
+    steps = (JsonPathStep *)calloc((size_t)nsteps + 1, sizeof(JsonPathStep));
+    if (steps == NULL) return PyErr_NoMemory();
+    for (Py_ssize_t k = 0; k < nsteps; k++) {
+        PyObject *step = PyTuple_GET_ITEM(steps_obj, k);
+        if (PyBytes_Check(step)) {
+            steps[k].name = (const uint8_t *)PyBytes_AS_STRING(step);
+            steps[k].name_length = PyBytes_GET_SIZE(step);
+        } else if (PyLong_Check(step)) {
+            steps[k].index = PyLong_AsLongLong(step);
+            if (steps[k].index < 0) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "get_json_object: an index must be non-negative");
+                free(steps);
+                return NULL;
+            }
+        } else {
+            PyErr_SetString(PyExc_TypeError, "get_json_object: a step is a key (bytes) or an index (int)");
+            free(steps);
+            return NULL;
+        }
+    }
+    if (PyObject_GetBuffer(offsets_obj, &offsets, PyBUF_SIMPLE) < 0) {
+        free(steps);
+        return NULL;
+    }
+    if (PyObject_GetBuffer(data_obj, &data, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&offsets);
+        free(steps);
+        return NULL;
+    }
+    if (validity_obj != Py_None) {
+        if (PyObject_GetBuffer(validity_obj, &validity, PyBUF_SIMPLE) < 0) goto done;
+        has_validity = 1;
+    }
+    if ((offset + length + 1) * width > offsets.len || (has_validity && (offset + length + 7) / 8 > validity.len)) {
+        PyErr_SetString(PyExc_ValueError, "get_json_object: the buffers are shorter than offset + length");
+        goto done;
+    }
+    memset(&c, 0, sizeof c);
+    c.row = -1;
+    c.err_offset = -1;
+    loop.c = &c;
+    loop.offsets = (const uint8_t *)offsets.buf;
+    loop.data = (const uint8_t *)data.buf;
+    loop.validity = has_validity ? (const uint8_t *)validity.buf : NULL;
+    loop.n = length;
+    loop.offset = offset;
+    loop.width = width;
+    loop.steps = steps;
+    loop.nsteps = (int)nsteps;
+    result = run_into_binary(&c, length, json_path_loop, &loop);
+    ctx_free(&c);
+done:
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&data);
+    if (has_validity) PyBuffer_Release(&validity);
+    free(steps);
+    return result;
+}
+
 /* ---- Spark's transcendental functions (codec/strict_math.c) -------------------------------- */
 PyDoc_STRVAR(strict_math_doc,
              "strict_math(name, x, x_validity, x_offset, y, y_validity, y_offset, length) -> (null_count, validity, values)\n\n"
@@ -5602,6 +5739,7 @@ static PyMethodDef methods[] = {
     {"to_json", py_to_json, METH_VARARGS, to_json_doc},
     {"schema_of_variant", py_schema_of_variant, METH_VARARGS, schema_of_variant_doc},
     {"format_java", py_format_java, METH_VARARGS, format_java_doc},
+    {"get_json_object", py_get_json_object, METH_VARARGS, get_json_object_doc},
     {"explode", py_explode, METH_VARARGS, explode_doc},
     {"is_valid_variant", py_is_valid_variant, METH_VARARGS, is_valid_variant_doc},
     {"to_variant", py_to_variant, METH_VARARGS, to_variant_doc},

@@ -83,6 +83,7 @@ from vpush.codec.native import (
     NativeUnsupportedError,
     explode_native,
     format_java_native,
+    get_json_object_native,
     is_valid_variant_native,
     to_variant_native,
     variant_delete_native,
@@ -107,6 +108,7 @@ from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType
 from vpush.exec.rebuild_rows import rebuild_rows
 from vpush.optimizer.spark_semantics import (
     FORMATTED_DATETIME_FUNCTIONS,
+    GET_JSON_OBJECT_FUNCTION,
     JAVA_TEXT_FUNCTIONS,
     NTZ_TO_TIMESTAMP_FUNCTION,
     STRICT_MATH_FUNCTIONS,
@@ -895,6 +897,18 @@ def _formatted(target: str) -> Callable[..., pa.Array]:
     return parse
 
 
+# -- get_json_object -------------------------------------------------------------------------------
+def _get_json_object(texts: pa.Array | pa.ChunkedArray, path: pa.Array) -> pa.Array | pa.ChunkedArray:
+    from vpush.codec.json_path import parse_json_path
+
+    steps = parse_json_path(str(_first(path)))
+    if steps is None:  # the rewrite passes only paths that parse
+        raise ExecutionError(f"get_json_object: the path {_first(path)!r} is not one vpush evaluates")
+    if not (pa.types.is_string(texts.type) or pa.types.is_large_string(texts.type)):
+        texts = texts.cast(pa.large_string())  # a string_view
+    return get_json_object_native(texts, steps)
+
+
 # -- registration ----------------------------------------------------------------------------------
 FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     TO_JSON_FUNCTION: (_guarded(_to_json, "to_json"), [_VARIANT_STRUCT, "VARCHAR"], "VARCHAR"),
@@ -934,6 +948,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
         function: (_guarded(_formatted(target), "parsing by a datetime pattern"), ["VARCHAR", "VARCHAR", "VARCHAR", "BOOLEAN"], result)
         for (target, function), result in zip(FORMATTED_DATETIME_FUNCTIONS.items(), ("TIMESTAMPTZ", "DATE", "BIGINT"))
     },
+    GET_JSON_OBJECT_FUNCTION: (_guarded(_get_json_object, "get_json_object"), ["VARCHAR", "VARCHAR"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["double"]: (_guarded(format_java_native, "cast to string"), ["DOUBLE"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["float"]: (_guarded(format_java_native, "cast to string"), ["FLOAT"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["binary"]: (_guarded(java_string_of_bytes, "cast to string"), ["BLOB"], "VARCHAR"),

@@ -25,7 +25,17 @@ from sqlglot import exp
 from vpush.optimizer.dialect import call_arguments, call_name
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.spark_semantics import spark_error
-from vpush.optimizer.variant_types import VARIANT, ArrayType, AtomicType, DecimalType, SparkType, StringType
+from vpush.optimizer.variant_types import (
+    VARIANT,
+    ArrayType,
+    AtomicType,
+    DecimalType,
+    MapType,
+    SparkType,
+    StringType,
+    StructField,
+    StructType,
+)
 
 __all__ = ["ARRAY_FUNCTIONS", "MAX_ARRAY_LENGTH", "array_call", "array_function_type", "is_unbound",
            "lambda_variable_type", "rewrite_array_function"]
@@ -36,7 +46,8 @@ ARRAY_FUNCTIONS = frozenset({
     "array_distinct", "array_join", "sort_array", "array_sort", "array_max", "array_min", "array_position",
     "array_remove", "array_union", "array_intersect", "array_except", "arrays_overlap", "flatten", "slice",
     "array_compact", "array_append", "array_prepend", "array_repeat", "exists", "forall", "transform", "filter",
-    "aggregate", "reduce", "sequence", "array_insert",
+    "aggregate", "reduce", "sequence", "array_insert", "arrays_zip", "map_entries", "map_filter", "transform_values",
+    "map_concat",
 })
 """The array functions this module answers, by the name the user calls them with."""
 
@@ -48,7 +59,8 @@ _INTEGRAL = ("tinyint", "smallint", "int", "bigint")
 _INT = AtomicType("int")
 _BIGINT = AtomicType("bigint")
 _BOOLEAN = AtomicType("boolean")
-_X, _I, _K, _A, _B = "__vpush_x", "__vpush_i", "__vpush_k", "__vpush_a", "__vpush_b"
+_X, _I, _K, _A, _B, _E = "__vpush_x", "__vpush_i", "__vpush_k", "__vpush_a", "__vpush_b", "__vpush_e"
+_MAP_LAMBDAS = ("map_filter", "transform_values")
 
 
 def array_call(node: exp.Expr) -> tuple[str, list[exp.Expr]] | None:
@@ -128,6 +140,22 @@ def array_function_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> S
         if len(arguments) == 4 and isinstance(arguments[3], exp.Lambda):
             return of(arguments[3].this)
         return types[1] if len(types) > 1 else None
+    if called == "map_concat":
+        return source if isinstance(source, MapType) and all(t == source for t in types) else None
+    if called in ("map_entries", *_MAP_LAMBDAS):
+        if not isinstance(source, MapType):
+            return None
+        if called == "map_entries":
+            return ArrayType(StructType((StructField("key", source.key), StructField("value", source.value))))
+        if called == "map_filter":
+            return source
+        body = of(arguments[1].this) if len(arguments) == 2 and isinstance(arguments[1], exp.Lambda) else None
+        return MapType(source.key, body) if body is not None else None
+    if called == "arrays_zip":
+        if not types or not all(isinstance(t, ArrayType) for t in types):
+            return None
+        return ArrayType(StructType(tuple(StructField(_zip_name(a, k), t.element) for k, (a, t) in enumerate(zip(arguments, types))
+                                          if isinstance(t, ArrayType))))
     if not isinstance(source, ArrayType):
         return None
     if called in ("array_max", "array_min"):
@@ -191,6 +219,8 @@ def _variable_type(lam: exp.Lambda, position: int, of: TypeOf) -> SparkType | No
     called, arguments = found
     place = next((k for k, a in enumerate(arguments) if a is lam), None)
     source = of(arguments[0])
+    if called in _MAP_LAMBDAS:
+        return (source.key if position == 0 else source.value) if isinstance(source, MapType) else None
     element = source.element if isinstance(source, ArrayType) else None
     if called in ("aggregate", "reduce"):
         if place == 2:
@@ -530,7 +560,97 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
         return _sequence(arguments, of, result)
     if called == "array_insert" and count == 3:
         return _insert(arguments, of)
+    if called == "map_entries" and count == 1:
+        if not isinstance(of(arguments[0]), MapType):
+            _refuse(called, "an argument that is not a map of a type vpush knows")
+        return _f("map_entries", arguments[0])  # a list of struct(key, value), in the map's order
+    if called in _MAP_LAMBDAS and count == 2:
+        return _map_lambda(called, arguments, of, result)
+    if called == "arrays_zip" and count >= 1:
+        return _zip(arguments, result)
+    if called == "map_concat" and count >= 1:
+        return _map_concat(arguments, result)
     _refuse(called, "this form")
+
+
+# Map keys DuckDB compares as Spark does (no floats: Spark's NaN and -0.0 keys; no nested values)
+_PLAIN_KEYS = (*(AtomicType(n) for n in _INTEGRAL), StringType(), _BOOLEAN, AtomicType("date"))
+
+
+def _map_concat(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr:
+    """Spark's ``map_concat``: the maps' entries in order; NULL where a map is NULL; a key in two
+    of them raises ``DUPLICATED_MAP_KEY`` (Spark's default ``mapKeyDedupPolicy``)."""
+    if not isinstance(result, MapType) or result.key not in _PLAIN_KEYS:
+        _refuse("map_concat", "maps of different types (Spark's coercion), or keys that are not integers, strings, booleans or dates")
+    assert isinstance(result, MapType)  # for mypy: refused above
+    if len(arguments) == 1:
+        return arguments[0]
+    entries = _f("list_concat", *[_f("map_entries", a.copy()) for a in arguments])
+
+    def checked(all_entries: exp.Expr) -> exp.Expr:
+        keys = _f("list_transform", all_entries.copy(), _lambda(exp.column("key", table=_E), _E))
+        repeated = _f("list_filter", keys.copy(), _lambda(
+            exp.LT(this=_f("list_position", keys.copy(), _var(_X)), expression=_var(_I)), _X, _I))
+        text = exp.DPipe(this=exp.DPipe(this=exp.Literal.string("Duplicate map key "),
+                                        expression=exp.cast(_f("list_extract", repeated, exp.Literal.number(1)), exp.DataType.build("VARCHAR"))),
+                         expression=exp.Literal.string(" was found, please check the input data."))
+        duplicated = exp.LT(this=_f("len", _f("list_distinct", keys.copy())), expression=_f("len", keys))
+        return exp.Case(ifs=[exp.If(this=duplicated, true=spark_error("DUPLICATED_MAP_KEY", text, None))],
+                        default=_f("map_from_entries", all_entries.copy()))
+
+    return _null_if_any(_bound(entries, _B, checked), result, *arguments)
+
+
+def _zip_name(argument: exp.Expr, position: int) -> str:
+    """The name Spark gives ``arrays_zip``'s field for an argument: a column's name, else its
+    position from 0."""
+    return argument.name if isinstance(argument, exp.Column) and not isinstance(argument.this, exp.Star) else str(position)
+
+
+def _zip(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr:
+    """Spark's ``arrays_zip``: the i-th elements of every array as a struct, as long as the
+    longest array (NULL past a shorter one's end); NULL where an array is NULL."""
+    if not isinstance(result, ArrayType) or not isinstance(result.element, StructType):
+        _refuse("arrays_zip", "arguments that are not arrays of types vpush knows")
+    assert isinstance(result, ArrayType) and isinstance(result.element, StructType)  # for mypy: refused above
+    lengths = [_f("len", a.copy()) for a in arguments]
+    longest = lengths[0] if len(lengths) == 1 else _f("greatest", *lengths)
+    fields = [
+        exp.PropertyEQ(this=exp.to_identifier(field.name, quoted=True),
+                       expression=_f("list_extract", a.copy(), exp.Add(this=_var(_I), expression=exp.Literal.number(1))))
+        for field, a in zip(result.element.fields, arguments)
+    ]
+    zipped = _f("list_transform", _f("range", longest), _lambda(exp.Struct(expressions=fields), _I))
+    return _null_if_any(zipped, result, *arguments)
+
+
+def _map_lambda(called: str, arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> exp.Expr:
+    """Spark's ``map_filter(m, (k, v) -> p)`` and ``transform_values(m, (k, v) -> e)`` over the
+    map's entries in its order: the lambda's variables become the entry's ``key`` and ``value``."""
+    source, lam = of(arguments[0]), arguments[1]
+    if not isinstance(source, MapType) or not isinstance(lam, exp.Lambda) or len(lam.expressions) != 2 or result is None:
+        _refuse(called, "arguments other than a map of a type vpush knows and a lambda of two variables")
+    assert isinstance(lam, exp.Lambda)  # for mypy: refused above
+    body_type = of(lam.this)
+    if called == "map_filter" and body_type is not None and body_type != _BOOLEAN:
+        _refuse(called, f"a lambda of type {body_type.to_spark()} (Spark requires a boolean)")
+    names = {v.name.lower(): part for v, part in zip(lam.expressions, ("key", "value"))}
+    body = lam.this
+    for ref in list(body.find_all(exp.Column, exp.Identifier)):
+        if _variable_reference(ref) and ref.name.lower() in names:
+            field = exp.column(names[ref.name.lower()], table=_E)
+            if ref is body:
+                body = field
+            else:
+                ref.replace(field)
+    entries = _f("map_entries", arguments[0])
+    if called == "map_filter":
+        kept = _f("list_filter", entries, _lambda(body, _E))
+    else:
+        pair = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier("key"), expression=exp.column("key", table=_E)),
+                                       exp.PropertyEQ(this=exp.to_identifier("value"), expression=body)])
+        kept = _f("list_transform", entries, _lambda(pair, _E))
+    return _f("map_from_entries", kept)
 
 
 def _overlap(left: exp.Expr, right: exp.Expr) -> exp.Expression:

@@ -71,6 +71,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "pi": _f(0, shown="PI"), "e": _f(0, shown="E"), "negative": _f(1), "positive": _f(1),
     "bround": _f(1, 2, defaults=("0",)), "shiftleft": _f(2), "shiftright": _f(2), "shiftrightunsigned": _f(2),
     "try_add": _f(2), "try_subtract": _f(2), "try_multiply": _f(2), "try_divide": _f(2), "unhex": _f(1), "typeof": _f(1),
+    "zeroifnull": _f(1), "nullifzero": _f(1),
     # strings
     "lower": _f(1), "upper": _f(1), "lcase": _f(1), "ucase": _f(1), "length": _f(1), "char_length": _f(1),
     "character_length": _f(1), "len": _f(1), "concat": _f(0, None), "concat_ws": _f(1, None),
@@ -82,8 +83,11 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "levenshtein": _f(2), "bit_length": _f(1), "space": _f(1), "rlike": _f(2, shown="RLIKE"),
     "regexp": _f(2, shown="RLIKE"), "regexp_like": _f(2, shown="REGEXP_LIKE"),
     "regexp_extract": _f(2, 3, defaults=("1",)), "regexp_replace": _f(3, defaults=("1",)),
+    "regexp_count": _f(2), "regexp_substr": _f(2), "regexp_extract_all": _f(2, 3, defaults=("1",)),
+    "regexp_instr": _f(2, 3, defaults=("0",)),
     "split": _f(2, defaults=("-1",)), "string": _f(1), "initcap": _f(1), "substring_index": _f(3),
     "octet_length": _f(1), "chr": _f(1), "char": _f(1),
+    "get_json_object": _f(2), "elt": _f(2, None),
     # conditionals and null handling
     "coalesce": _f(1, None), "nvl": _f(2), "ifnull": _f(2), "nvl2": _f(3), "nullif": _f(2), "if": _f(3),
     "isnull": _f(1), "isnotnull": _f(1), "equal_null": _f(2),
@@ -108,7 +112,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "percentile": _f(2, defaults=("1",)), "any_value": _f(1, 2), "first": _f(1, 2), "last": _f(1, 2),
     "bool_and": _f(1), "bool_or": _f(1), "every": _f(1), "some": _f(1), "bit_and": _f(1), "bit_or": _f(1),
     "bit_xor": _f(1), "max_by": _f(2), "min_by": _f(2), "collect_list": _f(1), "array_agg": _f(1, shown="collect_list"),
-    "collect_set": _f(1), "string_agg": _f(1, 2, defaults=("NULL",)), "listagg": _f(1, 2, defaults=("NULL",)),
+    "collect_set": _f(1), "try_sum": _f(1), "try_avg": _f(1), "string_agg": _f(1, 2, defaults=("NULL",)), "listagg": _f(1, 2, defaults=("NULL",)),
     # window functions
     "row_number": _f(0), "rank": _f(0, shown="RANK"), "dense_rank": _f(0, shown="DENSE_RANK"),
     "percent_rank": _f(0, shown="PERCENT_RANK"), "cume_dist": _f(0),
@@ -116,7 +120,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "first_value": _f(1, 2), "last_value": _f(1, 2), "nth_value": _f(2),
     # arrays and structs
     "array": _f(0, None), "size": _f(1), "cardinality": _f(1), "array_size": _f(1), "struct": _f(0, None),
-    "named_struct": _f(0, None), "filter": _f(2), "array_contains": _f(2), "element_at": _f(2), "reverse": _f(1),
+    "named_struct": _f(0, None), "filter": _f(2), "array_contains": _f(2), "element_at": _f(2), "try_element_at": _f(2), "reverse": _f(1),
     "base64": _f(1), "sha2": _f(2),
     # more array functions: vpush.optimizer.spark_arrays
     "array_distinct": _f(1), "array_join": _f(2, 3), "sort_array": _f(1, 2, defaults=("true",)),
@@ -129,6 +133,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     # maps
     "map": _f(0, None), "map_keys": _f(1), "map_values": _f(1), "map_contains_key": _f(2),
     "map_from_arrays": _f(2), "str_to_map": _f(1, 3, defaults=(",", ":")),
+    "map_entries": _f(1), "map_filter": _f(2), "transform_values": _f(2), "arrays_zip": _f(1, None), "map_concat": _f(1, None),
 }
 """By the function's lower-cased name as the user writes it. Spark's variant functions are not
 here: :mod:`vpush.optimizer.rewrite_variants` decides on those."""

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Callable, NoReturn
 from sqlglot import exp
 
 from vpush.optimizer.errors import OptimizeError
-from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, StringType
+from vpush.optimizer.java_regex import Re2Pattern, re2_pattern
+from vpush.optimizer.variant_types import ArrayType, AtomicType, DecimalType, SparkType, StringType
 
 if TYPE_CHECKING:
     TypeOf = Callable[[exp.Expr], SparkType | None]
@@ -25,7 +26,8 @@ __all__ = ["SCALAR_FUNCTIONS", "node_arguments", "rewrite_scalar", "scalar_type"
 SCALAR_FUNCTIONS = frozenset({
     "initcap", "substring_index", "octet_length", "chr", "char", "btrim", "typeof", "unhex", "shiftleft",
     "shiftright", "shiftrightunsigned", "try_add", "try_subtract", "try_multiply", "try_divide", "bround",
-    "next_day", "locate", "make_date",
+    "next_day", "locate", "make_date", "regexp_count", "regexp_extract_all", "regexp_substr", "regexp_instr",
+    "elt",
 })
 """The functions this module answers (``locate`` only in its three-argument form)."""
 
@@ -107,8 +109,17 @@ def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType
     types = [of(a) for a in arguments]
     if called in ("initcap", "substring_index", "chr", "char", "btrim", "typeof"):
         return StringType()
-    if called in ("octet_length", "locate"):
+    if called in ("octet_length", "locate", "regexp_count", "regexp_instr"):
         return _INT
+    if called == "regexp_substr":
+        return StringType()
+    if called == "regexp_extract_all":
+        return ArrayType(StringType())
+    if called == "elt" and len(arguments) > 1 and _integral_name(types[0]) in _NARROW:
+        # Spark casts the inputs to strings: taken here for strings and integers, whose text is DuckDB's too
+        plain = all(isinstance(a, exp.Null) or isinstance(t, StringType) or _integral_name(t) is not None
+                    for a, t in zip(arguments[1:], types[1:]))
+        return StringType() if plain else None
     if called == "unhex":
         return AtomicType("binary")
     if called in ("next_day", "make_date"):
@@ -218,6 +229,10 @@ def rewrite_scalar(
         return _next_day(arguments, of)
     if called == "make_date":
         return _make_date(arguments, of)
+    if called in ("regexp_count", "regexp_extract_all", "regexp_substr", "regexp_instr"):
+        return _regexp(called, arguments, of)
+    if called == "elt":
+        return _elt(arguments, result)
     return None
 
 
@@ -442,3 +457,82 @@ def _next_day(arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
     ahead = exp.Add(this=exp.Mod(this=exp.Paren(this=exp.Add(this=exp.Sub(this=_number(day), expression=_fn("isodow", value.copy())),
                                                              expression=_number(6))), expression=_number(7)), expression=_number(1))
     return exp.Add(this=value, expression=exp.cast(ahead, _typed("INT")))
+
+
+def _regexp_pattern(called: str, pattern: exp.Expr, *, stepping: bool) -> Re2Pattern:
+    """A literal Java pattern as RE2 writes it; refused where vpush cannot show the two mean the
+    same, and (``stepping``: a function that finds every match) where it can match the empty
+    string, after which Java steps a UTF-16 unit and RE2 a code point."""
+    text = _string_literal(pattern)
+    translated = None if text is None else re2_pattern(text)
+    if translated is None or (stepping and translated.nullable):
+        _refuse(called, "a pattern that is not a literal, or whose meaning vpush cannot show to be the same in Java and in "
+                "DuckDB's RE2 ($, \\b, flags, lookaround, possessive quantifiers, class intersections, \\p{...})"
+                + (", or that can match the empty string" if stepping else ""))
+    assert translated is not None  # for mypy: refused above
+    return translated
+
+
+def _regexp(called: str, arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
+    """Spark's ``regexp_count``, ``regexp_extract_all``, ``regexp_substr`` and ``regexp_instr``
+    over a literal pattern, by DuckDB's RE2 on the pattern :func:`re2_pattern` writes."""
+    from vpush.optimizer.spark_semantics import spark_error
+
+    value, pattern = arguments[0], arguments[1]
+    if not isinstance(of(value), StringType) and not isinstance(value, exp.Null):
+        _refuse(called, "a first argument that is not a string")
+    result = {"regexp_count": "INT", "regexp_instr": "INT", "regexp_substr": "VARCHAR", "regexp_extract_all": "VARCHAR[]"}[called]
+    if isinstance(pattern, exp.Null) or isinstance(value, exp.Null):
+        return _null(result)
+    re2 = _regexp_pattern(called, pattern, stepping=called in ("regexp_count", "regexp_extract_all"))
+    written = exp.Literal.string(re2.text)
+    if called == "regexp_count":
+        return exp.cast(_fn("len", _fn("regexp_extract_all", value, written, _number(0))), _typed("INT"))
+    if called == "regexp_substr":
+        # Spark's regexp_substr is nullif(regexp_extract(s, p, 0), ''): NULL for no match or an empty one
+        return _fn("nullif", _fn("regexp_extract", value, written, _number(0)), exp.Literal.string(""))
+    index = _literal_int(arguments[2]) if len(arguments) > 2 else (1 if called == "regexp_extract_all" else 0)
+    if called == "regexp_instr":
+        if index != 0:
+            _refuse(called, "a group index other than 0")
+        # the match's start, in characters: the length of the shortest text before it
+        before = _fn("regexp_extract", value.copy(), exp.Literal.string(f"(?s)^(.*?)(?:{re2.text})"), _number(1))
+        start = exp.Add(this=_fn("length", before), expression=_number(1))
+        return exp.cast(exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=_null("INT")),
+                                      exp.If(this=_fn("regexp_matches", value.copy(), written.copy()), true=start)],
+                                 default=_number(0)), _typed("INT"))
+    if index is None:
+        _refuse(called, "a group index that is not a literal")
+    assert index is not None  # for mypy: refused above
+    if not 0 <= index <= re2.groups:
+        text = (f"The value of parameter(s) `idx` in `regexp_extract_all` is invalid: Expects group index between 0 and "
+                f"{re2.groups}, but got {index}.")
+        # Spark raises only for a row with a match
+        return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=_null("VARCHAR[]")),
+                             exp.If(this=_fn("regexp_matches", value.copy(), written.copy()),
+                                    true=spark_error("INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX", text, _typed("VARCHAR[]")))],
+                        default=exp.cast(exp.Array(expressions=[]), _typed("VARCHAR[]")))
+    # DuckDB gives NULL for a group that took no part in a match; Spark ''
+    element = exp.column("__vpush_group")
+    lam = exp.Lambda(this=exp.Coalesce(this=element, expressions=[exp.Literal.string("")]), expressions=[exp.to_identifier("__vpush_group")])
+    return _fn("list_transform", _fn("regexp_extract_all", value, written, _number(index)), lam)
+
+
+def _elt(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr:
+    """Spark's ``elt(n, x1, x2, ...)`` under ANSI: the n-th input as a string, NULL for a NULL
+    ``n``, Spark's ``INVALID_ARRAY_INDEX`` for an ``n`` outside 1 to the number of inputs."""
+    from vpush.optimizer.spark_semantics import spark_error
+
+    if result is None or result.to_sql_type() is None:
+        _refuse("elt", "an index that is not an int, or inputs other than strings and integers")
+    assert result is not None  # for mypy: refused above
+    to = result.to_sql_type()
+    assert to is not None  # for mypy: refused above
+    index, values = arguments[0], arguments[1:]
+    text = exp.DPipe(this=exp.DPipe(this=exp.Literal.string("The index "), expression=exp.cast(index.copy(), _typed("VARCHAR"))),
+                     expression=exp.Literal.string(f" is out of bounds. The array has {len(values)} elements. Use the SQL function "
+                                                   "`get()` to tolerate accessing element at invalid index and return NULL instead."))
+    outside = exp.Or(this=exp.LT(this=index.copy(), expression=_number(1)), expression=exp.GT(this=index.copy(), expression=_number(len(values))))
+    chosen = _fn("list_extract", exp.Array(expressions=[exp.cast(v, to) for v in values]), index.copy())  # to VARCHAR
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=index.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), to)),
+                         exp.If(this=outside, true=spark_error("INVALID_ARRAY_INDEX", text, to))], default=chosen)

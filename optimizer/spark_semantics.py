@@ -73,8 +73,9 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "NTZ_TO_TIMESTAMP_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS", "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS",
-           "decimal_function", "decimal_function_types", "apply_spark_semantics", "arrow_spark_type", "spark_name"]
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "GET_JSON_OBJECT_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
+           "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "decimal_function", "decimal_function_types", "apply_spark_semantics",
+           "arrow_spark_type", "spark_name"]
 
 ARGUMENT_TYPE = "vpush_argument_type"
 """The meta key under which a ``to_variant_object`` call keeps the Spark type of its argument, and
@@ -170,6 +171,10 @@ JAVA_TEXT_FUNCTIONS = {
 type they take: a double or float as Java's ``Double.toString`` / ``Float.toString`` prints it
 (``1.0E10``, where DuckDB prints ``10000000000.0``); a binary as its bytes read as UTF-8, each
 malformed sequence U+FFFD as PySpark's rows show it (DuckDB prints ``\x80`` escapes)."""
+
+GET_JSON_OBJECT_FUNCTION = "vpush_get_json_object"
+"""The engine function that gives Spark's ``get_json_object(json, path)`` for a literal path of
+keys and indexes (:func:`vpush.codec.json_path.parse_json_path`), by the compiled kernel."""
 
 NTZ_TO_TIMESTAMP_FUNCTION = "vpush_ntz_to_timestamp"
 """The engine function that casts a ``timestamp_ntz`` to a ``timestamp`` in the session time zone
@@ -537,17 +542,9 @@ class _Typer:
         if isinstance(node, exp.Count):
             return _BIGINT
         if isinstance(node, exp.Sum):
-            arg = self.of(_distinct_argument(node.this))
-            if _is_integral(arg):
-                return _BIGINT
-            if isinstance(arg, DecimalType):
-                return _bounded(arg.precision + 10, arg.scale)
-            return _DOUBLE if _is_fractional(arg) else None
+            return _sum_type(self.of(_distinct_argument(node.this)))
         if isinstance(node, exp.Avg):
-            arg = self.of(_distinct_argument(node.this))
-            if isinstance(arg, DecimalType):
-                return _bounded(arg.precision + 4, arg.scale + 4)
-            return _DOUBLE if _is_integral(arg) or _is_fractional(arg) else None
+            return _average_type(self.of(_distinct_argument(node.this)))
         if isinstance(node, (exp.Min, exp.Max)):
             return self.of(node.this)
         if isinstance(node, exp.Window):
@@ -645,6 +642,21 @@ class _Typer:
                 return _decimal_result(_TRY_OPERATIONS[called], *operands)
         if called in SCALAR_FUNCTIONS and (called != "locate" or len(_arguments(node)) == 3):
             return scalar_type(called, _arguments(node), self.of)
+        if called in ("try_sum", "try_avg"):
+            arguments = _arguments(node)
+            if len(arguments) != 1:
+                return None
+            typed = self.of(_distinct_argument(arguments[0]))
+            return _sum_type(typed) if called == "try_sum" else _average_type(typed)
+        if called in ("zeroifnull", "nullifzero"):
+            arguments = _arguments(node)
+            source = self.of(arguments[0]) if len(arguments) == 1 else None
+            if called == "nullifzero" or source in (_BIGINT, _DOUBLE, AtomicType("float")):
+                return source if _is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType) else None
+            # coalesce(x, 0): the int 0 widens a narrower integer to an int, a decimal to hold 10 digits
+            if _is_integral(source):
+                return _INT
+            return _bounded(max(source.precision - source.scale, 10) + source.scale, source.scale) if isinstance(source, DecimalType) else None
         if called in _INT_FUNCTIONS:
             return _INT
         if called in _DOUBLE_FUNCTIONS:
@@ -657,7 +669,7 @@ class _Typer:
             return AtomicType("date")
         if called == "months_between":
             return _DOUBLE
-        if called in ("from_unixtime", "date_format"):
+        if called in ("from_unixtime", "date_format", "get_json_object"):
             return StringType()
         if called in _PARSED_BY_PATTERN:
             return _PATTERN_RESULTS[_PARSED_BY_PATTERN[called]]
@@ -682,10 +694,10 @@ class _Typer:
             if not isinstance(source, MapType):
                 return None
             return ArrayType(source.key if called == "map_keys" else source.value)
-        if called in ("element_at", "reverse"):
+        if called in ("element_at", "try_element_at", "reverse"):
             arguments = call_arguments(node) or []
             source = self.of(arguments[0]) if arguments and arguments[0] is not None else None
-            if called == "element_at":
+            if called != "reverse":
                 if isinstance(source, MapType):
                     return source.value
                 return source.element if isinstance(source, ArrayType) else None
@@ -756,6 +768,61 @@ _DOUBLE_FUNCTIONS = frozenset({"sign", "signum"})
 
 
 _PREDICATES = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.And, exp.Or, exp.Not, exp.Is, exp.In, exp.Between)
+
+
+_TOLERANT = "vpush_try_aggregate"
+# The widest decimal try_sum and try_avg take: DuckDB sums these in 128 bits without overflow
+_TRY_DECIMAL_PRECISION = 28
+
+
+def _zero_or_null(called: str, value: exp.Expr, result: SparkType | None) -> exp.Expr:
+    """Spark's ``zeroifnull(x)`` (``coalesce(x, 0)``, typed as Spark widens the two) and
+    ``nullifzero(x)`` (NULL where ``x = 0``)."""
+    if result is None:
+        _refuse(called, "an argument other than a number")
+    assert result is not None  # for mypy: refused above
+    to = _sql_type(result)
+    if called == "nullifzero":
+        zero = exp.EQ(this=value.copy(), expression=exp.Literal.number(0))
+        return exp.Case(ifs=[exp.If(this=zero, true=exp.cast(exp.Null(), to))], default=value)
+    return exp.cast(exp.Coalesce(this=exp.cast(value, to), expressions=[exp.Literal.number(0)]), to)
+
+
+def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace | exp.RegexpSplit) -> None:
+    """Put in place of the Java pattern of ``rlike``, ``regexp_extract``, ``regexp_replace`` or
+    ``split`` the RE2 pattern of the same meaning (:func:`vpush.optimizer.java_regex.re2_pattern`),
+    or refuse it; ``regexp_replace`` and ``split`` also refuse a pattern that can match the empty
+    string (Java steps past an empty match by a UTF-16 unit, RE2 by a character)."""
+    from vpush.optimizer.java_regex import re2_pattern
+
+    pattern = node.args.get("expression")
+    if isinstance(pattern, exp.Null):
+        return
+    called = call_name(node) or "rlike"
+    re2 = re2_pattern(pattern.name) if isinstance(pattern, exp.Literal) and pattern.is_string else None
+    stepping = isinstance(node, (exp.RegexpReplace, exp.RegexpSplit))
+    if re2 is None or (stepping and re2.nullable):
+        _refuse(called, "a pattern that is not a literal, or whose meaning vpush cannot show to be the same in Java and in "
+                "DuckDB's RE2 ($, \\b, flags, lookaround, possessive quantifiers, class intersections, \\p{...})"
+                + (", or that can match the empty string" if stepping else ""))
+    assert re2 is not None  # for mypy: refused above
+    node.set("expression", exp.Literal.string(re2.text))
+
+
+def _sum_type(arg: SparkType | None) -> SparkType | None:
+    """Spark's type of ``sum`` (and ``try_sum``) of an ``arg``."""
+    if _is_integral(arg):
+        return _BIGINT
+    if isinstance(arg, DecimalType):
+        return _bounded(arg.precision + 10, arg.scale)
+    return _DOUBLE if _is_fractional(arg) else None
+
+
+def _average_type(arg: SparkType | None) -> SparkType | None:
+    """Spark's type of ``avg`` (and ``try_avg``) of an ``arg``."""
+    if isinstance(arg, DecimalType):
+        return _bounded(arg.precision + 4, arg.scale + 4)
+    return _DOUBLE if _is_integral(arg) or _is_fractional(arg) else None
 
 
 def _arguments(node: exp.Expr) -> list[exp.Expr]:
@@ -1033,6 +1100,8 @@ class _Rewriter:
         array_call = spark_arrays.array_call(node)
         if array_call is not None:
             return spark_arrays.rewrite_array_function(*array_call, of, result)
+        if isinstance(node, (exp.RegexpLike, exp.RegexpExtract, exp.RegexpReplace, exp.RegexpSplit)):
+            _java_pattern(node)
         called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
         if called is not None:
             rewritten = self._spark_function(node, called, result)
@@ -1321,6 +1390,12 @@ class _Rewriter:
             if not _is_integral(self.typer.of(arguments[0])):
                 _refuse(called, "an argument that is not an integer (Spark's implicit cast to bigint)")
             return _from_unixtime_by_pattern(arguments[0], arguments[1])
+        if called == "get_json_object" and arguments and len(arguments) == 2 and all(a is not None for a in arguments):
+            return self._get_json_object(*[a for a in arguments if a is not None])
+        if called in ("try_sum", "try_avg") and arguments and len(arguments) == 1 and arguments[0] is not None:
+            return self._try_aggregate(node, called, arguments[0], result)
+        if called in ("zeroifnull", "nullifzero") and arguments and len(arguments) == 1 and arguments[0] is not None:
+            return _zero_or_null(called, arguments[0], result)
         if called in ("isnull", "isnotnull") and arguments and arguments[0] is not None:
             test: exp.Expr = exp.Is(this=arguments[0], expression=exp.Null())
             return exp.Paren(this=exp.Not(this=test) if called == "isnotnull" else test)
@@ -1562,6 +1637,10 @@ class _Rewriter:
             if of(arguments[1]) not in (_INT, AtomicType("smallint"), AtomicType("tinyint")):
                 _refuse(called, "an index that is not an int")
             return _element_at(arguments[0], arguments[1])
+        if called == "try_element_at" and len(arguments) == 2 and isinstance(source, ArrayType):
+            if of(arguments[1]) not in (_INT, AtomicType("smallint"), AtomicType("tinyint")):
+                _refuse(called, "an index that is not an int")
+            return _element_at(arguments[0], arguments[1], tolerant=True)
         if called == "reverse" and len(arguments) == 1 and isinstance(source, ArrayType):
             return exp.Anonymous(this="list_reverse", expressions=[arguments[0]])
         if called == "reverse" and len(arguments) == 1 and isinstance(source, StringType):
@@ -1593,7 +1672,7 @@ class _Rewriter:
             return _map_from_arrays(arguments[0], arguments[1])
         source = self.typer.of(arguments[0])
         if not isinstance(source, MapType):
-            if called in ("size", "cardinality", "element_at"):
+            if called in ("size", "cardinality", "element_at", "try_element_at"):
                 return None
             _refuse(called, "an argument that is not a map of a type vpush knows")
         if called in ("size", "cardinality") and len(arguments) == 1:
@@ -1607,7 +1686,7 @@ class _Rewriter:
             # Spark: NULL for a NULL key or map (a map holds no NULL key, so nothing else is unknown)
             unknown = exp.Or(this=exp.Is(this=key, expression=exp.Null()), expression=exp.Is(this=arguments[0].copy(), expression=exp.Null()))
             return exp.Case(ifs=[exp.If(this=unknown, true=exp.cast(exp.Null(), exp.DataType.build("BOOLEAN")))], default=found)
-        if called == "element_at" and len(arguments) == 2:
+        if called in ("element_at", "try_element_at") and len(arguments) == 2:
             return self._map_value(arguments[0], arguments[1], source, called)
         _refuse(called, "this form")
 
@@ -1799,6 +1878,40 @@ class _Rewriter:
         quotient = exp.IntDiv(this=exp.Paren(this=numerator), expression=exp.Paren(this=denominator))
         return self._nonzero(node.expression, _wrapped_bigint(quotient), "DIVIDE_BY_ZERO", "BIGINT", dividend=node.this)
 
+    def _get_json_object(self, text: exp.Expr, path: exp.Expr) -> exp.Expr:
+        """Spark's ``get_json_object(json, path)`` by the engine function of the compiled kernel,
+        for a literal path of keys and indexes; a NULL path gives NULL."""
+        from vpush.codec.json_path import parse_json_path
+
+        if not (isinstance(self.typer.of(text), StringType) or isinstance(text, exp.Null)):
+            _refuse("get_json_object", "a first argument that is not a string")
+        if isinstance(path, exp.Null):
+            return exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))
+        if not (isinstance(path, exp.Literal) and path.is_string) or parse_json_path(path.name) is None:
+            _refuse("get_json_object", "a path that is not a literal of keys and indexes ($.a, $['a'], $.a[0]): "
+                    "wildcards ([*], .*) and whitespace are not evaluated")
+        self.functions[GET_JSON_OBJECT_FUNCTION] = StringType()
+        call = exp.Anonymous(this=GET_JSON_OBJECT_FUNCTION, expressions=[exp.cast(text, exp.DataType.build("VARCHAR")), path])
+        self.typer.types[id(call)] = StringType()
+        return call
+
+    def _try_aggregate(self, node: exp.Expr, called: str, value: exp.Expr, result: SparkType | None) -> exp.Expr:
+        """Spark's ``try_sum`` and ``try_avg``: ``sum`` and ``avg``, NULL where those raise for an
+        overflow (of a sum of integers or decimals). Over a window or with a FILTER the bare
+        aggregate is returned, for the window's or the filter's own rewrite to finish."""
+        source = self.typer.of(_distinct_argument(value))
+        if result is None or not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType)):
+            _refuse(called, "an argument other than an integer, a float, a double or a decimal")
+        if isinstance(source, DecimalType) and source.precision > _TRY_DECIMAL_PRECISION:
+            # DuckDB's own sum of wider decimals can raise before the total is checked
+            _refuse(called, f"decimals of more than {_TRY_DECIMAL_PRECISION} digits")
+        agg: exp.Expr = exp.Sum(this=value) if called == "try_sum" else exp.Avg(this=value)
+        agg.meta[_TOLERANT] = True
+        self.typer.types[id(agg)] = result
+        if isinstance(node.parent, (exp.Window, exp.Filter)) and node.arg_key == "this":
+            return agg
+        return self._aggregate(agg, agg, result, window=None)
+
     def _aggregate(self, node: exp.Expr, agg: exp.Expr, result: SparkType | None, window: exp.Window | None) -> exp.Expr:
         def over(call: exp.Expression) -> exp.Expression:
             if window is None:
@@ -1810,11 +1923,12 @@ class _Rewriter:
         if isinstance(agg, _RANKING):
             return exp.cast(node, exp.DataType.build("INT"))
         arg = self.typer.of(agg.this)
+        tolerant = bool(agg.meta.get(_TOLERANT))
         if isinstance(agg, exp.Sum) and result == _BIGINT:
             low, high = _INT_RANGE["bigint"]
             total = node.copy()
             inside = exp.Between(this=total.copy(), low=exp.Literal.number(low), high=exp.Literal.number(high))
-            overflow = spark_error(
+            overflow = exp.cast(exp.Null(), exp.DataType.build("BIGINT")) if tolerant else spark_error(
                 "ARITHMETIC_OVERFLOW", "overflow. Use 'try_add' to tolerate overflow and return NULL instead.",
                 exp.DataType.build("BIGINT"),
             )
@@ -1826,6 +1940,8 @@ class _Rewriter:
                 default=overflow,
             )
         if isinstance(agg, exp.Sum) and isinstance(result, DecimalType):
+            if tolerant:
+                return exp.TryCast(this=node, to=_sql_type(result))
             return exp.cast(node, _sql_type(result))
         if isinstance(agg, exp.Avg) and isinstance(result, DecimalType) and isinstance(agg.this, exp.Distinct):
             raise OptimizeError(
@@ -1946,7 +2062,10 @@ def apply_spark_semantics(
                     from vpush.optimizer.rewrite_variants import spark_function_name
 
                     name = spark_function_name(projection)
-                written = projection.sql(dialect="duckdb")
+                try:
+                    written = projection.sql(dialect="duckdb")
+                except ValueError:  # sqlglot cannot write it for DuckDB (get_json_object(j, '$..a')): the rewrite decides
+                    written = None
             _type_variant_objects(projection, typer)
             done = _transform(projection, rewriter)
             if name is None and written is not None and done.sql(dialect="duckdb") != written:
@@ -2712,8 +2831,11 @@ def _out_of_bounds(index: exp.Expr, size: exp.Expr, remedy: str) -> exp.Expressi
     )
 
 
-_COLLECTION_CALLS = frozenset({"array_contains", "element_at", "reverse", "sha2", "base64"})
-_MAP_CALLS = frozenset({"map", "map_from_arrays", "str_to_map", "map_keys", "map_values", "map_contains_key", "size", "cardinality", "element_at"})
+_COLLECTION_CALLS = frozenset({"array_contains", "element_at", "try_element_at", "reverse", "sha2", "base64"})
+_MAP_CALLS = frozenset({
+    "map", "map_from_arrays", "str_to_map", "map_keys", "map_values", "map_contains_key", "size", "cardinality", "element_at",
+    "try_element_at",
+})
 
 
 _KEY_INDEX = "__vpush_key_index"
@@ -2993,22 +3115,20 @@ def _wrapped_bigint(wide: exp.Expression) -> exp.Expression:
     return exp.cast(exp.Sub(this=shifted, expression=exp.Literal.number(_TWO_63)), exp.DataType.build("BIGINT"))
 
 
-def _element_at(array: exp.Expr, index: exp.Expr) -> exp.Expression:
+def _element_at(array: exp.Expr, index: exp.Expr, *, tolerant: bool = False) -> exp.Expression:
     """Spark's ``element_at(array, i)`` under ANSI: 1-based, negative from the end; 0 raises
     ``INVALID_INDEX_OF_ZERO``, an index outside the array ``INVALID_ARRAY_INDEX_IN_ELEMENT_AT``
-    (DuckDB's ``list_extract`` counts the same way but gives NULL for both)."""
+    (DuckDB's ``list_extract`` counts the same way but gives NULL for both). ``try_element_at``
+    (``tolerant``) gives NULL outside the array, and raises for 0 as Spark's does."""
     size = exp.Anonymous(this="len", expressions=[array.copy()])
     zero = exp.EQ(this=index.copy(), expression=exp.Literal.number(0))
     outside = exp.GT(this=exp.Abs(this=exp.cast(index.copy(), exp.DataType.build("BIGINT"))), expression=size.copy())
     text = _out_of_bounds(index, size.copy(), "`try_element_at`")
     zero_text = "The index 0 is invalid. An index shall be either < 0 or > 0 (the first element has index 1)."
-    return exp.Case(
-        ifs=[
-            exp.If(this=zero, true=spark_error("INVALID_INDEX_OF_ZERO", zero_text, None)),
-            exp.If(this=outside, true=spark_error("INVALID_ARRAY_INDEX_IN_ELEMENT_AT", text, None)),
-        ],
-        default=exp.Anonymous(this="list_extract", expressions=[array.copy(), index.copy()]),
-    )
+    checks = [exp.If(this=zero, true=spark_error("INVALID_INDEX_OF_ZERO", zero_text, None))]
+    if not tolerant:
+        checks.append(exp.If(this=outside, true=spark_error("INVALID_ARRAY_INDEX_IN_ELEMENT_AT", text, None)))
+    return exp.Case(ifs=checks, default=exp.Anonymous(this="list_extract", expressions=[array.copy(), index.copy()]))
 
 
 def _mime_base64(value: exp.Expr, text: bool) -> exp.Expression:

@@ -16,7 +16,7 @@ import pytest
 from test_spark_functions import _assert_raises_as_spark, _check, _chunks
 
 import vpush
-from support.tables import connect_tables, register_views, table_folder
+from support.tables import table_fixtures
 from support.writers import write_with_spark
 from vpush.codec.errors import VpushError
 
@@ -101,6 +101,13 @@ CALLS = [
     "array_remove(a, NULL)", "flatten(array(array(1), NULL))",
     "sort_array(transform(f, x -> x * 2), false)", "array_distinct(transform(f, x -> x * 2))", "array_repeat(concat(s, 'x'), 2)",
     "array_insert(a, 3, NULL)", "array_insert(g, -2, s)", "array_insert(l, 2, i)", "array_insert(a, n + 2, 5)",
+    # maps' entries in the map's order; zipped arrays as long as the longest, fields named after columns
+    "map_entries(map('k', i, 'j', n))", "map_entries(map('p', a, 'q', b))", "map_filter(map('x', i, 'y', n), (k, v) -> v > 1)",
+    "map_filter(map('x', i, 'y', n), (k, v) -> k = 'y' OR v IS NULL)", "map_filter(map('p', g), (k, v) -> size(v) > 1)",
+    "transform_values(map('x', i, 'y', n), (k, v) -> v + 1)", "transform_values(map('x', i), (k, v) -> concat(k, s))",
+    "transform_values(map('p', a, 'q', b), (k, v) -> size(v))", "arrays_zip(a, b)", "arrays_zip(a, g, l)", "arrays_zip(a, array(1))",
+    "arrays_zip(nest)", "arrays_zip(array(i), array(s, 'y'))", "map_concat(map('x', i), map('y', n))", "map_concat(map('x', i))",
+    "map_concat(map('x', i), if(i > 1, map('z', 1), NULL))", "map_concat(map('x', a), map('y', b), map('w', a))",
 ]
 
 # Forms vpush does not answer as Spark does: refused on DuckDB, answered by the Spark engine.
@@ -114,24 +121,7 @@ REFUSED = [
 REFUSED_SPARK_RAISES = ["sort_array(a, i > 0)", "array_position(a, 1.5)", "array_remove(a, 'x')", "array_insert(a, NULL, 1)", "exists(a, x -> x)", "filter(g, x -> x)", "aggregate(l, 0, (acc, x) -> acc + x)", "array_repeat(NULL, 2)"]
 
 
-@pytest.fixture(scope="module")
-def table_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return table_folder(tmp_path_factory.mktemp("arrays"), TABLE)
-
-
-@pytest.fixture(scope="module")
-def con(table_path: Path) -> vpush.Connection:
-    return connect_tables({"t": table_path})
-
-
-@pytest.fixture(scope="module")
-def spark_con(spark: SparkSession, table_path: Path) -> vpush.Connection:
-    return connect_tables({"t": table_path}, spark)
-
-
-@pytest.fixture(scope="module")
-def spark_view(spark: SparkSession, table_path: Path) -> SparkSession:
-    return register_views(spark, {"t": table_path})
+table_path, con, spark_con, spark_view = table_fixtures("arrays", TABLE)
 
 
 @pytest.mark.parametrize("calls", _chunks(CALLS, 12))

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 import vpush
 
@@ -37,3 +38,28 @@ def table_folder(root: Path, table: pa.Table) -> Path:
     folder.mkdir(parents=True)
     pq.write_table(table, folder / "part-0.parquet")
     return folder
+
+
+def table_fixtures(name: str, table: pa.Table) -> tuple[Any, Any, Any, Any]:
+    """The module-scoped fixtures of tests over ``table`` as ``t``, to assign to these names:
+    ``table_path`` (its folder, under a temporary folder named ``name``), ``con`` (a DuckDB-engine
+    connection), ``spark_con`` (a Spark-engine connection) and ``spark_view`` (the session with
+    the view ``t``)."""
+
+    @pytest.fixture(scope="module", name="table_path")
+    def table_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+        return table_folder(tmp_path_factory.mktemp(name), table)
+
+    @pytest.fixture(scope="module", name="con")
+    def con(table_path: Path) -> vpush.Connection:
+        return connect_tables({"t": table_path})
+
+    @pytest.fixture(scope="module", name="spark_con")
+    def spark_con(spark: SparkSession, table_path: Path) -> vpush.Connection:
+        return connect_tables({"t": table_path}, spark)
+
+    @pytest.fixture(scope="module", name="spark_view")
+    def spark_view(spark: SparkSession, table_path: Path) -> SparkSession:
+        return register_views(spark, {"t": table_path})
+
+    return table_path, con, spark_con, spark_view

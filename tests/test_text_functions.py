@@ -1,0 +1,113 @@
+"""Spark's ``get_json_object`` and regexp functions on the DuckDB engine, checked against PySpark
+on both engines, over one table.
+
+Column ``j`` holds JSON texts that Jackson (with Spark's single quotes and raw control characters)
+reads and fails to read in many ways: numbers Jackson re-prints (``1.50`` as ``1.5``, ``1e400`` as
+``"Infinity"``), escapes and characters past U+FFFF, duplicate and null fields, text after the
+root value, truncated and over-deep texts. Column ``s`` holds the line terminators Java's ``.``
+stops at (``\\r``, U+0085, U+2028), the vertical tab Java's ``\\s`` matches, characters past U+FFFF
+and NULL, for ``regexp_count``, ``regexp_extract_all``, ``regexp_substr``, ``regexp_instr`` and the
+patterns of ``rlike``, ``regexp_extract`` and ``regexp_replace``, which DuckDB runs with RE2 on the
+pattern ``vpush.optimizer.java_regex`` writes for Java's. The checks are those of
+``tests/test_spark_functions.py``: names, types and values must agree exactly; what vpush does not
+answer is refused on DuckDB and run by the Spark engine.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pyarrow as pa
+import pytest
+from test_spark_functions import _assert_raises_as_spark, _check, _chunks
+
+import vpush
+from support.tables import table_fixtures
+from vpush.codec.errors import VpushError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+TEXTS = [
+    '{"a":1,"b":[1,2,{"c":"x"}],"d":{"e":null,"f":1.50,"g":"h\\"i","u":"\\u00e9"}}',
+    '{"a":1,"a":2}', '{"a":null,"a":2}', '  {"a" : "x"}  ', '{"a":NaN}', '{"a":01}', '"str"', '"a\\qb"',
+    '{"a":"\\ud83d\\ude00 😀 é"}', '{"a":"é\\n\\u0001\\u007f/\\/\\b\\f\\r\\t\\u2028"}', "{'a':'q\"\\''}", "{'a':1, \"b\":'2'}",
+    '{"a":-0}', '{"a":-0.0e0}', '{"a":1e400,"b":-1e400}', '{"a":1.}', '{"a":.5}', '{"a":+1}', '{"a":1,}', '{"a":[1,]}',
+    '{"a":"x\ty\n"}', '{"a":"\\q"}', '{"a":1}x', '{"a":1}}', '[1,2', '{"a":{"b":1}', '{"b":1,"a":2', '{"a":2,"b":',
+    '{"a":1.0}', '{"a":123456789.0}', '{"a":1.23456789012345678901}', '{"a":9223372036854775808}', '{"a":1e-7}',
+    '{"a":[0.1,2e22,1E2,-5,0.001,1e7]}', '{"a":[{"b":"\\""}],"c":true,"d":false,"e":null}', 'null', '1', '1x', '1 x',
+    'true', 'truex', '[null,[],{}]', '', '   ', '{"a":"\\u00"}', '{"a" 1}', '{1:2}', '{"a":tru}', '{"a":1}  ',
+    '{"a b":1,"a.b":2,"$":3,"":4,"\\u0061":5}', '{"\\u0061":5,"a":6}', '[1,[2,3],{"a":[4,5]}]', '{"é":{"ü":[10,11]}}',
+    '{"a":[[1,2],[3]],"b":{"a":{"a":7}}}', '{"a":"\\ud83d"}', '{"a":[null]}', '{"a" : [ 1 , { "b" : 2 } ] , "b" : 3 }',
+    "[" * 1000 + "]" * 1000, "[" * 1001 + "]" * 1001, '{"a":[' + "[" * 999 + "]" * 999 + "]}", None,
+]
+REGEXP_TEXTS = ["a1b22c", "abcab", "", None, "a\r\nb\u0085c\u2028d", "x\u000by z", "😀ab😀b", "aaa", "AbC.d-e", "é1ü22"]
+
+TABLE = pa.table({
+    "j": pa.array(TEXTS, pa.string()),
+    "s": pa.array([REGEXP_TEXTS[k % len(REGEXP_TEXTS)] for k in range(len(TEXTS))], pa.string()),
+    "n": pa.array(range(len(TEXTS)), pa.int32()),
+})
+
+PATHS = ["$", "$.a", "$.b", "$.a[0]", "$.a[1]", "$['a']", "$.b[2].c", "$.d.e", "$.d.f", "$.d.g", "$.d.u", "$[0]", "$[1]",
+         "$[2]", "$[2].a[1]", "$['a.b']", "$.$", "$.é.ü[1]", "$.a[1].b", "$.a[0][1]", "$.b.a.a", "$.c", "$.e", "$.a[01]",
+         "$.a[5]", "$.a.b", "$['a'][0]", "$.b[0]"]
+
+JSON_CALLS = [f"get_json_object(j, '{p}')" if "'" not in p else f'get_json_object(j, "{p}")' for p in PATHS] + [
+    "get_json_object(j, NULL)", "get_json_object(NULL, '$.a')", "get_json_object('{\"k\": [1, 2]}', '$.k[1]')",
+    "get_json_object(concat('{\"n\":', string(n), '}'), '$.n') AS n2",
+]
+
+REGEXP_CALLS = [
+    "regexp_count(s, 'ab')", "regexp_count(s, '.')", "regexp_count(s, '\\\\s')", "regexp_count(s, '\\\\S+')", "regexp_count(s, 'aa')",
+    "regexp_count(s, '[a-c]')", "regexp_count(s, '\\\\d+')", "regexp_count(s, '[^\\\\s]')", "regexp_count(s, NULL)",
+    "regexp_extract_all(s, '([a-z])(\\\\d+)?')", "regexp_extract_all(s, '([a-z])(\\\\d+)?', 2)", "regexp_extract_all(s, '.', 0)",
+    "regexp_extract_all(s, '(a|ab)(c|bcd)?', 0)", "regexp_extract_all(s, '[^a-c]+', 0)", "regexp_extract_all(s, 'b.', 0)",
+    "regexp_extract_all(s, '\\\\w+', 0)", "regexp_extract_all(s, '(\\\\d)(x)?', 2)", "regexp_extract_all(s, '(?:a)(b+?)', 1)",
+    "regexp_extract_all(s, 'a{2}|b{1,}', 0)", "regexp_extract_all(s, '[\\\\.\\\\-]', 0)",
+    "regexp_substr(s, 'b+')", "regexp_substr(s, 'x*')", "regexp_substr(s, '.b')", "regexp_substr(s, '[\\\\s]+')", "regexp_substr(s, '\\\\d\\\\d')",
+    "regexp_instr(s, 'b')", "regexp_instr(s, 'x*')", "regexp_instr(s, '\\\\d')", "regexp_instr(s, 'b', 0)", "regexp_instr(s, '.b')",
+    "regexp_instr(s, 'z|d')", "regexp_substr(NULL, 'a')",
+    # the listed functions' patterns are written in RE2 the same way
+    "s RLIKE '.b'", "s RLIKE '\\\\s'", "regexp_like(s, '^a.b')", "regexp_extract(s, 'a.', 0)", "regexp_extract(s, '(\\\\S)\\\\s', 1)",
+    "regexp_replace(s, '\\\\s', '_')", "regexp_replace(s, '.', 'x')", "split(s, '.b')", "split(s, '\\\\s')", "split(s, 'a')",
+]
+
+CALLS = JSON_CALLS + REGEXP_CALLS
+
+# Paths vpush does not evaluate (wildcards, whitespace Spark drops in places, a path that is not a literal)
+REFUSED = ["get_json_object(j, '$.a[*]')", "get_json_object(j, '$.*')", "get_json_object(j, '$. a')",
+           "get_json_object(j, '$[*].a')", "get_json_object(j, j)", "get_json_object(j, '$..a')"]
+# Patterns whose meaning vpush cannot show to be the same in Java and RE2, and forms it does not take
+REFUSED += [
+    "regexp_count(s, 'a*')", "regexp_count(s, 'b$')", "regexp_extract_all(s, '(?i)a', 0)", "regexp_substr(s, '\\\\bx')",
+    "regexp_instr(s, '(b)', 1)", "regexp_count(s, s)", "regexp_extract_all(s, 'a++', 0)", "regexp_count(s, '[a&&b]')",
+    "regexp_count(s, '\\\\p{L}')", "rlike(s, 'b$')", "regexp_extract(s, '(?i)a', 0)", "regexp_replace(s, 'x*', '-')", "rlike(s, s)",
+    "split(s, 'x*')",
+]
+
+
+table_path, con, spark_con, spark_view = table_fixtures("text", TABLE)
+
+
+@pytest.mark.parametrize("calls", _chunks(CALLS, 16))
+def test_duckdb_engine_answers_as_spark(calls: list[str], spark_view: SparkSession, con: vpush.Connection) -> None:
+    _check(["n", *calls], spark_view, con)
+
+
+def test_spark_engine_answers_as_spark(spark_view: SparkSession, spark_con: vpush.Connection) -> None:
+    """What DuckDB refuses runs on the Spark engine, in one query."""
+    _check(["n", *REFUSED], spark_view, spark_con)
+
+
+@pytest.mark.parametrize("call", REFUSED)
+def test_refused_on_duckdb(call: str, con: vpush.Connection) -> None:
+    with pytest.raises(VpushError) as raised:
+        con.sql(f"SELECT {call} FROM t").to_arrow()
+    assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
+    assert call.split("(")[0] in str(raised.value)
+
+
+@pytest.mark.parametrize("call", ["regexp_extract_all(s, 'a')", "regexp_extract_all(s, '(b)', 2)", "regexp_extract_all(s, '(b)', -1)"])
+def test_group_index_out_of_range_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    """Spark raises for a row with a match when the pattern has fewer groups than the index."""
+    _assert_raises_as_spark(call, spark_view, con, ("INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX",))
