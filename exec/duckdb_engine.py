@@ -272,7 +272,10 @@ _UNRESOLVED_COLUMN = re.compile(r'Referenced column "([^"]*)" not found in FROM 
 
 # DuckDB's own errors for the failures Spark (ANSI mode) also raises, with Spark's class.
 _DUCKDB_ERROR_CLASSES = [
-    (re.compile(r"Overflow in (addition|subtraction|multiplication|negation|ROUND)|Overflow on abs\("), "ARITHMETIC_OVERFLOW"),
+    # "HUGEINT addition" and "SUM of DECIMAL": a sum of decimals past 38 digits, on the way or at
+    # the end (Spark: "Overflow in sum of decimals", only at the end)
+    (re.compile(r"Overflow in (HUGEINT )?(addition|subtraction|multiplication|negation|ROUND)|Overflow on abs\(|Overflow in SUM of DECIMAL"),
+     "ARITHMETIC_OVERFLOW"),
     (re.compile(r"Division by zero in expression \(.* % .*\)"), "REMAINDER_BY_ZERO"),
     (re.compile(r"Division by zero"), "DIVIDE_BY_ZERO"),
     (re.compile(r"Could not convert string .* to (INT|UINT|DECIMAL|DOUBLE|FLOAT|BOOL|DATE|TIMESTAMP)"), "CAST_INVALID_INPUT"),

@@ -29,7 +29,7 @@ from vpush.exec.errors import ExecutionError
 from vpush.exec.variant_cast import variant_get_column
 
 from vpush.optimizer.rewrite_variants import ONCE_FUNCTION_PREFIX, TO_VARIANT_OBJECT_PREFIX
-from vpush.optimizer.spark_semantics import DECIMAL_PRODUCT_PREFIX
+from vpush.optimizer.spark_semantics import DECIMAL_FUNCTION_PREFIX
 from vpush.optimizer.variant_types import VARIANT, SparkType
 
 _RAISED: dict[str, VpushError] = {}
@@ -122,10 +122,10 @@ def register(connection: duckdb.DuckDBPyConnection, name: str, target: SparkType
     if name.startswith(TO_VARIANT_OBJECT_PREFIX):
         variant_functions.register_to_variant_object(connection, name, target)
         return
-    if name.startswith(DECIMAL_PRODUCT_PREFIX):
-        from vpush.exec.multiply_decimals import register_decimal_product
+    if name.startswith(DECIMAL_FUNCTION_PREFIX):
+        from vpush.exec.compute_decimals import register_decimal_function
 
-        register_decimal_product(connection, name)
+        register_decimal_function(connection, name)
         return
     try:
         connection.create_function(

@@ -81,9 +81,9 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "GET_JSON_OBJECT_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "DECIMAL_PRODUCT_PREFIX",
-           "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS",
-           "decimal_product_function", "decimal_product_types", "apply_spark_semantics", "arrow_spark_type", "spark_name"]
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "GET_JSON_OBJECT_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
+           "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "decimal_function", "decimal_function_types", "apply_spark_semantics",
+           "arrow_spark_type", "spark_name"]
 
 ARGUMENT_TYPE = "vpush_argument_type"
 """The meta key under which a ``to_variant_object`` call keeps the Spark type of its argument, and
@@ -131,32 +131,38 @@ STRICT_MATH_FUNCTIONS: dict[str, str] = {name: f"vpush_strict_{name}" for name i
 does, bit for bit (:mod:`vpush.codec.strict_math`; DuckDB's own are the C library's, which can
 differ in the last bit), by the kernel's name for the function."""
 
-DECIMAL_PRODUCT_PREFIX = "vpush_decimal_product_"
-"""The engine functions that multiply two decimals as Spark does where the exact product may
-need more than DuckDB's 38 digits, one per pair of operand types and result type (see
-:func:`decimal_product_function`)."""
+DECIMAL_FUNCTION_PREFIX = "vpush_decimal_"
+"""The engine functions that compute Spark's decimal ``+ - * /`` where the exact value may need
+more than DuckDB's 38 digits, one per operation, pair of operand types and result type (see
+:func:`decimal_function`)."""
+
+DECIMAL_OPERATIONS = ("sum", "difference", "product", "quotient", "remainder", "div", "try_sum", "try_difference", "try_product", "try_quotient")
+"""The operations of :func:`decimal_function`; a ``try_`` one answers NULL where Spark's
+``try_add``/``try_subtract``/``try_multiply``/``try_divide`` do (where the other raises)."""
 
 
-def decimal_product_function(a: DecimalType, b: DecimalType, result: DecimalType) -> str:
-    """The name of the engine function that multiplies a ``a`` by a ``b`` into Spark's ``result``.
+def decimal_function(operation: str, a: DecimalType, b: DecimalType, result: DecimalType) -> str:
+    """The name of the engine function that computes ``operation`` (one of
+    :data:`DECIMAL_OPERATIONS`) of a ``a`` and a ``b`` into Spark's ``result``.
 
     Example:
-        >>> decimal_product_function(DecimalType(38, 10), DecimalType(10, 2), DecimalType(38, 6))
+        >>> decimal_function("product", DecimalType(38, 10), DecimalType(10, 2), DecimalType(38, 6))
         'vpush_decimal_product_38_10_10_2_38_6'
     """
     numbers = (a.precision, a.scale, b.precision, b.scale, result.precision, result.scale)
-    return DECIMAL_PRODUCT_PREFIX + "_".join(str(n) for n in numbers)
+    return f"{DECIMAL_FUNCTION_PREFIX}{operation}_" + "_".join(str(n) for n in numbers)
 
 
-def decimal_product_types(name: str) -> tuple[DecimalType, DecimalType, DecimalType]:
-    """The operand and result types a :func:`decimal_product_function` name was made of.
+def decimal_function_types(name: str) -> tuple[str, DecimalType, DecimalType, DecimalType]:
+    """The operation, operand types and result type a :func:`decimal_function` name was made of.
 
     Example:
-        >>> decimal_product_types('vpush_decimal_product_38_10_10_2_38_6')[2]
-        DecimalType(precision=38, scale=6)
+        >>> decimal_function_types('vpush_decimal_try_quotient_38_10_10_2_38_6')[0]
+        'try_quotient'
     """
-    p1, s1, p2, s2, pr, sr = (int(n) for n in name.removeprefix(DECIMAL_PRODUCT_PREFIX).split("_"))
-    return DecimalType(p1, s1), DecimalType(p2, s2), DecimalType(pr, sr)
+    parts = name.removeprefix(DECIMAL_FUNCTION_PREFIX).split("_")
+    p1, s1, p2, s2, pr, sr = (int(n) for n in parts[-6:])
+    return "_".join(parts[:-6]), DecimalType(p1, s1), DecimalType(p2, s2), DecimalType(pr, sr)
 
 
 # Spark's math functions computed by the StrictMath kernel, by the name the user calls them with:
@@ -274,6 +280,39 @@ def _adjusted(precision: int, scale: int) -> DecimalType:
     return DecimalType(MAX_DECIMAL_PRECISION, max(MAX_DECIMAL_PRECISION - int_digits, min_scale))
 
 
+_OPERATIONS: dict[type[exp.Expr], str] = {exp.Add: "sum", exp.Sub: "difference", exp.Mul: "product", exp.Div: "quotient"}
+# Spark's try_ functions of decimals, by the operation they compute
+_TRY_OPERATIONS = {"try_add": "sum", "try_subtract": "difference", "try_multiply": "product", "try_divide": "quotient"}
+
+
+def _decimal_result(operation: str, a: DecimalType, b: DecimalType) -> DecimalType:
+    """Spark's result type of ``operation`` (a :data:`DECIMAL_OPERATIONS` name, ``try_`` or not)
+    of a ``a`` and a ``b`` (``DecimalPrecision``, precision loss allowed)."""
+    operation = operation.removeprefix("try_")
+    if operation == "product":
+        return _adjusted(a.precision + b.precision + 1, a.scale + b.scale)
+    if operation == "quotient":
+        scale = max(6, a.scale + b.precision + 1)
+        return _adjusted(a.precision - a.scale + b.scale + scale, scale)
+    scale = max(a.scale, b.scale)
+    return _adjusted(max(a.precision - a.scale, b.precision - b.scale) + scale + 1, scale)
+
+
+def _exact_fits(operation: str, a: DecimalType, b: DecimalType, result: DecimalType) -> bool:
+    """Whether the types prove that DuckDB's 38-digit arithmetic computes ``operation`` of a ``a``
+    and a ``b`` exactly before it is rounded to ``result``: then DuckDB computes it (the fast path)
+    and no engine function is needed."""
+    if operation == "product":
+        # the exact product has at most p1 + p2 digits; DuckDB's cast rounds half away from zero
+        return a.precision + b.precision <= MAX_DECIMAL_PRECISION
+    if operation == "quotient":
+        # the unscaled integers of x * 10^shift and y (y * 10^-shift) fit a HUGEINT: _exact_divide
+        shift = result.scale - a.scale + b.scale
+        return a.precision + max(shift, 0) <= MAX_DECIMAL_PRECISION and b.precision + max(-shift, 0) <= MAX_DECIMAL_PRECISION
+    # both rescaled to the larger scale, and their sum, fit 38 digits
+    return max(a.precision - a.scale, b.precision - b.scale) + max(a.scale, b.scale) + 1 <= MAX_DECIMAL_PRECISION
+
+
 def _literal_decimal(node: exp.Expr) -> DecimalType | None:
     """Spark's ``DecimalType.fromLiteral`` for an integer literal (the digits it needs)."""
     if isinstance(node, exp.Literal) and not node.is_string and node.this.lstrip("-").isdigit():
@@ -300,33 +339,6 @@ def _as_decimal(t: SparkType | None, node: exp.Expr) -> DecimalType | None:
         assert isinstance(t, AtomicType)
         return literal or DecimalType(_INTEGRAL_DECIMAL[t.name], 0)
     return None
-
-
-def _decimal_div(node: exp.IntDiv, a: DecimalType, b: DecimalType) -> exp.Expression:
-    """Spark's ``a div b`` of decimals: the exact quotient truncated toward zero, as a ``bigint``
-    (DuckDB's ``//`` of decimals is a double's). Both are scaled to integers at their common
-    scale and divided as 128-bit integers, then wrapped to 64 bits as Spark's ``toLong`` does."""
-    scale = max(a.scale, b.scale)
-    if max(a.precision - a.scale, b.precision - b.scale) + scale > 38:
-        raise OptimizeError(
-            f"{node.sql(dialect=VpushSpark)}: the DuckDB engine answers `div` of decimals only where both fit 38 digits "
-            "at their common scale; the Spark engine runs it",
-            error_class="VPUSH_UNSUPPORTED_FUNCTION",
-        )
-
-    def unscaled(operand: exp.Expr) -> exp.Expression:
-        widened = exp.cast(operand.copy(), _decimal(38, scale))
-        return exp.cast(exp.Mul(this=widened, expression=exp.Literal.number(10**scale)), exp.DataType.build("HUGEINT"))
-
-    quotient = exp.IntDiv(this=unscaled(node.this), expression=unscaled(node.expression))
-    # Spark keeps the quotient's low 64 bits (BigDecimal.longValue): MAX div 0.5 is -2
-    low = exp.Paren(this=exp.BitwiseAnd(this=quotient, expression=exp.Literal.number(str((1 << 64) - 1))))
-    wrapped = exp.Case(
-        ifs=[exp.If(this=exp.GTE(this=low.copy(), expression=exp.Literal.number(str(1 << 63))),
-                    true=exp.Sub(this=low.copy(), expression=exp.cast(exp.Literal.number(str(1 << 64)), exp.DataType.build("HUGEINT"))))],
-        default=low,
-    )
-    return exp.cast(wrapped, exp.DataType.build("BIGINT"))
 
 
 def _wider_integral(a: AtomicType, b: AtomicType) -> AtomicType:
@@ -377,8 +389,10 @@ def _round_div(numerator: exp.Expression, denominator: exp.Expression) -> exp.Ex
     num, den = exp.Abs(this=operand("n")), exp.Abs(this=operand("d"))
     quotient = exp.IntDiv(this=num.copy(), expression=den.copy())
     remainder = exp.Mod(this=num.copy(), expression=den.copy())
+    # HALF_UP: up where twice the remainder reaches the divisor (written as remainder >= divisor
+    # - remainder: twice a remainder below a 38-digit divisor may pass a HUGEINT)
     up = exp.Case(
-        ifs=[exp.If(this=exp.GTE(this=exp.Mul(this=remainder, expression=exp.Literal.number(2)), expression=den.copy()),
+        ifs=[exp.If(this=exp.GTE(this=remainder, expression=exp.Sub(this=den.copy(), expression=remainder.copy())),
                     true=exp.Literal.number(1))],
         default=exp.Literal.number(0),
     )
@@ -430,22 +444,17 @@ def _rescale(unscaled: exp.Expression, from_scale: int, to_scale: int) -> exp.Ex
     return _round_div(unscaled, _pow10(from_scale - to_scale))
 
 
-def _exact_divide(
-    num: exp.Expression, num_type: DecimalType, den: exp.Expression, den_type: DecimalType
-) -> tuple[exp.Expression, DecimalType] | None:
-    """Spark's decimal division (``DecimalPrecision``): the quotient rounded HALF_UP to the result
-    scale, computed on unscaled 128-bit integers; None when the result scale is below what the
-    numerator carries (vpush does not do that case yet)."""
-    scale = max(6, num_type.scale + den_type.precision + 1)
-    result = _adjusted(num_type.precision - num_type.scale + den_type.scale + scale, scale)
+def _exact_divide(num: exp.Expression, num_type: DecimalType, den: exp.Expression, den_type: DecimalType, result: DecimalType) -> exp.Expression:
+    """Spark's decimal division (``DecimalPrecision``): the unscaled integer of the quotient
+    rounded HALF_UP to ``result``'s scale, computed on 128-bit integers (``x * 10^shift`` by
+    ``y``, or ``x`` by ``y * 10^-shift``: :func:`_exact_fits` proves that they fit)."""
     shift = result.scale - num_type.scale + den_type.scale
-    if shift < 0:
-        return None
-    numerator = _unscaled(num, num_type)
-    if shift:
+    numerator, denominator = _unscaled(num, num_type), _unscaled(den, den_type)
+    if shift > 0:
         numerator = exp.Mul(this=numerator, expression=_pow10(shift))
-    quotient = _round_div(numerator, _unscaled(den, den_type))
-    return quotient, result
+    elif shift < 0:
+        denominator = exp.Mul(this=denominator, expression=_pow10(-shift))
+    return _round_div(numerator, denominator)
 
 
 class _Typer:
@@ -538,8 +547,7 @@ class _Typer:
                 a, b = _as_decimal(left, node.this), _as_decimal(right, node.expression)
                 if a is None or b is None:
                     return _DOUBLE if _is_fractional(left) or _is_fractional(right) else None
-                scale = max(6, a.scale + b.precision + 1)
-                return _adjusted(a.precision - a.scale + b.scale + scale, scale)
+                return _decimal_result("quotient", a, b)
             return _DOUBLE if left is not None and right is not None else None
         if isinstance(node, exp.IntDiv):
             return _BIGINT
@@ -635,6 +643,15 @@ class _Typer:
     def _call_type(self, node: exp.Expr, called: str) -> SparkType | None:
         """The Spark type of a call to a function of :data:`SPARK_FUNCTIONS` that Spark types
         differently from DuckDB, by its name."""
+        if called == "pmod":
+            operands = self._decimal_call_operands(node)
+            if operands is not None:
+                scale = max(operands[0].scale, operands[1].scale)
+                return _adjusted(min(d.precision - d.scale for d in operands) + scale, scale)
+        if called in _TRY_OPERATIONS:
+            operands = self._decimal_call_operands(node)
+            if operands is not None:
+                return _decimal_result(_TRY_OPERATIONS[called], *operands)
         if called in SCALAR_FUNCTIONS and (called != "locate" or len(_arguments(node)) == 3):
             return scalar_type(called, _arguments(node), self.of)
         if called in KERNEL_CALLS:
@@ -707,6 +724,19 @@ class _Typer:
             return _BIGINT if _is_integral(source) or _is_fractional(source) else None
         return None
 
+    def _decimal_call_operands(self, node: exp.Expr) -> tuple[DecimalType, DecimalType] | None:
+        """The decimals a ``try_add``/``try_subtract``/``try_multiply``/``try_divide`` (or
+        ``pmod``) call computes with, where one argument is a decimal and the other a decimal or
+        an integer."""
+        arguments = _arguments(node)
+        if len(arguments) != 2:
+            return None
+        types = [self.of(a) for a in arguments]
+        if not any(isinstance(t, DecimalType) for t in types):
+            return None
+        a, b = (_as_decimal(t, n) for t, n in zip(types, arguments))
+        return None if a is None or b is None else (a, b)
+
     def _arithmetic(self, node: exp.Binary) -> SparkType | None:
         left, right = self.of(node.this), self.of(node.expression)
         date = AtomicType("date")
@@ -727,12 +757,10 @@ class _Typer:
         a, b = _as_decimal(left, node.this), _as_decimal(right, node.expression)
         if a is None or b is None:
             return None
-        if isinstance(node, exp.Mul):
-            return _adjusted(a.precision + b.precision + 1, a.scale + b.scale)
-        scale = max(a.scale, b.scale)
         if isinstance(node, exp.Mod):
+            scale = max(a.scale, b.scale)
             return _adjusted(min(a.precision - a.scale, b.precision - b.scale) + scale, scale)
-        return _adjusted(max(a.precision - a.scale, b.precision - b.scale) + scale + 1, scale)
+        return _decimal_result(_OPERATIONS[type(node)], a, b)
 
 
 # Spark's date_trunc units (DateTimeUtils.parseTruncLevel), by their lower-cased names, as DuckDB names them.
@@ -1170,6 +1198,9 @@ class _Rewriter:
         if isinstance(node, (exp.Sum, exp.Avg)) and not isinstance(node.parent, exp.Window):
             return self._aggregate(node, node, result, window=None)
         if isinstance(node, exp.Anonymous) and node.name.lower() == "pmod" and len(node.expressions) == 2:
+            if isinstance(result, DecimalType):
+                value, divisor = node.expressions
+                return self._decimal_pmod(value, divisor, result)
             return _pmod(*node.expressions)
         if isinstance(node, exp.TsOrDsAdd) and (of(node.this) == AtomicType("date") or of(node.this) in _TIMESTAMPS):
             unit = node.args.get("unit")
@@ -1352,10 +1383,9 @@ class _Rewriter:
                     raised = spark_error("ARITHMETIC_OVERFLOW", "Overflow in integral divide. Use 'try_divide' to tolerate overflow and return NULL instead.",
                                          exp.DataType.build("BIGINT"))
                     quotient = exp.Case(ifs=[exp.If(this=overflow, true=raised)], default=quotient)
-                return self._nonzero(node.expression, quotient, "DIVIDE_BY_ZERO", "BIGINT")
-            a, b = _as_decimal(left, node.this), _as_decimal(right, node.expression)
-            if a is not None and b is not None:
-                return self._nonzero(node.expression, _decimal_div(node, a, b), "DIVIDE_BY_ZERO", "BIGINT")
+                return self._nonzero(node.expression, quotient, "DIVIDE_BY_ZERO", "BIGINT", dividend=node.this)
+            if isinstance(left, DecimalType) or isinstance(right, DecimalType):
+                return self._decimal_div(node)
             return node
         if isinstance(node, exp.Div):
             return self._divide(node, result)
@@ -1371,16 +1401,14 @@ class _Rewriter:
             left, right = of(node.this), of(node.expression)
             a, b = _as_decimal(left, node.this), _as_decimal(right, node.expression)
             assert a is not None and b is not None
+            operation = _OPERATIONS[type(node)]
+            if not _exact_fits(operation, a, b, result):
+                # The exact value (Spark's java BigDecimal) may need more than DuckDB's 38 digits,
+                # where Spark rounds it to the result's scale and answers: the engine function
+                # computes it in 256 bits.
+                return self._decimal_function(operation, node.this, a, node.expression, b, result)
             this = exp.cast(node.this.copy(), _decimal(MAX_DECIMAL_PRECISION, a.scale))
             other = exp.cast(node.expression.copy(), _decimal(MAX_DECIMAL_PRECISION, b.scale))
-            if isinstance(node, exp.Mul) and a.precision + b.precision > MAX_DECIMAL_PRECISION:
-                # The exact product (Spark's java BigDecimal) may need up to p1 + p2 digits, past
-                # DuckDB's 38, where Spark rounds it to the result's scale and answers: the engine
-                # function computes it in 256 bits. At p1 + p2 <= 38 it fits, and DuckDB's cast
-                # rounds it half away from zero as Spark does.
-                name = decimal_product_function(a, b, result)
-                self.functions[name] = result
-                return exp.Anonymous(this=name, expressions=[this, other])
             return exp.cast(node.__class__(this=this, expression=other), _sql_type(result))
         if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)) and result == _DOUBLE:
             if any(of(side) == AtomicType("float") for side in (node.this, node.expression)):
@@ -1389,7 +1417,7 @@ class _Rewriter:
                 node.set("expression", self._to_double(node.expression))
             return node
         if isinstance(node, exp.Mod) and isinstance(result, DecimalType):
-            return exp.cast(node, _sql_type(result))
+            return self._decimal_remainder(node.this, node.expression, result)
         if isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
             present = _comparison_operands(node)
             if any(of(o) == AtomicType("float") for o in present) and any(
@@ -1473,6 +1501,14 @@ class _Rewriter:
             return exp.cast(signed, exp.DataType.build("DOUBLE"))
         if called in ("round", "bround") and arguments and arguments[0] is not None and _is_fractional(self.typer.of(arguments[0])):
             return self._round_fractional(arguments[0], arguments[1] if len(arguments) > 1 else None, even=called == "bround")
+        if called in _TRY_OPERATIONS and isinstance(result, DecimalType):
+            operands = self.typer._decimal_call_operands(node)
+            if operands is not None and arguments is not None and len(arguments) == 2:
+                # NULL where Spark's ANSI operation raises (a value past the result's precision,
+                # a zero divisor): always by the engine function, which answers NULL there
+                left, right = arguments
+                assert left is not None and right is not None
+                return self._decimal_function(f"try_{_TRY_OPERATIONS[called]}", left, operands[0], right, operands[1], result)
         if called in KERNEL_CALLS and arguments and all(a is not None for a in arguments):
             computed = rewrite_kernel_call(called, [a for a in arguments if a is not None], self.typer.of, self.functions)
             self.typer.types[id(computed)] = KERNEL_CALLS[called]
@@ -1823,8 +1859,15 @@ class _Rewriter:
             node = node.this
         return exp.cast(node, exp.DataType.build("DOUBLE"))
 
-    def _nonzero(self, divisor: exp.Expr, value: exp.Expression, error_class: str, to: str) -> exp.Expression:
-        zero = exp.EQ(this=divisor.copy(), expression=exp.Literal.number(0))
+    def _nonzero(
+        self, divisor: exp.Expr, value: exp.Expression, error_class: str, to: str, dividend: exp.Expr | None = None
+    ) -> exp.Expression:
+        zero: exp.Expression = exp.EQ(this=divisor.copy(), expression=exp.Literal.number(0))
+        if dividend is not None and _is_plain(dividend):
+            # Spark's DivModLike skips a NULL dividend before it checks the divisor: NULL, no
+            # error. Only for a plain dividend: a copy of a division in a chain of them would
+            # grow the SQL exponentially.
+            zero = exp.And(this=zero, expression=exp.Not(this=exp.Is(this=dividend.copy(), expression=exp.Null())))
         message = "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead."
         return exp.Case(
             ifs=[exp.If(this=zero, true=spark_error(error_class, message, exp.DataType.build(to)))], default=value
@@ -1834,20 +1877,79 @@ class _Rewriter:
         if result == _DOUBLE:
             left = exp.cast(node.this.copy(), exp.DataType.build("DOUBLE"))
             ratio = exp.Div(this=left, expression=node.expression.copy(), typed=False, safe=False)
-            return self._nonzero(node.expression, ratio, "DIVIDE_BY_ZERO", "DOUBLE")
+            return self._nonzero(node.expression, ratio, "DIVIDE_BY_ZERO", "DOUBLE", dividend=node.this)
         if not isinstance(result, DecimalType):
             return node
         of = self.typer.of
         a, b = _as_decimal(of(node.this), node.this), _as_decimal(of(node.expression), node.expression)
         assert a is not None and b is not None
-        exact = _exact_divide(node.this.copy(), a, node.expression.copy(), b)
-        if exact is None:
-            raise OptimizeError(
-                f"{node.sql(dialect=VpushSpark)}: dividing a {a.to_spark()} by a {b.to_spark()} is not supported yet"
-            )
-        quotient, exact_type = exact
-        value = _from_unscaled(quotient, exact_type)
-        return self._nonzero(node.expression, value, "DIVIDE_BY_ZERO", _sql_type(exact_type).sql("duckdb"))
+        assert isinstance(result, DecimalType)
+        if not _exact_fits("quotient", a, b, result):
+            return self._decimal_function("quotient", node.this, a, node.expression, b, result)
+        quotient = _exact_divide(node.this.copy(), a, node.expression.copy(), b, result)
+        value = _from_unscaled(quotient, result)
+        return self._nonzero(node.expression, value, "DIVIDE_BY_ZERO", _sql_type(result).sql("duckdb"), dividend=node.this)
+
+    def _decimal_function(
+        self, operation: str, left: exp.Expr, a: DecimalType, right: exp.Expr, b: DecimalType, result: DecimalType,
+        returns: SparkType | None = None,
+    ) -> exp.Expression:
+        """A call of the engine function that computes ``operation`` of ``left`` (a ``a``) and
+        ``right`` (a ``b``) as Spark does, past DuckDB's 38 digits (:func:`decimal_function`);
+        it returns ``result`` (``returns`` where that differs: ``div``'s bigint)."""
+        name = decimal_function(operation, a, b, result)
+        self.functions[name] = returns or result
+        this = exp.cast(left.copy(), _decimal(MAX_DECIMAL_PRECISION, a.scale))
+        other = exp.cast(right.copy(), _decimal(MAX_DECIMAL_PRECISION, b.scale))
+        return exp.Anonymous(this=name, expressions=[this, other])
+
+    def _decimal_operands(self, left: exp.Expr, right: exp.Expr) -> tuple[DecimalType, DecimalType]:
+        a, b = _as_decimal(self.typer.of(left), left), _as_decimal(self.typer.of(right), right)
+        assert a is not None and b is not None  # typed as a decimal result by the typer
+        return a, b
+
+    def _decimal_remainder(self, left: exp.Expr, right: exp.Expr, result: DecimalType) -> exp.Expression:
+        """Spark's ``left % right`` of decimals (``BigDecimal.remainder``: exact, the dividend's
+        sign). DuckDB's is exact where both fit its 38 digits at the larger scale, and goes
+        through doubles where not: there the engine function computes it."""
+        a, b = self._decimal_operands(left, right)
+        if max(a.precision - a.scale, b.precision - b.scale) + result.scale > MAX_DECIMAL_PRECISION:
+            return self._decimal_function("remainder", left, a, right, b, result)
+        return exp.cast(exp.Mod(this=left.copy(), expression=right.copy()), _sql_type(result))
+
+    def _decimal_pmod(self, value: exp.Expr, divisor: exp.Expr, result: DecimalType) -> exp.Expression:
+        """Spark's ``pmod`` of decimals: ``r = value % divisor``, and ``(r + divisor) % divisor``
+        where ``r`` is negative, which is ``r + divisor`` for a positive divisor and ``r`` for a
+        negative one; typed as ``%`` is (a sum past the type raises, as in Spark)."""
+        remainder = self._decimal_remainder(value, divisor, result)
+        _, b = self._decimal_operands(value, divisor)
+        wrap = exp.And(this=exp.LT(this=remainder.copy(), expression=exp.Literal.number(0)),
+                       expression=exp.GT(this=divisor.copy(), expression=exp.Literal.number(0)))
+        if _exact_fits("sum", result, b, result):
+            total: exp.Expression = exp.cast(exp.Add(
+                this=exp.cast(remainder.copy(), _decimal(MAX_DECIMAL_PRECISION, result.scale)),
+                expression=exp.cast(divisor.copy(), _decimal(MAX_DECIMAL_PRECISION, b.scale)),
+            ), _sql_type(result))
+        else:
+            total = self._decimal_function("sum", remainder.copy(), result, divisor, b, result)
+        return exp.Case(ifs=[exp.If(this=wrap, true=total)], default=remainder)
+
+    def _decimal_div(self, node: exp.IntDiv) -> exp.Expression:
+        """Spark's ``div`` of decimals: the quotient truncated toward zero as a bigint, wrapped
+        around 64 bits (``BigDecimal.divideToIntegralValue``, then ``longValue``), on 128-bit
+        integers at the larger scale (by the engine function where those need more than 38 digits)."""
+        a, b = self._decimal_operands(node.this, node.expression)
+        scale = max(a.scale, b.scale)
+        if max(a.precision - a.scale, b.precision - b.scale) + scale > MAX_DECIMAL_PRECISION:
+            # past 38 digits at the common scale: the engine function (its result type: bigint)
+            return self._decimal_function("div", node.this, a, node.expression, b, DecimalType(_INTEGRAL_DECIMAL["bigint"], 0), _BIGINT)
+        numerator, denominator = _unscaled(node.this.copy(), a), _unscaled(node.expression.copy(), b)
+        if scale > a.scale:
+            numerator = exp.Mul(this=numerator, expression=_pow10(scale - a.scale))
+        if scale > b.scale:
+            denominator = exp.Mul(this=denominator, expression=_pow10(scale - b.scale))
+        quotient = exp.IntDiv(this=exp.Paren(this=numerator), expression=exp.Paren(this=denominator))
+        return self._nonzero(node.expression, _wrapped_bigint(quotient), "DIVIDE_BY_ZERO", "BIGINT", dividend=node.this)
 
     def _get_json_object(self, text: exp.Expr, path: exp.Expr) -> exp.Expr:
         """Spark's ``get_json_object(json, path)`` by the engine function of the compiled kernel,
@@ -1934,15 +2036,42 @@ class _Rewriter:
         total = over(exp.Sum(this=value.copy()))
         count = over(exp.Count(this=value.copy()))
         numerator = _unscaled(total, total_type)
-        if result.scale > total_type.scale:
-            numerator = exp.Mul(this=numerator, expression=_pow10(result.scale - total_type.scale))
-        rounded = _round_div(numerator, _hugeint(count.copy()))
+        shift = result.scale - total_type.scale
         # No rows (or only NULLs): Spark's average is NULL.
         empty = exp.EQ(this=count.copy(), expression=exp.Literal.number(0))
-        return exp.Case(
-            ifs=[exp.If(this=empty, true=exp.cast(exp.Null(), _sql_type(result)))],
-            default=_from_unscaled(rounded, result),
+        if total_type.precision + shift <= MAX_DECIMAL_PRECISION:
+            if shift:
+                numerator = exp.Mul(this=numerator, expression=_pow10(shift))
+            rounded = _round_div(numerator, _hugeint(count.copy()))
+            return exp.Case(
+                ifs=[exp.If(this=empty, true=exp.cast(exp.Null(), _sql_type(result)))],
+                default=_from_unscaled(rounded, result),
+            )
+        # The sum times 10^shift may pass a HUGEINT (decimal(38,s) totals): the quotient's whole
+        # part times 10^shift plus the rounded rest of the remainder; where the whole part alone
+        # is past the result, Spark's NUMERIC_VALUE_OUT_OF_RANGE.
+        whole = exp.IntDiv(this=exp.Paren(this=numerator), expression=_hugeint(count.copy()))
+        rest = exp.Mod(this=exp.Paren(this=numerator.copy()), expression=_hugeint(count.copy()))
+        scaled = exp.Add(
+            this=exp.Mul(this=exp.Paren(this=whole.copy()), expression=_pow10(shift)),
+            expression=_round_div(exp.Mul(this=exp.Paren(this=rest), expression=_pow10(shift)), _hugeint(count.copy())),
         )
+        too_big = exp.GTE(this=exp.Abs(this=whole), expression=_pow10(result.precision - shift))
+        message = f"The average cannot be represented as Decimal({result.precision}, {result.scale})."
+        return exp.Case(
+            ifs=[
+                exp.If(this=empty, true=exp.cast(exp.Null(), _sql_type(result))),
+                exp.If(this=too_big, true=spark_error("NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION", message, _sql_type(result))),
+            ],
+            default=_from_unscaled(scaled, result),
+        )
+
+
+def _is_plain(node: exp.Expr) -> bool:
+    """A column or a literal, or one cast, negated or in parentheses."""
+    if isinstance(node, (exp.Cast, exp.Paren, exp.Neg)):
+        return _is_plain(node.this)
+    return isinstance(node, (exp.Column, exp.Literal, exp.Null))
 
 
 def apply_spark_semantics(
@@ -3339,7 +3468,12 @@ def _from_unixtime_by_pattern(seconds: exp.Expr, pattern: exp.Expr | None) -> ex
 
 def _wrapped_micros(seconds: exp.Expr) -> exp.Expression:
     """``seconds`` times a million in wrapping 64-bit arithmetic, as Spark's ``from_unixtime`` computes it."""
-    wide = exp.Mul(this=exp.cast(seconds, exp.DataType.build("HUGEINT")), expression=exp.Literal.number(1_000_000))
+    return _wrapped_bigint(exp.Mul(this=exp.cast(seconds, exp.DataType.build("HUGEINT")), expression=exp.Literal.number(1_000_000)))
+
+
+def _wrapped_bigint(wide: exp.Expression) -> exp.Expression:
+    """A HUGEINT as a bigint wrapped around 64 bits, as Java's ``long`` arithmetic and
+    ``BigDecimal.longValue`` wrap it."""
     shifted = exp.Mod(
         this=exp.Paren(this=exp.Add(
             this=exp.Mod(this=exp.Paren(this=exp.Add(this=wide, expression=exp.Literal.number(_TWO_63))),

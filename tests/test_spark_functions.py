@@ -144,6 +144,7 @@ SCALARS = [
     "shiftleft(i, -1)", "shiftright(i, 33)", "shiftright(b, s)", "shiftrightunsigned(i, 1)", "shiftrightunsigned(b, 3)",
     "shiftrightunsigned(s, 1)", "try_add(i, 1)", "try_add(b, b)", "try_subtract(i, 5)", "try_subtract(b, -1)",
     "try_multiply(i, i)", "try_multiply(b, 2)", "try_divide(i, 0)", "try_divide(i, 2)", "try_add(f, 1)", "try_divide(f, i)",
+    "try_add(d, 1)", "try_divide(d, 2)", "try_subtract(d, i)", "try_multiply(d, d)", "try_divide(d, d - d)",
     "unhex('4A')", "unhex('F')", "unhex('zz')", "unhex(g)",
     "next_day(day, 'MO')", "next_day(day, 'sunday')", "next_day(day, NULL)", "make_date(s, NULL, 1)", "make_date(2023, s, s)",
     # try_element_at: NULL outside the array or for a key not in the map; zeroifnull as coalesce(x, 0) widens
@@ -197,7 +198,7 @@ REFUSED = [
     "kurtosis(f)", "skewness(f)", "covar_pop(f, i)", "corr(f, i)", "approx_count_distinct(g)", "mode(g)",
     "printf('%s', g)", "format_string('%d', i)", "format_number(f, 2)", "to_char(d, '999.99')",
     "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "soundex(g)", "conv(f, 16, 10)", "ceil(f, 1)",
-    "substring_index(g, 'aa', 1)", "try_add(d, 1)", "try_divide(d, 2)", "split(g, 'b', 2)",
+    "substring_index(g, 'aa', 1)", "split(g, 'b', 2)",
     "date_format(ts, 'yyyyy')", "date_format(ts, 'yyyy-MM-dd z')", "date_format(ts, 'G')",
     "date_format(ts, 'QQQ')", "date_format(ts, 'SSSSSSS')", "timestamp_seconds(f)",
     "trunc(ts, 'MM')", "from_unixtime(f)",
