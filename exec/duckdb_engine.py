@@ -283,6 +283,8 @@ _DUCKDB_ERROR_CLASSES = [
     (re.compile(r"ORDER term out of range"), "ORDER_BY_POS_OUT_OF_RANGE"),
     (re.compile(r"GROUP BY term out of range"), "GROUP_BY_POS_OUT_OF_RANGE"),
     (re.compile(r"LIMIT/OFFSET cannot be negative"), "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE"),
+    # a projection neither grouped nor aggregated (DuckDB words a HAVING's otherwise)
+    (re.compile(r"must appear in the GROUP BY clause or must be part of an aggregate function"), "MISSING_AGGREGATION"),
 ]
 
 

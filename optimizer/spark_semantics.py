@@ -350,6 +350,30 @@ def _round_div(numerator: exp.Expression, denominator: exp.Expression) -> exp.Ex
     return exp.Anonymous(this="list_extract", expressions=[each, exp.Literal.number(1)])
 
 
+def _wide_average(total: exp.Expression, count: exp.Expression, shift: int) -> exp.Expression:
+    """``total * 10^shift / count`` rounded HALF_UP where ``total * 10^shift`` may pass 128 bits:
+    the whole quotient shifted, plus the remainder's share rounded. A quotient that cannot fit a
+    decimal(38) once shifted raises Spark's NUMERIC_VALUE_OUT_OF_RANGE (128-bit arithmetic would
+    have overflowed first, ARITHMETIC_OVERFLOW)."""
+    magnitude = exp.Abs(this=total)
+    whole = exp.IntDiv(this=magnitude.copy(), expression=count.copy())
+    rest = exp.Mod(this=magnitude.copy(), expression=count.copy())
+    shifted = exp.Add(
+        this=exp.Mul(this=whole.copy(), expression=_pow10(shift)),
+        expression=_round_div(exp.Mul(this=rest, expression=_pow10(shift)), count.copy()),
+    )
+    too_wide = exp.GTE(this=whole, expression=_pow10(MAX_DECIMAL_PRECISION - shift))
+    overflow = spark_error(
+        "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION", "The average cannot be represented as a decimal of 38 digits.",
+        exp.DataType.build("HUGEINT"),
+    )
+    negative = exp.LT(this=total.copy(), expression=exp.Literal.number(0))
+    return exp.Case(
+        ifs=[exp.If(this=too_wide, true=overflow), exp.If(this=negative, true=exp.Neg(this=exp.Paren(this=shifted.copy())))],
+        default=shifted,
+    )
+
+
 def _hugeint(node: exp.Expression) -> exp.Expression:
     return exp.cast(node, exp.DataType.build("HUGEINT"), copy=False)
 
@@ -1738,6 +1762,8 @@ class _Rewriter:
         if isinstance(agg, exp.Avg) and isinstance(arg, AtomicType) and arg.name in ("date", "timestamp", "timestamp_ntz"):
             # Spark averages a timestamp as a double of seconds; DuckDB gives a timestamp
             _refuse("avg", f"an average of a {arg.name}")
+        if isinstance(agg, exp.Sum) and isinstance(agg.this, exp.Null):
+            return exp.cast(node, exp.DataType.build("DOUBLE"))  # Spark types sum(NULL) as a double
         if isinstance(agg, exp.Sum) and result == _BIGINT and window is None and _in_window_spec(node):
             # DuckDB takes no error() (volatile) in a window's ORDER BY or PARTITION BY: the sum is
             # only typed there (an overflow raises DuckDB's cast error, not ARITHMETIC_OVERFLOW)
@@ -1803,9 +1829,13 @@ class _Rewriter:
         total = over(exp.Sum(this=value.copy()))
         count = over(exp.Count(this=value.copy()))
         numerator = _unscaled(total, total_type)
-        if result.scale > total_type.scale:
-            numerator = exp.Mul(this=numerator, expression=_pow10(result.scale - total_type.scale))
-        rounded = _round_div(numerator, _hugeint(count.copy()))
+        shift = result.scale - total_type.scale
+        if shift > 0 and total_type.precision + shift > MAX_DECIMAL_PRECISION:
+            rounded = _wide_average(numerator, _hugeint(count.copy()), shift)
+        else:
+            if shift > 0:
+                numerator = exp.Mul(this=numerator, expression=_pow10(shift))
+            rounded = _round_div(numerator, _hugeint(count.copy()))
         # No rows (or only NULLs): Spark's average is NULL.
         empty = exp.EQ(this=count.copy(), expression=exp.Literal.number(0))
         return exp.Case(

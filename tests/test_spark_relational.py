@@ -40,6 +40,8 @@ TABLE = pa.table(
         "h": pa.array(["x", "x", "y", "y", None, "x", "y", "x"]),
         "day": pa.array([dt.date(2024, 1, 1), dt.date(2024, 1, 2), None, dt.date(2024, 1, 2), dt.date(1969, 12, 31),
                          dt.date(2024, 3, 10), dt.date(2024, 11, 3), dt.date(2024, 1, 5)], pa.date32()),
+        "w": pa.array([D("9000000000000000.123456789012345678")] * 4 + [D("50000000000000000.5")] * 3 + [D("-1.000000000000000005")],
+                      pa.decimal128(38, 18)),
         "flag": pa.array([True, False, None, True, True, False, None, True]),
         "arr": pa.array([[1, 2], [], None, [None, 3], [2, 1], [1, 2], [3], [None]], pa.list_(pa.int32())),
         "st": pa.array([{"a": 1, "b": "x"}, {"a": None, "b": "y"}, None, {"a": 1, "b": "x"}, {"a": 2, "b": None},
@@ -52,6 +54,10 @@ QUERIES: list[Any] = [
     # Spark averages integers over a double sum: past 2^53 it loses what an exact sum keeps
     "SELECT avg(b) AS a, avg(i) AS c FROM t",
     "SELECT id, avg(b) OVER (ORDER BY id) AS a FROM t",
+    # the average of wide decimals whose sum times 10^4 passes 128 bits; one out of decimal(38,22)'s range
+    "SELECT avg(w) AS a, avg(-w) AS n FROM t WHERE id < 5 OR id = 8",
+    "SELECT h, avg(w) AS a FROM t WHERE id < 5 OR id = 8 GROUP BY h",
+    "SELECT avg(w) FROM t WHERE id > 4",
     # percentile and median of decimals interpolate as doubles
     "SELECT percentile(d, 0.25) AS p, median(d) AS m, percentile(d, array(0.1, 0.5)) AS a, median(f) AS mf FROM t",
     "SELECT h, median(d) AS m, percentile(f, array(0.3, 0.9)) AS q, percentile(b, 0.7) AS pb FROM t GROUP BY h",
@@ -113,6 +119,8 @@ QUERIES: list[Any] = [
     # a sum or average of booleans is Spark's analysis error
     "SELECT sum(flag) FROM t",
     "SELECT avg(flag) OVER (ORDER BY id) FROM t",
+    "SELECT sum(NULL) AS s, avg(NULL) AS a, count(NULL) AS c FROM t",
+    "SELECT h, i FROM t GROUP BY h",
     # Spark's classes for positions out of range and a negative limit
     "SELECT id, i FROM t ORDER BY 3",
     "SELECT max(i) FROM t GROUP BY 2",
