@@ -1899,7 +1899,10 @@ def apply_spark_semantics(
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
         _check_resolved(select, scope, columns)
         _check_orderable(select, typer)
+        _check_star_over_using(select)
+        _spell_out_with_rollup(select)
         float_keys = _float_group_keys(select, typer)
+        _inline_aggregate_aliases(select, columns)
         produced: dict[str, SparkType | None] = {}
         for projection in list(select.expressions):
             produced[projection.alias_or_name.lower()] = typer.of(projection)
@@ -1935,6 +1938,48 @@ def apply_spark_semantics(
 
 
 _FLOATING = (AtomicType("float"), AtomicType("double"))
+
+
+def _inline_aggregate_aliases(select: exp.Select, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
+    """A HAVING's reference to a projection's alias over an aggregate (``SELECT sum(i) AS s ...
+    HAVING s > 0``) as that aggregate: the rewrite of the aggregate may raise Spark's errors,
+    and DuckDB takes no alias of such an expression there."""
+    having = select.args.get("having")
+    if having is None:
+        return
+    aliases = {
+        p.alias.lower(): p.this for p in select.expressions
+        if isinstance(p, exp.Alias) and p.this.find(exp.AggFunc) is not None and p.this.find(exp.Window) is None
+    }
+    for column in [c for c in _in_scope(having) if isinstance(c, exp.Column) and not c.table]:
+        name = column.name.lower()
+        if name in aliases and not any(name in source for source in columns.values()):
+            column.replace(exp.Paren(this=aliases[name].copy()))
+
+
+def _check_star_over_using(select: exp.Select) -> None:
+    """Refuse ``SELECT *`` over a join ``USING (...)`` or ``NATURAL``: Spark puts the join columns
+    first (and for a RIGHT or FULL join takes them from the right or from both), DuckDB leaves them
+    where the left side has them."""
+    joins = select.args.get("joins") or []
+    if any(j.args.get("using") or str(j.args.get("method") or "").upper() == "NATURAL" for j in joins) and any(
+        isinstance(p, exp.Star) for p in select.expressions
+    ):
+        _refuse("SELECT *", "`*` over a join USING columns or NATURAL (name the columns)")
+
+
+def _spell_out_with_rollup(select: exp.Select) -> None:
+    """``GROUP BY a, b WITH ROLLUP`` (or ``WITH CUBE``), which DuckDB's parser refuses, as
+    ``GROUP BY ROLLUP (a, b)``."""
+    group = select.args.get("group")
+    if group is None or not group.expressions:
+        return
+    for key, kind in (("rollup", exp.Rollup), ("cube", exp.Cube)):
+        marks = group.args.get(key) or []
+        if len(marks) == 1 and isinstance(marks[0], kind) and not marks[0].expressions:
+            group.set(key, None)
+            group.set("expressions", [kind(expressions=list(group.expressions))])
+            return
 
 
 def _normalized_float(value: exp.Expr, of_type: SparkType) -> exp.Expr:

@@ -88,6 +88,8 @@ QUERIES: list[Any] = [
     "SELECT h, f * 2 AS k, sum(id) AS s FROM t GROUP BY h, f",
     "SELECT h, f, count(*) AS c FROM t GROUP BY ROLLUP(h, f)",
     "SELECT f, i % 2 AS k, count(*) AS c FROM t GROUP BY GROUPING SETS ((f), (i % 2))",
+    "SELECT h, g, count(*) AS c, sum(i) AS s FROM t GROUP BY h, g WITH CUBE",
+    "SELECT h, count(*) AS c FROM t GROUP BY h WITH ROLLUP",
     "SELECT DISTINCT f FROM t",
     "SELECT DISTINCT h, f AS x FROM t",
     "SELECT f FROM t WHERE id < 5 UNION SELECT -f FROM t",
@@ -121,6 +123,11 @@ QUERIES: list[Any] = [
     "SELECT avg(flag) OVER (ORDER BY id) FROM t",
     "SELECT sum(NULL) AS s, avg(NULL) AS a, count(NULL) AS c FROM t",
     "SELECT h, i FROM t GROUP BY h",
+    "SELECT h, sum(i) AS s, count(*) AS c FROM t GROUP BY h HAVING s > 0 AND c > 1",
+    "SELECT sum(i) AS s FROM t HAVING s > 0",
+    # USING and NATURAL joins with their columns named
+    "SELECT k, id, g FROM (SELECT id, i AS k FROM t) a FULL JOIN (SELECT i AS k, g FROM t WHERE id > 3) b USING (k)",
+    "SELECT k, id, g FROM (SELECT id, i AS k FROM t) a NATURAL RIGHT JOIN (SELECT i AS k, g FROM t WHERE id > 3) b",
     # Spark's classes for positions out of range and a negative limit
     "SELECT id, i FROM t ORDER BY 3",
     "SELECT max(i) FROM t GROUP BY 2",
@@ -158,7 +165,9 @@ def test_matches_spark(sql: str, spark_views: SparkSession, con: vpush.Connectio
 
 
 @pytest.mark.parametrize("sql", ["SELECT median(day) FROM t", "SELECT percentile(g, 0.5) FROM t", "SELECT avg(day) FROM t",
-                                 "SELECT percentile_cont(0.25) WITHIN GROUP (ORDER BY d) FROM t"])
+                                 "SELECT percentile_cont(0.25) WITHIN GROUP (ORDER BY d) FROM t",
+                                 "SELECT * FROM (SELECT id, i AS k FROM t) a JOIN (SELECT i AS k, g FROM t) b USING (k)",
+                                 "SELECT * FROM (SELECT id, i AS k FROM t) a NATURAL FULL JOIN (SELECT i AS k, g FROM t) b"])
 def test_refused_on_duckdb(sql: str, tables: dict[str, Path]) -> None:
     """Spark raises its own error for these (``UNSUPPORTED_TIME_TYPE`` for a date); the DuckDB
     engine refuses them rather than interpolate dates or strings."""
