@@ -282,6 +282,12 @@ _DUCKDB_ERROR_CLASSES = [
     (re.compile(r"can't be cast because the value is out of range for the destination type (INT|UINT)"), "CAST_OVERFLOW"),
     (re.compile(r"Casting value .* to type DECIMAL.* failed: value is out of range|Could not cast value .* to DECIMAL"),
      "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION"),
+    (re.compile(r"More than one row returned by a subquery used as an expression"), "SCALAR_SUBQUERY_TOO_MANY_ROWS"),
+    (re.compile(r"ORDER term out of range"), "ORDER_BY_POS_OUT_OF_RANGE"),
+    (re.compile(r"GROUP BY term out of range"), "GROUP_BY_POS_OUT_OF_RANGE"),
+    (re.compile(r"LIMIT/OFFSET cannot be negative"), "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE"),
+    # a projection neither grouped nor aggregated (DuckDB words a HAVING's otherwise)
+    (re.compile(r"must appear in the GROUP BY clause or must be part of an aggregate function"), "MISSING_AGGREGATION"),
 ]
 
 

@@ -1059,7 +1059,12 @@ def _variant_get_sql(self: SparkGenerator, expression: VariantGet) -> str:
 class VpushSparkGenerator(SparkGenerator):
     """Spark's generator, writing ``v:a`` back as ``v:a`` and keeping ``parse_json``."""
 
-    TRANSFORMS = {**SparkGenerator.TRANSFORMS, VariantGet: _variant_get_sql}
+    # Spark 4 has percentile_cont/percentile_disc ... WITHIN GROUP (ORDER BY x) of its own; sqlglot's
+    # Spark 2 transform wrote them as percentile_approx (another answer, another type).
+    TRANSFORMS = {
+        **{k: v for k, v in SparkGenerator.TRANSFORMS.items() if k is not exp.WithinGroup},
+        VariantGet: _variant_get_sql,
+    }
     # Hive's mapping writes TIME as TIMESTAMP; Spark 4.1+ has a TIME type of its own.
     TYPE_MAPPING = {**SparkGenerator.TYPE_MAPPING, exp.DType.TIME: "TIME"}
 

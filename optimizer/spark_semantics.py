@@ -66,6 +66,7 @@ from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_generators import rewrite_generators
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_math import KERNEL_CALLS, rewrite_kernel_call
+from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
 from vpush.optimizer.variant_types import (
     MAX_DECIMAL_PRECISION,
@@ -1184,6 +1185,12 @@ class _Rewriter:
         if isinstance(node, exp.Filter) and isinstance(node.this, exp.Sum) and not isinstance(node.parent, exp.Window):
             # `sum(x) FILTER (WHERE ...)`: typed as Spark types the sum (DuckDB's is a HUGEINT)
             return self._aggregate(node, node.this, of(node.this), window=None)
+        if isinstance(node, exp.Window):
+            _check_window(node)
+            if isinstance(node.this, exp.CountIf):
+                return exp.cast(node, exp.DataType.build("BIGINT"))
+            if isinstance(node.this, (exp.Lag, exp.Lead)):
+                _truncate_default(node.this, of(node.this.this))
         if isinstance(node, exp.Window) and isinstance(node.this, (exp.Sum, exp.Avg, *_RANKING)):
             if isinstance(node.this, (exp.Sum, exp.Avg)) and isinstance(node.this.this, exp.Distinct):
                 return node
@@ -1351,10 +1358,33 @@ class _Rewriter:
         if isinstance(node, (exp.ArgMax, exp.ArgMin)):
             # Spark's max_by/min_by return the value at the extreme row even when it is NULL.
             name = "arg_max_null" if isinstance(node, exp.ArgMax) else "arg_min_null"
-            return exp.Anonymous(this=name, expressions=[node.this, node.expression])
-        if isinstance(node, exp.Quantile):
-            # Spark's exact percentile interpolates between neighbours, as quantile_cont does.
-            return exp.cast(exp.Anonymous(this="quantile_cont", expressions=[node.this, node.args["quantile"]]), exp.DataType.build("DOUBLE"))
+            ordering = nested_sort_key(node.expression, of(node.expression)) or node.expression
+            return exp.Anonymous(this=name, expressions=[node.this, ordering])
+        if isinstance(node, (exp.Max, exp.Min)) and not isinstance(node.parent, (exp.Window, exp.Filter)):
+            key = nested_sort_key(node.this, of(node.this))
+            if key is not None:
+                # an array's or struct's extreme as Spark orders them (a NULL inside first)
+                return (exp.ArgMax if isinstance(node, exp.Max) else exp.ArgMin)(this=node.this.copy(), expression=key)
+        if isinstance(node, (exp.LT, exp.LTE, exp.GT, exp.GTE)) and of(node.this) == of(node.expression):
+            left, right = (nested_sort_key(side, of(side)) for side in (node.this, node.expression))
+            if left is not None and right is not None:
+                return type(node)(this=left, expression=right)
+        if isinstance(node, (exp.Quantile, exp.Median)):
+            return self._percentile(node)
+        if _is_subquery_membership(node) and not _negated(node) and _in_projection(node):
+            # Spark answers `x IN (subquery)` in a SELECT list by an existence join: true where a
+            # row matches, else false (never NULL, for a NULL x or a subquery holding a NULL);
+            # `x NOT IN (subquery)` is its negation with NULL comparisons counted as matches.
+            return exp.Coalesce(this=node, expressions=[exp.false()])
+        if isinstance(node, exp.Not) and _is_subquery_membership(node.this.unnest()) and _in_projection(node):
+            return exp.Coalesce(this=node, expressions=[exp.false()])
+        if isinstance(node, exp.IgnoreNulls) and isinstance(node.this, (exp.First, exp.Last, exp.FirstValue, exp.LastValue)):
+            if not isinstance(node.parent, exp.Window):
+                return _first_or_last_ignoring_nulls(node.this)
+            return node
+        if isinstance(node, (exp.FirstValue, exp.LastValue)) and not isinstance(node.parent, (exp.Window, exp.IgnoreNulls, exp.RespectNulls)):
+            # Spark's first_value/last_value outside a window are its first/last aggregates.
+            return (exp.First if isinstance(node, exp.FirstValue) else exp.Last)(this=node.this)
         if isinstance(node, exp.ApproxQuantile):
             raise OptimizeError(
                 f"{node.sql(dialect=VpushSpark)}: vpush cannot give Spark's answer for this function yet "
@@ -1420,6 +1450,27 @@ class _Rewriter:
             return self._decimal_remainder(node.this, node.expression, result)
         if isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
             present = _comparison_operands(node)
+            kinds = [of(o) for o in present]
+            if isinstance(node, _COMPARISONS) and AtomicType("boolean") in kinds and any(
+                _is_integral(k) or _is_fractional(k) or isinstance(k, DecimalType) for k in kinds
+            ):
+                left, right = (_spark_type_name(k) for k in kinds[:2])
+                raise OptimizeError(
+                    f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the left and right operands of the '
+                    f'binary operator have incompatible types ("{left}" and "{right}").',
+                    error_class="DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES",
+                )
+            if any(_is_integral(k) for k in kinds) and any(isinstance(k, StringType) for k in kinds):
+                # Spark's ANSI coercion reads the string beside an integer as a bigint (CAST_INVALID_INPUT
+                # for '2.5'); DuckDB compared it otherwise.
+                for key in ("this", "expression", "low", "high"):
+                    side = node.args.get(key)
+                    if isinstance(side, exp.Expr) and isinstance(of(side), StringType):
+                        node.set(key, _string_to_integral_or_boolean(side, _BIGINT, strict=True))
+                node.set("expressions", [
+                    _string_to_integral_or_boolean(e, _BIGINT, strict=True) if isinstance(of(e), StringType) else e
+                    for e in node.expressions
+                ])
             if any(of(o) == AtomicType("float") for o in present) and any(
                 _is_integral(of(o)) or isinstance(of(o), DecimalType) or of(o) == _DOUBLE for o in present
             ):
@@ -1997,6 +2048,21 @@ class _Rewriter:
             return exp.cast(node, exp.DataType.build("INT"))
         arg = self.typer.of(agg.this)
         tolerant = bool(agg.meta.get(_TOLERANT))
+        if isinstance(agg, (exp.Sum, exp.Avg)) and arg == AtomicType("boolean"):
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(agg)}" due to data type mismatch: The first parameter requires the '
+                '"NUMERIC" or "ANSI INTERVAL" type, however the argument has the type "BOOLEAN".',
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+        if isinstance(agg, exp.Avg) and isinstance(arg, AtomicType) and arg.name in ("date", "timestamp", "timestamp_ntz"):
+            # Spark averages a timestamp as a double of seconds; DuckDB gives a timestamp
+            _refuse("avg", f"an average of a {arg.name}")
+        if isinstance(agg, exp.Sum) and isinstance(agg.this, exp.Null):
+            return exp.cast(node, exp.DataType.build("DOUBLE"))  # Spark types sum(NULL) as a double
+        if isinstance(agg, exp.Sum) and result == _BIGINT and window is None and _in_window_spec(node):
+            # DuckDB takes no error() (volatile) in a window's ORDER BY or PARTITION BY: the sum is
+            # only typed there (an overflow raises DuckDB's cast error, not ARITHMETIC_OVERFLOW)
+            return exp.cast(node, exp.DataType.build("BIGINT"))
         if isinstance(agg, exp.Sum) and result == _BIGINT:
             low, high = _INT_RANGE["bigint"]
             total = node.copy()
@@ -2024,7 +2090,31 @@ class _Rewriter:
             )
         if isinstance(agg, exp.Avg) and isinstance(result, DecimalType) and isinstance(arg, DecimalType):
             return self._decimal_average(agg.this, arg, result, over)
+        if isinstance(agg, exp.Avg) and _is_integral(arg):
+            # Spark averages integers over a double sum (its `Average.sumDataType`): past 2^53 it
+            # loses what DuckDB's exact 128-bit sum keeps.
+            agg.set("this", exp.cast(agg.this, exp.DataType.build("DOUBLE")))
         return node
+
+    def _percentile(self, node: exp.Quantile | exp.Median) -> exp.Expr:
+        """Spark's exact ``percentile``/``median``: interpolated between neighbours as
+        ``quantile_cont`` does, over the values as doubles (DuckDB interpolates decimals in the
+        decimal type, rounded to its scale, and keeps it)."""
+        called = "median" if isinstance(node, exp.Median) else "percentile"
+        value = node.this
+        source = self.typer.of(value)
+        if source is not None and not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType)):
+            _refuse(called, f"a `{called}` of a {source.to_spark()}")
+        quantile = exp.Literal.number("0.5") if isinstance(node, exp.Median) else node.args["quantile"]
+        for part in quantile.expressions if isinstance(quantile, exp.Array) else [quantile]:
+            number = _number_literal(part)
+            if number is not None and not 0 <= number <= 1:
+                raise OptimizeError(
+                    f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: The percentage must be '
+                    f"between [0.0, 1.0] (current value = {number}D).",
+                    error_class="DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE",
+                )
+        return _spark_percentile(value, quantile)
 
     def _decimal_average(
         self, value: exp.Expr, arg: DecimalType, result: DecimalType, over: Callable[[exp.Expression], exp.Expression]
@@ -2109,6 +2199,10 @@ def apply_spark_semantics(
         if isinstance(select, exp.SetOperation):
             left, right = outputs.get(id(select.left), {}), outputs.get(id(select.right), {})
             _check_set_operation(select, left)
+            if select.args.get("distinct"):
+                for branch, types in ((select.left, left), (select.right, right)):
+                    if isinstance(branch, exp.Select):
+                        _normalize_float_projections(branch, list(types.values()))
             for i in _coerce_strings_with_integers(select, left, right):
                 left[list(left)[i]] = AtomicType("bigint")
                 right[list(right)[i]] = AtomicType("bigint")
@@ -2125,6 +2219,10 @@ def apply_spark_semantics(
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
         _check_resolved(select, scope, columns)
         _check_orderable(select, typer)
+        _check_star_over_using(select)
+        _spell_out_with_rollup(select)
+        float_keys = _float_group_keys(select, typer)
+        _inline_aggregate_aliases(select, columns)
         produced: dict[str, SparkType | None] = {}
         for projection in list(select.expressions):
             produced[projection.alias_or_name.lower()] = typer.of(projection)
@@ -2150,13 +2248,139 @@ def apply_spark_semantics(
                 holder = exp.Alias(alias=exp.to_identifier(name, quoted=True))
                 done.replace(holder)
                 holder.set("this", done)
+        order_types = [(o, typer.of(o.this)) for o in (select.args.get("order") or exp.Order()).expressions if isinstance(o, exp.Ordered)]
         for key in ("where", "group", "having", "order", "qualify"):
             part = select.args.get(key)
             if part is not None:
                 _type_variant_objects(part, typer)
                 _transform(part, rewriter)
+        for ordered, of_type in order_types:
+            sort_key = nested_sort_key(ordered.this, of_type)
+            if sort_key is not None:
+                ordered.set("this", sort_key)
+        _normalize_float_keys(select, float_keys)
+        if select.args.get("distinct") is not None and select.args.get("group") is None:
+            _normalize_float_projections(select, list(produced.values()))
         outputs[id(select)] = produced
     return expression
+
+
+_FLOATING = (AtomicType("float"), AtomicType("double"))
+
+
+def _inline_aggregate_aliases(select: exp.Select, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
+    """A HAVING's reference to a projection's alias over an aggregate (``SELECT sum(i) AS s ...
+    HAVING s > 0``) as that aggregate: the rewrite of the aggregate may raise Spark's errors,
+    and DuckDB takes no alias of such an expression there."""
+    having = select.args.get("having")
+    if having is None:
+        return
+    aliases = {
+        p.alias.lower(): p.this for p in select.expressions
+        if isinstance(p, exp.Alias) and p.this.find(exp.AggFunc) is not None and p.this.find(exp.Window) is None
+    }
+    for column in [c for c in _in_scope(having) if isinstance(c, exp.Column) and not c.table]:
+        name = column.name.lower()
+        if name in aliases and not any(name in source for source in columns.values()):
+            column.replace(exp.Paren(this=aliases[name].copy()))
+
+
+def _check_star_over_using(select: exp.Select) -> None:
+    """Refuse ``SELECT *`` over a join ``USING (...)`` or ``NATURAL``: Spark puts the join columns
+    first (and for a RIGHT or FULL join takes them from the right or from both), DuckDB leaves them
+    where the left side has them."""
+    joins = select.args.get("joins") or []
+    if any(j.args.get("using") or str(j.args.get("method") or "").upper() == "NATURAL" for j in joins) and any(
+        isinstance(p, exp.Star) for p in select.expressions
+    ):
+        _refuse("SELECT *", "`*` over a join USING columns or NATURAL (name the columns)")
+
+
+def _spell_out_with_rollup(select: exp.Select) -> None:
+    """``GROUP BY a, b WITH ROLLUP`` (or ``WITH CUBE``), which DuckDB's parser refuses, as
+    ``GROUP BY ROLLUP (a, b)``."""
+    group = select.args.get("group")
+    if group is None or not group.expressions:
+        return
+    for key, kind in (("rollup", exp.Rollup), ("cube", exp.Cube)):
+        marks = group.args.get(key) or []
+        if len(marks) == 1 and isinstance(marks[0], kind) and not marks[0].expressions:
+            group.set(key, None)
+            group.set("expressions", [kind(expressions=list(group.expressions))])
+            return
+
+
+def _normalized_float(value: exp.Expr, of_type: SparkType) -> exp.Expr:
+    """``value + 0``: -0.0 becomes 0.0, everything else (NaN too) stays, as Spark's
+    ``NormalizeFloatingNumbers`` gives grouping and distinct keys."""
+    assert isinstance(of_type, AtomicType)
+    zero = exp.cast(exp.Literal.number(0), exp.DataType.build("FLOAT" if of_type.name == "float" else "DOUBLE"))
+    return exp.Paren(this=exp.Add(this=value, expression=zero))
+
+
+def _float_group_keys(select: exp.Select, typer: _Typer) -> list[tuple[exp.Column, SparkType]]:
+    """The GROUP BY keys that are float or double columns of a source, with their types."""
+    group = select.args.get("group")
+    keys = []
+    # the keys of ROLLUP, CUBE and GROUPING SETS too
+    listed = (exp.Group, exp.Rollup, exp.Cube, exp.GroupingSets, exp.Tuple)
+    candidates = [
+        n for n in (_in_scope(group) if group is not None else [])
+        if isinstance(n, exp.Column) or (isinstance(n, exp.Literal) and isinstance(n.parent, listed))
+    ]
+    for key in candidates:
+        position = _integer_literal(key)
+        if position is not None and 0 < position <= len(select.expressions):
+            key = select.expressions[position - 1]  # GROUP BY 1: the first projection
+        of_type = typer.of(key)
+        if isinstance(key, exp.Column) and of_type in _FLOATING:
+            assert of_type is not None
+            keys.append((key.copy(), of_type))
+    return keys
+
+
+def _normalize_float_keys(select: exp.Select, keys: list[tuple[exp.Column, SparkType]]) -> None:
+    """Spark groups -0.0 with 0.0 and gives the group 0.0; DuckDB groups them too but gives the
+    first value met. Each float or double column that is a GROUP BY key is grouped and read as
+    its normalized value wherever the SELECT reads it outside an aggregate."""
+    if not keys:
+        return
+    projections = set(map(id, select.expressions))
+    parts: list[exp.Expr] = [*select.expressions, select.args["group"]]
+    parts += [select.args[k] for k in ("having", "order", "qualify") if select.args.get(k) is not None]
+    for part in parts:
+        for node in list(_in_scope(part)):
+            if not isinstance(node, exp.Column) or _inside_aggregate(node, select):
+                continue
+            for key, of_type in keys:
+                if node == key:
+                    normalized = _normalized_float(node.copy(), of_type)
+                    if id(node) in projections:
+                        normalized = exp.alias_(normalized, exp.to_identifier(node.name, quoted=True))
+                    node.replace(normalized)
+                    break
+
+
+def _inside_aggregate(node: exp.Expr, select: exp.Select) -> bool:
+    parent = node.parent
+    while parent is not None and parent is not select:
+        if isinstance(parent, (exp.AggFunc, exp.Window)):
+            return True
+        parent = parent.parent
+    return False
+
+
+def _normalize_float_projections(select: exp.Select, types: list[SparkType | None]) -> None:
+    """The float and double projections of a SELECT DISTINCT or of a branch of a UNION,
+    INTERSECT or EXCEPT normalized as Spark normalizes distinct keys (-0.0 is 0.0)."""
+    for projection, of_type in zip(list(select.expressions), types):
+        if of_type not in _FLOATING or isinstance(projection, exp.Star):
+            continue
+        assert of_type is not None
+        if isinstance(projection, exp.Alias):
+            projection.set("this", _normalized_float(projection.this, of_type))
+        else:
+            projection.replace(exp.alias_(_normalized_float(projection.copy(), of_type), exp.to_identifier(projection.alias_or_name, quoted=True)))
 
 
 def _explode_columns(node: exp.Expr) -> dict[str, SparkType | None]:
@@ -3288,6 +3512,183 @@ def _plain_key(t: SparkType) -> bool:
     """A map key type whose equality is the same in DuckDB and Spark (a double's -0.0 and NaN,
     a timestamp's zone and a nested key's NULLs are not checked)."""
     return _is_integral(t) or isinstance(t, StringType) or t in (AtomicType("boolean"), AtomicType("date"))
+
+
+_SORTED = "__vpush_sorted"
+_PERCENTAGE = "__vpush_percentage"
+
+
+def _spark_percentile(value: exp.Expr, quantile: exp.Expr) -> exp.Expression:
+    """Spark's ``Percentile.getPercentile`` over the non-NULL values as sorted doubles: at
+    ``position = (n - 1) * p``, the lower value plus ``(position - floor(position))`` times the
+    step to the higher one (the lower value alone where the two are equal). DuckDB's
+    ``quantile_cont`` weighs the two otherwise and differs in the last bit."""
+    as_double = exp.cast(value.copy(), exp.DataType.build("DOUBLE"))
+    kept = exp.Where(this=exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())))
+    collected = exp.Filter(this=exp.Anonymous(this="list", expressions=[as_double]), expression=kept)
+    ordered = exp.Anonymous(this="list_sort", expressions=[collected])
+    values = exp.column(exp.to_identifier(_SORTED))
+
+    def at(percentage: exp.Expr) -> exp.Expression:
+        count = exp.Anonymous(this="len", expressions=[values.copy()])
+        position = exp.Paren(this=exp.Mul(
+            this=exp.cast(exp.Sub(this=count.copy(), expression=exp.Literal.number(1)), exp.DataType.build("DOUBLE")),
+            expression=exp.cast(percentage, exp.DataType.build("DOUBLE")),
+        ))
+        lower, higher = exp.Floor(this=position.copy()), exp.Ceil(this=position.copy())
+
+        def key(index: exp.Expr) -> exp.Expression:
+            one_based = exp.Add(this=exp.cast(index, exp.DataType.build("BIGINT")), expression=exp.Literal.number(1))
+            return exp.Anonymous(this="list_extract", expressions=[values.copy(), one_based])
+
+        low, high = key(lower.copy()), key(higher.copy())
+        step = exp.Mul(this=exp.Paren(this=exp.Sub(this=position.copy(), expression=lower.copy())),
+                       expression=exp.Paren(this=exp.Sub(this=high.copy(), expression=low.copy())))
+        return exp.Case(
+            ifs=[
+                exp.If(this=exp.EQ(this=count, expression=exp.Literal.number(0)), true=exp.cast(exp.Null(), exp.DataType.build("DOUBLE"))),
+                exp.If(this=exp.Or(this=exp.EQ(this=lower, expression=higher), expression=exp.EQ(this=low.copy(), expression=high)),
+                       true=low.copy()),
+            ],
+            default=exp.Add(this=low, expression=step),
+        )
+
+    if isinstance(quantile, exp.Array):
+        each = exp.Lambda(this=at(exp.column(exp.to_identifier(_PERCENTAGE))), expressions=[exp.to_identifier(_PERCENTAGE)])
+        body: exp.Expression = exp.Anonymous(this="list_transform", expressions=[quantile, each])
+    else:
+        body = at(quantile)
+    once = exp.Anonymous(this="list_transform", expressions=[
+        exp.Array(expressions=[ordered]), exp.Lambda(this=body, expressions=[exp.to_identifier(_SORTED)])])
+    return exp.Anonymous(this="list_extract", expressions=[once, exp.Literal.number(1)])
+
+
+def _is_subquery_membership(node: exp.Expr) -> bool:
+    return isinstance(node, exp.In) and node.args.get("query") is not None
+
+
+def _in_window_spec(node: exp.Expr) -> bool:
+    """Whether ``node`` is in a window's ORDER BY or PARTITION BY (not its function)."""
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, (exp.Select, exp.Subquery)):
+        if isinstance(parent, exp.Window):
+            return child.arg_key != "this"
+        child, parent = parent, parent.parent
+    return False
+
+
+def _negated(node: exp.Expr) -> bool:
+    parent = node.parent
+    while isinstance(parent, exp.Paren):
+        parent = parent.parent
+    return isinstance(parent, exp.Not)
+
+
+def _in_projection(node: exp.Expr) -> bool:
+    """Whether ``node`` is part of its SELECT's list of projections (not of a WHERE, a join
+    condition or a nested query)."""
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, (exp.Select, exp.Subquery)):
+        child, parent = parent, parent.parent
+    return isinstance(parent, exp.Select) and child.arg_key == "expressions"
+
+
+def _spark_type_name(of_type: SparkType | None) -> str:
+    return of_type.to_spark().upper() if of_type is not None else "UNKNOWN"
+
+
+def _number_literal(node: exp.Expr) -> float | None:
+    """The value of a numeric literal (negated or not), else None."""
+    if isinstance(node, exp.Neg):
+        inner = _number_literal(node.this)
+        return -inner if inner is not None else None
+    if isinstance(node, exp.Literal) and node.is_number:
+        return float(node.this)
+    return None
+
+
+# Window functions Spark computes over an ordered window only (WINDOW_FUNCTION_FRAME_NOT_ORDERED),
+# and of them those whose frame is fixed (a frame written with them must be that one).
+_ORDERED_WINDOW_FUNCTIONS = (*_RANKING, exp.PercentRank, exp.CumeDist, exp.Lag, exp.Lead, exp.NthValue)
+_FIXED_FRAME_FUNCTIONS = (*_RANKING, exp.PercentRank, exp.CumeDist)
+
+
+def _window_function_error(function: exp.Expr, message: str, error_class: str) -> OptimizeError:
+    return OptimizeError(
+        f'Cannot resolve "{_spark_text(function)}" due to data type mismatch: {message}', error_class=error_class
+    )
+
+
+def _check_window(window: exp.Window) -> None:
+    """Raise Spark's analysis errors for a window function over a window it refuses (DuckDB
+    answers all of these): no ORDER BY where Spark needs one, a frame written for a function whose
+    frame is fixed, a bucket count or offset out of range."""
+    function = window.this
+    while isinstance(function, (exp.IgnoreNulls, exp.RespectNulls)):
+        function = function.this
+    if not isinstance(function, _ORDERED_WINDOW_FUNCTIONS) or window.args.get("alias") is not None:
+        return  # a named window (WINDOW w AS ...) is checked where sqlglot spells it out, if at all
+    name = function.sql_name().lower()
+    if window.args.get("order") is None:
+        raise OptimizeError(
+            f"Window function {name} requires the window to be ordered. You need to add an ORDER BY clause.",
+            error_class="WINDOW_FUNCTION_FRAME_NOT_ORDERED",
+        )
+    spec = window.args.get("spec")
+    if spec is not None and isinstance(function, (exp.Lag, exp.Lead)):
+        raise OptimizeError(f"Cannot specify window frame for {name} function.", error_class="_LEGACY_ERROR_TEMP_1035")
+    if spec is not None and isinstance(function, _FIXED_FRAME_FUNCTIONS):
+        end = spec.args.get("end")
+        fixed = (
+            str(spec.args.get("kind") or "").upper() == "ROWS"
+            and str(spec.args.get("start") or "").upper() == "UNBOUNDED"
+            and str(spec.args.get("start_side") or "").upper() == "PRECEDING"
+            and (end is None or str(end).upper() == "CURRENT ROW")
+        )
+        if not fixed:
+            raise OptimizeError(
+                f"Window Frame {spec.sql(dialect=VpushSpark)} must match the required frame "
+                "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.",
+                error_class="_LEGACY_ERROR_TEMP_1036",
+            )
+    if isinstance(function, exp.Ntile):
+        buckets = function.this
+        count = _number_literal(buckets) if buckets is not None else None
+        if buckets is not None and count is None and not isinstance(buckets, exp.Cast):
+            raise _window_function_error(
+                function, 'the input `buckets` should be a foldable "INT" expression.', "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT"
+            )
+        if count is not None and count <= 0:
+            raise _window_function_error(
+                function, f"The buckets must be between (0, 2147483647] (current value = {int(count)}).",
+                "DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE",
+            )
+    if isinstance(function, exp.NthValue):
+        offset = _number_literal(function.args.get("offset") or exp.Null())
+        if offset is not None and offset <= 0:
+            raise _window_function_error(
+                function, f"The offset must be between (0, 9223372036854775807] (current value = {int(offset)}L).",
+                "DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE",
+            )
+
+
+def _truncate_default(function: exp.Lag | exp.Lead, value: SparkType | None) -> None:
+    """``lag``/``lead``'s default cast to the value's type as Spark casts it: a fractional literal
+    given for an integer value truncated (DuckDB rounds it)."""
+    default = function.args.get("default")
+    number = _number_literal(default) if default is not None else None
+    if number is not None and _is_integral(value) and number != int(number):
+        function.set("default", exp.Literal.number(int(number)))
+
+
+def _first_or_last_ignoring_nulls(call: exp.First | exp.Last | exp.FirstValue | exp.LastValue) -> exp.Expr:
+    """Spark's ``first(x, true)``/``last(x, true)`` as an aggregate: the first or last non-NULL
+    value (DuckDB takes IGNORE NULLS only in a window, and its rendering of ``last`` dropped it)."""
+    if isinstance(call.parent, exp.Filter) or isinstance(call.parent and call.parent.parent, exp.Filter):
+        _refuse(call.sql_name().lower(), "an aggregate ignoring NULLs with a FILTER")
+    pick = exp.First if isinstance(call, (exp.First, exp.FirstValue)) else exp.Last
+    kept = exp.Not(this=exp.Is(this=call.this.copy(), expression=exp.Null()))
+    return exp.Filter(this=pick(this=call.this), expression=exp.Where(this=kept))
 
 
 def _refuse(called: str, what: str) -> NoReturn:

@@ -10,7 +10,6 @@ same error class.
 from __future__ import annotations
 
 import decimal
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +18,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import vpush
+from support.compare import assert_same_answer, spark_answer, vpush_answer
 from support.tables import connect_tables, register_views
 from support.writers import write_with_duckdb
 from vpush.codec.errors import VpushError
@@ -269,65 +269,16 @@ def spark_views(spark: SparkSession, tables: dict[str, Path]) -> SparkSession:
     return register_views(spark, tables)
 
 
-def _spark_answer(spark: SparkSession, sql: str) -> tuple[Any, ...]:
-    from pyspark.errors import PySparkException
-
-    try:
-        frame = spark.sql(sql)
-        rows = [tuple(row) for row in frame.collect()]
-    except PySparkException as exc:
-        return ("error", exc.getCondition())
-    return ([(f.name, f.dataType.simpleString()) for f in frame.schema], rows)
-
-
-def _vpush_answer(con: vpush.Connection, sql: str) -> tuple[Any, ...]:
-    try:
-        table = con.sql(sql).to_arrow()
-    except VpushError as exc:
-        return ("error", exc.error_class)
-    fields = []
-    for field in table.schema:
-        spark_type = arrow_spark_type(field.type)
-        fields.append((field.name, spark_type.to_spark() if spark_type is not None else str(field.type)))
-    columns = [column.to_pylist() for column in table.columns]
-    return (fields, list(zip(*columns)) if columns else [])
-
-
-def _normal(rows: list[tuple[Any, ...]], ordered: bool) -> list[tuple[Any, ...]]:
-    def key(value: Any) -> Any:
-        if isinstance(value, float) and math.isnan(value):
-            return "NaN"
-        if hasattr(value, "tzinfo") and getattr(value, "tzinfo", None) is not None:
-            return value.replace(tzinfo=None)
-        return value
-
-    out = [tuple(key(v) for v in row) for row in rows]
-    return out if ordered else sorted(out, key=repr)
-
-
-def _assert_same_answer(sql: str, spark: SparkSession, con: vpush.Connection) -> None:
-    """vpush's names, types and rows are Spark's (in order only under a top-level ORDER BY), or
-    both raise the same error class."""
-    expected = _spark_answer(spark, sql)
-    got = _vpush_answer(con, sql)
-    if expected[0] == "error" or got[0] == "error":
-        assert got == expected
-        return
-    assert got[0] == expected[0]
-    ordered = sql.lower().split(" from ")[-1].find("order by") >= 0 and " over (" not in sql.lower()
-    assert _normal(got[1], ordered) == _normal(expected[1], ordered)
-
-
 @pytest.mark.parametrize("sql", QUERIES + EVENT_QUERIES)
 def test_matches_spark(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
-    _assert_same_answer(sql, spark_views, con)
+    assert_same_answer(sql, spark_views, con)
 
 
 @pytest.mark.parametrize("sql", [q if isinstance(q, str) else q.values[0] for q in QUERIES + EVENT_QUERIES])
 def test_spark_engine_matches_spark(sql: str, spark_views: SparkSession, spark_con: vpush.Connection) -> None:
     """Through the Spark engine the SQL is Spark's own, only the scans are vpush's: what differs
     on DuckDB (the strict xfails above) does not differ here."""
-    _assert_same_answer(sql, spark_views, spark_con)
+    assert_same_answer(sql, spark_views, spark_con)
 
 
 def _divisions(count: int) -> str:
@@ -345,7 +296,7 @@ def test_a_chain_of_decimal_divisions_grows_the_sql_linearly(
     times the SQL of three, and give Spark's answer."""
     three, twelve = (len(con.sql(_divisions(n)).plan.sql("duckdb")) for n in (3, 12))
     assert twelve < 5 * three
-    _assert_same_answer(_divisions(12), spark_views, con)
+    assert_same_answer(_divisions(12), spark_views, con)
 
 
 def test_int96_columns_are_timestamps_as_spark_reads_them(
@@ -396,10 +347,10 @@ def test_refused_on_duckdb_and_run_on_spark(sql: str, spark_views: SparkSession,
         con.sql(sql).to_arrow()
     assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
     if " - " not in sql:
-        _assert_same_answer(sql, spark_views, spark_con)
+        assert_same_answer(sql, spark_views, spark_con)
         return
     # an interval is an Arrow duration, whose type names no interval fields: the values only
-    expected = _spark_answer(spark_views, sql)
+    expected = spark_answer(spark_views, sql)
     assert sorted(spark_con.sql(sql).to_arrow().column(0).to_pylist(), key=repr) == sorted((r[0] for r in expected[1]), key=repr)
 
 
@@ -461,10 +412,10 @@ def test_names_are_sparks(sql: str, spark_views: SparkSession, con: vpush.Connec
     ``0.5``), the simple CASE as Spark's searched one, ``struct(x AS a)``, a date plus days as
     ``date_add``, ``s['a']`` of a struct as ``s.a``, subqueries as ``scalarsubquery()``: the
     names on both engines are Spark's (their types and values are the other tests')."""
-    expected = _names(_spark_answer(spark_views, sql + " LIMIT 0"))
+    expected = _names(spark_answer(spark_views, sql + " LIMIT 0"))
     assert expected[0] != "error", expected
-    assert _names(_vpush_answer(con, sql + " LIMIT 0")) == expected
-    assert _names(_vpush_answer(spark_con, sql + " LIMIT 0")) == expected
+    assert _names(vpush_answer(con, sql + " LIMIT 0")) == expected
+    assert _names(vpush_answer(spark_con, sql + " LIMIT 0")) == expected
 
 
 # Syntax sqlglot's parser takes that Spark 4.3's refuses, each with the error class PySpark gives.
@@ -515,9 +466,9 @@ TAKEN_SYNTAX = [
 
 @pytest.mark.parametrize("sql", REFUSED_SYNTAX + TAKEN_SYNTAX)
 def test_syntax_as_sparks_parser_takes_it(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
-    expected = _spark_answer(spark_views, sql)
+    expected = spark_answer(spark_views, sql)
     assert (expected[0] == "error") == (sql in REFUSED_SYNTAX), expected
-    _assert_same_answer(sql, spark_views, con)
+    assert_same_answer(sql, spark_views, con)
 
 
 @pytest.mark.xfail(strict=True, reason="names and syntax vpush does not yet take as Spark does (README: Differences from Spark)")
@@ -535,4 +486,4 @@ def test_syntax_as_sparks_parser_takes_it(sql: str, spark_views: SparkSession, c
     ],
 )
 def test_names_and_syntax_not_yet_sparks(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
-    _assert_same_answer(sql, spark_views, con)
+    assert_same_answer(sql, spark_views, con)

@@ -7,6 +7,7 @@ sides go through the same normalisation before they are compared.
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Container
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ import pytest
 from vpush.codec.errors import VpushError
 from vpush.codec.json import to_json
 from vpush.codec.value import Variant, variant_equal
+from vpush.optimizer.spark_semantics import arrow_spark_type
 
 if TYPE_CHECKING:
     import vpush
@@ -81,3 +83,71 @@ def assert_error_as_spark(spark: SparkSession, con: vpush.Connection, sql: str, 
     with pytest.raises(VpushError) as error:
         con.sql(sql).to_arrow()
     assert error.value.error_class == error_class
+
+
+def spark_answer(spark: SparkSession, sql: str) -> tuple[Any, ...]:
+    """Spark's column names and simple type names and its rows, or ``("error", error class)``."""
+    from pyspark.errors import PySparkException
+
+    try:
+        frame = spark.sql(sql)
+        found = [tuple(row) for row in frame.collect()]
+    except PySparkException as exc:
+        return ("error", exc.getCondition())
+    return ([(f.name, f.dataType.simpleString()) for f in frame.schema], found)
+
+
+def vpush_answer(con: vpush.Connection, sql: str) -> tuple[Any, ...]:
+    """vpush's column names and Spark type names and its rows, or ``("error", error class)``."""
+    try:
+        table = con.sql(sql).to_arrow()
+    except VpushError as exc:
+        return ("error", exc.error_class)
+    fields = []
+    for field in table.schema:
+        spark_type = arrow_spark_type(field.type)
+        fields.append((field.name, spark_type.to_spark() if spark_type is not None else str(field.type)))
+    columns = [column.to_pylist() for column in table.columns]
+    return (fields, list(zip(*columns)) if columns else [])
+
+
+def _comparable(value: Any) -> Any:
+    """A value as both sides can be compared: NaN and -0.0 as text (NaN != NaN, -0.0 == 0.0),
+    timestamps naive, a Spark Row as the dict Arrow gives a struct."""
+    if isinstance(value, float) and (math.isnan(value) or (value == 0 and math.copysign(1, value) < 0)):
+        return repr(value)
+    if hasattr(value, "asDict"):
+        return {k: _comparable(v) for k, v in value.asDict().items()}
+    if isinstance(value, dict):
+        return {k: _comparable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_comparable(v) for v in value]
+    if hasattr(value, "tzinfo") and getattr(value, "tzinfo", None) is not None:
+        return value.replace(tzinfo=None)
+    return value
+
+
+def comparable_rows(found: list[tuple[Any, ...]], ordered: bool) -> list[tuple[Any, ...]]:
+    """Rows made :func:`_comparable`, sorted unless their order is the answer's."""
+    out = [tuple(_comparable(v) for v in row) for row in found]
+    return out if ordered else sorted(out, key=repr)
+
+
+def assert_same_answer(
+    sql: str, spark: SparkSession, con: vpush.Connection, answers: dict[str, tuple[Any, ...]] | None = None
+) -> None:
+    """vpush's names, types and rows are Spark's (in order only under a top-level ORDER BY), or
+    both raise the same error class. ``answers`` keeps Spark's answer by query, for a query
+    compared on both engines to run on Spark once."""
+    if answers is None:
+        answers = {}
+    if sql not in answers:
+        answers[sql] = spark_answer(spark, sql)
+    expected = answers[sql]
+    got = vpush_answer(con, sql)
+    if expected[0] == "error" or got[0] == "error":
+        assert got == expected
+        return
+    assert got[0] == expected[0]
+    ordered = sql.lower().split(" from ")[-1].find("order by") >= 0 and " over (" not in sql.lower()
+    assert comparable_rows(got[1], ordered) == comparable_rows(expected[1], ordered)

@@ -1,0 +1,202 @@
+"""Everyday relational queries (aggregates, windows, joins, set operations, subqueries, ordering)
+give Spark's answer on both engines, or Spark's error class.
+
+Found by comparing many such queries with PySpark over a small table with NULLs, duplicates, NaN,
+-0.0, infinities, big and negative numbers, decimals, dates, timestamps, arrays, structs and maps;
+each query here is one DuckDB answered otherwise. Each runs once on Spark (the oracle), and on
+vpush through the DuckDB and the Spark engine, and must agree on names, types and rows, or raise
+the same error class.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pytest
+
+import vpush
+from support.compare import assert_same_answer
+from support.tables import connect_tables, register_views, table_folder
+from vpush.codec.errors import VpushError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+D = decimal.Decimal
+NAN, INF = float("nan"), float("inf")
+
+TABLE = pa.table(
+    {
+        "id": pa.array([1, 2, 3, 4, 5, 6, 7, 8], pa.int32()),
+        "i": pa.array([1, 2, None, 2, -7, 2147483647, 0, None], pa.int32()),
+        "b": pa.array([10, -3, 7, 9223372036854775807, 0, -9223372036854775807, 10, None], pa.int64()),
+        "f": pa.array([1.5, NAN, -0.0, 0.0, INF, -INF, None, NAN], pa.float64()),
+        "d": pa.array([D("1.25"), D("-3.10"), None, D("99999999.99"), D("0.05"), D("1.25"), D("0.00"), D("-0.01")],
+                      pa.decimal128(10, 2)),
+        "g": pa.array(["a", "b", "a", None, "", "é", "b", "Z"]),
+        "h": pa.array(["x", "x", "y", "y", None, "x", "y", "x"]),
+        "day": pa.array([dt.date(2024, 1, 1), dt.date(2024, 1, 2), None, dt.date(2024, 1, 2), dt.date(1969, 12, 31),
+                         dt.date(2024, 3, 10), dt.date(2024, 11, 3), dt.date(2024, 1, 5)], pa.date32()),
+        "w": pa.array([D("9000000000000000.123456789012345678")] * 4 + [D("50000000000000000.5")] * 3 + [D("-1.000000000000000005")],
+                      pa.decimal128(38, 18)),
+        "flag": pa.array([True, False, None, True, True, False, None, True]),
+        "arr": pa.array([[1, 2], [], None, [None, 3], [2, 1], [1, 2], [3], [None]], pa.list_(pa.int32())),
+        "st": pa.array([{"a": 1, "b": "x"}, {"a": None, "b": "y"}, None, {"a": 1, "b": "x"}, {"a": 2, "b": None},
+                        {"a": 1, "b": "x"}, {"a": 0, "b": ""}, {"a": None, "b": None}],
+                       pa.struct([("a", pa.int32()), ("b", pa.string())])),
+    }
+)
+
+QUERIES: list[Any] = [
+    # Spark averages integers over a double sum: past 2^53 it loses what an exact sum keeps
+    "SELECT avg(b) AS a, avg(i) AS c FROM t",
+    "SELECT id, avg(b) OVER (ORDER BY id) AS a FROM t",
+    # the average of wide decimals whose sum times 10^4 passes 128 bits; one out of decimal(38,22)'s range
+    "SELECT avg(w) AS a, avg(-w) AS n FROM t WHERE id < 5 OR id = 8",
+    "SELECT h, avg(w) AS a FROM t WHERE id < 5 OR id = 8 GROUP BY h",
+    "SELECT avg(w) FROM t WHERE id > 4",
+    # percentile and median of decimals interpolate as doubles
+    "SELECT percentile(d, 0.25) AS p, median(d) AS m, percentile(d, array(0.1, 0.5)) AS a, median(f) AS mf FROM t",
+    "SELECT h, median(d) AS m, percentile(f, array(0.3, 0.9)) AS q, percentile(b, 0.7) AS pb FROM t GROUP BY h",
+    "SELECT median(i) AS m, percentile(d, 0.5) AS p FROM t WHERE id > 100",
+    "SELECT percentile(i, 1.5) FROM t",
+    "SELECT percentile(i, array(0.5, -0.1)) FROM t",
+    # first/last ignoring NULLs as aggregates; first_value/last_value outside a window
+    "SELECT first(i, true) AS a, last(i, true) AS b, first(i) AS c, last(i) AS d FROM (SELECT * FROM t ORDER BY id)",
+    "SELECT first(i) IGNORE NULLS AS a, last(i) IGNORE NULLS AS b, first_value(g) AS c, last_value(g, true) AS d "
+    "FROM (SELECT * FROM t ORDER BY id)",
+    "SELECT h, last(i, true) AS l FROM (SELECT * FROM t ORDER BY id) GROUP BY h",
+    # window functions over windows Spark refuses
+    "SELECT percent_rank() OVER (PARTITION BY h) FROM t",
+    "SELECT row_number() OVER (PARTITION BY h) FROM t",
+    "SELECT lag(i) OVER (PARTITION BY h) FROM t",
+    "SELECT nth_value(i, 2) OVER (PARTITION BY h) FROM t",
+    "SELECT row_number() OVER (ORDER BY id ROWS 1 PRECEDING) FROM t",
+    "SELECT ntile(2) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM t",
+    "SELECT lag(i) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM t",
+    "SELECT ntile(0) OVER (ORDER BY id) FROM t",
+    "SELECT ntile(i) OVER (ORDER BY id) FROM t",
+    "SELECT nth_value(i, 0) OVER (ORDER BY id) FROM t",
+    "SELECT id, rank() OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS r, "
+    "first_value(i) OVER (PARTITION BY h) AS f FROM t",
+    # -0.0 and 0.0 are one grouping and distinct key, given as 0.0 (NaN too is one key)
+    "SELECT f, count(*) AS c FROM t GROUP BY f ORDER BY f",
+    "SELECT f, count(*) AS c, max(id) AS m FROM t GROUP BY 1 HAVING f >= 0 OR isnull(f) ORDER BY 1",
+    "SELECT h, f * 2 AS k, sum(id) AS s FROM t GROUP BY h, f",
+    "SELECT h, f, count(*) AS c FROM t GROUP BY ROLLUP(h, f)",
+    "SELECT f, i % 2 AS k, count(*) AS c FROM t GROUP BY GROUPING SETS ((f), (i % 2))",
+    "SELECT h, g, count(*) AS c, sum(i) AS s FROM t GROUP BY h, g WITH CUBE",
+    "SELECT h, count(*) AS c FROM t GROUP BY h WITH ROLLUP",
+    "SELECT DISTINCT f FROM t",
+    "SELECT DISTINCT h, f AS x FROM t",
+    "SELECT f FROM t WHERE id < 5 UNION SELECT -f FROM t",
+    "SELECT f FROM t INTERSECT SELECT -f FROM t",
+    "SELECT -f AS n FROM t EXCEPT SELECT f FROM t WHERE id = 1",
+    "SELECT f FROM t UNION ALL SELECT -f FROM t",
+    # x IN (subquery) in a SELECT list is never NULL in Spark (an existence join)
+    "SELECT id, i IN (SELECT i FROM t WHERE id > 4) AS a, i NOT IN (SELECT i FROM t WHERE id < 3) AS b, "
+    "NOT (i IN (SELECT i FROM t WHERE id > 4)) AS c, i NOT IN (SELECT i FROM t WHERE id > 100) AS e, "
+    "f IN (SELECT -f FROM t WHERE id > 1) AS n FROM t",
+    "SELECT id FROM t WHERE NOT (i IN (SELECT i FROM t WHERE id > 4))",
+    "SELECT id FROM t WHERE i NOT IN (SELECT i FROM t WHERE id < 3)",
+    # a scalar subquery of more than one row
+    "SELECT id, (SELECT g FROM t AS u WHERE u.h = t.h) AS m FROM t",
+    # arrays and structs ordered as Spark orders them: a NULL inside before every value
+    "SELECT id, st FROM t ORDER BY st, id",
+    "SELECT id, st FROM t ORDER BY st DESC, id",
+    "SELECT id, arr FROM t ORDER BY arr, id",
+    "SELECT id, arr FROM t ORDER BY arr DESC NULLS FIRST, id",
+    "SELECT min(st) AS a, max(st) AS b, min(arr) AS c, max(arr) AS d, max_by(id, arr) AS e, min_by(id, st) AS f FROM t",
+    "SELECT h, max(arr) AS m FROM t GROUP BY h",
+    "SELECT id, st < named_struct('a', 1, 'b', 'y') AS a, arr < array(1, 3) AS b, arr >= array(NULL, 5) AS c FROM t",
+    # a string beside an integer is read as a bigint (Spark's ANSI coercion); booleans and numbers do not compare
+    "SELECT id, i = '2' AS a, i > ' 1' AS b, i IN ('2', '7') AS c, i BETWEEN '0' AND '3' AS d FROM t",
+    "SELECT id, i = '2.5' AS a FROM t",
+    "SELECT id, i IN ('2', 'x') AS a FROM t",
+    "SELECT flag = 1 FROM t",
+    "SELECT id, flag = 'true' AS a, flag > false AS b FROM t",
+    # a sum or average of booleans is Spark's analysis error
+    "SELECT sum(flag) FROM t",
+    "SELECT avg(flag) OVER (ORDER BY id) FROM t",
+    "SELECT sum(NULL) AS s, avg(NULL) AS a, count(NULL) AS c FROM t",
+    "SELECT h, i FROM t GROUP BY h",
+    "SELECT h, sum(i) AS s, count(*) AS c FROM t GROUP BY h HAVING s > 0 AND c > 1",
+    "SELECT sum(i) AS s FROM t HAVING s > 0",
+    # USING and NATURAL joins with their columns named
+    "SELECT k, id, g FROM (SELECT id, i AS k FROM t) a FULL JOIN (SELECT i AS k, g FROM t WHERE id > 3) b USING (k)",
+    "SELECT k, id, g FROM (SELECT id, i AS k FROM t) a NATURAL RIGHT JOIN (SELECT i AS k, g FROM t WHERE id > 3) b",
+    # Spark's classes for positions out of range and a negative limit
+    "SELECT id, i FROM t ORDER BY 3",
+    "SELECT max(i) FROM t GROUP BY 2",
+    "SELECT id FROM t ORDER BY id LIMIT -1",
+    # an aggregate in a window's ORDER BY
+    "SELECT h, sum(i) AS s, rank() OVER (ORDER BY sum(i)) AS r FROM t GROUP BY h",
+    # lag/lead's fractional default for an integer is truncated; count_if over a window a bigint
+    "SELECT id, lag(i, 1, 1.5) OVER (ORDER BY id) AS a, lead(i, 2, -2.7) OVER (ORDER BY id) AS b, "
+    "count_if(i > 0) OVER (ORDER BY id) AS c FROM t",
+]
+
+
+@pytest.fixture(scope="module")
+def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    return {"t": table_folder(tmp_path_factory.mktemp("relational"), TABLE)}
+
+
+@pytest.fixture(scope="module")
+def spark_views(spark: SparkSession, tables: dict[str, Path]) -> SparkSession:
+    return register_views(spark, tables)
+
+
+@pytest.fixture(scope="module", params=["duckdb", "spark"])
+def con(request: pytest.FixtureRequest, spark: SparkSession, tables: dict[str, Path]) -> vpush.Connection:
+    return connect_tables(tables, spark if request.param == "spark" else None)
+
+
+# Spark's answer to each query, computed once for both engines
+_SPARK_ANSWERS: dict[str, tuple[Any, ...]] = {}
+
+
+@pytest.mark.parametrize("sql", QUERIES)
+def test_matches_spark(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
+    assert_same_answer(sql, spark_views, con, _SPARK_ANSWERS)
+
+
+@pytest.mark.parametrize("sql", ["SELECT median(day) FROM t", "SELECT percentile(g, 0.5) FROM t", "SELECT avg(day) FROM t",
+                                 "SELECT percentile_cont(0.25) WITHIN GROUP (ORDER BY d) FROM t",
+                                 "SELECT * FROM (SELECT id, i AS k FROM t) a JOIN (SELECT i AS k, g FROM t) b USING (k)",
+                                 "SELECT * FROM (SELECT id, i AS k FROM t) a NATURAL FULL JOIN (SELECT i AS k, g FROM t) b"])
+def test_refused_on_duckdb(sql: str, tables: dict[str, Path]) -> None:
+    """Spark raises its own error for these (``UNSUPPORTED_TIME_TYPE`` for a date); the DuckDB
+    engine refuses them rather than interpolate dates or strings."""
+    with pytest.raises(VpushError) as raised:
+        connect_tables(tables).sql(sql).to_arrow()
+    assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
+
+
+@pytest.mark.parametrize(
+    "sql", ["SELECT percentile_cont(0.25) WITHIN GROUP (ORDER BY d) AS c, percentile_disc(0.25) WITHIN GROUP (ORDER BY d DESC) AS d FROM t"]
+)
+def test_spark_engine_matches_spark(sql: str, spark: SparkSession, spark_views: SparkSession, tables: dict[str, Path]) -> None:
+    """Spark's own functions the Spark engine writes back as Spark SQL (sqlglot wrote
+    percentile_cont as percentile_approx)."""
+    assert_same_answer(sql, spark_views, connect_tables(tables, spark))
+
+
+@pytest.mark.xfail(strict=True, reason="differences on the DuckDB engine that remain (README, Differences from Spark)")
+@pytest.mark.parametrize(
+    "sql",
+    [
+        # Spark adds bigints one row at a time and overflows on the way (10 - 3 + 7 + 2^63-1);
+        # DuckDB sums exactly and the total, 24, fits
+        "SELECT sum(b) FROM t",
+        # Spark keeps the last of the rows tied on the ordering, DuckDB the first
+        "SELECT max_by(id, h) AS a, min_by(id, h) AS b FROM t",
+        # Spark's variance updates its mean and squares row by row otherwise than DuckDB: the last bit
+        "SELECT stddev_samp(d) AS s, var_pop(d) AS v FROM t WHERE id < 4",
+    ],
+)
+def test_differs_on_duckdb(sql: str, spark_views: SparkSession, tables: dict[str, Path]) -> None:
+    assert_same_answer(sql, spark_views, connect_tables(tables))
