@@ -569,6 +569,9 @@ def _check_spark_syntax(node: exp.Expr) -> None:
             refused = "a comparison with ANY, SOME or ALL of a subquery"
         elif isinstance(node, exp.All):
             raise _error("the routine ALL cannot be found", "UNRESOLVED_ROUTINE")
+    elif isinstance(node, exp.Window) and isinstance(node.this, exp.AggFunc) and isinstance(node.this.this, exp.Distinct):
+        raise _error(f"Distinct window functions are not supported: {node.this.sql(dialect='spark')}",
+                     "DISTINCT_WINDOW_FUNCTION_UNSUPPORTED")
     elif isinstance(node, exp.Fetch):
         refused = "FETCH FIRST"
     elif isinstance(node, exp.WindowSpec) and str(node.args.get("kind") or "").upper() == "GROUPS":

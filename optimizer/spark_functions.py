@@ -171,6 +171,8 @@ def check_functions(expression: exp.Expr) -> None:
                 "empty cell as 0 where Spark gives NULL); the Spark engine (vpush.connect(engine='spark')) runs it",
                 error_class="VPUSH_UNSUPPORTED_FUNCTION",
             )
+        if isinstance(node, (exp.Any, exp.All)) and type(node.parent) is exp.Like:
+            continue  # x [NOT] LIKE ANY|ALL (...): spark_semantics writes out each pattern's LIKE
         if isinstance(node, exp.Any) and not isinstance(node.this, (exp.Subquery, exp.Select)):
             name = "any"  # Spark's any(x) aggregate; sqlglot reads it as `= ANY (...)`
         else:

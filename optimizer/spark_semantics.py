@@ -1144,6 +1144,16 @@ class _Rewriter:
         if isinstance(node, ToVariantObject):
             return node  # typed before its arguments were rewritten; rewrite_variants makes the call
         result = of(node)
+        if isinstance(node, exp.ArrayUniqueAgg) and isinstance(node.this, exp.Distinct) and len(node.this.expressions) == 1:
+            node.set("this", node.this.expressions[0])  # collect_set(DISTINCT x) is collect_set(x)
+        if isinstance(node, exp.Is) and isinstance(node.expression, exp.Boolean):
+            operand = of(node.this)  # a string is cast to a boolean; a number or date is refused
+            if operand is not None and not isinstance(operand, StringType) and operand != AtomicType("boolean"):
+                raise OptimizeError(
+                    f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the left and right operands of the '
+                    f'binary operator have incompatible types ("{_spark_type_name(operand)}" and "BOOLEAN").',
+                    error_class="DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES",
+                )
         if isinstance(node, exp.Literal) and isinstance(result, DecimalType) and not isinstance(node.parent, (exp.DataTypeParam, exp.TableSample)):
             # DuckDB counts a decimal literal's leading zeros as digits (0.5 is its decimal(2,1),
             # 00.5 its decimal(3,1)); Spark's is decimal(1,1), as _literal_type gives it
@@ -1352,6 +1362,8 @@ class _Rewriter:
                              expression=exp.Is(this=node.expression.copy(), expression=exp.Null()))
             return exp.Case(ifs=[exp.If(this=missing, true=exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))),
                                  exp.If(this=short, true=empty)], default=node)
+        if isinstance(node, exp.Like) and isinstance(node.expression, (exp.Any, exp.All)):
+            return _like_any_or_all(node)
         if isinstance(node, (exp.Like, exp.ILike)) and not isinstance(node.parent, exp.Escape):
             # Spark's LIKE escapes with a backslash unless told otherwise; DuckDB's has no escape
             return exp.Escape(this=node, expression=exp.Literal.string("\\"))
@@ -2219,6 +2231,7 @@ def apply_spark_semantics(
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
         _check_resolved(select, scope, columns)
         _check_orderable(select, typer)
+        _check_filters_are_boolean(select, typer)
         _check_star_over_using(select)
         _spell_out_with_rollup(select)
         float_keys = _float_group_keys(select, typer)
@@ -3204,6 +3217,22 @@ def _operator_name(node: exp.Expr) -> str | None:
     if isinstance(node, (exp.Like, exp.ILike)) and node.args.get("negate"):
         negated = True
     text: str | None
+    if isinstance(node, exp.Like) and isinstance(node.expression, (exp.Any, exp.All)):
+        kind = "any" if isinstance(node.expression, exp.Any) else "all"
+        inner = node.expression.this.unnest() if isinstance(node.expression.this, exp.Paren) else node.expression.this
+        patterns = inner.expressions if isinstance(inner, exp.Tuple) else [inner]
+        if not any(isinstance(p, exp.Null) for p in patterns):
+            parts = named(node.this)
+            return None if parts is None else f"{'not' if negated else ''}like{kind}({parts[0]})"
+        # with a NULL pattern Spark's parser writes out each LIKE, joined left to right
+        parts = named(node.this, *patterns)
+        if parts is None:
+            return None
+        tests = [f"(NOT {parts[0]} LIKE {p})" if negated else f"{parts[0]} LIKE {p}" for p in parts[1:]]
+        text = tests[0]
+        for test in tests[1:]:
+            text = f"({text} {'OR' if kind == 'any' else 'AND'} {test})"
+        return text
     if isinstance(node, exp.Escape) and isinstance(node.this, exp.Like) and isinstance(node.expression, exp.Literal):
         inner = _operator_name(node.this)
         return f"{inner} ESCAPE '{node.expression.name}'" if inner else ""
@@ -3591,6 +3620,39 @@ def _in_projection(node: exp.Expr) -> bool:
     while parent is not None and not isinstance(parent, (exp.Select, exp.Subquery)):
         child, parent = parent, parent.parent
     return isinstance(parent, exp.Select) and child.arg_key == "expressions"
+
+
+def _check_filters_are_boolean(select: exp.Select, typer: _Typer) -> None:
+    """Spark's ``DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN`` for a WHERE whose condition is a number,
+    string, date or timestamp (DuckDB reads a number as true where it is not 0). Spark's HAVING
+    takes a number (``HAVING 1``), as DuckDB's does."""
+    for key in ("where",):
+        part = select.args.get(key)
+        condition = part.this if part is not None else None
+        if condition is None:
+            continue
+        found = typer.of(condition)
+        if isinstance(found, (DecimalType, StringType)) or (isinstance(found, AtomicType) and found.name != "boolean"):
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(condition)}" due to data type mismatch: the filter expression '
+                f'"{_spark_text(condition)}" of type "{_spark_type_name(found)}" is not a boolean.',
+                error_class="DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN",
+            )
+
+
+def _like_any_or_all(node: exp.Like) -> exp.Expr:
+    """``x [NOT] LIKE ANY|ALL (p, ...)`` as Spark's ``likeany``/``likeall`` (and ``notlike...``)
+    compute it: the three-valued OR (ANY) or AND (ALL) of each pattern's ``LIKE``, each with
+    Spark's backslash escape."""
+    quantified = node.expression
+    inner = quantified.this.unnest() if isinstance(quantified.this, exp.Paren) else quantified.this
+    patterns = inner.expressions if isinstance(inner, exp.Tuple) else [inner]
+    tests: list[exp.Expr] = []
+    for pattern in patterns:
+        test: exp.Expr = exp.Escape(this=exp.Like(this=node.this.copy(), expression=pattern.copy()), expression=exp.Literal.string("\\"))
+        tests.append(exp.Not(this=exp.Paren(this=test)) if node.args.get("negate") else test)
+    joined = exp.or_(*tests) if isinstance(quantified, exp.Any) else exp.and_(*tests)
+    return exp.Paren(this=joined)
 
 
 def _spark_type_name(of_type: SparkType | None) -> str:

@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from hypothesis import settings
 
+# the shared comparisons assert in tests/support: their failures show both sides, as a test's own do
+pytest.register_assert_rewrite("support")
+
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 

@@ -19,7 +19,7 @@ import pytest
 
 import vpush
 from support.tables import connect_tables, register_views
-from test_spark_semantics import _assert_same_answer
+from support.compare import assert_same_answer as _assert_same_answer
 from vpush.exec.errors import ExecutionError
 from vpush.exec.compute_decimals import compute_decimals
 from vpush.optimizer.spark_semantics import _decimal_result

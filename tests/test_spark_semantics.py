@@ -186,6 +186,15 @@ QUERIES: list[Any] = [
     "SELECT sum(d) OVER (ORDER BY i ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS x FROM t",
     "SELECT max_by(g, i) AS hi, min_by(g, i) AS lo, count_if(i > 1) AS c FROM t",
     "SELECT percentile(i, 0.5) AS p, median(i) AS m FROM t",
+    # Spark's analysis errors where DuckDB answered: a WHERE that is not a boolean, IS TRUE of a
+    # number, DISTINCT in a window aggregate; LIKE ANY/ALL as Spark names and computes them
+    "SELECT g FROM t WHERE i",
+    "SELECT g FROM t WHERE day",
+    "SELECT count(*) AS c FROM t HAVING 1",
+    "SELECT i IS TRUE FROM t",
+    "SELECT sum(DISTINCT i) OVER (PARTITION BY g) FROM t",
+    "SELECT g LIKE ANY ('a%', 'b%'), g LIKE ALL ('a%', '%a'), g NOT LIKE ANY ('a%', NULL), g LIKE ALL ('a%', NULL, g), g NOT LIKE ALL ('a\\_%', 'x%') FROM t",
+    "SELECT size(collect_set(DISTINCT i)) AS s, collect_set(DISTINCT g), count(*) AS c FROM t GROUP BY g",
     # decimal literals typed as Spark's (DuckDB counts leading zeros: its 0.5 is a decimal(2,1))
     "SELECT 0.5 AS a, -0.5 AS b, 0.05 AS c, .5 AS d, 00.5 AS e, 0.5 + i AS f, -0.05 * 0.5 AS g, array(0.5) AS h, "
     "0.5 / 3 AS k, coalesce(0.05, 1.5) AS l, 10.50 AS m FROM t",
