@@ -2304,8 +2304,9 @@ def _check_star_over_using(select: exp.Select) -> None:
     where the left side has them."""
     joins = select.args.get("joins") or []
     if any(j.args.get("using") or str(j.args.get("method") or "").upper() == "NATURAL" for j in joins) and any(
-        isinstance(p, exp.Star) for p in select.expressions
+        isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in select.expressions
     ):
+        # a side's own `a.*` too: Spark gives its join columns first as well
         _refuse("SELECT *", "`*` over a join USING columns or NATURAL (name the columns)")
 
 

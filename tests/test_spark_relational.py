@@ -167,7 +167,8 @@ def test_matches_spark(sql: str, spark_views: SparkSession, con: vpush.Connectio
 @pytest.mark.parametrize("sql", ["SELECT median(day) FROM t", "SELECT percentile(g, 0.5) FROM t", "SELECT avg(day) FROM t",
                                  "SELECT percentile_cont(0.25) WITHIN GROUP (ORDER BY d) FROM t",
                                  "SELECT * FROM (SELECT id, i AS k FROM t) a JOIN (SELECT i AS k, g FROM t) b USING (k)",
-                                 "SELECT * FROM (SELECT id, i AS k FROM t) a NATURAL FULL JOIN (SELECT i AS k, g FROM t) b"])
+                                 "SELECT * FROM (SELECT id, i AS k FROM t) a NATURAL FULL JOIN (SELECT i AS k, g FROM t) b",
+                                 "SELECT a.*, g FROM (SELECT id, i AS k FROM t) a JOIN (SELECT i AS k, g FROM t) b USING (k)"])
 def test_refused_on_duckdb(sql: str, tables: dict[str, Path]) -> None:
     """Spark raises its own error for these (``UNSUPPORTED_TIME_TYPE`` for a date); the DuckDB
     engine refuses them rather than interpolate dates or strings."""
