@@ -1463,8 +1463,16 @@ class _Rewriter:
         if isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
             present = _comparison_operands(node)
             kinds = [of(o) for o in present]
-            if isinstance(node, _COMPARISONS) and AtomicType("boolean") in kinds and any(
-                _is_integral(k) or _is_fractional(k) or isinstance(k, DecimalType) for k in kinds
+            def numeric(k: SparkType | None) -> bool:
+                return _is_integral(k) or _is_fractional(k) or isinstance(k, DecimalType)
+
+            elements = [k.element for k in kinds if isinstance(k, ArrayType)]
+            if isinstance(node, _COMPARISONS) and (
+                (AtomicType("boolean") in kinds and any(numeric(k) for k in kinds))
+                # arrays of strings and of numbers or booleans: Spark finds no common type (it reads
+                # a string as a number beside a number, not inside an array)
+                or (len(elements) == 2 and any(isinstance(e, StringType) for e in elements)
+                    and any(numeric(e) or e == AtomicType("boolean") for e in elements))
             ):
                 left, right = (_spark_type_name(k) for k in kinds[:2])
                 raise OptimizeError(

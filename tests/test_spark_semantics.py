@@ -192,6 +192,8 @@ QUERIES: list[Any] = [
     "SELECT g FROM t WHERE day",
     "SELECT count(*) AS c FROM t HAVING 1",
     "SELECT i IS TRUE FROM t",
+    "SELECT array(i) = array(g) FROM t",
+    "SELECT array(i) < array(f), array(g) = array('a') FROM t",
     "SELECT sum(DISTINCT i) OVER (PARTITION BY g) FROM t",
     "SELECT g LIKE ANY ('a%', 'b%'), g LIKE ALL ('a%', '%a'), g NOT LIKE ANY ('a%', NULL), g LIKE ALL ('a%', NULL, g), g NOT LIKE ALL ('a\\_%', 'x%') FROM t",
     "SELECT size(collect_set(DISTINCT i)) AS s, collect_set(DISTINCT g), count(*) AS c FROM t GROUP BY g",
