@@ -1362,6 +1362,15 @@ class _Rewriter:
                              expression=exp.Is(this=node.expression.copy(), expression=exp.Null()))
             return exp.Case(ifs=[exp.If(this=missing, true=exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))),
                                  exp.If(this=short, true=empty)], default=node)
+        if isinstance(node, (exp.Like, exp.ILike)):
+            # Spark casts a number or boolean matched by LIKE to its string (DuckDB's binder refuses)
+            subject = of(node.this)
+            if subject is None and isinstance(node.this.unnest(), (exp.Predicate, exp.Connector, exp.Not)):
+                subject = AtomicType("boolean")  # a comparison or a condition
+            if _is_integral(subject) or isinstance(subject, DecimalType) or subject == AtomicType("boolean"):
+                node.set("this", exp.cast(node.this, exp.DataType.build("VARCHAR")))
+            elif _is_fractional(subject):
+                node.set("this", self._java_text(node.this))
         if isinstance(node, exp.Like) and isinstance(node.expression, (exp.Any, exp.All)):
             return _like_any_or_all(node)
         if isinstance(node, (exp.Like, exp.ILike)) and not isinstance(node.parent, exp.Escape):

@@ -193,6 +193,9 @@ QUERIES: list[Any] = [
     "SELECT count(*) AS c FROM t HAVING 1",
     "SELECT i IS TRUE FROM t",
     "SELECT array(i) = array(g) FROM t",
+    # a number or boolean matched by LIKE is cast to Spark's string of it
+    "SELECT i ILIKE '1', i LIKE '%2', f LIKE '2.5', f ILIKE '-0.0', b LIKE '1%', (i > 1) LIKE 'true', "
+    "CAST(f AS decimal(5, 2)) LIKE '2.50', i LIKE ANY ('1', '2'), r LIKE '%1%', d LIKE '%5' FROM t",
     "SELECT array(i) < array(f), array(g) = array('a') FROM t",
     "SELECT sum(DISTINCT i) OVER (PARTITION BY g) FROM t",
     "SELECT g LIKE ANY ('a%', 'b%'), g LIKE ALL ('a%', '%a'), g NOT LIKE ANY ('a%', NULL), g LIKE ALL ('a%', NULL, g), g NOT LIKE ALL ('a\\_%', 'x%') FROM t",
