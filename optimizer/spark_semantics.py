@@ -1373,6 +1373,21 @@ class _Rewriter:
                 node.set("this", self._java_text(node.this))
         if isinstance(node, exp.Like) and isinstance(node.expression, (exp.Any, exp.All)):
             return _like_any_or_all(node)
+        if isinstance(node, (exp.Add, exp.Sub)):
+            sides = [node.this, node.expression] if isinstance(node, exp.Add) else [node.this]
+            for date_side in sides:
+                other = node.expression if date_side is node.this else node.this
+                days = of(other)
+                if of(date_side) == AtomicType("date") and (
+                    days in (_BIGINT, _DOUBLE, AtomicType("float")) or isinstance(days, DecimalType)
+                ):
+                    # Spark's date plus a number is date_add(d, n), whose n is an int at most
+                    raise OptimizeError(
+                        f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: The second parameter requires '
+                        f'the ("INT" or "SMALLINT" or "TINYINT") type, however "{_spark_text(other)}" has the type '
+                        f'"{_spark_type_name(days)}".',
+                        error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+                    )
         if isinstance(node, (exp.Like, exp.ILike)) and not isinstance(node.parent, exp.Escape):
             # Spark's LIKE escapes with a backslash unless told otherwise; DuckDB's has no escape
             return exp.Escape(this=node, expression=exp.Literal.string("\\"))

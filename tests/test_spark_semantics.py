@@ -193,6 +193,11 @@ QUERIES: list[Any] = [
     "SELECT count(*) AS c FROM t HAVING 1",
     "SELECT i IS TRUE FROM t",
     "SELECT array(i) = array(g) FROM t",
+    # a date plus a bigint, decimal or double: Spark's date_add takes an int at most
+    "SELECT day + 1L FROM t",
+    "SELECT day - b FROM t",
+    "SELECT day + 1.5 FROM t",
+    "SELECT day + 1, day - i, day + CAST(1 AS smallint), 2 + day FROM t WHERE i < 100",
     # a number or boolean matched by LIKE is cast to Spark's string of it
     "SELECT i ILIKE '1', i LIKE '%2', f LIKE '2.5', f ILIKE '-0.0', b LIKE '1%', (i > 1) LIKE 'true', "
     "CAST(f AS decimal(5, 2)) LIKE '2.50', i LIKE ANY ('1', '2'), r LIKE '%1%', d LIKE '%5' FROM t",
