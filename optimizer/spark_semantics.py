@@ -3699,6 +3699,8 @@ def _number_literal(node: exp.Expr) -> float | None:
         return -inner if inner is not None else None
     if isinstance(node, exp.Literal) and node.is_number:
         return float(node.this)
+    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal):
+        return _number_literal(node.this)  # a decimal literal typed as Spark's (0.5 a decimal(1,1))
     return None
 
 
