@@ -31,7 +31,7 @@ from vpush.exec.variant_cast import CAST_INVALID_INPUT, spark_zone_of, string_to
 
 __all__ = [
     "CANNOT_PARSE_TIMESTAMP", "TRUNCATE_LEVELS", "formatted_string_column", "string_to_date_column",
-    "string_to_timestamp_column", "truncate_timestamp_column",
+    "shift_utc_column", "string_to_timestamp_column", "truncate_timestamp_column",
 ]
 
 _LOCAL, _ZONED, _FAILED, _TIME_ONLY, _TIME_ZONED = 1, 2, 3, 4, 5
@@ -208,6 +208,54 @@ def truncate_timestamp_column(values: pa.Array | pa.ChunkedArray, level: str, *,
         resolved = cut - _utc_offsets(session, np.floor_divide(cut, _MICROS)) * _MICROS
         result = np.where(still_valid, kept, resolved)
     return pa.array(result, pa.timestamp("us", tz="UTC"), mask=np.asarray(values.is_null()))
+
+
+def shift_utc_column(values: pa.Array | pa.ChunkedArray, zones: str | pa.Array | pa.ChunkedArray, *, to_utc: bool) -> pa.Array:
+    """Spark's ``from_utc_timestamp(ts, zone)`` (``to_utc`` false: the wall time of each instant in
+    ``zone``, read as UTC) or ``to_utc_timestamp(ts, zone)`` (the wall time in UTC read in ``zone``,
+    as java.time resolves it: an overlap's earlier offset, a gap's offset before it).
+
+    Args:
+        values: the timestamps.
+        zones: one zone for every row, or a column of zones (NULL where a zone is NULL).
+        to_utc: ``to_utc_timestamp`` rather than ``from_utc_timestamp``.
+
+    Example:
+        >>> noon = pa.array([1_704_110_400_000_000], pa.timestamp("us", tz="UTC"))  # 2024-01-01 12:00 UTC
+        >>> shift_utc_column(noon, "Asia/Kolkata", to_utc=False)[0]
+        <pyarrow.TimestampScalar: '2024-01-01T17:30:00.000000+0000'>
+
+    Raises:
+        ExecutionError: ``INVALID_TIMEZONE`` for a zone Spark does not know, in a row whose
+        timestamp is not NULL (Spark reads the zone of such a row only, a literal one too).
+    """
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks() if values.num_chunks else pa.array([], pa.timestamp("us", tz="UTC"))
+    missing = np.asarray(values.is_null(), bool)
+    if isinstance(zones, str):
+        names, which = [zones], np.zeros(len(values), np.int64)
+    else:
+        # one lookup per distinct zone, not per row
+        encoded = (zones.combine_chunks() if isinstance(zones, pa.ChunkedArray) else zones).cast(pa.string()).dictionary_encode()
+        names, which = encoded.dictionary.to_pylist(), np.asarray(encoded.indices.fill_null(-1), np.int64)
+        missing |= which < 0
+    micros = np.asarray(values.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()).fill_null(0), np.int64)
+    seconds = np.floor_divide(micros, _MICROS)
+    shifted = micros.copy()
+    for index, zone in enumerate(names):
+        rows = (which == index) & ~missing
+        if not rows.any():
+            continue
+        try:
+            region = resolve_time_zone(zone)
+        except Exception:  # noqa: BLE001 - CodecError: an unknown zone
+            raise ExecutionError(
+                f"The datetime zone id '{zone}' is invalid. Please, provide a valid time zone.", error_class="INVALID_TIMEZONE"
+            ) from None
+        at = seconds[rows]
+        offsets = -_utc_offsets(region, at) if to_utc else _utc_offsets_at(region, at)
+        shifted[rows] = micros[rows] + offsets * _MICROS
+    return pa.array(shifted, pa.timestamp("us", tz="UTC"), mask=missing)
 
 
 def _first_day(days: np.ndarray, level: str) -> np.ndarray:

@@ -101,6 +101,7 @@ from vpush.exec.errors import ExecutionError
 from vpush.exec.string_datetimes import (
     formatted_string_column,
     local_to_timestamp_column,
+    shift_utc_column,
     string_to_date_column,
     string_to_timestamp_column,
     truncate_timestamp_column,
@@ -118,6 +119,7 @@ from vpush.optimizer.spark_semantics import (
     NTZ_TO_TIMESTAMP_FUNCTION,
     STRICT_MATH_FUNCTIONS,
     STRING_DATETIME_FUNCTIONS,
+    UTC_SHIFT_FUNCTION,
 )
 from vpush.optimizer.rewrite_variants import (
     REBUILD_VARIANT_FUNCTION,
@@ -891,6 +893,10 @@ def _date_trunc(values: pa.Array, level: pa.Array, time_zone: pa.Array) -> pa.Ar
     return truncate_timestamp_column(values, str(_first(level)), time_zone=_first(time_zone) or "UTC")
 
 
+def _utc_shift(values: pa.Array, zone: pa.Array, direction: pa.Array) -> pa.Array:
+    return shift_utc_column(values, zone, to_utc=_first(direction) == "to")
+
+
 def _string_to_timestamp_ntz(values: pa.Array, strict: pa.Array) -> pa.Array:
     return string_to_timestamp_column(values, time_zone="UTC", ntz=True, strict=bool(_first(strict)))
 
@@ -974,6 +980,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     ),
     NTZ_TO_TIMESTAMP_FUNCTION: (_guarded(_ntz_to_timestamp, "cast to timestamp"), ["TIMESTAMP", "VARCHAR"], "TIMESTAMPTZ"),
     DATE_TRUNC_FUNCTION: (_guarded(_date_trunc, "date_trunc"), ["TIMESTAMPTZ", "VARCHAR", "VARCHAR"], "TIMESTAMPTZ"),
+    UTC_SHIFT_FUNCTION: (_guarded(_utc_shift, "from_utc_timestamp / to_utc_timestamp"), ["TIMESTAMPTZ", "VARCHAR", "VARCHAR"], "TIMESTAMPTZ"),
     STRING_DATETIME_FUNCTIONS["timestamp_ntz"]: (
         _guarded(_string_to_timestamp_ntz, "cast to timestamp_ntz"), ["VARCHAR", "BOOLEAN"], "TIMESTAMP"
     ),

@@ -64,6 +64,7 @@ __all__ = [
     "VariantStripNulls",
     "VpushSpark",
     "spark_path_name",
+    "utc_shift_argument",
 ]
 
 # Spark's unquoted IDENTIFIER token: ASCII letters, digits and '_', not all digits.
@@ -485,6 +486,12 @@ def _unparen(node: exp.Expr | None) -> exp.Expr | None:
     return node
 
 
+def _is_variant_extraction(node: exp.Expr | None) -> bool:
+    """Whether ``node`` is (in parentheses or not) a ``:`` path or ``variant_get`` giving a variant."""
+    inner = _unparen(node)
+    return isinstance(inner, VariantGet) and inner.target_type == VARIANT
+
+
 def _check_colon_base(base: exp.Expr) -> None:
     """Reject a ``:`` applied to something that is never a VARIANT."""
     if isinstance(base, exp.Literal) and base.is_string:
@@ -750,6 +757,53 @@ def _trace(call: exp.Expr, argument: exp.Expr) -> ArgumentTrace:
     return tuple(reversed(steps)) if node is call else None
 
 
+def _utc_shift(name: str) -> t.Callable[..., exp.Expr]:
+    """A FUNCTIONS entry for ``from_utc_timestamp`` / ``to_utc_timestamp`` that refuses a variant
+    path as Spark does: sqlglot wraps the argument in a cast to a timestamp, which would make it
+    the variant's cast (a cast the user wrote, ``v:ts::timestamp``, is taken)."""
+    base = SparkParser.FUNCTIONS[name]
+
+    def build(args: list[exp.Expr], dialect: t.Any = None) -> exp.Expr:
+        if args and _is_variant_extraction(args[0]):
+            raise _error(
+                f'the first parameter of {name.lower()} requires the "TIMESTAMP" type, however it has the type "VARIANT"',
+                "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+        try:
+            return base(args)
+        except TypeError:
+            return base(args, dialect=dialect)
+
+    return build
+
+
+def utc_shift_argument(node: exp.AtTimeZone | exp.FromTimeZone) -> exp.Expr:
+    """The first argument of ``from_utc_timestamp`` / ``to_utc_timestamp`` as the user wrote it:
+    without the cast to a timestamp that sqlglot's parser wraps around it (a user's ``CAST`` is
+    to ``TIMESTAMPTZ`` and inside it; a ``try_cast`` is a ``TryCast``).
+
+    Example:
+        >>> from sqlglot import parse_one
+        >>> node = parse_one("SELECT from_utc_timestamp(x, 'UTC')", read=VpushSpark).expressions[0]
+        >>> utc_shift_argument(node).sql()
+        'x'
+    """
+    value = node.this
+    if type(value) is exp.Cast and value.to.this == exp.DataType.Type.TIMESTAMP:
+        return value.this
+    return value
+
+
+def _utc_shift_sql(name: str) -> t.Callable[[SparkGenerator, exp.AtTimeZone | exp.FromTimeZone], str]:
+    """Spark's text of the call, without sqlglot's cast: Spark refuses an argument it cannot cast
+    implicitly (a number, a variant), where an explicit cast would take it."""
+
+    def write(self: SparkGenerator, node: exp.AtTimeZone | exp.FromTimeZone) -> str:
+        return self.func(name, utc_shift_argument(node), node.args.get("zone"))
+
+    return write
+
+
 def _traced(name: str, build: t.Callable[..., exp.Expr]) -> t.Callable[..., exp.Expr]:
     """A FUNCTIONS entry that builds what ``build`` builds and records the call as written."""
 
@@ -869,6 +923,8 @@ class VpushSparkParser(SparkParser):
             "NAMED_STRUCT": _build_named_struct,
             "LOG10": _spelled("LOG10"),
             "LOG2": _spelled("LOG2"),
+            "FROM_UTC_TIMESTAMP": _utc_shift("FROM_UTC_TIMESTAMP"),
+            "TO_UTC_TIMESTAMP": _utc_shift("TO_UTC_TIMESTAMP"),
             # Spark's casts by type name that sqlglot's Spark parser does not know
             **{name: build_as_cast(name) for name in ("BIGINT", "SMALLINT", "TINYINT", "BINARY")},
             "DECIMAL": build_as_cast("DECIMAL(10, 0)"),
@@ -1067,6 +1123,8 @@ class VpushSparkGenerator(SparkGenerator):
     TRANSFORMS = {
         **{k: v for k, v in SparkGenerator.TRANSFORMS.items() if k is not exp.WithinGroup},
         VariantGet: _variant_get_sql,
+        exp.AtTimeZone: _utc_shift_sql("FROM_UTC_TIMESTAMP"),
+        exp.FromTimeZone: _utc_shift_sql("TO_UTC_TIMESTAMP"),
     }
     # Hive's mapping writes TIME as TIMESTAMP; Spark 4.1+ has a TIME type of its own.
     TYPE_MAPPING = {**SparkGenerator.TYPE_MAPPING, exp.DType.TIME: "TIME"}

@@ -11,7 +11,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from vpush.optimizer.bound import SqlType, VariantRef
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
-from vpush.optimizer.dialect import VpushSpark
+from vpush.optimizer.dialect import VpushSpark, utc_shift_argument
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import ROW_COUNT_COLUMN, VARIANT_ARROW_TYPE, CastLater, FileScan, Plan, Scan, ScanPart
@@ -566,6 +566,8 @@ def _extractions(node: exp.Table, variants: set[str]) -> list[Extraction]:
         if candidate.parent is not None and id(candidate.parent) in claimed:
             claimed.add(id(candidate))
             continue
+        if isinstance(candidate.parent, (exp.AtTimeZone, exp.FromTimeZone)) and utc_shift_argument(candidate.parent) is not candidate:
+            continue  # sqlglot's cast to a timestamp, not the user's (so not a variant's)
         matched = match_extraction(candidate, column_casts=True)
         if matched is None:
             continue

@@ -57,6 +57,7 @@ from vpush.optimizer.dialect import (
     VpushSpark,
     call_arguments,
     call_name,
+    utc_shift_argument,
 )
 from vpush.codec.datetime_pattern import DatetimePatternError, compile_pattern
 from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
@@ -82,7 +83,7 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "GET_JSON_OBJECT_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "GET_JSON_OBJECT_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
            "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "decimal_function", "decimal_function_types", "apply_spark_semantics",
            "arrow_spark_type", "spark_name"]
 
@@ -192,6 +193,11 @@ DATE_TRUNC_FUNCTION = "vpush_date_trunc"
 """The engine function that gives Spark's ``date_trunc(level, ts)`` in the session time zone (a
 cut local time keeps its offset where still valid, as java.time's ``truncatedTo``: DuckDB's cut
 takes an overlap's later offset). It takes the timestamp, DuckDB's name of the level and the zone."""
+
+UTC_SHIFT_FUNCTION = "vpush_utc_shift"
+"""The engine function that gives Spark's ``from_utc_timestamp(ts, zone)`` (the wall time of ``ts``
+in ``zone`` read as UTC) and ``to_utc_timestamp(ts, zone)`` (the wall time of ``ts`` in UTC read in
+``zone``, as java.time resolves it). It takes the timestamp, the zone and ``'from'`` or ``'to'``."""
 
 STRING_DATETIME_FUNCTIONS = {
     "date": "vpush_string_to_date",
@@ -676,6 +682,8 @@ class _Typer:
             return _INT
         if called in _DOUBLE_FUNCTIONS:
             return _DOUBLE
+        if called in ("from_utc_timestamp", "to_utc_timestamp"):
+            return AtomicType("timestamp")
         if called in ("add_months", "last_day", "make_date", "date_add", "date_sub", "dateadd"):
             return AtomicType("date")
         if called == "array_contains":
@@ -1569,6 +1577,19 @@ class _Rewriter:
                     f"{called}({unit or '...'}): the DuckDB engine does not give Spark's decimal seconds yet; "
                     "the Spark engine runs it", error_class="VPUSH_UNSUPPORTED_FUNCTION",
                 )
+        if called in ("from_utc_timestamp", "to_utc_timestamp") and isinstance(node, (exp.AtTimeZone, exp.FromTimeZone)):
+            zone = node.args.get("zone")
+            if isinstance(zone, exp.Null):
+                return exp.cast(exp.Null(), exp.DataType.build("TIMESTAMPTZ"))
+            if zone is None or (not (isinstance(zone, exp.Literal) and zone.is_string) and not isinstance(self.typer.of(zone), StringType)):
+                # Spark casts a zone of another type to a string, as DuckDB does not
+                raise OptimizeError(
+                    f"{called}: the DuckDB engine takes only a string time zone; the Spark engine runs it",
+                    error_class="VPUSH_UNSUPPORTED_FUNCTION",
+                )
+            self.functions[UTC_SHIFT_FUNCTION] = AtomicType("timestamp")
+            direction = exp.Literal.string("from" if called == "from_utc_timestamp" else "to")
+            return exp.Anonymous(this=UTC_SHIFT_FUNCTION, expressions=[node.this, zone, direction])
         if called == "date_trunc" and isinstance(node, exp.TimestampTrunc):
             level = node.args.get("unit")
             if isinstance(level, (exp.Var, exp.Literal)):
@@ -2573,6 +2594,8 @@ def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
             'timestamp type, however it has the type "VARIANT"',
             error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
         )
+    if isinstance(node, (exp.AtTimeZone, exp.FromTimeZone)):
+        _check_utc_shift_argument(node, typer)
     if isinstance(node, _NUMERIC_ONLY) and typer.of(node.this) == VARIANT:
         raise OptimizeError(
             f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the first parameter requires a numeric '
@@ -2585,6 +2608,27 @@ def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
             '"VARIANT"',
             error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
         )
+
+
+_UTC_SHIFT_ARGUMENT_TYPES = (*_TIMESTAMPS, AtomicType("date"), AtomicType("void"))
+
+
+def _check_utc_shift_argument(node: exp.AtTimeZone | exp.FromTimeZone, typer: _Typer) -> None:
+    """Refuse as Spark does a ``from_utc_timestamp`` / ``to_utc_timestamp`` of a value that is not
+    a timestamp, a date or a string (Spark casts only those to a timestamp; a variant, a number,
+    a boolean, a binary or a nested value is DATATYPE_MISMATCH). The cast to a timestamp around the
+    argument is sqlglot's (:func:`~vpush.optimizer.dialect.utc_shift_argument`); a path (``v:ts``)
+    is refused by the parser."""
+    kind = typer.of(utc_shift_argument(node))
+    if kind is None or isinstance(kind, StringType) or kind in _UTC_SHIFT_ARGUMENT_TYPES:
+        return
+    shown = kind.to_spark().upper()
+    called = "from_utc_timestamp" if isinstance(node, exp.AtTimeZone) else "to_utc_timestamp"
+    raise OptimizeError(
+        f'Cannot resolve "{spark_name(node) or called}" due to data type mismatch: the first parameter requires the '
+        f'"TIMESTAMP" type, however it has the type "{shown}"',
+        error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+    )
 
 
 def _different_types(node: exp.Expr, what: str) -> OptimizeError:
@@ -3158,6 +3202,10 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
         return None if unit is None or source is None else f"{called}({unit} FROM {source})"
     if isinstance(node, exp.Trim):
         return _trim_name(node)
+    if isinstance(node, (exp.AtTimeZone, exp.FromTimeZone)):
+        # from_utc_timestamp / to_utc_timestamp: the cast to a timestamp that sqlglot's parser
+        # wraps around the argument is not the user's
+        return _call(called, [utc_shift_argument(node), node.args.get("zone")])
     arguments = call_arguments(node)
     if arguments is None and node_arguments(node) is not None:
         arguments = list(node_arguments(node) or [])
@@ -3349,7 +3397,8 @@ def _extraction_name(node: exp.Expr, top: bool) -> str:
     if isinstance(node, exp.Cast):
         target = _cast_type(node)
         shown = target.to_spark().upper() if target is not None else node.to.sql(dialect=VpushSpark)
-        return f"CAST({_extraction_name(node.this, False)} AS {shown})"
+        word = "TRY_CAST" if isinstance(node, exp.TryCast) else "CAST"
+        return f"{word}({_extraction_name(node.this, False)} AS {shown})"
     assert isinstance(node, VariantGet)
     args = [spark_name(node.this, top=False) or node.this.sql(dialect=VpushSpark)]
     path = node.args["path"]

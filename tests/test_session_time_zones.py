@@ -51,6 +51,8 @@ ZONES = ["America/Los_Angeles", "Australia/Lord_Howe", "Asia/Kolkata"]
 
 TS = "try_cast(v AS timestamp)"
 NTZ = "try_cast(v AS timestamp_ntz)"
+# a zone per row, NULL for some
+ZONE_COLUMN = "CASE WHEN label LIKE 'lh%' THEN 'Australia/Lord_Howe' WHEN label LIKE '%null' THEN NULL ELSE 'America/Los_Angeles' END"
 BATCH = Batch(
     "session_time_zones",
     ("label",),
@@ -74,6 +76,19 @@ BATCH = Batch(
             ("plus_day", f"date_add({TS}, 1)"),
             ("minus_day", f"date_sub({NTZ}, 1)"),
             ("unix", f"unix_timestamp({TS})"),
+        ),
+        # from_utc_timestamp / to_utc_timestamp were refused on DuckDB.
+        "utc_shifts": (
+            ("from_kolkata", f"from_utc_timestamp({TS}, 'Asia/Kolkata')"),
+            ("to_la", f"to_utc_timestamp({TS}, 'America/Los_Angeles')"),
+            ("from_lord_howe", f"from_utc_timestamp({NTZ}, 'Australia/Lord_Howe')"),
+            ("to_lord_howe", f"to_utc_timestamp({NTZ}, 'Australia/Lord_Howe')"),
+            ("to_offset", f"to_utc_timestamp({TS}, '+05:30')"),
+            ("from_string", "from_utc_timestamp(try_cast(v AS string), 'America/Los_Angeles')"),
+            ("to_date", "to_utc_timestamp(try_cast(v AS date), 'Australia/Lord_Howe')"),
+            ("from_column_zone", f"from_utc_timestamp({TS}, {ZONE_COLUMN})"),
+            ("to_column_zone", f"to_utc_timestamp({NTZ}, {ZONE_COLUMN})"),
+            ("to_null_zone", f"to_utc_timestamp({TS}, NULL)"),
         ),
         "fields": (
             ("h", f"hour({TS})"),

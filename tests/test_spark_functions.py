@@ -167,6 +167,9 @@ SCALARS = [
     "conv('100', 2, 10)", "conv(-10, 16, -10)", "conv('FFFFFFFFFFFFFFFF', 16, -10)", "conv('-1', 10, 16)", "conv(' 12 ', 10, 2)",
     "conv('12a', 10, 16)", "conv('', 10, 2)", "conv('1', 1, 10)", "conv('-0', 10, -2)", "conv('-', 10, 2)", "conv('é1', 16, 10)",
     "conv(i, 10, 16)", "conv(b, 10, -2)", "conv(g, 16, 10)", "conv(s, 10, s)", "conv(g, 36, -36)", "conv(g, 16, NULL)",
+    # last, so that the chunks before keep their calls
+    "from_utc_timestamp(ts, 'Asia/Kolkata')", "to_utc_timestamp(ts, 'America/Los_Angeles')", "from_utc_timestamp(day, 'PST')",
+    "to_utc_timestamp(ts, NULL)",
 ]
 
 AGGREGATES = [

@@ -382,6 +382,14 @@ def test_row_expression(check_batch: CheckBatch, group: str) -> None:
                  "DATATYPE_MISMATCH.DATA_DIFF_TYPES"),
                 ("hour_of_variant", "SELECT id, hour(v:ts) AS e FROM t", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
                 ("date_add_of_variant", "SELECT id, date_add(v:ts, 1) AS e FROM t", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+                ("from_utc_timestamp_of_variant", "SELECT id, from_utc_timestamp(v:ts, 'Asia/Kolkata') AS e FROM t",
+                 "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+                ("to_utc_timestamp_of_variant_column", "SELECT id, to_utc_timestamp(v, 'UTC') AS e FROM t",
+                 "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+                ("from_utc_timestamp_of_number", "SELECT id, from_utc_timestamp(id, 'UTC') AS e FROM t",
+                 "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+                ("from_utc_timestamp_unknown_zone", "SELECT id, from_utc_timestamp(v:ts::timestamp, 'Nope/Zone') AS e FROM t",
+                 "INVALID_TIMEZONE"),
             )
         ),
     ],
@@ -408,6 +416,15 @@ def test_variant_operand_differences(check: Check, sql: str, raises: str | None)
     field of a variant column (``v.a``: DuckDB's binder fails without Spark's class) and a string
     beside a variant in ``coalesce`` (Spark casts the string to a variant; vpush refuses)."""
     check(sql, raises=raises)
+
+
+def test_utc_shift_names(check: Check) -> None:
+    """``from_utc_timestamp`` and ``to_utc_timestamp`` of an extraction, named as Spark names them."""
+    check(
+        "SELECT id, from_utc_timestamp(v:ts::timestamp, 'Asia/Kolkata'), to_utc_timestamp(try_cast(v:ts AS timestamp), 'PST'), "
+        "from_utc_timestamp(TIMESTAMP'2024-11-03 09:30:00', 'America/Los_Angeles'), to_utc_timestamp(DATE'2024-03-10', 'PST'), "
+        "to_utc_timestamp(TIMESTAMP_NTZ'2024-03-10 02:30:00', 'America/Los_Angeles') FROM t"
+    )
 
 
 def test_doubled_quote_in_literal(check: Check) -> None:
