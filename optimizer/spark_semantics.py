@@ -25,6 +25,7 @@ placed on a scan are rewritten, so those count as typed by their target.
 """
 from __future__ import annotations
 
+import contextvars
 import decimal
 import math
 import re
@@ -374,6 +375,11 @@ def spark_error(error_class: str, message: exp.Expression | str, to: exp.DataTyp
 _DIVISION = "__vpush_division"
 
 
+_OPERANDS_IN_PLACE: contextvars.ContextVar[bool] = contextvars.ContextVar("operands_in_place", default=False)
+"""Set while a HAVING is rewritten: DuckDB's binder reads a lambda's variable there as a column
+that must be grouped, so :func:`_round_div` writes its operands out in place."""
+
+
 def _round_div(numerator: exp.Expression, denominator: exp.Expression) -> exp.Expression:
     """``numerator / denominator`` of two HUGEINTs rounded half away from zero (Spark's HALF_UP);
     both are taken, not copied.
@@ -381,8 +387,12 @@ def _round_div(numerator: exp.Expression, denominator: exp.Expression) -> exp.Ex
     Each operand is computed once: the two go into a one-element list of a struct, and a lambda
     over that list's element names them as often as the rounding needs. Written out in place,
     each would appear several times, and a chain of divisions (``a / b / c / ...``) would grow
-    the SQL exponentially.
+    the SQL exponentially. In a HAVING (:data:`_OPERANDS_IN_PLACE`), where DuckDB takes no such
+    lambda, they are written out all the same.
     """
+    if _OPERANDS_IN_PLACE.get():
+        operands = {"n": exp.Paren(this=numerator), "d": exp.Paren(this=denominator)}
+        return _rounded_quotient(lambda name: operands[name].copy())
     pair = exp.Struct(
         expressions=[
             exp.PropertyEQ(this=exp.to_identifier("n"), expression=numerator),
@@ -393,6 +403,13 @@ def _round_div(numerator: exp.Expression, denominator: exp.Expression) -> exp.Ex
     def operand(name: str) -> exp.Expression:
         return exp.Dot(this=exp.column(exp.to_identifier(_DIVISION)), expression=exp.to_identifier(name))
 
+    body = exp.Lambda(this=_rounded_quotient(operand), expressions=[exp.to_identifier(_DIVISION)])
+    each = exp.Anonymous(this="list_transform", expressions=[exp.Array(expressions=[pair]), body])
+    return exp.Anonymous(this="list_extract", expressions=[each, exp.Literal.number(1)])
+
+
+def _rounded_quotient(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+    """The HALF_UP quotient of the operands ``operand("n")`` over ``operand("d")``."""
     num, den = exp.Abs(this=operand("n")), exp.Abs(this=operand("d"))
     quotient = exp.IntDiv(this=num.copy(), expression=den.copy())
     remainder = exp.Mod(this=num.copy(), expression=den.copy())
@@ -408,10 +425,7 @@ def _round_div(numerator: exp.Expression, denominator: exp.Expression) -> exp.Ex
         this=exp.Paren(this=exp.LT(this=operand("n"), expression=exp.Literal.number(0))),
         expression=exp.Paren(this=exp.LT(this=operand("d"), expression=exp.Literal.number(0))),
     )
-    rounded = exp.Case(ifs=[exp.If(this=negative, true=exp.Neg(this=magnitude.copy()))], default=magnitude)
-    body = exp.Lambda(this=rounded, expressions=[exp.to_identifier(_DIVISION)])
-    each = exp.Anonymous(this="list_transform", expressions=[exp.Array(expressions=[pair]), body])
-    return exp.Anonymous(this="list_extract", expressions=[each, exp.Literal.number(1)])
+    return exp.Case(ifs=[exp.If(this=negative, true=exp.Neg(this=magnitude.copy()))], default=magnitude)
 
 
 def _hugeint(node: exp.Expression) -> exp.Expression:
@@ -2319,7 +2333,11 @@ def apply_spark_semantics(
             part = select.args.get(key)
             if part is not None:
                 _type_variant_objects(part, typer)
-                _transform(part, rewriter)
+                token = _OPERANDS_IN_PLACE.set(key == "having")
+                try:
+                    _transform(part, rewriter)
+                finally:
+                    _OPERANDS_IN_PLACE.reset(token)
         for ordered, of_type in order_types:
             sort_key = nested_sort_key(ordered.this, of_type)
             if sort_key is not None:
