@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import decimal
 import random
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 import pytest
 
 import vpush
-from support.tables import connect_tables, register_views
-from support.compare import assert_same_answer as _assert_same_answer
+from support.compare import assert_same_answer
+from support.tables import table_fixtures
 from vpush.exec.errors import ExecutionError
 from vpush.exec.compute_decimals import compute_decimals
 from vpush.optimizer.spark_semantics import _decimal_result
@@ -130,38 +128,17 @@ WIDE_QUERIES: list[str] = [
 ]
 
 
-@pytest.fixture(scope="module")
-def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("decimal_products")
-    path = root / "t" / "part-0.parquet"
-    path.parent.mkdir()
-    pq.write_table(NUMBERS, path)
-    return {"t": path.parent}
-
-
-@pytest.fixture(scope="module")
-def con(tables: dict[str, Path]) -> vpush.Connection:
-    return connect_tables(tables)
-
-
-@pytest.fixture(scope="module")
-def spark_con(spark: SparkSession, tables: dict[str, Path]) -> vpush.Connection:
-    return connect_tables(tables, spark)
-
-
-@pytest.fixture(scope="module")
-def spark_views(spark: SparkSession, tables: dict[str, Path]) -> SparkSession:
-    return register_views(spark, tables)
+table_path, con, spark_con, spark_view = table_fixtures("decimal_products", NUMBERS)
 
 
 @pytest.mark.parametrize("sql", QUERIES + WIDE_QUERIES)
-def test_matches_spark(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
-    _assert_same_answer(sql, spark_views, con)
+def test_matches_spark(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    assert_same_answer(sql, spark_view, con)
 
 
 @pytest.mark.parametrize("sql", QUERIES + WIDE_QUERIES)
-def test_spark_engine_matches_spark(sql: str, spark_views: SparkSession, spark_con: vpush.Connection) -> None:
-    _assert_same_answer(sql, spark_views, spark_con)
+def test_spark_engine_matches_spark(sql: str, spark_view: SparkSession, spark_con: vpush.Connection) -> None:
+    assert_same_answer(sql, spark_view, spark_con)
 
 
 def test_products_that_fit_stay_plain_duckdb(con: vpush.Connection) -> None:
@@ -276,5 +253,5 @@ NOT_YET = [
 
 @pytest.mark.xfail(strict=True, reason="DuckDB engine: a decimal sum's running total is 128 bits; a plain dividend only is checked for NULL")
 @pytest.mark.parametrize("sql", NOT_YET)
-def test_not_yet_matching_spark(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
-    _assert_same_answer(sql, spark_views, con)
+def test_not_yet_matching_spark(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    assert_same_answer(sql, spark_view, con)
