@@ -2570,10 +2570,6 @@ _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 _NUMERIC_ONLY = (exp.Neg, exp.Abs, exp.Sum, exp.Avg)
 
 
-def _type_name(spark_type: SparkType | None) -> str:
-    return spark_type.to_spark().upper() if spark_type is not None else "?"
-
-
 def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
     """Raise Spark's analysis error where a variant meets an operator or function that takes none:
     arithmetic and comparison with another type (Spark casts no variant implicitly, and a string
@@ -2588,7 +2584,7 @@ def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
         kind = "BINARY_OP_WRONG_TYPE" if isinstance(other, StringType) else "BINARY_OP_DIFF_TYPES"
         raise OptimizeError(
             f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the left and right operands of the '
-            f'binary operator have incompatible types ("{_type_name(left)}" and "{_type_name(right)}")',
+            f'binary operator have incompatible types ("{_spark_type_name(left)}" and "{_spark_type_name(right)}")',
             error_class=f"DATATYPE_MISMATCH.{kind}",
         )
     if isinstance(node, exp.In) and not node.args.get("query") and typer.of(node.this) == VARIANT:
