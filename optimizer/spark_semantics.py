@@ -1171,11 +1171,7 @@ class _Rewriter:
         if isinstance(node, exp.Is) and isinstance(node.expression, exp.Boolean):
             operand = of(node.this)  # a string is cast to a boolean; a number or date is refused
             if operand is not None and not isinstance(operand, StringType) and operand != AtomicType("boolean"):
-                raise OptimizeError(
-                    f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the left and right operands of the '
-                    f'binary operator have incompatible types ("{_spark_type_name(operand)}" and "BOOLEAN").',
-                    error_class="DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES",
-                )
+                raise _incompatible_operands(node, operand, AtomicType("boolean"))
         if isinstance(node, exp.Literal) and isinstance(result, DecimalType) and not isinstance(node.parent, (exp.DataTypeParam, exp.TableSample)):
             # DuckDB counts a decimal literal's leading zeros as digits (0.5 is its decimal(2,1),
             # 00.5 its decimal(3,1)); Spark's is decimal(1,1), as _literal_type gives it
@@ -1520,12 +1516,7 @@ class _Rewriter:
                 or (len(elements) == 2 and any(isinstance(e, StringType) for e in elements)
                     and any(numeric(e) or e == AtomicType("boolean") for e in elements))
             ):
-                left, right = (_spark_type_name(k) for k in kinds[:2])
-                raise OptimizeError(
-                    f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the left and right operands of the '
-                    f'binary operator have incompatible types ("{left}" and "{right}").',
-                    error_class="DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES",
-                )
+                raise _incompatible_operands(node, kinds[0], kinds[1])
             if any(_is_integral(k) for k in kinds) and any(isinstance(k, StringType) for k in kinds):
                 # Spark's ANSI coercion reads the string beside an integer as a bigint (CAST_INVALID_INPUT
                 # for '2.5'); DuckDB compared it otherwise.
@@ -2581,12 +2572,7 @@ def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
         other = right if left == VARIANT else left
         if other is None or (isinstance(other, StringType) and isinstance(node, _COMPARISONS)):
             return  # a comparison with a string casts the string to a variant: INVALID_ORDERING_TYPE
-        kind = "BINARY_OP_WRONG_TYPE" if isinstance(other, StringType) else "BINARY_OP_DIFF_TYPES"
-        raise OptimizeError(
-            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the left and right operands of the '
-            f'binary operator have incompatible types ("{_spark_type_name(left)}" and "{_spark_type_name(right)}")',
-            error_class=f"DATATYPE_MISMATCH.{kind}",
-        )
+        raise _incompatible_operands(node, left, right, "BINARY_OP_WRONG_TYPE" if isinstance(other, StringType) else "BINARY_OP_DIFF_TYPES")
     if isinstance(node, exp.In) and not node.args.get("query") and typer.of(node.this) == VARIANT:
         others = [typer.of(e) for e in node.expressions if not isinstance(e, exp.Null)]
         if any(t is not None and t != VARIANT and not isinstance(t, StringType) for t in others):
@@ -2642,6 +2628,17 @@ def _check_utc_shift_argument(node: exp.AtTimeZone | exp.FromTimeZone, typer: _T
         f'Cannot resolve "{spark_name(node) or called}" due to data type mismatch: the first parameter requires the '
         f'"TIMESTAMP" type, however it has the type "{shown}"',
         error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+    )
+
+
+def _incompatible_operands(node: exp.Expr, left: SparkType | None, right: SparkType | None,
+                           kind: str = "BINARY_OP_DIFF_TYPES") -> OptimizeError:
+    """Spark's ``DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES`` (or ``kind``) for a binary operator
+    whose operands have types it finds no common type for."""
+    return OptimizeError(
+        f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the left and right operands of the '
+        f'binary operator have incompatible types ("{_spark_type_name(left)}" and "{_spark_type_name(right)}").',
+        error_class=f"DATATYPE_MISMATCH.{kind}",
     )
 
 
