@@ -970,6 +970,27 @@ class _Rewriter:
         self.typer.types[id(call)] = StringType()
         return call
 
+    def _days_to_add(self, node: exp.TsOrDsAdd) -> exp.Expr:
+        """The days of ``date_add``/``date_sub`` as Spark takes them: an int at most (a bigint,
+        decimal or double is Spark's type error), a string cast to an int (``CAST_INVALID_INPUT``
+        for ``'2.5'``); sqlglot writes ``date_sub(d, n)`` as ``date_add(d, n * -1)``."""
+        days = node.expression
+        subtracted = _subtracted_days(days)
+        operand = days.this if subtracted else days
+        kind = self.typer.of(operand)
+        if isinstance(kind, StringType):
+            cast = _string_to_integral_or_boolean(operand.copy(), _INT, strict=True)
+            return exp.Neg(this=cast) if subtracted else cast
+        if kind is not None and kind not in (_INT, AtomicType("smallint"), AtomicType("tinyint"), AtomicType("void")):
+            shown = [spark_name(part, top=False) or _spark_text(part) for part in (node.this, operand)]
+            call = f"{'date_sub' if subtracted else 'date_add'}({shown[0]}, {shown[1]})"
+            raise OptimizeError(
+                f'Cannot resolve "{call}" due to data type mismatch: The second parameter requires the ("INT" or '
+                f'"SMALLINT" or "TINYINT") type, however "{shown[1]}" has the type "{_spark_type_name(kind)}".',
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+        return days
+
     def _datetime_number_cast(self, node: exp.Cast, source: SparkType | None, target: SparkType | None) -> exp.Expr | None:
         """A cast between a timestamp and a number as Spark's ANSI ``Cast`` makes it (DuckDB has
         none), or Spark's analysis error for the pairs it refuses; None for any other cast.
@@ -1165,6 +1186,8 @@ class _Rewriter:
         of = self.typer.of
         if isinstance(node, ToVariantObject):
             return node  # typed before its arguments were rewritten; rewrite_variants makes the call
+        if isinstance(node.parent, exp.TsOrDsAdd) and _subtracted_days(node):
+            return node  # date_sub's days: _days_to_add takes them as Spark does
         result = of(node)
         if isinstance(node, exp.ArrayUniqueAgg) and isinstance(node.this, exp.Distinct) and len(node.this.expressions) == 1:
             node.set("this", node.this.expressions[0])  # collect_set(DISTINCT x) is collect_set(x)
@@ -1243,7 +1266,7 @@ class _Rewriter:
                 # Spark's date_add(date, n) is a date (of a timestamp: of its date in the session
                 # time zone); sqlglot's DuckDB rendering makes it a timestamp.
                 start = node.this if of(node.this) == AtomicType("date") else exp.cast(node.this, exp.DataType.build("DATE"))
-                return exp.Add(this=start, expression=node.expression)
+                return exp.Add(this=start, expression=self._days_to_add(node))
             return node
         if isinstance(node, (exp.Length, exp.ArraySize, exp.DateDiff)) and result == _INT:
             return exp.cast(node, exp.DataType.build("INT"))
@@ -2810,6 +2833,11 @@ def _cast_to_variant(node: exp.Cast, argument: SparkType | None) -> exp.Expr:
     return call
 
 
+def _subtracted_days(node: exp.Expr) -> bool:
+    """Whether ``node`` is the days of ``date_sub(d, n)``, which sqlglot writes ``n * -1``."""
+    return isinstance(node, exp.Mul) and isinstance(node.expression, exp.Neg) and node.expression.this.name == "1"
+
+
 def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
     """Rewrite ``node`` bottom-up, not entering nested queries (they are scopes of their own)."""
     for child in list(node.iter_expressions()):
@@ -3218,6 +3246,8 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
         # wraps around the argument is not the user's
         return _call(called, [utc_shift_argument(node), node.args.get("zone")])
     arguments = call_arguments(node)
+    if called == "date_sub" and isinstance(node, exp.TsOrDsAdd) and _subtracted_days(node.expression):
+        arguments = [node.this, node.expression.this]  # sqlglot's date_add(d, n * -1)
     if arguments is None and node_arguments(node) is not None:
         arguments = list(node_arguments(node) or [])
     if arguments is None:

@@ -201,6 +201,12 @@ QUERIES: list[Any] = [
     "SELECT day - b FROM t",
     "SELECT day + 1.5 FROM t",
     "SELECT day + 1, day - i, day + CAST(1 AS smallint), 2 + day FROM t WHERE i < 100",
+    "SELECT date_sub(day, b) FROM t",
+    "SELECT date_add(day, 1.5) FROM t",
+    "SELECT date_add(ts, 1L) FROM t",
+    # date_add/date_sub of a string: Spark casts it to an int (CAST_INVALID_INPUT for '2.5')
+    "SELECT date_add(day, '2'), date_sub(day, ' 3 '), date_add(day, NULL), date_sub(day, i) FROM t WHERE i < 100",
+    "SELECT date_sub(day, '2.5') FROM t",
     # a number or boolean matched by LIKE is cast to Spark's string of it
     "SELECT i ILIKE '1', i LIKE '%2', f LIKE '2.5', f ILIKE '-0.0', b LIKE '1%', (i > 1) LIKE 'true', "
     "CAST(f AS decimal(5, 2)) LIKE '2.50', i LIKE ANY ('1', '2'), r LIKE '%1%', d LIKE '%5' FROM t",
