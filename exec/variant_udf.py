@@ -24,6 +24,7 @@ from duckdb.func import FunctionNullHandling, PythonUDFType
 import pyarrow as pa
 
 from vpush.codec.errors import VpushError
+from vpush.codec.native import variant_rebuild_native
 from vpush.codec.path import VariantPath, extract_column
 from vpush.exec.errors import ExecutionError
 from vpush.exec.variant_cast import variant_get_column
@@ -87,7 +88,9 @@ def make_function(target: SparkType) -> Any:
         try:
             try:
                 if target == VARIANT:
-                    return extract_column(metadata, value, VariantPath.parse(path_text))
+                    # Spark rebuilds the value it finds by its builder (a dictionary of just its keys)
+                    found = extract_column(metadata, value, VariantPath.parse(path_text))
+                    return variant_rebuild_native(*found.flatten())
                 return variant_get_column(
                     metadata,
                     value,
