@@ -29,7 +29,11 @@ def test_literals_as_spark(spark: SparkSession) -> None:
     text = "'" + J.replace("\\", "\\\\").replace("'", "\\'") + "'"
     calls = [f"variant_get(parse_json({text}), '{p}', 'variant')" for p in PATHS] + [
         f"try_variant_get(parse_json({text}), '{p}', 'variant')" for p in PATHS[:4]] + [
-        f"parse_json({text}):b", f"parse_json({text}):arr[1]"]  # fmt: skip
+        f"parse_json({text}):b", f"parse_json({text}):arr[1]",
+        # a variant inside a struct, an array or a map is rebuilt the same way
+        f"variant_get(parse_json({text}), '$.b', 'struct<y: variant, x: variant>').y",
+        f"variant_get(parse_json({text}), '$.arr', 'array<variant>')[1]",
+        f"variant_get(parse_json({text}), '$.b', 'map<string, variant>')['y']"]  # fmt: skip
     sql = "SELECT " + ", ".join(f"{c} AS c{i}" for i, c in enumerate(calls))
     want = [variant_bytes(v) for v in spark.sql(sql).collect()[0]]
     got = [variant_bytes(v) for v in vpush.connect().sql(sql).to_arrow().to_pylist()[0].values()]
