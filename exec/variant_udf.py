@@ -1,12 +1,13 @@
 """The extraction functions the rewritten SQL calls on DuckDB, one per target type:
 
     vpush_variant_get_<type>(metadata BLOB, value BLOB, path VARCHAR, strict BOOLEAN,
-                             time_zone VARCHAR, file VARCHAR) -> <type>
+                             time_zone VARCHAR, file VARCHAR, written VARCHAR) -> <type>
 
 Each is a vectorized (Arrow) function: it extracts ``path`` from every row's variant and casts it
 as Spark's ``variant_get`` does (:mod:`vpush.exec.variant_cast`); a ``variant`` target returns
 ``struct<metadata, value>``. The rewrite calls them only for the rows whose value is not in a
-shredded column (the residuals), and for paths that are not shredded.
+shredded column (the residuals), and for paths that are not shredded; ``path`` is what is left
+of the query's path past a shredded level, and ``written`` the query's own, which errors name.
 
 DuckDB turns an exception raised in a function into its own error and loses the type; the
 functions keep each vpush error in :data:`_RAISED` under a key that the message carries, so that
@@ -37,7 +38,7 @@ _RAISED: dict[str, VpushError] = {}
 _LOCK = threading.Lock()
 _KEYS = itertools.count()
 _KEY_PATTERN = re.compile(r"vpush-error-(\d+)")
-_PARAMETERS: list[Any] = ["BLOB", "BLOB", "VARCHAR", "BOOLEAN", "VARCHAR", "VARCHAR"]
+_PARAMETERS: list[Any] = ["BLOB", "BLOB", "VARCHAR", "BOOLEAN", "VARCHAR", "VARCHAR", "VARCHAR"]
 
 
 class _Raised(RuntimeError):
@@ -81,10 +82,12 @@ def make_function(target: SparkType) -> Any:
     """The Arrow function for one target type."""
 
     def variant_get(
-        metadata: pa.Array, value: pa.Array, path: pa.Array, strict: pa.Array, time_zone: pa.Array, file: pa.Array
+        metadata: pa.Array, value: pa.Array, path: pa.Array, strict: pa.Array, time_zone: pa.Array, file: pa.Array,
+        written: pa.Array,
     ) -> pa.Array:
         metadata, value = _combine(metadata), _combine(value)
         path_text = _first(path) or "$"
+        shown = _first(written) or path_text  # the query's path, where ``path`` is what is left of it
         try:
             try:
                 if target == VARIANT:
@@ -100,14 +103,16 @@ def make_function(target: SparkType) -> Any:
                     time_zone=_first(time_zone) or "UTC",
                 )
             except VpushError as exc:
+                if exc.json_path in (None, path_text):
+                    exc.json_path = shown
                 files = {f for f in _combine(file).to_pylist() if f is not None} if len(file) else set()
                 if len(files) == 1:
-                    raise exc.with_context(file=files.pop(), json_path=path_text) from None
-                raise exc.with_context(json_path=path_text) from None
+                    raise exc.with_context(file=files.pop()) from None
+                raise exc from None
         except VpushError as exc:
             raise _keep(exc) from None
         except Exception as exc:  # noqa: BLE001 - any other failure must still reach the user named
-            raise _keep(ExecutionError(f"variant extraction failed: {exc}", json_path=path_text)) from None
+            raise _keep(ExecutionError(f"variant extraction failed: {exc}", json_path=shown)) from None
 
     return variant_get
 

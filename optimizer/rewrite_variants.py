@@ -295,6 +295,7 @@ class _Builder:
                 exp.Boolean(this=ext.strict),
                 exp.Literal.string(self.time_zone),
                 exp.column(exp.to_identifier(FILE_COLUMN, quoted=True)),
+                exp.Literal.string(ext.path_text),  # the path as written, for errors
             ],
         )
 
@@ -837,6 +838,7 @@ def rewrite_remaining(expression: exp.Expr, time_zone: str, functions: dict[str,
                 exp.Boolean(this=strict),
                 exp.Literal.string(time_zone),
                 exp.Null(),
+                exp.Literal.string(VariantPath(segments).to_spark()),
             ],
         )
 
