@@ -625,11 +625,11 @@ def _replace_extraction(ext: Extraction, column_name: str, alias: str) -> None:
     name = "" if named or projection is None else spark_name(projection) or projection.sql(dialect=VpushSpark)
     node.replace(column)
     if name and projection is not None:
-        # The projection itself goes under the alias, not a copy: the query's other extractions
+        # The projection itself goes under an alias, not a copy: the query's other extractions
         # in it are replaced where they stand (in a copy they would stay, reading whole variants).
-        alias = exp.Alias(alias=exp.to_identifier(name, quoted=True))
-        projection.replace(alias)
-        alias.set("this", projection)
+        wrapper = exp.Alias(alias=exp.to_identifier(name, quoted=True))
+        projection.replace(wrapper)
+        wrapper.set("this", projection)
 
 
 def _casts_later(
