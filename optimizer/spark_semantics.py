@@ -740,7 +740,9 @@ class _Typer:
                 return source.element if isinstance(source, ArrayType) else None
             return source if isinstance(source, (StringType, ArrayType)) else None
         if called in ("floor", "ceil", "ceiling"):
-            arguments = call_arguments(node) or [node.this]
+            # the argument in the tree (a literal's trace is the literal as written, not the
+            # implicit cast around it: _strings_to_doubles)
+            arguments = [node.this] if isinstance(node, (exp.Ceil, exp.Floor)) else (call_arguments(node) or [node.this])
             source = self.of(arguments[0]) if arguments and arguments[0] is not None else None
             if isinstance(source, DecimalType):
                 return _bounded(source.precision - source.scale + 1, 0)
@@ -970,6 +972,42 @@ class _Rewriter:
         self.typer.types[id(call)] = StringType()
         return call
 
+    def _boolean_operands(self, node: exp.Not | exp.And | exp.Or) -> None:
+        """The operands of NOT, AND and OR as Spark takes them: booleans, a string cast to one
+        (``CAST_INVALID_INPUT`` for 'x'); anything else is Spark's type error (DuckDB would cast
+        a number to a boolean and answer)."""
+        keys = ["this"] if isinstance(node, exp.Not) else ["this", "expression"]
+        kinds = [AtomicType("void") if isinstance(node.args[k], exp.Null) else self.typer.of(node.args[k]) for k in keys]
+        void = (None, AtomicType("boolean"), AtomicType("void"))
+        booleans = (None, AtomicType("boolean"))  # a string beside NULL stays a string for AND and OR
+        if all(k in void for k in kinds) or (len(kinds) == 1 and isinstance(kinds[0], StringType)) or (
+            any(k in booleans for k in kinds) and all(k in booleans or isinstance(k, StringType) for k in kinds)
+        ):
+            for key, kind in zip(keys, kinds):
+                if isinstance(kind, StringType):
+                    node.set(key, _string_to_integral_or_boolean(node.args[key], AtomicType("boolean"), strict=True))
+            return
+        if isinstance(node, exp.Not):
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: The first parameter requires the '
+                f'"BOOLEAN" type, however "{_spark_text(node.this)}" has the type "{_spark_type_name(kinds[0])}".',
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+        left, right = kinds
+        strings = [k for k in kinds if isinstance(k, StringType)]
+        numbers = [k for k in kinds if _is_integral(k) or _is_fractional(k) or isinstance(k, DecimalType)]
+        if left == right or len(strings) == 2 or (strings and (numbers or AtomicType("void") in kinds)):
+            # the same type, or a string beside a number (which Spark reads as a bigint or a
+            # double) or beside NULL
+            shown = strings[0] if strings and not numbers else left if left == right else (
+                _BIGINT if _is_integral(numbers[0]) else _DOUBLE)
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the binary operator requires the '
+                f'input type "BOOLEAN", not "{_spark_type_name(shown)}".',
+                error_class="DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE",
+            )
+        raise _incompatible_operands(node, left, right)
+
     def _days_to_add(self, node: exp.TsOrDsAdd) -> exp.Expr:
         """The days of ``date_add``/``date_sub`` as Spark takes them: an int at most (a bigint,
         decimal or double is Spark's type error), a string cast to an int (``CAST_INVALID_INPUT``
@@ -1191,6 +1229,8 @@ class _Rewriter:
         result = of(node)
         if isinstance(node, exp.ArrayUniqueAgg) and isinstance(node.this, exp.Distinct) and len(node.this.expressions) == 1:
             node.set("this", node.this.expressions[0])  # collect_set(DISTINCT x) is collect_set(x)
+        if isinstance(node, (exp.Not, exp.And, exp.Or)):
+            self._boolean_operands(node)
         if isinstance(node, exp.Is) and isinstance(node.expression, exp.Boolean):
             operand = of(node.this)  # a string is cast to a boolean; a number or date is refused
             if operand is not None and not isinstance(operand, StringType) and operand != AtomicType("boolean"):
@@ -2308,6 +2348,7 @@ def apply_spark_semantics(
             continue
         typer = _Typer(scope, columns)
         rewriter = _Rewriter(typer, functions)
+        _strings_to_doubles(select, typer)
         # Generators become lateral joins first: the rest of the SELECT reads their columns.
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
         _check_resolved(select, scope, columns)
@@ -2364,6 +2405,48 @@ def apply_spark_semantics(
 
 
 _FLOATING = (AtomicType("float"), AtomicType("double"))
+
+# Spark's numeric functions and aggregates that take a string cast it to a double (its implicit
+# cast: CAST_INVALID_INPUT for 'a'); DuckDB's binder refuses them. Those taking it in their
+# first argument only, then those taking it in every argument.
+_DOUBLE_FIRST_ARGUMENT = frozenset({"round", "bround", "ceil", "ceiling", "floor"})
+_DOUBLE_ARGUMENTS = frozenset({
+    "abs", "sqrt", "cbrt", "exp", "expm1", "ln", "log", "log10", "log2", "log1p", "pow", "power", "sign", "signum",
+    "degrees", "radians", "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "hypot",
+    "sum", "avg", "mean", "stddev", "std", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop",
+    "skewness", "kurtosis",
+})
+_IMPLICIT_CAST = "vpush_implicit_cast"
+
+
+def _strings_to_doubles(select: exp.Select, typer: _Typer) -> None:
+    """Cast each string argument of Spark's numeric functions (:data:`_DOUBLE_ARGUMENTS`) and of
+    a negation to a double, as Spark's analyzer does, before anything is typed: the casts are
+    marked implicit, which Spark's names leave out."""
+    found: list[tuple[int, exp.Expr, list[exp.Expr]]] = []
+    for node in select.walk(prune=lambda n: n is not select and isinstance(n, (exp.Select, exp.Subquery, exp.SetOperation))):
+        if isinstance(node, exp.Neg):
+            arguments = [node.this]
+        else:
+            called = call_name(node) if isinstance(node, exp.Func) else None
+            if called not in _DOUBLE_ARGUMENTS and called not in _DOUBLE_FIRST_ARGUMENT:
+                continue
+            if isinstance(node, exp.Anonymous):
+                arguments = list(node.expressions)
+            else:
+                arguments = [a for a in (node.this, node.args.get("expression")) if isinstance(a, exp.Expr)]
+            if called in _DOUBLE_FIRST_ARGUMENT:
+                arguments = arguments[:1]
+            arguments = [d for a in arguments for d in (a.expressions if isinstance(a, exp.Distinct) else [a])]
+        found.append((node.depth, node, arguments))
+    for _, _, arguments in sorted(found, key=lambda item: -item[0]):  # the innermost first
+        for argument in arguments:
+            if isinstance(typer.of(argument), StringType):
+                cast = exp.Cast(to=exp.DataType.build("DOUBLE"))
+                cast.meta[_IMPLICIT_CAST] = True
+                argument.replace(cast)
+                cast.set("this", argument)  # the argument itself, as typed
+                typer.types[id(cast)] = _DOUBLE
 
 
 def _inline_aggregate_aliases(select: exp.Select, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
@@ -3051,6 +3134,8 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         >>> spark_name(sqlglot.parse_one("SELECT sum(a) / 2 + count(*)", read=VpushSpark).expressions[0])
         '((sum(a) / 2) + count(1))'
     """
+    if isinstance(node, exp.Cast) and node.meta.get(_IMPLICIT_CAST):
+        return spark_name(node.this, top=top)  # Spark's implicit casts are not in its names
     if isinstance(node, VariantGet) or (isinstance(node, exp.Cast) and isinstance(node.this, VariantGet)):
         return _extraction_name(node, top)
     called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
