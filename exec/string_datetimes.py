@@ -31,7 +31,7 @@ from vpush.exec.variant_cast import CAST_INVALID_INPUT, spark_zone_of, string_to
 
 __all__ = [
     "CANNOT_PARSE_TIMESTAMP", "TRUNCATE_LEVELS", "formatted_string_column", "string_to_date_column",
-    "shift_utc_column", "string_to_timestamp_column", "truncate_timestamp_column",
+    "shift_utc_column", "string_to_timestamp_column", "truncate_timestamp_column", "utc_offsets_at",
 ]
 
 _LOCAL, _ZONED, _FAILED, _TIME_ONLY, _TIME_ZONED = 1, 2, 3, 4, 5
@@ -195,12 +195,12 @@ def truncate_timestamp_column(values: pa.Array | pa.ChunkedArray, level: str, *,
     if level in _UTC_LEVELS:
         result = micros - np.mod(micros, _UTC_LEVELS[level])
     else:
-        offsets = _utc_offsets_at(session, np.floor_divide(micros, _MICROS)) * _MICROS
+        offsets = utc_offsets_at(session, np.floor_divide(micros, _MICROS)) * _MICROS
         local = micros + offsets
         if level in _LOCAL_LEVELS:
             cut = local - np.mod(local, _LOCAL_LEVELS[level])
             kept = cut - offsets
-            still_valid = _utc_offsets_at(session, np.floor_divide(kept, _MICROS)) * _MICROS == offsets
+            still_valid = utc_offsets_at(session, np.floor_divide(kept, _MICROS)) * _MICROS == offsets
         else:
             days = np.floor_divide(local, _DAY * _MICROS)
             cut = _first_day(days, level) * (_DAY * _MICROS)
@@ -253,7 +253,7 @@ def shift_utc_column(values: pa.Array | pa.ChunkedArray, zones: str | pa.Array |
                 f"The datetime zone id '{zone}' is invalid. Please, provide a valid time zone.", error_class="INVALID_TIMEZONE"
             ) from None
         at = seconds[rows]
-        offsets = -_utc_offsets(region, at) if to_utc else _utc_offsets_at(region, at)
+        offsets = -_utc_offsets(region, at) if to_utc else utc_offsets_at(region, at)
         shifted[rows] = micros[rows] + offsets * _MICROS
     return pa.array(shifted, pa.timestamp("us", tz="UTC"), mask=missing)
 
@@ -375,13 +375,13 @@ def formatted_string_column(
         seconds = instants + ((instants < 0) & (micros > 0))  # toward zero, as Java's long division
         return pa.array(seconds, pa.int64(), mask=~parsed)
     if target == "date":
-        here = instants + _utc_offsets_at(session, instants)
+        here = instants + utc_offsets_at(session, instants)
         return pa.array((here // _DAY).astype(np.int32), pa.date32(), mask=~parsed)
     result = instants * _MICROS + np.where(parsed, micros, 0)
     return pa.array(result, pa.timestamp("us", tz="UTC"), mask=~parsed)
 
 
-def _utc_offsets_at(zone: int | Any, instants: np.ndarray) -> np.ndarray:
+def utc_offsets_at(zone: int | Any, instants: np.ndarray) -> np.ndarray:
     """The offset of ``zone`` at each instant (seconds since the epoch)."""
     if isinstance(zone, int) or not len(instants):
         return np.full(len(instants), zone if isinstance(zone, int) else 0, np.int64)

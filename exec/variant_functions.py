@@ -321,6 +321,20 @@ def register_to_variant_object(connection: duckdb.DuckDBPyConnection, name: str,
     _create_once(connection, name, _guarded(build, "to_variant_object"), [_duckdb_type(spark_type)], duckdb.sqltype(_VARIANT_STRUCT))
 
 
+def register_to_json_of(connection: duckdb.DuckDBPyConnection, name: str, spark_type: SparkType) -> None:
+    """Create ``name``, Spark's ``to_json`` of arguments of ``spark_type`` (a struct, array or map:
+    :func:`vpush.exec.format_json.format_json`) in a time zone, unless it is there."""
+    from vpush.exec.format_json import format_json
+
+    def build(values: pa.Array | pa.ChunkedArray, time_zone: pa.Array) -> pa.Array:
+        return format_json(values, spark_type, time_zone=_first(time_zone) or "UTC")
+
+    _create_once(
+        connection, name, _guarded(build, "to_json"), [_duckdb_type(spark_type), duckdb.sqltype("VARCHAR")],
+        duckdb.sqltype("VARCHAR"),
+    )
+
+
 # -- variant_delete ---------------------------------------------------------------------------------
 def variant_delete_column(variant: pa.Array | pa.ChunkedArray, paths: list[str | None]) -> pa.StructArray:
     """Spark's ``variant_delete(v, paths...)`` of every row of a variant struct column.

@@ -2301,7 +2301,7 @@ def apply_spark_semantics(
             if not isinstance(projection, (exp.Alias, exp.Column, exp.Star)):
                 _mark_typed_names(projection, typer)
                 name = spark_name(projection)
-                if name is None and projection.find(ToVariantObject, VariantSet, VariantInsert, VariantArrayAppend) is not None:
+                if name is None and projection.find(ToVariantObject, VariantSet, VariantInsert, VariantArrayAppend, exp.JSONFormat) is not None:
                     from vpush.optimizer.rewrite_variants import spark_function_name
 
                     name = spark_function_name(projection)
@@ -2772,10 +2772,10 @@ def _bound_by_lambda(column: exp.Column) -> bool:
 
 
 def _type_variant_objects(node: exp.Expr, typer: _Typer) -> None:
-    """Record the type of each ``to_variant_object`` argument (:data:`ARGUMENT_TYPE`) while the
+    """Record the type of each ``to_variant_object`` and ``to_json`` argument (:data:`ARGUMENT_TYPE`) while the
     argument is as written: the rewrite below changes what the typer knows."""
-    for call in node.find_all(ToVariantObject, VariantArrayAppend, VariantInsert, VariantSet):
-        argument = call.this if isinstance(call, ToVariantObject) else call.args.get("value")
+    for call in node.find_all(ToVariantObject, VariantArrayAppend, VariantInsert, VariantSet, exp.JSONFormat):
+        argument = call.this if isinstance(call, (ToVariantObject, exp.JSONFormat)) else call.args.get("value")
         call.meta[ARGUMENT_TYPE] = typer._part(argument) if argument is not None else None
     for cast in node.find_all(exp.Cast):
         if _casts_to_variant(cast):
