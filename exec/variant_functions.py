@@ -120,6 +120,7 @@ from vpush.optimizer.spark_semantics import (
     STRICT_MATH_FUNCTIONS,
     STRING_DATETIME_FUNCTIONS,
     UTC_SHIFT_FUNCTION,
+    MAKE_TIMESTAMP_FUNCTIONS,
 )
 from vpush.optimizer.rewrite_variants import (
     REBUILD_VARIANT_FUNCTION,
@@ -911,6 +912,25 @@ def _utc_shift(values: pa.Array, zone: pa.Array, direction: pa.Array) -> pa.Arra
     return shift_utc_column(values, zone, to_utc=_first(direction) == "to")
 
 
+def _make_timestamp(
+    year: pa.Array, month: pa.Array, day: pa.Array, hour: pa.Array, minute: pa.Array, micros: pa.Array, strict: pa.Array,
+    zone: pa.Array,
+) -> pa.Array:
+    from vpush.exec.make_timestamp import make_timestamp
+
+    # strict: 1 raises for every error; 0 gives NULL; 2 gives NULL but raises for an unknown zone
+    mode = _first(strict)
+    return make_timestamp(year, month, day, hour, minute, micros, zone, strict=mode == 1, strict_zone=mode != 0)
+
+
+def _make_timestamp_ntz(
+    year: pa.Array, month: pa.Array, day: pa.Array, hour: pa.Array, minute: pa.Array, micros: pa.Array, strict: pa.Array,
+) -> pa.Array:
+    from vpush.exec.make_timestamp import make_timestamp
+
+    return make_timestamp(year, month, day, hour, minute, micros, None, strict=_first(strict) == 1)
+
+
 def _string_to_timestamp_ntz(values: pa.Array, strict: pa.Array) -> pa.Array:
     return string_to_timestamp_column(values, time_zone="UTC", ntz=True, strict=bool(_first(strict)))
 
@@ -995,6 +1015,12 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     NTZ_TO_TIMESTAMP_FUNCTION: (_guarded(_ntz_to_timestamp, "cast to timestamp"), ["TIMESTAMP", "VARCHAR"], "TIMESTAMPTZ"),
     DATE_TRUNC_FUNCTION: (_guarded(_date_trunc, "date_trunc"), ["TIMESTAMPTZ", "VARCHAR", "VARCHAR"], "TIMESTAMPTZ"),
     UTC_SHIFT_FUNCTION: (_guarded(_utc_shift, "from_utc_timestamp / to_utc_timestamp"), ["TIMESTAMPTZ", "VARCHAR", "VARCHAR"], "TIMESTAMPTZ"),
+    MAKE_TIMESTAMP_FUNCTIONS["timestamp"]: (
+        _guarded(_make_timestamp, "make_timestamp"), [*["INTEGER"] * 5, "BIGINT", "INTEGER", "VARCHAR"], "TIMESTAMPTZ"
+    ),
+    MAKE_TIMESTAMP_FUNCTIONS["timestamp_ntz"]: (
+        _guarded(_make_timestamp_ntz, "make_timestamp_ntz"), [*["INTEGER"] * 5, "BIGINT", "INTEGER"], "TIMESTAMP"
+    ),
     STRING_DATETIME_FUNCTIONS["timestamp_ntz"]: (
         _guarded(_string_to_timestamp_ntz, "cast to timestamp_ntz"), ["VARCHAR", "BOOLEAN"], "TIMESTAMP"
     ),

@@ -107,6 +107,8 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "date_add": _f(2), "date_sub": _f(2), "dateadd": _f(2, shown="date_add"), "datediff": _f(2), "date_diff": _f(2),
     "date_trunc": _f(2), "add_months": _f(2), "last_day": _f(1), "make_date": _f(3), "extract": _f(1),
     "from_utc_timestamp": _f(2), "to_utc_timestamp": _f(2),
+    "make_timestamp": _f(6, 7), "make_timestamp_ltz": _f(6, 7), "make_timestamp_ntz": _f(6), "try_make_timestamp": _f(6, 7),
+    "try_make_timestamp_ltz": _f(6, 7), "try_make_timestamp_ntz": _f(6),
     "trunc": _f(2), "from_unixtime": _f(1, 2, defaults=("yyyy-MM-dd HH:mm:ss",)), "date_part": _f(2), "datepart": _f(2), "unix_timestamp": _f(1, 2, defaults=("yyyy-MM-dd HH:mm:ss",)),
     "to_unix_timestamp": _f(1, 2, defaults=("yyyy-MM-dd HH:mm:ss",)), "try_to_timestamp": _f(1, 2), "unix_seconds": _f(1), "unix_millis": _f(1),
     "unix_micros": _f(1), "unix_date": _f(1), "current_date": _f(0), "current_timestamp": _f(0), "now": _f(0),

@@ -170,6 +170,16 @@ SCALARS = [
     # last, so that the chunks before keep their calls
     "from_utc_timestamp(ts, 'Asia/Kolkata')", "to_utc_timestamp(ts, 'America/Los_Angeles')", "from_utc_timestamp(day, 'PST')",
     "to_utc_timestamp(ts, NULL)",
+    # make_timestamp: seconds as decimal(16,6) (rounded half up), 60 seconds the next minute, NULL for try_ errors
+    "make_timestamp(2024, 1, 2, 3, 4, 5.123456)", "make_timestamp(2024, 1, 2, 3, 4, 60)", "make_timestamp(2024, 1, 2, 3, 4, 59.9999999)",
+    "make_timestamp(2024, 1, 2, 3, 4, 5.1234565)", "make_timestamp(2024, s, s, s, s, s)", "try_make_timestamp(2024, s, s + 25, s, s, d)",
+    "cast(try_make_timestamp(i, 1, 1, 0, 0, 0) AS string)", "make_timestamp(2024, 1, 2, 3, 4, 5, 'Asia/Kolkata')",
+    "make_timestamp(2024, 3, 10, 2, 30, 0, 'America/Los_Angeles')", "make_timestamp(2024, 11, 3, 1, 30, 0, 'America/Los_Angeles')",
+    "make_timestamp(2024, 1, 2, 3, 4, 5, NULL)", "make_timestamp(2024, 1, 2, 3, 4, 5, '+05:30')", "try_make_timestamp(2024, 1, 1, 0, 0, i)",
+    "make_timestamp_ntz(2024, 2, 29, 23, 59, 60)", "try_make_timestamp_ntz(2024, s, s, 0, 0, d)", "make_timestamp_ltz(2024, s, 1, 0, 0, 0)",
+    "try_make_timestamp_ntz(2023, 2, 29, 0, 0, 0)", "try_make_timestamp_ltz(2024, 13, 1, 0, 0, 0)", "try_make_timestamp(2024, 1, 1, 0, 0, 60.5)",
+    "try_make_timestamp(2024, 1, 1, 0, 0, 4294.967301)", "try_make_timestamp(2024, 1, 1, 0, 0, 0, g)", "make_timestamp(NULL, 1, 1, 0, 0, 0)",
+    "make_timestamp_ltz(2024, 1, 2, 3, 4, 5, 'Asia/Kolkata')", "try_make_timestamp_ltz(2024, 1, 2, 3, 4, 5, 'Asia/Kolkata')",
 ]
 
 AGGREGATES = [
@@ -550,6 +560,37 @@ def test_typeof_on_the_spark_engine(spark_view: SparkSession, spark_con: vpush.C
 def test_a_string_where_spark_casts_none_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """The unix_* functions take a date or timestamp and no string: Spark refuses the query."""
     _assert_raises_as_spark(call, spark_view, con, ("DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",))
+
+
+@pytest.mark.parametrize(
+    ("call", "wanted"),
+    [("make_timestamp(2024, 13, 1, 0, 0, 0)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
+     ("make_timestamp(2024, 2, 30, 0, 0, 0)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
+     ("make_timestamp_ntz(2024, 1, 1, 24, 0, 0)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
+     ("make_timestamp(2024, 1, 1, 0, 0, -0.5)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
+     ("make_timestamp_ltz(2024, 1, s, 0, 0, d)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
+     ("make_timestamp(2024, 1, 1, 0, 0, 60.5)", "INVALID_FRACTION_OF_SECOND"),
+     ("make_timestamp(2024, 1, 1, 0, 0, 0, 'Bad/Zone')", "INVALID_TIMEZONE"),
+     ("try_make_timestamp_ltz(2024, 1, 1, 0, 0, 0, 'Bad/Zone')", "INVALID_TIMEZONE")],
+)
+def test_make_timestamp_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    _assert_raises_as_spark(call, spark_view, con, (wanted,))
+
+
+@pytest.mark.parametrize("zone", ["America/Los_Angeles", "Europe/London", "UTC"])
+def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession, tmp_path: Path) -> None:
+    """Local times in daylight-saving gaps and overlaps resolve as java.time resolves them (an
+    overlap's earlier offset, a gap's offset before it), and before 1900 in local mean time."""
+    fields = [(2024, 3, 10, 2, 30, D("0")), (2024, 11, 3, 1, 30, D("59.999999")), (2024, 3, 31, 1, 30, D("0.5")),
+              (2024, 10, 27, 1, 30, D("60")), (1883, 11, 18, 12, 0, D("1.25")), (2024, 6, 1, 12, 0, None), (1800, 1, 1, 0, 0, D("0"))]
+    names = ["y", "mo", "dd", "h", "mi"]
+    columns = {n: pa.array([f[k] for f in fields], pa.int32()) for k, n in enumerate(names)}
+    columns["sec"] = pa.array([f[5] for f in fields], pa.decimal128(8, 6))
+    pq.write_table(pa.table(columns), tmp_path / "part-0.parquet")
+    sql = ("SELECT make_timestamp(y, mo, dd, h, mi, sec), make_timestamp_ltz(y, mo, dd, h, mi, sec), "
+           "make_timestamp_ntz(y, mo, dd, h, mi, sec), try_make_timestamp(y, mo, dd, h, mi, sec, 'Europe/Paris') FROM z")
+    expected, got = _answers_in_zone(spark, tmp_path, zone, sql)
+    assert got == expected
 
 
 def _answers_in_zone(spark: SparkSession, folder: Path, zone: str, sql: str) -> tuple[Any, Any]:
