@@ -9,6 +9,12 @@ is_variant_null(v)          vpush_is_variant_null(v)        BOOLEAN   Arrow comp
 is_valid_variant(v)         vpush_is_valid_variant(v)       BOOLEAN   the compiled kernel
 to_variant_object(x)        vpush_to_variant_object_<h>(x)  STRUCT    the compiled kernel, one
                                                                       function per type of x
+to_json(x) of a struct,     vpush_to_json_of_<h>(x, zone)   VARCHAR   Arrow compute per level
+array or map                                                          (vpush.exec.format_json), one
+                                                                      function per type of x
+make_timestamp(...), ...    vpush_make_timestamp(y, mo, d, h, mi, us, mode, zone)   TIMESTAMPTZ
+make_timestamp_ntz(...)     vpush_make_timestamp_ntz(y, mo, d, h, mi, us, mode)     TIMESTAMP
+                                                            numpy (vpush.exec.make_timestamp)
 variant_delete(v, p, ...)   vpush_variant_delete(v, [p, ...])  STRUCT the compiled kernel
 variant_strip_nulls(v, a)   vpush_variant_strip_nulls(v, a)  STRUCT   the compiled kernel
 variant_set(v, p, x[, c])   vpush_variant_modify(v, x', 0, p, c, strict, name)   the compiled

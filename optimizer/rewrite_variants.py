@@ -1037,6 +1037,26 @@ _JSON_SCALARS = frozenset({"boolean", "tinyint", "smallint", "int", "bigint", "f
                            "timestamp_ntz"})
 
 
+def _parts(spark_type: SparkType) -> Iterator[SparkType]:
+    """``spark_type`` and every type inside it that a value of it holds (array elements, map
+    values, struct fields; not map keys), outermost first."""
+    todo = [spark_type]
+    while todo:
+        current = todo.pop()
+        yield current
+        if isinstance(current, ArrayType):
+            todo.append(current.element)
+        elif isinstance(current, MapType):
+            todo.append(current.value)
+        elif isinstance(current, StructType):
+            todo.extend(f.type for f in current.fields)
+
+
+def _structs(spark_type: SparkType) -> Iterator[StructType]:
+    """The structs among :func:`_parts` of ``spark_type``."""
+    return (part for part in _parts(spark_type) if isinstance(part, StructType))
+
+
 def _json_printable(spark_type: SparkType, *, key: bool = False) -> bool:
     """Whether vpush prints values of ``spark_type`` (a map key when ``key``) as Spark's
     ``to_json`` does (:mod:`vpush.exec.format_json`): not a time, an interval, a collated string,
@@ -1074,22 +1094,14 @@ def _to_json_of(
             "interval, a collated string, or a map keyed by a binary or a nested value); the Spark engine runs it",
             error_class="VPUSH_UNSUPPORTED_FUNCTION",
         )
-    todo = [spark_type]
-    while todo:
-        current = todo.pop()
-        if isinstance(current, ArrayType):
-            todo.append(current.element)
-        elif isinstance(current, MapType):
-            todo.append(current.value)
-        elif isinstance(current, StructType):
-            names = [f.name.lower() for f in current.fields]
-            if "" in names or len(set(names)) != len(names):
-                raise OptimizeError(
-                    f"{shown}: to_json of a struct with a field named '' or names that differ only in case is not "
-                    "supported on the DuckDB engine (its struct names ignore case); the Spark engine runs it",
-                    error_class="VPUSH_UNSUPPORTED_FUNCTION",
-                )
-            todo.extend(f.type for f in current.fields)
+    for struct in _structs(spark_type):
+        names = [f.name.lower() for f in struct.fields]
+        if "" in names or len(set(names)) != len(names):
+            raise OptimizeError(
+                f"{shown}: to_json of a struct with a field named '' or names that differ only in case is not "
+                "supported on the DuckDB engine (its struct names ignore case); the Spark engine runs it",
+                error_class="VPUSH_UNSUPPORTED_FUNCTION",
+            )
     name = TO_JSON_PREFIX + hashlib.sha1(spark_type.to_spark().encode()).hexdigest()[:16]
     functions[name] = spark_type
     return exp.Anonymous(this=name, expressions=[rewrite(node.this), exp.Literal.string(time_zone)])
@@ -1128,32 +1140,26 @@ def _to_variant_object(
             f'{shown}: cannot cast "{spark_type.to_spark().upper()}" to "VARIANT"',
             error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",
         )
-    todo = [spark_type]
-    while todo:
-        current = todo.pop()
-        if isinstance(current, ArrayType):
-            todo.append(current.element)
-        elif isinstance(current, MapType):
-            todo.append(current.value)
-        elif isinstance(current, StructType):
-            names = [f.name for f in current.fields]
-            if "" in names:
-                raise OptimizeError(f"{shown}: a struct field with an empty name is not supported on the DuckDB engine")
-            if len({n.lower() for n in names}) != len(names):
-                repeated = next((n for i, n in enumerate(names) if n in names[:i]), None)
-                if repeated is not None:
-                    # Spark raises this for the first row it builds (none for no rows at all)
-                    raise OptimizeError(
-                        f"{shown}: Failed to build variant because of a duplicate object key `{repeated}`",
-                        error_class="VARIANT_DUPLICATE_KEY",
-                    )
-                raise OptimizeError(
-                    f"{shown}: struct fields whose names differ only in case are not supported on the DuckDB "
-                    "engine (its struct names ignore case; the Spark engine runs it)"
-                )
-            todo.extend(f.type for f in current.fields)
-        elif isinstance(current, StringType) and current.collation is not None:
+    for part in _parts(spark_type):
+        if isinstance(part, StringType) and part.collation is not None:
             raise OptimizeError(f"{shown}: collated strings are not supported yet in to_variant_object on DuckDB")
+        if not isinstance(part, StructType):
+            continue
+        names = [f.name for f in part.fields]
+        if "" in names:
+            raise OptimizeError(f"{shown}: a struct field with an empty name is not supported on the DuckDB engine")
+        if len({n.lower() for n in names}) != len(names):
+            repeated = next((n for i, n in enumerate(names) if n in names[:i]), None)
+            if repeated is not None:
+                # Spark raises this for the first row it builds (none for no rows at all)
+                raise OptimizeError(
+                    f"{shown}: Failed to build variant because of a duplicate object key `{repeated}`",
+                    error_class="VARIANT_DUPLICATE_KEY",
+                )
+            raise OptimizeError(
+                f"{shown}: struct fields whose names differ only in case are not supported on the DuckDB "
+                "engine (its struct names ignore case; the Spark engine runs it)"
+            )
     name = TO_VARIANT_OBJECT_PREFIX + hashlib.sha1(spark_type.to_spark().encode()).hexdigest()[:16]
     functions[name] = spark_type
     return exp.Anonymous(this=name, expressions=[rewrite(node.this)])

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from test_spark_functions import _answer, _chunks, _spark_run, _vpush_run
+from test_spark_functions import _answer, _answers_in_zone, _chunks, _vpush_run
 
 import vpush
 from support.compare import assert_error_as_spark
@@ -123,19 +123,10 @@ def table_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _answers(spark: SparkSession, folder: Path, zone: str, sql: str) -> tuple[Any, Any, Any]:
     """Spark's answer to ``sql`` over ``folder`` as table ``z`` in the session time zone ``zone``,
     and vpush's on the DuckDB and Spark engines in that zone."""
-    before = spark.conf.get("spark.sql.session.timeZone")
-    spark.conf.set("spark.sql.session.timeZone", zone)
-    try:
-        spark.read.parquet(str(folder)).createOrReplaceTempView("z")
-        expected = _answer(_spark_run(spark), sql, set())
-    finally:
-        spark.conf.set("spark.sql.session.timeZone", before)
-    answers = []
-    for engine in ("duckdb", "spark"):
-        connection = vpush.connect(engine=engine, spark=spark if engine == "spark" else None, time_zone=zone)
-        connection.register("z", folder)
-        answers.append(_answer(_vpush_run(connection), sql, set()))
-    return expected, answers[0], answers[1]
+    expected, duckdb_answer = _answers_in_zone(spark, folder, zone, sql)
+    connection = vpush.connect(engine="spark", spark=spark, time_zone=zone)
+    connection.register("z", folder)
+    return expected, duckdb_answer, _answer(_vpush_run(connection), sql, set())
 
 
 def _assert_same(calls: list[str], expected: Any, got: Any) -> None:
