@@ -5,7 +5,8 @@ child column is printed first, then joined into its parent's text. Spark 4.3's r
 PySpark, with ``spark.sql.jsonGenerator.ignoreNullFields`` at its default, true):
 
 ```
-struct          {"a":1,"c":"x"}: a NULL field is left out, fields in the struct's order
+struct          {"a":1,"c":"x"}: a NULL field is left out (printed null with the option
+                ignoreNullFields 'false'), fields in the struct's order
 array           [1,null,3]: a NULL element is null
 map             {"k":1,"j":null}: keys as Spark's toString of them (a date its day number, a
                 timestamp its microseconds), a NULL value null
@@ -50,7 +51,9 @@ _DAY_SECONDS = 86_400
 _INTEGERS = frozenset({"tinyint", "smallint", "int", "bigint"})
 
 
-def format_json(values: pa.Array | pa.ChunkedArray, spark_type: SparkType, *, time_zone: str) -> pa.Array:
+def format_json(
+    values: pa.Array | pa.ChunkedArray, spark_type: SparkType, *, time_zone: str, ignore_null_fields: bool = True
+) -> pa.Array:
     """Spark's ``to_json`` of every row of a column of ``spark_type`` (a struct, array or map),
     NULL where the row is NULL.
 
@@ -64,6 +67,7 @@ def format_json(values: pa.Array | pa.ChunkedArray, spark_type: SparkType, *, ti
         values: the column, as DuckDB hands it over (fields by position).
         spark_type: its Spark type: the names printed are its field names.
         time_zone: the session time zone, for timestamps.
+        ignore_null_fields: leave a NULL struct field out (Spark's default), rather than print null.
 
     Raises:
         ExecutionError: a type vpush does not print (the optimizer refuses those: a time, an
@@ -71,7 +75,7 @@ def format_json(values: pa.Array | pa.ChunkedArray, spark_type: SparkType, *, ti
             ``spark_type``'s.
     """
     array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
-    return _json(array, spark_type, time_zone)
+    return _json(array, spark_type, time_zone, ignore_null_fields)
 
 
 def _concat(*parts: pa.Array | str) -> pa.Array:
@@ -86,14 +90,14 @@ def _masked(text: pa.Array, array: pa.Array) -> pa.Array:
     return pc.if_else(array.is_valid(), text, pa.scalar(None, pa.string()))
 
 
-def _json(array: pa.Array, spark_type: SparkType, time_zone: str) -> pa.Array:
+def _json(array: pa.Array, spark_type: SparkType, time_zone: str, ignore_null_fields: bool) -> pa.Array:
     if isinstance(spark_type, StructType):
-        return _masked(_struct(array, spark_type, time_zone), array)
+        return _masked(_struct(array, spark_type, time_zone, ignore_null_fields), array)
     if isinstance(spark_type, ArrayType):
         if not (pa.types.is_list(array.type) or pa.types.is_large_list(array.type)):
             raise ExecutionError(f"to_json: DuckDB gave {array.type}, expected {spark_type.to_spark()}")
         elements = _children(array, array.values)
-        printed = _json(elements, spark_type.element, time_zone).fill_null("null")
+        printed = _json(elements, spark_type.element, time_zone, ignore_null_fields).fill_null("null")
         joined = pc.binary_join(_relisted(array, printed), ",")
         return _masked(_concat("[", joined, "]"), array)
     if isinstance(spark_type, MapType):
@@ -101,7 +105,7 @@ def _json(array: pa.Array, spark_type: SparkType, time_zone: str) -> pa.Array:
             raise ExecutionError(f"to_json: DuckDB gave {array.type}, expected {spark_type.to_spark()}")
         entries = _children(array, array.values)
         keys = _string(_key_text(entries.field(0), spark_type.key))
-        printed = _json(entries.field(1), spark_type.value, time_zone).fill_null("null")
+        printed = _json(entries.field(1), spark_type.value, time_zone, ignore_null_fields).fill_null("null")
         joined = pc.binary_join(_relisted(array, _concat(keys, ":", printed)), ",")
         return _masked(_concat("{", joined, "}"), array)
     return _scalar(array, spark_type, time_zone)
@@ -122,7 +126,7 @@ def _relisted(array: pa.Array, printed: pa.Array) -> pa.Array:
     return pa.ListArray.from_arrays(offsets, printed)
 
 
-def _struct(array: pa.Array, spark_type: StructType, time_zone: str) -> pa.Array:
+def _struct(array: pa.Array, spark_type: StructType, time_zone: str, ignore_null_fields: bool) -> pa.Array:
     if not pa.types.is_struct(array.type) or array.type.num_fields != len(spark_type.fields):
         raise ExecutionError(f"to_json: DuckDB gave {array.type}, expected {spark_type.to_spark()}")
     if not spark_type.fields:
@@ -130,7 +134,9 @@ def _struct(array: pa.Array, spark_type: StructType, time_zone: str) -> pa.Array
     # each field as ',"name":value' ('' where NULL: Spark leaves it out); the first comma is cut
     parts: list[pa.Array | str] = []
     for k, field in enumerate(spark_type.fields):
-        child = _json(array.field(k), field.type, time_zone)  # field() keeps the slice
+        child = _json(array.field(k), field.type, time_zone, ignore_null_fields)  # field() keeps the slice
+        if not ignore_null_fields:
+            child = child.fill_null("null")
         name = _string(pa.array([field.name], pa.string()))[0].as_py()
         parts.append(_concat(f",{name}:", child).fill_null(""))
     joined = _concat(*parts)

@@ -9,9 +9,9 @@ is_variant_null(v)          vpush_is_variant_null(v)        BOOLEAN   Arrow comp
 is_valid_variant(v)         vpush_is_valid_variant(v)       BOOLEAN   the compiled kernel
 to_variant_object(x)        vpush_to_variant_object_<h>(x)  STRUCT    the compiled kernel, one
                                                                       function per type of x
-to_json(x) of a struct,     vpush_to_json_of_<h>(x, zone)   VARCHAR   Arrow compute per level
-array or map                                                          (vpush.exec.format_json), one
-                                                                      function per type of x
+to_json(x) of a struct,     vpush_to_json_of_<h>(x, zone, ignore_null_fields)   VARCHAR   Arrow compute per level
+array or map                                                Arrow compute per level
+                                                            (vpush.exec.format_json), one function per type of x
 make_timestamp(...), ...    vpush_make_timestamp(y, mo, d, h, mi, us, mode, zone)   TIMESTAMPTZ
 make_timestamp_ntz(...)     vpush_make_timestamp_ntz(y, mo, d, h, mi, us, mode)     TIMESTAMP
                                                             numpy (vpush.exec.make_timestamp)
@@ -333,12 +333,14 @@ def register_to_json_of(connection: duckdb.DuckDBPyConnection, name: str, spark_
     :func:`vpush.exec.format_json.format_json`) in a time zone, unless it is there."""
     from vpush.exec.format_json import format_json
 
-    def build(values: pa.Array | pa.ChunkedArray, time_zone: pa.Array) -> pa.Array:
-        return format_json(values, spark_type, time_zone=_first(time_zone) or "UTC")
+    def build(values: pa.Array | pa.ChunkedArray, time_zone: pa.Array, ignore_null_fields: pa.Array) -> pa.Array:
+        return format_json(
+            values, spark_type, time_zone=_first(time_zone) or "UTC", ignore_null_fields=_first(ignore_null_fields) is not False
+        )
 
     _create_once(
-        connection, name, _guarded(build, "to_json"), [_duckdb_type(spark_type), duckdb.sqltype("VARCHAR")],
-        duckdb.sqltype("VARCHAR"),
+        connection, name, _guarded(build, "to_json"),
+        [_duckdb_type(spark_type), duckdb.sqltype("VARCHAR"), duckdb.sqltype("BOOLEAN")], duckdb.sqltype("VARCHAR"),
     )
 
 

@@ -997,18 +997,17 @@ def rewrite_variant_function(
         )
     argument = node.this
     if isinstance(node, exp.JSONFormat):
+        from vpush.optimizer.spark_semantics import ARGUMENT_TYPE
+
+        argument_type = node.meta.get(ARGUMENT_TYPE) if node.meta else None
+        if isinstance(argument_type, SparkType) and argument_type != VARIANT:
+            return _to_json_of(node, argument_type, time_zone, functions, rewrite)
         if node.args.get("options") is not None or node.expressions:
             raise OptimizeError(
                 f"{node.sql(dialect=VpushSpark)}: to_json with options is not supported yet on the DuckDB "
                 "engine (the Spark engine runs it)",
                 error_class="VPUSH_UNSUPPORTED_FUNCTION",
             )
-    if isinstance(node, exp.JSONFormat):
-        from vpush.optimizer.spark_semantics import ARGUMENT_TYPE
-
-        argument_type = node.meta.get(ARGUMENT_TYPE) if node.meta else None
-        if isinstance(argument_type, SparkType) and argument_type != VARIANT:
-            return _to_json_of(node, argument_type, time_zone, functions, rewrite)
     if isinstance(argument, _NOT_VARIANT) and not isinstance(argument, exp.Null):
         if isinstance(node, exp.JSONFormat):
             raise OptimizeError(
@@ -1104,7 +1103,34 @@ def _to_json_of(
             )
     name = TO_JSON_PREFIX + hashlib.sha1(spark_type.to_spark().encode()).hexdigest()[:16]
     functions[name] = spark_type
-    return exp.Anonymous(this=name, expressions=[rewrite(node.this), exp.Literal.string(time_zone)])
+    ignore_null_fields = _to_json_options(node, shown)
+    return exp.Anonymous(
+        this=name, expressions=[rewrite(node.this), exp.Literal.string(time_zone), exp.Boolean(this=ignore_null_fields)]
+    )
+
+
+def _to_json_options(node: exp.JSONFormat, shown: str) -> bool:
+    """The ``ignoreNullFields`` option of ``to_json(x, map(...))`` (Spark's keys ignore case; its
+    default is true); any other option is refused rather than ignored, since most change the text."""
+    options = node.args.get("options")
+    if options is None and not node.expressions:
+        return True
+    pair: list[exp.Expr | None] = []
+    if isinstance(options, exp.VarMap):
+        pair = [options.args.get("keys"), options.args.get("values")]
+    elif isinstance(options, exp.Anonymous) and options.name.lower() == "map":
+        pair = list(options.expressions)  # map(...) as the Spark semantics pass wrote it for DuckDB
+    if len(pair) == 2 and isinstance(pair[0], exp.Array) and isinstance(pair[1], exp.Array):
+        keys, values = pair[0].expressions, pair[1].expressions
+        texts = [(k.name.lower(), v.name.lower()) for k, v in zip(keys, values)
+                 if isinstance(k, exp.Literal) and k.is_string and isinstance(v, exp.Literal) and v.is_string]
+        if len(texts) == len(keys) and all(k == "ignorenullfields" and v in ("true", "false") for k, v in texts):
+            return texts[-1][1] == "true" if texts else True
+    raise OptimizeError(
+        f"{shown}: to_json with options other than ignoreNullFields 'true' or 'false' is not supported yet on the "
+        "DuckDB engine (the Spark engine runs it)",
+        error_class="VPUSH_UNSUPPORTED_FUNCTION",
+    )
 
 
 def _variant_object_input(spark_type: SparkType, *, top: bool) -> bool:

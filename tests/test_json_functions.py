@@ -107,6 +107,8 @@ CALLS = [
     "to_json(array(try_parse_json(j), NULL))",
     "to_json(map('k', try_parse_json(j)))",
     "to_json(named_struct('n', named_struct('m', named_struct('o', CAST(NULL AS STRING)))))",
+    "to_json(named_struct('i', i, 'g', g, 'a', array(i), 'm', map('k', i), 'n', named_struct('x', g)), map('ignoreNullFields', 'false'))",
+    "to_json(array(named_struct('i', i)), map('IGNORENULLFIELDS', 'FALSE'))", "to_json(named_struct('i', i), map('ignoreNullFields', 'true'))",
 ]
 
 ZONES = ["UTC", "America/Los_Angeles", "Asia/Kolkata"]
@@ -161,7 +163,8 @@ def test_to_json_raises_as_spark(call: str, error_class: str, spark: SparkSessio
 
 @pytest.mark.parametrize(
     "call",
-    ["to_json(named_struct('a', i), map('pretty', 'true'))", "to_json(map(bn, i))", "to_json(map(array(i), 1))",
+    ["to_json(named_struct('a', i), map('pretty', 'true'))", "to_json(named_struct('a', i), map('ignoreNullFields', 'x'))",
+     "to_json(named_struct('a', i), map('ignoreNullFields', 'false', 'dateFormat', 'yyyy'))", "to_json(map(bn, i))", "to_json(map(array(i), 1))",
      "to_json(named_struct('t', INTERVAL '1' DAY))", "to_json(named_struct('', i))", "to_json(named_struct('a', i, 'A', i))"],
 )
 def test_to_json_refused_on_duckdb(call: str, table_folder: Path) -> None:
