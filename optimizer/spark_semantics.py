@@ -711,6 +711,8 @@ class _Typer:
             return AtomicType("timestamp")
         if called in _MAKE_TIMESTAMP_CALLS:
             return AtomicType(_MAKE_TIMESTAMP_CALLS[called])
+        if called == "schema_of_json":
+            return StringType()
         if called in ("add_months", "last_day", "make_date", "date_add", "date_sub", "dateadd"):
             return AtomicType("date")
         if called == "array_contains":
@@ -1576,6 +1578,8 @@ class _Rewriter:
             if not _is_integral(self.typer.of(arguments[0])):
                 _refuse(called, "an argument that is not an integer (Spark's implicit cast to bigint)")
             return _from_unixtime_by_pattern(arguments[0], arguments[1])
+        if called == "schema_of_json" and arguments and len(arguments) == 1 and arguments[0] is not None:
+            return _schema_of_json(arguments[0])
         if called in _MAKE_TIMESTAMP_CALLS and arguments and all(a is not None for a in arguments):
             return self._make_timestamp(called, [a for a in arguments if a is not None])
         if called == "get_json_object" and arguments and len(arguments) == 2 and all(a is not None for a in arguments):
@@ -3901,6 +3905,22 @@ def _first_or_last_ignoring_nulls(call: exp.First | exp.Last | exp.FirstValue | 
     pick = exp.First if isinstance(call, (exp.First, exp.FirstValue)) else exp.Last
     kept = exp.Not(this=exp.Is(this=call.this.copy(), expression=exp.Null()))
     return exp.Filter(this=pick(this=call.this), expression=exp.Where(this=kept))
+
+
+def _schema_of_json(text: exp.Expr) -> exp.Expr:
+    """Spark's ``schema_of_json`` of a literal, computed here once
+    (:func:`vpush.optimizer.infer_json_schema.infer_json_schema`)."""
+    from vpush.optimizer.infer_json_schema import infer_json_schema
+
+    if isinstance(text, exp.Null):
+        _refuse("schema_of_json", "a NULL text")
+    if not (isinstance(text, exp.Literal) and text.is_string):
+        raise OptimizeError(
+            f'Cannot resolve "schema_of_json({text.sql(dialect=VpushSpark)})" due to data type mismatch: the input '
+            '`json` should be a foldable "STRING" expression',
+            error_class="DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+        )
+    return exp.cast(exp.Literal.string(infer_json_schema(text.name)), exp.DataType.build("VARCHAR"))
 
 
 def _refuse(called: str, what: str) -> NoReturn:

@@ -151,7 +151,7 @@ def test_to_json_as_spark(calls: list[str], zone: str, spark: SparkSession, tabl
 @pytest.mark.parametrize(
     ("call", "error_class"),
     [("to_json(i)", "DATATYPE_MISMATCH.INVALID_JSON_SCHEMA"), ("to_json(g)", "DATATYPE_MISMATCH.INVALID_JSON_SCHEMA"),
-     ("to_json(map(g, i))", "NULL_MAP_KEY")],
+     ("to_json(map(g, i))", "NULL_MAP_KEY"), ("schema_of_json(g)", "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT")],
 )
 def test_to_json_raises_as_spark(call: str, error_class: str, spark: SparkSession, table_folder: Path) -> None:
     spark.read.parquet(str(table_folder)).createOrReplaceTempView("z")
@@ -175,3 +175,26 @@ def test_to_json_refused_on_duckdb(call: str, table_folder: Path) -> None:
     with pytest.raises(vpush.VpushError) as raised:
         connection.sql(f"SELECT {call} FROM z").to_arrow()
     assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
+
+
+SCHEMA_TEXTS = [
+    '{"b":1,"a":2}', '{"a":null}', '{"a":[]}', "[1, 1.5]", "[true, 1]", '{"a":12345678901234567890}', '{"a b":1, "c`d":2}',
+    "null", '"x"', "true", "1.5", "[]", "{}", '[{"a":1},{"b":"x"}]', '[{"a":1},2]', "[[1],[1.5]]", "[1, null]",
+    '{"a":1,"a":"x"}', '{"A":1,"a":2,"_":3,"é":4}', "1e400", "[1, 12345678901234567890]", '{"a":1} x', "[1.0, 2]", "-0",
+    '"2024-01-01"', ' {"a" : {"b": [{"c": NaN}, {"d": -1}]} } ', '[[], [[1]], null]', '[{"a":[1]},{"a":[null, 2.5]}]',
+    "[12345678901234567890, 1.5]", '[{"a":1}, {"a":{"b":1}}]',
+]
+
+
+def test_schema_of_json_as_spark(spark: SparkSession, table_folder: Path) -> None:
+    """Literal texts of every kind Spark's inference merges or quotes, in one query."""
+    calls = [f"schema_of_json('{t}') AS s{k}" for k, t in enumerate(SCHEMA_TEXTS)]
+    sql = f"SELECT {', '.join(calls)} FROM z LIMIT 1"
+    expected, duckdb_answer, spark_engine_answer = _answers(spark, table_folder, "UTC", sql)
+    _assert_same(calls, expected, duckdb_answer)
+    _assert_same(calls, expected, spark_engine_answer)
+
+
+def test_schema_of_json_names_its_text_as_spark(spark: SparkSession, table_folder: Path) -> None:
+    expected, duckdb_answer, _ = _answers(spark, table_folder, "UTC", "SELECT schema_of_json('[1, {\"a\": 2}]') FROM z LIMIT 1")
+    assert duckdb_answer == expected

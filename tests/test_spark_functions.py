@@ -184,6 +184,7 @@ SCALARS = [
     "unbase64(base64(g))", "unbase64('YW Jj')", "unbase64('@@@@')", "unbase64('YQ===')", "unbase64(NULL)",
     "to_binary('4142')", "try_to_binary(concat(g, '0'))", "to_binary(g, 'utf-8')", "to_binary(g, 'UTF8')", "try_to_binary(g, 'base64')", "try_to_binary(g)",
     "to_binary('YWJj', 'BASE64')", "to_binary('616', 'hex')", "try_to_binary(g, 'foo')", "to_binary(g, NULL)",
+    "schema_of_json('{\"b\": [1, 2.5], \"a\": null}')",  # more in test_json_functions
 ]
 
 AGGREGATES = [
