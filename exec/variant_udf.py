@@ -30,7 +30,7 @@ from vpush.codec.path import VariantPath, extract_column
 from vpush.exec.errors import ExecutionError
 from vpush.exec.variant_cast import variant_get_column
 
-from vpush.optimizer.rewrite_variants import ONCE_FUNCTION_PREFIX, TO_VARIANT_OBJECT_PREFIX
+from vpush.optimizer.rewrite_variants import ONCE_FUNCTION_PREFIX, TO_JSON_PREFIX, TO_VARIANT_OBJECT_PREFIX
 from vpush.optimizer.spark_semantics import DECIMAL_FUNCTION_PREFIX
 from vpush.optimizer.variant_types import VARIANT, SparkType
 
@@ -129,6 +129,9 @@ def register(connection: duckdb.DuckDBPyConnection, name: str, target: SparkType
         return
     if name.startswith(TO_VARIANT_OBJECT_PREFIX):
         variant_functions.register_to_variant_object(connection, name, target)
+        return
+    if name.startswith(TO_JSON_PREFIX):
+        variant_functions.register_to_json_of(connection, name, target)
         return
     if name.startswith(DECIMAL_FUNCTION_PREFIX):
         from vpush.exec.compute_decimals import register_decimal_function

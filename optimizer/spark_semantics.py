@@ -84,7 +84,7 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "GET_JSON_OBJECT_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
            "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "decimal_function", "decimal_function_types", "apply_spark_semantics",
            "arrow_spark_type", "spark_name"]
 
@@ -199,6 +199,17 @@ UTC_SHIFT_FUNCTION = "vpush_utc_shift"
 """The engine function that gives Spark's ``from_utc_timestamp(ts, zone)`` (the wall time of ``ts``
 in ``zone`` read as UTC) and ``to_utc_timestamp(ts, zone)`` (the wall time of ``ts`` in UTC read in
 ``zone``, as java.time resolves it). It takes the timestamp, the zone and ``'from'`` or ``'to'``."""
+
+MAKE_TIMESTAMP_FUNCTIONS = {"timestamp": "vpush_make_timestamp", "timestamp_ntz": "vpush_make_timestamp_ntz"}
+"""The engine functions that give Spark's ``make_timestamp`` family by the type they give
+(:func:`vpush.exec.make_timestamp.make_timestamp`). They take the year, month, day, hour and
+minute (ints), the seconds as the unscaled value of Spark's ``decimal(16,6)`` of them (a bigint),
+whether to raise (1; 0 for a ``try_`` form, 2 for ``try_make_timestamp_ltz``, which raises for an
+unknown zone) and, for a timestamp, the zone."""
+_MAKE_TIMESTAMP_CALLS = {
+    "make_timestamp": "timestamp", "make_timestamp_ltz": "timestamp", "make_timestamp_ntz": "timestamp_ntz",
+    "try_make_timestamp": "timestamp", "try_make_timestamp_ltz": "timestamp", "try_make_timestamp_ntz": "timestamp_ntz",
+}
 
 STRING_DATETIME_FUNCTIONS = {
     "date": "vpush_string_to_date",
@@ -698,6 +709,10 @@ class _Typer:
             return _DOUBLE
         if called in ("from_utc_timestamp", "to_utc_timestamp"):
             return AtomicType("timestamp")
+        if called in _MAKE_TIMESTAMP_CALLS:
+            return AtomicType(_MAKE_TIMESTAMP_CALLS[called])
+        if called == "schema_of_json":
+            return StringType()
         if called in ("add_months", "last_day", "make_date", "date_add", "date_sub", "dateadd"):
             return AtomicType("date")
         if called == "array_contains":
@@ -1626,6 +1641,10 @@ class _Rewriter:
             if not _is_integral(self.typer.of(arguments[0])):
                 _refuse(called, "an argument that is not an integer (Spark's implicit cast to bigint)")
             return _from_unixtime_by_pattern(arguments[0], arguments[1])
+        if called == "schema_of_json" and arguments and len(arguments) == 1 and arguments[0] is not None:
+            return _schema_of_json(arguments[0])
+        if called in _MAKE_TIMESTAMP_CALLS and arguments and all(a is not None for a in arguments):
+            return self._make_timestamp(called, [a for a in arguments if a is not None])
         if called == "get_json_object" and arguments and len(arguments) == 2 and all(a is not None for a in arguments):
             return self._get_json_object(*[a for a in arguments if a is not None])
         if called in ("try_sum", "try_avg") and arguments and len(arguments) == 1 and arguments[0] is not None:
@@ -1754,6 +1773,44 @@ class _Rewriter:
             if result is not None and not isinstance(node.parent, (exp.Window, exp.Filter)):
                 return exp.cast(node, _sql_type(result))
         return None
+
+    def _make_timestamp(self, called: str, arguments: list[exp.Expr]) -> exp.Expr:
+        """Spark's ``make_timestamp`` family by its engine function: the fields cast to ints and
+        the seconds to ``decimal(16,6)`` as Spark casts them (taken from ints and decimals only:
+        Spark's casts of bigints, doubles and strings can fail or round otherwise), the zone the
+        one given or the session's."""
+        kind = _MAKE_TIMESTAMP_CALLS[called]
+        if len(arguments) not in ((6, 7) if kind == "timestamp" else (6,)):
+            _refuse(called, f"{len(arguments)} arguments")
+        fields: list[exp.Expr] = []
+        for argument in arguments[:5]:
+            source = self.typer.of(argument)
+            if not (isinstance(argument, exp.Null) or source == AtomicType("void") or (
+                    isinstance(source, AtomicType) and source.name in ("tinyint", "smallint", "int"))):
+                _refuse(called, "a field that is not an int (Spark's implicit cast of a bigint, string or double)")
+            fields.append(exp.cast(argument, exp.DataType.build("INT")))
+        seconds, source = arguments[5], self.typer.of(arguments[5])
+        if not (isinstance(seconds, exp.Null) or source == AtomicType("void") or (
+                isinstance(source, AtomicType) and source.name in ("tinyint", "smallint", "int")) or (
+                isinstance(source, DecimalType) and source.precision - source.scale <= 10)):
+            _refuse(called, "seconds that are not an int or a decimal of at most 10 integer digits (Spark's cast to "
+                            "decimal(16,6) of others can fail or round otherwise)")
+        # DuckDB's cast of a decimal rounds half away from zero, as Spark's HALF_UP
+        # (widened before the product: DuckDB multiplies a decimal(16,6)'s unscaled value in 64 bits)
+        exact = exp.Cast(this=exp.cast(seconds, exp.DataType.build("DECIMAL(16, 6)")), to=exp.DataType.build("DECIMAL(38, 6)"))
+        micros = exp.cast(exp.Mul(this=exact, expression=exp.Literal.number(1_000_000)), exp.DataType.build("BIGINT"))
+        # 1: raise; 0: NULL for every error; 2: NULL, but an unknown zone raises (try_make_timestamp_ltz)
+        strict = exp.Literal.number(1 if not called.startswith("try_") else 2 if called == "try_make_timestamp_ltz" else 0)
+        call_arguments = [*fields, micros, strict]
+        if kind == "timestamp":
+            zone = arguments[6] if len(arguments) == 7 else exp.Anonymous(
+                this="current_setting", expressions=[exp.Literal.string("TimeZone")])
+            if len(arguments) == 7 and not (isinstance(zone, exp.Null) or isinstance(self.typer.of(zone), StringType)):
+                _refuse(called, "a time zone that is not a string")
+            call_arguments.append(exp.cast(zone, exp.DataType.build("VARCHAR")))
+        name = MAKE_TIMESTAMP_FUNCTIONS[kind]
+        self.functions[name] = AtomicType(kind)
+        return exp.Anonymous(this=name, expressions=call_arguments)
 
     def _parse_by_pattern(self, called: str, arguments: list[exp.Expr | None]) -> exp.Expr | None:
         """Spark's ``to_timestamp``, ``try_to_timestamp``, ``to_date``, ``unix_timestamp`` and
@@ -2365,7 +2422,7 @@ def apply_spark_semantics(
             if not isinstance(projection, (exp.Alias, exp.Column, exp.Star)):
                 _mark_typed_names(projection, typer)
                 name = spark_name(projection)
-                if name is None and projection.find(ToVariantObject, VariantSet, VariantInsert, VariantArrayAppend) is not None:
+                if name is None and projection.find(ToVariantObject, VariantSet, VariantInsert, VariantArrayAppend, exp.JSONFormat) is not None:
                     from vpush.optimizer.rewrite_variants import spark_function_name
 
                     name = spark_function_name(projection)
@@ -2878,10 +2935,10 @@ def _bound_by_lambda(column: exp.Column) -> bool:
 
 
 def _type_variant_objects(node: exp.Expr, typer: _Typer) -> None:
-    """Record the type of each ``to_variant_object`` argument (:data:`ARGUMENT_TYPE`) while the
+    """Record the type of each ``to_variant_object`` and ``to_json`` argument (:data:`ARGUMENT_TYPE`) while the
     argument is as written: the rewrite below changes what the typer knows."""
-    for call in node.find_all(ToVariantObject, VariantArrayAppend, VariantInsert, VariantSet):
-        argument = call.this if isinstance(call, ToVariantObject) else call.args.get("value")
+    for call in node.find_all(ToVariantObject, VariantArrayAppend, VariantInsert, VariantSet, exp.JSONFormat):
+        argument = call.this if isinstance(call, (ToVariantObject, exp.JSONFormat)) else call.args.get("value")
         call.meta[ARGUMENT_TYPE] = typer._part(argument) if argument is not None else None
     for cast in node.find_all(exp.Cast):
         if _casts_to_variant(cast):
@@ -3344,6 +3401,8 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
             arguments.pop()
     if called in _FIRST_ARGUMENT_ONLY:
         arguments = arguments[:1]
+    if called == "try_make_timestamp":
+        arguments = arguments[:6]  # Spark's name of it leaves the time zone out
     if any(a is None for a in arguments):
         return None
     # struct(a, b): the fields the parser named after their expressions; struct(x AS a) as written
@@ -3961,6 +4020,22 @@ def _first_or_last_ignoring_nulls(call: exp.First | exp.Last | exp.FirstValue | 
     pick = exp.First if isinstance(call, (exp.First, exp.FirstValue)) else exp.Last
     kept = exp.Not(this=exp.Is(this=call.this.copy(), expression=exp.Null()))
     return exp.Filter(this=pick(this=call.this), expression=exp.Where(this=kept))
+
+
+def _schema_of_json(text: exp.Expr) -> exp.Expr:
+    """Spark's ``schema_of_json`` of a literal, computed here once
+    (:func:`vpush.optimizer.infer_json_schema.infer_json_schema`)."""
+    from vpush.optimizer.infer_json_schema import infer_json_schema
+
+    if isinstance(text, exp.Null):
+        _refuse("schema_of_json", "a NULL text")
+    if not (isinstance(text, exp.Literal) and text.is_string):
+        raise OptimizeError(
+            f'Cannot resolve "schema_of_json({text.sql(dialect=VpushSpark)})" due to data type mismatch: the input '
+            '`json` should be a foldable "STRING" expression',
+            error_class="DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+        )
+    return exp.cast(exp.Literal.string(infer_json_schema(text.name)), exp.DataType.build("VARCHAR"))
 
 
 def _refuse(called: str, what: str) -> NoReturn:
