@@ -31,6 +31,7 @@ from vpush.optimizer.rewrite_variants import (
     scan_relation,
     supported_target,
 )
+from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.spark_functions import check_functions
 from vpush.optimizer.spark_semantics import SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name
@@ -165,7 +166,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     Raises:
         OptimizeError: the SQL does not parse, or names a table that is not registered.
     """
-    expression = parse_spark(sql)
+    expression = rewrite_zoned_literals(parse_spark(sql), time_zone)
     # What the DuckDB engine cannot run is refused when it runs the plan, not here: the Spark
     # engine runs the same query with Spark's own functions.
     refusal: OptimizeError | None = None

@@ -58,6 +58,7 @@ from vpush.optimizer.dialect import (
     VpushSpark,
     call_arguments,
     call_name,
+    tuple_field_name,
     utc_shift_argument,
 )
 from vpush.codec.datetime_pattern import DatetimePatternError, compile_pattern
@@ -98,6 +99,10 @@ CAST_TO_VARIANT = "vpush_cast_to_variant"
 scalar at the top is then a value Spark takes."""
 
 SPARK_ERROR_MARKER = "vpush-spark-error"
+
+EMPTY_NAME = "__vpush_empty_name"
+"""The column name DuckDB gives a projection Spark names by the empty string (``SELECT ''``),
+which DuckDB cannot name: the engine renames it after DuckDB."""
 
 _INTEGRAL = ("tinyint", "smallint", "int", "bigint")
 _TYPE_NAME_CASTS = frozenset(
@@ -2288,6 +2293,7 @@ def apply_spark_semantics(
         # Generators become lateral joins first: the rest of the SELECT reads their columns.
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
         _check_resolved(select, scope, columns)
+        _check_field_bases(select, scope, columns)
         _check_orderable(select, typer)
         _check_filters_are_boolean(select, typer)
         _check_star_over_using(select)
@@ -2314,6 +2320,7 @@ def apply_spark_semantics(
             if name is None and written is not None and done.sql(dialect="duckdb") != written:
                 name = written  # no Spark name known: keep the one DuckDB gives the expression as written
             if name is not None:
+                name = name or EMPTY_NAME
                 # the projection itself under the alias, not a copy: a subquery's tables in it are
                 # found again by identity when they become scans
                 holder = exp.Alias(alias=exp.to_identifier(name, quoted=True))
@@ -2561,6 +2568,9 @@ _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 _NUMERIC_ONLY = (exp.Neg, exp.Abs, exp.Sum, exp.Avg)
 
 
+_AS_VARIANT = "vpush_as_variant"  # meta key: a branch Spark casts to a variant (see below)
+
+
 def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
     """Raise Spark's analysis error where a variant meets an operator or function that takes none:
     arithmetic and comparison with another type (Spark casts no variant implicitly, and a string
@@ -2588,6 +2598,11 @@ def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
     kinds = [typer.of(b) for b in branches if isinstance(b, exp.Expr) and not isinstance(b, exp.Null)]
     if VARIANT in kinds and any(t is not None and t != VARIANT and not isinstance(t, StringType) for t in kinds):
         raise _different_types(node, type(node).__name__.lower())
+    if VARIANT in kinds:
+        # Spark casts a string beside a variant to a variant (a variant string)
+        for branch in branches:
+            if isinstance(branch, exp.Expr) and isinstance(typer.of(branch), StringType):
+                branch.meta[_AS_VARIANT] = True
     if isinstance(node, (*_DATE_ARGUMENT_FUNCTIONS, *_TIMESTAMP_ARGUMENT_FUNCTIONS)) and typer.of(node.this) == VARIANT:
         raise OptimizeError(
             f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the first parameter requires a date or '
@@ -2749,6 +2764,32 @@ def _check_resolved(select: exp.Select, scope: Scope, columns: Mapping[str, Mapp
                 )
 
 
+def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
+    """Raise Spark's INVALID_EXTRACT_BASE_FIELD_TYPE for ``c.x`` where ``c`` is no source of the
+    SELECT but a column of an atomic type or a variant (``v.a`` of a variant column: Spark
+    extracts with ``v:a``), where DuckDB's binder fails without Spark's class."""
+    sources = {alias.lower() for alias in scope.sources}
+    for column in select.find_all(exp.Column):
+        if not column.table or column.args.get("db"):
+            continue
+        own = columns.get(column.table.lower())
+        if column.table.lower() in sources and (not own or "*" in own or column.name.lower() in own):
+            continue
+        if column.find_ancestor(exp.Select) is not select:
+            continue
+        found = [cols[column.table.lower()] for cols in columns.values() if column.table.lower() in cols]
+        if not found and own is not None and column.table.lower() in sources and not scope.is_correlated_subquery:
+            raise OptimizeError(
+                f"A column, variable, or function parameter with name `{column.table}`.`{column.name}` cannot be resolved.",
+                error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
+            )
+        if len(found) == 1 and (isinstance(found[0], (AtomicType, StringType, DecimalType))):
+            raise OptimizeError(
+                f"Can't extract a value from `{column.table}`: need a struct type but got \"{found[0].to_spark().upper()}\".",
+                error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
+            )
+
+
 def _own_columns(node: exp.Expr) -> list[exp.Column]:
     """The unqualified column references in ``node``, not entering nested queries."""
     if isinstance(node, exp.Column):
@@ -2818,6 +2859,9 @@ def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
         _transform(child, rewriter)
     parent, key, index = node.parent, node.arg_key, node.index
     replaced = rewriter.visit(node)
+    if node.meta.get(_AS_VARIANT):
+        of_type = rewriter.typer.types.get(id(node))
+        replaced = _cast_to_variant(exp.Cast(this=replaced, to=exp.DataType.build("variant")), of_type)
     if replaced is not node:
         rewriter.typer.types[id(replaced)] = rewriter.typer.types.get(id(node))
         if parent is not None and key is not None:
@@ -3036,6 +3080,9 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         return _number_name(*number)
     if isinstance(node, exp.Cast) and node.meta.get(TYPED_LITERAL) and isinstance(node.this, exp.Literal):
         return _typed_literal_name(node)
+    if isinstance(node, exp.Tuple):  # a struct in Spark (an IN's operands stay tuples)
+        parts = [[exp.Literal.string(tuple_field_name(e, k)), e] for k, e in enumerate(node.expressions)]
+        return _call("named_struct", [e for pair in parts for e in pair])
     if isinstance(node, exp.Subquery):
         return "scalarsubquery()"
     if isinstance(node, exp.Exists):
