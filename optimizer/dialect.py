@@ -692,6 +692,15 @@ def _spark_tuples(statement: exp.Expr) -> None:
         node.replace(struct)
 
 
+def _parenthesize_chained_comparisons(statement: exp.Expr) -> None:
+    """``a > b = c`` is Spark's ``(a > b) = c``; DuckDB's parser refuses the chain unparenthesized."""
+    for node in list(statement.find_all(*_COMPARISONS)):
+        for key in ("this", "expression"):
+            operand = node.args.get(key)
+            if isinstance(operand, _COMPARISONS):
+                node.set(key, exp.Paren(this=operand))
+
+
 def tuple_field_name(node: exp.Expr, index: int) -> str:
     """The name Spark gives the field of a struct made from a parenthesized list: a column's
     name, else ``col`` and its position from 1."""
@@ -980,7 +989,7 @@ class VpushSparkParser(SparkParser):
             **SparkParser.FUNCTIONS,
             **_FUNCTIONS,
             "NAMED_STRUCT": _build_named_struct,
-            "CONCAT": _build_concat,
+            "CONCAT": t.cast(t.Callable[..., exp.Expr], _build_concat),
             "LOG10": _spelled("LOG10"),
             "LOG2": _spelled("LOG2"),
             "FROM_UTC_TIMESTAMP": _utc_shift("FROM_UTC_TIMESTAMP"),
@@ -1024,6 +1033,7 @@ class VpushSparkParser(SparkParser):
             if statement is not None:
                 _check_statement(statement)
                 _spark_tuples(statement)
+                _parenthesize_chained_comparisons(statement)
         return statements
 
     def _parse_types(

@@ -217,6 +217,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                 kept = set(paths) | failing
                 infos = [catalog.file_info(f) for f in table.files if f in kept]
                 log_skipped = tuple((p, r) for p, r in log_skipped if p not in failing)
+        node = _rename_by_alias_columns(node, _table_schema(table, data_schema).names)
         skipped_by_log[id(node)] = log_skipped
         variants = {k.lower() for info in infos for k in info.variant_columns if "." not in k}
         extractions = _extractions(node, variants)
@@ -399,6 +400,27 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
 
 
 _ENGINE_FUNCTION_PREFIX = "vpush_"
+
+
+def _rename_by_alias_columns(node: exp.Table, names: list[str]) -> exp.Table:
+    """``t AS x(a, b)``: the table's columns renamed in order, as a query over ``t AS x`` (whose
+    table is returned, to become the scan). DuckDB would rename the scan's columns, which are only
+    those the query reads; Spark's ASSIGNMENT_ARITY_MISMATCH for a list of another length."""
+    alias = node.args.get("alias")
+    if not isinstance(alias, exp.TableAlias) or not alias.columns:
+        return node
+    if len(alias.columns) != len(names):
+        raise OptimizeError(
+            f"The number of columns or variables assigned or aliased: {len(alias.columns)} does not match the "
+            f"number of source expressions: {len(names)}.",
+            error_class="ASSIGNMENT_ARITY_MISMATCH",
+        )
+    inner = exp.Table(this=node.this.copy(), alias=exp.TableAlias(this=exp.to_identifier(alias.name, quoted=True)))
+    renamed = exp.select(
+        *(exp.alias_(exp.column(name, quoted=True), column.name, quoted=True) for name, column in zip(names, alias.columns))
+    ).from_(inner)
+    node.replace(exp.Subquery(this=renamed, alias=exp.TableAlias(this=alias.this.copy())))
+    return inner
 
 
 def _calls_engine_function(node: exp.Expr) -> bool:

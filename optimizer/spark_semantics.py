@@ -67,6 +67,7 @@ from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_generators import rewrite_generators
+from vpush.optimizer.spark_analysis import check_order_by_aggregates
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_math import KERNEL_CALLS, rewrite_kernel_call
 from vpush.optimizer.spark_ordering import nested_sort_key
@@ -1509,7 +1510,10 @@ class _Rewriter:
             return self._decimal_remainder(node.this, node.expression, result)
         if isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
             present = _comparison_operands(node)
-            kinds = [of(o) for o in present]
+            # a predicate is a boolean (`(i > 1) = 1`, which Spark refuses)
+            kinds = [
+                AtomicType("boolean") if of(o) is None and isinstance(_unparen(o), _PREDICATES) else of(o) for o in present
+            ]
             def numeric(k: SparkType | None) -> bool:
                 return _is_integral(k) or _is_fractional(k) or isinstance(k, DecimalType)
 
@@ -2294,6 +2298,7 @@ def apply_spark_semantics(
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
         _check_resolved(select, scope, columns)
         _check_field_bases(select, scope, columns)
+        check_order_by_aggregates(select)
         _check_orderable(select, typer)
         _check_filters_are_boolean(select, typer)
         _check_star_over_using(select)
@@ -2304,6 +2309,8 @@ def apply_spark_semantics(
         for projection in list(select.expressions):
             produced[projection.alias_or_name.lower()] = typer.of(projection)
             name = written = None
+            if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Identifier) and projection.name != projection.name.lower():
+                name = projection.name  # Spark names a column as the query writes it (`I` of a column i)
             if not isinstance(projection, (exp.Alias, exp.Column, exp.Star)):
                 _mark_typed_names(projection, typer)
                 name = spark_name(projection)
@@ -3160,6 +3167,8 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
             return inner
         word = "TRY_CAST" if isinstance(node, exp.TryCast) else "CAST"
         target = _cast_type(node)
+        if word == "CAST" and isinstance(target, (ArrayType, MapType, StructType)):
+            return inner  # measured: Spark names a cast to an array, map or struct after its argument
         return None if target is None else f"{word}({inner} AS {target.to_spark().upper()})"
     if isinstance(node, exp.Window):
         return _window_name(node)

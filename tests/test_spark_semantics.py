@@ -421,6 +421,10 @@ NAMED: list[str] = [
     'SELECT schema_of_variant_agg(v:n), schema_of_variant_agg(v) FROM v',
     'SELECT CASE WHEN v:n::int > 3 THEN 1 END, coalesce(v:n::int, 0), v:n::int BETWEEN 1 AND 3, v:n::int IN (1, 2), -v:n::int, +v:n::int, 1L + v:n::int FROM v',
     "SELECT variant_get(v, '$.n'), v:n::string || 'x', struct(v:n::int AS a), day_n FROM (SELECT v, id AS day_n FROM v)",
+    # a cast to an array, map or struct is named after its argument; a parenthesized list is a struct
+    "SELECT CAST(array(i) AS ARRAY<BIGINT>)[0], CAST(named_struct('a', i) AS STRUCT<a: STRING>), "
+    "CAST(map('k', s) AS MAP<STRING, INT>), size(CAST(array(i) AS ARRAY<STRING>)), (1, 2), (i + 1, g), "
+    "(i, g) IN ((1, 'a')), '', concat(), I FROM t",
 ]
 
 
@@ -473,6 +477,30 @@ REFUSED_SYNTAX = [
     "SELECT ARRAY[1, 2] FROM t",
     "SELECT i FROM t WHERE i IN [1, 2]",
     "SELECT i FROM t WITH (NOLOCK)",  # Spark: options of a table (_LEGACY_ERROR_TEMP_0035)
+    # type names Spark's parser does not take (sqlglot reads them as its own types)
+    "SELECT CAST(i AS INT4) FROM t",
+    "SELECT i::int8 FROM t",
+    "SELECT CAST(g AS TEXT) FROM t",
+    "SELECT CAST(i AS BOOL) FROM t",
+    "SELECT CAST(g AS BLOB) FROM t",
+    "SELECT CAST(day AS DATETIME) FROM t",
+    "SELECT CAST(i AS HUGEINT) FROM t",
+    "SELECT CAST(g AS STRING(3)) FROM t",
+    "SELECT CAST(array(i) AS ARRAY<INT4>) FROM t",
+    "SELECT CAST(g AS VARCHAR) FROM t",  # DATATYPE_MISSING_SIZE
+    "SELECT CAST(i AS DOUBLE PRECISION) FROM t",
+    "SELECT CAST(i AS TIMESTAMP WITH TIME ZONE) FROM t",
+    # what Spark's analyzer refuses: a field of a number or a variant, a column of no source, a
+    # list of names of another length than the table's, a boolean compared with a number
+    "SELECT i.x FROM t",
+    "SELECT t.nope FROM t",
+    "SELECT * FROM t AS x(a)",
+    "SELECT * FROM t AS x(a, b, c, d, e, f, g, h, k, l)",
+    "SELECT i > 1 = 1 FROM t",
+    # an ORDER BY aggregate under a HAVING aggregate with none projected
+    "SELECT g FROM t GROUP BY g HAVING count(*) > 0 ORDER BY g, count(*)",
+    "SELECT g FROM t GROUP BY g HAVING sum(i) > 0 ORDER BY sum(i)",
+    "SELECT g, s FROM t GROUP BY g, s HAVING count(*) > 0 ORDER BY sum(s)",
 ]
 
 # ... and syntax near those that Spark takes: vpush answers it too.
@@ -495,6 +523,15 @@ TAKEN_SYNTAX = [
     # a zoned timestamp literal, named after its instant in the session time zone
     "SELECT TIMESTAMP'2024-01-02T03:04:05Z', TIMESTAMP'2024-01-02 03:04:05.25 America/Los_Angeles', "
     "TIMESTAMP'2024-01-02T03:04:05+01:30' FROM t",
+    "TABLE t",
+    "SELECT CAST(i AS INTEGER) a, CAST(i AS LONG) b, CAST(s AS SHORT) c, CAST(s AS BYTE) d, CAST(i AS REAL) e, "
+    "CAST(s AS DEC(5,1)) f, CAST(i AS NUMERIC) g, CAST(i AS VARCHAR(3)) h, CAST(g AS CHAR(3)) k, "
+    "CAST(day AS TIMESTAMP_LTZ) l, i::long m, CAST(array(s) AS ARRAY<LONG>) n, 1L, 1.5D, 2BD FROM t",
+    "SELECT * FROM t AS x(a, b, c, d, e, f, g, h, k) WHERE a > 1",
+    "SELECT I, G, t.I, T.g FROM T",  # named as written
+    "SELECT i > 1 = true, i = s = true, 1 < i = (s > 2) FROM t",
+    "SELECT g FROM t GROUP BY g HAVING g > 'a' ORDER BY count(*)",
+    "SELECT g, max(i) FROM t GROUP BY g HAVING max(i) > 0 ORDER BY sum(i)",
 ]
 
 
