@@ -31,6 +31,7 @@ from vpush.optimizer.rewrite_variants import (
     scan_relation,
     supported_target,
 )
+from vpush.optimizer.expand_using_stars import COLUMN_NAMES
 from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.spark_functions import check_functions
@@ -246,7 +247,9 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         filtered: set[str] = set()
         in_scan: set[str] = set()
         by_key: dict[object, str] = {}
-        types = {f.name.lower(): arrow_spark_type(f.type) for f in _table_schema(table, data_schema)}
+        table_schema = _table_schema(table, data_schema)
+        types = {f.name.lower(): arrow_spark_type(f.type) for f in table_schema}
+        node.meta[COLUMN_NAMES] = tuple(table_schema.names)
         for ext in extractions:
             column_name = by_key.get(ext.key)
             if column_name is None:

@@ -67,6 +67,7 @@ from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_generators import rewrite_generators
+from vpush.optimizer.expand_using_stars import expand_using_stars
 from vpush.optimizer.spark_analysis import check_order_by_aggregates
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_math import KERNEL_CALLS, rewrite_kernel_call
@@ -2301,7 +2302,7 @@ def apply_spark_semantics(
         check_order_by_aggregates(select)
         _check_orderable(select, typer)
         _check_filters_are_boolean(select, typer)
-        _check_star_over_using(select)
+        expand_using_stars(select, scope, columns)
         _spell_out_with_rollup(select)
         float_keys = _float_group_keys(select, typer)
         _inline_aggregate_aliases(select, columns)
@@ -2372,18 +2373,6 @@ def _inline_aggregate_aliases(select: exp.Select, columns: Mapping[str, Mapping[
         name = column.name.lower()
         if name in aliases and not any(name in source for source in columns.values()):
             column.replace(exp.Paren(this=aliases[name].copy()))
-
-
-def _check_star_over_using(select: exp.Select) -> None:
-    """Refuse ``SELECT *`` over a join ``USING (...)`` or ``NATURAL``: Spark puts the join columns
-    first (and for a RIGHT or FULL join takes them from the right or from both), DuckDB leaves them
-    where the left side has them."""
-    joins = select.args.get("joins") or []
-    if any(j.args.get("using") or str(j.args.get("method") or "").upper() == "NATURAL" for j in joins) and any(
-        isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in select.expressions
-    ):
-        # a side's own `a.*` too: Spark gives its join columns first as well
-        _refuse("SELECT *", "`*` over a join USING columns or NATURAL (name the columns)")
 
 
 def _spell_out_with_rollup(select: exp.Select) -> None:
@@ -2777,7 +2766,7 @@ def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, M
     extracts with ``v:a``), where DuckDB's binder fails without Spark's class."""
     sources = {alias.lower() for alias in scope.sources}
     for column in select.find_all(exp.Column):
-        if not column.table or column.args.get("db"):
+        if not column.table or column.args.get("db") or isinstance(column.this, exp.Star):
             continue
         own = columns.get(column.table.lower())
         if column.table.lower() in sources and (not own or "*" in own or column.name.lower() in own):

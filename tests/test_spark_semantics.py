@@ -532,6 +532,8 @@ TAKEN_SYNTAX = [
     "SELECT i > 1 = true, i = s = true, 1 < i = (s > 2) FROM t",
     "SELECT g FROM t GROUP BY g HAVING g > 'a' ORDER BY count(*)",
     "SELECT g, max(i) FROM t GROUP BY g HAVING max(i) > 0 ORDER BY sum(i)",
+    "SELECT * FROM t a JOIN t b USING (I)",
+    "SELECT b.*, a.* FROM t a FULL JOIN t b USING (g)",
 ]
 
 
