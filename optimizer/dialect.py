@@ -618,11 +618,47 @@ def _check_spark_syntax(node: exp.Expr) -> None:
             raise _error(f"the {word} expression must be equal to or greater than 0", "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE")
     elif isinstance(node, exp.Placeholder) and not isinstance(node.parent, exp.Alias):
         raise _error("found an unbound parameter marker", "UNBOUND_SQL_PARAMETER")
+    elif isinstance(node, exp.Literal) and not node.is_string:
+        _check_number_literal(node)
     elif isinstance(node, exp.WithTableHint):
         # Spark reads `t WITH (...)` as a table's options, which a query may not give
         raise _error("Operation not allowed: options of a table in a query (WITH (...))", "_LEGACY_ERROR_TEMP_0035")
     if refused is not None:
         raise _error(f"Spark's parser refuses {refused}", "PARSE_SYNTAX_ERROR")
+
+
+_SUFFIX_RANGES = {
+    exp.DType.TINYINT: (-(2**7), 2**7 - 1), exp.DType.SMALLINT: (-(2**15), 2**15 - 1),
+    exp.DType.BIGINT: (-(2**63), 2**63 - 1),
+}
+
+
+def _check_number_literal(node: exp.Literal) -> None:
+    """Spark's parser refuses a number literal outside its type's range: ``128Y``, ``1e400``
+    (INVALID_NUMERIC_LITERAL_RANGE), an integer of more than 38 digits (a decimal Spark cannot
+    type)."""
+    cast = node.parent
+    suffixed = isinstance(cast, exp.Cast) and cast.meta.get(TYPED_LITERAL) and isinstance(cast.to, exp.DataType)
+    negative = isinstance(cast.parent if suffixed and cast is not None else cast, exp.Neg)
+    text = node.this
+    if suffixed and isinstance(cast, exp.Cast) and cast.to.this in _SUFFIX_RANGES:
+        low, high = _SUFFIX_RANGES[cast.to.this]
+        try:
+            value = -int(text) if negative else int(text)
+        except ValueError:
+            return
+        if not low <= value <= high:
+            raise _error(f"The numeric literal {text} is outside the valid range for its type, with minimum "
+                         f"of {low} and maximum of {high}.", "INVALID_NUMERIC_LITERAL_RANGE")
+        return
+    if suffixed and isinstance(cast, exp.Cast) and cast.to.this == exp.DType.DECIMAL:
+        return
+    if "e" in text.lower():
+        if float(text) in (float("inf"), float("-inf")):
+            raise _error(f"The numeric literal {text} is outside the valid range for double.", "INVALID_NUMERIC_LITERAL_RANGE")
+    elif "." not in text and len(text.lstrip("0")) > 38:
+        raise _error(f"The decimal literal {text} exceeds the maximum precision of 38.",
+                     "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION")
 
 
 def _check_statement(expression: exp.Expr) -> None:
@@ -699,6 +735,37 @@ def _parenthesize_chained_comparisons(statement: exp.Expr) -> None:
             operand = node.args.get(key)
             if isinstance(operand, _COMPARISONS):
                 node.set(key, exp.Paren(this=operand))
+
+
+def _identifier_clauses(statement: exp.Expr) -> None:
+    """Spark's ``IDENTIFIER('t')`` of a literal as the name it holds: a table in FROM, a column
+    elsewhere (``IDENTIFIER('t.i')`` qualified)."""
+    for node in list(statement.find_all(exp.Anonymous)):
+        if node.name.upper() != "IDENTIFIER" or len(node.expressions) != 1:
+            continue
+        text = node.expressions[0]
+        if not isinstance(text, exp.Literal) or not text.is_string:
+            continue
+        parts = text.this.split(".")
+        if not all(_PLAIN_KEY.match(p) for p in parts) or len(parts) > 2:
+            continue
+        if isinstance(node.parent, exp.Table) and node.arg_key == "this":
+            node.parent.set("db", exp.to_identifier(parts[0]) if len(parts) == 2 else None)
+            node.replace(exp.to_identifier(parts[-1]))
+        else:
+            node.replace(exp.column(parts[-1], table=parts[0] if len(parts) == 2 else None))
+
+
+def _fold_negative_suffixed(statement: exp.Expr) -> None:
+    """``-128Y`` is one literal to Spark's parser (its range reaches -128): the minus goes into
+    the literal, where a cast of 128 to a tinyint would overflow."""
+    for node in list(statement.find_all(exp.Neg)):
+        cast = node.this
+        if isinstance(cast, exp.Cast) and cast.meta.get(TYPED_LITERAL) and isinstance(cast.this, exp.Literal):
+            number = cast.this
+            if not number.is_string and not number.this.startswith("-"):
+                number.set("this", "-" + number.this)
+                node.replace(cast)
 
 
 def tuple_field_name(node: exp.Expr, index: int) -> str:
@@ -1034,6 +1101,8 @@ class VpushSparkParser(SparkParser):
                 _check_statement(statement)
                 _spark_tuples(statement)
                 _parenthesize_chained_comparisons(statement)
+                _identifier_clauses(statement)
+                _fold_negative_suffixed(statement)
         return statements
 
     def _parse_types(

@@ -66,6 +66,11 @@ def parse_spark(sql: str) -> exp.Expression:
     if len(statements) != 1:
         raise OptimizeError(f"expected one SQL statement, got {len(statements)}")
     statement = statements[0]
+    if isinstance(statement, exp.Command):  # EXECUTE IMMEDIATE, SET, SHOW, ...
+        raise OptimizeError(
+            f"vpush runs queries; {statement.name.upper()} is not one (the Spark session runs it)",
+            error_class="VPUSH_UNSUPPORTED_FUNCTION",
+        )
     if not isinstance(statement, exp.Expression):
         raise OptimizeError("expected a SQL statement")
     return statement
@@ -179,6 +184,8 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     found: list[tuple[exp.Table, Table, list[FileInfo], pa.Schema, list[FilePruning], list[Extraction]]] = []
     skipped_by_log: dict[int, tuple[tuple[str, str], ...]] = {}
     for node in list(expression.find_all(exp.Table)):
+        if node.find_ancestor(exp.Hint) is not None:
+            continue  # /*+ BROADCAST(t) */ names a table of the query, or its alias
         if not isinstance(node.this, exp.Identifier) or node.args.get("db") or node.args.get("catalog"):
             if node.args.get("db") or node.args.get("catalog"):
                 raise OptimizeError(
@@ -275,6 +282,8 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     for index, found_table in enumerate(found):
         found_table[0].meta[_SCAN_INDEX] = index
     spark_expression = expression.copy()
+    for hint in list(expression.find_all(exp.Hint)):
+        hint.pop()  # DuckDB has no hints (the Spark engine keeps them)
     try:
         expression = apply_spark_semantics(expression, column_types, functions)
         check_generators_rewritten(expression)

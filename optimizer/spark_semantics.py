@@ -1183,7 +1183,7 @@ class _Rewriter:
             # DuckDB counts a decimal literal's leading zeros as digits (0.5 is its decimal(2,1),
             # 00.5 its decimal(3,1)); Spark's is decimal(1,1), as _literal_type gives it
             whole = node.this.lstrip("-").partition(".")[0]
-            if len(whole) + result.scale != result.precision:
+            if len(whole) + result.scale != result.precision or "." not in node.this:  # past a bigint: DuckDB's hugeint
                 return exp.cast(node, _sql_type(result))
         self._datetime_arguments(node)
         self._variants_as_strings(node)

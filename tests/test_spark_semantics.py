@@ -501,6 +501,12 @@ REFUSED_SYNTAX = [
     "SELECT g FROM t GROUP BY g HAVING count(*) > 0 ORDER BY g, count(*)",
     "SELECT g FROM t GROUP BY g HAVING sum(i) > 0 ORDER BY sum(i)",
     "SELECT g, s FROM t GROUP BY g, s HAVING count(*) > 0 ORDER BY sum(s)",
+    # number literals outside their type's range
+    "SELECT 128Y FROM t",
+    "SELECT -32769S FROM t",
+    "SELECT 9223372036854775808L FROM t",
+    "SELECT 1e400 FROM t",
+    "SELECT 12345678901234567890123456789012345678901 FROM t",
 ]
 
 # ... and syntax near those that Spark takes: vpush answers it too.
@@ -534,6 +540,11 @@ TAKEN_SYNTAX = [
     "SELECT g, max(i) FROM t GROUP BY g HAVING max(i) > 0 ORDER BY sum(i)",
     "SELECT * FROM t a JOIN t b USING (I)",
     "SELECT b.*, a.* FROM t a FULL JOIN t b USING (g)",
+    "SELECT -128Y, 127Y, -32768S, -9223372036854775808L, 1e308, 1BD, -1.5D, - 2L, 9223372036854775808 FROM t",
+    "SELECT IDENTIFIER('i'), IDENTIFIER('t.g') FROM IDENTIFIER('t')",
+    # hints change how Spark runs a query, not its answer; one may name an alias
+    "SELECT /*+ BROADCAST(w) */ t.i FROM t JOIN t w ON t.i = w.i",
+    "SELECT /*+ REPARTITION(2), COALESCE(1) */ i FROM t",
 ]
 
 
@@ -542,3 +553,10 @@ def test_syntax_as_sparks_parser_takes_it(sql: str, spark_views: SparkSession, c
     expected = spark_answer(spark_views, sql)
     assert (expected[0] == "error") == (sql in REFUSED_SYNTAX), expected
     assert_same_answer(sql, spark_views, con)
+
+
+def test_statements_that_are_not_queries_are_refused(con: vpush.Connection) -> None:
+    """EXECUTE IMMEDIATE (and SET, SHOW, ...) is for the Spark session, not a query vpush plans."""
+    with pytest.raises(VpushError) as raised:
+        con.sql("EXECUTE IMMEDIATE 'SELECT 1'").to_arrow()
+    assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
