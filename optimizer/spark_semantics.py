@@ -520,7 +520,7 @@ class _Typer:
         array_call = spark_arrays.array_call(node)
         if array_call is not None:
             return spark_arrays.array_function_type(*array_call, self.of)
-        called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
+        called = None if isinstance(node, (exp.Cast, exp.TryCast)) else _called(node)
         if called is not None:
             typed = self._call_type(node, called)
             if typed is not None:
@@ -823,6 +823,15 @@ _PREDICATES = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.And, exp.O
 _TOLERANT = "vpush_try_aggregate"
 # The widest decimal try_sum and try_avg take: DuckDB sums these in 128 bits without overflow
 _TRY_DECIMAL_PRECISION = 28
+
+
+def _called(node: exp.Expr) -> str | None:
+    """The Spark function ``node`` calls: :func:`call_name`, and ``shiftleft``/``shiftright`` for
+    ``i << 1`` and ``i >> 1``, which Spark computes as those (wrapping around as Java does)."""
+    called = call_name(node)
+    if called is None and isinstance(node, (exp.BitwiseLeftShift, exp.BitwiseRightShift)):
+        return "shiftleft" if isinstance(node, exp.BitwiseLeftShift) else "shiftright"
+    return called
 
 
 def _zero_or_null(called: str, value: exp.Expr, result: SparkType | None) -> exp.Expr:
@@ -1194,7 +1203,7 @@ class _Rewriter:
             return spark_arrays.rewrite_array_function(*array_call, of, result)
         if isinstance(node, (exp.RegexpLike, exp.RegexpExtract, exp.RegexpReplace, exp.RegexpSplit)):
             _java_pattern(node)
-        called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
+        called = None if isinstance(node, (exp.Cast, exp.TryCast)) else _called(node)
         if called is not None:
             rewritten = self._spark_function(node, called, result)
             if rewritten is not None:
@@ -2613,6 +2622,15 @@ def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
             'type, however it has the type "VARIANT"',
             error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
         )
+    base = typer.of(node.this) if isinstance(node, exp.Bracket) else None
+    if isinstance(node, exp.Bracket) and (isinstance(base, (StringType, DecimalType)) or (
+        isinstance(base, AtomicType) and base != VARIANT
+    )):
+        raise OptimizeError(
+            f'Can\'t extract a value from "{_spark_text(node.this)}". Need a complex type [STRUCT, ARRAY, MAP] but got '
+            f'"{_spark_type_name(base)}"',
+            error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
+        )
     if isinstance(node, exp.Bracket) and typer.of(node.this) == VARIANT:
         raise OptimizeError(
             f'Can\'t extract a value from "{_spark_text(node.this)}". Need a complex type [STRUCT, ARRAY, MAP] but got '
@@ -2868,7 +2886,7 @@ def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
 _BINARY_SYMBOLS: dict[type[exp.Expr], str] = {
     exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.IntDiv: "div",
     exp.EQ: "=", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">=",
-    exp.And: "AND", exp.Or: "OR", exp.NullSafeEQ: "<=>",
+    exp.And: "AND", exp.Or: "OR", exp.NullSafeEQ: "<=>", exp.BitwiseLeftShift: "<<", exp.BitwiseRightShift: ">>",
 }
 
 
@@ -3769,7 +3787,7 @@ def _check_filters_are_boolean(select: exp.Select, typer: _Typer) -> None:
         condition = part.this if part is not None else None
         if condition is None:
             continue
-        found = typer.of(condition)
+        found = AtomicType("void") if isinstance(condition, exp.Null) else typer.of(condition)
         if isinstance(found, (DecimalType, StringType)) or (isinstance(found, AtomicType) and found.name != "boolean"):
             raise OptimizeError(
                 f'Cannot resolve "{_spark_text(condition)}" due to data type mismatch: the filter expression '

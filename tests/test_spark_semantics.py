@@ -507,6 +507,11 @@ REFUSED_SYNTAX = [
     "SELECT 9223372036854775808L FROM t",
     "SELECT 1e400 FROM t",
     "SELECT 12345678901234567890123456789012345678901 FROM t",
+    # a subscript of a string or a number, a WHERE NULL, || of a comparison (a concat in Spark)
+    "SELECT 'abc'[0] FROM t",
+    "SELECT i[0] FROM t",
+    "SELECT count(*) FROM t WHERE NULL",
+    "SELECT i FROM t WHERE i > 1 || i < 5",
 ]
 
 # ... and syntax near those that Spark takes: vpush answers it too.
@@ -545,6 +550,8 @@ TAKEN_SYNTAX = [
     # hints change how Spark runs a query, not its answer; one may name an alias
     "SELECT /*+ BROADCAST(w) */ t.i FROM t JOIN t w ON t.i = w.i",
     "SELECT /*+ REPARTITION(2), COALESCE(1) */ i FROM t",
+    # i << n is Spark's shiftleft, wrapping around as Java's does
+    "SELECT i << 1, i >> 1, b << 3, s >> 1, i << 33, ~i, i & 3, i | 4, i ^ 1 FROM t",
 ]
 
 
