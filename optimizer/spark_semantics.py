@@ -70,6 +70,7 @@ from vpush.optimizer.rewrite_generators import rewrite_generators
 from vpush.optimizer.expand_using_stars import expand_using_stars
 from vpush.optimizer.spark_analysis import check_order_by_aggregates
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
+from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_math import KERNEL_CALLS, rewrite_kernel_call
 from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
@@ -1360,6 +1361,12 @@ class _Rewriter:
                 else:
                     node.set(key, exp.cast(part, _sql_type(bigint)))
             return node
+        if isinstance(node, exp.Interval) and isinstance(node.args.get("unit"), exp.IntervalSpan):
+            # DAY TO SECOND and its kin, which DuckDB's parser refuses: the interval of its total
+            one_unit = one_unit_interval(node)
+            if one_unit is None:
+                _refuse("INTERVAL", f"the interval {node.sql(dialect=VpushSpark)}")
+            return one_unit
         if isinstance(node, exp.Add) and isinstance(node.this, exp.Interval) and of(node.expression) in _DATETIMES[:2]:
             # an interval plus a date or timestamp: the date or timestamp plus the interval
             interval, moment = node.this, node.expression
@@ -2891,7 +2898,7 @@ _BINARY_SYMBOLS: dict[type[exp.Expr], str] = {
 
 
 _INTERVAL_UNITS = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"})
-_TIME_UNIT_MICROS = {"HOUR": 3_600_000_000, "MINUTE": 60_000_000, "SECOND": 1_000_000}
+_TIME_UNIT_MICROS = {"HOUR": 3_600_000_000, "MINUTE": 60_000_000, "SECOND": 1_000_000, "MICROSECOND": 1}
 _DAY_MICROS = 86_400_000_000
 
 
@@ -2921,6 +2928,9 @@ def _interval_days(node: exp.Interval) -> tuple[exp.Expression, exp.Expression] 
 
 def _interval_name(node: exp.Interval) -> str | None:
     """``INTERVAL 24 HOURS`` as Spark prints it, ``INTERVAL '24' HOUR``; None for other forms."""
+    span = span_interval(node)
+    if span is not None:
+        return span[2]
     unit, value = node.args.get("unit"), node.this
     if not isinstance(unit, exp.Var) or not isinstance(value, exp.Literal):
         return None

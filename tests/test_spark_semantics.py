@@ -136,6 +136,13 @@ QUERIES: list[Any] = [
     "SELECT i, day + INTERVAL 1 MONTH AS m, day + INTERVAL 2 HOURS AS h, day - INTERVAL 3 DAYS AS d, day + INTERVAL 1 YEAR AS y FROM t",
     "SELECT timestamp_seconds(b % 100000) + INTERVAL 1 DAY, timestamp_seconds(b % 100000) - INTERVAL '2' HOUR, "
     "timestamp_seconds(b % 100000) + INTERVAL 90 MINUTES FROM t",
+    # ANSI interval literals of a span of fields (DuckDB's parser refuses them), named as Spark prints them
+    "SELECT day + INTERVAL '1 02:03:04' DAY TO SECOND AS a, day + INTERVAL '1-2' YEAR TO MONTH, day - INTERVAL '-1-11' YEAR TO MONTH, "
+    "day + INTERVAL '1 02' DAY TO HOUR, day + INTERVAL '-1 02:03' DAY TO MINUTE FROM t",
+    "SELECT timestamp_seconds(s) + INTERVAL '1 2:3:4.50' DAY TO SECOND, timestamp_seconds(s) - INTERVAL '02:03' HOUR TO MINUTE, "
+    "timestamp_seconds(s) + INTERVAL '25:00:01.000001' HOUR TO SECOND, timestamp_seconds(s) + INTERVAL '3:04' MINUTE TO SECOND FROM t",
+    "SELECT day + INTERVAL '1 24:00:00' DAY TO SECOND FROM t",
+    "SELECT day + INTERVAL '1-12' YEAR TO MONTH FROM t",
     # a NULL among strings is a string NULL
     "SELECT concat(g, NULL) AS c, concat(NULL, NULL) AS n, g || NULL AS p, concat(f, NULL) AS x, concat(b, NULL, g) FROM t",
     # ANSI errors
