@@ -1361,6 +1361,13 @@ class _Rewriter:
                 else:
                     node.set(key, exp.cast(part, _sql_type(bigint)))
             return node
+        if (
+            isinstance(node, exp.Cast) and node.meta.get(TYPED_LITERAL) and isinstance(node.this, exp.Literal)
+            and isinstance(result, DecimalType) and "e" in node.this.name.lower()
+        ):
+            # 1.5e-3BD: DuckDB casts no exponent with a negative power to a decimal
+            node.this.set("this", format(decimal.Decimal(node.this.name), "f"))
+            return node
         if isinstance(node, exp.Interval) and isinstance(node.args.get("unit"), exp.IntervalSpan):
             # DAY TO SECOND and its kin, which DuckDB's parser refuses: the interval of its total
             one_unit = one_unit_interval(node)
