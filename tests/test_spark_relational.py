@@ -133,8 +133,6 @@ QUERIES: list[Any] = [
     "SELECT * FROM (SELECT id, i AS k FROM t) a NATURAL FULL JOIN (SELECT i AS k, g FROM t) b",
     "SELECT a.*, g FROM (SELECT id, i AS k FROM t) a JOIN (SELECT i AS k, g FROM t) b USING (k)",
     "SELECT *, b.* FROM (SELECT id, i AS k, g FROM t) a RIGHT JOIN (SELECT g, i AS k, d FROM t WHERE id > 2) b USING (g, k)",
-    "SELECT * FROM (SELECT id, i AS k FROM t) a LEFT JOIN (SELECT i AS k, g FROM t WHERE id > 2) b USING (k)",
-    "SELECT * FROM (SELECT id, g FROM t) a NATURAL JOIN (SELECT d, g, i FROM t) b",
     "SELECT * FROM (SELECT id FROM t WHERE id < 3) a NATURAL JOIN (SELECT g FROM t WHERE id < 3) b",
     "SELECT k, id, g FROM (SELECT id, i AS k FROM t) a NATURAL RIGHT JOIN (SELECT i AS k, g FROM t WHERE id > 3) b",
     # Spark's classes for positions out of range and a negative limit
