@@ -35,7 +35,7 @@ from vpush.optimizer.rewrite_variants import (
     VARIANT_STRIP_NULLS_FUNCTION,
     duckdb_type,
 )
-from vpush.optimizer.spark_semantics import SPARK_ERROR_MARKER
+from vpush.optimizer.spark_semantics import EMPTY_NAME, SPARK_ERROR_MARKER
 
 BATCH_ROWS = 65_536
 
@@ -125,7 +125,14 @@ class DuckDBEngine:
         except duckdb.Error as exc:
             cursor.close()
             raise _translate(exc, trap, plan) from exc
-        return pa.RecordBatchReader.from_batches(reader.schema, _stream(reader, cursor, trap, plan))
+        schema = reader.schema
+        names = ["" if n == EMPTY_NAME else n for n in schema.names]
+        if names != schema.names:  # Spark's name '' (SELECT ''), which DuckDB cannot give
+            schema = pa.schema([f.with_name(n) for f, n in zip(schema, names)], metadata=schema.metadata)
+            return pa.RecordBatchReader.from_batches(
+                schema, (b.rename_columns(names) for b in _stream(reader, cursor, trap, plan))
+            )
+        return pa.RecordBatchReader.from_batches(schema, _stream(reader, cursor, trap, plan))
 
 
 _NATIVE_ROWS = "__vpush_file_rows"

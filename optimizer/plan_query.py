@@ -31,6 +31,8 @@ from vpush.optimizer.rewrite_variants import (
     scan_relation,
     supported_target,
 )
+from vpush.optimizer.expand_using_stars import COLUMN_NAMES
+from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.spark_functions import check_functions
 from vpush.optimizer.spark_semantics import SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name
@@ -64,6 +66,11 @@ def parse_spark(sql: str) -> exp.Expression:
     if len(statements) != 1:
         raise OptimizeError(f"expected one SQL statement, got {len(statements)}")
     statement = statements[0]
+    if isinstance(statement, exp.Command):  # EXECUTE IMMEDIATE, SET, SHOW, ...
+        raise OptimizeError(
+            f"vpush runs queries; {statement.name.upper()} is not one (the Spark session runs it)",
+            error_class="VPUSH_UNSUPPORTED_FUNCTION",
+        )
     if not isinstance(statement, exp.Expression):
         raise OptimizeError("expected a SQL statement")
     return statement
@@ -165,7 +172,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     Raises:
         OptimizeError: the SQL does not parse, or names a table that is not registered.
     """
-    expression = parse_spark(sql)
+    expression = rewrite_zoned_literals(parse_spark(sql), time_zone)
     # What the DuckDB engine cannot run is refused when it runs the plan, not here: the Spark
     # engine runs the same query with Spark's own functions.
     refusal: OptimizeError | None = None
@@ -177,6 +184,8 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     found: list[tuple[exp.Table, Table, list[FileInfo], pa.Schema, list[FilePruning], list[Extraction]]] = []
     skipped_by_log: dict[int, tuple[tuple[str, str], ...]] = {}
     for node in list(expression.find_all(exp.Table)):
+        if node.find_ancestor(exp.Hint) is not None:
+            continue  # /*+ BROADCAST(t) */ names a table of the query, or its alias
         if not isinstance(node.this, exp.Identifier) or node.args.get("db") or node.args.get("catalog"):
             if node.args.get("db") or node.args.get("catalog"):
                 raise OptimizeError(
@@ -216,6 +225,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                 kept = set(paths) | failing
                 infos = [catalog.file_info(f) for f in table.files if f in kept]
                 log_skipped = tuple((p, r) for p, r in log_skipped if p not in failing)
+        node = _rename_by_alias_columns(node, _table_schema(table, data_schema).names)
         skipped_by_log[id(node)] = log_skipped
         variants = {k.lower() for info in infos for k in info.variant_columns if "." not in k}
         extractions = _extractions(node, variants)
@@ -244,7 +254,9 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         filtered: set[str] = set()
         in_scan: set[str] = set()
         by_key: dict[object, str] = {}
-        types = {f.name.lower(): arrow_spark_type(f.type) for f in _table_schema(table, data_schema)}
+        table_schema = _table_schema(table, data_schema)
+        types = {f.name.lower(): arrow_spark_type(f.type) for f in table_schema}
+        node.meta[COLUMN_NAMES] = tuple(table_schema.names)
         for ext in extractions:
             column_name = by_key.get(ext.key)
             if column_name is None:
@@ -270,6 +282,8 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     for index, found_table in enumerate(found):
         found_table[0].meta[_SCAN_INDEX] = index
     spark_expression = expression.copy()
+    for hint in list(expression.find_all(exp.Hint)):
+        hint.pop()  # DuckDB has no hints (the Spark engine keeps them)
     try:
         expression = apply_spark_semantics(expression, column_types, functions)
         check_generators_rewritten(expression)
@@ -398,6 +412,27 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
 
 
 _ENGINE_FUNCTION_PREFIX = "vpush_"
+
+
+def _rename_by_alias_columns(node: exp.Table, names: list[str]) -> exp.Table:
+    """``t AS x(a, b)``: the table's columns renamed in order, as a query over ``t AS x`` (whose
+    table is returned, to become the scan). DuckDB would rename the scan's columns, which are only
+    those the query reads; Spark's ASSIGNMENT_ARITY_MISMATCH for a list of another length."""
+    alias = node.args.get("alias")
+    if not isinstance(alias, exp.TableAlias) or not alias.columns:
+        return node
+    if len(alias.columns) != len(names):
+        raise OptimizeError(
+            f"The number of columns or variables assigned or aliased: {len(alias.columns)} does not match the "
+            f"number of source expressions: {len(names)}.",
+            error_class="ASSIGNMENT_ARITY_MISMATCH",
+        )
+    inner = exp.Table(this=node.this.copy(), alias=exp.TableAlias(this=exp.to_identifier(alias.name, quoted=True)))
+    renamed = exp.select(
+        *(exp.alias_(exp.column(name, quoted=True), column.name, quoted=True) for name, column in zip(names, alias.columns))
+    ).from_(inner)
+    node.replace(exp.Subquery(this=renamed, alias=exp.TableAlias(this=alias.this.copy())))
+    return inner
 
 
 def _calls_engine_function(node: exp.Expr) -> bool:

@@ -166,7 +166,10 @@ def check_functions(expression: exp.Expr) -> None:
     Raises:
         OptimizeError: naming the call, with ``VPUSH_UNSUPPORTED_FUNCTION``.
     """
-    for node in expression.walk():
+    # a hint (/*+ REPARTITION(2) */) changes how Spark runs a query, not its answer
+    for node in expression.walk(prune=lambda n: isinstance(n, exp.Hint)):
+        if isinstance(node, exp.Hint):
+            continue
         if isinstance(node, exp.Pivot):
             word = "UNPIVOT" if node.args.get("unpivot") else "PIVOT"
             raise OptimizeError(

@@ -58,6 +58,7 @@ from vpush.optimizer.dialect import (
     VpushSpark,
     call_arguments,
     call_name,
+    tuple_field_name,
     utc_shift_argument,
 )
 from vpush.codec.datetime_pattern import DatetimePatternError, compile_pattern
@@ -66,7 +67,10 @@ from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_generators import rewrite_generators
+from vpush.optimizer.expand_using_stars import expand_using_stars
+from vpush.optimizer.spark_analysis import check_order_by_aggregates
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
+from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_math import KERNEL_CALLS, rewrite_kernel_call
 from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
@@ -98,6 +102,10 @@ CAST_TO_VARIANT = "vpush_cast_to_variant"
 scalar at the top is then a value Spark takes."""
 
 SPARK_ERROR_MARKER = "vpush-spark-error"
+
+EMPTY_NAME = "__vpush_empty_name"
+"""The column name DuckDB gives a projection Spark names by the empty string (``SELECT ''``),
+which DuckDB cannot name: the engine renames it after DuckDB."""
 
 _INTEGRAL = ("tinyint", "smallint", "int", "bigint")
 _TYPE_NAME_CASTS = frozenset(
@@ -524,7 +532,7 @@ class _Typer:
         array_call = spark_arrays.array_call(node)
         if array_call is not None:
             return spark_arrays.array_function_type(*array_call, self.of)
-        called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
+        called = None if isinstance(node, (exp.Cast, exp.TryCast)) else _called(node)
         if called is not None:
             typed = self._call_type(node, called)
             if typed is not None:
@@ -833,6 +841,15 @@ _PREDICATES = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.And, exp.O
 _TOLERANT = "vpush_try_aggregate"
 # The widest decimal try_sum and try_avg take: DuckDB sums these in 128 bits without overflow
 _TRY_DECIMAL_PRECISION = 28
+
+
+def _called(node: exp.Expr) -> str | None:
+    """The Spark function ``node`` calls: :func:`call_name`, and ``shiftleft``/``shiftright`` for
+    ``i << 1`` and ``i >> 1``, which Spark computes as those (wrapping around as Java does)."""
+    called = call_name(node)
+    if called is None and isinstance(node, (exp.BitwiseLeftShift, exp.BitwiseRightShift)):
+        return "shiftleft" if isinstance(node, exp.BitwiseLeftShift) else "shiftright"
+    return called
 
 
 def _zero_or_null(called: str, value: exp.Expr, result: SparkType | None) -> exp.Expr:
@@ -1254,7 +1271,7 @@ class _Rewriter:
             # DuckDB counts a decimal literal's leading zeros as digits (0.5 is its decimal(2,1),
             # 00.5 its decimal(3,1)); Spark's is decimal(1,1), as _literal_type gives it
             whole = node.this.lstrip("-").partition(".")[0]
-            if len(whole) + result.scale != result.precision:
+            if len(whole) + result.scale != result.precision or "." not in node.this:  # past a bigint: DuckDB's hugeint
                 return exp.cast(node, _sql_type(result))
         self._datetime_arguments(node)
         self._variants_as_strings(node)
@@ -1265,7 +1282,7 @@ class _Rewriter:
             return spark_arrays.rewrite_array_function(*array_call, of, result)
         if isinstance(node, (exp.RegexpLike, exp.RegexpExtract, exp.RegexpReplace, exp.RegexpSplit)):
             _java_pattern(node)
-        called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
+        called = None if isinstance(node, (exp.Cast, exp.TryCast)) else _called(node)
         if called is not None:
             rewritten = self._spark_function(node, called, result)
             if rewritten is not None:
@@ -1422,6 +1439,19 @@ class _Rewriter:
                 else:
                     node.set(key, exp.cast(part, _sql_type(bigint)))
             return node
+        if (
+            isinstance(node, exp.Cast) and node.meta.get(TYPED_LITERAL) and isinstance(node.this, exp.Literal)
+            and isinstance(result, DecimalType) and "e" in node.this.name.lower()
+        ):
+            # 1.5e-3BD: DuckDB casts no exponent with a negative power to a decimal
+            node.this.set("this", format(decimal.Decimal(node.this.name), "f"))
+            return node
+        if isinstance(node, exp.Interval) and isinstance(node.args.get("unit"), exp.IntervalSpan):
+            # DAY TO SECOND and its kin, which DuckDB's parser refuses: the interval of its total
+            one_unit = one_unit_interval(node)
+            if one_unit is None:
+                _refuse("INTERVAL", f"the interval {node.sql(dialect=VpushSpark)}")
+            return one_unit
         if isinstance(node, exp.Add) and isinstance(node.this, exp.Interval) and of(node.expression) in _DATETIMES[:2]:
             # an interval plus a date or timestamp: the date or timestamp plus the interval
             interval, moment = node.this, node.expression
@@ -1582,7 +1612,10 @@ class _Rewriter:
             return self._decimal_remainder(node.this, node.expression, result)
         if isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
             present = _comparison_operands(node)
-            kinds = [of(o) for o in present]
+            # a predicate is a boolean (`(i > 1) = 1`, which Spark refuses)
+            kinds = [
+                AtomicType("boolean") if of(o) is None and isinstance(_unparen(o), _PREDICATES) else of(o) for o in present
+            ]
             def numeric(k: SparkType | None) -> bool:
                 return _is_integral(k) or _is_fractional(k) or isinstance(k, DecimalType)
 
@@ -2409,9 +2442,11 @@ def apply_spark_semantics(
         # Generators become lateral joins first: the rest of the SELECT reads their columns.
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
         _check_resolved(select, scope, columns)
+        _check_field_bases(select, scope, columns)
+        check_order_by_aggregates(select)
         _check_orderable(select, typer)
         _check_filters_are_boolean(select, typer)
-        _check_star_over_using(select)
+        expand_using_stars(select, scope, columns)
         _spell_out_with_rollup(select)
         float_keys = _float_group_keys(select, typer)
         _inline_aggregate_aliases(select, columns)
@@ -2419,6 +2454,8 @@ def apply_spark_semantics(
         for projection in list(select.expressions):
             produced[projection.alias_or_name.lower()] = typer.of(projection)
             name = written = None
+            if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Identifier) and projection.name != projection.name.lower():
+                name = projection.name  # Spark names a column as the query writes it (`I` of a column i)
             if not isinstance(projection, (exp.Alias, exp.Column, exp.Star)):
                 _mark_typed_names(projection, typer)
                 name = spark_name(projection)
@@ -2435,6 +2472,7 @@ def apply_spark_semantics(
             if name is None and written is not None and done.sql(dialect="duckdb") != written:
                 name = written  # no Spark name known: keep the one DuckDB gives the expression as written
             if name is not None:
+                name = name or EMPTY_NAME
                 # the projection itself under the alias, not a copy: a subquery's tables in it are
                 # found again by identity when they become scans
                 holder = exp.Alias(alias=exp.to_identifier(name, quoted=True))
@@ -2521,18 +2559,6 @@ def _inline_aggregate_aliases(select: exp.Select, columns: Mapping[str, Mapping[
         name = column.name.lower()
         if name in aliases and not any(name in source for source in columns.values()):
             column.replace(exp.Paren(this=aliases[name].copy()))
-
-
-def _check_star_over_using(select: exp.Select) -> None:
-    """Refuse ``SELECT *`` over a join ``USING (...)`` or ``NATURAL``: Spark puts the join columns
-    first (and for a RIGHT or FULL join takes them from the right or from both), DuckDB leaves them
-    where the left side has them."""
-    joins = select.args.get("joins") or []
-    if any(j.args.get("using") or str(j.args.get("method") or "").upper() == "NATURAL" for j in joins) and any(
-        isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in select.expressions
-    ):
-        # a side's own `a.*` too: Spark gives its join columns first as well
-        _refuse("SELECT *", "`*` over a join USING columns or NATURAL (name the columns)")
 
 
 def _spell_out_with_rollup(select: exp.Select) -> None:
@@ -2724,6 +2750,9 @@ _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 _NUMERIC_ONLY = (exp.Neg, exp.Abs, exp.Sum, exp.Avg)
 
 
+_AS_VARIANT = "vpush_as_variant"  # meta key: a branch Spark casts to a variant (see below)
+
+
 def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
     """Raise Spark's analysis error where a variant meets an operator or function that takes none:
     arithmetic and comparison with another type (Spark casts no variant implicitly, and a string
@@ -2751,6 +2780,11 @@ def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
     kinds = [typer.of(b) for b in branches if isinstance(b, exp.Expr) and not isinstance(b, exp.Null)]
     if VARIANT in kinds and any(t is not None and t != VARIANT and not isinstance(t, StringType) for t in kinds):
         raise _different_types(node, type(node).__name__.lower())
+    if VARIANT in kinds:
+        # Spark casts a string beside a variant to a variant (a variant string)
+        for branch in branches:
+            if isinstance(branch, exp.Expr) and isinstance(typer.of(branch), StringType):
+                branch.meta[_AS_VARIANT] = True
     if isinstance(node, (*_DATE_ARGUMENT_FUNCTIONS, *_TIMESTAMP_ARGUMENT_FUNCTIONS)) and typer.of(node.this) == VARIANT:
         raise OptimizeError(
             f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the first parameter requires a date or '
@@ -2764,6 +2798,15 @@ def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
             f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the first parameter requires a numeric '
             'type, however it has the type "VARIANT"',
             error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        )
+    base = typer.of(node.this) if isinstance(node, exp.Bracket) else None
+    if isinstance(node, exp.Bracket) and (isinstance(base, (StringType, DecimalType)) or (
+        isinstance(base, AtomicType) and base != VARIANT
+    )):
+        raise OptimizeError(
+            f'Can\'t extract a value from "{_spark_text(node.this)}". Need a complex type [STRUCT, ARRAY, MAP] but got '
+            f'"{_spark_type_name(base)}"',
+            error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
         )
     if isinstance(node, exp.Bracket) and typer.of(node.this) == VARIANT:
         raise OptimizeError(
@@ -2912,6 +2955,32 @@ def _check_resolved(select: exp.Select, scope: Scope, columns: Mapping[str, Mapp
                 )
 
 
+def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
+    """Raise Spark's INVALID_EXTRACT_BASE_FIELD_TYPE for ``c.x`` where ``c`` is no source of the
+    SELECT but a column of an atomic type or a variant (``v.a`` of a variant column: Spark
+    extracts with ``v:a``), where DuckDB's binder fails without Spark's class."""
+    sources = {alias.lower() for alias in scope.sources}
+    for column in select.find_all(exp.Column):
+        if not column.table or column.args.get("db") or isinstance(column.this, exp.Star):
+            continue
+        own = columns.get(column.table.lower())
+        if column.table.lower() in sources and (not own or "*" in own or column.name.lower() in own):
+            continue
+        if column.find_ancestor(exp.Select) is not select:
+            continue
+        found = [cols[column.table.lower()] for cols in columns.values() if column.table.lower() in cols]
+        if not found and own is not None and column.table.lower() in sources and not scope.is_correlated_subquery:
+            raise OptimizeError(
+                f"A column, variable, or function parameter with name `{column.table}`.`{column.name}` cannot be resolved.",
+                error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
+            )
+        if len(found) == 1 and (isinstance(found[0], (AtomicType, StringType, DecimalType))):
+            raise OptimizeError(
+                f"Can't extract a value from `{column.table}`: need a struct type but got \"{found[0].to_spark().upper()}\".",
+                error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
+            )
+
+
 def _own_columns(node: exp.Expr) -> list[exp.Column]:
     """The unqualified column references in ``node``, not entering nested queries."""
     if isinstance(node, exp.Column):
@@ -2986,6 +3055,9 @@ def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
         _transform(child, rewriter)
     parent, key, index = node.parent, node.arg_key, node.index
     replaced = rewriter.visit(node)
+    if node.meta.get(_AS_VARIANT):
+        of_type = rewriter.typer.types.get(id(node))
+        replaced = _cast_to_variant(exp.Cast(this=replaced, to=exp.DataType.build("variant")), of_type)
     if replaced is not node:
         rewriter.typer.types[id(replaced)] = rewriter.typer.types.get(id(node))
         if parent is not None and key is not None:
@@ -2996,12 +3068,12 @@ def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
 _BINARY_SYMBOLS: dict[type[exp.Expr], str] = {
     exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.IntDiv: "div",
     exp.EQ: "=", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">=",
-    exp.And: "AND", exp.Or: "OR", exp.NullSafeEQ: "<=>",
+    exp.And: "AND", exp.Or: "OR", exp.NullSafeEQ: "<=>", exp.BitwiseLeftShift: "<<", exp.BitwiseRightShift: ">>",
 }
 
 
 _INTERVAL_UNITS = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"})
-_TIME_UNIT_MICROS = {"HOUR": 3_600_000_000, "MINUTE": 60_000_000, "SECOND": 1_000_000}
+_TIME_UNIT_MICROS = {"HOUR": 3_600_000_000, "MINUTE": 60_000_000, "SECOND": 1_000_000, "MICROSECOND": 1}
 _DAY_MICROS = 86_400_000_000
 
 
@@ -3031,6 +3103,9 @@ def _interval_days(node: exp.Interval) -> tuple[exp.Expression, exp.Expression] 
 
 def _interval_name(node: exp.Interval) -> str | None:
     """``INTERVAL 24 HOURS`` as Spark prints it, ``INTERVAL '24' HOUR``; None for other forms."""
+    span = span_interval(node)
+    if span is not None:
+        return span[2]
     unit, value = node.args.get("unit"), node.this
     if not isinstance(unit, exp.Var) or not isinstance(value, exp.Literal):
         return None
@@ -3206,6 +3281,9 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         return _number_name(*number)
     if isinstance(node, exp.Cast) and node.meta.get(TYPED_LITERAL) and isinstance(node.this, exp.Literal):
         return _typed_literal_name(node)
+    if isinstance(node, exp.Tuple):  # a struct in Spark (an IN's operands stay tuples)
+        parts = [[exp.Literal.string(tuple_field_name(e, k)), e] for k, e in enumerate(node.expressions)]
+        return _call("named_struct", [e for pair in parts for e in pair])
     if isinstance(node, exp.Subquery):
         return "scalarsubquery()"
     if isinstance(node, exp.Exists):
@@ -3283,6 +3361,8 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
             return inner
         word = "TRY_CAST" if isinstance(node, exp.TryCast) else "CAST"
         target = _cast_type(node)
+        if word == "CAST" and isinstance(target, (ArrayType, MapType, StructType)):
+            return inner  # measured: Spark names a cast to an array, map or struct after its argument
         return None if target is None else f"{word}({inner} AS {target.to_spark().upper()})"
     if isinstance(node, exp.Window):
         return _window_name(node)
@@ -3898,7 +3978,7 @@ def _check_filters_are_boolean(select: exp.Select, typer: _Typer) -> None:
         condition = part.this if part is not None else None
         if condition is None:
             continue
-        found = typer.of(condition)
+        found = AtomicType("void") if isinstance(condition, exp.Null) else typer.of(condition)
         if isinstance(found, (DecimalType, StringType)) or (isinstance(found, AtomicType) and found.name != "boolean"):
             raise OptimizeError(
                 f'Cannot resolve "{_spark_text(condition)}" due to data type mismatch: the filter expression '

@@ -127,6 +127,13 @@ QUERIES: list[Any] = [
     "SELECT sum(i) AS s FROM t HAVING s > 0",
     # USING and NATURAL joins with their columns named
     "SELECT k, id, g FROM (SELECT id, i AS k FROM t) a FULL JOIN (SELECT i AS k, g FROM t WHERE id > 3) b USING (k)",
+    # `*` over a join USING or NATURAL: the join columns first (the right side's for a RIGHT join,
+    # coalesce of both for a FULL one), then each side's others; a side's a.* its join columns first
+    "SELECT * FROM (SELECT id, i AS k FROM t) a JOIN (SELECT i AS k, g FROM t) b USING (k)",
+    "SELECT * FROM (SELECT id, i AS k FROM t) a NATURAL FULL JOIN (SELECT i AS k, g FROM t) b",
+    "SELECT a.*, g FROM (SELECT id, i AS k FROM t) a JOIN (SELECT i AS k, g FROM t) b USING (k)",
+    "SELECT *, b.* FROM (SELECT id, i AS k, g FROM t) a RIGHT JOIN (SELECT g, i AS k, d FROM t WHERE id > 2) b USING (g, k)",
+    "SELECT * FROM (SELECT id FROM t WHERE id < 3) a NATURAL JOIN (SELECT g FROM t WHERE id < 3) b",
     "SELECT k, id, g FROM (SELECT id, i AS k FROM t) a NATURAL RIGHT JOIN (SELECT i AS k, g FROM t WHERE id > 3) b",
     # Spark's classes for positions out of range and a negative limit
     "SELECT id, i FROM t ORDER BY 3",
@@ -166,9 +173,9 @@ def test_matches_spark(sql: str, spark_views: SparkSession, con: vpush.Connectio
 
 @pytest.mark.parametrize("sql", ["SELECT median(day) FROM t", "SELECT percentile(g, 0.5) FROM t", "SELECT avg(day) FROM t",
                                  "SELECT percentile_cont(0.25) WITHIN GROUP (ORDER BY d) FROM t",
-                                 "SELECT * FROM (SELECT id, i AS k FROM t) a JOIN (SELECT i AS k, g FROM t) b USING (k)",
-                                 "SELECT * FROM (SELECT id, i AS k FROM t) a NATURAL FULL JOIN (SELECT i AS k, g FROM t) b",
-                                 "SELECT a.*, g FROM (SELECT id, i AS k FROM t) a JOIN (SELECT i AS k, g FROM t) b USING (k)"])
+                                 "SELECT * FROM (SELECT id, i AS k FROM t) a JOIN (SELECT i AS k, g FROM t) b USING (k) "
+                                 "JOIN (SELECT i AS k FROM t) c USING (k)",
+                                 "SELECT * FROM t NATURAL JOIN (SELECT * FROM t)"])
 def test_refused_on_duckdb(sql: str, tables: dict[str, Path]) -> None:
     """Spark raises its own error for these (``UNSUPPORTED_TIME_TYPE`` for a date); the DuckDB
     engine refuses them rather than interpolate dates or strings."""
