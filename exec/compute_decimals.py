@@ -25,7 +25,7 @@ from duckdb.func import FunctionNullHandling
 
 from vpush.exec.errors import ExecutionError
 from vpush.optimizer.spark_semantics import decimal_function_types
-from vpush.optimizer.variant_types import DecimalType
+from vpush.optimizer.variant_types import MAX_DECIMAL_PRECISION, DecimalType
 
 __all__ = ["add_decimals", "compute_decimals", "div_decimals", "divide_decimals", "multiply_decimals", "register_decimal_function", "remainder_decimals"]
 
@@ -39,6 +39,9 @@ _INTEGER = pa.decimal256(MAX_DECIMAL256_PRECISION, 0)
 _ZERO = pa.scalar(decimal.Decimal(0), _INTEGER)
 _ONE = pa.scalar(decimal.Decimal(1), _INTEGER)
 _ONE75 = pa.scalar(decimal.Decimal(1), pa.decimal256(75, 0))
+# The digits of the integral quotient of Spark's decimal ``%``, ``pmod`` and ``div``: java's
+# ``divideToIntegralValue`` under Spark's ``MathContext`` (38 + 1 digits) fails past them.
+_DIVISION_DIGITS = MAX_DECIMAL_PRECISION + 1
 
 Column: TypeAlias = "pa.Array | pa.ChunkedArray"
 
@@ -293,28 +296,38 @@ def remainder_decimals(x: Column, y: Column, a: DecimalType, b: DecimalType, res
 
 
 def _integral_divmod(
-    x: Column, y: Column, a: DecimalType, b: DecimalType, zero_message: str, zero_class: str
+    x: Column, y: Column, a: DecimalType, b: DecimalType, zero_message: str, zero_class: str, *, quotient_digits: int = _DIVISION_DIGITS
 ) -> tuple[pa.Array, pa.Array, pa.Array, pa.Array]:
     """Where ``x`` is negative, where the quotient is, and the integral quotient and remainder
     of ``|x|`` by ``|y|``
-    (Java's ``BigDecimal.divideAndRemainder`` under Spark's 38-digit ``MathContext``).
+    (Java's ``BigDecimal.divideAndRemainder`` under Spark's ``MathContext`` of 39 digits).
 
     Raises:
-        ExecutionError: ``zero_class`` for a zero divisor, and Spark's error without a class
-            (java's ``ArithmeticException: Division impossible``) where the integral quotient
-            needs more than 38 digits.
+        ExecutionError: for the first row that fails, as Spark's row-by-row evaluation does:
+            ``zero_class`` for a zero divisor (a NULL dividend is NULL before its divisor is
+            looked at, as Spark's ``DivModLike``), Spark's error without a class (java's
+            ``ArithmeticException: Division impossible``) where the integral quotient needs
+            more than 39 digits, and ``NUMERIC_VALUE_OUT_OF_RANGE`` where it needs more than
+            ``quotient_digits`` (``div``'s ``decimal(38,0)``).
     """
     int_x, int_y = (_declared(_as_decimal256(v, t), _INTEGER) for v, t in ((x, a), (y, b)))
     negative = pc.less(int_x, _ZERO)
     n, m = pc.abs(int_x), pc.abs(int_y)
-    # a NULL dividend is NULL before its divisor is looked at (Spark's DivModLike)
-    if pc.any(pc.and_(pc.equal(m, _ZERO), pc.is_valid(n))).as_py():
-        raise ExecutionError(zero_message, error_class=zero_class)
+    zero = pc.fill_null(pc.and_(pc.equal(m, _ZERO), pc.is_valid(n)), False)
     # both at the larger scale (at most 38 + 38 digits): the quotient and remainder of their integers
     scale = max(a.scale, b.scale)
-    quotient, remainder = _divmod_shifted(n, _times_ten_to(m, scale - b.scale), scale - a.scale)
-    if pc.any(pc.greater_equal(quotient, pa.scalar(decimal.Decimal(10) ** 38, pa.decimal256(39, 0)))).as_py():
-        raise ExecutionError("Division impossible (the integral quotient needs more than 38 digits)")
+    quotient, remainder = _divmod_shifted(n, _times_ten_to(pc.if_else(pc.equal(m, _ZERO), _ONE, m), scale - b.scale), scale - a.scale)
+    wide = pc.fill_null(pc.greater_equal(quotient, pa.scalar(decimal.Decimal(10) ** quotient_digits, pa.decimal256(quotient_digits + 1, 0))), False)
+    failed = pc.or_(zero, wide)
+    if pc.any(failed).as_py():
+        row = pc.index(failed, True).as_py()
+        if zero[row].as_py():
+            raise ExecutionError(zero_message, error_class=zero_class)
+        if quotient[row].as_py() >= decimal.Decimal(10) ** _DIVISION_DIGITS:
+            raise ExecutionError("Division impossible: the integral quotient of a decimal %, pmod or div needs more than "
+                                 f"{_DIVISION_DIGITS} digits (Java's BigDecimal under Spark's MathContext)")
+        sign = -1 if pc.not_equal(negative, pc.less(int_y, _ZERO))[row].as_py() else 1
+        raise _out_of_range(sign * quotient[row].as_py(), DecimalType(quotient_digits, 0))
     return negative, pc.not_equal(negative, pc.less(int_y, _ZERO)), quotient, remainder
 
 
@@ -332,10 +345,10 @@ def div_decimals(x: Column, y: Column, a: DecimalType, b: DecimalType) -> pa.Arr
 
     Raises:
         ExecutionError: ``DIVIDE_BY_ZERO`` for a zero divisor; without a class where the
-            quotient needs more than 38 digits (Spark's ``Division impossible``).
+            quotient needs more than 39 digits (Spark's ``Division impossible``), NUMERIC_VALUE_OUT_OF_RANGE more than 38.
     """
     _, negative, quotient, _ = _integral_divmod(x, y, a, b, "Division by zero. Use `try_divide` to tolerate divisor being 0 "
-                                             "and return NULL instead.", _DIVIDE_BY_ZERO)
+                                                "and return NULL instead.", _DIVIDE_BY_ZERO, quotient_digits=MAX_DECIMAL_PRECISION)
     two_64 = pa.scalar(decimal.Decimal(2**64), pa.decimal256(20, 0))
     _, low = _divmod_shifted(quotient, _declared(pa.repeat(two_64, len(quotient)).cast(pa.decimal256(20, 0)), _INTEGER), 0)
     # the two's complement of a negative quotient's low 64 bits (below 2^64: 20 digits), then

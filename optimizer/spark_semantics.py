@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextvars
 import decimal
+import itertools
 import math
 import re
 from collections.abc import Callable, Mapping
@@ -373,6 +374,10 @@ def spark_error(error_class: str, message: exp.Expression | str, to: exp.DataTyp
 
 
 _DIVISION = "__vpush_division"
+_BY_ZERO_MESSAGES = {
+    "DIVIDE_BY_ZERO": "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead.",
+    "REMAINDER_BY_ZERO": "Remainder by zero. Use `try_mod` to tolerate divisor being 0 and return NULL instead.",
+}
 
 
 _OPERANDS_IN_PLACE: contextvars.ContextVar[bool] = contextvars.ContextVar("operands_in_place", default=False)
@@ -382,29 +387,41 @@ that must be grouped, so :func:`_round_div` writes its operands out in place."""
 
 def _round_div(numerator: exp.Expression, denominator: exp.Expression) -> exp.Expression:
     """``numerator / denominator`` of two HUGEINTs rounded half away from zero (Spark's HALF_UP);
-    both are taken, not copied.
+    both are taken, not copied, and each is computed once (:func:`_with_operands`)."""
+    return _with_operands({"n": numerator, "d": denominator}, _rounded_quotient)
 
-    Each operand is computed once: the two go into a one-element list of a struct, and a lambda
-    over that list's element names them as often as the rounding needs. Written out in place,
-    each would appear several times, and a chain of divisions (``a / b / c / ...``) would grow
-    the SQL exponentially. In a HAVING (:data:`_OPERANDS_IN_PLACE`), where DuckDB takes no such
-    lambda, they are written out all the same.
+
+def _with_operands(operands: dict[str, exp.Expression], body: Callable[[Callable[[str], exp.Expression]], exp.Expression]) -> exp.Expression:
+    """``body`` over ``operands`` (taken, not copied), each computed once however often ``body``
+    names it (by ``operand(name)``).
+
+    The operands go into a one-element list of a struct, and a lambda over that list's element
+    names them. Written out in place, each would appear as often as it is named, and a chain of
+    divisions (``a / b / c / ...``) would grow the SQL exponentially. In a HAVING
+    (:data:`_OPERANDS_IN_PLACE`), where DuckDB takes no such lambda, they are written out all
+    the same.
     """
     if _OPERANDS_IN_PLACE.get():
-        operands = {"n": exp.Paren(this=numerator), "d": exp.Paren(this=denominator)}
-        return _rounded_quotient(lambda name: operands[name].copy())
+        written = {name: exp.Paren(this=operand) for name, operand in operands.items()}
+        return body(lambda name: written[name].copy())
     pair = exp.Struct(
-        expressions=[
-            exp.PropertyEQ(this=exp.to_identifier("n"), expression=numerator),
-            exp.PropertyEQ(this=exp.to_identifier("d"), expression=denominator),
-        ]
+        expressions=[exp.PropertyEQ(this=exp.to_identifier(name), expression=operand) for name, operand in operands.items()]
     )
 
-    def operand(name: str) -> exp.Expression:
-        return exp.Dot(this=exp.column(exp.to_identifier(_DIVISION)), expression=exp.to_identifier(name))
+    # each lambda its own variable, unused by the lambdas inside its body
+    names: list[exp.Identifier] = []
 
-    body = exp.Lambda(this=_rounded_quotient(operand), expressions=[exp.to_identifier(_DIVISION)])
-    each = exp.Anonymous(this="list_transform", expressions=[exp.Array(expressions=[pair]), body])
+    def named(name: str) -> exp.Expression:
+        names.append(exp.to_identifier(_DIVISION))
+        return exp.Dot(this=exp.Column(this=names[-1]), expression=exp.to_identifier(name))
+
+    inner = body(named)
+    taken = {v.name for node in inner.find_all(exp.Lambda) for v in node.expressions}
+    variable = next(f"{_DIVISION}{i or ''}" for i in itertools.count() if f"{_DIVISION}{i or ''}" not in taken)
+    for name_node in names:
+        name_node.set("this", variable)
+    lambda_body = exp.Lambda(this=inner, expressions=[exp.to_identifier(variable)])
+    each = exp.Anonymous(this="list_transform", expressions=[exp.Array(expressions=[pair]), lambda_body])
     return exp.Anonymous(this="list_extract", expressions=[each, exp.Literal.number(1)])
 
 
@@ -1236,7 +1253,9 @@ class _Rewriter:
             if isinstance(result, DecimalType):
                 value, divisor = node.expressions
                 return self._decimal_pmod(value, divisor, result)
-            return _pmod(*node.expressions)
+            # typed as DuckDB types the remainder, which is Spark's type of pmod of integers and doubles
+            value, divisor = node.expressions
+            return self._nonzero(value, divisor, _pmod, "REMAINDER_BY_ZERO", None)
         if isinstance(node, exp.TsOrDsAdd) and (of(node.this) == AtomicType("date") or of(node.this) in _TIMESTAMPS):
             unit = node.args.get("unit")
             if unit is None or unit.name.upper() == "DAY":
@@ -1459,15 +1478,18 @@ class _Rewriter:
         if isinstance(node, exp.IntDiv):
             left, right = of(node.this), of(node.expression)
             if _is_integral(left) and _is_integral(right):
-                quotient: exp.Expression = exp.cast(node, exp.DataType.build("BIGINT"))
-                if left == _BIGINT:
+                def quotient(n: exp.Expression, d: exp.Expression) -> exp.Expression:
+                    value: exp.Expression = exp.cast(exp.IntDiv(this=n, expression=d), exp.DataType.build("BIGINT"))
+                    if left != _BIGINT:
+                        return value
                     # Long.MinValue div -1 does not fit a long: ARITHMETIC_OVERFLOW (DuckDB's own error)
-                    overflow = exp.And(this=exp.EQ(this=node.this.copy(), expression=exp.cast(exp.Literal.number(str(-(1 << 63))), exp.DataType.build("BIGINT"))),
-                                       expression=exp.EQ(this=node.expression.copy(), expression=exp.Literal.number(-1)))
+                    overflow = exp.And(this=exp.EQ(this=n.copy(), expression=exp.cast(exp.Literal.number(str(-(1 << 63))), exp.DataType.build("BIGINT"))),
+                                       expression=exp.EQ(this=d.copy(), expression=exp.Literal.number(-1)))
                     raised = spark_error("ARITHMETIC_OVERFLOW", "Overflow in integral divide. Use 'try_divide' to tolerate overflow and return NULL instead.",
                                          exp.DataType.build("BIGINT"))
-                    quotient = exp.Case(ifs=[exp.If(this=overflow, true=raised)], default=quotient)
-                return self._nonzero(node.expression, quotient, "DIVIDE_BY_ZERO", "BIGINT", dividend=node.this)
+                    return exp.Case(ifs=[exp.If(this=overflow, true=raised)], default=value)
+
+                return self._nonzero(node.this, node.expression, quotient, "DIVIDE_BY_ZERO", "BIGINT")
             if isinstance(left, DecimalType) or isinstance(right, DecimalType):
                 return self._decimal_div(node)
             return node
@@ -1499,6 +1521,11 @@ class _Rewriter:
                 # float with int, bigint or decimal is double in Spark, float in DuckDB
                 node.set("this", self._to_double(node.this))
                 node.set("expression", self._to_double(node.expression))
+        if isinstance(node, exp.Mod) and _is_fractional(result):
+            # DuckDB's remainder of a double by 0 is NaN; Spark's raises
+            return self._nonzero(node.this, node.expression, lambda n, d: exp.Mod(this=n, expression=d), "REMAINDER_BY_ZERO",
+                                 _sql_type(result).sql("duckdb"))
+        if isinstance(node, (exp.Add, exp.Sub, exp.Mul)) and result == _DOUBLE:
             return node
         if isinstance(node, exp.Mod) and isinstance(result, DecimalType):
             return self._decimal_remainder(node.this, node.expression, result)
@@ -1981,24 +2008,32 @@ class _Rewriter:
         return exp.cast(node, exp.DataType.build("DOUBLE"))
 
     def _nonzero(
-        self, divisor: exp.Expr, value: exp.Expression, error_class: str, to: str, dividend: exp.Expr | None = None
+        self, dividend: exp.Expr, divisor: exp.Expr, value_of: Callable[[exp.Expression, exp.Expression], exp.Expression],
+        error_class: str, to: str | None,
     ) -> exp.Expression:
-        zero: exp.Expression = exp.EQ(this=divisor.copy(), expression=exp.Literal.number(0))
-        if dividend is not None and _is_plain(dividend):
-            # Spark's DivModLike skips a NULL dividend before it checks the divisor: NULL, no
-            # error. Only for a plain dividend: a copy of a division in a chain of them would
-            # grow the SQL exponentially.
-            zero = exp.And(this=zero, expression=exp.Not(this=exp.Is(this=dividend.copy(), expression=exp.Null())))
-        message = "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead."
-        return exp.Case(
-            ifs=[exp.If(this=zero, true=spark_error(error_class, message, exp.DataType.build(to)))], default=value
-        )
+        """``value_of(dividend, divisor)``, raising Spark's ``error_class`` where the divisor is 0
+        and the dividend is not NULL: Spark's ``DivModLike`` gives NULL for a NULL dividend
+        before it looks at the divisor. A dividend other than a column or a literal is computed
+        once (:func:`_with_operands`), as a chain of divisions would grow the SQL exponentially."""
+        message = _BY_ZERO_MESSAGES[error_class]
+
+        def checked(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+            zero = exp.And(this=exp.EQ(this=operand("d"), expression=exp.Literal.number(0)),
+                           expression=exp.Not(this=exp.Is(this=operand("n"), expression=exp.Null())))
+            return exp.Case(ifs=[exp.If(this=zero, true=spark_error(error_class, message, None if to is None else exp.DataType.build(to)))],
+                            default=value_of(operand("n"), operand("d")))
+
+        operands: dict[str, exp.Expression] = {"n": exp.Paren(this=dividend.copy()), "d": exp.Paren(this=divisor.copy())}
+        if _is_plain(dividend):
+            return checked(lambda name: operands[name].copy())
+        return _with_operands(operands, checked)
 
     def _divide(self, node: exp.Div, result: SparkType | None) -> exp.Expr:
         if result == _DOUBLE:
-            left = exp.cast(node.this.copy(), exp.DataType.build("DOUBLE"))
-            ratio = exp.Div(this=left, expression=node.expression.copy(), typed=False, safe=False)
-            return self._nonzero(node.expression, ratio, "DIVIDE_BY_ZERO", "DOUBLE", dividend=node.this)
+            def ratio(n: exp.Expression, d: exp.Expression) -> exp.Expression:
+                return exp.Div(this=exp.cast(n, exp.DataType.build("DOUBLE")), expression=d, typed=False, safe=False)
+
+            return self._nonzero(node.this, node.expression, ratio, "DIVIDE_BY_ZERO", "DOUBLE")
         if not isinstance(result, DecimalType):
             return node
         of = self.typer.of
@@ -2007,9 +2042,10 @@ class _Rewriter:
         assert isinstance(result, DecimalType)
         if not _exact_fits("quotient", a, b, result):
             return self._decimal_function("quotient", node.this, a, node.expression, b, result)
-        quotient = _exact_divide(node.this.copy(), a, node.expression.copy(), b, result)
-        value = _from_unscaled(quotient, result)
-        return self._nonzero(node.expression, value, "DIVIDE_BY_ZERO", _sql_type(result).sql("duckdb"), dividend=node.this)
+        def quotient(n: exp.Expression, d: exp.Expression) -> exp.Expression:
+            return _from_unscaled(_exact_divide(n, a, d, b, result), result)
+
+        return self._nonzero(node.this, node.expression, quotient, "DIVIDE_BY_ZERO", _sql_type(result).sql("duckdb"))
 
     def _decimal_function(
         self, operation: str, left: exp.Expr, a: DecimalType, right: exp.Expr, b: DecimalType, result: DecimalType,
@@ -2036,7 +2072,11 @@ class _Rewriter:
         a, b = self._decimal_operands(left, right)
         if max(a.precision - a.scale, b.precision - b.scale) + result.scale > MAX_DECIMAL_PRECISION:
             return self._decimal_function("remainder", left, a, right, b, result)
-        return exp.cast(exp.Mod(this=left.copy(), expression=right.copy()), _sql_type(result))
+
+        def remainder(n: exp.Expression, d: exp.Expression) -> exp.Expression:
+            return exp.cast(exp.Mod(this=n, expression=d), _sql_type(result))
+
+        return self._nonzero(left, right, remainder, "REMAINDER_BY_ZERO", _sql_type(result).sql("duckdb"))
 
     def _decimal_pmod(self, value: exp.Expr, divisor: exp.Expr, result: DecimalType) -> exp.Expression:
         """Spark's ``pmod`` of decimals: ``r = value % divisor``, and ``(r + divisor) % divisor``
@@ -2064,13 +2104,15 @@ class _Rewriter:
         if max(a.precision - a.scale, b.precision - b.scale) + scale > MAX_DECIMAL_PRECISION:
             # past 38 digits at the common scale: the engine function (its result type: bigint)
             return self._decimal_function("div", node.this, a, node.expression, b, DecimalType(_INTEGRAL_DECIMAL["bigint"], 0), _BIGINT)
-        numerator, denominator = _unscaled(node.this.copy(), a), _unscaled(node.expression.copy(), b)
-        if scale > a.scale:
-            numerator = exp.Mul(this=numerator, expression=_pow10(scale - a.scale))
-        if scale > b.scale:
-            denominator = exp.Mul(this=denominator, expression=_pow10(scale - b.scale))
-        quotient = exp.IntDiv(this=exp.Paren(this=numerator), expression=exp.Paren(this=denominator))
-        return self._nonzero(node.expression, _wrapped_bigint(quotient), "DIVIDE_BY_ZERO", "BIGINT", dividend=node.this)
+        def quotient(n: exp.Expression, d: exp.Expression) -> exp.Expression:
+            numerator, denominator = _unscaled(n, a), _unscaled(d, b)
+            if scale > a.scale:
+                numerator = exp.Mul(this=numerator, expression=_pow10(scale - a.scale))
+            if scale > b.scale:
+                denominator = exp.Mul(this=denominator, expression=_pow10(scale - b.scale))
+            return _wrapped_bigint(exp.IntDiv(this=exp.Paren(this=numerator), expression=exp.Paren(this=denominator)))
+
+        return self._nonzero(node.this, node.expression, quotient, "DIVIDE_BY_ZERO", "BIGINT")
 
     def _get_json_object(self, text: exp.Expr, path: exp.Expr) -> exp.Expr:
         """Spark's ``get_json_object(json, path)`` by the engine function of the compiled kernel,
@@ -4075,7 +4117,8 @@ def _mime_base64(value: exp.Expr, text: bool) -> exp.Expression:
 
 def _pmod(a: exp.Expression, n: exp.Expression) -> exp.Expression:
     """Spark's ``pmod(a, n)``: ``a % n``, plus ``n`` (mod ``n``) when that is negative."""
-    remainder = exp.Paren(this=exp.Mod(this=a.copy(), expression=n.copy()))
+    n = exp.Paren(this=n.copy())
+    remainder = exp.Paren(this=exp.Mod(this=exp.Paren(this=a.copy()), expression=n.copy()))
     wrapped = exp.Mod(this=exp.Paren(this=exp.Add(this=remainder.copy(), expression=n.copy())), expression=n.copy())
     negative = exp.LT(this=remainder.copy(), expression=exp.Literal.number(0))
     return exp.Case(ifs=[exp.If(this=negative, true=wrapped)], default=remainder)

@@ -118,6 +118,28 @@ WIDE_QUERIES: list[str] = [
     "SELECT id, d div k AS q, d % (k - k) AS r, d / (h - h) AS s FROM t WHERE id = 4",
     "SELECT id, d div (k - k) AS q FROM t",
     "SELECT id, x % (y - y) AS q FROM t",
+    # a NULL dividend that is an expression, over a zero divisor: NULL (Spark's DivModLike looks
+    # at the dividend first), for decimals, integers and doubles; a dividend that is not NULL
+    # raises, its own overflow first
+    "SELECT id, (d + 1) / (k - k) AS q, (d + 1) % (k - k) AS r, pmod(d + 1, k - k) AS p, (d + 1) div (k - k) AS v, "
+    "try_divide(d + 1, k - k) AS w, (d / k) / (k - k) / (h - h) AS u, (x + 1) / (y - y) AS o FROM t WHERE id IN (3, 4) AND d IS NULL",
+    "SELECT id, (x + 1) / (y - y) AS q, (x * 2) % (z - z) AS r, pmod(x - 1, z - z) AS p, (x + 1) div (z - z) AS v FROM t WHERE id = 4",
+    "SELECT id, (b + 1) / (id - id) AS q, (b + 1) % (id - id) AS r, pmod(b + 1, id - id) AS p, (b + 1) div (id - id) AS v, "
+    "(b * 1.5D) / (id - id) AS w, (b * 1.5D) % (id - id) AS u, pmod(b * 1.5D, id - id) AS o FROM t WHERE id = 4",
+    "SELECT id, (b + 1) / (id - id) AS q FROM t WHERE id = 1",
+    "SELECT id, (d + 1) % (k - k) AS q FROM t WHERE id = 1",
+    "SELECT id, pmod(d + 1, k - k) AS q FROM t WHERE id = 1",
+    "SELECT id, (d + 1) div (k - k) AS q FROM t WHERE id = 1",
+    "SELECT id, CAST(b AS double) % (id - id) AS q FROM t WHERE id = 2",
+    "SELECT id, pmod(CAST(b AS double), id - id) AS q FROM t WHERE id = 2",
+    "SELECT id, pmod(b, id - id) AS q FROM t WHERE id = 2",
+    # pmod by an expression (its divisor was written without parentheses: b % id - 7)
+    "SELECT id, pmod(b, id - 7) AS q, pmod(-b, id + 2) AS r, pmod(b * 1.5D, id - 7) AS s, pmod(d, k - 3) AS u FROM t",
+    # decimal %, pmod and div whose integral quotient needs 39 digits: Spark's MathContext takes
+    # 39 (% and pmod answer), div's decimal(38,0) does not (NUMERIC_VALUE_OUT_OF_RANGE)
+    "SELECT id, z % 0.07 AS q, pmod(z, 0.07) AS p, pmod(-z, 0.07) AS r, z div 0.7 AS v FROM t",
+    "SELECT id, z div 0.07 AS q FROM t",
+    "SELECT id, -z div 0.07 AS q FROM t WHERE id = 1",
     # sums and averages of decimal(38,s): a total past 38 digits is ARITHMETIC_OVERFLOW, an average
     # past its type NUMERIC_VALUE_OUT_OF_RANGE (the sum times 10^4 may pass DuckDB's 128 bits)
     "SELECT sum(x) AS s FROM t",
@@ -207,8 +229,9 @@ def test_results_equal_exact_arithmetic_rounded_half_up(operation: str) -> None:
 def test_remainders_and_div_equal_exact_arithmetic() -> None:
     """``%`` and ``div`` of random decimal types against Python's exact decimals (``remainder``
     takes the dividend's sign, as Java's; ``div`` truncates and wraps around 64 bits as
-    ``longValue``), over the rows whose integral quotient fits Spark's 38 digits (past them Spark
-    fails with Java's ``Division impossible``, and so does vpush, without a class)."""
+    ``longValue``), over the rows whose integral quotient fits the 39 digits of Spark's
+    ``MathContext`` (past them Spark fails with Java's ``Division impossible``, and so does vpush,
+    without a class); ``div``'s quotient past 38 digits raises ``NUMERIC_VALUE_OUT_OF_RANGE``."""
     rng = random.Random(7)
     context = decimal.Context(prec=200)
     for _ in range(40):
@@ -216,12 +239,36 @@ def test_remainders_and_div_equal_exact_arithmetic() -> None:
         scale = max(a.scale, b.scale)
         result = DecimalType(min(a.precision - a.scale, b.precision - b.scale) + scale, scale)
         pairs = [(x, y) for x, y in zip((_random_decimal(rng, a) for _ in range(200)), (_random_decimal(rng, b) for _ in range(200)))
-                 if x is None or y is None or (y != 0 and abs(context.divide_int(x, y)) < decimal.Decimal(10) ** 38)]
+                 if x is None or y is None or (y != 0 and abs(context.divide_int(x, y)) < decimal.Decimal(10) ** 39)]
         xs, ys = pa.array([x for x, _ in pairs], pa.decimal128(38, a.scale)), pa.array([y for _, y in pairs], pa.decimal128(38, b.scale))
         remainders = [None if x is None or y is None else context.remainder(x, y) for x, y in pairs]
-        quotients = [None if x is None or y is None else (int(context.divide_int(x, y)) + 2**63) % 2**64 - 2**63 for x, y in pairs]
         assert compute_decimals("remainder", xs, ys, a, b, result).to_pylist() == remainders, f"{a} % {b}"
+        wide = [x is not None and y is not None and abs(context.divide_int(x, y)) >= decimal.Decimal(10) ** 38 for x, y in pairs]
+        if any(wide):
+            with pytest.raises(ExecutionError) as raised:
+                compute_decimals("div", xs, ys, a, b, DecimalType(20, 0))
+            assert raised.value.error_class == "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION", "Should be Spark's class past decimal(38,0)"
+        kept = [p for p, w in zip(pairs, wide) if not w]
+        xs, ys = pa.array([x for x, _ in kept], pa.decimal128(38, a.scale)), pa.array([y for _, y in kept], pa.decimal128(38, b.scale))
+        quotients = [None if x is None or y is None else (int(context.divide_int(x, y)) + 2**63) % 2**64 - 2**63 for x, y in kept]
         assert compute_decimals("div", xs, ys, a, b, DecimalType(20, 0)).to_pylist() == quotients, f"{a} div {b}"
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT id, x % 0.000000000000000000000000000007 AS q FROM t",
+    "SELECT id, pmod(x, 0.000000000000000000000000000007) AS q FROM t WHERE id = 1",
+    "SELECT id, x div 0.000000000000000000000000000007 AS q FROM t WHERE id = 3",
+    "SELECT id, (z * 9) div 0.007 AS q FROM t WHERE id = 1",
+])
+def test_an_integral_quotient_past_39_digits_fails_as_in_spark(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    """Spark fails with Java's ``ArithmeticException: Division impossible`` (no error class)
+    where the integral quotient of ``%``, ``pmod`` or ``div`` needs more than 39 digits; vpush
+    raises its error without a class, its message beginning with Java's."""
+    with pytest.raises(Exception, match="Division impossible"):
+        spark_view.sql(sql).collect()
+    with pytest.raises(ExecutionError, match="^Division impossible") as raised:
+        con.sql(sql).to_arrow()
+    assert raised.value.error_class is None, "Spark's error has no class"
 
 
 def test_a_zero_divisor_raises_or_is_null() -> None:
@@ -246,8 +293,6 @@ NOT_YET = [
     pytest.param("SELECT avg(v) AS a FROM t", id="running-average-past-38-digits"),
     # Spark's window sum checks each frame's total as NUMERIC_VALUE_OUT_OF_RANGE
     pytest.param("SELECT id, sum(v) OVER (ORDER BY id) AS s FROM t", id="window-sum-past-38-digits"),
-    # a NULL dividend that is an expression over a zero divisor: NULL in Spark, DIVIDE_BY_ZERO here
-    pytest.param("SELECT id, (d + 1) / (k - k) AS q FROM t WHERE id = 3", id="null-expression-over-zero"),
 ]
 
 
