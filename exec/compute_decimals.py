@@ -27,7 +27,8 @@ from vpush.exec.errors import ExecutionError
 from vpush.optimizer.spark_semantics import decimal_function_types
 from vpush.optimizer.variant_types import MAX_DECIMAL_PRECISION, DecimalType
 
-__all__ = ["add_decimals", "compute_decimals", "div_decimals", "divide_decimals", "multiply_decimals", "register_decimal_function", "remainder_decimals"]
+__all__ = ["add_decimals", "compute_decimals", "div_decimals", "divide_decimals", "finish_total", "multiply_decimals", "register_decimal_function",
+           "remainder_decimals", "total_decimals"]
 
 MAX_DECIMAL256_PRECISION = 76
 # Spark's words for a decimal that does not fit its type (Decimal.toPrecision under ANSI), and
@@ -360,6 +361,59 @@ def div_decimals(x: Column, y: Column, a: DecimalType, b: DecimalType) -> pa.Arr
     return pc.if_else(high, pc.subtract(low, two_64).cast(wide), low).cast(pa.int64())
 
 
+# Where Spark's sum or average of decimals overflows between its partial and final aggregation.
+_SUM_OVERFLOW = "Overflow in sum of decimals. Use '{}' to tolerate overflow and return NULL instead."
+
+
+def total_decimals(q: Column, rest: Column, scale: int) -> pa.Array:
+    """The exact total ``q * 10^20 + rest`` (unscaled) of the two sums a decimal ``sum`` of scale
+    ``scale`` was split into (:func:`~vpush.optimizer.spark_semantics._split_decimal`), as a
+    ``decimal256(76, scale)``.
+
+    Example:
+        >>> from decimal import Decimal
+        >>> q, rest = pa.array([Decimal(18 * 10**17)], pa.decimal128(38, 0)), pa.array([Decimal(1)], pa.decimal128(38, 0))
+        >>> total_decimals(q, rest, 0).to_pylist()
+        [Decimal('180000000000000000000000000000000000001')]
+    """
+    units = _times_ten_to(_declared(_as_decimal256(q, DecimalType(MAX_DECIMAL_PRECISION, 0)), _INTEGER), 20)
+    small = _declared(_as_decimal256(rest, DecimalType(MAX_DECIMAL_PRECISION, scale)), _INTEGER)
+    wide = pa.decimal256(MAX_DECIMAL256_PRECISION - 1, 0)
+    return _declared(pc.add(_declared(units, wide), _declared(small, wide)), pa.decimal256(MAX_DECIMAL256_PRECISION, scale))
+
+
+def finish_total(operation: str, q: Column, rest: Column, scale: int, result: DecimalType, count: Column | None = None) -> pa.Array:
+    """Spark's ``sum`` (``operation`` ``total``) or ``avg`` (``average``) of decimals from the
+    split sums ``q`` and ``rest`` (and the count, for an average): the exact total checked at the
+    end. Without a window a total past the sum's type is Spark's ``ARITHMETIC_OVERFLOW`` (its
+    partial aggregation hands it on as that type); over one (``window_``) a sum past its type is
+    ``NUMERIC_VALUE_OUT_OF_RANGE``, and an average is the exact total divided by the count.
+    ``try_`` operations answer NULL where the others raise.
+
+    Example:
+        >>> from decimal import Decimal
+        >>> q, rest = pa.array([Decimal(18 * 10**17)], pa.decimal128(38, 0)), pa.array([Decimal(1)], pa.decimal128(38, 0))
+        >>> finish_total("window_average", q, rest, 0, DecimalType(38, 4), pa.array([20], pa.int64())).to_pylist()
+        [Decimal('9000000000000000000000000000000000.0500')]
+    """
+    null_on_error = operation.startswith("try_")
+    total = total_decimals(q, rest, scale)
+    sum_type = DecimalType(MAX_DECIMAL_PRECISION, scale)
+    if "window" not in operation or "average" not in operation:
+        fits = pc.fill_null(_fits(total, sum_type), True)
+        if null_on_error:
+            total = pc.if_else(fits, total, pa.scalar(None, total.type))
+        elif not pc.all(fits).as_py():
+            if "window" in operation:
+                raise _out_of_range(total.filter(pc.invert(fits))[0].as_py(), sum_type)
+            raise ExecutionError(_SUM_OVERFLOW.format("try_avg" if "average" in operation else "try_sum"), error_class="ARITHMETIC_OVERFLOW")
+    if "average" not in operation:
+        return total.cast(pa.decimal128(result.precision, result.scale))
+    assert count is not None  # an average's function takes the count
+    counts = (count.combine_chunks() if isinstance(count, pa.ChunkedArray) else count).cast(pa.decimal128(20, 0))
+    return divide_decimals(total, counts, DecimalType(MAX_DECIMAL256_PRECISION, scale), DecimalType(20, 0), result, null_on_error=null_on_error)
+
+
 def compute_decimals(operation: str, x: Column, y: Column, a: DecimalType, b: DecimalType, result: DecimalType) -> pa.Array:
     """``operation`` (one of :data:`~vpush.optimizer.spark_semantics.DECIMAL_OPERATIONS`) of a
     ``a`` column and a ``b`` column as Spark computes it.
@@ -390,16 +444,22 @@ def register_decimal_function(connection: duckdb.DuckDBPyConnection, name: str) 
     operation, a, b, result = decimal_function_types(name)
 
     def compute(x: pa.Array, y: pa.Array) -> pa.Array:
+        if operation.endswith("total"):
+            return finish_total(operation, x, y, b.scale, result)
         return compute_decimals(operation, x, y, a, b, result)
+
+    def average(x: pa.Array, y: pa.Array, count: pa.Array) -> pa.Array:
+        return finish_total(operation, x, y, b.scale, result, count)
 
     def decimal_type(precision: int, scale: int) -> Any:
         return duckdb.sqltype(f"DECIMAL({precision}, {scale})")
 
     returned = duckdb.sqltype("BIGINT") if operation == "div" else decimal_type(result.precision, result.scale)
+    counted = [duckdb.sqltype("BIGINT")] if operation.endswith("average") else []
 
     _create_once(
-        connection, name, _guarded(compute, f"decimal {operation.replace('_', ' ')}"),
-        [decimal_type(38, a.scale), decimal_type(38, b.scale)], returned,
+        connection, name, _guarded(average if counted else compute, f"decimal {operation.replace('_', ' ')}"),
+        [decimal_type(38, a.scale), decimal_type(38, b.scale), *counted], returned,
         # a try_ function answers NULL for some rows without a NULL argument, which DuckDB takes
         # only from a function that is handed the NULLs too (SPECIAL: Arrow passes them through)
         null_handling=FunctionNullHandling.SPECIAL if operation.startswith("try_") else FunctionNullHandling.DEFAULT,

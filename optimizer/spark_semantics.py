@@ -30,6 +30,7 @@ import decimal
 import itertools
 import math
 import re
+import typing
 from collections.abc import Callable, Mapping
 from typing import NoReturn
 
@@ -140,9 +141,13 @@ DECIMAL_FUNCTION_PREFIX = "vpush_decimal_"
 more than DuckDB's 38 digits, one per operation, pair of operand types and result type (see
 :func:`decimal_function`)."""
 
-DECIMAL_OPERATIONS = ("sum", "difference", "product", "quotient", "remainder", "div", "try_sum", "try_difference", "try_product", "try_quotient")
+DECIMAL_OPERATIONS = ("sum", "difference", "product", "quotient", "remainder", "div", "try_sum", "try_difference", "try_product", "try_quotient",
+                      "total", "window_total", "try_total", "average", "window_average", "try_average", "try_window_average")
 """The operations of :func:`decimal_function`; a ``try_`` one answers NULL where Spark's
-``try_add``/``try_subtract``/``try_multiply``/``try_divide`` do (where the other raises)."""
+``try_add``/``try_subtract``/``try_multiply``/``try_divide`` (``try_sum``, ``try_avg``) do (where
+the other raises). ``total`` and ``average`` finish a ``sum`` or ``avg`` of decimals from the two
+sums :func:`_split_decimal` splits it into (and, for ``average``, the count), over a window or
+not."""
 
 
 def decimal_function(operation: str, a: DecimalType, b: DecimalType, result: DecimalType) -> str:
@@ -474,6 +479,43 @@ def _from_unscaled(unscaled: exp.Expression, result: DecimalType) -> exp.Express
         unit = exp.cast(exp.Literal.string(f"{10 ** -result.scale:.{result.scale}f}"), _decimal(result.scale + 1, result.scale))
         whole = exp.Mul(this=whole, expression=unit)
     return exp.cast(whole, _decimal(result.precision, result.scale), copy=False)
+
+
+# A decimal sum is split into a sum of bigints counting units of 10^SPLIT_DIGITS (unscaled) and
+# a sum of small decimals (see _split_decimal).
+_SPLIT_DIGITS = 20
+
+
+def _split_decimal(value: exp.Expression, scale: int) -> tuple[exp.Expression, exp.Expression]:
+    """A ``decimal(38, scale)`` ``value`` as a bigint ``q`` and a decimal ``rest`` with ``value =
+    q * 10^(20 - scale) + rest`` exactly, ``rest`` below 10^23 unscaled: summed apart, neither
+    sum passes DuckDB's 128 bits for fewer than about 10^15 rows, where ``value``'s own running
+    total may (Spark's total is exact until the end).
+
+    ``q`` is 0 where ``value`` is below 10^19 unscaled (most values: no more than DuckDB's own
+    sum costs), else the quotient by the unit through a double (DuckDB's decimal division and
+    truncation are far slower), shrunk by 2^-50 so that ``q`` times the unit never passes
+    ``value`` (the double's error is below 2^-51 of it): ``rest`` keeps ``value``'s sign and is
+    below 2^-50 of it plus a unit.
+    """
+    x = exp.cast(value, _decimal(MAX_DECIMAL_PRECISION, scale))
+    small = decimal.Decimal(10) ** (_SPLIT_DIGITS - 1 - scale)
+    bound = exp.cast(exp.Literal.string(f"{small:f}"), _decimal(MAX_DECIMAL_PRECISION, scale))
+    big = exp.Or(this=exp.GTE(this=x.copy(), expression=bound),
+                 expression=exp.LTE(this=x.copy(), expression=exp.Neg(this=bound.copy())))
+    factor = (1 - 2.0**-50) * 10.0 ** (scale - _SPLIT_DIGITS)
+    approx = exp.Mul(this=exp.cast(x.copy(), exp.DataType.build("DOUBLE")), expression=exp.Literal.number(repr(factor)))
+    q = exp.Case(ifs=[exp.If(this=big, true=exp.cast(exp.Anonymous(this="trunc", expressions=[approx]), exp.DataType.build("BIGINT")))],
+                 default=exp.cast(exp.Literal.number(0), exp.DataType.build("BIGINT")))
+    unit = exp.cast(exp.Literal.string(f"{decimal.Decimal(10) ** (_SPLIT_DIGITS - scale):f}"), _decimal(max(_SPLIT_DIGITS + 1, scale), scale))
+    rest = exp.Sub(this=x, expression=exp.Mul(this=exp.cast(q.copy(), _decimal(18, 0)), expression=unit))
+    return q, rest
+
+
+def _grouped(node: exp.Expr) -> bool:
+    """Whether ``node`` is in a SELECT with a GROUP BY."""
+    select = node.find_ancestor(exp.Select)
+    return select is not None and select.args.get("group") is not None
 
 
 def _rescale(unscaled: exp.Expression, from_scale: int, to_scale: int) -> exp.Expression:
@@ -2138,9 +2180,11 @@ class _Rewriter:
         source = self.typer.of(_distinct_argument(value))
         if result is None or not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType)):
             _refuse(called, "an argument other than an integer, a float, a double or a decimal")
-        if isinstance(source, DecimalType) and source.precision > _TRY_DECIMAL_PRECISION:
-            # DuckDB's own sum of wider decimals can raise before the total is checked
-            _refuse(called, f"decimals of more than {_TRY_DECIMAL_PRECISION} digits")
+        in_window = isinstance(node.parent, exp.Window) and node.arg_key == "this"
+        if isinstance(source, DecimalType) and source.precision > _TRY_DECIMAL_PRECISION and not in_window and _grouped(node):
+            # DuckDB's own sum of wider decimals can raise before the total is checked (without
+            # GROUP BY and over windows the total is exact: _exact_decimal_total)
+            _refuse(called, f"decimals of more than {_TRY_DECIMAL_PRECISION} digits with GROUP BY")
         agg: exp.Expr = exp.Sum(this=value) if called == "try_sum" else exp.Avg(this=value)
         agg.meta[_TOLERANT] = True
         self.typer.types[id(agg)] = result
@@ -2190,6 +2234,12 @@ class _Rewriter:
                 ],
                 default=overflow,
             )
+        if (
+            isinstance(agg, (exp.Sum, exp.Avg)) and isinstance(arg, DecimalType) and isinstance(result, DecimalType)
+            and arg.precision + 10 > MAX_DECIMAL_PRECISION and not isinstance(agg.this, exp.Distinct)
+            and (window is not None or not _grouped(node))
+        ):
+            return self._exact_decimal_total(node, agg, arg, result, window, tolerant)
         if isinstance(agg, exp.Sum) and isinstance(result, DecimalType):
             if tolerant:
                 return exp.TryCast(this=node, to=_sql_type(result))
@@ -2207,6 +2257,36 @@ class _Rewriter:
             # loses what DuckDB's exact 128-bit sum keeps.
             agg.set("this", exp.cast(agg.this, exp.DataType.build("DOUBLE")))
         return node
+
+    def _exact_decimal_total(
+        self, node: exp.Expr, agg: exp.Expr, arg: DecimalType, result: DecimalType, window: exp.Window | None, tolerant: bool
+    ) -> exp.Expression:
+        """Spark's ``sum``/``avg`` of a decimal whose total may pass 38 digits, over a window or
+        without GROUP BY: Spark keeps such a total exactly and checks it at the end
+        (``CheckOverflowInSum``; an average divides it by the count first). DuckDB's running
+        total is 128 bits, so the values are split (:func:`_split_decimal`), summed apart and
+        put together by the engine function :func:`decimal_function` (``total``/``average``).
+        Without a window Spark's total passes between its partial and final aggregation as a
+        ``decimal(38,s)``, where one past 38 digits becomes its ``ARITHMETIC_OVERFLOW``; over
+        a window it is checked as ``NUMERIC_VALUE_OUT_OF_RANGE``."""
+
+        def wrap(call: exp.Expression) -> exp.Expression:
+            outer = window if window is not None else node if isinstance(node, exp.Filter) else None
+            if outer is None:
+                return call
+            copy = typing.cast(exp.Expression, outer.copy())
+            copy.set("this", call)
+            return copy
+
+        q, rest = _split_decimal(agg.this, arg.scale)
+        kind = "average" if isinstance(agg, exp.Avg) else "total"
+        # a try_ total over a window is NULL where it does not fit, as without one
+        operation = ("try_" if tolerant else "") + ("window_" if window is not None and (kind == "average" or not tolerant) else "") + kind
+        call = self._decimal_function(operation, wrap(exp.Sum(this=q)), DecimalType(MAX_DECIMAL_PRECISION, 0),
+                                      wrap(exp.Sum(this=rest)), DecimalType(MAX_DECIMAL_PRECISION, arg.scale), result)
+        if kind == "average":
+            call.append("expressions", wrap(exp.Count(this=agg.this.copy())))
+        return call
 
     def _percentile(self, node: exp.Quantile | exp.Median) -> exp.Expr:
         """Spark's exact ``percentile``/``median``: interpolated between neighbours as
