@@ -4081,7 +4081,13 @@ def _timestamp_from_epoch(called: str, count: exp.Expr, source: SparkType | None
         this="timezone", expressions=[exp.Literal.string("UTC"), exp.Anonymous(this="make_timestamp", expressions=[micros])]
     )
     if factor == 1:
-        return instant
+        # DuckDB's timestamps end a microsecond inside the 64-bit range (its infinities at
+        # +-(2^63 - 1)), where Spark's reach its ends: those three instants are refused
+        beyond = exp.Not(this=exp.Between(this=whole.copy(), low=exp.Literal.number(-(_TWO_63 - 2)), high=exp.Literal.number(_TWO_63 - 2)))
+        refused = spark_error("VPUSH_UNSUPPORTED_FUNCTION", f"{called}: an instant at the ends of the 64-bit range of microseconds "
+                              "(9223372036854775807, -9223372036854775807, -9223372036854775808) is past the DuckDB engine's "
+                              "timestamps; the Spark engine runs it", None)
+        return exp.Case(ifs=[exp.If(this=beyond, true=refused)], default=instant)
     highest, lowest = (_TWO_63 - 1) // factor, -(_TWO_63 // factor)  # truncated toward zero
     outside = exp.Or(this=exp.GT(this=whole.copy(), expression=exp.Literal.number(highest)),
                      expression=exp.LT(this=whole.copy(), expression=exp.Literal.number(lowest)))
