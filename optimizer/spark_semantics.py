@@ -592,12 +592,14 @@ class _Typer:
             return AtomicType("binary")
         if isinstance(node, exp.Case):
             branches = [i.args.get("true") for i in node.args.get("ifs") or []] + [node.args.get("default")]
-            return self._common([b for b in branches if b is not None])
+            return self._branches([b for b in branches if b is not None])
         if isinstance(node, exp.If) and not isinstance(node.parent, exp.Case):
             # if(c, a, b): the type both branches have (NULL takes the other's); unknown where they differ
-            return self._common([b for b in (node.args.get("true"), node.args.get("false")) if b is not None])
+            return self._branches([b for b in (node.args.get("true"), node.args.get("false")) if b is not None])
         if isinstance(node, exp.Coalesce):
-            return self._common([node.this, *node.expressions])
+            return self._branches([node.this, *node.expressions])
+        if isinstance(node, exp.Abs) and isinstance(self.of(node.this), DecimalType):
+            return self.of(node.this)
         if isinstance(node, VariantGet):
             try:
                 return node.target_type
@@ -698,6 +700,11 @@ class _Typer:
             assert isinstance(widest, AtomicType) and isinstance(t, AtomicType)
             widest = _wider_integral(widest, t)
         return widest
+
+    def _branches(self, parts: list[exp.Expr]) -> SparkType | None:
+        """The type of ``CASE``/``if``/``coalesce`` over ``parts``: the one they share, or the
+        decimal Spark widens integers and decimals to."""
+        return self._common(parts) or _wider_decimal([self.of(p) for p in parts if not isinstance(p, exp.Null)])
 
     def _common(self, parts: list[exp.Expr]) -> SparkType | None:
         types = {self._part(p) for p in parts if not isinstance(p, exp.Null)}
@@ -911,6 +918,22 @@ def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace |
     node.set("expression", exp.Literal.string(re2.text))
 
 
+def _wider_decimal(types: list[SparkType | None]) -> DecimalType | None:
+    """The decimal Spark widens integers and decimals to, at least one a decimal
+    (``DecimalPrecision.widerDecimalType``: the most digits before and after the point, past 38
+    digits the digits before it kept, ``boundedPreferIntegralDigits``); None for other types."""
+    if not types or not all(_is_integral(t) or isinstance(t, DecimalType) for t in types):
+        return None
+    if not any(isinstance(t, DecimalType) for t in types):
+        return None
+    decimals = [t if isinstance(t, DecimalType) else DecimalType(_INTEGRAL_DECIMAL[t.name], 0) for t in types if isinstance(t, (DecimalType, AtomicType))]
+    scale = max(d.scale for d in decimals)
+    digits = max(d.precision - d.scale for d in decimals)
+    if digits + scale <= MAX_DECIMAL_PRECISION:
+        return DecimalType(digits + scale, scale)
+    return DecimalType(MAX_DECIMAL_PRECISION, max(MAX_DECIMAL_PRECISION - digits, 0))
+
+
 def _sum_type(arg: SparkType | None) -> SparkType | None:
     """Spark's type of ``sum`` (and ``try_sum``) of an ``arg``."""
     if _is_integral(arg):
@@ -1094,14 +1117,9 @@ class _Rewriter:
                     put(holder, key, _branch_as_bigint(value, self.typer.of(value)))
             self.typer.types[id(node)] = AtomicType("bigint")
             return node
-        if not typed or not all(_is_integral(t) or isinstance(t, DecimalType) for t in typed):
+        wide = _wider_decimal(typed)
+        if wide is None or len(set(typed)) == 1:
             return None
-        decimals = [t if isinstance(t, DecimalType) else DecimalType(_INTEGRAL_DECIMAL[t.name], 0) for t in typed if t is not None]
-        if not any(isinstance(t, DecimalType) for t in typed) or len(set(typed)) == 1:
-            return None
-        scale = max(d.scale for d in decimals)
-        digits = max(d.precision - d.scale for d in decimals)
-        wide = DecimalType(min(digits + scale, MAX_DECIMAL_PRECISION), min(scale, MAX_DECIMAL_PRECISION))
         for holder, key, value in parts:
             if value is None or isinstance(value, exp.Null) or self.typer.of(value) == wide:
                 continue

@@ -132,6 +132,13 @@ WIDE_QUERIES: list[str] = [
     "SELECT id, CAST(b AS double) % (id - id) AS q FROM t WHERE id = 2",
     "SELECT id, pmod(CAST(b AS double), id - id) AS q FROM t WHERE id = 2",
     "SELECT id, pmod(b, id - id) AS q FROM t WHERE id = 2",
+    # decimals through abs, coalesce, nvl, if and CASE typed as Spark types them (DuckDB's
+    # division of the untyped result was a double)
+    "SELECT id, abs(d) / k AS a, coalesce(d, 1) / k AS b, nvl(d, 0) * 2 AS f, if(id > 2, d, k) / 3 AS g, abs(x) / 7 AS h, "
+    "CASE WHEN id > 3 THEN d ELSE b END / 2 AS c, coalesce(x, z) / y AS q FROM t WHERE id <> 1",
+    # past 38 digits Spark keeps the digits before the point (boundedPreferIntegralDigits)
+    "SELECT id, coalesce(x, z) AS a, if(id > 1, x, z) AS b, CASE WHEN id > 1 THEN y ELSE z END AS c, coalesce(y, b) AS e, "
+    "coalesce(d, b) AS f FROM t",
     # pmod by an expression (its divisor was written without parentheses: b % id - 7)
     "SELECT id, pmod(b, id - 7) AS q, pmod(-b, id + 2) AS r, pmod(b * 1.5D, id - 7) AS s, pmod(d, k - 3) AS u FROM t",
     # decimal %, pmod and div whose integral quotient needs 39 digits: Spark's MathContext takes
@@ -343,3 +350,19 @@ def test_split_sums_equal_exact_totals() -> None:
             assert got[i].as_py() == (average if abs(average) < D(10) ** (38 - min(scale + 4, 38)) else None), f"scale {scale} group {g}"
             assert totals[i].as_py() == (exact if abs(exact) < D(10) ** (38 - scale) else None), f"scale {scale} group {g}"
             assert g < 4 or totals[i].as_py() is not None, "Should fit: the running total cancels"
+
+
+# Remaining differences on DuckDB (README)
+NOT_YET = [
+    # greatest/least and round of decimals are typed by DuckDB: a quotient of them is a double
+    pytest.param("SELECT id, greatest(d, k) / 2 AS c, round(d, 1) / k AS e FROM t", id="greatest-round-quotient"),
+    # Spark's negation of a decimal of more than 34 significant digits rounds it to 34 (Scala's
+    # BigDecimal negates under MathContext.DECIMAL128)
+    pytest.param("SELECT id, -x AS n, -y AS m FROM t WHERE id <> 3", id="negation-past-34-digits"),
+]
+
+
+@pytest.mark.xfail(strict=True, reason="DuckDB engine: greatest/round of decimals untyped; Spark's negation rounds past 34 digits")
+@pytest.mark.parametrize("sql", NOT_YET)
+def test_not_yet_matching_spark(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    assert_same_answer(sql, spark_view, con, SPARK_ANSWERS)
