@@ -393,8 +393,8 @@ def finish_total(operation: str, q: Column, rest: Column, scale: int, result: De
     Example:
         >>> from decimal import Decimal
         >>> q, rest = pa.array([Decimal(18 * 10**17)], pa.decimal128(38, 0)), pa.array([Decimal(1)], pa.decimal128(38, 0))
-        >>> finish_total("window_average", q, rest, 0, DecimalType(38, 4), pa.array([20], pa.int64())).to_pylist()
-        [Decimal('9000000000000000000000000000000000.0500')]
+        >>> finish_total("window_average", q, rest, 0, DecimalType(38, 4), pa.array([20000], pa.int64())).to_pylist()
+        [Decimal('9000000000000000000000000000000000.0001')]
     """
     null_on_error = operation.startswith("try_")
     total = total_decimals(q, rest, scale)
