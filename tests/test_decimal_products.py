@@ -19,6 +19,7 @@ from sqlglot import exp
 import vpush
 from support.compare import assert_same_answer
 from support.tables import table_fixtures
+from vpush.codec.errors import VpushError
 from vpush.exec.errors import ExecutionError
 from vpush.exec.compute_decimals import compute_decimals
 from vpush.optimizer.spark_semantics import _decimal_result
@@ -313,6 +314,16 @@ def test_a_zero_divisor_raises_or_is_null() -> None:
     with pytest.raises(ExecutionError) as raised:
         compute_decimals("quotient", x.slice(2), y.slice(2), a, b, result)
     assert raised.value.error_class == "DIVIDE_BY_ZERO"
+
+
+@pytest.mark.parametrize("sql", ["SELECT id % 2 AS g, try_sum(x) AS s FROM t GROUP BY id % 2",
+                                 "SELECT id % 2 AS g, try_avg(z) AS a FROM t GROUP BY id % 2"])
+def test_grouped_try_sums_of_wide_decimals_are_refused(sql: str, con: vpush.Connection) -> None:
+    """With GROUP BY Spark's total of decimals of more than 28 digits is NULL once its running
+    total passes 38 digits in its order of rows, which vpush cannot follow: refused."""
+    with pytest.raises(VpushError) as raised:
+        con.sql(sql).to_arrow()
+    assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION", "Should be refused"
 
 
 def test_split_sums_equal_exact_totals() -> None:
