@@ -254,10 +254,22 @@ def _out_of_bounds(text: exp.Expression) -> exp.Expression:
     return spark_error("DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION", text, _typed("DATE"))
 
 
+# Spark's dates are int days from the epoch: java.time's date past them is its ARITHMETIC_OVERFLOW
+# (Math.toIntExact). DuckDB's end a day before (its infinities at those days) and hold nothing at
+# the earliest: the three dates at the ends are refused. As year * 10^4 + month * 100 + day
+# (in the order of dates, the years' signs included).
+_SPARK_DATE_RANGE = (-5_877_641 * 10_000 + 623, 5_881_580 * 10_000 + 711)
+_DUCKDB_DATE_RANGE = (-5_877_641 * 10_000 + 625, 5_881_580 * 10_000 + 710)
+
+
 def _make_date(arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
     """Spark's ``make_date(y, m, d)`` under ANSI: NULL for a NULL part; a field out of its range,
     or a day past the month's last, raises ``DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION``
-    with java.time's message, in java.time's order of checks (year, month, day, then the date)."""
+    with java.time's message, in java.time's order of checks (year, month, day, then the date);
+    a date past Spark's (int days: about ±5,880,000 years) raises its ``ARITHMETIC_OVERFLOW``,
+    and the three at the ends of Spark's range, past DuckDB's, a vpush error."""
+    from vpush.optimizer.spark_semantics import spark_error
+
     if not all(isinstance(a, exp.Null) or _integral_name(of(a)) in _NARROW for a in arguments):
         _refuse("make_date", "arguments other than ints")
     year, month, day = (exp.cast(a, _typed("BIGINT")) for a in arguments)
@@ -269,22 +281,46 @@ def _make_date(arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
     def outside(part: exp.Expression, low: int, high: int) -> exp.Expression:
         return exp.Not(this=exp.Between(this=part.copy(), low=_number(low), high=_number(high)))
 
-    first = _fn("make_date", year.copy(), month.copy(), _number(1))
-    last = _fn("dayofmonth", _fn("last_day", first.copy()))
-    month_name = _fn("upper", _fn("strftime", first.copy(), exp.Literal.string("%B")))
+    # the month's last day without a DuckDB date of that year (which may be past DuckDB's):
+    # February's by the Gregorian leap rule, the others 30 + (m + m div 8) mod 2
+    def divides(n: int) -> exp.Expression:
+        return exp.EQ(this=exp.Mod(this=year.copy(), expression=_number(n)), expression=_number(0))
+
+    leap = exp.Paren(this=exp.And(this=divides(4), expression=exp.Paren(this=exp.Or(this=exp.Not(this=divides(100)), expression=divides(400)))))
+    february = exp.Case(ifs=[exp.If(this=leap, true=_number(29))], default=_number(28))
+    other = exp.Add(this=_number(30), expression=exp.Mod(
+        this=exp.Paren(this=exp.Add(this=month.copy(), expression=exp.IntDiv(this=month.copy(), expression=_number(8)))), expression=_number(2)))
+    last = exp.Case(ifs=[exp.If(this=exp.EQ(this=month.copy(), expression=_number(2)), true=february)], default=other)
+    month_name = _fn("upper", _fn("strftime", _fn("make_date", _number(2000), month.copy(), _number(1)), exp.Literal.string("%B")))
     invalid = _out_of_bounds(exp.DPipe(this=exp.DPipe(this=exp.Literal.string("Invalid date '"), expression=month_name),
                                        expression=exp.DPipe(this=exp.Literal.string(" "),
                                                             expression=exp.DPipe(this=exp.cast(day.copy(), _typed("VARCHAR")),
                                                                                  expression=exp.Literal.string("'")))))
+    not_leap = _out_of_bounds(exp.DPipe(this=exp.DPipe(this=exp.Literal.string("Invalid date 'February 29' as '"),
+                                                       expression=exp.cast(year.copy(), _typed("VARCHAR"))),
+                                        expression=exp.Literal.string("' is not a leap year")))
+    key = exp.Add(this=exp.Add(this=exp.Mul(this=year.copy(), expression=_number(10_000)),
+                               expression=exp.Mul(this=month.copy(), expression=_number(100))), expression=day.copy())
+    overflow = spark_error("ARITHMETIC_OVERFLOW", "overflow.", _typed("DATE"))
+    refused = spark_error(
+        "VPUSH_UNSUPPORTED_FUNCTION", "make_date: a date at the end of Spark's range (5881580-07-11, -5877641-06-24 and "
+        "-5877641-06-23) is past the DuckDB engine's dates; the Spark engine runs it", _typed("DATE"))
     return exp.Case(
         ifs=[
             exp.If(this=_any_null(year, month, day), true=_null("DATE")),
             exp.If(this=outside(year, -999_999_999, 999_999_999), true=message("Year", "-999999999 - 999999999", year)),
             exp.If(this=outside(month, 1, 12), true=message("MonthOfYear", "1 - 12", month)),
             exp.If(this=outside(day, 1, 31), true=message("DayOfMonth", "1 - 28/31", day)),
+            exp.If(this=exp.and_(exp.EQ(this=month.copy(), expression=_number(2)), exp.EQ(this=day.copy(), expression=_number(29)),
+                                 exp.Not(this=leap.copy()), copy=False), true=not_leap),
             exp.If(this=exp.GT(this=day.copy(), expression=last), true=invalid),
+            exp.If(this=outside(key, *_SPARK_DATE_RANGE), true=overflow),
+            exp.If(this=outside(key, *_DUCKDB_DATE_RANGE), true=refused),
         ],
-        default=_fn("make_date", year, month, day),
+        # DuckDB folds a call of literals even in a branch no row takes: a year past its dates
+        # would raise there
+        default=_fn("make_date", exp.Case(ifs=[exp.If(this=outside(key, *_DUCKDB_DATE_RANGE), true=_number(1970))], default=year),
+                    month, day),
     )
 
 

@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import contextvars
 import decimal
+import itertools
 import math
 import re
+import typing
 from collections.abc import Callable, Mapping
 from typing import NoReturn
 
@@ -147,9 +149,13 @@ DECIMAL_FUNCTION_PREFIX = "vpush_decimal_"
 more than DuckDB's 38 digits, one per operation, pair of operand types and result type (see
 :func:`decimal_function`)."""
 
-DECIMAL_OPERATIONS = ("sum", "difference", "product", "quotient", "remainder", "div", "try_sum", "try_difference", "try_product", "try_quotient")
+DECIMAL_OPERATIONS = ("sum", "difference", "product", "quotient", "remainder", "div", "try_sum", "try_difference", "try_product", "try_quotient",
+                      "total", "window_total", "try_total", "average", "window_average", "try_average", "try_window_average")
 """The operations of :func:`decimal_function`; a ``try_`` one answers NULL where Spark's
-``try_add``/``try_subtract``/``try_multiply``/``try_divide`` do (where the other raises)."""
+``try_add``/``try_subtract``/``try_multiply``/``try_divide`` (``try_sum``, ``try_avg``) do (where
+the other raises). ``total`` and ``average`` finish a ``sum`` or ``avg`` of decimals from the two
+sums :func:`_split_decimal` splits it into (and, for ``average``, the count), over a window or
+not."""
 
 
 def decimal_function(operation: str, a: DecimalType, b: DecimalType, result: DecimalType) -> str:
@@ -392,6 +398,10 @@ def spark_error(error_class: str, message: exp.Expression | str, to: exp.DataTyp
 
 
 _DIVISION = "__vpush_division"
+_BY_ZERO_MESSAGES = {
+    "DIVIDE_BY_ZERO": "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead.",
+    "REMAINDER_BY_ZERO": "Remainder by zero. Use `try_mod` to tolerate divisor being 0 and return NULL instead.",
+}
 
 
 _OPERANDS_IN_PLACE: contextvars.ContextVar[bool] = contextvars.ContextVar("operands_in_place", default=False)
@@ -401,29 +411,41 @@ that must be grouped, so :func:`_round_div` writes its operands out in place."""
 
 def _round_div(numerator: exp.Expression, denominator: exp.Expression) -> exp.Expression:
     """``numerator / denominator`` of two HUGEINTs rounded half away from zero (Spark's HALF_UP);
-    both are taken, not copied.
+    both are taken, not copied, and each is computed once (:func:`_with_operands`)."""
+    return _with_operands({"n": numerator, "d": denominator}, _rounded_quotient)
 
-    Each operand is computed once: the two go into a one-element list of a struct, and a lambda
-    over that list's element names them as often as the rounding needs. Written out in place,
-    each would appear several times, and a chain of divisions (``a / b / c / ...``) would grow
-    the SQL exponentially. In a HAVING (:data:`_OPERANDS_IN_PLACE`), where DuckDB takes no such
-    lambda, they are written out all the same.
+
+def _with_operands(operands: dict[str, exp.Expression], body: Callable[[Callable[[str], exp.Expression]], exp.Expression]) -> exp.Expression:
+    """``body`` over ``operands`` (taken, not copied), each computed once however often ``body``
+    names it (by ``operand(name)``).
+
+    The operands go into a one-element list of a struct, and a lambda over that list's element
+    names them. Written out in place, each would appear as often as it is named, and a chain of
+    divisions (``a / b / c / ...``) would grow the SQL exponentially. In a HAVING
+    (:data:`_OPERANDS_IN_PLACE`), where DuckDB takes no such lambda, they are written out all
+    the same.
     """
     if _OPERANDS_IN_PLACE.get():
-        operands = {"n": exp.Paren(this=numerator), "d": exp.Paren(this=denominator)}
-        return _rounded_quotient(lambda name: operands[name].copy())
+        written = {name: exp.Paren(this=operand) for name, operand in operands.items()}
+        return body(lambda name: written[name].copy())
     pair = exp.Struct(
-        expressions=[
-            exp.PropertyEQ(this=exp.to_identifier("n"), expression=numerator),
-            exp.PropertyEQ(this=exp.to_identifier("d"), expression=denominator),
-        ]
+        expressions=[exp.PropertyEQ(this=exp.to_identifier(name), expression=operand) for name, operand in operands.items()]
     )
 
-    def operand(name: str) -> exp.Expression:
-        return exp.Dot(this=exp.column(exp.to_identifier(_DIVISION)), expression=exp.to_identifier(name))
+    # each lambda its own variable, unused by the lambdas inside its body
+    names: list[exp.Identifier] = []
 
-    body = exp.Lambda(this=_rounded_quotient(operand), expressions=[exp.to_identifier(_DIVISION)])
-    each = exp.Anonymous(this="list_transform", expressions=[exp.Array(expressions=[pair]), body])
+    def named(name: str) -> exp.Expression:
+        names.append(exp.to_identifier(_DIVISION))
+        return exp.Dot(this=exp.Column(this=names[-1]), expression=exp.to_identifier(name))
+
+    inner = body(named)
+    taken = {v.name for node in inner.find_all(exp.Lambda) for v in node.expressions}
+    variable = next(f"{_DIVISION}{i or ''}" for i in itertools.count() if f"{_DIVISION}{i or ''}" not in taken)
+    for name_node in names:
+        name_node.set("this", variable)
+    lambda_body = exp.Lambda(this=inner, expressions=[exp.to_identifier(variable)])
+    each = exp.Anonymous(this="list_transform", expressions=[exp.Array(expressions=[pair]), lambda_body])
     return exp.Anonymous(this="list_extract", expressions=[each, exp.Literal.number(1)])
 
 
@@ -476,6 +498,43 @@ def _from_unscaled(unscaled: exp.Expression, result: DecimalType) -> exp.Express
         unit = exp.cast(exp.Literal.string(f"{10 ** -result.scale:.{result.scale}f}"), _decimal(result.scale + 1, result.scale))
         whole = exp.Mul(this=whole, expression=unit)
     return exp.cast(whole, _decimal(result.precision, result.scale), copy=False)
+
+
+# A decimal sum is split into a sum of bigints counting units of 10^SPLIT_DIGITS (unscaled) and
+# a sum of small decimals (see _split_decimal).
+_SPLIT_DIGITS = 20
+
+
+def _split_decimal(value: exp.Expression, scale: int) -> tuple[exp.Expression, exp.Expression]:
+    """A ``decimal(38, scale)`` ``value`` as a bigint ``q`` and a decimal ``rest`` with ``value =
+    q * 10^(20 - scale) + rest`` exactly, ``rest`` below 10^23 unscaled: summed apart, neither
+    sum passes DuckDB's 128 bits for fewer than about 10^15 rows, where ``value``'s own running
+    total may (Spark's total is exact until the end).
+
+    ``q`` is 0 where ``value`` is below 10^19 unscaled (most values: no more than DuckDB's own
+    sum costs), else the quotient by the unit through a double (DuckDB's decimal division and
+    truncation are far slower), shrunk by 2^-50 so that ``q`` times the unit never passes
+    ``value`` (the double's error is below 2^-51 of it): ``rest`` keeps ``value``'s sign and is
+    below 2^-50 of it plus a unit.
+    """
+    x = exp.cast(value, _decimal(MAX_DECIMAL_PRECISION, scale))
+    small = decimal.Decimal(10) ** (_SPLIT_DIGITS - 1 - scale)
+    bound = exp.cast(exp.Literal.string(f"{small:f}"), _decimal(MAX_DECIMAL_PRECISION, scale))
+    big = exp.Or(this=exp.GTE(this=x.copy(), expression=bound),
+                 expression=exp.LTE(this=x.copy(), expression=exp.Neg(this=bound.copy())))
+    factor = (1 - 2.0**-50) * 10.0 ** (scale - _SPLIT_DIGITS)
+    approx = exp.Mul(this=exp.cast(x.copy(), exp.DataType.build("DOUBLE")), expression=exp.Literal.number(repr(factor)))
+    q = exp.Case(ifs=[exp.If(this=big, true=exp.cast(exp.Anonymous(this="trunc", expressions=[approx]), exp.DataType.build("BIGINT")))],
+                 default=exp.cast(exp.Literal.number(0), exp.DataType.build("BIGINT")))
+    unit = exp.cast(exp.Literal.string(f"{decimal.Decimal(10) ** (_SPLIT_DIGITS - scale):f}"), _decimal(max(_SPLIT_DIGITS + 1, scale), scale))
+    rest = exp.Sub(this=x, expression=exp.Mul(this=exp.cast(q.copy(), _decimal(18, 0)), expression=unit))
+    return q, rest
+
+
+def _grouped(node: exp.Expr) -> bool:
+    """Whether ``node`` is in a SELECT with a GROUP BY."""
+    select = node.find_ancestor(exp.Select)
+    return select is not None and select.args.get("group") is not None
 
 
 def _rescale(unscaled: exp.Expression, from_scale: int, to_scale: int) -> exp.Expression:
@@ -552,12 +611,14 @@ class _Typer:
             return AtomicType("binary")
         if isinstance(node, exp.Case):
             branches = [i.args.get("true") for i in node.args.get("ifs") or []] + [node.args.get("default")]
-            return self._common([b for b in branches if b is not None])
+            return self._branches([b for b in branches if b is not None])
         if isinstance(node, exp.If) and not isinstance(node.parent, exp.Case):
             # if(c, a, b): the type both branches have (NULL takes the other's); unknown where they differ
-            return self._common([b for b in (node.args.get("true"), node.args.get("false")) if b is not None])
+            return self._branches([b for b in (node.args.get("true"), node.args.get("false")) if b is not None])
         if isinstance(node, exp.Coalesce):
-            return self._common([node.this, *node.expressions])
+            return self._branches([node.this, *node.expressions])
+        if isinstance(node, exp.Abs) and isinstance(self.of(node.this), DecimalType):
+            return self.of(node.this)
         if isinstance(node, VariantGet):
             try:
                 return node.target_type
@@ -658,6 +719,11 @@ class _Typer:
             assert isinstance(widest, AtomicType) and isinstance(t, AtomicType)
             widest = _wider_integral(widest, t)
         return widest
+
+    def _branches(self, parts: list[exp.Expr]) -> SparkType | None:
+        """The type of ``CASE``/``if``/``coalesce`` over ``parts``: the one they share, or the
+        decimal Spark widens integers and decimals to."""
+        return self._common(parts) or _wider_decimal([self.of(p) for p in parts if not isinstance(p, exp.Null)])
 
     def _common(self, parts: list[exp.Expr]) -> SparkType | None:
         types = {self._part(p) for p in parts if not isinstance(p, exp.Null)}
@@ -884,6 +950,22 @@ def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace |
                 + (", or that can match the empty string" if stepping else ""))
     assert re2 is not None  # for mypy: refused above
     node.set("expression", exp.Literal.string(re2.text))
+
+
+def _wider_decimal(types: list[SparkType | None]) -> DecimalType | None:
+    """The decimal Spark widens integers and decimals to, at least one a decimal
+    (``DecimalPrecision.widerDecimalType``: the most digits before and after the point, past 38
+    digits the digits before it kept, ``boundedPreferIntegralDigits``); None for other types."""
+    if not types or not all(_is_integral(t) or isinstance(t, DecimalType) for t in types):
+        return None
+    if not any(isinstance(t, DecimalType) for t in types):
+        return None
+    decimals = [t if isinstance(t, DecimalType) else DecimalType(_INTEGRAL_DECIMAL[t.name], 0) for t in types if isinstance(t, (DecimalType, AtomicType))]
+    scale = max(d.scale for d in decimals)
+    digits = max(d.precision - d.scale for d in decimals)
+    if digits + scale <= MAX_DECIMAL_PRECISION:
+        return DecimalType(digits + scale, scale)
+    return DecimalType(MAX_DECIMAL_PRECISION, max(MAX_DECIMAL_PRECISION - digits, 0))
 
 
 def _sum_type(arg: SparkType | None) -> SparkType | None:
@@ -1126,14 +1208,9 @@ class _Rewriter:
                     put(holder, key, _branch_as_bigint(value, self.typer.of(value)))
             self.typer.types[id(node)] = AtomicType("bigint")
             return node
-        if not typed or not all(_is_integral(t) or isinstance(t, DecimalType) for t in typed):
+        wide = _wider_decimal(typed)
+        if wide is None or len(set(typed)) == 1:
             return None
-        decimals = [t if isinstance(t, DecimalType) else DecimalType(_INTEGRAL_DECIMAL[t.name], 0) for t in typed if t is not None]
-        if not any(isinstance(t, DecimalType) for t in typed) or len(set(typed)) == 1:
-            return None
-        scale = max(d.scale for d in decimals)
-        digits = max(d.precision - d.scale for d in decimals)
-        wide = DecimalType(min(digits + scale, MAX_DECIMAL_PRECISION), min(scale, MAX_DECIMAL_PRECISION))
         for holder, key, value in parts:
             if value is None or isinstance(value, exp.Null) or self.typer.of(value) == wide:
                 continue
@@ -1331,7 +1408,9 @@ class _Rewriter:
             if isinstance(result, DecimalType):
                 value, divisor = node.expressions
                 return self._decimal_pmod(value, divisor, result)
-            return _pmod(*node.expressions)
+            # typed as DuckDB types the remainder, which is Spark's type of pmod of integers and doubles
+            value, divisor = node.expressions
+            return self._nonzero(value, divisor, _pmod, "REMAINDER_BY_ZERO", None)
         if isinstance(node, exp.TsOrDsAdd) and (of(node.this) == AtomicType("date") or of(node.this) in _TIMESTAMPS):
             unit = node.args.get("unit")
             if unit is None or unit.name.upper() == "DAY":
@@ -1567,15 +1646,18 @@ class _Rewriter:
         if isinstance(node, exp.IntDiv):
             left, right = of(node.this), of(node.expression)
             if _is_integral(left) and _is_integral(right):
-                quotient: exp.Expression = exp.cast(node, exp.DataType.build("BIGINT"))
-                if left == _BIGINT:
+                def quotient(n: exp.Expression, d: exp.Expression) -> exp.Expression:
+                    value: exp.Expression = exp.cast(exp.IntDiv(this=n, expression=d), exp.DataType.build("BIGINT"))
+                    if left != _BIGINT:
+                        return value
                     # Long.MinValue div -1 does not fit a long: ARITHMETIC_OVERFLOW (DuckDB's own error)
-                    overflow = exp.And(this=exp.EQ(this=node.this.copy(), expression=exp.cast(exp.Literal.number(str(-(1 << 63))), exp.DataType.build("BIGINT"))),
-                                       expression=exp.EQ(this=node.expression.copy(), expression=exp.Literal.number(-1)))
+                    overflow = exp.And(this=exp.EQ(this=n.copy(), expression=exp.cast(exp.Literal.number(str(-(1 << 63))), exp.DataType.build("BIGINT"))),
+                                       expression=exp.EQ(this=d.copy(), expression=exp.Literal.number(-1)))
                     raised = spark_error("ARITHMETIC_OVERFLOW", "Overflow in integral divide. Use 'try_divide' to tolerate overflow and return NULL instead.",
                                          exp.DataType.build("BIGINT"))
-                    quotient = exp.Case(ifs=[exp.If(this=overflow, true=raised)], default=quotient)
-                return self._nonzero(node.expression, quotient, "DIVIDE_BY_ZERO", "BIGINT", dividend=node.this)
+                    return exp.Case(ifs=[exp.If(this=overflow, true=raised)], default=value)
+
+                return self._nonzero(node.this, node.expression, quotient, "DIVIDE_BY_ZERO", "BIGINT")
             if isinstance(left, DecimalType) or isinstance(right, DecimalType):
                 return self._decimal_div(node)
             return node
@@ -1607,6 +1689,11 @@ class _Rewriter:
                 # float with int, bigint or decimal is double in Spark, float in DuckDB
                 node.set("this", self._to_double(node.this))
                 node.set("expression", self._to_double(node.expression))
+        if isinstance(node, exp.Mod) and _is_fractional(result):
+            # DuckDB's remainder of a double by 0 is NaN; Spark's raises
+            return self._nonzero(node.this, node.expression, lambda n, d: exp.Mod(this=n, expression=d), "REMAINDER_BY_ZERO",
+                                 _sql_type(result).sql("duckdb"))
+        if isinstance(node, (exp.Add, exp.Sub, exp.Mul)) and result == _DOUBLE:
             return node
         if isinstance(node, exp.Mod) and isinstance(result, DecimalType):
             return self._decimal_remainder(node.this, node.expression, result)
@@ -2134,24 +2221,32 @@ class _Rewriter:
         return exp.cast(node, exp.DataType.build("DOUBLE"))
 
     def _nonzero(
-        self, divisor: exp.Expr, value: exp.Expression, error_class: str, to: str, dividend: exp.Expr | None = None
+        self, dividend: exp.Expr, divisor: exp.Expr, value_of: Callable[[exp.Expression, exp.Expression], exp.Expression],
+        error_class: str, to: str | None,
     ) -> exp.Expression:
-        zero: exp.Expression = exp.EQ(this=divisor.copy(), expression=exp.Literal.number(0))
-        if dividend is not None and _is_plain(dividend):
-            # Spark's DivModLike skips a NULL dividend before it checks the divisor: NULL, no
-            # error. Only for a plain dividend: a copy of a division in a chain of them would
-            # grow the SQL exponentially.
-            zero = exp.And(this=zero, expression=exp.Not(this=exp.Is(this=dividend.copy(), expression=exp.Null())))
-        message = "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead."
-        return exp.Case(
-            ifs=[exp.If(this=zero, true=spark_error(error_class, message, exp.DataType.build(to)))], default=value
-        )
+        """``value_of(dividend, divisor)``, raising Spark's ``error_class`` where the divisor is 0
+        and the dividend is not NULL: Spark's ``DivModLike`` gives NULL for a NULL dividend
+        before it looks at the divisor. A dividend other than a column or a literal is computed
+        once (:func:`_with_operands`), as a chain of divisions would grow the SQL exponentially."""
+        message = _BY_ZERO_MESSAGES[error_class]
+
+        def checked(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+            zero = exp.And(this=exp.EQ(this=operand("d"), expression=exp.Literal.number(0)),
+                           expression=exp.Not(this=exp.Is(this=operand("n"), expression=exp.Null())))
+            return exp.Case(ifs=[exp.If(this=zero, true=spark_error(error_class, message, None if to is None else exp.DataType.build(to)))],
+                            default=value_of(operand("n"), operand("d")))
+
+        operands: dict[str, exp.Expression] = {"n": exp.Paren(this=dividend.copy()), "d": exp.Paren(this=divisor.copy())}
+        if _is_plain(dividend):
+            return checked(lambda name: operands[name].copy())
+        return _with_operands(operands, checked)
 
     def _divide(self, node: exp.Div, result: SparkType | None) -> exp.Expr:
         if result == _DOUBLE:
-            left = exp.cast(node.this.copy(), exp.DataType.build("DOUBLE"))
-            ratio = exp.Div(this=left, expression=node.expression.copy(), typed=False, safe=False)
-            return self._nonzero(node.expression, ratio, "DIVIDE_BY_ZERO", "DOUBLE", dividend=node.this)
+            def ratio(n: exp.Expression, d: exp.Expression) -> exp.Expression:
+                return exp.Div(this=exp.cast(n, exp.DataType.build("DOUBLE")), expression=d, typed=False, safe=False)
+
+            return self._nonzero(node.this, node.expression, ratio, "DIVIDE_BY_ZERO", "DOUBLE")
         if not isinstance(result, DecimalType):
             return node
         of = self.typer.of
@@ -2160,9 +2255,10 @@ class _Rewriter:
         assert isinstance(result, DecimalType)
         if not _exact_fits("quotient", a, b, result):
             return self._decimal_function("quotient", node.this, a, node.expression, b, result)
-        quotient = _exact_divide(node.this.copy(), a, node.expression.copy(), b, result)
-        value = _from_unscaled(quotient, result)
-        return self._nonzero(node.expression, value, "DIVIDE_BY_ZERO", _sql_type(result).sql("duckdb"), dividend=node.this)
+        def quotient(n: exp.Expression, d: exp.Expression) -> exp.Expression:
+            return _from_unscaled(_exact_divide(n, a, d, b, result), result)
+
+        return self._nonzero(node.this, node.expression, quotient, "DIVIDE_BY_ZERO", _sql_type(result).sql("duckdb"))
 
     def _decimal_function(
         self, operation: str, left: exp.Expr, a: DecimalType, right: exp.Expr, b: DecimalType, result: DecimalType,
@@ -2189,7 +2285,11 @@ class _Rewriter:
         a, b = self._decimal_operands(left, right)
         if max(a.precision - a.scale, b.precision - b.scale) + result.scale > MAX_DECIMAL_PRECISION:
             return self._decimal_function("remainder", left, a, right, b, result)
-        return exp.cast(exp.Mod(this=left.copy(), expression=right.copy()), _sql_type(result))
+
+        def remainder(n: exp.Expression, d: exp.Expression) -> exp.Expression:
+            return exp.cast(exp.Mod(this=n, expression=d), _sql_type(result))
+
+        return self._nonzero(left, right, remainder, "REMAINDER_BY_ZERO", _sql_type(result).sql("duckdb"))
 
     def _decimal_pmod(self, value: exp.Expr, divisor: exp.Expr, result: DecimalType) -> exp.Expression:
         """Spark's ``pmod`` of decimals: ``r = value % divisor``, and ``(r + divisor) % divisor``
@@ -2217,13 +2317,15 @@ class _Rewriter:
         if max(a.precision - a.scale, b.precision - b.scale) + scale > MAX_DECIMAL_PRECISION:
             # past 38 digits at the common scale: the engine function (its result type: bigint)
             return self._decimal_function("div", node.this, a, node.expression, b, DecimalType(_INTEGRAL_DECIMAL["bigint"], 0), _BIGINT)
-        numerator, denominator = _unscaled(node.this.copy(), a), _unscaled(node.expression.copy(), b)
-        if scale > a.scale:
-            numerator = exp.Mul(this=numerator, expression=_pow10(scale - a.scale))
-        if scale > b.scale:
-            denominator = exp.Mul(this=denominator, expression=_pow10(scale - b.scale))
-        quotient = exp.IntDiv(this=exp.Paren(this=numerator), expression=exp.Paren(this=denominator))
-        return self._nonzero(node.expression, _wrapped_bigint(quotient), "DIVIDE_BY_ZERO", "BIGINT", dividend=node.this)
+        def quotient(n: exp.Expression, d: exp.Expression) -> exp.Expression:
+            numerator, denominator = _unscaled(n, a), _unscaled(d, b)
+            if scale > a.scale:
+                numerator = exp.Mul(this=numerator, expression=_pow10(scale - a.scale))
+            if scale > b.scale:
+                denominator = exp.Mul(this=denominator, expression=_pow10(scale - b.scale))
+            return _wrapped_bigint(exp.IntDiv(this=exp.Paren(this=numerator), expression=exp.Paren(this=denominator)))
+
+        return self._nonzero(node.this, node.expression, quotient, "DIVIDE_BY_ZERO", "BIGINT")
 
     def _get_json_object(self, text: exp.Expr, path: exp.Expr) -> exp.Expr:
         """Spark's ``get_json_object(json, path)`` by the engine function of the compiled kernel,
@@ -2249,9 +2351,11 @@ class _Rewriter:
         source = self.typer.of(_distinct_argument(value))
         if result is None or not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType)):
             _refuse(called, "an argument other than an integer, a float, a double or a decimal")
-        if isinstance(source, DecimalType) and source.precision > _TRY_DECIMAL_PRECISION:
-            # DuckDB's own sum of wider decimals can raise before the total is checked
-            _refuse(called, f"decimals of more than {_TRY_DECIMAL_PRECISION} digits")
+        in_window = isinstance(node.parent, exp.Window) and node.arg_key == "this"
+        if isinstance(source, DecimalType) and source.precision > _TRY_DECIMAL_PRECISION and not in_window and _grouped(node):
+            # DuckDB's own sum of wider decimals can raise before the total is checked (without
+            # GROUP BY and over windows the total is exact: _exact_decimal_total)
+            _refuse(called, f"decimals of more than {_TRY_DECIMAL_PRECISION} digits with GROUP BY")
         agg: exp.Expr = exp.Sum(this=value) if called == "try_sum" else exp.Avg(this=value)
         agg.meta[_TOLERANT] = True
         self.typer.types[id(agg)] = result
@@ -2301,6 +2405,12 @@ class _Rewriter:
                 ],
                 default=overflow,
             )
+        if (
+            isinstance(agg, (exp.Sum, exp.Avg)) and isinstance(arg, DecimalType) and isinstance(result, DecimalType)
+            and arg.precision + 10 > MAX_DECIMAL_PRECISION and not isinstance(agg.this, exp.Distinct)
+            and (window is not None or not _grouped(node))
+        ):
+            return self._exact_decimal_total(node, agg, arg, result, window, tolerant)
         if isinstance(agg, exp.Sum) and isinstance(result, DecimalType):
             if tolerant:
                 return exp.TryCast(this=node, to=_sql_type(result))
@@ -2318,6 +2428,36 @@ class _Rewriter:
             # loses what DuckDB's exact 128-bit sum keeps.
             agg.set("this", exp.cast(agg.this, exp.DataType.build("DOUBLE")))
         return node
+
+    def _exact_decimal_total(
+        self, node: exp.Expr, agg: exp.Expr, arg: DecimalType, result: DecimalType, window: exp.Window | None, tolerant: bool
+    ) -> exp.Expression:
+        """Spark's ``sum``/``avg`` of a decimal whose total may pass 38 digits, over a window or
+        without GROUP BY: Spark keeps such a total exactly and checks it at the end
+        (``CheckOverflowInSum``; an average divides it by the count first). DuckDB's running
+        total is 128 bits, so the values are split (:func:`_split_decimal`), summed apart and
+        put together by the engine function :func:`decimal_function` (``total``/``average``).
+        Without a window Spark's total passes between its partial and final aggregation as a
+        ``decimal(38,s)``, where one past 38 digits becomes its ``ARITHMETIC_OVERFLOW``; over
+        a window it is checked as ``NUMERIC_VALUE_OUT_OF_RANGE``."""
+
+        def wrap(call: exp.Expression) -> exp.Expression:
+            outer = window if window is not None else node if isinstance(node, exp.Filter) else None
+            if outer is None:
+                return call
+            copy = typing.cast(exp.Expression, outer.copy())
+            copy.set("this", call)
+            return copy
+
+        q, rest = _split_decimal(agg.this, arg.scale)
+        kind = "average" if isinstance(agg, exp.Avg) else "total"
+        # a try_ total over a window is NULL where it does not fit, as without one
+        operation = ("try_" if tolerant else "") + ("window_" if window is not None and (kind == "average" or not tolerant) else "") + kind
+        call = self._decimal_function(operation, wrap(exp.Sum(this=q)), DecimalType(MAX_DECIMAL_PRECISION, 0),
+                                      wrap(exp.Sum(this=rest)), DecimalType(MAX_DECIMAL_PRECISION, arg.scale), result)
+        if kind == "average":
+            call.append("expressions", wrap(exp.Count(this=agg.this.copy())))
+        return call
 
     def _percentile(self, node: exp.Quantile | exp.Median) -> exp.Expr:
         """Spark's exact ``percentile``/``median``: interpolated between neighbours as
@@ -4229,7 +4369,13 @@ def _timestamp_from_epoch(called: str, count: exp.Expr, source: SparkType | None
         this="timezone", expressions=[exp.Literal.string("UTC"), exp.Anonymous(this="make_timestamp", expressions=[micros])]
     )
     if factor == 1:
-        return instant
+        # DuckDB's timestamps end a microsecond inside the 64-bit range (its infinities at
+        # +-(2^63 - 1)), where Spark's reach its ends: those three instants are refused
+        beyond = exp.Not(this=exp.Between(this=whole.copy(), low=exp.Literal.number(-(_TWO_63 - 2)), high=exp.Literal.number(_TWO_63 - 2)))
+        refused = spark_error("VPUSH_UNSUPPORTED_FUNCTION", f"{called}: an instant at the ends of the 64-bit range of microseconds "
+                              "(9223372036854775807, -9223372036854775807, -9223372036854775808) is past the DuckDB engine's "
+                              "timestamps; the Spark engine runs it", None)
+        return exp.Case(ifs=[exp.If(this=beyond, true=refused)], default=instant)
     highest, lowest = (_TWO_63 - 1) // factor, -(_TWO_63 // factor)  # truncated toward zero
     outside = exp.Or(this=exp.GT(this=whole.copy(), expression=exp.Literal.number(highest)),
                      expression=exp.LT(this=whole.copy(), expression=exp.Literal.number(lowest)))
@@ -4345,7 +4491,8 @@ def _mime_base64(value: exp.Expr, text: bool) -> exp.Expression:
 
 def _pmod(a: exp.Expression, n: exp.Expression) -> exp.Expression:
     """Spark's ``pmod(a, n)``: ``a % n``, plus ``n`` (mod ``n``) when that is negative."""
-    remainder = exp.Paren(this=exp.Mod(this=a.copy(), expression=n.copy()))
+    n = exp.Paren(this=n.copy())
+    remainder = exp.Paren(this=exp.Mod(this=exp.Paren(this=a.copy()), expression=n.copy()))
     wrapped = exp.Mod(this=exp.Paren(this=exp.Add(this=remainder.copy(), expression=n.copy())), expression=n.copy())
     negative = exp.LT(this=remainder.copy(), expression=exp.Literal.number(0))
     return exp.Case(ifs=[exp.If(this=negative, true=wrapped)], default=remainder)

@@ -147,6 +147,9 @@ SCALARS = [
     "try_add(d, 1)", "try_divide(d, 2)", "try_subtract(d, i)", "try_multiply(d, d)", "try_divide(d, d - d)",
     "unhex('4A')", "unhex('F')", "unhex('zz')", "unhex(g)",
     "next_day(day, 'MO')", "next_day(day, 'sunday')", "next_day(day, NULL)", "make_date(s, NULL, 1)", "make_date(2023, s, s)",
+    # make_date near the ends of DuckDB's dates (a day inside Spark's), of years no DuckDB date holds checked
+    "unix_date(make_date(-5877641, 6, 25))", "unix_date(make_date(5881580, 7, 10))", "make_date(2000, 2, 29)",
+    "unix_date(make_date(-1000, 3, 1))", "unix_date(make_date(-5877640, 1, 1))",
     # try_element_at: NULL outside the array or for a key not in the map; zeroifnull as coalesce(x, 0) widens
     "try_element_at(array(i, 2), 3)", "try_element_at(array(i, 2), -1)", "try_element_at(array(i), s)",
     "try_element_at(array(g, 'z'), -s)", "try_element_at(map('a', i), g)", "try_element_at(map(s, g), s)",
@@ -207,7 +210,7 @@ WINDOWS = [
     "sum(i) OVER (ORDER BY s ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)", "count(*) OVER (PARTITION BY i > 0)",
     "min(i) OVER (ORDER BY s ROWS 2 PRECEDING)", "max(i) OVER (ORDER BY s ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)",
     "avg(f) OVER (PARTITION BY i > 0 ORDER BY s)", "try_sum(i) OVER (ORDER BY s)", "try_sum(b) OVER (PARTITION BY i > 0)",
-    "try_avg(d) OVER (PARTITION BY i > 0)",
+    "try_avg(d) OVER (PARTITION BY i > 0)", "try_sum(cast(d AS decimal(30, 2))) OVER ()", "try_avg(cast(d AS decimal(38, 2))) OVER ()",
 ]
 
 # Spark functions DuckDB answers differently (types, values or Java formats): refused on DuckDB.
@@ -223,7 +226,7 @@ REFUSED = [
     "sin(f)", "cos(f)", "tan(f)", "cot(f)", "sec(f)", "csc(f)", "hash(array(i))",
     "map(1.5D, i)", "map('a', 1, 'b', 2.5)", "element_at(map(1, g), 1L)", "map(s, g)[3]",
     "map_contains_key(map(s, i), 3)", "str_to_map(g, ',', '.')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)", "array_union(array(i), array(f))",
-    "try_sum(cast(d AS decimal(30, 2))) OVER ()", "map_concat(map('a', i), map('b', s))", "elt(1, g, f)",
+    "map_concat(map('a', i), map('b', s))", "elt(1, g, f)",
 ]
 
 
@@ -529,11 +532,25 @@ def test_map_keeps_spark_key_order(spark_view: SparkSession, con: vpush.Connecti
      ("make_date(2024, 2, 30)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
      ("make_date(2024, 1, 32)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
      ("make_date(2024, 1, 0)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
-     ("make_date(i, 1, 1)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION")],
+     ("make_date(i, 1, 1)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
+     ("make_date(1900, 2, 29)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
+     ("make_date(6000001, 2, 29)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
+     # past Spark's int days (java.time's toEpochDay through Math.toIntExact)
+     ("make_date(5881580, 7, 12)", "ARITHMETIC_OVERFLOW"), ("make_date(-5877641, 6, 22)", "ARITHMETIC_OVERFLOW"),
+     ("make_date(6000000, 2, 29)", "ARITHMETIC_OVERFLOW"), ("make_date(-999999999, 1, 1)", "ARITHMETIC_OVERFLOW")],
 )
 def test_date_fields_raise_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """Under ANSI, a day name Spark does not know and a date field out of range raise its class."""
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
+
+
+@pytest.mark.parametrize("call", ["make_date(5881580, 7, 11)", "make_date(-5877641, 6, 24)", "make_date(-5877641, 6, 23)"])
+def test_make_date_at_the_ends_of_spark_dates_is_refused(call: str, con: vpush.Connection) -> None:
+    """Spark's first and last int days lie past DuckDB's dates (its infinities, and nothing at the
+    earliest): refused on the DuckDB engine rather than answered otherwise."""
+    with pytest.raises(VpushError) as raised:
+        con.sql(f"SELECT unix_date({call}) FROM t").to_arrow()
+    assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION", "Should be refused"
 
 
 @pytest.mark.parametrize(
@@ -766,10 +783,27 @@ def test_date_format_in_the_session_time_zone(zone: str, spark: SparkSession, tm
     assert got == expected
 
 
-@pytest.mark.xfail(strict=True, reason="DuckDB's timestamps end before the 64-bit range of microseconds does (README)")
-def test_timestamp_micros_at_the_ends_of_the_64_bit_range(spark_view: SparkSession, con: vpush.Connection) -> None:
-    _check(["cast(timestamp_micros(9223372036854775807) AS string)", "cast(timestamp_micros(-9223372036854775808) AS string)"],
+def test_timestamps_near_the_ends_of_the_64_bit_range(spark_view: SparkSession, con: vpush.Connection) -> None:
+    """A microsecond inside DuckDB's timestamps, which end one inside the 64-bit range: Spark's
+    strings (years +294247 and -290308), microseconds and order; timestamp_millis and
+    timestamp_seconds as near the ends as they reach."""
+    _check(["cast(timestamp_micros(9223372036854775806) AS string)", "cast(timestamp_micros(-9223372036854775806) AS string)",
+            "unix_micros(timestamp_micros(9223372036854775806))", "unix_micros(timestamp_micros(-9223372036854775806))",
+            "timestamp_micros(9223372036854775806) > timestamp_micros(9223372036854775805)",
+            "timestamp_micros(-9223372036854775806) < timestamp_micros(-9223372036854775805)",
+            "cast(timestamp_millis(9223372036854775) AS string)", "cast(timestamp_millis(-9223372036854775) AS string)",
+            "cast(timestamp_seconds(9223372036854) AS string)", "cast(timestamp_seconds(-9223372036854) AS string)"],
            spark_view, con)
+
+
+@pytest.mark.parametrize("micros", ["9223372036854775807", "-9223372036854775807", "b - 1 - 9223372036854775807"])
+def test_timestamp_micros_at_the_ends_of_the_64_bit_range_is_refused(micros: str, con: vpush.Connection) -> None:
+    """Spark's instants at the ends of the 64-bit range lie past DuckDB's timestamps (its
+    infinities, and nothing at the most negative): refused on the DuckDB engine rather than
+    answered otherwise."""
+    with pytest.raises(VpushError) as raised:
+        con.sql(f"SELECT cast(timestamp_micros({micros}) AS string) FROM t WHERE b = 0").to_arrow()
+    assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION", "Should be refused"
 
 
 @pytest.mark.parametrize("zone", ["UTC", "America/Los_Angeles", "Asia/Kolkata"])
