@@ -33,7 +33,7 @@ from collections.abc import Callable, Mapping
 from typing import NoReturn
 
 import pyarrow as pa
-from sqlglot import exp
+from sqlglot import ErrorLevel, exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from vpush.codec.java_format import format_java_double, format_java_float
@@ -67,7 +67,7 @@ from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_generators import rewrite_generators
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
-from vpush.optimizer.spark_math import KERNEL_CALLS, rewrite_kernel_call
+from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, KERNEL_CALLS, rewrite_approx_count_distinct, rewrite_kernel_call
 from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
 from vpush.optimizer.variant_types import (
@@ -677,6 +677,8 @@ class _Typer:
             return scalar_type(called, _arguments(node), self.of)
         if called in KERNEL_CALLS:
             return KERNEL_CALLS[called]
+        if called == "approx_count_distinct":
+            return _BIGINT
         if called in ("try_sum", "try_avg"):
             arguments = _arguments(node)
             if len(arguments) != 1:
@@ -1172,7 +1174,9 @@ class _Rewriter:
             operand = of(node.this)  # a string is cast to a boolean; a number or date is refused
             if operand is not None and not isinstance(operand, StringType) and operand != AtomicType("boolean"):
                 raise _incompatible_operands(node, operand, AtomicType("boolean"))
-        if isinstance(node, exp.Literal) and isinstance(result, DecimalType) and not isinstance(node.parent, (exp.DataTypeParam, exp.TableSample)):
+        if isinstance(node, exp.Literal) and isinstance(result, DecimalType) and not isinstance(node.parent, (exp.DataTypeParam, exp.TableSample)) and not (
+            _approx_count_distinct_deviation(node)  # read as Spark reads it, never computed
+        ):
             # DuckDB counts a decimal literal's leading zeros as digits (0.5 is its decimal(2,1),
             # 00.5 its decimal(3,1)); Spark's is decimal(1,1), as _literal_type gives it
             whole = node.this.lstrip("-").partition(".")[0]
@@ -1213,6 +1217,9 @@ class _Rewriter:
         if isinstance(node, exp.Filter) and isinstance(node.this, exp.Sum) and not isinstance(node.parent, exp.Window):
             # `sum(x) FILTER (WHERE ...)`: typed as Spark types the sum (DuckDB's is a HUGEINT)
             return self._aggregate(node, node.this, of(node.this), window=None)
+        estimated = self._approx_count_distinct(node)
+        if estimated is not None:
+            return estimated
         if isinstance(node, exp.Window):
             _check_window(node)
             if isinstance(node.this, exp.CountIf):
@@ -2089,6 +2096,25 @@ class _Rewriter:
         self.typer.types[id(call)] = StringType()
         return call
 
+    def _approx_count_distinct(self, node: exp.Expr) -> exp.Expr | None:
+        """Spark's ``approx_count_distinct``: the engine function of the ``list`` of the values'
+        hashes (:func:`rewrite_approx_count_distinct`), outside the FILTER and the window the call
+        has (``estimate(list(h) FILTER (...) OVER (...))``); None for another node."""
+        if isinstance(node, exp.ApproxDistinct):
+            hashes, precision = rewrite_approx_count_distinct(node, self.typer.of, self.functions)
+            hashes.meta[_HLL_PRECISION] = precision
+            if isinstance(node.parent, (exp.Filter, exp.Window)) and node.arg_key == "this":
+                return hashes  # the FILTER's or the window's visit, next, finishes it
+            return _hll_estimate(hashes, precision)
+        inner = node.this if isinstance(node, exp.Window) and isinstance(node.this, exp.Filter) else node
+        if isinstance(node, (exp.Filter, exp.Window)) and isinstance(inner.this, exp.Anonymous) and _HLL_PRECISION in inner.this.meta:
+            if isinstance(node, exp.Filter) and isinstance(node.parent, exp.Window) and node.arg_key == "this":
+                return None
+            if isinstance(node, exp.Window):
+                _check_window(node)
+            return _hll_estimate(node, inner.this.meta[_HLL_PRECISION])
+        return None
+
     def _try_aggregate(self, node: exp.Expr, called: str, value: exp.Expr, result: SparkType | None) -> exp.Expr:
         """Spark's ``try_sum`` and ``try_avg``: ``sum`` and ``avg``, NULL where those raise for an
         overflow (of a sum of integers or decimals). Over a window or with a FILTER the bare
@@ -2306,7 +2332,8 @@ def apply_spark_semantics(
 
                     name = spark_function_name(projection)
                 try:
-                    written = projection.sql(dialect="duckdb")
+                    # (quietly: what DuckDB cannot take, approx_count_distinct's deviation, is rewritten below)
+                    written = projection.sql(dialect="duckdb", unsupported_level=ErrorLevel.IGNORE)
                 except ValueError:  # sqlglot cannot write it for DuckDB (get_json_object(j, '$..a')): the rewrite decides
                     written = None
             _type_variant_objects(projection, typer)
@@ -2810,6 +2837,21 @@ def _cast_to_variant(node: exp.Cast, argument: SparkType | None) -> exp.Expr:
     return call
 
 
+_HLL_PRECISION = "vpush_hll_precision"
+# The meta key of the list of hashes that stands for an approx_count_distinct, with its precision
+
+
+def _approx_count_distinct_deviation(node: exp.Expr) -> bool:
+    """Whether ``node`` is the relative standard deviation of an ``approx_count_distinct``."""
+    if isinstance(node.parent, exp.Distinct):  # approx_count_distinct(DISTINCT x, rsd)
+        return node.index == 1 and isinstance(node.parent.parent, exp.ApproxDistinct)
+    return isinstance(node.parent, exp.ApproxDistinct) and node.arg_key == "accuracy"
+
+
+def _hll_estimate(hashes: exp.Expr, precision: int) -> exp.Expr:
+    return exp.Anonymous(this=APPROX_COUNT_DISTINCT_FUNCTION, expressions=[hashes, exp.Literal.number(precision)])
+
+
 def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
     """Rewrite ``node`` bottom-up, not entering nested queries (they are scopes of their own)."""
     for child in list(node.iter_expressions()):
@@ -3197,7 +3239,7 @@ def _lambda_name(node: exp.Lambda) -> str | None:
 
 
 # Calls Spark prints with their first argument only (`first(i, true)` is `first(i)`).
-_FIRST_ARGUMENT_ONLY = frozenset({"first", "last", "first_value", "last_value", "any_value"})
+_FIRST_ARGUMENT_ONLY = frozenset({"first", "last", "first_value", "last_value", "any_value", "approx_count_distinct"})
 
 
 def _traced_call_name(node: exp.Expr, called: str) -> str | None:
@@ -3247,6 +3289,8 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
     prefix = ""
     if len(arguments) == 1 and isinstance(arguments[0], exp.Distinct):
         prefix, arguments = "DISTINCT ", list(arguments[0].expressions)
+        if called in _FIRST_ARGUMENT_ONLY:
+            arguments = arguments[:1]  # approx_count_distinct(DISTINCT x, rsd)
     names = [spark_name(a, top=False) for a in arguments if a is not None]
     if any(n is None for n in names):
         return None
