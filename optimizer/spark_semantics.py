@@ -85,7 +85,7 @@ from vpush.optimizer.variant_types import (
 )
 
 __all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "GET_JSON_OBJECT_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
-           "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "decimal_function", "decimal_function_types", "apply_spark_semantics",
+           "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "map_from_arrays_checked", "decimal_function", "decimal_function_types", "apply_spark_semantics",
            "arrow_spark_type", "spark_name"]
 
 ARGUMENT_TYPE = "vpush_argument_type"
@@ -725,6 +725,11 @@ class _Typer:
             parts = [self.of(a) for a in arguments if a is not None]
             if len(parts) == 2 and isinstance(parts[0], ArrayType) and isinstance(parts[1], ArrayType):
                 return MapType(parts[0].element, parts[1].element)
+            return None
+        if called == "map_from_entries":
+            entries = self.of(node.this) if isinstance(node, exp.MapFromEntries) else None
+            if isinstance(entries, ArrayType) and isinstance(entries.element, StructType) and len(entries.element.fields) == 2:
+                return MapType(entries.element.fields[0].type, entries.element.fields[1].type)
             return None
         if called in ("map_keys", "map_values", "map_contains_key"):
             if called == "map_contains_key":
@@ -1870,7 +1875,13 @@ class _Rewriter:
         if called == "map_from_arrays":
             if len(arguments) != 2 or not isinstance(result, MapType) or not _plain_key(result.key):
                 _refuse(called, "arrays without one element type vpush knows, or keys that are not integers, strings, booleans or dates")
-            return _map_from_arrays(arguments[0], arguments[1])
+            return map_from_arrays_checked(arguments[0], arguments[1])
+        if called == "map_from_entries":
+            entries = self.typer.of(arguments[0])
+            if len(arguments) != 1 or not isinstance(result, MapType) or not _plain_key(result.key) or not isinstance(entries, ArrayType):
+                _refuse(called, "an array that is not of two-field structs of types vpush knows, or keys that are not integers, strings, booleans or dates")
+            assert isinstance(entries.element, StructType)  # for mypy: typed so above
+            return _map_from_entries(arguments[0], [f.name for f in entries.element.fields])
         source = self.typer.of(arguments[0])
         if not isinstance(source, MapType):
             if called in ("size", "cardinality", "element_at", "try_element_at"):
@@ -3592,7 +3603,7 @@ def _out_of_bounds(index: exp.Expr, size: exp.Expr, remedy: str) -> exp.Expressi
 
 _COLLECTION_CALLS = frozenset({"array_contains", "element_at", "try_element_at", "reverse", "sha2", "base64"})
 _MAP_CALLS = frozenset({
-    "map", "map_from_arrays", "str_to_map", "map_keys", "map_values", "map_contains_key", "size", "cardinality", "element_at",
+    "map", "map_from_arrays", "map_from_entries", "str_to_map", "map_keys", "map_values", "map_contains_key", "size", "cardinality", "element_at",
     "try_element_at",
 })
 
@@ -3600,7 +3611,7 @@ _MAP_CALLS = frozenset({
 _KEY_INDEX = "__vpush_key_index"
 
 
-def _map_from_arrays(keys: exp.Expr, values: exp.Expr) -> exp.Expression:
+def map_from_arrays_checked(keys: exp.Expr, values: exp.Expr) -> exp.Expression:
     """Spark's ``map_from_arrays(keys, values)``: NULL when either array is; arrays of different
     lengths raise, and so does the first key (in the array's order) that is NULL
     (``NULL_MAP_KEY``) or equal to an earlier one (``DUPLICATED_MAP_KEY``), as Spark's map
@@ -3639,6 +3650,28 @@ def _map_from_arrays(keys: exp.Expr, values: exp.Expr) -> exp.Expression:
     )
 
 
+_ENTRY = "__vpush_entry"
+
+
+def _map_from_entries(entries: exp.Expr, fields: list[str]) -> exp.Expression:
+    """Spark's ``map_from_entries(array of (key, value) structs)``: NULL for a NULL array or one
+    holding a NULL struct (looked for first, as Spark does), else ``map_from_arrays`` of the
+    first fields and the second, with its ``NULL_MAP_KEY`` and ``DUPLICATED_MAP_KEY``."""
+    entry = exp.column(_ENTRY)
+
+    def each(body: exp.Expr) -> exp.Expression:
+        return exp.Anonymous(this="list_transform", expressions=[entries.copy(), exp.Lambda(this=body, expressions=[exp.to_identifier(_ENTRY)])])
+
+    def field(name: str) -> exp.Expression:
+        return each(exp.Anonymous(this="struct_extract", expressions=[entry.copy(), exp.Literal.string(name)]))
+
+    holes = exp.Anonymous(this="list_contains", expressions=[each(exp.Is(this=entry.copy(), expression=exp.Null())), exp.true()])
+    return exp.Case(
+        ifs=[exp.If(this=exp.Or(this=exp.Is(this=entries.copy(), expression=exp.Null()), expression=holes), true=exp.Null())],
+        default=map_from_arrays_checked(field(fields[0]), field(fields[1])),
+    )
+
+
 # Java's regex metacharacters: a delimiter holding none splits the same as a plain string.
 _REGEX_METACHARACTERS = frozenset("\\^$.|?*+()[]{}")
 _PAIR = "__vpush_pair"
@@ -3671,7 +3704,7 @@ def _str_to_map(arguments: list[exp.Expr]) -> exp.Expression:
     def each(body: exp.Expr) -> exp.Expression:
         return exp.Anonymous(this="list_transform", expressions=[pairs.copy(), exp.Lambda(this=body, expressions=[exp.to_identifier(_PAIR)])])
 
-    return _map_from_arrays(each(key), each(value))
+    return map_from_arrays_checked(each(key), each(value))
 
 
 def _plain_key(t: SparkType) -> bool:
