@@ -28,7 +28,7 @@ SCALAR_FUNCTIONS = frozenset({
     "initcap", "substring_index", "octet_length", "chr", "char", "btrim", "typeof", "unhex", "shiftleft",
     "shiftright", "shiftrightunsigned", "try_add", "try_subtract", "try_multiply", "try_divide", "bround",
     "next_day", "locate", "make_date", "regexp_count", "regexp_extract_all", "regexp_substr", "regexp_instr",
-    "elt", "soundex", "overlay",
+    "elt", "soundex", "overlay", "format_number",
 }) | MATH_FUNCTIONS
 """The functions this module answers (``locate`` only in its three-argument form), and those of
 :mod:`vpush.optimizer.spark_math`."""
@@ -117,7 +117,7 @@ def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType
             _integral_name(t) in _NARROW or isinstance(a, exp.Null) for a, t in zip(arguments[2:], types[2:])
         )
         return StringType() if plain else None
-    if called in ("initcap", "substring_index", "chr", "char", "btrim", "typeof", "soundex"):
+    if called in ("initcap", "substring_index", "chr", "char", "btrim", "typeof", "soundex", "format_number"):
         return StringType()
     if called in ("octet_length", "locate", "regexp_count", "regexp_instr"):
         return _INT
@@ -194,6 +194,35 @@ def _soundex(value: exp.Expr) -> exp.Expression:
         ifs=[exp.If(this=exp.Not(this=starts_with_letter), true=value.copy())],
         default=code,
     )
+
+
+def _format_number(arguments: list[exp.Expr], of: TypeOf) -> exp.Expression:
+    """Spark's ``format_number(x, d)`` of an integer or a decimal with a literal ``d``: Java's
+    ``DecimalFormat`` of ``#,###,##0.00...`` (``d`` zeros), which rounds half to even, groups by
+    threes and keeps the minus sign of a negative number that rounds to zero; NULL for a
+    negative ``d``. Doubles and floats (DecimalFormat rounds their exact binary value) and a
+    pattern string are refused."""
+    value, places = arguments
+    source = of(value)
+    count = _literal_int(places)
+    if not (_integral_name(source) is not None or isinstance(source, DecimalType)) or (count is None and not isinstance(places, exp.Null)):
+        _refuse("format_number", "an argument other than an integer or a decimal, or places that are not an int literal")
+    if count is None or count < 0:
+        return _null("VARCHAR")
+    if isinstance(source, DecimalType):
+        rounded = _fn("abs", _fn("round_even", value.copy(), _number(count)))
+        whole = exp.cast(_fn("trunc", rounded.copy()), _typed("HUGEINT"))
+        digits = _fn("split_part", exp.cast(rounded, _typed("VARCHAR")), exp.Literal.string("."), _number(2))
+    else:
+        whole = _fn("abs", exp.cast(value.copy(), _typed("HUGEINT")))
+        digits = exp.Literal.string("")
+    text: exp.Expression = _fn("format", exp.Literal.string("{:,}"), whole)
+    if count > 0:
+        fraction = _fn("rpad", digits, _number(count), exp.Literal.string("0"))
+        text = exp.DPipe(this=exp.DPipe(this=text, expression=exp.Literal.string("."), safe=True), expression=fraction, safe=True)
+    negative = exp.LT(this=value.copy(), expression=_number(0))
+    signed = exp.Case(ifs=[exp.If(this=negative, true=exp.DPipe(this=exp.Literal.string("-"), expression=text.copy(), safe=True))], default=text)
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=_null("VARCHAR"))], default=signed)
 
 
 def _clamped(value: exp.Expression, low: int) -> exp.Expression:
@@ -279,6 +308,8 @@ def rewrite_scalar(
         if not (isinstance(of(arguments[0]), StringType) or isinstance(arguments[0], exp.Null)):
             _refuse(called, "an argument other than a string (Spark's implicit cast to a string)")
         return _soundex(arguments[0])
+    if called == "format_number":
+        return _format_number(arguments, of)
     if called == "overlay":
         if result is None:
             _refuse(called, "arguments other than two strings and int positions (binaries, Spark's implicit casts)")
