@@ -209,6 +209,8 @@ def _format_number(arguments: list[exp.Expr], of: TypeOf) -> exp.Expression:
         _refuse("format_number", "an argument other than an integer or a decimal, or places that are not an int literal")
     if count is None or count < 0:
         return _null("VARCHAR")
+    whole: exp.Expression
+    digits: exp.Expression
     if isinstance(source, DecimalType):
         rounded = _fn("abs", _fn("round_even", value.copy(), _number(count)))
         whole = exp.cast(_fn("trunc", rounded.copy()), _typed("HUGEINT"))
