@@ -2,9 +2,9 @@
 
 The estimate is not the true count, so only Spark's own answer will do: the same hashes
 (xxhash64, seed 42, of every type Spark hashes), the same registers, the same bias correction and
-rounding. One seeded table of about 145,000 rows, in groups of 1 to 100,000 rows that hold from
+rounding. One seeded table of about 54,000 rows, in groups of 1 to 40,000 rows that hold from
 a third to all of their values distinct (and a group of NULLs only), is counted by every type
-Spark hashes and at every precision from 4 to 12 bits and at 14, so that linear counting, the
+Spark hashes and at every precision from 4 to 12 bits, so that linear counting, the
 bias-corrected estimate and the raw one all answer somewhere; one Spark query answers it all.
 """
 from __future__ import annotations
@@ -28,7 +28,7 @@ from vpush.codec.spark_hll import hll_precision
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
 
-GROUP_SIZES = [1, 2, 3, 7, 20, 60, 150, 400, 1_000, 3_000, 9_000, 30_000, 100_000]
+GROUP_SIZES = [1, 2, 3, 7, 20, 60, 150, 400, 1_000, 3_000, 9_000, 40_000]
 
 
 def _deviation(precision: int) -> str:
@@ -85,11 +85,12 @@ def test_estimates_as_spark(spark: SparkSession, tmp_path: Path) -> None:
     columns = ["n", "l", "x", "r", "s", "day", "dn", "dw", "flag", "ts"]
     calls = [f"approx_count_distinct({c})" for c in columns]
     many = [c for c in columns if c != "flag"]
-    # (Spark's buffer for p bits holds 2^p / 10 longs: a plan of many wide ones is slow to compile)
+    # (Spark's buffer for p bits holds 2^p / 10 longs, and its time grows with their sum: 14 bits
+    # alone would add half again; 13 to 18 bits go through the same code with their own tables)
     for precision in range(4, 13):
         column = many[precision % len(many)]
         calls.append(f"approx_count_distinct({column}, {_deviation(precision)}) AS p{precision}")
-    calls += ["approx_count_distinct(l, 0.01D) AS d14", "approx_count_distinct(DISTINCT s, 1e-1) AS e7"]
+    calls += ["approx_count_distinct(DISTINCT s, 1e-1) AS e7"]
     sql = f"SELECT k, count(*) AS c, {', '.join(calls)} FROM z GROUP BY k"
     expected, got = _answers_in_zone(spark, tmp_path, "UTC", sql)
     assert got[0] == expected[0]
