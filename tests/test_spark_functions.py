@@ -191,7 +191,7 @@ AGGREGATES = [
     # Spark's HyperLogLog++ (tests/test_approx_count_distinct.py compares many more)
     "approx_count_distinct(g)", "approx_count_distinct(f, 0.01)", "approx_count_distinct(DISTINCT d)",
     "approx_count_distinct(ts) FILTER (WHERE i > 0)", "approx_count_distinct(i > 0, 0.39)", "approx_count_distinct(b, 1e-1)",
-    "approx_count_distinct(day, 0.05D)", "approx_count_distinct(t)",
+    "approx_count_distinct(day, 0.05)", "approx_count_distinct(t)",
 ]
 
 WINDOWS = [
