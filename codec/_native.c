@@ -50,6 +50,7 @@
 #include "strict_math.h"
 #include "spark_hash.h"
 #include "spark_conv.h"
+#include "spark_hll.h"
 
 /* ---- the Arrow C Data Interface (ABI defined by the Arrow specification) ------------------- */
 struct ArrowSchema {
@@ -4316,6 +4317,66 @@ done:
     return result;
 }
 
+/* ---- Spark's approx_count_distinct (codec/spark_hll.c) ---------------------------------------- */
+PyDoc_STRVAR(spark_hll_doc,
+             "spark_hll(precision, starts, ends, length, hashes, validity, hash_offset, hash_length) -> out\n\n"
+             "Spark's HyperLogLog++ estimate for each of `length` rows: the distinct values among the int64\n"
+             "hashes from hash_offset + starts[i] to hash_offset + ends[i] (int64 buffers), those whose\n"
+             "validity bit is clear (validity None: none) skipped. Returns the int64 estimates' buffer.");
+
+static PyObject *py_spark_hll(PyObject *self, PyObject *args) {
+    int precision, k;
+    PyObject *objs[4], *out = NULL;
+    long long length, hash_offset, hash_length;
+    Py_buffer views[4];
+    int held[4] = {0, 0, 0, 0};
+    (void)self;
+    if (!PyArg_ParseTuple(args, "iOOLOOLL", &precision, &objs[0], &objs[1], &length, &objs[2], &objs[3], &hash_offset, &hash_length))
+        return NULL;
+    if (precision < HLL_MIN_PRECISION || precision > HLL_MAX_PRECISION || length < 0 || hash_offset < 0 || hash_length < 0) {
+        PyErr_SetString(PyExc_ValueError, "spark_hll: bad precision, length or offset");
+        return NULL;
+    }
+    for (k = 0; k < 4; k++) {
+        int64_t needed = k < 2 ? length * 8 : k == 2 ? (hash_offset + hash_length) * 8 : (hash_offset + hash_length + 7) / 8;
+        if (objs[k] == Py_None) {
+            if (k < 3) {
+                PyErr_SetString(PyExc_ValueError, "spark_hll: the starts, ends and hashes are needed");
+                goto done;
+            }
+            continue;
+        }
+        if (PyObject_GetBuffer(objs[k], &views[k], PyBUF_SIMPLE) < 0) goto done;
+        held[k] = 1;
+        if (views[k].len < needed) {
+            PyErr_SetString(PyExc_ValueError, "spark_hll: a buffer is shorter than its offset and length need");
+            goto done;
+        }
+    }
+    {
+        const int64_t *starts = (const int64_t *)views[0].buf, *ends = (const int64_t *)views[1].buf;
+        int64_t i;
+        for (i = 0; i < length; i++) {
+            if (starts[i] < 0 || starts[i] > ends[i] || ends[i] > hash_length) {
+                PyErr_SetString(PyExc_ValueError, "spark_hll: a row's hashes lie outside the hashes given");
+                goto done;
+            }
+        }
+        out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 8));
+        if (out == NULL) goto done;
+        if (spark_hll_estimates(precision, starts, ends, length, (const uint8_t *)views[2].buf,
+                                held[3] ? (const uint8_t *)views[3].buf : NULL, hash_offset, (int64_t *)PyBytes_AS_STRING(out)) < 0) {
+            Py_CLEAR(out);
+            PyErr_NoMemory();
+        }
+    }
+done:
+    for (k = 0; k < 4; k++) {
+        if (held[k]) PyBuffer_Release(&views[k]);
+    }
+    return out;
+}
+
 /* ---- Spark's conv (codec/spark_conv.c) ----------------------------------------------------- */
 PyDoc_STRVAR(spark_conv_doc,
              "spark_conv(offsets, data, validity, offset, offset_width, from_values, from_validity, from_offset,\n"
@@ -5942,6 +6003,7 @@ static PyMethodDef methods[] = {
     {"strict_math", py_strict_math, METH_VARARGS, strict_math_doc},
     {"spark_hash", py_spark_hash, METH_VARARGS, spark_hash_doc},
     {"spark_conv", py_spark_conv, METH_VARARGS, spark_conv_doc},
+    {"spark_hll", py_spark_hll, METH_VARARGS, spark_hll_doc},
     {"parse_datetimes", py_parse_datetimes, METH_VARARGS, parse_datetimes_doc},
     {"parse_formatted", py_parse_formatted, METH_VARARGS, parse_formatted_doc},
     {NULL, NULL, 0, NULL},

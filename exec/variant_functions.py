@@ -101,6 +101,7 @@ from vpush.codec.native import (
 from vpush.codec.strict_math import STRICT_MATH_FUNCTIONS as STRICT_MATH_ARITY
 from vpush.codec.spark_conv import spark_conv
 from vpush.codec.spark_hash import crc32, spark_hash_step
+from vpush.codec.spark_hll import hll_estimates
 from vpush.codec.strict_math import strict_math
 from vpush.codec.value import MAX_NESTING_DEPTH, Variant
 from vpush.exec.errors import ExecutionError
@@ -113,7 +114,7 @@ from vpush.exec.string_datetimes import (
     truncate_timestamp_column,
 )
 from vpush.exec.variant_udf import keep_error
-from vpush.optimizer.spark_math import CONV_FUNCTION, HASH_ENGINE_FUNCTIONS
+from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, CONV_FUNCTION, HASH_ENGINE_FUNCTIONS
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
 from vpush.exec.rebuild_rows import rebuild_rows
@@ -989,6 +990,10 @@ def _hash_signature(name: str, duck: str) -> tuple[list[str], str]:
     return [duck, running], running
 
 
+def _approx_count_distinct(hashes: pa.Array, precision: pa.Array) -> pa.Array:
+    return hll_estimates(hashes, int(_first(precision)))
+
+
 # -- registration ----------------------------------------------------------------------------------
 FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     TO_JSON_FUNCTION: (_guarded(_to_json, "to_json"), [_VARIANT_STRUCT, "VARCHAR"], "VARCHAR"),
@@ -1049,6 +1054,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
         for function, (name, duck) in HASH_ENGINE_FUNCTIONS.items()
     },
     CONV_FUNCTION: (_guarded(spark_conv, "conv"), ["VARCHAR", "INTEGER", "INTEGER"], "VARCHAR"),
+    APPROX_COUNT_DISTINCT_FUNCTION: (_guarded(_approx_count_distinct, "approx_count_distinct"), ["BIGINT[]", "INTEGER"], "BIGINT"),
 }
 """name -> (the Arrow function, DuckDB parameter types, DuckDB result type)."""
 

@@ -28,7 +28,7 @@ SCALAR_FUNCTIONS = frozenset({
     "initcap", "substring_index", "octet_length", "chr", "char", "btrim", "typeof", "unhex", "shiftleft",
     "shiftright", "shiftrightunsigned", "try_add", "try_subtract", "try_multiply", "try_divide", "bround",
     "next_day", "locate", "make_date", "regexp_count", "regexp_extract_all", "regexp_substr", "regexp_instr",
-    "elt", "unbase64", "to_binary", "try_to_binary",
+    "elt", "unbase64", "to_binary", "try_to_binary", "soundex", "overlay", "format_number",
 }) | MATH_FUNCTIONS
 """The functions this module answers (``locate`` only in its three-argument form), and those of
 :mod:`vpush.optimizer.spark_math`."""
@@ -55,7 +55,8 @@ _NODE_ARGUMENTS: dict[type[exp.Expr], tuple[str, ...]] = {
     exp.Initcap: ("this",), exp.Unhex: ("this",), exp.FromBase64: ("this",), exp.ToBinary: ("this", "format"), exp.Typeof: ("this",), exp.NextDay: ("this", "expression"),
     exp.BitwiseLeftShift: ("this", "expression"), exp.BitwiseRightShift: ("this", "expression"),
     exp.SafeAdd: ("this", "expression"), exp.SafeSubtract: ("this", "expression"),
-    exp.SafeMultiply: ("this", "expression"), exp.SafeDivide: ("this", "expression"),
+    exp.SafeMultiply: ("this", "expression"), exp.SafeDivide: ("this", "expression"), exp.Soundex: ("this",),
+    exp.Overlay: ("this", "expression", "from_", "for_"),
 }
 
 
@@ -111,7 +112,12 @@ def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType
     if called in MATH_FUNCTIONS:
         return math_type(called, arguments, of)
     types = [of(a) for a in arguments]
-    if called in ("initcap", "substring_index", "chr", "char", "btrim", "typeof"):
+    if called == "overlay" and len(arguments) in (3, 4):
+        plain = all(isinstance(t, StringType) or isinstance(a, exp.Null) for a, t in zip(arguments[:2], types[:2])) and all(
+            _integral_name(t) in _NARROW or isinstance(a, exp.Null) for a, t in zip(arguments[2:], types[2:])
+        )
+        return StringType() if plain else None
+    if called in ("initcap", "substring_index", "chr", "char", "btrim", "typeof", "soundex", "format_number"):
         return StringType()
     if called in ("octet_length", "locate", "regexp_count", "regexp_instr"):
         return _INT
@@ -155,6 +161,112 @@ def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType
     return None
 
 
+# Spark's soundex codes (UTF8String.US_ENGLISH_MAPPING) of A..Z, H and W (Spark's '7': letters that
+# change nothing) left out: they are dropped before the letters are coded
+_SOUNDEX_LETTERS = "ABCDEFGIJKLMNOPQRSTUVXYZ"
+_SOUNDEX_CODES = "012301202245501262301202"
+
+
+def _soundex(value: exp.Expr) -> exp.Expression:
+    """Spark's ``soundex`` (``UTF8String.soundex``, byte by byte over ASCII letters): ``''`` for
+    ``''``, the string itself unless it starts with an ASCII letter, else that letter in upper
+    case and the next three codes, each a code not 0 that differs from the code before it (a
+    character that is no letter resets the code before to 0; H and W leave it), padded with 0.
+
+    The codes are found without a loop: the characters that are no ASCII letter become 0, H and
+    W go, the letters become their codes, the first letter's code is put in front, each run of
+    one code becomes one (a run in Spark's loop emits at most once), and after the first
+    character (the first letter's run) the zeros go."""
+    rest = _fn("substring", value.copy(), _number(2))
+    coded: exp.Expression = _fn("regexp_replace", rest, exp.Literal.string("[^A-Za-z]"), exp.Literal.string("0"), exp.Literal.string("g"))
+    coded = _fn("regexp_replace", coded, exp.Literal.string("[HWhw]"), exp.Literal.string(""), exp.Literal.string("g"))
+    codes = exp.Literal.string(_SOUNDEX_CODES * 2)
+    coded = _fn("translate", coded, exp.Literal.string(_SOUNDEX_LETTERS + _SOUNDEX_LETTERS.lower()), codes)
+    first = _fn("upper", _fn("substring", value.copy(), _number(1), _number(1)))
+    first_code = _fn("translate", first.copy(), exp.Literal.string(_SOUNDEX_LETTERS + "HW"), exp.Literal.string(_SOUNDEX_CODES + "77"))
+    runs: exp.Expression = exp.DPipe(this=first_code, expression=coded, safe=True)
+    for digit in "123456":
+        runs = _fn("regexp_replace", runs, exp.Literal.string(f"{digit}+"), exp.Literal.string(digit), exp.Literal.string("g"))
+    after = _fn("replace", _fn("substring", runs, _number(2)), exp.Literal.string("0"), exp.Literal.string(""))
+    code = exp.DPipe(this=first, expression=_fn("rpad", _fn("left", after, _number(3)), _number(3), exp.Literal.string("0")), safe=True)
+    starts_with_letter = _fn("regexp_matches", value.copy(), exp.Literal.string("^[A-Za-z]"))
+    return exp.Case(
+        ifs=[exp.If(this=exp.Not(this=starts_with_letter), true=value.copy())],
+        default=code,
+    )
+
+
+def _format_number(arguments: list[exp.Expr], of: TypeOf) -> exp.Expression:
+    """Spark's ``format_number(x, d)`` of an integer or a decimal with a literal ``d``: Java's
+    ``DecimalFormat`` of ``#,###,##0.00...`` (``d`` zeros), which rounds half to even, groups by
+    threes and keeps the minus sign of a negative number that rounds to zero; NULL for a
+    negative ``d``. Doubles and floats (DecimalFormat rounds their exact binary value) and a
+    pattern string are refused."""
+    value, places = arguments
+    source = of(value)
+    count = _literal_int(places)
+    if not (_integral_name(source) is not None or isinstance(source, DecimalType)) or (count is None and not isinstance(places, exp.Null)):
+        _refuse("format_number", "an argument other than an integer or a decimal, or places that are not an int literal")
+    if count is None or count < 0:
+        return _null("VARCHAR")
+    whole: exp.Expression
+    digits: exp.Expression
+    if isinstance(source, DecimalType):
+        rounded = _fn("abs", _fn("round_even", value.copy(), _number(count)))
+        whole = exp.cast(_fn("trunc", rounded.copy()), _typed("HUGEINT"))
+        digits = _fn("split_part", exp.cast(rounded, _typed("VARCHAR")), exp.Literal.string("."), _number(2))
+    else:
+        whole = _fn("abs", exp.cast(value.copy(), _typed("HUGEINT")))
+        digits = exp.Literal.string("")
+    text: exp.Expression = _fn("format", exp.Literal.string("{:,}"), whole)
+    if count > 0:
+        fraction = _fn("rpad", digits, _number(count), exp.Literal.string("0"))
+        text = exp.DPipe(this=exp.DPipe(this=text, expression=exp.Literal.string("."), safe=True), expression=fraction, safe=True)
+    negative = exp.LT(this=value.copy(), expression=_number(0))
+    signed = exp.Case(ifs=[exp.If(this=negative, true=exp.DPipe(this=exp.Literal.string("-"), expression=text.copy(), safe=True))], default=text)
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=_null("VARCHAR"))], default=signed)
+
+
+def _clamped(value: exp.Expression, low: int) -> exp.Expression:
+    """A BIGINT held between ``low`` and the largest int, as Spark's ``Overlay`` clamps positions."""
+    return _fn("least", _fn("greatest", value, _number(low)), _number(2**31 - 1))
+
+
+def _overlay(text: exp.Expr, replace: exp.Expr, position: exp.Expr, length: exp.Expr | None = None) -> exp.Expression:
+    """Spark's ``overlay(text, replace, pos[, len])`` of strings (``Overlay.overlay``): the
+    characters before ``pos``, ``replace``, and those from ``pos + len`` on, as Spark's
+    ``substringSQL`` takes them (a position of 0 or less counts from the end), ``len`` being the
+    characters of ``replace`` when it is left out or negative, ``pos - 1`` and ``pos + len``
+    held inside the ints (Spark's ``Overlay.calculate``).
+    NULL if any argument is."""
+    pos = exp.cast(position, _typed("BIGINT"))
+    if length is None:
+        count: exp.Expression = _fn("length", replace.copy())
+    else:
+        given = exp.cast(length, _typed("BIGINT"))
+        count = exp.Case(ifs=[exp.If(this=exp.GTE(this=given, expression=_number(0)), true=given.copy())], default=_fn("length", replace.copy()))
+    before_end = _clamped(exp.Sub(this=pos.copy(), expression=_number(1)), -(2**31))
+    head = exp.Case(ifs=[exp.If(this=exp.GT(this=before_end, expression=_number(0)),
+                                true=_fn("substring", text.copy(), _number(1), before_end.copy()))],
+                    default=exp.Literal.string(""))
+    after = _clamped(exp.Add(this=pos.copy(), expression=exp.Paren(this=count)), -(2**31 - 1))
+    start = exp.Case(
+        ifs=[exp.If(this=exp.GT(this=after, expression=_number(0)), true=exp.Sub(this=after.copy(), expression=_number(1))),
+             exp.If(this=exp.LT(this=after.copy(), expression=_number(0)), true=exp.Add(this=_fn("length", text.copy()), expression=after.copy()))],
+        default=_number(0),
+    )
+    # substringSQL(p, MAX_INT) ends MAX_INT characters after the start before it is clamped to 0
+    first = _fn("greatest", start.copy(), _number(0))
+    end = exp.Add(this=start, expression=_number(2**31 - 1))
+    tail = exp.Case(
+        ifs=[exp.If(this=exp.GTE(this=first, expression=end), true=exp.Literal.string(""))],
+        default=_fn("substring", text.copy(), exp.Add(this=first.copy(), expression=_number(1)), exp.Sub(this=end.copy(), expression=first.copy())),
+    )
+    parts = [text, replace, position] + ([length] if length is not None else [])
+    joined = exp.DPipe(this=exp.DPipe(this=head, expression=replace.copy(), safe=True), expression=tail, safe=True)
+    return exp.Case(ifs=[exp.If(this=_any_null(*parts), true=_null("VARCHAR"))], default=joined)
+
+
 def _literal_int(node: exp.Expr) -> int | None:
     if isinstance(node, exp.Neg):
         inner = _literal_int(node.this)
@@ -194,6 +306,16 @@ def rewrite_scalar(
         source = of(arguments[0])
         assert source is not None  # for mypy: refused above
         return exp.cast(exp.Literal.string(source.to_spark()), _typed("VARCHAR"))
+    if called == "soundex":
+        if not (isinstance(of(arguments[0]), StringType) or isinstance(arguments[0], exp.Null)):
+            _refuse(called, "an argument other than a string (Spark's implicit cast to a string)")
+        return _soundex(arguments[0])
+    if called == "format_number":
+        return _format_number(arguments, of)
+    if called == "overlay":
+        if result is None:
+            _refuse(called, "arguments other than two strings and int positions (binaries, Spark's implicit casts)")
+        return _overlay(*arguments)
     if called == "octet_length":
         source = of(arguments[0])
         if isinstance(source, StringType):

@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 from typing import NoReturn
 
 import pyarrow as pa
-from sqlglot import exp
+from sqlglot import ErrorLevel, exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from vpush.codec.java_format import format_java_double, format_java_float
@@ -73,7 +73,7 @@ from vpush.optimizer.expand_using_stars import expand_using_stars
 from vpush.optimizer.spark_analysis import check_order_by_aggregates
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
-from vpush.optimizer.spark_math import KERNEL_CALLS, rewrite_kernel_call
+from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, KERNEL_CALLS, rewrite_approx_count_distinct, rewrite_kernel_call
 from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
 from vpush.optimizer.variant_types import (
@@ -91,7 +91,7 @@ from vpush.optimizer.variant_types import (
 )
 
 __all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
-           "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "decimal_function", "decimal_function_types", "apply_spark_semantics",
+           "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "map_from_arrays_checked", "decimal_function", "decimal_function_types", "apply_spark_semantics",
            "arrow_spark_type", "spark_name"]
 
 ARGUMENT_TYPE = "vpush_argument_type"
@@ -762,6 +762,8 @@ class _Typer:
             return scalar_type(called, _arguments(node), self.of)
         if called in KERNEL_CALLS:
             return KERNEL_CALLS[called]
+        if called == "approx_count_distinct":
+            return _BIGINT
         if called in ("try_sum", "try_avg"):
             arguments = _arguments(node)
             if len(arguments) != 1:
@@ -812,6 +814,11 @@ class _Typer:
             parts = [self.of(a) for a in arguments if a is not None]
             if len(parts) == 2 and isinstance(parts[0], ArrayType) and isinstance(parts[1], ArrayType):
                 return MapType(parts[0].element, parts[1].element)
+            return None
+        if called == "map_from_entries":
+            entries = self.of(node.this) if isinstance(node, exp.MapFromEntries) else None
+            if isinstance(entries, ArrayType) and isinstance(entries.element, StructType) and len(entries.element.fields) == 2:
+                return MapType(entries.element.fields[0].type, entries.element.fields[1].type)
             return None
         if called in ("map_keys", "map_values", "map_contains_key"):
             if called == "map_contains_key":
@@ -1344,7 +1351,9 @@ class _Rewriter:
             operand = of(node.this)  # a string is cast to a boolean; a number or date is refused
             if operand is not None and not isinstance(operand, StringType) and operand != AtomicType("boolean"):
                 raise _incompatible_operands(node, operand, AtomicType("boolean"))
-        if isinstance(node, exp.Literal) and isinstance(result, DecimalType) and not isinstance(node.parent, (exp.DataTypeParam, exp.TableSample)):
+        if isinstance(node, exp.Literal) and isinstance(result, DecimalType) and not isinstance(node.parent, (exp.DataTypeParam, exp.TableSample)) and not (
+            _approx_count_distinct_deviation(node)  # read as Spark reads it, never computed
+        ):
             # DuckDB counts a decimal literal's leading zeros as digits (0.5 is its decimal(2,1),
             # 00.5 its decimal(3,1)); Spark's is decimal(1,1), as _literal_type gives it
             whole = node.this.lstrip("-").partition(".")[0]
@@ -1385,6 +1394,9 @@ class _Rewriter:
         if isinstance(node, exp.Filter) and isinstance(node.this, exp.Sum) and not isinstance(node.parent, exp.Window):
             # `sum(x) FILTER (WHERE ...)`: typed as Spark types the sum (DuckDB's is a HUGEINT)
             return self._aggregate(node, node.this, of(node.this), window=None)
+        estimated = self._approx_count_distinct(node)
+        if estimated is not None:
+            return estimated
         if isinstance(node, exp.Window):
             _check_window(node)
             if isinstance(node.this, exp.CountIf):
@@ -2103,7 +2115,13 @@ class _Rewriter:
         if called == "map_from_arrays":
             if len(arguments) != 2 or not isinstance(result, MapType) or not _plain_key(result.key):
                 _refuse(called, "arrays without one element type vpush knows, or keys that are not integers, strings, booleans or dates")
-            return _map_from_arrays(arguments[0], arguments[1])
+            return map_from_arrays_checked(arguments[0], arguments[1])
+        if called == "map_from_entries":
+            entries = self.typer.of(arguments[0])
+            if len(arguments) != 1 or not isinstance(result, MapType) or not _plain_key(result.key) or not isinstance(entries, ArrayType):
+                _refuse(called, "an array that is not of two-field structs of types vpush knows, or keys that are not integers, strings, booleans or dates")
+            assert isinstance(entries.element, StructType)  # for mypy: typed so above
+            return _map_from_entries(arguments[0], [f.name for f in entries.element.fields])
         source = self.typer.of(arguments[0])
         if not isinstance(source, MapType):
             if called in ("size", "cardinality", "element_at", "try_element_at"):
@@ -2343,6 +2361,25 @@ class _Rewriter:
         call = exp.Anonymous(this=GET_JSON_OBJECT_FUNCTION, expressions=[exp.cast(text, exp.DataType.build("VARCHAR")), path])
         self.typer.types[id(call)] = StringType()
         return call
+
+    def _approx_count_distinct(self, node: exp.Expr) -> exp.Expr | None:
+        """Spark's ``approx_count_distinct``: the engine function of the ``list`` of the values'
+        hashes (:func:`rewrite_approx_count_distinct`), outside the FILTER and the window the call
+        has (``estimate(list(h) FILTER (...) OVER (...))``); None for another node."""
+        if isinstance(node, exp.ApproxDistinct):
+            hashes, precision = rewrite_approx_count_distinct(node, self.typer.of, self.functions)
+            hashes.meta[_HLL_PRECISION] = precision
+            if isinstance(node.parent, (exp.Filter, exp.Window)) and node.arg_key == "this":
+                return hashes  # the FILTER's or the window's visit, next, finishes it
+            return _hll_estimate(hashes, precision)
+        inner = node.this if isinstance(node, exp.Window) and isinstance(node.this, exp.Filter) else node
+        if isinstance(node, (exp.Filter, exp.Window)) and isinstance(inner.this, exp.Anonymous) and _HLL_PRECISION in inner.this.meta:
+            if isinstance(node, exp.Filter) and isinstance(node.parent, exp.Window) and node.arg_key == "this":
+                return None
+            if isinstance(node, exp.Window):
+                _check_window(node)
+            return _hll_estimate(node, inner.this.meta[_HLL_PRECISION])
+        return None
 
     def _try_aggregate(self, node: exp.Expr, called: str, value: exp.Expr, result: SparkType | None) -> exp.Expr:
         """Spark's ``try_sum`` and ``try_avg``: ``sum`` and ``avg``, NULL where those raise for an
@@ -2604,7 +2641,8 @@ def apply_spark_semantics(
 
                     name = spark_function_name(projection)
                 try:
-                    written = projection.sql(dialect="duckdb")
+                    # (quietly: what DuckDB cannot take, approx_count_distinct's deviation, is rewritten below)
+                    written = projection.sql(dialect="duckdb", unsupported_level=ErrorLevel.IGNORE)
                 except ValueError:  # sqlglot cannot write it for DuckDB (get_json_object(j, '$..a')): the rewrite decides
                     written = None
             _type_variant_objects(projection, typer)
@@ -3187,6 +3225,21 @@ def _subtracted_days(node: exp.Expr) -> bool:
     return isinstance(node, exp.Mul) and isinstance(node.expression, exp.Neg) and node.expression.this.name == "1"
 
 
+_HLL_PRECISION = "vpush_hll_precision"
+# The meta key of the list of hashes that stands for an approx_count_distinct, with its precision
+
+
+def _approx_count_distinct_deviation(node: exp.Expr) -> bool:
+    """Whether ``node`` is the relative standard deviation of an ``approx_count_distinct``."""
+    if isinstance(node.parent, exp.Distinct):  # approx_count_distinct(DISTINCT x, rsd)
+        return node.index == 1 and isinstance(node.parent.parent, exp.ApproxDistinct)
+    return isinstance(node.parent, exp.ApproxDistinct) and node.arg_key == "accuracy"
+
+
+def _hll_estimate(hashes: exp.Expr, precision: int) -> exp.Expr:
+    return exp.Anonymous(this=APPROX_COUNT_DISTINCT_FUNCTION, expressions=[hashes, exp.Literal.number(precision)])
+
+
 def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
     """Rewrite ``node`` bottom-up, not entering nested queries (they are scopes of their own)."""
     for child in list(node.iter_expressions()):
@@ -3587,7 +3640,7 @@ def _lambda_name(node: exp.Lambda) -> str | None:
 
 
 # Calls Spark prints with their first argument only (`first(i, true)` is `first(i)`).
-_FIRST_ARGUMENT_ONLY = frozenset({"first", "last", "first_value", "last_value", "any_value"})
+_FIRST_ARGUMENT_ONLY = frozenset({"first", "last", "first_value", "last_value", "any_value", "approx_count_distinct"})
 
 
 def _traced_call_name(node: exp.Expr, called: str) -> str | None:
@@ -3641,6 +3694,8 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
     prefix = ""
     if len(arguments) == 1 and isinstance(arguments[0], exp.Distinct):
         prefix, arguments = "DISTINCT ", list(arguments[0].expressions)
+        if called in _FIRST_ARGUMENT_ONLY:
+            arguments = arguments[:1]  # approx_count_distinct(DISTINCT x, rsd)
     names = [spark_name(a, top=False) for a in arguments if a is not None]
     if any(n is None for n in names):
         return None
@@ -3942,7 +3997,7 @@ def _out_of_bounds(index: exp.Expr, size: exp.Expr, remedy: str) -> exp.Expressi
 
 _COLLECTION_CALLS = frozenset({"array_contains", "element_at", "try_element_at", "reverse", "sha2", "base64"})
 _MAP_CALLS = frozenset({
-    "map", "map_from_arrays", "str_to_map", "map_keys", "map_values", "map_contains_key", "size", "cardinality", "element_at",
+    "map", "map_from_arrays", "map_from_entries", "str_to_map", "map_keys", "map_values", "map_contains_key", "size", "cardinality", "element_at",
     "try_element_at",
 })
 
@@ -3950,7 +4005,7 @@ _MAP_CALLS = frozenset({
 _KEY_INDEX = "__vpush_key_index"
 
 
-def _map_from_arrays(keys: exp.Expr, values: exp.Expr) -> exp.Expression:
+def map_from_arrays_checked(keys: exp.Expr, values: exp.Expr) -> exp.Expression:
     """Spark's ``map_from_arrays(keys, values)``: NULL when either array is; arrays of different
     lengths raise, and so does the first key (in the array's order) that is NULL
     (``NULL_MAP_KEY``) or equal to an earlier one (``DUPLICATED_MAP_KEY``), as Spark's map
@@ -3989,6 +4044,28 @@ def _map_from_arrays(keys: exp.Expr, values: exp.Expr) -> exp.Expression:
     )
 
 
+_ENTRY = "__vpush_entry"
+
+
+def _map_from_entries(entries: exp.Expr, fields: list[str]) -> exp.Expression:
+    """Spark's ``map_from_entries(array of (key, value) structs)``: NULL for a NULL array or one
+    holding a NULL struct (looked for first, as Spark does), else ``map_from_arrays`` of the
+    first fields and the second, with its ``NULL_MAP_KEY`` and ``DUPLICATED_MAP_KEY``."""
+    entry = exp.column(_ENTRY)
+
+    def each(body: exp.Expr) -> exp.Expression:
+        return exp.Anonymous(this="list_transform", expressions=[entries.copy(), exp.Lambda(this=body, expressions=[exp.to_identifier(_ENTRY)])])
+
+    def field(name: str) -> exp.Expression:
+        return each(exp.Anonymous(this="struct_extract", expressions=[entry.copy(), exp.Literal.string(name)]))
+
+    holes = exp.Anonymous(this="list_contains", expressions=[each(exp.Is(this=entry.copy(), expression=exp.Null())), exp.true()])
+    return exp.Case(
+        ifs=[exp.If(this=exp.Or(this=exp.Is(this=entries.copy(), expression=exp.Null()), expression=holes), true=exp.Null())],
+        default=map_from_arrays_checked(field(fields[0]), field(fields[1])),
+    )
+
+
 # Java's regex metacharacters: a delimiter holding none splits the same as a plain string.
 _REGEX_METACHARACTERS = frozenset("\\^$.|?*+()[]{}")
 _PAIR = "__vpush_pair"
@@ -4021,7 +4098,7 @@ def _str_to_map(arguments: list[exp.Expr]) -> exp.Expression:
     def each(body: exp.Expr) -> exp.Expression:
         return exp.Anonymous(this="list_transform", expressions=[pairs.copy(), exp.Lambda(this=body, expressions=[exp.to_identifier(_PAIR)])])
 
-    return _map_from_arrays(each(key), each(value))
+    return map_from_arrays_checked(each(key), each(value))
 
 
 def _plain_key(t: SparkType) -> bool:
