@@ -17,11 +17,11 @@ import pyarrow as pa
 
 from vpush.codec.errors import VpushError
 from vpush.exec.errors import ExecutionError
-from vpush.exec.read_scan import deferred_schema, prefetch, read_scan
+from vpush.exec.read_scan import deferred_schema, ordered_schema, prefetch, read_scan
 from vpush.exec.variant_udf import register, take_error
 from sqlglot import exp
 
-from vpush.optimizer.plan import ROW_COUNT_COLUMN, Plan, ScanPart
+from vpush.optimizer.plan import ORDERED_RETRY_MARKER, ROW_COUNT_COLUMN, Plan, ScanPart
 from vpush.optimizer.rewrite_variants import (
     CAST_ERROR_MARKER,
     IS_VALID_VARIANT_FUNCTION,
@@ -96,7 +96,22 @@ class DuckDBEngine:
         return part.native is not None and self.native_scans and _reads_most(part)
 
     def execute(self, plan: Plan, *, on_rows: Callable[[int], None] | None = None) -> pa.RecordBatchReader:
-        """Run ``plan`` and stream its result; ``on_rows`` hears of each batch the scans read."""
+        """Run ``plan`` and stream its result; ``on_rows`` hears of each batch the scans read.
+
+        A plan with an :attr:`~Plan.ordered_expression` runs its first query to the end before
+        giving a row: where that raises :data:`ORDERED_RETRY_MARKER` (an aggregate that needs
+        Spark's order of rows), the ordered query runs instead, over the scans read again."""
+        if plan.ordered_expression is None:
+            return self._execute(plan, on_rows, ordered=False)
+        try:
+            table = self._execute(plan, on_rows, ordered=False).read_all()
+        except VpushError as exc:
+            if ORDERED_RETRY_MARKER not in str(exc):
+                raise
+            return self._execute(plan, on_rows, ordered=True)
+        return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
+
+    def _execute(self, plan: Plan, on_rows: Callable[[int], None] | None, *, ordered: bool) -> pa.RecordBatchReader:
         trap = _ErrorTrap()
         cursor = self.connection.cursor()
         try:
@@ -110,18 +125,19 @@ class DuckDBEngine:
             for scan in plan.scans:
                 # Deferred variant columns come as row locators; the SQL rebuilds the rows it keeps.
                 if not scan.parts:
-                    schema = deferred_schema(scan.schema, scan.deferred)
+                    schema = ordered_schema(deferred_schema(scan.schema, scan.deferred), scan)
                     batches = trap.guard(prefetch(read_scan(scan, defer=True)), on_rows)
                     cursor.register(scan.name, pa.RecordBatchReader.from_batches(schema, batches))
                 for part in scan.parts:
-                    if self.reads_natively(part):
+                    # DuckDB's reader gives no rank of a file in Spark's order: an ordered scan is vpush's
+                    if self.reads_natively(part) and not scan.ordered:
                         script.append(native_view(part))
                         continue
-                    schema = deferred_schema(part.schema, scan.deferred)
+                    schema = ordered_schema(deferred_schema(part.schema, scan.deferred), scan)
                     batches = trap.guard(prefetch(read_scan(scan, part, defer=True)), on_rows)
                     cursor.register(part.name, pa.RecordBatchReader.from_batches(schema, batches))
             cursor.execute(";\n".join(statement.sql(dialect="duckdb") for statement in script))
-            reader = cursor.sql(plan.sql("duckdb")).to_arrow_reader(BATCH_ROWS)
+            reader = cursor.sql(plan.sql("duckdb", ordered=ordered)).to_arrow_reader(BATCH_ROWS)
         except duckdb.Error as exc:
             cursor.close()
             raise _translate(exc, trap, plan) from exc

@@ -68,6 +68,15 @@ from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_generators import rewrite_generators
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_math import KERNEL_CALLS, rewrite_kernel_call
+from vpush.optimizer.spark_order import (
+    MOMENT_FUNCTIONS,
+    first_or_last,
+    last_of_ties,
+    moment_call,
+    ordered,
+    ordered_long_sum,
+    scan_order,
+)
 from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
 from vpush.optimizer.variant_types import (
@@ -1204,8 +1213,14 @@ class _Rewriter:
         if (isinstance(node, (exp.ArrayAgg, exp.ArrayUniqueAgg)) and not isinstance(node.parent, (exp.Filter, exp.Window))) or (
             isinstance(node, exp.Window) and isinstance(node.this, (exp.ArrayAgg, exp.ArrayUniqueAgg))
         ):
+            if isinstance(node, exp.ArrayAgg) and not isinstance(node.this, (exp.Order, exp.Distinct)):
+                # collect_list's values in the order Spark meets the rows in
+                node.set("this", ordered(node.this, scan_order(self.typer.scope)))
             # Spark's collect_list/collect_set of no (non-NULL) values is [], DuckDB's NULL
             return exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])])
+        moment = self._moment(node)
+        if moment is not None:
+            return moment
         if isinstance(node, (exp.Case, exp.If, exp.Coalesce)) and not isinstance(node.parent, exp.Case):
             widened = self._widen_decimal_branches(node)
             if widened is not None:
@@ -1413,7 +1428,16 @@ class _Rewriter:
             # Spark's max_by/min_by return the value at the extreme row even when it is NULL.
             name = "arg_max_null" if isinstance(node, exp.ArgMax) else "arg_min_null"
             ordering = nested_sort_key(node.expression, of(node.expression)) or node.expression
+            order = scan_order(self.typer.scope)
+            if order is not None:
+                return last_of_ties(node, ordering, order)
             return exp.Anonymous(this=name, expressions=[node.this, ordering])
+        if isinstance(node, (exp.First, exp.Last, exp.AnyValue)) and not isinstance(
+            node.parent, (exp.Window, exp.Filter, exp.IgnoreNulls, exp.RespectNulls)
+        ):
+            order = scan_order(self.typer.scope)
+            if order is not None:
+                return first_or_last(node.this, isinstance(node, exp.Last), order)
         if isinstance(node, (exp.Max, exp.Min)) and not isinstance(node.parent, (exp.Window, exp.Filter)):
             key = nested_sort_key(node.this, of(node.this))
             if key is not None:
@@ -1434,10 +1458,13 @@ class _Rewriter:
             return exp.Coalesce(this=node, expressions=[exp.false()])
         if isinstance(node, exp.IgnoreNulls) and isinstance(node.this, (exp.First, exp.Last, exp.FirstValue, exp.LastValue)):
             if not isinstance(node.parent, exp.Window):
-                return _first_or_last_ignoring_nulls(node.this)
+                return _first_or_last_ignoring_nulls(node.this, scan_order(self.typer.scope))
             return node
         if isinstance(node, (exp.FirstValue, exp.LastValue)) and not isinstance(node.parent, (exp.Window, exp.IgnoreNulls, exp.RespectNulls)):
             # Spark's first_value/last_value outside a window are its first/last aggregates.
+            order = scan_order(self.typer.scope)
+            if order is not None and not isinstance(node.parent, exp.Filter):
+                return first_or_last(node.this, isinstance(node, exp.LastValue), order)
             return (exp.First if isinstance(node, exp.FirstValue) else exp.Last)(this=node.this)
         if isinstance(node, exp.ApproxQuantile):
             raise OptimizeError(
@@ -2106,6 +2133,28 @@ class _Rewriter:
             return agg
         return self._aggregate(agg, agg, result, window=None)
 
+    def _moment(self, node: exp.Expr) -> exp.Expr | None:
+        """Spark's moment aggregates (``var_pop``, ``stddev``, ``skewness``, ``covar_pop``, ``corr``,
+        ...), with or without a FILTER, by Spark's formulas over the values in Spark's order (a
+        kernel over each group's list); None for any other node, or one over a window (DuckDB's)."""
+        condition = None
+        call = node
+        if isinstance(node, exp.Filter):
+            call, condition = node.this, node.expression.this
+        kind = MOMENT_FUNCTIONS.get(type(call))
+        if isinstance(call, exp.Anonymous) and call.name.lower() == "std":
+            kind = "stddev_samp"
+        if kind is None or isinstance(node.parent, (exp.Window, exp.Filter)) or isinstance(call.this, exp.Distinct):
+            return None
+        values = [call.this] + ([call.expression] if call.args.get("expression") is not None else list(call.expressions)[1:])
+        if isinstance(call, exp.Anonymous):
+            values = list(call.expressions)
+        for value in values:
+            source = self.typer.of(value)
+            if source is not None and not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType)):
+                _refuse(kind, f"an argument of type {source.to_spark()}")
+        return moment_call(kind, values, scan_order(self.typer.scope), condition, self.functions)
+
     def _aggregate(self, node: exp.Expr, agg: exp.Expr, result: SparkType | None, window: exp.Window | None) -> exp.Expr:
         def over(call: exp.Expression) -> exp.Expression:
             if window is None:
@@ -2133,6 +2182,9 @@ class _Rewriter:
             # DuckDB takes no error() (volatile) in a window's ORDER BY or PARTITION BY: the sum is
             # only typed there (an overflow raises DuckDB's cast error, not ARITHMETIC_OVERFLOW)
             return exp.cast(node, exp.DataType.build("BIGINT"))
+        # The aggregates whose last bits or overflow depend on the order of rows take Spark's
+        order = None if window is not None or isinstance(agg.this, exp.Distinct) else scan_order(self.typer.scope)
+        condition = node.expression.this if isinstance(node, exp.Filter) else None
         if isinstance(agg, exp.Sum) and result == _BIGINT:
             low, high = _INT_RANGE["bigint"]
             total = node.copy()
@@ -2141,13 +2193,21 @@ class _Rewriter:
                 "ARITHMETIC_OVERFLOW", "overflow. Use 'try_add' to tolerate overflow and return NULL instead.",
                 exp.DataType.build("BIGINT"),
             )
-            return exp.Case(
+            checked = exp.Case(
                 ifs=[
                     exp.If(this=exp.Is(this=total.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), exp.DataType.build("BIGINT"))),
                     exp.If(this=inside, true=exp.cast(total, exp.DataType.build("BIGINT"))),
                 ],
-                default=overflow,
+                default=overflow.copy(),
             )
+            if order is None:
+                return checked
+            return ordered_long_sum(agg.this, order, condition, checked, overflow, self.functions)
+        if isinstance(agg, (exp.Sum, exp.Avg)) and order is not None and (_is_fractional(arg) or (isinstance(agg, exp.Avg) and _is_integral(arg))):
+            # Spark adds doubles (and, for an average, integers as doubles) in its order of rows
+            value = exp.cast(agg.this, exp.DataType.build("DOUBLE")) if _is_integral(arg) else agg.this
+            agg.set("this", ordered(value, order))
+            return node
         if isinstance(agg, exp.Sum) and isinstance(result, DecimalType):
             if tolerant:
                 return exp.TryCast(this=node, to=_sql_type(result))
@@ -3838,13 +3898,19 @@ def _truncate_default(function: exp.Lag | exp.Lead, value: SparkType | None) -> 
         function.set("default", exp.Literal.number(int(number)))
 
 
-def _first_or_last_ignoring_nulls(call: exp.First | exp.Last | exp.FirstValue | exp.LastValue) -> exp.Expr:
+def _first_or_last_ignoring_nulls(
+    call: exp.First | exp.Last | exp.FirstValue | exp.LastValue, order: exp.Column | None
+) -> exp.Expr:
     """Spark's ``first(x, true)``/``last(x, true)`` as an aggregate: the first or last non-NULL
-    value (DuckDB takes IGNORE NULLS only in a window, and its rendering of ``last`` dropped it)."""
+    value (DuckDB takes IGNORE NULLS only in a window, and its rendering of ``last`` dropped it),
+    in the scan's ``order`` where it is known."""
     if isinstance(call.parent, exp.Filter) or isinstance(call.parent and call.parent.parent, exp.Filter):
         _refuse(call.sql_name().lower(), "an aggregate ignoring NULLs with a FILTER")
-    pick = exp.First if isinstance(call, (exp.First, exp.FirstValue)) else exp.Last
+    last = isinstance(call, (exp.Last, exp.LastValue))
     kept = exp.Not(this=exp.Is(this=call.this.copy(), expression=exp.Null()))
+    if order is not None:
+        return exp.Filter(this=first_or_last(call.this, last, order), expression=exp.Where(this=kept))
+    pick = exp.Last if last else exp.First
     return exp.Filter(this=pick(this=call.this), expression=exp.Where(this=kept))
 
 
