@@ -21,7 +21,7 @@ from vpush.exec.read_scan import deferred_schema, ordered_schema, prefetch, read
 from vpush.exec.variant_udf import register, take_error
 from sqlglot import exp
 
-from vpush.optimizer.plan import ORDERED_RETRY_MARKER, ROW_COUNT_COLUMN, Plan, ScanPart
+from vpush.optimizer.plan import ORDER_COLUMN, ORDER_FILE_SHIFT, ORDERED_RETRY_MARKER, ROW_COUNT_COLUMN, Plan, ScanPart
 from vpush.optimizer.rewrite_variants import (
     CAST_ERROR_MARKER,
     IS_VALID_VARIANT_FUNCTION,
@@ -129,9 +129,9 @@ class DuckDBEngine:
                     batches = trap.guard(prefetch(read_scan(scan, defer=True)), on_rows)
                     cursor.register(scan.name, pa.RecordBatchReader.from_batches(schema, batches))
                 for part in scan.parts:
-                    # DuckDB's reader gives no rank of a file in Spark's order: an ordered scan is vpush's
-                    if self.reads_natively(part) and not scan.ordered:
-                        script.append(native_view(part))
+                    # DuckDB's reader numbers the rows itself unless a file has a column of that name
+                    if self.reads_natively(part) and not (scan.ordered and _numbers_rows_itself(part)):
+                        script.append(native_view(part, ordered=scan.ordered))
                         continue
                     schema = ordered_schema(deferred_schema(part.schema, scan.deferred), scan)
                     batches = trap.guard(prefetch(read_scan(scan, part, defer=True)), on_rows)
@@ -169,10 +169,20 @@ def _type_connection() -> duckdb.DuckDBPyConnection:
     return duckdb.connect()
 
 
-def native_view(part: ScanPart) -> exp.Create:
+_FILE_ROW_NUMBER = "file_row_number"  # the column read_parquet adds, under a name it fixes
+_NATIVE_FILE = "__vpush_file"
+
+
+def _numbers_rows_itself(part: ScanPart) -> bool:
+    """Whether a file of the part has a column that read_parquet's row numbers would clash with."""
+    return any(c.lower() == _FILE_ROW_NUMBER for f in part.files for c in f.columns)
+
+
+def native_view(part: ScanPart, *, ordered: bool = False) -> exp.Create:
     """``CREATE TEMP VIEW`` of ``part`` read by DuckDB's own Parquet reader: the scan's plain
     columns, and each typed leaf as ``TRY_CAST(column.key... AS <its type>)`` over DuckDB's
-    VARIANT, which the part's eligibility makes exactly the leaf (:attr:`ScanPart.native`)."""
+    VARIANT, which the part's eligibility makes exactly the leaf (:attr:`ScanPart.native`);
+    ``ordered``: then :data:`ORDER_COLUMN`, from the file's rank and read_parquet's row number."""
     assert part.native is not None
     leaves = {leaf.name: leaf for leaf in part.native}
     # DuckDB's own names for the part's Arrow types.
@@ -195,8 +205,20 @@ def native_view(part: ScanPart) -> exp.Create:
             value = exp.cast(column, exp.DataType.build(str(duck_type), dialect="duckdb"))
         projections.append(exp.alias_(value, name))
     files = exp.Array(expressions=[exp.Literal.string(f.path) for f in part.files])
+    options: list[exp.Expression] = []
+    if ordered:
+        options = [
+            exp.EQ(this=exp.column("filename"), expression=exp.Literal.string(_NATIVE_FILE)),
+            exp.EQ(this=exp.column(_FILE_ROW_NUMBER), expression=exp.true()),
+        ]
+        rank = exp.Case(
+            this=exp.column(exp.to_identifier(_NATIVE_FILE, quoted=True), table=exp.to_identifier(_NATIVE_ROWS, quoted=True)),
+            ifs=[exp.If(this=exp.Literal.string(f.path), true=exp.Literal.number(f.spark_rank << ORDER_FILE_SHIFT)) for f in part.files],
+        )
+        row = exp.column(exp.to_identifier(_FILE_ROW_NUMBER, quoted=True), table=exp.to_identifier(_NATIVE_ROWS, quoted=True))
+        projections.append(exp.alias_(exp.Add(this=rank, expression=row), exp.to_identifier(ORDER_COLUMN, quoted=True)))
     source = exp.Table(
-        this=exp.Anonymous(this="read_parquet", expressions=[files]),
+        this=exp.Anonymous(this="read_parquet", expressions=[files, *options]),
         alias=exp.TableAlias(this=exp.to_identifier(_NATIVE_ROWS, quoted=True)),
     )
     select = exp.select(*projections).from_(source)

@@ -190,7 +190,7 @@ class Scan:
     ordered: bool = False
     """The DuckDB SQL reads the scan's :data:`ORDER_COLUMN` (an aggregate whose answer depends on
     the order Spark meets the rows in): the DuckDB engine gives it after the scan's columns (and
-    after each part's inputs), and reads such a scan with vpush's reader."""
+    after each part's inputs)."""
 
     @functools.cached_property
     def part_queries(self) -> tuple[str, ...]:

@@ -67,11 +67,16 @@ def moment_function(kind: str) -> str:
 def scan_order(scope: Scope) -> exp.Column | None:
     """The order column of the one table ``scope``'s SELECT reads directly (marking its scan
     ordered), or None where the SELECT reads a join, a subquery or anything else (there Spark's
-    order is its join's or its exchange's, which vpush does not follow)."""
+    order is its join's or its exchange's, which vpush does not follow), or has a DISTINCT
+    aggregate."""
     select = scope.expression
     if not isinstance(select, exp.Select) or select.args.get("joins") or select.args.get("laterals"):
         return None
     if len(scope.sources) != 1:
+        return None
+    if any(not isinstance(d.parent, exp.Select) for d in select.find_all(exp.Distinct)):
+        # Spark computes the other aggregates of a SELECT with a DISTINCT one per distinct value
+        # first, and merges those buffers in its hash table's order
         return None
     ((alias, source),) = scope.sources.items()
     if not isinstance(source, exp.Table) or SCAN_INDEX not in source.meta:

@@ -1228,6 +1228,8 @@ class _Rewriter:
         if isinstance(node, exp.Filter) and isinstance(node.this, exp.Sum) and not isinstance(node.parent, exp.Window):
             # `sum(x) FILTER (WHERE ...)`: typed as Spark types the sum (DuckDB's is a HUGEINT)
             return self._aggregate(node, node.this, of(node.this), window=None)
+        if isinstance(node, exp.Filter) and isinstance(node.this, exp.Avg) and not isinstance(node.parent, exp.Window):
+            self._add_in_order(node.this)
         if isinstance(node, exp.Window):
             _check_window(node)
             if isinstance(node.this, exp.CountIf):
@@ -1241,9 +1243,17 @@ class _Rewriter:
         if isinstance(node.parent, (exp.Filter, exp.Window)) and node.arg_key == "this" and isinstance(node, exp.AggFunc):
             # `agg(x) FILTER (...)` and `agg(x) OVER (...)`: a wrapper here would not parse.
             # Only a function swap is safe; the types stay DuckDB's.
+            order = scan_order(self.typer.scope) if isinstance(node.parent, exp.Filter) else None
             if isinstance(node, (exp.ArgMax, exp.ArgMin)):
+                if order is not None:
+                    ordering = nested_sort_key(node.expression, of(node.expression)) or node.expression
+                    return last_of_ties(node, ordering, order)
                 name = "arg_max_null" if isinstance(node, exp.ArgMax) else "arg_min_null"
                 return exp.Anonymous(this=name, expressions=[node.this, node.expression])
+            if order is not None and isinstance(node, (exp.First, exp.Last, exp.AnyValue)):
+                return first_or_last(node.this, isinstance(node, exp.Last), order)
+            if order is not None and isinstance(node, (exp.ArrayAgg, exp.GroupConcat)) and not isinstance(node.this, (exp.Order, exp.Distinct)):
+                node.set("this", ordered(node.this, order))
             return node
         if isinstance(node, (exp.Sum, exp.Avg)) and not isinstance(node.parent, exp.Window):
             return self._aggregate(node, node, result, window=None)
@@ -1667,8 +1677,11 @@ class _Rewriter:
                 return scalar
         if called in ("substr", "substring") and isinstance(node, exp.Substring):
             return _spark_substring(node)
-        if called in ("listagg", "string_agg") and isinstance(node, exp.GroupConcat) and node.args.get("separator") is None:
-            node.set("separator", exp.Literal.string(""))  # Spark's default delimiter is none at all
+        if called in ("listagg", "string_agg") and isinstance(node, exp.GroupConcat):
+            if node.args.get("separator") is None:
+                node.set("separator", exp.Literal.string(""))  # Spark's default delimiter is none at all
+            if not isinstance(node.parent, exp.Window) and not isinstance(node.this, (exp.Order, exp.Distinct)):
+                node.set("this", ordered(node.this, scan_order(self.typer.scope)))  # in Spark's order of rows
             return node
         if called == "regexp_replace" and arguments and len(arguments) > 2:
             replacement = arguments[2]
@@ -2155,6 +2168,20 @@ class _Rewriter:
                 _refuse(kind, f"an argument of type {source.to_spark()}")
         return moment_call(kind, values, scan_order(self.typer.scope), condition, self.functions)
 
+    def _add_in_order(self, agg: exp.Expr) -> bool:
+        """Whether ``agg``, a ``sum`` of doubles or floats or an ``avg`` of those or of integers,
+        now adds its values (integers as doubles) in Spark's order of rows, which decides the
+        last bits: where the scan's order is known and the aggregate is not DISTINCT."""
+        arg = self.typer.of(agg.this)
+        if isinstance(agg.this, (exp.Distinct, exp.Order)) or not (_is_fractional(arg) or (isinstance(agg, exp.Avg) and _is_integral(arg))):
+            return False
+        order = scan_order(self.typer.scope)
+        if order is None:
+            return False
+        value = exp.cast(agg.this, exp.DataType.build("DOUBLE")) if _is_integral(arg) else agg.this
+        agg.set("this", ordered(value, order))
+        return True
+
     def _aggregate(self, node: exp.Expr, agg: exp.Expr, result: SparkType | None, window: exp.Window | None) -> exp.Expr:
         def over(call: exp.Expression) -> exp.Expression:
             if window is None:
@@ -2182,9 +2209,6 @@ class _Rewriter:
             # DuckDB takes no error() (volatile) in a window's ORDER BY or PARTITION BY: the sum is
             # only typed there (an overflow raises DuckDB's cast error, not ARITHMETIC_OVERFLOW)
             return exp.cast(node, exp.DataType.build("BIGINT"))
-        # The aggregates whose last bits or overflow depend on the order of rows take Spark's
-        order = None if window is not None or isinstance(agg.this, exp.Distinct) else scan_order(self.typer.scope)
-        condition = node.expression.this if isinstance(node, exp.Filter) else None
         if isinstance(agg, exp.Sum) and result == _BIGINT:
             low, high = _INT_RANGE["bigint"]
             total = node.copy()
@@ -2200,13 +2224,12 @@ class _Rewriter:
                 ],
                 default=overflow.copy(),
             )
+            order = None if window is not None or isinstance(agg.this, exp.Distinct) else scan_order(self.typer.scope)
             if order is None:
                 return checked
+            condition = node.expression.this if isinstance(node, exp.Filter) else None
             return ordered_long_sum(agg.this, order, condition, checked, overflow, self.functions)
-        if isinstance(agg, (exp.Sum, exp.Avg)) and order is not None and (_is_fractional(arg) or (isinstance(agg, exp.Avg) and _is_integral(arg))):
-            # Spark adds doubles (and, for an average, integers as doubles) in its order of rows
-            value = exp.cast(agg.this, exp.DataType.build("DOUBLE")) if _is_integral(arg) else agg.this
-            agg.set("this", ordered(value, order))
+        if window is None and self._add_in_order(agg):
             return node
         if isinstance(agg, exp.Sum) and isinstance(result, DecimalType):
             if tolerant:

@@ -156,7 +156,9 @@ QUERIES: list[Any] = [
     # first, last, any_value and collect_list take the rows in order
     "SELECT first(g) AS a, last(g) AS b, any_value(h) AS c, first(g, true) AS d, last(h) IGNORE NULLS AS e, "
     "collect_list(g) AS l, first_value(h) AS f FROM t",
-    "SELECT h, first(i) AS a, last(i) AS b, collect_list(id) AS l, array_agg(i) AS m FROM t GROUP BY h",
+    "SELECT h, first(i) AS a, last(i) AS b, collect_list(id) AS l, array_agg(i) AS m, string_agg(g, '-') AS s FROM t GROUP BY h",
+    "SELECT h, collect_list(g) FILTER (WHERE id > 1) AS l, listagg(g) FILTER (WHERE id > 1) AS s, "
+    "max_by(id, flag) FILTER (WHERE id < 8) AS m, last(g) FILTER (WHERE id < 7) AS z FROM t GROUP BY h",
     # doubles, and integers averaged as doubles, added in order
     "SELECT sum(f) AS s, avg(f) AS a, avg(b) AS ab FROM t WHERE id < 5",
 ]
