@@ -86,7 +86,12 @@ def scan_order(scope: Scope) -> exp.Column | None:
 
 
 def ordered(value: exp.Expr, order: exp.Column | None, *, descending: bool = False) -> exp.Expr:
-    """``value ORDER BY order`` for an aggregate's argument (``value`` alone without an order)."""
+    """``value ORDER BY order`` for an aggregate's argument (``value`` alone without an order).
+
+    Example:
+        >>> exp.Sum(this=ordered(exp.column("x"), exp.column("o", table="t"))).sql("duckdb")
+        'SUM(x ORDER BY t.o ASC)'
+    """
     if order is None:
         return value
     return exp.Order(this=value, expressions=[exp.Ordered(this=order.copy(), desc=descending)])
@@ -125,7 +130,13 @@ def moment_call(
 
 def last_of_ties(call: exp.ArgMax | exp.ArgMin, key: exp.Expr, order: exp.Column) -> exp.Expression:
     """Spark's ``max_by``/``min_by``: the value at the extreme ``key``, the last row in ``order``
-    among rows tied on it (NULL keys skipped; the value kept even when NULL)."""
+    among rows tied on it (NULL keys skipped; the value kept even when NULL).
+
+    Example:
+        >>> call = exp.ArgMin(this=exp.column("id"), expression=exp.column("h"))
+        >>> last_of_ties(call, exp.column("h"), exp.column("o")).sql("duckdb")
+        "ARG_MIN_NULL(id, CASE WHEN h IS NULL THEN NULL ELSE {'k': h, 'o': -o} END)"
+    """
     place = order.copy() if isinstance(call, exp.ArgMax) else exp.Neg(this=order.copy())
     ranked = exp.Case(
         ifs=[exp.If(this=exp.Is(this=key.copy(), expression=exp.Null()), true=exp.Null())],
@@ -185,7 +196,14 @@ def ordered_choice(fast: exp.Expr, exact: exp.Expr) -> exp.Expression:
 
 def choose_ordered(expression: exp.Expression) -> tuple[exp.Expression, exp.Expression | None]:
     """The query with each :func:`ordered_choice` resolved: its fast form, and (where it holds one)
-    its exact form, or None."""
+    its exact form, or None.
+
+    Example:
+        >>> query = exp.select(ordered_choice(exp.column("fast"), exp.column("exact"))).from_("t")
+        >>> fast, exact = choose_ordered(query)
+        >>> fast.sql(), exact.sql() if exact is not None else None
+        ('SELECT fast FROM t', 'SELECT exact FROM t')
+    """
     if not any(_is_choice(node) for node in expression.find_all(exp.Anonymous)):
         return expression, None
     exact = expression.copy()
