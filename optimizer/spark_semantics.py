@@ -1229,7 +1229,9 @@ class _Rewriter:
             # `sum(x) FILTER (WHERE ...)`: typed as Spark types the sum (DuckDB's is a HUGEINT)
             return self._aggregate(node, node.this, of(node.this), window=None)
         if isinstance(node, exp.Filter) and isinstance(node.this, exp.Avg) and not isinstance(node.parent, exp.Window):
-            self._add_in_order(node.this)
+            in_order = self._add_in_order(node, node.this)
+            if in_order is not None:
+                return in_order
         if isinstance(node, exp.Window):
             _check_window(node)
             if isinstance(node.this, exp.CountIf):
@@ -2168,19 +2170,29 @@ class _Rewriter:
                 _refuse(kind, f"an argument of type {source.to_spark()}")
         return moment_call(kind, values, scan_order(self.typer.scope), condition, self.functions)
 
-    def _add_in_order(self, agg: exp.Expr) -> bool:
-        """Whether ``agg``, a ``sum`` of doubles or floats or an ``avg`` of those or of integers,
-        now adds its values (integers as doubles) in Spark's order of rows, which decides the
-        last bits: where the scan's order is known and the aggregate is not DISTINCT."""
+    def _add_in_order(self, node: exp.Expr, agg: exp.Expr) -> exp.Expr | None:
+        """``node`` (``agg``, or ``agg`` with a FILTER) adding its values in Spark's order of rows,
+        which decides the last bits, where ``agg`` is a ``sum`` of doubles or floats or an ``avg``
+        of those or of integers (added as doubles), the scan's order is known and it is not
+        DISTINCT; else None. An average is that sum over the count, as Spark's ``Average``
+        divides them (so that a sum and an average of one value share DuckDB's sorting)."""
         arg = self.typer.of(agg.this)
         if isinstance(agg.this, (exp.Distinct, exp.Order)) or not (_is_fractional(arg) or (isinstance(agg, exp.Avg) and _is_integral(arg))):
-            return False
+            return None
         order = scan_order(self.typer.scope)
         if order is None:
-            return False
+            return None
         value = exp.cast(agg.this, exp.DataType.build("DOUBLE")) if _is_integral(arg) else agg.this
-        agg.set("this", ordered(value, order))
-        return True
+        total: exp.Expr = exp.Sum(this=ordered(value.copy(), order))
+        if isinstance(agg, exp.Sum):
+            agg.set("this", ordered(value, order))
+            return node
+        count: exp.Expr = exp.Count(this=agg.this.copy())
+        if isinstance(node, exp.Filter):
+            total = exp.Filter(this=total, expression=node.expression.copy())
+            count = exp.Filter(this=count, expression=node.expression.copy())
+        # no rows: the sum is NULL, and so is the quotient
+        return exp.Div(this=total, expression=exp.cast(count, exp.DataType.build("DOUBLE")), typed=False, safe=False)
 
     def _aggregate(self, node: exp.Expr, agg: exp.Expr, result: SparkType | None, window: exp.Window | None) -> exp.Expr:
         def over(call: exp.Expression) -> exp.Expression:
@@ -2229,8 +2241,9 @@ class _Rewriter:
                 return checked
             condition = node.expression.this if isinstance(node, exp.Filter) else None
             return ordered_long_sum(agg.this, order, condition, checked, overflow, self.functions)
-        if window is None and self._add_in_order(agg):
-            return node
+        in_order = self._add_in_order(node, agg) if window is None else None
+        if in_order is not None:
+            return in_order
         if isinstance(agg, exp.Sum) and isinstance(result, DecimalType):
             if tolerant:
                 return exp.TryCast(this=node, to=_sql_type(result))
