@@ -145,6 +145,56 @@ static double evaluate_comoments(int kind, comoments b, uint8_t *valid) {
     return divide(b.ck, sqrt(b.x_mk * b.y_mk), valid);
 }
 
+/* regr_*(y, x) over pairs (Spark's linearRegression.scala): a kind's buffers over the values in
+ * order, merged into empty ones, then its evaluation. */
+static double evaluate_regression(int kind, const double *y, const double *x, int64_t begin, int64_t end, uint8_t *valid) {
+    int64_t j;
+    comoments c = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, empty_c = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    moments m = {0.0, 0.0, 0.0, 0.0, 0.0}, empty_m = {0.0, 0.0, 0.0, 0.0, 0.0};
+    *valid = 1;
+    switch (kind) {
+    case SPARK_REGR_SXX:
+    case SPARK_REGR_SYY:
+        /* RegrReplacement of x (of y): the second moment */
+        for (j = begin; j < end; j++) update_moments(&m, kind == SPARK_REGR_SXX ? x[j] : y[j], 2);
+        m = merge_moments(empty_m, m, 2);
+        if (m.n == 0.0) *valid = 0;
+        return m.m2;
+    case SPARK_REGR_SXY:
+        /* Covariance(y, x): its ck */
+        for (j = begin; j < end; j++) update_comoments(&c, y[j], x[j]);
+        c = merge_comoments(empty_c, c);
+        if (c.n == 0.0) *valid = 0;
+        return c.ck;
+    case SPARK_REGR_R2: {
+        /* PearsonCorrelation(y, x) (its "x" is y here): NULL where x is constant, else 1 where y is */
+        double corr;
+        for (j = begin; j < end; j++) update_comoments(&c, y[j], x[j]);
+        c = merge_comoments(empty_c, c);
+        if (c.y_mk == 0.0) {
+            *valid = 0;
+            return 0.0;
+        }
+        if (c.x_mk == 0.0) return 1.0;
+        corr = divide(c.ck, sqrt(c.x_mk * c.y_mk), valid);
+        return corr * corr;
+    }
+    default: /* SPARK_REGR_SLOPE, SPARK_REGR_INTERCEPT: CovPopulation(x, y) and VariancePop(x) */
+        for (j = begin; j < end; j++) {
+            update_comoments(&c, x[j], y[j]);
+            update_moments(&m, x[j], 2);
+        }
+        c = merge_comoments(empty_c, c);
+        m = merge_moments(empty_m, m, 2);
+        if (m.m2 == 0.0) {
+            *valid = 0;
+            return 0.0;
+        }
+        if (kind == SPARK_REGR_SLOPE) return c.ck / m.m2;
+        return c.y_avg - c.ck / m.m2 * c.x_avg;
+    }
+}
+
 int64_t spark_moments_column(int kind, const int64_t *offsets, const uint8_t *valid, int64_t length,
                              const double *x, const double *y, double *out, uint8_t *out_valid) {
     int64_t i, j, nulls = 0;
@@ -152,7 +202,9 @@ int64_t spark_moments_column(int kind, const int64_t *offsets, const uint8_t *va
     for (i = 0; i < length; i++) {
         uint8_t ok = 0;
         double result = 0.0;
-        if (valid[i]) {
+        if (valid[i] && kind >= SPARK_REGR_SXX) {
+            result = evaluate_regression(kind, x, y, offsets[i], offsets[i + 1], &ok);
+        } else if (valid[i]) {
             if (kind >= SPARK_COVAR_POP) {
                 comoments b = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, empty = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
                 for (j = offsets[i]; j < offsets[i + 1]; j++) update_comoments(&b, x[j], y[j]);

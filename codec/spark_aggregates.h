@@ -7,11 +7,13 @@
 /* The kinds of spark_moments_column, in the order of codec/spark_aggregates.py's MOMENT_KINDS. */
 enum spark_moment_kind {
     SPARK_VAR_POP, SPARK_VAR_SAMP, SPARK_STDDEV_POP, SPARK_STDDEV_SAMP, SPARK_SKEWNESS, SPARK_KURTOSIS,
-    SPARK_COVAR_POP, SPARK_COVAR_SAMP, SPARK_CORR, SPARK_MOMENT_KINDS
+    SPARK_COVAR_POP, SPARK_COVAR_SAMP, SPARK_CORR, SPARK_REGR_SXX, SPARK_REGR_SYY, SPARK_REGR_SXY, SPARK_REGR_SLOPE,
+    SPARK_REGR_INTERCEPT, SPARK_REGR_R2, SPARK_MOMENT_KINDS
 };
 
 /* For each of `length` lists (list i is x[offsets[i]..offsets[i+1]), and y's alike for the
- * covariances and corr; valid[i] 0 for a NULL list), Spark's aggregate `kind` of the list's
+ * kinds of two arguments, SPARK_COVAR_POP on, in Spark's order of arguments: regr_*(y, x) takes
+ * its y as x here; valid[i] 0 for a NULL list), Spark's aggregate `kind` of the list's
  * values in order: CentralMomentAgg's (or Covariance's, PearsonCorrelation's) update for each
  * value, the buffer merged into the empty one, then the evaluation, with Spark's NULLs. Writes
  * out[i] and out_valid[i]; returns the number of NULL results, or -1 for an unknown kind. */

@@ -7,7 +7,8 @@ for an ANSI ``sum`` of integers whether a running total overflows on the way. Th
 (``codec/spark_aggregates.c``) follows Spark's formulas step by step: ``CentralMomentAgg``'s for
 ``var_pop``, ``var_samp``, ``stddev_pop``, ``stddev_samp``, ``skewness`` and ``kurtosis``,
 ``Covariance``'s for ``covar_pop`` and ``covar_samp``, ``PearsonCorrelation``'s for ``corr``,
-with Spark 4's NULLs (no rows; one row for the sample statistics and ``corr``; a zero second
+and those of ``regr_sxx``, ``regr_syy``, ``regr_sxy``, ``regr_slope``, ``regr_intercept`` and
+``regr_r2`` (over the pairs where neither value is NULL), with Spark 4's NULLs (no rows; one row for the sample statistics and ``corr``; a zero second
 moment for ``skewness`` and ``kurtosis``; a zero divisor), and ``Sum``'s ANSI additions of longs.
 """
 
@@ -22,11 +23,13 @@ __all__ = ["MOMENT_KINDS", "spark_long_sum", "spark_moments"]
 
 MOMENT_KINDS: tuple[str, ...] = (
     "var_pop", "var_samp", "stddev_pop", "stddev_samp", "skewness", "kurtosis", "covar_pop", "covar_samp", "corr",
+    "regr_sxx", "regr_syy", "regr_sxy", "regr_slope", "regr_intercept", "regr_r2",
 )
 """The aggregates :func:`spark_moments` computes, by Spark's name (the kernel's numbering)."""
 
-BIVARIATE_KINDS = frozenset({"covar_pop", "covar_samp", "corr"})
-"""The kinds of :data:`MOMENT_KINDS` that take two lists (x, then y)."""
+BIVARIATE_KINDS = frozenset(MOMENT_KINDS[MOMENT_KINDS.index("covar_pop"):])
+"""The kinds of :data:`MOMENT_KINDS` that take two lists, in Spark's order of arguments (x, then y;
+for ``regr_*``, y then x)."""
 
 
 def _lists(lists: pa.Array | pa.ChunkedArray, value_type: pa.DataType) -> tuple[bytes, bytes, pa.Array]:

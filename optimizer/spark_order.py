@@ -51,7 +51,8 @@ LONG_SUM_FUNCTION = "vpush_spark_long_sum"
 MOMENT_FUNCTIONS: dict[type[exp.Expr], str] = {
     exp.VariancePop: "var_pop", exp.Variance: "var_samp", exp.StddevPop: "stddev_pop", exp.StddevSamp: "stddev_samp",
     exp.Stddev: "stddev_samp", exp.Skewness: "skewness", exp.Kurtosis: "kurtosis", exp.CovarPop: "covar_pop",
-    exp.CovarSamp: "covar_samp", exp.Corr: "corr",
+    exp.CovarSamp: "covar_samp", exp.Corr: "corr", exp.RegrSxx: "regr_sxx", exp.RegrSyy: "regr_syy",
+    exp.RegrSxy: "regr_sxy", exp.RegrSlope: "regr_slope", exp.RegrIntercept: "regr_intercept", exp.RegrR2: "regr_r2",
 }
 """Spark's moment aggregates by their sqlglot node, with the kind the kernel computes (``std`` is
 parsed as a call: :func:`moment_function` takes it by name)."""

@@ -106,6 +106,8 @@ ONE_TASK = [
     "SELECT g, sum(x) AS s, avg(y) AS a, avg(b) AS ab FROM t GROUP BY g",
     "SELECT var_pop(x) AS a, var_samp(y) AS b, stddev(y) AS c, stddev_pop(b) AS d, skewness(y) AS e, kurtosis(b) AS f FROM t",
     "SELECT g, corr(x, y) AS c, covar_pop(y, b) AS p, covar_samp(b, x) AS s, kurtosis(y) AS k FROM t GROUP BY g",
+    "SELECT g, regr_slope(y, b) AS a, regr_intercept(x, y) AS b, regr_r2(b, y) AS c, regr_sxy(y, x) AS d, "
+    "regr_sxx(x, y) AS e, regr_syy(y, x) AS f FROM t GROUP BY g",
 ]
 
 _ANSWERS: dict[str, tuple[Any, ...]] = {}

@@ -153,6 +153,10 @@ QUERIES: list[Any] = [
     "SELECT skewness(f) AS s, kurtosis(f) AS k, var_pop(f) AS v, corr(f, id) AS c FROM t WHERE id < 5",
     "SELECT var_samp(i) FILTER (WHERE id > 2) AS v, corr(id, i) FILTER (WHERE h = 'x') AS c, skewness(id) AS k FROM t",
     "SELECT stddev(i), variance(d), skewness(id), kurtosis(d), corr(i, id), covar_pop(i, d), covar_samp(i, d) FROM t",
+    # regr_* over the pairs where neither is NULL; regr_r2 NULL where x is constant, 1 where y is
+    "SELECT h, regr_slope(i, d) AS a, regr_intercept(d, id) AS b, regr_r2(i, id) AS c, regr_r2(1.0D, id) AS r, "
+    "regr_r2(id, 2) AS q, regr_sxx(i, f) AS e, regr_syy(b, d) AS s, regr_sxy(d, i) AS x FROM t GROUP BY h",
+    "SELECT regr_slope(i, d), regr_intercept(d, id), regr_r2(i, id), regr_sxx(i, d), regr_syy(i, d), regr_sxy(i, d) FROM t",
     # first, last, any_value and collect_list take the rows in order
     "SELECT first(g) AS a, last(g) AS b, any_value(h) AS c, first(g, true) AS d, last(h) IGNORE NULLS AS e, "
     "collect_list(g) AS l, first_value(h) AS f FROM t",
