@@ -126,6 +126,18 @@ def test_order_of_rows_in_one_task(sql: str, one_task: SparkSession, folder: Pat
 
 
 def test_files_in_spark_order(folder: Path) -> None:
-    """The largest file's rows come first, as Spark's FilePartition reads them."""
+    """The files are ranked largest first, as Spark's FilePartition reads them, and the Spark
+    engine's tasks take them in that order."""
+    from vpush.exec.spark_tasks import plan_tasks
+
     sizes = {p.name: p.stat().st_size for p in folder.iterdir()}
-    assert max(sizes, key=sizes.__getitem__) == "part-1.parquet", "the fixture's largest file is its second by name"
+    assert sorted(sizes, key=lambda n: -sizes[n]) == ["part-1.parquet", "part-2.parquet", "part-0.parquet"], "fixture sizes"
+    connection = vpush.connect(time_zone="UTC")
+    connection.register("t", folder)
+    plan = connection.sql("SELECT first(id) FROM t").plan
+    scan = plan.scans[0]
+    assert scan.ordered, "first() should read the scan's order column"
+    assert {Path(f.path).name: f.spark_rank for f in scan.files} == {"part-1.parquet": 0, "part-2.parquet": 1, "part-0.parquet": 2}
+    tasks = plan_tasks(plan, scan, pa.schema([]), "UTC", parallelism=2)
+    read = [Path(ref.path).name for task in tasks.tasks for _, refs in task for ref in refs]
+    assert list(dict.fromkeys(read)) == ["part-1.parquet", "part-2.parquet", "part-0.parquet"], "tasks largest file first"
