@@ -1,7 +1,9 @@
 /* Spark's aggregates whose answer depends on the order of rows, computed in that order.
  *
- * Spark updates an aggregate's buffer row by row within a task, then merges each task's buffer
- * into the final (empty) one. The formulas are Spark's own (CentralMomentAgg, Covariance,
+ * Spark updates an aggregate's buffer row by row within a task, then merges the task's buffer
+ * with the final aggregation's empty one: as measured on Spark 4.3, the empty buffer comes second
+ * (a regression's intercept, which reads the averages, keeps the task's averages' bits; merged
+ * the other way they would be (avg / n) * n). The formulas are Spark's own (CentralMomentAgg, Covariance,
  * PearsonCorrelation, Sum), written as Spark's expression trees evaluate them: left to right, every
  * product and sum rounded (built without fused multiply-add, as Java computes doubles). A division
  * of doubles by zero in an evaluation is NULL, as Spark's Divide gives it there.
@@ -146,7 +148,7 @@ static double evaluate_comoments(int kind, comoments b, uint8_t *valid) {
 }
 
 /* regr_*(y, x) over pairs (Spark's linearRegression.scala): a kind's buffers over the values in
- * order, merged into empty ones, then its evaluation. */
+ * order, empty ones merged into them, then its evaluation. */
 static double evaluate_regression(int kind, const double *y, const double *x, int64_t begin, int64_t end, uint8_t *valid) {
     int64_t j;
     comoments c = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, empty_c = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
@@ -157,20 +159,20 @@ static double evaluate_regression(int kind, const double *y, const double *x, in
     case SPARK_REGR_SYY:
         /* RegrReplacement of x (of y): the second moment */
         for (j = begin; j < end; j++) update_moments(&m, kind == SPARK_REGR_SXX ? x[j] : y[j], 2);
-        m = merge_moments(empty_m, m, 2);
+        m = merge_moments(m, empty_m, 2);
         if (m.n == 0.0) *valid = 0;
         return m.m2;
     case SPARK_REGR_SXY:
         /* Covariance(y, x): its ck */
         for (j = begin; j < end; j++) update_comoments(&c, y[j], x[j]);
-        c = merge_comoments(empty_c, c);
+        c = merge_comoments(c, empty_c);
         if (c.n == 0.0) *valid = 0;
         return c.ck;
     case SPARK_REGR_R2: {
         /* PearsonCorrelation(y, x) (its "x" is y here): NULL where x is constant, else 1 where y is */
         double corr;
         for (j = begin; j < end; j++) update_comoments(&c, y[j], x[j]);
-        c = merge_comoments(empty_c, c);
+        c = merge_comoments(c, empty_c);
         if (c.y_mk == 0.0) {
             *valid = 0;
             return 0.0;
@@ -184,8 +186,8 @@ static double evaluate_regression(int kind, const double *y, const double *x, in
             update_comoments(&c, x[j], y[j]);
             update_moments(&m, x[j], 2);
         }
-        c = merge_comoments(empty_c, c);
-        m = merge_moments(empty_m, m, 2);
+        c = merge_comoments(c, empty_c);
+        m = merge_moments(m, empty_m, 2);
         if (m.m2 == 0.0) {
             *valid = 0;
             return 0.0;
@@ -208,12 +210,12 @@ int64_t spark_moments_column(int kind, const int64_t *offsets, const uint8_t *va
             if (kind >= SPARK_COVAR_POP) {
                 comoments b = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, empty = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
                 for (j = offsets[i]; j < offsets[i + 1]; j++) update_comoments(&b, x[j], y[j]);
-                result = evaluate_comoments(kind, merge_comoments(empty, b), &ok);
+                result = evaluate_comoments(kind, merge_comoments(b, empty), &ok);
             } else {
                 int order = moment_order(kind);
                 moments b = {0.0, 0.0, 0.0, 0.0, 0.0}, empty = {0.0, 0.0, 0.0, 0.0, 0.0};
                 for (j = offsets[i]; j < offsets[i + 1]; j++) update_moments(&b, x[j], order);
-                result = evaluate_moments(kind, merge_moments(empty, b, order), &ok);
+                result = evaluate_moments(kind, merge_moments(b, empty, order), &ok);
             }
         }
         out[i] = ok ? result : 0.0;

@@ -15,7 +15,7 @@ enum spark_moment_kind {
  * kinds of two arguments, SPARK_COVAR_POP on, in Spark's order of arguments: regr_*(y, x) takes
  * its y as x here; valid[i] 0 for a NULL list), Spark's aggregate `kind` of the list's
  * values in order: CentralMomentAgg's (or Covariance's, PearsonCorrelation's) update for each
- * value, the buffer merged into the empty one, then the evaluation, with Spark's NULLs. Writes
+ * value, the empty buffer merged into it, then the evaluation, with Spark's NULLs. Writes
  * out[i] and out_valid[i]; returns the number of NULL results, or -1 for an unknown kind. */
 int64_t spark_moments_column(int kind, const int64_t *offsets, const uint8_t *valid, int64_t length,
                              const double *x, const double *y, double *out, uint8_t *out_valid);

@@ -2,7 +2,9 @@
 group's values in that order (the DuckDB engine builds them with ``list(x ORDER BY ...)``).
 
 Spark updates an aggregate's buffer row by row within a task and then merges the task's buffer
-into the final, empty one; in floating point the order of those steps decides the last bits, and
+with the final aggregation's empty one (the empty one second, as Spark 4.3 is measured to: a
+regression's intercept keeps the task's averages); in floating point the order of those steps
+decides the last bits, and
 for an ANSI ``sum`` of integers whether a running total overflows on the way. The compiled kernel
 (``codec/spark_aggregates.c``) follows Spark's formulas step by step: ``CentralMomentAgg``'s for
 ``var_pop``, ``var_samp``, ``stddev_pop``, ``stddev_samp``, ``skewness`` and ``kurtosis``,

@@ -151,6 +151,9 @@ QUERIES: list[Any] = [
     "kurtosis(i) AS u FROM t",
     "SELECT h, corr(i, d) AS c, covar_pop(b, i) AS p, covar_samp(d, id) AS s, kurtosis(d) AS k FROM t GROUP BY h",
     "SELECT skewness(f) AS s, kurtosis(f) AS k, var_pop(f) AS v, corr(f, id) AS c FROM t WHERE id < 5",
+    "SELECT skewness(f) AS s, var_pop(f) AS v, corr(f, id) AS c, regr_intercept(id, f) AS r, regr_sxx(id, f) AS x "
+    "FROM t WHERE id IN (1, 3, 4, 5)",
+    "SELECT var_samp(f) AS v, regr_intercept(id, f) AS r, regr_slope(f, id) AS s FROM t WHERE id IN (1, 6)",
     "SELECT var_samp(i) FILTER (WHERE id > 2) AS v, corr(id, i) FILTER (WHERE h = 'x') AS c, skewness(id) AS k FROM t",
     "SELECT stddev(i), variance(d), skewness(id), kurtosis(d), corr(i, id), covar_pop(i, d), covar_samp(i, d) FROM t",
     # regr_* over the pairs where neither is NULL; regr_r2 NULL where x is constant, 1 where y is
