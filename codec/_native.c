@@ -5520,7 +5520,7 @@ typedef struct {
     const Seg *const *paths; /* NULL for a NULL path, which Spark skips */
     const int64_t *lens;
     int64_t npaths;
-    int strip; /* variant_strip_nulls: one rebuild with Build.strip set, no paths */
+    int strip; /* variant_strip_nulls (1, 2), or a plain rebuild (3): one pass, no paths */
     uint8_t *scratch; /* the previous step's metadata then value */
     int64_t scratch_cap;
 } DeleteRun;
@@ -5592,7 +5592,8 @@ PyDoc_STRVAR(variant_delete_doc,
              "Spark's variant_delete of every row of a Variant column given as aligned pieces (as extract()\n"
              "takes them). paths is a tuple of paths, each a tuple of keys (UTF-8 bytes) and indexes (int),\n"
              "or None (skipped). With strip 1 or 2 (and no paths) it is variant_strip_nulls instead: fields that\n"
-             "are variant nulls dropped, and with 2 array elements too. Returns the values' binary array\n"
+             "are variant nulls dropped, and with 2 array elements too; with 3 each row is rebuilt whole, as Spark's\n"
+             "VariantBuilder.appendVariant writes it (a new dictionary of the keys met). Returns the values' binary array\n"
              "buffers and the metadata's offsets and data.\n"
              "Raises KernelError as extract() does.");
 
@@ -5609,8 +5610,8 @@ static PyObject *py_variant_delete(PyObject *self, PyObject *args) {
     int strip = 0;
     (void)self;
     if (!PyArg_ParseTuple(args, "OO!|i", &pieces_arg, &PyTuple_Type, &paths_arg, &strip)) return NULL;
-    if (strip < 0 || strip > 2) {
-        PyErr_SetString(PyExc_ValueError, "strip is 0, 1 or 2");
+    if (strip < 0 || strip > 3) {
+        PyErr_SetString(PyExc_ValueError, "strip is 0, 1, 2 or 3");
         return NULL;
     }
     memset(&d, 0, sizeof d);
@@ -5643,7 +5644,7 @@ static PyObject *py_variant_delete(PyObject *self, PyObject *args) {
     d.lens = lens;
     d.npaths = npaths;
     d.strip = strip;
-    b.strip = strip;
+    b.strip = strip == 3 ? 0 : strip; /* 3: one rebuild, nothing left out */
     result = b_run(&b, total, (RowLoop)delete_loop, &d);
 done:
     Py_XDECREF(pieces);

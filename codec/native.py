@@ -1126,6 +1126,25 @@ def variant_strip_nulls_native(
     return _build(len(value), lambda kernel: kernel.variant_delete(_pieces(metadata, value)[1], (), mode), _extract_error)
 
 
+def variant_rebuild_native(metadata: pa.Array | pa.ChunkedArray, value: pa.Array | pa.ChunkedArray) -> pa.StructArray:
+    """Every row rebuilt by Spark's builder, in C, as Spark's ``variant_get`` to ``variant`` (and
+    ``v:a``) rebuilds the value it found "to strip off any unnecessary metadata": a dictionary of
+    just the keys met, in the order they are met, containers re-encoded, scalars copied as they are.
+
+    Example:
+        >>> from vpush.codec.json import parse_json
+        >>> meta, value = parse_json('{"a": 1, "b": 2}')
+        >>> found = extract_native(pa.array([meta]), pa.array([value]), ("a",))
+        >>> variant_rebuild_native(found.field("metadata"), found.field("value")).to_pylist()
+        [{'metadata': b'\\x01\\x00\\x00', 'value': b'\\x0c\\x01'}]
+
+    Raises:
+        NativeUnsupportedError: input the kernel does not read, or no compiled kernel.
+        MalformedVariantError: a value that cannot be read.
+    """
+    return _build(len(value), lambda kernel: kernel.variant_delete(_pieces(metadata, value)[1], (), 3), _extract_error)
+
+
 MODIFY_SET, MODIFY_INSERT, MODIFY_APPEND = 0, 1, 2
 """The modes of :func:`variant_modify_native`: ``variant_set``, ``variant_insert``,
 ``variant_array_append``."""

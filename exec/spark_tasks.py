@@ -488,7 +488,7 @@ def decode_tasks(text: str) -> ScanTasks:
     Raises:
         ExecutionError: text that is not such an encoding.
     """
-    from vpush.optimizer.variant_types import parse_variant_type
+    from vpush.optimizer.variant_types import parse_spark_type
 
     try:
         data = json.loads(text)
@@ -530,7 +530,7 @@ def decode_tasks(text: str) -> ScanTasks:
             scan_schema=_schema_of(_text(data["scan_schema"])),
             parts=parts,
             queries=queries,
-            functions=tuple((_text(n), parse_variant_type(_text(t))) for n, t in data["functions"]),
+            functions=tuple((_text(n), parse_spark_type(_text(t))) for n, t in data["functions"]),
             time_zone=_text(data["time_zone"]),
             schema=_schema_of(_text(data["schema"])),
             tasks=tasks,

@@ -31,7 +31,7 @@ from vpush.exec.variant_cast import CAST_INVALID_INPUT, spark_zone_of, string_to
 
 __all__ = [
     "CANNOT_PARSE_TIMESTAMP", "TRUNCATE_LEVELS", "formatted_string_column", "string_to_date_column",
-    "shift_utc_column", "string_to_timestamp_column", "truncate_timestamp_column",
+    "local_utc_offsets", "shift_utc_column", "string_to_timestamp_column", "truncate_timestamp_column", "utc_offsets_at",
 ]
 
 _LOCAL, _ZONED, _FAILED, _TIME_ONLY, _TIME_ZONED = 1, 2, 3, 4, 5
@@ -107,10 +107,10 @@ def string_to_timestamp_column(values: pa.Array | pa.ChunkedArray, *, time_zone:
             if zone is None:
                 status[rows] = _FAILED
             elif not ntz:
-                offsets[rows] = _utc_offsets(zone, seconds[rows])
+                offsets[rows] = local_utc_offsets(zone, seconds[rows])
     if not ntz:
         local = np.flatnonzero(status == _LOCAL)
-        offsets[local] = _utc_offsets(session, seconds[local])
+        offsets[local] = local_utc_offsets(session, seconds[local])
     result = np.zeros(len(values), np.int64)
     timed = np.flatnonzero((status == _TIME_ONLY) | (status == _TIME_ZONED))
     for row in timed:  # a time alone is today's date: rare, one row at a time by the reference
@@ -152,7 +152,7 @@ def local_to_timestamp_column(values: pa.Array | pa.ChunkedArray, *, time_zone: 
     except Exception as exc:  # noqa: BLE001 - CodecError: the message names the zone
         raise ExecutionError(str(exc)) from None
     micros = np.asarray(values.cast(pa.int64()).fill_null(0), np.int64)
-    offsets = _utc_offsets(session, np.floor_divide(micros, _MICROS))
+    offsets = local_utc_offsets(session, np.floor_divide(micros, _MICROS))
     return pa.array(micros - offsets * _MICROS, pa.timestamp("us", tz="UTC"), mask=np.asarray(values.is_null()))
 
 
@@ -195,17 +195,17 @@ def truncate_timestamp_column(values: pa.Array | pa.ChunkedArray, level: str, *,
     if level in _UTC_LEVELS:
         result = micros - np.mod(micros, _UTC_LEVELS[level])
     else:
-        offsets = _utc_offsets_at(session, np.floor_divide(micros, _MICROS)) * _MICROS
+        offsets = utc_offsets_at(session, np.floor_divide(micros, _MICROS)) * _MICROS
         local = micros + offsets
         if level in _LOCAL_LEVELS:
             cut = local - np.mod(local, _LOCAL_LEVELS[level])
             kept = cut - offsets
-            still_valid = _utc_offsets_at(session, np.floor_divide(kept, _MICROS)) * _MICROS == offsets
+            still_valid = utc_offsets_at(session, np.floor_divide(kept, _MICROS)) * _MICROS == offsets
         else:
             days = np.floor_divide(local, _DAY * _MICROS)
             cut = _first_day(days, level) * (_DAY * _MICROS)
             kept, still_valid = cut, np.zeros(len(cut), bool)
-        resolved = cut - _utc_offsets(session, np.floor_divide(cut, _MICROS)) * _MICROS
+        resolved = cut - local_utc_offsets(session, np.floor_divide(cut, _MICROS)) * _MICROS
         result = np.where(still_valid, kept, resolved)
     return pa.array(result, pa.timestamp("us", tz="UTC"), mask=np.asarray(values.is_null()))
 
@@ -253,7 +253,7 @@ def shift_utc_column(values: pa.Array | pa.ChunkedArray, zones: str | pa.Array |
                 f"The datetime zone id '{zone}' is invalid. Please, provide a valid time zone.", error_class="INVALID_TIMEZONE"
             ) from None
         at = seconds[rows]
-        offsets = -_utc_offsets(region, at) if to_utc else _utc_offsets_at(region, at)
+        offsets = -local_utc_offsets(region, at) if to_utc else utc_offsets_at(region, at)
         shifted[rows] = micros[rows] + offsets * _MICROS
     return pa.array(shifted, pa.timestamp("us", tz="UTC"), mask=missing)
 
@@ -272,7 +272,7 @@ def _first_day(days: np.ndarray, level: str) -> np.ndarray:
     return months.astype("datetime64[D]").astype(np.int64)
 
 
-def _utc_offsets(zone: int | Any, local: np.ndarray) -> np.ndarray:
+def local_utc_offsets(zone: int | Any, local: np.ndarray) -> np.ndarray:
     """The offset java.time gives each local time (seconds since the epoch, read as UTC) in
     ``zone``: the one valid offset; in an overlap the earlier; in a gap the one before it."""
     if isinstance(zone, int) or not len(local):
@@ -348,7 +348,7 @@ def formatted_string_column(
     status = status.copy()
     offsets = written.astype(np.int64)
     local_rows = np.flatnonzero(status == 1)
-    offsets[local_rows] = _utc_offsets(session, local[local_rows])
+    offsets[local_rows] = local_utc_offsets(session, local[local_rows])
     instants = local - offsets
     fits = (
         ((instants > _LOW_SECOND) & (instants < _HIGH_SECOND))
@@ -375,13 +375,13 @@ def formatted_string_column(
         seconds = instants + ((instants < 0) & (micros > 0))  # toward zero, as Java's long division
         return pa.array(seconds, pa.int64(), mask=~parsed)
     if target == "date":
-        here = instants + _utc_offsets_at(session, instants)
+        here = instants + utc_offsets_at(session, instants)
         return pa.array((here // _DAY).astype(np.int32), pa.date32(), mask=~parsed)
     result = instants * _MICROS + np.where(parsed, micros, 0)
     return pa.array(result, pa.timestamp("us", tz="UTC"), mask=~parsed)
 
 
-def _utc_offsets_at(zone: int | Any, instants: np.ndarray) -> np.ndarray:
+def utc_offsets_at(zone: int | Any, instants: np.ndarray) -> np.ndarray:
     """The offset of ``zone`` at each instant (seconds since the epoch)."""
     if isinstance(zone, int) or not len(instants):
         return np.full(len(instants), zone if isinstance(zone, int) else 0, np.int64)

@@ -78,6 +78,7 @@ from vpush.codec.native import (
     container_kinds_native,
     explode_native,
     extract_native,
+    variant_rebuild_native,
 )
 from vpush.codec.path import VariantPath, extract, extract_column, get_field
 from vpush.codec.value import Variant
@@ -795,8 +796,10 @@ def _cast_nested(value: Variant, target: SparkType, zone: _Zone, time_zone: str,
 
 def _cast_raw(value: Variant, target: SparkType, zone: _Zone, time_zone: str, strict: bool = False) -> Any:
     if target == VARIANT:
-        # Spark keeps the value as it is, before any test of its type: a variant null stays one.
-        return {"metadata": value.metadata.data, "value": value.value_bytes()}
+        # Spark keeps the value, before any test of its type (a variant null stays one), rebuilt
+        # by its builder: a dictionary of just the value's keys
+        rebuilt = variant_rebuild_native(pa.array([value.metadata.data], pa.binary()), pa.array([value.value_bytes()], pa.binary()))
+        return rebuilt[0].as_py()
     if _is_nested(target):
         if value.basic_type == BasicType.PRIMITIVE and value.primitive_type == PrimitiveType.NULL:
             return None
@@ -969,19 +972,10 @@ def variant_get_column(
     return pc.replace_with_mask(fast[0], pa.array(mask), pa.array(slow, type=out_type))
 
 
-def _variant_column(metadata: pa.Array, value: pa.Array) -> pa.Array:
-    """The values as variants (``struct<metadata, value>``), null where ``value`` is."""
-    return pa.StructArray.from_arrays(
-        [metadata.cast(pa.binary()), value.cast(pa.binary())],
-        fields=list(VARIANT_ARROW_TYPE),
-        mask=value.is_null(),
-    )
-
-
 def _cast_column(metadata: pa.Array, value: pa.Array, target: SparkType, strict: bool, time_zone: str) -> pa.Array:
     """Every value (the whole value, path ``$``) cast to ``target``, which may be nested."""
     if target == VARIANT:
-        return _variant_column(metadata, value)
+        return variant_rebuild_native(metadata, value)  # as Spark rebuilds it (see _cast_raw)
     if _is_nested(target):
         return _cast_nested_column(metadata, value, target, strict, time_zone)
     return variant_get_column(metadata, value, "$", target, strict=strict, time_zone=time_zone)

@@ -9,6 +9,12 @@ is_variant_null(v)          vpush_is_variant_null(v)        BOOLEAN   Arrow comp
 is_valid_variant(v)         vpush_is_valid_variant(v)       BOOLEAN   the compiled kernel
 to_variant_object(x)        vpush_to_variant_object_<h>(x)  STRUCT    the compiled kernel, one
                                                                       function per type of x
+to_json(x) of a struct,     vpush_to_json_of_<h>(x, zone, ignore_null_fields)   VARCHAR   Arrow compute per level
+array or map                                                Arrow compute per level
+                                                            (vpush.exec.format_json), one function per type of x
+make_timestamp(...), ...    vpush_make_timestamp(y, mo, d, h, mi, us, mode, zone)   TIMESTAMPTZ
+make_timestamp_ntz(...)     vpush_make_timestamp_ntz(y, mo, d, h, mi, us, mode)     TIMESTAMP
+                                                            numpy (vpush.exec.make_timestamp)
 variant_delete(v, p, ...)   vpush_variant_delete(v, [p, ...])  STRUCT the compiled kernel
 variant_strip_nulls(v, a)   vpush_variant_strip_nulls(v, a)  STRUCT   the compiled kernel
 variant_set(v, p, x[, c])   vpush_variant_modify(v, x', 0, p, c, strict, name)   the compiled
@@ -122,6 +128,7 @@ from vpush.optimizer.spark_semantics import (
     STRICT_MATH_FUNCTIONS,
     STRING_DATETIME_FUNCTIONS,
     UTC_SHIFT_FUNCTION,
+    MAKE_TIMESTAMP_FUNCTIONS,
 )
 from vpush.optimizer.rewrite_variants import (
     REBUILD_VARIANT_FUNCTION,
@@ -321,6 +328,22 @@ def register_to_variant_object(connection: duckdb.DuckDBPyConnection, name: str,
         return to_variant_object_column(values, spark_type)
 
     _create_once(connection, name, _guarded(build, "to_variant_object"), [_duckdb_type(spark_type)], duckdb.sqltype(_VARIANT_STRUCT))
+
+
+def register_to_json_of(connection: duckdb.DuckDBPyConnection, name: str, spark_type: SparkType) -> None:
+    """Create ``name``, Spark's ``to_json`` of arguments of ``spark_type`` (a struct, array or map:
+    :func:`vpush.exec.format_json.format_json`) in a time zone, unless it is there."""
+    from vpush.exec.format_json import format_json
+
+    def build(values: pa.Array | pa.ChunkedArray, time_zone: pa.Array, ignore_null_fields: pa.Array) -> pa.Array:
+        return format_json(
+            values, spark_type, time_zone=_first(time_zone) or "UTC", ignore_null_fields=_first(ignore_null_fields) is not False
+        )
+
+    _create_once(
+        connection, name, _guarded(build, "to_json"),
+        [_duckdb_type(spark_type), duckdb.sqltype("VARCHAR"), duckdb.sqltype("BOOLEAN")], duckdb.sqltype("VARCHAR"),
+    )
 
 
 # -- variant_delete ---------------------------------------------------------------------------------
@@ -915,6 +938,25 @@ def _utc_shift(values: pa.Array, zone: pa.Array, direction: pa.Array) -> pa.Arra
     return shift_utc_column(values, zone, to_utc=_first(direction) == "to")
 
 
+def _make_timestamp(
+    year: pa.Array, month: pa.Array, day: pa.Array, hour: pa.Array, minute: pa.Array, micros: pa.Array, strict: pa.Array,
+    zone: pa.Array,
+) -> pa.Array:
+    from vpush.exec.make_timestamp import make_timestamp
+
+    # strict: 1 raises for every error; 0 gives NULL; 2 gives NULL but raises for an unknown zone
+    mode = _first(strict)
+    return make_timestamp(year, month, day, hour, minute, micros, zone, strict=mode == 1, strict_zone=mode != 0)
+
+
+def _make_timestamp_ntz(
+    year: pa.Array, month: pa.Array, day: pa.Array, hour: pa.Array, minute: pa.Array, micros: pa.Array, strict: pa.Array,
+) -> pa.Array:
+    from vpush.exec.make_timestamp import make_timestamp
+
+    return make_timestamp(year, month, day, hour, minute, micros, None, strict=_first(strict) == 1)
+
+
 def _string_to_timestamp_ntz(values: pa.Array, strict: pa.Array) -> pa.Array:
     return string_to_timestamp_column(values, time_zone="UTC", ntz=True, strict=bool(_first(strict)))
 
@@ -999,6 +1041,12 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     NTZ_TO_TIMESTAMP_FUNCTION: (_guarded(_ntz_to_timestamp, "cast to timestamp"), ["TIMESTAMP", "VARCHAR"], "TIMESTAMPTZ"),
     DATE_TRUNC_FUNCTION: (_guarded(_date_trunc, "date_trunc"), ["TIMESTAMPTZ", "VARCHAR", "VARCHAR"], "TIMESTAMPTZ"),
     UTC_SHIFT_FUNCTION: (_guarded(_utc_shift, "from_utc_timestamp / to_utc_timestamp"), ["TIMESTAMPTZ", "VARCHAR", "VARCHAR"], "TIMESTAMPTZ"),
+    MAKE_TIMESTAMP_FUNCTIONS["timestamp"]: (
+        _guarded(_make_timestamp, "make_timestamp"), [*["INTEGER"] * 5, "BIGINT", "INTEGER", "VARCHAR"], "TIMESTAMPTZ"
+    ),
+    MAKE_TIMESTAMP_FUNCTIONS["timestamp_ntz"]: (
+        _guarded(_make_timestamp_ntz, "make_timestamp_ntz"), [*["INTEGER"] * 5, "BIGINT", "INTEGER"], "TIMESTAMP"
+    ),
     STRING_DATETIME_FUNCTIONS["timestamp_ntz"]: (
         _guarded(_string_to_timestamp_ntz, "cast to timestamp_ntz"), ["VARCHAR", "BOOLEAN"], "TIMESTAMP"
     ),

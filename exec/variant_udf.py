@@ -1,12 +1,13 @@
 """The extraction functions the rewritten SQL calls on DuckDB, one per target type:
 
     vpush_variant_get_<type>(metadata BLOB, value BLOB, path VARCHAR, strict BOOLEAN,
-                             time_zone VARCHAR, file VARCHAR) -> <type>
+                             time_zone VARCHAR, file VARCHAR, written VARCHAR) -> <type>
 
 Each is a vectorized (Arrow) function: it extracts ``path`` from every row's variant and casts it
 as Spark's ``variant_get`` does (:mod:`vpush.exec.variant_cast`); a ``variant`` target returns
 ``struct<metadata, value>``. The rewrite calls them only for the rows whose value is not in a
-shredded column (the residuals), and for paths that are not shredded.
+shredded column (the residuals), and for paths that are not shredded; ``path`` is what is left
+of the query's path past a shredded level, and ``written`` the query's own, which errors name.
 
 DuckDB turns an exception raised in a function into its own error and loses the type; the
 functions keep each vpush error in :data:`_RAISED` under a key that the message carries, so that
@@ -24,11 +25,12 @@ from duckdb.func import FunctionNullHandling, PythonUDFType
 import pyarrow as pa
 
 from vpush.codec.errors import VpushError
+from vpush.codec.native import variant_rebuild_native
 from vpush.codec.path import VariantPath, extract_column
 from vpush.exec.errors import ExecutionError
 from vpush.exec.variant_cast import variant_get_column
 
-from vpush.optimizer.rewrite_variants import ONCE_FUNCTION_PREFIX, TO_VARIANT_OBJECT_PREFIX
+from vpush.optimizer.rewrite_variants import ONCE_FUNCTION_PREFIX, TO_JSON_PREFIX, TO_VARIANT_OBJECT_PREFIX
 from vpush.optimizer.spark_semantics import DECIMAL_FUNCTION_PREFIX
 from vpush.optimizer.variant_types import VARIANT, SparkType
 
@@ -36,7 +38,7 @@ _RAISED: dict[str, VpushError] = {}
 _LOCK = threading.Lock()
 _KEYS = itertools.count()
 _KEY_PATTERN = re.compile(r"vpush-error-(\d+)")
-_PARAMETERS: list[Any] = ["BLOB", "BLOB", "VARCHAR", "BOOLEAN", "VARCHAR", "VARCHAR"]
+_PARAMETERS: list[Any] = ["BLOB", "BLOB", "VARCHAR", "BOOLEAN", "VARCHAR", "VARCHAR", "VARCHAR"]
 
 
 class _Raised(RuntimeError):
@@ -80,14 +82,18 @@ def make_function(target: SparkType) -> Any:
     """The Arrow function for one target type."""
 
     def variant_get(
-        metadata: pa.Array, value: pa.Array, path: pa.Array, strict: pa.Array, time_zone: pa.Array, file: pa.Array
+        metadata: pa.Array, value: pa.Array, path: pa.Array, strict: pa.Array, time_zone: pa.Array, file: pa.Array,
+        written: pa.Array,
     ) -> pa.Array:
         metadata, value = _combine(metadata), _combine(value)
         path_text = _first(path) or "$"
+        shown = _first(written) or path_text  # the query's path, where ``path`` is what is left of it
         try:
             try:
                 if target == VARIANT:
-                    return extract_column(metadata, value, VariantPath.parse(path_text))
+                    # Spark rebuilds the value it finds by its builder (a dictionary of just its keys)
+                    found = extract_column(metadata, value, VariantPath.parse(path_text))
+                    return variant_rebuild_native(*found.flatten())
                 return variant_get_column(
                     metadata,
                     value,
@@ -97,14 +103,16 @@ def make_function(target: SparkType) -> Any:
                     time_zone=_first(time_zone) or "UTC",
                 )
             except VpushError as exc:
+                if exc.json_path in (None, path_text):
+                    exc.json_path = shown
                 files = {f for f in _combine(file).to_pylist() if f is not None} if len(file) else set()
                 if len(files) == 1:
-                    raise exc.with_context(file=files.pop(), json_path=path_text) from None
-                raise exc.with_context(json_path=path_text) from None
+                    raise exc.with_context(file=files.pop()) from None
+                raise exc from None
         except VpushError as exc:
             raise _keep(exc) from None
         except Exception as exc:  # noqa: BLE001 - any other failure must still reach the user named
-            raise _keep(ExecutionError(f"variant extraction failed: {exc}", json_path=path_text)) from None
+            raise _keep(ExecutionError(f"variant extraction failed: {exc}", json_path=shown)) from None
 
     return variant_get
 
@@ -121,6 +129,9 @@ def register(connection: duckdb.DuckDBPyConnection, name: str, target: SparkType
         return
     if name.startswith(TO_VARIANT_OBJECT_PREFIX):
         variant_functions.register_to_variant_object(connection, name, target)
+        return
+    if name.startswith(TO_JSON_PREFIX):
+        variant_functions.register_to_json_of(connection, name, target)
         return
     if name.startswith(DECIMAL_FUNCTION_PREFIX):
         from vpush.exec.compute_decimals import register_decimal_function

@@ -138,6 +138,8 @@ class CastLater:
     """The row's file, for the error of the DuckDB engine's cast."""
     target: Any
     """The :class:`~vpush.optimizer.variant_types.SparkType` cast to."""
+    path: str = "$"
+    """The path as the query wrote it, for the error of the DuckDB engine's cast."""
 
 
 @dataclasses.dataclass(frozen=True)

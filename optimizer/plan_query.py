@@ -651,7 +651,11 @@ def _replace_extraction(ext: Extraction, column_name: str, alias: str) -> None:
     name = "" if named or projection is None else spark_name(projection) or projection.sql(dialect=VpushSpark)
     node.replace(column)
     if name and projection is not None:
-        projection.replace(exp.alias_(projection.copy(), exp.to_identifier(name, quoted=True)))
+        # The projection itself goes under an alias, not a copy: the query's other extractions
+        # in it are replaced where they stand (in a copy they would stay, reading whole variants).
+        wrapper = exp.Alias(alias=exp.to_identifier(name, quoted=True))
+        projection.replace(wrapper)
+        wrapper.set("this", projection)
 
 
 def _casts_later(
@@ -690,7 +694,7 @@ def _casts_later(
             companions.append(column_name)
         file_column = f"{strict}_file"
         names.append(file_column)
-        out.append(CastLater(strict, companions[0], companions[1], file_column, ext.target))
+        out.append(CastLater(strict, companions[0], companions[1], file_column, ext.target, ext.path_text))
     return out
 
 
@@ -758,6 +762,7 @@ def _cast_later(
                     exp.Boolean(this=True),
                     exp.Literal.string(time_zone),
                     companion(cast.file),
+                    exp.Literal.string(cast.path),
                 ],
             )
         replacement = exp.Coalesce(this=companion(cast.attempt), expressions=[strict])

@@ -108,6 +108,10 @@ VARIANT_MODIFY_FUNCTION = "vpush_variant_modify"
 """``vpush_variant_modify(v, new_value, mode, path, create_if_missing, strict, name)``: Spark's
 ``variant_set`` (mode 0), ``variant_insert`` (1) and ``variant_array_append`` (2), and their
 ``try_`` forms (not ``strict``), the new value already a variant."""
+TO_JSON_PREFIX = "vpush_to_json_of_"
+"""The engine functions of ``to_json`` of a struct, an array or a map, one per argument type:
+for these, the type recorded with the name (:attr:`vpush.optimizer.plan.Plan.functions`) is the
+argument's; they take the argument and the session time zone and give a string."""
 TO_VARIANT_OBJECT_PREFIX = "vpush_to_variant_object_"
 """The engine functions of ``to_variant_object``, one per argument type: for these, the type
 recorded with the name (:attr:`vpush.optimizer.plan.Plan.functions`) is the argument's, which the
@@ -295,6 +299,7 @@ class _Builder:
                 exp.Boolean(this=ext.strict),
                 exp.Literal.string(self.time_zone),
                 exp.column(exp.to_identifier(FILE_COLUMN, quoted=True)),
+                exp.Literal.string(ext.path_text),  # the path as written, for errors
             ],
         )
 
@@ -837,6 +842,7 @@ def rewrite_remaining(expression: exp.Expr, time_zone: str, functions: dict[str,
                 exp.Boolean(this=strict),
                 exp.Literal.string(time_zone),
                 exp.Null(),
+                exp.Literal.string(VariantPath(segments).to_spark()),
             ],
         )
 
@@ -993,10 +999,16 @@ def rewrite_variant_function(
         )
     argument = node.this
     if isinstance(node, exp.JSONFormat):
+        from vpush.optimizer.spark_semantics import ARGUMENT_TYPE
+
+        argument_type = node.meta.get(ARGUMENT_TYPE) if node.meta else None
+        if isinstance(argument_type, SparkType) and argument_type != VARIANT:
+            return _to_json_of(node, argument_type, time_zone, functions, rewrite)
         if node.args.get("options") is not None or node.expressions:
             raise OptimizeError(
                 f"{node.sql(dialect=VpushSpark)}: to_json with options is not supported yet on the DuckDB "
-                "engine (the Spark engine runs it)"
+                "engine (the Spark engine runs it)",
+                error_class="VPUSH_UNSUPPORTED_FUNCTION",
             )
     if isinstance(argument, _NOT_VARIANT) and not isinstance(argument, exp.Null):
         if isinstance(node, exp.JSONFormat):
@@ -1020,6 +1032,107 @@ def rewrite_variant_function(
         functions[IS_VALID_VARIANT_FUNCTION] = _BOOLEAN
         return exp.Anonymous(this=IS_VALID_VARIANT_FUNCTION, expressions=[variant])
     return _schema_call(variant, functions)
+
+
+_JSON_SCALARS = frozenset({"boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "date", "timestamp",
+                           "timestamp_ntz"})
+
+
+def _parts(spark_type: SparkType) -> Iterator[SparkType]:
+    """``spark_type`` and every type inside it that a value of it holds (array elements, map
+    values, struct fields; not map keys), outermost first."""
+    todo = [spark_type]
+    while todo:
+        current = todo.pop()
+        yield current
+        if isinstance(current, ArrayType):
+            todo.append(current.element)
+        elif isinstance(current, MapType):
+            todo.append(current.value)
+        elif isinstance(current, StructType):
+            todo.extend(f.type for f in current.fields)
+
+
+def _structs(spark_type: SparkType) -> Iterator[StructType]:
+    """The structs among :func:`_parts` of ``spark_type``."""
+    return (part for part in _parts(spark_type) if isinstance(part, StructType))
+
+
+def _json_printable(spark_type: SparkType, *, key: bool = False) -> bool:
+    """Whether vpush prints values of ``spark_type`` (a map key when ``key``) as Spark's
+    ``to_json`` does (:mod:`vpush.exec.format_json`): not a time, an interval, a collated string,
+    or a map keyed by a binary or a nested value (Spark prints those keys as the JVM's object
+    text)."""
+    if isinstance(spark_type, ArrayType):
+        return not key and _json_printable(spark_type.element)
+    if isinstance(spark_type, MapType):
+        return not key and _json_printable(spark_type.key, key=True) and _json_printable(spark_type.value)
+    if isinstance(spark_type, StructType):
+        return not key and all(_json_printable(f.type) for f in spark_type.fields)
+    if isinstance(spark_type, StringType):
+        return spark_type.collation is None
+    if isinstance(spark_type, AtomicType):
+        return spark_type.name in _JSON_SCALARS or (not key and spark_type.name in ("binary", "variant"))
+    return isinstance(spark_type, DecimalType)
+
+
+def _to_json_of(
+    node: exp.JSONFormat, spark_type: SparkType, time_zone: str, functions: dict[str, SparkType],
+    rewrite: Callable[[exp.Expr], exp.Expr],
+) -> exp.Expr:
+    """``to_json(x)`` of a value that is not a variant, as the call of its engine function for
+    ``x``'s type, which the Spark semantics pass recorded."""
+    shown = f"to_json({node.this.sql(dialect=VpushSpark)})"
+    if not isinstance(spark_type, (ArrayType, MapType, StructType)):
+        raise OptimizeError(
+            f'Cannot resolve "{shown}" due to data type mismatch: Input schema "{spark_type.to_spark().upper()}" must '
+            "be a struct, an array, a map or a variant.",
+            error_class="DATATYPE_MISMATCH.INVALID_JSON_SCHEMA",
+        )
+    if not _json_printable(spark_type):
+        raise OptimizeError(
+            f"{shown}: to_json of {spark_type.to_spark()} is not supported yet on the DuckDB engine (a time, an "
+            "interval, a collated string, or a map keyed by a binary or a nested value); the Spark engine runs it",
+            error_class="VPUSH_UNSUPPORTED_FUNCTION",
+        )
+    for struct in _structs(spark_type):
+        names = [f.name.lower() for f in struct.fields]
+        if "" in names or len(set(names)) != len(names):
+            raise OptimizeError(
+                f"{shown}: to_json of a struct with a field named '' or names that differ only in case is not "
+                "supported on the DuckDB engine (its struct names ignore case); the Spark engine runs it",
+                error_class="VPUSH_UNSUPPORTED_FUNCTION",
+            )
+    name = TO_JSON_PREFIX + hashlib.sha1(spark_type.to_spark().encode()).hexdigest()[:16]
+    functions[name] = spark_type
+    ignore_null_fields = _to_json_options(node, shown)
+    return exp.Anonymous(
+        this=name, expressions=[rewrite(node.this), exp.Literal.string(time_zone), exp.Boolean(this=ignore_null_fields)]
+    )
+
+
+def _to_json_options(node: exp.JSONFormat, shown: str) -> bool:
+    """The ``ignoreNullFields`` option of ``to_json(x, map(...))`` (Spark's keys ignore case; its
+    default is true); any other option is refused rather than ignored, since most change the text."""
+    options = node.args.get("options")
+    if options is None and not node.expressions:
+        return True
+    pair: list[exp.Expr | None] = []
+    if isinstance(options, exp.VarMap):
+        pair = [options.args.get("keys"), options.args.get("values")]
+    elif isinstance(options, exp.Anonymous) and options.name.lower() == "map":
+        pair = list(options.expressions)  # map(...) as the Spark semantics pass wrote it for DuckDB
+    if len(pair) == 2 and isinstance(pair[0], exp.Array) and isinstance(pair[1], exp.Array):
+        keys, values = pair[0].expressions, pair[1].expressions
+        texts = [(k.name.lower(), v.name.lower()) for k, v in zip(keys, values)
+                 if isinstance(k, exp.Literal) and k.is_string and isinstance(v, exp.Literal) and v.is_string]
+        if len(texts) == len(keys) and all(k == "ignorenullfields" and v in ("true", "false") for k, v in texts):
+            return texts[-1][1] == "true" if texts else True
+    raise OptimizeError(
+        f"{shown}: to_json with options other than ignoreNullFields 'true' or 'false' is not supported yet on the "
+        "DuckDB engine (the Spark engine runs it)",
+        error_class="VPUSH_UNSUPPORTED_FUNCTION",
+    )
 
 
 def _variant_object_input(spark_type: SparkType, *, top: bool) -> bool:
@@ -1055,32 +1168,26 @@ def _to_variant_object(
             f'{shown}: cannot cast "{spark_type.to_spark().upper()}" to "VARIANT"',
             error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",
         )
-    todo = [spark_type]
-    while todo:
-        current = todo.pop()
-        if isinstance(current, ArrayType):
-            todo.append(current.element)
-        elif isinstance(current, MapType):
-            todo.append(current.value)
-        elif isinstance(current, StructType):
-            names = [f.name for f in current.fields]
-            if "" in names:
-                raise OptimizeError(f"{shown}: a struct field with an empty name is not supported on the DuckDB engine")
-            if len({n.lower() for n in names}) != len(names):
-                repeated = next((n for i, n in enumerate(names) if n in names[:i]), None)
-                if repeated is not None:
-                    # Spark raises this for the first row it builds (none for no rows at all)
-                    raise OptimizeError(
-                        f"{shown}: Failed to build variant because of a duplicate object key `{repeated}`",
-                        error_class="VARIANT_DUPLICATE_KEY",
-                    )
-                raise OptimizeError(
-                    f"{shown}: struct fields whose names differ only in case are not supported on the DuckDB "
-                    "engine (its struct names ignore case; the Spark engine runs it)"
-                )
-            todo.extend(f.type for f in current.fields)
-        elif isinstance(current, StringType) and current.collation is not None:
+    for part in _parts(spark_type):
+        if isinstance(part, StringType) and part.collation is not None:
             raise OptimizeError(f"{shown}: collated strings are not supported yet in to_variant_object on DuckDB")
+        if not isinstance(part, StructType):
+            continue
+        names = [f.name for f in part.fields]
+        if "" in names:
+            raise OptimizeError(f"{shown}: a struct field with an empty name is not supported on the DuckDB engine")
+        if len({n.lower() for n in names}) != len(names):
+            repeated = next((n for i, n in enumerate(names) if n in names[:i]), None)
+            if repeated is not None:
+                # Spark raises this for the first row it builds (none for no rows at all)
+                raise OptimizeError(
+                    f"{shown}: Failed to build variant because of a duplicate object key `{repeated}`",
+                    error_class="VARIANT_DUPLICATE_KEY",
+                )
+            raise OptimizeError(
+                f"{shown}: struct fields whose names differ only in case are not supported on the DuckDB "
+                "engine (its struct names ignore case; the Spark engine runs it)"
+            )
     name = TO_VARIANT_OBJECT_PREFIX + hashlib.sha1(spark_type.to_spark().encode()).hexdigest()[:16]
     functions[name] = spark_type
     return exp.Anonymous(this=name, expressions=[rewrite(node.this)])

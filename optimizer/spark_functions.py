@@ -94,7 +94,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "regexp_instr": _f(2, 3, defaults=("0",)),
     "split": _f(2, defaults=("-1",)), "string": _f(1), "initcap": _f(1), "substring_index": _f(3),
     "octet_length": _f(1), "chr": _f(1), "char": _f(1),
-    "get_json_object": _f(2), "elt": _f(2, None),
+    "get_json_object": _f(2), "elt": _f(2, None), "schema_of_json": _f(1),
     # conditionals and null handling
     "coalesce": _f(1, None), "nvl": _f(2), "ifnull": _f(2), "nvl2": _f(3), "nullif": _f(2), "if": _f(3),
     "isnull": _f(1), "isnotnull": _f(1), "equal_null": _f(2),
@@ -107,6 +107,8 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "date_add": _f(2), "date_sub": _f(2), "dateadd": _f(2, shown="date_add"), "datediff": _f(2), "date_diff": _f(2),
     "date_trunc": _f(2), "add_months": _f(2), "last_day": _f(1), "make_date": _f(3), "extract": _f(1),
     "from_utc_timestamp": _f(2), "to_utc_timestamp": _f(2),
+    "make_timestamp": _f(6, 7), "make_timestamp_ltz": _f(6, 7), "make_timestamp_ntz": _f(6), "try_make_timestamp": _f(6, 7),
+    "try_make_timestamp_ltz": _f(6, 7), "try_make_timestamp_ntz": _f(6),
     "trunc": _f(2), "from_unixtime": _f(1, 2, defaults=("yyyy-MM-dd HH:mm:ss",)), "date_part": _f(2), "datepart": _f(2), "unix_timestamp": _f(1, 2, defaults=("yyyy-MM-dd HH:mm:ss",)),
     "to_unix_timestamp": _f(1, 2, defaults=("yyyy-MM-dd HH:mm:ss",)), "try_to_timestamp": _f(1, 2), "unix_seconds": _f(1), "unix_millis": _f(1),
     "unix_micros": _f(1), "unix_date": _f(1), "current_date": _f(0), "current_timestamp": _f(0), "now": _f(0),
@@ -131,7 +133,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     # arrays and structs
     "array": _f(0, None), "size": _f(1), "cardinality": _f(1), "array_size": _f(1), "struct": _f(0, None),
     "named_struct": _f(0, None), "filter": _f(2), "array_contains": _f(2), "element_at": _f(2), "try_element_at": _f(2), "reverse": _f(1),
-    "base64": _f(1), "sha2": _f(2),
+    "base64": _f(1), "sha2": _f(2), "unbase64": _f(1), "to_binary": _f(1, 2), "try_to_binary": _f(1, 2),
     # more array functions: vpush.optimizer.spark_arrays
     "array_distinct": _f(1), "array_join": _f(2, 3), "sort_array": _f(1, 2, defaults=("true",)),
     "array_sort": _f(1, defaults=(SORT_COMPARATOR,)), "array_max": _f(1), "array_min": _f(1), "array_position": _f(2),

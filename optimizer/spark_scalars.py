@@ -28,7 +28,7 @@ SCALAR_FUNCTIONS = frozenset({
     "initcap", "substring_index", "octet_length", "chr", "char", "btrim", "typeof", "unhex", "shiftleft",
     "shiftright", "shiftrightunsigned", "try_add", "try_subtract", "try_multiply", "try_divide", "bround",
     "next_day", "locate", "make_date", "regexp_count", "regexp_extract_all", "regexp_substr", "regexp_instr",
-    "elt",
+    "elt", "unbase64", "to_binary", "try_to_binary",
 }) | MATH_FUNCTIONS
 """The functions this module answers (``locate`` only in its three-argument form), and those of
 :mod:`vpush.optimizer.spark_math`."""
@@ -52,7 +52,7 @@ _UPPER_NOT_TITLE = ("ǄǇǊǱ", "ǅǈǋǲ")
 
 # The arguments of the calls sqlglot parses into nodes of their own without tracing them
 _NODE_ARGUMENTS: dict[type[exp.Expr], tuple[str, ...]] = {
-    exp.Initcap: ("this",), exp.Unhex: ("this",), exp.Typeof: ("this",), exp.NextDay: ("this", "expression"),
+    exp.Initcap: ("this",), exp.Unhex: ("this",), exp.FromBase64: ("this",), exp.ToBinary: ("this", "format"), exp.Typeof: ("this",), exp.NextDay: ("this", "expression"),
     exp.BitwiseLeftShift: ("this", "expression"), exp.BitwiseRightShift: ("this", "expression"),
     exp.SafeAdd: ("this", "expression"), exp.SafeSubtract: ("this", "expression"),
     exp.SafeMultiply: ("this", "expression"), exp.SafeDivide: ("this", "expression"),
@@ -124,7 +124,7 @@ def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType
         plain = all(isinstance(a, exp.Null) or isinstance(t, StringType) or _integral_name(t) is not None
                     for a, t in zip(arguments[1:], types[1:]))
         return StringType() if plain else None
-    if called == "unhex":
+    if called in ("unhex", "unbase64", "to_binary", "try_to_binary"):
         return AtomicType("binary")
     if called in ("next_day", "make_date"):
         return AtomicType("date")
@@ -217,6 +217,12 @@ def rewrite_scalar(
         return _fn("trim", *arguments)
     if called == "unhex":
         return _unhex(arguments[0], of)
+    if called == "unbase64":
+        if not (isinstance(of(arguments[0]), StringType) or isinstance(arguments[0], exp.Null)):
+            _refuse(called, "an argument that is not a string (Spark casts it to one)")
+        return _unbase64(arguments[0], strict=None)
+    if called in ("to_binary", "try_to_binary"):
+        return _to_binary(called, arguments, of)
     if called == "initcap":
         if not isinstance(of(arguments[0]), StringType):
             _refuse(called, "an argument that is not a string")
@@ -290,6 +296,115 @@ def _unhex(value: exp.Expr, of: TypeOf) -> exp.Expr:
     padded = exp.Case(ifs=[exp.If(this=odd, true=exp.DPipe(this=exp.Literal.string("0"), expression=value.copy()))], default=value.copy())
     digits = _fn("regexp_full_match", value.copy(), exp.Literal.string("[0-9a-fA-F]*"))
     return exp.Case(ifs=[exp.If(this=exp.Not(this=digits), true=_null("BLOB"))], default=_fn("unhex", padded))
+
+
+# Java's Character.isWhitespace, which Spark's check of base64 text skips (not U+00A0, U+2007, U+202F)
+_JAVA_WHITESPACE = "\t\n\x0b\x0c\r\x1c-\x1f \u1680\u2000-\u2006\u2008-\u200a\u2028\u2029\u205f\u3000"
+_BASE64_LETTERS = "A-Za-z0-9+/"
+
+
+def _matches(value: exp.Expr, pattern: str) -> exp.Expression:
+    return _fn("regexp_matches", value.copy(), exp.Literal.string(pattern))
+
+
+def _unbase64(value: exp.Expr, *, strict: bool | None) -> exp.Expression:
+    """Spark's base64 decoding of a string: Java's MIME decoder (``unbase64``: ``strict`` None),
+    after Spark's check of the text for ``to_binary`` (``strict``: CONVERSION_INVALID_INPUT) and
+    ``try_to_binary`` (NULL).
+
+    The MIME decoder skips every character outside the alphabet and ``=``, decodes up to the
+    first ``=``, and fails (an IllegalArgumentException, without an error class) where a unit is
+    left with one character, where the first ``=`` ends a whole unit, where two characters are
+    not followed by ``==``, or where a letter of the alphabet follows the padding. Spark's check
+    takes letters of the alphabet and Java's whitespace, then up to two ``=`` and nothing after
+    them, and whole units once padded (one character over a unit is never taken)."""
+    from vpush.optimizer.spark_semantics import spark_error
+
+    cleaned = _fn("regexp_replace", value.copy(), exp.Literal.string(f"[^{_BASE64_LETTERS}=]"), exp.Literal.string(""),
+                  exp.Literal.string("g"))
+    letters = _fn("regexp_replace", cleaned.copy(), exp.Literal.string("=.*"), exp.Literal.string(""))
+    count = _fn("length", letters.copy())
+    rest = exp.Mod(this=count.copy(), expression=_number(4))
+    padded = _fn("strpos", cleaned.copy(), exp.Literal.string("=")).neq(0)
+
+    def rest_is(n: int) -> exp.Expression:
+        return exp.EQ(this=rest.copy(), expression=_number(n))
+
+    fails = exp.or_(
+        rest_is(1),
+        exp.and_(padded.copy(), rest_is(0)),
+        exp.and_(padded.copy(), rest_is(2), exp.Not(this=_matches(value, "^[^=]*=="))),
+        exp.and_(padded.copy(), rest_is(2), _matches(value, f"^[^=]*==[\\s\\S]*[{_BASE64_LETTERS}]")),
+        exp.and_(padded.copy(), rest_is(3), _matches(value, f"^[^=]*=[\\s\\S]*[{_BASE64_LETTERS}]")),
+    )
+    ending = exp.Case(ifs=[exp.If(this=rest_is(2), true=exp.Literal.string("==")),
+                           exp.If(this=rest_is(3), true=exp.Literal.string("="))], default=exp.Literal.string(""))
+    decoded = _fn("from_base64", exp.DPipe(this=letters, expression=ending))
+    if strict is None:
+        # Java's IllegalArgumentException: Spark gives it no error class
+        failure: exp.Expression = exp.cast(_fn("error", exp.DPipe(
+            this=exp.Literal.string("unbase64: Input byte array is not valid base64 text (Java's MIME decoder): "),
+            expression=value.copy())), _typed("BLOB"))
+        return exp.Case(ifs=[exp.If(this=fails, true=failure)], default=decoded)
+    valid = exp.and_(
+        exp.Not(this=_matches(value, f"[^{_BASE64_LETTERS}={_JAVA_WHITESPACE}]")),
+        exp.Not(this=_matches(value, "=[\\s\\S]*[^=]")),
+        exp.Case(
+            ifs=[exp.If(this=padded.copy(), true=exp.and_(
+                exp.EQ(this=exp.Mod(this=_fn("length", cleaned.copy()), expression=_number(4)), expression=_number(0)),
+                exp.LTE(this=exp.Sub(this=_fn("length", cleaned.copy()), expression=count.copy()), expression=_number(2))))],
+            default=exp.NEQ(this=rest.copy(), expression=_number(1)),
+        ),
+    )
+    invalid = _null("BLOB") if not strict else spark_error(
+        "CONVERSION_INVALID_INPUT",
+        exp.DPipe(this=exp.Literal.string("The value '"), expression=exp.DPipe(
+            this=value.copy(), expression=exp.Literal.string("' ('BASE64') cannot be converted to \"BINARY\" because it is malformed."))),
+        _typed("BLOB"),
+    )
+    return exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Paren(this=valid)), true=invalid)], default=decoded)
+
+
+def _to_binary(called: str, arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
+    """Spark's ``to_binary(s[, fmt])`` (``try_to_binary``: NULL where it raises): ``fmt`` a
+    literal ``hex`` (the default), ``utf-8``, ``utf8`` or ``base64``, in any case."""
+    from vpush.optimizer.spark_semantics import spark_error
+
+    value = arguments[0]
+    strict = called == "to_binary"
+    if not (isinstance(of(value), StringType) or isinstance(value, exp.Null)):
+        _refuse(called, "an argument that is not a string (Spark casts it to one)")
+    form = arguments[1] if len(arguments) > 1 else exp.Literal.string("hex")
+    if isinstance(form, exp.Null):
+        return _null("BLOB")
+    text = _string_literal(form)
+    if text is None:
+        raise OptimizeError(
+            f'Cannot resolve "to_binary(...)" due to data type mismatch: the input `fmt` should be a foldable "STRING" '
+            f"expression; however, got {form.sql()}",
+            error_class="DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+        )
+    fmt = text.lower()
+    if fmt not in ("hex", "utf-8", "utf8", "base64"):
+        if not strict:
+            return _null("BLOB")
+        raise OptimizeError(
+            f"to_binary: The fmt value must to be a case-insensitive \"STRING\" literal of 'hex', 'utf-8', 'utf8', or "
+            f"'base64', but got '{text}'",
+            error_class="DATATYPE_MISMATCH.INVALID_ARG_VALUE",
+        )
+    if fmt in ("utf-8", "utf8"):
+        return _fn("encode", value)
+    if fmt == "base64":
+        return _unbase64(value, strict=strict)
+    digits = _unhex(value, of)
+    if not strict:
+        return digits
+    message = exp.DPipe(this=exp.Literal.string("The value '"), expression=exp.DPipe(
+        this=value.copy(), expression=exp.Literal.string("' ('HEX') cannot be converted to \"BINARY\" because it is malformed.")))
+    malformed = exp.Not(this=_fn("regexp_full_match", value.copy(), exp.Literal.string("[0-9a-fA-F]*")))
+    return exp.Case(ifs=[exp.If(this=malformed, true=spark_error("CONVERSION_INVALID_INPUT", message, _typed("BLOB")))],
+                    default=digits)
 
 
 _WORD = "__vpush_word"

@@ -93,7 +93,7 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "GET_JSON_OBJECT_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
            "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "decimal_function", "decimal_function_types", "apply_spark_semantics",
            "arrow_spark_type", "spark_name"]
 
@@ -208,6 +208,17 @@ UTC_SHIFT_FUNCTION = "vpush_utc_shift"
 """The engine function that gives Spark's ``from_utc_timestamp(ts, zone)`` (the wall time of ``ts``
 in ``zone`` read as UTC) and ``to_utc_timestamp(ts, zone)`` (the wall time of ``ts`` in UTC read in
 ``zone``, as java.time resolves it). It takes the timestamp, the zone and ``'from'`` or ``'to'``."""
+
+MAKE_TIMESTAMP_FUNCTIONS = {"timestamp": "vpush_make_timestamp", "timestamp_ntz": "vpush_make_timestamp_ntz"}
+"""The engine functions that give Spark's ``make_timestamp`` family by the type they give
+(:func:`vpush.exec.make_timestamp.make_timestamp`). They take the year, month, day, hour and
+minute (ints), the seconds as the unscaled value of Spark's ``decimal(16,6)`` of them (a bigint),
+whether to raise (1; 0 for a ``try_`` form, 2 for ``try_make_timestamp_ltz``, which raises for an
+unknown zone) and, for a timestamp, the zone."""
+_MAKE_TIMESTAMP_CALLS = {
+    "make_timestamp": "timestamp", "make_timestamp_ltz": "timestamp", "make_timestamp_ntz": "timestamp_ntz",
+    "try_make_timestamp": "timestamp", "try_make_timestamp_ltz": "timestamp", "try_make_timestamp_ntz": "timestamp_ntz",
+}
 
 STRING_DATETIME_FUNCTIONS = {
     "date": "vpush_string_to_date",
@@ -707,6 +718,10 @@ class _Typer:
             return _DOUBLE
         if called in ("from_utc_timestamp", "to_utc_timestamp"):
             return AtomicType("timestamp")
+        if called in _MAKE_TIMESTAMP_CALLS:
+            return AtomicType(_MAKE_TIMESTAMP_CALLS[called])
+        if called == "schema_of_json":
+            return StringType()
         if called in ("add_months", "last_day", "make_date", "date_add", "date_sub", "dateadd"):
             return AtomicType("date")
         if called == "array_contains":
@@ -749,7 +764,9 @@ class _Typer:
                 return source.element if isinstance(source, ArrayType) else None
             return source if isinstance(source, (StringType, ArrayType)) else None
         if called in ("floor", "ceil", "ceiling"):
-            arguments = call_arguments(node) or [node.this]
+            # the argument in the tree (a literal's trace is the literal as written, not the
+            # implicit cast around it: _strings_to_doubles)
+            arguments = [node.this] if isinstance(node, (exp.Ceil, exp.Floor)) else (call_arguments(node) or [node.this])
             source = self.of(arguments[0]) if arguments and arguments[0] is not None else None
             if isinstance(source, DecimalType):
                 return _bounded(source.precision - source.scale + 1, 0)
@@ -979,6 +996,63 @@ class _Rewriter:
         self.typer.types[id(call)] = StringType()
         return call
 
+    def _boolean_operands(self, node: exp.Not | exp.And | exp.Or) -> None:
+        """The operands of NOT, AND and OR as Spark takes them: booleans, a string cast to one
+        (``CAST_INVALID_INPUT`` for 'x'); anything else is Spark's type error (DuckDB would cast
+        a number to a boolean and answer)."""
+        keys = ["this"] if isinstance(node, exp.Not) else ["this", "expression"]
+        kinds = [AtomicType("void") if isinstance(node.args[k], exp.Null) else self.typer.of(node.args[k]) for k in keys]
+        void = (None, AtomicType("boolean"), AtomicType("void"))
+        booleans = (None, AtomicType("boolean"))  # a string beside NULL stays a string for AND and OR
+        if all(k in void for k in kinds) or (len(kinds) == 1 and isinstance(kinds[0], StringType)) or (
+            any(k in booleans for k in kinds) and all(k in booleans or isinstance(k, StringType) for k in kinds)
+        ):
+            for key, kind in zip(keys, kinds):
+                if isinstance(kind, StringType):
+                    node.set(key, _string_to_integral_or_boolean(node.args[key], AtomicType("boolean"), strict=True))
+            return
+        if isinstance(node, exp.Not):
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: The first parameter requires the '
+                f'"BOOLEAN" type, however "{_spark_text(node.this)}" has the type "{_spark_type_name(kinds[0])}".',
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+        left, right = kinds
+        strings = [k for k in kinds if isinstance(k, StringType)]
+        numbers = [k for k in kinds if _is_integral(k) or _is_fractional(k) or isinstance(k, DecimalType)]
+        if left == right or len(strings) == 2 or (strings and (numbers or AtomicType("void") in kinds)):
+            # the same type, or a string beside a number (which Spark reads as a bigint or a
+            # double) or beside NULL
+            shown = strings[0] if strings and not numbers else left if left == right else (
+                _BIGINT if _is_integral(numbers[0]) else _DOUBLE)
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the binary operator requires the '
+                f'input type "BOOLEAN", not "{_spark_type_name(shown)}".',
+                error_class="DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE",
+            )
+        raise _incompatible_operands(node, left, right)
+
+    def _days_to_add(self, node: exp.TsOrDsAdd) -> exp.Expr:
+        """The days of ``date_add``/``date_sub`` as Spark takes them: an int at most (a bigint,
+        decimal or double is Spark's type error), a string cast to an int (``CAST_INVALID_INPUT``
+        for ``'2.5'``); sqlglot writes ``date_sub(d, n)`` as ``date_add(d, n * -1)``."""
+        days = node.expression
+        subtracted = _subtracted_days(days)
+        operand = days.this if subtracted else days
+        kind = self.typer.of(operand)
+        if isinstance(kind, StringType):
+            cast = _string_to_integral_or_boolean(operand.copy(), _INT, strict=True)
+            return exp.Neg(this=cast) if subtracted else cast
+        if kind is not None and kind not in (_INT, AtomicType("smallint"), AtomicType("tinyint"), AtomicType("void")):
+            shown = [spark_name(part, top=False) or _spark_text(part) for part in (node.this, operand)]
+            call = f"{'date_sub' if subtracted else 'date_add'}({shown[0]}, {shown[1]})"
+            raise OptimizeError(
+                f'Cannot resolve "{call}" due to data type mismatch: The second parameter requires the ("INT" or '
+                f'"SMALLINT" or "TINYINT") type, however "{shown[1]}" has the type "{_spark_type_name(kind)}".',
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+        return days
+
     def _datetime_number_cast(self, node: exp.Cast, source: SparkType | None, target: SparkType | None) -> exp.Expr | None:
         """A cast between a timestamp and a number as Spark's ANSI ``Cast`` makes it (DuckDB has
         none), or Spark's analysis error for the pairs it refuses; None for any other cast.
@@ -1174,9 +1248,13 @@ class _Rewriter:
         of = self.typer.of
         if isinstance(node, ToVariantObject):
             return node  # typed before its arguments were rewritten; rewrite_variants makes the call
+        if isinstance(node.parent, exp.TsOrDsAdd) and _subtracted_days(node):
+            return node  # date_sub's days: _days_to_add takes them as Spark does
         result = of(node)
         if isinstance(node, exp.ArrayUniqueAgg) and isinstance(node.this, exp.Distinct) and len(node.this.expressions) == 1:
             node.set("this", node.this.expressions[0])  # collect_set(DISTINCT x) is collect_set(x)
+        if isinstance(node, (exp.Not, exp.And, exp.Or)):
+            self._boolean_operands(node)
         if isinstance(node, exp.Is) and isinstance(node.expression, exp.Boolean):
             operand = of(node.this)  # a string is cast to a boolean; a number or date is refused
             if operand is not None and not isinstance(operand, StringType) and operand != AtomicType("boolean"):
@@ -1270,7 +1348,7 @@ class _Rewriter:
                 # Spark's date_add(date, n) is a date (of a timestamp: of its date in the session
                 # time zone); sqlglot's DuckDB rendering makes it a timestamp.
                 start = node.this if of(node.this) == AtomicType("date") else exp.cast(node.this, exp.DataType.build("DATE"))
-                return exp.Add(this=start, expression=node.expression)
+                return exp.Add(this=start, expression=self._days_to_add(node))
             return node
         if isinstance(node, (exp.Length, exp.ArraySize, exp.DateDiff)) and result == _INT:
             return exp.cast(node, exp.DataType.build("INT"))
@@ -1602,6 +1680,10 @@ class _Rewriter:
             if not _is_integral(self.typer.of(arguments[0])):
                 _refuse(called, "an argument that is not an integer (Spark's implicit cast to bigint)")
             return _from_unixtime_by_pattern(arguments[0], arguments[1])
+        if called == "schema_of_json" and arguments and len(arguments) == 1 and arguments[0] is not None:
+            return _schema_of_json(arguments[0])
+        if called in _MAKE_TIMESTAMP_CALLS and arguments and all(a is not None for a in arguments):
+            return self._make_timestamp(called, [a for a in arguments if a is not None])
         if called == "get_json_object" and arguments and len(arguments) == 2 and all(a is not None for a in arguments):
             return self._get_json_object(*[a for a in arguments if a is not None])
         if called in ("try_sum", "try_avg") and arguments and len(arguments) == 1 and arguments[0] is not None:
@@ -1733,6 +1815,44 @@ class _Rewriter:
             if result is not None and not isinstance(node.parent, (exp.Window, exp.Filter)):
                 return exp.cast(node, _sql_type(result))
         return None
+
+    def _make_timestamp(self, called: str, arguments: list[exp.Expr]) -> exp.Expr:
+        """Spark's ``make_timestamp`` family by its engine function: the fields cast to ints and
+        the seconds to ``decimal(16,6)`` as Spark casts them (taken from ints and decimals only:
+        Spark's casts of bigints, doubles and strings can fail or round otherwise), the zone the
+        one given or the session's."""
+        kind = _MAKE_TIMESTAMP_CALLS[called]
+        if len(arguments) not in ((6, 7) if kind == "timestamp" else (6,)):
+            _refuse(called, f"{len(arguments)} arguments")
+        fields: list[exp.Expr] = []
+        for argument in arguments[:5]:
+            source = self.typer.of(argument)
+            if not (isinstance(argument, exp.Null) or source == AtomicType("void") or (
+                    isinstance(source, AtomicType) and source.name in ("tinyint", "smallint", "int"))):
+                _refuse(called, "a field that is not an int (Spark's implicit cast of a bigint, string or double)")
+            fields.append(exp.cast(argument, exp.DataType.build("INT")))
+        seconds, source = arguments[5], self.typer.of(arguments[5])
+        if not (isinstance(seconds, exp.Null) or source == AtomicType("void") or (
+                isinstance(source, AtomicType) and source.name in ("tinyint", "smallint", "int")) or (
+                isinstance(source, DecimalType) and source.precision - source.scale <= 10)):
+            _refuse(called, "seconds that are not an int or a decimal of at most 10 integer digits (Spark's cast to "
+                            "decimal(16,6) of others can fail or round otherwise)")
+        # DuckDB's cast of a decimal rounds half away from zero, as Spark's HALF_UP
+        # (widened before the product: DuckDB multiplies a decimal(16,6)'s unscaled value in 64 bits)
+        exact = exp.Cast(this=exp.cast(seconds, exp.DataType.build("DECIMAL(16, 6)")), to=exp.DataType.build("DECIMAL(38, 6)"))
+        micros = exp.cast(exp.Mul(this=exact, expression=exp.Literal.number(1_000_000)), exp.DataType.build("BIGINT"))
+        # 1: raise; 0: NULL for every error; 2: NULL, but an unknown zone raises (try_make_timestamp_ltz)
+        strict = exp.Literal.number(1 if not called.startswith("try_") else 2 if called == "try_make_timestamp_ltz" else 0)
+        call_arguments = [*fields, micros, strict]
+        if kind == "timestamp":
+            zone = arguments[6] if len(arguments) == 7 else exp.Anonymous(
+                this="current_setting", expressions=[exp.Literal.string("TimeZone")])
+            if len(arguments) == 7 and not (isinstance(zone, exp.Null) or isinstance(self.typer.of(zone), StringType)):
+                _refuse(called, "a time zone that is not a string")
+            call_arguments.append(exp.cast(zone, exp.DataType.build("VARCHAR")))
+        name = MAKE_TIMESTAMP_FUNCTIONS[kind]
+        self.functions[name] = AtomicType(kind)
+        return exp.Anonymous(this=name, expressions=call_arguments)
 
     def _parse_by_pattern(self, called: str, arguments: list[exp.Expr | None]) -> exp.Expr | None:
         """Spark's ``to_timestamp``, ``try_to_timestamp``, ``to_date``, ``unix_timestamp`` and
@@ -2381,6 +2501,7 @@ def apply_spark_semantics(
             continue
         typer = _Typer(scope, columns)
         rewriter = _Rewriter(typer, functions)
+        _strings_to_doubles(select, typer)
         # Generators become lateral joins first: the rest of the SELECT reads their columns.
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
         _check_resolved(select, scope, columns)
@@ -2397,7 +2518,7 @@ def apply_spark_semantics(
             if not isinstance(projection, (exp.Alias, exp.Column, exp.Star)):
                 _mark_typed_names(projection, typer)
                 name = spark_name(projection)
-                if name is None and projection.find(ToVariantObject, VariantSet, VariantInsert, VariantArrayAppend) is not None:
+                if name is None and projection.find(ToVariantObject, VariantSet, VariantInsert, VariantArrayAppend, exp.JSONFormat) is not None:
                     from vpush.optimizer.rewrite_variants import spark_function_name
 
                     name = spark_function_name(projection)
@@ -2437,6 +2558,48 @@ def apply_spark_semantics(
 
 
 _FLOATING = (AtomicType("float"), AtomicType("double"))
+
+# Spark's numeric functions and aggregates that take a string cast it to a double (its implicit
+# cast: CAST_INVALID_INPUT for 'a'); DuckDB's binder refuses them. Those taking it in their
+# first argument only, then those taking it in every argument.
+_DOUBLE_FIRST_ARGUMENT = frozenset({"round", "bround", "ceil", "ceiling", "floor"})
+_DOUBLE_ARGUMENTS = frozenset({
+    "abs", "sqrt", "cbrt", "exp", "expm1", "ln", "log", "log10", "log2", "log1p", "pow", "power", "sign", "signum",
+    "degrees", "radians", "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "hypot",
+    "sum", "avg", "mean", "stddev", "std", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop",
+    "skewness", "kurtosis",
+})
+_IMPLICIT_CAST = "vpush_implicit_cast"
+
+
+def _strings_to_doubles(select: exp.Select, typer: _Typer) -> None:
+    """Cast each string argument of Spark's numeric functions (:data:`_DOUBLE_ARGUMENTS`) and of
+    a negation to a double, as Spark's analyzer does, before anything is typed: the casts are
+    marked implicit, which Spark's names leave out."""
+    found: list[tuple[int, exp.Expr, list[exp.Expr]]] = []
+    for node in select.walk(prune=lambda n: n is not select and isinstance(n, (exp.Select, exp.Subquery, exp.SetOperation))):
+        if isinstance(node, exp.Neg):
+            arguments = [node.this]
+        else:
+            called = call_name(node) if isinstance(node, exp.Func) else None
+            if called not in _DOUBLE_ARGUMENTS and called not in _DOUBLE_FIRST_ARGUMENT:
+                continue
+            if isinstance(node, exp.Anonymous):
+                arguments = list(node.expressions)
+            else:
+                arguments = [a for a in (node.this, node.args.get("expression")) if isinstance(a, exp.Expr)]
+            if called in _DOUBLE_FIRST_ARGUMENT:
+                arguments = arguments[:1]
+            arguments = [d for a in arguments for d in (a.expressions if isinstance(a, exp.Distinct) else [a])]
+        found.append((node.depth, node, arguments))
+    for _, _, arguments in sorted(found, key=lambda item: -item[0]):  # the innermost first
+        for argument in arguments:
+            if isinstance(typer.of(argument), StringType):
+                cast = exp.Cast(to=exp.DataType.build("DOUBLE"))
+                cast.meta[_IMPLICIT_CAST] = True
+                argument.replace(cast)
+                cast.set("this", argument)  # the argument itself, as typed
+                typer.types[id(cast)] = _DOUBLE
 
 
 def _inline_aggregate_aliases(select: exp.Select, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
@@ -2868,10 +3031,10 @@ def _bound_by_lambda(column: exp.Column) -> bool:
 
 
 def _type_variant_objects(node: exp.Expr, typer: _Typer) -> None:
-    """Record the type of each ``to_variant_object`` argument (:data:`ARGUMENT_TYPE`) while the
+    """Record the type of each ``to_variant_object`` and ``to_json`` argument (:data:`ARGUMENT_TYPE`) while the
     argument is as written: the rewrite below changes what the typer knows."""
-    for call in node.find_all(ToVariantObject, VariantArrayAppend, VariantInsert, VariantSet):
-        argument = call.this if isinstance(call, ToVariantObject) else call.args.get("value")
+    for call in node.find_all(ToVariantObject, VariantArrayAppend, VariantInsert, VariantSet, exp.JSONFormat):
+        argument = call.this if isinstance(call, (ToVariantObject, exp.JSONFormat)) else call.args.get("value")
         call.meta[ARGUMENT_TYPE] = typer._part(argument) if argument is not None else None
     for cast in node.find_all(exp.Cast):
         if _casts_to_variant(cast):
@@ -2904,6 +3067,11 @@ def _cast_to_variant(node: exp.Cast, argument: SparkType | None) -> exp.Expr:
     call.meta[ARGUMENT_TYPE] = argument
     call.meta[CAST_TO_VARIANT] = True
     return call
+
+
+def _subtracted_days(node: exp.Expr) -> bool:
+    """Whether ``node`` is the days of ``date_sub(d, n)``, which sqlglot writes ``n * -1``."""
+    return isinstance(node, exp.Mul) and isinstance(node.expression, exp.Neg) and node.expression.this.name == "1"
 
 
 def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
@@ -3119,6 +3287,8 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         >>> spark_name(sqlglot.parse_one("SELECT sum(a) / 2 + count(*)", read=VpushSpark).expressions[0])
         '((sum(a) / 2) + count(1))'
     """
+    if isinstance(node, exp.Cast) and node.meta.get(_IMPLICIT_CAST):
+        return spark_name(node.this, top=top)  # Spark's implicit casts are not in its names
     if isinstance(node, VariantGet) or (isinstance(node, exp.Cast) and isinstance(node.this, VariantGet)):
         return _extraction_name(node, top)
     called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
@@ -3314,6 +3484,8 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
         # wraps around the argument is not the user's
         return _call(called, [utc_shift_argument(node), node.args.get("zone")])
     arguments = call_arguments(node)
+    if called == "date_sub" and isinstance(node, exp.TsOrDsAdd) and _subtracted_days(node.expression):
+        arguments = [node.this, node.expression.this]  # sqlglot's date_add(d, n * -1)
     if arguments is None and node_arguments(node) is not None:
         arguments = list(node_arguments(node) or [])
     if arguments is None:
@@ -3325,6 +3497,8 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
             arguments.pop()
     if called in _FIRST_ARGUMENT_ONLY:
         arguments = arguments[:1]
+    if called == "try_make_timestamp":
+        arguments = arguments[:6]  # Spark's name of it leaves the time zone out
     if any(a is None for a in arguments):
         return None
     # struct(a, b): the fields the parser named after their expressions; struct(x AS a) as written
@@ -3948,6 +4122,22 @@ def _first_or_last_ignoring_nulls(
         return exp.Filter(this=first_or_last(call.this, last, order), expression=exp.Where(this=kept))
     pick = exp.Last if last else exp.First
     return exp.Filter(this=pick(this=call.this), expression=exp.Where(this=kept))
+
+
+def _schema_of_json(text: exp.Expr) -> exp.Expr:
+    """Spark's ``schema_of_json`` of a literal, computed here once
+    (:func:`vpush.optimizer.infer_json_schema.infer_json_schema`)."""
+    from vpush.optimizer.infer_json_schema import infer_json_schema
+
+    if isinstance(text, exp.Null):
+        _refuse("schema_of_json", "a NULL text")
+    if not (isinstance(text, exp.Literal) and text.is_string):
+        raise OptimizeError(
+            f'Cannot resolve "schema_of_json({text.sql(dialect=VpushSpark)})" due to data type mismatch: the input '
+            '`json` should be a foldable "STRING" expression',
+            error_class="DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
+        )
+    return exp.cast(exp.Literal.string(infer_json_schema(text.name)), exp.DataType.build("VARCHAR"))
 
 
 def _refuse(called: str, what: str) -> NoReturn:

@@ -639,6 +639,43 @@ def _parse_one(text: str, *, schema: bool) -> SparkType:
     return parser.finish(parser.schema() if schema else parser.data_type())
 
 
+def parse_spark_type(text: str) -> SparkType:
+    """Parse Spark type text as Spark's ``DataType.fromDDL`` does, any type it names (maps keyed by
+    any type too), for the types vpush carries between processes and ``from_json``'s schemas.
+
+    Example:
+        >>> parse_spark_type("map<double, array<int>>").to_spark()
+        'map<double,array<int>>'
+
+    Raises:
+        OptimizeError: with Spark's error class (see the module docstring).
+    """
+    return _parse_ddl(text, "type")
+
+
+def _parse_ddl(text: str, what: str) -> SparkType:
+    if not _SPACE.sub("", text):
+        raise OptimizeError(f"the {what} is empty", error_class="PARSE_EMPTY_STATEMENT")
+    try:
+        try:
+            result = _parse_one(text, schema=False)
+        except _TypeError as first:
+            # Spark's DataType.fromDDL: on failure, read the text as a table schema, and report
+            # the first error if that fails too.
+            try:
+                result = _parse_one(text, schema=True)
+            except _TypeError:
+                raise first from None
+    except _TypeError as err:
+        raise OptimizeError(f"invalid {what} {text!r}: {err.message}", error_class=err.error_class) from None
+    if any(isinstance(part, _CharType) for part in _walk(result)):
+        raise OptimizeError(
+            f"invalid {what} {text!r}: char/varchar cannot be used here; use string",
+            error_class="UNSUPPORTED_CHAR_OR_VARCHAR_AS_STRING",
+        )
+    return result
+
+
 def parse_variant_type(text: str) -> SparkType:
     """Parse the ``type`` argument of ``variant_get`` / ``try_variant_get`` as Spark 4.3 does.
 
@@ -664,25 +701,7 @@ def parse_variant_type(text: str) -> SparkType:
         ...
         vpush.optimizer.errors.OptimizeError: [DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION] ...
     """
-    if not _SPACE.sub("", text):
-        raise OptimizeError("the variant_get type is empty", error_class="PARSE_EMPTY_STATEMENT")
-    try:
-        try:
-            result = _parse_one(text, schema=False)
-        except _TypeError as first:
-            # Spark's DataType.fromDDL: on failure, read the text as a table schema, and report
-            # the first error if that fails too.
-            try:
-                result = _parse_one(text, schema=True)
-            except _TypeError:
-                raise first from None
-    except _TypeError as err:
-        raise OptimizeError(f"invalid variant_get type {text!r}: {err.message}", error_class=err.error_class) from None
-    if any(isinstance(part, _CharType) for part in _walk(result)):
-        raise OptimizeError(
-            f"invalid variant_get type {text!r}: char/varchar cannot be used here; use string",
-            error_class="UNSUPPORTED_CHAR_OR_VARCHAR_AS_STRING",
-        )
+    result = _parse_ddl(text, "variant_get type")
     if not _castable(result):
         raise OptimizeError(
             f"cannot cast a variant to {result.to_spark()!r}",

@@ -21,6 +21,13 @@ def test_query_jsonl_renders_variants_as_json(tmp_path: Path, capsys: pytest.Cap
     assert rows == [{"id": 1, "var": '{"a":null,"b":""}'}], "variant rendered as Spark's to_json"
 
 
+def test_query_table_names_types_as_spark(capsys: pytest.CaptureFixture[str]) -> None:
+    sql = "SELECT id, count(*) OVER () AS n, var, NULL AS z, CAST(1.5 AS decimal(4, 2)) AS d FROM t"
+    assert main(["query", "-t", f"t={CASES / 'case-046.parquet'}", sql]) == 0
+    header = capsys.readouterr().out.splitlines()[2]
+    assert header.split()[1::2] == ["int", "bigint", "variant", "void", "decimal(4,2)"], header
+
+
 def test_query_parquet_output_keeps_variant_struct(tmp_path: Path) -> None:
     out = tmp_path / "out.parquet"
     code = main(["query", "-t", f"t={CASES / 'case-046.parquet'}", "--format", "parquet", "-o", str(out), "SELECT var FROM t"])

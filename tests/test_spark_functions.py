@@ -170,6 +170,21 @@ SCALARS = [
     # last, so that the chunks before keep their calls
     "from_utc_timestamp(ts, 'Asia/Kolkata')", "to_utc_timestamp(ts, 'America/Los_Angeles')", "from_utc_timestamp(day, 'PST')",
     "to_utc_timestamp(ts, NULL)",
+    # make_timestamp: seconds as decimal(16,6) (rounded half up), 60 seconds the next minute, NULL for try_ errors
+    "make_timestamp(2024, 1, 2, 3, 4, 5.123456)", "make_timestamp(2024, 1, 2, 3, 4, 60)", "make_timestamp(2024, 1, 2, 3, 4, 59.9999999)",
+    "make_timestamp(2024, 1, 2, 3, 4, 5.1234565)", "make_timestamp(2024, s, s, s, s, s)", "try_make_timestamp(2024, s, s + 25, s, s, d)",
+    "cast(try_make_timestamp(i, 1, 1, 0, 0, 0) AS string)", "make_timestamp(2024, 1, 2, 3, 4, 5, 'Asia/Kolkata')",
+    "make_timestamp(2024, 3, 10, 2, 30, 0, 'America/Los_Angeles')", "make_timestamp(2024, 11, 3, 1, 30, 0, 'America/Los_Angeles')",
+    "make_timestamp(2024, 1, 2, 3, 4, 5, NULL)", "make_timestamp(2024, 1, 2, 3, 4, 5, '+05:30')", "try_make_timestamp(2024, 1, 1, 0, 0, i)",
+    "make_timestamp_ntz(2024, 2, 29, 23, 59, 60)", "try_make_timestamp_ntz(2024, s, s, 0, 0, d)", "make_timestamp_ltz(2024, s, 1, 0, 0, 0)",
+    "try_make_timestamp_ntz(2023, 2, 29, 0, 0, 0)", "try_make_timestamp_ltz(2024, 13, 1, 0, 0, 0)", "try_make_timestamp(2024, 1, 1, 0, 0, 60.5)",
+    "try_make_timestamp(2024, 1, 1, 0, 0, 4294.967301)", "try_make_timestamp(2024, 1, 1, 0, 0, 0, g)", "make_timestamp(NULL, 1, 1, 0, 0, 0)",
+    "make_timestamp_ltz(2024, 1, 2, 3, 4, 5, 'Asia/Kolkata')", "try_make_timestamp_ltz(2024, 1, 2, 3, 4, 5, 'Asia/Kolkata')",
+    # unbase64 (Java's MIME decoder), to_binary and try_to_binary (Spark's check of the text first)
+    "unbase64(base64(g))", "unbase64('YW Jj')", "unbase64('@@@@')", "unbase64('YQ===')", "unbase64(NULL)",
+    "to_binary('4142')", "try_to_binary(concat(g, '0'))", "to_binary(g, 'utf-8')", "to_binary(g, 'UTF8')", "try_to_binary(g, 'base64')", "try_to_binary(g)",
+    "to_binary('YWJj', 'BASE64')", "to_binary('616', 'hex')", "try_to_binary(g, 'foo')", "to_binary(g, NULL)",
+    "schema_of_json('{\"b\": [1, 2.5], \"a\": null}')",  # more in test_json_functions
 ]
 
 AGGREGATES = [
@@ -199,7 +214,6 @@ WINDOWS = [
 
 # Spark functions DuckDB answers differently (types, values or Java formats): refused on DuckDB.
 REFUSED = [
-    "to_json(named_struct('a', i, 'b', g))",
     "approx_count_distinct(g)", "mode(g)",
     "printf('%s', g)", "format_string('%d', i)", "format_number(f, 2)", "to_char(d, '999.99')",
     "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "soundex(g)", "conv(f, 16, 10)", "ceil(f, 1)",
@@ -553,6 +567,105 @@ def test_typeof_on_the_spark_engine(spark_view: SparkSession, spark_con: vpush.C
 def test_a_string_where_spark_casts_none_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """The unix_* functions take a date or timestamp and no string: Spark refuses the query."""
     _assert_raises_as_spark(call, spark_view, con, ("DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",))
+
+
+@pytest.mark.parametrize(
+    ("call", "wanted"),
+    [("make_timestamp(2024, 13, 1, 0, 0, 0)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
+     ("make_timestamp(2024, 2, 30, 0, 0, 0)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
+     ("make_timestamp_ntz(2024, 1, 1, 24, 0, 0)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
+     ("make_timestamp(2024, 1, 1, 0, 0, -0.5)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
+     ("make_timestamp_ltz(2024, 1, s, 0, 0, d)", "DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION"),
+     ("make_timestamp(2024, 1, 1, 0, 0, 60.5)", "INVALID_FRACTION_OF_SECOND"),
+     ("make_timestamp(2024, 1, 1, 0, 0, 0, 'Bad/Zone')", "INVALID_TIMEZONE"),
+     ("try_make_timestamp_ltz(2024, 1, 1, 0, 0, 0, 'Bad/Zone')", "INVALID_TIMEZONE")],
+)
+def test_make_timestamp_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    _assert_raises_as_spark(call, spark_view, con, (wanted,))
+
+
+@pytest.mark.parametrize(
+    ("call", "wanted"),
+    [("to_binary(g, 'hex')", "CONVERSION_INVALID_INPUT"), ("to_binary(g, 'base64')", "CONVERSION_INVALID_INPUT"),
+     ("to_binary(g, 'foo')", "DATATYPE_MISMATCH.INVALID_ARG_VALUE"), ("try_to_binary(g, g)", "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT")],
+)
+def test_to_binary_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    _assert_raises_as_spark(call, spark_view, con, (wanted,))
+
+
+_BASE64_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+
+
+def _java_mime_decodes(text: str) -> bool:
+    """Whether Java's ``Base64.getMimeDecoder().decode`` (Spark's ``unbase64``) takes ``text``:
+    its decode0 loop, with the bytes of the text as ISO-8859-1 (other characters are '?')."""
+    raw = text.encode("latin-1", "replace").decode("latin-1")
+    shift, at = 18, 0
+    while at < len(raw):
+        c = raw[at]
+        at += 1
+        if c == "=":
+            if shift == 18 or (shift == 6 and (at == len(raw) or raw[at] != "=")):
+                return False
+            at += shift == 6
+            break
+        if c in _BASE64_ALPHABET:
+            shift = 18 if shift == 0 else shift - 6
+    return shift != 12 and not any(c in _BASE64_ALPHABET for c in raw[at:])
+
+
+def _base64_texts() -> list[str]:
+    import random
+
+    rng = random.Random(11)
+    pieces = ["YW", "Jj", "=", "==", " ", "\n", "\t", "\x0b", "\x1f", "\u00a0", "\u2028", "@", "-", "Q", "YWJj", "ZA", "é", "\r"]
+    texts = ["YWJj", "YWJ", "YW Jj", "YWJj\n", "YWJj=", "YWJj==", "Y", "", "YQ", "YQ=", "YQ==", "YQ===", "YQ= =", "YQ==YQ",
+             "YQ==@", "YWJjZA=", "YWJjZA==", "@@@@", "-_-_", "YW=Jj", "YWI=", "Y===", "=", "YQ==\n", "YR==", "é"]
+    texts += ["".join(rng.choice(pieces) for _ in range(rng.randrange(1, 7))) for _ in range(120)]
+    return list(dict.fromkeys(texts))
+
+
+def test_base64_decoding_as_spark(spark: SparkSession, tmp_path: Path) -> None:
+    """Seeded texts of base64 letters, padding, Java's whitespace and other characters: the
+    check of to_binary/try_to_binary, and unbase64 of those Java's MIME decoder takes (the others
+    fail in Spark, without an error class: see the test below)."""
+    texts = _base64_texts()
+    decodes = [_java_mime_decodes(t) for t in texts]
+    pq.write_table(pa.table({"s": pa.array(texts), "ok": pa.array(decodes)}), tmp_path / "part-0.parquet")
+    sql = ("SELECT s, try_to_binary(s, 'base64') AS b, try_to_binary(s) AS h, to_binary(s, 'utf-8') AS u, "
+           "CASE WHEN ok THEN unbase64(s) END AS m FROM z")
+    expected, got = _answers_in_zone(spark, tmp_path, "UTC", sql)
+    assert sum(decodes) > 40 and not all(decodes)
+    assert got == expected
+
+
+@pytest.mark.parametrize("text", ["YWJj=", "Y", "YW=Jj", "YQ==YQ", "YQ= ="])
+def test_unbase64_fails_as_spark(text: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    """Java's MIME decoder raises an IllegalArgumentException, which Spark gives no error class."""
+    assert not _java_mime_decodes(text)
+    with pytest.raises(Exception) as spark_raised:
+        spark_view.sql(f"SELECT unbase64('{text}') FROM t").collect()
+    assert "4-byte ending unit" in str(spark_raised.value) or "valid bits" in str(spark_raised.value) or (
+        "ending byte" in str(spark_raised.value))
+    with pytest.raises(VpushError) as raised:
+        con.sql(f"SELECT unbase64('{text}') FROM t").to_arrow()
+    assert raised.value.error_class is None
+
+
+@pytest.mark.parametrize("zone", ["America/Los_Angeles", "Europe/London"])
+def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession, tmp_path: Path) -> None:
+    """Local times in daylight-saving gaps and overlaps resolve as java.time resolves them (an
+    overlap's earlier offset, a gap's offset before it), and before 1900 in local mean time."""
+    fields = [(2024, 3, 10, 2, 30, D("0")), (2024, 11, 3, 1, 30, D("59.999999")), (2024, 3, 31, 1, 30, D("0.5")),
+              (2024, 10, 27, 1, 30, D("60")), (1883, 11, 18, 12, 0, D("1.25")), (2024, 6, 1, 12, 0, None), (1800, 1, 1, 0, 0, D("0"))]
+    names = ["y", "mo", "dd", "h", "mi"]
+    columns = {n: pa.array([f[k] for f in fields], pa.int32()) for k, n in enumerate(names)}
+    columns["sec"] = pa.array([f[5] for f in fields], pa.decimal128(8, 6))
+    pq.write_table(pa.table(columns), tmp_path / "part-0.parquet")
+    sql = ("SELECT make_timestamp(y, mo, dd, h, mi, sec), make_timestamp_ltz(y, mo, dd, h, mi, sec), "
+           "make_timestamp_ntz(y, mo, dd, h, mi, sec), try_make_timestamp(y, mo, dd, h, mi, sec, 'Europe/Paris') FROM z")
+    expected, got = _answers_in_zone(spark, tmp_path, zone, sql)
+    assert got == expected
 
 
 def _answers_in_zone(spark: SparkSession, folder: Path, zone: str, sql: str) -> tuple[Any, Any]:

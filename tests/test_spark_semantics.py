@@ -201,6 +201,28 @@ QUERIES: list[Any] = [
     "SELECT day - b FROM t",
     "SELECT day + 1.5 FROM t",
     "SELECT day + 1, day - i, day + CAST(1 AS smallint), 2 + day FROM t WHERE i < 100",
+    "SELECT date_sub(day, b) FROM t",
+    "SELECT date_add(day, 1.5) FROM t",
+    "SELECT date_add(CAST(day AS timestamp), 1L) FROM t",
+    # date_add/date_sub of a string: Spark casts it to an int (CAST_INVALID_INPUT for '2.5')
+    "SELECT date_add(day, '2'), date_sub(day, ' 3 '), date_add(day, NULL), date_sub(day, i) FROM t WHERE i < 100",
+    "SELECT date_sub(day, '2.5') FROM t",
+    # numeric functions and aggregates of a string cast it to a double, as Spark's analyzer does
+    "SELECT -'5', abs('-1'), sqrt('4'), round('2.45', 1), bround('2.5'), ceil('1.2'), ceiling('2.1'), floor(g), "
+    "pow('2', 3), log(2, '8'), signum('2'), abs(abs('-2')) FROM t WHERE g IS NULL",
+    "SELECT sum('1'), avg(cast(i AS string)), stddev('3'), sum(DISTINCT cast(i AS string)) FROM t",
+    "SELECT abs(g) FROM t",
+    "SELECT sum(g) FROM t",
+    # NOT, AND and OR take booleans, and a string beside a boolean as one; else Spark's type errors
+    "SELECT 'true' AND true, 'no' OR false, NOT 'yes', NOT ' f ', NOT NULL, NULL AND true, NOT (i > 1) FROM t",
+    "SELECT NOT i FROM t",
+    "SELECT NOT g FROM t",
+    "SELECT i AND true FROM t",
+    "SELECT i AND i FROM t",
+    "SELECT i OR g FROM t",
+    "SELECT f AND b FROM t",
+    "SELECT g AND g FROM t",
+    "SELECT 'true' AND NULL FROM t",
     # a number or boolean matched by LIKE is cast to Spark's string of it
     "SELECT i ILIKE '1', i LIKE '%2', f LIKE '2.5', f ILIKE '-0.0', b LIKE '1%', (i > 1) LIKE 'true', "
     "CAST(f AS decimal(5, 2)) LIKE '2.50', i LIKE ANY ('1', '2'), r LIKE '%1%', d LIKE '%5' FROM t",

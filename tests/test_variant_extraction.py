@@ -231,6 +231,20 @@ def test_reads_only_the_leaves_it_needs(con: vpush.Connection) -> None:
     assert all(scan.columns == ("__vpush_rows",) for scan in rel.plan.scans)
 
 
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT v:o.x::int + length(v:s::string) FROM t",  # unaliased: vpush names the projection
+        "SELECT v:o.x::int + v:a::int FROM t",  # a cast that may fail, computed where the query is
+        "SELECT id FROM t ORDER BY v:o.x::int + v:a::bigint",
+    ],
+)
+def test_two_extractions_in_one_expression_read_no_whole_variant(con: vpush.Connection, sql: str) -> None:
+    """Each extraction of a projection is replaced in the query itself: the variant column is not
+    read whole for the second one (an unaliased projection was named on a copy, which held it)."""
+    assert all(scan.columns in (("__vpush_rows",), ("id",)) for scan in con.sql(sql).plan.scans)
+
+
 def test_metadata_and_value_unread_where_the_footer_proves_value_all_null(con: vpush.Connection) -> None:
     rel = con.sql("SELECT id FROM t WHERE v:ts::timestamp >= TIMESTAMP '2024-01-01 00:00:00'")
     # ts is perfectly shredded in both row groups of part-a: neither its value nor the metadata is

@@ -271,7 +271,13 @@ def _count_reasons(skipped: tuple[tuple[int, str], ...]) -> dict[str, int]:
 
 
 def _type_name(t: pa.DataType) -> str:
-    return "variant" if t.equals(VARIANT_ARROW_TYPE) else str(t)
+    """The column's type as Spark names it (``bigint``, ``decimal(10,2)``, ``variant``)."""
+    from vpush.optimizer.spark_semantics import arrow_spark_type
+
+    spark_type = arrow_spark_type(t)
+    if spark_type is not None:
+        return spark_type.to_spark()
+    return "void" if pa.types.is_null(t) else str(t)
 
 
 def _render_variants(table: pa.Table, time_zone: str) -> pa.Table:
