@@ -199,6 +199,7 @@ AGGREGATES = [
     "try_avg(f)", "try_sum(b) FILTER (WHERE s < 4)",
     # last: a DISTINCT aggregate in a chunk reorders Spark's other aggregates (README)
     "kurtosis(f)", "skewness(f)", "covar_pop(f, i)", "covar_samp(i, f)", "corr(f, i)",
+    "regr_sxx(f, i)", "regr_syy(i, f)", "regr_sxy(f, s)", "regr_slope(f, i)", "regr_intercept(i, f)", "regr_r2(f, s)",
 ]
 
 WINDOWS = [
