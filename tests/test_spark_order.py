@@ -69,12 +69,16 @@ def spark_view(spark: SparkSession, folder: Path) -> SparkSession:
     return register_views(spark, {"t": folder})
 
 
-@pytest.fixture(scope="module", params=["duckdb", "spark"])
-def con(request: pytest.FixtureRequest, spark: SparkSession, folder: Path) -> vpush.Connection:
-    if request.param == "spark":
-        connection = vpush.connect(engine="spark", spark=spark, time_zone="UTC")
-    else:
-        connection = vpush.connect(connection=duckdb.connect(config={"threads": 4}), time_zone="UTC")
+@pytest.fixture(scope="module")
+def con(folder: Path) -> vpush.Connection:
+    connection = vpush.connect(connection=duckdb.connect(config={"threads": 4}), time_zone="UTC")
+    connection.register("t", folder)
+    return connection
+
+
+@pytest.fixture(scope="module")
+def spark_con(spark: SparkSession, folder: Path) -> vpush.Connection:
+    connection = vpush.connect(engine="spark", spark=spark, time_zone="UTC")
     connection.register("t", folder)
     return connection
 
@@ -115,6 +119,12 @@ _ANSWERS: dict[str, tuple[Any, ...]] = {}
 @pytest.mark.parametrize("sql", ORDER_ONLY)
 def test_order_of_rows(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     assert_same_answer(sql, spark_view, con, _ANSWERS)
+
+
+@pytest.mark.parametrize("sql", [ORDER_ONLY[0], ORDER_ONLY[3]])
+def test_order_of_rows_on_the_spark_engine(sql: str, spark_view: SparkSession, spark_con: vpush.Connection) -> None:
+    """The Spark engine's tasks take the files largest first too."""
+    assert_same_answer(sql, spark_view, spark_con, _ANSWERS)
 
 
 @pytest.mark.parametrize("sql", ONE_TASK)
