@@ -51,6 +51,7 @@
 #include "spark_hash.h"
 #include "spark_conv.h"
 #include "spark_hll.h"
+#include "spark_aggregates.h"
 
 /* ---- the Arrow C Data Interface (ABI defined by the Arrow specification) ------------------- */
 struct ArrowSchema {
@@ -5988,6 +5989,54 @@ done:
     return result;
 }
 
+/* ---- Spark's order-dependent aggregates (codec/spark_aggregates.c) -------------------------- */
+PyDoc_STRVAR(spark_aggregate_doc,
+             "spark_aggregate(kind, offsets, valid, x, y) -> (null_count, values, validity)\n\n"
+             "kind -1: Spark's ANSI sum of each list of longs (x int64), NULL where a running total overflows;\n"
+             "kind >= 0: spark_moments_column's kind over each list of doubles (y for the covariances and corr).\n"
+             "offsets: length + 1 int64 into x (and y); valid: one byte per list, 0 for a NULL list.");
+
+static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
+    int kind;
+    Py_buffer offsets, valid, x, y;
+    PyObject *values = NULL, *validity = NULL, *result = NULL;
+    int64_t length, nulls, i, width;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "iy*y*y*y*", &kind, &offsets, &valid, &x, &y)) return NULL;
+    length = (int64_t)(offsets.len / 8) - 1;
+    width = kind < 0 ? (int64_t)sizeof(int64_t) : (int64_t)sizeof(double);
+    if (length < 0 || valid.len < length || kind < -1 || kind >= SPARK_MOMENT_KINDS) {
+        PyErr_SetString(PyExc_ValueError, "spark_aggregate: bad kind, offsets or validity");
+        goto done;
+    }
+    for (i = 0; i <= length; i++) {
+        int64_t at = ((const int64_t *)offsets.buf)[i];
+        if (at < 0 || at * width > x.len || (kind >= SPARK_COVAR_POP && at * width > y.len)
+            || (i > 0 && at < ((const int64_t *)offsets.buf)[i - 1])) {
+            PyErr_SetString(PyExc_ValueError, "spark_aggregate: the offsets point past the values");
+            goto done;
+        }
+    }
+    values = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 8));
+    validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)length);
+    if (values == NULL || validity == NULL) goto done;
+    if (kind < 0)
+        nulls = spark_long_sum_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const int64_t *)x.buf,
+                                      (int64_t *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
+    else
+        nulls = spark_moments_column(kind, (const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const double *)x.buf,
+                                     (const double *)y.buf, (double *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
+    result = Py_BuildValue("LOO", (long long)nulls, values, validity);
+done:
+    Py_XDECREF(values);
+    Py_XDECREF(validity);
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&valid);
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&y);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"unshred", py_unshred, METH_VARARGS, unshred_doc},
     {"extract", py_extract, METH_VARARGS, extract_doc},
@@ -6004,6 +6053,7 @@ static PyMethodDef methods[] = {
     {"spark_hash", py_spark_hash, METH_VARARGS, spark_hash_doc},
     {"spark_conv", py_spark_conv, METH_VARARGS, spark_conv_doc},
     {"spark_hll", py_spark_hll, METH_VARARGS, spark_hll_doc},
+    {"spark_aggregate", py_spark_aggregate, METH_VARARGS, spark_aggregate_doc},
     {"parse_datetimes", py_parse_datetimes, METH_VARARGS, parse_datetimes_doc},
     {"parse_formatted", py_parse_formatted, METH_VARARGS, parse_formatted_doc},
     {NULL, NULL, 0, NULL},

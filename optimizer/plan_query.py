@@ -14,7 +14,7 @@ from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.dialect import VpushSpark, utc_shift_argument
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
-from vpush.optimizer.plan import ROW_COUNT_COLUMN, VARIANT_ARROW_TYPE, CastLater, FileScan, Plan, Scan, ScanPart
+from vpush.optimizer.plan import ORDER_COLUMN, ORDERED_SCAN, ROW_COUNT_COLUMN, SCAN_INDEX, VARIANT_ARROW_TYPE, CastLater, FileScan, Plan, Scan, ScanPart
 from vpush.optimizer.prune_delta_files import prune_delta_files
 from vpush.optimizer.prune_scan import FilePruning, owning_select, prune_scan, read_where_casts_may_fail
 from vpush.optimizer.rewrite_variants import (
@@ -35,11 +35,11 @@ from vpush.optimizer.expand_using_stars import COLUMN_NAMES
 from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.spark_functions import check_functions
+from vpush.optimizer.spark_order import choose_ordered
 from vpush.optimizer.spark_semantics import SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name
 from vpush.optimizer.variant_types import VARIANT, SparkType, StringType
 
 SCAN_PREFIX = "__vpush_scan_"
-_SCAN_INDEX = "vpush_scan_index"  # meta key: which scan a table reference of the query becomes
 _AFTER_LIMIT = "vpush_after_limit"  # meta key: a SELECT that project_after_limit made
 
 def parse_spark(sql: str) -> exp.Expression:
@@ -280,7 +280,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     # The Spark engine runs the query as it now stands (Spark has its own semantics): tables
     # become the scans' relations at the end.
     for index, found_table in enumerate(found):
-        found_table[0].meta[_SCAN_INDEX] = index
+        found_table[0].meta[SCAN_INDEX] = index
     spark_expression = expression.copy()
     for hint in list(expression.find_all(exp.Hint)):
         hint.pop()  # DuckDB has no hints (the Spark engine keeps them)
@@ -305,8 +305,10 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             [pa.field(ROW_COUNT_COLUMN, pa.null())]
         )
         partition_names = {n.lower() for n in table.partitioning.names}
+        ordered = bool(node.meta.get(ORDERED_SCAN))
+        ranks = spark_file_ranks([info.size for info in infos])
         files = []
-        for info, pruning in zip(infos, pruned):
+        for info, pruning, rank in zip(infos, pruned, ranks):
             present = {f.name.lower(): f.name for f in info.arrow_schema if f.name.lower() not in partition_names}
             columns = tuple(present[n.lower()] for n in keep if n.lower() in present)
             files.append(
@@ -324,12 +326,15 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                     partition_values=table.partitioning.values(info.path, session_time_zone=time_zone),
                     skipped=pruning.skipped,
                     read_for_errors=pruning.read_for_errors,
+                    spark_rank=rank,
                     footer=info.metadata,
                 )
             )
         scan_name = f"{SCAN_PREFIX}{len(scans)}"
         alias = node.alias or node.name
         table_alias = exp.TableAlias(this=exp.to_identifier(alias, quoted=True))
+        if ordered:
+            _exclude_from_stars(node, alias, [ORDER_COLUMN])
         unique = _unique(extractions)
         if unique:
             parts, part_expressions = make_parts(scan_name, files, infos, unique, schema, time_zone)
@@ -349,8 +354,8 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             for ext in unique:
                 functions[function_name(ext.target, once=ext.cannot_fail)] = ext.target
             relation = scan_relation(
-                parts, part_expressions, schema.names, extraction_names[index], filtered_names[index],
-                in_scan_names[index],
+                parts, part_expressions, schema.names + ([ORDER_COLUMN] if ordered else []), extraction_names[index],
+                filtered_names[index], in_scan_names[index],
             )
             replacement: exp.Expression = exp.Subquery(this=relation, alias=table_alias)
             by_path = {f.path: f for part in parts for f in part.files}
@@ -364,6 +369,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                     location=table.location,
                     casts_later=tuple(later),
                     log_skipped=skipped_by_log[id(node)],
+                    ordered=ordered,
                 )
             )
         else:
@@ -371,14 +377,14 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             scans.append(
                 Scan(
                     name=scan_name, table=table.name, schema=schema, files=tuple(files), location=table.location,
-                    log_skipped=skipped_by_log[id(node)],
+                    log_skipped=skipped_by_log[id(node)], ordered=ordered,
                 )
             )
-        replacement.meta[_SCAN_INDEX] = index
+        replacement.meta[SCAN_INDEX] = index
         node.replace(replacement)
     _cast_later(spark_expression, casts_later, functions, time_zone, spark=True)
     for spark_node in list(spark_expression.find_all(exp.Table)):
-        scan_index = spark_node.meta.get(_SCAN_INDEX)
+        scan_index = spark_node.meta.get(SCAN_INDEX)
         if scan_index is not None:
             alias = spark_node.alias or spark_node.name
             if scan_index in companion_names:
@@ -390,13 +396,16 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                 )
             )
     _cast_later(expression, casts_later, functions, time_zone, spark=False)
+    ordered_expression: exp.Expression | None = None
     if refusal is None:
         try:
             expression = project_after_limit(rewrite_remaining(expression, time_zone, functions))
         except OptimizeError as exc:
             refusal = exc
         else:
-            deferred = defer_variants(expression, scans)
+            expression, ordered_expression = choose_ordered(expression)
+            # the deferral rewrites one query; a plan with two keeps its variants read in the scan
+            deferred = defer_variants(expression, scans) if ordered_expression is None else [() for _ in scans]
             if any(deferred):
                 functions[REBUILD_VARIANT_FUNCTION] = VARIANT
                 scans = [dataclasses.replace(scan, deferred=d) if d else scan for scan, d in zip(scans, deferred)]
@@ -407,6 +416,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         functions=tuple(sorted(functions.items())),
         spark_expression=spark_expression,
         refusal=refusal,
+        ordered_expression=ordered_expression,
         tables=tuple({id(table): table for _, table, *_ in found}.values()),
     )
 
@@ -433,6 +443,22 @@ def _rename_by_alias_columns(node: exp.Table, names: list[str]) -> exp.Table:
     ).from_(inner)
     node.replace(exp.Subquery(this=renamed, alias=exp.TableAlias(this=alias.this.copy())))
     return inner
+
+
+def spark_file_ranks(sizes: list[int]) -> list[int]:
+    """Each file's place in the order Spark's file scan reads a table's files in, by their sizes
+    in the table's (path) order: ``FilePartition`` packs the splits sorted by size, largest
+    first, and a stable sort keeps files of one size as listed (Spark lists a folder in the file
+    system's order; vpush takes path order there).
+
+    Example:
+        >>> spark_file_ranks([508, 2217, 1008, 2217])
+        [3, 0, 2, 1]
+    """
+    ranks = [0] * len(sizes)
+    for rank, index in enumerate(sorted(range(len(sizes)), key=lambda i: -sizes[i])):
+        ranks[index] = rank
+    return ranks
 
 
 def _calls_engine_function(node: exp.Expr) -> bool:
@@ -517,7 +543,7 @@ def defer_variants(expression: exp.Expression, scans: list[Scan]) -> list[tuple[
     subquery = _source(expression)
     inner = subquery.this if isinstance(subquery, exp.Subquery) else None
     scan_source = _source(inner) if isinstance(inner, exp.Select) else None
-    index = scan_source.meta.get(_SCAN_INDEX) if scan_source is not None else None
+    index = scan_source.meta.get(SCAN_INDEX) if scan_source is not None else None
     if not isinstance(subquery, exp.Subquery) or not isinstance(inner, exp.Select):
         return out
     if scan_source is None or not isinstance(index, int) or index >= len(scans):

@@ -119,7 +119,9 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     # aggregates
     "count": _f(0, None), "sum": _f(1), "avg": _f(1), "mean": _f(1), "min": _f(1), "max": _f(1),
     "count_if": _f(1), "stddev": _f(1), "std": _f(1), "stddev_samp": _f(1), "stddev_pop": _f(1),
-    "variance": _f(1), "var_samp": _f(1), "var_pop": _f(1), "median": _f(1),
+    "variance": _f(1), "var_samp": _f(1), "var_pop": _f(1), "median": _f(1), "skewness": _f(1), "kurtosis": _f(1),
+    "corr": _f(2), "covar_pop": _f(2), "covar_samp": _f(2), "regr_sxx": _f(2), "regr_syy": _f(2), "regr_sxy": _f(2),
+    "regr_slope": _f(2), "regr_intercept": _f(2), "regr_r2": _f(2),
     "percentile": _f(2, defaults=("1",)), "any_value": _f(1, 2), "first": _f(1, 2), "last": _f(1, 2),
     "bool_and": _f(1), "bool_or": _f(1), "every": _f(1), "some": _f(1), "bit_and": _f(1), "bit_or": _f(1),
     "bit_xor": _f(1), "max_by": _f(2), "min_by": _f(2), "collect_list": _f(1), "array_agg": _f(1, shown="collect_list"),

@@ -74,6 +74,15 @@ from vpush.optimizer.spark_analysis import check_order_by_aggregates
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, KERNEL_CALLS, rewrite_approx_count_distinct, rewrite_kernel_call
+from vpush.optimizer.spark_order import (
+    MOMENT_FUNCTIONS,
+    first_or_last,
+    last_of_ties,
+    moment_call,
+    ordered,
+    ordered_long_sum,
+    scan_order,
+)
 from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
 from vpush.optimizer.variant_types import (
@@ -1385,8 +1394,14 @@ class _Rewriter:
         if (isinstance(node, (exp.ArrayAgg, exp.ArrayUniqueAgg)) and not isinstance(node.parent, (exp.Filter, exp.Window))) or (
             isinstance(node, exp.Window) and isinstance(node.this, (exp.ArrayAgg, exp.ArrayUniqueAgg))
         ):
+            if isinstance(node, exp.ArrayAgg) and not isinstance(node.this, (exp.Order, exp.Distinct)):
+                # collect_list's values in the order Spark meets the rows in
+                node.set("this", ordered(node.this, scan_order(self.typer.scope)))
             # Spark's collect_list/collect_set of no (non-NULL) values is [], DuckDB's NULL
             return exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])])
+        moment = self._moment(node)
+        if moment is not None:
+            return moment
         if isinstance(node, (exp.Case, exp.If, exp.Coalesce)) and not isinstance(node.parent, exp.Case):
             widened = self._widen_decimal_branches(node)
             if widened is not None:
@@ -1397,6 +1412,10 @@ class _Rewriter:
         estimated = self._approx_count_distinct(node)
         if estimated is not None:
             return estimated
+        if isinstance(node, exp.Filter) and isinstance(node.this, exp.Avg) and not isinstance(node.parent, exp.Window):
+            in_order = self._add_in_order(node, node.this)
+            if in_order is not None:
+                return in_order
         if isinstance(node, exp.Window):
             _check_window(node)
             if isinstance(node.this, exp.CountIf):
@@ -1410,9 +1429,17 @@ class _Rewriter:
         if isinstance(node.parent, (exp.Filter, exp.Window)) and node.arg_key == "this" and isinstance(node, exp.AggFunc):
             # `agg(x) FILTER (...)` and `agg(x) OVER (...)`: a wrapper here would not parse.
             # Only a function swap is safe; the types stay DuckDB's.
+            order = scan_order(self.typer.scope) if isinstance(node.parent, exp.Filter) else None
             if isinstance(node, (exp.ArgMax, exp.ArgMin)):
+                if order is not None:
+                    ordering = nested_sort_key(node.expression, of(node.expression)) or node.expression
+                    return last_of_ties(node, ordering, order)
                 name = "arg_max_null" if isinstance(node, exp.ArgMax) else "arg_min_null"
                 return exp.Anonymous(this=name, expressions=[node.this, node.expression])
+            if order is not None and isinstance(node, (exp.First, exp.Last, exp.AnyValue)):
+                return first_or_last(node.this, isinstance(node, exp.Last), order)
+            if order is not None and isinstance(node, (exp.ArrayAgg, exp.GroupConcat)) and not isinstance(node.this, (exp.Order, exp.Distinct)):
+                node.set("this", ordered(node.this, order))
             return node
         if isinstance(node, (exp.Sum, exp.Avg)) and not isinstance(node.parent, exp.Window):
             return self._aggregate(node, node, result, window=None)
@@ -1612,7 +1639,16 @@ class _Rewriter:
             # Spark's max_by/min_by return the value at the extreme row even when it is NULL.
             name = "arg_max_null" if isinstance(node, exp.ArgMax) else "arg_min_null"
             ordering = nested_sort_key(node.expression, of(node.expression)) or node.expression
+            order = scan_order(self.typer.scope)
+            if order is not None:
+                return last_of_ties(node, ordering, order)
             return exp.Anonymous(this=name, expressions=[node.this, ordering])
+        if isinstance(node, (exp.First, exp.Last, exp.AnyValue)) and not isinstance(
+            node.parent, (exp.Window, exp.Filter, exp.IgnoreNulls, exp.RespectNulls)
+        ):
+            order = scan_order(self.typer.scope)
+            if order is not None:
+                return first_or_last(node.this, isinstance(node, exp.Last), order)
         if isinstance(node, (exp.Max, exp.Min)) and not isinstance(node.parent, (exp.Window, exp.Filter)):
             key = nested_sort_key(node.this, of(node.this))
             if key is not None:
@@ -1633,10 +1669,13 @@ class _Rewriter:
             return exp.Coalesce(this=node, expressions=[exp.false()])
         if isinstance(node, exp.IgnoreNulls) and isinstance(node.this, (exp.First, exp.Last, exp.FirstValue, exp.LastValue)):
             if not isinstance(node.parent, exp.Window):
-                return _first_or_last_ignoring_nulls(node.this)
+                return _first_or_last_ignoring_nulls(node.this, scan_order(self.typer.scope))
             return node
         if isinstance(node, (exp.FirstValue, exp.LastValue)) and not isinstance(node.parent, (exp.Window, exp.IgnoreNulls, exp.RespectNulls)):
             # Spark's first_value/last_value outside a window are its first/last aggregates.
+            order = scan_order(self.typer.scope)
+            if order is not None and not isinstance(node.parent, exp.Filter):
+                return first_or_last(node.this, isinstance(node, exp.LastValue), order)
             return (exp.First if isinstance(node, exp.FirstValue) else exp.Last)(this=node.this)
         if isinstance(node, exp.ApproxQuantile):
             raise OptimizeError(
@@ -1854,8 +1893,11 @@ class _Rewriter:
                 return scalar
         if called in ("substr", "substring") and isinstance(node, exp.Substring):
             return _spark_substring(node)
-        if called in ("listagg", "string_agg") and isinstance(node, exp.GroupConcat) and node.args.get("separator") is None:
-            node.set("separator", exp.Literal.string(""))  # Spark's default delimiter is none at all
+        if called in ("listagg", "string_agg") and isinstance(node, exp.GroupConcat):
+            if node.args.get("separator") is None:
+                node.set("separator", exp.Literal.string(""))  # Spark's default delimiter is none at all
+            if not isinstance(node.parent, exp.Window) and not isinstance(node.this, (exp.Order, exp.Distinct)):
+                node.set("this", ordered(node.this, scan_order(self.typer.scope)))  # in Spark's order of rows
             return node
         if called == "regexp_replace" and arguments and len(arguments) > 2:
             replacement = arguments[2]
@@ -2400,6 +2442,52 @@ class _Rewriter:
             return agg
         return self._aggregate(agg, agg, result, window=None)
 
+    def _moment(self, node: exp.Expr) -> exp.Expr | None:
+        """Spark's moment aggregates (``var_pop``, ``stddev``, ``skewness``, ``covar_pop``, ``corr``,
+        ...), with or without a FILTER, by Spark's formulas over the values in Spark's order (a
+        kernel over each group's list); None for any other node, or one over a window (DuckDB's)."""
+        condition = None
+        call = node
+        if isinstance(node, exp.Filter):
+            call, condition = node.this, node.expression.this
+        kind = MOMENT_FUNCTIONS.get(type(call))
+        if isinstance(call, exp.Anonymous) and call.name.lower() == "std":
+            kind = "stddev_samp"
+        if kind is None or isinstance(node.parent, (exp.Window, exp.Filter)) or isinstance(call.this, exp.Distinct):
+            return None
+        values = [call.this] + ([call.expression] if call.args.get("expression") is not None else list(call.expressions)[1:])
+        if isinstance(call, exp.Anonymous):
+            values = list(call.expressions)
+        for value in values:
+            source = self.typer.of(value)
+            if source is not None and not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType)):
+                _refuse(kind, f"an argument of type {source.to_spark()}")
+        return moment_call(kind, values, scan_order(self.typer.scope), condition, self.functions)
+
+    def _add_in_order(self, node: exp.Expr, agg: exp.Expr) -> exp.Expr | None:
+        """``node`` (``agg``, or ``agg`` with a FILTER) adding its values in Spark's order of rows,
+        which decides the last bits, where ``agg`` is a ``sum`` of doubles or floats or an ``avg``
+        of those or of integers (added as doubles), the scan's order is known and it is not
+        DISTINCT; else None. An average is that sum over the count, as Spark's ``Average``
+        divides them (so that a sum and an average of one value share DuckDB's sorting)."""
+        arg = self.typer.of(agg.this)
+        if isinstance(agg.this, (exp.Distinct, exp.Order)) or not (_is_fractional(arg) or (isinstance(agg, exp.Avg) and _is_integral(arg))):
+            return None
+        order = scan_order(self.typer.scope)
+        if order is None:
+            return None
+        value = exp.cast(agg.this, exp.DataType.build("DOUBLE")) if _is_integral(arg) else agg.this
+        total: exp.Expr = exp.Sum(this=ordered(value.copy(), order))
+        if isinstance(agg, exp.Sum):
+            agg.set("this", ordered(value, order))
+            return node
+        count: exp.Expr = exp.Count(this=agg.this.copy())
+        if isinstance(node, exp.Filter):
+            total = exp.Filter(this=total, expression=node.expression.copy())
+            count = exp.Filter(this=count, expression=node.expression.copy())
+        # no rows: the sum is NULL, and so is the quotient
+        return exp.Div(this=total, expression=exp.cast(count, exp.DataType.build("DOUBLE")), typed=False, safe=False)
+
     def _aggregate(self, node: exp.Expr, agg: exp.Expr, result: SparkType | None, window: exp.Window | None) -> exp.Expr:
         def over(call: exp.Expression) -> exp.Expression:
             if window is None:
@@ -2435,19 +2523,27 @@ class _Rewriter:
                 "ARITHMETIC_OVERFLOW", "overflow. Use 'try_add' to tolerate overflow and return NULL instead.",
                 exp.DataType.build("BIGINT"),
             )
-            return exp.Case(
+            checked = exp.Case(
                 ifs=[
                     exp.If(this=exp.Is(this=total.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), exp.DataType.build("BIGINT"))),
                     exp.If(this=inside, true=exp.cast(total, exp.DataType.build("BIGINT"))),
                 ],
-                default=overflow,
+                default=overflow.copy(),
             )
+            order = None if window is not None or isinstance(agg.this, exp.Distinct) else scan_order(self.typer.scope)
+            if order is None:
+                return checked
+            condition = node.expression.this if isinstance(node, exp.Filter) else None
+            return ordered_long_sum(agg.this, order, condition, checked, overflow, self.functions)
         if (
             isinstance(agg, (exp.Sum, exp.Avg)) and isinstance(arg, DecimalType) and isinstance(result, DecimalType)
             and arg.precision + 10 > MAX_DECIMAL_PRECISION and not isinstance(agg.this, exp.Distinct)
             and (window is not None or not _grouped(node))
         ):
             return self._exact_decimal_total(node, agg, arg, result, window, tolerant)
+        in_order = self._add_in_order(node, agg) if window is None else None
+        if in_order is not None:
+            return in_order
         if isinstance(agg, exp.Sum) and isinstance(result, DecimalType):
             if tolerant:
                 return exp.TryCast(this=node, to=_sql_type(result))
@@ -4309,13 +4405,19 @@ def _truncate_default(function: exp.Lag | exp.Lead, value: SparkType | None) -> 
         function.set("default", exp.Literal.number(int(number)))
 
 
-def _first_or_last_ignoring_nulls(call: exp.First | exp.Last | exp.FirstValue | exp.LastValue) -> exp.Expr:
+def _first_or_last_ignoring_nulls(
+    call: exp.First | exp.Last | exp.FirstValue | exp.LastValue, order: exp.Column | None
+) -> exp.Expr:
     """Spark's ``first(x, true)``/``last(x, true)`` as an aggregate: the first or last non-NULL
-    value (DuckDB takes IGNORE NULLS only in a window, and its rendering of ``last`` dropped it)."""
+    value (DuckDB takes IGNORE NULLS only in a window, and its rendering of ``last`` dropped it),
+    in the scan's ``order`` where it is known."""
     if isinstance(call.parent, exp.Filter) or isinstance(call.parent and call.parent.parent, exp.Filter):
         _refuse(call.sql_name().lower(), "an aggregate ignoring NULLs with a FILTER")
-    pick = exp.First if isinstance(call, (exp.First, exp.FirstValue)) else exp.Last
+    last = isinstance(call, (exp.Last, exp.LastValue))
     kept = exp.Not(this=exp.Is(this=call.this.copy(), expression=exp.Null()))
+    if order is not None:
+        return exp.Filter(this=first_or_last(call.this, last, order), expression=exp.Where(this=kept))
+    pick = exp.Last if last else exp.First
     return exp.Filter(this=pick(this=call.this), expression=exp.Where(this=kept))
 
 
