@@ -2711,6 +2711,65 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
                 ordering = node.expression if isinstance(node, (exp.ArgMax, exp.ArgMin)) else node.this
                 if ordering is not None and is_variant(ordering):
                     raise _not_orderable(node, f"`{node.sql_name().lower()}`")
+            if isinstance(node, exp.Window):
+                _check_variant_window(node, is_variant)
+            if isinstance(node, exp.Distinct) and isinstance(node.parent, exp.AggFunc) and any(is_variant(e) for e in node.expressions):
+                # Spark's analyzer takes count(DISTINCT v), and its hash then fails at run time with
+                # an internal MatchError that carries no error class
+                raise OptimizeError(
+                    f'Spark cannot compute "{_spark_text(node.parent)}": a DISTINCT aggregate of a VARIANT fails in '
+                    "Spark with an internal error (variants cannot be hashed)",
+                    error_class="VPUSH_UNSUPPORTED_FUNCTION",
+                )
+            if isinstance(node, exp.ApproxDistinct) and is_variant(node.this):
+                raise OptimizeError(
+                    f'Spark cannot compute "{_spark_text(node)}": approx_count_distinct of a VARIANT fails in Spark '
+                    "with an internal error (variants cannot be hashed)",
+                    error_class="VPUSH_UNSUPPORTED_FUNCTION",
+                )
+            _check_boolean_arithmetic(node, typer)
+
+
+def _check_variant_window(window: exp.Window, is_variant: Callable[[exp.Expr], bool]) -> None:
+    """A window partitioned or ordered by a variant raises as in Spark's analyzer (no order on
+    VARIANT): EXPRESSION_TYPE_IS_NOT_ORDERABLE for PARTITION BY, INVALID_ORDERING_TYPE for ORDER BY."""
+    for key in window.args.get("partition_by") or []:
+        if is_variant(key):
+            raise OptimizeError(
+                f'Column expression "{_spark_text(key)}" cannot be sorted because its type "VARIANT" is not orderable.',
+                error_class="EXPRESSION_TYPE_IS_NOT_ORDERABLE",
+            )
+    for ordered in (window.args.get("order") or exp.Order()).expressions:
+        if is_variant(ordered.this if isinstance(ordered, exp.Ordered) else ordered):
+            raise _not_orderable(ordered, "sort order")
+
+
+_BOOLEAN = AtomicType("boolean")
+_NULL_TYPE = AtomicType("void")
+
+
+def _check_boolean_arithmetic(node: exp.Expr, typer: _Typer) -> None:
+    """Arithmetic, negation and ``abs`` of a boolean raise Spark's analysis errors (Spark has
+    no implicit cast from a boolean to a number; DuckDB's binder failed without a class): a boolean
+    beside a number or NULL is BINARY_OP_DIFF_TYPES, beside a boolean or a string BINARY_OP_WRONG_TYPE."""
+    if isinstance(node, _ARITHMETIC):
+        left, right = (_NULL_TYPE if isinstance(side, exp.Null) else typer._part(_unparen(side)) for side in (node.this, node.expression))
+        if _BOOLEAN not in (left, right) or left is None or right is None:
+            return
+        other = right if left == _BOOLEAN else left
+        if other == _BOOLEAN or isinstance(other, StringType):
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the binary operator requires the '
+                'input type ("NUMERIC" or "INTERVAL"), not "BOOLEAN".',
+                error_class="DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE",
+            )
+        raise _incompatible_operands(node, left, right)
+    if isinstance(node, (exp.Neg, exp.Abs)) and typer._part(_unparen(node.this)) == _BOOLEAN:
+        raise OptimizeError(
+            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the first parameter requires a numeric '
+            'type, however it has the type "BOOLEAN"',
+            error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        )
 
 
 # Spark's string functions that cast a variant argument to a string implicitly (measured on PySpark;
