@@ -643,6 +643,9 @@ class _Typer:
         if common is not None:
             return common
         types = [self._part(p) for p in parts if not isinstance(p, exp.Null)]
+        among_strings = string_branch_type(types)
+        if among_strings is not None:
+            return among_strings
         if not types or not all(_is_integral(t) for t in types):
             return None
         widest = types[0]
@@ -1103,11 +1106,12 @@ class _Rewriter:
             else:
                 holder.set(key, value)
 
-        if _strings_with_integers(typed):
+        target = string_branch_type(typed)
+        if target is not None:
             for holder, key, value in parts:
                 if value is not None and not isinstance(value, exp.Null):
-                    put(holder, key, _branch_as_bigint(value, self.typer.of(value)))
-            self.typer.types[id(node)] = AtomicType("bigint")
+                    put(holder, key, _branch_as(value, self.typer.of(value), target))
+            self.typer.types[id(node)] = target
             return node
         if not typed or not all(_is_integral(t) or isinstance(t, DecimalType) for t in typed):
             return None
@@ -1258,6 +1262,13 @@ class _Rewriter:
                 return exp.cast(node, _sql_type(result))
         self._datetime_arguments(node)
         self._variants_as_strings(node)
+        if isinstance(node, exp.Array):
+            # an array's elements (or a map's keys or values) of strings among numbers: Spark's
+            # bigints or doubles (array(1, '2') is an array<bigint>; DuckDB's list an INTEGER[])
+            kinds = [self.typer._part(e) for e in node.expressions]
+            target = string_branch_type([k for k, e in zip(kinds, node.expressions) if not isinstance(e, exp.Null)])
+            if target is not None:
+                node.set("expressions", [e if isinstance(e, exp.Null) else _branch_as(e, k, target) for e, k in zip(node.expressions, kinds)])
         from vpush.optimizer import spark_arrays
 
         array_call = spark_arrays.array_call(node)
@@ -2393,9 +2404,9 @@ def apply_spark_semantics(
                 for branch, types in ((select.left, left), (select.right, right)):
                     if isinstance(branch, exp.Select):
                         _normalize_float_projections(branch, list(types.values()))
-            for i in _coerce_strings_with_integers(select, left, right):
-                left[list(left)[i]] = AtomicType("bigint")
-                right[list(right)[i]] = AtomicType("bigint")
+            for i, target in _coerce_strings_with_numbers(select, left, right):
+                left[list(left)[i]] = target
+                right[list(right)[i]] = target
             # A column's type is known only where both branches agree (Spark widens otherwise).
             outputs[id(select)] = {
                 name: t if list(right.values())[i:i + 1] == [t] else None for i, (name, t) in enumerate(left.items())
@@ -2728,6 +2739,8 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
                     error_class="VPUSH_UNSUPPORTED_FUNCTION",
                 )
             _check_boolean_arithmetic(node, typer)
+            if isinstance(node, (exp.Greatest, exp.Least)):
+                _check_same_types(node, typer)
 
 
 def _check_variant_window(window: exp.Window, is_variant: Callable[[exp.Expr], bool]) -> None:
@@ -2742,6 +2755,20 @@ def _check_variant_window(window: exp.Window, is_variant: Callable[[exp.Expr], b
     for ordered in (window.args.get("order") or exp.Order()).expressions:
         if is_variant(ordered.this if isinstance(ordered, exp.Ordered) else ordered):
             raise _not_orderable(ordered, "sort order")
+
+
+def _check_same_types(node: exp.Greatest | exp.Least, typer: _Typer) -> None:
+    """``greatest``/``least`` of a string beside another type raise Spark's DATA_DIFF_TYPES:
+    Spark casts no string for them (DuckDB compared the string as a number or a date)."""
+    kinds = [typer._part(_unparen(a)) for a in [node.this, *node.expressions] if not isinstance(a, exp.Null)]
+    if any(isinstance(k, StringType) for k in kinds) and any(k is not None and not isinstance(k, StringType) for k in kinds):
+        what = "greatest" if isinstance(node, exp.Greatest) else "least"
+        shown = " or ".join(f'"{_spark_type_name(k)}"' for k in kinds)
+        raise OptimizeError(
+            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `{what}` should all be the '
+            f"same type, but it's ({shown}).",
+            error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+        )
 
 
 _BOOLEAN = AtomicType("boolean")
@@ -2890,12 +2917,13 @@ def _check_set_operation(operation: exp.SetOperation, left: Mapping[str, SparkTy
             raise _set_operation_error(name)
 
 
-def _coerce_strings_with_integers(
+def _coerce_strings_with_numbers(
     operation: exp.SetOperation, left: Mapping[str, SparkType | None], right: Mapping[str, SparkType | None]
-) -> list[int]:
-    """Where one branch of a UNION, INTERSECT or EXCEPT gives a string and the other an integer
-    in the same place, both become bigints, the string read strictly as Spark's ANSI coercion
-    reads it (DuckDB would make both strings); the places changed."""
+) -> list[tuple[int, SparkType]]:
+    """Where one branch of a UNION, INTERSECT or EXCEPT gives a string and the other a number
+    in the same place, both become bigints or doubles (:func:`string_branch_type`), the string
+    read strictly as Spark's ANSI coercion reads it (DuckDB would make both strings); the places
+    changed, with their types."""
     if not (isinstance(operation.left, exp.Select) and isinstance(operation.right, exp.Select)):
         return []
     sides = (operation.left, operation.right)
@@ -2903,31 +2931,82 @@ def _coerce_strings_with_integers(
         return []
     changed = []
     for i, (a, b) in enumerate(zip(left.values(), right.values())):
-        if not _strings_with_integers([a, b]):
+        target = string_branch_type([a, b])
+        if target is None:
             continue
         for side, kind in zip(sides, (a, b)):
             projection = side.expressions[i]
             value = projection.this if isinstance(projection, exp.Alias) else projection
             name = projection.alias_or_name
-            projection.replace(exp.alias_(_branch_as_bigint(value, kind), exp.to_identifier(name, quoted=True)))
-        changed.append(i)
+            projection.replace(exp.alias_(_branch_as(value, kind, target), exp.to_identifier(name, quoted=True)))
+        changed.append((i, target))
     return changed
 
 
-def _strings_with_integers(types: list[SparkType | None]) -> bool:
-    """Whether branches of these types (of a UNION, a CASE, ``coalesce``, ``if``) are strings
-    beside integers, which Spark's ANSI coercion makes bigints."""
-    texts = [isinstance(t, StringType) for t in types]
-    return any(texts) and not all(texts) and all(isinstance(t, StringType) or _is_integral(t) for t in types)
+_NUMERIC_PRECEDENCE = ("tinyint", "smallint", "int", "bigint", "float", "double")
 
 
-def _branch_as_bigint(value: exp.Expr, kind: SparkType | None) -> exp.Expression:
-    """A branch among strings and integers as Spark's ANSI coercion reads it: a string strictly as
-    a bigint (DuckDB would make every branch a string, or its binder refuse), an integer cast."""
-    bigint = AtomicType("bigint")
-    if isinstance(kind, StringType):
-        return _string_to_integral_or_boolean(value.copy(), bigint, strict=True)
-    return exp.cast(value.copy(), _sql_type(bigint))
+def _wider_of_two(a: SparkType, b: SparkType) -> SparkType | None:
+    """Spark's ANSI ``findWiderTypeForTwo`` over atomic types: NULL takes the other, integers and
+    floating types by precedence, decimals widened to hold both, a string beside an integer a
+    bigint and beside a decimal or floating type a double (``findWiderTypeForString``); None
+    where vpush does not follow Spark (dates, nested types)."""
+    if a == b:
+        return a
+    if a == _NULL_TYPE or b == _NULL_TYPE:
+        return b if a == _NULL_TYPE else a
+    if isinstance(b, StringType):
+        a, b = b, a
+    if isinstance(a, StringType):
+        if _is_integral(b):
+            return AtomicType("bigint")
+        return _DOUBLE if _is_fractional(b) or isinstance(b, DecimalType) else None
+    names = [t.name if isinstance(t, AtomicType) else None for t in (a, b)]
+    if all(n in _NUMERIC_PRECEDENCE for n in names):
+        return max((a, b), key=lambda t: _NUMERIC_PRECEDENCE.index(t.name) if isinstance(t, AtomicType) else -1)
+    if any(_is_fractional(t) for t in (a, b)) and all(_is_fractional(t) or isinstance(t, DecimalType) or _is_integral(t) for t in (a, b)):
+        return _DOUBLE
+    if all(isinstance(t, DecimalType) or _is_integral(t) for t in (a, b)):
+        da, db = (t if isinstance(t, DecimalType) else DecimalType(_INTEGRAL_DECIMAL[t.name], 0) for t in (a, b) if isinstance(t, (AtomicType, DecimalType)))
+        scale = max(da.scale, db.scale)
+        return _bounded(max(da.precision - da.scale, db.precision - db.scale) + scale, scale)
+    return None
+
+
+def string_branch_type(types: list[SparkType | None]) -> SparkType | None:
+    """The type Spark's ANSI coercion gives branches of these types (of a UNION, a CASE,
+    ``coalesce``, ``if``, an array's elements, a map's keys or values) where strings are among
+    numbers: folded left as Spark's ``findWiderCommonType`` folds them (``coalesce(i, '2')`` is
+    a bigint, ``coalesce(d, '2')`` a double, ``coalesce('2', i, d)`` a decimal); None where no
+    string meets a number, a type is unknown, or the result is not a bigint or a double (the one
+    cast of a string vpush makes exactly here).
+
+    Raises:
+        OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` where Spark's result is a decimal.
+    """
+    if not any(isinstance(t, StringType) for t in types) or all(isinstance(t, StringType) or t == _NULL_TYPE for t in types):
+        return None
+    result: SparkType | None = _NULL_TYPE
+    for t in types:
+        if result is None or t is None:
+            return None
+        result = _wider_of_two(result, t)
+    if isinstance(result, DecimalType):
+        raise OptimizeError(
+            f"Spark's coercion of strings among integers and decimals gives a {result.to_spark()}, which vpush does "
+            "not read a string as exactly: cast the strings explicitly",
+            error_class="VPUSH_UNSUPPORTED_FUNCTION",
+        )
+    return result if result in (AtomicType("bigint"), _DOUBLE) else None
+
+
+def _branch_as(value: exp.Expr, kind: SparkType | None, target: SparkType) -> exp.Expression:
+    """A branch among strings and numbers as Spark's ANSI coercion reads it: a string strictly as
+    a bigint or as a double (DuckDB would make every branch a string, or its binder refuse), a
+    number cast."""
+    if isinstance(kind, StringType) and target == AtomicType("bigint"):
+        return _string_to_integral_or_boolean(value.copy(), target, strict=True)
+    return exp.cast(value.copy(), _sql_type(target))
 
 
 def _check_resolved(select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:

@@ -265,6 +265,19 @@ QUERIES: list[Any] = [
     "SELECT (i > 1) - d FROM t",
     "SELECT (i > 1) div 2 FROM t",
     "SELECT abs(i > 1) FROM t",
+    # strings among numbers (arrays, maps, CASE, if, coalesce, UNION): Spark's findWiderCommonType,
+    # a bigint beside integers, a double beside decimals and doubles; greatest/least cast none
+    "SELECT array(1, '2') AS a, array(1.5, '2') AS b, array(i, NULL, ' 3 ') AS c, array(d, '2') AS e, array(f, '2') AS h, "
+    "coalesce(1.5, '2') AS k, coalesce(d, '2') AS l, coalesce(i, d, '2') AS m, if(i > 1, 1.5, '2') AS n, "
+    "CASE WHEN i > 1 THEN d ELSE '2' END AS o, nvl(i, '5') AS p FROM t",
+    "SELECT map(1, 'a', '2', 'b')[2L] AS m, map_keys(map('a', 1, 'b', '2')) AS k, map_values(map('a', 1, 'b', '2')) AS v",
+    "SELECT array('a', 1) AS a",
+    "SELECT coalesce(d, 'x') AS c FROM t",
+    "SELECT d FROM t UNION ALL SELECT '1.5'",
+    "SELECT greatest(1, '2') AS g",
+    "SELECT least(i, '2') AS g FROM t",
+    "SELECT greatest(day, '2024-01-01') AS g FROM t",
+    "SELECT greatest(g, NULL, 'b') AS g, greatest(i, b, s) AS h, least(f, i, d) AS l FROM t",
     # a window partitioned or ordered by a variant
     "SELECT row_number() OVER (PARTITION BY v ORDER BY id) FROM v",
     "SELECT sum(id) OVER (PARTITION BY v:n) FROM v",
@@ -410,6 +423,8 @@ PIVOT = "SELECT * FROM (SELECT g, i % 2 AS k, b FROM t) PIVOT (count(b) AS n, su
         # Spark prints {1, a}, {a -> 1} and [1, null]; DuckDB otherwise
         "SELECT cast(named_struct('x', i, 'y', g) AS string) AS s FROM t",
         "SELECT cast(map('k', i) AS string) AS m, cast(array(i, NULL) AS string) AS a FROM t",
+        # Spark: a decimal(22,2) (a string before integers and decimals); vpush reads no string as one
+        "SELECT coalesce('2', i, d) AS c FROM t",
     ],
 )
 def test_refused_on_duckdb_and_run_on_spark(sql: str, spark_views: SparkSession, con: vpush.Connection,
