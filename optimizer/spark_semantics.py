@@ -1728,7 +1728,8 @@ class _Rewriter:
             self.typer.types[id(computed)] = KERNEL_CALLS[called]
             return computed
         if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
-            scalar = rewrite_scalar(called, node, [a for a in arguments if a is not None], self.typer.of, result)
+            typed = self.typer.of if called != "typeof" else self._typeof_argument
+            scalar = rewrite_scalar(called, node, [a for a in arguments if a is not None], typed, result)
             if scalar is not None:
                 return scalar
         if called in ("substr", "substring") and isinstance(node, exp.Substring):
@@ -1784,6 +1785,11 @@ class _Rewriter:
             if result is not None and not isinstance(node.parent, (exp.Window, exp.Filter)):
                 return exp.cast(node, _sql_type(result))
         return None
+
+    def _typeof_argument(self, node: exp.Expr) -> SparkType | None:
+        """The type ``typeof`` prints: a NULL's is ``void``, a predicate's ``boolean`` (the typer
+        leaves both untyped elsewhere)."""
+        return _NULL_TYPE if isinstance(_unparen(node), exp.Null) else self.typer._part(_unparen(node))
 
     def _make_timestamp(self, called: str, arguments: list[exp.Expr]) -> exp.Expr:
         """Spark's ``make_timestamp`` family by its engine function: the fields cast to ints and

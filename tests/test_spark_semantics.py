@@ -278,6 +278,12 @@ QUERIES: list[Any] = [
     "SELECT least(i, '2') AS g FROM t",
     "SELECT greatest(day, '2024-01-01') AS g FROM t",
     "SELECT greatest(g, NULL, 'b') AS g, greatest(i, b, s) AS h, least(f, i, d) AS l FROM t",
+    # typeof: the type vpush's typer knows, as Spark prints it
+    "SELECT typeof(NULL), typeof(i > 1), typeof(i + b), typeof(array(i, b)), typeof(date_add(day, 1)), typeof(array(1, '2')), "
+    "typeof(coalesce(d, '2')), typeof(g IS NULL), typeof(i IN (1, 2)), typeof(named_struct('a', i, 'b', g)), typeof(map(g, d)), "
+    "typeof(d / e), typeof(f + r) FROM t",
+    "SELECT typeof(sum(i)), typeof(avg(d)), typeof(count(*)) FROM t",
+    "SELECT typeof(v:n), typeof(v:n::int), typeof(v) FROM v",
     # a window partitioned or ordered by a variant
     "SELECT row_number() OVER (PARTITION BY v ORDER BY id) FROM v",
     "SELECT sum(id) OVER (PARTITION BY v:n) FROM v",
@@ -425,6 +431,7 @@ PIVOT = "SELECT * FROM (SELECT g, i % 2 AS k, b FROM t) PIVOT (count(b) AS n, su
         "SELECT cast(map('k', i) AS string) AS m, cast(array(i, NULL) AS string) AS a FROM t",
         # Spark: a decimal(22,2) (a string before integers and decimals); vpush reads no string as one
         "SELECT coalesce('2', i, d) AS c FROM t",
+        "SELECT typeof(collect_list(g)) FROM t",  # a type vpush's typer does not know
     ],
 )
 def test_refused_on_duckdb_and_run_on_spark(sql: str, spark_views: SparkSession, con: vpush.Connection,
