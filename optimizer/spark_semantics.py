@@ -1593,7 +1593,7 @@ class _Rewriter:
             return self._decimal_remainder(node.this, node.expression, result)
         if isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
             present = _comparison_operands(node)
-            kinds = [of(o) for o in present]
+            kinds = [self.typer._part(_unparen(o)) for o in present]
             def numeric(k: SparkType | None) -> bool:
                 return _is_integral(k) or _is_fractional(k) or isinstance(k, DecimalType)
 
@@ -1730,6 +1730,11 @@ class _Rewriter:
         if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
             typed = self.typer.of if called != "typeof" else self._typeof_argument
             scalar = rewrite_scalar(called, node, [a for a in arguments if a is not None], typed, result)
+            if scalar is not None and called == "typeof" and _aggregates(arguments[0]):
+                # Spark folds typeof(sum(i)) to its literal and keeps the aggregation (one row);
+                # a bare literal here would give a row per input row
+                count = exp.Count(this=exp.Star())
+                return exp.Case(ifs=[exp.If(this=exp.Is(this=count, expression=exp.Null()), true=exp.Null())], default=scalar)
             if scalar is not None:
                 return scalar
         if called in ("substr", "substring") and isinstance(node, exp.Substring):
@@ -2745,8 +2750,15 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
                     error_class="VPUSH_UNSUPPORTED_FUNCTION",
                 )
             _check_boolean_arithmetic(node, typer)
-            if isinstance(node, (exp.Greatest, exp.Least)):
-                _check_same_types(node, typer)
+            _check_branch_types(node, typer)
+            if isinstance(node, _COMPARISONS):
+                _check_struct_comparison(node, typer)
+            if isinstance(node, _COMPARISONS) and any(isinstance(typer.of(side), MapType) for side in (node.this, node.expression)):
+                raise OptimizeError(
+                    f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the binary operator does not '
+                    'support ordering on type "MAP"',
+                    error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+                )
 
 
 def _check_variant_window(window: exp.Window, is_variant: Callable[[exp.Expr], bool]) -> None:
@@ -2763,17 +2775,60 @@ def _check_variant_window(window: exp.Window, is_variant: Callable[[exp.Expr], b
             raise _not_orderable(ordered, "sort order")
 
 
-def _check_same_types(node: exp.Greatest | exp.Least, typer: _Typer) -> None:
-    """``greatest``/``least`` of a string beside another type raise Spark's DATA_DIFF_TYPES:
-    Spark casts no string for them (DuckDB compared the string as a number or a date)."""
-    kinds = [typer._part(_unparen(a)) for a in [node.this, *node.expressions] if not isinstance(a, exp.Null)]
-    if any(isinstance(k, StringType) for k in kinds) and any(k is not None and not isinstance(k, StringType) for k in kinds):
-        what = "greatest" if isinstance(node, exp.Greatest) else "least"
+def _aggregates(node: exp.Expr | None) -> bool:
+    """Whether ``node`` holds an aggregate outside a window."""
+    return node is not None and any(
+        isinstance(found, exp.AggFunc) and not isinstance(found.parent, exp.Window) for found in node.walk()
+    )
+
+
+def _check_branch_types(node: exp.Expr, typer: _Typer) -> None:
+    """A boolean, a date or a timestamp beside a number among the branches of ``coalesce``,
+    ``if``, CASE, the elements of ``array`` or the arguments of ``greatest``/``least``, and a
+    string beside another type among the arguments of ``greatest``/``least``, raise Spark's
+    DATA_DIFF_TYPES: Spark finds no common type for them (DuckDB cast the boolean to a number,
+    or its binder failed without a class)."""
+    if isinstance(node, exp.Coalesce):
+        parts = [node.this, *node.expressions]
+    elif isinstance(node, exp.If) and not isinstance(node.parent, exp.Case):
+        parts = [node.args.get("true"), node.args.get("false")]
+    elif isinstance(node, exp.Case):
+        parts = [i.args.get("true") for i in node.args.get("ifs") or []] + [node.args.get("default")]
+    elif isinstance(node, (exp.Array, exp.Greatest, exp.Least)) and not isinstance(node.parent, exp.VarMap):
+        parts = [node.this, *node.expressions] if isinstance(node, (exp.Greatest, exp.Least)) else list(node.expressions)
+    else:
+        return
+    kinds = [typer._part(_unparen(p)) for p in parts if isinstance(p, exp.Expr) and not isinstance(p, exp.Null)]
+    numeric = [k for k in kinds if _is_integral(k) or _is_fractional(k) or isinstance(k, DecimalType)]
+    others = [k for k in kinds if k in (_BOOLEAN, AtomicType("date"), *_TIMESTAMPS)]
+    # greatest/least cast no string (DuckDB compared it as a number or a date)
+    texts = [k for k in kinds if isinstance(k, StringType)] if isinstance(node, (exp.Greatest, exp.Least)) else []
+    if (numeric and others) or (texts and any(k is not None and not isinstance(k, StringType) for k in kinds)):
+        what = "coalesce" if isinstance(node, exp.Coalesce) else "if" if isinstance(node, exp.If) else (
+            "casewhen" if isinstance(node, exp.Case) else node.sql_name().lower())
         shown = " or ".join(f'"{_spark_type_name(k)}"' for k in kinds)
         raise OptimizeError(
             f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `{what}` should all be the '
             f"same type, but it's ({shown}).",
             error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+        )
+
+
+def _check_struct_comparison(node: exp.Expr, typer: _Typer) -> None:
+    """Structs compared field by field: Spark pairs the fields by position, whatever their names
+    (DuckDB by name: refused where the names differ), and finds no common type for a string field
+    beside a field of another type (DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES)."""
+    left, right = typer.of(node.this), typer.of(node.expression)
+    if not (isinstance(left, StructType) and isinstance(right, StructType)) or len(left.fields) != len(right.fields):
+        return
+    for a, b in zip(left.fields, right.fields):
+        if (isinstance(a.type, StringType)) != (isinstance(b.type, StringType)):
+            raise _incompatible_operands(node, left, right)
+    if [f.name.lower() for f in left.fields] != [f.name.lower() for f in right.fields]:
+        raise OptimizeError(
+            f'vpush does not compare structs whose field names differ ("{_spark_text(node)}"): Spark pairs their '
+            "fields by position, DuckDB by name",
+            error_class="VPUSH_UNSUPPORTED_FUNCTION",
         )
 
 
@@ -2784,9 +2839,16 @@ _NULL_TYPE = AtomicType("void")
 def _check_boolean_arithmetic(node: exp.Expr, typer: _Typer) -> None:
     """Arithmetic, negation and ``abs`` of a boolean raise Spark's analysis errors (Spark has
     no implicit cast from a boolean to a number; DuckDB's binder failed without a class): a boolean
-    beside a number or NULL is BINARY_OP_DIFF_TYPES, beside a boolean or a string BINARY_OP_WRONG_TYPE."""
+    beside a number or NULL is BINARY_OP_DIFF_TYPES, beside a boolean or a string BINARY_OP_WRONG_TYPE;
+    arithmetic of two strings is BINARY_OP_WRONG_TYPE too."""
     if isinstance(node, _ARITHMETIC):
         left, right = (_NULL_TYPE if isinstance(side, exp.Null) else typer._part(_unparen(side)) for side in (node.this, node.expression))
+        if isinstance(left, StringType) and isinstance(right, StringType):
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the binary operator requires the '
+                'input type ("NUMERIC" or "INTERVAL"), not "STRING".',
+                error_class="DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE",
+            )
         if _BOOLEAN not in (left, right) or left is None or right is None:
             return
         other = right if left == _BOOLEAN else left
