@@ -50,6 +50,8 @@
 #include "strict_math.h"
 #include "spark_hash.h"
 #include "spark_conv.h"
+#include "spark_hll.h"
+#include "spark_aggregates.h"
 
 /* ---- the Arrow C Data Interface (ABI defined by the Arrow specification) ------------------- */
 struct ArrowSchema {
@@ -4316,6 +4318,66 @@ done:
     return result;
 }
 
+/* ---- Spark's approx_count_distinct (codec/spark_hll.c) ---------------------------------------- */
+PyDoc_STRVAR(spark_hll_doc,
+             "spark_hll(precision, starts, ends, length, hashes, validity, hash_offset, hash_length) -> out\n\n"
+             "Spark's HyperLogLog++ estimate for each of `length` rows: the distinct values among the int64\n"
+             "hashes from hash_offset + starts[i] to hash_offset + ends[i] (int64 buffers), those whose\n"
+             "validity bit is clear (validity None: none) skipped. Returns the int64 estimates' buffer.");
+
+static PyObject *py_spark_hll(PyObject *self, PyObject *args) {
+    int precision, k;
+    PyObject *objs[4], *out = NULL;
+    long long length, hash_offset, hash_length;
+    Py_buffer views[4];
+    int held[4] = {0, 0, 0, 0};
+    (void)self;
+    if (!PyArg_ParseTuple(args, "iOOLOOLL", &precision, &objs[0], &objs[1], &length, &objs[2], &objs[3], &hash_offset, &hash_length))
+        return NULL;
+    if (precision < HLL_MIN_PRECISION || precision > HLL_MAX_PRECISION || length < 0 || hash_offset < 0 || hash_length < 0) {
+        PyErr_SetString(PyExc_ValueError, "spark_hll: bad precision, length or offset");
+        return NULL;
+    }
+    for (k = 0; k < 4; k++) {
+        int64_t needed = k < 2 ? length * 8 : k == 2 ? (hash_offset + hash_length) * 8 : (hash_offset + hash_length + 7) / 8;
+        if (objs[k] == Py_None) {
+            if (k < 3) {
+                PyErr_SetString(PyExc_ValueError, "spark_hll: the starts, ends and hashes are needed");
+                goto done;
+            }
+            continue;
+        }
+        if (PyObject_GetBuffer(objs[k], &views[k], PyBUF_SIMPLE) < 0) goto done;
+        held[k] = 1;
+        if (views[k].len < needed) {
+            PyErr_SetString(PyExc_ValueError, "spark_hll: a buffer is shorter than its offset and length need");
+            goto done;
+        }
+    }
+    {
+        const int64_t *starts = (const int64_t *)views[0].buf, *ends = (const int64_t *)views[1].buf;
+        int64_t i;
+        for (i = 0; i < length; i++) {
+            if (starts[i] < 0 || starts[i] > ends[i] || ends[i] > hash_length) {
+                PyErr_SetString(PyExc_ValueError, "spark_hll: a row's hashes lie outside the hashes given");
+                goto done;
+            }
+        }
+        out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 8));
+        if (out == NULL) goto done;
+        if (spark_hll_estimates(precision, starts, ends, length, (const uint8_t *)views[2].buf,
+                                held[3] ? (const uint8_t *)views[3].buf : NULL, hash_offset, (int64_t *)PyBytes_AS_STRING(out)) < 0) {
+            Py_CLEAR(out);
+            PyErr_NoMemory();
+        }
+    }
+done:
+    for (k = 0; k < 4; k++) {
+        if (held[k]) PyBuffer_Release(&views[k]);
+    }
+    return out;
+}
+
 /* ---- Spark's conv (codec/spark_conv.c) ----------------------------------------------------- */
 PyDoc_STRVAR(spark_conv_doc,
              "spark_conv(offsets, data, validity, offset, offset_width, from_values, from_validity, from_offset,\n"
@@ -5927,6 +5989,54 @@ done:
     return result;
 }
 
+/* ---- Spark's order-dependent aggregates (codec/spark_aggregates.c) -------------------------- */
+PyDoc_STRVAR(spark_aggregate_doc,
+             "spark_aggregate(kind, offsets, valid, x, y) -> (null_count, values, validity)\n\n"
+             "kind -1: Spark's ANSI sum of each list of longs (x int64), NULL where a running total overflows;\n"
+             "kind >= 0: spark_moments_column's kind over each list of doubles (y for the covariances and corr).\n"
+             "offsets: length + 1 int64 into x (and y); valid: one byte per list, 0 for a NULL list.");
+
+static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
+    int kind;
+    Py_buffer offsets, valid, x, y;
+    PyObject *values = NULL, *validity = NULL, *result = NULL;
+    int64_t length, nulls, i, width;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "iy*y*y*y*", &kind, &offsets, &valid, &x, &y)) return NULL;
+    length = (int64_t)(offsets.len / 8) - 1;
+    width = kind < 0 ? (int64_t)sizeof(int64_t) : (int64_t)sizeof(double);
+    if (length < 0 || valid.len < length || kind < -1 || kind >= SPARK_MOMENT_KINDS) {
+        PyErr_SetString(PyExc_ValueError, "spark_aggregate: bad kind, offsets or validity");
+        goto done;
+    }
+    for (i = 0; i <= length; i++) {
+        int64_t at = ((const int64_t *)offsets.buf)[i];
+        if (at < 0 || at * width > x.len || (kind >= SPARK_COVAR_POP && at * width > y.len)
+            || (i > 0 && at < ((const int64_t *)offsets.buf)[i - 1])) {
+            PyErr_SetString(PyExc_ValueError, "spark_aggregate: the offsets point past the values");
+            goto done;
+        }
+    }
+    values = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 8));
+    validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)length);
+    if (values == NULL || validity == NULL) goto done;
+    if (kind < 0)
+        nulls = spark_long_sum_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const int64_t *)x.buf,
+                                      (int64_t *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
+    else
+        nulls = spark_moments_column(kind, (const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const double *)x.buf,
+                                     (const double *)y.buf, (double *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
+    result = Py_BuildValue("LOO", (long long)nulls, values, validity);
+done:
+    Py_XDECREF(values);
+    Py_XDECREF(validity);
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&valid);
+    PyBuffer_Release(&x);
+    PyBuffer_Release(&y);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"unshred", py_unshred, METH_VARARGS, unshred_doc},
     {"extract", py_extract, METH_VARARGS, extract_doc},
@@ -5942,6 +6052,8 @@ static PyMethodDef methods[] = {
     {"strict_math", py_strict_math, METH_VARARGS, strict_math_doc},
     {"spark_hash", py_spark_hash, METH_VARARGS, spark_hash_doc},
     {"spark_conv", py_spark_conv, METH_VARARGS, spark_conv_doc},
+    {"spark_hll", py_spark_hll, METH_VARARGS, spark_hll_doc},
+    {"spark_aggregate", py_spark_aggregate, METH_VARARGS, spark_aggregate_doc},
     {"parse_datetimes", py_parse_datetimes, METH_VARARGS, parse_datetimes_doc},
     {"parse_formatted", py_parse_formatted, METH_VARARGS, parse_formatted_doc},
     {NULL, NULL, 0, NULL},

@@ -25,9 +25,10 @@ from duckdb.func import FunctionNullHandling
 
 from vpush.exec.errors import ExecutionError
 from vpush.optimizer.spark_semantics import decimal_function_types
-from vpush.optimizer.variant_types import DecimalType
+from vpush.optimizer.variant_types import MAX_DECIMAL_PRECISION, DecimalType
 
-__all__ = ["add_decimals", "compute_decimals", "div_decimals", "divide_decimals", "multiply_decimals", "register_decimal_function", "remainder_decimals"]
+__all__ = ["add_decimals", "compute_decimals", "div_decimals", "divide_decimals", "finish_total", "multiply_decimals", "register_decimal_function",
+           "remainder_decimals", "total_decimals"]
 
 MAX_DECIMAL256_PRECISION = 76
 # Spark's words for a decimal that does not fit its type (Decimal.toPrecision under ANSI), and
@@ -39,6 +40,9 @@ _INTEGER = pa.decimal256(MAX_DECIMAL256_PRECISION, 0)
 _ZERO = pa.scalar(decimal.Decimal(0), _INTEGER)
 _ONE = pa.scalar(decimal.Decimal(1), _INTEGER)
 _ONE75 = pa.scalar(decimal.Decimal(1), pa.decimal256(75, 0))
+# The digits of the integral quotient of Spark's decimal ``%``, ``pmod`` and ``div``: java's
+# ``divideToIntegralValue`` under Spark's ``MathContext`` (38 + 1 digits) fails past them.
+_DIVISION_DIGITS = MAX_DECIMAL_PRECISION + 1
 
 Column: TypeAlias = "pa.Array | pa.ChunkedArray"
 
@@ -293,28 +297,38 @@ def remainder_decimals(x: Column, y: Column, a: DecimalType, b: DecimalType, res
 
 
 def _integral_divmod(
-    x: Column, y: Column, a: DecimalType, b: DecimalType, zero_message: str, zero_class: str
+    x: Column, y: Column, a: DecimalType, b: DecimalType, zero_message: str, zero_class: str, *, quotient_digits: int = _DIVISION_DIGITS
 ) -> tuple[pa.Array, pa.Array, pa.Array, pa.Array]:
     """Where ``x`` is negative, where the quotient is, and the integral quotient and remainder
     of ``|x|`` by ``|y|``
-    (Java's ``BigDecimal.divideAndRemainder`` under Spark's 38-digit ``MathContext``).
+    (Java's ``BigDecimal.divideAndRemainder`` under Spark's ``MathContext`` of 39 digits).
 
     Raises:
-        ExecutionError: ``zero_class`` for a zero divisor, and Spark's error without a class
-            (java's ``ArithmeticException: Division impossible``) where the integral quotient
-            needs more than 38 digits.
+        ExecutionError: for the first row that fails, as Spark's row-by-row evaluation does:
+            ``zero_class`` for a zero divisor (a NULL dividend is NULL before its divisor is
+            looked at, as Spark's ``DivModLike``), Spark's error without a class (java's
+            ``ArithmeticException: Division impossible``) where the integral quotient needs
+            more than 39 digits, and ``NUMERIC_VALUE_OUT_OF_RANGE`` where it needs more than
+            ``quotient_digits`` (``div``'s ``decimal(38,0)``).
     """
     int_x, int_y = (_declared(_as_decimal256(v, t), _INTEGER) for v, t in ((x, a), (y, b)))
     negative = pc.less(int_x, _ZERO)
     n, m = pc.abs(int_x), pc.abs(int_y)
-    # a NULL dividend is NULL before its divisor is looked at (Spark's DivModLike)
-    if pc.any(pc.and_(pc.equal(m, _ZERO), pc.is_valid(n))).as_py():
-        raise ExecutionError(zero_message, error_class=zero_class)
+    zero = pc.fill_null(pc.and_(pc.equal(m, _ZERO), pc.is_valid(n)), False)
     # both at the larger scale (at most 38 + 38 digits): the quotient and remainder of their integers
     scale = max(a.scale, b.scale)
-    quotient, remainder = _divmod_shifted(n, _times_ten_to(m, scale - b.scale), scale - a.scale)
-    if pc.any(pc.greater_equal(quotient, pa.scalar(decimal.Decimal(10) ** 38, pa.decimal256(39, 0)))).as_py():
-        raise ExecutionError("Division impossible (the integral quotient needs more than 38 digits)")
+    quotient, remainder = _divmod_shifted(n, _times_ten_to(pc.if_else(pc.equal(m, _ZERO), _ONE, m), scale - b.scale), scale - a.scale)
+    wide = pc.fill_null(pc.greater_equal(quotient, pa.scalar(decimal.Decimal(10) ** quotient_digits, pa.decimal256(quotient_digits + 1, 0))), False)
+    failed = pc.or_(zero, wide)
+    if pc.any(failed).as_py():
+        row = pc.index(failed, True).as_py()
+        if zero[row].as_py():
+            raise ExecutionError(zero_message, error_class=zero_class)
+        if quotient[row].as_py() >= decimal.Decimal(10) ** _DIVISION_DIGITS:
+            raise ExecutionError("Division impossible: the integral quotient of a decimal %, pmod or div needs more than "
+                                 f"{_DIVISION_DIGITS} digits (Java's BigDecimal under Spark's MathContext)")
+        sign = -1 if pc.not_equal(negative, pc.less(int_y, _ZERO))[row].as_py() else 1
+        raise _out_of_range(sign * quotient[row].as_py(), DecimalType(quotient_digits, 0))
     return negative, pc.not_equal(negative, pc.less(int_y, _ZERO)), quotient, remainder
 
 
@@ -332,10 +346,10 @@ def div_decimals(x: Column, y: Column, a: DecimalType, b: DecimalType) -> pa.Arr
 
     Raises:
         ExecutionError: ``DIVIDE_BY_ZERO`` for a zero divisor; without a class where the
-            quotient needs more than 38 digits (Spark's ``Division impossible``).
+            quotient needs more than 39 digits (Spark's ``Division impossible``), NUMERIC_VALUE_OUT_OF_RANGE more than 38.
     """
     _, negative, quotient, _ = _integral_divmod(x, y, a, b, "Division by zero. Use `try_divide` to tolerate divisor being 0 "
-                                             "and return NULL instead.", _DIVIDE_BY_ZERO)
+                                                "and return NULL instead.", _DIVIDE_BY_ZERO, quotient_digits=MAX_DECIMAL_PRECISION)
     two_64 = pa.scalar(decimal.Decimal(2**64), pa.decimal256(20, 0))
     _, low = _divmod_shifted(quotient, _declared(pa.repeat(two_64, len(quotient)).cast(pa.decimal256(20, 0)), _INTEGER), 0)
     # the two's complement of a negative quotient's low 64 bits (below 2^64: 20 digits), then
@@ -345,6 +359,59 @@ def div_decimals(x: Column, y: Column, a: DecimalType, b: DecimalType) -> pa.Arr
     low = pc.if_else(pc.and_(negative, pc.not_equal(low, _ZERO)), pc.subtract(two_64, low).cast(wide), low.cast(wide))
     high = pc.greater_equal(low, pa.scalar(decimal.Decimal(2**63), pa.decimal256(19, 0)))
     return pc.if_else(high, pc.subtract(low, two_64).cast(wide), low).cast(pa.int64())
+
+
+# Where Spark's sum or average of decimals overflows between its partial and final aggregation.
+_SUM_OVERFLOW = "Overflow in sum of decimals. Use '{}' to tolerate overflow and return NULL instead."
+
+
+def total_decimals(q: Column, rest: Column, scale: int) -> pa.Array:
+    """The exact total ``q * 10^20 + rest`` (unscaled) of the two sums a decimal ``sum`` of scale
+    ``scale`` was split into (:func:`~vpush.optimizer.spark_semantics._split_decimal`), as a
+    ``decimal256(76, scale)``.
+
+    Example:
+        >>> from decimal import Decimal
+        >>> q, rest = pa.array([Decimal(18 * 10**17)], pa.decimal128(38, 0)), pa.array([Decimal(1)], pa.decimal128(38, 0))
+        >>> total_decimals(q, rest, 0).to_pylist()
+        [Decimal('180000000000000000000000000000000000001')]
+    """
+    units = _times_ten_to(_declared(_as_decimal256(q, DecimalType(MAX_DECIMAL_PRECISION, 0)), _INTEGER), 20)
+    small = _declared(_as_decimal256(rest, DecimalType(MAX_DECIMAL_PRECISION, scale)), _INTEGER)
+    wide = pa.decimal256(MAX_DECIMAL256_PRECISION - 1, 0)
+    return _declared(pc.add(_declared(units, wide), _declared(small, wide)), pa.decimal256(MAX_DECIMAL256_PRECISION, scale))
+
+
+def finish_total(operation: str, q: Column, rest: Column, scale: int, result: DecimalType, count: Column | None = None) -> pa.Array:
+    """Spark's ``sum`` (``operation`` ``total``) or ``avg`` (``average``) of decimals from the
+    split sums ``q`` and ``rest`` (and the count, for an average): the exact total checked at the
+    end. Without a window a total past the sum's type is Spark's ``ARITHMETIC_OVERFLOW`` (its
+    partial aggregation hands it on as that type); over one (``window_``) a sum past its type is
+    ``NUMERIC_VALUE_OUT_OF_RANGE``, and an average is the exact total divided by the count.
+    ``try_`` operations answer NULL where the others raise.
+
+    Example:
+        >>> from decimal import Decimal
+        >>> q, rest = pa.array([Decimal(18 * 10**17)], pa.decimal128(38, 0)), pa.array([Decimal(1)], pa.decimal128(38, 0))
+        >>> finish_total("window_average", q, rest, 0, DecimalType(38, 4), pa.array([20000], pa.int64())).to_pylist()
+        [Decimal('9000000000000000000000000000000000.0001')]
+    """
+    null_on_error = operation.startswith("try_")
+    total = total_decimals(q, rest, scale)
+    sum_type = DecimalType(MAX_DECIMAL_PRECISION, scale)
+    if "window" not in operation or "average" not in operation:
+        fits = pc.fill_null(_fits(total, sum_type), True)
+        if null_on_error:
+            total = pc.if_else(fits, total, pa.scalar(None, total.type))
+        elif not pc.all(fits).as_py():
+            if "window" in operation:
+                raise _out_of_range(total.filter(pc.invert(fits))[0].as_py(), sum_type)
+            raise ExecutionError(_SUM_OVERFLOW.format("try_avg" if "average" in operation else "try_sum"), error_class="ARITHMETIC_OVERFLOW")
+    if "average" not in operation:
+        return total.cast(pa.decimal128(result.precision, result.scale))
+    assert count is not None  # an average's function takes the count
+    counts = (count.combine_chunks() if isinstance(count, pa.ChunkedArray) else count).cast(pa.decimal128(20, 0))
+    return divide_decimals(total, counts, DecimalType(MAX_DECIMAL256_PRECISION, scale), DecimalType(20, 0), result, null_on_error=null_on_error)
 
 
 def compute_decimals(operation: str, x: Column, y: Column, a: DecimalType, b: DecimalType, result: DecimalType) -> pa.Array:
@@ -377,16 +444,22 @@ def register_decimal_function(connection: duckdb.DuckDBPyConnection, name: str) 
     operation, a, b, result = decimal_function_types(name)
 
     def compute(x: pa.Array, y: pa.Array) -> pa.Array:
+        if operation.endswith("total"):
+            return finish_total(operation, x, y, b.scale, result)
         return compute_decimals(operation, x, y, a, b, result)
+
+    def average(x: pa.Array, y: pa.Array, count: pa.Array) -> pa.Array:
+        return finish_total(operation, x, y, b.scale, result, count)
 
     def decimal_type(precision: int, scale: int) -> Any:
         return duckdb.sqltype(f"DECIMAL({precision}, {scale})")
 
     returned = duckdb.sqltype("BIGINT") if operation == "div" else decimal_type(result.precision, result.scale)
+    counted = [duckdb.sqltype("BIGINT")] if operation.endswith("average") else []
 
     _create_once(
-        connection, name, _guarded(compute, f"decimal {operation.replace('_', ' ')}"),
-        [decimal_type(38, a.scale), decimal_type(38, b.scale)], returned,
+        connection, name, _guarded(average if counted else compute, f"decimal {operation.replace('_', ' ')}"),
+        [decimal_type(38, a.scale), decimal_type(38, b.scale), *counted], returned,
         # a try_ function answers NULL for some rows without a NULL argument, which DuckDB takes
         # only from a function that is handed the NULLs too (SPECIAL: Arrow passes them through)
         null_handling=FunctionNullHandling.SPECIAL if operation.startswith("try_") else FunctionNullHandling.DEFAULT,

@@ -17,11 +17,11 @@ import pyarrow as pa
 
 from vpush.codec.errors import VpushError
 from vpush.exec.errors import ExecutionError
-from vpush.exec.read_scan import deferred_schema, prefetch, read_scan
+from vpush.exec.read_scan import deferred_schema, ordered_schema, prefetch, read_scan
 from vpush.exec.variant_udf import register, take_error
 from sqlglot import exp
 
-from vpush.optimizer.plan import ROW_COUNT_COLUMN, Plan, ScanPart
+from vpush.optimizer.plan import ORDER_COLUMN, ORDER_FILE_SHIFT, ORDERED_RETRY_MARKER, ROW_COUNT_COLUMN, Plan, ScanPart
 from vpush.optimizer.rewrite_variants import (
     CAST_ERROR_MARKER,
     IS_VALID_VARIANT_FUNCTION,
@@ -35,7 +35,7 @@ from vpush.optimizer.rewrite_variants import (
     VARIANT_STRIP_NULLS_FUNCTION,
     duckdb_type,
 )
-from vpush.optimizer.spark_semantics import SPARK_ERROR_MARKER
+from vpush.optimizer.spark_semantics import EMPTY_NAME, SPARK_ERROR_MARKER
 
 BATCH_ROWS = 65_536
 
@@ -96,7 +96,22 @@ class DuckDBEngine:
         return part.native is not None and self.native_scans and _reads_most(part)
 
     def execute(self, plan: Plan, *, on_rows: Callable[[int], None] | None = None) -> pa.RecordBatchReader:
-        """Run ``plan`` and stream its result; ``on_rows`` hears of each batch the scans read."""
+        """Run ``plan`` and stream its result; ``on_rows`` hears of each batch the scans read.
+
+        A plan with an :attr:`~Plan.ordered_expression` runs its first query to the end before
+        giving a row: where that raises :data:`ORDERED_RETRY_MARKER` (an aggregate that needs
+        Spark's order of rows), the ordered query runs instead, over the scans read again."""
+        if plan.ordered_expression is None:
+            return self._execute(plan, on_rows, ordered=False)
+        try:
+            table = self._execute(plan, on_rows, ordered=False).read_all()
+        except VpushError as exc:
+            if ORDERED_RETRY_MARKER not in str(exc):
+                raise
+            return self._execute(plan, on_rows, ordered=True)
+        return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
+
+    def _execute(self, plan: Plan, on_rows: Callable[[int], None] | None, *, ordered: bool) -> pa.RecordBatchReader:
         trap = _ErrorTrap()
         cursor = self.connection.cursor()
         try:
@@ -110,22 +125,30 @@ class DuckDBEngine:
             for scan in plan.scans:
                 # Deferred variant columns come as row locators; the SQL rebuilds the rows it keeps.
                 if not scan.parts:
-                    schema = deferred_schema(scan.schema, scan.deferred)
+                    schema = ordered_schema(deferred_schema(scan.schema, scan.deferred), scan)
                     batches = trap.guard(prefetch(read_scan(scan, defer=True)), on_rows)
                     cursor.register(scan.name, pa.RecordBatchReader.from_batches(schema, batches))
                 for part in scan.parts:
-                    if self.reads_natively(part):
-                        script.append(native_view(part))
+                    # DuckDB's reader numbers the rows itself unless a file has a column of that name
+                    if self.reads_natively(part) and not (scan.ordered and _numbers_rows_itself(part)):
+                        script.append(native_view(part, ordered=scan.ordered))
                         continue
-                    schema = deferred_schema(part.schema, scan.deferred)
+                    schema = ordered_schema(deferred_schema(part.schema, scan.deferred), scan)
                     batches = trap.guard(prefetch(read_scan(scan, part, defer=True)), on_rows)
                     cursor.register(part.name, pa.RecordBatchReader.from_batches(schema, batches))
             cursor.execute(";\n".join(statement.sql(dialect="duckdb") for statement in script))
-            reader = cursor.sql(plan.sql("duckdb")).to_arrow_reader(BATCH_ROWS)
+            reader = cursor.sql(plan.sql("duckdb", ordered=ordered)).to_arrow_reader(BATCH_ROWS)
         except duckdb.Error as exc:
             cursor.close()
             raise _translate(exc, trap, plan) from exc
-        return pa.RecordBatchReader.from_batches(reader.schema, _stream(reader, cursor, trap, plan))
+        schema = reader.schema
+        names = ["" if n == EMPTY_NAME else n for n in schema.names]
+        if names != schema.names:  # Spark's name '' (SELECT ''), which DuckDB cannot give
+            schema = pa.schema([f.with_name(n) for f, n in zip(schema, names)], metadata=schema.metadata)
+            return pa.RecordBatchReader.from_batches(
+                schema, (b.rename_columns(names) for b in _stream(reader, cursor, trap, plan))
+            )
+        return pa.RecordBatchReader.from_batches(schema, _stream(reader, cursor, trap, plan))
 
 
 _NATIVE_ROWS = "__vpush_file_rows"
@@ -153,10 +176,20 @@ def _type_connection() -> duckdb.DuckDBPyConnection:
     return duckdb.connect()
 
 
-def native_view(part: ScanPart) -> exp.Create:
+_FILE_ROW_NUMBER = "file_row_number"  # the column read_parquet adds, under a name it fixes
+_NATIVE_FILE = "__vpush_file"
+
+
+def _numbers_rows_itself(part: ScanPart) -> bool:
+    """Whether a file of the part has a column that read_parquet's row numbers would clash with."""
+    return any(c.lower() == _FILE_ROW_NUMBER for f in part.files for c in f.columns)
+
+
+def native_view(part: ScanPart, *, ordered: bool = False) -> exp.Create:
     """``CREATE TEMP VIEW`` of ``part`` read by DuckDB's own Parquet reader: the scan's plain
     columns, and each typed leaf as ``TRY_CAST(column.key... AS <its type>)`` over DuckDB's
-    VARIANT, which the part's eligibility makes exactly the leaf (:attr:`ScanPart.native`)."""
+    VARIANT, which the part's eligibility makes exactly the leaf (:attr:`ScanPart.native`);
+    ``ordered``: then :data:`ORDER_COLUMN`, from the file's rank and read_parquet's row number."""
     assert part.native is not None
     leaves = {leaf.name: leaf for leaf in part.native}
     # DuckDB's own names for the part's Arrow types.
@@ -179,8 +212,20 @@ def native_view(part: ScanPart) -> exp.Create:
             value = exp.cast(column, exp.DataType.build(str(duck_type), dialect="duckdb"))
         projections.append(exp.alias_(value, name))
     files = exp.Array(expressions=[exp.Literal.string(f.path) for f in part.files])
+    options: list[exp.Expression] = []
+    if ordered:
+        options = [
+            exp.EQ(this=exp.column("filename"), expression=exp.Literal.string(_NATIVE_FILE)),
+            exp.EQ(this=exp.column(_FILE_ROW_NUMBER), expression=exp.true()),
+        ]
+        rank = exp.Case(
+            this=exp.column(exp.to_identifier(_NATIVE_FILE, quoted=True), table=exp.to_identifier(_NATIVE_ROWS, quoted=True)),
+            ifs=[exp.If(this=exp.Literal.string(f.path), true=exp.Literal.number(f.spark_rank << ORDER_FILE_SHIFT)) for f in part.files],
+        )
+        row = exp.column(exp.to_identifier(_FILE_ROW_NUMBER, quoted=True), table=exp.to_identifier(_NATIVE_ROWS, quoted=True))
+        projections.append(exp.alias_(exp.Add(this=rank, expression=row), exp.to_identifier(ORDER_COLUMN, quoted=True)))
     source = exp.Table(
-        this=exp.Anonymous(this="read_parquet", expressions=[files]),
+        this=exp.Anonymous(this="read_parquet", expressions=[files, *options]),
         alias=exp.TableAlias(this=exp.to_identifier(_NATIVE_ROWS, quoted=True)),
     )
     select = exp.select(*projections).from_(source)

@@ -18,6 +18,8 @@ from vpush.codec.rebuild_variants import rebuild_variants
 from vpush.exec.errors import ExecutionError
 from vpush.optimizer.plan import (
     LOCATOR_ARROW_TYPE,
+    ORDER_COLUMN,
+    ORDER_FILE_SHIFT,
     ROW_COUNT_COLUMN,
     FileScan,
     LeafInput,
@@ -53,6 +55,16 @@ def deferred_schema(schema: pa.Schema, deferred: Collection[str]) -> pa.Schema:
     if not wanted:
         return schema
     return pa.schema([pa.field(f.name, LOCATOR_ARROW_TYPE) if f.name.lower() in wanted else f for f in schema])
+
+
+def ordered_schema(schema: pa.Schema, scan: Scan) -> pa.Schema:
+    """``schema`` with :data:`ORDER_COLUMN` last where the scan is ordered (:attr:`Scan.ordered`)."""
+    return schema.append(pa.field(ORDER_COLUMN, pa.int64())) if scan.ordered else schema
+
+
+def _order(file: FileScan, first: int, num_rows: int) -> pa.Array:
+    """Each row's :data:`ORDER_COLUMN`: its file's rank in Spark's order, then its index in the file."""
+    return pa.array(np.arange(first, first + num_rows, dtype=np.int64) + (file.spark_rank << ORDER_FILE_SHIFT))
 
 
 def _locators(file: FileScan, row_group: int, first: int, num_rows: int) -> pa.StructArray:
@@ -140,7 +152,7 @@ def read_scan(scan: Scan, part: ScanPart | None = None, *, defer: bool = False) 
     """Yield the rows of the scan (or of one of its parts) in file order, in batches of at most
     :data:`BATCH_ROWS` rows: the scan's columns, then the part's inputs. With ``defer``, the
     scan's deferred columns are not read: each row gives its locator instead
-    (:func:`deferred_schema`).
+    (:func:`deferred_schema`). An ordered scan gives :data:`ORDER_COLUMN` last (:func:`ordered_schema`).
 
     Raises:
         VpushError: a file that cannot be read (naming it), or malformed variant data (naming
@@ -182,6 +194,8 @@ def read_scan(scan: Scan, part: ScanPart | None = None, *, defer: bool = False) 
                         if part is not None:
                             assert part_schema is not None
                             out = _with_inputs(out, batch, part, file, unread, part_schema)
+                        if scan.ordered:
+                            out = out.append_column(ORDER_COLUMN, _order(file, first, batch.num_rows))
                         yield out
                     except VpushError as exc:
                         exc.message += f" (row group {rg}; the batch starts at row {first} of the file)"
@@ -367,4 +381,4 @@ def scan_reader(scan: Scan, part: ScanPart | None = None, *, defer: bool = False
     schema = part.schema if part is not None else scan.schema
     if defer:
         schema = deferred_schema(schema, scan.deferred)
-    return pa.RecordBatchReader.from_batches(schema, prefetch(read_scan(scan, part, defer=defer)))
+    return pa.RecordBatchReader.from_batches(ordered_schema(schema, scan), prefetch(read_scan(scan, part, defer=defer)))

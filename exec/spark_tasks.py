@@ -9,8 +9,8 @@ it reads and takes their variant layouts from their own footers, so no layout tr
 Row groups are grouped into tasks as Spark's own file scan groups files into partitions
 (``FilePartition``): files cut at row-group bounds into splits of about ``total / parallelism``
 bytes, no more than ``spark.sql.files.maxPartitionBytes``, and the splits packed into tasks of
-that size, each counted ``spark.sql.files.openCostInBytes`` more (Spark also sorts the splits by
-size; vpush keeps file order). A task of Spark's Python data source costs tens of milliseconds however little it reads,
+that size, each counted ``spark.sql.files.openCostInBytes`` more, the files taken largest first
+as Spark sorts its splits (:attr:`~vpush.optimizer.plan.FileScan.spark_rank`). A task of Spark's Python data source costs tens of milliseconds however little it reads,
 so one task per row group of a table of many small row groups spends its time on tasks.
 """
 from __future__ import annotations
@@ -169,7 +169,7 @@ def plan_tasks(
     open_cost_bytes: int = DEFAULT_OPEN_COST_BYTES,
 ) -> ScanTasks:
     """Group the row groups pruning kept into tasks as Spark groups a file scan's splits: in
-    file order, about ``total / parallelism`` bytes a task (at least ``open_cost_bytes``, at most
+    Spark's file order (largest first), about ``total / parallelism`` bytes a task (at least ``open_cost_bytes``, at most
     ``max_partition_bytes``), where each split of a file adds ``open_cost_bytes``. The bytes are
     the compressed column chunks the tasks read.
 
@@ -206,7 +206,7 @@ def plan_tasks(
     split = min(max_partition_bytes, max(open_cost_bytes, total // max(parallelism, 1)))
 
     # As Spark's FilePartition: each file cut into splits of at most ``split`` bytes (here at
-    # row-group bounds), then the splits packed, in file order, a task closing when the next
+    # row-group bounds), then the splits packed, in Spark's file order, a task closing when the next
     # split's bytes would overflow it, each split counting ``open_cost_bytes`` more.
     splits: list[tuple[int, FileScan, list[int], int]] = []
     for index, file, rg, rg_bytes in units:
@@ -216,6 +216,9 @@ def plan_tasks(
             splits[-1] = (last[0], file, last[2], last[3] + rg_bytes)
         else:
             splits.append((index, file, [rg], rg_bytes))
+    # Spark packs the splits largest first: by the file's place in that order (its size), so that
+    # aggregates that depend on the order of rows meet them as Spark's own scan gives them
+    splits.sort(key=lambda s: s[1].spark_rank)
     tasks: list[list[tuple[int, FileScan, list[int]]]] = []
     current: list[tuple[int, FileScan, list[int]]] = []
     size = 0

@@ -99,8 +99,10 @@ from vpush.codec.native import (
     to_json_native,
 )
 from vpush.codec.strict_math import STRICT_MATH_FUNCTIONS as STRICT_MATH_ARITY
+from vpush.codec.spark_aggregates import BIVARIATE_KINDS, MOMENT_KINDS, spark_long_sum, spark_moments
 from vpush.codec.spark_conv import spark_conv
 from vpush.codec.spark_hash import crc32, spark_hash_step
+from vpush.codec.spark_hll import hll_estimates
 from vpush.codec.strict_math import strict_math
 from vpush.codec.value import MAX_NESTING_DEPTH, Variant
 from vpush.exec.errors import ExecutionError
@@ -113,7 +115,8 @@ from vpush.exec.string_datetimes import (
     truncate_timestamp_column,
 )
 from vpush.exec.variant_udf import keep_error
-from vpush.optimizer.spark_math import CONV_FUNCTION, HASH_ENGINE_FUNCTIONS
+from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, CONV_FUNCTION, HASH_ENGINE_FUNCTIONS
+from vpush.optimizer.spark_order import LONG_SUM_FUNCTION, moment_function
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
 from vpush.exec.rebuild_rows import rebuild_rows
@@ -883,6 +886,22 @@ def _rebuild_rows(locators: pa.Array, column: pa.Array) -> pa.Array:
 
 
 # -- Spark's transcendental functions -------------------------------------------------------------
+def _moment_function(kind: str) -> Callable[..., pa.Array]:
+    """Spark's moment ``kind`` over each list of doubles (two lists for the covariances and corr),
+    in list order (:func:`vpush.codec.spark_aggregates.spark_moments`)."""
+    if kind in BIVARIATE_KINDS:
+
+        def pairs(x: pa.Array, y: pa.Array) -> pa.Array:
+            return spark_moments(kind, x, y)
+
+        return pairs
+
+    def values(x: pa.Array) -> pa.Array:
+        return spark_moments(kind, x)
+
+    return values
+
+
 def _strict_math_function(name: str) -> Callable[..., pa.Array]:
     """The kernel's ``name`` as a function of exactly its arguments (DuckDB counts them)."""
     if STRICT_MATH_ARITY[name] == 1:
@@ -989,6 +1008,10 @@ def _hash_signature(name: str, duck: str) -> tuple[list[str], str]:
     return [duck, running], running
 
 
+def _approx_count_distinct(hashes: pa.Array, precision: pa.Array) -> pa.Array:
+    return hll_estimates(hashes, int(_first(precision)))
+
+
 # -- registration ----------------------------------------------------------------------------------
 FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     TO_JSON_FUNCTION: (_guarded(_to_json, "to_json"), [_VARIANT_STRUCT, "VARCHAR"], "VARCHAR"),
@@ -1049,6 +1072,12 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
         for function, (name, duck) in HASH_ENGINE_FUNCTIONS.items()
     },
     CONV_FUNCTION: (_guarded(spark_conv, "conv"), ["VARCHAR", "INTEGER", "INTEGER"], "VARCHAR"),
+    APPROX_COUNT_DISTINCT_FUNCTION: (_guarded(_approx_count_distinct, "approx_count_distinct"), ["BIGINT[]", "INTEGER"], "BIGINT"),
+    **{
+        moment_function(kind): (_guarded(_moment_function(kind), kind), ["DOUBLE[]"] * (1 + (kind in BIVARIATE_KINDS)), "DOUBLE")
+        for kind in MOMENT_KINDS
+    },
+    LONG_SUM_FUNCTION: (_guarded(spark_long_sum, "sum"), ["BIGINT[]"], "BIGINT"),
 }
 """name -> (the Arrow function, DuckDB parameter types, DuckDB result type)."""
 

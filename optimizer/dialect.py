@@ -39,6 +39,7 @@ from sqlglot.tokens import Token, TokenType
 from vpush.codec.errors import VariantPathError
 from vpush.codec.path import VariantPath
 from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.spark_tokens import check_spark_tokens, table_statement
 from vpush.optimizer.variant_types import VARIANT, SparkType, parse_variant_type
 
 __all__ = [
@@ -617,8 +618,47 @@ def _check_spark_syntax(node: exp.Expr) -> None:
             raise _error(f"the {word} expression must be equal to or greater than 0", "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE")
     elif isinstance(node, exp.Placeholder) and not isinstance(node.parent, exp.Alias):
         raise _error("found an unbound parameter marker", "UNBOUND_SQL_PARAMETER")
+    elif isinstance(node, exp.Literal) and not node.is_string:
+        _check_number_literal(node)
+    elif isinstance(node, exp.WithTableHint):
+        # Spark reads `t WITH (...)` as a table's options, which a query may not give
+        raise _error("Operation not allowed: options of a table in a query (WITH (...))", "_LEGACY_ERROR_TEMP_0035")
     if refused is not None:
         raise _error(f"Spark's parser refuses {refused}", "PARSE_SYNTAX_ERROR")
+
+
+_SUFFIX_RANGES = {
+    exp.DType.TINYINT: (-(2**7), 2**7 - 1), exp.DType.SMALLINT: (-(2**15), 2**15 - 1),
+    exp.DType.BIGINT: (-(2**63), 2**63 - 1),
+}
+
+
+def _check_number_literal(node: exp.Literal) -> None:
+    """Spark's parser refuses a number literal outside its type's range: ``128Y``, ``1e400``
+    (INVALID_NUMERIC_LITERAL_RANGE), an integer of more than 38 digits (a decimal Spark cannot
+    type)."""
+    cast = node.parent
+    suffixed = isinstance(cast, exp.Cast) and cast.meta.get(TYPED_LITERAL) and isinstance(cast.to, exp.DataType)
+    negative = isinstance(cast.parent if suffixed and cast is not None else cast, exp.Neg)
+    text = node.this
+    if suffixed and isinstance(cast, exp.Cast) and cast.to.this in _SUFFIX_RANGES:
+        low, high = _SUFFIX_RANGES[cast.to.this]
+        try:
+            value = -int(text) if negative else int(text)
+        except ValueError:
+            return
+        if not low <= value <= high:
+            raise _error(f"The numeric literal {text} is outside the valid range for its type, with minimum "
+                         f"of {low} and maximum of {high}.", "INVALID_NUMERIC_LITERAL_RANGE")
+        return
+    if suffixed and isinstance(cast, exp.Cast) and cast.to.this == exp.DType.DECIMAL:
+        return
+    if "e" in text.lower():
+        if float(text) in (float("inf"), float("-inf")):
+            raise _error(f"The numeric literal {text} is outside the valid range for double.", "INVALID_NUMERIC_LITERAL_RANGE")
+    elif "." not in text and len(text.lstrip("0")) > 38:
+        raise _error(f"The decimal literal {text} exceeds the maximum precision of 38.",
+                     "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION")
 
 
 def _check_statement(expression: exp.Expr) -> None:
@@ -664,6 +704,94 @@ def _check_statement(expression: exp.Expr) -> None:
                     "extend the path or cast first",
                     "INVALID_EXTRACT_BASE_FIELD_TYPE",
                 )
+
+
+def _spark_tuples(statement: exp.Expr) -> None:
+    """A parenthesized list ``(1, x)`` in a projection is Spark's struct of it, its fields named
+    after columns or ``col1, col2, ...`` by position (``named_struct(col1, 1, x, x)``), where
+    sqlglot's tuple is DuckDB's unnamed row. Tuples of IN, VALUES and GROUP BY stay tuples."""
+    for node in list(statement.find_all(exp.Tuple)):
+        parent = node.parent
+        if isinstance(parent, exp.Alias):
+            parent = parent.parent
+        if not isinstance(parent, exp.Select) or node.arg_key not in ("expressions", "this"):
+            continue
+        fields = [
+            exp.PropertyEQ(this=exp.to_identifier(tuple_field_name(e, k)), expression=e)
+            for k, e in enumerate(node.expressions)
+        ]
+        struct = exp.Struct(expressions=fields)
+        struct.meta[_NAMED_STRUCT] = True
+        struct.meta[SPARK_CALL] = ("named_struct", tuple(
+            trace for f in fields for trace in (exp.Literal.string(f.name), _trace(struct, f.expression))
+        ))
+        node.replace(struct)
+
+
+def _parenthesize_chained_comparisons(statement: exp.Expr) -> None:
+    """``a > b = c`` is Spark's ``(a > b) = c``; DuckDB's parser refuses the chain unparenthesized."""
+    for node in list(statement.find_all(*_COMPARISONS)):
+        for key in ("this", "expression"):
+            operand = node.args.get(key)
+            if isinstance(operand, _COMPARISONS):
+                node.set(key, exp.Paren(this=operand))
+
+
+def _identifier_clauses(statement: exp.Expr) -> None:
+    """Spark's ``IDENTIFIER('t')`` of a literal as the name it holds: a table in FROM, a column
+    elsewhere (``IDENTIFIER('t.i')`` qualified)."""
+    for node in list(statement.find_all(exp.Anonymous)):
+        if node.name.upper() != "IDENTIFIER" or len(node.expressions) != 1:
+            continue
+        text = node.expressions[0]
+        if not isinstance(text, exp.Literal) or not text.is_string:
+            continue
+        parts = text.this.split(".")
+        if not all(_PLAIN_KEY.match(p) for p in parts) or len(parts) > 2:
+            continue
+        if isinstance(node.parent, exp.Table) and node.arg_key == "this":
+            node.parent.set("db", exp.to_identifier(parts[0]) if len(parts) == 2 else None)
+            node.replace(exp.to_identifier(parts[-1]))
+        else:
+            node.replace(exp.column(parts[-1], table=parts[0] if len(parts) == 2 else None))
+
+
+def _fold_negative_suffixed(statement: exp.Expr) -> None:
+    """``-128Y`` is one literal to Spark's parser (its range reaches -128): the minus goes into
+    the literal, where a cast of 128 to a tinyint would overflow."""
+    for node in list(statement.find_all(exp.Neg)):
+        cast = node.this
+        if isinstance(cast, exp.Cast) and cast.meta.get(TYPED_LITERAL) and isinstance(cast.this, exp.Literal):
+            number = cast.this
+            if not number.is_string and not number.this.startswith("-"):
+                number.set("this", "-" + number.this)
+                node.replace(cast)
+
+
+def tuple_field_name(node: exp.Expr, index: int) -> str:
+    """The name Spark gives the field of a struct made from a parenthesized list: a column's
+    name, else ``col`` and its position from 1."""
+    return node.name if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star) else f"col{index + 1}"
+
+
+_VALUES_ALIAS = "__vpush_values"
+
+
+def _name_values_columns(statement: exp.Expr) -> exp.Expr:
+    """Spark names the columns of ``VALUES`` without a column list ``col1, col2, ...`` (DuckDB's
+    are ``col0, col1, ...``): the list is written out. A ``VALUES`` statement is ``SELECT *``
+    of it."""
+    if isinstance(statement, exp.Values):
+        statement = exp.select("*").from_(statement)
+    for values in list(statement.find_all(exp.Values)):
+        alias = values.args.get("alias")
+        if alias is not None and alias.columns:
+            continue
+        first = values.expressions[0] if values.expressions else None
+        width = len(first.expressions) if isinstance(first, exp.Tuple) else 1
+        name = alias.this if alias is not None and alias.this else exp.to_identifier(_VALUES_ALIAS)
+        values.set("alias", exp.TableAlias(this=name, columns=[exp.to_identifier(f"col{k + 1}") for k in range(width)]))
+    return statement
 
 
 _SPELLING = "vpush_spelling"
@@ -890,6 +1018,13 @@ def call_name(node: exp.Expr) -> str | None:
     return None if call is None else str(call[0])
 
 
+def _build_concat(args: list[exp.Expr], dialect: t.Any) -> exp.Expr:
+    """``concat()`` of nothing is Spark's empty string (sqlglot's Concat needs an argument)."""
+    if not args:
+        return exp.Concat(expressions=[exp.Literal.string("")])
+    return SparkParser.FUNCTIONS["CONCAT"](args, dialect=dialect)
+
+
 def _build_named_struct(args: list[exp.Expr]) -> exp.Expr:
     struct = SparkParser.FUNCTIONS["NAMED_STRUCT"](args)
     struct.meta[_NAMED_STRUCT] = True
@@ -921,6 +1056,7 @@ class VpushSparkParser(SparkParser):
             **SparkParser.FUNCTIONS,
             **_FUNCTIONS,
             "NAMED_STRUCT": _build_named_struct,
+            "CONCAT": t.cast(t.Callable[..., exp.Expr], _build_concat),
             "LOG10": _spelled("LOG10"),
             "LOG2": _spelled("LOG2"),
             "FROM_UTC_TIMESTAMP": _utc_shift("FROM_UTC_TIMESTAMP"),
@@ -947,6 +1083,10 @@ class VpushSparkParser(SparkParser):
     }
 
     def parse(self, raw_tokens: list[Token], sql: str) -> list[exp.Expr | None]:
+        table = table_statement(raw_tokens)
+        if table is not None:  # Spark's `TABLE t`, which sqlglot reads as the column TABLE aliased t
+            return [exp.select("*").from_(exp.Table(this=exp.to_identifier(table, quoted=True)))]
+        check_spark_tokens(raw_tokens, sql)
         for token, after in zip(raw_tokens, raw_tokens[1:]):
             # sqlglot drops a trailing comma and takes a string as an alias; Spark's parser refuses
             if token.token_type == TokenType.COMMA and after.token_type == TokenType.FROM:
@@ -955,10 +1095,14 @@ class VpushSparkParser(SparkParser):
                 raise _error("Spark's parser refuses a trailing comma before ')'", "PARSE_SYNTAX_ERROR")
             if token.token_type == TokenType.ALIAS and after.token_type in _STRING_TOKENS:
                 raise _error("Spark's parser refuses a string as an alias (AS 'x', AS \"x\")", "PARSE_SYNTAX_ERROR")
-        statements = super().parse(raw_tokens, sql)
+        statements = [None if s is None else _name_values_columns(s) for s in super().parse(raw_tokens, sql)]
         for statement in statements:
             if statement is not None:
                 _check_statement(statement)
+                _spark_tuples(statement)
+                _parenthesize_chained_comparisons(statement)
+                _identifier_clauses(statement)
+                _fold_negative_suffixed(statement)
         return statements
 
     def _parse_types(

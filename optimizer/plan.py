@@ -33,8 +33,26 @@ LOCATOR_ARROW_TYPE = pa.struct(
 """Where a row of a deferred variant column is (:attr:`Scan.deferred`): its file, row group and
 row within the row group."""
 
+ORDERED_RETRY_MARKER = "vpush-ordered-retry"
+"""What the DuckDB query's fast check raises where an aggregate needs Spark's order of rows
+(:attr:`Plan.ordered_expression`)."""
+
 ROW_COUNT_COLUMN = "__vpush_rows"
 """A column of nulls that carries the row count when a query reads no column of a table."""
+
+SCAN_INDEX = "vpush_scan_index"
+"""The meta key of a table reference of the query that becomes a scan: which scan."""
+
+ORDERED_SCAN = "vpush_ordered_scan"
+"""The meta key set on such a table reference where the DuckDB SQL reads its :data:`ORDER_COLUMN`."""
+
+ORDER_COLUMN = "__vpush_order"
+"""A ``bigint`` column the DuckDB engine adds to an ordered scan (:attr:`Scan.ordered`): each row's
+place in the order Spark's file scan meets the rows in, the file's :attr:`FileScan.spark_rank`
+times 2^40 plus the row's index in the file."""
+
+ORDER_FILE_SHIFT = 40
+"""The bits of :data:`ORDER_COLUMN` below a file's rank: a row's index in its file."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,6 +77,10 @@ class FileScan:
     unread: Mapping[int, frozenset[str]] = dataclasses.field(default_factory=dict)
     """Per row group, the inputs of the part (by name) left unread and given as nulls, because
     the footer proves them all-null there (a leaf's ``value``; the metadata nothing else needs)."""
+    spark_rank: int = 0
+    """The file's place among the table's files in the order Spark's file scan reads them
+    (``FilePartition``: the splits sorted by size, largest first; files of one size in path
+    order), which :data:`ORDER_COLUMN` follows."""
     footer: Any = dataclasses.field(default=None, compare=False, repr=False)
     """The file's parsed footer (``pyarrow.parquet.FileMetaData``) as the catalog read it, so
     that an engine sizing its work by column chunks need not read it again; None if unknown."""
@@ -167,6 +189,11 @@ class Scan:
     """The strict casts that Spark computes where the query computes them, not in its scan
     (:attr:`~vpush.optimizer.rewrite_variants.Extraction.computed_in_scan`)."""
 
+    ordered: bool = False
+    """The DuckDB SQL reads the scan's :data:`ORDER_COLUMN` (an aggregate whose answer depends on
+    the order Spark meets the rows in): the DuckDB engine gives it after the scan's columns (and
+    after each part's inputs)."""
+
     @functools.cached_property
     def part_queries(self) -> tuple[str, ...]:
         """Per part, the DuckDB query that turns the part's rows into the scan's: its columns,
@@ -208,14 +235,19 @@ class Plan:
     refusal: Exception | None = None
     """Why the DuckDB engine cannot run the query (a function it does not support yet), raised
     when the DuckDB SQL is asked for; the Spark engine runs it with Spark's own functions."""
+    ordered_expression: exp.Expression | None = None
+    """The DuckDB query again, where :attr:`expression` has a check that raises
+    :data:`ORDERED_RETRY_MARKER` (a ``sum`` of integers whose positive or negative part passes a
+    ``bigint``): this one computes such aggregates row by row in Spark's order of rows, at a
+    higher cost. The DuckDB engine runs it when the first raises the marker."""
     tables: tuple[Any, ...] = ()
     """The registered tables (:class:`~vpush.optimizer.catalog.Table`) the plan reads, as they
     were when it was made: a plan may be reused while each is still registered and its files'
     footers are unchanged (:meth:`vpush.Connection.sql` keeps recent plans)."""
 
-    def sql(self, dialect: str = "duckdb", *, pretty: bool = False) -> str:
+    def sql(self, dialect: str = "duckdb", *, pretty: bool = False, ordered: bool = False) -> str:
         """The query to run, as SQL text of ``dialect``: ``duckdb`` for the DuckDB engine,
-        ``spark`` for the Spark engine."""
+        ``spark`` for the Spark engine; ``ordered``: :attr:`ordered_expression`'s."""
         if dialect == "spark":
             from vpush.optimizer.dialect import VpushSpark
 
@@ -223,6 +255,8 @@ class Plan:
             return self.spark_expression.sql(dialect=VpushSpark, pretty=pretty)
         if self.refusal is not None:
             raise self.refusal
+        if ordered and self.ordered_expression is not None:
+            return self.ordered_expression.sql(dialect=dialect, pretty=pretty)
         if dialect == "duckdb" and not pretty:
             return self._duckdb_sql
         return self.expression.sql(dialect=dialect, pretty=pretty)

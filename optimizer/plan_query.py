@@ -14,7 +14,7 @@ from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.dialect import VpushSpark, utc_shift_argument
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
-from vpush.optimizer.plan import ROW_COUNT_COLUMN, VARIANT_ARROW_TYPE, CastLater, FileScan, Plan, Scan, ScanPart
+from vpush.optimizer.plan import ORDER_COLUMN, ORDERED_SCAN, ROW_COUNT_COLUMN, SCAN_INDEX, VARIANT_ARROW_TYPE, CastLater, FileScan, Plan, Scan, ScanPart
 from vpush.optimizer.prune_delta_files import prune_delta_files
 from vpush.optimizer.prune_scan import FilePruning, owning_select, prune_scan, read_where_casts_may_fail
 from vpush.optimizer.rewrite_variants import (
@@ -31,13 +31,15 @@ from vpush.optimizer.rewrite_variants import (
     scan_relation,
     supported_target,
 )
+from vpush.optimizer.expand_using_stars import COLUMN_NAMES
+from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.spark_functions import check_functions
+from vpush.optimizer.spark_order import choose_ordered
 from vpush.optimizer.spark_semantics import SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name
 from vpush.optimizer.variant_types import VARIANT, SparkType, StringType
 
 SCAN_PREFIX = "__vpush_scan_"
-_SCAN_INDEX = "vpush_scan_index"  # meta key: which scan a table reference of the query becomes
 _AFTER_LIMIT = "vpush_after_limit"  # meta key: a SELECT that project_after_limit made
 
 def parse_spark(sql: str) -> exp.Expression:
@@ -64,6 +66,11 @@ def parse_spark(sql: str) -> exp.Expression:
     if len(statements) != 1:
         raise OptimizeError(f"expected one SQL statement, got {len(statements)}")
     statement = statements[0]
+    if isinstance(statement, exp.Command):  # EXECUTE IMMEDIATE, SET, SHOW, ...
+        raise OptimizeError(
+            f"vpush runs queries; {statement.name.upper()} is not one (the Spark session runs it)",
+            error_class="VPUSH_UNSUPPORTED_FUNCTION",
+        )
     if not isinstance(statement, exp.Expression):
         raise OptimizeError("expected a SQL statement")
     return statement
@@ -165,7 +172,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     Raises:
         OptimizeError: the SQL does not parse, or names a table that is not registered.
     """
-    expression = parse_spark(sql)
+    expression = rewrite_zoned_literals(parse_spark(sql), time_zone)
     # What the DuckDB engine cannot run is refused when it runs the plan, not here: the Spark
     # engine runs the same query with Spark's own functions.
     refusal: OptimizeError | None = None
@@ -177,6 +184,8 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     found: list[tuple[exp.Table, Table, list[FileInfo], pa.Schema, list[FilePruning], list[Extraction]]] = []
     skipped_by_log: dict[int, tuple[tuple[str, str], ...]] = {}
     for node in list(expression.find_all(exp.Table)):
+        if node.find_ancestor(exp.Hint) is not None:
+            continue  # /*+ BROADCAST(t) */ names a table of the query, or its alias
         if not isinstance(node.this, exp.Identifier) or node.args.get("db") or node.args.get("catalog"):
             if node.args.get("db") or node.args.get("catalog"):
                 raise OptimizeError(
@@ -216,6 +225,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                 kept = set(paths) | failing
                 infos = [catalog.file_info(f) for f in table.files if f in kept]
                 log_skipped = tuple((p, r) for p, r in log_skipped if p not in failing)
+        node = _rename_by_alias_columns(node, _table_schema(table, data_schema).names)
         skipped_by_log[id(node)] = log_skipped
         variants = {k.lower() for info in infos for k in info.variant_columns if "." not in k}
         extractions = _extractions(node, variants)
@@ -244,7 +254,9 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         filtered: set[str] = set()
         in_scan: set[str] = set()
         by_key: dict[object, str] = {}
-        types = {f.name.lower(): arrow_spark_type(f.type) for f in _table_schema(table, data_schema)}
+        table_schema = _table_schema(table, data_schema)
+        types = {f.name.lower(): arrow_spark_type(f.type) for f in table_schema}
+        node.meta[COLUMN_NAMES] = tuple(table_schema.names)
         for ext in extractions:
             column_name = by_key.get(ext.key)
             if column_name is None:
@@ -268,8 +280,10 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     # The Spark engine runs the query as it now stands (Spark has its own semantics): tables
     # become the scans' relations at the end.
     for index, found_table in enumerate(found):
-        found_table[0].meta[_SCAN_INDEX] = index
+        found_table[0].meta[SCAN_INDEX] = index
     spark_expression = expression.copy()
+    for hint in list(expression.find_all(exp.Hint)):
+        hint.pop()  # DuckDB has no hints (the Spark engine keeps them)
     try:
         expression = apply_spark_semantics(expression, column_types, functions)
         check_generators_rewritten(expression)
@@ -291,8 +305,10 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             [pa.field(ROW_COUNT_COLUMN, pa.null())]
         )
         partition_names = {n.lower() for n in table.partitioning.names}
+        ordered = bool(node.meta.get(ORDERED_SCAN))
+        ranks = spark_file_ranks([info.size for info in infos])
         files = []
-        for info, pruning in zip(infos, pruned):
+        for info, pruning, rank in zip(infos, pruned, ranks):
             present = {f.name.lower(): f.name for f in info.arrow_schema if f.name.lower() not in partition_names}
             columns = tuple(present[n.lower()] for n in keep if n.lower() in present)
             files.append(
@@ -310,12 +326,15 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                     partition_values=table.partitioning.values(info.path, session_time_zone=time_zone),
                     skipped=pruning.skipped,
                     read_for_errors=pruning.read_for_errors,
+                    spark_rank=rank,
                     footer=info.metadata,
                 )
             )
         scan_name = f"{SCAN_PREFIX}{len(scans)}"
         alias = node.alias or node.name
         table_alias = exp.TableAlias(this=exp.to_identifier(alias, quoted=True))
+        if ordered:
+            _exclude_from_stars(node, alias, [ORDER_COLUMN])
         unique = _unique(extractions)
         if unique:
             parts, part_expressions = make_parts(scan_name, files, infos, unique, schema, time_zone)
@@ -335,8 +354,8 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             for ext in unique:
                 functions[function_name(ext.target, once=ext.cannot_fail)] = ext.target
             relation = scan_relation(
-                parts, part_expressions, schema.names, extraction_names[index], filtered_names[index],
-                in_scan_names[index],
+                parts, part_expressions, schema.names + ([ORDER_COLUMN] if ordered else []), extraction_names[index],
+                filtered_names[index], in_scan_names[index],
             )
             replacement: exp.Expression = exp.Subquery(this=relation, alias=table_alias)
             by_path = {f.path: f for part in parts for f in part.files}
@@ -350,6 +369,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                     location=table.location,
                     casts_later=tuple(later),
                     log_skipped=skipped_by_log[id(node)],
+                    ordered=ordered,
                 )
             )
         else:
@@ -357,14 +377,14 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             scans.append(
                 Scan(
                     name=scan_name, table=table.name, schema=schema, files=tuple(files), location=table.location,
-                    log_skipped=skipped_by_log[id(node)],
+                    log_skipped=skipped_by_log[id(node)], ordered=ordered,
                 )
             )
-        replacement.meta[_SCAN_INDEX] = index
+        replacement.meta[SCAN_INDEX] = index
         node.replace(replacement)
     _cast_later(spark_expression, casts_later, functions, time_zone, spark=True)
     for spark_node in list(spark_expression.find_all(exp.Table)):
-        scan_index = spark_node.meta.get(_SCAN_INDEX)
+        scan_index = spark_node.meta.get(SCAN_INDEX)
         if scan_index is not None:
             alias = spark_node.alias or spark_node.name
             if scan_index in companion_names:
@@ -376,13 +396,16 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                 )
             )
     _cast_later(expression, casts_later, functions, time_zone, spark=False)
+    ordered_expression: exp.Expression | None = None
     if refusal is None:
         try:
             expression = project_after_limit(rewrite_remaining(expression, time_zone, functions))
         except OptimizeError as exc:
             refusal = exc
         else:
-            deferred = defer_variants(expression, scans)
+            expression, ordered_expression = choose_ordered(expression)
+            # the deferral rewrites one query; a plan with two keeps its variants read in the scan
+            deferred = defer_variants(expression, scans) if ordered_expression is None else [() for _ in scans]
             if any(deferred):
                 functions[REBUILD_VARIANT_FUNCTION] = VARIANT
                 scans = [dataclasses.replace(scan, deferred=d) if d else scan for scan, d in zip(scans, deferred)]
@@ -393,11 +416,49 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         functions=tuple(sorted(functions.items())),
         spark_expression=spark_expression,
         refusal=refusal,
+        ordered_expression=ordered_expression,
         tables=tuple({id(table): table for _, table, *_ in found}.values()),
     )
 
 
 _ENGINE_FUNCTION_PREFIX = "vpush_"
+
+
+def _rename_by_alias_columns(node: exp.Table, names: list[str]) -> exp.Table:
+    """``t AS x(a, b)``: the table's columns renamed in order, as a query over ``t AS x`` (whose
+    table is returned, to become the scan). DuckDB would rename the scan's columns, which are only
+    those the query reads; Spark's ASSIGNMENT_ARITY_MISMATCH for a list of another length."""
+    alias = node.args.get("alias")
+    if not isinstance(alias, exp.TableAlias) or not alias.columns:
+        return node
+    if len(alias.columns) != len(names):
+        raise OptimizeError(
+            f"The number of columns or variables assigned or aliased: {len(alias.columns)} does not match the "
+            f"number of source expressions: {len(names)}.",
+            error_class="ASSIGNMENT_ARITY_MISMATCH",
+        )
+    inner = exp.Table(this=node.this.copy(), alias=exp.TableAlias(this=exp.to_identifier(alias.name, quoted=True)))
+    renamed = exp.select(
+        *(exp.alias_(exp.column(name, quoted=True), column.name, quoted=True) for name, column in zip(names, alias.columns))
+    ).from_(inner)
+    node.replace(exp.Subquery(this=renamed, alias=exp.TableAlias(this=alias.this.copy())))
+    return inner
+
+
+def spark_file_ranks(sizes: list[int]) -> list[int]:
+    """Each file's place in the order Spark's file scan reads a table's files in, by their sizes
+    in the table's (path) order: ``FilePartition`` packs the splits sorted by size, largest
+    first, and a stable sort keeps files of one size as listed (Spark lists a folder in the file
+    system's order; vpush takes path order there).
+
+    Example:
+        >>> spark_file_ranks([508, 2217, 1008, 2217])
+        [3, 0, 2, 1]
+    """
+    ranks = [0] * len(sizes)
+    for rank, index in enumerate(sorted(range(len(sizes)), key=lambda i: -sizes[i])):
+        ranks[index] = rank
+    return ranks
 
 
 def _calls_engine_function(node: exp.Expr) -> bool:
@@ -482,7 +543,7 @@ def defer_variants(expression: exp.Expression, scans: list[Scan]) -> list[tuple[
     subquery = _source(expression)
     inner = subquery.this if isinstance(subquery, exp.Subquery) else None
     scan_source = _source(inner) if isinstance(inner, exp.Select) else None
-    index = scan_source.meta.get(_SCAN_INDEX) if scan_source is not None else None
+    index = scan_source.meta.get(SCAN_INDEX) if scan_source is not None else None
     if not isinstance(subquery, exp.Subquery) or not isinstance(inner, exp.Select):
         return out
     if scan_source is None or not isinstance(index, int) or index >= len(scans):

@@ -24,7 +24,7 @@ from sqlglot import exp
 
 from vpush.optimizer.dialect import call_arguments, call_name
 from vpush.optimizer.errors import OptimizeError
-from vpush.optimizer.spark_semantics import spark_error
+from vpush.optimizer.spark_semantics import map_from_arrays_checked, spark_error
 from vpush.optimizer.variant_types import (
     VARIANT,
     ArrayType,
@@ -47,7 +47,7 @@ ARRAY_FUNCTIONS = frozenset({
     "array_remove", "array_union", "array_intersect", "array_except", "arrays_overlap", "flatten", "slice",
     "array_compact", "array_append", "array_prepend", "array_repeat", "exists", "forall", "transform", "filter",
     "aggregate", "reduce", "sequence", "array_insert", "arrays_zip", "map_entries", "map_filter", "transform_values",
-    "map_concat",
+    "map_concat", "zip_with", "transform_keys",
 })
 """The array functions this module answers, by the name the user calls them with."""
 
@@ -142,6 +142,12 @@ def array_function_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> S
         return types[1] if len(types) > 1 else None
     if called == "map_concat":
         return source if isinstance(source, MapType) and all(t == source for t in types) else None
+    if called == "zip_with":
+        body = of(arguments[2].this) if len(arguments) == 3 and isinstance(arguments[2], exp.Lambda) else None
+        return ArrayType(body) if body is not None and all(isinstance(t, ArrayType) for t in types[:2]) else None
+    if called == "transform_keys":
+        body = of(arguments[1].this) if len(arguments) == 2 and isinstance(arguments[1], exp.Lambda) else None
+        return MapType(body, source.value) if isinstance(source, MapType) and body is not None else None
     if called in ("map_entries", *_MAP_LAMBDAS):
         if not isinstance(source, MapType):
             return None
@@ -219,7 +225,10 @@ def _variable_type(lam: exp.Lambda, position: int, of: TypeOf) -> SparkType | No
     called, arguments = found
     place = next((k for k, a in enumerate(arguments) if a is lam), None)
     source = of(arguments[0])
-    if called in _MAP_LAMBDAS:
+    if called == "zip_with":
+        array = of(arguments[position]) if position < 2 else None
+        return array.element if isinstance(array, ArrayType) else None
+    if called in (*_MAP_LAMBDAS, "transform_keys"):
         return (source.key if position == 0 else source.value) if isinstance(source, MapType) else None
     element = source.element if isinstance(source, ArrayType) else None
     if called in ("aggregate", "reduce"):
@@ -568,6 +577,10 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
         return _map_lambda(called, arguments, of, result)
     if called == "arrays_zip" and count >= 1:
         return _zip(arguments, result)
+    if called == "zip_with" and count == 3:
+        return _zip_with(arguments, result)
+    if called == "transform_keys" and count == 2:
+        return _transform_keys(arguments, of, result)
     if called == "map_concat" and count >= 1:
         return _map_concat(arguments, result)
     _refuse(called, "this form")
@@ -622,6 +635,50 @@ def _zip(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr:
     ]
     zipped = _f("list_transform", _f("range", longest), _lambda(exp.Struct(expressions=fields), _I))
     return _null_if_any(zipped, result, *arguments)
+
+
+def _substituted(body: exp.Expr, variables: dict[str, Callable[[], exp.Expr]]) -> exp.Expr:
+    """``body`` with each use of a lambda variable named in ``variables`` replaced by what its
+    function gives."""
+    for ref in list(body.find_all(exp.Column, exp.Identifier)):
+        if _variable_reference(ref) and ref.name.lower() in variables:
+            value = variables[ref.name.lower()]()
+            if ref is body:
+                body = value
+            else:
+                ref.replace(value)
+    return body
+
+
+def _zip_with(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr:
+    """Spark's ``zip_with(a, b, (x, y) -> e)``: ``e`` of the i-th elements, as long as the longer
+    array (NULL past the shorter one's end); NULL where an array is NULL."""
+    left, right, lam = arguments
+    if not isinstance(result, ArrayType) or not isinstance(lam, exp.Lambda) or len(lam.expressions) != 2 or lam.this.find(exp.Lambda):
+        _refuse("zip_with", "arguments other than two arrays of types vpush knows and a lambda of two variables (without lambdas in it)")
+    assert isinstance(lam, exp.Lambda) and result is not None  # for mypy: refused above
+
+    def element(array: exp.Expr) -> Callable[[], exp.Expr]:
+        return lambda: _f("list_extract", array.copy(), exp.Add(this=_var(_I), expression=exp.Literal.number(1)))
+
+    x, y = (v.name.lower() for v in lam.expressions)
+    body = _substituted(lam.this, {x: element(left), y: element(right)})
+    longest = _f("greatest", _f("len", left.copy()), _f("len", right.copy()))
+    return _null_if_any(_f("list_transform", _f("range", longest), _lambda(body, _I)), result, left, right)
+
+
+def _transform_keys(arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> exp.Expr:
+    """Spark's ``transform_keys(m, (k, v) -> e)``: the map of ``e`` to each value, in the map's
+    order; a NULL new key raises ``NULL_MAP_KEY`` and a repeated one ``DUPLICATED_MAP_KEY``."""
+    source, lam = of(arguments[0]), arguments[1]
+    if not (isinstance(source, MapType) and isinstance(lam, exp.Lambda) and len(lam.expressions) == 2 and not lam.this.find(exp.Lambda)
+            and isinstance(result, MapType) and result.key in _PLAIN_KEYS):
+        _refuse("transform_keys", "arguments other than a map and a lambda of two variables giving integers, strings, booleans or dates")
+    assert isinstance(lam, exp.Lambda)  # for mypy: refused above
+    k, v = (name.name.lower() for name in lam.expressions)
+    body = _substituted(lam.this, {k: lambda: exp.column("key", table=_E), v: lambda: exp.column("value", table=_E)})
+    keys = _f("list_transform", _f("map_entries", arguments[0].copy()), _lambda(body, _E))
+    return map_from_arrays_checked(keys, _f("map_values", arguments[0]))
 
 
 def _map_lambda(called: str, arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> exp.Expr:

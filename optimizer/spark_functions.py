@@ -94,7 +94,8 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "regexp_instr": _f(2, 3, defaults=("0",)),
     "split": _f(2, defaults=("-1",)), "string": _f(1), "initcap": _f(1), "substring_index": _f(3),
     "octet_length": _f(1), "chr": _f(1), "char": _f(1),
-    "get_json_object": _f(2), "elt": _f(2, None), "schema_of_json": _f(1),
+    "get_json_object": _f(2), "elt": _f(2, None), "schema_of_json": _f(1), "soundex": _f(1), "overlay": _f(3, 4, defaults=("-1",)),
+    "format_number": _f(2),
     # conditionals and null handling
     "coalesce": _f(1, None), "nvl": _f(2), "ifnull": _f(2), "nvl2": _f(3), "nullif": _f(2), "if": _f(3),
     "isnull": _f(1), "isnotnull": _f(1), "equal_null": _f(2),
@@ -118,11 +119,13 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     # aggregates
     "count": _f(0, None), "sum": _f(1), "avg": _f(1), "mean": _f(1), "min": _f(1), "max": _f(1),
     "count_if": _f(1), "stddev": _f(1), "std": _f(1), "stddev_samp": _f(1), "stddev_pop": _f(1),
-    "variance": _f(1), "var_samp": _f(1), "var_pop": _f(1), "median": _f(1),
+    "variance": _f(1), "var_samp": _f(1), "var_pop": _f(1), "median": _f(1), "skewness": _f(1), "kurtosis": _f(1),
+    "corr": _f(2), "covar_pop": _f(2), "covar_samp": _f(2), "regr_sxx": _f(2), "regr_syy": _f(2), "regr_sxy": _f(2),
+    "regr_slope": _f(2), "regr_intercept": _f(2), "regr_r2": _f(2),
     "percentile": _f(2, defaults=("1",)), "any_value": _f(1, 2), "first": _f(1, 2), "last": _f(1, 2),
     "bool_and": _f(1), "bool_or": _f(1), "every": _f(1), "some": _f(1), "bit_and": _f(1), "bit_or": _f(1),
     "bit_xor": _f(1), "max_by": _f(2), "min_by": _f(2), "collect_list": _f(1), "array_agg": _f(1, shown="collect_list"),
-    "collect_set": _f(1), "try_sum": _f(1), "try_avg": _f(1), "string_agg": _f(1, 2, defaults=("NULL",)), "listagg": _f(1, 2, defaults=("NULL",)),
+    "collect_set": _f(1), "approx_count_distinct": _f(1, 2), "try_sum": _f(1), "try_avg": _f(1), "string_agg": _f(1, 2, defaults=("NULL",)), "listagg": _f(1, 2, defaults=("NULL",)),
     # window functions
     "row_number": _f(0), "rank": _f(0, shown="RANK"), "dense_rank": _f(0, shown="DENSE_RANK"),
     "percent_rank": _f(0, shown="PERCENT_RANK"), "cume_dist": _f(0),
@@ -142,8 +145,8 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "sequence": _f(2, 3), "array_insert": _f(3),
     # maps
     "map": _f(0, None), "map_keys": _f(1), "map_values": _f(1), "map_contains_key": _f(2),
-    "map_from_arrays": _f(2), "str_to_map": _f(1, 3, defaults=(",", ":")),
-    "map_entries": _f(1), "map_filter": _f(2), "transform_values": _f(2), "arrays_zip": _f(1, None), "map_concat": _f(1, None),
+    "map_from_arrays": _f(2), "map_from_entries": _f(1), "str_to_map": _f(1, 3, defaults=(",", ":")),
+    "map_entries": _f(1), "map_filter": _f(2), "transform_values": _f(2), "transform_keys": _f(2), "zip_with": _f(3), "arrays_zip": _f(1, None), "map_concat": _f(1, None),
 }
 """By the function's lower-cased name as the user writes it. Spark's variant functions are not
 here: :mod:`vpush.optimizer.rewrite_variants` decides on those."""
@@ -166,7 +169,10 @@ def check_functions(expression: exp.Expr) -> None:
     Raises:
         OptimizeError: naming the call, with ``VPUSH_UNSUPPORTED_FUNCTION``.
     """
-    for node in expression.walk():
+    # a hint (/*+ REPARTITION(2) */) changes how Spark runs a query, not its answer
+    for node in expression.walk(prune=lambda n: isinstance(n, exp.Hint)):
+        if isinstance(node, exp.Hint):
+            continue
         if isinstance(node, exp.Pivot):
             word = "UNPIVOT" if node.args.get("unpivot") else "PIVOT"
             raise OptimizeError(

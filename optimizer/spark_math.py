@@ -6,6 +6,8 @@ the bits of the argument's own width (Spark's sign-extends to a ``long`` first, 
 ``bit_count(-1)`` of any integer is 64), its ``get_bit`` takes a bit string. Each rewrite here
 gives Spark's type, value and error, checked against PySpark by ``tests/test_spark_functions.py``;
 a form it cannot answer exactly (an argument Spark would cast from a string, say) is refused.
+Spark's hashes (``hash``, ``xxhash64``, ``crc32``), ``conv`` and ``approx_count_distinct``
+(HyperLogLog++ over the values' xxhash64) go to vpush's compiled kernels.
 """
 
 from __future__ import annotations
@@ -14,13 +16,15 @@ from typing import TYPE_CHECKING, Callable, NoReturn
 
 from sqlglot import exp
 
+from vpush.codec.spark_hll import DEFAULT_RELATIVE_SD, MAX_PRECISION, MIN_PRECISION, hll_precision
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, StringType
 
 if TYPE_CHECKING:
     TypeOf = Callable[[exp.Expr], SparkType | None]
 
-__all__ = ["CONV_FUNCTION", "HASH_ENGINE_FUNCTIONS", "KERNEL_CALLS", "MATH_FUNCTIONS", "math_type", "rewrite_kernel_call", "rewrite_math"]
+__all__ = ["APPROX_COUNT_DISTINCT_FUNCTION", "CONV_FUNCTION", "HASH_ENGINE_FUNCTIONS", "KERNEL_CALLS", "MATH_FUNCTIONS", "math_type", "rewrite_approx_count_distinct", "rewrite_kernel_call",
+           "rewrite_math"]
 
 MATH_FUNCTIONS = frozenset({"factorial", "nanvl", "bit_count", "getbit", "bit_get", "width_bucket"})
 """The functions this module answers."""
@@ -276,3 +280,81 @@ def rewrite_kernel_call(called: str, arguments: list[exp.Expr], of: TypeOf, func
         functions[name] = result
         running = exp.Anonymous(this=name, expressions=[value, running])
     return running if not isinstance(running, exp.Literal) else exp.cast(running, exp.DataType.build("INT"))
+
+
+# -- approx_count_distinct ---------------------------------------------------------------------------
+APPROX_COUNT_DISTINCT_FUNCTION = "vpush_approx_count_distinct"
+"""The engine function of :func:`vpush.codec.spark_hll.hll_estimates`: (BIGINT[], INTEGER) -> BIGINT,
+Spark's HyperLogLog++ estimate of a list of xxhash64 values at a precision."""
+
+_DOUBLE_LITERAL_ERROR = "_LEGACY_ERROR_TEMP_1104"
+
+
+def _relative_sd(accuracy: exp.Expr | None) -> float:
+    """The relative standard deviation asked of ``approx_count_distinct``: Spark takes only a
+    double or decimal literal (``0.01``, ``1e-2``, ``0.01D``, ``0.01BD``)."""
+    from vpush.optimizer.dialect import TYPED_LITERAL
+
+    if accuracy is None:
+        return DEFAULT_RELATIVE_SD
+    literal: exp.Expr = accuracy
+    if isinstance(accuracy, exp.Cast) and accuracy.meta.get(TYPED_LITERAL):
+        while isinstance(literal, exp.Cast):
+            literal = literal.this  # 0.01D, 0.01BD (and the cast the typing of literals gave 0.01)
+        if not accuracy.to.is_type("double", "decimal"):
+            literal = exp.Null()  # 1F, 1L: refused as Spark does
+    elif not (isinstance(literal, exp.Literal) and not literal.is_string and set(literal.name) & set(".eE")):
+        literal = exp.Null()  # an integer, a string, NULL, a column, a cast: refused as Spark does
+    if isinstance(accuracy, exp.Neg):
+        _refuse("approx_count_distinct", "a negative relative standard deviation")
+    if not isinstance(literal, exp.Literal):
+        raise OptimizeError(
+            f"{accuracy.sql(dialect='spark')}: the second argument of approx_count_distinct should be a double literal",
+            error_class=_DOUBLE_LITERAL_ERROR,
+        )
+    return float(literal.name)
+
+
+def rewrite_approx_count_distinct(node: exp.ApproxDistinct, of: TypeOf, functions: dict[str, SparkType]) -> tuple[exp.Expr, int]:
+    """Spark's ``approx_count_distinct(x [, rsd])`` split in two: the DuckDB ``list`` aggregate of
+    Spark's xxhash64 of each value (NULL for a NULL value, which Spark skips) and the precision
+    (index bits) ``rsd`` gives; :data:`APPROX_COUNT_DISTINCT_FUNCTION` of the two is the estimate.
+    ``DISTINCT`` changes nothing and is dropped.
+
+    Example:
+        >>> used = {}
+        >>> values, p = rewrite_approx_count_distinct(exp.ApproxDistinct(this=exp.column("i")), lambda n: AtomicType("int"), used)
+        >>> values.sql("duckdb"), p
+        ('LIST(CASE WHEN NOT i IS NULL THEN VPUSH_XXHASH64_INTEGER(CAST(i AS INT), CAST(42 AS BIGINT)) END)', 9)
+
+    Raises:
+        OptimizeError: ``FAILED_FUNCTION_CALL`` for a deviation over 0.39 (fewer than 4 bits),
+            ``_LEGACY_ERROR_TEMP_1104`` for one that is not a double or decimal literal, as Spark
+            raises; ``VPUSH_UNSUPPORTED_FUNCTION`` for a value of a type vpush does not hash as
+            Spark does (arrays, maps, structs, variants) or a deviation under 0.0022.
+    """
+    called = "approx_count_distinct"
+    value, accuracy = node.this, node.args.get("accuracy")
+    if isinstance(value, exp.Distinct) and 1 <= len(value.expressions) <= 2:
+        value, *rest = value.expressions  # approx_count_distinct(DISTINCT x, rsd) parses so
+        accuracy = rest[0] if rest else accuracy
+    precision = hll_precision(_relative_sd(accuracy))
+    if precision < MIN_PRECISION:
+        raise OptimizeError(
+            "approx_count_distinct: HLL++ requires at least 4 bits for addressing; use a lower error, at most 39%",
+            error_class="FAILED_FUNCTION_CALL",
+        )
+    if precision > MAX_PRECISION:
+        _refuse(called, f"a relative standard deviation that needs more than {MAX_PRECISION} bits (under about 0.0022)")
+    source = of(value)
+    if isinstance(value, exp.Null) or source == AtomicType("void"):
+        hashed: exp.Expr = exp.cast(exp.Null(), exp.DataType.build("BIGINT"))
+    else:
+        duck, typed = _hash_input(called, value.copy(), source)
+        name = f"vpush_xxhash64_{duck.lower()}"
+        functions[name] = AtomicType("bigint")
+        seed = exp.cast(exp.Literal.number(HASH_SEED), exp.DataType.build("BIGINT"))
+        present = exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null()))
+        hashed = exp.Case(ifs=[exp.If(this=present, true=exp.Anonymous(this=name, expressions=[typed, seed]))])
+    functions[APPROX_COUNT_DISTINCT_FUNCTION] = AtomicType("bigint")
+    return exp.Anonymous(this="list", expressions=[hashed]), precision

@@ -28,7 +28,7 @@ SCALAR_FUNCTIONS = frozenset({
     "initcap", "substring_index", "octet_length", "chr", "char", "btrim", "typeof", "unhex", "shiftleft",
     "shiftright", "shiftrightunsigned", "try_add", "try_subtract", "try_multiply", "try_divide", "bround",
     "next_day", "locate", "make_date", "regexp_count", "regexp_extract_all", "regexp_substr", "regexp_instr",
-    "elt", "unbase64", "to_binary", "try_to_binary",
+    "elt", "unbase64", "to_binary", "try_to_binary", "soundex", "overlay", "format_number",
 }) | MATH_FUNCTIONS
 """The functions this module answers (``locate`` only in its three-argument form), and those of
 :mod:`vpush.optimizer.spark_math`."""
@@ -55,7 +55,8 @@ _NODE_ARGUMENTS: dict[type[exp.Expr], tuple[str, ...]] = {
     exp.Initcap: ("this",), exp.Unhex: ("this",), exp.FromBase64: ("this",), exp.ToBinary: ("this", "format"), exp.Typeof: ("this",), exp.NextDay: ("this", "expression"),
     exp.BitwiseLeftShift: ("this", "expression"), exp.BitwiseRightShift: ("this", "expression"),
     exp.SafeAdd: ("this", "expression"), exp.SafeSubtract: ("this", "expression"),
-    exp.SafeMultiply: ("this", "expression"), exp.SafeDivide: ("this", "expression"),
+    exp.SafeMultiply: ("this", "expression"), exp.SafeDivide: ("this", "expression"), exp.Soundex: ("this",),
+    exp.Overlay: ("this", "expression", "from_", "for_"),
 }
 
 
@@ -111,7 +112,12 @@ def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType
     if called in MATH_FUNCTIONS:
         return math_type(called, arguments, of)
     types = [of(a) for a in arguments]
-    if called in ("initcap", "substring_index", "chr", "char", "btrim", "typeof"):
+    if called == "overlay" and len(arguments) in (3, 4):
+        plain = all(isinstance(t, StringType) or isinstance(a, exp.Null) for a, t in zip(arguments[:2], types[:2])) and all(
+            _integral_name(t) in _NARROW or isinstance(a, exp.Null) for a, t in zip(arguments[2:], types[2:])
+        )
+        return StringType() if plain else None
+    if called in ("initcap", "substring_index", "chr", "char", "btrim", "typeof", "soundex", "format_number"):
         return StringType()
     if called in ("octet_length", "locate", "regexp_count", "regexp_instr"):
         return _INT
@@ -155,6 +161,112 @@ def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType
     return None
 
 
+# Spark's soundex codes (UTF8String.US_ENGLISH_MAPPING) of A..Z, H and W (Spark's '7': letters that
+# change nothing) left out: they are dropped before the letters are coded
+_SOUNDEX_LETTERS = "ABCDEFGIJKLMNOPQRSTUVXYZ"
+_SOUNDEX_CODES = "012301202245501262301202"
+
+
+def _soundex(value: exp.Expr) -> exp.Expression:
+    """Spark's ``soundex`` (``UTF8String.soundex``, byte by byte over ASCII letters): ``''`` for
+    ``''``, the string itself unless it starts with an ASCII letter, else that letter in upper
+    case and the next three codes, each a code not 0 that differs from the code before it (a
+    character that is no letter resets the code before to 0; H and W leave it), padded with 0.
+
+    The codes are found without a loop: the characters that are no ASCII letter become 0, H and
+    W go, the letters become their codes, the first letter's code is put in front, each run of
+    one code becomes one (a run in Spark's loop emits at most once), and after the first
+    character (the first letter's run) the zeros go."""
+    rest = _fn("substring", value.copy(), _number(2))
+    coded: exp.Expression = _fn("regexp_replace", rest, exp.Literal.string("[^A-Za-z]"), exp.Literal.string("0"), exp.Literal.string("g"))
+    coded = _fn("regexp_replace", coded, exp.Literal.string("[HWhw]"), exp.Literal.string(""), exp.Literal.string("g"))
+    codes = exp.Literal.string(_SOUNDEX_CODES * 2)
+    coded = _fn("translate", coded, exp.Literal.string(_SOUNDEX_LETTERS + _SOUNDEX_LETTERS.lower()), codes)
+    first = _fn("upper", _fn("substring", value.copy(), _number(1), _number(1)))
+    first_code = _fn("translate", first.copy(), exp.Literal.string(_SOUNDEX_LETTERS + "HW"), exp.Literal.string(_SOUNDEX_CODES + "77"))
+    runs: exp.Expression = exp.DPipe(this=first_code, expression=coded, safe=True)
+    for digit in "123456":
+        runs = _fn("regexp_replace", runs, exp.Literal.string(f"{digit}+"), exp.Literal.string(digit), exp.Literal.string("g"))
+    after = _fn("replace", _fn("substring", runs, _number(2)), exp.Literal.string("0"), exp.Literal.string(""))
+    code = exp.DPipe(this=first, expression=_fn("rpad", _fn("left", after, _number(3)), _number(3), exp.Literal.string("0")), safe=True)
+    starts_with_letter = _fn("regexp_matches", value.copy(), exp.Literal.string("^[A-Za-z]"))
+    return exp.Case(
+        ifs=[exp.If(this=exp.Not(this=starts_with_letter), true=value.copy())],
+        default=code,
+    )
+
+
+def _format_number(arguments: list[exp.Expr], of: TypeOf) -> exp.Expression:
+    """Spark's ``format_number(x, d)`` of an integer or a decimal with a literal ``d``: Java's
+    ``DecimalFormat`` of ``#,###,##0.00...`` (``d`` zeros), which rounds half to even, groups by
+    threes and keeps the minus sign of a negative number that rounds to zero; NULL for a
+    negative ``d``. Doubles and floats (DecimalFormat rounds their exact binary value) and a
+    pattern string are refused."""
+    value, places = arguments
+    source = of(value)
+    count = _literal_int(places)
+    if not (_integral_name(source) is not None or isinstance(source, DecimalType)) or (count is None and not isinstance(places, exp.Null)):
+        _refuse("format_number", "an argument other than an integer or a decimal, or places that are not an int literal")
+    if count is None or count < 0:
+        return _null("VARCHAR")
+    whole: exp.Expression
+    digits: exp.Expression
+    if isinstance(source, DecimalType):
+        rounded = _fn("abs", _fn("round_even", value.copy(), _number(count)))
+        whole = exp.cast(_fn("trunc", rounded.copy()), _typed("HUGEINT"))
+        digits = _fn("split_part", exp.cast(rounded, _typed("VARCHAR")), exp.Literal.string("."), _number(2))
+    else:
+        whole = _fn("abs", exp.cast(value.copy(), _typed("HUGEINT")))
+        digits = exp.Literal.string("")
+    text: exp.Expression = _fn("format", exp.Literal.string("{:,}"), whole)
+    if count > 0:
+        fraction = _fn("rpad", digits, _number(count), exp.Literal.string("0"))
+        text = exp.DPipe(this=exp.DPipe(this=text, expression=exp.Literal.string("."), safe=True), expression=fraction, safe=True)
+    negative = exp.LT(this=value.copy(), expression=_number(0))
+    signed = exp.Case(ifs=[exp.If(this=negative, true=exp.DPipe(this=exp.Literal.string("-"), expression=text.copy(), safe=True))], default=text)
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=_null("VARCHAR"))], default=signed)
+
+
+def _clamped(value: exp.Expression, low: int) -> exp.Expression:
+    """A BIGINT held between ``low`` and the largest int, as Spark's ``Overlay`` clamps positions."""
+    return _fn("least", _fn("greatest", value, _number(low)), _number(2**31 - 1))
+
+
+def _overlay(text: exp.Expr, replace: exp.Expr, position: exp.Expr, length: exp.Expr | None = None) -> exp.Expression:
+    """Spark's ``overlay(text, replace, pos[, len])`` of strings (``Overlay.overlay``): the
+    characters before ``pos``, ``replace``, and those from ``pos + len`` on, as Spark's
+    ``substringSQL`` takes them (a position of 0 or less counts from the end), ``len`` being the
+    characters of ``replace`` when it is left out or negative, ``pos - 1`` and ``pos + len``
+    held inside the ints (Spark's ``Overlay.calculate``).
+    NULL if any argument is."""
+    pos = exp.cast(position, _typed("BIGINT"))
+    if length is None:
+        count: exp.Expression = _fn("length", replace.copy())
+    else:
+        given = exp.cast(length, _typed("BIGINT"))
+        count = exp.Case(ifs=[exp.If(this=exp.GTE(this=given, expression=_number(0)), true=given.copy())], default=_fn("length", replace.copy()))
+    before_end = _clamped(exp.Sub(this=pos.copy(), expression=_number(1)), -(2**31))
+    head = exp.Case(ifs=[exp.If(this=exp.GT(this=before_end, expression=_number(0)),
+                                true=_fn("substring", text.copy(), _number(1), before_end.copy()))],
+                    default=exp.Literal.string(""))
+    after = _clamped(exp.Add(this=pos.copy(), expression=exp.Paren(this=count)), -(2**31 - 1))
+    start = exp.Case(
+        ifs=[exp.If(this=exp.GT(this=after, expression=_number(0)), true=exp.Sub(this=after.copy(), expression=_number(1))),
+             exp.If(this=exp.LT(this=after.copy(), expression=_number(0)), true=exp.Add(this=_fn("length", text.copy()), expression=after.copy()))],
+        default=_number(0),
+    )
+    # substringSQL(p, MAX_INT) ends MAX_INT characters after the start before it is clamped to 0
+    first = _fn("greatest", start.copy(), _number(0))
+    end = exp.Add(this=start, expression=_number(2**31 - 1))
+    tail = exp.Case(
+        ifs=[exp.If(this=exp.GTE(this=first, expression=end), true=exp.Literal.string(""))],
+        default=_fn("substring", text.copy(), exp.Add(this=first.copy(), expression=_number(1)), exp.Sub(this=end.copy(), expression=first.copy())),
+    )
+    parts = [text, replace, position] + ([length] if length is not None else [])
+    joined = exp.DPipe(this=exp.DPipe(this=head, expression=replace.copy(), safe=True), expression=tail, safe=True)
+    return exp.Case(ifs=[exp.If(this=_any_null(*parts), true=_null("VARCHAR"))], default=joined)
+
+
 def _literal_int(node: exp.Expr) -> int | None:
     if isinstance(node, exp.Neg):
         inner = _literal_int(node.this)
@@ -194,6 +306,16 @@ def rewrite_scalar(
         source = of(arguments[0])
         assert source is not None  # for mypy: refused above
         return exp.cast(exp.Literal.string(source.to_spark()), _typed("VARCHAR"))
+    if called == "soundex":
+        if not (isinstance(of(arguments[0]), StringType) or isinstance(arguments[0], exp.Null)):
+            _refuse(called, "an argument other than a string (Spark's implicit cast to a string)")
+        return _soundex(arguments[0])
+    if called == "format_number":
+        return _format_number(arguments, of)
+    if called == "overlay":
+        if result is None:
+            _refuse(called, "arguments other than two strings and int positions (binaries, Spark's implicit casts)")
+        return _overlay(*arguments)
     if called == "octet_length":
         source = of(arguments[0])
         if isinstance(source, StringType):
@@ -254,10 +376,22 @@ def _out_of_bounds(text: exp.Expression) -> exp.Expression:
     return spark_error("DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION", text, _typed("DATE"))
 
 
+# Spark's dates are int days from the epoch: java.time's date past them is its ARITHMETIC_OVERFLOW
+# (Math.toIntExact). DuckDB's end a day before (its infinities at those days) and hold nothing at
+# the earliest: the three dates at the ends are refused. As year * 10^4 + month * 100 + day
+# (in the order of dates, the years' signs included).
+_SPARK_DATE_RANGE = (-5_877_641 * 10_000 + 623, 5_881_580 * 10_000 + 711)
+_DUCKDB_DATE_RANGE = (-5_877_641 * 10_000 + 625, 5_881_580 * 10_000 + 710)
+
+
 def _make_date(arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
     """Spark's ``make_date(y, m, d)`` under ANSI: NULL for a NULL part; a field out of its range,
     or a day past the month's last, raises ``DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION``
-    with java.time's message, in java.time's order of checks (year, month, day, then the date)."""
+    with java.time's message, in java.time's order of checks (year, month, day, then the date);
+    a date past Spark's (int days: about ±5,880,000 years) raises its ``ARITHMETIC_OVERFLOW``,
+    and the three at the ends of Spark's range, past DuckDB's, a vpush error."""
+    from vpush.optimizer.spark_semantics import spark_error
+
     if not all(isinstance(a, exp.Null) or _integral_name(of(a)) in _NARROW for a in arguments):
         _refuse("make_date", "arguments other than ints")
     year, month, day = (exp.cast(a, _typed("BIGINT")) for a in arguments)
@@ -269,22 +403,46 @@ def _make_date(arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
     def outside(part: exp.Expression, low: int, high: int) -> exp.Expression:
         return exp.Not(this=exp.Between(this=part.copy(), low=_number(low), high=_number(high)))
 
-    first = _fn("make_date", year.copy(), month.copy(), _number(1))
-    last = _fn("dayofmonth", _fn("last_day", first.copy()))
-    month_name = _fn("upper", _fn("strftime", first.copy(), exp.Literal.string("%B")))
+    # the month's last day without a DuckDB date of that year (which may be past DuckDB's):
+    # February's by the Gregorian leap rule, the others 30 + (m + m div 8) mod 2
+    def divides(n: int) -> exp.Expression:
+        return exp.EQ(this=exp.Mod(this=year.copy(), expression=_number(n)), expression=_number(0))
+
+    leap = exp.Paren(this=exp.And(this=divides(4), expression=exp.Paren(this=exp.Or(this=exp.Not(this=divides(100)), expression=divides(400)))))
+    february = exp.Case(ifs=[exp.If(this=leap, true=_number(29))], default=_number(28))
+    other = exp.Add(this=_number(30), expression=exp.Mod(
+        this=exp.Paren(this=exp.Add(this=month.copy(), expression=exp.IntDiv(this=month.copy(), expression=_number(8)))), expression=_number(2)))
+    last = exp.Case(ifs=[exp.If(this=exp.EQ(this=month.copy(), expression=_number(2)), true=february)], default=other)
+    month_name = _fn("upper", _fn("strftime", _fn("make_date", _number(2000), month.copy(), _number(1)), exp.Literal.string("%B")))
     invalid = _out_of_bounds(exp.DPipe(this=exp.DPipe(this=exp.Literal.string("Invalid date '"), expression=month_name),
                                        expression=exp.DPipe(this=exp.Literal.string(" "),
                                                             expression=exp.DPipe(this=exp.cast(day.copy(), _typed("VARCHAR")),
                                                                                  expression=exp.Literal.string("'")))))
+    not_leap = _out_of_bounds(exp.DPipe(this=exp.DPipe(this=exp.Literal.string("Invalid date 'February 29' as '"),
+                                                       expression=exp.cast(year.copy(), _typed("VARCHAR"))),
+                                        expression=exp.Literal.string("' is not a leap year")))
+    key = exp.Add(this=exp.Add(this=exp.Mul(this=year.copy(), expression=_number(10_000)),
+                               expression=exp.Mul(this=month.copy(), expression=_number(100))), expression=day.copy())
+    overflow = spark_error("ARITHMETIC_OVERFLOW", "overflow.", _typed("DATE"))
+    refused = spark_error(
+        "VPUSH_UNSUPPORTED_FUNCTION", "make_date: a date at the end of Spark's range (5881580-07-11, -5877641-06-24 and "
+        "-5877641-06-23) is past the DuckDB engine's dates; the Spark engine runs it", _typed("DATE"))
     return exp.Case(
         ifs=[
             exp.If(this=_any_null(year, month, day), true=_null("DATE")),
             exp.If(this=outside(year, -999_999_999, 999_999_999), true=message("Year", "-999999999 - 999999999", year)),
             exp.If(this=outside(month, 1, 12), true=message("MonthOfYear", "1 - 12", month)),
             exp.If(this=outside(day, 1, 31), true=message("DayOfMonth", "1 - 28/31", day)),
+            exp.If(this=exp.and_(exp.EQ(this=month.copy(), expression=_number(2)), exp.EQ(this=day.copy(), expression=_number(29)),
+                                 exp.Not(this=leap.copy()), copy=False), true=not_leap),
             exp.If(this=exp.GT(this=day.copy(), expression=last), true=invalid),
+            exp.If(this=outside(key, *_SPARK_DATE_RANGE), true=overflow),
+            exp.If(this=outside(key, *_DUCKDB_DATE_RANGE), true=refused),
         ],
-        default=_fn("make_date", year, month, day),
+        # DuckDB folds a call of literals even in a branch no row takes: a year past its dates
+        # would raise there
+        default=_fn("make_date", exp.Case(ifs=[exp.If(this=outside(key, *_DUCKDB_DATE_RANGE), true=_number(1970))], default=year),
+                    month, day),
     )
 
 

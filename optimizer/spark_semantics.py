@@ -27,13 +27,15 @@ from __future__ import annotations
 
 import contextvars
 import decimal
+import itertools
 import math
 import re
+import typing
 from collections.abc import Callable, Mapping
 from typing import NoReturn
 
 import pyarrow as pa
-from sqlglot import exp
+from sqlglot import ErrorLevel, exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
 from vpush.codec.java_format import format_java_double, format_java_float
@@ -58,6 +60,7 @@ from vpush.optimizer.dialect import (
     VpushSpark,
     call_arguments,
     call_name,
+    tuple_field_name,
     utc_shift_argument,
 )
 from vpush.codec.datetime_pattern import DatetimePatternError, compile_pattern
@@ -66,8 +69,20 @@ from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_generators import rewrite_generators
+from vpush.optimizer.expand_using_stars import expand_using_stars
+from vpush.optimizer.spark_analysis import check_order_by_aggregates
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
-from vpush.optimizer.spark_math import KERNEL_CALLS, rewrite_kernel_call
+from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
+from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, KERNEL_CALLS, rewrite_approx_count_distinct, rewrite_kernel_call
+from vpush.optimizer.spark_order import (
+    MOMENT_FUNCTIONS,
+    first_or_last,
+    last_of_ties,
+    moment_call,
+    ordered,
+    ordered_long_sum,
+    scan_order,
+)
 from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
 from vpush.optimizer.variant_types import (
@@ -85,7 +100,7 @@ from vpush.optimizer.variant_types import (
 )
 
 __all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
-           "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "decimal_function", "decimal_function_types", "apply_spark_semantics",
+           "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "map_from_arrays_checked", "decimal_function", "decimal_function_types", "apply_spark_semantics",
            "arrow_spark_type", "spark_name"]
 
 ARGUMENT_TYPE = "vpush_argument_type"
@@ -98,6 +113,10 @@ CAST_TO_VARIANT = "vpush_cast_to_variant"
 scalar at the top is then a value Spark takes."""
 
 SPARK_ERROR_MARKER = "vpush-spark-error"
+
+EMPTY_NAME = "__vpush_empty_name"
+"""The column name DuckDB gives a projection Spark names by the empty string (``SELECT ''``),
+which DuckDB cannot name: the engine renames it after DuckDB."""
 
 _INTEGRAL = ("tinyint", "smallint", "int", "bigint")
 _TYPE_NAME_CASTS = frozenset(
@@ -139,9 +158,13 @@ DECIMAL_FUNCTION_PREFIX = "vpush_decimal_"
 more than DuckDB's 38 digits, one per operation, pair of operand types and result type (see
 :func:`decimal_function`)."""
 
-DECIMAL_OPERATIONS = ("sum", "difference", "product", "quotient", "remainder", "div", "try_sum", "try_difference", "try_product", "try_quotient")
+DECIMAL_OPERATIONS = ("sum", "difference", "product", "quotient", "remainder", "div", "try_sum", "try_difference", "try_product", "try_quotient",
+                      "total", "window_total", "try_total", "average", "window_average", "try_average", "try_window_average")
 """The operations of :func:`decimal_function`; a ``try_`` one answers NULL where Spark's
-``try_add``/``try_subtract``/``try_multiply``/``try_divide`` do (where the other raises)."""
+``try_add``/``try_subtract``/``try_multiply``/``try_divide`` (``try_sum``, ``try_avg``) do (where
+the other raises). ``total`` and ``average`` finish a ``sum`` or ``avg`` of decimals from the two
+sums :func:`_split_decimal` splits it into (and, for ``average``, the count), over a window or
+not."""
 
 
 def decimal_function(operation: str, a: DecimalType, b: DecimalType, result: DecimalType) -> str:
@@ -384,6 +407,10 @@ def spark_error(error_class: str, message: exp.Expression | str, to: exp.DataTyp
 
 
 _DIVISION = "__vpush_division"
+_BY_ZERO_MESSAGES = {
+    "DIVIDE_BY_ZERO": "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead.",
+    "REMAINDER_BY_ZERO": "Remainder by zero. Use `try_mod` to tolerate divisor being 0 and return NULL instead.",
+}
 
 
 _OPERANDS_IN_PLACE: contextvars.ContextVar[bool] = contextvars.ContextVar("operands_in_place", default=False)
@@ -393,29 +420,41 @@ that must be grouped, so :func:`_round_div` writes its operands out in place."""
 
 def _round_div(numerator: exp.Expression, denominator: exp.Expression) -> exp.Expression:
     """``numerator / denominator`` of two HUGEINTs rounded half away from zero (Spark's HALF_UP);
-    both are taken, not copied.
+    both are taken, not copied, and each is computed once (:func:`_with_operands`)."""
+    return _with_operands({"n": numerator, "d": denominator}, _rounded_quotient)
 
-    Each operand is computed once: the two go into a one-element list of a struct, and a lambda
-    over that list's element names them as often as the rounding needs. Written out in place,
-    each would appear several times, and a chain of divisions (``a / b / c / ...``) would grow
-    the SQL exponentially. In a HAVING (:data:`_OPERANDS_IN_PLACE`), where DuckDB takes no such
-    lambda, they are written out all the same.
+
+def _with_operands(operands: dict[str, exp.Expression], body: Callable[[Callable[[str], exp.Expression]], exp.Expression]) -> exp.Expression:
+    """``body`` over ``operands`` (taken, not copied), each computed once however often ``body``
+    names it (by ``operand(name)``).
+
+    The operands go into a one-element list of a struct, and a lambda over that list's element
+    names them. Written out in place, each would appear as often as it is named, and a chain of
+    divisions (``a / b / c / ...``) would grow the SQL exponentially. In a HAVING
+    (:data:`_OPERANDS_IN_PLACE`), where DuckDB takes no such lambda, they are written out all
+    the same.
     """
     if _OPERANDS_IN_PLACE.get():
-        operands = {"n": exp.Paren(this=numerator), "d": exp.Paren(this=denominator)}
-        return _rounded_quotient(lambda name: operands[name].copy())
+        written = {name: exp.Paren(this=operand) for name, operand in operands.items()}
+        return body(lambda name: written[name].copy())
     pair = exp.Struct(
-        expressions=[
-            exp.PropertyEQ(this=exp.to_identifier("n"), expression=numerator),
-            exp.PropertyEQ(this=exp.to_identifier("d"), expression=denominator),
-        ]
+        expressions=[exp.PropertyEQ(this=exp.to_identifier(name), expression=operand) for name, operand in operands.items()]
     )
 
-    def operand(name: str) -> exp.Expression:
-        return exp.Dot(this=exp.column(exp.to_identifier(_DIVISION)), expression=exp.to_identifier(name))
+    # each lambda its own variable, unused by the lambdas inside its body
+    names: list[exp.Identifier] = []
 
-    body = exp.Lambda(this=_rounded_quotient(operand), expressions=[exp.to_identifier(_DIVISION)])
-    each = exp.Anonymous(this="list_transform", expressions=[exp.Array(expressions=[pair]), body])
+    def named(name: str) -> exp.Expression:
+        names.append(exp.to_identifier(_DIVISION))
+        return exp.Dot(this=exp.Column(this=names[-1]), expression=exp.to_identifier(name))
+
+    inner = body(named)
+    taken = {v.name for node in inner.find_all(exp.Lambda) for v in node.expressions}
+    variable = next(f"{_DIVISION}{i or ''}" for i in itertools.count() if f"{_DIVISION}{i or ''}" not in taken)
+    for name_node in names:
+        name_node.set("this", variable)
+    lambda_body = exp.Lambda(this=inner, expressions=[exp.to_identifier(variable)])
+    each = exp.Anonymous(this="list_transform", expressions=[exp.Array(expressions=[pair]), lambda_body])
     return exp.Anonymous(this="list_extract", expressions=[each, exp.Literal.number(1)])
 
 
@@ -468,6 +507,43 @@ def _from_unscaled(unscaled: exp.Expression, result: DecimalType) -> exp.Express
         unit = exp.cast(exp.Literal.string(f"{10 ** -result.scale:.{result.scale}f}"), _decimal(result.scale + 1, result.scale))
         whole = exp.Mul(this=whole, expression=unit)
     return exp.cast(whole, _decimal(result.precision, result.scale), copy=False)
+
+
+# A decimal sum is split into a sum of bigints counting units of 10^SPLIT_DIGITS (unscaled) and
+# a sum of small decimals (see _split_decimal).
+_SPLIT_DIGITS = 20
+
+
+def _split_decimal(value: exp.Expression, scale: int) -> tuple[exp.Expression, exp.Expression]:
+    """A ``decimal(38, scale)`` ``value`` as a bigint ``q`` and a decimal ``rest`` with ``value =
+    q * 10^(20 - scale) + rest`` exactly, ``rest`` below 10^23 unscaled: summed apart, neither
+    sum passes DuckDB's 128 bits for fewer than about 10^15 rows, where ``value``'s own running
+    total may (Spark's total is exact until the end).
+
+    ``q`` is 0 where ``value`` is below 10^19 unscaled (most values: no more than DuckDB's own
+    sum costs), else the quotient by the unit through a double (DuckDB's decimal division and
+    truncation are far slower), shrunk by 2^-50 so that ``q`` times the unit never passes
+    ``value`` (the double's error is below 2^-51 of it): ``rest`` keeps ``value``'s sign and is
+    below 2^-50 of it plus a unit.
+    """
+    x = exp.cast(value, _decimal(MAX_DECIMAL_PRECISION, scale))
+    small = decimal.Decimal(10) ** (_SPLIT_DIGITS - 1 - scale)
+    bound = exp.cast(exp.Literal.string(f"{small:f}"), _decimal(MAX_DECIMAL_PRECISION, scale))
+    big = exp.Or(this=exp.GTE(this=x.copy(), expression=bound),
+                 expression=exp.LTE(this=x.copy(), expression=exp.Neg(this=bound.copy())))
+    factor = (1 - 2.0**-50) * 10.0 ** (scale - _SPLIT_DIGITS)
+    approx = exp.Mul(this=exp.cast(x.copy(), exp.DataType.build("DOUBLE")), expression=exp.Literal.number(repr(factor)))
+    q = exp.Case(ifs=[exp.If(this=big, true=exp.cast(exp.Anonymous(this="trunc", expressions=[approx]), exp.DataType.build("BIGINT")))],
+                 default=exp.cast(exp.Literal.number(0), exp.DataType.build("BIGINT")))
+    unit = exp.cast(exp.Literal.string(f"{decimal.Decimal(10) ** (_SPLIT_DIGITS - scale):f}"), _decimal(max(_SPLIT_DIGITS + 1, scale), scale))
+    rest = exp.Sub(this=x, expression=exp.Mul(this=exp.cast(q.copy(), _decimal(18, 0)), expression=unit))
+    return q, rest
+
+
+def _grouped(node: exp.Expr) -> bool:
+    """Whether ``node`` is in a SELECT with a GROUP BY."""
+    select = node.find_ancestor(exp.Select)
+    return select is not None and select.args.get("group") is not None
 
 
 def _rescale(unscaled: exp.Expression, from_scale: int, to_scale: int) -> exp.Expression:
@@ -524,7 +600,7 @@ class _Typer:
         array_call = spark_arrays.array_call(node)
         if array_call is not None:
             return spark_arrays.array_function_type(*array_call, self.of)
-        called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
+        called = None if isinstance(node, (exp.Cast, exp.TryCast)) else _called(node)
         if called is not None:
             typed = self._call_type(node, called)
             if typed is not None:
@@ -544,12 +620,14 @@ class _Typer:
             return AtomicType("binary")
         if isinstance(node, exp.Case):
             branches = [i.args.get("true") for i in node.args.get("ifs") or []] + [node.args.get("default")]
-            return self._common([b for b in branches if b is not None])
+            return self._branches([b for b in branches if b is not None])
         if isinstance(node, exp.If) and not isinstance(node.parent, exp.Case):
             # if(c, a, b): the type both branches have (NULL takes the other's); unknown where they differ
-            return self._common([b for b in (node.args.get("true"), node.args.get("false")) if b is not None])
+            return self._branches([b for b in (node.args.get("true"), node.args.get("false")) if b is not None])
         if isinstance(node, exp.Coalesce):
-            return self._common([node.this, *node.expressions])
+            return self._branches([node.this, *node.expressions])
+        if isinstance(node, exp.Abs) and isinstance(self.of(node.this), DecimalType):
+            return self.of(node.this)
         if isinstance(node, VariantGet):
             try:
                 return node.target_type
@@ -654,6 +732,11 @@ class _Typer:
             widest = _wider_integral(widest, t)
         return widest
 
+    def _branches(self, parts: list[exp.Expr]) -> SparkType | None:
+        """The type of ``CASE``/``if``/``coalesce`` over ``parts``: the one they share, or the
+        decimal Spark widens integers and decimals to."""
+        return self._common(parts) or _wider_decimal([self.of(p) for p in parts if not isinstance(p, exp.Null)])
+
     def _common(self, parts: list[exp.Expr]) -> SparkType | None:
         types = {self._part(p) for p in parts if not isinstance(p, exp.Null)}
         return types.pop() if len(types) == 1 else None
@@ -691,6 +774,8 @@ class _Typer:
             return scalar_type(called, _arguments(node), self.of)
         if called in KERNEL_CALLS:
             return KERNEL_CALLS[called]
+        if called == "approx_count_distinct":
+            return _BIGINT
         if called in ("try_sum", "try_avg"):
             arguments = _arguments(node)
             if len(arguments) != 1:
@@ -741,6 +826,11 @@ class _Typer:
             parts = [self.of(a) for a in arguments if a is not None]
             if len(parts) == 2 and isinstance(parts[0], ArrayType) and isinstance(parts[1], ArrayType):
                 return MapType(parts[0].element, parts[1].element)
+            return None
+        if called == "map_from_entries":
+            entries = self.of(node.this) if isinstance(node, exp.MapFromEntries) else None
+            if isinstance(entries, ArrayType) and isinstance(entries.element, StructType) and len(entries.element.fields) == 2:
+                return MapType(entries.element.fields[0].type, entries.element.fields[1].type)
             return None
         if called in ("map_keys", "map_values", "map_contains_key"):
             if called == "map_contains_key":
@@ -838,6 +928,15 @@ _TOLERANT = "vpush_try_aggregate"
 _TRY_DECIMAL_PRECISION = 28
 
 
+def _called(node: exp.Expr) -> str | None:
+    """The Spark function ``node`` calls: :func:`call_name`, and ``shiftleft``/``shiftright`` for
+    ``i << 1`` and ``i >> 1``, which Spark computes as those (wrapping around as Java does)."""
+    called = call_name(node)
+    if called is None and isinstance(node, (exp.BitwiseLeftShift, exp.BitwiseRightShift)):
+        return "shiftleft" if isinstance(node, exp.BitwiseLeftShift) else "shiftright"
+    return called
+
+
 def _zero_or_null(called: str, value: exp.Expr, result: SparkType | None) -> exp.Expr:
     """Spark's ``zeroifnull(x)`` (``coalesce(x, 0)``, typed as Spark widens the two) and
     ``nullifzero(x)`` (NULL where ``x = 0``)."""
@@ -870,6 +969,22 @@ def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace |
                 + (", or that can match the empty string" if stepping else ""))
     assert re2 is not None  # for mypy: refused above
     node.set("expression", exp.Literal.string(re2.text))
+
+
+def _wider_decimal(types: list[SparkType | None]) -> DecimalType | None:
+    """The decimal Spark widens integers and decimals to, at least one a decimal
+    (``DecimalPrecision.widerDecimalType``: the most digits before and after the point, past 38
+    digits the digits before it kept, ``boundedPreferIntegralDigits``); None for other types."""
+    if not types or not all(_is_integral(t) or isinstance(t, DecimalType) for t in types):
+        return None
+    if not any(isinstance(t, DecimalType) for t in types):
+        return None
+    decimals = [t if isinstance(t, DecimalType) else DecimalType(_INTEGRAL_DECIMAL[t.name], 0) for t in types if isinstance(t, (DecimalType, AtomicType))]
+    scale = max(d.scale for d in decimals)
+    digits = max(d.precision - d.scale for d in decimals)
+    if digits + scale <= MAX_DECIMAL_PRECISION:
+        return DecimalType(digits + scale, scale)
+    return DecimalType(MAX_DECIMAL_PRECISION, max(MAX_DECIMAL_PRECISION - digits, 0))
 
 
 def _sum_type(arg: SparkType | None) -> SparkType | None:
@@ -1113,14 +1228,9 @@ class _Rewriter:
                     put(holder, key, _branch_as(value, self.typer.of(value), target))
             self.typer.types[id(node)] = target
             return node
-        if not typed or not all(_is_integral(t) or isinstance(t, DecimalType) for t in typed):
+        wide = _wider_decimal(typed)
+        if wide is None or len(set(typed)) == 1:
             return None
-        decimals = [t if isinstance(t, DecimalType) else DecimalType(_INTEGRAL_DECIMAL[t.name], 0) for t in typed if t is not None]
-        if not any(isinstance(t, DecimalType) for t in typed) or len(set(typed)) == 1:
-            return None
-        scale = max(d.scale for d in decimals)
-        digits = max(d.precision - d.scale for d in decimals)
-        wide = DecimalType(min(digits + scale, MAX_DECIMAL_PRECISION), min(scale, MAX_DECIMAL_PRECISION))
         for holder, key, value in parts:
             if value is None or isinstance(value, exp.Null) or self.typer.of(value) == wide:
                 continue
@@ -1254,11 +1364,13 @@ class _Rewriter:
             operand = of(node.this)  # a string is cast to a boolean; a number or date is refused
             if operand is not None and not isinstance(operand, StringType) and operand != AtomicType("boolean"):
                 raise _incompatible_operands(node, operand, AtomicType("boolean"))
-        if isinstance(node, exp.Literal) and isinstance(result, DecimalType) and not isinstance(node.parent, (exp.DataTypeParam, exp.TableSample)):
+        if isinstance(node, exp.Literal) and isinstance(result, DecimalType) and not isinstance(node.parent, (exp.DataTypeParam, exp.TableSample)) and not (
+            _approx_count_distinct_deviation(node)  # read as Spark reads it, never computed
+        ):
             # DuckDB counts a decimal literal's leading zeros as digits (0.5 is its decimal(2,1),
             # 00.5 its decimal(3,1)); Spark's is decimal(1,1), as _literal_type gives it
             whole = node.this.lstrip("-").partition(".")[0]
-            if len(whole) + result.scale != result.precision:
+            if len(whole) + result.scale != result.precision or "." not in node.this:  # past a bigint: DuckDB's hugeint
                 return exp.cast(node, _sql_type(result))
         self._datetime_arguments(node)
         self._variants_as_strings(node)
@@ -1276,7 +1388,7 @@ class _Rewriter:
             return spark_arrays.rewrite_array_function(*array_call, of, result)
         if isinstance(node, (exp.RegexpLike, exp.RegexpExtract, exp.RegexpReplace, exp.RegexpSplit)):
             _java_pattern(node)
-        called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
+        called = None if isinstance(node, (exp.Cast, exp.TryCast)) else _called(node)
         if called is not None:
             rewritten = self._spark_function(node, called, result)
             if rewritten is not None:
@@ -1293,8 +1405,14 @@ class _Rewriter:
         if (isinstance(node, (exp.ArrayAgg, exp.ArrayUniqueAgg)) and not isinstance(node.parent, (exp.Filter, exp.Window))) or (
             isinstance(node, exp.Window) and isinstance(node.this, (exp.ArrayAgg, exp.ArrayUniqueAgg))
         ):
+            if isinstance(node, exp.ArrayAgg) and not isinstance(node.this, (exp.Order, exp.Distinct)):
+                # collect_list's values in the order Spark meets the rows in
+                node.set("this", ordered(node.this, scan_order(self.typer.scope)))
             # Spark's collect_list/collect_set of no (non-NULL) values is [], DuckDB's NULL
             return exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])])
+        moment = self._moment(node)
+        if moment is not None:
+            return moment
         if isinstance(node, (exp.Case, exp.If, exp.Coalesce)) and not isinstance(node.parent, exp.Case):
             widened = self._widen_decimal_branches(node)
             if widened is not None:
@@ -1302,6 +1420,13 @@ class _Rewriter:
         if isinstance(node, exp.Filter) and isinstance(node.this, exp.Sum) and not isinstance(node.parent, exp.Window):
             # `sum(x) FILTER (WHERE ...)`: typed as Spark types the sum (DuckDB's is a HUGEINT)
             return self._aggregate(node, node.this, of(node.this), window=None)
+        estimated = self._approx_count_distinct(node)
+        if estimated is not None:
+            return estimated
+        if isinstance(node, exp.Filter) and isinstance(node.this, exp.Avg) and not isinstance(node.parent, exp.Window):
+            in_order = self._add_in_order(node, node.this)
+            if in_order is not None:
+                return in_order
         if isinstance(node, exp.Window):
             _check_window(node)
             if isinstance(node.this, exp.CountIf):
@@ -1315,9 +1440,17 @@ class _Rewriter:
         if isinstance(node.parent, (exp.Filter, exp.Window)) and node.arg_key == "this" and isinstance(node, exp.AggFunc):
             # `agg(x) FILTER (...)` and `agg(x) OVER (...)`: a wrapper here would not parse.
             # Only a function swap is safe; the types stay DuckDB's.
+            order = scan_order(self.typer.scope) if isinstance(node.parent, exp.Filter) else None
             if isinstance(node, (exp.ArgMax, exp.ArgMin)):
+                if order is not None:
+                    ordering = nested_sort_key(node.expression, of(node.expression)) or node.expression
+                    return last_of_ties(node, ordering, order)
                 name = "arg_max_null" if isinstance(node, exp.ArgMax) else "arg_min_null"
                 return exp.Anonymous(this=name, expressions=[node.this, node.expression])
+            if order is not None and isinstance(node, (exp.First, exp.Last, exp.AnyValue)):
+                return first_or_last(node.this, isinstance(node, exp.Last), order)
+            if order is not None and isinstance(node, (exp.ArrayAgg, exp.GroupConcat)) and not isinstance(node.this, (exp.Order, exp.Distinct)):
+                node.set("this", ordered(node.this, order))
             return node
         if isinstance(node, (exp.Sum, exp.Avg)) and not isinstance(node.parent, exp.Window):
             return self._aggregate(node, node, result, window=None)
@@ -1325,7 +1458,9 @@ class _Rewriter:
             if isinstance(result, DecimalType):
                 value, divisor = node.expressions
                 return self._decimal_pmod(value, divisor, result)
-            return _pmod(*node.expressions)
+            # typed as DuckDB types the remainder, which is Spark's type of pmod of integers and doubles
+            value, divisor = node.expressions
+            return self._nonzero(value, divisor, _pmod, "REMAINDER_BY_ZERO", None)
         if isinstance(node, exp.TsOrDsAdd) and (of(node.this) == AtomicType("date") or of(node.this) in _TIMESTAMPS):
             unit = node.args.get("unit")
             if unit is None or unit.name.upper() == "DAY":
@@ -1433,6 +1568,19 @@ class _Rewriter:
                 else:
                     node.set(key, exp.cast(part, _sql_type(bigint)))
             return node
+        if (
+            isinstance(node, exp.Cast) and node.meta.get(TYPED_LITERAL) and isinstance(node.this, exp.Literal)
+            and isinstance(result, DecimalType) and "e" in node.this.name.lower()
+        ):
+            # 1.5e-3BD: DuckDB casts no exponent with a negative power to a decimal
+            node.this.set("this", format(decimal.Decimal(node.this.name), "f"))
+            return node
+        if isinstance(node, exp.Interval) and isinstance(node.args.get("unit"), exp.IntervalSpan):
+            # DAY TO SECOND and its kin, which DuckDB's parser refuses: the interval of its total
+            one_unit = one_unit_interval(node)
+            if one_unit is None:
+                _refuse("INTERVAL", f"the interval {node.sql(dialect=VpushSpark)}")
+            return one_unit
         if isinstance(node, exp.Add) and isinstance(node.this, exp.Interval) and of(node.expression) in _DATETIMES[:2]:
             # an interval plus a date or timestamp: the date or timestamp plus the interval
             interval, moment = node.this, node.expression
@@ -1502,7 +1650,16 @@ class _Rewriter:
             # Spark's max_by/min_by return the value at the extreme row even when it is NULL.
             name = "arg_max_null" if isinstance(node, exp.ArgMax) else "arg_min_null"
             ordering = nested_sort_key(node.expression, of(node.expression)) or node.expression
+            order = scan_order(self.typer.scope)
+            if order is not None:
+                return last_of_ties(node, ordering, order)
             return exp.Anonymous(this=name, expressions=[node.this, ordering])
+        if isinstance(node, (exp.First, exp.Last, exp.AnyValue)) and not isinstance(
+            node.parent, (exp.Window, exp.Filter, exp.IgnoreNulls, exp.RespectNulls)
+        ):
+            order = scan_order(self.typer.scope)
+            if order is not None:
+                return first_or_last(node.this, isinstance(node, exp.Last), order)
         if isinstance(node, (exp.Max, exp.Min)) and not isinstance(node.parent, (exp.Window, exp.Filter)):
             key = nested_sort_key(node.this, of(node.this))
             if key is not None:
@@ -1523,10 +1680,13 @@ class _Rewriter:
             return exp.Coalesce(this=node, expressions=[exp.false()])
         if isinstance(node, exp.IgnoreNulls) and isinstance(node.this, (exp.First, exp.Last, exp.FirstValue, exp.LastValue)):
             if not isinstance(node.parent, exp.Window):
-                return _first_or_last_ignoring_nulls(node.this)
+                return _first_or_last_ignoring_nulls(node.this, scan_order(self.typer.scope))
             return node
         if isinstance(node, (exp.FirstValue, exp.LastValue)) and not isinstance(node.parent, (exp.Window, exp.IgnoreNulls, exp.RespectNulls)):
             # Spark's first_value/last_value outside a window are its first/last aggregates.
+            order = scan_order(self.typer.scope)
+            if order is not None and not isinstance(node.parent, exp.Filter):
+                return first_or_last(node.this, isinstance(node, exp.LastValue), order)
             return (exp.First if isinstance(node, exp.FirstValue) else exp.Last)(this=node.this)
         if isinstance(node, exp.ApproxQuantile):
             raise OptimizeError(
@@ -1548,15 +1708,18 @@ class _Rewriter:
         if isinstance(node, exp.IntDiv):
             left, right = of(node.this), of(node.expression)
             if _is_integral(left) and _is_integral(right):
-                quotient: exp.Expression = exp.cast(node, exp.DataType.build("BIGINT"))
-                if left == _BIGINT:
+                def quotient(n: exp.Expression, d: exp.Expression) -> exp.Expression:
+                    value: exp.Expression = exp.cast(exp.IntDiv(this=n, expression=d), exp.DataType.build("BIGINT"))
+                    if left != _BIGINT:
+                        return value
                     # Long.MinValue div -1 does not fit a long: ARITHMETIC_OVERFLOW (DuckDB's own error)
-                    overflow = exp.And(this=exp.EQ(this=node.this.copy(), expression=exp.cast(exp.Literal.number(str(-(1 << 63))), exp.DataType.build("BIGINT"))),
-                                       expression=exp.EQ(this=node.expression.copy(), expression=exp.Literal.number(-1)))
+                    overflow = exp.And(this=exp.EQ(this=n.copy(), expression=exp.cast(exp.Literal.number(str(-(1 << 63))), exp.DataType.build("BIGINT"))),
+                                       expression=exp.EQ(this=d.copy(), expression=exp.Literal.number(-1)))
                     raised = spark_error("ARITHMETIC_OVERFLOW", "Overflow in integral divide. Use 'try_divide' to tolerate overflow and return NULL instead.",
                                          exp.DataType.build("BIGINT"))
-                    quotient = exp.Case(ifs=[exp.If(this=overflow, true=raised)], default=quotient)
-                return self._nonzero(node.expression, quotient, "DIVIDE_BY_ZERO", "BIGINT", dividend=node.this)
+                    return exp.Case(ifs=[exp.If(this=overflow, true=raised)], default=value)
+
+                return self._nonzero(node.this, node.expression, quotient, "DIVIDE_BY_ZERO", "BIGINT")
             if isinstance(left, DecimalType) or isinstance(right, DecimalType):
                 return self._decimal_div(node)
             return node
@@ -1588,12 +1751,20 @@ class _Rewriter:
                 # float with int, bigint or decimal is double in Spark, float in DuckDB
                 node.set("this", self._to_double(node.this))
                 node.set("expression", self._to_double(node.expression))
+        if isinstance(node, exp.Mod) and _is_fractional(result):
+            # DuckDB's remainder of a double by 0 is NaN; Spark's raises
+            return self._nonzero(node.this, node.expression, lambda n, d: exp.Mod(this=n, expression=d), "REMAINDER_BY_ZERO",
+                                 _sql_type(result).sql("duckdb"))
+        if isinstance(node, (exp.Add, exp.Sub, exp.Mul)) and result == _DOUBLE:
             return node
         if isinstance(node, exp.Mod) and isinstance(result, DecimalType):
             return self._decimal_remainder(node.this, node.expression, result)
         if isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
             present = _comparison_operands(node)
-            kinds = [self.typer._part(_unparen(o)) for o in present]
+            # a predicate is a boolean (`(i > 1) = 1`, which Spark refuses)
+            kinds = [
+                AtomicType("boolean") if of(o) is None and isinstance(_unparen(o), _PREDICATES) else of(o) for o in present
+            ]
             def numeric(k: SparkType | None) -> bool:
                 return _is_integral(k) or _is_fractional(k) or isinstance(k, DecimalType)
 
@@ -1739,8 +1910,11 @@ class _Rewriter:
                 return scalar
         if called in ("substr", "substring") and isinstance(node, exp.Substring):
             return _spark_substring(node)
-        if called in ("listagg", "string_agg") and isinstance(node, exp.GroupConcat) and node.args.get("separator") is None:
-            node.set("separator", exp.Literal.string(""))  # Spark's default delimiter is none at all
+        if called in ("listagg", "string_agg") and isinstance(node, exp.GroupConcat):
+            if node.args.get("separator") is None:
+                node.set("separator", exp.Literal.string(""))  # Spark's default delimiter is none at all
+            if not isinstance(node.parent, exp.Window) and not isinstance(node.this, (exp.Order, exp.Distinct)):
+                node.set("this", ordered(node.this, scan_order(self.typer.scope)))  # in Spark's order of rows
             return node
         if called == "regexp_replace" and arguments and len(arguments) > 2:
             replacement = arguments[2]
@@ -2005,7 +2179,13 @@ class _Rewriter:
         if called == "map_from_arrays":
             if len(arguments) != 2 or not isinstance(result, MapType) or not _plain_key(result.key):
                 _refuse(called, "arrays without one element type vpush knows, or keys that are not integers, strings, booleans or dates")
-            return _map_from_arrays(arguments[0], arguments[1])
+            return map_from_arrays_checked(arguments[0], arguments[1])
+        if called == "map_from_entries":
+            entries = self.typer.of(arguments[0])
+            if len(arguments) != 1 or not isinstance(result, MapType) or not _plain_key(result.key) or not isinstance(entries, ArrayType):
+                _refuse(called, "an array that is not of two-field structs of types vpush knows, or keys that are not integers, strings, booleans or dates")
+            assert isinstance(entries.element, StructType)  # for mypy: typed so above
+            return _map_from_entries(arguments[0], [f.name for f in entries.element.fields])
         source = self.typer.of(arguments[0])
         if not isinstance(source, MapType):
             if called in ("size", "cardinality", "element_at", "try_element_at"):
@@ -2123,24 +2303,32 @@ class _Rewriter:
         return exp.cast(node, exp.DataType.build("DOUBLE"))
 
     def _nonzero(
-        self, divisor: exp.Expr, value: exp.Expression, error_class: str, to: str, dividend: exp.Expr | None = None
+        self, dividend: exp.Expr, divisor: exp.Expr, value_of: Callable[[exp.Expression, exp.Expression], exp.Expression],
+        error_class: str, to: str | None,
     ) -> exp.Expression:
-        zero: exp.Expression = exp.EQ(this=divisor.copy(), expression=exp.Literal.number(0))
-        if dividend is not None and _is_plain(dividend):
-            # Spark's DivModLike skips a NULL dividend before it checks the divisor: NULL, no
-            # error. Only for a plain dividend: a copy of a division in a chain of them would
-            # grow the SQL exponentially.
-            zero = exp.And(this=zero, expression=exp.Not(this=exp.Is(this=dividend.copy(), expression=exp.Null())))
-        message = "Division by zero. Use `try_divide` to tolerate divisor being 0 and return NULL instead."
-        return exp.Case(
-            ifs=[exp.If(this=zero, true=spark_error(error_class, message, exp.DataType.build(to)))], default=value
-        )
+        """``value_of(dividend, divisor)``, raising Spark's ``error_class`` where the divisor is 0
+        and the dividend is not NULL: Spark's ``DivModLike`` gives NULL for a NULL dividend
+        before it looks at the divisor. A dividend other than a column or a literal is computed
+        once (:func:`_with_operands`), as a chain of divisions would grow the SQL exponentially."""
+        message = _BY_ZERO_MESSAGES[error_class]
+
+        def checked(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+            zero = exp.And(this=exp.EQ(this=operand("d"), expression=exp.Literal.number(0)),
+                           expression=exp.Not(this=exp.Is(this=operand("n"), expression=exp.Null())))
+            return exp.Case(ifs=[exp.If(this=zero, true=spark_error(error_class, message, None if to is None else exp.DataType.build(to)))],
+                            default=value_of(operand("n"), operand("d")))
+
+        operands: dict[str, exp.Expression] = {"n": exp.Paren(this=dividend.copy()), "d": exp.Paren(this=divisor.copy())}
+        if _is_plain(dividend):
+            return checked(lambda name: operands[name].copy())
+        return _with_operands(operands, checked)
 
     def _divide(self, node: exp.Div, result: SparkType | None) -> exp.Expr:
         if result == _DOUBLE:
-            left = exp.cast(node.this.copy(), exp.DataType.build("DOUBLE"))
-            ratio = exp.Div(this=left, expression=node.expression.copy(), typed=False, safe=False)
-            return self._nonzero(node.expression, ratio, "DIVIDE_BY_ZERO", "DOUBLE", dividend=node.this)
+            def ratio(n: exp.Expression, d: exp.Expression) -> exp.Expression:
+                return exp.Div(this=exp.cast(n, exp.DataType.build("DOUBLE")), expression=d, typed=False, safe=False)
+
+            return self._nonzero(node.this, node.expression, ratio, "DIVIDE_BY_ZERO", "DOUBLE")
         if not isinstance(result, DecimalType):
             return node
         of = self.typer.of
@@ -2149,9 +2337,10 @@ class _Rewriter:
         assert isinstance(result, DecimalType)
         if not _exact_fits("quotient", a, b, result):
             return self._decimal_function("quotient", node.this, a, node.expression, b, result)
-        quotient = _exact_divide(node.this.copy(), a, node.expression.copy(), b, result)
-        value = _from_unscaled(quotient, result)
-        return self._nonzero(node.expression, value, "DIVIDE_BY_ZERO", _sql_type(result).sql("duckdb"), dividend=node.this)
+        def quotient(n: exp.Expression, d: exp.Expression) -> exp.Expression:
+            return _from_unscaled(_exact_divide(n, a, d, b, result), result)
+
+        return self._nonzero(node.this, node.expression, quotient, "DIVIDE_BY_ZERO", _sql_type(result).sql("duckdb"))
 
     def _decimal_function(
         self, operation: str, left: exp.Expr, a: DecimalType, right: exp.Expr, b: DecimalType, result: DecimalType,
@@ -2178,7 +2367,11 @@ class _Rewriter:
         a, b = self._decimal_operands(left, right)
         if max(a.precision - a.scale, b.precision - b.scale) + result.scale > MAX_DECIMAL_PRECISION:
             return self._decimal_function("remainder", left, a, right, b, result)
-        return exp.cast(exp.Mod(this=left.copy(), expression=right.copy()), _sql_type(result))
+
+        def remainder(n: exp.Expression, d: exp.Expression) -> exp.Expression:
+            return exp.cast(exp.Mod(this=n, expression=d), _sql_type(result))
+
+        return self._nonzero(left, right, remainder, "REMAINDER_BY_ZERO", _sql_type(result).sql("duckdb"))
 
     def _decimal_pmod(self, value: exp.Expr, divisor: exp.Expr, result: DecimalType) -> exp.Expression:
         """Spark's ``pmod`` of decimals: ``r = value % divisor``, and ``(r + divisor) % divisor``
@@ -2206,13 +2399,15 @@ class _Rewriter:
         if max(a.precision - a.scale, b.precision - b.scale) + scale > MAX_DECIMAL_PRECISION:
             # past 38 digits at the common scale: the engine function (its result type: bigint)
             return self._decimal_function("div", node.this, a, node.expression, b, DecimalType(_INTEGRAL_DECIMAL["bigint"], 0), _BIGINT)
-        numerator, denominator = _unscaled(node.this.copy(), a), _unscaled(node.expression.copy(), b)
-        if scale > a.scale:
-            numerator = exp.Mul(this=numerator, expression=_pow10(scale - a.scale))
-        if scale > b.scale:
-            denominator = exp.Mul(this=denominator, expression=_pow10(scale - b.scale))
-        quotient = exp.IntDiv(this=exp.Paren(this=numerator), expression=exp.Paren(this=denominator))
-        return self._nonzero(node.expression, _wrapped_bigint(quotient), "DIVIDE_BY_ZERO", "BIGINT", dividend=node.this)
+        def quotient(n: exp.Expression, d: exp.Expression) -> exp.Expression:
+            numerator, denominator = _unscaled(n, a), _unscaled(d, b)
+            if scale > a.scale:
+                numerator = exp.Mul(this=numerator, expression=_pow10(scale - a.scale))
+            if scale > b.scale:
+                denominator = exp.Mul(this=denominator, expression=_pow10(scale - b.scale))
+            return _wrapped_bigint(exp.IntDiv(this=exp.Paren(this=numerator), expression=exp.Paren(this=denominator)))
+
+        return self._nonzero(node.this, node.expression, quotient, "DIVIDE_BY_ZERO", "BIGINT")
 
     def _get_json_object(self, text: exp.Expr, path: exp.Expr) -> exp.Expr:
         """Spark's ``get_json_object(json, path)`` by the engine function of the compiled kernel,
@@ -2231,6 +2426,25 @@ class _Rewriter:
         self.typer.types[id(call)] = StringType()
         return call
 
+    def _approx_count_distinct(self, node: exp.Expr) -> exp.Expr | None:
+        """Spark's ``approx_count_distinct``: the engine function of the ``list`` of the values'
+        hashes (:func:`rewrite_approx_count_distinct`), outside the FILTER and the window the call
+        has (``estimate(list(h) FILTER (...) OVER (...))``); None for another node."""
+        if isinstance(node, exp.ApproxDistinct):
+            hashes, precision = rewrite_approx_count_distinct(node, self.typer.of, self.functions)
+            hashes.meta[_HLL_PRECISION] = precision
+            if isinstance(node.parent, (exp.Filter, exp.Window)) and node.arg_key == "this":
+                return hashes  # the FILTER's or the window's visit, next, finishes it
+            return _hll_estimate(hashes, precision)
+        inner = node.this if isinstance(node, exp.Window) and isinstance(node.this, exp.Filter) else node
+        if isinstance(node, (exp.Filter, exp.Window)) and isinstance(inner.this, exp.Anonymous) and _HLL_PRECISION in inner.this.meta:
+            if isinstance(node, exp.Filter) and isinstance(node.parent, exp.Window) and node.arg_key == "this":
+                return None
+            if isinstance(node, exp.Window):
+                _check_window(node)
+            return _hll_estimate(node, inner.this.meta[_HLL_PRECISION])
+        return None
+
     def _try_aggregate(self, node: exp.Expr, called: str, value: exp.Expr, result: SparkType | None) -> exp.Expr:
         """Spark's ``try_sum`` and ``try_avg``: ``sum`` and ``avg``, NULL where those raise for an
         overflow (of a sum of integers or decimals). Over a window or with a FILTER the bare
@@ -2238,15 +2452,63 @@ class _Rewriter:
         source = self.typer.of(_distinct_argument(value))
         if result is None or not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType)):
             _refuse(called, "an argument other than an integer, a float, a double or a decimal")
-        if isinstance(source, DecimalType) and source.precision > _TRY_DECIMAL_PRECISION:
-            # DuckDB's own sum of wider decimals can raise before the total is checked
-            _refuse(called, f"decimals of more than {_TRY_DECIMAL_PRECISION} digits")
+        in_window = isinstance(node.parent, exp.Window) and node.arg_key == "this"
+        if isinstance(source, DecimalType) and source.precision > _TRY_DECIMAL_PRECISION and not in_window and _grouped(node):
+            # DuckDB's own sum of wider decimals can raise before the total is checked (without
+            # GROUP BY and over windows the total is exact: _exact_decimal_total)
+            _refuse(called, f"decimals of more than {_TRY_DECIMAL_PRECISION} digits with GROUP BY")
         agg: exp.Expr = exp.Sum(this=value) if called == "try_sum" else exp.Avg(this=value)
         agg.meta[_TOLERANT] = True
         self.typer.types[id(agg)] = result
         if isinstance(node.parent, (exp.Window, exp.Filter)) and node.arg_key == "this":
             return agg
         return self._aggregate(agg, agg, result, window=None)
+
+    def _moment(self, node: exp.Expr) -> exp.Expr | None:
+        """Spark's moment aggregates (``var_pop``, ``stddev``, ``skewness``, ``covar_pop``, ``corr``,
+        ...), with or without a FILTER, by Spark's formulas over the values in Spark's order (a
+        kernel over each group's list); None for any other node, or one over a window (DuckDB's)."""
+        condition = None
+        call = node
+        if isinstance(node, exp.Filter):
+            call, condition = node.this, node.expression.this
+        kind = MOMENT_FUNCTIONS.get(type(call))
+        if isinstance(call, exp.Anonymous) and call.name.lower() == "std":
+            kind = "stddev_samp"
+        if kind is None or isinstance(node.parent, (exp.Window, exp.Filter)) or isinstance(call.this, exp.Distinct):
+            return None
+        values = [call.this] + ([call.expression] if call.args.get("expression") is not None else list(call.expressions)[1:])
+        if isinstance(call, exp.Anonymous):
+            values = list(call.expressions)
+        for value in values:
+            source = self.typer.of(value)
+            if source is not None and not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType)):
+                _refuse(kind, f"an argument of type {source.to_spark()}")
+        return moment_call(kind, values, scan_order(self.typer.scope), condition, self.functions)
+
+    def _add_in_order(self, node: exp.Expr, agg: exp.Expr) -> exp.Expr | None:
+        """``node`` (``agg``, or ``agg`` with a FILTER) adding its values in Spark's order of rows,
+        which decides the last bits, where ``agg`` is a ``sum`` of doubles or floats or an ``avg``
+        of those or of integers (added as doubles), the scan's order is known and it is not
+        DISTINCT; else None. An average is that sum over the count, as Spark's ``Average``
+        divides them (so that a sum and an average of one value share DuckDB's sorting)."""
+        arg = self.typer.of(agg.this)
+        if isinstance(agg.this, (exp.Distinct, exp.Order)) or not (_is_fractional(arg) or (isinstance(agg, exp.Avg) and _is_integral(arg))):
+            return None
+        order = scan_order(self.typer.scope)
+        if order is None:
+            return None
+        value = exp.cast(agg.this, exp.DataType.build("DOUBLE")) if _is_integral(arg) else agg.this
+        total: exp.Expr = exp.Sum(this=ordered(value.copy(), order))
+        if isinstance(agg, exp.Sum):
+            agg.set("this", ordered(value, order))
+            return node
+        count: exp.Expr = exp.Count(this=agg.this.copy())
+        if isinstance(node, exp.Filter):
+            total = exp.Filter(this=total, expression=node.expression.copy())
+            count = exp.Filter(this=count, expression=node.expression.copy())
+        # no rows: the sum is NULL, and so is the quotient
+        return exp.Div(this=total, expression=exp.cast(count, exp.DataType.build("DOUBLE")), typed=False, safe=False)
 
     def _aggregate(self, node: exp.Expr, agg: exp.Expr, result: SparkType | None, window: exp.Window | None) -> exp.Expr:
         def over(call: exp.Expression) -> exp.Expression:
@@ -2283,13 +2545,27 @@ class _Rewriter:
                 "ARITHMETIC_OVERFLOW", "overflow. Use 'try_add' to tolerate overflow and return NULL instead.",
                 exp.DataType.build("BIGINT"),
             )
-            return exp.Case(
+            checked = exp.Case(
                 ifs=[
                     exp.If(this=exp.Is(this=total.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), exp.DataType.build("BIGINT"))),
                     exp.If(this=inside, true=exp.cast(total, exp.DataType.build("BIGINT"))),
                 ],
-                default=overflow,
+                default=overflow.copy(),
             )
+            order = None if window is not None or isinstance(agg.this, exp.Distinct) else scan_order(self.typer.scope)
+            if order is None:
+                return checked
+            condition = node.expression.this if isinstance(node, exp.Filter) else None
+            return ordered_long_sum(agg.this, order, condition, checked, overflow, self.functions)
+        if (
+            isinstance(agg, (exp.Sum, exp.Avg)) and isinstance(arg, DecimalType) and isinstance(result, DecimalType)
+            and arg.precision + 10 > MAX_DECIMAL_PRECISION and not isinstance(agg.this, exp.Distinct)
+            and (window is not None or not _grouped(node))
+        ):
+            return self._exact_decimal_total(node, agg, arg, result, window, tolerant)
+        in_order = self._add_in_order(node, agg) if window is None else None
+        if in_order is not None:
+            return in_order
         if isinstance(agg, exp.Sum) and isinstance(result, DecimalType):
             if tolerant:
                 return exp.TryCast(this=node, to=_sql_type(result))
@@ -2307,6 +2583,36 @@ class _Rewriter:
             # loses what DuckDB's exact 128-bit sum keeps.
             agg.set("this", exp.cast(agg.this, exp.DataType.build("DOUBLE")))
         return node
+
+    def _exact_decimal_total(
+        self, node: exp.Expr, agg: exp.Expr, arg: DecimalType, result: DecimalType, window: exp.Window | None, tolerant: bool
+    ) -> exp.Expression:
+        """Spark's ``sum``/``avg`` of a decimal whose total may pass 38 digits, over a window or
+        without GROUP BY: Spark keeps such a total exactly and checks it at the end
+        (``CheckOverflowInSum``; an average divides it by the count first). DuckDB's running
+        total is 128 bits, so the values are split (:func:`_split_decimal`), summed apart and
+        put together by the engine function :func:`decimal_function` (``total``/``average``).
+        Without a window Spark's total passes between its partial and final aggregation as a
+        ``decimal(38,s)``, where one past 38 digits becomes its ``ARITHMETIC_OVERFLOW``; over
+        a window it is checked as ``NUMERIC_VALUE_OUT_OF_RANGE``."""
+
+        def wrap(call: exp.Expression) -> exp.Expression:
+            outer = window if window is not None else node if isinstance(node, exp.Filter) else None
+            if outer is None:
+                return call
+            copy = typing.cast(exp.Expression, outer.copy())
+            copy.set("this", call)
+            return copy
+
+        q, rest = _split_decimal(agg.this, arg.scale)
+        kind = "average" if isinstance(agg, exp.Avg) else "total"
+        # a try_ total over a window is NULL where it does not fit, as without one
+        operation = ("try_" if tolerant else "") + ("window_" if window is not None and (kind == "average" or not tolerant) else "") + kind
+        call = self._decimal_function(operation, wrap(exp.Sum(this=q)), DecimalType(MAX_DECIMAL_PRECISION, 0),
+                                      wrap(exp.Sum(this=rest)), DecimalType(MAX_DECIMAL_PRECISION, arg.scale), result)
+        if kind == "average":
+            call.append("expressions", wrap(exp.Count(this=agg.this.copy())))
+        return call
 
     def _percentile(self, node: exp.Quantile | exp.Median) -> exp.Expr:
         """Spark's exact ``percentile``/``median``: interpolated between neighbours as
@@ -2431,9 +2737,11 @@ def apply_spark_semantics(
         # Generators become lateral joins first: the rest of the SELECT reads their columns.
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
         _check_resolved(select, scope, columns)
+        _check_field_bases(select, scope, columns)
+        check_order_by_aggregates(select)
         _check_orderable(select, typer)
         _check_filters_are_boolean(select, typer)
-        _check_star_over_using(select)
+        expand_using_stars(select, scope, columns)
         _spell_out_with_rollup(select)
         float_keys = _float_group_keys(select, typer)
         _inline_aggregate_aliases(select, columns)
@@ -2441,6 +2749,8 @@ def apply_spark_semantics(
         for projection in list(select.expressions):
             produced[projection.alias_or_name.lower()] = typer.of(projection)
             name = written = None
+            if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Identifier) and projection.name != projection.name.lower():
+                name = projection.name  # Spark names a column as the query writes it (`I` of a column i)
             if not isinstance(projection, (exp.Alias, exp.Column, exp.Star)):
                 _mark_typed_names(projection, typer)
                 name = spark_name(projection)
@@ -2449,7 +2759,8 @@ def apply_spark_semantics(
 
                     name = spark_function_name(projection)
                 try:
-                    written = projection.sql(dialect="duckdb")
+                    # (quietly: what DuckDB cannot take, approx_count_distinct's deviation, is rewritten below)
+                    written = projection.sql(dialect="duckdb", unsupported_level=ErrorLevel.IGNORE)
                 except ValueError:  # sqlglot cannot write it for DuckDB (get_json_object(j, '$..a')): the rewrite decides
                     written = None
             _type_variant_objects(projection, typer)
@@ -2457,6 +2768,7 @@ def apply_spark_semantics(
             if name is None and written is not None and done.sql(dialect="duckdb") != written:
                 name = written  # no Spark name known: keep the one DuckDB gives the expression as written
             if name is not None:
+                name = name or EMPTY_NAME
                 # the projection itself under the alias, not a copy: a subquery's tables in it are
                 # found again by identity when they become scans
                 holder = exp.Alias(alias=exp.to_identifier(name, quoted=True))
@@ -2543,18 +2855,6 @@ def _inline_aggregate_aliases(select: exp.Select, columns: Mapping[str, Mapping[
         name = column.name.lower()
         if name in aliases and not any(name in source for source in columns.values()):
             column.replace(exp.Paren(this=aliases[name].copy()))
-
-
-def _check_star_over_using(select: exp.Select) -> None:
-    """Refuse ``SELECT *`` over a join ``USING (...)`` or ``NATURAL``: Spark puts the join columns
-    first (and for a RIGHT or FULL join takes them from the right or from both), DuckDB leaves them
-    where the left side has them."""
-    joins = select.args.get("joins") or []
-    if any(j.args.get("using") or str(j.args.get("method") or "").upper() == "NATURAL" for j in joins) and any(
-        isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in select.expressions
-    ):
-        # a side's own `a.*` too: Spark gives its join columns first as well
-        _refuse("SELECT *", "`*` over a join USING columns or NATURAL (name the columns)")
 
 
 def _spell_out_with_rollup(select: exp.Select) -> None:
@@ -2878,6 +3178,9 @@ _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 _NUMERIC_ONLY = (exp.Neg, exp.Abs, exp.Sum, exp.Avg)
 
 
+_AS_VARIANT = "vpush_as_variant"  # meta key: a branch Spark casts to a variant (see below)
+
+
 def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
     """Raise Spark's analysis error where a variant meets an operator or function that takes none:
     arithmetic and comparison with another type (Spark casts no variant implicitly, and a string
@@ -2905,6 +3208,11 @@ def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
     kinds = [typer.of(b) for b in branches if isinstance(b, exp.Expr) and not isinstance(b, exp.Null)]
     if VARIANT in kinds and any(t is not None and t != VARIANT and not isinstance(t, StringType) for t in kinds):
         raise _different_types(node, type(node).__name__.lower())
+    if VARIANT in kinds:
+        # Spark casts a string beside a variant to a variant (a variant string)
+        for branch in branches:
+            if isinstance(branch, exp.Expr) and isinstance(typer.of(branch), StringType):
+                branch.meta[_AS_VARIANT] = True
     if isinstance(node, (*_DATE_ARGUMENT_FUNCTIONS, *_TIMESTAMP_ARGUMENT_FUNCTIONS)) and typer.of(node.this) == VARIANT:
         raise OptimizeError(
             f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the first parameter requires a date or '
@@ -2918,6 +3226,15 @@ def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
             f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the first parameter requires a numeric '
             'type, however it has the type "VARIANT"',
             error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        )
+    base = typer.of(node.this) if isinstance(node, exp.Bracket) else None
+    if isinstance(node, exp.Bracket) and (isinstance(base, (StringType, DecimalType)) or (
+        isinstance(base, AtomicType) and base != VARIANT
+    )):
+        raise OptimizeError(
+            f'Can\'t extract a value from "{_spark_text(node.this)}". Need a complex type [STRUCT, ARRAY, MAP] but got '
+            f'"{_spark_type_name(base)}"',
+            error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
         )
     if isinstance(node, exp.Bracket) and typer.of(node.this) == VARIANT:
         raise OptimizeError(
@@ -3118,6 +3435,32 @@ def _check_resolved(select: exp.Select, scope: Scope, columns: Mapping[str, Mapp
                 )
 
 
+def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
+    """Raise Spark's INVALID_EXTRACT_BASE_FIELD_TYPE for ``c.x`` where ``c`` is no source of the
+    SELECT but a column of an atomic type or a variant (``v.a`` of a variant column: Spark
+    extracts with ``v:a``), where DuckDB's binder fails without Spark's class."""
+    sources = {alias.lower() for alias in scope.sources}
+    for column in select.find_all(exp.Column):
+        if not column.table or column.args.get("db") or isinstance(column.this, exp.Star):
+            continue
+        own = columns.get(column.table.lower())
+        if column.table.lower() in sources and (not own or "*" in own or column.name.lower() in own):
+            continue
+        if column.find_ancestor(exp.Select) is not select:
+            continue
+        found = [cols[column.table.lower()] for cols in columns.values() if column.table.lower() in cols]
+        if not found and own is not None and column.table.lower() in sources and not scope.is_correlated_subquery:
+            raise OptimizeError(
+                f"A column, variable, or function parameter with name `{column.table}`.`{column.name}` cannot be resolved.",
+                error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
+            )
+        if len(found) == 1 and (isinstance(found[0], (AtomicType, StringType, DecimalType))):
+            raise OptimizeError(
+                f"Can't extract a value from `{column.table}`: need a struct type but got \"{found[0].to_spark().upper()}\".",
+                error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
+            )
+
+
 def _own_columns(node: exp.Expr) -> list[exp.Column]:
     """The unqualified column references in ``node``, not entering nested queries."""
     if isinstance(node, exp.Column):
@@ -3184,6 +3527,21 @@ def _subtracted_days(node: exp.Expr) -> bool:
     return isinstance(node, exp.Mul) and isinstance(node.expression, exp.Neg) and node.expression.this.name == "1"
 
 
+_HLL_PRECISION = "vpush_hll_precision"
+# The meta key of the list of hashes that stands for an approx_count_distinct, with its precision
+
+
+def _approx_count_distinct_deviation(node: exp.Expr) -> bool:
+    """Whether ``node`` is the relative standard deviation of an ``approx_count_distinct``."""
+    if isinstance(node.parent, exp.Distinct):  # approx_count_distinct(DISTINCT x, rsd)
+        return node.index == 1 and isinstance(node.parent.parent, exp.ApproxDistinct)
+    return isinstance(node.parent, exp.ApproxDistinct) and node.arg_key == "accuracy"
+
+
+def _hll_estimate(hashes: exp.Expr, precision: int) -> exp.Expr:
+    return exp.Anonymous(this=APPROX_COUNT_DISTINCT_FUNCTION, expressions=[hashes, exp.Literal.number(precision)])
+
+
 def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
     """Rewrite ``node`` bottom-up, not entering nested queries (they are scopes of their own)."""
     for child in list(node.iter_expressions()):
@@ -3192,6 +3550,9 @@ def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
         _transform(child, rewriter)
     parent, key, index = node.parent, node.arg_key, node.index
     replaced = rewriter.visit(node)
+    if node.meta.get(_AS_VARIANT):
+        of_type = rewriter.typer.types.get(id(node))
+        replaced = _cast_to_variant(exp.Cast(this=replaced, to=exp.DataType.build("variant")), of_type)
     if replaced is not node:
         rewriter.typer.types[id(replaced)] = rewriter.typer.types.get(id(node))
         if parent is not None and key is not None:
@@ -3202,12 +3563,12 @@ def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
 _BINARY_SYMBOLS: dict[type[exp.Expr], str] = {
     exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.IntDiv: "div",
     exp.EQ: "=", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">=",
-    exp.And: "AND", exp.Or: "OR", exp.NullSafeEQ: "<=>",
+    exp.And: "AND", exp.Or: "OR", exp.NullSafeEQ: "<=>", exp.BitwiseLeftShift: "<<", exp.BitwiseRightShift: ">>",
 }
 
 
 _INTERVAL_UNITS = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"})
-_TIME_UNIT_MICROS = {"HOUR": 3_600_000_000, "MINUTE": 60_000_000, "SECOND": 1_000_000}
+_TIME_UNIT_MICROS = {"HOUR": 3_600_000_000, "MINUTE": 60_000_000, "SECOND": 1_000_000, "MICROSECOND": 1}
 _DAY_MICROS = 86_400_000_000
 
 
@@ -3237,6 +3598,9 @@ def _interval_days(node: exp.Interval) -> tuple[exp.Expression, exp.Expression] 
 
 def _interval_name(node: exp.Interval) -> str | None:
     """``INTERVAL 24 HOURS`` as Spark prints it, ``INTERVAL '24' HOUR``; None for other forms."""
+    span = span_interval(node)
+    if span is not None:
+        return span[2]
     unit, value = node.args.get("unit"), node.this
     if not isinstance(unit, exp.Var) or not isinstance(value, exp.Literal):
         return None
@@ -3412,6 +3776,9 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         return _number_name(*number)
     if isinstance(node, exp.Cast) and node.meta.get(TYPED_LITERAL) and isinstance(node.this, exp.Literal):
         return _typed_literal_name(node)
+    if isinstance(node, exp.Tuple):  # a struct in Spark (an IN's operands stay tuples)
+        parts = [[exp.Literal.string(tuple_field_name(e, k)), e] for k, e in enumerate(node.expressions)]
+        return _call("named_struct", [e for pair in parts for e in pair])
     if isinstance(node, exp.Subquery):
         return "scalarsubquery()"
     if isinstance(node, exp.Exists):
@@ -3489,6 +3856,8 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
             return inner
         word = "TRY_CAST" if isinstance(node, exp.TryCast) else "CAST"
         target = _cast_type(node)
+        if word == "CAST" and isinstance(target, (ArrayType, MapType, StructType)):
+            return inner  # measured: Spark names a cast to an array, map or struct after its argument
         return None if target is None else f"{word}({inner} AS {target.to_spark().upper()})"
     if isinstance(node, exp.Window):
         return _window_name(node)
@@ -3573,7 +3942,7 @@ def _lambda_name(node: exp.Lambda) -> str | None:
 
 
 # Calls Spark prints with their first argument only (`first(i, true)` is `first(i)`).
-_FIRST_ARGUMENT_ONLY = frozenset({"first", "last", "first_value", "last_value", "any_value"})
+_FIRST_ARGUMENT_ONLY = frozenset({"first", "last", "first_value", "last_value", "any_value", "approx_count_distinct"})
 
 
 def _traced_call_name(node: exp.Expr, called: str) -> str | None:
@@ -3627,6 +3996,8 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
     prefix = ""
     if len(arguments) == 1 and isinstance(arguments[0], exp.Distinct):
         prefix, arguments = "DISTINCT ", list(arguments[0].expressions)
+        if called in _FIRST_ARGUMENT_ONLY:
+            arguments = arguments[:1]  # approx_count_distinct(DISTINCT x, rsd)
     names = [spark_name(a, top=False) for a in arguments if a is not None]
     if any(n is None for n in names):
         return None
@@ -3928,7 +4299,7 @@ def _out_of_bounds(index: exp.Expr, size: exp.Expr, remedy: str) -> exp.Expressi
 
 _COLLECTION_CALLS = frozenset({"array_contains", "element_at", "try_element_at", "reverse", "sha2", "base64"})
 _MAP_CALLS = frozenset({
-    "map", "map_from_arrays", "str_to_map", "map_keys", "map_values", "map_contains_key", "size", "cardinality", "element_at",
+    "map", "map_from_arrays", "map_from_entries", "str_to_map", "map_keys", "map_values", "map_contains_key", "size", "cardinality", "element_at",
     "try_element_at",
 })
 
@@ -3936,7 +4307,7 @@ _MAP_CALLS = frozenset({
 _KEY_INDEX = "__vpush_key_index"
 
 
-def _map_from_arrays(keys: exp.Expr, values: exp.Expr) -> exp.Expression:
+def map_from_arrays_checked(keys: exp.Expr, values: exp.Expr) -> exp.Expression:
     """Spark's ``map_from_arrays(keys, values)``: NULL when either array is; arrays of different
     lengths raise, and so does the first key (in the array's order) that is NULL
     (``NULL_MAP_KEY``) or equal to an earlier one (``DUPLICATED_MAP_KEY``), as Spark's map
@@ -3975,6 +4346,28 @@ def _map_from_arrays(keys: exp.Expr, values: exp.Expr) -> exp.Expression:
     )
 
 
+_ENTRY = "__vpush_entry"
+
+
+def _map_from_entries(entries: exp.Expr, fields: list[str]) -> exp.Expression:
+    """Spark's ``map_from_entries(array of (key, value) structs)``: NULL for a NULL array or one
+    holding a NULL struct (looked for first, as Spark does), else ``map_from_arrays`` of the
+    first fields and the second, with its ``NULL_MAP_KEY`` and ``DUPLICATED_MAP_KEY``."""
+    entry = exp.column(_ENTRY)
+
+    def each(body: exp.Expr) -> exp.Expression:
+        return exp.Anonymous(this="list_transform", expressions=[entries.copy(), exp.Lambda(this=body, expressions=[exp.to_identifier(_ENTRY)])])
+
+    def field(name: str) -> exp.Expression:
+        return each(exp.Anonymous(this="struct_extract", expressions=[entry.copy(), exp.Literal.string(name)]))
+
+    holes = exp.Anonymous(this="list_contains", expressions=[each(exp.Is(this=entry.copy(), expression=exp.Null())), exp.true()])
+    return exp.Case(
+        ifs=[exp.If(this=exp.Or(this=exp.Is(this=entries.copy(), expression=exp.Null()), expression=holes), true=exp.Null())],
+        default=map_from_arrays_checked(field(fields[0]), field(fields[1])),
+    )
+
+
 # Java's regex metacharacters: a delimiter holding none splits the same as a plain string.
 _REGEX_METACHARACTERS = frozenset("\\^$.|?*+()[]{}")
 _PAIR = "__vpush_pair"
@@ -4007,7 +4400,7 @@ def _str_to_map(arguments: list[exp.Expr]) -> exp.Expression:
     def each(body: exp.Expr) -> exp.Expression:
         return exp.Anonymous(this="list_transform", expressions=[pairs.copy(), exp.Lambda(this=body, expressions=[exp.to_identifier(_PAIR)])])
 
-    return _map_from_arrays(each(key), each(value))
+    return map_from_arrays_checked(each(key), each(value))
 
 
 def _plain_key(t: SparkType) -> bool:
@@ -4104,7 +4497,7 @@ def _check_filters_are_boolean(select: exp.Select, typer: _Typer) -> None:
         condition = part.this if part is not None else None
         if condition is None:
             continue
-        found = typer.of(condition)
+        found = AtomicType("void") if isinstance(condition, exp.Null) else typer.of(condition)
         if isinstance(found, (DecimalType, StringType)) or (isinstance(found, AtomicType) and found.name != "boolean"):
             raise OptimizeError(
                 f'Cannot resolve "{_spark_text(condition)}" due to data type mismatch: the filter expression '
@@ -4218,13 +4611,19 @@ def _truncate_default(function: exp.Lag | exp.Lead, value: SparkType | None) -> 
         function.set("default", exp.Literal.number(int(number)))
 
 
-def _first_or_last_ignoring_nulls(call: exp.First | exp.Last | exp.FirstValue | exp.LastValue) -> exp.Expr:
+def _first_or_last_ignoring_nulls(
+    call: exp.First | exp.Last | exp.FirstValue | exp.LastValue, order: exp.Column | None
+) -> exp.Expr:
     """Spark's ``first(x, true)``/``last(x, true)`` as an aggregate: the first or last non-NULL
-    value (DuckDB takes IGNORE NULLS only in a window, and its rendering of ``last`` dropped it)."""
+    value (DuckDB takes IGNORE NULLS only in a window, and its rendering of ``last`` dropped it),
+    in the scan's ``order`` where it is known."""
     if isinstance(call.parent, exp.Filter) or isinstance(call.parent and call.parent.parent, exp.Filter):
         _refuse(call.sql_name().lower(), "an aggregate ignoring NULLs with a FILTER")
-    pick = exp.First if isinstance(call, (exp.First, exp.FirstValue)) else exp.Last
+    last = isinstance(call, (exp.Last, exp.LastValue))
     kept = exp.Not(this=exp.Is(this=call.this.copy(), expression=exp.Null()))
+    if order is not None:
+        return exp.Filter(this=first_or_last(call.this, last, order), expression=exp.Where(this=kept))
+    pick = exp.Last if last else exp.First
     return exp.Filter(this=pick(this=call.this), expression=exp.Where(this=kept))
 
 
@@ -4355,7 +4754,13 @@ def _timestamp_from_epoch(called: str, count: exp.Expr, source: SparkType | None
         this="timezone", expressions=[exp.Literal.string("UTC"), exp.Anonymous(this="make_timestamp", expressions=[micros])]
     )
     if factor == 1:
-        return instant
+        # DuckDB's timestamps end a microsecond inside the 64-bit range (its infinities at
+        # +-(2^63 - 1)), where Spark's reach its ends: those three instants are refused
+        beyond = exp.Not(this=exp.Between(this=whole.copy(), low=exp.Literal.number(-(_TWO_63 - 2)), high=exp.Literal.number(_TWO_63 - 2)))
+        refused = spark_error("VPUSH_UNSUPPORTED_FUNCTION", f"{called}: an instant at the ends of the 64-bit range of microseconds "
+                              "(9223372036854775807, -9223372036854775807, -9223372036854775808) is past the DuckDB engine's "
+                              "timestamps; the Spark engine runs it", None)
+        return exp.Case(ifs=[exp.If(this=beyond, true=refused)], default=instant)
     highest, lowest = (_TWO_63 - 1) // factor, -(_TWO_63 // factor)  # truncated toward zero
     outside = exp.Or(this=exp.GT(this=whole.copy(), expression=exp.Literal.number(highest)),
                      expression=exp.LT(this=whole.copy(), expression=exp.Literal.number(lowest)))
@@ -4471,7 +4876,8 @@ def _mime_base64(value: exp.Expr, text: bool) -> exp.Expression:
 
 def _pmod(a: exp.Expression, n: exp.Expression) -> exp.Expression:
     """Spark's ``pmod(a, n)``: ``a % n``, plus ``n`` (mod ``n``) when that is negative."""
-    remainder = exp.Paren(this=exp.Mod(this=a.copy(), expression=n.copy()))
+    n = exp.Paren(this=n.copy())
+    remainder = exp.Paren(this=exp.Mod(this=exp.Paren(this=a.copy()), expression=n.copy()))
     wrapped = exp.Mod(this=exp.Paren(this=exp.Add(this=remainder.copy(), expression=n.copy())), expression=n.copy())
     negative = exp.LT(this=remainder.copy(), expression=exp.Literal.number(0))
     return exp.Case(ifs=[exp.If(this=negative, true=wrapped)], default=remainder)

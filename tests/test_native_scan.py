@@ -36,6 +36,9 @@ QUERIES = [
     "SELECT id, v:o.x::int AS x FROM t WHERE v:a::bigint BETWEEN 4990 AND 5010 ORDER BY id",
     "SELECT count(*) AS n FROM t WHERE try_variant_get(v, '$.o.x', 'int') = 42",
     "SELECT v:missing::string AS m, count(*) AS n FROM t GROUP BY 1",
+    # in Spark's order of rows (its files by size, largest first), with DuckDB's reader numbering them
+    "SELECT first(v:s::string) AS f, last(v:a::bigint) AS l, max_by(id, v:o.x::int) AS m, "
+    "collect_list(v:a::bigint)[2999] AS c, sum(v:a::bigint) AS s FROM t",
 ]
 
 

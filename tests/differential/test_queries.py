@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 import vpush
-from differential.harness import Batch, Check, CheckBatch, known_difference
+from differential.harness import Batch, Check, CheckBatch
 
 # Filters, one group each: ``SELECT <keys>, <columns> FROM <table> WHERE <filter>``.
 WHERE_T = Batch(
@@ -399,22 +399,18 @@ def test_query_error(check: Check, sql: str, raises: str) -> None:
     check(sql, raises=raises)
 
 
-_DUCKDB_TYPE_ERROR = "the DuckDB engine lets DuckDB's binder fail, without Spark's error class"
-
-
 @pytest.mark.parametrize(
     ("sql", "raises"),
     [
-        pytest.param("SELECT id, v.a AS e FROM t", "INVALID_EXTRACT_BASE_FIELD_TYPE", id="field_of_variant_column",
-                     marks=known_difference(_DUCKDB_TYPE_ERROR, ("duckdb",))),
-        pytest.param("SELECT id, coalesce(v:a, 'x') AS e FROM t", None, id="coalesce_variant_string",
-                     marks=known_difference("Spark casts the string to a variant; vpush refuses", ("duckdb",))),
+        pytest.param("SELECT id, v.a AS e FROM t", "INVALID_EXTRACT_BASE_FIELD_TYPE", id="field_of_variant_column"),
+        pytest.param("SELECT id, coalesce(v:a, 'x') AS e FROM t", None, id="coalesce_variant_string"),
+        pytest.param("SELECT id, nvl(v:a, 'x') AS e, if(id > 2, v:a, 'y') AS f FROM t", None, id="nvl_if_variant_string"),
     ],
 )
-def test_variant_operand_differences(check: Check, sql: str, raises: str | None) -> None:
-    """Where vpush on DuckDB does not yet give Spark's answer to a variant meeting another type: a
-    field of a variant column (``v.a``: DuckDB's binder fails without Spark's class) and a string
-    beside a variant in ``coalesce`` (Spark casts the string to a variant; vpush refuses)."""
+def test_variant_operand(check: Check, sql: str, raises: str | None) -> None:
+    """A variant meeting another type as Spark takes it: a field of a variant column (``v.a``) is
+    Spark's INVALID_EXTRACT_BASE_FIELD_TYPE, and a string beside a variant in ``coalesce``,
+    ``nvl`` or ``if`` is cast to a variant string."""
     check(sql, raises=raises)
 
 

@@ -1,0 +1,241 @@
+/* Spark's aggregates whose answer depends on the order of rows, computed in that order.
+ *
+ * Spark updates an aggregate's buffer row by row within a task, then merges the task's buffer
+ * with the final aggregation's empty one: as measured on Spark 4.3, the empty buffer comes second
+ * (a regression's intercept, which reads the averages, keeps the task's averages' bits; merged
+ * the other way they would be (avg / n) * n). The formulas are Spark's own (CentralMomentAgg, Covariance,
+ * PearsonCorrelation, Sum), written as Spark's expression trees evaluate them: left to right, every
+ * product and sum rounded (built without fused multiply-add, as Java computes doubles). A division
+ * of doubles by zero in an evaluation is NULL, as Spark's Divide gives it there.
+ */
+#include "spark_aggregates.h"
+
+#include <math.h>
+
+typedef struct {
+    double n, avg, m2, m3, m4;
+} moments;
+
+typedef struct {
+    double n, x_avg, y_avg, ck, x_mk, y_mk;
+} comoments;
+
+static int moment_order(int kind) {
+    return kind == SPARK_SKEWNESS ? 3 : kind == SPARK_KURTOSIS ? 4 : 2;
+}
+
+/* CentralMomentAgg.updateExpressions for one value. */
+static void update_moments(moments *b, double value, int order) {
+    double new_n = b->n + 1.0;
+    double delta = value - b->avg;
+    double delta_n = delta / new_n;
+    double new_avg = b->avg + delta_n;
+    double new_m2 = b->m2 + delta * (delta - delta_n);
+    double delta2 = delta * delta;
+    double delta_n2 = delta_n * delta_n;
+    double new_m3 = 0.0, new_m4 = 0.0;
+    if (order >= 3) new_m3 = b->m3 - 3.0 * delta_n * new_m2 + delta * (delta2 - delta_n2);
+    if (order >= 4) new_m4 = b->m4 - 4.0 * delta_n * new_m3 - 6.0 * delta_n2 * new_m2 + delta * (delta * delta2 - delta_n * delta_n2);
+    b->n = new_n, b->avg = new_avg, b->m2 = new_m2, b->m3 = new_m3, b->m4 = new_m4;
+}
+
+/* CentralMomentAgg.mergeExpressions: left merged with right. */
+static moments merge_moments(moments l, moments r, int order) {
+    moments out;
+    double n1 = l.n, n2 = r.n;
+    double new_n = n1 + n2;
+    double delta = r.avg - l.avg;
+    double delta_n = new_n == 0.0 ? 0.0 : delta / new_n;
+    out.n = new_n;
+    out.avg = l.avg + delta_n * n2;
+    out.m2 = l.m2 + r.m2 + delta * delta_n * n1 * n2;
+    out.m3 = 0.0, out.m4 = 0.0;
+    if (order >= 3)
+        out.m3 = l.m3 + r.m3 + delta_n * delta_n * delta * n1 * n2 * (n1 - n2) + 3.0 * delta_n * (n1 * r.m2 - n2 * l.m2);
+    if (order >= 4)
+        out.m4 = l.m4 + r.m4 + delta_n * delta_n * delta_n * delta * n1 * n2 * (n1 * n1 - n1 * n2 + n2 * n2)
+                 + 6.0 * delta_n * delta_n * (n1 * n1 * r.m2 + n2 * n2 * l.m2) + 4.0 * delta_n * (n1 * r.m3 - n2 * l.m3);
+    return out;
+}
+
+/* Covariance's and PearsonCorrelation's updateExpressions (their x average moves alike). */
+static void update_comoments(comoments *b, double x, double y) {
+    double new_n = b->n + 1.0;
+    double dx = x - b->x_avg;
+    double dx_n = dx / new_n;
+    double dy = y - b->y_avg;
+    double dy_n = dy / new_n;
+    double new_x_avg = b->x_avg + dx_n;
+    double new_y_avg = b->y_avg + dy_n;
+    b->ck = b->ck + dx * (y - new_y_avg);
+    b->x_mk = b->x_mk + dx * (x - new_x_avg);
+    b->y_mk = b->y_mk + dy * (y - new_y_avg);
+    b->n = new_n, b->x_avg = new_x_avg, b->y_avg = new_y_avg;
+}
+
+static comoments merge_comoments(comoments l, comoments r) {
+    comoments out;
+    double n1 = l.n, n2 = r.n;
+    double new_n = n1 + n2;
+    double dx = r.x_avg - l.x_avg;
+    double dx_n = new_n == 0.0 ? 0.0 : dx / new_n;
+    double dy = r.y_avg - l.y_avg;
+    double dy_n = new_n == 0.0 ? 0.0 : dy / new_n;
+    out.n = new_n;
+    out.x_avg = l.x_avg + dx_n * n2;
+    out.y_avg = l.y_avg + dy_n * n2;
+    out.ck = l.ck + r.ck + dx * dy_n * n1 * n2;
+    out.x_mk = l.x_mk + r.x_mk + dx * dx_n * n1 * n2;
+    out.y_mk = l.y_mk + r.y_mk + dy * dy_n * n1 * n2;
+    return out;
+}
+
+/* Spark's Divide of doubles in an evaluation: NULL (0 returned in *valid) for a zero divisor. */
+static double divide(double a, double b, uint8_t *valid) {
+    if (b == 0.0) {
+        *valid = 0;
+        return 0.0;
+    }
+    return a / b;
+}
+
+static double evaluate_moments(int kind, moments b, uint8_t *valid) {
+    *valid = 1;
+    if (b.n == 0.0) {
+        *valid = 0;
+        return 0.0;
+    }
+    switch (kind) {
+    case SPARK_VAR_POP: return divide(b.m2, b.n, valid);
+    case SPARK_STDDEV_POP: {
+        double v = divide(b.m2, b.n, valid);
+        return sqrt(v);
+    }
+    case SPARK_VAR_SAMP:
+    case SPARK_STDDEV_SAMP: {
+        double v;
+        if (b.n == 1.0) {
+            *valid = 0;
+            return 0.0;
+        }
+        v = divide(b.m2, b.n - 1.0, valid);
+        return kind == SPARK_VAR_SAMP ? v : sqrt(v);
+    }
+    case SPARK_SKEWNESS:
+        if (b.m2 == 0.0) {
+            *valid = 0;
+            return 0.0;
+        }
+        return divide(sqrt(b.n) * b.m3, sqrt(b.m2 * b.m2 * b.m2), valid);
+    default: /* SPARK_KURTOSIS */
+        if (b.m2 == 0.0) {
+            *valid = 0;
+            return 0.0;
+        }
+        return divide(b.n * b.m4, b.m2 * b.m2, valid) - 3.0;
+    }
+}
+
+static double evaluate_comoments(int kind, comoments b, uint8_t *valid) {
+    *valid = 1;
+    if (b.n == 0.0 || (kind != SPARK_COVAR_POP && b.n == 1.0)) {
+        *valid = 0;
+        return 0.0;
+    }
+    if (kind == SPARK_COVAR_POP) return divide(b.ck, b.n, valid);
+    if (kind == SPARK_COVAR_SAMP) return divide(b.ck, b.n - 1.0, valid);
+    return divide(b.ck, sqrt(b.x_mk * b.y_mk), valid);
+}
+
+/* regr_*(y, x) over pairs (Spark's linearRegression.scala): a kind's buffers over the values in
+ * order, empty ones merged into them, then its evaluation. */
+static double evaluate_regression(int kind, const double *y, const double *x, int64_t begin, int64_t end, uint8_t *valid) {
+    int64_t j;
+    comoments c = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, empty_c = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    moments m = {0.0, 0.0, 0.0, 0.0, 0.0}, empty_m = {0.0, 0.0, 0.0, 0.0, 0.0};
+    *valid = 1;
+    switch (kind) {
+    case SPARK_REGR_SXX:
+    case SPARK_REGR_SYY:
+        /* RegrReplacement of x (of y): the second moment */
+        for (j = begin; j < end; j++) update_moments(&m, kind == SPARK_REGR_SXX ? x[j] : y[j], 2);
+        m = merge_moments(m, empty_m, 2);
+        if (m.n == 0.0) *valid = 0;
+        return m.m2;
+    case SPARK_REGR_SXY:
+        /* Covariance(y, x): its ck */
+        for (j = begin; j < end; j++) update_comoments(&c, y[j], x[j]);
+        c = merge_comoments(c, empty_c);
+        if (c.n == 0.0) *valid = 0;
+        return c.ck;
+    case SPARK_REGR_R2: {
+        /* PearsonCorrelation(y, x) (its "x" is y here): NULL where x is constant, else 1 where y is */
+        double corr;
+        for (j = begin; j < end; j++) update_comoments(&c, y[j], x[j]);
+        c = merge_comoments(c, empty_c);
+        if (c.y_mk == 0.0) {
+            *valid = 0;
+            return 0.0;
+        }
+        if (c.x_mk == 0.0) return 1.0;
+        corr = divide(c.ck, sqrt(c.x_mk * c.y_mk), valid);
+        return corr * corr;
+    }
+    default: /* SPARK_REGR_SLOPE, SPARK_REGR_INTERCEPT: CovPopulation(x, y) and VariancePop(x) */
+        for (j = begin; j < end; j++) {
+            update_comoments(&c, x[j], y[j]);
+            update_moments(&m, x[j], 2);
+        }
+        c = merge_comoments(c, empty_c);
+        m = merge_moments(m, empty_m, 2);
+        if (m.m2 == 0.0) {
+            *valid = 0;
+            return 0.0;
+        }
+        if (kind == SPARK_REGR_SLOPE) return c.ck / m.m2;
+        return c.y_avg - c.ck / m.m2 * c.x_avg;
+    }
+}
+
+int64_t spark_moments_column(int kind, const int64_t *offsets, const uint8_t *valid, int64_t length,
+                             const double *x, const double *y, double *out, uint8_t *out_valid) {
+    int64_t i, j, nulls = 0;
+    if (kind < 0 || kind >= SPARK_MOMENT_KINDS) return -1;
+    for (i = 0; i < length; i++) {
+        uint8_t ok = 0;
+        double result = 0.0;
+        if (valid[i] && kind >= SPARK_REGR_SXX) {
+            result = evaluate_regression(kind, x, y, offsets[i], offsets[i + 1], &ok);
+        } else if (valid[i]) {
+            if (kind >= SPARK_COVAR_POP) {
+                comoments b = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, empty = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+                for (j = offsets[i]; j < offsets[i + 1]; j++) update_comoments(&b, x[j], y[j]);
+                result = evaluate_comoments(kind, merge_comoments(b, empty), &ok);
+            } else {
+                int order = moment_order(kind);
+                moments b = {0.0, 0.0, 0.0, 0.0, 0.0}, empty = {0.0, 0.0, 0.0, 0.0, 0.0};
+                for (j = offsets[i]; j < offsets[i + 1]; j++) update_moments(&b, x[j], order);
+                result = evaluate_moments(kind, merge_moments(b, empty, order), &ok);
+            }
+        }
+        out[i] = ok ? result : 0.0;
+        out_valid[i] = ok;
+        nulls += !ok;
+    }
+    return nulls;
+}
+
+int64_t spark_long_sum_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const int64_t *x,
+                              int64_t *out, uint8_t *out_valid) {
+    int64_t i, j, nulls = 0;
+    for (i = 0; i < length; i++) {
+        int64_t sum = 0;
+        uint8_t ok = valid[i] != 0;
+        for (j = offsets[i]; ok && j < offsets[i + 1]; j++)
+            if (__builtin_add_overflow(sum, x[j], &sum)) ok = 0;
+        out[i] = ok ? sum : 0;
+        out_valid[i] = ok;
+        nulls += !ok;
+    }
+    return nulls;
+}

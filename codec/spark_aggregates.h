@@ -1,0 +1,28 @@
+/* Spark's aggregates whose answer depends on the order of rows (codec/spark_aggregates.c). */
+#ifndef VPUSH_SPARK_AGGREGATES_H
+#define VPUSH_SPARK_AGGREGATES_H
+
+#include <stdint.h>
+
+/* The kinds of spark_moments_column, in the order of codec/spark_aggregates.py's MOMENT_KINDS. */
+enum spark_moment_kind {
+    SPARK_VAR_POP, SPARK_VAR_SAMP, SPARK_STDDEV_POP, SPARK_STDDEV_SAMP, SPARK_SKEWNESS, SPARK_KURTOSIS,
+    SPARK_COVAR_POP, SPARK_COVAR_SAMP, SPARK_CORR, SPARK_REGR_SXX, SPARK_REGR_SYY, SPARK_REGR_SXY, SPARK_REGR_SLOPE,
+    SPARK_REGR_INTERCEPT, SPARK_REGR_R2, SPARK_MOMENT_KINDS
+};
+
+/* For each of `length` lists (list i is x[offsets[i]..offsets[i+1]), and y's alike for the
+ * kinds of two arguments, SPARK_COVAR_POP on, in Spark's order of arguments: regr_*(y, x) takes
+ * its y as x here; valid[i] 0 for a NULL list), Spark's aggregate `kind` of the list's
+ * values in order: CentralMomentAgg's (or Covariance's, PearsonCorrelation's) update for each
+ * value, the empty buffer merged into it, then the evaluation, with Spark's NULLs. Writes
+ * out[i] and out_valid[i]; returns the number of NULL results, or -1 for an unknown kind. */
+int64_t spark_moments_column(int kind, const int64_t *offsets, const uint8_t *valid, int64_t length,
+                             const double *x, const double *y, double *out, uint8_t *out_valid);
+
+/* For each list of longs, Spark's ANSI sum row by row: out_valid[i] 0 where the list is NULL or a
+ * running total overflows a long. Returns the number of NULL results. */
+int64_t spark_long_sum_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const int64_t *x,
+                              int64_t *out, uint8_t *out_valid);
+
+#endif

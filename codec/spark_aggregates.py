@@ -1,0 +1,117 @@
+"""Spark's aggregates whose answer depends on the order it meets the rows in, over lists of each
+group's values in that order (the DuckDB engine builds them with ``list(x ORDER BY ...)``).
+
+Spark updates an aggregate's buffer row by row within a task and then merges the task's buffer
+with the final aggregation's empty one (the empty one second, as Spark 4.3 is measured to: a
+regression's intercept keeps the task's averages); in floating point the order of those steps
+decides the last bits, and
+for an ANSI ``sum`` of integers whether a running total overflows on the way. The compiled kernel
+(``codec/spark_aggregates.c``) follows Spark's formulas step by step: ``CentralMomentAgg``'s for
+``var_pop``, ``var_samp``, ``stddev_pop``, ``stddev_samp``, ``skewness`` and ``kurtosis``,
+``Covariance``'s for ``covar_pop`` and ``covar_samp``, ``PearsonCorrelation``'s for ``corr``,
+and those of ``regr_sxx``, ``regr_syy``, ``regr_sxy``, ``regr_slope``, ``regr_intercept`` and
+``regr_r2`` (over the pairs where neither value is NULL), with Spark 4's NULLs (no rows; one row for the sample statistics and ``corr``; a zero second
+moment for ``skewness`` and ``kurtosis``; a zero divisor), and ``Sum``'s ANSI additions of longs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from vpush.codec.native import NativeUnsupportedError, _native
+
+__all__ = ["MOMENT_KINDS", "spark_long_sum", "spark_moments"]
+
+MOMENT_KINDS: tuple[str, ...] = (
+    "var_pop", "var_samp", "stddev_pop", "stddev_samp", "skewness", "kurtosis", "covar_pop", "covar_samp", "corr",
+    "regr_sxx", "regr_syy", "regr_sxy", "regr_slope", "regr_intercept", "regr_r2",
+)
+"""The aggregates :func:`spark_moments` computes, by Spark's name (the kernel's numbering)."""
+
+BIVARIATE_KINDS = frozenset(MOMENT_KINDS[MOMENT_KINDS.index("covar_pop"):])
+"""The kinds of :data:`MOMENT_KINDS` that take two lists, in Spark's order of arguments (x, then y;
+for ``regr_*``, y then x)."""
+
+
+def _lists(lists: pa.Array | pa.ChunkedArray, value_type: pa.DataType) -> tuple[bytes, bytes, pa.Array]:
+    """The offsets (int64, one more than the lists), the validity (a byte a list) and the values
+    of a list array, the values of ``value_type`` with no NULL among them."""
+    if isinstance(lists, pa.ChunkedArray):
+        lists = lists.combine_chunks()
+    offsets = np.asarray(lists.offsets, dtype=np.int64)
+    valid = np.asarray(lists.is_valid(), dtype=np.uint8)
+    values = lists.values
+    if values.null_count:
+        raise ValueError("spark aggregate: a list holds a NULL; the query leaves NULLs out")
+    if not values.type.equals(value_type):
+        values = values.cast(value_type)
+    return offsets.tobytes(), valid.tobytes(), values
+
+
+def _buffer(values: pa.Array, dtype: type) -> bytes:
+    return np.asarray(values, dtype=dtype).tobytes()
+
+
+def _result(result: tuple[int, bytes, bytes], arrow_type: pa.DataType, dtype: type) -> pa.Array:
+    _, values, validity = result
+    mask = np.frombuffer(validity, dtype=np.uint8) == 0
+    return pa.array(np.frombuffer(values, dtype=dtype), type=arrow_type, mask=mask)
+
+
+def spark_moments(kind: str, x: pa.Array | pa.ChunkedArray, y: pa.Array | pa.ChunkedArray | None = None) -> pa.Array:
+    """Spark's ``kind`` of each list of doubles (of pairs, for the covariances and ``corr``), the
+    values taken in list order.
+
+    Example:
+        >>> lists = pa.array([[1.0, 2.0, 4.0], [3.0], None])
+        >>> spark_moments("var_samp", lists).to_pylist()
+        [2.333333333333333, None, None]
+        >>> spark_moments("corr", pa.array([[1.0, 2.0, 4.0]]), pa.array([[2.0, 4.0, 7.0]])).to_pylist()
+        [0.9971764649527382]
+
+    Args:
+        kind: one of :data:`MOMENT_KINDS`.
+        x: lists of doubles (or of values that widen to them), with no NULL inside.
+        y: for :data:`BIVARIATE_KINDS`, the second values, lists as long as ``x``'s.
+
+    Returns:
+        A float64 array, one value per list, NULL where Spark's is.
+
+    Raises:
+        NativeUnsupportedError: no compiled kernel.
+        ValueError: an unknown kind, a NULL inside a list, or lists of ``y`` that do not match.
+    """
+    if kind not in MOMENT_KINDS or (kind in BIVARIATE_KINDS) != (y is not None):
+        raise ValueError(f"spark_moments: {kind} with {1 if y is None else 2} lists is not one of {MOMENT_KINDS}")
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    offsets, valid, xs = _lists(x, pa.float64())
+    ys = b""
+    if y is not None:
+        y_offsets, _, y_values = _lists(y, pa.float64())
+        if y_offsets != offsets:
+            raise ValueError("spark_moments: the lists of x and y differ in length")
+        ys = _buffer(y_values, np.float64)
+    result = _native.spark_aggregate(MOMENT_KINDS.index(kind), offsets, valid, _buffer(xs, np.float64), ys)
+    return _result(result, pa.float64(), np.float64)
+
+
+def spark_long_sum(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Spark's ANSI ``sum`` of each list of longs, added in list order: NULL for a NULL list and
+    where a running total passes a long (where Spark raises ``ARITHMETIC_OVERFLOW``, or its
+    ``try_sum`` gives NULL), even if the total would fit.
+
+    Example:
+        >>> spark_long_sum(pa.array([[10, -3, 7], [9223372036854775807, 1, -1], None])).to_pylist()
+        [14, None, None]
+
+    Raises:
+        NativeUnsupportedError: no compiled kernel.
+        ValueError: a NULL inside a list.
+    """
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    offsets, valid, values = _lists(lists, pa.int64())
+    result = _native.spark_aggregate(-1, offsets, valid, _buffer(values, np.int64), b"")
+    return _result(result, pa.int64(), np.int64)

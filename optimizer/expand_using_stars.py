@@ -1,0 +1,121 @@
+"""``SELECT *`` over a join ``USING (...)`` or ``NATURAL``, written out in Spark's order.
+
+Spark's ``*`` over such a join gives the join columns first (the left side's for an inner or
+left join, the right side's for a right join, ``coalesce`` of both for a full join), then the
+left side's other columns, then the right side's; a side's own ``a.*`` gives its join columns
+first, then its others (measured on PySpark 4.3). DuckDB leaves the join columns where the left
+side has them, so each star is replaced by its columns, named as Spark names them.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from sqlglot import exp
+from sqlglot.optimizer.scope import Scope
+
+from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.variant_types import SparkType
+
+COLUMN_NAMES = "vpush_column_names"
+"""The meta key under which a table reference keeps its columns' names, in order and as the
+table spells them (the types vpush keeps are by lower-cased name)."""
+
+_HIDDEN = "__vpush"
+
+
+def _refuse(what: str) -> OptimizeError:
+    return OptimizeError(
+        f"SELECT *: the DuckDB engine does not give Spark's answer for {what} yet; the Spark engine runs it",
+        error_class="VPUSH_UNSUPPORTED_FUNCTION",
+    )
+
+
+def _is_star(node: exp.Expr) -> bool:
+    return isinstance(node, exp.Star) or (isinstance(node, exp.Column) and isinstance(node.this, exp.Star))
+
+
+def _source_names(scope: Scope, alias: str) -> list[str] | None:
+    """The columns of the source ``alias`` of ``scope`` in order, as spelt, or None if unknown."""
+    source = scope.sources.get(alias)
+    if isinstance(source, exp.Table):
+        names = source.meta.get(COLUMN_NAMES)
+        return None if names is None else [n for n in names if not n.startswith(_HIDDEN)]
+    if isinstance(source, Scope) and isinstance(source.expression, exp.Select):
+        projections = source.expression.expressions
+        if any(_is_star(p) for p in projections):
+            return None
+        return [p.alias_or_name for p in projections]
+    return None
+
+
+def expand_using_stars(
+    select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]
+) -> None:
+    """Replace each ``*`` and ``a.*`` over a join ``USING`` or ``NATURAL`` of ``select`` by its
+    columns in Spark's order; refuse (``VPUSH_UNSUPPORTED_FUNCTION``) where vpush does not know
+    them (more than one join, a source whose columns it does not know).
+
+    Args:
+        select: the SELECT, changed in place.
+        scope: its scope.
+        columns: each source's Spark types by lower-cased column name (a full join's key must
+            have one type on both sides).
+    """
+    joins: Sequence[exp.Join] = select.args.get("joins") or []
+    using = [j for j in joins if j.args.get("using") or str(j.args.get("method") or "").upper() == "NATURAL"]
+    if not using or not any(_is_star(p) for p in select.expressions):
+        return
+    source = select.args.get("from_")
+    if len(joins) != 1 or source is None:
+        raise _refuse("`*` over more than one join with USING columns or NATURAL")
+    join = joins[0]
+    left, right = source.this.alias_or_name, join.this.alias_or_name
+    left_names, right_names = _source_names(scope, left), _source_names(scope, right)
+    if not left or not right or left_names is None or right_names is None:
+        raise _refuse("`*` over a join USING or NATURAL of a source whose columns vpush does not know")
+    right_lower = {n.lower(): n for n in right_names}
+    left_lower = {n.lower(): n for n in left_names}
+    if join.args.get("using"):
+        wanted = [k.name.lower() for k in join.args["using"]]
+    else:
+        wanted = [n.lower() for n in left_names if n.lower() in right_lower]
+    if not wanted:  # NATURAL without a common column: every pair of rows (DuckDB's binder refuses it)
+        join.set("method", None)
+        join.set("on", exp.true())
+    if any(k not in left_lower or k not in right_lower for k in wanted):
+        return  # a USING column one side lacks: Spark's and DuckDB's errors
+    side = str(join.args.get("side") or "").upper()
+    keys: list[tuple[str, exp.Expr]] = []
+    for key in wanted:
+        left_key = exp.column(left_lower[key], table=left, quoted=True)
+        right_key = exp.column(right_lower[key], table=right, quoted=True)
+        if side == "FULL":
+            if columns.get(left.lower(), {}).get(key) != columns.get(right.lower(), {}).get(key):
+                raise _refuse("`*` over a full join USING columns of different types")
+            keys.append((left_lower[key], exp.Coalesce(this=left_key, expressions=[right_key])))
+        else:
+            keys.append((left_lower[key], right_key if side == "RIGHT" else left_key))
+
+    def others(alias: str, names: list[str]) -> list[tuple[str, exp.Expr]]:
+        return [(n, exp.column(n, table=alias, quoted=True)) for n in names if n.lower() not in wanted]
+
+    expanded: list[exp.Expr] = []
+    for projection in select.expressions:
+        if not _is_star(projection):
+            expanded.append(projection)
+            continue
+        if isinstance(projection, exp.Column) and projection.table:
+            owner = projection.table
+            if owner.lower() == left.lower():
+                own = [(left_lower[k], exp.column(left_lower[k], table=left, quoted=True)) for k in wanted]
+                chosen = own + others(left, left_names)
+            elif owner.lower() == right.lower():
+                own = [(right_lower[k], exp.column(right_lower[k], table=right, quoted=True)) for k in wanted]
+                chosen = own + others(right, right_names)
+            else:
+                expanded.append(projection)
+                continue
+        else:
+            chosen = [(name, value.copy()) for name, value in keys] + others(left, left_names) + others(right, right_names)
+        expanded += [exp.alias_(value, name, quoted=True) for name, value in chosen]
+    select.set("expressions", expanded)

@@ -1,0 +1,81 @@
+"""A timestamp literal with a zone, as the same instant written in the session time zone.
+
+Spark reads ``TIMESTAMP '2024-01-02T03:04:05Z'`` as an instant and names the column after that
+instant printed in the session time zone (``TIMESTAMP '2024-01-02 03:04:05'`` in UTC,
+``TIMESTAMP '2024-01-01 19:04:05'`` in America/Los_Angeles). Written that way, the literal is
+one vpush already reads (in the session zone) and names as Spark does, on either engine.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import re
+import zoneinfo
+
+from sqlglot import exp
+
+from vpush.optimizer.dialect import TYPED_LITERAL
+
+_ZONED = re.compile(
+    r"\s*(\d{4})-(\d{1,2})-(\d{1,2})[T ](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,6}))?)?\s*(\S.*?)\s*\Z"
+)
+_OFFSET = re.compile(r"(?:UTC|GMT|UT)?([+-])(\d{1,2})(?::?(\d{2}))?(?::?(\d{2}))?\Z", re.IGNORECASE)
+_INSTANT_TYPES = (exp.DType.TIMESTAMP, exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ)
+
+
+def _zone(text: str) -> dt.tzinfo | None:
+    """The zone Spark reads after a timestamp's time (``Z``, ``+01:00``, ``UTC+1``, a region
+    id), or None for text this function does not read."""
+    if text.upper() in ("Z", "UTC", "GMT", "UT"):
+        return dt.timezone.utc
+    offset = _OFFSET.match(text)
+    if offset is not None:
+        sign, hours, minutes, seconds = offset.groups()
+        delta = dt.timedelta(hours=int(hours), minutes=int(minutes or 0), seconds=int(seconds or 0))
+        return dt.timezone(-delta if sign == "-" else delta) if delta < dt.timedelta(hours=18, seconds=1) else None
+    try:
+        return zoneinfo.ZoneInfo(text)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return None
+
+
+def _in_session_zone(text: str, session: dt.tzinfo) -> str | None:
+    match = _ZONED.match(text)
+    if match is None:
+        return None
+    year, month, day, hour, minute, second, fraction, zone_text = match.groups()
+    zone = _zone(zone_text)
+    if zone is None:
+        return None
+    try:
+        local = dt.datetime(int(year), int(month), int(day), int(hour), int(minute), int(second or 0),
+                            int((fraction or "").ljust(6, "0")), tzinfo=zone)
+        shown = local.astimezone(session)
+    except (ValueError, OverflowError):
+        return None
+    clock = shown.strftime("%H:%M:%S")
+    micros = f"{shown.microsecond:06d}".rstrip("0")
+    return f"{shown.year:04d}-{shown.month:02d}-{shown.day:02d} {clock}" + (f".{micros}" if micros else "")
+
+
+def rewrite_zoned_literals(expression: exp.Expr, time_zone: str) -> exp.Expr:
+    """Write each zoned ``TIMESTAMP '...'`` literal as its instant in ``time_zone``.
+
+    Example:
+        >>> from vpush.optimizer.plan_query import parse_spark
+        >>> tree = parse_spark("SELECT TIMESTAMP'2024-01-02T03:04:05+01:00'")
+        >>> rewrite_zoned_literals(tree, "America/Los_Angeles").sql(dialect="spark")
+        "SELECT CAST('2024-01-01 18:04:05' AS TIMESTAMP)"
+    """
+    session = _zone(time_zone)
+    if session is None:
+        return expression
+    for node in expression.find_all(exp.Cast):
+        literal = node.this
+        if not node.meta.get(TYPED_LITERAL) or not isinstance(literal, exp.Literal) or not literal.is_string:
+            continue
+        if not isinstance(node.to, exp.DataType) or node.to.this not in _INSTANT_TYPES:
+            continue
+        shown = _in_session_zone(literal.this, session)
+        if shown is not None:
+            literal.set("this", shown)
+    return expression

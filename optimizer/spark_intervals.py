@@ -1,0 +1,115 @@
+"""Spark's ANSI interval literals of a span of fields (``INTERVAL '1 02:03:04' DAY TO SECOND``,
+``INTERVAL '1-2' YEAR TO MONTH``): their value and the text Spark names them by.
+
+DuckDB's parser refuses ``DAY TO SECOND`` and its kin, so the DuckDB engine writes such a literal
+as the one-unit interval of its total (months, or microseconds), which the rest of the rewrite
+adds to dates and timestamps as Spark does. The forms and the field ranges are Spark's
+``IntervalUtils.fromDayTimeString`` and ``fromYearMonthString``.
+"""
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from vpush.optimizer.errors import OptimizeError
+
+_FIELDS = ("DAY", "HOUR", "MINUTE", "SECOND")
+_MICROS = {"DAY": 86_400_000_000, "HOUR": 3_600_000_000, "MINUTE": 60_000_000, "SECOND": 1_000_000}
+_UPPER = {"HOUR": 24, "MINUTE": 60, "SECOND": 60}
+_YEAR_MONTH = re.compile(r"([+-])?(\d+)-(\d{1,2})\Z")
+_SECONDS = r"(\d{1,2})(?:\.(\d{1,9}))?"
+_DAY_TIME = {
+    ("DAY", "HOUR"): re.compile(r"([+-])?(\d+) (\d{1,2})\Z"),
+    ("DAY", "MINUTE"): re.compile(r"([+-])?(\d+) (\d{1,2}):(\d{1,2})\Z"),
+    ("DAY", "SECOND"): re.compile(rf"([+-])?(\d+) (\d{{1,2}}):(\d{{1,2}}):{_SECONDS}\Z"),
+    ("HOUR", "MINUTE"): re.compile(r"([+-])?(\d+):(\d{1,2})\Z"),
+    ("HOUR", "SECOND"): re.compile(rf"([+-])?(\d+):(\d{{1,2}}):{_SECONDS}\Z"),
+    ("MINUTE", "SECOND"): re.compile(rf"([+-])?(\d+):{_SECONDS}\Z"),
+}
+
+
+def _span(node: exp.Interval) -> tuple[str, str, str] | None:
+    """``(text, from, to)`` of a span literal, or None for another interval."""
+    unit, value = node.args.get("unit"), node.this
+    if not isinstance(unit, exp.IntervalSpan) or not isinstance(value, exp.Literal) or not value.is_string:
+        return None
+    return value.this.strip(), unit.this.name.upper(), unit.expression.name.upper()
+
+
+def span_interval(node: exp.Interval) -> tuple[str, int, str] | None:
+    """A span literal as ``(unit, amount, name)``: its total in ``MONTH`` or ``MICROSECOND``, and
+    Spark's name of it (its fields printed again: ``INTERVAL '1 02:03:04' DAY TO SECOND``); None
+    for another interval or a text of another form.
+
+    Raises:
+        OptimizeError: a field out of its range, with Spark's error class.
+
+    Example:
+        >>> from vpush.optimizer.plan_query import parse_spark
+        >>> span_interval(parse_spark("SELECT INTERVAL '1 2:3:4.50' DAY TO SECOND").expressions[0])
+        ('MICROSECOND', 93784500000, "INTERVAL '1 02:03:04.5' DAY TO SECOND")
+    """
+    span = _span(node)
+    if span is None:
+        return None
+    text, start, end = span
+    if (start, end) == ("YEAR", "MONTH"):
+        match = _YEAR_MONTH.match(text)
+        if match is None:
+            return None
+        if int(match.group(3)) > 11:
+            raise OptimizeError(f"Error parsing interval year-month string: month {match.group(3)} outside range [0, 11]",
+                                error_class="INVALID_INTERVAL_FORMAT.INTERVAL_PARSING")
+        sign = -1 if match.group(1) == "-" else 1
+        months = sign * (int(match.group(2)) * 12 + int(match.group(3)))
+        shown = f"{'-' if months < 0 else ''}{abs(months) // 12}-{abs(months) % 12}"
+        return "MONTH", months, f"INTERVAL '{shown}' YEAR TO MONTH"
+    pattern = _DAY_TIME.get((start, end))
+    match = pattern.match(text) if pattern is not None else None
+    if match is None:
+        return None
+    groups = match.groups()
+    sign = -1 if groups[0] == "-" else 1
+    fields = _FIELDS[_FIELDS.index(start) : _FIELDS.index(end) + 1]
+    total = 0
+    for k, field in enumerate(fields):
+        value = int(groups[1 + k])
+        if k > 0 and value >= _UPPER[field]:
+            raise OptimizeError(f"{field.lower()} {value} outside range [0, {_UPPER[field] - 1}]",
+                                error_class="_LEGACY_ERROR_TEMP_0063")
+        total += value * _MICROS[field]
+    if end == "SECOND" and groups[-1]:
+        total += int(groups[-1][:6].ljust(6, "0"))
+    total *= sign
+    return "MICROSECOND", total, f"INTERVAL '{_day_time_text(abs(total), fields, total < 0)}' {start} TO {end}"
+
+
+def _day_time_text(micros: int, fields: tuple[str, ...], negative: bool) -> str:
+    """Spark's text of a day-time interval over ``fields``: the first field unbounded (two digits
+    at least for a time), the others two digits, seconds with their fraction."""
+    parts: list[str] = []
+    rest = micros
+    for field in fields:
+        if field == "SECOND":
+            whole, fraction = divmod(rest, 1_000_000)
+            text = f"{whole:02d}" + (f".{fraction:06d}".rstrip("0") if fraction else "")
+        else:
+            whole, rest = divmod(rest, _MICROS[field])
+            text = str(whole) if field == "DAY" else f"{whole:02d}"
+        parts.append(text)
+    if fields[0] == "DAY":
+        shown = parts[0] + (" " + ":".join(parts[1:]) if len(parts) > 1 else "")
+    else:
+        shown = ":".join(parts)
+    return ("-" if negative else "") + shown
+
+
+def one_unit_interval(node: exp.Interval) -> exp.Interval | None:
+    """A span literal as the one-unit interval of its total (``INTERVAL '93784000000'
+    MICROSECOND``), which DuckDB reads; None for another interval."""
+    found = span_interval(node)
+    if found is None:
+        return None
+    unit, amount, _ = found
+    return exp.Interval(this=exp.Literal.string(str(amount)), unit=exp.var(unit))

@@ -1,0 +1,152 @@
+"""Aggregates whose answer depends on the order Spark meets the rows in, over a table of several
+files of several row groups each, on DuckDB running with several threads.
+
+Spark reads the files in ``FilePartition``'s order (by size, largest first; here three files of
+different sizes), each file's rows in order. Its answer to a floating-point sum or a moment also
+depends on how its tasks split the rows (each task's buffer merged into the final one), so those
+are compared with Spark reading the table as one task (``spark.sql.files.minPartitionNum=1``), the
+order vpush emulates; the answers that depend only on the order of rows (``first``, ``last``,
+``collect_list``, ``max_by`` ties, a running total that overflows) are compared with Spark's default
+tasks too. Each query runs on Spark (the oracle) and on vpush through both engines.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import vpush
+from support.compare import assert_same_answer
+from support.tables import register_views
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+_ROWS_PER_FILE = (300, 900, 500)  # the middle file is the largest: Spark reads it first
+_BIG = 2**62
+
+
+def _file(seed: int, rows: int, first_id: int) -> pa.Table:
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal(rows) * 10.0 ** rng.integers(-3, 12, rows)
+    x[rng.random(rows) < 0.05] = 0.0
+    # a running total of `big` passes a bigint in Spark's order (the largest file first: 2^62 + 2^62),
+    # not in path order (the smallest file's -2^62 - 2^62 first), and the total fits
+    big = rng.integers(0, 1000, rows)
+    if seed == 1:
+        big[:2] = _BIG
+    elif seed == 0:
+        big[-2:] = -_BIG
+    return pa.table({
+        "id": pa.array(np.arange(first_id, first_id + rows), pa.int64()),
+        "g": pa.array(rng.integers(0, 4, rows), pa.int32()),
+        "k": pa.array(rng.integers(0, 5, rows), pa.int32()),
+        "x": pa.array(x, pa.float64(), mask=rng.random(rows) < 0.1),
+        "y": pa.array(rng.standard_normal(rows) * 1e3, pa.float64()),
+        "b": pa.array(rng.integers(-(2**58), 2**58, rows), pa.int64()),
+        "big": pa.array(big, pa.int64()),
+        "s": pa.array([f"s{v}" for v in rng.integers(0, 50, rows)], mask=rng.random(rows) < 0.2),
+    })
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("order") / "t"
+    root.mkdir()
+    for seed, rows in enumerate(_ROWS_PER_FILE):
+        pq.write_table(_file(seed, rows, 100_000 * seed), root / f"part-{seed}.parquet", row_group_size=128)
+    return root
+
+
+@pytest.fixture(scope="module")
+def spark_view(spark: SparkSession, folder: Path) -> SparkSession:
+    return register_views(spark, {"t": folder})
+
+
+@pytest.fixture(scope="module")
+def con(folder: Path) -> vpush.Connection:
+    connection = vpush.connect(connection=duckdb.connect(config={"threads": 4}), time_zone="UTC")
+    connection.register("t", folder)
+    return connection
+
+
+@pytest.fixture(scope="module")
+def spark_con(spark: SparkSession, folder: Path) -> vpush.Connection:
+    connection = vpush.connect(engine="spark", spark=spark, time_zone="UTC")
+    connection.register("t", folder)
+    return connection
+
+
+@pytest.fixture
+def one_task(spark_view: SparkSession) -> Iterator[SparkSession]:
+    """Spark reading the table as one task, the order vpush emulates for merges."""
+    spark_view.conf.set("spark.sql.files.minPartitionNum", "1")
+    try:
+        yield spark_view
+    finally:
+        spark_view.conf.unset("spark.sql.files.minPartitionNum")
+
+
+ORDER_ONLY = [
+    # the order of rows alone decides these: Spark's tasks merge in task order
+    "SELECT first(x) AS a, last(x) AS b, first(s, true) AS c, last(s) IGNORE NULLS AS d, any_value(id) AS e, "
+    "size(collect_list(id)) AS n, collect_list(id)[0] AS l0, collect_list(id)[1699] AS ln, collect_list(id)[900] AS lm FROM t",
+    "SELECT g, first(id) AS a, last(id) AS b, collect_list(s) AS c, array_agg(k) AS d "
+    "FROM t GROUP BY g",
+    "SELECT g, max_by(id, k) AS a, min_by(id, k) AS b, max_by(s, g) AS c FROM t GROUP BY g",
+    "SELECT sum(big) FROM t",
+    "SELECT g, try_sum(big) AS s, sum(b) AS b, try_sum(big) FILTER (WHERE id > 100) AS f FROM t GROUP BY g",
+]
+
+ONE_TASK = [
+    "SELECT sum(x) AS s, avg(x) AS a, avg(b) AS ab, sum(y) AS y, avg(y) FILTER (WHERE g = 1) AS f FROM t",
+    "SELECT g, sum(x) AS s, avg(y) AS a, avg(b) AS ab FROM t GROUP BY g",
+    "SELECT var_pop(x) AS a, var_samp(y) AS b, stddev(y) AS c, stddev_pop(b) AS d, skewness(y) AS e, kurtosis(b) AS f FROM t",
+    "SELECT g, corr(x, y) AS c, covar_pop(y, b) AS p, covar_samp(b, x) AS s, kurtosis(y) AS k FROM t GROUP BY g",
+    "SELECT g, regr_slope(y, b) AS a, regr_intercept(x, y) AS b, regr_r2(b, y) AS c, regr_sxy(y, x) AS d, "
+    "regr_sxx(x, y) AS e, regr_syy(y, x) AS f FROM t GROUP BY g",
+]
+
+_ANSWERS: dict[str, tuple[Any, ...]] = {}
+
+
+@pytest.mark.parametrize("sql", ORDER_ONLY)
+def test_order_of_rows(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    assert_same_answer(sql, spark_view, con, _ANSWERS)
+
+
+@pytest.mark.parametrize("sql", [ORDER_ONLY[0], ORDER_ONLY[3]])
+def test_order_of_rows_on_the_spark_engine(sql: str, spark_view: SparkSession, spark_con: vpush.Connection) -> None:
+    """The Spark engine's tasks take the files largest first too."""
+    assert_same_answer(sql, spark_view, spark_con, _ANSWERS)
+
+
+@pytest.mark.parametrize("sql", ONE_TASK)
+def test_order_of_rows_in_one_task(sql: str, one_task: SparkSession, folder: Path) -> None:
+    connection = vpush.connect(connection=duckdb.connect(config={"threads": 4}), time_zone="UTC")
+    connection.register("t", folder)
+    assert_same_answer(sql, one_task, connection)
+
+
+def test_files_in_spark_order(folder: Path) -> None:
+    """The files are ranked largest first, as Spark's FilePartition reads them, and the Spark
+    engine's tasks take them in that order."""
+    from vpush.exec.spark_tasks import plan_tasks
+
+    sizes = {p.name: p.stat().st_size for p in folder.iterdir()}
+    assert sorted(sizes, key=lambda n: -sizes[n]) == ["part-1.parquet", "part-2.parquet", "part-0.parquet"], "fixture sizes"
+    connection = vpush.connect(time_zone="UTC")
+    connection.register("t", folder)
+    plan = connection.sql("SELECT first(id) FROM t").plan
+    scan = plan.scans[0]
+    assert scan.ordered, "first() should read the scan's order column"
+    assert {Path(f.path).name: f.spark_rank for f in scan.files} == {"part-1.parquet": 0, "part-2.parquet": 1, "part-0.parquet": 2}
+    tasks = plan_tasks(plan, scan, pa.schema([]), "UTC", parallelism=2)
+    read = [Path(ref.path).name for task in tasks.tasks for _, refs in task for ref in refs]
+    assert list(dict.fromkeys(read)) == ["part-1.parquet", "part-2.parquet", "part-0.parquet"], "tasks largest file first"
