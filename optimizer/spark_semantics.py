@@ -721,6 +721,9 @@ class _Typer:
         if common is not None:
             return common
         types = [self._part(p) for p in parts if not isinstance(p, exp.Null)]
+        among_strings = string_branch_type(types)
+        if among_strings is not None:
+            return among_strings
         if not types or not all(_is_integral(t) for t in types):
             return None
         widest = types[0]
@@ -1218,11 +1221,12 @@ class _Rewriter:
             else:
                 holder.set(key, value)
 
-        if _strings_with_integers(typed):
+        target = string_branch_type(typed)
+        if target is not None:
             for holder, key, value in parts:
                 if value is not None and not isinstance(value, exp.Null):
-                    put(holder, key, _branch_as_bigint(value, self.typer.of(value)))
-            self.typer.types[id(node)] = AtomicType("bigint")
+                    put(holder, key, _branch_as(value, self.typer.of(value), target))
+            self.typer.types[id(node)] = target
             return node
         wide = _wider_decimal(typed)
         if wide is None or len(set(typed)) == 1:
@@ -1370,6 +1374,13 @@ class _Rewriter:
                 return exp.cast(node, _sql_type(result))
         self._datetime_arguments(node)
         self._variants_as_strings(node)
+        if isinstance(node, exp.Array):
+            # an array's elements (or a map's keys or values) of strings among numbers: Spark's
+            # bigints or doubles (array(1, '2') is an array<bigint>; DuckDB's list an INTEGER[])
+            kinds = [self.typer._part(e) for e in node.expressions]
+            target = string_branch_type([k for k, e in zip(kinds, node.expressions) if not isinstance(e, exp.Null)])
+            if target is not None:
+                node.set("expressions", [e if isinstance(e, exp.Null) else _branch_as(e, k, target) for e, k in zip(node.expressions, kinds)])
         from vpush.optimizer import spark_arrays
 
         array_call = spark_arrays.array_call(node)
@@ -1888,7 +1899,13 @@ class _Rewriter:
             self.typer.types[id(computed)] = KERNEL_CALLS[called]
             return computed
         if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
-            scalar = rewrite_scalar(called, node, [a for a in arguments if a is not None], self.typer.of, result)
+            typed = self.typer.of if called != "typeof" else self._typeof_argument
+            scalar = rewrite_scalar(called, node, [a for a in arguments if a is not None], typed, result)
+            if scalar is not None and called == "typeof" and _aggregates(arguments[0]):
+                # Spark folds typeof(sum(i)) to its literal and keeps the aggregation (one row);
+                # a bare literal here would give a row per input row
+                count = exp.Count(this=exp.Star())
+                return exp.Case(ifs=[exp.If(this=exp.Is(this=count, expression=exp.Null()), true=exp.Null())], default=scalar)
             if scalar is not None:
                 return scalar
         if called in ("substr", "substring") and isinstance(node, exp.Substring):
@@ -1947,6 +1964,11 @@ class _Rewriter:
             if result is not None and not isinstance(node.parent, (exp.Window, exp.Filter)):
                 return exp.cast(node, _sql_type(result))
         return None
+
+    def _typeof_argument(self, node: exp.Expr) -> SparkType | None:
+        """The type ``typeof`` prints: a NULL's is ``void``, a predicate's ``boolean`` (the typer
+        leaves both untyped elsewhere)."""
+        return _NULL_TYPE if isinstance(_unparen(node), exp.Null) else self.typer._part(_unparen(node))
 
     def _make_timestamp(self, called: str, arguments: list[exp.Expr]) -> exp.Expr:
         """Spark's ``make_timestamp`` family by its engine function: the fields cast to ints and
@@ -2699,9 +2721,9 @@ def apply_spark_semantics(
                 for branch, types in ((select.left, left), (select.right, right)):
                     if isinstance(branch, exp.Select):
                         _normalize_float_projections(branch, list(types.values()))
-            for i in _coerce_strings_with_integers(select, left, right):
-                left[list(left)[i]] = AtomicType("bigint")
-                right[list(right)[i]] = AtomicType("bigint")
+            for i, target in _coerce_strings_with_numbers(select, left, right):
+                left[list(left)[i]] = target
+                right[list(right)[i]] = target
             # A column's type is known only where both branches agree (Spark widens otherwise).
             outputs[id(select)] = {
                 name: t if list(right.values())[i:i + 1] == [t] else None for i, (name, t) in enumerate(left.items())
@@ -3011,6 +3033,138 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
                 ordering = node.expression if isinstance(node, (exp.ArgMax, exp.ArgMin)) else node.this
                 if ordering is not None and is_variant(ordering):
                     raise _not_orderable(node, f"`{node.sql_name().lower()}`")
+            if isinstance(node, exp.Window):
+                _check_variant_window(node, is_variant)
+            if isinstance(node, exp.Distinct) and isinstance(node.parent, exp.AggFunc) and any(is_variant(e) for e in node.expressions):
+                # Spark's analyzer takes count(DISTINCT v), and its hash then fails at run time with
+                # an internal MatchError that carries no error class
+                raise OptimizeError(
+                    f'Spark cannot compute "{_spark_text(node.parent)}": a DISTINCT aggregate of a VARIANT fails in '
+                    "Spark with an internal error (variants cannot be hashed)",
+                    error_class="VPUSH_UNSUPPORTED_FUNCTION",
+                )
+            if isinstance(node, exp.ApproxDistinct) and is_variant(node.this):
+                raise OptimizeError(
+                    f'Spark cannot compute "{_spark_text(node)}": approx_count_distinct of a VARIANT fails in Spark '
+                    "with an internal error (variants cannot be hashed)",
+                    error_class="VPUSH_UNSUPPORTED_FUNCTION",
+                )
+            _check_boolean_arithmetic(node, typer)
+            _check_branch_types(node, typer)
+            if isinstance(node, _COMPARISONS):
+                _check_struct_comparison(node, typer)
+            if isinstance(node, _COMPARISONS) and any(isinstance(typer.of(side), MapType) for side in (node.this, node.expression)):
+                raise OptimizeError(
+                    f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the binary operator does not '
+                    'support ordering on type "MAP"',
+                    error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+                )
+
+
+def _check_variant_window(window: exp.Window, is_variant: Callable[[exp.Expr], bool]) -> None:
+    """A window partitioned or ordered by a variant raises as in Spark's analyzer (no order on
+    VARIANT): EXPRESSION_TYPE_IS_NOT_ORDERABLE for PARTITION BY, INVALID_ORDERING_TYPE for ORDER BY."""
+    for key in window.args.get("partition_by") or []:
+        if is_variant(key):
+            raise OptimizeError(
+                f'Column expression "{_spark_text(key)}" cannot be sorted because its type "VARIANT" is not orderable.',
+                error_class="EXPRESSION_TYPE_IS_NOT_ORDERABLE",
+            )
+    for ordered in (window.args.get("order") or exp.Order()).expressions:
+        if is_variant(ordered.this if isinstance(ordered, exp.Ordered) else ordered):
+            raise _not_orderable(ordered, "sort order")
+
+
+def _aggregates(node: exp.Expr | None) -> bool:
+    """Whether ``node`` holds an aggregate outside a window."""
+    return node is not None and any(
+        isinstance(found, exp.AggFunc) and not isinstance(found.parent, exp.Window) for found in node.walk()
+    )
+
+
+def _check_branch_types(node: exp.Expr, typer: _Typer) -> None:
+    """A boolean, a date or a timestamp beside a number among the branches of ``coalesce``,
+    ``if``, CASE, the elements of ``array`` or the arguments of ``greatest``/``least``, and a
+    string beside another type among the arguments of ``greatest``/``least``, raise Spark's
+    DATA_DIFF_TYPES: Spark finds no common type for them (DuckDB cast the boolean to a number,
+    or its binder failed without a class)."""
+    if isinstance(node, exp.Coalesce):
+        parts = [node.this, *node.expressions]
+    elif isinstance(node, exp.If) and not isinstance(node.parent, exp.Case):
+        parts = [node.args.get("true"), node.args.get("false")]
+    elif isinstance(node, exp.Case):
+        parts = [i.args.get("true") for i in node.args.get("ifs") or []] + [node.args.get("default")]
+    elif isinstance(node, (exp.Array, exp.Greatest, exp.Least)) and not isinstance(node.parent, exp.VarMap):
+        parts = [node.this, *node.expressions] if isinstance(node, (exp.Greatest, exp.Least)) else list(node.expressions)
+    else:
+        return
+    kinds = [typer._part(_unparen(p)) for p in parts if isinstance(p, exp.Expr) and not isinstance(p, exp.Null)]
+    numeric = [k for k in kinds if _is_integral(k) or _is_fractional(k) or isinstance(k, DecimalType)]
+    others = [k for k in kinds if k in (_BOOLEAN, AtomicType("date"), *_TIMESTAMPS)]
+    # greatest/least cast no string (DuckDB compared it as a number or a date)
+    texts = [k for k in kinds if isinstance(k, StringType)] if isinstance(node, (exp.Greatest, exp.Least)) else []
+    if (numeric and others) or (texts and any(k is not None and not isinstance(k, StringType) for k in kinds)):
+        what = "coalesce" if isinstance(node, exp.Coalesce) else "if" if isinstance(node, exp.If) else (
+            "casewhen" if isinstance(node, exp.Case) else node.sql_name().lower())
+        shown = " or ".join(f'"{_spark_type_name(k)}"' for k in kinds)
+        raise OptimizeError(
+            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `{what}` should all be the '
+            f"same type, but it's ({shown}).",
+            error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+        )
+
+
+def _check_struct_comparison(node: exp.Expr, typer: _Typer) -> None:
+    """Structs compared field by field: Spark pairs the fields by position, whatever their names
+    (DuckDB by name: refused where the names differ), and finds no common type for a string field
+    beside a field of another type (DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES)."""
+    left, right = typer.of(node.this), typer.of(node.expression)
+    if not (isinstance(left, StructType) and isinstance(right, StructType)) or len(left.fields) != len(right.fields):
+        return
+    for a, b in zip(left.fields, right.fields):
+        if (isinstance(a.type, StringType)) != (isinstance(b.type, StringType)):
+            raise _incompatible_operands(node, left, right)
+    if [f.name.lower() for f in left.fields] != [f.name.lower() for f in right.fields]:
+        raise OptimizeError(
+            f'vpush does not compare structs whose field names differ ("{_spark_text(node)}"): Spark pairs their '
+            "fields by position, DuckDB by name",
+            error_class="VPUSH_UNSUPPORTED_FUNCTION",
+        )
+
+
+_BOOLEAN = AtomicType("boolean")
+_NULL_TYPE = AtomicType("void")
+
+
+def _check_boolean_arithmetic(node: exp.Expr, typer: _Typer) -> None:
+    """Arithmetic, negation and ``abs`` of a boolean raise Spark's analysis errors (Spark has
+    no implicit cast from a boolean to a number; DuckDB's binder failed without a class): a boolean
+    beside a number or NULL is BINARY_OP_DIFF_TYPES, beside a boolean or a string BINARY_OP_WRONG_TYPE;
+    arithmetic of two strings is BINARY_OP_WRONG_TYPE too."""
+    if isinstance(node, _ARITHMETIC):
+        left, right = (_NULL_TYPE if isinstance(side, exp.Null) else typer._part(_unparen(side)) for side in (node.this, node.expression))
+        if isinstance(left, StringType) and isinstance(right, StringType):
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the binary operator requires the '
+                'input type ("NUMERIC" or "INTERVAL"), not "STRING".',
+                error_class="DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE",
+            )
+        if _BOOLEAN not in (left, right) or left is None or right is None:
+            return
+        other = right if left == _BOOLEAN else left
+        if other == _BOOLEAN or isinstance(other, StringType):
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the binary operator requires the '
+                'input type ("NUMERIC" or "INTERVAL"), not "BOOLEAN".',
+                error_class="DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE",
+            )
+        raise _incompatible_operands(node, left, right)
+    if isinstance(node, (exp.Neg, exp.Abs)) and typer._part(_unparen(node.this)) == _BOOLEAN:
+        raise OptimizeError(
+            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the first parameter requires a numeric '
+            'type, however it has the type "BOOLEAN"',
+            error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        )
 
 
 # Spark's string functions that cast a variant argument to a string implicitly (measured on PySpark;
@@ -3148,12 +3302,13 @@ def _check_set_operation(operation: exp.SetOperation, left: Mapping[str, SparkTy
             raise _set_operation_error(name)
 
 
-def _coerce_strings_with_integers(
+def _coerce_strings_with_numbers(
     operation: exp.SetOperation, left: Mapping[str, SparkType | None], right: Mapping[str, SparkType | None]
-) -> list[int]:
-    """Where one branch of a UNION, INTERSECT or EXCEPT gives a string and the other an integer
-    in the same place, both become bigints, the string read strictly as Spark's ANSI coercion
-    reads it (DuckDB would make both strings); the places changed."""
+) -> list[tuple[int, SparkType]]:
+    """Where one branch of a UNION, INTERSECT or EXCEPT gives a string and the other a number
+    in the same place, both become bigints or doubles (:func:`string_branch_type`), the string
+    read strictly as Spark's ANSI coercion reads it (DuckDB would make both strings); the places
+    changed, with their types."""
     if not (isinstance(operation.left, exp.Select) and isinstance(operation.right, exp.Select)):
         return []
     sides = (operation.left, operation.right)
@@ -3161,31 +3316,82 @@ def _coerce_strings_with_integers(
         return []
     changed = []
     for i, (a, b) in enumerate(zip(left.values(), right.values())):
-        if not _strings_with_integers([a, b]):
+        target = string_branch_type([a, b])
+        if target is None:
             continue
         for side, kind in zip(sides, (a, b)):
             projection = side.expressions[i]
             value = projection.this if isinstance(projection, exp.Alias) else projection
             name = projection.alias_or_name
-            projection.replace(exp.alias_(_branch_as_bigint(value, kind), exp.to_identifier(name, quoted=True)))
-        changed.append(i)
+            projection.replace(exp.alias_(_branch_as(value, kind, target), exp.to_identifier(name, quoted=True)))
+        changed.append((i, target))
     return changed
 
 
-def _strings_with_integers(types: list[SparkType | None]) -> bool:
-    """Whether branches of these types (of a UNION, a CASE, ``coalesce``, ``if``) are strings
-    beside integers, which Spark's ANSI coercion makes bigints."""
-    texts = [isinstance(t, StringType) for t in types]
-    return any(texts) and not all(texts) and all(isinstance(t, StringType) or _is_integral(t) for t in types)
+_NUMERIC_PRECEDENCE = ("tinyint", "smallint", "int", "bigint", "float", "double")
 
 
-def _branch_as_bigint(value: exp.Expr, kind: SparkType | None) -> exp.Expression:
-    """A branch among strings and integers as Spark's ANSI coercion reads it: a string strictly as
-    a bigint (DuckDB would make every branch a string, or its binder refuse), an integer cast."""
-    bigint = AtomicType("bigint")
-    if isinstance(kind, StringType):
-        return _string_to_integral_or_boolean(value.copy(), bigint, strict=True)
-    return exp.cast(value.copy(), _sql_type(bigint))
+def _wider_of_two(a: SparkType, b: SparkType) -> SparkType | None:
+    """Spark's ANSI ``findWiderTypeForTwo`` over atomic types: NULL takes the other, integers and
+    floating types by precedence, decimals widened to hold both, a string beside an integer a
+    bigint and beside a decimal or floating type a double (``findWiderTypeForString``); None
+    where vpush does not follow Spark (dates, nested types)."""
+    if a == b:
+        return a
+    if a == _NULL_TYPE or b == _NULL_TYPE:
+        return b if a == _NULL_TYPE else a
+    if isinstance(b, StringType):
+        a, b = b, a
+    if isinstance(a, StringType):
+        if _is_integral(b):
+            return AtomicType("bigint")
+        return _DOUBLE if _is_fractional(b) or isinstance(b, DecimalType) else None
+    names = [t.name if isinstance(t, AtomicType) else None for t in (a, b)]
+    if all(n in _NUMERIC_PRECEDENCE for n in names):
+        return max((a, b), key=lambda t: _NUMERIC_PRECEDENCE.index(t.name) if isinstance(t, AtomicType) else -1)
+    if any(_is_fractional(t) for t in (a, b)) and all(_is_fractional(t) or isinstance(t, DecimalType) or _is_integral(t) for t in (a, b)):
+        return _DOUBLE
+    if all(isinstance(t, DecimalType) or _is_integral(t) for t in (a, b)):
+        da, db = (t if isinstance(t, DecimalType) else DecimalType(_INTEGRAL_DECIMAL[t.name], 0) for t in (a, b) if isinstance(t, (AtomicType, DecimalType)))
+        scale = max(da.scale, db.scale)
+        return _bounded(max(da.precision - da.scale, db.precision - db.scale) + scale, scale)
+    return None
+
+
+def string_branch_type(types: list[SparkType | None]) -> SparkType | None:
+    """The type Spark's ANSI coercion gives branches of these types (of a UNION, a CASE,
+    ``coalesce``, ``if``, an array's elements, a map's keys or values) where strings are among
+    numbers: folded left as Spark's ``findWiderCommonType`` folds them (``coalesce(i, '2')`` is
+    a bigint, ``coalesce(d, '2')`` a double, ``coalesce('2', i, d)`` a decimal); None where no
+    string meets a number, a type is unknown, or the result is not a bigint or a double (the one
+    cast of a string vpush makes exactly here).
+
+    Raises:
+        OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` where Spark's result is a decimal.
+    """
+    if not any(isinstance(t, StringType) for t in types) or all(isinstance(t, StringType) or t == _NULL_TYPE for t in types):
+        return None
+    result: SparkType | None = _NULL_TYPE
+    for t in types:
+        if result is None or t is None:
+            return None
+        result = _wider_of_two(result, t)
+    if isinstance(result, DecimalType):
+        raise OptimizeError(
+            f"Spark's coercion of strings among integers and decimals gives a {result.to_spark()}, which vpush does "
+            "not read a string as exactly: cast the strings explicitly",
+            error_class="VPUSH_UNSUPPORTED_FUNCTION",
+        )
+    return result if result in (AtomicType("bigint"), _DOUBLE) else None
+
+
+def _branch_as(value: exp.Expr, kind: SparkType | None, target: SparkType) -> exp.Expression:
+    """A branch among strings and numbers as Spark's ANSI coercion reads it: a string strictly as
+    a bigint or as a double (DuckDB would make every branch a string, or its binder refuse), a
+    number cast."""
+    if isinstance(kind, StringType) and target == AtomicType("bigint"):
+        return _string_to_integral_or_boolean(value.copy(), target, strict=True)
+    return exp.cast(value.copy(), _sql_type(target))
 
 
 def _check_resolved(select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
