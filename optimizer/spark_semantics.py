@@ -626,6 +626,13 @@ class _Typer:
             return self._branches([b for b in (node.args.get("true"), node.args.get("false")) if b is not None])
         if isinstance(node, exp.Coalesce):
             return self._branches([node.this, *node.expressions])
+        if isinstance(node, (exp.Greatest, exp.Least)):
+            # over integers and decimals: the decimal Spark widens them to (DuckDB's differs)
+            wide = _wider_decimal([self.of(p) for p in (node.this, *node.expressions) if not isinstance(p, exp.Null)])
+            if wide is not None:
+                return wide
+        if isinstance(node, exp.Round) and isinstance(self.of(node.this), DecimalType):
+            return _decimal_round_type(self.of(node.this), node.args.get("decimals"))  # type: ignore[arg-type]
         if isinstance(node, exp.Abs) and isinstance(self.of(node.this), DecimalType):
             return self.of(node.this)
         if isinstance(node, VariantGet):
@@ -985,6 +992,23 @@ def _wider_decimal(types: list[SparkType | None]) -> DecimalType | None:
     if digits + scale <= MAX_DECIMAL_PRECISION:
         return DecimalType(digits + scale, scale)
     return DecimalType(MAX_DECIMAL_PRECISION, max(MAX_DECIMAL_PRECISION - digits, 0))
+
+
+def _decimal_round_type(source: DecimalType, places: exp.Expr | None) -> DecimalType | None:
+    """Spark's type of ``round(d, places)`` of a decimal (``RoundBase``): one more digit before
+    the point, at most the decimal's own scale after it; None for places that are not a literal."""
+    scale = 0
+    if places is not None:
+        negative = isinstance(places, exp.Neg)
+        literal = places.this if negative else places
+        if not (isinstance(literal, exp.Literal) and not literal.is_string and literal.this.isdigit()):
+            return None
+        scale = -int(literal.this) if negative else int(literal.this)
+    integral = source.precision - source.scale + 1
+    if scale < 0:
+        return _bounded(integral, 0)
+    kept = min(source.scale, scale)
+    return _bounded(integral + kept, kept)
 
 
 def _sum_type(arg: SparkType | None) -> SparkType | None:
@@ -1884,6 +1908,8 @@ class _Rewriter:
                           expression=exp.Anonymous(this="isnan", expressions=[value.copy()]))
             signed = exp.Case(ifs=[exp.If(this=keep, true=value.copy())], default=exp.Anonymous(this="sign", expressions=[value]))
             return exp.cast(signed, exp.DataType.build("DOUBLE"))
+        if isinstance(node, (exp.Round, exp.Greatest, exp.Least)) and isinstance(result, DecimalType):
+            return exp.cast(node, _sql_type(result))  # DuckDB types them otherwise (a quotient was a double)
         if called in ("round", "bround") and arguments and arguments[0] is not None and _is_fractional(self.typer.of(arguments[0])):
             return self._round_fractional(arguments[0], arguments[1] if len(arguments) > 1 else None, even=called == "bround")
         if called in _TRY_OPERATIONS and isinstance(result, DecimalType):

@@ -99,6 +99,8 @@ QUERIES: list[str] = [
 # and both signs; zero divisors (DIVIDE_BY_ZERO), values past the result type
 # (NUMERIC_VALUE_OUT_OF_RANGE), and the try_ functions' NULLs for both.
 WIDE_QUERIES: list[str] = [
+    # greatest/least and round of decimals typed as Spark types them (DuckDB's made a quotient a double)
+    "SELECT id, greatest(d, k) / 2 AS c, round(d, 1) / k AS e, least(d, id) / 3 AS f, round(d, -1) AS g, round(x, 2) AS h FROM t",
     "SELECT id, x + y AS s, x - y AS u, y - x AS v FROM t WHERE id <> 3",
     "SELECT id, x + z AS s, z - x AS u, x + h AS v, h - y AS w FROM t WHERE id IN (2, 4, 6)",
     "SELECT id, x / y AS q, y / x AS r, x / h AS o FROM t WHERE id <> 3",
@@ -365,15 +367,13 @@ def test_split_sums_equal_exact_totals() -> None:
 
 # Remaining differences on DuckDB (README)
 NOT_YET = [
-    # greatest/least and round of decimals are typed by DuckDB: a quotient of them is a double
-    pytest.param("SELECT id, greatest(d, k) / 2 AS c, round(d, 1) / k AS e FROM t", id="greatest-round-quotient"),
     # Spark's negation of a decimal of more than 34 significant digits rounds it to 34 (Scala's
     # BigDecimal negates under MathContext.DECIMAL128)
     pytest.param("SELECT id, -x AS n, -y AS m FROM t WHERE id <> 3", id="negation-past-34-digits"),
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="DuckDB engine: greatest/round of decimals untyped; Spark's negation rounds past 34 digits")
+@pytest.mark.xfail(strict=True, reason="DuckDB engine: Spark's negation of a decimal rounds past 34 digits")
 @pytest.mark.parametrize("sql", NOT_YET)
 def test_not_yet_matching_spark(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     assert_same_answer(sql, spark_view, con, SPARK_ANSWERS)
