@@ -36,7 +36,7 @@ from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.spark_functions import check_functions
 from vpush.optimizer.spark_order import choose_ordered
-from vpush.optimizer.spark_semantics import SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name
+from vpush.optimizer.spark_semantics import SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name, wrap_in_place
 from vpush.optimizer.variant_types import VARIANT, SparkType, StringType
 
 SCAN_PREFIX = "__vpush_scan_"
@@ -688,9 +688,7 @@ def _replace_extraction(ext: Extraction, column_name: str, alias: str) -> None:
     if name and projection is not None:
         # The projection itself goes under an alias, not a copy: the query's other extractions
         # in it are replaced where they stand (in a copy they would stay, reading whole variants).
-        wrapper = exp.Alias(alias=exp.to_identifier(name, quoted=True))
-        projection.replace(wrapper)
-        wrapper.set("this", projection)
+        wrap_in_place(projection, exp.Alias(alias=exp.to_identifier(name, quoted=True)))
 
 
 def _casts_later(

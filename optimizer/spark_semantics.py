@@ -2797,9 +2797,7 @@ def apply_spark_semantics(
                 name = name or EMPTY_NAME
                 # the projection itself under the alias, not a copy: a subquery's tables in it are
                 # found again by identity when they become scans
-                holder = exp.Alias(alias=exp.to_identifier(name, quoted=True))
-                done.replace(holder)
-                holder.set("this", done)
+                wrap_in_place(done, exp.Alias(alias=exp.to_identifier(name, quoted=True)))
         order_types = [(o, typer.of(o.this)) for o in (select.args.get("order") or exp.Order()).expressions if isinstance(o, exp.Ordered)]
         for key in ("where", "group", "having", "order", "qualify"):
             part = select.args.get(key)
@@ -2859,10 +2857,8 @@ def _strings_to_doubles(select: exp.Select, typer: _Typer) -> None:
     for _, _, arguments in sorted(found, key=lambda item: -item[0]):  # the innermost first
         for argument in arguments:
             if isinstance(typer.of(argument), StringType):
-                cast = exp.Cast(to=exp.DataType.build("DOUBLE"))
+                cast = wrap_in_place(argument, exp.Cast(to=exp.DataType.build("DOUBLE")))  # the argument itself, as typed
                 cast.meta[_IMPLICIT_CAST] = True
-                argument.replace(cast)
-                cast.set("this", argument)  # the argument itself, as typed
                 typer.types[id(cast)] = _DOUBLE
 
 
@@ -3546,6 +3542,17 @@ def _cast_to_variant(node: exp.Cast, argument: SparkType | None) -> exp.Expr:
     call.meta[ARGUMENT_TYPE] = argument
     call.meta[CAST_TO_VARIANT] = True
     return call
+
+
+W = typing.TypeVar("W", bound=exp.Expr)
+
+
+def wrap_in_place(node: exp.Expr, wrapper: W) -> W:
+    """Put ``wrapper`` (an alias, a cast) where ``node`` stands, with ``node`` itself, not a copy,
+    as its ``this``: references to ``node`` and to the nodes inside it stay valid."""
+    node.replace(wrapper)
+    wrapper.set("this", node)
+    return wrapper
 
 
 def _subtracted_days(node: exp.Expr) -> bool:
