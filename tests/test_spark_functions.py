@@ -20,6 +20,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import vpush
+from support.compare import comparable
 from support.refused import assert_refused_on_duckdb
 from support.tables import table_fixtures
 from vpush.codec.errors import VpushError
@@ -267,21 +268,6 @@ def _type_text(arrow_type: pa.DataType) -> str:
     return spark_type.to_spark() if spark_type is not None else str(arrow_type)
 
 
-def _plain(value: Any) -> Any:
-    """A value as plain Python, comparable between PySpark's rows and Arrow's."""
-    if hasattr(value, "asDict"):
-        return {k: _plain(v) for k, v in value.asDict().items()}
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, float) and math.isnan(value):
-        return "NaN"
-    if isinstance(value, datetime.datetime) and value.tzinfo is not None:
-        return value.astimezone(UTC).replace(tzinfo=None)  # PySpark gives the session zone's (UTC) wall time
-    return value
-
-
 def _answer(run: Any, sql: str, unordered: set[str]) -> tuple[Any, ...]:
     """Names, types and rows (sorted: no ORDER BY), or the error class. Columns named in
     ``unordered`` are sets in Spark (``collect_set``): compared sorted."""
@@ -296,7 +282,7 @@ def _answer(run: Any, sql: str, unordered: set[str]) -> tuple[Any, ...]:
 def _spark_run(spark: SparkSession) -> Any:
     def run(sql: str) -> tuple[list[str], list[str], list[tuple[Any, ...]]]:
         frame = spark.sql(sql)
-        rows = [tuple(_plain(v) for v in row) for row in frame.collect()]
+        rows = [tuple(comparable(v) for v in row) for row in frame.collect()]
         return [f.name for f in frame.schema], [f.dataType.simpleString() for f in frame.schema], rows
 
     return run
@@ -306,7 +292,7 @@ def _vpush_run(con: vpush.Connection) -> Any:
     def run(sql: str) -> tuple[list[str], list[str], list[tuple[Any, ...]]]:
         table = con.sql(sql).to_arrow()
         columns = [column.to_pylist() for column in table.columns]  # by position: names may repeat
-        rows = [tuple(_plain(v) for v in row) for row in zip(*columns)]
+        rows = [tuple(comparable(v) for v in row) for row in zip(*columns)]
         maps = [pa.types.is_map(f.type) for f in table.schema]
         if any(maps):  # an empty map too (PySpark gives dicts)
             rows = [tuple(dict(v) if is_map and isinstance(v, list) else v for is_map, v in zip(maps, r)) for r in rows]

@@ -111,25 +111,23 @@ def vpush_answer(con: vpush.Connection, sql: str) -> tuple[Any, ...]:
     return (fields, list(zip(*columns)) if columns else [])
 
 
-def _comparable(value: Any) -> Any:
+def comparable(value: Any) -> Any:
     """A value as both sides can be compared: NaN and -0.0 as text (NaN != NaN, -0.0 == 0.0),
-    timestamps naive, a Spark Row as the dict Arrow gives a struct."""
+    timestamps as naive UTC, a Spark Row as the dict Arrow gives a struct."""
     if isinstance(value, float) and (math.isnan(value) or (value == 0 and math.copysign(1, value) < 0)):
         return repr(value)
     if hasattr(value, "asDict"):
-        return {k: _comparable(v) for k, v in value.asDict().items()}
+        return {k: comparable(v) for k, v in value.asDict().items()}
     if isinstance(value, dict):
-        return {k: _comparable(v) for k, v in value.items()}
+        return {k: comparable(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [_comparable(v) for v in value]
-    if hasattr(value, "tzinfo") and getattr(value, "tzinfo", None) is not None:
-        return value.replace(tzinfo=None)
-    return value
+        return [comparable(v) for v in value]
+    return plain(value)
 
 
 def comparable_rows(found: list[tuple[Any, ...]], ordered: bool) -> list[tuple[Any, ...]]:
-    """Rows made :func:`_comparable`, sorted unless their order is the answer's."""
-    out = [tuple(_comparable(v) for v in row) for row in found]
+    """Rows made :func:`comparable`, sorted unless their order is the answer's."""
+    out = [tuple(comparable(v) for v in row) for row in found]
     return out if ordered else sorted(out, key=repr)
 
 
