@@ -1129,6 +1129,42 @@ class _Rewriter:
         self.typer.types[id(call)] = StringType()
         return call
 
+    def _fractional_to_decimal(self, value: exp.Expr, target: DecimalType, *, strict: bool) -> exp.Expr:
+        """Spark's cast of a double or float to a decimal: the number as Java prints it (a float
+        widened to a double first), rounded HALF_UP to the scale (``Decimal(d)`` is
+        ``BigDecimal(Double.toString(d))``); NULL for NaN and the infinities, even under ANSI;
+        ``NUMERIC_VALUE_OUT_OF_RANGE`` where the rounded number does not fit (NULL for
+        ``try_cast``). DuckDB's own cast rounds the binary value (``0.1D + 0.2D`` to
+        ``decimal(38,18)`` is ``0.300000000000000044``, Spark's ``...040``)."""
+        double = exp.DataType.build("DOUBLE")
+        widened = self._to_double(value.copy())
+        self.typer.types[id(widened)] = _DOUBLE
+        text = self._java_text(widened)
+        decimal = _sql_type(target)
+        parsed = exp.TryCast(this=text, to=decimal)
+        special = exp.Or(
+            this=exp.Anonymous(this="isnan", expressions=[exp.cast(value.copy(), double)]),
+            expression=exp.Anonymous(this="isinf", expressions=[exp.cast(value.copy(), double)]),
+        )
+        overflow: exp.Expression = exp.cast(exp.Null(), decimal)
+        if strict:
+            message = exp.DPipe(
+                this=self._java_text(exp.cast(value.copy(), double)),
+                expression=exp.Literal.string(
+                    f" cannot be represented as Decimal({target.precision}, {target.scale}). If necessary set "
+                    '"spark.sql.ansi.enabled" to "false" to bypass this error, and return NULL instead.'
+                ),
+            )
+            overflow = spark_error("NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION", message, decimal)
+        return exp.Case(
+            ifs=[
+                exp.If(this=exp.Or(this=exp.Is(this=value.copy(), expression=exp.Null()), expression=special),
+                       true=exp.cast(exp.Null(), decimal)),
+                exp.If(this=exp.Is(this=parsed.copy(), expression=exp.Null()), true=overflow),
+            ],
+            default=parsed,
+        )
+
     def _boolean_operands(self, node: exp.Not | exp.And | exp.Or) -> None:
         """The operands of NOT, AND and OR as Spark takes them: booleans, a string cast to one
         (``CAST_INVALID_INPUT`` for 'x'); anything else is Spark's type error (DuckDB would cast
@@ -1558,6 +1594,10 @@ class _Rewriter:
             _is_fractional(of(node.this)) or of(node.this) == AtomicType("binary")
         ):
             return self._java_text(node.this)
+        if isinstance(node, exp.Cast) and isinstance(_cast_type(node), DecimalType) and _is_fractional(of(node.this)):
+            target = _cast_type(node)
+            assert isinstance(target, DecimalType)
+            return self._fractional_to_decimal(node.this, target, strict=not isinstance(node, exp.TryCast))
         if isinstance(node, exp.Cast) and _cast_type(node) == AtomicType("binary") and isinstance(of(node.this), StringType):
             # Spark's bytes are the string's UTF-8; DuckDB's cast reads `\xAA` escapes and refuses
             # any other character past ASCII.

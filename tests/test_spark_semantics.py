@@ -64,6 +64,14 @@ QUERIES: list[Any] = [
     # a float compared with an integer, decimal or double: as doubles
     "SELECT i, r > 1.1, r = 1.1, r < 0.1, r BETWEEN 0.1 AND 1.1, r IN (1.1, 0.1), r > i, r = 16777217, r >= d, r = f FROM t",
     "SELECT count(*) AS n FROM t WHERE r > 1.1",
+    # a double or float cast to a decimal: the number as Java prints it, rounded HALF_UP; NaN and
+    # the infinities NULL even under ANSI
+    "SELECT f, CAST(f AS DECIMAL(10, 4)), CAST(r AS DECIMAL(20, 18)), try_cast(r AS DECIMAL(3, 1)), "
+    "CAST(f * 0.1D AS DECIMAL(38, 18)), CAST(f / 0.0D AS DECIMAL(5, 1)), CAST(f - f / 0.0D AS DECIMAL(5, 1)) FROM t",
+    "SELECT CAST(0.1D + 0.2D AS DECIMAL(38, 18)) AS a, CAST(2.675D AS DECIMAL(10, 2)) AS b, "
+    "CAST(1.2345678901234568E17D AS DECIMAL(20, 2)) AS c, try_cast(9.995D AS DECIMAL(3, 2)) AS d",
+    "SELECT CAST(9.995D AS DECIMAL(3, 2)) AS d",
+    "SELECT CAST(f * 1e20D AS DECIMAL(10, 2)) AS d FROM t",
     "SELECT cast('2024' AS date) AS y, cast('2024' AS timestamp) AS t, try_cast(g AS date) AS n FROM t",
     "SELECT cast(g AS date) FROM t",
     # names: a WHERE cannot see the SELECT's aliases (DuckDB's binder can); the other clauses and
