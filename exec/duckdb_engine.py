@@ -324,7 +324,8 @@ _DUCKDB_ERROR_CLASSES = [
     (re.compile(r"Division by zero in expression \(.* % .*\)"), "REMAINDER_BY_ZERO"),
     (re.compile(r"Division by zero"), "DIVIDE_BY_ZERO"),
     (re.compile(r"Could not convert string .* to (INT|UINT|DECIMAL|DOUBLE|FLOAT|BOOL|DATE|TIMESTAMP)"), "CAST_INVALID_INPUT"),
-    (re.compile(r"can't be cast because the value is out of range for the destination type (INT|UINT)"), "CAST_OVERFLOW"),
+    (re.compile(r"can't be cast because the value is out of range for the destination type (INT|UINT)"
+                r"|Failed to cast decimal value .* to type U?INT"), "CAST_OVERFLOW"),
     (re.compile(r"Casting value .* to type DECIMAL.* failed: value is out of range|Could not cast value .* to DECIMAL"),
      "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION"),
     (re.compile(r"More than one row returned by a subquery used as an expression"), "SCALAR_SUBQUERY_TOO_MANY_ROWS"),

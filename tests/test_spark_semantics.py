@@ -72,6 +72,10 @@ QUERIES: list[Any] = [
     "CAST(1.2345678901234568E17D AS DECIMAL(20, 2)) AS c, try_cast(9.995D AS DECIMAL(3, 2)) AS d",
     "SELECT CAST(9.995D AS DECIMAL(3, 2)) AS d",
     "SELECT CAST(f * 1e20D AS DECIMAL(10, 2)) AS d FROM t",
+    # a decimal cast to an integer past its range: Spark's CAST_OVERFLOW (NULL for try_cast)
+    "SELECT CAST(d * 100000000 AS INT) AS a FROM t",
+    "SELECT CAST(99999999999999999999BD AS BIGINT) AS a",
+    "SELECT try_cast(d * 100000000 AS INT) AS a, try_cast(300BD AS TINYINT) AS b, CAST(-2147483648.9BD AS INT) AS c",
     "SELECT cast('2024' AS date) AS y, cast('2024' AS timestamp) AS t, try_cast(g AS date) AS n FROM t",
     "SELECT cast(g AS date) FROM t",
     # names: a WHERE cannot see the SELECT's aliases (DuckDB's binder can); the other clauses and
