@@ -319,6 +319,8 @@ _UNRESOLVED_COLUMN = re.compile(r'Referenced column "([^"]*)" not found in FROM 
 _DUCKDB_ERROR_CLASSES = [
     # "HUGEINT addition" and "SUM of DECIMAL": a sum of decimals past 38 digits, on the way or at
     # the end (Spark: "Overflow in sum of decimals", only at the end)
+    # Spark's Add, Subtract and Multiply of bytes and shorts name their own class
+    (re.compile(r"Overflow in (addition|subtraction|multiplication) of INT(8|16) "), "BINARY_ARITHMETIC_OVERFLOW"),
     (re.compile(r"Overflow in (HUGEINT )?(addition|subtraction|multiplication|negation|ROUND)|Overflow on abs\(|Overflow in SUM of DECIMAL"),
      "ARITHMETIC_OVERFLOW"),
     (re.compile(r"Division by zero in expression \(.* % .*\)"), "REMAINDER_BY_ZERO"),

@@ -643,6 +643,8 @@ class _Typer:
         if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
             source = self.of(node.this)
             return source.value if isinstance(source, MapType) else None
+        if _negative_integer_literal(node) is not None:
+            return _literal_type(exp.Literal(this=_negative_integer_literal(node), is_string=False))
         if isinstance(node, (exp.Paren, exp.Alias, exp.Neg)):
             return self.of(node.this)
         if isinstance(node, exp.Literal):
@@ -1086,6 +1088,15 @@ def _distinct_argument(node: exp.Expr) -> exp.Expr:
     return node
 
 
+def _negative_integer_literal(node: exp.Expr) -> str | None:
+    """The text of ``-n`` where ``node`` is the minus of an integer literal written without
+    parentheses, which Spark's parser reads as one literal (``-2147483648`` is an int; ``-(2147483648)``
+    a bigint negated); None for any other node."""
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string and node.this.this.isdigit():
+        return "-" + node.this.this
+    return None
+
+
 def _literal_type(node: exp.Literal) -> SparkType | None:
     if node.is_string:
         return StringType()
@@ -1426,12 +1437,16 @@ class _Rewriter:
                 raise _incompatible_operands(node, operand, AtomicType("boolean"))
         if isinstance(node, exp.Literal) and isinstance(result, DecimalType) and not isinstance(node.parent, (exp.DataTypeParam, exp.TableSample)) and not (
             _approx_count_distinct_deviation(node)  # read as Spark reads it, never computed
-        ):
+        ) and not (node.parent is not None and _negative_integer_literal(node.parent) is not None and of(node.parent) == _BIGINT):
             # DuckDB counts a decimal literal's leading zeros as digits (0.5 is its decimal(2,1),
             # 00.5 its decimal(3,1)); Spark's is decimal(1,1), as _literal_type gives it
             whole = node.this.lstrip("-").partition(".")[0]
             if len(whole) + result.scale != result.precision or "." not in node.this:  # past a bigint: DuckDB's hugeint
                 return exp.cast(node, _sql_type(result))
+        if _negative_integer_literal(node) in (str(-(2**31)), str(-(2**63))) and result is not None:
+            # Spark's `-2147483648` is an int literal (and `-9223372036854775808` a bigint), its
+            # minus part of the number; DuckDB negates a BIGINT (a HUGEINT) there
+            return exp.cast(node, _sql_type(result))
         self._datetime_arguments(node)
         self._variants_as_strings(node)
         if isinstance(node, exp.Array):
@@ -1773,9 +1788,11 @@ class _Rewriter:
             left, right = of(node.this), of(node.expression)
             if _is_integral(left) and _is_integral(right):
                 def quotient(n: exp.Expression, d: exp.Expression) -> exp.Expression:
-                    value: exp.Expression = exp.cast(exp.IntDiv(this=n, expression=d), exp.DataType.build("BIGINT"))
                     if left != _BIGINT:
-                        return value
+                        # Spark divides as longs: -128Y div -1Y is 128 (DuckDB's TINYINT division overflows)
+                        wide = exp.DataType.build("BIGINT")
+                        return exp.cast(exp.IntDiv(this=exp.cast(n, wide), expression=exp.cast(d, wide)), wide)
+                    value: exp.Expression = exp.cast(exp.IntDiv(this=n, expression=d), exp.DataType.build("BIGINT"))
                     # Long.MinValue div -1 does not fit a long: ARITHMETIC_OVERFLOW (DuckDB's own error)
                     overflow = exp.And(this=exp.EQ(this=n.copy(), expression=exp.cast(exp.Literal.number(str(-(1 << 63))), exp.DataType.build("BIGINT"))),
                                        expression=exp.EQ(this=d.copy(), expression=exp.Literal.number(-1)))

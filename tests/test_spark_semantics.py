@@ -75,6 +75,16 @@ QUERIES: list[Any] = [
     # a decimal cast to an integer past its range: Spark's CAST_OVERFLOW (NULL for try_cast)
     "SELECT CAST(d * 100000000 AS INT) AS a FROM t",
     "SELECT CAST(99999999999999999999BD AS BIGINT) AS a",
+    # bytes and shorts: Spark's own class for +, - and * past the type; div as longs
+    "SELECT CAST(s * 25 AS TINYINT) + CAST(s * 25 AS TINYINT) AS a FROM t",
+    "SELECT s * CAST(s * 6000 AS SMALLINT) AS a FROM t",
+    "SELECT CAST(s - 129 AS TINYINT) div CAST(-1 AS TINYINT) AS a, CAST(s - 32769 AS SMALLINT) div -1 AS b FROM t WHERE s = 1",
+    # a minus before an integer is part of Spark's literal: -2147483648 an int, -9223372036854775808 a bigint
+    "SELECT -2147483648 AS a, -9223372036854775808 AS b, -(2147483648) AS c, -2147483649 AS d, typeof(-2147483648) AS e, "
+    "-2147483648 + i AS f, array(-2147483648, 1) AS g FROM t",
+    "SELECT -2147483648, -9223372036854775808",
+    "SELECT abs(-2147483648) AS a",
+    "SELECT -2147483648 - 1 AS a",
     "SELECT try_cast(d * 100000000 AS INT) AS a, try_cast(300BD AS TINYINT) AS b, CAST(-2147483648.9BD AS INT) AS c",
     "SELECT cast('2024' AS date) AS y, cast('2024' AS timestamp) AS t, try_cast(g AS date) AS n FROM t",
     "SELECT cast(g AS date) FROM t",
