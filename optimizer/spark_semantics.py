@@ -509,6 +509,61 @@ def _from_unscaled(unscaled: exp.Expression, result: DecimalType) -> exp.Express
     return exp.cast(whole, _decimal(result.precision, result.scale), copy=False)
 
 
+# The significant digits of Scala's default MathContext (DECIMAL128), under which Spark's Decimal
+# negates a value held as a BigDecimal (``unary_-``; ``abs`` of a negative value too).
+_NEGATION_DIGITS = 34
+_LITERAL = "vpush_decimal_literal"
+"""The meta key of a number literal's cast to Spark's decimal type (a minus sign before it is part
+of Spark's literal, not a negation)."""
+
+
+def _decimal_negation(value: exp.Expr, of_type: DecimalType, *, absolute: bool = False) -> exp.Expression:
+    """Spark's ``-value`` (``abs(value)`` with ``absolute``) of a decimal ``of_type`` of more than
+    34 digits: Scala's ``BigDecimal`` negates under ``MathContext.DECIMAL128``, so an unscaled
+    value of more than 34 digits is rounded HALF_EVEN to 34 significant digits, and where that
+    passes ``of_type``'s precision Spark raises ``NUMERIC_VALUE_OUT_OF_RANGE`` (measured on
+    Spark 4.3: ``-CAST('12345678901234567890123456789012345' AS decimal(35,0))`` is
+    ``-12345678901234567890123456789012340``; ``abs`` of a positive value is the value itself).
+
+    Example:
+        >>> _decimal_negation(exp.column("x"), DecimalType(30, 2)).sql("duckdb")
+        '-x'
+    """
+    if of_type.precision <= _NEGATION_DIGITS:
+        return exp.Abs(this=value) if absolute else exp.Neg(this=exp.Paren(this=value))
+
+    def negated(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+        magnitude = exp.Abs(this=operand("u"))
+        # the digits past the 34th (at most 4 of a 38-digit value) are cut off, HALF_EVEN
+        unit: exp.Expression = exp.Literal.number(1)
+        for extra in range(1, MAX_DECIMAL_PRECISION - _NEGATION_DIGITS + 1):
+            unit = exp.Case(ifs=[exp.If(this=exp.GTE(this=magnitude.copy(), expression=_pow10(_NEGATION_DIGITS + extra - 1)),
+                                        true=_pow10(extra))], default=unit)
+        unit = exp.Paren(this=unit)
+        kept = exp.IntDiv(this=magnitude.copy(), expression=unit.copy())
+        twice_cut = exp.Mul(this=exp.Paren(this=exp.Mod(this=magnitude.copy(), expression=unit.copy())), expression=exp.Literal.number(2))
+        odd = exp.EQ(this=exp.Mod(this=kept.copy(), expression=exp.Literal.number(2)), expression=exp.Literal.number(1))
+        up = exp.Or(this=exp.GT(this=twice_cut, expression=unit.copy()),
+                    expression=exp.And(this=exp.EQ(this=twice_cut.copy(), expression=unit.copy()), expression=odd))
+        rounded = exp.Mul(this=exp.Paren(this=exp.Add(this=kept, expression=exp.Case(ifs=[exp.If(this=up, true=exp.Literal.number(1))],
+                                                                                      default=exp.Literal.number(0)))),
+                          expression=unit.copy())
+        positive = exp.GT(this=operand("u"), expression=exp.Literal.number(0))
+        if absolute:
+            signed: exp.Expression = exp.Case(ifs=[exp.If(this=positive, true=operand("u"))], default=rounded)
+        else:
+            signed = exp.Case(ifs=[exp.If(this=positive, true=exp.Neg(this=exp.Paren(this=rounded)))], default=rounded.copy())
+        message = f"The negation of a decimal rounded to {_NEGATION_DIGITS} digits cannot be represented as Decimal({of_type.precision}, {of_type.scale})."
+        too_big = exp.GTE(this=exp.Abs(this=exp.Paren(this=signed.copy())), expression=_pow10(of_type.precision))
+        return exp.Case(
+            ifs=[exp.If(this=too_big, true=spark_error("NUMERIC_VALUE_OUT_OF_RANGE.WITHOUT_SUGGESTION", message, _sql_type(of_type)))],
+            # (exp.cast would keep _from_unscaled's DECIMAL(38, 0) of an integer: the same type to sqlglot)
+            default=exp.Cast(this=_from_unscaled(signed, of_type), to=_sql_type(of_type)),
+        )
+
+    return _with_operands({"u": _unscaled(value, of_type)}, negated)
+
+
 # A decimal sum is split into a sum of bigints counting units of 10^SPLIT_DIGITS (unscaled) and
 # a sum of small decimals (see _split_decimal).
 _SPLIT_DIGITS = 20
@@ -1395,7 +1450,9 @@ class _Rewriter:
             # 00.5 its decimal(3,1)); Spark's is decimal(1,1), as _literal_type gives it
             whole = node.this.lstrip("-").partition(".")[0]
             if len(whole) + result.scale != result.precision or "." not in node.this:  # past a bigint: DuckDB's hugeint
-                return exp.cast(node, _sql_type(result))
+                typed = exp.cast(node, _sql_type(result))
+                typed.meta[_LITERAL] = True
+                return typed
         self._datetime_arguments(node)
         self._variants_as_strings(node)
         if isinstance(node, exp.Array):
@@ -1412,6 +1469,11 @@ class _Rewriter:
             return spark_arrays.rewrite_array_function(*array_call, of, result)
         if isinstance(node, (exp.RegexpLike, exp.RegexpExtract, exp.RegexpReplace, exp.RegexpSplit)):
             _java_pattern(node)
+        if isinstance(node, (exp.Neg, exp.Abs)) and isinstance(result, DecimalType) and not (
+            isinstance(node, exp.Neg) and (isinstance(node.this, exp.Literal) or node.this.meta.get(_LITERAL))
+        ):
+            # (a minus sign before a number is part of Spark's literal, which is not negated)
+            return _decimal_negation(node.this, result, absolute=isinstance(node, exp.Abs))
         called = None if isinstance(node, (exp.Cast, exp.TryCast)) else _called(node)
         if called is not None:
             rewritten = self._spark_function(node, called, result)
@@ -1983,6 +2045,9 @@ class _Rewriter:
         if called == "std" and arguments and arguments[0] is not None:
             return exp.Stddev(this=arguments[0])
         if called == "negative" and arguments and arguments[0] is not None:
+            argument = self.typer.of(arguments[0])
+            if isinstance(argument, DecimalType):
+                return _decimal_negation(arguments[0], argument)
             return exp.Neg(this=exp.Paren(this=arguments[0]))
         if called == "positive" and arguments and arguments[0] is not None:
             return exp.Paren(this=arguments[0])
