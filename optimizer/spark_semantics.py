@@ -534,36 +534,50 @@ def _decimal_negation(value: exp.Expr, of_type: DecimalType, *, absolute: bool =
     if of_type.precision <= _NEGATION_DIGITS:
         return exp.Abs(this=value) if absolute else exp.Neg(this=exp.Paren(this=value))
 
-    def negated(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+    def rounded(operand: Callable[[str], exp.Expression]) -> exp.Expression:
         magnitude = exp.Abs(this=operand("u"))
         # the digits past the 34th (at most 4 of a 38-digit value) are cut off, HALF_EVEN
-        unit: exp.Expression = exp.Literal.number(1)
-        for extra in range(1, MAX_DECIMAL_PRECISION - _NEGATION_DIGITS + 1):
-            unit = exp.Case(ifs=[exp.If(this=exp.GTE(this=magnitude.copy(), expression=_pow10(_NEGATION_DIGITS + extra - 1)),
-                                        true=_pow10(extra))], default=unit)
-        unit = exp.Paren(this=unit)
-        kept = exp.IntDiv(this=magnitude.copy(), expression=unit.copy())
-        twice_cut = exp.Mul(this=exp.Paren(this=exp.Mod(this=magnitude.copy(), expression=unit.copy())), expression=exp.Literal.number(2))
-        odd = exp.EQ(this=exp.Mod(this=kept.copy(), expression=exp.Literal.number(2)), expression=exp.Literal.number(1))
-        up = exp.Or(this=exp.GT(this=twice_cut, expression=unit.copy()),
-                    expression=exp.And(this=exp.EQ(this=twice_cut.copy(), expression=unit.copy()), expression=odd))
-        rounded = exp.Mul(this=exp.Paren(this=exp.Add(this=kept, expression=exp.Case(ifs=[exp.If(this=up, true=exp.Literal.number(1))],
-                                                                                      default=exp.Literal.number(0)))),
-                          expression=unit.copy())
+        # (each operand named afresh, never copied: a copy would keep the lambda's placeholder name)
+        digits = exp.Length(this=exp.cast(exp.Abs(this=operand("u")), exp.DataType.build("VARCHAR"), copy=False))
+        units = exp.cast(exp.Array(expressions=[exp.Literal.number(10**k) for k in range(MAX_DECIMAL_PRECISION - _NEGATION_DIGITS + 1)]),
+                         exp.DataType.build("HUGEINT[]"))
+        unit = exp.Anonymous(this="list_extract", expressions=[units, exp.Anonymous(this="greatest", expressions=[
+            exp.Sub(this=digits, expression=exp.Literal.number(_NEGATION_DIGITS - 1)), exp.Literal.number(1)])])
+        return _with_operands({"m": magnitude, "unit": unit}, kept_and_cut)
+
+    def kept_and_cut(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+        kept = exp.IntDiv(this=operand("m"), expression=operand("unit"))
+        twice_cut = exp.Mul(this=exp.Paren(this=exp.Mod(this=operand("m"), expression=operand("unit"))), expression=exp.Literal.number(2))
+        return _with_operands({"k": kept, "c": twice_cut, "unit": operand("unit")}, half_even)
+
+    def half_even(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+        odd = exp.EQ(this=exp.Mod(this=operand("k"), expression=exp.Literal.number(2)), expression=exp.Literal.number(1))
+        up = exp.Or(this=exp.GT(this=operand("c"), expression=operand("unit")),
+                    expression=exp.And(this=exp.EQ(this=operand("c"), expression=operand("unit")), expression=odd))
+        step = exp.Case(ifs=[exp.If(this=up, true=exp.Literal.number(1))], default=exp.Literal.number(0))
+        return exp.Mul(this=exp.Paren(this=exp.Add(this=operand("k"), expression=step)), expression=operand("unit"))
+
+    def negated(operand: Callable[[str], exp.Expression]) -> exp.Expression:
         positive = exp.GT(this=operand("u"), expression=exp.Literal.number(0))
         if absolute:
-            signed: exp.Expression = exp.Case(ifs=[exp.If(this=positive, true=operand("u"))], default=rounded)
+            # abs of a positive value is the value itself (Decimal.abs negates only below zero)
+            signed: exp.Expression = exp.Case(ifs=[exp.If(this=positive, true=operand("u"))], default=operand("r"))
+            below_zero = exp.LT(this=operand("u"), expression=exp.Literal.number(0))
+            too_big: exp.Expression = exp.And(this=below_zero, expression=exp.GTE(this=operand("r"), expression=_pow10(of_type.precision)))
         else:
-            signed = exp.Case(ifs=[exp.If(this=positive, true=exp.Neg(this=exp.Paren(this=rounded)))], default=rounded.copy())
+            signed = exp.Case(ifs=[exp.If(this=positive, true=exp.Neg(this=operand("r")))], default=operand("r"))
+            too_big = exp.GTE(this=operand("r"), expression=_pow10(of_type.precision))
         message = f"The negation of a decimal rounded to {_NEGATION_DIGITS} digits cannot be represented as Decimal({of_type.precision}, {of_type.scale})."
-        too_big = exp.GTE(this=exp.Abs(this=exp.Paren(this=signed.copy())), expression=_pow10(of_type.precision))
         return exp.Case(
             ifs=[exp.If(this=too_big, true=spark_error("NUMERIC_VALUE_OUT_OF_RANGE.WITHOUT_SUGGESTION", message, _sql_type(of_type)))],
             # (exp.cast would keep _from_unscaled's DECIMAL(38, 0) of an integer: the same type to sqlglot)
             default=exp.Cast(this=_from_unscaled(signed, of_type), to=_sql_type(of_type)),
         )
 
-    return _with_operands({"u": _unscaled(typing.cast(exp.Expression, value), of_type)}, negated)
+    def with_rounded(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+        return _with_operands({"u": operand("u"), "r": _with_operands({"u": operand("u")}, rounded)}, negated)
+
+    return _with_operands({"u": _unscaled(typing.cast(exp.Expression, value), of_type)}, with_rounded)
 
 
 # A decimal sum is split into a sum of bigints counting units of 10^SPLIT_DIGITS (unscaled) and
