@@ -5993,6 +5993,8 @@ done:
 PyDoc_STRVAR(spark_aggregate_doc,
              "spark_aggregate(kind, offsets, valid, x, y) -> (null_count, values, validity)\n\n"
              "kind -1: Spark's ANSI sum of each list of longs (x int64), NULL where a running total overflows;\n"
+             "kind -2: Spark's grouped sum of each list of decimals (x the 16-byte unscaled integers of\n"
+             "Arrow's decimal128), NULL where a running total passes 38 digits;\n"
              "kind >= 0: spark_moments_column's kind over each list of doubles (y for the covariances and corr).\n"
              "offsets: length + 1 int64 into x (and y); valid: one byte per list, 0 for a NULL list.");
 
@@ -6004,8 +6006,8 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "iy*y*y*y*", &kind, &offsets, &valid, &x, &y)) return NULL;
     length = (int64_t)(offsets.len / 8) - 1;
-    width = kind < 0 ? (int64_t)sizeof(int64_t) : (int64_t)sizeof(double);
-    if (length < 0 || valid.len < length || kind < -1 || kind >= SPARK_MOMENT_KINDS) {
+    width = kind == -2 ? 16 : kind < 0 ? (int64_t)sizeof(int64_t) : (int64_t)sizeof(double);
+    if (length < 0 || valid.len < length || kind < -2 || kind >= SPARK_MOMENT_KINDS) {
         PyErr_SetString(PyExc_ValueError, "spark_aggregate: bad kind, offsets or validity");
         goto done;
     }
@@ -6017,10 +6019,13 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    values = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 8));
+    values = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * (kind == -2 ? 16 : 8)));
     validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)length);
     if (values == NULL || validity == NULL) goto done;
-    if (kind < 0)
+    if (kind == -2)
+        nulls = spark_decimal_sum_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const unsigned char *)x.buf,
+                                         (unsigned char *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
+    else if (kind < 0)
         nulls = spark_long_sum_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const int64_t *)x.buf,
                                       (int64_t *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
     else

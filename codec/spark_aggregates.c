@@ -4,13 +4,14 @@
  * with the final aggregation's empty one: as measured on Spark 4.3, the empty buffer comes second
  * (a regression's intercept, which reads the averages, keeps the task's averages' bits; merged
  * the other way they would be (avg / n) * n). The formulas are Spark's own (CentralMomentAgg, Covariance,
- * PearsonCorrelation, Sum), written as Spark's expression trees evaluate them: left to right, every
+ * PearsonCorrelation, Sum of longs and of decimals), written as Spark's expression trees evaluate them: left to right, every
  * product and sum rounded (built without fused multiply-add, as Java computes doubles). A division
  * of doubles by zero in an evaluation is NULL, as Spark's Divide gives it there.
  */
 #include "spark_aggregates.h"
 
 #include <math.h>
+#include <string.h>
 
 typedef struct {
     double n, avg, m2, m3, m4;
@@ -234,6 +235,29 @@ int64_t spark_long_sum_column(const int64_t *offsets, const uint8_t *valid, int6
         for (j = offsets[i]; ok && j < offsets[i + 1]; j++)
             if (__builtin_add_overflow(sum, x[j], &sum)) ok = 0;
         out[i] = ok ? sum : 0;
+        out_valid[i] = ok;
+        nulls += !ok;
+    }
+    return nulls;
+}
+
+int64_t spark_decimal_sum_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const unsigned char *x,
+                                 unsigned char *out, uint8_t *out_valid) {
+    /* 10^38: a decimal(38, s) holds unscaled integers below it (UnsafeRow.setDecimal's
+     * changePrecision fails from there on, and the buffer's sum becomes NULL) */
+    const __int128 limit = (__int128)10000000000000000000ULL * (__int128)10000000000000000000ULL;
+    int64_t i, j, nulls = 0;
+    for (i = 0; i < length; i++) {
+        __int128 sum = 0, value;
+        uint8_t ok = valid[i] != 0;
+        /* each value is below 10^38 and so is the total before it: the sum stays far inside 2^127 */
+        for (j = offsets[i]; ok && j < offsets[i + 1]; j++) {
+            memcpy(&value, x + 16 * j, 16);
+            sum += value;
+            if (sum >= limit || sum <= -limit) ok = 0;
+        }
+        if (!ok) sum = 0;
+        memcpy(out + 16 * i, &sum, 16);
         out_valid[i] = ok;
         nulls += !ok;
     }

@@ -25,4 +25,12 @@ int64_t spark_moments_column(int kind, const int64_t *offsets, const uint8_t *va
 int64_t spark_long_sum_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const int64_t *x,
                               int64_t *out, uint8_t *out_valid);
 
+/* For each list of decimals (x: Arrow decimal128's 16-byte little-endian unscaled integers, one
+ * scale), Spark's sum with GROUP BY row by row: its hash map keeps a group's running total as a
+ * decimal(38, s), which becomes NULL once the total passes 38 digits and stays NULL. out (16
+ * bytes a list) and out_valid[i]: 0 where the list is NULL or a running total passed. Returns
+ * the number of NULL results. */
+int64_t spark_decimal_sum_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const unsigned char *x,
+                                 unsigned char *out, uint8_t *out_valid);
+
 #endif

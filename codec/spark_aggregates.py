@@ -11,7 +11,8 @@ for an ANSI ``sum`` of integers whether a running total overflows on the way. Th
 ``Covariance``'s for ``covar_pop`` and ``covar_samp``, ``PearsonCorrelation``'s for ``corr``,
 and those of ``regr_sxx``, ``regr_syy``, ``regr_sxy``, ``regr_slope``, ``regr_intercept`` and
 ``regr_r2`` (over the pairs where neither value is NULL), with Spark 4's NULLs (no rows; one row for the sample statistics and ``corr``; a zero second
-moment for ``skewness`` and ``kurtosis``; a zero divisor), and ``Sum``'s ANSI additions of longs.
+moment for ``skewness`` and ``kurtosis``; a zero divisor), ``Sum``'s ANSI additions of longs,
+and its additions of decimals in a hash aggregation's ``decimal(38,s)`` buffer.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pyarrow as pa
 
 from vpush.codec.native import NativeUnsupportedError, _native
 
-__all__ = ["MOMENT_KINDS", "spark_long_sum", "spark_moments"]
+__all__ = ["MOMENT_KINDS", "spark_decimal_sum", "spark_long_sum", "spark_moments"]
 
 MOMENT_KINDS: tuple[str, ...] = (
     "var_pop", "var_samp", "stddev_pop", "stddev_samp", "skewness", "kurtosis", "covar_pop", "covar_samp", "corr",
@@ -115,3 +116,38 @@ def spark_long_sum(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
     offsets, valid, values = _lists(lists, pa.int64())
     result = _native.spark_aggregate(-1, offsets, valid, _buffer(values, np.int64), b"")
     return _result(result, pa.int64(), np.int64)
+
+
+def spark_decimal_sum(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Spark's ``sum`` with GROUP BY of each list of decimals (all of one scale), added in list
+    order: NULL for a NULL list and where a running total passes 38 digits, even if the total
+    would fit. Spark's hash aggregation keeps a group's running total in a ``decimal(38,s)``
+    field of its buffer row, which becomes NULL from there on (``UnsafeRow.setDecimal``), and
+    raises ``ARITHMETIC_OVERFLOW`` for it at the end (its ``try_sum``/``try_avg``: NULL).
+
+    Example:
+        >>> from decimal import Decimal
+        >>> big = Decimal(9) * Decimal(10) ** 37
+        >>> lists = pa.array([[big, -big, big], [big, big, -big], None], pa.list_(pa.decimal128(38, 0)))
+        >>> spark_decimal_sum(lists).to_pylist()
+        [Decimal('90000000000000000000000000000000000000'), None, None]
+
+    Raises:
+        NativeUnsupportedError: no compiled kernel.
+        ValueError: a NULL inside a list, or values that are not decimal128.
+    """
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    value_type = (lists.type if isinstance(lists, pa.Array) else lists.type).value_type
+    if not pa.types.is_decimal128(value_type):
+        raise ValueError(f"spark decimal sum: lists of {value_type}, not of decimal128")
+    offsets, valid, values = _lists(lists, value_type)
+    data = values.buffers()[1]
+    if data is None:
+        unscaled = b""
+    else:
+        unscaled = data.to_pybytes()[values.offset * 16:(values.offset + len(values)) * 16]
+    _, sums, validity = _native.spark_aggregate(-2, offsets, valid, unscaled, b"")
+    bitmap = np.packbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little").tobytes()
+    length = len(validity)
+    return pa.Array.from_buffers(pa.decimal128(38, value_type.scale), length, [pa.py_buffer(bitmap), pa.py_buffer(sums)])

@@ -442,6 +442,12 @@ def register_decimal_function(connection: duckdb.DuckDBPyConnection, name: str) 
     from vpush.exec.variant_functions import _create_once, _guarded
 
     operation, a, b, result = decimal_function_types(name)
+    if operation == "ordered_total":
+        from vpush.codec.spark_aggregates import spark_decimal_sum
+
+        listed = duckdb.sqltype(f"DECIMAL(38, {a.scale})[]")
+        _create_once(connection, name, _guarded(spark_decimal_sum, "sum"), [listed], duckdb.sqltype(f"DECIMAL(38, {result.scale})"))
+        return
 
     def compute(x: pa.Array, y: pa.Array) -> pa.Array:
         if operation.endswith("total"):

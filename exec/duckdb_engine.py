@@ -21,7 +21,7 @@ from vpush.exec.read_scan import deferred_schema, ordered_schema, prefetch, read
 from vpush.exec.variant_udf import register, take_error
 from sqlglot import exp
 
-from vpush.optimizer.plan import ORDER_COLUMN, ORDER_FILE_SHIFT, ORDERED_RETRY_MARKER, ROW_COUNT_COLUMN, Plan, ScanPart
+from vpush.optimizer.plan import DECIMAL_SUM_OVERFLOWS, ORDER_COLUMN, ORDER_FILE_SHIFT, ORDERED_RETRY_MARKER, ROW_COUNT_COLUMN, Plan, ScanPart
 from vpush.optimizer.rewrite_variants import (
     CAST_ERROR_MARKER,
     IS_VALID_VARIANT_FUNCTION,
@@ -100,13 +100,14 @@ class DuckDBEngine:
 
         A plan with an :attr:`~Plan.ordered_expression` runs its first query to the end before
         giving a row: where that raises :data:`ORDERED_RETRY_MARKER` (an aggregate that needs
-        Spark's order of rows), the ordered query runs instead, over the scans read again."""
+        Spark's order of rows) or :data:`DECIMAL_SUM_OVERFLOWS` (a grouped decimal sum that may),
+        the ordered query runs instead, over the scans read again."""
         if plan.ordered_expression is None:
             return self._execute(plan, on_rows, ordered=False)
         try:
             table = self._execute(plan, on_rows, ordered=False).read_all()
         except VpushError as exc:
-            if ORDERED_RETRY_MARKER not in str(exc):
+            if ORDERED_RETRY_MARKER not in str(exc) and not any(m in str(exc) for m in DECIMAL_SUM_OVERFLOWS):
                 raise
             return self._execute(plan, on_rows, ordered=True)
         return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())

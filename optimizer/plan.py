@@ -37,6 +37,12 @@ ORDERED_RETRY_MARKER = "vpush-ordered-retry"
 """What the DuckDB query's fast check raises where an aggregate needs Spark's order of rows
 (:attr:`Plan.ordered_expression`)."""
 
+DECIMAL_SUM_OVERFLOWS = ("Overflow in HUGEINT addition", "Overflow in SUM of DECIMAL")
+"""DuckDB's errors where its 128-bit running total of a ``DECIMAL(38, s)`` sum passes 2^127, or
+its total passes 38 digits: in a plan with an :attr:`Plan.ordered_expression`, the fast query's
+grouped decimal sums (whose check would have raised :data:`ORDERED_RETRY_MARKER` there) leave
+these errors to the ordered query too."""
+
 ROW_COUNT_COLUMN = "__vpush_rows"
 """A column of nulls that carries the row count when a query reads no column of a table."""
 
@@ -238,8 +244,10 @@ class Plan:
     ordered_expression: exp.Expression | None = None
     """The DuckDB query again, where :attr:`expression` has a check that raises
     :data:`ORDERED_RETRY_MARKER` (a ``sum`` of integers whose positive or negative part passes a
-    ``bigint``): this one computes such aggregates row by row in Spark's order of rows, at a
-    higher cost. The DuckDB engine runs it when the first raises the marker."""
+    ``bigint``, a grouped ``sum`` of decimals whose count times the largest magnitude passes 38
+    digits): this one computes such aggregates row by row in Spark's order of rows, at a
+    higher cost. The DuckDB engine runs it when the first raises the marker (or
+    :data:`DECIMAL_SUM_OVERFLOWS`, which such a decimal sum may raise before its check)."""
     tables: tuple[Any, ...] = ()
     """The registered tables (:class:`~vpush.optimizer.catalog.Table`) the plan reads, as they
     were when it was made: a plan may be reused while each is still registered and its files'

@@ -22,12 +22,19 @@ take their rows in that order:
   count times the largest and the smallest value) proves for most data that no running total
   can pass; where it cannot, the query raises :data:`~vpush.optimizer.plan.ORDERED_RETRY_MARKER`
   and the engine runs the :func:`ordered_choice`'s second form, which adds the values in order.
+- ``sum``/``avg`` (and their ``try_`` forms) with GROUP BY of decimals whose total is a
+  ``decimal(38,s)``: Spark's hash aggregation keeps each group's running total in a
+  ``decimal(38,s)`` field, NULL once it passes 38 digits, and raises for it at the end; the
+  same cheap check (the count times the largest magnitude) and, where it fails, the values
+  added in order (:func:`ordered_decimal_total`).
 
 With several tasks (files), Spark merges each task's buffer in task order; vpush emulates one
 task, which gives the same rows in the same order, and the same answer except in the last bits
 of the floating-point aggregates.
 """
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
@@ -38,7 +45,7 @@ from vpush.optimizer.variant_types import AtomicType, SparkType
 
 __all__ = [
     "MOMENT_FUNCTIONS", "ORDERED_CHOICE_FUNCTION", "LONG_SUM_FUNCTION", "choose_ordered", "first_or_last", "last_of_ties",
-    "moment_call", "moment_function", "ordered", "ordered_choice", "ordered_long_sum", "scan_order",
+    "moment_call", "moment_function", "ordered", "ordered_choice", "ordered_decimal_total", "ordered_long_sum", "scan_order",
 ]
 
 ORDERED_CHOICE_FUNCTION = "vpush_ordered_choice"
@@ -188,6 +195,30 @@ def ordered_long_sum(
         default=total,
     )
     return ordered_choice(fast, exact)
+
+
+def ordered_decimal_total(
+    value: exp.Expr, order: exp.Column, condition: exp.Expr | None, scale: int, checked: exp.Expr, to: exp.DataType,
+    finish: Callable[[exp.Expression, exp.Expr], exp.Expression], function: str,
+) -> exp.Expression:
+    """Spark's ``sum``/``avg`` with GROUP BY of decimals whose total is a ``decimal(38, scale)``,
+    where a running total may pass 38 digits (Spark's hash aggregation then raises, though the
+    total fits): ``checked`` (the exact total's answer, typed ``to``) where no running total can
+    pass, else the retry marker; in the exact form, ``finish(total, count)`` of the total the
+    engine function ``function`` adds in ``order`` (NULL where a running total passed) and the
+    count of values. ``condition`` is the aggregate's FILTER."""
+    count = _filtered(exp.Count(this=value.copy()), condition)
+    largest = _filtered(exp.Max(this=exp.Abs(this=value.copy())), condition)
+    # Every running total is at most the count times the largest magnitude: where that stays
+    # below 10^(38 - scale) (with a margin for the doubles' rounding), none passes 38 digits.
+    bound = exp.Mul(this=exp.cast(count, exp.DataType.build("DOUBLE")),
+                    expression=exp.cast(exp.Coalesce(this=largest, expressions=[exp.Literal.number(0)]), exp.DataType.build("DOUBLE")))
+    safe = exp.LT(this=bound, expression=exp.Literal.number(f"0.99e{38 - scale}"))
+    retry = exp.cast(exp.Anonymous(this="error", expressions=[exp.Literal.string(ORDERED_RETRY_MARKER)]), to)
+    fast = exp.Case(ifs=[exp.If(this=safe, true=checked)], default=retry)
+    values = _filtered(exp.Anonymous(this="list", expressions=[ordered(value.copy(), order)]), _both(condition, _present(value)))
+    total = exp.Anonymous(this=function, expressions=[values])
+    return ordered_choice(fast, finish(total, count.copy()))
 
 
 def ordered_choice(fast: exp.Expr, exact: exp.Expr) -> exp.Expression:

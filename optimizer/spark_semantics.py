@@ -80,6 +80,7 @@ from vpush.optimizer.spark_order import (
     last_of_ties,
     moment_call,
     ordered,
+    ordered_decimal_total,
     ordered_long_sum,
     scan_order,
 )
@@ -159,12 +160,13 @@ more than DuckDB's 38 digits, one per operation, pair of operand types and resul
 :func:`decimal_function`)."""
 
 DECIMAL_OPERATIONS = ("sum", "difference", "product", "quotient", "remainder", "div", "try_sum", "try_difference", "try_product", "try_quotient",
-                      "total", "window_total", "try_total", "average", "window_average", "try_average", "try_window_average")
+                      "total", "window_total", "try_total", "average", "window_average", "try_average", "try_window_average", "ordered_total")
 """The operations of :func:`decimal_function`; a ``try_`` one answers NULL where Spark's
 ``try_add``/``try_subtract``/``try_multiply``/``try_divide`` (``try_sum``, ``try_avg``) do (where
 the other raises). ``total`` and ``average`` finish a ``sum`` or ``avg`` of decimals from the two
 sums :func:`_split_decimal` splits it into (and, for ``average``, the count), over a window or
-not."""
+not; ``ordered_total`` adds each group's list of decimals in order as Spark's hash aggregation
+does (:func:`vpush.codec.spark_aggregates.spark_decimal_sum`)."""
 
 
 def decimal_function(operation: str, a: DecimalType, b: DecimalType, result: DecimalType) -> str:
@@ -507,6 +509,75 @@ def _from_unscaled(unscaled: exp.Expression, result: DecimalType) -> exp.Express
         unit = exp.cast(exp.Literal.string(f"{10 ** -result.scale:.{result.scale}f}"), _decimal(result.scale + 1, result.scale))
         whole = exp.Mul(this=whole, expression=unit)
     return exp.cast(whole, _decimal(result.precision, result.scale), copy=False)
+
+
+# The significant digits of Scala's default MathContext (DECIMAL128), under which Spark's Decimal
+# negates a value held as a BigDecimal (``unary_-``; ``abs`` of a negative value too).
+_NEGATION_DIGITS = 34
+_LITERAL = "vpush_decimal_literal"
+"""The meta key of a number literal's cast to Spark's decimal type (a minus sign before it is part
+of Spark's literal, not a negation)."""
+
+
+def _decimal_negation(value: exp.Expr, of_type: DecimalType, *, absolute: bool = False) -> exp.Expression:
+    """Spark's ``-value`` (``abs(value)`` with ``absolute``) of a decimal ``of_type`` of more than
+    34 digits: Scala's ``BigDecimal`` negates under ``MathContext.DECIMAL128``, so an unscaled
+    value of more than 34 digits is rounded HALF_EVEN to 34 significant digits, and where that
+    passes ``of_type``'s precision Spark raises ``NUMERIC_VALUE_OUT_OF_RANGE`` (measured on
+    Spark 4.3: ``-CAST('12345678901234567890123456789012345' AS decimal(35,0))`` is
+    ``-12345678901234567890123456789012340``; ``abs`` of a positive value is the value itself).
+
+    Example:
+        >>> _decimal_negation(exp.column("x"), DecimalType(30, 2)).sql("duckdb")
+        '-(x)'
+    """
+    if of_type.precision <= _NEGATION_DIGITS:
+        return exp.Abs(this=value) if absolute else exp.Neg(this=exp.Paren(this=value))
+
+    def rounded(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+        magnitude = exp.Abs(this=operand("u"))
+        # the digits past the 34th (at most 4 of a 38-digit value) are cut off, HALF_EVEN
+        # (each operand named afresh, never copied: a copy would keep the lambda's placeholder name)
+        digits = exp.Length(this=exp.cast(exp.Abs(this=operand("u")), exp.DataType.build("VARCHAR"), copy=False))
+        units = exp.cast(exp.Array(expressions=[exp.Literal.number(10**k) for k in range(MAX_DECIMAL_PRECISION - _NEGATION_DIGITS + 1)]),
+                         exp.DataType.build("HUGEINT[]"))
+        unit = exp.Anonymous(this="list_extract", expressions=[units, exp.Anonymous(this="greatest", expressions=[
+            exp.Sub(this=digits, expression=exp.Literal.number(_NEGATION_DIGITS - 1)), exp.Literal.number(1)])])
+        return _with_operands({"m": magnitude, "unit": unit}, kept_and_cut)
+
+    def kept_and_cut(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+        kept = exp.IntDiv(this=operand("m"), expression=operand("unit"))
+        twice_cut = exp.Mul(this=exp.Paren(this=exp.Mod(this=operand("m"), expression=operand("unit"))), expression=exp.Literal.number(2))
+        return _with_operands({"k": kept, "c": twice_cut, "unit": operand("unit")}, half_even)
+
+    def half_even(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+        odd = exp.EQ(this=exp.Mod(this=operand("k"), expression=exp.Literal.number(2)), expression=exp.Literal.number(1))
+        up = exp.Or(this=exp.GT(this=operand("c"), expression=operand("unit")),
+                    expression=exp.And(this=exp.EQ(this=operand("c"), expression=operand("unit")), expression=odd))
+        step = exp.Case(ifs=[exp.If(this=up, true=exp.Literal.number(1))], default=exp.Literal.number(0))
+        return exp.Mul(this=exp.Paren(this=exp.Add(this=operand("k"), expression=step)), expression=operand("unit"))
+
+    def negated(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+        positive = exp.GT(this=operand("u"), expression=exp.Literal.number(0))
+        if absolute:
+            # abs of a positive value is the value itself (Decimal.abs negates only below zero)
+            signed: exp.Expression = exp.Case(ifs=[exp.If(this=positive, true=operand("u"))], default=operand("r"))
+            below_zero = exp.LT(this=operand("u"), expression=exp.Literal.number(0))
+            too_big: exp.Expression = exp.And(this=below_zero, expression=exp.GTE(this=operand("r"), expression=_pow10(of_type.precision)))
+        else:
+            signed = exp.Case(ifs=[exp.If(this=positive, true=exp.Neg(this=operand("r")))], default=operand("r"))
+            too_big = exp.GTE(this=operand("r"), expression=_pow10(of_type.precision))
+        message = f"The negation of a decimal rounded to {_NEGATION_DIGITS} digits cannot be represented as Decimal({of_type.precision}, {of_type.scale})."
+        return exp.Case(
+            ifs=[exp.If(this=too_big, true=spark_error("NUMERIC_VALUE_OUT_OF_RANGE.WITHOUT_SUGGESTION", message, _sql_type(of_type)))],
+            # (exp.cast would keep _from_unscaled's DECIMAL(38, 0) of an integer: the same type to sqlglot)
+            default=exp.Cast(this=_from_unscaled(signed, of_type), to=_sql_type(of_type)),
+        )
+
+    def with_rounded(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+        return _with_operands({"u": operand("u"), "r": _with_operands({"u": operand("u")}, rounded)}, negated)
+
+    return _with_operands({"u": _unscaled(typing.cast(exp.Expression, value), of_type)}, with_rounded)
 
 
 # A decimal sum is split into a sum of bigints counting units of 10^SPLIT_DIGITS (unscaled) and
@@ -933,6 +1004,9 @@ _PREDICATES = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.And, exp.O
 
 
 _TOLERANT = "vpush_try_aggregate"
+_GROUPED = "vpush_grouped_aggregate"
+"""The meta key of a ``try_sum``/``try_avg``'s ``sum``/``avg`` made in a SELECT with GROUP BY
+(made apart from the query, where :func:`_grouped` cannot see it)."""
 # The widest decimal try_sum and try_avg take: DuckDB sums these in 128 bits without overflow
 _TRY_DECIMAL_PRECISION = 28
 
@@ -1442,7 +1516,9 @@ class _Rewriter:
             # 00.5 its decimal(3,1)); Spark's is decimal(1,1), as _literal_type gives it
             whole = node.this.lstrip("-").partition(".")[0]
             if len(whole) + result.scale != result.precision or "." not in node.this:  # past a bigint: DuckDB's hugeint
-                return exp.cast(node, _sql_type(result))
+                typed = exp.cast(node, _sql_type(result))
+                typed.meta[_LITERAL] = True
+                return typed
         if _negative_integer_literal(node) in (str(-(2**31)), str(-(2**63))) and result is not None:
             # Spark's `-2147483648` is an int literal (and `-9223372036854775808` a bigint), its
             # minus part of the number; DuckDB negates a BIGINT (a HUGEINT) there
@@ -1463,6 +1539,11 @@ class _Rewriter:
             return spark_arrays.rewrite_array_function(*array_call, of, result)
         if isinstance(node, (exp.RegexpLike, exp.RegexpExtract, exp.RegexpReplace, exp.RegexpSplit)):
             _java_pattern(node)
+        if isinstance(node, (exp.Neg, exp.Abs)) and isinstance(result, DecimalType) and not (
+            isinstance(node, exp.Neg) and (isinstance(node.this, exp.Literal) or node.this.meta.get(_LITERAL))
+        ):
+            # (a minus sign before a number is part of Spark's literal, which is not negated)
+            return _decimal_negation(node.this, result, absolute=isinstance(node, exp.Abs))
         called = None if isinstance(node, (exp.Cast, exp.TryCast)) else _called(node)
         if called is not None:
             rewritten = self._spark_function(node, called, result)
@@ -1502,6 +1583,9 @@ class _Rewriter:
             in_order = self._add_in_order(node, node.this)
             if in_order is not None:
                 return in_order
+            if isinstance(of(node.this.this), DecimalType) and not isinstance(node.this.this, exp.Distinct):
+                # `avg(d) FILTER (WHERE ...)` of decimals: Spark's exact decimal average (DuckDB's a double)
+                return self._aggregate(node, node.this, of(node.this), window=None)
         if isinstance(node, exp.Window):
             _check_window(node)
             if isinstance(node.this, exp.CountIf):
@@ -2040,6 +2124,9 @@ class _Rewriter:
         if called == "std" and arguments and arguments[0] is not None:
             return exp.Stddev(this=arguments[0])
         if called == "negative" and arguments and arguments[0] is not None:
+            argument = self.typer.of(arguments[0])
+            if isinstance(argument, DecimalType):
+                return _decimal_negation(arguments[0], argument)
             return exp.Neg(this=exp.Paren(this=arguments[0]))
         if called == "positive" and arguments and arguments[0] is not None:
             return exp.Paren(this=arguments[0])
@@ -2536,12 +2623,15 @@ class _Rewriter:
         if result is None or not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType)):
             _refuse(called, "an argument other than an integer, a float, a double or a decimal")
         in_window = isinstance(node.parent, exp.Window) and node.arg_key == "this"
-        if isinstance(source, DecimalType) and source.precision > _TRY_DECIMAL_PRECISION and not in_window and _grouped(node):
+        if (isinstance(source, DecimalType) and source.precision > _TRY_DECIMAL_PRECISION and not in_window and _grouped(node)
+                and (isinstance(value, exp.Distinct) or scan_order(self.typer.scope) is None)):
             # DuckDB's own sum of wider decimals can raise before the total is checked (without
-            # GROUP BY and over windows the total is exact: _exact_decimal_total)
+            # GROUP BY and over windows the total is exact: _exact_decimal_total; with GROUP BY
+            # over one table read directly, in Spark's order of rows: _grouped_decimal_total)
             _refuse(called, f"decimals of more than {_TRY_DECIMAL_PRECISION} digits with GROUP BY")
         agg: exp.Expr = exp.Sum(this=value) if called == "try_sum" else exp.Avg(this=value)
         agg.meta[_TOLERANT] = True
+        agg.meta[_GROUPED] = _grouped(node)
         self.typer.types[id(agg)] = result
         if isinstance(node.parent, (exp.Window, exp.Filter)) and node.arg_key == "this":
             return agg
@@ -2595,6 +2685,8 @@ class _Rewriter:
 
     def _aggregate(self, node: exp.Expr, agg: exp.Expr, result: SparkType | None, window: exp.Window | None) -> exp.Expr:
         def over(call: exp.Expression) -> exp.Expression:
+            if window is None and isinstance(node, exp.Filter):
+                return exp.Filter(this=call, expression=node.expression.copy())
             if window is None:
                 return call
             copy = window.copy()
@@ -2643,9 +2735,16 @@ class _Rewriter:
         if (
             isinstance(agg, (exp.Sum, exp.Avg)) and isinstance(arg, DecimalType) and isinstance(result, DecimalType)
             and arg.precision + 10 > MAX_DECIMAL_PRECISION and not isinstance(agg.this, exp.Distinct)
-            and (window is not None or not _grouped(node))
+            and (window is not None or not (_grouped(node) or agg.meta.get(_GROUPED)))
         ):
             return self._exact_decimal_total(node, agg, arg, result, window, tolerant)
+        if (
+            isinstance(agg, (exp.Sum, exp.Avg)) and isinstance(arg, DecimalType) and isinstance(result, DecimalType)
+            and arg.precision + 10 > MAX_DECIMAL_PRECISION and not isinstance(agg.this, exp.Distinct) and window is None
+        ):
+            order = scan_order(self.typer.scope)
+            if order is not None:
+                return self._grouped_decimal_total(node, agg, arg, result, order, tolerant)
         in_order = self._add_in_order(node, agg) if window is None else None
         if in_order is not None:
             return in_order
@@ -2696,6 +2795,56 @@ class _Rewriter:
         if kind == "average":
             call.append("expressions", wrap(exp.Count(this=agg.this.copy())))
         return call
+
+    def _grouped_decimal_total(
+        self, node: exp.Expr, agg: exp.Expr, arg: DecimalType, result: DecimalType, order: exp.Column, tolerant: bool
+    ) -> exp.Expression:
+        """Spark's ``sum``/``avg`` with GROUP BY of a decimal whose total is a ``decimal(38,s)``:
+        Spark's hash aggregation keeps each group's running total in a ``decimal(38,s)`` field
+        of its buffer row, which becomes NULL once the total passes 38 digits in Spark's order of
+        rows (``UnsafeRow.setDecimal``; ``Sum``'s additions are ``DecimalAddNoOverflowCheck``)
+        and stays NULL; at the end ``CheckOverflowInSum`` (``Average``: its division) raises
+        ``ARITHMETIC_OVERFLOW`` for it, or answers NULL for ``try_sum``/``try_avg``, even where
+        the total fits (``9E37 + 9E37 - 9E37``). Where the count times the largest magnitude
+        fits 38 digits no running total passes, and DuckDB's exact total is Spark's; elsewhere
+        the values are added in order by the engine function ``ordered_total``
+        (:func:`~vpush.optimizer.spark_order.ordered_decimal_total`). An average is the total
+        over the count (the engine function ``average``, as without GROUP BY)."""
+        scale = arg.scale
+        total_type = DecimalType(MAX_DECIMAL_PRECISION, scale)
+        condition = node.expression.this if isinstance(node, exp.Filter) else None
+        average = isinstance(agg, exp.Avg)
+        to = _sql_type(result)
+        function = decimal_function("ordered_total", total_type, total_type, total_type)
+        self.functions[function] = total_type
+
+        def finish(total: exp.Expression, count: exp.Expr) -> exp.Expression:
+            overflow = exp.cast(exp.Null(), to) if tolerant else spark_error(
+                "ARITHMETIC_OVERFLOW",
+                f"Overflow in sum of decimals. Use '{'try_avg' if average else 'try_sum'}' to tolerate overflow and return NULL instead.", to,
+            )
+            answer: exp.Expression = exp.cast(total.copy(), to)
+            if average:
+                answer = self._decimal_function(("try_" if tolerant else "") + "average", exp.Literal.number(0), DecimalType(MAX_DECIMAL_PRECISION, 0),
+                                                total.copy(), total_type, result)
+                answer.append("expressions", count.copy())
+            # (a group without values is NULL before the engine function: DuckDB hands a function
+            # of DEFAULT null handling the NULL rows' undefined values among the others)
+            return exp.Case(
+                ifs=[exp.If(this=exp.EQ(this=count, expression=exp.Literal.number(0)), true=exp.cast(exp.Null(), to)),
+                     exp.If(this=exp.Is(this=total, expression=exp.Null()), true=overflow)],
+                default=answer,
+            )
+
+        def filtered(call: exp.Expression) -> exp.Expression:
+            return call if condition is None else exp.Filter(this=call, expression=exp.Where(this=condition.copy()))
+
+        value = exp.cast(agg.this.copy(), _decimal(MAX_DECIMAL_PRECISION, scale))
+        # where no running total passes 38 digits, DuckDB's total (128 bits, exact) is Spark's;
+        # elsewhere it may pass 2^127 or 38 digits and raise before the check
+        # (DECIMAL_SUM_OVERFLOWS: the engine runs the ordered query then too)
+        checked = finish(filtered(exp.Sum(this=value.copy())), filtered(exp.Count(this=value.copy())))
+        return ordered_decimal_total(value, order, condition, scale, checked, to, finish, function)
 
     def _percentile(self, node: exp.Quantile | exp.Median) -> exp.Expr:
         """Spark's exact ``percentile``/``median``: interpolated between neighbours as
