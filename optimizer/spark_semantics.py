@@ -714,8 +714,9 @@ class _Typer:
         if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
             source = self.of(node.this)
             return source.value if isinstance(source, MapType) else None
-        if _negative_integer_literal(node) is not None:
-            return _literal_type(exp.Literal(this=_negative_integer_literal(node), is_string=False))
+        negative = _negative_integer_literal(node)
+        if negative is not None and not isinstance(typed := _literal_type(exp.Literal(this=negative, is_string=False)), DecimalType):
+            return typed  # an int or bigint by its negative value; a decimal by its digits, as below
         if isinstance(node, (exp.Paren, exp.Alias, exp.Neg)):
             return self.of(node.this)
         if isinstance(node, exp.Literal):
