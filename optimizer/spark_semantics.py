@@ -76,12 +76,14 @@ from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, KERNEL_CALLS, rewrite_approx_count_distinct, rewrite_kernel_call
 from vpush.optimizer.spark_order import (
     MOMENT_FUNCTIONS,
+    SORTS_KEPT,
     first_or_last,
     last_of_ties,
     moment_call,
     ordered,
     ordered_long_sum,
     scan_order,
+    spark_keeps_sorts,
 )
 from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
@@ -2760,6 +2762,7 @@ def apply_spark_semantics(
         typer = _Typer(scope, columns)
         rewriter = _Rewriter(typer, functions)
         _strings_to_doubles(select, typer)
+        select.meta[SORTS_KEPT] = spark_keeps_sorts(select, lambda node: typer.of(node) in _FLOATING)
         # Generators become lateral joins first: the rest of the SELECT reads their columns.
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
         _check_resolved(select, scope, columns)
