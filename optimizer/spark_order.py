@@ -36,12 +36,12 @@ from collections.abc import Callable
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
-from vpush.codec.spark_aggregates import BIVARIATE_KINDS
+from vpush.codec.spark_aggregates import BIVARIATE_KINDS, POSITION, POSITIONED_VALUE
 from vpush.optimizer.plan import ORDER_COLUMN, ORDERED_RETRY_MARKER, ORDERED_SCAN, SCAN_INDEX
 from vpush.optimizer.variant_types import AtomicType, SparkType
 
 __all__ = [
-    "MOMENT_FUNCTIONS", "ORDERED_CHOICE_FUNCTION", "LONG_SUM_FUNCTION", "choose_ordered", "first_or_last", "last_of_ties",
+    "DOUBLE_SUM_FUNCTION", "MOMENT_FUNCTIONS", "ordered_double_sum", "positioned_list", "window_in_order", "ORDERED_CHOICE_FUNCTION", "LONG_SUM_FUNCTION", "choose_ordered", "first_or_last", "last_of_ties",
     "moment_call", "moment_function", "ordered", "ordered_choice", "ordered_long_sum", "scan_order", "SORTS_KEPT",
     "exclude_from_stars", "spark_keeps_sorts",
 ]
@@ -87,10 +87,13 @@ def scan_order(scope: Scope) -> exp.Column | None:
         return None
     source = _from(select)
     keep_sorts = select.meta.get(SORTS_KEPT, True)
-    if source is None or _carries(source, keep_sorts) is None:
+    kind = _carries(source, keep_sorts) if source is not None else None
+    if source is None or kind is None:
         return None
     _carry_order(source, keep_sorts)
-    return _order_of(source)
+    column = _order_of(source)
+    column.meta[_WIDE_ORDER] = kind == _WIDE
+    return column
 
 
 def _order_of(source: exp.Expr) -> exp.Column:
@@ -105,6 +108,10 @@ it (``EliminateSorts``: every aggregate's answer is the same in any order), True
 otherwise (:func:`spark_keeps_sorts`)."""
 
 _CARRIED = "vpush_order_carried"
+_WIDE_ORDER = "vpush_wide_order"  # on an order column that is a hugeint (a UNION ALL's)
+
+DOUBLE_SUM_FUNCTION = "vpush_spark_double_sum"
+"""The engine function of :func:`vpush.codec.spark_aggregates.spark_double_sum`."""
 
 
 def spark_keeps_sorts(select: exp.Select, floating: Callable[[exp.Expr], bool]) -> bool:
@@ -313,6 +320,64 @@ def ordered(value: exp.Expr, order: exp.Column | None, *, descending: bool = Fal
     return exp.Order(this=value, expressions=[exp.Ordered(this=order.copy(), desc=descending)])
 
 
+def positioned_list(value: exp.Expr, of_type: str, order: exp.Column | None, condition: exp.Expr | None) -> exp.Expr:
+    """The list of each group's ``value`` (cast to ``of_type``) where ``condition`` holds, each
+    item with its row's place in ``order`` (:data:`~vpush.codec.spark_aggregates.POSITION`): the
+    kernel puts the values in that order itself, cheaper than DuckDB's sort for an ordered
+    aggregate. A ``hugeint`` order (a UNION ALL's) DuckDB sorts by; without one, the places are
+    0 and the values come in DuckDB's order.
+
+    Example:
+        >>> positioned_list(exp.column("x"), "DOUBLE", exp.column("o"), None).sql("duckdb")
+        "LIST({'v': CAST(x AS DOUBLE), 'o': o})"
+    """
+    narrow = order is not None and not order.meta.get(_WIDE_ORDER)
+    place = order.copy() if narrow and order is not None else exp.cast(exp.Literal.number(0), exp.DataType.build("BIGINT"))
+    item: exp.Expr = exp.Struct(expressions=[
+        exp.PropertyEQ(this=exp.to_identifier(POSITIONED_VALUE), expression=exp.cast(value.copy(), exp.DataType.build(of_type))),
+        exp.PropertyEQ(this=exp.to_identifier(POSITION), expression=place),
+    ])
+    if not narrow:
+        item = ordered(item, order)
+    return _filtered(exp.Anonymous(this="list", expressions=[item]), condition)
+
+
+def ordered_double_sum(value: exp.Expr, order: exp.Column, condition: exp.Expr | None, functions: dict[str, SparkType]) -> exp.Expression:
+    """Spark's ``sum`` of ``value`` as doubles, added in ``order`` (NULL where no row has one);
+    ``condition`` is the aggregate's FILTER."""
+    functions[DOUBLE_SUM_FUNCTION] = AtomicType("double")
+    return exp.Anonymous(this=DOUBLE_SUM_FUNCTION, expressions=[positioned_list(value, "DOUBLE", order, _both(condition, _present(value)))])
+
+
+_BY_ROW = (exp.RowNumber, exp.Lag, exp.Lead, exp.Ntile)
+_BY_ORDER = (exp.First, exp.Last, exp.FirstValue, exp.LastValue, exp.AnyValue, exp.ArrayAgg)
+
+
+def window_in_order(window: exp.Window, order: exp.Column) -> None:
+    """Give ``window``'s function the rows in Spark's order where it depends on it: Spark sorts a
+    window's rows by its partition and ORDER BY keys stably, tied rows in the order they came
+    (measured on Spark 4.3), where DuckDB's window sort leaves ties in any order. A function of
+    rows (``row_number``, ``lag``, ``lead``, ``ntile``) or a ROWS frame takes ``order`` as the
+    window's last key (peers do not matter there); ``first``/``last``/``first_value``/
+    ``last_value``/``any_value``/``collect_list`` take their frame's rows by the window's keys
+    and then ``order`` (the frame itself is unchanged).
+
+    Example:
+        >>> window = exp.Window(this=exp.First(this=exp.column("x")), partition_by=[exp.column("g")])
+        >>> window_in_order(window, exp.column("o"))
+        >>> window.sql("duckdb")
+        'FIRST(x ORDER BY o) OVER (PARTITION BY g)'
+    """
+    function = window.this.this if isinstance(window.this, exp.Filter) else window.this
+    spec = window.args.get("spec")
+    keys = list(window.args["order"].expressions) if window.args.get("order") is not None else []
+    last = exp.Ordered(this=order.copy(), nulls_first=False)
+    if isinstance(function, _BY_ROW) or (spec is not None and str(spec.args.get("kind") or "").upper() == "ROWS"):
+        window.set("order", exp.Order(expressions=[*keys, last]))
+    if isinstance(function, _BY_ORDER) and not isinstance(function.this, (exp.Order, exp.Distinct)):
+        function.set("this", exp.Order(this=function.this, expressions=[*(k.copy() for k in keys), last.copy()]))
+
+
 def _filtered(call: exp.Expr, condition: exp.Expr | None) -> exp.Expr:
     return call if condition is None else exp.Filter(this=call, expression=exp.Where(this=condition))
 
@@ -334,10 +399,7 @@ def moment_call(
     kept: exp.Expr | None = condition
     for value in values:
         kept = _both(kept, _present(value))
-    lists = [
-        _filtered(exp.Anonymous(this="list", expressions=[ordered(exp.cast(v.copy(), exp.DataType.build("DOUBLE")), order)]), kept)
-        for v in values
-    ]
+    lists = [positioned_list(v, "DOUBLE", order, kept) for v in values]
     if (kind in BIVARIATE_KINDS) != (len(values) == 2):
         raise ValueError(f"{kind} takes {'two' if kind in BIVARIATE_KINDS else 'one'} argument(s)")
     functions[moment_function(kind)] = AtomicType("double")
@@ -389,10 +451,7 @@ def ordered_long_sum(
     )
     retry = exp.cast(exp.Anonymous(this="error", expressions=[exp.Literal.string(ORDERED_RETRY_MARKER)]), exp.DataType.build("BIGINT"))
     fast = exp.Case(ifs=[exp.If(this=safe, true=checked)], default=retry)
-    values = _filtered(
-        exp.Anonymous(this="list", expressions=[ordered(exp.cast(value.copy(), exp.DataType.build("BIGINT")), order)]),
-        _both(condition, _present(value)),
-    )
+    values = positioned_list(value, "BIGINT", order, _both(condition, _present(value)))
     total = exp.Anonymous(this=LONG_SUM_FUNCTION, expressions=[values])
     functions[LONG_SUM_FUNCTION] = AtomicType("bigint")
     exact = exp.Case(

@@ -135,6 +135,19 @@ THROUGH_SUBQUERIES = [
     "SELECT sum(big) AS s, first(id) AS f FROM (SELECT big, id FROM t ORDER BY big)",
 ]
 
+# Spark sorts a window's rows stably: rows tied on its keys (or all of a partition's rows, without
+# ORDER BY) in the order they came
+WINDOWS = [
+    "SELECT id, row_number() OVER (PARTITION BY g ORDER BY k) AS r, ntile(7) OVER (PARTITION BY g ORDER BY k) AS n, "
+    "lag(s) OVER (PARTITION BY g ORDER BY k) AS l, collect_list(id) OVER (PARTITION BY g ORDER BY k "
+    "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS c FROM t",
+    "SELECT id, lead(s, 2) OVER (PARTITION BY k ORDER BY g DESC) AS d FROM t",
+    "SELECT id, first(id) OVER (PARTITION BY g) AS f, any_value(id) OVER (PARTITION BY g) AS a FROM t WHERE id % 3 <> 0",
+    "SELECT id, last(id) OVER (PARTITION BY k ORDER BY g) AS z, "
+    "first_value(s) OVER (PARTITION BY k ORDER BY g ROWS BETWEEN 3 PRECEDING AND 2 FOLLOWING) AS v FROM t",
+    "SELECT id, row_number() OVER (ORDER BY k) AS r FROM (SELECT id, k FROM t UNION ALL SELECT id, k FROM u)",
+]
+
 ONE_TASK = [
     "SELECT sum(x) AS s, avg(x) AS a, avg(b) AS ab, sum(y) AS y, avg(y) FILTER (WHERE g = 1) AS f FROM t",
     "SELECT g, sum(x) AS s, avg(y) AS a, avg(b) AS ab FROM t GROUP BY g",
@@ -154,6 +167,11 @@ def test_order_of_rows(sql: str, spark_view: SparkSession, con: vpush.Connection
 
 @pytest.mark.parametrize("sql", THROUGH_SUBQUERIES)
 def test_order_of_rows_through_subqueries(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    assert_same_answer(sql, spark_view, con, _ANSWERS)
+
+
+@pytest.mark.parametrize("sql", WINDOWS)
+def test_order_of_rows_in_windows(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     assert_same_answer(sql, spark_view, con, _ANSWERS)
 
 
