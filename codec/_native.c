@@ -5995,6 +5995,7 @@ PyDoc_STRVAR(spark_aggregate_doc,
              "kind -1: Spark's ANSI sum of each list of longs (x int64), NULL where a running total overflows;\n"
              "kind -2: Spark's grouped sum of each list of decimals (x the 16-byte unscaled integers of\n"
              "Arrow's decimal128), NULL where a running total passes 38 digits;\n"
+             "kind -3: Spark's sum of each list of doubles (x float64), added in order, NULL for a NULL or empty list;\n"
              "kind >= 0: spark_moments_column's kind over each list of doubles (y for the covariances and corr).\n"
              "offsets: length + 1 int64 into x (and y); valid: one byte per list, 0 for a NULL list.");
 
@@ -6006,8 +6007,8 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "iy*y*y*y*", &kind, &offsets, &valid, &x, &y)) return NULL;
     length = (int64_t)(offsets.len / 8) - 1;
-    width = kind == -2 ? 16 : kind < 0 ? (int64_t)sizeof(int64_t) : (int64_t)sizeof(double);
-    if (length < 0 || valid.len < length || kind < -2 || kind >= SPARK_MOMENT_KINDS) {
+    width = kind == -2 ? 16 : kind == -1 ? (int64_t)sizeof(int64_t) : (int64_t)sizeof(double);
+    if (length < 0 || valid.len < length || kind < -3 || kind >= SPARK_MOMENT_KINDS) {
         PyErr_SetString(PyExc_ValueError, "spark_aggregate: bad kind, offsets or validity");
         goto done;
     }
@@ -6025,7 +6026,10 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
     if (kind == -2)
         nulls = spark_decimal_sum_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const unsigned char *)x.buf,
                                          (unsigned char *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
-    else if (kind < 0)
+    else if (kind == -3)
+        nulls = spark_double_sum_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const double *)x.buf,
+                                        (double *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
+    else if (kind == -1)
         nulls = spark_long_sum_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const int64_t *)x.buf,
                                       (int64_t *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
     else
@@ -6040,6 +6044,44 @@ done:
     PyBuffer_Release(&x);
     PyBuffer_Release(&y);
     return result;
+}
+
+PyDoc_STRVAR(spark_order_lists_doc,
+             "spark_order_lists(offsets, positions) -> permutation\n\n"
+             "offsets: length + 1 int64 into positions (int64); the int64 indices of each list's items in order of\n"
+             "their positions, stably (spark_aggregates.h).");
+
+static PyObject *py_spark_order_lists(PyObject *self, PyObject *args) {
+    Py_buffer offsets, positions;
+    PyObject *permutation = NULL;
+    int64_t length, i;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*", &offsets, &positions)) return NULL;
+    length = (int64_t)(offsets.len / 8) - 1;
+    if (length < 0) {
+        PyErr_SetString(PyExc_ValueError, "spark_order_lists: no offsets");
+        goto done;
+    }
+    for (i = 0; i <= length; i++) {
+        int64_t at = ((const int64_t *)offsets.buf)[i];
+        if (at < 0 || at * 8 > positions.len || (i > 0 && at < ((const int64_t *)offsets.buf)[i - 1])) {
+            PyErr_SetString(PyExc_ValueError, "spark_order_lists: the offsets point past the positions");
+            goto done;
+        }
+    }
+    permutation = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)positions.len);
+    if (permutation == NULL) goto done;
+    /* the items before the first list's start, and after the last's end, stay where they are */
+    for (i = 0; i < positions.len / 8; i++) ((int64_t *)PyBytes_AS_STRING(permutation))[i] = i;
+    if (spark_order_lists((const int64_t *)offsets.buf, length, (const int64_t *)positions.buf,
+                          (int64_t *)PyBytes_AS_STRING(permutation)) < 0) {
+        Py_CLEAR(permutation);
+        PyErr_NoMemory();
+    }
+done:
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&positions);
+    return permutation;
 }
 
 static PyMethodDef methods[] = {
@@ -6059,6 +6101,7 @@ static PyMethodDef methods[] = {
     {"spark_conv", py_spark_conv, METH_VARARGS, spark_conv_doc},
     {"spark_hll", py_spark_hll, METH_VARARGS, spark_hll_doc},
     {"spark_aggregate", py_spark_aggregate, METH_VARARGS, spark_aggregate_doc},
+    {"spark_order_lists", py_spark_order_lists, METH_VARARGS, spark_order_lists_doc},
     {"parse_datetimes", py_parse_datetimes, METH_VARARGS, parse_datetimes_doc},
     {"parse_formatted", py_parse_formatted, METH_VARARGS, parse_formatted_doc},
     {NULL, NULL, 0, NULL},

@@ -11,6 +11,7 @@
 #include "spark_aggregates.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -262,4 +263,86 @@ int64_t spark_decimal_sum_column(const int64_t *offsets, const uint8_t *valid, i
         nulls += !ok;
     }
     return nulls;
+}
+
+int64_t spark_double_sum_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const double *x, double *out,
+                                uint8_t *out_valid) {
+    int64_t i, j, nulls = 0;
+    for (i = 0; i < length; i++) {
+        /* Sum's update, coalesce(sum, 0.0) + x, row by row; merged with the empty buffer unchanged */
+        double sum = 0.0;
+        uint8_t ok = valid[i] != 0 && offsets[i + 1] > offsets[i];
+        for (j = offsets[i]; ok && j < offsets[i + 1]; j++) sum = sum + x[j];
+        out[i] = ok ? sum : 0.0;
+        out_valid[i] = ok;
+        nulls += !ok;
+    }
+    return nulls;
+}
+
+/* Sort idx[0..n) (indices into key) by key, stably: a bottom-up merge sort through tmp. */
+static void sort_by_key(int64_t *idx, int64_t *tmp, int64_t n, const int64_t *key) {
+    int64_t width, lo, *from = idx, *to = tmp, *swap;
+    for (width = 1; width < n; width *= 2) {
+        for (lo = 0; lo < n; lo += 2 * width) {
+            int64_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int64_t a = lo, b = mid, k = lo;
+            while (a < mid && b < hi) to[k++] = key[from[b]] < key[from[a]] ? from[b++] : from[a++];
+            while (a < mid) to[k++] = from[a++];
+            while (b < hi) to[k++] = from[b++];
+        }
+        swap = from, from = to, to = swap;
+    }
+    if (from != idx)
+        for (lo = 0; lo < n; lo++) idx[lo] = from[lo];
+}
+
+int64_t spark_order_lists(const int64_t *offsets, int64_t length, const int64_t *positions, int64_t *permutation) {
+    int64_t i, j, longest = 0;
+    int64_t *run_start = NULL, *run_key = NULL, *idx = NULL, *tmp = NULL;
+    for (i = 0; i < length; i++)
+        if (offsets[i + 1] - offsets[i] > longest) longest = offsets[i + 1] - offsets[i];
+    for (i = 0; i < length; i++) {
+        int64_t begin = offsets[i], end = offsets[i + 1], runs = 0, k, at;
+        int ordered = 1;
+        for (j = begin + 1; j < end && ordered; j++) ordered = positions[j - 1] <= positions[j];
+        if (ordered) {
+            for (j = begin; j < end; j++) permutation[j] = j;
+            continue;
+        }
+        if (run_start == NULL) {
+            run_start = malloc((size_t)(longest + 1) * sizeof(int64_t));
+            run_key = malloc((size_t)(longest + 1) * sizeof(int64_t));
+            idx = malloc((size_t)(longest + 1) * sizeof(int64_t));
+            tmp = malloc((size_t)(longest + 1) * sizeof(int64_t));
+            if (run_start == NULL || run_key == NULL || idx == NULL || tmp == NULL) {
+                free(run_start), free(run_key), free(idx), free(tmp);
+                return -1;
+            }
+        }
+        /* the list as ascending runs (the chunks it was gathered from, each in order) */
+        for (j = begin; j < end; j++)
+            if (j == begin || positions[j] < positions[j - 1]) {
+                run_start[runs] = j;
+                run_key[runs] = positions[j];
+                idx[runs] = runs;
+                runs++;
+            }
+        run_start[runs] = end;
+        sort_by_key(idx, tmp, runs, run_key);
+        /* runs that do not overlap, put in order of their first positions, are the list in order */
+        ordered = 1;
+        for (k = 1; k < runs && ordered; k++) ordered = positions[run_start[idx[k - 1] + 1] - 1] <= run_key[idx[k]];
+        if (ordered) {
+            at = begin;
+            for (k = 0; k < runs; k++)
+                for (j = run_start[idx[k]]; j < run_start[idx[k] + 1]; j++) permutation[at++] = j;
+            continue;
+        }
+        for (j = begin; j < end; j++) idx[j - begin] = j;
+        sort_by_key(idx, tmp, end - begin, positions);
+        for (j = begin; j < end; j++) permutation[j] = idx[j - begin];
+    }
+    free(run_start), free(run_key), free(idx), free(tmp);
+    return 0;
 }

@@ -33,4 +33,16 @@ int64_t spark_long_sum_column(const int64_t *offsets, const uint8_t *valid, int6
 int64_t spark_decimal_sum_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const unsigned char *x,
                                  unsigned char *out, uint8_t *out_valid);
 
+/* For each list of doubles, Spark's sum of doubles row by row (from 0.0, in list order):
+ * out_valid[i] 0 where the list is NULL or empty. Returns the number of NULL results. */
+int64_t spark_double_sum_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const double *x, double *out,
+                                uint8_t *out_valid);
+
+/* For each of `length` lists (list i is positions[offsets[i]..offsets[i+1])), the indices of its
+ * items in order of their positions, stably: permutation[offsets[i] + k] is the index of list
+ * i's k-th. A list already in order costs one pass; one gathered from runs in order that do not
+ * overlap (each chunk of rows DuckDB gathered it from) a pass and a sort of the runs; any other
+ * a merge sort. Returns 0, or -1 where memory runs out. */
+int64_t spark_order_lists(const int64_t *offsets, int64_t length, const int64_t *positions, int64_t *permutation);
+
 #endif

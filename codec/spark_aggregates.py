@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from vpush.codec.native import NativeUnsupportedError, _native
 
-__all__ = ["MOMENT_KINDS", "spark_decimal_sum", "spark_long_sum", "spark_moments"]
+__all__ = ["MOMENT_KINDS", "POSITION", "POSITIONED_VALUE", "spark_decimal_sum", "spark_double_sum", "spark_long_sum", "spark_moments"]
 
 MOMENT_KINDS: tuple[str, ...] = (
     "var_pop", "var_samp", "stddev_pop", "stddev_samp", "skewness", "kurtosis", "covar_pop", "covar_samp", "corr",
@@ -35,19 +35,42 @@ BIVARIATE_KINDS = frozenset(MOMENT_KINDS[MOMENT_KINDS.index("covar_pop"):])
 for ``regr_*``, y then x)."""
 
 
+POSITIONED_VALUE, POSITION = "v", "o"
+"""The fields of a positioned list's items: each value, and its row's place in Spark's order."""
+
+
 def _lists(lists: pa.Array | pa.ChunkedArray, value_type: pa.DataType) -> tuple[bytes, bytes, pa.Array]:
     """The offsets (int64, one more than the lists), the validity (a byte a list) and the values
-    of a list array, the values of ``value_type`` with no NULL among them."""
+    of a list array, the values of ``value_type`` with no NULL among them; lists of positioned
+    values (structs of :data:`POSITIONED_VALUE` and :data:`POSITION`) give their values in order
+    of their positions."""
     if isinstance(lists, pa.ChunkedArray):
         lists = lists.combine_chunks()
+    if isinstance(lists, pa.LargeListArray):
+        lists = lists.cast(pa.list_(lists.type.value_type))
     offsets = np.asarray(lists.offsets, dtype=np.int64)
     valid = np.asarray(lists.is_valid(), dtype=np.uint8)
     values = lists.values
+    if pa.types.is_struct(values.type):
+        values = _in_order(offsets, values)
     if values.null_count:
         raise ValueError("spark aggregate: a list holds a NULL; the query leaves NULLs out")
     if not values.type.equals(value_type):
         values = values.cast(value_type)
     return offsets.tobytes(), valid.tobytes(), values
+
+
+def _in_order(offsets: np.ndarray, items: pa.StructArray) -> pa.Array:
+    """The values of positioned lists' items, each list's in order of their positions (a
+    compiled pass, where DuckDB would sort each group's rows for ``list(x ORDER BY ...)``)."""
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    by_name = dict(zip((f.name for f in items.type), items.flatten()))
+    positions = by_name[POSITION]
+    if positions.null_count:
+        raise ValueError("spark aggregate: a list item without a position")
+    order = _native.spark_order_lists(offsets.tobytes(), _buffer(positions, np.int64))
+    return by_name[POSITIONED_VALUE].take(pa.array(np.frombuffer(order, dtype=np.int64)))
 
 
 def _buffer(values: pa.Array, dtype: type) -> bytes:
@@ -111,11 +134,33 @@ def spark_long_sum(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
         NativeUnsupportedError: no compiled kernel.
         ValueError: a NULL inside a list.
     """
+    return _sum(-1, lists, pa.int64(), np.int64)
+
+
+def spark_double_sum(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Spark's ``sum`` of each list of doubles, added in list order (its last bits depend on the
+    order): NULL for a NULL or empty list.
+
+    Example:
+        >>> spark_double_sum(pa.array([[0.1, 0.2, 0.3], [0.3, 0.2, 0.1], None])).to_pylist()
+        [0.6000000000000001, 0.6, None]
+        >>> items = pa.array([[{"v": 0.3, "o": 2}, {"v": 0.1, "o": 0}, {"v": 0.2, "o": 1}]])
+        >>> spark_double_sum(items).to_pylist()
+        [0.6000000000000001]
+
+    Raises:
+        NativeUnsupportedError: no compiled kernel.
+        ValueError: a NULL inside a list.
+    """
+    return _sum(-3, lists, pa.float64(), np.float64)
+
+
+def _sum(kind: int, lists: pa.Array | pa.ChunkedArray, value_type: pa.DataType, dtype: type) -> pa.Array:
+    """The kernel's sum ``kind`` (-1 of longs, -3 of doubles) of each list, in list order."""
     if _native is None:
         raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
-    offsets, valid, values = _lists(lists, pa.int64())
-    result = _native.spark_aggregate(-1, offsets, valid, _buffer(values, np.int64), b"")
-    return _result(result, pa.int64(), np.int64)
+    offsets, valid, values = _lists(lists, value_type)
+    return _result(_native.spark_aggregate(kind, offsets, valid, _buffer(values, dtype), b""), value_type, dtype)
 
 
 def spark_decimal_sum(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -138,7 +183,9 @@ def spark_decimal_sum(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
     """
     if _native is None:
         raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
-    value_type = (lists.type if isinstance(lists, pa.Array) else lists.type).value_type
+    value_type = lists.type.value_type
+    if pa.types.is_struct(value_type):  # positioned values
+        value_type = value_type.field(POSITIONED_VALUE).type
     if not pa.types.is_decimal128(value_type):
         raise ValueError(f"spark decimal sum: lists of {value_type}, not of decimal128")
     offsets, valid, values = _lists(lists, value_type)

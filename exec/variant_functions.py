@@ -99,7 +99,15 @@ from vpush.codec.native import (
     to_json_native,
 )
 from vpush.codec.strict_math import STRICT_MATH_FUNCTIONS as STRICT_MATH_ARITY
-from vpush.codec.spark_aggregates import BIVARIATE_KINDS, MOMENT_KINDS, spark_long_sum, spark_moments
+from vpush.codec.spark_aggregates import (
+    BIVARIATE_KINDS,
+    MOMENT_KINDS,
+    POSITION,
+    POSITIONED_VALUE,
+    spark_double_sum,
+    spark_long_sum,
+    spark_moments,
+)
 from vpush.codec.spark_conv import spark_conv
 from vpush.codec.spark_hash import crc32, spark_hash_step
 from vpush.codec.spark_hll import hll_estimates
@@ -116,7 +124,7 @@ from vpush.exec.string_datetimes import (
 )
 from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, CONV_FUNCTION, HASH_ENGINE_FUNCTIONS
-from vpush.optimizer.spark_order import LONG_SUM_FUNCTION, moment_function
+from vpush.optimizer.spark_order import DOUBLE_SUM_FUNCTION, LONG_SUM_FUNCTION, moment_function
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
 from vpush.exec.rebuild_rows import rebuild_rows
@@ -885,6 +893,10 @@ def _rebuild_rows(locators: pa.Array, column: pa.Array) -> pa.Array:
     return rebuild_rows(locators, str(_first(column)))
 
 
+_POSITIONED_DOUBLES = f"STRUCT({POSITIONED_VALUE} DOUBLE, {POSITION} BIGINT)[]"
+"""Lists of doubles, each with its row's place in Spark's order (the kernel orders them)."""
+
+
 # -- Spark's transcendental functions -------------------------------------------------------------
 def _moment_function(kind: str) -> Callable[..., pa.Array]:
     """Spark's moment ``kind`` over each list of doubles (two lists for the covariances and corr),
@@ -1074,10 +1086,11 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     CONV_FUNCTION: (_guarded(spark_conv, "conv"), ["VARCHAR", "INTEGER", "INTEGER"], "VARCHAR"),
     APPROX_COUNT_DISTINCT_FUNCTION: (_guarded(_approx_count_distinct, "approx_count_distinct"), ["BIGINT[]", "INTEGER"], "BIGINT"),
     **{
-        moment_function(kind): (_guarded(_moment_function(kind), kind), ["DOUBLE[]"] * (1 + (kind in BIVARIATE_KINDS)), "DOUBLE")
+        moment_function(kind): (_guarded(_moment_function(kind), kind), [_POSITIONED_DOUBLES] * (1 + (kind in BIVARIATE_KINDS)), "DOUBLE")
         for kind in MOMENT_KINDS
     },
-    LONG_SUM_FUNCTION: (_guarded(spark_long_sum, "sum"), ["BIGINT[]"], "BIGINT"),
+    LONG_SUM_FUNCTION: (_guarded(spark_long_sum, "sum"), [f"STRUCT({POSITIONED_VALUE} BIGINT, {POSITION} BIGINT)[]"], "BIGINT"),
+    DOUBLE_SUM_FUNCTION: (_guarded(spark_double_sum, "sum"), [_POSITIONED_DOUBLES], "DOUBLE"),
 }
 """name -> (the Arrow function, DuckDB parameter types, DuckDB result type)."""
 

@@ -35,7 +35,7 @@ from vpush.optimizer.expand_using_stars import COLUMN_NAMES
 from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.spark_functions import check_functions
-from vpush.optimizer.spark_order import choose_ordered
+from vpush.optimizer.spark_order import choose_ordered, exclude_from_stars
 from vpush.optimizer.spark_semantics import SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name, wrap_in_place
 from vpush.optimizer.variant_types import VARIANT, SparkType, StringType
 
@@ -648,19 +648,8 @@ def _extractions(node: exp.Table, variants: set[str]) -> list[Extraction]:
 def _exclude_from_stars(node: exp.Table, alias: str, names: list[str]) -> None:
     """Keep the extraction columns out of ``*`` and ``alias.*`` in the SELECT reading the table."""
     select, _ = owning_select(node)
-    if select is None:
-        return
-    for projection in select.expressions:
-        star = projection
-        if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star):
-            if projection.table.lower() != alias.lower():
-                continue
-            star = projection.this
-        if not isinstance(star, exp.Star):
-            continue
-        excluded = list(star.args.get("except_") or [])
-        excluded += [exp.column(exp.to_identifier(n, quoted=True)) for n in names]
-        star.set("except_", excluded)
+    if select is not None:
+        exclude_from_stars(select, alias, names)
 
 
 def _replace_extraction(ext: Extraction, column_name: str, alias: str) -> None:

@@ -3,10 +3,12 @@ DuckDB.
 
 Spark updates an aggregate's buffer row by row within a task, in the order its file scan reads
 the rows: the files as ``FilePartition`` orders them (largest first), each file's rows in order.
-DuckDB aggregates in parallel, chunks in any order. Where a SELECT reads one table directly (no
-join, no subquery), the table's scan gives :data:`~vpush.optimizer.plan.ORDER_COLUMN` (each
-row's place in Spark's order, :attr:`~vpush.optimizer.plan.Scan.ordered`), and these aggregates
-take their rows in that order:
+DuckDB aggregates in parallel, chunks in any order. Where a SELECT reads one table directly, the
+table's scan gives :data:`~vpush.optimizer.plan.ORDER_COLUMN` (each row's place in Spark's order,
+:attr:`~vpush.optimizer.plan.Scan.ordered`); where it reads a subquery or a CTE that projects,
+filters and sorts one table, or a ``UNION ALL`` of such, each of them gives the column on (a
+sort's row number, by its keys and then the rows' order, as Spark's stable sort; a branch's
+place after the branches before it). These aggregates take their rows in that order:
 
 - ``max_by``/``min_by``: the last of the rows tied on the ordering (Spark's ``MaxMinBy`` keeps
   the old value only where it is strictly better), by the ordering and the row's place;
@@ -39,13 +41,14 @@ from collections.abc import Callable
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
-from vpush.codec.spark_aggregates import BIVARIATE_KINDS
+from vpush.codec.spark_aggregates import BIVARIATE_KINDS, POSITION, POSITIONED_VALUE
 from vpush.optimizer.plan import ORDER_COLUMN, ORDERED_RETRY_MARKER, ORDERED_SCAN, SCAN_INDEX
 from vpush.optimizer.variant_types import AtomicType, SparkType
 
 __all__ = [
-    "MOMENT_FUNCTIONS", "ORDERED_CHOICE_FUNCTION", "LONG_SUM_FUNCTION", "choose_ordered", "first_or_last", "last_of_ties",
-    "moment_call", "moment_function", "ordered", "ordered_choice", "ordered_decimal_total", "ordered_long_sum", "scan_order",
+    "DOUBLE_SUM_FUNCTION", "MOMENT_FUNCTIONS", "ordered_double_sum", "positioned_list", "window_in_order", "ORDERED_CHOICE_FUNCTION", "LONG_SUM_FUNCTION", "choose_ordered", "first_or_last", "last_of_ties",
+    "moment_call", "moment_function", "ordered", "ordered_choice", "ordered_decimal_total", "ordered_long_sum", "scan_order", "SORTS_KEPT",
+    "exclude_from_stars", "spark_keeps_sorts",
 ]
 
 ORDERED_CHOICE_FUNCTION = "vpush_ordered_choice"
@@ -73,24 +76,241 @@ def moment_function(kind: str) -> str:
 
 
 def scan_order(scope: Scope) -> exp.Column | None:
-    """The order column of the one table ``scope``'s SELECT reads directly (marking its scan
-    ordered), or None where the SELECT reads a join, a subquery or anything else (there Spark's
-    order is its join's or its exchange's, which vpush does not follow), or has a DISTINCT
-    aggregate."""
+    """The order column of the rows ``scope``'s SELECT aggregates, or None where vpush does not
+    know Spark's order of them (a join, a lateral view, a DISTINCT aggregate beside the others).
+
+    The SELECT reads one table directly (whose scan is then marked ordered), or a subquery or a
+    CTE that projects, filters and sorts such rows (:func:`_carry_order` makes it give the column
+    too), or a ``UNION ALL`` of such.
+    """
     select = scope.expression
     if not isinstance(select, exp.Select) or select.args.get("joins") or select.args.get("laterals"):
-        return None
-    if len(scope.sources) != 1:
         return None
     if any(not isinstance(d.parent, exp.Select) for d in select.find_all(exp.Distinct)):
         # Spark computes the other aggregates of a SELECT with a DISTINCT one per distinct value
         # first, and merges those buffers in its hash table's order
         return None
-    ((alias, source),) = scope.sources.items()
-    if not isinstance(source, exp.Table) or SCAN_INDEX not in source.meta:
+    source = _from(select)
+    keep_sorts = select.meta.get(SORTS_KEPT, True)
+    kind = _carries(source, keep_sorts) if source is not None else None
+    if source is None or kind is None:
         return None
-    source.meta[ORDERED_SCAN] = True
-    return exp.column(exp.to_identifier(ORDER_COLUMN, quoted=True), table=exp.to_identifier(alias, quoted=True))
+    _carry_order(source, keep_sorts)
+    column = _order_of(source)
+    column.meta[_WIDE_ORDER] = kind == _WIDE
+    return column
+
+
+def _order_of(source: exp.Expr) -> exp.Column:
+    """:data:`ORDER_COLUMN` of a SELECT's source (unqualified where the source has no name)."""
+    alias = source.alias_or_name
+    return exp.column(exp.to_identifier(ORDER_COLUMN, quoted=True), table=exp.to_identifier(alias, quoted=True) if alias else None)
+
+
+SORTS_KEPT = "vpush_sorts_kept"
+"""The meta key on a SELECT with aggregates: False where Spark's optimizer drops the sorts below
+it (``EliminateSorts``: every aggregate's answer is the same in any order), True or absent
+otherwise (:func:`spark_keeps_sorts`)."""
+
+_CARRIED = "vpush_order_carried"
+_WIDE_ORDER = "vpush_wide_order"  # on an order column that is a hugeint (a UNION ALL's)
+
+DOUBLE_SUM_FUNCTION = "vpush_spark_double_sum"
+"""The engine function of :func:`vpush.codec.spark_aggregates.spark_double_sum`."""
+
+
+def spark_keeps_sorts(select: exp.Select, floating: Callable[[exp.Expr], bool]) -> bool:
+    """Whether Spark keeps a sort in the subqueries below ``select``'s aggregates: its
+    ``EliminateSorts`` drops them where every aggregate is ``min``, ``max``, ``count``, a bit
+    aggregate, or ``sum``/``avg`` of an argument that is not a float or a double (``floating``);
+    every other aggregate (``first``, ``collect_list``, the moments over their doubles) keeps them.
+
+    Example:
+        >>> from sqlglot import parse_one
+        >>> spark_keeps_sorts(parse_one("SELECT sum(b), max(x) FROM s"), lambda node: False)
+        False
+        >>> spark_keeps_sorts(parse_one("SELECT sum(b), first(x) FROM s"), lambda node: False)
+        True
+    """
+    for node in _own_nodes(select):
+        if not isinstance(node, exp.AggFunc) or isinstance(node.parent, exp.Window):
+            continue
+        if isinstance(node, (exp.Min, exp.Max, exp.Count, exp.BitwiseAndAgg, exp.BitwiseOrAgg, exp.BitwiseXorAgg)):
+            continue
+        if isinstance(node, (exp.Sum, exp.Avg)) and not isinstance(node.this, exp.Distinct) and not floating(node.this):
+            continue
+        return True
+    return False
+
+
+def _own_nodes(node: exp.Expr) -> list[exp.Expr]:
+    out = [node]
+    for child in node.iter_expressions():
+        if not isinstance(child, (exp.Select, exp.Subquery, exp.SetOperation, exp.From, exp.Join)):
+            out.extend(_own_nodes(child))
+    return out
+
+
+def _from(select: exp.Select) -> exp.Expr | None:
+    """The one source ``select`` reads (no join, no lateral view)."""
+    if select.args.get("joins") or select.args.get("laterals"):
+        return None
+    from_ = select.args.get("from_")
+    return from_.this if from_ is not None else None
+
+
+def _query(source: exp.Expr) -> exp.Expr | None:
+    """The scan, or the query, that a SELECT's source ``source`` reads: a table that becomes a
+    scan itself, a subquery's query, or a CTE's (one referenced once: its output changes)."""
+    if isinstance(source, exp.Table) and not source.args.get("sample") and not source.args.get("pivots"):
+        if SCAN_INDEX in source.meta:
+            return source
+        if source.args.get("db"):
+            return None
+        for parent in _ancestors(source):
+            with_ = parent.args.get("with_") if isinstance(parent, exp.Query) else None
+            for cte in with_.expressions if with_ is not None else []:
+                if cte.alias_or_name.lower() == source.name.lower():
+                    uses = [t for t in parent.find_all(exp.Table) if not t.args.get("db") and t.name.lower() == source.name.lower()]
+                    return cte.this if len(uses) == 1 else None
+        return None
+    if isinstance(source, exp.Subquery) and not source.args.get("sample") and not source.args.get("pivots"):
+        return source.this.unnest() if isinstance(source.this, exp.Subquery) else source.this
+    return None
+
+
+def _ancestors(node: exp.Expr) -> list[exp.Expr]:
+    out = []
+    parent = node.parent
+    while parent is not None:
+        out.append(parent)
+        parent = parent.parent
+    return out
+
+
+def _branches(union: exp.Union) -> list[exp.Expr]:
+    """The queries a chain of ``UNION ALL`` puts together, in order."""
+    out: list[exp.Expr] = []
+    for side in (union.this, union.expression):
+        side = side.unnest() if isinstance(side, exp.Subquery) else side
+        if isinstance(side, exp.Union) and not side.args.get("distinct") and not side.args.get("order") and not side.args.get("limit"):
+            out.extend(_branches(side))
+        else:
+            out.append(side)
+    return out
+
+
+_NARROW, _SORTED, _WIDE = "narrow", "sorted", "wide"
+
+
+def _carries(source: exp.Expr, keep_sorts: bool) -> str | None:
+    """How the rows of a SELECT's source ``source`` come in Spark's order (in one task), or None
+    where vpush does not follow it: ``narrow`` (a scan's order: a ``bigint``), ``sorted`` (an
+    ``ORDER BY`` below: a row number) or ``wide`` (a ``UNION ALL``'s branches: a ``hugeint``)."""
+    query = _query(source)
+    if query is None:
+        return None
+    if isinstance(query, exp.Table):
+        return _NARROW
+    if isinstance(query, exp.Union):
+        if query.args.get("distinct") or query.args.get("order") or query.args.get("limit") or query.args.get("offset"):
+            return None
+        kinds = [_select_carries(b, keep_sorts) if isinstance(b, exp.Select) else None for b in _branches(query)]
+        return _WIDE if all(k in (_NARROW, _SORTED) for k in kinds) else None
+    return _select_carries(query, keep_sorts) if isinstance(query, exp.Select) else None
+
+
+def _select_carries(select: exp.Select, keep_sorts: bool) -> str | None:
+    # a SELECT that only projects, filters and sorts the rows of one source keeps their order
+    if select.meta.get(_CARRIED):
+        return str(select.meta[_CARRIED])
+    for key in ("group", "having", "qualify", "limit", "offset", "distinct", "windows", "joins", "laterals", "connect", "prewhere"):
+        if select.args.get(key):
+            return None
+    if any(isinstance(n, (exp.AggFunc, exp.Window, exp.UDTF, exp.Explode)) for n in _own_nodes(select)):
+        return None
+    source = _from(select)
+    inner = _carries(source, keep_sorts) if source is not None else None
+    if inner is None or not select.args.get("order") or not keep_sorts:
+        return inner
+    # Spark drops a sort below another (EliminateSorts): vpush follows one sort only
+    return _SORTED if inner == _NARROW else None
+
+
+def _carry_order(source: exp.Expr, keep_sorts: bool) -> None:
+    """Make the query ``source`` reads give :data:`ORDER_COLUMN` (:func:`_carries` said how)."""
+    query = _query(source)
+    if isinstance(query, exp.Table):
+        query.meta[ORDERED_SCAN] = True
+    elif isinstance(query, exp.Union):
+        for rank, branch in enumerate(_branches(query)):
+            assert isinstance(branch, exp.Select)
+            _carry_select(branch, keep_sorts, rank)
+    elif isinstance(query, exp.Select):
+        _carry_select(query, keep_sorts, None)
+
+
+def _carry_select(select: exp.Select, keep_sorts: bool, branch: int | None) -> None:
+    if select.meta.get(_CARRIED):
+        return
+    kind = _select_carries(select, keep_sorts)
+    select.meta[_CARRIED] = kind
+    source = _from(select)
+    assert source is not None
+    _carry_order(source, keep_sorts)
+    place: exp.Expr = _order_of(source)
+    if not isinstance(_query(source), exp.Table):
+        exclude_from_stars(select, source.alias_or_name, [ORDER_COLUMN])
+    order = select.args.get("order")
+    if order is not None and keep_sorts:
+        # Spark's sort is stable: rows tied on its keys keep the order they came in
+        keys = [_resolved_key(select, k.copy()) for k in order.expressions] + [exp.Ordered(this=place, nulls_first=False)]
+        place = exp.Window(this=exp.RowNumber(), order=exp.Order(expressions=keys))
+    if branch is not None:
+        # each branch of a UNION ALL after the ones before it
+        place = exp.Add(this=exp.cast(place, exp.DataType.build("HUGEINT")), expression=exp.cast(
+            exp.Literal.number(branch << 64), exp.DataType.build("HUGEINT")))
+    select.append("expressions", exp.alias_(place, exp.to_identifier(ORDER_COLUMN, quoted=True), copy=False))
+
+
+def _resolved_key(select: exp.Select, key: exp.Ordered) -> exp.Ordered:
+    """An ORDER BY key of ``select`` as a window's key: an ordinal or a projection's alias is
+    replaced by the projection's expression (DuckDB and Spark take the alias first)."""
+    projections = {p.alias.lower(): p for p in select.expressions if isinstance(p, exp.Alias)}
+    for node in [key.this, *key.this.find_all(exp.Column)]:
+        if isinstance(node, exp.Literal) and node is key.this and node.is_int:
+            position = int(node.name) - 1
+            if 0 <= position < len(select.expressions):
+                key.set("this", select.expressions[position].unalias().copy())
+            break
+        if isinstance(node, exp.Column) and not node.table and node.name.lower() in projections:
+            replacement = projections[node.name.lower()].this.copy()
+            if node is key.this:
+                key.set("this", replacement)
+            else:
+                node.replace(exp.Paren(this=replacement))
+    return key
+
+
+def exclude_from_stars(select: exp.Select, alias: str, names: list[str]) -> None:
+    """Keep the columns ``names`` that vpush adds to the source ``alias`` out of ``*`` and
+    ``alias.*`` in ``select``.
+
+    Example:
+        >>> select = exp.select("*").from_("t")
+        >>> exclude_from_stars(select, "t", ["o"])
+        >>> select.sql("duckdb")
+        'SELECT * EXCLUDE ("o") FROM t'
+    """
+    for projection in select.expressions:
+        star = projection
+        if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star):
+            if projection.table.lower() != alias.lower():
+                continue
+            star = projection.this
+        if isinstance(star, exp.Star):
+            excluded = list(star.args.get("except_") or [])
+            star.set("except_", excluded + [exp.column(exp.to_identifier(n, quoted=True)) for n in names])
 
 
 def ordered(value: exp.Expr, order: exp.Column | None, *, descending: bool = False) -> exp.Expr:
@@ -103,6 +323,64 @@ def ordered(value: exp.Expr, order: exp.Column | None, *, descending: bool = Fal
     if order is None:
         return value
     return exp.Order(this=value, expressions=[exp.Ordered(this=order.copy(), desc=descending)])
+
+
+def positioned_list(value: exp.Expr, of_type: str, order: exp.Column | None, condition: exp.Expr | None) -> exp.Expr:
+    """The list of each group's ``value`` (cast to ``of_type``) where ``condition`` holds, each
+    item with its row's place in ``order`` (:data:`~vpush.codec.spark_aggregates.POSITION`): the
+    kernel puts the values in that order itself, cheaper than DuckDB's sort for an ordered
+    aggregate. A ``hugeint`` order (a UNION ALL's) DuckDB sorts by; without one, the places are
+    0 and the values come in DuckDB's order.
+
+    Example:
+        >>> positioned_list(exp.column("x"), "DOUBLE", exp.column("o"), None).sql("duckdb")
+        "LIST({'v': CAST(x AS DOUBLE), 'o': o})"
+    """
+    narrow = order is not None and not order.meta.get(_WIDE_ORDER)
+    place = order.copy() if narrow and order is not None else exp.cast(exp.Literal.number(0), exp.DataType.build("BIGINT"))
+    item: exp.Expr = exp.Struct(expressions=[
+        exp.PropertyEQ(this=exp.to_identifier(POSITIONED_VALUE), expression=exp.cast(value.copy(), exp.DataType.build(of_type))),
+        exp.PropertyEQ(this=exp.to_identifier(POSITION), expression=place),
+    ])
+    if not narrow:
+        item = ordered(item, order)
+    return _filtered(exp.Anonymous(this="list", expressions=[item]), condition)
+
+
+def ordered_double_sum(value: exp.Expr, order: exp.Column, condition: exp.Expr | None, functions: dict[str, SparkType]) -> exp.Expression:
+    """Spark's ``sum`` of ``value`` as doubles, added in ``order`` (NULL where no row has one);
+    ``condition`` is the aggregate's FILTER."""
+    functions[DOUBLE_SUM_FUNCTION] = AtomicType("double")
+    return exp.Anonymous(this=DOUBLE_SUM_FUNCTION, expressions=[positioned_list(value, "DOUBLE", order, _both(condition, _present(value)))])
+
+
+_BY_ROW = (exp.RowNumber, exp.Lag, exp.Lead, exp.Ntile)
+_BY_ORDER = (exp.First, exp.Last, exp.FirstValue, exp.LastValue, exp.AnyValue, exp.ArrayAgg)
+
+
+def window_in_order(window: exp.Window, order: exp.Column) -> None:
+    """Give ``window``'s function the rows in Spark's order where it depends on it: Spark sorts a
+    window's rows by its partition and ORDER BY keys stably, tied rows in the order they came
+    (measured on Spark 4.3), where DuckDB's window sort leaves ties in any order. A function of
+    rows (``row_number``, ``lag``, ``lead``, ``ntile``) or a ROWS frame takes ``order`` as the
+    window's last key (peers do not matter there); ``first``/``last``/``first_value``/
+    ``last_value``/``any_value``/``collect_list`` take their frame's rows by the window's keys
+    and then ``order`` (the frame itself is unchanged).
+
+    Example:
+        >>> window = exp.Window(this=exp.First(this=exp.column("x")), partition_by=[exp.column("g")])
+        >>> window_in_order(window, exp.column("o"))
+        >>> window.sql("duckdb")
+        'FIRST(x ORDER BY o) OVER (PARTITION BY g)'
+    """
+    function = window.this.this if isinstance(window.this, exp.Filter) else window.this
+    spec = window.args.get("spec")
+    keys = list(window.args["order"].expressions) if window.args.get("order") is not None else []
+    last = exp.Ordered(this=order.copy(), nulls_first=False)
+    if isinstance(function, _BY_ROW) or (spec is not None and str(spec.args.get("kind") or "").upper() == "ROWS"):
+        window.set("order", exp.Order(expressions=[*keys, last]))
+    if isinstance(function, _BY_ORDER) and not isinstance(function.this, (exp.Order, exp.Distinct)):
+        function.set("this", exp.Order(this=function.this, expressions=[*(k.copy() for k in keys), last.copy()]))
 
 
 def _filtered(call: exp.Expr, condition: exp.Expr | None) -> exp.Expr:
@@ -126,10 +404,7 @@ def moment_call(
     kept: exp.Expr | None = condition
     for value in values:
         kept = _both(kept, _present(value))
-    lists = [
-        _filtered(exp.Anonymous(this="list", expressions=[ordered(exp.cast(v.copy(), exp.DataType.build("DOUBLE")), order)]), kept)
-        for v in values
-    ]
+    lists = [positioned_list(v, "DOUBLE", order, kept) for v in values]
     if (kind in BIVARIATE_KINDS) != (len(values) == 2):
         raise ValueError(f"{kind} takes {'two' if kind in BIVARIATE_KINDS else 'one'} argument(s)")
     functions[moment_function(kind)] = AtomicType("double")
@@ -181,10 +456,7 @@ def ordered_long_sum(
     )
     retry = exp.cast(exp.Anonymous(this="error", expressions=[exp.Literal.string(ORDERED_RETRY_MARKER)]), exp.DataType.build("BIGINT"))
     fast = exp.Case(ifs=[exp.If(this=safe, true=checked)], default=retry)
-    values = _filtered(
-        exp.Anonymous(this="list", expressions=[ordered(exp.cast(value.copy(), exp.DataType.build("BIGINT")), order)]),
-        _both(condition, _present(value)),
-    )
+    values = positioned_list(value, "BIGINT", order, _both(condition, _present(value)))
     total = exp.Anonymous(this=LONG_SUM_FUNCTION, expressions=[values])
     functions[LONG_SUM_FUNCTION] = AtomicType("bigint")
     exact = exp.Case(

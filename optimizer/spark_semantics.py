@@ -76,13 +76,17 @@ from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, KERNEL_CALLS, rewrite_approx_count_distinct, rewrite_kernel_call
 from vpush.optimizer.spark_order import (
     MOMENT_FUNCTIONS,
+    SORTS_KEPT,
     first_or_last,
     last_of_ties,
     moment_call,
     ordered,
     ordered_decimal_total,
+    ordered_double_sum,
     ordered_long_sum,
     scan_order,
+    spark_keeps_sorts,
+    window_in_order,
 )
 from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
@@ -1502,6 +1506,11 @@ class _Rewriter:
         if isinstance(node.parent, exp.TsOrDsAdd) and _subtracted_days(node):
             return node  # date_sub's days: _days_to_add takes them as Spark does
         result = of(node)
+        if isinstance(node, exp.Window) and _rows_in_order(node, self.typer.scope.expression):
+            _check_window(node)  # Spark's errors for the window as written, before its order grows a key
+            order = scan_order(self.typer.scope)
+            if order is not None:
+                window_in_order(node, order)  # tied rows in Spark's order
         if isinstance(node, exp.ArrayUniqueAgg) and isinstance(node.this, exp.Distinct) and len(node.this.expressions) == 1:
             node.set("this", node.this.expressions[0])  # collect_set(DISTINCT x) is collect_set(x)
         if isinstance(node, (exp.Not, exp.And, exp.Or)):
@@ -2628,7 +2637,7 @@ class _Rewriter:
                 and (isinstance(value, exp.Distinct) or scan_order(self.typer.scope) is None)):
             # DuckDB's own sum of wider decimals can raise before the total is checked (without
             # GROUP BY and over windows the total is exact: _exact_decimal_total; with GROUP BY
-            # over one table read directly, in Spark's order of rows: _grouped_decimal_total)
+            # where the SELECT knows Spark's order of rows: _grouped_decimal_total)
             _refuse(called, f"decimals of more than {_TRY_DECIMAL_PRECISION} digits with GROUP BY")
         agg: exp.Expr = exp.Sum(this=value) if called == "try_sum" else exp.Avg(this=value)
         agg.meta[_TOLERANT] = True
@@ -2672,14 +2681,12 @@ class _Rewriter:
         order = scan_order(self.typer.scope)
         if order is None:
             return None
-        value = exp.cast(agg.this, exp.DataType.build("DOUBLE")) if _is_integral(arg) else agg.this
-        total: exp.Expr = exp.Sum(this=ordered(value.copy(), order))
+        condition = node.expression.this if isinstance(node, exp.Filter) else None
+        total = ordered_double_sum(agg.this, order, condition, self.functions)
         if isinstance(agg, exp.Sum):
-            agg.set("this", ordered(value, order))
-            return node
+            return total
         count: exp.Expr = exp.Count(this=agg.this.copy())
         if isinstance(node, exp.Filter):
-            total = exp.Filter(this=total, expression=node.expression.copy())
             count = exp.Filter(this=count, expression=node.expression.copy())
         # no rows: the sum is NULL, and so is the quotient
         return exp.Div(this=total, expression=exp.cast(count, exp.DataType.build("DOUBLE")), typed=False, safe=False)
@@ -2967,6 +2974,8 @@ def apply_spark_semantics(
         typer = _Typer(scope, columns)
         rewriter = _Rewriter(typer, functions)
         _strings_to_doubles(select, typer)
+        select.meta[SORTS_KEPT] = spark_keeps_sorts(select, lambda node: typer.of(node) in _FLOATING)
+        select.meta[_ONE_WINDOW_SORT] = len({_window_sort(w) for w in _in_scope(select) if isinstance(w, exp.Window)}) <= 1
         # Generators become lateral joins first: the rest of the SELECT reads their columns.
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
         _check_resolved(select, scope, columns)
@@ -4787,6 +4796,31 @@ def _window_function_error(function: exp.Expr, message: str, error_class: str) -
     return OptimizeError(
         f'Cannot resolve "{_spark_text(function)}" due to data type mismatch: {message}', error_class=error_class
     )
+
+
+_ONE_WINDOW_SORT = "vpush_one_window_sort"
+
+
+def _window_sort(window: exp.Window) -> str:
+    order = window.args.get("order")
+    return exp.Tuple(expressions=[*(p.copy() for p in window.args.get("partition_by") or []),
+                                  order.copy() if order is not None else exp.Order()]).sql()
+
+
+def _rows_in_order(window: exp.Window, select: exp.Expr) -> bool:
+    """Whether ``window`` (in ``select``) is one whose answer depends on the order of tied rows,
+    over the rows of the SELECT's source (no GROUP BY or aggregate before it, no named window),
+    and the SELECT's windows all sort alike: Spark computes windows of different partitions or
+    orders one after another, each taking its rows in the order the one before gave them."""
+    if window.args.get("alias") is not None or not isinstance(select, exp.Select) or select.args.get("group"):
+        return False
+    if not select.meta.get(_ONE_WINDOW_SORT):
+        return False
+    function = window.this.this if isinstance(window.this, exp.Filter) else window.this
+    if not isinstance(function, (exp.RowNumber, exp.Lag, exp.Lead, exp.Ntile, exp.First, exp.Last, exp.FirstValue,
+                                    exp.LastValue, exp.AnyValue, exp.ArrayAgg)):
+        return False
+    return not any(isinstance(n, exp.AggFunc) and not isinstance(n.parent, exp.Window) for n in _in_scope(select))
 
 
 def _check_window(window: exp.Window) -> None:

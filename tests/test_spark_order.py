@@ -87,14 +87,25 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def spark_view(spark: SparkSession, folder: Path) -> SparkSession:
-    return register_views(spark, {"t": folder})
+def other(folder: Path) -> Path:
+    """A second table of two files (the first the larger), for UNION ALL."""
+    root = folder.parent / "u"
+    root.mkdir()
+    for seed, rows in enumerate((400, 200)):
+        pq.write_table(_file(seed + 10, rows, 1_000_000 + 100_000 * seed), root / f"part-{seed}.parquet", row_group_size=128)
+    return root
 
 
 @pytest.fixture(scope="module")
-def con(folder: Path) -> vpush.Connection:
+def spark_view(spark: SparkSession, folder: Path, other: Path) -> SparkSession:
+    return register_views(spark, {"t": folder, "u": other})
+
+
+@pytest.fixture(scope="module")
+def con(folder: Path, other: Path) -> vpush.Connection:
     connection = vpush.connect(connection=duckdb.connect(config={"threads": 4}), time_zone="UTC")
     connection.register("t", folder)
+    connection.register("u", other)
     return connection
 
 
@@ -136,6 +147,39 @@ ORDER_ONLY = [
     "SELECT k, sum(dec) AS s FROM t WHERE g = 2 GROUP BY k",
 ]
 
+# Spark keeps a subquery's ORDER BY below an aggregate whose answer depends on the order (a stable
+# sort: tied rows in the order they came), and reads a UNION ALL's branches in order
+THROUGH_SUBQUERIES = [
+    "SELECT first(id) AS a, last(id) AS b, collect_list(id) AS c, last(s, true) AS d FROM (SELECT * FROM t ORDER BY k)",
+    "SELECT g, first(id) AS a, last(s) IGNORE NULLS AS b, collect_list(id) AS c, max_by(id, k) AS m "
+    "FROM (SELECT * FROM t ORDER BY k DESC, x) GROUP BY g ORDER BY g",
+    "SELECT collect_list(j) AS c FROM (SELECT id + 1 AS j, k FROM t WHERE k > 1 ORDER BY j % 7)",
+    "SELECT collect_list(id) AS c, first(s) AS f FROM (SELECT id, s FROM t ORDER BY 2 NULLS LAST)",
+    "WITH c AS (SELECT id, g FROM t WHERE k <> 2) SELECT g, collect_list(id) AS l, first(id) AS f FROM c GROUP BY g",
+    "SELECT collect_list(id) AS l FROM (SELECT * FROM (SELECT id, k FROM t WHERE g > 0) AS a WHERE k < 4) AS b",
+    "SELECT collect_list(id) AS l, last(id) AS z FROM (SELECT id FROM t UNION ALL SELECT id FROM u)",
+    "SELECT g, collect_list(id) AS l FROM (SELECT id, g FROM u UNION ALL SELECT id, g FROM t WHERE k > 2 "
+    "UNION ALL SELECT id, g FROM (SELECT * FROM u ORDER BY k)) GROUP BY g ORDER BY g",
+    "SELECT sum(big) AS s FROM (SELECT big FROM t WHERE g >= 0)",
+    # every aggregate the same in any order (a sum of longs): Spark drops the sort, and the running
+    # total passes a bigint in the order of the files; first() keeps it, and the sorted total fits
+    "SELECT sum(big) AS s FROM (SELECT big, id FROM t ORDER BY big)",
+    "SELECT sum(big) AS s, first(id) AS f FROM (SELECT big, id FROM t ORDER BY big)",
+]
+
+# Spark sorts a window's rows stably: rows tied on its keys (or all of a partition's rows, without
+# ORDER BY) in the order they came
+WINDOWS = [
+    "SELECT id, row_number() OVER (PARTITION BY g ORDER BY k) AS r, ntile(7) OVER (PARTITION BY g ORDER BY k) AS n, "
+    "lag(s) OVER (PARTITION BY g ORDER BY k) AS l, collect_list(id) OVER (PARTITION BY g ORDER BY k "
+    "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS c FROM t",
+    "SELECT id, lead(s, 2) OVER (PARTITION BY k ORDER BY g DESC) AS d FROM t",
+    "SELECT id, first(id) OVER (PARTITION BY g) AS f, any_value(id) OVER (PARTITION BY g) AS a FROM t WHERE id % 3 <> 0",
+    "SELECT id, last(id) OVER (PARTITION BY k ORDER BY g) AS z, "
+    "first_value(s) OVER (PARTITION BY k ORDER BY g ROWS BETWEEN 3 PRECEDING AND 2 FOLLOWING) AS v FROM t",
+    "SELECT id, row_number() OVER (ORDER BY k) AS r FROM (SELECT id, k FROM t UNION ALL SELECT id, k FROM u)",
+]
+
 ONE_TASK = [
     "SELECT sum(x) AS s, avg(x) AS a, avg(b) AS ab, sum(y) AS y, avg(y) FILTER (WHERE g = 1) AS f FROM t",
     "SELECT g, sum(x) AS s, avg(y) AS a, avg(b) AS ab FROM t GROUP BY g",
@@ -150,6 +194,16 @@ _ANSWERS: dict[str, tuple[Any, ...]] = {}
 
 @pytest.mark.parametrize("sql", ORDER_ONLY)
 def test_order_of_rows(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    assert_same_answer(sql, spark_view, con, _ANSWERS)
+
+
+@pytest.mark.parametrize("sql", THROUGH_SUBQUERIES)
+def test_order_of_rows_through_subqueries(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    assert_same_answer(sql, spark_view, con, _ANSWERS)
+
+
+@pytest.mark.parametrize("sql", WINDOWS)
+def test_order_of_rows_in_windows(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     assert_same_answer(sql, spark_view, con, _ANSWERS)
 
 

@@ -1,0 +1,60 @@
+"""The kernels of Spark's order-dependent aggregates put positioned lists in order of their
+positions exactly as a stable sort does: lists already in order, lists gathered from runs that
+do not overlap (as DuckDB gathers a group's rows chunk by chunk), and lists in any order."""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from vpush.codec.spark_aggregates import POSITION, POSITIONED_VALUE, spark_double_sum, spark_long_sum, spark_moments
+
+
+def _positioned(values: np.ndarray, positions: np.ndarray, lengths: list[int]) -> pa.ListArray:
+    items = pa.StructArray.from_arrays([pa.array(values), pa.array(positions, pa.int64())], names=[POSITIONED_VALUE, POSITION])
+    return pa.ListArray.from_arrays(pa.array(np.concatenate([[0], np.cumsum(lengths)]), pa.int32()), items)
+
+
+def _chunked_runs(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Positions 0..n-1 as runs of chunks of rows, the chunks shuffled (a group's rows as DuckDB
+    gathers them), some rows left out (the rows of other groups)."""
+    chunks = np.array_split(np.sort(rng.choice(10 * n, n, replace=False)), max(1, n // 37))
+    order = rng.permutation(len(chunks))
+    return np.concatenate([chunks[i] for i in order])
+
+
+@pytest.mark.parametrize("shape", ["sorted", "runs", "shuffled", "ties"])
+def test_lists_taken_in_order_of_positions(shape: str) -> None:
+    rng = np.random.default_rng(7)
+    lengths = [0, 1, 2, 500, 3000, 17]
+    n = sum(lengths)
+    values = rng.standard_normal(n) * 10.0 ** rng.integers(-5, 12, n)
+    parts, at = [], 0
+    for length in lengths:
+        if shape == "sorted":
+            part = np.arange(length) * 3
+        elif shape == "runs":
+            part = _chunked_runs(rng, length) if length else np.zeros(0, np.int64)
+        elif shape == "shuffled":
+            part = rng.permutation(length)
+        else:
+            part = rng.integers(0, 5, length)  # equal positions keep their order (a stable sort)
+        parts.append(part)
+        at += length
+    positions = np.concatenate(parts).astype(np.int64)
+    lists = _positioned(values, positions, lengths)
+    expected_lists, at = [], 0
+    for length, part in zip(lengths, parts):
+        chunk = values[at:at + length]
+        expected_lists.append(list(chunk[np.argsort(part, kind="stable")]))
+        at += length
+    expected = pa.array(expected_lists, pa.list_(pa.float64()))
+    assert spark_double_sum(lists).equals(spark_double_sum(expected)), "sums should add the values in order of positions"
+    assert spark_moments("kurtosis", lists).equals(spark_moments("kurtosis", expected)), "moments likewise"
+    longs = _positioned(np.round(values).astype(np.int64) % 1000, positions, lengths)
+    assert spark_long_sum(longs).equals(spark_long_sum(pa.array(
+        [list(np.round(v).astype(np.int64) % 1000) for v in expected_lists], pa.list_(pa.int64())))), "long sums likewise"
+
+
+def test_double_sum_of_no_values_is_null() -> None:
+    assert spark_double_sum(pa.array([[], None, [-0.0]], pa.list_(pa.float64()))).to_pylist() == [None, None, 0.0]
