@@ -48,6 +48,7 @@ __all__ = [
     "ParseJson",
     "SchemaOfVariant",
     "SchemaOfVariantAgg",
+    "ShiftRightUnsigned",
     "ToJson",
     "ToVariantObject",
     "TryParseJson",
@@ -260,6 +261,10 @@ class VariantArrayAppend(exp.Expression, exp.Func):
 class TryVariantArrayAppend(VariantArrayAppend):
     _sql_names = ["TRY_VARIANT_ARRAY_APPEND"]
     SAFE = True
+
+
+class ShiftRightUnsigned(exp.Expression, exp.Binary):
+    """Spark's ``a >>> b``: ``shiftrightunsigned(a, b)``, Java's ``>>>`` on an int or a bigint."""
 
 
 class VariantStripNulls(exp.Expression, exp.Func):
@@ -1038,6 +1043,35 @@ def _build_named_struct(args: list[exp.Expr]) -> exp.Expr:
 _CHAR_TYPES = frozenset({exp.DType.CHAR, exp.DType.VARCHAR})
 
 
+# The token ``>>>`` stands for in the parser: one Spark's tokenizer never makes of its own.
+_UNSIGNED_SHIFT = TokenType.CARET_AT
+_TYPE_BRACKETS = frozenset({"ARRAY", "MAP", "STRUCT"})
+
+
+def _merge_unsigned_shifts(tokens: list[Token]) -> list[Token]:
+    """``tokens`` with each ``>>>`` of an expression one token, which sqlglot's tokenizer leaves
+    as three ``>`` (its parser then reads ``>>`` and fails on the third); the ``>>>`` closing
+    ``ARRAY<ARRAY<ARRAY<INT>>>`` stays three."""
+    merged: list[Token] = []
+    depth = 0  # how many type brackets (ARRAY<, MAP<, STRUCT<) are open
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if token.token_type == TokenType.LT and merged and merged[-1].text.upper() in _TYPE_BRACKETS:
+            depth += 1
+        elif token.token_type == TokenType.GT and depth:
+            depth -= 1
+        elif token.token_type == TokenType.GT and index + 2 < len(tokens) and all(
+            tokens[index + k].token_type == TokenType.GT and tokens[index + k].start == token.start + k for k in (1, 2)
+        ):
+            merged.append(Token(_UNSIGNED_SHIFT, ">>>", token.line, token.col + 2, token.start, token.start + 2, token.comments))
+            index += 3
+            continue
+        merged.append(token)
+        index += 1
+    return merged
+
+
 class VpushSparkParser(SparkParser):
     """Spark's parser plus typed variant functions, the ``:`` operator and strict casts."""
 
@@ -1066,6 +1100,7 @@ class VpushSparkParser(SparkParser):
             "DECIMAL": build_as_cast("DECIMAL(10, 0)"),
         }.items()
     }
+    BITWISE = {**SparkParser.BITWISE, _UNSIGNED_SHIFT: ShiftRightUnsigned}
     FUNCTION_PARSERS = {
         name: _traced_parser(name, parse) if name in _TRACED_PARSERS else parse
         for name, parse in SparkParser.FUNCTION_PARSERS.items()
@@ -1087,6 +1122,7 @@ class VpushSparkParser(SparkParser):
         if table is not None:  # Spark's `TABLE t`, which sqlglot reads as the column TABLE aliased t
             return [exp.select("*").from_(exp.Table(this=exp.to_identifier(table, quoted=True)))]
         check_spark_tokens(raw_tokens, sql)
+        raw_tokens = _merge_unsigned_shifts(raw_tokens)
         for token, after in zip(raw_tokens, raw_tokens[1:]):
             # sqlglot drops a trailing comma and takes a string as an alias; Spark's parser refuses
             if token.token_type == TokenType.COMMA and after.token_type == TokenType.FROM:
@@ -1269,6 +1305,7 @@ class VpushSparkGenerator(SparkGenerator):
         VariantGet: _variant_get_sql,
         exp.AtTimeZone: _utc_shift_sql("FROM_UTC_TIMESTAMP"),
         exp.FromTimeZone: _utc_shift_sql("TO_UTC_TIMESTAMP"),
+        ShiftRightUnsigned: lambda self, e: self.binary(e, ">>>"),
     }
     # Hive's mapping writes TIME as TIMESTAMP; Spark 4.1+ has a TIME type of its own.
     TYPE_MAPPING = {**SparkGenerator.TYPE_MAPPING, exp.DType.TIME: "TIME"}

@@ -180,6 +180,8 @@ def check_functions(expression: exp.Expr) -> None:
                 "empty cell as 0 where Spark gives NULL); the Spark engine (vpush.connect(engine='spark')) runs it",
                 error_class="VPUSH_UNSUPPORTED_FUNCTION",
             )
+        if isinstance(node, exp.Anonymous) and isinstance(node.parent, exp.Table) and node.name.lower() == "range":
+            continue  # FROM range(...): vpush.optimizer.rewrite_range_tables decides on it
         if isinstance(node, (exp.Any, exp.All)) and type(node.parent) is exp.Like:
             continue  # x [NOT] LIKE ANY|ALL (...): spark_semantics writes out each pattern's LIKE
         if isinstance(node, exp.Any) and not isinstance(node.this, (exp.Subquery, exp.Select)):

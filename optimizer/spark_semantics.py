@@ -49,6 +49,7 @@ from vpush.optimizer.dialect import (
     IsValidVariant,
     IsVariantNull,
     ParseJson,
+    ShiftRightUnsigned,
     SchemaOfVariant,
     SchemaOfVariantAgg,
     ToVariantObject,
@@ -69,6 +70,7 @@ from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_generators import rewrite_generators
+from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.expand_using_stars import expand_using_stars
 from vpush.optimizer.spark_analysis import check_order_by_aggregates
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
@@ -935,13 +937,16 @@ _TOLERANT = "vpush_try_aggregate"
 _TRY_DECIMAL_PRECISION = 28
 
 
+_SHIFTS: dict[type[exp.Expr], str] = {
+    exp.BitwiseLeftShift: "shiftleft", exp.BitwiseRightShift: "shiftright", ShiftRightUnsigned: "shiftrightunsigned",
+}
+
+
 def _called(node: exp.Expr) -> str | None:
-    """The Spark function ``node`` calls: :func:`call_name`, and ``shiftleft``/``shiftright`` for
-    ``i << 1`` and ``i >> 1``, which Spark computes as those (wrapping around as Java does)."""
+    """The Spark function ``node`` calls: :func:`call_name`, and ``shiftleft``/``shiftright``/
+    ``shiftrightunsigned`` for ``i << 1``, ``i >> 1`` and ``i >>> 1``, which Spark computes as those (wrapping around as Java does)."""
     called = call_name(node)
-    if called is None and isinstance(node, (exp.BitwiseLeftShift, exp.BitwiseRightShift)):
-        return "shiftleft" if isinstance(node, exp.BitwiseLeftShift) else "shiftright"
-    return called
+    return _SHIFTS.get(type(node)) if called is None else called
 
 
 def _zero_or_null(called: str, value: exp.Expr, result: SparkType | None) -> exp.Expr:
@@ -2723,6 +2728,7 @@ def apply_spark_semantics(
             type), for the engine to create.
     """
     functions = {} if functions is None else functions
+    rewrite_range_tables(expression)
     try:
         scopes = list(traverse_scope(expression))
     except Exception:  # sqlglot cannot scope this query: leave it as DuckDB runs it
@@ -3597,6 +3603,7 @@ _BINARY_SYMBOLS: dict[type[exp.Expr], str] = {
     exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.IntDiv: "div",
     exp.EQ: "=", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">=",
     exp.And: "AND", exp.Or: "OR", exp.NullSafeEQ: "<=>", exp.BitwiseLeftShift: "<<", exp.BitwiseRightShift: ">>",
+    ShiftRightUnsigned: ">>>",
 }
 
 
