@@ -571,6 +571,23 @@ def _check_mutation(node: exp.Func) -> None:
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ)
 
 
+def _check_any_call(node: exp.Any) -> None:
+    """``x = ANY (...)`` without a subquery is, to Spark's parser, ``x = any(...)``: the boolean
+    aggregate ``any``, which takes one boolean (measured on PySpark 4.3)."""
+    argument = _unparen(node.this) if isinstance(node.this, exp.Paren) else node.this
+    if isinstance(argument, exp.Tuple) and len(argument.expressions) != 1:
+        raise _error(
+            f"The `any` requires 1 parameters but the actual number is {len(argument.expressions)}.",
+            "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+        )
+    if isinstance(argument, (exp.Array, exp.Literal, exp.Map, exp.Struct)) or call_name(argument) in ("array", "map"):
+        raise _error(
+            f'Cannot resolve "any({argument.sql(dialect="spark")})" due to data type mismatch: '
+            'The first parameter requires the "BOOLEAN" type.',
+            "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        )
+
+
 def _check_spark_syntax(node: exp.Expr) -> None:
     """Raise Spark's error for syntax sqlglot's parser takes and Spark's refuses (each measured on
     PySpark 4.3), rather than answer a query Spark does not run."""
@@ -582,6 +599,8 @@ def _check_spark_syntax(node: exp.Expr) -> None:
             refused = "a comparison with ANY, SOME or ALL of a subquery"
         elif isinstance(node, exp.All):
             raise _error("the routine ALL cannot be found", "UNRESOLVED_ROUTINE")
+        else:
+            _check_any_call(node)
     elif isinstance(node, exp.Window) and isinstance(node.this, exp.AggFunc) and isinstance(node.this.this, exp.Distinct):
         raise _error(f"Distinct window functions are not supported: {node.this.sql(dialect='spark')}",
                      "DISTINCT_WINDOW_FUNCTION_UNSUPPORTED")

@@ -182,7 +182,7 @@ def check_functions(expression: exp.Expr) -> None:
             )
         if isinstance(node, exp.Anonymous) and isinstance(node.parent, exp.Table) and node.name.lower() == "range":
             continue  # FROM range(...): vpush.optimizer.rewrite_range_tables decides on it
-        if isinstance(node, (exp.Any, exp.All)) and type(node.parent) is exp.Like:
+        if isinstance(node, (exp.Any, exp.All)) and type(node.parent) in (exp.Like, exp.ILike):
             continue  # x [NOT] LIKE ANY|ALL (...): spark_semantics writes out each pattern's LIKE
         if isinstance(node, exp.Any) and not isinstance(node.this, (exp.Subquery, exp.Select)):
             name = "any"  # Spark's any(x) aggregate; sqlglot reads it as `= ANY (...)`

@@ -1655,7 +1655,7 @@ class _Rewriter:
                 node.set("this", exp.cast(node.this, exp.DataType.build("VARCHAR")))
             elif _is_fractional(subject):
                 node.set("this", self._java_text(node.this))
-        if isinstance(node, exp.Like) and isinstance(node.expression, (exp.Any, exp.All)):
+        if isinstance(node, (exp.Like, exp.ILike)) and isinstance(node.expression, (exp.Any, exp.All)):
             return _like_any_or_all(node)
         if isinstance(node, (exp.Add, exp.Sub)):
             sides = [node.this, node.expression] if isinstance(node, exp.Add) else [node.this]
@@ -4100,18 +4100,20 @@ def _operator_name(node: exp.Expr) -> str | None:
     if isinstance(node, (exp.Like, exp.ILike)) and node.args.get("negate"):
         negated = True
     text: str | None
-    if isinstance(node, exp.Like) and isinstance(node.expression, (exp.Any, exp.All)):
+    if isinstance(node, (exp.Like, exp.ILike)) and isinstance(node.expression, (exp.Any, exp.All)):
         kind = "any" if isinstance(node.expression, exp.Any) else "all"
         inner = node.expression.this.unnest() if isinstance(node.expression.this, exp.Paren) else node.expression.this
         patterns = inner.expressions if isinstance(inner, exp.Tuple) else [inner]
         if not any(isinstance(p, exp.Null) for p in patterns):
             parts = named(node.this)
-            return None if parts is None else f"{'not' if negated else ''}like{kind}({parts[0]})"
+            subject = None if parts is None else f"lower({parts[0]})" if isinstance(node, exp.ILike) else parts[0]
+            return None if subject is None else f"{'not' if negated else ''}like{kind}({subject})"
         # with a NULL pattern Spark's parser writes out each LIKE, joined left to right
         parts = named(node.this, *patterns)
         if parts is None:
             return None
-        tests = [f"(NOT {parts[0]} LIKE {p})" if negated else f"{parts[0]} LIKE {p}" for p in parts[1:]]
+        tests = [f"ilike({parts[0]}, {p})" if isinstance(node, exp.ILike) else f"{parts[0]} LIKE {p}" for p in parts[1:]]
+        tests = [f"(NOT {test})" for test in tests] if negated else tests
         text = tests[0]
         for test in tests[1:]:
             text = f"({text} {'OR' if kind == 'any' else 'AND'} {test})"
@@ -4546,16 +4548,20 @@ def _check_filters_are_boolean(select: exp.Select, typer: _Typer) -> None:
             )
 
 
-def _like_any_or_all(node: exp.Like) -> exp.Expr:
+def _like_any_or_all(node: exp.Like | exp.ILike) -> exp.Expr:
     """``x [NOT] LIKE ANY|ALL (p, ...)`` as Spark's ``likeany``/``likeall`` (and ``notlike...``)
     compute it: the three-valued OR (ANY) or AND (ALL) of each pattern's ``LIKE``, each with
-    Spark's backslash escape."""
+    Spark's backslash escape; ``ILIKE`` as Spark's parser writes it, the ``LIKE`` of ``lower(x)``
+    and of each ``lower(p)``."""
     quantified = node.expression
     inner = quantified.this.unnest() if isinstance(quantified.this, exp.Paren) else quantified.this
     patterns = inner.expressions if isinstance(inner, exp.Tuple) else [inner]
     tests: list[exp.Expr] = []
+    folded = isinstance(node, exp.ILike)
     for pattern in patterns:
-        test: exp.Expr = exp.Escape(this=exp.Like(this=node.this.copy(), expression=pattern.copy()), expression=exp.Literal.string("\\"))
+        subject = exp.Lower(this=node.this.copy()) if folded else node.this.copy()
+        written = exp.Lower(this=pattern.copy()) if folded and not isinstance(pattern, exp.Null) else pattern.copy()
+        test: exp.Expr = exp.Escape(this=exp.Like(this=subject, expression=written), expression=exp.Literal.string("\\"))
         tests.append(exp.Not(this=exp.Paren(this=test)) if node.args.get("negate") else test)
     joined = exp.or_(*tests) if isinstance(quantified, exp.Any) else exp.and_(*tests)
     return exp.Paren(this=joined)
