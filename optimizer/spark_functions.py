@@ -182,6 +182,12 @@ def check_functions(expression: exp.Expr) -> None:
             )
         if isinstance(node, exp.Anonymous) and isinstance(node.parent, exp.Table) and node.name.lower() == "range":
             continue  # FROM range(...): vpush.optimizer.rewrite_range_tables decides on it
+        if isinstance(node, exp.TableSample):
+            raise OptimizeError(
+                "TABLESAMPLE: the DuckDB engine does not give Spark's answer for it (Spark's sample draws by its "
+                "own seeded generator over its partitions); the Spark engine (vpush.connect(engine='spark')) runs it",
+                error_class="VPUSH_UNSUPPORTED_FUNCTION",
+            )
         if isinstance(node, (exp.Any, exp.All)) and type(node.parent) in (exp.Like, exp.ILike):
             continue  # x [NOT] LIKE ANY|ALL (...): spark_semantics writes out each pattern's LIKE
         if isinstance(node, exp.Any) and not isinstance(node.this, (exp.Subquery, exp.Select)):

@@ -1385,6 +1385,8 @@ class _Rewriter:
         if isinstance(node.parent, exp.TsOrDsAdd) and _subtracted_days(node):
             return node  # date_sub's days: _days_to_add takes them as Spark does
         result = of(node)
+        if isinstance(node, (exp.Cast, exp.TryCast)) and node.to.find(exp.ColumnConstraint) is not None:
+            _cast_to_not_null_fields(node)
         if isinstance(node, exp.ArrayUniqueAgg) and isinstance(node.this, exp.Distinct) and len(node.this.expressions) == 1:
             node.set("this", node.this.expressions[0])  # collect_set(DISTINCT x) is collect_set(x)
         if isinstance(node, (exp.Not, exp.And, exp.Or)):
@@ -3579,6 +3581,52 @@ def _approx_count_distinct_deviation(node: exp.Expr) -> bool:
 
 def _hll_estimate(hashes: exp.Expr, precision: int) -> exp.Expr:
     return exp.Anonymous(this=APPROX_COUNT_DISTINCT_FUNCTION, expressions=[hashes, exp.Literal.number(precision)])
+
+
+def _nullable(node: exp.Expr | None) -> bool:
+    """Whether Spark's analyzer takes ``node`` as nullable, as far as vpush can tell without its
+    rules: a NULL, a column (read from a file), arithmetic over one of those."""
+    if isinstance(node, (exp.Null, exp.Column)):
+        return True
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)):
+        return _nullable(node.this.unnest()) or _nullable(node.expression.unnest())
+    return False
+
+
+def _cast_to_not_null_fields(node: exp.Cast | exp.TryCast) -> None:
+    """A cast to a struct with ``NOT NULL`` (or ``COMMENT``) fields, which DuckDB's parser refuses,
+    as the cast to the struct without them, where Spark takes it: Spark's cast may make a field
+    NOT NULL only where its source's is (``Cast.canCast``), a literal's that is not NULL, never a
+    column read from a file (Spark reads every column as nullable) or arithmetic over one. In place.
+
+    Raises:
+        OptimizeError: a nullable source (Spark's ``DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION``), or
+            one whose nullability vpush does not know (``VPUSH_UNSUPPORTED_FUNCTION``).
+    """
+    fields = node.to.expressions if node.to.is_type(exp.DType.STRUCT) else []
+    source = node.this.unnest()
+    values = [p.expression if isinstance(p, exp.PropertyEQ) else p for p in source.expressions] if isinstance(
+        source, exp.Struct) else None
+    for position, field in enumerate(fields):
+        constraints = field.args.get("constraints") or [] if isinstance(field, exp.ColumnDef) else []
+        if not any(isinstance(c.args.get("kind"), exp.NotNullColumnConstraint) for c in constraints):
+            continue
+        value = values[position].unnest() if values is not None and position < len(values) else None
+        if value is not None and isinstance(value, (exp.Literal, exp.Boolean)):
+            continue
+        if _nullable(value if values is not None else source):
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node.this)}" due to data type mismatch: cannot cast a nullable field '
+                f'to the NOT NULL field {field.name}.',
+                error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",
+            )
+        raise OptimizeError(
+            f"{_spark_text(node)}: the DuckDB engine does not give Spark's answer for a cast to a NOT NULL field "
+            "of a value other than a column or a literal yet; the Spark engine runs it",
+            error_class="VPUSH_UNSUPPORTED_FUNCTION",
+        )
+    for constraint in list(node.to.find_all(exp.ColumnConstraint)):
+        constraint.pop()
 
 
 def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
