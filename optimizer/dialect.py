@@ -39,6 +39,7 @@ from sqlglot.tokens import Token, TokenType
 from vpush.codec.errors import VariantPathError
 from vpush.codec.path import VariantPath
 from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.spark_intervals import multi_unit_span
 from vpush.optimizer.spark_tokens import check_spark_tokens, table_statement
 from vpush.optimizer.variant_types import VARIANT, SparkType, parse_variant_type
 
@@ -1183,6 +1184,20 @@ class VpushSparkParser(SparkParser):
                     node.set("this", exp.DType.TEXT)
                     node.set("expressions", None)
         return this
+
+    def _parse_interval(self, require_interval: bool = True, parse_function_unit: bool = True) -> exp.Add | exp.Interval | None:
+        # INTERVAL 1 DAY 2 HOURS is one literal to Spark (INTERVAL '1 02' DAY TO HOUR, an interval
+        # day to hour), where sqlglot's parser writes a sum of one-unit intervals.
+        interval = super()._parse_interval(require_interval, parse_function_unit)
+        if not require_interval or not isinstance(interval, exp.Add):
+            return interval
+        parts: list[exp.Expr] = []
+        node: exp.Expr = interval
+        while isinstance(node, exp.Add):
+            parts.append(node.this)
+            node = node.expression
+        span = multi_unit_span([*parts, node])
+        return interval if span is None else span
 
     def _to_prop_eq(self, expression: exp.Expr, index: int) -> exp.Expr:
         # struct(v:a) has a field named `a` in Spark, as a projection `v:a` has a column `a`.
