@@ -645,6 +645,9 @@ def _check_spark_syntax(node: exp.Expr) -> None:
         raise _error("found an unbound parameter marker", "UNBOUND_SQL_PARAMETER")
     elif isinstance(node, exp.Literal) and not node.is_string:
         _check_number_literal(node)
+    elif isinstance(node, exp.DataType) and isinstance(node.args.get("collate"), exp.Column):
+        # STRING COLLATE UNICODE_CI names a collation, which sqlglot's parser reads as a column
+        node.set("collate", exp.var(node.args["collate"].name))
     elif isinstance(node, exp.WithTableHint):
         # Spark reads `t WITH (...)` as a table's options, which a query may not give
         raise _error("Operation not allowed: options of a table in a query (WITH (...))", "_LEGACY_ERROR_TEMP_0035")

@@ -78,7 +78,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "pi": _f(0, shown="PI"), "e": _f(0, shown="E"), "negative": _f(1), "positive": _f(1),
     "bround": _f(1, 2, defaults=("0",)), "shiftleft": _f(2), "shiftright": _f(2), "shiftrightunsigned": _f(2),
     "try_add": _f(2), "try_subtract": _f(2), "try_multiply": _f(2), "try_divide": _f(2), "unhex": _f(1), "typeof": _f(1),
-    "zeroifnull": _f(1), "nullifzero": _f(1),
+    "zeroifnull": _f(1), "nullifzero": _f(1), "collation": _f(1),
     # strings
     "lower": _f(1), "upper": _f(1), "lcase": _f(1), "ucase": _f(1), "length": _f(1), "char_length": _f(1),
     "character_length": _f(1), "len": _f(1), "concat": _f(0, None), "concat_ws": _f(1, None),

@@ -1385,6 +1385,10 @@ class _Rewriter:
         if isinstance(node.parent, exp.TsOrDsAdd) and _subtracted_days(node):
             return node  # date_sub's days: _days_to_add takes them as Spark does
         result = of(node)
+        if isinstance(node, (exp.Collate, exp.Collation)) or (
+            isinstance(node, (exp.Cast, exp.TryCast)) and node.to.args.get("collate") is not None
+        ):
+            return _collated(node, of)
         if isinstance(node, (exp.Cast, exp.TryCast)) and node.to.find(exp.ColumnConstraint) is not None:
             _cast_to_not_null_fields(node)
         if isinstance(node, exp.ArrayUniqueAgg) and isinstance(node.this, exp.Distinct) and len(node.this.expressions) == 1:
@@ -3583,6 +3587,52 @@ def _hll_estimate(hashes: exp.Expr, precision: int) -> exp.Expr:
     return exp.Anonymous(this=APPROX_COUNT_DISTINCT_FUNCTION, expressions=[hashes, exp.Literal.number(precision)])
 
 
+_EXACT_COLLATIONS = ("UTF8_BINARY", "UTF8_LCASE")
+_COMPARED = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ)
+
+
+def _collation_name(node: exp.Collate | exp.Cast | exp.TryCast) -> str:
+    named = node.expression if isinstance(node, exp.Collate) else node.to.args["collate"]
+    return named.name.upper()
+
+
+def _collated(node: exp.Expr, of: Callable[[exp.Expr], SparkType | None]) -> exp.Expr:
+    """Spark 4.3's collations where DuckDB can give its answer: ``UTF8_BINARY`` (the default, so
+    ``s COLLATE UTF8_BINARY`` is ``s``), and ``UTF8_LCASE`` compared (its comparisons are of the
+    lower-cased strings: both sides lowered); ``collation(s)`` of these. Spark's other collations
+    (``UNICODE``, ``UNICODE_CI``, ICU locales) are ICU's, and a ``UTF8_LCASE`` string grouped,
+    ordered or projected keeps a value Spark picks by its order of rows: both refused."""
+    if isinstance(node, exp.Collation):
+        inner = node.this
+        if isinstance(inner, exp.Collate) and _collation_name(inner) in _EXACT_COLLATIONS:
+            return exp.Literal.string(f"SYSTEM.BUILTIN.{_collation_name(inner)}")
+        found = None if isinstance(inner, exp.Collate) else of(inner)
+        if found == StringType():
+            return exp.Literal.string("SYSTEM.BUILTIN.UTF8_BINARY")
+        if found is not None and not isinstance(found, StringType):
+            raise OptimizeError(
+                f'Cannot resolve "collation({_spark_text(inner)})" due to data type mismatch: The first parameter '
+                f'requires the "STRING" type, however "{_spark_text(inner)}" has the type "{_spark_type_name(found)}".',
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+        _refuse("collation", f"the collation of {_spark_text(inner)}")
+    name = _collation_name(node)  # type: ignore[arg-type]
+    parent = node.parent
+    if isinstance(parent, exp.Collation) and name in _EXACT_COLLATIONS:
+        return node  # collation(s COLLATE c): its parent's answer
+    if name == "UTF8_BINARY":
+        if isinstance(node, exp.Collate):
+            return node.this
+        node.to.set("collate", None)
+        return node
+    if name == "UTF8_LCASE" and isinstance(node, exp.Collate) and isinstance(parent, _COMPARED):
+        other = parent.expression if parent.this is node else parent.this
+        if other.find(exp.Collate) is None and of(other) in (StringType(), None):
+            other.replace(exp.Lower(this=other.copy()))
+            return exp.Lower(this=node.this)
+    _refuse("COLLATE", f"the collation {name} other than in a comparison of UTF8_LCASE strings")
+
+
 def _nullable(node: exp.Expr | None) -> bool:
     """Whether Spark's analyzer takes ``node`` as nullable, as far as vpush can tell without its
     rules: a NULL, a column (read from a file), arithmetic over one of those."""
@@ -3867,6 +3917,9 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     if isinstance(node, exp.Tuple):  # a struct in Spark (an IN's operands stay tuples)
         parts = [[exp.Literal.string(tuple_field_name(e, k)), e] for k, e in enumerate(node.expressions)]
         return _call("named_struct", [e for pair in parts for e in pair])
+    if isinstance(node, exp.Collate) and isinstance(node.expression, (exp.Var, exp.Column)):
+        inner = spark_name(node.this, top=False)
+        return None if inner is None else f"collate({inner}, {node.expression.name})"
     if isinstance(node, exp.Subquery):
         return "scalarsubquery()"
     if isinstance(node, exp.Exists):

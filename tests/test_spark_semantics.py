@@ -770,6 +770,12 @@ SPARK_SYNTAX = [
     "SELECT day + INTERVAL 1 DAY 2 HOURS, day + INTERVAL 1 YEAR 2 MONTHS, timestamp_seconds(s) + INTERVAL 30 HOURS 2 DAYS, "
     "timestamp_seconds(s) - INTERVAL 1 HOUR 90 SECONDS FROM t",
     "SELECT day + INTERVAL 1 YEAR 2 DAYS FROM t",
+    # UTF8_BINARY is the default; UTF8_LCASE compares lower-cased strings
+    "SELECT g, upper(g) COLLATE UTF8_LCASE = 'a' AS e, 'B' = upper(g) COLLATE UTF8_LCASE AS f, "
+    "upper(g) COLLATE UTF8_LCASE < 'b' AS h FROM t WHERE upper(g) COLLATE UTF8_LCASE <> 'b'",
+    "SELECT g COLLATE UTF8_BINARY, CAST(g AS STRING COLLATE UTF8_BINARY) AS y, collation(g), "
+    "collation(g COLLATE UTF8_LCASE), collation(g COLLATE utf8_binary) FROM t",
+    "SELECT collation(i) FROM t",
 ]
 
 
@@ -797,9 +803,15 @@ def test_interval_columns_are_sparks_arrow(spark_views: SparkSession, con: vpush
     assert raised.value.error_class == "UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION"
 
 
-def test_tablesample_is_refused(con: vpush.Connection) -> None:
-    """Spark's sample draws by its own seeded generator over its partitions: not DuckDB's."""
-    for sql in ("SELECT i FROM t TABLESAMPLE (50 PERCENT)", "SELECT i FROM t TABLESAMPLE (BUCKET 1 OUT OF 2)"):
-        with pytest.raises(VpushError) as raised:
-            con.sql(sql).to_arrow()
-        assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
+@pytest.mark.parametrize("sql", [
+    # Spark's sample draws by its own seeded generator over its partitions: not DuckDB's
+    "SELECT i FROM t TABLESAMPLE (50 PERCENT)",
+    "SELECT i FROM t TABLESAMPLE (BUCKET 1 OUT OF 2)",
+    # ICU's collations, and a UTF8_LCASE group's value (Spark keeps one by its order of rows)
+    "SELECT g FROM t WHERE g COLLATE UNICODE_CI = 'a'",
+    "SELECT g COLLATE UTF8_LCASE AS k, count(*) FROM t GROUP BY 1",
+])
+def test_sampled_and_collated_are_refused(sql: str, con: vpush.Connection) -> None:
+    with pytest.raises(VpushError) as raised:
+        con.sql(sql).to_arrow()
+    assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
