@@ -71,6 +71,7 @@ from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_generators import rewrite_generators
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
+from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
 from vpush.optimizer.expand_using_stars import expand_using_stars
 from vpush.optimizer.spark_analysis import check_order_by_aggregates
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
@@ -2780,6 +2781,7 @@ def apply_spark_semantics(
         _check_orderable(select, typer)
         _check_filters_are_boolean(select, typer)
         expand_using_stars(select, scope, columns)
+        rename_duplicate_columns(select, scope)
         _spell_out_with_rollup(select)
         float_keys = _float_group_keys(select, typer)
         _inline_aggregate_aliases(select, columns)

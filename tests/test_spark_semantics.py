@@ -776,6 +776,13 @@ SPARK_SYNTAX = [
     "SELECT g COLLATE UTF8_BINARY, CAST(g AS STRING COLLATE UTF8_BINARY) AS y, collation(g), "
     "collation(g COLLATE UTF8_LCASE), collation(g COLLATE utf8_binary) FROM t",
     "SELECT collation(i) FROM t",
+    # a subquery's columns of one name: Spark's names; a reference to them ambiguous unless one column
+    "SELECT * FROM (SELECT i, i FROM t)",
+    "SELECT i FROM (SELECT i, i FROM t)",
+    "SELECT i FROM (SELECT i, i - 0 AS i FROM t)",
+    "SELECT q.*, 1 AS one FROM (SELECT i, g, s AS i, I FROM t) q",
+    "SELECT g, count(*) FROM (SELECT i, i - 0 AS i, g FROM t) GROUP BY g",
+    "SELECT * FROM (SELECT * FROM (SELECT i, i FROM t))",
 ]
 
 
