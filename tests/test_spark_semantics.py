@@ -783,6 +783,11 @@ SPARK_SYNTAX = [
     "SELECT q.*, 1 AS one FROM (SELECT i, g, s AS i, I FROM t) q",
     "SELECT g, count(*) FROM (SELECT i, i - 0 AS i, g FROM t) GROUP BY g",
     "SELECT * FROM (SELECT * FROM (SELECT i, i FROM t))",
+    # * over several joins USING or NATURAL: each join's keys first, as Spark resolves them left to right
+    "SELECT * FROM t a JOIN t b USING (i) JOIN t c USING (g)",
+    "SELECT * FROM t NATURAL JOIN t x NATURAL JOIN t y",
+    "SELECT *, 1 AS k FROM t a LEFT JOIN t b USING (i) FULL JOIN t c USING (s) RIGHT JOIN t e USING (g, day)",
+    "SELECT * FROM t a JOIN t b ON a.i = b.i JOIN t c USING (g) CROSS JOIN (SELECT 1 AS one) e",
 ]
 
 
