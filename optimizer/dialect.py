@@ -576,12 +576,14 @@ def _check_any_call(node: exp.Any) -> None:
     """``x = ANY (...)`` without a subquery is, to Spark's parser, ``x = any(...)``: the boolean
     aggregate ``any``, which takes one boolean (measured on PySpark 4.3)."""
     argument = _unparen(node.this) if isinstance(node.this, exp.Paren) else node.this
+    if argument is None:
+        return
     if isinstance(argument, exp.Tuple) and len(argument.expressions) != 1:
         raise _error(
             f"The `any` requires 1 parameters but the actual number is {len(argument.expressions)}.",
             "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
         )
-    if isinstance(argument, (exp.Array, exp.Literal, exp.Map, exp.Struct)) or call_name(argument) in ("array", "map"):
+    if isinstance(argument, (exp.Array, exp.Literal, exp.Map, exp.Struct)) or str(call_name(argument)) in ("array", "map"):
         raise _error(
             f'Cannot resolve "any({argument.sql(dialect="spark")})" due to data type mismatch: '
             'The first parameter requires the "BOOLEAN" type.',

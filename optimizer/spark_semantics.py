@@ -3618,7 +3618,9 @@ def _collated(node: exp.Expr, of: Callable[[exp.Expr], SparkType | None]) -> exp
                 error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
             )
         _refuse("collation", f"the collation of {_spark_text(inner)}")
-    name = _collation_name(node)  # type: ignore[arg-type]
+    if not isinstance(node, (exp.Collate, exp.Cast, exp.TryCast)):
+        return node
+    name = _collation_name(node)
     parent = node.parent
     if isinstance(parent, exp.Collation) and name in _EXACT_COLLATIONS:
         return node  # collation(s COLLATE c): its parent's answer
