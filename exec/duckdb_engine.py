@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import duckdb
+import numpy as np
 import pyarrow as pa
 
 from vpush.codec.errors import VpushError
@@ -144,12 +145,18 @@ class DuckDBEngine:
             raise _translate(exc, trap, plan) from exc
         schema = reader.schema
         names = ["" if n == EMPTY_NAME else n for n in schema.names]
-        if names != schema.names:  # Spark's name '' (SELECT ''), which DuckDB cannot give
-            schema = pa.schema([f.with_name(n) for f, n in zip(schema, names)], metadata=schema.metadata)
-            return pa.RecordBatchReader.from_batches(
-                schema, (b.rename_columns(names) for b in _stream(reader, cursor, trap, plan))
-            )
-        return pa.RecordBatchReader.from_batches(schema, _stream(reader, cursor, trap, plan))
+        intervals = [i for i, f in enumerate(schema) if pa.types.is_interval(f.type)]
+        if names == schema.names and not intervals:
+            return pa.RecordBatchReader.from_batches(schema, _stream(reader, cursor, trap, plan))
+        # Spark's name '' (SELECT ''), which DuckDB cannot give; Spark's day-time intervals as its
+        # toArrow gives them, durations in microseconds
+        fields = [pa.field(n, pa.duration("us")) if i in intervals else f.with_name(n)
+                  for i, (f, n) in enumerate(zip(schema, names))]
+        schema = pa.schema(fields, metadata=schema.metadata)
+        return pa.RecordBatchReader.from_batches(schema, (
+            pa.RecordBatch.from_arrays([_duration(c) if i in intervals else c for i, c in enumerate(b.columns)], schema=schema)
+            for b in _stream(reader, cursor, trap, plan)
+        ))
 
 
 _NATIVE_ROWS = "__vpush_file_rows"
@@ -238,6 +245,29 @@ def native_view(part: ScanPart, *, ordered: bool = False) -> exp.Create:
         properties=exp.Properties(expressions=[exp.TemporaryProperty()]),
     )
     return view
+
+
+_INTERVAL_PARTS = np.dtype([("months", "<i4"), ("days", "<i4"), ("nanoseconds", "<i8")])
+_DAY_MICROS = 86_400_000_000
+
+
+def _duration(column: pa.Array) -> pa.Array:
+    """A DuckDB interval column as Spark's ``toArrow`` gives a day-time interval: a ``duration``
+    of microseconds. Spark's Arrow conversion refuses a year-month interval (an interval with
+    months), and so does this.
+
+    Raises:
+        ExecutionError: months in a row (``UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION``).
+    """
+    parts = np.frombuffer(column.buffers()[1], _INTERVAL_PARTS)[column.offset : column.offset + len(column)]
+    valid = np.asarray(column.is_valid(), bool)
+    if np.any(parts["months"][valid] != 0):
+        raise ExecutionError(
+            "a year-month interval is not supported in conversion to Arrow, as in Spark",
+            error_class="UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION",
+        )
+    micros = parts["days"].astype(np.int64) * _DAY_MICROS + parts["nanoseconds"] // 1000
+    return pa.array(micros, pa.duration("us"), mask=~valid)
 
 
 def _stream(

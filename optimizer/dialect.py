@@ -39,6 +39,7 @@ from sqlglot.tokens import Token, TokenType
 from vpush.codec.errors import VariantPathError
 from vpush.codec.path import VariantPath
 from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.spark_intervals import multi_unit_span
 from vpush.optimizer.spark_tokens import check_spark_tokens, table_statement
 from vpush.optimizer.variant_types import VARIANT, SparkType, parse_variant_type
 
@@ -48,6 +49,7 @@ __all__ = [
     "ParseJson",
     "SchemaOfVariant",
     "SchemaOfVariantAgg",
+    "ShiftRightUnsigned",
     "ToJson",
     "ToVariantObject",
     "TryParseJson",
@@ -260,6 +262,10 @@ class VariantArrayAppend(exp.Expression, exp.Func):
 class TryVariantArrayAppend(VariantArrayAppend):
     _sql_names = ["TRY_VARIANT_ARRAY_APPEND"]
     SAFE = True
+
+
+class ShiftRightUnsigned(exp.Expression, exp.Binary):
+    """Spark's ``a >>> b``: ``shiftrightunsigned(a, b)``, Java's ``>>>`` on an int or a bigint."""
 
 
 class VariantStripNulls(exp.Expression, exp.Func):
@@ -566,6 +572,25 @@ def _check_mutation(node: exp.Func) -> None:
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ)
 
 
+def _check_any_call(node: exp.Any) -> None:
+    """``x = ANY (...)`` without a subquery is, to Spark's parser, ``x = any(...)``: the boolean
+    aggregate ``any``, which takes one boolean (measured on PySpark 4.3)."""
+    argument = _unparen(node.this) if isinstance(node.this, exp.Paren) else node.this
+    if argument is None:
+        return
+    if isinstance(argument, exp.Tuple) and len(argument.expressions) != 1:
+        raise _error(
+            f"The `any` requires 1 parameters but the actual number is {len(argument.expressions)}.",
+            "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+        )
+    if isinstance(argument, (exp.Array, exp.Literal, exp.Map, exp.Struct)) or str(call_name(argument)) in ("array", "map"):
+        raise _error(
+            f'Cannot resolve "any({argument.sql(dialect="spark")})" due to data type mismatch: '
+            'The first parameter requires the "BOOLEAN" type.',
+            "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        )
+
+
 def _check_spark_syntax(node: exp.Expr) -> None:
     """Raise Spark's error for syntax sqlglot's parser takes and Spark's refuses (each measured on
     PySpark 4.3), rather than answer a query Spark does not run."""
@@ -577,6 +602,8 @@ def _check_spark_syntax(node: exp.Expr) -> None:
             refused = "a comparison with ANY, SOME or ALL of a subquery"
         elif isinstance(node, exp.All):
             raise _error("the routine ALL cannot be found", "UNRESOLVED_ROUTINE")
+        else:
+            _check_any_call(node)
     elif isinstance(node, exp.Window) and isinstance(node.this, exp.AggFunc) and isinstance(node.this.this, exp.Distinct):
         raise _error(f"Distinct window functions are not supported: {node.this.sql(dialect='spark')}",
                      "DISTINCT_WINDOW_FUNCTION_UNSUPPORTED")
@@ -620,6 +647,9 @@ def _check_spark_syntax(node: exp.Expr) -> None:
         raise _error("found an unbound parameter marker", "UNBOUND_SQL_PARAMETER")
     elif isinstance(node, exp.Literal) and not node.is_string:
         _check_number_literal(node)
+    elif isinstance(node, exp.DataType) and isinstance(node.args.get("collate"), exp.Column):
+        # STRING COLLATE UNICODE_CI names a collation, which sqlglot's parser reads as a column
+        node.set("collate", exp.var(node.args["collate"].name))
     elif isinstance(node, exp.WithTableHint):
         # Spark reads `t WITH (...)` as a table's options, which a query may not give
         raise _error("Operation not allowed: options of a table in a query (WITH (...))", "_LEGACY_ERROR_TEMP_0035")
@@ -1038,6 +1068,35 @@ def _build_named_struct(args: list[exp.Expr]) -> exp.Expr:
 _CHAR_TYPES = frozenset({exp.DType.CHAR, exp.DType.VARCHAR})
 
 
+# The token ``>>>`` stands for in the parser: one Spark's tokenizer never makes of its own.
+_UNSIGNED_SHIFT = TokenType.CARET_AT
+_TYPE_BRACKETS = frozenset({"ARRAY", "MAP", "STRUCT"})
+
+
+def _merge_unsigned_shifts(tokens: list[Token]) -> list[Token]:
+    """``tokens`` with each ``>>>`` of an expression one token, which sqlglot's tokenizer leaves
+    as three ``>`` (its parser then reads ``>>`` and fails on the third); the ``>>>`` closing
+    ``ARRAY<ARRAY<ARRAY<INT>>>`` stays three."""
+    merged: list[Token] = []
+    depth = 0  # how many type brackets (ARRAY<, MAP<, STRUCT<) are open
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if token.token_type == TokenType.LT and merged and merged[-1].text.upper() in _TYPE_BRACKETS:
+            depth += 1
+        elif token.token_type == TokenType.GT and depth:
+            depth -= 1
+        elif token.token_type == TokenType.GT and index + 2 < len(tokens) and all(
+            tokens[index + k].token_type == TokenType.GT and tokens[index + k].start == token.start + k for k in (1, 2)
+        ):
+            merged.append(Token(_UNSIGNED_SHIFT, ">>>", token.line, token.col + 2, token.start, token.start + 2, token.comments))
+            index += 3
+            continue
+        merged.append(token)
+        index += 1
+    return merged
+
+
 class VpushSparkParser(SparkParser):
     """Spark's parser plus typed variant functions, the ``:`` operator and strict casts."""
 
@@ -1066,6 +1125,7 @@ class VpushSparkParser(SparkParser):
             "DECIMAL": build_as_cast("DECIMAL(10, 0)"),
         }.items()
     }
+    BITWISE = {**SparkParser.BITWISE, _UNSIGNED_SHIFT: ShiftRightUnsigned}
     FUNCTION_PARSERS = {
         name: _traced_parser(name, parse) if name in _TRACED_PARSERS else parse
         for name, parse in SparkParser.FUNCTION_PARSERS.items()
@@ -1087,6 +1147,7 @@ class VpushSparkParser(SparkParser):
         if table is not None:  # Spark's `TABLE t`, which sqlglot reads as the column TABLE aliased t
             return [exp.select("*").from_(exp.Table(this=exp.to_identifier(table, quoted=True)))]
         check_spark_tokens(raw_tokens, sql)
+        raw_tokens = _merge_unsigned_shifts(raw_tokens)
         for token, after in zip(raw_tokens, raw_tokens[1:]):
             # sqlglot drops a trailing comma and takes a string as an alias; Spark's parser refuses
             if token.token_type == TokenType.COMMA and after.token_type == TokenType.FROM:
@@ -1128,6 +1189,20 @@ class VpushSparkParser(SparkParser):
                     node.set("this", exp.DType.TEXT)
                     node.set("expressions", None)
         return this
+
+    def _parse_interval(self, require_interval: bool = True, parse_function_unit: bool = True) -> exp.Add | exp.Interval | None:
+        # INTERVAL 1 DAY 2 HOURS is one literal to Spark (INTERVAL '1 02' DAY TO HOUR, an interval
+        # day to hour), where sqlglot's parser writes a sum of one-unit intervals.
+        interval = super()._parse_interval(require_interval, parse_function_unit)
+        if not require_interval or not isinstance(interval, exp.Add):
+            return interval
+        parts: list[exp.Expr] = []
+        node: exp.Expr = interval
+        while isinstance(node, exp.Add):
+            parts.append(node.this)
+            node = node.expression
+        span = multi_unit_span([*parts, node])
+        return interval if span is None else span
 
     def _to_prop_eq(self, expression: exp.Expr, index: int) -> exp.Expr:
         # struct(v:a) has a field named `a` in Spark, as a projection `v:a` has a column `a`.
@@ -1269,6 +1344,7 @@ class VpushSparkGenerator(SparkGenerator):
         VariantGet: _variant_get_sql,
         exp.AtTimeZone: _utc_shift_sql("FROM_UTC_TIMESTAMP"),
         exp.FromTimeZone: _utc_shift_sql("TO_UTC_TIMESTAMP"),
+        ShiftRightUnsigned: lambda self, e: self.binary(e, ">>>"),
     }
     # Hive's mapping writes TIME as TIMESTAMP; Spark 4.1+ has a TIME type of its own.
     TYPE_MAPPING = {**SparkGenerator.TYPE_MAPPING, exp.DType.TIME: "TIME"}

@@ -66,7 +66,10 @@ def expand_using_stars(
     if not using or not any(_is_star(p) for p in select.expressions):
         return
     source = select.args.get("from_")
-    if len(joins) != 1 or source is None:
+    if len(joins) != 1 and source is not None:
+        _expand_over_joins(select, scope, columns, source, joins)
+        return
+    if source is None:
         raise _refuse("`*` over more than one join with USING columns or NATURAL")
     join = joins[0]
     left, right = source.this.alias_or_name, join.this.alias_or_name
@@ -118,4 +121,78 @@ def expand_using_stars(
         else:
             chosen = [(name, value.copy()) for name, value in keys] + others(left, left_names) + others(right, right_names)
         expanded += [exp.alias_(value, name, quoted=True) for name, value in chosen]
+    select.set("expressions", expanded)
+
+
+def _expand_over_joins(
+    select: exp.Select,
+    scope: Scope,
+    columns: Mapping[str, Mapping[str, SparkType | None]],
+    source: exp.From,
+    joins: Sequence[exp.Join],
+) -> None:
+    """``*`` over several joins, as Spark resolves them left to right: each join ``USING`` or
+    ``NATURAL`` puts its keys first (the first column of that name its left side has, the
+    right side's for a RIGHT join, coalesce of both for a FULL one), then the left side's other
+    columns, then the right side's; another join appends the right side's columns."""
+    if any(_is_star(p) and isinstance(p, exp.Column) and p.table for p in select.expressions):
+        raise _refuse("a side's `a.*` over more than one join with USING columns or NATURAL")
+    first = source.this.alias_or_name
+    names = _source_names(scope, first)
+    if not first or names is None:
+        raise _refuse("`*` over a join USING or NATURAL of a source whose columns vpush does not know")
+    # the running output: (name, value, the side whose column it is)
+    running: list[tuple[str, exp.Expr, str]] = [(n, exp.column(n, table=first, quoted=True), first) for n in names]
+    for join in joins:
+        alias = join.this.alias_or_name
+        right_names = _source_names(scope, alias)
+        if not alias or right_names is None:
+            raise _refuse("`*` over a join USING or NATURAL of a source whose columns vpush does not know")
+        right = [(n, exp.column(n, table=alias, quoted=True), alias) for n in right_names]
+        natural = str(join.args.get("method") or "").upper() == "NATURAL"
+        if not join.args.get("using") and not natural:
+            running += right
+            continue
+        right_lower = {n.lower(): k for k, n in enumerate(right_names)}
+        left_lower: dict[str, int] = {}
+        for k, (n, _, _) in enumerate(running):
+            left_lower.setdefault(n.lower(), k)
+        if join.args.get("using"):
+            wanted = [key.name.lower() for key in join.args["using"]]
+        else:
+            wanted = list(dict.fromkeys(n.lower() for n, _, _ in running if n.lower() in right_lower))
+        if not wanted:  # NATURAL without a common column: every pair of rows
+            join.set("method", None)
+            join.set("on", exp.true())
+        if any(k not in left_lower or k not in right_lower for k in wanted):
+            return  # a USING column one side lacks: Spark's and DuckDB's errors
+        side = str(join.args.get("side") or "").upper()
+        keys: list[tuple[str, exp.Expr, str]] = []
+        for key in wanted:
+            name, left_value, owner = running[left_lower[key]]
+            right_value = right[right_lower[key]][1]
+            if side == "FULL":
+                if columns.get(owner.lower(), {}).get(key) != columns.get(alias.lower(), {}).get(key):
+                    raise _refuse("`*` over a full join USING columns of different types")
+                keys.append((name, exp.Coalesce(this=left_value.copy(), expressions=[right_value.copy()]), owner))
+            else:
+                keys.append((name, (right_value if side == "RIGHT" else left_value).copy(), owner))
+        if any(sum(n.lower() == k for n, _, _ in running) > 1 for k in wanted):
+            # DuckDB's USING finds the key on the left twice (a.g, b.g), where Spark takes the
+            # first: the join on that one, as an equality of the two columns
+            join.set("using", None)
+            join.set("method", None)
+            join.set("on", exp.and_(*(
+                exp.EQ(this=running[left_lower[k]][1].copy(), expression=right[right_lower[k]][1].copy()) for k in wanted
+            )))
+        taken = {left_lower[k] for k in wanted}
+        running = keys + [e for k, e in enumerate(running) if k not in taken] + [
+            e for e in right if e[0].lower() not in wanted
+        ]
+    expanded: list[exp.Expr] = []
+    for projection in select.expressions:
+        if _is_star(projection):
+            expanded += [exp.alias_(value.copy(), name, quoted=True) for name, value, _ in running]
+        else:
+            expanded.append(projection)
     select.set("expressions", expanded)

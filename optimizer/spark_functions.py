@@ -78,7 +78,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "pi": _f(0, shown="PI"), "e": _f(0, shown="E"), "negative": _f(1), "positive": _f(1),
     "bround": _f(1, 2, defaults=("0",)), "shiftleft": _f(2), "shiftright": _f(2), "shiftrightunsigned": _f(2),
     "try_add": _f(2), "try_subtract": _f(2), "try_multiply": _f(2), "try_divide": _f(2), "unhex": _f(1), "typeof": _f(1),
-    "zeroifnull": _f(1), "nullifzero": _f(1),
+    "zeroifnull": _f(1), "nullifzero": _f(1), "collation": _f(1),
     # strings
     "lower": _f(1), "upper": _f(1), "lcase": _f(1), "ucase": _f(1), "length": _f(1), "char_length": _f(1),
     "character_length": _f(1), "len": _f(1), "concat": _f(0, None), "concat_ws": _f(1, None),
@@ -180,7 +180,15 @@ def check_functions(expression: exp.Expr) -> None:
                 "empty cell as 0 where Spark gives NULL); the Spark engine (vpush.connect(engine='spark')) runs it",
                 error_class="VPUSH_UNSUPPORTED_FUNCTION",
             )
-        if isinstance(node, (exp.Any, exp.All)) and type(node.parent) is exp.Like:
+        if isinstance(node, exp.Anonymous) and isinstance(node.parent, exp.Table) and node.name.lower() == "range":
+            continue  # FROM range(...): vpush.optimizer.rewrite_range_tables decides on it
+        if isinstance(node, exp.TableSample):
+            raise OptimizeError(
+                "TABLESAMPLE: the DuckDB engine does not give Spark's answer for it (Spark's sample draws by its "
+                "own seeded generator over its partitions); the Spark engine (vpush.connect(engine='spark')) runs it",
+                error_class="VPUSH_UNSUPPORTED_FUNCTION",
+            )
+        if isinstance(node, (exp.Any, exp.All)) and type(node.parent) in (exp.Like, exp.ILike):
             continue  # x [NOT] LIKE ANY|ALL (...): spark_semantics writes out each pattern's LIKE
         if isinstance(node, exp.Any) and not isinstance(node.this, (exp.Subquery, exp.Select)):
             name = "any"  # Spark's any(x) aggregate; sqlglot reads it as `= ANY (...)`

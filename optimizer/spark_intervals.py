@@ -113,3 +113,53 @@ def one_unit_interval(node: exp.Interval) -> exp.Interval | None:
         return None
     unit, amount, _ = found
     return exp.Interval(this=exp.Literal.string(str(amount)), unit=exp.var(unit))
+
+
+_UNIT_WORDS = {"YEAR": "YEAR", "YEARS": "YEAR", "MONTH": "MONTH", "MONTHS": "MONTH", "DAY": "DAY", "DAYS": "DAY",
+               "HOUR": "HOUR", "HOURS": "HOUR", "MINUTE": "MINUTE", "MINUTES": "MINUTE", "SECOND": "SECOND",
+               "SECONDS": "SECOND"}
+_ORDER = ("YEAR", "MONTH", *_FIELDS)
+
+
+def multi_unit_span(parts: list[exp.Expr]) -> exp.Interval | None:
+    """The literal ``INTERVAL 1 DAY 2 HOURS`` (sqlglot's parser reads it as a sum of one-unit
+    intervals, ``parts``) as Spark's parser reads it: one ANSI interval from its largest unit to
+    its smallest, ``INTERVAL '1 02' DAY TO HOUR``. None for a fraction, a unit other than these,
+    or one part.
+
+    Raises:
+        OptimizeError: units of both year-month and day-time (Spark's ``_LEGACY_ERROR_TEMP_0029``).
+
+    Example:
+        >>> from sqlglot import exp
+        >>> parts = [exp.Interval(this=exp.Literal.string(v), unit=exp.var(u)) for v, u in (("1", "DAY"), ("30", "MINUTES"))]
+        >>> multi_unit_span(parts).sql(dialect="spark")
+        "INTERVAL '1 00:30' DAY TO MINUTE"
+    """
+    if len(parts) < 2:
+        return None
+    amounts: dict[str, int] = {}
+    for part in parts:
+        unit, value = part.args.get("unit"), part.this
+        if not isinstance(part, exp.Interval) or not isinstance(unit, exp.Var) or not isinstance(value, exp.Literal):
+            return None
+        word = _UNIT_WORDS.get(unit.name.upper())
+        text = value.this.strip()
+        if word is None or word in amounts or not text.lstrip("+-").isdigit():
+            return None
+        amounts[word] = int(text)
+    units = sorted(amounts, key=_ORDER.index)
+    if set(units) <= {"YEAR", "MONTH"}:
+        months = amounts.get("YEAR", 0) * 12 + amounts.get("MONTH", 0)
+        text = f"{'-' if months < 0 else ''}{abs(months) // 12}-{abs(months) % 12}"
+    elif set(units) <= set(_FIELDS):
+        total = sum(amount * _MICROS[unit] for unit, amount in amounts.items())
+        fields = _FIELDS[_FIELDS.index(units[0]) : _FIELDS.index(units[-1]) + 1]
+        text = _day_time_text(abs(total), fields, total < 0)
+    else:
+        raise OptimizeError(
+            f"Cannot mix year-month and day-time fields: INTERVAL {' '.join(f'{amounts[u]} {u}' for u in units)}",
+            error_class="_LEGACY_ERROR_TEMP_0029",
+        )
+    span = exp.IntervalSpan(this=exp.var(units[0]), expression=exp.var(units[-1]))
+    return exp.Interval(this=exp.Literal.string(text), unit=span)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable, NoReturn
 
 from sqlglot import exp
 
+from vpush.optimizer.dialect import ShiftRightUnsigned
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.java_regex import Re2Pattern, re2_pattern
 from vpush.optimizer.spark_math import MATH_FUNCTIONS, math_type, rewrite_math
@@ -54,6 +55,7 @@ _UPPER_NOT_TITLE = ("ǄǇǊǱ", "ǅǈǋǲ")
 _NODE_ARGUMENTS: dict[type[exp.Expr], tuple[str, ...]] = {
     exp.Initcap: ("this",), exp.Unhex: ("this",), exp.FromBase64: ("this",), exp.ToBinary: ("this", "format"), exp.Typeof: ("this",), exp.NextDay: ("this", "expression"),
     exp.BitwiseLeftShift: ("this", "expression"), exp.BitwiseRightShift: ("this", "expression"),
+    ShiftRightUnsigned: ("this", "expression"),
     exp.SafeAdd: ("this", "expression"), exp.SafeSubtract: ("this", "expression"),
     exp.SafeMultiply: ("this", "expression"), exp.SafeDivide: ("this", "expression"), exp.Soundex: ("this",),
     exp.Overlay: ("this", "expression", "from_", "for_"),

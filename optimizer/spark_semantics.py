@@ -49,6 +49,7 @@ from vpush.optimizer.dialect import (
     IsValidVariant,
     IsVariantNull,
     ParseJson,
+    ShiftRightUnsigned,
     SchemaOfVariant,
     SchemaOfVariantAgg,
     ToVariantObject,
@@ -69,6 +70,8 @@ from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_generators import rewrite_generators
+from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
+from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
 from vpush.optimizer.expand_using_stars import expand_using_stars
 from vpush.optimizer.spark_analysis import check_order_by_aggregates
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
@@ -1016,13 +1019,16 @@ _GROUPED = "vpush_grouped_aggregate"
 _TRY_DECIMAL_PRECISION = 28
 
 
+_SHIFTS: dict[type[exp.Expr], str] = {
+    exp.BitwiseLeftShift: "shiftleft", exp.BitwiseRightShift: "shiftright", ShiftRightUnsigned: "shiftrightunsigned",
+}
+
+
 def _called(node: exp.Expr) -> str | None:
-    """The Spark function ``node`` calls: :func:`call_name`, and ``shiftleft``/``shiftright`` for
-    ``i << 1`` and ``i >> 1``, which Spark computes as those (wrapping around as Java does)."""
+    """The Spark function ``node`` calls: :func:`call_name`, and ``shiftleft``/``shiftright``/
+    ``shiftrightunsigned`` for ``i << 1``, ``i >> 1`` and ``i >>> 1``, which Spark computes as those (wrapping around as Java does)."""
     called = call_name(node)
-    if called is None and isinstance(node, (exp.BitwiseLeftShift, exp.BitwiseRightShift)):
-        return "shiftleft" if isinstance(node, exp.BitwiseLeftShift) else "shiftright"
-    return called
+    return _SHIFTS.get(type(node)) if called is None else called
 
 
 def _zero_or_null(called: str, value: exp.Expr, result: SparkType | None) -> exp.Expr:
@@ -1511,6 +1517,12 @@ class _Rewriter:
             order = scan_order(self.typer.scope)
             if order is not None:
                 window_in_order(node, order)  # tied rows in Spark's order
+        if isinstance(node, (exp.Collate, exp.Collation)) or (
+            isinstance(node, (exp.Cast, exp.TryCast)) and node.to.args.get("collate") is not None
+        ):
+            return _collated(node, of)
+        if isinstance(node, (exp.Cast, exp.TryCast)) and node.to.find(exp.ColumnConstraint) is not None:
+            _cast_to_not_null_fields(node)
         if isinstance(node, exp.ArrayUniqueAgg) and isinstance(node.this, exp.Distinct) and len(node.this.expressions) == 1:
             node.set("this", node.this.expressions[0])  # collect_set(DISTINCT x) is collect_set(x)
         if isinstance(node, (exp.Not, exp.And, exp.Or)):
@@ -1799,7 +1811,7 @@ class _Rewriter:
                 node.set("this", exp.cast(node.this, exp.DataType.build("VARCHAR")))
             elif _is_fractional(subject):
                 node.set("this", self._java_text(node.this))
-        if isinstance(node, exp.Like) and isinstance(node.expression, (exp.Any, exp.All)):
+        if isinstance(node, (exp.Like, exp.ILike)) and isinstance(node.expression, (exp.Any, exp.All)):
             return _like_any_or_all(node)
         if isinstance(node, (exp.Add, exp.Sub)):
             sides = [node.this, node.expression] if isinstance(node, exp.Add) else [node.this]
@@ -2937,6 +2949,7 @@ def apply_spark_semantics(
             type), for the engine to create.
     """
     functions = {} if functions is None else functions
+    rewrite_range_tables(expression)
     try:
         scopes = list(traverse_scope(expression))
     except Exception:  # sqlglot cannot scope this query: leave it as DuckDB runs it
@@ -2984,6 +2997,7 @@ def apply_spark_semantics(
         _check_orderable(select, typer)
         _check_filters_are_boolean(select, typer)
         expand_using_stars(select, scope, columns)
+        rename_duplicate_columns(select, scope)
         _spell_out_with_rollup(select)
         float_keys = _float_group_keys(select, typer)
         _inline_aggregate_aliases(select, columns)
@@ -3791,6 +3805,100 @@ def _hll_estimate(hashes: exp.Expr, precision: int) -> exp.Expr:
     return exp.Anonymous(this=APPROX_COUNT_DISTINCT_FUNCTION, expressions=[hashes, exp.Literal.number(precision)])
 
 
+_EXACT_COLLATIONS = ("UTF8_BINARY", "UTF8_LCASE")
+_COMPARED = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ)
+
+
+def _collation_name(node: exp.Collate | exp.Cast | exp.TryCast) -> str:
+    named = node.expression if isinstance(node, exp.Collate) else node.to.args["collate"]
+    return named.name.upper()
+
+
+def _collated(node: exp.Expr, of: Callable[[exp.Expr], SparkType | None]) -> exp.Expr:
+    """Spark 4.3's collations where DuckDB can give its answer: ``UTF8_BINARY`` (the default, so
+    ``s COLLATE UTF8_BINARY`` is ``s``), and ``UTF8_LCASE`` compared (its comparisons are of the
+    lower-cased strings: both sides lowered); ``collation(s)`` of these. Spark's other collations
+    (``UNICODE``, ``UNICODE_CI``, ICU locales) are ICU's, and a ``UTF8_LCASE`` string grouped,
+    ordered or projected keeps a value Spark picks by its order of rows: both refused."""
+    if isinstance(node, exp.Collation):
+        inner = node.this
+        if isinstance(inner, exp.Collate) and _collation_name(inner) in _EXACT_COLLATIONS:
+            return exp.Literal.string(f"SYSTEM.BUILTIN.{_collation_name(inner)}")
+        found = None if isinstance(inner, exp.Collate) else of(inner)
+        if found == StringType():
+            return exp.Literal.string("SYSTEM.BUILTIN.UTF8_BINARY")
+        if found is not None and not isinstance(found, StringType):
+            raise OptimizeError(
+                f'Cannot resolve "collation({_spark_text(inner)})" due to data type mismatch: The first parameter '
+                f'requires the "STRING" type, however "{_spark_text(inner)}" has the type "{_spark_type_name(found)}".',
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+        _refuse("collation", f"the collation of {_spark_text(inner)}")
+    if not isinstance(node, (exp.Collate, exp.Cast, exp.TryCast)):
+        return node
+    name = _collation_name(node)
+    parent = node.parent
+    if isinstance(parent, exp.Collation) and name in _EXACT_COLLATIONS:
+        return node  # collation(s COLLATE c): its parent's answer
+    if name == "UTF8_BINARY":
+        if isinstance(node, exp.Collate):
+            return node.this
+        node.to.set("collate", None)
+        return node
+    if name == "UTF8_LCASE" and isinstance(node, exp.Collate) and isinstance(parent, _COMPARED):
+        other = parent.expression if parent.this is node else parent.this
+        if other.find(exp.Collate) is None and of(other) in (StringType(), None):
+            other.replace(exp.Lower(this=other.copy()))
+            return exp.Lower(this=node.this)
+    _refuse("COLLATE", f"the collation {name} other than in a comparison of UTF8_LCASE strings")
+
+
+def _nullable(node: exp.Expr | None) -> bool:
+    """Whether Spark's analyzer takes ``node`` as nullable, as far as vpush can tell without its
+    rules: a NULL, a column (read from a file), arithmetic over one of those."""
+    if isinstance(node, (exp.Null, exp.Column)):
+        return True
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod)):
+        return _nullable(node.this.unnest()) or _nullable(node.expression.unnest())
+    return False
+
+
+def _cast_to_not_null_fields(node: exp.Cast | exp.TryCast) -> None:
+    """A cast to a struct with ``NOT NULL`` (or ``COMMENT``) fields, which DuckDB's parser refuses,
+    as the cast to the struct without them, where Spark takes it: Spark's cast may make a field
+    NOT NULL only where its source's is (``Cast.canCast``), a literal's that is not NULL, never a
+    column read from a file (Spark reads every column as nullable) or arithmetic over one. In place.
+
+    Raises:
+        OptimizeError: a nullable source (Spark's ``DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION``), or
+            one whose nullability vpush does not know (``VPUSH_UNSUPPORTED_FUNCTION``).
+    """
+    fields = node.to.expressions if node.to.is_type(exp.DType.STRUCT) else []
+    source = node.this.unnest()
+    values = [p.expression if isinstance(p, exp.PropertyEQ) else p for p in source.expressions] if isinstance(
+        source, exp.Struct) else None
+    for position, field in enumerate(fields):
+        constraints = field.args.get("constraints") or [] if isinstance(field, exp.ColumnDef) else []
+        if not any(isinstance(c.args.get("kind"), exp.NotNullColumnConstraint) for c in constraints):
+            continue
+        value = values[position].unnest() if values is not None and position < len(values) else None
+        if value is not None and isinstance(value, (exp.Literal, exp.Boolean)):
+            continue
+        if _nullable(value if values is not None else source):
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node.this)}" due to data type mismatch: cannot cast a nullable field '
+                f'to the NOT NULL field {field.name}.',
+                error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",
+            )
+        raise OptimizeError(
+            f"{_spark_text(node)}: the DuckDB engine does not give Spark's answer for a cast to a NOT NULL field "
+            "of a value other than a column or a literal yet; the Spark engine runs it",
+            error_class="VPUSH_UNSUPPORTED_FUNCTION",
+        )
+    for constraint in list(node.to.find_all(exp.ColumnConstraint)):
+        constraint.pop()
+
+
 def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
     """Rewrite ``node`` bottom-up, not entering nested queries (they are scopes of their own)."""
     for child in list(node.iter_expressions()):
@@ -3813,6 +3921,7 @@ _BINARY_SYMBOLS: dict[type[exp.Expr], str] = {
     exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%", exp.IntDiv: "div",
     exp.EQ: "=", exp.NEQ: "!=", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">=",
     exp.And: "AND", exp.Or: "OR", exp.NullSafeEQ: "<=>", exp.BitwiseLeftShift: "<<", exp.BitwiseRightShift: ">>",
+    ShiftRightUnsigned: ">>>",
 }
 
 
@@ -4028,6 +4137,9 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     if isinstance(node, exp.Tuple):  # a struct in Spark (an IN's operands stay tuples)
         parts = [[exp.Literal.string(tuple_field_name(e, k)), e] for k, e in enumerate(node.expressions)]
         return _call("named_struct", [e for pair in parts for e in pair])
+    if isinstance(node, exp.Collate) and isinstance(node.expression, (exp.Var, exp.Column)):
+        inner = spark_name(node.this, top=False)
+        return None if inner is None else f"collate({inner}, {node.expression.name})"
     if isinstance(node, exp.Subquery):
         return "scalarsubquery()"
     if isinstance(node, exp.Exists):
@@ -4309,18 +4421,20 @@ def _operator_name(node: exp.Expr) -> str | None:
     if isinstance(node, (exp.Like, exp.ILike)) and node.args.get("negate"):
         negated = True
     text: str | None
-    if isinstance(node, exp.Like) and isinstance(node.expression, (exp.Any, exp.All)):
+    if isinstance(node, (exp.Like, exp.ILike)) and isinstance(node.expression, (exp.Any, exp.All)):
         kind = "any" if isinstance(node.expression, exp.Any) else "all"
         inner = node.expression.this.unnest() if isinstance(node.expression.this, exp.Paren) else node.expression.this
         patterns = inner.expressions if isinstance(inner, exp.Tuple) else [inner]
         if not any(isinstance(p, exp.Null) for p in patterns):
             parts = named(node.this)
-            return None if parts is None else f"{'not' if negated else ''}like{kind}({parts[0]})"
+            subject = None if parts is None else f"lower({parts[0]})" if isinstance(node, exp.ILike) else parts[0]
+            return None if subject is None else f"{'not' if negated else ''}like{kind}({subject})"
         # with a NULL pattern Spark's parser writes out each LIKE, joined left to right
         parts = named(node.this, *patterns)
         if parts is None:
             return None
-        tests = [f"(NOT {parts[0]} LIKE {p})" if negated else f"{parts[0]} LIKE {p}" for p in parts[1:]]
+        tests = [f"ilike({parts[0]}, {p})" if isinstance(node, exp.ILike) else f"{parts[0]} LIKE {p}" for p in parts[1:]]
+        tests = [f"(NOT {test})" for test in tests] if negated else tests
         text = tests[0]
         for test in tests[1:]:
             text = f"({text} {'OR' if kind == 'any' else 'AND'} {test})"
@@ -4755,16 +4869,20 @@ def _check_filters_are_boolean(select: exp.Select, typer: _Typer) -> None:
             )
 
 
-def _like_any_or_all(node: exp.Like) -> exp.Expr:
+def _like_any_or_all(node: exp.Like | exp.ILike) -> exp.Expr:
     """``x [NOT] LIKE ANY|ALL (p, ...)`` as Spark's ``likeany``/``likeall`` (and ``notlike...``)
     compute it: the three-valued OR (ANY) or AND (ALL) of each pattern's ``LIKE``, each with
-    Spark's backslash escape."""
+    Spark's backslash escape; ``ILIKE`` as Spark's parser writes it, the ``LIKE`` of ``lower(x)``
+    and of each ``lower(p)``."""
     quantified = node.expression
     inner = quantified.this.unnest() if isinstance(quantified.this, exp.Paren) else quantified.this
     patterns = inner.expressions if isinstance(inner, exp.Tuple) else [inner]
     tests: list[exp.Expr] = []
+    folded = isinstance(node, exp.ILike)
     for pattern in patterns:
-        test: exp.Expr = exp.Escape(this=exp.Like(this=node.this.copy(), expression=pattern.copy()), expression=exp.Literal.string("\\"))
+        subject = exp.Lower(this=node.this.copy()) if folded else node.this.copy()
+        written = exp.Lower(this=pattern.copy()) if folded and not isinstance(pattern, exp.Null) else pattern.copy()
+        test: exp.Expr = exp.Escape(this=exp.Like(this=subject, expression=written), expression=exp.Literal.string("\\"))
         tests.append(exp.Not(this=exp.Paren(this=test)) if node.args.get("negate") else test)
     joined = exp.or_(*tests) if isinstance(quantified, exp.Any) else exp.and_(*tests)
     return exp.Paren(this=joined)

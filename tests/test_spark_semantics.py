@@ -764,3 +764,88 @@ def test_statements_that_are_not_queries_are_refused(con: vpush.Connection) -> N
     with pytest.raises(VpushError) as raised:
         con.sql("EXECUTE IMMEDIATE 'SELECT 1'").to_arrow()
     assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
+
+
+# Syntax the DuckDB engine once refused or answered otherwise, compared with PySpark on both engines.
+SPARK_SYNTAX = [
+    # i >>> n is Spark's shiftrightunsigned; the >>> closing nested types stays three '>'
+    "SELECT i >>> 1, b >>> 3, i >>> 33, s >>> 1, i >>> 1 >> 1, -7 >>> 1, "
+    "CAST(array(array(array(i))) AS ARRAY<ARRAY<ARRAY<BIGINT>>>) AS a FROM t",
+    # FROM range(...): Spark's table-valued function, a bigint column id
+    "SELECT * FROM range(1, 10, 3, 2)",
+    "SELECT r.id, i FROM range(2) AS r JOIN t ON r.id = t.i",
+    "SELECT * FROM range(3) r(x)",
+    "SELECT count(*), sum(id) FROM range(5, -1, -2)",
+    "SELECT count(*) FROM range(0)",
+    "SELECT * FROM range(1, 5, 0)",  # FAILED_FUNCTION_CALL
+    # ILIKE ANY|ALL|SOME: LIKE of lower(x) and lower(p); = ANY (...) without a subquery is any(...)
+    "SELECT g ILIKE ANY ('a%', 'c'), g ILIKE ALL ('A%', '%'), g NOT ILIKE ANY ('a%', 'B'), g NOT ILIKE ALL ('a%', 'B'), "
+    "g ILIKE SOME ('A%') FROM t",
+    "SELECT g ILIKE ANY ('A%', NULL), g NOT ILIKE ANY ('a%', NULL) FROM t",
+    "SELECT i = ANY (array(1, 2)) FROM t",
+    "SELECT i = ANY (1, 2) FROM t",
+    # a cast to NOT NULL fields: taken from a literal, refused from a column or NULL
+    "SELECT CAST(named_struct('a', 1, 'b', i) AS STRUCT<a: BIGINT NOT NULL, b: INT COMMENT 'c'>) AS x FROM t",
+    "SELECT CAST(named_struct('a', i + 1) AS STRUCT<a: INT NOT NULL>) AS x FROM t",
+    "SELECT CAST(named_struct('a', NULL) AS STRUCT<a: INT NOT NULL>) AS x FROM t",
+    # an interval literal of several units is one ANSI interval
+    "SELECT day + INTERVAL 1 DAY 2 HOURS, day + INTERVAL 1 YEAR 2 MONTHS, timestamp_seconds(s) + INTERVAL 30 HOURS 2 DAYS, "
+    "timestamp_seconds(s) - INTERVAL 1 HOUR 90 SECONDS FROM t",
+    "SELECT day + INTERVAL 1 YEAR 2 DAYS FROM t",
+    # UTF8_BINARY is the default; UTF8_LCASE compares lower-cased strings
+    "SELECT g, upper(g) COLLATE UTF8_LCASE = 'a' AS e, 'B' = upper(g) COLLATE UTF8_LCASE AS f, "
+    "upper(g) COLLATE UTF8_LCASE < 'b' AS h FROM t WHERE upper(g) COLLATE UTF8_LCASE <> 'b'",
+    "SELECT g COLLATE UTF8_BINARY, CAST(g AS STRING COLLATE UTF8_BINARY) AS y, collation(g), "
+    "collation(g COLLATE UTF8_LCASE), collation(g COLLATE utf8_binary) FROM t",
+    "SELECT collation(i) FROM t",
+    # a subquery's columns of one name: Spark's names; a reference to them ambiguous unless one column
+    "SELECT * FROM (SELECT i, i FROM t)",
+    "SELECT i FROM (SELECT i, i FROM t)",
+    "SELECT i FROM (SELECT i, i - 0 AS i FROM t)",
+    "SELECT q.*, 1 AS one FROM (SELECT i, g, s AS i, I FROM t) q",
+    "SELECT g, count(*) FROM (SELECT i, i - 0 AS i, g FROM t) GROUP BY g",
+    "SELECT * FROM (SELECT * FROM (SELECT i, i FROM t))",
+    # * over several joins USING or NATURAL: each join's keys first, as Spark resolves them left to right
+    "SELECT * FROM t a JOIN t b USING (i) JOIN t c USING (g)",
+    "SELECT * FROM t NATURAL JOIN t x NATURAL JOIN t y",
+    "SELECT *, 1 AS k FROM t a LEFT JOIN t b USING (i) FULL JOIN t c USING (s) RIGHT JOIN t e USING (g, day)",
+    "SELECT * FROM t a JOIN t b ON a.i = b.i JOIN t c USING (g) CROSS JOIN (SELECT 1 AS one) e",
+]
+
+
+@pytest.mark.parametrize("sql", SPARK_SYNTAX)
+def test_syntax_on_both_engines(sql: str, spark_views: SparkSession, con: vpush.Connection,
+                                spark_con: vpush.Connection) -> None:
+    answers: dict[str, tuple[Any, ...]] = {}
+    assert_same_answer(sql, spark_views, con, answers)
+    assert_same_answer(sql, spark_views, spark_con, answers)
+
+
+def test_interval_columns_are_sparks_arrow(spark_views: SparkSession, con: vpush.Connection) -> None:
+    """A day-time interval comes out as Spark's toArrow gives it, a duration of microseconds; a
+    year-month interval is refused as Spark's toArrow refuses it."""
+    sql = ("SELECT INTERVAL '3' DAY AS a, INTERVAL '1 02:03:04.5' DAY TO SECOND AS b, INTERVAL 2 HOURS 30 MINUTES AS c, "
+           "-INTERVAL '36' HOUR AS d FROM t")
+    expected, got = spark_views.sql(sql).toArrow(), con.sql(sql).to_arrow()
+    assert [(f.name, f.type) for f in got.schema] == [(f.name, f.type) for f in expected.schema]
+    assert got.to_pylist() == expected.to_pylist()
+    year_month = "SELECT INTERVAL '1-2' YEAR TO MONTH AS a FROM t"
+    with pytest.raises(Exception, match="UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION"):
+        spark_views.sql(year_month).toArrow()
+    with pytest.raises(VpushError) as raised:
+        con.sql(year_month).to_arrow()
+    assert raised.value.error_class == "UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION"
+
+
+@pytest.mark.parametrize("sql", [
+    # Spark's sample draws by its own seeded generator over its partitions: not DuckDB's
+    "SELECT i FROM t TABLESAMPLE (50 PERCENT)",
+    "SELECT i FROM t TABLESAMPLE (BUCKET 1 OUT OF 2)",
+    # ICU's collations, and a UTF8_LCASE group's value (Spark keeps one by its order of rows)
+    "SELECT g FROM t WHERE g COLLATE UNICODE_CI = 'a'",
+    "SELECT g COLLATE UTF8_LCASE AS k, count(*) FROM t GROUP BY 1",
+])
+def test_sampled_and_collated_are_refused(sql: str, con: vpush.Connection) -> None:
+    with pytest.raises(VpushError) as raised:
+        con.sql(sql).to_arrow()
+    assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
