@@ -1009,6 +1009,7 @@ PARSED_ARGUMENTS: dict[type[exp.Expr], tuple[str, ...]] = {
     exp.Substring: ("this", "start", "length"), exp.Floor: ("this", "decimals"), exp.Ceil: ("this", "decimals"),
     exp.Trim: ("this", "expression", "position"), exp.StrPosition: ("substr", "this", "position"),
     exp.GroupConcat: ("this", "separator"), exp.Quantile: ("this", "quantile"), exp.ArgMax: ("this", "expression"),
+    exp.ApproxQuantile: ("this", "quantile", "accuracy"),
     exp.ArgMin: ("this", "expression"),
 }
 """The arguments, in Spark's order, of the calls that sqlglot parses with a parser of their own

@@ -773,6 +773,9 @@ class _Typer:
             return AtomicType("timestamp")
         if isinstance(node, (exp.CurrentDate, exp.TsOrDsToDate)):
             return AtomicType("date")
+        if isinstance(node, exp.ApproxQuantile):  # percentile_approx: its argument's type (an array of it)
+            source = self.of(node.this)
+            return ArrayType(source) if isinstance(node.args.get("quantile"), exp.Array) and source is not None else source
         if isinstance(node, (exp.Quantile, exp.Median)):
             return _DOUBLE
         return None
@@ -1854,6 +1857,8 @@ class _Rewriter:
             left, right = (nested_sort_key(side, of(side)) for side in (node.this, node.expression))
             if left is not None and right is not None:
                 return type(node)(this=left, expression=right)
+        if isinstance(node, exp.ApproxQuantile):  # (a Quantile to sqlglot)
+            return self._approx_percentile(node)
         if isinstance(node, (exp.Quantile, exp.Median)):
             return self._percentile(node)
         if _is_subquery_membership(node) and not _negated(node) and _in_projection(node):
@@ -1873,11 +1878,6 @@ class _Rewriter:
             if order is not None and not isinstance(node.parent, exp.Filter):
                 return first_or_last(node.this, isinstance(node, exp.LastValue), order)
             return (exp.First if isinstance(node, exp.FirstValue) else exp.Last)(this=node.this)
-        if isinstance(node, exp.ApproxQuantile):
-            raise OptimizeError(
-                f"{node.sql(dialect=VpushSpark)}: vpush cannot give Spark's answer for this function yet "
-                "(see the README's list of what is not supported)"
-            )
         if (
             isinstance(node, exp.Bracket)
             and not node.args.get("offset")
@@ -2866,6 +2866,110 @@ class _Rewriter:
         checked = finish(filtered(exp.Sum(this=value.copy())), filtered(exp.Count(this=value.copy())))
         return ordered_decimal_total(value, order, condition, scale, checked, to, finish, function)
 
+    def _approx_percentile(self, node: exp.ApproxQuantile) -> exp.Expr:
+        """Spark's ``percentile_approx``/``approx_percentile`` where its answer is exact: Spark's
+        Greenwald-Khanna summary (``QuantileSummaries``) keeps every value, unmerged and with no
+        rank error, while ``2 * count / accuracy < 1``; its query then gives, of the values as
+        doubles in Java's order (-0.0 before 0.0, NaN last), the smallest at a percentage up to
+        ``1/accuracy``, the largest from ``1 - 1/accuracy``, else the ``ceil(p * count)``-th, cast
+        back to the argument's type. A group past that count raises ``VPUSH_UNSUPPORTED_FUNCTION``
+        when the query runs: Spark's answer there depends on how its summaries were compressed
+        and merged (the Spark engine runs it)."""
+        called = (node.meta.get("vpush_spark_call") or ("percentile_approx",))[0]
+        value, quantile, accuracy = node.this, node.args.get("quantile"), node.args.get("accuracy")
+        source = self.typer.of(value)
+        if not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType)):
+            _refuse(called, f"a `{called}` of a {source.to_spark() if source is not None else 'value vpush does not type'}")
+        if isinstance(node.parent, (exp.Window, exp.Filter)):
+            _refuse(called, "a window or a FILTER")
+        shown = _spark_text(node)
+        budget = 10000 if accuracy is None else _integer_literal(accuracy)
+        if budget is None:
+            _refuse(called, "an accuracy that is not an integer literal")
+        assert budget is not None
+        if not 0 < budget <= 2147483647:
+            raise OptimizeError(
+                f'Cannot resolve "{shown}" due to data type mismatch: The accuracy must be between (0, 2147483647] '
+                f"(current value = {budget}L).",
+                error_class="DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE",
+            )
+        if isinstance(quantile, exp.Null):
+            raise OptimizeError(f'Cannot resolve "{shown}" due to data type mismatch: The percentage must not be null.',
+                                error_class="DATATYPE_MISMATCH.UNEXPECTED_NULL")
+        parts: list[exp.Expr] = list(quantile.expressions) if isinstance(quantile, exp.Array) else [quantile] if quantile is not None else []
+        percentages = [_number_literal(p) for p in parts]
+        if any(p is None for p in percentages):
+            _refuse(called, "a percentage that is not a number literal or an array of them")
+        for number in percentages:
+            assert number is not None
+            if not 0 <= number <= 1:
+                raise OptimizeError(
+                    f'Cannot resolve "{shown}" due to data type mismatch: The percentage must be between [0.0, 1.0] '
+                    f"(current value = {number}D).",
+                    error_class="DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE",
+                )
+        assert source is not None
+        target = _sql_type(source)
+        result = ArrayType(source) if isinstance(quantile, exp.Array) else source
+        if isinstance(quantile, exp.Array) and not parts:
+            return exp.Max(this=exp.cast(exp.Null(), _sql_type(result)))  # no percentages: Spark's NULL, an aggregate still
+        error = 1.0 / budget  # Spark's relative error, 1.0D / accuracy
+        double = exp.DataType.build("DOUBLE")
+        as_double = exp.cast(value.copy(), double)
+        # Java's order of doubles: -0.0 before 0.0 (DuckDB's sort takes them as equal), NaN last
+        key = exp.Struct(expressions=[
+            exp.PropertyEQ(this=exp.to_identifier("v"), expression=as_double),
+            exp.PropertyEQ(this=exp.to_identifier("z"), expression=exp.Not(this=exp.Anonymous(this="signbit", expressions=[as_double.copy()]))),
+        ])
+        kept = exp.Where(this=exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())))
+        ordered = exp.Anonymous(this="list_sort", expressions=[exp.Filter(this=exp.Anonymous(this="list", expressions=[key]), expression=kept)])
+        values = exp.column(exp.to_identifier(_SORTED))
+        # (no value at all: DuckDB's list is NULL, not empty)
+        count = exp.cast(exp.Coalesce(this=exp.Anonymous(this="len", expressions=[values.copy()]), expressions=[exp.Literal.number(0)]),
+                         exp.DataType.build("BIGINT"))
+
+        def back(picked: exp.Expression) -> exp.Expr:
+            """The chosen double as the argument's type, as Spark converts it back."""
+            if source == _DOUBLE:
+                return picked
+            if isinstance(source, DecimalType):
+                return self._fractional_to_decimal(picked, source, strict=False)
+            if source == _BIGINT:  # Scala's toLong: 2^63 (a long's largest as a double) saturates
+                top = exp.GTE(this=picked.copy(), expression=exp.Literal.number("9.223372036854775807E18"))
+                return exp.Case(ifs=[exp.If(this=top, true=exp.cast(exp.Literal.number(2**63 - 1), target))], default=exp.cast(picked, target))
+            return exp.cast(picked, target)
+
+        def at(number: float) -> exp.Expr:
+            if number <= error:
+                index: exp.Expression = exp.Literal.number(1)
+            elif number >= 1 - error:
+                index = count.copy()
+            else:
+                rank = exp.Ceil(this=exp.Mul(this=exp.cast(exp.Literal.number(repr(number)), double), expression=exp.cast(count.copy(), double)))
+                index = exp.Least(this=exp.cast(rank, exp.DataType.build("BIGINT")), expressions=[count.copy()])
+            item = exp.Anonymous(this="list_extract", expressions=[values.copy(), index])
+            picked = exp.Dot(this=exp.Paren(this=item), expression=exp.to_identifier("v"))
+            self.typer.types[id(picked)] = _DOUBLE
+            return back(picked)
+
+        assert all(p is not None for p in percentages)
+        body: exp.Expr = (
+            exp.Array(expressions=[at(float(p)) for p in percentages if p is not None]) if isinstance(quantile, exp.Array)
+            else at(float(percentages[0] or 0.0))
+        )
+        limit = exp.GTE(this=exp.Mul(this=exp.cast(count.copy(), double), expression=exp.Literal.number(repr(2 * error))),
+                        expression=exp.Literal.number("1.0"))
+        message = (f"{shown} over a group of more than {math.ceil(budget / 2) - 1} values: Spark's answer depends on how its "
+                   "summaries were compressed and merged, which the DuckDB engine does not follow; the Spark engine runs it")
+        answer = exp.Case(
+            ifs=[exp.If(this=exp.EQ(this=count.copy(), expression=exp.Literal.number(0)), true=exp.cast(exp.Null(), _sql_type(result))),
+                 exp.If(this=limit, true=spark_error("VPUSH_UNSUPPORTED_FUNCTION", message, _sql_type(result)))],
+            default=body,
+        )
+        once = exp.Anonymous(this="list_transform", expressions=[
+            exp.Array(expressions=[ordered]), exp.Lambda(this=answer, expressions=[exp.to_identifier(_SORTED)])])
+        return exp.Anonymous(this="list_extract", expressions=[once, exp.Literal.number(1)])
+
     def _percentile(self, node: exp.Quantile | exp.Median) -> exp.Expr:
         """Spark's exact ``percentile``/``median``: interpolated between neighbours as
         ``quantile_cont`` does, over the values as doubles (DuckDB interpolates decimals in the
@@ -2927,6 +3031,41 @@ class _Rewriter:
         )
 
 
+def _values_types(values: exp.Values, typer: _Typer) -> dict[str, SparkType | None]:
+    """The types of a ``VALUES`` list's columns (named by its alias): a column's type where every
+    row's value that is not NULL has that one type (Spark widens values of different types)."""
+    alias = values.args.get("alias")
+    names = [c.name.lower() for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
+    rows = [r.expressions if isinstance(r, exp.Tuple) else [r] for r in values.expressions]
+    out: dict[str, SparkType | None] = {}
+    for k, name in enumerate(names):
+        kinds = {typer.of(row[k]) for row in rows if k < len(row) and not isinstance(row[k], exp.Null)}
+        if len(kinds) > 1 and all(isinstance(t, AtomicType) and t.name in _INTEGRAL for t in kinds):
+            kinds = {max(kinds, key=lambda t: _INTEGRAL.index(t.name) if isinstance(t, AtomicType) else 0)}  # widened
+        out[name] = kinds.pop() if len(kinds) == 1 else None
+    return out
+
+
+def _star_types(
+    star: exp.Expr, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]], produced: dict[str, SparkType | None]
+) -> None:
+    """The columns ``*`` (or ``t.*``) selects, with their types, into ``produced``: a name two
+    sources share is left untyped, as is any source whose columns vpush does not know."""
+    stars = star.this if isinstance(star, exp.Column) else star
+    table = star.table if isinstance(star, exp.Column) else None
+    excepted = {e.name.lower() for e in (stars.args.get("except") or [])}
+    if stars.args.get("replace") or stars.args.get("rename"):
+        return
+    sources = [table] if table else list(scope.selected_sources)
+    seen: set[str] = set()
+    for alias in sources:
+        for name, of_type in columns.get(alias.lower(), {}).items():
+            if name == "*" or name in excepted or name.startswith("__vpush"):
+                continue
+            produced[name] = None if name in seen else of_type
+            seen.add(name)
+
+
 def _is_plain(node: exp.Expr) -> bool:
     """A column or a literal, or one cast, negated or in parentheses."""
     if isinstance(node, (exp.Cast, exp.Paren, exp.Neg)):
@@ -2982,6 +3121,14 @@ def apply_spark_semantics(
                 name: t if list(right.values())[i:i + 1] == [t] else None for i, (name, t) in enumerate(left.items())
             }
             continue
+        if isinstance(select, exp.Values):
+            typer = _Typer(scope, {})
+            outputs[id(select)] = _values_types(select, typer)
+            for row in select.expressions:  # the literals as Spark types them (-2147483648 an int)
+                for cell in list(row.expressions if isinstance(row, exp.Tuple) else [row]):
+                    if _negative_integer_literal(cell) is not None:
+                        _transform(cell, _Rewriter(typer, functions))
+            continue
         if not isinstance(select, exp.Select):
             continue
         typer = _Typer(scope, columns)
@@ -3003,6 +3150,9 @@ def apply_spark_semantics(
         _inline_aggregate_aliases(select, columns)
         produced: dict[str, SparkType | None] = {}
         for projection in list(select.expressions):
+            if isinstance(projection, exp.Star) or (isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)):
+                _star_types(projection, scope, columns, produced)  # the sources' columns, for a SELECT over this one
+                continue
             produced[projection.alias_or_name.lower()] = typer.of(projection)
             name = written = None
             if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Identifier) and projection.name != projection.name.lower():

@@ -85,6 +85,27 @@ QUERIES: list[Any] = [
     "SELECT -2147483648, -9223372036854775808",
     "SELECT abs(-2147483648) AS a",
     "SELECT -2147483648 - 1 AS a",
+    # types through SELECT * subqueries and VALUES lists (sum of a bigint there is a bigint)
+    "SELECT sum(b) AS s, sum(i) AS t, avg(i) AS a FROM (SELECT * FROM t)",
+    "SELECT sum(b) AS s FROM (SELECT t.* FROM t)",
+    "SELECT sum(b) AS s FROM (SELECT * EXCEPT (i) FROM t)",
+    "WITH c AS (SELECT * FROM t) SELECT sum(b) AS s, max(day) + 1 AS d, b div 0 AS q FROM c WHERE b IS NULL GROUP BY b",
+    "SELECT sum(x) AS a, typeof(max(y)) AS b, max(z) AS c FROM VALUES (1Y, 1, 'a'), (2Y, NULL, NULL) AS r(x, y, z)",
+    "SELECT sum(x) AS a FROM VALUES (1), (2L) AS r(x)",
+    "SELECT -x AS a FROM VALUES (-2147483648) AS r(x)",
+    # percentile_approx where Spark's summary keeps every value (fewer than accuracy / 2 in a group)
+    "SELECT percentile_approx(i, 0.5) AS a, percentile_approx(b, array(0, 0.1, 0.5, 0.99999, 1)) AS c, "
+    "percentile_approx(f, 0.3, 100) AS d, approx_percentile(d, 0.5) AS e, percentile_approx(r, array(0.9)) AS h, "
+    "percentile_approx(CAST(i AS DECIMAL(10, 2)) / 7, 0.5) AS k, percentile_approx(CAST(s AS TINYINT), 0.7) AS l FROM t",
+    "SELECT g, percentile_approx(i, 0.5), approx_percentile(f, array(0.25, 0.75)), percentile_approx(b, 0.5, 11) FROM t GROUP BY g",
+    "SELECT percentile_approx(i, 0.5) AS a, percentile_approx(i, array()) AS b FROM t WHERE i > 100000",
+    "SELECT percentile_approx(x, 0.25) AS a, percentile_approx(x, 0.5) AS b, percentile_approx(x, 0.75) AS c "
+    "FROM VALUES (-0.0D), (0.0D), (0.0D), (-0.0D), (1D), (-1D), (double('NaN')), (double('-Infinity')) AS r(x)",
+    "SELECT percentile_approx(9007199254740993L, 0.5) AS a, percentile_approx(9223372036854775807L, 0.5) AS b, "
+    "percentile_approx(CAST('123456789012345678.12' AS decimal(20,2)), 0.5) AS c",
+    "SELECT percentile_approx(i, 1.5) AS a FROM t",
+    "SELECT percentile_approx(i, 0.5, 0) AS a FROM t",
+    "SELECT percentile_approx(i, NULL) AS a FROM t",
     "SELECT try_cast(d * 100000000 AS INT) AS a, try_cast(300BD AS TINYINT) AS b, CAST(-2147483648.9BD AS INT) AS c",
     "SELECT cast('2024' AS date) AS y, cast('2024' AS timestamp) AS t, try_cast(g AS date) AS n FROM t",
     "SELECT cast(g AS date) FROM t",
@@ -562,6 +583,8 @@ PIVOT = "SELECT * FROM (SELECT g, i % 2 AS k, b FROM t) PIVOT (count(b) AS n, su
         # Spark: a decimal(22,2) (a string before integers and decimals); vpush reads no string as one
         "SELECT coalesce('2', i, d) AS c FROM t",
         "SELECT typeof(collect_list(g)) FROM t",  # a type vpush's typer does not know
+        # more than (accuracy - 1) / 2 values in a group: Spark's summary merges and answers within its error
+        "SELECT percentile_approx(i, 0.5, 3) AS p FROM t",
         "SELECT named_struct('a', i) = named_struct('b', i) AS a FROM t",  # Spark pairs fields by position, DuckDB by name
     ],
 )
