@@ -135,6 +135,8 @@ SCALARS = [
     "format_number(i, 2)", "format_number(b, 0)", "format_number(d, 1)", "format_number(d, 4)", "format_number(s, -1)",
     "format_number(d / 3, 3)", "format_number(-0.001, 2)", "format_number(1234567.125, 2)", "format_number(2.5, 0)",
     "format_number(-2.5, 0)", "format_number(d, NULL)", "format_number(-b, 3)",
+    "mask(g)", "mask(g, 'Q')", "mask(g, NULL, NULL, NULL, '*')", "mask(concat(g, 'AbÉ1٣ǅⅠⒶ'), 'U', 'l', 'd', '😀')",
+    "mask(g, NULL, 'b')", "mask(NULL)", "mask(upper(g), '.', NULL, NULL, '_')",
     "map_from_entries(array(named_struct('k', s, 'v', f), NULL))", "map_values(map_from_entries(array(named_struct('a', s, 'b', ts))))", "str_to_map(g)", "str_to_map('a=1;b;c=;=d;e=f=g', ';', '=')",
     "str_to_map(concat(g, ':1,x:', g), ',', ':')", "map_keys(str_to_map('z:1,a:2,m:3'))", "str_to_map(g, NULL)",
     "str_to_map('a::1, b:: 2', ', ', '::')",
@@ -584,6 +586,21 @@ def test_math_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, 
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
 
 
+@pytest.mark.parametrize("call", ["mask(g, 'XY')", "mask(g, 'X', '')", "mask(g, NULL, NULL, NULL, 'ab')"])
+def test_mask_replacement_not_one_character_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    _assert_raises_as_spark(call, spark_view, con, ("DATATYPE_MISMATCH.INPUT_SIZE_NOT_ONE",))
+
+
+def test_mask_of_every_code_point(spark: SparkSession, tmp_path: Path) -> None:
+    """mask over every code point (but the surrogates) gives Spark's answer: Java 17's general
+    categories, where RE2's tables hold letters and digits assigned since."""
+    points = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    texts = ["".join(map(chr, points[k:k + 8192])) for k in range(0, len(points), 8192)]
+    pq.write_table(pa.table({"k": pa.array(range(len(texts)), pa.int32()), "n": pa.array(texts)}), tmp_path / "part-0.parquet")
+    expected, got = _answers_in_zone(spark, tmp_path, "UTC", "SELECT k, mask(n, 'U', 'l', 'd', NULL) AS m, mask(n, NULL, NULL, NULL, '.') AS o FROM z")
+    assert got == expected
+
+
 TYPEOF_CALLS = ["typeof(i)", "typeof(d)", "typeof(array(i))", "typeof(g)"]
 
 
@@ -747,7 +764,7 @@ REFUSED_SPARK_RAISES = [
     "date_format(ts, 'yyyy''')", "date_format(ts, 'u')", "date_from_unix_date(b)", "months_between(ts, day, i > 0)",
     "map_contains_key(map('a', i), 1)", "map_keys(array(i))", "map_contains_key(map(1, i), NULL)",
     "map_from_arrays(array(f), array(i))", "bround(i, -1)", "try_element_at(array(i), b)", "factorial(b)", "bit_count(f)",
-    "nanvl(g, 1)", "getbit(f, 1)", "crc32(i)", "xxhash64(map(g, i))",
+    "nanvl(g, 1)", "getbit(f, 1)", "crc32(i)", "xxhash64(map(g, i))", "mask(g, g)",
 ]
 
 
