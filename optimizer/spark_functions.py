@@ -146,7 +146,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     # maps
     "map": _f(0, None), "map_keys": _f(1), "map_values": _f(1), "map_contains_key": _f(2),
     "map_from_arrays": _f(2), "map_from_entries": _f(1), "str_to_map": _f(1, 3, defaults=(",", ":")),
-    "map_entries": _f(1), "map_filter": _f(2), "transform_values": _f(2), "transform_keys": _f(2), "zip_with": _f(3), "arrays_zip": _f(1, None), "map_concat": _f(1, None),
+    "map_entries": _f(1), "map_filter": _f(2), "transform_values": _f(2), "transform_keys": _f(2), "zip_with": _f(3), "map_zip_with": _f(3), "arrays_zip": _f(1, None), "map_concat": _f(1, None),
 }
 """By the function's lower-cased name as the user writes it. Spark's variant functions are not
 here: :mod:`vpush.optimizer.rewrite_variants` decides on those."""
