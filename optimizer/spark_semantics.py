@@ -779,6 +779,8 @@ class _Typer:
                 return _decimal_result(_TRY_OPERATIONS[called], *operands)
         if called in SCALAR_FUNCTIONS and (called != "locate" or len(_arguments(node)) == 3):
             return scalar_type(called, _arguments(node), self.of)
+        if called == "mode" and isinstance(node, exp.Mode):
+            return self.of(node.this)
         if called in KERNEL_CALLS:
             return KERNEL_CALLS[called]
         if called == "approx_count_distinct":
@@ -1847,6 +1849,8 @@ class _Rewriter:
             if not _is_integral(self.typer.of(arguments[0])):
                 _refuse(called, "an argument that is not an integer (Spark's implicit cast to bigint)")
             return _from_unixtime_by_pattern(arguments[0], arguments[1])
+        if called == "mode" and isinstance(node, exp.Mode):
+            return self._mode(node)
         if called == "schema_of_json" and arguments and len(arguments) == 1 and arguments[0] is not None:
             return _schema_of_json(arguments[0])
         if called in _MAKE_TIMESTAMP_CALLS and arguments and all(a is not None for a in arguments):
@@ -2639,6 +2643,37 @@ class _Rewriter:
         if kind == "average":
             call.append("expressions", wrap(exp.Count(this=agg.this.copy())))
         return call
+
+    def _mode(self, node: exp.Mode) -> exp.Expr:
+        """Spark's ``mode(x, true)``: the value most rows hold, NULLs left out, the least of the
+        values tied for it (Spark's order: NaN above every double, -0.0 counted as 0.0); NULL for
+        no value. Taken from DuckDB's ``histogram``, its entries sorted by the count down, then
+        the value. ``mode(x)`` and ``mode(x, false)`` are refused: Spark breaks their ties by the
+        order of its hash map. So are a FILTER and a window (the histogram would be outside them)."""
+        value = node.this
+        source = self.typer.of(value)
+        if node.args.get("deterministic") != exp.Boolean(this=True):
+            _refuse("mode", "mode(x) or mode(x, false), whose ties Spark breaks by the order of its hash map (mode(x, true) is answered)")
+        if isinstance(node.parent, (exp.Filter, exp.Window)):
+            _refuse("mode", "a FILTER or a window")
+        if not (_is_integral(source) or _is_fractional(source) or isinstance(source, (DecimalType, StringType))
+                or source in (_BOOLEAN, AtomicType("date"), *_TIMESTAMPS)):
+            _refuse("mode", f"a mode of a {source.to_spark() if source is not None else 'value of a type vpush does not know'}")
+        assert source is not None  # for mypy: refused above
+        counted: exp.Expr = value.copy()
+        if _is_fractional(source):
+            # Spark's aggregation normalizes -0.0 to 0.0 (NaN to one NaN, as DuckDB's groups do)
+            zero = exp.cast(exp.Literal.number(0), _sql_type(source))
+            counted = exp.Case(ifs=[exp.If(this=exp.EQ(this=value.copy(), expression=zero.copy()), true=zero)], default=value.copy())
+        entry = exp.column("e")
+        ranked = exp.Struct(expressions=[
+            exp.PropertyEQ(this=exp.to_identifier("n"), expression=exp.Neg(this=exp.cast(exp.Dot(this=entry.copy(), expression=exp.to_identifier("value")), _sql_type(_BIGINT)))),
+            exp.PropertyEQ(this=exp.to_identifier("k"), expression=exp.Dot(this=entry.copy(), expression=exp.to_identifier("key"))),
+        ])
+        entries = exp.Anonymous(this="map_entries", expressions=[exp.Anonymous(this="histogram", expressions=[counted])])
+        pairs = exp.Anonymous(this="list_transform", expressions=[entries, exp.Lambda(this=ranked, expressions=[exp.to_identifier("e")])])
+        first = exp.Anonymous(this="list_extract", expressions=[exp.Anonymous(this="list_sort", expressions=[pairs]), exp.Literal.number(1)])
+        return exp.Anonymous(this="struct_extract", expressions=[first, exp.Literal.string("k")])
 
     def _percentile(self, node: exp.Quantile | exp.Median) -> exp.Expr:
         """Spark's exact ``percentile``/``median``: interpolated between neighbours as
@@ -3995,6 +4030,11 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
         # from_utc_timestamp / to_utc_timestamp: the cast to a timestamp that sqlglot's parser
         # wraps around the argument is not the user's
         return _call(called, [utc_shift_argument(node), node.args.get("zone")])
+    if called == "mode" and isinstance(node, exp.Mode):
+        # Spark prints mode(x, true) as its WITHIN GROUP form (the tie broken to the least value)
+        inner = spark_name(node.this, top=False)
+        deterministic = node.args.get("deterministic") == exp.Boolean(this=True)
+        return None if inner is None else (f"mode() WITHIN GROUP (ORDER BY {inner} DESC)" if deterministic else f"mode({inner})")
     arguments = call_arguments(node)
     if called == "date_sub" and isinstance(node, exp.TsOrDsAdd) and _subtracted_days(node.expression):
         arguments = [node.this, node.expression.this]  # sqlglot's date_add(d, n * -1)

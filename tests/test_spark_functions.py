@@ -202,7 +202,10 @@ AGGREGATES = [
     "count(*)", "count(g)", "count(1)", "count(DISTINCT g)", "sum(i)", "sum(DISTINCT s)", "sum(d)", "avg(i)",
     "mean(s)", "min(day)", "max(g)", "count_if(i > 1)", "stddev(f)", "std(f)", "stddev_samp(f)", "stddev_pop(f)",
     "variance(f)", "var_samp(f)", "var_pop(f)", "median(f)", "percentile(i, 0.5)", "first(i)", "any_value(s)",
-    "last(i)", "first(i, true)", "last(g, true)", "bool_and(i > 0)", "bool_or(i > 0)", "every(i > -10)",
+    "last(i)", "first(i, true)", "last(g, true)",
+    # the most frequent value, the least of those tied (NULLs left out; -0.0 counted as 0.0)
+    "mode(i, true)", "mode(g, true)", "mode(f * 0, true)", "mode(f, true)", "mode(d, true)", "mode(day, true)",
+    "mode(ts, true)", "mode(boolean(s % 2), true)", "mode(s % 2, true)", "mode(b, true)", "mode(IF(i > 0, t, NULL), true)", "bool_and(i > 0)", "bool_or(i > 0)", "every(i > -10)",
     "some(i > 1)", "bit_and(i)", "bit_or(s)", "bit_xor(s)", "max_by(g, i)", "min_by(g, i)",
     "string_agg(g, ',')", "listagg(g)", "collect_list(s)", "array_agg(s)", "collect_set(g)",
     # NULL where sum overflows (b holds the largest bigint)
@@ -235,7 +238,7 @@ WINDOWS = [
 
 # Spark functions DuckDB answers differently (types, values or Java formats): refused on DuckDB.
 REFUSED = [
-    "mode(g)",
+    "mode(g)", "mode(i, false)", "mode(i, true) OVER ()", "mode(s, true) FILTER (WHERE i > 0)", "mode(array(i), true)",
     "printf('%s', g)", "format_string('%d', i)", "format_number(f, 2)", "to_char(d, '999.99')",
     "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "conv(f, 16, 10)", "ceil(f, 1)",
     "substring_index(g, 'aa', 1)", "split(g, 'b', 2)",
@@ -598,6 +601,24 @@ def test_mask_of_every_code_point(spark: SparkSession, tmp_path: Path) -> None:
     texts = ["".join(map(chr, points[k:k + 8192])) for k in range(0, len(points), 8192)]
     pq.write_table(pa.table({"k": pa.array(range(len(texts)), pa.int32()), "n": pa.array(texts)}), tmp_path / "part-0.parquet")
     expected, got = _answers_in_zone(spark, tmp_path, "UTC", "SELECT k, mask(n, 'U', 'l', 'd', NULL) AS m, mask(n, NULL, NULL, NULL, '.') AS o FROM z")
+    assert got == expected
+
+
+def test_mode_by_group_as_spark(spark: SparkSession, tmp_path: Path) -> None:
+    """mode(x, true) over seeded groups with many ties: the least value tied, Spark's order of
+    strings (bytes: 'Z' < 'a' < 'é'), of doubles (NaN last, -0.0 and 0.0 one value) and NULLs left out."""
+    import random
+
+    rng = random.Random(11)
+    rows = 600
+    groups = [rng.randrange(40) for _ in range(rows)]
+    ints = [rng.choice([None, *range(-3, 4)]) for _ in range(rows)]
+    texts = [rng.choice([None, "a", "Z", "é", "ab", ""]) for _ in range(rows)]
+    doubles = [rng.choice([None, 0.0, -0.0, float("nan"), 1.5, -2.0, float("inf")]) for _ in range(rows)]
+    pq.write_table(pa.table({"k": pa.array(groups, pa.int32()), "x": pa.array(ints, pa.int32()), "y": pa.array(texts),
+                             "z": pa.array(doubles, pa.float64())}), tmp_path / "part-0.parquet")
+    sql = "SELECT k, mode(x, true), mode(y, true), mode(z, true), count(*) FROM z GROUP BY k"
+    expected, got = _answers_in_zone(spark, tmp_path, "UTC", sql)
     assert got == expected
 
 
