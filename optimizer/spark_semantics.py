@@ -68,7 +68,7 @@ from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
-from vpush.optimizer.rewrite_generators import rewrite_generators
+from vpush.optimizer.rewrite_generators import JSON_TUPLE_FIELD, rewrite_generators
 from vpush.optimizer.expand_using_stars import expand_using_stars
 from vpush.optimizer.spark_analysis import check_order_by_aggregates
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
@@ -99,7 +99,7 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "JSON_TUPLE_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
            "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "map_from_arrays_checked", "decimal_function", "decimal_function_types", "apply_spark_semantics",
            "arrow_spark_type", "spark_name"]
 
@@ -205,6 +205,10 @@ type they take: a double or float as Java's ``Double.toString`` / ``Float.toStri
 (``1.0E10``, where DuckDB prints ``10000000000.0``); a binary as its bytes read as UTF-8, each
 malformed sequence U+FFFD as PySpark's rows show it (DuckDB prints ``\x80`` escapes)."""
 
+JSON_TUPLE_FUNCTION = "vpush_json_tuple"
+"""The engine function that gives one field of Spark's ``json_tuple(json, field, ...)``: the
+field's last value that is not null, as ``get_json_object`` prints it (see
+:mod:`vpush.optimizer.rewrite_generators`)."""
 GET_JSON_OBJECT_FUNCTION = "vpush_get_json_object"
 """The engine function that gives Spark's ``get_json_object(json, path)`` for a literal path of
 keys and indexes (:func:`vpush.codec.json_path.parse_json_path`), by the compiled kernel."""
@@ -781,6 +785,8 @@ class _Typer:
             return scalar_type(called, _arguments(node), self.of)
         if called == "mode" and isinstance(node, exp.Mode):
             return self.of(node.this)
+        if called == JSON_TUPLE_FIELD and len(_arguments(node)) == 2:
+            return StringType()
         if called in KERNEL_CALLS:
             return KERNEL_CALLS[called]
         if called == "approx_count_distinct":
@@ -1857,6 +1863,13 @@ class _Rewriter:
             return self._make_timestamp(called, [a for a in arguments if a is not None])
         if called == "get_json_object" and arguments and len(arguments) == 2 and all(a is not None for a in arguments):
             return self._get_json_object(*[a for a in arguments if a is not None])
+        if called == JSON_TUPLE_FIELD and arguments and len(arguments) == 2 and all(a is not None for a in arguments):
+            text, field = arguments
+            assert text is not None and field is not None  # for mypy: checked above
+            self.functions[JSON_TUPLE_FUNCTION] = StringType()
+            call = exp.Anonymous(this=JSON_TUPLE_FUNCTION, expressions=[exp.cast(text, exp.DataType.build("VARCHAR")), field])
+            self.typer.types[id(call)] = StringType()
+            return call
         if called in ("try_sum", "try_avg") and arguments and len(arguments) == 1 and arguments[0] is not None:
             return self._try_aggregate(node, called, arguments[0], result)
         if called in ("zeroifnull", "nullifzero") and arguments and len(arguments) == 1 and arguments[0] is not None:
