@@ -16,6 +16,7 @@ from sqlglot import exp
 
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.java_regex import Re2Pattern, re2_pattern
+from vpush.optimizer.spark_format_string import rewrite_format_string
 from vpush.optimizer.spark_math import MATH_FUNCTIONS, math_type, rewrite_math
 from vpush.optimizer.variant_types import ArrayType, AtomicType, DecimalType, SparkType, StringType
 
@@ -29,6 +30,7 @@ SCALAR_FUNCTIONS = frozenset({
     "shiftright", "shiftrightunsigned", "try_add", "try_subtract", "try_multiply", "try_divide", "bround",
     "next_day", "locate", "make_date", "regexp_count", "regexp_extract_all", "regexp_substr", "regexp_instr",
     "elt", "unbase64", "to_binary", "try_to_binary", "soundex", "overlay", "format_number", "mask",
+    "format_string", "printf",
 }) | MATH_FUNCTIONS
 """The functions this module answers (``locate`` only in its three-argument form), and those of
 :mod:`vpush.optimizer.spark_math`."""
@@ -118,6 +120,8 @@ def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType
         )
         return StringType() if plain else None
     if called in ("initcap", "substring_index", "chr", "char", "btrim", "typeof", "soundex", "format_number"):
+        return StringType()
+    if called in ("format_string", "printf"):
         return StringType()
     if called == "mask":
         plain = all(isinstance(t, StringType) or isinstance(a, exp.Null) for a, t in zip(arguments, types))
@@ -381,6 +385,8 @@ def rewrite_scalar(
         return _soundex(arguments[0])
     if called == "format_number":
         return _format_number(arguments, of)
+    if called in ("format_string", "printf"):
+        return rewrite_format_string(called, arguments, of)
     if called == "mask":
         if result is None:
             _refuse(called, "arguments other than strings (Spark requires them)")

@@ -137,6 +137,12 @@ SCALARS = [
     "format_number(-2.5, 0)", "format_number(d, NULL)", "format_number(-b, 3)",
     "mask(g)", "mask(g, 'Q')", "mask(g, NULL, NULL, NULL, '*')", "mask(concat(g, 'AbÉ1٣ǅⅠⒶ'), 'U', 'l', 'd', '😀')",
     "mask(g, NULL, 'b')", "mask(NULL)", "mask(upper(g), '.', NULL, NULL, '_')",
+    # java.util.Formatter: widths in UTF-16 units, NULL arguments as null, %x of negatives by the type's width
+    "printf('%s|%d', g, i)", "format_string('%5s|%-5s|%05d|%-5d|%+d|% d|%,d|%x|%X|%%|%n|', g, g, i, i, i, s, b, i, b)",
+    "format_string('%x %x %x', tinyint(s - 3), smallint(-s), -b)", "format_string('%0,12d|%+,d|%05x|%-6x|', b, -b, i, s)",
+    "format_string(NULL, i)", "format_string('abc')", "format_string('%05d|%-5d|%5s|%x|%-6X|', NULL, NULL, NULL, NULL, NULL)",
+    "format_string('%s %s %s', boolean(i), true, concat(g, '😀'))", "format_string('%6s|%-3s', concat('😀', g), g)",
+    "printf('%s %s', g, b, i)",
     "map_from_entries(array(named_struct('k', s, 'v', f), NULL))", "map_values(map_from_entries(array(named_struct('a', s, 'b', ts))))", "str_to_map(g)", "str_to_map('a=1;b;c=;=d;e=f=g', ';', '=')",
     "str_to_map(concat(g, ':1,x:', g), ',', ':')", "map_keys(str_to_map('z:1,a:2,m:3'))", "str_to_map(g, NULL)",
     "str_to_map('a::1, b:: 2', ', ', '::')",
@@ -239,7 +245,8 @@ WINDOWS = [
 # Spark functions DuckDB answers differently (types, values or Java formats): refused on DuckDB.
 REFUSED = [
     "mode(g)", "mode(i, false)", "mode(i, true) OVER ()", "mode(s, true) FILTER (WHERE i > 0)", "mode(array(i), true)",
-    "printf('%s', g)", "format_string('%d', i)", "format_number(f, 2)", "to_char(d, '999.99')",
+    "format_string('%f', f)", "printf('%.2s', g)", "format_string('%s', d)", "format_string(g, i)", "printf('%1$s', g)",
+    "format_number(f, 2)", "to_char(d, '999.99')",
     "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "conv(f, 16, 10)", "ceil(f, 1)",
     "substring_index(g, 'aa', 1)", "split(g, 'b', 2)",
     "date_format(ts, 'yyyyy')", "date_format(ts, 'yyyy-MM-dd z')", "date_format(ts, 'G')",
@@ -786,6 +793,7 @@ REFUSED_SPARK_RAISES = [
     "map_contains_key(map('a', i), 1)", "map_keys(array(i))", "map_contains_key(map(1, i), NULL)",
     "map_from_arrays(array(f), array(i))", "bround(i, -1)", "try_element_at(array(i), b)", "factorial(b)", "bit_count(f)",
     "nanvl(g, 1)", "getbit(f, 1)", "crc32(i)", "xxhash64(map(g, i))", "mask(g, g)",
+    "format_string('%05s', g)", "format_string('%s')", "format_string('%-05d', i)", "printf('%d', g)",
 ]
 
 
