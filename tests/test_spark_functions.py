@@ -602,9 +602,10 @@ def test_mask_replacement_not_one_character_raises_as_spark(call: str, spark_vie
 
 
 def test_mask_of_every_code_point(spark: SparkSession, tmp_path: Path) -> None:
-    """mask over every code point (but the surrogates) gives Spark's answer: Java 17's general
+    """mask over every code point of the first two planes (but the surrogates; past them Unicode
+    assigns ideographs and symbols, "other" alike) gives Spark's answer: Java 17's general
     categories, where RE2's tables hold letters and digits assigned since."""
-    points = [c for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    points = [c for c in range(0x20000) if not 0xD800 <= c <= 0xDFFF]
     texts = ["".join(map(chr, points[k:k + 8192])) for k in range(0, len(points), 8192)]
     pq.write_table(pa.table({"k": pa.array(range(len(texts)), pa.int32()), "n": pa.array(texts)}), tmp_path / "part-0.parquet")
     expected, got = _answers_in_zone(spark, tmp_path, "UTC", "SELECT k, mask(n, 'U', 'l', 'd', NULL) AS m, mask(n, NULL, NULL, NULL, '.') AS o FROM z")
