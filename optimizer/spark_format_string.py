@@ -143,7 +143,7 @@ def rewrite_format_string(called: str, arguments: list[exp.Expr], of: TypeOf) ->
     Example:
         >>> from vpush.optimizer.variant_types import AtomicType
         >>> rewrite_format_string("printf", [exp.Literal.string("%%|%n")], lambda n: None).sql("duckdb")
-        "'%' || '\\n'"
+        "'%' || '|' || '\\n'"
 
     Raises:
         OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for a format or argument vpush does not
