@@ -141,7 +141,6 @@ def rewrite_format_string(called: str, arguments: list[exp.Expr], of: TypeOf) ->
     SQL (see the module's table); NULL for a NULL format.
 
     Example:
-        >>> from vpush.optimizer.variant_types import AtomicType
         >>> rewrite_format_string("printf", [exp.Literal.string("%%|%n")], lambda n: None).sql("duckdb")
         "'%' || '|' || '\\n'"
 
