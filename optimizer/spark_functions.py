@@ -189,6 +189,8 @@ def check_functions(expression: exp.Expr) -> None:
             name = call_name(node)
         if name is None:
             continue  # syntax rather than a call: CASE, CAST, ...
+        if name == "mode" and isinstance(node.parent, exp.WithinGroup) and node.args.get("this") is None:
+            continue  # mode() WITHIN GROUP (ORDER BY x): spark_semantics decides on it
         if _variant_function(node, name):
             continue
         rule = SPARK_FUNCTIONS.get(name)

@@ -698,6 +698,9 @@ class _Typer:
             return AtomicType("date")
         if isinstance(node, (exp.Quantile, exp.Median)):
             return _DOUBLE
+        mode_order = _mode_within_group(node)
+        if mode_order is not None:
+            return self.of(mode_order.this)
         return None
 
     def _constructed(self, node: exp.Struct | exp.Array | exp.VarMap) -> SparkType | None:
@@ -941,6 +944,18 @@ _PREDICATES = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.And, exp.O
 _TOLERANT = "vpush_try_aggregate"
 # The widest decimal try_sum and try_avg take: DuckDB sums these in 128 bits without overflow
 _TRY_DECIMAL_PRECISION = 28
+
+
+def _mode_within_group(node: exp.Expr) -> exp.Ordered | None:
+    """The one ordering of ``mode() WITHIN GROUP (ORDER BY x [DESC])`` with Spark's default
+    NULLs ordering (first ascending, last descending); None for another node."""
+    if not (isinstance(node, exp.WithinGroup) and isinstance(node.this, exp.Mode) and node.this.this is None):
+        return None
+    order = node.expression
+    if not isinstance(order, exp.Order) or len(order.expressions) != 1 or not isinstance(order.expressions[0], exp.Ordered):
+        return None
+    ordered = order.expressions[0]
+    return ordered if bool(ordered.args.get("nulls_first")) != bool(ordered.args.get("desc")) else None
 
 
 def _called(node: exp.Expr) -> str | None:
@@ -1703,6 +1718,9 @@ class _Rewriter:
                 return type(node)(this=left, expression=right)
         if isinstance(node, (exp.Quantile, exp.Median)):
             return self._percentile(node)
+        mode_order = _mode_within_group(node)
+        if mode_order is not None:
+            return self._mode(node, mode_order.this, least=not mode_order.args.get("desc"))
         if _is_subquery_membership(node) and not _negated(node) and _in_projection(node):
             # Spark answers `x IN (subquery)` in a SELECT list by an existence join: true where a
             # row matches, else false (never NULL, for a NULL x or a subquery holding a NULL);
@@ -1856,7 +1874,11 @@ class _Rewriter:
                 _refuse(called, "an argument that is not an integer (Spark's implicit cast to bigint)")
             return _from_unixtime_by_pattern(arguments[0], arguments[1])
         if called == "mode" and isinstance(node, exp.Mode):
-            return self._mode(node)
+            if node.this is None and isinstance(node.parent, exp.WithinGroup):
+                if _mode_within_group(node.parent) is None:
+                    _refuse("mode", "a WITHIN GROUP of other than one ordering with Spark's NULLs ordering")
+                return None  # mode() WITHIN GROUP (ORDER BY x): the WITHIN GROUP's visit answers it
+            return self._mode(node, node.this)
         if called == "schema_of_json" and arguments and len(arguments) == 1 and arguments[0] is not None:
             return _schema_of_json(arguments[0])
         if called in _MAKE_TIMESTAMP_CALLS and arguments and all(a is not None for a in arguments):
@@ -2657,15 +2679,16 @@ class _Rewriter:
             call.append("expressions", wrap(exp.Count(this=agg.this.copy())))
         return call
 
-    def _mode(self, node: exp.Mode) -> exp.Expr:
-        """Spark's ``mode(x, true)``: the value most rows hold, NULLs left out, the least of the
-        values tied for it (Spark's order: NaN above every double, -0.0 counted as 0.0); NULL for
-        no value. Taken from DuckDB's ``histogram``, its entries sorted by the count down, then
-        the value. ``mode(x)`` and ``mode(x, false)`` are refused: Spark breaks their ties by the
-        order of its hash map. So are a FILTER and a window (the histogram would be outside them)."""
-        value = node.this
+    def _mode(self, node: exp.Expr, value: exp.Expr, *, least: bool = True) -> exp.Expr:
+        """Spark's ``mode(x, true)`` (and ``mode() WITHIN GROUP (ORDER BY x)``): the value most
+        rows hold, NULLs left out, the least of the values tied for it (Spark's order: NaN above
+        every double, -0.0 counted as 0.0), the greatest with ``least`` false (``mode() WITHIN
+        GROUP (ORDER BY x DESC)``); NULL for no value. Taken from DuckDB's ``histogram``, its entries
+        sorted by the count, then the value. ``mode(x)`` and ``mode(x, false)`` are refused:
+        Spark breaks their ties by the order of its hash map. So are a FILTER and a window (the
+        histogram would be outside them)."""
         source = self.typer.of(value)
-        if node.args.get("deterministic") != exp.Boolean(this=True):
+        if isinstance(node, exp.Mode) and node.args.get("deterministic") != exp.Boolean(this=True):
             _refuse("mode", "mode(x) or mode(x, false), whose ties Spark breaks by the order of its hash map (mode(x, true) is answered)")
         if isinstance(node.parent, (exp.Filter, exp.Window)):
             _refuse("mode", "a FILTER or a window")
@@ -2679,13 +2702,17 @@ class _Rewriter:
             zero = exp.cast(exp.Literal.number(0), _sql_type(source))
             counted = exp.Case(ifs=[exp.If(this=exp.EQ(this=value.copy(), expression=zero.copy()), true=zero)], default=value.copy())
         entry = exp.column("e")
+        count = exp.Neg(this=exp.cast(exp.Dot(this=entry.copy(), expression=exp.to_identifier("value")), _sql_type(_BIGINT)))
         ranked = exp.Struct(expressions=[
-            exp.PropertyEQ(this=exp.to_identifier("n"), expression=exp.Neg(this=exp.cast(exp.Dot(this=entry.copy(), expression=exp.to_identifier("value")), _sql_type(_BIGINT)))),
+            exp.PropertyEQ(this=exp.to_identifier("n"), expression=count if least else count.copy().this),
             exp.PropertyEQ(this=exp.to_identifier("k"), expression=exp.Dot(this=entry.copy(), expression=exp.to_identifier("key"))),
         ])
         entries = exp.Anonymous(this="map_entries", expressions=[exp.Anonymous(this="histogram", expressions=[counted])])
         pairs = exp.Anonymous(this="list_transform", expressions=[entries, exp.Lambda(this=ranked, expressions=[exp.to_identifier("e")])])
-        first = exp.Anonymous(this="list_extract", expressions=[exp.Anonymous(this="list_sort", expressions=[pairs]), exp.Literal.number(1)])
+        # (-count, value) ascending puts the least of the most frequent first, (count, value)
+        # descending the greatest of them
+        sorted_pairs = exp.Anonymous(this="list_sort", expressions=[pairs] if least else [pairs, exp.Literal.string("DESC")])
+        first = exp.Anonymous(this="list_extract", expressions=[sorted_pairs, exp.Literal.number(1)])
         return exp.Anonymous(this="struct_extract", expressions=[first, exp.Literal.string("k")])
 
     def _percentile(self, node: exp.Quantile | exp.Median) -> exp.Expr:
@@ -3942,6 +3969,11 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         return None if target is None else f"{word}({inner} AS {target.to_spark().upper()})"
     if isinstance(node, exp.Window):
         return _window_name(node)
+    mode_order = _mode_within_group(node)
+    if mode_order is not None:
+        inner_mode = spark_name(mode_order.this, top=False)
+        # measured: Spark prints the ascending form with DESC and the descending one without
+        return None if inner_mode is None else f"mode() WITHIN GROUP (ORDER BY {inner_mode}{'' if mode_order.args.get('desc') else ' DESC'})"
     if isinstance(node, exp.Filter) and isinstance(node.expression, exp.Where):
         inner, condition = spark_name(node.this, top=False), spark_name(node.expression.this, top=False)
         return None if inner is None or condition is None else f"{inner} FILTER (WHERE {condition})"

@@ -245,6 +245,7 @@ WINDOWS = [
 # Spark functions DuckDB answers differently (types, values or Java formats): refused on DuckDB.
 REFUSED = [
     "mode(g)", "mode(i, false)", "mode(i, true) OVER ()", "mode(s, true) FILTER (WHERE i > 0)", "mode(array(i), true)",
+    "mode() WITHIN GROUP (ORDER BY i NULLS LAST)",
     "format_string('%f', f)", "printf('%.2s', g)", "format_string('%s', d)", "format_string(g, i)", "printf('%1$s', g)",
     "format_number(f, 2)", "to_char(d, '999.99')",
     "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "conv(f, 16, 10)", "ceil(f, 1)",
@@ -613,8 +614,9 @@ def test_mask_of_every_code_point(spark: SparkSession, tmp_path: Path) -> None:
 
 
 def test_mode_by_group_as_spark(spark: SparkSession, tmp_path: Path) -> None:
-    """mode(x, true) over seeded groups with many ties: the least value tied, Spark's order of
-    strings (bytes: 'Z' < 'a' < 'é'), of doubles (NaN last, -0.0 and 0.0 one value) and NULLs left out."""
+    """mode(x, true) and mode() WITHIN GROUP (ORDER BY x) over seeded groups with many ties: the
+    least value tied (the greatest under ORDER BY x DESC), Spark's order of strings (bytes: 'Z' <
+    'a' < 'é'), of doubles (NaN last, -0.0 and 0.0 one value) and NULLs left out."""
     import random
 
     rng = random.Random(11)
@@ -625,7 +627,9 @@ def test_mode_by_group_as_spark(spark: SparkSession, tmp_path: Path) -> None:
     doubles = [rng.choice([None, 0.0, -0.0, float("nan"), 1.5, -2.0, float("inf")]) for _ in range(rows)]
     pq.write_table(pa.table({"k": pa.array(groups, pa.int32()), "x": pa.array(ints, pa.int32()), "y": pa.array(texts),
                              "z": pa.array(doubles, pa.float64())}), tmp_path / "part-0.parquet")
-    sql = "SELECT k, mode(x, true), mode(y, true), mode(z, true), count(*) FROM z GROUP BY k"
+    sql = ("SELECT k, mode(x, true), mode(y, true), mode(z, true), count(*), mode() WITHIN GROUP (ORDER BY x), "
+           "mode() WITHIN GROUP (ORDER BY y DESC), mode() WITHIN GROUP (ORDER BY z DESC), mode() WITHIN GROUP (ORDER BY x DESC) "
+           "FROM z GROUP BY k")
     expected, got = _answers_in_zone(spark, tmp_path, "UTC", sql)
     assert got == expected
 
