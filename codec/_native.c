@@ -4069,24 +4069,25 @@ static int json_path_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_
 }
 
 PyDoc_STRVAR(get_json_object_doc,
-             "get_json_object(offsets, data, validity, offset, length, width, steps) -> (null_count, validity, offsets, data)\n\n"
+             "get_json_object(offsets, data, validity, offset, length, width, steps[, last]) -> (null_count, validity, offsets, data)\n\n"
              "Spark's get_json_object of every row of an Arrow string (width 4) or large_string (width 8)\n"
              "array, whose buffers these are (validity None when no row is null), along a path of steps:\n"
              "a key (bytes, UTF-8) or an array index (a non-negative int). Returns the buffers of a string\n"
-             "array, null where Spark's answer is NULL (see codec/json_path.c).");
+             "array, null where Spark's answer is NULL (see codec/json_path.c). With last true, a key takes its last\n"
+             "match whose value is not null, as Spark's json_tuple does, rather than its first.");
 
 static PyObject *py_get_json_object(PyObject *self, PyObject *args) {
     PyObject *offsets_obj, *data_obj, *validity_obj, *steps_obj, *result = NULL;
     Py_buffer offsets, data, validity;
     long long offset, length;
-    int width, has_validity = 0;
+    int width, has_validity = 0, last = 0;
     Py_ssize_t nsteps;
     JsonPathStep *steps = NULL;
     Ctx c;
     JsonPathLoop loop;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOOLLiO!", &offsets_obj, &data_obj, &validity_obj, &offset, &length, &width, &PyTuple_Type,
-                          &steps_obj))
+    if (!PyArg_ParseTuple(args, "OOOLLiO!|p", &offsets_obj, &data_obj, &validity_obj, &offset, &length, &width, &PyTuple_Type,
+                          &steps_obj, &last))
         return NULL;
     if ((width != 4 && width != 8) || offset < 0 || length < 0) {
         PyErr_SetString(PyExc_ValueError, "get_json_object: width must be 4 or 8, offset and length non-negative");
@@ -4100,6 +4101,7 @@ static PyObject *py_get_json_object(PyObject *self, PyObject *args) {
         if (PyBytes_Check(step)) {
             steps[k].name = (const uint8_t *)PyBytes_AS_STRING(step);
             steps[k].name_length = PyBytes_GET_SIZE(step);
+            steps[k].last = last;
         } else if (PyLong_Check(step)) {
             steps[k].index = PyLong_AsLongLong(step);
             if (steps[k].index < 0) {

@@ -12,7 +12,8 @@
  *
  * Evaluating (Spark's evaluatePath): a key looks through its object's fields in order, the
  * first match whose value is not null (and finds the rest of the path) wins, and the rest of the
- * object is read; an index counts the array's elements from 0 and the rest of the array is
+ * object is read (a key marked `last`, json_tuple's field, takes the last such match: Spark's
+ * JsonTuple overwrites the value at each match whose value is not null); an index counts the array's elements from 0 and the rest of the array is
  * read; anything else does not match. A syntax error anywhere read makes the answer NULL.
  *
  * Writing (Jackson's generator): a matched string as its text, unquoted; anything else copied
@@ -422,10 +423,11 @@ static int evaluate(Parser *p, int k) {
         for (;;) {
             if (next_token(p) < 0) return -1;
             if (p->tok == TK_END_OBJECT) return dirty;
-            r = dirty ? 0 : name_matches(p, step);
+            r = dirty && !step->last ? 0 : name_matches(p, step);
             if (r < 0) return r;
             if (next_token(p) < 0) return -1;
             if (r && p->tok != TK_NULL) {
+                if (step->last) p->out->length = 0;
                 if ((dirty = evaluate(p, k + 1)) < 0) return dirty;
             } else if (skip_children(p) < 0) {
                 return -1;

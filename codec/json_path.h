@@ -10,6 +10,7 @@ typedef struct {
     const uint8_t *name; /* NULL for an index */
     int64_t name_length;
     int64_t index;
+    int last; /* a key: take its last match whose value is not null (json_tuple), not its first */
 } JsonPathStep;
 
 /* A growable output buffer, owned by the caller (free(data) when done). */

@@ -754,7 +754,9 @@ def format_java_native(values: pa.Array | pa.ChunkedArray) -> pa.StringArray | p
     )
 
 
-def get_json_object_native(values: pa.Array | pa.ChunkedArray, steps: tuple[str | int, ...]) -> pa.StringArray | pa.ChunkedArray:
+def get_json_object_native(
+    values: pa.Array | pa.ChunkedArray, steps: tuple[str | int, ...], *, last_match: bool = False
+) -> pa.StringArray | pa.ChunkedArray:
     """Spark's ``get_json_object`` of every string along a path of keys and indexes, in C
     (``codec/json_path.c``: Jackson's grammar with Spark's features, Spark's evaluation, Jackson's
     output).
@@ -767,11 +769,15 @@ def get_json_object_native(values: pa.Array | pa.ChunkedArray, steps: tuple[str 
         ['[1,{"b":"x"}]', '[2]', None, None]
         >>> get_json_object_native(texts, ()).to_pylist()[0]
         '{"a":[1,{"b":"x"}],"c":1.5}'
+        >>> get_json_object_native(pa.array(['{"a": 1, "a": 2, "a": null}']), ("a",), last_match=True).to_pylist()
+        ['2']
 
     Args:
         values: a string or large_string array (or chunked array).
         steps: keys (str) and array indexes (int >= 0), as
             :func:`vpush.codec.json_path.parse_json_path` gives them.
+        last_match: each key takes its last match whose value is not null (Spark's
+            ``json_tuple``), not its first (``get_json_object``).
 
     Returns:
         A string array of the same length (chunked where the input is), null where Spark's
@@ -782,7 +788,7 @@ def get_json_object_native(values: pa.Array | pa.ChunkedArray, steps: tuple[str 
             kernel.
     """
     if isinstance(values, pa.ChunkedArray):
-        return pa.chunked_array([get_json_object_native(chunk, steps) for chunk in values.chunks], pa.string())
+        return pa.chunked_array([get_json_object_native(chunk, steps, last_match=last_match) for chunk in values.chunks], pa.string())
     kernel, width = _kernel_for(values, ((pa.types.is_string, 4), (pa.types.is_large_string, 8)), "get_json_object_native", "strings")
     try:
         encoded = tuple(s.encode("utf-8") if isinstance(s, str) else s for s in steps)
@@ -790,7 +796,8 @@ def get_json_object_native(values: pa.Array | pa.ChunkedArray, steps: tuple[str 
         raise NativeUnsupportedError("a key holding a lone surrogate has no UTF-8 form") from None
     validity, offsets, data = values.buffers()
     null_count, out_validity, out_offsets, text = kernel.get_json_object(
-        offsets, data if data is not None else b"", validity if values.null_count else None, values.offset, len(values), width, encoded
+        offsets, data if data is not None else b"", validity if values.null_count else None, values.offset, len(values), width, encoded,
+        last_match,
     )
     return pa.Array.from_buffers(  # type: ignore[no-any-return]
         pa.string(), len(values), [out_validity, out_offsets, text], null_count

@@ -132,6 +132,7 @@ from vpush.optimizer.spark_semantics import (
     DATE_TRUNC_FUNCTION,
     FORMATTED_DATETIME_FUNCTIONS,
     GET_JSON_OBJECT_FUNCTION,
+    JSON_TUPLE_FUNCTION,
     JAVA_TEXT_FUNCTIONS,
     NTZ_TO_TIMESTAMP_FUNCTION,
     STRICT_MATH_FUNCTIONS,
@@ -997,6 +998,12 @@ def _get_json_object(texts: pa.Array | pa.ChunkedArray, path: pa.Array) -> pa.Ar
     return get_json_object_native(texts, steps)
 
 
+def _json_tuple(texts: pa.Array | pa.ChunkedArray, field: pa.Array) -> pa.Array | pa.ChunkedArray:
+    if not (pa.types.is_string(texts.type) or pa.types.is_large_string(texts.type)):
+        texts = texts.cast(pa.large_string())  # a string_view
+    return get_json_object_native(texts, (str(_first(field)),), last_match=True)
+
+
 # -- Spark's hashes -------------------------------------------------------------------------------
 def _hash_function(name: str) -> Callable[..., pa.Array]:
     """A ``hash``/``xxhash64`` step (the value and the running hash) or ``crc32`` (the value)."""
@@ -1072,6 +1079,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
         for (target, function), result in zip(FORMATTED_DATETIME_FUNCTIONS.items(), ("TIMESTAMPTZ", "DATE", "BIGINT"))
     },
     GET_JSON_OBJECT_FUNCTION: (_guarded(_get_json_object, "get_json_object"), ["VARCHAR", "VARCHAR"], "VARCHAR"),
+    JSON_TUPLE_FUNCTION: (_guarded(_json_tuple, "json_tuple"), ["VARCHAR", "VARCHAR"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["double"]: (_guarded(format_java_native, "cast to string"), ["DOUBLE"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["float"]: (_guarded(format_java_native, "cast to string"), ["FLOAT"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["binary"]: (_guarded(java_string_of_bytes, "cast to string"), ["BLOB"], "VARCHAR"),

@@ -34,12 +34,16 @@ from sqlglot import exp
 
 from vpush.optimizer.dialect import call_name
 from vpush.optimizer.errors import OptimizeError
-from vpush.optimizer.variant_types import ArrayType, AtomicType, MapType, SparkType, StructType
+from vpush.optimizer.variant_types import ArrayType, AtomicType, MapType, SparkType, StringType, StructType
 
 __all__ = ["GENERATORS", "check_generators_rewritten", "is_generator", "rewrite_generators"]
 
-GENERATORS = frozenset({"explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer"})
+GENERATORS = frozenset({"explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer", "json_tuple"})
 """The Spark generators the DuckDB engine runs, by the lower-cased name the user writes."""
+
+JSON_TUPLE_FIELD = "json_tuple"
+"""The call each field of a ``json_tuple`` in a SELECT list becomes: ``json_tuple(json, field)``
+of one field, which :mod:`vpush.optimizer.spark_semantics` answers (one column, a string)."""
 
 _INT = AtomicType("int")
 _PREFIX = "__vpush_generate_"
@@ -101,6 +105,38 @@ def _unsupported(what: str, call: exp.Expr) -> OptimizeError:
         "(vpush.connect(engine='spark')) runs it as Spark does",
         error_class="VPUSH_UNSUPPORTED_FUNCTION",
     )
+
+
+def _json_tuple_columns(generator: _Generator, type_of: Callable[[exp.Expr], SparkType | None]) -> list[tuple[str, exp.Expr]]:
+    """Spark's ``json_tuple(json, f1, f2, ...)`` in a SELECT list: one row for each row, its
+    columns ``c0, c1, ...`` (or the aliases) the value of each top-level field as a string (see
+    :data:`JSON_TUPLE_FIELD`), as one-field calls, since the generator neither drops nor repeats
+    rows. Field names must be string literals (others are refused)."""
+    call = generator.call
+    arguments = list(call.expressions) if isinstance(call, exp.Anonymous) else []
+    if len(arguments) < 2:
+        raise _unsupported("`json_tuple` with fewer than two arguments", call)
+    for argument in arguments:
+        typed = type_of(argument)
+        if isinstance(argument, exp.Null) or (typed is not None and not isinstance(typed, StringType)):
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_sql(call)}" due to data type mismatch: all arguments of the function '
+                "`json_tuple` must be strings.",
+                error_class="DATATYPE_MISMATCH.NON_STRING_TYPE",
+            )
+    if type_of(arguments[0]) is None:
+        raise _unsupported("`json_tuple` of an argument whose type vpush does not know", call)
+    if not all(isinstance(a, exp.Literal) and a.is_string for a in arguments[1:]):
+        raise _unsupported("`json_tuple` with field names that are not string literals", call)
+    names = generator.aliases or [f"c{k}" for k in range(len(arguments) - 1)]
+    if len(names) != len(arguments) - 1:
+        raise OptimizeError(
+            "The number of aliases supplied in the AS clause does not match the number of columns output "
+            f"by the UDTF. Expected {len(arguments) - 1} aliases, but got {', '.join(names)}.",
+            error_class="UDTF_ALIAS_NUMBER_MISMATCH",
+        )
+    return [(name, exp.Anonymous(this=JSON_TUPLE_FIELD, expressions=[arguments[0].copy(), field.copy()]))
+            for name, field in zip(names, arguments[1:])]
 
 
 def _aggregates(select: exp.Select) -> bool:
@@ -243,6 +279,11 @@ def rewrite_generators(
             )
     if in_list and _aggregates(select):
         raise _unsupported("a generator in a SELECT that groups or aggregates", in_list[0][1].call)
+    for lateral in laterals:
+        if _generator_name(lateral.this) == "json_tuple":
+            raise _unsupported("`json_tuple` in a LATERAL VIEW", lateral.this)
+    tuples = {index: _json_tuple_columns(g, type_of) for index, g in in_list if g.name == "json_tuple"}
+    in_list = [(index, g) for index, g in in_list if g.name != "json_tuple"]
     produced: dict[str, Mapping[str, SparkType]] = {}
     joins: list[exp.Join] = []
     generators: list[_Generator] = []
@@ -297,7 +338,9 @@ def rewrite_generators(
                 )
                 for inner, name in zip(inner_names, names)
             ]
-    if not generators:
+    for index, columns in tuples.items():
+        replaced[index] = [exp.alias_(transform(call), exp.to_identifier(name, quoted=True), copy=False) for name, call in columns]
+    if not generators and not tuples:
         return produced
     remaining = [lateral for lateral in select.args.get("laterals") or [] if lateral not in laterals]
     select.set("laterals", remaining or None)

@@ -47,7 +47,7 @@ ARRAY_FUNCTIONS = frozenset({
     "array_remove", "array_union", "array_intersect", "array_except", "arrays_overlap", "flatten", "slice",
     "array_compact", "array_append", "array_prepend", "array_repeat", "exists", "forall", "transform", "filter",
     "aggregate", "reduce", "sequence", "array_insert", "arrays_zip", "map_entries", "map_filter", "transform_values",
-    "map_concat", "zip_with", "transform_keys",
+    "map_concat", "zip_with", "transform_keys", "map_zip_with",
 })
 """The array functions this module answers, by the name the user calls them with."""
 
@@ -145,6 +145,10 @@ def array_function_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> S
     if called == "zip_with":
         body = of(arguments[2].this) if len(arguments) == 3 and isinstance(arguments[2], exp.Lambda) else None
         return ArrayType(body) if body is not None and all(isinstance(t, ArrayType) for t in types[:2]) else None
+    if called == "map_zip_with":
+        key = _zip_key(types)
+        body = of(arguments[2].this) if len(arguments) == 3 and isinstance(arguments[2], exp.Lambda) else None
+        return MapType(key, body) if key is not None and body is not None else None
     if called == "transform_keys":
         body = of(arguments[1].this) if len(arguments) == 2 and isinstance(arguments[1], exp.Lambda) else None
         return MapType(body, source.value) if isinstance(source, MapType) and body is not None else None
@@ -230,6 +234,11 @@ def _variable_type(lam: exp.Lambda, position: int, of: TypeOf) -> SparkType | No
         return array.element if isinstance(array, ArrayType) else None
     if called in (*_MAP_LAMBDAS, "transform_keys"):
         return (source.key if position == 0 else source.value) if isinstance(source, MapType) else None
+    if called == "map_zip_with":
+        if position == 0:
+            return _zip_key([of(a) for a in arguments[:2]])
+        zipped = of(arguments[position - 1]) if position < 3 else None
+        return zipped.value if isinstance(zipped, MapType) else None
     element = source.element if isinstance(source, ArrayType) else None
     if called in ("aggregate", "reduce"):
         if place == 2:
@@ -583,6 +592,8 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
         return _transform_keys(arguments, of, result)
     if called == "map_concat" and count >= 1:
         return _map_concat(arguments, result)
+    if called == "map_zip_with" and count == 3:
+        return _map_zip_with(arguments, of, result)
     _refuse(called, "this form")
 
 
@@ -665,6 +676,40 @@ def _zip_with(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr:
     body = _substituted(lam.this, {x: element(left), y: element(right)})
     longest = _f("greatest", _f("len", left.copy()), _f("len", right.copy()))
     return _null_if_any(_f("list_transform", _f("range", longest), _lambda(body, _I)), result, left, right)
+
+
+def _zip_key(types: list[SparkType | None]) -> SparkType | None:
+    """The key type of ``map_zip_with``'s two maps as Spark coerces them (equal keys, or the wider of
+    two integers), where DuckDB compares those keys as Spark does; else None."""
+    if len(types) < 2 or not all(isinstance(t, MapType) for t in types[:2]):
+        return None
+    first, second = types[0], types[1]
+    assert isinstance(first, MapType) and isinstance(second, MapType)  # for mypy: checked above
+    key = _common(first.key, second.key)
+    return key if key in _PLAIN_KEYS else None
+
+
+def _map_zip_with(arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> exp.Expr:
+    """Spark's ``map_zip_with(m1, m2, (k, v1, v2) -> e)``: the map of ``e`` to each key of ``m1``,
+    in its order, then each key of ``m2`` that ``m1`` lacks, in ``m2``'s order, ``v1`` and ``v2``
+    being the key's value in each map (NULL where it lacks the key); NULL where a map is NULL."""
+    left, right, lam = arguments
+    if not (isinstance(result, MapType) and isinstance(lam, exp.Lambda) and len(lam.expressions) == 3 and not lam.this.find(exp.Lambda)):
+        _refuse("map_zip_with", "arguments other than two maps keyed alike by integers, strings, booleans or dates and a lambda "
+                "of three variables (without lambdas in it)")
+    assert isinstance(result, MapType) and isinstance(lam, exp.Lambda)  # for mypy: refused above
+    key_type = exp.DataType.build(f"{result.key.to_sql_type().sql('duckdb')}[]", dialect="duckdb")  # type: ignore[union-attr]
+    left_keys, right_keys = (exp.cast(_f("map_keys", m.copy()), key_type) for m in (left, right))
+    more = _f("list_filter", right_keys, _lambda(exp.Not(this=_f("list_contains", left_keys.copy(), _var(_X))), _X))
+    keys = _f("list_concat", left_keys, more)
+
+    def value(m: exp.Expr, m_keys: exp.Expr) -> Callable[[], exp.Expr]:
+        return lambda: _f("list_extract", _f("map_values", m.copy()), _f("list_position", m_keys.copy(), _var(_K)))
+
+    k, v1, v2 = (v.name.lower() for v in lam.expressions)
+    body = _substituted(lam.this, {k: lambda: _var(_K), v1: value(left, left_keys), v2: value(right, right_keys)})
+    zipped = _f("map", keys.copy(), _f("list_transform", keys, _lambda(body, _K)))
+    return _null_if_any(zipped, result, left, right)
 
 
 def _transform_keys(arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> exp.Expr:

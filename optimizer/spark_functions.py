@@ -95,7 +95,8 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "split": _f(2, defaults=("-1",)), "string": _f(1), "initcap": _f(1), "substring_index": _f(3),
     "octet_length": _f(1), "chr": _f(1), "char": _f(1),
     "get_json_object": _f(2), "elt": _f(2, None), "schema_of_json": _f(1), "soundex": _f(1), "overlay": _f(3, 4, defaults=("-1",)),
-    "format_number": _f(2),
+    "format_number": _f(2), "mask": _f(1, 5, defaults=("X", "x", "n", "NULL")),
+    "format_string": _f(1, None), "printf": _f(1, None),
     # conditionals and null handling
     "coalesce": _f(1, None), "nvl": _f(2), "ifnull": _f(2), "nvl2": _f(3), "nullif": _f(2), "if": _f(3),
     "isnull": _f(1), "isnotnull": _f(1), "equal_null": _f(2),
@@ -126,7 +127,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "approx_percentile": _f(2, 3, defaults=("10000",)), "any_value": _f(1, 2), "first": _f(1, 2), "last": _f(1, 2),
     "bool_and": _f(1), "bool_or": _f(1), "every": _f(1), "some": _f(1), "bit_and": _f(1), "bit_or": _f(1),
     "bit_xor": _f(1), "max_by": _f(2), "min_by": _f(2), "collect_list": _f(1), "array_agg": _f(1, shown="collect_list"),
-    "collect_set": _f(1), "approx_count_distinct": _f(1, 2), "try_sum": _f(1), "try_avg": _f(1), "string_agg": _f(1, 2, defaults=("NULL",)), "listagg": _f(1, 2, defaults=("NULL",)),
+    "collect_set": _f(1), "approx_count_distinct": _f(1, 2), "mode": _f(1, 2), "try_sum": _f(1), "try_avg": _f(1), "string_agg": _f(1, 2, defaults=("NULL",)), "listagg": _f(1, 2, defaults=("NULL",)),
     # window functions
     "row_number": _f(0), "rank": _f(0, shown="RANK"), "dense_rank": _f(0, shown="DENSE_RANK"),
     "percent_rank": _f(0, shown="PERCENT_RANK"), "cume_dist": _f(0),
@@ -147,7 +148,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     # maps
     "map": _f(0, None), "map_keys": _f(1), "map_values": _f(1), "map_contains_key": _f(2),
     "map_from_arrays": _f(2), "map_from_entries": _f(1), "str_to_map": _f(1, 3, defaults=(",", ":")),
-    "map_entries": _f(1), "map_filter": _f(2), "transform_values": _f(2), "transform_keys": _f(2), "zip_with": _f(3), "arrays_zip": _f(1, None), "map_concat": _f(1, None),
+    "map_entries": _f(1), "map_filter": _f(2), "transform_values": _f(2), "transform_keys": _f(2), "zip_with": _f(3), "map_zip_with": _f(3), "arrays_zip": _f(1, None), "map_concat": _f(1, None),
 }
 """By the function's lower-cased name as the user writes it. Spark's variant functions are not
 here: :mod:`vpush.optimizer.rewrite_variants` decides on those."""
@@ -197,11 +198,13 @@ def check_functions(expression: exp.Expr) -> None:
             name = call_name(node)
         if name is None:
             continue  # syntax rather than a call: CASE, CAST, ...
+        if name == "mode" and isinstance(node.parent, exp.WithinGroup) and node.args.get("this") is None:
+            continue  # mode() WITHIN GROUP (ORDER BY x): spark_semantics decides on it
         if _variant_function(node, name):
             continue
         rule = SPARK_FUNCTIONS.get(name)
         count = _argument_count(node)
-        if name in GENERATORS and count == 1:
+        if name in GENERATORS and (count == 1 or (name == "json_tuple" and count is not None and count > 1)):
             continue  # vpush.optimizer.rewrite_generators decides on these
         if rule is not None and (count is None or (rule.least <= count and (rule.most is None or count <= rule.most))):
             continue

@@ -17,6 +17,7 @@ from sqlglot import exp
 from vpush.optimizer.dialect import ShiftRightUnsigned
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.java_regex import Re2Pattern, re2_pattern
+from vpush.optimizer.spark_format_string import rewrite_format_string
 from vpush.optimizer.spark_math import MATH_FUNCTIONS, math_type, rewrite_math
 from vpush.optimizer.variant_types import ArrayType, AtomicType, DecimalType, SparkType, StringType
 
@@ -29,7 +30,8 @@ SCALAR_FUNCTIONS = frozenset({
     "initcap", "substring_index", "octet_length", "chr", "char", "btrim", "typeof", "unhex", "shiftleft",
     "shiftright", "shiftrightunsigned", "try_add", "try_subtract", "try_multiply", "try_divide", "bround",
     "next_day", "locate", "make_date", "regexp_count", "regexp_extract_all", "regexp_substr", "regexp_instr",
-    "elt", "unbase64", "to_binary", "try_to_binary", "soundex", "overlay", "format_number",
+    "elt", "unbase64", "to_binary", "try_to_binary", "soundex", "overlay", "format_number", "mask",
+    "format_string", "printf",
 }) | MATH_FUNCTIONS
 """The functions this module answers (``locate`` only in its three-argument form), and those of
 :mod:`vpush.optimizer.spark_math`."""
@@ -121,6 +123,11 @@ def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType
         return StringType() if plain else None
     if called in ("initcap", "substring_index", "chr", "char", "btrim", "typeof", "soundex", "format_number"):
         return StringType()
+    if called in ("format_string", "printf"):
+        return StringType()
+    if called == "mask":
+        plain = all(isinstance(t, StringType) or isinstance(a, exp.Null) for a, t in zip(arguments, types))
+        return StringType() if plain else None
     if called in ("octet_length", "locate", "regexp_count", "regexp_instr"):
         return _INT
     if called == "regexp_substr":
@@ -229,6 +236,72 @@ def _format_number(arguments: list[exp.Expr], of: TypeOf) -> exp.Expression:
     return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=_null("VARCHAR"))], default=signed)
 
 
+# Spark's mask: the replacement of each general category (Java's Character.getType), by the
+# argument that gives it, and RE2's name of the category
+_MASKED = (("Lu", "X"), ("Ll", "x"), ("Nd", "n"))
+# The letters and digits RE2's tables hold that Java 17's (Unicode 13) do not: unassigned there, so
+# "other" in Spark (measured over every code point by tests/test_spark_functions.py)
+_NEWER_THAN_JAVA = (
+    r"[\x{2C2F}\x{2C5F}\x{A7C0}-\x{A7C1}\x{A7D0}-\x{A7D1}\x{A7D3}\x{A7D5}-\x{A7D9}\x{10570}-\x{1057A}\x{1057C}-\x{1058A}"
+    r"\x{1058C}-\x{10592}\x{10594}-\x{10595}\x{10597}-\x{105A1}\x{105A3}-\x{105B1}\x{105B3}-\x{105B9}\x{105BB}-\x{105BC}"
+    r"\x{11F50}-\x{11F59}\x{16AC0}-\x{16AC9}\x{1DF00}-\x{1DF09}\x{1DF0B}-\x{1DF1E}\x{1DF25}-\x{1DF2A}\x{1E4F0}-\x{1E4F9}]"
+)
+
+
+def _mask(arguments: list[exp.Expr]) -> exp.Expression:
+    """Spark's ``mask(s[, upper, lower, digit, other])``: each code point of ``s`` whose general
+    category is an upper-case letter (``Lu``), a lower-case letter (``Ll``) or a decimal digit
+    (``Nd``) replaced by ``upper`` (default ``'X'``), ``lower`` (``'x'``) or ``digit`` (``'n'``),
+    any other by ``other`` (default NULL); a NULL replacement keeps the code point. A titlecase
+    letter, a Roman numeral or a circled letter (Java's ``isUpperCase``) is "other", as in Spark.
+    The categories are Java 17's (Unicode 13): a letter or digit Unicode assigned later is "other".
+    A replacement must be a literal of one code point (else Spark's
+    ``DATATYPE_MISMATCH.INPUT_SIZE_NOT_ONE``); one that is not a literal is refused.
+
+    The string is taken apart into its code points (RE2's ``(?s).``), each replaced by a CASE,
+    and put together again."""
+    text = arguments[0]
+    given = list(arguments[1:]) + [None] * (4 - len(arguments[1:]))
+    replacements: list[str | None] = []
+    for k, (argument, name) in enumerate(zip(given, ("upperChar", "lowerChar", "digitChar", "otherChar"))):
+        if argument is None:
+            replacements.append(_MASKED[k][1] if k < 3 else None)
+            continue
+        if isinstance(argument, exp.Null):
+            replacements.append(None)
+            continue
+        literal = _string_literal(argument)
+        if literal is None:
+            _refuse("mask", "a replacement that is not a string literal")
+        assert literal is not None  # for mypy: refused above
+        if len(literal) != 1:
+            raise OptimizeError(
+                f'Cannot resolve "mask" due to data type mismatch: Length of {name} should be 1.',
+                error_class="DATATYPE_MISMATCH.INPUT_SIZE_NOT_ONE",
+            )
+        replacements.append(literal)
+    character = exp.column(_MASK_VARIABLE)
+    ifs = [
+        exp.If(this=_fn("regexp_full_match", character.copy(), exp.Literal.string(f"\\p{{{category}}}")), true=exp.Literal.string(by))
+        for (category, _), by in zip(_MASKED, replacements[:3]) if by is not None
+    ]
+    kept = [
+        exp.If(this=_fn("regexp_full_match", character.copy(), exp.Literal.string(f"\\p{{{category}}}")), true=character.copy())
+        for (category, _), by in zip(_MASKED, replacements[:3]) if by is None
+    ]
+    other = replacements[3]
+    unmasked = exp.Literal.string(other) if other is not None else character.copy()
+    newer = exp.If(this=_fn("regexp_full_match", character.copy(), exp.Literal.string(_NEWER_THAN_JAVA)), true=unmasked.copy())
+    masked: exp.Expression = exp.Case(ifs=[newer, *ifs, *kept], default=unmasked)
+    points = _fn("regexp_extract_all", text.copy(), exp.Literal.string("(?s)."))
+    lam = exp.Lambda(this=masked, expressions=[exp.to_identifier(_MASK_VARIABLE)])
+    joined = _fn("array_to_string", _fn("list_transform", points, lam), exp.Literal.string(""))
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=text.copy(), expression=exp.Null()), true=_null("VARCHAR"))], default=joined)
+
+
+_MASK_VARIABLE = "__vpush_c"
+
+
 def _clamped(value: exp.Expression, low: int) -> exp.Expression:
     """A BIGINT held between ``low`` and the largest int, as Spark's ``Overlay`` clamps positions."""
     return _fn("least", _fn("greatest", value, _number(low)), _number(2**31 - 1))
@@ -314,6 +387,12 @@ def rewrite_scalar(
         return _soundex(arguments[0])
     if called == "format_number":
         return _format_number(arguments, of)
+    if called in ("format_string", "printf"):
+        return rewrite_format_string(called, arguments, of)
+    if called == "mask":
+        if result is None:
+            _refuse(called, "arguments other than strings (Spark requires them)")
+        return _mask(arguments)
     if called == "overlay":
         if result is None:
             _refuse(called, "arguments other than two strings and int positions (binaries, Spark's implicit casts)")

@@ -69,7 +69,7 @@ from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
-from vpush.optimizer.rewrite_generators import rewrite_generators
+from vpush.optimizer.rewrite_generators import JSON_TUPLE_FIELD, rewrite_generators
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
 from vpush.optimizer.expand_using_stars import expand_using_stars
@@ -107,7 +107,7 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "JSON_TUPLE_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
            "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "map_from_arrays_checked", "decimal_function", "decimal_function_types", "apply_spark_semantics",
            "arrow_spark_type", "spark_name"]
 
@@ -214,6 +214,10 @@ type they take: a double or float as Java's ``Double.toString`` / ``Float.toStri
 (``1.0E10``, where DuckDB prints ``10000000000.0``); a binary as its bytes read as UTF-8, each
 malformed sequence U+FFFD as PySpark's rows show it (DuckDB prints ``\x80`` escapes)."""
 
+JSON_TUPLE_FUNCTION = "vpush_json_tuple"
+"""The engine function that gives one field of Spark's ``json_tuple(json, field, ...)``: the
+field's last value that is not null, as ``get_json_object`` prints it (see
+:mod:`vpush.optimizer.rewrite_generators`)."""
 GET_JSON_OBJECT_FUNCTION = "vpush_get_json_object"
 """The engine function that gives Spark's ``get_json_object(json, path)`` for a literal path of
 keys and indexes (:func:`vpush.codec.json_path.parse_json_path`), by the compiled kernel."""
@@ -778,6 +782,9 @@ class _Typer:
             return ArrayType(source) if isinstance(node.args.get("quantile"), exp.Array) and source is not None else source
         if isinstance(node, (exp.Quantile, exp.Median)):
             return _DOUBLE
+        mode_order = _mode_within_group(node)
+        if mode_order is not None:
+            return self.of(mode_order.this)
         return None
 
     def _constructed(self, node: exp.Struct | exp.Array | exp.VarMap) -> SparkType | None:
@@ -863,6 +870,10 @@ class _Typer:
                 return _decimal_result(_TRY_OPERATIONS[called], *operands)
         if called in SCALAR_FUNCTIONS and (called != "locate" or len(_arguments(node)) == 3):
             return scalar_type(called, _arguments(node), self.of)
+        if called == "mode" and isinstance(node, exp.Mode):
+            return self.of(node.this)
+        if called == JSON_TUPLE_FIELD and len(_arguments(node)) == 2:
+            return StringType()
         if called in KERNEL_CALLS:
             return KERNEL_CALLS[called]
         if called == "approx_count_distinct":
@@ -1025,6 +1036,18 @@ _TRY_DECIMAL_PRECISION = 28
 _SHIFTS: dict[type[exp.Expr], str] = {
     exp.BitwiseLeftShift: "shiftleft", exp.BitwiseRightShift: "shiftright", ShiftRightUnsigned: "shiftrightunsigned",
 }
+
+
+def _mode_within_group(node: exp.Expr) -> exp.Ordered | None:
+    """The one ordering of ``mode() WITHIN GROUP (ORDER BY x [DESC])`` with Spark's default
+    NULLs ordering (first ascending, last descending); None for another node."""
+    if not (isinstance(node, exp.WithinGroup) and isinstance(node.this, exp.Mode) and node.this.this is None):
+        return None
+    order = node.expression
+    if not isinstance(order, exp.Order) or len(order.expressions) != 1 or not isinstance(order.expressions[0], exp.Ordered):
+        return None
+    ordered = order.expressions[0]
+    return ordered if bool(ordered.args.get("nulls_first")) != bool(ordered.args.get("desc")) else None
 
 
 def _called(node: exp.Expr) -> str | None:
@@ -1861,6 +1884,9 @@ class _Rewriter:
             return self._approx_percentile(node)
         if isinstance(node, (exp.Quantile, exp.Median)):
             return self._percentile(node)
+        mode_order = _mode_within_group(node)
+        if mode_order is not None:
+            return self._mode(node, mode_order.this, least=not mode_order.args.get("desc"))
         if _is_subquery_membership(node) and not _negated(node) and _in_projection(node):
             # Spark answers `x IN (subquery)` in a SELECT list by an existence join: true where a
             # row matches, else false (never NULL, for a NULL x or a subquery holding a NULL);
@@ -2010,12 +2036,25 @@ class _Rewriter:
             if not _is_integral(self.typer.of(arguments[0])):
                 _refuse(called, "an argument that is not an integer (Spark's implicit cast to bigint)")
             return _from_unixtime_by_pattern(arguments[0], arguments[1])
+        if called == "mode" and isinstance(node, exp.Mode):
+            if node.this is None and isinstance(node.parent, exp.WithinGroup):
+                if _mode_within_group(node.parent) is None:
+                    _refuse("mode", "a WITHIN GROUP of other than one ordering with Spark's NULLs ordering")
+                return None  # mode() WITHIN GROUP (ORDER BY x): the WITHIN GROUP's visit answers it
+            return self._mode(node, node.this)
         if called == "schema_of_json" and arguments and len(arguments) == 1 and arguments[0] is not None:
             return _schema_of_json(arguments[0])
         if called in _MAKE_TIMESTAMP_CALLS and arguments and all(a is not None for a in arguments):
             return self._make_timestamp(called, [a for a in arguments if a is not None])
         if called == "get_json_object" and arguments and len(arguments) == 2 and all(a is not None for a in arguments):
             return self._get_json_object(*[a for a in arguments if a is not None])
+        if called == JSON_TUPLE_FIELD and arguments and len(arguments) == 2 and all(a is not None for a in arguments):
+            text, field = arguments
+            assert text is not None and field is not None  # for mypy: checked above
+            self.functions[JSON_TUPLE_FUNCTION] = StringType()
+            call = exp.Anonymous(this=JSON_TUPLE_FUNCTION, expressions=[exp.cast(text, exp.DataType.build("VARCHAR")), field])
+            self.typer.types[id(call)] = StringType()
+            return call
         if called in ("try_sum", "try_avg") and arguments and len(arguments) == 1 and arguments[0] is not None:
             return self._try_aggregate(node, called, arguments[0], result)
         if called in ("zeroifnull", "nullifzero") and arguments and len(arguments) == 1 and arguments[0] is not None:
@@ -2969,6 +3008,42 @@ class _Rewriter:
         once = exp.Anonymous(this="list_transform", expressions=[
             exp.Array(expressions=[ordered]), exp.Lambda(this=answer, expressions=[exp.to_identifier(_SORTED)])])
         return exp.Anonymous(this="list_extract", expressions=[once, exp.Literal.number(1)])
+
+    def _mode(self, node: exp.Expr, value: exp.Expr, *, least: bool = True) -> exp.Expr:
+        """Spark's ``mode(x, true)`` (and ``mode() WITHIN GROUP (ORDER BY x)``): the value most
+        rows hold, NULLs left out, the least of the values tied for it (Spark's order: NaN above
+        every double, -0.0 counted as 0.0), the greatest with ``least`` false (``mode() WITHIN
+        GROUP (ORDER BY x DESC)``); NULL for no value. Taken from DuckDB's ``histogram``, its entries
+        sorted by the count, then the value. ``mode(x)`` and ``mode(x, false)`` are refused:
+        Spark breaks their ties by the order of its hash map. So are a FILTER and a window (the
+        histogram would be outside them)."""
+        source = self.typer.of(value)
+        if isinstance(node, exp.Mode) and node.args.get("deterministic") != exp.Boolean(this=True):
+            _refuse("mode", "mode(x) or mode(x, false), whose ties Spark breaks by the order of its hash map (mode(x, true) is answered)")
+        if isinstance(node.parent, (exp.Filter, exp.Window)):
+            _refuse("mode", "a FILTER or a window")
+        if not (_is_integral(source) or _is_fractional(source) or isinstance(source, (DecimalType, StringType))
+                or source in (_BOOLEAN, AtomicType("date"), *_TIMESTAMPS)):
+            _refuse("mode", f"a mode of a {source.to_spark() if source is not None else 'value of a type vpush does not know'}")
+        assert source is not None  # for mypy: refused above
+        counted: exp.Expr = value.copy()
+        if _is_fractional(source):
+            # Spark's aggregation normalizes -0.0 to 0.0 (NaN to one NaN, as DuckDB's groups do)
+            zero = exp.cast(exp.Literal.number(0), _sql_type(source))
+            counted = exp.Case(ifs=[exp.If(this=exp.EQ(this=value.copy(), expression=zero.copy()), true=zero)], default=value.copy())
+        entry = exp.column("e")
+        count = exp.Neg(this=exp.cast(exp.Dot(this=entry.copy(), expression=exp.to_identifier("value")), _sql_type(_BIGINT)))
+        ranked = exp.Struct(expressions=[
+            exp.PropertyEQ(this=exp.to_identifier("n"), expression=count if least else count.copy().this),
+            exp.PropertyEQ(this=exp.to_identifier("k"), expression=exp.Dot(this=entry.copy(), expression=exp.to_identifier("key"))),
+        ])
+        entries = exp.Anonymous(this="map_entries", expressions=[exp.Anonymous(this="histogram", expressions=[counted])])
+        pairs = exp.Anonymous(this="list_transform", expressions=[entries, exp.Lambda(this=ranked, expressions=[exp.to_identifier("e")])])
+        # (-count, value) ascending puts the least of the most frequent first, (count, value)
+        # descending the greatest of them
+        sorted_pairs = exp.Anonymous(this="list_sort", expressions=[pairs] if least else [pairs, exp.Literal.string("DESC")])
+        first = exp.Anonymous(this="list_extract", expressions=[sorted_pairs, exp.Literal.number(1)])
+        return exp.Anonymous(this="struct_extract", expressions=[first, exp.Literal.string("k")])
 
     def _percentile(self, node: exp.Quantile | exp.Median) -> exp.Expr:
         """Spark's exact ``percentile``/``median``: interpolated between neighbours as
@@ -4372,6 +4447,11 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         return None if target is None else f"{word}({inner} AS {target.to_spark().upper()})"
     if isinstance(node, exp.Window):
         return _window_name(node)
+    mode_order = _mode_within_group(node)
+    if mode_order is not None:
+        inner_mode = spark_name(mode_order.this, top=False)
+        # measured: Spark prints the ascending form with DESC and the descending one without
+        return None if inner_mode is None else f"mode() WITHIN GROUP (ORDER BY {inner_mode}{'' if mode_order.args.get('desc') else ' DESC'})"
     if isinstance(node, exp.Filter) and isinstance(node.expression, exp.Where):
         inner, condition = spark_name(node.this, top=False), spark_name(node.expression.this, top=False)
         return None if inner is None or condition is None else f"{inner} FILTER (WHERE {condition})"
@@ -4473,6 +4553,11 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
         # from_utc_timestamp / to_utc_timestamp: the cast to a timestamp that sqlglot's parser
         # wraps around the argument is not the user's
         return _call(called, [utc_shift_argument(node), node.args.get("zone")])
+    if called == "mode" and isinstance(node, exp.Mode):
+        # Spark prints mode(x, true) as its WITHIN GROUP form (the tie broken to the least value)
+        inner = spark_name(node.this, top=False)
+        deterministic = node.args.get("deterministic") == exp.Boolean(this=True)
+        return None if inner is None else (f"mode() WITHIN GROUP (ORDER BY {inner} DESC)" if deterministic else f"mode({inner})")
     arguments = call_arguments(node)
     if called == "date_sub" and isinstance(node, exp.TsOrDsAdd) and _subtracted_days(node.expression):
         arguments = [node.this, node.expression.this]  # sqlglot's date_add(d, n * -1)

@@ -115,6 +115,13 @@ CALLS = [
     "zip_with(dt, ts, (x, y) -> y)",
     "transform_keys(map('x', i, 'y', n), (k, v) -> concat(k, '!'))", "transform_keys(map(1, s, 2, s), (k, v) -> k * 10)",
     "transform_keys(map('x', a), (k, v) -> coalesce(size(v), -1))", "transform_keys(map(coalesce(i, 9), n), (k, v) -> k + 100)",
+    # the first map's keys in its order, then the second's that the first lacks; NULL for a NULL map
+    "map_zip_with(map('x', i, 'y', n), map('y', s, 'z', s), (k, v1, v2) -> concat(k, string(v1), v2))",
+    "map_zip_with(map(coalesce(i, 9), s), map(1L, n, 5L, i), (k, a1, a2) -> coalesce(a1, string(a2 + k)))",
+    "map_zip_with(map('p', a), map('p', b, 'q', a), (k, x, y) -> size(x) + size(y))",
+    "map_zip_with(map('x', i), if(i > 1, map('x', n), NULL), (k, v1, v2) -> v1 * v2)",
+    "map_zip_with(map(DATE '2024-01-01', i), map(DATE '2024-01-01', n, DATE '2023-01-01', i), (k, v1, v2) -> datediff(k, DATE '2020-01-01') + v1)",
+    "map_zip_with(map(true, s), map(false, s, true, 'b'), (k, v1, v2) -> v2)",
 ]
 
 # Forms vpush does not answer as Spark does: refused on DuckDB, answered by the Spark engine.
@@ -123,10 +130,13 @@ REFUSED = [
     "sequence(DATE '2024-01-01', DATE '2024-01-03')", "array_max(nest)", "sort_array(nest)",
     "array_join(g, s)", "arrays_overlap(nest, nest)", "transform_keys(map(1, i), (k, v) -> k / 2)",
     "zip_with(a, b, (x, y) -> size(filter(b, z -> z > x)))", "zip_with(dt, ts, (x, y) -> x IS NULL AND y IS NULL)",
+    "map_zip_with(map('x', i), map('x', n), (k, v1, v2) -> v1 IS NULL)",
+    "map_zip_with(map('x', a), map('x', b), (k, v1, v2) -> transform(v1, e -> e + 1))",
 ]
 
 # Refused on DuckDB; on Spark they raise (an order that is no literal, a merge or value of another type).
-REFUSED_SPARK_RAISES = ["sort_array(a, i > 0)", "array_position(a, 1.5)", "array_remove(a, 'x')", "array_insert(a, NULL, 1)", "exists(a, x -> x)", "filter(g, x -> x)", "aggregate(l, 0, (acc, x) -> acc + x)", "array_repeat(NULL, 2)"]
+REFUSED_SPARK_RAISES = ["sort_array(a, i > 0)", "array_position(a, 1.5)", "array_remove(a, 'x')", "array_insert(a, NULL, 1)", "exists(a, x -> x)", "filter(g, x -> x)", "aggregate(l, 0, (acc, x) -> acc + x)", "array_repeat(NULL, 2)",
+                        "map_zip_with(map('x', i), map(1, n), (k, v1, v2) -> v1)"]
 
 
 table_path, con, spark_con, spark_view = table_fixtures("arrays", TABLE)

@@ -102,6 +102,10 @@ QUERIES = [
     "SELECT x, count(*) AS n FROM t LATERAL VIEW explode(a) v AS x GROUP BY x",
     "SELECT tag, count(*), sum(id) FROM t LATERAL VIEW OUTER explode(w) v AS tag GROUP BY tag ORDER BY tag",
     "SELECT id, tag, explode(a) FROM t LATERAL VIEW explode(w) v AS tag",
+    # json_tuple: one row for each row, c0, c1, ... (or the aliases), beside other generators too
+    """SELECT id, json_tuple(concat('{"a":', string(id), ',"b":"x","a":null}'), 'a', 'b', 'c') FROM t""",
+    """SELECT id, explode(a), json_tuple(concat('{"k":', string(id), '}'), 'k') AS (k) FROM t""",
+    """SELECT *, json_tuple(concat('{"k":[', string(id), ']}'), 'k') FROM t WHERE id > 2""",
 ]
 
 EVENT_QUERIES = [
@@ -130,6 +134,7 @@ REFUSED = [
     "SELECT id, count(*), explode(array(1)) FROM t GROUP BY id",
     "SELECT explode(array()) FROM t",  # Spark's void elements
     "SELECT * FROM explode(array(1, 2))",  # Spark's table-valued form
+    """SELECT id, j FROM t LATERAL VIEW json_tuple(concat('{"k":', string(id), '}'), 'k') v AS j""",
 ]
 
 

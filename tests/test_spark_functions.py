@@ -136,6 +136,14 @@ SCALARS = [
     "format_number(i, 2)", "format_number(b, 0)", "format_number(d, 1)", "format_number(d, 4)", "format_number(s, -1)",
     "format_number(d / 3, 3)", "format_number(-0.001, 2)", "format_number(1234567.125, 2)", "format_number(2.5, 0)",
     "format_number(-2.5, 0)", "format_number(d, NULL)", "format_number(-b, 3)",
+    "mask(g)", "mask(g, 'Q')", "mask(g, NULL, NULL, NULL, '*')", "mask(concat(g, 'AbÉ1٣ǅⅠⒶ'), 'U', 'l', 'd', '😀')",
+    "mask(g, NULL, 'b')", "mask(NULL)", "mask(upper(g), '.', NULL, NULL, '_')",
+    # java.util.Formatter: widths in UTF-16 units, NULL arguments as null, %x of negatives by the type's width
+    "printf('%s|%d', g, i)", "format_string('%5s|%-5s|%05d|%-5d|%+d|% d|%,d|%x|%X|%%|%n|', g, g, i, i, i, s, b, i, b)",
+    "format_string('%x %x %x', tinyint(s - 3), smallint(-s), -b)", "format_string('%0,12d|%+,d|%05x|%-6x|', b, -b, i, s)",
+    "format_string(NULL, i)", "format_string('abc')", "format_string('%05d|%-5d|%5s|%x|%-6X|', NULL, NULL, NULL, NULL, NULL)",
+    "format_string('%s %s %s', boolean(i), true, concat(g, '😀'))", "format_string('%6s|%-3s', concat('😀', g), g)",
+    "printf('%s %s', g, b, i)",
     "map_from_entries(array(named_struct('k', s, 'v', f), NULL))", "map_values(map_from_entries(array(named_struct('a', s, 'b', ts))))", "str_to_map(g)", "str_to_map('a=1;b;c=;=d;e=f=g', ';', '=')",
     "str_to_map(concat(g, ':1,x:', g), ',', ':')", "map_keys(str_to_map('z:1,a:2,m:3'))", "str_to_map(g, NULL)",
     "str_to_map('a::1, b:: 2', ', ', '::')",
@@ -201,7 +209,10 @@ AGGREGATES = [
     "count(*)", "count(g)", "count(1)", "count(DISTINCT g)", "sum(i)", "sum(DISTINCT s)", "sum(d)", "avg(i)",
     "mean(s)", "min(day)", "max(g)", "count_if(i > 1)", "stddev(f)", "std(f)", "stddev_samp(f)", "stddev_pop(f)",
     "variance(f)", "var_samp(f)", "var_pop(f)", "median(f)", "percentile(i, 0.5)", "first(i)", "any_value(s)",
-    "last(i)", "first(i, true)", "last(g, true)", "bool_and(i > 0)", "bool_or(i > 0)", "every(i > -10)",
+    "last(i)", "first(i, true)", "last(g, true)",
+    # the most frequent value, the least of those tied (NULLs left out; -0.0 counted as 0.0)
+    "mode(i, true)", "mode(g, true)", "mode(f * 0, true)", "mode(f, true)", "mode(d, true)", "mode(day, true)",
+    "mode(ts, true)", "mode(boolean(s % 2), true)", "mode(s % 2, true)", "mode(b, true)", "mode(IF(i > 0, t, NULL), true)", "bool_and(i > 0)", "bool_or(i > 0)", "every(i > -10)",
     "some(i > 1)", "bit_and(i)", "bit_or(s)", "bit_xor(s)", "max_by(g, i)", "min_by(g, i)",
     "string_agg(g, ',')", "listagg(g)", "collect_list(s)", "array_agg(s)", "collect_set(g)",
     # NULL where sum overflows (b holds the largest bigint)
@@ -234,8 +245,10 @@ WINDOWS = [
 
 # Spark functions DuckDB answers differently (types, values or Java formats): refused on DuckDB.
 REFUSED = [
-    "mode(g)",
-    "printf('%s', g)", "format_string('%d', i)", "format_number(f, 2)", "to_char(d, '999.99')",
+    "mode(g)", "mode(i, false)", "mode(i, true) OVER ()", "mode(s, true) FILTER (WHERE i > 0)", "mode(array(i), true)",
+    "mode() WITHIN GROUP (ORDER BY i NULLS LAST)",
+    "format_string('%f', f)", "printf('%.2s', g)", "format_string('%s', d)", "format_string(g, i)", "printf('%1$s', g)",
+    "format_number(f, 2)", "to_char(d, '999.99')",
     "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "conv(f, 16, 10)", "ceil(f, 1)",
     "substring_index(g, 'aa', 1)", "split(g, 'b', 2)",
     "date_format(ts, 'yyyyy')", "date_format(ts, 'yyyy-MM-dd z')", "date_format(ts, 'G')",
@@ -570,6 +583,43 @@ def test_math_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, 
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
 
 
+@pytest.mark.parametrize("call", ["mask(g, 'XY')", "mask(g, 'X', '')", "mask(g, NULL, NULL, NULL, 'ab')"])
+def test_mask_replacement_not_one_character_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    _assert_raises_as_spark(call, spark_view, con, ("DATATYPE_MISMATCH.INPUT_SIZE_NOT_ONE",))
+
+
+def test_mask_of_every_code_point(spark: SparkSession, tmp_path: Path) -> None:
+    """mask over every code point of the first two planes (but the surrogates; past them Unicode
+    assigns ideographs and symbols, "other" alike) gives Spark's answer: Java 17's general
+    categories, where RE2's tables hold letters and digits assigned since."""
+    points = [c for c in range(0x20000) if not 0xD800 <= c <= 0xDFFF]
+    texts = ["".join(map(chr, points[k:k + 8192])) for k in range(0, len(points), 8192)]
+    pq.write_table(pa.table({"k": pa.array(range(len(texts)), pa.int32()), "n": pa.array(texts)}), tmp_path / "part-0.parquet")
+    expected, got = _answers_in_zone(spark, tmp_path, "UTC", "SELECT k, mask(n, 'U', 'l', 'd', NULL) AS m, mask(n, NULL, NULL, NULL, '.') AS o FROM z")
+    assert got == expected
+
+
+def test_mode_by_group_as_spark(spark: SparkSession, tmp_path: Path) -> None:
+    """mode(x, true) and mode() WITHIN GROUP (ORDER BY x) over seeded groups with many ties: the
+    least value tied (the greatest under ORDER BY x DESC), Spark's order of strings (bytes: 'Z' <
+    'a' < 'é'), of doubles (NaN last, -0.0 and 0.0 one value) and NULLs left out."""
+    import random
+
+    rng = random.Random(11)
+    rows = 600
+    groups = [rng.randrange(40) for _ in range(rows)]
+    ints = [rng.choice([None, *range(-3, 4)]) for _ in range(rows)]
+    texts = [rng.choice([None, "a", "Z", "é", "ab", ""]) for _ in range(rows)]
+    doubles = [rng.choice([None, 0.0, -0.0, float("nan"), 1.5, -2.0, float("inf")]) for _ in range(rows)]
+    pq.write_table(pa.table({"k": pa.array(groups, pa.int32()), "x": pa.array(ints, pa.int32()), "y": pa.array(texts),
+                             "z": pa.array(doubles, pa.float64())}), tmp_path / "part-0.parquet")
+    sql = ("SELECT k, mode(x, true), mode(y, true), mode(z, true), count(*), mode() WITHIN GROUP (ORDER BY x), "
+           "mode() WITHIN GROUP (ORDER BY y DESC), mode() WITHIN GROUP (ORDER BY z DESC), mode() WITHIN GROUP (ORDER BY x DESC) "
+           "FROM z GROUP BY k")
+    expected, got = _answers_in_zone(spark, tmp_path, "UTC", sql)
+    assert got == expected
+
+
 TYPEOF_CALLS = ["typeof(i)", "typeof(d)", "typeof(array(i))", "typeof(g)"]
 
 
@@ -733,7 +783,8 @@ REFUSED_SPARK_RAISES = [
     "date_format(ts, 'yyyy''')", "date_format(ts, 'u')", "date_from_unix_date(b)", "months_between(ts, day, i > 0)",
     "map_contains_key(map('a', i), 1)", "map_keys(array(i))", "map_contains_key(map(1, i), NULL)",
     "map_from_arrays(array(f), array(i))", "bround(i, -1)", "try_element_at(array(i), b)", "factorial(b)", "bit_count(f)",
-    "nanvl(g, 1)", "getbit(f, 1)", "crc32(i)", "xxhash64(map(g, i))",
+    "nanvl(g, 1)", "getbit(f, 1)", "crc32(i)", "xxhash64(map(g, i))", "mask(g, g)",
+    "format_string('%05s', g)", "format_string('%s')", "format_string('%-05d', i)", "printf('%d', g)",
 ]
 
 
