@@ -627,8 +627,8 @@ class _Typer:
         if isinstance(node, exp.Coalesce):
             return self._branches([node.this, *node.expressions])
         if isinstance(node, (exp.Greatest, exp.Least)):
-            # over integers and decimals: the decimal Spark widens them to (DuckDB's differs)
-            wide = _wider_decimal([self.of(p) for p in (node.this, *node.expressions) if not isinstance(p, exp.Null)])
+            # over numbers: the type Spark widens them to (DuckDB's differs for decimals and floats)
+            wide = _numeric_common_type([self.of(p) for p in (node.this, *node.expressions) if not isinstance(p, exp.Null)])
             if wide is not None:
                 return wide
         if isinstance(node, exp.Round) and isinstance(self.of(node.this), DecimalType):
@@ -731,18 +731,12 @@ class _Typer:
         among_strings = string_branch_type(types)
         if among_strings is not None:
             return among_strings
-        if not types or not all(_is_integral(t) for t in types):
-            return None
-        widest = types[0]
-        for t in types[1:]:
-            assert isinstance(widest, AtomicType) and isinstance(t, AtomicType)
-            widest = _wider_integral(widest, t)
-        return widest
+        return _numeric_common_type(types)
 
     def _branches(self, parts: list[exp.Expr]) -> SparkType | None:
         """The type of ``CASE``/``if``/``coalesce`` over ``parts``: the one they share, or the
         decimal Spark widens integers and decimals to."""
-        return self._common(parts) or _wider_decimal([self.of(p) for p in parts if not isinstance(p, exp.Null)])
+        return self._common(parts) or _numeric_common_type([self._part(p) for p in parts if not isinstance(p, exp.Null)])
 
     def _common(self, parts: list[exp.Expr]) -> SparkType | None:
         types = {self._part(p) for p in parts if not isinstance(p, exp.Null)}
@@ -994,6 +988,14 @@ def _wider_decimal(types: list[SparkType | None]) -> DecimalType | None:
     return DecimalType(MAX_DECIMAL_PRECISION, max(MAX_DECIMAL_PRECISION - digits, 0))
 
 
+def _numeric_common_type(types: list[SparkType | None]) -> SparkType | None:
+    """:func:`wider_common_type` of numbers only (integers, floating types, decimals): the type
+    Spark gives branches or elements of different numeric types; None for any other."""
+    if not types or not all(_is_integral(t) or _is_fractional(t) or isinstance(t, DecimalType) for t in types):
+        return None
+    return wider_common_type(types)
+
+
 def _decimal_round_type(source: DecimalType, places: exp.Expr | None) -> DecimalType | None:
     """Spark's type of ``round(d, places)`` of a decimal (``RoundBase``): one more digit before
     the point, at most the decimal's own scale after it; None for places that are not a literal."""
@@ -1225,6 +1227,8 @@ class _Rewriter:
         integers, every branch a bigint, the strings read strictly (DuckDB's binder refuses)."""
         if isinstance(node, exp.Case):
             keys = [(i, "true") for i in node.args.get("ifs") or []] + [(node, "default")]
+        elif isinstance(node, exp.Array):
+            keys = [(node, f"expressions:{k}") for k in range(len(node.expressions))]
         elif isinstance(node, exp.If):
             keys = [(node, "true"), (node, "false")]
         else:
@@ -1252,14 +1256,14 @@ class _Rewriter:
                     put(holder, key, _branch_as(value, self.typer.of(value), target))
             self.typer.types[id(node)] = target
             return node
-        wide = _wider_decimal(typed)
+        wide = _numeric_common_type(typed)
         if wide is None or len(set(typed)) == 1:
             return None
         for holder, key, value in parts:
             if value is None or isinstance(value, exp.Null) or self.typer.of(value) == wide:
                 continue
             put(holder, key, exp.cast(value.copy(), _sql_type(wide)))
-        self.typer.types[id(node)] = wide
+        self.typer.types[id(node)] = ArrayType(wide) if isinstance(node, exp.Array) else wide
         return node
 
     def _timestamp_to_number(self, value: exp.Expr, target: SparkType, strict: bool) -> exp.Expr:
@@ -1437,7 +1441,7 @@ class _Rewriter:
         moment = self._moment(node)
         if moment is not None:
             return moment
-        if isinstance(node, (exp.Case, exp.If, exp.Coalesce)) and not isinstance(node.parent, exp.Case):
+        if isinstance(node, (exp.Case, exp.If, exp.Coalesce, exp.Greatest, exp.Least, exp.Array)) and not isinstance(node.parent, exp.Case):
             widened = self._widen_decimal_branches(node)
             if widened is not None:
                 return widened
@@ -3370,7 +3374,9 @@ def _wider_of_two(a: SparkType, b: SparkType) -> SparkType | None:
         return _DOUBLE if _is_fractional(b) or isinstance(b, DecimalType) else None
     names = [t.name if isinstance(t, AtomicType) else None for t in (a, b)]
     if all(n in _NUMERIC_PRECEDENCE for n in names):
-        return max((a, b), key=lambda t: _NUMERIC_PRECEDENCE.index(t.name) if isinstance(t, AtomicType) else -1)
+        wider = max((a, b), key=lambda t: _NUMERIC_PRECEDENCE.index(t.name) if isinstance(t, AtomicType) else -1)
+        # a float beside an integer is a double (AnsiTypeCoercion: no precision lost to a float)
+        return _DOUBLE if wider == AtomicType("float") else wider
     if any(_is_fractional(t) for t in (a, b)) and all(_is_fractional(t) or isinstance(t, DecimalType) or _is_integral(t) for t in (a, b)):
         return _DOUBLE
     if all(isinstance(t, DecimalType) or _is_integral(t) for t in (a, b)):
@@ -3378,6 +3384,22 @@ def _wider_of_two(a: SparkType, b: SparkType) -> SparkType | None:
         scale = max(da.scale, db.scale)
         return _bounded(max(da.precision - da.scale, db.precision - db.scale) + scale, scale)
     return None
+
+
+def wider_common_type(types: list[SparkType | None]) -> SparkType | None:
+    """Spark's ANSI ``findWiderCommonType`` over atomic types: the strings first, then folded left
+    by :func:`_wider_of_two` (``array(1, 2L, 3.5)``'s decimal(21,1), ``coalesce(s, 0)``'s int,
+    ``if(c, r, i)``'s double); NULLs take the others' type; None where a type is unknown or none
+    is common."""
+    known = [t for t in types if t != _NULL_TYPE]
+    if not known or any(t is None for t in known):
+        return None
+    result: SparkType | None = _NULL_TYPE
+    for t in sorted(known, key=lambda t: not isinstance(t, StringType)):
+        if result is None or t is None:
+            return None
+        result = _wider_of_two(result, t)
+    return result
 
 
 def string_branch_type(types: list[SparkType | None]) -> SparkType | None:

@@ -437,6 +437,17 @@ MIXED_TYPES: list[str] = [
     "SELECT '3' div '4' AS a FROM t",
     "SELECT named_struct('a', i) = named_struct('a', g) AS a FROM t",
     "SELECT named_struct('a', i, 'b', g) = named_struct('a', b, 'b', g) AS a, named_struct('a', i) <=> named_struct('a', f) AS c FROM t",
+    # numbers of different types folded as Spark's findWiderCommonType folds them, over all the
+    # branches or elements (DuckDB widens a float beside an integer to a float, a smallint beside an
+    # int literal to a smallint, a bigint to a decimal(19,0))
+    "SELECT array(1, 2L, 3.5) AS a, coalesce(s, 0) AS b, if(i > 1, r, i) AS c, array(s, r) AS e, array(i, r) AS h, "
+    "array(r, d) AS k, array(1, 2L, 3.5, 4.25) AS l FROM t",
+    "SELECT CASE WHEN i = 1 THEN i WHEN i = 2 THEN d ELSE 1.5 END AS a, CASE WHEN i = 1 THEN i WHEN i = 2 THEN b ELSE d END AS b2, "
+    "CASE WHEN i = 1 THEN r WHEN i = 2 THEN i ELSE s END AS c, CASE WHEN i = 1 THEN 1 WHEN i = 2 THEN 2L ELSE 3.5 END AS e, "
+    "CASE WHEN i = 1 THEN s WHEN i = 2 THEN 1 ELSE 2 END AS h, CASE WHEN i = 1 THEN d WHEN i = 2 THEN e ELSE f END AS k FROM t",
+    "SELECT coalesce(s, i, b) AS a, coalesce(NULL, s, 1) AS b2, coalesce(i, 1L, 1.5) AS c, coalesce(r, i, s) AS e, "
+    "coalesce(d, e, i) AS h, greatest(s, 1) AS k, least(r, i) AS l, greatest(i, b, d) AS m, least(s, r) AS n, "
+    "if(i > 1, s, 1) AS o, if(i > 1, r, d) AS p, if(i > 1, r, 1.5D) AS q, nvl(s, 1) AS u, ifnull(r, 1) AS w FROM t",
 ]
 
 
@@ -444,8 +455,6 @@ MIXED_TYPES: list[str] = [
 @pytest.mark.parametrize(
     "sql",
     [
-        "SELECT array(1, 2L, 3.5) AS a",  # Spark folds int, bigint, decimal(2,1) to decimal(21,1); DuckDB (20,1)
-        "SELECT coalesce(s, 0) AS a, if(i > 1, r, i) AS b FROM t",  # Spark: int and double; DuckDB smallint and float
         "SELECT NULL * d AS a, -NULL AS b FROM t",  # Spark: decimal(21,4) and double
         "SELECT array(i) < array(d) FROM t",  # Spark: BINARY_OP_DIFF_TYPES
         "SELECT coalesce(g, true) FROM t",  # Spark: CAST_INVALID_INPUT; DuckDB's error has no class
