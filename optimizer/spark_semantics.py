@@ -3666,6 +3666,30 @@ def string_branch_type(types: list[SparkType | None]) -> SparkType | None:
 _DECIMAL_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
+def _string_column_as_decimal(value: exp.Expr, target: DecimalType) -> exp.Expression:
+    """Spark's ANSI cast of the string ``value`` to ``target`` when the query runs: trimmed of
+    whitespace and control characters, a ``java.math.BigDecimal`` (digits, a point, an exponent)
+    rounded HALF_UP to the scale, as DuckDB's cast rounds it; CAST_INVALID_INPUT for another
+    text, NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION for a value past the precision."""
+    trimmed = exp.Anonymous(this="regexp_replace", expressions=[
+        value.copy(), exp.Literal.string(f"^{_TRIMMED[:-1]}+|{_TRIMMED[:-1]}+$"), exp.Literal.string(""), exp.Literal.string("g")])
+    to = _sql_type(target)
+    shown = target.to_spark().upper()
+    readable = exp.Anonymous(this="regexp_full_match", expressions=[trimmed, exp.Literal.string(_DECIMAL_TEXT.pattern)])
+    converted = exp.TryCast(this=trimmed.copy(), to=to)
+    malformed = exp.DPipe(
+        this=exp.DPipe(this=exp.Literal.string("The value '"), expression=value.copy()),
+        expression=exp.Literal.string(f"' of the type \"STRING\" cannot be cast to \"{shown}\" because it is malformed."),
+    )
+    too_wide = exp.DPipe(this=exp.Literal.string(" "), expression=exp.DPipe(this=trimmed.copy(), expression=exp.Literal.string(
+        f" cannot be represented as Decimal({target.precision}, {target.scale}).")))
+    return exp.Case(ifs=[
+        exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), to)),
+        exp.If(this=exp.Not(this=readable), true=spark_error("CAST_INVALID_INPUT", malformed, to)),
+        exp.If(this=exp.Is(this=converted, expression=exp.Null()), true=spark_error("NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION", too_wide, to)),
+    ], default=converted.copy())
+
+
 def _string_literal_as_decimal(value: exp.Expr, target: DecimalType) -> exp.Expression:
     """A string literal cast to the decimal Spark's coercion gives strings among integers and
     decimals (``coalesce('2', i, d)``'s decimal(22,2)), as Spark's cast reads it: trimmed, a
@@ -3673,17 +3697,13 @@ def _string_literal_as_decimal(value: exp.Expr, target: DecimalType) -> exp.Expr
 
     Raises:
         OptimizeError: CAST_INVALID_INPUT for a literal that is not a number (Spark folds the cast
-            of a constant when it plans the query), NUMERIC_VALUE_OUT_OF_RANGE for one past the
-            precision, VPUSH_UNSUPPORTED_FUNCTION for a string that is not a literal (vpush does not
-            read one as Spark's cast does).
+            of a constant when it plans the query), NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION for one past
+            the precision; a string that is not a literal raises them when the query runs
+            (:func:`_string_column_as_decimal`).
     """
     literal = _unparen(value)
     if not (isinstance(literal, exp.Literal) and literal.is_string):
-        raise OptimizeError(
-            f"Spark's coercion of strings among integers and decimals gives a {target.to_spark()}, which vpush does "
-            "not read a string other than a literal as exactly: cast the strings explicitly",
-            error_class="VPUSH_UNSUPPORTED_FUNCTION",
-        )
+        return _string_column_as_decimal(value, target)
     text = literal.this.strip(" \t\n\r\x0b\x0c\x00")
     if not _DECIMAL_TEXT.fullmatch(text):
         raise OptimizeError(
@@ -3695,8 +3715,8 @@ def _string_literal_as_decimal(value: exp.Expr, target: DecimalType) -> exp.Expr
                                            context=decimal.Context(prec=200))
     if exact.adjusted() >= target.precision - target.scale:
         raise OptimizeError(
-            f"The {target.to_spark().upper()} value {exact} cannot be represented as {target.to_spark().upper()}.",
-            error_class="NUMERIC_VALUE_OUT_OF_RANGE",
+            f" {exact} cannot be represented as Decimal({target.precision}, {target.scale}).",
+            error_class="NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION",
         )
     return exp.cast(exp.Literal.number(str(exact)), _sql_type(target))
 
