@@ -542,6 +542,8 @@ MIXED_TYPES: list[str] = [
     "SELECT coalesce(concat(cast(b AS string), '11'), i, d) AS a FROM t",
     "SELECT coalesce('123456789012345678901234', i, d) AS a FROM t",
     "SELECT coalesce('1.5x', i, d) AS a FROM t",
+    "SELECT map_values(map('a', 1, 'b', 2.5)) AS a, map_values(map('a', i, 'b', d)) AS b, map_values(map('a', r, 'b', i)) AS e, "
+    "map('a', 1, 'b', 2.5)['b'] AS h FROM t",
 ]
 
 
