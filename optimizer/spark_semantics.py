@@ -2804,7 +2804,7 @@ def apply_spark_semantics(
                 columns[alias.lower()] = outputs.get(id(source.expression), {})
         select = scope.expression
         if isinstance(select, exp.SetOperation):
-            left, right = outputs.get(id(select.left), {}), outputs.get(id(select.right), {})
+            left, right = (_with_null_projections(branch, outputs.get(id(branch), {})) for branch in (select.left, select.right))
             _check_set_operation(select, left)
             if select.args.get("distinct"):
                 for branch, types in ((select.left, left), (select.right, right)):
@@ -2814,8 +2814,9 @@ def apply_spark_semantics(
                 left[list(left)[i]] = target
                 right[list(right)[i]] = target
             # A column's type is known only where both branches agree, or one is NULL (Spark widens otherwise).
+            others = list(right.values())
             outputs[id(select)] = {
-                name: t if list(right.values())[i:i + 1] == [t] else (list(right.values())[i] if t == _NULL_TYPE else None)
+                name: t if i < len(others) and others[i] in (t, _NULL_TYPE) else (others[i] if t == _NULL_TYPE and i < len(others) else None)
                 for i, (name, t) in enumerate(left.items())
             }
             continue
@@ -3553,6 +3554,17 @@ def _widen_set_operation(
                 _cast_projection(side, i, kind, target, functions)
         changed.append((i, target))
     return changed
+
+
+def _with_null_projections(branch: exp.Expr, types: Mapping[str, SparkType | None]) -> dict[str, SparkType | None]:
+    """A set operation's branch's column types, a bare NULL projected by a SELECT typed as NULL
+    (which takes the other branch's type)."""
+    out = dict(types)
+    if isinstance(branch, exp.Select) and len(branch.expressions) == len(out):
+        for name, projection in zip(list(out), branch.expressions):
+            if out[name] is None and isinstance(_unparen(projection.unalias()), exp.Null):
+                out[name] = _NULL_TYPE
+    return out
 
 
 def _projections_castable(branch: exp.Expr, count: int) -> bool:
