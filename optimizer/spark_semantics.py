@@ -3795,8 +3795,8 @@ def _check_group_by_present(select: exp.Select, typer: _Typer) -> None:
     def bare(node: exp.Expr) -> bool:
         if isinstance(node, (exp.Select, exp.Subquery, exp.SetOperation, exp.Window, exp.Lambda)):
             return False
-        if isinstance(node, exp.AggFunc):
-            return False
+        if isinstance(node, exp.AggFunc) or (isinstance(node, (exp.Filter, exp.WithinGroup)) and _aggregates(node.this)):
+            return False  # an aggregate, with its FILTER or WITHIN GROUP ordering
         if isinstance(node, exp.Column):
             return not isinstance(node.this, exp.Star) and typer.column(node) is not None
         return any(bare(child) for child in node.iter_expressions())
