@@ -3789,7 +3789,12 @@ def _check_group_by_present(select: exp.Select, typer: _Typer) -> None:
     """A SELECT that aggregates without GROUP BY and projects a column of its own sources outside
     every aggregate raises Spark's MISSING_GROUP_BY (DuckDB's binder fails as for a column missing
     from a GROUP BY, and a ``typeof(i)`` vpush folds to its literal would pass it)."""
-    if select.args.get("group") is not None or not any(_aggregates(p) for p in select.expressions):
+    def aggregates(node: exp.Expr) -> bool:
+        if isinstance(node, (exp.Select, exp.Subquery, exp.SetOperation, exp.Window)):
+            return False
+        return isinstance(node, exp.AggFunc) or any(aggregates(child) for child in node.iter_expressions())
+
+    if select.args.get("group") is not None or not any(aggregates(p) for p in select.expressions):
         return
 
     def bare(node: exp.Expr) -> bool:
