@@ -3787,7 +3787,8 @@ def _check_resolved(select: exp.Select, scope: Scope, columns: Mapping[str, Mapp
 
 def _check_group_by_present(select: exp.Select, typer: _Typer) -> None:
     """A SELECT that aggregates without GROUP BY and projects a column of its own sources outside
-    every aggregate raises Spark's MISSING_GROUP_BY (DuckDB's binder fails as for a column missing
+    every aggregate (found through operators, casts, conditionals and ``typeof``) raises Spark's
+    MISSING_GROUP_BY (DuckDB's binder fails as for a column missing
     from a GROUP BY, and a ``typeof(i)`` vpush folds to its literal would pass it)."""
     def aggregates(node: exp.Expr) -> bool:
         if isinstance(node, (exp.Select, exp.Subquery, exp.SetOperation, exp.Window)):
@@ -3798,12 +3799,13 @@ def _check_group_by_present(select: exp.Select, typer: _Typer) -> None:
         return
 
     def bare(node: exp.Expr) -> bool:
-        if isinstance(node, (exp.Select, exp.Subquery, exp.SetOperation, exp.Window, exp.Lambda)):
-            return False
-        if isinstance(node, exp.AggFunc) or (isinstance(node, (exp.Filter, exp.WithinGroup)) and _aggregates(node.this)):
-            return False  # an aggregate, with its FILTER or WITHIN GROUP ordering
+        # only through operators, casts, conditionals and typeof: sqlglot parses some aggregates
+        # (try_sum, kurtosis, ...) as plain calls, which this does not tell apart
         if isinstance(node, exp.Column):
             return not isinstance(node.this, exp.Star) and typer.column(node) is not None
+        if isinstance(node, (exp.AggFunc, exp.Window)) or not (isinstance(node, (exp.Alias, exp.Paren, exp.Binary, exp.Neg, exp.Not, exp.Cast, exp.Case, exp.If, exp.Coalesce))
+                or _called(node) == "typeof"):
+            return False
         return any(bare(child) for child in node.iter_expressions())
 
     if any(bare(p) for p in select.expressions):
