@@ -3632,9 +3632,7 @@ def _wider_of_two(a: SparkType, b: SparkType) -> SparkType | None:
     if any(_is_fractional(t) for t in (a, b)) and all(_is_fractional(t) or isinstance(t, DecimalType) or _is_integral(t) for t in (a, b)):
         return _DOUBLE
     if all(isinstance(t, DecimalType) or _is_integral(t) for t in (a, b)):
-        da, db = (t if isinstance(t, DecimalType) else DecimalType(_INTEGRAL_DECIMAL[t.name], 0) for t in (a, b) if isinstance(t, (AtomicType, DecimalType)))
-        scale = max(da.scale, db.scale)
-        return _bounded(max(da.precision - da.scale, db.precision - db.scale) + scale, scale)
+        return _wider_decimal([a, b])  # past 38 digits the integral digits kept, as Spark's widerDecimalType
     return None
 
 
