@@ -709,8 +709,8 @@ class _Typer:
         if isinstance(node, exp.Coalesce):
             return self._branches([node.this, *node.expressions])
         if isinstance(node, (exp.Greatest, exp.Least)):
-            # over integers and decimals: the decimal Spark widens them to (DuckDB's differs)
-            wide = _wider_decimal([self.of(p) for p in (node.this, *node.expressions) if not isinstance(p, exp.Null)])
+            # over numbers: the type Spark widens them to (DuckDB's differs for decimals and floats)
+            wide = _numeric_common_type([self.of(p) for p in (node.this, *node.expressions) if not isinstance(p, exp.Null)])
             if wide is not None:
                 return wide
         if isinstance(node, exp.Round) and isinstance(self.of(node.this), DecimalType):
@@ -822,18 +822,15 @@ class _Typer:
         among_strings = string_branch_type(types)
         if among_strings is not None:
             return among_strings
-        if not types or not all(_is_integral(t) for t in types):
-            return None
-        widest = types[0]
-        for t in types[1:]:
-            assert isinstance(widest, AtomicType) and isinstance(t, AtomicType)
-            widest = _wider_integral(widest, t)
-        return widest
+        return _numeric_common_type(types)
 
     def _branches(self, parts: list[exp.Expr]) -> SparkType | None:
         """The type of ``CASE``/``if``/``coalesce`` over ``parts``: the one they share, or the
         decimal Spark widens integers and decimals to."""
-        return self._common(parts) or _wider_decimal([self.of(p) for p in parts if not isinstance(p, exp.Null)])
+        kinds = [self._part(p) for p in parts if not isinstance(p, exp.Null)]
+        if kinds and set(kinds) == {StringType(), _BOOLEAN}:
+            return _BOOLEAN
+        return self._common(parts) or _numeric_common_type(kinds)
 
     def _common(self, parts: list[exp.Expr]) -> SparkType | None:
         types = {self._part(p) for p in parts if not isinstance(p, exp.Null)}
@@ -1105,6 +1102,46 @@ def _wider_decimal(types: list[SparkType | None]) -> DecimalType | None:
     if digits + scale <= MAX_DECIMAL_PRECISION:
         return DecimalType(digits + scale, scale)
     return DecimalType(MAX_DECIMAL_PRECISION, max(MAX_DECIMAL_PRECISION - digits, 0))
+
+
+def _numeric_common_type(types: list[SparkType | None]) -> SparkType | None:
+    """:func:`wider_common_type` of numbers only (integers, floating types, decimals), or of arrays,
+    maps and structs of them (:func:`_wider_nested`): the type Spark gives branches or elements of
+    different numeric types; None for any other."""
+    if not types or any(t is None for t in types):
+        return None
+    if all(_is_integral(t) or _is_fractional(t) or isinstance(t, DecimalType) for t in types):
+        return wider_common_type(types)
+    if not all(isinstance(t, (ArrayType, MapType, StructType)) for t in types):
+        return None
+    result: SparkType | None = types[0]
+    for t in types[1:]:
+        assert t is not None  # for mypy: checked above
+        result = None if result is None else _wider_nested(result, t)
+    return result
+
+
+def _wider_nested(a: SparkType, b: SparkType) -> SparkType | None:
+    """Two arrays, maps or structs widened part by part as Spark's ``findWiderTypeForTwo`` widens
+    them (``array(array(1), array(3.5))``'s ``array<array<decimal(11,1)>>``): numbers as
+    :func:`_wider_of_two`, struct fields by position under the same names; None where other
+    parts differ."""
+    if a == b or _NULL_TYPE in (a, b):
+        return b if a == _NULL_TYPE else a
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        element = _wider_nested(a.element, b.element)
+        return None if element is None else ArrayType(element)
+    if isinstance(a, MapType) and isinstance(b, MapType):
+        key, value = _wider_nested(a.key, b.key), _wider_nested(a.value, b.value)
+        return None if key is None or value is None else MapType(key, value)
+    if isinstance(a, StructType) and isinstance(b, StructType) and [f.name.lower() for f in a.fields] == [f.name.lower() for f in b.fields]:
+        fields = [_wider_nested(x.type, y.type) for x, y in zip(a.fields, b.fields)]
+        if any(f is None for f in fields):
+            return None
+        return StructType(tuple(StructField(x.name, f) for x, f in zip(a.fields, fields) if f is not None))
+    if all(_is_integral(t) or _is_fractional(t) or isinstance(t, DecimalType) for t in (a, b)):
+        return _wider_of_two(a, b)
+    return None
 
 
 def _decimal_round_type(source: DecimalType, places: exp.Expr | None) -> DecimalType | None:
@@ -1383,6 +1420,8 @@ class _Rewriter:
         integers, every branch a bigint, the strings read strictly (DuckDB's binder refuses)."""
         if isinstance(node, exp.Case):
             keys = [(i, "true") for i in node.args.get("ifs") or []] + [(node, "default")]
+        elif isinstance(node, exp.Array):
+            keys = [(node, f"expressions:{k}") for k in range(len(node.expressions))]
         elif isinstance(node, exp.If):
             keys = [(node, "true"), (node, "false")]
         else:
@@ -1404,20 +1443,22 @@ class _Rewriter:
                 holder.set(key, value)
 
         target = string_branch_type(typed)
+        if target is None and typed and set(typed) == {StringType(), _BOOLEAN}:
+            target = _BOOLEAN  # Spark casts the strings to booleans (CAST_INVALID_INPUT for 'a')
         if target is not None:
             for holder, key, value in parts:
                 if value is not None and not isinstance(value, exp.Null):
                     put(holder, key, _branch_as(value, self.typer.of(value), target))
             self.typer.types[id(node)] = target
             return node
-        wide = _wider_decimal(typed)
+        wide = _numeric_common_type(typed)
         if wide is None or len(set(typed)) == 1:
             return None
         for holder, key, value in parts:
             if value is None or isinstance(value, exp.Null) or self.typer.of(value) == wide:
                 continue
             put(holder, key, exp.cast(value.copy(), _sql_type(wide)))
-        self.typer.types[id(node)] = wide
+        self.typer.types[id(node)] = ArrayType(wide) if isinstance(node, exp.Array) else wide
         return node
 
     def _timestamp_to_number(self, value: exp.Expr, target: SparkType, strict: bool) -> exp.Expr:
@@ -1443,13 +1484,7 @@ class _Rewriter:
 
     def _string_to_datetime(self, value: exp.Expr, target: AtomicType, *, strict: bool) -> exp.Expr:
         """Spark's cast of the string ``value`` to ``target`` (a date, timestamp or timestamp_ntz)."""
-        name = STRING_DATETIME_FUNCTIONS[target.name]
-        self.functions[name] = target
-        arguments: list[exp.Expr] = [value]
-        if target.name == "timestamp":
-            arguments.append(exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")]))
-        arguments.append(exp.Boolean(this=strict))
-        call = exp.Anonymous(this=name, expressions=arguments)
+        call = string_to_datetime(value, target, self.functions, strict=strict)
         self.typer.types[id(call)] = target
         return call
 
@@ -1592,6 +1627,9 @@ class _Rewriter:
         ):
             # (a minus sign before a number is part of Spark's literal, which is not negated)
             return _decimal_negation(node.this, result, absolute=isinstance(node, exp.Abs))
+        if isinstance(node, exp.Length) and of(node.this) == AtomicType("binary"):
+            # Spark's length of a binary counts its bytes (DuckDB's length takes no blob)
+            return exp.cast(exp.Anonymous(this="octet_length", expressions=[node.this]), exp.DataType.build("INT"))
         called = None if isinstance(node, (exp.Cast, exp.TryCast)) else _called(node)
         if called is not None:
             rewritten = self._spark_function(node, called, result)
@@ -1617,7 +1655,7 @@ class _Rewriter:
         moment = self._moment(node)
         if moment is not None:
             return moment
-        if isinstance(node, (exp.Case, exp.If, exp.Coalesce)) and not isinstance(node.parent, exp.Case):
+        if isinstance(node, (exp.Case, exp.If, exp.Coalesce, exp.Greatest, exp.Least, exp.Array)) and not isinstance(node.parent, exp.Case):
             widened = self._widen_decimal_branches(node)
             if widened is not None:
                 return widened
@@ -1812,7 +1850,9 @@ class _Rewriter:
                 return exp.cast(node, exp.DataType.build("DATE"))
             node.set("this", exp.cast(node.this, exp.DataType.build("TIMESTAMPTZ")))
             return node
-        if isinstance(node, exp.Sub) and of(node.this) in _DATETIMES and of(node.expression) in _DATETIMES:
+        if isinstance(node, exp.Sub) and of(node.this) in _DATETIMES and (
+            of(node.expression) in _DATETIMES or isinstance(of(node.expression), StringType)
+        ):
             # Spark's difference of two dates or timestamps is a day-time interval; DuckDB's is a
             # count of days or a month-day-nanosecond interval
             raise OptimizeError(
@@ -1845,9 +1885,10 @@ class _Rewriter:
                 other = node.expression if date_side is node.this else node.this
                 days = of(other)
                 if of(date_side) == AtomicType("date") and (
-                    days in (_BIGINT, _DOUBLE, AtomicType("float")) or isinstance(days, DecimalType)
+                    days in (_BIGINT, _DOUBLE, AtomicType("float")) or isinstance(days, (DecimalType, StringType))
                 ):
-                    # Spark's date plus a number is date_add(d, n), whose n is an int at most
+                    # Spark's date plus a number is date_add(d, n), whose n is an int at most (a
+                    # string it casts to a date, which date_add does not take either)
                     raise OptimizeError(
                         f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: The second parameter requires '
                         f'the ("INT" or "SMALLINT" or "TINYINT") type, however "{_spark_text(other)}" has the type '
@@ -1972,6 +2013,15 @@ class _Rewriter:
             return node
         if isinstance(node, exp.Mod) and isinstance(result, DecimalType):
             return self._decimal_remainder(node.this, node.expression, result)
+        if isinstance(node, (*_COMPARISONS, exp.NullSafeEQ)):
+            left, right = of(node.this), of(node.expression)
+            if (isinstance(left, StructType) and isinstance(right, StructType) and len(left.fields) == len(right.fields)
+                    and [f.name.lower() for f in left.fields] != [f.name.lower() for f in right.fields]):
+                # Spark pairs the fields of structs compared by position, DuckDB by name; their
+                # types must then be the same (Spark widens fields only under the same names)
+                if [f.type for f in left.fields] != [f.type for f in right.fields]:
+                    raise _incompatible_operands(node, left, right)
+                node.set("expression", self._renamed_struct(node.expression, right, [f.name for f in left.fields]))
         if isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
             present = _comparison_operands(node)
             # a predicate is a boolean (`(i > 1) = 1`, which Spark refuses)
@@ -2019,6 +2069,19 @@ class _Rewriter:
                 node.set("this", exp.Anonymous(this="trunc", expressions=[node.this]))
             return node
         return node
+
+    def _renamed_struct(self, value: exp.Expr, of_type: StructType, names: list[str]) -> exp.Expr:
+        """The struct ``value`` with its fields under ``names``, in its order (NULL where it is)."""
+        renamed = StructType(tuple(StructField(n, f.type) for n, f in zip(names, of_type.fields)))
+        built = exp.Struct(expressions=[
+            exp.PropertyEQ(this=exp.to_identifier(n, quoted=True),
+                           expression=exp.Anonymous(this="struct_extract", expressions=[value.copy(), exp.Literal.string(f.name)]))
+            for n, f in zip(names, of_type.fields)
+        ])
+        missing = exp.Is(this=value.copy(), expression=exp.Null())
+        result = exp.Case(ifs=[exp.If(this=missing, true=exp.cast(exp.Null(), _sql_type(renamed)))], default=built)
+        self.typer.types[id(result)] = renamed
+        return result
 
     def _spark_function(self, node: exp.Expr, called: str, result: SparkType | None) -> exp.Expr | None:
         """A call to a function of :data:`SPARK_FUNCTIONS` as DuckDB gives Spark's answer, where
@@ -3182,18 +3245,20 @@ def apply_spark_semantics(
                 columns[alias.lower()] = outputs.get(id(source.expression), {})
         select = scope.expression
         if isinstance(select, exp.SetOperation):
-            left, right = outputs.get(id(select.left), {}), outputs.get(id(select.right), {})
+            left, right = (_with_null_projections(branch, outputs.get(id(branch), {})) for branch in (select.left, select.right))
             _check_set_operation(select, left)
             if select.args.get("distinct"):
                 for branch, types in ((select.left, left), (select.right, right)):
                     if isinstance(branch, exp.Select):
                         _normalize_float_projections(branch, list(types.values()))
-            for i, target in _coerce_strings_with_numbers(select, left, right):
+            for i, target in _widen_set_operation(select, left, right, functions):
                 left[list(left)[i]] = target
                 right[list(right)[i]] = target
-            # A column's type is known only where both branches agree (Spark widens otherwise).
+            # A column's type is known only where both branches agree, or one is NULL (Spark widens otherwise).
+            others = list(right.values())
             outputs[id(select)] = {
-                name: t if list(right.values())[i:i + 1] == [t] else None for i, (name, t) in enumerate(left.items())
+                name: t if i < len(others) and others[i] in (t, _NULL_TYPE) else (others[i] if t == _NULL_TYPE and i < len(others) else None)
+                for i, (name, t) in enumerate(left.items())
             }
             continue
         if isinstance(select, exp.Values):
@@ -3211,9 +3276,11 @@ def apply_spark_semantics(
         _strings_to_doubles(select, typer)
         select.meta[SORTS_KEPT] = spark_keeps_sorts(select, lambda node: typer.of(node) in _FLOATING)
         select.meta[_ONE_WINDOW_SORT] = len({_window_sort(w) for w in _in_scope(select) if isinstance(w, exp.Window)}) <= 1
+        _implicit_casts(select, typer)
         # Generators become lateral joins first: the rest of the SELECT reads their columns.
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
         _check_resolved(select, scope, columns)
+        _check_group_by_present(select, typer)
         _check_field_bases(select, scope, columns)
         check_order_by_aggregates(select)
         _check_orderable(select, typer)
@@ -3315,6 +3382,105 @@ def _strings_to_doubles(select: exp.Select, typer: _Typer) -> None:
                 cast = wrap_in_place(argument, exp.Cast(to=exp.DataType.build("DOUBLE")))  # the argument itself, as typed
                 cast.meta[_IMPLICIT_CAST] = True
                 typer.types[id(cast)] = _DOUBLE
+
+
+# The string functions whose arguments in these places Spark casts to a string when they are not
+# one (ImplicitTypeCasts: a number, boolean, date or timestamp as a cast prints it); those of the
+# second table take a binary as it is (length counts its bytes).
+_STRING_PLACES: dict[type[exp.Expr], tuple[str, ...]] = {
+    exp.Upper: ("this",), exp.Lower: ("this",), exp.Initcap: ("this",), exp.Ascii: ("this",), exp.Trim: ("this", "expression"),
+    exp.Replace: ("this", "expression", "replacement"), exp.StrPosition: ("this", "substr"), exp.Repeat: ("this",),
+    exp.RegexpReplace: ("this", "expression", "replacement"), exp.RegexpExtract: ("this", "expression"),
+    exp.RegexpLike: ("this", "expression"), exp.RegexpSplit: ("this", "expression"), exp.Translate: ("this", "from_", "to"),
+    exp.Levenshtein: ("this", "expression"), exp.SplitPart: ("this", "delimiter"), exp.SubstringIndex: ("this", "delimiter"),
+    exp.Reverse: ("this",), exp.ConcatWs: ("expressions",),
+}
+_STRING_OR_BINARY_PLACES: dict[type[exp.Expr], tuple[str, ...]] = {
+    exp.Length: ("this",), exp.BitLength: ("this",), exp.Substring: ("this",), exp.Left: ("this",), exp.Right: ("this",),
+    exp.StartsWith: ("this", "expression"), exp.EndsWith: ("this", "expression"), exp.Contains: ("this", "expression"),
+    exp.Pad: ("this", "fill_pattern"),
+}
+_PRINTED_TYPES = (AtomicType("boolean"), AtomicType("date"), *_TIMESTAMPS)
+_BITWISE = (exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor)
+
+
+def _implicit_casts(select: exp.Select, typer: _Typer) -> None:
+    """Spark's implicit casts that DuckDB's binder does not make, put around the arguments before
+    anything is typed (marked implicit, which Spark's names leave out): a number, boolean, date,
+    timestamp or binary given to a string function, a string given to a bitwise operator (a
+    bigint) or as a shift's count (an int), a NULL beside a number in arithmetic (the number's
+    type; two NULLs: doubles).
+
+    Raises:
+        OptimizeError: Spark's DATATYPE_MISMATCH where it finds no such cast (a bitwise operator
+            over a decimal, floating type or boolean; ``~`` of a string; soundex of a non-string).
+    """
+    found: list[tuple[int, exp.Expr, exp.DataType]] = []
+
+    def cast(argument: exp.Expr, to: str) -> None:
+        found.append((argument.depth, argument, exp.DataType.build(to)))
+
+    for node in select.walk(prune=lambda n: n is not select and isinstance(n, (exp.Select, exp.Subquery, exp.SetOperation))):
+        places = _STRING_PLACES.get(type(node)) or _STRING_OR_BINARY_PLACES.get(type(node))
+        if isinstance(node, exp.Anonymous) and node.name.lower() == "octet_length":
+            places = ("expressions",)
+        if places is not None:
+            binary_taken = type(node) in _STRING_OR_BINARY_PLACES or isinstance(node, exp.Anonymous)
+            for key in places:
+                value = node.args.get(key)
+                for argument in value if isinstance(value, list) else [value]:
+                    if not isinstance(argument, exp.Expr):
+                        continue
+                    kind = typer._part(argument)
+                    if (_is_integral(kind) or _is_fractional(kind) or isinstance(kind, DecimalType) or kind in _PRINTED_TYPES
+                            or (kind == AtomicType("binary") and not binary_taken)):
+                        cast(argument, "VARCHAR")
+        elif isinstance(node, exp.Soundex) and typer.of(node.this) is not None and not isinstance(typer.of(node.this), StringType):
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: The first parameter requires the "STRING" '
+                f'type, however "{_spark_text(node.this)}" has the type "{_spark_type_name(typer.of(node.this))}".',
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+        elif isinstance(node, exp.BitwiseNot) and isinstance(typer.of(node.this), StringType):
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: The first parameter requires the '
+                f'"INTEGRAL" type, however "{_spark_text(node.this)}" has the type "STRING".',
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+        elif isinstance(node, _BITWISE):
+            kinds = [typer.of(node.this), typer.of(node.expression)]
+            if any(_is_fractional(k) or isinstance(k, DecimalType) or k == AtomicType("boolean") for k in kinds) and all(k is not None for k in kinds):
+                raise _incompatible_operands(node, kinds[0], kinds[1])
+            for side, kind in zip((node.this, node.expression), kinds):
+                if isinstance(kind, StringType) and any(_is_integral(k) for k in kinds):
+                    cast(side, "BIGINT")
+            if all(isinstance(k, AtomicType) and _is_integral(k) for k in kinds) and kinds[0] != kinds[1]:
+                # integers of different widths: both the wider (DuckDB's smallint | 1 is a smallint)
+                wider = _wider_integral(*kinds)  # type: ignore[arg-type]
+                for side, kind in zip((node.this, node.expression), kinds):
+                    if kind != wider:
+                        cast(side, _sql_type(wider).sql("duckdb"))
+        elif isinstance(node, (exp.BitwiseLeftShift, exp.BitwiseRightShift)) and isinstance(typer.of(node.expression), StringType):
+            cast(node.expression, "INT")
+        elif isinstance(node, _ARITHMETIC):
+            sides = [node.this, node.expression]
+            nulls = [isinstance(_unparen(side), exp.Null) for side in sides]
+            if all(nulls) and not isinstance(node, (exp.Mod, exp.IntDiv)):
+                for side in sides:
+                    cast(side, "DOUBLE")
+            elif any(nulls):
+                other = typer.of(sides[nulls.index(False)])
+                if other is not None and (_is_integral(other) or _is_fractional(other) or isinstance(other, DecimalType)):
+                    cast(sides[nulls.index(True)], _sql_type(other).sql("duckdb"))
+        elif isinstance(node, (exp.Neg, exp.Abs)) and isinstance(_unparen(node.this), exp.Null):
+            cast(node.this, "DOUBLE")
+    for _, argument, to in sorted(found, key=lambda item: -item[0]):  # the innermost first
+        made = wrap_in_place(argument, exp.Cast(to=to))
+        made.meta[_IMPLICIT_CAST] = True
+        typer.types.pop(id(argument), None)
+        typer.types[id(made)] = _cast_type(made)
+    if found:
+        typer.types.clear()  # the nodes above the casts are typed anew
 
 
 def _inline_aggregate_aliases(select: exp.Select, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
@@ -3530,6 +3696,7 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
             _check_branch_types(node, typer)
             if isinstance(node, _COMPARISONS):
                 _check_struct_comparison(node, typer)
+                _check_array_comparison(node, typer)
             if isinstance(node, _COMPARISONS) and any(isinstance(typer.of(side), MapType) for side in (node.this, node.expression)):
                 raise OptimizeError(
                     f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the binary operator does not '
@@ -3591,22 +3758,41 @@ def _check_branch_types(node: exp.Expr, typer: _Typer) -> None:
         )
 
 
+def _tightest_common(a: SparkType, b: SparkType) -> bool:
+    """Whether Spark's ``findTightestCommonType`` finds a type for the elements of two arrays
+    compared: the same type, numbers other than decimals, a decimal with room for an integer's
+    digits beside it, NULL beside anything, arrays of such elements (never two decimals that
+    differ, nor an int beside a decimal(10,2))."""
+    if a == b or _NULL_TYPE in (a, b):
+        return True
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        return _tightest_common(a.element, b.element)
+    plain = [_is_integral(t) or _is_fractional(t) for t in (a, b)]
+    if all(plain):
+        return True
+    for wide, narrow in ((a, b), (b, a)):
+        if isinstance(wide, DecimalType) and _is_integral(narrow) and isinstance(narrow, AtomicType):
+            return wide.precision - wide.scale >= _INTEGRAL_DECIMAL[narrow.name]
+    return False
+
+
+def _check_array_comparison(node: exp.Expr, typer: _Typer) -> None:
+    """Arrays compared whose elements Spark finds no tightest common type for (``array(i) <
+    array(d)``, two decimals that differ) raise its BINARY_OP_DIFF_TYPES (DuckDB widens them)."""
+    left, right = typer.of(node.this), typer.of(node.expression)
+    if isinstance(left, ArrayType) and isinstance(right, ArrayType) and not _tightest_common(left.element, right.element):
+        raise _incompatible_operands(node, left, right)
+
+
 def _check_struct_comparison(node: exp.Expr, typer: _Typer) -> None:
-    """Structs compared field by field: Spark pairs the fields by position, whatever their names
-    (DuckDB by name: refused where the names differ), and finds no common type for a string field
-    beside a field of another type (DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES)."""
+    """Structs compared field by field: Spark finds no common type for a string field beside a
+    field of another type (DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES)."""
     left, right = typer.of(node.this), typer.of(node.expression)
     if not (isinstance(left, StructType) and isinstance(right, StructType)) or len(left.fields) != len(right.fields):
         return
     for a, b in zip(left.fields, right.fields):
         if (isinstance(a.type, StringType)) != (isinstance(b.type, StringType)):
             raise _incompatible_operands(node, left, right)
-    if [f.name.lower() for f in left.fields] != [f.name.lower() for f in right.fields]:
-        raise OptimizeError(
-            f'vpush does not compare structs whose field names differ ("{_spark_text(node)}"): Spark pairs their '
-            "fields by position, DuckDB by name",
-            error_class="VPUSH_UNSUPPORTED_FUNCTION",
-        )
 
 
 _BOOLEAN = AtomicType("boolean")
@@ -3779,30 +3965,100 @@ def _check_set_operation(operation: exp.SetOperation, left: Mapping[str, SparkTy
             raise _set_operation_error(name)
 
 
-def _coerce_strings_with_numbers(
-    operation: exp.SetOperation, left: Mapping[str, SparkType | None], right: Mapping[str, SparkType | None]
+def _widen_set_operation(
+    operation: exp.SetOperation, left: Mapping[str, SparkType | None], right: Mapping[str, SparkType | None],
+    functions: dict[str, SparkType],
 ) -> list[tuple[int, SparkType]]:
-    """Where one branch of a UNION, INTERSECT or EXCEPT gives a string and the other a number
-    in the same place, both become bigints or doubles (:func:`string_branch_type`), the string
-    read strictly as Spark's ANSI coercion reads it (DuckDB would make both strings); the places
-    changed, with their types."""
-    if not (isinstance(operation.left, exp.Select) and isinstance(operation.right, exp.Select)):
-        return []
+    """The columns of a UNION, INTERSECT or EXCEPT as Spark's ``WidenSetOperationTypes`` types
+    them, one pair of branches at a time: a string beside a number a bigint or a double read
+    strictly (:func:`string_branch_type`), beside a date or a timestamp that type (Spark's
+    CAST_INVALID_INPUT for 'a'), numbers of different types their :func:`wider_common_type`
+    (DuckDB's differs for a bigint beside a decimal and a float beside an integer); each branch's
+    projection cast, down to the SELECTs of a nested set operation. The places changed, with
+    their types.
+
+    Raises:
+        OptimizeError: ``INCOMPATIBLE_COLUMN_TYPE`` for a boolean, date or timestamp beside a number.
+    """
     sides = (operation.left, operation.right)
-    if any(len(side.expressions) != len(left) or any(isinstance(p, exp.Star) for p in side.expressions) for side in sides):
+    if not all(_projections_castable(side, len(left)) for side in sides) or len(left) != len(right):
         return []
     changed = []
     for i, (a, b) in enumerate(zip(left.values(), right.values())):
+        if a is None or b is None or a == b or _NULL_TYPE in (a, b):
+            continue
+        numeric = [_is_integral(k) or _is_fractional(k) or isinstance(k, DecimalType) for k in (a, b)]
+        if any(numeric) and any(k in (_BOOLEAN, *_DATETIMES) for k in (a, b)):
+            ordinal = ["first", "second", "third"][i] if i < 3 else f"{i + 1}th"
+            raise OptimizeError(
+                f"{operation.key.upper()} can only be performed on tables with compatible column types. The {ordinal} "
+                f'column of the second table is "{_spark_type_name(b)}" type which is not compatible with '
+                f'"{_spark_type_name(a)}" at the same column of the first table.',
+                error_class="INCOMPATIBLE_COLUMN_TYPE",
+            )
         target = string_branch_type([a, b])
+        if target is None and any(isinstance(k, StringType) for k in (a, b)):
+            other = b if isinstance(a, StringType) else a
+            target = other if other in (*_DATETIMES, _BOOLEAN) else None
+        if target is None:
+            target = _numeric_common_type([a, b])
         if target is None:
             continue
         for side, kind in zip(sides, (a, b)):
-            projection = side.expressions[i]
-            value = projection.this if isinstance(projection, exp.Alias) else projection
-            name = projection.alias_or_name
-            projection.replace(exp.alias_(_branch_as(value, kind, target), exp.to_identifier(name, quoted=True)))
+            if kind != target:
+                _cast_projection(side, i, kind, target, functions)
         changed.append((i, target))
     return changed
+
+
+def _with_null_projections(branch: exp.Expr, types: Mapping[str, SparkType | None]) -> dict[str, SparkType | None]:
+    """A set operation's branch's column types, a bare NULL projected by a SELECT typed as NULL
+    (which takes the other branch's type)."""
+    out = dict(types)
+    if isinstance(branch, exp.Select) and len(branch.expressions) == len(out):
+        for name, projection in zip(list(out), branch.expressions):
+            if out[name] is None and isinstance(_unparen(projection.unalias()), exp.Null):
+                out[name] = _NULL_TYPE
+    return out
+
+
+def _projections_castable(branch: exp.Expr, count: int) -> bool:
+    """Whether each SELECT under ``branch`` (itself, or those of a nested set operation) lists
+    ``count`` projections and no star, for :func:`_cast_projection`."""
+    if isinstance(branch, exp.SetOperation):
+        return _projections_castable(branch.left, count) and _projections_castable(branch.right, count)
+    return isinstance(branch, exp.Select) and len(branch.expressions) == count and not any(
+        isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in branch.expressions
+    )
+
+
+def _cast_projection(branch: exp.Expr, i: int, kind: SparkType | None, target: SparkType, functions: dict[str, SparkType]) -> None:
+    """The ``i``-th projection of ``branch`` (of every SELECT of a nested set operation, which
+    all give ``kind`` there) cast to ``target`` under its own name."""
+    if isinstance(branch, exp.SetOperation):
+        for side in (branch.left, branch.right):
+            _cast_projection(side, i, kind, target, functions)
+        return
+    projection = branch.expressions[i]
+    value = projection.this if isinstance(projection, exp.Alias) else projection
+    name = projection.alias_or_name
+    if isinstance(kind, StringType) and isinstance(target, AtomicType) and target in _DATETIMES:
+        cast: exp.Expr = string_to_datetime(value.copy(), target, functions, strict=True)
+    else:
+        cast = _branch_as(value, kind, target)
+    projection.replace(exp.alias_(cast, exp.to_identifier(name, quoted=True)))
+
+
+def string_to_datetime(value: exp.Expr, target: AtomicType, functions: dict[str, SparkType], *, strict: bool) -> exp.Expression:
+    """Spark's cast of the string ``value`` to ``target`` (a date, timestamp or timestamp_ntz), by
+    the engine function recorded in ``functions``; NULL for bad input unless ``strict``."""
+    name = STRING_DATETIME_FUNCTIONS[target.name]
+    functions[name] = target
+    arguments: list[exp.Expr] = [value]
+    if target.name == "timestamp":
+        arguments.append(exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")]))
+    arguments.append(exp.Boolean(this=strict))
+    return exp.Anonymous(this=name, expressions=arguments)
 
 
 _NUMERIC_PRECEDENCE = ("tinyint", "smallint", "int", "bigint", "float", "double")
@@ -3825,14 +4081,30 @@ def _wider_of_two(a: SparkType, b: SparkType) -> SparkType | None:
         return _DOUBLE if _is_fractional(b) or isinstance(b, DecimalType) else None
     names = [t.name if isinstance(t, AtomicType) else None for t in (a, b)]
     if all(n in _NUMERIC_PRECEDENCE for n in names):
-        return max((a, b), key=lambda t: _NUMERIC_PRECEDENCE.index(t.name) if isinstance(t, AtomicType) else -1)
+        wider = max((a, b), key=lambda t: _NUMERIC_PRECEDENCE.index(t.name) if isinstance(t, AtomicType) else -1)
+        # a float beside an integer is a double (AnsiTypeCoercion: no precision lost to a float)
+        return _DOUBLE if wider == AtomicType("float") else wider
     if any(_is_fractional(t) for t in (a, b)) and all(_is_fractional(t) or isinstance(t, DecimalType) or _is_integral(t) for t in (a, b)):
         return _DOUBLE
     if all(isinstance(t, DecimalType) or _is_integral(t) for t in (a, b)):
-        da, db = (t if isinstance(t, DecimalType) else DecimalType(_INTEGRAL_DECIMAL[t.name], 0) for t in (a, b) if isinstance(t, (AtomicType, DecimalType)))
-        scale = max(da.scale, db.scale)
-        return _bounded(max(da.precision - da.scale, db.precision - db.scale) + scale, scale)
+        return _wider_decimal([a, b])  # past 38 digits the integral digits kept, as Spark's widerDecimalType
     return None
+
+
+def wider_common_type(types: list[SparkType | None]) -> SparkType | None:
+    """Spark's ANSI ``findWiderCommonType`` over atomic types: the strings first, then folded left
+    by :func:`_wider_of_two` (``array(1, 2L, 3.5)``'s decimal(21,1), ``coalesce(s, 0)``'s int,
+    ``if(c, r, i)``'s double); NULLs take the others' type; None where a type is unknown or none
+    is common."""
+    known = [t for t in types if t != _NULL_TYPE]
+    if not known or any(t is None for t in known):
+        return None
+    result: SparkType | None = _NULL_TYPE
+    for t in sorted(known, key=lambda t: not isinstance(t, StringType)):
+        if result is None or t is None:
+            return None
+        result = _wider_of_two(result, t)
+    return result
 
 
 def string_branch_type(types: list[SparkType | None]) -> SparkType | None:
@@ -3853,21 +4125,75 @@ def string_branch_type(types: list[SparkType | None]) -> SparkType | None:
         if result is None or t is None:
             return None
         result = _wider_of_two(result, t)
-    if isinstance(result, DecimalType):
+    return result if result in (AtomicType("bigint"), _DOUBLE) or isinstance(result, DecimalType) else None
+
+
+_DECIMAL_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _string_column_as_decimal(value: exp.Expr, target: DecimalType) -> exp.Expression:
+    """Spark's ANSI cast of the string ``value`` to ``target`` when the query runs: trimmed of
+    whitespace and control characters, a ``java.math.BigDecimal`` (digits, a point, an exponent)
+    rounded HALF_UP to the scale, as DuckDB's cast rounds it; CAST_INVALID_INPUT for another
+    text, NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION for a value past the precision."""
+    trimmed = exp.Anonymous(this="regexp_replace", expressions=[
+        value.copy(), exp.Literal.string(f"^{_TRIMMED[:-1]}+|{_TRIMMED[:-1]}+$"), exp.Literal.string(""), exp.Literal.string("g")])
+    to = _sql_type(target)
+    shown = target.to_spark().upper()
+    readable = exp.Anonymous(this="regexp_full_match", expressions=[trimmed, exp.Literal.string(_DECIMAL_TEXT.pattern)])
+    converted = exp.TryCast(this=trimmed.copy(), to=to)
+    malformed = exp.DPipe(
+        this=exp.DPipe(this=exp.Literal.string("The value '"), expression=value.copy()),
+        expression=exp.Literal.string(f"' of the type \"STRING\" cannot be cast to \"{shown}\" because it is malformed."),
+    )
+    too_wide = exp.DPipe(this=exp.Literal.string(" "), expression=exp.DPipe(this=trimmed.copy(), expression=exp.Literal.string(
+        f" cannot be represented as Decimal({target.precision}, {target.scale}).")))
+    return exp.Case(ifs=[
+        exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), to)),
+        exp.If(this=exp.Not(this=readable), true=spark_error("CAST_INVALID_INPUT", malformed, to)),
+        exp.If(this=exp.Is(this=converted, expression=exp.Null()), true=spark_error("NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION", too_wide, to)),
+    ], default=converted.copy())
+
+
+def _string_literal_as_decimal(value: exp.Expr, target: DecimalType) -> exp.Expression:
+    """A string literal cast to the decimal Spark's coercion gives strings among integers and
+    decimals (``coalesce('2', i, d)``'s decimal(22,2)), as Spark's cast reads it: trimmed, a
+    ``java.math.BigDecimal``, rounded HALF_UP to the scale.
+
+    Raises:
+        OptimizeError: CAST_INVALID_INPUT for a literal that is not a number (Spark folds the cast
+            of a constant when it plans the query), NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION for one past
+            the precision; a string that is not a literal raises them when the query runs
+            (:func:`_string_column_as_decimal`).
+    """
+    literal = _unparen(value)
+    if not (isinstance(literal, exp.Literal) and literal.is_string):
+        return _string_column_as_decimal(value, target)
+    text = literal.this.strip(" \t\n\r\x0b\x0c\x00")
+    if not _DECIMAL_TEXT.fullmatch(text):
         raise OptimizeError(
-            f"Spark's coercion of strings among integers and decimals gives a {result.to_spark()}, which vpush does "
-            "not read a string as exactly: cast the strings explicitly",
-            error_class="VPUSH_UNSUPPORTED_FUNCTION",
+            f"The value '{literal.this}' of the type \"STRING\" cannot be cast to \"{target.to_spark().upper()}\" because "
+            "it is malformed.",
+            error_class="CAST_INVALID_INPUT",
         )
-    return result if result in (AtomicType("bigint"), _DOUBLE) else None
+    exact = decimal.Decimal(text).quantize(decimal.Decimal(1).scaleb(-target.scale), rounding=decimal.ROUND_HALF_UP,
+                                           context=decimal.Context(prec=200))
+    if exact.adjusted() >= target.precision - target.scale:
+        raise OptimizeError(
+            f" {exact} cannot be represented as Decimal({target.precision}, {target.scale}).",
+            error_class="NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION",
+        )
+    return exp.cast(exp.Literal.number(str(exact)), _sql_type(target))
 
 
 def _branch_as(value: exp.Expr, kind: SparkType | None, target: SparkType) -> exp.Expression:
     """A branch among strings and numbers as Spark's ANSI coercion reads it: a string strictly as
     a bigint or as a double (DuckDB would make every branch a string, or its binder refuse), a
     number cast."""
-    if isinstance(kind, StringType) and target == AtomicType("bigint"):
+    if isinstance(kind, StringType) and target in (AtomicType("bigint"), _BOOLEAN):
         return _string_to_integral_or_boolean(value.copy(), target, strict=True)
+    if isinstance(kind, StringType) and isinstance(target, DecimalType):
+        return _string_literal_as_decimal(value, target)
     return exp.cast(value.copy(), _sql_type(target))
 
 
@@ -3910,6 +4236,37 @@ def _check_resolved(select: exp.Select, scope: Scope, columns: Mapping[str, Mapp
                     f"A column, variable, or function parameter with name `{column.name}` cannot be resolved.{suggestion}",
                     error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION" if shown else "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION",
                 )
+
+
+def _check_group_by_present(select: exp.Select, typer: _Typer) -> None:
+    """A SELECT that aggregates without GROUP BY and projects a column of its own sources outside
+    every aggregate (found through operators, casts, conditionals and ``typeof``) raises Spark's
+    MISSING_GROUP_BY (DuckDB's binder fails as for a column missing
+    from a GROUP BY, and a ``typeof(i)`` vpush folds to its literal would pass it)."""
+    def aggregates(node: exp.Expr) -> bool:
+        if isinstance(node, (exp.Select, exp.Subquery, exp.SetOperation, exp.Window)):
+            return False
+        return isinstance(node, exp.AggFunc) or any(aggregates(child) for child in node.iter_expressions())
+
+    if select.args.get("group") is not None or not any(aggregates(p) for p in select.expressions):
+        return
+
+    def bare(node: exp.Expr) -> bool:
+        # only through operators, casts, conditionals and typeof: sqlglot parses some aggregates
+        # (try_sum, kurtosis, ...) as plain calls, which this does not tell apart
+        if isinstance(node, exp.Column):
+            return not isinstance(node.this, exp.Star) and typer.column(node) is not None
+        if isinstance(node, (exp.AggFunc, exp.Window)) or not (isinstance(node, (exp.Alias, exp.Paren, exp.Binary, exp.Neg, exp.Not, exp.Cast, exp.Case, exp.If, exp.Coalesce))
+                or _called(node) == "typeof"):
+            return False
+        return any(bare(child) for child in node.iter_expressions())
+
+    if any(bare(p) for p in select.expressions):
+        raise OptimizeError(
+            "The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window functions using "
+            "OVER clauses.",
+            error_class="MISSING_GROUP_BY",
+        )
 
 
 def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
