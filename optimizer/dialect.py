@@ -1359,6 +1359,15 @@ class VpushSparkGenerator(SparkGenerator):
                 return written
         return super().sql(expression, key, comment)
 
+    def cast_sql(self, expression: exp.Cast, safe_prefix: str | None = None) -> str:
+        # a typed literal of a double or float is written back as one: CAST(-0.0 AS DOUBLE) is 0.0
+        # in Spark (the decimal -0.0 has no sign), -0.0D is -0.0
+        literal = expression.this
+        if (expression.meta.get(TYPED_LITERAL) and isinstance(literal, exp.Literal) and not literal.is_string
+                and expression.to.this in (exp.DType.DOUBLE, exp.DType.FLOAT)):
+            return f"{literal.this}{'D' if expression.to.this == exp.DType.DOUBLE else 'F'}"
+        return super().cast_sql(expression, safe_prefix)
+
     def _as_written(self, expression: exp.Expr) -> str | None:
         if isinstance(expression, (exp.Struct, exp.Cast, exp.TryCast)) or type(expression).__name__ in __all__:
             return None

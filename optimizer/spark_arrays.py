@@ -60,6 +60,7 @@ _INT = AtomicType("int")
 _BIGINT = AtomicType("bigint")
 _BOOLEAN = AtomicType("boolean")
 _X, _I, _K, _A, _B, _E = "__vpush_x", "__vpush_i", "__vpush_k", "__vpush_a", "__vpush_b", "__vpush_e"
+_M = "__vpush_m"
 _MAP_LAMBDAS = ("map_filter", "transform_values")
 
 
@@ -483,7 +484,17 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
         if called == "array_compact":
             return _f("list_filter", array.copy(), _lambda(exp.Not(this=_is_null(_var(_X))), _X))
         if called in ("array_max", "array_min"):
-            return _f("list_max" if called == "array_max" else "list_min", array)
+            extreme = "list_max" if called == "array_max" else "list_min"
+            if source.element in (AtomicType("double"), AtomicType("float")):
+                # Spark keeps the first element of the extreme value, -0.0 and 0.0 being one value
+                # (array_max([-0.0, 0.0]) is -0.0); DuckDB's list_max gives another
+                def first_extreme(a: exp.Expr) -> exp.Expr:
+                    def first_equal(m: exp.Expr) -> exp.Expr:
+                        equal = _f("list_filter", a.copy(), _lambda(exp.EQ(this=_var(_X), expression=m.copy()), _X))
+                        return _f("list_extract", equal, exp.Literal.number(1))
+                    return _bound(_f(extreme, a.copy()), _M, first_equal)
+                return _bound(array, _A, first_extreme)
+            return _f(extreme, array)
         if not isinstance(source.element, ArrayType):
             _refuse(called, "an argument that is not an array of arrays")
         # Spark: NULL when the array or any array in it is NULL; DuckDB skips a NULL inner array

@@ -1236,6 +1236,15 @@ def _distinct_argument(node: exp.Expr) -> exp.Expr:
     return node
 
 
+def _negative_zero(node: exp.Expr) -> bool:
+    """Whether ``node`` is a number literal of value 0 written with a minus (``-0.0``), cast or not."""
+    while isinstance(node, exp.Cast):
+        node = node.this
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal):
+        return not node.this.is_string and _number_literal(node.this) == 0
+    return isinstance(node, exp.Literal) and not node.is_string and node.this.startswith("-") and _number_literal(node) == 0
+
+
 def _negative_integer_literal(node: exp.Expr) -> str | None:
     """The text of ``-n`` where ``node`` is the minus of an integer literal written without
     parentheses, which Spark's parser reads as one literal (``-2147483648`` is an int; ``-(2147483648)``
@@ -1602,6 +1611,8 @@ class _Rewriter:
                 typed = exp.cast(node, _sql_type(result))
                 typed.meta[_LITERAL] = True
                 return typed
+        if isinstance(node, exp.Cast) and node.meta.get(TYPED_LITERAL) and result in (_DOUBLE, AtomicType("float")) and _negative_zero(node.this):
+            return exp.cast(exp.Literal.string("-0.0"), node.to)  # -0.0D: DuckDB's decimal -0.0 has no sign
         if _negative_integer_literal(node) in (str(-(2**31)), str(-(2**63))) and result is not None:
             # Spark's `-2147483648` is an int literal (and `-9223372036854775808` a bigint), its
             # minus part of the number; DuckDB negates a BIGINT (a HUGEINT) there
@@ -3266,7 +3277,7 @@ def apply_spark_semantics(
             outputs[id(select)] = _values_types(select, typer)
             for row in select.expressions:  # the literals as Spark types them (-2147483648 an int)
                 for cell in list(row.expressions if isinstance(row, exp.Tuple) else [row]):
-                    if _negative_integer_literal(cell) is not None:
+                    if _negative_integer_literal(cell) is not None or (isinstance(cell, exp.Cast) and _negative_zero(cell)):
                         _transform(cell, _Rewriter(typer, functions))
             continue
         if not isinstance(select, exp.Select):

@@ -203,6 +203,7 @@ SCALARS = [
     "to_binary('4142')", "try_to_binary(concat(g, '0'))", "to_binary(g, 'utf-8')", "to_binary(g, 'UTF8')", "try_to_binary(g, 'base64')", "try_to_binary(g)",
     "to_binary('YWJj', 'BASE64')", "to_binary('616', 'hex')", "try_to_binary(g, 'foo')", "to_binary(g, NULL)",
     "schema_of_json('{\"b\": [1, 2.5], \"a\": null}')",  # more in test_json_functions
+    "collation(g)",
 ]
 
 AGGREGATES = [
@@ -222,6 +223,7 @@ AGGREGATES = [
     "approx_count_distinct(g)", "approx_count_distinct(f, 0.01)", "approx_count_distinct(DISTINCT d)",
     "approx_count_distinct(ts) FILTER (WHERE i > 0)", "approx_count_distinct(i > 0, 0.39)", "approx_count_distinct(b, 1e-1)",
     "approx_count_distinct(day, 0.05)", "approx_count_distinct(t)",
+    "percentile_approx(i, 0.5)", "approx_percentile(f, array(0.1, 0.9), 100)",
 ]
 
 # In a chunk of their own: a DISTINCT aggregate in a chunk reorders Spark's other aggregates (README)

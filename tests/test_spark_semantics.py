@@ -106,7 +106,7 @@ QUERIES: list[Any] = [
     "SELECT percentile_approx(i, 1.5) AS a FROM t",
     "SELECT percentile_approx(i, 0.5, 0) AS a FROM t",
     "SELECT percentile_approx(i, NULL) AS a FROM t",
-    "SELECT try_cast(d * 100000000 AS INT) AS a, try_cast(300BD AS TINYINT) AS b, CAST(-2147483648.9BD AS INT) AS c",
+    "SELECT try_cast(d * 100000000 AS INT) AS a, try_cast(300BD AS TINYINT) AS b, CAST(-2147483648.9BD AS INT) AS c FROM t",
     "SELECT cast('2024' AS date) AS y, cast('2024' AS timestamp) AS t, try_cast(g AS date) AS n FROM t",
     "SELECT cast(g AS date) FROM t",
     # names: a WHERE cannot see the SELECT's aliases (DuckDB's binder can); the other clauses and
