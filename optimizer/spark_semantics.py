@@ -3079,9 +3079,7 @@ class _Rewriter:
                  exp.If(this=limit, true=spark_error("VPUSH_UNSUPPORTED_FUNCTION", message, _sql_type(result)))],
             default=body,
         )
-        once = exp.Anonymous(this="list_transform", expressions=[
-            exp.Array(expressions=[ordered]), exp.Lambda(this=answer, expressions=[exp.to_identifier(_SORTED)])])
-        return exp.Anonymous(this="list_extract", expressions=[once, exp.Literal.number(1)])
+        return _sorted_once(ordered, answer)
 
     def _mode(self, node: exp.Expr, value: exp.Expr, *, least: bool = True) -> exp.Expr:
         """Spark's ``mode(x, true)`` (and ``mode() WITHIN GROUP (ORDER BY x)``): the value most
@@ -5419,6 +5417,13 @@ def _spark_percentile(value: exp.Expr, quantile: exp.Expr) -> exp.Expression:
         body: exp.Expression = exp.Anonymous(this="list_transform", expressions=[quantile, each])
     else:
         body = at(quantile)
+    return _sorted_once(ordered, body)
+
+
+def _sorted_once(ordered: exp.Expr, body: exp.Expr) -> exp.Expression:
+    """``body``, which reads the group's sorted list as the column ``__vpush_sorted``, with
+    ``ordered`` (the aggregate that sorts it) computed once: bound to that name in a one-element
+    ``list_transform`` (DuckDB would compute each mention of it again)."""
     once = exp.Anonymous(this="list_transform", expressions=[
         exp.Array(expressions=[ordered]), exp.Lambda(this=body, expressions=[exp.to_identifier(_SORTED)])])
     return exp.Anonymous(this="list_extract", expressions=[once, exp.Literal.number(1)])
