@@ -406,6 +406,10 @@ def _sql_type(t: SparkType) -> exp.DataType:
     return built
 
 
+_LONG_DECIMAL_DIGITS = 18
+"""The most digits of a DuckDB decimal held in a BIGINT (beyond, a HUGEINT)."""
+
+
 def _decimal(precision: int, scale: int) -> exp.DataType:
     return exp.DataType.build(f"DECIMAL({precision}, {scale})")
 
@@ -1303,35 +1307,58 @@ class _Rewriter:
         ``BigDecimal(Double.toString(d))``); NULL for NaN and the infinities, even under ANSI;
         ``NUMERIC_VALUE_OUT_OF_RANGE`` where the rounded number does not fit (NULL for
         ``try_cast``). DuckDB's own cast rounds the binary value (``0.1D + 0.2D`` to
-        ``decimal(38,18)`` is ``0.300000000000000044``, Spark's ``...040``)."""
-        double = exp.DataType.build("DOUBLE")
-        widened = self._to_double(value.copy())
-        self.typer.types[id(widened)] = _DOUBLE
-        text = self._java_text(widened)
+        ``decimal(38,18)`` is ``0.300000000000000044``, Spark's ``...040``). A value other than
+        a column or a literal is computed once (:func:`_with_operands`), and so is its text."""
         decimal = _sql_type(target)
-        parsed = exp.TryCast(this=text, to=decimal)
-        special = exp.Or(
-            this=exp.Anonymous(this="isnan", expressions=[exp.cast(value.copy(), double)]),
-            expression=exp.Anonymous(this="isinf", expressions=[exp.cast(value.copy(), double)]),
-        )
-        overflow: exp.Expression = exp.cast(exp.Null(), decimal)
-        if strict:
-            message = exp.DPipe(
-                this=self._java_text(exp.cast(value.copy(), double)),
-                expression=exp.Literal.string(
-                    f" cannot be represented as Decimal({target.precision}, {target.scale}). If necessary set "
-                    '"spark.sql.ansi.enabled" to "false" to bypass this error, and return NULL instead.'
-                ),
+
+        def double(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+            number = operand("x")
+            self.typer.types[id(number)] = _DOUBLE
+            return number
+
+        def parsed(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+            rounded = exp.TryCast(this=self._java_text(double(operand)), to=decimal)
+            if target.precision <= _LONG_DECIMAL_DIGITS or target.scale >= _LONG_DECIMAL_DIGITS:
+                return rounded
+            # DuckDB parses and rounds text into a decimal of more than 18 digits some 50 times
+            # slower than into one of 18 (same HALF_UP rounding): take that where it fits
+            bound = exp.Literal.number(f"{10 ** (_LONG_DECIMAL_DIGITS - target.scale) - 1}.0")
+            narrow = exp.TryCast(this=self._java_text(double(operand)), to=_decimal(_LONG_DECIMAL_DIGITS, target.scale))
+            fits = exp.LT(this=exp.Anonymous(this="abs", expressions=[double(operand)]), expression=bound)
+            return exp.Case(ifs=[exp.If(this=fits, true=exp.Cast(this=narrow, to=decimal))], default=rounded)
+
+        def cast(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+            special = exp.or_(
+                exp.Is(this=double(operand), expression=exp.Null()),
+                exp.Anonymous(this="isnan", expressions=[double(operand)]),
+                exp.Anonymous(this="isinf", expressions=[double(operand)]),
+                copy=False,  # the operand's names are renamed in place (:func:`_with_operands`)
             )
-            overflow = spark_error("NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION", message, decimal)
-        return exp.Case(
-            ifs=[
-                exp.If(this=exp.Or(this=exp.Is(this=value.copy(), expression=exp.Null()), expression=special),
-                       true=exp.cast(exp.Null(), decimal)),
-                exp.If(this=exp.Is(this=parsed.copy(), expression=exp.Null()), true=overflow),
-            ],
-            default=parsed,
-        )
+            overflow: exp.Expression = exp.cast(exp.Null(), decimal)
+            if strict:
+                message = exp.DPipe(
+                    this=self._java_text(double(operand)),
+                    expression=exp.Literal.string(
+                        f" cannot be represented as Decimal({target.precision}, {target.scale}). If necessary set "
+                        '"spark.sql.ansi.enabled" to "false" to bypass this error, and return NULL instead.'
+                    ),
+                )
+                # built in place, not copied by exp.cast: the operand's names are renamed in place
+                overflow = exp.Cast(this=spark_error("NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION", message, None), to=decimal)
+
+            def checked(rounded: Callable[[str], exp.Expression]) -> exp.Expression:
+                return exp.Case(
+                    ifs=[exp.If(this=special, true=exp.cast(exp.Null(), decimal)),
+                         exp.If(this=exp.Is(this=rounded("d"), expression=exp.Null()), true=overflow)],
+                    default=rounded("d"),
+                )
+
+            return _with_operands({"d": parsed(operand)}, checked)
+
+        operands: dict[str, exp.Expression] = {"x": self._to_double(value.copy())}
+        if _is_plain(value):
+            return cast(lambda name: operands[name].copy())
+        return _with_operands(operands, cast)
 
     def _boolean_operands(self, node: exp.Not | exp.And | exp.Or) -> None:
         """The operands of NOT, AND and OR as Spark takes them: booleans, a string cast to one

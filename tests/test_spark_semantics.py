@@ -72,6 +72,10 @@ QUERIES: list[Any] = [
     "CAST(1.2345678901234568E17D AS DECIMAL(20, 2)) AS c, try_cast(9.995D AS DECIMAL(3, 2)) AS d",
     "SELECT CAST(9.995D AS DECIMAL(3, 2)) AS d",
     "SELECT CAST(f * 1e20D AS DECIMAL(10, 2)) AS d FROM t",
+    # past 18 digits: DuckDB's narrow parse where the value fits 18, its wide one past (same rounding)
+    "SELECT CAST(f * 1e12D + r AS DECIMAL(20, 4)) AS a, CAST(99999999999999.99995D AS DECIMAL(20, 4)) AS b, "
+    "CAST(99999999999998.99995D AS DECIMAL(20, 4)) AS c, CAST(-99999999999999.4D AS DECIMAL(19, 4)) AS e, "
+    "try_cast(f * 1e16D AS DECIMAL(20, 4)) AS g, CAST(f * 1e-7D AS DECIMAL(38, 17)) AS h FROM t",
     # a decimal cast to an integer past its range: Spark's CAST_OVERFLOW (NULL for try_cast)
     "SELECT CAST(d * 100000000 AS INT) AS a FROM t",
     "SELECT CAST(99999999999999999999BD AS BIGINT) AS a",
