@@ -65,8 +65,14 @@ bench: setup
 	echo "make bench: $$(( $$(date +%s) - began )) s, load average $$(cut -d' ' -f1-3 /proc/loadavg)"; \
 	exit $$status
 
+# mypy reads the installed layout (vpush.codec is codec/, ...) from links, so that imports across
+# the folders are typed rather than Any
+TYPECHECK := build/typecheck
 lint: setup
-	$(PY) -m mypy vpush codec optimizer exec
+	rm -rf $(TYPECHECK)/vpush && mkdir -p $(TYPECHECK)/vpush
+	for f in vpush/*.py; do ln -s "$(CURDIR)/$$f" $(TYPECHECK)/vpush/; done
+	for d in codec optimizer exec; do ln -s "$(CURDIR)/$$d" $(TYPECHECK)/vpush/$$d; done
+	cd $(TYPECHECK) && "$(CURDIR)/$(PY)" -m mypy --config-file "$(CURDIR)/pyproject.toml" -p vpush
 	$(PY) -m mypy bench  # a run of its own: bench/codec.py would clash with the codec package
 
 clean:

@@ -193,7 +193,7 @@ def _element(item: ThriftStruct, path: tuple[str, ...], children: tuple[SchemaEl
             if is_group
             else PHYSICAL_TYPE_NAMES[physical]
             if isinstance(physical, int) and 0 <= physical < len(PHYSICAL_TYPE_NAMES)
-            else f"TYPE_{physical}"
+            else f"TYPE_{physical!r}"
         ),
         type_length=length if isinstance(length, int) and not isinstance(length, bool) else None,
         logical_type=_parse_logical_type(item),

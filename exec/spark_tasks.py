@@ -186,8 +186,8 @@ def plan_tasks(
 
     pieces: list[tuple[int, FileScan, ScanPart | None]] = []
     if scan.parts:
-        for index, part in enumerate(scan.parts):
-            pieces += [(index, f, part) for f in part.files if f.row_groups]
+        for index, scan_part in enumerate(scan.parts):
+            pieces += [(index, f, scan_part) for f in scan_part.files if f.row_groups]
     else:
         pieces += [(NO_PART, f, None) for f in scan.files if f.row_groups]
     # (part index, file, row group, bytes), in file order.

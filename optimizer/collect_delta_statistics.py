@@ -128,9 +128,9 @@ def _variant_statistics(layout: VariantLayout, merged: Any) -> tuple[str, str] |
         highs.append((path, high_bytes))
     if not lows:
         return None
-    keys = [p for p, _ in lows]
-    metadata = build_metadata(keys)
-    ids = {k: i for i, k in enumerate(sorted(set(keys), key=lambda k: k.encode("utf-8")))}
+    paths = [p for p, _ in lows]
+    metadata = build_metadata(paths)
+    ids = {k: i for i, k in enumerate(sorted(set(paths), key=lambda k: k.encode("utf-8")))}
     low_value = encode_object([(p, ids[p], b) for p, b in lows])
     high_value = encode_object([(p, ids[p], b) for p, b in highs])
     return encode_z85(metadata + low_value), encode_z85(metadata + high_value)

@@ -204,8 +204,8 @@ def _cast_range(source: SqlType, target: SqlType, lo: Any, hi: Any) -> _Mapped |
             if t == "timestamp_ntz":
                 return _Mapped(dt.datetime.combine(lo, dt.time()), dt.datetime.combine(hi, dt.time()))
             if t == "timestamp":
-                low = dt.datetime.combine(lo, dt.time(), _UTC) - MAX_ZONE_OFFSET
-                return _Mapped(low, dt.datetime.combine(hi, dt.time(), _UTC) + MAX_ZONE_OFFSET, exact=False)
+                earliest = dt.datetime.combine(lo, dt.time(), _UTC) - MAX_ZONE_OFFSET
+                return _Mapped(earliest, dt.datetime.combine(hi, dt.time(), _UTC) + MAX_ZONE_OFFSET, exact=False)
             return None
         if s == "timestamp":
             if t == "timestamp_ntz":

@@ -230,18 +230,18 @@ class Plan:
     """A query ready for an engine."""
 
     source_sql: str
-    expression: exp.Expression
+    expression: exp.Expr
     scans: tuple[Scan, ...]
     functions: tuple[tuple[str, Any], ...] = ()
     """The engine functions the SQL calls, as (name, Spark target type): variant extraction
     from residual bytes (:mod:`vpush.exec.variant_udf`)."""
-    spark_expression: exp.Expression | None = None
+    spark_expression: exp.Expr | None = None
     """The query for the Spark engine: Spark SQL over the scans (each a relation of its columns
     and extraction columns), with Spark's own semantics for everything else."""
     refusal: Exception | None = None
     """Why the DuckDB engine cannot run the query (a function it does not support yet), raised
     when the DuckDB SQL is asked for; the Spark engine runs it with Spark's own functions."""
-    ordered_expression: exp.Expression | None = None
+    ordered_expression: exp.Expr | None = None
     """The DuckDB query again, where :attr:`expression` has a check that raises
     :data:`ORDERED_RETRY_MARKER` (a ``sum`` of integers whose positive or negative part passes a
     ``bigint``, a grouped ``sum`` of decimals whose count times the largest magnitude passes 38

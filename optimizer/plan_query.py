@@ -141,7 +141,7 @@ def _table_schema(table: Table, data_schema: pa.Schema) -> pa.Schema:
     return pa.schema(fields + list(partitions.values()))
 
 
-def _referenced_columns(expression: exp.Expression) -> set[str] | None:
+def _referenced_columns(expression: exp.Expr) -> set[str] | None:
     """Lower-cased names of columns the query mentions, or None when it selects ``*``."""
     if any(isinstance(star.parent, (exp.Select, exp.Column)) for star in expression.find_all(exp.Star)):
         return None  # a `*` or `t.*` projection (not count(*))
@@ -396,7 +396,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                 )
             )
     _cast_later(expression, casts_later, functions, time_zone, spark=False)
-    ordered_expression: exp.Expression | None = None
+    ordered_expression: exp.Expr | None = None
     if refusal is None:
         try:
             expression = project_after_limit(rewrite_remaining(expression, time_zone, functions))
@@ -470,7 +470,7 @@ def _calls_engine_function(node: exp.Expr) -> bool:
     )
 
 
-def project_after_limit(expression: exp.Expression) -> exp.Expression:
+def project_after_limit(expression: exp.Expr) -> exp.Expr:
     """Compute the outermost SELECT's projections after its ORDER BY ... LIMIT rather than
     before, where they call vpush's engine functions and the sort keys do not:
 
@@ -526,7 +526,7 @@ def _source(select: exp.Select) -> exp.Expression | None:
     return found.this if found is not None else None
 
 
-def defer_variants(expression: exp.Expression, scans: list[Scan]) -> list[tuple[str, ...]]:
+def defer_variants(expression: exp.Expr, scans: list[Scan]) -> list[tuple[str, ...]]:
     """Per scan, the whole variant columns to rebuild only for the rows a LIMIT keeps, with the
     SQL rewritten to do so: after :func:`project_after_limit`, a variant column of the scan that
     the query names only in the outer projections is read as a row locator and rebuilt there by

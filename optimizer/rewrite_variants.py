@@ -645,7 +645,9 @@ def unread_inputs(builder: _Builder, info: FileInfo, row_groups: Sequence[int]) 
     for rg in row_groups:
         unread = set()
         for value in builder.values:
-            column = stats[rg].column(builder.inputs[value].path) if rg < len(stats) else None
+            leaf = builder.inputs[value]
+            assert isinstance(leaf, LeafInput)  # a value input is a leaf's
+            column = stats[rg].column(leaf.path) if rg < len(stats) else None
             if column is not None and column.all_null:
                 unread.add(value)
         read_metadata = {m for v, m in builder.values.items() if v not in unread}

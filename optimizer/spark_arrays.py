@@ -18,12 +18,11 @@ whole inside DuckDB lambdas (DuckDB captures it), so no row is looped over in Py
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NoReturn
 
 from sqlglot import exp
 
 from vpush.optimizer.dialect import call_arguments, call_name
-from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.errors import refuse_on_duckdb as _refuse
 from vpush.optimizer.spark_semantics import map_from_arrays_checked, spark_error
 from vpush.optimizer.variant_types import (
     VARIANT,
@@ -136,7 +135,7 @@ def array_function_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> S
         widest = source
         for t in types[1:]:
             widest = _common(widest, t)
-        return ArrayType(widest) if _is_integral(widest) else None
+        return ArrayType(widest) if widest is not None and _is_integral(widest) else None
     if called in ("aggregate", "reduce"):
         if len(arguments) == 4 and isinstance(arguments[3], exp.Lambda):
             return of(arguments[3].this)
@@ -251,13 +250,6 @@ def _variable_type(lam: exp.Lambda, position: int, of: TypeOf) -> SparkType | No
 def is_unbound(typed: object) -> bool:
     """Whether :func:`lambda_variable_type` found no lambda variable."""
     return typed is _UNBOUND
-
-
-def _refuse(called: str, what: str) -> NoReturn:
-    raise OptimizeError(
-        f"{called}: the DuckDB engine does not give Spark's answer for {what} yet; the Spark engine runs it",
-        error_class="VPUSH_UNSUPPORTED_FUNCTION",
-    )
 
 
 def _f(name: str, *arguments: exp.Expr) -> exp.Expression:
@@ -499,8 +491,9 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
             _refuse(called, "an argument that is not an array of arrays")
         # Spark: NULL when the array or any array in it is NULL; DuckDB skips a NULL inner array
         holes = exp.LT(this=_f("list_count", array.copy()), expression=_f("len", array.copy()))
-        assert result is not None
-        return exp.Case(ifs=[exp.If(this=exp.Or(this=_is_null(array), expression=holes), true=exp.cast(exp.Null(), result.to_sql_type()))],
+        flat_type = result.to_sql_type() if result is not None else None
+        assert flat_type is not None
+        return exp.Case(ifs=[exp.If(this=exp.Or(this=_is_null(array), expression=holes), true=exp.cast(exp.Null(), flat_type))],
                         default=_f("flatten", array.copy()))
     if called in ("sort_array", "array_sort") and count in (1, 2):
         source = _array_of(called, arguments[0], of)
@@ -567,8 +560,9 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
             _refuse(called, "a value of a type vpush does not know")
         length = _count(exp.cast(times.copy(), exp.DataType.build("BIGINT")))
         repeated = _bound(value, _A, lambda v: _f("list_transform", _f("range", length), _lambda(v.copy(), _X)))
-        assert result is not None
-        return exp.Case(ifs=[exp.If(this=_is_null(times), true=exp.cast(exp.Null(), result.to_sql_type())),
+        repeated_type = result.to_sql_type() if result is not None else None
+        assert repeated_type is not None
+        return exp.Case(ifs=[exp.If(this=_is_null(times), true=exp.cast(exp.Null(), repeated_type)),
                              exp.If(this=exp.GT(this=times.copy(), expression=exp.Literal.number(MAX_ARRAY_LENGTH)), true=_too_long(called, times))],
                         default=repeated)
     if called in ("exists", "forall", "filter", "transform") and count == 2:

@@ -22,11 +22,11 @@ literal, an argument of another type (a decimal, whose ``%s`` is Spark's own tex
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Callable, NoReturn
+from typing import TYPE_CHECKING, Callable
 
 from sqlglot import exp
 
-from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.errors import refuse_on_duckdb as _refuse
 from vpush.optimizer.variant_types import AtomicType, SparkType, StringType
 
 if TYPE_CHECKING:
@@ -38,13 +38,6 @@ __all__ = ["rewrite_format_string"]
 _SPECIFIER = re.compile(r"%(\d+\$)?([-#+ 0,(<]*)?(\d+)?(\.\d+)?([tT])?([a-zA-Z%])")
 _BITS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
 _BOOLEAN = AtomicType("boolean")
-
-
-def _refuse(called: str, what: str) -> NoReturn:
-    raise OptimizeError(
-        f"{called}: the DuckDB engine does not give Spark's answer for {what} yet; the Spark engine runs it",
-        error_class="VPUSH_UNSUPPORTED_FUNCTION",
-    )
 
 
 def _fn(name: str, *arguments: exp.Expr) -> exp.Expression:

@@ -193,7 +193,7 @@ def check_functions(expression: exp.Expr) -> None:
         if isinstance(node, (exp.Any, exp.All)) and type(node.parent) in (exp.Like, exp.ILike):
             continue  # x [NOT] LIKE ANY|ALL (...): spark_semantics writes out each pattern's LIKE
         if isinstance(node, exp.Any) and not isinstance(node.this, (exp.Subquery, exp.Select)):
-            name = "any"  # Spark's any(x) aggregate; sqlglot reads it as `= ANY (...)`
+            name: str | None = "any"  # Spark's any(x) aggregate; sqlglot reads it as `= ANY (...)`
         else:
             name = call_name(node)
         if name is None:

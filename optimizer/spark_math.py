@@ -12,12 +12,12 @@ Spark's hashes (``hash``, ``xxhash64``, ``crc32``), ``conv`` and ``approx_count_
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, NoReturn
+from typing import TYPE_CHECKING, Callable
 
 from sqlglot import exp
 
 from vpush.codec.spark_hll import DEFAULT_RELATIVE_SD, MAX_PRECISION, MIN_PRECISION, hll_precision
-from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
 from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, StringType
 
 if TYPE_CHECKING:
@@ -36,13 +36,6 @@ def _name(t: SparkType | None) -> str | None:
     if isinstance(t, DecimalType):
         return "decimal"
     return t.name if isinstance(t, AtomicType) else None
-
-
-def _refuse(called: str, what: str) -> NoReturn:
-    raise OptimizeError(
-        f"{called}: the DuckDB engine does not give Spark's answer for {what} yet; the Spark engine runs it",
-        error_class="VPUSH_UNSUPPORTED_FUNCTION",
-    )
 
 
 def math_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType | None:

@@ -498,7 +498,7 @@ def ordered_choice(fast: exp.Expr, exact: exp.Expr) -> exp.Expression:
     return exp.Anonymous(this=ORDERED_CHOICE_FUNCTION, expressions=[fast, exact])
 
 
-def choose_ordered(expression: exp.Expression) -> tuple[exp.Expression, exp.Expression | None]:
+def choose_ordered(expression: exp.Expr) -> tuple[exp.Expr, exp.Expr | None]:
     """The query with each :func:`ordered_choice` resolved: its fast form, and (where it holds one)
     its exact form, or None.
 

@@ -10,12 +10,12 @@ PySpark by ``tests/test_spark_functions.py``; a form it cannot answer exactly is
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, NoReturn
+from typing import TYPE_CHECKING, Callable
 
 from sqlglot import exp
 
 from vpush.optimizer.dialect import ShiftRightUnsigned
-from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
 from vpush.optimizer.java_regex import Re2Pattern, re2_pattern
 from vpush.optimizer.spark_format_string import rewrite_format_string
 from vpush.optimizer.spark_math import MATH_FUNCTIONS, math_type, rewrite_math
@@ -97,13 +97,6 @@ def _any_null(*parts: exp.Expr) -> exp.Expression:
 
 def _number(value: int | str) -> exp.Expression:
     return exp.Literal.number(value)
-
-
-def _refuse(called: str, what: str) -> NoReturn:
-    raise OptimizeError(
-        f"{called}: the DuckDB engine does not give Spark's answer for {what} yet; the Spark engine runs it",
-        error_class="VPUSH_UNSUPPORTED_FUNCTION",
-    )
 
 
 def _integral_name(t: SparkType | None) -> str | None:

@@ -32,7 +32,6 @@ import math
 import re
 import typing
 from collections.abc import Callable, Mapping
-from typing import NoReturn
 
 import pyarrow as pa
 from sqlglot import ErrorLevel, exp
@@ -67,7 +66,7 @@ from vpush.optimizer.dialect import (
 from vpush.codec.datetime_pattern import DatetimePatternError, compile_pattern
 from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
-from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_generators import JSON_TUPLE_FIELD, rewrite_generators
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
@@ -880,14 +879,14 @@ class _Typer:
         if called == "approx_count_distinct":
             return _BIGINT
         if called in ("try_sum", "try_avg"):
-            arguments = _arguments(node)
-            if len(arguments) != 1:
+            summed = _arguments(node)
+            if len(summed) != 1:
                 return None
-            typed = self.of(_distinct_argument(arguments[0]))
+            typed = self.of(_distinct_argument(summed[0]))
             return _sum_type(typed) if called == "try_sum" else _average_type(typed)
         if called in ("zeroifnull", "nullifzero"):
-            arguments = _arguments(node)
-            source = self.of(arguments[0]) if len(arguments) == 1 else None
+            given = _arguments(node)
+            source = self.of(given[0]) if len(given) == 1 else None
             if called == "nullifzero" or source in (_BIGINT, _DOUBLE, AtomicType("float")):
                 return source if _is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType) else None
             # coalesce(x, 0): the int 0 widens a narrower integer to an int, a decimal to hold 10 digits
@@ -938,7 +937,8 @@ class _Typer:
         if called in ("map_keys", "map_values", "map_contains_key"):
             if called == "map_contains_key":
                 return AtomicType("boolean")
-            source = self.of(node.this if isinstance(node, exp.MapKeys) else (call_arguments(node) or [node])[0])
+            mapped = node.this if isinstance(node, exp.MapKeys) else (call_arguments(node) or [node])[0]
+            source = self.of(mapped) if mapped is not None else None
             if not isinstance(source, MapType):
                 return None
             return ArrayType(source.key if called == "map_keys" else source.value)
@@ -1951,14 +1951,14 @@ class _Rewriter:
             if order is not None:
                 return first_or_last(node.this, isinstance(node, exp.Last), order)
         if isinstance(node, (exp.Max, exp.Min)) and not isinstance(node.parent, (exp.Window, exp.Filter)):
-            key = nested_sort_key(node.this, of(node.this))
-            if key is not None:
+            sort_key = nested_sort_key(node.this, of(node.this))
+            if sort_key is not None:
                 # an array's or struct's extreme as Spark orders them (a NULL inside first)
-                return (exp.ArgMax if isinstance(node, exp.Max) else exp.ArgMin)(this=node.this.copy(), expression=key)
+                return (exp.ArgMax if isinstance(node, exp.Max) else exp.ArgMin)(this=node.this.copy(), expression=sort_key)
         if isinstance(node, (exp.LT, exp.LTE, exp.GT, exp.GTE)) and of(node.this) == of(node.expression):
-            left, right = (nested_sort_key(side, of(side)) for side in (node.this, node.expression))
-            if left is not None and right is not None:
-                return type(node)(this=left, expression=right)
+            keyed = [nested_sort_key(side, of(side)) for side in (node.this, node.expression)]
+            if keyed[0] is not None and keyed[1] is not None:
+                return type(node)(this=keyed[0], expression=keyed[1])
         if isinstance(node, exp.ApproxQuantile):  # (a Quantile to sqlglot)
             return self._approx_percentile(node)
         if isinstance(node, (exp.Quantile, exp.Median)):
@@ -2017,7 +2017,7 @@ class _Rewriter:
             return node
         if isinstance(node, exp.Div):
             return self._divide(node, result)
-        if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)) and _is_integral(result):
+        if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)) and result is not None and _is_integral(result):
             # DuckDB types a small literal as the narrowest integer: tinyint 127 + 1 would
             # overflow there, where Spark adds as int.
             for key in ("this", "expression"):
@@ -2043,7 +2043,7 @@ class _Rewriter:
                 # float with int, bigint or decimal is double in Spark, float in DuckDB
                 node.set("this", self._to_double(node.this))
                 node.set("expression", self._to_double(node.expression))
-        if isinstance(node, exp.Mod) and _is_fractional(result):
+        if isinstance(node, exp.Mod) and result is not None and _is_fractional(result):
             # DuckDB's remainder of a double by 0 is NaN; Spark's raises
             return self._nonzero(node.this, node.expression, lambda n, d: exp.Mod(this=n, expression=d), "REMAINDER_BY_ZERO",
                                  _sql_type(result).sql("duckdb"))
@@ -3561,7 +3561,7 @@ def _normalized_float(value: exp.Expr, of_type: SparkType) -> exp.Expr:
 def _float_group_keys(select: exp.Select, typer: _Typer) -> list[tuple[exp.Column, SparkType]]:
     """The GROUP BY keys that are float or double columns of a source, with their types."""
     group = select.args.get("group")
-    keys = []
+    keys: list[tuple[exp.Column, SparkType]] = []
     # the keys of ROLLUP, CUBE and GROUPING SETS too
     listed = (exp.Group, exp.Rollup, exp.Cube, exp.GroupingSets, exp.Tuple)
     candidates = [
@@ -5668,13 +5668,6 @@ def _schema_of_json(text: exp.Expr) -> exp.Expr:
             error_class="DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
         )
     return exp.cast(exp.Literal.string(infer_json_schema(text.name)), exp.DataType.build("VARCHAR"))
-
-
-def _refuse(called: str, what: str) -> NoReturn:
-    raise OptimizeError(
-        f"{called}: the DuckDB engine does not give Spark's answer for {what} yet; the Spark engine runs it",
-        error_class="VPUSH_UNSUPPORTED_FUNCTION",
-    )
 
 
 # Spark's trunc(date, fmt) levels (case-insensitive) as DuckDB's date_trunc parts; any other

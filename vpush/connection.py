@@ -231,8 +231,8 @@ class Relation:
                 for reason, n in _count_reasons(f.read_for_errors).items():
                     lines.append(f"    {n} row group(s) the WHERE rules out read all the same: {reason}")
                 unread: dict[str, int] = {}
-                for names in f.unread.values():
-                    for name in names:
+                for unread_names in f.unread.values():
+                    for name in unread_names:
                         unread[name] = unread.get(name, 0) + 1
                 if unread:
                     shown = ", ".join(f"{name} in {n} of {len(f.row_groups)}" for name, n in unread.items())
