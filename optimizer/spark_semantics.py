@@ -73,6 +73,7 @@ from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
 from vpush.optimizer.expand_using_stars import expand_using_stars
 from vpush.optimizer.spark_analysis import check_order_by_aggregates
+from vpush.optimizer.spark_collect_set import orders_set, spark_set_order
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, KERNEL_CALLS, rewrite_approx_count_distinct, rewrite_kernel_call
@@ -895,8 +896,22 @@ class _Typer:
             return _bounded(max(source.precision - source.scale, 10) + source.scale, source.scale) if isinstance(source, DecimalType) else None
         if called in _INT_FUNCTIONS:
             return _INT
-        if called in _DOUBLE_FUNCTIONS:
+        if called in _DOUBLE_FUNCTIONS or called in _DOUBLE_AGGREGATES:
             return _DOUBLE
+        if called in _AGGREGATES_OF_THEIR_ARGUMENT or called in ("collect_list", "collect_set", "array_agg"):
+            # collect_list(x) an array of x's type; first(x), lag(x), max_by(x, y), bit_and(x), ...: x's
+            inner = node.this if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)) else node
+            given = _arguments(inner)
+            source = self._part(_distinct_argument(given[0])) if given else None
+            if called in _AGGREGATES_OF_THEIR_ARGUMENT:
+                return source
+            return ArrayType(source) if source is not None else None
+        if called in _BOOLEAN_AGGREGATES:
+            return AtomicType("boolean")
+        if called in ("string_agg", "listagg"):
+            given = _arguments(node)
+            source = self.of(_distinct_argument(given[0])) if given else None
+            return source if isinstance(source, StringType) or source == AtomicType("binary") else None
         if called in ("from_utc_timestamp", "to_utc_timestamp"):
             return AtomicType("timestamp")
         if called in _MAKE_TIMESTAMP_CALLS:
@@ -1021,6 +1036,18 @@ _STRING_RESULTS = (
 _INT_FUNCTIONS = frozenset({"extract", "date_part", "datepart", "unix_date", "instr", "locate", "position", "levenshtein", "bit_length", "char_length",
                             "character_length", "len", "length", "size", "cardinality", "array_size"})
 _DOUBLE_FUNCTIONS = frozenset({"sign", "signum"})
+_DOUBLE_AGGREGATES = frozenset({
+    # the moments and regressions, and the window functions of a row's place
+    "stddev", "std", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop", "skewness", "kurtosis",
+    "covar_pop", "covar_samp", "corr", "regr_sxx", "regr_syy", "regr_sxy", "regr_slope", "regr_intercept",
+    "regr_r2", "percent_rank", "cume_dist",
+})
+_AGGREGATES_OF_THEIR_ARGUMENT = frozenset({
+    "first", "last", "any_value", "first_value", "last_value", "nth_value", "lag", "lead", "max_by", "min_by",
+    "bit_and", "bit_or", "bit_xor",
+})
+"""Aggregates and window functions whose value is one of their first argument's (Spark's type)."""
+_BOOLEAN_AGGREGATES = frozenset({"bool_and", "bool_or", "every", "some", "any"})
 
 
 _PREDICATES = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.And, exp.Or, exp.Not, exp.Is, exp.In, exp.Between)
@@ -1688,8 +1715,17 @@ class _Rewriter:
             if isinstance(node, exp.ArrayAgg) and not isinstance(node.this, (exp.Order, exp.Distinct)):
                 # collect_list's values in the order Spark meets the rows in
                 node.set("this", ordered(node.this, scan_order(self.typer.scope)))
+            unique = node.this if isinstance(node, exp.Window) else node
+            element = self.typer._part(_distinct_argument(unique.this)) if isinstance(unique, exp.ArrayUniqueAgg) else None
+            if element in _FLOATING:
+                # Spark's set holds -0.0 as 0.0
+                unique.set("this", _normalized_float(_distinct_argument(unique.this), element))
             # Spark's collect_list/collect_set of no (non-NULL) values is [], DuckDB's NULL
-            return exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])])
+            collected = exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])])
+            if isinstance(unique, exp.ArrayUniqueAgg) and orders_set(element):
+                assert element is not None
+                return spark_set_order(collected, element, self.functions)
+            return collected
         moment = self._moment(node)
         if moment is not None:
             return moment

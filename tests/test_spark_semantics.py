@@ -343,6 +343,24 @@ QUERIES: list[Any] = [
     "SELECT row_number() OVER (PARTITION BY v ORDER BY id) FROM v",
     "SELECT sum(id) OVER (PARTITION BY v:n) FROM v",
     "SELECT row_number() OVER (ORDER BY v) FROM v",
+    # aggregates and window functions inside other expressions: typed as Spark types them
+    "SELECT typeof(collect_list(i)), typeof(first(g)), typeof(max_by(day, i)), typeof(stddev(i)), typeof(bit_or(i)), "
+    "typeof(bool_or(i > 1)), typeof(corr(i, f)), typeof(string_agg(g, ',')) FROM t",
+    "SELECT sort_array(collect_set(g)) AS a, array_sort(collect_list(i)) AS b, size(collect_list(f)) AS c, "
+    "array_contains(collect_list(g), 'a') AS h, array_join(collect_list(g), ',') AS j FROM t",
+    "SELECT g, sort_array(collect_list(b), false) AS a, array_max(collect_list(i)) AS m, to_json(collect_list(d)) AS j FROM t GROUP BY g",
+    "SELECT unix_timestamp(lag(CAST(day AS timestamp)) OVER (ORDER BY i)) AS u, datediff(day, lag(day) OVER (ORDER BY i)) AS d, "
+    "lead(i, 1, 0) OVER (ORDER BY i) * 2 AS c, percent_rank() OVER (ORDER BY i) * 100 AS p, first_value(g) OVER (ORDER BY i) || 'x' AS x FROM t",
+    "SELECT concat(first(g), '-', last(g)) AS a, upper(any_value(g)) AS u, round(stddev(f), 3) AS c, CAST(corr(i, f) AS string) AS d, "
+    "date_format(min_by(day, i), 'yyyy') AS y, bit_and(i) | 1 AS n, NOT bool_and(i > 1) AS o, string_agg(g, ',') || '!' AS s, "
+    "CAST(skewness(i) AS string) AS k, regr_slope(i, f) * 1 AS r FROM t",
+    # collect_set in the order of Spark's Scala HashSet (by the elements' hashes); -0.0 as 0.0
+    "SELECT collect_set(g) AS a, collect_set(i) AS b, collect_set(b) AS c, collect_set(day) AS e, collect_set(i > 1) AS h, "
+    "collect_set(f * 0) AS z, collect_set(CAST(day AS timestamp)) AS ts, collect_set(CAST(s AS tinyint)) AS y FROM t",
+    "SELECT collect_set(id) AS a, collect_set(CAST(id AS string)) AS s, collect_set(id * 4294967296) AS l, "
+    "collect_set(-id * 12345678901) AS m, collect_set(id % 2 = 0) AS bo, collect_set(v:n::int) AS n, "
+    "collect_set(date_add(DATE'2024-01-01', CAST(id * 37 AS int))) AS d FROM v",
+    "SELECT id % 3 AS k, collect_set(CAST(id * 7 AS string)) AS s, sort_array(collect_set(id)) AS o FROM v GROUP BY 1",
 ]
 
 
@@ -691,7 +709,6 @@ PIVOT = "SELECT * FROM (SELECT g, i % 2 AS k, b FROM t) PIVOT (count(b) AS n, su
         # Spark prints {1, a}, {a -> 1} and [1, null]; DuckDB otherwise
         "SELECT cast(named_struct('x', i, 'y', g) AS string) AS s FROM t",
         "SELECT cast(map('k', i) AS string) AS m, cast(array(i, NULL) AS string) AS a FROM t",
-        "SELECT typeof(collect_list(g)) FROM t",  # a type vpush's typer does not know
         # more than (accuracy - 1) / 2 values in a group: Spark's summary merges and answers within its error
         "SELECT percentile_approx(i, 0.5, 3) AS p FROM t",
     ],

@@ -1,0 +1,122 @@
+"""``collect_set``'s elements in Spark's order.
+
+Spark's ``CollectSet`` keeps its elements in a Scala 2.13 ``mutable.HashSet`` and answers them in
+the order that set iterates: by bucket (the element's improved hash ``h ^ (h >>> 16)`` masked by
+the table's length), and within a bucket by the improved hash as a signed int. The hash is Scala's
+``##``: an int's (a byte's, a short's, a date's days) own value; a long's (a timestamp's
+microseconds) own value where it fits an int, else ``(int)(l ^ (l >>> 32))``; a boolean's 1231 or
+1237; a string's ``UTF8String.hashCode`` (Murmur3 with seed 42, Spark's ``hash(s)``). The final
+aggregation merges the task's set into an empty one sized for it, so the table's length is the
+least power of two of at least 16 that holds the elements under the load factor 0.75 (the same
+length the set reaches adding them one by one, as a window's frame does). So the order is a
+function of the set alone, written here as DuckDB SQL over DuckDB's list of distinct elements.
+
+Elements of one improved hash (two longs, two strings) follow in their own order here, where
+Spark keeps the order it met them in.
+"""
+from __future__ import annotations
+
+from sqlglot import exp
+
+from vpush.optimizer.variant_types import AtomicType, SparkType, StringType
+
+_SET = "__vpush_set"
+_ELEMENT = "__vpush_set_element"
+_SORTED = "__vpush_set_sorted"
+_INTS = ("tinyint", "smallint", "int")
+_LONGS = ("bigint", "timestamp", "timestamp_ntz")
+_LOAD_FACTOR = 0.75
+_MAX_TABLE = 1 << 30
+
+HASH_STRING_FUNCTION = "vpush_hash_varchar"
+"""The engine function of Spark's ``hash`` step over a string (:mod:`vpush.optimizer.spark_math`)."""
+
+
+def orders_set(element: SparkType | None) -> bool:
+    """Whether :func:`spark_set_order` gives Spark's order for a set of ``element``."""
+    if isinstance(element, StringType):
+        return element.collation is None or element.collation.upper() == "UTF8_BINARY"
+    return isinstance(element, AtomicType) and element.name in (*_INTS, *_LONGS, "date", "boolean")
+
+
+def _n(value: int) -> exp.Expression:
+    return exp.Literal.number(value)
+
+
+def _fn(name: str, *arguments: exp.Expr) -> exp.Expression:
+    return exp.Anonymous(this=name, expressions=list(arguments))
+
+
+def _bigint(node: exp.Expr) -> exp.Expression:
+    return exp.cast(node, exp.DataType.build("BIGINT"))
+
+
+def _signed(unsigned: exp.Expr) -> exp.Expression:
+    """A 32-bit pattern (0 to 2^32 - 1) as Java's signed int."""
+    return exp.Case(
+        ifs=[exp.If(this=exp.GTE(this=unsigned.copy(), expression=_n(1 << 31)), true=exp.Sub(this=unsigned.copy(), expression=_n(1 << 32)))],
+        default=unsigned.copy(),
+    )
+
+
+def _low32(node: exp.Expr) -> exp.Expression:
+    return exp.BitwiseAnd(this=exp.Paren(this=node), expression=_n(0xFFFFFFFF))
+
+
+def _scala_hash(value: exp.Expr, element: SparkType, functions: dict[str, SparkType]) -> exp.Expression:
+    """Scala's ``##`` of the buffer's element ``value``, as a BIGINT holding a signed int."""
+    if isinstance(element, StringType):
+        functions[HASH_STRING_FUNCTION] = AtomicType("int")
+        return _bigint(_fn(HASH_STRING_FUNCTION, value, _n(42)))
+    assert isinstance(element, AtomicType)
+    if element.name in _INTS:
+        return _bigint(value)
+    if element.name == "date":
+        return _bigint(exp.Sub(this=value, expression=exp.cast(exp.Literal.string("1970-01-01"), exp.DataType.build("DATE"))))
+    if element.name == "boolean":
+        return exp.Case(ifs=[exp.If(this=value, true=_n(1231))], default=_n(1237))
+    long = _bigint(value) if element.name == "bigint" else _fn("epoch_us", value)
+    folded = _fn("xor", _low32(long.copy()), _low32(exp.BitwiseRightShift(this=long.copy(), expression=_n(32))))
+    fits = exp.Between(this=long.copy(), low=_n(-(1 << 31)), high=_n((1 << 31) - 1))
+    return exp.Case(ifs=[exp.If(this=fits, true=long.copy())], default=_signed(folded))
+
+
+def _table_length(count: exp.Expr) -> exp.Expression:
+    """The least power of two of at least 16 whose table holds ``count`` elements (fewer than
+    three quarters of it, as Scala's ``HashSet`` grows)."""
+    ifs = []
+    length = 16
+    while length < _MAX_TABLE:
+        ifs.append(exp.If(this=exp.LT(this=count.copy(), expression=_n(int(length * _LOAD_FACTOR))), true=_n(length)))
+        length *= 2
+    return exp.Case(ifs=ifs, default=_n(_MAX_TABLE))
+
+
+def spark_set_order(values: exp.Expr, element: SparkType, functions: dict[str, SparkType]) -> exp.Expression:
+    """``values`` (a DuckDB list of distinct elements of ``element``) in the order Spark's
+    ``collect_set`` gives them (see the module's docstring); the engine functions used are added
+    to ``functions``.
+
+    Example:
+        >>> import duckdb
+        >>> used = {}
+        >>> sql = spark_set_order(exp.column("s"), AtomicType("int"), used).sql("duckdb")
+        >>> duckdb.sql(f"SELECT {sql} FROM (SELECT [5, 10, 1, 2, 17, 16] AS s)").fetchone()[0]
+        [16, 1, 17, 2, 5, 10]
+    """
+    bound = exp.Dot(this=exp.column(_SET), expression=exp.to_identifier("s"))
+    each = exp.column(_ELEMENT)
+    hashed = _low32(_scala_hash(each, element, functions))  # the hash as 32 unsigned bits
+    improved = _fn("xor", hashed, exp.BitwiseRightShift(this=hashed.copy(), expression=_n(16)))
+    bucket = exp.BitwiseAnd(this=improved.copy(), expression=exp.Sub(this=_table_length(_fn("len", bound)), expression=_n(1)))
+    keyed = exp.Struct(expressions=[
+        exp.PropertyEQ(this=exp.to_identifier("b"), expression=bucket),
+        exp.PropertyEQ(this=exp.to_identifier("h"), expression=_signed(improved)),
+        exp.PropertyEQ(this=exp.to_identifier("v"), expression=each.copy()),
+    ])
+    keys = _fn("list_transform", bound.copy(), exp.Lambda(this=keyed, expressions=[exp.to_identifier(_ELEMENT)]))
+    ordered = _fn("list_transform", _fn("list_sort", keys), exp.Lambda(
+        this=exp.Dot(this=exp.column(_SORTED), expression=exp.to_identifier("v")), expressions=[exp.to_identifier(_SORTED)]))
+    pair = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier("s"), expression=values)])
+    once = _fn("list_transform", exp.Array(expressions=[pair]), exp.Lambda(this=ordered, expressions=[exp.to_identifier(_SET)]))
+    return _fn("list_extract", once, _n(1))
