@@ -101,7 +101,7 @@ def spark_set_order(values: exp.Expr, element: SparkType, functions: dict[str, S
         >>> import duckdb
         >>> used = {}
         >>> sql = spark_set_order(exp.column("s"), AtomicType("int"), used).sql("duckdb")
-        >>> duckdb.sql(f"SELECT {sql} FROM (SELECT [5, 10, 1, 2, 17, 16] AS s)").fetchone()[0]
+        >>> duckdb.sql(f"SELECT {sql} FROM (SELECT [5, 10, 1, 2, 17, 16] AS s)").fetchall()[0][0]
         [16, 1, 17, 2, 5, 10]
     """
     bound = exp.Dot(this=exp.column(_SET), expression=exp.to_identifier("s"))
