@@ -43,10 +43,10 @@ from sqlglot.optimizer.scope import Scope
 
 from vpush.codec.spark_aggregates import BIVARIATE_KINDS, POSITION, POSITIONED_VALUE
 from vpush.optimizer.plan import ORDER_COLUMN, ORDERED_RETRY_MARKER, ORDERED_SCAN, SCAN_INDEX
-from vpush.optimizer.variant_types import AtomicType, SparkType
+from vpush.optimizer.variant_types import ArrayType, AtomicType, SparkType
 
 __all__ = [
-    "DOUBLE_SUM_FUNCTION", "MOMENT_FUNCTIONS", "ordered_double_sum", "positioned_list", "window_in_order", "ORDERED_CHOICE_FUNCTION", "LONG_SUM_FUNCTION", "choose_ordered", "first_or_last", "last_of_ties",
+    "DOUBLE_SUM_FUNCTION", "PERCENTILE_APPROX_FUNCTION", "ORDER_FREE_PERCENTILE_ROWS", "percentile_approx_call", "MOMENT_FUNCTIONS", "ordered_double_sum", "positioned_list", "window_in_order", "ORDERED_CHOICE_FUNCTION", "LONG_SUM_FUNCTION", "choose_ordered", "first_or_last", "last_of_ties",
     "moment_call", "moment_function", "ordered", "ordered_choice", "ordered_decimal_total", "ordered_long_sum", "scan_order", "SORTS_KEPT",
     "exclude_from_stars", "spark_keeps_sorts",
 ]
@@ -345,6 +345,38 @@ def positioned_list(value: exp.Expr, of_type: str, order: exp.Column | None, con
     if not narrow:
         item = ordered(item, order)
     return _filtered(exp.Anonymous(this="list", expressions=[item]), condition)
+
+
+PERCENTILE_APPROX_FUNCTION = "vpush_spark_percentile_approx"
+"""The engine function of :func:`vpush.codec.spark_aggregates.spark_percentile_approx`
+(positioned doubles, the percentages, the accuracy: a list of doubles)."""
+
+ORDER_FREE_PERCENTILE_ROWS = 50_000
+"""``QuantileSummaries.defaultHeadSize``: a group of fewer values stays in the summary's head until
+the task serializes it, where they are sorted, so its ``percentile_approx`` does not depend on the
+order of rows."""
+
+
+def percentile_approx_call(
+    value: exp.Expr, order: exp.Column | None, condition: exp.Expr | None, percentages: list[float], accuracy: int,
+    functions: dict[str, SparkType],
+) -> exp.Expression:
+    """Spark's ``percentile_approx`` of ``value`` (a double, as Spark converts its argument) at
+    ``percentages`` with ``accuracy``, fed its rows in ``order`` (DuckDB's without one): the engine
+    call, a list of doubles per group, NULL where no row has a value; ``condition`` is the
+    aggregate's FILTER.
+
+    Example:
+        >>> call = percentile_approx_call(exp.column("x"), exp.column("o"), None, [0.5], 100, {})
+        >>> call.sql("duckdb")
+        "VPUSH_SPARK_PERCENTILE_APPROX(LIST({'v': CAST(x AS DOUBLE), 'o': o}) FILTER(WHERE NOT x IS NULL), [CAST('0.5' AS DOUBLE)], 100)"
+    """
+    functions[PERCENTILE_APPROX_FUNCTION] = ArrayType(AtomicType("double"))
+    double = exp.DataType.build("DOUBLE")
+    # as text: DuckDB reads a numeric literal as a decimal, whose cast may round otherwise than Java's
+    wanted = exp.Array(expressions=[exp.cast(exp.Literal.string(repr(p)), double) for p in percentages])
+    values = positioned_list(value, "DOUBLE", order, _both(condition, _present(value)))
+    return exp.Anonymous(this=PERCENTILE_APPROX_FUNCTION, expressions=[values, wanted, exp.Literal.number(accuracy)])
 
 
 def ordered_double_sum(value: exp.Expr, order: exp.Column, condition: exp.Expr | None, functions: dict[str, SparkType]) -> exp.Expression:
