@@ -1697,6 +1697,8 @@ class _Rewriter:
             if isinstance(node.this, (exp.Sum, exp.Avg)) and isinstance(node.this.this, exp.Distinct):
                 return node
             return self._aggregate(node, node.this, result, window=node)
+        if isinstance(node, exp.ApproxQuantile) and isinstance(node.parent, (exp.Filter, exp.Window)):
+            return self._approx_percentile(node)  # its checks (the FILTER's visit computes it; a window refused)
         if isinstance(node.parent, (exp.Filter, exp.Window)) and node.arg_key == "this" and isinstance(node, exp.AggFunc):
             # `agg(x) FILTER (...)` and `agg(x) OVER (...)`: a wrapper here would not parse.
             # Only a function swap is safe; the types stay DuckDB's.
@@ -2994,14 +2996,22 @@ class _Rewriter:
         (fewer stay in the summary's head, sorted before they count). A window is refused."""
         called = (node.meta.get("vpush_spark_call") or ("percentile_approx",))[0]
         value, quantile, accuracy = node.this, node.args.get("quantile"), node.args.get("accuracy")
-        source = self.typer.of(value)
-        if not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType) or source in _DATETIMES):
-            _refuse(called, f"a `{called}` of a {source.to_spark() if source is not None else 'value vpush does not type'}")
         if isinstance(node.parent, exp.Window) or (isinstance(node.parent, exp.Filter) and isinstance(node.parent.parent, exp.Window)):
+            # (a growing frame's every evaluation compresses Spark's digest in place)
             _refuse(called, "a window")
         if isinstance(value, exp.Distinct):
             _refuse(called, "a DISTINCT argument")
+        source = self.typer.of(value)
         shown = _spark_text(node)
+        if source == _BOOLEAN or isinstance(source, (ArrayType, MapType, StructType)) or source == AtomicType("binary"):
+            raise OptimizeError(
+                f'Cannot resolve "{shown}" due to data type mismatch: The first parameter requires the ("NUMERIC" or "DATE" or '
+                '"TIMESTAMP" or "TIMESTAMP_NTZ" or "INTERVAL YEAR TO MONTH" or "INTERVAL DAY TO SECOND" or "TIME") type, however '
+                f'"{_spark_text(value)}" has the type "{_spark_type_name(source)}".',
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+        if not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType) or source in _DATETIMES):
+            _refuse(called, f"a `{called}` of a {source.to_spark() if source is not None else 'value vpush does not type'}")
         budget = 10000 if accuracy is None else _integer_literal(accuracy)
         if budget is None:
             _refuse(called, "an accuracy that is not an integer literal")
@@ -3369,7 +3379,7 @@ _FLOATING = (AtomicType("float"), AtomicType("double"))
 # Spark's numeric functions and aggregates that take a string cast it to a double (its implicit
 # cast: CAST_INVALID_INPUT for 'a'); DuckDB's binder refuses them. Those taking it in their
 # first argument only, then those taking it in every argument.
-_DOUBLE_FIRST_ARGUMENT = frozenset({"round", "bround", "ceil", "ceiling", "floor"})
+_DOUBLE_FIRST_ARGUMENT = frozenset({"round", "bround", "ceil", "ceiling", "floor", "percentile_approx", "approx_percentile"})
 _DOUBLE_ARGUMENTS = frozenset({
     "abs", "sqrt", "cbrt", "exp", "expm1", "ln", "log", "log10", "log2", "log1p", "pow", "power", "sign", "signum",
     "degrees", "radians", "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "hypot",
