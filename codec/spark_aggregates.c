@@ -534,20 +534,72 @@ static void gk_query(const gk_summary *s, const double *percentages, const int64
     }
 }
 
+/* QuantileSummaries.merge of `other` into `self` (both compressed and not empty), into `self`:
+ * the samples merged by value, those of one side placed between the other's given the other's
+ * rank error as more delta, then compressed at the merged count. */
+static int gk_merge(gk_summary *self, const gk_summary *other) {
+    int64_t a = 0, b = 0, out = 0, count = self->count + other->count;
+    int64_t more_self = (int64_t)floor(2 * other->relative_error * (double)other->count);
+    int64_t more_other = (int64_t)floor(2 * self->relative_error * (double)self->count);
+    double error = self->relative_error > other->relative_error ? self->relative_error : other->relative_error;
+    gk_stats *swap;
+    if (gk_reserve(self, self->size + other->size) < 0) return -1;
+    while (a < self->size && b < other->size) {
+        if (self->sampled[a].value < other->sampled[b].value) {
+            self->spare[out] = self->sampled[a++];
+            self->spare[out++].delta += b > 0 ? more_self : 0;
+        } else {
+            self->spare[out] = other->sampled[b++];
+            self->spare[out++].delta += a > 0 ? more_other : 0;
+        }
+    }
+    while (a < self->size) self->spare[out++] = self->sampled[a++];
+    while (b < other->size) self->spare[out++] = other->sampled[b++];
+    swap = self->sampled, self->sampled = self->spare, self->spare = swap;
+    self->size = out;
+    self->count = count;
+    self->relative_error = error;
+    gk_compress_samples(self, 2 * error * (double)count);
+    self->compressed = 1;
+    return 0;
+}
+
+static void gk_reset(gk_summary *s, double relative_error) {
+    s->size = 0, s->count = 0, s->head_size = 0, s->compressed = 1, s->relative_error = relative_error;
+}
+
+static int gk_alloc_head(gk_summary *s) {
+    s->head = malloc(GK_HEAD_SIZE * sizeof(double));
+    s->keys = malloc(GK_HEAD_SIZE * sizeof(uint64_t));
+    s->keys_spare = malloc(GK_HEAD_SIZE * sizeof(uint64_t));
+    return s->head == NULL || s->keys == NULL || s->keys_spare == NULL ? -1 : 0;
+}
+
+static void gk_free(gk_summary *s) {
+    free(s->head), free(s->keys), free(s->keys_spare), free(s->sampled), free(s->spare);
+}
+
+/* The digest of x[begin..end) fed in order, as a task serializes it (compressed). */
+static int gk_digest(gk_summary *s, const double *x, int64_t begin, int64_t end) {
+    int64_t j;
+    gk_reset(s, s->relative_error);
+    for (j = begin; j < end; j++)
+        if (gk_add(s, x[j]) < 0) return -1;
+    return s->compressed ? 0 : gk_compress(s);
+}
+
 int64_t spark_percentile_approx_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const double *x,
-                                       const double *percentages, int64_t npercentages, int64_t accuracy, double *out,
-                                       uint8_t *out_valid) {
-    int64_t i, j, k, nulls = 0;
+                                       const int64_t *before, const double *percentages, int64_t npercentages,
+                                       int64_t accuracy, double *out, uint8_t *out_valid) {
+    int64_t i, k, nulls = 0;
     int64_t *order;
-    gk_summary s;
+    gk_summary s, early;
     if (accuracy <= 0 || npercentages <= 0) return -1;
     memset(&s, 0, sizeof s);
-    s.relative_error = 1.0 / (double)accuracy;
+    memset(&early, 0, sizeof early);
+    s.relative_error = early.relative_error = 1.0 / (double)accuracy;
     order = malloc((size_t)npercentages * sizeof(int64_t));
-    s.head = malloc(GK_HEAD_SIZE * sizeof(double));
-    s.keys = malloc(GK_HEAD_SIZE * sizeof(uint64_t));
-    s.keys_spare = malloc(GK_HEAD_SIZE * sizeof(uint64_t));
-    if (order == NULL || s.head == NULL || s.keys == NULL || s.keys_spare == NULL) goto oom;
+    if (order == NULL || gk_alloc_head(&s) < 0 || gk_alloc_head(&early) < 0) goto oom;
     /* the percentages in ascending order, stably (Scala's sortBy over Ordering.Double) */
     for (k = 0; k < npercentages; k++) {
         int64_t at = k;
@@ -558,13 +610,17 @@ int64_t spark_percentile_approx_column(const int64_t *offsets, const uint8_t *va
         order[at] = k;
     }
     for (i = 0; i < length; i++) {
-        /* the task's digest, serialized (compressed) for the final aggregation, merged into its
-         * empty buffer (the task's summary unchanged), then queried */
-        s.size = 0, s.count = 0, s.head_size = 0, s.compressed = 1;
-        for (j = offsets[i]; valid[i] && j < offsets[i + 1]; j++)
-            if (gk_add(&s, x[j]) < 0) goto oom;
-        if (!s.compressed && gk_compress(&s) < 0) goto oom;
-        out_valid[i] = valid[i] && s.count > 0;
+        int64_t begin = offsets[i], end = valid[i] ? offsets[i + 1] : offsets[i];
+        int64_t cut = before != NULL && before[i] >= 0 && before[i] < end - begin ? begin + before[i] : end;
+        /* the values before the hash aggregation fell back to sorting: that digest, serialized;
+         * the rest fed to a new buffer, compressed and merged with it (SortBasedAggregator) */
+        if (cut == begin || cut == end) {
+            if (gk_digest(&s, x, begin, end) < 0) goto oom;
+        } else {
+            if (gk_digest(&early, x, begin, cut) < 0 || gk_digest(&s, x, cut, end) < 0 || gk_merge(&s, &early) < 0) goto oom;
+        }
+        /* the final aggregation's empty buffer merged with the task's leaves it as it is */
+        out_valid[i] = s.count > 0;
         if (out_valid[i]) {
             gk_query(&s, percentages, order, npercentages, out + i * npercentages);
         } else {
@@ -572,9 +628,9 @@ int64_t spark_percentile_approx_column(const int64_t *offsets, const uint8_t *va
             nulls++;
         }
     }
-    free(order), free(s.head), free(s.keys), free(s.keys_spare), free(s.sampled), free(s.spare);
+    free(order), gk_free(&s), gk_free(&early);
     return nulls;
 oom:
-    free(order), free(s.head), free(s.keys), free(s.keys_spare), free(s.sampled), free(s.spare);
+    free(order), gk_free(&s), gk_free(&early);
     return -2;
 }

@@ -899,10 +899,10 @@ _POSITIONED_DOUBLES = f"STRUCT({POSITIONED_VALUE} DOUBLE, {POSITION} BIGINT)[]"
 """Lists of doubles, each with its row's place in Spark's order (the kernel orders them)."""
 
 
-def _percentile_approx(lists: pa.Array, percentages: pa.Array, accuracy: pa.Array) -> pa.Array:
+def _percentile_approx(lists: pa.Array, percentages: pa.Array, accuracy: pa.Array, fallback: pa.Array) -> pa.Array:
     """Spark's ``percentile_approx`` of each list of positioned doubles, at the (constant)
-    percentages with the (constant) accuracy."""
-    return spark_percentile_approx(lists, list(_first(percentages)), int(_first(accuracy)))
+    percentages with the (constant) accuracy, each list split at its ``fallback`` place."""
+    return spark_percentile_approx(lists, list(_first(percentages)), int(_first(accuracy)), fallback)
 
 
 # -- Spark's transcendental functions -------------------------------------------------------------
@@ -1106,7 +1106,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     },
     LONG_SUM_FUNCTION: (_guarded(spark_long_sum, "sum"), [f"STRUCT({POSITIONED_VALUE} BIGINT, {POSITION} BIGINT)[]"], "BIGINT"),
     DOUBLE_SUM_FUNCTION: (_guarded(spark_double_sum, "sum"), [_POSITIONED_DOUBLES], "DOUBLE"),
-    PERCENTILE_APPROX_FUNCTION: (_guarded(_percentile_approx, "percentile_approx"), [_POSITIONED_DOUBLES, "DOUBLE[]", "INTEGER"], "DOUBLE[]"),
+    PERCENTILE_APPROX_FUNCTION: (_guarded(_percentile_approx, "percentile_approx"), [_POSITIONED_DOUBLES, "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE[]"),
 }
 """name -> (the Arrow function, DuckDB parameter types, DuckDB result type)."""
 

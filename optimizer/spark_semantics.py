@@ -78,8 +78,10 @@ from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, KERNEL_CALLS, rewrite_approx_count_distinct, rewrite_kernel_call
 from vpush.optimizer.spark_order import (
+    HASH_FALLBACK_GROUPS,
     MOMENT_FUNCTIONS,
     ORDER_FREE_PERCENTILE_ROWS,
+    hash_fallback_place,
     percentile_approx_call,
     SORTS_KEPT,
     first_or_last,
@@ -3055,8 +3057,18 @@ class _Rewriter:
         else:
             as_double = exp.cast(value.copy(), double)
         order = scan_order(self.typer.scope)
+        select = node.find_ancestor(exp.Select)
+        group = select.args.get("group") if select is not None else None
+        # with GROUP BY, Spark's hash aggregation falls back to sorting past 128 groups (a window
+        # over the groups finds where), and merges each group's two digests
+        fallback = None
+        if group is not None:
+            if _in_clause(node, "having"):
+                _refuse(called, "a HAVING with GROUP BY (name it in the SELECT list and filter a subquery)")
+            plain = not any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "totals"))
+            fallback = hash_fallback_place(order) if order is not None and plain else None
         found = percentile_approx_call(as_double, order, condition, [float(p) for p in percentages if p is not None], budget,
-                                       self.functions)
+                                       self.functions, fallback)
         answers = exp.column(exp.to_identifier(_SORTED))
 
         def long_of(picked: exp.Expression) -> exp.Expr:
@@ -3091,16 +3103,25 @@ class _Rewriter:
             default=body,
         )
         answer = _sorted_once(found, answer)
+        count: exp.Expr = exp.Count(this=value.copy())
+        if condition is not None:
+            count = exp.Filter(this=count, expression=exp.Where(this=condition.copy()))
+        unknown: list[exp.Expr] = []
         if order is None:
             # without Spark's order of rows: answered where the group's values all stay in the head
-            count: exp.Expr = exp.Count(this=value.copy())
-            if condition is not None:
-                count = exp.Filter(this=count, expression=exp.Where(this=condition.copy()))
-            message = (f"{shown} over a group of {ORDER_FREE_PERCENTILE_ROWS} values or more where vpush does not know the "
-                       "order Spark reads the rows in (a join, ...), on which Spark's summary then depends; the Spark engine runs it")
+            unknown.append(exp.GTE(this=count.copy(), expression=exp.Literal.number(ORDER_FREE_PERCENTILE_ROWS)))
+        if group is not None and fallback is None:
+            # nor where the hash aggregation falls back: answered below 128 groups, or where the
+            # group's two digests each keep every value (fewer than accuracy / 2 of them)
+            many = exp.GTE(this=exp.Window(this=exp.Count(this=exp.Star())), expression=exp.Literal.number(HASH_FALLBACK_GROUPS))
+            merging = exp.GTE(this=exp.Mul(this=exp.cast(count.copy(), double), expression=exp.Literal.number(2)),
+                              expression=exp.Literal.number(budget))
+            unknown.append(exp.and_(many, merging, copy=False))
+        if unknown:
+            message = (f"{shown} over a large group where vpush does not know the order Spark reads the rows in (a join, "
+                       "a UNION ALL, ROLLUP, ...), on which Spark's summary then depends; the Spark engine runs it")
             answer = exp.Case(
-                ifs=[exp.If(this=exp.GTE(this=count, expression=exp.Literal.number(ORDER_FREE_PERCENTILE_ROWS)),
-                            true=spark_error("VPUSH_UNSUPPORTED_FUNCTION", message, _sql_type(result)))],
+                ifs=[exp.If(this=exp.or_(*unknown, copy=False), true=spark_error("VPUSH_UNSUPPORTED_FUNCTION", message, _sql_type(result)))],
                 default=answer,
             )
         return answer
@@ -5472,6 +5493,14 @@ def _negated(node: exp.Expr) -> bool:
     while isinstance(parent, exp.Paren):
         parent = parent.parent
     return isinstance(parent, exp.Not)
+
+
+def _in_clause(node: exp.Expr, key: str) -> bool:
+    """Whether ``node`` is part of its SELECT's clause ``key`` (``having``, ``order``, ...)."""
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, (exp.Select, exp.Subquery)):
+        child, parent = parent, parent.parent
+    return isinstance(parent, exp.Select) and child.arg_key == key
 
 
 def _in_projection(node: exp.Expr) -> bool:

@@ -204,6 +204,10 @@ PERCENTILES = [
     "SELECT g, percentile_approx(id, array(0.25, 0.5), 10) AS p FROM (SELECT * FROM t ORDER BY k DESC, x) GROUP BY g ORDER BY g",
     "SELECT g, percentile_approx(x, 0.5, 10) FILTER (WHERE id < 0) AS n, percentile_approx(CAST(NULL AS DOUBLE), 0.5) AS z, "
     "count(*) AS c FROM t GROUP BY g",
+    # past 128 groups Spark's hash aggregation falls back to sorting the later rows by group, and
+    # merges each group's digest of them with the one of the rows before
+    "SELECT id % 300 AS m, percentile_approx(y, array(0.25, 0.5, 0.75), 2) AS p, percentile_approx(x, 0.5, 4) FILTER (WHERE k > 0) AS f "
+    "FROM t GROUP BY id % 300",
     # a join: vpush does not know Spark's order of rows, which does not matter below 50,000 values
     "SELECT u.g, percentile_approx(t.x, array(0.3, 0.6), 20) AS p FROM t JOIN (SELECT DISTINCT g FROM u) AS u ON t.g = u.g GROUP BY u.g",
 ]
@@ -273,6 +277,7 @@ LARGE = [
     "SELECT g, percentile_approx(x, array(0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99), 100) AS a, percentile_approx(i, 0.5) AS b, "
     "percentile_approx(x, array(0.2, 0.7), 10000) AS c FROM t GROUP BY g",
     "SELECT percentile_approx(x, array(0.05, 0.5, 0.95), 1000) AS a, percentile_approx(i, 0.3, 30) FILTER (WHERE x > 0) AS b FROM t",
+    "SELECT i % 200 AS m, percentile_approx(x, array(0.1, 0.5, 0.9), 30) AS p FROM t GROUP BY i % 200",
 ]
 
 
@@ -296,6 +301,12 @@ def test_percentile_approx_past_the_head_over_a_join(large: Path) -> None:
     assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION", "should refuse: Spark's answer depends on the order"
     small = connection.sql(joined + " WHERE t.g = 1").to_arrow()
     assert small.num_rows == 1 and small.column("p")[0].as_py() is not None, "should answer: the group stays in the head"
+    many = "SELECT t.i % 200 AS m, percentile_approx(t.x, 0.5, 30) AS p FROM t JOIN (SELECT DISTINCT g FROM t) AS u ON t.g = u.g GROUP BY t.i % 200"
+    with pytest.raises(vpush.VpushError) as raised:
+        connection.sql(many).to_arrow()
+    assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION", "should refuse: past 128 groups Spark's digests merge in its order"
+    exact = connection.sql(many.replace("0.5, 30)", "0.5, 10000)")).to_arrow()
+    assert exact.num_rows == 399, "should answer: each group's digests keep every value"
 
 
 @pytest.fixture(scope="module")
