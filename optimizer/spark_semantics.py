@@ -3065,7 +3065,8 @@ class _Rewriter:
         if group is not None:
             if _in_clause(node, "having"):
                 _refuse(called, "a HAVING with GROUP BY (name it in the SELECT list and filter a subquery)")
-            plain = not any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "totals"))
+            plain = not any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "totals")) and not any(
+                isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions)
             fallback = hash_fallback_place(order) if order is not None and plain else None
         found = percentile_approx_call(as_double, order, condition, [float(p) for p in percentages if p is not None], budget,
                                        self.functions, fallback)

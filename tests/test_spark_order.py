@@ -208,6 +208,7 @@ PERCENTILES = [
     # merges each group's digest of them with the one of the rows before
     "SELECT id % 300 AS m, percentile_approx(y, array(0.25, 0.5, 0.75), 2) AS p, percentile_approx(x, 0.5, 4) FILTER (WHERE k > 0) AS f "
     "FROM t GROUP BY id % 300",
+    "SELECT g, percentile_approx(x, array(0.3, 0.7), 10) AS p, count(*) AS n FROM t GROUP BY ROLLUP(g)",
     # a join: vpush does not know Spark's order of rows, which does not matter below 50,000 values
     "SELECT u.g, percentile_approx(t.x, array(0.3, 0.6), 20) AS p FROM t JOIN (SELECT DISTINCT g FROM u) AS u ON t.g = u.g GROUP BY u.g",
 ]
