@@ -252,6 +252,17 @@ def test_percentile_approx_in_one_task(sql: str, one_task: SparkSession, folder:
     assert_same_answer(sql, one_task, connection)
 
 
+def test_percentile_approx_of_times_in_los_angeles(one_task: SparkSession, folder: Path) -> None:
+    """Dates and timestamps as Spark's days and microseconds whatever the session time zone."""
+    one_task.conf.set("spark.sql.session.timeZone", "America/Los_Angeles")
+    try:
+        connection = vpush.connect(time_zone="America/Los_Angeles")
+        connection.register("t", folder)
+        assert_same_answer(PERCENTILES[2], one_task, connection)
+    finally:
+        one_task.conf.set("spark.sql.session.timeZone", "UTC")
+
+
 def test_percentile_approx_on_the_spark_engine(one_task: SparkSession, spark_con: vpush.Connection) -> None:
     assert_same_answer(PERCENTILES[2], one_task, spark_con)
 
