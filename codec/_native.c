@@ -5993,11 +5993,14 @@ done:
 
 /* ---- Spark's order-dependent aggregates (codec/spark_aggregates.c) -------------------------- */
 PyDoc_STRVAR(spark_aggregate_doc,
-             "spark_aggregate(kind, offsets, valid, x, y) -> (null_count, values, validity)\n\n"
+             "spark_aggregate(kind, offsets, valid, x, y[, accuracy[, before]]) -> (null_count, values, validity)\n\n"
              "kind -1: Spark's ANSI sum of each list of longs (x int64), NULL where a running total overflows;\n"
              "kind -2: Spark's grouped sum of each list of decimals (x the 16-byte unscaled integers of\n"
              "Arrow's decimal128), NULL where a running total passes 38 digits;\n"
              "kind -3: Spark's sum of each list of doubles (x float64), added in order, NULL for a NULL or empty list;\n"
+             "kind -4: Spark's percentile_approx of each list of doubles (x float64, in order) at the percentages y\n"
+             "(float64) with `accuracy`: len(y) doubles a list, NULL for a NULL or empty list; `before` (int64 a list,\n"
+             "-1 for none) the values of each list before Spark's hash aggregation fell back to sorting;\n"
              "kind >= 0: spark_moments_column's kind over each list of doubles (y for the covariances and corr).\n"
              "offsets: length + 1 int64 into x (and y); valid: one byte per list, 0 for a NULL list.");
 
@@ -6005,12 +6008,17 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
     int kind;
     Py_buffer offsets, valid, x, y;
     PyObject *values = NULL, *validity = NULL, *result = NULL;
-    int64_t length, nulls, i, width;
+    int64_t length, nulls, i, width, per_list = 1;
+    long long accuracy = 0;
+    Py_buffer before = {0};
     (void)self;
-    if (!PyArg_ParseTuple(args, "iy*y*y*y*", &kind, &offsets, &valid, &x, &y)) return NULL;
+    if (!PyArg_ParseTuple(args, "iy*y*y*y*|Ly*", &kind, &offsets, &valid, &x, &y, &accuracy, &before)) return NULL;
     length = (int64_t)(offsets.len / 8) - 1;
     width = kind == -2 ? 16 : kind == -1 ? (int64_t)sizeof(int64_t) : (int64_t)sizeof(double);
-    if (length < 0 || valid.len < length || kind < -3 || kind >= SPARK_MOMENT_KINDS) {
+    if (kind == -4) per_list = (int64_t)(y.len / (Py_ssize_t)sizeof(double));
+    if (length < 0 || valid.len < length || kind < -4 || kind >= SPARK_MOMENT_KINDS
+        || (kind == -4 && (per_list <= 0 || accuracy <= 0 || accuracy > 2147483647LL
+                           || (before.buf != NULL && before.len != length * (Py_ssize_t)sizeof(int64_t))))) {
         PyErr_SetString(PyExc_ValueError, "spark_aggregate: bad kind, offsets or validity");
         goto done;
     }
@@ -6022,10 +6030,20 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    values = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * (kind == -2 ? 16 : 8)));
+    values = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * (kind == -2 ? 16 : 8) * per_list));
     validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)length);
     if (values == NULL || validity == NULL) goto done;
-    if (kind == -2)
+    if (kind == -4) {
+        Py_BEGIN_ALLOW_THREADS
+        nulls = spark_percentile_approx_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const double *)x.buf,
+                                               (const int64_t *)before.buf, (const double *)y.buf, per_list, (int64_t)accuracy,
+                                               (double *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
+        Py_END_ALLOW_THREADS
+        if (nulls < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    } else if (kind == -2)
         nulls = spark_decimal_sum_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const unsigned char *)x.buf,
                                          (unsigned char *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
     else if (kind == -3)
@@ -6045,6 +6063,7 @@ done:
     PyBuffer_Release(&valid);
     PyBuffer_Release(&x);
     PyBuffer_Release(&y);
+    if (before.buf != NULL) PyBuffer_Release(&before);
     return result;
 }
 

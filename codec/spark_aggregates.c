@@ -346,3 +346,291 @@ int64_t spark_order_lists(const int64_t *offsets, int64_t length, const int64_t 
     free(run_start), free(run_key), free(idx), free(tmp);
     return 0;
 }
+
+/* ---- percentile_approx: Spark's QuantileSummaries (Greenwald-Khanna) ------------------------ */
+
+/* QuantileSummaries.defaultHeadSize and defaultCompressThreshold (the digest's summaries are
+ * always made with the latter, whatever the accuracy). */
+#define GK_HEAD_SIZE 50000
+#define GK_COMPRESS_THRESHOLD 10000
+
+typedef struct {
+    double value;
+    int64_t g, delta;
+} gk_stats;
+
+typedef struct {
+    gk_stats *sampled, *spare; /* the summary's samples; room for the next ones */
+    int64_t size, capacity;
+    double *head; /* headSampled: the values not yet inserted */
+    uint64_t *keys, *keys_spare;
+    int64_t head_size;
+    int64_t count; /* the values inserted into `sampled` (not the head's) */
+    int compressed;
+    double relative_error;
+} gk_summary;
+
+/* A double as an unsigned key in java.lang.Double.compare's order (-0.0 before 0.0; NaN, all
+ * of one key as doubleToLongBits makes them, after +Infinity). */
+static uint64_t java_order_key(double value) {
+    uint64_t bits;
+    if (value != value) return 0xFFF8000000000000ULL; /* 0x7ff8000000000000, the sign bit flipped */
+    memcpy(&bits, &value, 8);
+    return (bits >> 63) ? ~bits : bits ^ 0x8000000000000000ULL;
+}
+
+static double java_order_value(uint64_t key) {
+    uint64_t bits = (key >> 63) ? key ^ 0x8000000000000000ULL : ~key;
+    double value;
+    memcpy(&value, &bits, 8);
+    return value;
+}
+
+/* Sort keys[0..n) ascending by bytes, least significant first (tmp as large); a byte all keys
+ * share costs no pass. Returns the array that holds the result (keys or tmp). */
+static uint64_t *radix_sort(uint64_t *keys, uint64_t *tmp, int64_t n) {
+    int shift;
+    int64_t i, counts[256];
+    for (shift = 0; shift < 64; shift += 8) {
+        uint64_t *swap;
+        int64_t at = 0;
+        memset(counts, 0, sizeof counts);
+        for (i = 0; i < n; i++) counts[(keys[i] >> shift) & 0xFF]++;
+        if (n == 0 || counts[(keys[0] >> shift) & 0xFF] == n) continue;
+        for (i = 0; i < 256; i++) {
+            int64_t c = counts[i];
+            counts[i] = at;
+            at += c;
+        }
+        for (i = 0; i < n; i++) tmp[counts[(keys[i] >> shift) & 0xFF]++] = keys[i];
+        swap = keys, keys = tmp, tmp = swap;
+    }
+    return keys;
+}
+
+static int gk_reserve(gk_summary *s, int64_t capacity) {
+    gk_stats *a, *b;
+    if (capacity <= s->capacity) return 0;
+    a = realloc(s->sampled, (size_t)capacity * sizeof(gk_stats));
+    if (a == NULL) return -1;
+    s->sampled = a;
+    b = realloc(s->spare, (size_t)capacity * sizeof(gk_stats));
+    if (b == NULL) return -1;
+    s->spare = b;
+    s->capacity = capacity;
+    return 0;
+}
+
+/* withHeadBufferInserted: the head's values, sorted in Java's order, merged among the samples
+ * (each after the samples <= it), g 1 and delta floor(2 * relativeError * count) but for the
+ * first sample and the last value inserted after every sample. A new summary: not compressed. */
+static int gk_insert_head(gk_summary *s) {
+    int64_t i, op, sample = 0, out = 0, current = s->count;
+    uint64_t *sorted;
+    gk_stats *swap;
+    if (s->head_size == 0) return 0;
+    if (gk_reserve(s, s->size + s->head_size) < 0) return -1;
+    for (i = 0; i < s->head_size; i++) s->keys[i] = java_order_key(s->head[i]);
+    sorted = radix_sort(s->keys, s->keys_spare, s->head_size);
+    for (op = 0; op < s->head_size; op++) {
+        double value = java_order_value(sorted[op]);
+        int64_t delta;
+        while (sample < s->size && s->sampled[sample].value <= value) s->spare[out++] = s->sampled[sample++];
+        current += 1;
+        delta = (out == 0 || (sample == s->size && op == s->head_size - 1)) ? 0
+                : (int64_t)floor(2 * s->relative_error * (double)current);
+        s->spare[out].value = value, s->spare[out].g = 1, s->spare[out].delta = delta;
+        out++;
+    }
+    while (sample < s->size) s->spare[out++] = s->sampled[sample++];
+    swap = s->sampled, s->sampled = s->spare, s->spare = swap;
+    s->size = out;
+    s->count = current;
+    s->head_size = 0;
+    s->compressed = 0;
+    return 0;
+}
+
+/* compressImmut: from the last sample down to the second, each merged into the one after it
+ * (its g added there) while their g's and the latter's delta stay under the threshold; the
+ * first sample kept where it is no greater than the first one kept after it. */
+static void gk_compress_samples(gk_summary *s, double threshold) {
+    int64_t i, at = s->size, n = s->size;
+    gk_stats head;
+    gk_stats *swap;
+    if (n == 0) return;
+    head = s->sampled[n - 1];
+    for (i = n - 2; i >= 1; i--) {
+        gk_stats sample = s->sampled[i];
+        if ((double)(sample.g + head.g + head.delta) < threshold) {
+            head.g += sample.g;
+        } else {
+            s->spare[--at] = head;
+            head = sample;
+        }
+    }
+    s->spare[--at] = head;
+    if (s->sampled[0].value <= head.value && n > 1) s->spare[--at] = s->sampled[0];
+    memmove(s->spare, s->spare + at, (size_t)(n - at) * sizeof(gk_stats));
+    swap = s->sampled, s->sampled = s->spare, s->spare = swap;
+    s->size = n - at;
+}
+
+/* QuantileSummaries.compress: the head inserted, then the samples compressed. */
+static int gk_compress(gk_summary *s) {
+    if (gk_insert_head(s) < 0) return -1;
+    gk_compress_samples(s, 2 * s->relative_error * (double)s->count);
+    s->compressed = 1;
+    return 0;
+}
+
+/* QuantileSummaries.insert (PercentileDigest.add): into the head; a full head is inserted, and
+ * the samples compressed where they number compressThreshold or more. */
+static int gk_add(gk_summary *s, double value) {
+    s->head[s->head_size++] = value;
+    s->compressed = 0;
+    if (s->head_size >= GK_HEAD_SIZE) {
+        if (gk_insert_head(s) < 0) return -1;
+        if (s->size >= GK_COMPRESS_THRESHOLD) return gk_compress(s);
+    }
+    return 0;
+}
+
+/* QuantileSummaries.query(percentiles): the percentages taken in ascending order (order[] their
+ * indices), each from where the one before it stopped. */
+static void gk_query(const gk_summary *s, const double *percentages, const int64_t *order, int64_t npercentages,
+                     double *out) {
+    int64_t k, index = 0, min_rank = s->sampled[0].g, largest = INT64_MIN;
+    double target_error;
+    for (k = 0; k < s->size; k++)
+        if (s->sampled[k].delta + s->sampled[k].g > largest) largest = s->sampled[k].delta + s->sampled[k].g;
+    target_error = (double)(largest / 2);
+    for (k = 0; k < npercentages; k++) {
+        double percentile = percentages[order[k]], found;
+        if (percentile <= s->relative_error) {
+            found = s->sampled[0].value;
+        } else if (percentile >= 1 - s->relative_error) {
+            found = s->sampled[s->size - 1].value;
+        } else {
+            /* findApproxQuantile */
+            int64_t rank = (int64_t)ceil(percentile * (double)s->count), i = index, rank_at = min_rank;
+            gk_stats current = s->sampled[index];
+            found = s->sampled[s->size - 1].value;
+            for (;;) {
+                if (i >= s->size - 1) {
+                    index = s->size - 1, min_rank = 0;
+                    break;
+                }
+                if ((double)(rank_at + current.delta) - target_error <= (double)rank && (double)rank <= (double)rank_at + target_error) {
+                    index = i, min_rank = rank_at, found = current.value;
+                    break;
+                }
+                i++;
+                current = s->sampled[i];
+                rank_at += current.g;
+            }
+        }
+        out[order[k]] = found;
+    }
+}
+
+/* QuantileSummaries.merge of `other` into `self` (both compressed and not empty), into `self`:
+ * the samples merged by value, those of one side placed between the other's given the other's
+ * rank error as more delta, then compressed at the merged count. */
+static int gk_merge(gk_summary *self, const gk_summary *other) {
+    int64_t a = 0, b = 0, out = 0, count = self->count + other->count;
+    int64_t more_self = (int64_t)floor(2 * other->relative_error * (double)other->count);
+    int64_t more_other = (int64_t)floor(2 * self->relative_error * (double)self->count);
+    double error = self->relative_error > other->relative_error ? self->relative_error : other->relative_error;
+    gk_stats *swap;
+    if (gk_reserve(self, self->size + other->size) < 0) return -1;
+    while (a < self->size && b < other->size) {
+        if (self->sampled[a].value < other->sampled[b].value) {
+            self->spare[out] = self->sampled[a++];
+            self->spare[out++].delta += b > 0 ? more_self : 0;
+        } else {
+            self->spare[out] = other->sampled[b++];
+            self->spare[out++].delta += a > 0 ? more_other : 0;
+        }
+    }
+    while (a < self->size) self->spare[out++] = self->sampled[a++];
+    while (b < other->size) self->spare[out++] = other->sampled[b++];
+    swap = self->sampled, self->sampled = self->spare, self->spare = swap;
+    self->size = out;
+    self->count = count;
+    self->relative_error = error;
+    gk_compress_samples(self, 2 * error * (double)count);
+    self->compressed = 1;
+    return 0;
+}
+
+static void gk_reset(gk_summary *s, double relative_error) {
+    s->size = 0, s->count = 0, s->head_size = 0, s->compressed = 1, s->relative_error = relative_error;
+}
+
+static int gk_alloc_head(gk_summary *s) {
+    s->head = malloc(GK_HEAD_SIZE * sizeof(double));
+    s->keys = malloc(GK_HEAD_SIZE * sizeof(uint64_t));
+    s->keys_spare = malloc(GK_HEAD_SIZE * sizeof(uint64_t));
+    return s->head == NULL || s->keys == NULL || s->keys_spare == NULL ? -1 : 0;
+}
+
+static void gk_free(gk_summary *s) {
+    free(s->head), free(s->keys), free(s->keys_spare), free(s->sampled), free(s->spare);
+}
+
+/* The digest of x[begin..end) fed in order, as a task serializes it (compressed). */
+static int gk_digest(gk_summary *s, const double *x, int64_t begin, int64_t end) {
+    int64_t j;
+    gk_reset(s, s->relative_error);
+    for (j = begin; j < end; j++)
+        if (gk_add(s, x[j]) < 0) return -1;
+    return s->compressed ? 0 : gk_compress(s);
+}
+
+int64_t spark_percentile_approx_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const double *x,
+                                       const int64_t *before, const double *percentages, int64_t npercentages,
+                                       int64_t accuracy, double *out, uint8_t *out_valid) {
+    int64_t i, k, nulls = 0;
+    int64_t *order;
+    gk_summary s, early;
+    if (accuracy <= 0 || npercentages <= 0) return -1;
+    memset(&s, 0, sizeof s);
+    memset(&early, 0, sizeof early);
+    s.relative_error = early.relative_error = 1.0 / (double)accuracy;
+    order = malloc((size_t)npercentages * sizeof(int64_t));
+    if (order == NULL || gk_alloc_head(&s) < 0 || gk_alloc_head(&early) < 0) goto oom;
+    /* the percentages in ascending order, stably (Scala's sortBy over Ordering.Double) */
+    for (k = 0; k < npercentages; k++) {
+        int64_t at = k;
+        while (at > 0 && java_order_key(percentages[order[at - 1]]) > java_order_key(percentages[k])) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = k;
+    }
+    for (i = 0; i < length; i++) {
+        int64_t begin = offsets[i], end = valid[i] ? offsets[i + 1] : offsets[i];
+        int64_t cut = before != NULL && before[i] >= 0 && before[i] < end - begin ? begin + before[i] : end;
+        /* the values before the hash aggregation fell back to sorting: that digest, serialized;
+         * the rest fed to a new buffer, compressed and merged with it (SortBasedAggregator) */
+        if (cut == begin || cut == end) {
+            if (gk_digest(&s, x, begin, end) < 0) goto oom;
+        } else {
+            if (gk_digest(&early, x, begin, cut) < 0 || gk_digest(&s, x, cut, end) < 0 || gk_merge(&s, &early) < 0) goto oom;
+        }
+        /* the final aggregation's empty buffer merged with the task's leaves it as it is */
+        out_valid[i] = s.count > 0;
+        if (out_valid[i]) {
+            gk_query(&s, percentages, order, npercentages, out + i * npercentages);
+        } else {
+            for (k = 0; k < npercentages; k++) out[i * npercentages + k] = 0.0;
+            nulls++;
+        }
+    }
+    free(order), gk_free(&s), gk_free(&early);
+    return nulls;
+oom:
+    free(order), gk_free(&s), gk_free(&early);
+    return -2;
+}

@@ -38,6 +38,20 @@ int64_t spark_decimal_sum_column(const int64_t *offsets, const uint8_t *valid, i
 int64_t spark_double_sum_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const double *x, double *out,
                                 uint8_t *out_valid);
 
+/* For each list of doubles (in order: each row's value as Spark converts it), Spark's
+ * percentile_approx at each of the `npercentages` percentages with `accuracy`: its
+ * QuantileSummaries (a head of 50000 values, samples compressed from 10000 on, relative error
+ * 1 / accuracy) fed the values in order, compressed as the task serializes it (the final
+ * aggregation's empty buffer merged with it leaves it as it is), then queried. Where before[i]
+ * (before may be NULL) is from 0 to below the list's length, the list's first before[i] values
+ * make one digest and the rest another, merged into it as Spark's hash aggregation does after it
+ * falls back to sorting. out holds npercentages doubles a list; out_valid[i] 0 where the list is
+ * NULL or empty. Returns the number of NULL results, -1 for a bad accuracy or no percentages, -2
+ * where memory runs out. */
+int64_t spark_percentile_approx_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const double *x,
+                                       const int64_t *before, const double *percentages, int64_t npercentages,
+                                       int64_t accuracy, double *out, uint8_t *out_valid);
+
 /* For each of `length` lists (list i is positions[offsets[i]..offsets[i+1])), the indices of its
  * items in order of their positions, stably: permutation[offsets[i] + k] is the index of list
  * i's k-th. A list already in order costs one pass; one gathered from runs in order that do not

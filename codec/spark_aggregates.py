@@ -12,7 +12,10 @@ for an ANSI ``sum`` of integers whether a running total overflows on the way. Th
 and those of ``regr_sxx``, ``regr_syy``, ``regr_sxy``, ``regr_slope``, ``regr_intercept`` and
 ``regr_r2`` (over the pairs where neither value is NULL), with Spark 4's NULLs (no rows; one row for the sample statistics and ``corr``; a zero second
 moment for ``skewness`` and ``kurtosis``; a zero divisor), ``Sum``'s ANSI additions of longs,
-and its additions of decimals in a hash aggregation's ``decimal(38,s)`` buffer.
+its additions of decimals in a hash aggregation's ``decimal(38,s)`` buffer, and
+``percentile_approx``'s ``QuantileSummaries`` (Greenwald-Khanna: a head buffer of 50,000
+values sorted into the samples when full, the samples compressed from 10,000 on and when the
+task serializes its digest; the query's ranks within Spark 4's target error).
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ import pyarrow as pa
 
 from vpush.codec.native import NativeUnsupportedError, _native
 
-__all__ = ["MOMENT_KINDS", "POSITION", "POSITIONED_VALUE", "spark_decimal_sum", "spark_double_sum", "spark_long_sum", "spark_moments"]
+__all__ = ["MOMENT_KINDS", "POSITION", "POSITIONED_VALUE", "spark_decimal_sum", "spark_double_sum", "spark_long_sum", "spark_moments",
+           "spark_percentile_approx"]
 
 MOMENT_KINDS: tuple[str, ...] = (
     "var_pop", "var_samp", "stddev_pop", "stddev_samp", "skewness", "kurtosis", "covar_pop", "covar_samp", "corr",
@@ -198,3 +202,71 @@ def spark_decimal_sum(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
     bitmap = np.packbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little").tobytes()
     length = len(validity)
     return pa.Array.from_buffers(pa.decimal128(38, value_type.scale), length, [pa.py_buffer(bitmap), pa.py_buffer(sums)])
+
+
+def spark_percentile_approx(
+    lists: pa.Array | pa.ChunkedArray, percentages: list[float], accuracy: int, fallback: pa.Array | pa.ChunkedArray | None = None
+) -> pa.Array:
+    """Spark's ``percentile_approx`` of each list of doubles at ``percentages``, the values fed
+    to Spark's ``QuantileSummaries`` (relative error ``1.0 / accuracy``) in list order, as one
+    task's digest, which the final aggregation's empty buffer leaves as it is: a list of doubles
+    (one per percentage) per list, NULL for a NULL or empty list.
+
+    Where ``fallback`` (one place per list, of lists of positioned values) is not NULL, the
+    task's hash aggregation fell back to sorting after the row at that place: the values placed
+    up to it form one digest, the later ones another, which Spark compresses and merges the
+    first into (``SortBasedAggregator``).
+
+    Example:
+        >>> spark_percentile_approx(pa.array([[3.0, 1.0, 2.0], [], None]), [0.5, 1.0], 10000).to_pylist()
+        [[2.0, 3.0], None, None]
+        >>> values = pa.array([[float(v) for v in range(100)]])
+        >>> spark_percentile_approx(values, [0.25, 0.5], 10).to_pylist()
+        [[25.0, 47.0]]
+
+    Args:
+        lists: lists of doubles (or of positioned values), with no NULL inside.
+        percentages: one or more percentages, each from 0 to 1.
+        accuracy: Spark's accuracy, from 1 to 2147483647.
+        fallback: for lists of positioned values, the place after which each list's values went
+            to a second digest (NULL: none).
+
+    Raises:
+        NativeUnsupportedError: no compiled kernel.
+        ValueError: a NULL inside a list, no percentage, or an accuracy out of range.
+    """
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    if not percentages or not 0 < accuracy <= 2147483647:
+        raise ValueError(f"spark_percentile_approx: percentages {percentages} with accuracy {accuracy}")
+    if isinstance(lists, pa.ChunkedArray):
+        lists = lists.combine_chunks()
+    if isinstance(lists, pa.LargeListArray):
+        lists = lists.cast(pa.list_(lists.type.value_type))
+    before = b""
+    if fallback is not None and pa.types.is_struct(lists.type.value_type) and fallback.null_count < len(fallback):
+        before = _values_before(lists, fallback)
+    offsets, valid, values = _lists(lists, pa.float64())
+    wanted = np.asarray(percentages, dtype=np.float64)
+    arguments = (-4, offsets, valid, _buffer(values, np.float64), wanted.tobytes(), accuracy) + ((before,) if before else ())
+    _, found, validity = _native.spark_aggregate(*arguments)
+    length = len(validity)
+    mask = np.frombuffer(validity, dtype=np.uint8) == 0
+    ends = np.arange(length + 1, dtype=np.int32) * len(percentages)
+    flat = pa.array(np.frombuffer(found, dtype=np.float64), type=pa.float64())
+    return pa.ListArray.from_arrays(pa.array(ends, pa.int32()), flat, mask=pa.array(mask))
+
+
+def _values_before(lists: pa.ListArray, fallback: pa.Array | pa.ChunkedArray) -> bytes:
+    """How many of each positioned list's items are placed at or before its ``fallback`` place
+    (int64 a list; -1 where that is NULL)."""
+    offsets = np.asarray(lists.offsets, dtype=np.int64)
+    by_name = dict(zip((f.name for f in lists.values.type), lists.values.flatten()))
+    positions = np.asarray(by_name[POSITION].slice(offsets[0], offsets[-1] - offsets[0]), dtype=np.int64)
+    places = pa.chunked_array([fallback]) if isinstance(fallback, pa.Array) else fallback
+    cut = np.asarray(places.fill_null(-1).combine_chunks(), dtype=np.int64)
+    lengths = np.diff(offsets)
+    early = positions <= np.repeat(cut, lengths)
+    running = np.concatenate([[0], np.cumsum(early, dtype=np.int64)])
+    counts = running[offsets[1:] - offsets[0]] - running[offsets[:-1] - offsets[0]]
+    return np.where(np.asarray(places.is_null().combine_chunks(), dtype=bool), -1, counts).astype(np.int64).tobytes()

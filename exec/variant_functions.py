@@ -107,6 +107,7 @@ from vpush.codec.spark_aggregates import (
     spark_double_sum,
     spark_long_sum,
     spark_moments,
+    spark_percentile_approx,
 )
 from vpush.codec.spark_conv import spark_conv
 from vpush.codec.spark_hash import crc32, spark_hash_step
@@ -124,7 +125,7 @@ from vpush.exec.string_datetimes import (
 )
 from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, CONV_FUNCTION, HASH_ENGINE_FUNCTIONS
-from vpush.optimizer.spark_order import DOUBLE_SUM_FUNCTION, LONG_SUM_FUNCTION, moment_function
+from vpush.optimizer.spark_order import DOUBLE_SUM_FUNCTION, LONG_SUM_FUNCTION, PERCENTILE_APPROX_FUNCTION, moment_function
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
 from vpush.exec.rebuild_rows import rebuild_rows
@@ -898,6 +899,12 @@ _POSITIONED_DOUBLES = f"STRUCT({POSITIONED_VALUE} DOUBLE, {POSITION} BIGINT)[]"
 """Lists of doubles, each with its row's place in Spark's order (the kernel orders them)."""
 
 
+def _percentile_approx(lists: pa.Array, percentages: pa.Array, accuracy: pa.Array, fallback: pa.Array) -> pa.Array:
+    """Spark's ``percentile_approx`` of each list of positioned doubles, at the (constant)
+    percentages with the (constant) accuracy, each list split at its ``fallback`` place."""
+    return spark_percentile_approx(lists, list(_first(percentages)), int(_first(accuracy)), fallback)
+
+
 # -- Spark's transcendental functions -------------------------------------------------------------
 def _moment_function(kind: str) -> Callable[..., pa.Array]:
     """Spark's moment ``kind`` over each list of doubles (two lists for the covariances and corr),
@@ -1099,6 +1106,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     },
     LONG_SUM_FUNCTION: (_guarded(spark_long_sum, "sum"), [f"STRUCT({POSITIONED_VALUE} BIGINT, {POSITION} BIGINT)[]"], "BIGINT"),
     DOUBLE_SUM_FUNCTION: (_guarded(spark_double_sum, "sum"), [_POSITIONED_DOUBLES], "DOUBLE"),
+    PERCENTILE_APPROX_FUNCTION: (_guarded(_percentile_approx, "percentile_approx"), [_POSITIONED_DOUBLES, "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE[]"),
 }
 """name -> (the Arrow function, DuckDB parameter types, DuckDB result type)."""
 

@@ -78,7 +78,11 @@ from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, KERNEL_CALLS, rewrite_approx_count_distinct, rewrite_kernel_call
 from vpush.optimizer.spark_order import (
+    HASH_FALLBACK_GROUPS,
     MOMENT_FUNCTIONS,
+    ORDER_FREE_PERCENTILE_ROWS,
+    hash_fallback_place,
+    percentile_approx_call,
     SORTS_KEPT,
     first_or_last,
     last_of_ties,
@@ -1729,6 +1733,8 @@ class _Rewriter:
         moment = self._moment(node)
         if moment is not None:
             return moment
+        if isinstance(node, exp.Filter) and isinstance(node.this, exp.ApproxQuantile) and not isinstance(node.parent, exp.Window):
+            return self._approx_percentile(node.this, node.expression.this)
         if isinstance(node, (exp.Case, exp.If, exp.Coalesce, exp.Greatest, exp.Least, exp.Array)) and not isinstance(node.parent, exp.Case):
             widened = self._widen_decimal_branches(node)
             if widened is not None:
@@ -1756,6 +1762,8 @@ class _Rewriter:
             if isinstance(node.this, (exp.Sum, exp.Avg)) and isinstance(node.this.this, exp.Distinct):
                 return node
             return self._aggregate(node, node.this, result, window=node)
+        if isinstance(node, exp.ApproxQuantile) and isinstance(node.parent, (exp.Filter, exp.Window)):
+            return self._approx_percentile(node)  # its checks (the FILTER's visit computes it; a window refused)
         if isinstance(node.parent, (exp.Filter, exp.Window)) and node.arg_key == "this" and isinstance(node, exp.AggFunc):
             # `agg(x) FILTER (...)` and `agg(x) OVER (...)`: a wrapper here would not parse.
             # Only a function swap is safe; the types stay DuckDB's.
@@ -3042,23 +3050,33 @@ class _Rewriter:
         checked = finish(filtered(exp.Sum(this=value.copy())), filtered(exp.Count(this=value.copy())))
         return ordered_decimal_total(value, order, condition, scale, checked, to, finish, function)
 
-    def _approx_percentile(self, node: exp.ApproxQuantile) -> exp.Expr:
-        """Spark's ``percentile_approx``/``approx_percentile`` where its answer is exact: Spark's
-        Greenwald-Khanna summary (``QuantileSummaries``) keeps every value, unmerged and with no
-        rank error, while ``2 * count / accuracy < 1``; its query then gives, of the values as
-        doubles in Java's order (-0.0 before 0.0, NaN last), the smallest at a percentage up to
-        ``1/accuracy``, the largest from ``1 - 1/accuracy``, else the ``ceil(p * count)``-th, cast
-        back to the argument's type. A group past that count raises ``VPUSH_UNSUPPORTED_FUNCTION``
-        when the query runs: Spark's answer there depends on how its summaries were compressed
-        and merged (the Spark engine runs it)."""
+    def _approx_percentile(self, node: exp.ApproxQuantile, condition: exp.Expr | None = None) -> exp.Expr:
+        """Spark's ``percentile_approx``/``approx_percentile`` (``condition``: its FILTER): each
+        group's values as doubles (dates as days, timestamps as microseconds) fed to Spark's
+        Greenwald-Khanna summary (``QuantileSummaries``) in Spark's order of rows by the engine
+        function (:func:`~vpush.optimizer.spark_order.percentile_approx_call`), as one task
+        builds it and the final aggregation queries it, each answer converted back to the
+        argument's type as Spark converts it. Where vpush does not know Spark's order of rows (a
+        join, ...), a group of 50,000 values or more raises ``VPUSH_UNSUPPORTED_FUNCTION`` when met
+        (fewer stay in the summary's head, sorted before they count). A window is refused."""
         called = (node.meta.get("vpush_spark_call") or ("percentile_approx",))[0]
         value, quantile, accuracy = node.this, node.args.get("quantile"), node.args.get("accuracy")
+        if isinstance(node.parent, exp.Window) or (isinstance(node.parent, exp.Filter) and isinstance(node.parent.parent, exp.Window)):
+            # (a growing frame's every evaluation compresses Spark's digest in place)
+            _refuse(called, "a window")
+        if isinstance(value, exp.Distinct):
+            _refuse(called, "a DISTINCT argument")
         source = self.typer.of(value)
-        if not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType)):
-            _refuse(called, f"a `{called}` of a {source.to_spark() if source is not None else 'value vpush does not type'}")
-        if isinstance(node.parent, (exp.Window, exp.Filter)):
-            _refuse(called, "a window or a FILTER")
         shown = _spark_text(node)
+        if source == _BOOLEAN or isinstance(source, (ArrayType, MapType, StructType)) or source == AtomicType("binary"):
+            raise OptimizeError(
+                f'Cannot resolve "{shown}" due to data type mismatch: The first parameter requires the ("NUMERIC" or "DATE" or '
+                '"TIMESTAMP" or "TIMESTAMP_NTZ" or "INTERVAL YEAR TO MONTH" or "INTERVAL DAY TO SECOND" or "TIME") type, however '
+                f'"{_spark_text(value)}" has the type "{_spark_type_name(source)}".',
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+        if not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType) or source in _DATETIMES):
+            _refuse(called, f"a `{called}` of a {source.to_spark() if source is not None else 'value vpush does not type'}")
         budget = 10000 if accuracy is None else _integer_literal(accuracy)
         if budget is None:
             _refuse(called, "an accuracy that is not an integer literal")
@@ -3084,25 +3102,43 @@ class _Rewriter:
                     f"(current value = {number}D).",
                     error_class="DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE",
                 )
+        if isinstance(node.parent, exp.Filter) and condition is None:
+            return node  # the FILTER's visit, next, computes it
         assert source is not None
         target = _sql_type(source)
         result = ArrayType(source) if isinstance(quantile, exp.Array) else source
         if isinstance(quantile, exp.Array) and not parts:
             return exp.Max(this=exp.cast(exp.Null(), _sql_type(result)))  # no percentages: Spark's NULL, an aggregate still
-        error = 1.0 / budget  # Spark's relative error, 1.0D / accuracy
         double = exp.DataType.build("DOUBLE")
-        as_double = exp.cast(value.copy(), double)
-        # Java's order of doubles: -0.0 before 0.0 (DuckDB's sort takes them as equal), NaN last
-        key = exp.Struct(expressions=[
-            exp.PropertyEQ(this=exp.to_identifier("v"), expression=as_double),
-            exp.PropertyEQ(this=exp.to_identifier("z"), expression=exp.Not(this=exp.Anonymous(this="signbit", expressions=[as_double.copy()]))),
-        ])
-        kept = exp.Where(this=exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())))
-        ordered = exp.Anonymous(this="list_sort", expressions=[exp.Filter(this=exp.Anonymous(this="list", expressions=[key]), expression=kept)])
-        values = exp.column(exp.to_identifier(_SORTED))
-        # (no value at all: DuckDB's list is NULL, not empty)
-        count = exp.cast(exp.Coalesce(this=exp.Anonymous(this="len", expressions=[values.copy()]), expressions=[exp.Literal.number(0)]),
-                         exp.DataType.build("BIGINT"))
+        bigint = exp.DataType.build("BIGINT")
+        epoch = exp.cast(exp.Literal.string("1970-01-01"), exp.DataType.build("DATE"))
+        as_double: exp.Expr
+        if source == AtomicType("date"):  # the days since the epoch, an int
+            as_double = exp.cast(exp.Sub(this=value.copy(), expression=epoch.copy()), double)
+        elif source in _TIMESTAMPS:  # the microseconds since the epoch, a long
+            as_double = exp.cast(exp.Anonymous(this="epoch_us", expressions=[value.copy()]), double)
+        else:
+            as_double = exp.cast(value.copy(), double)
+        order = scan_order(self.typer.scope)
+        select = node.find_ancestor(exp.Select)
+        group = select.args.get("group") if select is not None else None
+        # with GROUP BY, Spark's hash aggregation falls back to sorting past 128 groups (a window
+        # over the groups finds where), and merges each group's two digests
+        fallback = None
+        if group is not None:
+            if _in_clause(node, "having"):
+                _refuse(called, "a HAVING with GROUP BY (name it in the SELECT list and filter a subquery)")
+            plain = not any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "totals")) and not any(
+                isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions)
+            fallback = hash_fallback_place(order) if order is not None and plain else None
+        found = percentile_approx_call(as_double, order, condition, [float(p) for p in percentages if p is not None], budget,
+                                       self.functions, fallback)
+        answers = exp.column(exp.to_identifier(_SORTED))
+
+        def long_of(picked: exp.Expression) -> exp.Expr:
+            """Scala's toLong of a double: 2^63 (a long's largest as a double) saturates."""
+            top = exp.GTE(this=picked.copy(), expression=exp.Literal.number("9.223372036854775807E18"))
+            return exp.Case(ifs=[exp.If(this=top, true=exp.cast(exp.Literal.number(2**63 - 1), bigint))], default=exp.cast(picked, bigint))
 
         def back(picked: exp.Expression) -> exp.Expr:
             """The chosen double as the argument's type, as Spark converts it back."""
@@ -3110,39 +3146,49 @@ class _Rewriter:
                 return picked
             if isinstance(source, DecimalType):
                 return self._fractional_to_decimal(picked, source, strict=False)
-            if source == _BIGINT:  # Scala's toLong: 2^63 (a long's largest as a double) saturates
-                top = exp.GTE(this=picked.copy(), expression=exp.Literal.number("9.223372036854775807E18"))
-                return exp.Case(ifs=[exp.If(this=top, true=exp.cast(exp.Literal.number(2**63 - 1), target))], default=exp.cast(picked, target))
+            if source == AtomicType("date"):
+                return exp.cast(exp.Add(this=epoch.copy(), expression=exp.cast(picked, exp.DataType.build("INT"))), target)
+            if source in _TIMESTAMPS:
+                moment = exp.Anonymous(this="make_timestamp", expressions=[long_of(picked)])
+                return moment if source == AtomicType("timestamp_ntz") else exp.Anonymous(
+                    this="timezone", expressions=[exp.Literal.string("UTC"), moment])
+            if source == _BIGINT:
+                return long_of(picked)
             return exp.cast(picked, target)
 
-        def at(number: float) -> exp.Expr:
-            if number <= error:
-                index: exp.Expression = exp.Literal.number(1)
-            elif number >= 1 - error:
-                index = count.copy()
-            else:
-                rank = exp.Ceil(this=exp.Mul(this=exp.cast(exp.Literal.number(repr(number)), double), expression=exp.cast(count.copy(), double)))
-                index = exp.Least(this=exp.cast(rank, exp.DataType.build("BIGINT")), expressions=[count.copy()])
-            item = exp.Anonymous(this="list_extract", expressions=[values.copy(), index])
-            picked = exp.Dot(this=exp.Paren(this=item), expression=exp.to_identifier("v"))
+        def at(index: int) -> exp.Expr:
+            picked = exp.Anonymous(this="list_extract", expressions=[answers.copy(), exp.Literal.number(index + 1)])
             self.typer.types[id(picked)] = _DOUBLE
             return back(picked)
 
-        assert all(p is not None for p in percentages)
-        body: exp.Expr = (
-            exp.Array(expressions=[at(float(p)) for p in percentages if p is not None]) if isinstance(quantile, exp.Array)
-            else at(float(percentages[0] or 0.0))
-        )
-        limit = exp.GTE(this=exp.Mul(this=exp.cast(count.copy(), double), expression=exp.Literal.number(repr(2 * error))),
-                        expression=exp.Literal.number("1.0"))
-        message = (f"{shown} over a group of more than {math.ceil(budget / 2) - 1} values: Spark's answer depends on how its "
-                   "summaries were compressed and merged, which the DuckDB engine does not follow; the Spark engine runs it")
-        answer = exp.Case(
-            ifs=[exp.If(this=exp.EQ(this=count.copy(), expression=exp.Literal.number(0)), true=exp.cast(exp.Null(), _sql_type(result))),
-                 exp.If(this=limit, true=spark_error("VPUSH_UNSUPPORTED_FUNCTION", message, _sql_type(result)))],
+        body: exp.Expr = exp.Array(expressions=[at(i) for i in range(len(parts))]) if isinstance(quantile, exp.Array) else at(0)
+        answer: exp.Expr = exp.Case(
+            ifs=[exp.If(this=exp.Is(this=answers.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), _sql_type(result)))],
             default=body,
         )
-        return _sorted_once(ordered, answer)
+        answer = _sorted_once(found, answer)
+        count: exp.Expr = exp.Count(this=value.copy())
+        if condition is not None:
+            count = exp.Filter(this=count, expression=exp.Where(this=condition.copy()))
+        unknown: list[exp.Expr] = []
+        if order is None:
+            # without Spark's order of rows: answered where the group's values all stay in the head
+            unknown.append(exp.GTE(this=count.copy(), expression=exp.Literal.number(ORDER_FREE_PERCENTILE_ROWS)))
+        if group is not None and fallback is None:
+            # nor where the hash aggregation falls back: answered below 128 groups, or where the
+            # group's two digests each keep every value (fewer than accuracy / 2 of them)
+            many = exp.GTE(this=exp.Window(this=exp.Count(this=exp.Star())), expression=exp.Literal.number(HASH_FALLBACK_GROUPS))
+            merging = exp.GTE(this=exp.Mul(this=exp.cast(count.copy(), double), expression=exp.Literal.number(2)),
+                              expression=exp.Literal.number(budget))
+            unknown.append(exp.and_(many, merging, copy=False))
+        if unknown:
+            message = (f"{shown} over a large group where vpush does not know the order Spark reads the rows in (a join, "
+                       "a UNION ALL, ROLLUP, ...), on which Spark's summary then depends; the Spark engine runs it")
+            answer = exp.Case(
+                ifs=[exp.If(this=exp.or_(*unknown, copy=False), true=spark_error("VPUSH_UNSUPPORTED_FUNCTION", message, _sql_type(result)))],
+                default=answer,
+            )
+        return answer
 
     def _mode(self, node: exp.Expr, value: exp.Expr, *, least: bool = True) -> exp.Expr:
         """Spark's ``mode(x, true)`` (and ``mode() WITHIN GROUP (ORDER BY x)``): the value most
@@ -3418,7 +3464,7 @@ _FLOATING = (AtomicType("float"), AtomicType("double"))
 # Spark's numeric functions and aggregates that take a string cast it to a double (its implicit
 # cast: CAST_INVALID_INPUT for 'a'); DuckDB's binder refuses them. Those taking it in their
 # first argument only, then those taking it in every argument.
-_DOUBLE_FIRST_ARGUMENT = frozenset({"round", "bround", "ceil", "ceiling", "floor"})
+_DOUBLE_FIRST_ARGUMENT = frozenset({"round", "bround", "ceil", "ceiling", "floor", "percentile_approx", "approx_percentile"})
 _DOUBLE_ARGUMENTS = frozenset({
     "abs", "sqrt", "cbrt", "exp", "expm1", "ln", "log", "log10", "log2", "log1p", "pow", "power", "sign", "signum",
     "degrees", "radians", "asin", "acos", "atan", "atan2", "asinh", "acosh", "atanh", "hypot",
@@ -5511,6 +5557,14 @@ def _negated(node: exp.Expr) -> bool:
     while isinstance(parent, exp.Paren):
         parent = parent.parent
     return isinstance(parent, exp.Not)
+
+
+def _in_clause(node: exp.Expr, key: str) -> bool:
+    """Whether ``node`` is part of its SELECT's clause ``key`` (``having``, ``order``, ...)."""
+    child, parent = node, node.parent
+    while parent is not None and not isinstance(parent, (exp.Select, exp.Subquery)):
+        child, parent = parent, parent.parent
+    return isinstance(parent, exp.Select) and child.arg_key == key
 
 
 def _in_projection(node: exp.Expr) -> bool:

@@ -107,6 +107,12 @@ QUERIES: list[Any] = [
     "FROM VALUES (-0.0D), (0.0D), (0.0D), (-0.0D), (1D), (-1D), (double('NaN')), (double('-Infinity')) AS r(x)",
     "SELECT percentile_approx(9007199254740993L, 0.5) AS a, percentile_approx(9223372036854775807L, 0.5) AS b, "
     "percentile_approx(CAST('123456789012345678.12' AS decimal(20,2)), 0.5) AS c",
+    # more than (accuracy - 1) / 2 values in a group: Spark's summary compressed (tests/test_spark_order.py has more)
+    "SELECT percentile_approx(i, 0.5, 3) AS p, percentile_approx(f, array(0.1, 0.5, 0.9), 2) AS q FROM t",
+    "SELECT percentile_approx(CAST(i AS STRING), array(0.2, 0.8), 5) AS a, percentile_approx(day, 0.5, 3) AS b, "
+    "percentile_approx(ts, array(0.1, 0.9), 4) AS c, percentile_approx(t, 0.5, 2) AS e FROM t",
+    "SELECT approx_percentile(g, 0.5) AS s FROM t",
+    "SELECT percentile_approx(boolean(i), 0.5) AS a FROM t",
     "SELECT percentile_approx(i, 1.5) AS a FROM t",
     "SELECT percentile_approx(i, 0.5, 0) AS a FROM t",
     "SELECT percentile_approx(i, NULL) AS a FROM t",
@@ -709,8 +715,11 @@ PIVOT = "SELECT * FROM (SELECT g, i % 2 AS k, b FROM t) PIVOT (count(b) AS n, su
         # Spark prints {1, a}, {a -> 1} and [1, null]; DuckDB otherwise
         "SELECT cast(named_struct('x', i, 'y', g) AS string) AS s FROM t",
         "SELECT cast(map('k', i) AS string) AS m, cast(array(i, NULL) AS string) AS a FROM t",
-        # more than (accuracy - 1) / 2 values in a group: Spark's summary merges and answers within its error
-        "SELECT percentile_approx(i, 0.5, 3) AS p FROM t",
+        # a window's frame evaluated row by row compresses Spark's digest in place; DISTINCT
+        "SELECT i, percentile_approx(f, 0.5, 3) OVER (PARTITION BY g) AS p FROM t",
+        "SELECT percentile_approx(DISTINCT i, 0.5) AS p FROM t",
+        # past 128 groups Spark's hash aggregation merges each group's digests: a window finds where, not in a HAVING
+        "SELECT g, count(*) AS n FROM t GROUP BY g HAVING percentile_approx(i, 0.5) > 1",
     ],
 )
 def test_refused_on_duckdb_and_run_on_spark(sql: str, spark_views: SparkSession, con: vpush.Connection,

@@ -7,7 +7,14 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from vpush.codec.spark_aggregates import POSITION, POSITIONED_VALUE, spark_double_sum, spark_long_sum, spark_moments
+from vpush.codec.spark_aggregates import (
+    POSITION,
+    POSITIONED_VALUE,
+    spark_double_sum,
+    spark_long_sum,
+    spark_moments,
+    spark_percentile_approx,
+)
 
 
 def _positioned(values: np.ndarray, positions: np.ndarray, lengths: list[int]) -> pa.ListArray:
@@ -58,3 +65,36 @@ def test_lists_taken_in_order_of_positions(shape: str) -> None:
 
 def test_double_sum_of_no_values_is_null() -> None:
     assert spark_double_sum(pa.array([[], None, [-0.0]], pa.list_(pa.float64()))).to_pylist() == [None, None, 0.0]
+
+
+def test_percentile_approx_takes_positioned_lists_in_order() -> None:
+    """A group past the 50,000-value head: its answer depends on the order (the head is sorted
+    into the samples when full), so a shuffled positioned list answers as the list in order."""
+    rng = np.random.default_rng(3)
+    values = np.round(rng.standard_normal(60_000) * 1000.0, 1)
+    in_order = spark_percentile_approx(pa.array([values.tolist()]), [0.1, 0.5, 0.9], 100).to_pylist()
+    reversed_order = spark_percentile_approx(pa.array([values[::-1].tolist()]), [0.1, 0.5, 0.9], 100).to_pylist()
+    assert in_order != reversed_order, "fixture: the order of the values should matter past the head"
+    shuffle = rng.permutation(len(values))
+    positioned = _positioned(values[shuffle], shuffle, [len(values)])
+    assert spark_percentile_approx(positioned, [0.1, 0.5, 0.9], 100).to_pylist() == in_order
+
+
+def test_percentile_approx_split_where_the_hash_aggregation_fell_back() -> None:
+    """Values placed after the fallback place form a second digest merged with the first; a split
+    at or past the last place, or NULL, leaves one digest; each list counts its own places."""
+    values = np.arange(40, dtype=np.float64)[::-1].copy()
+    positions = np.arange(40) * 2
+    lists = _positioned(np.concatenate([values, values]), np.concatenate([positions, positions]), [40, 40])
+    whole = spark_percentile_approx(lists, [0.25, 0.5, 0.75], 5, pa.array([None, 1000], pa.int64())).to_pylist()
+    assert whole[0] == whole[1], "no split: one digest"
+    split = spark_percentile_approx(lists, [0.25, 0.5, 0.75], 5, pa.array([37, None], pa.int64())).to_pylist()
+    assert split[1] == whole[1] and split[0] != whole[0], "the first list split after its 19th value"
+
+
+def test_percentile_approx_rejects_what_spark_refuses() -> None:
+    with pytest.raises(ValueError):
+        spark_percentile_approx(pa.array([[1.0]]), [], 100)
+    with pytest.raises(ValueError):
+        spark_percentile_approx(pa.array([[1.0]]), [0.5], 0)
+    assert spark_percentile_approx(pa.array([[], None], pa.list_(pa.float64())), [0.5], 100).to_pylist() == [None, None]
