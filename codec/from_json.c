@@ -348,7 +348,7 @@ static int convert_object(Converter *c, const FromJsonType *type) {
         int index;
         int64_t mark;
         if ((r = next_token(p)) < 0) goto done;
-        if (p->tok == TK_END_OBJECT) break;
+        if (p->tok == TK_END_OBJECT || p->tok == TK_NONE) break;
         if ((index = field_index(c, type)) == -2) {
             r = NOMEM;
             goto done;
@@ -386,7 +386,7 @@ static int convert_array(Converter *c, const FromJsonType *type) {
     if ((r = put(c->out, "[", 1)) < 0) return r;
     for (;;) {
         if ((r = next_token(p)) < 0) return r;
-        if (p->tok == TK_END_ARRAY) break;
+        if (p->tok == TK_END_ARRAY || p->tok == TK_NONE) break;
         if (!first && (r = put(c->out, ",", 1)) < 0) return r;
         first = 0;
         r = convert(c, type->children[0]);
@@ -409,7 +409,7 @@ static int convert_map(Converter *c, const FromJsonType *type) {
     for (;;) {
         int64_t start, end, mark = c->out->length;
         if ((r = next_token(p)) < 0) goto done;
-        if (p->tok == TK_END_OBJECT) break;
+        if (p->tok == TK_END_OBJECT || p->tok == TK_NONE) break;
         if (!current_name(p, &start, &end)) {
             /* a NULL key: only after a value failed (the map is dropped), as Spark reads on */
             bad = 1;
@@ -528,7 +528,7 @@ int spark_from_json(const uint8_t *text, int64_t length, const FromJsonType *typ
     if (c == NULL) return FROM_JSON_NOMEM;
     /* the parser's per-depth arrays are written before they are read */
     c->p.pos = c->p.start = c->p.end = 0;
-    c->p.depth = c->p.nsteps = c->p.failed = c->p.bad_spots = c->p.string_read = 0;
+    c->p.depth = c->p.nsteps = c->p.pending_null = c->p.bad_spots = c->p.string_read = 0;
     c->p.steps = NULL;
     c->p.out = NULL;
     c->p.name.data = c->scratch.data = NULL;

@@ -89,7 +89,7 @@ int spark_get_json_object(const uint8_t *text, int64_t length, const JsonPathSte
     p.depth = 0;
     p.tok = TK_NONE;
     p.steps = steps;
-    p.lazy = p.failed = p.bad_spots = p.string_read = 0;
+    p.lazy = p.pending_null = p.bad_spots = p.string_read = 0;
     p.nsteps = nsteps;
     p.out = out;
     p.name.data = NULL;

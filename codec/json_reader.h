@@ -35,8 +35,10 @@ typedef struct {
      * characters are refused inside strings, NaN and the infinities are numbers, and a string
      * value is read lazily, as Jackson does: bad content in it (a control character, an unknown
      * escape) fails only the reading of its text, or the skipping of it unread, or the skipping
-     * of its rest past its first bad spot. After a syntax error every read fails. */
-    int lazy, failed;
+     * of its rest past its first bad spot. After a syntax error Jackson's reading goes on from
+     * where its error left it (jackson_error). */
+    int lazy;
+    int pending_null; /* lazy: a name whose value failed to read, as Jackson leaves it: its next token is null */
     int bad_spots;   /* the last string holds bad content (lazy): 1, 0 */
     int64_t bad_end; /* just past its first bad character, where Jackson reads on after a failed read */
     int string_read; /* the current string value's text was read (lazy) */
@@ -157,7 +159,14 @@ static inline int scan_word(Parser *p, const char *word, int tok) {
     p->end = p->pos += length;
     /* Jackson's _checkMatchEnd: a word running on into an identifier is unrecognized */
     c = p->pos < p->n ? p->s[p->pos] : ' ';
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' || c == '$' || c >= 0x80) return -1;
+    if (p->lazy) {
+        /* ReaderBasedJsonParser._matchToken: only a character from '0' up (but ] and }) that a
+         * Java identifier may hold ends the word wrongly */
+        if (c >= '0' && c != ']' && c != '}' && (is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x7F))
+            return -1;
+    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '_' || c == '$' || c >= 0x80) {
+        return -1;
+    }
     p->tok = tok;
     return 0;
 }
@@ -246,31 +255,228 @@ static inline int read_token(Parser *p) {
     return 0;
 }
 
-/* Jackson's nextToken: TK_NONE at the end of a text holding no value. */
-static inline int next_token(Parser *p) {
-    if (!p->lazy) return read_token(p);
-    if (p->failed || (p->tok == TK_STRING && p->bad_spots && !p->string_read)) {
-        p->failed = 1; /* skipping the string unread meets its bad content */
+/* Character.isJavaIdentifierPart of a character starting with byte c (any past ASCII taken as one). */
+static inline int java_identifier_part(uint8_t c) {
+    return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c <= 0x08 ||
+           (c >= 0x0E && c <= 0x1B) || c >= 0x7F;
+}
+
+/* Where the character at i ends (the text is UTF-8). */
+static inline int64_t next_character(const Parser *p, int64_t i) {
+    i++;
+    while (i < p->n && (p->s[i] & 0xC0) == 0x80) i++;
+    return i;
+}
+
+/* A value Jackson could not read, from start: where its reading stops (ReaderBasedJsonParser:
+ * _reportInvalidToken reads on over the identifier characters of a bad word, at most 256; an
+ * unexpected character is read; a number stops at its bad character). Returns -1. */
+static inline int jackson_error(Parser *p, int64_t start) {
+    const uint8_t *s = p->s;
+    int64_t n = p->n, i = start;
+    const char *word = NULL;
+    if (i >= n) {
+        p->pos = n;
         return -1;
     }
-    /* after a failed read of a string, Jackson reads on just past its bad character */
-    if (p->tok == TK_STRING && p->bad_spots) p->pos = p->bad_end;
-    if (read_token(p) < 0) {
-        p->failed = 1;
+    switch (s[i]) {
+    case 't': word = "true"; break;
+    case 'f': word = "false"; break;
+    case 'n': word = "null"; break;
+    case 'N': word = "NaN"; break;
+    case 'I': word = "Infinity"; break;
+    case '+':
+    case '-':
+        if (i + 1 < n && s[i + 1] == 'I') {
+            if (i + 2 < n && (s[i + 2] == 'N' || s[i + 2] == 'n'))
+                word = s[i] == '+' ? (s[i + 2] == 'N' ? "+INF" : "+Infinity") : (s[i + 2] == 'N' ? "-INF" : "-Infinity");
+            else {
+                p->pos = i + 3 < n ? i + 3 : n;
+                return -1;
+            }
+        } else if (s[i] == '+' || i + 1 >= n || !is_digit(s[i + 1])) {
+            p->pos = i + 2 < n ? i + 2 : n; /* the character after the sign, read */
+            return -1;
+        }
+        break;
+    default: break;
+    }
+    if (word != NULL) {
+        int64_t k = 0, length = (int64_t)strlen(word);
+        while (k < length && i + k < n && s[i + k] == (uint8_t)word[k]) k++;
+        i += k;
+        while (i < n && i - start < 256 && java_identifier_part(s[i])) i++;
+        p->pos = i;
         return -1;
     }
-    p->string_read = 0;
+    if (s[i] == '-' || is_digit(s[i])) {
+        if (s[i] == '-') i++;
+        if (s[i] == '0' && i + 1 < n && is_digit(s[i + 1])) {
+            p->pos = i + 1; /* "Leading zeroes not allowed", at the second digit */
+            return -1;
+        }
+        while (i < n && is_digit(s[i])) i++;
+        if (i < n && s[i] == '.') {
+            i++;
+            if (i >= n || !is_digit(s[i])) {
+                p->pos = i; /* "not followed by a digit": at the character that is not one */
+                return -1;
+            }
+            while (i < n && is_digit(s[i])) i++;
+        }
+        if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+            i++;
+            if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+            if (i >= n || !is_digit(s[i])) {
+                p->pos = i; /* "not followed by a digit": at the character that is not one */
+                return -1;
+            }
+            while (i < n && is_digit(s[i])) i++;
+        }
+        p->pos = i;
+        return -1;
+    }
+    i = next_character(p, i);
+    if ((s[start] >= 'a' && s[start] <= 'z') || (s[start] >= 'A' && s[start] <= 'Z') || s[start] == '_' || s[start] == '$' || s[start] >= 0x80)
+        while (i < n && i - start < 256 && java_identifier_part(s[i])) i++;
+    p->pos = i;
+    return -1;
+}
+
+/* A value just scanned that Jackson would have failed on: a string in single quotes with bad
+ * content (_handleApos reads it at once; a string in double quotes is read lazily). */
+static inline int eager_failure(const Parser *p) {
+    return p->tok == TK_STRING && p->bad_spots && p->s[p->start - 1] == '\'';
+}
+
+/* Jackson's nextToken under from_json's reading (Parser.lazy), failing as Jackson does: the
+ * current token stays on a failure, but for a name whose value fails (its next token is null),
+ * and reading goes on from where Jackson's stopped. */
+static inline int read_token_lazy(Parser *p) {
+    int d, previous = p->tok;
+    int64_t start, name_start, name_end;
+    uint8_t c;
+    skip_space(p);
+    if (p->depth == 0) {
+        if (p->pos >= p->n) {
+            p->tok = TK_NONE;
+            return 0;
+        }
+        start = p->pos;
+        if (scan_value(p) == 0 && !eager_failure(p)) return 0;
+        if (p->tok == TK_STRING && p->bad_spots) {
+            p->tok = previous;
+            p->pos = p->bad_end;
+            return -1;
+        }
+        p->tok = previous;
+        return jackson_error(p, start);
+    }
+    d = p->depth - 1;
+    if (p->pos >= p->n) return -1;
+    c = p->s[p->pos];
+    if (p->is_object[d] && p->state[d] == ST_VALUE) {
+        p->state[d] = ST_AFTER;
+        return scan_value(p); /* read when its name was */
+    }
+    if (c == '}' || c == ']') {
+        p->pos++;
+        if (c != (p->is_object[d] ? '}' : ']')) return -1; /* a mismatched end marker, read */
+        p->depth--;
+        p->tok = p->is_object[d] ? TK_END_OBJECT : TK_END_ARRAY;
+        return 0;
+    }
+    if (p->state[d] == ST_AFTER) {
+        p->pos = next_character(p, p->pos);
+        if (c != ',') return -1; /* "was expecting comma", the character read */
+        skip_space(p);
+        if (p->pos >= p->n) return -1;
+        c = p->s[p->pos];
+    }
+    p->state[d] = ST_AFTER; /* Jackson counts the entry before reading it */
+    if (!p->is_object[d]) {
+        start = p->pos;
+        if (scan_value(p) == 0 && !eager_failure(p)) return 0;
+        if (p->tok == TK_STRING && p->bad_spots) {
+            p->tok = previous;
+            p->pos = p->bad_end;
+            return -1;
+        }
+        p->tok = previous;
+        return jackson_error(p, start);
+    }
+    p->pos = next_character(p, p->pos);
+    if (c != '"' && c != '\'') return -1; /* "was expecting double-quote to start field name" */
+    if (scan_string(p, c) < 0) return -1;
+    if (p->bad_spots) {
+        p->pos = p->bad_end;
+        return -1;
+    }
+    name_start = p->start;
+    name_end = p->end;
+    p->name_start[d] = name_start;
+    p->name_end[d] = name_end;
+    skip_space(p);
+    if (p->pos >= p->n || p->s[p->pos] != ':') {
+        if (p->pos < p->n) p->pos = next_character(p, p->pos); /* "was expecting a colon", the character read */
+        p->tok = TK_FIELD;
+        p->pending_null = 1;
+        return -1;
+    }
+    p->pos++;
+    /* Jackson reads a scalar value with its name: a value it cannot read fails the name's read */
+    skip_space(p);
+    start = p->pos;
+    if (start >= p->n || (p->s[start] != '"' && p->s[start] != '{' && p->s[start] != '[')) {
+        if (start >= p->n || scan_value(p) < 0 || eager_failure(p)) {
+            int bad_string = start < p->n && p->tok == TK_STRING && p->bad_spots;
+            p->tok = TK_FIELD;
+            p->pending_null = 1;
+            if (!bad_string) return jackson_error(p, start);
+            p->pos = p->bad_end;
+            return -1;
+        }
+        p->pos = start;
+    }
+    p->start = name_start;
+    p->end = name_end;
+    p->state[d] = ST_VALUE;
+    p->tok = TK_FIELD;
     return 0;
+}
+
+/* Jackson's nextToken: TK_NONE at the end of a text holding no value (lazy: also the null
+ * token after a name whose value failed). */
+static inline int next_token(Parser *p) {
+    int r;
+    if (!p->lazy) return read_token(p);
+    if (p->pending_null) {
+        p->pending_null = 0;
+        p->tok = TK_NONE;
+        return 0;
+    }
+    if (p->tok == TK_STRING && p->bad_spots) {
+        /* a string with bad content: after a failed read of its text Jackson reads on just past
+         * its bad character; skipping it unread fails there */
+        p->pos = p->bad_end;
+        p->bad_spots = 0;
+        if (!p->string_read) return -1;
+    }
+    r = read_token_lazy(p);
+    p->string_read = 0;
+    return r;
 }
 
 /* Jackson's skipChildren: past the end of the container just started. */
 static inline int skip_children(Parser *p) {
-    int target;
+    int open = 1;
     if (p->tok != TK_START_OBJECT && p->tok != TK_START_ARRAY) return 0;
-    target = p->depth - 1;
-    while (p->depth > target)
+    for (;;) {
         if (next_token(p) < 0) return -1;
-    return 0;
+        if (p->tok == TK_NONE) return 0;
+        if (p->tok == TK_START_OBJECT || p->tok == TK_START_ARRAY) open++;
+        else if ((p->tok == TK_END_OBJECT || p->tok == TK_END_ARRAY) && --open == 0) return 0;
+    }
 }
 
 static inline int put_utf8(JsonText *o, uint32_t cp) {
@@ -422,7 +628,7 @@ static inline int copy_structure(Parser *p) {
         if ((r = put(p->out, object ? "{" : "[", 1)) < 0) return r;
         for (;;) {
             if (next_token(p) < 0) return -1;
-            if (p->tok == TK_END_OBJECT || p->tok == TK_END_ARRAY) break;
+            if (p->tok == TK_END_OBJECT || p->tok == TK_END_ARRAY || p->tok == TK_NONE) break;
             if (!first && (r = put(p->out, ",", 1)) < 0) return r;
             first = 0;
             if (object) {
@@ -434,7 +640,10 @@ static inline int copy_structure(Parser *p) {
         return put(p->out, object ? "}" : "]", 1);
     }
     case TK_STRING:
-        if (p->bad_spots > 0) return -1; /* lazy: its text cannot be read */
+        if (p->bad_spots > 0) {
+            p->string_read = 1; /* lazy: its text cannot be read */
+            return -1;
+        }
         return put_text(p->out, p->s, p->start, p->end, AS_QUOTED);
     case TK_INT:
     case TK_FLOAT: return put_number(p);
