@@ -38,8 +38,14 @@ _ATOMIC = frozenset({"boolean", "tinyint", "smallint", "int", "bigint", "float",
 _MODES = ("PERMISSIVE", "FAILFAST")
 
 
-def rewrite_from_json(arguments: list[exp.Expr], type_of: Callable[[exp.Expr], SparkType | None]) -> tuple[exp.Expr, SparkType]:
-    """``from_json(json, schema[, options])`` as DuckDB gives Spark's answer, and its type.
+def rewrite_from_json(
+    arguments: list[exp.Expr], type_of: Callable[[exp.Expr], SparkType | None], *, field: str | None = None
+) -> tuple[exp.Expr, SparkType]:
+    """``from_json(json, schema[, options])`` as DuckDB gives Spark's answer, and its type; with
+    ``field``, the name the call's field access takes, the schema pruned to that field as
+    Spark's optimizer prunes it (``OptimizeCsvJsonExprs``): a struct's fields, or the fields of
+    an array's structs. The answer can differ: a field left out is skipped unread, and Jackson
+    fails on a syntax error in text it skips where a field's converter would have caught it.
 
     Example:
         >>> call, target = rewrite_from_json([exp.column("j"), exp.Literal.string("a INT")], lambda _: StringType())
@@ -54,6 +60,8 @@ def rewrite_from_json(arguments: list[exp.Expr], type_of: Callable[[exp.Expr], S
     if not (isinstance(type_of(text), StringType) or isinstance(text, exp.Null)):
         _refuse("a first argument that is not a string")
     target = from_json_schema(_schema_text(schema, type_of))
+    if field is not None:
+        target = _pruned(target, field)
     mode = _mode(arguments[2] if len(arguments) > 2 else None)
     call = exp.Anonymous(
         this=FROM_JSON_FUNCTION,
@@ -83,6 +91,19 @@ def from_json_schema(text: str) -> SparkType:
             error_class="DATATYPE_MISMATCH.INVALID_JSON_SCHEMA",
         )
     return _nullable(parsed)
+
+
+def _pruned(target: SparkType, name: str) -> SparkType:
+    """``target`` holding only the field ``name`` takes (Spark resolves it ignoring case), where
+    it is a struct, or an array of structs, of more than one field."""
+    struct = target.element if isinstance(target, ArrayType) else target
+    if not isinstance(struct, StructType) or len(struct.fields) < 2:
+        return target
+    found = [f for f in struct.fields if f.name == name] or [f for f in struct.fields if f.name.lower() == name.lower()]
+    if len(found) != 1:
+        return target
+    pruned = StructType((found[0],))
+    return ArrayType(pruned) if isinstance(target, ArrayType) else pruned
 
 
 def _nullable(target: SparkType) -> SparkType:

@@ -2129,7 +2129,7 @@ class _Rewriter:
         if called == "get_json_object" and arguments and len(arguments) == 2 and all(a is not None for a in arguments):
             return self._get_json_object(*[a for a in arguments if a is not None])
         if called == "from_json" and arguments and len(arguments) in (2, 3) and all(a is not None for a in arguments):
-            call, target = rewrite_from_json([a for a in arguments if a is not None], self.typer.of)
+            call, target = rewrite_from_json([a for a in arguments if a is not None], self.typer.of, field=_accessed_field(node))
             self.functions[FROM_JSON_FUNCTION] = StringType()
             self.typer.types[id(call)] = target
             return call
@@ -4911,6 +4911,19 @@ def _lambda_name(node: exp.Lambda) -> str | None:
 
 # Calls Spark prints with their first argument only (`first(i, true)` is `first(i)`).
 _FIRST_ARGUMENT_ONLY = frozenset({"first", "last", "first_value", "last_value", "any_value", "approx_count_distinct", "from_json"})
+
+
+def _accessed_field(node: exp.Expr) -> str | None:
+    """The name of the field that the field access holding ``node`` takes (``node.b``,
+    ``node['b']``), or None."""
+    parent = node.parent
+    if isinstance(parent, exp.Dot) and node.arg_key == "this" and isinstance(parent.expression, exp.Identifier):
+        return parent.expression.name
+    if isinstance(parent, exp.Bracket) and node.arg_key == "this" and len(parent.expressions) == 1:
+        key = parent.expressions[0]
+        if isinstance(key, exp.Literal) and key.is_string:
+            return key.name
+    return None
 
 
 def _from_json_of_map(node: exp.Expr) -> bool:
