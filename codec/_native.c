@@ -4018,6 +4018,69 @@ done:
 }
 
 /* ---- get_json_object (codec/json_path.c) --------------------------------------------------- */
+/* Row at's bytes in an Arrow string (width 4) or large_string (width 8) array's offsets. */
+static void string_bounds(const uint8_t *offsets, int width, int64_t at, int64_t *start, int64_t *end) {
+    if (width == 4) {
+        int32_t a, b;
+        memcpy(&a, offsets + at * 4, 4);
+        memcpy(&b, offsets + at * 4 + 4, 4);
+        *start = a;
+        *end = b;
+    } else {
+        memcpy(start, offsets + at * 8, 8);
+        memcpy(end, offsets + at * 8 + 8, 8);
+    }
+}
+
+/* The buffers of an Arrow string (width 4) or large_string (width 8) array, validity absent when
+ * validity_obj is None; 0, or -1 with the exception set (nothing held). */
+typedef struct {
+    Py_buffer offsets, data, validity;
+    int has_validity;
+} StringBuffers;
+
+static int open_string_buffers(StringBuffers *b, PyObject *offsets_obj, PyObject *data_obj, PyObject *validity_obj, long long offset,
+                               long long length, int width, const char *function) {
+    b->has_validity = 0;
+    if (PyObject_GetBuffer(offsets_obj, &b->offsets, PyBUF_SIMPLE) < 0) return -1;
+    if (PyObject_GetBuffer(data_obj, &b->data, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&b->offsets);
+        return -1;
+    }
+    if (validity_obj != Py_None) {
+        if (PyObject_GetBuffer(validity_obj, &b->validity, PyBUF_SIMPLE) < 0) goto failed;
+        b->has_validity = 1;
+    }
+    if ((offset + length + 1) * width > b->offsets.len || (b->has_validity && (offset + length + 7) / 8 > b->validity.len)) {
+        PyErr_Format(PyExc_ValueError, "%s: the buffers are shorter than offset + length", function);
+        goto failed;
+    }
+    return 0;
+failed:
+    PyBuffer_Release(&b->offsets);
+    PyBuffer_Release(&b->data);
+    if (b->has_validity) PyBuffer_Release(&b->validity);
+    return -1;
+}
+
+static void close_string_buffers(StringBuffers *b) {
+    PyBuffer_Release(&b->offsets);
+    PyBuffer_Release(&b->data);
+    if (b->has_validity) PyBuffer_Release(&b->validity);
+}
+
+/* Append text as row's value (valid); on failure its buffer is freed. */
+static int append_text(Ctx *c, JsonText *text, uint8_t *validity, int64_t row) {
+    if (text->length > MAX_BINARY_ARRAY_BYTES - c->out_len || reserve(c, text->length) < 0) {
+        free(text->data);
+        return c->err != ERR_NONE ? -1 : fail(c, ERR_TOO_LARGE, "", -1, "the text exceeds a string array's 2 GiB");
+    }
+    memcpy(c->out + c->out_len, text->data, (size_t)text->length);
+    c->out_len += text->length;
+    validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+    return 0;
+}
+
 typedef struct {
     Ctx *c;
     const uint8_t *offsets, *data, *validity;
@@ -4036,16 +4099,7 @@ static int json_path_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_
         int64_t at = l->offset + row, start, end;
         int found = JSON_PATH_NULL;
         if (l->validity == NULL || bit(l->validity, at)) {
-            if (l->width == 4) {
-                int32_t a, b;
-                memcpy(&a, l->offsets + at * 4, 4);
-                memcpy(&b, l->offsets + at * 4 + 4, 4);
-                start = a;
-                end = b;
-            } else {
-                memcpy(&start, l->offsets + at * 8, 8);
-                memcpy(&end, l->offsets + at * 8 + 8, 8);
-            }
+            string_bounds(l->offsets, l->width, at, &start, &end);
             found = spark_get_json_object(l->data + start, end - start, l->steps, l->nsteps, &text, format_java_double);
             if (found == JSON_PATH_NOMEM) {
                 free(text.data);
@@ -4053,13 +4107,7 @@ static int json_path_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_
             }
         }
         if (found == JSON_PATH_FOUND) {
-            if (text.length > MAX_BINARY_ARRAY_BYTES - c->out_len || reserve(c, text.length) < 0) {
-                free(text.data);
-                return c->err != ERR_NONE ? -1 : fail(c, ERR_TOO_LARGE, "", -1, "the text exceeds a string array's 2 GiB");
-            }
-            memcpy(c->out + c->out_len, text.data, (size_t)text.length);
-            c->out_len += text.length;
-            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+            if (append_text(c, &text, validity, row) < 0) return -1;
         } else {
             (*null_count)++;
         }
@@ -4079,9 +4127,9 @@ PyDoc_STRVAR(get_json_object_doc,
 
 static PyObject *py_get_json_object(PyObject *self, PyObject *args) {
     PyObject *offsets_obj, *data_obj, *validity_obj, *steps_obj, *result = NULL;
-    Py_buffer offsets, data, validity;
+    StringBuffers buffers;
     long long offset, length;
-    int width, has_validity = 0, last = 0;
+    int width, last = 0;
     Py_ssize_t nsteps;
     JsonPathStep *steps = NULL;
     Ctx c;
@@ -4116,30 +4164,17 @@ static PyObject *py_get_json_object(PyObject *self, PyObject *args) {
             return NULL;
         }
     }
-    if (PyObject_GetBuffer(offsets_obj, &offsets, PyBUF_SIMPLE) < 0) {
+    if (open_string_buffers(&buffers, offsets_obj, data_obj, validity_obj, offset, length, width, "get_json_object") < 0) {
         free(steps);
         return NULL;
-    }
-    if (PyObject_GetBuffer(data_obj, &data, PyBUF_SIMPLE) < 0) {
-        PyBuffer_Release(&offsets);
-        free(steps);
-        return NULL;
-    }
-    if (validity_obj != Py_None) {
-        if (PyObject_GetBuffer(validity_obj, &validity, PyBUF_SIMPLE) < 0) goto done;
-        has_validity = 1;
-    }
-    if ((offset + length + 1) * width > offsets.len || (has_validity && (offset + length + 7) / 8 > validity.len)) {
-        PyErr_SetString(PyExc_ValueError, "get_json_object: the buffers are shorter than offset + length");
-        goto done;
     }
     memset(&c, 0, sizeof c);
     c.row = -1;
     c.err_offset = -1;
     loop.c = &c;
-    loop.offsets = (const uint8_t *)offsets.buf;
-    loop.data = (const uint8_t *)data.buf;
-    loop.validity = has_validity ? (const uint8_t *)validity.buf : NULL;
+    loop.offsets = (const uint8_t *)buffers.offsets.buf;
+    loop.data = (const uint8_t *)buffers.data.buf;
+    loop.validity = buffers.has_validity ? (const uint8_t *)buffers.validity.buf : NULL;
     loop.n = length;
     loop.offset = offset;
     loop.width = width;
@@ -4147,10 +4182,7 @@ static PyObject *py_get_json_object(PyObject *self, PyObject *args) {
     loop.nsteps = (int)nsteps;
     result = run_into_binary(&c, length, json_path_loop, &loop);
     ctx_free(&c);
-done:
-    PyBuffer_Release(&offsets);
-    PyBuffer_Release(&data);
-    if (has_validity) PyBuffer_Release(&validity);
+    close_string_buffers(&buffers);
     free(steps);
     return result;
 }
@@ -4174,16 +4206,7 @@ static int from_json_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_
         int64_t at = l->offset + row, start, end;
         int status = FROM_JSON_NULL;
         if (l->validity == NULL || bit(l->validity, at)) {
-            if (l->width == 4) {
-                int32_t a, b;
-                memcpy(&a, l->offsets + at * 4, 4);
-                memcpy(&b, l->offsets + at * 4 + 4, 4);
-                start = a;
-                end = b;
-            } else {
-                memcpy(&start, l->offsets + at * 8, 8);
-                memcpy(&end, l->offsets + at * 8 + 8, 8);
-            }
+            string_bounds(l->offsets, l->width, at, &start, &end);
             status = spark_from_json(l->data + start, end - start, l->types, &text, format_java_double);
             if (status == FROM_JSON_NOMEM) {
                 free(text.data);
@@ -4200,13 +4223,7 @@ static int from_json_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_
             }
         }
         if (status == FROM_JSON_VALUE || status == FROM_JSON_BAD_VALUE) {
-            if (text.length > MAX_BINARY_ARRAY_BYTES - c->out_len || reserve(c, text.length) < 0) {
-                free(text.data);
-                return c->err != ERR_NONE ? -1 : fail(c, ERR_TOO_LARGE, "", -1, "the text exceeds a string array's 2 GiB");
-            }
-            memcpy(c->out + c->out_len, text.data, (size_t)text.length);
-            c->out_len += text.length;
-            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+            if (append_text(c, &text, validity, row) < 0) return -1;
         } else {
             (*null_count)++;
         }
@@ -4227,9 +4244,9 @@ PyDoc_STRVAR(from_json_doc,
 
 static PyObject *py_from_json(PyObject *self, PyObject *args) {
     PyObject *offsets_obj, *data_obj, *validity_obj, *schema_obj, *result = NULL, *buffers;
-    Py_buffer offsets, data, validity;
+    StringBuffers string_buffers;
     long long offset, length;
-    int width, has_validity = 0, *children = NULL, nchildren = 0;
+    int width, *children = NULL, nchildren = 0;
     Py_ssize_t ntypes;
     FromJsonType *types = NULL;
     Ctx c;
@@ -4277,26 +4294,14 @@ static PyObject *py_from_json(PyObject *self, PyObject *args) {
             goto bad_schema;
         }
     }
-    if (PyObject_GetBuffer(offsets_obj, &offsets, PyBUF_SIMPLE) < 0) goto bad_schema;
-    if (PyObject_GetBuffer(data_obj, &data, PyBUF_SIMPLE) < 0) {
-        PyBuffer_Release(&offsets);
-        goto bad_schema;
-    }
-    if (validity_obj != Py_None) {
-        if (PyObject_GetBuffer(validity_obj, &validity, PyBUF_SIMPLE) < 0) goto done;
-        has_validity = 1;
-    }
-    if ((offset + length + 1) * width > offsets.len || (has_validity && (offset + length + 7) / 8 > validity.len)) {
-        PyErr_SetString(PyExc_ValueError, "from_json: the buffers are shorter than offset + length");
-        goto done;
-    }
+    if (open_string_buffers(&string_buffers, offsets_obj, data_obj, validity_obj, offset, length, width, "from_json") < 0) goto bad_schema;
     memset(&c, 0, sizeof c);
     c.row = -1;
     c.err_offset = -1;
     loop.c = &c;
-    loop.offsets = (const uint8_t *)offsets.buf;
-    loop.data = (const uint8_t *)data.buf;
-    loop.validity = has_validity ? (const uint8_t *)validity.buf : NULL;
+    loop.offsets = (const uint8_t *)string_buffers.offsets.buf;
+    loop.data = (const uint8_t *)string_buffers.data.buf;
+    loop.validity = string_buffers.has_validity ? (const uint8_t *)string_buffers.validity.buf : NULL;
     loop.n = length;
     loop.offset = offset;
     loop.width = width;
@@ -4310,10 +4315,7 @@ static PyObject *py_from_json(PyObject *self, PyObject *args) {
                                PyTuple_GET_ITEM(buffers, 3), (long long)loop.bad_rows, (long long)loop.first_bad_row);
         Py_DECREF(buffers);
     }
-done:
-    PyBuffer_Release(&offsets);
-    PyBuffer_Release(&data);
-    if (has_validity) PyBuffer_Release(&validity);
+    close_string_buffers(&string_buffers);
 bad_schema:
     free(types);
     free(children);

@@ -47,22 +47,9 @@ typedef struct {
 
 static int convert(Converter *c, int t);
 
-static int reserve(JsonText *o, int64_t n) {
-    if (o->length + n > o->capacity) {
-        int64_t cap = o->capacity > 0 ? o->capacity * 2 : 64;
-        uint8_t *grown;
-        while (cap < o->length + n) cap *= 2;
-        grown = (uint8_t *)realloc(o->data, (size_t)cap);
-        if (grown == NULL) return NOMEM;
-        o->data = grown;
-        o->capacity = cap;
-    }
-    return 0;
-}
-
 /* Append o's own bytes [start, start + n), written earlier. */
 static int put_own(JsonText *o, int64_t start, int64_t n) {
-    if (reserve(o, n) < 0) return NOMEM;
+    if (reserve_text(o, n) < 0) return NOMEM;
     memcpy(o->data + o->length, o->data + start, (size_t)n);
     o->length += n;
     return 0;

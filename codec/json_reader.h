@@ -45,7 +45,8 @@ typedef struct {
     int64_t name_start[MAX_DEPTH], name_end[MAX_DEPTH]; /* each object's last field name (lazy) */
 } Parser;
 
-static inline int put(JsonText *o, const void *s, int64_t n) {
+/* Room for n more bytes in o. */
+static inline int reserve_text(JsonText *o, int64_t n) {
     if (o->length + n > o->capacity) {
         int64_t cap = o->capacity > 0 ? o->capacity * 2 : 64;
         uint8_t *grown;
@@ -55,6 +56,11 @@ static inline int put(JsonText *o, const void *s, int64_t n) {
         o->data = grown;
         o->capacity = cap;
     }
+    return 0;
+}
+
+static inline int put(JsonText *o, const void *s, int64_t n) {
+    if (reserve_text(o, n) < 0) return NOMEM;
     memcpy(o->data + o->length, s, (size_t)n);
     o->length += n;
     return 0;
@@ -349,6 +355,20 @@ static inline int eager_failure(const Parser *p) {
     return p->tok == TK_STRING && p->bad_spots && p->s[p->start - 1] == '\'';
 }
 
+/* A value read as Jackson reads one in an array or at the root: on a failure the current token
+ * stays previous and the reading goes on where Jackson's stops. */
+static inline int scan_or_fail(Parser *p, int previous) {
+    int64_t start = p->pos;
+    if (scan_value(p) == 0 && !eager_failure(p)) return 0;
+    if (p->tok == TK_STRING && p->bad_spots) {
+        p->tok = previous;
+        p->pos = p->bad_end;
+        return -1;
+    }
+    p->tok = previous;
+    return jackson_error(p, start);
+}
+
 /* Jackson's nextToken under from_json's reading (Parser.lazy), failing as Jackson does: the
  * current token stays on a failure, but for a name whose value fails (its next token is null),
  * and reading goes on from where Jackson's stopped. */
@@ -362,15 +382,7 @@ static inline int read_token_lazy(Parser *p) {
             p->tok = TK_NONE;
             return 0;
         }
-        start = p->pos;
-        if (scan_value(p) == 0 && !eager_failure(p)) return 0;
-        if (p->tok == TK_STRING && p->bad_spots) {
-            p->tok = previous;
-            p->pos = p->bad_end;
-            return -1;
-        }
-        p->tok = previous;
-        return jackson_error(p, start);
+        return scan_or_fail(p, previous);
     }
     d = p->depth - 1;
     if (p->pos >= p->n) return -1;
@@ -395,15 +407,7 @@ static inline int read_token_lazy(Parser *p) {
     }
     p->state[d] = ST_AFTER; /* Jackson counts the entry before reading it */
     if (!p->is_object[d]) {
-        start = p->pos;
-        if (scan_value(p) == 0 && !eager_failure(p)) return 0;
-        if (p->tok == TK_STRING && p->bad_spots) {
-            p->tok = previous;
-            p->pos = p->bad_end;
-            return -1;
-        }
-        p->tok = previous;
-        return jackson_error(p, start);
+        return scan_or_fail(p, previous);
     }
     p->pos = next_character(p, p->pos);
     if (c != '"' && c != '\'') return -1; /* "was expecting double-quote to start field name" */
