@@ -11,7 +11,7 @@ PYTEST_ARGS ?=
 .PHONY: setup test test-full demo bench lint clean
 
 $(STAMP): pyproject.toml setup.py codec/_native.c codec/strict_math.c codec/strict_math.h codec/spark_datetime.c codec/spark_datetime.h \
-		codec/spark_datetime_format.c codec/spark_datetime_format.h codec/json_path.c codec/json_path.h \
+		codec/spark_datetime_format.c codec/spark_datetime_format.h codec/json_path.c codec/json_path.h codec/json_reader.h codec/from_json.c codec/from_json.h \
 		codec/spark_hash.c codec/spark_hash.h codec/spark_conv.c codec/spark_conv.h codec/spark_hll.c codec/spark_hll.h \
 		codec/spark_hll_tables.h codec/spark_aggregates.c codec/spark_aggregates.h
 	$(PYTHON) -m venv $(VENV)

@@ -47,6 +47,7 @@
 #include "spark_datetime.h"
 #include "spark_datetime_format.h"
 #include "json_path.h"
+#include "from_json.h"
 #include "strict_math.h"
 #include "spark_hash.h"
 #include "spark_conv.h"
@@ -4017,6 +4018,69 @@ done:
 }
 
 /* ---- get_json_object (codec/json_path.c) --------------------------------------------------- */
+/* Row at's bytes in an Arrow string (width 4) or large_string (width 8) array's offsets. */
+static void string_bounds(const uint8_t *offsets, int width, int64_t at, int64_t *start, int64_t *end) {
+    if (width == 4) {
+        int32_t a, b;
+        memcpy(&a, offsets + at * 4, 4);
+        memcpy(&b, offsets + at * 4 + 4, 4);
+        *start = a;
+        *end = b;
+    } else {
+        memcpy(start, offsets + at * 8, 8);
+        memcpy(end, offsets + at * 8 + 8, 8);
+    }
+}
+
+/* The buffers of an Arrow string (width 4) or large_string (width 8) array, validity absent when
+ * validity_obj is None; 0, or -1 with the exception set (nothing held). */
+typedef struct {
+    Py_buffer offsets, data, validity;
+    int has_validity;
+} StringBuffers;
+
+static int open_string_buffers(StringBuffers *b, PyObject *offsets_obj, PyObject *data_obj, PyObject *validity_obj, long long offset,
+                               long long length, int width, const char *function) {
+    b->has_validity = 0;
+    if (PyObject_GetBuffer(offsets_obj, &b->offsets, PyBUF_SIMPLE) < 0) return -1;
+    if (PyObject_GetBuffer(data_obj, &b->data, PyBUF_SIMPLE) < 0) {
+        PyBuffer_Release(&b->offsets);
+        return -1;
+    }
+    if (validity_obj != Py_None) {
+        if (PyObject_GetBuffer(validity_obj, &b->validity, PyBUF_SIMPLE) < 0) goto failed;
+        b->has_validity = 1;
+    }
+    if ((offset + length + 1) * width > b->offsets.len || (b->has_validity && (offset + length + 7) / 8 > b->validity.len)) {
+        PyErr_Format(PyExc_ValueError, "%s: the buffers are shorter than offset + length", function);
+        goto failed;
+    }
+    return 0;
+failed:
+    PyBuffer_Release(&b->offsets);
+    PyBuffer_Release(&b->data);
+    if (b->has_validity) PyBuffer_Release(&b->validity);
+    return -1;
+}
+
+static void close_string_buffers(StringBuffers *b) {
+    PyBuffer_Release(&b->offsets);
+    PyBuffer_Release(&b->data);
+    if (b->has_validity) PyBuffer_Release(&b->validity);
+}
+
+/* Append text as row's value (valid); on failure its buffer is freed. */
+static int append_text(Ctx *c, JsonText *text, uint8_t *validity, int64_t row) {
+    if (text->length > MAX_BINARY_ARRAY_BYTES - c->out_len || reserve(c, text->length) < 0) {
+        free(text->data);
+        return c->err != ERR_NONE ? -1 : fail(c, ERR_TOO_LARGE, "", -1, "the text exceeds a string array's 2 GiB");
+    }
+    memcpy(c->out + c->out_len, text->data, (size_t)text->length);
+    c->out_len += text->length;
+    validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+    return 0;
+}
+
 typedef struct {
     Ctx *c;
     const uint8_t *offsets, *data, *validity;
@@ -4035,16 +4099,7 @@ static int json_path_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_
         int64_t at = l->offset + row, start, end;
         int found = JSON_PATH_NULL;
         if (l->validity == NULL || bit(l->validity, at)) {
-            if (l->width == 4) {
-                int32_t a, b;
-                memcpy(&a, l->offsets + at * 4, 4);
-                memcpy(&b, l->offsets + at * 4 + 4, 4);
-                start = a;
-                end = b;
-            } else {
-                memcpy(&start, l->offsets + at * 8, 8);
-                memcpy(&end, l->offsets + at * 8 + 8, 8);
-            }
+            string_bounds(l->offsets, l->width, at, &start, &end);
             found = spark_get_json_object(l->data + start, end - start, l->steps, l->nsteps, &text, format_java_double);
             if (found == JSON_PATH_NOMEM) {
                 free(text.data);
@@ -4052,13 +4107,7 @@ static int json_path_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_
             }
         }
         if (found == JSON_PATH_FOUND) {
-            if (text.length > MAX_BINARY_ARRAY_BYTES - c->out_len || reserve(c, text.length) < 0) {
-                free(text.data);
-                return c->err != ERR_NONE ? -1 : fail(c, ERR_TOO_LARGE, "", -1, "the text exceeds a string array's 2 GiB");
-            }
-            memcpy(c->out + c->out_len, text.data, (size_t)text.length);
-            c->out_len += text.length;
-            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+            if (append_text(c, &text, validity, row) < 0) return -1;
         } else {
             (*null_count)++;
         }
@@ -4078,9 +4127,9 @@ PyDoc_STRVAR(get_json_object_doc,
 
 static PyObject *py_get_json_object(PyObject *self, PyObject *args) {
     PyObject *offsets_obj, *data_obj, *validity_obj, *steps_obj, *result = NULL;
-    Py_buffer offsets, data, validity;
+    StringBuffers buffers;
     long long offset, length;
-    int width, has_validity = 0, last = 0;
+    int width, last = 0;
     Py_ssize_t nsteps;
     JsonPathStep *steps = NULL;
     Ctx c;
@@ -4115,30 +4164,17 @@ static PyObject *py_get_json_object(PyObject *self, PyObject *args) {
             return NULL;
         }
     }
-    if (PyObject_GetBuffer(offsets_obj, &offsets, PyBUF_SIMPLE) < 0) {
+    if (open_string_buffers(&buffers, offsets_obj, data_obj, validity_obj, offset, length, width, "get_json_object") < 0) {
         free(steps);
         return NULL;
-    }
-    if (PyObject_GetBuffer(data_obj, &data, PyBUF_SIMPLE) < 0) {
-        PyBuffer_Release(&offsets);
-        free(steps);
-        return NULL;
-    }
-    if (validity_obj != Py_None) {
-        if (PyObject_GetBuffer(validity_obj, &validity, PyBUF_SIMPLE) < 0) goto done;
-        has_validity = 1;
-    }
-    if ((offset + length + 1) * width > offsets.len || (has_validity && (offset + length + 7) / 8 > validity.len)) {
-        PyErr_SetString(PyExc_ValueError, "get_json_object: the buffers are shorter than offset + length");
-        goto done;
     }
     memset(&c, 0, sizeof c);
     c.row = -1;
     c.err_offset = -1;
     loop.c = &c;
-    loop.offsets = (const uint8_t *)offsets.buf;
-    loop.data = (const uint8_t *)data.buf;
-    loop.validity = has_validity ? (const uint8_t *)validity.buf : NULL;
+    loop.offsets = (const uint8_t *)buffers.offsets.buf;
+    loop.data = (const uint8_t *)buffers.data.buf;
+    loop.validity = buffers.has_validity ? (const uint8_t *)buffers.validity.buf : NULL;
     loop.n = length;
     loop.offset = offset;
     loop.width = width;
@@ -4146,11 +4182,143 @@ static PyObject *py_get_json_object(PyObject *self, PyObject *args) {
     loop.nsteps = (int)nsteps;
     result = run_into_binary(&c, length, json_path_loop, &loop);
     ctx_free(&c);
-done:
-    PyBuffer_Release(&offsets);
-    PyBuffer_Release(&data);
-    if (has_validity) PyBuffer_Release(&validity);
+    close_string_buffers(&buffers);
     free(steps);
+    return result;
+}
+
+/* ---- from_json (codec/from_json.c) ---------------------------------------------------------- */
+typedef struct {
+    Ctx *c;
+    const uint8_t *offsets, *data, *validity;
+    int64_t n, offset;
+    int width; /* of the offsets: 4 string, 8 large_string */
+    const FromJsonType *types;
+    int64_t bad_rows, first_bad_row;
+} FromJsonLoop;
+
+static int from_json_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    FromJsonLoop *l = (FromJsonLoop *)arg;
+    Ctx *c = l->c;
+    JsonText text = {NULL, 0, 0};
+    offsets[0] = 0;
+    for (int64_t row = 0; row < l->n; row++) {
+        int64_t at = l->offset + row, start, end;
+        int status = FROM_JSON_NULL;
+        if (l->validity == NULL || bit(l->validity, at)) {
+            string_bounds(l->offsets, l->width, at, &start, &end);
+            status = spark_from_json(l->data + start, end - start, l->types, &text, format_java_double);
+            if (status == FROM_JSON_NOMEM) {
+                free(text.data);
+                return nomem(c);
+            }
+            if (status == FROM_JSON_UNSUPPORTED) {
+                free(text.data);
+                c->row = row;
+                return fail(c, ERR_UNSUPPORTED, "", -1,
+                            "a map with a key twice (DuckDB's maps hold a key once) or a decimal string with non-ASCII characters");
+            }
+            if (status == FROM_JSON_BAD_VALUE || status == FROM_JSON_BAD_NULL) {
+                if (l->bad_rows++ == 0) l->first_bad_row = row;
+            }
+        }
+        if (status == FROM_JSON_VALUE || status == FROM_JSON_BAD_VALUE) {
+            if (append_text(c, &text, validity, row) < 0) return -1;
+        } else {
+            (*null_count)++;
+        }
+        offsets[row + 1] = (int32_t)c->out_len;
+    }
+    free(text.data);
+    return 0;
+}
+
+PyDoc_STRVAR(from_json_doc,
+             "from_json(offsets, data, validity, offset, length, width, schema) -> (null_count, validity, offsets, data, bad_rows, first_bad_row)\n\n"
+             "Spark's from_json (PERMISSIVE) of every row of an Arrow string (width 4) or large_string (width 8)\n"
+             "array, whose buffers these are (validity None when no row is null), to the schema: a tuple of\n"
+             "nodes (kind, precision, scale, name, key, children), the root first, children a tuple of node\n"
+             "indexes (see codec/from_json.h). Returns the buffers of a string array of JSON texts DuckDB casts\n"
+             "to the schema's type, null where Spark's answer is NULL, with the number of Spark's bad records\n"
+             "(which FAILFAST refuses) and the first one's row (-1 when none).");
+
+static PyObject *py_from_json(PyObject *self, PyObject *args) {
+    PyObject *offsets_obj, *data_obj, *validity_obj, *schema_obj, *result = NULL, *buffers;
+    StringBuffers string_buffers;
+    long long offset, length;
+    int width, *children = NULL, nchildren = 0;
+    Py_ssize_t ntypes;
+    FromJsonType *types = NULL;
+    Ctx c;
+    FromJsonLoop loop;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOLLiO!", &offsets_obj, &data_obj, &validity_obj, &offset, &length, &width, &PyTuple_Type,
+                          &schema_obj))
+        return NULL;
+    if ((width != 4 && width != 8) || offset < 0 || length < 0) {
+        PyErr_SetString(PyExc_ValueError, "from_json: width must be 4 or 8, offset and length non-negative");
+        return NULL;
+    }
+    ntypes = PyTuple_GET_SIZE(schema_obj);
+    types = (FromJsonType *)calloc((size_t)ntypes + 1, sizeof(FromJsonType));
+    for (Py_ssize_t k = 0; types != NULL && k < ntypes; k++) nchildren += (int)PyTuple_Size(PyTuple_GetItem(PyTuple_GET_ITEM(schema_obj, k), 5));
+    children = (int *)calloc((size_t)nchildren + 1, sizeof(int));
+    if (types == NULL || children == NULL || ntypes == 0) {
+        free(types);
+        free(children);
+        if (ntypes == 0) PyErr_SetString(PyExc_ValueError, "from_json: an empty schema");
+        return ntypes == 0 ? NULL : PyErr_NoMemory();
+    }
+    nchildren = 0;
+    for (Py_ssize_t k = 0; k < ntypes; k++) {
+        PyObject *node = PyTuple_GET_ITEM(schema_obj, k), *name, *key, *kids;
+        if (!PyArg_ParseTuple(node, "iiiSSO!", &types[k].kind, &types[k].precision, &types[k].scale, &name, &key, &PyTuple_Type, &kids))
+            goto bad_schema;
+        types[k].name = (const uint8_t *)PyBytes_AS_STRING(name);
+        types[k].name_length = PyBytes_GET_SIZE(name);
+        types[k].key = (const uint8_t *)PyBytes_AS_STRING(key);
+        types[k].key_length = PyBytes_GET_SIZE(key);
+        types[k].children = children + nchildren;
+        types[k].nchildren = (int)PyTuple_GET_SIZE(kids);
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(kids); j++) {
+            long child = PyLong_AsLong(PyTuple_GET_ITEM(kids, j));
+            if (child <= k || child >= ntypes) {
+                if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "from_json: a child must come after its parent");
+                goto bad_schema;
+            }
+            children[nchildren++] = (int)child;
+        }
+        if (types[k].kind < FJ_BOOLEAN || types[k].kind > FJ_MAP || ((types[k].kind == FJ_ARRAY || types[k].kind == FJ_MAP) && types[k].nchildren != 1) ||
+            (types[k].kind == FJ_DECIMAL && (types[k].precision < 1 || types[k].precision > 38 || types[k].scale < 0 || types[k].scale > types[k].precision))) {
+            PyErr_SetString(PyExc_ValueError, "from_json: a malformed schema node");
+            goto bad_schema;
+        }
+    }
+    if (open_string_buffers(&string_buffers, offsets_obj, data_obj, validity_obj, offset, length, width, "from_json") < 0) goto bad_schema;
+    memset(&c, 0, sizeof c);
+    c.row = -1;
+    c.err_offset = -1;
+    loop.c = &c;
+    loop.offsets = (const uint8_t *)string_buffers.offsets.buf;
+    loop.data = (const uint8_t *)string_buffers.data.buf;
+    loop.validity = string_buffers.has_validity ? (const uint8_t *)string_buffers.validity.buf : NULL;
+    loop.n = length;
+    loop.offset = offset;
+    loop.width = width;
+    loop.types = types;
+    loop.bad_rows = 0;
+    loop.first_bad_row = -1;
+    buffers = run_into_binary(&c, length, from_json_loop, &loop);
+    ctx_free(&c);
+    if (buffers != NULL) {
+        result = Py_BuildValue("(OOOOLL)", PyTuple_GET_ITEM(buffers, 0), PyTuple_GET_ITEM(buffers, 1), PyTuple_GET_ITEM(buffers, 2),
+                               PyTuple_GET_ITEM(buffers, 3), (long long)loop.bad_rows, (long long)loop.first_bad_row);
+        Py_DECREF(buffers);
+    }
+    close_string_buffers(&string_buffers);
+bad_schema:
+    free(types);
+    free(children);
     return result;
 }
 
@@ -6112,6 +6280,7 @@ static PyMethodDef methods[] = {
     {"schema_of_variant", py_schema_of_variant, METH_VARARGS, schema_of_variant_doc},
     {"format_java", py_format_java, METH_VARARGS, format_java_doc},
     {"get_json_object", py_get_json_object, METH_VARARGS, get_json_object_doc},
+    {"from_json", py_from_json, METH_VARARGS, from_json_doc},
     {"explode", py_explode, METH_VARARGS, explode_doc},
     {"is_valid_variant", py_is_valid_variant, METH_VARARGS, is_valid_variant_doc},
     {"to_variant", py_to_variant, METH_VARARGS, to_variant_doc},

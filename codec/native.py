@@ -21,6 +21,7 @@ fallback.
 from __future__ import annotations
 
 import bisect
+import json
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable
@@ -802,6 +803,56 @@ def get_json_object_native(
     return pa.Array.from_buffers(  # type: ignore[no-any-return]
         pa.string(), len(values), [out_validity, out_offsets, text], null_count
     )
+
+
+FROM_JSON_KINDS = ("boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "decimal", "string", "struct", "array", "map")
+"""The kinds of a :func:`from_json_native` schema node, numbered as ``codec/from_json.h`` numbers them."""
+
+FromJsonNode = tuple[str, int, int, str, tuple[int, ...]]
+"""A schema node of :func:`from_json_native`: (kind, precision, scale, field name, children)."""
+
+
+def from_json_native(values: pa.Array, schema: tuple[FromJsonNode, ...]) -> tuple[pa.StringArray, int, int]:
+    """Spark's ``from_json`` (PERMISSIVE) of every string, in C (``codec/from_json.c``: Jackson's
+    grammar under Spark's JSON options, Spark's JacksonParser conversions and partial results), as
+    JSON text DuckDB casts to the schema's type exactly.
+
+    Example:
+        >>> schema = (("struct", 0, 0, "", (1, 2)), ("int", 0, 0, "a", ()), ("string", 0, 0, "b", ()))
+        >>> texts, bad, first = from_json_native(pa.array(['{"a": 1, "b": [1.50]}', '{"a": "x"}', "", None]), schema)
+        >>> texts.to_pylist(), bad, first
+        (['{"a":1,"b":"[1.5]"}', '{"a":null,"b":null}', None, None], 1, 1)
+
+    Args:
+        values: a string or large_string array.
+        schema: the nodes, the root (a struct, an array or a map) first; a node's children (a
+            struct's fields, an array's element, a map's value) are indexes of later nodes.
+
+    Returns:
+        The texts (null where Spark's answer is NULL), the number of Spark's bad records (which
+        FAILFAST refuses) and the first one's row (-1 when none).
+
+    Raises:
+        NativeUnsupportedError: another Arrow type, no compiled kernel, or a row whose answer
+            DuckDB cannot hold (a map with a key twice) or vpush does not compute (a decimal
+            string with non-ASCII characters).
+    """
+    kernel, width = _kernel_for(values, ((pa.types.is_string, 4), (pa.types.is_large_string, 8)), "from_json_native", "strings")
+    nodes = tuple(
+        (FROM_JSON_KINDS.index(kind), precision, scale, name.encode("utf-8"), (json.dumps(name, ensure_ascii=False) + ":").encode("utf-8"), children)
+        for kind, precision, scale, name, children in schema
+    )
+    validity, offsets, data = values.buffers()
+    try:
+        null_count, out_validity, out_offsets, text, bad_rows, first_bad_row = kernel.from_json(
+            offsets, data if data is not None else b"", validity if values.null_count else None, values.offset, len(values), width, nodes
+        )
+    except kernel.KernelError as exc:
+        if exc.args[0] == _ERR_UNSUPPORTED:
+            raise NativeUnsupportedError(f"row {exc.args[1]}: {exc.args[3].decode()}") from None
+        raise
+    result = pa.Array.from_buffers(pa.string(), len(values), [out_validity, out_offsets, text], null_count)
+    return result, bad_rows, first_bad_row
 
 
 def _kernel_for(

@@ -320,6 +320,11 @@ class SparkEngine:
             batches = frame._collect_as_arrow(empty_list_if_zero_records=False)  # type: ignore[operator]
         except PySparkException as exc:
             raise translate_spark_error(exc) from exc
+        except Exception as exc:
+            # a task's failure reaches _collect_as_arrow as py4j's error, not PySpark's
+            if type(exc).__name__ != "Py4JJavaError":
+                raise
+            raise translate_spark_error(exc) from exc
         table = pa.Table.from_batches(batches)
         table = _from_spark_table(table, spark_variant_columns(table.schema))
         return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
@@ -459,6 +464,10 @@ def unwire_error(text: str) -> VpushError | None:
     return error
 
 
+_SPARK_CONDITION = re.compile(r"org\.apache\.spark\.\w*Exception: \[([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\]")
+"""The condition that opens a Spark exception's text (py4j's errors carry no getCondition)."""
+
+
 def translate_spark_error(exc: Exception) -> VpushError:
     """A Spark failure as a vpush error: a vpush error raised in a task comes back as itself;
     Spark's own errors keep their error class (condition)."""
@@ -470,6 +479,9 @@ def translate_spark_error(exc: Exception) -> VpushError:
     if raised is not None and "PythonException" in type(exc).__name__ + text[:200]:
         return ExecutionError(raised.group(2).strip(), error_class=raised.group(1))
     condition = getattr(exc, "getCondition", lambda: None)()
+    if condition is None:
+        named = _SPARK_CONDITION.search(text)
+        condition = named.group(1) if named is not None else None
     first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
     if condition == "PYTHON_EXCEPTION" and raised is not None:
         return ExecutionError(raised.group(2).strip(), error_class=raised.group(1))

@@ -127,7 +127,9 @@ from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, CONV_FUNCTION, HASH_ENGINE_FUNCTIONS
 from vpush.optimizer.spark_order import DOUBLE_SUM_FUNCTION, LONG_SUM_FUNCTION, PERCENTILE_APPROX_FUNCTION, moment_function
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+from vpush.optimizer.rewrite_from_json import FROM_JSON_FUNCTION
 from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
+from vpush.exec.convert_from_json import convert_from_json
 from vpush.exec.rebuild_rows import rebuild_rows
 from vpush.optimizer.spark_semantics import (
     DATE_TRUNC_FUNCTION,
@@ -1005,6 +1007,10 @@ def _get_json_object(texts: pa.Array | pa.ChunkedArray, path: pa.Array) -> pa.Ar
     return get_json_object_native(texts, steps)
 
 
+def _from_json(texts: pa.Array | pa.ChunkedArray, schema: pa.Array, mode: pa.Array) -> pa.Array | pa.ChunkedArray:
+    return convert_from_json(texts, str(_first(schema)), str(_first(mode)))
+
+
 def _json_tuple(texts: pa.Array | pa.ChunkedArray, field: pa.Array) -> pa.Array | pa.ChunkedArray:
     if not (pa.types.is_string(texts.type) or pa.types.is_large_string(texts.type)):
         texts = texts.cast(pa.large_string())  # a string_view
@@ -1087,6 +1093,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     },
     GET_JSON_OBJECT_FUNCTION: (_guarded(_get_json_object, "get_json_object"), ["VARCHAR", "VARCHAR"], "VARCHAR"),
     JSON_TUPLE_FUNCTION: (_guarded(_json_tuple, "json_tuple"), ["VARCHAR", "VARCHAR"], "VARCHAR"),
+    FROM_JSON_FUNCTION: (_guarded(_from_json, "from_json"), ["VARCHAR", "VARCHAR", "VARCHAR"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["double"]: (_guarded(format_java_native, "cast to string"), ["DOUBLE"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["float"]: (_guarded(format_java_native, "cast to string"), ["FLOAT"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["binary"]: (_guarded(java_string_of_bytes, "cast to string"), ["BLOB"], "VARCHAR"),

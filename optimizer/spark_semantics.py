@@ -68,6 +68,7 @@ from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+from vpush.optimizer.rewrite_from_json import FROM_JSON_FUNCTION, from_json_schema, rewrite_from_json
 from vpush.optimizer.rewrite_generators import JSON_TUPLE_FIELD, rewrite_generators
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
@@ -922,6 +923,11 @@ class _Typer:
             return AtomicType(_MAKE_TIMESTAMP_CALLS[called])
         if called == "schema_of_json":
             return StringType()
+        if called == "from_json":
+            schema = _arguments(node)[1:2]
+            if schema and isinstance(schema[0], exp.Literal) and schema[0].is_string:
+                return from_json_schema(schema[0].name)
+            return None
         if called in ("add_months", "last_day", "make_date", "date_add", "date_sub", "dateadd"):
             return AtomicType("date")
         if called == "array_contains":
@@ -2193,6 +2199,11 @@ class _Rewriter:
             return self._make_timestamp(called, [a for a in arguments if a is not None])
         if called == "get_json_object" and arguments and len(arguments) == 2 and all(a is not None for a in arguments):
             return self._get_json_object(*[a for a in arguments if a is not None])
+        if called == "from_json" and arguments and len(arguments) in (2, 3) and all(a is not None for a in arguments):
+            call, target = rewrite_from_json([a for a in arguments if a is not None], self.typer.of, field=_accessed_field(node))
+            self.functions[FROM_JSON_FUNCTION] = StringType()
+            self.typer.types[id(call)] = target
+            return call
         if called == JSON_TUPLE_FIELD and arguments and len(arguments) == 2 and all(a is not None for a in arguments):
             text, field = arguments
             assert text is not None and field is not None  # for mypy: checked above
@@ -5008,7 +5019,31 @@ def _lambda_name(node: exp.Lambda) -> str | None:
 
 
 # Calls Spark prints with their first argument only (`first(i, true)` is `first(i)`).
-_FIRST_ARGUMENT_ONLY = frozenset({"first", "last", "first_value", "last_value", "any_value", "approx_count_distinct"})
+_FIRST_ARGUMENT_ONLY = frozenset({"first", "last", "first_value", "last_value", "any_value", "approx_count_distinct", "from_json"})
+
+
+def _accessed_field(node: exp.Expr) -> str | None:
+    """The name of the field that the field access holding ``node`` takes (``node.b``,
+    ``node['b']``), or None."""
+    parent = node.parent
+    if isinstance(parent, exp.Dot) and node.arg_key == "this" and isinstance(parent.expression, exp.Identifier):
+        return parent.expression.name
+    if isinstance(parent, exp.Bracket) and node.arg_key == "this" and len(parent.expressions) == 1:
+        key = parent.expressions[0]
+        if isinstance(key, exp.Literal) and key.is_string:
+            return key.name
+    return None
+
+
+def _from_json_of_map(node: exp.Expr) -> bool:
+    """Whether ``node`` is a ``from_json`` whose schema literal is a map."""
+    schema = _arguments(node)[1:2]
+    if not (schema and isinstance(schema[0], exp.Literal) and schema[0].is_string):
+        return False
+    try:
+        return isinstance(from_json_schema(schema[0].name), MapType)
+    except OptimizeError:
+        return False
 
 
 def _traced_call_name(node: exp.Expr, called: str) -> str | None:
@@ -5034,6 +5069,8 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
         deterministic = node.args.get("deterministic") == exp.Boolean(this=True)
         return None if inner is None else (f"mode() WITHIN GROUP (ORDER BY {inner} DESC)" if deterministic else f"mode({inner})")
     arguments = call_arguments(node)
+    if called == "from_json" and _from_json_of_map(node):
+        return "entries"  # Spark names a map's from_json after its map data's field
     if called == "date_sub" and isinstance(node, exp.TsOrDsAdd) and _subtracted_days(node.expression):
         arguments = [node.this, node.expression.this]  # sqlglot's date_add(d, n * -1)
     if arguments is None and node_arguments(node) is not None:
