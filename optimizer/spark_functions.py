@@ -97,6 +97,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "get_json_object": _f(2), "elt": _f(2, None), "schema_of_json": _f(1), "soundex": _f(1), "overlay": _f(3, 4, defaults=("-1",)),
     "format_number": _f(2), "mask": _f(1, 5, defaults=("X", "x", "n", "NULL")),
     "format_string": _f(1, None), "printf": _f(1, None),
+    "to_char": _f(2), "to_varchar": _f(2), "to_number": _f(2), "try_to_number": _f(2),
     # conditionals and null handling
     "coalesce": _f(1, None), "nvl": _f(2), "ifnull": _f(2), "nvl2": _f(3), "nullif": _f(2), "if": _f(3),
     "isnull": _f(1), "isnotnull": _f(1), "equal_null": _f(2),

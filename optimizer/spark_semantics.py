@@ -76,6 +76,7 @@ from vpush.optimizer.expand_using_stars import expand_using_stars
 from vpush.optimizer.spark_analysis import check_order_by_aggregates
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
+from vpush.optimizer.spark_number_format import NUMBER_FORMAT_CALLS, number_format_type, rewrite_number_format
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, KERNEL_CALLS, rewrite_approx_count_distinct, rewrite_kernel_call
 from vpush.optimizer.spark_order import (
     MOMENT_FUNCTIONS,
@@ -910,6 +911,8 @@ class _Typer:
             return _DOUBLE
         if called in ("from_unixtime", "date_format", "get_json_object"):
             return StringType()
+        if called in NUMBER_FORMAT_CALLS:
+            return number_format_type(called, call_arguments(node) or [])
         if called in _PARSED_BY_PATTERN:
             return _PATTERN_RESULTS[_PARSED_BY_PATTERN[called]]
         if called in _EPOCH_UNITS:
@@ -2239,6 +2242,14 @@ class _Rewriter:
             return self._months_between([a for a in arguments if a is not None])
         if called == "date_format" and arguments and len(arguments) == 2 and arguments[0] is not None:
             return self._date_format(arguments[0], arguments[1])
+        if called in NUMBER_FORMAT_CALLS and arguments and len(arguments) == 2 and arguments[0] is not None:
+            source = self.typer.of(arguments[0])
+            if called in ("to_char", "to_varchar") and source in (AtomicType("date"), AtomicType("timestamp"), AtomicType("timestamp_ntz")):
+                return self._date_format(arguments[0], arguments[1])  # Spark's to_char of a date or time is date_format
+            return rewrite_number_format(
+                called, arguments[0], arguments[1], source, self.functions,
+                lambda value, target: self._fractional_to_decimal(value, target, strict=True),
+            )
         if called in _EPOCH_UNITS and arguments and len(arguments) == 1 and arguments[0] is not None:
             return _timestamp_from_epoch(called, arguments[0], self.typer.of(arguments[0]))
         if called == "date_from_unix_date" and arguments and len(arguments) == 1 and arguments[0] is not None:
@@ -4570,6 +4581,9 @@ which Spark names as the ``date_add``/``date_sub`` it resolves it to (see :func:
 _STRUCT_FIELD = "vpush_struct_field"
 """The meta key marking ``s['a']`` over a struct, which Spark names ``s.a``."""
 
+_TO_CHAR_SHOWN = "vpush_to_char_shown"
+"""The meta key of a ``to_char``/``to_varchar`` call of a date or time, which Spark names ``date_format``."""
+
 _NUMERIC_SUFFIXES: dict[exp.DType, str] = {
     exp.DType.TINYINT: "integer", exp.DType.SMALLINT: "integer", exp.DType.BIGINT: "integer",
     exp.DType.DOUBLE: "double", exp.DType.FLOAT: "float", exp.DType.DECIMAL: "decimal",
@@ -4699,6 +4713,10 @@ def _mark_typed_names(projection: exp.Expr, typer: _Typer) -> None:
                 if date and (_is_integral(typer.of(other)) or isinstance(_unparen(other), (exp.Interval, exp.Neg))):
                     node.meta[_DATE_OPERAND] = side
                     break
+        elif call_name(node) in ("to_char", "to_varchar"):
+            arguments = call_arguments(node)
+            if arguments and arguments[0] is not None and typer.of(arguments[0]) in (AtomicType("date"), *_TIMESTAMPS):
+                node.meta[_TO_CHAR_SHOWN] = "date_format"
 
 
 def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
@@ -4915,6 +4933,9 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
         return None if unit is None or source is None else f"{called}({unit} FROM {source})"
     if isinstance(node, exp.Trim):
         return _trim_name(node)
+    if called in ("to_char", "to_varchar"):
+        # Spark names both after to_char, or date_format for a date or time
+        return _call(node.meta.get(_TO_CHAR_SHOWN, "to_char"), call_arguments(node) or [])
     if isinstance(node, (exp.AtTimeZone, exp.FromTimeZone)):
         # from_utc_timestamp / to_utc_timestamp: the cast to a timestamp that sqlglot's parser
         # wraps around the argument is not the user's

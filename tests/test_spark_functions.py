@@ -204,6 +204,12 @@ SCALARS = [
     "to_binary('YWJj', 'BASE64')", "to_binary('616', 'hex')", "try_to_binary(g, 'foo')", "to_binary(g, NULL)",
     "schema_of_json('{\"b\": [1, 2.5], \"a\": null}')",  # more in test_json_functions
     "collation(g)",
+    # Spark's number formats (more in test_number_formats_as_spark); to_char of a date or time is date_format
+    "to_char(d, '999,999,999.99')", "to_char(d, 'S00000000.000')", "to_char(i, '9,999,999,999MI')", "to_char(b, '99PR')",
+    "to_char(f, '9.99')", "to_varchar(s, '0009')", "to_char(d, '$99,999,999.9PR')", "to_char(i * 1L, '9G999G999G999')", "to_char(d, NULL)",
+    "to_varchar(day, 'yyyy-MM-dd')", "to_char(ts, 'HH:mm')", "to_number(string(d), 'S99999999.99')", "try_to_number(g, '9')",
+    "to_number(NULL, '9,999D99')", "try_to_number(string(s), '$0')", "to_number(string(i), NULL)", "to_char(CAST(f AS FLOAT), '0.0')",
+    "to_number(s, '9')",
 ]
 
 AGGREGATES = [
@@ -250,8 +256,8 @@ REFUSED = [
     "mode(g)", "mode(i, false)", "mode(i, true) OVER ()", "mode(s, true) FILTER (WHERE i > 0)", "mode(array(i), true)",
     "mode() WITHIN GROUP (ORDER BY i NULLS LAST)",
     "format_string('%f', f)", "printf('%.2s', g)", "format_string('%s', d)", "format_string(g, i)", "printf('%1$s', g)",
-    "format_number(f, 2)", "to_char(d, '999.99')",
-    "to_number('12', '99')", "sha2(g, 512)", "array_contains(array(f), i)", "conv(f, 16, 10)", "ceil(f, 1)",
+    "format_number(f, 2)", "to_char(binary(g), 'hex')", "to_char(string(s), '99')",
+    "to_number(d, 'S99999999.99')", "sha2(g, 512)", "array_contains(array(f), i)", "conv(f, 16, 10)", "ceil(f, 1)",
     "substring_index(g, 'aa', 1)", "split(g, 'b', 2)",
     "date_format(ts, 'yyyyy')", "date_format(ts, 'yyyy-MM-dd z')", "date_format(ts, 'G')",
     "date_format(ts, 'QQQ')", "date_format(ts, 'SSSSSSS')", "timestamp_seconds(f)",
@@ -787,6 +793,7 @@ REFUSED_SPARK_RAISES = [
     "map_from_arrays(array(f), array(i))", "bround(i, -1)", "try_element_at(array(i), b)", "factorial(b)", "bit_count(f)",
     "nanvl(g, 1)", "getbit(f, 1)", "crc32(i)", "xxhash64(map(g, i))", "mask(g, g)",
     "format_string('%05s', g)", "format_string('%s')", "format_string('%-05d', i)", "printf('%d', g)",
+    "to_number(g, g)", "to_char(i, g)",
 ]
 
 
@@ -911,4 +918,62 @@ def test_timestamp_plus_hours_adds_whole_days_in_local_time(zone: str, spark: Sp
 def test_try_sum_whose_running_total_overflows(spark: SparkSession, tmp_path: Path) -> None:
     pq.write_table(pa.table({"n": pa.array([9223372036854775807, 1, -1], pa.int64())}), tmp_path / "part-0.parquet")
     expected, got = _answers_in_zone(spark, tmp_path, "UTC", "SELECT try_sum(n) FROM z")
+    assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("call", "wanted"),
+    [("to_char(i, '')", "INVALID_FORMAT.EMPTY"), ("to_char(d, 'abc')", "INVALID_FORMAT.WRONG_NUM_DIGIT"),
+     ("to_varchar(i, '9$')", "INVALID_FORMAT.CUR_MUST_BEFORE_DIGIT"), ("to_number(g, '.$9')", "INVALID_FORMAT.CUR_MUST_BEFORE_DEC"),
+     ("to_number(g, '9,,9')", "INVALID_FORMAT.CONT_THOUSANDS_SEPS"), ("to_char(i, ',9')", "INVALID_FORMAT.CONT_THOUSANDS_SEPS"),
+     ("try_to_number(g, '9.9,9')", "INVALID_FORMAT.THOUSANDS_SEPS_MUST_BEFORE_DEC"), ("to_number(g, '9.9D9')", "INVALID_FORMAT.WRONG_NUM_TOKEN"),
+     ("to_char(i, 'S9S')", "INVALID_FORMAT.WRONG_NUM_TOKEN"), ("to_number(g, '9S9')", "INVALID_FORMAT.UNEXPECTED_TOKEN"),
+     ("to_char(i, 'x9')", "INVALID_FORMAT.UNEXPECTED_TOKEN"), ("to_number(g, 'PR9')", "INVALID_FORMAT.UNEXPECTED_TOKEN"),
+     ("to_number(g, '9')", "INVALID_FORMAT.MISMATCH_INPUT"), ("to_number(string(i), '9G999')", "INVALID_FORMAT.MISMATCH_INPUT"),
+     ("to_number(g, '9999999999999999999999999999999999999999')", "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION"),
+     ("to_char(f * 1e20, '9')", "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION")],
+)
+def test_number_formats_raise_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    _assert_raises_as_spark(call, spark_view, con, (wanted,))
+
+
+def _number_formats(rng: Any) -> list[str]:
+    """Seeded formats in Spark's order of tokens (sign, currency, digits and separators, point,
+    digits, currency, sign), of either case, that Spark takes."""
+    from vpush.codec.errors import CodecError
+    from vpush.codec.spark_number_format import number_format
+
+    formats: list[str] = []
+    while len(formats) < 36:
+        before = "".join(rng.choice(["9", "0", "99", "999", "9,", "0,", "G"]) for _ in range(rng.randrange(1, 5)))
+        after = "".join(rng.choice("90") for _ in range(rng.randrange(0, 4)))
+        text = (rng.choice(["", "", "S", "MI", "s", "mi"]) + rng.choice(["", "", "$"]) + before
+                + (rng.choice([".", "D", "d"]) + after if rng.random() < 0.6 else "")
+                + rng.choice(["", "", "", "S", "MI", "PR", "pr"]))
+        try:
+            number_format(text)
+        except CodecError:
+            continue
+        formats.append(text)
+    return list(dict.fromkeys(formats))
+
+
+def test_number_formats_as_spark(spark: SparkSession, tmp_path: Path) -> None:
+    """to_char of seeded decimals and integers, and try_to_number of seeded texts (digits,
+    separators, points, signs, brackets, dollars and spaces, and to_char's own answers), by
+    seeded formats Spark takes."""
+    import random
+
+    rng = random.Random(5)
+    formats = _number_formats(rng)
+    numbers = [D(rng.choice(["-", ""]) + str(rng.randrange(0, 10 ** rng.randrange(1, 9))) + "." + str(rng.randrange(0, 100)).zfill(2))
+               for _ in range(150)] + [D("0"), D("0.01"), D("-0.10"), D("10.00"), D("-1000.00"), None]
+    pieces = ["1", "23", "456", "0", ",", ".", "$", "-", "+", "<", ">", " ", "12,345", "\u0661"]
+    texts = ["".join(rng.choice(pieces) for _ in range(rng.randrange(0, 6))) for _ in range(150)] + [None]
+    pq.write_table(pa.table({"n": pa.array(numbers, pa.decimal128(12, 2)), "k": pa.array([rng.randrange(-99999, 99999) for _ in numbers], pa.int32()),
+                             "x": pa.array(texts + texts[: len(numbers) - len(texts)] if len(texts) < len(numbers) else texts[: len(numbers)])}),
+                   tmp_path / "part-0.parquet")
+    calls = [f"to_char(n, '{f}')" for f in formats] + [f"to_char(k, '{f}')" for f in formats[:12]]
+    calls += [f"try_to_number(x, '{f}')" for f in formats] + [f"try_to_number(to_char(n, '{f}'), '{f}')" for f in formats[:12]]
+    expected, got = _answers_in_zone(spark, tmp_path, "UTC", f"SELECT n, k, x, {', '.join(calls)} FROM z")
     assert got == expected
