@@ -6189,6 +6189,45 @@ done:
     return permutation;
 }
 
+PyDoc_STRVAR(spark_mode_choose_doc,
+             "spark_mode_choose(offsets, mixed, counts) -> chosen\n\n"
+             "Spark's mode(x) of each group of distinct keys (int64 offsets, one more than the groups;\n"
+             "the keys in the order Spark first met them, with their int32 OpenHashSet hashes and int64\n"
+             "counts): the int64 index of the key chosen (-1 for an empty group), see spark_aggregates.h.");
+
+static PyObject *py_spark_mode_choose(PyObject *self, PyObject *args) {
+    Py_buffer offsets, mixed, counts;
+    PyObject *chosen = NULL;
+    int64_t length, i, keys;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &offsets, &mixed, &counts)) return NULL;
+    length = (int64_t)(offsets.len / 8) - 1;
+    keys = (int64_t)(mixed.len / 4);
+    if (length < 0 || counts.len != keys * 8) {
+        PyErr_SetString(PyExc_ValueError, "spark_mode_choose: no offsets, or the hashes and counts differ in length");
+        goto done;
+    }
+    for (i = 0; i <= length; i++) {
+        int64_t at = ((const int64_t *)offsets.buf)[i];
+        if (at < 0 || at > keys || (i > 0 && at < ((const int64_t *)offsets.buf)[i - 1])) {
+            PyErr_SetString(PyExc_ValueError, "spark_mode_choose: the offsets point past the keys");
+            goto done;
+        }
+    }
+    chosen = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 8));
+    if (chosen == NULL) goto done;
+    if (spark_mode_choose((const int64_t *)offsets.buf, length, (const int32_t *)mixed.buf, (const int64_t *)counts.buf,
+                          (int64_t *)PyBytes_AS_STRING(chosen)) < 0) {
+        Py_CLEAR(chosen);
+        PyErr_NoMemory();
+    }
+done:
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&mixed);
+    PyBuffer_Release(&counts);
+    return chosen;
+}
+
 static PyMethodDef methods[] = {
     {"unshred", py_unshred, METH_VARARGS, unshred_doc},
     {"extract", py_extract, METH_VARARGS, extract_doc},
@@ -6205,6 +6244,7 @@ static PyMethodDef methods[] = {
     {"spark_hash", py_spark_hash, METH_VARARGS, spark_hash_doc},
     {"spark_conv", py_spark_conv, METH_VARARGS, spark_conv_doc},
     {"spark_number_format", py_spark_number_format, METH_VARARGS, spark_number_format_doc},
+    {"spark_mode_choose", py_spark_mode_choose, METH_VARARGS, spark_mode_choose_doc},
     {"spark_hll", py_spark_hll, METH_VARARGS, spark_hll_doc},
     {"spark_aggregate", py_spark_aggregate, METH_VARARGS, spark_aggregate_doc},
     {"spark_order_lists", py_spark_order_lists, METH_VARARGS, spark_order_lists_doc},

@@ -106,6 +106,7 @@ from vpush.codec.spark_aggregates import (
     POSITIONED_VALUE,
     spark_double_sum,
     spark_long_sum,
+    spark_mode,
     spark_moments,
 )
 from vpush.codec.spark_conv import spark_conv
@@ -126,7 +127,7 @@ from vpush.exec.string_datetimes import (
 from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, CONV_FUNCTION, HASH_ENGINE_FUNCTIONS
 from vpush.optimizer.spark_number_format import NUMBER_FORMAT_FUNCTION
-from vpush.optimizer.spark_order import DOUBLE_SUM_FUNCTION, LONG_SUM_FUNCTION, moment_function
+from vpush.optimizer.spark_order import DOUBLE_SUM_FUNCTION, LONG_SUM_FUNCTION, MODE_FUNCTIONS, moment_function
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
 from vpush.exec.rebuild_rows import rebuild_rows
@@ -1111,6 +1112,10 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     **{
         moment_function(kind): (_guarded(_moment_function(kind), kind), [_POSITIONED_DOUBLES] * (1 + (kind in BIVARIATE_KINDS)), "DOUBLE")
         for kind in MOMENT_KINDS
+    },
+    **{
+        function: (_guarded(spark_mode, "mode"), [f"STRUCT({POSITIONED_VALUE} {duck}, {POSITION} BIGINT)[]"], duck)
+        for duck, function in MODE_FUNCTIONS.items()
     },
     LONG_SUM_FUNCTION: (_guarded(spark_long_sum, "sum"), [f"STRUCT({POSITIONED_VALUE} BIGINT, {POSITION} BIGINT)[]"], "BIGINT"),
     DOUBLE_SUM_FUNCTION: (_guarded(spark_double_sum, "sum"), [_POSITIONED_DOUBLES], "DOUBLE"),

@@ -79,6 +79,7 @@ from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_number_format import NUMBER_FORMAT_CALLS, number_format_type, rewrite_number_format
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, KERNEL_CALLS, rewrite_approx_count_distinct, rewrite_kernel_call
 from vpush.optimizer.spark_order import (
+    MODE_FUNCTIONS,
     MOMENT_FUNCTIONS,
     SORTS_KEPT,
     first_or_last,
@@ -88,6 +89,7 @@ from vpush.optimizer.spark_order import (
     ordered_decimal_total,
     ordered_double_sum,
     ordered_long_sum,
+    ordered_mode,
     scan_order,
     spark_keeps_sorts,
     window_in_order,
@@ -3101,10 +3103,10 @@ class _Rewriter:
         Spark breaks their ties by the order of its hash map. So are a FILTER and a window (the
         histogram would be outside them)."""
         source = self.typer.of(value)
-        if isinstance(node, exp.Mode) and node.args.get("deterministic") != exp.Boolean(this=True):
-            _refuse("mode", "mode(x) or mode(x, false), whose ties Spark breaks by the order of its hash map (mode(x, true) is answered)")
         if isinstance(node.parent, (exp.Filter, exp.Window)):
             _refuse("mode", "a FILTER or a window")
+        if isinstance(node, exp.Mode) and node.args.get("deterministic") != exp.Boolean(this=True):
+            return self._mode_by_hash_map(value, source)
         if not (_is_integral(source) or _is_fractional(source) or isinstance(source, (DecimalType, StringType))
                 or source in (_BOOLEAN, AtomicType("date"), *_TIMESTAMPS)):
             _refuse("mode", f"a mode of a {source.to_spark() if source is not None else 'value of a type vpush does not know'}")
@@ -3127,6 +3129,28 @@ class _Rewriter:
         sorted_pairs = exp.Anonymous(this="list_sort", expressions=[pairs] if least else [pairs, exp.Literal.string("DESC")])
         first = exp.Anonymous(this="list_extract", expressions=[sorted_pairs, exp.Literal.number(1)])
         return exp.Anonymous(this="struct_extract", expressions=[first, exp.Literal.string("k")])
+
+    def _mode_by_hash_map(self, value: exp.Expr, source: SparkType | None) -> exp.Expr:
+        """Spark's ``mode(x)`` and ``mode(x, false)``: of the values most rows hold, the first in
+        the order of Spark's hash map (:func:`vpush.codec.spark_aggregates.spark_mode`), which
+        depends on the order Spark meets the values in, so only where vpush knows it, in a SELECT
+        without GROUP BY over one task (a GROUP BY's hash aggregation falls back to sorting past
+        128 groups, and merges buffers otherwise; a UNION ALL's branches are tasks of their own)."""
+        duck = {"tinyint": "INTEGER", "smallint": "INTEGER", "int": "INTEGER", "bigint": "BIGINT", "string": "VARCHAR",
+                "boolean": "BOOLEAN", "date": "DATE"}.get(source.to_spark() if source is not None else "")
+        why = "mode(x) or mode(x, false), whose ties Spark breaks by the order of its hash map (mode(x, true) is answered)"
+        select = self.typer.scope.expression
+        if duck is None:
+            _refuse("mode", f"{why}, of a {source.to_spark() if source is not None else 'value of a type vpush does not know'}")
+        if not isinstance(select, exp.Select) or select.args.get("group") is not None:
+            _refuse("mode", f"{why}, with GROUP BY")
+        order = scan_order(self.typer.scope)
+        mode = ordered_mode(value, duck, order) if order is not None else None
+        if mode is None:
+            _refuse("mode", f"{why}, over rows whose order in Spark vpush does not know (a join, a UNION ALL)")
+        assert source is not None and duck is not None  # for mypy: refused above
+        self.functions[MODE_FUNCTIONS[duck]] = source
+        return exp.cast(mode, _sql_type(source)) if duck == "INTEGER" and source != AtomicType("int") else mode
 
     def _percentile(self, node: exp.Quantile | exp.Median) -> exp.Expr:
         """Spark's exact ``percentile``/``median``: interpolated between neighbours as
