@@ -915,6 +915,8 @@ class _Typer:
             return StringType()
         if called in NUMBER_FORMAT_CALLS:
             return number_format_type(called, call_arguments(node) or [])
+        if called in ("dayname", "monthname"):
+            return StringType()
         if called in _PARSED_BY_PATTERN:
             return _PATTERN_RESULTS[_PARSED_BY_PATTERN[called]]
         if called in _EPOCH_UNITS:
@@ -2244,6 +2246,11 @@ class _Rewriter:
             return self._months_between([a for a in arguments if a is not None])
         if called == "date_format" and arguments and len(arguments) == 2 and arguments[0] is not None:
             return self._date_format(arguments[0], arguments[1])
+        if called in ("dayname", "monthname") and arguments and len(arguments) == 1 and arguments[0] is not None:
+            if self.typer.of(arguments[0]) not in (AtomicType("date"), *_TIMESTAMPS):
+                _refuse(called, "an argument other than a date or a timestamp (Spark's implicit cast of a string)")
+            # Spark's DayName/MonthName: the English short name of the date's day or month
+            return self._date_format(arguments[0], exp.Literal.string("EEE" if called == "dayname" else "MMM"))
         if called in NUMBER_FORMAT_CALLS and arguments and len(arguments) == 2 and arguments[0] is not None:
             source = self.typer.of(arguments[0])
             if called in ("to_char", "to_varchar") and source in (AtomicType("date"), AtomicType("timestamp"), AtomicType("timestamp_ntz")):

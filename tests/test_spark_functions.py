@@ -210,6 +210,9 @@ SCALARS = [
     "to_varchar(day, 'yyyy-MM-dd')", "to_char(ts, 'HH:mm')", "to_number(string(d), 'S99999999.99')", "try_to_number(g, '9')",
     "to_number(NULL, '9,999D99')", "try_to_number(string(s), '$0')", "to_number(string(i), NULL)", "to_char(CAST(f AS FLOAT), '0.0')",
     "to_number(s, '9')",
+    "isnan(f)", "isnan(i)", "isnan(d)", "isnan(NULL)", "isnan(CAST('NaN' AS DOUBLE))", "isnan(CAST(f AS FLOAT))",
+    "luhn_check(g)", "luhn_check(string(b))", "luhn_check('79927398713')", "luhn_check('\u0660')", "luhn_check(concat(string(s), '\u0669'))",
+    "dayname(day)", "monthname(ts)", "dayname(ts)", "monthname(day)", "curdate() >= DATE'2024-01-01'",
 ]
 
 AGGREGATES = [
@@ -255,7 +258,7 @@ WINDOWS = [
 
 # Spark functions DuckDB answers differently (types, values or Java formats): refused on DuckDB.
 REFUSED = [
-    "mode(f)", "mode(d, false)", "mode(ts)", "mode(i) OVER ()", "mode(i, true) OVER ()", "mode(s, true) FILTER (WHERE i > 0)", "mode(array(i), true)",
+    "luhn_check(i)", "dayname(t)", "mode(f)", "mode(d, false)", "mode(ts)", "mode(i) OVER ()", "mode(i, true) OVER ()", "mode(s, true) FILTER (WHERE i > 0)", "mode(array(i), true)",
     "mode() WITHIN GROUP (ORDER BY i NULLS LAST)",
     "format_string('%f', f)", "printf('%.2s', g)", "format_string('%s', d)", "format_string(g, i)", "printf('%1$s', g)",
     "format_number(f, 2)", "to_char(binary(g), 'hex')", "to_char(string(s), '99')",
@@ -795,7 +798,7 @@ REFUSED_SPARK_RAISES = [
     "map_from_arrays(array(f), array(i))", "bround(i, -1)", "try_element_at(array(i), b)", "factorial(b)", "bit_count(f)",
     "nanvl(g, 1)", "getbit(f, 1)", "crc32(i)", "xxhash64(map(g, i))", "mask(g, g)",
     "format_string('%05s', g)", "format_string('%s')", "format_string('%-05d', i)", "printf('%d', g)",
-    "to_number(g, g)", "to_char(i, g)",
+    "to_number(g, g)", "to_char(i, g)", "isnan(g)",
 ]
 
 
