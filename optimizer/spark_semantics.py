@@ -3140,24 +3140,40 @@ class _Rewriter:
     def _mode_by_hash_map(self, value: exp.Expr, source: SparkType | None) -> exp.Expr:
         """Spark's ``mode(x)`` and ``mode(x, false)``: of the values most rows hold, the first in
         the order of Spark's hash map (:func:`vpush.codec.spark_aggregates.spark_mode`), which
-        depends on the order Spark meets the values in, so only where vpush knows it, in a SELECT
-        without GROUP BY over one task (a GROUP BY's hash aggregation falls back to sorting past
-        128 groups, and merges buffers otherwise; a UNION ALL's branches are tasks of their own)."""
+        depends on the order Spark meets the values in, so only where vpush knows it, over one
+        task and fewer than :data:`MODE_GROUPS_LIMIT` groups (a hash aggregation falls back to sorting past
+        128 groups: refused at run time there; a UNION ALL's branches are tasks of their own).
+        With GROUP BY each group's buffer is merged alone into its final one, as without."""
         duck = {"tinyint": "INTEGER", "smallint": "INTEGER", "int": "INTEGER", "bigint": "BIGINT", "string": "VARCHAR",
                 "boolean": "BOOLEAN", "date": "DATE"}.get(source.to_spark() if source is not None else "")
         why = "mode(x) or mode(x, false), whose ties Spark breaks by the order of its hash map (mode(x, true) is answered)"
         select = self.typer.scope.expression
         if duck is None:
             _refuse("mode", f"{why}, of a {source.to_spark() if source is not None else 'value of a type vpush does not know'}")
-        if not isinstance(select, exp.Select) or select.args.get("group") is not None:
-            _refuse("mode", f"{why}, with GROUP BY")
+        if not isinstance(select, exp.Select):
+            _refuse("mode", f"{why}, outside a SELECT")
+        group = select.args.get("group")
+        if group is not None and (select.args.get("having") is not None or any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets"))
+                                  or any(isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions)):
+            _refuse("mode", f"{why}, with HAVING, ROLLUP, CUBE or GROUPING SETS")
         order = scan_order(self.typer.scope)
         mode = ordered_mode(value, duck, order) if order is not None else None
         if mode is None:
             _refuse("mode", f"{why}, over rows whose order in Spark vpush does not know (a join, a UNION ALL)")
         assert source is not None and duck is not None  # for mypy: refused above
         self.functions[MODE_FUNCTIONS[duck]] = source
-        return exp.cast(mode, _sql_type(source)) if duck == "INTEGER" and source != AtomicType("int") else mode
+        answer = exp.cast(mode, _sql_type(source)) if duck == "INTEGER" and source != AtomicType("int") else mode
+        if group is None:
+            return answer
+        # Past 127 groups in a task Spark's hash aggregation may fall back to sorting, whose
+        # buffers are serialized and merged once more: refused when the query meets so many
+        groups = exp.Window(this=exp.Count(this=exp.Star()), over="OVER")
+        message = f"mode: the DuckDB engine does not give Spark's answer for {why}, over {MODE_GROUPS_LIMIT} groups or more yet; the Spark engine runs it"
+        return exp.Case(
+            ifs=[exp.If(this=exp.GTE(this=groups, expression=exp.Literal.number(MODE_GROUPS_LIMIT)),
+                        true=spark_error("VPUSH_UNSUPPORTED_FUNCTION", message, _sql_type(source)))],
+            default=answer,
+        )
 
     def _percentile(self, node: exp.Quantile | exp.Median) -> exp.Expr:
         """Spark's exact ``percentile``/``median``: interpolated between neighbours as
@@ -4611,6 +4627,10 @@ which Spark names as the ``date_add``/``date_sub`` it resolves it to (see :func:
 
 _STRUCT_FIELD = "vpush_struct_field"
 """The meta key marking ``s['a']`` over a struct, which Spark names ``s.a``."""
+
+MODE_GROUPS_LIMIT = 128
+"""Spark's ``spark.sql.objectHashAggregate.sortBased.fallbackThreshold``: groups a task's hash
+aggregation holds before it falls back to sorting."""
 
 _TO_CHAR_SHOWN = "vpush_to_char_shown"
 """The meta key of a ``to_char``/``to_varchar`` call of a date or time, which Spark names ``date_format``."""

@@ -1011,10 +1011,42 @@ def test_mode_by_hash_map_as_spark(spark: SparkSession, tmp_path: Path) -> None:
     assert got == expected
 
 
-@pytest.mark.parametrize("sql", ["SELECT mode(i) FROM t GROUP BY s", "SELECT mode(g) FROM (SELECT g FROM t UNION ALL SELECT g FROM t)"])
+def test_mode_by_hash_map_by_group_as_spark(spark: SparkSession, tmp_path: Path) -> None:
+    """mode(x) with GROUP BY over 127 seeded groups (the most Spark's hash aggregation holds
+    before it may fall back to sorting) of strings and ints tied within each group; 128 groups
+    are refused when the query meets them."""
+    import random
+
+    rng = random.Random(17)
+    keys, ints, texts = [], [], []
+    for k in range(127):
+        distinct = rng.choice([1, 2, 3, 8, 50, 70])
+        pool = [rng.randrange(-10**6, 10**6) for _ in range(distinct)]
+        values = pool * rng.choice([1, 2])
+        rng.shuffle(values)
+        keys += [k] * len(values)
+        ints += values
+        texts += [f"t{v % 997}" for v in values]
+    order = list(range(len(keys)))
+    rng.shuffle(order)
+    columns = {"k": pa.array([keys[i] for i in order], pa.int32()), "x": pa.array([ints[i] for i in order], pa.int32()),
+               "y": pa.array([texts[i] for i in order])}
+    pq.write_table(pa.table(columns), tmp_path / "part-0.parquet")
+    sql = "SELECT k, mode(x), mode(y), mode(x % 10, false), count(*) FROM z GROUP BY k"
+    expected, got = _answers_in_zone(spark, tmp_path, "UTC", sql)
+    assert got == expected
+    connection = vpush.connect()
+    connection.register("z", tmp_path)
+    with pytest.raises(VpushError) as raised:
+        connection.sql("SELECT mode(x) FROM z GROUP BY k, x % 2").to_arrow()
+    assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
+
+
+@pytest.mark.parametrize("sql", ["SELECT mode(i) FROM t GROUP BY s HAVING count(*) > 0", "SELECT mode(i) FROM t GROUP BY ROLLUP (s)",
+                                 "SELECT mode(g) FROM (SELECT g FROM t UNION ALL SELECT g FROM t)"])
 def test_mode_by_hash_map_refused_where_spark_merges_buffers(sql: str, con: vpush.Connection) -> None:
-    """With GROUP BY (Spark's hash aggregation falls back to sorting past 128 groups) or over a
-    UNION ALL (a task a branch), the DuckDB engine refuses mode(x)."""
+    """With HAVING or ROLLUP, or over a UNION ALL (a task a branch), the DuckDB engine refuses
+    mode(x)."""
     with pytest.raises(VpushError) as raised:
         con.sql(sql).to_arrow()
     assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
