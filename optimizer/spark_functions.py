@@ -98,7 +98,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "format_number": _f(2), "mask": _f(1, 5, defaults=("X", "x", "n", "NULL")),
     "format_string": _f(1, None), "printf": _f(1, None),
     "to_char": _f(2), "to_varchar": _f(2), "to_number": _f(2), "try_to_number": _f(2),
-    "isnan": _f(1), "luhn_check": _f(1), "dayname": _f(1), "monthname": _f(1), "curdate": _f(0, shown="current_date"),
+    "isnan": _f(1), "luhn_check": _f(1), "find_in_set": _f(2), "dayname": _f(1), "monthname": _f(1), "curdate": _f(0, shown="current_date"),
     # conditionals and null handling
     "coalesce": _f(1, None), "nvl": _f(2), "ifnull": _f(2), "nvl2": _f(3), "nullif": _f(2), "if": _f(3),
     "isnull": _f(1), "isnotnull": _f(1), "equal_null": _f(2),

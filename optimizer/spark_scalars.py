@@ -31,7 +31,7 @@ SCALAR_FUNCTIONS = frozenset({
     "shiftright", "shiftrightunsigned", "try_add", "try_subtract", "try_multiply", "try_divide", "bround",
     "next_day", "locate", "make_date", "regexp_count", "regexp_extract_all", "regexp_substr", "regexp_instr",
     "elt", "unbase64", "to_binary", "try_to_binary", "soundex", "overlay", "format_number", "mask",
-    "format_string", "printf", "isnan", "luhn_check",
+    "format_string", "printf", "isnan", "luhn_check", "find_in_set",
 }) | MATH_FUNCTIONS
 """The functions this module answers (``locate`` only in its three-argument form), and those of
 :mod:`vpush.optimizer.spark_math`."""
@@ -130,6 +130,8 @@ def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType
         return AtomicType("boolean") if numeric or isinstance(arguments[0], exp.Null) else None
     if called == "luhn_check":
         return AtomicType("boolean") if isinstance(types[0], StringType) or isinstance(arguments[0], exp.Null) else None
+    if called == "find_in_set":
+        return _INT if all(isinstance(t, StringType) or isinstance(a, exp.Null) for a, t in zip(arguments, types)) else None
     if called == "mask":
         plain = all(isinstance(t, StringType) or isinstance(a, exp.Null) for a, t in zip(arguments, types))
         return StringType() if plain else None
@@ -397,6 +399,19 @@ def rewrite_scalar(
             _refuse(called, "an argument other than a number (Spark's implicit cast of a string to a double)")
         # Spark's IsNaN is false, never NULL, for a NULL
         return exp.Coalesce(this=_fn("isnan", exp.cast(arguments[0], _typed("DOUBLE"))), expressions=[exp.false()])
+    if called == "find_in_set":
+        if result is None:
+            _refuse(called, "arguments other than strings (Spark's implicit casts)")
+        word, words = arguments
+        # UTF8String.findInSet: 0 for a word holding a comma, else the place of the first item
+        # of the comma-separated list equal to it, 0 for none
+        place = _fn("list_position", _fn("string_split", words.copy(), exp.Literal.string(",")), word.copy())
+        return exp.Case(
+            ifs=[exp.If(this=exp.or_(exp.Is(this=word.copy(), expression=exp.Null()), exp.Is(this=words.copy(), expression=exp.Null())),
+                        true=exp.cast(exp.Null(), _typed("INT"))),
+                 exp.If(this=_fn("contains", word.copy(), exp.Literal.string(",")), true=exp.cast(_number(0), _typed("INT")))],
+            default=exp.cast(exp.Coalesce(this=place, expressions=[_number(0)]), _typed("INT")),
+        )
     if called == "luhn_check":
         if result is None:
             _refuse(called, "an argument other than a string (Spark's implicit cast to a string)")

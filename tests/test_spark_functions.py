@@ -213,6 +213,8 @@ SCALARS = [
     "isnan(f)", "isnan(i)", "isnan(d)", "isnan(NULL)", "isnan(CAST('NaN' AS DOUBLE))", "isnan(CAST(f AS FLOAT))",
     "luhn_check(g)", "luhn_check(string(b))", "luhn_check('79927398713')", "luhn_check('\u0660')", "luhn_check(concat(string(s), '\u0669'))",
     "dayname(day)", "monthname(ts)", "dayname(ts)", "monthname(day)", "curdate() >= DATE'2024-01-01'",
+    "find_in_set(g, 'a,b,ab%c')", "find_in_set('b', concat(g, ',b'))", "find_in_set(g, '')", "find_in_set(',', g)", "find_in_set(NULL, g)",
+    "find_in_set('', concat(g, ',,'))",
 ]
 
 AGGREGATES = [
@@ -258,7 +260,7 @@ WINDOWS = [
 
 # Spark functions DuckDB answers differently (types, values or Java formats): refused on DuckDB.
 REFUSED = [
-    "luhn_check(i)", "dayname(t)", "mode(f)", "mode(d, false)", "mode(ts)", "mode(i) OVER ()", "mode(i, true) OVER ()", "mode(s, true) FILTER (WHERE i > 0)", "mode(array(i), true)",
+    "luhn_check(i)", "dayname(t)", "find_in_set(i, g)", "mode(f)", "mode(d, false)", "mode(ts)", "mode(i) OVER ()", "mode(i, true) OVER ()", "mode(s, true) FILTER (WHERE i > 0)", "mode(array(i), true)",
     "mode() WITHIN GROUP (ORDER BY i NULLS LAST)",
     "format_string('%f', f)", "printf('%.2s', g)", "format_string('%s', d)", "format_string(g, i)", "printf('%1$s', g)",
     "format_number(f, 2)", "to_char(binary(g), 'hex')", "to_char(string(s), '99')",
