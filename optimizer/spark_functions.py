@@ -124,7 +124,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "count_if": _f(1), "stddev": _f(1), "std": _f(1), "stddev_samp": _f(1), "stddev_pop": _f(1),
     "variance": _f(1), "var_samp": _f(1), "var_pop": _f(1), "median": _f(1), "skewness": _f(1), "kurtosis": _f(1),
     "corr": _f(2), "covar_pop": _f(2), "covar_samp": _f(2), "regr_sxx": _f(2), "regr_syy": _f(2), "regr_sxy": _f(2),
-    "regr_slope": _f(2), "regr_intercept": _f(2), "regr_r2": _f(2),
+    "regr_slope": _f(2), "regr_intercept": _f(2), "regr_r2": _f(2), "regr_count": _f(2),
     "percentile": _f(2, defaults=("1",)), "percentile_approx": _f(2, 3, defaults=("10000",)),
     "approx_percentile": _f(2, 3, defaults=("10000",)), "any_value": _f(1, 2), "first": _f(1, 2), "last": _f(1, 2),
     "bool_and": _f(1), "bool_or": _f(1), "every": _f(1), "some": _f(1), "bit_and": _f(1), "bit_or": _f(1),

@@ -878,6 +878,8 @@ class _Typer:
             return KERNEL_CALLS[called]
         if called == "approx_count_distinct":
             return _BIGINT
+        if called == "regr_count" and isinstance(node, exp.RegrCount):
+            return _BIGINT
         if called in ("try_sum", "try_avg"):
             arguments = _arguments(node)
             if len(arguments) != 1:
@@ -2123,6 +2125,15 @@ class _Rewriter:
                     _refuse("mode", "a WITHIN GROUP of other than one ordering with Spark's NULLs ordering")
                 return None  # mode() WITHIN GROUP (ORDER BY x): the WITHIN GROUP's visit answers it
             return self._mode(node, node.this)
+        if called == "regr_count" and isinstance(node, exp.RegrCount):
+            # Spark's regr_count(y, x): the rows where neither is NULL, a bigint (DuckDB's is unsigned)
+            for value in (node.this, node.expression):
+                source = self.typer.of(value)
+                if not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType) or isinstance(value, exp.Null)):
+                    _refuse(called, "an argument other than a number (Spark's implicit cast to a double)")
+            if isinstance(node.parent, (exp.Filter, exp.Window)) or isinstance(node.this, exp.Distinct):
+                _refuse(called, "a FILTER, a window or DISTINCT")
+            return exp.cast(node, exp.DataType.build("BIGINT"))
         if called == "schema_of_json" and arguments and len(arguments) == 1 and arguments[0] is not None:
             return _schema_of_json(arguments[0])
         if called in _MAKE_TIMESTAMP_CALLS and arguments and all(a is not None for a in arguments):

@@ -237,6 +237,7 @@ AGGREGATES = [
     "percentile_approx(i, 0.5)", "approx_percentile(f, array(0.1, 0.9), 100)",
     # ties broken by the order of Spark's hash map (more in test_mode_by_hash_map_as_spark)
     "mode(i)", "mode(g)", "mode(b, false)", "mode(s % 3)", "mode(day)", "mode(boolean(s % 2))", "mode(tinyint(s))",
+    "regr_count(f, i)", "regr_count(i, d)", "regr_count(b, NULL)", "regr_count(s, f)",
 ]
 
 # In a chunk of their own: a DISTINCT aggregate in a chunk reorders Spark's other aggregates (README)
@@ -260,7 +261,7 @@ WINDOWS = [
 
 # Spark functions DuckDB answers differently (types, values or Java formats): refused on DuckDB.
 REFUSED = [
-    "luhn_check(i)", "dayname(t)", "find_in_set(i, g)", "mode(f)", "mode(d, false)", "mode(ts)", "mode(i) OVER ()", "mode(i, true) OVER ()", "mode(s, true) FILTER (WHERE i > 0)", "mode(array(i), true)",
+    "luhn_check(i)", "dayname(t)", "find_in_set(i, g)", "regr_count(f, i) FILTER (WHERE i > 0)", "mode(f)", "mode(d, false)", "mode(ts)", "mode(i) OVER ()", "mode(i, true) OVER ()", "mode(s, true) FILTER (WHERE i > 0)", "mode(array(i), true)",
     "mode() WITHIN GROUP (ORDER BY i NULLS LAST)",
     "format_string('%f', f)", "printf('%.2s', g)", "format_string('%s', d)", "format_string(g, i)", "printf('%1$s', g)",
     "format_number(f, 2)", "to_char(binary(g), 'hex')", "to_char(string(s), '99')",
@@ -489,7 +490,7 @@ def test_refused_on_duckdb(call: str, con: vpush.Connection) -> None:
     assert_refused_on_duckdb(con, call)
 
 
-@pytest.mark.parametrize("calls", _chunks([c for c in REFUSED if not c.startswith(("rand", "any", "approx", "mode"))], 30))
+@pytest.mark.parametrize("calls", _chunks([c for c in REFUSED if not c.startswith(("rand", "any", "approx", "mode", "regr_count"))], 30))
 def test_refused_calls_run_on_the_spark_engine(calls: list[str], spark_view: SparkSession, spark_con: vpush.Connection) -> None:
     _check(calls, spark_view, spark_con)
 
@@ -800,7 +801,7 @@ REFUSED_SPARK_RAISES = [
     "map_from_arrays(array(f), array(i))", "bround(i, -1)", "try_element_at(array(i), b)", "factorial(b)", "bit_count(f)",
     "nanvl(g, 1)", "getbit(f, 1)", "crc32(i)", "xxhash64(map(g, i))", "mask(g, g)",
     "format_string('%05s', g)", "format_string('%s')", "format_string('%-05d', i)", "printf('%d', g)",
-    "to_number(g, g)", "to_char(i, g)", "isnan(g)",
+    "to_number(g, g)", "to_char(i, g)", "isnan(g)", "regr_count(i, g)",
 ]
 
 
