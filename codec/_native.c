@@ -51,6 +51,7 @@
 #include "strict_math.h"
 #include "spark_hash.h"
 #include "spark_conv.h"
+#include "spark_number_format.h"
 #include "spark_hll.h"
 #include "spark_aggregates.h"
 
@@ -4549,6 +4550,21 @@ done:
 }
 
 /* ---- Spark's conv (codec/spark_conv.c) ----------------------------------------------------- */
+/* The bytes of row `row` of an Arrow string array (offsets of `width` 4 or 8 bytes): 0, or -1
+ * where its offsets point outside the `data_length` bytes of data. */
+static int string_row_bounds(const uint8_t *offsets, int width, int64_t row, Py_ssize_t data_length, int64_t *begin, int64_t *end) {
+    if (width == 4) {
+        int32_t a, b;
+        memcpy(&a, offsets + 4 * row, 4);
+        memcpy(&b, offsets + 4 * (row + 1), 4);
+        *begin = a, *end = b;
+    } else {
+        memcpy(begin, offsets + 8 * row, 8);
+        memcpy(end, offsets + 8 * (row + 1), 8);
+    }
+    return *begin < 0 || *end < *begin || *end > data_length ? -1 : 0;
+}
+
 PyDoc_STRVAR(spark_conv_doc,
              "spark_conv(offsets, data, validity, offset, offset_width, from_values, from_validity, from_offset,\n"
              "           to_values, to_validity, to_offset, length) -> (overflow_row, validity, offsets, data)\n\n"
@@ -4612,16 +4628,7 @@ static PyObject *py_spark_conv(PyObject *self, PyObject *args) {
                           && (from_valid == NULL || ((from_valid[(from_offset + i) >> 3] >> ((from_offset + i) & 7)) & 1))
                           && (to_valid == NULL || ((to_valid[(to_offset + i) >> 3] >> ((to_offset + i) & 7)) & 1));
             if (present) {
-                if (width == 4) {
-                    int32_t a, b;
-                    memcpy(&a, in_offsets + 4 * row, 4);
-                    memcpy(&b, in_offsets + 4 * (row + 1), 4);
-                    begin = a, end = b;
-                } else {
-                    memcpy(&begin, in_offsets + 8 * row, 8);
-                    memcpy(&end, in_offsets + 8 * (row + 1), 8);
-                }
-                if (begin < 0 || end < begin || end > data_length) {
+                if (string_row_bounds(in_offsets, width, row, data_length, &begin, &end) < 0) {
                     PyErr_SetString(PyExc_ValueError, "spark_conv: the offsets point past the data");
                     goto done;
                 }
@@ -4651,6 +4658,102 @@ done:
     Py_XDECREF(offsets);
     Py_XDECREF(data);
     for (k = 0; k < 7; k++) {
+        if (held[k]) PyBuffer_Release(&views[k]);
+    }
+    return result;
+}
+
+/* ---- Spark's number formats (codec/spark_number_format.c) ------------------------------------ */
+PyDoc_STRVAR(spark_number_format_doc,
+             "spark_number_format(parse, tokens, first, second, row_room, mismatch_null, offsets, data, validity,\n"
+             "                    offset, offset_width, length) -> (mismatch_row, validity, offsets, data)\n\n"
+             "Every row of an Arrow string array (offset_width 4 or 8) read by the number format `tokens`\n"
+             "(int32 pairs, see spark_number_format.h) with parse true (to_number: `first` is the scale), or\n"
+             "a decimal's plain text formatted by it with parse false (to_char: `first` and `second` the\n"
+             "format's digits before and after its point). `row_room` bounds one answer's bytes. Returns\n"
+             "the buffers of a string array (int32 offsets; validity None when no row is null) and the\n"
+             "first row that does not match (-1: none; the buffers are then None), or NULL there with\n"
+             "mismatch_null.");
+
+static PyObject *py_spark_number_format(PyObject *self, PyObject *args) {
+    PyObject *objs[4], *validity = NULL, *offsets = NULL, *data = NULL, *result = NULL;
+    long long first, second, row_room, offset, length;
+    int parse, mismatch_null, width, k;
+    Py_buffer views[4];
+    int held[4] = {0, 0, 0, 0};
+    int64_t i, used = 0, nulls = 0, mismatch = -1, count;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "pOLLLpOOOLiL", &parse, &objs[0], &first, &second, &row_room, &mismatch_null, &objs[1], &objs[2],
+                          &objs[3], &offset, &width, &length))
+        return NULL;
+    if (offset < 0 || length < 0 || row_room < 1 || (width != 4 && width != 8)) {
+        PyErr_SetString(PyExc_ValueError, "spark_number_format: bad offsets, length, room or offset width");
+        return NULL;
+    }
+    for (k = 0; k < 4; k++) {
+        int64_t needed = k == 1 ? (offset + length + 1) * width : k == 3 ? (offset + length + 7) / 8 : 0;
+        if (objs[k] == Py_None) {
+            if (k != 3) {
+                PyErr_SetString(PyExc_ValueError, "spark_number_format: the tokens, offsets and data are needed");
+                goto done;
+            }
+            continue;
+        }
+        if (PyObject_GetBuffer(objs[k], &views[k], PyBUF_SIMPLE) < 0) goto done;
+        held[k] = 1;
+        if (views[k].len < needed) {
+            PyErr_SetString(PyExc_ValueError, "spark_number_format: a buffer is shorter than its offset and length need");
+            goto done;
+        }
+    }
+    count = (int64_t)views[0].len / 8;
+    validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 7) / 8));
+    offsets = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 1) * 4));
+    data = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * row_room + 1));
+    if (validity == NULL || offsets == NULL || data == NULL) goto done;
+    {
+        const int32_t *tokens = (const int32_t *)views[0].buf;
+        const uint8_t *in_offsets = (const uint8_t *)views[1].buf, *in_data = (const uint8_t *)views[2].buf;
+        const uint8_t *in_valid = held[3] ? (const uint8_t *)views[3].buf : NULL;
+        uint8_t *out_valid = (uint8_t *)PyBytes_AS_STRING(validity), *out = (uint8_t *)PyBytes_AS_STRING(data);
+        int32_t *out_offsets = (int32_t *)PyBytes_AS_STRING(offsets);
+        Py_ssize_t data_length = views[2].len;
+        memset(out_valid, 0, (size_t)((length + 7) / 8));
+        out_offsets[0] = 0;
+        for (i = 0; i < length; i++) {
+            int64_t row = offset + i, begin, end, written = -1;
+            if (in_valid == NULL || ((in_valid[row >> 3] >> (row & 7)) & 1)) {
+                if (string_row_bounds(in_offsets, width, row, data_length, &begin, &end) < 0) {
+                    PyErr_SetString(PyExc_ValueError, "spark_number_format: the offsets point past the data");
+                    goto done;
+                }
+                written = parse ? spark_parse_number(tokens, count, first, in_data + begin, end - begin, out + used)
+                                : spark_format_number(tokens, count, first, second, in_data + begin, end - begin, out + used);
+                if (written == SPARK_NUMBER_FORMAT_MISMATCH && !mismatch_null) {
+                    mismatch = i;
+                    break;
+                }
+            }
+            if (written >= 0) {
+                used += written;
+                out_valid[i >> 3] |= (uint8_t)(1u << (i & 7));
+            } else {
+                nulls++;
+            }
+            out_offsets[i + 1] = (int32_t)used;
+        }
+    }
+    if (mismatch >= 0) {
+        result = Py_BuildValue("LOOO", (long long)mismatch, Py_None, Py_None, Py_None);
+    } else {
+        if (_PyBytes_Resize(&data, (Py_ssize_t)used + 1) < 0) goto done;
+        result = Py_BuildValue("LOOO", -1LL, nulls ? validity : Py_None, offsets, data);
+    }
+done:
+    Py_XDECREF(validity);
+    Py_XDECREF(offsets);
+    Py_XDECREF(data);
+    for (k = 0; k < 4; k++) {
         if (held[k]) PyBuffer_Release(&views[k]);
     }
     return result;
@@ -6273,6 +6376,45 @@ done:
     return permutation;
 }
 
+PyDoc_STRVAR(spark_mode_choose_doc,
+             "spark_mode_choose(offsets, mixed, counts) -> chosen\n\n"
+             "Spark's mode(x) of each group of distinct keys (int64 offsets, one more than the groups;\n"
+             "the keys in the order Spark first met them, with their int32 OpenHashSet hashes and int64\n"
+             "counts): the int64 index of the key chosen (-1 for an empty group), see spark_aggregates.h.");
+
+static PyObject *py_spark_mode_choose(PyObject *self, PyObject *args) {
+    Py_buffer offsets, mixed, counts;
+    PyObject *chosen = NULL;
+    int64_t length, i, keys;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "y*y*y*", &offsets, &mixed, &counts)) return NULL;
+    length = (int64_t)(offsets.len / 8) - 1;
+    keys = (int64_t)(mixed.len / 4);
+    if (length < 0 || counts.len != keys * 8) {
+        PyErr_SetString(PyExc_ValueError, "spark_mode_choose: no offsets, or the hashes and counts differ in length");
+        goto done;
+    }
+    for (i = 0; i <= length; i++) {
+        int64_t at = ((const int64_t *)offsets.buf)[i];
+        if (at < 0 || at > keys || (i > 0 && at < ((const int64_t *)offsets.buf)[i - 1])) {
+            PyErr_SetString(PyExc_ValueError, "spark_mode_choose: the offsets point past the keys");
+            goto done;
+        }
+    }
+    chosen = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 8));
+    if (chosen == NULL) goto done;
+    if (spark_mode_choose((const int64_t *)offsets.buf, length, (const int32_t *)mixed.buf, (const int64_t *)counts.buf,
+                          (int64_t *)PyBytes_AS_STRING(chosen)) < 0) {
+        Py_CLEAR(chosen);
+        PyErr_NoMemory();
+    }
+done:
+    PyBuffer_Release(&offsets);
+    PyBuffer_Release(&mixed);
+    PyBuffer_Release(&counts);
+    return chosen;
+}
+
 static PyMethodDef methods[] = {
     {"unshred", py_unshred, METH_VARARGS, unshred_doc},
     {"extract", py_extract, METH_VARARGS, extract_doc},
@@ -6289,6 +6431,8 @@ static PyMethodDef methods[] = {
     {"strict_math", py_strict_math, METH_VARARGS, strict_math_doc},
     {"spark_hash", py_spark_hash, METH_VARARGS, spark_hash_doc},
     {"spark_conv", py_spark_conv, METH_VARARGS, spark_conv_doc},
+    {"spark_number_format", py_spark_number_format, METH_VARARGS, spark_number_format_doc},
+    {"spark_mode_choose", py_spark_mode_choose, METH_VARARGS, spark_mode_choose_doc},
     {"spark_hll", py_spark_hll, METH_VARARGS, spark_hll_doc},
     {"spark_aggregate", py_spark_aggregate, METH_VARARGS, spark_aggregate_doc},
     {"spark_order_lists", py_spark_order_lists, METH_VARARGS, spark_order_lists_doc},

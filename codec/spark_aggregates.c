@@ -634,3 +634,72 @@ oom:
     free(order), gk_free(&s), gk_free(&early);
     return -2;
 }
+/* ---- mode: the order of Spark's OpenHashMap ----------------------------------------------------- */
+#define OPEN_HASH_INITIAL_CAPACITY 64
+#define OPEN_HASH_LOAD_FACTOR 0.7
+
+/* The keys `order[0..m)` (indices into mixed) put into an OpenHashSet one by one, written to out
+ * in its iteration order (its positions ascending). `table` has room for twice the capacity m
+ * keys grow it to, and `grown` as much. */
+static void open_hash_order(const int32_t *mixed, const int64_t *order, int64_t m, int64_t *table, int64_t *grown, int64_t *out) {
+    int64_t capacity = OPEN_HASH_INITIAL_CAPACITY, threshold = (int64_t)(OPEN_HASH_LOAD_FACTOR * (double)capacity), size = 0, k, i, n = 0;
+    for (i = 0; i < capacity; i++) table[i] = -1;
+    for (k = 0; k < m; k++) {
+        int64_t mask = capacity - 1, pos = (uint32_t)mixed[order[k]] & mask, delta = 1;
+        while (table[pos] >= 0) pos = (pos + delta++) & mask;
+        table[pos] = order[k];
+        if (++size > threshold) {
+            /* OpenHashSet.rehash: the old positions in order, each put at its first free place */
+            int64_t bigger = capacity * 2, big_mask = bigger - 1, old, *swap;
+            for (i = 0; i < bigger; i++) grown[i] = -1;
+            for (old = 0; old < capacity; old++) {
+                int64_t key = table[old], at, step = 1;
+                if (key < 0) continue;
+                at = (uint32_t)mixed[key] & big_mask;
+                while (grown[at] >= 0) at = (at + step++) & big_mask;
+                grown[at] = key;
+            }
+            swap = table, table = grown, grown = swap;
+            capacity = bigger;
+            threshold = (int64_t)(OPEN_HASH_LOAD_FACTOR * (double)capacity);
+        }
+    }
+    for (i = 0; i < capacity; i++) {
+        if (table[i] >= 0) out[n++] = table[i];
+    }
+}
+
+int spark_mode_choose(const int64_t *offsets, int64_t length, const int32_t *mixed, const int64_t *counts, int64_t *chosen) {
+    int64_t g, most = 0, room;
+    int64_t *table, *grown, *a, *b;
+    for (g = 0; g < length; g++) {
+        if (offsets[g + 1] - offsets[g] > most) most = offsets[g + 1] - offsets[g];
+    }
+    room = OPEN_HASH_INITIAL_CAPACITY;
+    while ((int64_t)(OPEN_HASH_LOAD_FACTOR * (double)room) < most) room *= 2;
+    room *= 2;
+    table = (int64_t *)malloc((size_t)room * sizeof(int64_t));
+    grown = (int64_t *)malloc((size_t)room * sizeof(int64_t));
+    a = (int64_t *)malloc((size_t)(most + 1) * sizeof(int64_t));
+    b = (int64_t *)malloc((size_t)(most + 1) * sizeof(int64_t));
+    if (table == NULL || grown == NULL || a == NULL || b == NULL) {
+        free(table), free(grown), free(a), free(b);
+        return -1;
+    }
+    for (g = 0; g < length; g++) {
+        int64_t m = offsets[g + 1] - offsets[g], k, best = -1, pass;
+        for (k = 0; k < m; k++) a[k] = offsets[g] + k;
+        /* the partial buffer, read back from its bytes, then merged into the empty final one */
+        for (pass = 0; pass < 3; pass++) {
+            open_hash_order(mixed, a, m, table, grown, b);
+            memcpy(a, b, (size_t)m * sizeof(int64_t));
+        }
+        /* Scala's maxBy: the first of the greatest count */
+        for (k = 0; k < m; k++) {
+            if (best < 0 || counts[a[k]] > counts[best]) best = a[k];
+        }
+        chosen[g] = best;
+    }
+    free(table), free(grown), free(a), free(b);
+    return 0;
+}

@@ -59,4 +59,13 @@ int64_t spark_percentile_approx_column(const int64_t *offsets, const uint8_t *va
  * a merge sort. Returns 0, or -1 where memory runs out. */
 int64_t spark_order_lists(const int64_t *offsets, int64_t length, const int64_t *positions, int64_t *permutation);
 
+/* For each of `length` groups (group i is keys offsets[i]..offsets[i+1], in the order Spark first
+ * met them, each with its OpenHashSet position hash `mixed` (murmur3_32 of its Java hashCode) and
+ * its count): Spark's mode(x): the keys put into an OpenHashMap (capacity 64, load factor 0.7,
+ * doubled past it, triangular probing), rebuilt twice in its iteration order (the partial buffer
+ * serialized and read back, then merged into the final one), and the first key of the most
+ * frequent in the last one's order. Writes chosen[i] (an index into the keys, -1 for an empty
+ * group); returns 0, or -1 where memory runs out. */
+int spark_mode_choose(const int64_t *offsets, int64_t length, const int32_t *mixed, const int64_t *counts, int64_t *chosen);
+
 #endif

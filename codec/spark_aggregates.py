@@ -25,7 +25,7 @@ import pyarrow as pa
 
 from vpush.codec.native import NativeUnsupportedError, _native
 
-__all__ = ["MOMENT_KINDS", "POSITION", "POSITIONED_VALUE", "spark_decimal_sum", "spark_double_sum", "spark_long_sum", "spark_moments",
+__all__ = ["MOMENT_KINDS", "POSITION", "POSITIONED_VALUE", "spark_decimal_sum", "spark_double_sum", "spark_long_sum", "spark_mode", "spark_moments",
            "spark_percentile_approx"]
 
 MOMENT_KINDS: tuple[str, ...] = (
@@ -270,3 +270,73 @@ def _values_before(lists: pa.ListArray, fallback: pa.Array | pa.ChunkedArray) ->
     running = np.concatenate([[0], np.cumsum(early, dtype=np.int64)])
     counts = running[offsets[1:] - offsets[0]] - running[offsets[:-1] - offsets[0]]
     return np.where(np.asarray(places.is_null().combine_chunks(), dtype=bool), -1, counts).astype(np.int64).tobytes()
+
+
+# Java's Boolean.hashCode
+_TRUE_HASH, _FALSE_HASH = 1231, 1237
+
+
+def _java_hash_codes(keys: pa.Array) -> np.ndarray:
+    """The Java hashCode of each key as Spark boxes it: an Integer (Byte, Short: the same) of an
+    int, a date's days; a Long folded (``(int) (v ^ (v >>> 32))``); a Boolean; a UTF8String's
+    Murmur3 of its bytes, seeded with 42."""
+    from vpush.codec.spark_hash import spark_hash_step
+
+    t = keys.type
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        seeds = pa.array(np.full(len(keys), 42, dtype=np.int32))
+        return np.asarray(spark_hash_step("hash", keys, seeds), dtype=np.int32)
+    if pa.types.is_boolean(t):
+        return np.where(np.asarray(keys, dtype=bool), _TRUE_HASH, _FALSE_HASH).astype(np.int32)
+    if pa.types.is_int64(t):
+        longs = np.asarray(keys, dtype=np.int64)
+        return (longs ^ (longs.view(np.uint64) >> np.uint64(32)).view(np.int64)).astype(np.int32)
+    if pa.types.is_integer(t) or pa.types.is_date32(t):
+        return np.asarray(keys.cast(pa.int32()), dtype=np.int32)
+    raise ValueError(f"spark_mode: no Spark mode of Arrow type {t}")
+
+
+def spark_mode(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Spark's ``mode(x)`` (``mode(x, false)``) of each list of values (NULLs left out) in Spark's
+    order: of the values most often met, the first in the order of Spark's ``OpenHashMap`` after
+    the partial buffer is serialized and merged into the final one (``spark_mode_choose`` in
+    ``codec/spark_aggregates.c``); NULL for a NULL or empty list.
+
+    Example:
+        >>> spark_mode(pa.array([[1, 2, 2, 1], [5], [], None], pa.list_(pa.int32()))).to_pylist()
+        [1, 5, None, None]
+
+    Raises:
+        NativeUnsupportedError: no compiled kernel.
+        ValueError: a NULL inside a list, or values of a type whose Java hash vpush does not know.
+    """
+    from vpush.codec.spark_hash import spark_hash_step
+
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    if isinstance(lists, pa.ChunkedArray):
+        lists = lists.combine_chunks()
+    if isinstance(lists, pa.LargeListArray):
+        lists = lists.cast(pa.list_(lists.type.value_type))
+    offsets = np.asarray(lists.offsets, dtype=np.int64)
+    values = lists.values
+    if pa.types.is_struct(values.type):
+        values = _in_order(offsets, values)
+    values = values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
+    if values.null_count:
+        raise ValueError("spark_mode: a list holds a NULL; the query leaves NULLs out")
+    groups = len(lists)
+    group = np.repeat(np.arange(groups, dtype=np.int64), np.diff(offsets))
+    rows = pa.table({"g": group, "v": values, "p": np.arange(len(values), dtype=np.int64)})
+    # each group's distinct values in the order Spark first met them, with their counts
+    distinct = rows.group_by(["g", "v"], use_threads=False).aggregate([("p", "min"), ("p", "count")])
+    distinct = distinct.sort_by([("g", "ascending"), ("p_min", "ascending")])
+    keys = distinct["v"].combine_chunks()
+    counts = np.asarray(distinct["p_count"], dtype=np.int64)
+    per_group = np.bincount(np.asarray(distinct["g"], dtype=np.int64), minlength=groups)
+    key_offsets = np.concatenate([[0], np.cumsum(per_group)]).astype(np.int64)
+    # OpenHashSet places a key by murmur3_32 (seed 0) of its hashCode
+    codes = pa.array(_java_hash_codes(keys), pa.int32())
+    mixed = np.asarray(spark_hash_step("hash", codes, pa.array(np.zeros(len(keys), dtype=np.int32))), dtype=np.int32)
+    chosen = np.frombuffer(_native.spark_mode_choose(key_offsets.tobytes(), mixed.tobytes(), counts.tobytes()), dtype=np.int64)
+    return keys.take(pa.array(chosen, mask=chosen < 0))

@@ -106,10 +106,12 @@ from vpush.codec.spark_aggregates import (
     POSITIONED_VALUE,
     spark_double_sum,
     spark_long_sum,
+    spark_mode,
     spark_moments,
     spark_percentile_approx,
 )
 from vpush.codec.spark_conv import spark_conv
+from vpush.codec.spark_number_format import format_numbers, parse_numbers
 from vpush.codec.spark_hash import crc32, spark_hash_step
 from vpush.codec.spark_hll import hll_estimates
 from vpush.codec.strict_math import strict_math
@@ -125,7 +127,8 @@ from vpush.exec.string_datetimes import (
 )
 from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, CONV_FUNCTION, HASH_ENGINE_FUNCTIONS
-from vpush.optimizer.spark_order import DOUBLE_SUM_FUNCTION, LONG_SUM_FUNCTION, PERCENTILE_APPROX_FUNCTION, moment_function
+from vpush.optimizer.spark_number_format import NUMBER_FORMAT_FUNCTION
+from vpush.optimizer.spark_order import DOUBLE_SUM_FUNCTION, LONG_SUM_FUNCTION, MODE_FUNCTIONS, PERCENTILE_APPROX_FUNCTION, moment_function
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_from_json import FROM_JSON_FUNCTION
 from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
@@ -212,6 +215,18 @@ def _guarded(function: Callable[..., pa.Array], what: str) -> Callable[..., pa.A
             raise keep_error(ExecutionError(f"{what} failed: {exc}")) from None
 
     return functools.wraps(function)(run)  # DuckDB counts the parameters of the signature
+
+
+# -- to_number / to_char ---------------------------------------------------------------------------
+def _number_format(texts: pa.Array, formats: pa.Array, kinds: pa.Array) -> pa.Array:
+    """The rows read (kind 1: to_number, 2: try_to_number) or printed (0: to_char) by the
+    format, one literal the same on every row (vpush.optimizer.spark_number_format)."""
+    if len(texts) == 0:
+        return pa.nulls(0, pa.string())
+    fmt, kind = formats[0].as_py(), kinds[0].as_py()
+    if kind == 0:
+        return format_numbers(texts, fmt)
+    return parse_numbers(texts, fmt, mismatch_null=kind == 2)
 
 
 # -- to_json ---------------------------------------------------------------------------------------
@@ -1106,10 +1121,15 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
         for function, (name, duck) in HASH_ENGINE_FUNCTIONS.items()
     },
     CONV_FUNCTION: (_guarded(spark_conv, "conv"), ["VARCHAR", "INTEGER", "INTEGER"], "VARCHAR"),
+    NUMBER_FORMAT_FUNCTION: (_guarded(_number_format, "a number format"), ["VARCHAR", "VARCHAR", "INTEGER"], "VARCHAR"),
     APPROX_COUNT_DISTINCT_FUNCTION: (_guarded(_approx_count_distinct, "approx_count_distinct"), ["BIGINT[]", "INTEGER"], "BIGINT"),
     **{
         moment_function(kind): (_guarded(_moment_function(kind), kind), [_POSITIONED_DOUBLES] * (1 + (kind in BIVARIATE_KINDS)), "DOUBLE")
         for kind in MOMENT_KINDS
+    },
+    **{
+        function: (_guarded(spark_mode, "mode"), [f"STRUCT({POSITIONED_VALUE} {duck}, {POSITION} BIGINT)[]"], duck)
+        for duck, function in MODE_FUNCTIONS.items()
     },
     LONG_SUM_FUNCTION: (_guarded(spark_long_sum, "sum"), [f"STRUCT({POSITIONED_VALUE} BIGINT, {POSITION} BIGINT)[]"], "BIGINT"),
     DOUBLE_SUM_FUNCTION: (_guarded(spark_double_sum, "sum"), [_POSITIONED_DOUBLES], "DOUBLE"),

@@ -97,6 +97,8 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "get_json_object": _f(2), "from_json": _f(2, 3), "elt": _f(2, None), "schema_of_json": _f(1), "soundex": _f(1), "overlay": _f(3, 4, defaults=("-1",)),
     "format_number": _f(2), "mask": _f(1, 5, defaults=("X", "x", "n", "NULL")),
     "format_string": _f(1, None), "printf": _f(1, None),
+    "to_char": _f(2), "to_varchar": _f(2), "to_number": _f(2), "try_to_number": _f(2),
+    "isnan": _f(1), "luhn_check": _f(1), "find_in_set": _f(2), "dayname": _f(1), "monthname": _f(1), "curdate": _f(0, shown="current_date"),
     # conditionals and null handling
     "coalesce": _f(1, None), "nvl": _f(2), "ifnull": _f(2), "nvl2": _f(3), "nullif": _f(2), "if": _f(3),
     "isnull": _f(1), "isnotnull": _f(1), "equal_null": _f(2),
@@ -122,7 +124,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "count_if": _f(1), "stddev": _f(1), "std": _f(1), "stddev_samp": _f(1), "stddev_pop": _f(1),
     "variance": _f(1), "var_samp": _f(1), "var_pop": _f(1), "median": _f(1), "skewness": _f(1), "kurtosis": _f(1),
     "corr": _f(2), "covar_pop": _f(2), "covar_samp": _f(2), "regr_sxx": _f(2), "regr_syy": _f(2), "regr_sxy": _f(2),
-    "regr_slope": _f(2), "regr_intercept": _f(2), "regr_r2": _f(2),
+    "regr_slope": _f(2), "regr_intercept": _f(2), "regr_r2": _f(2), "regr_count": _f(2),
     "percentile": _f(2, defaults=("1",)), "percentile_approx": _f(2, 3, defaults=("10000",)),
     "approx_percentile": _f(2, 3, defaults=("10000",)), "any_value": _f(1, 2), "first": _f(1, 2), "last": _f(1, 2),
     "bool_and": _f(1), "bool_or": _f(1), "every": _f(1), "some": _f(1), "bit_and": _f(1), "bit_or": _f(1),

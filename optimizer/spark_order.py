@@ -46,8 +46,8 @@ from vpush.optimizer.plan import ORDER_COLUMN, ORDERED_RETRY_MARKER, ORDERED_SCA
 from vpush.optimizer.variant_types import ArrayType, AtomicType, SparkType
 
 __all__ = [
-    "DOUBLE_SUM_FUNCTION", "PERCENTILE_APPROX_FUNCTION", "ORDER_FREE_PERCENTILE_ROWS", "percentile_approx_call",
-    "HASH_FALLBACK_GROUPS", "hash_fallback_place", "MOMENT_FUNCTIONS", "ordered_double_sum", "positioned_list", "window_in_order", "ORDERED_CHOICE_FUNCTION", "LONG_SUM_FUNCTION", "choose_ordered", "first_or_last", "last_of_ties",
+    "DOUBLE_SUM_FUNCTION", "MODE_FUNCTIONS", "PERCENTILE_APPROX_FUNCTION", "ORDER_FREE_PERCENTILE_ROWS", "percentile_approx_call",
+    "HASH_FALLBACK_GROUPS", "hash_fallback_place", "MOMENT_FUNCTIONS", "ordered_mode", "ordered_double_sum", "positioned_list", "window_in_order", "ORDERED_CHOICE_FUNCTION", "LONG_SUM_FUNCTION", "choose_ordered", "first_or_last", "last_of_ties",
     "moment_call", "moment_function", "ordered", "ordered_choice", "ordered_decimal_total", "ordered_long_sum", "scan_order", "SORTS_KEPT",
     "exclude_from_stars", "spark_keeps_sorts",
 ]
@@ -57,6 +57,9 @@ ORDERED_CHOICE_FUNCTION = "vpush_ordered_choice"
 the plan's two DuckDB queries."""
 
 LONG_SUM_FUNCTION = "vpush_spark_long_sum"
+MODE_FUNCTIONS = {duck: f"vpush_spark_mode_{duck.lower()}" for duck in ("INTEGER", "BIGINT", "VARCHAR", "BOOLEAN", "DATE")}
+"""The engine functions of :func:`vpush.codec.spark_aggregates.spark_mode`, by the DuckDB type of
+the values: (STRUCT(v T, o BIGINT)[]) -> T."""
 """The engine function of :func:`vpush.codec.spark_aggregates.spark_long_sum` (``LIST(BIGINT)``)."""
 
 MOMENT_FUNCTIONS: dict[type[exp.Expr], str] = {
@@ -584,3 +587,17 @@ def choose_ordered(expression: exp.Expr) -> tuple[exp.Expr, exp.Expr | None]:
 def _is_choice(node: exp.Expr) -> bool:
     return isinstance(node, exp.Anonymous) and node.name.lower() == ORDERED_CHOICE_FUNCTION
 
+
+
+def ordered_mode(value: exp.Expr, duck: str, order: exp.Column) -> exp.Expr | None:
+    """Spark's ``mode(x)`` of the values (a ``duck`` type of :data:`MODE_FUNCTIONS`) in ``order``,
+    by the kernel; None where the order is a ``UNION ALL``'s, whose branches are tasks of their
+    own in Spark (their buffers merged in the order the shuffle brings them).
+
+    Example:
+        >>> ordered_mode(exp.column("x"), "INTEGER", exp.column("o")).sql("duckdb")
+        "VPUSH_SPARK_MODE_INTEGER(LIST({'v': CAST(x AS INT), 'o': o}) FILTER(WHERE NOT x IS NULL))"
+    """
+    if order.meta.get(_WIDE_ORDER):
+        return None
+    return exp.Anonymous(this=MODE_FUNCTIONS[duck], expressions=[positioned_list(value, duck, order, _present(value))])

@@ -31,7 +31,7 @@ SCALAR_FUNCTIONS = frozenset({
     "shiftright", "shiftrightunsigned", "try_add", "try_subtract", "try_multiply", "try_divide", "bround",
     "next_day", "locate", "make_date", "regexp_count", "regexp_extract_all", "regexp_substr", "regexp_instr",
     "elt", "unbase64", "to_binary", "try_to_binary", "soundex", "overlay", "format_number", "mask",
-    "format_string", "printf",
+    "format_string", "printf", "isnan", "luhn_check", "find_in_set",
 }) | MATH_FUNCTIONS
 """The functions this module answers (``locate`` only in its three-argument form), and those of
 :mod:`vpush.optimizer.spark_math`."""
@@ -118,6 +118,13 @@ def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType
         return StringType()
     if called in ("format_string", "printf"):
         return StringType()
+    if called == "isnan":
+        numeric = isinstance(types[0], DecimalType) or _integral_name(types[0]) is not None or types[0] in (_DOUBLE, AtomicType("float"))
+        return AtomicType("boolean") if numeric or isinstance(arguments[0], exp.Null) else None
+    if called == "luhn_check":
+        return AtomicType("boolean") if isinstance(types[0], StringType) or isinstance(arguments[0], exp.Null) else None
+    if called == "find_in_set":
+        return _INT if all(isinstance(t, StringType) or isinstance(a, exp.Null) for a, t in zip(arguments, types)) else None
     if called == "mask":
         plain = all(isinstance(t, StringType) or isinstance(a, exp.Null) for a, t in zip(arguments, types))
         return StringType() if plain else None
@@ -380,6 +387,28 @@ def rewrite_scalar(
         return _soundex(arguments[0])
     if called == "format_number":
         return _format_number(arguments, of)
+    if called == "isnan":
+        if result is None:
+            _refuse(called, "an argument other than a number (Spark's implicit cast of a string to a double)")
+        # Spark's IsNaN is false, never NULL, for a NULL
+        return exp.Coalesce(this=_fn("isnan", exp.cast(arguments[0], _typed("DOUBLE"))), expressions=[exp.false()])
+    if called == "find_in_set":
+        if result is None:
+            _refuse(called, "arguments other than strings (Spark's implicit casts)")
+        word, words = arguments
+        # UTF8String.findInSet: 0 for a word holding a comma, else the place of the first item
+        # of the comma-separated list equal to it, 0 for none
+        place = _fn("list_position", _fn("string_split", words.copy(), exp.Literal.string(",")), word.copy())
+        return exp.Case(
+            ifs=[exp.If(this=exp.or_(exp.Is(this=word.copy(), expression=exp.Null()), exp.Is(this=words.copy(), expression=exp.Null())),
+                        true=exp.cast(exp.Null(), _typed("INT"))),
+                 exp.If(this=_fn("contains", word.copy(), exp.Literal.string(",")), true=exp.cast(_number(0), _typed("INT")))],
+            default=exp.cast(exp.Coalesce(this=place, expressions=[_number(0)]), _typed("INT")),
+        )
+    if called == "luhn_check":
+        if result is None:
+            _refuse(called, "an argument other than a string (Spark's implicit cast to a string)")
+        return _luhn_check(arguments[0])
     if called in ("format_string", "printf"):
         return rewrite_format_string(called, arguments, of)
     if called == "mask":
@@ -889,3 +918,34 @@ def _elt(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr:
     chosen = _fn("list_extract", exp.Array(expressions=[exp.cast(v, to) for v in values]), index.copy())  # to VARCHAR
     return exp.Case(ifs=[exp.If(this=exp.Is(this=index.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), to)),
                          exp.If(this=outside, true=spark_error("INVALID_ARRAY_INDEX", text, to))], default=chosen)
+
+
+# Java's Character.isDigit in the BMP (Spark reads a string's UTF-16 units): each block of ten
+# decimal digits, from its zero (a digit outside the BMP is two surrogates, no digit)
+_DIGIT_ZEROS = (
+    0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6, 0xC66, 0xCE6, 0xD66, 0xDE6, 0xE50, 0xED0, 0xF20,
+    0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0,
+    0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0xFF10,
+)
+_LUHN_VARIABLE = "__vpush_i"
+
+
+def _luhn_check(text: exp.Expr) -> exp.Expr:
+    """Spark's ``luhn_check`` (``ExpressionImplUtils.isLuhnNumber``): false for an empty string or
+    one with a character that is not a digit (any of Java's decimal digits, by its value), else
+    whether the Luhn sum (every second digit from the right doubled, its digits added) ends in 0."""
+    digits = _fn("translate", text.copy(), exp.Literal.string("".join(chr(z + d) for z in _DIGIT_ZEROS for d in range(10))),
+                 exp.Literal.string("0123456789" * len(_DIGIT_ZEROS)))
+    reversed_digits = _fn("reverse", digits.copy())
+    at = exp.to_identifier(_LUHN_VARIABLE)
+    digit = exp.cast(_fn("substring", reversed_digits, exp.Add(this=exp.column(at.copy()), expression=_number(1)), _number(1)), _typed("INT"))
+    second = exp.EQ(this=exp.Mod(this=exp.column(at.copy()), expression=_number(2)), expression=_number(1))
+    doubled = exp.Case(ifs=[exp.If(this=second, true=exp.Mul(this=digit.copy(), expression=_number(2)))], default=digit)
+    term = exp.Add(this=exp.Mod(this=doubled.copy(), expression=_number(10)), expression=exp.IntDiv(this=doubled, expression=_number(10)))
+    terms = _fn("list_transform", _fn("range", _fn("length", digits.copy())), exp.Lambda(this=term, expressions=[at]))
+    valid = exp.EQ(this=exp.Mod(this=_fn("list_sum", terms), expression=_number(10)), expression=_number(0))
+    return exp.Case(
+        ifs=[exp.If(this=exp.Is(this=text.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), _typed("BOOLEAN"))),
+             exp.If(this=exp.Not(this=_fn("regexp_full_match", digits, exp.Literal.string("[0-9]+"))), true=exp.false())],
+        default=valid,
+    )

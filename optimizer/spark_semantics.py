@@ -77,9 +77,11 @@ from vpush.optimizer.spark_analysis import check_order_by_aggregates
 from vpush.optimizer.spark_collect_set import orders_set, spark_set_order
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
+from vpush.optimizer.spark_number_format import NUMBER_FORMAT_CALLS, number_format_type, rewrite_number_format
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, KERNEL_CALLS, rewrite_approx_count_distinct, rewrite_kernel_call
 from vpush.optimizer.spark_order import (
     HASH_FALLBACK_GROUPS,
+    MODE_FUNCTIONS,
     MOMENT_FUNCTIONS,
     ORDER_FREE_PERCENTILE_ROWS,
     hash_fallback_place,
@@ -92,6 +94,7 @@ from vpush.optimizer.spark_order import (
     ordered_decimal_total,
     ordered_double_sum,
     ordered_long_sum,
+    ordered_mode,
     scan_order,
     spark_keeps_sorts,
     window_in_order,
@@ -884,6 +887,8 @@ class _Typer:
             return KERNEL_CALLS[called]
         if called == "approx_count_distinct":
             return _BIGINT
+        if called == "regr_count" and isinstance(node, exp.RegrCount):
+            return _BIGINT
         if called in ("try_sum", "try_avg"):
             summed = _arguments(node)
             if len(summed) != 1:
@@ -937,6 +942,10 @@ class _Typer:
         if called == "months_between":
             return _DOUBLE
         if called in ("from_unixtime", "date_format", "get_json_object"):
+            return StringType()
+        if called in NUMBER_FORMAT_CALLS:
+            return number_format_type(called, call_arguments(node) or [])
+        if called in ("dayname", "monthname"):
             return StringType()
         if called in _PARSED_BY_PATTERN:
             return _PATTERN_RESULTS[_PARSED_BY_PATTERN[called]]
@@ -2193,6 +2202,15 @@ class _Rewriter:
                     _refuse("mode", "a WITHIN GROUP of other than one ordering with Spark's NULLs ordering")
                 return None  # mode() WITHIN GROUP (ORDER BY x): the WITHIN GROUP's visit answers it
             return self._mode(node, node.this)
+        if called == "regr_count" and isinstance(node, exp.RegrCount):
+            # Spark's regr_count(y, x): the rows where neither is NULL, a bigint (DuckDB's is unsigned)
+            for value in (node.this, node.expression):
+                source = self.typer.of(value)
+                if not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType) or isinstance(value, exp.Null)):
+                    _refuse(called, "an argument other than a number (Spark's implicit cast to a double)")
+            if isinstance(node.parent, (exp.Filter, exp.Window)) or isinstance(node.this, exp.Distinct):
+                _refuse(called, "a FILTER, a window or DISTINCT")
+            return exp.cast(node, exp.DataType.build("BIGINT"))
         if called == "schema_of_json" and arguments and len(arguments) == 1 and arguments[0] is not None:
             return _schema_of_json(arguments[0])
         if called in _MAKE_TIMESTAMP_CALLS and arguments and all(a is not None for a in arguments):
@@ -2321,6 +2339,19 @@ class _Rewriter:
             return self._months_between([a for a in arguments if a is not None])
         if called == "date_format" and arguments and len(arguments) == 2 and arguments[0] is not None:
             return self._date_format(arguments[0], arguments[1])
+        if called in ("dayname", "monthname") and arguments and len(arguments) == 1 and arguments[0] is not None:
+            if self.typer.of(arguments[0]) not in (AtomicType("date"), *_TIMESTAMPS):
+                _refuse(called, "an argument other than a date or a timestamp (Spark's implicit cast of a string)")
+            # Spark's DayName/MonthName: the English short name of the date's day or month
+            return self._date_format(arguments[0], exp.Literal.string("EEE" if called == "dayname" else "MMM"))
+        if called in NUMBER_FORMAT_CALLS and arguments and len(arguments) == 2 and arguments[0] is not None:
+            source = self.typer.of(arguments[0])
+            if called in ("to_char", "to_varchar") and source in (AtomicType("date"), AtomicType("timestamp"), AtomicType("timestamp_ntz")):
+                return self._date_format(arguments[0], arguments[1])  # Spark's to_char of a date or time is date_format
+            return rewrite_number_format(
+                called, arguments[0], arguments[1], source, self.functions,
+                lambda value, target: self._fractional_to_decimal(value, target, strict=True),
+            )
         if called in _EPOCH_UNITS and arguments and len(arguments) == 1 and arguments[0] is not None:
             return _timestamp_from_epoch(called, arguments[0], self.typer.of(arguments[0]))
         if called == "date_from_unix_date" and arguments and len(arguments) == 1 and arguments[0] is not None:
@@ -3210,10 +3241,10 @@ class _Rewriter:
         Spark breaks their ties by the order of its hash map. So are a FILTER and a window (the
         histogram would be outside them)."""
         source = self.typer.of(value)
-        if isinstance(node, exp.Mode) and node.args.get("deterministic") != exp.Boolean(this=True):
-            _refuse("mode", "mode(x) or mode(x, false), whose ties Spark breaks by the order of its hash map (mode(x, true) is answered)")
         if isinstance(node.parent, (exp.Filter, exp.Window)):
             _refuse("mode", "a FILTER or a window")
+        if isinstance(node, exp.Mode) and node.args.get("deterministic") != exp.Boolean(this=True):
+            return self._mode_by_hash_map(value, source)
         if not (_is_integral(source) or _is_fractional(source) or isinstance(source, (DecimalType, StringType))
                 or source in (_BOOLEAN, AtomicType("date"), *_TIMESTAMPS)):
             _refuse("mode", f"a mode of a {source.to_spark() if source is not None else 'value of a type vpush does not know'}")
@@ -3236,6 +3267,44 @@ class _Rewriter:
         sorted_pairs = exp.Anonymous(this="list_sort", expressions=[pairs] if least else [pairs, exp.Literal.string("DESC")])
         first = exp.Anonymous(this="list_extract", expressions=[sorted_pairs, exp.Literal.number(1)])
         return exp.Anonymous(this="struct_extract", expressions=[first, exp.Literal.string("k")])
+
+    def _mode_by_hash_map(self, value: exp.Expr, source: SparkType | None) -> exp.Expr:
+        """Spark's ``mode(x)`` and ``mode(x, false)``: of the values most rows hold, the first in
+        the order of Spark's hash map (:func:`vpush.codec.spark_aggregates.spark_mode`), which
+        depends on the order Spark meets the values in, so only where vpush knows it, over one
+        task and fewer than :data:`MODE_GROUPS_LIMIT` groups (a hash aggregation falls back to sorting past
+        128 groups: refused at run time there; a UNION ALL's branches are tasks of their own).
+        With GROUP BY each group's buffer is merged alone into its final one, as without."""
+        duck = {"tinyint": "INTEGER", "smallint": "INTEGER", "int": "INTEGER", "bigint": "BIGINT", "string": "VARCHAR",
+                "boolean": "BOOLEAN", "date": "DATE"}.get(source.to_spark() if source is not None else "")
+        why = "mode(x) or mode(x, false), whose ties Spark breaks by the order of its hash map (mode(x, true) is answered)"
+        select = self.typer.scope.expression
+        if duck is None:
+            _refuse("mode", f"{why}, of a {source.to_spark() if source is not None else 'value of a type vpush does not know'}")
+        if not isinstance(select, exp.Select):
+            _refuse("mode", f"{why}, outside a SELECT")
+        group = select.args.get("group")
+        if group is not None and (select.args.get("having") is not None or any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets"))
+                                  or any(isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions)):
+            _refuse("mode", f"{why}, with HAVING, ROLLUP, CUBE or GROUPING SETS")
+        order = scan_order(self.typer.scope)
+        mode = ordered_mode(value, duck, order) if order is not None else None
+        if mode is None:
+            _refuse("mode", f"{why}, over rows whose order in Spark vpush does not know (a join, a UNION ALL)")
+        assert source is not None and duck is not None  # for mypy: refused above
+        self.functions[MODE_FUNCTIONS[duck]] = source
+        answer = exp.cast(mode, _sql_type(source)) if duck == "INTEGER" and source != AtomicType("int") else mode
+        if group is None:
+            return answer
+        # Past 127 groups in a task Spark's hash aggregation may fall back to sorting, whose
+        # buffers are serialized and merged once more: refused when the query meets so many
+        groups = exp.Window(this=exp.Count(this=exp.Star()), over="OVER")
+        message = f"mode: the DuckDB engine does not give Spark's answer for {why}, over {MODE_GROUPS_LIMIT} groups or more yet; the Spark engine runs it"
+        return exp.Case(
+            ifs=[exp.If(this=exp.GTE(this=groups, expression=exp.Literal.number(MODE_GROUPS_LIMIT)),
+                        true=spark_error("VPUSH_UNSUPPORTED_FUNCTION", message, _sql_type(source)))],
+            default=answer,
+        )
 
     def _percentile(self, node: exp.Quantile | exp.Median) -> exp.Expr:
         """Spark's exact ``percentile``/``median``: interpolated between neighbours as
@@ -4690,6 +4759,13 @@ which Spark names as the ``date_add``/``date_sub`` it resolves it to (see :func:
 _STRUCT_FIELD = "vpush_struct_field"
 """The meta key marking ``s['a']`` over a struct, which Spark names ``s.a``."""
 
+MODE_GROUPS_LIMIT = 128
+"""Spark's ``spark.sql.objectHashAggregate.sortBased.fallbackThreshold``: groups a task's hash
+aggregation holds before it falls back to sorting."""
+
+_TO_CHAR_SHOWN = "vpush_to_char_shown"
+"""The meta key of a ``to_char``/``to_varchar`` call of a date or time, which Spark names ``date_format``."""
+
 _NUMERIC_SUFFIXES: dict[exp.DType, str] = {
     exp.DType.TINYINT: "integer", exp.DType.SMALLINT: "integer", exp.DType.BIGINT: "integer",
     exp.DType.DOUBLE: "double", exp.DType.FLOAT: "float", exp.DType.DECIMAL: "decimal",
@@ -4819,6 +4895,10 @@ def _mark_typed_names(projection: exp.Expr, typer: _Typer) -> None:
                 if date and (_is_integral(typer.of(other)) or isinstance(_unparen(other), (exp.Interval, exp.Neg))):
                     node.meta[_DATE_OPERAND] = side
                     break
+        elif call_name(node) in ("to_char", "to_varchar"):
+            arguments = call_arguments(node)
+            if arguments and arguments[0] is not None and typer.of(arguments[0]) in (AtomicType("date"), *_TIMESTAMPS):
+                node.meta[_TO_CHAR_SHOWN] = "date_format"
 
 
 def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
@@ -5059,6 +5139,9 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
         return None if unit is None or source is None else f"{called}({unit} FROM {source})"
     if isinstance(node, exp.Trim):
         return _trim_name(node)
+    if called in ("to_char", "to_varchar"):
+        # Spark names both after to_char, or date_format for a date or time
+        return _call(node.meta.get(_TO_CHAR_SHOWN, "to_char"), call_arguments(node) or [])
     if isinstance(node, (exp.AtTimeZone, exp.FromTimeZone)):
         # from_utc_timestamp / to_utc_timestamp: the cast to a timestamp that sqlglot's parser
         # wraps around the argument is not the user's
