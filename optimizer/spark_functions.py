@@ -175,13 +175,6 @@ def check_functions(expression: exp.Expr) -> None:
     for node in expression.walk(prune=lambda n: isinstance(n, exp.Hint)):
         if isinstance(node, exp.Hint):
             continue
-        if isinstance(node, exp.Pivot):
-            word = "UNPIVOT" if node.args.get("unpivot") else "PIVOT"
-            raise OptimizeError(
-                f"{word}: the DuckDB engine does not give Spark's answer for it yet (DuckDB's PIVOT counts an "
-                "empty cell as 0 where Spark gives NULL); the Spark engine (vpush.connect(engine='spark')) runs it",
-                error_class="VPUSH_UNSUPPORTED_FUNCTION",
-            )
         if isinstance(node, exp.Anonymous) and isinstance(node.parent, exp.Table) and node.name.lower() == "range":
             continue  # FROM range(...): vpush.optimizer.rewrite_range_tables decides on it
         if isinstance(node, exp.TableSample):

@@ -70,6 +70,7 @@ from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_generators import JSON_TUPLE_FIELD, rewrite_generators
+from vpush.optimizer.rewrite_pivots import rewrite_pivots, settle_pivot
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
 from vpush.optimizer.expand_using_stars import expand_using_stars
@@ -679,6 +680,8 @@ class _Typer:
     def _type(self, node: exp.Expr) -> SparkType | None:
         from vpush.optimizer import spark_arrays
 
+        if isinstance(node, exp.Filter):
+            return self.of(node.this)  # agg(x) FILTER (WHERE ...) is of agg(x)'s type
         array_call = spark_arrays.array_call(node)
         if array_call is not None:
             return spark_arrays.array_function_type(*array_call, self.of)
@@ -3236,6 +3239,7 @@ def apply_spark_semantics(
     """
     functions = {} if functions is None else functions
     rewrite_range_tables(expression)
+    rewrite_pivots(expression)
     try:
         scopes = list(traverse_scope(expression))
     except Exception:  # sqlglot cannot scope this query: leave it as DuckDB runs it
@@ -3282,6 +3286,7 @@ def apply_spark_semantics(
             continue
         typer = _Typer(scope, columns)
         rewriter = _Rewriter(typer, functions)
+        settle_pivot(select, typer.of)
         _strings_to_doubles(select, typer)
         select.meta[SORTS_KEPT] = spark_keeps_sorts(select, lambda node: typer.of(node) in _FLOATING)
         select.meta[_ONE_WINDOW_SORT] = len({_window_sort(w) for w in _in_scope(select) if isinstance(w, exp.Window)}) <= 1
