@@ -197,7 +197,7 @@ def check_functions(expression: exp.Expr) -> None:
             continue
         rule = SPARK_FUNCTIONS.get(name)
         count = _argument_count(node)
-        if name in GENERATORS and (count == 1 or (name == "json_tuple" and count is not None and count > 1)):
+        if name in GENERATORS and (count == 1 or (name in ("json_tuple", "stack") and count is not None and count > 1)):
             continue  # vpush.optimizer.rewrite_generators decides on these
         if rule is not None and (count is None or (rule.least <= count and (rule.most is None or count <= rule.most))):
             continue

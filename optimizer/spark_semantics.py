@@ -69,7 +69,12 @@ from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
-from vpush.optimizer.rewrite_generators import JSON_TUPLE_FIELD, rewrite_generators
+from vpush.optimizer.rewrite_generators import (
+    JSON_TUPLE_FIELD,
+    rewrite_generator_tables,
+    rewrite_generators,
+    rewrite_generators_after_aggregation,
+)
 from vpush.optimizer.rewrite_pivots import rewrite_pivots, settle_pivot
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
@@ -878,6 +883,9 @@ class _Typer:
             return KERNEL_CALLS[called]
         if called == "approx_count_distinct":
             return _BIGINT
+        if called in ("collect_list", "array_agg") and isinstance(node, exp.ArrayAgg) and not isinstance(node.this, exp.Distinct):
+            element = self.of(node.this)  # Spark's collect_list: an array of its argument's type
+            return ArrayType(element) if element is not None else None
         if called in ("try_sum", "try_avg"):
             arguments = _arguments(node)
             if len(arguments) != 1:
@@ -1660,10 +1668,11 @@ class _Rewriter:
             return node
         if (isinstance(node, (exp.ArrayAgg, exp.ArrayUniqueAgg)) and not isinstance(node.parent, (exp.Filter, exp.Window))) or (
             isinstance(node, exp.Window) and isinstance(node.this, (exp.ArrayAgg, exp.ArrayUniqueAgg))
-        ):
-            if isinstance(node, exp.ArrayAgg) and not isinstance(node.this, (exp.Order, exp.Distinct)):
+        ) or (isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayAgg) and not isinstance(node.parent, exp.Window)):
+            call = node.this if isinstance(node, exp.Filter) else node
+            if isinstance(call, exp.ArrayAgg) and not isinstance(call.this, (exp.Order, exp.Distinct)):
                 # collect_list's values in the order Spark meets the rows in
-                node.set("this", ordered(node.this, scan_order(self.typer.scope)))
+                call.set("this", ordered(call.this, scan_order(self.typer.scope)))
             # Spark's collect_list/collect_set of no (non-NULL) values is [], DuckDB's NULL
             return exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])])
         moment = self._moment(node)
@@ -3240,6 +3249,8 @@ def apply_spark_semantics(
     functions = {} if functions is None else functions
     rewrite_range_tables(expression)
     rewrite_pivots(expression)
+    rewrite_generator_tables(expression)
+    rewrite_generators_after_aggregation(expression)
     try:
         scopes = list(traverse_scope(expression))
     except Exception:  # sqlglot cannot scope this query: leave it as DuckDB runs it
