@@ -27,7 +27,7 @@ them, so the WHERE and ``*`` see what they see in Spark. What vpush cannot answe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import sqlglot
@@ -38,7 +38,7 @@ from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.variant_types import ArrayType, AtomicType, MapType, SparkType, StringType, StructType
 
 __all__ = [
-    "GENERATORS", "check_generators_rewritten", "is_generator", "rewrite_generator_tables", "rewrite_generators",
+    "GENERATORS", "check_generators_rewritten", "inline_of_structs", "is_generator", "rewrite_generator_tables", "rewrite_generators",
     "rewrite_generators_after_aggregation",
 ]
 
@@ -178,24 +178,41 @@ def _stack_as_inline(call: exp.Expr, type_of: Callable[[exp.Expr], SparkType | N
                     f'"{other.to_spark().upper()}" ({k + 1}).',
                     error_class="DATATYPE_MISMATCH.STACK_COLUMN_DIFF_TYPES",
                 )
-    # parsed, not built: inline and named_struct are known by the call the parser traced
-    slots: dict[str, exp.Expr] = {}
-    structs = []
+    rows_of_fields = []
     for row in range(rows):
-        fields = []
+        fields: list[tuple[str, exp.Expr]] = []
         for column in range(width):
             k = row * width + column
-            slot = f"{_PREFIX}slot_{k}"
             if k < len(values) and not isinstance(values[k], exp.Null):
-                slots[slot] = values[k]
+                fields.append((f"col{column}", values[k].copy()))
             else:  # NULL of the column's type: the array's structs are of one type
-                slots[slot] = exp.Cast(this=exp.Null(), to=column_types[column].copy())
-            fields.append(f"'col{column}', {slot}")
+                fields.append((f"col{column}", exp.Cast(this=exp.Null(), to=column_types[column].copy())))
+        rows_of_fields.append(fields)
+    return inline_of_structs(rows_of_fields)
+
+
+def inline_of_structs(rows: Sequence[Sequence[tuple[str, exp.Expr]]]) -> exp.Expr:
+    """``inline(array(named_struct('f', v, ...), ...))``, one struct per row of ``(field, value)``
+    pairs (the values themselves, not copies), parsed rather than built: the generator and
+    ``named_struct`` are known by the call the parser traced.
+
+    Example:
+        >>> inline_of_structs([[("a", exp.Literal.number(1))], [("a", exp.Literal.number(2))]]).sql(dialect="vpushspark")
+        "INLINE(ARRAY(NAMED_STRUCT('a', 1), NAMED_STRUCT('a', 2)))"
+    """
+    slots: dict[str, exp.Expr] = {}
+    structs = []
+    for row in rows:
+        fields = []
+        for name, value in row:
+            slot = f"{_PREFIX}slot_{len(slots)}"
+            slots[slot] = value
+            fields.append(f"{exp.Literal.string(name).sql(dialect='vpushspark')}, {slot}")
         structs.append(f"named_struct({', '.join(fields)})")
     inline = sqlglot.parse_one(f"SELECT inline(array({', '.join(structs)}))", read="vpushspark").expressions[0]
     for node in list(inline.find_all(exp.Column)):
         if node.name in slots:
-            node.replace(slots[node.name].copy())
+            node.replace(slots[node.name])
     return inline
 
 

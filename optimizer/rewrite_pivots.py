@@ -33,12 +33,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-import sqlglot
 from sqlglot import exp
 
-from vpush.optimizer.dialect import TYPED_LITERAL, VpushSpark
+from vpush.optimizer.dialect import TYPED_LITERAL
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.expand_using_stars import COLUMN_NAMES
+from vpush.optimizer.rewrite_generators import inline_of_structs
 from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType
 
 __all__ = ["PIVOTED", "rewrite_pivots", "settle_pivot"]
@@ -207,22 +207,10 @@ def _unpivot(pivot: exp.Pivot, source: exp.Expr, names: list[str], alias: str) -
     unpivoted = {c.name.lower() for _, columns in entries for c in columns}
     others = [n for n in names if n.lower() not in unpivoted]
     settled = _Pivoted(unpivoted=[[columns[k] for _, columns in entries] for k in range(len(value_names))])
-    # parsed, not built: the generator and named_struct are known by the call the parser traced
-    slots: dict[str, exp.Expr] = {}
-    structs = []
-    for shown, columns in entries:
-        parts = [f"'{_HIDDEN}_n'", exp.Literal.string(shown).sql(dialect=VpushSpark)]
-        for k, c in enumerate(columns):
-            slot = f"{_HIDDEN}_slot_{len(slots)}"
-            slots[slot] = c
-            parts += [f"'{_HIDDEN}_v{k}'", slot]
-        structs.append(f"named_struct({', '.join(parts)})")
+    rows = [[(f"{_HIDDEN}_n", exp.Literal.string(shown)), *((f"{_HIDDEN}_v{k}", c) for k, c in enumerate(columns))]
+            for shown, columns in entries]
     outputs = [name_column, *value_names]
-    shown_outputs = ", ".join(exp.to_identifier(n, quoted=True).sql(dialect=VpushSpark) for n in outputs)
-    inline = sqlglot.parse_one(f"SELECT inline(array({', '.join(structs)})) AS ({shown_outputs})", read=VpushSpark).expressions[0]
-    for slot in list(inline.find_all(exp.Column)):
-        if slot.name in slots:
-            slot.replace(slots[slot.name])
+    inline = exp.Aliases(this=inline_of_structs(rows), expressions=[exp.to_identifier(n, quoted=True) for n in outputs])
     inner = exp.select(*[_column(n) for n in others], inline, copy=False).from_(source, copy=False)
     outer = exp.select(*[_column(n) for n in [*others, *outputs]], copy=False).from_(
         exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(alias, quoted=True))), copy=False)

@@ -959,6 +959,28 @@ SPARK_SYNTAX = [
     "SELECT g, collect_list(i) FILTER (WHERE i > 1) AS l, collect_list(s) FILTER (WHERE i > 100) AS m FROM t GROUP BY g",
     # generators in FROM: Spark's own class for a wrong number of aliases there
     "SELECT * FROM explode(array(1, 2)) AS e(x, y)",
+    # listagg ... WITHIN GROUP named as Spark names it (the ordering spelt out; string_agg as listagg)
+    "SELECT listagg(g, ',') WITHIN GROUP (ORDER BY i), listagg(g) WITHIN GROUP (ORDER BY i DESC), "
+    "string_agg(g, '-') WITHIN GROUP (ORDER BY s), listagg(g) WITHIN GROUP (ORDER BY i NULLS LAST, s DESC NULLS FIRST) FROM t",
+    # percentile_cont: Spark's exact percentile over the values sorted that way
+    "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY i), percentile_cont(0.25) WITHIN GROUP (ORDER BY f DESC), "
+    "percentile_cont(0.3) WITHIN GROUP (ORDER BY d) FROM t",
+    "SELECT g, percentile_cont(0.1) WITHIN GROUP (ORDER BY r DESC) AS p, percentile_cont(1) WITHIN GROUP (ORDER BY s) FROM t GROUP BY g",
+    "SELECT percentile_cont(1.5) WITHIN GROUP (ORDER BY i) FROM t",  # DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE
+    # grouping (a tinyint) and grouping_id (a bigint, the first column's bit the highest)
+    "SELECT g, s, grouping(g), grouping_id(g, s), grouping_id(), count(*) FROM t GROUP BY ROLLUP(g, s) ORDER BY 1, 2, 4",
+    "SELECT g, s, grouping_id() AS y, grouping(s) AS z FROM t GROUP BY GROUPING SETS ((g), (s), ()) ORDER BY 1, 2, 3",
+    "SELECT g, i % 2, grouping_id() AS y, count(b) FROM t GROUP BY g, i % 2 WITH ROLLUP ORDER BY 1, 2, 3",
+    "SELECT g, grouping(g) + 1 AS y FROM t GROUP BY CUBE(g) HAVING grouping(g) = 0 ORDER BY 1",
+    "SELECT g, s, grouping_id(s, g) AS y FROM t GROUP BY GROUPING SETS ((g), (s), ())",  # GROUPING_ID_COLUMN_MISMATCH
+    "SELECT g, grouping(g) FROM t GROUP BY g",  # UNSUPPORTED_GROUPING_EXPRESSION
+    # a generator's aliases beside a column of the same name: kept apart in a SELECT list,
+    # AMBIGUOUS_REFERENCE when a LATERAL VIEW's is read; f(...).* is Spark's parse error
+    "SELECT i, inline(array(named_struct('a', 1, 'b', 2))) AS (i, b) FROM t",
+    "SELECT inline(array(named_struct('a', 1, 'b', 2))) AS (x, x) FROM t",
+    "SELECT i, x FROM t LATERAL VIEW inline(array(named_struct('a', 1, 'b', 2))) v AS i, x",
+    "SELECT named_struct('a', i, 'b', g).* FROM t",
+    "SELECT st.* FROM (SELECT named_struct('a', i, 'b', g) AS st FROM t)",
 ]
 
 
