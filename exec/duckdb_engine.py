@@ -362,6 +362,8 @@ _DUCKDB_ERROR_CLASSES = [
     (re.compile(r"Casting value .* to type DECIMAL.* failed: value is out of range|Could not cast value .* to DECIMAL"),
      "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION"),
     (re.compile(r"More than one row returned by a subquery used as an expression"), "SCALAR_SUBQUERY_TOO_MANY_ROWS"),
+    # a name two sources give (a LATERAL VIEW's alias beside a table's column: Spark's analyzer)
+    (re.compile(r"Binder Error: Ambiguous reference to column name"), "AMBIGUOUS_REFERENCE"),
     (re.compile(r"ORDER term out of range"), "ORDER_BY_POS_OUT_OF_RANGE"),
     (re.compile(r"GROUP BY term out of range"), "GROUP_BY_POS_OUT_OF_RANGE"),
     (re.compile(r"LIMIT/OFFSET cannot be negative"), "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE"),

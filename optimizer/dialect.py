@@ -1157,6 +1157,10 @@ class VpushSparkParser(SparkParser):
                 raise _error("Spark's parser refuses a trailing comma before ')'", "PARSE_SYNTAX_ERROR")
             if token.token_type == TokenType.ALIAS and after.token_type in _STRING_TOKENS:
                 raise _error("Spark's parser refuses a string as an alias (AS 'x', AS \"x\")", "PARSE_SYNTAX_ERROR")
+        for token, dot, star in zip(raw_tokens, raw_tokens[1:], raw_tokens[2:]):
+            # f(...).* (named_struct(...).*): Spark's parser takes .* after a name only
+            if token.token_type == TokenType.R_PAREN and dot.token_type == TokenType.DOT and star.token_type == TokenType.STAR:
+                raise _error("Spark's parser refuses .* after a call or parenthesis", "PARSE_SYNTAX_ERROR")
         statements = [None if s is None else _name_values_columns(s) for s in super().parse(raw_tokens, sql)]
         for statement in statements:
             if statement is not None:
@@ -1371,6 +1375,12 @@ class VpushSparkGenerator(SparkGenerator):
     def _as_written(self, expression: exp.Expr) -> str | None:
         if isinstance(expression, (exp.Struct, exp.Cast, exp.TryCast)) or type(expression).__name__ in __all__:
             return None
+        if isinstance(expression, exp.GroupConcat) and isinstance(expression.this, exp.Order):
+            # listagg(x, d) WITHIN GROUP (ORDER BY k): sqlglot folds the ordering into the call
+            order = expression.this
+            inner = [order.this, *([expression.args["separator"]] if expression.args.get("separator") else [])]
+            keys = self.sql(exp.Order(expressions=[o.copy() for o in order.expressions])).strip()
+            return f"{self.func(str(call_name(expression)), *inner)} WITHIN GROUP ({keys})"
         arguments = call_arguments(expression)
         if arguments is None and type(expression) in PARSED_ARGUMENTS:
             arguments = [expression.args.get(k) for k in PARSED_ARGUMENTS[type(expression)]]

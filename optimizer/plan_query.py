@@ -393,6 +393,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
                 exp.Table(
                     this=exp.to_identifier(scans[scan_index].name, quoted=True),
                     alias=exp.TableAlias(this=exp.to_identifier(alias, quoted=True)),
+                    pivots=spark_node.args.get("pivots"),  # FROM t PIVOT (...): Spark pivots the scan
                 )
             )
     _cast_later(expression, casts_later, functions, time_zone, spark=False)

@@ -27,18 +27,22 @@ them, so the WHERE and ``*`` see what they see in Spark. What vpush cannot answe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+import sqlglot
 from sqlglot import exp
 
 from vpush.optimizer.dialect import call_name
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.variant_types import ArrayType, AtomicType, MapType, SparkType, StringType, StructType
 
-__all__ = ["GENERATORS", "check_generators_rewritten", "is_generator", "rewrite_generators"]
+__all__ = [
+    "GENERATORS", "check_generators_rewritten", "inline_of_structs", "is_generator", "rewrite_generator_tables", "rewrite_generators",
+    "rewrite_generators_after_aggregation",
+]
 
-GENERATORS = frozenset({"explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer", "json_tuple"})
+GENERATORS = frozenset({"explode", "explode_outer", "posexplode", "posexplode_outer", "inline", "inline_outer", "json_tuple", "stack"})
 """The Spark generators the DuckDB engine runs, by the lower-cased name the user writes."""
 
 JSON_TUPLE_FIELD = "json_tuple"
@@ -137,6 +141,79 @@ def _json_tuple_columns(generator: _Generator, type_of: Callable[[exp.Expr], Spa
         )
     return [(name, exp.Anonymous(this=JSON_TUPLE_FIELD, expressions=[arguments[0].copy(), field.copy()]))
             for name, field in zip(names, arguments[1:])]
+
+
+def _stack_as_inline(call: exp.Expr, type_of: Callable[[exp.Expr], SparkType | None]) -> exp.Expr:
+    """Spark's ``stack(n, a1, ..., ak)``: n rows of ``ceil(k / n)`` columns ``col0, col1, ...``
+    filled row by row (NULL past ``ak``), as ``inline`` of an array of structs. Spark requires
+    each column's values to be of one type (NULLs aside): ``STACK_COLUMN_DIFF_TYPES``."""
+    arguments = list(call.expressions) if isinstance(call, exp.Anonymous) else [call.this, *call.expressions]
+    count = arguments[0] if arguments else None
+    rows = int(count.this) if isinstance(count, exp.Literal) and not count.is_string and str(count.this).isdigit() else 0
+    values = arguments[1:]
+    if rows < 1 or not values:
+        raise _unsupported("`stack` without a positive integer literal of rows and values", call)
+    width = -(-len(values) // rows)
+    types = [type_of(v) for v in values]
+    column_types: list[exp.DataType] = []
+    for column in range(width):
+        placed = [(k, types[k]) for k in range(column, len(values), width) if not isinstance(values[k], exp.Null)]
+        if not placed or any(t is None for _, t in placed):
+            raise _unsupported("`stack` of a column whose type vpush does not know (or of NULLs only)", call)
+        first, first_type = placed[0]
+        if any(isinstance(t, (ArrayType, MapType, StructType)) and t == first_type for _, t in placed[1:]):
+            # Spark compares nested types with their nullability (array('q') is not an array<string>
+            # that may hold NULL), which vpush's types do not keep
+            raise _unsupported("`stack` of nested values", call)
+        to = first_type.to_sql_type() if first_type is not None else None
+        if to is None:
+            raise _unsupported("`stack` of a column whose type vpush does not know", call)
+        column_types.append(to)
+        for k, other in placed[1:]:
+            if other != first_type:
+                assert first_type is not None and other is not None
+                raise OptimizeError(
+                    f'Cannot resolve "{_spark_sql(call)}" due to data type mismatch: The data type of the column '
+                    f'({column}) do not have the same type: "{first_type.to_spark().upper()}" ({first + 1}) <> '
+                    f'"{other.to_spark().upper()}" ({k + 1}).',
+                    error_class="DATATYPE_MISMATCH.STACK_COLUMN_DIFF_TYPES",
+                )
+    rows_of_fields = []
+    for row in range(rows):
+        fields: list[tuple[str, exp.Expr]] = []
+        for column in range(width):
+            k = row * width + column
+            if k < len(values) and not isinstance(values[k], exp.Null):
+                fields.append((f"col{column}", values[k].copy()))
+            else:  # NULL of the column's type: the array's structs are of one type
+                fields.append((f"col{column}", exp.Cast(this=exp.Null(), to=column_types[column].copy())))
+        rows_of_fields.append(fields)
+    return inline_of_structs(rows_of_fields)
+
+
+def inline_of_structs(rows: Sequence[Sequence[tuple[str, exp.Expr]]]) -> exp.Expr:
+    """``inline(array(named_struct('f', v, ...), ...))``, one struct per row of ``(field, value)``
+    pairs (the values themselves, not copies), parsed rather than built: the generator and
+    ``named_struct`` are known by the call the parser traced.
+
+    Example:
+        >>> inline_of_structs([[("a", exp.Literal.number(1))], [("a", exp.Literal.number(2))]]).sql(dialect="vpushspark")
+        "INLINE(ARRAY(NAMED_STRUCT('a', 1), NAMED_STRUCT('a', 2)))"
+    """
+    slots: dict[str, exp.Expr] = {}
+    structs = []
+    for row in rows:
+        fields = []
+        for name, value in row:
+            slot = f"{_PREFIX}slot_{len(slots)}"
+            slots[slot] = value
+            fields.append(f"{exp.Literal.string(name).sql(dialect='vpushspark')}, {slot}")
+        structs.append(f"named_struct({', '.join(fields)})")
+    inline = sqlglot.parse_one(f"SELECT inline(array({', '.join(structs)}))", read="vpushspark").expressions[0]
+    for node in list(inline.find_all(exp.Column)):
+        if node.name in slots:
+            node.replace(slots[node.name])
+    return inline
 
 
 def _aggregates(select: exp.Select) -> bool:
@@ -239,6 +316,10 @@ def rewrite_generators(
         >>> select.sql(dialect="duckdb")  # doctest: +ELLIPSIS
         'SELECT id, "__vpush_generate_0"."__vpush_generate_0_0" AS "pos", ... CROSS JOIN LATERAL (SELECT CAST(UNNEST(RANGE(LENGTH(a))) AS INT) AS "__vpush_generate_0_0", UNNEST(a) AS "__vpush_generate_0_1") AS "__vpush_generate_0"'
     """
+    for node in [*select.expressions, *(lateral.this for lateral in select.args.get("laterals") or [])]:
+        call = node.this if isinstance(node, (exp.Alias, exp.Aliases)) else node
+        if _generator_name(call) == "stack":
+            call.replace(_stack_as_inline(call, type_of))
     laterals = [
         lateral for lateral in select.args.get("laterals") or []
         if lateral.args.get("view") and _generator_name(lateral.this) is not None
@@ -299,6 +380,12 @@ def rewrite_generators(
     outputs: list[list[tuple[str, SparkType]]] = []
     for generator in generators:
         output = _output(generator, type_of(_argument(generator.call)))
+        if generator.aliases is not None and len(generator.aliases) != len(output) and select.meta.get(_TABLE_VALUED):
+            raise OptimizeError(
+                "Number of given aliases does not match number of output columns. Function name: "
+                f"{generator.name}; number of aliases: {len(generator.aliases)}; number of output columns: {len(output)}.",
+                error_class="NUM_TABLE_VALUE_ALIASES_MISMATCH",
+            )
         if generator.aliases is not None and len(generator.aliases) != len(output):
             raise OptimizeError(
                 "The number of aliases supplied in the AS clause does not match the number of columns output "
@@ -363,6 +450,109 @@ def rewrite_generators(
                 excluded += [exp.column(exp.to_identifier(n, quoted=True)) for n in hidden]
                 projection.set("except_", excluded)
     return produced
+
+
+_TABLE_VALUED = "vpush_table_valued_generator"
+"""The meta key of a SELECT written for a generator in a FROM: Spark names a wrong number of
+aliases there ``NUM_TABLE_VALUE_ALIASES_MISMATCH``."""
+
+
+def rewrite_generator_tables(expression: exp.Expr) -> exp.Expr:
+    """Spark's table-valued generators as SELECT-list ones, in place: ``FROM explode(a) [AS e[(c)]]``
+    becomes ``FROM (SELECT explode(a) [AS (c)]) AS e``, and a trailing ``, LATERAL explode(t.a)
+    [AS e(c)]`` of a FROM (which reads the columns before it) becomes ``LATERAL VIEW explode(t.a)
+    e [AS c]``, which :func:`rewrite_generators` answers.
+
+    Example:
+        >>> import sqlglot
+        >>> from vpush.optimizer.dialect import VpushSpark
+        >>> tree = sqlglot.parse_one("SELECT * FROM posexplode(array(1, 2)) AS e(p, x)", read=VpushSpark)
+        >>> rewrite_generator_tables(tree).sql(dialect=VpushSpark)
+        'SELECT * FROM (SELECT POSEXPLODE(ARRAY(1, 2)) AS (p, x)) AS e'
+    """
+    for index, table in enumerate([t for t in expression.find_all(exp.Table) if _generator_name(t.this) is not None]):
+        alias = table.args.get("alias")
+        call = table.this
+        columns = [c.copy() for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
+        projection: exp.Expr = exp.Aliases(this=call, expressions=columns) if columns else call
+        select = exp.Select(expressions=[projection])
+        select.meta[_TABLE_VALUED] = True
+        name = alias.this.copy() if isinstance(alias, exp.TableAlias) and alias.this else exp.to_identifier(f"{_PREFIX}table_{index}")
+        table.replace(exp.Subquery(this=select, alias=exp.TableAlias(this=name)))
+    for select in list(expression.find_all(exp.Select)):
+        joins = list(select.args.get("joins") or [])
+        trailing: list[exp.Join] = []
+        while joins and isinstance(joins[-1].this, exp.Lateral) and _generator_name(joins[-1].this.this) is not None \
+                and not joins[-1].args.get("on") and joins[-1].args.get("kind", "CROSS") in ("", "CROSS", None):
+            trailing.insert(0, joins.pop())
+        for join in trailing:
+            lateral = join.this
+            join.pop()
+            lateral.set("view", True)
+            select.append("laterals", lateral)
+    return expression
+
+
+def _output_name(projection: exp.Expr) -> str | None:
+    if isinstance(projection, exp.Alias):
+        return projection.alias
+    if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Identifier):
+        return projection.name
+    return None
+
+
+def _generate_after_aggregation(select: exp.Select, index: int) -> None:
+    """``SELECT g, explode(agg) ... GROUP BY g`` as Spark runs it, generating over the groups:
+    ``SELECT g, explode(a) FROM (SELECT g, agg AS a ... GROUP BY g)``, the ORDER BY and LIMIT
+    outside. Left as it is (and refused) where the other projections are not named columns or
+    aliases, or an ORDER BY key is not one of the names."""
+    positions = [k for k, p in enumerate(select.expressions)
+                 if _generator_name(p.this if isinstance(p, (exp.Alias, exp.Aliases)) else p) not in (None, "json_tuple", "stack")]
+    if len(positions) != 1 or select.args.get("distinct") or select.args.get("qualify"):
+        return
+    position = positions[0]
+    names = [_output_name(p) for k, p in enumerate(select.expressions) if k != position]
+    if any(n is None for n in names):
+        return
+    order = select.args.get("order")
+    if order is not None and not all(isinstance(o.this, exp.Column) and not o.this.table and o.this.name in names
+                                     for o in order.expressions):
+        return
+    projection = select.expressions[position]
+    call = projection.this if isinstance(projection, (exp.Alias, exp.Aliases)) else projection
+    argument = _argument(call)
+    hidden = f"{_PREFIX}aggregated_{index}"
+    argument.replace(exp.column(exp.to_identifier(hidden, quoted=True)))
+    outer_projections = [exp.column(exp.to_identifier(n, quoted=True)) for n in names if n is not None]
+    projection.replace(exp.alias_(argument, exp.to_identifier(hidden, quoted=True), copy=False))
+    outer_projections.insert(position, projection)
+    moved = {key: select.args.get(key) for key in ("order", "limit", "offset")}
+    # the SELECT node stays the outer one (it may be the root); what it had moves into the inner
+    inner = exp.Select()
+    for key, part in list(select.args.items()):
+        if key not in moved and part is not None:
+            inner.set(key, part)
+            select.set(key, None)
+    select.set("expressions", outer_projections)
+    select.set("from_", exp.From(this=exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier(hidden, quoted=True)))))
+
+
+def rewrite_generators_after_aggregation(expression: exp.Expr) -> exp.Expr:
+    """Each SELECT that groups or aggregates and has a generator in its list, generating over the
+    groups as Spark does (see :func:`_generate_after_aggregation`), in place.
+
+    Example:
+        >>> import sqlglot
+        >>> from vpush.optimizer.dialect import VpushSpark
+        >>> tree = sqlglot.parse_one("SELECT g, explode(collect_list(i)) AS x FROM t GROUP BY g ORDER BY g", read=VpushSpark)
+        >>> rewrite_generators_after_aggregation(tree).sql(dialect=VpushSpark)
+        'SELECT `g`, EXPLODE(`__vpush_generate_aggregated_0`) AS x FROM (SELECT g, COLLECT_LIST(i) AS `__vpush_generate_aggregated_0` FROM t GROUP BY g) AS `__vpush_generate_aggregated_0` ORDER BY g'
+    """
+    selects = [s for s in expression.find_all(exp.Select) if _aggregates(s) and any(is_generator(
+        p.this if isinstance(p, (exp.Alias, exp.Aliases)) else p) for p in s.expressions)]
+    for index, select in enumerate(selects):
+        _generate_after_aggregation(select, index)
+    return expression
 
 
 def check_generators_rewritten(expression: exp.Expr) -> None:

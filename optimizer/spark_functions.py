@@ -129,7 +129,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "approx_percentile": _f(2, 3, defaults=("10000",)), "any_value": _f(1, 2), "first": _f(1, 2), "last": _f(1, 2),
     "bool_and": _f(1), "bool_or": _f(1), "every": _f(1), "some": _f(1), "bit_and": _f(1), "bit_or": _f(1),
     "bit_xor": _f(1), "max_by": _f(2), "min_by": _f(2), "collect_list": _f(1), "array_agg": _f(1, shown="collect_list"),
-    "collect_set": _f(1), "approx_count_distinct": _f(1, 2), "mode": _f(1, 2), "try_sum": _f(1), "try_avg": _f(1), "string_agg": _f(1, 2, defaults=("NULL",)), "listagg": _f(1, 2, defaults=("NULL",)),
+    "collect_set": _f(1), "grouping": _f(1), "grouping_id": _f(0, None), "approx_count_distinct": _f(1, 2), "mode": _f(1, 2), "try_sum": _f(1), "try_avg": _f(1), "string_agg": _f(1, 2, defaults=("NULL",)), "listagg": _f(1, 2, defaults=("NULL",)),
     # window functions
     "row_number": _f(0), "rank": _f(0, shown="RANK"), "dense_rank": _f(0, shown="DENSE_RANK"),
     "percent_rank": _f(0, shown="PERCENT_RANK"), "cume_dist": _f(0),
@@ -177,13 +177,6 @@ def check_functions(expression: exp.Expr) -> None:
     for node in expression.walk(prune=lambda n: isinstance(n, exp.Hint)):
         if isinstance(node, exp.Hint):
             continue
-        if isinstance(node, exp.Pivot):
-            word = "UNPIVOT" if node.args.get("unpivot") else "PIVOT"
-            raise OptimizeError(
-                f"{word}: the DuckDB engine does not give Spark's answer for it yet (DuckDB's PIVOT counts an "
-                "empty cell as 0 where Spark gives NULL); the Spark engine (vpush.connect(engine='spark')) runs it",
-                error_class="VPUSH_UNSUPPORTED_FUNCTION",
-            )
         if isinstance(node, exp.Anonymous) and isinstance(node.parent, exp.Table) and node.name.lower() == "range":
             continue  # FROM range(...): vpush.optimizer.rewrite_range_tables decides on it
         if isinstance(node, exp.TableSample):
@@ -202,11 +195,14 @@ def check_functions(expression: exp.Expr) -> None:
             continue  # syntax rather than a call: CASE, CAST, ...
         if name == "mode" and isinstance(node.parent, exp.WithinGroup) and node.args.get("this") is None:
             continue  # mode() WITHIN GROUP (ORDER BY x): spark_semantics decides on it
+        if (isinstance(node, exp.PercentileCont) and isinstance(node.parent, exp.WithinGroup)
+                and not isinstance(node.parent.parent, exp.Window)):
+            continue  # percentile_cont(p) WITHIN GROUP (ORDER BY x): spark_semantics answers it as percentile
         if _variant_function(node, name):
             continue
         rule = SPARK_FUNCTIONS.get(name)
         count = _argument_count(node)
-        if name in GENERATORS and (count == 1 or (name == "json_tuple" and count is not None and count > 1)):
+        if name in GENERATORS and (count == 1 or (name in ("json_tuple", "stack") and count is not None and count > 1)):
             continue  # vpush.optimizer.rewrite_generators decides on these
         if rule is not None and (count is None or (rule.least <= count and (rule.most is None or count <= rule.most))):
             continue

@@ -69,7 +69,13 @@ from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_from_json import FROM_JSON_FUNCTION, from_json_schema, rewrite_from_json
-from vpush.optimizer.rewrite_generators import JSON_TUPLE_FIELD, rewrite_generators
+from vpush.optimizer.rewrite_generators import (
+    JSON_TUPLE_FIELD,
+    rewrite_generator_tables,
+    rewrite_generators,
+    rewrite_generators_after_aggregation,
+)
+from vpush.optimizer.rewrite_pivots import rewrite_pivots, settle_pivot
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
 from vpush.optimizer.expand_using_stars import expand_using_stars
@@ -691,6 +697,8 @@ class _Typer:
     def _type(self, node: exp.Expr) -> SparkType | None:
         from vpush.optimizer import spark_arrays
 
+        if isinstance(node, exp.Filter):
+            return self.of(node.this)  # agg(x) FILTER (WHERE ...) is of agg(x)'s type
         array_call = spark_arrays.array_call(node)
         if array_call is not None:
             return spark_arrays.array_function_type(*array_call, self.of)
@@ -792,7 +800,7 @@ class _Typer:
         if isinstance(node, exp.ApproxQuantile):  # percentile_approx: its argument's type (an array of it)
             source = self.of(node.this)
             return ArrayType(source) if isinstance(node.args.get("quantile"), exp.Array) and source is not None else source
-        if isinstance(node, (exp.Quantile, exp.Median)):
+        if isinstance(node, (exp.Quantile, exp.Median)) or _percentile_cont(node) is not None:
             return _DOUBLE
         mode_order = _mode_within_group(node)
         if mode_order is not None:
@@ -888,6 +896,10 @@ class _Typer:
         if called == "approx_count_distinct":
             return _BIGINT
         if called == "regr_count" and isinstance(node, exp.RegrCount):
+            return _BIGINT
+        if called == "grouping" and isinstance(node, exp.Grouping):
+            return AtomicType("tinyint")
+        if called == "grouping_id" and isinstance(node, exp.GroupingId):
             return _BIGINT
         if called in ("try_sum", "try_avg"):
             summed = _arguments(node)
@@ -1095,6 +1107,71 @@ def _mode_within_group(node: exp.Expr) -> exp.Ordered | None:
         return None
     ordered = order.expressions[0]
     return ordered if bool(ordered.args.get("nulls_first")) != bool(ordered.args.get("desc")) else None
+
+
+def _percentile_cont(node: exp.Expr) -> tuple[exp.Expr, exp.Expr, bool] | None:
+    """The value, percentage and direction of ``percentile_cont(p) WITHIN GROUP (ORDER BY x
+    [DESC])`` (Spark 4's ``PercentileCont``: its exact ``percentile`` over the values sorted that
+    way); None for another node."""
+    if not (isinstance(node, exp.WithinGroup) and isinstance(node.this, exp.PercentileCont)):
+        return None
+    order = node.expression
+    if not isinstance(order, exp.Order) or len(order.expressions) != 1 or not isinstance(order.expressions[0], exp.Ordered):
+        return None
+    ordered = order.expressions[0]
+    return ordered.this, node.this.this, bool(ordered.args.get("desc"))
+
+
+def _grouping_columns(select: exp.Expr) -> tuple[list[exp.Expr], bool]:
+    """The grouping columns of ``select`` in Spark's order (each once, as they first appear in
+    its GROUP BY, ROLLUP, CUBE and GROUPING SETS), and whether it groups by sets of them."""
+    group = select.args.get("group") if isinstance(select, exp.Select) else None
+    columns: list[exp.Expr] = []
+    by_sets = False
+
+    def add(node: exp.Expr) -> None:
+        if isinstance(node, (exp.Rollup, exp.Cube, exp.GroupingSets)):
+            nonlocal by_sets
+            by_sets = True
+            for part in node.expressions:
+                add(part)
+        elif isinstance(node, (exp.Tuple, exp.Paren)):
+            for part in (node.expressions if isinstance(node, exp.Tuple) else [node.this]):
+                add(part)
+        elif node not in columns:
+            columns.append(node)
+
+    for key in ("expressions", "rollup", "cube", "grouping_sets"):
+        for part in (group.args.get(key) or []) if group is not None else []:
+            if key != "expressions":
+                by_sets = True
+            add(part)
+    return columns, by_sets
+
+
+def _grouping(node: exp.Grouping | exp.GroupingId, select: exp.Expr) -> exp.Expr:
+    """Spark's ``grouping(x)`` (a ``tinyint``, 1 where ``x`` is aggregated away) and
+    ``grouping_id(c1, ...)`` (a ``bigint`` of those bits, the first column's the highest), which
+    must name the grouping columns in order, or none (all of them)."""
+    columns, by_sets = _grouping_columns(select)
+    shown = node.sql(dialect="vpushspark").lower()
+    if not by_sets:
+        raise OptimizeError(
+            f"{shown}: grouping()/grouping_id() can only be used with GroupingSets/Cube/Rollup.",
+            error_class="UNSUPPORTED_GROUPING_EXPRESSION",
+        )
+    if isinstance(node, exp.Grouping):
+        return exp.cast(exp.Grouping(expressions=[e.copy() for e in node.expressions]), exp.DataType.build("TINYINT"))
+    named = list(node.expressions)
+    if named and named != columns:
+        raise OptimizeError(
+            f"Columns of grouping_id ({', '.join(c.sql(dialect='vpushspark') for c in named)}) does not match grouping "
+            f"columns ({', '.join(c.sql(dialect='vpushspark') for c in columns)}).",
+            error_class="GROUPING_ID_COLUMN_MISMATCH",
+        )
+    if not columns:
+        return exp.cast(exp.Literal.number(0), exp.DataType.build("BIGINT"))
+    return exp.cast(exp.Grouping(expressions=[c.copy() for c in columns]), exp.DataType.build("BIGINT"))
 
 
 def _called(node: exp.Expr) -> str | None:
@@ -1730,11 +1807,12 @@ class _Rewriter:
             return node
         if (isinstance(node, (exp.ArrayAgg, exp.ArrayUniqueAgg)) and not isinstance(node.parent, (exp.Filter, exp.Window))) or (
             isinstance(node, exp.Window) and isinstance(node.this, (exp.ArrayAgg, exp.ArrayUniqueAgg))
-        ):
-            if isinstance(node, exp.ArrayAgg) and not isinstance(node.this, (exp.Order, exp.Distinct)):
+        ) or (isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayAgg) and not isinstance(node.parent, exp.Window)):
+            call = node.this if isinstance(node, exp.Filter) else node
+            if isinstance(call, exp.ArrayAgg) and not isinstance(call.this, (exp.Order, exp.Distinct)):
                 # collect_list's values in the order Spark meets the rows in
-                node.set("this", ordered(node.this, scan_order(self.typer.scope)))
-            unique = node.this if isinstance(node, exp.Window) else node
+                call.set("this", ordered(call.this, scan_order(self.typer.scope)))
+            unique = node.this if isinstance(node, exp.Window) else call
             element = self.typer._part(_distinct_argument(unique.this)) if isinstance(unique, exp.ArrayUniqueAgg) else None
             if element in _FLOATING:
                 # Spark's set holds -0.0 as 0.0
@@ -2022,6 +2100,15 @@ class _Rewriter:
             return self._approx_percentile(node)
         if isinstance(node, (exp.Quantile, exp.Median)):
             return self._percentile(node)
+        if isinstance(node, (exp.Grouping, exp.GroupingId)):
+            return _grouping(node, self.typer.scope.expression)
+        continuous = _percentile_cont(node)
+        if continuous is not None and not isinstance(node.parent, exp.Window):
+            value, percentage, descending = continuous
+            source = self.typer.of(value)
+            if source is None or not (_is_integral(source) or _is_fractional(source) or isinstance(source, (DecimalType, StringType))):
+                _refuse("percentile_cont", f"a `percentile_cont` of a {source.to_spark() if source else 'type vpush does not know'}")
+            return self._percentile(exp.Quantile(this=value.copy(), quantile=percentage.copy()), reverse=descending)
         mode_order = _mode_within_group(node)
         if mode_order is not None:
             return self._mode(node, mode_order.this, least=not mode_order.args.get("desc"))
@@ -3306,7 +3393,7 @@ class _Rewriter:
             default=answer,
         )
 
-    def _percentile(self, node: exp.Quantile | exp.Median) -> exp.Expr:
+    def _percentile(self, node: exp.Quantile | exp.Median, *, reverse: bool = False) -> exp.Expr:
         """Spark's exact ``percentile``/``median``: interpolated between neighbours as
         ``quantile_cont`` does, over the values as doubles (DuckDB interpolates decimals in the
         decimal type, rounded to its scale, and keeps it)."""
@@ -3324,7 +3411,7 @@ class _Rewriter:
                     f"between [0.0, 1.0] (current value = {number}D).",
                     error_class="DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE",
                 )
-        return _spark_percentile(value, quantile)
+        return _spark_percentile(value, quantile, reverse)
 
     def _decimal_average(
         self, value: exp.Expr, arg: DecimalType, result: DecimalType, over: Callable[[exp.Expression], exp.Expression]
@@ -3425,6 +3512,9 @@ def apply_spark_semantics(
     """
     functions = {} if functions is None else functions
     rewrite_range_tables(expression)
+    rewrite_pivots(expression)
+    rewrite_generator_tables(expression)
+    rewrite_generators_after_aggregation(expression)
     try:
         scopes = list(traverse_scope(expression))
     except Exception:  # sqlglot cannot scope this query: leave it as DuckDB runs it
@@ -3471,6 +3561,7 @@ def apply_spark_semantics(
             continue
         typer = _Typer(scope, columns)
         rewriter = _Rewriter(typer, functions)
+        settle_pivot(select, typer.of)
         _strings_to_doubles(select, typer)
         select.meta[SORTS_KEPT] = spark_keeps_sorts(select, lambda node: typer.of(node) in _FLOATING)
         select.meta[_ONE_WINDOW_SORT] = len({_window_sort(w) for w in _in_scope(select) if isinstance(w, exp.Window)}) <= 1
@@ -4901,6 +4992,25 @@ def _mark_typed_names(projection: exp.Expr, typer: _Typer) -> None:
                 node.meta[_TO_CHAR_SHOWN] = "date_format"
 
 
+def _listagg_within_group_name(node: exp.GroupConcat, top: bool) -> str | None:
+    """``listagg(x, d) WITHIN GROUP (ORDER BY k)`` (or ``string_agg``) as Spark names it:
+    ``listagg(x, d) WITHIN GROUP (ORDER BY k ASC NULLS FIRST)``, each key's direction and NULLs
+    spelt out (sqlglot folds the ordering into the call)."""
+    order = node.this
+    assert isinstance(order, exp.Order)
+    plain = node.copy()
+    plain.set("this", order.this.copy())
+    base = spark_name(plain, top=top)
+    keys = [spark_name(o.this, top=False) for o in order.expressions]
+    if base is None or any(k is None for k in keys):
+        return None
+    spelt = [
+        f"{k} {'DESC' if o.args.get('desc') else 'ASC'} NULLS {'FIRST' if o.args.get('nulls_first') else 'LAST'}"
+        for k, o in zip(keys, order.expressions)
+    ]
+    return f"listagg{base[base.index('('):]} WITHIN GROUP (ORDER BY {', '.join(spelt)})"
+
+
 def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     """The column name Spark gives an unaliased projection (``toPrettySQL``), for the common
     expressions; None for one this function does not know (DuckDB's name stays).
@@ -4915,6 +5025,15 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     if isinstance(node, VariantGet) or (isinstance(node, exp.Cast) and isinstance(node.this, VariantGet)):
         return _extraction_name(node, top)
     called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
+    if isinstance(node, exp.GroupConcat) and isinstance(node.this, exp.Order) and called in ("listagg", "string_agg"):
+        return _listagg_within_group_name(node, top)
+    continuous = _percentile_cont(node)
+    if continuous is not None:
+        value, percentage, descending = (spark_name(continuous[0], top=False), spark_name(continuous[1], top=False),
+                                         continuous[2])
+        if value is None or percentage is None:
+            return None
+        return f"percentile_cont({percentage}) WITHIN GROUP (ORDER BY {value}{' DESC' if descending else ''})"
     if isinstance(node, exp.Cast) and call_name(node) == "to_timestamp":
         called = "to_timestamp"  # a cast in sqlglot's tree, a function in Spark's names
     # count(*) is count(1), and div(a, b) is (a div b): below
@@ -5606,15 +5725,16 @@ _SORTED = "__vpush_sorted"
 _PERCENTAGE = "__vpush_percentage"
 
 
-def _spark_percentile(value: exp.Expr, quantile: exp.Expr) -> exp.Expression:
+def _spark_percentile(value: exp.Expr, quantile: exp.Expr, reverse: bool = False) -> exp.Expression:
     """Spark's ``Percentile.getPercentile`` over the non-NULL values as sorted doubles: at
     ``position = (n - 1) * p``, the lower value plus ``(position - floor(position))`` times the
     step to the higher one (the lower value alone where the two are equal). DuckDB's
-    ``quantile_cont`` weighs the two otherwise and differs in the last bit."""
+    ``quantile_cont`` weighs the two otherwise and differs in the last bit. ``reverse``: the
+    values sorted descending, as Spark's ``percentile_cont ... (ORDER BY x DESC)`` sorts them."""
     as_double = exp.cast(value.copy(), exp.DataType.build("DOUBLE"))
     kept = exp.Where(this=exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())))
     collected = exp.Filter(this=exp.Anonymous(this="list", expressions=[as_double]), expression=kept)
-    ordered = exp.Anonymous(this="list_sort", expressions=[collected])
+    ordered = exp.Anonymous(this="list_sort", expressions=[collected, *([exp.Literal.string("DESC")] if reverse else [])])
     values = exp.column(exp.to_identifier(_SORTED))
 
     def at(percentage: exp.Expr) -> exp.Expression:

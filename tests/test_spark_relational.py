@@ -210,7 +210,7 @@ def test_star_over_two_joins_of_subqueries(spark_views: SparkSession, con: vpush
 
 
 @pytest.mark.parametrize("sql", ["SELECT median(day) FROM t", "SELECT percentile(g, 0.5) FROM t", "SELECT avg(day) FROM t",
-                                 "SELECT percentile_cont(0.25) WITHIN GROUP (ORDER BY d) FROM t",
+                                 "SELECT percentile_cont(0.25) WITHIN GROUP (ORDER BY day) FROM t",
                                  "SELECT * FROM t NATURAL JOIN (SELECT * FROM t)"])
 def test_refused_on_duckdb(sql: str, tables: dict[str, Path]) -> None:
     """Spark raises its own error for these (``UNSUPPORTED_TIME_TYPE`` for a date); the DuckDB

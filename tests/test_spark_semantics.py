@@ -703,13 +703,9 @@ def test_int96_columns_are_timestamps_as_spark_reads_them(
     assert con.sql(filtered).to_arrow().column("n").to_pylist() == [r["n"] for r in spark.sql(filtered).collect()]
 
 
-PIVOT = "SELECT * FROM (SELECT g, i % 2 AS k, b FROM t) PIVOT (count(b) AS n, sum(b) AS s FOR k IN (0, 1)) ORDER BY g"
-
-
 @pytest.mark.parametrize(
     "sql",
     [
-        PIVOT,  # DuckDB's PIVOT counts an empty cell as 0 where Spark gives NULL
         "SELECT day - DATE'2024-01-01' AS d FROM t",  # Spark: a day-time interval, DuckDB: a number
         "SELECT ts - ts AS d FROM (SELECT timestamp_seconds(b % 100000) AS ts FROM t)",
         # Spark prints {1, a}, {a -> 1} and [1, null]; DuckDB otherwise
@@ -967,6 +963,54 @@ SPARK_SYNTAX = [
     "SELECT * FROM t NATURAL JOIN t x NATURAL JOIN t y",
     "SELECT *, 1 AS k FROM t a LEFT JOIN t b USING (i) FULL JOIN t c USING (s) RIGHT JOIN t e USING (g, day)",
     "SELECT * FROM t a JOIN t b ON a.i = b.i JOIN t c USING (g) CROSS JOIN (SELECT 1 AS one) e",
+    # PIVOT: grouped by the columns it does not name; NULL for a cell without rows where every
+    # aggregate is a number or boolean (Spark's PivotFirst), count's 0 otherwise
+    "SELECT * FROM (SELECT g, i % 2 AS k, b FROM t) PIVOT (count(b) AS n, sum(b) AS s FOR k IN (0, 1)) ORDER BY g",
+    "SELECT * FROM t PIVOT (sum(b) FOR g IN ('a', 'b' AS bb)) ORDER BY i",
+    "SELECT * FROM (SELECT g, s, b, d, f FROM t) PIVOT (sum(b), max(s), avg(d) AS a, min(f) FOR g IN ('a', 'b' AS bb, NULL))",
+    "SELECT * FROM (SELECT g, s % 2 AS k, b, day FROM t) PIVOT (count(b) AS c, max(day) AS x FOR k IN (0, 1, 5)) AS p ORDER BY p.g",
+    "SELECT * FROM (SELECT g, s % 2 AS k, b FROM t) PIVOT (count(b) AS c, max(g) AS m FOR k IN (0L, 1S, 2))",
+    "SELECT * FROM (SELECT g, s % 2 AS k, b, i FROM t) PIVOT (avg(b) FOR k IN ('0', 1.0)) WHERE `0` IS NULL",
+    "SELECT * FROM (SELECT g, s % 2 AS k, b, i FROM t) PIVOT (sum(b) FILTER (WHERE i > 1) AS c, count(DISTINCT i) AS n FOR k IN (0, 1))",
+    "SELECT * FROM (SELECT g, s, b FROM t) PIVOT (sum(b) FOR s IN ('1', '2x'))",  # CAST_INVALID_INPUT
+    "SELECT * FROM (SELECT g, s % 2 AS k, b FROM t) PIVOT (sum(b) FOR k IN (0, k))",  # NON_LITERAL_PIVOT_VALUES
+    "SELECT k FROM (SELECT g, s % 2 AS k, b FROM t) PIVOT (sum(b) FOR k IN (0, 1))",  # UNRESOLVED_COLUMN
+    # UNPIVOT: the other columns, the name, the values widened; rows of NULL values only dropped
+    "SELECT * FROM t UNPIVOT (val FOR name IN (i, s AS ss))",
+    "SELECT * FROM t UNPIVOT INCLUDE NULLS (val FOR name IN (i, s AS ss, b))",
+    "SELECT * FROM (SELECT g, i, d, f FROM t) UNPIVOT (val FOR name IN (i, d, f))",
+    "SELECT * FROM (SELECT g, i, b, s, d, f FROM t) UNPIVOT ((v1, v2) FOR name IN ((i, b) AS x, (s, d)))",
+    "SELECT u.*, name || '!' AS n FROM (SELECT g, i, e FROM t) UNPIVOT INCLUDE NULLS (v FOR name IN (i, e)) AS u",
+    "SELECT name, count(*), sum(val) FROM (SELECT g, i, b FROM t) UNPIVOT (val FOR name IN (i, b)) GROUP BY name",
+    "SELECT * FROM (SELECT g, i, d, f, day FROM t) UNPIVOT (val FOR name IN (i, day))",  # UNPIVOT_VALUE_DATA_TYPE_MISMATCH
+    # collect_list an array of its argument's type ([] for a cell without rows: Spark's If path)
+    "SELECT typeof(collect_list(g)) AS a, typeof(collect_list(d)) AS b FROM t",
+    "SELECT * FROM (SELECT g, s % 2 AS k, b, i FROM t) PIVOT (count(b) AS c, collect_list(i) AS m FOR k IN (0, 1, 2))",
+    "SELECT g, collect_list(i) FILTER (WHERE i > 1) AS l, collect_list(s) FILTER (WHERE i > 100) AS m FROM t GROUP BY g",
+    # generators in FROM: Spark's own class for a wrong number of aliases there
+    "SELECT * FROM explode(array(1, 2)) AS e(x, y)",
+    # listagg ... WITHIN GROUP named as Spark names it (the ordering spelt out; string_agg as listagg)
+    "SELECT listagg(g, ',') WITHIN GROUP (ORDER BY i), listagg(g) WITHIN GROUP (ORDER BY i DESC), "
+    "string_agg(g, '-') WITHIN GROUP (ORDER BY s), listagg(g) WITHIN GROUP (ORDER BY i NULLS LAST, s DESC NULLS FIRST) FROM t",
+    # percentile_cont: Spark's exact percentile over the values sorted that way
+    "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY i), percentile_cont(0.25) WITHIN GROUP (ORDER BY f DESC), "
+    "percentile_cont(0.3) WITHIN GROUP (ORDER BY d) FROM t",
+    "SELECT g, percentile_cont(0.1) WITHIN GROUP (ORDER BY r DESC) AS p, percentile_cont(1) WITHIN GROUP (ORDER BY s) FROM t GROUP BY g",
+    "SELECT percentile_cont(1.5) WITHIN GROUP (ORDER BY i) FROM t",  # DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE
+    # grouping (a tinyint) and grouping_id (a bigint, the first column's bit the highest)
+    "SELECT g, s, grouping(g), grouping_id(g, s), grouping_id(), count(*) FROM t GROUP BY ROLLUP(g, s) ORDER BY 1, 2, 4",
+    "SELECT g, s, grouping_id() AS y, grouping(s) AS z FROM t GROUP BY GROUPING SETS ((g), (s), ()) ORDER BY 1, 2, 3",
+    "SELECT g, i % 2, grouping_id() AS y, count(b) FROM t GROUP BY g, i % 2 WITH ROLLUP ORDER BY 1, 2, 3",
+    "SELECT g, grouping(g) + 1 AS y FROM t GROUP BY CUBE(g) HAVING grouping(g) = 0 ORDER BY 1",
+    "SELECT g, s, grouping_id(s, g) AS y FROM t GROUP BY GROUPING SETS ((g), (s), ())",  # GROUPING_ID_COLUMN_MISMATCH
+    "SELECT g, grouping(g) FROM t GROUP BY g",  # UNSUPPORTED_GROUPING_EXPRESSION
+    # a generator's aliases beside a column of the same name: kept apart in a SELECT list,
+    # AMBIGUOUS_REFERENCE when a LATERAL VIEW's is read; f(...).* is Spark's parse error
+    "SELECT i, inline(array(named_struct('a', 1, 'b', 2))) AS (i, b) FROM t",
+    "SELECT inline(array(named_struct('a', 1, 'b', 2))) AS (x, x) FROM t",
+    "SELECT i, x FROM t LATERAL VIEW inline(array(named_struct('a', 1, 'b', 2))) v AS i, x",
+    "SELECT named_struct('a', i, 'b', g).* FROM t",
+    "SELECT st.* FROM (SELECT named_struct('a', i, 'b', g) AS st FROM t)",
 ]
 
 
@@ -976,6 +1020,12 @@ def test_syntax_on_both_engines(sql: str, spark_views: SparkSession, con: vpush.
     answers: dict[str, tuple[Any, ...]] = {}
     assert_same_answer(sql, spark_views, con, answers)
     assert_same_answer(sql, spark_views, spark_con, answers)
+
+
+@pytest.mark.xfail(strict=True, reason="sqlglot's parser refuses a PIVOT aggregate that is an expression (README: Differences)")
+def test_pivot_of_an_expression_of_aggregates(spark_views: SparkSession, con: vpush.Connection) -> None:
+    assert_same_answer("SELECT * FROM (SELECT g, s, b FROM t) PIVOT (sum(b), max(s) + 1 FOR g IN ('a', 'b' AS bb))",
+                       spark_views, con)
 
 
 def test_interval_columns_are_sparks_arrow(spark_views: SparkSession, con: vpush.Connection) -> None:
