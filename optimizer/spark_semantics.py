@@ -928,8 +928,12 @@ class _Typer:
             if called in _AGGREGATES_OF_THEIR_ARGUMENT:
                 return source
             return ArrayType(source) if source is not None else None
-        if called in _BOOLEAN_AGGREGATES:
+        if called in _BOOLEAN_AGGREGATES or called in ("is_variant_null", "is_valid_variant"):
             return AtomicType("boolean")
+        if called in ("to_json", "schema_of_variant", "schema_of_variant_agg"):
+            return StringType()
+        if called == "try_parse_json":
+            return VARIANT
         if called in ("string_agg", "listagg"):
             given = _arguments(node)
             source = self.of(_distinct_argument(given[0])) if given else None
