@@ -2122,6 +2122,10 @@ class _Rewriter:
             or (isinstance(of(node.this), StringType) and of(node.expression) in _DATETIMES)
         ):
             return self._datetime_difference(node)
+        if isinstance(node, exp.Add) and _unparen(node.this).meta.get(_DAY_INTERVAL) == "day" and of(node.expression) == AtomicType("date"):
+            interval, day = node.this, node.expression  # an interval day plus a date: the date plus it
+            node.set("this", day)
+            node.set("expression", interval)
         if (
             isinstance(node, (exp.Add, exp.Sub)) and of(node.this) == AtomicType("date")
             and _unparen(node.expression).meta.get(_DAY_INTERVAL) == "day"
@@ -4197,7 +4201,13 @@ def _check_array_comparison(node: exp.Expr, typer: _Typer) -> None:
     """Arrays compared whose elements Spark finds no tightest common type for (``array(i) <
     array(d)``, two decimals that differ) raise its BINARY_OP_DIFF_TYPES (DuckDB widens them)."""
     left, right = typer.of(node.this), typer.of(node.expression)
-    if isinstance(left, ArrayType) and isinstance(right, ArrayType) and not tightest_common(left.element, right.element):
+    if not (isinstance(left, ArrayType) and isinstance(right, ArrayType)):
+        return
+    if left.element != right.element and all(isinstance(t, AtomicType) and t.name in _DATETIME_NAMES for t in (left.element, right.element)):
+        # Spark widens a date beside a timestamp to the timestamp; DuckDB's cast of a
+        # timestamp_ntz in an overlap is not Spark's
+        _refuse("array comparison", "arrays of a date beside a timestamp")
+    if not tightest_common(left.element, right.element):
         raise _incompatible_operands(node, left, right)
 
 
@@ -5074,7 +5084,7 @@ def _date_arithmetic_name(node: exp.Add | exp.Sub) -> str | None:
     side = node.meta[_DATE_OPERAND]
     date = node.args[side]
     other = node.expression if side == "this" else node.this
-    if _days_interval(other):
+    if _days_interval(other) or _unparen(other).meta.get(_DATES_DIFFERENCE):
         days = _call("extractansiintervaldays", [other])
         if days is not None and isinstance(node, exp.Sub):
             days = f"(- {days})"
@@ -5102,6 +5112,20 @@ def _date_result(node: exp.Expr) -> bool:
     return _interval_unit(node.expression if side == "this" else node.this) not in _TIME_UNIT_MICROS
 
 
+_DATES_DIFFERENCE = "vpush_dates_difference"
+# The meta key of a date minus a date (or a string) beside a date, which Spark's name treats as an
+# interval of days: date_add(d, extractansiintervaldays((d - e)))
+
+
+def _dates_difference(node: exp.Expr, typer: _Typer) -> bool:
+    """Whether ``node`` is a date minus a date or a string (either way round): Spark's interval day."""
+    node = _unparen(node)
+    if not isinstance(node, exp.Sub):
+        return False
+    kinds = [typer.of(node.this), typer.of(node.expression)]
+    return AtomicType("date") in kinds and all(k == AtomicType("date") or isinstance(k, StringType) for k in kinds)
+
+
 def _mark_typed_names(projection: exp.Expr, typer: _Typer) -> None:
     """Mark the nodes of ``projection`` whose Spark name depends on their operands' types: a date
     plus or minus a number or an interval (:data:`_DATE_OPERAND`), ``s['a']`` of a struct
@@ -5115,7 +5139,10 @@ def _mark_typed_names(projection: exp.Expr, typer: _Typer) -> None:
             for side in ("this", "expression") if isinstance(node, exp.Add) else ("this",):
                 other = node.expression if side == "this" else node.this
                 date = typer.of(node.args[side]) == AtomicType("date") or _date_result(node.args[side])
-                if date and (_is_integral(typer.of(other)) or isinstance(_unparen(other), (exp.Interval, exp.Neg))):
+                if date and _dates_difference(other, typer):
+                    _unparen(other).meta[_DATES_DIFFERENCE] = True
+                if date and (_is_integral(typer.of(other)) or isinstance(_unparen(other), (exp.Interval, exp.Neg))
+                             or _unparen(other).meta.get(_DATES_DIFFERENCE)):
                     node.meta[_DATE_OPERAND] = side
                     break
         elif call_name(node) in ("to_char", "to_varchar"):
