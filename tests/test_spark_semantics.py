@@ -631,7 +631,6 @@ MIXED_TYPES: list[str] = [
     "SELECT shiftleft(i, '1') AS a, shiftright(i, '2') AS b, shiftleft('3', 1) AS c, shiftleft(i, ' 2 ') AS e, "
     "shiftrightunsigned(b, '1') AS h, shiftleft(s, '1') AS k FROM t",
     "SELECT shiftleft(i, 'x') FROM t",
-    "SELECT shiftleft(i, '1.5') FROM t",
     # a date minus a string: the string cast to a date (a difference of dates is below)
     "SELECT day - '1' FROM t",
     # elements of different types: an int beside a double is a double; none of Spark's types
@@ -641,17 +640,12 @@ MIXED_TYPES: list[str] = [
     "array_position(array(f), i) AS k, array_remove(array(i), 1.0D) AS l FROM t",
     "SELECT array_contains(array(i), '1') FROM t",
     "SELECT array_contains(array(day), '2024-01-01') FROM t",
-    "SELECT array_contains(array(true), 1) FROM t",
-    "SELECT array_position(array(i), '1') FROM t",
     "SELECT array_union(array(i), array(d)) FROM t",
-    "SELECT arrays_overlap(array(i), array(1.5BD)) FROM t",
-    "SELECT array_except(array(i), array('1')) FROM t",
     "SELECT array_union(array(true), array(1)) FROM t",
     # concat casts no array, map or struct to a string
     "SELECT concat('a', array(1)) FROM t",
     "SELECT array(i) || NULL FROM t",
     "SELECT concat(g, named_struct('a', 1)) FROM t",
-    "SELECT g || map('a', 1) FROM t",
     "SELECT concat(array(i), array(b)) AS a, concat(g, NULL, 'x') AS c, concat(NULL, NULL) AS e FROM t",
     # an array, map or struct cast to a string: Spark's ToStringBase ([1, null], {k -> 1}, {1, a}),
     # each element printed as its own cast prints it, nested
