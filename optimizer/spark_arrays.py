@@ -23,7 +23,13 @@ from sqlglot import exp
 
 from vpush.optimizer.dialect import call_arguments, call_name
 from vpush.optimizer.errors import refuse_on_duckdb as _refuse
-from vpush.optimizer.spark_semantics import map_from_arrays_checked, spark_error
+from vpush.optimizer.spark_semantics import (
+    different_element_types,
+    map_from_arrays_checked,
+    no_wider_type,
+    spark_error,
+    tightest_common,
+)
 from vpush.optimizer.variant_types import (
     VARIANT,
     ArrayType,
@@ -55,6 +61,7 @@ MAX_ARRAY_LENGTH = 2_147_483_632
 or ``array_repeat`` raises ``COLLECTION_SIZE_LIMIT_EXCEEDED.PARAMETER``."""
 
 _INTEGRAL = ("tinyint", "smallint", "int", "bigint")
+_NUMERIC = (*_INTEGRAL, "float", "double")  # Spark's numericPrecedence, decimals aside
 _INT = AtomicType("int")
 _BIGINT = AtomicType("bigint")
 _BOOLEAN = AtomicType("boolean")
@@ -89,17 +96,14 @@ def _is_integral(t: SparkType | None) -> bool:
     return isinstance(t, AtomicType) and t.name in _INTEGRAL
 
 
-def _wider(a: AtomicType, b: AtomicType) -> AtomicType:
-    return a if _INTEGRAL.index(a.name) >= _INTEGRAL.index(b.name) else b
-
-
 def _common(a: SparkType | None, b: SparkType | None) -> SparkType | None:
     """The type Spark coerces two element types to, where vpush does it: equal types, or the
-    wider of two integers."""
+    later of two numbers other than decimals in Spark's numeric precedence (an int beside a
+    double: a double)."""
     if a is not None and a == b:
         return a
-    if isinstance(a, AtomicType) and isinstance(b, AtomicType) and _is_integral(a) and _is_integral(b):
-        return _wider(a, b)
+    if isinstance(a, AtomicType) and isinstance(b, AtomicType) and a.name in _NUMERIC and b.name in _NUMERIC:
+        return a if _NUMERIC.index(a.name) >= _NUMERIC.index(b.name) else b
     return None
 
 
@@ -369,6 +373,9 @@ def _with_value(called: str, array: exp.Expr, value: exp.Expr, of: TypeOf, *, fl
         return array, _as(value, None, source.element), source.element
     element = _common(source.element, of(value))
     if element is None:
+        given = of(value)
+        if given is not None and no_wider_type(source.element, given):
+            raise different_element_types(called, [source, given], value=True)
         _refuse(called, "a value of another type than the array's elements (Spark's coercion)")
     return _as(array, source, ArrayType(element)), _as(value, of(value), element), element
 
@@ -377,6 +384,9 @@ def _two_arrays(called: str, left: exp.Expr, right: exp.Expr, of: TypeOf) -> tup
     a, b = _array_of(called, left, of), _array_of(called, right, of)
     element = _common(a.element, b.element)
     if element is None:
+        datetimes = all(isinstance(t, AtomicType) and t.name in ("date", "timestamp", "timestamp_ntz") for t in (a.element, b.element))
+        if not datetimes and not tightest_common(a.element, b.element):
+            raise different_element_types(called, [a, b], value=False)
         _refuse(called, "arrays of different element types (Spark's coercion)")
     return _as(left, a, ArrayType(element)), _as(right, b, ArrayType(element)), element
 

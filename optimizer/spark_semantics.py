@@ -151,6 +151,7 @@ _INT_RANGE = {
     "int": (-(2**31), 2**31 - 1),
     "bigint": (-(2**63), 2**63 - 1),
 }
+_BINARY = AtomicType("binary")
 _BIGINT = AtomicType("bigint")
 _INT = AtomicType("int")
 _DOUBLE = AtomicType("double")
@@ -756,6 +757,10 @@ class _Typer:
             return AtomicType("boolean")
         if isinstance(node, (exp.Cast, exp.TryCast)):
             return _cast_type(node)
+        if isinstance(node, exp.Substring) and self.of(node.this) == _BINARY:
+            return _BINARY
+        if isinstance(node, exp.Pad) and _binary_padded(node, self.of):
+            return _BINARY
         if isinstance(node, _STRING_RESULTS) or (
             isinstance(node, (exp.Concat, exp.DPipe))
             and all(isinstance(self.of(p), StringType) for p in node.expressions or [node.this, node.expression] if p is not None)
@@ -1310,7 +1315,8 @@ def _average_type(arg: SparkType | None) -> SparkType | None:
 
 def _arguments(node: exp.Expr) -> list[exp.Expr]:
     """A call's arguments in Spark's order (those sqlglot parsed apart included), NULLs left out."""
-    arguments = call_arguments(node)
+    # a shift's operands as they stand, not as written: an implicit cast wraps a string count
+    arguments = None if type(node) in _SHIFTS else call_arguments(node)
     if arguments is None and type(node) in PARSED_ARGUMENTS:
         arguments = [node.args.get(k) for k in PARSED_ARGUMENTS[type(node)]]
     if arguments is None:
@@ -1334,12 +1340,14 @@ def _integer_literal(node: exp.Expr) -> int | None:
     return None
 
 
-def _spark_substring(node: exp.Substring) -> exp.Expr:
+def _spark_substring(node: exp.Substring, *, binary: bool = False) -> exp.Expr:
     """``substr(s, pos, len)`` as Spark's ``UTF8String.substringSQL``: a position of 0 is 1, a
-    negative one counts from the end, and a length that ends before the start gives ''."""
+    negative one counts from the end, and a length that ends before the start gives ''. Of a
+    ``binary`` (``ByteArray.subStringSQL``, the same positions over bytes), which DuckDB's
+    ``substring`` does not take: the piece of its hex digits, two a byte, turned back to bytes."""
     text, position = node.this, node.args["start"]
     length = node.args.get("length") or exp.Literal.number(2147483647)
-    chars = exp.Length(this=text.copy())
+    chars = exp.Anonymous(this="octet_length", expressions=[text.copy()]) if binary else exp.Length(this=text.copy())
     start = exp.Case(
         ifs=[
             exp.If(this=exp.GT(this=position.copy(), expression=exp.Literal.number(0)),
@@ -1357,7 +1365,74 @@ def _spark_substring(node: exp.Substring) -> exp.Expr:
         length=exp.Sub(this=end.copy(), expression=first.copy()),
     )
     empty = exp.And(this=exp.GTE(this=first, expression=end), expression=exp.Not(this=exp.Is(this=text.copy(), expression=exp.Null())))
-    return exp.Case(ifs=[exp.If(this=empty, true=exp.Literal.string(""))], default=piece)
+    unknown = exp.If(this=exp.Is(this=position.copy(), expression=exp.Null()),
+                     true=exp.cast(exp.Null(), exp.DataType.build("BLOB" if binary else "VARCHAR")))
+    if binary:
+        two = exp.Literal.number(2)
+        piece.set("this", exp.Hex(this=text))
+        piece.set("start", exp.Add(this=exp.Mul(this=exp.Paren(this=first.copy()), expression=two), expression=exp.Literal.number(1)))
+        piece.set("length", exp.Mul(this=exp.Paren(this=exp.Sub(this=end.copy(), expression=first.copy())), expression=two.copy()))
+        return exp.Case(ifs=[unknown, exp.If(this=empty, true=_empty_binary())], default=exp.Unhex(this=piece))
+    return exp.Case(ifs=[unknown, exp.If(this=empty, true=exp.Literal.string(""))], default=piece)
+
+
+def _empty_binary() -> exp.Expression:
+    return exp.cast(exp.Literal.string(""), exp.DataType.build("BLOB"))
+
+
+def _binary_pad(node: exp.Pad) -> exp.Expr:
+    """Spark's ``lpad``/``rpad`` of a binary by a binary (``ByteArray.lpad``; by zero bytes when
+    no pad is given), which DuckDB's take no binary for: its hex digits padded by the pad's to
+    twice the length (a pad's digits come in pairs, so whole bytes are repeated), turned back to
+    bytes. An empty pad cuts to the length and adds nothing, as Spark's does; a length of 0 or
+    less gives the empty binary."""
+    value, length = node.this, exp.cast(node.expression, exp.DataType.build("BIGINT"))
+    fill = node.args.get("fill_pattern")
+    pad = exp.Hex(this=fill) if fill is not None else exp.Literal.string("00")
+    digits = exp.cast(exp.Mul(this=length.copy(), expression=exp.Literal.number(2)), exp.DataType.build("INT"))
+    padded = exp.Anonymous(this="lpad" if node.args.get("is_left") else "rpad", expressions=[exp.Hex(this=value.copy()), digits, pad])
+    cut = exp.Left(this=exp.Hex(this=value.copy()), expression=digits.copy())
+    missing: exp.Expression = exp.Is(this=value.copy(), expression=exp.Null())
+    if fill is not None:
+        missing = exp.Or(this=missing, expression=exp.Is(this=fill.copy(), expression=exp.Null()))
+    return exp.Case(ifs=[
+        exp.If(this=missing, true=exp.cast(exp.Null(), exp.DataType.build("BLOB"))),
+        exp.If(this=exp.LTE(this=length.copy(), expression=exp.Literal.number(0)), true=_empty_binary()),
+        exp.If(this=exp.EQ(this=pad.copy(), expression=exp.Literal.string("")), true=exp.Unhex(this=cut)),
+    ], default=exp.Unhex(this=padded))
+
+
+def _check_concat_of_nested(node: exp.Expr, kinds: list[SparkType | None]) -> None:
+    """Spark's ``concat`` (and ``||``) takes strings, binaries or arrays and casts no array, map
+    or struct to a string: a map or struct is its UNEXPECTED_INPUT_TYPE, arrays beside strings
+    or NULLs its DATA_DIFF_TYPES (DuckDB prints a struct its own way, and refuses the rest).
+
+    Raises:
+        OptimizeError: those classes of ``DATATYPE_MISMATCH``.
+    """
+    for place, kind in enumerate(kinds):
+        if isinstance(kind, (MapType, StructType)):
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Parameter {place + 1} requires the '
+                f'("STRING" or "BINARY" or "ARRAY") type, however it has the type "{_spark_type_name(kind)}".',
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+    # (a NULL beside an array is a string there too)
+    arrays = [isinstance(k, ArrayType) for k in kinds if k is not None]
+    if any(arrays) and not all(arrays):
+        shown = " or ".join(f'"{_spark_type_name(k if k != _NULL_TYPE else StringType())}"' for k in kinds if k is not None)
+        raise OptimizeError(
+            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `concat` should all be the same '
+            f"type, but it's ({shown}).",
+            error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+        )
+
+
+def _binary_padded(node: exp.Pad, of: Callable[[exp.Expr], SparkType | None]) -> bool:
+    """Whether Spark's ``lpad``/``rpad`` pads a binary (a binary padded by a binary or by
+    default), whose answer is a binary; with a string beside, both are strings."""
+    fill = node.args.get("fill_pattern")
+    return of(node.this) == _BINARY and (fill is None or of(fill) == _BINARY)
 
 
 def _distinct_argument(node: exp.Expr) -> exp.Expr:
@@ -1427,6 +1502,65 @@ class _Rewriter:
         call = exp.Anonymous(this=name, expressions=[node])
         self.typer.types[id(call)] = StringType()
         return call
+
+    def _nested_text(self, value: exp.Expr, of_type: SparkType, depth: int) -> exp.Expr:
+        """``value`` (of ``of_type``) as Spark's cast to a string prints it (``ToStringBase``, the
+        legacy settings at their defaults): an array as ``[1, null]``, a map as ``{a -> 1, b ->
+        null}``, a struct as its values ``{1, x, null}``, each element as its own cast prints it
+        (a double as Java does, a date or timestamp in the session zone), nested as deep as it
+        goes. Built of DuckDB's list functions (a lambda per level, named by ``depth``), no
+        Python per row.
+
+        Raises:
+            OptimizeError: an element whose type vpush does not print as Spark does (a variant,
+                a time, an unknown type; ``VPUSH_UNSUPPORTED_FUNCTION``).
+        """
+        null = exp.Literal.string("null")
+
+        def each(part: exp.Expr, part_type: SparkType | None) -> exp.Expr:
+            if part_type is None:
+                _refuse("CAST", "an array, map or struct of a type vpush does not know")
+            return exp.Coalesce(this=self._nested_text(part, part_type, depth + 1), expressions=[null.copy()])
+
+        def joined(texts: exp.Expr, left: str, right: str) -> exp.Expression:
+            inner = exp.Anonymous(this="array_to_string", expressions=[texts, exp.Literal.string(", ")])
+            return exp.DPipe(this=exp.DPipe(this=exp.Literal.string(left), expression=inner, safe=True),
+                             expression=exp.Literal.string(right), safe=True)
+
+        name = f"__vpush_text{depth}"
+        variable = exp.Column(this=exp.to_identifier(name))
+        if isinstance(of_type, ArrayType):
+            texts = exp.Anonymous(this="list_transform", expressions=[
+                value, exp.Lambda(this=each(variable, of_type.element), expressions=[exp.to_identifier(name)])])
+            return joined(texts, "[", "]")
+        if isinstance(of_type, MapType):
+            key = exp.Anonymous(this="struct_extract", expressions=[variable.copy(), exp.Literal.string("key")])
+            item = exp.Anonymous(this="struct_extract", expressions=[variable.copy(), exp.Literal.string("value")])
+            entry = exp.DPipe(this=exp.DPipe(this=each(key, of_type.key), expression=exp.Literal.string(" -> "), safe=True),
+                              expression=each(item, of_type.value), safe=True)
+            texts = exp.Anonymous(this="list_transform", expressions=[
+                exp.Anonymous(this="map_entries", expressions=[value]), exp.Lambda(this=entry, expressions=[exp.to_identifier(name)])])
+            return joined(texts, "{", "}")
+        if isinstance(of_type, StructType):
+            fields = [each(exp.Anonymous(this="struct_extract", expressions=[value.copy(), exp.Literal.string(f.name)]), f.type)
+                      for f in of_type.fields]
+            text = joined(exp.Array(expressions=fields), "{", "}")
+            return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()),
+                                        true=exp.cast(exp.Null(), exp.DataType.build("VARCHAR")))], default=text)
+        if isinstance(of_type, StringType):
+            return value
+        if of_type == _NULL_TYPE:
+            return exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))
+        if of_type in _TIMESTAMPS:
+            return _timestamp_text(value)
+        if of_type == AtomicType("date"):
+            return _date_text(value)
+        if isinstance(of_type, AtomicType) and of_type.name in JAVA_TEXT_FUNCTIONS:
+            self.functions[JAVA_TEXT_FUNCTIONS[of_type.name]] = StringType()
+            return exp.Anonymous(this=JAVA_TEXT_FUNCTIONS[of_type.name], expressions=[value])
+        if _is_integral(of_type) or isinstance(of_type, DecimalType) or of_type == AtomicType("boolean"):
+            return exp.cast(value, exp.DataType.build("VARCHAR"))
+        _refuse("CAST", f"an array, map or struct of {of_type.to_spark()} (printed otherwise by DuckDB)")
 
     def _fractional_to_decimal(self, value: exp.Expr, target: DecimalType, *, strict: bool) -> exp.Expr:
         """Spark's cast of a double or float to a decimal: the number as Java prints it (a float
@@ -1644,6 +1778,38 @@ class _Rewriter:
         exact = exp.Mul(this=exp.cast(micros.copy(), _decimal(MAX_DECIMAL_PRECISION, 0)),
                           expression=exp.cast(exp.Literal.string("0.000001"), _decimal(7, 6)))
         return exp.Cast(this=exact, to=to) if strict else exp.TryCast(this=exact, to=to)
+
+    def _datetime_difference(self, node: exp.Sub) -> exp.Expr:
+        """Spark's difference of two dates (``SubtractDates``: an ``interval day``) or of two
+        datetimes of which one holds a time (``SubtractTimestamps``: an ``interval day to
+        second``, the microseconds between their local date-times in the session zone), as a
+        DuckDB interval, which the engine gives as Spark's ``toArrow`` does (a duration). A
+        string beside a date or timestamp is cast to its type (Spark's ANSI cast,
+        ``CAST_INVALID_INPUT``); a date beside a timestamp becomes the timestamp of its midnight,
+        a timestamp_ntz beside a timestamp is read in the session time zone, as Spark's casts do
+        (DuckDB's casts at the cursor's zone). DuckDB's own difference is a count of days or a
+        month-day-time interval."""
+        of = self.typer.of
+        kinds = [of(node.this), of(node.expression)]
+        for key, kind, other in (("this", kinds[0], kinds[1]), ("expression", kinds[1], kinds[0])):
+            if isinstance(kind, StringType) and isinstance(other, AtomicType):
+                node.set(key, self._string_to_datetime(node.args[key], other, strict=True))
+        kinds = [k if not isinstance(k, StringType) else kinds[1 - i] for i, k in enumerate(kinds)]
+        if kinds == [AtomicType("date")] * 2:
+            days = exp.cast(exp.Paren(this=exp.Sub(this=node.this, expression=node.expression)), exp.DataType.build("INT"))
+            interval = exp.Anonymous(this="to_days", expressions=[days])
+            interval.meta[_DAY_INTERVAL] = "day"
+            return interval
+        sides = [exp.cast(side, exp.DataType.build("TIMESTAMP")) for side in (node.this, node.expression)]
+        if AtomicType("timestamp") in kinds:
+            # Spark subtracts the local date-times in the session zone (DateTimeUtils.
+            # subtractTimestamps): a day across a daylight-saving change is 24 hours
+            sides = [exp.cast(exp.cast(side, exp.DataType.build("TIMESTAMPTZ")), exp.DataType.build("TIMESTAMP"))
+                     for side in (node.this, node.expression)]
+        micros = [exp.Anonymous(this="epoch_us", expressions=[side]) for side in sides]
+        interval = exp.Anonymous(this="to_microseconds", expressions=[exp.Sub(this=micros[0], expression=micros[1])])
+        interval.meta[_DAY_INTERVAL] = "second"
+        return interval
 
     def _string_to_datetime(self, value: exp.Expr, target: AtomicType, *, strict: bool) -> exp.Expr:
         """Spark's cast of the string ``value`` to ``target`` (a date, timestamp or timestamp_ntz)."""
@@ -1926,11 +2092,14 @@ class _Rewriter:
             of(node.this), (ArrayType, MapType, StructType)
         ):
             # Spark prints `[1, null]`, `{a -> 1}`, `{1, x}`; DuckDB `[1, NULL]`, `{a=1}`, `{'a': 1, 'b': x}`
-            raise OptimizeError(
-                f"{node.sql(dialect=VpushSpark)}: the DuckDB engine does not print an array, map or struct as Spark's "
-                "cast to a string does yet (to_json of to_variant_object gives JSON); the Spark engine runs it",
-                error_class="VPUSH_UNSUPPORTED_FUNCTION",
-            )
+            source = of(node.this)
+            assert source is not None  # for mypy: an array, map or struct
+            return self._nested_text(node.this, source, 0)
+        if isinstance(node, exp.Cast) and isinstance(_cast_type(node), StringType) and of(node.this) is None and isinstance(
+            node.this.unnest(), (exp.Struct, exp.Array, exp.Map, exp.VarMap)
+        ):
+            # a struct, array or map vpush does not type (a NULL field): DuckDB would print its own way
+            _refuse("CAST", "an array, map or struct of a type vpush does not know")
         if isinstance(node, exp.Cast) and isinstance(of(node.this), StringType) and (
             _is_integral(_cast_type(node)) or _cast_type(node) == AtomicType("boolean")
         ):
@@ -1971,6 +2140,7 @@ class _Rewriter:
             # NULL beside strings (or alone) is a string NULL, where DuckDB's result would be
             # NULL-typed.
             parts = [c for c in node.iter_expressions() if isinstance(c, exp.Expr)]
+            _check_concat_of_nested(node, [_NULL_TYPE if isinstance(_unparen(c), exp.Null) else of(c) for c in parts])
             texts = all(
                 isinstance(c, exp.Null) or isinstance(of(c), (StringType, DecimalType))
                 or (isinstance(of(c), AtomicType) and of(c) != AtomicType("binary"))
@@ -2029,16 +2199,21 @@ class _Rewriter:
                 return exp.cast(node, exp.DataType.build("DATE"))
             node.set("this", exp.cast(node.this, exp.DataType.build("TIMESTAMPTZ")))
             return node
-        if isinstance(node, exp.Sub) and of(node.this) in _DATETIMES and (
-            of(node.expression) in _DATETIMES or isinstance(of(node.expression), StringType)
+        if isinstance(node, exp.Sub) and (
+            (of(node.this) in _DATETIMES and (of(node.expression) in _DATETIMES or isinstance(of(node.expression), StringType)))
+            or (isinstance(of(node.this), StringType) and of(node.expression) in _DATETIMES)
         ):
-            # Spark's difference of two dates or timestamps is a day-time interval; DuckDB's is a
-            # count of days or a month-day-nanosecond interval
-            raise OptimizeError(
-                f"{node.sql(dialect=VpushSpark)}: the DuckDB engine does not give Spark's day-time interval for the "
-                "difference of two dates or timestamps yet (datediff gives the days); the Spark engine runs it",
-                error_class="VPUSH_UNSUPPORTED_FUNCTION",
-            )
+            return self._datetime_difference(node)
+        if isinstance(node, exp.Add) and _unparen(node.this).meta.get(_DAY_INTERVAL) == "day" and of(node.expression) == AtomicType("date"):
+            interval, day = node.this, node.expression  # an interval day plus a date: the date plus it
+            node.set("this", day)
+            node.set("expression", interval)
+        if (
+            isinstance(node, (exp.Add, exp.Sub)) and of(node.this) == AtomicType("date")
+            and _unparen(node.expression).meta.get(_DAY_INTERVAL) == "day"
+        ):
+            # a date plus or minus a difference of dates (an interval day) is a date in Spark
+            return exp.cast(node, exp.DataType.build("DATE"))
         if isinstance(node, (exp.Left, exp.Right)):
             # Spark's left/right of a length below 1 is '' (DuckDB's counts from the other end)
             empty = exp.cast(exp.Literal.string(""), exp.DataType.build("VARCHAR"))
@@ -2274,7 +2449,7 @@ class _Rewriter:
     def _spark_function(self, node: exp.Expr, called: str, result: SparkType | None) -> exp.Expr | None:
         """A call to a function of :data:`SPARK_FUNCTIONS` as DuckDB gives Spark's answer, where
         that takes more than the call sqlglot writes; None where it takes nothing more."""
-        arguments = call_arguments(node)
+        arguments = None if type(node) in _SHIFTS else call_arguments(node)  # as _arguments takes them
         if arguments is None and type(node) in PARSED_ARGUMENTS:
             arguments = [node.args.get(k) for k in PARSED_ARGUMENTS[type(node)]]
         if arguments is None and called in SCALAR_FUNCTIONS:
@@ -2402,7 +2577,9 @@ class _Rewriter:
             if scalar is not None:
                 return scalar
         if called in ("substr", "substring") and isinstance(node, exp.Substring):
-            return _spark_substring(node)
+            return _spark_substring(node, binary=self.typer.of(node.this) == _BINARY)
+        if isinstance(node, exp.Pad) and _binary_padded(node, self.typer.of):
+            return _binary_pad(node)
         if called in ("listagg", "string_agg") and isinstance(node, exp.GroupConcat):
             if node.args.get("separator") is None:
                 node.set("separator", exp.Literal.string(""))  # Spark's default delimiter is none at all
@@ -2635,6 +2812,8 @@ class _Rewriter:
         source = of(arguments[0])
         if called == "array_contains" and len(arguments) == 2 and isinstance(source, ArrayType):
             wanted = of(arguments[1])
+            if wanted is not None and no_wider_type(source.element, wanted):
+                raise different_element_types(called, [source, wanted], value=True)
             if not (wanted == source.element or (_is_integral(wanted) and _is_integral(source.element))):
                 _refuse(called, "an element of another type than the array's (Spark's coercion)")
             # Spark: NULL when the value is NULL, or not found in an array holding a NULL
@@ -3753,8 +3932,12 @@ def _implicit_casts(select: exp.Select, typer: _Typer) -> None:
                 for side, kind in zip((node.this, node.expression), kinds):
                     if kind != wider:
                         cast(side, _sql_type(wider).sql("duckdb"))
-        elif isinstance(node, (exp.BitwiseLeftShift, exp.BitwiseRightShift)) and isinstance(typer.of(node.expression), StringType):
-            cast(node.expression, "INT")
+        elif _called(node) in _SHIFTS.values():
+            # Spark's shifts take an int or a bigint and an int count: a string is cast to an int
+            operands = node.expressions if isinstance(node, exp.Anonymous) else node_arguments(node) or []
+            for operand in operands:
+                if isinstance(typer.of(operand), StringType):
+                    cast(operand, "INT")
         elif isinstance(node, _ARITHMETIC):
             sides = [node.this, node.expression]
             nulls = [isinstance(_unparen(side), exp.Null) for side in sides]
@@ -4051,7 +4234,7 @@ def _check_branch_types(node: exp.Expr, typer: _Typer) -> None:
         )
 
 
-def _tightest_common(a: SparkType, b: SparkType) -> bool:
+def tightest_common(a: SparkType, b: SparkType) -> bool:
     """Whether Spark's ``findTightestCommonType`` finds a type for the elements of two arrays
     compared: the same type, numbers other than decimals, a decimal with room for an integer's
     digits beside it, NULL beside anything, arrays of such elements (never two decimals that
@@ -4059,7 +4242,7 @@ def _tightest_common(a: SparkType, b: SparkType) -> bool:
     if a == b or _NULL_TYPE in (a, b):
         return True
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
-        return _tightest_common(a.element, b.element)
+        return tightest_common(a.element, b.element)
     plain = [_is_integral(t) or _is_fractional(t) for t in (a, b)]
     if all(plain):
         return True
@@ -4069,11 +4252,57 @@ def _tightest_common(a: SparkType, b: SparkType) -> bool:
     return False
 
 
+_DATETIME_NAMES = ("date", "timestamp", "timestamp_ntz")
+
+
+def no_wider_type(a: SparkType, b: SparkType) -> bool:
+    """Whether Spark's ``findWiderTypeWithoutStringPromotion`` surely finds no type for an array's
+    elements and a value beside them: a string beside anything else, a boolean beside anything
+    else, a number beside a date, timestamp or binary (NULL goes with anything). False where a
+    type may exist, which the caller coerces or refuses.
+
+    Example:
+        >>> no_wider_type(AtomicType("int"), StringType()), no_wider_type(AtomicType("int"), AtomicType("double"))
+        (True, False)
+    """
+    if a == b or _NULL_TYPE in (a, b):
+        return False
+    kinds = [isinstance(t, StringType) for t in (a, b)], [t == AtomicType("boolean") for t in (a, b)]
+    if any(any(k) and not all(k) for k in kinds):
+        return True
+    numbers = [_is_integral(t) or _is_fractional(t) or isinstance(t, DecimalType) for t in (a, b)]
+    others = [isinstance(t, AtomicType) and t.name in (*_DATETIME_NAMES, "binary") for t in (a, b)]
+    return (numbers[0] and others[1]) or (numbers[1] and others[0])
+
+
+def different_element_types(called: str, types: list[SparkType], *, value: bool) -> OptimizeError:
+    """Spark's ``DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES`` (an array and a value, ``value``)
+    or ``BINARY_ARRAY_DIFF_TYPES`` (two arrays) for ``called`` of elements of ``types``."""
+    shown = ", ".join(f'"{_spark_type_name(t)}"' for t in types)
+    if value:
+        return OptimizeError(
+            f'Cannot resolve "{called}" due to data type mismatch: Input to `{called}` should have been "ARRAY" '
+            f"followed by a value with same element type, but it's [{shown}].",
+            error_class="DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES",
+        )
+    return OptimizeError(
+        f'Cannot resolve "{called}" due to data type mismatch: Input to function `{called}` should have been two '
+        f'"ARRAY" with same element type, but it\'s [{shown}].',
+        error_class="DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES",
+    )
+
+
 def _check_array_comparison(node: exp.Expr, typer: _Typer) -> None:
     """Arrays compared whose elements Spark finds no tightest common type for (``array(i) <
     array(d)``, two decimals that differ) raise its BINARY_OP_DIFF_TYPES (DuckDB widens them)."""
     left, right = typer.of(node.this), typer.of(node.expression)
-    if isinstance(left, ArrayType) and isinstance(right, ArrayType) and not _tightest_common(left.element, right.element):
+    if not (isinstance(left, ArrayType) and isinstance(right, ArrayType)):
+        return
+    if left.element != right.element and all(isinstance(t, AtomicType) and t.name in _DATETIME_NAMES for t in (left.element, right.element)):
+        # Spark widens a date beside a timestamp to the timestamp; DuckDB's cast of a
+        # timestamp_ntz in an overlap is not Spark's
+        _refuse("array comparison", "arrays of a date beside a timestamp")
+    if not tightest_common(left.element, right.element):
         raise _incompatible_operands(node, left, right)
 
 
@@ -4665,6 +4894,10 @@ def _subtracted_days(node: exp.Expr) -> bool:
     return isinstance(node, exp.Mul) and isinstance(node.expression, exp.Neg) and node.expression.this.name == "1"
 
 
+_DAY_INTERVAL = "vpush_day_interval"
+# The meta key of a difference of dates ("day": Spark's interval day) or of datetimes ("second":
+# interval day to second), as DuckDB computes it
+
 _HLL_PRECISION = "vpush_hll_precision"
 # The meta key of the list of hashes that stands for an approx_count_distinct, with its precision
 
@@ -4946,7 +5179,7 @@ def _date_arithmetic_name(node: exp.Add | exp.Sub) -> str | None:
     side = node.meta[_DATE_OPERAND]
     date = node.args[side]
     other = node.expression if side == "this" else node.this
-    if _days_interval(other):
+    if _days_interval(other) or _unparen(other).meta.get(_DATES_DIFFERENCE):
         days = _call("extractansiintervaldays", [other])
         if days is not None and isinstance(node, exp.Sub):
             days = f"(- {days})"
@@ -4974,6 +5207,20 @@ def _date_result(node: exp.Expr) -> bool:
     return _interval_unit(node.expression if side == "this" else node.this) not in _TIME_UNIT_MICROS
 
 
+_DATES_DIFFERENCE = "vpush_dates_difference"
+# The meta key of a date minus a date (or a string) beside a date, which Spark's name treats as an
+# interval of days: date_add(d, extractansiintervaldays((d - e)))
+
+
+def _dates_difference(node: exp.Expr, typer: _Typer) -> bool:
+    """Whether ``node`` is a date minus a date or a string (either way round): Spark's interval day."""
+    node = _unparen(node)
+    if not isinstance(node, exp.Sub):
+        return False
+    kinds = [typer.of(node.this), typer.of(node.expression)]
+    return AtomicType("date") in kinds and all(k == AtomicType("date") or isinstance(k, StringType) for k in kinds)
+
+
 def _mark_typed_names(projection: exp.Expr, typer: _Typer) -> None:
     """Mark the nodes of ``projection`` whose Spark name depends on their operands' types: a date
     plus or minus a number or an interval (:data:`_DATE_OPERAND`), ``s['a']`` of a struct
@@ -4987,7 +5234,10 @@ def _mark_typed_names(projection: exp.Expr, typer: _Typer) -> None:
             for side in ("this", "expression") if isinstance(node, exp.Add) else ("this",):
                 other = node.expression if side == "this" else node.this
                 date = typer.of(node.args[side]) == AtomicType("date") or _date_result(node.args[side])
-                if date and (_is_integral(typer.of(other)) or isinstance(_unparen(other), (exp.Interval, exp.Neg))):
+                if date and _dates_difference(other, typer):
+                    _unparen(other).meta[_DATES_DIFFERENCE] = True
+                if date and (_is_integral(typer.of(other)) or isinstance(_unparen(other), (exp.Interval, exp.Neg))
+                             or _unparen(other).meta.get(_DATES_DIFFERENCE)):
                     node.meta[_DATE_OPERAND] = side
                     break
         elif call_name(node) in ("to_char", "to_varchar"):

@@ -122,11 +122,13 @@ CALLS = [
     "map_zip_with(map('x', i), if(i > 1, map('x', n), NULL), (k, v1, v2) -> v1 * v2)",
     "map_zip_with(map(DATE '2024-01-01', i), map(DATE '2024-01-01', n, DATE '2023-01-01', i), (k, v1, v2) -> datediff(k, DATE '2020-01-01') + v1)",
     "map_zip_with(map(true, s), map(false, s, true, 'b'), (k, v1, v2) -> v2)",
+    # an integer beside a double: doubles
+    "array_union(a, f)", "array_except(f, a)", "array_remove(f, i)",
 ]
 
 # Forms vpush does not answer as Spark does: refused on DuckDB, answered by the Spark engine.
 REFUSED = [
-    "array_distinct(nest)", "array_sort(array(3, 1, 2), (x, y) -> y - x)", "array_join(f, ',')", "array_union(a, f)",
+    "array_distinct(nest)", "array_sort(array(3, 1, 2), (x, y) -> y - x)", "array_join(f, ',')",
     "sequence(DATE '2024-01-01', DATE '2024-01-03')", "array_max(nest)", "sort_array(nest)",
     "array_join(g, s)", "arrays_overlap(nest, nest)", "transform_keys(map(1, i), (k, v) -> k / 2)",
     "zip_with(a, b, (x, y) -> size(filter(b, z -> z > x)))", "zip_with(dt, ts, (x, y) -> x IS NULL AND y IS NULL)",
@@ -135,7 +137,7 @@ REFUSED = [
 ]
 
 # Refused on DuckDB; on Spark they raise (an order that is no literal, a merge or value of another type).
-REFUSED_SPARK_RAISES = ["sort_array(a, i > 0)", "array_position(a, 1.5)", "array_remove(a, 'x')", "array_insert(a, NULL, 1)", "exists(a, x -> x)", "filter(g, x -> x)", "aggregate(l, 0, (acc, x) -> acc + x)", "array_repeat(NULL, 2)",
+REFUSED_SPARK_RAISES = ["sort_array(a, i > 0)", "array_position(a, 1.5)", "array_insert(a, NULL, 1)", "exists(a, x -> x)", "filter(g, x -> x)", "aggregate(l, 0, (acc, x) -> acc + x)", "array_repeat(NULL, 2)",
                         "map_zip_with(map('x', i), map(1, n), (k, v1, v2) -> v1)"]
 
 
@@ -172,7 +174,9 @@ def test_refused_calls_run_on_the_spark_engine(spark_view: SparkSession, spark_c
      ("array_insert(a, 2147483647, 1)", "COLLECTION_SIZE_LIMIT_EXCEEDED.FUNCTION"),
      ("array_insert(a, -2147483647, 1)", "COLLECTION_SIZE_LIMIT_EXCEEDED.FUNCTION"),
      ("transform_keys(map('x', i, 'y', n), (k, v) -> 'same')", "DUPLICATED_MAP_KEY"),
-     ("transform_keys(map('x', i), (k, v) -> v)", "NULL_MAP_KEY")],
+     ("transform_keys(map('x', i), (k, v) -> v)", "NULL_MAP_KEY"),
+     ("array_remove(a, 'x')", "DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES"),
+     ("array_intersect(a, g)", "DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES")],
 )
 def test_array_functions_raise_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     _assert_raises_as_spark(call, spark_view, con, (wanted,))

@@ -96,6 +96,8 @@ BATCH = Batch(
             ("d", f"cast({TS} AS date)"),
             ("f", f"date_format({TS}, 'yyyy-MM-dd HH:mm:ss')"),
             ("ntz", f"cast({NTZ} AS timestamp)"),
+            ("in_array", f"cast(array({TS}, NULL) AS string)"),
+            ("ntz_in_map", f"cast(map('k', {NTZ}) AS string)"),
         ),
     },
 )
