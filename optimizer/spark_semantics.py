@@ -2580,6 +2580,13 @@ class _Rewriter:
             return _spark_substring(node, binary=self.typer.of(node.this) == _BINARY)
         if isinstance(node, exp.Pad) and _binary_padded(node, self.typer.of):
             return _binary_pad(node)
+        if isinstance(node, exp.Pad) and any(self.typer.of(node.args[k]) == _BINARY for k in ("this", "fill_pattern") if node.args.get(k) is not None):
+            # a binary beside a string: Spark casts it to a string (and pads the string)
+            for key in ("this", "fill_pattern"):
+                part = node.args.get(key)
+                if part is not None and self.typer.of(part) == _BINARY:
+                    node.set(key, self._java_text(part))
+            return node
         if called in ("listagg", "string_agg") and isinstance(node, exp.GroupConcat):
             if node.args.get("separator") is None:
                 node.set("separator", exp.Literal.string(""))  # Spark's default delimiter is none at all

@@ -367,6 +367,8 @@ QUERIES: list[Any] = [
     "collect_set(-id * 12345678901) AS m, collect_set(id % 2 = 0) AS bo, collect_set(v:n::int) AS n, "
     "collect_set(date_add(DATE'2024-01-01', CAST(id * 37 AS int))) AS d FROM v",
     "SELECT id % 3 AS k, collect_set(CAST(id * 7 AS string)) AS s, sort_array(collect_set(id)) AS o FROM v GROUP BY 1",
+    # lpad/rpad of a binary beside a string: the binary cast to a string
+    "SELECT lpad(X'61', 3, 'x') AS a, rpad(g, 3, X'78') AS b, typeof(lpad(X'61', 3, 'x')) AS t, lpad(CAST(g AS binary), 4, 'xy') AS c FROM t",
     # the variant functions' results typed inside other expressions
     "SELECT upper(to_json(v)) AS u, length(to_json(v:n)) AS n, concat(schema_of_variant(v), '!') AS s, typeof(to_json(v)) AS t, "
     "NOT is_variant_null(v:n) AND is_valid_variant(v) AS b, typeof(try_parse_json('1')) AS j FROM v",
