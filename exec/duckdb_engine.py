@@ -59,6 +59,8 @@ class _ErrorTrap:
                 if on_rows is not None:
                     on_rows(batch.num_rows)
                 yield batch
+        except GeneratorExit:
+            raise  # closed unfinished (at exit too, when this module's names may be gone)
         except VpushError as exc:
             if self.error is None:
                 self.error = exc
