@@ -785,7 +785,7 @@ class _Typer:
         if isinstance(node, exp.Avg):
             return _average_type(self.of(_distinct_argument(node.this)))
         if isinstance(node, (exp.Min, exp.Max)):
-            return self.of(node.this)
+            return self._part(node.this)
         if isinstance(node, exp.Window):
             return self.of(node.this)
         if isinstance(node, exp.DateDiff):
@@ -1975,6 +1975,20 @@ class _Rewriter:
             # try_variant_get); the extraction rewrite that follows computes it.
             node.set("this", VariantGet(this=node.this, path=exp.Literal.string("$"), colon=True))
             return node
+        if isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayUniqueAgg) and not isinstance(node.parent, exp.Window):
+            # collect_set(x) FILTER (WHERE c): DuckDB's LIST(DISTINCT x) carries a FILTER of its own
+            # (x IS NOT NULL), so the distinct values of the list of the rows kept
+            value = _distinct_argument(node.this.this)
+            element = self.typer._part(value)
+            kept = exp.and_(node.expression.this.copy(), exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())), copy=False)
+            if element in _FLOATING:
+                value = _normalized_float(value, element)  # Spark's set holds -0.0 as 0.0
+            listed = exp.Filter(this=exp.ArrayAgg(this=value.copy()), expression=exp.Where(this=kept))
+            collected = exp.Coalesce(this=exp.Anonymous(this="list_distinct", expressions=[listed]), expressions=[exp.Array(expressions=[])])
+            if orders_set(element):
+                assert element is not None
+                return spark_set_order(collected, element, self.functions)
+            return collected
         if (isinstance(node, (exp.ArrayAgg, exp.ArrayUniqueAgg)) and not isinstance(node.parent, (exp.Filter, exp.Window))) or (
             isinstance(node, exp.Window) and isinstance(node.this, (exp.ArrayAgg, exp.ArrayUniqueAgg))
         ) or (isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayAgg) and not isinstance(node.parent, exp.Window)):

@@ -369,6 +369,10 @@ QUERIES: list[Any] = [
     "SELECT id % 3 AS k, collect_set(CAST(id * 7 AS string)) AS s, sort_array(collect_set(id)) AS o FROM v GROUP BY 1",
     # lpad/rpad of a binary beside a string: the binary cast to a string
     "SELECT lpad(X'61', 3, 'x') AS a, rpad(g, 3, X'78') AS b, typeof(lpad(X'61', 3, 'x')) AS t, lpad(CAST(g AS binary), 4, 'xy') AS c FROM t",
+    # collect_set under a FILTER and in a PIVOT (DuckDB's LIST(DISTINCT x) carries a FILTER of its own)
+    "SELECT g, collect_set(i) FILTER (WHERE b > 0) AS s, collect_set(f * 0) FILTER (WHERE i > 0) AS z, "
+    "collect_set(b) FILTER (WHERE i > 100) AS e, max(i > 1) AS m FROM t GROUP BY g",
+    "SELECT * FROM (SELECT g, i % 2 AS k, b FROM t) PIVOT (collect_set(b) AS c, bool_or(b > 5) AS o, max(b > 5) AS m FOR k IN (0, 1)) ORDER BY g",
     # the variant functions' results typed inside other expressions
     "SELECT upper(to_json(v)) AS u, length(to_json(v:n)) AS n, concat(schema_of_variant(v), '!') AS s, typeof(to_json(v)) AS t, "
     "NOT is_variant_null(v:n) AND is_valid_variant(v) AS b, typeof(try_parse_json('1')) AS j FROM v",
