@@ -1978,12 +1978,12 @@ class _Rewriter:
         if isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayUniqueAgg) and not isinstance(node.parent, exp.Window):
             # collect_set(x) FILTER (WHERE c): DuckDB's LIST(DISTINCT x) carries a FILTER of its own
             # (x IS NOT NULL), so the distinct values of the list of the rows kept
-            value = _distinct_argument(node.this.this)
-            element = self.typer._part(value)
-            kept = exp.and_(node.expression.this.copy(), exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())), copy=False)
+            member = _distinct_argument(node.this.this)
+            element = self.typer._part(member)
+            kept = exp.and_(node.expression.this.copy(), exp.Not(this=exp.Is(this=member.copy(), expression=exp.Null())), copy=False)
             if element in _FLOATING:
-                value = _normalized_float(value, element)  # Spark's set holds -0.0 as 0.0
-            listed = exp.Filter(this=exp.ArrayAgg(this=value.copy()), expression=exp.Where(this=kept))
+                member = _normalized_float(member, element)  # Spark's set holds -0.0 as 0.0
+            listed = exp.Filter(this=exp.ArrayAgg(this=member.copy()), expression=exp.Where(this=kept))
             collected = exp.Coalesce(this=exp.Anonymous(this="list_distinct", expressions=[listed]), expressions=[exp.Array(expressions=[])])
             if orders_set(element):
                 assert element is not None
