@@ -672,7 +672,7 @@ def _replace_extraction(ext: Extraction, column_name: str, alias: str) -> None:
     ):
         projection = projection.parent
     # A generator's columns take their names from it (vpush.optimizer.rewrite_generators).
-    named = projection is None or isinstance(projection, (exp.Alias, exp.Column, exp.Star)) or is_generator(projection)
+    named = projection is None or isinstance(projection, (exp.Alias, exp.Aliases, exp.Column, exp.Star)) or is_generator(projection)
     name = "" if named or projection is None else spark_name(projection) or projection.sql(dialect=VpushSpark)
     node.replace(column)
     if name and projection is not None:

@@ -2154,7 +2154,8 @@ class _Rewriter:
             # NULL beside strings (or alone) is a string NULL, where DuckDB's result would be
             # NULL-typed.
             parts = [c for c in node.iter_expressions() if isinstance(c, exp.Expr)]
-            _check_concat_of_nested(node, [_NULL_TYPE if isinstance(_unparen(c), exp.Null) else of(c) for c in parts])
+            if not isinstance(node, exp.ConcatWs):  # concat_ws takes arrays of strings beside strings
+                _check_concat_of_nested(node, [_NULL_TYPE if isinstance(_unparen(c), exp.Null) else of(c) for c in parts])
             texts = all(
                 isinstance(c, exp.Null) or isinstance(of(c), (StringType, DecimalType))
                 or (isinstance(of(c), AtomicType) and of(c) != AtomicType("binary"))

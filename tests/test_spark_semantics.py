@@ -373,6 +373,10 @@ QUERIES: list[Any] = [
     "SELECT g, collect_set(i) FILTER (WHERE b > 0) AS s, collect_set(f * 0) FILTER (WHERE i > 0) AS z, "
     "collect_set(b) FILTER (WHERE i > 100) AS e, max(i > 1) AS m FROM t GROUP BY g",
     "SELECT * FROM (SELECT g, i % 2 AS k, b FROM t) PIVOT (collect_set(b) AS c, bool_or(b > 5) AS o, max(b > 5) AS m FOR k IN (0, 1)) ORDER BY g",
+    # a generator of extractions named by AS (a, b); concat_ws of arrays of strings beside strings
+    "SELECT stack(2, 'a', v:n::int, 'b', CAST(id AS int)) AS (k, x) FROM v",
+    "SELECT posexplode(array(v:n::int, CAST(id AS int))) AS (p, e) FROM v",
+    "SELECT concat_ws(',', array('a', 'b'), g) AS a, concat_ws('-', collect_list(g)) AS b FROM t GROUP BY g",
     # the variant functions' results typed inside other expressions
     "SELECT upper(to_json(v)) AS u, length(to_json(v:n)) AS n, concat(schema_of_variant(v), '!') AS s, typeof(to_json(v)) AS t, "
     "NOT is_variant_null(v:n) AND is_valid_variant(v) AS b, typeof(try_parse_json('1')) AS j FROM v",
