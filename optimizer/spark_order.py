@@ -416,11 +416,19 @@ def hash_fallback_place(order: exp.Column) -> exp.Expression | None:
     return exp.Case(ifs=[exp.If(this=exp.LT(this=nth, expression=last), true=nth.copy())])
 
 
-def ordered_double_sum(value: exp.Expr, order: exp.Column, condition: exp.Expr | None, functions: dict[str, SparkType]) -> exp.Expression:
+def ordered_double_sum(
+    value: exp.Expr, order: exp.Column, condition: exp.Expr | None, functions: dict[str, SparkType], fallback: exp.Expr | None = None,
+) -> exp.Expression:
     """Spark's ``sum`` of ``value`` as doubles, added in ``order`` (NULL where no row has one);
-    ``condition`` is the aggregate's FILTER."""
+    ``condition`` is the aggregate's FILTER, ``fallback`` the place after which Spark's hash
+    aggregation fell back to sorting (:func:`hash_fallback_place`; None or NULL where it did not)."""
     functions[DOUBLE_SUM_FUNCTION] = AtomicType("double")
-    return exp.Anonymous(this=DOUBLE_SUM_FUNCTION, expressions=[positioned_list(value, "DOUBLE", order, _both(condition, _present(value)))])
+    values = positioned_list(value, "DOUBLE", order, _both(condition, _present(value)))
+    return exp.Anonymous(this=DOUBLE_SUM_FUNCTION, expressions=[values, _place(fallback)])
+
+
+def _place(fallback: exp.Expr | None) -> exp.Expr:
+    return fallback if fallback is not None else exp.cast(exp.Null(), exp.DataType.build("BIGINT"))
 
 
 _BY_ROW = (exp.RowNumber, exp.Lag, exp.Lead, exp.Ntile)
@@ -465,11 +473,13 @@ def _present(value: exp.Expr) -> exp.Expr:
 
 
 def moment_call(
-    kind: str, values: list[exp.Expr], order: exp.Column | None, condition: exp.Expr | None, functions: dict[str, SparkType]
+    kind: str, values: list[exp.Expr], order: exp.Column | None, condition: exp.Expr | None, functions: dict[str, SparkType],
+    fallback: exp.Expr | None = None,
 ) -> exp.Expression:
     """The engine call of the moment ``kind`` over the lists of its arguments as doubles, in
     ``order``, leaving out the rows where one is NULL (Spark's update skips them) and those
-    ``condition`` (an aggregate's FILTER) leaves out."""
+    ``condition`` (an aggregate's FILTER) leaves out; ``fallback`` as :func:`ordered_double_sum`
+    takes it."""
     kept: exp.Expr | None = condition
     for value in values:
         kept = _both(kept, _present(value))
@@ -477,7 +487,7 @@ def moment_call(
     if (kind in BIVARIATE_KINDS) != (len(values) == 2):
         raise ValueError(f"{kind} takes {'two' if kind in BIVARIATE_KINDS else 'one'} argument(s)")
     functions[moment_function(kind)] = AtomicType("double")
-    return exp.Anonymous(this=moment_function(kind), expressions=lists)
+    return exp.Anonymous(this=moment_function(kind), expressions=[*lists, _place(fallback)])
 
 
 def last_of_ties(call: exp.ArgMax | exp.ArgMin, key: exp.Expr, order: exp.Column) -> exp.Expression:

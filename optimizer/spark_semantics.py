@@ -3278,7 +3278,10 @@ class _Rewriter:
             source = self.typer.of(value)
             if source is not None and not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType)):
                 _refuse(kind, f"an argument of type {source.to_spark()}")
-        return self._past_fallback(kind, moment_call(kind, values, scan_order(self.typer.scope), condition, self.functions), self._fallback(kind))
+        fallback = self._fallback(kind)
+        place = fallback[0] if fallback is not None else None
+        answer = moment_call(kind, values, scan_order(self.typer.scope), condition, self.functions, place)
+        return answer if place is not None else self._past_fallback(kind, answer, fallback)
 
     def _add_in_order(self, node: exp.Expr, agg: exp.Expr) -> exp.Expr | None:
         """``node`` (``agg``, or ``agg`` with a FILTER) adding its values in Spark's order of rows,
@@ -3294,7 +3297,11 @@ class _Rewriter:
             return None
         condition = node.expression.this if isinstance(node, exp.Filter) else None
         called = "sum" if isinstance(agg, exp.Sum) else "avg"
-        total = self._past_fallback(called, ordered_double_sum(agg.this, order, condition, self.functions), self._fallback(called))
+        fallback = self._fallback(called)
+        place = fallback[0] if fallback is not None else None
+        total: exp.Expr = ordered_double_sum(agg.this, order, condition, self.functions, place)
+        if place is None:
+            total = self._past_fallback(called, total, fallback)
         if isinstance(agg, exp.Sum):
             return total
         count: exp.Expr = exp.Count(this=agg.this.copy())

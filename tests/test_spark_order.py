@@ -297,6 +297,14 @@ PAST_THE_FALLBACK = [
     "first_value(s) AS fv, last_value(id) AS lv FROM f GROUP BY m",
     "SELECT m % 150 AS h, collect_set(id) AS cs, percentile_approx(x, 0.5, 2) AS p, first(id) AS f FROM f WHERE k > 0 GROUP BY m % 150",
     "SELECT m, k, collect_list(id) AS l, max_by(s, n) AS mx FROM (SELECT * FROM f ORDER BY s) GROUP BY m, k ORDER BY m, k",
+    # sums of doubles: the later rows' sum, the kept one added to it; the moments: Spark's merge of
+    # the kept buffer into the later rows' (an empty one where none came later)
+    "SELECT m, collect_list(id) AS l, sum(x) AS s, avg(x) AS a, avg(n) AS an, sum(x) FILTER (WHERE k > 0) AS sf, var_pop(x) AS v, "
+    "var_samp(x) FILTER (WHERE k = 1) AS vf FROM f GROUP BY m",
+    "SELECT m, percentile_approx(x, 0.5, 2) AS p, stddev(x) AS b, skewness(x) AS c, kurtosis(x) AS d, covar_pop(x, id) AS e, "
+    "corr(x, n) AS f, covar_samp(n, x) AS g FROM f GROUP BY m",
+    "SELECT m, collect_list(id) AS l, regr_intercept(x, id) AS a, regr_slope(x, n) AS b, regr_r2(x, id) AS c, regr_sxx(x, id) AS d, "
+    "regr_syy(n, x) AS e, regr_sxy(x, id) AS g FROM f GROUP BY m",
     # fewer than 128 groups: no fallback; without a typed aggregate: HashAggregateExec keeps every group
     "SELECT k, collect_list(id) AS l, first(id) AS f, sum(x) AS s, var_pop(x) AS v FROM f GROUP BY k",
     "SELECT m, first(id) AS f, last(s) AS z, max_by(id, k) AS mx, sum(x) AS s FROM f GROUP BY m",
@@ -326,11 +334,8 @@ def test_collect_list_past_the_hash_fallback(one_task: SparkSession, folder: Pat
 
 
 REFUSED_PAST_THE_FALLBACK = [
-    # Spark merges the buffers of the later rows and the kept ones: sums and moments of doubles
-    # (their last bits), a FILTER's buffers, HAVING (DuckDB's windows come after it), ROLLUP
-    "SELECT m, collect_list(id) AS l, sum(x) AS s FROM f GROUP BY m",
-    "SELECT m, collect_list(id) AS l, avg(x) AS s FROM f GROUP BY m",
-    "SELECT m, collect_list(id) AS l, var_pop(x) AS s FROM f GROUP BY m",
+    # a FILTER's first, last, collect_list or string_agg; HAVING (DuckDB's windows come after
+    # it); ROLLUP (the rows Spark's Expand makes)
     "SELECT m, collect_list(id) AS l, first(id) FILTER (WHERE k > 0) AS s FROM f GROUP BY m",
     "SELECT m, string_agg(s, ',') FILTER (WHERE k > 0) AS s FROM f GROUP BY m",
     "SELECT m, collect_list(id) AS l FROM f GROUP BY m HAVING count(*) > 1",
