@@ -446,6 +446,33 @@ def test_grouped_decimal_sum_in_two_tasks(spark: SparkSession, two_tasks: Path) 
     assert_same_answer(_TASKS_SQL, view, connection)
 
 
+@pytest.fixture(scope="module")
+def wide_totals(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One file whose group 1 runs past 38 digits (6E37 + 6E37) and ends inside them (- 6E37),
+    group 2 ends past them, group 3 holds a NULL."""
+    root = tmp_path_factory.mktemp("wide") / "t"
+    root.mkdir()
+    wide = decimal.Decimal(6) * decimal.Decimal(10) ** 37
+    rows = [(1, wide), (1, wide), (1, -wide), (2, wide), (2, wide), (3, decimal.Decimal(5)), (3, None)]
+    pq.write_table(pa.table({"g": pa.array([g for g, _ in rows], pa.int32()), "v": pa.array([v for _, v in rows], pa.decimal128(38, 0))}),
+                   root / "part-0.parquet")
+    return root
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT g, try_sum(v) AS s, try_avg(v) AS a, try_sum(v) FILTER (WHERE g > 1) AS f, collect_list(g) AS l FROM w GROUP BY g",
+    "SELECT g, sum(v) AS s, avg(v) AS a, percentile_approx(g, 0.5) AS p FROM w WHERE g <> 2 GROUP BY g",
+    "SELECT g, sum(v) AS s, string_agg(CAST(g AS STRING)) AS l FROM w GROUP BY g",
+])
+def test_grouped_decimal_sum_beside_a_typed_aggregate(sql: str, spark: SparkSession, wide_totals: Path) -> None:
+    """Beside collect_list (an ObjectHashAggregateExec) Spark keeps each group's decimal total
+    exactly, as without GROUP BY: group 1's 6E37 (NULL past 38 digits in a HashAggregateExec)."""
+    view = register_views(spark, {"w": wide_totals})
+    connection = vpush.connect(time_zone="UTC")
+    connection.register("w", wide_totals)
+    assert_same_answer(sql, view, connection)
+
+
 def test_files_in_spark_order(folder: Path) -> None:
     """The files are ranked largest first, as Spark's FilePartition reads them, and the Spark
     engine's tasks take them in that order."""
