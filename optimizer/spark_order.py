@@ -30,6 +30,12 @@ place after the branches before it). These aggregates take their rows in that or
   same cheap check (the count times the largest magnitude) and, where it fails, the values
   added in order (:func:`ordered_decimal_total`).
 
+With GROUP BY beside a typed aggregate (``collect_list``, ``string_agg``, ``percentile_approx``, ...:
+:func:`object_hash_aggregation`), Spark's ``ObjectHashAggregateExec`` falls back to sorting past
+128 groups (:func:`hash_fallback_place`): each group's rows after that place fill a new buffer and
+the kept one is merged into it, which these aggregates follow (:func:`split_at_fallback`, the
+kernel's split of positioned lists).
+
 With several tasks (files), Spark merges each task's buffer in task order; vpush emulates one
 task, which gives the same rows in the same order, and the same answer except in the last bits
 of the floating-point aggregates.

@@ -3478,7 +3478,7 @@ class _Rewriter:
         # elsewhere it may pass 2^127 or 38 digits and raise before the check
         # (DECIMAL_SUM_OVERFLOWS: the engine runs the ordered query then too)
         checked = finish(filtered(exp.Sum(this=value.copy())), filtered(exp.Count(this=value.copy())))
-        return self._exact_past_fallback("sum" if not average else "avg", ordered_decimal_total(value, order, condition, scale, checked, to, finish, function))
+        return ordered_decimal_total(value, order, condition, scale, checked, to, finish, function)
 
     def _approx_percentile(self, node: exp.ApproxQuantile, condition: exp.Expr | None = None) -> exp.Expr:
         """Spark's ``percentile_approx``/``approx_percentile`` (``condition``: its FILTER): each

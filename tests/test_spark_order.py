@@ -311,12 +311,18 @@ PAST_THE_FALLBACK = [
 ]
 
 
+def _compare_over(sql: str, spark: SparkSession, tables: dict[str, Path], answers: dict[str, tuple[Any, ...]] | None = None) -> None:
+    """``sql`` on Spark over views of ``tables`` and on the DuckDB engine (four threads)."""
+    view = register_views(spark, tables)
+    connection = vpush.connect(connection=duckdb.connect(config={"threads": 4}), time_zone="UTC")
+    for name, path in tables.items():
+        connection.register(name, path)
+    assert_same_answer(sql, view, connection, answers)
+
+
 @pytest.mark.parametrize("sql", PAST_THE_FALLBACK)
 def test_past_the_hash_fallback(sql: str, spark: SparkSession, many_groups: Path) -> None:
-    view = register_views(spark, {"f": many_groups})
-    connection = vpush.connect(connection=duckdb.connect(config={"threads": 4}), time_zone="UTC")
-    connection.register("f", many_groups)
-    assert_same_answer(sql, view, connection, _ANSWERS)
+    _compare_over(sql, spark, {"f": many_groups}, _ANSWERS)
 
 
 @pytest.mark.parametrize("sql", [PAST_THE_FALLBACK[1], PAST_THE_FALLBACK[2]])
@@ -386,10 +392,7 @@ LARGE = [
 @pytest.mark.parametrize("sql", LARGE)
 def test_percentile_approx_past_the_head(sql: str, one_task: SparkSession, large: Path) -> None:
     """Past 50,000 values in a group, in Spark's order of rows (the larger file first)."""
-    view = register_views(one_task, {"t": large})
-    connection = vpush.connect(connection=duckdb.connect(config={"threads": 4}), time_zone="UTC")
-    connection.register("t", large)
-    assert_same_answer(sql, view, connection)
+    _compare_over(sql, one_task, {"t": large})
 
 
 def test_percentile_approx_past_the_head_over_a_join(large: Path) -> None:
@@ -467,10 +470,7 @@ def wide_totals(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_grouped_decimal_sum_beside_a_typed_aggregate(sql: str, spark: SparkSession, wide_totals: Path) -> None:
     """Beside collect_list (an ObjectHashAggregateExec) Spark keeps each group's decimal total
     exactly, as without GROUP BY: group 1's 6E37 (NULL past 38 digits in a HashAggregateExec)."""
-    view = register_views(spark, {"w": wide_totals})
-    connection = vpush.connect(time_zone="UTC")
-    connection.register("w", wide_totals)
-    assert_same_answer(sql, view, connection)
+    _compare_over(sql, spark, {"w": wide_totals})
 
 
 def test_files_in_spark_order(folder: Path) -> None:
