@@ -723,25 +723,28 @@ def _concatenated(later: exp.Expr, earlier: exp.Expr) -> exp.Expression:
     return exp.Anonymous(this="list_concat", expressions=[later, earlier])
 
 
-def collected_past_fallback(value: exp.Expr, order: exp.Column, place: exp.Expr) -> exp.Expression:
+def collected_past_fallback(value: exp.Expr, order: exp.Column, place: exp.Expr, condition: exp.Expr | None = None) -> exp.Expression:
     """Spark's ``collect_list`` of ``value`` where its hash aggregation may fall back at ``place``
     (:func:`hash_fallback_place`): the values of a group's later rows first, then those of its
-    rows up to the place, each part in ``order`` (NULLs left out; NULL for no value).
+    rows up to the place, each part in ``order`` (NULLs left out, and the rows where the FILTER
+    ``condition`` does not hold; NULL for no value).
 
     Example:
         >>> call = collected_past_fallback(exp.column("x"), exp.column("o"), exp.column("p"))
         >>> call.sql("duckdb")[:80]
         "LIST_EXTRACT(LIST_TRANSFORM([{'s': LIST({'v': x, 'o': o} ORDER BY o ASC) FILTER("
     """
-    items = positioned_items({POSITIONED_VALUE: value}, order, _present(value))
+    items = positioned_items({POSITIONED_VALUE: value}, order, _both(condition, _present(value)))
     return split_at_fallback(items, place, lambda later, earlier: values_of(_concatenated(later, earlier)))
 
 
-def joined_past_fallback(value: exp.Expr, separator: exp.Expr, order: exp.Column, place: exp.Expr) -> exp.Expression:
+def joined_past_fallback(
+    value: exp.Expr, separator: exp.Expr, order: exp.Column, place: exp.Expr, condition: exp.Expr | None = None,
+) -> exp.Expression:
     """Spark's ``string_agg``/``listagg`` of the strings ``value`` joined by ``separator`` where its
     hash aggregation may fall back at ``place``: as :func:`collected_past_fallback` orders them
-    (``ListAgg`` collects as ``collect_list`` does); NULL for no value."""
-    items = positioned_items({POSITIONED_VALUE: value}, order, _present(value))
+    (``ListAgg`` collects as ``collect_list`` does); NULL for no value; ``condition`` its FILTER."""
+    items = positioned_items({POSITIONED_VALUE: value}, order, _both(condition, _present(value)))
 
     def joined(later: exp.Expr, earlier: exp.Expr) -> exp.Expression:
         both = _concatenated(later, earlier)
@@ -768,16 +771,17 @@ def first_or_last_past_fallback(value: exp.Expr, last: bool, order: exp.Column, 
     return split_at_fallback(items, place, pick)
 
 
-def extreme_past_fallback(call: exp.ArgMax | exp.ArgMin, key: exp.Expr, order: exp.Column, place: exp.Expr) -> exp.Expression:
+def extreme_past_fallback(
+    call: exp.ArgMax | exp.ArgMin, key: exp.Expr, order: exp.Column, place: exp.Expr, condition: exp.Expr | None = None,
+) -> exp.Expression:
     """Spark's ``max_by``/``min_by`` (``call``, ordered by ``key``) where its hash aggregation may
     fall back at ``place``: each part's value at its extreme key, the last of the rows tied on it
     (:func:`last_of_ties`); ``MaxMinBy``'s merge keeps the new buffer's (the later rows') only
-    where its key is strictly better than the kept one's."""
+    where its key is strictly better than the kept one's. ``condition`` is its FILTER."""
     most = isinstance(call, exp.ArgMax)
     rank = order.copy() if most else exp.Neg(this=order.copy())
     # sorted by the key, then the place (negated for min_by): the first item is the part's choice
-    items = positioned_items({"k": key, "q": rank, POSITIONED_VALUE: call.this}, order,
-                             exp.Not(this=exp.Is(this=key.copy(), expression=exp.Null())))
+    items = positioned_items({"k": key, "q": rank, POSITIONED_VALUE: call.this}, order, _both(condition, _present(key)))
 
     def pick(later: exp.Expr, earlier: exp.Expr) -> exp.Expression:
         best = [at(exp.Anonymous(this="list_sort", expressions=[part, exp.Literal.string("DESC" if most else "ASC")]), 1)

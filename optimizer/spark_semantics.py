@@ -1953,8 +1953,10 @@ class _Rewriter:
     def visit(self, node: exp.Expr) -> exp.Expr:
         of = self.typer.of
         if isinstance(node, exp.Filter) and node.this.meta.get(_PAST_FALLBACK) and not isinstance(node.parent, exp.Window):
-            called = node.this.meta[_PAST_FALLBACK]
+            called, split = node.this.meta[_PAST_FALLBACK]
             fallback = self._fallback(called)
+            if fallback is not None and fallback[0] is not None and split is not None:
+                return split(node.expression.this, fallback[0])
             if fallback is not None:
                 # (collect_list's [] for no value, as below)
                 answer = exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])]) if isinstance(node.this, exp.ArrayAgg) else node
@@ -2099,21 +2101,38 @@ class _Rewriter:
         if isinstance(node.parent, (exp.Filter, exp.Window)) and node.arg_key == "this" and isinstance(node, exp.AggFunc):
             # `agg(x) FILTER (...)` and `agg(x) OVER (...)`: a wrapper here would not parse.
             # Only a function swap is safe; the types stay DuckDB's.
+            # (past the hash aggregation's fallback the FILTER's visit splits the rows it keeps:
+            # _PAST_FALLBACK holds the name and that form)
             order = scan_order(self.typer.scope) if isinstance(node.parent, exp.Filter) else None
-            if order is not None and isinstance(node, (exp.ArgMax, exp.ArgMin, exp.First, exp.Last, exp.AnyValue, exp.ArrayAgg)):
-                node.meta[_PAST_FALLBACK] = node.sql_name().lower()
             if isinstance(node, (exp.ArgMax, exp.ArgMin)):
                 if order is not None:
                     ordering = nested_sort_key(node.expression, of(node.expression)) or node.expression
                     replaced = last_of_ties(node, ordering, order)
-                    replaced.meta[_PAST_FALLBACK] = node.meta[_PAST_FALLBACK]
+                    call, at = node.copy(), order
+
+                    def extreme(condition: exp.Expr, place: exp.Expression) -> exp.Expr:
+                        return extreme_past_fallback(call, ordering, at, place, condition)
+
+                    replaced.meta[_PAST_FALLBACK] = ("max_by" if isinstance(node, exp.ArgMax) else "min_by", extreme)
                     return replaced
                 name = "arg_max_null" if isinstance(node, exp.ArgMax) else "arg_min_null"
                 return exp.Anonymous(this=name, expressions=[node.this, node.expression])
             if order is not None and isinstance(node, (exp.First, exp.Last, exp.AnyValue)):
                 replaced = first_or_last(node.this, isinstance(node, exp.Last), order)
-                replaced.meta[_PAST_FALLBACK] = node.meta[_PAST_FALLBACK]
+                value, last, at = node.this.copy(), isinstance(node, exp.Last), order
+
+                def pick(condition: exp.Expr, place: exp.Expression) -> exp.Expr:
+                    return first_or_last_past_fallback(value, last, at, place, condition)
+
+                replaced.meta[_PAST_FALLBACK] = (node.sql_name().lower(), pick)
                 return replaced
+            if order is not None and isinstance(node, exp.ArrayAgg) and not isinstance(node.this, (exp.Order, exp.Distinct)):
+                value, at = node.this.copy(), order
+
+                def collect(condition: exp.Expr, place: exp.Expression) -> exp.Expr:
+                    return exp.Coalesce(this=collected_past_fallback(value, at, place, condition), expressions=[exp.Array(expressions=[])])
+
+                node.meta[_PAST_FALLBACK] = ("collect_list", collect)
             if order is not None and isinstance(node, (exp.ArrayAgg, exp.GroupConcat)) and not isinstance(node.this, (exp.Order, exp.Distinct)):
                 node.set("this", ordered(node.this, order))
             return node
@@ -2689,8 +2708,16 @@ class _Rewriter:
                 if fallback[0] is not None and order is not None and isinstance(self.typer.of(value), StringType) and not isinstance(node.parent, exp.Filter):
                     # past 128 groups a group's later rows come first
                     return joined_past_fallback(value, node.args["separator"], order, fallback[0])
+                if isinstance(node.parent, exp.Filter) and isinstance(self.typer.of(value), StringType) and order is not None:
+                    separator, at = node.args["separator"], order
+
+                    def join(condition: exp.Expr, place: exp.Expression) -> exp.Expr:
+                        return joined_past_fallback(value, separator, at, place, condition)
+
+                    node.meta[_PAST_FALLBACK] = (called, join)
+                    return node
                 if isinstance(node.parent, exp.Filter):
-                    node.meta[_PAST_FALLBACK] = called
+                    node.meta[_PAST_FALLBACK] = (called, None)  # of binaries: refused past the fallback
                     return node
                 return self._past_fallback(called, node, fallback)
             return node
@@ -6095,7 +6122,7 @@ def _plain_key(t: SparkType) -> bool:
 
 
 _SORTED = "__vpush_sorted"
-_PAST_FALLBACK = "vpush_past_fallback"  # on a FILTER'd ordered aggregate: refused past the hash aggregation's fallback
+_PAST_FALLBACK = "vpush_past_fallback"  # on a FILTER'd ordered aggregate: its name, and its form past the hash fallback
 _PERCENTAGE = "__vpush_percentage"
 
 

@@ -297,6 +297,10 @@ PAST_THE_FALLBACK = [
     "first_value(s) AS fv, last_value(id) AS lv FROM f GROUP BY m",
     "SELECT m % 150 AS h, collect_set(id) AS cs, percentile_approx(x, 0.5, 2) AS p, first(id) AS f FROM f WHERE k > 0 GROUP BY m % 150",
     "SELECT m, k, collect_list(id) AS l, max_by(s, n) AS mx FROM (SELECT * FROM f ORDER BY s) GROUP BY m, k ORDER BY m, k",
+    # with a FILTER: the rows it keeps, split at the place the aggregation's rows give
+    "SELECT m, collect_list(id) FILTER (WHERE k > 0) AS l, string_agg(s, '/') FILTER (WHERE n > 100) AS sa, "
+    "first(n) FILTER (WHERE k < 2) AS f, last(s) FILTER (WHERE k <> 1) AS z, max_by(id, k) FILTER (WHERE n IS NOT NULL) AS mx, "
+    "min_by(n, x) FILTER (WHERE k > 0) AS mn, any_value(s) FILTER (WHERE id % 2 = 0) AS a FROM f GROUP BY m",
     # sums of doubles: the later rows' sum, the kept one added to it; the moments: Spark's merge of
     # the kept buffer into the later rows' (an empty one where none came later)
     "SELECT m, collect_list(id) AS l, sum(x) AS s, avg(x) AS a, avg(n) AS an, sum(x) FILTER (WHERE k > 0) AS sf, var_pop(x) AS v, "
@@ -340,12 +344,12 @@ def test_collect_list_past_the_hash_fallback(one_task: SparkSession, folder: Pat
 
 
 REFUSED_PAST_THE_FALLBACK = [
-    # a FILTER's first, last, collect_list or string_agg; HAVING (DuckDB's windows come after
-    # it); ROLLUP (the rows Spark's Expand makes)
-    "SELECT m, collect_list(id) AS l, first(id) FILTER (WHERE k > 0) AS s FROM f GROUP BY m",
-    "SELECT m, string_agg(s, ',') FILTER (WHERE k > 0) AS s FROM f GROUP BY m",
+    # where vpush does not find the place: HAVING (DuckDB's windows come after it), ROLLUP (the
+    # rows Spark's Expand makes)
     "SELECT m, collect_list(id) AS l FROM f GROUP BY m HAVING count(*) > 1",
     "SELECT m, collect_list(id) AS l FROM f GROUP BY ROLLUP(m)",
+    # a UNION ALL's branches: tasks of their own, each falling back on its own
+    "SELECT m, collect_list(id) AS l, first(s) AS f FROM (SELECT id, m, s FROM f UNION ALL SELECT id, m, s FROM f WHERE k > 0) GROUP BY m",
 ]
 
 
