@@ -6270,8 +6270,9 @@ PyDoc_STRVAR(spark_aggregate_doc,
              "Arrow's decimal128), NULL where a running total passes 38 digits;\n"
              "kind -3: Spark's sum of each list of doubles (x float64), added in order, NULL for a NULL or empty list;\n"
              "kind -4: Spark's percentile_approx of each list of doubles (x float64, in order) at the percentages y\n"
-             "(float64) with `accuracy`: len(y) doubles a list, NULL for a NULL or empty list; `before` (int64 a list,\n"
-             "-1 for none) the values of each list before Spark's hash aggregation fell back to sorting;\n"
+             "(float64) with `accuracy`: len(y) doubles a list, NULL for a NULL or empty list;\n"
+             "`before` (kinds -4, -3 and >= 0; int64 a list, -1 for none) the values of each list before Spark's hash\n"
+             "aggregation fell back to sorting (`accuracy` 0 for kinds other than -4);\n"
              "kind >= 0: spark_moments_column's kind over each list of doubles (y for the covariances and corr).\n"
              "offsets: length + 1 int64 into x (and y); valid: one byte per list, 0 for a NULL list.");
 
@@ -6288,8 +6289,8 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
     width = kind == -2 ? 16 : kind == -1 ? (int64_t)sizeof(int64_t) : (int64_t)sizeof(double);
     if (kind == -4) per_list = (int64_t)(y.len / (Py_ssize_t)sizeof(double));
     if (length < 0 || valid.len < length || kind < -4 || kind >= SPARK_MOMENT_KINDS
-        || (kind == -4 && (per_list <= 0 || accuracy <= 0 || accuracy > 2147483647LL
-                           || (before.buf != NULL && before.len != length * (Py_ssize_t)sizeof(int64_t))))) {
+        || (before.buf != NULL && (kind == -1 || kind == -2 || before.len != length * (Py_ssize_t)sizeof(int64_t)))
+        || (kind == -4 && (per_list <= 0 || accuracy <= 0 || accuracy > 2147483647LL))) {
         PyErr_SetString(PyExc_ValueError, "spark_aggregate: bad kind, offsets or validity");
         goto done;
     }
@@ -6319,13 +6320,15 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
                                          (unsigned char *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
     else if (kind == -3)
         nulls = spark_double_sum_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const double *)x.buf,
-                                        (double *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
+                                        (const int64_t *)before.buf, (double *)PyBytes_AS_STRING(values),
+                                        (uint8_t *)PyBytes_AS_STRING(validity));
     else if (kind == -1)
         nulls = spark_long_sum_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const int64_t *)x.buf,
                                       (int64_t *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
     else
         nulls = spark_moments_column(kind, (const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const double *)x.buf,
-                                     (const double *)y.buf, (double *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
+                                     (const double *)y.buf, (const int64_t *)before.buf, (double *)PyBytes_AS_STRING(values),
+                                     (uint8_t *)PyBytes_AS_STRING(validity));
     result = Py_BuildValue("LOO", (long long)nulls, values, validity);
 done:
     Py_XDECREF(values);

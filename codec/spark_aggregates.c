@@ -149,32 +149,52 @@ static double evaluate_comoments(int kind, comoments b, uint8_t *valid) {
     return divide(b.ck, sqrt(b.x_mk * b.y_mk), valid);
 }
 
-/* regr_*(y, x) over pairs (Spark's linearRegression.scala): a kind's buffers over the values in
- * order, empty ones merged into them, then its evaluation. */
-static double evaluate_regression(int kind, const double *y, const double *x, int64_t begin, int64_t end, uint8_t *valid) {
+/* The task's buffer of the values [begin, end): fed in order, or where Spark's hash aggregation
+ * fell back to sorting after the value at `cut` (begin <= cut <= end, cut < 0 for none), the
+ * later values' new buffer with the kept buffer of the earlier ones merged into it (an empty new
+ * buffer where no value came later: SortBasedAggregator). */
+static moments task_moments(const double *x, int64_t begin, int64_t end, int64_t cut, int order) {
     int64_t j;
-    comoments c = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, empty_c = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-    moments m = {0.0, 0.0, 0.0, 0.0, 0.0}, empty_m = {0.0, 0.0, 0.0, 0.0, 0.0};
+    moments later = {0.0, 0.0, 0.0, 0.0, 0.0}, kept = {0.0, 0.0, 0.0, 0.0, 0.0};
+    if (cut <= begin) cut = begin;
+    for (j = cut; j < end; j++) update_moments(&later, x[j], order);
+    if (cut == begin) return later;
+    for (j = begin; j < cut; j++) update_moments(&kept, x[j], order);
+    return merge_moments(later, kept, order);
+}
+
+static comoments task_comoments(const double *x, const double *y, int64_t begin, int64_t end, int64_t cut) {
+    int64_t j;
+    comoments later = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, kept = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    if (cut <= begin) cut = begin;
+    for (j = cut; j < end; j++) update_comoments(&later, x[j], y[j]);
+    if (cut == begin) return later;
+    for (j = begin; j < cut; j++) update_comoments(&kept, x[j], y[j]);
+    return merge_comoments(later, kept);
+}
+
+/* regr_*(y, x) over pairs (Spark's linearRegression.scala): a kind's buffers over the values in
+ * order (split at `cut` as task_moments does), empty ones merged into them, then its evaluation. */
+static double evaluate_regression(int kind, const double *y, const double *x, int64_t begin, int64_t end, int64_t cut, uint8_t *valid) {
+    comoments c, empty_c = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    moments m, empty_m = {0.0, 0.0, 0.0, 0.0, 0.0};
     *valid = 1;
     switch (kind) {
     case SPARK_REGR_SXX:
     case SPARK_REGR_SYY:
         /* RegrReplacement of x (of y): the second moment */
-        for (j = begin; j < end; j++) update_moments(&m, kind == SPARK_REGR_SXX ? x[j] : y[j], 2);
-        m = merge_moments(m, empty_m, 2);
+        m = merge_moments(task_moments(kind == SPARK_REGR_SXX ? x : y, begin, end, cut, 2), empty_m, 2);
         if (m.n == 0.0) *valid = 0;
         return m.m2;
     case SPARK_REGR_SXY:
         /* Covariance(y, x): its ck */
-        for (j = begin; j < end; j++) update_comoments(&c, y[j], x[j]);
-        c = merge_comoments(c, empty_c);
+        c = merge_comoments(task_comoments(y, x, begin, end, cut), empty_c);
         if (c.n == 0.0) *valid = 0;
         return c.ck;
     case SPARK_REGR_R2: {
         /* PearsonCorrelation(y, x) (its "x" is y here): NULL where x is constant, else 1 where y is */
         double corr;
-        for (j = begin; j < end; j++) update_comoments(&c, y[j], x[j]);
-        c = merge_comoments(c, empty_c);
+        c = merge_comoments(task_comoments(y, x, begin, end, cut), empty_c);
         if (c.y_mk == 0.0) {
             *valid = 0;
             return 0.0;
@@ -184,12 +204,8 @@ static double evaluate_regression(int kind, const double *y, const double *x, in
         return corr * corr;
     }
     default: /* SPARK_REGR_SLOPE, SPARK_REGR_INTERCEPT: CovPopulation(x, y) and VariancePop(x) */
-        for (j = begin; j < end; j++) {
-            update_comoments(&c, x[j], y[j]);
-            update_moments(&m, x[j], 2);
-        }
-        c = merge_comoments(c, empty_c);
-        m = merge_moments(m, empty_m, 2);
+        c = merge_comoments(task_comoments(x, y, begin, end, cut), empty_c);
+        m = merge_moments(task_moments(x, begin, end, cut, 2), empty_m, 2);
         if (m.m2 == 0.0) {
             *valid = 0;
             return 0.0;
@@ -199,25 +215,31 @@ static double evaluate_regression(int kind, const double *y, const double *x, in
     }
 }
 
+/* Where the hash aggregation fell back to sorting, the end of the values of list i it kept
+ * (`before` its count of them, -1 for none); else -1. */
+static int64_t fallback_cut(const int64_t *before, int64_t i, int64_t begin, int64_t end) {
+    if (before == NULL || before[i] < 0) return -1;
+    return before[i] < end - begin ? begin + before[i] : end;
+}
+
 int64_t spark_moments_column(int kind, const int64_t *offsets, const uint8_t *valid, int64_t length,
-                             const double *x, const double *y, double *out, uint8_t *out_valid) {
-    int64_t i, j, nulls = 0;
+                             const double *x, const double *y, const int64_t *before, double *out, uint8_t *out_valid) {
+    int64_t i, nulls = 0;
     if (kind < 0 || kind >= SPARK_MOMENT_KINDS) return -1;
     for (i = 0; i < length; i++) {
         uint8_t ok = 0;
         double result = 0.0;
+        int64_t begin = offsets[i], end = offsets[i + 1], cut = fallback_cut(before, i, begin, end);
         if (valid[i] && kind >= SPARK_REGR_SXX) {
-            result = evaluate_regression(kind, x, y, offsets[i], offsets[i + 1], &ok);
+            result = evaluate_regression(kind, x, y, begin, end, cut, &ok);
         } else if (valid[i]) {
             if (kind >= SPARK_COVAR_POP) {
-                comoments b = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0}, empty = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-                for (j = offsets[i]; j < offsets[i + 1]; j++) update_comoments(&b, x[j], y[j]);
-                result = evaluate_comoments(kind, merge_comoments(b, empty), &ok);
+                comoments empty = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+                result = evaluate_comoments(kind, merge_comoments(task_comoments(x, y, begin, end, cut), empty), &ok);
             } else {
                 int order = moment_order(kind);
-                moments b = {0.0, 0.0, 0.0, 0.0, 0.0}, empty = {0.0, 0.0, 0.0, 0.0, 0.0};
-                for (j = offsets[i]; j < offsets[i + 1]; j++) update_moments(&b, x[j], order);
-                result = evaluate_moments(kind, merge_moments(b, empty, order), &ok);
+                moments empty = {0.0, 0.0, 0.0, 0.0, 0.0};
+                result = evaluate_moments(kind, merge_moments(task_moments(x, begin, end, cut, order), empty, order), &ok);
             }
         }
         out[i] = ok ? result : 0.0;
@@ -265,14 +287,20 @@ int64_t spark_decimal_sum_column(const int64_t *offsets, const uint8_t *valid, i
     return nulls;
 }
 
-int64_t spark_double_sum_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const double *x, double *out,
-                                uint8_t *out_valid) {
+int64_t spark_double_sum_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const double *x,
+                                const int64_t *before, double *out, uint8_t *out_valid) {
     int64_t i, j, nulls = 0;
     for (i = 0; i < length; i++) {
-        /* Sum's update, coalesce(sum, 0.0) + x, row by row; merged with the empty buffer unchanged */
-        double sum = 0.0;
+        /* Sum's update, coalesce(sum, 0.0) + x, row by row; merged with the empty buffer unchanged.
+         * Past the hash aggregation's fallback the later values' sum comes first, the kept one
+         * added to it (Sum.merge: left + right) */
+        double sum = 0.0, kept = 0.0;
+        int64_t cut = fallback_cut(before, i, offsets[i], offsets[i + 1]);
         uint8_t ok = valid[i] != 0 && offsets[i + 1] > offsets[i];
-        for (j = offsets[i]; ok && j < offsets[i + 1]; j++) sum = sum + x[j];
+        if (cut <= offsets[i]) cut = offsets[i];
+        for (j = cut; ok && j < offsets[i + 1]; j++) sum = sum + x[j];
+        for (j = offsets[i]; ok && j < cut; j++) kept = kept + x[j];
+        if (cut > offsets[i]) sum = cut < offsets[i + 1] ? sum + kept : kept;
         out[i] = ok ? sum : 0.0;
         out_valid[i] = ok;
         nulls += !ok;

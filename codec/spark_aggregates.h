@@ -18,7 +18,7 @@ enum spark_moment_kind {
  * value, the empty buffer merged into it, then the evaluation, with Spark's NULLs. Writes
  * out[i] and out_valid[i]; returns the number of NULL results, or -1 for an unknown kind. */
 int64_t spark_moments_column(int kind, const int64_t *offsets, const uint8_t *valid, int64_t length,
-                             const double *x, const double *y, double *out, uint8_t *out_valid);
+                             const double *x, const double *y, const int64_t *before, double *out, uint8_t *out_valid);
 
 /* For each list of longs, Spark's ANSI sum row by row: out_valid[i] 0 where the list is NULL or a
  * running total overflows a long. Returns the number of NULL results. */
@@ -35,8 +35,8 @@ int64_t spark_decimal_sum_column(const int64_t *offsets, const uint8_t *valid, i
 
 /* For each list of doubles, Spark's sum of doubles row by row (from 0.0, in list order):
  * out_valid[i] 0 where the list is NULL or empty. Returns the number of NULL results. */
-int64_t spark_double_sum_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const double *x, double *out,
-                                uint8_t *out_valid);
+int64_t spark_double_sum_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const double *x,
+                                const int64_t *before, double *out, uint8_t *out_valid);
 
 /* For each list of doubles (in order: each row's value as Spark converts it), Spark's
  * percentile_approx at each of the `npercentages` percentages with `accuracy`: its

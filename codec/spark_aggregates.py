@@ -87,9 +87,14 @@ def _result(result: tuple[int, bytes, bytes], arrow_type: pa.DataType, dtype: ty
     return pa.array(np.frombuffer(values, dtype=dtype), type=arrow_type, mask=mask)
 
 
-def spark_moments(kind: str, x: pa.Array | pa.ChunkedArray, y: pa.Array | pa.ChunkedArray | None = None) -> pa.Array:
+def spark_moments(
+    kind: str, x: pa.Array | pa.ChunkedArray, y: pa.Array | pa.ChunkedArray | None = None, fallback: pa.Array | pa.ChunkedArray | None = None
+) -> pa.Array:
     """Spark's ``kind`` of each list of doubles (of pairs, for the covariances and ``corr``), the
-    values taken in list order.
+    values taken in list order. Where ``fallback`` (one place per list, of lists of positioned
+    values) is not NULL, the task's hash aggregation fell back to sorting after the row at that
+    place: the later values fill a new buffer, the one of the values up to the place merged into
+    it (``SortBasedAggregator``; an empty new buffer where none came later).
 
     Example:
         >>> lists = pa.array([[1.0, 2.0, 4.0], [3.0], None])
@@ -102,6 +107,7 @@ def spark_moments(kind: str, x: pa.Array | pa.ChunkedArray, y: pa.Array | pa.Chu
         kind: one of :data:`MOMENT_KINDS`.
         x: lists of doubles (or of values that widen to them), with no NULL inside.
         y: for :data:`BIVARIATE_KINDS`, the second values, lists as long as ``x``'s.
+        fallback: for lists of positioned values, the place where each list is split (NULL: none).
 
     Returns:
         A float64 array, one value per list, NULL where Spark's is.
@@ -114,6 +120,7 @@ def spark_moments(kind: str, x: pa.Array | pa.ChunkedArray, y: pa.Array | pa.Chu
         raise ValueError(f"spark_moments: {kind} with {1 if y is None else 2} lists is not one of {MOMENT_KINDS}")
     if _native is None:
         raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    before = _split(x, fallback)
     offsets, valid, xs = _lists(x, pa.float64())
     ys = b""
     if y is not None:
@@ -121,8 +128,22 @@ def spark_moments(kind: str, x: pa.Array | pa.ChunkedArray, y: pa.Array | pa.Chu
         if y_offsets != offsets:
             raise ValueError("spark_moments: the lists of x and y differ in length")
         ys = _buffer(y_values, np.float64)
-    result = _native.spark_aggregate(MOMENT_KINDS.index(kind), offsets, valid, _buffer(xs, np.float64), ys)
+    result = _native.spark_aggregate(MOMENT_KINDS.index(kind), offsets, valid, _buffer(xs, np.float64), ys, *((0, before) if before else ()))
     return _result(result, pa.float64(), np.float64)
+
+
+def _split(lists: pa.Array | pa.ChunkedArray, fallback: pa.Array | pa.ChunkedArray | None) -> bytes:
+    """:func:`_values_before` of positioned ``lists`` where some ``fallback`` place is not NULL,
+    else no bytes."""
+    if fallback is None or fallback.null_count == len(fallback):
+        return b""
+    if isinstance(lists, pa.ChunkedArray):
+        lists = lists.combine_chunks()
+    if isinstance(lists, pa.LargeListArray):
+        lists = lists.cast(pa.list_(lists.type.value_type))
+    if not pa.types.is_struct(lists.type.value_type):
+        return b""
+    return _values_before(lists, fallback)
 
 
 def spark_long_sum(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -141,9 +162,11 @@ def spark_long_sum(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
     return _sum(-1, lists, pa.int64(), np.int64)
 
 
-def spark_double_sum(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
+def spark_double_sum(lists: pa.Array | pa.ChunkedArray, fallback: pa.Array | pa.ChunkedArray | None = None) -> pa.Array:
     """Spark's ``sum`` of each list of doubles, added in list order (its last bits depend on the
-    order): NULL for a NULL or empty list.
+    order): NULL for a NULL or empty list. Where ``fallback`` (as :func:`spark_moments` takes it)
+    is not NULL, the sum of the values after that place comes first, the sum of the others added
+    to it (``Sum``'s merge).
 
     Example:
         >>> spark_double_sum(pa.array([[0.1, 0.2, 0.3], [0.3, 0.2, 0.1], None])).to_pylist()
@@ -151,20 +174,23 @@ def spark_double_sum(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
         >>> items = pa.array([[{"v": 0.3, "o": 2}, {"v": 0.1, "o": 0}, {"v": 0.2, "o": 1}]])
         >>> spark_double_sum(items).to_pylist()
         [0.6000000000000001]
+        >>> spark_double_sum(items, pa.array([0])).to_pylist()
+        [0.6]
 
     Raises:
         NativeUnsupportedError: no compiled kernel.
         ValueError: a NULL inside a list.
     """
-    return _sum(-3, lists, pa.float64(), np.float64)
+    return _sum(-3, lists, pa.float64(), np.float64, _split(lists, fallback))
 
 
-def _sum(kind: int, lists: pa.Array | pa.ChunkedArray, value_type: pa.DataType, dtype: type) -> pa.Array:
-    """The kernel's sum ``kind`` (-1 of longs, -3 of doubles) of each list, in list order."""
+def _sum(kind: int, lists: pa.Array | pa.ChunkedArray, value_type: pa.DataType, dtype: type, before: bytes = b"") -> pa.Array:
+    """The kernel's sum ``kind`` (-1 of longs, -3 of doubles) of each list, in list order (split
+    where ``before`` says: :func:`_values_before`)."""
     if _native is None:
         raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
     offsets, valid, values = _lists(lists, value_type)
-    return _result(_native.spark_aggregate(kind, offsets, valid, _buffer(values, dtype), b""), value_type, dtype)
+    return _result(_native.spark_aggregate(kind, offsets, valid, _buffer(values, dtype), b"", *((0, before) if before else ())), value_type, dtype)
 
 
 def spark_decimal_sum(lists: pa.Array | pa.ChunkedArray) -> pa.Array:

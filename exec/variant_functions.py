@@ -928,13 +928,13 @@ def _moment_function(kind: str) -> Callable[..., pa.Array]:
     in list order (:func:`vpush.codec.spark_aggregates.spark_moments`)."""
     if kind in BIVARIATE_KINDS:
 
-        def pairs(x: pa.Array, y: pa.Array) -> pa.Array:
-            return spark_moments(kind, x, y)
+        def pairs(x: pa.Array, y: pa.Array, fallback: pa.Array) -> pa.Array:
+            return spark_moments(kind, x, y, fallback)
 
         return pairs
 
-    def values(x: pa.Array) -> pa.Array:
-        return spark_moments(kind, x)
+    def values(x: pa.Array, fallback: pa.Array) -> pa.Array:
+        return spark_moments(kind, x, fallback=fallback)
 
     return values
 
@@ -1124,7 +1124,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     NUMBER_FORMAT_FUNCTION: (_guarded(_number_format, "a number format"), ["VARCHAR", "VARCHAR", "INTEGER"], "VARCHAR"),
     APPROX_COUNT_DISTINCT_FUNCTION: (_guarded(_approx_count_distinct, "approx_count_distinct"), ["BIGINT[]", "INTEGER"], "BIGINT"),
     **{
-        moment_function(kind): (_guarded(_moment_function(kind), kind), [_POSITIONED_DOUBLES] * (1 + (kind in BIVARIATE_KINDS)), "DOUBLE")
+        moment_function(kind): (_guarded(_moment_function(kind), kind), [_POSITIONED_DOUBLES] * (1 + (kind in BIVARIATE_KINDS)) + ["BIGINT"], "DOUBLE")
         for kind in MOMENT_KINDS
     },
     **{
@@ -1132,7 +1132,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
         for duck, function in MODE_FUNCTIONS.items()
     },
     LONG_SUM_FUNCTION: (_guarded(spark_long_sum, "sum"), [f"STRUCT({POSITIONED_VALUE} BIGINT, {POSITION} BIGINT)[]"], "BIGINT"),
-    DOUBLE_SUM_FUNCTION: (_guarded(spark_double_sum, "sum"), [_POSITIONED_DOUBLES], "DOUBLE"),
+    DOUBLE_SUM_FUNCTION: (_guarded(spark_double_sum, "sum"), [_POSITIONED_DOUBLES, "BIGINT"], "DOUBLE"),
     PERCENTILE_APPROX_FUNCTION: (_guarded(_percentile_approx, "percentile_approx"), [_POSITIONED_DOUBLES, "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE[]"),
 }
 """name -> (the Arrow function, DuckDB parameter types, DuckDB result type)."""

@@ -30,6 +30,12 @@ place after the branches before it). These aggregates take their rows in that or
   same cheap check (the count times the largest magnitude) and, where it fails, the values
   added in order (:func:`ordered_decimal_total`).
 
+With GROUP BY beside a typed aggregate (``collect_list``, ``string_agg``, ``percentile_approx``, ...:
+:func:`object_hash_aggregation`), Spark's ``ObjectHashAggregateExec`` falls back to sorting past
+128 groups (:func:`hash_fallback_place`): each group's rows after that place fill a new buffer and
+the kept one is merged into it, which these aggregates follow (:func:`split_at_fallback`, the
+kernel's split of positioned lists).
+
 With several tasks (files), Spark merges each task's buffer in task order; vpush emulates one
 task, which gives the same rows in the same order, and the same answer except in the last bits
 of the floating-point aggregates.
@@ -49,7 +55,9 @@ __all__ = [
     "DOUBLE_SUM_FUNCTION", "MODE_FUNCTIONS", "PERCENTILE_APPROX_FUNCTION", "ORDER_FREE_PERCENTILE_ROWS", "percentile_approx_call",
     "HASH_FALLBACK_GROUPS", "hash_fallback_place", "MOMENT_FUNCTIONS", "ordered_mode", "ordered_double_sum", "positioned_list", "window_in_order", "ORDERED_CHOICE_FUNCTION", "LONG_SUM_FUNCTION", "choose_ordered", "first_or_last", "last_of_ties",
     "moment_call", "moment_function", "ordered", "ordered_choice", "ordered_decimal_total", "ordered_long_sum", "scan_order", "SORTS_KEPT",
-    "exclude_from_stars", "spark_keeps_sorts",
+    "exclude_from_stars", "spark_keeps_sorts", "OBJECT_HASH", "object_hash_aggregation", "split_at_fallback", "positioned_items",
+    "values_of", "field_of", "at", "collected_past_fallback", "joined_past_fallback", "first_or_last_past_fallback",
+    "extreme_past_fallback",
 ]
 
 ORDERED_CHOICE_FUNCTION = "vpush_ordered_choice"
@@ -414,11 +422,19 @@ def hash_fallback_place(order: exp.Column) -> exp.Expression | None:
     return exp.Case(ifs=[exp.If(this=exp.LT(this=nth, expression=last), true=nth.copy())])
 
 
-def ordered_double_sum(value: exp.Expr, order: exp.Column, condition: exp.Expr | None, functions: dict[str, SparkType]) -> exp.Expression:
+def ordered_double_sum(
+    value: exp.Expr, order: exp.Column, condition: exp.Expr | None, functions: dict[str, SparkType], fallback: exp.Expr | None = None,
+) -> exp.Expression:
     """Spark's ``sum`` of ``value`` as doubles, added in ``order`` (NULL where no row has one);
-    ``condition`` is the aggregate's FILTER."""
+    ``condition`` is the aggregate's FILTER, ``fallback`` the place after which Spark's hash
+    aggregation fell back to sorting (:func:`hash_fallback_place`; None or NULL where it did not)."""
     functions[DOUBLE_SUM_FUNCTION] = AtomicType("double")
-    return exp.Anonymous(this=DOUBLE_SUM_FUNCTION, expressions=[positioned_list(value, "DOUBLE", order, _both(condition, _present(value)))])
+    values = positioned_list(value, "DOUBLE", order, _both(condition, _present(value)))
+    return exp.Anonymous(this=DOUBLE_SUM_FUNCTION, expressions=[values, _place(fallback)])
+
+
+def _place(fallback: exp.Expr | None) -> exp.Expr:
+    return fallback if fallback is not None else exp.cast(exp.Null(), exp.DataType.build("BIGINT"))
 
 
 _BY_ROW = (exp.RowNumber, exp.Lag, exp.Lead, exp.Ntile)
@@ -463,11 +479,13 @@ def _present(value: exp.Expr) -> exp.Expr:
 
 
 def moment_call(
-    kind: str, values: list[exp.Expr], order: exp.Column | None, condition: exp.Expr | None, functions: dict[str, SparkType]
+    kind: str, values: list[exp.Expr], order: exp.Column | None, condition: exp.Expr | None, functions: dict[str, SparkType],
+    fallback: exp.Expr | None = None,
 ) -> exp.Expression:
     """The engine call of the moment ``kind`` over the lists of its arguments as doubles, in
     ``order``, leaving out the rows where one is NULL (Spark's update skips them) and those
-    ``condition`` (an aggregate's FILTER) leaves out."""
+    ``condition`` (an aggregate's FILTER) leaves out; ``fallback`` as :func:`ordered_double_sum`
+    takes it."""
     kept: exp.Expr | None = condition
     for value in values:
         kept = _both(kept, _present(value))
@@ -475,7 +493,7 @@ def moment_call(
     if (kind in BIVARIATE_KINDS) != (len(values) == 2):
         raise ValueError(f"{kind} takes {'two' if kind in BIVARIATE_KINDS else 'one'} argument(s)")
     functions[moment_function(kind)] = AtomicType("double")
-    return exp.Anonymous(this=moment_function(kind), expressions=lists)
+    return exp.Anonymous(this=moment_function(kind), expressions=[*lists, _place(fallback)])
 
 
 def last_of_ties(call: exp.ArgMax | exp.ArgMin, key: exp.Expr, order: exp.Column) -> exp.Expression:
@@ -601,3 +619,178 @@ def ordered_mode(value: exp.Expr, duck: str, order: exp.Column) -> exp.Expr | No
     if order.meta.get(_WIDE_ORDER):
         return None
     return exp.Anonymous(this=MODE_FUNCTIONS[duck], expressions=[positioned_list(value, duck, order, _present(value))])
+
+
+OBJECT_HASH = "vpush_object_hash"
+"""The meta key on a SELECT that Spark aggregates by ``ObjectHashAggregateExec`` (GROUP BY and a
+``TypedImperativeAggregate`` among its aggregates: :func:`object_hash_aggregation`)."""
+
+_TYPED_IMPERATIVE = (
+    exp.ArrayAgg, exp.ArrayUniqueAgg, exp.GroupConcat, exp.Quantile, exp.Median, exp.Mode, exp.ApproxQuantile, exp.ApproxTopK,
+    exp.PercentileCont, exp.PercentileDisc,
+)
+_TYPED_IMPERATIVE_NAMES = frozenset({
+    "histogram_numeric", "count_min_sketch", "hll_sketch_agg", "hll_union_agg", "kll_sketch_agg_bigint", "kll_sketch_agg_float",
+    "kll_sketch_agg_double", "theta_sketch_agg", "theta_union_agg", "theta_intersection_agg",
+})
+
+
+def object_hash_aggregation(select: exp.Select) -> bool:
+    """Whether Spark aggregates ``select``'s rows by ``ObjectHashAggregateExec``: it has GROUP BY
+    and a ``TypedImperativeAggregate`` (``collect_list``, ``collect_set``, ``string_agg``,
+    ``percentile``, ``percentile_approx``, ``median``, ``mode``, ``histogram_numeric``, the
+    sketches, ...: measured with Spark 4.3's EXPLAIN) among its aggregates, which every other
+    aggregate of the SELECT then shares. Without such an aggregate Spark's ``HashAggregateExec``
+    (or ``SortAggregateExec``) keeps its groups as they come, past 128 of them too.
+
+    Example:
+        >>> from sqlglot import parse_one
+        >>> object_hash_aggregation(parse_one("SELECT g, first(x), collect_list(y) FROM t GROUP BY g", read="spark"))
+        True
+        >>> object_hash_aggregation(parse_one("SELECT g, first(x) FROM t GROUP BY g", read="spark"))
+        False
+    """
+    if select.args.get("group") is None:
+        return False
+    for node in _own_nodes(select):
+        if isinstance(node, exp.AggFunc) and isinstance(node.parent, exp.Window):
+            continue
+        if isinstance(node, _TYPED_IMPERATIVE) or (isinstance(node, exp.Anonymous) and node.name.lower() in _TYPED_IMPERATIVE_NAMES):
+            return True
+    return False
+
+
+_SPLIT, _ITEM = "__vpush_split", "__vpush_item"
+_LATEST_PLACE = 2**63 - 1
+
+
+def split_at_fallback(items: exp.Expr, place: exp.Expr, body: Callable[[exp.Expr, exp.Expr], exp.Expr]) -> exp.Expression:
+    """``body(later, earlier)`` of a group's positioned ``items`` (structs with a field
+    :data:`~vpush.codec.spark_aggregates.POSITION`) split at the fallback ``place``
+    (:func:`hash_fallback_place`, NULL where Spark's hash aggregation does not fall back): the
+    items placed after it (which Spark's ``SortBasedAggregator`` feeds to a new buffer) and those
+    at or before it (the buffer kept in the hash map, merged into the new one), each list in the
+    items' order; ``items`` and ``place`` computed once (bound in a one-element ``list_transform``).
+
+    Example:
+        >>> split = split_at_fallback(exp.column("l"), exp.column("p"), lambda a, b: exp.Anonymous(this="list_concat", expressions=[a, b]))
+        >>> split.sql("duckdb")[:100]
+        "LIST_EXTRACT(LIST_TRANSFORM([{'s': l, 'p': COALESCE(p, 9223372036854775807)}], LAMBDA __vpush_split "
+    """
+    bound = exp.Struct(expressions=[
+        exp.PropertyEQ(this=exp.to_identifier("s"), expression=items),
+        exp.PropertyEQ(this=exp.to_identifier("p"), expression=exp.Coalesce(this=place, expressions=[exp.Literal.number(_LATEST_PLACE)])),
+    ])
+    split = exp.to_identifier(_SPLIT)
+
+    def part(later: bool) -> exp.Expression:
+        position = exp.column(POSITION, table=_ITEM)
+        cut = exp.column("p", table=_SPLIT)
+        test = exp.GT(this=position, expression=cut) if later else exp.LTE(this=position, expression=cut)
+        return exp.Anonymous(this="list_filter", expressions=[exp.column("s", table=_SPLIT), exp.Lambda(this=test, expressions=[exp.to_identifier(_ITEM)])])
+
+    once = exp.Anonymous(this="list_transform", expressions=[
+        exp.Array(expressions=[bound]), exp.Lambda(this=body(part(True), part(False)), expressions=[split])])
+    return exp.Anonymous(this="list_extract", expressions=[once, exp.Literal.number(1)])
+
+
+def positioned_items(fields: dict[str, exp.Expr], order: exp.Column, condition: exp.Expr | None) -> exp.Expr:
+    """The list of each group's rows as structs of ``fields`` and their place in ``order``
+    (:data:`~vpush.codec.spark_aggregates.POSITION`), in that order, where ``condition`` holds."""
+    item = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier(name), expression=value.copy()) for name, value in fields.items()]
+                      + [exp.PropertyEQ(this=exp.to_identifier(POSITION), expression=order.copy())])
+    return _filtered(exp.Anonymous(this="list", expressions=[ordered(item, order)]), condition)
+
+
+def values_of(items: exp.Expr, field: str = POSITIONED_VALUE) -> exp.Expression:
+    """The field ``field`` of each item of the list ``items``."""
+    return exp.Anonymous(this="list_transform", expressions=[
+        items, exp.Lambda(this=exp.column(field, table=_ITEM), expressions=[exp.to_identifier(_ITEM)])])
+
+
+def field_of(item: exp.Expr, field: str = POSITIONED_VALUE) -> exp.Expression:
+    """The field ``field`` of the struct ``item``."""
+    return exp.Anonymous(this="struct_extract", expressions=[item, exp.Literal.string(field)])
+
+
+def at(items: exp.Expr, index: int) -> exp.Expression:
+    """The item of the list ``items`` at the 1-based ``index`` (-1: the last), NULL past its end."""
+    return exp.Anonymous(this="list_extract", expressions=[items, exp.Literal.number(index)])
+
+
+def _concatenated(later: exp.Expr, earlier: exp.Expr) -> exp.Expression:
+    # Collect.merge appends the kept buffer's values to the new one's
+    return exp.Anonymous(this="list_concat", expressions=[later, earlier])
+
+
+def collected_past_fallback(value: exp.Expr, order: exp.Column, place: exp.Expr, condition: exp.Expr | None = None) -> exp.Expression:
+    """Spark's ``collect_list`` of ``value`` where its hash aggregation may fall back at ``place``
+    (:func:`hash_fallback_place`): the values of a group's later rows first, then those of its
+    rows up to the place, each part in ``order`` (NULLs left out, and the rows where the FILTER
+    ``condition`` does not hold; NULL for no value).
+
+    Example:
+        >>> call = collected_past_fallback(exp.column("x"), exp.column("o"), exp.column("p"))
+        >>> call.sql("duckdb")[:80]
+        "LIST_EXTRACT(LIST_TRANSFORM([{'s': LIST({'v': x, 'o': o} ORDER BY o ASC) FILTER("
+    """
+    items = positioned_items({POSITIONED_VALUE: value}, order, _both(condition, _present(value)))
+    return split_at_fallback(items, place, lambda later, earlier: values_of(_concatenated(later, earlier)))
+
+
+def joined_past_fallback(
+    value: exp.Expr, separator: exp.Expr, order: exp.Column, place: exp.Expr, condition: exp.Expr | None = None,
+) -> exp.Expression:
+    """Spark's ``string_agg``/``listagg`` of the strings ``value`` joined by ``separator`` where its
+    hash aggregation may fall back at ``place``: as :func:`collected_past_fallback` orders them
+    (``ListAgg`` collects as ``collect_list`` does); NULL for no value; ``condition`` its FILTER."""
+    items = positioned_items({POSITIONED_VALUE: value}, order, _both(condition, _present(value)))
+
+    def joined(later: exp.Expr, earlier: exp.Expr) -> exp.Expression:
+        both = _concatenated(later, earlier)
+        text = exp.Anonymous(this="array_to_string", expressions=[values_of(both), separator.copy()])
+        empty = exp.EQ(this=exp.Coalesce(this=exp.Anonymous(this="len", expressions=[both.copy()]), expressions=[exp.Literal.number(0)]),
+                       expression=exp.Literal.number(0))
+        return exp.Case(ifs=[exp.If(this=empty, true=exp.Null())], default=text)
+
+    return split_at_fallback(items, place, joined)
+
+
+def first_or_last_past_fallback(value: exp.Expr, last: bool, order: exp.Column, place: exp.Expr, condition: exp.Expr | None) -> exp.Expression:
+    """Spark's ``first``/``last`` of ``value`` (over the rows where ``condition`` holds: IGNORE
+    NULLS) where its hash aggregation may fall back at ``place``: ``First.merge`` keeps the new
+    buffer's value where it has one (the first of the later rows), else the kept one's;
+    ``Last.merge`` the kept buffer's (the last of the rows up to the place), else the new one's."""
+    items = positioned_items({POSITIONED_VALUE: value}, order, condition)
+
+    def pick(later: exp.Expr, earlier: exp.Expr) -> exp.Expression:
+        chosen = exp.Coalesce(this=at(earlier, -1), expressions=[at(later, -1)]) if last else exp.Coalesce(
+            this=at(later, 1), expressions=[at(earlier, 1)])
+        return field_of(chosen)
+
+    return split_at_fallback(items, place, pick)
+
+
+def extreme_past_fallback(
+    call: exp.ArgMax | exp.ArgMin, key: exp.Expr, order: exp.Column, place: exp.Expr, condition: exp.Expr | None = None,
+) -> exp.Expression:
+    """Spark's ``max_by``/``min_by`` (``call``, ordered by ``key``) where its hash aggregation may
+    fall back at ``place``: each part's value at its extreme key, the last of the rows tied on it
+    (:func:`last_of_ties`); ``MaxMinBy``'s merge keeps the new buffer's (the later rows') only
+    where its key is strictly better than the kept one's. ``condition`` is its FILTER."""
+    most = isinstance(call, exp.ArgMax)
+    rank = order.copy() if most else exp.Neg(this=order.copy())
+    # sorted by the key, then the place (negated for min_by): the first item is the part's choice
+    items = positioned_items({"k": key, "q": rank, POSITIONED_VALUE: call.this}, order, _both(condition, _present(key)))
+
+    def pick(later: exp.Expr, earlier: exp.Expr) -> exp.Expression:
+        best = [at(exp.Anonymous(this="list_sort", expressions=[part, exp.Literal.string("DESC" if most else "ASC")]), 1)
+                for part in (later, earlier)]
+        better = (exp.GT if most else exp.LT)(this=field_of(best[0], "k"), expression=field_of(best[1].copy(), "k"))
+        return exp.Case(ifs=[
+            exp.If(this=exp.Is(this=best[1].copy(), expression=exp.Null()), true=field_of(best[0].copy())),
+            exp.If(this=exp.Is(this=best[0].copy(), expression=exp.Null()), true=field_of(best[1].copy())),
+            exp.If(this=better, true=field_of(best[0].copy())),
+        ], default=field_of(best[1].copy()))
+
+    return split_at_fallback(items, place, pick)

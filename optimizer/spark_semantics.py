@@ -89,7 +89,13 @@ from vpush.optimizer.spark_order import (
     HASH_FALLBACK_GROUPS,
     MODE_FUNCTIONS,
     MOMENT_FUNCTIONS,
+    OBJECT_HASH,
     ORDER_FREE_PERCENTILE_ROWS,
+    collected_past_fallback,
+    extreme_past_fallback,
+    first_or_last_past_fallback,
+    joined_past_fallback,
+    object_hash_aggregation,
     hash_fallback_place,
     percentile_approx_call,
     SORTS_KEPT,
@@ -1895,8 +1901,66 @@ class _Rewriter:
         self.typer.types[id(call)] = AtomicType("timestamp")
         return call
 
+    def _fallback(self, called: str) -> tuple[exp.Expression | None, exp.Expression | None] | None:
+        """Where Spark's aggregation of the SELECT is an ``ObjectHashAggregateExec`` (GROUP BY
+        beside ``collect_list``, ``string_agg``, ``percentile``, ...: :func:`object_hash_aggregation`)
+        and vpush knows Spark's order of rows, the place after which it falls back to sorting
+        (:func:`hash_fallback_place`), or where that place is not known (ROLLUP, CUBE, GROUPING
+        SETS, a UNION ALL's branches: tasks of their own) the condition to refuse an aggregate
+        whose answer depends on it: 128 groups or more. None elsewhere. ``called`` names the
+        aggregate refused with HAVING (whose groups DuckDB's windows see only after it)."""
+        select = self.typer.scope.expression
+        if not isinstance(select, exp.Select) or not select.meta.get(OBJECT_HASH):
+            return None
+        order = scan_order(self.typer.scope)
+        if order is None:
+            return None
+        if select.args.get("having") is not None:
+            _refuse(called, "HAVING with GROUP BY beside collect_list, string_agg, percentile, ... (Spark's hash aggregation "
+                            "falls back to sorting past 128 groups; name the aggregate in the SELECT list and filter a subquery)")
+        group = select.args["group"]
+        plain = not any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "totals")) and not any(
+            isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions)
+        place = hash_fallback_place(order) if plain else None
+        if place is not None:
+            return place, None
+        return None, exp.GTE(this=exp.Window(this=exp.Count(this=exp.Star())), expression=exp.Literal.number(HASH_FALLBACK_GROUPS))
+
+    def _object_hash(self) -> bool:
+        """Whether Spark aggregates the SELECT by ``ObjectHashAggregateExec`` (:func:`object_hash_aggregation`)."""
+        select = self.typer.scope.expression
+        return isinstance(select, exp.Select) and bool(select.meta.get(OBJECT_HASH))
+
+    def _past_fallback(self, called: str, answer: exp.Expr, fallback: tuple[exp.Expression | None, exp.Expression | None] | None) -> exp.Expr:
+        """``answer``, or VPUSH_UNSUPPORTED_FUNCTION where Spark's hash aggregation falls back to
+        sorting (:meth:`_fallback`) and merges ``called``'s buffers in an order vpush does not follow."""
+        if fallback is None:
+            return answer
+        place, many = fallback
+        condition = exp.Not(this=exp.Is(this=place, expression=exp.Null())) if place is not None else many
+        assert condition is not None
+        message = (f"{called}: the DuckDB engine does not give Spark's answer where its hash aggregation falls back to sorting "
+                   "(GROUP BY past 128 groups beside collect_list, string_agg, percentile, ...) yet; the Spark engine runs it")
+        return exp.Case(ifs=[exp.If(this=condition, true=spark_error("VPUSH_UNSUPPORTED_FUNCTION", message, None))], default=answer)
+
+    def _exact_past_fallback(self, called: str, choice: exp.Expression) -> exp.Expression:
+        """The :func:`ordered_choice` ``choice`` with its exact form (the values added in order)
+        refused past the hash aggregation's fallback (:meth:`_past_fallback`)."""
+        fast, exact = choice.expressions
+        choice.set("expressions", [fast, self._past_fallback(called, exact, self._fallback(called))])
+        return choice
+
     def visit(self, node: exp.Expr) -> exp.Expr:
         of = self.typer.of
+        if isinstance(node, exp.Filter) and node.this.meta.get(_PAST_FALLBACK) and not isinstance(node.parent, exp.Window):
+            called, split = node.this.meta[_PAST_FALLBACK]
+            fallback = self._fallback(called)
+            if fallback is not None and fallback[0] is not None and split is not None:
+                return split(node.expression.this, fallback[0])
+            if fallback is not None:
+                # (collect_list's [] for no value, as below)
+                answer = exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])]) if isinstance(node.this, exp.ArrayAgg) else node
+                return self._past_fallback(called, answer, fallback)
         if isinstance(node, ToVariantObject):
             return node  # typed before its arguments were rewritten; rewrite_variants makes the call
         if isinstance(node.parent, exp.TsOrDsAdd) and _subtracted_days(node):
@@ -1993,6 +2057,13 @@ class _Rewriter:
             isinstance(node, exp.Window) and isinstance(node.this, (exp.ArrayAgg, exp.ArrayUniqueAgg))
         ) or (isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayAgg) and not isinstance(node.parent, exp.Window)):
             call = node.this if isinstance(node, exp.Filter) else node
+            fallback = None
+            if isinstance(node, exp.ArrayAgg) and not isinstance(node.this, (exp.Order, exp.Distinct)):
+                fallback = self._fallback("collect_list")
+                order = scan_order(self.typer.scope)
+                if fallback is not None and fallback[0] is not None and order is not None:
+                    # past 128 groups a group's later rows come first
+                    return exp.Coalesce(this=collected_past_fallback(node.this, order, fallback[0]), expressions=[exp.Array(expressions=[])])
             if isinstance(call, exp.ArrayAgg) and not isinstance(call.this, (exp.Order, exp.Distinct)):
                 # collect_list's values in the order Spark meets the rows in
                 call.set("this", ordered(call.this, scan_order(self.typer.scope)))
@@ -2006,7 +2077,7 @@ class _Rewriter:
             if isinstance(unique, exp.ArrayUniqueAgg) and orders_set(element):
                 assert element is not None
                 return spark_set_order(collected, element, self.functions)
-            return collected
+            return self._past_fallback("collect_list", collected, fallback)
         moment = self._moment(node)
         if moment is not None:
             return moment
@@ -2044,15 +2115,38 @@ class _Rewriter:
         if isinstance(node.parent, (exp.Filter, exp.Window)) and node.arg_key == "this" and isinstance(node, exp.AggFunc):
             # `agg(x) FILTER (...)` and `agg(x) OVER (...)`: a wrapper here would not parse.
             # Only a function swap is safe; the types stay DuckDB's.
+            # (past the hash aggregation's fallback the FILTER's visit splits the rows it keeps:
+            # _PAST_FALLBACK holds the name and that form)
             order = scan_order(self.typer.scope) if isinstance(node.parent, exp.Filter) else None
             if isinstance(node, (exp.ArgMax, exp.ArgMin)):
                 if order is not None:
                     ordering = nested_sort_key(node.expression, of(node.expression)) or node.expression
-                    return last_of_ties(node, ordering, order)
+                    replaced = last_of_ties(node, ordering, order)
+                    call, at = node.copy(), order
+
+                    def extreme(condition: exp.Expr, place: exp.Expression) -> exp.Expr:
+                        return extreme_past_fallback(call, ordering, at, place, condition)
+
+                    replaced.meta[_PAST_FALLBACK] = ("max_by" if isinstance(node, exp.ArgMax) else "min_by", extreme)
+                    return replaced
                 name = "arg_max_null" if isinstance(node, exp.ArgMax) else "arg_min_null"
                 return exp.Anonymous(this=name, expressions=[node.this, node.expression])
             if order is not None and isinstance(node, (exp.First, exp.Last, exp.AnyValue)):
-                return first_or_last(node.this, isinstance(node, exp.Last), order)
+                replaced = first_or_last(node.this, isinstance(node, exp.Last), order)
+                value, last, at = node.this.copy(), isinstance(node, exp.Last), order
+
+                def pick(condition: exp.Expr, place: exp.Expression) -> exp.Expr:
+                    return first_or_last_past_fallback(value, last, at, place, condition)
+
+                replaced.meta[_PAST_FALLBACK] = (node.sql_name().lower(), pick)
+                return replaced
+            if order is not None and isinstance(node, exp.ArrayAgg) and not isinstance(node.this, (exp.Order, exp.Distinct)):
+                value, at = node.this.copy(), order
+
+                def collect(condition: exp.Expr, place: exp.Expression) -> exp.Expr:
+                    return exp.Coalesce(this=collected_past_fallback(value, at, place, condition), expressions=[exp.Array(expressions=[])])
+
+                node.meta[_PAST_FALLBACK] = ("collect_list", collect)
             if order is not None and isinstance(node, (exp.ArrayAgg, exp.GroupConcat)) and not isinstance(node.this, (exp.Order, exp.Distinct)):
                 node.set("this", ordered(node.this, order))
             return node
@@ -2272,15 +2366,21 @@ class _Rewriter:
             name = "arg_max_null" if isinstance(node, exp.ArgMax) else "arg_min_null"
             ordering = nested_sort_key(node.expression, of(node.expression)) or node.expression
             order = scan_order(self.typer.scope)
+            fallback = self._fallback(name.replace("arg_", "").replace("_null", "") + "_by") if not isinstance(node.parent, exp.Window) else None
+            if order is not None and fallback is not None and fallback[0] is not None:
+                return extreme_past_fallback(node, ordering, order, fallback[0])
             if order is not None:
-                return last_of_ties(node, ordering, order)
+                return self._past_fallback(name, last_of_ties(node, ordering, order), fallback)
             return exp.Anonymous(this=name, expressions=[node.this, ordering])
         if isinstance(node, (exp.First, exp.Last, exp.AnyValue)) and not isinstance(
             node.parent, (exp.Window, exp.Filter, exp.IgnoreNulls, exp.RespectNulls)
         ):
             order = scan_order(self.typer.scope)
+            fallback = self._fallback(node.sql_name().lower())
+            if order is not None and fallback is not None and fallback[0] is not None:
+                return first_or_last_past_fallback(node.this, isinstance(node, exp.Last), order, fallback[0], None)
             if order is not None:
-                return first_or_last(node.this, isinstance(node, exp.Last), order)
+                return self._past_fallback(node.sql_name().lower(), first_or_last(node.this, isinstance(node, exp.Last), order), fallback)
         if isinstance(node, (exp.Max, exp.Min)) and not isinstance(node.parent, (exp.Window, exp.Filter)):
             sort_key = nested_sort_key(node.this, of(node.this))
             if sort_key is not None:
@@ -2315,13 +2415,21 @@ class _Rewriter:
             return exp.Coalesce(this=node, expressions=[exp.false()])
         if isinstance(node, exp.IgnoreNulls) and isinstance(node.this, (exp.First, exp.Last, exp.FirstValue, exp.LastValue)):
             if not isinstance(node.parent, exp.Window):
-                return _first_or_last_ignoring_nulls(node.this, scan_order(self.typer.scope))
+                order = scan_order(self.typer.scope)
+                fallback = self._fallback(node.this.sql_name().lower())
+                if order is not None and fallback is not None and fallback[0] is not None and not isinstance(node.parent, exp.Filter):
+                    kept = exp.Not(this=exp.Is(this=node.this.this.copy(), expression=exp.Null()))
+                    return first_or_last_past_fallback(node.this.this, isinstance(node.this, (exp.Last, exp.LastValue)), order, fallback[0], kept)
+                return self._past_fallback(node.this.sql_name().lower(), _first_or_last_ignoring_nulls(node.this, order), fallback)
             return node
         if isinstance(node, (exp.FirstValue, exp.LastValue)) and not isinstance(node.parent, (exp.Window, exp.IgnoreNulls, exp.RespectNulls)):
             # Spark's first_value/last_value outside a window are its first/last aggregates.
             order = scan_order(self.typer.scope)
             if order is not None and not isinstance(node.parent, exp.Filter):
-                return first_or_last(node.this, isinstance(node, exp.LastValue), order)
+                fallback = self._fallback(node.sql_name().lower())
+                if fallback is not None and fallback[0] is not None:
+                    return first_or_last_past_fallback(node.this, isinstance(node, exp.LastValue), order, fallback[0], None)
+                return self._past_fallback(node.sql_name().lower(), first_or_last(node.this, isinstance(node, exp.LastValue), order), fallback)
             return (exp.First if isinstance(node, exp.FirstValue) else exp.Last)(this=node.this)
         if (
             isinstance(node, exp.Bracket)
@@ -2606,7 +2714,27 @@ class _Rewriter:
             if node.args.get("separator") is None:
                 node.set("separator", exp.Literal.string(""))  # Spark's default delimiter is none at all
             if not isinstance(node.parent, exp.Window) and not isinstance(node.this, (exp.Order, exp.Distinct)):
-                node.set("this", ordered(node.this, scan_order(self.typer.scope)))  # in Spark's order of rows
+                order = scan_order(self.typer.scope)
+                fallback = self._fallback(called)
+                node.set("this", ordered(node.this, order))  # in Spark's order of rows
+                if fallback is None:
+                    return node
+                value = node.this.this
+                if fallback[0] is not None and order is not None and isinstance(self.typer.of(value), StringType) and not isinstance(node.parent, exp.Filter):
+                    # past 128 groups a group's later rows come first
+                    return joined_past_fallback(value, node.args["separator"], order, fallback[0])
+                if isinstance(node.parent, exp.Filter) and isinstance(self.typer.of(value), StringType) and order is not None:
+                    separator, at = node.args["separator"], order
+
+                    def join(condition: exp.Expr, place: exp.Expression) -> exp.Expr:
+                        return joined_past_fallback(value, separator, at, place, condition)
+
+                    node.meta[_PAST_FALLBACK] = (called, join)
+                    return node
+                if isinstance(node.parent, exp.Filter):
+                    node.meta[_PAST_FALLBACK] = (called, None)  # of binaries: refused past the fallback
+                    return node
+                return self._past_fallback(called, node, fallback)
             return node
         if called == "regexp_replace" and arguments and len(arguments) > 2:
             replacement = arguments[2]
@@ -3164,7 +3292,7 @@ class _Rewriter:
             _refuse(called, "an argument other than an integer, a float, a double or a decimal")
         in_window = isinstance(node.parent, exp.Window) and node.arg_key == "this"
         if (isinstance(source, DecimalType) and source.precision > _TRY_DECIMAL_PRECISION and not in_window and _grouped(node)
-                and (isinstance(value, exp.Distinct) or scan_order(self.typer.scope) is None)):
+                and (isinstance(value, exp.Distinct) or scan_order(self.typer.scope) is None) and not self._object_hash()):
             # DuckDB's own sum of wider decimals can raise before the total is checked (without
             # GROUP BY and over windows the total is exact: _exact_decimal_total; with GROUP BY
             # where the SELECT knows Spark's order of rows: _grouped_decimal_total)
@@ -3197,7 +3325,10 @@ class _Rewriter:
             source = self.typer.of(value)
             if source is not None and not (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType)):
                 _refuse(kind, f"an argument of type {source.to_spark()}")
-        return moment_call(kind, values, scan_order(self.typer.scope), condition, self.functions)
+        fallback = self._fallback(kind)
+        place = fallback[0] if fallback is not None else None
+        answer = moment_call(kind, values, scan_order(self.typer.scope), condition, self.functions, place)
+        return answer if place is not None else self._past_fallback(kind, answer, fallback)
 
     def _add_in_order(self, node: exp.Expr, agg: exp.Expr) -> exp.Expr | None:
         """``node`` (``agg``, or ``agg`` with a FILTER) adding its values in Spark's order of rows,
@@ -3212,7 +3343,12 @@ class _Rewriter:
         if order is None:
             return None
         condition = node.expression.this if isinstance(node, exp.Filter) else None
-        total = ordered_double_sum(agg.this, order, condition, self.functions)
+        called = "sum" if isinstance(agg, exp.Sum) else "avg"
+        fallback = self._fallback(called)
+        place = fallback[0] if fallback is not None else None
+        total: exp.Expr = ordered_double_sum(agg.this, order, condition, self.functions, place)
+        if place is None:
+            total = self._past_fallback(called, total, fallback)
         if isinstance(agg, exp.Sum):
             return total
         count: exp.Expr = exp.Count(this=agg.this.copy())
@@ -3269,12 +3405,14 @@ class _Rewriter:
             if order is None:
                 return checked
             condition = node.expression.this if isinstance(node, exp.Filter) else None
-            return ordered_long_sum(agg.this, order, condition, checked, overflow, self.functions)
+            return self._exact_past_fallback("sum", ordered_long_sum(agg.this, order, condition, checked, overflow, self.functions))
         if (
             isinstance(agg, (exp.Sum, exp.Avg)) and isinstance(arg, DecimalType) and isinstance(result, DecimalType)
             and arg.precision + 10 > MAX_DECIMAL_PRECISION and not isinstance(agg.this, exp.Distinct)
-            and (window is not None or not (_grouped(node) or agg.meta.get(_GROUPED)))
+            and (window is not None or not (_grouped(node) or agg.meta.get(_GROUPED)) or self._object_hash())
         ):
+            # (an ObjectHashAggregateExec keeps each group's total in a generic row, exactly, as
+            # without GROUP BY: measured on Spark 4.3)
             return self._exact_decimal_total(node, agg, arg, result, window, tolerant)
         if (
             isinstance(agg, (exp.Sum, exp.Avg)) and isinstance(arg, DecimalType) and isinstance(result, DecimalType)
@@ -3769,6 +3907,7 @@ def apply_spark_semantics(
         settle_pivot(select, typer.of)
         _strings_to_doubles(select, typer)
         select.meta[SORTS_KEPT] = spark_keeps_sorts(select, lambda node: typer.of(node) in _FLOATING)
+        select.meta[OBJECT_HASH] = object_hash_aggregation(select)
         select.meta[_ONE_WINDOW_SORT] = len({_window_sort(w) for w in _in_scope(select) if isinstance(w, exp.Window)}) <= 1
         _implicit_casts(select, typer)
         # Generators become lateral joins first: the rest of the SELECT reads their columns.
@@ -5998,6 +6137,7 @@ def _plain_key(t: SparkType) -> bool:
 
 
 _SORTED = "__vpush_sorted"
+_PAST_FALLBACK = "vpush_past_fallback"  # on a FILTER'd ordered aggregate: its name, and its form past the hash fallback
 _PERCENTAGE = "__vpush_percentage"
 
 
