@@ -16,20 +16,19 @@ Spark keeps the order it met them in.
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from sqlglot import exp
 
+from vpush.optimizer.spark_math import rewrite_kernel_call
 from vpush.optimizer.variant_types import AtomicType, SparkType, StringType
 
-_SET = "__vpush_set"
 _ELEMENT = "__vpush_set_element"
 _SORTED = "__vpush_set_sorted"
 _INTS = ("tinyint", "smallint", "int")
 _LONGS = ("bigint", "timestamp", "timestamp_ntz")
 _LOAD_FACTOR = 0.75
 _MAX_TABLE = 1 << 30
-
-HASH_STRING_FUNCTION = "vpush_hash_varchar"
-"""The engine function of Spark's ``hash`` step over a string (:mod:`vpush.optimizer.spark_math`)."""
 
 
 def orders_set(element: SparkType | None) -> bool:
@@ -65,9 +64,8 @@ def _low32(node: exp.Expr) -> exp.Expression:
 
 def _scala_hash(value: exp.Expr, element: SparkType, functions: dict[str, SparkType]) -> exp.Expression:
     """Scala's ``##`` of the buffer's element ``value``, as a BIGINT holding a signed int."""
-    if isinstance(element, StringType):
-        functions[HASH_STRING_FUNCTION] = AtomicType("int")
-        return _bigint(_fn(HASH_STRING_FUNCTION, value, _n(42)))
+    if isinstance(element, StringType):  # Spark's hash(s), seeded with 42, is UTF8String's hashCode
+        return _bigint(rewrite_kernel_call("hash", [value], lambda _: element, functions))
     assert isinstance(element, AtomicType)
     if element.name in _INTS:
         return _bigint(value)
@@ -81,18 +79,18 @@ def _scala_hash(value: exp.Expr, element: SparkType, functions: dict[str, SparkT
     return exp.Case(ifs=[exp.If(this=fits, true=long.copy())], default=_signed(folded))
 
 
-def _table_length(count: exp.Expr) -> exp.Expression:
+def _table_length(count: Callable[[], exp.Expr]) -> exp.Expression:
     """The least power of two of at least 16 whose table holds ``count`` elements (fewer than
     three quarters of it, as Scala's ``HashSet`` grows)."""
     ifs = []
     length = 16
     while length < _MAX_TABLE:
-        ifs.append(exp.If(this=exp.LT(this=count.copy(), expression=_n(int(length * _LOAD_FACTOR))), true=_n(length)))
+        ifs.append(exp.If(this=exp.LT(this=count(), expression=_n(int(length * _LOAD_FACTOR))), true=_n(length)))
         length *= 2
     return exp.Case(ifs=ifs, default=_n(_MAX_TABLE))
 
 
-def spark_set_order(values: exp.Expr, element: SparkType, functions: dict[str, SparkType]) -> exp.Expression:
+def spark_set_order(values: exp.Expression, element: SparkType, functions: dict[str, SparkType]) -> exp.Expression:
     """``values`` (a DuckDB list of distinct elements of ``element``) in the order Spark's
     ``collect_set`` gives them (see the module's docstring); the engine functions used are added
     to ``functions``.
@@ -104,19 +102,23 @@ def spark_set_order(values: exp.Expr, element: SparkType, functions: dict[str, S
         >>> duckdb.sql(f"SELECT {sql} FROM (SELECT [5, 10, 1, 2, 17, 16] AS s)").fetchall()[0][0]
         [16, 1, 17, 2, 5, 10]
     """
-    bound = exp.Dot(this=exp.column(_SET), expression=exp.to_identifier("s"))
+    from vpush.optimizer.spark_semantics import _with_operands  # (spark_semantics imports this module)
+
+    return _with_operands({"s": values}, lambda operand: _ordered(lambda: operand("s"), element, functions))
+
+
+def _ordered(bound: Callable[[], exp.Expression], element: SparkType, functions: dict[str, SparkType]) -> exp.Expression:
+    """The list ``bound()`` (each call a mention of the one value :func:`_with_operands` binds)
+    sorted by Spark's bucket and hash."""
     each = exp.column(_ELEMENT)
     hashed = _low32(_scala_hash(each, element, functions))  # the hash as 32 unsigned bits
     improved = _fn("xor", hashed, exp.BitwiseRightShift(this=hashed.copy(), expression=_n(16)))
-    bucket = exp.BitwiseAnd(this=improved.copy(), expression=exp.Sub(this=_table_length(_fn("len", bound)), expression=_n(1)))
+    bucket = exp.BitwiseAnd(this=improved.copy(), expression=exp.Sub(this=_table_length(lambda: _fn("len", bound())), expression=_n(1)))
     keyed = exp.Struct(expressions=[
         exp.PropertyEQ(this=exp.to_identifier("b"), expression=bucket),
         exp.PropertyEQ(this=exp.to_identifier("h"), expression=_signed(improved)),
         exp.PropertyEQ(this=exp.to_identifier("v"), expression=each.copy()),
     ])
-    keys = _fn("list_transform", bound.copy(), exp.Lambda(this=keyed, expressions=[exp.to_identifier(_ELEMENT)]))
-    ordered = _fn("list_transform", _fn("list_sort", keys), exp.Lambda(
+    keys = _fn("list_transform", bound(), exp.Lambda(this=keyed, expressions=[exp.to_identifier(_ELEMENT)]))
+    return _fn("list_transform", _fn("list_sort", keys), exp.Lambda(
         this=exp.Dot(this=exp.column(_SORTED), expression=exp.to_identifier("v")), expressions=[exp.to_identifier(_SORTED)]))
-    pair = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier("s"), expression=values)])
-    once = _fn("list_transform", exp.Array(expressions=[pair]), exp.Lambda(this=ordered, expressions=[exp.to_identifier(_SET)]))
-    return _fn("list_extract", once, _n(1))

@@ -2048,11 +2048,7 @@ class _Rewriter:
             if element in _FLOATING:
                 member = _normalized_float(member, element)  # Spark's set holds -0.0 as 0.0
             listed = exp.Filter(this=exp.ArrayAgg(this=member.copy()), expression=exp.Where(this=kept))
-            collected = exp.Coalesce(this=exp.Anonymous(this="list_distinct", expressions=[listed]), expressions=[exp.Array(expressions=[])])
-            if orders_set(element):
-                assert element is not None
-                return spark_set_order(collected, element, self.functions)
-            return collected
+            return self._spark_set(exp.Anonymous(this="list_distinct", expressions=[listed]), element)
         if (isinstance(node, (exp.ArrayAgg, exp.ArrayUniqueAgg)) and not isinstance(node.parent, (exp.Filter, exp.Window))) or (
             isinstance(node, exp.Window) and isinstance(node.this, (exp.ArrayAgg, exp.ArrayUniqueAgg))
         ) or (isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayAgg) and not isinstance(node.parent, exp.Window)):
@@ -2072,11 +2068,10 @@ class _Rewriter:
             if element in _FLOATING:
                 # Spark's set holds -0.0 as 0.0
                 unique.set("this", _normalized_float(_distinct_argument(unique.this), element))
+            if isinstance(unique, exp.ArrayUniqueAgg) and orders_set(element):
+                return self._spark_set(node, element)
             # Spark's collect_list/collect_set of no (non-NULL) values is [], DuckDB's NULL
             collected = exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])])
-            if isinstance(unique, exp.ArrayUniqueAgg) and orders_set(element):
-                assert element is not None
-                return spark_set_order(collected, element, self.functions)
             return self._past_fallback("collect_list", collected, fallback)
         moment = self._moment(node)
         if moment is not None:
@@ -2555,6 +2550,15 @@ class _Rewriter:
                 node.set("this", exp.Anonymous(this="trunc", expressions=[node.this]))
             return node
         return node
+
+    def _spark_set(self, collected: exp.Expr, element: SparkType | None) -> exp.Expr:
+        """A collected set as Spark's ``collect_set`` gives it: [] for no (non-NULL) values, where
+        DuckDB's is NULL, in the order of Spark's hash set where vpush knows it
+        (:mod:`vpush.optimizer.spark_collect_set`)."""
+        listed = exp.Coalesce(this=collected, expressions=[exp.Array(expressions=[])])
+        if element is None or not orders_set(element):
+            return listed
+        return spark_set_order(listed, element, self.functions)
 
     def _renamed_struct(self, value: exp.Expr, of_type: StructType, names: list[str]) -> exp.Expr:
         """The struct ``value`` with its fields under ``names``, in its order (NULL where it is)."""
