@@ -2126,14 +2126,20 @@ static inline int64_t wrap_to(int width, int64_t v) {
     return width == 32 ? (int64_t)(int32_t)(uint32_t)(uint64_t)v : v;
 }
 
+/* FloatingDecimal's two notes on the digits it gives, read by java.text.DigitList */
+#define JAVA_DIGITS_EXACT 1      /* decimalDigitsExact(): the digits are the value exactly */
+#define JAVA_DIGITS_ROUNDED_UP 2 /* digitsRoundedUp(): the last digit was rounded up (no carry out) */
+
 /* _java_digits: the decimal digits (as '0'..'9') of significand * 2**(binary_exponent - 52), bit
- * 52 of significand set, and the exponent e with value = 0.d1d2... * 10**e. */
-static int java_digits(int binary_exponent, uint64_t significand, int significant_bits, char *digits, int *ndigits) {
+ * 52 of significand set, and the exponent e with value = 0.d1d2... * 10**e; flags (when not NULL)
+ * gets FloatingDecimal's notes on them. */
+static int java_digits(int binary_exponent, uint64_t significand, int significant_bits, char *digits, int *ndigits, int *flags) {
     int trailing = __builtin_ctzll(significand);
     int fraction_bits = 53 - trailing;
     int tiny_bits = fraction_bits - binary_exponent - 1;
     int exp10, b5, b2, s5, s2, m5, m2, common, b_bits, ten_s_bits, width, first = 1, low = 0, high = 0, nd = 0;
     if (tiny_bits < 0) tiny_bits = 0;
+    if (flags != NULL) *flags = 0; /* dtoa resets both; the integer path below sets neither */
     if (binary_exponent >= -21 && binary_exponent <= 62 && tiny_bits == 0) {
         /* an integer below 2**63 (binary_exponent >= 0 here, as tiny_bits is 0) */
         int insignificant = 0, len;
@@ -2230,6 +2236,7 @@ static int java_digits(int binary_exponent, uint64_t significand, int significan
             if (first && (exp10 < -3 || exp10 >= 8)) low = high = 0; /* E-notation: a second digit */
             first = 0;
         }
+        if (flags != NULL && (width ? B == 0 : b.n == 0)) *flags |= JAVA_DIGITS_EXACT;
         if (high) {
             int up = !low;
             if (!up) {
@@ -2256,6 +2263,7 @@ static int java_digits(int binary_exponent, uint64_t significand, int significan
                     exp10++;
                 } else {
                     digits[i]++;
+                    if (flags != NULL) *flags |= JAVA_DIGITS_ROUNDED_UP; /* roundup() notes it only without a carry out */
                 }
             }
         }
@@ -2303,8 +2311,9 @@ static int java_layout(char *out, int negative, const char *digits, int nd, int 
     return k;
 }
 
-/* Java 17's Double.toString of the double with these bits; "NaN" and the infinities unquoted. */
-static int format_java_double(char *out, uint64_t bits) {
+/* Java 17's Double.toString of the double with these bits; "NaN" and the infinities unquoted.
+ * flags (when not NULL) gets FloatingDecimal's notes on the digits (0 for zero). */
+static int java_double_text(char *out, uint64_t bits, int *flags) {
     int negative = (int)(bits >> 63), exponent = (int)((bits >> 52) & 0x7FF), significant_bits, nd, e;
     uint64_t significand = bits & SIGNIFICAND_MASK;
     char digits[32];
@@ -2317,6 +2326,7 @@ static int format_java_double(char *out, uint64_t bits) {
         int shift;
         if (significand == 0) {
             const char *t = negative ? "-0.0" : "0.0";
+            if (flags != NULL) *flags = 0;
             memcpy(out, t, strlen(t));
             return (int)strlen(t);
         }
@@ -2328,8 +2338,12 @@ static int format_java_double(char *out, uint64_t bits) {
         significand |= 1ULL << 52;
         significant_bits = 53;
     }
-    e = java_digits(exponent - 1023, significand, significant_bits, digits, &nd);
+    e = java_digits(exponent - 1023, significand, significant_bits, digits, &nd, flags);
     return java_layout(out, negative, digits, nd, e);
+}
+
+static int format_java_double(char *out, uint64_t bits) {
+    return java_double_text(out, bits, NULL);
 }
 
 /* Java 17's Float.toString of the float with these bits. */
@@ -2358,8 +2372,118 @@ static int format_java_float(char *out, uint32_t bits) {
         significant_bits = 24;
     }
     /* Java widens the float's bits to a double's position and keeps the float's precision */
-    e = java_digits(exponent - 127, significand << 29, significant_bits, digits, &nd);
+    e = java_digits(exponent - 127, significand << 29, significant_bits, digits, &nd, NULL);
     return java_layout(out, negative, digits, nd, e);
+}
+
+/* Spark's format_number(x, places) of a double (a float widened to one): java.text.DecimalFormat
+ * of "#,###,###,###,###,###,##0" and "." with `places` zeros, US symbols, HALF_EVEN, as Java 17
+ * formats a double: DigitList.set parses Double.toString's text (FloatingDecimal's digits, trailing
+ * zeros of the text kept until after the underflow checks) and rounds it, a tie at its last digit
+ * settled by FloatingDecimal's notes (rounded up: down; inexact: up; exact: to even); then
+ * subformat lays the digits out (at most 340 fraction digits for a double). At most
+ * FORMAT_PLACES_ROOM bytes. */
+#define DOUBLE_FRACTION_DIGITS 340
+#define FORMAT_PLACES_ROOM (1 + 309 + 103 + 1 + DOUBLE_FRACTION_DIGITS + 8)
+
+static int digit_list_round_up(const char *d, int count, int keep, int rounded_up, int exact) {
+    /* DigitList.shouldRoundUp, HALF_EVEN, for keep < count */
+    if (d[keep] > '5') return 1;
+    if (d[keep] == '5') {
+        if (keep == count - 1) {
+            if (rounded_up) return 0;
+            if (!exact) return 1;
+            return keep > 0 && ((d[keep - 1] - '0') % 2 != 0);
+        }
+        for (int i = keep + 1; i < count; i++)
+            if (d[i] != '0') return 1;
+    }
+    return 0;
+}
+
+static int format_decimal_places(char *out, uint64_t bits, int places) {
+    char text[40], d[40];
+    int negative = (int)(bits >> 63), flags = 0, len, count = 0, decimal_at = -1, exponent = 0, leading = 0, seen = 0, k = 0;
+    int fraction = places < DOUBLE_FRACTION_DIGITS ? places : DOUBLE_FRACTION_DIGITS, int_digits, index = 0;
+    uint64_t magnitude = bits & ~(1ULL << 63);
+    if ((magnitude >> 52) == 0x7FF) {
+        if (magnitude & SIGNIFICAND_MASK) {
+            memcpy(out, "NaN", 3);
+            return 3;
+        }
+        if (negative) out[k++] = '-';
+        memcpy(out + k, "\xE2\x88\x9E", 3); /* DecimalFormatSymbols' infinity, U+221E */
+        return k + 3;
+    }
+    len = java_double_text(text, magnitude, &flags);
+    for (int i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '.') {
+            decimal_at = count;
+        } else if (c == 'E') {
+            exponent = atoi(text + i + 1);
+            break;
+        } else {
+            if (!seen) {
+                seen = c != '0';
+                if (!seen && decimal_at != -1) leading++;
+            }
+            if (seen) d[count++] = c;
+        }
+    }
+    if (decimal_at == -1) decimal_at = count;
+    if (seen) decimal_at += exponent - leading;
+    if (-decimal_at > fraction) {
+        count = 0;
+    } else if (-decimal_at == fraction) {
+        if (count > 0 && digit_list_round_up(d, count, 0, flags & JAVA_DIGITS_ROUNDED_UP, flags & JAVA_DIGITS_EXACT)) {
+            count = 1;
+            decimal_at++;
+            d[0] = '1';
+        } else {
+            count = 0;
+        }
+    } else {
+        int keep;
+        while (count > 1 && d[count - 1] == '0') count--;
+        keep = fraction + decimal_at;
+        if (keep >= 0 && keep < count) {
+            if (digit_list_round_up(d, count, keep, flags & JAVA_DIGITS_ROUNDED_UP, flags & JAVA_DIGITS_EXACT)) {
+                for (;;) {
+                    keep--;
+                    if (keep < 0) {
+                        d[0] = '1';
+                        decimal_at++;
+                        keep = 0;
+                        break;
+                    }
+                    d[keep]++;
+                    if (d[keep] <= '9') break;
+                }
+                keep++;
+            }
+            count = keep;
+            while (count > 1 && d[count - 1] == '0') count--;
+        }
+    }
+    /* DecimalFormat.subformat: the sign of the double itself (-0.0 and what rounds to zero keep it) */
+    if (negative) out[k++] = '-';
+    int_digits = decimal_at > 1 ? decimal_at : 1;
+    for (int i = int_digits - 1; i >= 0; i--) {
+        out[k++] = (i < decimal_at && index < count) ? d[index++] : '0';
+        if (i > 0 && i % 3 == 0) out[k++] = ',';
+    }
+    if (fraction > 0) {
+        out[k++] = '.';
+        for (int i = 0; i < fraction; i++) {
+            if (-1 - i > decimal_at - 1) {
+                out[k++] = '0';
+                continue;
+            }
+            out[k++] = index < count ? d[index++] : '0';
+        }
+    }
+    return k;
 }
 
 /* -- dates and times (java.time's ISO forms) -------------------------------------------------- */
@@ -3938,6 +4062,9 @@ typedef struct {
     const uint8_t *values, *validity;
     int64_t n, offset;
     int width; /* 8: double, 4: float */
+    const int32_t *places; /* format_number's places (NULL: Double.toString) */
+    const uint8_t *places_validity;
+    int64_t places_offset;
 } FormatLoop;
 
 static int format_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
@@ -3946,8 +4073,17 @@ static int format_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *
     offsets[0] = 0;
     for (int64_t row = 0; row < l->n; row++) {
         int64_t at = l->offset + row;
-        if (l->validity != NULL && !((l->validity[at >> 3] >> (at & 7)) & 1)) {
-            (*null_count)++;
+        int64_t place_at = l->places_offset + row;
+        if ((l->validity != NULL && !((l->validity[at >> 3] >> (at & 7)) & 1)) ||
+            (l->places != NULL && ((l->places_validity != NULL && !((l->places_validity[place_at >> 3] >> (place_at & 7)) & 1)) ||
+                                   l->places[place_at] < 0))) {
+            (*null_count)++; /* format_number: NULL for NULL or negative places */
+        } else if (l->places != NULL) {
+            uint64_t bits;
+            if (reserve(c, FORMAT_PLACES_ROOM) < 0) return -1;
+            memcpy(&bits, l->values + at * 8, 8);
+            c->out_len += format_decimal_places((char *)c->out + c->out_len, bits, l->places[place_at]);
+            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
         } else {
             /* Java's longest text of a double, -4.9E-324 style or 20 digits with sign and point, fits 32. */
             if (reserve(c, 32) < 0) return -1;
@@ -3969,23 +4105,28 @@ static int format_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *
 }
 
 PyDoc_STRVAR(format_java_doc,
-             "format_java(values, validity, offset, length, width) -> (null_count, validity, offsets, data)\n\n"
+             "format_java(values, validity, offset, length, width[, places, places_validity, places_offset])\n"
+             "    -> (null_count, validity, offsets, data)\n\n"
              "Each double (width 8) or float (width 4) of an Arrow array's buffers as Java 17's\n"
              "Double.toString or Float.toString prints it (Spark's cast to string). values and validity\n"
-             "(None when no row is null) are the array's buffers, offset and length its slice. The three\n"
+             "(None when no row is null) are the array's buffers, offset and length its slice. With places\n"
+             "(an int32 array's buffers, at places_offset), each double (width 8 only) as Spark's\n"
+             "format_number(x, places) prints it, NULL where places is NULL or negative. The three\n"
              "buffers returned are pyarrow buffers of a string array (validity is None when no row is null).");
 
 static PyObject *py_format_java(PyObject *self, PyObject *args) {
-    PyObject *values_obj, *validity_obj, *result = NULL;
-    Py_buffer values, validity;
-    long long offset, length;
-    int width, has_validity = 0;
+    PyObject *values_obj, *validity_obj, *places_obj = Py_None, *places_validity_obj = Py_None, *result = NULL;
+    Py_buffer values, validity, places, places_validity;
+    long long offset, length, places_offset = 0;
+    int width, has_validity = 0, has_places = 0, has_places_validity = 0;
     Ctx c;
     FormatLoop loop;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOLLi", &values_obj, &validity_obj, &offset, &length, &width)) return NULL;
-    if ((width != 4 && width != 8) || offset < 0 || length < 0) {
-        PyErr_SetString(PyExc_ValueError, "format_java: width must be 4 or 8, offset and length non-negative");
+    if (!PyArg_ParseTuple(args, "OOLLi|OOL", &values_obj, &validity_obj, &offset, &length, &width, &places_obj, &places_validity_obj,
+                          &places_offset))
+        return NULL;
+    if ((width != 4 && width != 8) || offset < 0 || length < 0 || places_offset < 0 || (places_obj != Py_None && width != 8)) {
+        PyErr_SetString(PyExc_ValueError, "format_java: width must be 4 or 8 (8 with places), offsets and length non-negative");
         return NULL;
     }
     if (PyObject_GetBuffer(values_obj, &values, PyBUF_SIMPLE) < 0) return NULL;
@@ -3996,8 +4137,17 @@ static PyObject *py_format_java(PyObject *self, PyObject *args) {
         }
         has_validity = 1;
     }
-    if ((offset + length) * width > values.len ||
-        (has_validity && (offset + length + 7) / 8 > validity.len)) {
+    if (places_obj != Py_None) {
+        if (PyObject_GetBuffer(places_obj, &places, PyBUF_SIMPLE) < 0) goto done;
+        has_places = 1;
+        if (places_validity_obj != Py_None) {
+            if (PyObject_GetBuffer(places_validity_obj, &places_validity, PyBUF_SIMPLE) < 0) goto done;
+            has_places_validity = 1;
+        }
+    }
+    if ((offset + length) * width > values.len || (has_validity && (offset + length + 7) / 8 > validity.len) ||
+        (has_places && (places_offset + length) * 4 > places.len) ||
+        (has_places_validity && (places_offset + length + 7) / 8 > places_validity.len)) {
         PyErr_SetString(PyExc_ValueError, "format_java: the buffers are shorter than offset + length");
         goto done;
     }
@@ -4010,11 +4160,16 @@ static PyObject *py_format_java(PyObject *self, PyObject *args) {
     loop.n = length;
     loop.offset = offset;
     loop.width = width;
+    loop.places = has_places ? (const int32_t *)places.buf : NULL;
+    loop.places_validity = has_places_validity ? (const uint8_t *)places_validity.buf : NULL;
+    loop.places_offset = places_offset;
     result = run_into_binary(&c, length, format_loop, &loop);
     ctx_free(&c);
 done:
     PyBuffer_Release(&values);
     if (has_validity) PyBuffer_Release(&validity);
+    if (has_places) PyBuffer_Release(&places);
+    if (has_places_validity) PyBuffer_Release(&places_validity);
     return result;
 }
 

@@ -89,6 +89,7 @@ from vpush.codec.native import (
     NativeUnsupportedError,
     explode_native,
     format_java_native,
+    format_number_native,
     get_json_object_native,
     is_valid_variant_native,
     to_variant_native,
@@ -136,6 +137,7 @@ from vpush.exec.convert_from_json import convert_from_json
 from vpush.exec.rebuild_rows import rebuild_rows
 from vpush.optimizer.spark_semantics import (
     DATE_TRUNC_FUNCTION,
+    FORMAT_NUMBER_FUNCTION,
     FORMATTED_DATETIME_FUNCTIONS,
     GET_JSON_OBJECT_FUNCTION,
     JSON_TUPLE_FUNCTION,
@@ -1110,6 +1112,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     JSON_TUPLE_FUNCTION: (_guarded(_json_tuple, "json_tuple"), ["VARCHAR", "VARCHAR"], "VARCHAR"),
     FROM_JSON_FUNCTION: (_guarded(_from_json, "from_json"), ["VARCHAR", "VARCHAR", "VARCHAR"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["double"]: (_guarded(format_java_native, "cast to string"), ["DOUBLE"], "VARCHAR"),
+    FORMAT_NUMBER_FUNCTION: (_guarded(format_number_native, "format_number"), ["DOUBLE", "INTEGER"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["float"]: (_guarded(format_java_native, "cast to string"), ["FLOAT"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["binary"]: (_guarded(java_string_of_bytes, "cast to string"), ["BLOB"], "VARCHAR"),
     **{

@@ -127,7 +127,7 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "JSON_TUPLE_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "FORMAT_NUMBER_FUNCTION", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "JSON_TUPLE_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
            "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "map_from_arrays_checked", "decimal_function", "decimal_function_types", "apply_spark_semantics",
            "arrow_spark_type", "spark_name"]
 
@@ -234,6 +234,11 @@ JAVA_TEXT_FUNCTIONS = {
 type they take: a double or float as Java's ``Double.toString`` / ``Float.toString`` prints it
 (``1.0E10``, where DuckDB prints ``10000000000.0``); a binary as its bytes read as UTF-8, each
 malformed sequence U+FFFD as PySpark's rows show it (DuckDB prints ``\x80`` escapes)."""
+
+FORMAT_NUMBER_FUNCTION = "vpush_format_number"
+"""The engine function that gives Spark's ``format_number(x, places)`` of a double (a float
+widened to one): (DOUBLE, INTEGER) -> VARCHAR, Java's ``DecimalFormat`` of the digits of
+``Double.toString`` (:func:`vpush.codec.native.format_number_native`)."""
 
 JSON_TUPLE_FUNCTION = "vpush_json_tuple"
 """The engine function that gives one field of Spark's ``json_tuple(json, field, ...)``: the
@@ -1498,6 +1503,22 @@ class _Rewriter:
         self.typer = typer
         self.functions = functions
 
+    def _format_double(self, value: exp.Expr, places: exp.Expr) -> exp.Expr | None:
+        """Spark's ``format_number(value, places)`` of a double or float with integer places (a
+        literal or not), by the engine function; None for other forms (integers and decimals
+        are DuckDB SQL: :mod:`vpush.optimizer.spark_scalars`)."""
+        if isinstance(value, exp.Null):
+            value = exp.cast(value, "DOUBLE")  # a NULL literal: Spark's answer is a NULL string
+        elif self.typer.of(value) not in (_DOUBLE, AtomicType("float")):
+            return None
+        count = self.typer.of(places)
+        if not (isinstance(places, exp.Null) or (isinstance(count, AtomicType) and count.name in ("tinyint", "smallint", "int"))):
+            return None
+        self.functions[FORMAT_NUMBER_FUNCTION] = StringType()
+        call = exp.Anonymous(this=FORMAT_NUMBER_FUNCTION, expressions=[exp.cast(value, "DOUBLE"), exp.cast(places, "INT")])
+        self.typer.types[id(call)] = StringType()
+        return call
+
     def _java_text(self, node: exp.Expr) -> exp.Expr:
         """``node`` as Spark casts it to a string, where it is a double, float or binary."""
         source = self.typer.of(node)
@@ -2693,6 +2714,10 @@ class _Rewriter:
             computed = rewrite_kernel_call(called, [a for a in arguments if a is not None], self.typer.of, self.functions)
             self.typer.types[id(computed)] = KERNEL_CALLS[called]
             return computed
+        if called == "format_number" and arguments is not None and len(arguments) == 2 and arguments[0] is not None and arguments[1] is not None:
+            formatted = self._format_double(arguments[0], arguments[1])
+            if formatted is not None:
+                return formatted
         if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
             typed = self.typer.of if called != "typeof" else self._typeof_argument
             scalar = rewrite_scalar(called, node, [a for a in arguments if a is not None], typed, result)
