@@ -366,6 +366,8 @@ _DUCKDB_ERROR_CLASSES = [
     (re.compile(r"More than one row returned by a subquery used as an expression"), "SCALAR_SUBQUERY_TOO_MANY_ROWS"),
     # a name two sources give (a LATERAL VIEW's alias beside a table's column: Spark's analyzer)
     (re.compile(r"Binder Error: Ambiguous reference to column name"), "AMBIGUOUS_REFERENCE"),
+    # a struct's field that is not there (named_struct('a', i).b, struct(f, i).col2: Spark's analyzer)
+    (re.compile(r"Binder Error: Could not find key \".*\" in struct"), "FIELD_NOT_FOUND"),
     (re.compile(r"ORDER term out of range"), "ORDER_BY_POS_OUT_OF_RANGE"),
     (re.compile(r"GROUP BY term out of range"), "GROUP_BY_POS_OUT_OF_RANGE"),
     (re.compile(r"LIMIT/OFFSET cannot be negative"), "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE"),

@@ -5918,7 +5918,10 @@ def _extraction_name(node: exp.Expr, top: bool) -> str:
         word = "TRY_CAST" if isinstance(node, exp.TryCast) else "CAST"
         return f"{word}({_extraction_name(node.this, False)} AS {shown})"
     assert isinstance(node, VariantGet)
-    args = [spark_name(node.this, top=False) or node.this.sql(dialect=VpushSpark)]
+    from vpush.optimizer.rewrite_variants import spark_function_name  # it builds on spark_name
+
+    # the variant may itself call variant functions (variant_get(parse_json(to_json(v:a)), ...))
+    args = [spark_function_name(node.this, top=False) or node.this.sql(dialect=VpushSpark)]
     path = node.args["path"]
     args.append(path.this if isinstance(path, exp.Literal) else path.sql(dialect=VpushSpark))
     call = f"{node.sql_name().lower()}({', '.join(args)})"
