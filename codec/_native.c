@@ -2304,7 +2304,7 @@ static int java_layout(char *out, int negative, const char *digits, int nd, int 
 }
 
 /* Java 17's Double.toString of the double with these bits; "NaN" and the infinities unquoted. */
-static int format_java_double(char *out, uint64_t bits) {
+int format_java_double(char *out, uint64_t bits) {
     int negative = (int)(bits >> 63), exponent = (int)((bits >> 52) & 0x7FF), significant_bits, nd, e;
     uint64_t significand = bits & SIGNIFICAND_MASK;
     char digits[32];
@@ -4411,9 +4411,10 @@ PyDoc_STRVAR(spark_hash_doc,
              "spark_hash(algorithm, kind, values, offsets, validity, offset, seeds, seed_offset, length)\n"
              "    -> (null_count, validity, out)\n\n"
              "One step of Spark's hash chain (algorithm 0: Murmur3 with int32 seeds, 1: XXH64 with int64\n"
-             "seeds) or crc32 (2: seeds None) over an Arrow column whose buffers are given (kind: see\n"
+             "seeds), crc32 (2: seeds None) or Scala's ## of collect_set's element (3: int32 seeds, the\n"
+             "scales of decimals, else None) over an Arrow column whose buffers are given (kind: see\n"
              "spark_hash.h; offsets None but for bytes, validity None when no row is null). Returns the\n"
-             "results' buffer, and for crc32 the validity of the results (else None) and their NULL count.");
+             "results' buffer, and for crc32 and ## the validity of the results (else None) and their NULL count.");
 
 static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
     int algorithm, kind, k;
@@ -4425,7 +4426,7 @@ static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "iiOOOLOLL", &algorithm, &kind, &objs[0], &objs[1], &objs[2], &offset, &objs[3], &seed_offset, &length))
         return NULL;
-    if (offset < 0 || seed_offset < 0 || length < 0 || algorithm < 0 || algorithm > 2 || kind < 0 || kind > 6) {
+    if (offset < 0 || seed_offset < 0 || length < 0 || algorithm < 0 || algorithm > 3 || kind < 0 || kind > 6) {
         PyErr_SetString(PyExc_ValueError, "spark_hash: bad algorithm, kind, offset or length");
         return NULL;
     }
@@ -4438,14 +4439,15 @@ static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
         needed = k == 0 ? ((kind == 4 || kind == 5) ? 0 : (offset + length) * width)
                  : k == 1 ? (offset + length + 1) * (kind == 5 ? 8 : 4)
                  : k == 2 ? (offset + length + 7) / 8
-                 : (seed_offset + length) * (algorithm == 0 ? 4 : 8);
+                 : (seed_offset + length) * (algorithm == 1 ? 8 : 4);
         if (views[k].len < needed) {
             PyErr_SetString(PyExc_ValueError, "spark_hash: a buffer is shorter than its offset and length need");
             goto done;
         }
     }
-    if (!held[0] || ((kind == 4 || kind == 5) != held[1]) || (algorithm != 2 && !held[3])) {
-        PyErr_SetString(PyExc_ValueError, "spark_hash: values, offsets (bytes only) and seeds (hashes only) are needed");
+    if (!held[0] || ((kind == 4 || kind == 5) != held[1]) || (algorithm < 2 && !held[3]) ||
+        (algorithm == 3 && (kind == 1 || kind == 6) && !held[3])) {
+        PyErr_SetString(PyExc_ValueError, "spark_hash: values, offsets (bytes only) and seeds (hashes; scales of decimals) are needed");
         goto done;
     }
     if (kind == 4 || kind == 5) { /* the last offset bounds the data */
@@ -4462,7 +4464,7 @@ static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * (algorithm == 0 ? 4 : 8)));
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * (algorithm == 1 || algorithm == 2 ? 8 : 4)));
     validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 7) / 8));
     if (out == NULL || validity == NULL) goto done;
     {
@@ -4479,7 +4481,7 @@ static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "spark_hash: no such algorithm and kind");
         goto done;
     }
-    result = Py_BuildValue("LOO", (long long)nulls, algorithm == 2 && nulls ? validity : Py_None, out);
+    result = Py_BuildValue("LOO", (long long)nulls, algorithm >= 2 && nulls ? validity : Py_None, out);
 done:
     Py_XDECREF(out);
     Py_XDECREF(validity);

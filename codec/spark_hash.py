@@ -12,12 +12,13 @@ import pyarrow as pa
 
 from vpush.codec.native import NativeUnsupportedError, _native
 
-__all__ = ["HASH_ALGORITHMS", "crc32", "spark_hash_step"]
+__all__ = ["HASH_ALGORITHMS", "crc32", "scala_hash", "spark_hash_step"]
 
 HASH_ALGORITHMS = {"hash": 0, "xxhash64": 1}
 """Spark's hash functions, by name: Murmur3_x86_32 (int seeds and results) and XXH64 (long)."""
 
 _CRC32 = 2
+_SCALA = 3
 
 
 def _kind(values: pa.Array) -> int:
@@ -107,4 +108,39 @@ def crc32(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     nulls, validity, out = _run(_CRC32, first, None)
     return pa.Array.from_buffers(  # type: ignore[no-any-return]
         pa.int64(), len(first), [pa.py_buffer(validity) if validity is not None else None, pa.py_buffer(out)], nulls
+    )
+
+
+def scala_hash(values: pa.Array | pa.ChunkedArray, scales: pa.Array | pa.ChunkedArray | None = None) -> pa.Array:
+    """Scala's ``##`` of the element Spark's ``collect_set`` keeps for each value (an int32, NULL
+    for NULL), by which its ``mutable.HashSet`` orders them: a double's as the long of its bits
+    (NaN and -0.0 normalized), a float's as the int of its bits, a binary's as an
+    ``UnsafeArrayData`` of its bytes, a decimal's as Spark's ``Decimal`` (``scala.math.BigDecimal``'s
+    hash: a whole number as its integer's, one ``Double.toString`` prints as it is as the double's).
+
+    Example:
+        >>> scala_hash(pa.array([1.5, -0.0, None])).to_pylist()
+        [1073217536, 0, None]
+        >>> scala_hash(pa.array([25, 125], pa.int64()), pa.array([1, 2], pa.int32())).to_pylist()
+        [1075838976, 1067450368]
+
+    Args:
+        values: float32, float64, string or binary values, or the unscaled values of decimals
+            (int64, or decimal128 with scale 0 past 18 digits).
+        scales: the decimals' scales (int32, without NULLs), one per value; None for the others.
+
+    Raises:
+        NativeUnsupportedError: no compiled kernel.
+        ValueError: a type Spark's set does not hold this way, or decimals without their scales.
+    """
+    first = _single(values)
+    decimal = _kind(first) in (1, 6)
+    if decimal and pa.types.is_timestamp(first.type):
+        raise ValueError("scala_hash: no set element of a timestamp")
+    scale = _single(scales).cast(pa.int32()) if scales is not None else None
+    if decimal and (scale is None or len(scale) != len(first) or scale.null_count):
+        raise ValueError("scala_hash: the unscaled values of decimals need their scales, one per value")
+    nulls, validity, out = _run(_SCALA, first, scale if decimal else None)
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        pa.int32(), len(first), [pa.py_buffer(validity) if validity is not None else None, pa.py_buffer(out)], nulls
     )
