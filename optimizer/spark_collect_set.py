@@ -30,6 +30,7 @@ from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, St
 
 _ELEMENT = "__vpush_set_element"
 _SORTED = "__vpush_set_sorted"
+_HASHED = "__vpush_set_hashed"
 _INTS = ("tinyint", "smallint", "int")
 _LONGS = ("bigint", "timestamp", "timestamp_ntz")
 _BY_KERNEL = ("double", "float", "binary")
@@ -120,15 +121,23 @@ def spark_set_order(values: exp.Expression, element: SparkType, functions: dict[
 def _ordered(bound: Callable[[], exp.Expression], element: SparkType, functions: dict[str, SparkType]) -> exp.Expression:
     """The list ``bound()`` (each call a mention of the one value :func:`_with_operands` binds)
     sorted by Spark's bucket and hash."""
-    each = exp.column(_ELEMENT)
-    hashed = _low32(_scala_hash(each, element, functions))  # the hash as 32 unsigned bits
-    improved = _fn("xor", hashed, exp.BitwiseRightShift(this=hashed.copy(), expression=_n(16)))
+    each, paired = exp.column(_ELEMENT), exp.column(_HASHED)
+
+    def field(node: exp.Expr, name: str) -> exp.Expression:
+        return exp.Dot(this=node.copy(), expression=exp.to_identifier(name))
+
+    # each element's hash computed once (a kernel's call among them), as 32 unsigned bits
+    pairs = _fn("list_transform", bound(), exp.Lambda(this=exp.Struct(expressions=[
+        exp.PropertyEQ(this=exp.to_identifier("x"), expression=_low32(_scala_hash(each, element, functions))),
+        exp.PropertyEQ(this=exp.to_identifier("v"), expression=each.copy()),
+    ]), expressions=[exp.to_identifier(_ELEMENT)]))
+    improved = _fn("xor", field(paired, "x"), exp.BitwiseRightShift(this=field(paired, "x"), expression=_n(16)))
     bucket = exp.BitwiseAnd(this=improved.copy(), expression=exp.Sub(this=_table_length(lambda: _fn("len", bound())), expression=_n(1)))
     keyed = exp.Struct(expressions=[
         exp.PropertyEQ(this=exp.to_identifier("b"), expression=bucket),
         exp.PropertyEQ(this=exp.to_identifier("h"), expression=_signed(improved)),
-        exp.PropertyEQ(this=exp.to_identifier("v"), expression=each.copy()),
+        exp.PropertyEQ(this=exp.to_identifier("v"), expression=field(paired, "v")),
     ])
-    keys = _fn("list_transform", bound(), exp.Lambda(this=keyed, expressions=[exp.to_identifier(_ELEMENT)]))
+    keys = _fn("list_transform", pairs, exp.Lambda(this=keyed, expressions=[exp.to_identifier(_HASHED)]))
     return _fn("list_transform", _fn("list_sort", keys), exp.Lambda(
         this=exp.Dot(this=exp.column(_SORTED), expression=exp.to_identifier("v")), expressions=[exp.to_identifier(_SORTED)]))
