@@ -4491,6 +4491,67 @@ done:
     return result;
 }
 
+PyDoc_STRVAR(scala_list_hash_doc,
+             "scala_list_hash(width, floating, offsets, validity, offset, child_values, child_validity, child_offset, length)\n"
+             "    -> (null_count, validity, out)\n\n"
+             "Scala's ## of the UnsafeArrayData Spark's collect_set keeps for each array of an Arrow list column\n"
+             "of fixed-width elements (spark_hash.h): int32 offsets, the children's values and validity (None:\n"
+             "no NULL). Returns the int32 results' buffer, their validity (None: no NULL) and NULL count.");
+
+static PyObject *py_scala_list_hash(PyObject *self, PyObject *args) {
+    int width, floating, k;
+    PyObject *objs[4], *out = NULL, *validity = NULL, *result = NULL;
+    long long offset, child_offset, length;
+    Py_buffer views[4];
+    int held[4] = {0, 0, 0, 0};
+    int64_t nulls;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "iiOOLOOLL", &width, &floating, &objs[0], &objs[1], &offset, &objs[2], &objs[3], &child_offset, &length))
+        return NULL;
+    if (offset < 0 || child_offset < 0 || length < 0 || (width != 1 && width != 2 && width != 4 && width != 8)) {
+        PyErr_SetString(PyExc_ValueError, "scala_list_hash: bad width, offset or length");
+        return NULL;
+    }
+    for (k = 0; k < 4; k++) {
+        if (objs[k] == Py_None) continue;
+        if (PyObject_GetBuffer(objs[k], &views[k], PyBUF_SIMPLE) < 0) goto done;
+        held[k] = 1;
+    }
+    if (!held[0] || !held[2] || views[0].len < (offset + length + 1) * 4 || (held[1] && views[1].len < (offset + length + 7) / 8)) {
+        PyErr_SetString(PyExc_ValueError, "scala_list_hash: the offsets and child values are needed, as long as the rows");
+        goto done;
+    }
+    { /* the last offset bounds the children */
+        int32_t first, last;
+        memcpy(&first, (const uint8_t *)views[0].buf + 4 * offset, 4);
+        memcpy(&last, (const uint8_t *)views[0].buf + 4 * (offset + length), 4);
+        if (first < 0 || last < first || views[2].len < (child_offset + last) * width ||
+            (held[3] && views[3].len < (child_offset + last + 7) / 8)) {
+            PyErr_SetString(PyExc_ValueError, "scala_list_hash: the child buffers are shorter than the offsets say");
+            goto done;
+        }
+    }
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 4));
+    validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 7) / 8));
+    if (out == NULL || validity == NULL) goto done;
+    {
+        const uint8_t *offsets = (const uint8_t *)views[0].buf, *valid = held[1] ? (const uint8_t *)views[1].buf : NULL;
+        const uint8_t *child = (const uint8_t *)views[2].buf, *child_valid = held[3] ? (const uint8_t *)views[3].buf : NULL;
+        uint8_t *target = (uint8_t *)PyBytes_AS_STRING(out), *target_validity = (uint8_t *)PyBytes_AS_STRING(validity);
+        Py_BEGIN_ALLOW_THREADS
+        nulls = scala_list_hash_column(width, floating, offsets, valid, offset, child, child_valid, child_offset, length, target, target_validity);
+        Py_END_ALLOW_THREADS
+    }
+    result = Py_BuildValue("LOO", (long long)nulls, nulls ? validity : Py_None, out);
+done:
+    Py_XDECREF(out);
+    Py_XDECREF(validity);
+    for (k = 0; k < 4; k++) {
+        if (held[k]) PyBuffer_Release(&views[k]);
+    }
+    return result;
+}
+
 /* ---- Spark's approx_count_distinct (codec/spark_hll.c) ---------------------------------------- */
 PyDoc_STRVAR(spark_hll_doc,
              "spark_hll(precision, starts, ends, length, hashes, validity, hash_offset, hash_length) -> out\n\n"
@@ -6435,6 +6496,7 @@ static PyMethodDef methods[] = {
     {"variant_modify", py_variant_modify, METH_VARARGS, variant_modify_doc},
     {"strict_math", py_strict_math, METH_VARARGS, strict_math_doc},
     {"spark_hash", py_spark_hash, METH_VARARGS, spark_hash_doc},
+    {"scala_list_hash", py_scala_list_hash, METH_VARARGS, scala_list_hash_doc},
     {"spark_conv", py_spark_conv, METH_VARARGS, spark_conv_doc},
     {"spark_number_format", py_spark_number_format, METH_VARARGS, spark_number_format_doc},
     {"spark_mode_choose", py_spark_mode_choose, METH_VARARGS, spark_mode_choose_doc},

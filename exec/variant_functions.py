@@ -1062,7 +1062,7 @@ def _hash_signature(name: str, duck: str) -> tuple[list[str], str]:
     if name == "crc32":
         return [duck], "BIGINT"
     if name == "set_hash":
-        return [duck, "INTEGER"] if duck in ("BIGINT", "HUGEINT") else [duck], "INTEGER"
+        return [duck, "INTEGER"] if duck in ("BIGINT", "HUGEINT") else [duck], "INTEGER"  # (a list: "BIGINT[]")
     running = "INTEGER" if name == "hash" else "BIGINT"
     return [duck, running], running
 

@@ -26,7 +26,7 @@ from typing import Callable
 from sqlglot import exp
 
 from vpush.optimizer.spark_math import rewrite_kernel_call, set_hash_call
-from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, StringType
+from vpush.optimizer.variant_types import ArrayType, AtomicType, DecimalType, SparkType, StringType
 
 _ELEMENT = "__vpush_set_element"
 _SORTED = "__vpush_set_sorted"
@@ -44,6 +44,8 @@ def orders_set(element: SparkType | None) -> bool:
         return element.collation is None or element.collation.upper() == "UTF8_BINARY"
     if isinstance(element, DecimalType):
         return True
+    if isinstance(element, ArrayType):
+        return isinstance(element.element, AtomicType) and element.element.name in (*_INTS, *_LONGS, "date")
     return isinstance(element, AtomicType) and element.name in (*_INTS, *_LONGS, *_BY_KERNEL, "date", "boolean")
 
 
@@ -75,7 +77,7 @@ def _scala_hash(value: exp.Expr, element: SparkType, functions: dict[str, SparkT
     """Scala's ``##`` of the buffer's element ``value``, as a BIGINT holding a signed int."""
     if isinstance(element, StringType):  # Spark's hash(s), seeded with 42, is UTF8String's hashCode
         return _bigint(rewrite_kernel_call("hash", [value], lambda _: element, functions))
-    if isinstance(element, DecimalType) or (isinstance(element, AtomicType) and element.name in _BY_KERNEL):
+    if isinstance(element, (DecimalType, ArrayType)) or (isinstance(element, AtomicType) and element.name in _BY_KERNEL):
         return _bigint(set_hash_call(value, element, functions))
     assert isinstance(element, AtomicType)
     if element.name in _INTS:

@@ -18,7 +18,7 @@ from sqlglot import exp
 
 from vpush.codec.spark_hll import DEFAULT_RELATIVE_SD, MAX_PRECISION, MIN_PRECISION, hll_precision
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
-from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, StringType
+from vpush.optimizer.variant_types import ArrayType, AtomicType, DecimalType, SparkType, StringType
 
 if TYPE_CHECKING:
     TypeOf = Callable[[exp.Expr], SparkType | None]
@@ -183,11 +183,19 @@ _HASH_INPUTS = {
     "string": "VARCHAR", "binary": "BLOB",
 }
 
+# Arrays whose collect_set order vpush knows: of fixed-width elements, by the DuckDB type each is
+# handed to the kernel as (an UnsafeArrayData of the same widths)
+_SET_ARRAY_ELEMENTS = {
+    "tinyint": "TINYINT", "smallint": "SMALLINT", "int": "INTEGER", "date": "DATE", "bigint": "BIGINT", "timestamp": "TIMESTAMPTZ",
+    "timestamp_ntz": "TIMESTAMP",
+}
+
 HASH_ENGINE_FUNCTIONS: dict[str, tuple[str, str]] = {
     **{f"vpush_{name}_{duck.lower()}": (name, duck) for name in _HASH_RESULTS
        for duck in sorted(set(_HASH_INPUTS.values()) | {"HUGEINT"})},
     "vpush_crc32_varchar": ("crc32", "VARCHAR"), "vpush_crc32_blob": ("crc32", "BLOB"),
     **{f"vpush_set_hash_{duck.lower()}": ("set_hash", duck) for duck in ("DOUBLE", "FLOAT", "BLOB", "BIGINT", "HUGEINT")},
+    **{f"vpush_set_hash_{duck.lower()}_list": ("set_hash", f"{duck}[]") for duck in sorted(set(_SET_ARRAY_ELEMENTS.values()))},
 }
 """The engine functions of :mod:`vpush.codec.spark_hash`, by name: Spark's function and the DuckDB
 type of the value each takes (a ``hash`` or ``xxhash64`` step takes the running hash too, an
@@ -223,7 +231,7 @@ def _hash_input(called: str, value: exp.Expr, source: SparkType | None) -> tuple
 
 def set_hash_call(value: exp.Expr, source: SparkType, functions: dict[str, SparkType]) -> exp.Expr:
     """Scala's ``##`` of the element Spark's ``collect_set`` keeps for ``value`` (a double, float,
-    binary or decimal), by :func:`vpush.codec.spark_hash.scala_hash`, as an ``INTEGER``; the
+    binary, decimal, or array of integers, dates or timestamps), by :func:`vpush.codec.spark_hash.scala_hash`, as an ``INTEGER``; the
     engine function used is added to ``functions``.
 
     Example:
@@ -233,6 +241,11 @@ def set_hash_call(value: exp.Expr, source: SparkType, functions: dict[str, Spark
     Raises:
         OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for another type.
     """
+    if isinstance(source, ArrayType) and _name(source.element) in _SET_ARRAY_ELEMENTS:
+        duck = _SET_ARRAY_ELEMENTS[str(_name(source.element))]
+        name = f"vpush_set_hash_{duck.lower()}_list"
+        functions[name] = AtomicType("int")
+        return exp.Anonymous(this=name, expressions=[exp.cast(value, exp.DataType.build(f"{duck}[]"))])
     if not (isinstance(source, DecimalType) or _name(source) in ("double", "float", "binary")):
         _refuse("collect_set", f"elements of type {source.to_spark()} in Spark's order")
     duck, typed = _hash_input("collect_set", value, source)

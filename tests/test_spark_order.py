@@ -538,6 +538,10 @@ SETS = [
     "SELECT g, collect_set(x) FILTER (WHERE f > 0) AS x, collect_set(q) FILTER (WHERE e > 0) AS q, collect_set(DISTINCT z) AS z, "
     "collect_set(x * 0) AS n FROM s GROUP BY g",
     "SELECT g, collect_set(x) OVER (PARTITION BY g) AS x, collect_set(q) OVER (PARTITION BY g) AS q FROM s WHERE abs(e) < 1",
+    # arrays of integers, dates and timestamps (NULL elements among them): each an UnsafeArrayData
+    "SELECT g, collect_set(array(g, CAST(q * 4 AS int), IF(g = 1, NULL, 7))) AS a, collect_set(array(CAST(z / 1000 AS bigint), NULL)) AS l, "
+    "collect_set(array(date_add(DATE'2024-01-01', CAST(q AS int)), NULL)) AS d, collect_set(array(CAST(CAST(q AS smallint) AS tinyint))) AS t, "
+    "collect_set(array(timestamp_micros(CAST(e * 1000 AS bigint)))) AS ts FROM s GROUP BY g",
 ]
 _SET_ANSWERS: dict[str, tuple[Any, ...]] = {}
 
@@ -553,3 +557,9 @@ def test_collect_set_in_sparks_order_on_the_spark_engine(sql: str, spark: SparkS
     connection = vpush.connect(engine="spark", spark=spark, time_zone="UTC")
     connection.register("s", sets)
     assert_same_answer(sql, view, connection, _SET_ANSWERS)
+
+
+@pytest.mark.xfail(strict=True, reason="collect_set of structs (and of arrays of other elements) is in DuckDB's order: "
+                   "Spark's is by the hash of each value's UnsafeRow bytes, which vpush does not build")
+def test_collect_set_of_structs_in_sparks_order(spark: SparkSession, sets: Path) -> None:
+    _compare_over("SELECT collect_set(named_struct('g', g, 'q', q)) AS r FROM s", spark, {"s": sets}, _SET_ANSWERS)
