@@ -3,7 +3,8 @@
 Spark folds ``hash(a, b, ...)`` left to right: the seed (42) hashes ``a``, that result is the
 seed of ``b``'s hash, and so on, a NULL argument leaving the running hash as it is. Each step
 hashes one argument by its type (``codec/spark_hash.c`` lists the rules), so one call of
-:func:`spark_hash_step` per argument gives the whole chain.
+:func:`spark_hash_step` per argument gives the whole chain. :func:`scala_hash` is no Spark
+function: it is the Scala hash by which ``collect_set``'s ``HashSet`` orders its elements.
 """
 
 from __future__ import annotations
