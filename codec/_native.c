@@ -2342,7 +2342,7 @@ static int java_double_text(char *out, uint64_t bits, int *flags) {
     return java_layout(out, negative, digits, nd, e);
 }
 
-static int format_java_double(char *out, uint64_t bits) {
+int format_java_double(char *out, uint64_t bits) {
     return java_double_text(out, bits, NULL);
 }
 
@@ -4566,9 +4566,10 @@ PyDoc_STRVAR(spark_hash_doc,
              "spark_hash(algorithm, kind, values, offsets, validity, offset, seeds, seed_offset, length)\n"
              "    -> (null_count, validity, out)\n\n"
              "One step of Spark's hash chain (algorithm 0: Murmur3 with int32 seeds, 1: XXH64 with int64\n"
-             "seeds) or crc32 (2: seeds None) over an Arrow column whose buffers are given (kind: see\n"
+             "seeds), crc32 (2: seeds None) or Scala's ## of collect_set's element (3: int32 seeds, the\n"
+             "scales of decimals, else None) over an Arrow column whose buffers are given (kind: see\n"
              "spark_hash.h; offsets None but for bytes, validity None when no row is null). Returns the\n"
-             "results' buffer, and for crc32 the validity of the results (else None) and their NULL count.");
+             "results' buffer, and for crc32 and ## the validity of the results (else None) and their NULL count.");
 
 static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
     int algorithm, kind, k;
@@ -4580,7 +4581,7 @@ static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "iiOOOLOLL", &algorithm, &kind, &objs[0], &objs[1], &objs[2], &offset, &objs[3], &seed_offset, &length))
         return NULL;
-    if (offset < 0 || seed_offset < 0 || length < 0 || algorithm < 0 || algorithm > 2 || kind < 0 || kind > 6) {
+    if (offset < 0 || seed_offset < 0 || length < 0 || algorithm < 0 || algorithm > 3 || kind < 0 || kind > 6) {
         PyErr_SetString(PyExc_ValueError, "spark_hash: bad algorithm, kind, offset or length");
         return NULL;
     }
@@ -4593,14 +4594,15 @@ static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
         needed = k == 0 ? ((kind == 4 || kind == 5) ? 0 : (offset + length) * width)
                  : k == 1 ? (offset + length + 1) * (kind == 5 ? 8 : 4)
                  : k == 2 ? (offset + length + 7) / 8
-                 : (seed_offset + length) * (algorithm == 0 ? 4 : 8);
+                 : (seed_offset + length) * (algorithm == 1 ? 8 : 4);
         if (views[k].len < needed) {
             PyErr_SetString(PyExc_ValueError, "spark_hash: a buffer is shorter than its offset and length need");
             goto done;
         }
     }
-    if (!held[0] || ((kind == 4 || kind == 5) != held[1]) || (algorithm != 2 && !held[3])) {
-        PyErr_SetString(PyExc_ValueError, "spark_hash: values, offsets (bytes only) and seeds (hashes only) are needed");
+    if (!held[0] || ((kind == 4 || kind == 5) != held[1]) || (algorithm < 2 && !held[3]) ||
+        (algorithm == 3 && (kind == 1 || kind == 6) && !held[3])) {
+        PyErr_SetString(PyExc_ValueError, "spark_hash: values, offsets (bytes only) and seeds (hashes; scales of decimals) are needed");
         goto done;
     }
     if (kind == 4 || kind == 5) { /* the last offset bounds the data */
@@ -4617,7 +4619,7 @@ static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * (algorithm == 0 ? 4 : 8)));
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * (algorithm == 1 || algorithm == 2 ? 8 : 4)));
     validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 7) / 8));
     if (out == NULL || validity == NULL) goto done;
     {
@@ -4634,7 +4636,68 @@ static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "spark_hash: no such algorithm and kind");
         goto done;
     }
-    result = Py_BuildValue("LOO", (long long)nulls, algorithm == 2 && nulls ? validity : Py_None, out);
+    result = Py_BuildValue("LOO", (long long)nulls, algorithm >= 2 && nulls ? validity : Py_None, out);
+done:
+    Py_XDECREF(out);
+    Py_XDECREF(validity);
+    for (k = 0; k < 4; k++) {
+        if (held[k]) PyBuffer_Release(&views[k]);
+    }
+    return result;
+}
+
+PyDoc_STRVAR(scala_list_hash_doc,
+             "scala_list_hash(width, floating, offsets, validity, offset, child_values, child_validity, child_offset, length)\n"
+             "    -> (null_count, validity, out)\n\n"
+             "Scala's ## of the UnsafeArrayData Spark's collect_set keeps for each array of an Arrow list column\n"
+             "of fixed-width elements (spark_hash.h): int32 offsets, the children's values and validity (None:\n"
+             "no NULL). Returns the int32 results' buffer, their validity (None: no NULL) and NULL count.");
+
+static PyObject *py_scala_list_hash(PyObject *self, PyObject *args) {
+    int width, floating, k;
+    PyObject *objs[4], *out = NULL, *validity = NULL, *result = NULL;
+    long long offset, child_offset, length;
+    Py_buffer views[4];
+    int held[4] = {0, 0, 0, 0};
+    int64_t nulls;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "iiOOLOOLL", &width, &floating, &objs[0], &objs[1], &offset, &objs[2], &objs[3], &child_offset, &length))
+        return NULL;
+    if (offset < 0 || child_offset < 0 || length < 0 || (width != 1 && width != 2 && width != 4 && width != 8)) {
+        PyErr_SetString(PyExc_ValueError, "scala_list_hash: bad width, offset or length");
+        return NULL;
+    }
+    for (k = 0; k < 4; k++) {
+        if (objs[k] == Py_None) continue;
+        if (PyObject_GetBuffer(objs[k], &views[k], PyBUF_SIMPLE) < 0) goto done;
+        held[k] = 1;
+    }
+    if (!held[0] || !held[2] || views[0].len < (offset + length + 1) * 4 || (held[1] && views[1].len < (offset + length + 7) / 8)) {
+        PyErr_SetString(PyExc_ValueError, "scala_list_hash: the offsets and child values are needed, as long as the rows");
+        goto done;
+    }
+    { /* the last offset bounds the children */
+        int32_t first, last;
+        memcpy(&first, (const uint8_t *)views[0].buf + 4 * offset, 4);
+        memcpy(&last, (const uint8_t *)views[0].buf + 4 * (offset + length), 4);
+        if (first < 0 || last < first || views[2].len < (child_offset + last) * width ||
+            (held[3] && views[3].len < (child_offset + last + 7) / 8)) {
+            PyErr_SetString(PyExc_ValueError, "scala_list_hash: the child buffers are shorter than the offsets say");
+            goto done;
+        }
+    }
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 4));
+    validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 7) / 8));
+    if (out == NULL || validity == NULL) goto done;
+    {
+        const uint8_t *offsets = (const uint8_t *)views[0].buf, *valid = held[1] ? (const uint8_t *)views[1].buf : NULL;
+        const uint8_t *child = (const uint8_t *)views[2].buf, *child_valid = held[3] ? (const uint8_t *)views[3].buf : NULL;
+        uint8_t *target = (uint8_t *)PyBytes_AS_STRING(out), *target_validity = (uint8_t *)PyBytes_AS_STRING(validity);
+        Py_BEGIN_ALLOW_THREADS
+        nulls = scala_list_hash_column(width, floating, offsets, valid, offset, child, child_valid, child_offset, length, target, target_validity);
+        Py_END_ALLOW_THREADS
+    }
+    result = Py_BuildValue("LOO", (long long)nulls, nulls ? validity : Py_None, out);
 done:
     Py_XDECREF(out);
     Py_XDECREF(validity);
@@ -6588,6 +6651,7 @@ static PyMethodDef methods[] = {
     {"variant_modify", py_variant_modify, METH_VARARGS, variant_modify_doc},
     {"strict_math", py_strict_math, METH_VARARGS, strict_math_doc},
     {"spark_hash", py_spark_hash, METH_VARARGS, spark_hash_doc},
+    {"scala_list_hash", py_scala_list_hash, METH_VARARGS, scala_list_hash_doc},
     {"spark_conv", py_spark_conv, METH_VARARGS, spark_conv_doc},
     {"spark_number_format", py_spark_number_format, METH_VARARGS, spark_number_format_doc},
     {"spark_mode_choose", py_spark_mode_choose, METH_VARARGS, spark_mode_choose_doc},

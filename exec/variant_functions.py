@@ -113,7 +113,7 @@ from vpush.codec.spark_aggregates import (
 )
 from vpush.codec.spark_conv import spark_conv
 from vpush.codec.spark_number_format import format_numbers, parse_numbers
-from vpush.codec.spark_hash import crc32, spark_hash_step
+from vpush.codec.spark_hash import crc32, scala_hash, spark_hash_step
 from vpush.codec.spark_hll import hll_estimates
 from vpush.codec.strict_math import strict_math
 from vpush.codec.value import MAX_NESTING_DEPTH, Variant
@@ -1035,14 +1035,24 @@ def _json_tuple(texts: pa.Array | pa.ChunkedArray, field: pa.Array) -> pa.Array 
 
 
 # -- Spark's hashes -------------------------------------------------------------------------------
-def _hash_function(name: str) -> Callable[..., pa.Array]:
-    """A ``hash``/``xxhash64`` step (the value and the running hash) or ``crc32`` (the value)."""
+def _hash_function(name: str, duck: str) -> Callable[..., pa.Array]:
+    """A ``hash``/``xxhash64`` step (the value and the running hash), ``crc32`` (the value) or
+    ``set_hash`` (the value, and a decimal's scale beside its unscaled value)."""
     if name == "crc32":
 
         def checksum(values: pa.Array) -> pa.Array:
             return crc32(values)
 
         return checksum
+    if name == "set_hash":
+
+        def element_hash(values: pa.Array) -> pa.Array:
+            return scala_hash(values)
+
+        def decimal_hash(values: pa.Array, scales: pa.Array) -> pa.Array:
+            return scala_hash(values, scales)
+
+        return decimal_hash if duck in ("BIGINT", "HUGEINT") else element_hash
 
     def step(values: pa.Array, seeds: pa.Array) -> pa.Array:
         return spark_hash_step(name, values, seeds)
@@ -1053,6 +1063,8 @@ def _hash_function(name: str) -> Callable[..., pa.Array]:
 def _hash_signature(name: str, duck: str) -> tuple[list[str], str]:
     if name == "crc32":
         return [duck], "BIGINT"
+    if name == "set_hash":
+        return [duck, "INTEGER"] if duck in ("BIGINT", "HUGEINT") else [duck], "INTEGER"  # (a list: "BIGINT[]")
     running = "INTEGER" if name == "hash" else "BIGINT"
     return [duck, running], running
 
@@ -1120,7 +1132,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
         for name, function in STRICT_MATH_FUNCTIONS.items()
     },
     **{
-        function: (_guarded(_hash_function(name), name), *_hash_signature(name, duck))
+        function: (_guarded(_hash_function(name, duck), name), *_hash_signature(name, duck))
         for function, (name, duck) in HASH_ENGINE_FUNCTIONS.items()
     },
     CONV_FUNCTION: (_guarded(spark_conv, "conv"), ["VARCHAR", "INTEGER", "INTEGER"], "VARCHAR"),

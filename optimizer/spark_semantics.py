@@ -2062,14 +2062,15 @@ class _Rewriter:
             return node
         if isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayUniqueAgg) and not isinstance(node.parent, exp.Window):
             # collect_set(x) FILTER (WHERE c): DuckDB's LIST(DISTINCT x) carries a FILTER of its own
-            # (x IS NOT NULL), so the distinct values of the list of the rows kept
+            # (x IS NOT NULL), so ARRAY_AGG(DISTINCT x) under one FILTER of both (each group holds
+            # its distinct values only; their order is _spark_set's)
             member = _distinct_argument(node.this.this)
             element = self.typer._part(member)
             kept = exp.and_(node.expression.this.copy(), exp.Not(this=exp.Is(this=member.copy(), expression=exp.Null())), copy=False)
             if element in _FLOATING:
                 member = _normalized_float(member, element)  # Spark's set holds -0.0 as 0.0
-            listed = exp.Filter(this=exp.ArrayAgg(this=member.copy()), expression=exp.Where(this=kept))
-            return self._spark_set(exp.Anonymous(this="list_distinct", expressions=[listed]), element)
+            distinct = exp.ArrayAgg(this=exp.Distinct(expressions=[member.copy()]))
+            return self._spark_set(exp.Filter(this=distinct, expression=exp.Where(this=kept)), element)
         if (isinstance(node, (exp.ArrayAgg, exp.ArrayUniqueAgg)) and not isinstance(node.parent, (exp.Filter, exp.Window))) or (
             isinstance(node, exp.Window) and isinstance(node.this, (exp.ArrayAgg, exp.ArrayUniqueAgg))
         ) or (isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayAgg) and not isinstance(node.parent, exp.Window)):

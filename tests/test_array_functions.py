@@ -127,6 +127,12 @@ CALLS = [
     # arrays of arrays and structs sorted as Spark orders them (a NULL inside first; stable)
     "sort_array(nest)", "sort_array(nest, false)", "array_sort(nest)", "sort_array(arrays_zip(a, g))",
     "sort_array(arrays_zip(f, dt), false)", "sort_array(array(named_struct('x', i, 'y', s), named_struct('x', n, 'y', s)), false)",
+    # the set functions of dates, timestamps, decimals, booleans, floats and binaries: the first
+    # occurrences in order (1.50 and 1.5 one decimal; -0.0 as 0.0, one NaN)
+    "array_distinct(dt)", "array_union(ts, ts)", "array_except(dec, array(CAST(1.5 AS decimal(5, 2))))", "array_intersect(bo, array(true, NULL))",
+    "array_distinct(dec)", "array_union(dec, dec)", "array_distinct(bo)", "array_intersect(dt, dt)", "array_except(ts, array(TIMESTAMP'1970-01-01 00:00:00'))",
+    "array_distinct(transform(f, x -> CAST(x AS float))) AS ff", "array_union(transform(f, x -> CAST(x AS float)), array(CAST(0.0 AS float))) AS fu",
+    "array_distinct(transform(g, x -> CAST(x AS binary))) AS bd", "array_except(transform(g, x -> CAST(x AS binary)), array(X'61', NULL)) AS be",
 ]
 
 # Forms vpush does not answer as Spark does: refused on DuckDB, answered by the Spark engine.

@@ -408,7 +408,9 @@ def test_transcendental_functions_bit_for_bit(spark: SparkSession, doubles_path:
 
 HASH_CALLS = [f"{h}({c})" for h in ("hash", "xxhash64") for c in ("n", "l", "x", "r", "s", "bi", "dn", "dw", "day", "ts", "ntz", "flag", "small")] + [
     "crc32(s)", "crc32(bi)", "hash(n, s, x, NULL, dw)", "xxhash64(l, r, day, ts, flag, bi, dn)", "hash(NULL) AS h0",
-    "xxhash64(NULL, NULL) AS h1", "hash(s, s, n)", "xxhash64(ntz, small, dw, x)"]
+    "xxhash64(NULL, NULL) AS h1", "hash(s, s, n)", "xxhash64(ntz, small, dw, x)",
+    # a decimal of 18 digits whose unscaled value passes DuckDB's product of its 18 digits
+    "hash(CAST(dn AS decimal(18, 8))) AS h2", "xxhash64(CAST(dn AS decimal(18, 8))) AS h3"]
 
 
 def _random_hash_table(rows: int) -> pa.Table:
