@@ -88,7 +88,7 @@ def con(tables: dict[str, Path]) -> vpush.Connection:
     return connection
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def one_task(spark: SparkSession, tables: dict[str, Path]) -> Iterator[SparkSession]:
     """Spark reading each table as one task, the order vpush emulates for merges."""
     view = register_views(spark, tables)
@@ -119,9 +119,7 @@ JOINS = [
     # two small tables: Spark builds the side its estimate makes smaller (here not the smaller file)
     "SELECT collect_list(concat(a.id, ':', b.name)) AS l FROM a JOIN b ON a.k = b.k",
     "SELECT collect_list(concat(a.id, ':', b.name)) AS l FROM a JOIN b ON a.ks = b.ks",
-    "SELECT collect_list(concat(a.id, ':', b.name)) AS l FROM a JOIN b ON a.kl = b.kl AND a.k = b.k",
     "SELECT collect_list(b.name) AS l, first(a.id) AS f FROM a JOIN b ON a.k = b.k WHERE a.id > 2",
-    "SELECT a.g, collect_list(concat(a.id, ':', b.name)) AS l FROM b JOIN a ON a.k = b.k GROUP BY a.g",
 ]
 
 _ANSWERS: dict[str, tuple[Any, ...]] = {}
@@ -130,3 +128,30 @@ _ANSWERS: dict[str, tuple[Any, ...]] = {}
 @pytest.mark.parametrize("sql", JOINS)
 def test_order_of_rows_over_a_broadcast_join(sql: str, one_task: SparkSession, con: vpush.Connection) -> None:
     assert_same_answer(sql, one_task, con, _ANSWERS)
+
+
+@pytest.mark.parametrize("sql", [JOINS[0]])
+def test_order_of_rows_over_a_broadcast_join_on_the_spark_engine(sql: str, one_task: SparkSession, tables: dict[str, Path]) -> None:
+    connection = vpush.connect(engine="spark", spark=one_task, time_zone="UTC")
+    for name, path in tables.items():
+        connection.register(name, path)
+    assert_same_answer(sql, one_task, connection, _ANSWERS)
+
+
+@pytest.mark.xfail(strict=True, reason="Spark engine: Spark plans the join over vpush's data source, whose size it does not "
+                   "estimate from the files, and builds the other side (the order of rows differs)")
+def test_build_side_by_the_estimate_on_the_spark_engine(one_task: SparkSession, tables: dict[str, Path]) -> None:
+    connection = vpush.connect(engine="spark", spark=one_task, time_zone="UTC")
+    for name, path in tables.items():
+        connection.register(name, path)
+    assert_same_answer("SELECT collect_list(concat(a.id, ':', b.name)) AS l FROM a JOIN b ON a.k = b.k", one_task, connection, _ANSWERS)
+
+
+def test_refused_past_the_hash_fallback_over_a_join(con: vpush.Connection) -> None:
+    """A join's places are wide: past 128 groups beside a typed aggregate (Spark's hash aggregation
+    falls back to sorting) the aggregates that depend on the order are refused; fewer groups answer."""
+    sql = "SELECT e.id % 200 AS m, collect_list(d.name) AS l, first(d.w) AS f FROM e JOIN d ON e.k = d.k GROUP BY e.id % 200"
+    with pytest.raises(vpush.VpushError) as raised:
+        con.sql(sql).to_arrow()
+    assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION", "should refuse: Spark's merge past the fallback"
+    assert con.sql(sql.replace("% 200", "% 100")).to_arrow().num_rows == 100, "should answer: under 128 groups"
