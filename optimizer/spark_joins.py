@@ -176,6 +176,8 @@ def _join_order(select: exp.Select) -> exp.Expr | None:
     columns = {alias: {c.lower() for c in t.meta[SPARK_SIZE].column_sizes} for alias, t in names.items()}
     aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
 
+    keys = {i.name.lower() for i in join.args.get("using") or []}
+
     def sides(node: exp.Expr) -> set[str] | None:
         found: set[str] = set()
         for column in [node] if isinstance(node, exp.Column) else node.find_all(exp.Column):
@@ -188,6 +190,9 @@ def _join_order(select: exp.Select) -> exp.Expr | None:
                 found.add(table)
                 continue
             owners = [a for a, cols in columns.items() if column.name.lower() in cols]
+            if column.name.lower() in keys:
+                found.update(owners)  # a USING key: both sides' columns
+                continue
             if len(owners) != 1:
                 if not owners and column.name.lower() in aliases:
                     continue

@@ -57,7 +57,7 @@ def _dimension() -> pa.Table:
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """``e``: events in two files (the second the larger, which Spark reads first); ``d``: a
-    dimension of repeated keys; ``a`` and ``b``: two small tables whose files' sizes and Spark's
+    dimension of repeated keys in two files; ``a`` and ``b``: two small tables whose files' sizes and Spark's
     estimates order them differently (``a``'s file is the larger, its estimate the smaller where a
     query reads few of its columns)."""
     root = tmp_path_factory.mktemp("joins")
@@ -65,7 +65,9 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     pq.write_table(_events(1, 300, 0), root / "e" / "part-0.parquet", row_group_size=100)
     pq.write_table(_events(2, 500, 10_000), root / "e" / "part-1.parquet", row_group_size=100)
     (root / "d").mkdir()
-    pq.write_table(_dimension(), root / "d" / "part-0.parquet")
+    dimension = _dimension()  # two files: Spark broadcasts the larger one's rows first
+    pq.write_table(dimension.slice(0, 5), root / "d" / "part-0.parquet")
+    pq.write_table(dimension.slice(5), root / "d" / "part-1.parquet")
     (root / "a").mkdir()
     pq.write_table(pa.table({
         "id": pa.array(range(10), pa.int64()), "k": pa.array([1, 2, 3, 4, 1, 2, 1, None, 3, 2], pa.int32()),
@@ -107,6 +109,7 @@ JOINS = [
     "SELECT e.g, collect_list(d.name) AS l, string_agg(d.name, ',') AS s, var_pop(e.x * d.w) AS v, stddev(d.w) AS sd "
     "FROM e JOIN d ON e.k = d.k AND e.ks = d.ks WHERE e.id % 3 <> 0 GROUP BY e.g",
     "SELECT first(d.name) AS f, last(d.name) AS z, collect_list(d.ki) AS l FROM e, d WHERE e.k = d.ki AND e.x > 0",
+    "SELECT ks, collect_list(name) AS l, first(x) AS f, max_by(name, g) AS m FROM e JOIN d USING (ks) GROUP BY ks",
     # the dimension on the left: built there, the events streamed
     "SELECT d.ks, collect_list(e.id) AS l, sum(e.x) AS s FROM d INNER JOIN e ON d.k = e.k GROUP BY d.ks",
     # outer, semi and anti joins: the left outer's unmatched rows in their places
