@@ -8,7 +8,9 @@ table's scan gives :data:`~vpush.optimizer.plan.ORDER_COLUMN` (each row's place 
 :attr:`~vpush.optimizer.plan.Scan.ordered`); where it reads a subquery or a CTE that projects,
 filters and sorts one table, or a ``UNION ALL`` of such, each of them gives the column on (a
 sort's row number, by its keys and then the rows' order, as Spark's stable sort; a branch's
-place after the branches before it). These aggregates take their rows in that order:
+place after the branches before it); where it joins two tables Spark makes a broadcast hash
+join, :mod:`~vpush.optimizer.spark_joins` gives each joined row's place. These aggregates take
+their rows in that order:
 
 - ``max_by``/``min_by``: the last of the rows tied on the ordering (Spark's ``MaxMinBy`` keeps
   the old value only where it is strictly better), by the ordering and the row's place;
@@ -89,8 +91,10 @@ def moment_function(kind: str) -> str:
 
 
 def scan_order(scope: Scope) -> exp.Expr | None:
-    """The order column of the rows ``scope``'s SELECT aggregates, or None where vpush does not
-    know Spark's order of them (a join, a lateral view, a DISTINCT aggregate beside the others).
+    """The order column of the rows ``scope``'s SELECT aggregates (over a broadcast hash join of
+    two tables, the place :func:`~vpush.optimizer.spark_joins.join_order` gives), or None where
+    vpush does not know Spark's order of them (another join, a lateral view, a DISTINCT
+    aggregate beside the others).
 
     The SELECT reads one table directly (whose scan is then marked ordered), or a subquery or a
     CTE that projects, filters and sorts such rows (:func:`_carry_order` makes it give the column
