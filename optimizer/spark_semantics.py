@@ -3503,7 +3503,7 @@ class _Rewriter:
         return call
 
     def _grouped_decimal_total(
-        self, node: exp.Expr, agg: exp.Expr, arg: DecimalType, result: DecimalType, order: exp.Column, tolerant: bool
+        self, node: exp.Expr, agg: exp.Expr, arg: DecimalType, result: DecimalType, order: exp.Expr, tolerant: bool
     ) -> exp.Expression:
         """Spark's ``sum``/``avg`` with GROUP BY of a decimal whose total is a ``decimal(38,s)``:
         Spark's hash aggregation keeps each group's running total in a ``decimal(38,s)`` field
@@ -6418,7 +6418,7 @@ def _truncate_default(function: exp.Lag | exp.Lead, value: SparkType | None) -> 
 
 
 def _first_or_last_ignoring_nulls(
-    call: exp.First | exp.Last | exp.FirstValue | exp.LastValue, order: exp.Column | None
+    call: exp.First | exp.Last | exp.FirstValue | exp.LastValue, order: exp.Expr | None
 ) -> exp.Expr:
     """Spark's ``first(x, true)``/``last(x, true)`` as an aggregate: the first or last non-NULL
     value (DuckDB takes IGNORE NULLS only in a window, and its rendering of ``last`` dropped it),
