@@ -36,9 +36,12 @@ With GROUP BY beside a typed aggregate (``collect_list``, ``string_agg``, ``perc
 the kept one is merged into it, which these aggregates follow (:func:`split_at_fallback`, the
 kernel's split of positioned lists).
 
-With several tasks (files), Spark merges each task's buffer in task order; vpush emulates one
-task, which gives the same rows in the same order, and the same answer except in the last bits
-of the floating-point aggregates.
+With several tasks (Spark's file scan groups the files into about as many as its default
+parallelism), Spark updates a buffer per task and merges the tasks' buffers in task order: each
+row's place carries its task (:data:`~vpush.optimizer.plan.ORDER_TASK_SHIFT`), and the kernels
+of the sums of doubles, longs and decimals and of ``mode`` follow Spark's merge; the others give
+the same rows in the same order as one task, and the same answer except in the last bits of the
+moments and where noted in README.
 """
 from __future__ import annotations
 
@@ -48,7 +51,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
 from vpush.codec.spark_aggregates import BIVARIATE_KINDS, POSITION, POSITIONED_VALUE
-from vpush.optimizer.plan import ORDER_COLUMN, ORDERED_RETRY_MARKER, ORDERED_SCAN, SCAN_INDEX
+from vpush.optimizer.plan import ORDER_COLUMN, ORDER_TASK_SHIFT, ORDERED_RETRY_MARKER, ORDERED_SCAN, SCAN_INDEX
 from vpush.optimizer.variant_types import ArrayType, AtomicType, SparkType
 
 __all__ = [
@@ -57,7 +60,7 @@ __all__ = [
     "moment_call", "moment_function", "ordered", "ordered_choice", "ordered_decimal_total", "ordered_long_sum", "scan_order", "SORTS_KEPT",
     "exclude_from_stars", "spark_keeps_sorts", "OBJECT_HASH", "object_hash_aggregation", "split_at_fallback", "positioned_items",
     "values_of", "field_of", "at", "collected_past_fallback", "joined_past_fallback", "first_or_last_past_fallback",
-    "extreme_past_fallback",
+    "extreme_past_fallback", "several_tasks",
 ]
 
 ORDERED_CHOICE_FUNCTION = "vpush_ordered_choice"
@@ -422,6 +425,21 @@ def hash_fallback_place(order: exp.Column) -> exp.Expression | None:
     return exp.Case(ifs=[exp.If(this=exp.LT(this=nth, expression=last), true=nth.copy())])
 
 
+def several_tasks(order: exp.Column) -> exp.Expression:
+    """Whether the rows of a SELECT with GROUP BY (an aggregate's window over its groups) come
+    from more than one Spark task: their places in ``order`` hold more than one task
+    (:data:`~vpush.optimizer.plan.ORDER_TASK_SHIFT`).
+
+    Example:
+        >>> several_tasks(exp.column("o")).sql("duckdb")
+        '(MAX(MAX(o)) OVER () >> 52) <> (MIN(MIN(o)) OVER () >> 52)'
+    """
+    def task(extreme: type[exp.Max] | type[exp.Min]) -> exp.Expression:
+        return exp.BitwiseRightShift(this=exp.Window(this=extreme(this=extreme(this=order.copy()))), expression=exp.Literal.number(ORDER_TASK_SHIFT))
+
+    return exp.NEQ(this=task(exp.Max), expression=task(exp.Min))
+
+
 def ordered_double_sum(
     value: exp.Expr, order: exp.Column, condition: exp.Expr | None, functions: dict[str, SparkType], fallback: exp.Expr | None = None,
 ) -> exp.Expression:
@@ -573,7 +591,7 @@ def ordered_decimal_total(
     safe = exp.LT(this=bound, expression=exp.Literal.number(f"0.99e{38 - scale}"))
     retry = exp.cast(exp.Anonymous(this="error", expressions=[exp.Literal.string(ORDERED_RETRY_MARKER)]), to)
     fast = exp.Case(ifs=[exp.If(this=safe, true=checked)], default=retry)
-    values = _filtered(exp.Anonymous(this="list", expressions=[ordered(value.copy(), order)]), _both(condition, _present(value)))
+    values = positioned_list(value, f"DECIMAL(38, {scale})", order, _both(condition, _present(value)))
     total = exp.Anonymous(this=function, expressions=[values])
     return ordered_choice(fast, finish(total, count.copy()))
 

@@ -97,6 +97,7 @@ from vpush.optimizer.spark_order import (
     joined_past_fallback,
     object_hash_aggregation,
     hash_fallback_place,
+    several_tasks,
     percentile_approx_call,
     SORTS_KEPT,
     first_or_last,
@@ -1923,6 +1924,14 @@ class _Rewriter:
             isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions)
         place = hash_fallback_place(order) if plain else None
         if place is not None:
+            # each task's hash aggregation falls back at its own place, and the final one's
+            # merges the tasks' buffers in another order past 128 groups: not followed
+            message = (f"{called}: the DuckDB engine does not give Spark's answer where its hash aggregation falls back to sorting "
+                       "(GROUP BY past 128 groups beside collect_list, string_agg, percentile, ...) over several Spark tasks; "
+                       "the Spark engine runs it")
+            refused = exp.and_(several_tasks(order), exp.Not(this=exp.Is(this=place.copy(), expression=exp.Null())), copy=False)
+            place = exp.Case(ifs=[exp.If(this=refused, true=spark_error("VPUSH_UNSUPPORTED_FUNCTION", message, exp.DataType.build("BIGINT")))],
+                             default=place)
             return place, None
         return None, exp.GTE(this=exp.Window(this=exp.Count(this=exp.Star())), expression=exp.Literal.number(HASH_FALLBACK_GROUPS))
 

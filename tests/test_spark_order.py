@@ -232,6 +232,19 @@ def test_order_of_rows_in_windows(sql: str, spark_view: SparkSession, con: vpush
     assert_same_answer(sql, spark_view, con, _ANSWERS)
 
 
+# Spark's default tasks (local[2]: the two larger files in one task, the smallest in another):
+# each task's buffer, the tasks' buffers merged in task order
+IN_SPARK_TASKS = ONE_TASK + PERCENTILES[:3] + [
+    "SELECT g, mode(k % 3) AS a, mode(s) AS b, mode(id % 7) AS c, mode(CAST(id % 5 = 0 AS STRING)) AS d FROM t GROUP BY g",
+    "SELECT mode(id % 11) AS a, mode(k) AS b, try_sum(big) AS c FROM t",
+]
+
+
+@pytest.mark.parametrize("sql", IN_SPARK_TASKS)
+def test_order_of_rows_in_spark_tasks(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    assert_same_answer(sql, spark_view, con, _ANSWERS)
+
+
 @pytest.mark.parametrize("sql", [ORDER_ONLY[0], ORDER_ONLY[3], ORDER_ONLY[5]])
 def test_order_of_rows_on_the_spark_engine(sql: str, spark_view: SparkSession, spark_con: vpush.Connection) -> None:
     """The Spark engine's tasks take the files largest first too."""
@@ -240,14 +253,14 @@ def test_order_of_rows_on_the_spark_engine(sql: str, spark_view: SparkSession, s
 
 @pytest.mark.parametrize("sql", ONE_TASK)
 def test_order_of_rows_in_one_task(sql: str, one_task: SparkSession, folder: Path) -> None:
-    connection = vpush.connect(connection=duckdb.connect(config={"threads": 4}), time_zone="UTC")
+    connection = vpush.connect(connection=duckdb.connect(config={"threads": 4}), time_zone="UTC", parallelism=1)
     connection.register("t", folder)
     assert_same_answer(sql, one_task, connection)
 
 
 @pytest.mark.parametrize("sql", PERCENTILES)
 def test_percentile_approx_in_one_task(sql: str, one_task: SparkSession, folder: Path, other: Path) -> None:
-    connection = vpush.connect(connection=duckdb.connect(config={"threads": 4}), time_zone="UTC")
+    connection = vpush.connect(connection=duckdb.connect(config={"threads": 4}), time_zone="UTC", parallelism=1)
     connection.register("t", folder)
     connection.register("u", other)
     assert_same_answer(sql, one_task, connection)
@@ -257,7 +270,7 @@ def test_percentile_approx_of_times_in_los_angeles(one_task: SparkSession, folde
     """Dates and timestamps as Spark's days and microseconds whatever the session time zone."""
     one_task.conf.set("spark.sql.session.timeZone", "America/Los_Angeles")
     try:
-        connection = vpush.connect(time_zone="America/Los_Angeles")
+        connection = vpush.connect(time_zone="America/Los_Angeles", parallelism=1)
         connection.register("t", folder)
         assert_same_answer(PERCENTILES[2], one_task, connection)
     finally:
@@ -315,10 +328,13 @@ PAST_THE_FALLBACK = [
 ]
 
 
-def _compare_over(sql: str, spark: SparkSession, tables: dict[str, Path], answers: dict[str, tuple[Any, ...]] | None = None) -> None:
-    """``sql`` on Spark over views of ``tables`` and on the DuckDB engine (four threads)."""
+def _compare_over(
+    sql: str, spark: SparkSession, tables: dict[str, Path], answers: dict[str, tuple[Any, ...]] | None = None, parallelism: int | None = None,
+) -> None:
+    """``sql`` on Spark over views of ``tables`` and on the DuckDB engine (four threads; Spark's
+    tasks as ``parallelism`` gives them, by default the ``spark`` fixture's)."""
     view = register_views(spark, tables)
-    connection = vpush.connect(connection=duckdb.connect(config={"threads": 4}), time_zone="UTC")
+    connection = vpush.connect(connection=duckdb.connect(config={"threads": 4}), time_zone="UTC", parallelism=parallelism)
     for name, path in tables.items():
         connection.register(name, path)
     assert_same_answer(sql, view, connection, answers)
@@ -338,7 +354,7 @@ def test_past_the_hash_fallback_on_the_spark_engine(sql: str, spark: SparkSessio
 
 
 def test_collect_list_past_the_hash_fallback(one_task: SparkSession, folder: Path) -> None:
-    connection = vpush.connect(time_zone="UTC")
+    connection = vpush.connect(time_zone="UTC", parallelism=1)
     connection.register("t", folder)
     assert_same_answer("SELECT id % 300 AS m, collect_list(id) AS l FROM t GROUP BY id % 300", one_task, connection)
 
@@ -396,7 +412,7 @@ LARGE = [
 @pytest.mark.parametrize("sql", LARGE)
 def test_percentile_approx_past_the_head(sql: str, one_task: SparkSession, large: Path) -> None:
     """Past 50,000 values in a group, in Spark's order of rows (the larger file first)."""
-    _compare_over(sql, one_task, {"t": large})
+    _compare_over(sql, one_task, {"t": large}, parallelism=1)
 
 
 def test_percentile_approx_past_the_head_over_a_join(large: Path) -> None:
@@ -438,15 +454,14 @@ _TASKS_SQL = "SELECT g, try_sum(v) AS s, sum(v) FILTER (WHERE g = 2) AS f FROM u
 def test_grouped_decimal_sum_in_one_task(one_task: SparkSession, two_tasks: Path) -> None:
     """Read as one task, Spark's running total of group 1 passes 38 digits (6E37 + 6E37): NULL."""
     view = register_views(one_task, {"u": two_tasks})
-    connection = vpush.connect(time_zone="UTC")
+    connection = vpush.connect(time_zone="UTC", parallelism=1)
     connection.register("u", two_tasks)
     assert_same_answer(_TASKS_SQL, view, connection)
 
 
-@pytest.mark.xfail(strict=True, reason="DuckDB engine: Spark's partial decimal totals per task (vpush adds as one task)")
 def test_grouped_decimal_sum_in_two_tasks(spark: SparkSession, two_tasks: Path) -> None:
-    """In its two tasks Spark's running totals are 6E37, and 6E37 then 0, merged into 6E37; vpush
-    adds the rows as one task does."""
+    """In its two tasks Spark's running totals are 6E37, and 6E37 then 0, merged into 6E37: each
+    task's total, the tasks' totals added in task order."""
     view = register_views(spark, {"u": two_tasks})
     connection = vpush.connect(time_zone="UTC")
     connection.register("u", two_tasks)
