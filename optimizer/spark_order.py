@@ -60,7 +60,7 @@ __all__ = [
     "moment_call", "moment_function", "ordered", "ordered_choice", "ordered_decimal_total", "ordered_long_sum", "scan_order", "SORTS_KEPT",
     "exclude_from_stars", "spark_keeps_sorts", "OBJECT_HASH", "object_hash_aggregation", "split_at_fallback", "positioned_items",
     "values_of", "field_of", "at", "collected_past_fallback", "joined_past_fallback", "first_or_last_past_fallback",
-    "extreme_past_fallback", "several_tasks",
+    "extreme_past_fallback", "several_tasks", "largest_task_set",
 ]
 
 ORDERED_CHOICE_FUNCTION = "vpush_ordered_choice"
@@ -438,6 +438,34 @@ def several_tasks(order: exp.Column) -> exp.Expression:
         return exp.BitwiseRightShift(this=exp.Window(this=extreme(this=extreme(this=order.copy()))), expression=exp.Literal.number(ORDER_TASK_SHIFT))
 
     return exp.NEQ(this=task(exp.Max), expression=task(exp.Min))
+
+
+def largest_task_set(member: exp.Expr, order: exp.Column, condition: exp.Expr | None) -> exp.Expression | None:
+    """The most distinct non-NULL values of ``member`` that one Spark task's rows of a group hold
+    (where ``condition``, a FILTER, holds), each row's task from its place in ``order``; None
+    for a ``UNION ALL``'s order (its branches' places carry no task: read as one task).
+
+    Example:
+        >>> str(largest_task_set(exp.column("x"), exp.column("o"), None).sql("duckdb"))[:60]
+        'LIST_MAX(LIST_TRANSFORM(LIST_DISTINCT(LIST_TRANSFORM(LIST_DI'
+    """
+    if order.meta.get(_WIDE_ORDER):
+        return None
+    task = exp.BitwiseRightShift(this=order.copy(), expression=exp.Literal.number(ORDER_TASK_SHIFT))
+    pair = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier("t"), expression=task),
+                                   exp.PropertyEQ(this=exp.to_identifier("v"), expression=member.copy())])
+    # list_distinct of the list, not LIST(DISTINCT ...): a DISTINCT aggregate would tell the
+    # SELECT's other aggregates that vpush does not know Spark's order of rows (scan_order)
+    pairs = exp.Anonymous(this="list_distinct", expressions=[
+        _filtered(exp.Anonymous(this="list", expressions=[pair]), _both(condition, _present(member)))])
+    item, each = exp.to_identifier("__vpush_pair"), exp.to_identifier("__vpush_task")
+    tasks = exp.Anonymous(this="list_distinct", expressions=[exp.Anonymous(this="list_transform", expressions=[
+        pairs, exp.Lambda(this=exp.column("t", table=item.copy()), expressions=[item.copy()])])])
+    same = exp.EQ(this=exp.column("t", table=item.copy()), expression=exp.column(each.copy()))
+    count = exp.Anonymous(this="len", expressions=[exp.Anonymous(this="list_filter", expressions=[
+        pairs.copy(), exp.Lambda(this=same, expressions=[item.copy()])])])
+    return exp.Anonymous(this="list_max", expressions=[exp.Anonymous(this="list_transform", expressions=[
+        tasks, exp.Lambda(this=count, expressions=[each.copy()])])])
 
 
 def ordered_double_sum(

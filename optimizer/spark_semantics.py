@@ -98,6 +98,7 @@ from vpush.optimizer.spark_order import (
     object_hash_aggregation,
     hash_fallback_place,
     several_tasks,
+    largest_task_set,
     percentile_approx_call,
     SORTS_KEPT,
     first_or_last,
@@ -2057,7 +2058,8 @@ class _Rewriter:
             if element in _FLOATING:
                 member = _normalized_float(member, element)  # Spark's set holds -0.0 as 0.0
             listed = exp.Filter(this=exp.ArrayAgg(this=member.copy()), expression=exp.Where(this=kept))
-            return self._spark_set(exp.Anonymous(this="list_distinct", expressions=[listed]), element)
+            return self._spark_set(exp.Anonymous(this="list_distinct", expressions=[listed]), element,
+                                   self._task_sets(member, node.expression.this, element))
         if (isinstance(node, (exp.ArrayAgg, exp.ArrayUniqueAgg)) and not isinstance(node.parent, (exp.Filter, exp.Window))) or (
             isinstance(node, exp.Window) and isinstance(node.this, (exp.ArrayAgg, exp.ArrayUniqueAgg))
         ) or (isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayAgg) and not isinstance(node.parent, exp.Window)):
@@ -2078,7 +2080,8 @@ class _Rewriter:
                 # Spark's set holds -0.0 as 0.0
                 unique.set("this", _normalized_float(_distinct_argument(unique.this), element))
             if isinstance(unique, exp.ArrayUniqueAgg) and orders_set(element):
-                return self._spark_set(node, element)
+                sized = None if isinstance(node, exp.Window) else self._task_sets(_distinct_argument(unique.this), None, element)
+                return self._spark_set(node, element, sized)
             # Spark's collect_list/collect_set of no (non-NULL) values is [], DuckDB's NULL
             collected = exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])])
             return self._past_fallback("collect_list", collected, fallback)
@@ -2560,14 +2563,24 @@ class _Rewriter:
             return node
         return node
 
-    def _spark_set(self, collected: exp.Expr, element: SparkType | None) -> exp.Expr:
+    def _spark_set(self, collected: exp.Expr, element: SparkType | None, sized: exp.Expression | None = None) -> exp.Expr:
         """A collected set as Spark's ``collect_set`` gives it: [] for no (non-NULL) values, where
         DuckDB's is NULL, in the order of Spark's hash set where vpush knows it
-        (:mod:`vpush.optimizer.spark_collect_set`)."""
+        (:mod:`vpush.optimizer.spark_collect_set`), its table sized for ``sized`` elements where
+        given (:meth:`_task_sets`)."""
         listed = exp.Coalesce(this=collected, expressions=[exp.Array(expressions=[])])
         if element is None or not orders_set(element):
             return listed
-        return spark_set_order(listed, element, self.functions)
+        return spark_set_order(listed, element, self.functions, sized)
+
+    def _task_sets(self, member: exp.Expr, condition: exp.Expr | None, element: SparkType | None) -> exp.Expression | None:
+        """Where vpush knows which Spark task reads each row, the largest of a group's tasks'
+        sets of ``member`` (kept by the FILTER ``condition``), which sizes the final set's table
+        (:func:`largest_task_set`); else None (the set's own size, as one task)."""
+        if element is None or not orders_set(element):
+            return None
+        order = scan_order(self.typer.scope)
+        return largest_task_set(member, order, condition) if order is not None else None
 
     def _renamed_struct(self, value: exp.Expr, of_type: StructType, names: list[str]) -> exp.Expr:
         """The struct ``value`` with its fields under ``names``, in its order (NULL where it is)."""

@@ -508,3 +508,61 @@ def test_files_in_spark_order(folder: Path) -> None:
     tasks = plan_tasks(plan, scan, pa.schema([]), "UTC", parallelism=2)
     read = [Path(ref.path).name for task in tasks.tasks for _, refs in task for ref in refs]
     assert list(dict.fromkeys(read)) == ["part-1.parquet", "part-2.parquet", "part-0.parquet"], "tasks largest file first"
+
+
+@pytest.fixture(scope="module")
+def task_sets(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Three files of 700, 300 and 500 rows in 40 groups, whose sets differ from file to file:
+    Spark's tasks (two under local[2], three with three partitions) hold sets of other sizes
+    than the whole table's, and their sums and moments other partial buffers."""
+    root = tmp_path_factory.mktemp("task_sets") / "t"
+    root.mkdir()
+    rng = np.random.default_rng(5)
+    for index, rows in enumerate((700, 300, 500)):
+        g = rng.integers(0, 40, rows)
+        x = (rng.integers(0, 1000, rows) % (g + 3)) * 7919 + index * (g % 3)
+        pq.write_table(pa.table({
+            "g": pa.array(g, pa.int32()),
+            "x": pa.array(x, pa.int64()),
+            "s": pa.array([f"v{v}" for v in x]),
+            "y": pa.array(rng.standard_normal(rows) * 10.0 ** rng.integers(-3, 9, rows), pa.float64()),
+        }), root / f"part-{index}.parquet", row_group_size=100)
+    return root
+
+
+_TASKS_QUERY = (
+    "SELECT g, collect_set(x) AS a, collect_set(s) AS b, collect_set(x) FILTER (WHERE y > 0) AS c, collect_list(x) AS l, "
+    "first(s) AS f, last(x) AS z, sum(y) AS t, var_samp(y) AS v, percentile_approx(y, 0.5, 4) AS p, mode(x % 5) AS m FROM t GROUP BY g"
+)
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+@pytest.mark.parametrize("parallelism", [2, 3])
+def test_aggregates_over_several_tasks(parallelism: int, engine: str, spark: SparkSession, task_sets: Path) -> None:
+    """Spark's tasks as its default parallelism groups the files (the fixture's local[2], or three
+    partitions as ``spark.sql.files.minPartitionNum`` asks, which local[3] would give): each task's
+    buffer, merged in task order; ``collect_set``'s final table sized for the largest task's set."""
+    spark.conf.set("spark.sql.files.minPartitionNum", str(parallelism))
+    try:
+        view = register_views(spark, {"t": task_sets})
+        if engine == "spark":
+            connection = vpush.connect(engine="spark", spark=spark, time_zone="UTC")
+        else:
+            connection = vpush.connect(time_zone="UTC", parallelism=parallelism)
+        connection.register("t", task_sets)
+        assert_same_answer(_TASKS_QUERY, view, connection, _TASK_ANSWERS.setdefault(parallelism, {}))
+    finally:
+        spark.conf.unset("spark.sql.files.minPartitionNum")
+
+
+_TASK_ANSWERS: dict[int, dict[str, tuple[Any, ...]]] = {}
+
+
+def test_parallelism_is_checked() -> None:
+    """A parallelism is a whole number of tasks, and the DuckDB engine's setting."""
+    for bad in (0, -2, 1.5, True):
+        with pytest.raises(vpush.VpushError):
+            vpush.connect(time_zone="UTC", parallelism=bad)  # type: ignore[arg-type]
+    with pytest.raises(vpush.VpushError):
+        vpush.connect(engine="spark", parallelism=2)
+    assert vpush.connect(time_zone="UTC").engine.parallelism == 2, "the tests' default: the spark fixture's local[2]"  # type: ignore[attr-defined]
