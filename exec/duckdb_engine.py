@@ -21,7 +21,7 @@ import pyarrow as pa
 from vpush.codec.errors import VpushError
 from vpush.exec.errors import ExecutionError
 from vpush.exec.read_scan import deferred_schema, order_base, ordered_schema, prefetch, read_scan
-from vpush.exec.spark_tasks import DEFAULT_OPEN_COST_BYTES, plan_tasks
+from vpush.exec.spark_tasks import plan_tasks
 from vpush.exec.variant_udf import register, take_error
 from sqlglot import exp
 
@@ -29,6 +29,7 @@ from vpush.optimizer.plan import (
     DECIMAL_SUM_OVERFLOWS,
     MAX_ORDERED_FILES,
     MAX_ORDERED_TASKS,
+    ONE_TASK_BYTES,
     ORDER_COLUMN,
     ORDERED_RETRY_MARKER,
     ROW_COUNT_COLUMN,
@@ -202,7 +203,7 @@ def in_spark_tasks(plan: Plan, scan: Scan, parallelism: int) -> Scan:
             f"an aggregate in Spark's order of rows over {len(read)} files (at most {MAX_ORDERED_FILES - 1}); the Spark engine runs it",
             error_class="VPUSH_UNSUPPORTED_FUNCTION",
         )
-    if len(read) <= 1 and all(_size(f.path) <= DEFAULT_OPEN_COST_BYTES for f in read):
+    if len(read) <= 1 and all(_size(f.path) <= ONE_TASK_BYTES for f in read):
         # Spark's splits are never smaller than its open cost: such a file is one task
         return scan
     tasks = plan_tasks(plan, scan, pa.schema([]), "UTC", parallelism=parallelism)
@@ -227,7 +228,7 @@ def _size(path: str) -> int:
     try:
         return os.stat(path).st_size
     except OSError:
-        return DEFAULT_OPEN_COST_BYTES + 1  # not known: the tasks' grouping reads its footer
+        return ONE_TASK_BYTES + 1  # not known: the tasks' grouping reads its footer
 
 
 def _reads_most(part: ScanPart) -> bool:

@@ -67,6 +67,14 @@ ORDER_TASK_SHIFT = TASK_SHIFT
 """The bits of :data:`ORDER_COLUMN` below the row's task (:attr:`FileScan.spark_tasks`): the
 kernels of :mod:`vpush.codec.spark_aggregates` take each row's task from its place."""
 
+ONE_TASK_BYTES = 4 * 1024 * 1024
+"""Spark's default ``spark.sql.files.openCostInBytes``, below which its file scan never cuts a
+split: a table of one file of at most these bytes is one Spark task."""
+
+ONE_TASK = "vpush_one_task"
+"""The meta key set on a table reference whose table Spark reads in one task (one file of at most
+:data:`ONE_TASK_BYTES`): an aggregate that merges Spark's tasks' buffers need not find its tasks."""
+
 MAX_ORDERED_FILES = 1 << (ORDER_TASK_SHIFT - ORDER_FILE_SHIFT)
 """The files an ordered scan may read (their ranks fit between the two shifts)."""
 

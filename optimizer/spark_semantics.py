@@ -67,7 +67,7 @@ from vpush.codec.datetime_pattern import DatetimePatternError, compile_pattern
 from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
-from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+from vpush.optimizer.plan import ONE_TASK, VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_from_json import FROM_JSON_FUNCTION, from_json_schema, rewrite_from_json
 from vpush.optimizer.rewrite_generators import (
     JSON_TUPLE_FIELD,
@@ -2579,6 +2579,10 @@ class _Rewriter:
         (:func:`largest_task_set`); else None (the set's own size, as one task)."""
         if element is None or not orders_set(element):
             return None
+        select = self.typer.scope.expression
+        source = select.args.get("from_") if isinstance(select, exp.Select) and not select.args.get("joins") else None
+        if source is not None and isinstance(source.this, exp.Table) and source.this.meta.get(ONE_TASK):
+            return None  # one small file: one task, whose set sizes the table (no order column read)
         order = scan_order(self.typer.scope)
         return largest_task_set(member, order, condition) if order is not None else None
 

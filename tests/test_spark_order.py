@@ -566,3 +566,16 @@ def test_parallelism_is_checked() -> None:
     with pytest.raises(vpush.VpushError):
         vpush.connect(engine="spark", parallelism=2)
     assert vpush.connect(time_zone="UTC").engine.parallelism == 2, "the tests' default: the spark fixture's local[2]"  # type: ignore[attr-defined]
+
+
+def test_collect_set_of_one_small_file_reads_no_order(tmp_path: Path) -> None:
+    """One file of at most 4 MiB is one Spark task: collect_set's table is sized for its own set,
+    without the scan's order column (which two files need, to size it for the larger task's)."""
+    for index in range(2):
+        pq.write_table(pa.table({"g": pa.array([1, 2, 1], pa.int32()), "x": pa.array([index, 5, 7], pa.int64())}), tmp_path / f"part-{index}.parquet")
+    connection = vpush.connect(time_zone="UTC")
+    connection.register("one", tmp_path / "part-0.parquet")
+    connection.register("two", tmp_path)
+    sql = "SELECT g, collect_set(x) AS s FROM {} GROUP BY g"
+    assert not connection.sql(sql.format("one")).plan.scans[0].ordered, "one small file: one task, no order column"
+    assert connection.sql(sql.format("two")).plan.scans[0].ordered, "two files: each row's task from the order column"
