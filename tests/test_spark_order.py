@@ -579,3 +579,18 @@ def test_collect_set_of_one_small_file_reads_no_order(tmp_path: Path) -> None:
     sql = "SELECT g, collect_set(x) AS s FROM {} GROUP BY g"
     assert not connection.sql(sql.format("one")).plan.scans[0].ordered, "one small file: one task, no order column"
     assert connection.sql(sql.format("two")).plan.scans[0].ordered, "two files: each row's task from the order column"
+
+
+def test_past_the_hash_fallback_over_several_tasks_refused(folder: Path) -> None:
+    """Past 128 groups beside collect_list each of Spark's tasks falls back at its own place and
+    the final aggregation merges the tasks' buffers in another order: refused when met (the same
+    query as one task is answered, above)."""
+    connection = vpush.connect(time_zone="UTC")
+    connection.register("t", folder)
+    for sql in ("SELECT id % 300 AS m, collect_list(id) AS l FROM t GROUP BY id % 300",
+                "SELECT id % 300 AS m, sum(x) AS s, first(s) AS f, percentile_approx(y, 0.5, 2) AS p FROM t GROUP BY id % 300"):
+        with pytest.raises(vpush.VpushError) as raised:
+            connection.sql(sql).to_arrow()
+        assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION", sql
+    few = connection.sql("SELECT id % 100 AS m, collect_list(id) AS l FROM t GROUP BY id % 100").to_arrow()
+    assert few.num_rows == 100, "fewer than 128 groups: answered"
