@@ -6482,7 +6482,7 @@ done:
 
 /* ---- Spark's order-dependent aggregates (codec/spark_aggregates.c) -------------------------- */
 PyDoc_STRVAR(spark_aggregate_doc,
-             "spark_aggregate(kind, offsets, valid, x, y[, accuracy[, before]]) -> (null_count, values, validity)\n\n"
+             "spark_aggregate(kind, offsets, valid, x, y[, accuracy[, before[, tasks]]]) -> (null_count, values, validity)\n\n"
              "kind -1: Spark's ANSI sum of each list of longs (x int64), NULL where a running total overflows;\n"
              "kind -2: Spark's grouped sum of each list of decimals (x the 16-byte unscaled integers of\n"
              "Arrow's decimal128), NULL where a running total passes 38 digits;\n"
@@ -6490,7 +6490,8 @@ PyDoc_STRVAR(spark_aggregate_doc,
              "kind -4: Spark's percentile_approx of each list of doubles (x float64, in order) at the percentages y\n"
              "(float64) with `accuracy`: len(y) doubles a list, NULL for a NULL or empty list;\n"
              "`before` (kinds -4, -3 and >= 0; int64 a list, -1 for none) the values of each list before Spark's hash\n"
-             "aggregation fell back to sorting (`accuracy` 0 for kinds other than -4);\n"
+             "aggregation fell back to sorting (`accuracy` 0 for kinds other than -4; empty bytes for none);\n"
+             "`tasks` (kinds -4 and >= 0; int64 a value) each value's Spark task: a list's tasks' buffers merged in order;\n"
              "kind >= 0: spark_moments_column's kind over each list of doubles (y for the covariances and corr).\n"
              "offsets: length + 1 int64 into x (and y); valid: one byte per list, 0 for a NULL list.");
 
@@ -6500,14 +6501,18 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
     PyObject *values = NULL, *validity = NULL, *result = NULL;
     int64_t length, nulls, i, width, per_list = 1;
     long long accuracy = 0;
-    Py_buffer before = {0};
+    Py_buffer before = {0}, tasks = {0};
+    const int64_t *before_at, *tasks_at;
     (void)self;
-    if (!PyArg_ParseTuple(args, "iy*y*y*y*|Ly*", &kind, &offsets, &valid, &x, &y, &accuracy, &before)) return NULL;
+    if (!PyArg_ParseTuple(args, "iy*y*y*y*|Ly*y*", &kind, &offsets, &valid, &x, &y, &accuracy, &before, &tasks)) return NULL;
+    before_at = before.buf != NULL && before.len > 0 ? (const int64_t *)before.buf : NULL;
+    tasks_at = tasks.buf != NULL && tasks.len > 0 ? (const int64_t *)tasks.buf : NULL;
     length = (int64_t)(offsets.len / 8) - 1;
     width = kind == -2 ? 16 : kind == -1 ? (int64_t)sizeof(int64_t) : (int64_t)sizeof(double);
     if (kind == -4) per_list = (int64_t)(y.len / (Py_ssize_t)sizeof(double));
     if (length < 0 || valid.len < length || kind < -4 || kind >= SPARK_MOMENT_KINDS
-        || (before.buf != NULL && (kind == -1 || kind == -2 || before.len != length * (Py_ssize_t)sizeof(int64_t)))
+        || (before_at != NULL && (kind == -1 || kind == -2 || before.len != length * (Py_ssize_t)sizeof(int64_t)))
+        || (tasks_at != NULL && (kind == -1 || kind == -2 || kind == -3 || tasks.len * width != x.len * (Py_ssize_t)sizeof(int64_t)))
         || (kind == -4 && (per_list <= 0 || accuracy <= 0 || accuracy > 2147483647LL))) {
         PyErr_SetString(PyExc_ValueError, "spark_aggregate: bad kind, offsets or validity");
         goto done;
@@ -6526,7 +6531,7 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
     if (kind == -4) {
         Py_BEGIN_ALLOW_THREADS
         nulls = spark_percentile_approx_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const double *)x.buf,
-                                               (const int64_t *)before.buf, (const double *)y.buf, per_list, (int64_t)accuracy,
+                                               before_at, tasks_at, (const double *)y.buf, per_list, (int64_t)accuracy,
                                                (double *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
         Py_END_ALLOW_THREADS
         if (nulls < 0) {
@@ -6538,14 +6543,14 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
                                          (unsigned char *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
     else if (kind == -3)
         nulls = spark_double_sum_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const double *)x.buf,
-                                        (const int64_t *)before.buf, (double *)PyBytes_AS_STRING(values),
+                                        before_at, (double *)PyBytes_AS_STRING(values),
                                         (uint8_t *)PyBytes_AS_STRING(validity));
     else if (kind == -1)
         nulls = spark_long_sum_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const int64_t *)x.buf,
                                       (int64_t *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
     else
         nulls = spark_moments_column(kind, (const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const double *)x.buf,
-                                     (const double *)y.buf, (const int64_t *)before.buf, (double *)PyBytes_AS_STRING(values),
+                                     (const double *)y.buf, before_at, tasks_at, (double *)PyBytes_AS_STRING(values),
                                      (uint8_t *)PyBytes_AS_STRING(validity));
     result = Py_BuildValue("LOO", (long long)nulls, values, validity);
 done:
@@ -6556,6 +6561,7 @@ done:
     PyBuffer_Release(&x);
     PyBuffer_Release(&y);
     if (before.buf != NULL) PyBuffer_Release(&before);
+    if (tasks.buf != NULL) PyBuffer_Release(&tasks);
     return result;
 }
 
@@ -6598,20 +6604,20 @@ done:
 }
 
 PyDoc_STRVAR(spark_mode_choose_doc,
-             "spark_mode_choose(offsets, mixed, counts) -> chosen\n\n"
+             "spark_mode_choose(offsets, mixed, counts[, tasks, ids]) -> chosen\n\n"
              "Spark's mode(x) of each group of distinct keys (int64 offsets, one more than the groups;\n"
              "the keys in the order Spark first met them, with their int32 OpenHashSet hashes and int64\n"
              "counts): the int64 index of the key chosen (-1 for an empty group), see spark_aggregates.h.");
 
 static PyObject *py_spark_mode_choose(PyObject *self, PyObject *args) {
-    Py_buffer offsets, mixed, counts;
+    Py_buffer offsets, mixed, counts, tasks = {0}, ids = {0};
     PyObject *chosen = NULL;
     int64_t length, i, keys;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*", &offsets, &mixed, &counts)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*|y*y*", &offsets, &mixed, &counts, &tasks, &ids)) return NULL;
     length = (int64_t)(offsets.len / 8) - 1;
     keys = (int64_t)(mixed.len / 4);
-    if (length < 0 || counts.len != keys * 8) {
+    if (length < 0 || counts.len != keys * 8 || (tasks.buf != NULL && (tasks.len != keys * 8 || ids.buf == NULL || ids.len != keys * 8))) {
         PyErr_SetString(PyExc_ValueError, "spark_mode_choose: no offsets, or the hashes and counts differ in length");
         goto done;
     }
@@ -6622,10 +6628,24 @@ static PyObject *py_spark_mode_choose(PyObject *self, PyObject *args) {
             goto done;
         }
     }
+    if (ids.buf != NULL) {
+        /* each entry's key's first entry lies in its own group, at or before it */
+        int64_t g;
+        for (g = 0; g < length; g++) {
+            int64_t begin = ((const int64_t *)offsets.buf)[g], end = ((const int64_t *)offsets.buf)[g + 1];
+            for (i = begin; i < end; i++) {
+                int64_t id = ((const int64_t *)ids.buf)[i];
+                if (id < begin || id > i) {
+                    PyErr_SetString(PyExc_ValueError, "spark_mode_choose: an id outside its group");
+                    goto done;
+                }
+            }
+        }
+    }
     chosen = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 8));
     if (chosen == NULL) goto done;
     if (spark_mode_choose((const int64_t *)offsets.buf, length, (const int32_t *)mixed.buf, (const int64_t *)counts.buf,
-                          (int64_t *)PyBytes_AS_STRING(chosen)) < 0) {
+                          (const int64_t *)tasks.buf, (const int64_t *)ids.buf, (int64_t *)PyBytes_AS_STRING(chosen)) < 0) {
         Py_CLEAR(chosen);
         PyErr_NoMemory();
     }
@@ -6633,6 +6653,8 @@ done:
     PyBuffer_Release(&offsets);
     PyBuffer_Release(&mixed);
     PyBuffer_Release(&counts);
+    if (tasks.buf != NULL) PyBuffer_Release(&tasks);
+    if (ids.buf != NULL) PyBuffer_Release(&ids);
     return chosen;
 }
 

@@ -14,7 +14,7 @@ from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.dialect import VpushSpark, utc_shift_argument
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
-from vpush.optimizer.plan import ORDER_COLUMN, ORDERED_SCAN, ROW_COUNT_COLUMN, SCAN_INDEX, VARIANT_ARROW_TYPE, CastLater, FileScan, Plan, Scan, ScanPart
+from vpush.optimizer.plan import ONE_TASK, ONE_TASK_BYTES, ORDER_COLUMN, ORDERED_SCAN, ROW_COUNT_COLUMN, SCAN_INDEX, VARIANT_ARROW_TYPE, CastLater, FileScan, Plan, Scan, ScanPart
 from vpush.optimizer.prune_delta_files import prune_delta_files
 from vpush.optimizer.prune_scan import FilePruning, owning_select, prune_scan, read_where_casts_may_fail
 from vpush.optimizer.rewrite_variants import (
@@ -235,6 +235,8 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             pruned = read_where_casts_may_fail(pruned, infos, _casts_in_scan(extractions))
         else:
             pruned = [FilePruning(tuple(range(info.num_row_groups))) for info in infos]
+        if len(infos) == 1 and infos[0].size <= ONE_TASK_BYTES:
+            node.meta[ONE_TASK] = True
         found.append((node, table, infos, data_schema, pruned, extractions))
 
     functions: dict[str, SparkType] = {}

@@ -15,6 +15,9 @@ aggregation merges the task's set into an empty one sized for it, so the table's
 least power of two of at least 16 that holds the elements under the load factor 0.75 (the same
 length the set reaches adding them one by one, as a window's frame does). So the order is a
 function of the set alone, written here as DuckDB SQL over DuckDB's list of distinct elements.
+Over several Spark tasks the final set is empty (16 buckets) and merges each task's set with
+``++=``, which sizes the table for the incoming set only (``sizeHint``) and adds its elements
+without growing: the table is the one for the largest task's set.
 
 Elements of one improved hash (two longs, two strings) follow in their own order here, where
 Spark keeps the order it met them in.
@@ -103,10 +106,13 @@ def _table_length(count: Callable[[], exp.Expr]) -> exp.Expression:
     return exp.Case(ifs=ifs, default=_n(_MAX_TABLE))
 
 
-def spark_set_order(values: exp.Expression, element: SparkType, functions: dict[str, SparkType]) -> exp.Expression:
+def spark_set_order(
+    values: exp.Expression, element: SparkType, functions: dict[str, SparkType], sized: exp.Expression | None = None,
+) -> exp.Expression:
     """``values`` (a DuckDB list of distinct elements of ``element``) in the order Spark's
     ``collect_set`` gives them (see the module's docstring); the engine functions used are added
-    to ``functions``.
+    to ``functions``. ``sized``: the count of elements the final set's table is sized for, where
+    it is not the set's own (several Spark tasks: :func:`~vpush.optimizer.spark_order.largest_task_set`).
 
     Example:
         >>> import duckdb
@@ -117,12 +123,17 @@ def spark_set_order(values: exp.Expression, element: SparkType, functions: dict[
     """
     from vpush.optimizer.spark_semantics import _with_operands  # (spark_semantics imports this module)
 
-    return _with_operands({"s": values}, lambda operand: _ordered(lambda: operand("s"), element, functions))
+    if sized is None:
+        return _with_operands({"s": values}, lambda operand: _ordered(lambda: operand("s"), element, functions, None))
+    return _with_operands({"s": values, "n": sized}, lambda operand: _ordered(lambda: operand("s"), element, functions, lambda: operand("n")))
 
 
-def _ordered(bound: Callable[[], exp.Expression], element: SparkType, functions: dict[str, SparkType]) -> exp.Expression:
+def _ordered(
+    bound: Callable[[], exp.Expression], element: SparkType, functions: dict[str, SparkType], sized: Callable[[], exp.Expression] | None,
+) -> exp.Expression:
     """The list ``bound()`` (each call a mention of the one value :func:`_with_operands` binds)
-    sorted by Spark's bucket and hash."""
+    sorted by Spark's bucket and hash, the table sized for ``sized()`` elements (by default the
+    list's)."""
     each, paired = exp.column(_ELEMENT), exp.column(_HASHED)
 
     def field(node: exp.Expr, name: str) -> exp.Expression:
@@ -134,7 +145,8 @@ def _ordered(bound: Callable[[], exp.Expression], element: SparkType, functions:
         exp.PropertyEQ(this=exp.to_identifier("v"), expression=each.copy()),
     ]), expressions=[exp.to_identifier(_ELEMENT)]))
     improved = _fn("xor", field(paired, "x"), exp.BitwiseRightShift(this=field(paired, "x"), expression=_n(16)))
-    bucket = exp.BitwiseAnd(this=improved.copy(), expression=exp.Sub(this=_table_length(lambda: _fn("len", bound())), expression=_n(1)))
+    count = sized if sized is not None else (lambda: _fn("len", bound()))
+    bucket = exp.BitwiseAnd(this=improved.copy(), expression=exp.Sub(this=_table_length(count), expression=_n(1)))
     keyed = exp.Struct(expressions=[
         exp.PropertyEQ(this=exp.to_identifier("b"), expression=bucket),
         exp.PropertyEQ(this=exp.to_identifier("h"), expression=_signed(improved)),

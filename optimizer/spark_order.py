@@ -38,9 +38,12 @@ With GROUP BY beside a typed aggregate (``collect_list``, ``string_agg``, ``perc
 the kept one is merged into it, which these aggregates follow (:func:`split_at_fallback`, the
 kernel's split of positioned lists).
 
-With several tasks (files), Spark merges each task's buffer in task order; vpush emulates one
-task, which gives the same rows in the same order, and the same answer except in the last bits
-of the floating-point aggregates.
+With several tasks (Spark's file scan groups the files into about as many as its default
+parallelism), Spark updates a buffer per task and merges the tasks' buffers in task order: each
+row's place carries its task (:data:`~vpush.optimizer.plan.ORDER_TASK_SHIFT`), and the kernels
+of the sums of doubles, longs and decimals and of ``mode`` follow Spark's merge; the others give
+the same rows in the same order as one task, and the same answer except in the last bits of the
+moments and where noted in README.
 """
 from __future__ import annotations
 
@@ -50,7 +53,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
 from vpush.codec.spark_aggregates import BIVARIATE_KINDS, POSITION, POSITIONED_VALUE
-from vpush.optimizer.plan import ORDER_COLUMN, ORDERED_RETRY_MARKER, ORDERED_SCAN, SCAN_INDEX
+from vpush.optimizer.plan import ORDER_COLUMN, ORDER_TASK_SHIFT, ORDERED_RETRY_MARKER, ORDERED_SCAN, SCAN_INDEX
 from vpush.optimizer.spark_joins import join_order
 from vpush.optimizer.variant_types import ArrayType, AtomicType, SparkType
 
@@ -60,7 +63,7 @@ __all__ = [
     "moment_call", "moment_function", "ordered", "ordered_choice", "ordered_decimal_total", "ordered_long_sum", "scan_order", "SORTS_KEPT",
     "exclude_from_stars", "spark_keeps_sorts", "OBJECT_HASH", "object_hash_aggregation", "split_at_fallback", "positioned_items",
     "values_of", "field_of", "at", "collected_past_fallback", "joined_past_fallback", "first_or_last_past_fallback",
-    "extreme_past_fallback",
+    "extreme_past_fallback", "several_tasks", "largest_task_set",
 ]
 
 ORDERED_CHOICE_FUNCTION = "vpush_ordered_choice"
@@ -432,6 +435,49 @@ def hash_fallback_place(order: exp.Expr) -> exp.Expression | None:
     return exp.Case(ifs=[exp.If(this=exp.LT(this=nth, expression=last), true=nth.copy())])
 
 
+def several_tasks(order: exp.Column) -> exp.Expression:
+    """Whether the rows of a SELECT with GROUP BY (an aggregate's window over its groups) come
+    from more than one Spark task: their places in ``order`` hold more than one task
+    (:data:`~vpush.optimizer.plan.ORDER_TASK_SHIFT`).
+
+    Example:
+        >>> several_tasks(exp.column("o")).sql("duckdb")
+        '(MAX(MAX(o)) OVER () >> 52) <> (MIN(MIN(o)) OVER () >> 52)'
+    """
+    def task(extreme: type[exp.Max] | type[exp.Min]) -> exp.Expression:
+        return exp.BitwiseRightShift(this=exp.Window(this=extreme(this=extreme(this=order.copy()))), expression=exp.Literal.number(ORDER_TASK_SHIFT))
+
+    return exp.NEQ(this=task(exp.Max), expression=task(exp.Min))
+
+
+def largest_task_set(member: exp.Expr, order: exp.Column, condition: exp.Expr | None) -> exp.Expression | None:
+    """The most distinct non-NULL values of ``member`` that one Spark task's rows of a group hold
+    (where ``condition``, a FILTER, holds), each row's task from its place in ``order``; None
+    for a ``UNION ALL``'s order (its branches' places carry no task: read as one task).
+
+    Example:
+        >>> str(largest_task_set(exp.column("x"), exp.column("o"), None).sql("duckdb"))[:60]
+        'LIST_MAX(LIST_TRANSFORM(LIST_DISTINCT(LIST_TRANSFORM(LIST_DI'
+    """
+    if order.meta.get(_WIDE_ORDER):
+        return None
+    task = exp.BitwiseRightShift(this=order.copy(), expression=exp.Literal.number(ORDER_TASK_SHIFT))
+    pair = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier("t"), expression=task),
+                                   exp.PropertyEQ(this=exp.to_identifier("v"), expression=member.copy())])
+    # list_distinct of the list, not LIST(DISTINCT ...): a DISTINCT aggregate would tell the
+    # SELECT's other aggregates that vpush does not know Spark's order of rows (scan_order)
+    pairs = exp.Anonymous(this="list_distinct", expressions=[
+        _filtered(exp.Anonymous(this="list", expressions=[pair]), _both(condition, _present(member)))])
+    item, each = exp.to_identifier("__vpush_pair"), exp.to_identifier("__vpush_task")
+    tasks = exp.Anonymous(this="list_distinct", expressions=[exp.Anonymous(this="list_transform", expressions=[
+        pairs, exp.Lambda(this=exp.column("t", table=item.copy()), expressions=[item.copy()])])])
+    same = exp.EQ(this=exp.column("t", table=item.copy()), expression=exp.column(each.copy()))
+    count = exp.Anonymous(this="len", expressions=[exp.Anonymous(this="list_filter", expressions=[
+        pairs.copy(), exp.Lambda(this=same, expressions=[item.copy()])])])
+    return exp.Anonymous(this="list_max", expressions=[exp.Anonymous(this="list_transform", expressions=[
+        tasks, exp.Lambda(this=count, expressions=[each.copy()])])])
+
+
 def ordered_double_sum(
     value: exp.Expr, order: exp.Expr, condition: exp.Expr | None, functions: dict[str, SparkType], fallback: exp.Expr | None = None,
 ) -> exp.Expression:
@@ -583,7 +629,7 @@ def ordered_decimal_total(
     safe = exp.LT(this=bound, expression=exp.Literal.number(f"0.99e{38 - scale}"))
     retry = exp.cast(exp.Anonymous(this="error", expressions=[exp.Literal.string(ORDERED_RETRY_MARKER)]), to)
     fast = exp.Case(ifs=[exp.If(this=safe, true=checked)], default=retry)
-    values = _filtered(exp.Anonymous(this="list", expressions=[ordered(value.copy(), order)]), _both(condition, _present(value)))
+    values = positioned_list(value, f"DECIMAL(38, {scale})", order, _both(condition, _present(value)))
     total = exp.Anonymous(this=function, expressions=[values])
     return ordered_choice(fast, finish(total, count.copy()))
 

@@ -67,7 +67,7 @@ from vpush.codec.datetime_pattern import DatetimePatternError, compile_pattern
 from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
-from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+from vpush.optimizer.plan import ONE_TASK, VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_from_json import FROM_JSON_FUNCTION, from_json_schema, rewrite_from_json
 from vpush.optimizer.rewrite_generators import (
     JSON_TUPLE_FIELD,
@@ -97,6 +97,8 @@ from vpush.optimizer.spark_order import (
     joined_past_fallback,
     object_hash_aggregation,
     hash_fallback_place,
+    several_tasks,
+    largest_task_set,
     percentile_approx_call,
     SORTS_KEPT,
     first_or_last,
@@ -1944,6 +1946,14 @@ class _Rewriter:
             isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions)
         place = hash_fallback_place(order) if plain else None
         if place is not None:
+            # each task's hash aggregation falls back at its own place, and the final one's
+            # merges the tasks' buffers in another order past 128 groups: not followed
+            message = (f"{called}: the DuckDB engine does not give Spark's answer where its hash aggregation falls back to sorting "
+                       "(GROUP BY past 128 groups beside collect_list, string_agg, percentile, ...) over several Spark tasks; "
+                       "the Spark engine runs it")
+            refused = exp.and_(several_tasks(order), exp.Not(this=exp.Is(this=place.copy(), expression=exp.Null())), copy=False)
+            place = exp.Case(ifs=[exp.If(this=refused, true=spark_error("VPUSH_UNSUPPORTED_FUNCTION", message, exp.DataType.build("BIGINT")))],
+                             default=place)
             return place, None
         return None, exp.GTE(this=exp.Window(this=exp.Count(this=exp.Star())), expression=exp.Literal.number(HASH_FALLBACK_GROUPS))
 
@@ -2070,7 +2080,8 @@ class _Rewriter:
             if element in _FLOATING:
                 member = _normalized_float(member, element)  # Spark's set holds -0.0 as 0.0
             distinct = exp.ArrayAgg(this=exp.Distinct(expressions=[member.copy()]))
-            return self._spark_set(exp.Filter(this=distinct, expression=exp.Where(this=kept)), element)
+            return self._spark_set(exp.Filter(this=distinct, expression=exp.Where(this=kept)), element,
+                                   self._task_sets(member, node.expression.this, element))
         if (isinstance(node, (exp.ArrayAgg, exp.ArrayUniqueAgg)) and not isinstance(node.parent, (exp.Filter, exp.Window))) or (
             isinstance(node, exp.Window) and isinstance(node.this, (exp.ArrayAgg, exp.ArrayUniqueAgg))
         ) or (isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayAgg) and not isinstance(node.parent, exp.Window)):
@@ -2091,7 +2102,8 @@ class _Rewriter:
                 # Spark's set holds -0.0 as 0.0
                 unique.set("this", _normalized_float(_distinct_argument(unique.this), element))
             if isinstance(unique, exp.ArrayUniqueAgg) and orders_set(element):
-                return self._spark_set(node, element)
+                sized = None if isinstance(node, exp.Window) else self._task_sets(_distinct_argument(unique.this), None, element)
+                return self._spark_set(node, element, sized)
             # Spark's collect_list/collect_set of no (non-NULL) values is [], DuckDB's NULL
             collected = exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])])
             return self._past_fallback("collect_list", collected, fallback)
@@ -2573,14 +2585,28 @@ class _Rewriter:
             return node
         return node
 
-    def _spark_set(self, collected: exp.Expr, element: SparkType | None) -> exp.Expr:
+    def _spark_set(self, collected: exp.Expr, element: SparkType | None, sized: exp.Expression | None = None) -> exp.Expr:
         """A collected set as Spark's ``collect_set`` gives it: [] for no (non-NULL) values, where
         DuckDB's is NULL, in the order of Spark's hash set where vpush knows it
-        (:mod:`vpush.optimizer.spark_collect_set`)."""
+        (:mod:`vpush.optimizer.spark_collect_set`), its table sized for ``sized`` elements where
+        given (:meth:`_task_sets`)."""
         listed = exp.Coalesce(this=collected, expressions=[exp.Array(expressions=[])])
         if element is None or not orders_set(element):
             return listed
-        return spark_set_order(listed, element, self.functions)
+        return spark_set_order(listed, element, self.functions, sized)
+
+    def _task_sets(self, member: exp.Expr, condition: exp.Expr | None, element: SparkType | None) -> exp.Expression | None:
+        """Where vpush knows which Spark task reads each row, the largest of a group's tasks'
+        sets of ``member`` (kept by the FILTER ``condition``), which sizes the final set's table
+        (:func:`largest_task_set`); else None (the set's own size, as one task)."""
+        if element is None or not orders_set(element):
+            return None
+        select = self.typer.scope.expression
+        source = select.args.get("from_") if isinstance(select, exp.Select) and not select.args.get("joins") else None
+        if source is not None and isinstance(source.this, exp.Table) and source.this.meta.get(ONE_TASK):
+            return None  # one small file: one task, whose set sizes the table (no order column read)
+        order = scan_order(self.typer.scope)
+        return largest_task_set(member, order, condition) if order is not None else None
 
     def _renamed_struct(self, value: exp.Expr, of_type: StructType, names: list[str]) -> exp.Expr:
         """The struct ``value`` with its fields under ``names``, in its order (NULL where it is)."""

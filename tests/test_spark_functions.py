@@ -1066,8 +1066,6 @@ def test_mode_by_hash_map_refused_where_spark_merges_buffers(sql: str, con: vpus
     assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
 
 
-@pytest.mark.xfail(strict=True, reason="mode(x) over several Spark tasks (two files under local[2]): Spark merges each "
-                   "task's hash map into the final one, vpush emulates one task (README)")
 def test_mode_by_hash_map_over_several_tasks(spark: SparkSession, tmp_path: Path) -> None:
     # seven values once each, whose places in the hash maps collide: one task's map puts -766
     # first, the final map merged from the two tasks' 94
