@@ -435,7 +435,7 @@ def hash_fallback_place(order: exp.Expr) -> exp.Expression | None:
     return exp.Case(ifs=[exp.If(this=exp.LT(this=nth, expression=last), true=nth.copy())])
 
 
-def several_tasks(order: exp.Column) -> exp.Expression:
+def several_tasks(order: exp.Expr) -> exp.Expression:
     """Whether the rows of a SELECT with GROUP BY (an aggregate's window over its groups) come
     from more than one Spark task: their places in ``order`` hold more than one task
     (:data:`~vpush.optimizer.plan.ORDER_TASK_SHIFT`).
@@ -450,7 +450,7 @@ def several_tasks(order: exp.Column) -> exp.Expression:
     return exp.NEQ(this=task(exp.Max), expression=task(exp.Min))
 
 
-def largest_task_set(member: exp.Expr, order: exp.Column, condition: exp.Expr | None) -> exp.Expression | None:
+def largest_task_set(member: exp.Expr, order: exp.Expr, condition: exp.Expr | None) -> exp.Expression | None:
     """The most distinct non-NULL values of ``member`` that one Spark task's rows of a group hold
     (where ``condition``, a FILTER, holds), each row's task from its place in ``order``; None
     for a ``UNION ALL``'s order (its branches' places carry no task: read as one task).
