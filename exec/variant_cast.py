@@ -1115,9 +1115,13 @@ def _fast_datetimes(value: pa.Array, target: SparkType, time_zone: str) -> tuple
 _NUMPY_INTS = {"tinyint": np.int8, "smallint": np.int16, "int": np.int32, "bigint": np.int64}
 
 
+_POWERS_OF_TEN = np.array([float(10**k) for k in range(23)])
+"""10**0 to 10**22, every one exact as a double."""
+
+
 def _fast_numbers(value: pa.Array, target: SparkType) -> tuple[pa.Array, np.ndarray] | None:
     """Cast the rows whose value is an integer, a double, a boolean or a variant null to an
-    integer or double ``target``, vectorized: (results, which rows are done). A row left undone
+    integer or double ``target`` (and a decimal of up to 2**53 units to a double), vectorized: (results, which rows are done). A row left undone
     (anything else, a value that fails the cast, a truncated value) goes to :func:`cast_variant`,
     which also raises the error for a failed cast."""
     if not isinstance(target, AtomicType) or (target.name not in _NUMPY_INTS and target.name != "double"):
@@ -1169,6 +1173,20 @@ def _fast_numbers(value: pa.Array, target: SparkType) -> tuple[pa.Array, np.ndar
         numbers[rows] = decoded
         done[rows] = True
     if target.name == "double":
+        # a decimal of at most 2**53 units and scale 22: both exact as doubles, so one IEEE
+        # division is the correctly rounded value, as Java's BigDecimal.doubleValue gives it
+        for type_id_value, width, dtype, bound in ((PrimitiveType.DECIMAL4, 4, "<i4", 10**9 - 1),
+                                                   (PrimitiveType.DECIMAL8, 8, "<i8", 2**53)):
+            rows = np.flatnonzero(primitive & (type_id == type_id_value) & (lengths >= 2 + width))
+            if not len(rows):
+                continue
+            scales = data[starts[rows] + 1].astype(np.int64)
+            gathered = data[(starts[rows] + 2)[:, None] + np.arange(width)]
+            units = np.ascontiguousarray(gathered).view(dtype).reshape(len(rows)).astype(np.int64)
+            exact = (scales <= 22) & (np.abs(units) <= bound)
+            rows, scales, units = rows[exact], scales[exact], units[exact]
+            numbers[rows] = units.astype(np.float64) / _POWERS_OF_TEN[scales]
+            done[rows] = True
         result = pa.array(numbers, type=pa.float64(), mask=nulls)
     else:
         result = pa.array(numbers.astype(_NUMPY_INTS[target.name]), mask=nulls)

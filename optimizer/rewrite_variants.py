@@ -378,6 +378,10 @@ def _exact_cast(leaf: PrimitiveLayout, target: SparkType) -> bool:
         return name == "double"  # Spark and DuckDB both round a long to the nearest double
     if vt == VariantType.FLOAT:
         return name == "double"
+    if vt in _DECIMALS and name == "double":
+        # under 10**15 units (< 2**53) and at most 15 places, DuckDB's cast is one IEEE division
+        # of exact doubles: the correctly rounded value, as Spark's Decimal.toDouble gives it
+        return leaf.precision is not None and leaf.precision <= 15
     if vt == VariantType.DATE:
         return name == "timestamp_ntz"
     return False

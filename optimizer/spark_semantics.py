@@ -2079,8 +2079,10 @@ class _Rewriter:
             kept = exp.and_(node.expression.this.copy(), exp.Not(this=exp.Is(this=member.copy(), expression=exp.Null())), copy=False)
             if element in _FLOATING:
                 member = _normalized_float(member, element)  # Spark's set holds -0.0 as 0.0
-            distinct = exp.ArrayAgg(this=exp.Distinct(expressions=[member.copy()]))
-            return self._spark_set(exp.Filter(this=distinct, expression=exp.Where(this=kept)), element,
+            # list_distinct of the kept values, not ARRAY_AGG(DISTINCT ...): a DISTINCT aggregate
+            # would tell the SELECT's other aggregates that Spark's order of rows is not known
+            listed = exp.Filter(this=exp.ArrayAgg(this=member.copy()), expression=exp.Where(this=kept))
+            return self._spark_set(exp.Anonymous(this="list_distinct", expressions=[listed]), element,
                                    self._task_sets(member, node.expression.this, element))
         if (isinstance(node, (exp.ArrayAgg, exp.ArrayUniqueAgg)) and not isinstance(node.parent, (exp.Filter, exp.Window))) or (
             isinstance(node, exp.Window) and isinstance(node.this, (exp.ArrayAgg, exp.ArrayUniqueAgg))
