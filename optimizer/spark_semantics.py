@@ -112,6 +112,7 @@ from vpush.optimizer.spark_order import (
     window_in_order,
 )
 from vpush.optimizer.spark_ordering import nested_sort_key
+from vpush.optimizer.spark_encodings import ENCODING_FUNCTIONS, encoding_type, rewrite_encoding
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
 from vpush.optimizer.variant_types import (
     MAX_DECIMAL_PRECISION,
@@ -289,7 +290,7 @@ parser does, in the session time zone (:func:`vpush.exec.string_datetimes.format
 by what they give. They take the string, the pattern, the zone and whether to raise."""
 
 _PARSED_BY_PATTERN = {
-    "to_timestamp": "timestamp", "try_to_timestamp": "timestamp", "to_date": "date",
+    "to_timestamp": "timestamp", "try_to_timestamp": "timestamp", "to_date": "date", "try_to_date": "date",
     "unix_timestamp": "unix_seconds", "to_unix_timestamp": "unix_seconds",
 }
 """The Spark functions that parse a string by a pattern, by what they give."""
@@ -898,6 +899,8 @@ class _Typer:
                 return _decimal_result(_TRY_OPERATIONS[called], *operands)
         if called in SCALAR_FUNCTIONS and (called != "locate" or len(_arguments(node)) == 3):
             return scalar_type(called, _arguments(node), self.of)
+        if called in ENCODING_FUNCTIONS:
+            return encoding_type(called, _arguments(node), self.of)
         if called == "mode" and isinstance(node, exp.Mode):
             return self.of(node.this)
         if called == JSON_TUPLE_FIELD and len(_arguments(node)) == 2:
@@ -1506,6 +1509,14 @@ class _Rewriter:
         name = JAVA_TEXT_FUNCTIONS[source.name]
         self.functions[name] = StringType()
         call = exp.Anonymous(this=name, expressions=[node])
+        self.typer.types[id(call)] = StringType()
+        return call
+
+    def _text_of_bytes(self, blob: exp.Expr) -> exp.Expr:
+        """A BLOB as Java's ``new String(bytes, UTF_8)`` reads it (U+FFFD for each malformed sequence)."""
+        name = JAVA_TEXT_FUNCTIONS["binary"]
+        self.functions[name] = StringType()
+        call = exp.Anonymous(this=name, expressions=[blob])
         self.typer.types[id(call)] = StringType()
         return call
 
@@ -2693,6 +2704,8 @@ class _Rewriter:
             computed = rewrite_kernel_call(called, [a for a in arguments if a is not None], self.typer.of, self.functions)
             self.typer.types[id(computed)] = KERNEL_CALLS[called]
             return computed
+        if called in ENCODING_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
+            return rewrite_encoding(called, [a for a in arguments if a is not None], self.typer.of, self._text_of_bytes)
         if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
             typed = self.typer.of if called != "typeof" else self._typeof_argument
             scalar = rewrite_scalar(called, node, [a for a in arguments if a is not None], typed, result)
@@ -2859,8 +2872,12 @@ class _Rewriter:
             return None
         target = _PARSED_BY_PATTERN[called]
         if len(arguments) == 1:
-            if called == "try_to_timestamp" and isinstance(self.typer.of(value), StringType):
-                return self._string_to_datetime(value, AtomicType("timestamp"), strict=False)
+            if called in ("try_to_timestamp", "try_to_date") and isinstance(self.typer.of(value), StringType):
+                return self._string_to_datetime(value, AtomicType(target), strict=False)
+            if called == "try_to_date" and isinstance(value, exp.Null):
+                return exp.cast(exp.Null(), exp.DataType.build("DATE"))
+            if called == "try_to_date":
+                _refuse(called, "an argument other than a string (Spark's to_date of a date or timestamp)")
             if target != "unix_seconds":
                 return None
             pattern: exp.Expr | None = exp.Literal.string(DEFAULT_UNIX_PATTERN)
@@ -2884,7 +2901,7 @@ class _Rewriter:
         self.functions[name] = result
         zone = exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")])
         call = exp.Anonymous(
-            this=name, expressions=[value, exp.Literal.string(pattern.name), zone, exp.Boolean(this=called != "try_to_timestamp")]
+            this=name, expressions=[value, exp.Literal.string(pattern.name), zone, exp.Boolean(this=not called.startswith("try_"))]
         )
         self.typer.types[id(call)] = result
         return call

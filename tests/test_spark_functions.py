@@ -215,6 +215,18 @@ SCALARS = [
     "dayname(day)", "monthname(ts)", "dayname(ts)", "monthname(day)", "curdate() >= DATE'2024-01-01'",
     "find_in_set(g, 'a,b,ab%c')", "find_in_set('b', concat(g, ',b'))", "find_in_set(g, '')", "find_in_set(',', g)", "find_in_set(NULL, g)",
     "find_in_set('', concat(g, ',,'))",
+    # try_mod: Java's remainder, NULL for a zero divisor; try_to_date: NULL where to_date raises
+    "try_mod(i, 3)", "try_mod(i, s - 1)", "try_mod(b, i)", "try_mod(f, s - 1)", "try_mod(f, -0.0D)", "try_mod(CAST(f AS FLOAT), CAST(2 AS FLOAT))",
+    "try_mod(tinyint(s), smallint(-2))", "try_mod(CAST(-2147483648 AS INT), -1)", "try_mod(b, -1)", "try_mod(-f, 0.7D)",
+    "try_to_date(t)", "try_to_date(t, 'yyyy-MM-dd')", "try_to_date(g)", "try_to_date(NULL)", "try_to_date(concat(t, 'x'), 'yyyy')",
+    # java.net.URLEncoder/URLDecoder in UTF-8 (Integer.parseInt's escapes: '+1', '-0', Java's digits)
+    "url_encode(g)", "url_encode(concat(g, ' é~*-_.!''()&=%+😀'))", "url_decode(url_encode(concat(g, 'é€ +')))", "try_url_decode(g)",
+    "url_decode('a+b%20c%C3%A9%c3%A9%C3')", "url_decode('%+1%-0%٣٣%Ａ1%41+')", "try_url_decode(concat(g, '%2'))", "url_decode(NULL)",
+    "url_encode('')", "try_url_decode(concat('%-1', g))", "try_url_decode(concat(g, '%😀'))", "url_decode(concat('%e2%82', replace(g, '%', ''), '%ac'))",
+    # UTF-8 checked as UTF8String.isValid; made valid with U+FFFD for each maximal bad subpart
+    "is_valid_utf8(binary(g))", "is_valid_utf8(X'EDA080')", "is_valid_utf8(unhex(replace(g, 'a', 'C080')))", "is_valid_utf8(g)",
+    "is_valid_utf8(NULL)", "make_valid_utf8(unhex(replace(g, 'a', 'F09F9880E282')))", "make_valid_utf8(X'80FF41F4908080')", "make_valid_utf8(g)",
+    "validate_utf8(binary(g))", "try_validate_utf8(unhex(replace(g, 'a', '80')))", "try_validate_utf8(g)", "validate_utf8(X'EFBFBFF48FBFBF00')",
 ]
 
 AGGREGATES = [
@@ -275,6 +287,7 @@ REFUSED = [
     "map(1.5D, i)", "map(1.5, 'x', 2, 'y')", "element_at(map(1, g), 1L)", "map(s, g)[3]",
     "map_contains_key(map(s, i), 3)", "str_to_map(g, ',', '.')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)",
     "map_concat(map('a', i), map('b', s))", "elt(1, g, f)",
+    "try_mod(d, 2)", "try_mod(string(s), 2)", "url_encode(i)", "url_decode(binary(replace(g, '%', '')))", "is_valid_utf8(i)", "make_valid_utf8(f)", "try_to_date(day)",
 ]
 
 
@@ -1069,3 +1082,11 @@ def test_mode_by_hash_map_over_several_tasks(spark: SparkSession, tmp_path: Path
     pq.write_table(pa.table({"x": pa.array([94, 894, -766, -63], pa.int32())}), tmp_path / "part-1.parquet")
     expected, got = _answers_in_zone(spark, tmp_path, "UTC", "SELECT mode(x) FROM z")
     assert got == expected
+
+
+@pytest.mark.parametrize("call", ["url_decode(g)", "url_decode(concat(g, '%zz'))", "validate_utf8(unhex(replace(g, 'a', '80')))",
+                                  "validate_utf8(X'C080')"])
+def test_url_decode_and_validate_utf8_raise_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    """An escape Java's URLDecoder does not read raises CANNOT_DECODE_URL; bytes that are not
+    UTF-8 raise INVALID_UTF8_STRING in validate_utf8."""
+    _assert_raises_as_spark(call, spark_view, con, ("CANNOT_DECODE_URL", "INVALID_UTF8_STRING"))
