@@ -1,5 +1,6 @@
 """Spark's URL and UTF-8 functions on the DuckDB engine: ``url_encode``, ``url_decode``,
-``try_url_decode``, ``is_valid_utf8``, ``make_valid_utf8``, ``validate_utf8``, ``try_validate_utf8``.
+``try_url_decode``, ``is_valid_utf8``, ``make_valid_utf8``, ``validate_utf8``, ``try_validate_utf8``,
+and ``encode(s, 'UTF-8')``.
 
 Spark encodes and decodes URLs by ``java.net.URLEncoder`` / ``URLDecoder`` in UTF-8: a space is
 ``+``, only ``A-Z a-z 0-9 . - * _`` stay as they are, each other byte is ``%XX`` in upper case;
@@ -28,7 +29,8 @@ __all__ = ["ENCODING_FUNCTIONS", "encoding_type", "rewrite_encoding"]
 
 _URL_FUNCTIONS = frozenset({"url_encode", "url_decode", "try_url_decode"})
 _UTF8_FUNCTIONS = frozenset({"is_valid_utf8", "make_valid_utf8", "validate_utf8", "try_validate_utf8"})
-ENCODING_FUNCTIONS = _URL_FUNCTIONS | _UTF8_FUNCTIONS
+_CHARSET_FUNCTIONS = frozenset({"encode"})
+ENCODING_FUNCTIONS = _URL_FUNCTIONS | _UTF8_FUNCTIONS | _CHARSET_FUNCTIONS
 """The functions this module answers."""
 
 _BINARY = AtomicType("binary")
@@ -61,6 +63,12 @@ def _null(to: str) -> exp.Expression:
 def encoding_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType | None:
     """The Spark type of a call to one of :data:`ENCODING_FUNCTIONS`, or None where vpush does not
     answer it (an argument Spark casts to a string first)."""
+    if called in _CHARSET_FUNCTIONS:
+        if len(arguments) != 2:
+            return None
+        if not (isinstance(arguments[0], exp.Null) or isinstance(of(arguments[0]), StringType)):
+            return None
+        return _BINARY
     if len(arguments) != 1:
         return None
     source = of(arguments[0])
@@ -91,10 +99,14 @@ def rewrite_encoding(called: str, arguments: list[exp.Expr], of: TypeOf, text_of
     from vpush.optimizer.spark_semantics import spark_error
 
     result = encoding_type(called, arguments, of)
+    if result is None and called in _CHARSET_FUNCTIONS:
+        _refuse(called, "a first argument other than a string (Spark's implicit cast to a string)")
     if result is None:
         _refuse(called, "an argument other than a string" + (" or a binary" if called in _UTF8_FUNCTIONS else "")
                 + " (Spark's implicit cast to a string)")
     value = arguments[0]
+    if called in _CHARSET_FUNCTIONS:
+        return _charset(called, value, arguments[1])
     if isinstance(value, exp.Null):
         return _null("BOOLEAN" if result == AtomicType("boolean") else "VARCHAR")
     if called == "url_encode":
@@ -173,3 +185,29 @@ def _url_decode(value: exp.Expr, *, strict: bool, text_of_bytes: TextOfBytes) ->
         failed = _null("VARCHAR")
     return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=_null("VARCHAR")),
                          exp.If(this=any_bad, true=failed)], default=decoded)
+
+
+# the charsets Spark 4.3's encode takes (CharsetProvider, legacy charsets off), by their
+# lower-cased names
+_SPARK_CHARSETS = ("us-ascii", "iso-8859-1", "utf-8", "utf-16be", "utf-16le", "utf-16", "utf-32")
+
+
+def _charset(called: str, value: exp.Expr, charset: exp.Expr) -> exp.Expr:
+    """Spark's ``encode(string, charset)`` in UTF-8: the string's bytes. A charset Spark does not
+    know raises ``INVALID_PARAMETER_VALUE.CHARSET``; the others are refused."""
+    from vpush.optimizer.errors import OptimizeError
+
+    if isinstance(charset, exp.Null) or isinstance(value, exp.Null):
+        return _null("BLOB")
+    if not (isinstance(charset, exp.Literal) and charset.is_string):
+        _refuse(called, "a charset that is not a literal")
+    name = charset.name.lower()
+    if name not in _SPARK_CHARSETS:
+        raise OptimizeError(
+            f"The value of parameter(s) `charset` in `{called}` is invalid: expects one of "
+            f"the {', '.join(sorted(_SPARK_CHARSETS))}, but got {charset.name}.",
+            error_class="INVALID_PARAMETER_VALUE.CHARSET",
+        )
+    if name != "utf-8":
+        _refuse(called, f"the charset {charset.name} (only UTF-8 is answered)")
+    return _fn("encode", value)  # a string vpush holds is UTF-8 already

@@ -227,6 +227,7 @@ SCALARS = [
     "is_valid_utf8(binary(g))", "is_valid_utf8(X'EDA080')", "is_valid_utf8(unhex(replace(g, 'a', 'C080')))", "is_valid_utf8(g)",
     "is_valid_utf8(NULL)", "make_valid_utf8(unhex(replace(g, 'a', 'F09F9880E282')))", "make_valid_utf8(X'80FF41F4908080')", "make_valid_utf8(g)",
     "validate_utf8(binary(g))", "try_validate_utf8(unhex(replace(g, 'a', '80')))", "try_validate_utf8(g)", "validate_utf8(X'EFBFBFF48FBFBF00')",
+    "encode(g, 'UTF-8')", "encode(concat(g, 'é😀'), 'utf-8')", "encode(g, NULL)", "encode(NULL, 'UTF-8')",
 ]
 
 AGGREGATES = [
@@ -288,6 +289,7 @@ REFUSED = [
     "map_contains_key(map(s, i), 3)", "str_to_map(g, ',', '.')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)",
     "map_concat(map('a', i), map('b', s))", "elt(1, g, f)",
     "try_mod(d, 2)", "try_mod(string(s), 2)", "url_encode(i)", "url_decode(binary(replace(g, '%', '')))", "is_valid_utf8(i)", "make_valid_utf8(f)", "try_to_date(day)",
+    "encode(g, 'UTF-16')", "encode(concat(g, 'é'), 'ISO-8859-1')", "encode(i, 'UTF-8')", "decode(binary(g), 'UTF-8')",
 ]
 
 
@@ -1085,8 +1087,8 @@ def test_mode_by_hash_map_over_several_tasks(spark: SparkSession, tmp_path: Path
 
 
 @pytest.mark.parametrize("call", ["url_decode(g)", "url_decode(concat(g, '%zz'))", "validate_utf8(unhex(replace(g, 'a', '80')))",
-                                  "validate_utf8(X'C080')"])
+                                  "validate_utf8(X'C080')", "encode(g, 'foo')", "encode(g, 'utf8')"])
 def test_url_decode_and_validate_utf8_raise_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """An escape Java's URLDecoder does not read raises CANNOT_DECODE_URL; bytes that are not
-    UTF-8 raise INVALID_UTF8_STRING in validate_utf8."""
-    _assert_raises_as_spark(call, spark_view, con, ("CANNOT_DECODE_URL", "INVALID_UTF8_STRING"))
+    UTF-8 raise INVALID_UTF8_STRING in validate_utf8; a charset Spark does not know raises."""
+    _assert_raises_as_spark(call, spark_view, con, ("CANNOT_DECODE_URL", "INVALID_UTF8_STRING", "INVALID_PARAMETER_VALUE.CHARSET"))
