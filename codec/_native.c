@@ -4089,6 +4089,7 @@ typedef struct {
     int width; /* of the offsets: 4 string, 8 large_string */
     const JsonPathStep *steps;
     int nsteps;
+    int shape; /* -1: get_json_object along steps; 0: json_array_length; 1: json_object_keys */
 } JsonPathLoop;
 
 static int json_path_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
@@ -4101,7 +4102,8 @@ static int json_path_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_
         int found = JSON_PATH_NULL;
         if (l->validity == NULL || bit(l->validity, at)) {
             string_bounds(l->offsets, l->width, at, &start, &end);
-            found = spark_get_json_object(l->data + start, end - start, l->steps, l->nsteps, &text, format_java_double);
+            found = l->shape >= 0 ? spark_json_shape(l->data + start, end - start, l->shape, &text)
+                                  : spark_get_json_object(l->data + start, end - start, l->steps, l->nsteps, &text, format_java_double);
             if (found == JSON_PATH_NOMEM) {
                 free(text.data);
                 return nomem(c);
@@ -4181,10 +4183,50 @@ static PyObject *py_get_json_object(PyObject *self, PyObject *args) {
     loop.width = width;
     loop.steps = steps;
     loop.nsteps = (int)nsteps;
+    loop.shape = -1;
     result = run_into_binary(&c, length, json_path_loop, &loop);
     ctx_free(&c);
     close_string_buffers(&buffers);
     free(steps);
+    return result;
+}
+
+PyDoc_STRVAR(json_shape_doc,
+             "json_shape(offsets, data, validity, offset, length, width, keys) -> (null_count, validity, offsets, data)\n\n"
+             "Spark's json_array_length (keys false: the count in decimal) or json_object_keys (keys true: the\n"
+             "root object's field names as a JSON array of strings) of every row of an Arrow string (width 4)\n"
+             "or large_string (width 8) array, whose buffers these are (validity None when no row is null).\n"
+             "Returns the buffers of a string array, null where Spark's answer is NULL (see codec/json_path.c).");
+
+static PyObject *py_json_shape(PyObject *self, PyObject *args) {
+    PyObject *offsets_obj, *data_obj, *validity_obj, *result = NULL;
+    StringBuffers buffers;
+    long long offset, length;
+    int width, keys;
+    Ctx c;
+    JsonPathLoop loop;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOLLip", &offsets_obj, &data_obj, &validity_obj, &offset, &length, &width, &keys)) return NULL;
+    if ((width != 4 && width != 8) || offset < 0 || length < 0) {
+        PyErr_SetString(PyExc_ValueError, "json_shape: width must be 4 or 8, offset and length non-negative");
+        return NULL;
+    }
+    if (open_string_buffers(&buffers, offsets_obj, data_obj, validity_obj, offset, length, width, "json_shape") < 0) return NULL;
+    memset(&c, 0, sizeof c);
+    c.row = -1;
+    c.err_offset = -1;
+    memset(&loop, 0, sizeof loop);
+    loop.c = &c;
+    loop.offsets = (const uint8_t *)buffers.offsets.buf;
+    loop.data = (const uint8_t *)buffers.data.buf;
+    loop.validity = buffers.has_validity ? (const uint8_t *)buffers.validity.buf : NULL;
+    loop.n = length;
+    loop.offset = offset;
+    loop.width = width;
+    loop.shape = keys;
+    result = run_into_binary(&c, length, json_path_loop, &loop);
+    ctx_free(&c);
+    close_string_buffers(&buffers);
     return result;
 }
 
@@ -6425,6 +6467,7 @@ static PyMethodDef methods[] = {
     {"schema_of_variant", py_schema_of_variant, METH_VARARGS, schema_of_variant_doc},
     {"format_java", py_format_java, METH_VARARGS, format_java_doc},
     {"get_json_object", py_get_json_object, METH_VARARGS, get_json_object_doc},
+    {"json_shape", py_json_shape, METH_VARARGS, json_shape_doc},
     {"from_json", py_from_json, METH_VARARGS, from_json_doc},
     {"explode", py_explode, METH_VARARGS, explode_doc},
     {"is_valid_variant", py_is_valid_variant, METH_VARARGS, is_valid_variant_doc},

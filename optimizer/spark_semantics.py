@@ -128,7 +128,7 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "JSON_TUPLE_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "JSON_SHAPE_FUNCTIONS", "JSON_TUPLE_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
            "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "map_from_arrays_checked", "decimal_function", "decimal_function_types", "apply_spark_semantics",
            "arrow_spark_type", "spark_name"]
 
@@ -243,6 +243,11 @@ field's last value that is not null, as ``get_json_object`` prints it (see
 GET_JSON_OBJECT_FUNCTION = "vpush_get_json_object"
 """The engine function that gives Spark's ``get_json_object(json, path)`` for a literal path of
 keys and indexes (:func:`vpush.codec.json_path.parse_json_path`), by the compiled kernel."""
+
+JSON_SHAPE_FUNCTIONS = {"json_array_length": "vpush_json_array_length", "json_object_keys": "vpush_json_object_keys"}
+"""The engine functions that give Spark's ``json_array_length(json)`` (the count as text) and
+``json_object_keys(json)`` (the names as a JSON array of strings), by the compiled kernel
+(:func:`vpush.codec.native.json_shape_native`), by the Spark function they answer."""
 
 NTZ_TO_TIMESTAMP_FUNCTION = "vpush_ntz_to_timestamp"
 """The engine function that casts a ``timestamp_ntz`` to a ``timestamp`` in the session time zone
@@ -971,6 +976,10 @@ class _Typer:
             return AtomicType("date")
         if called == "months_between":
             return _DOUBLE
+        if called == "json_array_length":
+            return AtomicType("int")
+        if called == "json_object_keys":
+            return ArrayType(StringType())
         if called in ("from_unixtime", "date_format", "get_json_object"):
             return StringType()
         if called in NUMBER_FORMAT_CALLS:
@@ -2619,6 +2628,8 @@ class _Rewriter:
             return _schema_of_json(arguments[0])
         if called in _MAKE_TIMESTAMP_CALLS and arguments and all(a is not None for a in arguments):
             return self._make_timestamp(called, [a for a in arguments if a is not None])
+        if called in JSON_SHAPE_FUNCTIONS and arguments and len(arguments) == 1 and arguments[0] is not None:
+            return self._json_shape(called, arguments[0])
         if called == "get_json_object" and arguments and len(arguments) == 2 and all(a is not None for a in arguments):
             return self._get_json_object(*[a for a in arguments if a is not None])
         if called == "from_json" and arguments and len(arguments) in (2, 3) and all(a is not None for a in arguments):
@@ -3267,6 +3278,23 @@ class _Rewriter:
             return _wrapped_bigint(exp.IntDiv(this=exp.Paren(this=numerator), expression=exp.Paren(this=denominator)))
 
         return self._nonzero(node.this, node.expression, quotient, "DIVIDE_BY_ZERO", "BIGINT")
+
+    def _json_shape(self, called: str, text: exp.Expr) -> exp.Expr:
+        """Spark's ``json_array_length(json)`` (an int) or ``json_object_keys(json)`` (an array of
+        strings) by the engine function of the compiled kernel; NULL where Spark's is."""
+        result = AtomicType("int") if called == "json_array_length" else ArrayType(StringType())
+        if isinstance(text, exp.Null):
+            return exp.cast(exp.Null(), _sql_type(result))
+        if not isinstance(self.typer.of(text), StringType):
+            _refuse(called, "an argument that is not a string")
+        name = JSON_SHAPE_FUNCTIONS[called]
+        self.functions[name] = StringType()
+        shape: exp.Expr = exp.Anonymous(this=name, expressions=[exp.cast(text, exp.DataType.build("VARCHAR"))])
+        if called == "json_object_keys":
+            shape = exp.cast(shape, exp.DataType.build("JSON"))
+        call = exp.cast(shape, _sql_type(result))
+        self.typer.types[id(call)] = result
+        return call
 
     def _get_json_object(self, text: exp.Expr, path: exp.Expr) -> exp.Expr:
         """Spark's ``get_json_object(json, path)`` by the engine function of the compiled kernel,

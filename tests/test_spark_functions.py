@@ -228,6 +228,13 @@ SCALARS = [
     "is_valid_utf8(NULL)", "make_valid_utf8(unhex(replace(g, 'a', 'F09F9880E282')))", "make_valid_utf8(X'80FF41F4908080')", "make_valid_utf8(g)",
     "validate_utf8(binary(g))", "try_validate_utf8(unhex(replace(g, 'a', '80')))", "try_validate_utf8(g)", "validate_utf8(X'EFBFBFF48FBFBF00')",
     "encode(g, 'UTF-8')", "encode(concat(g, 'é😀'), 'utf-8')", "encode(g, NULL)", "encode(NULL, 'UTF-8')",
+    # read as get_json_object reads (Jackson with Spark's features), never past the root value's end
+    "json_array_length(concat('[\"', g, '\", 1, [2, [3]], {\"k\": 4}]'))", "json_array_length(concat('[', g, ']'))",
+    "json_array_length('[1, 2] x')", "json_array_length('[1,]')", "json_array_length('[01]')", "json_array_length(' [''a'', null]  ')",
+    "json_array_length('{}')", "json_array_length('')", "json_array_length(NULL)", "json_array_length('[1, 2')",
+    "json_object_keys(concat('{\"', g, '\": 1, ''b'': [1, {\"c\": 2}], \"', g, '\": null}'))", "json_object_keys('{\"a\": 1} x')",
+    "json_object_keys('{\"a\\\\u00e9\\\\n\": 1, \"\\\\ud83d\\\\ude00\\\\ud800\": 2}')", "json_object_keys('{a: 1}')",
+    "json_object_keys('[1]')", "json_object_keys(NULL)", "json_object_keys('{}')", "json_object_keys('{\"a\": NaN}')",
 ]
 
 AGGREGATES = [
@@ -821,7 +828,7 @@ REFUSED_SPARK_RAISES = [
     "map_from_arrays(array(f), array(i))", "bround(i, -1)", "try_element_at(array(i), b)", "factorial(b)", "bit_count(f)",
     "nanvl(g, 1)", "getbit(f, 1)", "crc32(i)", "xxhash64(map(g, i))", "mask(g, g)",
     "format_string('%05s', g)", "format_string('%s')", "format_string('%-05d', i)", "printf('%d', g)",
-    "to_number(g, g)", "to_char(i, g)", "isnan(g)", "regr_count(i, g)",
+    "to_number(g, g)", "to_char(i, g)", "isnan(g)", "json_array_length(i)", "json_object_keys(s)", "regr_count(i, g)",
 ]
 
 
