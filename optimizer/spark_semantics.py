@@ -893,7 +893,7 @@ class _Typer:
     def _call_type(self, node: exp.Expr, called: str) -> SparkType | None:
         """The Spark type of a call to a function of :data:`SPARK_FUNCTIONS` that Spark types
         differently from DuckDB, by its name."""
-        if called == "pmod":
+        if called in ("pmod", "try_mod"):
             operands = self._decimal_call_operands(node)
             if operands is not None:
                 scale = max(operands[0].scale, operands[1].scale)
@@ -2703,6 +2703,13 @@ class _Rewriter:
             return exp.cast(node, _sql_type(result))  # DuckDB types them otherwise (a quotient was a double)
         if called in ("round", "bround") and arguments and arguments[0] is not None and _is_fractional(self.typer.of(arguments[0])):
             return self._round_fractional(arguments[0], arguments[1] if len(arguments) > 1 else None, even=called == "bround")
+        if called == "try_mod" and isinstance(result, DecimalType) and arguments is not None and len(arguments) == 2:
+            left, right = arguments
+            assert left is not None and right is not None  # typed as a decimal by the typer
+            # as `%` of decimals, NULL where that raises REMAINDER_BY_ZERO
+            divisor = exp.Nullif(this=right, expression=exp.Literal.number(0))
+            self.typer.types[id(divisor)] = self.typer.of(right)
+            return self._decimal_remainder(left, divisor, result)
         if called in _TRY_OPERATIONS and isinstance(result, DecimalType):
             operands = self.typer._decimal_call_operands(node)
             if operands is not None and arguments is not None and len(arguments) == 2:

@@ -235,6 +235,9 @@ SCALARS = [
     "json_object_keys(concat('{\"', g, '\": 1, ''b'': [1, {\"c\": 2}], \"', g, '\": null}'))", "json_object_keys('{\"a\": 1} x')",
     "json_object_keys('{\"a\\\\u00e9\\\\n\": 1, \"\\\\ud83d\\\\ude00\\\\ud800\": 2}')", "json_object_keys('{a: 1}')",
     "json_object_keys('[1]')", "json_object_keys(NULL)", "json_object_keys('{}')", "json_object_keys('{\"a\": NaN}')",
+    # try_mod of decimals: typed as `%`, NULL for a zero divisor (the engine function past 38 digits)
+    "try_mod(d, 0.3)", "try_mod(d, s - 1)", "try_mod(d, d - d)", "try_mod(i, 0.7)", "try_mod(cast(d AS decimal(38, 2)), 0.07)",
+    "try_mod(b, cast(d AS decimal(38, 10)))", "try_mod(-d, cast(s - 1 AS decimal(20, 5)))",
 ]
 
 AGGREGATES = [
@@ -295,7 +298,7 @@ REFUSED = [
     "map(1.5D, i)", "map(1.5, 'x', 2, 'y')", "element_at(map(1, g), 1L)", "map(s, g)[3]",
     "map_contains_key(map(s, i), 3)", "str_to_map(g, ',', '.')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)",
     "map_concat(map('a', i), map('b', s))", "elt(1, g, f)",
-    "try_mod(d, 2)", "try_mod(string(s), 2)", "url_encode(i)", "url_decode(binary(replace(g, '%', '')))", "is_valid_utf8(i)", "make_valid_utf8(f)", "try_to_date(day)",
+    "try_mod(string(s), 2)", "url_encode(i)", "url_decode(binary(replace(g, '%', '')))", "is_valid_utf8(i)", "make_valid_utf8(f)", "try_to_date(day)",
     "encode(g, 'UTF-16')", "encode(concat(g, 'é'), 'ISO-8859-1')", "encode(i, 'UTF-8')", "decode(binary(g), 'UTF-8')",
 ]
 
