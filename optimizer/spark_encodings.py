@@ -193,9 +193,12 @@ _SPARK_CHARSETS = ("us-ascii", "iso-8859-1", "utf-8", "utf-16be", "utf-16le", "u
 
 
 def _charset(called: str, value: exp.Expr, charset: exp.Expr) -> exp.Expr:
-    """Spark's ``encode(string, charset)`` in UTF-8: the string's bytes. A charset Spark does not
-    know raises ``INVALID_PARAMETER_VALUE.CHARSET``; the others are refused."""
+    """Spark's ``encode(string, charset)``: the string's code points in the charset (UTF-16 with
+    its big-endian byte order mark, none for an empty string; UTF-32 big-endian), a code point
+    the charset cannot hold raising ``MALFORMED_CHARACTER_CODING`` (Spark 4 reports it rather
+    than write '?'). A charset Spark does not know raises ``INVALID_PARAMETER_VALUE.CHARSET``."""
     from vpush.optimizer.errors import OptimizeError
+    from vpush.optimizer.spark_semantics import spark_error
 
     if isinstance(charset, exp.Null) or isinstance(value, exp.Null):
         return _null("BLOB")
@@ -208,6 +211,49 @@ def _charset(called: str, value: exp.Expr, charset: exp.Expr) -> exp.Expr:
             f"the {', '.join(sorted(_SPARK_CHARSETS))}, but got {charset.name}.",
             error_class="INVALID_PARAMETER_VALUE.CHARSET",
         )
-    if name != "utf-8":
-        _refuse(called, f"the charset {charset.name} (only UTF-8 is answered)")
-    return _fn("encode", value)  # a string vpush holds is UTF-8 already
+    if name == "utf-8":
+        return _fn("encode", value)  # a string vpush holds is UTF-8 already
+    point = exp.column(exp.to_identifier(_ESCAPE_VARIABLE))
+    points = _fn("list_transform", _fn("string_split", value.copy(), _text("")),
+                 exp.Lambda(this=_fn("unicode", point.copy()), expressions=[exp.to_identifier(_ESCAPE_VARIABLE)]))
+    limit = {"us-ascii": 0x7F, "iso-8859-1": 0xFF}.get(name)
+    if name == "us-ascii":
+        encoded: exp.Expr = _fn("encode", value.copy())
+    else:
+        encoded = _fn("unhex", _fn("array_to_string", _fn("list_transform", points.copy(), exp.Lambda(
+            this=_hex_of_point(name, point), expressions=[exp.to_identifier(_ESCAPE_VARIABLE)])), _text("")))
+        if name == "utf-16":
+            # Java's UTF-16 encoder writes its byte order mark before the first character
+            mark = exp.If(this=exp.EQ(this=value.copy(), expression=_text("")), true=_text(""))
+            encoded = _fn("unhex", exp.DPipe(this=exp.Case(ifs=[mark], default=_text("FEFF")),
+                                             expression=_fn("hex", encoded)))
+    if limit is None:
+        return encoded
+    unmappable = exp.GT(this=exp.Coalesce(this=_fn("list_max", points), expressions=[_number(0)]), expression=_number(limit))
+    raised = spark_error("MALFORMED_CHARACTER_CODING", f"Invalid value found when performing `encode` with {charset.name.upper()}",
+                         exp.DataType.build("BLOB"))
+    return exp.Case(ifs=[exp.If(this=unmappable, true=raised)], default=encoded)
+
+
+def _hex_of_point(charset: str, point: exp.Expr) -> exp.Expr:
+    """The hex digits of one code point's bytes in ``charset``."""
+    def printed(form: str, *parts: exp.Expr) -> exp.Expr:
+        return _fn("printf", _text(form), *parts)
+
+    if charset == "iso-8859-1":
+        return printed("%02X", point.copy())
+    if charset == "utf-32":
+        return printed("%08X", point.copy())
+    # UTF-16: the code point, or its two surrogates past U+FFFF
+    above = exp.Paren(this=exp.Sub(this=point.copy(), expression=_number(0x10000)))
+    high = exp.Add(this=_number(0xD800), expression=exp.Paren(this=exp.BitwiseRightShift(this=above.copy(), expression=_number(10))))
+    low = exp.Add(this=_number(0xDC00), expression=exp.Paren(this=exp.BitwiseAnd(this=above.copy(), expression=_number(0x3FF))))
+
+    def unit(u: exp.Expr) -> exp.Expr:
+        if charset == "utf-16le":
+            return printed("%02X%02X", exp.BitwiseAnd(this=exp.Paren(this=u.copy()), expression=_number(255)),
+                           exp.BitwiseRightShift(this=exp.Paren(this=u.copy()), expression=_number(8)))
+        return printed("%04X", u)
+
+    wide = exp.GTE(this=point.copy(), expression=_number(0x10000))
+    return exp.Case(ifs=[exp.If(this=wide, true=exp.DPipe(this=unit(high), expression=unit(low)))], default=unit(point.copy()))

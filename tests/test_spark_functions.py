@@ -238,6 +238,10 @@ SCALARS = [
     # try_mod of decimals: typed as `%`, NULL for a zero divisor (the engine function past 38 digits)
     "try_mod(d, 0.3)", "try_mod(d, s - 1)", "try_mod(d, d - d)", "try_mod(i, 0.7)", "try_mod(cast(d AS decimal(38, 2)), 0.07)",
     "try_mod(b, cast(d AS decimal(38, 10)))", "try_mod(-d, cast(s - 1 AS decimal(20, 5)))",
+    # encode in each of Spark's charsets (UTF-16 with a byte order mark, none for ''; surrogates past U+FFFF)
+    "encode(concat(g, 'é😀e\u0301'), 'UTF-16')", "encode(g, 'UTF-16LE')", "encode(concat(g, '😀'), 'utf-16be')",
+    "encode(concat(g, 'ÿ'), 'ISO-8859-1')", "encode(g, 'US-ASCII')", "encode(concat(g, '😀'), 'UTF-32')",
+    "encode(replace(g, 'a', ''), 'UTF-16')", "encode(concat('😀', g), 'utf-16le')",
 ]
 
 AGGREGATES = [
@@ -299,7 +303,7 @@ REFUSED = [
     "map_contains_key(map(s, i), 3)", "str_to_map(g, ',', '.')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)",
     "map_concat(map('a', i), map('b', s))", "elt(1, g, f)",
     "try_mod(string(s), 2)", "url_encode(i)", "url_decode(binary(replace(g, '%', '')))", "is_valid_utf8(i)", "make_valid_utf8(f)", "try_to_date(day)",
-    "encode(g, 'UTF-16')", "encode(concat(g, 'é'), 'ISO-8859-1')", "encode(i, 'UTF-8')", "decode(binary(g), 'UTF-8')",
+    "encode(i, 'UTF-8')", "decode(binary(g), 'UTF-8')",
 ]
 
 
@@ -1097,8 +1101,11 @@ def test_mode_by_hash_map_over_several_tasks(spark: SparkSession, tmp_path: Path
 
 
 @pytest.mark.parametrize("call", ["url_decode(g)", "url_decode(concat(g, '%zz'))", "validate_utf8(unhex(replace(g, 'a', '80')))",
-                                  "validate_utf8(X'C080')", "encode(g, 'foo')", "encode(g, 'utf8')"])
+                                  "validate_utf8(X'C080')", "encode(g, 'foo')", "encode(g, 'utf8')",
+                                  "encode(concat(g, 'é'), 'US-ASCII')", "encode(concat(g, '€'), 'ISO-8859-1')"])
 def test_url_decode_and_validate_utf8_raise_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """An escape Java's URLDecoder does not read raises CANNOT_DECODE_URL; bytes that are not
-    UTF-8 raise INVALID_UTF8_STRING in validate_utf8; a charset Spark does not know raises."""
-    _assert_raises_as_spark(call, spark_view, con, ("CANNOT_DECODE_URL", "INVALID_UTF8_STRING", "INVALID_PARAMETER_VALUE.CHARSET"))
+    UTF-8 raise INVALID_UTF8_STRING in validate_utf8; a charset Spark does not know raises, and
+    a character the charset cannot hold."""
+    _assert_raises_as_spark(call, spark_view, con, ("CANNOT_DECODE_URL", "INVALID_UTF8_STRING", "INVALID_PARAMETER_VALUE.CHARSET",
+                                                    "MALFORMED_CHARACTER_CODING"))
