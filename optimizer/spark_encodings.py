@@ -1,6 +1,6 @@
 """Spark's URL and UTF-8 functions on the DuckDB engine: ``url_encode``, ``url_decode``,
 ``try_url_decode``, ``is_valid_utf8``, ``make_valid_utf8``, ``validate_utf8``, ``try_validate_utf8``,
-and ``encode(s, 'UTF-8')``.
+``encode`` and ``decode``.
 
 Spark encodes and decodes URLs by ``java.net.URLEncoder`` / ``URLDecoder`` in UTF-8: a space is
 ``+``, only ``A-Z a-z 0-9 . - * _`` stay as they are, each other byte is ``%XX`` in upper case;
@@ -29,7 +29,7 @@ __all__ = ["ENCODING_FUNCTIONS", "encoding_type", "rewrite_encoding"]
 
 _URL_FUNCTIONS = frozenset({"url_encode", "url_decode", "try_url_decode"})
 _UTF8_FUNCTIONS = frozenset({"is_valid_utf8", "make_valid_utf8", "validate_utf8", "try_validate_utf8"})
-_CHARSET_FUNCTIONS = frozenset({"encode"})
+_CHARSET_FUNCTIONS = frozenset({"encode", "decode"})
 ENCODING_FUNCTIONS = _URL_FUNCTIONS | _UTF8_FUNCTIONS | _CHARSET_FUNCTIONS
 """The functions this module answers."""
 
@@ -66,9 +66,10 @@ def encoding_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkTy
     if called in _CHARSET_FUNCTIONS:
         if len(arguments) != 2:
             return None
-        if not (isinstance(arguments[0], exp.Null) or isinstance(of(arguments[0]), StringType)):
+        taken = of(arguments[0])
+        if not (isinstance(arguments[0], exp.Null) or (isinstance(taken, StringType) if called == "encode" else taken == _BINARY)):
             return None
-        return _BINARY
+        return _BINARY if called == "encode" else StringType()
     if len(arguments) != 1:
         return None
     source = of(arguments[0])
@@ -100,13 +101,15 @@ def rewrite_encoding(called: str, arguments: list[exp.Expr], of: TypeOf, text_of
 
     result = encoding_type(called, arguments, of)
     if result is None and called in _CHARSET_FUNCTIONS:
-        _refuse(called, "a first argument other than a string (Spark's implicit cast to a string)")
+        _refuse(called, "a first argument other than a " + ("string" if called == "encode" else "binary") + " (Spark's implicit casts)")
     if result is None:
         _refuse(called, "an argument other than a string" + (" or a binary" if called in _UTF8_FUNCTIONS else "")
                 + " (Spark's implicit cast to a string)")
     value = arguments[0]
-    if called in _CHARSET_FUNCTIONS:
+    if called == "encode":
         return _charset(called, value, arguments[1])
+    if called == "decode":
+        return _decode(value, arguments[1])
     if isinstance(value, exp.Null):
         return _null("BOOLEAN" if result == AtomicType("boolean") else "VARCHAR")
     if called == "url_encode":
@@ -187,21 +190,16 @@ def _url_decode(value: exp.Expr, *, strict: bool, text_of_bytes: TextOfBytes) ->
                          exp.If(this=any_bad, true=failed)], default=decoded)
 
 
-# the charsets Spark 4.3's encode takes (CharsetProvider, legacy charsets off), by their
+# the charsets Spark 4.3's encode and decode take (CharsetProvider, legacy charsets off), by their
 # lower-cased names
 _SPARK_CHARSETS = ("us-ascii", "iso-8859-1", "utf-8", "utf-16be", "utf-16le", "utf-16", "utf-32")
 
 
-def _charset(called: str, value: exp.Expr, charset: exp.Expr) -> exp.Expr:
-    """Spark's ``encode(string, charset)``: the string's code points in the charset (UTF-16 with
-    its big-endian byte order mark, none for an empty string; UTF-32 big-endian), a code point
-    the charset cannot hold raising ``MALFORMED_CHARACTER_CODING`` (Spark 4 reports it rather
-    than write '?'). A charset Spark does not know raises ``INVALID_PARAMETER_VALUE.CHARSET``."""
+def _charset_name(called: str, charset: exp.Expr) -> str:
+    """The lower-cased name of a literal charset Spark takes; INVALID_PARAMETER_VALUE.CHARSET for
+    another, refused where not a literal."""
     from vpush.optimizer.errors import OptimizeError
-    from vpush.optimizer.spark_semantics import spark_error
 
-    if isinstance(charset, exp.Null) or isinstance(value, exp.Null):
-        return _null("BLOB")
     if not (isinstance(charset, exp.Literal) and charset.is_string):
         _refuse(called, "a charset that is not a literal")
     name = charset.name.lower()
@@ -211,6 +209,49 @@ def _charset(called: str, value: exp.Expr, charset: exp.Expr) -> exp.Expr:
             f"the {', '.join(sorted(_SPARK_CHARSETS))}, but got {charset.name}.",
             error_class="INVALID_PARAMETER_VALUE.CHARSET",
         )
+    return name
+
+
+def _decode(value: exp.Expr, charset: exp.Expr) -> exp.Expr:
+    """Spark's ``decode(binary, charset)`` in UTF-8, US-ASCII and ISO-8859-1: bytes the charset
+    does not map (malformed UTF-8, as DuckDB's decode checks it; a byte past 0x7F in US-ASCII)
+    raise ``MALFORMED_CHARACTER_CODING`` (Spark 4 reports them rather than write U+FFFD); each
+    ISO-8859-1 byte is the code point of its value. UTF-16 and UTF-32 are refused."""
+    from vpush.optimizer.spark_semantics import spark_error
+
+    if isinstance(charset, exp.Null) or isinstance(value, exp.Null):
+        return _null("VARCHAR")
+    name = _charset_name("decode", charset)
+    missing = exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=_null("VARCHAR"))
+    if name == "iso-8859-1":
+        at = exp.column(exp.to_identifier(_ESCAPE_VARIABLE))
+        digits = _fn("substring", _fn("hex", value.copy()), exp.Add(this=exp.Mul(this=at.copy(), expression=_number(2)), expression=_number(1)),
+                     _number(2))
+        byte = _fn("chr", exp.cast(exp.DPipe(this=_text("0x"), expression=digits), exp.DataType.build("INT")))
+        chars = _fn("list_transform", _fn("range", _number(0), _fn("octet_length", value.copy())),
+                    exp.Lambda(this=byte, expressions=[exp.to_identifier(_ESCAPE_VARIABLE)]))
+        return exp.Case(ifs=[missing], default=_fn("array_to_string", chars, _text("")))
+    if name not in ("utf-8", "us-ascii"):
+        _refuse("decode", f"the charset {charset.name} (UTF-8, US-ASCII and ISO-8859-1 are answered)")
+    decoded = _fn("try", _fn("decode", value.copy()))
+    bad: exp.Expr = exp.Is(this=decoded.copy(), expression=exp.Null())
+    if name == "us-ascii":
+        bad = exp.Or(this=bad, expression=_fn("regexp_matches", _fn("hex", value.copy()), _text("^(..)*[89A-F]")))
+    raised = spark_error("MALFORMED_CHARACTER_CODING", f"Invalid value found when performing `decode` with {charset.name.upper()}",
+                         exp.DataType.build("VARCHAR"))
+    return exp.Case(ifs=[missing, exp.If(this=bad, true=raised)], default=decoded)
+
+
+def _charset(called: str, value: exp.Expr, charset: exp.Expr) -> exp.Expr:
+    """Spark's ``encode(string, charset)``: the string's code points in the charset (UTF-16 with
+    its big-endian byte order mark, none for an empty string; UTF-32 big-endian), a code point
+    the charset cannot hold raising ``MALFORMED_CHARACTER_CODING`` (Spark 4 reports it rather
+    than write '?'). A charset Spark does not know raises ``INVALID_PARAMETER_VALUE.CHARSET``."""
+    from vpush.optimizer.spark_semantics import spark_error
+
+    if isinstance(charset, exp.Null) or isinstance(value, exp.Null):
+        return _null("BLOB")
+    name = _charset_name(called, charset)
     if name == "utf-8":
         return _fn("encode", value)  # a string vpush holds is UTF-8 already
     point = exp.column(exp.to_identifier(_ESCAPE_VARIABLE))

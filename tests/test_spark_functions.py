@@ -242,6 +242,8 @@ SCALARS = [
     "encode(concat(g, 'é😀e\u0301'), 'UTF-16')", "encode(g, 'UTF-16LE')", "encode(concat(g, '😀'), 'utf-16be')",
     "encode(concat(g, 'ÿ'), 'ISO-8859-1')", "encode(g, 'US-ASCII')", "encode(concat(g, '😀'), 'UTF-32')",
     "encode(replace(g, 'a', ''), 'UTF-16')", "encode(concat('😀', g), 'utf-16le')",
+    "decode(binary(g), 'UTF-8')", "decode(encode(concat(g, 'é😀'), 'UTF-8'), 'utf-8')", "decode(unhex(replace(g, 'a', 'E9')), 'ISO-8859-1')",
+    "decode(binary(g), 'US-ASCII')", "decode(X'EFBFBF00', 'UTF-8')", "decode(binary(g), NULL)",
 ]
 
 AGGREGATES = [
@@ -303,7 +305,7 @@ REFUSED = [
     "map_contains_key(map(s, i), 3)", "str_to_map(g, ',', '.')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)",
     "map_concat(map('a', i), map('b', s))", "elt(1, g, f)",
     "try_mod(string(s), 2)", "url_encode(i)", "url_decode(binary(replace(g, '%', '')))", "is_valid_utf8(i)", "make_valid_utf8(f)", "try_to_date(day)",
-    "encode(i, 'UTF-8')", "decode(binary(g), 'UTF-8')",
+    "encode(i, 'UTF-8')", "decode(encode(g, 'UTF-16'), 'UTF-16')", "decode(g, 'UTF-8')", "decode(s, 1, 'x', 'y')",
 ]
 
 
@@ -1102,7 +1104,9 @@ def test_mode_by_hash_map_over_several_tasks(spark: SparkSession, tmp_path: Path
 
 @pytest.mark.parametrize("call", ["url_decode(g)", "url_decode(concat(g, '%zz'))", "validate_utf8(unhex(replace(g, 'a', '80')))",
                                   "validate_utf8(X'C080')", "encode(g, 'foo')", "encode(g, 'utf8')",
-                                  "encode(concat(g, 'é'), 'US-ASCII')", "encode(concat(g, '€'), 'ISO-8859-1')"])
+                                  "encode(concat(g, 'é'), 'US-ASCII')", "encode(concat(g, '€'), 'ISO-8859-1')",
+                                  "decode(unhex(replace(g, 'a', '80')), 'UTF-8')", "decode(unhex(replace(g, 'a', 'E9')), 'US-ASCII')",
+                                  "decode(binary(g), 'latin1')"])
 def test_url_decode_and_validate_utf8_raise_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """An escape Java's URLDecoder does not read raises CANNOT_DECODE_URL; bytes that are not
     UTF-8 raise INVALID_UTF8_STRING in validate_utf8; a charset Spark does not know raises, and
