@@ -81,23 +81,31 @@ static int evaluate(Parser *p, int k) {
     return skip_children(p);
 }
 
+/* A strict reader (get_json_object's) of text[0..length) into out, reset. */
+static void open_reader(Parser *p, const uint8_t *text, int64_t length, JsonText *out) {
+    p->s = text;
+    p->n = length;
+    p->pos = 0;
+    p->depth = 0;
+    p->tok = TK_NONE;
+    p->steps = NULL;
+    p->nsteps = 0;
+    p->lazy = p->pending_null = p->bad_spots = p->string_read = 0;
+    p->out = out;
+    p->name.data = NULL;
+    p->name.length = p->name.capacity = 0;
+    p->format_double = NULL;
+    out->length = 0;
+}
+
 int spark_get_json_object(const uint8_t *text, int64_t length, const JsonPathStep *steps, int nsteps, JsonText *out,
                           int (*format_double)(char *, uint64_t)) {
     Parser p;
     int r;
-    p.s = text;
-    p.n = length;
-    p.pos = 0;
-    p.depth = 0;
-    p.tok = TK_NONE;
+    open_reader(&p, text, length, out);
     p.steps = steps;
-    p.lazy = p.pending_null = p.bad_spots = p.string_read = 0;
     p.nsteps = nsteps;
-    p.out = out;
-    p.name.data = NULL;
-    p.name.length = p.name.capacity = 0;
     p.format_double = format_double;
-    out->length = 0;
     r = next_token(&p);
     if (r == 0 && p.tok != TK_NONE) r = evaluate(&p, 0);
     free(p.name.data);
@@ -115,19 +123,7 @@ int spark_json_shape(const uint8_t *text, int64_t length, int keys, JsonText *ou
     Parser p;
     int r = 0;
     int64_t count = 0;
-    p.s = text;
-    p.n = length;
-    p.pos = 0;
-    p.depth = 0;
-    p.tok = TK_NONE;
-    p.steps = NULL;
-    p.nsteps = 0;
-    p.lazy = p.pending_null = p.bad_spots = p.string_read = 0;
-    p.out = out;
-    p.name.data = NULL;
-    p.name.length = p.name.capacity = 0;
-    p.format_double = NULL;
-    out->length = 0;
+    open_reader(&p, text, length, out);
     if (next_token(&p) < 0 || p.tok != (keys ? TK_START_OBJECT : TK_START_ARRAY)) return JSON_PATH_NULL;
     if (keys && (r = put(out, "[", 1)) < 0) return JSON_PATH_NOMEM;
     for (;;) {
