@@ -4244,6 +4244,7 @@ typedef struct {
     int width; /* of the offsets: 4 string, 8 large_string */
     const JsonPathStep *steps;
     int nsteps;
+    int shape; /* -1: get_json_object along steps; 0: json_array_length; 1: json_object_keys */
 } JsonPathLoop;
 
 static int json_path_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
@@ -4256,7 +4257,8 @@ static int json_path_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_
         int found = JSON_PATH_NULL;
         if (l->validity == NULL || bit(l->validity, at)) {
             string_bounds(l->offsets, l->width, at, &start, &end);
-            found = spark_get_json_object(l->data + start, end - start, l->steps, l->nsteps, &text, format_java_double);
+            found = l->shape >= 0 ? spark_json_shape(l->data + start, end - start, l->shape, &text)
+                                  : spark_get_json_object(l->data + start, end - start, l->steps, l->nsteps, &text, format_java_double);
             if (found == JSON_PATH_NOMEM) {
                 free(text.data);
                 return nomem(c);
@@ -4273,6 +4275,39 @@ static int json_path_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_
     return 0;
 }
 
+/* json_path_loop over the rows of a string array's buffers (shape: see JsonPathLoop); the
+ * result's buffers, or NULL with the exception set. */
+static PyObject *run_json_path(PyObject *offsets_obj, PyObject *data_obj, PyObject *validity_obj, long long offset, long long length,
+                               int width, const JsonPathStep *steps, int nsteps, int shape, const char *function) {
+    StringBuffers buffers;
+    Ctx c;
+    JsonPathLoop loop;
+    PyObject *result;
+    if ((width != 4 && width != 8) || offset < 0 || length < 0) {
+        PyErr_Format(PyExc_ValueError, "%s: width must be 4 or 8, offset and length non-negative", function);
+        return NULL;
+    }
+    if (open_string_buffers(&buffers, offsets_obj, data_obj, validity_obj, offset, length, width, function) < 0) return NULL;
+    memset(&c, 0, sizeof c);
+    c.row = -1;
+    c.err_offset = -1;
+    memset(&loop, 0, sizeof loop);
+    loop.c = &c;
+    loop.offsets = (const uint8_t *)buffers.offsets.buf;
+    loop.data = (const uint8_t *)buffers.data.buf;
+    loop.validity = buffers.has_validity ? (const uint8_t *)buffers.validity.buf : NULL;
+    loop.n = length;
+    loop.offset = offset;
+    loop.width = width;
+    loop.steps = steps;
+    loop.nsteps = nsteps;
+    loop.shape = shape;
+    result = run_into_binary(&c, length, json_path_loop, &loop);
+    ctx_free(&c);
+    close_string_buffers(&buffers);
+    return result;
+}
+
 PyDoc_STRVAR(get_json_object_doc,
              "get_json_object(offsets, data, validity, offset, length, width, steps[, last]) -> (null_count, validity, offsets, data)\n\n"
              "Spark's get_json_object of every row of an Arrow string (width 4) or large_string (width 8)\n"
@@ -4283,21 +4318,14 @@ PyDoc_STRVAR(get_json_object_doc,
 
 static PyObject *py_get_json_object(PyObject *self, PyObject *args) {
     PyObject *offsets_obj, *data_obj, *validity_obj, *steps_obj, *result = NULL;
-    StringBuffers buffers;
     long long offset, length;
     int width, last = 0;
     Py_ssize_t nsteps;
     JsonPathStep *steps = NULL;
-    Ctx c;
-    JsonPathLoop loop;
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOLLiO!|p", &offsets_obj, &data_obj, &validity_obj, &offset, &length, &width, &PyTuple_Type,
                           &steps_obj, &last))
         return NULL;
-    if ((width != 4 && width != 8) || offset < 0 || length < 0) {
-        PyErr_SetString(PyExc_ValueError, "get_json_object: width must be 4 or 8, offset and length non-negative");
-        return NULL;
-    }
     nsteps = PyTuple_GET_SIZE(steps_obj);
     steps = (JsonPathStep *)calloc((size_t)nsteps + 1, sizeof(JsonPathStep));
     if (steps == NULL) return PyErr_NoMemory();
@@ -4320,27 +4348,26 @@ static PyObject *py_get_json_object(PyObject *self, PyObject *args) {
             return NULL;
         }
     }
-    if (open_string_buffers(&buffers, offsets_obj, data_obj, validity_obj, offset, length, width, "get_json_object") < 0) {
-        free(steps);
-        return NULL;
-    }
-    memset(&c, 0, sizeof c);
-    c.row = -1;
-    c.err_offset = -1;
-    loop.c = &c;
-    loop.offsets = (const uint8_t *)buffers.offsets.buf;
-    loop.data = (const uint8_t *)buffers.data.buf;
-    loop.validity = buffers.has_validity ? (const uint8_t *)buffers.validity.buf : NULL;
-    loop.n = length;
-    loop.offset = offset;
-    loop.width = width;
-    loop.steps = steps;
-    loop.nsteps = (int)nsteps;
-    result = run_into_binary(&c, length, json_path_loop, &loop);
-    ctx_free(&c);
-    close_string_buffers(&buffers);
+    result = run_json_path(offsets_obj, data_obj, validity_obj, offset, length, width, steps, (int)nsteps, -1, "get_json_object");
     free(steps);
     return result;
+}
+
+
+PyDoc_STRVAR(json_shape_doc,
+             "json_shape(offsets, data, validity, offset, length, width, keys) -> (null_count, validity, offsets, data)\n\n"
+             "Spark's json_array_length (keys false: the count in decimal) or json_object_keys (keys true: the\n"
+             "root object's field names as a JSON array of strings) of every row of an Arrow string (width 4)\n"
+             "or large_string (width 8) array, whose buffers these are (validity None when no row is null).\n"
+             "Returns the buffers of a string array, null where Spark's answer is NULL (see codec/json_path.c).");
+
+static PyObject *py_json_shape(PyObject *self, PyObject *args) {
+    PyObject *offsets_obj, *data_obj, *validity_obj;
+    long long offset, length;
+    int width, keys;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOLLip", &offsets_obj, &data_obj, &validity_obj, &offset, &length, &width, &keys)) return NULL;
+    return run_json_path(offsets_obj, data_obj, validity_obj, offset, length, width, NULL, 0, keys, "json_shape");
 }
 
 /* ---- from_json (codec/from_json.c) ---------------------------------------------------------- */
@@ -6665,6 +6692,7 @@ static PyMethodDef methods[] = {
     {"schema_of_variant", py_schema_of_variant, METH_VARARGS, schema_of_variant_doc},
     {"format_java", py_format_java, METH_VARARGS, format_java_doc},
     {"get_json_object", py_get_json_object, METH_VARARGS, get_json_object_doc},
+    {"json_shape", py_json_shape, METH_VARARGS, json_shape_doc},
     {"from_json", py_from_json, METH_VARARGS, from_json_doc},
     {"explode", py_explode, METH_VARARGS, explode_doc},
     {"is_valid_variant", py_is_valid_variant, METH_VARARGS, is_valid_variant_doc},

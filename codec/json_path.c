@@ -24,6 +24,8 @@
  */
 #include "json_reader.h"
 
+#include <stdio.h>
+
 
 static int name_matches(Parser *p, const JsonPathStep *step) {
     int r;
@@ -79,26 +81,66 @@ static int evaluate(Parser *p, int k) {
     return skip_children(p);
 }
 
+/* A strict reader (get_json_object's) of text[0..length) into out, reset. */
+static void open_reader(Parser *p, const uint8_t *text, int64_t length, JsonText *out) {
+    p->s = text;
+    p->n = length;
+    p->pos = 0;
+    p->depth = 0;
+    p->tok = TK_NONE;
+    p->steps = NULL;
+    p->nsteps = 0;
+    p->lazy = p->pending_null = p->bad_spots = p->string_read = 0;
+    p->out = out;
+    p->name.data = NULL;
+    p->name.length = p->name.capacity = 0;
+    p->format_double = NULL;
+    out->length = 0;
+}
+
 int spark_get_json_object(const uint8_t *text, int64_t length, const JsonPathStep *steps, int nsteps, JsonText *out,
                           int (*format_double)(char *, uint64_t)) {
     Parser p;
     int r;
-    p.s = text;
-    p.n = length;
-    p.pos = 0;
-    p.depth = 0;
-    p.tok = TK_NONE;
+    open_reader(&p, text, length, out);
     p.steps = steps;
-    p.lazy = p.pending_null = p.bad_spots = p.string_read = 0;
     p.nsteps = nsteps;
-    p.out = out;
-    p.name.data = NULL;
-    p.name.length = p.name.capacity = 0;
     p.format_double = format_double;
-    out->length = 0;
     r = next_token(&p);
     if (r == 0 && p.tok != TK_NONE) r = evaluate(&p, 0);
     free(p.name.data);
     if (r == NOMEM) return JSON_PATH_NOMEM;
     return r > 0 ? JSON_PATH_FOUND : JSON_PATH_NULL;
+}
+
+/* Spark's json_array_length (JsonArrayLength) and json_object_keys (JsonObjectKeys) over one
+ * JSON text, read as get_json_object reads it (Spark's SharedFactory): NULL unless the root
+ * value is an array (an object); the array's elements counted, each skipped with its children
+ * (the object's field names in order, duplicates kept); text after the root value's end is never
+ * read. The count is written in decimal; the names as a JSON array of strings for DuckDB, each as
+ * UTF8String.fromString keeps Jackson's name (a lone surrogate as '?'). */
+int spark_json_shape(const uint8_t *text, int64_t length, int keys, JsonText *out) {
+    Parser p;
+    int r = 0;
+    int64_t count = 0;
+    open_reader(&p, text, length, out);
+    if (next_token(&p) < 0 || p.tok != (keys ? TK_START_OBJECT : TK_START_ARRAY)) return JSON_PATH_NULL;
+    if (keys && (r = put(out, "[", 1)) < 0) return JSON_PATH_NOMEM;
+    for (;;) {
+        if (next_token(&p) < 0) return JSON_PATH_NULL;
+        if (p.tok == (keys ? TK_END_OBJECT : TK_END_ARRAY)) break;
+        if (keys) {
+            if ((count > 0 && (r = put(out, ",", 1)) < 0) || (r = put_text(out, p.s, p.start, p.end, AS_DUCK)) < 0)
+                return JSON_PATH_NOMEM;
+            if (next_token(&p) < 0) return JSON_PATH_NULL;
+        }
+        count++;
+        if (skip_children(&p) < 0) return JSON_PATH_NULL;
+    }
+    if (keys) return put(out, "]", 1) < 0 ? JSON_PATH_NOMEM : JSON_PATH_FOUND;
+    {
+        char digits[24];
+        int n = snprintf(digits, sizeof digits, "%lld", (long long)count);
+        return put(out, digits, n) < 0 ? JSON_PATH_NOMEM : JSON_PATH_FOUND;
+    }
 }

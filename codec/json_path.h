@@ -28,4 +28,9 @@ enum { JSON_PATH_NULL = 0, JSON_PATH_FOUND = 1, JSON_PATH_NOMEM = -1 };
 int spark_get_json_object(const uint8_t *text, int64_t length, const JsonPathStep *steps, int nsteps, JsonText *out,
                           int (*format_double)(char *, uint64_t));
 
+/* Spark's json_array_length (keys 0: the count in decimal) or json_object_keys (keys 1: the root
+ * object's field names as a JSON array of strings) of text[0..length): JSON_PATH_FOUND with the
+ * answer in out (reset first), JSON_PATH_NULL where Spark gives NULL, JSON_PATH_NOMEM. */
+int spark_json_shape(const uint8_t *text, int64_t length, int keys, JsonText *out);
+
 #endif

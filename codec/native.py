@@ -840,6 +840,41 @@ def get_json_object_native(
     )
 
 
+def json_shape_native(values: pa.Array | pa.ChunkedArray, *, keys: bool) -> pa.StringArray | pa.ChunkedArray:
+    """Spark's ``json_array_length`` (the count, as text) or ``json_object_keys`` (the root
+    object's field names, as a JSON array of strings) of every string, in C (``codec/json_path.c``:
+    read as ``get_json_object`` reads it).
+
+    Example:
+        >>> texts = pa.array(['[1, [2, 3], {"a": 4}] x', "{'b': 1, 'a': [], 'b': 2}", "[1,", None])
+        >>> json_shape_native(texts, keys=False).to_pylist()
+        ['3', None, None, None]
+        >>> json_shape_native(texts, keys=True).to_pylist()
+        [None, '["b","a","b"]', None, None]
+
+    Args:
+        values: a string or large_string array (or chunked array).
+        keys: the object's field names (``json_object_keys``), not the array's length.
+
+    Returns:
+        A string array of the same length (chunked where the input is), null where Spark's
+        answer is NULL.
+
+    Raises:
+        NativeUnsupportedError: another Arrow type, or no compiled kernel.
+    """
+    if isinstance(values, pa.ChunkedArray):
+        return pa.chunked_array([json_shape_native(chunk, keys=keys) for chunk in values.chunks], pa.string())
+    kernel, width = _kernel_for(values, ((pa.types.is_string, 4), (pa.types.is_large_string, 8)), "json_shape_native", "strings")
+    validity, offsets, data = values.buffers()
+    null_count, out_validity, out_offsets, text = kernel.json_shape(
+        offsets, data if data is not None else b"", validity if values.null_count else None, values.offset, len(values), width, keys,
+    )
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        pa.string(), len(values), [out_validity, out_offsets, text], null_count
+    )
+
+
 FROM_JSON_KINDS = ("boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "decimal", "string", "struct", "array", "map")
 """The kinds of a :func:`from_json_native` schema node, numbered as ``codec/from_json.h`` numbers them."""
 

@@ -91,6 +91,7 @@ from vpush.codec.native import (
     format_java_native,
     format_number_native,
     get_json_object_native,
+    json_shape_native,
     is_valid_variant_native,
     to_variant_native,
     variant_delete_native,
@@ -140,6 +141,7 @@ from vpush.optimizer.spark_semantics import (
     FORMAT_NUMBER_FUNCTION,
     FORMATTED_DATETIME_FUNCTIONS,
     GET_JSON_OBJECT_FUNCTION,
+    JSON_SHAPE_FUNCTIONS,
     JSON_TUPLE_FUNCTION,
     JAVA_TEXT_FUNCTIONS,
     NTZ_TO_TIMESTAMP_FUNCTION,
@@ -1024,6 +1026,15 @@ def _get_json_object(texts: pa.Array | pa.ChunkedArray, path: pa.Array) -> pa.Ar
     return get_json_object_native(texts, steps)
 
 
+def _json_shape(keys: bool) -> Callable[[pa.Array | pa.ChunkedArray], pa.Array | pa.ChunkedArray]:
+    def shape(texts: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+        if not (pa.types.is_string(texts.type) or pa.types.is_large_string(texts.type)):
+            texts = texts.cast(pa.large_string())  # a string_view
+        return json_shape_native(texts, keys=keys)
+
+    return shape
+
+
 def _from_json(texts: pa.Array | pa.ChunkedArray, schema: pa.Array, mode: pa.Array) -> pa.Array | pa.ChunkedArray:
     return convert_from_json(texts, str(_first(schema)), str(_first(mode)))
 
@@ -1121,6 +1132,10 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
         for (target, function), result in zip(FORMATTED_DATETIME_FUNCTIONS.items(), ("TIMESTAMPTZ", "DATE", "BIGINT"))
     },
     GET_JSON_OBJECT_FUNCTION: (_guarded(_get_json_object, "get_json_object"), ["VARCHAR", "VARCHAR"], "VARCHAR"),
+    **{
+        function: (_guarded(_json_shape(called == "json_object_keys"), called), ["VARCHAR"], "VARCHAR")
+        for called, function in JSON_SHAPE_FUNCTIONS.items()
+    },
     JSON_TUPLE_FUNCTION: (_guarded(_json_tuple, "json_tuple"), ["VARCHAR", "VARCHAR"], "VARCHAR"),
     FROM_JSON_FUNCTION: (_guarded(_from_json, "from_json"), ["VARCHAR", "VARCHAR", "VARCHAR"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["double"]: (_guarded(format_java_native, "cast to string"), ["DOUBLE"], "VARCHAR"),

@@ -991,6 +991,9 @@ def _traced_parser(name: str, parse: t.Callable[[Parser], exp.Expr | None]) -> t
     def traced(parser: Parser) -> exp.Expr | None:
         start = parser._index
         node = parse(parser)
+        if isinstance(node, exp.Decode) and name == "DECODE":
+            # decode(binary, charset): a call of its own (spark_encodings), named as any other
+            return exp.Anonymous(this="decode", expressions=[node.this, node.args["charset"]])
         if isinstance(node, exp.Expr):
             written = name.lower()
             if written == "position" and any(

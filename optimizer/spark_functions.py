@@ -77,7 +77,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "hash": _f(1, None), "xxhash64": _f(1, None), "crc32": _f(1), "conv": _f(3),
     "pi": _f(0, shown="PI"), "e": _f(0, shown="E"), "negative": _f(1), "positive": _f(1),
     "bround": _f(1, 2, defaults=("0",)), "shiftleft": _f(2), "shiftright": _f(2), "shiftrightunsigned": _f(2),
-    "try_add": _f(2), "try_subtract": _f(2), "try_multiply": _f(2), "try_divide": _f(2), "unhex": _f(1), "typeof": _f(1),
+    "try_add": _f(2), "try_subtract": _f(2), "try_multiply": _f(2), "try_divide": _f(2), "try_mod": _f(2), "unhex": _f(1), "typeof": _f(1),
     "zeroifnull": _f(1), "nullifzero": _f(1), "collation": _f(1),
     # strings
     "lower": _f(1), "upper": _f(1), "lcase": _f(1), "ucase": _f(1), "length": _f(1), "char_length": _f(1),
@@ -94,11 +94,13 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "regexp_instr": _f(2, 3, defaults=("0",)),
     "split": _f(2, defaults=("-1",)), "string": _f(1), "initcap": _f(1), "substring_index": _f(3),
     "octet_length": _f(1), "chr": _f(1), "char": _f(1),
-    "get_json_object": _f(2), "from_json": _f(2, 3), "elt": _f(2, None), "schema_of_json": _f(1), "soundex": _f(1), "overlay": _f(3, 4, defaults=("-1",)),
+    "get_json_object": _f(2), "json_array_length": _f(1), "json_object_keys": _f(1), "from_json": _f(2, 3), "elt": _f(2, None), "schema_of_json": _f(1), "soundex": _f(1), "overlay": _f(3, 4, defaults=("-1",)),
     "format_number": _f(2), "mask": _f(1, 5, defaults=("X", "x", "n", "NULL")),
     "format_string": _f(1, None), "printf": _f(1, None),
     "to_char": _f(2), "to_varchar": _f(2), "to_number": _f(2), "try_to_number": _f(2),
-    "isnan": _f(1), "luhn_check": _f(1), "find_in_set": _f(2), "dayname": _f(1), "monthname": _f(1), "curdate": _f(0, shown="current_date"),
+    "isnan": _f(1), "luhn_check": _f(1), "find_in_set": _f(2),
+    "url_encode": _f(1), "url_decode": _f(1), "try_url_decode": _f(1), "is_valid_utf8": _f(1), "make_valid_utf8": _f(1),
+    "validate_utf8": _f(1), "try_validate_utf8": _f(1), "encode": _f(2), "decode": _f(2), "dayname": _f(1), "monthname": _f(1), "curdate": _f(0, shown="current_date"),
     # conditionals and null handling
     "coalesce": _f(1, None), "nvl": _f(2), "ifnull": _f(2), "nvl2": _f(3), "nullif": _f(2), "if": _f(3),
     "isnull": _f(1), "isnotnull": _f(1), "equal_null": _f(2),
@@ -116,7 +118,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "trunc": _f(2), "from_unixtime": _f(1, 2, defaults=("yyyy-MM-dd HH:mm:ss",)), "date_part": _f(2), "datepart": _f(2), "unix_timestamp": _f(1, 2, defaults=("yyyy-MM-dd HH:mm:ss",)),
     "to_unix_timestamp": _f(1, 2, defaults=("yyyy-MM-dd HH:mm:ss",)), "try_to_timestamp": _f(1, 2), "unix_seconds": _f(1), "unix_millis": _f(1),
     "unix_micros": _f(1), "unix_date": _f(1), "current_date": _f(0), "current_timestamp": _f(0), "now": _f(0),
-    "to_date": _f(1, 2), "to_timestamp": _f(1, 2), "date_format": _f(2), "timestamp_seconds": _f(1),
+    "to_date": _f(1, 2), "try_to_date": _f(1, 2), "to_timestamp": _f(1, 2), "date_format": _f(2), "timestamp_seconds": _f(1),
     "timestamp_millis": _f(1), "timestamp_micros": _f(1), "date_from_unix_date": _f(1),
     "months_between": _f(2, 3, defaults=("true",)), "next_day": _f(2),
     # aggregates
@@ -217,7 +219,7 @@ def check_functions(expression: exp.Expr) -> None:
 def _argument_count(node: exp.Expr) -> int | None:
     from vpush.optimizer.dialect import SPARK_CALL
 
-    if isinstance(node, exp.Anonymous):
+    if isinstance(node, (exp.Anonymous, exp.DecodeCase)):  # decode(x, search, result, ...): a CASE of its own
         return len(node.expressions)
     call = node.meta.get(SPARK_CALL) if node.meta else None
     if call is not None and call[1] is not None:

@@ -24,14 +24,14 @@ from vpush.optimizer.variant_types import ArrayType, AtomicType, DecimalType, Sp
 if TYPE_CHECKING:
     TypeOf = Callable[[exp.Expr], SparkType | None]
 
-__all__ = ["SCALAR_FUNCTIONS", "node_arguments", "rewrite_scalar", "scalar_type"]
+__all__ = ["JAVA_DIGIT_ZEROS", "SCALAR_FUNCTIONS", "node_arguments", "rewrite_scalar", "scalar_type"]
 
 SCALAR_FUNCTIONS = frozenset({
     "initcap", "substring_index", "octet_length", "chr", "char", "btrim", "typeof", "unhex", "shiftleft",
     "shiftright", "shiftrightunsigned", "try_add", "try_subtract", "try_multiply", "try_divide", "bround",
     "next_day", "locate", "make_date", "regexp_count", "regexp_extract_all", "regexp_substr", "regexp_instr",
     "elt", "unbase64", "to_binary", "try_to_binary", "soundex", "overlay", "format_number", "mask",
-    "format_string", "printf", "isnan", "luhn_check", "find_in_set",
+    "format_string", "printf", "isnan", "luhn_check", "find_in_set", "try_mod",
 }) | MATH_FUNCTIONS
 """The functions this module answers (``locate`` only in its three-argument form), and those of
 :mod:`vpush.optimizer.spark_math`."""
@@ -146,7 +146,7 @@ def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType
     if called in ("shiftleft", "shiftright", "shiftrightunsigned") and types:
         name = _integral_name(types[0])
         return None if name is None else (_BIGINT if name == "bigint" else _INT)
-    if called in _TRY_OPERATORS and len(types) == 2:
+    if (called in _TRY_OPERATORS or called == "try_mod") and len(types) == 2:
         names = [_integral_name(t) for t in types]
         widths = [n for n in names if n is not None]
         if len(widths) == 2:
@@ -458,7 +458,7 @@ def rewrite_scalar(
         return _locate(arguments, of) if len(arguments) == 3 else None
     if called in ("shiftleft", "shiftright", "shiftrightunsigned"):
         return _shift(called, arguments, of, result)
-    if called in _TRY_OPERATORS or called == "try_divide":
+    if called in _TRY_OPERATORS or called in ("try_divide", "try_mod"):
         return _try_arithmetic(called, arguments, of, result)
     if called == "bround":
         return _bround(arguments, of, result)
@@ -782,12 +782,20 @@ def _shift(called: str, arguments: list[exp.Expr], of: TypeOf, result: SparkType
 
 
 def _try_arithmetic(called: str, arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> exp.Expr:
-    """Spark's ``try_add``, ``try_subtract``, ``try_multiply`` and ``try_divide`` of integers
-    and doubles: NULL where the ANSI operation raises (an integer overflow, a division by 0)."""
+    """Spark's ``try_add``, ``try_subtract``, ``try_multiply``, ``try_divide`` and ``try_mod`` of
+    integers and doubles: NULL where the ANSI operation raises (an integer overflow, a division by 0)."""
     left, right = arguments
     if result is None:
-        _refuse(called, "arguments other than integers, floats and doubles (decimals, dates, intervals)")
+        _refuse(called, "arguments other than integers, floats and doubles (decimals, strings, dates, intervals)")
     assert isinstance(result, AtomicType)  # for mypy: typed by scalar_type
+    if called == "try_mod":
+        # Java's remainder (the dividend's sign; Integer.MIN_VALUE % -1 is 0, so taken in 128
+        # bits), NULL for a zero divisor (-0.0 too), as for integers so for doubles and floats
+        wide = "HUGEINT" if result.name in _WIDTHS else result.name.upper()
+        remainder = exp.Mod(this=exp.cast(left, _typed(wide)), expression=exp.cast(right.copy(), _typed(wide)))
+        zero = exp.EQ(this=right.copy(), expression=_number(0))
+        return exp.Case(ifs=[exp.If(this=zero, true=_null(result.name.upper()))],
+                        default=exp.cast(remainder, _typed(result.name.upper())))
     if called == "try_divide":
         ratio = exp.Div(this=exp.cast(left, _typed("DOUBLE")), expression=exp.cast(right, _typed("DOUBLE")), typed=False, safe=False)
         zero = exp.EQ(this=right.copy(), expression=_number(0))
@@ -922,7 +930,7 @@ def _elt(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr:
 
 # Java's Character.isDigit in the BMP (Spark reads a string's UTF-16 units): each block of ten
 # decimal digits, from its zero (a digit outside the BMP is two surrogates, no digit)
-_DIGIT_ZEROS = (
+JAVA_DIGIT_ZEROS = (
     0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6, 0xC66, 0xCE6, 0xD66, 0xDE6, 0xE50, 0xED0, 0xF20,
     0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0,
     0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0xFF10,
@@ -934,8 +942,8 @@ def _luhn_check(text: exp.Expr) -> exp.Expr:
     """Spark's ``luhn_check`` (``ExpressionImplUtils.isLuhnNumber``): false for an empty string or
     one with a character that is not a digit (any of Java's decimal digits, by its value), else
     whether the Luhn sum (every second digit from the right doubled, its digits added) ends in 0."""
-    digits = _fn("translate", text.copy(), exp.Literal.string("".join(chr(z + d) for z in _DIGIT_ZEROS for d in range(10))),
-                 exp.Literal.string("0123456789" * len(_DIGIT_ZEROS)))
+    digits = _fn("translate", text.copy(), exp.Literal.string("".join(chr(z + d) for z in JAVA_DIGIT_ZEROS for d in range(10))),
+                 exp.Literal.string("0123456789" * len(JAVA_DIGIT_ZEROS)))
     reversed_digits = _fn("reverse", digits.copy())
     at = exp.to_identifier(_LUHN_VARIABLE)
     digit = exp.cast(_fn("substring", reversed_digits, exp.Add(this=exp.column(at.copy()), expression=_number(1)), _number(1)), _typed("INT"))

@@ -114,6 +114,7 @@ from vpush.optimizer.spark_order import (
     window_in_order,
 )
 from vpush.optimizer.spark_ordering import nested_sort_key
+from vpush.optimizer.spark_encodings import ENCODING_FUNCTIONS, encoding_type, rewrite_encoding
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
 from vpush.optimizer.variant_types import (
     MAX_DECIMAL_PRECISION,
@@ -129,7 +130,7 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "FORMAT_NUMBER_FUNCTION", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "JSON_TUPLE_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "FORMAT_NUMBER_FUNCTION", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "JSON_SHAPE_FUNCTIONS", "JSON_TUPLE_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
            "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "map_from_arrays_checked", "decimal_function", "decimal_function_types", "apply_spark_semantics",
            "arrow_spark_type", "spark_name"]
 
@@ -250,6 +251,11 @@ GET_JSON_OBJECT_FUNCTION = "vpush_get_json_object"
 """The engine function that gives Spark's ``get_json_object(json, path)`` for a literal path of
 keys and indexes (:func:`vpush.codec.json_path.parse_json_path`), by the compiled kernel."""
 
+JSON_SHAPE_FUNCTIONS = {"json_array_length": "vpush_json_array_length", "json_object_keys": "vpush_json_object_keys"}
+"""The engine functions that give Spark's ``json_array_length(json)`` (the count as text) and
+``json_object_keys(json)`` (the names as a JSON array of strings), by the compiled kernel
+(:func:`vpush.codec.native.json_shape_native`), by the Spark function they answer."""
+
 NTZ_TO_TIMESTAMP_FUNCTION = "vpush_ntz_to_timestamp"
 """The engine function that casts a ``timestamp_ntz`` to a ``timestamp`` in the session time zone
 as java.time resolves a local time (an overlap's earlier offset; DuckDB's cast takes the later)."""
@@ -296,7 +302,7 @@ parser does, in the session time zone (:func:`vpush.exec.string_datetimes.format
 by what they give. They take the string, the pattern, the zone and whether to raise."""
 
 _PARSED_BY_PATTERN = {
-    "to_timestamp": "timestamp", "try_to_timestamp": "timestamp", "to_date": "date",
+    "to_timestamp": "timestamp", "try_to_timestamp": "timestamp", "to_date": "date", "try_to_date": "date",
     "unix_timestamp": "unix_seconds", "to_unix_timestamp": "unix_seconds",
 }
 """The Spark functions that parse a string by a pattern, by what they give."""
@@ -894,7 +900,7 @@ class _Typer:
     def _call_type(self, node: exp.Expr, called: str) -> SparkType | None:
         """The Spark type of a call to a function of :data:`SPARK_FUNCTIONS` that Spark types
         differently from DuckDB, by its name."""
-        if called == "pmod":
+        if called in ("pmod", "try_mod"):
             operands = self._decimal_call_operands(node)
             if operands is not None:
                 scale = max(operands[0].scale, operands[1].scale)
@@ -905,6 +911,8 @@ class _Typer:
                 return _decimal_result(_TRY_OPERATIONS[called], *operands)
         if called in SCALAR_FUNCTIONS and (called != "locate" or len(_arguments(node)) == 3):
             return scalar_type(called, _arguments(node), self.of)
+        if called in ENCODING_FUNCTIONS:
+            return encoding_type(called, _arguments(node), self.of)
         if called == "mode" and isinstance(node, exp.Mode):
             return self.of(node.this)
         if called == JSON_TUPLE_FIELD and len(_arguments(node)) == 2:
@@ -975,6 +983,10 @@ class _Typer:
             return AtomicType("date")
         if called == "months_between":
             return _DOUBLE
+        if called == "json_array_length":
+            return AtomicType("int")
+        if called == "json_object_keys":
+            return ArrayType(StringType())
         if called in ("from_unixtime", "date_format", "get_json_object"):
             return StringType()
         if called in NUMBER_FORMAT_CALLS:
@@ -1529,6 +1541,14 @@ class _Rewriter:
         name = JAVA_TEXT_FUNCTIONS[source.name]
         self.functions[name] = StringType()
         call = exp.Anonymous(this=name, expressions=[node])
+        self.typer.types[id(call)] = StringType()
+        return call
+
+    def _text_of_bytes(self, blob: exp.Expr) -> exp.Expr:
+        """A BLOB as Java's ``new String(bytes, UTF_8)`` reads it (U+FFFD for each malformed sequence)."""
+        name = JAVA_TEXT_FUNCTIONS["binary"]
+        self.functions[name] = StringType()
+        call = exp.Anonymous(this=name, expressions=[blob])
         self.typer.types[id(call)] = StringType()
         return call
 
@@ -2658,6 +2678,8 @@ class _Rewriter:
             return _schema_of_json(arguments[0])
         if called in _MAKE_TIMESTAMP_CALLS and arguments and all(a is not None for a in arguments):
             return self._make_timestamp(called, [a for a in arguments if a is not None])
+        if called in JSON_SHAPE_FUNCTIONS and arguments and len(arguments) == 1 and arguments[0] is not None:
+            return self._json_shape(called, arguments[0])
         if called == "get_json_object" and arguments and len(arguments) == 2 and all(a is not None for a in arguments):
             return self._get_json_object(*[a for a in arguments if a is not None])
         if called == "from_json" and arguments and len(arguments) in (2, 3) and all(a is not None for a in arguments):
@@ -2731,6 +2753,13 @@ class _Rewriter:
             return exp.cast(node, _sql_type(result))  # DuckDB types them otherwise (a quotient was a double)
         if called in ("round", "bround") and arguments and arguments[0] is not None and _is_fractional(self.typer.of(arguments[0])):
             return self._round_fractional(arguments[0], arguments[1] if len(arguments) > 1 else None, even=called == "bround")
+        if called == "try_mod" and isinstance(result, DecimalType) and arguments is not None and len(arguments) == 2:
+            left, right = arguments
+            assert left is not None and right is not None  # typed as a decimal by the typer
+            # as `%` of decimals, NULL where that raises REMAINDER_BY_ZERO
+            divisor = exp.Nullif(this=right, expression=exp.Literal.number(0))
+            self.typer.types[id(divisor)] = self.typer.of(right)
+            return self._decimal_remainder(left, divisor, result)
         if called in _TRY_OPERATIONS and isinstance(result, DecimalType):
             operands = self.typer._decimal_call_operands(node)
             if operands is not None and arguments is not None and len(arguments) == 2:
@@ -2747,6 +2776,8 @@ class _Rewriter:
             formatted = self._format_double(arguments[0], arguments[1])
             if formatted is not None:
                 return formatted
+        if called in ENCODING_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
+            return rewrite_encoding(called, [a for a in arguments if a is not None], self.typer.of, self._text_of_bytes)
         if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
             typed = self.typer.of if called != "typeof" else self._typeof_argument
             scalar = rewrite_scalar(called, node, [a for a in arguments if a is not None], typed, result)
@@ -2913,8 +2944,12 @@ class _Rewriter:
             return None
         target = _PARSED_BY_PATTERN[called]
         if len(arguments) == 1:
-            if called == "try_to_timestamp" and isinstance(self.typer.of(value), StringType):
-                return self._string_to_datetime(value, AtomicType("timestamp"), strict=False)
+            if called in ("try_to_timestamp", "try_to_date") and isinstance(self.typer.of(value), StringType):
+                return self._string_to_datetime(value, AtomicType(target), strict=False)
+            if called == "try_to_date" and isinstance(value, exp.Null):
+                return exp.cast(exp.Null(), exp.DataType.build("DATE"))
+            if called == "try_to_date":
+                _refuse(called, "an argument other than a string (Spark's to_date of a date or timestamp)")
             if target != "unix_seconds":
                 return None
             pattern: exp.Expr | None = exp.Literal.string(DEFAULT_UNIX_PATTERN)
@@ -2938,7 +2973,7 @@ class _Rewriter:
         self.functions[name] = result
         zone = exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")])
         call = exp.Anonymous(
-            this=name, expressions=[value, exp.Literal.string(pattern.name), zone, exp.Boolean(this=called != "try_to_timestamp")]
+            this=name, expressions=[value, exp.Literal.string(pattern.name), zone, exp.Boolean(this=not called.startswith("try_"))]
         )
         self.typer.types[id(call)] = result
         return call
@@ -3304,6 +3339,23 @@ class _Rewriter:
             return _wrapped_bigint(exp.IntDiv(this=exp.Paren(this=numerator), expression=exp.Paren(this=denominator)))
 
         return self._nonzero(node.this, node.expression, quotient, "DIVIDE_BY_ZERO", "BIGINT")
+
+    def _json_shape(self, called: str, text: exp.Expr) -> exp.Expr:
+        """Spark's ``json_array_length(json)`` (an int) or ``json_object_keys(json)`` (an array of
+        strings) by the engine function of the compiled kernel; NULL where Spark's is."""
+        result = AtomicType("int") if called == "json_array_length" else ArrayType(StringType())
+        if isinstance(text, exp.Null):
+            return exp.cast(exp.Null(), _sql_type(result))
+        if not isinstance(self.typer.of(text), StringType):
+            _refuse(called, "an argument that is not a string")
+        name = JSON_SHAPE_FUNCTIONS[called]
+        self.functions[name] = StringType()
+        shape: exp.Expr = exp.Anonymous(this=name, expressions=[exp.cast(text, exp.DataType.build("VARCHAR"))])
+        if called == "json_object_keys":
+            shape = exp.cast(shape, exp.DataType.build("JSON"))
+        call = exp.cast(shape, _sql_type(result))
+        self.typer.types[id(call)] = result
+        return call
 
     def _get_json_object(self, text: exp.Expr, path: exp.Expr) -> exp.Expr:
         """Spark's ``get_json_object(json, path)`` by the engine function of the compiled kernel,

@@ -219,6 +219,35 @@ SCALARS = [
     # tests/codec/test_format_number_native.py)
     "format_number(f, 2)", "format_number(f / 3, i % 4)", "format_number(CAST(f AS FLOAT) * 1.1F, 3)", "format_number(f * 1e20, 0)",
     "format_number(CAST(NULL AS DOUBLE), 1)", "format_number(f, s - 3)", "format_number(2.675D, 2)",
+    # try_mod: Java's remainder, NULL for a zero divisor; try_to_date: NULL where to_date raises
+    "try_mod(i, 3)", "try_mod(i, s - 1)", "try_mod(b, i)", "try_mod(f, s - 1)", "try_mod(f, -0.0D)", "try_mod(CAST(f AS FLOAT), CAST(2 AS FLOAT))",
+    "try_mod(tinyint(s), smallint(-2))", "try_mod(CAST(-2147483648 AS INT), -1)", "try_mod(b, -1)", "try_mod(-f, 0.7D)",
+    "try_to_date(t)", "try_to_date(t, 'yyyy-MM-dd')", "try_to_date(g)", "try_to_date(NULL)", "try_to_date(concat(t, 'x'), 'yyyy')",
+    # java.net.URLEncoder/URLDecoder in UTF-8 (Integer.parseInt's escapes: '+1', '-0', Java's digits)
+    "url_encode(g)", "url_encode(concat(g, ' é~*-_.!''()&=%+😀'))", "url_decode(url_encode(concat(g, 'é€ +')))", "try_url_decode(g)",
+    "url_decode('a+b%20c%C3%A9%c3%A9%C3')", "url_decode('%+1%-0%٣٣%Ａ1%41+')", "try_url_decode(concat(g, '%2'))", "url_decode(NULL)",
+    "url_encode('')", "try_url_decode(concat('%-1', g))", "try_url_decode(concat(g, '%😀'))", "url_decode(concat('%e2%82', replace(g, '%', ''), '%ac'))",
+    # UTF-8 checked as UTF8String.isValid; made valid with U+FFFD for each maximal bad subpart
+    "is_valid_utf8(binary(g))", "is_valid_utf8(X'EDA080')", "is_valid_utf8(unhex(replace(g, 'a', 'C080')))", "is_valid_utf8(g)",
+    "is_valid_utf8(NULL)", "make_valid_utf8(unhex(replace(g, 'a', 'F09F9880E282')))", "make_valid_utf8(X'80FF41F4908080')", "make_valid_utf8(g)",
+    "validate_utf8(binary(g))", "try_validate_utf8(unhex(replace(g, 'a', '80')))", "try_validate_utf8(g)", "validate_utf8(X'EFBFBFF48FBFBF00')",
+    "encode(g, 'UTF-8')", "encode(concat(g, 'é😀'), 'utf-8')", "encode(g, NULL)", "encode(NULL, 'UTF-8')",
+    # read as get_json_object reads (Jackson with Spark's features), never past the root value's end
+    "json_array_length(concat('[\"', g, '\", 1, [2, [3]], {\"k\": 4}]'))", "json_array_length(concat('[', g, ']'))",
+    "json_array_length('[1, 2] x')", "json_array_length('[1,]')", "json_array_length('[01]')", "json_array_length(' [''a'', null]  ')",
+    "json_array_length('{}')", "json_array_length('')", "json_array_length(NULL)", "json_array_length('[1, 2')",
+    "json_object_keys(concat('{\"', g, '\": 1, ''b'': [1, {\"c\": 2}], \"', g, '\": null}'))", "json_object_keys('{\"a\": 1} x')",
+    "json_object_keys('{\"a\\\\u00e9\\\\n\": 1, \"\\\\ud83d\\\\ude00\\\\ud800\": 2}')", "json_object_keys('{a: 1}')",
+    "json_object_keys('[1]')", "json_object_keys(NULL)", "json_object_keys('{}')", "json_object_keys('{\"a\": NaN}')",
+    # try_mod of decimals: typed as `%`, NULL for a zero divisor (the engine function past 38 digits)
+    "try_mod(d, 0.3)", "try_mod(d, s - 1)", "try_mod(d, d - d)", "try_mod(i, 0.7)", "try_mod(cast(d AS decimal(38, 2)), 0.07)",
+    "try_mod(b, cast(d AS decimal(38, 10)))", "try_mod(-d, cast(s - 1 AS decimal(20, 5)))",
+    # encode in each of Spark's charsets (UTF-16 with a byte order mark, none for ''; surrogates past U+FFFF)
+    "encode(concat(g, 'é😀e\u0301'), 'UTF-16')", "encode(g, 'UTF-16LE')", "encode(concat(g, '😀'), 'utf-16be')",
+    "encode(concat(g, 'ÿ'), 'ISO-8859-1')", "encode(g, 'US-ASCII')", "encode(concat(g, '😀'), 'UTF-32')",
+    "encode(replace(g, 'a', ''), 'UTF-16')", "encode(concat('😀', g), 'utf-16le')",
+    "decode(binary(g), 'UTF-8')", "decode(encode(concat(g, 'é😀'), 'UTF-8'), 'utf-8')", "decode(unhex(replace(g, 'a', 'E9')), 'ISO-8859-1')",
+    "decode(binary(g), 'US-ASCII')", "decode(X'EFBFBF00', 'UTF-8')", "decode(binary(g), NULL)",
 ]
 
 AGGREGATES = [
@@ -279,6 +308,8 @@ REFUSED = [
     "map(1.5D, i)", "map(1.5, 'x', 2, 'y')", "element_at(map(1, g), 1L)", "map(s, g)[3]",
     "map_contains_key(map(s, i), 3)", "str_to_map(g, ',', '.')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)",
     "map_concat(map('a', i), map('b', s))", "elt(1, g, f)",
+    "try_mod(string(s), 2)", "url_encode(i)", "url_decode(binary(replace(g, '%', '')))", "is_valid_utf8(i)", "make_valid_utf8(f)", "try_to_date(day)",
+    "encode(i, 'UTF-8')", "decode(encode(g, 'UTF-16'), 'UTF-16')", "decode(g, 'UTF-8')", "decode(s, 1, 'x', 'y')",
 ]
 
 
@@ -812,7 +843,7 @@ REFUSED_SPARK_RAISES = [
     "map_from_arrays(array(f), array(i))", "bround(i, -1)", "try_element_at(array(i), b)", "factorial(b)", "bit_count(f)",
     "nanvl(g, 1)", "getbit(f, 1)", "crc32(i)", "xxhash64(map(g, i))", "mask(g, g)",
     "format_string('%05s', g)", "format_string('%s')", "format_string('%-05d', i)", "printf('%d', g)",
-    "to_number(g, g)", "to_char(i, g)", "isnan(g)", "regr_count(i, g)",
+    "to_number(g, g)", "to_char(i, g)", "isnan(g)", "json_array_length(i)", "json_object_keys(s)", "regr_count(i, g)",
 ]
 
 
@@ -1073,3 +1104,16 @@ def test_mode_by_hash_map_over_several_tasks(spark: SparkSession, tmp_path: Path
     pq.write_table(pa.table({"x": pa.array([94, 894, -766, -63], pa.int32())}), tmp_path / "part-1.parquet")
     expected, got = _answers_in_zone(spark, tmp_path, "UTC", "SELECT mode(x) FROM z")
     assert got == expected
+
+
+@pytest.mark.parametrize("call", ["url_decode(g)", "url_decode(concat(g, '%zz'))", "validate_utf8(unhex(replace(g, 'a', '80')))",
+                                  "validate_utf8(X'C080')", "encode(g, 'foo')", "encode(g, 'utf8')",
+                                  "encode(concat(g, 'é'), 'US-ASCII')", "encode(concat(g, '€'), 'ISO-8859-1')",
+                                  "decode(unhex(replace(g, 'a', '80')), 'UTF-8')", "decode(unhex(replace(g, 'a', 'E9')), 'US-ASCII')",
+                                  "decode(binary(g), 'latin1')"])
+def test_url_decode_and_validate_utf8_raise_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    """An escape Java's URLDecoder does not read raises CANNOT_DECODE_URL; bytes that are not
+    UTF-8 raise INVALID_UTF8_STRING in validate_utf8; a charset Spark does not know raises, and
+    a character the charset cannot hold."""
+    _assert_raises_as_spark(call, spark_view, con, ("CANNOT_DECODE_URL", "INVALID_UTF8_STRING", "INVALID_PARAMETER_VALUE.CHARSET",
+                                                    "MALFORMED_CHARACTER_CODING"))
