@@ -1104,7 +1104,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     ),
     **{
         function: (_guarded(_formatted(target), "parsing by a datetime pattern"), ["VARCHAR", "VARCHAR", "VARCHAR", "BOOLEAN"], result)
-        for (target, function), result in zip(FORMATTED_DATETIME_FUNCTIONS.items(), ("TIMESTAMPTZ", "DATE", "BIGINT"))
+        for (target, function), result in zip(FORMATTED_DATETIME_FUNCTIONS.items(), ("TIMESTAMPTZ", "DATE", "BIGINT", "TIMESTAMP"))
     },
     GET_JSON_OBJECT_FUNCTION: (_guarded(_get_json_object, "get_json_object"), ["VARCHAR", "VARCHAR"], "VARCHAR"),
     JSON_TUPLE_FUNCTION: (_guarded(_json_tuple, "json_tuple"), ["VARCHAR", "VARCHAR"], "VARCHAR"),

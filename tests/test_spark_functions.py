@@ -215,6 +215,12 @@ SCALARS = [
     "dayname(day)", "monthname(ts)", "dayname(ts)", "monthname(day)", "curdate() >= DATE'2024-01-01'",
     "find_in_set(g, 'a,b,ab%c')", "find_in_set('b', concat(g, ',b'))", "find_in_set(g, '')", "find_in_set(',', g)", "find_in_set(NULL, g)",
     "find_in_set('', concat(g, ',,'))",
+    # Spark's casts (a string's offset ignored for a timestamp_ntz) or its pattern parser
+    "to_timestamp_ntz(t)", "to_timestamp_ltz(t)", "to_timestamp_ntz(day)", "to_timestamp_ltz(day)", "to_timestamp_ntz(ts)",
+    "to_timestamp_ltz(to_timestamp_ntz(t))", "to_timestamp_ntz(NULL)",
+    "to_timestamp_ntz(concat(string(day), ' 02:30+05:00'), 'yyyy-MM-dd HH:mmXXX')", "to_timestamp_ltz(string(day), 'yyyy-MM-dd')",
+    "convert_timezone('America/Los_Angeles', to_timestamp_ntz(t))", "convert_timezone('Europe/Paris', 'America/Los_Angeles', ts)",
+    "convert_timezone('+05:00', 'UTC', t)", "convert_timezone('UTC+5', day)", "convert_timezone(NULL, ts)",
 ]
 
 AGGREGATES = [
@@ -238,6 +244,12 @@ AGGREGATES = [
     # ties broken by the order of Spark's hash map (more in test_mode_by_hash_map_as_spark)
     "mode(i)", "mode(g)", "mode(b, false)", "mode(s % 3)", "mode(day)", "mode(boolean(s % 2))", "mode(tinyint(s))",
     "regr_count(f, i)", "regr_count(i, d)", "regr_count(b, NULL)", "regr_count(s, f)",
+    # the first value whose cumulative share reaches p, as a double
+    "percentile_disc(0.25) WITHIN GROUP (ORDER BY i)", "percentile_disc(0.5) WITHIN GROUP (ORDER BY f DESC)",
+    "percentile_disc(array(0, 0.4, 1)) WITHIN GROUP (ORDER BY d)", "percentile_disc(0.3) WITHIN GROUP (ORDER BY b DESC)",
+    "percentile_disc(0.7) WITHIN GROUP (ORDER BY s)",
+    # avg of x (y) where neither is NULL
+    "regr_avgx(f, i)", "regr_avgy(f, i)", "regr_avgx(d, s)", "regr_avgy(d, b)", "regr_avgx(i, f) FILTER (WHERE s > 2)",
 ]
 
 # In a chunk of their own: a DISTINCT aggregate in a chunk reorders Spark's other aggregates (README)
@@ -257,6 +269,7 @@ WINDOWS = [
     "try_avg(d) OVER (PARTITION BY i > 0)", "try_sum(cast(d AS decimal(30, 2))) OVER ()", "try_avg(cast(d AS decimal(38, 2))) OVER ()",
     "approx_count_distinct(g) OVER (ORDER BY s)",
     "approx_count_distinct(s) FILTER (WHERE i > 0) OVER (PARTITION BY g)",
+    "regr_avgy(f, d) OVER (PARTITION BY i > 0)",
 ]
 
 # Spark functions DuckDB answers differently (types, values or Java formats): refused on DuckDB.
@@ -275,6 +288,7 @@ REFUSED = [
     "map(1.5D, i)", "map(1.5, 'x', 2, 'y')", "element_at(map(1, g), 1L)", "map(s, g)[3]",
     "map_contains_key(map(s, i), 3)", "str_to_map(g, ',', '.')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)",
     "map_concat(map('a', i), map('b', s))", "elt(1, g, f)",
+    "percentile_disc(0.5) WITHIN GROUP (ORDER BY i) OVER ()", "to_timestamp_ltz(i)",
 ]
 
 
@@ -748,6 +762,35 @@ def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession,
     pq.write_table(pa.table(columns), tmp_path / "part-0.parquet")
     sql = ("SELECT make_timestamp(y, mo, dd, h, mi, sec), make_timestamp_ltz(y, mo, dd, h, mi, sec), "
            "make_timestamp_ntz(y, mo, dd, h, mi, sec), try_make_timestamp(y, mo, dd, h, mi, sec, 'Europe/Paris') FROM z")
+    expected, got = _answers_in_zone(spark, tmp_path, zone, sql)
+    assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("call", "wanted"),
+    [("percentile_disc(1.5) WITHIN GROUP (ORDER BY i)", "DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE"),
+     ("to_timestamp_ntz(g)", "CAST_INVALID_INPUT"), ("to_timestamp_ltz(concat(t, 'x'))", "CAST_INVALID_INPUT"),
+     ("to_timestamp_ntz(t, 'yyyy-MM-dd')", "CANNOT_PARSE_TIMESTAMP"),
+     ("convert_timezone('Nowhere', ts)", "INVALID_TIMEZONE"), ("convert_timezone('Bad/Zone', 'UTC', ts)", "INVALID_TIMEZONE")],
+)
+def test_datetime_conversions_raise_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    _assert_raises_as_spark(call, spark_view, con, (wanted,))
+
+
+@pytest.mark.parametrize("zone", ["America/Los_Angeles", "UTC"])
+def test_to_timestamp_and_convert_timezone_in_the_session_time_zone(zone: str, spark: SparkSession, tmp_path: Path) -> None:
+    """Local times in a daylight-saving gap and overlap, read in the session time zone or in a
+    given one as java.time resolves them; a leap day; a text's offset kept by to_timestamp_ltz
+    and ignored by to_timestamp_ntz."""
+    texts = ["2024-03-10 02:30:00", "2024-11-03 01:30:00", "2024-02-29", "2024-03-10T02:30:00Z", "2024-03-10 02:30:00+05:00",
+             "2024-11-03 01:30:00-07:00", None]
+    pq.write_table(pa.table({"s": texts, "zone": ["America/Los_Angeles", "Europe/London", None, "Asia/Kolkata", "UTC", "PST", "UTC"]}),
+                   tmp_path / "part-0.parquet")
+    sql = ("SELECT s, to_timestamp_ntz(s), to_timestamp_ltz(s), to_timestamp_ltz(to_timestamp_ntz(s)), "
+           "to_timestamp_ntz(to_timestamp_ltz(s)), to_timestamp_ltz(rpad(replace(left(s, 19), 'T', ' '), 19, ' 00:00:00'), 'yyyy-MM-dd HH:mm:ss'), "
+           "to_timestamp_ntz(left(s, 10), 'yyyy-MM-dd'), convert_timezone('America/Los_Angeles', to_timestamp_ntz(s)), "
+           "convert_timezone(zone, to_timestamp_ltz(s)), convert_timezone('America/Los_Angeles', 'Australia/Lord_Howe', s), "
+           "convert_timezone(zone, 'UTC', left(s, 10)) FROM z")
     expected, got = _answers_in_zone(spark, tmp_path, zone, sql)
     assert got == expected
 
