@@ -934,6 +934,10 @@ class _Typer:
             if _is_integral(source):
                 return _INT
             return _bounded(max(source.precision - source.scale, 10) + source.scale, source.scale) if isinstance(source, DecimalType) else None
+        if called in ("extract", "date_part", "datepart"):
+            field = _extract_field(node)
+            if field is not None and field[0] == "second":
+                return _SECONDS_TYPE
         if called in _INT_FUNCTIONS:
             return _INT
         if called in _DOUBLE_FUNCTIONS or called in _DOUBLE_AGGREGATES:
@@ -1086,6 +1090,39 @@ _STRING_RESULTS = (
 )
 # Spark functions whose result is an int where DuckDB's is a bigint, and a double where DuckDB's
 # is an integer.
+_SECONDS_TYPE = DecimalType(8, 6)
+# Spark's extract fields (``DatePart.parseExtractField``), by their names in any case, as the DuckDB
+# function that gives each
+_EXTRACT_FIELDS = {
+    **dict.fromkeys(("year", "y", "years", "yr", "yrs"), "year"), "yearofweek": "isoyear",
+    **dict.fromkeys(("quarter", "qtr"), "quarter"), **dict.fromkeys(("month", "mon", "mons", "months"), "month"),
+    **dict.fromkeys(("week", "w", "weeks"), "week"), **dict.fromkeys(("day", "d", "days"), "day"),
+    **dict.fromkeys(("dayofweek", "dow"), "dayofweek"), **dict.fromkeys(("dayofweek_iso", "dow_iso"), "isodow"),
+    "doy": "dayofyear", **dict.fromkeys(("hour", "h", "hours", "hr", "hrs"), "hour"),
+    **dict.fromkeys(("minute", "m", "min", "mins", "minutes"), "minute"),
+    **dict.fromkeys(("second", "s", "sec", "seconds", "secs"), "second"),
+}
+
+
+def _extract_field_text(node: exp.Expr) -> str | None:
+    """The field of an ``extract``/``date_part``/``datepart`` call as written; None where it is
+    not a literal."""
+    unit = node.expressions[0] if isinstance(node, exp.Anonymous) and node.expressions else node.this
+    if isinstance(node, exp.Extract) and node.meta.get(WRITTEN_UNIT):
+        return str(node.meta[WRITTEN_UNIT])
+    return unit.name if isinstance(unit, (exp.Var, exp.Literal)) and unit.name else None
+
+
+def _extract_field(node: exp.Expr) -> tuple[str, exp.Expr] | None:
+    """The DuckDB function for an ``extract``/``date_part``/``datepart`` call's field (the
+    field's own lower-cased text where Spark has no such field), and the value it reads."""
+    text = _extract_field_text(node)
+    value = node.expressions[1] if isinstance(node, exp.Anonymous) and len(node.expressions) == 2 else node.args.get("expression")
+    if text is None or value is None:
+        return None
+    return _EXTRACT_FIELDS.get(text.lower(), text.lower()), value
+
+
 _INT_FUNCTIONS = frozenset({"extract", "date_part", "datepart", "unix_date", "instr", "locate", "position", "levenshtein", "bit_length", "char_length",
                             "character_length", "len", "length", "size", "cardinality", "array_size"})
 _DOUBLE_FUNCTIONS = frozenset({"sign", "signum"})
@@ -2646,13 +2683,13 @@ class _Rewriter:
         if called in ("every", "some") and arguments and arguments[0] is not None:
             return exp.Anonymous(this="bool_and" if called == "every" else "bool_or", expressions=[arguments[0]])
         if called in ("extract", "date_part", "datepart"):
-            unit_node = node.expressions[0] if isinstance(node, exp.Anonymous) and node.expressions else node.this
-            unit = unit_node.name.lower() if isinstance(unit_node, (exp.Var, exp.Literal)) else ""
-            if unit.startswith("sec") or unit in ("s", "epoch") or not unit:
+            extracted = _extract_field(node)
+            if extracted is None:
                 raise OptimizeError(
-                    f"{called}({unit or '...'}): the DuckDB engine does not give Spark's decimal seconds yet; "
-                    "the Spark engine runs it", error_class="VPUSH_UNSUPPORTED_FUNCTION",
+                    f"{called}: the DuckDB engine takes only a literal field; the Spark engine runs it",
+                    error_class="VPUSH_UNSUPPORTED_FUNCTION",
                 )
+            return self._datetime_field(node, *extracted)
         if called == "convert_timezone" and isinstance(node, exp.ConvertTimezone):
             return self._convert_timezone(node)
         if called in ("from_utc_timestamp", "to_utc_timestamp") and isinstance(node, (exp.AtTimeZone, exp.FromTimeZone)):
@@ -2820,6 +2857,35 @@ class _Rewriter:
             if result is not None and not isinstance(node.parent, (exp.Window, exp.Filter)):
                 return exp.cast(node, _sql_type(result))
         return None
+
+    def _datetime_field(self, node: exp.Expr, field: str, value: exp.Expr) -> exp.Expr:
+        """Spark's ``extract(field FROM x)``/``date_part('field', x)`` of a date, timestamp or
+        timestamp_ntz (a timestamp's fields in the session time zone, DuckDB's TimeZone): an int,
+        the day of the week from 1 (Sunday), the ISO week and its year, the seconds a
+        ``decimal(8,6)`` with their microseconds; ``INVALID_EXTRACT_FIELD`` for another field."""
+        source = self.typer.of(value)
+        if field not in _EXTRACT_FIELDS.values():
+            raise OptimizeError(f'Cannot extract `{_extract_field_text(node)}` from "{_spark_text(value)}".',
+                                error_class="INVALID_EXTRACT_FIELD")
+        result = _SECONDS_TYPE if field == "second" else _INT
+        if isinstance(value, exp.Null):
+            return exp.cast(exp.Null(), _sql_type(result))
+        if isinstance(source, StringType):
+            value = self._string_to_datetime(value, AtomicType("timestamp"), strict=True)  # Spark's implicit cast
+        elif source not in _DATETIMES:
+            _refuse(_called(node) or "extract", "an argument other than a date, a timestamp or a string")
+        if field == "second":
+            micros = exp.Anonymous(this="microsecond", expressions=[value])
+            seconds = exp.Div(this=exp.cast(micros, exp.DataType.build("DECIMAL(18,6)")), expression=exp.Literal.number(1_000_000))
+            call: exp.Expr = exp.cast(seconds, _sql_type(_SECONDS_TYPE))
+            self.typer.types[id(call)] = _SECONDS_TYPE
+            return call
+        part: exp.Expr = exp.Anonymous(this=field, expressions=[value])
+        if field == "dayofweek":
+            part = exp.Add(this=part, expression=exp.Literal.number(1))  # DuckDB's Sunday is 0, Spark's 1
+        call = exp.cast(part, exp.DataType.build("INT"))
+        self.typer.types[id(call)] = _INT
+        return call
 
     def _typeof_argument(self, node: exp.Expr) -> SparkType | None:
         """The type ``typeof`` prints: a NULL's is ``void``, a predicate's ``boolean`` (the typer

@@ -221,6 +221,10 @@ SCALARS = [
     "to_timestamp_ntz(concat(string(day), ' 02:30+05:00'), 'yyyy-MM-dd HH:mmXXX')", "to_timestamp_ltz(string(day), 'yyyy-MM-dd')",
     "convert_timezone('America/Los_Angeles', to_timestamp_ntz(t))", "convert_timezone('Europe/Paris', 'America/Los_Angeles', ts)",
     "convert_timezone('+05:00', 'UTC', t)", "convert_timezone('UTC+5', day)", "convert_timezone(NULL, ts)",
+    # Spark's extract fields: the day of the week from Sunday as 1, ISO's, the seconds a decimal(8,6)
+    "extract(SECOND FROM ts)", "date_part('DOW', day)", "extract(DAYOFWEEK_ISO FROM ts)", "date_part('YEAROFWEEK', day)",
+    "datepart('QTR', ts)", "date_part('doy', t)", "extract(SECS FROM day)", "date_part('W', ts)", "extract(DOW FROM t)",
+    "date_part('dow_iso', NULL)", "extract(s FROM to_timestamp_ntz(t)) + 1",
 ]
 
 AGGREGATES = [
@@ -283,7 +287,7 @@ REFUSED = [
     "date_format(ts, 'yyyyy')", "date_format(ts, 'yyyy-MM-dd z')", "date_format(ts, 'G')",
     "date_format(ts, 'QQQ')", "date_format(ts, 'SSSSSSS')", "timestamp_seconds(f)",
     "trunc(ts, 'MM')", "from_unixtime(f)",
-    "regexp_replace(g, '(a)', '$1x')", "extract(SECOND FROM ts)", "rand(1)",
+    "regexp_replace(g, '(a)', '$1x')", "rand(1)",
     "sin(f)", "cos(f)", "tan(f)", "cot(f)", "sec(f)", "csc(f)", "hash(array(i))",
     "map(1.5D, i)", "map(1.5, 'x', 2, 'y')", "element_at(map(1, g), 1L)", "map(s, g)[3]",
     "map_contains_key(map(s, i), 3)", "str_to_map(g, ',', '.')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)",
@@ -771,7 +775,9 @@ def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession,
     [("percentile_disc(1.5) WITHIN GROUP (ORDER BY i)", "DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE"),
      ("to_timestamp_ntz(g)", "CAST_INVALID_INPUT"), ("to_timestamp_ltz(concat(t, 'x'))", "CAST_INVALID_INPUT"),
      ("to_timestamp_ntz(t, 'yyyy-MM-dd')", "CANNOT_PARSE_TIMESTAMP"),
-     ("convert_timezone('Nowhere', ts)", "INVALID_TIMEZONE"), ("convert_timezone('Bad/Zone', 'UTC', ts)", "INVALID_TIMEZONE")],
+     ("convert_timezone('Nowhere', ts)", "INVALID_TIMEZONE"), ("convert_timezone('Bad/Zone', 'UTC', ts)", "INVALID_TIMEZONE"),
+     ("date_part('EPOCH', ts)", "INVALID_EXTRACT_FIELD"), ("extract(foo FROM day)", "INVALID_EXTRACT_FIELD"),
+     ("date_part('dow', concat(t, 'x'))", "CAST_INVALID_INPUT")],
 )
 def test_datetime_conversions_raise_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
@@ -790,7 +796,7 @@ def test_to_timestamp_and_convert_timezone_in_the_session_time_zone(zone: str, s
            "to_timestamp_ntz(to_timestamp_ltz(s)), to_timestamp_ltz(rpad(replace(left(s, 19), 'T', ' '), 19, ' 00:00:00'), 'yyyy-MM-dd HH:mm:ss'), "
            "to_timestamp_ntz(left(s, 10), 'yyyy-MM-dd'), convert_timezone('America/Los_Angeles', to_timestamp_ntz(s)), "
            "convert_timezone(zone, to_timestamp_ltz(s)), convert_timezone('America/Los_Angeles', 'Australia/Lord_Howe', s), "
-           "convert_timezone(zone, 'UTC', left(s, 10)) FROM z")
+           "convert_timezone(zone, 'UTC', left(s, 10)), extract(DOW FROM to_timestamp_ltz(s)), date_part('SECONDS', s) FROM z")
     expected, got = _answers_in_zone(spark, tmp_path, zone, sql)
     assert got == expected
 
