@@ -917,6 +917,10 @@ class _Typer:
             return _BIGINT
         if called == "convert_timezone" and isinstance(node, exp.ConvertTimezone):
             return AtomicType("timestamp_ntz")
+        if isinstance(node, exp.TimestampAdd) and called in ("timestampadd", "dateadd", "date_add"):
+            return AtomicType("timestamp_ntz" if self.of(node.this) == AtomicType("timestamp_ntz") else "timestamp")
+        if isinstance(node, exp.TimestampDiff) and called == "timestampdiff":
+            return _BIGINT
         if called in ("regr_avgx", "regr_avgy") and isinstance(node, (exp.RegrAvgx, exp.RegrAvgy)):
             return _average_type(self.of(node.expression if called == "regr_avgx" else node.this))
         if called in ("try_sum", "try_avg"):
@@ -1090,6 +1094,12 @@ _STRING_RESULTS = (
 )
 # Spark functions whose result is an int where DuckDB's is a bigint, and a double where DuckDB's
 # is an integer.
+_MICROS_PER_DAY = 86_400_000_000
+# Spark's timestampadd/timestampdiff units: those of a fixed length in microseconds, and those of
+# the calendar (DuckDB's interval kind and how many of it)
+_TIMESTAMP_ADD_MICROS = {"MICROSECOND": 1, "MILLISECOND": 1000, "SECOND": 1_000_000, "MINUTE": 60_000_000, "HOUR": 3_600_000_000}
+_TIMESTAMP_ADD_CALENDAR = {"DAY": ("days", 1), "DAYOFYEAR": ("days", 1), "WEEK": ("days", 7), "MONTH": ("months", 1),
+               "QUARTER": ("months", 3), "YEAR": ("months", 12)}
 _SECONDS_TYPE = DecimalType(8, 6)
 # Spark's extract fields (``DatePart.parseExtractField``), by their names in any case, as the DuckDB
 # function that gives each
@@ -2692,6 +2702,10 @@ class _Rewriter:
             return self._datetime_field(node, *extracted)
         if called == "convert_timezone" and isinstance(node, exp.ConvertTimezone):
             return self._convert_timezone(node)
+        if isinstance(node, exp.TimestampAdd) and called in ("timestampadd", "dateadd", "date_add"):
+            return self._timestamp_add(node)
+        if isinstance(node, exp.TimestampDiff) and called == "timestampdiff":
+            return self._timestamp_diff(node)
         if called in ("from_utc_timestamp", "to_utc_timestamp") and isinstance(node, (exp.AtTimeZone, exp.FromTimeZone)):
             zone = node.args.get("zone")
             if isinstance(zone, exp.Null):
@@ -2993,6 +3007,102 @@ class _Rewriter:
             _refuse(called, "an argument other than a string, a date or a timestamp")
         self.typer.types[id(call)] = target
         return call
+
+    def _local_time(self, called: str, value: exp.Expr) -> tuple[exp.Expr, bool]:
+        """``value`` (a date, timestamp, timestamp_ntz or string) as the local date-time Spark's
+        ``timestampadd``/``timestampdiff`` take (a timestamp's in the session time zone), and
+        whether it was a timestamp_ntz."""
+        source = self.typer.of(value)
+        if source == AtomicType("timestamp_ntz"):
+            return value, True
+        if isinstance(source, StringType):
+            value = self._string_to_datetime(value, AtomicType("timestamp"), strict=True)
+        elif source == AtomicType("date"):
+            value = exp.cast(value, exp.DataType.build("TIMESTAMPTZ"))  # its midnight in the session time zone
+        elif source != AtomicType("timestamp"):
+            _refuse(called, "an argument other than a date, a timestamp or a string")
+        return exp.cast(value, exp.DataType.build("TIMESTAMP")), False
+
+    def _datetime_unit(self, called: str, node: exp.TimestampAdd | exp.TimestampDiff) -> str:
+        unit = node.args.get("unit")
+        name = unit.name.upper() if isinstance(unit, (exp.Var, exp.Literal)) else ""
+        if isinstance(node, exp.TimestampDiff) and name == "DAYOFYEAR":
+            raise OptimizeError(f"The value of parameter(s) `unit` in `{called}` is invalid: {name}.",
+                                error_class="INVALID_PARAMETER_VALUE.DATETIME_UNIT")
+        if name not in _TIMESTAMP_ADD_MICROS and name not in _TIMESTAMP_ADD_CALENDAR:
+            _refuse(called, f"the unit {name or '(none)'}")
+        return name
+
+    def _timestamp_add(self, node: exp.TimestampAdd) -> exp.Expr:
+        """Spark's ``timestampadd(unit, n, x)`` (``DateTimeUtils.timestampAdd``): microseconds to
+        hours added to the instant; days, weeks, months, quarters and years to the local
+        date-time in the session time zone (the month's last day kept to), read back as
+        java.time resolves it; a timestamp_ntz's local time alone."""
+        called = _called(node) or "timestampadd"
+        unit = self._datetime_unit(called, node)
+        quantity = node.expression
+        if not (_is_integral(self.typer.of(quantity)) and self.typer.of(quantity) != _BIGINT) and not isinstance(quantity, exp.Null):
+            _refuse(called, "an amount other than an int")
+        ntz = self.typer.of(node.this) == AtomicType("timestamp_ntz")
+        amount = exp.cast(quantity, exp.DataType.build("BIGINT"))
+        if unit in _TIMESTAMP_ADD_MICROS:
+            # the microseconds added to the instant itself (DuckDB's TIMESTAMPTZ plus microseconds)
+            step = exp.Anonymous(this="to_microseconds", expressions=[exp.Mul(this=amount, expression=exp.Literal.number(_TIMESTAMP_ADD_MICROS[unit]))])
+            base = node.this if ntz else self._instant(called, node.this)
+            result: exp.Expr = exp.cast(exp.Add(this=base, expression=step), exp.DataType.build("TIMESTAMP" if ntz else "TIMESTAMPTZ"))
+        else:
+            local, _ = self._local_time(called, node.this)
+            kind, factor = _TIMESTAMP_ADD_CALENDAR[unit]
+            step = exp.Anonymous(this=f"to_{kind}", expressions=[exp.Mul(this=amount, expression=exp.Literal.number(factor))])
+            moved = exp.cast(exp.Add(this=local, expression=step), exp.DataType.build("TIMESTAMP"))
+            result = moved if ntz else self._ntz_to_timestamp(moved)
+        target = AtomicType("timestamp_ntz" if ntz else "timestamp")
+        self.typer.types[id(result)] = target
+        return result
+
+    def _timestamp_diff(self, node: exp.TimestampDiff) -> exp.Expr:
+        """Spark's ``timestampdiff(unit, start, end)`` (``DateTimeUtils.timestampDiff``): java.time's
+        ``unit.between`` of the two local date-times in the session time zone, toward zero (a
+        month counted only once its day and time of day are reached)."""
+        called = _called(node) or "timestampdiff"
+        unit = self._datetime_unit(called, node)
+        (start, start_ntz), (end, end_ntz) = self._local_time(called, node.expression), self._local_time(called, node.this)
+        if start_ntz != end_ntz:
+            _refuse(called, "a timestamp_ntz beside another type")
+
+        def micros(local: exp.Expr) -> exp.Expr:
+            return exp.Anonymous(this="epoch_us", expressions=[local])
+
+        if unit in _TIMESTAMP_ADD_MICROS or _TIMESTAMP_ADD_CALENDAR[unit][0] == "days":
+            size = _TIMESTAMP_ADD_MICROS.get(unit) or _TIMESTAMP_ADD_CALENDAR[unit][1] * _MICROS_PER_DAY
+            result: exp.Expr = exp.IntDiv(this=exp.Paren(this=exp.Sub(this=micros(end), expression=micros(start))), expression=exp.Literal.number(size))
+        else:
+            # LocalDateTime.until: the end's date a day nearer where its time of day falls short;
+            # LocalDate.monthsUntil: (month * 32 + day) apart, over 32, toward zero
+            def day(local: exp.Expr) -> exp.Expr:
+                return exp.cast(local, exp.DataType.build("DATE"))
+
+            def clock(local: exp.Expr) -> exp.Expr:
+                return exp.cast(local, exp.DataType.build("TIME"))
+
+            end_day = exp.Case(ifs=[
+                exp.If(this=exp.and_(exp.GT(this=day(end), expression=day(start)), exp.LT(this=clock(end), expression=clock(start))),
+                       true=exp.Sub(this=day(end), expression=exp.Literal.number(1))),
+                exp.If(this=exp.and_(exp.LT(this=day(end), expression=day(start)), exp.GT(this=clock(end), expression=clock(start))),
+                       true=exp.Add(this=day(end), expression=exp.Literal.number(1))),
+            ], default=day(end))
+
+            def packed(date: exp.Expr) -> exp.Expr:
+                month = exp.Add(this=exp.Mul(this=exp.Anonymous(this="year", expressions=[date]), expression=exp.Literal.number(12)),
+                                expression=exp.Anonymous(this="month", expressions=[date.copy()]))
+                return exp.Paren(this=exp.Add(this=exp.Mul(this=exp.Paren(this=month), expression=exp.Literal.number(32)),
+                                              expression=exp.Anonymous(this="day", expressions=[date.copy()])))
+
+            months = exp.IntDiv(this=exp.Paren(this=exp.Sub(this=packed(end_day), expression=packed(day(start)))), expression=exp.Literal.number(32))
+            result = exp.IntDiv(this=exp.Paren(this=months), expression=exp.Literal.number(_TIMESTAMP_ADD_CALENDAR[unit][1]))
+        result = exp.cast(result, exp.DataType.build("BIGINT"))
+        self.typer.types[id(result)] = _BIGINT
+        return result
 
     def _convert_timezone(self, node: exp.ConvertTimezone) -> exp.Expr:
         """Spark's ``convert_timezone([source, ]target, x)``: ``x`` as a timestamp_ntz (a
@@ -5830,6 +5940,13 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
     if called in ("to_char", "to_varchar"):
         # Spark names both after to_char, or date_format for a date or time
         return _call(node.meta.get(_TO_CHAR_SHOWN, "to_char"), call_arguments(node) or [])
+    if isinstance(node, (exp.TimestampAdd, exp.TimestampDiff)) and called in ("timestampadd", "dateadd", "date_add", "timestampdiff"):
+        # Spark names the three-argument forms after timestampadd / timestampdiff
+        unit = node.args.get("unit")
+        parts = [spark_name(node.expression, top=False), spark_name(node.this, top=False)]
+        if unit is None or None in parts:
+            return None
+        return f"{'timestampdiff' if isinstance(node, exp.TimestampDiff) else 'timestampadd'}({unit.name.upper()}, {parts[0]}, {parts[1]})"
     if called == "convert_timezone" and isinstance(node, exp.ConvertTimezone) and node.args.get("source_tz") is None:
         # Spark fills in the session time zone as the source
         named = [spark_name(node.args[k], top=False) for k in ("target_tz", "timestamp")]

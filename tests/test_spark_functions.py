@@ -225,6 +225,12 @@ SCALARS = [
     "extract(SECOND FROM ts)", "date_part('DOW', day)", "extract(DAYOFWEEK_ISO FROM ts)", "date_part('YEAROFWEEK', day)",
     "datepart('QTR', ts)", "date_part('doy', t)", "extract(SECS FROM day)", "date_part('W', ts)", "extract(DOW FROM t)",
     "date_part('dow_iso', NULL)", "extract(s FROM to_timestamp_ntz(t)) + 1",
+    # microseconds to hours added to the instant, days to years to the local date-time; java.time's between
+    "timestampadd(HOUR, s, ts)", "timestampadd(MONTH, s, day)", "dateadd(DAY, -s, ts)", "date_add(YEAR, 1, to_timestamp_ntz(t))",
+    "timestampadd(MILLISECOND, 1500, t)", "timestampadd(QUARTER, i % 5, ts)", "timestampadd(WEEK, 2, day)", "timestampadd(DAYOFYEAR, s, ts)",
+    "timestampdiff(MONTH, day, ts)", "timestampdiff(YEAR, ts, DATE'2024-02-29')", "timestampdiff(HOUR, t, ts)", "timestampdiff(DAY, ts, day)",
+    "timestampdiff(QUARTER, DATE'2024-01-31', day)", "timestampdiff(MICROSECOND, to_timestamp_ntz(t), to_timestamp_ntz(ts))",
+    "timestampdiff(WEEK, day, DATE'2023-01-01')", "timestampdiff(MONTH, TIMESTAMP'2024-01-31 10:00:00', ts)",
 ]
 
 AGGREGATES = [
@@ -777,7 +783,7 @@ def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession,
      ("to_timestamp_ntz(t, 'yyyy-MM-dd')", "CANNOT_PARSE_TIMESTAMP"),
      ("convert_timezone('Nowhere', ts)", "INVALID_TIMEZONE"), ("convert_timezone('Bad/Zone', 'UTC', ts)", "INVALID_TIMEZONE"),
      ("date_part('EPOCH', ts)", "INVALID_EXTRACT_FIELD"), ("extract(foo FROM day)", "INVALID_EXTRACT_FIELD"),
-     ("date_part('dow', concat(t, 'x'))", "CAST_INVALID_INPUT")],
+     ("date_part('dow', concat(t, 'x'))", "CAST_INVALID_INPUT"), ("timestampdiff(DAYOFYEAR, ts, day)", "INVALID_PARAMETER_VALUE.DATETIME_UNIT")],
 )
 def test_datetime_conversions_raise_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
@@ -796,7 +802,9 @@ def test_to_timestamp_and_convert_timezone_in_the_session_time_zone(zone: str, s
            "to_timestamp_ntz(to_timestamp_ltz(s)), to_timestamp_ltz(rpad(replace(left(s, 19), 'T', ' '), 19, ' 00:00:00'), 'yyyy-MM-dd HH:mm:ss'), "
            "to_timestamp_ntz(left(s, 10), 'yyyy-MM-dd'), convert_timezone('America/Los_Angeles', to_timestamp_ntz(s)), "
            "convert_timezone(zone, to_timestamp_ltz(s)), convert_timezone('America/Los_Angeles', 'Australia/Lord_Howe', s), "
-           "convert_timezone(zone, 'UTC', left(s, 10)), extract(DOW FROM to_timestamp_ltz(s)), date_part('SECONDS', s) FROM z")
+           "convert_timezone(zone, 'UTC', left(s, 10)), extract(DOW FROM to_timestamp_ltz(s)), date_part('SECONDS', s), "
+           "timestampadd(DAY, 1, s), timestampadd(MONTH, -1, to_timestamp_ltz(s)), timestampadd(HOUR, 1, to_timestamp_ntz(s)), "
+           "timestampdiff(HOUR, TIMESTAMP'2024-03-10 00:00:00', s), timestampdiff(MONTH, s, TIMESTAMP'2024-12-03 01:00:00') FROM z")
     expected, got = _answers_in_zone(spark, tmp_path, zone, sql)
     assert got == expected
 
