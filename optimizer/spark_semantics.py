@@ -3045,16 +3045,25 @@ class _Rewriter:
             _refuse(called, "an amount other than an int")
         ntz = self.typer.of(node.this) == AtomicType("timestamp_ntz")
         amount = exp.cast(quantity, exp.DataType.build("BIGINT"))
+        def checked(base: exp.Expr, step: exp.Expr, to: str) -> exp.Expr:
+            # past the 64-bit microseconds (DuckDB's timestamps end there too): Spark's DATETIME_OVERFLOW
+            tried = exp.Anonymous(this="try", expressions=[exp.cast(exp.Add(this=base, expression=step), exp.DataType.build(to))])
+            present = exp.and_(exp.Not(this=exp.Is(this=base.copy(), expression=exp.Null())),
+                               exp.Not(this=exp.Is(this=amount.copy(), expression=exp.Null())))
+            message = f"Datetime operation overflow: add {unit} to a {'timestamp_ntz' if ntz else 'timestamp'}."
+            return exp.Case(ifs=[exp.If(this=exp.and_(exp.Is(this=tried.copy(), expression=exp.Null()), present),
+                                        true=spark_error("DATETIME_OVERFLOW", message, exp.DataType.build(to)))], default=tried)
+
         if unit in _TIMESTAMP_ADD_MICROS:
             # the microseconds added to the instant itself (DuckDB's TIMESTAMPTZ plus microseconds)
             step = exp.Anonymous(this="to_microseconds", expressions=[exp.Mul(this=amount, expression=exp.Literal.number(_TIMESTAMP_ADD_MICROS[unit]))])
             base = node.this if ntz else self._instant(called, node.this)
-            result: exp.Expr = exp.cast(exp.Add(this=base, expression=step), exp.DataType.build("TIMESTAMP" if ntz else "TIMESTAMPTZ"))
+            result: exp.Expr = checked(base, step, "TIMESTAMP" if ntz else "TIMESTAMPTZ")
         else:
             local, _ = self._local_time(called, node.this)
             kind, factor = _TIMESTAMP_ADD_CALENDAR[unit]
             step = exp.Anonymous(this=f"to_{kind}", expressions=[exp.Mul(this=amount, expression=exp.Literal.number(factor))])
-            moved = exp.cast(exp.Add(this=local, expression=step), exp.DataType.build("TIMESTAMP"))
+            moved = checked(local, step, "TIMESTAMP")
             result = moved if ntz else self._ntz_to_timestamp(moved)
         target = AtomicType("timestamp_ntz" if ntz else "timestamp")
         self.typer.types[id(result)] = target

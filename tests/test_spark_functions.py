@@ -783,7 +783,9 @@ def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession,
      ("to_timestamp_ntz(t, 'yyyy-MM-dd')", "CANNOT_PARSE_TIMESTAMP"),
      ("convert_timezone('Nowhere', ts)", "INVALID_TIMEZONE"), ("convert_timezone('Bad/Zone', 'UTC', ts)", "INVALID_TIMEZONE"),
      ("date_part('EPOCH', ts)", "INVALID_EXTRACT_FIELD"), ("extract(foo FROM day)", "INVALID_EXTRACT_FIELD"),
-     ("date_part('dow', concat(t, 'x'))", "CAST_INVALID_INPUT"), ("timestampdiff(DAYOFYEAR, ts, day)", "INVALID_PARAMETER_VALUE.DATETIME_UNIT")],
+     ("date_part('dow', concat(t, 'x'))", "CAST_INVALID_INPUT"), ("timestampdiff(DAYOFYEAR, ts, day)", "INVALID_PARAMETER_VALUE.DATETIME_UNIT"),
+     ("timestampadd(DAY, 2147483647, ts)", "DATETIME_OVERFLOW"), ("timestampadd(QUARTER, -2147483647, day)", "DATETIME_OVERFLOW"),
+     ("timestampadd(YEAR, 300000, to_timestamp_ntz(t))", "DATETIME_OVERFLOW")],
 )
 def test_datetime_conversions_raise_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
