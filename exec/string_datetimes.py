@@ -309,9 +309,9 @@ class _Offsets:
 
 
 CANNOT_PARSE_TIMESTAMP = "CANNOT_PARSE_TIMESTAMP"
-FORMATTED_TARGETS = ("timestamp", "date", "unix_seconds")
-"""What :func:`formatted_string_column` gives: Spark's ``to_timestamp``, ``to_date`` or
-``unix_timestamp`` of a string by a pattern."""
+FORMATTED_TARGETS = ("timestamp", "date", "unix_seconds", "timestamp_ntz")
+"""What :func:`formatted_string_column` gives: Spark's ``to_timestamp``, ``to_date``,
+``unix_timestamp`` or ``to_timestamp_ntz`` of a string by a pattern."""
 
 
 def formatted_string_column(
@@ -320,8 +320,9 @@ def formatted_string_column(
     """Spark's ``to_timestamp(s, pattern)`` (``target`` ``timestamp``: a ``timestamp[us, tz=UTC]``
     array), ``to_date(s, pattern)`` (``date``: date32, the date of that instant in the session
     time zone, as Spark casts it) or ``unix_timestamp(s, pattern)`` (``unix_seconds``: int64
-    seconds, the microseconds divided toward zero as Spark's long division does) of every string.
-    Local times become instants in ``time_zone`` as java.time chooses (the offset before a gap),
+    seconds, the microseconds divided toward zero as Spark's long division does) of every string,
+    or ``to_timestamp_ntz(s, pattern)`` (``timestamp_ntz``: a ``timestamp[us]`` array of the local
+    times, any offset the text writes ignored, as Spark's does). Local times become instants in ``time_zone`` as java.time chooses (the offset before a gap),
     unless the text writes an offset.
 
     Example:
@@ -346,9 +347,12 @@ def formatted_string_column(
         raise ExecutionError(str(exc)) from None
     status, local, micros, written = parse_formatted_native(values, compile_pattern(pattern))
     status = status.copy()
-    offsets = written.astype(np.int64)
-    local_rows = np.flatnonzero(status == 1)
-    offsets[local_rows] = local_utc_offsets(session, local[local_rows])
+    if target == "timestamp_ntz":
+        offsets = np.zeros(len(local), np.int64)  # Spark's to_timestamp_ntz keeps the local time, an offset written or not
+    else:
+        offsets = written.astype(np.int64)
+        local_rows = np.flatnonzero(status == 1)
+        offsets[local_rows] = local_utc_offsets(session, local[local_rows])
     instants = local - offsets
     fits = (
         ((instants > _LOW_SECOND) & (instants < _HIGH_SECOND))
@@ -378,6 +382,8 @@ def formatted_string_column(
         here = instants + utc_offsets_at(session, instants)
         return pa.array((here // _DAY).astype(np.int32), pa.date32(), mask=~parsed)
     result = instants * _MICROS + np.where(parsed, micros, 0)
+    if target == "timestamp_ntz":
+        return pa.array(result, pa.timestamp("us"), mask=~parsed)
     return pa.array(result, pa.timestamp("us", tz="UTC"), mask=~parsed)
 
 

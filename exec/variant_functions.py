@@ -1129,7 +1129,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     ),
     **{
         function: (_guarded(_formatted(target), "parsing by a datetime pattern"), ["VARCHAR", "VARCHAR", "VARCHAR", "BOOLEAN"], result)
-        for (target, function), result in zip(FORMATTED_DATETIME_FUNCTIONS.items(), ("TIMESTAMPTZ", "DATE", "BIGINT"))
+        for (target, function), result in zip(FORMATTED_DATETIME_FUNCTIONS.items(), ("TIMESTAMPTZ", "DATE", "BIGINT", "TIMESTAMP"))
     },
     GET_JSON_OBJECT_FUNCTION: (_guarded(_get_json_object, "get_json_object"), ["VARCHAR", "VARCHAR"], "VARCHAR"),
     **{

@@ -110,15 +110,15 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     # dates and times
     "year": _f(1), "quarter": _f(1), "month": _f(1), "day": _f(1), "dayofmonth": _f(1), "dayofweek": _f(1),
     "dayofyear": _f(1), "weekofyear": _f(1), "weekday": _f(1), "hour": _f(1), "minute": _f(1), "second": _f(1),
-    "date_add": _f(2), "date_sub": _f(2), "dateadd": _f(2, shown="date_add"), "datediff": _f(2), "date_diff": _f(2),
+    "date_add": _f(2, 3), "date_sub": _f(2), "dateadd": _f(2, 3, shown="date_add"), "datediff": _f(2), "date_diff": _f(2),
     "date_trunc": _f(2), "add_months": _f(2), "last_day": _f(1), "make_date": _f(3), "extract": _f(1),
-    "from_utc_timestamp": _f(2), "to_utc_timestamp": _f(2),
+    "from_utc_timestamp": _f(2), "to_utc_timestamp": _f(2), "convert_timezone": _f(2, 3), "timestampadd": _f(3), "timestampdiff": _f(3),
     "make_timestamp": _f(6, 7), "make_timestamp_ltz": _f(6, 7), "make_timestamp_ntz": _f(6), "try_make_timestamp": _f(6, 7),
     "try_make_timestamp_ltz": _f(6, 7), "try_make_timestamp_ntz": _f(6),
     "trunc": _f(2), "from_unixtime": _f(1, 2, defaults=("yyyy-MM-dd HH:mm:ss",)), "date_part": _f(2), "datepart": _f(2), "unix_timestamp": _f(1, 2, defaults=("yyyy-MM-dd HH:mm:ss",)),
     "to_unix_timestamp": _f(1, 2, defaults=("yyyy-MM-dd HH:mm:ss",)), "try_to_timestamp": _f(1, 2), "unix_seconds": _f(1), "unix_millis": _f(1),
     "unix_micros": _f(1), "unix_date": _f(1), "current_date": _f(0), "current_timestamp": _f(0), "now": _f(0),
-    "to_date": _f(1, 2), "try_to_date": _f(1, 2), "to_timestamp": _f(1, 2), "date_format": _f(2), "timestamp_seconds": _f(1),
+    "to_date": _f(1, 2), "try_to_date": _f(1, 2), "to_timestamp": _f(1, 2), "to_timestamp_ltz": _f(1, 2), "to_timestamp_ntz": _f(1, 2), "date_format": _f(2), "timestamp_seconds": _f(1),
     "timestamp_millis": _f(1), "timestamp_micros": _f(1), "date_from_unix_date": _f(1),
     "months_between": _f(2, 3, defaults=("true",)), "next_day": _f(2),
     # aggregates
@@ -126,7 +126,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "count_if": _f(1), "stddev": _f(1), "std": _f(1), "stddev_samp": _f(1), "stddev_pop": _f(1),
     "variance": _f(1), "var_samp": _f(1), "var_pop": _f(1), "median": _f(1), "skewness": _f(1), "kurtosis": _f(1),
     "corr": _f(2), "covar_pop": _f(2), "covar_samp": _f(2), "regr_sxx": _f(2), "regr_syy": _f(2), "regr_sxy": _f(2),
-    "regr_slope": _f(2), "regr_intercept": _f(2), "regr_r2": _f(2), "regr_count": _f(2),
+    "regr_slope": _f(2), "regr_intercept": _f(2), "regr_r2": _f(2), "regr_count": _f(2), "regr_avgx": _f(2), "regr_avgy": _f(2),
     "percentile": _f(2, defaults=("1",)), "percentile_approx": _f(2, 3, defaults=("10000",)),
     "approx_percentile": _f(2, 3, defaults=("10000",)), "any_value": _f(1, 2), "first": _f(1, 2), "last": _f(1, 2),
     "bool_and": _f(1), "bool_or": _f(1), "every": _f(1), "some": _f(1), "bit_and": _f(1), "bit_or": _f(1),
@@ -197,9 +197,9 @@ def check_functions(expression: exp.Expr) -> None:
             continue  # syntax rather than a call: CASE, CAST, ...
         if name == "mode" and isinstance(node.parent, exp.WithinGroup) and node.args.get("this") is None:
             continue  # mode() WITHIN GROUP (ORDER BY x): spark_semantics decides on it
-        if (isinstance(node, exp.PercentileCont) and isinstance(node.parent, exp.WithinGroup)
+        if (isinstance(node, (exp.PercentileCont, exp.PercentileDisc)) and isinstance(node.parent, exp.WithinGroup)
                 and not isinstance(node.parent.parent, exp.Window)):
-            continue  # percentile_cont(p) WITHIN GROUP (ORDER BY x): spark_semantics answers it as percentile
+            continue  # percentile_cont|percentile_disc(p) WITHIN GROUP (ORDER BY x): spark_semantics answers them
         if _variant_function(node, name):
             continue
         rule = SPARK_FUNCTIONS.get(name)

@@ -248,6 +248,22 @@ SCALARS = [
     "encode(replace(g, 'a', ''), 'UTF-16')", "encode(concat('😀', g), 'utf-16le')",
     "decode(binary(g), 'UTF-8')", "decode(encode(concat(g, 'é😀'), 'UTF-8'), 'utf-8')", "decode(unhex(replace(g, 'a', 'E9')), 'ISO-8859-1')",
     "decode(binary(g), 'US-ASCII')", "decode(X'EFBFBF00', 'UTF-8')", "decode(binary(g), NULL)",
+    # Spark's casts (a string's offset ignored for a timestamp_ntz) or its pattern parser
+    "to_timestamp_ntz(t)", "to_timestamp_ltz(t)", "to_timestamp_ntz(day)", "to_timestamp_ltz(day)", "to_timestamp_ntz(ts)",
+    "to_timestamp_ltz(to_timestamp_ntz(t))", "to_timestamp_ntz(NULL)",
+    "to_timestamp_ntz(concat(string(day), ' 02:30+05:00'), 'yyyy-MM-dd HH:mmXXX')", "to_timestamp_ltz(string(day), 'yyyy-MM-dd')",
+    "convert_timezone('America/Los_Angeles', to_timestamp_ntz(t))", "convert_timezone('Europe/Paris', 'America/Los_Angeles', ts)",
+    "convert_timezone('+05:00', 'UTC', t)", "convert_timezone('UTC+5', day)", "convert_timezone(NULL, ts)",
+    # Spark's extract fields: the day of the week from Sunday as 1, ISO's, the seconds a decimal(8,6)
+    "extract(SECOND FROM ts)", "date_part('DOW', day)", "extract(DAYOFWEEK_ISO FROM ts)", "date_part('YEAROFWEEK', day)",
+    "datepart('QTR', ts)", "date_part('doy', t)", "extract(SECS FROM day)", "date_part('W', ts)", "extract(DOW FROM t)",
+    "date_part('dow_iso', NULL)", "extract(s FROM to_timestamp_ntz(t)) + 1",
+    # microseconds to hours added to the instant, days to years to the local date-time; java.time's between
+    "timestampadd(HOUR, s, ts)", "timestampadd(MONTH, s, day)", "dateadd(DAY, -s, ts)", "date_add(YEAR, 1, to_timestamp_ntz(t))",
+    "timestampadd(MILLISECOND, 1500, t)", "timestampadd(QUARTER, i % 5, ts)", "timestampadd(WEEK, 2, day)", "timestampadd(DAYOFYEAR, s, ts)",
+    "timestampdiff(MONTH, day, ts)", "timestampdiff(YEAR, ts, DATE'2024-02-29')", "timestampdiff(HOUR, t, ts)", "timestampdiff(DAY, ts, day)",
+    "timestampdiff(QUARTER, DATE'2024-01-31', day)", "timestampdiff(MICROSECOND, to_timestamp_ntz(t), to_timestamp_ntz(ts))",
+    "timestampdiff(WEEK, day, DATE'2023-01-01')", "timestampdiff(MONTH, TIMESTAMP'2024-01-31 10:00:00', ts)",
 ]
 
 AGGREGATES = [
@@ -271,6 +287,12 @@ AGGREGATES = [
     # ties broken by the order of Spark's hash map (more in test_mode_by_hash_map_as_spark)
     "mode(i)", "mode(g)", "mode(b, false)", "mode(s % 3)", "mode(day)", "mode(boolean(s % 2))", "mode(tinyint(s))",
     "regr_count(f, i)", "regr_count(i, d)", "regr_count(b, NULL)", "regr_count(s, f)",
+    # the first value whose cumulative share reaches p, as a double
+    "percentile_disc(0.25) WITHIN GROUP (ORDER BY i)", "percentile_disc(0.5) WITHIN GROUP (ORDER BY f DESC)",
+    "percentile_disc(array(0, 0.4, 1)) WITHIN GROUP (ORDER BY d)", "percentile_disc(0.3) WITHIN GROUP (ORDER BY b DESC)",
+    "percentile_disc(0.7) WITHIN GROUP (ORDER BY s)",
+    # avg of x (y) where neither is NULL
+    "regr_avgx(f, i)", "regr_avgy(f, i)", "regr_avgx(d, s)", "regr_avgy(d, b)", "regr_avgx(i, f) FILTER (WHERE s > 2)",
 ]
 
 # In a chunk of their own: a DISTINCT aggregate in a chunk reorders Spark's other aggregates (README)
@@ -290,6 +312,7 @@ WINDOWS = [
     "try_avg(d) OVER (PARTITION BY i > 0)", "try_sum(cast(d AS decimal(30, 2))) OVER ()", "try_avg(cast(d AS decimal(38, 2))) OVER ()",
     "approx_count_distinct(g) OVER (ORDER BY s)",
     "approx_count_distinct(s) FILTER (WHERE i > 0) OVER (PARTITION BY g)",
+    "regr_avgy(f, d) OVER (PARTITION BY i > 0)",
 ]
 
 # Spark functions DuckDB answers differently (types, values or Java formats): refused on DuckDB.
@@ -303,13 +326,14 @@ REFUSED = [
     "date_format(ts, 'yyyyy')", "date_format(ts, 'yyyy-MM-dd z')", "date_format(ts, 'G')",
     "date_format(ts, 'QQQ')", "date_format(ts, 'SSSSSSS')", "timestamp_seconds(f)",
     "trunc(ts, 'MM')", "from_unixtime(f)",
-    "regexp_replace(g, '(a)', '$1x')", "extract(SECOND FROM ts)", "rand(1)",
+    "regexp_replace(g, '(a)', '$1x')", "rand(1)",
     "sin(f)", "cos(f)", "tan(f)", "cot(f)", "sec(f)", "csc(f)", "hash(array(i))",
     "map(1.5D, i)", "map(1.5, 'x', 2, 'y')", "element_at(map(1, g), 1L)", "map(s, g)[3]",
     "map_contains_key(map(s, i), 3)", "str_to_map(g, ',', '.')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)",
     "map_concat(map('a', i), map('b', s))", "elt(1, g, f)",
     "try_mod(string(s), 2)", "url_encode(i)", "url_decode(binary(replace(g, '%', '')))", "is_valid_utf8(i)", "make_valid_utf8(f)", "try_to_date(day)",
     "encode(i, 'UTF-8')", "decode(encode(g, 'UTF-16'), 'UTF-16')", "decode(g, 'UTF-8')", "decode(s, 1, 'x', 'y')",
+    "percentile_disc(0.5) WITHIN GROUP (ORDER BY i) OVER ()", "to_timestamp_ltz(i)",
 ]
 
 
@@ -785,6 +809,41 @@ def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession,
     pq.write_table(pa.table(columns), tmp_path / "part-0.parquet")
     sql = ("SELECT make_timestamp(y, mo, dd, h, mi, sec), make_timestamp_ltz(y, mo, dd, h, mi, sec), "
            "make_timestamp_ntz(y, mo, dd, h, mi, sec), try_make_timestamp(y, mo, dd, h, mi, sec, 'Europe/Paris') FROM z")
+    expected, got = _answers_in_zone(spark, tmp_path, zone, sql)
+    assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("call", "wanted"),
+    [("percentile_disc(1.5) WITHIN GROUP (ORDER BY i)", "DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE"),
+     ("to_timestamp_ntz(g)", "CAST_INVALID_INPUT"), ("to_timestamp_ltz(concat(t, 'x'))", "CAST_INVALID_INPUT"),
+     ("to_timestamp_ntz(t, 'yyyy-MM-dd')", "CANNOT_PARSE_TIMESTAMP"),
+     ("convert_timezone('Nowhere', ts)", "INVALID_TIMEZONE"), ("convert_timezone('Bad/Zone', 'UTC', ts)", "INVALID_TIMEZONE"),
+     ("date_part('EPOCH', ts)", "INVALID_EXTRACT_FIELD"), ("extract(foo FROM day)", "INVALID_EXTRACT_FIELD"),
+     ("date_part('dow', concat(t, 'x'))", "CAST_INVALID_INPUT"), ("timestampdiff(DAYOFYEAR, ts, day)", "INVALID_PARAMETER_VALUE.DATETIME_UNIT"),
+     ("timestampadd(DAY, 2147483647, ts)", "DATETIME_OVERFLOW"), ("timestampadd(QUARTER, -2147483647, day)", "DATETIME_OVERFLOW"),
+     ("timestampadd(YEAR, 300000, to_timestamp_ntz(t))", "DATETIME_OVERFLOW")],
+)
+def test_datetime_conversions_raise_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    _assert_raises_as_spark(call, spark_view, con, (wanted,))
+
+
+@pytest.mark.parametrize("zone", ["America/Los_Angeles", "UTC"])
+def test_to_timestamp_and_convert_timezone_in_the_session_time_zone(zone: str, spark: SparkSession, tmp_path: Path) -> None:
+    """Local times in a daylight-saving gap and overlap, read in the session time zone or in a
+    given one as java.time resolves them; a leap day; a text's offset kept by to_timestamp_ltz
+    and ignored by to_timestamp_ntz."""
+    texts = ["2024-03-10 02:30:00", "2024-11-03 01:30:00", "2024-02-29", "2024-03-10T02:30:00Z", "2024-03-10 02:30:00+05:00",
+             "2024-11-03 01:30:00-07:00", None]
+    pq.write_table(pa.table({"s": texts, "zone": ["America/Los_Angeles", "Europe/London", None, "Asia/Kolkata", "UTC", "PST", "UTC"]}),
+                   tmp_path / "part-0.parquet")
+    sql = ("SELECT s, to_timestamp_ntz(s), to_timestamp_ltz(s), to_timestamp_ltz(to_timestamp_ntz(s)), "
+           "to_timestamp_ntz(to_timestamp_ltz(s)), to_timestamp_ltz(rpad(replace(left(s, 19), 'T', ' '), 19, ' 00:00:00'), 'yyyy-MM-dd HH:mm:ss'), "
+           "to_timestamp_ntz(left(s, 10), 'yyyy-MM-dd'), convert_timezone('America/Los_Angeles', to_timestamp_ntz(s)), "
+           "convert_timezone(zone, to_timestamp_ltz(s)), convert_timezone('America/Los_Angeles', 'Australia/Lord_Howe', s), "
+           "convert_timezone(zone, 'UTC', left(s, 10)), extract(DOW FROM to_timestamp_ltz(s)), date_part('SECONDS', s), "
+           "timestampadd(DAY, 1, s), timestampadd(MONTH, -1, to_timestamp_ltz(s)), timestampadd(HOUR, 1, to_timestamp_ntz(s)), "
+           "timestampdiff(HOUR, TIMESTAMP'2024-03-10 00:00:00', s), timestampdiff(MONTH, s, TIMESTAMP'2024-12-03 01:00:00') FROM z")
     expected, got = _answers_in_zone(spark, tmp_path, zone, sql)
     assert got == expected
 
