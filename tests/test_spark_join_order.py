@@ -84,7 +84,7 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 @pytest.fixture(scope="module")
 def con(tables: dict[str, Path]) -> vpush.Connection:
-    connection = vpush.connect(connection=duckdb.connect(config={"threads": 4}), time_zone="UTC")
+    connection = vpush.connect(connection=duckdb.connect(config={"threads": 4}), time_zone="UTC", parallelism=1)
     for name, path in tables.items():
         connection.register(name, path)
     return connection
