@@ -3908,7 +3908,7 @@ def apply_spark_semantics(
             continue
         typer = _Typer(scope, columns)
         rewriter = _Rewriter(typer, functions)
-        settle_pivot(select, typer.of)
+        settle_pivot(select, typer._part)  # a cell that is a predicate (max(b) > 5) is a boolean
         _strings_to_doubles(select, typer)
         select.meta[SORTS_KEPT] = spark_keeps_sorts(select, lambda node: typer.of(node) in _FLOATING)
         select.meta[OBJECT_HASH] = object_hash_aggregation(select)
