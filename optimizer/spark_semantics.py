@@ -68,6 +68,7 @@ from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+from vpush.optimizer.prune_from_json import prune_from_json
 from vpush.optimizer.rewrite_from_json import FROM_JSON_FUNCTION, from_json_schema, rewrite_from_json
 from vpush.optimizer.rewrite_generators import (
     JSON_TUPLE_FIELD,
@@ -2611,7 +2612,9 @@ class _Rewriter:
         if called == "get_json_object" and arguments and len(arguments) == 2 and all(a is not None for a in arguments):
             return self._get_json_object(*[a for a in arguments if a is not None])
         if called == "from_json" and arguments and len(arguments) in (2, 3) and all(a is not None for a in arguments):
-            call, target = rewrite_from_json([a for a in arguments if a is not None], self.typer.of, field=_accessed_field(node))
+            # Spark prunes the schema of a call without options only (OptimizeCsvJsonExprs)
+            taken = _accessed_field(node) if len(arguments) == 2 else None
+            call, target = rewrite_from_json([a for a in arguments if a is not None], self.typer.of, field=taken)
             self.functions[FROM_JSON_FUNCTION] = StringType()
             self.typer.types[id(call)] = target
             return call
@@ -3862,6 +3865,7 @@ def apply_spark_semantics(
     rewrite_pivots(expression)
     rewrite_generator_tables(expression)
     rewrite_generators_after_aggregation(expression)
+    prune_from_json(expression)
     try:
         scopes = list(traverse_scope(expression))
     except Exception:  # sqlglot cannot scope this query: leave it as DuckDB runs it
