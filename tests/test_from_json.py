@@ -212,10 +212,10 @@ PRUNED_SHAPES = [
     f"SELECT s.b FROM {SUB}",  # pruned
     f"SELECT s.b, s.a FROM {SUB}",  # s read twice (or s.*, or s.b beside s): not merged, not pruned
     f"SELECT s.b FROM {SUB} WHERE s.a IS NOT NULL",  # both pruned
-    f"SELECT s.b, s.a FROM {SUB} WHERE s.c IS NULL",  # the WHERE's pruned only
     f"WITH w AS {SUB} SELECT s.b FROM w WHERE m IS NULL",
-    f"SELECT size(s.b) AS n, upper(m) FROM {SUB}",
-    f"SELECT s['b'] FROM {SUB}",
+    f"WITH w AS {SUB} SELECT s.a FROM w WHERE s.b IS NULL UNION ALL SELECT s.a FROM w",  # each reference its own
+    f"WITH w AS {SUB}, w2 AS (SELECT s.b AS b, m FROM w) SELECT b FROM w2 WHERE m IS NULL",
+    f"SELECT s['b'], upper(m) FROM {SUB}",
     f"SELECT t.s.b AS x, t.m FROM {SUB} t WHERE t.s.a > 'a'",
     f"SELECT s.b, x, x FROM (SELECT from_json(j, {S}) AS s, upper(j) AS x FROM z)",  # x not cheap: not merged
     f"SELECT s.b, x, x FROM (SELECT from_json(j, {S}) AS s, m AS x FROM z)",  # a column: merged
