@@ -715,6 +715,8 @@ class _Typer:
             typed = self._call_type(node, called)
             if typed is not None:
                 return typed
+        if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)):
+            return self.of(node.this)  # first(x) IGNORE NULLS is of first(x)'s type
         if isinstance(node, exp.Column):
             return self.column(node) if not isinstance(node.this, exp.Star) else None
         if isinstance(node, exp.Identifier):
@@ -935,7 +937,7 @@ class _Typer:
         if called in _AGGREGATES_OF_THEIR_ARGUMENT or called in ("collect_list", "collect_set", "array_agg"):
             # collect_list(x) an array of x's type; first(x), lag(x), max_by(x, y), bit_and(x), ...: x's
             inner = node.this if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)) else node
-            given = _arguments(inner)
+            given = _arguments(inner) or _arguments(node)  # last(x, true): the call is the IGNORE NULLS
             source = self._part(_distinct_argument(given[0])) if given else None
             if called in _AGGREGATES_OF_THEIR_ARGUMENT:
                 return source
@@ -2699,7 +2701,7 @@ class _Rewriter:
         if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
             typed = self.typer.of if called != "typeof" else self._typeof_argument
             scalar = rewrite_scalar(called, node, [a for a in arguments if a is not None], typed, result)
-            if scalar is not None and called == "typeof" and _aggregates(arguments[0]):
+            if scalar is not None and called == "typeof" and _aggregated(arguments[0]):
                 # Spark folds typeof(sum(i)) to its literal and keeps the aggregation (one row);
                 # a bare literal here would give a row per input row
                 count = exp.Count(this=exp.Star())
@@ -4371,6 +4373,14 @@ def _aggregates(node: exp.Expr | None) -> bool:
     )
 
 
+def _aggregated(node: exp.Expr | None) -> bool:
+    """Whether ``node`` holds an aggregate outside a window, as written or already rewritten
+    (``first(x) IGNORE NULLS`` becomes a FILTERed call of an engine function)."""
+    return node is not None and (_aggregates(node) or any(
+        isinstance(found, exp.Filter) and not isinstance(found.parent, exp.Window) for found in node.walk()
+    ))
+
+
 def _check_branch_types(node: exp.Expr, typer: _Typer) -> None:
     """A boolean, a date or a timestamp beside a number among the branches of ``coalesce``,
     ``if``, CASE, the elements of ``array`` or the arguments of ``greatest``/``least``, and a
@@ -5183,6 +5193,8 @@ def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
             continue
         _transform(child, rewriter)
     parent, key, index = node.parent, node.arg_key, node.index
+    if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)):
+        rewriter.typer.of(node)  # typed as written, for its rewrite to keep the type
     replaced = rewriter.visit(node)
     if node.meta.get(_AS_VARIANT):
         of_type = rewriter.typer.types.get(id(node))
@@ -5445,6 +5457,13 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     """
     if isinstance(node, exp.Cast) and node.meta.get(_IMPLICIT_CAST):
         return spark_name(node.this, top=top)  # Spark's implicit casts are not in its names
+    if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)):
+        # first(x) IGNORE NULLS and last(x, true) are named first(x), last(x)
+        written = call_name(node)
+        if written is not None and call_name(node.this) is None and _arguments(node):
+            argument = spark_name(_arguments(node)[0], top=False)
+            return None if argument is None else f"{written}({argument})"
+        return spark_name(node.this, top=top)
     if isinstance(node, VariantGet) or (isinstance(node, exp.Cast) and isinstance(node.this, VariantGet)):
         return _extraction_name(node, top)
     called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)

@@ -1060,6 +1060,10 @@ SPARK_SYNTAX = [
     "SELECT * FROM (SELECT g, s % 2 AS k, b, s FROM t) PIVOT (max(b) > 5 AS m, sum(s) FILTER (WHERE b > 1) + 1 FOR k IN (0, 1))",
     "SELECT * FROM (SELECT g, s % 2 AS k, b FROM t) PIVOT (b + 1 FOR k IN (0, 1))",  # no aggregate
     "SELECT * FROM (SELECT g, s % 2 AS k, b FROM t) PIVOT (sum(b) + b FOR k IN (0, 1))",  # b outside the aggregate
+    # first/last IGNORE NULLS (or last(x, true)) typed and named as Spark names them: first(x), last(x)
+    "SELECT typeof(last(i, true)), typeof(first(i) IGNORE NULLS), typeof(first_value(d, true)), "
+    "typeof(any_value(g) IGNORE NULLS), last(i, true), first(i) IGNORE NULLS, first(d, false) FROM t",
+    "SELECT g, typeof(last(d, true)) AS x, last(d, true), first(f) IGNORE NULLS, typeof(last(f) IGNORE NULLS) FROM t GROUP BY g",
     # UNPIVOT: the other columns, the name, the values widened; rows of NULL values only dropped
     "SELECT * FROM t UNPIVOT (val FOR name IN (i, s AS ss))",
     "SELECT * FROM t UNPIVOT INCLUDE NULLS (val FOR name IN (i, s AS ss, b))",
