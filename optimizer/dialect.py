@@ -1130,6 +1130,8 @@ class VpushSparkParser(SparkParser):
         }.items()
     }
     BITWISE = {**SparkParser.BITWISE, _UNSIGNED_SHIFT: ShiftRightUnsigned}
+    # Spark has no list comprehension (`x FOR y IN z`): FOR ends a PIVOT's aggregates.
+    RANGE_PARSERS = {token: parse for token, parse in SparkParser.RANGE_PARSERS.items() if token != TokenType.FOR}
     FUNCTION_PARSERS = {
         name: _traced_parser(name, parse) if name in _TRACED_PARSERS else parse
         for name, parse in SparkParser.FUNCTION_PARSERS.items()
@@ -1173,6 +1175,16 @@ class VpushSparkParser(SparkParser):
                 _identifier_clauses(statement)
                 _fold_negative_suffixed(statement)
         return statements
+
+    def _parse_pivot_aggregation(self) -> exp.Expr | None:
+        # Spark's PIVOT takes named expressions: an expression of aggregates (max(s) + 1),
+        # aliased or not, where sqlglot's parser takes a function call only.
+        this = self._parse_assignment()
+        if this is None:
+            if self._prev.token_type == TokenType.COMMA:
+                return None
+            self.raise_error("Expecting an aggregation function in PIVOT")
+        return self._parse_alias(this)
 
     def _parse_types(
         self,

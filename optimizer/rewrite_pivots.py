@@ -134,19 +134,26 @@ def _aggregate_sql_name(node: exp.Expr) -> str:
     return name
 
 
+def _aggregate_required(node: exp.Expr) -> OptimizeError:
+    return OptimizeError(
+        f"Aggregate expression required for pivot, but '{_spark_sql(node)}' did not appear in any aggregate function.",
+        error_class="_LEGACY_ERROR_TEMP_1006",
+    )
+
+
 def _filtered(aggregate: exp.Expr, condition: exp.Expr) -> exp.Expr:
     """``aggregate`` with each aggregate call in it taking only the rows where ``condition``."""
     calls: list[exp.Expr] = [n for n in aggregate.walk() if isinstance(n, exp.AggFunc)
                              and not isinstance(n.parent, exp.Filter) and n.find_ancestor(exp.AggFunc) is None]
     calls += [n for n in aggregate.walk() if isinstance(n, exp.Filter) and n.find_ancestor(exp.AggFunc) is None]
+    for column in aggregate.find_all(exp.Column):
+        # Spark's ResolvePivot checks each aggregate: a column outside every aggregate fails it
+        if column.find_ancestor(exp.AggFunc, exp.Filter, exp.Anonymous) is None:
+            raise _aggregate_required(column)
     if not calls and aggregate.find(exp.Anonymous) is not None:
         raise _unsupported(f"PIVOT of {_spark_sql(aggregate)} (an aggregate vpush does not know)")
     if not calls:
-        raise OptimizeError(
-            f"Aggregate expression required for pivot, but '{_spark_sql(aggregate)}' did not appear in any "
-            "aggregate function.",
-            error_class="_LEGACY_ERROR_TEMP_1006",
-        )
+        raise _aggregate_required(aggregate)
     for call in calls:
         if isinstance(call, exp.Filter):
             where = call.expression

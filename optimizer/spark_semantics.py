@@ -68,6 +68,7 @@ from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
 from vpush.optimizer.plan import ONE_TASK, VARIANT_ARROW_TYPE
+from vpush.optimizer.prune_from_json import prune_from_json
 from vpush.optimizer.rewrite_from_json import FROM_JSON_FUNCTION, from_json_schema, rewrite_from_json
 from vpush.optimizer.rewrite_generators import (
     JSON_TUPLE_FIELD,
@@ -730,6 +731,8 @@ class _Typer:
             typed = self._call_type(node, called)
             if typed is not None:
                 return typed
+        if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)):
+            return self.of(node.this)  # first(x) IGNORE NULLS is of first(x)'s type
         if isinstance(node, exp.Column):
             return self.column(node) if not isinstance(node.this, exp.Star) else None
         if isinstance(node, exp.Identifier):
@@ -964,7 +967,7 @@ class _Typer:
         if called in _AGGREGATES_OF_THEIR_ARGUMENT or called in ("collect_list", "collect_set", "array_agg"):
             # collect_list(x) an array of x's type; first(x), lag(x), max_by(x, y), bit_and(x), ...: x's
             inner = node.this if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)) else node
-            given = _arguments(inner)
+            given = _arguments(inner) or _arguments(node)  # last(x, true): the call is the IGNORE NULLS
             source = self._part(_distinct_argument(given[0])) if given else None
             if called in _AGGREGATES_OF_THEIR_ARGUMENT:
                 return source
@@ -2742,7 +2745,9 @@ class _Rewriter:
         if called == "get_json_object" and arguments and len(arguments) == 2 and all(a is not None for a in arguments):
             return self._get_json_object(*[a for a in arguments if a is not None])
         if called == "from_json" and arguments and len(arguments) in (2, 3) and all(a is not None for a in arguments):
-            call, target = rewrite_from_json([a for a in arguments if a is not None], self.typer.of, field=_accessed_field(node))
+            # Spark prunes the schema of a call without options only (OptimizeCsvJsonExprs)
+            taken = _accessed_field(node) if len(arguments) == 2 else None
+            call, target = rewrite_from_json([a for a in arguments if a is not None], self.typer.of, field=taken)
             self.functions[FROM_JSON_FUNCTION] = StringType()
             self.typer.types[id(call)] = target
             return call
@@ -2848,7 +2853,7 @@ class _Rewriter:
         if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
             typed = self.typer.of if called != "typeof" else self._typeof_argument
             scalar = rewrite_scalar(called, node, [a for a in arguments if a is not None], typed, result)
-            if scalar is not None and called == "typeof" and _aggregates(arguments[0]):
+            if scalar is not None and called == "typeof" and _aggregated(arguments[0]):
                 # Spark folds typeof(sum(i)) to its literal and keeps the aggregation (one row);
                 # a bare literal here would give a row per input row
                 count = exp.Count(this=exp.Star())
@@ -4236,6 +4241,7 @@ def apply_spark_semantics(
     rewrite_pivots(expression)
     rewrite_generator_tables(expression)
     rewrite_generators_after_aggregation(expression)
+    prune_from_json(expression)
     try:
         scopes = list(traverse_scope(expression))
     except Exception:  # sqlglot cannot scope this query: leave it as DuckDB runs it
@@ -4282,7 +4288,7 @@ def apply_spark_semantics(
             continue
         typer = _Typer(scope, columns)
         rewriter = _Rewriter(typer, functions)
-        settle_pivot(select, typer.of)
+        settle_pivot(select, typer._part)  # a cell that is a predicate (max(b) > 5) is a boolean
         _strings_to_doubles(select, typer)
         select.meta[SORTS_KEPT] = spark_keeps_sorts(select, lambda node: typer.of(node) in _FLOATING)
         select.meta[OBJECT_HASH] = object_hash_aggregation(select)
@@ -4739,6 +4745,14 @@ def _aggregates(node: exp.Expr | None) -> bool:
     return node is not None and any(
         isinstance(found, exp.AggFunc) and not isinstance(found.parent, exp.Window) for found in node.walk()
     )
+
+
+def _aggregated(node: exp.Expr | None) -> bool:
+    """Whether ``node`` holds an aggregate outside a window, as written or already rewritten
+    (``first(x) IGNORE NULLS`` becomes a FILTERed call of an engine function)."""
+    return node is not None and (_aggregates(node) or any(
+        isinstance(found, exp.Filter) and not isinstance(found.parent, exp.Window) for found in node.walk()
+    ))
 
 
 def _check_branch_types(node: exp.Expr, typer: _Typer) -> None:
@@ -5553,6 +5567,8 @@ def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
             continue
         _transform(child, rewriter)
     parent, key, index = node.parent, node.arg_key, node.index
+    if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)):
+        rewriter.typer.of(node)  # typed as written, for its rewrite to keep the type
     replaced = rewriter.visit(node)
     if node.meta.get(_AS_VARIANT):
         of_type = rewriter.typer.types.get(id(node))
@@ -5815,6 +5831,13 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     """
     if isinstance(node, exp.Cast) and node.meta.get(_IMPLICIT_CAST):
         return spark_name(node.this, top=top)  # Spark's implicit casts are not in its names
+    if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)):
+        # first(x) IGNORE NULLS and last(x, true) are named first(x), last(x)
+        written = call_name(node)
+        if written is not None and call_name(node.this) is None and _arguments(node):
+            argument = spark_name(_arguments(node)[0], top=False)
+            return None if argument is None else f"{written}({argument})"
+        return spark_name(node.this, top=top)
     if isinstance(node, VariantGet) or (isinstance(node, exp.Cast) and isinstance(node.this, VariantGet)):
         return _extraction_name(node, top)
     called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
