@@ -49,6 +49,7 @@ from sqlglot.optimizer.scope import Scope
 
 from vpush.codec.spark_aggregates import BIVARIATE_KINDS, POSITION, POSITIONED_VALUE
 from vpush.optimizer.plan import ORDER_COLUMN, ORDERED_RETRY_MARKER, ORDERED_SCAN, SCAN_INDEX
+from vpush.optimizer.rewrite_time_windows import TIME_WINDOW_JOIN, order_past_time_window
 from vpush.optimizer.variant_types import ArrayType, AtomicType, SparkType
 
 __all__ = [
@@ -96,7 +97,10 @@ def scan_order(scope: Scope) -> exp.Column | None:
     too), or a ``UNION ALL`` of such.
     """
     select = scope.expression
-    if not isinstance(select, exp.Select) or select.args.get("joins") or select.args.get("laterals"):
+    if not isinstance(select, exp.Select) or select.args.get("laterals"):
+        return None
+    windows = [j for j in select.args.get("joins") or [] if TIME_WINDOW_JOIN in j.meta]
+    if len(windows) != len(select.args.get("joins") or []):
         return None
     if any(not isinstance(d.parent, exp.Select) for d in select.find_all(exp.Distinct)):
         # Spark computes the other aggregates of a SELECT with a DISTINCT one per distinct value
@@ -109,7 +113,10 @@ def scan_order(scope: Scope) -> exp.Column | None:
         return None
     _carry_order(source, keep_sorts)
     column = _order_of(source)
-    column.meta[_WIDE_ORDER] = kind == _WIDE
+    for window in windows:
+        # each row's time windows after it, in Spark's Expand order
+        column = order_past_time_window(window, column)
+    column.meta[_WIDE_ORDER] = kind == _WIDE or bool(windows)
     return column
 
 
@@ -164,8 +171,8 @@ def _own_nodes(node: exp.Expr) -> list[exp.Expr]:
 
 
 def _from(select: exp.Select) -> exp.Expr | None:
-    """The one source ``select`` reads (no join, no lateral view)."""
-    if select.args.get("joins") or select.args.get("laterals"):
+    """The one source ``select`` reads (no join but its time windows', no lateral view)."""
+    if any(TIME_WINDOW_JOIN not in j.meta for j in select.args.get("joins") or []) or select.args.get("laterals"):
         return None
     from_ = select.args.get("from_")
     return from_.this if from_ is not None else None
@@ -236,13 +243,15 @@ def _select_carries(select: exp.Select, keep_sorts: bool) -> str | None:
     # a SELECT that only projects, filters and sorts the rows of one source keeps their order
     if select.meta.get(_CARRIED):
         return str(select.meta[_CARRIED])
-    for key in ("group", "having", "qualify", "limit", "offset", "distinct", "windows", "joins", "laterals", "connect", "prewhere"):
+    for key in ("group", "having", "qualify", "limit", "offset", "distinct", "windows", "laterals", "connect", "prewhere"):
         if select.args.get(key):
             return None
     if any(isinstance(n, (exp.AggFunc, exp.Window, exp.UDTF, exp.Explode)) for n in _own_nodes(select)):
         return None
     source = _from(select)
     inner = _carries(source, keep_sorts) if source is not None else None
+    if inner is not None and select.args.get("joins"):
+        inner = _WIDE  # its time windows' places (order_past_time_window) are hugeints
     if inner is None or not select.args.get("order") or not keep_sorts:
         return inner
     # Spark drops a sort below another (EliminateSorts): vpush follows one sort only
@@ -273,6 +282,8 @@ def _carry_select(select: exp.Select, keep_sorts: bool, branch: int | None) -> N
     place: exp.Expr = _order_of(source)
     if not isinstance(_query(source), exp.Table):
         exclude_from_stars(select, source.alias_or_name, [ORDER_COLUMN])
+    for window in select.args.get("joins") or []:
+        place = order_past_time_window(window, place)  # (_from: only time windows' joins)
     order = select.args.get("order")
     if order is not None and keep_sorts:
         # Spark's sort is stable: rows tied on its keys keep the order they came in
