@@ -33,11 +33,13 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from vpush.optimizer.dialect import TYPED_LITERAL, call_name
-from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.dialect import TYPED_LITERAL, VariantGet, call_name
+from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb
 from vpush.optimizer.variant_types import AtomicType, SparkType, StringType, StructField, StructType
 
-__all__ = ["TIME_WINDOW_FUNCTIONS", "TIME_WINDOW_JOIN", "order_past_time_window", "rewrite_time_windows", "window_time_type"]
+__all__ = [
+    "TIME_WINDOW_FUNCTIONS", "TIME_WINDOW_JOIN", "check_time_windows", "order_past_time_window", "rewrite_time_windows", "window_time_type",
+]
 
 TIME_WINDOW_FUNCTIONS = frozenset({"window", "window_time", "session_window"})
 """The calls this module decides on, by the lower-cased name the user writes."""
@@ -70,19 +72,28 @@ class _Window:
     start: int
 
     def key(self) -> tuple[str, int, int, int]:
-        return (self.time.sql(dialect="vpushspark").lower(), self.window, self.slide, self.start)
+        # Spark resolves each `v:a::t` apart, so two windows of one such time differ (measured
+        # on PySpark 4.3: _LEGACY_ERROR_TEMP_1039), where two of variant_get(v, '$.a', 't') do not
+        text = self.time.sql(dialect="vpushspark").lower()
+        return (f"{text}#{id(self.call)}" if _colon_extraction(self.time) else text, self.window, self.slide, self.start)
+
+
+def _colon_extraction(node: exp.Expr) -> bool:
+    """Whether ``node`` holds a variant extraction written ``v:a`` (or the scan column that
+    replaced one: :data:`~vpush.optimizer.spark_semantics.SPARK_TEXT` keeps its text)."""
+    from vpush.optimizer.spark_semantics import SPARK_TEXT
+
+    for inner in node.walk():
+        if isinstance(inner, VariantGet) and inner.args.get("colon"):
+            return True
+        text = inner.meta.get(SPARK_TEXT) if isinstance(inner, exp.Column) else None
+        if isinstance(text, str) and ":" in text and not re.match(r"(?i)\s*(try_)?variant_get\s*\(", text):
+            return True
+    return False
 
 
 def _spark_sql(node: exp.Expr) -> str:
     return node.sql(dialect="vpushspark")
-
-
-def _unsupported(what: str) -> OptimizeError:
-    return OptimizeError(
-        f"{what}: the DuckDB engine does not give Spark's answer for it yet; the Spark engine "
-        "(vpush.connect(engine='spark')) runs it",
-        error_class="VPUSH_UNSUPPORTED_FUNCTION",
-    )
 
 
 def _interval_micros(text: str) -> int:
@@ -299,6 +310,57 @@ def _exclude(select: exp.Select, alias: str, name: str) -> None:
 _MAIN_CLAUSES = ("expressions", "group")
 
 
+def _clause(call: exp.Expr, select: exp.Select) -> exp.Expr | None:
+    """The clause of ``select`` that holds ``call``, or None inside a window function."""
+    clause: exp.Expr = call
+    while clause.parent is not select:
+        if isinstance(clause.parent, exp.Window) or clause.parent is None:
+            return None
+        clause = clause.parent
+    return clause
+
+
+def _check_one_window(windows: list[_Window]) -> None:
+    """Spark's error for different windows in one operator (TimeWindowing expands one only)."""
+    if len({w.key() for w in windows}) > 1:
+        raise OptimizeError(
+            "Multiple time/session window expressions would result in a cartesian product of rows, therefore they "
+            "are currently not supported.",
+            error_class="_LEGACY_ERROR_TEMP_1039",
+        )
+
+
+def check_time_windows(expression: exp.Expr) -> None:
+    """Raise Spark's ``_LEGACY_ERROR_TEMP_1039`` for one clause's windows of a time extracted as
+    ``v:a``, on either engine, before the extractions become scan columns (which the Spark engine
+    reads as one column, so Spark would see one window).
+
+    Example:
+        >>> import sqlglot
+        >>> from vpush.optimizer.dialect import VpushSpark
+        >>> check_time_windows(sqlglot.parse_one("SELECT window(v:t::timestamp, '1 day') FROM t GROUP BY 1", dialect=VpushSpark))
+        >>> check_time_windows(sqlglot.parse_one(
+        ...     "SELECT window(v:t::timestamp, '1 day').start FROM t GROUP BY window(v:t::timestamp, '1 day')", dialect=VpushSpark))
+        Traceback (most recent call last):
+        vpush.optimizer.errors.OptimizeError: [_LEGACY_ERROR_TEMP_1039] Multiple time/session window expressions would result in a cartesian product of rows, therefore they are currently not supported.
+    """
+    for select in expression.find_all(exp.Select):
+        where = select.args.get("where")
+        parts: list[list[_Window]] = [[], []]
+        for call in _own_calls(select, frozenset({"window"})):
+            clause = _clause(call, select)
+            if clause is None or not (clause is where or clause.arg_key in _MAIN_CLAUSES):
+                continue
+            try:
+                window = _window(call)
+            except OptimizeError:
+                continue  # raised where the query is planned, in Spark's order of checks
+            parts[0 if clause is where else 1].append(window)
+        for part in parts:
+            if any(_colon_extraction(w.time) for w in part):
+                _check_one_window(part)
+
+
 def rewrite_time_windows(
     select: exp.Select, type_of: Callable[[exp.Expr], SparkType | None], transform: Callable[[exp.Expr], exp.Expr]
 ) -> dict[str, Mapping[str, SparkType]]:
@@ -330,38 +392,30 @@ def rewrite_time_windows(
         return {}
     for call in calls:
         if call_name(call) == "session_window":
-            raise _unsupported(f"`{_spark_sql(call)}` (Spark merges each group's overlapping sessions in a sort-based "
-                               "MergingSessionsExec, which vpush does not follow yet)")
+            refuse_on_duckdb("session_window", "a session window (Spark merges each group's overlapping sessions in a "
+                             "sort-based MergingSessionsExec, which vpush does not follow)")
     where = select.args.get("where")
     parts: list[list[exp.Expr]] = [[], []]  # the WHERE's calls, then the aggregation's or projection's
     for call in calls:
-        clause: exp.Expr = call
-        while clause.parent is not select:
-            if isinstance(clause.parent, exp.Window):
-                raise _unsupported(f"`{_spark_sql(call)}` in a window function")
-            assert clause.parent is not None
-            clause = clause.parent
+        clause = _clause(call, select)
+        if clause is None:
+            refuse_on_duckdb("window", f"`{_spark_sql(call)}` in a window function")
         if clause is where:
             parts[0].append(call)
         elif clause.arg_key in _MAIN_CLAUSES:
             parts[1].append(call)
         else:
-            raise _unsupported(f"`{_spark_sql(call)}` in {clause.key.upper()} (write it in the SELECT list and refer to its alias)")
+            refuse_on_duckdb("window", f"`{_spark_sql(call)}` in {clause.key.upper()} (write it in the SELECT list and refer to its alias)")
     produced: dict[str, Mapping[str, SparkType]] = {}
     plans: list[tuple[list[exp.Expr], _Window, SparkType]] = []
     for part in parts:
         if not part:
             continue
         windows = [_window(call) for call in part]
-        if len({w.key() for w in windows}) > 1:
-            raise OptimizeError(
-                "Multiple time/session window expressions would result in a cartesian product of rows, therefore they "
-                "are currently not supported.",
-                error_class="_LEGACY_ERROR_TEMP_1039",
-            )
+        _check_one_window(windows)
         time_type = type_of(windows[0].time)
         if time_type is None:
-            raise _unsupported(f"`{_spark_sql(windows[0].call)}` over a time of a type vpush does not know here")
+            refuse_on_duckdb("window", f"`{_spark_sql(windows[0].call)}` over a time of a type vpush does not know here")
         plans.append((part, windows[0], time_type))
     # Only now that nothing can be refused is the tree changed.
     for number, (part, window, time_type) in enumerate(plans):
@@ -386,6 +440,10 @@ def rewrite_time_windows(
             time = time.copy()
         alias = f"{_PREFIX}{number}"
         join, _ = _expand(window, transform(time), time_type, alias)
+        if select.args.get("from_") is None:
+            # a SELECT without FROM reads one row (Spark's OneRowRelation): the windows are its FROM
+            select.set("from_", exp.From(this=exp.Subquery(this=exp.select(exp.Literal.number(1), copy=False),
+                                                           alias=exp.TableAlias(this=exp.to_identifier(f"{alias}_row", quoted=True)))))
         select.append("joins", join)
         produced[alias] = {WINDOW_COLUMN: StructType((StructField("start", time_type), StructField("end", time_type)))}
         for call in part:

@@ -48,6 +48,7 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
 from vpush.codec.spark_aggregates import BIVARIATE_KINDS, POSITION, POSITIONED_VALUE
+from vpush.optimizer.errors import refuse_on_duckdb
 from vpush.optimizer.plan import ORDER_COLUMN, ORDERED_RETRY_MARKER, ORDERED_SCAN, SCAN_INDEX
 from vpush.optimizer.rewrite_time_windows import TIME_WINDOW_JOIN, order_past_time_window
 from vpush.optimizer.variant_types import ArrayType, AtomicType, SparkType
@@ -94,8 +95,30 @@ def scan_order(scope: Scope) -> exp.Column | None:
 
     The SELECT reads one table directly (whose scan is then marked ordered), or a subquery or a
     CTE that projects, filters and sorts such rows (:func:`_carry_order` makes it give the column
-    too), or a ``UNION ALL`` of such.
+    too), or a ``UNION ALL`` of such; each row's time windows follow it.
+
+    Raises:
+        OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` where the rows are time windows
+            (:mod:`~vpush.optimizer.rewrite_time_windows`) whose order vpush does not know.
     """
+    column = _scan_order(scope)
+    if column is None and _expands_time_windows(scope.expression):
+        refuse_on_duckdb("window", "an aggregate that depends on the order of rows, over time windows of rows whose "
+                         "order vpush does not follow (a join, a sorted subquery)")
+    return column
+
+
+def _expands_time_windows(query: exp.Expr | None) -> bool:
+    """Whether ``query``'s rows are time windows of its source's, or its source's are."""
+    if not isinstance(query, exp.Select):
+        return False
+    if any(TIME_WINDOW_JOIN in j.meta for j in query.args.get("joins") or []):
+        return True
+    source = query.args.get("from_")
+    return source is not None and _expands_time_windows(_query(source.this))
+
+
+def _scan_order(scope: Scope) -> exp.Column | None:
     select = scope.expression
     if not isinstance(select, exp.Select) or select.args.get("laterals"):
         return None

@@ -5453,6 +5453,11 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
     if isinstance(node, exp.GroupConcat) and isinstance(node.this, exp.Order) and called in ("listagg", "string_agg"):
         return _listagg_within_group_name(node, top)
+    if called == "window":
+        return "window"  # a time window is the column Spark's TimeWindowing adds, `window`
+    if isinstance(node, (exp.Dot, exp.Bracket)) and call_name(node.this) == "window":
+        field = node.expression if isinstance(node, exp.Dot) else node.expressions[0]
+        return f"window.{field.name}" if isinstance(field, (exp.Identifier, exp.Literal)) else None
     continuous = _percentile_cont(node)
     if continuous is not None:
         value, percentage, descending = (spark_name(continuous[0], top=False), spark_name(continuous[1], top=False),
