@@ -1386,8 +1386,9 @@ class VpushSparkGenerator(SparkGenerator):
                 and expression.to.this in (exp.DType.DOUBLE, exp.DType.FLOAT)):
             return f"{literal.this}{'D' if expression.to.this == exp.DType.DOUBLE else 'F'}"
         if (expression.meta.get(TYPED_LITERAL) and isinstance(literal, exp.Literal) and not literal.is_string
-                and literal.this.lstrip("-").isdigit() and expression.to.this in _INTEGER_SUFFIXES):
-            # and an integer's (5L): Spark's window(ts, 600000000L) takes a literal, not a cast
+                and literal.this.lstrip("-").isdigit() and expression.to.this in _INTEGER_SUFFIXES
+                and expression.parent is not None and call_name(expression.parent) == "window"):
+            # and a time window's duration (600000000L): Spark's window takes a literal, not a cast
             return f"{literal.this}{_INTEGER_SUFFIXES[expression.to.this]}"
         return super().cast_sql(expression, safe_prefix)
 

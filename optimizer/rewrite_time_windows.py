@@ -96,43 +96,40 @@ def _spark_sql(node: exp.Expr) -> str:
     return node.sql(dialect="vpushspark")
 
 
+def _unparsable(text: str) -> OptimizeError:
+    return OptimizeError(
+        f"Unable to parse '{text}'. Please ensure that the value provided is in a valid format for defining an "
+        "interval. You can reference the documentation for the correct format. If the issue persists, please "
+        "double check that the input value is not null or empty and try again.",
+        error_class="CANNOT_PARSE_INTERVAL",
+    )
+
+
 def _interval_micros(text: str) -> int:
-    """Spark's ``TimeWindow.getIntervalInMicroSeconds`` of a duration string."""
+    """Spark's ``TimeWindow.getIntervalInMicroSeconds`` of a duration string: its days and
+    microseconds (a fraction of seconds only, to the microsecond), a month refused."""
     body = text.strip().lower()
-    if body.startswith("interval"):
-        body = body[len("interval"):].strip() if body[len("interval"):][:1].isspace() or body == "interval" else body
+    if body == "interval" or (body.startswith("interval") and body[len("interval"):][:1].isspace()):
+        body = body[len("interval"):].strip()
     months = micros = 0
     position = 0
-    parts = 0
     while position < len(body):
         match = _INTERVAL_PART.match(body, position)
-        unit = match.group(4) if match is not None else ""
-        if match is None or (unit not in _UNIT_MICROS and unit not in _UNIT_MONTHS) or (match.group(3) is not None and unit != "second"):
-            raise OptimizeError(
-                f"Unable to parse '{text}'. Please ensure that the value provided is in a valid format for defining an "
-                "interval. You can reference the documentation for the correct format. If the issue persists, please "
-                "double check that the input value is not null or empty and try again.",
-                error_class="CANNOT_PARSE_INTERVAL",
-            )
-        sign = -1 if match.group(1) == "-" else 1
-        whole = int(match.group(2))
+        if match is None:
+            raise _unparsable(text)
+        sign, whole, fraction, unit = match.groups()
+        if (unit not in _UNIT_MICROS and unit not in _UNIT_MONTHS) or (fraction is not None and unit != "second"):
+            raise _unparsable(text)
+        signed = -1 if sign == "-" else 1
         if unit in _UNIT_MONTHS:
-            months += sign * whole * _UNIT_MONTHS[unit]
+            months += signed * int(whole) * _UNIT_MONTHS[unit]
         else:
-            micros += sign * whole * _UNIT_MICROS[unit]
-            fraction = (match.group(3) or "")[:6].ljust(6, "0")
-            micros += sign * int(fraction)
-        parts += 1
+            micros += signed * (int(whole) * _UNIT_MICROS[unit] + int((fraction or "")[:6].ljust(6, "0")))
         position = match.end()
         while position < len(body) and body[position].isspace():
             position += 1
-    if parts == 0:
-        raise OptimizeError(
-            f"Unable to parse '{text}'. Please ensure that the value provided is in a valid format for defining an "
-            "interval. You can reference the documentation for the correct format. If the issue persists, please "
-            "double check that the input value is not null or empty and try again.",
-            error_class="CANNOT_PARSE_INTERVAL",
-        )
+    if not body:
+        raise _unparsable(text)
     if months != 0:
         raise OptimizeError(f"Intervals greater than a month is not supported ({text}).", error_class="_LEGACY_ERROR_TEMP_3231")
     return micros
