@@ -186,6 +186,35 @@ def test_time_windows_in_a_region_zone(engine: str, los_angeles: SparkSession, t
         assert_same_answer(sql, los_angeles, connection, {})
 
 
+def test_ordered_aggregates_over_many_rows(spark: SparkSession, tmp_path: Path) -> None:
+    """Order-dependent aggregates over sliding windows of 6,000 shuffled rows in 6 row groups
+    take each row's windows in Spark's order; past 128 groups beside a typed aggregate (Spark's
+    ObjectHashAggregateExec falls back to sorting) they are refused, not answered otherwise."""
+    import random
+
+    import pyarrow.parquet as pq
+
+    rows = 6_000
+    ids = list(range(rows))
+    random.Random(7).shuffle(ids)
+    start = dt.datetime(2024, 1, 1, tzinfo=_UTC)
+    folder = tmp_path / "big"
+    folder.mkdir()
+    pq.write_table(pa.table({"id": pa.array(ids, pa.int32()), "ts": pa.array(
+        [start + dt.timedelta(seconds=37 * i) for i in ids], pa.timestamp("us", tz="UTC"))}), folder / "part-0.parquet", row_group_size=1000)
+    views = register_views(spark, {"big": folder})
+    connection = connect_tables({"big": folder})
+    for sql in ("SELECT window(ts, '10 hours', '4 hours').start AS w, collect_list(id) AS ids, first(id), last(id), count(*) "
+                "FROM big GROUP BY 1",
+                "SELECT window(ts, '1 hour', '20 minutes').start AS w, first(id), last(id), count(*) FROM big GROUP BY 1",
+                "SELECT collect_list(w.start) AS s FROM (SELECT window(ts, '2 hours', '50 minutes', '-7 minutes') AS w FROM big "
+                "WHERE id % 3 = 0)"):
+        assert_same_answer(sql, views, connection, {})
+    with pytest.raises(vpush.VpushError) as error:
+        connection.sql("SELECT window(ts, '1 hour', '20 minutes').start AS w, collect_list(id) FROM big GROUP BY 1").to_arrow()
+    assert error.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
+
+
 def test_session_window_refused_on_duckdb(con: vpush.Connection) -> None:
     assert_refused_on_duckdb(con, "session_window(ts, '5 minutes')")
 
