@@ -2126,14 +2126,20 @@ static inline int64_t wrap_to(int width, int64_t v) {
     return width == 32 ? (int64_t)(int32_t)(uint32_t)(uint64_t)v : v;
 }
 
+/* FloatingDecimal's two notes on the digits it gives, read by java.text.DigitList */
+#define JAVA_DIGITS_EXACT 1      /* decimalDigitsExact(): the digits are the value exactly */
+#define JAVA_DIGITS_ROUNDED_UP 2 /* digitsRoundedUp(): the last digit was rounded up (no carry out) */
+
 /* _java_digits: the decimal digits (as '0'..'9') of significand * 2**(binary_exponent - 52), bit
- * 52 of significand set, and the exponent e with value = 0.d1d2... * 10**e. */
-static int java_digits(int binary_exponent, uint64_t significand, int significant_bits, char *digits, int *ndigits) {
+ * 52 of significand set, and the exponent e with value = 0.d1d2... * 10**e; flags (when not NULL)
+ * gets FloatingDecimal's notes on them. */
+static int java_digits(int binary_exponent, uint64_t significand, int significant_bits, char *digits, int *ndigits, int *flags) {
     int trailing = __builtin_ctzll(significand);
     int fraction_bits = 53 - trailing;
     int tiny_bits = fraction_bits - binary_exponent - 1;
     int exp10, b5, b2, s5, s2, m5, m2, common, b_bits, ten_s_bits, width, first = 1, low = 0, high = 0, nd = 0;
     if (tiny_bits < 0) tiny_bits = 0;
+    if (flags != NULL) *flags = 0; /* dtoa resets both; the integer path below sets neither */
     if (binary_exponent >= -21 && binary_exponent <= 62 && tiny_bits == 0) {
         /* an integer below 2**63 (binary_exponent >= 0 here, as tiny_bits is 0) */
         int insignificant = 0, len;
@@ -2230,6 +2236,7 @@ static int java_digits(int binary_exponent, uint64_t significand, int significan
             if (first && (exp10 < -3 || exp10 >= 8)) low = high = 0; /* E-notation: a second digit */
             first = 0;
         }
+        if (flags != NULL && (width ? B == 0 : b.n == 0)) *flags |= JAVA_DIGITS_EXACT;
         if (high) {
             int up = !low;
             if (!up) {
@@ -2256,6 +2263,7 @@ static int java_digits(int binary_exponent, uint64_t significand, int significan
                     exp10++;
                 } else {
                     digits[i]++;
+                    if (flags != NULL) *flags |= JAVA_DIGITS_ROUNDED_UP; /* roundup() notes it only without a carry out */
                 }
             }
         }
@@ -2303,8 +2311,9 @@ static int java_layout(char *out, int negative, const char *digits, int nd, int 
     return k;
 }
 
-/* Java 17's Double.toString of the double with these bits; "NaN" and the infinities unquoted. */
-static int format_java_double(char *out, uint64_t bits) {
+/* Java 17's Double.toString of the double with these bits; "NaN" and the infinities unquoted.
+ * flags (when not NULL) gets FloatingDecimal's notes on the digits (0 for zero). */
+static int java_double_text(char *out, uint64_t bits, int *flags) {
     int negative = (int)(bits >> 63), exponent = (int)((bits >> 52) & 0x7FF), significant_bits, nd, e;
     uint64_t significand = bits & SIGNIFICAND_MASK;
     char digits[32];
@@ -2317,6 +2326,7 @@ static int format_java_double(char *out, uint64_t bits) {
         int shift;
         if (significand == 0) {
             const char *t = negative ? "-0.0" : "0.0";
+            if (flags != NULL) *flags = 0;
             memcpy(out, t, strlen(t));
             return (int)strlen(t);
         }
@@ -2328,8 +2338,12 @@ static int format_java_double(char *out, uint64_t bits) {
         significand |= 1ULL << 52;
         significant_bits = 53;
     }
-    e = java_digits(exponent - 1023, significand, significant_bits, digits, &nd);
+    e = java_digits(exponent - 1023, significand, significant_bits, digits, &nd, flags);
     return java_layout(out, negative, digits, nd, e);
+}
+
+int format_java_double(char *out, uint64_t bits) {
+    return java_double_text(out, bits, NULL);
 }
 
 /* Java 17's Float.toString of the float with these bits. */
@@ -2358,8 +2372,118 @@ static int format_java_float(char *out, uint32_t bits) {
         significant_bits = 24;
     }
     /* Java widens the float's bits to a double's position and keeps the float's precision */
-    e = java_digits(exponent - 127, significand << 29, significant_bits, digits, &nd);
+    e = java_digits(exponent - 127, significand << 29, significant_bits, digits, &nd, NULL);
     return java_layout(out, negative, digits, nd, e);
+}
+
+/* Spark's format_number(x, places) of a double (a float widened to one): java.text.DecimalFormat
+ * of "#,###,###,###,###,###,##0" and "." with `places` zeros, US symbols, HALF_EVEN, as Java 17
+ * formats a double: DigitList.set parses Double.toString's text (FloatingDecimal's digits, trailing
+ * zeros of the text kept until after the underflow checks) and rounds it, a tie at its last digit
+ * settled by FloatingDecimal's notes (rounded up: down; inexact: up; exact: to even); then
+ * subformat lays the digits out (at most 340 fraction digits for a double). At most
+ * FORMAT_PLACES_ROOM bytes. */
+#define DOUBLE_FRACTION_DIGITS 340
+#define FORMAT_PLACES_ROOM (1 + 309 + 103 + 1 + DOUBLE_FRACTION_DIGITS + 8)
+
+static int digit_list_round_up(const char *d, int count, int keep, int rounded_up, int exact) {
+    /* DigitList.shouldRoundUp, HALF_EVEN, for keep < count */
+    if (d[keep] > '5') return 1;
+    if (d[keep] == '5') {
+        if (keep == count - 1) {
+            if (rounded_up) return 0;
+            if (!exact) return 1;
+            return keep > 0 && ((d[keep - 1] - '0') % 2 != 0);
+        }
+        for (int i = keep + 1; i < count; i++)
+            if (d[i] != '0') return 1;
+    }
+    return 0;
+}
+
+static int format_decimal_places(char *out, uint64_t bits, int places) {
+    char text[40], d[40];
+    int negative = (int)(bits >> 63), flags = 0, len, count = 0, decimal_at = -1, exponent = 0, leading = 0, seen = 0, k = 0;
+    int fraction = places < DOUBLE_FRACTION_DIGITS ? places : DOUBLE_FRACTION_DIGITS, int_digits, index = 0;
+    uint64_t magnitude = bits & ~(1ULL << 63);
+    if ((magnitude >> 52) == 0x7FF) {
+        if (magnitude & SIGNIFICAND_MASK) {
+            memcpy(out, "NaN", 3);
+            return 3;
+        }
+        if (negative) out[k++] = '-';
+        memcpy(out + k, "\xE2\x88\x9E", 3); /* DecimalFormatSymbols' infinity, U+221E */
+        return k + 3;
+    }
+    len = java_double_text(text, magnitude, &flags);
+    for (int i = 0; i < len; i++) {
+        char c = text[i];
+        if (c == '.') {
+            decimal_at = count;
+        } else if (c == 'E') {
+            exponent = atoi(text + i + 1);
+            break;
+        } else {
+            if (!seen) {
+                seen = c != '0';
+                if (!seen && decimal_at != -1) leading++;
+            }
+            if (seen) d[count++] = c;
+        }
+    }
+    if (decimal_at == -1) decimal_at = count;
+    if (seen) decimal_at += exponent - leading;
+    if (-decimal_at > fraction) {
+        count = 0;
+    } else if (-decimal_at == fraction) {
+        if (count > 0 && digit_list_round_up(d, count, 0, flags & JAVA_DIGITS_ROUNDED_UP, flags & JAVA_DIGITS_EXACT)) {
+            count = 1;
+            decimal_at++;
+            d[0] = '1';
+        } else {
+            count = 0;
+        }
+    } else {
+        int keep;
+        while (count > 1 && d[count - 1] == '0') count--;
+        keep = fraction + decimal_at;
+        if (keep >= 0 && keep < count) {
+            if (digit_list_round_up(d, count, keep, flags & JAVA_DIGITS_ROUNDED_UP, flags & JAVA_DIGITS_EXACT)) {
+                for (;;) {
+                    keep--;
+                    if (keep < 0) {
+                        d[0] = '1';
+                        decimal_at++;
+                        keep = 0;
+                        break;
+                    }
+                    d[keep]++;
+                    if (d[keep] <= '9') break;
+                }
+                keep++;
+            }
+            count = keep;
+            while (count > 1 && d[count - 1] == '0') count--;
+        }
+    }
+    /* DecimalFormat.subformat: the sign of the double itself (-0.0 and what rounds to zero keep it) */
+    if (negative) out[k++] = '-';
+    int_digits = decimal_at > 1 ? decimal_at : 1;
+    for (int i = int_digits - 1; i >= 0; i--) {
+        out[k++] = (i < decimal_at && index < count) ? d[index++] : '0';
+        if (i > 0 && i % 3 == 0) out[k++] = ',';
+    }
+    if (fraction > 0) {
+        out[k++] = '.';
+        for (int i = 0; i < fraction; i++) {
+            if (-1 - i > decimal_at - 1) {
+                out[k++] = '0';
+                continue;
+            }
+            out[k++] = index < count ? d[index++] : '0';
+        }
+    }
+    return k;
 }
 
 /* -- dates and times (java.time's ISO forms) -------------------------------------------------- */
@@ -3938,6 +4062,9 @@ typedef struct {
     const uint8_t *values, *validity;
     int64_t n, offset;
     int width; /* 8: double, 4: float */
+    const int32_t *places; /* format_number's places (NULL: Double.toString) */
+    const uint8_t *places_validity;
+    int64_t places_offset;
 } FormatLoop;
 
 static int format_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
@@ -3946,8 +4073,17 @@ static int format_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *
     offsets[0] = 0;
     for (int64_t row = 0; row < l->n; row++) {
         int64_t at = l->offset + row;
-        if (l->validity != NULL && !((l->validity[at >> 3] >> (at & 7)) & 1)) {
-            (*null_count)++;
+        int64_t place_at = l->places_offset + row;
+        if ((l->validity != NULL && !((l->validity[at >> 3] >> (at & 7)) & 1)) ||
+            (l->places != NULL && ((l->places_validity != NULL && !((l->places_validity[place_at >> 3] >> (place_at & 7)) & 1)) ||
+                                   l->places[place_at] < 0))) {
+            (*null_count)++; /* format_number: NULL for NULL or negative places */
+        } else if (l->places != NULL) {
+            uint64_t bits;
+            if (reserve(c, FORMAT_PLACES_ROOM) < 0) return -1;
+            memcpy(&bits, l->values + at * 8, 8);
+            c->out_len += format_decimal_places((char *)c->out + c->out_len, bits, l->places[place_at]);
+            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
         } else {
             /* Java's longest text of a double, -4.9E-324 style or 20 digits with sign and point, fits 32. */
             if (reserve(c, 32) < 0) return -1;
@@ -3969,23 +4105,28 @@ static int format_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *
 }
 
 PyDoc_STRVAR(format_java_doc,
-             "format_java(values, validity, offset, length, width) -> (null_count, validity, offsets, data)\n\n"
+             "format_java(values, validity, offset, length, width[, places, places_validity, places_offset])\n"
+             "    -> (null_count, validity, offsets, data)\n\n"
              "Each double (width 8) or float (width 4) of an Arrow array's buffers as Java 17's\n"
              "Double.toString or Float.toString prints it (Spark's cast to string). values and validity\n"
-             "(None when no row is null) are the array's buffers, offset and length its slice. The three\n"
+             "(None when no row is null) are the array's buffers, offset and length its slice. With places\n"
+             "(an int32 array's buffers, at places_offset), each double (width 8 only) as Spark's\n"
+             "format_number(x, places) prints it, NULL where places is NULL or negative. The three\n"
              "buffers returned are pyarrow buffers of a string array (validity is None when no row is null).");
 
 static PyObject *py_format_java(PyObject *self, PyObject *args) {
-    PyObject *values_obj, *validity_obj, *result = NULL;
-    Py_buffer values, validity;
-    long long offset, length;
-    int width, has_validity = 0;
+    PyObject *values_obj, *validity_obj, *places_obj = Py_None, *places_validity_obj = Py_None, *result = NULL;
+    Py_buffer values, validity, places, places_validity;
+    long long offset, length, places_offset = 0;
+    int width, has_validity = 0, has_places = 0, has_places_validity = 0;
     Ctx c;
     FormatLoop loop;
     (void)self;
-    if (!PyArg_ParseTuple(args, "OOLLi", &values_obj, &validity_obj, &offset, &length, &width)) return NULL;
-    if ((width != 4 && width != 8) || offset < 0 || length < 0) {
-        PyErr_SetString(PyExc_ValueError, "format_java: width must be 4 or 8, offset and length non-negative");
+    if (!PyArg_ParseTuple(args, "OOLLi|OOL", &values_obj, &validity_obj, &offset, &length, &width, &places_obj, &places_validity_obj,
+                          &places_offset))
+        return NULL;
+    if ((width != 4 && width != 8) || offset < 0 || length < 0 || places_offset < 0 || (places_obj != Py_None && width != 8)) {
+        PyErr_SetString(PyExc_ValueError, "format_java: width must be 4 or 8 (8 with places), offsets and length non-negative");
         return NULL;
     }
     if (PyObject_GetBuffer(values_obj, &values, PyBUF_SIMPLE) < 0) return NULL;
@@ -3996,8 +4137,17 @@ static PyObject *py_format_java(PyObject *self, PyObject *args) {
         }
         has_validity = 1;
     }
-    if ((offset + length) * width > values.len ||
-        (has_validity && (offset + length + 7) / 8 > validity.len)) {
+    if (places_obj != Py_None) {
+        if (PyObject_GetBuffer(places_obj, &places, PyBUF_SIMPLE) < 0) goto done;
+        has_places = 1;
+        if (places_validity_obj != Py_None) {
+            if (PyObject_GetBuffer(places_validity_obj, &places_validity, PyBUF_SIMPLE) < 0) goto done;
+            has_places_validity = 1;
+        }
+    }
+    if ((offset + length) * width > values.len || (has_validity && (offset + length + 7) / 8 > validity.len) ||
+        (has_places && (places_offset + length) * 4 > places.len) ||
+        (has_places_validity && (places_offset + length + 7) / 8 > places_validity.len)) {
         PyErr_SetString(PyExc_ValueError, "format_java: the buffers are shorter than offset + length");
         goto done;
     }
@@ -4010,11 +4160,16 @@ static PyObject *py_format_java(PyObject *self, PyObject *args) {
     loop.n = length;
     loop.offset = offset;
     loop.width = width;
+    loop.places = has_places ? (const int32_t *)places.buf : NULL;
+    loop.places_validity = has_places_validity ? (const uint8_t *)places_validity.buf : NULL;
+    loop.places_offset = places_offset;
     result = run_into_binary(&c, length, format_loop, &loop);
     ctx_free(&c);
 done:
     PyBuffer_Release(&values);
     if (has_validity) PyBuffer_Release(&validity);
+    if (has_places) PyBuffer_Release(&places);
+    if (has_places_validity) PyBuffer_Release(&places_validity);
     return result;
 }
 
@@ -4411,9 +4566,10 @@ PyDoc_STRVAR(spark_hash_doc,
              "spark_hash(algorithm, kind, values, offsets, validity, offset, seeds, seed_offset, length)\n"
              "    -> (null_count, validity, out)\n\n"
              "One step of Spark's hash chain (algorithm 0: Murmur3 with int32 seeds, 1: XXH64 with int64\n"
-             "seeds) or crc32 (2: seeds None) over an Arrow column whose buffers are given (kind: see\n"
+             "seeds), crc32 (2: seeds None) or Scala's ## of collect_set's element (3: int32 seeds, the\n"
+             "scales of decimals, else None) over an Arrow column whose buffers are given (kind: see\n"
              "spark_hash.h; offsets None but for bytes, validity None when no row is null). Returns the\n"
-             "results' buffer, and for crc32 the validity of the results (else None) and their NULL count.");
+             "results' buffer, and for crc32 and ## the validity of the results (else None) and their NULL count.");
 
 static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
     int algorithm, kind, k;
@@ -4425,7 +4581,7 @@ static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "iiOOOLOLL", &algorithm, &kind, &objs[0], &objs[1], &objs[2], &offset, &objs[3], &seed_offset, &length))
         return NULL;
-    if (offset < 0 || seed_offset < 0 || length < 0 || algorithm < 0 || algorithm > 2 || kind < 0 || kind > 6) {
+    if (offset < 0 || seed_offset < 0 || length < 0 || algorithm < 0 || algorithm > 3 || kind < 0 || kind > 6) {
         PyErr_SetString(PyExc_ValueError, "spark_hash: bad algorithm, kind, offset or length");
         return NULL;
     }
@@ -4438,14 +4594,15 @@ static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
         needed = k == 0 ? ((kind == 4 || kind == 5) ? 0 : (offset + length) * width)
                  : k == 1 ? (offset + length + 1) * (kind == 5 ? 8 : 4)
                  : k == 2 ? (offset + length + 7) / 8
-                 : (seed_offset + length) * (algorithm == 0 ? 4 : 8);
+                 : (seed_offset + length) * (algorithm == 1 ? 8 : 4);
         if (views[k].len < needed) {
             PyErr_SetString(PyExc_ValueError, "spark_hash: a buffer is shorter than its offset and length need");
             goto done;
         }
     }
-    if (!held[0] || ((kind == 4 || kind == 5) != held[1]) || (algorithm != 2 && !held[3])) {
-        PyErr_SetString(PyExc_ValueError, "spark_hash: values, offsets (bytes only) and seeds (hashes only) are needed");
+    if (!held[0] || ((kind == 4 || kind == 5) != held[1]) || (algorithm < 2 && !held[3]) ||
+        (algorithm == 3 && (kind == 1 || kind == 6) && !held[3])) {
+        PyErr_SetString(PyExc_ValueError, "spark_hash: values, offsets (bytes only) and seeds (hashes; scales of decimals) are needed");
         goto done;
     }
     if (kind == 4 || kind == 5) { /* the last offset bounds the data */
@@ -4462,7 +4619,7 @@ static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * (algorithm == 0 ? 4 : 8)));
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * (algorithm == 1 || algorithm == 2 ? 8 : 4)));
     validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 7) / 8));
     if (out == NULL || validity == NULL) goto done;
     {
@@ -4479,7 +4636,68 @@ static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "spark_hash: no such algorithm and kind");
         goto done;
     }
-    result = Py_BuildValue("LOO", (long long)nulls, algorithm == 2 && nulls ? validity : Py_None, out);
+    result = Py_BuildValue("LOO", (long long)nulls, algorithm >= 2 && nulls ? validity : Py_None, out);
+done:
+    Py_XDECREF(out);
+    Py_XDECREF(validity);
+    for (k = 0; k < 4; k++) {
+        if (held[k]) PyBuffer_Release(&views[k]);
+    }
+    return result;
+}
+
+PyDoc_STRVAR(scala_list_hash_doc,
+             "scala_list_hash(width, floating, offsets, validity, offset, child_values, child_validity, child_offset, length)\n"
+             "    -> (null_count, validity, out)\n\n"
+             "Scala's ## of the UnsafeArrayData Spark's collect_set keeps for each array of an Arrow list column\n"
+             "of fixed-width elements (spark_hash.h): int32 offsets, the children's values and validity (None:\n"
+             "no NULL). Returns the int32 results' buffer, their validity (None: no NULL) and NULL count.");
+
+static PyObject *py_scala_list_hash(PyObject *self, PyObject *args) {
+    int width, floating, k;
+    PyObject *objs[4], *out = NULL, *validity = NULL, *result = NULL;
+    long long offset, child_offset, length;
+    Py_buffer views[4];
+    int held[4] = {0, 0, 0, 0};
+    int64_t nulls;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "iiOOLOOLL", &width, &floating, &objs[0], &objs[1], &offset, &objs[2], &objs[3], &child_offset, &length))
+        return NULL;
+    if (offset < 0 || child_offset < 0 || length < 0 || (width != 1 && width != 2 && width != 4 && width != 8)) {
+        PyErr_SetString(PyExc_ValueError, "scala_list_hash: bad width, offset or length");
+        return NULL;
+    }
+    for (k = 0; k < 4; k++) {
+        if (objs[k] == Py_None) continue;
+        if (PyObject_GetBuffer(objs[k], &views[k], PyBUF_SIMPLE) < 0) goto done;
+        held[k] = 1;
+    }
+    if (!held[0] || !held[2] || views[0].len < (offset + length + 1) * 4 || (held[1] && views[1].len < (offset + length + 7) / 8)) {
+        PyErr_SetString(PyExc_ValueError, "scala_list_hash: the offsets and child values are needed, as long as the rows");
+        goto done;
+    }
+    { /* the last offset bounds the children */
+        int32_t first, last;
+        memcpy(&first, (const uint8_t *)views[0].buf + 4 * offset, 4);
+        memcpy(&last, (const uint8_t *)views[0].buf + 4 * (offset + length), 4);
+        if (first < 0 || last < first || views[2].len < (child_offset + last) * width ||
+            (held[3] && views[3].len < (child_offset + last + 7) / 8)) {
+            PyErr_SetString(PyExc_ValueError, "scala_list_hash: the child buffers are shorter than the offsets say");
+            goto done;
+        }
+    }
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 4));
+    validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 7) / 8));
+    if (out == NULL || validity == NULL) goto done;
+    {
+        const uint8_t *offsets = (const uint8_t *)views[0].buf, *valid = held[1] ? (const uint8_t *)views[1].buf : NULL;
+        const uint8_t *child = (const uint8_t *)views[2].buf, *child_valid = held[3] ? (const uint8_t *)views[3].buf : NULL;
+        uint8_t *target = (uint8_t *)PyBytes_AS_STRING(out), *target_validity = (uint8_t *)PyBytes_AS_STRING(validity);
+        Py_BEGIN_ALLOW_THREADS
+        nulls = scala_list_hash_column(width, floating, offsets, valid, offset, child, child_valid, child_offset, length, target, target_validity);
+        Py_END_ALLOW_THREADS
+    }
+    result = Py_BuildValue("LOO", (long long)nulls, nulls ? validity : Py_None, out);
 done:
     Py_XDECREF(out);
     Py_XDECREF(validity);
@@ -6264,7 +6482,7 @@ done:
 
 /* ---- Spark's order-dependent aggregates (codec/spark_aggregates.c) -------------------------- */
 PyDoc_STRVAR(spark_aggregate_doc,
-             "spark_aggregate(kind, offsets, valid, x, y[, accuracy[, before]]) -> (null_count, values, validity)\n\n"
+             "spark_aggregate(kind, offsets, valid, x, y[, accuracy[, before[, tasks]]]) -> (null_count, values, validity)\n\n"
              "kind -1: Spark's ANSI sum of each list of longs (x int64), NULL where a running total overflows;\n"
              "kind -2: Spark's grouped sum of each list of decimals (x the 16-byte unscaled integers of\n"
              "Arrow's decimal128), NULL where a running total passes 38 digits;\n"
@@ -6272,7 +6490,8 @@ PyDoc_STRVAR(spark_aggregate_doc,
              "kind -4: Spark's percentile_approx of each list of doubles (x float64, in order) at the percentages y\n"
              "(float64) with `accuracy`: len(y) doubles a list, NULL for a NULL or empty list;\n"
              "`before` (kinds -4, -3 and >= 0; int64 a list, -1 for none) the values of each list before Spark's hash\n"
-             "aggregation fell back to sorting (`accuracy` 0 for kinds other than -4);\n"
+             "aggregation fell back to sorting (`accuracy` 0 for kinds other than -4; empty bytes for none);\n"
+             "`tasks` (kinds -4 and >= 0; int64 a value) each value's Spark task: a list's tasks' buffers merged in order;\n"
              "kind >= 0: spark_moments_column's kind over each list of doubles (y for the covariances and corr).\n"
              "offsets: length + 1 int64 into x (and y); valid: one byte per list, 0 for a NULL list.");
 
@@ -6282,14 +6501,18 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
     PyObject *values = NULL, *validity = NULL, *result = NULL;
     int64_t length, nulls, i, width, per_list = 1;
     long long accuracy = 0;
-    Py_buffer before = {0};
+    Py_buffer before = {0}, tasks = {0};
+    const int64_t *before_at, *tasks_at;
     (void)self;
-    if (!PyArg_ParseTuple(args, "iy*y*y*y*|Ly*", &kind, &offsets, &valid, &x, &y, &accuracy, &before)) return NULL;
+    if (!PyArg_ParseTuple(args, "iy*y*y*y*|Ly*y*", &kind, &offsets, &valid, &x, &y, &accuracy, &before, &tasks)) return NULL;
+    before_at = before.buf != NULL && before.len > 0 ? (const int64_t *)before.buf : NULL;
+    tasks_at = tasks.buf != NULL && tasks.len > 0 ? (const int64_t *)tasks.buf : NULL;
     length = (int64_t)(offsets.len / 8) - 1;
     width = kind == -2 ? 16 : kind == -1 ? (int64_t)sizeof(int64_t) : (int64_t)sizeof(double);
     if (kind == -4) per_list = (int64_t)(y.len / (Py_ssize_t)sizeof(double));
     if (length < 0 || valid.len < length || kind < -4 || kind >= SPARK_MOMENT_KINDS
-        || (before.buf != NULL && (kind == -1 || kind == -2 || before.len != length * (Py_ssize_t)sizeof(int64_t)))
+        || (before_at != NULL && (kind == -1 || kind == -2 || before.len != length * (Py_ssize_t)sizeof(int64_t)))
+        || (tasks_at != NULL && (kind == -1 || kind == -2 || kind == -3 || tasks.len * width != x.len * (Py_ssize_t)sizeof(int64_t)))
         || (kind == -4 && (per_list <= 0 || accuracy <= 0 || accuracy > 2147483647LL))) {
         PyErr_SetString(PyExc_ValueError, "spark_aggregate: bad kind, offsets or validity");
         goto done;
@@ -6308,7 +6531,7 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
     if (kind == -4) {
         Py_BEGIN_ALLOW_THREADS
         nulls = spark_percentile_approx_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const double *)x.buf,
-                                               (const int64_t *)before.buf, (const double *)y.buf, per_list, (int64_t)accuracy,
+                                               before_at, tasks_at, (const double *)y.buf, per_list, (int64_t)accuracy,
                                                (double *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
         Py_END_ALLOW_THREADS
         if (nulls < 0) {
@@ -6320,14 +6543,14 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
                                          (unsigned char *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
     else if (kind == -3)
         nulls = spark_double_sum_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const double *)x.buf,
-                                        (const int64_t *)before.buf, (double *)PyBytes_AS_STRING(values),
+                                        before_at, (double *)PyBytes_AS_STRING(values),
                                         (uint8_t *)PyBytes_AS_STRING(validity));
     else if (kind == -1)
         nulls = spark_long_sum_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const int64_t *)x.buf,
                                       (int64_t *)PyBytes_AS_STRING(values), (uint8_t *)PyBytes_AS_STRING(validity));
     else
         nulls = spark_moments_column(kind, (const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const double *)x.buf,
-                                     (const double *)y.buf, (const int64_t *)before.buf, (double *)PyBytes_AS_STRING(values),
+                                     (const double *)y.buf, before_at, tasks_at, (double *)PyBytes_AS_STRING(values),
                                      (uint8_t *)PyBytes_AS_STRING(validity));
     result = Py_BuildValue("LOO", (long long)nulls, values, validity);
 done:
@@ -6338,6 +6561,7 @@ done:
     PyBuffer_Release(&x);
     PyBuffer_Release(&y);
     if (before.buf != NULL) PyBuffer_Release(&before);
+    if (tasks.buf != NULL) PyBuffer_Release(&tasks);
     return result;
 }
 
@@ -6380,20 +6604,20 @@ done:
 }
 
 PyDoc_STRVAR(spark_mode_choose_doc,
-             "spark_mode_choose(offsets, mixed, counts) -> chosen\n\n"
+             "spark_mode_choose(offsets, mixed, counts[, tasks, ids]) -> chosen\n\n"
              "Spark's mode(x) of each group of distinct keys (int64 offsets, one more than the groups;\n"
              "the keys in the order Spark first met them, with their int32 OpenHashSet hashes and int64\n"
              "counts): the int64 index of the key chosen (-1 for an empty group), see spark_aggregates.h.");
 
 static PyObject *py_spark_mode_choose(PyObject *self, PyObject *args) {
-    Py_buffer offsets, mixed, counts;
+    Py_buffer offsets, mixed, counts, tasks = {0}, ids = {0};
     PyObject *chosen = NULL;
     int64_t length, i, keys;
     (void)self;
-    if (!PyArg_ParseTuple(args, "y*y*y*", &offsets, &mixed, &counts)) return NULL;
+    if (!PyArg_ParseTuple(args, "y*y*y*|y*y*", &offsets, &mixed, &counts, &tasks, &ids)) return NULL;
     length = (int64_t)(offsets.len / 8) - 1;
     keys = (int64_t)(mixed.len / 4);
-    if (length < 0 || counts.len != keys * 8) {
+    if (length < 0 || counts.len != keys * 8 || (tasks.buf != NULL && (tasks.len != keys * 8 || ids.buf == NULL || ids.len != keys * 8))) {
         PyErr_SetString(PyExc_ValueError, "spark_mode_choose: no offsets, or the hashes and counts differ in length");
         goto done;
     }
@@ -6404,10 +6628,24 @@ static PyObject *py_spark_mode_choose(PyObject *self, PyObject *args) {
             goto done;
         }
     }
+    if (ids.buf != NULL) {
+        /* each entry's key's first entry lies in its own group, at or before it */
+        int64_t g;
+        for (g = 0; g < length; g++) {
+            int64_t begin = ((const int64_t *)offsets.buf)[g], end = ((const int64_t *)offsets.buf)[g + 1];
+            for (i = begin; i < end; i++) {
+                int64_t id = ((const int64_t *)ids.buf)[i];
+                if (id < begin || id > i) {
+                    PyErr_SetString(PyExc_ValueError, "spark_mode_choose: an id outside its group");
+                    goto done;
+                }
+            }
+        }
+    }
     chosen = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 8));
     if (chosen == NULL) goto done;
     if (spark_mode_choose((const int64_t *)offsets.buf, length, (const int32_t *)mixed.buf, (const int64_t *)counts.buf,
-                          (int64_t *)PyBytes_AS_STRING(chosen)) < 0) {
+                          (const int64_t *)tasks.buf, (const int64_t *)ids.buf, (int64_t *)PyBytes_AS_STRING(chosen)) < 0) {
         Py_CLEAR(chosen);
         PyErr_NoMemory();
     }
@@ -6415,6 +6653,8 @@ done:
     PyBuffer_Release(&offsets);
     PyBuffer_Release(&mixed);
     PyBuffer_Release(&counts);
+    if (tasks.buf != NULL) PyBuffer_Release(&tasks);
+    if (ids.buf != NULL) PyBuffer_Release(&ids);
     return chosen;
 }
 
@@ -6433,6 +6673,7 @@ static PyMethodDef methods[] = {
     {"variant_modify", py_variant_modify, METH_VARARGS, variant_modify_doc},
     {"strict_math", py_strict_math, METH_VARARGS, strict_math_doc},
     {"spark_hash", py_spark_hash, METH_VARARGS, spark_hash_doc},
+    {"scala_list_hash", py_scala_list_hash, METH_VARARGS, scala_list_hash_doc},
     {"spark_conv", py_spark_conv, METH_VARARGS, spark_conv_doc},
     {"spark_number_format", py_spark_number_format, METH_VARARGS, spark_number_format_doc},
     {"spark_mode_choose", py_spark_mode_choose, METH_VARARGS, spark_mode_choose_doc},

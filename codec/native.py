@@ -755,6 +755,41 @@ def format_java_native(values: pa.Array | pa.ChunkedArray) -> pa.StringArray | p
     )
 
 
+def format_number_native(values: pa.Array | pa.ChunkedArray, places: pa.Array | pa.ChunkedArray) -> pa.StringArray:
+    """Spark's ``format_number(x, places)`` of every double (a float widened to one), in C: Java
+    17's ``DecimalFormat`` of ``#,###,##0.00...`` rounding the digits of ``Double.toString`` half to
+    even, a tie at their last digit settled as ``DigitList`` settles it; NULL where either is
+    NULL or ``places`` is negative.
+
+    Example:
+        >>> format_number_native(pa.array([1234567.125, 0.125, -0.001, None]), pa.array([2, 2, 2, 1], pa.int32())).to_pylist()
+        ['1,234,567.12', '0.12', '-0.00', None]
+        >>> format_number_native(pa.array([2.675, 1e20, float("-inf")]), pa.array([2, 0, -1], pa.int32())).to_pylist()
+        ['2.67', '100,000,000,000,000,000,000', None]
+
+    Args:
+        values: a float64 array (or chunked array).
+        places: an int32 array (or chunked array) of the same length.
+
+    Raises:
+        NativeUnsupportedError: another Arrow type, or no compiled kernel.
+    """
+    if isinstance(values, pa.ChunkedArray) or isinstance(places, pa.ChunkedArray):
+        values, places = (pa.concat_arrays(a.chunks) if isinstance(a, pa.ChunkedArray) else a for a in (values, places))
+    kernel, width = _kernel_for(values, ((pa.types.is_float64, 8),), "format_number_native", "doubles")
+    if not pa.types.is_int32(places.type) or len(places) != len(values):
+        raise NativeUnsupportedError("format_number_native: places must be an int32 array as long as the values")
+    validity, data = values.buffers()
+    places_validity, places_data = places.buffers()
+    null_count, out_validity, offsets, text = kernel.format_java(
+        data, validity if values.null_count else None, values.offset, len(values), width,
+        places_data, places_validity if places.null_count else None, places.offset,
+    )
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        pa.string(), len(values), [out_validity, offsets, text], null_count
+    )
+
+
 def get_json_object_native(
     values: pa.Array | pa.ChunkedArray, steps: tuple[str | int, ...], *, last_match: bool = False
 ) -> pa.StringArray | pa.ChunkedArray:

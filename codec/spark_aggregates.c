@@ -173,9 +173,46 @@ static comoments task_comoments(const double *x, const double *y, int64_t begin,
     return merge_comoments(later, kept);
 }
 
+/* The end of the run of values of one Spark task that starts at `start` (before `end`). */
+static int64_t run_end(const int64_t *tasks, int64_t start, int64_t end) {
+    int64_t j = start + 1;
+    if (tasks == NULL) return end;
+    while (j < end && tasks[j] == tasks[start]) j++;
+    return j;
+}
+
+/* The final aggregation's buffer of the values [begin, end) read by Spark's tasks (`tasks`: each
+ * value's task, NULL for one task): the first task's buffer, each later task's merged into it in
+ * task order (the left side the buffer so far). With several tasks there is no fallback `cut`
+ * (vpush refuses it). */
+static moments tasks_moments(const double *x, int64_t begin, int64_t end, int64_t cut, int order, const int64_t *tasks) {
+    int64_t start = begin, stop = run_end(tasks, begin, end);
+    moments b;
+    if (stop >= end) return task_moments(x, begin, end, cut, order);
+    b = task_moments(x, start, stop, -1, order);
+    for (start = stop; start < end; start = stop) {
+        stop = run_end(tasks, start, end);
+        b = merge_moments(b, task_moments(x, start, stop, -1, order), order);
+    }
+    return b;
+}
+
+static comoments tasks_comoments(const double *x, const double *y, int64_t begin, int64_t end, int64_t cut, const int64_t *tasks) {
+    int64_t start = begin, stop = run_end(tasks, begin, end);
+    comoments b;
+    if (stop >= end) return task_comoments(x, y, begin, end, cut);
+    b = task_comoments(x, y, start, stop, -1);
+    for (start = stop; start < end; start = stop) {
+        stop = run_end(tasks, start, end);
+        b = merge_comoments(b, task_comoments(x, y, start, stop, -1));
+    }
+    return b;
+}
+
 /* regr_*(y, x) over pairs (Spark's linearRegression.scala): a kind's buffers over the values in
  * order (split at `cut` as task_moments does), empty ones merged into them, then its evaluation. */
-static double evaluate_regression(int kind, const double *y, const double *x, int64_t begin, int64_t end, int64_t cut, uint8_t *valid) {
+static double evaluate_regression(int kind, const double *y, const double *x, int64_t begin, int64_t end, int64_t cut,
+                                  const int64_t *tasks, uint8_t *valid) {
     comoments c, empty_c = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
     moments m, empty_m = {0.0, 0.0, 0.0, 0.0, 0.0};
     *valid = 1;
@@ -183,18 +220,18 @@ static double evaluate_regression(int kind, const double *y, const double *x, in
     case SPARK_REGR_SXX:
     case SPARK_REGR_SYY:
         /* RegrReplacement of x (of y): the second moment */
-        m = merge_moments(task_moments(kind == SPARK_REGR_SXX ? x : y, begin, end, cut, 2), empty_m, 2);
+        m = merge_moments(tasks_moments(kind == SPARK_REGR_SXX ? x : y, begin, end, cut, 2, tasks), empty_m, 2);
         if (m.n == 0.0) *valid = 0;
         return m.m2;
     case SPARK_REGR_SXY:
         /* Covariance(y, x): its ck */
-        c = merge_comoments(task_comoments(y, x, begin, end, cut), empty_c);
+        c = merge_comoments(tasks_comoments(y, x, begin, end, cut, tasks), empty_c);
         if (c.n == 0.0) *valid = 0;
         return c.ck;
     case SPARK_REGR_R2: {
         /* PearsonCorrelation(y, x) (its "x" is y here): NULL where x is constant, else 1 where y is */
         double corr;
-        c = merge_comoments(task_comoments(y, x, begin, end, cut), empty_c);
+        c = merge_comoments(tasks_comoments(y, x, begin, end, cut, tasks), empty_c);
         if (c.y_mk == 0.0) {
             *valid = 0;
             return 0.0;
@@ -204,8 +241,8 @@ static double evaluate_regression(int kind, const double *y, const double *x, in
         return corr * corr;
     }
     default: /* SPARK_REGR_SLOPE, SPARK_REGR_INTERCEPT: CovPopulation(x, y) and VariancePop(x) */
-        c = merge_comoments(task_comoments(x, y, begin, end, cut), empty_c);
-        m = merge_moments(task_moments(x, begin, end, cut, 2), empty_m, 2);
+        c = merge_comoments(tasks_comoments(x, y, begin, end, cut, tasks), empty_c);
+        m = merge_moments(tasks_moments(x, begin, end, cut, 2, tasks), empty_m, 2);
         if (m.m2 == 0.0) {
             *valid = 0;
             return 0.0;
@@ -223,7 +260,8 @@ static int64_t fallback_cut(const int64_t *before, int64_t i, int64_t begin, int
 }
 
 int64_t spark_moments_column(int kind, const int64_t *offsets, const uint8_t *valid, int64_t length,
-                             const double *x, const double *y, const int64_t *before, double *out, uint8_t *out_valid) {
+                             const double *x, const double *y, const int64_t *before, const int64_t *tasks, double *out,
+                             uint8_t *out_valid) {
     int64_t i, nulls = 0;
     if (kind < 0 || kind >= SPARK_MOMENT_KINDS) return -1;
     for (i = 0; i < length; i++) {
@@ -231,15 +269,15 @@ int64_t spark_moments_column(int kind, const int64_t *offsets, const uint8_t *va
         double result = 0.0;
         int64_t begin = offsets[i], end = offsets[i + 1], cut = fallback_cut(before, i, begin, end);
         if (valid[i] && kind >= SPARK_REGR_SXX) {
-            result = evaluate_regression(kind, x, y, begin, end, cut, &ok);
+            result = evaluate_regression(kind, x, y, begin, end, cut, tasks, &ok);
         } else if (valid[i]) {
             if (kind >= SPARK_COVAR_POP) {
                 comoments empty = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
-                result = evaluate_comoments(kind, merge_comoments(task_comoments(x, y, begin, end, cut), empty), &ok);
+                result = evaluate_comoments(kind, merge_comoments(tasks_comoments(x, y, begin, end, cut, tasks), empty), &ok);
             } else {
                 int order = moment_order(kind);
                 moments empty = {0.0, 0.0, 0.0, 0.0, 0.0};
-                result = evaluate_moments(kind, merge_moments(task_moments(x, begin, end, cut, order), empty, order), &ok);
+                result = evaluate_moments(kind, merge_moments(tasks_moments(x, begin, end, cut, order, tasks), empty, order), &ok);
             }
         }
         out[i] = ok ? result : 0.0;
@@ -617,7 +655,7 @@ static int gk_digest(gk_summary *s, const double *x, int64_t begin, int64_t end)
 }
 
 int64_t spark_percentile_approx_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const double *x,
-                                       const int64_t *before, const double *percentages, int64_t npercentages,
+                                       const int64_t *before, const int64_t *tasks, const double *percentages, int64_t npercentages,
                                        int64_t accuracy, double *out, uint8_t *out_valid) {
     int64_t i, k, nulls = 0;
     int64_t *order;
@@ -642,7 +680,16 @@ int64_t spark_percentile_approx_column(const int64_t *offsets, const uint8_t *va
         int64_t cut = before != NULL && before[i] >= 0 && before[i] < end - begin ? begin + before[i] : end;
         /* the values before the hash aggregation fell back to sorting: that digest, serialized;
          * the rest fed to a new buffer, compressed and merged with it (SortBasedAggregator) */
-        if (cut == begin || cut == end) {
+        if (begin < end && run_end(tasks, begin, end) < end) {
+            /* several tasks' digests: the first task's, each later one merged into it in task
+             * order (PercentileDigest.merge: the final buffer's summaries merge the task's) */
+            int64_t start, stop = run_end(tasks, begin, end);
+            if (gk_digest(&s, x, begin, stop) < 0) goto oom;
+            for (start = stop; start < end; start = stop) {
+                stop = run_end(tasks, start, end);
+                if (gk_digest(&early, x, start, stop) < 0 || gk_merge(&s, &early) < 0) goto oom;
+            }
+        } else if (cut == begin || cut == end) {
             if (gk_digest(&s, x, begin, end) < 0) goto oom;
         } else {
             if (gk_digest(&early, x, begin, cut) < 0 || gk_digest(&s, x, cut, end) < 0 || gk_merge(&s, &early) < 0) goto oom;
@@ -697,9 +744,11 @@ static void open_hash_order(const int32_t *mixed, const int64_t *order, int64_t 
     }
 }
 
-int spark_mode_choose(const int64_t *offsets, int64_t length, const int32_t *mixed, const int64_t *counts, int64_t *chosen) {
+int spark_mode_choose(const int64_t *offsets, int64_t length, const int32_t *mixed, const int64_t *counts,
+                      const int64_t *tasks, const int64_t *ids, int64_t *chosen) {
     int64_t g, most = 0, room;
-    int64_t *table, *grown, *a, *b;
+    int64_t *table, *grown, *a, *b, *seq, *total;
+    uint8_t *seen;
     for (g = 0; g < length; g++) {
         if (offsets[g + 1] - offsets[g] > most) most = offsets[g + 1] - offsets[g];
     }
@@ -710,24 +759,44 @@ int spark_mode_choose(const int64_t *offsets, int64_t length, const int32_t *mix
     grown = (int64_t *)malloc((size_t)room * sizeof(int64_t));
     a = (int64_t *)malloc((size_t)(most + 1) * sizeof(int64_t));
     b = (int64_t *)malloc((size_t)(most + 1) * sizeof(int64_t));
-    if (table == NULL || grown == NULL || a == NULL || b == NULL) {
-        free(table), free(grown), free(a), free(b);
+    seq = (int64_t *)malloc((size_t)(most + 1) * sizeof(int64_t));
+    total = (int64_t *)malloc((size_t)(most + 1) * sizeof(int64_t));
+    seen = (uint8_t *)malloc((size_t)(most + 1));
+    if (table == NULL || grown == NULL || a == NULL || b == NULL || seq == NULL || total == NULL || seen == NULL) {
+        free(table), free(grown), free(a), free(b), free(seq), free(total), free(seen);
         return -1;
     }
     for (g = 0; g < length; g++) {
-        int64_t m = offsets[g + 1] - offsets[g], k, best = -1, pass;
-        for (k = 0; k < m; k++) a[k] = offsets[g] + k;
-        /* the partial buffer, read back from its bytes, then merged into the empty final one */
-        for (pass = 0; pass < 3; pass++) {
-            open_hash_order(mixed, a, m, table, grown, b);
-            memcpy(a, b, (size_t)m * sizeof(int64_t));
+        int64_t begin = offsets[g], m = offsets[g + 1] - begin, k, best = -1, pass, start, n = 0, distinct = 0;
+        /* each task's map, its buffer serialized and read back (its keys a run of one task) */
+        for (start = 0; start < m;) {
+            int64_t end = start + 1, r = 0;
+            while (tasks != NULL && end < m && tasks[begin + end] == tasks[begin + start]) end++;
+            if (tasks == NULL) end = m;
+            for (k = start; k < end; k++) a[r++] = begin + k;
+            for (pass = 0; pass < 2; pass++) {
+                open_hash_order(mixed, a, r, table, grown, b);
+                memcpy(a, b, (size_t)r * sizeof(int64_t));
+            }
+            memcpy(seq + n, a, (size_t)r * sizeof(int64_t));
+            n += r;
+            start = end;
         }
+        /* the tasks' maps merged into the empty final one in task order: a key met again only
+         * adds its count (ids: each entry's first entry of the same key) */
+        for (k = 0; k < m; k++) seen[k] = 0, total[k] = 0;
+        for (k = 0; k < n; k++) {
+            int64_t id = ids != NULL ? ids[seq[k]] : seq[k];
+            total[id - begin] += counts[seq[k]];
+            if (!seen[id - begin]) seen[id - begin] = 1, a[distinct++] = id;
+        }
+        open_hash_order(mixed, a, distinct, table, grown, b);
         /* Scala's maxBy: the first of the greatest count */
-        for (k = 0; k < m; k++) {
-            if (best < 0 || counts[a[k]] > counts[best]) best = a[k];
+        for (k = 0; k < distinct; k++) {
+            if (best < 0 || total[b[k] - begin] > total[best - begin]) best = b[k];
         }
         chosen[g] = best;
     }
-    free(table), free(grown), free(a), free(b);
+    free(table), free(grown), free(a), free(b), free(seq), free(total), free(seen);
     return 0;
 }

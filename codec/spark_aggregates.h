@@ -16,9 +16,12 @@ enum spark_moment_kind {
  * its y as x here; valid[i] 0 for a NULL list), Spark's aggregate `kind` of the list's
  * values in order: CentralMomentAgg's (or Covariance's, PearsonCorrelation's) update for each
  * value, the empty buffer merged into it, then the evaluation, with Spark's NULLs. Writes
- * out[i] and out_valid[i]; returns the number of NULL results, or -1 for an unknown kind. */
+ * out[i] and out_valid[i]; returns the number of NULL results, or -1 for an unknown kind. Where
+ * `tasks` (each value's Spark task, or NULL) holds several tasks in a list, each task's buffer
+ * is merged into the first one's in task order (no `before` then). */
 int64_t spark_moments_column(int kind, const int64_t *offsets, const uint8_t *valid, int64_t length,
-                             const double *x, const double *y, const int64_t *before, double *out, uint8_t *out_valid);
+                             const double *x, const double *y, const int64_t *before, const int64_t *tasks, double *out,
+                             uint8_t *out_valid);
 
 /* For each list of longs, Spark's ANSI sum row by row: out_valid[i] 0 where the list is NULL or a
  * running total overflows a long. Returns the number of NULL results. */
@@ -46,10 +49,11 @@ int64_t spark_double_sum_column(const int64_t *offsets, const uint8_t *valid, in
  * (before may be NULL) is from 0 to below the list's length, the list's first before[i] values
  * make one digest and the rest another, merged into it as Spark's hash aggregation does after it
  * falls back to sorting. out holds npercentages doubles a list; out_valid[i] 0 where the list is
- * NULL or empty. Returns the number of NULL results, -1 for a bad accuracy or no percentages, -2
- * where memory runs out. */
+ * NULL or empty. Where `tasks` (each value's Spark task, or NULL) holds several tasks in a list,
+ * each task's digest is merged into the first one's in task order instead. Returns the number of
+ * NULL results, -1 for a bad accuracy or no percentages, -2 where memory runs out. */
 int64_t spark_percentile_approx_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const double *x,
-                                       const int64_t *before, const double *percentages, int64_t npercentages,
+                                       const int64_t *before, const int64_t *tasks, const double *percentages, int64_t npercentages,
                                        int64_t accuracy, double *out, uint8_t *out_valid);
 
 /* For each of `length` lists (list i is positions[offsets[i]..offsets[i+1])), the indices of its
@@ -66,6 +70,11 @@ int64_t spark_order_lists(const int64_t *offsets, int64_t length, const int64_t 
  * serialized and read back, then merged into the final one), and the first key of the most
  * frequent in the last one's order. Writes chosen[i] (an index into the keys, -1 for an empty
  * group); returns 0, or -1 where memory runs out. */
-int spark_mode_choose(const int64_t *offsets, int64_t length, const int32_t *mixed, const int64_t *counts, int64_t *chosen);
+/* Where `tasks` is not NULL, a group's keys come as runs of one Spark task each (the task of each
+ * entry, in task order; a key once a task) and `ids` gives each entry the index of its key's
+ * first entry in the group: each task's map is built and read back, and the tasks' maps merged
+ * into the final one in task order, the counts of a key added. */
+int spark_mode_choose(const int64_t *offsets, int64_t length, const int32_t *mixed, const int64_t *counts,
+                      const int64_t *tasks, const int64_t *ids, int64_t *chosen);
 
 #endif

@@ -23,9 +23,10 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from vpush.codec.errors import VpushError
 from vpush.codec.native import NativeUnsupportedError, _native
 
-__all__ = ["MOMENT_KINDS", "POSITION", "POSITIONED_VALUE", "spark_decimal_sum", "spark_double_sum", "spark_long_sum", "spark_mode", "spark_moments",
+__all__ = ["MOMENT_KINDS", "POSITION", "POSITIONED_VALUE", "TASK_SHIFT", "spark_decimal_sum", "spark_double_sum", "spark_long_sum", "spark_mode", "spark_moments",
            "spark_percentile_approx"]
 
 MOMENT_KINDS: tuple[str, ...] = (
@@ -42,12 +43,25 @@ for ``regr_*``, y then x)."""
 POSITIONED_VALUE, POSITION = "v", "o"
 """The fields of a positioned list's items: each value, and its row's place in Spark's order."""
 
+TASK_SHIFT = 52
+"""A place's bits below its Spark task: ``place >> TASK_SHIFT`` is the index of the task that
+reads the row. Spark updates a buffer per task and merges the tasks' buffers, in task order, in
+the final aggregation; the kernels do the same for lists whose places span several tasks."""
+
 
 def _lists(lists: pa.Array | pa.ChunkedArray, value_type: pa.DataType) -> tuple[bytes, bytes, pa.Array]:
     """The offsets (int64, one more than the lists), the validity (a byte a list) and the values
     of a list array, the values of ``value_type`` with no NULL among them; lists of positioned
     values (structs of :data:`POSITIONED_VALUE` and :data:`POSITION`) give their values in order
     of their positions."""
+    offsets, valid, values, _ = _task_lists(lists, value_type)
+    return offsets, valid, values
+
+
+def _task_lists(lists: pa.Array | pa.ChunkedArray, value_type: pa.DataType) -> tuple[bytes, bytes, pa.Array, np.ndarray | None]:
+    """:func:`_lists`, and for positioned lists of which one holds the rows of several Spark
+    tasks (their places' :data:`TASK_SHIFT` bits), the offsets of each list's runs of one task
+    into the values (int64, the runs of list i after those of list i - 1); else None."""
     if isinstance(lists, pa.ChunkedArray):
         lists = lists.combine_chunks()
     if isinstance(lists, pa.LargeListArray):
@@ -55,26 +69,53 @@ def _lists(lists: pa.Array | pa.ChunkedArray, value_type: pa.DataType) -> tuple[
     offsets = np.asarray(lists.offsets, dtype=np.int64)
     valid = np.asarray(lists.is_valid(), dtype=np.uint8)
     values = lists.values
+    runs = None
     if pa.types.is_struct(values.type):
-        values = _in_order(offsets, values)
+        values, places = _in_order(offsets, values)
+        runs = _task_runs(offsets, places)
     if values.null_count:
         raise ValueError("spark aggregate: a list holds a NULL; the query leaves NULLs out")
     if not values.type.equals(value_type):
         values = values.cast(value_type)
-    return offsets.tobytes(), valid.tobytes(), values
+    return offsets.tobytes(), valid.tobytes(), values, runs
 
 
-def _in_order(offsets: np.ndarray, items: pa.StructArray) -> pa.Array:
+def _task_runs(offsets: np.ndarray, places: np.ndarray) -> np.ndarray | None:
+    """The offsets of the runs of one task in lists of ``places`` in order (see :func:`_task_lists`),
+    or None where no list holds two tasks' rows."""
+    first, end = int(offsets[0]), int(offsets[-1])
+    tasks = places[first:end] >> TASK_SHIFT
+    if not len(tasks) or int(tasks.min()) == int(tasks.max()):
+        return None
+    cut = np.zeros(len(tasks), dtype=bool)
+    cut[1:] = tasks[1:] != tasks[:-1]
+    starts = offsets[:-1] - first
+    cut[starts[starts < len(tasks)]] = True
+    if int(cut.sum()) == int(np.count_nonzero(np.diff(offsets))):
+        return None
+    return np.concatenate([np.flatnonzero(cut), [len(tasks)]]).astype(np.int64) + first
+
+
+def _runs_of_lists(offsets: bytes, runs: np.ndarray) -> bytes:
+    """Per list, the index of its first run in ``runs`` (and after the last list, the runs'
+    count): offsets of lists of the runs' partial results."""
+    starts = np.frombuffer(offsets, dtype=np.int64)
+    return np.searchsorted(runs[:-1], starts, side="left").astype(np.int64).tobytes()
+
+
+def _in_order(offsets: np.ndarray, items: pa.StructArray) -> tuple[pa.Array, np.ndarray]:
     """The values of positioned lists' items, each list's in order of their positions (a
-    compiled pass, where DuckDB would sort each group's rows for ``list(x ORDER BY ...)``)."""
+    compiled pass, where DuckDB would sort each group's rows for ``list(x ORDER BY ...)``), and
+    their positions in that order."""
     if _native is None:
         raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
     by_name = dict(zip((f.name for f in items.type), items.flatten()))
     positions = by_name[POSITION]
     if positions.null_count:
         raise ValueError("spark aggregate: a list item without a position")
-    order = _native.spark_order_lists(offsets.tobytes(), _buffer(positions, np.int64))
-    return by_name[POSITIONED_VALUE].take(pa.array(np.frombuffer(order, dtype=np.int64)))
+    order = np.frombuffer(_native.spark_order_lists(offsets.tobytes(), _buffer(positions, np.int64)), dtype=np.int64)
+    places = np.asarray(positions, dtype=np.int64)[order]
+    return by_name[POSITIONED_VALUE].take(pa.array(order)), places
 
 
 def _buffer(values: pa.Array, dtype: type) -> bytes:
@@ -121,15 +162,29 @@ def spark_moments(
     if _native is None:
         raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
     before = _split(x, fallback)
-    offsets, valid, xs = _lists(x, pa.float64())
+    offsets, valid, xs, tasks = _value_tasks(x, before)
     ys = b""
     if y is not None:
         y_offsets, _, y_values = _lists(y, pa.float64())
         if y_offsets != offsets:
             raise ValueError("spark_moments: the lists of x and y differ in length")
         ys = _buffer(y_values, np.float64)
-    result = _native.spark_aggregate(MOMENT_KINDS.index(kind), offsets, valid, _buffer(xs, np.float64), ys, *((0, before) if before else ()))
+    result = _native.spark_aggregate(MOMENT_KINDS.index(kind), offsets, valid, _buffer(xs, np.float64), ys, 0, before, tasks)
     return _result(result, pa.float64(), np.float64)
+
+
+def _value_tasks(lists: pa.Array | pa.ChunkedArray, before: bytes) -> tuple[bytes, bytes, pa.Array, bytes]:
+    """:func:`_lists` of doubles, and where a list holds several Spark tasks' rows each value's
+    task (int64), else no bytes (nor where the hash aggregation falls back: refused)."""
+    offsets, valid, values, runs = _task_lists(lists, pa.float64())
+    if runs is None:
+        return offsets, valid, values, b""
+    if before:
+        raise _several_tasks("an aggregate")
+    # each value numbered by its run (a new number where a task's run starts)
+    starts = np.zeros(len(values), dtype=np.int64)
+    starts[runs[:-1]] = 1
+    return offsets, valid, values, np.cumsum(starts).astype(np.int64).tobytes()
 
 
 def _split(lists: pa.Array | pa.ChunkedArray, fallback: pa.Array | pa.ChunkedArray | None) -> bytes:
@@ -181,16 +236,50 @@ def spark_double_sum(lists: pa.Array | pa.ChunkedArray, fallback: pa.Array | pa.
         NativeUnsupportedError: no compiled kernel.
         ValueError: a NULL inside a list.
     """
-    return _sum(-3, lists, pa.float64(), np.float64, _split(lists, fallback))
-
-
-def _sum(kind: int, lists: pa.Array | pa.ChunkedArray, value_type: pa.DataType, dtype: type, before: bytes = b"") -> pa.Array:
-    """The kernel's sum ``kind`` (-1 of longs, -3 of doubles) of each list, in list order (split
-    where ``before`` says: :func:`_values_before`)."""
     if _native is None:
         raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
-    offsets, valid, values = _lists(lists, value_type)
-    return _result(_native.spark_aggregate(kind, offsets, valid, _buffer(values, dtype), b"", *((0, before) if before else ())), value_type, dtype)
+    before = _split(lists, fallback)
+    offsets, valid, values, runs = _task_lists(lists, pa.float64())
+    if runs is None:
+        result = _native.spark_aggregate(-3, offsets, valid, _buffer(values, np.float64), b"", *((0, before) if before else ()))
+        return _result(result, pa.float64(), np.float64)
+    if before:
+        raise _several_tasks("sum of doubles")
+    # each task's sum, then Sum.merge in the final aggregation: the tasks' sums added in task order
+    _, partial, _ = _native.spark_aggregate(-3, runs.tobytes(), b"\x01" * (len(runs) - 1), _buffer(values, np.float64), b"")
+    return _result(_native.spark_aggregate(-3, _runs_of_lists(offsets, runs), valid, partial, b""), pa.float64(), np.float64)
+
+
+def _several_tasks(what: str) -> VpushError:
+    """The error for a ``what`` of several Spark tasks whose hash aggregation falls back to
+    sorting (each task's at its own place, which vpush does not follow)."""
+    return VpushError(
+        f"{what} over several Spark tasks whose hash aggregation may fall back to sorting past "
+        "128 groups: the DuckDB engine does not give Spark's answer; the Spark engine runs it",
+        error_class="VPUSH_UNSUPPORTED_FUNCTION",
+    )
+
+
+def _sum(kind: int, lists: pa.Array | pa.ChunkedArray, value_type: pa.DataType, dtype: type) -> pa.Array:
+    """The kernel's sum ``kind`` (-1 of longs) of each list, in list order; over several Spark
+    tasks, each task's sum, and the tasks' sums added in task order (NULL where one is)."""
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    offsets, valid, values, runs = _task_lists(lists, value_type)
+    if runs is None:
+        return _result(_native.spark_aggregate(kind, offsets, valid, _buffer(values, dtype), b""), value_type, dtype)
+    _, partial, partial_valid = _native.spark_aggregate(kind, runs.tobytes(), b"\x01" * (len(runs) - 1), _buffer(values, dtype), b"")
+    first_runs = _runs_of_lists(offsets, runs)
+    _, sums, validity = _native.spark_aggregate(kind, first_runs, valid, partial, b"")
+    return _result((0, sums, _unless_lost(validity, partial_valid, first_runs)), value_type, dtype)
+
+
+def _unless_lost(validity: bytes, partial_valid: bytes, first_runs: bytes) -> bytes:
+    """``validity`` of the merged sums, 0 where one of a list's tasks' sums is NULL (it overflowed)."""
+    lost = np.concatenate([[0], np.cumsum(np.frombuffer(partial_valid, dtype=np.uint8) == 0)])
+    starts = np.frombuffer(first_runs, dtype=np.int64)
+    overflowed = (lost[starts[1:]] - lost[starts[:-1]]) > 0
+    return (np.frombuffer(validity, dtype=np.uint8) * ~overflowed).astype(np.uint8).tobytes()
 
 
 def spark_decimal_sum(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -218,13 +307,22 @@ def spark_decimal_sum(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
         value_type = value_type.field(POSITIONED_VALUE).type
     if not pa.types.is_decimal128(value_type):
         raise ValueError(f"spark decimal sum: lists of {value_type}, not of decimal128")
-    offsets, valid, values = _lists(lists, value_type)
+    offsets, valid, values, runs = _task_lists(lists, value_type)
     data = values.buffers()[1]
     if data is None:
         unscaled = b""
     else:
         unscaled = data.to_pybytes()[values.offset * 16:(values.offset + len(values)) * 16]
-    _, sums, validity = _native.spark_aggregate(-2, offsets, valid, unscaled, b"")
+    if runs is None:
+        _, sums, validity = _native.spark_aggregate(-2, offsets, valid, unscaled, b"")
+    else:
+        # each task's running total, then the final aggregation's merge of the tasks' totals in
+        # task order (Sum.mergeExpressions: NULL where a task's total passed 38 digits, else the
+        # sum kept in a decimal(38,s) field, NULL once past 38 digits)
+        _, partial, partial_valid = _native.spark_aggregate(-2, runs.tobytes(), b"\x01" * (len(runs) - 1), unscaled, b"")
+        first_runs = _runs_of_lists(offsets, runs)
+        _, sums, validity = _native.spark_aggregate(-2, first_runs, valid, partial, b"")
+        validity = _unless_lost(validity, partial_valid, first_runs)
     bitmap = np.packbits(np.frombuffer(validity, dtype=np.uint8), bitorder="little").tobytes()
     length = len(validity)
     return pa.Array.from_buffers(pa.decimal128(38, value_type.scale), length, [pa.py_buffer(bitmap), pa.py_buffer(sums)])
@@ -272,9 +370,9 @@ def spark_percentile_approx(
     before = b""
     if fallback is not None and pa.types.is_struct(lists.type.value_type) and fallback.null_count < len(fallback):
         before = _values_before(lists, fallback)
-    offsets, valid, values = _lists(lists, pa.float64())
+    offsets, valid, values, tasks = _value_tasks(lists, before)
     wanted = np.asarray(percentages, dtype=np.float64)
-    arguments = (-4, offsets, valid, _buffer(values, np.float64), wanted.tobytes(), accuracy) + ((before,) if before else ())
+    arguments = (-4, offsets, valid, _buffer(values, np.float64), wanted.tobytes(), accuracy, before, tasks)
     _, found, validity = _native.spark_aggregate(*arguments)
     length = len(validity)
     mask = np.frombuffer(validity, dtype=np.uint8) == 0
@@ -346,17 +444,23 @@ def spark_mode(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
         lists = lists.cast(pa.list_(lists.type.value_type))
     offsets = np.asarray(lists.offsets, dtype=np.int64)
     values = lists.values
+    tasks = np.zeros(len(values), dtype=np.int64)
     if pa.types.is_struct(values.type):
-        values = _in_order(offsets, values)
+        values, places = _in_order(offsets, values)
+        tasks = places >> TASK_SHIFT
     values = values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
+    tasks = tasks[int(offsets[0]):int(offsets[-1])]
     if values.null_count:
         raise ValueError("spark_mode: a list holds a NULL; the query leaves NULLs out")
     groups = len(lists)
     group = np.repeat(np.arange(groups, dtype=np.int64), np.diff(offsets))
-    rows = pa.table({"g": group, "v": values, "p": np.arange(len(values), dtype=np.int64)})
-    # each group's distinct values in the order Spark first met them, with their counts
-    distinct = rows.group_by(["g", "v"], use_threads=False).aggregate([("p", "min"), ("p", "count")])
-    distinct = distinct.sort_by([("g", "ascending"), ("p_min", "ascending")])
+    rows = pa.table({"g": group, "t": tasks, "v": values, "p": np.arange(len(values), dtype=np.int64)})
+    several = len(tasks) > 0 and int(tasks.min()) != int(tasks.max())
+    # each group's distinct values (per task) in the order Spark first met them, with their counts
+    keys_of = ["g", "t", "v"] if several else ["g", "v"]
+    distinct = rows.group_by(keys_of, use_threads=False).aggregate([("p", "min"), ("p", "count")])
+    distinct = distinct.sort_by([("g", "ascending"), ("p_min", "ascending")] if not several else
+                                [("g", "ascending"), ("t", "ascending"), ("p_min", "ascending")])
     keys = distinct["v"].combine_chunks()
     counts = np.asarray(distinct["p_count"], dtype=np.int64)
     per_group = np.bincount(np.asarray(distinct["g"], dtype=np.int64), minlength=groups)
@@ -364,5 +468,12 @@ def spark_mode(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
     # OpenHashSet places a key by murmur3_32 (seed 0) of its hashCode
     codes = pa.array(_java_hash_codes(keys), pa.int32())
     mixed = np.asarray(spark_hash_step("hash", codes, pa.array(np.zeros(len(keys), dtype=np.int32))), dtype=np.int32)
-    chosen = np.frombuffer(_native.spark_mode_choose(key_offsets.tobytes(), mixed.tobytes(), counts.tobytes()), dtype=np.int64)
+    extra: tuple[bytes, ...] = ()
+    if several:
+        # the tasks' maps merged in task order: each entry's key named by its first entry
+        entries = pa.table({"g": distinct["g"], "v": keys, "i": np.arange(len(keys), dtype=np.int64)})
+        first = entries.group_by(["g", "v"], use_threads=False).aggregate([("i", "min")])
+        named = entries.join(first, ["g", "v"], use_threads=False).sort_by("i")
+        extra = (np.asarray(distinct["t"], dtype=np.int64).tobytes(), np.asarray(named["i_min"], dtype=np.int64).tobytes())
+    chosen = np.frombuffer(_native.spark_mode_choose(key_offsets.tobytes(), mixed.tobytes(), counts.tobytes(), *extra), dtype=np.int64)
     return keys.take(pa.array(chosen, mask=chosen < 0))

@@ -13,7 +13,16 @@
  * XXH64 is the reference algorithm, so hashInt and hashLong equal XXH64 of the 4 or 8 bytes in
  * little-endian order. Words are read little-endian, as Spark's Platform.getInt/getLong on the
  * little-endian machines it runs on.
+ *
+ * HASH_SCALA is not one of Spark's functions: it is Scala's `##` of the element CollectSet keeps
+ * for a value in its mutable.HashSet, whose order is collect_set's answer (Spark 4's
+ * CollectSet.convertToBufferElement): a double as the long Double.doubleToLongBits gives (NaN and
+ * -0.0 normalized first), hashed as Scala hashes a long; a float as the int of its bits; a binary
+ * as UnsafeArrayData.fromPrimitiveArray of its bytes (Murmur3 of the array's bytes, seed 42); a
+ * decimal as Spark's Decimal, whose hashCode is scala.math.BigDecimal's.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include "spark_hash.h"
 
 #include <string.h>
@@ -26,6 +35,8 @@ static inline uint32_t read32(const uint8_t *p) {
 }
 
 static inline uint64_t read64(const uint8_t *p) { return (uint64_t)read32(p) | ((uint64_t)read32(p + 4) << 32); }
+
+static inline int bit_set(const uint8_t *bitmap, int64_t i) { return (bitmap[i >> 3] >> (i & 7)) & 1; }
 
 /* ---- Murmur3_x86_32 -------------------------------------------------------------------------- */
 static const uint32_t M3_C1 = 0xcc9e2d51u;
@@ -182,6 +193,221 @@ static int big_integer_bytes(const uint8_t *le, uint8_t *out) {
     return 16 - start;
 }
 
+/* ---- Scala's ## (scala.runtime.Statics, scala.math.BigDecimal) ------------------------------- */
+/* Statics.longHash: a long within an int's range is its own hash, else Long.hashCode. */
+static inline int32_t scala_long_hash(int64_t v) {
+    return v == (int64_t)(int32_t)v ? (int32_t)v : (int32_t)(uint32_t)((uint64_t)v ^ ((uint64_t)v >> 32));
+}
+
+/* Java's (int) and (long) of a double: NaN as 0, saturated at the type's bounds. */
+static inline int32_t java_d2i(double d) {
+    if (d != d) return 0;
+    if (d >= 2147483647.0) return INT32_MAX;
+    if (d <= -2147483648.0) return INT32_MIN;
+    return (int32_t)d;
+}
+
+static inline int64_t java_d2l(double d) {
+    if (d != d) return 0;
+    if (d >= 9223372036854775807.0) return INT64_MAX;
+    if (d <= -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)d;
+}
+
+/* Statics.doubleHash: a whole double as its int or long, one a float holds as the float's bits
+ * (Float.hashCode), else Double.hashCode (Double.doubleToLongBits's halves xor'ed). */
+static int32_t scala_double_hash(double d) {
+    int32_t iv = java_d2i(d);
+    int64_t lv;
+    float fv;
+    uint64_t bits;
+    if ((double)iv == d) return iv;
+    lv = java_d2l(d);
+    if ((double)lv == d) return (int32_t)(uint32_t)((uint64_t)lv ^ ((uint64_t)lv >> 32));
+    fv = (float)d;
+    if ((double)fv == d) {
+        uint32_t fbits;
+        if (fv != fv) return 0x7fc00000;
+        memcpy(&fbits, &fv, 4);
+        return (int32_t)fbits;
+    }
+    if (d != d) bits = 0x7ff8000000000000ull;
+    else memcpy(&bits, &d, 8);
+    return (int32_t)(uint32_t)(bits ^ (bits >> 32));
+}
+
+/* java.math.BigInteger.hashCode of negative ? -magnitude : magnitude: its 32-bit words, most
+ * significant first, folded by 31 * h + word, times the signum. */
+static int32_t big_integer_hash(unsigned __int128 magnitude, int negative) {
+    uint32_t h = 0;
+    int k, started = 0;
+    for (k = 3; k >= 0; k--) {
+        uint32_t word = (uint32_t)(magnitude >> (32 * k));
+        if (!started && word == 0) continue;
+        started = 1;
+        h = 31u * h + word;
+    }
+    return (int32_t)(negative ? 0u - h : h);
+}
+
+/* scala.math.BigDecimal.hashCode of unscaled * 10^-scale (Spark's Decimal.hashCode): a whole
+ * number as its BigInt (a long's hash within a long's range, else BigInteger.hashCode); else, if
+ * Double.toString of the nearest double is the same number (isDecimalDouble), the double's hash;
+ * else MurmurHash3.mixLast of the BigInteger hash of the unscaled value without trailing zeros
+ * and that value's scale. */
+static int32_t scala_decimal_hash(__int128 unscaled, int32_t scale) {
+    int negative = unscaled < 0;
+    unsigned __int128 magnitude = negative ? (unsigned __int128)0 - (unsigned __int128)unscaled : (unsigned __int128)unscaled;
+    char digits[48], text[48], number[64], java[48];
+    int nd = 0, k, e, java_nd = 0, java_e = 0, point = -1, exponent = 0, leading = 0, seen = 0, length;
+    double d;
+    uint64_t bits;
+    if (magnitude == 0) return 0;
+    while (scale > 0 && magnitude % 10 == 0) magnitude /= 10, scale--;
+    if (scale <= 0) {
+        unsigned __int128 whole = magnitude;
+        for (k = 0; k < -scale; k++) whole *= 10; /* (Spark's scales are never negative) */
+        if (whole <= (unsigned __int128)INT64_MAX || (negative && whole == (unsigned __int128)INT64_MAX + 1))
+            return scala_long_hash(negative ? (int64_t)(0 - (uint64_t)whole) : (int64_t)whole);
+        return big_integer_hash(whole, negative);
+    }
+    for (unsigned __int128 m = magnitude; m > 0; m /= 10) digits[nd++] = (char)('0' + (int)(m % 10));
+    for (k = 0; k < nd / 2; k++) {
+        char t = digits[k];
+        digits[k] = digits[nd - 1 - k], digits[nd - 1 - k] = t;
+    }
+    e = nd - scale; /* the value is 0.digits * 10^e */
+    snprintf(number, sizeof number, "%s%.*se-%d", negative ? "-" : "", nd, digits, (int)scale);
+    d = strtod(number, NULL); /* correctly rounded, as BigDecimal.doubleValue */
+    memcpy(&bits, &d, 8);
+    length = format_java_double(text, bits);
+    /* Java's text as 0.D * 10^java_e, D without leading or trailing zeros */
+    for (k = 0; k < length; k++) {
+        char c = text[k];
+        if (c == '.') {
+            point = seen;
+        } else if (c == 'E') {
+            exponent = atoi(text + k + 1);
+            break;
+        } else if (c >= '0' && c <= '9') {
+            if (c == '0' && java_nd == 0) {
+                leading++;
+            } else {
+                if (java_nd >= (int)sizeof java) break; /* unreachable: Java prints at most 17 digits */
+                java[java_nd++] = c;
+            }
+            seen++;
+        }
+    }
+    while (java_nd > 0 && java[java_nd - 1] == '0') java_nd--;
+    java_e = (point < 0 ? seen : point) - leading + exponent;
+    if (!isinf(d) && java_nd == nd && java_e == e && memcmp(java, digits, (size_t)nd) == 0)
+        return scala_double_hash(d);
+    return (int32_t)((uint32_t)big_integer_hash(magnitude, negative) ^ m3_mix_k1((uint32_t)scale));
+}
+
+/* The hash of UnsafeArrayData.fromPrimitiveArray(bytes): Murmur3 (seed 42) of the array's bytes,
+ * the element count as a long, a zero null bit per element in whole words, then the bytes padded
+ * with zeros to a whole word. */
+static int32_t unsafe_bytes_hash(const uint8_t *data, int64_t size) {
+    int64_t null_words = (size + 63) / 64, padded = (size + 7) / 8 * 8, i;
+    uint32_t h = 42;
+    h = m3_mix_h1(h, m3_mix_k1((uint32_t)(uint64_t)size));
+    h = m3_mix_h1(h, m3_mix_k1((uint32_t)((uint64_t)size >> 32)));
+    for (i = 0; i < 2 * null_words; i++) h = m3_mix_h1(h, m3_mix_k1(0));
+    for (i = 0; i < padded; i += 4) {
+        uint8_t word[4] = {0, 0, 0, 0};
+        int64_t n = size - i < 4 ? (size - i > 0 ? size - i : 0) : 4;
+        memcpy(word, data + i, (size_t)n);
+        h = m3_mix_h1(h, m3_mix_k1(read32(word)));
+    }
+    return (int32_t)m3_fmix(h, (uint32_t)(8 + 8 * null_words + padded));
+}
+
+/* The UnsafeArrayData hash of one array of fixed-width elements (see spark_hash.h). */
+static int32_t unsafe_array_hash(int width, int floating, const uint8_t *values, const uint8_t *validity, int64_t from, int64_t count) {
+    int64_t null_words = (count + 63) / 64, data = (count * width + 7) / 8 * 8, i, w;
+    uint32_t h = 42, word = 0;
+    int filled = 0;
+    h = m3_mix_h1(h, m3_mix_k1((uint32_t)(uint64_t)count));
+    h = m3_mix_h1(h, m3_mix_k1((uint32_t)((uint64_t)count >> 32)));
+    for (w = 0; w < 2 * null_words; w++) { /* the null bits, 32 at a time */
+        uint32_t bits = 0;
+        int k;
+        for (k = 0; k < 32; k++) {
+            int64_t e = 32 * w + k;
+            if (e < count && validity != NULL && !bit_set(validity, from + e)) bits |= 1u << k;
+        }
+        h = m3_mix_h1(h, m3_mix_k1(bits));
+    }
+    for (i = 0; i < data; i++) { /* the elements' bytes little-endian, zeros past them */
+        int64_t e = i / width;
+        uint8_t byte = 0;
+        if (e < count && (validity == NULL || bit_set(validity, from + e))) {
+            uint64_t v = 0;
+            memcpy(&v, values + (from + e) * width, (size_t)width);
+            if (floating && width == 8) {
+                double d;
+                memcpy(&d, &v, 8);
+                v = double_bits(d);
+            } else if (floating && width == 4) {
+                float f;
+                memcpy(&f, &v, 4);
+                v = float_bits(f);
+            }
+            byte = (uint8_t)(v >> (8 * (i % width)));
+        }
+        word |= (uint32_t)byte << (8 * filled);
+        if (++filled == 4) {
+            h = m3_mix_h1(h, m3_mix_k1(word));
+            word = 0, filled = 0;
+        }
+    }
+    return (int32_t)m3_fmix(h, (uint32_t)(8 + 8 * null_words + data));
+}
+
+int64_t scala_list_hash_column(int width, int floating, const uint8_t *offsets, const uint8_t *validity, int64_t offset,
+                               const uint8_t *child_values, const uint8_t *child_validity, int64_t child_offset, int64_t length,
+                               uint8_t *out, uint8_t *out_validity) {
+    int64_t i, nulls = 0;
+    if (width != 1 && width != 2 && width != 4 && width != 8) return -1;
+    memset(out_validity, 0, (size_t)((length + 7) / 8));
+    for (i = 0; i < length; i++) {
+        int32_t from, to, h = 0;
+        if (validity != NULL && !bit_set(validity, offset + i)) {
+            nulls++;
+        } else {
+            memcpy(&from, offsets + 4 * (offset + i), 4);
+            memcpy(&to, offsets + 4 * (offset + i + 1), 4);
+            h = unsafe_array_hash(width, floating, child_values, child_validity, child_offset + from, (int64_t)to - from);
+            out_validity[i >> 3] |= (uint8_t)(1u << (i & 7));
+        }
+        memcpy(out + 4 * i, &h, 4);
+    }
+    return nulls;
+}
+
+/* Scala's ## of CollectSet's element for the value at `row` (data/size: a binary's bytes). */
+static int32_t scala_hash(int kind, const uint8_t *values, int64_t row, const uint8_t *data, int64_t size, int32_t scale) {
+    if (kind == HASH_FLOAT32) {
+        float f;
+        memcpy(&f, values + 4 * row, 4);
+        return (int32_t)float_bits(f);
+    }
+    if (kind == HASH_FLOAT64) {
+        double d;
+        memcpy(&d, values + 8 * row, 8);
+        return scala_long_hash((int64_t)double_bits(d));
+    }
+    if (kind == HASH_INT64) return scala_decimal_hash((__int128)(int64_t)read64(values + 8 * row), scale);
+    if (kind == HASH_INT128) {
+        __int128 v = (__int128)((unsigned __int128)read64(values + 16 * row + 8) << 64 | read64(values + 16 * row));
+        return scala_decimal_hash(v, scale);
+    }
+    if (kind == HASH_INT32) return (int32_t)read32(values + 4 * row);
+    return unsafe_bytes_hash(data, size);
+}
+
 /* The number a row of a numeric column is hashed as, in *word: 4 (an int: hashInt) or 8 (a long:
  * hashLong), floats and doubles by their bits */
 static inline int number_word(int kind, const uint8_t *values, int64_t row, uint64_t *word) {
@@ -205,16 +431,15 @@ static inline int number_word(int kind, const uint8_t *values, int64_t row, uint
     return 8;
 }
 
-static inline int bit_set(const uint8_t *bitmap, int64_t i) { return (bitmap[i >> 3] >> (i & 7)) & 1; }
 
 int64_t spark_hash_column(int algorithm, int kind, const uint8_t *values, const uint8_t *offsets, const uint8_t *validity,
                           int64_t offset, const uint8_t *seeds, int64_t seed_offset, int64_t length, uint8_t *out,
                           uint8_t *out_validity) {
     int64_t i, nulls = 0;
-    if (algorithm < HASH_MURMUR3 || algorithm > HASH_CRC32 || kind < HASH_INT32 || kind > HASH_INT128) return -1;
-    if (algorithm == HASH_CRC32) {
-        if (kind != HASH_BYTES32 && kind != HASH_BYTES64) return -1;
-        if (!crc_ready) crc_init();
+    if (algorithm < HASH_MURMUR3 || algorithm > HASH_SCALA || kind < HASH_INT32 || kind > HASH_INT128) return -1;
+    if (algorithm == HASH_CRC32 || algorithm == HASH_SCALA) {
+        if (algorithm == HASH_CRC32 && kind != HASH_BYTES32 && kind != HASH_BYTES64) return -1;
+        if (algorithm == HASH_CRC32 && !crc_ready) crc_init();
         memset(out_validity, 0, (size_t)((length + 7) / 8));
     }
     for (i = 0; i < length; i++) {
@@ -225,6 +450,9 @@ int64_t spark_hash_column(int algorithm, int kind, const uint8_t *values, const 
         if (validity != NULL && !bit_set(validity, row)) {
             if (algorithm == HASH_CRC32) {
                 ((int64_t *)out)[i] = 0;
+                nulls++;
+            } else if (algorithm == HASH_SCALA) {
+                memset(out + 4 * i, 0, 4);
                 nulls++;
             } else if (algorithm == HASH_MURMUR3) {
                 memcpy(out + 4 * i, seeds + 4 * (seed_offset + i), 4);
@@ -249,6 +477,12 @@ int64_t spark_hash_column(int algorithm, int kind, const uint8_t *values, const 
         }
         if (algorithm == HASH_CRC32) {
             ((int64_t *)out)[i] = (int64_t)crc32_bytes(data, size);
+            out_validity[i >> 3] |= (uint8_t)(1u << (i & 7));
+        } else if (algorithm == HASH_SCALA) {
+            int32_t scale = 0, h;
+            if (kind == HASH_INT64 || kind == HASH_INT128) memcpy(&scale, seeds + 4 * (seed_offset + i), 4);
+            h = scala_hash(kind, values, row, data, size, scale);
+            memcpy(out + 4 * i, &h, 4);
             out_validity[i >> 3] |= (uint8_t)(1u << (i & 7));
         } else {
             uint64_t word = 0;

@@ -4,7 +4,10 @@
 
 #include <stdint.h>
 
-enum { HASH_MURMUR3 = 0, HASH_XXHASH64 = 1, HASH_CRC32 = 2 };
+/* HASH_SCALA: Scala's `##` of the element Spark's collect_set holds for the value (CollectSet
+ * keeps a double as the long of its bits, a float as the int of its bits, a binary as an
+ * UnsafeArrayData of its bytes, a decimal as Spark's Decimal), for its HashSet's order. */
+enum { HASH_MURMUR3 = 0, HASH_XXHASH64 = 1, HASH_CRC32 = 2, HASH_SCALA = 3 };
 
 /* What the values buffer holds: Spark hashes an int of 4 bytes and a long of 8 as numbers, a float
  * and a double by their bits (-0.0 as 0.0), and a string, a binary and a decimal of more than 18
@@ -15,10 +18,25 @@ enum { HASH_INT32 = 0, HASH_INT64 = 1, HASH_FLOAT32 = 2, HASH_FLOAT64 = 3, HASH_
  * (int32 seeds and results for murmur3, int64 for xxhash64), or seed[i] where the value is NULL
  * (Spark skips a NULL argument). For crc32, out[i] is the CRC-32 of the bytes (int64; seeds unused)
  * and NULL where the value is; out_validity gets the bits and the return value counts the NULLs.
+ * HASH_SCALA answers as crc32 does, out[i] an int32; its seeds are the int32 scales of decimals
+ * (HASH_INT64 and HASH_INT128: unscaled values), unused for the other kinds.
  * offsets: the offsets buffer of a HASH_BYTES column (else NULL); validity NULL: no NULLs.
  * Returns -1 for an unknown algorithm or kind. */
 int64_t spark_hash_column(int algorithm, int kind, const uint8_t *values, const uint8_t *offsets, const uint8_t *validity,
                           int64_t offset, const uint8_t *seeds, int64_t seed_offset, int64_t length, uint8_t *out,
                           uint8_t *out_validity);
+
+/* Scala's ## of the UnsafeArrayData Spark's collect_set keeps for each of `length` arrays from
+ * `offset` of an Arrow list column of fixed-width elements (int32 list offsets; elements of
+ * `width` bytes, 1, 2, 4 or 8, from child_offset; floating: doubles or floats, normalized as
+ * Spark's NormalizeFloatingNumbers does): Murmur3 (seed 42) of the array's bytes, its element
+ * count as a long, its null bits in whole words, the elements (a NULL's zeroed) padded to a word.
+ * out[i] int32; out_validity gets the bits; returns the NULL count, -1 for a bad width. */
+int64_t scala_list_hash_column(int width, int floating, const uint8_t *offsets, const uint8_t *validity, int64_t offset,
+                               const uint8_t *child_values, const uint8_t *child_validity, int64_t child_offset, int64_t length,
+                               uint8_t *out, uint8_t *out_validity);
+
+/* Java 17's Double.toString of the double with these bits (codec/_native.c). */
+int format_java_double(char *out, uint64_t bits);
 
 #endif

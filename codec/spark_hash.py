@@ -3,7 +3,8 @@
 Spark folds ``hash(a, b, ...)`` left to right: the seed (42) hashes ``a``, that result is the
 seed of ``b``'s hash, and so on, a NULL argument leaving the running hash as it is. Each step
 hashes one argument by its type (``codec/spark_hash.c`` lists the rules), so one call of
-:func:`spark_hash_step` per argument gives the whole chain.
+:func:`spark_hash_step` per argument gives the whole chain. :func:`scala_hash` is no Spark
+function: it is the Scala hash by which ``collect_set``'s ``HashSet`` orders its elements.
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ import pyarrow as pa
 
 from vpush.codec.native import NativeUnsupportedError, _native
 
-__all__ = ["HASH_ALGORITHMS", "crc32", "spark_hash_step"]
+__all__ = ["HASH_ALGORITHMS", "crc32", "scala_hash", "spark_hash_step"]
 
 HASH_ALGORITHMS = {"hash": 0, "xxhash64": 1}
 """Spark's hash functions, by name: Murmur3_x86_32 (int seeds and results) and XXH64 (long)."""
 
 _CRC32 = 2
+_SCALA = 3
 
 
 def _kind(values: pa.Array) -> int:
@@ -107,4 +109,66 @@ def crc32(values: pa.Array | pa.ChunkedArray) -> pa.Array:
     nulls, validity, out = _run(_CRC32, first, None)
     return pa.Array.from_buffers(  # type: ignore[no-any-return]
         pa.int64(), len(first), [pa.py_buffer(validity) if validity is not None else None, pa.py_buffer(out)], nulls
+    )
+
+
+def scala_hash(values: pa.Array | pa.ChunkedArray, scales: pa.Array | pa.ChunkedArray | None = None) -> pa.Array:
+    """Scala's ``##`` of the element Spark's ``collect_set`` keeps for each value (an int32, NULL
+    for NULL), by which its ``mutable.HashSet`` orders them: a double's as the long of its bits
+    (NaN and -0.0 normalized), a float's as the int of its bits, a binary's as an
+    ``UnsafeArrayData`` of its bytes, a decimal's as Spark's ``Decimal`` (``scala.math.BigDecimal``'s
+    hash: a whole number as its integer's, one ``Double.toString`` prints as it is as the double's).
+
+    Example:
+        >>> scala_hash(pa.array([1.5, -0.0, None])).to_pylist()
+        [1073217536, 0, None]
+        >>> scala_hash(pa.array([[1, None], []], pa.list_(pa.int32()))).to_pylist()
+        [1491698259, -1670924195]
+        >>> scala_hash(pa.array([25, 125], pa.int64()), pa.array([1, 2], pa.int32())).to_pylist()
+        [1075838976, 1067450368]
+
+    Args:
+        values: float32, float64, string or binary values, the unscaled values of decimals
+            (int64, or decimal128 with scale 0 past 18 digits), or lists of integers, dates,
+            timestamps, floats or doubles (each an ``UnsafeArrayData``).
+        scales: the decimals' scales (int32, without NULLs), one per value; None for the others.
+
+    Raises:
+        NativeUnsupportedError: no compiled kernel.
+        ValueError: a type Spark's set does not hold this way, or decimals without their scales.
+    """
+    first = _single(values)
+    if pa.types.is_list(first.type) or pa.types.is_large_list(first.type):
+        return _array_hash(first)
+    decimal = _kind(first) in (1, 6)
+    if decimal and pa.types.is_timestamp(first.type):
+        raise ValueError("scala_hash: no set element of a timestamp")
+    scale = _single(scales).cast(pa.int32()) if scales is not None else None
+    if decimal and (scale is None or len(scale) != len(first) or scale.null_count):
+        raise ValueError("scala_hash: the unscaled values of decimals need their scales, one per value")
+    nulls, validity, out = _run(_SCALA, first, scale if decimal else None)
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        pa.int32(), len(first), [pa.py_buffer(validity) if validity is not None else None, pa.py_buffer(out)], nulls
+    )
+
+
+def _array_hash(lists: pa.Array) -> pa.Array:
+    """:func:`scala_hash` of lists of fixed-width elements."""
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    if pa.types.is_large_list(lists.type):
+        lists = lists.cast(pa.list_(lists.type.value_type))
+    element = lists.type.value_type
+    fixed = pa.types.is_integer(element) or pa.types.is_floating(element) or pa.types.is_date32(element) or pa.types.is_timestamp(element)
+    if not fixed or pa.types.is_float16(element):
+        raise ValueError(f"scala_hash: no set element of a list of {element}")
+    buffers = lists.buffers()
+    child = lists.values
+    child_buffers = child.buffers()
+    nulls, validity, out = _native.scala_list_hash(
+        element.bit_width // 8, int(pa.types.is_floating(element)), buffers[1], buffers[0] if lists.null_count else None, lists.offset,
+        child_buffers[1], child_buffers[0] if child.null_count else None, child.offset, len(lists),
+    )
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        pa.int32(), len(lists), [pa.py_buffer(validity) if validity is not None else None, pa.py_buffer(out)], nulls
     )

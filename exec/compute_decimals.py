@@ -445,7 +445,9 @@ def register_decimal_function(connection: duckdb.DuckDBPyConnection, name: str) 
     if operation == "ordered_total":
         from vpush.codec.spark_aggregates import spark_decimal_sum
 
-        listed = duckdb.sqltype(f"DECIMAL(38, {a.scale})[]")
+        from vpush.codec.spark_aggregates import POSITION, POSITIONED_VALUE
+
+        listed = duckdb.sqltype(f"STRUCT({POSITIONED_VALUE} DECIMAL(38, {a.scale}), {POSITION} BIGINT)[]")
         _create_once(connection, name, _guarded(spark_decimal_sum, "sum"), [listed], duckdb.sqltype(f"DECIMAL(38, {result.scale})"))
         return
 

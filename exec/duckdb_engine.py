@@ -6,7 +6,9 @@ unchanged); the query runs as DuckDB SQL rendered from the plan's sqlglot tree.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
+import os
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -18,11 +20,24 @@ import pyarrow as pa
 
 from vpush.codec.errors import VpushError
 from vpush.exec.errors import ExecutionError
-from vpush.exec.read_scan import deferred_schema, ordered_schema, prefetch, read_scan
+from vpush.exec.read_scan import deferred_schema, order_base, ordered_schema, prefetch, read_scan
+from vpush.exec.spark_tasks import plan_tasks
 from vpush.exec.variant_udf import register, take_error
 from sqlglot import exp
 
-from vpush.optimizer.plan import DECIMAL_SUM_OVERFLOWS, ORDER_COLUMN, ORDER_FILE_SHIFT, ORDERED_RETRY_MARKER, ROW_COUNT_COLUMN, Plan, ScanPart
+from vpush.optimizer.plan import (
+    DECIMAL_SUM_OVERFLOWS,
+    MAX_ORDERED_FILES,
+    MAX_ORDERED_TASKS,
+    ONE_TASK_BYTES,
+    ORDER_COLUMN,
+    ORDERED_RETRY_MARKER,
+    ROW_COUNT_COLUMN,
+    FileScan,
+    Plan,
+    Scan,
+    ScanPart,
+)
 from vpush.optimizer.rewrite_variants import (
     CAST_ERROR_MARKER,
     IS_VALID_VARIANT_FUNCTION,
@@ -74,6 +89,10 @@ class DuckDBEngine:
         connection: a DuckDB connection to use (a user's own, for instance); by default an
             in-memory one is made. Each query runs on its own cursor of it.
         time_zone: the session time zone (an IANA name), set on each cursor.
+        parallelism: the default parallelism of the Spark session whose answers to give (its
+            ``local[N]``'s N): an aggregate whose answer depends on the order of rows is computed
+            per Spark task, the tasks Spark's file scan groups the files into
+            (:func:`~vpush.exec.spark_tasks.plan_tasks`), and merged as Spark merges them.
     """
 
     name = "duckdb"
@@ -84,9 +103,11 @@ class DuckDBEngine:
         connection: duckdb.DuckDBPyConnection | None = None,
         time_zone: str = "UTC",
         native_scans: bool = True,
+        parallelism: int = 1,
     ) -> None:
         self.connection = connection if connection is not None else duckdb.connect()
         self.time_zone = time_zone
+        self.parallelism = parallelism
         self.native_scans = native_scans
         """Let DuckDB read the parts that allow it (:attr:`ScanPart.native`) with its own
         Parquet reader; off, vpush's scan reads every part."""
@@ -127,6 +148,8 @@ class DuckDBEngine:
                     register(self.connection, name, target, duckdb_type(target).sql(dialect="duckdb"))
                     self._functions.add(name)
             for scan in plan.scans:
+                if scan.ordered:
+                    scan = in_spark_tasks(plan, scan, self.parallelism)
                 # Deferred variant columns come as row locators; the SQL rebuilds the rows it keeps.
                 if not scan.parts:
                     schema = ordered_schema(deferred_schema(scan.schema, scan.deferred), scan)
@@ -162,6 +185,50 @@ class DuckDBEngine:
 
 
 _NATIVE_ROWS = "__vpush_file_rows"
+
+
+def in_spark_tasks(plan: Plan, scan: Scan, parallelism: int) -> Scan:
+    """The ordered ``scan`` with each file's row groups given the Spark task that reads them
+    (:attr:`~vpush.optimizer.plan.FileScan.spark_tasks`), as Spark's file scan groups them with
+    ``parallelism`` (:func:`~vpush.exec.spark_tasks.plan_tasks`, the Spark engine's grouping).
+
+    Raises:
+        ExecutionError: ``VPUSH_UNSUPPORTED_FUNCTION`` for more files or tasks than the order
+            column's bits hold.
+    """
+    files = [f for part in scan.parts for f in part.files] if scan.parts else list(scan.files)
+    read = [f for f in files if f.row_groups]
+    if len(read) >= MAX_ORDERED_FILES or any(f.spark_rank >= MAX_ORDERED_FILES for f in read):
+        raise ExecutionError(
+            f"an aggregate in Spark's order of rows over {len(read)} files (at most {MAX_ORDERED_FILES - 1}); the Spark engine runs it",
+            error_class="VPUSH_UNSUPPORTED_FUNCTION",
+        )
+    if len(read) <= 1 and all(_size(f.path) <= ONE_TASK_BYTES for f in read):
+        # Spark's splits are never smaller than its open cost: such a file is one task
+        return scan
+    tasks = plan_tasks(plan, scan, pa.schema([]), "UTC", parallelism=parallelism)
+    if len(tasks.tasks) > MAX_ORDERED_TASKS:
+        raise ExecutionError(
+            f"an aggregate in Spark's order of rows over {len(tasks.tasks)} Spark tasks (at most {MAX_ORDERED_TASKS}); "
+            "the Spark engine runs it",
+            error_class="VPUSH_UNSUPPORTED_FUNCTION",
+        )
+    task_of = {(ref.path, rg): index for index, task in enumerate(tasks.tasks) for _, refs in task for ref in refs for rg in ref.row_groups}
+
+    def placed(file: FileScan) -> FileScan:
+        return dataclasses.replace(file, spark_tasks=tuple(task_of.get((file.path, rg), 0) for rg in file.row_groups))
+
+    if scan.parts:
+        parts = tuple(dataclasses.replace(part, files=tuple(placed(f) for f in part.files)) for part in scan.parts)
+        return dataclasses.replace(scan, parts=parts)
+    return dataclasses.replace(scan, files=tuple(placed(f) for f in scan.files))
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return ONE_TASK_BYTES + 1  # not known: the tasks' grouping reads its footer
 
 
 def _reads_most(part: ScanPart) -> bool:
@@ -228,11 +295,11 @@ def native_view(part: ScanPart, *, ordered: bool = False) -> exp.Create:
             exp.EQ(this=exp.column("filename"), expression=exp.Literal.string(_NATIVE_FILE)),
             exp.EQ(this=exp.column(_FILE_ROW_NUMBER), expression=exp.true()),
         ]
+        row = exp.column(exp.to_identifier(_FILE_ROW_NUMBER, quoted=True), table=exp.to_identifier(_NATIVE_ROWS, quoted=True))
         rank = exp.Case(
             this=exp.column(exp.to_identifier(_NATIVE_FILE, quoted=True), table=exp.to_identifier(_NATIVE_ROWS, quoted=True)),
-            ifs=[exp.If(this=exp.Literal.string(f.path), true=exp.Literal.number(f.spark_rank << ORDER_FILE_SHIFT)) for f in part.files],
+            ifs=[exp.If(this=exp.Literal.string(f.path), true=_file_order_base(f, row)) for f in part.files],
         )
-        row = exp.column(exp.to_identifier(_FILE_ROW_NUMBER, quoted=True), table=exp.to_identifier(_NATIVE_ROWS, quoted=True))
         projections.append(exp.alias_(exp.Add(this=rank, expression=row), exp.to_identifier(ORDER_COLUMN, quoted=True)))
     source = exp.Table(
         this=exp.Anonymous(this="read_parquet", expressions=[files, *options]),
@@ -247,6 +314,24 @@ def native_view(part: ScanPart, *, ordered: bool = False) -> exp.Create:
         properties=exp.Properties(expressions=[exp.TemporaryProperty()]),
     )
     return view
+
+
+def _file_order_base(file: FileScan, row: exp.Expr) -> exp.Expr:
+    """The :data:`ORDER_COLUMN` of ``file``'s row 0 as its row ``row`` is read: the file's rank,
+    and the Spark task of the row group that holds the row (:func:`order_base`)."""
+    bases = [order_base(file, rg) for rg in file.row_groups] or [order_base(file, 0)]
+    if len(set(bases)) == 1:
+        return exp.Literal.number(bases[0])
+    import pyarrow.parquet as pq
+
+    metadata = file.footer if file.footer is not None else pq.read_metadata(file.path)
+    starts = [0]
+    for rg in range(metadata.num_row_groups):
+        starts.append(starts[-1] + metadata.row_group(rg).num_rows)
+    # the last row group's base from its first row on, and so on down
+    ifs = [exp.If(this=exp.GTE(this=row.copy(), expression=exp.Literal.number(starts[rg])), true=exp.Literal.number(base))
+           for rg, base in sorted(zip(file.row_groups, bases), reverse=True)]
+    return exp.Case(ifs=ifs, default=exp.Literal.number(bases[0]))
 
 
 _INTERVAL_PARTS = np.dtype([("months", "<i4"), ("days", "<i4"), ("nanoseconds", "<i8")])
@@ -366,6 +451,8 @@ _DUCKDB_ERROR_CLASSES = [
     (re.compile(r"More than one row returned by a subquery used as an expression"), "SCALAR_SUBQUERY_TOO_MANY_ROWS"),
     # a name two sources give (a LATERAL VIEW's alias beside a table's column: Spark's analyzer)
     (re.compile(r"Binder Error: Ambiguous reference to column name"), "AMBIGUOUS_REFERENCE"),
+    # a struct's field that is not there (named_struct('a', i).b, struct(f, i).col2: Spark's analyzer)
+    (re.compile(r"Binder Error: Could not find key \".*\" in struct"), "FIELD_NOT_FOUND"),
     (re.compile(r"ORDER term out of range"), "ORDER_BY_POS_OUT_OF_RANGE"),
     (re.compile(r"GROUP BY term out of range"), "GROUP_BY_POS_OUT_OF_RANGE"),
     (re.compile(r"LIMIT/OFFSET cannot be negative"), "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE"),

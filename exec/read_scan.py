@@ -20,6 +20,7 @@ from vpush.optimizer.plan import (
     LOCATOR_ARROW_TYPE,
     ORDER_COLUMN,
     ORDER_FILE_SHIFT,
+    ORDER_TASK_SHIFT,
     ROW_COUNT_COLUMN,
     FileScan,
     LeafInput,
@@ -62,9 +63,17 @@ def ordered_schema(schema: pa.Schema, scan: Scan) -> pa.Schema:
     return schema.append(pa.field(ORDER_COLUMN, pa.int64())) if scan.ordered else schema
 
 
-def _order(file: FileScan, first: int, num_rows: int) -> pa.Array:
-    """Each row's :data:`ORDER_COLUMN`: its file's rank in Spark's order, then its index in the file."""
-    return pa.array(np.arange(first, first + num_rows, dtype=np.int64) + (file.spark_rank << ORDER_FILE_SHIFT))
+def _order(file: FileScan, row_group: int, first: int, num_rows: int) -> pa.Array:
+    """Each row's :data:`ORDER_COLUMN`: its Spark task, its file's rank in Spark's order, then its
+    index in the file."""
+    return pa.array(np.arange(first, first + num_rows, dtype=np.int64) + order_base(file, row_group))
+
+
+def order_base(file: FileScan, row_group: int) -> int:
+    """The :data:`ORDER_COLUMN` of the first row of ``file`` (its row 0) as read with ``row_group``:
+    the row group's Spark task (:attr:`FileScan.spark_tasks`) and the file's rank."""
+    task = file.spark_tasks[file.row_groups.index(row_group)] if file.spark_tasks else 0
+    return (task << ORDER_TASK_SHIFT) + (file.spark_rank << ORDER_FILE_SHIFT)
 
 
 def _locators(file: FileScan, row_group: int, first: int, num_rows: int) -> pa.StructArray:
@@ -195,7 +204,7 @@ def read_scan(scan: Scan, part: ScanPart | None = None, *, defer: bool = False) 
                             assert part_schema is not None
                             out = _with_inputs(out, batch, part, file, unread, part_schema)
                         if scan.ordered:
-                            out = out.append_column(ORDER_COLUMN, _order(file, first, batch.num_rows))
+                            out = out.append_column(ORDER_COLUMN, _order(file, rg, first, batch.num_rows))
                         yield out
                     except VpushError as exc:
                         exc.message += f" (row group {rg}; the batch starts at row {first} of the file)"

@@ -89,6 +89,7 @@ from vpush.codec.native import (
     NativeUnsupportedError,
     explode_native,
     format_java_native,
+    format_number_native,
     get_json_object_native,
     is_valid_variant_native,
     to_variant_native,
@@ -112,7 +113,7 @@ from vpush.codec.spark_aggregates import (
 )
 from vpush.codec.spark_conv import spark_conv
 from vpush.codec.spark_number_format import format_numbers, parse_numbers
-from vpush.codec.spark_hash import crc32, spark_hash_step
+from vpush.codec.spark_hash import crc32, scala_hash, spark_hash_step
 from vpush.codec.spark_hll import hll_estimates
 from vpush.codec.strict_math import strict_math
 from vpush.codec.value import MAX_NESTING_DEPTH, Variant
@@ -136,6 +137,7 @@ from vpush.exec.convert_from_json import convert_from_json
 from vpush.exec.rebuild_rows import rebuild_rows
 from vpush.optimizer.spark_semantics import (
     DATE_TRUNC_FUNCTION,
+    FORMAT_NUMBER_FUNCTION,
     FORMATTED_DATETIME_FUNCTIONS,
     GET_JSON_OBJECT_FUNCTION,
     JSON_TUPLE_FUNCTION,
@@ -1033,14 +1035,24 @@ def _json_tuple(texts: pa.Array | pa.ChunkedArray, field: pa.Array) -> pa.Array 
 
 
 # -- Spark's hashes -------------------------------------------------------------------------------
-def _hash_function(name: str) -> Callable[..., pa.Array]:
-    """A ``hash``/``xxhash64`` step (the value and the running hash) or ``crc32`` (the value)."""
+def _hash_function(name: str, duck: str) -> Callable[..., pa.Array]:
+    """A ``hash``/``xxhash64`` step (the value and the running hash), ``crc32`` (the value) or
+    ``set_hash`` (the value, and a decimal's scale beside its unscaled value)."""
     if name == "crc32":
 
         def checksum(values: pa.Array) -> pa.Array:
             return crc32(values)
 
         return checksum
+    if name == "set_hash":
+
+        def element_hash(values: pa.Array) -> pa.Array:
+            return scala_hash(values)
+
+        def decimal_hash(values: pa.Array, scales: pa.Array) -> pa.Array:
+            return scala_hash(values, scales)
+
+        return decimal_hash if duck in ("BIGINT", "HUGEINT") else element_hash
 
     def step(values: pa.Array, seeds: pa.Array) -> pa.Array:
         return spark_hash_step(name, values, seeds)
@@ -1051,6 +1063,8 @@ def _hash_function(name: str) -> Callable[..., pa.Array]:
 def _hash_signature(name: str, duck: str) -> tuple[list[str], str]:
     if name == "crc32":
         return [duck], "BIGINT"
+    if name == "set_hash":
+        return [duck, "INTEGER"] if duck in ("BIGINT", "HUGEINT") else [duck], "INTEGER"  # (a list: "BIGINT[]")
     running = "INTEGER" if name == "hash" else "BIGINT"
     return [duck, running], running
 
@@ -1110,6 +1124,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     JSON_TUPLE_FUNCTION: (_guarded(_json_tuple, "json_tuple"), ["VARCHAR", "VARCHAR"], "VARCHAR"),
     FROM_JSON_FUNCTION: (_guarded(_from_json, "from_json"), ["VARCHAR", "VARCHAR", "VARCHAR"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["double"]: (_guarded(format_java_native, "cast to string"), ["DOUBLE"], "VARCHAR"),
+    FORMAT_NUMBER_FUNCTION: (_guarded(format_number_native, "format_number"), ["DOUBLE", "INTEGER"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["float"]: (_guarded(format_java_native, "cast to string"), ["FLOAT"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["binary"]: (_guarded(java_string_of_bytes, "cast to string"), ["BLOB"], "VARCHAR"),
     **{
@@ -1117,7 +1132,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
         for name, function in STRICT_MATH_FUNCTIONS.items()
     },
     **{
-        function: (_guarded(_hash_function(name), name), *_hash_signature(name, duck))
+        function: (_guarded(_hash_function(name, duck), name), *_hash_signature(name, duck))
         for function, (name, duck) in HASH_ENGINE_FUNCTIONS.items()
     },
     CONV_FUNCTION: (_guarded(spark_conv, "conv"), ["VARCHAR", "INTEGER", "INTEGER"], "VARCHAR"),

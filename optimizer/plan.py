@@ -16,6 +16,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from vpush.codec.layout import VariantLayout
+from vpush.codec.spark_aggregates import TASK_SHIFT
 
 if TYPE_CHECKING:
     from vpush.optimizer.variant_types import SparkType
@@ -54,11 +55,31 @@ ORDERED_SCAN = "vpush_ordered_scan"
 
 ORDER_COLUMN = "__vpush_order"
 """A ``bigint`` column the DuckDB engine adds to an ordered scan (:attr:`Scan.ordered`): each row's
-place in the order Spark's file scan meets the rows in, the file's :attr:`FileScan.spark_rank`
-times 2^40 plus the row's index in the file."""
+place in the order Spark's file scan meets the rows in: the Spark task that reads it times
+2^:data:`ORDER_TASK_SHIFT`, plus the file's :attr:`FileScan.spark_rank` times
+2^:data:`ORDER_FILE_SHIFT`, plus the row's index in the file. Spark's tasks take the files in
+that order too, so the places of one task's rows follow those of the task before."""
 
-ORDER_FILE_SHIFT = 40
+ORDER_FILE_SHIFT = 36
 """The bits of :data:`ORDER_COLUMN` below a file's rank: a row's index in its file."""
+
+ORDER_TASK_SHIFT = TASK_SHIFT
+"""The bits of :data:`ORDER_COLUMN` below the row's task (:attr:`FileScan.spark_tasks`): the
+kernels of :mod:`vpush.codec.spark_aggregates` take each row's task from its place."""
+
+ONE_TASK_BYTES = 4 * 1024 * 1024
+"""Spark's default ``spark.sql.files.openCostInBytes``, below which its file scan never cuts a
+split: a table of one file of at most these bytes is one Spark task."""
+
+ONE_TASK = "vpush_one_task"
+"""The meta key set on a table reference whose table Spark reads in one task (one file of at most
+:data:`ONE_TASK_BYTES`): an aggregate that merges Spark's tasks' buffers need not find its tasks."""
+
+MAX_ORDERED_FILES = 1 << (ORDER_TASK_SHIFT - ORDER_FILE_SHIFT)
+"""The files an ordered scan may read (their ranks fit between the two shifts)."""
+
+MAX_ORDERED_TASKS = 1 << (63 - ORDER_TASK_SHIFT)
+"""The Spark tasks an ordered scan may be read in (their indexes fit above the file ranks)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,6 +108,9 @@ class FileScan:
     """The file's place among the table's files in the order Spark's file scan reads them
     (``FilePartition``: the splits sorted by size, largest first; files of one size in path
     order), which :data:`ORDER_COLUMN` follows."""
+    spark_tasks: tuple[int, ...] = ()
+    """Per row group of :attr:`row_groups` (in that order), the index of the Spark task that reads
+    it, as the DuckDB engine groups an ordered scan's row groups into tasks; empty: task 0."""
     footer: Any = dataclasses.field(default=None, compare=False, repr=False)
     """The file's parsed footer (``pyarrow.parquet.FileMetaData``) as the catalog read it, so
     that an engine sizing its work by column chunks need not read it again; None if unknown."""

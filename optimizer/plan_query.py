@@ -14,7 +14,7 @@ from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.dialect import VpushSpark, utc_shift_argument
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
-from vpush.optimizer.plan import ORDER_COLUMN, ORDERED_SCAN, ROW_COUNT_COLUMN, SCAN_INDEX, VARIANT_ARROW_TYPE, CastLater, FileScan, Plan, Scan, ScanPart
+from vpush.optimizer.plan import ONE_TASK, ONE_TASK_BYTES, ORDER_COLUMN, ORDERED_SCAN, ROW_COUNT_COLUMN, SCAN_INDEX, VARIANT_ARROW_TYPE, CastLater, FileScan, Plan, Scan, ScanPart
 from vpush.optimizer.prune_delta_files import prune_delta_files
 from vpush.optimizer.prune_scan import FilePruning, owning_select, prune_scan, read_where_casts_may_fail
 from vpush.optimizer.rewrite_variants import (
@@ -32,6 +32,7 @@ from vpush.optimizer.rewrite_variants import (
     supported_target,
 )
 from vpush.optimizer.expand_using_stars import COLUMN_NAMES
+from vpush.optimizer.spark_joins import HINTED, SPARK_SIZE, SparkSize, spark_default_size
 from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.rewrite_time_windows import check_time_windows
@@ -236,6 +237,8 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
             pruned = read_where_casts_may_fail(pruned, infos, _casts_in_scan(extractions))
         else:
             pruned = [FilePruning(tuple(range(info.num_row_groups))) for info in infos]
+        if len(infos) == 1 and infos[0].size <= ONE_TASK_BYTES:
+            node.meta[ONE_TASK] = True
         found.append((node, table, infos, data_schema, pruned, extractions))
 
     functions: dict[str, SparkType] = {}
@@ -249,7 +252,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     companion_names: dict[int, list[str]] = {}
     casts_later: list[CastLater] = []
     column_types: dict[int, dict[str, SparkType | None]] = {}
-    for index, (node, table, _, data_schema, _, extractions) in enumerate(found):
+    for index, (node, table, table_infos, data_schema, _, extractions) in enumerate(found):
         alias = node.alias or node.name
         names: list[str] = []
         targets: list[SparkType] = []
@@ -259,6 +262,12 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         table_schema = _table_schema(table, data_schema)
         types = {f.name.lower(): arrow_spark_type(f.type) for f in table_schema}
         node.meta[COLUMN_NAMES] = tuple(table_schema.names)
+        if table.delta is None:
+            # what Spark's estimate of the table's size is made of, for the join it picks
+            node.meta[SPARK_SIZE] = SparkSize(
+                sum(info.size for info in table_infos), {f.name.lower(): spark_default_size(arrow_spark_type(f.type)) for f in table_schema},
+                partitioned=bool(table.partitioning.names),
+            )
         for ext in extractions:
             column_name = by_key.get(ext.key)
             if column_name is None:
@@ -285,6 +294,8 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         found_table[0].meta[SCAN_INDEX] = index
     spark_expression = expression.copy()
     for hint in list(expression.find_all(exp.Hint)):
+        if hint.parent is not None:
+            hint.parent.meta[HINTED] = True  # Spark may pick another join by it
         hint.pop()  # DuckDB has no hints (the Spark engine keeps them)
     try:
         expression = apply_spark_semantics(expression, column_types, functions)

@@ -23,6 +23,7 @@ from sqlglot import exp
 
 from vpush.optimizer.dialect import call_arguments, call_name
 from vpush.optimizer.errors import refuse_on_duckdb as _refuse
+from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_semantics import (
     different_element_types,
     map_from_arrays_checked,
@@ -334,8 +335,9 @@ def _sorted(array: exp.Expr, element: SparkType, *, nulls_first: bool, descendin
     """``array`` sorted as Spark's stable sort does. DuckDB's ``list_sort`` is right but for a
     float's ``-0.0``, which it turns into ``0.0`` (Spark keeps it, after or before an equal
     ``0.0`` as in the input): floats are sorted by (NULL rank, value, position) and read back
-    from the input by position."""
-    if not _fractional(element):
+    from the input by position. So are arrays and structs, by a key that DuckDB orders as Spark
+    orders them (:func:`~vpush.optimizer.spark_ordering.nested_sort_key`: a NULL inside first)."""
+    if not _fractional(element) and _flat(element):
         order = exp.Literal.string("DESC" if descending else "ASC")
         nulls = exp.Literal.string("NULLS FIRST" if nulls_first else "NULLS LAST")
         return _f("list_sort", array.copy(), order, nulls)
@@ -343,7 +345,7 @@ def _sorted(array: exp.Expr, element: SparkType, *, nulls_first: bool, descendin
     rank = exp.Not(this=_is_null(_var(_X))) if nulls_first or descending else _is_null(_var(_X))
     order_key: exp.Expr = exp.Neg(this=_var(_I)) if descending else _var(_I)
     key = _f("struct_pack", exp.PropertyEQ(this=exp.to_identifier("n"), expression=rank),
-             exp.PropertyEQ(this=exp.to_identifier("x"), expression=_var(_X)),
+             exp.PropertyEQ(this=exp.to_identifier("x"), expression=nested_sort_key(_var(_X), element) or _var(_X)),
              exp.PropertyEQ(this=exp.to_identifier("o"), expression=order_key),
              exp.PropertyEQ(this=exp.to_identifier("i"), expression=_var(_I)))
 
@@ -506,7 +508,9 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
         return exp.Case(ifs=[exp.If(this=exp.Or(this=_is_null(array), expression=holes), true=exp.cast(exp.Null(), flat_type))],
                         default=_f("flatten", array.copy()))
     if called in ("sort_array", "array_sort") and count in (1, 2):
-        source = _array_of(called, arguments[0], of)
+        source = _array_of(called, arguments[0], of, flat=False)
+        if not _flat(source.element) and nested_sort_key(exp.column("x"), source.element) is None:
+            _refuse(called, f"arrays of {source.element.to_spark()} (nested or variant elements compare otherwise in DuckDB)")
         if called == "array_sort":
             if count == 2:
                 _refuse(called, "a comparator lambda")

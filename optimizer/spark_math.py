@@ -18,13 +18,13 @@ from sqlglot import exp
 
 from vpush.codec.spark_hll import DEFAULT_RELATIVE_SD, MAX_PRECISION, MIN_PRECISION, hll_precision
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
-from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, StringType
+from vpush.optimizer.variant_types import ArrayType, AtomicType, DecimalType, SparkType, StringType
 
 if TYPE_CHECKING:
     TypeOf = Callable[[exp.Expr], SparkType | None]
 
 __all__ = ["APPROX_COUNT_DISTINCT_FUNCTION", "CONV_FUNCTION", "HASH_ENGINE_FUNCTIONS", "KERNEL_CALLS", "MATH_FUNCTIONS", "math_type", "rewrite_approx_count_distinct", "rewrite_kernel_call",
-           "rewrite_math"]
+           "rewrite_math", "set_hash_call"]
 
 MATH_FUNCTIONS = frozenset({"factorial", "nanvl", "bit_count", "getbit", "bit_get", "width_bucket"})
 """The functions this module answers."""
@@ -183,14 +183,24 @@ _HASH_INPUTS = {
     "string": "VARCHAR", "binary": "BLOB",
 }
 
+# Arrays whose collect_set order vpush knows: of fixed-width elements, by the DuckDB type each is
+# handed to the kernel as (an UnsafeArrayData of the same widths)
+_SET_ARRAY_ELEMENTS = {
+    "tinyint": "TINYINT", "smallint": "SMALLINT", "int": "INTEGER", "date": "DATE", "bigint": "BIGINT", "timestamp": "TIMESTAMPTZ",
+    "timestamp_ntz": "TIMESTAMP",
+}
+
 HASH_ENGINE_FUNCTIONS: dict[str, tuple[str, str]] = {
     **{f"vpush_{name}_{duck.lower()}": (name, duck) for name in _HASH_RESULTS
        for duck in sorted(set(_HASH_INPUTS.values()) | {"HUGEINT"})},
     "vpush_crc32_varchar": ("crc32", "VARCHAR"), "vpush_crc32_blob": ("crc32", "BLOB"),
+    **{f"vpush_set_hash_{duck.lower()}": ("set_hash", duck) for duck in ("DOUBLE", "FLOAT", "BLOB", "BIGINT", "HUGEINT")},
+    **{f"vpush_set_hash_{duck.lower()}_list": ("set_hash", f"{duck}[]") for duck in sorted(set(_SET_ARRAY_ELEMENTS.values()))},
 }
 """The engine functions of :mod:`vpush.codec.spark_hash`, by name: Spark's function and the DuckDB
 type of the value each takes (a ``hash`` or ``xxhash64`` step takes the running hash too, an
-``INTEGER`` or a ``BIGINT``, and gives the next)."""
+``INTEGER`` or a ``BIGINT``, and gives the next; ``set_hash``, the hash of ``collect_set``'s
+element, takes a decimal's scale too, an ``INTEGER``, beside its unscaled value)."""
 
 
 def _hash_input(called: str, value: exp.Expr, source: SparkType | None) -> tuple[str, exp.Expr]:
@@ -198,7 +208,9 @@ def _hash_input(called: str, value: exp.Expr, source: SparkType | None) -> tuple
     if isinstance(source, DecimalType):
         scale = exp.Literal.number(10**source.scale)
         if source.precision <= 18:  # Spark hashes the unscaled long
-            return "BIGINT", exp.cast(exp.Mul(this=value, expression=scale), exp.DataType.build("BIGINT"))
+            # (widened first: DuckDB's product keeps the decimal's 18 digits and overflows past them)
+            wide = exp.Cast(this=value, to=exp.DataType.build(f"DECIMAL(38, {source.scale})"))  # (exp.cast drops it past a cast)
+            return "BIGINT", exp.cast(exp.Mul(this=wide, expression=scale), exp.DataType.build("BIGINT"))
         # the unscaled value of up to 38 digits, whole part and fraction apart (DuckDB's product of
         # the decimal and 10^scale overflows its 38 digits)
         whole = exp.Anonymous(this="trunc", expressions=[value.copy()])
@@ -215,6 +227,32 @@ def _hash_input(called: str, value: exp.Expr, source: SparkType | None) -> tuple
         _refuse(called, f"an argument of type {name or 'unknown to vpush'} (arrays, maps and structs among them)")
     duck = _HASH_INPUTS[name]
     return duck, exp.cast(value, exp.DataType.build(duck))
+
+
+def set_hash_call(value: exp.Expr, source: SparkType, functions: dict[str, SparkType]) -> exp.Expr:
+    """Scala's ``##`` of the element Spark's ``collect_set`` keeps for ``value`` (a double, float,
+    binary, decimal, or array of integers, dates or timestamps), by :func:`vpush.codec.spark_hash.scala_hash`, as an ``INTEGER``; the
+    engine function used is added to ``functions``.
+
+    Example:
+        >>> set_hash_call(exp.column("d"), DecimalType(10, 2), {}).sql("duckdb")
+        'VPUSH_SET_HASH_BIGINT(CAST(CAST(d AS DECIMAL(38, 2)) * 100 AS BIGINT), 2)'
+
+    Raises:
+        OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for another type.
+    """
+    if isinstance(source, ArrayType) and _name(source.element) in _SET_ARRAY_ELEMENTS:
+        duck = _SET_ARRAY_ELEMENTS[str(_name(source.element))]
+        name = f"vpush_set_hash_{duck.lower()}_list"
+        functions[name] = AtomicType("int")
+        return exp.Anonymous(this=name, expressions=[exp.cast(value, exp.DataType.build(f"{duck}[]"))])
+    if not (isinstance(source, DecimalType) or _name(source) in ("double", "float", "binary")):
+        _refuse("collect_set", f"elements of type {source.to_spark()} in Spark's order")
+    duck, typed = _hash_input("collect_set", value, source)
+    name = f"vpush_set_hash_{duck.lower()}"
+    functions[name] = AtomicType("int")
+    scale = [exp.Literal.number(source.scale)] if isinstance(source, DecimalType) else []
+    return exp.Anonymous(this=name, expressions=[typed, *scale])
 
 
 CONV_FUNCTION = "vpush_conv"

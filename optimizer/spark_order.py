@@ -8,7 +8,9 @@ table's scan gives :data:`~vpush.optimizer.plan.ORDER_COLUMN` (each row's place 
 :attr:`~vpush.optimizer.plan.Scan.ordered`); where it reads a subquery or a CTE that projects,
 filters and sorts one table, or a ``UNION ALL`` of such, each of them gives the column on (a
 sort's row number, by its keys and then the rows' order, as Spark's stable sort; a branch's
-place after the branches before it). These aggregates take their rows in that order:
+place after the branches before it); where it joins two tables Spark makes a broadcast hash
+join, :mod:`~vpush.optimizer.spark_joins` gives each joined row's place. These aggregates take
+their rows in that order:
 
 - ``max_by``/``min_by``: the last of the rows tied on the ordering (Spark's ``MaxMinBy`` keeps
   the old value only where it is strictly better), by the ordering and the row's place;
@@ -36,9 +38,12 @@ With GROUP BY beside a typed aggregate (``collect_list``, ``string_agg``, ``perc
 the kept one is merged into it, which these aggregates follow (:func:`split_at_fallback`, the
 kernel's split of positioned lists).
 
-With several tasks (files), Spark merges each task's buffer in task order; vpush emulates one
-task, which gives the same rows in the same order, and the same answer except in the last bits
-of the floating-point aggregates.
+With several tasks (Spark's file scan groups the files into about as many as its default
+parallelism), Spark updates a buffer per task and merges the tasks' buffers in task order: each
+row's place carries its task (:data:`~vpush.optimizer.plan.ORDER_TASK_SHIFT`), and the kernels
+of the sums of doubles, longs and decimals and of ``mode`` follow Spark's merge; the others give
+the same rows in the same order as one task, and the same answer except in the last bits of the
+moments and where noted in README.
 """
 from __future__ import annotations
 
@@ -49,8 +54,9 @@ from sqlglot.optimizer.scope import Scope
 
 from vpush.codec.spark_aggregates import BIVARIATE_KINDS, POSITION, POSITIONED_VALUE
 from vpush.optimizer.errors import refuse_on_duckdb
-from vpush.optimizer.plan import ORDER_COLUMN, ORDERED_RETRY_MARKER, ORDERED_SCAN, SCAN_INDEX
+from vpush.optimizer.plan import ORDER_COLUMN, ORDER_TASK_SHIFT, ORDERED_RETRY_MARKER, ORDERED_SCAN, SCAN_INDEX
 from vpush.optimizer.rewrite_time_windows import TIME_WINDOW_JOIN, order_past_time_window
+from vpush.optimizer.spark_joins import join_order
 from vpush.optimizer.variant_types import ArrayType, AtomicType, SparkType
 
 __all__ = [
@@ -59,7 +65,7 @@ __all__ = [
     "moment_call", "moment_function", "ordered", "ordered_choice", "ordered_decimal_total", "ordered_long_sum", "scan_order", "SORTS_KEPT",
     "exclude_from_stars", "spark_keeps_sorts", "OBJECT_HASH", "object_hash_aggregation", "split_at_fallback", "positioned_items",
     "values_of", "field_of", "at", "collected_past_fallback", "joined_past_fallback", "first_or_last_past_fallback",
-    "extreme_past_fallback",
+    "extreme_past_fallback", "several_tasks", "largest_task_set",
 ]
 
 ORDERED_CHOICE_FUNCTION = "vpush_ordered_choice"
@@ -89,9 +95,11 @@ def moment_function(kind: str) -> str:
     return f"vpush_spark_{kind}"
 
 
-def scan_order(scope: Scope) -> exp.Column | None:
-    """The order column of the rows ``scope``'s SELECT aggregates, or None where vpush does not
-    know Spark's order of them (a join, a lateral view, a DISTINCT aggregate beside the others).
+def scan_order(scope: Scope) -> exp.Expr | None:
+    """The order column of the rows ``scope``'s SELECT aggregates (over a broadcast hash join of
+    two tables, the place :func:`~vpush.optimizer.spark_joins.join_order` gives), or None where
+    vpush does not know Spark's order of them (another join, a lateral view, a DISTINCT
+    aggregate beside the others).
 
     The SELECT reads one table directly (whose scan is then marked ordered), or a subquery or a
     CTE that projects, filters and sorts such rows (:func:`_carry_order` makes it give the column
@@ -118,17 +126,23 @@ def _expands_time_windows(query: exp.Expr | None) -> bool:
     return source is not None and _expands_time_windows(_query(source.this))
 
 
-def _scan_order(scope: Scope) -> exp.Column | None:
+def _scan_order(scope: Scope) -> exp.Expr | None:
     select = scope.expression
     if not isinstance(select, exp.Select) or select.args.get("laterals"):
-        return None
-    windows = [j for j in select.args.get("joins") or [] if TIME_WINDOW_JOIN in j.meta]
-    if len(windows) != len(select.args.get("joins") or []):
         return None
     if any(not isinstance(d.parent, exp.Select) for d in select.find_all(exp.Distinct)):
         # Spark computes the other aggregates of a SELECT with a DISTINCT one per distinct value
         # first, and merges those buffers in its hash table's order
         return None
+    joins = select.args.get("joins") or []
+    windows = [j for j in joins if TIME_WINDOW_JOIN in j.meta]
+    if windows and len(windows) != len(joins):
+        return None  # a join beside time windows (scan_order refuses it)
+    if joins and not windows:
+        place = join_order(select)
+        if place is not None:
+            place.meta[_WIDE_ORDER] = not isinstance(place, exp.Column)
+        return place
     source = _from(select)
     keep_sorts = select.meta.get(SORTS_KEPT, True)
     kind = _carries(source, keep_sorts) if source is not None else None
@@ -359,7 +373,7 @@ def exclude_from_stars(select: exp.Select, alias: str, names: list[str]) -> None
             star.set("except_", excluded + [exp.column(exp.to_identifier(n, quoted=True)) for n in names])
 
 
-def ordered(value: exp.Expr, order: exp.Column | None, *, descending: bool = False) -> exp.Expr:
+def ordered(value: exp.Expr, order: exp.Expr | None, *, descending: bool = False) -> exp.Expr:
     """``value ORDER BY order`` for an aggregate's argument (``value`` alone without an order).
 
     Example:
@@ -371,7 +385,7 @@ def ordered(value: exp.Expr, order: exp.Column | None, *, descending: bool = Fal
     return exp.Order(this=value, expressions=[exp.Ordered(this=order.copy(), desc=descending)])
 
 
-def positioned_list(value: exp.Expr, of_type: str, order: exp.Column | None, condition: exp.Expr | None) -> exp.Expr:
+def positioned_list(value: exp.Expr, of_type: str, order: exp.Expr | None, condition: exp.Expr | None) -> exp.Expr:
     """The list of each group's ``value`` (cast to ``of_type``) where ``condition`` holds, each
     item with its row's place in ``order`` (:data:`~vpush.codec.spark_aggregates.POSITION`): the
     kernel puts the values in that order itself, cheaper than DuckDB's sort for an ordered
@@ -411,7 +425,7 @@ the later rows with the one it kept."""
 
 
 def percentile_approx_call(
-    value: exp.Expr, order: exp.Column | None, condition: exp.Expr | None, percentages: list[float], accuracy: int,
+    value: exp.Expr, order: exp.Expr | None, condition: exp.Expr | None, percentages: list[float], accuracy: int,
     functions: dict[str, SparkType], fallback: exp.Expr | None = None,
 ) -> exp.Expression:
     """Spark's ``percentile_approx`` of ``value`` (a double, as Spark converts its argument) at
@@ -434,7 +448,7 @@ def percentile_approx_call(
     return exp.Anonymous(this=PERCENTILE_APPROX_FUNCTION, expressions=[values, wanted, exp.Literal.number(accuracy), place])
 
 
-def hash_fallback_place(order: exp.Column) -> exp.Expression | None:
+def hash_fallback_place(order: exp.Expr) -> exp.Expression | None:
     """In a SELECT with GROUP BY, the place of the row after which Spark's ``ObjectHashAggregateExec``
     falls back to sorting: the first row of the :data:`HASH_FALLBACK_GROUPS`-th group it meets,
     where a row follows it (else NULL); a window over the groups' first places. None for a
@@ -456,8 +470,51 @@ def hash_fallback_place(order: exp.Column) -> exp.Expression | None:
     return exp.Case(ifs=[exp.If(this=exp.LT(this=nth, expression=last), true=nth.copy())])
 
 
+def several_tasks(order: exp.Expr) -> exp.Expression:
+    """Whether the rows of a SELECT with GROUP BY (an aggregate's window over its groups) come
+    from more than one Spark task: their places in ``order`` hold more than one task
+    (:data:`~vpush.optimizer.plan.ORDER_TASK_SHIFT`).
+
+    Example:
+        >>> several_tasks(exp.column("o")).sql("duckdb")
+        '(MAX(MAX(o)) OVER () >> 52) <> (MIN(MIN(o)) OVER () >> 52)'
+    """
+    def task(extreme: type[exp.Max] | type[exp.Min]) -> exp.Expression:
+        return exp.BitwiseRightShift(this=exp.Window(this=extreme(this=extreme(this=order.copy()))), expression=exp.Literal.number(ORDER_TASK_SHIFT))
+
+    return exp.NEQ(this=task(exp.Max), expression=task(exp.Min))
+
+
+def largest_task_set(member: exp.Expr, order: exp.Expr, condition: exp.Expr | None) -> exp.Expression | None:
+    """The most distinct non-NULL values of ``member`` that one Spark task's rows of a group hold
+    (where ``condition``, a FILTER, holds), each row's task from its place in ``order``; None
+    for a ``UNION ALL``'s order (its branches' places carry no task: read as one task).
+
+    Example:
+        >>> str(largest_task_set(exp.column("x"), exp.column("o"), None).sql("duckdb"))[:60]
+        'LIST_MAX(LIST_TRANSFORM(LIST_DISTINCT(LIST_TRANSFORM(LIST_DI'
+    """
+    if order.meta.get(_WIDE_ORDER):
+        return None
+    task = exp.BitwiseRightShift(this=order.copy(), expression=exp.Literal.number(ORDER_TASK_SHIFT))
+    pair = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier("t"), expression=task),
+                                   exp.PropertyEQ(this=exp.to_identifier("v"), expression=member.copy())])
+    # list_distinct of the list, not LIST(DISTINCT ...): a DISTINCT aggregate would tell the
+    # SELECT's other aggregates that vpush does not know Spark's order of rows (scan_order)
+    pairs = exp.Anonymous(this="list_distinct", expressions=[
+        _filtered(exp.Anonymous(this="list", expressions=[pair]), _both(condition, _present(member)))])
+    item, each = exp.to_identifier("__vpush_pair"), exp.to_identifier("__vpush_task")
+    tasks = exp.Anonymous(this="list_distinct", expressions=[exp.Anonymous(this="list_transform", expressions=[
+        pairs, exp.Lambda(this=exp.column("t", table=item.copy()), expressions=[item.copy()])])])
+    same = exp.EQ(this=exp.column("t", table=item.copy()), expression=exp.column(each.copy()))
+    count = exp.Anonymous(this="len", expressions=[exp.Anonymous(this="list_filter", expressions=[
+        pairs.copy(), exp.Lambda(this=same, expressions=[item.copy()])])])
+    return exp.Anonymous(this="list_max", expressions=[exp.Anonymous(this="list_transform", expressions=[
+        tasks, exp.Lambda(this=count, expressions=[each.copy()])])])
+
+
 def ordered_double_sum(
-    value: exp.Expr, order: exp.Column, condition: exp.Expr | None, functions: dict[str, SparkType], fallback: exp.Expr | None = None,
+    value: exp.Expr, order: exp.Expr, condition: exp.Expr | None, functions: dict[str, SparkType], fallback: exp.Expr | None = None,
 ) -> exp.Expression:
     """Spark's ``sum`` of ``value`` as doubles, added in ``order`` (NULL where no row has one);
     ``condition`` is the aggregate's FILTER, ``fallback`` the place after which Spark's hash
@@ -475,7 +532,7 @@ _BY_ROW = (exp.RowNumber, exp.Lag, exp.Lead, exp.Ntile)
 _BY_ORDER = (exp.First, exp.Last, exp.FirstValue, exp.LastValue, exp.AnyValue, exp.ArrayAgg)
 
 
-def window_in_order(window: exp.Window, order: exp.Column) -> None:
+def window_in_order(window: exp.Window, order: exp.Expr) -> None:
     """Give ``window``'s function the rows in Spark's order where it depends on it: Spark sorts a
     window's rows by its partition and ORDER BY keys stably, tied rows in the order they came
     (measured on Spark 4.3), where DuckDB's window sort leaves ties in any order. A function of
@@ -513,7 +570,7 @@ def _present(value: exp.Expr) -> exp.Expr:
 
 
 def moment_call(
-    kind: str, values: list[exp.Expr], order: exp.Column | None, condition: exp.Expr | None, functions: dict[str, SparkType],
+    kind: str, values: list[exp.Expr], order: exp.Expr | None, condition: exp.Expr | None, functions: dict[str, SparkType],
     fallback: exp.Expr | None = None,
 ) -> exp.Expression:
     """The engine call of the moment ``kind`` over the lists of its arguments as doubles, in
@@ -530,7 +587,7 @@ def moment_call(
     return exp.Anonymous(this=moment_function(kind), expressions=[*lists, _place(fallback)])
 
 
-def last_of_ties(call: exp.ArgMax | exp.ArgMin, key: exp.Expr, order: exp.Column) -> exp.Expression:
+def last_of_ties(call: exp.ArgMax | exp.ArgMin, key: exp.Expr, order: exp.Expr) -> exp.Expression:
     """Spark's ``max_by``/``min_by``: the value at the extreme ``key``, the last row in ``order``
     among rows tied on it (NULL keys skipped; the value kept even when NULL).
 
@@ -549,13 +606,13 @@ def last_of_ties(call: exp.ArgMax | exp.ArgMin, key: exp.Expr, order: exp.Column
     return exp.Anonymous(this=name, expressions=[call.this, ranked])
 
 
-def first_or_last(value: exp.Expr, last: bool, order: exp.Column) -> exp.Expression:
+def first_or_last(value: exp.Expr, last: bool, order: exp.Expr) -> exp.Expression:
     """Spark's ``first``/``last`` as an aggregate: the value of the first or last row in ``order``."""
     return exp.Anonymous(this="arg_max_null" if last else "arg_min_null", expressions=[value, order.copy()])
 
 
 def ordered_long_sum(
-    value: exp.Expr, order: exp.Column, condition: exp.Expr | None, checked: exp.Expr, overflow: exp.Expr,
+    value: exp.Expr, order: exp.Expr, condition: exp.Expr | None, checked: exp.Expr, overflow: exp.Expr,
     functions: dict[str, SparkType],
 ) -> exp.Expression:
     """Spark's ``sum`` of integers (a ``bigint``) where a running total may pass a long: ``checked``
@@ -589,7 +646,7 @@ def ordered_long_sum(
 
 
 def ordered_decimal_total(
-    value: exp.Expr, order: exp.Column, condition: exp.Expr | None, scale: int, checked: exp.Expr, to: exp.DataType,
+    value: exp.Expr, order: exp.Expr, condition: exp.Expr | None, scale: int, checked: exp.Expr, to: exp.DataType,
     finish: Callable[[exp.Expression, exp.Expr], exp.Expression], function: str,
 ) -> exp.Expression:
     """Spark's ``sum``/``avg`` with GROUP BY of decimals whose total is a ``decimal(38, scale)``,
@@ -607,7 +664,7 @@ def ordered_decimal_total(
     safe = exp.LT(this=bound, expression=exp.Literal.number(f"0.99e{38 - scale}"))
     retry = exp.cast(exp.Anonymous(this="error", expressions=[exp.Literal.string(ORDERED_RETRY_MARKER)]), to)
     fast = exp.Case(ifs=[exp.If(this=safe, true=checked)], default=retry)
-    values = _filtered(exp.Anonymous(this="list", expressions=[ordered(value.copy(), order)]), _both(condition, _present(value)))
+    values = positioned_list(value, f"DECIMAL(38, {scale})", order, _both(condition, _present(value)))
     total = exp.Anonymous(this=function, expressions=[values])
     return ordered_choice(fast, finish(total, count.copy()))
 
@@ -641,7 +698,7 @@ def _is_choice(node: exp.Expr) -> bool:
 
 
 
-def ordered_mode(value: exp.Expr, duck: str, order: exp.Column) -> exp.Expr | None:
+def ordered_mode(value: exp.Expr, duck: str, order: exp.Expr) -> exp.Expr | None:
     """Spark's ``mode(x)`` of the values (a ``duck`` type of :data:`MODE_FUNCTIONS`) in ``order``,
     by the kernel; None where the order is a ``UNION ALL``'s, whose branches are tasks of their
     own in Spark (their buffers merged in the order the shuffle brings them).
@@ -728,7 +785,7 @@ def split_at_fallback(items: exp.Expr, place: exp.Expr, body: Callable[[exp.Expr
     return exp.Anonymous(this="list_extract", expressions=[once, exp.Literal.number(1)])
 
 
-def positioned_items(fields: dict[str, exp.Expr], order: exp.Column, condition: exp.Expr | None) -> exp.Expr:
+def positioned_items(fields: dict[str, exp.Expr], order: exp.Expr, condition: exp.Expr | None) -> exp.Expr:
     """The list of each group's rows as structs of ``fields`` and their place in ``order``
     (:data:`~vpush.codec.spark_aggregates.POSITION`), in that order, where ``condition`` holds."""
     item = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier(name), expression=value.copy()) for name, value in fields.items()]
@@ -757,7 +814,7 @@ def _concatenated(later: exp.Expr, earlier: exp.Expr) -> exp.Expression:
     return exp.Anonymous(this="list_concat", expressions=[later, earlier])
 
 
-def collected_past_fallback(value: exp.Expr, order: exp.Column, place: exp.Expr, condition: exp.Expr | None = None) -> exp.Expression:
+def collected_past_fallback(value: exp.Expr, order: exp.Expr, place: exp.Expr, condition: exp.Expr | None = None) -> exp.Expression:
     """Spark's ``collect_list`` of ``value`` where its hash aggregation may fall back at ``place``
     (:func:`hash_fallback_place`): the values of a group's later rows first, then those of its
     rows up to the place, each part in ``order`` (NULLs left out, and the rows where the FILTER
@@ -773,7 +830,7 @@ def collected_past_fallback(value: exp.Expr, order: exp.Column, place: exp.Expr,
 
 
 def joined_past_fallback(
-    value: exp.Expr, separator: exp.Expr, order: exp.Column, place: exp.Expr, condition: exp.Expr | None = None,
+    value: exp.Expr, separator: exp.Expr, order: exp.Expr, place: exp.Expr, condition: exp.Expr | None = None,
 ) -> exp.Expression:
     """Spark's ``string_agg``/``listagg`` of the strings ``value`` joined by ``separator`` where its
     hash aggregation may fall back at ``place``: as :func:`collected_past_fallback` orders them
@@ -790,7 +847,7 @@ def joined_past_fallback(
     return split_at_fallback(items, place, joined)
 
 
-def first_or_last_past_fallback(value: exp.Expr, last: bool, order: exp.Column, place: exp.Expr, condition: exp.Expr | None) -> exp.Expression:
+def first_or_last_past_fallback(value: exp.Expr, last: bool, order: exp.Expr, place: exp.Expr, condition: exp.Expr | None) -> exp.Expression:
     """Spark's ``first``/``last`` of ``value`` (over the rows where ``condition`` holds: IGNORE
     NULLS) where its hash aggregation may fall back at ``place``: ``First.merge`` keeps the new
     buffer's value where it has one (the first of the later rows), else the kept one's;
@@ -806,7 +863,7 @@ def first_or_last_past_fallback(value: exp.Expr, last: bool, order: exp.Column, 
 
 
 def extreme_past_fallback(
-    call: exp.ArgMax | exp.ArgMin, key: exp.Expr, order: exp.Column, place: exp.Expr, condition: exp.Expr | None = None,
+    call: exp.ArgMax | exp.ArgMin, key: exp.Expr, order: exp.Expr, place: exp.Expr, condition: exp.Expr | None = None,
 ) -> exp.Expression:
     """Spark's ``max_by``/``min_by`` (``call``, ordered by ``key``) where its hash aggregation may
     fall back at ``place``: each part's value at its extreme key, the last of the rows tied on it

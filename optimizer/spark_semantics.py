@@ -67,7 +67,7 @@ from vpush.codec.datetime_pattern import DatetimePatternError, compile_pattern
 from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
-from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+from vpush.optimizer.plan import ONE_TASK, VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_from_json import FROM_JSON_FUNCTION, from_json_schema, rewrite_from_json
 from vpush.optimizer.rewrite_generators import (
     JSON_TUPLE_FIELD,
@@ -98,6 +98,8 @@ from vpush.optimizer.spark_order import (
     joined_past_fallback,
     object_hash_aggregation,
     hash_fallback_place,
+    several_tasks,
+    largest_task_set,
     percentile_approx_call,
     SORTS_KEPT,
     first_or_last,
@@ -128,7 +130,7 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "JSON_TUPLE_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "FORMAT_NUMBER_FUNCTION", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "JSON_TUPLE_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
            "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "map_from_arrays_checked", "decimal_function", "decimal_function_types", "apply_spark_semantics",
            "arrow_spark_type", "spark_name"]
 
@@ -235,6 +237,11 @@ JAVA_TEXT_FUNCTIONS = {
 type they take: a double or float as Java's ``Double.toString`` / ``Float.toString`` prints it
 (``1.0E10``, where DuckDB prints ``10000000000.0``); a binary as its bytes read as UTF-8, each
 malformed sequence U+FFFD as PySpark's rows show it (DuckDB prints ``\x80`` escapes)."""
+
+FORMAT_NUMBER_FUNCTION = "vpush_format_number"
+"""The engine function that gives Spark's ``format_number(x, places)`` of a double (a float
+widened to one): (DOUBLE, INTEGER) -> VARCHAR, Java's ``DecimalFormat`` of the digits of
+``Double.toString`` (:func:`vpush.codec.native.format_number_native`)."""
 
 JSON_TUPLE_FUNCTION = "vpush_json_tuple"
 """The engine function that gives one field of Spark's ``json_tuple(json, field, ...)``: the
@@ -1502,6 +1509,22 @@ class _Rewriter:
         self.typer = typer
         self.functions = functions
 
+    def _format_double(self, value: exp.Expr, places: exp.Expr) -> exp.Expr | None:
+        """Spark's ``format_number(value, places)`` of a double or float with integer places (a
+        literal or not), by the engine function; None for other forms (integers and decimals
+        are DuckDB SQL: :mod:`vpush.optimizer.spark_scalars`)."""
+        if isinstance(value, exp.Null):
+            value = exp.cast(value, "DOUBLE")  # a NULL literal: Spark's answer is a NULL string
+        elif self.typer.of(value) not in (_DOUBLE, AtomicType("float")):
+            return None
+        count = self.typer.of(places)
+        if not (isinstance(places, exp.Null) or (isinstance(count, AtomicType) and count.name in ("tinyint", "smallint", "int"))):
+            return None
+        self.functions[FORMAT_NUMBER_FUNCTION] = StringType()
+        call = exp.Anonymous(this=FORMAT_NUMBER_FUNCTION, expressions=[exp.cast(value, "DOUBLE"), exp.cast(places, "INT")])
+        self.typer.types[id(call)] = StringType()
+        return call
+
     def _java_text(self, node: exp.Expr) -> exp.Expr:
         """``node`` as Spark casts it to a string, where it is a double, float or binary."""
         source = self.typer.of(node)
@@ -1927,6 +1950,14 @@ class _Rewriter:
             isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions)
         place = hash_fallback_place(order) if plain else None
         if place is not None:
+            # each task's hash aggregation falls back at its own place, and the final one's
+            # merges the tasks' buffers in another order past 128 groups: not followed
+            message = (f"{called}: the DuckDB engine does not give Spark's answer where its hash aggregation falls back to sorting "
+                       "(GROUP BY past 128 groups beside collect_list, string_agg, percentile, ...) over several Spark tasks; "
+                       "the Spark engine runs it")
+            refused = exp.and_(several_tasks(order), exp.Not(this=exp.Is(this=place.copy(), expression=exp.Null())), copy=False)
+            place = exp.Case(ifs=[exp.If(this=refused, true=spark_error("VPUSH_UNSUPPORTED_FUNCTION", message, exp.DataType.build("BIGINT")))],
+                             default=place)
             return place, None
         return None, exp.GTE(this=exp.Window(this=exp.Count(this=exp.Star())), expression=exp.Literal.number(HASH_FALLBACK_GROUPS))
 
@@ -2045,14 +2076,16 @@ class _Rewriter:
             return node
         if isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayUniqueAgg) and not isinstance(node.parent, exp.Window):
             # collect_set(x) FILTER (WHERE c): DuckDB's LIST(DISTINCT x) carries a FILTER of its own
-            # (x IS NOT NULL), so the distinct values of the list of the rows kept
+            # (x IS NOT NULL), so ARRAY_AGG(DISTINCT x) under one FILTER of both (each group holds
+            # its distinct values only; their order is _spark_set's)
             member = _distinct_argument(node.this.this)
             element = self.typer._part(member)
             kept = exp.and_(node.expression.this.copy(), exp.Not(this=exp.Is(this=member.copy(), expression=exp.Null())), copy=False)
             if element in _FLOATING:
                 member = _normalized_float(member, element)  # Spark's set holds -0.0 as 0.0
-            listed = exp.Filter(this=exp.ArrayAgg(this=member.copy()), expression=exp.Where(this=kept))
-            return self._spark_set(exp.Anonymous(this="list_distinct", expressions=[listed]), element)
+            distinct = exp.ArrayAgg(this=exp.Distinct(expressions=[member.copy()]))
+            return self._spark_set(exp.Filter(this=distinct, expression=exp.Where(this=kept)), element,
+                                   self._task_sets(member, node.expression.this, element))
         if (isinstance(node, (exp.ArrayAgg, exp.ArrayUniqueAgg)) and not isinstance(node.parent, (exp.Filter, exp.Window))) or (
             isinstance(node, exp.Window) and isinstance(node.this, (exp.ArrayAgg, exp.ArrayUniqueAgg))
         ) or (isinstance(node, exp.Filter) and isinstance(node.this, exp.ArrayAgg) and not isinstance(node.parent, exp.Window)):
@@ -2073,7 +2106,8 @@ class _Rewriter:
                 # Spark's set holds -0.0 as 0.0
                 unique.set("this", _normalized_float(_distinct_argument(unique.this), element))
             if isinstance(unique, exp.ArrayUniqueAgg) and orders_set(element):
-                return self._spark_set(node, element)
+                sized = None if isinstance(node, exp.Window) else self._task_sets(_distinct_argument(unique.this), None, element)
+                return self._spark_set(node, element, sized)
             # Spark's collect_list/collect_set of no (non-NULL) values is [], DuckDB's NULL
             collected = exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])])
             return self._past_fallback("collect_list", collected, fallback)
@@ -2555,14 +2589,28 @@ class _Rewriter:
             return node
         return node
 
-    def _spark_set(self, collected: exp.Expr, element: SparkType | None) -> exp.Expr:
+    def _spark_set(self, collected: exp.Expr, element: SparkType | None, sized: exp.Expression | None = None) -> exp.Expr:
         """A collected set as Spark's ``collect_set`` gives it: [] for no (non-NULL) values, where
         DuckDB's is NULL, in the order of Spark's hash set where vpush knows it
-        (:mod:`vpush.optimizer.spark_collect_set`)."""
+        (:mod:`vpush.optimizer.spark_collect_set`), its table sized for ``sized`` elements where
+        given (:meth:`_task_sets`)."""
         listed = exp.Coalesce(this=collected, expressions=[exp.Array(expressions=[])])
         if element is None or not orders_set(element):
             return listed
-        return spark_set_order(listed, element, self.functions)
+        return spark_set_order(listed, element, self.functions, sized)
+
+    def _task_sets(self, member: exp.Expr, condition: exp.Expr | None, element: SparkType | None) -> exp.Expression | None:
+        """Where vpush knows which Spark task reads each row, the largest of a group's tasks'
+        sets of ``member`` (kept by the FILTER ``condition``), which sizes the final set's table
+        (:func:`largest_task_set`); else None (the set's own size, as one task)."""
+        if element is None or not orders_set(element):
+            return None
+        select = self.typer.scope.expression
+        source = select.args.get("from_") if isinstance(select, exp.Select) and not select.args.get("joins") else None
+        if source is not None and isinstance(source.this, exp.Table) and source.this.meta.get(ONE_TASK):
+            return None  # one small file: one task, whose set sizes the table (no order column read)
+        order = scan_order(self.typer.scope)
+        return largest_task_set(member, order, condition) if order is not None else None
 
     def _renamed_struct(self, value: exp.Expr, of_type: StructType, names: list[str]) -> exp.Expr:
         """The struct ``value`` with its fields under ``names``, in its order (NULL where it is)."""
@@ -2697,6 +2745,10 @@ class _Rewriter:
             computed = rewrite_kernel_call(called, [a for a in arguments if a is not None], self.typer.of, self.functions)
             self.typer.types[id(computed)] = KERNEL_CALLS[called]
             return computed
+        if called == "format_number" and arguments is not None and len(arguments) == 2 and arguments[0] is not None and arguments[1] is not None:
+            formatted = self._format_double(arguments[0], arguments[1])
+            if formatted is not None:
+                return formatted
         if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
             typed = self.typer.of if called != "typeof" else self._typeof_argument
             scalar = rewrite_scalar(called, node, [a for a in arguments if a is not None], typed, result)
@@ -3483,7 +3535,7 @@ class _Rewriter:
         return call
 
     def _grouped_decimal_total(
-        self, node: exp.Expr, agg: exp.Expr, arg: DecimalType, result: DecimalType, order: exp.Column, tolerant: bool
+        self, node: exp.Expr, agg: exp.Expr, arg: DecimalType, result: DecimalType, order: exp.Expr, tolerant: bool
     ) -> exp.Expression:
         """Spark's ``sum``/``avg`` with GROUP BY of a decimal whose total is a ``decimal(38,s)``:
         Spark's hash aggregation keeps each group's running total in a ``decimal(38,s)`` field
@@ -5905,7 +5957,10 @@ def _extraction_name(node: exp.Expr, top: bool) -> str:
         word = "TRY_CAST" if isinstance(node, exp.TryCast) else "CAST"
         return f"{word}({_extraction_name(node.this, False)} AS {shown})"
     assert isinstance(node, VariantGet)
-    args = [spark_name(node.this, top=False) or node.this.sql(dialect=VpushSpark)]
+    from vpush.optimizer.rewrite_variants import spark_function_name  # it builds on spark_name
+
+    # the variant may itself call variant functions (variant_get(parse_json(to_json(v:a)), ...))
+    args = [spark_function_name(node.this, top=False) or node.this.sql(dialect=VpushSpark)]
     path = node.args["path"]
     args.append(path.this if isinstance(path, exp.Literal) else path.sql(dialect=VpushSpark))
     call = f"{node.sql_name().lower()}({', '.join(args)})"
@@ -6401,7 +6456,7 @@ def _truncate_default(function: exp.Lag | exp.Lead, value: SparkType | None) -> 
 
 
 def _first_or_last_ignoring_nulls(
-    call: exp.First | exp.Last | exp.FirstValue | exp.LastValue, order: exp.Column | None
+    call: exp.First | exp.Last | exp.FirstValue | exp.LastValue, order: exp.Expr | None
 ) -> exp.Expr:
     """Spark's ``first(x, true)``/``last(x, true)`` as an aggregate: the first or last non-NULL
     value (DuckDB takes IGNORE NULLS only in a window, and its rendering of ``last`` dropped it),

@@ -35,6 +35,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session", autouse=True)
+def _duckdb_parallelism_of_the_spark_fixture() -> Iterator[None]:
+    """DuckDB connections that take the default parallelism answer as the ``spark`` fixture's
+    ``local[2]`` session does (its tasks), whatever the cores of the machine the tests run on."""
+    from vpush import connection
+
+    original = connection._default_parallelism
+    connection._default_parallelism = lambda: 2  # type: ignore[assignment]
+    yield
+    connection._default_parallelism = original  # type: ignore[assignment]
+
+
+@pytest.fixture(scope="session", autouse=True)
 def _derived_scan_schemas_are_duckdbs() -> Iterator[None]:
     """Every scan the Spark engine runs in any test checks the Arrow schema it derives from the
     plan against the one DuckDB gives by running the scan's query on no rows (what the engine

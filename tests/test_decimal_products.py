@@ -336,11 +336,18 @@ def test_a_zero_divisor_raises_or_is_null() -> None:
     assert raised.value.error_class == "DIVIDE_BY_ZERO"
 
 
-@pytest.mark.parametrize("sql", ["SELECT a.id % 2 AS g, try_avg(a.z) AS a FROM t AS a JOIN t AS b ON a.id = b.id GROUP BY a.id % 2"])
+def test_grouped_try_sums_of_wide_decimals_over_a_broadcast_join(spark_view: SparkSession, con: vpush.Connection) -> None:
+    """Over a join Spark makes a broadcast hash join, vpush follows its order of rows: answered."""
+    sql = "SELECT a.id % 2 AS g, try_avg(a.z) AS a, try_sum(b.z) AS s FROM t AS a JOIN t AS b ON a.id = b.id GROUP BY a.id % 2"
+    assert_same_answer(sql, spark_view, con)
+
+
+@pytest.mark.parametrize("sql", ["SELECT a.id % 2 AS g, try_avg(a.z) AS a FROM t AS a JOIN (SELECT id FROM t) AS b ON a.id = b.id GROUP BY a.id % 2"])
 def test_grouped_try_sums_of_wide_decimals_are_refused(sql: str, con: vpush.Connection) -> None:
     """With GROUP BY Spark's total of decimals of more than 28 digits is NULL once its running
     total passes 38 digits in its order of rows, which vpush follows where a SELECT reads one
-    table, or a subquery of it, but not over a join: refused there."""
+    table, a subquery of it, or a broadcast hash join of two tables, but not over a join of a
+    subquery: refused there."""
     with pytest.raises(VpushError) as raised:
         con.sql(sql).to_arrow()
     assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION", "Should be refused"

@@ -380,6 +380,8 @@ QUERIES: list[Any] = [
     # the variant functions' results typed inside other expressions
     "SELECT upper(to_json(v)) AS u, length(to_json(v:n)) AS n, concat(schema_of_variant(v), '!') AS s, typeof(to_json(v)) AS t, "
     "NOT is_variant_null(v:n) AND is_valid_variant(v) AS b, typeof(try_parse_json('1')) AS j FROM v",
+    # unnamed: variant_get of a variant built from an extraction takes Spark's name
+    "SELECT variant_get(parse_json(to_json(v:n)), '$', 'int'), variant_get(to_variant_object(named_struct('k', v:n)), '$.k', 'string') FROM v",
 ]
 
 
@@ -1088,6 +1090,9 @@ SPARK_SYNTAX = [
     "SELECT i, x FROM t LATERAL VIEW inline(array(named_struct('a', 1, 'b', 2))) v AS i, x",
     "SELECT named_struct('a', i, 'b', g).* FROM t",
     "SELECT st.* FROM (SELECT named_struct('a', i, 'b', g) AS st FROM t)",
+    # a field a struct does not have: FIELD_NOT_FOUND (struct() names an unnamed argument colN)
+    "SELECT named_struct('a', i).b FROM t",
+    "SELECT max(struct(f, i)).col2, struct(f + 1, i).i FROM t",
 ]
 
 

@@ -28,12 +28,18 @@ ENGINES = ("duckdb", "spark")
 _KEPT_PLANS = 64  # plans a connection keeps for reuse, the least recently used dropped first
 
 
+def _default_parallelism() -> int:
+    """Spark's default parallelism in ``local[*]``: the machine's cores."""
+    return os.cpu_count() or 1
+
+
 def connect(
     engine: str = "duckdb",
     *,
     time_zone: str | None = None,
     connection: duckdb.DuckDBPyConnection | None = None,
     spark: SparkSession | None = None,
+    parallelism: int | None = None,
 ) -> Connection:
     """Open a vpush connection.
 
@@ -44,9 +50,15 @@ def connect(
         connection: a DuckDB connection of your own for the DuckDB engine to run on.
         spark: a SparkSession of your own for the Spark engine (default: the active one, or a
             new local one).
+        parallelism: for the DuckDB engine, the default parallelism of the Spark session whose
+            answers to give (``local[N]``: N), which decides how Spark's file scan groups the
+            files into tasks, and so the last bits of a sum of doubles, or which of tied values
+            ``mode`` gives; by default the machine's cores, as ``local[*]``'s (the Spark engine
+            takes its session's).
 
     Raises:
-        VpushError: an unknown engine or time zone, or an engine that is not available.
+        VpushError: an unknown engine or time zone, a parallelism below 1 or given to the spark
+            engine, or an engine that is not available.
 
     Example:
         >>> con = connect(time_zone="UTC")
@@ -54,8 +66,11 @@ def connect(
         ('duckdb', 'UTC')
     """
     tz = check_time_zone(time_zone) if time_zone is not None else local_time_zone()
+    if parallelism is not None and (isinstance(parallelism, bool) or not isinstance(parallelism, int) or parallelism < 1):
+        raise VpushError(f"parallelism={parallelism!r}: give a whole number of tasks, 1 or more")
     if engine == "duckdb":
-        return Connection(DuckDBEngine(connection=connection, time_zone=tz), time_zone=tz)
+        tasks = parallelism if parallelism is not None else _default_parallelism()
+        return Connection(DuckDBEngine(connection=connection, time_zone=tz, parallelism=tasks), time_zone=tz)
     if engine == "spark":
         try:
             from vpush.exec.spark_engine import SparkEngine
@@ -63,6 +78,8 @@ def connect(
             raise VpushError("the spark engine needs PySpark 4: pip install 'vpush[spark]'") from exc
         if connection is not None:
             raise VpushError("connection= is a DuckDB connection; give the spark engine spark=")
+        if parallelism is not None:
+            raise VpushError("parallelism= is the DuckDB engine's; the spark engine takes its session's default parallelism")
         from pyspark.sql import SparkSession as _Session
 
         if time_zone is None and spark is None and _Session.getActiveSession() is None:
