@@ -849,6 +849,8 @@ _TRACED_PARSERS = frozenset({
     "EXTRACT", "MAX_BY", "MIN_BY",
 })
 
+_INTEGER_SUFFIXES = {exp.DType.BIGINT: "L", exp.DType.SMALLINT: "S", exp.DType.TINYINT: "Y"}
+
 TYPED_LITERAL = "vpush_typed_literal"
 """The meta key marking a ``Cast`` that the user wrote as a typed literal (``DATE '2024-01-02'``,
 or a number with a type suffix, ``1L``, ``1.5D``, ``2BD``): Spark names it after its value, where
@@ -1210,6 +1212,19 @@ class VpushSparkParser(SparkParser):
                     node.set("expressions", None)
         return this
 
+    def _parse_group(self, skip_group_by_token: bool = False) -> exp.Group | None:
+        # Spark's GROUP BY window(ts, '10 minutes') (a time window) calls the function, where
+        # sqlglot's parser stops at WINDOW as at the clause that names windows
+        start = self._index + (0 if skip_group_by_token else 1)
+        for index in range(start, min(start + 2, len(self._tokens) - 1)):
+            token = self._tokens[index]
+            if token.token_type == TokenType.WINDOW and self._tokens[index + 1].token_type == TokenType.L_PAREN:
+                token.token_type = TokenType.VAR
+                break
+            if token.token_type not in (TokenType.ALL, TokenType.DISTINCT):
+                break
+        return super()._parse_group(skip_group_by_token)
+
     def _parse_interval(self, require_interval: bool = True, parse_function_unit: bool = True) -> exp.Add | exp.Interval | None:
         # INTERVAL 1 DAY 2 HOURS is one literal to Spark (INTERVAL '1 02' DAY TO HOUR, an interval
         # day to hour), where sqlglot's parser writes a sum of one-unit intervals.
@@ -1385,6 +1400,11 @@ class VpushSparkGenerator(SparkGenerator):
         if (expression.meta.get(TYPED_LITERAL) and isinstance(literal, exp.Literal) and not literal.is_string
                 and expression.to.this in (exp.DType.DOUBLE, exp.DType.FLOAT)):
             return f"{literal.this}{'D' if expression.to.this == exp.DType.DOUBLE else 'F'}"
+        if (expression.meta.get(TYPED_LITERAL) and isinstance(literal, exp.Literal) and not literal.is_string
+                and literal.this.lstrip("-").isdigit() and expression.to.this in _INTEGER_SUFFIXES
+                and expression.parent is not None and call_name(expression.parent) == "window"):
+            # and a time window's duration (600000000L): Spark's window takes a literal, not a cast
+            return f"{literal.this}{_INTEGER_SUFFIXES[expression.to.this]}"
         return super().cast_sql(expression, safe_prefix)
 
     def _as_written(self, expression: exp.Expr) -> str | None:

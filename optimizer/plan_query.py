@@ -35,6 +35,7 @@ from vpush.optimizer.expand_using_stars import COLUMN_NAMES
 from vpush.optimizer.spark_joins import HINTED, SPARK_SIZE, SparkSize, spark_default_size
 from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
+from vpush.optimizer.rewrite_time_windows import check_time_windows
 from vpush.optimizer.spark_functions import check_functions
 from vpush.optimizer.spark_order import choose_ordered, exclude_from_stars
 from vpush.optimizer.spark_semantics import SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name, wrap_in_place
@@ -174,6 +175,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
         OptimizeError: the SQL does not parse, or names a table that is not registered.
     """
     expression = rewrite_zoned_literals(parse_spark(sql), time_zone)
+    check_time_windows(expression)  # on both engines: Spark's error its extractions' scan columns would hide
     # What the DuckDB engine cannot run is refused when it runs the plan, not here: the Spark
     # engine runs the same query with Spark's own functions.
     refusal: OptimizeError | None = None

@@ -23,6 +23,7 @@ from sqlglot import exp
 from vpush.optimizer.dialect import PARSED_ARGUMENTS, call_name
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.rewrite_generators import GENERATORS
+from vpush.optimizer.rewrite_time_windows import TIME_WINDOW_FUNCTIONS
 
 __all__ = ["PARSED_ARGUMENTS", "SPARK_FUNCTIONS", "SparkFunction", "check_functions"]
 
@@ -204,6 +205,8 @@ def check_functions(expression: exp.Expr) -> None:
             continue
         rule = SPARK_FUNCTIONS.get(name)
         count = _argument_count(node)
+        if name in TIME_WINDOW_FUNCTIONS:
+            continue  # vpush.optimizer.rewrite_time_windows and spark_semantics decide on these
         if name in GENERATORS and (count == 1 or (name in ("json_tuple", "stack") and count is not None and count > 1)):
             continue  # vpush.optimizer.rewrite_generators decides on these
         if rule is not None and (count is None or (rule.least <= count and (rule.most is None or count <= rule.most))):

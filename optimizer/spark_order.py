@@ -53,7 +53,9 @@ from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
 from vpush.codec.spark_aggregates import BIVARIATE_KINDS, POSITION, POSITIONED_VALUE
+from vpush.optimizer.errors import refuse_on_duckdb
 from vpush.optimizer.plan import ORDER_COLUMN, ORDER_TASK_SHIFT, ORDERED_RETRY_MARKER, ORDERED_SCAN, SCAN_INDEX
+from vpush.optimizer.rewrite_time_windows import TIME_WINDOW_JOIN, order_past_time_window
 from vpush.optimizer.spark_joins import join_order
 from vpush.optimizer.variant_types import ArrayType, AtomicType, SparkType
 
@@ -101,8 +103,30 @@ def scan_order(scope: Scope) -> exp.Expr | None:
 
     The SELECT reads one table directly (whose scan is then marked ordered), or a subquery or a
     CTE that projects, filters and sorts such rows (:func:`_carry_order` makes it give the column
-    too), or a ``UNION ALL`` of such.
+    too), or a ``UNION ALL`` of such; each row's time windows follow it.
+
+    Raises:
+        OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` where the rows are time windows
+            (:mod:`~vpush.optimizer.rewrite_time_windows`) whose order vpush does not know.
     """
+    column = _scan_order(scope)
+    if column is None and _expands_time_windows(scope.expression):
+        refuse_on_duckdb("window", "an aggregate that depends on the order of rows, over time windows of rows whose "
+                         "order vpush does not follow (a join, a sorted subquery)")
+    return column
+
+
+def _expands_time_windows(query: exp.Expr | None) -> bool:
+    """Whether ``query``'s rows are time windows of its source's, or its source's are."""
+    if not isinstance(query, exp.Select):
+        return False
+    if any(TIME_WINDOW_JOIN in j.meta for j in query.args.get("joins") or []):
+        return True
+    source = query.args.get("from_")
+    return source is not None and _expands_time_windows(_query(source.this))
+
+
+def _scan_order(scope: Scope) -> exp.Expr | None:
     select = scope.expression
     if not isinstance(select, exp.Select) or select.args.get("laterals"):
         return None
@@ -110,7 +134,11 @@ def scan_order(scope: Scope) -> exp.Expr | None:
         # Spark computes the other aggregates of a SELECT with a DISTINCT one per distinct value
         # first, and merges those buffers in its hash table's order
         return None
-    if select.args.get("joins"):
+    joins = select.args.get("joins") or []
+    windows = [j for j in joins if TIME_WINDOW_JOIN in j.meta]
+    if windows and len(windows) != len(joins):
+        return None  # a join beside time windows (scan_order refuses it)
+    if joins and not windows:
         place = join_order(select)
         if place is not None:
             place.meta[_WIDE_ORDER] = not isinstance(place, exp.Column)
@@ -122,7 +150,10 @@ def scan_order(scope: Scope) -> exp.Expr | None:
         return None
     _carry_order(source, keep_sorts)
     column = _order_of(source)
-    column.meta[_WIDE_ORDER] = kind == _WIDE
+    for window in windows:
+        # each row's time windows after it, in Spark's Expand order
+        column = order_past_time_window(window, column)
+    column.meta[_WIDE_ORDER] = kind == _WIDE or bool(windows)
     return column
 
 
@@ -177,8 +208,8 @@ def _own_nodes(node: exp.Expr) -> list[exp.Expr]:
 
 
 def _from(select: exp.Select) -> exp.Expr | None:
-    """The one source ``select`` reads (no join, no lateral view)."""
-    if select.args.get("joins") or select.args.get("laterals"):
+    """The one source ``select`` reads (no join but its time windows', no lateral view)."""
+    if any(TIME_WINDOW_JOIN not in j.meta for j in select.args.get("joins") or []) or select.args.get("laterals"):
         return None
     from_ = select.args.get("from_")
     return from_.this if from_ is not None else None
@@ -249,13 +280,15 @@ def _select_carries(select: exp.Select, keep_sorts: bool) -> str | None:
     # a SELECT that only projects, filters and sorts the rows of one source keeps their order
     if select.meta.get(_CARRIED):
         return str(select.meta[_CARRIED])
-    for key in ("group", "having", "qualify", "limit", "offset", "distinct", "windows", "joins", "laterals", "connect", "prewhere"):
+    for key in ("group", "having", "qualify", "limit", "offset", "distinct", "windows", "laterals", "connect", "prewhere"):
         if select.args.get(key):
             return None
     if any(isinstance(n, (exp.AggFunc, exp.Window, exp.UDTF, exp.Explode)) for n in _own_nodes(select)):
         return None
     source = _from(select)
     inner = _carries(source, keep_sorts) if source is not None else None
+    if inner is not None and select.args.get("joins"):
+        inner = _WIDE  # its time windows' places (order_past_time_window) are hugeints
     if inner is None or not select.args.get("order") or not keep_sorts:
         return inner
     # Spark drops a sort below another (EliminateSorts): vpush follows one sort only
@@ -286,6 +319,8 @@ def _carry_select(select: exp.Select, keep_sorts: bool, branch: int | None) -> N
     place: exp.Expr = _order_of(source)
     if not isinstance(_query(source), exp.Table):
         exclude_from_stars(select, source.alias_or_name, [ORDER_COLUMN])
+    for window in select.args.get("joins") or []:
+        place = order_past_time_window(window, place)  # (_from: only time windows' joins)
     order = select.args.get("order")
     if order is not None and keep_sorts:
         # Spark's sort is stable: rows tied on its keys keep the order they came in

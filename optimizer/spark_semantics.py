@@ -77,6 +77,7 @@ from vpush.optimizer.rewrite_generators import (
     rewrite_generators_after_aggregation,
 )
 from vpush.optimizer.rewrite_pivots import rewrite_pivots, settle_pivot
+from vpush.optimizer.rewrite_time_windows import window_time_type, rewrite_time_windows
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
 from vpush.optimizer.expand_using_stars import expand_using_stars
@@ -984,6 +985,9 @@ class _Typer:
             return source if isinstance(source, StringType) or source == AtomicType("binary") else None
         if called in ("from_utc_timestamp", "to_utc_timestamp"):
             return AtomicType("timestamp")
+        if called == "window_time":
+            given = _arguments(node)
+            return window_time_type(self.of(given[0])) if len(given) == 1 else None
         if called in _MAKE_TIMESTAMP_CALLS:
             return AtomicType(_MAKE_TIMESTAMP_CALLS[called])
         if called == "schema_of_json":
@@ -2918,6 +2922,8 @@ class _Rewriter:
             return self._months_between([a for a in arguments if a is not None])
         if called == "date_format" and arguments and len(arguments) == 2 and arguments[0] is not None:
             return self._date_format(arguments[0], arguments[1])
+        if called == "window_time":
+            return _window_time(arguments or [], self.typer.of)
         if called in ("dayname", "monthname") and arguments and len(arguments) == 1 and arguments[0] is not None:
             if self.typer.of(arguments[0]) not in (AtomicType("date"), *_TIMESTAMPS):
                 _refuse(called, "an argument other than a date or a timestamp (Spark's implicit cast of a string)")
@@ -4294,7 +4300,8 @@ def apply_spark_semantics(
         select.meta[OBJECT_HASH] = object_hash_aggregation(select)
         select.meta[_ONE_WINDOW_SORT] = len({_window_sort(w) for w in _in_scope(select) if isinstance(w, exp.Window)}) <= 1
         _implicit_casts(select, typer)
-        # Generators become lateral joins first: the rest of the SELECT reads their columns.
+        # Time windows and generators become lateral joins first: the rest of the SELECT reads their columns.
+        columns.update(rewrite_time_windows(select, typer.of, lambda node: _transform(node, rewriter)))
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
         _check_resolved(select, scope, columns)
         _check_group_by_present(select, typer)
@@ -5843,6 +5850,11 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
     if isinstance(node, exp.GroupConcat) and isinstance(node.this, exp.Order) and called in ("listagg", "string_agg"):
         return _listagg_within_group_name(node, top)
+    if called == "window":
+        return "window"  # a time window is the column Spark's TimeWindowing adds, `window`
+    if isinstance(node, (exp.Dot, exp.Bracket)) and call_name(node.this) == "window":
+        field = node.expression if isinstance(node, exp.Dot) else node.expressions[0]
+        return f"window.{field.name}" if isinstance(field, (exp.Identifier, exp.Literal)) else None
     continuous = _percentile_cont(node)
     if continuous is not None:
         value, percentage, descending = (spark_name(continuous[0], top=False), spark_name(continuous[1], top=False),
@@ -6925,6 +6937,21 @@ def _number_to_timestamp(value: exp.Expr, source: SparkType | None, strict: bool
     return exp.Anonymous(
         this="timezone", expressions=[exp.Literal.string("UTC"), exp.Anonymous(this="make_timestamp", expressions=[micros])]
     )
+
+
+def _window_time(arguments: list[exp.Expr | None], type_of: Callable[[exp.Expr], SparkType | None]) -> exp.Expr:
+    """Spark's ``window_time(w)`` of a time window ``w``: its end less a microsecond
+    (``TimeWindowResolution.buildWindowTimeRewrite``), of the end's type."""
+    if len(arguments) != 1 or arguments[0] is None:
+        raise OptimizeError(
+            f"The `window_time` requires 1 parameters but the actual number is {len(arguments)}. Please, refer to "
+            "'https://spark.apache.org/docs/latest/sql-ref-functions.html' for a fix.",
+            error_class="WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+        )
+    if window_time_type(type_of(arguments[0])) is None:
+        _refuse("window_time", "an argument that is not a time window (Spark takes only the column window(...) gives)")
+    end = exp.Anonymous(this="struct_extract", expressions=[arguments[0], exp.Literal.string("end")])
+    return exp.Sub(this=end, expression=exp.Interval(this=exp.Literal.string("1"), unit=exp.Var(this="MICROSECOND")))
 
 
 # Spark's timestamp_seconds/_millis/_micros: microseconds per unit, and the unit as its
