@@ -774,8 +774,10 @@ def format_number_native(values: pa.Array | pa.ChunkedArray, places: pa.Array | 
     Raises:
         NativeUnsupportedError: another Arrow type, or no compiled kernel.
     """
-    if isinstance(values, pa.ChunkedArray) or isinstance(places, pa.ChunkedArray):
-        values, places = (pa.concat_arrays(a.chunks) if isinstance(a, pa.ChunkedArray) else a for a in (values, places))
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if isinstance(places, pa.ChunkedArray):
+        places = places.combine_chunks()
     kernel, width = _kernel_for(values, ((pa.types.is_float64, 8),), "format_number_native", "doubles")
     if not pa.types.is_int32(places.type) or len(places) != len(values):
         raise NativeUnsupportedError("format_number_native: places must be an int32 array as long as the values")

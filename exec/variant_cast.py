@@ -1060,8 +1060,7 @@ def _fast_strings(value: pa.Array, target: SparkType) -> tuple[pa.Array, np.ndar
     skip = np.where(short, 1, 5)
     long_rows = np.flatnonzero(long_)
     if len(long_rows):
-        gathered = data[(starts[long_rows] + 1)[:, None] + np.arange(4)]
-        declared = np.ascontiguousarray(gathered).view("<u4").reshape(len(long_rows)).astype(np.int64)
+        declared = _little_endian(data, starts[long_rows] + 1, 4, "<u4").astype(np.int64)
         fits = lengths[long_rows] >= 5 + declared
         long_[long_rows[~fits]] = False
         size[long_rows[fits]] = declared[fits]
@@ -1115,6 +1114,12 @@ def _fast_datetimes(value: pa.Array, target: SparkType, time_zone: str) -> tuple
 _NUMPY_INTS = {"tinyint": np.int8, "smallint": np.int16, "int": np.int32, "bigint": np.int64}
 
 
+def _little_endian(data: np.ndarray, at: np.ndarray, width: int, dtype: str) -> np.ndarray:
+    """The numbers of ``width`` little-endian bytes at each offset ``at`` of ``data``."""
+    gathered = data[at[:, None] + np.arange(width)]
+    return np.ascontiguousarray(gathered).view(dtype).reshape(len(at))
+
+
 _POWERS_OF_TEN = np.array([float(10**k) for k in range(23)])
 """10**0 to 10**22, every one exact as a double."""
 
@@ -1153,8 +1158,7 @@ def _fast_numbers(value: pa.Array, target: SparkType) -> tuple[pa.Array, np.ndar
         rows = np.flatnonzero(primitive & (type_id == type_id_value) & (lengths >= 1 + width))
         if not len(rows):
             continue
-        gathered = data[(starts[rows] + 1)[:, None] + np.arange(width)]
-        decoded = np.ascontiguousarray(gathered).view(dtype).reshape(len(rows))
+        decoded = _little_endian(data, starts[rows] + 1, width, dtype)
         if dtype == "<f8" and target.name != "double":
             finite = np.isfinite(decoded)
             rows, decoded = rows[finite], np.trunc(decoded[finite])  # NaN and infinities fail
@@ -1175,14 +1179,13 @@ def _fast_numbers(value: pa.Array, target: SparkType) -> tuple[pa.Array, np.ndar
     if target.name == "double":
         # a decimal of at most 2**53 units and scale 22: both exact as doubles, so one IEEE
         # division is the correctly rounded value, as Java's BigDecimal.doubleValue gives it
-        for type_id_value, width, dtype, bound in ((PrimitiveType.DECIMAL4, 4, "<i4", 10**9 - 1),
-                                                   (PrimitiveType.DECIMAL8, 8, "<i8", 2**53)):
-            rows = np.flatnonzero(primitive & (type_id == type_id_value) & (lengths >= 2 + width))
+        for decimal_type, width in ((PrimitiveType.DECIMAL4, 4), (PrimitiveType.DECIMAL8, 8)):
+            rows = np.flatnonzero(primitive & (type_id == decimal_type) & (lengths >= 2 + width))
             if not len(rows):
                 continue
             scales = data[starts[rows] + 1].astype(np.int64)
-            gathered = data[(starts[rows] + 2)[:, None] + np.arange(width)]
-            units = np.ascontiguousarray(gathered).view(dtype).reshape(len(rows)).astype(np.int64)
+            units = _little_endian(data, starts[rows] + 2, width, f"<i{width}").astype(np.int64)
+            bound = min(10 ** _MAX_DECIMAL_DIGITS[decimal_type] - 1, 2**53)
             exact = (scales <= 22) & (np.abs(units) <= bound)
             rows, scales, units = rows[exact], scales[exact], units[exact]
             numbers[rows] = units.astype(np.float64) / _POWERS_OF_TEN[scales]
