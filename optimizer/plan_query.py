@@ -32,7 +32,7 @@ from vpush.optimizer.rewrite_variants import (
     supported_target,
 )
 from vpush.optimizer.expand_using_stars import COLUMN_NAMES
-from vpush.optimizer.spark_joins import HINTED, SPARK_SIZE, SparkSize, spark_default_size
+from vpush.optimizer.spark_joins import HINTED, SPARK_SIZE, SparkSize, hint_broadcasts, spark_default_size
 from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.rewrite_time_windows import check_time_windows
@@ -293,6 +293,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     for index, found_table in enumerate(found):
         found_table[0].meta[SCAN_INDEX] = index
     spark_expression = expression.copy()
+    hint_broadcasts(spark_expression)
     for hint in list(expression.find_all(exp.Hint)):
         if hint.parent is not None:
             hint.parent.meta[HINTED] = True  # Spark may pick another join by it

@@ -28,7 +28,10 @@ from sqlglot import exp
 from vpush.optimizer.plan import ORDER_COLUMN, ORDERED_SCAN, SCAN_INDEX
 from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, StringType
 
-__all__ = ["BROADCAST_THRESHOLD_BYTES", "HINTED", "SPARK_SIZE", "SparkSize", "join_order", "spark_default_size"]
+__all__ = [
+    "BROADCAST_THRESHOLD_BYTES", "HINTED", "SPARK_SIZE", "SparkSize", "broadcast_sides", "hint_broadcasts", "join_order",
+    "spark_default_size",
+]
 
 BROADCAST_THRESHOLD_BYTES = 10 * 1024 * 1024
 """``spark.sql.autoBroadcastJoinThreshold``'s default."""
@@ -154,6 +157,46 @@ def _lambdas(node: exp.Expr) -> list[exp.Lambda]:
 
 
 def _join_order(select: exp.Select) -> exp.Expr | None:
+    sides = broadcast_sides(select)
+    if sides is None:
+        return None
+    how, build, streamed = sides
+    streamed.meta[ORDERED_SCAN] = True
+    place = _order_of(streamed)
+    if how in ("semi", "anti"):
+        return place
+    build.meta[ORDERED_SCAN] = True
+    hugeint = exp.DataType.build("HUGEINT")
+    # newest match first: the build side's places reversed (an unmatched row has none)
+    reversed_match = exp.Sub(this=exp.Literal.number(2**63 - 1), expression=exp.Coalesce(
+        this=_order_of(build), expressions=[exp.Literal.number(0)]))
+    return exp.Add(
+        this=exp.Mul(this=exp.cast(place, hugeint), expression=exp.Literal.number(2**64)),
+        expression=exp.cast(reversed_match, hugeint),
+    )
+
+
+def hint_broadcasts(expression: exp.Expr) -> None:
+    """Hints each join of two scans that Spark makes a broadcast hash join by its estimate of the
+    files (:func:`broadcast_sides`) to broadcast that side, for the Spark engine: Spark cannot
+    estimate the size of vpush's data source, so it plans a sort-merge join, which adaptive
+    execution turns into a broadcast hash join building whichever side's shuffle ends first
+    (another order of rows each run). A SELECT the user hinted keeps its own hints."""
+    for select in list(expression.find_all(exp.Select)):
+        if select.args.get("hint") is not None:
+            continue
+        sides = broadcast_sides(select)
+        if sides is None:
+            continue
+        build = sides[1]
+        select.set("hint", exp.Hint(expressions=[exp.JoinHint(
+            this="BROADCAST", expressions=[exp.Table(this=exp.to_identifier(build.alias_or_name, quoted=True))])]))
+
+
+def broadcast_sides(select: exp.Select) -> tuple[str, exp.Table, exp.Table] | None:
+    """How ``select``'s one join of two scans joins (``inner``, ``left``, ``right``, ``semi`` or
+    ``anti``), the table Spark builds its broadcast hash join on and the one it streams; None
+    where Spark sorts and merges, or where vpush does not know which it does."""
     joins = select.args.get("joins") or []
     from_ = select.args.get("from_")
     if len(joins) != 1 or from_ is None or select.meta.get(HINTED) or select.args.get("laterals"):
@@ -261,20 +304,7 @@ def _join_order(select: exp.Select) -> exp.Expr | None:
         build = left
     if build is None:
         return None
-    streamed = left if build is right else right
-    streamed.meta[ORDERED_SCAN] = True
-    place = _order_of(streamed)
-    if how in ("semi", "anti"):
-        return place
-    build.meta[ORDERED_SCAN] = True
-    hugeint = exp.DataType.build("HUGEINT")
-    # newest match first: the build side's places reversed (an unmatched row has none)
-    reversed_match = exp.Sub(this=exp.Literal.number(2**63 - 1), expression=exp.Coalesce(
-        this=_order_of(build), expressions=[exp.Literal.number(0)]))
-    return exp.Add(
-        this=exp.Mul(this=exp.cast(place, hugeint), expression=exp.Literal.number(2**64)),
-        expression=exp.cast(reversed_match, hugeint),
-    )
+    return how, build, left if build is right else right
 
 
 def _order_of(table: exp.Table) -> exp.Column:
