@@ -4736,6 +4736,10 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
     def is_variant(node: exp.Expr) -> bool:
         if typer.of(node) == VARIANT:
             return True
+        if isinstance(node.parent, (exp.Group, exp.Ordered)) and isinstance(node, exp.Literal) and node.is_int:
+            # ORDER BY and GROUP BY may name a projection by its place (ORDER BY 1)
+            place = int(node.this) - 1
+            return 0 <= place < len(select.expressions) and typer.of(select.expressions[place]) == VARIANT
         # ORDER BY and GROUP BY may name a projection by its alias.
         return isinstance(node, exp.Column) and not node.table and projected.get(node.name.lower()) == VARIANT
 
@@ -4765,6 +4769,17 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
                 raise _not_orderable(node, f"`{type(node).__name__.lower()}` comparison")
             if isinstance(node, exp.Nullif) and (is_variant(node.this) or is_variant(node.expression)):
                 raise _not_orderable(node, "`=` comparison")
+            if isinstance(node, (exp.Greatest, exp.Least)) and any(is_variant(a) for a in (node.this, *node.expressions)):
+                given = [a for a in (node.this, *node.expressions) if not isinstance(a, exp.Null)]
+                if all(is_variant(a) for a in given):
+                    raise _not_orderable(node, f"`{type(node).__name__.lower()}`")
+                kinds = [typer.of(a) for a in given]
+                names = ", ".join(f'"{k.to_spark().upper()}"' if k is not None else '"?"' for k in kinds)
+                raise OptimizeError(
+                    f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `{type(node).__name__.lower()}` '
+                    f"should all be the same type, but it's [{names}].",
+                    error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+                )
             if isinstance(node, _ORDERED_AGGREGATES):
                 ordering = node.expression if isinstance(node, (exp.ArgMax, exp.ArgMin)) else node.this
                 if ordering is not None and is_variant(ordering):
