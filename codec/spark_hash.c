@@ -502,3 +502,20 @@ int64_t spark_hash_column(int algorithm, int kind, const uint8_t *values, const 
     }
     return nulls;
 }
+
+/* ---- one value at a time, for the nested walks of codec/_native.c ---------------------------- */
+uint64_t spark_hash_value(int algorithm, int width, uint64_t word, const uint8_t *data, int64_t size, uint64_t seed) {
+    if (algorithm == HASH_MURMUR3) {
+        uint32_t s = (uint32_t)seed;
+        return width == 4 ? m3_int((uint32_t)word, s) : width == 8 ? m3_long(word, s) : m3_bytes(data, size, s);
+    }
+    return width == 4 ? xx_int((uint32_t)word, seed) : width == 8 ? xx_long(word, seed) : xx_bytes(data, size, seed);
+}
+
+uint32_t spark_float_bits(float f) { return float_bits(f); }
+
+uint64_t spark_double_bits(double d) { return double_bits(d); }
+
+int spark_big_integer_bytes(const uint8_t *le, uint8_t *out) { return big_integer_bytes(le, out); }
+
+int32_t spark_unsafe_hash(const uint8_t *bytes, int64_t size) { return (int32_t)m3_bytes(bytes, size, 42); }

@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from vpush.codec.native import NativeUnsupportedError, _native
 
-__all__ = ["HASH_ALGORITHMS", "crc32", "scala_hash", "spark_hash_step"]
+__all__ = ["HASH_ALGORITHMS", "crc32", "nested_hash_step", "nested_set_hash", "scala_hash", "spark_hash_step"]
 
 HASH_ALGORITHMS = {"hash": 0, "xxhash64": 1}
 """Spark's hash functions, by name: Murmur3_x86_32 (int seeds and results) and XXH64 (long)."""
@@ -172,3 +172,66 @@ def _array_hash(lists: pa.Array) -> pa.Array:
     return pa.Array.from_buffers(  # type: ignore[no-any-return]
         pa.int32(), len(lists), [pa.py_buffer(validity) if validity is not None else None, pa.py_buffer(out)], nulls
     )
+
+
+def nested_hash_step(name: str, values: pa.Array | pa.ChunkedArray, seeds: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """:func:`spark_hash_step` of structs, lists and maps: Spark's ``name`` of each value's fields,
+    elements, or keys and values in order (each seeded with the hash so far, a NULL leaving it as
+    it is), seeded row by row by ``seeds``.
+
+    Example:
+        >>> nested_hash_step("hash", pa.array([[1, None, 2], None], pa.list_(pa.int32())), pa.array([42, 7], pa.int32())).to_pylist()
+        [-222940379, 7]
+        >>> spark_hash_step("hash", pa.array([2], pa.int32()), spark_hash_step("hash", pa.array([1], pa.int32()), pa.array([42], pa.int32()))).to_pylist()
+        [-222940379]
+
+    Args:
+        name: a key of :data:`HASH_ALGORITHMS`.
+        values: structs, lists (or large lists) and maps of the atoms :func:`spark_hash_step`
+            takes (bytes, shorts and booleans as themselves; 128-bit decimals, hashed as the
+            Spark decimal of their precision), as DuckDB hands them over.
+        seeds: int32 for ``hash``, int64 for ``xxhash64``, as long as ``values``, without NULLs.
+
+    Raises:
+        NativeUnsupportedError: no compiled kernel, or an Arrow type it does not read.
+        ValueError: an unknown name, or seeds that do not match the values.
+    """
+    algorithm = HASH_ALGORITHMS[name]
+    first, seed = _single(values), _single(seeds)
+    if len(first) != len(seed) or seed.null_count:
+        raise ValueError(f"spark_hash: {len(first)} values need as many seeds without NULLs, not {len(seed)}")
+    seed_type = pa.int32() if algorithm == 0 else pa.int64()
+    if seed.type != seed_type or seed.offset:
+        seed = pa.concat_arrays([seed.cast(seed_type)])
+    _, _, out = _nested(algorithm, first, seed.buffers()[1])
+    return pa.Array.from_buffers(seed_type, len(first), [None, pa.py_buffer(out)], 0)  # type: ignore[no-any-return]
+
+
+def nested_set_hash(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """:func:`scala_hash` of structs and lists of any elements (no maps inside): the hashCode of
+    the ``UnsafeRow`` or ``UnsafeArrayData`` Spark's ``collect_set`` keeps for each (Murmur3 with
+    seed 42 of its bytes as Spark's writers lay them out), an int32, NULL for NULL.
+
+    Example:
+        >>> nested_set_hash(pa.array([[1, None], []], pa.list_(pa.int32()))).to_pylist()
+        [1491698259, -1670924195]
+        >>> nested_set_hash(pa.array([{"a": 1, "b": "x"}, None])).to_pylist()[1] is None
+        True
+
+    Raises:
+        NativeUnsupportedError: no compiled kernel, or an Arrow type it does not read.
+    """
+    first = _single(values)
+    nulls, validity, out = _nested(_SCALA, first, None)
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        pa.int32(), len(first), [pa.py_buffer(validity) if validity is not None else None, pa.py_buffer(out)], nulls
+    )
+
+
+def _nested(algorithm: int, values: pa.Array, seeds: pa.Buffer | None) -> tuple[int, bytes | None, bytes]:
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    try:
+        return _native.nested_hash(*values.__arrow_c_array__(), algorithm, seeds)  # type: ignore[no-any-return]
+    except _native.KernelError as exc:
+        raise NativeUnsupportedError(f"spark_hash: {exc.args[3].decode(errors='replace')} ({values.type})") from None
