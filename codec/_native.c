@@ -4673,67 +4673,6 @@ done:
     return result;
 }
 
-PyDoc_STRVAR(scala_list_hash_doc,
-             "scala_list_hash(width, floating, offsets, validity, offset, child_values, child_validity, child_offset, length)\n"
-             "    -> (null_count, validity, out)\n\n"
-             "Scala's ## of the UnsafeArrayData Spark's collect_set keeps for each array of an Arrow list column\n"
-             "of fixed-width elements (spark_hash.h): int32 offsets, the children's values and validity (None:\n"
-             "no NULL). Returns the int32 results' buffer, their validity (None: no NULL) and NULL count.");
-
-static PyObject *py_scala_list_hash(PyObject *self, PyObject *args) {
-    int width, floating, k;
-    PyObject *objs[4], *out = NULL, *validity = NULL, *result = NULL;
-    long long offset, child_offset, length;
-    Py_buffer views[4];
-    int held[4] = {0, 0, 0, 0};
-    int64_t nulls;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "iiOOLOOLL", &width, &floating, &objs[0], &objs[1], &offset, &objs[2], &objs[3], &child_offset, &length))
-        return NULL;
-    if (offset < 0 || child_offset < 0 || length < 0 || (width != 1 && width != 2 && width != 4 && width != 8)) {
-        PyErr_SetString(PyExc_ValueError, "scala_list_hash: bad width, offset or length");
-        return NULL;
-    }
-    for (k = 0; k < 4; k++) {
-        if (objs[k] == Py_None) continue;
-        if (PyObject_GetBuffer(objs[k], &views[k], PyBUF_SIMPLE) < 0) goto done;
-        held[k] = 1;
-    }
-    if (!held[0] || !held[2] || views[0].len < (offset + length + 1) * 4 || (held[1] && views[1].len < (offset + length + 7) / 8)) {
-        PyErr_SetString(PyExc_ValueError, "scala_list_hash: the offsets and child values are needed, as long as the rows");
-        goto done;
-    }
-    { /* the last offset bounds the children */
-        int32_t first, last;
-        memcpy(&first, (const uint8_t *)views[0].buf + 4 * offset, 4);
-        memcpy(&last, (const uint8_t *)views[0].buf + 4 * (offset + length), 4);
-        if (first < 0 || last < first || views[2].len < (child_offset + last) * width ||
-            (held[3] && views[3].len < (child_offset + last + 7) / 8)) {
-            PyErr_SetString(PyExc_ValueError, "scala_list_hash: the child buffers are shorter than the offsets say");
-            goto done;
-        }
-    }
-    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 4));
-    validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 7) / 8));
-    if (out == NULL || validity == NULL) goto done;
-    {
-        const uint8_t *offsets = (const uint8_t *)views[0].buf, *valid = held[1] ? (const uint8_t *)views[1].buf : NULL;
-        const uint8_t *child = (const uint8_t *)views[2].buf, *child_valid = held[3] ? (const uint8_t *)views[3].buf : NULL;
-        uint8_t *target = (uint8_t *)PyBytes_AS_STRING(out), *target_validity = (uint8_t *)PyBytes_AS_STRING(validity);
-        Py_BEGIN_ALLOW_THREADS
-        nulls = scala_list_hash_column(width, floating, offsets, valid, offset, child, child_valid, child_offset, length, target, target_validity);
-        Py_END_ALLOW_THREADS
-    }
-    result = Py_BuildValue("LOO", (long long)nulls, nulls ? validity : Py_None, out);
-done:
-    Py_XDECREF(out);
-    Py_XDECREF(validity);
-    for (k = 0; k < 4; k++) {
-        if (held[k]) PyBuffer_Release(&views[k]);
-    }
-    return result;
-}
-
 /* ---- Spark's approx_count_distinct (codec/spark_hll.c) ---------------------------------------- */
 PyDoc_STRVAR(spark_hll_doc,
              "spark_hll(precision, starts, ends, length, hashes, validity, hash_offset, hash_length) -> out\n\n"
@@ -5493,6 +5432,33 @@ static void b_shift(BNode *n, int64_t delta) {
         for (int i = 0; i < n->nchildren; i++) b_shift(&n->children[i], delta);
 }
 
+/* The integer of node n (B_INT) at physical index p. */
+static inline int64_t b_int_at(const BNode *n, int64_t p) {
+    int64_t v;
+    switch (n->width) {
+    case 1: v = (int8_t)n->data[p]; break;
+    case 2: { int16_t t; memcpy(&t, n->data + 2 * p, 2); v = t; break; }
+    case 4: { int32_t t; memcpy(&t, n->data + 4 * p, 4); v = t; break; }
+    default: memcpy(&v, n->data + 8 * p, 8);
+    }
+    return v;
+}
+
+/* The elements [lo, hi) of the list or map node n at j. */
+static void b_bounds(const BNode *n, int64_t j, int64_t *lo, int64_t *hi) {
+    int64_t p = n->off + j;
+    if (n->kind == B_LARGE_LIST) {
+        memcpy(lo, n->data + 8 * p, 8);
+        memcpy(hi, n->data + 8 * (p + 1), 8);
+    } else {
+        int32_t a, z;
+        memcpy(&a, n->data + 4 * p, 4);
+        memcpy(&z, n->data + 4 * (p + 1), 4);
+        *lo = a;
+        *hi = z;
+    }
+}
+
 static int b_bind(Build *b, BNode *n, const struct ArrowSchema *s, const struct ArrowArray *a, const char *path) {
     Ctx *c = b->c;
     const char *f = s->format;
@@ -5821,16 +5787,7 @@ static int b_value(Build *b, BNode *n, int64_t j) {
     }
     case B_LIST: case B_LARGE_LIST: case B_MAP: {
         int64_t lo, hi, start = c->out_len, first = n->kind == B_MAP ? b->nfields : b->noffs;
-        if (n->kind == B_LARGE_LIST) {
-            memcpy(&lo, n->data + 8 * p, 8);
-            memcpy(&hi, n->data + 8 * (p + 1), 8);
-        } else {
-            int32_t a, z;
-            memcpy(&a, n->data + 4 * p, 4);
-            memcpy(&z, n->data + 4 * (p + 1), 4);
-            lo = a;
-            hi = z;
-        }
+        b_bounds(n, j, &lo, &hi);
         for (int64_t e = lo; e < hi; e++) {
             if (n->kind == B_MAP) {
                 BNode *k = &n->children[0];
@@ -5851,16 +5808,8 @@ static int b_value(Build *b, BNode *n, int64_t j) {
     }
     case B_BOOL:
         return b_byte(c, (uint8_t)((bit(n->bits, p) ? PT_TRUE : PT_FALSE) << 2));
-    case B_INT: {
-        int64_t v;
-        switch (n->width) {
-        case 1: v = (int8_t)n->data[p]; break;
-        case 2: { int16_t t; memcpy(&t, n->data + 2 * p, 2); v = t; break; }
-        case 4: { int32_t t; memcpy(&t, n->data + 4 * p, 4); v = t; break; }
-        default: memcpy(&v, n->data + 8 * p, 8);
-        }
-        return b_long(c, v);
-    }
+    case B_INT:
+        return b_long(c, b_int_at(n, p));
     case B_FLOAT: case B_DATE: {
         uint8_t buf[5];
         buf[0] = (uint8_t)((n->kind == B_FLOAT ? PT_FLOAT : PT_DATE) << 2);
@@ -6150,17 +6099,9 @@ static int u_fixed(const BNode *n, int64_t j, uint64_t *word) {
     case B_BOOL:
         *word = (uint64_t)bit(n->bits, p);
         return 4;
-    case B_INT: {
-        int64_t v;
-        switch (n->width) {
-        case 1: v = (int8_t)n->data[p]; break;
-        case 2: { int16_t t; memcpy(&t, n->data + 2 * p, 2); v = t; break; }
-        case 4: { int32_t t; memcpy(&t, n->data + 4 * p, 4); v = t; break; }
-        default: memcpy(&v, n->data + 8 * p, 8);
-        }
-        *word = (uint64_t)v;
+    case B_INT:
+        *word = (uint64_t)b_int_at(n, p);
         return n->width == 8 ? 8 : 4;
-    }
     case B_FLOAT: {
         float f;
         memcpy(&f, n->data + 4 * p, 4);
@@ -6194,20 +6135,6 @@ static int u_fixed(const BNode *n, int64_t j, uint64_t *word) {
 static int64_t u_row(Ctx *c, UBuf *u, const BNode *n, int64_t j);
 static int64_t u_array(Ctx *c, UBuf *u, const BNode *element, int64_t lo, int64_t hi);
 
-/* The elements [lo, hi) of the list or map node n at j. */
-static void u_bounds(const BNode *n, int64_t j, int64_t *lo, int64_t *hi) {
-    int64_t p = n->off + j;
-    if (n->kind == B_LARGE_LIST) {
-        memcpy(lo, n->data + 8 * p, 8);
-        memcpy(hi, n->data + 8 * (p + 1), 8);
-    } else {
-        int32_t a, z;
-        memcpy(&a, n->data + 4 * p, 4);
-        memcpy(&z, n->data + 4 * (p + 1), 4);
-        *lo = a;
-        *hi = z;
-    }
-}
 
 /* Append n's variable-length value at j (not NULL), padded to a word (a wide decimal in a row to
  * 16 bytes); its size unpadded, or -1. */
@@ -6217,7 +6144,7 @@ static int64_t u_var(Ctx *c, UBuf *u, const BNode *n, int64_t j, int in_row) {
         return u_row(c, u, n, j);
     case B_LIST: case B_LARGE_LIST: {
         int64_t lo, hi;
-        u_bounds(n, j, &lo, &hi);
+        b_bounds(n, j, &lo, &hi);
         return u_array(c, u, &n->children[0], lo, hi);
     }
     case B_DECIMAL: {
@@ -6309,7 +6236,7 @@ static int h_value(Ctx *c, const BNode *n, int64_t j, int algorithm, uint64_t *s
         return 0;
     case B_LIST: case B_LARGE_LIST: case B_MAP: {
         int64_t lo, hi;
-        u_bounds(n, j, &lo, &hi);
+        b_bounds(n, j, &lo, &hi);
         for (int64_t e = lo; e < hi; e++) {
             if (h_value(c, &n->children[0], e, algorithm, seed) < 0) return -1;
             if (n->kind == B_MAP && h_value(c, &n->children[1], e, algorithm, seed) < 0) return -1;
@@ -7075,7 +7002,6 @@ static PyMethodDef methods[] = {
     {"variant_modify", py_variant_modify, METH_VARARGS, variant_modify_doc},
     {"strict_math", py_strict_math, METH_VARARGS, strict_math_doc},
     {"spark_hash", py_spark_hash, METH_VARARGS, spark_hash_doc},
-    {"scala_list_hash", py_scala_list_hash, METH_VARARGS, scala_list_hash_doc},
     {"spark_conv", py_spark_conv, METH_VARARGS, spark_conv_doc},
     {"spark_number_format", py_spark_number_format, METH_VARARGS, spark_number_format_doc},
     {"spark_mode_choose", py_spark_mode_choose, METH_VARARGS, spark_mode_choose_doc},

@@ -26,16 +26,6 @@ int64_t spark_hash_column(int algorithm, int kind, const uint8_t *values, const 
                           int64_t offset, const uint8_t *seeds, int64_t seed_offset, int64_t length, uint8_t *out,
                           uint8_t *out_validity);
 
-/* Scala's ## of the UnsafeArrayData Spark's collect_set keeps for each of `length` arrays from
- * `offset` of an Arrow list column of fixed-width elements (int32 list offsets; elements of
- * `width` bytes, 1, 2, 4 or 8, from child_offset; floating: doubles or floats, normalized as
- * Spark's NormalizeFloatingNumbers does): Murmur3 (seed 42) of the array's bytes, its element
- * count as a long, its null bits in whole words, the elements (a NULL's zeroed) padded to a word.
- * out[i] int32; out_validity gets the bits; returns the NULL count, -1 for a bad width. */
-int64_t scala_list_hash_column(int width, int floating, const uint8_t *offsets, const uint8_t *validity, int64_t offset,
-                               const uint8_t *child_values, const uint8_t *child_validity, int64_t child_offset, int64_t length,
-                               uint8_t *out, uint8_t *out_validity);
-
 /* Spark's hash (HASH_MURMUR3: an int seed and result in the low 32 bits) or xxhash64 of one value,
  * as HashExpression.computeHash hashes an atom: width 4, the int `word` (hashInt); 8, the long
  * `word` (hashLong); 0, the `size` bytes at `data` (hashUnsafeBytes). */

@@ -122,15 +122,13 @@ def scala_hash(values: pa.Array | pa.ChunkedArray, scales: pa.Array | pa.Chunked
     Example:
         >>> scala_hash(pa.array([1.5, -0.0, None])).to_pylist()
         [1073217536, 0, None]
-        >>> scala_hash(pa.array([[1, None], []], pa.list_(pa.int32()))).to_pylist()
-        [1491698259, -1670924195]
         >>> scala_hash(pa.array([25, 125], pa.int64()), pa.array([1, 2], pa.int32())).to_pylist()
         [1075838976, 1067450368]
 
     Args:
-        values: float32, float64, string or binary values, the unscaled values of decimals
-            (int64, or decimal128 with scale 0 past 18 digits), or lists of integers, dates,
-            timestamps, floats or doubles (each an ``UnsafeArrayData``).
+        values: float32, float64, string or binary values, or the unscaled values of decimals
+            (int64, or decimal128 with scale 0 past 18 digits); structs and lists:
+            :func:`nested_set_hash`.
         scales: the decimals' scales (int32, without NULLs), one per value; None for the others.
 
     Raises:
@@ -138,8 +136,6 @@ def scala_hash(values: pa.Array | pa.ChunkedArray, scales: pa.Array | pa.Chunked
         ValueError: a type Spark's set does not hold this way, or decimals without their scales.
     """
     first = _single(values)
-    if pa.types.is_list(first.type) or pa.types.is_large_list(first.type):
-        return _array_hash(first)
     decimal = _kind(first) in (1, 6)
     if decimal and pa.types.is_timestamp(first.type):
         raise ValueError("scala_hash: no set element of a timestamp")
@@ -149,28 +145,6 @@ def scala_hash(values: pa.Array | pa.ChunkedArray, scales: pa.Array | pa.Chunked
     nulls, validity, out = _run(_SCALA, first, scale if decimal else None)
     return pa.Array.from_buffers(  # type: ignore[no-any-return]
         pa.int32(), len(first), [pa.py_buffer(validity) if validity is not None else None, pa.py_buffer(out)], nulls
-    )
-
-
-def _array_hash(lists: pa.Array) -> pa.Array:
-    """:func:`scala_hash` of lists of fixed-width elements."""
-    if _native is None:
-        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
-    if pa.types.is_large_list(lists.type):
-        lists = lists.cast(pa.list_(lists.type.value_type))
-    element = lists.type.value_type
-    fixed = pa.types.is_integer(element) or pa.types.is_floating(element) or pa.types.is_date32(element) or pa.types.is_timestamp(element)
-    if not fixed or pa.types.is_float16(element):
-        raise ValueError(f"scala_hash: no set element of a list of {element}")
-    buffers = lists.buffers()
-    child = lists.values
-    child_buffers = child.buffers()
-    nulls, validity, out = _native.scala_list_hash(
-        element.bit_width // 8, int(pa.types.is_floating(element)), buffers[1], buffers[0] if lists.null_count else None, lists.offset,
-        child_buffers[1], child_buffers[0] if child.null_count else None, child.offset, len(lists),
-    )
-    return pa.Array.from_buffers(  # type: ignore[no-any-return]
-        pa.int32(), len(lists), [pa.py_buffer(validity) if validity is not None else None, pa.py_buffer(out)], nulls
     )
 
 

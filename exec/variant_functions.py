@@ -1075,7 +1075,7 @@ def _hash_signature(name: str, duck: str) -> tuple[list[str], str]:
     if name == "crc32":
         return [duck], "BIGINT"
     if name == "set_hash":
-        return [duck, "INTEGER"] if duck in ("BIGINT", "HUGEINT") else [duck], "INTEGER"  # (a list: "BIGINT[]")
+        return [duck, "INTEGER"] if duck in ("BIGINT", "HUGEINT") else [duck], "INTEGER"
     running = "INTEGER" if name == "hash" else "BIGINT"
     return [duck, running], running
 

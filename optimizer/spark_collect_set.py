@@ -9,7 +9,8 @@ it fits an int, else ``(int)(l ^ (l >>> 32))``; a boolean's 1231 or 1237; a stri
 ``UTF8String.hashCode`` (Murmur3 with seed 42, Spark's ``hash(s)``); a double's, the long's of its
 ``Double.doubleToLongBits`` (NaN and -0.0 normalized); a float's, its bits as an int; a binary's,
 the Murmur3 of ``UnsafeArrayData.fromPrimitiveArray`` of its bytes; a decimal's, Spark's
-``Decimal.hashCode`` (``scala.math.BigDecimal``'s). The last four come from the compiled kernel
+``Decimal.hashCode`` (``scala.math.BigDecimal``'s); a struct's or an array's, the Murmur3 (seed 42)
+of its ``UnsafeRow`` or ``UnsafeArrayData`` bytes. The last five come from the compiled kernel
 (:func:`vpush.optimizer.spark_math.set_hash_call`). The final
 aggregation merges the task's set into an empty one sized for it, so the table's length is the
 least power of two of at least 16 that holds the elements under the load factor 0.75 (the same

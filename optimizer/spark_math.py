@@ -183,19 +183,11 @@ _HASH_INPUTS = {
     "string": "VARCHAR", "binary": "BLOB",
 }
 
-# Arrays whose collect_set order vpush knows: of fixed-width elements, by the DuckDB type each is
-# handed to the kernel as (an UnsafeArrayData of the same widths)
-_SET_ARRAY_ELEMENTS = {
-    "tinyint": "TINYINT", "smallint": "SMALLINT", "int": "INTEGER", "date": "DATE", "bigint": "BIGINT", "timestamp": "TIMESTAMPTZ",
-    "timestamp_ntz": "TIMESTAMP",
-}
-
 HASH_ENGINE_FUNCTIONS: dict[str, tuple[str, str]] = {
     **{f"vpush_{name}_{duck.lower()}": (name, duck) for name in _HASH_RESULTS
        for duck in sorted(set(_HASH_INPUTS.values()) | {"HUGEINT"})},
     "vpush_crc32_varchar": ("crc32", "VARCHAR"), "vpush_crc32_blob": ("crc32", "BLOB"),
     **{f"vpush_set_hash_{duck.lower()}": ("set_hash", duck) for duck in ("DOUBLE", "FLOAT", "BLOB", "BIGINT", "HUGEINT")},
-    **{f"vpush_set_hash_{duck.lower()}_list": ("set_hash", f"{duck}[]") for duck in sorted(set(_SET_ARRAY_ELEMENTS.values()))},
 }
 """The engine functions of :mod:`vpush.codec.spark_hash`, by name: Spark's function and the DuckDB
 type of the value each takes (a ``hash`` or ``xxhash64`` step takes the running hash too, an
@@ -254,7 +246,7 @@ def nested_hash_call(
 
     Example:
         >>> nested_hash_call("hash", exp.column("a"), ArrayType(AtomicType("int")), exp.Literal.number(42), {}).sql("duckdb")
-        'VPUSH_NESTED_HASH_9A6A6C2D2B3BB5D1(a, 42)'
+        'VPUSH_NESTED_HASH_284E7F59648137EF(a, 42)'
 
     Raises:
         OptimizeError: ``DATATYPE_MISMATCH.HASH_MAP_TYPE`` for a map inside a ``hash`` or
@@ -306,8 +298,8 @@ def _hash_input(called: str, value: exp.Expr, source: SparkType | None) -> tuple
 
 def set_hash_call(value: exp.Expr, source: SparkType, functions: dict[str, SparkType]) -> exp.Expr:
     """Scala's ``##`` of the element Spark's ``collect_set`` keeps for ``value`` (a double, float,
-    binary, decimal, or array of integers, dates or timestamps), by :func:`vpush.codec.spark_hash.scala_hash`, as an ``INTEGER``; the
-    engine function used is added to ``functions``.
+    binary or decimal: :func:`vpush.codec.spark_hash.scala_hash`; a struct or array:
+    :func:`nested_hash_call`), as an ``INTEGER``; the engine function used is added to ``functions``.
 
     Example:
         >>> set_hash_call(exp.column("d"), DecimalType(10, 2), {}).sql("duckdb")
@@ -316,11 +308,6 @@ def set_hash_call(value: exp.Expr, source: SparkType, functions: dict[str, Spark
     Raises:
         OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for another type.
     """
-    if isinstance(source, ArrayType) and _name(source.element) in _SET_ARRAY_ELEMENTS:
-        duck = _SET_ARRAY_ELEMENTS[str(_name(source.element))]
-        name = f"vpush_set_hash_{duck.lower()}_list"
-        functions[name] = AtomicType("int")
-        return exp.Anonymous(this=name, expressions=[exp.cast(value, exp.DataType.build(f"{duck}[]"))])
     if isinstance(source, (ArrayType, StructType)):
         return nested_hash_call("set_hash", value, source, None, functions)
     if not (isinstance(source, DecimalType) or _name(source) in ("double", "float", "binary")):
