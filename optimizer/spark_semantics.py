@@ -86,7 +86,7 @@ from vpush.optimizer.spark_collect_set import orders_set, spark_set_order
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_number_format import NUMBER_FORMAT_CALLS, number_format_type, rewrite_number_format
-from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, KERNEL_CALLS, rewrite_approx_count_distinct, rewrite_kernel_call
+from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, KERNEL_CALLS, has_map as _has_map, rewrite_approx_count_distinct, rewrite_kernel_call
 from vpush.optimizer.spark_order import (
     HASH_FALLBACK_GROUPS,
     MODE_FUNCTIONS,
@@ -2220,10 +2220,9 @@ class _Rewriter:
             # (x IS NOT NULL), so ARRAY_AGG(DISTINCT x) under one FILTER of both (each group holds
             # its distinct values only; their order is _spark_set's)
             member = _distinct_argument(node.this.this)
-            element = self.typer._part(member)
+            element = _set_element(self.typer._part(member), node.this)
             kept = exp.and_(node.expression.this.copy(), exp.Not(this=exp.Is(this=member.copy(), expression=exp.Null())), copy=False)
-            if element in _FLOATING:
-                member = _normalized_float(member, element)  # Spark's set holds -0.0 as 0.0
+            member = _normalized_member(member, element)  # Spark's set holds -0.0 as 0.0
             # list_distinct of the kept values, not ARRAY_AGG(DISTINCT ...): a DISTINCT aggregate
             # would tell the SELECT's other aggregates that Spark's order of rows is not known
             listed = exp.Filter(this=exp.ArrayAgg(this=member.copy()), expression=exp.Where(this=kept))
@@ -2244,10 +2243,10 @@ class _Rewriter:
                 # collect_list's values in the order Spark meets the rows in
                 call.set("this", ordered(call.this, scan_order(self.typer.scope)))
             unique = node.this if isinstance(node, exp.Window) else call
-            element = self.typer._part(_distinct_argument(unique.this)) if isinstance(unique, exp.ArrayUniqueAgg) else None
-            if element in _FLOATING:
+            element = _set_element(self.typer._part(_distinct_argument(unique.this)), unique) if isinstance(unique, exp.ArrayUniqueAgg) else None
+            if element is not None and _floating_inside(element):
                 # Spark's set holds -0.0 as 0.0
-                unique.set("this", _normalized_float(_distinct_argument(unique.this), element))
+                unique.set("this", _normalized_member(_distinct_argument(unique.this), element))
             if isinstance(unique, exp.ArrayUniqueAgg) and orders_set(element):
                 sized = None if isinstance(node, exp.Window) else self._task_sets(_distinct_argument(unique.this), None, element)
                 return self._spark_set(node, element, sized)
@@ -4613,6 +4612,46 @@ def _normalized_float(value: exp.Expr, of_type: SparkType) -> exp.Expr:
     assert isinstance(of_type, AtomicType)
     zero = exp.cast(exp.Literal.number(0), exp.DataType.build("FLOAT" if of_type.name == "float" else "DOUBLE"))
     return exp.Paren(this=exp.Add(this=value, expression=zero))
+
+
+def _floating_inside(of_type: SparkType) -> bool:
+    """Whether ``of_type`` is a float or a double, or a struct or array with one inside."""
+    if isinstance(of_type, ArrayType):
+        return _floating_inside(of_type.element)
+    if isinstance(of_type, StructType):
+        return any(_floating_inside(f.type) for f in of_type.fields)
+    return of_type in _FLOATING
+
+
+def _normalized_member(value: exp.Expr, of_type: SparkType | None, depth: int = 0) -> exp.Expr:
+    """``value`` with every float and double in it normalized (:func:`_normalized_float`), as
+    Spark's ``collect_set`` holds them (it writes a struct's or array's floats so)."""
+    if of_type is None or not _floating_inside(of_type):
+        return value
+    if isinstance(of_type, ArrayType):
+        each = exp.to_identifier(f"__vpush_normalized_{depth}")
+        return exp.Anonymous(this="list_transform", expressions=[value, exp.Lambda(
+            this=_normalized_member(exp.column(each.copy()), of_type.element, depth + 1), expressions=[each])])
+    if isinstance(of_type, StructType):
+        built = exp.Struct(expressions=[
+            exp.PropertyEQ(this=exp.to_identifier(f.name, quoted=True), expression=_normalized_member(
+                exp.Anonymous(this="struct_extract", expressions=[value.copy(), exp.Literal.string(f.name)]), f.type, depth + 1))
+            for f in of_type.fields
+        ])
+        missing = exp.Is(this=value.copy(), expression=exp.Null())
+        return exp.Case(ifs=[exp.If(this=missing, true=exp.cast(exp.Null(), _sql_type(of_type)))], default=built)
+    return _normalized_float(value, of_type)
+
+
+def _set_element(element: SparkType | None, call: exp.Expr) -> SparkType | None:
+    """The type of ``collect_set``'s elements, refused as Spark refuses a map in it."""
+    if element is not None and _has_map(element):
+        raise OptimizeError(
+            f'Cannot resolve "{call.sql(dialect="spark")}" due to data type mismatch: The input of `collect_set` can\'t be "MAP" '
+            'or "COLLATED STRING" type data.',
+            error_class="DATATYPE_MISMATCH.UNSUPPORTED_INPUT_TYPE",
+        )
+    return element
 
 
 def _float_group_keys(select: exp.Select, typer: _Typer) -> list[tuple[exp.Column, SparkType]]:
