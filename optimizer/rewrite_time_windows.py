@@ -27,6 +27,7 @@ overlapping sessions in a sort-based ``MergingSessionsExec`` that vpush does not
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -38,7 +39,8 @@ from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb
 from vpush.optimizer.variant_types import AtomicType, SparkType, StringType, StructField, StructType
 
 __all__ = [
-    "TIME_WINDOW_FUNCTIONS", "TIME_WINDOW_JOIN", "check_time_windows", "order_past_time_window", "rewrite_time_windows", "window_time_type",
+    "SESSION_WINDOW_MARKER", "TIME_WINDOW_FUNCTIONS", "TIME_WINDOW_JOIN", "TIME_WINDOW_MARKER", "UNKNOWN_MARKER", "check_time_windows",
+    "check_window_times", "marked", "order_past_time_window", "projected_type", "rewrite_time_windows", "window_time_type",
 ]
 
 TIME_WINDOW_FUNCTIONS = frozenset({"window", "window_time", "session_window"})
@@ -46,6 +48,16 @@ TIME_WINDOW_FUNCTIONS = frozenset({"window", "window_time", "session_window"})
 
 TIME_WINDOW_JOIN = "vpush_time_window_join"
 """The meta key of a lateral join written for ``window``: its ``_Expand``."""
+
+TIME_WINDOW_MARKER = "spark.timeWindow"
+"""``TimeWindow.marker``: the metadata key Spark puts on a ``window(...)`` column."""
+
+SESSION_WINDOW_MARKER = "spark.sessionWindow"
+"""``SessionWindow.marker``: the metadata key Spark puts on a ``session_window(...)`` column."""
+
+UNKNOWN_MARKER = "vpush.unknownMarker"
+"""A window-shaped column whose marker vpush does not follow (a struct field's own metadata, a
+table's column, which Spark may have written with its metadata)."""
 
 WINDOW_COLUMN = "window"
 _PREFIX = "__vpush_time_window_"
@@ -193,6 +205,139 @@ def window_time_type(of_type: SparkType | None) -> SparkType | None:
         if start == end and end in _TIMESTAMPS:
             return end
     return None
+
+
+def marked(of_type: SparkType | None, marker: str | None) -> SparkType | None:
+    """``of_type`` carrying ``marker`` where it is window-shaped (:func:`window_time_type`)."""
+    if isinstance(of_type, StructType) and window_time_type(of_type) is not None and of_type.marker != marker:
+        return dataclasses.replace(of_type, marker=marker)
+    return of_type
+
+
+def projected_type(projection: exp.Expr, of_type: SparkType | None) -> SparkType | None:
+    """The type of the column a SELECT's ``projection`` of type ``of_type`` gives, its window
+    marker kept only where Spark keeps the metadata: an attribute, or an alias of one
+    (``Alias.metadata``: a ``NamedExpression``'s own; ``max(w)``, ``CASE``, ``named_struct`` have
+    none); an alias of a struct's field takes the field's, which vpush does not follow.
+
+    Example:
+        >>> import sqlglot
+        >>> w = StructType((StructField("start", AtomicType("timestamp")), StructField("end", AtomicType("timestamp"))))
+        >>> projected_type(sqlglot.parse_one("w AS x"), marked(w, TIME_WINDOW_MARKER)).marker
+        'spark.timeWindow'
+        >>> projected_type(sqlglot.parse_one("max(w) AS x"), marked(w, TIME_WINDOW_MARKER)).marker is None
+        True
+    """
+    if not isinstance(of_type, StructType) or of_type.marker is None:
+        return of_type
+    node = projection.this if isinstance(projection, exp.Alias) else projection
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
+        return of_type
+    if isinstance(node, (exp.Dot, exp.Bracket)) or call_name(node) in ("get_struct_field", "struct_extract", "element_at", "get"):
+        return marked(of_type, UNKNOWN_MARKER)
+    return marked(of_type, None)
+
+
+def _not_a_window_column(shown: str) -> OptimizeError:
+    return OptimizeError(f"The input is not a correct window column: {shown};", error_class="_LEGACY_ERROR_TEMP_3101")
+
+
+def _window_column_marker(argument: exp.Expr, select: exp.Select, type_of: Callable[[exp.Expr], SparkType | None]) -> str | None:
+    """The marker of ``window_time``'s ``argument`` as Spark's ``ResolveWindowTime`` reads it (an
+    attribute's metadata; nothing else has one), :data:`UNKNOWN_MARKER` where vpush cannot tell."""
+    of_type = type_of(argument)
+    if window_time_type(of_type) is None:
+        if (of_type is None and isinstance(argument, exp.Column) and not argument.table and argument.name.lower() == WINDOW_COLUMN
+                and any(TIME_WINDOW_JOIN in j.meta for j in select.args.get("joins") or [])):
+            return TIME_WINDOW_MARKER  # the SELECT's own window(...) (GROUP BY window(ts, ...)), read by its name
+        return UNKNOWN_MARKER  # not a window: the rewrite refuses or raises Spark's type error
+    if not isinstance(argument, exp.Column):
+        return None
+    return of_type.marker if isinstance(of_type, StructType) else None
+
+
+def _grouped_texts(select: exp.Select) -> set[str] | None:
+    """The Spark SQL of the SELECT's grouping expressions (ordinals and output names read as
+    Spark reads them), or None where every projection is grouped (``GROUP BY ALL``) or the
+    grouping is of sets vpush does not read here."""
+    group = select.args.get("group")
+    if group is None:
+        return set()
+    if group.args.get("all"):
+        return None
+    if any(group.args.get(key) for key in ("rollup", "cube", "grouping_sets")) or any(
+            isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions):
+        return None
+    aliases = {p.alias.lower(): p.this for p in select.expressions if isinstance(p, exp.Alias)}
+    texts = set()
+    for expression in group.expressions:
+        if isinstance(expression, exp.Literal) and not expression.is_string and expression.name.isdigit():
+            position = int(expression.name)
+            if 1 <= position <= len(select.expressions):
+                projection = select.expressions[position - 1]
+                expression = projection.this if isinstance(projection, exp.Alias) else projection
+        elif isinstance(expression, exp.Column) and not expression.table and expression.name.lower() in aliases:
+            expression = aliases[expression.name.lower()]
+        texts.add(_spark_sql(expression).lower())
+    return texts
+
+
+def check_window_times(select: exp.Select, type_of: Callable[[exp.Expr], SparkType | None]) -> None:
+    """Raise Spark's errors for the ``window_time`` calls of ``select`` (after its own windows
+    became lateral joins, before anything else is rewritten), or refuse where vpush does not
+    follow Spark.
+
+    Spark's ``ResolveWindowTime`` takes only an attribute whose metadata carries the marker a
+    window's or a session window's column has (``_LEGACY_ERROR_TEMP_3101`` otherwise), and adds a
+    Project below the operator computing each call as a new column: in an aggregation, a call
+    outside an aggregate is then a column of its own, grouped only where the GROUP BY holds the
+    same call (``MISSING_AGGREGATION``, or ``MISSING_GROUP_BY`` without GROUP BY, otherwise).
+
+    Raises:
+        OptimizeError: ``_LEGACY_ERROR_TEMP_3101``, ``MISSING_AGGREGATION``, ``MISSING_GROUP_BY``;
+            ``VPUSH_UNSUPPORTED_FUNCTION`` for a call in HAVING, ORDER BY or a window function's
+            OVER, or of a column whose marker vpush does not follow.
+
+    Example:
+        >>> import sqlglot
+        >>> from vpush.optimizer.dialect import VpushSpark
+        >>> window = StructType((StructField("start", AtomicType("timestamp")), StructField("end", AtomicType("timestamp"))))
+        >>> select = sqlglot.parse_one("SELECT window_time(w) FROM s GROUP BY w", dialect=VpushSpark)
+        >>> check_window_times(select, lambda n: marked(window, TIME_WINDOW_MARKER))
+        Traceback (most recent call last):
+        vpush.optimizer.errors.OptimizeError: [MISSING_AGGREGATION] The non-aggregating expression "window_time(w)" is based on columns which are not participating in the GROUP BY clause.
+    """
+    calls = _own_calls(select, frozenset({"window_time"}))
+    if not calls:
+        return
+    from vpush.optimizer.spark_semantics import _aggregates, _inside_aggregate
+
+    where = select.args.get("where")
+    grouped = _grouped_texts(select) if select.args.get("group") is not None or any(_aggregates(p) for p in select.expressions) else None
+    for call in calls:
+        arguments = list(call.expressions) if isinstance(call, exp.Anonymous) else []
+        if len(arguments) != 1:
+            continue  # WRONG_NUM_ARGS, where the call is rewritten
+        shown = f"window_time({_spark_sql(arguments[0])})"
+        clause = _clause(call, select)
+        if clause is None or not (clause is where or clause.arg_key in _MAIN_CLAUSES):
+            where_in = "a window function" if clause is None else clause.key.upper()
+            refuse_on_duckdb("window_time", f"`{shown}` in {where_in} (Spark computes it in a Project below "
+                             "the operator; write it in the SELECT list and refer to its alias)")
+        marker = _window_column_marker(arguments[0], select, type_of)
+        if marker is None:
+            raise _not_a_window_column(shown)
+        if grouped is not None and clause is not where and not _inside_aggregate(call, select) and _spark_sql(call).lower() not in grouped:
+            if select.args.get("group") is None:
+                raise OptimizeError("The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window "
+                                    "functions using OVER clauses.", error_class="MISSING_GROUP_BY")
+            raise OptimizeError(f'The non-aggregating expression "{shown}" is based on columns which are not '
+                                "participating in the GROUP BY clause.", error_class="MISSING_AGGREGATION")
+        if marker == UNKNOWN_MARKER and window_time_type(type_of(arguments[0])) is not None:
+            refuse_on_duckdb("window_time", f"`{shown}`, of a column whose window marker vpush does not follow "
+                             "(a struct's field, a table's column)")
 
 
 def _own_calls(node: exp.Expr, names: frozenset[str]) -> list[exp.Expr]:
@@ -442,7 +587,7 @@ def rewrite_time_windows(
             select.set("from_", exp.From(this=exp.Subquery(this=exp.select(exp.Literal.number(1), copy=False),
                                                            alias=exp.TableAlias(this=exp.to_identifier(f"{alias}_row", quoted=True)))))
         select.append("joins", join)
-        produced[alias] = {WINDOW_COLUMN: StructType((StructField("start", time_type), StructField("end", time_type)))}
+        produced[alias] = {WINDOW_COLUMN: StructType((StructField("start", time_type), StructField("end", time_type)), marker=TIME_WINDOW_MARKER)}
         for call in part:
             column = exp.column(exp.to_identifier(WINDOW_COLUMN, quoted=True), table=exp.to_identifier(alias, quoted=True))
             name = _projection_name(call, select)

@@ -77,7 +77,14 @@ from vpush.optimizer.rewrite_generators import (
     rewrite_generators_after_aggregation,
 )
 from vpush.optimizer.rewrite_pivots import rewrite_pivots, settle_pivot
-from vpush.optimizer.rewrite_time_windows import window_time_type, rewrite_time_windows
+from vpush.optimizer.rewrite_time_windows import (
+    UNKNOWN_MARKER,
+    check_window_times,
+    marked,
+    projected_type,
+    rewrite_time_windows,
+    window_time_type,
+)
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
 from vpush.optimizer.expand_using_stars import expand_using_stars
@@ -4259,7 +4266,9 @@ def apply_spark_semantics(
             if isinstance(source, exp.Table) and isinstance(source.this, VariantExplode):
                 columns[alias.lower()] = _explode_columns(source)
             elif isinstance(source, exp.Table):
-                columns[alias.lower()] = tables.get(id(source), {})
+                # a table's window-shaped column may carry Spark's window marker (Spark writes a
+                # column's metadata into its files), which vpush does not read
+                columns[alias.lower()] = {name: marked(t, UNKNOWN_MARKER) for name, t in tables.get(id(source), {}).items()}
             elif isinstance(source, Scope) and isinstance(source.expression, exp.Lateral) and isinstance(source.expression.this, VariantExplode):
                 columns[alias.lower()] = _explode_columns(source.expression)
             elif isinstance(source, Scope):
@@ -4302,6 +4311,7 @@ def apply_spark_semantics(
         _implicit_casts(select, typer)
         # Time windows and generators become lateral joins first: the rest of the SELECT reads their columns.
         columns.update(rewrite_time_windows(select, typer.of, lambda node: _transform(node, rewriter)))
+        check_window_times(select, typer.of)
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
         _check_resolved(select, scope, columns)
         _check_group_by_present(select, typer)
@@ -4319,7 +4329,7 @@ def apply_spark_semantics(
             if isinstance(projection, exp.Star) or (isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)):
                 _star_types(projection, scope, columns, produced)  # the sources' columns, for a SELECT over this one
                 continue
-            produced[projection.alias_or_name.lower()] = typer.of(projection)
+            produced[projection.alias_or_name.lower()] = projected_type(projection, typer.of(projection))
             name = written = None
             if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Identifier) and projection.name != projection.name.lower():
                 name = projection.name  # Spark names a column as the query writes it (`I` of a column i)
@@ -6948,8 +6958,22 @@ def _window_time(arguments: list[exp.Expr | None], type_of: Callable[[exp.Expr],
             "'https://spark.apache.org/docs/latest/sql-ref-functions.html' for a fix.",
             error_class="WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
         )
-    if window_time_type(type_of(arguments[0])) is None:
+    of_type = type_of(arguments[0])
+    if of_type is not None and not isinstance(of_type, StructType):
+        raise OptimizeError(
+            f'Cannot resolve "window_time({_spark_text(arguments[0])})" due to data type mismatch: The first parameter '
+            f'requires the "STRUCT" type, however "{_spark_text(arguments[0])}" has the type "{of_type.to_spark().upper()}".',
+            error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        )
+    if window_time_type(of_type) is None:
         _refuse("window_time", "an argument that is not a time window (Spark takes only the column window(...) gives)")
+    # Spark's ResolveWindowTime reads the marker of an attribute's metadata (a window's time of windows too)
+    marker = of_type.marker if isinstance(of_type, StructType) and isinstance(arguments[0], exp.Column) else None
+    if marker is None:
+        raise OptimizeError(f"The input is not a correct window column: window_time({_spark_text(arguments[0])});",
+                            error_class="_LEGACY_ERROR_TEMP_3101")
+    if marker == UNKNOWN_MARKER:
+        _refuse("window_time", "a column whose window marker vpush does not follow (a struct's field, a table's column)")
     end = exp.Anonymous(this="struct_extract", expressions=[arguments[0], exp.Literal.string("end")])
     return exp.Sub(this=end, expression=exp.Interval(this=exp.Literal.string("1"), unit=exp.Var(this="MICROSECOND")))
 
