@@ -80,7 +80,9 @@ from vpush.optimizer.rewrite_pivots import rewrite_pivots, settle_pivot
 from vpush.optimizer.rewrite_time_windows import (
     UNKNOWN_MARKER,
     check_window_times,
+    grouped_session,
     marked,
+    merge_sessions,
     projected_type,
     rewrite_time_windows,
     window_time_type,
@@ -4312,6 +4314,7 @@ def apply_spark_semantics(
         # Time windows and generators become lateral joins first: the rest of the SELECT reads their columns.
         columns.update(rewrite_time_windows(select, typer.of, lambda node: _transform(node, rewriter)))
         check_window_times(select, typer.of)
+        grouped_session(select, typer.of)
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
         _check_resolved(select, scope, columns)
         _check_group_by_present(select, typer)
@@ -4371,6 +4374,7 @@ def apply_spark_semantics(
         _normalize_float_keys(select, float_keys)
         if select.args.get("distinct") is not None and select.args.get("group") is None:
             _normalize_float_projections(select, list(produced.values()))
+        merge_sessions(select, columns)
         outputs[id(select)] = produced
     return expression
 

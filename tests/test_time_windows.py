@@ -13,7 +13,6 @@ import pytest
 
 import vpush
 from support.compare import assert_same_answer
-from support.refused import assert_refused_on_duckdb
 from support.tables import connect_tables, register_views, table_fixtures
 from support.writers import write_with_spark
 
@@ -143,16 +142,44 @@ WINDOW_TIMES = [
     "SELECT window_time(ts) FROM t",
 ]
 
+# session windows: each row's [time, time + gap), kept where the time is not NULL (and, for a gap
+# of no more than nothing, where the end passes the start); a GROUP BY of a session column merges
+# each group's overlapping sessions (Spark's MergingSessionsExec), elsewhere each row keeps its own
+SESSIONS = [
+    "SELECT session_window(ts, '3 minutes') AS s, count(*), max(v), min(id) FROM t GROUP BY 1",
+    "SELECT session_window(ts, '2 minutes') AS s, count(*) FROM t GROUP BY 1",  # [00:10, 00:12) and [00:12, 00:14) touch: one
+    "SELECT id % 2 AS odd, session_window(ts, '3 minutes'), count(*) FROM t GROUP BY id % 2, session_window(ts, '3 minutes')",
+    "SELECT session_window.start, session_window.end, count(*) FROM t GROUP BY session_window(ntz, '2 minutes 1 second')",
+    "SELECT id, session_window(ts, '5 minutes') FROM t",
+    "SELECT max(session_window(ts, '5 minutes')), count(*) FROM t",
+    "SELECT s, count(*) FROM (SELECT session_window(d, '1 day') AS s FROM t) GROUP BY s",
+    "SELECT w.start, count(*) FROM (SELECT session_window(ts, '3 minutes') AS w FROM t) GROUP BY w",
+    "SELECT session_window(s, '1 hour') AS w, count(*) FROM t GROUP BY 1 HAVING count(*) > 1 ORDER BY 1",
+    "SELECT window_time(w), count(*) FROM (SELECT session_window(ts, '3 minutes') AS w FROM t GROUP BY 1) GROUP BY 1",
+    "SELECT a.id % 3 AS r, session_window(b.ts, '4 minutes') AS s, count(*) FROM t a JOIN t b ON a.id = b.id WHERE a.id > 1 GROUP BY 1, 2",
+    "SELECT count(*) FROM t WHERE session_window(ts, '3 minutes').start > TIMESTAMP'2024-01-01 00:05:00'",
+    "SELECT session_window(ts, '0 seconds') AS s, count(*) FROM t GROUP BY 1",
+    "SELECT session_window(ts, NULL), count(*) FROM t GROUP BY 1",
+    "SELECT session_window(ts, 'nonsense') AS s, count(*) FROM t GROUP BY 1",
+    "SELECT session_window(ts, '1 day -25 hours') AS s, count(*) FROM t GROUP BY 1",
+    "SELECT session_window(ts, '1 month') AS s, session_window(ts, '1 month').end AS e, id FROM t",
+    "SELECT session_window(ts, 300) FROM t",
+    "SELECT session_window(ts, INTERVAL 5 MINUTES) FROM t",
+    "SELECT session_window(ts) FROM t",
+    "SELECT session_window(ts, '3 minutes'), window(ts, '5 minutes') FROM t",
+    "SELECT session_window(ts, '3 minutes'), count(*) FROM t GROUP BY session_window(ts, '4 minutes')",
+]
+
 # what the Spark engine must pass through to Spark as written (a GROUP BY window(...), a suffixed
 # integer duration, a window in WHERE, window_time, an error Spark raises)
 PASSED_THROUGH = [q for q in QUERIES + ERRORS if any(part in q for part in (
     "GROUP BY window(ts, '10 minutes', '10 minutes'", "600000000L", "WHERE window(ts, '10 minutes', '5 minutes')",
-    "window_time(window)", "collect_list(id), first(id)", "'1 month'", "window(ts, '5 minutes') FROM t"))] + WINDOW_TIMES[-8:-4]
+    "window_time(window)", "collect_list(id), first(id)", "'1 month'", "window(ts, '5 minutes') FROM t"))] + WINDOW_TIMES[-8:-4] + SESSIONS[:2] + SESSIONS[-3:-2]
 
 _ANSWERS: dict[str, tuple[Any, ...]] = {}
 
 
-@pytest.mark.parametrize("sql", QUERIES + ERRORS + WINDOW_TIMES)
+@pytest.mark.parametrize("sql", QUERIES + ERRORS + WINDOW_TIMES + SESSIONS)
 def test_time_windows_as_spark(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """The names, types and rows are Spark's, or both raise Spark's error class."""
     assert_same_answer(sql, spark_view, con, _ANSWERS)
@@ -194,6 +221,8 @@ _ZONED = [
     "SELECT window(d, '1 day', '6 hours').start AS w, count(*) FROM t GROUP BY 1",
     "SELECT window(s, '1 day'), window(s, '1 day').start, id FROM t",
     "SELECT window(ntz, '1 day', '12 hours', '-3 hours') AS w, collect_list(id) FROM t GROUP BY 1",
+    "SELECT session_window(ts, '1 day') AS w, count(*) FROM t GROUP BY 1",
+    "SELECT session_window(d, '2 hours') AS w, count(*) FROM t GROUP BY 1",
 ]
 
 
@@ -244,8 +273,16 @@ def test_ordered_aggregates_over_many_rows(spark: SparkSession, tmp_path: Path) 
     assert error.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
 
 
-def test_session_window_refused_on_duckdb(con: vpush.Connection) -> None:
-    assert_refused_on_duckdb(con, "session_window(ts, '5 minutes')")
+def test_session_window_refused_where_vpush_does_not_follow_spark(con: vpush.Connection) -> None:
+    """A gap that is no literal (Spark casts each row's string), an aggregate that depends on the
+    order of rows over merged sessions, and sessions under DISTINCT are refused."""
+    for sql in ("SELECT session_window(ts, CASE WHEN id > 2 THEN '5 minutes' END) AS s, count(*) FROM t GROUP BY 1",
+                "SELECT session_window(ts, '5 minutes') AS s, collect_list(id) FROM t GROUP BY 1",
+                "SELECT session_window(ts, '5 minutes') AS s, sum(v) FROM t GROUP BY 1",
+                "SELECT DISTINCT session_window(ts, '5 minutes') FROM t"):
+        with pytest.raises(vpush.VpushError) as error:
+            con.sql(sql).to_arrow()
+        assert error.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION", sql
 
 
 def test_window_refused_where_vpush_does_not_follow_spark(con: vpush.Connection) -> None:
