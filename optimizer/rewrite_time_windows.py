@@ -45,7 +45,8 @@ from vpush.optimizer.variant_types import AtomicType, SparkType, StringType, Str
 
 __all__ = [
     "SESSION_WINDOW_MARKER", "TIME_WINDOW_FUNCTIONS", "TIME_WINDOW_JOIN", "TIME_WINDOW_MARKER", "UNKNOWN_MARKER", "check_time_windows",
-    "check_window_times", "marked", "order_past_time_window", "projected_type", "rewrite_time_windows", "window_time_type",
+    "check_window_times", "grouped_session", "marked", "merge_sessions", "order_past_time_window", "projected_type",
+    "refuse_distinct_sessions", "rewrite_time_windows", "window_time_type", "SESSIONS_MERGED",
 ]
 
 TIME_WINDOW_FUNCTIONS = frozenset({"window", "window_time", "session_window"})
@@ -739,6 +740,16 @@ def grouped_session(select: exp.Select, type_of: Callable[[exp.Expr], SparkType 
     Raises:
         OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for sessions under ROLLUP, CUBE, GROUPING
             SETS or GROUP BY ALL, two session columns, DISTINCT, a subquery or a lambda in the SELECT.
+
+    Example:
+        >>> import sqlglot
+        >>> from vpush.optimizer.dialect import VpushSpark
+        >>> session = StructType((StructField("start", AtomicType("timestamp")), StructField("end", AtomicType("timestamp"))),
+        ...                      marker=SESSION_WINDOW_MARKER)
+        >>> select = sqlglot.parse_one("SELECT k, s, count(*) FROM x GROUP BY k, s", dialect=VpushSpark)
+        >>> grouped_session(select, lambda n: session if n.sql() == "s" else AtomicType("int"))
+        >>> select.meta[SESSIONS_MERGED][0]
+        's'
     """
     def is_session(node: exp.Expr) -> bool:
         of_type = type_of(node)
@@ -768,6 +779,22 @@ def grouped_session(select: exp.Select, type_of: Callable[[exp.Expr], SparkType 
         refuse_on_duckdb("session_window", why)
     session = next(iter(sessions.values()))
     select.meta[SESSIONS_MERGED] = (session.sql(dialect="duckdb"), type_of(session))
+
+
+def refuse_distinct_sessions(types: Sequence[SparkType | None]) -> None:
+    """Refuse the distinct rows of a set operation (``UNION``, ``INTERSECT``, ``EXCEPT``) whose
+    first branch gives a session column: Spark's aggregation of the distinct rows groups by it and
+    merges the sessions.
+
+    Raises:
+        OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for such a set operation.
+
+    Example:
+        >>> refuse_distinct_sessions([AtomicType("int")])
+    """
+    if any(isinstance(t, StructType) and t.marker == SESSION_WINDOW_MARKER for t in types):
+        refuse_on_duckdb("session_window", "the distinct rows of a set operation of sessions (Spark merges them as a "
+                         "GROUP BY of them)")
 
 
 def _outer_parts(select: exp.Select) -> list[exp.Expr]:
@@ -812,7 +839,17 @@ def merge_sessions(select: exp.Select, columns: Mapping[str, Mapping[str, SparkT
     computation: a row starts a session where its start passes every end of the rows that start
     before it, a running count of those starts numbers the sessions, and each session's bounds
     are its rows' least start and greatest end. The SELECT then reads its sources' columns it
-    names (``columns``: by source alias) and the merged session from a derived table of them."""
+    names (``columns``: by source alias) and the merged session from a derived table of them.
+
+    Example:
+        >>> import sqlglot
+        >>> session = StructType((StructField("start", AtomicType("timestamp")), StructField("end", AtomicType("timestamp"))))
+        >>> select = sqlglot.parse_one("SELECT k, s, count(*) FROM x GROUP BY k, s", dialect="duckdb")
+        >>> select.meta[SESSIONS_MERGED] = ("s", session)
+        >>> merge_sessions(select, {"x": {"k": AtomicType("int"), "s": session}})
+        >>> select.sql(dialect="duckdb")[:91]
+        'SELECT "__vpush_sessions"."__vpush_c0" AS "k", "__vpush_sessions"."s" AS "s", COUNT(*) FROM'
+    """
     noted = select.meta.get(SESSIONS_MERGED)
     if noted is None:
         return

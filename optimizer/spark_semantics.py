@@ -82,6 +82,7 @@ from vpush.optimizer.rewrite_time_windows import (
     check_window_times,
     grouped_session,
     marked,
+    refuse_distinct_sessions,
     merge_sessions,
     projected_type,
     rewrite_time_windows,
@@ -4279,6 +4280,8 @@ def apply_spark_semantics(
         if isinstance(select, exp.SetOperation):
             left, right = (_with_null_projections(branch, outputs.get(id(branch), {})) for branch in (select.left, select.right))
             _check_set_operation(select, left)
+            if select.args.get("distinct") is not False or not isinstance(select, exp.Union):
+                refuse_distinct_sessions(list(left.values()))
             if select.args.get("distinct"):
                 for branch, types in ((select.left, left), (select.right, right)):
                     if isinstance(branch, exp.Select):

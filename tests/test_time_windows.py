@@ -154,6 +154,8 @@ SESSIONS = [
     "SELECT max(session_window(ts, '5 minutes')), count(*) FROM t",
     "SELECT s, count(*) FROM (SELECT session_window(d, '1 day') AS s FROM t) GROUP BY s",
     "SELECT w.start, count(*) FROM (SELECT session_window(ts, '3 minutes') AS w FROM t) GROUP BY w",
+    "SELECT count(*) FROM (SELECT session_window(ts, '4 minutes') AS s FROM t UNION ALL SELECT session_window(ntz, '4 minutes') "
+    "FROM t WHERE id > 4) GROUP BY s",
     "SELECT session_window(s, '1 hour') AS w, count(*) FROM t GROUP BY 1 HAVING count(*) > 1 ORDER BY 1",
     "SELECT window_time(w), count(*) FROM (SELECT session_window(ts, '3 minutes') AS w FROM t GROUP BY 1) GROUP BY 1",
     "SELECT a.id % 3 AS r, session_window(b.ts, '4 minutes') AS s, count(*) FROM t a JOIN t b ON a.id = b.id WHERE a.id > 1 GROUP BY 1, 2",
@@ -275,11 +277,14 @@ def test_ordered_aggregates_over_many_rows(spark: SparkSession, tmp_path: Path) 
 
 def test_session_window_refused_where_vpush_does_not_follow_spark(con: vpush.Connection) -> None:
     """A gap that is no literal (Spark casts each row's string), an aggregate that depends on the
-    order of rows over merged sessions, and sessions under DISTINCT are refused."""
+    order of rows over merged sessions, and sessions under DISTINCT or a set operation's distinct
+    rows (Spark merges them: measured on PySpark 4.3) are refused."""
     for sql in ("SELECT session_window(ts, CASE WHEN id > 2 THEN '5 minutes' END) AS s, count(*) FROM t GROUP BY 1",
                 "SELECT session_window(ts, '5 minutes') AS s, collect_list(id) FROM t GROUP BY 1",
                 "SELECT session_window(ts, '5 minutes') AS s, sum(v) FROM t GROUP BY 1",
-                "SELECT DISTINCT session_window(ts, '5 minutes') FROM t"):
+                "SELECT DISTINCT session_window(ts, '5 minutes') FROM t",
+                "SELECT s FROM (SELECT session_window(ts, '5 minutes') AS s FROM t) UNION SELECT session_window(ts, '1 minute') FROM t",
+                "SELECT session_window(ts, '5 minutes') FROM t INTERSECT ALL SELECT session_window(ts, '5 minutes') FROM t"):
         with pytest.raises(vpush.VpushError) as error:
             con.sql(sql).to_arrow()
         assert error.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION", sql
