@@ -577,13 +577,13 @@ def check_time_windows(expression: exp.Expr) -> None:
     """
     for select in expression.find_all(exp.Select):
         where = select.args.get("where")
-        parts: list[list[_Window]] = [[], []]
-        for call in _own_calls(select, frozenset({"window"})):
+        parts: list[list[_Window | _Session]] = [[], []]
+        for call in _own_calls(select, frozenset({"window", "session_window"})):
             clause = _clause(call, select)
             if clause is None or not (clause is where or clause.arg_key in _MAIN_CLAUSES):
                 continue
             try:
-                window = _window(call)
+                window = _window(call) if call_name(call) == "window" else _session(call)
             except OptimizeError:
                 continue  # raised where the query is planned, in Spark's order of checks
             parts[0 if clause is where else 1].append(window)

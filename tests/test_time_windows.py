@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 import vpush
@@ -211,10 +212,12 @@ def test_time_windows_of_variant_times(spark: SparkSession, tmp_path: Path) -> N
         "window(variant_get(event, '$.ts', 'timestamp'), '1 day').end FROM events",
         # Spark resolves each `event:ts` apart: two windows of it are two windows
         "SELECT window(event:ts::timestamp, '1 day').start FROM events GROUP BY window(event:ts::timestamp, '1 day')",
+        "SELECT session_window(event:ts::timestamp, '10 minutes') AS s, count(*) FROM events GROUP BY 1",
+        "SELECT session_window(event:ts::timestamp, '1 day').start FROM events GROUP BY session_window(event:ts::timestamp, '1 day')",
     )
     for index, sql in enumerate(queries):
         assert_same_answer(sql, views, duckdb, answers)
-        if index in (0, 3):  # the Spark engine reads the extractions as columns: Spark's error kept
+        if index in (0, 3, 5):  # the Spark engine reads the extractions as columns: Spark's error kept
             assert_same_answer(sql, views, spark_engine, answers)
 
 
@@ -246,13 +249,36 @@ def test_time_windows_in_a_region_zone(engine: str, los_angeles: SparkSession, t
         assert_same_answer(sql, los_angeles, connection, {})
 
 
+def test_sessions_across_daylight_saving_changes(spark: SparkSession, tmp_path: Path) -> None:
+    """A gap of days is added to the local date-time in the session zone (23 hours across the
+    spring change, 25 across the fall one), and the sessions merge by those ends, on both engines."""
+    zone = "America/Los_Angeles"
+    times = [dt.datetime(2024, 3, 9, 20, tzinfo=_UTC), dt.datetime(2024, 3, 10, 19, 30, tzinfo=_UTC),
+             dt.datetime(2024, 3, 11, 18, 45, tzinfo=_UTC), dt.datetime(2024, 11, 2, 19, tzinfo=_UTC),
+             dt.datetime(2024, 11, 3, 19, 30, tzinfo=_UTC)]
+    folder = tmp_path / "dst"
+    folder.mkdir()
+    pq.write_table(pa.table({"id": pa.array(range(len(times)), pa.int32()), "ts": pa.array(times, pa.timestamp("us", tz="UTC"))}),
+                   folder / "part-0.parquet")
+    spark.conf.set("spark.sql.session.timeZone", zone)
+    try:
+        views = register_views(spark, {"dst": folder})
+        answers: dict[str, tuple[Any, ...]] = {}
+        for engine in ("duckdb", "spark"):
+            connection = vpush.connect(engine="spark", spark=spark, time_zone=zone) if engine == "spark" else vpush.connect(time_zone=zone)
+            connection.register("dst", folder)
+            for sql in ("SELECT id, session_window(ts, '1 day') AS s FROM dst",
+                        "SELECT session_window(ts, '23 hours 40 minutes') AS s, count(*) FROM dst GROUP BY 1"):
+                assert_same_answer(sql, views, connection, answers)
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", "UTC")
+
+
 def test_ordered_aggregates_over_many_rows(spark: SparkSession, tmp_path: Path) -> None:
     """Order-dependent aggregates over sliding windows of 6,000 shuffled rows in 6 row groups
     take each row's windows in Spark's order; past 128 groups beside a typed aggregate (Spark's
     ObjectHashAggregateExec falls back to sorting) they are refused, not answered otherwise."""
     import random
-
-    import pyarrow.parquet as pq
 
     rows = 6_000
     ids = list(range(rows))
