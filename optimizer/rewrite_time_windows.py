@@ -221,10 +221,47 @@ class _Session:
     call: exp.Expr
     time: exp.Expr
     gap: tuple[int, int, int] | None
+    dynamic: exp.Expr | None = None
+    """A gap that is no literal: its microseconds of each row (Spark SQL; NULL where no interval)."""
 
-    def key(self) -> tuple[str, tuple[int, int, int] | None]:
+    def key(self) -> tuple[str, tuple[int, int, int] | None, str]:
         text = self.time.sql(dialect="vpushspark").lower()
-        return (f"session {text}#{id(self.call)}" if _colon_extraction(self.time) else f"session {text}", self.gap)
+        gap = "" if self.dynamic is None else _spark_sql(self.call.expressions[1])
+        return (f"session {text}#{id(self.call)}" if _colon_extraction(self.time) else f"session {text}", self.gap, gap)
+
+
+def _gap_micros(gap: exp.Expr) -> exp.Expr | None:
+    """A gap built of string literals by CASE, IF, coalesce and nvl (Spark casts each row's
+    string to an interval) as each row's microseconds (NULL where a string is no interval), or None
+    where its values are not all such literals without days or months, or NULL."""
+    node = gap
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Null):
+        return exp.Null()
+    if isinstance(node, exp.Literal) and node.is_string:
+        try:
+            months, days, micros = _interval_parts(node.name)
+        except OptimizeError:
+            return exp.Null()
+        return exp.Literal.number(days * _MICROS_PER_DAY + micros) if months == 0 and days == 0 else None
+    out = node.copy()
+    if isinstance(node, exp.Case) and node.this is None:
+        values = [branch.args.get("true") for branch in out.args.get("ifs") or []] + [out.args.get("default")]
+    elif isinstance(node, exp.If):
+        values = [out.args.get("true"), out.args.get("false")]
+    elif isinstance(node, exp.Coalesce):
+        values = [out.this, *out.expressions]
+    else:
+        return None
+    for value in values:
+        if value is None:
+            continue
+        leaf = _gap_micros(value)
+        if leaf is None:
+            return None
+        value.replace(leaf)
+    return out
 
 
 def _gap_type_error(type_name: str) -> OptimizeError:
@@ -258,7 +295,10 @@ def _session(call: exp.Expr) -> _Session:
         raise _gap_type_error("LongType")
     if isinstance(gap, exp.Interval):
         raise _gap_type_error("DayTimeIntervalType")
-    refuse_on_duckdb("session_window", f"`{_spark_sql(call)}`, of a gap that is no literal (Spark casts each row's string to an interval)")
+    dynamic = _gap_micros(gap)
+    if dynamic is not None:
+        return _Session(call, arguments[0], (0, 0, 0), dynamic)
+    refuse_on_duckdb("session_window", f"`{_spark_sql(call)}`, of a gap that is no literal nor a CASE, IF or coalesce of literals without days or months (Spark casts each row's string to an interval)")
 
 
 def window_time_type(of_type: SparkType | None) -> SparkType | None:
@@ -468,15 +508,20 @@ def _expand(window: _Window, time: exp.Expr, of_type: SparkType, alias: str) -> 
                     of_type, alias, WINDOW_COLUMN)
 
 
-def _session_expand(session: _Session, time: exp.Expr, shifted: exp.Expr, of_type: SparkType, alias: str) -> tuple[exp.Join, _Expand]:
+def _session_expand(session: _Session, time: exp.Expr, shifted: exp.Expr, dynamic: exp.Expr | None, of_type: SparkType,
+                    alias: str) -> tuple[exp.Join, _Expand]:
     """The lateral join of ``session``'s one session ``[time, time + gap)`` over its time
     ``time`` (DuckDB SQL of ``of_type``), ``shifted`` the time with the gap's months and days
     added (Spark's ``TimeAdd`` of the interval); kept as Spark's ``SessionWindowing`` filters:
     where the time is not NULL and, for a gap of no more than nothing, where the end passes the
-    start (none for a NULL gap)."""
+    start (none for a NULL gap; ``dynamic``, DuckDB SQL, each row's microseconds of a gap that is
+    no literal: those rows whose end passes the start)."""
     micros = _micros(time.copy())
     kept: exp.Expr = exp.Not(this=exp.Is(this=time.copy(), expression=exp.Null()))
-    if session.gap is None:
+    if dynamic is not None:
+        end: exp.Expr = exp.Add(this=micros.copy(), expression=exp.Paren(this=dynamic))
+        kept = exp.and_(kept, exp.GT(this=end.copy(), expression=micros.copy()))
+    elif session.gap is None:
         kept, end = exp.false(), micros.copy()
     else:
         months, days, gap = session.gap
@@ -674,7 +719,8 @@ def rewrite_time_windows(
             join, _ = _expand(window, transform(time), time_type, alias)
             name, marker = WINDOW_COLUMN, TIME_WINDOW_MARKER
         else:
-            join, _ = _session_expand(window, transform(time), transform(_calendar_shift(time, window.gap)), time_type, alias)
+            dynamic = transform(window.dynamic.copy()) if window.dynamic is not None else None
+            join, _ = _session_expand(window, transform(time), transform(_calendar_shift(time, window.gap)), dynamic, time_type, alias)
             name, marker = SESSION_COLUMN, SESSION_WINDOW_MARKER
         if select.args.get("from_") is None:
             # a SELECT without FROM reads one row (Spark's OneRowRelation): the windows are its FROM
@@ -857,7 +903,9 @@ def merge_sessions(select: exp.Select, columns: Mapping[str, Mapping[str, SparkT
     of_type = session_type.fields[0].type
     sources = {alias.lower() for alias in columns}
     names = {name.lower() for cols in columns.values() for name in cols}
-    session = next(c for c in select.find_all(exp.Column) if c.sql(dialect="duckdb") == session_sql)
+    session = next((c for c in select.find_all(exp.Column) if c.sql(dialect="duckdb") == session_sql), None)
+    if session is None:  # rewritten past recognition: not merged otherwise than Spark
+        refuse_on_duckdb("session_window", "sessions grouped by a column vpush rewrote")
     session_name = session.name
     keys = [e.copy() for e in _group_expressions(select) if e.sql(dialect="duckdb") != session_sql]
     mapped: dict[str, str] = {}

@@ -78,6 +78,7 @@ from vpush.optimizer.rewrite_generators import (
 )
 from vpush.optimizer.rewrite_pivots import rewrite_pivots, settle_pivot
 from vpush.optimizer.rewrite_time_windows import (
+    SESSION_WINDOW_MARKER,
     UNKNOWN_MARKER,
     check_window_times,
     grouped_session,
@@ -4282,6 +4283,8 @@ def apply_spark_semantics(
             _check_set_operation(select, left)
             if select.args.get("distinct") is not False or not isinstance(select, exp.Union):
                 refuse_distinct_sessions(list(left.values()))
+            # Spark's output takes the first branch's metadata, its window marker too
+            markers = {key: t.marker for key, t in left.items() if isinstance(t, StructType) and t.marker is not None}
             if select.args.get("distinct"):
                 for branch, types in ((select.left, left), (select.right, right)):
                     if isinstance(branch, exp.Select):
@@ -4295,6 +4298,11 @@ def apply_spark_semantics(
                 name: t if i < len(others) and others[i] in (t, _NULL_TYPE) else (others[i] if t == _NULL_TYPE and i < len(others) else None)
                 for i, (name, t) in enumerate(left.items())
             }
+            for key, marker in markers.items():
+                outputs[id(select)][key] = marked(outputs[id(select)][key], marker)
+                if outputs[id(select)][key] is None and marker == SESSION_WINDOW_MARKER:
+                    # a GROUP BY of it would merge the sessions
+                    _refuse("session_window", "sessions in a set operation whose type vpush does not widen")
             continue
         if isinstance(select, exp.Values):
             typer = _Typer(scope, {})
