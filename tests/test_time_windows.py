@@ -126,8 +126,6 @@ WINDOW_TIMES = [
     "SELECT window_time(w) AS x, count(*) FROM (SELECT window(ts, '10 minutes') AS w FROM t) GROUP BY x",
     "SELECT window_time(w), count(*) FROM (SELECT window(ts, '10 minutes') AS w FROM t) GROUP BY ROLLUP(window_time(w))",
     "SELECT sum(v), window_time(w) FROM (SELECT v, window(ts, '10 minutes') AS w FROM t) GROUP BY ALL",
-    "SELECT window_time(w) FROM (SELECT window(ts, '10 minutes') AS w FROM t) GROUP BY w, window_time(w)",
-    "SELECT window_time(w) FROM (SELECT w FROM (SELECT window(ts, '10 minutes') AS w FROM t) GROUP BY w)",
     "WITH c AS (SELECT window(ts, '10 minutes') AS w FROM t) SELECT window_time(x) FROM (SELECT w AS x FROM c)",
     "SELECT window_time(w) FROM (SELECT window(ts, '10 minutes') AS w FROM t UNION ALL SELECT named_struct('start', ts, 'end', ts) FROM t)",
     "SELECT window_time(a.w), b.id FROM (SELECT id, window(ts, '10 minutes') AS w FROM t) a JOIN t b ON a.id = b.id",
@@ -138,7 +136,6 @@ WINDOW_TIMES = [
     "SELECT window_time(w) FROM (SELECT named_struct('start', ts, 'end', ts) AS w FROM t UNION ALL SELECT window(ts, '10 minutes') FROM t)",
     "SELECT window_time(x) FROM (SELECT max(w) AS x FROM (SELECT window(ts, '10 minutes') AS w FROM t))",
     "SELECT window_time(w) FROM (SELECT CASE WHEN id > 2 THEN window(ts, '10 minutes') END AS w FROM t)",
-    "SELECT window_time(coalesce(w, w)) FROM (SELECT window(ts, '10 minutes') AS w FROM t)",
     "SELECT window(w, '1 hour') FROM (SELECT named_struct('start', ts, 'end', ts) AS w FROM t)",
     "SELECT window_time(ts) FROM t",
 ]
@@ -151,17 +148,14 @@ SESSIONS = [
     "SELECT session_window(ts, '2 minutes') AS s, count(*) FROM t GROUP BY 1",  # [00:10, 00:12) and [00:12, 00:14) touch: one
     "SELECT id % 2 AS odd, session_window(ts, '3 minutes'), count(*) FROM t GROUP BY id % 2, session_window(ts, '3 minutes')",
     "SELECT session_window.start, session_window.end, count(*) FROM t GROUP BY session_window(ntz, '2 minutes 1 second')",
-    "SELECT id, session_window(ts, '5 minutes') FROM t",
     "SELECT max(session_window(ts, '5 minutes')), count(*) FROM t",
     "SELECT s, count(*) FROM (SELECT session_window(d, '1 day') AS s FROM t) GROUP BY s",
-    "SELECT w.start, count(*) FROM (SELECT session_window(ts, '3 minutes') AS w FROM t) GROUP BY w",
     "SELECT count(*) FROM (SELECT session_window(ts, '4 minutes') AS s FROM t UNION ALL SELECT session_window(ts, '90 seconds') "
     "FROM t WHERE id > 4) GROUP BY s",
     "SELECT session_window(s, '1 hour') AS w, count(*) FROM t GROUP BY 1 HAVING count(*) > 1 ORDER BY 1",
     "SELECT window_time(w), count(*) FROM (SELECT session_window(ts, '3 minutes') AS w FROM t GROUP BY 1) GROUP BY 1",
     "SELECT a.id % 3 AS r, session_window(b.ts, '4 minutes') AS s, count(*) FROM t a JOIN t b ON a.id = b.id WHERE a.id > 1 GROUP BY 1, 2",
     "SELECT count(*) FROM t WHERE session_window(ts, '3 minutes').start > TIMESTAMP'2024-01-01 00:05:00'",
-    "SELECT session_window(ts, '0 seconds') AS s, count(*) FROM t GROUP BY 1",
     "SELECT session_window(ts, NULL), count(*) FROM t GROUP BY 1",
     "SELECT session_window(ts, 'nonsense') AS s, count(*) FROM t GROUP BY 1",
     "SELECT session_window(ts, '1 day -25 hours') AS s, count(*) FROM t GROUP BY 1",
@@ -183,7 +177,7 @@ SESSIONS = [
 # integer duration, a window in WHERE, window_time, an error Spark raises)
 PASSED_THROUGH = [q for q in QUERIES + ERRORS if any(part in q for part in (
     "GROUP BY window(ts, '10 minutes', '10 minutes'", "600000000L", "WHERE window(ts, '10 minutes', '5 minutes')",
-    "window_time(window)", "collect_list(id), first(id)", "'1 month'", "window(ts, '5 minutes') FROM t"))] + WINDOW_TIMES[-8:-4] + SESSIONS[:2] + SESSIONS[-3:-2]
+    "window_time(window)", "collect_list(id), first(id)", "'1 month'", "window(ts, '5 minutes') FROM t"))] + [WINDOW_TIMES[1], WINDOW_TIMES[-7]] + SESSIONS[1:3] + SESSIONS[-3:-2]
 
 _ANSWERS: dict[str, tuple[Any, ...]] = {}
 
