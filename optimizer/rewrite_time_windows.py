@@ -809,14 +809,14 @@ def grouped_session(select: exp.Select, type_of: Callable[[exp.Expr], SparkType 
     resolved = _group_expressions(select)
     sessions = {_spark_sql(e): e for e in resolved if is_session(e)}
     if not sessions:
-        if group.args.get("all") or any(isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions):
+        if _grouping_sets(group):
             if any(is_session(c) for c in select.find_all(exp.Column)):
                 refuse_on_duckdb("session_window", "sessions grouped by GROUP BY ALL, ROLLUP, CUBE or GROUPING SETS")
         return
     why = None
     if len(sessions) > 1:
         why = "two session columns in one GROUP BY"
-    elif group.args.get("all") or any(isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions):
+    elif _grouping_sets(group):
         why = "sessions grouped by GROUP BY ALL, ROLLUP, CUBE or GROUPING SETS"
     elif select.args.get("laterals") or any(part.find(exp.Subquery, exp.Select, exp.Lambda) for part in _outer_parts(select)) or any(
             isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in select.expressions):
@@ -825,6 +825,12 @@ def grouped_session(select: exp.Select, type_of: Callable[[exp.Expr], SparkType 
         refuse_on_duckdb("session_window", why)
     session = next(iter(sessions.values()))
     select.meta[SESSIONS_MERGED] = (session.sql(dialect="duckdb"), type_of(session))
+
+
+def _grouping_sets(group: exp.Group) -> bool:
+    """Whether ``group`` is ``GROUP BY ALL`` or groups by sets (ROLLUP, CUBE, GROUPING SETS, WITH ROLLUP)."""
+    return bool(any(group.args.get(key) for key in ("all", "rollup", "cube", "grouping_sets", "totals")) or any(
+        isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions))
 
 
 def refuse_distinct_sessions(types: Sequence[SparkType | None]) -> None:

@@ -304,13 +304,14 @@ def test_ordered_aggregates_over_many_rows(spark: SparkSession, tmp_path: Path) 
 def test_session_window_refused_where_vpush_does_not_follow_spark(con: vpush.Connection) -> None:
     """A gap that is no literal nor a CASE of literals without days or months (Spark casts each row's
     string; vpush does not add a varying number of days in the session zone), an aggregate that depends on the
-    order of rows over merged sessions, and sessions under DISTINCT or a set operation's distinct
-    rows (Spark merges them: measured on PySpark 4.3) are refused."""
+    order of rows over merged sessions, sessions under DISTINCT or a set operation's distinct rows
+    (Spark merges them: measured on PySpark 4.3) and under grouping sets are refused."""
     for sql in ("SELECT session_window(ts, CASE WHEN id > 2 THEN '1 day' ELSE '5 minutes' END) AS s, count(*) FROM t GROUP BY 1",
                 "SELECT session_window(ts, concat(id, ' minutes')) AS s, count(*) FROM t GROUP BY 1",
                 "SELECT session_window(ts, '5 minutes') AS s, collect_list(id) FROM t GROUP BY 1",
                 "SELECT session_window(ts, '5 minutes') AS s, sum(v) FROM t GROUP BY 1",
                 "SELECT DISTINCT session_window(ts, '5 minutes') FROM t",
+                "SELECT id % 2, session_window(ts, '5 minutes'), count(*) FROM t GROUP BY id % 2, session_window(ts, '5 minutes') WITH ROLLUP",
                 "SELECT count(*) FROM (SELECT session_window(ts, '4 minutes') AS s FROM t UNION ALL "
                 "SELECT session_window(ntz, '4 minutes') FROM t) GROUP BY s",
                 "SELECT s FROM (SELECT session_window(ts, '5 minutes') AS s FROM t) UNION SELECT session_window(ts, '1 minute') FROM t",
