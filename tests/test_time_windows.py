@@ -149,6 +149,7 @@ SESSIONS = [
     "SELECT id % 2 AS odd, session_window(ts, '3 minutes'), count(*) FROM t GROUP BY id % 2, session_window(ts, '3 minutes')",
     "SELECT session_window.start, session_window.end, count(*) FROM t GROUP BY session_window(ntz, '2 minutes 1 second')",
     "SELECT max(session_window(ts, '5 minutes')), count(*) FROM t",
+    "SELECT collect_list(session_window(ts, '5 minutes').start) AS s, first(id), last(v) FROM t",  # no merge: in order
     "SELECT s, count(*) FROM (SELECT session_window(d, '1 day') AS s FROM t) GROUP BY s",
     "SELECT count(*) FROM (SELECT session_window(ts, '4 minutes') AS s FROM t UNION ALL SELECT session_window(ts, '90 seconds') "
     "FROM t WHERE id > 4) GROUP BY s",
