@@ -21,14 +21,20 @@ then: measured on PySpark 4.3). Where an aggregate depends on the order of rows,
 
 The durations are literals: a string is an interval (``'10 minutes'``, ``'1 day 2 hours'``; a month
 or a year is refused as Spark refuses it), an integer counts microseconds. ``window_time(w)``
-is ``w.end`` less a microsecond. ``session_window`` is refused: Spark merges each group's
-overlapping sessions in a sort-based ``MergingSessionsExec`` that vpush does not follow yet.
+is ``w.end`` less a microsecond, of a column whose metadata carries a window's marker
+(:func:`check_window_times`; the marker rides on the struct type, :func:`projected_type`).
+
+``session_window(time, gap)`` (Spark's ``SessionWindowing``) gives each row one session
+``[time, time + gap)`` the same way, a lateral join of at most one; where a SELECT groups by a
+session column, Spark's planner merges each group's overlapping sessions (``MergingSessionsExec``),
+which :func:`merge_sessions` computes with window functions over a derived table.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlglot import exp
@@ -38,7 +44,9 @@ from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb
 from vpush.optimizer.variant_types import AtomicType, SparkType, StringType, StructField, StructType
 
 __all__ = [
-    "TIME_WINDOW_FUNCTIONS", "TIME_WINDOW_JOIN", "check_time_windows", "order_past_time_window", "rewrite_time_windows", "window_time_type",
+    "SESSION_WINDOW_MARKER", "TIME_WINDOW_FUNCTIONS", "TIME_WINDOW_JOIN", "TIME_WINDOW_MARKER", "UNKNOWN_MARKER", "check_time_windows",
+    "check_window_times", "grouped_session", "marked", "merge_sessions", "order_past_time_window", "projected_type",
+    "refuse_distinct_sessions", "rewrite_time_windows", "window_time_type", "SESSIONS_MERGED",
 ]
 
 TIME_WINDOW_FUNCTIONS = frozenset({"window", "window_time", "session_window"})
@@ -47,7 +55,18 @@ TIME_WINDOW_FUNCTIONS = frozenset({"window", "window_time", "session_window"})
 TIME_WINDOW_JOIN = "vpush_time_window_join"
 """The meta key of a lateral join written for ``window``: its ``_Expand``."""
 
+TIME_WINDOW_MARKER = "spark.timeWindow"
+"""``TimeWindow.marker``: the metadata key Spark puts on a ``window(...)`` column."""
+
+SESSION_WINDOW_MARKER = "spark.sessionWindow"
+"""``SessionWindow.marker``: the metadata key Spark puts on a ``session_window(...)`` column."""
+
+UNKNOWN_MARKER = "vpush.unknownMarker"
+"""A window-shaped column whose marker vpush does not follow (a struct field's own metadata, a
+table's column, which Spark may have written with its metadata)."""
+
 WINDOW_COLUMN = "window"
+SESSION_COLUMN = "session_window"
 _PREFIX = "__vpush_time_window_"
 _ORDER = "__vpush_order"
 _INNER = "__vpush_time_window"
@@ -105,13 +124,13 @@ def _unparsable(text: str) -> OptimizeError:
     )
 
 
-def _interval_micros(text: str) -> int:
-    """Spark's ``TimeWindow.getIntervalInMicroSeconds`` of a duration string: its days and
-    microseconds (a fraction of seconds only, to the microsecond), a month refused."""
+def _interval_parts(text: str) -> tuple[int, int, int]:
+    """Spark's ``IntervalUtils.stringToInterval`` of a duration string: its months, days and
+    microseconds (a fraction of seconds only, to the microsecond)."""
     body = text.strip().lower()
     if body == "interval" or (body.startswith("interval") and body[len("interval"):][:1].isspace()):
         body = body[len("interval"):].strip()
-    months = micros = 0
+    months = days = micros = 0
     position = 0
     while position < len(body):
         match = _INTERVAL_PART.match(body, position)
@@ -123,6 +142,8 @@ def _interval_micros(text: str) -> int:
         signed = -1 if sign == "-" else 1
         if unit in _UNIT_MONTHS:
             months += signed * int(whole) * _UNIT_MONTHS[unit]
+        elif unit in ("week", "day"):
+            days += signed * int(whole) * (_UNIT_MICROS[unit] // _MICROS_PER_DAY)
         else:
             micros += signed * (int(whole) * _UNIT_MICROS[unit] + int((fraction or "")[:6].ljust(6, "0")))
         position = match.end()
@@ -130,9 +151,16 @@ def _interval_micros(text: str) -> int:
             position += 1
     if not body:
         raise _unparsable(text)
+    return months, days, micros
+
+
+def _interval_micros(text: str) -> int:
+    """Spark's ``TimeWindow.getIntervalInMicroSeconds`` of a duration string: its days and
+    microseconds, a month refused."""
+    months, days, micros = _interval_parts(text)
     if months != 0:
         raise OptimizeError(f"Intervals greater than a month is not supported ({text}).", error_class="_LEGACY_ERROR_TEMP_3231")
-    return micros
+    return days * _MICROS_PER_DAY + micros
 
 
 def _duration(argument: exp.Expr) -> int:
@@ -185,6 +213,94 @@ def _window(call: exp.Expr) -> _Window:
     return _Window(call, arguments[0], window, slide, start)
 
 
+@dataclass
+class _Session:
+    """One ``session_window`` call: its time and its gap (months, days, microseconds; None where
+    the gap is NULL or no interval, so that no row has a session)."""
+
+    call: exp.Expr
+    time: exp.Expr
+    gap: tuple[int, int, int] | None
+    dynamic: exp.Expr | None = None
+    """A gap that is no literal: its microseconds of each row (Spark SQL; NULL where no interval)."""
+
+    def key(self) -> tuple[str, tuple[int, int, int] | None, str]:
+        text = self.time.sql(dialect="vpushspark").lower()
+        gap = "" if self.dynamic is None else _spark_sql(self.call.expressions[1])
+        return (f"session {text}#{id(self.call)}" if _colon_extraction(self.time) else f"session {text}", self.gap, gap)
+
+
+def _gap_micros(gap: exp.Expr) -> exp.Expr | None:
+    """A gap built of string literals by CASE, IF, coalesce and nvl (Spark casts each row's
+    string to an interval) as each row's microseconds (NULL where a string is no interval), or None
+    where its values are not all such literals without days or months, or NULL."""
+    node = gap
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Null):
+        return exp.Null()
+    if isinstance(node, exp.Literal) and node.is_string:
+        try:
+            months, days, micros = _interval_parts(node.name)
+        except OptimizeError:
+            return exp.Null()
+        return exp.Literal.number(days * _MICROS_PER_DAY + micros) if months == 0 and days == 0 else None
+    out = node.copy()
+    if isinstance(node, exp.Case) and node.this is None:
+        values = [branch.args.get("true") for branch in out.args.get("ifs") or []] + [out.args.get("default")]
+    elif isinstance(node, exp.If):
+        values = [out.args.get("true"), out.args.get("false")]
+    elif isinstance(node, exp.Coalesce):
+        values = [out.this, *out.expressions]
+    else:
+        return None
+    for value in values:
+        if value is None:
+            continue
+        leaf = _gap_micros(value)
+        if leaf is None:
+            return None
+        value.replace(leaf)
+    return out
+
+
+def _gap_type_error(type_name: str) -> OptimizeError:
+    return OptimizeError(f"Gap duration expression used in session window must be CalendarIntervalType, but got {type_name}.",
+                         error_class="_LEGACY_ERROR_TEMP_1040")
+
+
+def _session(call: exp.Expr) -> _Session:
+    """The parts of one ``session_window`` call, its gap a literal as Spark casts it to an
+    interval (``SessionWindowing``: a string, NULL where it is no interval)."""
+    arguments = list(call.expressions) if isinstance(call, exp.Anonymous) else []
+    if len(arguments) != 2:
+        raise OptimizeError(
+            f"The `session_window` requires 2 parameters but the actual number is {len(arguments)}. Please, refer to "
+            "'https://spark.apache.org/docs/latest/sql-ref-functions.html' for a fix.",
+            error_class="WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+        )
+    gap = arguments[1]
+    while isinstance(gap, exp.Paren):
+        gap = gap.this
+    if isinstance(gap, exp.Null):
+        return _Session(call, arguments[0], None)
+    if isinstance(gap, exp.Literal) and gap.is_string:
+        try:
+            return _Session(call, arguments[0], _interval_parts(gap.name))
+        except OptimizeError:
+            return _Session(call, arguments[0], None)  # Spark's cast gives NULL: no row has a session
+    if isinstance(gap, exp.Literal) and re.fullmatch(r"\d+", gap.name):
+        raise _gap_type_error("IntegerType")
+    if isinstance(gap, exp.Cast) and gap.meta.get(TYPED_LITERAL) and gap.to.this == exp.DataType.Type.BIGINT:
+        raise _gap_type_error("LongType")
+    if isinstance(gap, exp.Interval):
+        raise _gap_type_error("DayTimeIntervalType")
+    dynamic = _gap_micros(gap)
+    if dynamic is not None:
+        return _Session(call, arguments[0], (0, 0, 0), dynamic)
+    refuse_on_duckdb("session_window", f"`{_spark_sql(call)}`, of a gap that is no literal nor a CASE, IF or coalesce of literals without days or months (Spark casts each row's string to an interval)")
+
+
 def window_time_type(of_type: SparkType | None) -> SparkType | None:
     """The type of ``window_time`` of a window of type ``of_type`` (its ``end``'s), or None where
     ``of_type`` is no window: a ``struct<start, end>`` of one timestamp type."""
@@ -193,6 +309,139 @@ def window_time_type(of_type: SparkType | None) -> SparkType | None:
         if start == end and end in _TIMESTAMPS:
             return end
     return None
+
+
+def marked(of_type: SparkType | None, marker: str | None) -> SparkType | None:
+    """``of_type`` carrying ``marker`` where it is window-shaped (:func:`window_time_type`)."""
+    if isinstance(of_type, StructType) and window_time_type(of_type) is not None and of_type.marker != marker:
+        return dataclasses.replace(of_type, marker=marker)
+    return of_type
+
+
+def projected_type(projection: exp.Expr, of_type: SparkType | None) -> SparkType | None:
+    """The type of the column a SELECT's ``projection`` of type ``of_type`` gives, its window
+    marker kept only where Spark keeps the metadata: an attribute, or an alias of one
+    (``Alias.metadata``: a ``NamedExpression``'s own; ``max(w)``, ``CASE``, ``named_struct`` have
+    none); an alias of a struct's field takes the field's, which vpush does not follow.
+
+    Example:
+        >>> import sqlglot
+        >>> w = StructType((StructField("start", AtomicType("timestamp")), StructField("end", AtomicType("timestamp"))))
+        >>> projected_type(sqlglot.parse_one("w AS x"), marked(w, TIME_WINDOW_MARKER)).marker
+        'spark.timeWindow'
+        >>> projected_type(sqlglot.parse_one("max(w) AS x"), marked(w, TIME_WINDOW_MARKER)).marker is None
+        True
+    """
+    if not isinstance(of_type, StructType) or of_type.marker is None:
+        return of_type
+    node = projection.this if isinstance(projection, exp.Alias) else projection
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
+        return of_type
+    if isinstance(node, (exp.Dot, exp.Bracket)) or call_name(node) in ("get_struct_field", "struct_extract", "element_at", "get"):
+        return marked(of_type, UNKNOWN_MARKER)
+    return marked(of_type, None)
+
+
+def _not_a_window_column(shown: str) -> OptimizeError:
+    return OptimizeError(f"The input is not a correct window column: {shown};", error_class="_LEGACY_ERROR_TEMP_3101")
+
+
+def _window_column_marker(argument: exp.Expr, select: exp.Select, type_of: Callable[[exp.Expr], SparkType | None]) -> str | None:
+    """The marker of ``window_time``'s ``argument`` as Spark's ``ResolveWindowTime`` reads it (an
+    attribute's metadata; nothing else has one), :data:`UNKNOWN_MARKER` where vpush cannot tell."""
+    of_type = type_of(argument)
+    if window_time_type(of_type) is None:
+        if (of_type is None and isinstance(argument, exp.Column) and not argument.table and argument.name.lower() == WINDOW_COLUMN
+                and any(TIME_WINDOW_JOIN in j.meta for j in select.args.get("joins") or [])):
+            return TIME_WINDOW_MARKER  # the SELECT's own window(...) (GROUP BY window(ts, ...)), read by its name
+        return UNKNOWN_MARKER  # not a window: the rewrite refuses or raises Spark's type error
+    if not isinstance(argument, exp.Column):
+        return None
+    return of_type.marker if isinstance(of_type, StructType) else None
+
+
+def _grouped_texts(select: exp.Select) -> set[str] | None:
+    """The Spark SQL of the SELECT's grouping expressions (ordinals and output names read as
+    Spark reads them), or None where every projection is grouped (``GROUP BY ALL``) or the
+    grouping is of sets vpush does not read here."""
+    group = select.args.get("group")
+    if group is None:
+        return set()
+    if group.args.get("all"):
+        return None
+    if any(group.args.get(key) for key in ("rollup", "cube", "grouping_sets")) or any(
+            isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions):
+        return None
+    aliases = {p.alias.lower(): p.this for p in select.expressions if isinstance(p, exp.Alias)}
+    texts = set()
+    for expression in group.expressions:
+        if isinstance(expression, exp.Literal) and not expression.is_string and expression.name.isdigit():
+            position = int(expression.name)
+            if 1 <= position <= len(select.expressions):
+                projection = select.expressions[position - 1]
+                expression = projection.this if isinstance(projection, exp.Alias) else projection
+        elif isinstance(expression, exp.Column) and not expression.table and expression.name.lower() in aliases:
+            expression = aliases[expression.name.lower()]
+        texts.add(_spark_sql(expression).lower())
+    return texts
+
+
+def check_window_times(select: exp.Select, type_of: Callable[[exp.Expr], SparkType | None]) -> None:
+    """Raise Spark's errors for the ``window_time`` calls of ``select`` (after its own windows
+    became lateral joins, before anything else is rewritten), or refuse where vpush does not
+    follow Spark.
+
+    Spark's ``ResolveWindowTime`` takes only an attribute whose metadata carries the marker a
+    window's or a session window's column has (``_LEGACY_ERROR_TEMP_3101`` otherwise), and adds a
+    Project below the operator computing each call as a new column: in an aggregation, a call
+    outside an aggregate is then a column of its own, grouped only where the GROUP BY holds the
+    same call (``MISSING_AGGREGATION``, or ``MISSING_GROUP_BY`` without GROUP BY, otherwise).
+
+    Raises:
+        OptimizeError: ``_LEGACY_ERROR_TEMP_3101``, ``MISSING_AGGREGATION``, ``MISSING_GROUP_BY``;
+            ``VPUSH_UNSUPPORTED_FUNCTION`` for a call in HAVING, ORDER BY or a window function's
+            OVER, or of a column whose marker vpush does not follow.
+
+    Example:
+        >>> import sqlglot
+        >>> from vpush.optimizer.dialect import VpushSpark
+        >>> window = StructType((StructField("start", AtomicType("timestamp")), StructField("end", AtomicType("timestamp"))))
+        >>> select = sqlglot.parse_one("SELECT window_time(w) FROM s GROUP BY w", dialect=VpushSpark)
+        >>> check_window_times(select, lambda n: marked(window, TIME_WINDOW_MARKER))
+        Traceback (most recent call last):
+        vpush.optimizer.errors.OptimizeError: [MISSING_AGGREGATION] The non-aggregating expression "window_time(w)" is based on columns which are not participating in the GROUP BY clause.
+    """
+    calls = _own_calls(select, frozenset({"window_time"}))
+    if not calls:
+        return
+    from vpush.optimizer.spark_semantics import _aggregates, _inside_aggregate
+
+    where = select.args.get("where")
+    grouped = _grouped_texts(select) if select.args.get("group") is not None or any(_aggregates(p) for p in select.expressions) else None
+    for call in calls:
+        arguments = list(call.expressions) if isinstance(call, exp.Anonymous) else []
+        if len(arguments) != 1:
+            continue  # WRONG_NUM_ARGS, where the call is rewritten
+        shown = f"window_time({_spark_sql(arguments[0])})"
+        clause = _clause(call, select)
+        if clause is None or not (clause is where or clause.arg_key in _MAIN_CLAUSES):
+            where_in = "a window function" if clause is None else clause.key.upper()
+            refuse_on_duckdb("window_time", f"`{shown}` in {where_in} (Spark computes it in a Project below "
+                             "the operator; write it in the SELECT list and refer to its alias)")
+        marker = _window_column_marker(arguments[0], select, type_of)
+        if marker is None:
+            raise _not_a_window_column(shown)
+        if grouped is not None and clause is not where and not _inside_aggregate(call, select) and _spark_sql(call).lower() not in grouped:
+            if select.args.get("group") is None:
+                raise OptimizeError("The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window "
+                                    "functions using OVER clauses.", error_class="MISSING_GROUP_BY")
+            raise OptimizeError(f'The non-aggregating expression "{shown}" is based on columns which are not '
+                                "participating in the GROUP BY clause.", error_class="MISSING_AGGREGATION")
+        if marker == UNKNOWN_MARKER and window_time_type(type_of(arguments[0])) is not None:
+            refuse_on_duckdb("window_time", f"`{shown}`, of a column whose window marker vpush does not follow "
+                             "(a struct's field, a table's column)")
 
 
 def _own_calls(node: exp.Expr, names: frozenset[str]) -> list[exp.Expr]:
@@ -255,12 +504,42 @@ def _expand(window: _Window, time: exp.Expr, of_type: SparkType, alias: str) -> 
             exp.LTE(this=start(index.copy()), expression=micros.copy()),
             exp.LT(this=micros.copy(), expression=exp.Add(this=start(index.copy()), expression=exp.Literal.number(window.window))),
         )
+    return _lateral(kept, count, start(index.copy()), exp.Add(this=start(index.copy()), expression=exp.Literal.number(window.window)),
+                    of_type, alias, WINDOW_COLUMN)
+
+
+def _session_expand(session: _Session, time: exp.Expr, shifted: exp.Expr, dynamic: exp.Expr | None, of_type: SparkType,
+                    alias: str) -> tuple[exp.Join, _Expand]:
+    """The lateral join of ``session``'s one session ``[time, time + gap)`` over its time
+    ``time`` (DuckDB SQL of ``of_type``), ``shifted`` the time with the gap's months and days
+    added (Spark's ``TimeAdd`` of the interval); kept as Spark's ``SessionWindowing`` filters:
+    where the time is not NULL and, for a gap of no more than nothing, where the end passes the
+    start (none for a NULL gap; ``dynamic``, DuckDB SQL, each row's microseconds of a gap that is
+    no literal: those rows whose end passes the start)."""
+    micros = _micros(time.copy())
+    kept: exp.Expr = exp.Not(this=exp.Is(this=time.copy(), expression=exp.Null()))
+    if dynamic is not None:
+        end: exp.Expr = exp.Add(this=micros.copy(), expression=exp.Paren(this=dynamic))
+        kept = exp.and_(kept, exp.GT(this=end.copy(), expression=micros.copy()))
+    elif session.gap is None:
+        kept, end = exp.false(), micros.copy()
+    else:
+        months, days, gap = session.gap
+        end = exp.Add(this=_micros(shifted), expression=exp.Literal.number(gap))
+        if months + days + gap <= 0:
+            kept = exp.and_(kept, exp.GT(this=end.copy(), expression=micros.copy()))
+    return _lateral(kept, 1, micros, end, of_type, alias, SESSION_COLUMN)
+
+
+def _lateral(kept: exp.Expr, count: int, start: exp.Expr, end: exp.Expr, of_type: SparkType, alias: str,
+             column: str) -> tuple[exp.Join, _Expand]:
+    """The lateral join of a row's ``count`` windows ``i`` (``start`` and ``end`` in microseconds
+    of ``i``), those where ``kept`` holds, as a column named ``column``."""
     indexes = exp.Anonymous(this="list_filter", expressions=[
         exp.Anonymous(this="range", expressions=[exp.Literal.number(count)]), _lambda(kept, "i")])
     struct = exp.Struct(expressions=[
-        exp.PropertyEQ(this=exp.to_identifier("start", quoted=True), expression=_instant(start(index.copy()), of_type)),
-        exp.PropertyEQ(this=exp.to_identifier("end", quoted=True), expression=_instant(
-            exp.Add(this=start(index.copy()), expression=exp.Literal.number(window.window)), of_type)),
+        exp.PropertyEQ(this=exp.to_identifier("start", quoted=True), expression=_instant(start, of_type)),
+        exp.PropertyEQ(this=exp.to_identifier("end", quoted=True), expression=_instant(end, of_type)),
     ])
     windows = exp.Explode(this=exp.Anonymous(this="list_transform", expressions=[indexes.copy(), _lambda(struct, "i")]))
     # the lateral's own column has a name no column of the time can have (DuckDB binds a name
@@ -268,7 +547,7 @@ def _expand(window: _Window, time: exp.Expr, of_type: SparkType, alias: str) -> 
     lateral = exp.select(exp.alias_(windows, exp.to_identifier(_INNER, quoted=True), copy=False), copy=False)
     join = exp.Join(
         this=exp.Lateral(this=exp.Subquery(this=lateral), alias=exp.TableAlias(
-            this=exp.to_identifier(alias, quoted=True), columns=[exp.to_identifier(WINDOW_COLUMN, quoted=True)])),
+            this=exp.to_identifier(alias, quoted=True), columns=[exp.to_identifier(column, quoted=True)])),
         kind="CROSS",
     )
     expand = _Expand(alias, count, indexes)
@@ -317,7 +596,7 @@ def _clause(call: exp.Expr, select: exp.Select) -> exp.Expr | None:
     return clause
 
 
-def _check_one_window(windows: list[_Window]) -> None:
+def _check_one_window(windows: list[_Window] | list[_Window | _Session]) -> None:
     """Spark's error for different windows in one operator (TimeWindowing expands one only)."""
     if len({w.key() for w in windows}) > 1:
         raise OptimizeError(
@@ -343,13 +622,13 @@ def check_time_windows(expression: exp.Expr) -> None:
     """
     for select in expression.find_all(exp.Select):
         where = select.args.get("where")
-        parts: list[list[_Window]] = [[], []]
-        for call in _own_calls(select, frozenset({"window"})):
+        parts: list[list[_Window | _Session]] = [[], []]
+        for call in _own_calls(select, frozenset({"window", "session_window"})):
             clause = _clause(call, select)
             if clause is None or not (clause is where or clause.arg_key in _MAIN_CLAUSES):
                 continue
             try:
-                window = _window(call)
+                window = _window(call) if call_name(call) == "window" else _session(call)
             except OptimizeError:
                 continue  # raised where the query is planned, in Spark's order of checks
             parts[0 if clause is where else 1].append(window)
@@ -387,32 +666,32 @@ def rewrite_time_windows(
     calls = _own_calls(select, TIME_WINDOW_FUNCTIONS - {"window_time"})
     if not calls:
         return {}
-    for call in calls:
-        if call_name(call) == "session_window":
-            refuse_on_duckdb("session_window", "a session window (Spark merges each group's overlapping sessions in a "
-                             "sort-based MergingSessionsExec, which vpush does not follow)")
     where = select.args.get("where")
     parts: list[list[exp.Expr]] = [[], []]  # the WHERE's calls, then the aggregation's or projection's
     for call in calls:
+        called = call_name(call) or "window"
         clause = _clause(call, select)
         if clause is None:
-            refuse_on_duckdb("window", f"`{_spark_sql(call)}` in a window function")
+            refuse_on_duckdb(called, f"`{_spark_sql(call)}` in a window function")
         if clause is where:
             parts[0].append(call)
         elif clause.arg_key in _MAIN_CLAUSES:
             parts[1].append(call)
         else:
-            refuse_on_duckdb("window", f"`{_spark_sql(call)}` in {clause.key.upper()} (write it in the SELECT list and refer to its alias)")
+            refuse_on_duckdb(called, f"`{_spark_sql(call)}` in {clause.key.upper()} (write it in the SELECT list and refer to its alias)")
     produced: dict[str, Mapping[str, SparkType]] = {}
-    plans: list[tuple[list[exp.Expr], _Window, SparkType]] = []
+    plans: list[tuple[list[exp.Expr], _Window | _Session, SparkType]] = []
     for part in parts:
         if not part:
             continue
-        windows = [_window(call) for call in part]
+        windows: list[_Window | _Session] = [_window(call) if call_name(call) == "window" else _session(call) for call in part]
         _check_one_window(windows)
         time_type = type_of(windows[0].time)
         if time_type is None:
-            refuse_on_duckdb("window", f"`{_spark_sql(windows[0].call)}` over a time of a type vpush does not know here")
+            refuse_on_duckdb(call_name(windows[0].call) or "window",
+                             f"`{_spark_sql(windows[0].call)}` over a time of a type vpush does not know here")
+        if isinstance(windows[0], _Session) and time_type not in (*_TIMESTAMPS, AtomicType("date")) and not isinstance(time_type, StringType):
+            refuse_on_duckdb("session_window", f"`{_spark_sql(windows[0].call)}` over a time of type {time_type.to_spark()}")
         plans.append((part, windows[0], time_type))
     # Only now that nothing can be refused is the tree changed.
     for number, (part, window, time_type) in enumerate(plans):
@@ -425,7 +704,7 @@ def rewrite_time_windows(
             # Spark's implicit cast to a timestamp (in the session's time zone)
             time = exp.cast(time.copy(), exp.DataType.build("timestamp"))
             time_type = AtomicType("timestamp")
-        elif time_type not in _TIMESTAMPS:
+        elif time_type not in _TIMESTAMPS and isinstance(window, _Window):
             raise OptimizeError(
                 f'Cannot resolve "window({_spark_sql(window.time)}, {window.window}, {window.slide}, {window.start})" due to '
                 'data type mismatch: The first parameter requires the ("(TIMESTAMP OR TIMESTAMP WITHOUT TIME ZONE)" or '
@@ -436,22 +715,39 @@ def rewrite_time_windows(
         else:
             time = time.copy()
         alias = f"{_PREFIX}{number}"
-        join, _ = _expand(window, transform(time), time_type, alias)
+        if isinstance(window, _Window):
+            join, _ = _expand(window, transform(time), time_type, alias)
+            name, marker = WINDOW_COLUMN, TIME_WINDOW_MARKER
+        else:
+            dynamic = transform(window.dynamic.copy()) if window.dynamic is not None else None
+            join, _ = _session_expand(window, transform(time), transform(_calendar_shift(time, window.gap)), dynamic, time_type, alias)
+            name, marker = SESSION_COLUMN, SESSION_WINDOW_MARKER
         if select.args.get("from_") is None:
             # a SELECT without FROM reads one row (Spark's OneRowRelation): the windows are its FROM
             select.set("from_", exp.From(this=exp.Subquery(this=exp.select(exp.Literal.number(1), copy=False),
                                                            alias=exp.TableAlias(this=exp.to_identifier(f"{alias}_row", quoted=True)))))
         select.append("joins", join)
-        produced[alias] = {WINDOW_COLUMN: StructType((StructField("start", time_type), StructField("end", time_type)))}
+        produced[alias] = {name: StructType((StructField("start", time_type), StructField("end", time_type)), marker=marker)}
         for call in part:
-            column = exp.column(exp.to_identifier(WINDOW_COLUMN, quoted=True), table=exp.to_identifier(alias, quoted=True))
-            name = _projection_name(call, select)
+            column = exp.column(exp.to_identifier(name, quoted=True), table=exp.to_identifier(alias, quoted=True))
+            shown = _projection_name(call, select, name)
             named = call if call.parent is select else call.parent
             call.replace(column)
-            if name is not None and named is not None:
-                _wrap_in_alias(column if named is call else named, name)
-        _exclude(select, alias, WINDOW_COLUMN)
+            if shown is not None and named is not None:
+                _wrap_in_alias(column if named is call else named, shown)
+        _exclude(select, alias, name)
     return produced
+
+
+def _calendar_shift(time: exp.Expr, gap: tuple[int, int, int] | None) -> exp.Expr:
+    """``time`` (Spark SQL) with the gap's months, then its days, added to its local date-time
+    (Spark's ``timestampAddInterval``), as Spark's ``timestampadd`` adds them."""
+    shifted = time.copy()
+    months, days, _ = gap or (0, 0, 0)
+    for unit, count in (("MONTH", months), ("DAY", days)):
+        if count != 0:
+            shifted = exp.TimestampAdd(this=shifted, expression=exp.Literal.number(count), unit=exp.var(unit))
+    return shifted
 
 
 def _wrap_in_alias(node: exp.Expr, name: str) -> None:
@@ -460,15 +756,215 @@ def _wrap_in_alias(node: exp.Expr, name: str) -> None:
     alias.set("this", node)
 
 
-def _projection_name(call: exp.Expr, select: exp.Select) -> str | None:
+def _projection_name(call: exp.Expr, select: exp.Select, column: str) -> str | None:
     """The name Spark gives a projection that is the call itself (``window``) or one field of
     it (``window.start``), where it has no alias."""
     parent = call.parent
     if parent is select and call.arg_key == "expressions":
-        return WINDOW_COLUMN
+        return column
     if isinstance(parent, exp.Dot) and parent.parent is select and parent.arg_key == "expressions":
-        return f"{WINDOW_COLUMN}.{parent.expression.name}"
+        return f"{column}.{parent.expression.name}"
     if (isinstance(parent, exp.Bracket) and parent.parent is select and parent.arg_key == "expressions"
             and len(parent.expressions) == 1 and isinstance(parent.expressions[0], exp.Literal) and parent.expressions[0].is_string):
-        return f"{WINDOW_COLUMN}.{parent.expressions[0].name}"
+        return f"{column}.{parent.expressions[0].name}"
     return None
+
+
+SESSIONS_MERGED = "vpush_sessions_merged"
+"""The meta key of a SELECT whose GROUP BY merges sessions (:func:`merge_sessions`): the session
+column's SQL and type."""
+
+_SESSIONS = "__vpush_sessions"
+
+
+def grouped_session(select: exp.Select, type_of: Callable[[exp.Expr], SparkType | None]) -> None:
+    """Note on ``select`` (its meta :data:`SESSIONS_MERGED`) the session column its GROUP BY
+    groups by (a column whose metadata carries ``SessionWindow.marker``: Spark's planner then
+    merges each group's overlapping sessions, :func:`merge_sessions`), refusing the forms vpush
+    does not merge as Spark does.
+
+    Raises:
+        OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for sessions under ROLLUP, CUBE, GROUPING
+            SETS or GROUP BY ALL, two session columns, DISTINCT, a subquery or a lambda in the SELECT.
+
+    Example:
+        >>> import sqlglot
+        >>> from vpush.optimizer.dialect import VpushSpark
+        >>> session = StructType((StructField("start", AtomicType("timestamp")), StructField("end", AtomicType("timestamp"))),
+        ...                      marker=SESSION_WINDOW_MARKER)
+        >>> select = sqlglot.parse_one("SELECT k, s, count(*) FROM x GROUP BY k, s", dialect=VpushSpark)
+        >>> grouped_session(select, lambda n: session if n.sql() == "s" else AtomicType("int"))
+        >>> select.meta[SESSIONS_MERGED][0]
+        's'
+    """
+    def is_session(node: exp.Expr) -> bool:
+        of_type = type_of(node)
+        return isinstance(node, exp.Column) and isinstance(of_type, StructType) and of_type.marker == SESSION_WINDOW_MARKER
+
+    group = select.args.get("group")
+    if group is None:
+        if select.args.get("distinct") is not None and any(is_session(p.unalias()) for p in select.expressions):
+            refuse_on_duckdb("session_window", "DISTINCT sessions (Spark merges them as it merges a GROUP BY's)")
+        return
+    resolved = _group_expressions(select)
+    sessions = {_spark_sql(e): e for e in resolved if is_session(e)}
+    if not sessions:
+        if _grouping_sets(group):
+            if any(is_session(c) for c in select.find_all(exp.Column)):
+                refuse_on_duckdb("session_window", "sessions grouped by GROUP BY ALL, ROLLUP, CUBE or GROUPING SETS")
+        return
+    why = None
+    if len(sessions) > 1:
+        why = "two session columns in one GROUP BY"
+    elif _grouping_sets(group):
+        why = "sessions grouped by GROUP BY ALL, ROLLUP, CUBE or GROUPING SETS"
+    elif select.args.get("laterals") or any(part.find(exp.Subquery, exp.Select, exp.Lambda) for part in _outer_parts(select)) or any(
+            isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in select.expressions):
+        why = "sessions merged in a SELECT with a subquery, a lambda, a LATERAL VIEW or a star"
+    if why is not None:
+        refuse_on_duckdb("session_window", why)
+    session = next(iter(sessions.values()))
+    select.meta[SESSIONS_MERGED] = (session.sql(dialect="duckdb"), type_of(session))
+
+
+def _grouping_sets(group: exp.Group) -> bool:
+    """Whether ``group`` is ``GROUP BY ALL`` or groups by sets (ROLLUP, CUBE, GROUPING SETS, WITH ROLLUP)."""
+    return bool(any(group.args.get(key) for key in ("all", "rollup", "cube", "grouping_sets", "totals")) or any(
+        isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions))
+
+
+def refuse_distinct_sessions(types: Sequence[SparkType | None]) -> None:
+    """Refuse the distinct rows of a set operation (``UNION``, ``INTERSECT``, ``EXCEPT``) whose
+    first branch gives a session column: Spark's aggregation of the distinct rows groups by it and
+    merges the sessions.
+
+    Raises:
+        OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for such a set operation.
+
+    Example:
+        >>> refuse_distinct_sessions([AtomicType("int")])
+    """
+    if any(isinstance(t, StructType) and t.marker == SESSION_WINDOW_MARKER for t in types):
+        refuse_on_duckdb("session_window", "the distinct rows of a set operation of sessions (Spark merges them as a "
+                         "GROUP BY of them)")
+
+
+def _outer_parts(select: exp.Select) -> list[exp.Expr]:
+    """The parts of ``select`` that read its aggregation: the SELECT list, GROUP BY, HAVING,
+    ORDER BY and QUALIFY."""
+    return [*select.expressions, *(p for p in (select.args.get(k) for k in ("group", "having", "order", "qualify")) if p is not None)]
+
+
+def _group_expressions(select: exp.Select) -> list[exp.Expr]:
+    """The GROUP BY's expressions, an ordinal or an output name read as the projection's."""
+    group = select.args.get("group")
+    aliases = {p.alias.lower(): p.this for p in select.expressions if isinstance(p, exp.Alias)}
+    out = []
+    for expression in group.expressions if group is not None else []:
+        if isinstance(expression, exp.Literal) and not expression.is_string and expression.name.isdigit():
+            position = int(expression.name)
+            if 1 <= position <= len(select.expressions):
+                expression = select.expressions[position - 1].unalias()
+        elif isinstance(expression, exp.Column) and not expression.table and expression.name.lower() in aliases:
+            expression = aliases[expression.name.lower()]
+        out.append(expression)
+    return out
+
+
+def _window_over(function: exp.Expr, keys: Sequence[exp.Expr], order: exp.Expr | None, preceding: bool) -> exp.Window:
+    """``function`` over the rows of its keys (``ORDER BY order`` with a RANGE frame from the
+    first row to those before the row's peers, or to its peers)."""
+    spec = exp.WindowSpec(kind="RANGE", start="UNBOUNDED", start_side="PRECEDING",
+                          end=exp.Literal.number(1) if preceding else "CURRENT ROW", end_side="PRECEDING" if preceding else None)
+    window = exp.Window(this=function, partition_by=[k.copy() for k in keys] or None)
+    if order is not None:
+        window.set("order", exp.Order(expressions=[exp.Ordered(this=order.copy())]))
+        window.set("spec", spec)
+    return window
+
+
+def merge_sessions(select: exp.Select, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
+    """Merge the sessions ``select`` groups by (noted by :func:`grouped_session`; DuckDB SQL, in
+    place) as Spark's ``MergingSessionsExec`` merges them: each group's rows (by the GROUP BY's
+    other keys) sorted by their session's start, a session merged into the one before where it
+    starts no later than that one's end (the end the later of theirs). A gaps-and-islands
+    computation: a row starts a session where its start passes every end of the rows that start
+    before it, a running count of those starts numbers the sessions, and each session's bounds
+    are its rows' least start and greatest end. The SELECT then reads its sources' columns it
+    names (``columns``: by source alias) and the merged session from a derived table of them.
+
+    Example:
+        >>> import sqlglot
+        >>> session = StructType((StructField("start", AtomicType("timestamp")), StructField("end", AtomicType("timestamp"))))
+        >>> select = sqlglot.parse_one("SELECT k, s, count(*) FROM x GROUP BY k, s", dialect="duckdb")
+        >>> select.meta[SESSIONS_MERGED] = ("s", session)
+        >>> merge_sessions(select, {"x": {"k": AtomicType("int"), "s": session}})
+        >>> select.sql(dialect="duckdb")[:91]
+        'SELECT "__vpush_sessions"."__vpush_c0" AS "k", "__vpush_sessions"."s" AS "s", COUNT(*) FROM'
+    """
+    noted = select.meta.get(SESSIONS_MERGED)
+    if noted is None:
+        return
+    session_sql, session_type = noted
+    of_type = session_type.fields[0].type
+    sources = {alias.lower() for alias in columns}
+    names = {name.lower() for cols in columns.values() for name in cols}
+    session = next((c for c in select.find_all(exp.Column) if c.sql(dialect="duckdb") == session_sql), None)
+    if session is None:  # rewritten past recognition: not merged otherwise than Spark
+        refuse_on_duckdb("session_window", "sessions grouped by a column vpush rewrote")
+    session_name = session.name
+    keys = [e.copy() for e in _group_expressions(select) if e.sql(dialect="duckdb") != session_sql]
+    mapped: dict[str, str] = {}
+    inner: list[exp.Expr] = []
+
+    def read(column: exp.Column) -> exp.Column:
+        text = column.sql(dialect="duckdb")
+        if text not in mapped:
+            mapped[text] = f"__vpush_c{len(mapped)}"
+            inner.append(exp.alias_(column.copy(), exp.to_identifier(mapped[text], quoted=True), copy=False))
+        return exp.column(exp.to_identifier(mapped[text], quoted=True), table=exp.to_identifier(_SESSIONS, quoted=True))
+
+    for projection in list(select.expressions):
+        if isinstance(projection, exp.Column) and not isinstance(projection.this, exp.Star):
+            _wrap_in_alias(projection, projection.name)  # the name Spark gives it, kept past its new source
+    for part in _outer_parts(select):
+        for column in list(part.find_all(exp.Column)):
+            if isinstance(column.this, exp.Star):
+                continue
+            if column.sql(dialect="duckdb") == session_sql:
+                column.replace(exp.column(exp.to_identifier(session_name, quoted=True), table=exp.to_identifier(_SESSIONS, quoted=True)))
+            elif column.table and column.table.lower() in sources:
+                column.replace(read(column))
+            elif column.table and not column.args.get("db") and column.table.lower() in names and column.table != session_name:
+                # a field of a source's struct column (w.start)
+                column.replace(exp.Dot(this=read(exp.column(exp.to_identifier(column.table, quoted=True))), expression=column.this.copy()))
+            elif not column.table and column.name.lower() in names and column.name != session_name:
+                column.replace(read(column))
+    keyed = [exp.column(exp.to_identifier(f"__vpush_k{i}", quoted=True)) for i in range(len(keys))]
+    start, end = (_micros(exp.Anonymous(this="struct_extract", expressions=[session.copy(), exp.Literal.string(f)])) for f in ("start", "end"))
+    first = exp.select(
+        *inner,
+        *(exp.alias_(k.copy(), exp.to_identifier(f"__vpush_k{i}", quoted=True), copy=False) for i, k in enumerate(keys)),
+        exp.alias_(start.copy(), exp.to_identifier("__vpush_s", quoted=True), copy=False),
+        exp.alias_(end.copy(), exp.to_identifier("__vpush_e", quoted=True), copy=False),
+        exp.alias_(_window_over(exp.Max(this=end.copy()), keys, start, preceding=True), exp.to_identifier("__vpush_p", quoted=True), copy=False),
+        copy=False,
+    )
+    for key in ("from_", "joins", "where"):
+        if select.args.get(key) is not None:
+            first.set(key, select.args[key])
+            select.set(key, None)
+    s, e, p = (exp.column(exp.to_identifier(n, quoted=True)) for n in ("__vpush_s", "__vpush_e", "__vpush_p"))
+    begins = exp.Case(ifs=[exp.If(this=exp.or_(exp.Is(this=p.copy(), expression=exp.Null()), exp.GT(this=s.copy(), expression=p.copy())),
+                                  true=exp.Literal.number(1))], default=exp.Literal.number(0))
+    second = exp.select(exp.Star(), exp.alias_(_window_over(exp.Sum(this=begins), keyed, s, preceding=False),
+                                               exp.to_identifier("__vpush_n", quoted=True), copy=False), copy=False
+                        ).from_(exp.Subquery(this=first, alias=exp.TableAlias(this=exp.to_identifier("__vpush_l1", quoted=True))), copy=False)
+    by_session = [*keyed, exp.column(exp.to_identifier("__vpush_n", quoted=True))]
+    merged = exp.Struct(expressions=[
+        exp.PropertyEQ(this=exp.to_identifier("start", quoted=True), expression=_instant(_window_over(exp.Min(this=s.copy()), by_session, None, False), of_type)),
+        exp.PropertyEQ(this=exp.to_identifier("end", quoted=True), expression=_instant(_window_over(exp.Max(this=e.copy()), by_session, None, False), of_type)),
+    ])
+    third = exp.select(exp.Star(), exp.alias_(merged, exp.to_identifier(session_name, quoted=True), copy=False), copy=False).from_(
+        exp.Subquery(this=second, alias=exp.TableAlias(this=exp.to_identifier("__vpush_l2", quoted=True))), copy=False)
+    select.set("from_", exp.From(this=exp.Subquery(this=third, alias=exp.TableAlias(this=exp.to_identifier(_SESSIONS, quoted=True)))))

@@ -55,7 +55,7 @@ from sqlglot.optimizer.scope import Scope
 from vpush.codec.spark_aggregates import BIVARIATE_KINDS, POSITION, POSITIONED_VALUE
 from vpush.optimizer.errors import refuse_on_duckdb
 from vpush.optimizer.plan import ORDER_COLUMN, ORDER_TASK_SHIFT, ORDERED_RETRY_MARKER, ORDERED_SCAN, SCAN_INDEX
-from vpush.optimizer.rewrite_time_windows import TIME_WINDOW_JOIN, order_past_time_window
+from vpush.optimizer.rewrite_time_windows import SESSIONS_MERGED, TIME_WINDOW_JOIN, order_past_time_window
 from vpush.optimizer.spark_joins import join_order
 from vpush.optimizer.variant_types import ArrayType, AtomicType, SparkType
 
@@ -109,6 +109,9 @@ def scan_order(scope: Scope) -> exp.Expr | None:
         OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` where the rows are time windows
             (:mod:`~vpush.optimizer.rewrite_time_windows`) whose order vpush does not know.
     """
+    if scope.expression.meta.get(SESSIONS_MERGED) is not None:
+        refuse_on_duckdb("session_window", "an aggregate that depends on the order of rows, over merged sessions (Spark "
+                         "sorts each group's rows by their session's start within each task, then merges the tasks' sessions)")
     column = _scan_order(scope)
     if column is None and _expands_time_windows(scope.expression):
         refuse_on_duckdb("window", "an aggregate that depends on the order of rows, over time windows of rows whose "

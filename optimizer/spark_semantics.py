@@ -77,7 +77,18 @@ from vpush.optimizer.rewrite_generators import (
     rewrite_generators_after_aggregation,
 )
 from vpush.optimizer.rewrite_pivots import rewrite_pivots, settle_pivot
-from vpush.optimizer.rewrite_time_windows import window_time_type, rewrite_time_windows
+from vpush.optimizer.rewrite_time_windows import (
+    SESSION_WINDOW_MARKER,
+    UNKNOWN_MARKER,
+    check_window_times,
+    grouped_session,
+    marked,
+    refuse_distinct_sessions,
+    merge_sessions,
+    projected_type,
+    rewrite_time_windows,
+    window_time_type,
+)
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
 from vpush.optimizer.expand_using_stars import expand_using_stars
@@ -4321,7 +4332,9 @@ def apply_spark_semantics(
             if isinstance(source, exp.Table) and isinstance(source.this, VariantExplode):
                 columns[alias.lower()] = _explode_columns(source)
             elif isinstance(source, exp.Table):
-                columns[alias.lower()] = tables.get(id(source), {})
+                # a table's window-shaped column may carry Spark's window marker (Spark writes a
+                # column's metadata into its files), which vpush does not read
+                columns[alias.lower()] = {name: marked(t, UNKNOWN_MARKER) for name, t in tables.get(id(source), {}).items()}
             elif isinstance(source, Scope) and isinstance(source.expression, exp.Lateral) and isinstance(source.expression.this, VariantExplode):
                 columns[alias.lower()] = _explode_columns(source.expression)
             elif isinstance(source, Scope):
@@ -4330,6 +4343,10 @@ def apply_spark_semantics(
         if isinstance(select, exp.SetOperation):
             left, right = (_with_null_projections(branch, outputs.get(id(branch), {})) for branch in (select.left, select.right))
             _check_set_operation(select, left)
+            if select.args.get("distinct") is not False or not isinstance(select, exp.Union):
+                refuse_distinct_sessions(list(left.values()))
+            # Spark's output takes the first branch's metadata, its window marker too
+            markers = {key: t.marker for key, t in left.items() if isinstance(t, StructType) and t.marker is not None}
             if select.args.get("distinct"):
                 for branch, types in ((select.left, left), (select.right, right)):
                     if isinstance(branch, exp.Select):
@@ -4343,6 +4360,11 @@ def apply_spark_semantics(
                 name: t if i < len(others) and others[i] in (t, _NULL_TYPE) else (others[i] if t == _NULL_TYPE and i < len(others) else None)
                 for i, (name, t) in enumerate(left.items())
             }
+            for key, marker in markers.items():
+                outputs[id(select)][key] = marked(outputs[id(select)][key], marker)
+                if outputs[id(select)][key] is None and marker == SESSION_WINDOW_MARKER:
+                    # a GROUP BY of it would merge the sessions
+                    _refuse("session_window", "sessions in a set operation whose type vpush does not widen")
             continue
         if isinstance(select, exp.Values):
             typer = _Typer(scope, {})
@@ -4364,6 +4386,8 @@ def apply_spark_semantics(
         _implicit_casts(select, typer)
         # Time windows and generators become lateral joins first: the rest of the SELECT reads their columns.
         columns.update(rewrite_time_windows(select, typer.of, lambda node: _transform(node, rewriter)))
+        check_window_times(select, typer.of)
+        grouped_session(select, typer.of)
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
         _check_resolved(select, scope, columns)
         _check_group_by_present(select, typer)
@@ -4381,7 +4405,7 @@ def apply_spark_semantics(
             if isinstance(projection, exp.Star) or (isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)):
                 _star_types(projection, scope, columns, produced)  # the sources' columns, for a SELECT over this one
                 continue
-            produced[projection.alias_or_name.lower()] = typer.of(projection)
+            produced[projection.alias_or_name.lower()] = projected_type(projection, typer.of(projection))
             name = written = None
             if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Identifier) and projection.name != projection.name.lower():
                 name = projection.name  # Spark names a column as the query writes it (`I` of a column i)
@@ -4425,6 +4449,7 @@ def apply_spark_semantics(
         _normalize_float_keys(select, float_keys)
         if select.args.get("distinct") is not None and select.args.get("group") is None:
             _normalize_float_projections(select, list(produced.values()))
+        merge_sessions(select, columns)
         outputs[id(select)] = produced
     return expression
 
@@ -7113,8 +7138,22 @@ def _window_time(arguments: list[exp.Expr | None], type_of: Callable[[exp.Expr],
             "'https://spark.apache.org/docs/latest/sql-ref-functions.html' for a fix.",
             error_class="WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
         )
-    if window_time_type(type_of(arguments[0])) is None:
+    of_type = type_of(arguments[0])
+    if of_type is not None and not isinstance(of_type, StructType):
+        raise OptimizeError(
+            f'Cannot resolve "window_time({_spark_text(arguments[0])})" due to data type mismatch: The first parameter '
+            f'requires the "STRUCT" type, however "{_spark_text(arguments[0])}" has the type "{of_type.to_spark().upper()}".',
+            error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        )
+    if window_time_type(of_type) is None:
         _refuse("window_time", "an argument that is not a time window (Spark takes only the column window(...) gives)")
+    # Spark's ResolveWindowTime reads the marker of an attribute's metadata (a window's time of windows too)
+    marker = of_type.marker if isinstance(of_type, StructType) and isinstance(arguments[0], exp.Column) else None
+    if marker is None:
+        raise OptimizeError(f"The input is not a correct window column: window_time({_spark_text(arguments[0])});",
+                            error_class="_LEGACY_ERROR_TEMP_3101")
+    if marker == UNKNOWN_MARKER:
+        _refuse("window_time", "a column whose window marker vpush does not follow (a struct's field, a table's column)")
     end = exp.Anonymous(this="struct_extract", expressions=[arguments[0], exp.Literal.string("end")])
     return exp.Sub(this=end, expression=exp.Interval(this=exp.Literal.string("1"), unit=exp.Var(this="MICROSECOND")))
 

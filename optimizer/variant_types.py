@@ -202,9 +202,16 @@ class StructField:
 
 @dataclasses.dataclass(frozen=True)
 class StructType(SparkType):
-    """A struct; field names are case-sensitive and may repeat, as in Spark."""
+    """A struct; field names are case-sensitive and may repeat, as in Spark.
+
+    ``marker`` is the metadata marker Spark's analyzer puts on a time window's column
+    (``TimeWindow.marker``, ``SessionWindow.marker``), which ``window_time`` requires; it is no
+    part of the type (equality and hashing ignore it), as a column's metadata is none of its
+    data type's.
+    """
 
     fields: tuple[StructField, ...] = ()
+    marker: str | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def to_spark(self) -> str:
         return "struct<" + ",".join(f.to_spark() for f in self.fields) + ">"
