@@ -67,6 +67,7 @@ __all__ = [
     "VariantStripNulls",
     "VpushSpark",
     "spark_path_name",
+    "sql_call",
     "utc_shift_argument",
 ]
 
@@ -335,6 +336,16 @@ def _json_path_instructions(text: str) -> list[str | None] | None:
                 continue
         return None
     return out
+
+
+def sql_call(name: str, *arguments: exp.Expr) -> exp.Anonymous:
+    """A call of the engine's function ``name`` (DuckDB's, or one vpush registers) as a tree.
+
+    Example:
+        >>> sql_call("list_sort", exp.column("a")).sql("duckdb")
+        'LIST_SORT(a)'
+    """
+    return exp.Anonymous(this=name, expressions=list(arguments))
 
 
 def spark_path_name(path: str) -> str | None:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from vpush.optimizer.dialect import call_arguments, call_name
+from vpush.optimizer.dialect import call_arguments, call_name, sql_call as _f
 from vpush.optimizer.errors import refuse_on_duckdb as _refuse
 from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_semantics import (
@@ -255,10 +255,6 @@ def _variable_type(lam: exp.Lambda, position: int, of: TypeOf) -> SparkType | No
 def is_unbound(typed: object) -> bool:
     """Whether :func:`lambda_variable_type` found no lambda variable."""
     return typed is _UNBOUND
-
-
-def _f(name: str, *arguments: exp.Expr) -> exp.Expression:
-    return exp.Anonymous(this=name, expressions=list(arguments))
 
 
 def _var(name: str) -> exp.Column:

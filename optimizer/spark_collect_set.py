@@ -29,6 +29,7 @@ from typing import Callable
 
 from sqlglot import exp
 
+from vpush.optimizer.dialect import sql_call as _fn
 from vpush.optimizer.spark_math import rewrite_kernel_call, set_hash_call, unsafe_layout
 from vpush.optimizer.variant_types import ArrayType, AtomicType, DecimalType, SparkType, StringType, StructType
 
@@ -55,10 +56,6 @@ def orders_set(element: SparkType | None) -> bool:
 
 def _n(value: int) -> exp.Expression:
     return exp.Literal.number(value)
-
-
-def _fn(name: str, *arguments: exp.Expr) -> exp.Expression:
-    return exp.Anonymous(this=name, expressions=list(arguments))
 
 
 def _bigint(node: exp.Expr) -> exp.Expression:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable
 
 from sqlglot import exp
 
+from vpush.optimizer.dialect import sql_call as _fn
 from vpush.optimizer.errors import refuse_on_duckdb as _refuse
 from vpush.optimizer.spark_scalars import JAVA_DIGIT_ZEROS
 from vpush.optimizer.variant_types import AtomicType, SparkType, StringType
@@ -42,10 +43,6 @@ _ASCII_HEX_DIGITS = "0123456789" * len(JAVA_DIGIT_ZEROS) + "ABCDEFabcdef"
 # Integer.parseInt of the escape's two characters, as a byte: two hex digits, a plus sign and
 # one digit, or -0 (a negative value raises)
 _BYTE_ESCAPE = r"[0-9A-Fa-f]{2}|\+[0-9A-Fa-f]|-0"
-
-
-def _fn(name: str, *arguments: exp.Expr) -> exp.Anonymous:
-    return exp.Anonymous(this=name, expressions=list(arguments))
 
 
 def _text(value: str) -> exp.Literal:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Callable
 
 from sqlglot import exp
 
+from vpush.optimizer.dialect import sql_call as _fn
 from vpush.optimizer.errors import refuse_on_duckdb as _refuse
 from vpush.optimizer.variant_types import AtomicType, SparkType, StringType
 
@@ -38,10 +39,6 @@ __all__ = ["rewrite_format_string"]
 _SPECIFIER = re.compile(r"%(\d+\$)?([-#+ 0,(<]*)?(\d+)?(\.\d+)?([tT])?([a-zA-Z%])")
 _BITS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
 _BOOLEAN = AtomicType("boolean")
-
-
-def _fn(name: str, *arguments: exp.Expr) -> exp.Expression:
-    return exp.Anonymous(this=name, expressions=list(arguments))
 
 
 def _text(value: str) -> exp.Expression:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable
 
 from sqlglot import exp
 
-from vpush.optimizer.dialect import ShiftRightUnsigned
+from vpush.optimizer.dialect import ShiftRightUnsigned, sql_call as _fn
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
 from vpush.optimizer.java_regex import Re2Pattern, re2_pattern
 from vpush.optimizer.spark_format_string import rewrite_format_string
@@ -74,10 +74,6 @@ def node_arguments(node: exp.Expr) -> list[exp.Expr] | None:
     if keys is None:
         return None
     return [a for a in (node.args.get(k) for k in keys) if isinstance(a, exp.Expr)]
-
-
-def _fn(name: str, *arguments: exp.Expr) -> exp.Anonymous:
-    return exp.Anonymous(this=name, expressions=list(arguments))
 
 
 def _typed(name: str) -> exp.DataType:
