@@ -47,6 +47,7 @@
 #include "spark_datetime.h"
 #include "spark_datetime_format.h"
 #include "json_path.h"
+#include "spark_url.h"
 #include "from_json.h"
 #include "strict_math.h"
 #include "spark_hash.h"
@@ -4370,6 +4371,100 @@ static PyObject *py_json_shape(PyObject *self, PyObject *args) {
     return run_json_path(offsets_obj, data_obj, validity_obj, offset, length, width, NULL, 0, keys, "json_shape");
 }
 
+/* ---- parse_url (codec/spark_url.c) --------------------------------------------------------- */
+typedef struct {
+    Ctx *c;
+    const uint8_t *offsets, *data, *validity;
+    int64_t n, offset;
+    int width; /* of the offsets: 4 string, 8 large_string */
+    int part;  /* URL_HOST ... URL_USERINFO; any other: NULL on every row */
+    int64_t first_invalid; /* the first row new URI(url) throws on, or -1 */
+} UrlLoop;
+
+static int append_span(Ctx *c, const uint8_t *text, UrlSpan s) {
+    int64_t length = s.end - s.start;
+    if (length > MAX_BINARY_ARRAY_BYTES - c->out_len) return fail(c, ERR_TOO_LARGE, "", -1, "the text exceeds a string array's 2 GiB");
+    if (reserve(c, length) < 0) return -1;
+    memcpy(c->out + c->out_len, text + s.start, (size_t)length);
+    c->out_len += length;
+    return 0;
+}
+
+static int url_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    UrlLoop *l = (UrlLoop *)arg;
+    Ctx *c = l->c;
+    static const UrlSpan question = {0, 1};
+    offsets[0] = 0;
+    for (int64_t row = 0; row < l->n; row++) {
+        int64_t at = l->offset + row, start, end;
+        UrlParts parts;
+        UrlSpan found = {-1, -1};
+        if (l->validity == NULL || bit(l->validity, at)) {
+            string_bounds(l->offsets, l->width, at, &start, &end);
+            if (!spark_parse_url(l->data + start, end - start, &parts)) {
+                if (l->first_invalid < 0) l->first_invalid = row;
+            } else {
+                const UrlSpan by_part[] = {parts.host, parts.path, parts.query, parts.fragment, parts.scheme, parts.path,
+                                           parts.authority, parts.user_info};
+                if (l->part >= 0 && l->part < (int)(sizeof by_part / sizeof by_part[0])) found = by_part[l->part];
+                if (found.start >= 0) {
+                    if (append_span(c, l->data + start, found) < 0) return -1;
+                    /* FILE: the path, and '?' and the query where there is one */
+                    if (l->part == URL_FILE && parts.query.start >= 0 &&
+                        (append_span(c, (const uint8_t *)"?", question) < 0 || append_span(c, l->data + start, parts.query) < 0))
+                        return -1;
+                    validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+                }
+            }
+        }
+        if (found.start < 0) (*null_count)++;
+        offsets[row + 1] = (int32_t)c->out_len;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(parse_url_doc,
+             "parse_url(offsets, data, validity, offset, length, width, part) -> (null_count, validity, offsets, data, first_invalid)\n\n"
+             "Spark's parse_url(url, part) of every row of an Arrow string (width 4) or large_string (width 8)\n"
+             "array, whose buffers these are (validity None when no row is null): the URL parsed as\n"
+             "java.net.URI(String) parses it (see codec/spark_url.c), part numbered as spark_url.h numbers\n"
+             "them (another number: NULL on every row). Returns the buffers of a string array, null where\n"
+             "Spark's answer is NULL or the URL does not parse, and the first row that does not (or -1).");
+
+static PyObject *py_parse_url(PyObject *self, PyObject *args) {
+    PyObject *offsets_obj, *data_obj, *validity_obj, *result = NULL, *answer;
+    StringBuffers buffers;
+    long long offset, length;
+    int width, part;
+    Ctx c;
+    UrlLoop loop;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOLLii", &offsets_obj, &data_obj, &validity_obj, &offset, &length, &width, &part)) return NULL;
+    if ((width != 4 && width != 8) || offset < 0 || length < 0) {
+        PyErr_SetString(PyExc_ValueError, "parse_url: width must be 4 or 8, offset and length non-negative");
+        return NULL;
+    }
+    if (open_string_buffers(&buffers, offsets_obj, data_obj, validity_obj, offset, length, width, "parse_url") < 0) return NULL;
+    memset(&c, 0, sizeof c);
+    c.row = -1;
+    c.err_offset = -1;
+    memset(&loop, 0, sizeof loop);
+    loop.c = &c;
+    loop.offsets = (const uint8_t *)buffers.offsets.buf;
+    loop.data = (const uint8_t *)buffers.data.buf;
+    loop.validity = buffers.has_validity ? (const uint8_t *)buffers.validity.buf : NULL;
+    loop.n = length;
+    loop.offset = offset;
+    loop.width = width;
+    loop.part = part;
+    loop.first_invalid = -1;
+    answer = run_into_binary(&c, length, url_loop, &loop);
+    if (answer != NULL) result = Py_BuildValue("(NL)", answer, (long long)loop.first_invalid);
+    ctx_free(&c);
+    close_string_buffers(&buffers);
+    return result;
+}
+
 /* ---- from_json (codec/from_json.c) ---------------------------------------------------------- */
 typedef struct {
     Ctx *c;
@@ -6693,6 +6788,7 @@ static PyMethodDef methods[] = {
     {"format_java", py_format_java, METH_VARARGS, format_java_doc},
     {"get_json_object", py_get_json_object, METH_VARARGS, get_json_object_doc},
     {"json_shape", py_json_shape, METH_VARARGS, json_shape_doc},
+    {"parse_url", py_parse_url, METH_VARARGS, parse_url_doc},
     {"from_json", py_from_json, METH_VARARGS, from_json_doc},
     {"explode", py_explode, METH_VARARGS, explode_doc},
     {"is_valid_variant", py_is_valid_variant, METH_VARARGS, is_valid_variant_doc},

@@ -92,6 +92,7 @@ from vpush.codec.native import (
     format_number_native,
     get_json_object_native,
     json_shape_native,
+    parse_url_native,
     is_valid_variant_native,
     to_variant_native,
     variant_delete_native,
@@ -130,6 +131,7 @@ from vpush.exec.string_datetimes import (
 from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, CONV_FUNCTION, HASH_ENGINE_FUNCTIONS
 from vpush.optimizer.spark_number_format import NUMBER_FORMAT_FUNCTION
+from vpush.optimizer.spark_urls import PARSE_URL_FUNCTIONS
 from vpush.optimizer.spark_order import DOUBLE_SUM_FUNCTION, LONG_SUM_FUNCTION, MODE_FUNCTIONS, PERCENTILE_APPROX_FUNCTION, moment_function
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_from_json import FROM_JSON_FUNCTION
@@ -1035,6 +1037,15 @@ def _json_shape(keys: bool) -> Callable[[pa.Array | pa.ChunkedArray], pa.Array |
     return shape
 
 
+def _parse_url(strict: bool) -> Callable[[pa.Array | pa.ChunkedArray, pa.Array], pa.Array | pa.ChunkedArray]:
+    def parse(urls: pa.Array | pa.ChunkedArray, part: pa.Array) -> pa.Array | pa.ChunkedArray:
+        if not (pa.types.is_string(urls.type) or pa.types.is_large_string(urls.type)):
+            urls = urls.cast(pa.large_string())  # a string_view
+        return parse_url_native(urls, str(_first(part)), strict=strict)
+
+    return parse
+
+
 def _from_json(texts: pa.Array | pa.ChunkedArray, schema: pa.Array, mode: pa.Array) -> pa.Array | pa.ChunkedArray:
     return convert_from_json(texts, str(_first(schema)), str(_first(mode)))
 
@@ -1135,6 +1146,10 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     **{
         function: (_guarded(_json_shape(called == "json_object_keys"), called), ["VARCHAR"], "VARCHAR")
         for called, function in JSON_SHAPE_FUNCTIONS.items()
+    },
+    **{
+        function: (_guarded(_parse_url(called == "parse_url"), called), ["VARCHAR", "VARCHAR"], "VARCHAR")
+        for called, function in PARSE_URL_FUNCTIONS.items()
     },
     JSON_TUPLE_FUNCTION: (_guarded(_json_tuple, "json_tuple"), ["VARCHAR", "VARCHAR"], "VARCHAR"),
     FROM_JSON_FUNCTION: (_guarded(_from_json, "from_json"), ["VARCHAR", "VARCHAR", "VARCHAR"], "VARCHAR"),

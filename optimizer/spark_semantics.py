@@ -117,6 +117,7 @@ from vpush.optimizer.spark_order import (
 )
 from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_encodings import ENCODING_FUNCTIONS, encoding_type, rewrite_encoding
+from vpush.optimizer.spark_urls import PARSE_URL_FUNCTIONS, parse_url_type, rewrite_parse_url
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
 from vpush.optimizer.variant_types import (
     MAX_DECIMAL_PRECISION,
@@ -920,6 +921,8 @@ class _Typer:
             return scalar_type(called, _arguments(node), self.of)
         if called in ENCODING_FUNCTIONS:
             return encoding_type(called, _arguments(node), self.of)
+        if called in PARSE_URL_FUNCTIONS:
+            return parse_url_type(_arguments(node), self.of)
         if called == "mode" and isinstance(node, exp.Mode):
             return self.of(node.this)
         if called == JSON_TUPLE_FIELD and len(_arguments(node)) == 2:
@@ -2852,6 +2855,10 @@ class _Rewriter:
             formatted = self._format_double(arguments[0], arguments[1])
             if formatted is not None:
                 return formatted
+        if called in PARSE_URL_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
+            parsed = rewrite_parse_url(called, [a for a in arguments if a is not None], result, self.functions)
+            self.typer.types[id(parsed)] = StringType()
+            return parsed
         if called in ENCODING_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
             return rewrite_encoding(called, [a for a in arguments if a is not None], self.typer.of, self._text_of_bytes)
         if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):

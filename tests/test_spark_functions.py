@@ -264,6 +264,12 @@ SCALARS = [
     "timestampdiff(MONTH, day, ts)", "timestampdiff(YEAR, ts, DATE'2024-02-29')", "timestampdiff(HOUR, t, ts)", "timestampdiff(DAY, ts, day)",
     "timestampdiff(QUARTER, DATE'2024-01-31', day)", "timestampdiff(MICROSECOND, to_timestamp_ntz(t), to_timestamp_ntz(ts))",
     "timestampdiff(WEEK, day, DATE'2023-01-01')", "timestampdiff(MONTH, TIMESTAMP'2024-01-31 10:00:00', ts)",
+    # java.net.URI's parts (more in test_parse_url_as_spark); a key is a pattern, '.' any character
+    "try_parse_url(concat('http://', g, '.com/p?q=', g), 'HOST')", "parse_url(concat('https://u@h.com:8/', replace(replace(g, ' ', ''), '%', ''), '?a=1&k=x'), 'QUERY', 'k')",
+    "try_parse_url(concat('ftp://h/', g, '#', g), 'REF')", "parse_url('http://u:p@[::1]:80/a%20b?x=1&y=2#r', 'AUTHORITY')",
+    "parse_url('mailto:a@b.com?x=1', 'PATH')", "try_parse_url(g, 'PATH')", "parse_url(NULL, 'HOST')", "parse_url('http://h', NULL)",
+    "try_parse_url(concat('s://h/?', g, '=1&a.b=2'), 'QUERY', 'a.b')", "parse_url('http://a b', 'PATH', 'k')",
+    "try_parse_url(concat('//h?', g, '=1'), 'QUERY', 'a')", "parse_url('http://h/p?q', 'FILE')",
 ]
 
 AGGREGATES = [
@@ -334,6 +340,7 @@ REFUSED = [
     "try_mod(string(s), 2)", "url_encode(i)", "url_decode(binary(replace(g, '%', '')))", "is_valid_utf8(i)", "make_valid_utf8(f)", "try_to_date(day)",
     "encode(i, 'UTF-8')", "decode(encode(g, 'UTF-16'), 'UTF-16')", "decode(g, 'UTF-8')", "decode(s, 1, 'x', 'y')",
     "percentile_disc(0.5) WITHIN GROUP (ORDER BY i) OVER ()", "to_timestamp_ltz(i)",
+    "try_parse_url(concat('//h?', g, '=1'), 'QUERY', g)", "try_parse_url(g, lower('HOST'))",
 ]
 
 
@@ -902,7 +909,7 @@ REFUSED_SPARK_RAISES = [
     "map_from_arrays(array(f), array(i))", "bround(i, -1)", "try_element_at(array(i), b)", "factorial(b)", "bit_count(f)",
     "nanvl(g, 1)", "getbit(f, 1)", "crc32(i)", "xxhash64(map(g, i))", "mask(g, g)",
     "format_string('%05s', g)", "format_string('%s')", "format_string('%-05d', i)", "printf('%d', g)",
-    "to_number(g, g)", "to_char(i, g)", "isnan(g)", "json_array_length(i)", "json_object_keys(s)", "regr_count(i, g)",
+    "to_number(g, g)", "to_char(i, g)", "isnan(g)", "json_array_length(i)", "json_object_keys(s)", "regr_count(i, g)",    "parse_url(i, 'HOST')", "parse_url(binary(g), 'PATH')", "parse_url('http://h?a=1', 'QUERY', 'a(')",
 ]
 
 
@@ -1176,3 +1183,50 @@ def test_url_decode_and_validate_utf8_raise_as_spark(call: str, spark_view: Spar
     a character the charset cannot hold."""
     _assert_raises_as_spark(call, spark_view, con, ("CANNOT_DECODE_URL", "INVALID_UTF8_STRING", "INVALID_PARAMETER_VALUE.CHARSET",
                                                     "MALFORMED_CHARACTER_CODING"))
+
+
+def _urls(count: int) -> list[str]:
+    """Seeded URLs put together from schemes, userinfo, hosts (names, IPv4, IPv6 with a scope,
+    non-ASCII, empty), ports, paths, queries and fragments, each piece usually well formed and
+    sometimes odd (spaces, malformed escapes, brackets, controls and space characters)."""
+    import random
+
+    rng = random.Random(29)
+    pieces = [
+        (["http:", "https:", "HTTP:", "ftp:", "file:", "s3a:"], ["", "mailto:", "h+t-t.p1:", "1http:", "ht tp:", ":", "a_b:", "é:"]),
+        (["//", "//"], ["", "/", "///"]),
+        (["", "", "u@", "u:p@"], ["u%41@", "u%zz@", "@", "a b@", "ü@", "u;x=1@", "u[1]@", "u@v@"]),
+        (["example.com", "a.b.c", "host-1.com", "1.2.3.4", "[::1]", "[1:2:3:4:5:6:7:8]", "[::ffff:1.2.3.4]", "localhost"],
+         ["-a.com", "a-.com", "1.2.3", "256.1.1.1", "01.02.003.004", "1.2.3.4.5", "1.2.3.4x", "a.1", "1a.b2", "[::1%eth0]",
+          "[fe80::1%25en0]", "[1:2:3:4:5:6:7]", "[::1", "[zz]", "[::1]x", "héllo.com", "a_b.com", "a%41.com", "", "host.", "a..b",
+          "a b", "a%zz", "[1::2::3]", "[12345::1]", "[::1.2.3]", "0000000001.1.1.1", "999.0.0.1"]),
+        (["", "", ":80", ":8080"], [":", ":8a", ":99999999999", ":2147483647", ":2147483648", ":-1", ":0080"]),
+        (["", "/", "/a/b", "/a/b.html", "/%41%42", "/ü/ß"], ["/a b", "/%zz", "/%4", "/a;p=1", "/a:b@c", "/[x]", "/\u00a0", "/\u2003",
+                                                         "/😀", "/a|b", "/~u/./../x", "//x", '/a"b', "/\u0085", "/\u0080", "/\u0081x", "/a^b"]),
+        (["", "", "?a=1", "?a=1&b=2", "?k=v&a=1"], ["?", "?a=1&a=2", "?&a=", "?a", "?a=1=2&b", "?x=%41", "?x=%z", "?k=a b", "?k=ü",
+                                                   "?q=[1]", "?a=1?b=2", "?=1&a.b=3&aXb=4", "?a=1&&b="]),
+        (["", "", "#f"], ["#", "#f#g", "#a b", "#%41", "#%zz", "#ü", "#[x]", "#a?b"]),
+    ]
+    urls = {"".join(rng.choice(good if rng.random() < 0.8 else odd) for good, odd in pieces) for _ in range(count)}
+    return sorted(urls) + ["", "#", "?", "/", "//", "a:", "a:b", "a:/", "mailto:a@b.com?x=1#f", "//:80", "http://:80/", "urn:isbn:1",
+                           "../a/b", "http://h:80:90/", "http://[::1]@h/", "HTTP://H.COM/", "%41", "a\u00a0b", None]
+
+
+def test_parse_url_as_spark(spark: SparkSession, tmp_path: Path) -> None:
+    """try_parse_url of each part (and a part Spark does not know) and the value of keys in the
+    query, over seeded URLs: java.net.URI's parse (NULL where it throws) and its raw parts."""
+    pq.write_table(pa.table({"u": pa.array(_urls(500))}), tmp_path / "part-0.parquet")
+    parts = ["HOST", "PATH", "QUERY", "REF", "PROTOCOL", "FILE", "AUTHORITY", "USERINFO", "host"]
+    calls = [f"try_parse_url(u, '{p}')" for p in parts] + [f"try_parse_url(u, 'QUERY', '{k}')" for k in ("a", "b", "k", "a.b", "", "&a", "a=1")]
+    expected, got = _answers_in_zone(spark, tmp_path, "UTC", f"SELECT u, {', '.join(calls)} FROM z")
+    assert got == expected
+    hosts = [row[1] for row in expected[1] if row[1] is not None]
+    assert len(hosts) > 100 and any(h.startswith("[") for h in hosts), "Should parse many hosts, IPv6 ones too"
+
+
+@pytest.mark.parametrize("call", ["parse_url(concat('http://', g, '/'), 'HOST')", "parse_url(concat('http://h/', g), 'host')",
+                                  "parse_url(concat('http://h/?', g), 'QUERY', 'a')", "parse_url(concat('http://[', g, ']/'), 'PATH')"])
+def test_parse_url_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    """A URL java.net.URI does not parse raises INVALID_URL, whatever the part (one Spark does not
+    know too); with a key only where the part is QUERY."""
+    _assert_raises_as_spark(call, spark_view, con, ("INVALID_URL",))
