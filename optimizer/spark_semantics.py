@@ -941,7 +941,7 @@ class _Typer:
             return AtomicType("timestamp_ntz")
         if isinstance(node, exp.TimestampAdd) and called in ("timestampadd", "dateadd", "date_add"):
             return AtomicType("timestamp_ntz" if self.of(node.this) == AtomicType("timestamp_ntz") else "timestamp")
-        if isinstance(node, exp.TimestampDiff) and called == "timestampdiff":
+        if isinstance(node, exp.TimestampDiff) and called in _TIMESTAMPDIFF_NAMES:
             return _BIGINT
         if called in ("regr_avgx", "regr_avgy") and isinstance(node, (exp.RegrAvgx, exp.RegrAvgy)):
             return _average_type(self.of(node.expression if called == "regr_avgx" else node.this))
@@ -1124,6 +1124,10 @@ _STRING_RESULTS = (
 # Spark functions whose result is an int where DuckDB's is a bigint, and a double where DuckDB's
 # is an integer.
 _MICROS_PER_DAY = 86_400_000_000
+_TIMESTAMPDIFF_NAMES = ("timestampdiff", "datediff", "date_diff")
+"""The names of Spark's ``timestampdiff(unit, start, end)`` (``datediff`` and ``date_diff`` with
+three arguments; named ``timestampdiff`` by Spark)."""
+
 # Spark's timestampadd/timestampdiff units: those of a fixed length in microseconds, and those of
 # the calendar (DuckDB's interval kind and how many of it)
 _TIMESTAMP_ADD_MICROS = {"MICROSECOND": 1, "MILLISECOND": 1000, "SECOND": 1_000_000, "MINUTE": 60_000_000, "HOUR": 3_600_000_000}
@@ -2788,7 +2792,7 @@ class _Rewriter:
             return self._convert_timezone(node)
         if isinstance(node, exp.TimestampAdd) and called in ("timestampadd", "dateadd", "date_add"):
             return self._timestamp_add(node)
-        if isinstance(node, exp.TimestampDiff) and called == "timestampdiff":
+        if isinstance(node, exp.TimestampDiff) and called in _TIMESTAMPDIFF_NAMES:
             return self._timestamp_diff(node)
         if called in ("from_utc_timestamp", "to_utc_timestamp") and isinstance(node, (exp.AtTimeZone, exp.FromTimeZone)):
             zone = node.args.get("zone")
@@ -3133,6 +3137,12 @@ class _Rewriter:
     def _datetime_unit(self, called: str, node: exp.TimestampAdd | exp.TimestampDiff) -> str:
         unit = node.args.get("unit")
         name = unit.name.upper() if isinstance(unit, (exp.Var, exp.Literal)) else ""
+        written = (node.meta.get(SPARK_CALL) or ("", None))[1]
+        if written and isinstance(written[0], exp.Literal) and written[0].is_string:
+            # Spark's parser takes the unit as a word only (sqlglot's builders make a quoted one a word)
+            raise OptimizeError(f"The value of parameter(s) `unit` in `{called}` is invalid: expects one of the units without quotes "
+                                f"YEAR, QUARTER, MONTH, WEEK, DAY, DAYOFYEAR, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND, "
+                                f"but got the string literal '{written[0].name}'.", error_class="INVALID_PARAMETER_VALUE.DATETIME_UNIT")
         if isinstance(node, exp.TimestampDiff) and name == "DAYOFYEAR":
             raise OptimizeError(f"The value of parameter(s) `unit` in `{called}` is invalid: {name}.",
                                 error_class="INVALID_PARAMETER_VALUE.DATETIME_UNIT")
@@ -6097,7 +6107,7 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
     if called in ("to_char", "to_varchar"):
         # Spark names both after to_char, or date_format for a date or time
         return _call(node.meta.get(_TO_CHAR_SHOWN, "to_char"), call_arguments(node) or [])
-    if isinstance(node, (exp.TimestampAdd, exp.TimestampDiff)) and called in ("timestampadd", "dateadd", "date_add", "timestampdiff"):
+    if isinstance(node, (exp.TimestampAdd, exp.TimestampDiff)) and called in ("timestampadd", "dateadd", "date_add", *_TIMESTAMPDIFF_NAMES):
         # Spark names the three-argument forms after timestampadd / timestampdiff
         unit = node.args.get("unit")
         parts = [spark_name(node.expression, top=False), spark_name(node.this, top=False)]

@@ -270,6 +270,9 @@ SCALARS = [
     "parse_url('mailto:a@b.com?x=1', 'PATH')", "try_parse_url(g, 'PATH')", "parse_url(NULL, 'HOST')", "parse_url('http://h', NULL)",
     "try_parse_url(concat('s://h/?', g, '=1&a.b=2'), 'QUERY', 'a.b')", "parse_url('http://a b', 'PATH', 'k')",
     "try_parse_url(concat('//h?', g, '=1'), 'QUERY', 'a')", "parse_url('http://h/p?q', 'FILE')",
+    # datediff and date_diff with a unit: timestampdiff, as Spark names them
+    "datediff(MONTH, day, ts)", "date_diff(DAY, t, ts)", "datediff(WEEK, ts, day)", "date_diff(QUARTER, day, DATE'2030-01-01')",
+    "datediff(MICROSECOND, to_timestamp_ntz(t), to_timestamp_ntz(ts))", "date_diff(day, ts)",
 ]
 
 AGGREGATES = [
@@ -827,7 +830,9 @@ def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession,
      ("to_timestamp_ntz(t, 'yyyy-MM-dd')", "CANNOT_PARSE_TIMESTAMP"),
      ("convert_timezone('Nowhere', ts)", "INVALID_TIMEZONE"), ("convert_timezone('Bad/Zone', 'UTC', ts)", "INVALID_TIMEZONE"),
      ("date_part('EPOCH', ts)", "INVALID_EXTRACT_FIELD"), ("extract(foo FROM day)", "INVALID_EXTRACT_FIELD"),
-     ("date_part('dow', concat(t, 'x'))", "CAST_INVALID_INPUT"), ("timestampdiff(DAYOFYEAR, ts, day)", "INVALID_PARAMETER_VALUE.DATETIME_UNIT"),
+     ("date_part('dow', concat(t, 'x'))", "CAST_INVALID_INPUT"), ("timestampdiff(DAYOFYEAR, ts, day)", "INVALID_PARAMETER_VALUE.DATETIME_UNIT"), ("datediff('MONTH', day, ts)", "INVALID_PARAMETER_VALUE.DATETIME_UNIT"),
+     ("timestampdiff('DAY', day, ts)", "INVALID_PARAMETER_VALUE.DATETIME_UNIT"), ("timestampadd('DAY', 1, ts)", "INVALID_PARAMETER_VALUE.DATETIME_UNIT"),
+     ("date_diff(DAYOFYEAR, day, ts)", "INVALID_PARAMETER_VALUE.DATETIME_UNIT"),
      ("timestampadd(DAY, 2147483647, ts)", "DATETIME_OVERFLOW"), ("timestampadd(QUARTER, -2147483647, day)", "DATETIME_OVERFLOW"),
      ("timestampadd(YEAR, 300000, to_timestamp_ntz(t))", "DATETIME_OVERFLOW")],
 )
