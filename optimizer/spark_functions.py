@@ -198,8 +198,7 @@ def check_functions(expression: exp.Expr) -> None:
             continue  # syntax rather than a call: CASE, CAST, ...
         if name == "mode" and isinstance(node.parent, exp.WithinGroup) and node.args.get("this") is None:
             continue  # mode() WITHIN GROUP (ORDER BY x): spark_semantics decides on it
-        if (isinstance(node, (exp.PercentileCont, exp.PercentileDisc)) and isinstance(node.parent, exp.WithinGroup)
-                and not isinstance(node.parent.parent, exp.Window)):
+        if isinstance(node, (exp.PercentileCont, exp.PercentileDisc)) and isinstance(node.parent, exp.WithinGroup):
             continue  # percentile_cont|percentile_disc(p) WITHIN GROUP (ORDER BY x): spark_semantics answers them
         if _variant_function(node, name):
             continue

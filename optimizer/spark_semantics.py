@@ -2222,6 +2222,8 @@ class _Rewriter:
                 return self._aggregate(node, node.this, of(node.this), window=None)
         if isinstance(node, exp.Window):
             _check_window(node)
+            if isinstance(node.this, (exp.Quantile, exp.Median)) or _percentile_cont(node.this) is not None:
+                return self._exact_percentile(node.this, node)
             if isinstance(node.this, exp.CountIf):
                 return exp.cast(node, exp.DataType.build("BIGINT"))
             if isinstance(node.this, (exp.Lag, exp.Lead)):
@@ -2516,15 +2518,8 @@ class _Rewriter:
             return self._percentile(node)
         if isinstance(node, (exp.Grouping, exp.GroupingId)):
             return _grouping(node, self.typer.scope.expression)
-        continuous = _percentile_cont(node)
-        if continuous is not None and not isinstance(node.parent, exp.Window):
-            value, percentage, descending, discrete = continuous
-            called = "percentile_disc" if discrete else "percentile_cont"
-            source = self.typer.of(value)
-            if source is None or not (_is_integral(source) or _is_fractional(source) or isinstance(source, (DecimalType, StringType))):
-                _refuse(called, f"a `{called}` of a {source.to_spark() if source else 'type vpush does not know'}")
-            return self._percentile(exp.Quantile(this=value.copy(), quantile=percentage.copy()), reverse=descending,
-                                    discrete=discrete)
+        if _percentile_cont(node) is not None and not isinstance(node.parent, exp.Window):
+            return self._exact_percentile(node, None)
         mode_order = _mode_within_group(node)
         if mode_order is not None:
             return self._mode(node, mode_order.this, least=not mode_order.args.get("desc"))
@@ -4142,7 +4137,23 @@ class _Rewriter:
             default=answer,
         )
 
-    def _percentile(self, node: exp.Quantile | exp.Median, *, reverse: bool = False, discrete: bool = False) -> exp.Expr:
+    def _exact_percentile(self, node: exp.Expr, window: exp.Window | None) -> exp.Expr:
+        """Spark's ``percentile``/``median`` or ``percentile_cont``/``percentile_disc ... WITHIN
+        GROUP`` (``node``), over ``window`` where one is given (its values collected over it)."""
+        continuous = _percentile_cont(node)
+        if continuous is None:
+            assert isinstance(node, (exp.Quantile, exp.Median))
+            return self._percentile(node, window=window)
+        value, percentage, descending, discrete = continuous
+        called = "percentile_disc" if discrete else "percentile_cont"
+        source = self.typer.of(value)
+        if source is None or not (_is_integral(source) or _is_fractional(source) or isinstance(source, (DecimalType, StringType))):
+            _refuse(called, f"a `{called}` of a {source.to_spark() if source else 'type vpush does not know'}")
+        return self._percentile(exp.Quantile(this=value.copy(), quantile=percentage.copy()), reverse=descending,
+                                discrete=discrete, window=window)
+
+    def _percentile(self, node: exp.Quantile | exp.Median, *, reverse: bool = False, discrete: bool = False,
+                    window: exp.Window | None = None) -> exp.Expr:
         """Spark's exact ``percentile``/``median``: interpolated between neighbours as
         ``quantile_cont`` does, over the values as doubles (DuckDB interpolates decimals in the
         decimal type, rounded to its scale, and keeps it)."""
@@ -4160,7 +4171,7 @@ class _Rewriter:
                     f"between [0.0, 1.0] (current value = {number}D).",
                     error_class="DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE",
                 )
-        return _spark_percentile(value, quantile, reverse, discrete)
+        return _spark_percentile(value, quantile, reverse, discrete, window)
 
     def _decimal_average(
         self, value: exp.Expr, arg: DecimalType, result: DecimalType, over: Callable[[exp.Expression], exp.Expression]
@@ -6586,17 +6597,23 @@ _PAST_FALLBACK = "vpush_past_fallback"  # on a FILTER'd ordered aggregate: its n
 _PERCENTAGE = "__vpush_percentage"
 
 
-def _spark_percentile(value: exp.Expr, quantile: exp.Expr, reverse: bool = False, discrete: bool = False) -> exp.Expression:
+def _spark_percentile(value: exp.Expr, quantile: exp.Expr, reverse: bool = False, discrete: bool = False,
+                      window: exp.Window | None = None) -> exp.Expression:
     """Spark's ``Percentile.getPercentile`` over the non-NULL values as sorted doubles: at
     ``position = (n - 1) * p``, the lower value plus ``(position - floor(position))`` times the
     step to the higher one (the lower value alone where the two are equal). DuckDB's
     ``quantile_cont`` weighs the two otherwise and differs in the last bit. ``reverse``: the
     values sorted descending, as Spark's ``percentile_cont ... (ORDER BY x DESC)`` sorts them.
     ``discrete``: Spark 4's ``percentile_disc``, the value at the 1-based place ``ceil(n * p)``
-    (the first 1 for ``p = 0``), measured on Spark 4.3 for 1 to 11 values and 22 percentages."""
+    (the first 1 for ``p = 0``), measured on Spark 4.3 for 1 to 11 values and 22 percentages.
+    ``window``: the values collected over that window (its function replaced)."""
     as_double = exp.cast(value.copy(), exp.DataType.build("DOUBLE"))
     kept = exp.Where(this=exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())))
-    collected = exp.Filter(this=exp.Anonymous(this="list", expressions=[as_double]), expression=kept)
+    collected: exp.Expr = exp.Filter(this=exp.Anonymous(this="list", expressions=[as_double]), expression=kept)
+    if window is not None:
+        over = window.copy()
+        over.set("this", collected)
+        collected = over
     ordered = exp.Anonymous(this="list_sort", expressions=[collected, *([exp.Literal.string("DESC")] if reverse else [])])
     values = exp.column(exp.to_identifier(_SORTED))
 
@@ -6784,6 +6801,14 @@ def _check_window(window: exp.Window) -> None:
     function = window.this
     while isinstance(function, (exp.IgnoreNulls, exp.RespectNulls)):
         function = function.this
+    within = _percentile_cont(function)
+    if (within is not None or isinstance(function, exp.Median)) and (window.args.get("order") is not None or window.args.get("spec") is not None):
+        # Spark's PercentileCont/PercentileDisc (median's too) take the whole partition, ordered by their own ORDER BY
+        called = "median" if within is None else "percentile_disc" if within[3] else "percentile_cont"
+        raise OptimizeError(
+            f'Cannot specify ORDER BY or a window frame for "{called}".',
+            error_class="INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC",
+        )
     if not isinstance(function, _ORDERED_WINDOW_FUNCTIONS) or window.args.get("alias") is not None:
         return  # a named window (WINDOW w AS ...) is checked where sqlglot spells it out, if at all
     name = function.sql_name().lower()

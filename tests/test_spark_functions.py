@@ -322,6 +322,10 @@ WINDOWS = [
     "approx_count_distinct(g) OVER (ORDER BY s)",
     "approx_count_distinct(s) FILTER (WHERE i > 0) OVER (PARTITION BY g)",
     "regr_avgy(f, d) OVER (PARTITION BY i > 0)",
+    # the whole partition's values (or the frame's, for percentile and median), as Spark's exact percentile
+    "percentile_cont(0.5) WITHIN GROUP (ORDER BY f) OVER (PARTITION BY i > 0)", "percentile_disc(0.25) WITHIN GROUP (ORDER BY d DESC) OVER (PARTITION BY s % 2)",
+    "percentile_cont(array(0.1, 0.9)) WITHIN GROUP (ORDER BY i) OVER ()", "percentile(f, 0.5) OVER (PARTITION BY i > 0)",
+    "median(d) OVER (PARTITION BY s % 2)", "percentile(i, array(0.3, 0.6)) OVER (ORDER BY s ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)",
 ]
 
 # Spark functions DuckDB answers differently (types, values or Java formats): refused on DuckDB.
@@ -342,7 +346,7 @@ REFUSED = [
     "map_concat(map('a', i), map('b', s))", "elt(1, g, f)",
     "try_mod(string(s), 2)", "url_encode(i)", "url_decode(binary(replace(g, '%', '')))", "is_valid_utf8(i)", "make_valid_utf8(f)", "try_to_date(day)",
     "encode(i, 'UTF-8')", "decode(encode(g, 'UTF-16'), 'UTF-16')", "decode(g, 'UTF-8')", "decode(s, 1, 'x', 'y')",
-    "percentile_disc(0.5) WITHIN GROUP (ORDER BY i) OVER ()", "to_timestamp_ltz(i)",
+    "to_timestamp_ltz(i)",
     "try_parse_url(concat('//h?', g, '=1'), 'QUERY', g)", "try_parse_url(g, lower('HOST'))",
 ]
 
@@ -826,6 +830,9 @@ def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession,
 @pytest.mark.parametrize(
     ("call", "wanted"),
     [("percentile_disc(1.5) WITHIN GROUP (ORDER BY i)", "DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE"),
+     ("percentile_cont(0.5) WITHIN GROUP (ORDER BY f) OVER (ORDER BY s)", "INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC"),
+     ("percentile_disc(0.5) WITHIN GROUP (ORDER BY f) OVER (PARTITION BY i ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)",
+      "INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC"), ("median(d) OVER (ORDER BY s)", "INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC"),
      ("to_timestamp_ntz(g)", "CAST_INVALID_INPUT"), ("to_timestamp_ltz(concat(t, 'x'))", "CAST_INVALID_INPUT"),
      ("to_timestamp_ntz(t, 'yyyy-MM-dd')", "CANNOT_PARSE_TIMESTAMP"),
      ("convert_timezone('Nowhere', ts)", "INVALID_TIMEZONE"), ("convert_timezone('Bad/Zone', 'UTC', ts)", "INVALID_TIMEZONE"),
