@@ -4328,6 +4328,7 @@ def apply_spark_semantics(
         select.meta[OBJECT_HASH] = object_hash_aggregation(select)
         select.meta[_ONE_WINDOW_SORT] = len({_window_sort(w) for w in _in_scope(select) if isinstance(w, exp.Window)}) <= 1
         _implicit_casts(select, typer)
+        _datetime_try_operations(select, typer)
         # Time windows and generators become lateral joins first: the rest of the SELECT reads their columns.
         columns.update(rewrite_time_windows(select, typer.of, lambda node: _transform(node, rewriter)))
         columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
@@ -4454,6 +4455,40 @@ _STRING_OR_BINARY_PLACES: dict[type[exp.Expr], tuple[str, ...]] = {
 }
 _PRINTED_TYPES = (AtomicType("boolean"), AtomicType("date"), *_TIMESTAMPS)
 _BITWISE = (exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor)
+
+
+_SMALL_INTEGRALS = (AtomicType("int"), AtomicType("smallint"), AtomicType("tinyint"))
+"""The integers Spark's ``date_add`` takes (an int, or one it widens to an int)."""
+
+_TRIED = "vpush_tried"
+"""Marks a ``+``/``-`` written for ``try_add``/``try_subtract`` of a date or timestamp and an
+interval: rewritten as ``+``/``-`` is, then made NULL where it raises (Spark's ``TryEval`` of the
+ANSI operation)."""
+_TRIED_NAME = "vpush_tried_name"
+"""The Spark name of the ``try_add``/``try_subtract`` call a :data:`_TRIED` operation stands for."""
+
+
+def _datetime_try_operations(select: exp.Select, typer: _Typer) -> None:
+    """``try_add``/``try_subtract`` of a date and an integer (an integer and a date too), or of a
+    date or timestamp and an interval literal: Spark's ``TryEval`` of ``+``/``-``, so the operation
+    (marked :data:`_TRIED`, named as written) that the rewrite of ``+``/``-`` then answers."""
+    for node in list(select.walk(prune=lambda n: n is not select and isinstance(n, (exp.Select, exp.Subquery, exp.SetOperation)))):
+        if not isinstance(node, (exp.SafeAdd, exp.SafeSubtract)):
+            continue
+        kinds = [typer.of(node.this), typer.of(node.expression)]
+        dated = [k == AtomicType("date") or k in _TIMESTAMPS for k in kinds]
+        interval = [isinstance(_unparen(side), (exp.Interval, exp.Neg)) and _unparen(side).find(exp.Interval) is not None
+                    for side in (node.this, node.expression)]
+        if isinstance(node, exp.SafeAdd) and dated[1] and not dated[0]:
+            dated, interval, kinds = dated[::-1], interval[::-1], kinds[::-1]
+        if not dated[0] or not (interval[1] or (kinds[0] == AtomicType("date") and kinds[1] in _SMALL_INTEGRALS)):
+            continue
+        operation = (exp.Add if isinstance(node, exp.SafeAdd) else exp.Sub)(this=node.this, expression=node.expression)
+        # a date plus days never raises in Spark (DateAdd's int sum wraps; vpush's raises there, as
+        # `+` does); a date or timestamp plus an interval raises past its range: NULL
+        operation.meta[_TRIED] = interval[1]
+        operation.meta[_TRIED_NAME] = spark_name(node)
+        node.replace(operation)
 
 
 def _implicit_casts(select: exp.Select, typer: _Typer) -> None:
@@ -5605,6 +5640,8 @@ def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
     if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)):
         rewriter.typer.of(node)  # typed as written, for its rewrite to keep the type
     replaced = rewriter.visit(node)
+    if node.meta.get(_TRIED):
+        replaced = exp.Anonymous(this="try", expressions=[replaced])
     if node.meta.get(_AS_VARIANT):
         of_type = rewriter.typer.types.get(id(node))
         replaced = _cast_to_variant(exp.Cast(this=replaced, to=exp.DataType.build("variant")), of_type)
@@ -5866,6 +5903,8 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     """
     if isinstance(node, exp.Cast) and node.meta.get(_IMPLICIT_CAST):
         return spark_name(node.this, top=top)  # Spark's implicit casts are not in its names
+    if _TRIED_NAME in node.meta:
+        return node.meta[_TRIED_NAME]  # named as the try_add/try_subtract it stands for
     if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)):
         # first(x) IGNORE NULLS and last(x, true) are named first(x), last(x)
         written = call_name(node)
