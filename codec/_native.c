@@ -6614,6 +6614,8 @@ PyDoc_STRVAR(spark_aggregate_doc,
              "`before` (kinds -4, -3 and >= 0; int64 a list, -1 for none) the values of each list before Spark's hash\n"
              "aggregation fell back to sorting (`accuracy` 0 for kinds other than -4; empty bytes for none);\n"
              "`tasks` (kinds -4 and >= 0; int64 a value) each value's Spark task: a list's tasks' buffers merged in order;\n"
+             "kind -5: Spark's histogram_numeric of each list of doubles (x float64, in order) with `accuracy` bins:\n"
+             "2 * accuracy + 1 doubles a list (the bins used, then each bin's x and y), NULL where no value was added;\n"
              "kind >= 0: spark_moments_column's kind over each list of doubles (y for the covariances and corr).\n"
              "offsets: length + 1 int64 into x (and y); valid: one byte per list, 0 for a NULL list.");
 
@@ -6632,7 +6634,9 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
     length = (int64_t)(offsets.len / 8) - 1;
     width = kind == -2 ? 16 : kind == -1 ? (int64_t)sizeof(int64_t) : (int64_t)sizeof(double);
     if (kind == -4) per_list = (int64_t)(y.len / (Py_ssize_t)sizeof(double));
-    if (length < 0 || valid.len < length || kind < -4 || kind >= SPARK_MOMENT_KINDS
+    if (kind == -5) per_list = 2 * (int64_t)accuracy + 1;
+    if (length < 0 || valid.len < length || kind < -5 || kind >= SPARK_MOMENT_KINDS
+        || (kind == -5 && (accuracy < 2 || accuracy > 1000000))
         || (before_at != NULL && (kind == -1 || kind == -2 || before.len != length * (Py_ssize_t)sizeof(int64_t)))
         || (tasks_at != NULL && (kind == -1 || kind == -2 || kind == -3 || tasks.len * width != x.len * (Py_ssize_t)sizeof(int64_t)))
         || (kind == -4 && (per_list <= 0 || accuracy <= 0 || accuracy > 2147483647LL))) {
@@ -6650,7 +6654,17 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
     values = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * (kind == -2 ? 16 : 8) * per_list));
     validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)length);
     if (values == NULL || validity == NULL) goto done;
-    if (kind == -4) {
+    if (kind == -5) {
+        Py_BEGIN_ALLOW_THREADS
+        nulls = spark_histogram_numeric_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const double *)x.buf,
+                                               before_at, tasks_at, (int64_t)accuracy, (double *)PyBytes_AS_STRING(values),
+                                               (uint8_t *)PyBytes_AS_STRING(validity));
+        Py_END_ALLOW_THREADS
+        if (nulls < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    } else if (kind == -4) {
         Py_BEGIN_ALLOW_THREADS
         nulls = spark_percentile_approx_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const double *)x.buf,
                                                before_at, tasks_at, (const double *)y.buf, per_list, (int64_t)accuracy,

@@ -111,6 +111,7 @@ from vpush.codec.spark_aggregates import (
     spark_long_sum,
     spark_mode,
     spark_moments,
+    spark_histogram_numeric,
     spark_percentile_approx,
 )
 from vpush.codec.spark_conv import spark_conv
@@ -132,7 +133,7 @@ from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, CONV_FUNCTION, HASH_ENGINE_FUNCTIONS
 from vpush.optimizer.spark_number_format import NUMBER_FORMAT_FUNCTION
 from vpush.optimizer.spark_urls import PARSE_URL_FUNCTIONS
-from vpush.optimizer.spark_order import DOUBLE_SUM_FUNCTION, LONG_SUM_FUNCTION, MODE_FUNCTIONS, PERCENTILE_APPROX_FUNCTION, moment_function
+from vpush.optimizer.spark_order import DOUBLE_SUM_FUNCTION, HISTOGRAM_NUMERIC_FUNCTION, LONG_SUM_FUNCTION, MODE_FUNCTIONS, PERCENTILE_APPROX_FUNCTION, moment_function
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_from_json import FROM_JSON_FUNCTION
 from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
@@ -922,6 +923,11 @@ _POSITIONED_DOUBLES = f"STRUCT({POSITIONED_VALUE} DOUBLE, {POSITION} BIGINT)[]"
 """Lists of doubles, each with its row's place in Spark's order (the kernel orders them)."""
 
 
+def _histogram_numeric(lists: pa.Array, nbins: pa.Array, fallback: pa.Array) -> pa.Array:
+    """Spark's ``histogram_numeric`` of each list of positioned doubles with the (constant) bins."""
+    return spark_histogram_numeric(lists, int(_first(nbins)), fallback)
+
+
 def _percentile_approx(lists: pa.Array, percentages: pa.Array, accuracy: pa.Array, fallback: pa.Array) -> pa.Array:
     """Spark's ``percentile_approx`` of each list of positioned doubles, at the (constant)
     percentages with the (constant) accuracy, each list split at its ``fallback`` place."""
@@ -1178,6 +1184,8 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     },
     LONG_SUM_FUNCTION: (_guarded(spark_long_sum, "sum"), [f"STRUCT({POSITIONED_VALUE} BIGINT, {POSITION} BIGINT)[]"], "BIGINT"),
     DOUBLE_SUM_FUNCTION: (_guarded(spark_double_sum, "sum"), [_POSITIONED_DOUBLES, "BIGINT"], "DOUBLE"),
+    HISTOGRAM_NUMERIC_FUNCTION: (_guarded(_histogram_numeric, "histogram_numeric"), [_POSITIONED_DOUBLES, "INTEGER", "BIGINT"],
+                                 "STRUCT(x DOUBLE, y DOUBLE)[]"),
     PERCENTILE_APPROX_FUNCTION: (_guarded(_percentile_approx, "percentile_approx"), [_POSITIONED_DOUBLES, "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE[]"),
 }
 """name -> (the Arrow function, DuckDB parameter types, DuckDB result type)."""

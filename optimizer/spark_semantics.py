@@ -101,6 +101,7 @@ from vpush.optimizer.spark_order import (
     hash_fallback_place,
     several_tasks,
     largest_task_set,
+    histogram_numeric_call,
     percentile_approx_call,
     SORTS_KEPT,
     first_or_last,
@@ -171,6 +172,9 @@ _RANKING = (exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile)
 # Functions DuckDB has under the same name with other results (Spark's Murmur3 and xxHash64
 # hashes): refused rather than answered differently.
 _TIMESTAMPS = (AtomicType("timestamp"), AtomicType("timestamp_ntz"))
+_HISTOGRAM_TYPES = (AtomicType("tinyint"), AtomicType("smallint"), AtomicType("int"), AtomicType("bigint"), AtomicType("float"),
+                    AtomicType("double"), AtomicType("date"), AtomicType("timestamp"), AtomicType("timestamp_ntz"))
+"""The argument types vpush answers ``histogram_numeric`` of (Spark's x of the argument's type)."""
 _DATETIMES = (AtomicType("date"), *_TIMESTAMPS)
 # Spark's int-valued date and time parts, by the name Spark prints.
 _DATETIME_PARTS: dict[type[exp.Expr], str] = {
@@ -923,6 +927,12 @@ class _Typer:
             return encoding_type(called, _arguments(node), self.of)
         if called in PARSE_URL_FUNCTIONS:
             return parse_url_type(_arguments(node), self.of)
+        if called == "histogram_numeric" and len(_arguments(node)) == 2:
+            source = self.of(_arguments(node)[0])
+            if source in _HISTOGRAM_TYPES:
+                assert source is not None
+                return ArrayType(StructType((StructField("x", source), StructField("y", _DOUBLE))))
+            return None
         if called == "mode" and isinstance(node, exp.Mode):
             return self.of(node.this)
         if called == JSON_TUPLE_FIELD and len(_arguments(node)) == 2:
@@ -2727,6 +2737,8 @@ class _Rewriter:
             if not _is_integral(self.typer.of(arguments[0])):
                 _refuse(called, "an argument that is not an integer (Spark's implicit cast to bigint)")
             return _from_unixtime_by_pattern(arguments[0], arguments[1])
+        if called == "histogram_numeric":
+            return self._histogram_numeric(node, arguments or [], result)
         if called == "mode" and isinstance(node, exp.Mode):
             if node.this is None and isinstance(node.parent, exp.WithinGroup):
                 if _mode_within_group(node.parent) is None:
@@ -4062,6 +4074,86 @@ class _Rewriter:
                 default=answer,
             )
         return answer
+
+    def _histogram_numeric(self, node: exp.Expr, arguments: list[exp.Expr | None], result: SparkType | None) -> exp.Expr:
+        """Spark's ``histogram_numeric(x, nb)``: each group's values as doubles (dates as days,
+        timestamps as microseconds) fed to Hive's ``NumericHistogram`` in Spark's order of rows
+        by the engine function (:func:`~vpush.optimizer.spark_order.histogram_numeric_call`), as
+        one task builds it (several tasks' merged, past the hash aggregation's fallback the two
+        buffers merged); each bin's centre converted back to the argument's type as Scala's
+        ``toInt``/``toLong``/... converts it (toward zero), its height a double. Refused where
+        vpush does not know Spark's order of rows, over a window or under a FILTER."""
+        called = "histogram_numeric"
+        value, bins = (arguments + [None, None])[:2]
+        if value is None or bins is None or len(arguments) != 2 or not isinstance(result, ArrayType):
+            _refuse(called, "an argument of a type vpush does not answer (decimals, intervals, ...)")
+        assert value is not None and bins is not None and isinstance(result, ArrayType)
+        if isinstance(node.parent, (exp.Window, exp.Filter)) or isinstance(value, exp.Distinct):
+            _refuse(called, "a window, a FILTER or a DISTINCT argument")
+        source = self.typer.of(value)
+        if source is None:
+            _refuse(called, "an argument whose type vpush does not know")
+        assert source is not None
+        nbins = _integer_literal(bins)
+        if nbins is None:
+            _refuse(called, "a bin count that is not an integer literal")
+        assert nbins is not None
+        if nbins < 2:
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: The nb must be between [2, 2147483647] '
+                f"(current value = {nbins}).", error_class="DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE")
+        if nbins > 1000:
+            _refuse(called, "more than 1000 bins")
+        order = scan_order(self.typer.scope)
+        if order is None:
+            _refuse(called, "rows whose order vpush does not know Spark reads them in (a join, a UNION ALL, ...)")
+        assert order is not None
+        double, bigint = exp.DataType.build("DOUBLE"), exp.DataType.build("BIGINT")
+        epoch = exp.cast(exp.Literal.string("1970-01-01"), exp.DataType.build("DATE"))
+        as_double: exp.Expr
+        if source == AtomicType("date"):
+            as_double = exp.cast(exp.Sub(this=value.copy(), expression=epoch.copy()), double)
+        elif source in _TIMESTAMPS:
+            as_double = exp.cast(exp.Anonymous(this="epoch_us", expressions=[value.copy()]), double)
+        else:
+            as_double = exp.cast(value.copy(), double)
+        select = node.find_ancestor(exp.Select)
+        group = select.args.get("group") if select is not None else None
+        fallback = None
+        if group is not None:
+            if _in_clause(node, "having"):
+                _refuse(called, "a HAVING with GROUP BY (name it in the SELECT list and filter a subquery)")
+            plain = not any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "totals")) and not any(
+                isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions)
+            if not plain:
+                _refuse(called, "ROLLUP, CUBE or GROUPING SETS")
+            fallback = hash_fallback_place(order)
+            if fallback is None:
+                _refuse(called, "rows whose order vpush does not know Spark reads them in (a UNION ALL, ...)")
+        found = histogram_numeric_call(as_double, order, None, nbins, self.functions, fallback)
+        bin_variable = exp.column(exp.to_identifier(_SORTED))
+        centre = exp.Dot(this=bin_variable.copy(), expression=exp.to_identifier("x"))
+        height = exp.Dot(this=bin_variable.copy(), expression=exp.to_identifier("y"))
+        whole = exp.Anonymous(this="trunc", expressions=[centre.copy()])
+        top = exp.GTE(this=whole.copy(), expression=exp.Literal.number("9.223372036854775807E18"))
+        long_of = exp.Case(ifs=[exp.If(this=top, true=exp.cast(exp.Literal.number(2**63 - 1), bigint))], default=exp.cast(whole.copy(), bigint))
+        x: exp.Expr
+        if source in (_DOUBLE, AtomicType("float")):
+            x = exp.cast(centre, _sql_type(source)) if source != _DOUBLE else centre
+        elif source == AtomicType("date"):
+            x = exp.Add(this=epoch.copy(), expression=exp.cast(whole, exp.DataType.build("INT")))
+        elif source in _TIMESTAMPS:
+            moment = exp.Anonymous(this="make_timestamp", expressions=[long_of])
+            x = moment if source == AtomicType("timestamp_ntz") else exp.Anonymous(
+                this="timezone", expressions=[exp.Literal.string("UTC"), moment])
+        elif source == _BIGINT:
+            x = long_of
+        else:
+            x = exp.cast(exp.cast(whole, exp.DataType.build("INT")), _sql_type(source))  # d2i, then i2s / i2b
+        pair = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier("x"), expression=x),
+                                       exp.PropertyEQ(this=exp.to_identifier("y"), expression=height)])
+        converted = exp.Anonymous(this="list_transform", expressions=[found, exp.Lambda(this=pair, expressions=[exp.to_identifier(_SORTED)])])
+        return exp.cast(converted, _sql_type(result))
 
     def _mode(self, node: exp.Expr, value: exp.Expr, *, least: bool = True) -> exp.Expr:
         """Spark's ``mode(x, true)`` (and ``mode() WITHIN GROUP (ORDER BY x)``): the value most

@@ -305,7 +305,8 @@ AGGREGATES = [
     "percentile_disc(array(0, 0.4, 1)) WITHIN GROUP (ORDER BY d)", "percentile_disc(0.3) WITHIN GROUP (ORDER BY b DESC)",
     "percentile_disc(0.7) WITHIN GROUP (ORDER BY s)",
     # avg of x (y) where neither is NULL
-    "regr_avgx(f, i)", "regr_avgy(f, i)", "regr_avgx(d, s)", "regr_avgy(d, b)", "regr_avgx(i, f) FILTER (WHERE s > 2)",
+    "regr_avgx(f, i)", "regr_avgy(f, i)", "regr_avgx(d, s)", "regr_avgy(d, b)", "regr_avgx(i, f) FILTER (WHERE s > 2)",    # Hive's NumericHistogram in Spark's order of rows (more in test_histogram_numeric_as_spark)
+    "histogram_numeric(i, 3)", "histogram_numeric(f, 2)", "histogram_numeric(day, 4)", "histogram_numeric(s, 10)",
 ]
 
 # In a chunk of their own: a DISTINCT aggregate in a chunk reorders Spark's other aggregates (README)
@@ -351,7 +352,8 @@ REFUSED = [
     "try_mod(string(s), 2)", "url_encode(i)", "url_decode(binary(replace(g, '%', '')))", "is_valid_utf8(i)", "make_valid_utf8(f)", "try_to_date(day)",
     "encode(i, 'UTF-8')", "decode(encode(g, 'UTF-16'), 'UTF-16')", "decode(g, 'UTF-8')", "decode(s, 1, 'x', 'y')",
     "to_timestamp_ltz(i)",
-    "try_parse_url(concat('//h?', g, '=1'), 'QUERY', g)", "try_parse_url(g, lower('HOST'))",
+    "try_parse_url(concat('//h?', g, '=1'), 'QUERY', g)", "try_parse_url(g, lower('HOST'))", "histogram_numeric(d, 3)",
+    "histogram_numeric(i, s)",
 ]
 
 
@@ -569,7 +571,7 @@ def test_refused_on_duckdb(call: str, con: vpush.Connection) -> None:
     assert_refused_on_duckdb(con, call)
 
 
-@pytest.mark.parametrize("calls", _chunks([c for c in REFUSED if not c.startswith(("rand", "any", "approx", "mode", "regr_count"))], 30))
+@pytest.mark.parametrize("calls", _chunks([c for c in REFUSED if not c.startswith(("rand", "any", "approx", "mode", "regr_count", "histogram"))], 30))
 def test_refused_calls_run_on_the_spark_engine(calls: list[str], spark_view: SparkSession, spark_con: vpush.Connection) -> None:
     _check(calls, spark_view, spark_con)
 
@@ -837,6 +839,7 @@ def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession,
      ("percentile_cont(0.5) WITHIN GROUP (ORDER BY f) OVER (ORDER BY s)", "INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC"),
      ("percentile_disc(0.5) WITHIN GROUP (ORDER BY f) OVER (PARTITION BY i ROWS BETWEEN 1 PRECEDING AND CURRENT ROW)",
       "INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC"), ("median(d) OVER (ORDER BY s)", "INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC"),
+     ("histogram_numeric(i, 1)", "DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE"),
      ("to_timestamp_ntz(g)", "CAST_INVALID_INPUT"), ("to_timestamp_ltz(concat(t, 'x'))", "CAST_INVALID_INPUT"),
      ("to_timestamp_ntz(t, 'yyyy-MM-dd')", "CANNOT_PARSE_TIMESTAMP"),
      ("convert_timezone('Nowhere', ts)", "INVALID_TIMEZONE"), ("convert_timezone('Bad/Zone', 'UTC', ts)", "INVALID_TIMEZONE"),
@@ -1251,3 +1254,41 @@ def test_parse_url_raises_as_spark(call: str, spark_view: SparkSession, con: vpu
 @pytest.mark.xfail(strict=True, reason="Spark's date_add sums the days as an int that wraps past its range; DuckDB raises")
 def test_date_plus_days_past_an_int_wraps_as_spark(spark_view: SparkSession, con: vpush.Connection) -> None:
     _check(["string(try_add(day, i))", "string(day + i)"], spark_view, con)
+
+
+def test_histogram_numeric_as_spark(spark: SparkSession, tmp_path: Path) -> None:
+    """histogram_numeric of seeded ints, doubles, bigints, smallints, dates, timestamps and floats
+    with many ties (the closest pairs of bins merged, equally close ones chosen by Java's
+    Random(31183)), in Spark's order of rows: one task, 200 groups (past the hash aggregation's
+    fallback), 20 groups, and two files (two tasks' histograms merged)."""
+    import random
+
+    rng = random.Random(7)
+
+    def table(rows: int, groups: int) -> pa.Table:
+        start = datetime.datetime(2020, 1, 1, tzinfo=UTC)
+        floats = [rng.choice([None, rng.random() * 100, float(rng.randrange(10)), rng.randrange(5) * 0.5]) for _ in range(rows)]
+        return pa.table({
+            "k": pa.array([rng.randrange(groups) for _ in range(rows)], pa.int32()),
+            "i": pa.array([rng.choice([None, rng.randrange(-50, 50), rng.randrange(-50, 50), rng.randrange(-10**6, 10**6)])
+                           for _ in range(rows)], pa.int32()),
+            "f": pa.array(floats, pa.float64()), "fl": pa.array(floats, pa.float32()),
+            "b": pa.array([rng.choice([rng.randrange(-2**62, 2**62), rng.randrange(100)]) for _ in range(rows)], pa.int64()),
+            "s": pa.array([rng.randrange(-300, 300) for _ in range(rows)], pa.int16()),
+            "day": pa.array([datetime.date(2000, 1, 1) + datetime.timedelta(days=rng.randrange(9000)) for _ in range(rows)], pa.date32()),
+            "ts": pa.array([start + datetime.timedelta(seconds=rng.randrange(10**8)) for _ in range(rows)], pa.timestamp("us", tz="UTC")),
+        })
+
+    one, two = tmp_path / "one", tmp_path / "two"
+    one.mkdir()
+    two.mkdir()
+    pq.write_table(table(3000, 200), one / "part-0.parquet", row_group_size=1000)
+    pq.write_table(table(1500, 20), two / "part-0.parquet")
+    pq.write_table(table(1200, 20), two / "part-1.parquet")
+    calls = ("histogram_numeric(i, 5), histogram_numeric(f, 3), histogram_numeric(b, 4), histogram_numeric(s, 10), histogram_numeric(day, 6), "
+             "histogram_numeric(ts, 3), histogram_numeric(fl, 7), histogram_numeric(i % 3, 2), histogram_numeric(f, 100)")
+    for folder, sql in ((one, f"SELECT {calls} FROM z"), (one, "SELECT k, histogram_numeric(i, 4), histogram_numeric(f, 3) FROM z GROUP BY k"),
+                        (one, "SELECT k % 20, histogram_numeric(s % 7, 3), histogram_numeric(f, 2) FROM z GROUP BY k % 20"),
+                        (two, f"SELECT {calls} FROM z"), (two, "SELECT k, histogram_numeric(i, 4), histogram_numeric(f, 3) FROM z GROUP BY k")):
+        expected, got = _answers_in_zone(spark, folder, "UTC", sql)
+        assert got == expected, sql
