@@ -4226,6 +4226,21 @@ static void close_string_buffers(StringBuffers *b) {
     if (b->has_validity) PyBuffer_Release(&b->validity);
 }
 
+/* A string kernel's opening: its width, offset and length checked, its buffers opened and its
+ * context cleared; 0, or -1 with the exception set (nothing held). */
+static int open_string_rows(StringBuffers *b, Ctx *c, PyObject *offsets_obj, PyObject *data_obj, PyObject *validity_obj,
+                            long long offset, long long length, int width, const char *function) {
+    if ((width != 4 && width != 8) || offset < 0 || length < 0) {
+        PyErr_Format(PyExc_ValueError, "%s: width must be 4 or 8, offset and length non-negative", function);
+        return -1;
+    }
+    if (open_string_buffers(b, offsets_obj, data_obj, validity_obj, offset, length, width, function) < 0) return -1;
+    memset(c, 0, sizeof *c);
+    c->row = -1;
+    c->err_offset = -1;
+    return 0;
+}
+
 /* Append text as row's value (valid); on failure its buffer is freed. */
 static int append_text(Ctx *c, JsonText *text, uint8_t *validity, int64_t row) {
     if (text->length > MAX_BINARY_ARRAY_BYTES - c->out_len || reserve(c, text->length) < 0) {
@@ -4284,14 +4299,7 @@ static PyObject *run_json_path(PyObject *offsets_obj, PyObject *data_obj, PyObje
     Ctx c;
     JsonPathLoop loop;
     PyObject *result;
-    if ((width != 4 && width != 8) || offset < 0 || length < 0) {
-        PyErr_Format(PyExc_ValueError, "%s: width must be 4 or 8, offset and length non-negative", function);
-        return NULL;
-    }
-    if (open_string_buffers(&buffers, offsets_obj, data_obj, validity_obj, offset, length, width, function) < 0) return NULL;
-    memset(&c, 0, sizeof c);
-    c.row = -1;
-    c.err_offset = -1;
+    if (open_string_rows(&buffers, &c, offsets_obj, data_obj, validity_obj, offset, length, width, function) < 0) return NULL;
     memset(&loop, 0, sizeof loop);
     loop.c = &c;
     loop.offsets = (const uint8_t *)buffers.offsets.buf;
@@ -4440,14 +4448,7 @@ static PyObject *py_parse_url(PyObject *self, PyObject *args) {
     UrlLoop loop;
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOLLii", &offsets_obj, &data_obj, &validity_obj, &offset, &length, &width, &part)) return NULL;
-    if ((width != 4 && width != 8) || offset < 0 || length < 0) {
-        PyErr_SetString(PyExc_ValueError, "parse_url: width must be 4 or 8, offset and length non-negative");
-        return NULL;
-    }
-    if (open_string_buffers(&buffers, offsets_obj, data_obj, validity_obj, offset, length, width, "parse_url") < 0) return NULL;
-    memset(&c, 0, sizeof c);
-    c.row = -1;
-    c.err_offset = -1;
+    if (open_string_rows(&buffers, &c, offsets_obj, data_obj, validity_obj, offset, length, width, "parse_url") < 0) return NULL;
     memset(&loop, 0, sizeof loop);
     loop.c = &c;
     loop.offsets = (const uint8_t *)buffers.offsets.buf;

@@ -328,6 +328,22 @@ def spark_decimal_sum(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
     return pa.Array.from_buffers(pa.decimal128(38, value_type.scale), length, [pa.py_buffer(bitmap), pa.py_buffer(sums)])
 
 
+def _ordered_doubles(
+    lists: pa.Array | pa.ChunkedArray, fallback: pa.Array | pa.ChunkedArray | None
+) -> tuple[bytes, bytes, pa.Array, bytes, bytes]:
+    """The buffers a summary kernel takes of lists of (positioned) doubles: :func:`_value_tasks`'s
+    offsets, validity, values and tasks, with :func:`_values_before` each list's ``fallback``."""
+    if isinstance(lists, pa.ChunkedArray):
+        lists = lists.combine_chunks()
+    if isinstance(lists, pa.LargeListArray):
+        lists = lists.cast(pa.list_(lists.type.value_type))
+    before = b""
+    if fallback is not None and pa.types.is_struct(lists.type.value_type) and fallback.null_count < len(fallback):
+        before = _values_before(lists, fallback)
+    offsets, valid, values, tasks = _value_tasks(lists, before)
+    return offsets, valid, values, before, tasks
+
+
 def spark_percentile_approx(
     lists: pa.Array | pa.ChunkedArray, percentages: list[float], accuracy: int, fallback: pa.Array | pa.ChunkedArray | None = None
 ) -> pa.Array:
@@ -363,14 +379,7 @@ def spark_percentile_approx(
         raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
     if not percentages or not 0 < accuracy <= 2147483647:
         raise ValueError(f"spark_percentile_approx: percentages {percentages} with accuracy {accuracy}")
-    if isinstance(lists, pa.ChunkedArray):
-        lists = lists.combine_chunks()
-    if isinstance(lists, pa.LargeListArray):
-        lists = lists.cast(pa.list_(lists.type.value_type))
-    before = b""
-    if fallback is not None and pa.types.is_struct(lists.type.value_type) and fallback.null_count < len(fallback):
-        before = _values_before(lists, fallback)
-    offsets, valid, values, tasks = _value_tasks(lists, before)
+    offsets, valid, values, before, tasks = _ordered_doubles(lists, fallback)
     wanted = np.asarray(percentages, dtype=np.float64)
     arguments = (-4, offsets, valid, _buffer(values, np.float64), wanted.tobytes(), accuracy, before, tasks)
     _, found, validity = _native.spark_aggregate(*arguments)
@@ -406,14 +415,7 @@ def spark_histogram_numeric(
         raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
     if not 2 <= nbins <= 1_000_000:
         raise ValueError(f"spark_histogram_numeric: {nbins} bins")
-    if isinstance(lists, pa.ChunkedArray):
-        lists = lists.combine_chunks()
-    if isinstance(lists, pa.LargeListArray):
-        lists = lists.cast(pa.list_(lists.type.value_type))
-    before = b""
-    if fallback is not None and pa.types.is_struct(lists.type.value_type) and fallback.null_count < len(fallback):
-        before = _values_before(lists, fallback)
-    offsets, valid, values, tasks = _value_tasks(lists, before)
+    offsets, valid, values, before, tasks = _ordered_doubles(lists, fallback)
     _, found, validity = _native.spark_aggregate(-5, offsets, valid, _buffer(values, np.float64), b"", nbins, before, tasks)
     stride = 2 * nbins + 1
     table = np.frombuffer(found, dtype=np.float64).reshape(-1, stride)

@@ -3997,25 +3997,12 @@ class _Rewriter:
         double = exp.DataType.build("DOUBLE")
         bigint = exp.DataType.build("BIGINT")
         epoch = exp.cast(exp.Literal.string("1970-01-01"), exp.DataType.build("DATE"))
-        as_double: exp.Expr
-        if source == AtomicType("date"):  # the days since the epoch, an int
-            as_double = exp.cast(exp.Sub(this=value.copy(), expression=epoch.copy()), double)
-        elif source in _TIMESTAMPS:  # the microseconds since the epoch, a long
-            as_double = exp.cast(exp.Anonymous(this="epoch_us", expressions=[value.copy()]), double)
-        else:
-            as_double = exp.cast(value.copy(), double)
+        as_double = _summarized_double(value, source)
         order = scan_order(self.typer.scope)
-        select = node.find_ancestor(exp.Select)
-        group = select.args.get("group") if select is not None else None
+        group, plain = _grouping_of(node, called)
         # with GROUP BY, Spark's hash aggregation falls back to sorting past 128 groups (a window
         # over the groups finds where), and merges each group's two digests
-        fallback = None
-        if group is not None:
-            if _in_clause(node, "having"):
-                _refuse(called, "a HAVING with GROUP BY (name it in the SELECT list and filter a subquery)")
-            plain = not any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "totals")) and not any(
-                isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions)
-            fallback = hash_fallback_place(order) if order is not None and plain else None
+        fallback = hash_fallback_place(order) if group is not None and order is not None and plain else None
         found = percentile_approx_call(as_double, order, condition, [float(p) for p in percentages if p is not None], budget,
                                        self.functions, fallback)
         answers = exp.column(exp.to_identifier(_SORTED))
@@ -4108,29 +4095,17 @@ class _Rewriter:
         if order is None:
             _refuse(called, "rows whose order vpush does not know Spark reads them in (a join, a UNION ALL, ...)")
         assert order is not None
-        double, bigint = exp.DataType.build("DOUBLE"), exp.DataType.build("BIGINT")
+        bigint = exp.DataType.build("BIGINT")
         epoch = exp.cast(exp.Literal.string("1970-01-01"), exp.DataType.build("DATE"))
-        as_double: exp.Expr
-        if source == AtomicType("date"):
-            as_double = exp.cast(exp.Sub(this=value.copy(), expression=epoch.copy()), double)
-        elif source in _TIMESTAMPS:
-            as_double = exp.cast(exp.Anonymous(this="epoch_us", expressions=[value.copy()]), double)
-        else:
-            as_double = exp.cast(value.copy(), double)
-        select = node.find_ancestor(exp.Select)
-        group = select.args.get("group") if select is not None else None
+        group, plain = _grouping_of(node, called)
         fallback = None
         if group is not None:
-            if _in_clause(node, "having"):
-                _refuse(called, "a HAVING with GROUP BY (name it in the SELECT list and filter a subquery)")
-            plain = not any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "totals")) and not any(
-                isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions)
             if not plain:
                 _refuse(called, "ROLLUP, CUBE or GROUPING SETS")
             fallback = hash_fallback_place(order)
             if fallback is None:
                 _refuse(called, "rows whose order vpush does not know Spark reads them in (a UNION ALL, ...)")
-        found = histogram_numeric_call(as_double, order, None, nbins, self.functions, fallback)
+        found = histogram_numeric_call(_summarized_double(value, source), order, None, nbins, self.functions, fallback)
         bin_variable = exp.column(exp.to_identifier(_SORTED))
         centre = exp.Dot(this=bin_variable.copy(), expression=exp.to_identifier("x"))
         height = exp.Dot(this=bin_variable.copy(), expression=exp.to_identifier("y"))
@@ -6786,6 +6761,36 @@ def _spark_percentile(value: exp.Expr, quantile: exp.Expr, reverse: bool = False
     else:
         body = at(quantile)
     return _sorted_once(ordered, body)
+
+
+def _summarized_double(value: exp.Expr, source: SparkType | None) -> exp.Expr:
+    """``value`` as the double Spark's summaries (``percentile_approx``, ``histogram_numeric``)
+    take of it: a date's days since the epoch (an int), a timestamp's microseconds (a long)."""
+    double = exp.DataType.build("DOUBLE")
+    if source == AtomicType("date"):
+        epoch = exp.cast(exp.Literal.string("1970-01-01"), exp.DataType.build("DATE"))
+        return exp.cast(exp.Sub(this=value.copy(), expression=epoch), double)
+    if source in _TIMESTAMPS:
+        return exp.cast(exp.Anonymous(this="epoch_us", expressions=[value.copy()]), double)
+    return exp.cast(value.copy(), double)
+
+
+def _grouping_of(node: exp.Expr, called: str) -> tuple[exp.Group | None, bool]:
+    """The GROUP BY of the SELECT over the aggregate ``node``, and whether it is a plain one (no
+    ROLLUP, CUBE or GROUPING SETS).
+
+    Raises:
+        OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for the aggregate in a HAVING with GROUP BY.
+    """
+    select = node.find_ancestor(exp.Select)
+    group = select.args.get("group") if select is not None else None
+    if group is None:
+        return None, True
+    if _in_clause(node, "having"):
+        _refuse(called, "a HAVING with GROUP BY (name it in the SELECT list and filter a subquery)")
+    plain = not any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "totals")) and not any(
+        isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions)
+    return group, plain
 
 
 def _sorted_once(ordered: exp.Expr, body: exp.Expr) -> exp.Expression:
