@@ -276,7 +276,8 @@ SCALARS = [
     # try_add/try_subtract of a date or timestamp: `+`/`-` (NULL where an interval takes it past its range)
     "try_add(day, 1)", "try_add(s, day)", "try_add(day, -s)", "try_subtract(day, s)", "try_add(day, INTERVAL 3 DAY)",
     "try_subtract(ts, INTERVAL '1' MONTH)", "try_add(ts, INTERVAL 90 MINUTE)", "try_add(to_timestamp_ntz(t), INTERVAL 2 HOUR)",
-    "try_subtract(day, INTERVAL '1-2' YEAR TO MONTH)", "try_add(tinyint(s), day)",
+    "try_subtract(day, INTERVAL '1-2' YEAR TO MONTH)", "try_add(tinyint(s), day)",    # a NULL part or key: NULL before the URL is parsed
+    "parse_url('http://a b', NULL)", "parse_url('http://a b', 'QUERY', NULL)",
 ]
 
 AGGREGATES = [
