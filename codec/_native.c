@@ -4769,67 +4769,6 @@ done:
     return result;
 }
 
-PyDoc_STRVAR(scala_list_hash_doc,
-             "scala_list_hash(width, floating, offsets, validity, offset, child_values, child_validity, child_offset, length)\n"
-             "    -> (null_count, validity, out)\n\n"
-             "Scala's ## of the UnsafeArrayData Spark's collect_set keeps for each array of an Arrow list column\n"
-             "of fixed-width elements (spark_hash.h): int32 offsets, the children's values and validity (None:\n"
-             "no NULL). Returns the int32 results' buffer, their validity (None: no NULL) and NULL count.");
-
-static PyObject *py_scala_list_hash(PyObject *self, PyObject *args) {
-    int width, floating, k;
-    PyObject *objs[4], *out = NULL, *validity = NULL, *result = NULL;
-    long long offset, child_offset, length;
-    Py_buffer views[4];
-    int held[4] = {0, 0, 0, 0};
-    int64_t nulls;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "iiOOLOOLL", &width, &floating, &objs[0], &objs[1], &offset, &objs[2], &objs[3], &child_offset, &length))
-        return NULL;
-    if (offset < 0 || child_offset < 0 || length < 0 || (width != 1 && width != 2 && width != 4 && width != 8)) {
-        PyErr_SetString(PyExc_ValueError, "scala_list_hash: bad width, offset or length");
-        return NULL;
-    }
-    for (k = 0; k < 4; k++) {
-        if (objs[k] == Py_None) continue;
-        if (PyObject_GetBuffer(objs[k], &views[k], PyBUF_SIMPLE) < 0) goto done;
-        held[k] = 1;
-    }
-    if (!held[0] || !held[2] || views[0].len < (offset + length + 1) * 4 || (held[1] && views[1].len < (offset + length + 7) / 8)) {
-        PyErr_SetString(PyExc_ValueError, "scala_list_hash: the offsets and child values are needed, as long as the rows");
-        goto done;
-    }
-    { /* the last offset bounds the children */
-        int32_t first, last;
-        memcpy(&first, (const uint8_t *)views[0].buf + 4 * offset, 4);
-        memcpy(&last, (const uint8_t *)views[0].buf + 4 * (offset + length), 4);
-        if (first < 0 || last < first || views[2].len < (child_offset + last) * width ||
-            (held[3] && views[3].len < (child_offset + last + 7) / 8)) {
-            PyErr_SetString(PyExc_ValueError, "scala_list_hash: the child buffers are shorter than the offsets say");
-            goto done;
-        }
-    }
-    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * 4));
-    validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 7) / 8));
-    if (out == NULL || validity == NULL) goto done;
-    {
-        const uint8_t *offsets = (const uint8_t *)views[0].buf, *valid = held[1] ? (const uint8_t *)views[1].buf : NULL;
-        const uint8_t *child = (const uint8_t *)views[2].buf, *child_valid = held[3] ? (const uint8_t *)views[3].buf : NULL;
-        uint8_t *target = (uint8_t *)PyBytes_AS_STRING(out), *target_validity = (uint8_t *)PyBytes_AS_STRING(validity);
-        Py_BEGIN_ALLOW_THREADS
-        nulls = scala_list_hash_column(width, floating, offsets, valid, offset, child, child_valid, child_offset, length, target, target_validity);
-        Py_END_ALLOW_THREADS
-    }
-    result = Py_BuildValue("LOO", (long long)nulls, nulls ? validity : Py_None, out);
-done:
-    Py_XDECREF(out);
-    Py_XDECREF(validity);
-    for (k = 0; k < 4; k++) {
-        if (held[k]) PyBuffer_Release(&views[k]);
-    }
-    return result;
-}
-
 /* ---- Spark's approx_count_distinct (codec/spark_hll.c) ---------------------------------------- */
 PyDoc_STRVAR(spark_hll_doc,
              "spark_hll(precision, starts, ends, length, hashes, validity, hash_offset, hash_length) -> out\n\n"
@@ -5525,7 +5464,7 @@ enum { ERR_DUPLICATE_KEY = 9 };
 
 typedef struct BNode BNode;
 struct BNode {
-    int kind, width, scale;
+    int kind, width, scale, precision;
     Leaf leaf;         /* scalars and the variant's value */
     Leaf meta;         /* the variant's metadata */
     const uint8_t *valid;
@@ -5569,6 +5508,7 @@ typedef struct {
     const uint8_t *vmeta; /* the metadata of the variant being appended */
     int64_t vmeta_len;
     int strip; /* variant_strip_nulls: 1 drops fields that are variant nulls, 2 array elements too */
+    int any_keys; /* map keys of any type (Spark's hashes), not strings only (variants) */
 } Build;
 
 static void b_free_node(BNode *n) {
@@ -5586,6 +5526,33 @@ static void b_shift(BNode *n, int64_t delta) {
     n->meta.off += delta;
     if (n->kind == B_STRUCT)
         for (int i = 0; i < n->nchildren; i++) b_shift(&n->children[i], delta);
+}
+
+/* The integer of node n (B_INT) at physical index p. */
+static inline int64_t b_int_at(const BNode *n, int64_t p) {
+    int64_t v;
+    switch (n->width) {
+    case 1: v = (int8_t)n->data[p]; break;
+    case 2: { int16_t t; memcpy(&t, n->data + 2 * p, 2); v = t; break; }
+    case 4: { int32_t t; memcpy(&t, n->data + 4 * p, 4); v = t; break; }
+    default: memcpy(&v, n->data + 8 * p, 8);
+    }
+    return v;
+}
+
+/* The elements [lo, hi) of the list or map node n at j. */
+static void b_bounds(const BNode *n, int64_t j, int64_t *lo, int64_t *hi) {
+    int64_t p = n->off + j;
+    if (n->kind == B_LARGE_LIST) {
+        memcpy(lo, n->data + 8 * p, 8);
+        memcpy(hi, n->data + 8 * (p + 1), 8);
+    } else {
+        int32_t a, z;
+        memcpy(&a, n->data + 4 * p, 4);
+        memcpy(&z, n->data + 4 * (p + 1), 4);
+        *lo = a;
+        *hi = z;
+    }
 }
 
 static int b_bind(Build *b, BNode *n, const struct ArrowSchema *s, const struct ArrowArray *a, const char *path) {
@@ -5636,7 +5603,7 @@ static int b_bind(Build *b, BNode *n, const struct ArrowSchema *s, const struct 
             if (b_bind(b, &n->children[i], sub->children[i], suba->children[i], path) < 0) return -1;
             if (n->kind == B_STRUCT) b_shift(&n->children[i], a->offset);
         }
-        if (is_map && n->children[0].kind != B_STRING)
+        if (is_map && !b->any_keys && n->children[0].kind != B_STRING)
             return fail(c, ERR_SCHEMA, path, -1, "map keys must be strings");
         return 0;
     }
@@ -5667,6 +5634,7 @@ static int b_bind(Build *b, BNode *n, const struct ArrowSchema *s, const struct 
             return fail(c, ERR_UNSUPPORTED, path, -1, "the kernel reads 128-bit decimals, not Arrow format %s", f);
         n->kind = B_DECIMAL;
         n->scale = scale;
+        n->precision = precision;
         n->data = (const uint8_t *)a->buffers[1];
         return 0;
     }
@@ -5915,16 +5883,7 @@ static int b_value(Build *b, BNode *n, int64_t j) {
     }
     case B_LIST: case B_LARGE_LIST: case B_MAP: {
         int64_t lo, hi, start = c->out_len, first = n->kind == B_MAP ? b->nfields : b->noffs;
-        if (n->kind == B_LARGE_LIST) {
-            memcpy(&lo, n->data + 8 * p, 8);
-            memcpy(&hi, n->data + 8 * (p + 1), 8);
-        } else {
-            int32_t a, z;
-            memcpy(&a, n->data + 4 * p, 4);
-            memcpy(&z, n->data + 4 * (p + 1), 4);
-            lo = a;
-            hi = z;
-        }
+        b_bounds(n, j, &lo, &hi);
         for (int64_t e = lo; e < hi; e++) {
             if (n->kind == B_MAP) {
                 BNode *k = &n->children[0];
@@ -5945,16 +5904,8 @@ static int b_value(Build *b, BNode *n, int64_t j) {
     }
     case B_BOOL:
         return b_byte(c, (uint8_t)((bit(n->bits, p) ? PT_TRUE : PT_FALSE) << 2));
-    case B_INT: {
-        int64_t v;
-        switch (n->width) {
-        case 1: v = (int8_t)n->data[p]; break;
-        case 2: { int16_t t; memcpy(&t, n->data + 2 * p, 2); v = t; break; }
-        case 4: { int32_t t; memcpy(&t, n->data + 4 * p, 4); v = t; break; }
-        default: memcpy(&v, n->data + 8 * p, 8);
-        }
-        return b_long(c, v);
-    }
+    case B_INT:
+        return b_long(c, b_int_at(n, p));
     case B_FLOAT: case B_DATE: {
         uint8_t buf[5];
         buf[0] = (uint8_t)((n->kind == B_FLOAT ? PT_FLOAT : PT_DATE) << 2);
@@ -6179,6 +6130,355 @@ static PyObject *py_to_variant(PyObject *self, PyObject *args) {
 done:
     b_free_node(&root);
     b_end(&b);
+    return result;
+}
+
+/* ---- Spark's hashes of nested values -------------------------------------------------------- */
+/* hash and xxhash64 (HashExpression.computeHash) hash a struct's fields, an array's elements and a
+ * map's keys and values (key, value, key, ...) in order, each seeded with the hash so far, a NULL
+ * leaving it as it is: the hash of the atoms met walking the value. collect_set keeps a struct as
+ * an UnsafeRow and an array as an UnsafeArrayData, whose hashCode is Murmur3 (seed 42) of their
+ * bytes: those bytes are written here as Spark's UnsafeRowWriter and UnsafeArrayWriter lay them
+ * out (a row: its null bits in whole words, an 8-byte slot per field, then the variable-length
+ * data; an array: its element count as a long, its null bits, its elements at their width padded
+ * to a word, then the variable-length data; a variable-length value's slot holds its offset from
+ * the row's or array's start in the high 32 bits and its size in the low ones, its data padded to
+ * a word; a decimal of more than 18 digits as BigInteger.toByteArray of its unscaled value, which
+ * a row gives 16 bytes even when NULL, an array its size padded; floats and doubles normalized). */
+
+typedef struct {
+    uint8_t *buf;
+    int64_t len, cap;
+} UBuf;
+
+/* Append n zero bytes; their start, or -1. */
+static int64_t u_zeros(Ctx *c, UBuf *u, int64_t n) {
+    int64_t start = u->len;
+    if (u->len + n > u->cap) {
+        int64_t cap = u->cap ? u->cap : 256;
+        uint8_t *grown;
+        while (cap < u->len + n) cap *= 2;
+        grown = realloc(u->buf, (size_t)cap);
+        if (grown == NULL) return nomem(c);
+        u->buf = grown;
+        u->cap = cap;
+    }
+    memset(u->buf + u->len, 0, (size_t)n);
+    u->len += n;
+    return start;
+}
+
+static inline void u_put64(UBuf *u, int64_t at, uint64_t v) { memcpy(u->buf + at, &v, 8); }
+
+static inline int u_wide(const BNode *n) { return n->kind == B_DECIMAL && n->precision > 18; }
+
+static inline int u_null(const BNode *n, int64_t j) {
+    if (n->kind == B_STRING || n->kind == B_BINARY) return leaf_pos(&n->leaf, j) == -1;
+    return n->valid != NULL && !bit(n->valid, n->off + j);
+}
+
+/* The width of an element of an UnsafeArrayData of n's type (8: a long, or a variable-length
+ * value's offset and size). */
+static inline int u_width(const BNode *n) {
+    if (n->kind == B_BOOL) return 1;
+    if (n->kind == B_INT) return n->width;
+    if (n->kind == B_FLOAT || n->kind == B_DATE) return 4;
+    return 8;
+}
+
+/* The bits of n's fixed-width value at j in *word, its width (4 or 8 as Spark hashes it: hashInt
+ * of a boolean, byte, short, int, float or date, hashLong of the others); 0 for a variable-length
+ * value (a string, a binary, a decimal of more than 18 digits, a struct, an array, a map). */
+static int u_fixed(const BNode *n, int64_t j, uint64_t *word) {
+    int64_t p = n->off + j;
+    switch (n->kind) {
+    case B_BOOL:
+        *word = (uint64_t)bit(n->bits, p);
+        return 4;
+    case B_INT:
+        *word = (uint64_t)b_int_at(n, p);
+        return n->width == 8 ? 8 : 4;
+    case B_FLOAT: {
+        float f;
+        memcpy(&f, n->data + 4 * p, 4);
+        *word = spark_float_bits(f);
+        return 4;
+    }
+    case B_DATE: {
+        int32_t t;
+        memcpy(&t, n->data + 4 * p, 4);
+        *word = (uint64_t)(int64_t)t;
+        return 4;
+    }
+    case B_DOUBLE: {
+        double d;
+        memcpy(&d, n->data + 8 * p, 8);
+        *word = spark_double_bits(d);
+        return 8;
+    }
+    case B_TIMESTAMP: case B_TIMESTAMP_NTZ:
+        memcpy(word, n->data + 8 * p, 8);
+        return 8;
+    case B_DECIMAL:
+        if (u_wide(n)) return 0;
+        memcpy(word, n->data + 16 * p, 8); /* the unscaled value fits the low long */
+        return 8;
+    default:
+        return 0;
+    }
+}
+
+static int64_t u_row(Ctx *c, UBuf *u, const BNode *n, int64_t j);
+static int64_t u_array(Ctx *c, UBuf *u, const BNode *element, int64_t lo, int64_t hi);
+
+
+/* Append n's variable-length value at j (not NULL), padded to a word (a wide decimal in a row to
+ * 16 bytes); its size unpadded, or -1. */
+static int64_t u_var(Ctx *c, UBuf *u, const BNode *n, int64_t j, int in_row) {
+    switch (n->kind) {
+    case B_STRUCT:
+        return u_row(c, u, n, j);
+    case B_LIST: case B_LARGE_LIST: {
+        int64_t lo, hi;
+        b_bounds(n, j, &lo, &hi);
+        return u_array(c, u, &n->children[0], lo, hi);
+    }
+    case B_DECIMAL: {
+        uint8_t big[16];
+        int size = spark_big_integer_bytes(n->data + 16 * (n->off + j), big);
+        int64_t at = u_zeros(c, u, in_row ? 16 : (size + 7) / 8 * 8);
+        if (at < 0) return -1;
+        memcpy(u->buf + at, big, (size_t)size);
+        return size;
+    }
+    case B_STRING: case B_BINARY: {
+        const uint8_t *s;
+        int64_t len, at, lp = leaf_pos(&n->leaf, j);
+        if (lp < 0) return fail(c, ERR_SCHEMA, "", -1, "bad Arrow dictionary index");
+        if (leaf_bytes(c, &n->leaf, lp, &s, &len, "value") < 0) return -1;
+        at = u_zeros(c, u, (len + 7) / 8 * 8);
+        if (at < 0) return -1;
+        memcpy(u->buf + at, s, (size_t)len);
+        return len;
+    }
+    default:
+        return fail(c, ERR_UNSUPPORTED, "", -1, "no unsafe layout of a map or a variant here");
+    }
+}
+
+/* Append the UnsafeRow of the struct node n at j; its size, or -1. */
+static int64_t u_row(Ctx *c, UBuf *u, const BNode *n, int64_t j) {
+    int64_t bits = (n->nchildren + 63) / 64 * 8, start = u_zeros(c, u, bits + 8 * (int64_t)n->nchildren);
+    if (start < 0) return -1;
+    for (int i = 0; i < n->nchildren; i++) {
+        const BNode *f = &n->children[i];
+        int64_t slot = start + bits + 8 * i, at, size;
+        uint64_t word = 0;
+        if (u_null(f, j)) {
+            u->buf[start + i / 8] |= (uint8_t)(1u << (i % 8));
+            if (u_wide(f)) { /* UnsafeRowWriter.write of a NULL decimal keeps its 16 bytes */
+                at = u_zeros(c, u, 16);
+                if (at < 0) return -1;
+                u_put64(u, slot, (uint64_t)(at - start) << 32);
+            }
+            continue;
+        }
+        if (u_fixed(f, j, &word)) {
+            memcpy(u->buf + slot, &word, (size_t)u_width(f)); /* little-endian: the low bytes */
+            continue;
+        }
+        at = u->len;
+        size = u_var(c, u, f, j, 1);
+        if (size < 0) return -1;
+        u_put64(u, slot, (uint64_t)(at - start) << 32 | (uint64_t)size);
+    }
+    return u->len - start;
+}
+
+/* Append the UnsafeArrayData of the elements [lo, hi) of node element; its size, or -1. */
+static int64_t u_array(Ctx *c, UBuf *u, const BNode *element, int64_t lo, int64_t hi) {
+    int64_t count = hi - lo, header = 8 + (count + 63) / 64 * 8, width = u_width(element), start;
+    start = u_zeros(c, u, header + (width * count + 7) / 8 * 8);
+    if (start < 0) return -1;
+    u_put64(u, start, (uint64_t)count);
+    for (int64_t k = 0; k < count; k++) {
+        int64_t e = lo + k, at, size;
+        uint64_t word = 0;
+        if (u_null(element, e)) {
+            u->buf[start + 8 + k / 8] |= (uint8_t)(1u << (k % 8));
+            continue;
+        }
+        if (u_fixed(element, e, &word)) {
+            memcpy(u->buf + start + header + width * k, &word, (size_t)width);
+            continue;
+        }
+        at = u->len;
+        size = u_var(c, u, element, e, 0);
+        if (size < 0) return -1;
+        u_put64(u, start + header + 8 * k, (uint64_t)(at - start) << 32 | (uint64_t)size);
+    }
+    return u->len - start;
+}
+
+/* Spark's hash (algorithm HASH_MURMUR3) or xxhash64 of n's value at j seeded with *seed, into *seed. */
+static int h_value(Ctx *c, const BNode *n, int64_t j, int algorithm, uint64_t *seed) {
+    uint64_t word = 0;
+    int width;
+    if (u_null(n, j)) return 0;
+    switch (n->kind) {
+    case B_STRUCT:
+        for (int i = 0; i < n->nchildren; i++)
+            if (h_value(c, &n->children[i], j, algorithm, seed) < 0) return -1;
+        return 0;
+    case B_LIST: case B_LARGE_LIST: case B_MAP: {
+        int64_t lo, hi;
+        b_bounds(n, j, &lo, &hi);
+        for (int64_t e = lo; e < hi; e++) {
+            if (h_value(c, &n->children[0], e, algorithm, seed) < 0) return -1;
+            if (n->kind == B_MAP && h_value(c, &n->children[1], e, algorithm, seed) < 0) return -1;
+        }
+        return 0;
+    }
+    case B_DECIMAL:
+        if (u_wide(n)) {
+            uint8_t big[16];
+            int size = spark_big_integer_bytes(n->data + 16 * (n->off + j), big);
+            *seed = spark_hash_value(algorithm, 0, 0, big, size, *seed);
+            return 0;
+        }
+        break;
+    case B_STRING: case B_BINARY: {
+        const uint8_t *s;
+        int64_t len, lp = leaf_pos(&n->leaf, j);
+        if (lp < 0) return fail(c, ERR_SCHEMA, "", -1, "bad Arrow dictionary index");
+        if (leaf_bytes(c, &n->leaf, lp, &s, &len, "value") < 0) return -1;
+        *seed = spark_hash_value(algorithm, 0, 0, s, len, *seed);
+        return 0;
+    }
+    case B_VARIANT:
+        return fail(c, ERR_UNSUPPORTED, "", -1, "Spark does not hash a variant");
+    default:
+        break;
+    }
+    width = u_fixed(n, j, &word);
+    *seed = spark_hash_value(algorithm, width, word, NULL, 0, *seed);
+    return 0;
+}
+
+static Py_ssize_t count_nodes(const struct ArrowSchema *s) {
+    Py_ssize_t n = 1;
+    for (int64_t i = 0; i < s->n_children; i++) n += count_nodes(s->children[i]);
+    return n;
+}
+
+PyDoc_STRVAR(nested_hash_doc,
+             "nested_hash(schema_capsule, array_capsule, algorithm, seeds) -> (null_count, validity, out)\n\n"
+             "Spark's hash (algorithm 0: int32 seeds and results) or xxhash64 (1: int64) of every row of an\n"
+             "Arrow column of structs, lists, maps and atoms seeded by the row's seed (its seed where the row\n"
+             "is NULL), or (3, seeds None) the hashCode of the UnsafeRow or UnsafeArrayData Spark's collect_set\n"
+             "keeps for a struct or list (int32, NULL where the row is). Returns the results' buffer, and for\n"
+             "3 their validity (None: no NULL) and NULL count.");
+
+static PyObject *py_nested_hash(PyObject *self, PyObject *args) {
+    PyObject *schema_capsule, *array_capsule, *seeds_obj, *out = NULL, *validity = NULL, *result = NULL;
+    struct ArrowSchema *schema;
+    struct ArrowArray *array;
+    Py_buffer seeds;
+    int algorithm, held = 0;
+    uint8_t *flags = NULL;
+    Ctx c;
+    Build b;
+    BNode root;
+    UBuf u = {NULL, 0, 0};
+    int64_t n, nulls = 0, width;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOiO", &schema_capsule, &array_capsule, &algorithm, &seeds_obj)) return NULL;
+    if (algorithm != HASH_MURMUR3 && algorithm != HASH_XXHASH64 && algorithm != HASH_SCALA) {
+        PyErr_SetString(PyExc_ValueError, "nested_hash: no such algorithm");
+        return NULL;
+    }
+    schema = PyCapsule_GetPointer(schema_capsule, "arrow_schema");
+    if (schema == NULL) return NULL;
+    array = PyCapsule_GetPointer(array_capsule, "arrow_array");
+    if (array == NULL) return NULL;
+    n = array->length;
+    width = algorithm == HASH_XXHASH64 ? 8 : 4;
+    if (algorithm != HASH_SCALA) {
+        if (PyObject_GetBuffer(seeds_obj, &seeds, PyBUF_SIMPLE) < 0) return NULL;
+        held = 1;
+        if (seeds.len < n * width) {
+            PyErr_SetString(PyExc_ValueError, "nested_hash: fewer seeds than rows");
+            PyBuffer_Release(&seeds);
+            return NULL;
+        }
+    }
+    memset(&root, 0, sizeof root);
+    if (b_start(&c, &b) < 0) goto done;
+    flags = calloc((size_t)count_nodes(schema), 1);
+    if (flags == NULL) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    b.flags = flags;
+    b.nflags = count_nodes(schema);
+    b.any_keys = 1;
+    b.root = &root;
+    if (b_bind(&b, &root, schema, array, "") < 0) {
+        raise_ctx(&c);
+        goto done;
+    }
+    if (algorithm == HASH_SCALA && root.kind != B_STRUCT && root.kind != B_LIST && root.kind != B_LARGE_LIST) {
+        PyErr_SetString(PyExc_ValueError, "nested_hash: collect_set's hash of a struct or a list only");
+        goto done;
+    }
+    out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(n * width));
+    validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((n + 7) / 8));
+    if (out == NULL || validity == NULL) goto done;
+    {
+        uint8_t *target = (uint8_t *)PyBytes_AS_STRING(out), *valid = (uint8_t *)PyBytes_AS_STRING(validity);
+        int status = 0;
+        memset(valid, 0, (size_t)((n + 7) / 8));
+        Py_BEGIN_ALLOW_THREADS
+        for (int64_t j = 0; j < n && status == 0; j++) {
+            c.row = j;
+            if (algorithm == HASH_SCALA) {
+                int32_t h = 0;
+                int64_t size;
+                if (u_null(&root, j)) {
+                    nulls++;
+                } else {
+                    u.len = 0;
+                    size = u_var(&c, &u, &root, j, 0);
+                    if (size < 0) {
+                        status = -1;
+                        break;
+                    }
+                    h = spark_unsafe_hash(u.buf, u.len);
+                    valid[j >> 3] |= (uint8_t)(1u << (j & 7));
+                }
+                memcpy(target + 4 * j, &h, 4);
+            } else {
+                uint64_t seed = 0;
+                memcpy(&seed, (const uint8_t *)seeds.buf + width * j, (size_t)width);
+                status = h_value(&c, &root, j, algorithm, &seed);
+                memcpy(target + width * j, &seed, (size_t)width);
+            }
+        }
+        Py_END_ALLOW_THREADS
+        if (status < 0) {
+            raise_ctx(&c);
+            goto done;
+        }
+    }
+    result = Py_BuildValue("LOO", (long long)nulls, algorithm == HASH_SCALA && nulls ? validity : Py_None, out);
+done:
+    Py_XDECREF(out);
+    Py_XDECREF(validity);
+    free(flags);
+    free(u.buf);
+    b_free_node(&root);
+    b_end(&b);
+    if (held) PyBuffer_Release(&seeds);
     return result;
 }
 
@@ -6808,11 +7108,11 @@ static PyMethodDef methods[] = {
     {"explode", py_explode, METH_VARARGS, explode_doc},
     {"is_valid_variant", py_is_valid_variant, METH_VARARGS, is_valid_variant_doc},
     {"to_variant", py_to_variant, METH_VARARGS, to_variant_doc},
+    {"nested_hash", py_nested_hash, METH_VARARGS, nested_hash_doc},
     {"variant_delete", py_variant_delete, METH_VARARGS, variant_delete_doc},
     {"variant_modify", py_variant_modify, METH_VARARGS, variant_modify_doc},
     {"strict_math", py_strict_math, METH_VARARGS, strict_math_doc},
     {"spark_hash", py_spark_hash, METH_VARARGS, spark_hash_doc},
-    {"scala_list_hash", py_scala_list_hash, METH_VARARGS, scala_list_hash_doc},
     {"spark_conv", py_spark_conv, METH_VARARGS, spark_conv_doc},
     {"spark_number_format", py_spark_number_format, METH_VARARGS, spark_number_format_doc},
     {"spark_mode_choose", py_spark_mode_choose, METH_VARARGS, spark_mode_choose_doc},

@@ -324,69 +324,6 @@ static int32_t unsafe_bytes_hash(const uint8_t *data, int64_t size) {
     return (int32_t)m3_fmix(h, (uint32_t)(8 + 8 * null_words + padded));
 }
 
-/* The UnsafeArrayData hash of one array of fixed-width elements (see spark_hash.h). */
-static int32_t unsafe_array_hash(int width, int floating, const uint8_t *values, const uint8_t *validity, int64_t from, int64_t count) {
-    int64_t null_words = (count + 63) / 64, data = (count * width + 7) / 8 * 8, i, w;
-    uint32_t h = 42, word = 0;
-    int filled = 0;
-    h = m3_mix_h1(h, m3_mix_k1((uint32_t)(uint64_t)count));
-    h = m3_mix_h1(h, m3_mix_k1((uint32_t)((uint64_t)count >> 32)));
-    for (w = 0; w < 2 * null_words; w++) { /* the null bits, 32 at a time */
-        uint32_t bits = 0;
-        int k;
-        for (k = 0; k < 32; k++) {
-            int64_t e = 32 * w + k;
-            if (e < count && validity != NULL && !bit_set(validity, from + e)) bits |= 1u << k;
-        }
-        h = m3_mix_h1(h, m3_mix_k1(bits));
-    }
-    for (i = 0; i < data; i++) { /* the elements' bytes little-endian, zeros past them */
-        int64_t e = i / width;
-        uint8_t byte = 0;
-        if (e < count && (validity == NULL || bit_set(validity, from + e))) {
-            uint64_t v = 0;
-            memcpy(&v, values + (from + e) * width, (size_t)width);
-            if (floating && width == 8) {
-                double d;
-                memcpy(&d, &v, 8);
-                v = double_bits(d);
-            } else if (floating && width == 4) {
-                float f;
-                memcpy(&f, &v, 4);
-                v = float_bits(f);
-            }
-            byte = (uint8_t)(v >> (8 * (i % width)));
-        }
-        word |= (uint32_t)byte << (8 * filled);
-        if (++filled == 4) {
-            h = m3_mix_h1(h, m3_mix_k1(word));
-            word = 0, filled = 0;
-        }
-    }
-    return (int32_t)m3_fmix(h, (uint32_t)(8 + 8 * null_words + data));
-}
-
-int64_t scala_list_hash_column(int width, int floating, const uint8_t *offsets, const uint8_t *validity, int64_t offset,
-                               const uint8_t *child_values, const uint8_t *child_validity, int64_t child_offset, int64_t length,
-                               uint8_t *out, uint8_t *out_validity) {
-    int64_t i, nulls = 0;
-    if (width != 1 && width != 2 && width != 4 && width != 8) return -1;
-    memset(out_validity, 0, (size_t)((length + 7) / 8));
-    for (i = 0; i < length; i++) {
-        int32_t from, to, h = 0;
-        if (validity != NULL && !bit_set(validity, offset + i)) {
-            nulls++;
-        } else {
-            memcpy(&from, offsets + 4 * (offset + i), 4);
-            memcpy(&to, offsets + 4 * (offset + i + 1), 4);
-            h = unsafe_array_hash(width, floating, child_values, child_validity, child_offset + from, (int64_t)to - from);
-            out_validity[i >> 3] |= (uint8_t)(1u << (i & 7));
-        }
-        memcpy(out + 4 * i, &h, 4);
-    }
-    return nulls;
-}
-
 /* Scala's ## of CollectSet's element for the value at `row` (data/size: a binary's bytes). */
 static int32_t scala_hash(int kind, const uint8_t *values, int64_t row, const uint8_t *data, int64_t size, int32_t scale) {
     if (kind == HASH_FLOAT32) {
@@ -502,3 +439,20 @@ int64_t spark_hash_column(int algorithm, int kind, const uint8_t *values, const 
     }
     return nulls;
 }
+
+/* ---- one value at a time, for the nested walks of codec/_native.c ---------------------------- */
+uint64_t spark_hash_value(int algorithm, int width, uint64_t word, const uint8_t *data, int64_t size, uint64_t seed) {
+    if (algorithm == HASH_MURMUR3) {
+        uint32_t s = (uint32_t)seed;
+        return width == 4 ? m3_int((uint32_t)word, s) : width == 8 ? m3_long(word, s) : m3_bytes(data, size, s);
+    }
+    return width == 4 ? xx_int((uint32_t)word, seed) : width == 8 ? xx_long(word, seed) : xx_bytes(data, size, seed);
+}
+
+uint32_t spark_float_bits(float f) { return float_bits(f); }
+
+uint64_t spark_double_bits(double d) { return double_bits(d); }
+
+int spark_big_integer_bytes(const uint8_t *le, uint8_t *out) { return big_integer_bytes(le, out); }
+
+int32_t spark_unsafe_hash(const uint8_t *bytes, int64_t size) { return (int32_t)m3_bytes(bytes, size, 42); }

@@ -26,15 +26,22 @@ int64_t spark_hash_column(int algorithm, int kind, const uint8_t *values, const 
                           int64_t offset, const uint8_t *seeds, int64_t seed_offset, int64_t length, uint8_t *out,
                           uint8_t *out_validity);
 
-/* Scala's ## of the UnsafeArrayData Spark's collect_set keeps for each of `length` arrays from
- * `offset` of an Arrow list column of fixed-width elements (int32 list offsets; elements of
- * `width` bytes, 1, 2, 4 or 8, from child_offset; floating: doubles or floats, normalized as
- * Spark's NormalizeFloatingNumbers does): Murmur3 (seed 42) of the array's bytes, its element
- * count as a long, its null bits in whole words, the elements (a NULL's zeroed) padded to a word.
- * out[i] int32; out_validity gets the bits; returns the NULL count, -1 for a bad width. */
-int64_t scala_list_hash_column(int width, int floating, const uint8_t *offsets, const uint8_t *validity, int64_t offset,
-                               const uint8_t *child_values, const uint8_t *child_validity, int64_t child_offset, int64_t length,
-                               uint8_t *out, uint8_t *out_validity);
+/* Spark's hash (HASH_MURMUR3: an int seed and result in the low 32 bits) or xxhash64 of one value,
+ * as HashExpression.computeHash hashes an atom: width 4, the int `word` (hashInt); 8, the long
+ * `word` (hashLong); 0, the `size` bytes at `data` (hashUnsafeBytes). */
+uint64_t spark_hash_value(int algorithm, int width, uint64_t word, const uint8_t *data, int64_t size, uint64_t seed);
+
+/* A float's and a double's bits as Spark hashes and writes them: -0.0 as 0.0, every NaN as Java's. */
+uint32_t spark_float_bits(float f);
+uint64_t spark_double_bits(double d);
+
+/* BigInteger.toByteArray of a 16-byte little-endian two's complement value into out (16 bytes):
+ * the count written. */
+int spark_big_integer_bytes(const uint8_t *le, uint8_t *out);
+
+/* The hashCode of an UnsafeRow or UnsafeArrayData of `size` bytes (a whole count of words):
+ * Murmur3_x86_32 with seed 42. */
+int32_t spark_unsafe_hash(const uint8_t *bytes, int64_t size);
 
 /* Java 17's Double.toString of the double with these bits (codec/_native.c). */
 int format_java_double(char *out, uint64_t bits);

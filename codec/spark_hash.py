@@ -13,7 +13,7 @@ import pyarrow as pa
 
 from vpush.codec.native import NativeUnsupportedError, _native
 
-__all__ = ["HASH_ALGORITHMS", "crc32", "scala_hash", "spark_hash_step"]
+__all__ = ["HASH_ALGORITHMS", "crc32", "nested_hash_step", "nested_set_hash", "scala_hash", "spark_hash_step"]
 
 HASH_ALGORITHMS = {"hash": 0, "xxhash64": 1}
 """Spark's hash functions, by name: Murmur3_x86_32 (int seeds and results) and XXH64 (long)."""
@@ -122,15 +122,13 @@ def scala_hash(values: pa.Array | pa.ChunkedArray, scales: pa.Array | pa.Chunked
     Example:
         >>> scala_hash(pa.array([1.5, -0.0, None])).to_pylist()
         [1073217536, 0, None]
-        >>> scala_hash(pa.array([[1, None], []], pa.list_(pa.int32()))).to_pylist()
-        [1491698259, -1670924195]
         >>> scala_hash(pa.array([25, 125], pa.int64()), pa.array([1, 2], pa.int32())).to_pylist()
         [1075838976, 1067450368]
 
     Args:
-        values: float32, float64, string or binary values, the unscaled values of decimals
-            (int64, or decimal128 with scale 0 past 18 digits), or lists of integers, dates,
-            timestamps, floats or doubles (each an ``UnsafeArrayData``).
+        values: float32, float64, string or binary values, or the unscaled values of decimals
+            (int64, or decimal128 with scale 0 past 18 digits); structs and lists:
+            :func:`nested_set_hash`.
         scales: the decimals' scales (int32, without NULLs), one per value; None for the others.
 
     Raises:
@@ -138,8 +136,6 @@ def scala_hash(values: pa.Array | pa.ChunkedArray, scales: pa.Array | pa.Chunked
         ValueError: a type Spark's set does not hold this way, or decimals without their scales.
     """
     first = _single(values)
-    if pa.types.is_list(first.type) or pa.types.is_large_list(first.type):
-        return _array_hash(first)
     decimal = _kind(first) in (1, 6)
     if decimal and pa.types.is_timestamp(first.type):
         raise ValueError("scala_hash: no set element of a timestamp")
@@ -152,23 +148,64 @@ def scala_hash(values: pa.Array | pa.ChunkedArray, scales: pa.Array | pa.Chunked
     )
 
 
-def _array_hash(lists: pa.Array) -> pa.Array:
-    """:func:`scala_hash` of lists of fixed-width elements."""
+def nested_hash_step(name: str, values: pa.Array | pa.ChunkedArray, seeds: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """:func:`spark_hash_step` of structs, lists and maps: Spark's ``name`` of each value's fields,
+    elements, or keys and values in order (each seeded with the hash so far, a NULL leaving it as
+    it is), seeded row by row by ``seeds``.
+
+    Example:
+        >>> nested_hash_step("hash", pa.array([[1, None, 2], None], pa.list_(pa.int32())), pa.array([42, 7], pa.int32())).to_pylist()
+        [-222940379, 7]
+        >>> spark_hash_step("hash", pa.array([2], pa.int32()), spark_hash_step("hash", pa.array([1], pa.int32()), pa.array([42], pa.int32()))).to_pylist()
+        [-222940379]
+
+    Args:
+        name: a key of :data:`HASH_ALGORITHMS`.
+        values: structs, lists (or large lists) and maps of the atoms :func:`spark_hash_step`
+            takes (bytes, shorts and booleans as themselves; 128-bit decimals, hashed as the
+            Spark decimal of their precision), as DuckDB hands them over.
+        seeds: int32 for ``hash``, int64 for ``xxhash64``, as long as ``values``, without NULLs.
+
+    Raises:
+        NativeUnsupportedError: no compiled kernel, or an Arrow type it does not read.
+        ValueError: an unknown name, or seeds that do not match the values.
+    """
+    algorithm = HASH_ALGORITHMS[name]
+    first, seed = _single(values), _single(seeds)
+    if len(first) != len(seed) or seed.null_count:
+        raise ValueError(f"spark_hash: {len(first)} values need as many seeds without NULLs, not {len(seed)}")
+    seed_type = pa.int32() if algorithm == 0 else pa.int64()
+    if seed.type != seed_type or seed.offset:
+        seed = pa.concat_arrays([seed.cast(seed_type)])
+    _, _, out = _nested(algorithm, first, seed.buffers()[1])
+    return pa.Array.from_buffers(seed_type, len(first), [None, pa.py_buffer(out)], 0)  # type: ignore[no-any-return]
+
+
+def nested_set_hash(values: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """:func:`scala_hash` of structs and lists of any elements (no maps inside): the hashCode of
+    the ``UnsafeRow`` or ``UnsafeArrayData`` Spark's ``collect_set`` keeps for each (Murmur3 with
+    seed 42 of its bytes as Spark's writers lay them out), an int32, NULL for NULL.
+
+    Example:
+        >>> nested_set_hash(pa.array([[1, None], []], pa.list_(pa.int32()))).to_pylist()
+        [1491698259, -1670924195]
+        >>> nested_set_hash(pa.array([{"a": 1, "b": "x"}, None])).to_pylist()[1] is None
+        True
+
+    Raises:
+        NativeUnsupportedError: no compiled kernel, or an Arrow type it does not read.
+    """
+    first = _single(values)
+    nulls, validity, out = _nested(_SCALA, first, None)
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        pa.int32(), len(first), [pa.py_buffer(validity) if validity is not None else None, pa.py_buffer(out)], nulls
+    )
+
+
+def _nested(algorithm: int, values: pa.Array, seeds: pa.Buffer | None) -> tuple[int, bytes | None, bytes]:
     if _native is None:
         raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
-    if pa.types.is_large_list(lists.type):
-        lists = lists.cast(pa.list_(lists.type.value_type))
-    element = lists.type.value_type
-    fixed = pa.types.is_integer(element) or pa.types.is_floating(element) or pa.types.is_date32(element) or pa.types.is_timestamp(element)
-    if not fixed or pa.types.is_float16(element):
-        raise ValueError(f"scala_hash: no set element of a list of {element}")
-    buffers = lists.buffers()
-    child = lists.values
-    child_buffers = child.buffers()
-    nulls, validity, out = _native.scala_list_hash(
-        element.bit_width // 8, int(pa.types.is_floating(element)), buffers[1], buffers[0] if lists.null_count else None, lists.offset,
-        child_buffers[1], child_buffers[0] if child.null_count else None, child.offset, len(lists),
-    )
-    return pa.Array.from_buffers(  # type: ignore[no-any-return]
-        pa.int32(), len(lists), [pa.py_buffer(validity) if validity is not None else None, pa.py_buffer(out)], nulls
-    )
+    try:
+        return _native.nested_hash(*values.__arrow_c_array__(), algorithm, seeds)  # type: ignore[no-any-return]
+    except _native.KernelError as exc:
+        raise NativeUnsupportedError(f"spark_hash: {exc.args[3].decode(errors='replace')} ({values.type})") from None

@@ -6,6 +6,7 @@ unchanged); the query runs as DuckDB SQL rendered from the plan's sqlglot tree.
 """
 from __future__ import annotations
 
+import collections
 import dataclasses
 import functools
 import os
@@ -141,8 +142,7 @@ class DuckDBEngine:
         cursor = self.connection.cursor()
         try:
             # One script for the session's settings and the views of the parts DuckDB reads itself.
-            script: list[exp.Expr] = [exp.Set(expressions=[exp.SetItem(this=exp.EQ(
-                this=exp.to_identifier("TimeZone"), expression=exp.Literal.string(self.time_zone)))])]
+            script = [_time_zone_statement(self.time_zone)]
             for name, target in plan.functions:
                 if name not in self._functions:
                     register(self.connection, name, target, duckdb_type(target).sql(dialect="duckdb"))
@@ -158,12 +158,12 @@ class DuckDBEngine:
                 for part in scan.parts:
                     # DuckDB's reader numbers the rows itself unless a file has a column of that name
                     if self.reads_natively(part) and not (scan.ordered and _numbers_rows_itself(part)):
-                        script.append(native_view(part, ordered=scan.ordered))
+                        script.append(native_view_sql(part, ordered=scan.ordered))
                         continue
                     schema = ordered_schema(deferred_schema(part.schema, scan.deferred), scan)
                     batches = trap.guard(prefetch(read_scan(scan, part, defer=True)), on_rows)
                     cursor.register(part.name, pa.RecordBatchReader.from_batches(schema, batches))
-            cursor.execute(";\n".join(statement.sql(dialect="duckdb") for statement in script))
+            cursor.execute(";\n".join(script))
             reader = cursor.sql(plan.sql("duckdb", ordered=ordered)).to_arrow_reader(BATCH_ROWS)
         except duckdb.Error as exc:
             cursor.close()
@@ -260,6 +260,34 @@ _NATIVE_FILE = "__vpush_file"
 def _numbers_rows_itself(part: ScanPart) -> bool:
     """Whether a file of the part has a column that read_parquet's row numbers would clash with."""
     return any(c.lower() == _FILE_ROW_NUMBER for f in part.files for c in f.columns)
+
+
+@functools.lru_cache(maxsize=64)
+def _time_zone_statement(time_zone: str) -> str:
+    return exp.Set(expressions=[exp.SetItem(this=exp.EQ(
+        this=exp.to_identifier("TimeZone"), expression=exp.Literal.string(time_zone)))]).sql(dialect="duckdb")
+
+
+_VIEWS: collections.OrderedDict[tuple[int, bool], tuple[ScanPart, str]] = collections.OrderedDict()
+_VIEWS_LOCK = threading.Lock()
+
+
+def native_view_sql(part: ScanPart, *, ordered: bool = False) -> str:
+    """:func:`native_view`'s statement as DuckDB's SQL, kept for the same part of a plan run again
+    (a connection keeps its plans; building the statement parses each type name, a few
+    milliseconds of a query that may take tens)."""
+    key = (id(part), ordered)
+    with _VIEWS_LOCK:
+        kept = _VIEWS.get(key)
+        if kept is not None and kept[0] is part:
+            _VIEWS.move_to_end(key)
+            return kept[1]
+    statement = native_view(part, ordered=ordered).sql(dialect="duckdb")
+    with _VIEWS_LOCK:
+        _VIEWS[key] = (part, statement)  # the part kept alive, so its id is not another's
+        while len(_VIEWS) > 256:
+            _VIEWS.popitem(last=False)
+    return statement
 
 
 def native_view(part: ScanPart, *, ordered: bool = False) -> exp.Create:

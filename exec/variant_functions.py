@@ -116,7 +116,7 @@ from vpush.codec.spark_aggregates import (
 )
 from vpush.codec.spark_conv import spark_conv
 from vpush.codec.spark_number_format import format_numbers, parse_numbers
-from vpush.codec.spark_hash import crc32, scala_hash, spark_hash_step
+from vpush.codec.spark_hash import crc32, nested_hash_step, nested_set_hash, scala_hash, spark_hash_step
 from vpush.codec.spark_hll import hll_estimates
 from vpush.codec.strict_math import strict_math
 from vpush.codec.value import MAX_NESTING_DEPTH, Variant
@@ -130,7 +130,7 @@ from vpush.exec.string_datetimes import (
     truncate_timestamp_column,
 )
 from vpush.exec.variant_udf import keep_error
-from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, CONV_FUNCTION, HASH_ENGINE_FUNCTIONS
+from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, CONV_FUNCTION, HASH_ENGINE_FUNCTIONS, NESTED_HASH_PREFIX
 from vpush.optimizer.spark_number_format import NUMBER_FORMAT_FUNCTION
 from vpush.optimizer.spark_urls import PARSE_URL_FUNCTIONS
 from vpush.optimizer.spark_order import DOUBLE_SUM_FUNCTION, HISTOGRAM_NUMERIC_FUNCTION, LONG_SUM_FUNCTION, MODE_FUNCTIONS, PERCENTILE_APPROX_FUNCTION, moment_function
@@ -1092,9 +1092,30 @@ def _hash_signature(name: str, duck: str) -> tuple[list[str], str]:
     if name == "crc32":
         return [duck], "BIGINT"
     if name == "set_hash":
-        return [duck, "INTEGER"] if duck in ("BIGINT", "HUGEINT") else [duck], "INTEGER"  # (a list: "BIGINT[]")
+        return [duck, "INTEGER"] if duck in ("BIGINT", "HUGEINT") else [duck], "INTEGER"
     running = "INTEGER" if name == "hash" else "BIGINT"
     return [duck, running], running
+
+
+def register_nested_hash(connection: duckdb.DuckDBPyConnection, name: str, spark_type: SparkType) -> None:
+    """Create ``name`` (see :data:`~vpush.optimizer.spark_math.NESTED_HASH_PREFIX`): Spark's
+    ``hash`` or ``xxhash64`` step over arguments of ``spark_type``, or the hash of the element
+    ``collect_set`` keeps for one, unless it is there."""
+    kind = name[len(NESTED_HASH_PREFIX):].rsplit("_", 1)[0]
+    argument = _duckdb_type(spark_type)
+    if kind == "set_hash":
+
+        def element_hash(values: pa.Array) -> pa.Array:
+            return nested_set_hash(values)
+
+        _create_once(connection, name, _guarded(element_hash, "collect_set"), [argument], duckdb.sqltype("INTEGER"))
+        return
+    running = duckdb.sqltype("INTEGER" if kind == "hash" else "BIGINT")
+
+    def step(values: pa.Array, seeds: pa.Array) -> pa.Array:
+        return nested_hash_step(kind, values, seeds)
+
+    _create_once(connection, name, _guarded(step, kind), [argument, running], running)
 
 
 def _approx_count_distinct(hashes: pa.Array, precision: pa.Array) -> pa.Array:

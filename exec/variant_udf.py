@@ -31,6 +31,7 @@ from vpush.exec.errors import ExecutionError
 from vpush.exec.variant_cast import variant_get_column
 
 from vpush.optimizer.rewrite_variants import ONCE_FUNCTION_PREFIX, TO_JSON_PREFIX, TO_VARIANT_OBJECT_PREFIX
+from vpush.optimizer.spark_math import NESTED_HASH_PREFIX
 from vpush.optimizer.spark_semantics import DECIMAL_FUNCTION_PREFIX
 from vpush.optimizer.variant_types import VARIANT, SparkType
 
@@ -121,7 +122,7 @@ def register(connection: duckdb.DuckDBPyConnection, name: str, target: SparkType
     """Create function ``name`` on ``connection`` unless it is there (functions belong to the
     database, so every cursor sees them). The names of Spark's other variant functions
     (:mod:`vpush.exec.variant_functions`) create those instead; for ``to_variant_object``'s,
-    ``target`` is its argument's type."""
+    ``to_json``'s and the nested hashes', ``target`` is their argument's type."""
     from vpush.exec import variant_functions
 
     if name in variant_functions.FUNCTIONS:
@@ -132,6 +133,9 @@ def register(connection: duckdb.DuckDBPyConnection, name: str, target: SparkType
         return
     if name.startswith(TO_JSON_PREFIX):
         variant_functions.register_to_json_of(connection, name, target)
+        return
+    if name.startswith(NESTED_HASH_PREFIX):
+        variant_functions.register_nested_hash(connection, name, target)
         return
     if name.startswith(DECIMAL_FUNCTION_PREFIX):
         from vpush.exec.compute_decimals import register_decimal_function

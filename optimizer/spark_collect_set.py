@@ -9,7 +9,8 @@ it fits an int, else ``(int)(l ^ (l >>> 32))``; a boolean's 1231 or 1237; a stri
 ``UTF8String.hashCode`` (Murmur3 with seed 42, Spark's ``hash(s)``); a double's, the long's of its
 ``Double.doubleToLongBits`` (NaN and -0.0 normalized); a float's, its bits as an int; a binary's,
 the Murmur3 of ``UnsafeArrayData.fromPrimitiveArray`` of its bytes; a decimal's, Spark's
-``Decimal.hashCode`` (``scala.math.BigDecimal``'s). The last four come from the compiled kernel
+``Decimal.hashCode`` (``scala.math.BigDecimal``'s); a struct's or an array's, the Murmur3 (seed 42)
+of its ``UnsafeRow`` or ``UnsafeArrayData`` bytes. The last five come from the compiled kernel
 (:func:`vpush.optimizer.spark_math.set_hash_call`). The final
 aggregation merges the task's set into an empty one sized for it, so the table's length is the
 least power of two of at least 16 that holds the elements under the load factor 0.75 (the same
@@ -28,8 +29,8 @@ from typing import Callable
 
 from sqlglot import exp
 
-from vpush.optimizer.spark_math import rewrite_kernel_call, set_hash_call
-from vpush.optimizer.variant_types import ArrayType, AtomicType, DecimalType, SparkType, StringType
+from vpush.optimizer.spark_math import rewrite_kernel_call, set_hash_call, unsafe_layout
+from vpush.optimizer.variant_types import ArrayType, AtomicType, DecimalType, SparkType, StringType, StructType
 
 _ELEMENT = "__vpush_set_element"
 _SORTED = "__vpush_set_sorted"
@@ -47,8 +48,8 @@ def orders_set(element: SparkType | None) -> bool:
         return element.collation is None or element.collation.upper() == "UTF8_BINARY"
     if isinstance(element, DecimalType):
         return True
-    if isinstance(element, ArrayType):
-        return isinstance(element.element, AtomicType) and element.element.name in (*_INTS, *_LONGS, "date")
+    if isinstance(element, (ArrayType, StructType)):
+        return unsafe_layout(element)
     return isinstance(element, AtomicType) and element.name in (*_INTS, *_LONGS, *_BY_KERNEL, "date", "boolean")
 
 
@@ -80,7 +81,7 @@ def _scala_hash(value: exp.Expr, element: SparkType, functions: dict[str, SparkT
     """Scala's ``##`` of the buffer's element ``value``, as a BIGINT holding a signed int."""
     if isinstance(element, StringType):  # Spark's hash(s), seeded with 42, is UTF8String's hashCode
         return _bigint(rewrite_kernel_call("hash", [value], lambda _: element, functions))
-    if isinstance(element, (DecimalType, ArrayType)) or (isinstance(element, AtomicType) and element.name in _BY_KERNEL):
+    if isinstance(element, (DecimalType, ArrayType, StructType)) or (isinstance(element, AtomicType) and element.name in _BY_KERNEL):
         return _bigint(set_hash_call(value, element, functions))
     assert isinstance(element, AtomicType)
     if element.name in _INTS:

@@ -18,13 +18,13 @@ from sqlglot import exp
 
 from vpush.codec.spark_hll import DEFAULT_RELATIVE_SD, MAX_PRECISION, MIN_PRECISION, hll_precision
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
-from vpush.optimizer.variant_types import ArrayType, AtomicType, DecimalType, SparkType, StringType
+from vpush.optimizer.variant_types import ArrayType, AtomicType, DecimalType, MapType, SparkType, StringType, StructType
 
 if TYPE_CHECKING:
     TypeOf = Callable[[exp.Expr], SparkType | None]
 
-__all__ = ["APPROX_COUNT_DISTINCT_FUNCTION", "CONV_FUNCTION", "HASH_ENGINE_FUNCTIONS", "KERNEL_CALLS", "MATH_FUNCTIONS", "math_type", "rewrite_approx_count_distinct", "rewrite_kernel_call",
-           "rewrite_math", "set_hash_call"]
+__all__ = ["APPROX_COUNT_DISTINCT_FUNCTION", "CONV_FUNCTION", "HASH_ENGINE_FUNCTIONS", "KERNEL_CALLS", "MATH_FUNCTIONS", "NESTED_HASH_PREFIX", "has_map", "math_type", "nested", "nested_hash_call", "rewrite_approx_count_distinct", "rewrite_kernel_call",
+           "rewrite_math", "set_hash_call", "unsafe_layout"]
 
 MATH_FUNCTIONS = frozenset({"factorial", "nanvl", "bit_count", "getbit", "bit_get", "width_bucket"})
 """The functions this module answers."""
@@ -183,24 +183,91 @@ _HASH_INPUTS = {
     "string": "VARCHAR", "binary": "BLOB",
 }
 
-# Arrays whose collect_set order vpush knows: of fixed-width elements, by the DuckDB type each is
-# handed to the kernel as (an UnsafeArrayData of the same widths)
-_SET_ARRAY_ELEMENTS = {
-    "tinyint": "TINYINT", "smallint": "SMALLINT", "int": "INTEGER", "date": "DATE", "bigint": "BIGINT", "timestamp": "TIMESTAMPTZ",
-    "timestamp_ntz": "TIMESTAMP",
-}
-
 HASH_ENGINE_FUNCTIONS: dict[str, tuple[str, str]] = {
     **{f"vpush_{name}_{duck.lower()}": (name, duck) for name in _HASH_RESULTS
        for duck in sorted(set(_HASH_INPUTS.values()) | {"HUGEINT"})},
     "vpush_crc32_varchar": ("crc32", "VARCHAR"), "vpush_crc32_blob": ("crc32", "BLOB"),
     **{f"vpush_set_hash_{duck.lower()}": ("set_hash", duck) for duck in ("DOUBLE", "FLOAT", "BLOB", "BIGINT", "HUGEINT")},
-    **{f"vpush_set_hash_{duck.lower()}_list": ("set_hash", f"{duck}[]") for duck in sorted(set(_SET_ARRAY_ELEMENTS.values()))},
 }
 """The engine functions of :mod:`vpush.codec.spark_hash`, by name: Spark's function and the DuckDB
 type of the value each takes (a ``hash`` or ``xxhash64`` step takes the running hash too, an
 ``INTEGER`` or a ``BIGINT``, and gives the next; ``set_hash``, the hash of ``collect_set``'s
 element, takes a decimal's scale too, an ``INTEGER``, beside its unscaled value)."""
+
+
+NESTED_HASH_PREFIX = "vpush_nested_"
+"""The engine functions of :func:`vpush.codec.spark_hash.nested_hash_step` and
+:func:`~vpush.codec.spark_hash.nested_set_hash`, one per kind and argument type:
+``vpush_nested_{hash,xxhash64,set_hash}_<digest of the type>``, whose argument type the plan's
+functions give (a ``hash`` or ``xxhash64`` step takes the running hash too and gives the next, as
+:data:`HASH_ENGINE_FUNCTIONS`'; ``set_hash`` gives an ``INTEGER``)."""
+
+
+def unsafe_layout(source: SparkType) -> bool:
+    """Whether :func:`nested_hash_call`'s ``set_hash`` takes ``source``: a struct or array of atoms
+    the kernel writes as Spark does, without a map."""
+    return isinstance(source, (ArrayType, StructType)) and not has_map(source) and _hashed_atoms(source)
+
+
+def nested(source: SparkType | None) -> bool:
+    """Whether ``source`` is a struct, an array or a map."""
+    return isinstance(source, (ArrayType, MapType, StructType))
+
+
+def has_map(source: SparkType) -> bool:
+    """Whether ``source`` is a map or holds one."""
+    if isinstance(source, MapType):
+        return True
+    if isinstance(source, ArrayType):
+        return has_map(source.element)
+    return isinstance(source, StructType) and any(has_map(f.type) for f in source.fields)
+
+
+def _hashed_atoms(source: SparkType) -> bool:
+    """Whether every atom inside ``source`` is one the kernel hashes as Spark does."""
+    if isinstance(source, ArrayType):
+        return _hashed_atoms(source.element)
+    if isinstance(source, MapType):
+        return _hashed_atoms(source.key) and _hashed_atoms(source.value)
+    if isinstance(source, StructType):
+        return all(_hashed_atoms(f.type) for f in source.fields)
+    if isinstance(source, StringType):
+        return source.collation is None or source.collation.upper() == "UTF8_BINARY"
+    return isinstance(source, DecimalType) or _name(source) in _HASH_INPUTS
+
+
+def nested_hash_call(
+    kind: str, value: exp.Expr, source: SparkType, seed: exp.Expr | None, functions: dict[str, SparkType], maps: bool = False,
+) -> exp.Expr:
+    """Spark's ``hash`` or ``xxhash64`` (``kind``) of the struct, array or map ``value`` seeded with
+    ``seed`` (maps inside only where ``maps``: approx_count_distinct's hash), or (``set_hash``, no
+    seed) Scala's ``##`` of the ``UnsafeRow`` or ``UnsafeArrayData`` ``collect_set`` keeps for a
+    struct or array; the engine function used is added to ``functions`` with the argument's type.
+
+    Example:
+        >>> nested_hash_call("hash", exp.column("a"), ArrayType(AtomicType("int")), exp.Literal.number(42), {}).sql("duckdb")
+        'VPUSH_NESTED_HASH_284E7F59648137EF(a, 42)'
+
+    Raises:
+        OptimizeError: ``DATATYPE_MISMATCH.HASH_MAP_TYPE`` for a map inside a ``hash`` or
+            ``xxhash64``, as Spark raises; ``VPUSH_UNSUPPORTED_FUNCTION`` for an atom inside that
+            vpush does not hash as Spark does (a variant, an interval, a collated string).
+    """
+    import hashlib
+
+    shown = "collect_set" if kind == "set_hash" else kind
+    if kind != "set_hash" and not maps and has_map(source):
+        raise OptimizeError(
+            f'Cannot resolve "{kind}(...)" due to data type mismatch: Input to the function `{kind}` cannot contain elements of '
+            'the "MAP" type. In Spark, same maps may have different hashcode, thus hash expressions are prohibited on "MAP" '
+            'elements. To restore previous behavior set "spark.sql.legacy.allowHashOnMapType" to "true".',
+            error_class="DATATYPE_MISMATCH.HASH_MAP_TYPE",
+        )
+    if not _hashed_atoms(source):
+        _refuse(shown, f"an argument of type {source.to_spark()} (a variant, an interval or a collated string inside)")
+    name = f"{NESTED_HASH_PREFIX}{kind}_{hashlib.sha1(source.to_spark().encode()).hexdigest()[:16]}"
+    functions[name] = source
+    return exp.Anonymous(this=name, expressions=[value] if seed is None else [value, seed])
 
 
 def _hash_input(called: str, value: exp.Expr, source: SparkType | None) -> tuple[str, exp.Expr]:
@@ -231,8 +298,8 @@ def _hash_input(called: str, value: exp.Expr, source: SparkType | None) -> tuple
 
 def set_hash_call(value: exp.Expr, source: SparkType, functions: dict[str, SparkType]) -> exp.Expr:
     """Scala's ``##`` of the element Spark's ``collect_set`` keeps for ``value`` (a double, float,
-    binary, decimal, or array of integers, dates or timestamps), by :func:`vpush.codec.spark_hash.scala_hash`, as an ``INTEGER``; the
-    engine function used is added to ``functions``.
+    binary or decimal: :func:`vpush.codec.spark_hash.scala_hash`; a struct or array:
+    :func:`nested_hash_call`), as an ``INTEGER``; the engine function used is added to ``functions``.
 
     Example:
         >>> set_hash_call(exp.column("d"), DecimalType(10, 2), {}).sql("duckdb")
@@ -241,11 +308,8 @@ def set_hash_call(value: exp.Expr, source: SparkType, functions: dict[str, Spark
     Raises:
         OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for another type.
     """
-    if isinstance(source, ArrayType) and _name(source.element) in _SET_ARRAY_ELEMENTS:
-        duck = _SET_ARRAY_ELEMENTS[str(_name(source.element))]
-        name = f"vpush_set_hash_{duck.lower()}_list"
-        functions[name] = AtomicType("int")
-        return exp.Anonymous(this=name, expressions=[exp.cast(value, exp.DataType.build(f"{duck}[]"))])
+    if isinstance(source, (ArrayType, StructType)):
+        return nested_hash_call("set_hash", value, source, None, functions)
     if not (isinstance(source, DecimalType) or _name(source) in ("double", "float", "binary")):
         _refuse("collect_set", f"elements of type {source.to_spark()} in Spark's order")
     duck, typed = _hash_input("collect_set", value, source)
@@ -306,7 +370,12 @@ def rewrite_kernel_call(called: str, arguments: list[exp.Expr], of: TypeOf, func
     for argument in arguments:
         if isinstance(argument, exp.Null):
             continue  # Spark skips a NULL
-        duck, value = _hash_input(called, argument, of(argument))
+        source = of(argument)
+        if nested(source):
+            assert source is not None
+            running = nested_hash_call(called, argument, source, running, functions)
+            continue
+        duck, value = _hash_input(called, argument, source)
         name = f"vpush_{called}_{duck.lower()}"
         functions[name] = result
         running = exp.Anonymous(this=name, expressions=[value, running])
@@ -362,7 +431,7 @@ def rewrite_approx_count_distinct(node: exp.ApproxDistinct, of: TypeOf, function
         OptimizeError: ``FAILED_FUNCTION_CALL`` for a deviation over 0.39 (fewer than 4 bits),
             ``_LEGACY_ERROR_TEMP_1104`` for one that is not a double or decimal literal, as Spark
             raises; ``VPUSH_UNSUPPORTED_FUNCTION`` for a value of a type vpush does not hash as
-            Spark does (arrays, maps, structs, variants) or a deviation under 0.0022.
+            Spark does (a variant, an interval) or a deviation under 0.0022.
     """
     called = "approx_count_distinct"
     value, accuracy = node.this, node.args.get("accuracy")
@@ -381,11 +450,16 @@ def rewrite_approx_count_distinct(node: exp.ApproxDistinct, of: TypeOf, function
     if isinstance(value, exp.Null) or source == AtomicType("void"):
         hashed: exp.Expr = exp.cast(exp.Null(), exp.DataType.build("BIGINT"))
     else:
-        duck, typed = _hash_input(called, value.copy(), source)
-        name = f"vpush_xxhash64_{duck.lower()}"
-        functions[name] = AtomicType("bigint")
         seed = exp.cast(exp.Literal.number(HASH_SEED), exp.DataType.build("BIGINT"))
         present = exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null()))
-        hashed = exp.Case(ifs=[exp.If(this=present, true=exp.Anonymous(this=name, expressions=[typed, seed]))])
+        if nested(source):
+            assert source is not None
+            call = nested_hash_call("xxhash64", value.copy(), source, seed, functions, maps=True)
+        else:
+            duck, typed = _hash_input(called, value.copy(), source)
+            name = f"vpush_xxhash64_{duck.lower()}"
+            functions[name] = AtomicType("bigint")
+            call = exp.Anonymous(this=name, expressions=[typed, seed])
+        hashed = exp.Case(ifs=[exp.If(this=present, true=call)])
     functions[APPROX_COUNT_DISTINCT_FUNCTION] = AtomicType("bigint")
     return exp.Anonymous(this="list", expressions=[hashed]), precision

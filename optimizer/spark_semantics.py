@@ -86,7 +86,7 @@ from vpush.optimizer.spark_collect_set import orders_set, spark_set_order
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_number_format import NUMBER_FORMAT_CALLS, number_format_type, rewrite_number_format
-from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, KERNEL_CALLS, rewrite_approx_count_distinct, rewrite_kernel_call
+from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, KERNEL_CALLS, has_map as _has_map, rewrite_approx_count_distinct, rewrite_kernel_call
 from vpush.optimizer.spark_order import (
     HASH_FALLBACK_GROUPS,
     MODE_FUNCTIONS,
@@ -713,10 +713,69 @@ class _Typer:
         if not spark_arrays.is_unbound(bound):
             return bound if isinstance(bound, SparkType) else None
         name = node.name.lower()
+        crossing = self.array_fields(node)
+        if crossing is not None:
+            return crossing[1]
         if node.table:
             return self.source_columns(node.table).get(name)
         found = [cols[name] for alias in self.scope.selected_sources if name in (cols := self.source_columns(alias))]
         return found[0] if len(found) == 1 else None
+
+    def array_fields(self, node: exp.Expr) -> tuple[exp.Expr, SparkType, exp.Expr] | None:
+        """A field read through an array of structs (``x.a`` of an ``array<struct<a, ...>>``, or
+        ``f(...).a``; Spark's GetArrayStructFields, an array of each element's field): the
+        expression read from, the result's type, and DuckDB's expression of it (one step per
+        field: a struct's field, or each element's); None for other reads (a column, a struct's
+        field, a field vpush cannot type)."""
+        if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
+            base: exp.Expr = node.this
+            fields = [node.expression.name]
+        elif isinstance(node, exp.Column) and node.table and not isinstance(node.this, exp.Star):
+            parts = node.parts
+            variables = {v.name.lower() for lam in _enclosing(node, exp.Lambda) for v in lam.expressions}
+            if parts[0].name.lower() in variables:
+                return None  # a lambda's variable: spark_arrays types it
+            sources = {s.lower() for s in self.scope.selected_sources}
+            skip = 1 if len(parts) > 2 and parts[0].name.lower() in sources else 0
+            if len(parts) - skip < 2:
+                return None
+            first, table = parts[skip].copy(), parts[0].copy() if skip else None
+            assert isinstance(first, exp.Identifier) and (table is None or isinstance(table, exp.Identifier))
+            base = exp.column(first, table=table)
+            base.parent = node.parent  # resolved where the read stands (not entered in the tree)
+            fields = [p.name for p in parts[skip + 1:]]
+            if skip == 0 and parts[0].name.lower() in sources and self.source_columns(parts[0].name).get(parts[1].name.lower()) is not None:
+                return None  # t.c: a table's column
+        else:
+            return None
+        of_type = self.column(base) if isinstance(base, exp.Column) else self.of(base)
+        steps: list[tuple[str, bool]] = []  # (field, read in each element)
+        crossed = False
+        for field in fields:
+            element = of_type.element if isinstance(of_type, ArrayType) else None
+            struct = element if isinstance(element, StructType) else of_type
+            if not isinstance(struct, StructType):
+                return None
+            matches = [f for f in struct.fields if f.name.lower() == field.lower()]
+            if len(matches) != 1:
+                return None
+            if element is not None:
+                crossed = True
+                of_type = ArrayType(matches[0].type)
+            else:
+                of_type = matches[0].type
+            steps.append((matches[0].name, element is not None))
+        if not crossed or of_type is None:
+            return None
+        read = base
+        for field, each in steps:
+            if each:
+                variable = exp.to_identifier("__vpush_element")
+                body = exp.Dot(this=exp.column(variable.copy()), expression=exp.to_identifier(field, quoted=True))
+                read = exp.Anonymous(this="list_transform", expressions=[read, exp.Lambda(this=body, expressions=[variable])])
+            else:
+                read = exp.Dot(this=read, expression=exp.to_identifier(field, quoted=True))
+        return base, of_type, read
 
     def of(self, node: exp.Expr) -> SparkType | None:
         key = id(node)
@@ -2096,6 +2155,10 @@ class _Rewriter:
         if isinstance(node.parent, exp.TsOrDsAdd) and _subtracted_days(node):
             return node  # date_sub's days: _days_to_add takes them as Spark does
         result = of(node)
+        if isinstance(node, (exp.Column, exp.Dot)):
+            crossing = self.typer.array_fields(node)
+            if crossing is not None:
+                return crossing[2]  # Spark's GetArrayStructFields: each element's field
         if isinstance(node, exp.Window) and _rows_in_order(node, self.typer.scope.expression):
             _check_window(node)  # Spark's errors for the window as written, before its order grows a key
             order = scan_order(self.typer.scope)
@@ -2174,10 +2237,9 @@ class _Rewriter:
             # (x IS NOT NULL), so ARRAY_AGG(DISTINCT x) under one FILTER of both (each group holds
             # its distinct values only; their order is _spark_set's)
             member = _distinct_argument(node.this.this)
-            element = self.typer._part(member)
+            element = _set_element(self.typer._part(member), node.this)
             kept = exp.and_(node.expression.this.copy(), exp.Not(this=exp.Is(this=member.copy(), expression=exp.Null())), copy=False)
-            if element in _FLOATING:
-                member = _normalized_float(member, element)  # Spark's set holds -0.0 as 0.0
+            member = _normalized_member(member, element)  # Spark's set holds -0.0 as 0.0
             # list_distinct of the kept values, not ARRAY_AGG(DISTINCT ...): a DISTINCT aggregate
             # would tell the SELECT's other aggregates that Spark's order of rows is not known
             listed = exp.Filter(this=exp.ArrayAgg(this=member.copy()), expression=exp.Where(this=kept))
@@ -2198,10 +2260,10 @@ class _Rewriter:
                 # collect_list's values in the order Spark meets the rows in
                 call.set("this", ordered(call.this, scan_order(self.typer.scope)))
             unique = node.this if isinstance(node, exp.Window) else call
-            element = self.typer._part(_distinct_argument(unique.this)) if isinstance(unique, exp.ArrayUniqueAgg) else None
-            if element in _FLOATING:
+            element = _set_element(self.typer._part(_distinct_argument(unique.this)), unique) if isinstance(unique, exp.ArrayUniqueAgg) else None
+            if element is not None and _floating_inside(element):
                 # Spark's set holds -0.0 as 0.0
-                unique.set("this", _normalized_float(_distinct_argument(unique.this), element))
+                unique.set("this", _normalized_member(_distinct_argument(unique.this), element))
             if isinstance(unique, exp.ArrayUniqueAgg) and orders_set(element):
                 sized = None if isinstance(node, exp.Window) else self._task_sets(_distinct_argument(unique.this), None, element)
                 return self._spark_set(node, element, sized)
@@ -4433,6 +4495,8 @@ def apply_spark_semantics(
                     written = None
             _type_variant_objects(projection, typer)
             done = _transform(projection, rewriter)
+            if name is None and isinstance(projection, exp.Column) and not isinstance(done, exp.Column):
+                name = projection.name  # a field of an array's structs (x.a), now each element's: `a`
             if name is None and written is not None and done.sql(dialect="duckdb") != written:
                 name = written  # no Spark name known: keep the one DuckDB gives the expression as written
             if name is not None:
@@ -4680,6 +4744,46 @@ def _normalized_float(value: exp.Expr, of_type: SparkType) -> exp.Expr:
     return exp.Paren(this=exp.Add(this=value, expression=zero))
 
 
+def _floating_inside(of_type: SparkType) -> bool:
+    """Whether ``of_type`` is a float or a double, or a struct or array with one inside."""
+    if isinstance(of_type, ArrayType):
+        return _floating_inside(of_type.element)
+    if isinstance(of_type, StructType):
+        return any(_floating_inside(f.type) for f in of_type.fields)
+    return of_type in _FLOATING
+
+
+def _normalized_member(value: exp.Expr, of_type: SparkType | None, depth: int = 0) -> exp.Expr:
+    """``value`` with every float and double in it normalized (:func:`_normalized_float`), as
+    Spark's ``collect_set`` holds them (it writes a struct's or array's floats so)."""
+    if of_type is None or not _floating_inside(of_type):
+        return value
+    if isinstance(of_type, ArrayType):
+        each = exp.to_identifier(f"__vpush_normalized_{depth}")
+        return exp.Anonymous(this="list_transform", expressions=[value, exp.Lambda(
+            this=_normalized_member(exp.column(each.copy()), of_type.element, depth + 1), expressions=[each])])
+    if isinstance(of_type, StructType):
+        built = exp.Struct(expressions=[
+            exp.PropertyEQ(this=exp.to_identifier(f.name, quoted=True), expression=_normalized_member(
+                exp.Anonymous(this="struct_extract", expressions=[value.copy(), exp.Literal.string(f.name)]), f.type, depth + 1))
+            for f in of_type.fields
+        ])
+        missing = exp.Is(this=value.copy(), expression=exp.Null())
+        return exp.Case(ifs=[exp.If(this=missing, true=exp.cast(exp.Null(), _sql_type(of_type)))], default=built)
+    return _normalized_float(value, of_type)
+
+
+def _set_element(element: SparkType | None, call: exp.Expr) -> SparkType | None:
+    """The type of ``collect_set``'s elements, refused as Spark refuses a map in it."""
+    if element is not None and _has_map(element):
+        raise OptimizeError(
+            f'Cannot resolve "{call.sql(dialect="spark")}" due to data type mismatch: The input of `collect_set` can\'t be "MAP" '
+            'or "COLLATED STRING" type data.',
+            error_class="DATATYPE_MISMATCH.UNSUPPORTED_INPUT_TYPE",
+        )
+    return element
+
+
 def _float_group_keys(select: exp.Select, typer: _Typer) -> list[tuple[exp.Column, SparkType]]:
     """The GROUP BY keys that are float or double columns of a source, with their types."""
     group = select.args.get("group")
@@ -4801,6 +4905,10 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
     def is_variant(node: exp.Expr) -> bool:
         if typer.of(node) == VARIANT:
             return True
+        if isinstance(node.parent, (exp.Group, exp.Ordered)) and isinstance(node, exp.Literal) and node.is_int:
+            # ORDER BY and GROUP BY may name a projection by its place (ORDER BY 1)
+            place = int(node.this) - 1
+            return 0 <= place < len(select.expressions) and typer.of(select.expressions[place]) == VARIANT
         # ORDER BY and GROUP BY may name a projection by its alias.
         return isinstance(node, exp.Column) and not node.table and projected.get(node.name.lower()) == VARIANT
 
@@ -4830,6 +4938,17 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
                 raise _not_orderable(node, f"`{type(node).__name__.lower()}` comparison")
             if isinstance(node, exp.Nullif) and (is_variant(node.this) or is_variant(node.expression)):
                 raise _not_orderable(node, "`=` comparison")
+            if isinstance(node, (exp.Greatest, exp.Least)) and any(is_variant(a) for a in (node.this, *node.expressions)):
+                given = [a for a in (node.this, *node.expressions) if not isinstance(a, exp.Null)]
+                if all(is_variant(a) for a in given):
+                    raise _not_orderable(node, f"`{type(node).__name__.lower()}`")
+                kinds = [typer.of(a) for a in given]
+                names = ", ".join(f'"{k.to_spark().upper()}"' if k is not None else '"?"' for k in kinds)
+                raise OptimizeError(
+                    f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `{type(node).__name__.lower()}` '
+                    f"should all be the same type, but it's [{names}].",
+                    error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+                )
             if isinstance(node, _ORDERED_AGGREGATES):
                 ordering = node.expression if isinstance(node, (exp.ArgMax, exp.ArgMin)) else node.this
                 if ordering is not None and is_variant(ordering):
@@ -5978,7 +6097,16 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         if written is not None and call_name(node.this) is None and _arguments(node):
             argument = spark_name(_arguments(node)[0], top=False)
             return None if argument is None else f"{written}({argument})"
-        return spark_name(node.this, top=top)
+        inner_call = call_name(node.this)
+        if inner_call in ("first_value", "last_value"):
+            # measured: Spark parses first_value(x) IGNORE/RESPECT NULLS into First, named first(x)
+            arguments = _arguments(node.this)
+            argument = spark_name(arguments[0], top=False) if len(arguments) == 1 else None
+            return None if argument is None else f"{inner_call.removesuffix('_value')}({argument})"
+        inner_name = spark_name(node.this, top=top)
+        if inner_call == "nth_value" and isinstance(node, exp.IgnoreNulls) and inner_name is not None:
+            return f"{inner_name} ignore nulls"  # measured: NthValue prints its flag so
+        return inner_name
     if isinstance(node, VariantGet) or (isinstance(node, exp.Cast) and isinstance(node.this, VariantGet)):
         return _extraction_name(node, top)
     called = None if isinstance(node, (exp.Cast, exp.TryCast)) else call_name(node)
@@ -6028,7 +6156,7 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         source = spark_name(node.this, top=False)
         return None if source is None else f"{source}.{node.expressions[0].name}"
     if isinstance(node, exp.Column):
-        return None if isinstance(node.this, exp.Star) else node.name
+        return None if isinstance(node.this, exp.Star) else _column_name(node, top)
     if isinstance(node, exp.Paren):
         return spark_name(node.this, top=False)
     if isinstance(node, exp.Bracket) and len(node.expressions) == 1 and not node.args.get("offset") and not node.args.get("safe"):
@@ -6458,6 +6586,42 @@ def _extraction_name(node: exp.Expr, top: bool) -> str:
     return f"{call} AS {key}" if key else call
 
 
+def _column_name(column: exp.Column, top: bool) -> str:
+    """Spark's name of a column: its own name, and of a struct's field read through a column
+    (``s.b``, ``t.s.b``) inside an expression the path from the struct column (``size(s.b)``:
+    Spark's GetStructField prints its child), a table's qualifier left out. A projection that is
+    the field itself is named after the field (``b``)."""
+    if top or not column.table:
+        return column.name
+    parts = [part.name for part in column.parts]
+    variables = {v.name.lower() for lam in _enclosing(column, exp.Lambda) for v in lam.expressions}
+    if parts[0].lower() in variables:
+        return column.name  # a lambda's variable's field: named as before
+    sources: set[tuple[str, ...]] = set()
+    for select in _enclosing(column, exp.Select):
+        from_ = select.args.get("from_")
+        relations = ([from_.this] if from_ is not None else []) + [j.this for j in select.args.get("joins") or []]
+        for relation in relations + list(select.args.get("laterals") or []):
+            sources.add((relation.alias_or_name.lower(),))
+            if isinstance(relation, exp.Table) and not relation.alias:
+                names = [p.name.lower() for p in relation.parts]
+                sources.update(tuple(names[i:]) for i in range(len(names)))
+    for length in range(len(parts) - 1, 0, -1):
+        if tuple(p.lower() for p in parts[:length]) in sources:
+            return ".".join(parts[length:])
+    return ".".join(parts)
+
+
+def _enclosing(node: exp.Expr, kind: type[exp.Expr]) -> list[exp.Expr]:
+    found = []
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, kind):
+            found.append(parent)
+        parent = parent.parent
+    return found
+
+
 def _window_name(node: exp.Window) -> str | None:
     """Spark's name of a window function call: the function, then the window with Spark's
     default frame spelled out."""
@@ -6487,10 +6651,11 @@ def _window_name(node: exp.Window) -> str | None:
     if keys:
         parts.append("ORDER BY " + ", ".join(keys))
     spec = node.args.get("spec")
-    called = call_name(node.this) if isinstance(node.this, exp.Func) else None
+    function_node = node.this.this if isinstance(node.this, (exp.IgnoreNulls, exp.RespectNulls)) else node.this
+    called = call_name(function_node) if isinstance(function_node, exp.Func) else None
     if called in ("lag", "lead"):
         # Spark's frame of lag(x, n) is the one row n before: `ROWS BETWEEN -n FOLLOWING AND -n FOLLOWING`
-        arguments = call_arguments(node.this) or []
+        arguments = call_arguments(function_node) or []
         offset = spark_name(arguments[1], top=False) if len(arguments) > 1 and arguments[1] is not None else "1"
         if offset is None or not offset.lstrip("-").isdigit():
             return None
@@ -6503,7 +6668,7 @@ def _window_name(node: exp.Window) -> str | None:
         parts.append(frame)
     elif not keys:
         parts.append("ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")
-    elif isinstance(node.this, tuple(_ROWS_FRAME)):
+    elif isinstance(function_node, tuple(_ROWS_FRAME)):
         parts.append("ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW")
     else:
         parts.append("RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW")

@@ -119,7 +119,7 @@ def test_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, con: 
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
 
 
-@pytest.mark.parametrize("call", ["approx_count_distinct(a)", "approx_count_distinct(i, 0.001)", "approx_count_distinct(i, -0.1)"])
+@pytest.mark.parametrize("call", ["approx_count_distinct(i, 0.001)", "approx_count_distinct(i, -0.1)"])
 def test_refused_on_duckdb(call: str, con: vpush.Connection) -> None:
-    """Arrays (maps, structs) and deviations under about 0.0022 (more than 18 bits)."""
+    """Deviations under about 0.0022 (more than 18 bits), and negative ones."""
     assert_refused_on_duckdb(con, call)

@@ -390,6 +390,11 @@ def test_row_expression(check_batch: CheckBatch, group: str) -> None:
                  "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
                 ("from_utc_timestamp_unknown_zone", "SELECT id, from_utc_timestamp(v:ts::timestamp, 'Nope/Zone') AS e FROM t",
                  "INVALID_TIMEZONE"),
+                # a variant projection named by its place in GROUP BY or ORDER BY; greatest/least of variants
+                ("group_by_variant_place", "SELECT v:s AS s, count(*) AS n FROM t GROUP BY 1", "GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE"),
+                ("order_by_variant_place", "SELECT v:s AS s, id FROM t ORDER BY 1", "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE"),
+                ("greatest_of_variants", "SELECT id, greatest(v:a, v:s) AS e FROM t", "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE"),
+                ("least_of_variant_and_int", "SELECT id, least(id, v:a) AS e FROM t", "DATATYPE_MISMATCH.DATA_DIFF_TYPES"),
             )
         ),
     ],
