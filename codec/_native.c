@@ -47,6 +47,7 @@
 #include "spark_datetime.h"
 #include "spark_datetime_format.h"
 #include "json_path.h"
+#include "spark_url.h"
 #include "from_json.h"
 #include "strict_math.h"
 #include "spark_hash.h"
@@ -4225,6 +4226,21 @@ static void close_string_buffers(StringBuffers *b) {
     if (b->has_validity) PyBuffer_Release(&b->validity);
 }
 
+/* A string kernel's opening: its width, offset and length checked, its buffers opened and its
+ * context cleared; 0, or -1 with the exception set (nothing held). */
+static int open_string_rows(StringBuffers *b, Ctx *c, PyObject *offsets_obj, PyObject *data_obj, PyObject *validity_obj,
+                            long long offset, long long length, int width, const char *function) {
+    if ((width != 4 && width != 8) || offset < 0 || length < 0) {
+        PyErr_Format(PyExc_ValueError, "%s: width must be 4 or 8, offset and length non-negative", function);
+        return -1;
+    }
+    if (open_string_buffers(b, offsets_obj, data_obj, validity_obj, offset, length, width, function) < 0) return -1;
+    memset(c, 0, sizeof *c);
+    c->row = -1;
+    c->err_offset = -1;
+    return 0;
+}
+
 /* Append text as row's value (valid); on failure its buffer is freed. */
 static int append_text(Ctx *c, JsonText *text, uint8_t *validity, int64_t row) {
     if (text->length > MAX_BINARY_ARRAY_BYTES - c->out_len || reserve(c, text->length) < 0) {
@@ -4283,14 +4299,7 @@ static PyObject *run_json_path(PyObject *offsets_obj, PyObject *data_obj, PyObje
     Ctx c;
     JsonPathLoop loop;
     PyObject *result;
-    if ((width != 4 && width != 8) || offset < 0 || length < 0) {
-        PyErr_Format(PyExc_ValueError, "%s: width must be 4 or 8, offset and length non-negative", function);
-        return NULL;
-    }
-    if (open_string_buffers(&buffers, offsets_obj, data_obj, validity_obj, offset, length, width, function) < 0) return NULL;
-    memset(&c, 0, sizeof c);
-    c.row = -1;
-    c.err_offset = -1;
+    if (open_string_rows(&buffers, &c, offsets_obj, data_obj, validity_obj, offset, length, width, function) < 0) return NULL;
     memset(&loop, 0, sizeof loop);
     loop.c = &c;
     loop.offsets = (const uint8_t *)buffers.offsets.buf;
@@ -4368,6 +4377,93 @@ static PyObject *py_json_shape(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOLLip", &offsets_obj, &data_obj, &validity_obj, &offset, &length, &width, &keys)) return NULL;
     return run_json_path(offsets_obj, data_obj, validity_obj, offset, length, width, NULL, 0, keys, "json_shape");
+}
+
+/* ---- parse_url (codec/spark_url.c) --------------------------------------------------------- */
+typedef struct {
+    Ctx *c;
+    const uint8_t *offsets, *data, *validity;
+    int64_t n, offset;
+    int width; /* of the offsets: 4 string, 8 large_string */
+    int part;  /* URL_HOST ... URL_USERINFO; any other: NULL on every row */
+    int64_t first_invalid; /* the first row new URI(url) throws on, or -1 */
+} UrlLoop;
+
+static int append_span(Ctx *c, const uint8_t *text, UrlSpan s) {
+    int64_t length = s.end - s.start;
+    if (length > MAX_BINARY_ARRAY_BYTES - c->out_len) return fail(c, ERR_TOO_LARGE, "", -1, "the text exceeds a string array's 2 GiB");
+    if (reserve(c, length) < 0) return -1;
+    memcpy(c->out + c->out_len, text + s.start, (size_t)length);
+    c->out_len += length;
+    return 0;
+}
+
+static int url_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    UrlLoop *l = (UrlLoop *)arg;
+    Ctx *c = l->c;
+    static const UrlSpan question = {0, 1};
+    offsets[0] = 0;
+    for (int64_t row = 0; row < l->n; row++) {
+        int64_t at = l->offset + row, start, end;
+        UrlParts parts;
+        UrlSpan found = {-1, -1};
+        if (l->validity == NULL || bit(l->validity, at)) {
+            string_bounds(l->offsets, l->width, at, &start, &end);
+            if (!spark_parse_url(l->data + start, end - start, &parts)) {
+                if (l->first_invalid < 0) l->first_invalid = row;
+            } else {
+                const UrlSpan by_part[] = {parts.host, parts.path, parts.query, parts.fragment, parts.scheme, parts.path,
+                                           parts.authority, parts.user_info};
+                if (l->part >= 0 && l->part < (int)(sizeof by_part / sizeof by_part[0])) found = by_part[l->part];
+                if (found.start >= 0) {
+                    if (append_span(c, l->data + start, found) < 0) return -1;
+                    /* FILE: the path, and '?' and the query where there is one */
+                    if (l->part == URL_FILE && parts.query.start >= 0 &&
+                        (append_span(c, (const uint8_t *)"?", question) < 0 || append_span(c, l->data + start, parts.query) < 0))
+                        return -1;
+                    validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+                }
+            }
+        }
+        if (found.start < 0) (*null_count)++;
+        offsets[row + 1] = (int32_t)c->out_len;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(parse_url_doc,
+             "parse_url(offsets, data, validity, offset, length, width, part) -> (null_count, validity, offsets, data, first_invalid)\n\n"
+             "Spark's parse_url(url, part) of every row of an Arrow string (width 4) or large_string (width 8)\n"
+             "array, whose buffers these are (validity None when no row is null): the URL parsed as\n"
+             "java.net.URI(String) parses it (see codec/spark_url.c), part numbered as spark_url.h numbers\n"
+             "them (another number: NULL on every row). Returns the buffers of a string array, null where\n"
+             "Spark's answer is NULL or the URL does not parse, and the first row that does not (or -1).");
+
+static PyObject *py_parse_url(PyObject *self, PyObject *args) {
+    PyObject *offsets_obj, *data_obj, *validity_obj, *result = NULL, *answer;
+    StringBuffers buffers;
+    long long offset, length;
+    int width, part;
+    Ctx c;
+    UrlLoop loop;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOOLLii", &offsets_obj, &data_obj, &validity_obj, &offset, &length, &width, &part)) return NULL;
+    if (open_string_rows(&buffers, &c, offsets_obj, data_obj, validity_obj, offset, length, width, "parse_url") < 0) return NULL;
+    memset(&loop, 0, sizeof loop);
+    loop.c = &c;
+    loop.offsets = (const uint8_t *)buffers.offsets.buf;
+    loop.data = (const uint8_t *)buffers.data.buf;
+    loop.validity = buffers.has_validity ? (const uint8_t *)buffers.validity.buf : NULL;
+    loop.n = length;
+    loop.offset = offset;
+    loop.width = width;
+    loop.part = part;
+    loop.first_invalid = -1;
+    answer = run_into_binary(&c, length, url_loop, &loop);
+    if (answer != NULL) result = Py_BuildValue("(NL)", answer, (long long)loop.first_invalid);
+    ctx_free(&c);
+    close_string_buffers(&buffers);
+    return result;
 }
 
 /* ---- from_json (codec/from_json.c) ---------------------------------------------------------- */
@@ -6819,6 +6915,8 @@ PyDoc_STRVAR(spark_aggregate_doc,
              "`before` (kinds -4, -3 and >= 0; int64 a list, -1 for none) the values of each list before Spark's hash\n"
              "aggregation fell back to sorting (`accuracy` 0 for kinds other than -4; empty bytes for none);\n"
              "`tasks` (kinds -4 and >= 0; int64 a value) each value's Spark task: a list's tasks' buffers merged in order;\n"
+             "kind -5: Spark's histogram_numeric of each list of doubles (x float64, in order) with `accuracy` bins:\n"
+             "2 * accuracy + 1 doubles a list (the bins used, then each bin's x and y), NULL where no value was added;\n"
              "kind >= 0: spark_moments_column's kind over each list of doubles (y for the covariances and corr).\n"
              "offsets: length + 1 int64 into x (and y); valid: one byte per list, 0 for a NULL list.");
 
@@ -6837,7 +6935,9 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
     length = (int64_t)(offsets.len / 8) - 1;
     width = kind == -2 ? 16 : kind == -1 ? (int64_t)sizeof(int64_t) : (int64_t)sizeof(double);
     if (kind == -4) per_list = (int64_t)(y.len / (Py_ssize_t)sizeof(double));
-    if (length < 0 || valid.len < length || kind < -4 || kind >= SPARK_MOMENT_KINDS
+    if (kind == -5) per_list = 2 * (int64_t)accuracy + 1;
+    if (length < 0 || valid.len < length || kind < -5 || kind >= SPARK_MOMENT_KINDS
+        || (kind == -5 && (accuracy < 2 || accuracy > 1000000))
         || (before_at != NULL && (kind == -1 || kind == -2 || before.len != length * (Py_ssize_t)sizeof(int64_t)))
         || (tasks_at != NULL && (kind == -1 || kind == -2 || kind == -3 || tasks.len * width != x.len * (Py_ssize_t)sizeof(int64_t)))
         || (kind == -4 && (per_list <= 0 || accuracy <= 0 || accuracy > 2147483647LL))) {
@@ -6855,7 +6955,17 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
     values = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * (kind == -2 ? 16 : 8) * per_list));
     validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)length);
     if (values == NULL || validity == NULL) goto done;
-    if (kind == -4) {
+    if (kind == -5) {
+        Py_BEGIN_ALLOW_THREADS
+        nulls = spark_histogram_numeric_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const double *)x.buf,
+                                               before_at, tasks_at, (int64_t)accuracy, (double *)PyBytes_AS_STRING(values),
+                                               (uint8_t *)PyBytes_AS_STRING(validity));
+        Py_END_ALLOW_THREADS
+        if (nulls < 0) {
+            PyErr_NoMemory();
+            goto done;
+        }
+    } else if (kind == -4) {
         Py_BEGIN_ALLOW_THREADS
         nulls = spark_percentile_approx_column((const int64_t *)offsets.buf, (const uint8_t *)valid.buf, length, (const double *)x.buf,
                                                before_at, tasks_at, (const double *)y.buf, per_list, (int64_t)accuracy,
@@ -6993,6 +7103,7 @@ static PyMethodDef methods[] = {
     {"format_java", py_format_java, METH_VARARGS, format_java_doc},
     {"get_json_object", py_get_json_object, METH_VARARGS, get_json_object_doc},
     {"json_shape", py_json_shape, METH_VARARGS, json_shape_doc},
+    {"parse_url", py_parse_url, METH_VARARGS, parse_url_doc},
     {"from_json", py_from_json, METH_VARARGS, from_json_doc},
     {"explode", py_explode, METH_VARARGS, explode_doc},
     {"is_valid_variant", py_is_valid_variant, METH_VARARGS, is_valid_variant_doc},

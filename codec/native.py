@@ -877,6 +877,55 @@ def json_shape_native(values: pa.Array | pa.ChunkedArray, *, keys: bool) -> pa.S
     )
 
 
+URL_PARTS = ("HOST", "PATH", "QUERY", "REF", "PROTOCOL", "FILE", "AUTHORITY", "USERINFO")
+"""The parts Spark's ``parse_url`` extracts (case-sensitive), numbered as ``codec/spark_url.h`` numbers them."""
+
+
+def parse_url_native(urls: pa.Array | pa.ChunkedArray, part: str, *, strict: bool) -> pa.StringArray | pa.ChunkedArray:
+    """Spark's ``parse_url(url, part)`` of every string, in C (``codec/spark_url.c``: the URL
+    parsed as ``java.net.URI(String)`` parses it, each part raw as Spark reads it).
+
+    Example:
+        >>> urls = pa.array(["http://u@h.com:80/p/a?q=1#f", "mailto:x@y", "//[::1]/", "a b", None])
+        >>> parse_url_native(urls, "HOST", strict=False).to_pylist()
+        ['h.com', None, '[::1]', None, None]
+        >>> parse_url_native(urls, "FILE", strict=False).to_pylist()
+        ['/p/a?q=1', None, '/', None, None]
+        >>> parse_url_native(urls, "host", strict=False).to_pylist()
+        [None, None, None, None, None]
+
+    Args:
+        urls: a string or large_string array (or chunked array).
+        part: one of :data:`URL_PARTS` (another text: NULL on every row).
+        strict: raise for a URL that does not parse (``parse_url``), rather than give NULL
+            (``try_parse_url``).
+
+    Returns:
+        A string array of the same length (chunked where the input is), null where Spark's
+        answer is NULL.
+
+    Raises:
+        CodecError: ``INVALID_URL`` for a URL that does not parse, where ``strict``.
+        NativeUnsupportedError: another Arrow type, or no compiled kernel.
+    """
+    if isinstance(urls, pa.ChunkedArray):
+        return pa.chunked_array([parse_url_native(chunk, part, strict=strict) for chunk in urls.chunks], pa.string())
+    kernel, width = _kernel_for(urls, ((pa.types.is_string, 4), (pa.types.is_large_string, 8)), "parse_url_native", "strings")
+    validity, offsets, data = urls.buffers()
+    number = URL_PARTS.index(part) if part in URL_PARTS else -1
+    (null_count, out_validity, out_offsets, text), invalid = kernel.parse_url(
+        offsets, data if data is not None else b"", validity if urls.null_count else None, urls.offset, len(urls), width, number,
+    )
+    if strict and invalid >= 0:
+        raise CodecError(
+            f"The url is invalid: {urls[invalid].as_py()}. Use `try_parse_url` to tolerate invalid URL and return NULL instead.",
+            error_class="INVALID_URL",
+        )
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        pa.string(), len(urls), [out_validity, out_offsets, text], null_count
+    )
+
+
 FROM_JSON_KINDS = ("boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "decimal", "string", "struct", "array", "map")
 """The kinds of a :func:`from_json_native` schema node, numbered as ``codec/from_json.h`` numbers them."""
 

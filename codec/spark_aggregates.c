@@ -800,3 +800,169 @@ int spark_mode_choose(const int64_t *offsets, int64_t length, const int32_t *mix
     free(table), free(grown), free(a), free(b), free(seq), free(total), free(seen);
     return 0;
 }
+
+/* ---- histogram_numeric: Hive's NumericHistogram as Spark 4.3 copies it ------------------------- */
+typedef struct {
+    double x, y;
+} hist_bin;
+
+typedef struct {
+    hist_bin *bins; /* room for 2 * nbins + 1 */
+    int64_t used, nbins;
+    uint64_t seed; /* java.util.Random(31183), which breaks ties between equally close pairs */
+} numeric_histogram;
+
+#define JAVA_RANDOM_MULTIPLIER 0x5DEECE66DULL
+#define JAVA_RANDOM_MASK ((1ULL << 48) - 1)
+
+static void hist_reset(numeric_histogram *h, int64_t nbins) {
+    h->used = 0;
+    h->nbins = nbins;
+    h->seed = (31183ULL ^ JAVA_RANDOM_MULTIPLIER) & JAVA_RANDOM_MASK; /* new Random(31183) */
+}
+
+static int64_t java_random_next(numeric_histogram *h, int bits) {
+    h->seed = (h->seed * JAVA_RANDOM_MULTIPLIER + 0xBULL) & JAVA_RANDOM_MASK;
+    return (int64_t)(h->seed >> (48 - bits));
+}
+
+static double java_random_next_double(numeric_histogram *h) {
+    int64_t high = java_random_next(h, 26);
+    return (double)((high << 27) + java_random_next(h, 27)) * 0x1.0p-53;
+}
+
+/* NumericHistogram.trim: merge the closest pair of bins (ties broken by the generator) until
+ * nbins are left, each merged bin at the mean of the two weighted by their heights. */
+static void hist_trim(numeric_histogram *h) {
+    while (h->used > h->nbins) {
+        double smallest = h->bins[1].x - h->bins[0].x, d;
+        int64_t at = 0, ties = 1, i;
+        hist_bin *bin;
+        for (i = 1; i < h->used - 1; i++) {
+            double diff = h->bins[i + 1].x - h->bins[i].x;
+            if (diff < smallest) {
+                smallest = diff;
+                at = i;
+                ties = 1;
+            } else if (diff == smallest && java_random_next_double(h) <= 1.0 / (double)++ties) {
+                at = i;
+            }
+        }
+        d = h->bins[at].y + h->bins[at + 1].y;
+        bin = &h->bins[at];
+        bin->x *= bin->y / d;
+        bin->x += h->bins[at + 1].x / d * h->bins[at + 1].y;
+        bin->y = d;
+        memmove(&h->bins[at + 1], &h->bins[at + 2], (size_t)(h->used - at - 2) * sizeof(hist_bin));
+        h->used--;
+    }
+}
+
+/* NumericHistogram.add: the value's bin found by binary search, counted there where its centre
+ * equals the value, else a new bin there, trimmed back to nbins. */
+static void hist_add(numeric_histogram *h, double v) {
+    int64_t bin = 0, l = 0, r = h->used;
+    while (l < r) {
+        bin = (l + r) / 2;
+        if (h->bins[bin].x > v) {
+            r = bin;
+        } else if (h->bins[bin].x < v) {
+            l = ++bin;
+        } else {
+            break;
+        }
+    }
+    if (bin < h->used && h->bins[bin].x == v) {
+        h->bins[bin].y++;
+        return;
+    }
+    memmove(&h->bins[bin + 1], &h->bins[bin], (size_t)(h->used - bin) * sizeof(hist_bin));
+    h->bins[bin].x = v;
+    h->bins[bin].y = 1;
+    if (++h->used > h->nbins) hist_trim(h);
+}
+
+/* Double.compare's order (-0.0 before 0.0, NaN last), as a key. */
+static int hist_before(double a, double b) { return java_order_key(a) < java_order_key(b); }
+
+/* NumericHistogram.merge(other): a copy of other into an empty histogram; else both histograms'
+ * bins sorted stably by x (Collections.sort), trimmed with this histogram's generator. */
+static void hist_merge(numeric_histogram *h, const numeric_histogram *other) {
+    int64_t i, total;
+    if (h->nbins == 0 || h->used == 0) {
+        h->nbins = other->nbins;
+        h->used = other->used;
+        memcpy(h->bins, other->bins, (size_t)other->used * sizeof(hist_bin));
+        return;
+    }
+    total = h->used + other->used;
+    memcpy(&h->bins[h->used], other->bins, (size_t)other->used * sizeof(hist_bin));
+    for (i = 1; i < total; i++) { /* a stable insertion sort: both halves are sorted already */
+        hist_bin moved = h->bins[i];
+        int64_t at = i;
+        while (at > 0 && hist_before(moved.x, h->bins[at - 1].x)) {
+            h->bins[at] = h->bins[at - 1];
+            at--;
+        }
+        h->bins[at] = moved;
+    }
+    h->used = total;
+    hist_trim(h);
+}
+
+static void hist_fill(numeric_histogram *h, int64_t nbins, const double *x, int64_t begin, int64_t end) {
+    hist_reset(h, nbins);
+    for (int64_t k = begin; k < end; k++) hist_add(h, x[k]);
+}
+
+int64_t spark_histogram_numeric_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const double *x,
+                                       const int64_t *before, const int64_t *tasks, int64_t nbins, double *out, uint8_t *out_valid) {
+    int64_t i, k, nulls = 0, stride = 2 * nbins + 1;
+    numeric_histogram h, other;
+    const numeric_histogram *result;
+    if (nbins < 2) return -1;
+    h.bins = malloc((size_t)(2 * nbins + 2) * sizeof(hist_bin));
+    other.bins = malloc((size_t)(2 * nbins + 2) * sizeof(hist_bin));
+    if (h.bins == NULL || other.bins == NULL) {
+        free(h.bins), free(other.bins);
+        return -2;
+    }
+    for (i = 0; i < length; i++) {
+        int64_t begin = offsets[i], end = valid[i] ? offsets[i + 1] : offsets[i];
+        int64_t cut = before != NULL && before[i] >= 0 && before[i] < end - begin ? begin + before[i] : end;
+        if (begin < end && run_end(tasks, begin, end) < end) {
+            /* several tasks: the final aggregation's new buffer copies the first task's bins (its
+             * generator untouched), then merges each later task's in task order */
+            int64_t start, stop = run_end(tasks, begin, end);
+            hist_fill(&other, nbins, x, begin, stop);
+            hist_reset(&h, nbins);
+            hist_merge(&h, &other);
+            for (start = stop; start < end; start = stop) {
+                stop = run_end(tasks, start, end);
+                hist_fill(&other, nbins, x, start, stop);
+                hist_merge(&h, &other);
+            }
+            result = &h;
+        } else if (cut == begin || cut == end) {
+            hist_fill(&h, nbins, x, begin, end);
+            result = &h;
+        } else {
+            /* past the hash aggregation's fallback: a new buffer takes the later values, then
+             * merges the buffer of the earlier ones (SortBasedAggregator) */
+            hist_fill(&other, nbins, x, begin, cut);
+            hist_fill(&h, nbins, x, cut, end);
+            hist_merge(&h, &other);
+            result = &h;
+        }
+        out_valid[i] = result->used > 0;
+        nulls += !out_valid[i];
+        out[i * stride] = (double)result->used;
+        for (k = 0; k < result->used; k++) {
+            out[i * stride + 1 + 2 * k] = result->bins[k].x;
+            out[i * stride + 2 + 2 * k] = result->bins[k].y;
+        }
+        for (k = 1 + 2 * result->used; k < stride; k++) out[i * stride + k] = 0.0;
+    }
+    free(h.bins), free(other.bins);
+    return nulls;
+}

@@ -56,6 +56,17 @@ int64_t spark_percentile_approx_column(const int64_t *offsets, const uint8_t *va
                                        const int64_t *before, const int64_t *tasks, const double *percentages, int64_t npercentages,
                                        int64_t accuracy, double *out, uint8_t *out_valid);
 
+/* For each list of doubles (in order: each row's value as Spark converts it), Spark's
+ * histogram_numeric with `nbins` bins: Hive's NumericHistogram (as Spark 4.3 copies it) fed the
+ * values in order, the closest pair of bins merged as each value past nbins bins arrives, ties
+ * broken by java.util.Random(31183). `before` and `tasks` as for spark_percentile_approx_column
+ * (the later values' buffer merges the earlier one's; the final aggregation's new buffer copies
+ * the first task's and merges the later ones'). out holds 2 * nbins + 1 doubles a list: the bins
+ * used, then each bin's x and y; out_valid[i] 0 where no value was added. Returns the number of
+ * NULL results, -1 for fewer than 2 bins, -2 where memory runs out. */
+int64_t spark_histogram_numeric_column(const int64_t *offsets, const uint8_t *valid, int64_t length, const double *x,
+                                       const int64_t *before, const int64_t *tasks, int64_t nbins, double *out, uint8_t *out_valid);
+
 /* For each of `length` lists (list i is positions[offsets[i]..offsets[i+1])), the indices of its
  * items in order of their positions, stably: permutation[offsets[i] + k] is the index of list
  * i's k-th. A list already in order costs one pass; one gathered from runs in order that do not

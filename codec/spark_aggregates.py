@@ -27,7 +27,7 @@ from vpush.codec.errors import VpushError
 from vpush.codec.native import NativeUnsupportedError, _native
 
 __all__ = ["MOMENT_KINDS", "POSITION", "POSITIONED_VALUE", "TASK_SHIFT", "spark_decimal_sum", "spark_double_sum", "spark_long_sum", "spark_mode", "spark_moments",
-           "spark_percentile_approx"]
+           "spark_percentile_approx", "spark_histogram_numeric", "HISTOGRAM_BIN"]
 
 MOMENT_KINDS: tuple[str, ...] = (
     "var_pop", "var_samp", "stddev_pop", "stddev_samp", "skewness", "kurtosis", "covar_pop", "covar_samp", "corr",
@@ -328,6 +328,22 @@ def spark_decimal_sum(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
     return pa.Array.from_buffers(pa.decimal128(38, value_type.scale), length, [pa.py_buffer(bitmap), pa.py_buffer(sums)])
 
 
+def _ordered_doubles(
+    lists: pa.Array | pa.ChunkedArray, fallback: pa.Array | pa.ChunkedArray | None
+) -> tuple[bytes, bytes, pa.Array, bytes, bytes]:
+    """The buffers a summary kernel takes of lists of (positioned) doubles: :func:`_value_tasks`'s
+    offsets, validity, values and tasks, with :func:`_values_before` each list's ``fallback``."""
+    if isinstance(lists, pa.ChunkedArray):
+        lists = lists.combine_chunks()
+    if isinstance(lists, pa.LargeListArray):
+        lists = lists.cast(pa.list_(lists.type.value_type))
+    before = b""
+    if fallback is not None and pa.types.is_struct(lists.type.value_type) and fallback.null_count < len(fallback):
+        before = _values_before(lists, fallback)
+    offsets, valid, values, tasks = _value_tasks(lists, before)
+    return offsets, valid, values, before, tasks
+
+
 def spark_percentile_approx(
     lists: pa.Array | pa.ChunkedArray, percentages: list[float], accuracy: int, fallback: pa.Array | pa.ChunkedArray | None = None
 ) -> pa.Array:
@@ -363,14 +379,7 @@ def spark_percentile_approx(
         raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
     if not percentages or not 0 < accuracy <= 2147483647:
         raise ValueError(f"spark_percentile_approx: percentages {percentages} with accuracy {accuracy}")
-    if isinstance(lists, pa.ChunkedArray):
-        lists = lists.combine_chunks()
-    if isinstance(lists, pa.LargeListArray):
-        lists = lists.cast(pa.list_(lists.type.value_type))
-    before = b""
-    if fallback is not None and pa.types.is_struct(lists.type.value_type) and fallback.null_count < len(fallback):
-        before = _values_before(lists, fallback)
-    offsets, valid, values, tasks = _value_tasks(lists, before)
+    offsets, valid, values, before, tasks = _ordered_doubles(lists, fallback)
     wanted = np.asarray(percentages, dtype=np.float64)
     arguments = (-4, offsets, valid, _buffer(values, np.float64), wanted.tobytes(), accuracy, before, tasks)
     _, found, validity = _native.spark_aggregate(*arguments)
@@ -379,6 +388,47 @@ def spark_percentile_approx(
     ends = np.arange(length + 1, dtype=np.int32) * len(percentages)
     flat = pa.array(np.frombuffer(found, dtype=np.float64), type=pa.float64())
     return pa.ListArray.from_arrays(pa.array(ends, pa.int32()), flat, mask=pa.array(mask))
+
+
+HISTOGRAM_BIN = pa.struct([("x", pa.float64()), ("y", pa.float64())])
+"""A bin of :func:`spark_histogram_numeric`: its centre and height."""
+
+
+def spark_histogram_numeric(
+    lists: pa.Array | pa.ChunkedArray, nbins: int, fallback: pa.Array | pa.ChunkedArray | None = None
+) -> pa.Array:
+    """Spark's ``histogram_numeric`` of each list of doubles with ``nbins`` bins: Hive's
+    ``NumericHistogram`` fed the values in list order (each value past ``nbins`` bins merges the
+    closest pair, ties broken by ``java.util.Random(31183)``), as one task builds it and the
+    final aggregation copies it; a list of bins ``{x, y}`` per list, NULL for a NULL or empty list.
+    ``fallback`` and several tasks' values as :func:`spark_percentile_approx` takes them.
+
+    Example:
+        >>> spark_histogram_numeric(pa.array([[1.0, 2.0, 10.0, 2.0], [], None]), 2).to_pylist()
+        [[{'x': 1.6666666666666665, 'y': 3.0}, {'x': 10.0, 'y': 1.0}], None, None]
+
+    Raises:
+        NativeUnsupportedError: no compiled kernel.
+        ValueError: a NULL inside a list, or fewer than 2 bins (or more than a million).
+    """
+    if _native is None:
+        raise NativeUnsupportedError("the compiled kernel vpush.codec._native is not built")
+    if not 2 <= nbins <= 1_000_000:
+        raise ValueError(f"spark_histogram_numeric: {nbins} bins")
+    offsets, valid, values, before, tasks = _ordered_doubles(lists, fallback)
+    _, found, validity = _native.spark_aggregate(-5, offsets, valid, _buffer(values, np.float64), b"", nbins, before, tasks)
+    stride = 2 * nbins + 1
+    table = np.frombuffer(found, dtype=np.float64).reshape(-1, stride)
+    used = table[:, 0].astype(np.int64)
+    # the used bins of each list, gathered: row r's k-th bin at 1 + 2k
+    rows = np.repeat(np.arange(len(used)), used)
+    within = np.arange(int(used.sum())) - np.repeat(np.cumsum(used) - used, used)
+    xs = table[rows, 1 + 2 * within]
+    ys = table[rows, 2 + 2 * within]
+    bins = pa.StructArray.from_arrays([pa.array(xs, pa.float64()), pa.array(ys, pa.float64())], fields=list(HISTOGRAM_BIN))
+    ends = np.concatenate([[0], np.cumsum(used)]).astype(np.int32)
+    mask = np.frombuffer(validity, dtype=np.uint8) == 0
+    return pa.ListArray.from_arrays(pa.array(ends, pa.int32()), bins, mask=pa.array(mask))
 
 
 def _values_before(lists: pa.ListArray, fallback: pa.Array | pa.ChunkedArray) -> bytes:

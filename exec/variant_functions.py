@@ -92,6 +92,7 @@ from vpush.codec.native import (
     format_number_native,
     get_json_object_native,
     json_shape_native,
+    parse_url_native,
     is_valid_variant_native,
     to_variant_native,
     variant_delete_native,
@@ -110,6 +111,7 @@ from vpush.codec.spark_aggregates import (
     spark_long_sum,
     spark_mode,
     spark_moments,
+    spark_histogram_numeric,
     spark_percentile_approx,
 )
 from vpush.codec.spark_conv import spark_conv
@@ -130,7 +132,8 @@ from vpush.exec.string_datetimes import (
 from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, CONV_FUNCTION, HASH_ENGINE_FUNCTIONS, NESTED_HASH_PREFIX
 from vpush.optimizer.spark_number_format import NUMBER_FORMAT_FUNCTION
-from vpush.optimizer.spark_order import DOUBLE_SUM_FUNCTION, LONG_SUM_FUNCTION, MODE_FUNCTIONS, PERCENTILE_APPROX_FUNCTION, moment_function
+from vpush.optimizer.spark_urls import PARSE_URL_FUNCTIONS
+from vpush.optimizer.spark_order import DOUBLE_SUM_FUNCTION, HISTOGRAM_NUMERIC_FUNCTION, LONG_SUM_FUNCTION, MODE_FUNCTIONS, PERCENTILE_APPROX_FUNCTION, moment_function
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_from_json import FROM_JSON_FUNCTION
 from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
@@ -920,6 +923,11 @@ _POSITIONED_DOUBLES = f"STRUCT({POSITIONED_VALUE} DOUBLE, {POSITION} BIGINT)[]"
 """Lists of doubles, each with its row's place in Spark's order (the kernel orders them)."""
 
 
+def _histogram_numeric(lists: pa.Array, nbins: pa.Array, fallback: pa.Array) -> pa.Array:
+    """Spark's ``histogram_numeric`` of each list of positioned doubles with the (constant) bins."""
+    return spark_histogram_numeric(lists, int(_first(nbins)), fallback)
+
+
 def _percentile_approx(lists: pa.Array, percentages: pa.Array, accuracy: pa.Array, fallback: pa.Array) -> pa.Array:
     """Spark's ``percentile_approx`` of each list of positioned doubles, at the (constant)
     percentages with the (constant) accuracy, each list split at its ``fallback`` place."""
@@ -1033,6 +1041,15 @@ def _json_shape(keys: bool) -> Callable[[pa.Array | pa.ChunkedArray], pa.Array |
         return json_shape_native(texts, keys=keys)
 
     return shape
+
+
+def _parse_url(strict: bool) -> Callable[[pa.Array | pa.ChunkedArray, pa.Array], pa.Array | pa.ChunkedArray]:
+    def parse(urls: pa.Array | pa.ChunkedArray, part: pa.Array) -> pa.Array | pa.ChunkedArray:
+        if not (pa.types.is_string(urls.type) or pa.types.is_large_string(urls.type)):
+            urls = urls.cast(pa.large_string())  # a string_view
+        return parse_url_native(urls, str(_first(part)), strict=strict)
+
+    return parse
 
 
 def _from_json(texts: pa.Array | pa.ChunkedArray, schema: pa.Array, mode: pa.Array) -> pa.Array | pa.ChunkedArray:
@@ -1157,6 +1174,10 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
         function: (_guarded(_json_shape(called == "json_object_keys"), called), ["VARCHAR"], "VARCHAR")
         for called, function in JSON_SHAPE_FUNCTIONS.items()
     },
+    **{
+        function: (_guarded(_parse_url(called == "parse_url"), called), ["VARCHAR", "VARCHAR"], "VARCHAR")
+        for called, function in PARSE_URL_FUNCTIONS.items()
+    },
     JSON_TUPLE_FUNCTION: (_guarded(_json_tuple, "json_tuple"), ["VARCHAR", "VARCHAR"], "VARCHAR"),
     FROM_JSON_FUNCTION: (_guarded(_from_json, "from_json"), ["VARCHAR", "VARCHAR", "VARCHAR"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["double"]: (_guarded(format_java_native, "cast to string"), ["DOUBLE"], "VARCHAR"),
@@ -1184,6 +1205,8 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     },
     LONG_SUM_FUNCTION: (_guarded(spark_long_sum, "sum"), [f"STRUCT({POSITIONED_VALUE} BIGINT, {POSITION} BIGINT)[]"], "BIGINT"),
     DOUBLE_SUM_FUNCTION: (_guarded(spark_double_sum, "sum"), [_POSITIONED_DOUBLES, "BIGINT"], "DOUBLE"),
+    HISTOGRAM_NUMERIC_FUNCTION: (_guarded(_histogram_numeric, "histogram_numeric"), [_POSITIONED_DOUBLES, "INTEGER", "BIGINT"],
+                                 "STRUCT(x DOUBLE, y DOUBLE)[]"),
     PERCENTILE_APPROX_FUNCTION: (_guarded(_percentile_approx, "percentile_approx"), [_POSITIONED_DOUBLES, "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE[]"),
 }
 """name -> (the Arrow function, DuckDB parameter types, DuckDB result type)."""

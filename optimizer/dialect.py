@@ -494,6 +494,15 @@ _FUNCTIONS: dict[str, t.Callable[[list[exp.Expr]], exp.Expr]] = {
 }
 
 
+def _build_datediff(args: list[exp.Expr]) -> exp.Expr:
+    """``datediff``/``date_diff``: Spark's three-argument form is ``timestampdiff`` under another
+    name (sqlglot's reads it as a difference of dates)."""
+    return SparkParser.FUNCTIONS["TIMESTAMPDIFF" if len(args) == 3 else "DATEDIFF"](args)
+
+
+_FUNCTIONS["DATEDIFF"] = _FUNCTIONS["DATE_DIFF"] = _build_datediff
+
+
 # --------------------------------------------------------------------------------------------
 # Checks after parsing: what Spark rejects while parsing or analysing, whatever the data
 

@@ -100,7 +100,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "format_string": _f(1, None), "printf": _f(1, None),
     "to_char": _f(2), "to_varchar": _f(2), "to_number": _f(2), "try_to_number": _f(2),
     "isnan": _f(1), "luhn_check": _f(1), "find_in_set": _f(2),
-    "url_encode": _f(1), "url_decode": _f(1), "try_url_decode": _f(1), "is_valid_utf8": _f(1), "make_valid_utf8": _f(1),
+    "url_encode": _f(1), "url_decode": _f(1), "try_url_decode": _f(1), "parse_url": _f(2, 3), "try_parse_url": _f(2, 3), "is_valid_utf8": _f(1), "make_valid_utf8": _f(1),
     "validate_utf8": _f(1), "try_validate_utf8": _f(1), "encode": _f(2), "decode": _f(2), "dayname": _f(1), "monthname": _f(1), "curdate": _f(0, shown="current_date"),
     # conditionals and null handling
     "coalesce": _f(1, None), "nvl": _f(2), "ifnull": _f(2), "nvl2": _f(3), "nullif": _f(2), "if": _f(3),
@@ -111,7 +111,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     # dates and times
     "year": _f(1), "quarter": _f(1), "month": _f(1), "day": _f(1), "dayofmonth": _f(1), "dayofweek": _f(1),
     "dayofyear": _f(1), "weekofyear": _f(1), "weekday": _f(1), "hour": _f(1), "minute": _f(1), "second": _f(1),
-    "date_add": _f(2, 3), "date_sub": _f(2), "dateadd": _f(2, 3, shown="date_add"), "datediff": _f(2), "date_diff": _f(2),
+    "date_add": _f(2, 3), "date_sub": _f(2), "dateadd": _f(2, 3, shown="date_add"), "datediff": _f(2, 3), "date_diff": _f(2, 3),
     "date_trunc": _f(2), "add_months": _f(2), "last_day": _f(1), "make_date": _f(3), "extract": _f(1),
     "from_utc_timestamp": _f(2), "to_utc_timestamp": _f(2), "convert_timezone": _f(2, 3), "timestampadd": _f(3), "timestampdiff": _f(3),
     "make_timestamp": _f(6, 7), "make_timestamp_ltz": _f(6, 7), "make_timestamp_ntz": _f(6), "try_make_timestamp": _f(6, 7),
@@ -132,7 +132,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "approx_percentile": _f(2, 3, defaults=("10000",)), "any_value": _f(1, 2), "first": _f(1, 2), "last": _f(1, 2),
     "bool_and": _f(1), "bool_or": _f(1), "every": _f(1), "some": _f(1), "bit_and": _f(1), "bit_or": _f(1),
     "bit_xor": _f(1), "max_by": _f(2), "min_by": _f(2), "collect_list": _f(1), "array_agg": _f(1, shown="collect_list"),
-    "collect_set": _f(1), "grouping": _f(1), "grouping_id": _f(0, None), "approx_count_distinct": _f(1, 2), "mode": _f(1, 2), "try_sum": _f(1), "try_avg": _f(1), "string_agg": _f(1, 2, defaults=("NULL",)), "listagg": _f(1, 2, defaults=("NULL",)),
+    "collect_set": _f(1), "histogram_numeric": _f(2), "grouping": _f(1), "grouping_id": _f(0, None), "approx_count_distinct": _f(1, 2), "mode": _f(1, 2), "try_sum": _f(1), "try_avg": _f(1), "string_agg": _f(1, 2, defaults=("NULL",)), "listagg": _f(1, 2, defaults=("NULL",)),
     # window functions
     "row_number": _f(0), "rank": _f(0, shown="RANK"), "dense_rank": _f(0, shown="DENSE_RANK"),
     "percent_rank": _f(0, shown="PERCENT_RANK"), "cume_dist": _f(0),
@@ -198,8 +198,7 @@ def check_functions(expression: exp.Expr) -> None:
             continue  # syntax rather than a call: CASE, CAST, ...
         if name == "mode" and isinstance(node.parent, exp.WithinGroup) and node.args.get("this") is None:
             continue  # mode() WITHIN GROUP (ORDER BY x): spark_semantics decides on it
-        if (isinstance(node, (exp.PercentileCont, exp.PercentileDisc)) and isinstance(node.parent, exp.WithinGroup)
-                and not isinstance(node.parent.parent, exp.Window)):
+        if isinstance(node, (exp.PercentileCont, exp.PercentileDisc)) and isinstance(node.parent, exp.WithinGroup):
             continue  # percentile_cont|percentile_disc(p) WITHIN GROUP (ORDER BY x): spark_semantics answers them
         if _variant_function(node, name):
             continue

@@ -57,10 +57,10 @@ from vpush.optimizer.errors import refuse_on_duckdb
 from vpush.optimizer.plan import ORDER_COLUMN, ORDER_TASK_SHIFT, ORDERED_RETRY_MARKER, ORDERED_SCAN, SCAN_INDEX
 from vpush.optimizer.rewrite_time_windows import SESSIONS_MERGED, TIME_WINDOW_JOIN, order_past_time_window
 from vpush.optimizer.spark_joins import join_order
-from vpush.optimizer.variant_types import ArrayType, AtomicType, SparkType
+from vpush.optimizer.variant_types import ArrayType, AtomicType, SparkType, StructField, StructType
 
 __all__ = [
-    "DOUBLE_SUM_FUNCTION", "MODE_FUNCTIONS", "PERCENTILE_APPROX_FUNCTION", "ORDER_FREE_PERCENTILE_ROWS", "percentile_approx_call",
+    "DOUBLE_SUM_FUNCTION", "HISTOGRAM_NUMERIC_FUNCTION", "MODE_FUNCTIONS", "PERCENTILE_APPROX_FUNCTION", "histogram_numeric_call", "ORDER_FREE_PERCENTILE_ROWS", "percentile_approx_call",
     "HASH_FALLBACK_GROUPS", "hash_fallback_place", "MOMENT_FUNCTIONS", "ordered_mode", "ordered_double_sum", "positioned_list", "window_in_order", "ORDERED_CHOICE_FUNCTION", "LONG_SUM_FUNCTION", "choose_ordered", "first_or_last", "last_of_ties",
     "moment_call", "moment_function", "ordered", "ordered_choice", "ordered_decimal_total", "ordered_long_sum", "scan_order", "SORTS_KEPT",
     "exclude_from_stars", "spark_keeps_sorts", "OBJECT_HASH", "object_hash_aggregation", "split_at_fallback", "positioned_items",
@@ -449,6 +449,30 @@ def percentile_approx_call(
     values = positioned_list(value, "DOUBLE", order, _both(condition, _present(value)))
     place = fallback if fallback is not None else exp.cast(exp.Null(), exp.DataType.build("BIGINT"))
     return exp.Anonymous(this=PERCENTILE_APPROX_FUNCTION, expressions=[values, wanted, exp.Literal.number(accuracy), place])
+
+
+HISTOGRAM_NUMERIC_FUNCTION = "vpush_spark_histogram_numeric"
+"""The engine function of :func:`vpush.codec.spark_aggregates.spark_histogram_numeric`
+(positioned doubles, the bins, the fallback place: a list of ``{x, y}`` doubles)."""
+
+
+def histogram_numeric_call(
+    value: exp.Expr, order: exp.Expr | None, condition: exp.Expr | None, nbins: int, functions: dict[str, SparkType],
+    fallback: exp.Expr | None = None,
+) -> exp.Expression:
+    """Spark's ``histogram_numeric`` of ``value`` (a double, as Spark converts its argument) with
+    ``nbins`` bins, fed its rows in ``order`` (DuckDB's without one): the engine call, a list of
+    ``{x, y}`` doubles per group, NULL where no row has a value; ``condition`` and ``fallback``
+    as :func:`percentile_approx_call` takes them.
+
+    Example:
+        >>> histogram_numeric_call(exp.column("x"), exp.column("o"), None, 3, {}).sql("duckdb")
+        "VPUSH_SPARK_HISTOGRAM_NUMERIC(LIST({'v': CAST(x AS DOUBLE), 'o': o}) FILTER(WHERE NOT x IS NULL), 3, CAST(NULL AS BIGINT))"
+    """
+    functions[HISTOGRAM_NUMERIC_FUNCTION] = ArrayType(StructType((StructField("x", AtomicType("double")), StructField("y", AtomicType("double")))))
+    values = positioned_list(value, "DOUBLE", order, _both(condition, _present(value)))
+    place = fallback if fallback is not None else exp.cast(exp.Null(), exp.DataType.build("BIGINT"))
+    return exp.Anonymous(this=HISTOGRAM_NUMERIC_FUNCTION, expressions=[values, exp.Literal.number(nbins), place])
 
 
 def hash_fallback_place(order: exp.Expr) -> exp.Expression | None:

@@ -112,6 +112,7 @@ from vpush.optimizer.spark_order import (
     hash_fallback_place,
     several_tasks,
     largest_task_set,
+    histogram_numeric_call,
     percentile_approx_call,
     SORTS_KEPT,
     first_or_last,
@@ -128,6 +129,7 @@ from vpush.optimizer.spark_order import (
 )
 from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_encodings import ENCODING_FUNCTIONS, encoding_type, rewrite_encoding
+from vpush.optimizer.spark_urls import PARSE_URL_FUNCTIONS, parse_url_type, rewrite_parse_url
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
 from vpush.optimizer.variant_types import (
     MAX_DECIMAL_PRECISION,
@@ -181,6 +183,9 @@ _RANKING = (exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile)
 # Functions DuckDB has under the same name with other results (Spark's Murmur3 and xxHash64
 # hashes): refused rather than answered differently.
 _TIMESTAMPS = (AtomicType("timestamp"), AtomicType("timestamp_ntz"))
+_HISTOGRAM_TYPES = (AtomicType("tinyint"), AtomicType("smallint"), AtomicType("int"), AtomicType("bigint"), AtomicType("float"),
+                    AtomicType("double"), AtomicType("date"), AtomicType("timestamp"), AtomicType("timestamp_ntz"))
+"""The argument types vpush answers ``histogram_numeric`` of (Spark's x of the argument's type)."""
 _DATETIMES = (AtomicType("date"), *_TIMESTAMPS)
 # Spark's int-valued date and time parts, by the name Spark prints.
 _DATETIME_PARTS: dict[type[exp.Expr], str] = {
@@ -990,6 +995,14 @@ class _Typer:
             return scalar_type(called, _arguments(node), self.of)
         if called in ENCODING_FUNCTIONS:
             return encoding_type(called, _arguments(node), self.of)
+        if called in PARSE_URL_FUNCTIONS:
+            return parse_url_type(_arguments(node), self.of)
+        if called == "histogram_numeric" and len(_arguments(node)) == 2:
+            source = self.of(_arguments(node)[0])
+            if source in _HISTOGRAM_TYPES:
+                assert source is not None
+                return ArrayType(StructType((StructField("x", source), StructField("y", _DOUBLE))))
+            return None
         if called == "mode" and isinstance(node, exp.Mode):
             return self.of(node.this)
         if called == JSON_TUPLE_FIELD and len(_arguments(node)) == 2:
@@ -1008,7 +1021,7 @@ class _Typer:
             return AtomicType("timestamp_ntz")
         if isinstance(node, exp.TimestampAdd) and called in ("timestampadd", "dateadd", "date_add"):
             return AtomicType("timestamp_ntz" if self.of(node.this) == AtomicType("timestamp_ntz") else "timestamp")
-        if isinstance(node, exp.TimestampDiff) and called == "timestampdiff":
+        if isinstance(node, exp.TimestampDiff) and called in _TIMESTAMPDIFF_NAMES:
             return _BIGINT
         if called in ("regr_avgx", "regr_avgy") and isinstance(node, (exp.RegrAvgx, exp.RegrAvgy)):
             return _average_type(self.of(node.expression if called == "regr_avgx" else node.this))
@@ -1191,6 +1204,10 @@ _STRING_RESULTS = (
 # Spark functions whose result is an int where DuckDB's is a bigint, and a double where DuckDB's
 # is an integer.
 _MICROS_PER_DAY = 86_400_000_000
+_TIMESTAMPDIFF_NAMES = ("timestampdiff", "datediff", "date_diff")
+"""The names of Spark's ``timestampdiff(unit, start, end)`` (``datediff`` and ``date_diff`` with
+three arguments; named ``timestampdiff`` by Spark)."""
+
 # Spark's timestampadd/timestampdiff units: those of a fixed length in microseconds, and those of
 # the calendar (DuckDB's interval kind and how many of it)
 _TIMESTAMP_ADD_MICROS = {"MICROSECOND": 1, "MILLISECOND": 1000, "SECOND": 1_000_000, "MINUTE": 60_000_000, "HOUR": 3_600_000_000}
@@ -2288,6 +2305,8 @@ class _Rewriter:
                 return self._aggregate(node, node.this, of(node.this), window=None)
         if isinstance(node, exp.Window):
             _check_window(node)
+            if isinstance(node.this, (exp.Quantile, exp.Median)) or _percentile_cont(node.this) is not None:
+                return self._exact_percentile(node.this, node)
             if isinstance(node.this, exp.CountIf):
                 return exp.cast(node, exp.DataType.build("BIGINT"))
             if isinstance(node.this, (exp.Lag, exp.Lead)):
@@ -2582,15 +2601,8 @@ class _Rewriter:
             return self._percentile(node)
         if isinstance(node, (exp.Grouping, exp.GroupingId)):
             return _grouping(node, self.typer.scope.expression)
-        continuous = _percentile_cont(node)
-        if continuous is not None and not isinstance(node.parent, exp.Window):
-            value, percentage, descending, discrete = continuous
-            called = "percentile_disc" if discrete else "percentile_cont"
-            source = self.typer.of(value)
-            if source is None or not (_is_integral(source) or _is_fractional(source) or isinstance(source, (DecimalType, StringType))):
-                _refuse(called, f"a `{called}` of a {source.to_spark() if source else 'type vpush does not know'}")
-            return self._percentile(exp.Quantile(this=value.copy(), quantile=percentage.copy()), reverse=descending,
-                                    discrete=discrete)
+        if _percentile_cont(node) is not None and not isinstance(node.parent, exp.Window):
+            return self._exact_percentile(node, None)
         mode_order = _mode_within_group(node)
         if mode_order is not None:
             return self._mode(node, mode_order.this, least=not mode_order.args.get("desc"))
@@ -2798,6 +2810,8 @@ class _Rewriter:
             if not _is_integral(self.typer.of(arguments[0])):
                 _refuse(called, "an argument that is not an integer (Spark's implicit cast to bigint)")
             return _from_unixtime_by_pattern(arguments[0], arguments[1])
+        if called == "histogram_numeric":
+            return self._histogram_numeric(node, arguments or [], result)
         if called == "mode" and isinstance(node, exp.Mode):
             if node.this is None and isinstance(node.parent, exp.WithinGroup):
                 if _mode_within_group(node.parent) is None:
@@ -2858,7 +2872,7 @@ class _Rewriter:
             return self._convert_timezone(node)
         if isinstance(node, exp.TimestampAdd) and called in ("timestampadd", "dateadd", "date_add"):
             return self._timestamp_add(node)
-        if isinstance(node, exp.TimestampDiff) and called == "timestampdiff":
+        if isinstance(node, exp.TimestampDiff) and called in _TIMESTAMPDIFF_NAMES:
             return self._timestamp_diff(node)
         if called in ("from_utc_timestamp", "to_utc_timestamp") and isinstance(node, (exp.AtTimeZone, exp.FromTimeZone)):
             zone = node.args.get("zone")
@@ -2925,6 +2939,10 @@ class _Rewriter:
             formatted = self._format_double(arguments[0], arguments[1])
             if formatted is not None:
                 return formatted
+        if called in PARSE_URL_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
+            parsed = rewrite_parse_url(called, [a for a in arguments if a is not None], result, self.functions)
+            self.typer.types[id(parsed)] = StringType()
+            return parsed
         if called in ENCODING_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
             return rewrite_encoding(called, [a for a in arguments if a is not None], self.typer.of, self._text_of_bytes)
         if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
@@ -3199,6 +3217,12 @@ class _Rewriter:
     def _datetime_unit(self, called: str, node: exp.TimestampAdd | exp.TimestampDiff) -> str:
         unit = node.args.get("unit")
         name = unit.name.upper() if isinstance(unit, (exp.Var, exp.Literal)) else ""
+        written = (node.meta.get(SPARK_CALL) or ("", None))[1]
+        if written and isinstance(written[0], exp.Literal) and written[0].is_string:
+            # Spark's parser takes the unit as a word only (sqlglot's builders make a quoted one a word)
+            raise OptimizeError(f"The value of parameter(s) `unit` in `{called}` is invalid: expects one of the units without quotes "
+                                f"YEAR, QUARTER, MONTH, WEEK, DAY, DAYOFYEAR, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND, "
+                                f"but got the string literal '{written[0].name}'.", error_class="INVALID_PARAMETER_VALUE.DATETIME_UNIT")
         if isinstance(node, exp.TimestampDiff) and name == "DAYOFYEAR":
             raise OptimizeError(f"The value of parameter(s) `unit` in `{called}` is invalid: {name}.",
                                 error_class="INVALID_PARAMETER_VALUE.DATETIME_UNIT")
@@ -4046,25 +4070,12 @@ class _Rewriter:
         double = exp.DataType.build("DOUBLE")
         bigint = exp.DataType.build("BIGINT")
         epoch = exp.cast(exp.Literal.string("1970-01-01"), exp.DataType.build("DATE"))
-        as_double: exp.Expr
-        if source == AtomicType("date"):  # the days since the epoch, an int
-            as_double = exp.cast(exp.Sub(this=value.copy(), expression=epoch.copy()), double)
-        elif source in _TIMESTAMPS:  # the microseconds since the epoch, a long
-            as_double = exp.cast(exp.Anonymous(this="epoch_us", expressions=[value.copy()]), double)
-        else:
-            as_double = exp.cast(value.copy(), double)
+        as_double = _summarized_double(value, source)
         order = scan_order(self.typer.scope)
-        select = node.find_ancestor(exp.Select)
-        group = select.args.get("group") if select is not None else None
+        group, plain = _grouping_of(node, called)
         # with GROUP BY, Spark's hash aggregation falls back to sorting past 128 groups (a window
         # over the groups finds where), and merges each group's two digests
-        fallback = None
-        if group is not None:
-            if _in_clause(node, "having"):
-                _refuse(called, "a HAVING with GROUP BY (name it in the SELECT list and filter a subquery)")
-            plain = not any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "totals")) and not any(
-                isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions)
-            fallback = hash_fallback_place(order) if order is not None and plain else None
+        fallback = hash_fallback_place(order) if group is not None and order is not None and plain else None
         found = percentile_approx_call(as_double, order, condition, [float(p) for p in percentages if p is not None], budget,
                                        self.functions, fallback)
         answers = exp.column(exp.to_identifier(_SORTED))
@@ -4123,6 +4134,74 @@ class _Rewriter:
                 default=answer,
             )
         return answer
+
+    def _histogram_numeric(self, node: exp.Expr, arguments: list[exp.Expr | None], result: SparkType | None) -> exp.Expr:
+        """Spark's ``histogram_numeric(x, nb)``: each group's values as doubles (dates as days,
+        timestamps as microseconds) fed to Hive's ``NumericHistogram`` in Spark's order of rows
+        by the engine function (:func:`~vpush.optimizer.spark_order.histogram_numeric_call`), as
+        one task builds it (several tasks' merged, past the hash aggregation's fallback the two
+        buffers merged); each bin's centre converted back to the argument's type as Scala's
+        ``toInt``/``toLong``/... converts it (toward zero), its height a double. Refused where
+        vpush does not know Spark's order of rows, over a window or under a FILTER."""
+        called = "histogram_numeric"
+        value, bins = (arguments + [None, None])[:2]
+        if value is None or bins is None or len(arguments) != 2 or not isinstance(result, ArrayType):
+            _refuse(called, "an argument of a type vpush does not answer (decimals, intervals, ...)")
+        assert value is not None and bins is not None and isinstance(result, ArrayType)
+        if isinstance(node.parent, (exp.Window, exp.Filter)) or isinstance(value, exp.Distinct):
+            _refuse(called, "a window, a FILTER or a DISTINCT argument")
+        source = self.typer.of(value)
+        if source is None:
+            _refuse(called, "an argument whose type vpush does not know")
+        assert source is not None
+        nbins = _integer_literal(bins)
+        if nbins is None:
+            _refuse(called, "a bin count that is not an integer literal")
+        assert nbins is not None
+        if nbins < 2:
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: The nb must be between [2, 2147483647] '
+                f"(current value = {nbins}).", error_class="DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE")
+        if nbins > 1000:
+            _refuse(called, "more than 1000 bins")
+        order = scan_order(self.typer.scope)
+        if order is None:
+            _refuse(called, "rows whose order vpush does not know Spark reads them in (a join, a UNION ALL, ...)")
+        assert order is not None
+        bigint = exp.DataType.build("BIGINT")
+        epoch = exp.cast(exp.Literal.string("1970-01-01"), exp.DataType.build("DATE"))
+        group, plain = _grouping_of(node, called)
+        fallback = None
+        if group is not None:
+            if not plain:
+                _refuse(called, "ROLLUP, CUBE or GROUPING SETS")
+            fallback = hash_fallback_place(order)
+            if fallback is None:
+                _refuse(called, "rows whose order vpush does not know Spark reads them in (a UNION ALL, ...)")
+        found = histogram_numeric_call(_summarized_double(value, source), order, None, nbins, self.functions, fallback)
+        bin_variable = exp.column(exp.to_identifier(_SORTED))
+        centre = exp.Dot(this=bin_variable.copy(), expression=exp.to_identifier("x"))
+        height = exp.Dot(this=bin_variable.copy(), expression=exp.to_identifier("y"))
+        whole = exp.Anonymous(this="trunc", expressions=[centre.copy()])
+        top = exp.GTE(this=whole.copy(), expression=exp.Literal.number("9.223372036854775807E18"))
+        long_of = exp.Case(ifs=[exp.If(this=top, true=exp.cast(exp.Literal.number(2**63 - 1), bigint))], default=exp.cast(whole.copy(), bigint))
+        x: exp.Expr
+        if source in (_DOUBLE, AtomicType("float")):
+            x = exp.cast(centre, _sql_type(source)) if source != _DOUBLE else centre
+        elif source == AtomicType("date"):
+            x = exp.Add(this=epoch.copy(), expression=exp.cast(whole, exp.DataType.build("INT")))
+        elif source in _TIMESTAMPS:
+            moment = exp.Anonymous(this="make_timestamp", expressions=[long_of])
+            x = moment if source == AtomicType("timestamp_ntz") else exp.Anonymous(
+                this="timezone", expressions=[exp.Literal.string("UTC"), moment])
+        elif source == _BIGINT:
+            x = long_of
+        else:
+            x = exp.cast(exp.cast(whole, exp.DataType.build("INT")), _sql_type(source))  # d2i, then i2s / i2b
+        pair = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier("x"), expression=x),
+                                       exp.PropertyEQ(this=exp.to_identifier("y"), expression=height)])
+        converted = exp.Anonymous(this="list_transform", expressions=[found, exp.Lambda(this=pair, expressions=[exp.to_identifier(_SORTED)])])
+        return exp.cast(converted, _sql_type(result))
 
     def _mode(self, node: exp.Expr, value: exp.Expr, *, least: bool = True) -> exp.Expr:
         """Spark's ``mode(x, true)`` (and ``mode() WITHIN GROUP (ORDER BY x)``): the value most
@@ -4198,7 +4277,23 @@ class _Rewriter:
             default=answer,
         )
 
-    def _percentile(self, node: exp.Quantile | exp.Median, *, reverse: bool = False, discrete: bool = False) -> exp.Expr:
+    def _exact_percentile(self, node: exp.Expr, window: exp.Window | None) -> exp.Expr:
+        """Spark's ``percentile``/``median`` or ``percentile_cont``/``percentile_disc ... WITHIN
+        GROUP`` (``node``), over ``window`` where one is given (its values collected over it)."""
+        continuous = _percentile_cont(node)
+        if continuous is None:
+            assert isinstance(node, (exp.Quantile, exp.Median))
+            return self._percentile(node, window=window)
+        value, percentage, descending, discrete = continuous
+        called = "percentile_disc" if discrete else "percentile_cont"
+        source = self.typer.of(value)
+        if source is None or not (_is_integral(source) or _is_fractional(source) or isinstance(source, (DecimalType, StringType))):
+            _refuse(called, f"a `{called}` of a {source.to_spark() if source else 'type vpush does not know'}")
+        return self._percentile(exp.Quantile(this=value.copy(), quantile=percentage.copy()), reverse=descending,
+                                discrete=discrete, window=window)
+
+    def _percentile(self, node: exp.Quantile | exp.Median, *, reverse: bool = False, discrete: bool = False,
+                    window: exp.Window | None = None) -> exp.Expr:
         """Spark's exact ``percentile``/``median``: interpolated between neighbours as
         ``quantile_cont`` does, over the values as doubles (DuckDB interpolates decimals in the
         decimal type, rounded to its scale, and keeps it)."""
@@ -4216,7 +4311,7 @@ class _Rewriter:
                     f"between [0.0, 1.0] (current value = {number}D).",
                     error_class="DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE",
                 )
-        return _spark_percentile(value, quantile, reverse, discrete)
+        return _spark_percentile(value, quantile, reverse, discrete, window)
 
     def _decimal_average(
         self, value: exp.Expr, arg: DecimalType, result: DecimalType, over: Callable[[exp.Expression], exp.Expression]
@@ -4384,6 +4479,7 @@ def apply_spark_semantics(
         select.meta[OBJECT_HASH] = object_hash_aggregation(select)
         select.meta[_ONE_WINDOW_SORT] = len({_window_sort(w) for w in _in_scope(select) if isinstance(w, exp.Window)}) <= 1
         _implicit_casts(select, typer)
+        _datetime_try_operations(select, typer)
         # Time windows and generators become lateral joins first: the rest of the SELECT reads their columns.
         columns.update(rewrite_time_windows(select, typer.of, lambda node: _transform(node, rewriter)))
         check_window_times(select, typer.of)
@@ -4515,6 +4611,40 @@ _STRING_OR_BINARY_PLACES: dict[type[exp.Expr], tuple[str, ...]] = {
 }
 _PRINTED_TYPES = (AtomicType("boolean"), AtomicType("date"), *_TIMESTAMPS)
 _BITWISE = (exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor)
+
+
+_SMALL_INTEGRALS = (AtomicType("int"), AtomicType("smallint"), AtomicType("tinyint"))
+"""The integers Spark's ``date_add`` takes (an int, or one it widens to an int)."""
+
+_TRIED = "vpush_tried"
+"""Marks a ``+``/``-`` written for ``try_add``/``try_subtract`` of a date or timestamp and an
+interval: rewritten as ``+``/``-`` is, then made NULL where it raises (Spark's ``TryEval`` of the
+ANSI operation)."""
+_TRIED_NAME = "vpush_tried_name"
+"""The Spark name of the ``try_add``/``try_subtract`` call a :data:`_TRIED` operation stands for."""
+
+
+def _datetime_try_operations(select: exp.Select, typer: _Typer) -> None:
+    """``try_add``/``try_subtract`` of a date and an integer (an integer and a date too), or of a
+    date or timestamp and an interval literal: Spark's ``TryEval`` of ``+``/``-``, so the operation
+    (marked :data:`_TRIED`, named as written) that the rewrite of ``+``/``-`` then answers."""
+    for node in list(select.walk(prune=lambda n: n is not select and isinstance(n, (exp.Select, exp.Subquery, exp.SetOperation)))):
+        if not isinstance(node, (exp.SafeAdd, exp.SafeSubtract)):
+            continue
+        kinds = [typer.of(node.this), typer.of(node.expression)]
+        dated = [k == AtomicType("date") or k in _TIMESTAMPS for k in kinds]
+        interval = [isinstance(_unparen(side), (exp.Interval, exp.Neg)) and _unparen(side).find(exp.Interval) is not None
+                    for side in (node.this, node.expression)]
+        if isinstance(node, exp.SafeAdd) and dated[1] and not dated[0]:
+            dated, interval, kinds = dated[::-1], interval[::-1], kinds[::-1]
+        if not dated[0] or not (interval[1] or (kinds[0] == AtomicType("date") and kinds[1] in _SMALL_INTEGRALS)):
+            continue
+        operation = (exp.Add if isinstance(node, exp.SafeAdd) else exp.Sub)(this=node.this, expression=node.expression)
+        # a date plus days never raises in Spark (DateAdd's int sum wraps; vpush's raises there, as
+        # `+` does); a date or timestamp plus an interval raises past its range: NULL
+        operation.meta[_TRIED] = interval[1]
+        operation.meta[_TRIED_NAME] = spark_name(node)
+        node.replace(operation)
 
 
 def _implicit_casts(select: exp.Select, typer: _Typer) -> None:
@@ -5721,6 +5851,8 @@ def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
     if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)):
         rewriter.typer.of(node)  # typed as written, for its rewrite to keep the type
     replaced = rewriter.visit(node)
+    if node.meta.get(_TRIED):
+        replaced = exp.Anonymous(this="try", expressions=[replaced])
     if node.meta.get(_AS_VARIANT):
         of_type = rewriter.typer.types.get(id(node))
         replaced = _cast_to_variant(exp.Cast(this=replaced, to=exp.DataType.build("variant")), of_type)
@@ -5982,6 +6114,8 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     """
     if isinstance(node, exp.Cast) and node.meta.get(_IMPLICIT_CAST):
         return spark_name(node.this, top=top)  # Spark's implicit casts are not in its names
+    if _TRIED_NAME in node.meta:
+        return node.meta[_TRIED_NAME]  # named as the try_add/try_subtract it stands for
     if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)):
         # first(x) IGNORE NULLS and last(x, true) are named first(x), last(x)
         written = call_name(node)
@@ -6243,7 +6377,7 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
     if called in ("to_char", "to_varchar"):
         # Spark names both after to_char, or date_format for a date or time
         return _call(node.meta.get(_TO_CHAR_SHOWN, "to_char"), call_arguments(node) or [])
-    if isinstance(node, (exp.TimestampAdd, exp.TimestampDiff)) and called in ("timestampadd", "dateadd", "date_add", "timestampdiff"):
+    if isinstance(node, (exp.TimestampAdd, exp.TimestampDiff)) and called in ("timestampadd", "dateadd", "date_add", *_TIMESTAMPDIFF_NAMES):
         # Spark names the three-argument forms after timestampadd / timestampdiff
         unit = node.args.get("unit")
         parts = [spark_name(node.expression, top=False), spark_name(node.this, top=False)]
@@ -6759,17 +6893,23 @@ _PAST_FALLBACK = "vpush_past_fallback"  # on a FILTER'd ordered aggregate: its n
 _PERCENTAGE = "__vpush_percentage"
 
 
-def _spark_percentile(value: exp.Expr, quantile: exp.Expr, reverse: bool = False, discrete: bool = False) -> exp.Expression:
+def _spark_percentile(value: exp.Expr, quantile: exp.Expr, reverse: bool = False, discrete: bool = False,
+                      window: exp.Window | None = None) -> exp.Expression:
     """Spark's ``Percentile.getPercentile`` over the non-NULL values as sorted doubles: at
     ``position = (n - 1) * p``, the lower value plus ``(position - floor(position))`` times the
     step to the higher one (the lower value alone where the two are equal). DuckDB's
     ``quantile_cont`` weighs the two otherwise and differs in the last bit. ``reverse``: the
     values sorted descending, as Spark's ``percentile_cont ... (ORDER BY x DESC)`` sorts them.
     ``discrete``: Spark 4's ``percentile_disc``, the value at the 1-based place ``ceil(n * p)``
-    (the first 1 for ``p = 0``), measured on Spark 4.3 for 1 to 11 values and 22 percentages."""
+    (the first 1 for ``p = 0``), measured on Spark 4.3 for 1 to 11 values and 22 percentages.
+    ``window``: the values collected over that window (its function replaced)."""
     as_double = exp.cast(value.copy(), exp.DataType.build("DOUBLE"))
     kept = exp.Where(this=exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())))
-    collected = exp.Filter(this=exp.Anonymous(this="list", expressions=[as_double]), expression=kept)
+    collected: exp.Expr = exp.Filter(this=exp.Anonymous(this="list", expressions=[as_double]), expression=kept)
+    if window is not None:
+        over = window.copy()
+        over.set("this", collected)
+        collected = over
     ordered = exp.Anonymous(this="list_sort", expressions=[collected, *([exp.Literal.string("DESC")] if reverse else [])])
     values = exp.column(exp.to_identifier(_SORTED))
 
@@ -6811,6 +6951,36 @@ def _spark_percentile(value: exp.Expr, quantile: exp.Expr, reverse: bool = False
     else:
         body = at(quantile)
     return _sorted_once(ordered, body)
+
+
+def _summarized_double(value: exp.Expr, source: SparkType | None) -> exp.Expr:
+    """``value`` as the double Spark's summaries (``percentile_approx``, ``histogram_numeric``)
+    take of it: a date's days since the epoch (an int), a timestamp's microseconds (a long)."""
+    double = exp.DataType.build("DOUBLE")
+    if source == AtomicType("date"):
+        epoch = exp.cast(exp.Literal.string("1970-01-01"), exp.DataType.build("DATE"))
+        return exp.cast(exp.Sub(this=value.copy(), expression=epoch), double)
+    if source in _TIMESTAMPS:
+        return exp.cast(exp.Anonymous(this="epoch_us", expressions=[value.copy()]), double)
+    return exp.cast(value.copy(), double)
+
+
+def _grouping_of(node: exp.Expr, called: str) -> tuple[exp.Group | None, bool]:
+    """The GROUP BY of the SELECT over the aggregate ``node``, and whether it is a plain one (no
+    ROLLUP, CUBE or GROUPING SETS).
+
+    Raises:
+        OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for the aggregate in a HAVING with GROUP BY.
+    """
+    select = node.find_ancestor(exp.Select)
+    group = select.args.get("group") if select is not None else None
+    if group is None:
+        return None, True
+    if _in_clause(node, "having"):
+        _refuse(called, "a HAVING with GROUP BY (name it in the SELECT list and filter a subquery)")
+    plain = not any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "totals")) and not any(
+        isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in group.expressions)
+    return group, plain
 
 
 def _sorted_once(ordered: exp.Expr, body: exp.Expr) -> exp.Expression:
@@ -6957,6 +7127,14 @@ def _check_window(window: exp.Window) -> None:
     function = window.this
     while isinstance(function, (exp.IgnoreNulls, exp.RespectNulls)):
         function = function.this
+    within = _percentile_cont(function)
+    if (within is not None or isinstance(function, exp.Median)) and (window.args.get("order") is not None or window.args.get("spec") is not None):
+        # Spark's PercentileCont/PercentileDisc (median's too) take the whole partition, ordered by their own ORDER BY
+        called = "median" if within is None else "percentile_disc" if within[3] else "percentile_cont"
+        raise OptimizeError(
+            f'Cannot specify ORDER BY or a window frame for "{called}".',
+            error_class="INVALID_WINDOW_SPEC_FOR_AGGREGATION_FUNC",
+        )
     if not isinstance(function, _ORDERED_WINDOW_FUNCTIONS) or window.args.get("alias") is not None:
         return  # a named window (WINDOW w AS ...) is checked where sqlglot spells it out, if at all
     name = function.sql_name().lower()
