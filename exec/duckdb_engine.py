@@ -273,9 +273,10 @@ _VIEWS_LOCK = threading.Lock()
 
 
 def native_view_sql(part: ScanPart, *, ordered: bool = False) -> str:
-    """:func:`native_view`'s statement as DuckDB's SQL, kept for the same part of a plan run again
-    (a connection keeps its plans; building the statement parses each type name, a few
-    milliseconds of a query that may take tens)."""
+    """:func:`native_view`'s statement as DuckDB's SQL, kept for the same part when its plan runs
+    again (building it parses each type name: a few milliseconds of a query that may take tens).
+    One process-wide cache of the last 256 parts, each kept alive beside its statement so that its
+    ``id`` is no other part's while it is there."""
     key = (id(part), ordered)
     with _VIEWS_LOCK:
         kept = _VIEWS.get(key)

@@ -4930,8 +4930,13 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
     def is_variant(node: exp.Expr) -> bool:
         if typer.of(node) == VARIANT:
             return True
-        if isinstance(node.parent, (exp.Group, exp.Ordered)) and isinstance(node, exp.Literal) and node.is_int:
-            # ORDER BY and GROUP BY may name a projection by its place (ORDER BY 1)
+        order = select.args.get("order")
+        placed = node.parent is select.args.get("group") or (
+            isinstance(node.parent, exp.Ordered) and order is not None and node.parent.parent is order
+        )
+        if placed and isinstance(node, exp.Literal) and node.is_int:
+            # the SELECT's ORDER BY and GROUP BY may name a projection by its place (ORDER BY 1);
+            # a window's ORDER BY 1 is a constant
             place = int(node.this) - 1
             return 0 <= place < len(select.expressions) and typer.of(select.expressions[place]) == VARIANT
         # ORDER BY and GROUP BY may name a projection by its alias.
@@ -4968,7 +4973,9 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
                 if all(is_variant(a) for a in given):
                     raise _not_orderable(node, f"`{type(node).__name__.lower()}`")
                 kinds = [typer.of(a) for a in given]
-                names = ", ".join(f'"{k.to_spark().upper()}"' if k is not None else '"?"' for k in kinds)
+                if any(k is None for k in kinds):
+                    _refuse(type(node).__name__.lower(), "a variant beside an argument whose type vpush does not know")
+                names = ", ".join(f'"{k.to_spark().upper()}"' for k in kinds if k is not None)
                 raise OptimizeError(
                     f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `{type(node).__name__.lower()}` '
                     f"should all be the same type, but it's [{names}].",

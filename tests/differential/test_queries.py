@@ -410,6 +410,8 @@ def test_query_error(check: Check, sql: str, raises: str) -> None:
         pytest.param("SELECT id, v.a AS e FROM t", "INVALID_EXTRACT_BASE_FIELD_TYPE", id="field_of_variant_column"),
         pytest.param("SELECT id, coalesce(v:a, 'x') AS e FROM t", None, id="coalesce_variant_string"),
         pytest.param("SELECT id, nvl(v:a, 'x') AS e, if(id > 2, v:a, 'y') AS f FROM t", None, id="nvl_if_variant_string"),
+        # a window's ORDER BY 1 is a constant, not the variant projection at place 1
+        pytest.param("SELECT v:s AS s, id, count(*) OVER (ORDER BY 1) AS e FROM t", None, id="window_order_by_constant_beside_variant"),
     ],
 )
 def test_variant_operand(check: Check, sql: str, raises: str | None) -> None:
