@@ -6961,6 +6961,10 @@ static PyObject *py_spark_aggregate(PyObject *self, PyObject *args) {
                                                before_at, tasks_at, (int64_t)accuracy, (double *)PyBytes_AS_STRING(values),
                                                (uint8_t *)PyBytes_AS_STRING(validity));
         Py_END_ALLOW_THREADS
+        if (nulls == -1) {
+            PyErr_SetString(PyExc_ValueError, "histogram_numeric: the number of bins is out of range");
+            goto done;
+        }
         if (nulls < 0) {
             PyErr_NoMemory();
             goto done;
