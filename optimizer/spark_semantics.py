@@ -6629,8 +6629,11 @@ def _column_name(column: exp.Column, top: bool) -> str:
     variables = {v.name.lower() for lam in _enclosing(column, exp.Lambda) for v in lam.expressions}
     if parts[0].lower() in variables:
         return column.name  # a lambda's variable's field: named as before
+    selects = _enclosing(column, exp.Select)
+    if not selects:
+        return column.name  # a copy out of its query (a stand-in named apart): its sources unknown
     sources: set[tuple[str, ...]] = set()
-    for select in _enclosing(column, exp.Select):
+    for select in selects:
         from_ = select.args.get("from_")
         relations = ([from_.this] if from_ is not None else []) + [j.this for j in select.args.get("joins") or []]
         for relation in relations + list(select.args.get("laterals") or []):
