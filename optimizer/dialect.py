@@ -1007,6 +1007,22 @@ def _traced(name: str, build: t.Callable[..., exp.Expr]) -> t.Callable[..., exp.
     return traced
 
 
+def _decode_case(arguments: list[exp.Expr]) -> exp.Expr:
+    """``decode(expr, search, result [, search, result] ... [, default])`` as Spark's
+    ``Decode.createExpr`` builds it: ``CASE WHEN expr <=> search THEN result ... ELSE default END``
+    (NULL matches NULL), the default a string NULL where none is given (so ``decode(g, 'a', 1)``
+    is a ``bigint``, as a CASE of an int and a string is), named ``decode(...)`` as written."""
+    subject, rest = arguments[0], arguments[1:]
+    branches = [
+        exp.If(this=exp.NullSafeEQ(this=subject if k == 0 else subject.copy(), expression=rest[2 * k]), true=rest[2 * k + 1])
+        for k in range(len(rest) // 2)
+    ]
+    default = rest[-1] if len(rest) % 2 else exp.cast(exp.Null(), exp.DataType.build("string"))
+    case = exp.Case(ifs=branches, default=default)
+    case.meta[SPARK_CALL] = ("decode", tuple(_trace(case, a) for a in arguments))
+    return case
+
+
 def _traced_parser(name: str, parse: t.Callable[[Parser], exp.Expr | None]) -> t.Callable[[Parser], exp.Expr | None]:
     """A FUNCTION_PARSERS entry that records the function's name as written."""
 
@@ -1016,6 +1032,8 @@ def _traced_parser(name: str, parse: t.Callable[[Parser], exp.Expr | None]) -> t
         if isinstance(node, exp.Decode) and name == "DECODE":
             # decode(binary, charset): a call of its own (spark_encodings), named as any other
             return exp.Anonymous(this="decode", expressions=[node.this, node.args["charset"]])
+        if isinstance(node, exp.DecodeCase) and name == "DECODE":
+            return _decode_case(list(node.expressions))
         if isinstance(node, exp.Expr):
             written = name.lower()
             if written == "position" and any(

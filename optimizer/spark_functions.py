@@ -101,7 +101,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "to_char": _f(2), "to_varchar": _f(2), "to_number": _f(2), "try_to_number": _f(2),
     "isnan": _f(1), "luhn_check": _f(1), "find_in_set": _f(2),
     "url_encode": _f(1), "url_decode": _f(1), "try_url_decode": _f(1), "parse_url": _f(2, 3), "try_parse_url": _f(2, 3), "is_valid_utf8": _f(1), "make_valid_utf8": _f(1),
-    "validate_utf8": _f(1), "try_validate_utf8": _f(1), "encode": _f(2), "decode": _f(2), "dayname": _f(1), "monthname": _f(1), "curdate": _f(0, shown="current_date"),
+    "validate_utf8": _f(1), "try_validate_utf8": _f(1), "encode": _f(2), "decode": _f(2, None), "dayname": _f(1), "monthname": _f(1), "curdate": _f(0, shown="current_date"),
     # conditionals and null handling
     "coalesce": _f(1, None), "nvl": _f(2), "ifnull": _f(2), "nvl2": _f(3), "nullif": _f(2), "if": _f(3),
     "isnull": _f(1), "isnotnull": _f(1), "equal_null": _f(2),

@@ -993,7 +993,7 @@ class _Typer:
                 return _decimal_result(_TRY_OPERATIONS[called], *operands)
         if called in SCALAR_FUNCTIONS and (called != "locate" or len(_arguments(node)) == 3):
             return scalar_type(called, _arguments(node), self.of)
-        if called in ENCODING_FUNCTIONS:
+        if called in ENCODING_FUNCTIONS and not isinstance(node, exp.Case):  # decode(x, s, r, ...) is a CASE
             return encoding_type(called, _arguments(node), self.of)
         if called in PARSE_URL_FUNCTIONS:
             return parse_url_type(_arguments(node), self.of)
@@ -1940,6 +1940,27 @@ class _Rewriter:
         target = string_branch_type(typed)
         if target is None and typed and set(typed) == {StringType(), _BOOLEAN}:
             target = _BOOLEAN  # Spark casts the strings to booleans (CAST_INVALID_INPUT for 'a')
+        if target is None:
+            # a string NULL (decode's default) beside dates, timestamps or binaries: Spark's
+            # coercion casts it to their type, which DuckDB does not do for a typed NULL
+            def string_null(value: exp.Expr | None) -> bool:
+                return isinstance(value, exp.Cast) and isinstance(value.this, exp.Null) and isinstance(self.typer.of(value), StringType)
+
+            others = {self.typer.of(v) for _, _, v in parts if v is not None and not isinstance(v, exp.Null) and not string_null(v)}
+            other = next(iter(others)) if len(others) == 1 else None
+            if other in (AtomicType("date"), *_TIMESTAMPS, _BINARY) and any(string_null(v) for _, _, v in parts):
+                assert other is not None
+                for holder, key, value in parts:
+                    if string_null(value):
+                        put(holder, key, exp.cast(exp.Null(), _sql_type(other)))
+                self.typer.types[id(node)] = other
+                return node
+            if isinstance(other, (ArrayType, MapType, StructType)) and any(string_null(v) for _, _, v in parts):
+                raise OptimizeError(
+                    f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `casewhen` should all be '
+                    f'the same type, but it\'s ["{other.to_spark().upper()}", "STRING"].',
+                    error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+                )
         if target is not None:
             for holder, key, value in parts:
                 if value is not None and not isinstance(value, exp.Null):
@@ -2943,7 +2964,7 @@ class _Rewriter:
             parsed = rewrite_parse_url(called, [a for a in arguments if a is not None], result, self.functions)
             self.typer.types[id(parsed)] = StringType()
             return parsed
-        if called in ENCODING_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
+        if called in ENCODING_FUNCTIONS and not isinstance(node, exp.Case) and arguments is not None and all(a is not None for a in arguments):
             return rewrite_encoding(called, [a for a in arguments if a is not None], self.typer.of, self._text_of_bytes)
         if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
             typed = self.typer.of if called != "typeof" else self._typeof_argument

@@ -276,8 +276,13 @@ SCALARS = [
     # try_add/try_subtract of a date or timestamp: `+`/`-` (NULL where an interval takes it past its range)
     "try_add(day, 1)", "try_add(s, day)", "try_add(day, -s)", "try_subtract(day, s)", "try_add(day, INTERVAL 3 DAY)",
     "try_subtract(ts, INTERVAL '1' MONTH)", "try_add(ts, INTERVAL 90 MINUTE)", "try_add(to_timestamp_ntz(t), INTERVAL 2 HOUR)",
-    "try_subtract(day, INTERVAL '1-2' YEAR TO MONTH)", "try_add(tinyint(s), day)",    # a NULL part or key: NULL before the URL is parsed
+    "try_subtract(day, INTERVAL '1-2' YEAR TO MONTH)", "try_add(tinyint(s), day)",
+    # a NULL part or key: NULL before the URL is parsed
     "parse_url('http://a b', NULL)", "parse_url('http://a b', 'QUERY', NULL)",
+    # decode(expr, search, result, ..., default): a CASE of null-safe equalities, the default a string NULL
+    # where none is given (so ints come out bigints and a decimal beside an int a double)
+    "decode(g, 'a', 1, 'b', 2)", "decode(g, 'a', 1, 'b', 2, 0)", "decode(s, 1, 'one', NULL, 'none', 'other')",
+    "decode(s, 1, 1.5, 2, 2)", "decode(s, 1, 'x', 'y')", "decode(g, 'a', day)", "decode(g, 'a', ts, 'b', ts)", "decode(NULL, 6, 'x', NULL, 'y')",
 ]
 
 AGGREGATES = [
@@ -351,7 +356,7 @@ REFUSED = [
     "map_contains_key(map(s, i), 3)", "str_to_map(g, ',', '.')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)",
     "map_concat(map('a', i), map('b', s))", "elt(1, g, f)",
     "try_mod(string(s), 2)", "url_encode(i)", "url_decode(binary(replace(g, '%', '')))", "is_valid_utf8(i)", "make_valid_utf8(f)", "try_to_date(day)",
-    "encode(i, 'UTF-8')", "decode(encode(g, 'UTF-16'), 'UTF-16')", "decode(g, 'UTF-8')", "decode(s, 1, 'x', 'y')",
+    "encode(i, 'UTF-8')", "decode(encode(g, 'UTF-16'), 'UTF-16')", "decode(g, 'UTF-8')",
     "to_timestamp_ltz(i)",
     "try_parse_url(concat('//h?', g, '=1'), 'QUERY', g)", "try_parse_url(g, lower('HOST'))", "histogram_numeric(d, 3)",
     "histogram_numeric(i, s)",
@@ -849,7 +854,9 @@ def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession,
      ("timestampdiff('DAY', day, ts)", "INVALID_PARAMETER_VALUE.DATETIME_UNIT"), ("timestampadd('DAY', 1, ts)", "INVALID_PARAMETER_VALUE.DATETIME_UNIT"),
      ("date_diff(DAYOFYEAR, day, ts)", "INVALID_PARAMETER_VALUE.DATETIME_UNIT"),
      ("timestampadd(DAY, 2147483647, ts)", "DATETIME_OVERFLOW"), ("timestampadd(QUARTER, -2147483647, day)", "DATETIME_OVERFLOW"),
-     ("timestampadd(YEAR, 300000, to_timestamp_ntz(t))", "DATETIME_OVERFLOW")],
+     ("timestampadd(YEAR, 300000, to_timestamp_ntz(t))", "DATETIME_OVERFLOW"),
+     # decode without a default: a string NULL beside an array, or a string result that is no number beside ints
+     ("decode(g, 'a', array(1))", "DATATYPE_MISMATCH.DATA_DIFF_TYPES"), ("decode(g, 'a', 'x', 'b', 2)", "CAST_INVALID_INPUT")],
 )
 def test_datetime_conversions_raise_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
