@@ -130,7 +130,7 @@ def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType
         return StringType()
     if called == "regexp_extract_all":
         return ArrayType(StringType())
-    if called == "elt" and len(arguments) > 1 and _integral_name(types[0]) in _NARROW:
+    if called == "elt" and len(arguments) > 1 and _integral_name(types[0]) in (*_NARROW, "bigint"):
         # Spark casts the inputs to strings: taken here for strings and integers, whose text is DuckDB's too
         plain = all(isinstance(a, exp.Null) or isinstance(t, StringType) or _integral_name(t) is not None
                     for a, t in zip(arguments[1:], types[1:]))
@@ -906,7 +906,8 @@ def _regexp(called: str, arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
 
 def _elt(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr:
     """Spark's ``elt(n, x1, x2, ...)`` under ANSI: the n-th input as a string, NULL for a NULL
-    ``n``, Spark's ``INVALID_ARRAY_INDEX`` for an ``n`` outside 1 to the number of inputs."""
+    ``n``, Spark's ``INVALID_ARRAY_INDEX`` for an ``n`` outside 1 to the number of inputs; a
+    ``bigint`` ``n`` is cast to an int first (``CAST_OVERFLOW`` past an int, as measured)."""
     from vpush.optimizer.spark_semantics import spark_error
 
     if result is None or result.to_sql_type() is None:
@@ -920,7 +921,12 @@ def _elt(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr:
                                                    "`get()` to tolerate accessing element at invalid index and return NULL instead."))
     outside = exp.Or(this=exp.LT(this=index.copy(), expression=_number(1)), expression=exp.GT(this=index.copy(), expression=_number(len(values))))
     chosen = _fn("list_extract", exp.Array(expressions=[exp.cast(v, to) for v in values]), index.copy())  # to VARCHAR
+    overflow = exp.Or(this=exp.LT(this=index.copy(), expression=_number(-(2**31))), expression=exp.GT(this=index.copy(), expression=_number(2**31 - 1)))
+    overflow_text = exp.DPipe(this=exp.DPipe(this=exp.Literal.string("The value "), expression=exp.cast(index.copy(), _typed("VARCHAR"))),
+                              expression=exp.Literal.string('L of the type "BIGINT" cannot be cast to "INT" due to an overflow. Use '
+                                                            "`try_cast` to tolerate overflow and return NULL instead."))
     return exp.Case(ifs=[exp.If(this=exp.Is(this=index.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), to)),
+                         exp.If(this=overflow, true=spark_error("CAST_OVERFLOW", overflow_text, to)),
                          exp.If(this=outside, true=spark_error("INVALID_ARRAY_INDEX", text, to))], default=chosen)
 
 

@@ -283,6 +283,8 @@ SCALARS = [
     # where none is given (so ints come out bigints and a decimal beside an int a double)
     "decode(g, 'a', 1, 'b', 2)", "decode(g, 'a', 1, 'b', 2, 0)", "decode(s, 1, 'one', NULL, 'none', 'other')",
     "decode(s, 1, 1.5, 2, 2)", "decode(s, 1, 'x', 'y')", "decode(g, 'a', day)", "decode(g, 'a', ts, 'b', ts)", "decode(NULL, 6, 'x', NULL, 'y')",
+    # elt of a bigint index: cast to an int first
+    "elt(b % 3 + 1, g, 'y', 'z')", "typeof(elt(1L, 'a'))",
 ]
 
 AGGREGATES = [
@@ -856,7 +858,8 @@ def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession,
      ("timestampadd(DAY, 2147483647, ts)", "DATETIME_OVERFLOW"), ("timestampadd(QUARTER, -2147483647, day)", "DATETIME_OVERFLOW"),
      ("timestampadd(YEAR, 300000, to_timestamp_ntz(t))", "DATETIME_OVERFLOW"),
      # decode without a default: a string NULL beside an array, or a string result that is no number beside ints
-     ("decode(g, 'a', array(1))", "DATATYPE_MISMATCH.DATA_DIFF_TYPES"), ("decode(g, 'a', 'x', 'b', 2)", "CAST_INVALID_INPUT")],
+     ("decode(g, 'a', array(1))", "DATATYPE_MISMATCH.DATA_DIFF_TYPES"), ("decode(g, 'a', 'x', 'b', 2)", "CAST_INVALID_INPUT"),
+     ("elt(b % 5, 'x', 'y')", "INVALID_ARRAY_INDEX"), ("elt(CAST(4294967297 AS BIGINT), 'a', 'b')", "CAST_OVERFLOW")],
 )
 def test_datetime_conversions_raise_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
