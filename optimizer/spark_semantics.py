@@ -839,6 +839,8 @@ class _Typer:
             return _decimal_round_type(self.of(node.this), node.args.get("decimals"))  # type: ignore[arg-type]
         if isinstance(node, exp.Abs) and isinstance(self.of(node.this), DecimalType):
             return self.of(node.this)
+        if isinstance(node, exp.Abs) and self.of(node.this) in _ABS_TYPES:
+            return self.of(node.this)  # Spark's abs keeps its argument's type (ARITHMETIC_OVERFLOW at the least integer)
         if isinstance(node, VariantGet):
             try:
                 return node.target_type
@@ -6129,6 +6131,9 @@ def _listagg_within_group_name(node: exp.GroupConcat, top: bool) -> str | None:
         for k, o in zip(keys, order.expressions)
     ]
     return f"listagg{base[base.index('('):]} WITHIN GROUP (ORDER BY {', '.join(spelt)})"
+
+
+_ABS_TYPES = (AtomicType("tinyint"), AtomicType("smallint"), AtomicType("int"), AtomicType("bigint"), AtomicType("float"), AtomicType("double"))
 
 
 def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:

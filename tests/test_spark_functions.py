@@ -285,6 +285,8 @@ SCALARS = [
     "decode(s, 1, 1.5, 2, 2)", "decode(s, 1, 'x', 'y')", "decode(g, 'a', day)", "decode(g, 'a', ts, 'b', ts)", "decode(NULL, 6, 'x', NULL, 'y')",
     # elt of a bigint index: cast to an int first
     "elt(b % 3 + 1, g, 'y', 'z')", "typeof(elt(1L, 'a'))",
+    # abs keeps its argument's type (typed, so what holds it is answered)
+    "typeof(abs(i))", "typeof(abs(b))", "typeof(abs(f))", "abs(b % 3) + 1", "elt(abs(b % 3) + 1, 'x', 'y', 'z')",
 ]
 
 AGGREGATES = [
