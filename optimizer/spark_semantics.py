@@ -743,8 +743,7 @@ class _Typer:
             fields = [node.expression.name]
         elif isinstance(node, exp.Column) and node.table and not isinstance(node.this, exp.Star):
             parts = node.parts
-            variables = {v.name.lower() for lam in _enclosing(node, exp.Lambda) for v in lam.expressions}
-            if parts[0].name.lower() in variables:
+            if parts[0].name.lower() in _lambda_variables(node):
                 return None  # a lambda's variable: spark_arrays types it
             sources = {s.lower() for s in self.scope.selected_sources}
             skip = 1 if len(parts) > 2 and parts[0].name.lower() in sources else 0
@@ -6652,8 +6651,7 @@ def _column_name(column: exp.Column, top: bool) -> str:
     if top or not column.table:
         return column.name
     parts = [part.name for part in column.parts]
-    variables = {v.name.lower() for lam in _enclosing(column, exp.Lambda) for v in lam.expressions}
-    if parts[0].lower() in variables:
+    if parts[0].lower() in _lambda_variables(column):
         return column.name  # a lambda's variable's field: named as before
     selects = _enclosing(column, exp.Select)
     if not selects:
@@ -6671,6 +6669,11 @@ def _column_name(column: exp.Column, top: bool) -> str:
         if tuple(p.lower() for p in parts[:length]) in sources:
             return ".".join(parts[length:])
     return ".".join(parts)
+
+
+def _lambda_variables(node: exp.Expr) -> set[str]:
+    """The lower-cased names of the variables of the lambdas around ``node``."""
+    return {v.name.lower() for lam in _enclosing(node, exp.Lambda) for v in lam.expressions}
 
 
 def _enclosing(node: exp.Expr, kind: type[exp.Expr]) -> list[exp.Expr]:
