@@ -1167,6 +1167,10 @@ class _Typer:
             or (isinstance(node, exp.Add) and right == date and _interval_unit(node.this) in _DATE_UNITS)
         ):
             return date  # Spark's date plus days, months or years is a date
+        if (left == date and right in _SMALL_INTEGRALS and isinstance(node, (exp.Add, exp.Sub))) or (
+            isinstance(node, exp.Add) and right == date and left in _SMALL_INTEGRALS
+        ):
+            return date  # date_add(d, n) and date_sub(d, n), as Spark resolves them
         if _is_integral(left) and _is_integral(right):
             assert isinstance(left, AtomicType) and isinstance(right, AtomicType)
             return _wider_integral(left, right)
@@ -2392,7 +2396,9 @@ class _Rewriter:
                 # Spark's date_add(date, n) is a date (of a timestamp: of its date in the session
                 # time zone); sqlglot's DuckDB rendering makes it a timestamp.
                 start = node.this if of(node.this) == AtomicType("date") else exp.cast(node.this, exp.DataType.build("DATE"))
-                return exp.Add(this=start, expression=self._days_to_add(node))
+                days = self._days_to_add(node)
+                subtracted = _subtracted_days(days)
+                return _date_plus_days(start, days.this if subtracted else days, subtracted)
             return node
         if isinstance(node, (exp.Length, exp.ArraySize, exp.DateDiff)) and result == _INT:
             return exp.cast(node, exp.DataType.build("INT"))
@@ -2573,18 +2579,20 @@ class _Rewriter:
             sides = [node.this, node.expression] if isinstance(node, exp.Add) else [node.this]
             for date_side in sides:
                 other = node.expression if date_side is node.this else node.this
-                days = of(other)
+                added = of(other)
                 if of(date_side) == AtomicType("date") and (
-                    days in (_BIGINT, _DOUBLE, AtomicType("float")) or isinstance(days, (DecimalType, StringType))
+                    added in (_BIGINT, _DOUBLE, AtomicType("float")) or isinstance(added, (DecimalType, StringType))
                 ):
                     # Spark's date plus a number is date_add(d, n), whose n is an int at most (a
                     # string it casts to a date, which date_add does not take either)
                     raise OptimizeError(
                         f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: The second parameter requires '
                         f'the ("INT" or "SMALLINT" or "TINYINT") type, however "{_spark_text(other)}" has the type '
-                        f'"{_spark_type_name(days)}".',
+                        f'"{_spark_type_name(added)}".',
                         error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
                     )
+                if of(date_side) == AtomicType("date") and added in _SMALL_INTEGRALS:
+                    return _date_plus_days(date_side, other, isinstance(node, exp.Sub))
         if isinstance(node, (exp.Like, exp.ILike)) and not isinstance(node.parent, exp.Escape):
             # Spark's LIKE escapes with a backslash unless told otherwise; DuckDB's has no escape
             return exp.Escape(this=node, expression=exp.Literal.string("\\"))
@@ -5750,6 +5758,23 @@ def wrap_in_place(node: exp.Expr, wrapper: W) -> W:
     node.replace(wrapper)
     wrapper.set("this", node)
     return wrapper
+
+
+def _date_plus_days(start: exp.Expr, days: exp.Expr, subtracted: bool) -> exp.Expr:
+    """A date plus (or minus) an int's days as Spark's ``DateAdd``/``DateSub`` sum them: as ints,
+    wrapping past an int's range (``date_add(DATE '2024-01-03', 2147483647)`` is -5877587-06-23),
+    where DuckDB's date plus an integer raises. The sum is a bigint of days since the epoch,
+    wrapped to an int (it lies in [-2^32, 2^32 - 2], so one offset makes it positive before
+    DuckDB's truncating modulo); DuckDB's dates stop two days short of an int at either end, where
+    its out-of-range error remains."""
+    epoch = exp.cast(exp.Literal.string("1970-01-01"), exp.DataType.build("DATE"))
+    since = exp.Paren(this=exp.Sub(this=start, expression=epoch))
+    step = exp.Sub if subtracted else exp.Add
+    total = step(this=since, expression=exp.cast(days, exp.DataType.build("BIGINT")))
+    offset = exp.Literal.number(2**31 + 2**32)
+    wrapped = exp.Sub(this=exp.Mod(this=exp.Paren(this=exp.Add(this=total, expression=offset)), expression=exp.Literal.number(2**32)),
+                      expression=exp.Literal.number(2**31))
+    return exp.Add(this=epoch.copy(), expression=exp.cast(wrapped, exp.DataType.build("INT")))
 
 
 def _subtracted_days(node: exp.Expr) -> bool:
