@@ -367,6 +367,7 @@ def prefetch(batches: Iterator[pa.RecordBatch], depth: int = PREFETCH_BATCHES) -
                 close()
 
     worker = threading.Thread(target=produce, name="vpush-scan", daemon=True)
+    current_thread = threading.current_thread  # kept: a stream left open is closed at exit, when module globals may be gone
     worker.start()
     try:
         while True:
@@ -381,7 +382,7 @@ def prefetch(batches: Iterator[pa.RecordBatch], depth: int = PREFETCH_BATCHES) -
         stop.set()
         # Closed on its own reading thread (its last reference dropped there), the thread is
         # this one and stops by itself once this returns.
-        if worker is not threading.current_thread():
+        if worker is not current_thread():
             worker.join()
 
 
