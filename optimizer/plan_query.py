@@ -38,7 +38,7 @@ from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_ge
 from vpush.optimizer.rewrite_time_windows import check_time_windows
 from vpush.optimizer.spark_functions import check_functions
 from vpush.optimizer.spark_order import choose_ordered, exclude_from_stars
-from vpush.optimizer.spark_semantics import SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name, wrap_in_place
+from vpush.optimizer.spark_semantics import SESSION_TIME_ZONE, SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name, wrap_in_place
 from vpush.optimizer.variant_types import VARIANT, SparkType, StringType
 
 SCAN_PREFIX = "__vpush_scan_"
@@ -174,6 +174,14 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     Raises:
         OptimizeError: the SQL does not parse, or names a table that is not registered.
     """
+    token = SESSION_TIME_ZONE.set(time_zone)  # which some of Spark's names print
+    try:
+        return _plan_query(sql, catalog, time_zone, prune)
+    finally:
+        SESSION_TIME_ZONE.reset(token)
+
+
+def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan:
     expression = rewrite_zoned_literals(parse_spark(sql), time_zone)
     check_time_windows(expression)  # on both engines: Spark's error its extractions' scan columns would hide
     # What the DuckDB engine cannot run is refused when it runs the plan, not here: the Spark

@@ -207,7 +207,9 @@ def _variable_reference(node: exp.Expr) -> bool:
         return node.arg_key == "this"  # a body that is the variable alone
     if isinstance(parent, (exp.Column, exp.Alias, exp.TableAlias, exp.Table)):
         return False
-    return not (isinstance(parent, (exp.Dot, exp.PropertyEQ)) and node.arg_key in ("expression", "this"))
+    if isinstance(parent, exp.Dot):
+        return node.arg_key == "this"  # x.a in a lambda's body: the variable's field
+    return not (isinstance(parent, exp.PropertyEQ) and node.arg_key in ("expression", "this"))
 
 
 def lambda_variable_type(column: exp.Column | exp.Identifier, of: TypeOf) -> SparkType | None | object:

@@ -724,20 +724,40 @@ class _Typer:
         if not spark_arrays.is_unbound(bound):
             return bound if isinstance(bound, SparkType) else None
         name = node.name.lower()
-        crossing = self.array_fields(node)
-        if crossing is not None:
-            return crossing[1]
+        read = self.array_fields(node, crossing=False)  # s.a: a struct column's field (of an array's structs too)
+        if read is not None:
+            return read[1]
+        if node.table and node.parts[0].name.lower() in _lambda_variables(node):
+            return self._lambda_variable_field(node)
         if node.table:
             return self.source_columns(node.table).get(name)
         found = [cols[name] for alias in self.scope.selected_sources if name in (cols := self.source_columns(alias))]
         return found[0] if len(found) == 1 else None
 
-    def array_fields(self, node: exp.Expr) -> tuple[exp.Expr, SparkType, exp.Expr] | None:
+    def _lambda_variable_field(self, node: exp.Column) -> SparkType | None:
+        """The type of ``x.a.b``, a field of a struct a lambda's variable holds (None where a
+        step is no struct's one field of that name)."""
+        from vpush.optimizer import spark_arrays
+
+        variable = exp.column(node.parts[0].copy())
+        variable.parent = node.parent  # resolved where the read stands (not entered in the tree)
+        kind = spark_arrays.lambda_variable_type(variable, self.of)
+        for part in node.parts[1:]:
+            if not isinstance(kind, StructType):
+                return None
+            matches = [f for f in kind.fields if f.name.lower() == part.name.lower()]
+            if len(matches) != 1:
+                return None
+            kind = matches[0].type
+        return _unmarked(kind) if isinstance(kind, SparkType) else None
+
+    def array_fields(self, node: exp.Expr, *, crossing: bool = True) -> tuple[exp.Expr, SparkType, list[tuple[str, bool]]] | None:
         """A field read through an array of structs (``x.a`` of an ``array<struct<a, ...>>``, or
         ``f(...).a``; Spark's GetArrayStructFields, an array of each element's field): the
-        expression read from, the result's type, and DuckDB's expression of it (one step per
-        field: a struct's field, or each element's); None for other reads (a column, a struct's
-        field, a field vpush cannot type)."""
+        expression read from, the result's type, and the steps of DuckDB's expression of it
+        (:func:`_fields_read`: per field, its name and whether each element's); None for other
+        reads (a column, a field vpush cannot type, and unless ``crossing`` is False a struct's
+        field, Spark's GetStructField)."""
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
             base: exp.Expr = node.this
             fields = [node.expression.name]
@@ -775,17 +795,9 @@ class _Typer:
             else:
                 of_type = matches[0].type
             steps.append((matches[0].name, element is not None))
-        if not crossed or of_type is None:
+        if (crossing and not crossed) or of_type is None:
             return None
-        read = base
-        for field, each in steps:
-            if each:
-                variable = exp.to_identifier("__vpush_element")
-                body = exp.Dot(this=exp.column(variable.copy()), expression=exp.to_identifier(field, quoted=True))
-                read = exp.Anonymous(this="list_transform", expressions=[read, exp.Lambda(this=body, expressions=[variable])])
-            else:
-                read = exp.Dot(this=read, expression=exp.to_identifier(field, quoted=True))
-        return base, of_type, read
+        return base, _unmarked(of_type), steps
 
     def of(self, node: exp.Expr) -> SparkType | None:
         key = id(node)
@@ -845,8 +857,17 @@ class _Typer:
                 return node.target_type
             except Exception:  # noqa: BLE001 - a type vpush does not know: untyped
                 return None
+        if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
+            read = self.array_fields(node, crossing=False)  # a struct's field, or an array of structs' fields
+            return None if read is None else read[1]
         if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
             source = self.of(node.this)
+            if isinstance(source, ArrayType) and _is_integral(self.of(node.expressions[0])):
+                return source.element  # Spark's GetArrayItem (and element_at)
+            key = node.expressions[0]
+            if isinstance(source, StructType) and isinstance(key, exp.Literal) and key.is_string:
+                matches = [f for f in source.fields if f.name.lower() == key.name.lower()]
+                return _unmarked(matches[0].type) if len(matches) == 1 else None  # s['a']: Spark's GetStructField
             return source.value if isinstance(source, MapType) else None
         negative = _negative_integer_literal(node)
         if negative is not None and not isinstance(typed := _literal_type(exp.Literal(this=negative, is_string=False)), DecimalType):
@@ -868,6 +889,10 @@ class _Typer:
             and all(isinstance(self.of(p), StringType) for p in node.expressions or [node.this, node.expression] if p is not None)
         ):
             return StringType()
+        if isinstance(node, exp.Concat) and node.expressions:
+            arrays = {self.of(p) for p in node.expressions}
+            if len(arrays) == 1 and isinstance(next(iter(arrays)), ArrayType):
+                return next(iter(arrays))  # concat of arrays of one type
         if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)):
             return self._arithmetic(node)
         if isinstance(node, exp.Div):
@@ -2195,7 +2220,7 @@ class _Rewriter:
         if isinstance(node, (exp.Column, exp.Dot)):
             crossing = self.typer.array_fields(node)
             if crossing is not None:
-                return crossing[2]  # Spark's GetArrayStructFields: each element's field
+                return _fields_read(crossing[0], crossing[2])  # Spark's GetArrayStructFields: each element's field
         if isinstance(node, exp.Window) and _rows_in_order(node, self.typer.scope.expression):
             _check_window(node)  # Spark's errors for the window as written, before its order grows a key
             order = scan_order(self.typer.scope)
@@ -6116,9 +6141,13 @@ def _dates_difference(node: exp.Expr, typer: _Typer) -> bool:
 def _mark_typed_names(projection: exp.Expr, typer: _Typer) -> None:
     """Mark the nodes of ``projection`` whose Spark name depends on their operands' types: a date
     plus or minus a number or an interval (:data:`_DATE_OPERAND`), ``s['a']`` of a struct
-    (:data:`_STRUCT_FIELD`)."""
+    (:data:`_STRUCT_FIELD`), ``f(...).a`` of an array of structs (:data:`_ARRAY_FIELDS`)."""
     for node in reversed(_in_scope(projection)):  # operands before the nodes over them
-        if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
+        if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
+            read = typer.of(node.this)  # (not array_fields: it builds its read around the node's own operand)
+            if isinstance(read, ArrayType) and isinstance(read.element, StructType):
+                node.meta[_ARRAY_FIELDS] = True
+        elif isinstance(node, exp.Bracket) and len(node.expressions) == 1:
             key = node.expressions[0]
             if isinstance(key, exp.Literal) and key.is_string and isinstance(typer.of(node.this), StructType):
                 node.meta[_STRUCT_FIELD] = True
@@ -6170,7 +6199,16 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         '((sum(a) / 2) + count(1))'
     """
     if isinstance(node, exp.Cast) and node.meta.get(_IMPLICIT_CAST):
-        return spark_name(node.this, top=top)  # Spark's implicit casts are not in its names
+        token = _SCALA_ZONE.set(None)  # Spark's implicit casts are not in its names (their child's SQL)
+        try:
+            return spark_name(node.this, top=top)
+        finally:
+            _SCALA_ZONE.reset(token)
+    zone = _SCALA_ZONE.get()
+    if zone is not None:
+        printed = _scala_call_text(node, zone)
+        if printed is not None:
+            return printed
     if _TRIED_NAME in node.meta:
         return node.meta[_TRIED_NAME]  # named as the try_add/try_subtract it stands for
     if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)):
@@ -6364,7 +6402,14 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
     if isinstance(node, exp.Replace):
         return _call("replace", [node.this, node.expression, node.args.get("replacement")])
     if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
-        inner_dot = spark_name(node.this, top=False)
+        # Spark's GetStructField prints its child's SQL, GetArrayStructFields its child's Scala
+        # toString (the calls in it with all their arguments: `variant_get(v, $.a, ArrayType(...),
+        # true, Some(UTC)).b`)
+        token = _SCALA_ZONE.set(SESSION_TIME_ZONE.get() if _reads_array_fields(node) else None)
+        try:
+            inner_dot = spark_name(node.this, top=False)
+        finally:
+            _SCALA_ZONE.reset(token)
         return None if inner_dot is None else f"{inner_dot}.{node.expression.name}"
     if isinstance(node, exp.Transform) and isinstance(node.expression, exp.Lambda):
         return _call("transform", [node.this, node.expression])
@@ -6643,6 +6688,140 @@ def _call(word: str, args: list[exp.Expr | None], prefix: str = "", suffix: str 
     if any(n is None for n in names):
         return None
     return f"{word}({prefix}{', '.join(n for n in names if n is not None)}{suffix})"
+
+
+_ARRAY_FIELDS = "vpush_array_fields"
+"""The meta key of ``f(...).a`` of an array of structs (Spark's GetArrayStructFields), whose
+name prints ``f(...)`` as Scala's ``toString``."""
+
+SESSION_TIME_ZONE: contextvars.ContextVar[str] = contextvars.ContextVar("session_time_zone", default="UTC")
+"""Spark's session time zone of the query being planned, which some of Spark's names print."""
+
+
+def _unmarked(kind: SparkType) -> SparkType:
+    """``kind`` read out of a struct: a time window's marker it carries becomes
+    :data:`UNKNOWN_MARKER` (Spark's field has metadata of its own, which an alias of it takes and
+    vpush does not follow, so ``window_time`` of it is refused)."""
+    return marked(kind, UNKNOWN_MARKER) or kind if isinstance(kind, StructType) and kind.marker is not None else kind
+
+
+def _fields_read(base: exp.Expr, steps: list[tuple[str, bool]]) -> exp.Expr:
+    """DuckDB's read of fields from ``base`` (:meth:`_Typer.array_fields`): per step a struct's
+    field, or each element's."""
+    read = base
+    for field, each in steps:
+        if each:
+            variable = exp.to_identifier("__vpush_element")
+            body = exp.Dot(this=exp.column(variable.copy()), expression=exp.to_identifier(field, quoted=True))
+            read = exp.Anonymous(this="list_transform", expressions=[read, exp.Lambda(this=body, expressions=[variable])])
+        else:
+            read = exp.Dot(this=read, expression=exp.to_identifier(field, quoted=True))
+    return read
+
+
+def _reads_array_fields(node: exp.Dot) -> bool:
+    """Whether ``node`` is Spark's GetArrayStructFields: marked so, or a field of a
+    ``variant_get`` of an array of structs (named before the typer runs, as its extraction
+    becomes a scan column)."""
+    return bool(node.meta.get(_ARRAY_FIELDS)) or _variant_array_of_structs(node.this)
+
+
+_SAME_ARRAY_CALLS = frozenset({"slice", "reverse", "sort_array", "array_distinct", "filter", "array_compact", "shuffle",
+                               "array_union", "array_intersect", "array_except", "concat", "coalesce", "nvl"})
+"""Calls whose result is an array of their first argument's type (when it is an array)."""
+
+
+def _variant_array_of_structs(node: exp.Expr) -> bool:
+    """Whether ``node`` is a ``variant_get`` of an array of structs, or one of
+    :data:`_SAME_ARRAY_CALLS` over one."""
+    if isinstance(node, VariantGet):
+        target = node.target_type if not node.args.get("colon") else None
+        return isinstance(target, ArrayType) and isinstance(target.element, StructType)
+    if isinstance(node, exp.Transform):
+        return False  # transform's lambda makes the elements anew
+    called = call_name(node)
+    arguments = _arguments(node) if called in _SAME_ARRAY_CALLS else []
+    return bool(arguments) and _variant_array_of_structs(arguments[0])
+
+_SCALA_ZONE: contextvars.ContextVar[str | None] = contextvars.ContextVar("scala_zone", default=None)
+"""While naming the child of a GetArrayStructFields: the session time zone (else None)."""
+
+_SCALA_TYPES = {
+    "boolean": "BooleanType", "tinyint": "ByteType", "smallint": "ShortType", "int": "IntegerType", "bigint": "LongType",
+    "float": "FloatType", "double": "DoubleType", "date": "DateType", "binary": "BinaryType", "timestamp": "TimestampType",
+    "timestamp_ntz": "TimestampNTZType", "variant": "VariantType", "void": "NullType",
+}
+
+
+def _scala_type(kind: SparkType | None) -> str | None:
+    """A Spark data type as its Scala ``toString`` prints it (``ArrayType(StructType(StructField(b,
+    IntegerType,true)),true)``), as parsed from DDL (every part nullable); None for one this does
+    not print."""
+    if isinstance(kind, AtomicType):
+        return _SCALA_TYPES.get(kind.name)
+    if isinstance(kind, StringType):
+        return "StringType" if kind.collation is None else f"StringType({kind.collation.upper()})"
+    if isinstance(kind, DecimalType):
+        return f"DecimalType({kind.precision},{kind.scale})"
+    if isinstance(kind, ArrayType):
+        element = _scala_type(kind.element)
+        return None if element is None else f"ArrayType({element},true)"
+    if isinstance(kind, MapType):
+        key, value = _scala_type(kind.key), _scala_type(kind.value)
+        return None if key is None or value is None else f"MapType({key},{value},true)"
+    if isinstance(kind, StructType):
+        fields = [(f.name, _scala_type(f.type), f.nullable) for f in kind.fields]
+        if any(t is None for _, t, _ in fields):
+            return None
+        return "StructType(" + ",".join(f"StructField({n},{t},{str(nullable).lower()})" for n, t, nullable in fields) + ")"
+    return None
+
+
+def _scala_call_text(node: exp.Expr, zone: str) -> str | None:
+    """The calls whose Scala ``toString`` shows more arguments than their SQL (Spark's
+    ``Expression.toString``: the case class's fields, an option as ``Some(...)``, a map's entries
+    as pairs), as measured on Spark; None for the others (printed as their SQL)."""
+    if isinstance(node, VariantGet) and not node.args.get("colon"):
+        path, target = node.args.get("path"), _scala_type(node.target_type)
+        child = spark_name(node.this, top=False)
+        if child is None or target is None or not (isinstance(path, exp.Literal) and path.is_string):
+            return None
+        return f"{node.sql_name().lower()}({child}, {path.this}, {target}, {'false' if node.SAFE else 'true'}, Some({zone}))"
+    if isinstance(node, ParseJson):
+        child = spark_name(node.this, top=False)
+        return None if child is None else f"{node.sql_name().lower()}({child}, {'false' if node.SAFE else 'true'})"
+    called = call_name(node)
+    if called == "from_json":
+        arguments = _arguments(node)
+        if len(arguments) not in (2, 3) or not (isinstance(arguments[1], exp.Literal) and arguments[1].is_string):
+            return None
+        schema, child = _scala_type(from_json_schema(arguments[1].name)), spark_name(arguments[0], top=False)
+        options = _literal_options(arguments[2]) if len(arguments) == 3 else []
+        if schema is None or child is None or options is None:
+            return None
+        shown = [schema, *(f"({k},{v})" for k, v in options), child, f"Some({zone})", "false"]
+        return f"from_json({', '.join(shown)})"
+    if called == "element_at":
+        token = _SCALA_ZONE.set(None)  # the call itself as its SQL, then the fields it prints after
+        try:
+            plain = spark_name(node, top=False)
+        finally:
+            _SCALA_ZONE.reset(token)
+        return None if plain is None or not plain.startswith("element_at(") else plain[:-1] + ", None, true)"
+    return None
+
+
+def _literal_options(node: exp.Expr) -> list[tuple[str, str]] | None:
+    """The entries of ``map('k', 'v', ...)`` of string literals, in order; None for another."""
+    if isinstance(node, exp.VarMap) and isinstance(node.args.get("keys"), exp.Array) and isinstance(node.args.get("values"), exp.Array):
+        keys, values = node.args["keys"].expressions, node.args["values"].expressions
+    elif call_name(node) == "map" and isinstance(node, exp.Anonymous) and len(node.expressions) % 2 == 0:
+        keys, values = node.expressions[::2], node.expressions[1::2]
+    else:
+        return None
+    if not all(isinstance(p, exp.Literal) and p.is_string for p in [*keys, *values]):
+        return None
+    return [(k.name, v.name) for k, v in zip(keys, values)]
 
 
 def _extraction_name(node: exp.Expr, top: bool) -> str:
