@@ -1081,6 +1081,22 @@ def call_arguments(node: exp.Expr) -> list[exp.Expr | None] | None:
     return out
 
 
+def enclosing(node: exp.Expr, kind: type[exp.Expr]) -> list[exp.Expr]:
+    """The nodes of type ``kind`` around ``node``, innermost first."""
+    found = []
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, kind):
+            found.append(parent)
+        parent = parent.parent
+    return found
+
+
+def lambda_variables(node: exp.Expr) -> set[str]:
+    """The lower-cased names of the variables of the lambdas around ``node``."""
+    return {v.name.lower() for lam in enclosing(node, exp.Lambda) for v in lam.expressions}
+
+
 def call_name(node: exp.Expr) -> str | None:
     """The lower-cased name of the function the user called, for a traced call or one sqlglot
     does not know (:class:`sqlglot.exp.Anonymous`)."""

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 
 from sqlglot import exp
 
+from vpush.optimizer.dialect import lambda_variables
 from vpush.optimizer.plan import ORDER_COLUMN, ORDERED_SCAN, SCAN_INDEX
 from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, StringType
 
@@ -139,21 +140,7 @@ _PLACE = "vpush_join_place"
 
 
 def _bound_by_lambda(column: exp.Column) -> bool:
-    name = (column.table or column.name).lower()
-    for lam in _lambdas(column):
-        if any(v.name.lower() == name for v in lam.expressions):
-            return True
-    return False
-
-
-def _lambdas(node: exp.Expr) -> list[exp.Lambda]:
-    out = []
-    parent = node.parent
-    while parent is not None:
-        if isinstance(parent, exp.Lambda):
-            out.append(parent)
-        parent = parent.parent
-    return out
+    return (column.table or column.name).lower() in lambda_variables(column)
 
 
 def _join_order(select: exp.Select) -> exp.Expr | None:

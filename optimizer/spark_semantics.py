@@ -60,6 +60,8 @@ from vpush.optimizer.dialect import (
     VpushSpark,
     call_arguments,
     call_name,
+    enclosing as _enclosing,
+    lambda_variables as _lambda_variables,
     tuple_field_name,
     utc_shift_argument,
 )
@@ -6873,21 +6875,6 @@ def _column_name(column: exp.Column, top: bool) -> str:
         if tuple(p.lower() for p in parts[:length]) in sources:
             return ".".join(parts[length:])
     return ".".join(parts)
-
-
-def _lambda_variables(node: exp.Expr) -> set[str]:
-    """The lower-cased names of the variables of the lambdas around ``node``."""
-    return {v.name.lower() for lam in _enclosing(node, exp.Lambda) for v in lam.expressions}
-
-
-def _enclosing(node: exp.Expr, kind: type[exp.Expr]) -> list[exp.Expr]:
-    found = []
-    parent = node.parent
-    while parent is not None:
-        if isinstance(parent, kind):
-            found.append(parent)
-        parent = parent.parent
-    return found
 
 
 def _window_name(node: exp.Window) -> str | None:
