@@ -984,6 +984,9 @@ class _Typer:
         kinds = [self._part(p) for p in parts if not isinstance(p, exp.Null)]
         if kinds and set(kinds) == {StringType(), _BOOLEAN}:
             return _BOOLEAN
+        others = set(kinds) - {StringType()}
+        if StringType() in kinds and len(others) == 1 and others <= {AtomicType("date"), *_TIMESTAMPS, _BINARY}:
+            return others.pop()  # strings beside dates, timestamps or binaries are cast to them
         return self._common(parts) or _numeric_common_type(kinds)
 
     def _common(self, parts: list[exp.Expr]) -> SparkType | None:
@@ -1973,18 +1976,26 @@ class _Rewriter:
         if target is None and typed and set(typed) == {StringType(), _BOOLEAN}:
             target = _BOOLEAN  # Spark casts the strings to booleans (CAST_INVALID_INPUT for 'a')
         if target is None:
-            # a string NULL (decode's default) beside dates, timestamps or binaries: Spark's
-            # coercion casts it to their type, which DuckDB does not do for a typed NULL
+            # strings beside dates, timestamps or binaries of one type: Spark's coercion casts them
+            # to that type (strictly: CAST_INVALID_INPUT for 'a'), a string NULL (decode's default)
+            # too; DuckDB's binder refuses a column and leaves a typed NULL a string
             def string_null(value: exp.Expr | None) -> bool:
                 return isinstance(value, exp.Cast) and isinstance(value.this, exp.Null) and isinstance(self.typer.of(value), StringType)
 
-            others = {self.typer.of(v) for _, _, v in parts if v is not None and not isinstance(v, exp.Null) and not string_null(v)}
+            def plain_string(value: exp.Expr | None) -> bool:
+                return value is not None and not isinstance(value, exp.Null) and self.typer.of(value) == StringType()
+
+            others = {self.typer.of(v) for _, _, v in parts if v is not None and not isinstance(v, exp.Null) and not plain_string(v)}
             other = next(iter(others)) if len(others) == 1 else None
-            if other in (AtomicType("date"), *_TIMESTAMPS, _BINARY) and any(string_null(v) for _, _, v in parts):
-                assert other is not None
+            if other in (AtomicType("date"), *_TIMESTAMPS, _BINARY) and any(plain_string(v) for _, _, v in parts):
+                assert isinstance(other, AtomicType)
                 for holder, key, value in parts:
                     if string_null(value):
                         put(holder, key, exp.cast(exp.Null(), _sql_type(other)))
+                    elif plain_string(value):
+                        assert value is not None
+                        put(holder, key, exp.Anonymous(this="encode", expressions=[value]) if other == _BINARY
+                            else self._string_to_datetime(value, other, strict=True))
                 self.typer.types[id(node)] = other
                 return node
             if isinstance(other, (ArrayType, MapType, StructType)) and any(string_null(v) for _, _, v in parts):

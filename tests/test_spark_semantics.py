@@ -398,6 +398,11 @@ QUERIES: list[Any] = [
     "SELECT transform(arr, x -> x.a + 1), typeof(transform(arr, x -> named_struct('c', x.a))), aggregate(arr, 0L, (acc, x) -> acc + x.a), "
     "filter(arr, x -> x.A > 1).b, exists(arr, x -> x.b = 'a'), transform(st.items, x -> upper(x.sku)), typeof(st.items), "
     "zip_with(arr, arr, (x, y) -> x.a + y.a), transform(arr, x -> named_struct('c', x.a * 2)).c FROM q",
+    # strings beside dates, timestamps or binaries in CASE/coalesce/if are cast to them, strictly
+    "SELECT typeof(CASE WHEN i > 1 THEN day ELSE g END), typeof(coalesce(day, g)), coalesce(day, ' 2024-1-2 '), "
+    "if(i > 1, '2020-02-02', day), coalesce(binary(g), g), nvl(day, CAST(NULL AS STRING)), "
+    "coalesce(timestamp(day), '2024-01-01 10:00'), typeof(if(i > 1, timestamp(day), g)) FROM t",
+    "SELECT coalesce(day, g) FROM t",
 ]
 
 
