@@ -10,6 +10,7 @@ writes each specifier of a literal format as DuckDB SQL joined by ``||``:
 
 ```
 %s %-Ns %Ns          a string, integer, boolean, double, float or decimal, padded to N UTF-16 units
+%S %.Ms              of other than a string: upper-cased (NAN, 1.0E-5), cut to M characters
 %d with - 0 + , ' '  an integer: the sign, the zeros the width asks for, the digits (grouped by ,)
 %x %X with - 0       an integer as unsigned hexadecimal of its type's width
 %f %e %E %g %G       a double, or a float widened to one (Formatter casts it), by the engine
@@ -24,8 +25,9 @@ decimal, which Spark passes as its own ``Decimal`` class; ``%d`` of a double) fa
 holds a value, as Spark fails: Java's ``IllegalFormatConversionException`` (``f !=
 java.lang.Integer``), which Spark gives no error class; a NULL prints ``null``.
 
-Anything else is refused: another conversion (``%a``, ``%o``, ``%c``, ``%b``, ``%h``, dates), a
-precision of ``%s`` (or of ``%d``, which Java rejects), argument indexes (``%1$s``, ``%<s``), the
+Anything else is refused: another conversion (``%a``, ``%o``, ``%c``, ``%b``, ``%h``, dates),
+``%S`` or a precision of ``%s`` of a string (Java upper-cases by its own tables and cuts UTF-16
+units), a precision of ``%d`` (Java rejects it), argument indexes (``%1$s``, ``%<s``), the
 flag ``#`` but of ``%f %e``, a width or precision over 10000, a format that is not a literal, an
 argument of another type (a date's ``%s`` is its day number), fewer arguments than specifiers,
 and the flag combinations Java rejects (``%-05d``, ``%05s``, ``%,e``, ``%#g``, ``%-f``: Spark
@@ -185,7 +187,7 @@ def _hexadecimal(value: exp.Expr, bits: int, flags: str, width: int | None, uppe
 
 def _checked_flags(called: str, conversion: str, flags: str, width: int | None) -> None:
     """Refuse the flags Java rejects for ``conversion`` (or vpush does not print)."""
-    allowed = {"s": "-", "d": "-0+ ,", "x": "-0", "X": "-0", "f": "-#+ 0,(", "e": "-#+ 0(", "E": "-#+ 0(",
+    allowed = {"s": "-", "S": "-", "d": "-0+ ,", "x": "-0", "X": "-0", "f": "-#+ 0,(", "e": "-#+ 0(", "E": "-#+ 0(",
                "g": "-+ 0,(", "G": "-+ 0,("}[conversion]
     if any(f not in allowed for f in flags) or len(set(flags)) != len(flags):
         _refuse(called, f"the flags {flags!r} of %{conversion}")
@@ -245,14 +247,14 @@ def rewrite_format_string(
         flags = flags or ""
         width = int(width_text) if width_text is not None else None
         precision = int(precision_text[1:]) if precision_text is not None else None
-        if index or time or "<" in flags or (precision is not None and conversion not in _FLOATING):
-            _refuse(called, f"the specifier {match.group(0)!r} (argument indexes, precisions but of %e %f %g, and dates are not printed)")
+        if index or time or "<" in flags or (precision is not None and conversion not in _FLOATING + "sS"):
+            _refuse(called, f"the specifier {match.group(0)!r} (argument indexes, precisions of %d %x, and dates are not printed)")
         if conversion in ("%", "n"):
             if flags or width is not None:
                 _refuse(called, f"the specifier {match.group(0)!r}")
             parts.append(_text("%" if conversion == "%" else "\n"))
             continue
-        if conversion not in ("s", "d", "x", "X") and conversion not in _FLOATING:
+        if conversion not in ("s", "S", "d", "x", "X") and conversion not in _FLOATING:
             _refuse(called, f"the conversion %{conversion} (Java's own digits or text)")
         _checked_flags(called, conversion, flags, width)
         if (width or 0) > _LIMIT or (precision or 0) > _LIMIT:
@@ -262,12 +264,19 @@ def rewrite_format_string(
         value, typed = values[used], of(values[used])
         used += 1
         shown_type = typed.to_spark() if typed is not None else "value of a type vpush does not know"
-        if conversion == "s":
+        if conversion in ("s", "S"):
             as_text = _as_text(value, typed, functions)
             if as_text is None:
-                _refuse(called, f"%s of a {shown_type}")
+                _refuse(called, f"%{conversion} of a {shown_type}")
+            if isinstance(typed, StringType) and (conversion == "S" or precision is not None):
+                # Java cuts UTF-16 units (a surrogate pair may be split) and upper-cases by its own tables
+                _refuse(called, f"%{conversion} of a string with a precision or upper-cased (Java's UTF-16 units and case tables)")
             assert as_text is not None  # for mypy: refused above
-            shown = _fn("coalesce", as_text, _text("null"))
+            shown: exp.Expression = _fn("coalesce", as_text, _text("null"))
+            if precision is not None:
+                shown = _fn("left", shown, exp.Literal.number(precision))
+            if conversion == "S":
+                shown = _fn("upper", shown)
             parts.append(_padded(shown, width, "-" in flags, _utf16_length(shown)))
             continue
         # a NULL argument prints as `null` (upper-cased by %X %E %G), justified by the width (not zero-padded)

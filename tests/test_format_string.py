@@ -49,7 +49,8 @@ def _seeded_doubles(seed: int) -> list[float]:
 
 DOUBLES = _seeded_doubles(20261126)
 FORMATS = ["%f", "%.2f", "%.0f", "%e", "%.3E", "%.0e", "%g", "%.3G", "%,.2f", "%+015.4f", "%(,12.1f", "% .10e",
-           "%-12.3g|", "%#.0f", "%#.0e", "%020.3e", "%(012.2e", "%.17f", "%.20e", "%,g", "%.1f", "%.15g", "%5.1f%%", "%s|%10s"]
+           "%-12.3g|", "%#.0f", "%#.0e", "%020.3e", "%(012.2e", "%.17f", "%.20e", "%,g", "%.1f", "%.15g", "%5.1f%%", "%s|%10s",
+           "%S|%-8.3S|"]
 
 
 def _answers(spark: SparkSession, folder: Path, sql: str) -> tuple[list[Any], list[Any]]:
@@ -105,7 +106,7 @@ def test_decimals_printed_by_s_as_spark(spark: SparkSession, tmp_path: Path) -> 
                        pa.decimal128(38, scale)) for scale in (0, 2, 8, 10, 18)]
     names = [f"d{n}" for n in range(len(scaled))]
     pq.write_table(pa.table({"k": pa.array(range(len(values)), pa.int32()), **dict(zip(names, scaled))}), tmp_path / "part-0.parquet")
-    calls = [f"format_string('%s|%-24s|%5s', {n}, {n}, {n})" for n in names] + ["format_string('%s', CAST(0 AS DECIMAL(10, 9)))"]
+    calls = [f"format_string('%s|%-24s|%5s|%S|%.4s', {n}, {n}, {n}, {n}, {n})" for n in names] + ["format_string('%s', CAST(0 AS DECIMAL(10, 9)))"]
     expected, got = _answers(spark, tmp_path, f"SELECT k, {', '.join(calls)} FROM z")
     assert got[0] == expected[0]
     assert sorted(got[1]) == sorted(expected[1])
@@ -140,13 +141,14 @@ def test_a_conversion_java_does_not_take_fails_as_spark(call: str, spark: SparkS
 @pytest.mark.parametrize(
     "call",
     ["format_string('%,e', 1.5D)", "format_string('%#g', 1.5D)", "format_string('%-f', 1.5D)", "format_string('%-010f', 1.5D)",
-     "format_string('%+ e', 1.5D)", "format_string('%.3s', 1.5D)", "format_string('%a', 1.5D)", "format_string('%.20001f', 1.5D)",
-     "format_string('%d', DATE'2024-01-01')", "format_string('%f', TIMESTAMP'2024-01-01 00:00:00')"],
+     "format_string('%+ e', 1.5D)", "format_string('%a', 1.5D)", "format_string('%.20001f', 1.5D)",
+     "format_string('%d', DATE'2024-01-01')", "format_string('%f', TIMESTAMP'2024-01-01 00:00:00')", "format_string('%S', g)",
+     "format_string('%.2s', g)", "format_string('%.2d', 1)"],
 )
 def test_refused_specifiers(call: str, tmp_path: Path) -> None:
     """The flag combinations Java rejects (Spark raises without an error class) and the forms
     vpush does not print: refused when planned."""
-    pq.write_table(pa.table({"x": pa.array([1.5])}), tmp_path / "part-0.parquet")
+    pq.write_table(pa.table({"x": pa.array([1.5]), "g": pa.array(["a"])}), tmp_path / "part-0.parquet")
     connection = vpush.connect()
     connection.register("t", tmp_path)
     assert_refused_on_duckdb(connection, call)
