@@ -23,7 +23,9 @@ writes each specifier of a literal format as DuckDB SQL joined by ``||``:
 An argument of a conversion Java's ``Formatter`` does not take (``%f`` of an integer or of a
 decimal, which Spark passes as its own ``Decimal`` class; ``%d`` of a double) fails when a row
 holds a value, as Spark fails: Java's ``IllegalFormatConversionException`` (``f !=
-java.lang.Integer``), which Spark gives no error class; a NULL prints ``null``.
+java.lang.Integer``), which Spark gives no error class; a NULL prints ``null``. Such a call
+of constants only is refused: Spark fails as it folds it when planning, rows or not, unless it
+prunes the plan first (``LIMIT 0``).
 
 Anything else is refused: another conversion (``%a``, ``%o``, ``%c``, ``%b``, ``%h``, dates),
 ``%S`` or a precision of ``%s`` of a string (Java upper-cases by its own tables and cuts UTF-16
@@ -203,6 +205,11 @@ def _conversion_fails(conversion: str, java_class: str) -> exp.Expression:
     return exp.cast(_fn("error", _text(message)), exp.DataType.build("VARCHAR"))
 
 
+def _row_dependent(node: exp.Expr) -> bool:
+    """Whether ``node`` reads a column, aggregates or windows (Spark does not fold it)."""
+    return any(isinstance(n, (exp.Column, exp.AggFunc, exp.Window, exp.Subquery, exp.Select)) for n in node.walk())
+
+
 def _null_text(conversion: str, width: int | None, precision: int | None, flags: str) -> exp.Expression:
     """Java's ``null`` for a NULL argument: upper-cased by an upper-case conversion, cut to the
     precision, justified by the width (never zero-padded)."""
@@ -291,6 +298,10 @@ def rewrite_format_string(
             if java_class is None:
                 _refuse(called, f"%{conversion} of a {shown_type}")
             assert java_class is not None  # for mypy: refused above
+            if not any(_row_dependent(a) for a in arguments):
+                # Spark fails on a call of constants as it plans the query (ConstantFolding), rows or
+                # not, unless the plan is pruned first (LIMIT 0): neither answer is always Spark's
+                _refuse(called, f"%{conversion} of a {shown_type} in a call of constants (Spark fails when it folds it)")
             parts.append(_unless_null(value, null, _conversion_fails(conversion, java_class)))
             continue
         formatted: exp.Expression
