@@ -2133,8 +2133,11 @@ static inline int64_t wrap_to(int width, int64_t v) {
 
 /* _java_digits: the decimal digits (as '0'..'9') of significand * 2**(binary_exponent - 52), bit
  * 52 of significand set, and the exponent e with value = 0.d1d2... * 10**e; flags (when not NULL)
- * gets FloatingDecimal's notes on them. */
-static int java_digits(int binary_exponent, uint64_t significand, int significant_bits, char *digits, int *ndigits, int *flags) {
+ * gets FloatingDecimal's notes on them. compatible: Double.toString's digits (a second digit
+ * forced in E-notation only); 0: the digits java.util.Formatter asks for (isCompatibleFormat
+ * false), where the loop always goes on to a second digit. */
+static int java_digits(int binary_exponent, uint64_t significand, int significant_bits, char *digits, int *ndigits, int *flags,
+                       int compatible) {
     int trailing = __builtin_ctzll(significand);
     int fraction_bits = 53 - trailing;
     int tiny_bits = fraction_bits - binary_exponent - 1;
@@ -2234,7 +2237,7 @@ static int java_digits(int binary_exponent, uint64_t significand, int significan
             } else if (nd < 30) {
                 digits[nd++] = (char)('0' + q);
             }
-            if (first && (exp10 < -3 || exp10 >= 8)) low = high = 0; /* E-notation: a second digit */
+            if (first && (!compatible || exp10 < -3 || exp10 >= 8)) low = high = 0; /* E-notation, or Formatter's digits: a second digit */
             first = 0;
         }
         if (flags != NULL && (width ? B == 0 : b.n == 0)) *flags |= JAVA_DIGITS_EXACT;
@@ -2339,7 +2342,7 @@ static int java_double_text(char *out, uint64_t bits, int *flags) {
         significand |= 1ULL << 52;
         significant_bits = 53;
     }
-    e = java_digits(exponent - 1023, significand, significant_bits, digits, &nd, flags);
+    e = java_digits(exponent - 1023, significand, significant_bits, digits, &nd, flags, 1);
     return java_layout(out, negative, digits, nd, e);
 }
 
@@ -2373,7 +2376,7 @@ static int format_java_float(char *out, uint32_t bits) {
         significant_bits = 24;
     }
     /* Java widens the float's bits to a double's position and keeps the float's precision */
-    e = java_digits(exponent - 127, significand << 29, significant_bits, digits, &nd, NULL);
+    e = java_digits(exponent - 127, significand << 29, significant_bits, digits, &nd, NULL, 1);
     return java_layout(out, negative, digits, nd, e);
 }
 
@@ -2483,6 +2486,236 @@ static int format_decimal_places(char *out, uint64_t bits, int places) {
             }
             out[k++] = index < count ? d[index++] : '0';
         }
+    }
+    return k;
+}
+
+/* -- java.util.Formatter's %e %E %f %g %G of a double (Spark's format_string and printf) -------- */
+/* Formatter (Locale.US) prints a double from FloatingDecimal's digits in the form Formatter asks
+ * for (java_digits, compatible 0), which FormattedFloatingDecimal rounds HALF_UP at the precision
+ * by the digit (applyPrecision) and lays out (fillDecimal, fillScientific); Formatter then pads
+ * the fraction with zeros, groups, signs and justifies. A float is widened to a double first
+ * (Formatter.print(float) casts it). */
+#define JAVA_FMT_LEFT 1   /* '-' */
+#define JAVA_FMT_PLUS 2   /* '+' */
+#define JAVA_FMT_SPACE 4  /* ' ' */
+#define JAVA_FMT_ZERO 8   /* '0' */
+#define JAVA_FMT_GROUP 16 /* ',' */
+#define JAVA_FMT_PAREN 32 /* '(' */
+#define JAVA_FMT_ALT 64   /* '#' */
+#define JAVA_FMT_LIMIT 10000 /* the largest width and precision the kernel takes */
+/* the most bytes one value takes: sign or parentheses, 309 integer digits and their 102 commas,
+ * the point, the fraction, the exponent, and the width's padding */
+#define JAVA_FMT_ROOM(width, precision) (2 + 309 + 103 + 1 + (precision) + 8 + (width) + 8)
+
+/* FormattedFloatingDecimal.applyPrecision: the digits rounded HALF_UP to prec of them (none for
+ * prec < 0), and the exponent after a carry out. */
+static int java_apply_precision(int exp, char *digits, int nd, int prec) {
+    if (prec >= nd || prec < 0) return exp;
+    if (prec == 0) {
+        if (digits[0] >= '5') {
+            digits[0] = '1';
+            memset(digits + 1, '0', (size_t)(nd - 1));
+            return exp + 1;
+        }
+        memset(digits, '0', (size_t)nd);
+        return exp;
+    }
+    if (digits[prec] >= '5') {
+        int i = prec - 1;
+        while (digits[i] == '9' && i > 0) i--;
+        if (digits[i] == '9') {
+            digits[0] = '1';
+            memset(digits + 1, '0', (size_t)(nd - 1));
+            return exp + 1;
+        }
+        digits[i]++;
+        memset(digits + i + 1, '0', (size_t)(nd - i - 1));
+    } else {
+        memset(digits + prec, '0', (size_t)(nd - prec));
+    }
+    return exp;
+}
+
+/* FormattedFloatingDecimal.fillDecimal: the digits of 0.d1d2... * 10**exp with at most precision
+ * of them after the point (the point only when one follows). */
+static int java_fill_decimal(char *out, const char *digits, int nd, int exp, int precision) {
+    int k = 0;
+    if (exp > 0) {
+        if (nd < exp) {
+            memcpy(out, digits, (size_t)nd);
+            memset(out + nd, '0', (size_t)(exp - nd));
+            return exp;
+        }
+        int t = nd - exp < precision ? nd - exp : precision;
+        memcpy(out, digits, (size_t)exp);
+        k = exp;
+        if (t > 0) {
+            out[k++] = '.';
+            memcpy(out + k, digits + exp, (size_t)t);
+            k += t;
+        }
+        return k;
+    }
+    int zeros = -exp < precision ? -exp : precision, t = nd < precision + exp ? nd : precision + exp;
+    if (zeros < 0) zeros = 0;
+    if (t < 0) t = 0;
+    if (zeros > 0 || t > 0) {
+        out[k++] = '0';
+        out[k++] = '.';
+        memset(out + k, '0', (size_t)zeros);
+        k += zeros;
+        memcpy(out + k, digits, (size_t)t);
+        return k + t;
+    }
+    out[0] = '0';
+    return 1;
+}
+
+/* FormattedFloatingDecimal.fillScientific: d.ddd (at most precision digits after the point) and
+ * the exponent's sign and two or three digits. */
+static int java_fill_scientific(char *out, char *exponent, int *exponent_len, const char *digits, int nd, int exp, int precision) {
+    int t = nd - 1 < precision ? nd - 1 : precision, k = 0, e;
+    char sign;
+    if (t < 0) t = 0;
+    out[k++] = digits[0];
+    if (t > 0) {
+        out[k++] = '.';
+        memcpy(out + k, digits + 1, (size_t)t);
+        k += t;
+    }
+    if (exp <= 0) {
+        sign = '-';
+        e = -exp + 1;
+    } else {
+        sign = '+';
+        e = exp - 1;
+    }
+    *exponent_len = snprintf(exponent, 8, "%c%02d", sign, e);
+    return k;
+}
+
+/* Formatter.addZeros: zeros (and the point they need) up to prec digits after the point. */
+static int java_add_zeros(char *mant, int len, int prec) {
+    int i = 0, out_prec;
+    while (i < len && mant[i] != '.') i++;
+    out_prec = i == len ? 0 : len - i - 1;
+    if (out_prec >= prec) return len;
+    if (i == len) mant[len++] = '.';
+    memset(mant + len, '0', (size_t)(prec - out_prec));
+    return len + prec - out_prec;
+}
+
+/* Formatter.localizedMagnitude (Locale.US): the mantissa with ',' every three integer digits
+ * (GROUP), then zeros inserted after the sign (already in out[0..begin)) up to width
+ * (ZERO_PAD, width >= 0). Returns the new length of out. */
+static int java_localized(char *out, int begin, const char *mant, int len, int flags, int width) {
+    int dot = 0, k = begin;
+    while (dot < len && mant[dot] != '.') dot++;
+    for (int j = 0; j < len; j++) {
+        out[k++] = mant[j];
+        if (j < dot - 1 && (flags & JAVA_FMT_GROUP) && (dot - j) % 3 == 1) out[k++] = ',';
+    }
+    if (width >= 0 && (flags & JAVA_FMT_ZERO) && k < width) {
+        int pad = width - k;
+        memmove(out + begin + pad, out + begin, (size_t)(k - begin));
+        memset(out + begin, '0', (size_t)pad);
+        k = width;
+    }
+    return k;
+}
+
+/* Formatter.print(double) under conversion (e E f g G), flags (JAVA_FMT_*), width and precision
+ * (-1: none); at most JAVA_FMT_ROOM(width, precision) bytes. */
+static int java_formatter_double(char *out, uint64_t bits, char conversion, int flags, int width, int precision) {
+    int negative = (int)(bits >> 63), exponent = (int)((bits >> 52) & 0x7FF), upper = conversion == 'E' || conversion == 'G';
+    int k = 0, len = 0, nd, e, significant_bits, exponent_len = 0, body_len;
+    uint64_t significand = bits & SIGNIFICAND_MASK;
+    char digits[40], exp_text[8], mant[JAVA_FMT_ROOM(0, JAVA_FMT_LIMIT)], body[JAVA_FMT_ROOM(JAVA_FMT_LIMIT, JAVA_FMT_LIMIT)];
+    char lower = (char)(conversion | 0x20);
+    int prec = precision < 0 ? 6 : precision;
+    if (exponent == 0x7FF && significand) {
+        memcpy(body, upper ? "NAN" : "NaN", 3);
+        body_len = 3;
+    } else {
+        /* Double.compare(value, 0.0) == -1: -0.0 is negative too */
+        if (negative) body[k++] = (flags & JAVA_FMT_PAREN) ? '(' : '-';
+        else if (flags & JAVA_FMT_PLUS) body[k++] = '+';
+        else if (flags & JAVA_FMT_SPACE) body[k++] = ' ';
+        if (exponent == 0x7FF) {
+            memcpy(body + k, upper ? "INFINITY" : "Infinity", 8);
+            k += 8;
+        } else {
+            int zero = exponent == 0 && significand == 0, adjusted = width, has_exp = 0;
+            if (zero) {
+                digits[0] = '0';
+                nd = 1;
+                e = 0; /* FloatingDecimal's B2AC_POSITIVE_ZERO */
+            } else {
+                if (exponent == 0) {
+                    int shift = 53 - (64 - __builtin_clzll(significand));
+                    significand <<= shift;
+                    exponent = 1 - shift;
+                    significant_bits = 53 - shift;
+                } else {
+                    significand |= 1ULL << 52;
+                    significant_bits = 53;
+                }
+                e = java_digits(exponent - 1023, significand, significant_bits, digits, &nd, NULL, 0);
+            }
+            if (lower == 'f') {
+                e = java_apply_precision(e, digits, nd, e + prec);
+                len = java_fill_decimal(mant, digits, nd, e, prec);
+                len = java_add_zeros(mant, len, prec);
+                if ((flags & JAVA_FMT_ALT) && prec == 0) mant[len++] = '.';
+            } else if (lower == 'e') {
+                e = java_apply_precision(e, digits, nd, prec + 1);
+                len = java_fill_scientific(mant, exp_text, &exponent_len, digits, nd, e, prec);
+                len = java_add_zeros(mant, len, prec);
+                if ((flags & JAVA_FMT_ALT) && prec == 0) mant[len++] = '.';
+                if (zero) exponent_len = snprintf(exp_text, sizeof exp_text, "+00");
+                has_exp = 1;
+            } else {
+                int general = precision < 0 ? 6 : precision == 0 ? 1 : precision;
+                if (zero) {
+                    mant[0] = '0';
+                    len = 1;
+                    general -= 1;
+                } else {
+                    e = java_apply_precision(e, digits, nd, general);
+                    if (e - 1 < -4 || e - 1 >= general) {
+                        len = java_fill_scientific(mant, exp_text, &exponent_len, digits, nd, e, general - 1);
+                        has_exp = 1;
+                        general -= 1;
+                    } else {
+                        len = java_fill_decimal(mant, digits, nd, e, general - e);
+                        general -= e;
+                    }
+                }
+                len = java_add_zeros(mant, len, general);
+            }
+            if (width >= 0 && has_exp) adjusted = width - exponent_len - 1;
+            if (adjusted >= 0 && negative && (flags & JAVA_FMT_PAREN)) adjusted--;
+            k = java_localized(body, k, mant, len, flags, width >= 0 ? adjusted : -1);
+            if (has_exp) {
+                body[k++] = upper ? 'E' : 'e';
+                memcpy(body + k, exp_text, (size_t)exponent_len);
+                k += exponent_len;
+            }
+        }
+        if (negative && (flags & JAVA_FMT_PAREN)) body[k++] = ')';
+        body_len = k;
+    }
+    k = 0;
+    if (width > body_len && !(flags & JAVA_FMT_LEFT)) {
+        memset(out, ' ', (size_t)(width - body_len));
+        k = width - body_len;
+    }
+    memcpy(out + k, body, (size_t)body_len);
+    k += body_len;
+    if (width > k) {
+        memset(out + k, ' ', (size_t)(width - k));
+        k = width;
     }
     return k;
 }
@@ -4171,6 +4404,91 @@ done:
     if (has_validity) PyBuffer_Release(&validity);
     if (has_places) PyBuffer_Release(&places);
     if (has_places_validity) PyBuffer_Release(&places_validity);
+    return result;
+}
+
+typedef struct {
+    Ctx *c;
+    const uint8_t *values, *validity;
+    int64_t n, offset;
+    char conversion;
+    int flags, width, precision;
+} FormatterLoop;
+
+static int formatter_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    FormatterLoop *l = (FormatterLoop *)arg;
+    Ctx *c = l->c;
+    offsets[0] = 0;
+    for (int64_t row = 0; row < l->n; row++) {
+        int64_t at = l->offset + row;
+        if (l->validity != NULL && !((l->validity[at >> 3] >> (at & 7)) & 1)) {
+            (*null_count)++;
+        } else {
+            uint64_t bits;
+            if (reserve(c, JAVA_FMT_ROOM(l->width > 0 ? l->width : 0, l->precision > 0 ? l->precision : 6)) < 0) return -1;
+            memcpy(&bits, l->values + at * 8, 8);
+            c->out_len += java_formatter_double((char *)c->out + c->out_len, bits, l->conversion, l->flags, l->width, l->precision);
+            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+        }
+        if (c->out_len > INT32_MAX) return fail(c, ERR_TOO_LARGE, "", -1, "the text exceeds a string array's 2 GiB");
+        offsets[row + 1] = (int32_t)c->out_len;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(format_java_formatter_doc,
+             "format_java_formatter(values, validity, offset, length, conversion, flags, width, precision)\n"
+             "    -> (null_count, validity, offsets, data)\n\n"
+             "Each double of an Arrow float64 array's buffers as java.util.Formatter (Locale.US) prints\n"
+             "it under one specifier: conversion one of 'e', 'E', 'f', 'g', 'G'; flags the bits '-' 1,\n"
+             "'+' 2, ' ' 4, '0' 8, ',' 16, '(' 32, '#' 64 (combinations Java accepts); width and precision\n"
+             "-1 for none, at most 10000. NULL where the value is NULL. The three buffers returned are\n"
+             "pyarrow buffers of a string array (validity is None when no row is null).");
+
+static PyObject *py_format_java_formatter(PyObject *self, PyObject *args) {
+    PyObject *values_obj, *validity_obj, *result = NULL;
+    Py_buffer values, validity;
+    long long offset, length;
+    int conversion, flags, width, precision, has_validity = 0;
+    Ctx c;
+    FormatterLoop loop;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "OOLLCiii", &values_obj, &validity_obj, &offset, &length, &conversion, &flags, &width, &precision))
+        return NULL;
+    if (offset < 0 || length < 0 || strchr("eEfgG", conversion) == NULL || conversion == 0 || flags < 0 || flags > 127 ||
+        width < -1 || width > JAVA_FMT_LIMIT || precision < -1 || precision > JAVA_FMT_LIMIT) {
+        PyErr_SetString(PyExc_ValueError, "format_java_formatter: a conversion of eEfgG, flags below 128, width and precision from -1 to 10000");
+        return NULL;
+    }
+    if (PyObject_GetBuffer(values_obj, &values, PyBUF_SIMPLE) < 0) return NULL;
+    if (validity_obj != Py_None) {
+        if (PyObject_GetBuffer(validity_obj, &validity, PyBUF_SIMPLE) < 0) {
+            PyBuffer_Release(&values);
+            return NULL;
+        }
+        has_validity = 1;
+    }
+    if ((offset + length) * 8 > values.len || (has_validity && (offset + length + 7) / 8 > validity.len)) {
+        PyErr_SetString(PyExc_ValueError, "format_java_formatter: the buffers are shorter than offset + length");
+        goto done;
+    }
+    memset(&c, 0, sizeof c);
+    c.row = -1;
+    c.err_offset = -1;
+    loop.c = &c;
+    loop.values = (const uint8_t *)values.buf;
+    loop.validity = has_validity ? (const uint8_t *)validity.buf : NULL;
+    loop.n = length;
+    loop.offset = offset;
+    loop.conversion = (char)conversion;
+    loop.flags = flags;
+    loop.width = width;
+    loop.precision = precision;
+    result = run_into_binary(&c, length, formatter_loop, &loop);
+    ctx_free(&c);
+done:
+    PyBuffer_Release(&values);
+    if (has_validity) PyBuffer_Release(&validity);
     return result;
 }
 
@@ -7105,6 +7423,7 @@ static PyMethodDef methods[] = {
     {"to_json", py_to_json, METH_VARARGS, to_json_doc},
     {"schema_of_variant", py_schema_of_variant, METH_VARARGS, schema_of_variant_doc},
     {"format_java", py_format_java, METH_VARARGS, format_java_doc},
+    {"format_java_formatter", py_format_java_formatter, METH_VARARGS, format_java_formatter_doc},
     {"get_json_object", py_get_json_object, METH_VARARGS, get_json_object_doc},
     {"json_shape", py_json_shape, METH_VARARGS, json_shape_doc},
     {"parse_url", py_parse_url, METH_VARARGS, parse_url_doc},

@@ -755,6 +755,50 @@ def format_java_native(values: pa.Array | pa.ChunkedArray) -> pa.StringArray | p
     )
 
 
+JAVA_FORMATTER_FLAGS = {"-": 1, "+": 2, " ": 4, "0": 8, ",": 16, "(": 32, "#": 64}
+"""The bit of each flag of a ``java.util.Formatter`` specifier, as :func:`format_java_formatter_native` takes them."""
+
+
+def format_java_formatter_native(
+    values: pa.Array | pa.ChunkedArray, conversion: str, flags: str, width: int | None, precision: int | None
+) -> pa.StringArray | pa.ChunkedArray:
+    """Every double as ``java.util.Formatter`` (``Locale.US``, Java 17) prints it under the
+    specifier ``%[flags][width][.precision]conversion``, in C: FloatingDecimal's digits in the
+    form Formatter asks for, rounded HALF_UP at the precision, laid out as
+    ``FormattedFloatingDecimal`` and Formatter lay them out (Spark's ``format_string``/``printf``).
+
+    Example:
+        >>> format_java_formatter_native(pa.array([1.005, 0.125, -0.0, None]), "f", "", None, 2).to_pylist()
+        ['1.01', '0.13', '-0.00', None]
+        >>> format_java_formatter_native(pa.array([1234567.891, float("nan")]), "e", "+", 14, 3).to_pylist()
+        ['    +1.235e+06', '           NaN']
+
+    Args:
+        values: a float64 array (or chunked array); a float is widened to a double first, as
+            Formatter does.
+        conversion: one of ``e E f g G``.
+        flags: flags of :data:`JAVA_FORMATTER_FLAGS`, a combination Java accepts for the conversion.
+        width, precision: None or 0 to 10000.
+
+    Raises:
+        NativeUnsupportedError: another Arrow type, or no compiled kernel.
+    """
+    if isinstance(values, pa.ChunkedArray):
+        return pa.chunked_array(
+            [format_java_formatter_native(chunk, conversion, flags, width, precision) for chunk in values.chunks], pa.string()
+        )
+    kernel, _ = _kernel_for(values, ((pa.types.is_float64, 8),), "format_java_formatter_native", "doubles")
+    bits = sum(JAVA_FORMATTER_FLAGS[f] for f in set(flags))
+    validity, data = values.buffers()
+    null_count, out_validity, offsets, text = kernel.format_java_formatter(
+        data, validity if values.null_count else None, values.offset, len(values), conversion, bits,
+        -1 if width is None else width, -1 if precision is None else precision,
+    )
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        pa.string(), len(values), [out_validity, offsets, text], null_count
+    )
+
+
 def format_number_native(values: pa.Array | pa.ChunkedArray, places: pa.Array | pa.ChunkedArray) -> pa.StringArray:
     """Spark's ``format_number(x, places)`` of every double (a float widened to one), in C: Java
     17's ``DecimalFormat`` of ``#,###,##0.00...`` rounding the digits of ``Double.toString`` half to

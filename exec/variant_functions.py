@@ -89,6 +89,7 @@ from vpush.codec.native import (
     NativeUnsupportedError,
     explode_native,
     format_java_native,
+    format_java_formatter_native,
     format_number_native,
     get_json_object_native,
     json_shape_native,
@@ -133,6 +134,7 @@ from vpush.exec.variant_udf import keep_error
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, CONV_FUNCTION, HASH_ENGINE_FUNCTIONS, NESTED_HASH_PREFIX
 from vpush.optimizer.spark_number_format import NUMBER_FORMAT_FUNCTION
 from vpush.optimizer.spark_urls import PARSE_URL_FUNCTIONS
+from vpush.optimizer.spark_format_string import JAVA_FORMATTER_FUNCTION
 from vpush.optimizer.spark_order import DOUBLE_SUM_FUNCTION, HISTOGRAM_NUMERIC_FUNCTION, LONG_SUM_FUNCTION, MODE_FUNCTIONS, PERCENTILE_APPROX_FUNCTION, moment_function
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_from_json import FROM_JSON_FUNCTION
@@ -225,6 +227,22 @@ def _guarded(function: Callable[..., pa.Array], what: str) -> Callable[..., pa.A
 
 
 # -- to_number / to_char ---------------------------------------------------------------------------
+_JAVA_SPECIFIER = re.compile(r"%([-#+ 0,(]*)(\d+)?(?:\.(\d+))?([eEfgG])")
+
+
+def _java_formatter(values: pa.Array, specifiers: pa.Array) -> pa.Array:
+    """Every double under one ``%e %E %f %g %G`` specifier of ``java.util.Formatter``, a literal
+    the same on every row (vpush.optimizer.spark_format_string)."""
+    if len(values) == 0:
+        return pa.nulls(0, pa.string())
+    match = _JAVA_SPECIFIER.fullmatch(specifiers[0].as_py())
+    if match is None:
+        raise ExecutionError(f"format_string: not a specifier the engine function prints: {specifiers[0].as_py()!r}")
+    flags, width, precision, conversion = match.groups()
+    return format_java_formatter_native(values, conversion, flags, None if width is None else int(width),
+                                        None if precision is None else int(precision))
+
+
 def _number_format(texts: pa.Array, formats: pa.Array, kinds: pa.Array) -> pa.Array:
     """The rows read (kind 1: to_number, 2: try_to_number) or printed (0: to_char) by the
     format, one literal the same on every row (vpush.optimizer.spark_number_format)."""
@@ -1182,6 +1200,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     FROM_JSON_FUNCTION: (_guarded(_from_json, "from_json"), ["VARCHAR", "VARCHAR", "VARCHAR"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["double"]: (_guarded(format_java_native, "cast to string"), ["DOUBLE"], "VARCHAR"),
     FORMAT_NUMBER_FUNCTION: (_guarded(format_number_native, "format_number"), ["DOUBLE", "INTEGER"], "VARCHAR"),
+    JAVA_FORMATTER_FUNCTION: (_guarded(_java_formatter, "format_string"), ["DOUBLE", "VARCHAR"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["float"]: (_guarded(format_java_native, "cast to string"), ["FLOAT"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["binary"]: (_guarded(java_string_of_bytes, "cast to string"), ["BLOB"], "VARCHAR"),
     **{

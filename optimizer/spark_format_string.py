@@ -2,21 +2,38 @@
 
 Spark formats its arguments' internal values with Java's ``Formatter`` (``Locale.US``), so a
 string argument is printed as its text, an integer as Java's ``Byte``/``Short``/``Integer``/``Long``
-(``%x`` of a negative one adds 2^8, 2^16, 2^32 or 2^64), a boolean as ``true``/``false``, and a NULL
-argument as ``null`` under any conversion (``NULL`` under ``%X``, which upper-cases it). vpush writes each specifier of a literal format as DuckDB
-SQL joined by ``||``:
+(``%x`` of a negative one adds 2^8, 2^16, 2^32 or 2^64), a boolean as ``true``/``false``, a double
+or float as ``Double.toString``/``Float.toString``, a decimal as Spark's ``Decimal`` prints itself
+(``java.math.BigDecimal.toString``: ``1.0E-7``, ``0E-18``), and a NULL argument as ``null`` under
+any conversion (``NULL`` under ``%X %E %G``, which upper-case it; cut to the precision). vpush
+writes each specifier of a literal format as DuckDB SQL joined by ``||``:
 
 ```
-%s %-Ns %Ns          a string, an integer or a boolean, padded to N UTF-16 units (Java's length)
+%s %-Ns %Ns          a string, integer, boolean, double, float or decimal, padded to N UTF-16 units
+%S %.Ms              of other than a string: upper-cased (NAN, 1.0E-5), cut to M characters
 %d with - 0 + , ' '  an integer: the sign, the zeros the width asks for, the digits (grouped by ,)
 %x %X with - 0       an integer as unsigned hexadecimal of its type's width
+%f %e %E %g %G       a double, or a float widened to one (Formatter casts it), by the engine
+  with - 0 + ' ' , ( #   function JAVA_FORMATTER_FUNCTION: FloatingDecimal's digits in the form
+  a width, a precision   Formatter asks for, rounded HALF_UP at the precision (0.125 -> 0.13,
+                         1.005 -> 1.01: Double.toString(1.005) is 1.005), -0.0 printed -0.00,
+                         NaN, Infinity, -Infinity (vpush.codec.native.format_java_formatter_native)
 %% %n                '%' and '\n' (the JVM's line separator on Linux)
 ```
-Anything else is refused: another conversion (``%f`` and ``%e`` of doubles print Java's digits),
-a precision, argument indexes (``%1$s``, ``%<s``), the flags ``#`` and ``(``, a format that is not a
-literal, an argument of another type (a decimal, whose ``%s`` is Spark's own text; a date, whose
-``%s`` is its day number), fewer arguments than specifiers, and the flag combinations Java rejects
-(``%-05d``, ``%05s``: Spark raises an ``IllegalArgumentException`` without an error class).
+An argument of a conversion Java's ``Formatter`` does not take (``%f`` of an integer or of a
+decimal, which Spark passes as its own ``Decimal`` class; ``%d`` of a double) fails when a row
+holds a value, as Spark fails: Java's ``IllegalFormatConversionException`` (``f !=
+java.lang.Integer``), which Spark gives no error class; a NULL prints ``null``. Such a call
+of constants only is refused: Spark fails as it folds it when planning, rows or not, unless it
+prunes the plan first (``LIMIT 0``).
+
+Anything else is refused: another conversion (``%a``, ``%o``, ``%c``, ``%b``, ``%h``, dates),
+``%S`` or a precision of ``%s`` of a string (Java upper-cases by its own tables and cuts UTF-16
+units), a precision of ``%d`` (Java rejects it), argument indexes (``%1$s``, ``%<s``), the
+flag ``#`` but of ``%f %e``, a width or precision over 10000, a format that is not a literal, an
+argument of another type (a date's ``%s`` is its day number), fewer arguments than specifiers,
+and the flag combinations Java rejects (``%-05d``, ``%05s``, ``%,e``, ``%#g``, ``%-f``: Spark
+raises an ``IllegalArgumentException`` without an error class).
 """
 
 from __future__ import annotations
@@ -28,17 +45,31 @@ from sqlglot import exp
 
 from vpush.optimizer.dialect import sql_call as _fn
 from vpush.optimizer.errors import refuse_on_duckdb as _refuse
-from vpush.optimizer.variant_types import AtomicType, SparkType, StringType
+from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, StringType
 
 if TYPE_CHECKING:
     TypeOf = Callable[[exp.Expr], SparkType | None]
 
-__all__ = ["rewrite_format_string"]
+__all__ = ["JAVA_FORMATTER_FUNCTION", "rewrite_format_string"]
+
+JAVA_FORMATTER_FUNCTION = "vpush_java_formatter"
+"""The engine function that gives ``java.util.Formatter``'s text of a double under one ``%e %E
+%f %g %G`` specifier: (DOUBLE, VARCHAR specifier) -> VARCHAR, NULL for NULL
+(:func:`vpush.codec.native.format_java_formatter_native`)."""
 
 # java.util.Formatter's specifier: %[index$][flags][width][.precision][t]conversion
 _SPECIFIER = re.compile(r"%(\d+\$)?([-#+ 0,(<]*)?(\d+)?(\.\d+)?([tT])?([a-zA-Z%])")
 _BITS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
 _BOOLEAN = AtomicType("boolean")
+_FRACTIONAL = (AtomicType("double"), AtomicType("float"))
+_FLOATING = "eEfgG"
+_LIMIT = 10000
+# The Java class Spark passes for a value of each type (its internal value, boxed), which
+# Formatter names when it does not take it: IllegalFormatConversionException's "f != java.lang.Integer"
+_JAVA_CLASSES = {
+    "tinyint": "java.lang.Byte", "smallint": "java.lang.Short", "int": "java.lang.Integer", "bigint": "java.lang.Long",
+    "double": "java.lang.Double", "float": "java.lang.Float", "boolean": "java.lang.Boolean", "date": "java.lang.Integer",
+}
 
 
 def _text(value: str) -> exp.Expression:
@@ -73,13 +104,54 @@ def _integral(t: SparkType | None) -> str | None:
     return t.name if isinstance(t, AtomicType) and t.name in _BITS else None
 
 
-def _as_text(value: exp.Expr, t: SparkType | None) -> exp.Expression | None:
+def _java_class(t: SparkType | None, conversion: str) -> str | None:
+    """The Java class of the value Spark hands ``Formatter`` for type ``t``, where ``conversion``
+    does not take it; None where not known (a date under ``%d``, which prints its day number)."""
+    if t == AtomicType("date") and conversion in ("d", "x", "X"):
+        return None
+    if isinstance(t, StringType):
+        return "org.apache.spark.unsafe.types.UTF8String"
+    if isinstance(t, DecimalType):
+        return "org.apache.spark.sql.types.Decimal"
+    return _JAVA_CLASSES.get(t.name) if isinstance(t, AtomicType) else None
+
+
+def _big_decimal_text(value: exp.Expr, scale: int) -> exp.Expression:
+    """``java.math.BigDecimal.toString`` of a decimal of ``scale`` (Spark's ``Decimal.toString``):
+    its plain digits, or where the exponent of its first digit is below -6, the unscaled digits
+    in E-notation (``1.200E-7``, ``0E-18``)."""
+    plain = exp.cast(value.copy(), exp.DataType.build("VARCHAR"))
+    if scale == 0:
+        return plain
+    unsigned = _fn("replace", _fn("replace", plain.copy(), _text("-"), _text("")), _text("."), _text(""))
+    stripped = _fn("ltrim", unsigned, _text("0"))
+    coefficient = exp.Case(ifs=[exp.If(this=exp.EQ(this=stripped.copy(), expression=_text("")), true=_text("0"))], default=stripped)
+    adjusted = exp.Sub(this=_fn("length", coefficient.copy()), expression=exp.Literal.number(1 + scale))
+    fraction = exp.Case(
+        ifs=[exp.If(this=exp.GT(this=_fn("length", coefficient.copy()), expression=exp.Literal.number(1)),
+                    true=_join(_text("."), _fn("substr", coefficient.copy(), exp.Literal.number(2))))],
+        default=_text(""),
+    )
+    sign = exp.Case(ifs=[exp.If(this=exp.LT(this=value.copy(), expression=exp.Literal.number(0)), true=_text("-"))], default=_text(""))
+    scientific = _join(sign, _fn("left", coefficient.copy(), exp.Literal.number(1)), fraction, _text("E"),
+                       exp.cast(adjusted.copy(), exp.DataType.build("VARCHAR")))
+    return exp.Case(ifs=[exp.If(this=exp.GTE(this=adjusted, expression=exp.Literal.number(-6)), true=plain)], default=scientific)
+
+
+def _as_text(value: exp.Expr, t: SparkType | None, functions: dict[str, SparkType] | None) -> exp.Expression | None:
     """``%s`` of a value: its text as Java's ``toString`` gives it, None for a type vpush does not
     print as Java does."""
     if isinstance(value, exp.Null):
         return _text("null")
     if isinstance(t, StringType) or _integral(t) is not None or t == _BOOLEAN:
         return exp.cast(value.copy(), exp.DataType.build("VARCHAR"))
+    if isinstance(t, DecimalType):
+        return _big_decimal_text(value, t.scale)
+    if isinstance(t, AtomicType) and t in _FRACTIONAL and functions is not None:
+        from vpush.optimizer.spark_semantics import JAVA_TEXT_FUNCTIONS
+
+        functions[JAVA_TEXT_FUNCTIONS[t.name]] = StringType()
+        return exp.Anonymous(this=JAVA_TEXT_FUNCTIONS[t.name], expressions=[value.copy()])
     return None
 
 
@@ -117,7 +189,8 @@ def _hexadecimal(value: exp.Expr, bits: int, flags: str, width: int | None, uppe
 
 def _checked_flags(called: str, conversion: str, flags: str, width: int | None) -> None:
     """Refuse the flags Java rejects for ``conversion`` (or vpush does not print)."""
-    allowed = {"s": "-", "d": "-0+ ,", "x": "-0", "X": "-0"}[conversion]
+    allowed = {"s": "-", "S": "-", "d": "-0+ ,", "x": "-0", "X": "-0", "f": "-#+ 0,(", "e": "-#+ 0(", "E": "-#+ 0(",
+               "g": "-+ 0,(", "G": "-+ 0,("}[conversion]
     if any(f not in allowed for f in flags) or len(set(flags)) != len(flags):
         _refuse(called, f"the flags {flags!r} of %{conversion}")
     if ("-" in flags or "0" in flags) and width is None:
@@ -126,9 +199,34 @@ def _checked_flags(called: str, conversion: str, flags: str, width: int | None) 
         _refuse(called, f"the flags {flags!r} together (Java's IllegalFormatFlagsException)")
 
 
-def rewrite_format_string(called: str, arguments: list[exp.Expr], of: TypeOf) -> exp.Expression:
+def _conversion_fails(conversion: str, java_class: str) -> exp.Expression:
+    """Java's ``IllegalFormatConversionException`` (no error class in Spark), as a DuckDB error."""
+    message = f"format_string: {conversion.lower()} != {java_class} (Java's IllegalFormatConversionException)"
+    return exp.cast(_fn("error", _text(message)), exp.DataType.build("VARCHAR"))
+
+
+def _row_dependent(node: exp.Expr) -> bool:
+    """Whether ``node`` reads a column, aggregates or windows (Spark does not fold it)."""
+    return any(isinstance(n, (exp.Column, exp.AggFunc, exp.Window, exp.Subquery, exp.Select)) for n in node.walk())
+
+
+def _null_text(conversion: str, width: int | None, precision: int | None, flags: str) -> exp.Expression:
+    """Java's ``null`` for a NULL argument: upper-cased by an upper-case conversion, cut to the
+    precision, justified by the width (never zero-padded)."""
+    text = "NULL" if conversion in ("X", "E", "G") else "null"
+    return _padded(_text(text[:precision] if precision is not None else text), width, "-" in flags)  # type: ignore[return-value]
+
+
+def _unless_null(value: exp.Expr, null: exp.Expression, formatted: exp.Expression) -> exp.Expression:
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=null)], default=formatted)
+
+
+def rewrite_format_string(
+    called: str, arguments: list[exp.Expr], of: TypeOf, functions: dict[str, SparkType] | None = None
+) -> exp.Expression:
     """Spark's ``format_string(format, args...)`` (and ``printf``) of a literal format, as DuckDB
-    SQL (see the module's table); NULL for a NULL format.
+    SQL (see the module's table); NULL for a NULL format. The engine functions the SQL calls
+    are added to ``functions`` (without it, the forms that need one are refused).
 
     Example:
         >>> rewrite_format_string("printf", [exp.Literal.string("%%|%n")], lambda n: None).sql("duckdb")
@@ -152,43 +250,75 @@ def rewrite_format_string(called: str, arguments: list[exp.Expr], of: TypeOf) ->
         if match.start() > at:
             parts.append(_text(text[at:match.start()]))
         at = match.end()
-        index, flags, width_text, precision, time, conversion = match.groups()
+        index, flags, width_text, precision_text, time, conversion = match.groups()
         flags = flags or ""
         width = int(width_text) if width_text is not None else None
-        if index or precision or time or "<" in flags:
-            _refuse(called, f"the specifier {match.group(0)!r} (argument indexes, precisions and dates are not printed)")
+        precision = int(precision_text[1:]) if precision_text is not None else None
+        if index or time or "<" in flags or (precision is not None and conversion not in _FLOATING + "sS"):
+            _refuse(called, f"the specifier {match.group(0)!r} (argument indexes, precisions of %d %x, and dates are not printed)")
         if conversion in ("%", "n"):
             if flags or width is not None:
                 _refuse(called, f"the specifier {match.group(0)!r}")
             parts.append(_text("%" if conversion == "%" else "\n"))
             continue
-        if conversion not in ("s", "d", "x", "X"):
+        if conversion not in ("s", "S", "d", "x", "X") and conversion not in _FLOATING:
             _refuse(called, f"the conversion %{conversion} (Java's own digits or text)")
         _checked_flags(called, conversion, flags, width)
+        if (width or 0) > _LIMIT or (precision or 0) > _LIMIT:
+            _refuse(called, f"the specifier {match.group(0)!r} (a width or precision over {_LIMIT})")
         if used >= len(values):
             _refuse(called, f"fewer arguments than the specifiers of {text!r} (Java's MissingFormatArgumentException)")
         value, typed = values[used], of(values[used])
         used += 1
-        printed: exp.Expression
-        if conversion == "s":
-            as_text = _as_text(value, typed)
+        shown_type = typed.to_spark() if typed is not None else "value of a type vpush does not know"
+        if conversion in ("s", "S"):
+            as_text = _as_text(value, typed, functions)
             if as_text is None:
-                _refuse(called, f"%s of a {typed.to_spark() if typed is not None else 'value of a type vpush does not know'}")
+                _refuse(called, f"%{conversion} of a {shown_type}")
+            if isinstance(typed, StringType) and (conversion == "S" or precision is not None):
+                # Java cuts UTF-16 units (a surrogate pair may be split) and upper-cases by its own tables
+                _refuse(called, f"%{conversion} of a string with a precision or upper-cased (Java's UTF-16 units and case tables)")
             assert as_text is not None  # for mypy: refused above
-            shown = _fn("coalesce", as_text, _text("null"))
+            shown: exp.Expression = _fn("coalesce", as_text, _text("null"))
+            if precision is not None:
+                shown = _fn("left", shown, exp.Literal.number(precision))
+            if conversion == "S":
+                shown = _fn("upper", shown)
             parts.append(_padded(shown, width, "-" in flags, _utf16_length(shown)))
             continue
-        # a NULL argument prints as `null` (upper-cased by %X), justified by the width (not zero-padded)
-        null = _padded(_text("NULL" if conversion == "X" else "null"), width, "-" in flags)
+        # a NULL argument prints as `null` (upper-cased by %X %E %G), justified by the width (not zero-padded)
+        null = _null_text(conversion, width, precision, flags)
         if isinstance(value, exp.Null):
             parts.append(null)
             continue
         name = _integral(typed)
-        if name is None:
-            _refuse(called, f"%{conversion} of a {typed.to_spark() if typed is not None else 'value of a type vpush does not know'}")
-        assert name is not None  # for mypy: refused above
-        formatted = _decimal(value, flags, width) if conversion == "d" else _hexadecimal(value, _BITS[name], flags, width, conversion == "X")
-        parts.append(exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=null)], default=formatted))
+        takes = name is not None if conversion in ("d", "x", "X") else typed in _FRACTIONAL
+        if not takes:
+            java_class = _java_class(typed, conversion)
+            if java_class is None:
+                _refuse(called, f"%{conversion} of a {shown_type}")
+            assert java_class is not None  # for mypy: refused above
+            if not any(_row_dependent(a) for a in arguments):
+                # Spark fails on a call of constants as it plans the query (ConstantFolding), rows or
+                # not, unless the plan is pruned first (LIMIT 0): neither answer is always Spark's
+                _refuse(called, f"%{conversion} of a {shown_type} in a call of constants (Spark fails when it folds it)")
+            parts.append(_unless_null(value, null, _conversion_fails(conversion, java_class)))
+            continue
+        formatted: exp.Expression
+        if conversion in _FLOATING:
+            if functions is None:
+                _refuse(called, f"%{conversion} of a {shown_type} (without the engine function)")
+            assert functions is not None  # for mypy: refused above
+            functions[JAVA_FORMATTER_FUNCTION] = StringType()
+            specifier = f"%{flags}{'' if width is None else width}{'' if precision is None else f'.{precision}'}{conversion}"
+            formatted = exp.Anonymous(this=JAVA_FORMATTER_FUNCTION,
+                                      expressions=[exp.cast(value.copy(), exp.DataType.build("DOUBLE")), _text(specifier)])
+        elif conversion == "d":
+            formatted = _decimal(value, flags, width)
+        else:
+            assert name is not None  # for mypy: an integer, checked above
+            formatted = _hexadecimal(value, _BITS[name], flags, width, conversion == "X")
+        parts.append(_unless_null(value, null, formatted))
     if "%" in text[at:]:
         _refuse(called, f"the format {text!r} (a '%' Java does not read as a specifier)")
     if at < len(text) or not parts:

@@ -133,6 +133,7 @@ from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_encodings import ENCODING_FUNCTIONS, encoding_type, rewrite_encoding
 from vpush.optimizer.spark_urls import PARSE_URL_FUNCTIONS, parse_url_type, rewrite_parse_url
 from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
+from vpush.optimizer.spark_format_string import rewrite_format_string
 from vpush.optimizer.variant_types import (
     MAX_DECIMAL_PRECISION,
     VARIANT,
@@ -3013,6 +3014,10 @@ class _Rewriter:
             return parsed
         if called in ENCODING_FUNCTIONS and not isinstance(node, exp.Case) and arguments is not None and all(a is not None for a in arguments):
             return rewrite_encoding(called, [a for a in arguments if a is not None], self.typer.of, self._text_of_bytes)
+        if called in ("format_string", "printf") and arguments and all(a is not None for a in arguments):
+            formatted = rewrite_format_string(called, [a for a in arguments if a is not None], self.typer.of, self.functions)
+            self.typer.types[id(formatted)] = StringType()
+            return formatted
         if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
             typed = self.typer.of if called != "typeof" else self._typeof_argument
             scalar = rewrite_scalar(called, node, [a for a in arguments if a is not None], typed, result)

@@ -287,6 +287,10 @@ SCALARS = [
     "elt(b % 3 + 1, g, 'y', 'z')", "typeof(elt(1L, 'a'))",
     # abs keeps its argument's type (typed, so what holds it is answered)
     "typeof(abs(i))", "typeof(abs(b))", "typeof(abs(f))", "abs(b % 3) + 1", "elt(abs(b % 3) + 1, 'x', 'y', 'z')",
+    # format_string of doubles (java.util.Formatter, HALF_UP on FloatingDecimal's digits) and %s of decimals
+    "format_string('%f', f)", "format_string('%s', d)", "printf('%.2f|%10.3e|%-8g|%,.1f|%(07.1f|%+E|%s', f, f, f, f, f, f, f)",
+    "format_string('%5.1f%%|%s|%.0f', f * 100, d * 1000000, i / 3)",
+    "format_string('%S|%.3s|%-9.4S|%S', f, d, f, NULL)",
 ]
 
 AGGREGATES = [
@@ -347,7 +351,7 @@ WINDOWS = [
 REFUSED = [
     "luhn_check(i)", "dayname(t)", "find_in_set(i, g)", "regr_count(f, i) FILTER (WHERE i > 0)", "mode(f)", "mode(d, false)", "mode(ts)", "mode(i) OVER ()", "mode(i, true) OVER ()", "mode(s, true) FILTER (WHERE i > 0)", "mode(array(i), true)",
     "mode() WITHIN GROUP (ORDER BY i NULLS LAST)",
-    "format_string('%f', f)", "printf('%.2s', g)", "format_string('%s', d)", "format_string(g, i)", "printf('%1$s', g)",
+    "format_string('%a', f)", "printf('%.2s', g)", "format_string('%S', g)", "format_string(g, i)", "printf('%1$s', g)",
     "format_number(f, '#,##0.0')", "to_char(binary(g), 'hex')", "to_char(string(s), '99')",
     "to_number(d, 'S99999999.99')", "sha2(g, 512)", "array_contains(array(f), i)", "conv(f, 16, 10)", "ceil(f, 1)",
     "substring_index(g, 'aa', 1)", "split(g, 'b', 2)",
@@ -940,7 +944,7 @@ REFUSED_SPARK_RAISES = [
     "map_contains_key(map('a', i), 1)", "map_keys(array(i))", "map_contains_key(map(1, i), NULL)",
     "map_from_arrays(array(f), array(i))", "bround(i, -1)", "try_element_at(array(i), b)", "factorial(b)", "bit_count(f)",
     "nanvl(g, 1)", "getbit(f, 1)", "crc32(i)", "mask(g, g)",
-    "format_string('%05s', g)", "format_string('%s')", "format_string('%-05d', i)", "printf('%d', g)",
+    "format_string('%05s', g)", "format_string('%s')", "format_string('%-05d', i)", "format_string('%,e', f)",
     "to_number(g, g)", "to_char(i, g)", "isnan(g)", "json_array_length(i)", "json_object_keys(s)", "regr_count(i, g)",    "parse_url(i, 'HOST')", "parse_url(binary(g), 'PATH')", "parse_url('http://h?a=1', 'QUERY', 'a(')",
 ]
 
