@@ -2519,7 +2519,7 @@ static int format_decimal_places(char *out, uint64_t bits, int places) {
  * nothing else is printed, the point when a fraction is present or always shown, the fraction
  * between its minimum and maximum digits; between the prefix and suffix of the sign. */
 typedef struct {
-    int min_int, min_frac, max_frac, grouping, shift, always_point;
+    int min_int, min_frac, max_frac, grouping, shift, always_point, fast;
     const char *affix[4]; /* positive prefix, positive suffix, negative prefix, negative suffix */
     int affix_len[4];
 } NumberPattern;
@@ -2562,6 +2562,48 @@ static int pattern_layout(char *out, const NumberPattern *p, int negative, const
     return k + suffix_len;
 }
 
+/* DecimalFormat.fastFormat of a double of at most Integer.MAX_VALUE (the patterns of
+ * #,##0.###'s shape: grouping by 3, no multiplier, one minimum integer digit, 0 to 3 fraction
+ * digits): fastDoubleFormat rounds the binary value itself to 3 fraction digits, half to even
+ * (exactRoundUp settles what its double arithmetic cannot), not Double.toString's digits. Here
+ * the exact value m * 2^e times 1000 is rounded in integers. */
+static int fast_path_double(char *out, const NumberPattern *p, int negative, uint64_t magnitude) {
+    char d[24];
+    int exponent = (int)(magnitude >> 52), count = 0, decimal_at;
+    uint64_t m = magnitude & SIGNIFICAND_MASK, n, q;
+    if (exponent == 0) {
+        exponent = 1;
+    } else {
+        m |= 1ULL << 52;
+    }
+    exponent -= 1075; /* the value is m * 2^exponent */
+    n = m * 1000; /* below 2^63 */
+    if (exponent >= 0) {
+        q = n << exponent; /* the value is at most 2^31: q below 2^41 */
+    } else if (-exponent >= 64) {
+        q = 0; /* below 2^63 / 2^64: less than half */
+    } else {
+        int s = -exponent;
+        uint64_t r = n & ((1ULL << s) - 1), half = 1ULL << (s - 1);
+        q = n >> s;
+        if (r > half || (r == half && (q & 1))) q++;
+    }
+    if (q > 0) {
+        char digits[24];
+        int nd = 0;
+        while (q > 0) {
+            digits[nd++] = (char)('0' + q % 10);
+            q /= 10;
+        }
+        for (int i = nd - 1; i >= 0; i--) d[count++] = digits[i];
+        decimal_at = nd - 3;
+        while (count > 0 && d[count - 1] == '0') count--;
+    } else {
+        decimal_at = 0;
+    }
+    return pattern_layout(out, p, negative, d, count, decimal_at, 0);
+}
+
 static int format_pattern_double(char *out, const NumberPattern *p, uint64_t bits) {
     char text[40], d[40];
     int negative = (int)(bits >> 63), flags = 0, len, count = 0, decimal_at = 0;
@@ -2583,6 +2625,7 @@ static int format_pattern_double(char *out, const NumberPattern *p, uint64_t bit
         memcpy(out + k, p->affix[negative ? 3 : 1], (size_t)p->affix_len[negative ? 3 : 1]);
         return k + p->affix_len[negative ? 3 : 1];
     }
+    if (p->fast && value <= 2147483647.0) return fast_path_double(out, p, negative, magnitude);
     len = java_double_text(text, magnitude, &flags);
     digit_list_parse(text, len, d, &count, &decimal_at);
     digit_list_fixed(d, &count, &decimal_at, p->max_frac < DOUBLE_FRACTION_DIGITS ? p->max_frac : DOUBLE_FRACTION_DIGITS,
@@ -4596,13 +4639,14 @@ static int pattern_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t 
 
 PyDoc_STRVAR(format_number_pattern_doc,
              "format_number_pattern(kind, values, offsets, validity, offset, length, min_int, min_frac, max_frac,\n"
-             "                      grouping, shift, always_point, positive_prefix, positive_suffix,\n"
+             "                      grouping, shift, always_point, fast, positive_prefix, positive_suffix,\n"
              "                      negative_prefix, negative_suffix) -> (null_count, validity, offsets, data)\n\n"
              "Spark's format_number(x, pattern) of each value of an Arrow array's buffers, java.text.DecimalFormat's\n"
              "text: kind 0 doubles (values the float64 data, offsets None), 1 decimals and 2 integers as their\n"
              "plain text (a string array's data and int32 offsets). The pattern as applyPattern reads it: minimum\n"
              "integer digits, minimum and maximum fraction digits, grouping size (0: none), the multiplier's\n"
-             "power of ten (0, 2 for %, 3 for per mille), whether the point is always shown, and the four\n"
+             "power of ten (0, 2 for %, 3 for per mille), whether the point is always shown, whether a double\n"
+             "takes DecimalFormat's fast path (at most Integer.MAX_VALUE, 3 fraction digits), and the four\n"
              "affixes (UTF-8 bytes). The three buffers returned are pyarrow buffers of a string array.");
 
 static PyObject *py_format_number_pattern(PyObject *self, PyObject *args) {
@@ -4616,15 +4660,17 @@ static PyObject *py_format_number_pattern(PyObject *self, PyObject *args) {
     PatternLoop loop;
     (void)self;
     memset(&loop, 0, sizeof loop);
-    if (!PyArg_ParseTuple(args, "iOOOLLiiiiiiy#y#y#y#", &kind, &values_obj, &offsets_obj, &validity_obj, &offset, &length,
+    if (!PyArg_ParseTuple(args, "iOOOLLiiiiiiiy#y#y#y#", &kind, &values_obj, &offsets_obj, &validity_obj, &offset, &length,
                           &loop.pattern.min_int, &loop.pattern.min_frac, &loop.pattern.max_frac, &loop.pattern.grouping,
-                          &loop.pattern.shift, &loop.pattern.always_point, &affix[0], &affix_len[0], &affix[1], &affix_len[1],
+                          &loop.pattern.shift, &loop.pattern.always_point, &loop.pattern.fast, &affix[0], &affix_len[0], &affix[1], &affix_len[1],
                           &affix[2], &affix_len[2], &affix[3], &affix_len[3]))
         return NULL;
     if (kind < 0 || kind > 2 || offset < 0 || length < 0 || (kind != PATTERN_KIND_DOUBLE) != (offsets_obj != Py_None) ||
         loop.pattern.min_int < 0 || loop.pattern.min_int > 1000 || loop.pattern.min_frac < 0 ||
         loop.pattern.max_frac < loop.pattern.min_frac || loop.pattern.max_frac > DOUBLE_FRACTION_DIGITS || loop.pattern.grouping < 0 ||
-        loop.pattern.grouping > 127 || (loop.pattern.shift != 0 && loop.pattern.shift != 2 && loop.pattern.shift != 3)) {
+        loop.pattern.grouping > 127 || (loop.pattern.shift != 0 && loop.pattern.shift != 2 && loop.pattern.shift != 3) ||
+        (loop.pattern.fast && (loop.pattern.max_frac != 3 || loop.pattern.min_frac != 0 || loop.pattern.min_int != 1 ||
+                               loop.pattern.grouping != 3 || loop.pattern.shift != 0 || loop.pattern.always_point))) {
         PyErr_SetString(PyExc_ValueError, "format_number_pattern: a kind, slice or pattern out of range");
         return NULL;
     }

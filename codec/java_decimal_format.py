@@ -61,9 +61,11 @@ class DecimalPattern:
 
     @property
     def fast_path(self) -> bool:
-        """Whether Java formats a double by ``DecimalFormat.fastFormat`` (its own rounding of the
-        exact binary value, not ``Double.toString``'s digits): grouping by 3, no multiplier, the
-        point not always shown, one minimum integer digit and 0 to 3 fraction digits."""
+        """Whether Java formats a double of at most ``Integer.MAX_VALUE`` by
+        ``DecimalFormat.fastFormat`` (its own rounding of the exact binary value half to even,
+        not ``Double.toString``'s digits: ``0.0005`` gives ``0.001``): grouping by 3, no
+        multiplier, the point not always shown, one minimum integer digit and 0 to 3 fraction
+        digits."""
         return (self.grouping == 3 and self.shift == 0 and not self.always_point and self.min_int == 1
                 and self.min_frac == 0 and self.max_frac == 3)
 

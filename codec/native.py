@@ -883,7 +883,7 @@ def _format_number_pattern(values: pa.Array | pa.ChunkedArray, pattern: DecimalP
         kind = 2 if integers else 1
     null_count, out_validity, out_offsets, text = kernel.format_number_pattern(
         kind, data if data is not None else b"", offsets, validity if values.null_count else None, values.offset, len(values),
-        pattern.min_int, pattern.min_frac, pattern.max_frac, pattern.grouping, pattern.shift, int(pattern.always_point),
+        pattern.min_int, pattern.min_frac, pattern.max_frac, pattern.grouping, pattern.shift, int(pattern.always_point), int(pattern.fast_path),
         pattern.positive_prefix.encode(), pattern.positive_suffix.encode(),
         pattern.negative_prefix.encode(), pattern.negative_suffix.encode(),
     )

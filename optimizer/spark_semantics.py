@@ -1717,9 +1717,8 @@ class _Rewriter:
         """Spark's ``format_number(value, pattern)`` with a literal pattern, by the engine
         function for the value's type: a double or float (widened, as Scala passes a float to
         ``format(double)``), a decimal (``format(BigDecimal)``) or an integer (``format(long)``)
-        as its text. Java's ``DecimalFormat`` formats a double by its fast path (its own
-        rounding of the binary value) for the patterns of ``#,##0.###``'s shape: refused for
-        doubles and floats.
+        as its text. A double under a pattern of ``#,##0.###``'s shape takes ``DecimalFormat``'s
+        fast path, which the kernel reproduces too.
 
         Raises:
             OptimizeError: a pattern vpush does not format as Java does (exponent, currency,
@@ -1727,14 +1726,11 @@ class _Rewriter:
                 or a value of another type (``VPUSH_UNSUPPORTED_FUNCTION``).
         """
         try:
-            parsed = parse_decimal_pattern(pattern)
+            parse_decimal_pattern(pattern)
         except UnsupportedPattern as exc:
             _refuse("format_number", f"a pattern with {exc}")
         source = self.typer.of(value)
         if isinstance(value, exp.Null) or source in (_DOUBLE, AtomicType("float")):
-            if parsed.fast_path:
-                _refuse("format_number", "a double or float under a pattern DecimalFormat formats by its fast path "
-                                 "(grouping by 3, one minimum integer digit, 0 to 3 fraction digits)")
             name = FORMAT_PATTERN_FUNCTIONS["double"]
             argument: exp.Expr = exp.cast(value, "DOUBLE")
         elif isinstance(source, DecimalType):

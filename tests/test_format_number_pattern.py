@@ -12,6 +12,7 @@ subpatterns and the empty pattern. The forms vpush does not reproduce are refuse
 from __future__ import annotations
 
 import decimal
+import math
 import random
 import struct
 from pathlib import Path
@@ -27,7 +28,7 @@ from support.doubles import SPECIAL
 from support.refused import assert_refused_on_duckdb
 from support.tables import connect_tables
 from vpush.codec.java_decimal_format import UnsupportedPattern, parse_decimal_pattern
-from vpush.codec.native import NATIVE_AVAILABLE
+from vpush.codec.native import NATIVE_AVAILABLE, format_number_pattern_native
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -42,6 +43,8 @@ PATTERNS = [
     "#,##0.###############", "0;-0", "#,##0.00;#,##0.00", "0;0%", "0.0-", "#,##,##0.00", "#,#,#0",
     "0000000000000000000000000.0", "#,##0.0000000000000000000000000000000000000000", "#.", "0.00%;0.00%-", "E0", "''",
     "\u20ac#,##0.00", "'''0'''",
+    # DecimalFormat's fast path for doubles
+    "#,##0.###", "#,###.###", "'a'#,##0.###;(#)",
 ]
 
 _TIES = [0.125, 0.375, 2.675, 1.005, 0.5, 1.5, 2.5, 9.995, 99.995, 0.045, 0.0005, 0.0015, 0.00049999, 123456789.125,
@@ -100,11 +103,9 @@ def _rows(frame_rows: Any) -> list[tuple[Any, ...]]:
 
 def _calls(pattern: str) -> list[str]:
     literal = "'" + pattern.replace("'", "\\'") + "'"
-    calls = [f"format_number(m, {literal})", f"format_number(w, {literal})", f"format_number(l, {literal})",
-             f"format_number(k, {literal})", f"format_number(CAST(k AS INT), {literal})"]
-    if not parse_decimal_pattern(pattern).fast_path:
-        calls += [f"format_number(x, {literal})", f"format_number(CAST(x AS FLOAT), {literal})"]
-    return calls
+    return [f"format_number(m, {literal})", f"format_number(w, {literal})", f"format_number(l, {literal})",
+            f"format_number(k, {literal})", f"format_number(CAST(k AS INT), {literal})", f"format_number(x, {literal})",
+            f"format_number(CAST(x AS FLOAT), {literal})"]
 
 
 @pytest.mark.parametrize("pattern", PATTERNS)
@@ -137,20 +138,42 @@ def test_format_number_pattern_of_constants_as_spark(sql: str, spark: SparkSessi
     assert [comparable(v) for v in got.to_pylist()[0].values()] == [comparable(v) for v in frame.collect()[0]]
 
 
-@pytest.mark.parametrize("pattern", ["0.0.0", "#,##0E0", ";", "#,", "a;b", "0.#0", "'x", "%%0", "\u00a40.00", "0#.0",
-                                     "#,##0.###"])
+@pytest.mark.parametrize("pattern", ["0.0.0", "#,##0E0", ";", "#,", "a;b", "0.#0", "'x", "%%0", "\u00a40.00", "0#.0"])
 def test_format_number_patterns_vpush_does_not_reproduce_are_refused(pattern: str, spark: SparkSession, number_path: Path) -> None:
-    if pattern != "#,##0.###":
-        with pytest.raises(UnsupportedPattern):
-            parse_decimal_pattern(pattern)
+    with pytest.raises(UnsupportedPattern):
+        parse_decimal_pattern(pattern)
     con = connect_tables({"t": number_path})
     literal = "'" + pattern.replace("'", "\\'") + "'"
     assert_refused_on_duckdb(con, f"format_number(x, {literal})")
-    if pattern != "#,##0.###":
-        assert_refused_on_duckdb(con, f"format_number(l, {literal})")
+    assert_refused_on_duckdb(con, f"format_number(l, {literal})")
 
 
 def test_format_number_with_a_pattern_that_is_not_a_literal_is_refused(number_path: Path) -> None:
     con = connect_tables({"t": number_path})
     assert_refused_on_duckdb(con, "format_number(x, CAST(k AS STRING))")
     assert_refused_on_duckdb(con, "format_number(m, concat('0.', '00'))")
+
+
+def test_format_number_fast_path_of_doubles_as_spark(spark: SparkSession, tmp_path: Path) -> None:
+    """Under ``#,##0.###`` a double of at most ``Integer.MAX_VALUE`` takes ``DecimalFormat``'s fast
+    path, which rounds its binary value half to even: binary fractions (exact ties at the third
+    digit, and their neighbours), decimal ties at the third digit and their neighbours, the
+    bound itself and what lies past it."""
+    rng = random.Random(5)
+    xs: list[float] = []
+    for _ in range(3000):
+        shift = rng.randrange(1, 30)
+        v = rng.randrange(0, 2**31 >> max(0, 11 - shift)) / 2**shift
+        xs += [v, math.nextafter(v, 0), math.nextafter(v, 10), -v]
+    for _ in range(2000):
+        tie = (rng.randrange(0, 2**31 * 1000) if rng.random() < 0.5 else rng.randrange(0, 10**7)) / 1000 + 0.0005
+        xs += [tie, math.nextafter(tie, 0), math.nextafter(tie, 1e10)]
+    xs += [2147483647.0, 2147483647.0005, 2147483646.9995, 2147483646.9994, 2147483648.0, 5e-324, 0.0005, -0.0005, -0.0]
+    pq.write_table(pa.table({"x": pa.array(xs, pa.float64())}), tmp_path / "fast.parquet")
+    spark.read.parquet(str(tmp_path / "fast.parquet")).createOrReplaceTempView("fast")
+    for pattern in ("#,##0.###", "'a'#,##0.###;(#)"):
+        literal = "'" + pattern.replace("'", "\\'") + "'"
+        want = [r[0] for r in spark.sql(f"SELECT format_number(x, {literal}) FROM fast").collect()]
+        got = format_number_pattern_native(pa.array(xs, pa.float64()), parse_decimal_pattern(pattern)).to_pylist()
+        wrong = [(x, g, w) for x, g, w in zip(xs, got, want) if g != w]
+        assert not wrong, wrong[:5]
