@@ -45,6 +45,8 @@ PATTERNS = [
     "\u20ac#,##0.00", "'''0'''",
     # DecimalFormat's fast path for doubles
     "#,##0.###", "#,###.###", "'a'#,##0.###;(#)",
+    # odd but accepted: a leading comma, affixes without a number part, an empty negative subpattern
+    ",##0", "0 ;0 ", "a'b'c0", "0.0''", "%0", "0-;-0", ".", "0;",
 ]
 
 _TIES = [0.125, 0.375, 2.675, 1.005, 0.5, 1.5, 2.5, 9.995, 99.995, 0.045, 0.0005, 0.0015, 0.00049999, 123456789.125,
@@ -138,7 +140,8 @@ def test_format_number_pattern_of_constants_as_spark(sql: str, spark: SparkSessi
     assert [comparable(v) for v in got.to_pylist()[0].values()] == [comparable(v) for v in frame.collect()[0]]
 
 
-@pytest.mark.parametrize("pattern", ["0.0.0", "#,##0E0", ";", "#,", "a;b", "0.#0", "'x", "%%0", "\u00a40.00", "0#.0"])
+@pytest.mark.parametrize("pattern", ["0.0.0", "#,##0E0", ";", "#,", "a;b", "0.#0", "'x", "%%0", "\u00a40.00", "0#.0",
+                                     ";0", "0'", "#,##0,", "0;0;", "'';''0", "#,.#"])
 def test_format_number_patterns_vpush_does_not_reproduce_are_refused(pattern: str, spark: SparkSession, number_path: Path) -> None:
     with pytest.raises(UnsupportedPattern):
         parse_decimal_pattern(pattern)
