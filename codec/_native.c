@@ -2405,21 +2405,10 @@ static int digit_list_round_up(const char *d, int count, int keep, int rounded_u
     return 0;
 }
 
-static int format_decimal_places(char *out, uint64_t bits, int places) {
-    char text[40], d[40];
-    int negative = (int)(bits >> 63), flags = 0, len, count = 0, decimal_at = -1, exponent = 0, leading = 0, seen = 0, k = 0;
-    int fraction = places < DOUBLE_FRACTION_DIGITS ? places : DOUBLE_FRACTION_DIGITS, int_digits, index = 0;
-    uint64_t magnitude = bits & ~(1ULL << 63);
-    if ((magnitude >> 52) == 0x7FF) {
-        if (magnitude & SIGNIFICAND_MASK) {
-            memcpy(out, "NaN", 3);
-            return 3;
-        }
-        if (negative) out[k++] = '-';
-        memcpy(out + k, "\xE2\x88\x9E", 3); /* DecimalFormatSymbols' infinity, U+221E */
-        return k + 3;
-    }
-    len = java_double_text(text, magnitude, &flags);
+/* DigitList.set(String) of a number's text (Double.toString's or BigDecimal.toString's): its
+ * significant digits into d (trailing zeros kept), their count and the point's place. */
+static void digit_list_parse(const char *text, int len, char *d, int *count_out, int *decimal_at_out) {
+    int count = 0, decimal_at = -1, exponent = 0, leading = 0, seen = 0;
     for (int i = 0; i < len; i++) {
         char c = text[i];
         if (c == '.') {
@@ -2437,10 +2426,19 @@ static int format_decimal_places(char *out, uint64_t bits, int places) {
     }
     if (decimal_at == -1) decimal_at = count;
     if (seen) decimal_at += exponent - leading;
+    *count_out = count;
+    *decimal_at_out = decimal_at;
+}
+
+/* DigitList.set's fixed-point rounding (HALF_EVEN) of the digits to `fraction` fraction digits:
+ * the underflow checks first (trailing zeros still there), then the trailing zeros dropped and
+ * the digits rounded. */
+static void digit_list_fixed(char *d, int *count_io, int *decimal_at_io, int fraction, int rounded_up, int exact) {
+    int count = *count_io, decimal_at = *decimal_at_io;
     if (-decimal_at > fraction) {
         count = 0;
     } else if (-decimal_at == fraction) {
-        if (count > 0 && digit_list_round_up(d, count, 0, flags & JAVA_DIGITS_ROUNDED_UP, flags & JAVA_DIGITS_EXACT)) {
+        if (count > 0 && digit_list_round_up(d, count, 0, rounded_up, exact)) {
             count = 1;
             decimal_at++;
             d[0] = '1';
@@ -2452,7 +2450,7 @@ static int format_decimal_places(char *out, uint64_t bits, int places) {
         while (count > 1 && d[count - 1] == '0') count--;
         keep = fraction + decimal_at;
         if (keep >= 0 && keep < count) {
-            if (digit_list_round_up(d, count, keep, flags & JAVA_DIGITS_ROUNDED_UP, flags & JAVA_DIGITS_EXACT)) {
+            if (digit_list_round_up(d, count, keep, rounded_up, exact)) {
                 for (;;) {
                     keep--;
                     if (keep < 0) {
@@ -2470,6 +2468,27 @@ static int format_decimal_places(char *out, uint64_t bits, int places) {
             while (count > 1 && d[count - 1] == '0') count--;
         }
     }
+    *count_io = count;
+    *decimal_at_io = decimal_at;
+}
+
+static int format_decimal_places(char *out, uint64_t bits, int places) {
+    char text[40], d[40];
+    int negative = (int)(bits >> 63), flags = 0, len, count = 0, decimal_at = 0, k = 0;
+    int fraction = places < DOUBLE_FRACTION_DIGITS ? places : DOUBLE_FRACTION_DIGITS, int_digits, index = 0;
+    uint64_t magnitude = bits & ~(1ULL << 63);
+    if ((magnitude >> 52) == 0x7FF) {
+        if (magnitude & SIGNIFICAND_MASK) {
+            memcpy(out, "NaN", 3);
+            return 3;
+        }
+        if (negative) out[k++] = '-';
+        memcpy(out + k, "\xE2\x88\x9E", 3); /* DecimalFormatSymbols' infinity, U+221E */
+        return k + 3;
+    }
+    len = java_double_text(text, magnitude, &flags);
+    digit_list_parse(text, len, d, &count, &decimal_at);
+    digit_list_fixed(d, &count, &decimal_at, fraction, flags & JAVA_DIGITS_ROUNDED_UP, flags & JAVA_DIGITS_EXACT);
     /* DecimalFormat.subformat: the sign of the double itself (-0.0 and what rounds to zero keep it) */
     if (negative) out[k++] = '-';
     int_digits = decimal_at > 1 ? decimal_at : 1;
@@ -2488,6 +2507,150 @@ static int format_decimal_places(char *out, uint64_t bits, int places) {
         }
     }
     return k;
+}
+
+/* Spark's format_number(x, pattern): java.text.DecimalFormat of a pattern without an exponent or
+ * a currency sign (applyPattern's reading of it is vpush.codec.java_decimal_format's), US
+ * symbols, HALF_EVEN. A double (a float widened) is DigitList.set's digits of Double.toString
+ * (after the multiplier of % or per mille, in double arithmetic, as format(double) does); a
+ * decimal is its BigDecimal text (the multiplier exact), rounded the same way at the maximum
+ * fraction digits; an integer is format(long)'s: its digits, no fraction but the minimum zeros.
+ * subformatNumber lays them out: the minimum integer digits, grouping by its size, a zero when
+ * nothing else is printed, the point when a fraction is present or always shown, the fraction
+ * between its minimum and maximum digits; between the prefix and suffix of the sign. */
+typedef struct {
+    int min_int, min_frac, max_frac, grouping, shift, always_point, fast;
+    const char *affix[4]; /* positive prefix, positive suffix, negative prefix, negative suffix */
+    int affix_len[4];
+} NumberPattern;
+
+#define PATTERN_KIND_DOUBLE 0
+#define PATTERN_KIND_DECIMAL 1
+#define PATTERN_KIND_INTEGER 2
+#define PATTERN_DIGITS_ROOM 420 /* digits a value brings: a double's 309 or a decimal's 38, shifted */
+
+static int pattern_room(const NumberPattern *p) {
+    int digits = (p->min_int > PATTERN_DIGITS_ROOM ? p->min_int : PATTERN_DIGITS_ROOM);
+    return p->affix_len[0] + p->affix_len[1] + p->affix_len[2] + p->affix_len[3] + 2 * digits + p->max_frac + 16;
+}
+
+static int pattern_layout(char *out, const NumberPattern *p, int negative, const char *d, int count, int decimal_at, int is_integer) {
+    int k = 0, index = 0, int_count = p->min_int, before, fraction_present;
+    const char *prefix = p->affix[negative ? 2 : 0], *suffix = p->affix[negative ? 3 : 1];
+    int prefix_len = p->affix_len[negative ? 2 : 0], suffix_len = p->affix_len[negative ? 3 : 1];
+    if (count == 0) decimal_at = 0; /* DigitList.isZero: normalized */
+    memcpy(out, prefix, (size_t)prefix_len);
+    k = prefix_len;
+    if (decimal_at > 0 && int_count < decimal_at) int_count = decimal_at;
+    before = k;
+    for (int i = int_count - 1; i >= 0; i--) {
+        out[k++] = (i < decimal_at && index < count) ? d[index++] : '0';
+        if (p->grouping > 0 && i > 0 && i % p->grouping == 0) out[k++] = ',';
+    }
+    fraction_present = p->min_frac > 0 || (!is_integer && index < count);
+    if (!fraction_present && k == before) out[k++] = '0';
+    if (p->always_point || fraction_present) out[k++] = '.';
+    for (int i = 0; i < p->max_frac; i++) {
+        if (i >= p->min_frac && (is_integer || index >= count)) break;
+        if (-1 - i > decimal_at - 1) {
+            out[k++] = '0';
+            continue;
+        }
+        out[k++] = (!is_integer && index < count) ? d[index++] : '0';
+    }
+    memcpy(out + k, suffix, (size_t)suffix_len);
+    return k + suffix_len;
+}
+
+/* DecimalFormat.fastFormat of a double of at most Integer.MAX_VALUE (the patterns of
+ * #,##0.###'s shape: grouping by 3, no multiplier, one minimum integer digit, 0 to 3 fraction
+ * digits): fastDoubleFormat rounds the binary value itself to 3 fraction digits, half to even
+ * (exactRoundUp settles what its double arithmetic cannot), not Double.toString's digits. Here
+ * the exact value m * 2^e times 1000 is rounded in integers. */
+static int fast_path_double(char *out, const NumberPattern *p, int negative, uint64_t magnitude) {
+    char d[24];
+    int exponent = (int)(magnitude >> 52), count = 0, decimal_at;
+    uint64_t m = magnitude & SIGNIFICAND_MASK, n, q;
+    if (exponent == 0) {
+        exponent = 1;
+    } else {
+        m |= 1ULL << 52;
+    }
+    exponent -= 1075; /* the value is m * 2^exponent */
+    n = m * 1000; /* below 2^63 */
+    if (exponent >= 0) {
+        q = n << exponent; /* the value is at most 2^31: q below 2^41 */
+    } else if (-exponent >= 64) {
+        q = 0; /* below 2^63 / 2^64: less than half */
+    } else {
+        int s = -exponent;
+        uint64_t r = n & ((1ULL << s) - 1), half = 1ULL << (s - 1);
+        q = n >> s;
+        if (r > half || (r == half && (q & 1))) q++;
+    }
+    if (q > 0) {
+        char digits[24];
+        int nd = 0;
+        while (q > 0) {
+            digits[nd++] = (char)('0' + q % 10);
+            q /= 10;
+        }
+        for (int i = nd - 1; i >= 0; i--) d[count++] = digits[i];
+        decimal_at = nd - 3;
+        while (count > 0 && d[count - 1] == '0') count--;
+    } else {
+        decimal_at = 0;
+    }
+    return pattern_layout(out, p, negative, d, count, decimal_at, 0);
+}
+
+static int format_pattern_double(char *out, const NumberPattern *p, uint64_t bits) {
+    char text[40], d[40];
+    int negative = (int)(bits >> 63), flags = 0, len, count = 0, decimal_at = 0;
+    double value;
+    uint64_t magnitude = bits & ~(1ULL << 63);
+    if ((magnitude >> 52) == 0x7FF && (magnitude & SIGNIFICAND_MASK)) {
+        memcpy(out, "NaN", 3);
+        return 3;
+    }
+    memcpy(&value, &magnitude, 8);
+    if (p->shift == 2) value *= 100.0;
+    else if (p->shift == 3) value *= 1000.0;
+    memcpy(&magnitude, &value, 8);
+    if ((magnitude >> 52) == 0x7FF) {
+        int k = p->affix_len[negative ? 2 : 0];
+        memcpy(out, p->affix[negative ? 2 : 0], (size_t)k);
+        memcpy(out + k, "\xE2\x88\x9E", 3); /* DecimalFormatSymbols' infinity, U+221E */
+        k += 3;
+        memcpy(out + k, p->affix[negative ? 3 : 1], (size_t)p->affix_len[negative ? 3 : 1]);
+        return k + p->affix_len[negative ? 3 : 1];
+    }
+    if (p->fast && value <= 2147483647.0) return fast_path_double(out, p, negative, magnitude);
+    len = java_double_text(text, magnitude, &flags);
+    digit_list_parse(text, len, d, &count, &decimal_at);
+    digit_list_fixed(d, &count, &decimal_at, p->max_frac < DOUBLE_FRACTION_DIGITS ? p->max_frac : DOUBLE_FRACTION_DIGITS,
+                     flags & JAVA_DIGITS_ROUNDED_UP, flags & JAVA_DIGITS_EXACT);
+    return pattern_layout(out, p, negative, d, count, decimal_at, 0);
+}
+
+/* text: an integer's or a decimal's plain text ("-12.50"), at most 80 bytes */
+static int format_pattern_text(char *out, const NumberPattern *p, const char *text, int len, int is_integer) {
+    char d[96];
+    int negative = 0, count = 0, decimal_at = 0;
+    if (len > 0 && text[0] == '-') {
+        negative = 1;
+        text++;
+        len--;
+    }
+    digit_list_parse(text, len, d, &count, &decimal_at);
+    if (count == 0) negative = 0; /* BigDecimal.signum and a long's sign: zero is not negative */
+    if (count > 0) decimal_at += p->shift;
+    if (is_integer) {
+        while (count > 0 && d[count - 1] == '0') count--;
+    } else {
+        digit_list_fixed(d, &count, &decimal_at, p->max_frac, 0, 1);
+    }
+    return pattern_layout(out, p, negative, d, count, decimal_at, is_integer);
 }
 
 /* -- java.util.Formatter's %e %E %f %g %G of a double (Spark's format_string and printf) -------- */
@@ -4434,6 +4597,131 @@ static int formatter_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_
         offsets[row + 1] = (int32_t)c->out_len;
     }
     return 0;
+}
+
+typedef struct {
+    Ctx *c;
+    const uint8_t *values, *validity;
+    const int32_t *offsets; /* NULL: doubles */
+    int64_t n, offset;
+    int kind;
+    NumberPattern pattern;
+} PatternLoop;
+
+static int pattern_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    PatternLoop *l = (PatternLoop *)arg;
+    Ctx *c = l->c;
+    int room = pattern_room(&l->pattern);
+    offsets[0] = 0;
+    for (int64_t row = 0; row < l->n; row++) {
+        int64_t at = l->offset + row;
+        if (l->validity != NULL && !((l->validity[at >> 3] >> (at & 7)) & 1)) {
+            (*null_count)++;
+        } else {
+            if (reserve(c, room) < 0) return -1;
+            if (l->kind == PATTERN_KIND_DOUBLE) {
+                uint64_t bits;
+                memcpy(&bits, l->values + at * 8, 8);
+                c->out_len += format_pattern_double((char *)c->out + c->out_len, &l->pattern, bits);
+            } else {
+                int32_t begin = l->offsets[at], end = l->offsets[at + 1];
+                if (end - begin > 80) return fail(c, ERR_TOO_LARGE, "", row, "a number's text longer than 80 bytes");
+                c->out_len += format_pattern_text((char *)c->out + c->out_len, &l->pattern, (const char *)l->values + begin,
+                                                  end - begin, l->kind == PATTERN_KIND_INTEGER);
+            }
+            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+        }
+        if (c->out_len > INT32_MAX) return fail(c, ERR_TOO_LARGE, "", -1, "the text exceeds a string array's 2 GiB");
+        offsets[row + 1] = (int32_t)c->out_len;
+    }
+    return 0;
+}
+
+PyDoc_STRVAR(format_number_pattern_doc,
+             "format_number_pattern(kind, values, offsets, validity, offset, length, min_int, min_frac, max_frac,\n"
+             "                      grouping, shift, always_point, fast, positive_prefix, positive_suffix,\n"
+             "                      negative_prefix, negative_suffix) -> (null_count, validity, offsets, data)\n\n"
+             "Spark's format_number(x, pattern) of each value of an Arrow array's buffers, java.text.DecimalFormat's\n"
+             "text: kind 0 doubles (values the float64 data, offsets None), 1 decimals and 2 integers as their\n"
+             "plain text (a string array's data and int32 offsets). The pattern as applyPattern reads it: minimum\n"
+             "integer digits, minimum and maximum fraction digits, grouping size (0: none), the multiplier's\n"
+             "power of ten (0, 2 for %, 3 for per mille), whether the point is always shown, whether a double\n"
+             "takes DecimalFormat's fast path (at most Integer.MAX_VALUE, 3 fraction digits), and the four\n"
+             "affixes (UTF-8 bytes). The three buffers returned are pyarrow buffers of a string array.");
+
+static PyObject *py_format_number_pattern(PyObject *self, PyObject *args) {
+    PyObject *values_obj, *offsets_obj, *validity_obj, *result = NULL;
+    Py_buffer values, offsets, validity;
+    const char *affix[4];
+    Py_ssize_t affix_len[4];
+    long long offset, length;
+    int kind, has_offsets = 0, has_validity = 0;
+    Ctx c;
+    PatternLoop loop;
+    (void)self;
+    memset(&loop, 0, sizeof loop);
+    if (!PyArg_ParseTuple(args, "iOOOLLiiiiiiiy#y#y#y#", &kind, &values_obj, &offsets_obj, &validity_obj, &offset, &length,
+                          &loop.pattern.min_int, &loop.pattern.min_frac, &loop.pattern.max_frac, &loop.pattern.grouping,
+                          &loop.pattern.shift, &loop.pattern.always_point, &loop.pattern.fast, &affix[0], &affix_len[0], &affix[1], &affix_len[1],
+                          &affix[2], &affix_len[2], &affix[3], &affix_len[3]))
+        return NULL;
+    if (kind < 0 || kind > 2 || offset < 0 || length < 0 || (kind != PATTERN_KIND_DOUBLE) != (offsets_obj != Py_None) ||
+        loop.pattern.min_int < 0 || loop.pattern.min_int > 1000 || loop.pattern.min_frac < 0 ||
+        loop.pattern.max_frac < loop.pattern.min_frac || loop.pattern.max_frac > DOUBLE_FRACTION_DIGITS || loop.pattern.grouping < 0 ||
+        loop.pattern.grouping > 127 || (loop.pattern.shift != 0 && loop.pattern.shift != 2 && loop.pattern.shift != 3) ||
+        (loop.pattern.fast && (loop.pattern.max_frac != 3 || loop.pattern.min_frac != 0 || loop.pattern.min_int != 1 ||
+                               loop.pattern.grouping != 3 || loop.pattern.shift != 0 || loop.pattern.always_point))) {
+        PyErr_SetString(PyExc_ValueError, "format_number_pattern: a kind, slice or pattern out of range");
+        return NULL;
+    }
+    for (int i = 0; i < 4; i++) {
+        if (affix_len[i] > 4096) {
+            PyErr_SetString(PyExc_ValueError, "format_number_pattern: an affix over 4096 bytes");
+            return NULL;
+        }
+        loop.pattern.affix[i] = affix[i];
+        loop.pattern.affix_len[i] = (int)affix_len[i];
+    }
+    if (PyObject_GetBuffer(values_obj, &values, PyBUF_SIMPLE) < 0) return NULL;
+    if (offsets_obj != Py_None) {
+        if (PyObject_GetBuffer(offsets_obj, &offsets, PyBUF_SIMPLE) < 0) goto done;
+        has_offsets = 1;
+    }
+    if (validity_obj != Py_None) {
+        if (PyObject_GetBuffer(validity_obj, &validity, PyBUF_SIMPLE) < 0) goto done;
+        has_validity = 1;
+    }
+    if ((!has_offsets && (offset + length) * 8 > values.len) || (has_offsets && (offset + length + 1) * 4 > offsets.len) ||
+        (has_validity && (offset + length + 7) / 8 > validity.len)) {
+        PyErr_SetString(PyExc_ValueError, "format_number_pattern: the buffers are shorter than offset + length");
+        goto done;
+    }
+    if (has_offsets && length > 0) {
+        const int32_t *o = (const int32_t *)offsets.buf;
+        for (int64_t i = offset; i <= offset + length; i++) {
+            if (o[i] < 0 || o[i] > values.len || (i > offset && o[i] < o[i - 1])) {
+                PyErr_SetString(PyExc_ValueError, "format_number_pattern: offsets out of the data");
+                goto done;
+            }
+        }
+    }
+    memset(&c, 0, sizeof c);
+    c.row = -1;
+    c.err_offset = -1;
+    loop.c = &c;
+    loop.values = (const uint8_t *)values.buf;
+    loop.offsets = has_offsets ? (const int32_t *)offsets.buf : NULL;
+    loop.validity = has_validity ? (const uint8_t *)validity.buf : NULL;
+    loop.n = length;
+    loop.offset = offset;
+    loop.kind = kind;
+    result = run_into_binary(&c, length, pattern_loop, &loop);
+    ctx_free(&c);
+done:
+    PyBuffer_Release(&values);
+    if (has_offsets) PyBuffer_Release(&offsets);
+    if (has_validity) PyBuffer_Release(&validity);
+    return result;
 }
 
 PyDoc_STRVAR(format_java_formatter_doc,
@@ -7423,6 +7711,7 @@ static PyMethodDef methods[] = {
     {"to_json", py_to_json, METH_VARARGS, to_json_doc},
     {"schema_of_variant", py_schema_of_variant, METH_VARARGS, schema_of_variant_doc},
     {"format_java", py_format_java, METH_VARARGS, format_java_doc},
+    {"format_number_pattern", py_format_number_pattern, METH_VARARGS, format_number_pattern_doc},
     {"format_java_formatter", py_format_java_formatter, METH_VARARGS, format_java_formatter_doc},
     {"get_json_object", py_get_json_object, METH_VARARGS, get_json_object_doc},
     {"json_shape", py_json_shape, METH_VARARGS, json_shape_doc},

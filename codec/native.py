@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 from vpush.codec.errors import CodecError, InvalidShreddingError, MalformedVariantError
 from vpush.codec.header import PRIMITIVE_TO_VARIANT_TYPE, PrimitiveType, VariantType
+from vpush.codec.java_decimal_format import DecimalPattern
 from vpush.codec.java_format import (
     _SECONDS_PER_400_YEARS,
     _ZONEINFO_MAX_SECONDS,
@@ -833,6 +834,61 @@ def format_number_native(values: pa.Array | pa.ChunkedArray, places: pa.Array | 
     )
     return pa.Array.from_buffers(  # type: ignore[no-any-return]
         pa.string(), len(values), [out_validity, offsets, text], null_count
+    )
+
+
+def format_number_pattern_native(values: pa.Array | pa.ChunkedArray, pattern: DecimalPattern) -> pa.StringArray:
+    """Spark's ``format_number(x, pattern)`` of every value, in C: ``java.text.DecimalFormat`` of
+    the pattern (read by :func:`vpush.codec.java_decimal_format.parse_decimal_pattern`). A
+    float64 array is of doubles (floats widened), rounded half to even from the digits of
+    ``Double.toString`` as Java 17 does; a string array holds the plain text of decimals
+    (``format(BigDecimal)``) or, with ``integers``, of integers (``format(long)``). NULL for NULL.
+
+    Example:
+        >>> from vpush.codec.java_decimal_format import parse_decimal_pattern
+        >>> format_number_pattern_native(pa.array([1234.5, -0.004, None]), parse_decimal_pattern("#,##0.00;(#)")).to_pylist()
+        ['1,234.50', '(0.00)', None]
+        >>> format_number_pattern_native(pa.array(["-12.345", "0.5"]), parse_decimal_pattern("0.#%")).to_pylist()
+        ['-1234.5%', '50%']
+
+    Raises:
+        NativeUnsupportedError: another Arrow type, or no compiled kernel.
+    """
+    return _format_number_pattern(values, pattern, integers=False)
+
+
+def format_integer_pattern_native(values: pa.Array | pa.ChunkedArray, pattern: DecimalPattern) -> pa.StringArray:
+    """:func:`format_number_pattern_native` of integers given as their text (``format(long)``: no
+    fraction digits but the pattern's minimum zeros).
+
+    Example:
+        >>> from vpush.codec.java_decimal_format import parse_decimal_pattern
+        >>> format_integer_pattern_native(pa.array(["-1234567", "0"]), parse_decimal_pattern("#,##0.0#")).to_pylist()
+        ['-1,234,567.0', '0.0']
+    """
+    return _format_number_pattern(values, pattern, integers=True)
+
+
+def _format_number_pattern(values: pa.Array | pa.ChunkedArray, pattern: DecimalPattern, *, integers: bool) -> pa.StringArray:
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if pa.types.is_float64(values.type) and not integers:
+        kernel, _ = _kernel_for(values, ((pa.types.is_float64, 8),), "format_number_pattern_native", "doubles")
+        validity, data = values.buffers()
+        offsets = None
+        kind = 0
+    else:
+        kernel, _ = _kernel_for(values, ((pa.types.is_string, 4),), "format_number_pattern_native", "number texts")
+        validity, offsets, data = values.buffers()
+        kind = 2 if integers else 1
+    null_count, out_validity, out_offsets, text = kernel.format_number_pattern(
+        kind, data if data is not None else b"", offsets, validity if values.null_count else None, values.offset, len(values),
+        pattern.min_int, pattern.min_frac, pattern.max_frac, pattern.grouping, pattern.shift, int(pattern.always_point), int(pattern.fast_path),
+        pattern.positive_prefix.encode(), pattern.positive_suffix.encode(),
+        pattern.negative_prefix.encode(), pattern.negative_suffix.encode(),
+    )
+    return pa.Array.from_buffers(  # type: ignore[no-any-return]
+        pa.string(), len(values), [out_validity, out_offsets, text], null_count
     )
 
 

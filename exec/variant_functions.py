@@ -84,13 +84,16 @@ from duckdb.func import FunctionNullHandling, PythonUDFType
 from vpush.codec.errors import CodecError, MalformedVariantError, VpushError
 from vpush.codec.header import BasicType, PrimitiveType
 from vpush.codec.json import parse_json, to_json, try_parse_json
+from vpush.codec.java_decimal_format import parse_decimal_pattern
 from vpush.codec.java_format import java_string_of_bytes
 from vpush.codec.native import (
     NativeUnsupportedError,
     explode_native,
     format_java_native,
     format_java_formatter_native,
+    format_integer_pattern_native,
     format_number_native,
+    format_number_pattern_native,
     get_json_object_native,
     json_shape_native,
     parse_url_native,
@@ -144,6 +147,7 @@ from vpush.exec.rebuild_rows import rebuild_rows
 from vpush.optimizer.spark_semantics import (
     DATE_TRUNC_FUNCTION,
     FORMAT_NUMBER_FUNCTION,
+    FORMAT_PATTERN_FUNCTIONS,
     FORMATTED_DATETIME_FUNCTIONS,
     GET_JSON_OBJECT_FUNCTION,
     JSON_SHAPE_FUNCTIONS,
@@ -241,6 +245,22 @@ def _java_formatter(values: pa.Array, specifiers: pa.Array) -> pa.Array:
     flags, width, precision, conversion = match.groups()
     return format_java_formatter_native(values, conversion, flags, None if width is None else int(width),
                                         None if precision is None else int(precision))
+
+
+def _format_pattern(integers: bool) -> Callable[[pa.Array, pa.Array], pa.Array]:
+    """``format_number(x, pattern)`` of doubles, decimals (their text) or, with ``integers``,
+    integers (their text), the pattern a literal the same on every row
+    (vpush.optimizer.spark_semantics)."""
+
+    def run(values: pa.Array, patterns: pa.Array) -> pa.Array:
+        if len(values) == 0:
+            return pa.nulls(0, pa.string())
+        pattern = parse_decimal_pattern(patterns[0].as_py())
+        if integers:
+            return format_integer_pattern_native(values, pattern)
+        return format_number_pattern_native(values, pattern)
+
+    return run
 
 
 def _number_format(texts: pa.Array, formats: pa.Array, kinds: pa.Array) -> pa.Array:
@@ -1201,6 +1221,9 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     JAVA_TEXT_FUNCTIONS["double"]: (_guarded(format_java_native, "cast to string"), ["DOUBLE"], "VARCHAR"),
     FORMAT_NUMBER_FUNCTION: (_guarded(format_number_native, "format_number"), ["DOUBLE", "INTEGER"], "VARCHAR"),
     JAVA_FORMATTER_FUNCTION: (_guarded(_java_formatter, "format_string"), ["DOUBLE", "VARCHAR"], "VARCHAR"),
+    FORMAT_PATTERN_FUNCTIONS["double"]: (_guarded(_format_pattern(False), "format_number"), ["DOUBLE", "VARCHAR"], "VARCHAR"),
+    FORMAT_PATTERN_FUNCTIONS["decimal"]: (_guarded(_format_pattern(False), "format_number"), ["VARCHAR", "VARCHAR"], "VARCHAR"),
+    FORMAT_PATTERN_FUNCTIONS["integer"]: (_guarded(_format_pattern(True), "format_number"), ["VARCHAR", "VARCHAR"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["float"]: (_guarded(format_java_native, "cast to string"), ["FLOAT"], "VARCHAR"),
     JAVA_TEXT_FUNCTIONS["binary"]: (_guarded(java_string_of_bytes, "cast to string"), ["BLOB"], "VARCHAR"),
     **{

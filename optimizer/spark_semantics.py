@@ -37,6 +37,7 @@ import pyarrow as pa
 from sqlglot import ErrorLevel, exp
 from sqlglot.optimizer.scope import Scope, traverse_scope
 
+from vpush.codec.java_decimal_format import UnsupportedPattern, parse_decimal_pattern
 from vpush.codec.java_format import format_java_double, format_java_float
 from vpush.codec.strict_math import STRICT_MATH_FUNCTIONS as STRICT_MATH_ARITY
 from vpush.optimizer.dialect import (
@@ -148,7 +149,7 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "FORMAT_NUMBER_FUNCTION", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "JSON_SHAPE_FUNCTIONS", "JSON_TUPLE_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "FORMAT_NUMBER_FUNCTION", "FORMAT_PATTERN_FUNCTIONS", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "JSON_SHAPE_FUNCTIONS", "JSON_TUPLE_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
            "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "map_from_arrays_checked", "decimal_function", "decimal_function_types", "apply_spark_semantics",
            "arrow_spark_type", "spark_name"]
 
@@ -263,6 +264,16 @@ FORMAT_NUMBER_FUNCTION = "vpush_format_number"
 """The engine function that gives Spark's ``format_number(x, places)`` of a double (a float
 widened to one): (DOUBLE, INTEGER) -> VARCHAR, Java's ``DecimalFormat`` of the digits of
 ``Double.toString`` (:func:`vpush.codec.native.format_number_native`)."""
+
+FORMAT_PATTERN_FUNCTIONS = {
+    "double": "vpush_format_number_pattern",
+    "decimal": "vpush_format_decimal_pattern",
+    "integer": "vpush_format_integer_pattern",
+}
+"""The engine functions that give Spark's ``format_number(x, pattern)`` with a literal pattern, by
+what they take: a DOUBLE (a float widened), or the VARCHAR text of a decimal or an integer; the
+pattern is the second argument, a VARCHAR the same on every row. Java's ``DecimalFormat`` of the
+pattern (:func:`vpush.codec.native.format_number_pattern_native`)."""
 
 JSON_TUPLE_FUNCTION = "vpush_json_tuple"
 """The engine function that gives one field of Spark's ``json_tuple(json, field, ...)``: the
@@ -1702,10 +1713,46 @@ class _Rewriter:
         self.typer = typer
         self.functions = functions
 
+    def _format_pattern(self, value: exp.Expr, pattern: str) -> exp.Expr:
+        """Spark's ``format_number(value, pattern)`` with a literal pattern, by the engine
+        function for the value's type: a double or float (widened, as Scala passes a float to
+        ``format(double)``), a decimal (``format(BigDecimal)``) or an integer (``format(long)``)
+        as its text. A double under a pattern of ``#,##0.###``'s shape takes ``DecimalFormat``'s
+        fast path, which the kernel reproduces too.
+
+        Raises:
+            OptimizeError: a pattern vpush does not format as Java does (exponent, currency,
+                or one Java rejects: Spark's ``IllegalArgumentException`` has no error class),
+                or a value of another type (``VPUSH_UNSUPPORTED_FUNCTION``).
+        """
+        try:
+            parse_decimal_pattern(pattern)
+        except UnsupportedPattern as exc:
+            _refuse("format_number", f"a pattern with {exc}")
+        source = self.typer.of(value)
+        if isinstance(value, exp.Null) or source in (_DOUBLE, AtomicType("float")):
+            name = FORMAT_PATTERN_FUNCTIONS["double"]
+            argument: exp.Expr = exp.cast(value, "DOUBLE")
+        elif isinstance(source, DecimalType):
+            name = FORMAT_PATTERN_FUNCTIONS["decimal"]
+            argument = exp.cast(value, "VARCHAR")
+        elif isinstance(source, AtomicType) and source.name in _INTEGRAL:
+            name = FORMAT_PATTERN_FUNCTIONS["integer"]
+            argument = exp.cast(value, "VARCHAR")
+        else:
+            _refuse("format_number", "a value other than a number")
+        self.functions[name] = StringType()
+        call = exp.Anonymous(this=name, expressions=[argument, exp.Literal.string(pattern)])
+        self.typer.types[id(call)] = StringType()
+        return call
+
     def _format_double(self, value: exp.Expr, places: exp.Expr) -> exp.Expr | None:
         """Spark's ``format_number(value, places)`` of a double or float with integer places (a
-        literal or not), by the engine function; None for other forms (integers and decimals
-        are DuckDB SQL: :mod:`vpush.optimizer.spark_scalars`)."""
+        literal or not), or of any number with a literal pattern (:meth:`_format_pattern`), by
+        the engine function; None for other forms (integers and decimals with places are
+        DuckDB SQL: :mod:`vpush.optimizer.spark_scalars`)."""
+        if isinstance(places, exp.Literal) and places.is_string:
+            return self._format_pattern(value, places.name)
         if isinstance(value, exp.Null):
             value = exp.cast(value, "DOUBLE")  # a NULL literal: Spark's answer is a NULL string
         elif self.typer.of(value) not in (_DOUBLE, AtomicType("float")):

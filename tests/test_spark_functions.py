@@ -291,6 +291,10 @@ SCALARS = [
     "format_string('%f', f)", "format_string('%s', d)", "printf('%.2f|%10.3e|%-8g|%,.1f|%(07.1f|%+E|%s', f, f, f, f, f, f, f)",
     "format_string('%5.1f%%|%s|%.0f', f * 100, d * 1000000, i / 3)",
     "format_string('%S|%.3s|%-9.4S|%S', f, d, f, NULL)",
+    # format_number with a DecimalFormat pattern (more in tests/test_format_number_pattern.py)
+    "format_number(f, '#,##0.0')", "format_number(d, '0.###%')", "format_number(b, '#,##0.00;(#)')", "format_number(i, '')",
+    "format_number(s, '0‰')", "format_number(d, '#,##0.###')", "format_number(f / 3, '\\'x\\'#.0#')",
+    "format_number(CAST(f AS FLOAT) * 1.1F, '00.00')", "format_number(f * 1000.0005, '#,##0.###')",
 ]
 
 AGGREGATES = [
@@ -352,7 +356,7 @@ REFUSED = [
     "luhn_check(i)", "dayname(t)", "find_in_set(i, g)", "regr_count(f, i) FILTER (WHERE i > 0)", "mode(f)", "mode(d, false)", "mode(ts)", "mode(i) OVER ()", "mode(i, true) OVER ()", "mode(s, true) FILTER (WHERE i > 0)", "mode(array(i), true)",
     "mode() WITHIN GROUP (ORDER BY i NULLS LAST)",
     "format_string('%a', f)", "printf('%.2s', g)", "format_string('%S', g)", "format_string(g, i)", "printf('%1$s', g)",
-    "format_number(f, '#,##0.0')", "to_char(binary(g), 'hex')", "to_char(string(s), '99')",
+    "format_number(i, '0.0E0')", "to_char(binary(g), 'hex')", "to_char(string(s), '99')",
     "to_number(d, 'S99999999.99')", "sha2(g, 512)", "array_contains(array(f), i)", "conv(f, 16, 10)", "ceil(f, 1)",
     "substring_index(g, 'aa', 1)", "split(g, 'b', 2)",
     "date_format(ts, 'yyyyy')", "date_format(ts, 'yyyy-MM-dd z')", "date_format(ts, 'G')",
