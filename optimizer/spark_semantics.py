@@ -2470,6 +2470,13 @@ class _Rewriter:
             _is_integral(_cast_type(node)) or _cast_type(node) == AtomicType("boolean")
         ):
             return _string_to_integral_or_boolean(node.this, _cast_type(node), strict=not isinstance(node, exp.TryCast))
+        if isinstance(node, (exp.Cast, exp.TryCast)):
+            mismatch = _struct_cast_mismatch(of(node.this), _cast_type(node))
+            if mismatch == "count":
+                raise OptimizeError(f"{node.sql(dialect=VpushSpark)}: cannot cast a struct to a struct of another number of fields",
+                                    error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION")
+            if mismatch == "names":
+                _refuse("CAST", "a struct to a struct of other field names (Spark casts the fields by position, DuckDB by name)")
         if isinstance(node, exp.Cast) and not isinstance(node.this, VariantGet):
             between = self._datetime_number_cast(node, of(node.this), _cast_type(node))
             if between is not None:
@@ -4444,6 +4451,50 @@ def _star_types(
             seen.add(name)
 
 
+def _struct_cast_mismatch(source: SparkType | None, target: SparkType | None) -> str | None:
+    """Where a cast from ``source`` to ``target`` casts a struct to a struct otherwise than DuckDB
+    does: ``"count"`` for another number of fields (Spark's analysis refuses the cast),
+    ``"names"`` for other field names (Spark casts field by field in order, DuckDB matches them
+    by name); None where neither, inside arrays and maps too."""
+    if isinstance(source, ArrayType) and isinstance(target, ArrayType):
+        return _struct_cast_mismatch(source.element, target.element)
+    if isinstance(source, MapType) and isinstance(target, MapType):
+        return _struct_cast_mismatch(source.key, target.key) or _struct_cast_mismatch(source.value, target.value)
+    if not (isinstance(source, StructType) and isinstance(target, StructType)):
+        return None
+    if len(source.fields) != len(target.fields):
+        return "count"
+    inner = [_struct_cast_mismatch(a.type, b.type) for a, b in zip(source.fields, target.fields)]
+    if "count" in inner:
+        return "count"
+    if any(a.name.lower() != b.name.lower() for a, b in zip(source.fields, target.fields)) or "names" in inner:
+        return "names"
+    return None
+
+
+def _expand_nested_struct_stars(select: exp.Select, typer: _Typer) -> None:
+    """Replace each ``s.b.*`` (``t.s.b.*``) projection, the fields of a struct inside a struct, by
+    its fields in order, each named after its field, as Spark's star of a struct expands it
+    (DuckDB's parser takes no more than one name before a star; ``s.*`` it expands itself)."""
+    for projection in list(select.expressions):
+        if not (isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star) and projection.args.get("db")):
+            continue
+        names = [p for p in projection.parts[:-1] if isinstance(p, exp.Identifier)]
+        if len(names) != len(projection.parts) - 1 or len(names) > 4:
+            continue
+        base = exp.column(*[n.copy() for n in reversed(names)])
+        base.parent = select  # resolved where the projection stands (not entered in the tree)
+        struct = typer.of(base)
+        if not isinstance(struct, StructType):
+            continue
+        fields = [
+            exp.alias_(exp.Dot(this=base.copy(), expression=exp.to_identifier(f.name, quoted=True)), exp.to_identifier(f.name, quoted=True))
+            for f in struct.fields
+        ]
+        at = select.expressions.index(projection)
+        select.set("expressions", select.expressions[:at] + fields + select.expressions[at + 1:])
+
+
 def _is_plain(node: exp.Expr) -> bool:
     """A column or a literal, or one cast, negated or in parentheses."""
     if isinstance(node, (exp.Cast, exp.Paren, exp.Neg)):
@@ -4539,7 +4590,13 @@ def apply_spark_semantics(
         columns.update(rewrite_time_windows(select, typer.of, lambda node: _transform(node, rewriter)))
         check_window_times(select, typer.of)
         grouped_session(select, typer.of)
-        columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
+        generated = rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter))
+        if generated:
+            columns.update(generated)
+            # what read the generators' columns before they were known (sum(it.qty) of a LATERAL
+            # VIEW's struct, typed by the implicit casts above) is typed again
+            typer.types = {key: kind for key, kind in typer.types.items() if kind is not None}
+        _expand_nested_struct_stars(select, typer)
         _check_resolved(select, scope, columns)
         _check_group_by_present(select, typer)
         _check_field_bases(select, scope, columns)
@@ -6401,6 +6458,8 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         return _call("round", [node.this, node.args.get("decimals") or exp.Literal.number(0)])
     if isinstance(node, exp.Replace):
         return _call("replace", [node.this, node.expression, node.args.get("replacement")])
+    if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier) and top and isinstance(node.this, exp.Column):
+        return node.expression.name  # a name of five parts and more (deep.l1.l2.l3.x): Spark's attribute, named after its field
     if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
         # Spark's GetStructField prints its child's SQL, GetArrayStructFields its child's Scala
         # toString (the calls in it with all their arguments: `variant_get(v, $.a, ArrayType(...),
