@@ -92,3 +92,36 @@ def test_arrays_zip_of_one_name_twice_is_refused(con: vpush.Connection) -> None:
     with pytest.raises(VpushError) as error:
         con.sql("SELECT arrays_zip(tags, tags) AS z FROM t").to_arrow()
     assert error.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
+
+
+SPARK_WRITTEN = """
+SELECT id, named_struct('ts', timestamp'2024-01-01 00:00:00' + make_interval(0, 0, 0, 0, CAST(id AS INT), 0, 0), 'n', id) AS ctx,
+  array(named_struct('t', timestamp'1969-12-31 23:59:59.999999'), named_struct('t', CAST(NULL AS timestamp))) AS evs,
+  map('a', timestamp'2024-05-01 10:00:00') AS mt, array(timestamp'2000-01-01 00:00:00') AS ta
+FROM range(3)
+"""
+
+
+@pytest.fixture(scope="module")
+def int96_tables(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> tuple[SparkSession, vpush.Connection]:
+    """A table Spark wrote with its defaults: the timestamps inside structs, arrays and maps are
+    INT96, as top-level ones are."""
+    folder = tmp_path_factory.mktemp("nested_int96") / "w"
+    spark.sql(SPARK_WRITTEN).coalesce(1).write.parquet(str(folder))
+    spark.read.parquet(str(folder)).createOrReplaceTempView("w")
+    connection = vpush.connect(time_zone="UTC")
+    connection.register("w", folder)
+    return spark, connection
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        # read as Spark reads them: timestamps (instants), not timestamp_ntz
+        "SELECT id, ctx, evs, ta FROM w ORDER BY id",
+        "SELECT typeof(ctx) AS a, typeof(evs) AS b, typeof(mt) AS c, typeof(ta) AS d, to_json(ctx) AS j FROM w",
+        "SELECT ctx.ts, evs.t, hour(ctx.ts) AS h, mt['a'] AS m, CAST(ctx AS STRING) AS s FROM w",
+    ],
+)
+def test_nested_int96_timestamps_as_spark_reads_them(sql: str, int96_tables: tuple[SparkSession, vpush.Connection]) -> None:
+    assert_same_answer(sql, *int96_tables)
