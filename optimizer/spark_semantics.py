@@ -889,6 +889,8 @@ class _Typer:
             and all(isinstance(self.of(p), StringType) for p in node.expressions or [node.this, node.expression] if p is not None)
         ):
             return StringType()
+        if isinstance(node, (exp.Concat, exp.DPipe)) and self._concat_of_text(node):
+            return StringType()
         if isinstance(node, exp.Concat) and node.expressions:
             arrays = {self.of(p) for p in node.expressions}
             if len(arrays) == 1 and isinstance(next(iter(arrays)), ArrayType):
@@ -975,6 +977,16 @@ class _Typer:
         if among_strings is not None:
             return among_strings
         return _numeric_common_type(types)
+
+    def _concat_of_text(self, node: exp.Expr) -> bool:
+        """Whether ``concat``/``||`` casts its arguments to strings (Spark's ``ConcatCoercion``):
+        strings beside numbers, booleans, dates or timestamps (``x.sku || ':' || x.qty``), with
+        at least one typed; not binaries, arrays or anything vpush does not type."""
+        parts = [p for p in (node.expressions or [node.this, node.expression]) if p is not None and not isinstance(_unparen(p), exp.Null)]
+        kinds = [self.of(p) for p in parts]
+        return bool(kinds) and any(isinstance(k, StringType) for k in kinds) and all(
+            isinstance(k, (StringType, DecimalType)) or (isinstance(k, AtomicType) and k not in (_BINARY, VARIANT)) for k in kinds
+        )
 
     def _branches(self, parts: list[exp.Expr]) -> SparkType | None:
         """The type of ``CASE``/``if``/``coalesce`` over ``parts``: the one they share, or the
@@ -4590,12 +4602,17 @@ def apply_spark_semantics(
         columns.update(rewrite_time_windows(select, typer.of, lambda node: _transform(node, rewriter)))
         check_window_times(select, typer.of)
         grouped_session(select, typer.of)
-        generated = rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter))
-        if generated:
-            columns.update(generated)
+
+        def generated(found: Mapping[str, Mapping[str, SparkType]]) -> None:
+            columns.update(found)
             # what read the generators' columns before they were known (sum(it.qty) of a LATERAL
-            # VIEW's struct, typed by the implicit casts above) is typed again
-            typer.types = {key: kind for key, kind in typer.types.items() if kind is not None}
+            # VIEW's struct, typed by the implicit casts above; a later view's argument) is typed again
+            for key in [key for key, kind in typer.types.items() if kind is None]:
+                del typer.types[key]
+
+        produced_columns = rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter), generated)
+        if produced_columns:
+            generated(produced_columns)
         _expand_nested_struct_stars(select, typer)
         _check_resolved(select, scope, columns)
         _check_group_by_present(select, typer)

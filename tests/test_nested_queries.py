@@ -57,6 +57,12 @@ QUERIES = [
     "SELECT id, t.s.b.*, deep.l1.l2.* FROM t",
     # a field of a LATERAL VIEW's struct typed where it is aggregated (sum of an int is a bigint)
     "SELECT it.sku, sum(it.qty) AS q, typeof(sum(it.qty)) AS k FROM t LATERAL VIEW explode(arr) e AS it GROUP BY it.sku ORDER BY it.sku",
+    # a LATERAL VIEW of what an earlier one generated (its type was unknown: refused)
+    "SELECT id, it.sku, d FROM t LATERAL VIEW explode(arr) e AS it LATERAL VIEW explode(s.b.d) f AS d ORDER BY id, it.sku, d",
+    "SELECT id, y FROM t LATERAL VIEW explode(array(deep.l1.l2.l3)) e AS k LATERAL VIEW OUTER explode(k.y) f AS y",
+    "SELECT e.it.sku, count(*) AS n FROM t LATERAL VIEW explode(array(arr)) f AS a LATERAL VIEW explode(a) e AS it GROUP BY 1",
+    # a string concatenated with a number in a lambda over an array's structs: typed a string
+    "SELECT array_join(transform(arr, x -> x.sku || ':' || x.qty), ';') AS r, typeof(concat(s.b.c, id, 1.5)) AS k FROM t",
     # a struct cast to a struct of another number of fields: Spark's analysis error
     "SELECT CAST(s AS STRUCT<a: STRING>) AS r FROM t",
     "SELECT CAST(arr AS ARRAY<STRUCT<sku: STRING, qty: BIGINT>>) AS r FROM t",
