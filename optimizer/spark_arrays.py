@@ -209,7 +209,9 @@ def _variable_reference(node: exp.Expr) -> bool:
         return False
     if isinstance(parent, exp.Dot):
         return node.arg_key == "this"  # x.a in a lambda's body: the variable's field
-    return not (isinstance(parent, exp.PropertyEQ) and node.arg_key in ("expression", "this"))
+    if isinstance(parent, exp.PropertyEQ) and node.arg_key == "expression":
+        return isinstance(parent.parent, exp.Struct)  # a struct's field's value (named_struct('pos', i)), not a name
+    return not (isinstance(parent, exp.PropertyEQ) and node.arg_key == "this")
 
 
 def lambda_variable_type(column: exp.Column | exp.Identifier, of: TypeOf) -> SparkType | None | object:
