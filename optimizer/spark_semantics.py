@@ -4617,8 +4617,10 @@ def apply_spark_semantics(
         _check_resolved(select, scope, columns)
         _check_group_by_present(select, typer)
         _check_field_bases(select, scope, columns)
+        _check_array_fields(select, typer)
         check_order_by_aggregates(select)
         _check_orderable(select, typer)
+        _check_maps_unordered(select, typer)
         _check_filters_are_boolean(select, typer)
         expand_using_stars(select, scope, columns)
         rename_duplicate_columns(select, scope)
@@ -4667,6 +4669,12 @@ def apply_spark_semantics(
                     _transform(part, rewriter)
                 finally:
                     _OPERANDS_IN_PLACE.reset(token)
+        for join in select.args.get("joins") or []:
+            # a join's condition as the WHERE's (b.arr.sku of an array's structs, element_at, ...)
+            condition = join.args.get("on")
+            if condition is not None:
+                _type_variant_objects(condition, typer)
+                join.set("on", _transform(condition, rewriter))
         for ordered, of_type in order_types:
             sort_key = nested_sort_key(ordered.this, of_type)
             if sort_key is not None:
@@ -5455,6 +5463,61 @@ def _check_set_operation(operation: exp.SetOperation, left: Mapping[str, SparkTy
     for name, spark_type in left.items():
         if spark_type == VARIANT:
             raise _set_operation_error(name)
+        if spark_type is not None and _has_map(spark_type):
+            raise _map_set_operation_error(name, spark_type)
+
+
+def _map_set_operation_error(column: str, spark_type: SparkType) -> OptimizeError:
+    return OptimizeError(
+        "Cannot have MAP type columns in DataFrame which calls set operations (INTERSECT, EXCEPT, etc.), "
+        f'but the type of column {column} is "{spark_type.to_spark().upper()}"',
+        error_class="UNSUPPORTED_FEATURE.SET_OPERATION_ON_MAP_TYPE",
+    )
+
+
+def _check_maps_unordered(select: exp.Select, typer: _Typer) -> None:
+    """Raise, as Spark's analyzer does, where the SELECT orders, compares, deduplicates or takes
+    the largest of a map or of a value holding one (Spark has no order on maps:
+    ``INVALID_ORDERING_TYPE``; ``SET_OPERATION_ON_MAP_TYPE`` for DISTINCT); refuse a GROUP BY of
+    one, whose groups Spark's hash aggregation forms otherwise than by DuckDB's equality."""
+    projected = {p.alias_or_name.lower(): typer.of(p) for p in select.expressions}
+
+    def mapped(node: exp.Expr) -> bool:
+        kind = typer.of(node)
+        if kind is None and isinstance(node, exp.Column) and not node.table:
+            kind = projected.get(node.name.lower())  # ORDER BY or GROUP BY an output's alias
+        return kind is not None and _has_map(kind)
+
+    def unordered(node: exp.Expr, what: str) -> OptimizeError:
+        kind = typer.of(node)
+        return OptimizeError(
+            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the {what} does not support ordering on type '
+            f'"{kind.to_spark().upper() if kind is not None else "MAP"}"',
+            error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+        )
+
+    for ordered in (select.args.get("order") or exp.Order()).expressions:
+        key = ordered.this if isinstance(ordered, exp.Ordered) else ordered
+        if mapped(key):
+            raise unordered(key, "sort order")
+    group = select.args.get("group")
+    for key in group.expressions if group is not None else []:
+        if mapped(key):
+            _refuse("GROUP BY", "a map or a value holding one (Spark's hash aggregation groups them its own way)")
+    if select.args.get("distinct") is not None:
+        for projection in select.expressions:
+            kind = typer.of(projection)
+            if kind is not None and _has_map(kind):
+                raise _map_set_operation_error(projection.alias_or_name, kind)
+    parts = [p for p in select.expressions]
+    parts += [select.args[k] for k in ("where", "having", "qualify") if select.args.get(k) is not None]
+    parts += [join.args["on"] for join in select.args.get("joins") or [] if join.args.get("on") is not None]
+    for part in parts:
+        for node in _in_scope(part):
+            if isinstance(node, _COMPARISONS) and (mapped(node.this) or mapped(node.expression)):
+                raise unordered(node, f"`{type(node).__name__.lower()}` comparison")
+            if isinstance(node, (exp.Max, exp.Min)) and mapped(node.this):
+                raise unordered(node, f"`{type(node).__name__.lower()}`")
 
 
 def _widen_set_operation(
@@ -5785,6 +5848,46 @@ def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, M
                 f"Can't extract a value from `{column.table}`: need a struct type but got \"{found[0].to_spark().upper()}\".",
                 error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
             )
+
+
+def _check_array_fields(select: exp.Select, typer: _Typer) -> None:
+    """Raise Spark's errors for a field read through an array that Spark's analyzer refuses, where
+    DuckDB's binder fails without Spark's class: ``arr.x`` of an array of structs without the
+    field (``FIELD_NOT_FOUND``), of an array of anything else (``tags.x``, ``aa.x``:
+    ``DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE``, GetArrayStructFields takes structs only)."""
+    sources = {s.lower() for s in typer.scope.selected_sources}
+    for column in select.find_all(exp.Column):
+        parts = column.parts
+        if not column.table or isinstance(column.this, exp.Star) or column.find_ancestor(exp.Select) is not select:
+            continue
+        if parts[0].name.lower() in _lambda_variables(column) or not all(isinstance(p, exp.Identifier) for p in parts):
+            continue
+        skip = 1 if len(parts) > 2 and parts[0].name.lower() in sources else 0
+        if skip == 0 and parts[0].name.lower() in sources:
+            continue  # t.c: a table's column
+        first, table = parts[skip].copy(), parts[0].copy() if skip else None
+        assert isinstance(first, exp.Identifier) and (table is None or isinstance(table, exp.Identifier))
+        base = exp.column(first, table=table)
+        base.parent = column.parent  # resolved where the read stands (not entered in the tree)
+        kind = typer.column(base)
+        for part in parts[skip + 1:]:
+            if isinstance(kind, ArrayType) and not isinstance(kind.element, StructType) and kind.element is not None:
+                raise OptimizeError(
+                    f'Cannot resolve "{column.sql(dialect=VpushSpark)}" due to data type mismatch: the parameter requires '
+                    f'the "STRUCT" type, however it has the type "{kind.to_spark().upper()}".',
+                    error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+                )
+            element = kind.element if isinstance(kind, ArrayType) else None
+            struct = element if isinstance(element, StructType) else kind
+            if not isinstance(struct, StructType):
+                break
+            matches = [f for f in struct.fields if f.name.lower() == part.name.lower()]
+            if not matches and element is not None:
+                fields = ", ".join(f"`{f.name}`" for f in struct.fields)
+                raise OptimizeError(f"No such struct field `{part.name}` in {fields}.", error_class="FIELD_NOT_FOUND")
+            if len(matches) != 1:
+                break
+            kind = ArrayType(matches[0].type) if element is not None else matches[0].type
 
 
 def _own_columns(node: exp.Expr) -> list[exp.Column]:
