@@ -145,8 +145,8 @@ def _table_schema(table: Table, data_schema: pa.Schema) -> pa.Schema:
 
 def _referenced_columns(expression: exp.Expr) -> set[str] | None:
     """Lower-cased names of columns the query mentions, or None when it selects ``*``."""
-    if any(isinstance(star.parent, (exp.Select, exp.Column)) for star in expression.find_all(exp.Star)):
-        return None  # a `*` or `t.*` projection (not count(*))
+    if any(not isinstance(star.parent, exp.Count) for star in expression.find_all(exp.Star)):
+        return None  # a `*` or `t.*` projection, or one inside a call (struct(*)); not count(*)
     names: set[str] = set()
     for col in expression.find_all(exp.Column):
         # A struct field access `v.metadata` parses as column `metadata` of table `v`, and

@@ -4463,6 +4463,38 @@ def _star_types(
             seen.add(name)
 
 
+def _expand_struct_call_stars(call: exp.Struct, select: exp.Select, typer: _Typer) -> None:
+    """``struct(s.*)`` (``struct(id, s.b.*)``): the star replaced by the struct's fields, each
+    named after its field, as Spark's analyzer expands it (``struct(s.a AS a, s.b AS b)``, its
+    name too); DuckDB takes no star inside a call. A star of a table's columns (``struct(*)``,
+    ``struct(t.*)``) is refused: the typer keeps no column names as written."""
+    expanded: list[exp.Expr] = []
+    for argument in call.expressions:
+        if isinstance(argument, exp.Star) or (isinstance(argument, exp.Column) and isinstance(argument.this, exp.Star)):
+            parts = argument.parts if isinstance(argument, exp.Column) else []
+            names = [p for p in parts[:-1] if isinstance(p, exp.Identifier)]
+            struct = None
+            if names and len(names) == len(parts) - 1 and len(names) <= 4:
+                base = exp.column(*[n.copy() for n in reversed(names)])
+                base.parent = select  # resolved where the call stands (not entered in the tree)
+                struct = typer.of(base)
+            if not isinstance(struct, StructType):
+                _refuse("struct", "a star of a table's columns (`struct(*)`, `struct(t.*)`)")
+            assert isinstance(struct, StructType)  # for mypy: refused above
+            for f in struct.fields:
+                read: exp.Expr = (exp.column(exp.to_identifier(f.name), table=names[0].copy()) if len(names) == 1
+                                  else exp.Dot(this=base.copy(), expression=exp.to_identifier(f.name)))
+                expanded.append(exp.PropertyEQ(this=exp.to_identifier(f.name), expression=read))
+        else:
+            expanded.append(argument)
+    if len(expanded) != len(call.expressions) or any(a is not b for a, b in zip(expanded, call.expressions)):
+        call.set("expressions", expanded)
+        traced = call.meta.get(SPARK_CALL)
+        if traced is not None:
+            # its arguments are the expanded ones now, each where it stands
+            call.meta[SPARK_CALL] = (traced[0], tuple((("expressions", k),) for k in range(len(expanded))))
+
+
 def _struct_cast_mismatch(source: SparkType | None, target: SparkType | None) -> str | None:
     """Where a cast from ``source`` to ``target`` casts a struct to a struct otherwise than DuckDB
     does: ``"count"`` for another number of fields (Spark's analysis refuses the cast),
@@ -4488,6 +4520,8 @@ def _expand_nested_struct_stars(select: exp.Select, typer: _Typer) -> None:
     """Replace each ``s.b.*`` (``t.s.b.*``) projection, the fields of a struct inside a struct, by
     its fields in order, each named after its field, as Spark's star of a struct expands it
     (DuckDB's parser takes no more than one name before a star; ``s.*`` it expands itself)."""
+    for struct_call in [n for p in select.expressions for n in p.find_all(exp.Struct)]:
+        _expand_struct_call_stars(struct_call, select, typer)
     for projection in list(select.expressions):
         if not (isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star) and projection.args.get("db")):
             continue
@@ -4683,6 +4717,7 @@ def apply_spark_semantics(
         if select.args.get("distinct") is not None and select.args.get("group") is None:
             _normalize_float_projections(select, list(produced.values()))
         merge_sessions(select, columns)
+        _window_keys_raise_steadily(select)
         outputs[id(select)] = produced
     return expression
 
@@ -5473,6 +5508,23 @@ def _map_set_operation_error(column: str, spark_type: SparkType) -> OptimizeErro
         f'but the type of column {column} is "{spark_type.to_spark().upper()}"',
         error_class="UNSUPPORTED_FEATURE.SET_OPERATION_ON_MAP_TYPE",
     )
+
+
+def _window_keys_raise_steadily(select: exp.Select) -> None:
+    """Spark's errors in a window's PARTITION BY and ORDER BY keys (``arr[0].sku`` past the end:
+    ``INVALID_ARRAY_INDEX``) raised by a failing cast of the message instead of DuckDB's
+    ``error()``, which DuckDB's binder refuses there as volatile; the engine finds the message in
+    the cast's error as in ``error()``'s (up to the newline put after it)."""
+    for window in select.find_all(exp.Window):
+        order = window.args.get("order")
+        keys = list(window.args.get("partition_by") or []) + list(order.expressions if order is not None else [])
+        for key in keys:
+            for raised in list(key.find_all(exp.Anonymous)):
+                if raised.name.lower() != "error" or len(raised.expressions) != 1:
+                    continue
+                text = exp.DPipe(this=raised.expressions[0].copy(), expression=exp.Anonymous(this="chr", expressions=[exp.Literal.number(10)]))
+                failing = exp.Is(this=exp.cast(text, exp.DataType.build("INT")), expression=exp.Null())
+                raised.replace(exp.Case(ifs=[exp.If(this=failing, true=exp.Null())]))
 
 
 def _check_maps_unordered(select: exp.Select, typer: _Typer) -> None:
