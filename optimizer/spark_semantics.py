@@ -4718,6 +4718,7 @@ def apply_spark_semantics(
             _normalize_float_projections(select, list(produced.values()))
         merge_sessions(select, columns)
         _window_keys_raise_steadily(select)
+        _filtered_arguments_raise_when_kept(select)
         outputs[id(select)] = produced
     return expression
 
@@ -5525,6 +5526,40 @@ def _window_keys_raise_steadily(select: exp.Select) -> None:
                 text = exp.DPipe(this=raised.expressions[0].copy(), expression=exp.Anonymous(this="chr", expressions=[exp.Literal.number(10)]))
                 failing = exp.Is(this=exp.cast(text, exp.DataType.build("INT")), expression=exp.Null())
                 raised.replace(exp.Case(ifs=[exp.If(this=failing, true=exp.Null())]))
+
+
+def _filtered_arguments_raise_when_kept(select: exp.Select) -> None:
+    """``agg(x) FILTER (WHERE c)``: an argument that may raise Spark's error (``arr[0].sku`` past
+    the end) evaluated only for the rows ``c`` keeps, as Spark evaluates it; DuckDB evaluates an
+    aggregate's arguments for every row before its FILTER (``max_by(arr[0].sku, id) FILTER (WHERE
+    size(arr) > 0)`` raised INVALID_ARRAY_INDEX)."""
+    for filtered in list(select.find_all(exp.Filter)):
+        where = filtered.expression
+        if filtered.find_ancestor(exp.Select) is not select or not isinstance(where, exp.Where):
+            continue
+        # agg(x ORDER BY k): x; agg(DISTINCT x) not, as Spark's Expand for a DISTINCT aggregate
+        # evaluates x for every row (measured: count(DISTINCT arr[0].sku) FILTER (...) raises)
+        arguments = [a.this if isinstance(a, exp.Order) else a for a in filtered.this.iter_expressions()]
+        for argument in arguments:
+            if isinstance(argument, exp.Distinct):
+                continue
+            if isinstance(argument, exp.Expr) and _may_raise(argument):
+                guarded = exp.Case(ifs=[exp.If(this=where.this.copy(), true=argument.copy())])
+                argument.replace(guarded)
+        # a rewrite that put the argument into the condition (collect_list's `c AND NOT x IS
+        # NULL`): each conjunct after the first evaluated only where those before hold, as
+        # Spark's And evaluates its right side
+        conjuncts = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+        if len(conjuncts) > 1 and any(_may_raise(c) for c in conjuncts[1:]):
+            folded = conjuncts[-1].copy()
+            for conjunct in reversed(conjuncts[:-1]):
+                folded = exp.Case(ifs=[exp.If(this=conjunct.copy(), true=folded)], default=exp.false())
+            where.set("this", folded)
+
+
+def _may_raise(node: exp.Expr) -> bool:
+    """Whether ``node`` holds a rewrite that raises Spark's error (DuckDB's ``error()``)."""
+    return any(call.name.lower() == "error" for call in node.find_all(exp.Anonymous))
 
 
 def _check_maps_unordered(select: exp.Select, typer: _Typer) -> None:

@@ -78,6 +78,13 @@ QUERIES = [
     "SELECT id, row_number() OVER (PARTITION BY element_at(arr, 1).sku ORDER BY id) AS r FROM t WHERE size(arr) > 0",
     "SELECT id, rank() OVER (ORDER BY arr[0].qty DESC) AS r, sum(id) OVER (PARTITION BY s.b.d[0]) AS w FROM t WHERE size(arr) > 0 AND size(s.b.d) > 0",
     "SELECT id, row_number() OVER (PARTITION BY arr[0].sku ORDER BY id) AS r FROM t",
+    # an aggregate's argument evaluated only for the rows its FILTER keeps (an empty array's arr[0] raised)
+    "SELECT max_by(arr[0].sku, id) FILTER (WHERE size(arr) > 0) AS r FROM t",
+    "SELECT s.a, sum(arr[0].qty) FILTER (WHERE size(arr) > 0) AS q, count(element_at(arr, 1).sku) FILTER (WHERE size(arr) > 0) AS c, "
+    "collect_list(arr[0].sku) FILTER (WHERE size(arr) > 0) AS l FROM t GROUP BY s.a",
+    # not a DISTINCT one's: Spark's Expand evaluates it for every row
+    "SELECT s.a, count(DISTINCT arr[0].sku) FILTER (WHERE size(arr) > 0) AS d FROM t GROUP BY s.a",
+    "SELECT max_by(arr[0].sku, id) FILTER (WHERE id > 0) AS r FROM t",
     # a lambda's index variable as a struct's field (it was left unrenamed: UNRESOLVED_COLUMN)
     "SELECT transform(arr, (x, i) -> named_struct('pos', i, 'sku', x.sku)) AS r, transform(tags, (x, i) -> struct(i AS p, x)) AS q FROM t",
     "SELECT map_values(transform_values(m, (k, v) -> named_struct('k', k, 'v', v))) AS t, "
