@@ -656,7 +656,11 @@ def _zip(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr:
     if not isinstance(result, ArrayType) or not isinstance(result.element, StructType):
         _refuse("arrays_zip", "arguments that are not arrays of types vpush knows")
     assert isinstance(result, ArrayType) and isinstance(result.element, StructType)  # for mypy: refused above
-    if len({f.name.lower() for f in result.element.fields}) < len(result.element.fields):
+    inside = arguments[0].parent if arguments else None
+    while inside is not None and call_name(inside) != "typeof":
+        inside = inside.parent
+    if len({f.name.lower() for f in result.element.fields}) < len(result.element.fields) and inside is None:
+        # (under typeof only its type is given, which vpush knows)
         _refuse("arrays_zip", "arrays of the same name (DuckDB's structs take a field name once)")
     lengths = [_f("len", a.copy()) for a in arguments]
     longest = lengths[0] if len(lengths) == 1 else _f("greatest", *lengths)

@@ -58,6 +58,8 @@ QUERIES = [
     "SELECT id, t.s.b.*, deep.l1.l2.* FROM t",
     # a field of a LATERAL VIEW's struct typed where it is aggregated (sum of an int is a bigint)
     "SELECT it.sku, sum(it.qty) AS q, typeof(sum(it.qty)) AS k FROM t LATERAL VIEW explode(arr) e AS it GROUP BY it.sku ORDER BY it.sku",
+    # typeof of an arrays_zip of one name twice: only its type, which needs no DuckDB struct
+    "SELECT typeof(arrays_zip(tags, tags)) AS t FROM t",
     # a struct's star inside struct(): its fields, named as Spark names the call (DuckDB takes no star in a call)
     "SELECT struct(s.*) FROM t",
     "SELECT struct(id, s.*) FROM t",
