@@ -1165,6 +1165,10 @@ class _Typer:
             if not isinstance(source, MapType):
                 return None
             return ArrayType(source.key if called == "map_keys" else source.value)
+        if called == "get":
+            arguments = call_arguments(node) or []
+            source = self.of(arguments[0]) if arguments and arguments[0] is not None else None
+            return source.element if isinstance(source, ArrayType) else None
         if called in ("element_at", "try_element_at", "reverse"):
             arguments = call_arguments(node) or []
             source = self.of(arguments[0]) if arguments and arguments[0] is not None else None
@@ -3512,6 +3516,16 @@ class _Rewriter:
             if of(arguments[1]) not in (_INT, AtomicType("smallint"), AtomicType("tinyint")):
                 _refuse(called, "an index that is not an int")
             return _element_at(arguments[0], arguments[1], tolerant=True)
+        if called == "get" and len(arguments) == 2 and isinstance(source, ArrayType):
+            # Spark's GetArrayItem without ANSI's check: 0-based, NULL outside the array
+            if of(arguments[1]) not in (_INT, AtomicType("smallint"), AtomicType("tinyint")):
+                _refuse(called, "an index that is not an int")
+            array, index = arguments
+            outside = exp.Or(this=exp.LT(this=index.copy(), expression=exp.Literal.number(0)),
+                             expression=exp.GTE(this=index.copy(), expression=exp.Anonymous(this="len", expressions=[array.copy()])))
+            one_based = exp.Add(this=exp.cast(index.copy(), exp.DataType.build("BIGINT")), expression=exp.Literal.number(1))
+            return exp.Case(ifs=[exp.If(this=outside, true=exp.Null())],
+                            default=exp.Anonymous(this="list_extract", expressions=[array.copy(), one_based]))
         if called == "reverse" and len(arguments) == 1 and isinstance(source, ArrayType):
             return exp.Anonymous(this="list_reverse", expressions=[arguments[0]])
         if called == "reverse" and len(arguments) == 1 and isinstance(source, StringType):
@@ -7285,7 +7299,7 @@ def _out_of_bounds(index: exp.Expr, size: exp.Expr, remedy: str) -> exp.Expressi
     )
 
 
-_COLLECTION_CALLS = frozenset({"array_contains", "element_at", "try_element_at", "reverse", "sha2", "base64"})
+_COLLECTION_CALLS = frozenset({"array_contains", "element_at", "try_element_at", "get", "reverse", "sha2", "base64"})
 _MAP_CALLS = frozenset({
     "map", "map_from_arrays", "map_from_entries", "str_to_map", "map_keys", "map_values", "map_contains_key", "size", "cardinality", "element_at",
     "try_element_at",
