@@ -4669,6 +4669,7 @@ def apply_spark_semantics(
         check_order_by_aggregates(select)
         _check_orderable(select, typer)
         _check_maps_unordered(select, typer)
+        _check_nested_arithmetic(select, typer)
         _check_filters_are_boolean(select, typer)
         expand_using_stars(select, scope, columns)
         rename_duplicate_columns(select, scope)
@@ -5574,6 +5575,42 @@ def _filtered_arguments_raise_when_kept(select: exp.Select) -> None:
 def _may_raise(node: exp.Expr) -> bool:
     """Whether ``node`` holds a rewrite that raises Spark's error (DuckDB's ``error()``)."""
     return any(call.name.lower() == "error" for call in node.find_all(exp.Anonymous))
+
+
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
+
+
+def _check_nested_arithmetic(select: exp.Select, typer: _Typer) -> None:
+    """Raise Spark's analysis error for arithmetic on a struct, array or map, where DuckDB's
+    binder fails without Spark's class: ``DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE`` for two
+    operands of one type (``s + s``), ``DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES`` for two types
+    (``s + 1``)."""
+    parts = [p for p in select.expressions]
+    parts += [select.args[k] for k in ("where", "having", "qualify") if select.args.get(k) is not None]
+    for part in parts:
+        for node in _in_scope(part):
+            if not isinstance(node, _ARITHMETIC):
+                continue
+            operands = [node.this, node.expression]
+            kinds = [typer.of(o) for o in operands]
+            if not any(isinstance(k, (StructType, ArrayType, MapType)) for k in kinds):
+                continue
+            names = ["VOID" if isinstance(_unparen(o), exp.Null) else k.to_spark().upper() if k is not None else None
+                     for o, k in zip(operands, kinds)]
+            if None in names:
+                continue
+            left, right = names
+            if left == right:
+                raise OptimizeError(
+                    f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the binary operator requires '
+                    f'numeric or interval input types, not "{left}".',
+                    error_class="DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE",
+                )
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the left and right operands of the '
+                f'binary operator have incompatible types ("{left}" and "{right}").',
+                error_class="DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES",
+            )
 
 
 def _check_maps_unordered(select: exp.Select, typer: _Typer) -> None:

@@ -99,6 +99,12 @@ QUERIES = [
     "SELECT s.b.d.x FROM t",
     "SELECT s[0] FROM t",
     "SELECT sum(arr) FROM t",
+    "SELECT s + 1 FROM t",
+    "SELECT s + NULL FROM t",
+    "SELECT arr.qty + arr.qty FROM t",
+    "SELECT tags % tags FROM t",
+    "SELECT s.b.d / 2 FROM t",
+    "SELECT m - m FROM t",
     "SELECT avg(s) FROM t",
     # maps have no order in Spark: sorting, DISTINCT, set operations and max of one raise Spark's classes
     "SELECT m FROM t ORDER BY m",
