@@ -482,6 +482,11 @@ _DUCKDB_ERROR_CLASSES = [
     (re.compile(r"Binder Error: Ambiguous reference to column name"), "AMBIGUOUS_REFERENCE"),
     # a struct's field that is not there (named_struct('a', i).b, struct(f, i).col2: Spark's analyzer)
     (re.compile(r"Binder Error: Could not find key \".*\" in struct"), "FIELD_NOT_FOUND"),
+    # s[0] of a struct (Spark's field must be named by a string)
+    (re.compile(r"struct_extract with an integer key can only be used on unnamed structs"), "INVALID_EXTRACT_FIELD_TYPE"),
+    # sum or avg of a struct, array or map (Spark's analyzer: a number or an interval is wanted)
+    (re.compile(r"No function matches the given name and argument types '(sum|avg)\((STRUCT\(|MAP\(|[^']*\[\]\))"),
+     "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
     (re.compile(r"ORDER term out of range"), "ORDER_BY_POS_OUT_OF_RANGE"),
     (re.compile(r"GROUP BY term out of range"), "GROUP_BY_POS_OUT_OF_RANGE"),
     (re.compile(r"LIMIT/OFFSET cannot be negative"), "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE"),

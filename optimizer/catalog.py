@@ -48,10 +48,11 @@ class FileInfo:
 
     @functools.cached_property
     def int96_columns(self) -> frozenset[str]:
-        """The top-level columns stored as INT96 (lower-cased), which Spark reads as timestamps."""
+        """The top-level columns stored as INT96 or holding INT96 fields (lower-cased), which
+        Spark reads as timestamps."""
         schema = self.metadata.schema
         return frozenset(
-            schema.column(i).path.lower() for i in range(len(schema)) if schema.column(i).physical_type == "INT96"
+            schema.column(i).path.split(".")[0].lower() for i in range(len(schema)) if schema.column(i).physical_type == "INT96"
         )
 
     @property
@@ -264,11 +265,40 @@ INT96_ARROW_TYPE = pa.timestamp("us", tz="UTC")
 
 
 def _as_spark_reads(arrow_schema: pa.Schema, metadata: pq.FileMetaData) -> pa.Schema:
-    """The file's Arrow schema with its top-level INT96 columns typed as Spark reads them
+    """The file's Arrow schema with its INT96 columns, top-level or inside structs, lists and
+    maps (Spark writes a struct's timestamps so by default), typed as Spark reads them
     (:data:`INT96_ARROW_TYPE`; pyarrow reads a timestamp without a zone in nanoseconds)."""
     schema = metadata.schema
-    int96 = {schema.column(i).path for i in range(len(schema)) if schema.column(i).physical_type == "INT96"}
+    int96 = [schema.column(i).path.split(".") for i in range(len(schema)) if schema.column(i).physical_type == "INT96"]
     if not int96:
         return arrow_schema
-    fields = [f.with_type(INT96_ARROW_TYPE) if f.name in int96 else f for f in arrow_schema]
+    fields = list(arrow_schema)
+    for path in int96:
+        at = arrow_schema.get_field_index(path[0])
+        if at >= 0:
+            fields[at] = fields[at].with_type(_int96_typed(fields[at].type, path[1:]))
     return pa.schema(fields, metadata=arrow_schema.metadata)
+
+
+def _int96_typed(arrow_type: pa.DataType, path: list[str]) -> pa.DataType:
+    """``arrow_type`` with the INT96 leaf at Parquet column ``path`` (the steps below it: a
+    struct's field names, a list's repeated group and element, a map's ``key_value`` and key or
+    value) typed :data:`INT96_ARROW_TYPE`; unchanged where the path does not lead to a timestamp."""
+    if not path:
+        return INT96_ARROW_TYPE if pa.types.is_timestamp(arrow_type) else arrow_type
+    if pa.types.is_struct(arrow_type):
+        children = [arrow_type.field(i) for i in range(arrow_type.num_fields)]
+        return pa.struct([f.with_type(_int96_typed(f.type, path[1:])) if f.name == path[0] else f for f in children])
+    if pa.types.is_map(arrow_type):
+        key, item = arrow_type.key_field, arrow_type.item_field
+        if len(path) >= 2 and path[1] == "key":
+            key = key.with_type(_int96_typed(key.type, path[2:]))
+        elif len(path) >= 2 and path[1] == "value":
+            item = item.with_type(_int96_typed(item.type, path[2:]))
+        return pa.map_(key, item, keys_sorted=arrow_type.keys_sorted)
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        element = arrow_type.value_field
+        rest = path[2:] if len(path) >= 2 and path[1] == element.name else path[1:]  # three levels, or the legacy two
+        typed = element.with_type(_int96_typed(element.type, rest))
+        return pa.large_list(typed) if pa.types.is_large_list(arrow_type) else pa.list_(typed)
+    return arrow_type

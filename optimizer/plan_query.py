@@ -145,15 +145,14 @@ def _table_schema(table: Table, data_schema: pa.Schema) -> pa.Schema:
 
 def _referenced_columns(expression: exp.Expr) -> set[str] | None:
     """Lower-cased names of columns the query mentions, or None when it selects ``*``."""
-    if any(isinstance(star.parent, (exp.Select, exp.Column)) for star in expression.find_all(exp.Star)):
-        return None  # a `*` or `t.*` projection (not count(*))
+    if any(not isinstance(star.parent, exp.Count) for star in expression.find_all(exp.Star)):
+        return None  # a `*` or `t.*` projection, or one inside a call (struct(*)); not count(*)
     names: set[str] = set()
     for col in expression.find_all(exp.Column):
-        names.add(col.name.lower())
-        # A struct field access `v.metadata` parses as column `metadata` of table `v`: keep the
-        # qualifier too, since it may be a column name rather than a table alias.
-        if col.table:
-            names.add(col.table.lower())
+        # A struct field access `v.metadata` parses as column `metadata` of table `v`, and
+        # `s.b.c` / `t.s.b.c` as a column with a db and catalog: keep every part, since any of
+        # them may be a column name rather than a qualifier.
+        names.update(part.name.lower() for part in col.parts if isinstance(part, exp.Identifier))
     return names
 
 

@@ -289,7 +289,10 @@ def _lateral_select(generator: _Generator, argument: exp.Expr, argument_type: Sp
 
 
 def rewrite_generators(
-    select: exp.Select, type_of: Callable[[exp.Expr], SparkType | None], transform: Callable[[exp.Expr], exp.Expr]
+    select: exp.Select,
+    type_of: Callable[[exp.Expr], SparkType | None],
+    transform: Callable[[exp.Expr], exp.Expr],
+    known: Callable[[dict[str, Mapping[str, SparkType]]], None] | None = None,
 ) -> dict[str, Mapping[str, SparkType]]:
     """Rewrite the generators of ``select`` (one SELECT, Spark SQL) into lateral joins of UNNESTs,
     in place; return the joins' columns by the joins' aliases, for typing the rest of the SELECT.
@@ -298,6 +301,9 @@ def rewrite_generators(
         select: the SELECT; its FROM and joins typed by ``type_of``.
         type_of: the Spark type of an expression of the SELECT.
         transform: rewrites an expression of the SELECT into DuckDB SQL with Spark's answer.
+        known: told each LATERAL VIEW's columns with their types as soon as they are known, so
+            that ``type_of`` types a later view's argument that reads them
+            (``LATERAL VIEW explode(aa) t1 AS a LATERAL VIEW explode(a) t2 AS x``).
 
     Raises:
         OptimizeError: Spark's error class where Spark raises (a generator nested in an
@@ -393,6 +399,9 @@ def rewrite_generators(
                 error_class="UDTF_ALIAS_NUMBER_MISMATCH",
             )
         outputs.append(output)
+        if known is not None and generator.lateral_alias is not None:
+            names = generator.aliases or [n for n, _ in output]
+            known({generator.lateral_alias.lower(): {n.lower(): t for n, (_, t) in zip(names, output)}})
     # Only now that nothing can be refused is the tree changed.
     first_in_list = len(laterals)
     replaced: dict[int, list[exp.Expr]] = {}

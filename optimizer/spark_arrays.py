@@ -209,7 +209,9 @@ def _variable_reference(node: exp.Expr) -> bool:
         return False
     if isinstance(parent, exp.Dot):
         return node.arg_key == "this"  # x.a in a lambda's body: the variable's field
-    return not (isinstance(parent, exp.PropertyEQ) and node.arg_key in ("expression", "this"))
+    if isinstance(parent, exp.PropertyEQ) and node.arg_key == "expression":
+        return isinstance(parent.parent, exp.Struct)  # a struct's field's value (named_struct('pos', i)), not a name
+    return not (isinstance(parent, exp.PropertyEQ) and node.arg_key == "this")
 
 
 def lambda_variable_type(column: exp.Column | exp.Identifier, of: TypeOf) -> SparkType | None | object:
@@ -654,6 +656,12 @@ def _zip(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr:
     if not isinstance(result, ArrayType) or not isinstance(result.element, StructType):
         _refuse("arrays_zip", "arguments that are not arrays of types vpush knows")
     assert isinstance(result, ArrayType) and isinstance(result.element, StructType)  # for mypy: refused above
+    inside = arguments[0].parent if arguments else None
+    while inside is not None and call_name(inside) != "typeof":
+        inside = inside.parent
+    if len({f.name.lower() for f in result.element.fields}) < len(result.element.fields) and inside is None:
+        # (under typeof only its type is given, which vpush knows)
+        _refuse("arrays_zip", "arrays of the same name (DuckDB's structs take a field name once)")
     lengths = [_f("len", a.copy()) for a in arguments]
     longest = lengths[0] if len(lengths) == 1 else _f("greatest", *lengths)
     fields = [

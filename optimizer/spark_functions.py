@@ -140,7 +140,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "first_value": _f(1, 2), "last_value": _f(1, 2), "nth_value": _f(2),
     # arrays and structs
     "array": _f(0, None), "size": _f(1), "cardinality": _f(1), "array_size": _f(1), "struct": _f(0, None),
-    "named_struct": _f(0, None), "filter": _f(2), "array_contains": _f(2), "element_at": _f(2), "try_element_at": _f(2), "reverse": _f(1),
+    "named_struct": _f(0, None), "filter": _f(2), "array_contains": _f(2), "element_at": _f(2), "try_element_at": _f(2), "get": _f(2), "reverse": _f(1),
     "base64": _f(1), "sha2": _f(2), "unbase64": _f(1), "to_binary": _f(1, 2), "try_to_binary": _f(1, 2),
     # more array functions: vpush.optimizer.spark_arrays
     "array_distinct": _f(1), "array_join": _f(2, 3), "sort_array": _f(1, 2, defaults=("true",)),

@@ -903,6 +903,8 @@ class _Typer:
             and all(isinstance(self.of(p), StringType) for p in node.expressions or [node.this, node.expression] if p is not None)
         ):
             return StringType()
+        if isinstance(node, (exp.Concat, exp.DPipe)) and self._concat_of_text(node):
+            return StringType()
         if isinstance(node, exp.Concat) and node.expressions:
             arrays = {self.of(p) for p in node.expressions}
             if len(arrays) == 1 and isinstance(next(iter(arrays)), ArrayType):
@@ -989,6 +991,16 @@ class _Typer:
         if among_strings is not None:
             return among_strings
         return _numeric_common_type(types)
+
+    def _concat_of_text(self, node: exp.Expr) -> bool:
+        """Whether ``concat``/``||`` casts its arguments to strings (Spark's ``ConcatCoercion``):
+        strings beside numbers, booleans, dates or timestamps (``x.sku || ':' || x.qty``), with
+        at least one typed; not binaries, arrays or anything vpush does not type."""
+        parts = [p for p in (node.expressions or [node.this, node.expression]) if p is not None and not isinstance(_unparen(p), exp.Null)]
+        kinds = [self.of(p) for p in parts]
+        return bool(kinds) and any(isinstance(k, StringType) for k in kinds) and all(
+            isinstance(k, (StringType, DecimalType)) or (isinstance(k, AtomicType) and k not in (_BINARY, VARIANT)) for k in kinds
+        )
 
     def _branches(self, parts: list[exp.Expr]) -> SparkType | None:
         """The type of ``CASE``/``if``/``coalesce`` over ``parts``: the one they share, or the
@@ -1170,6 +1182,10 @@ class _Typer:
             if not isinstance(source, MapType):
                 return None
             return ArrayType(source.key if called == "map_keys" else source.value)
+        if called == "get":
+            arguments = call_arguments(node) or []
+            source = self.of(arguments[0]) if arguments and arguments[0] is not None else None
+            return source.element if isinstance(source, ArrayType) else None
         if called in ("element_at", "try_element_at", "reverse"):
             arguments = call_arguments(node) or []
             source = self.of(arguments[0]) if arguments and arguments[0] is not None else None
@@ -2531,6 +2547,13 @@ class _Rewriter:
             _is_integral(_cast_type(node)) or _cast_type(node) == AtomicType("boolean")
         ):
             return _string_to_integral_or_boolean(node.this, _cast_type(node), strict=not isinstance(node, exp.TryCast))
+        if isinstance(node, (exp.Cast, exp.TryCast)):
+            mismatch = _struct_cast_mismatch(of(node.this), _cast_type(node))
+            if mismatch == "count":
+                raise OptimizeError(f"{node.sql(dialect=VpushSpark)}: cannot cast a struct to a struct of another number of fields",
+                                    error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION")
+            if mismatch == "names":
+                _refuse("CAST", "a struct to a struct of other field names (Spark casts the fields by position, DuckDB by name)")
         if isinstance(node, exp.Cast) and not isinstance(node.this, VariantGet):
             between = self._datetime_number_cast(node, of(node.this), _cast_type(node))
             if between is not None:
@@ -3558,6 +3581,16 @@ class _Rewriter:
             if of(arguments[1]) not in (_INT, AtomicType("smallint"), AtomicType("tinyint")):
                 _refuse(called, "an index that is not an int")
             return _element_at(arguments[0], arguments[1], tolerant=True)
+        if called == "get" and len(arguments) == 2 and isinstance(source, ArrayType):
+            # Spark's GetArrayItem without ANSI's check: 0-based, NULL outside the array
+            if of(arguments[1]) not in (_INT, AtomicType("smallint"), AtomicType("tinyint")):
+                _refuse(called, "an index that is not an int")
+            array, index = arguments
+            outside = exp.Or(this=exp.LT(this=index.copy(), expression=exp.Literal.number(0)),
+                             expression=exp.GTE(this=index.copy(), expression=exp.Anonymous(this="len", expressions=[array.copy()])))
+            one_based = exp.Add(this=exp.cast(index.copy(), exp.DataType.build("BIGINT")), expression=exp.Literal.number(1))
+            return exp.Case(ifs=[exp.If(this=outside, true=exp.Null())],
+                            default=exp.Anonymous(this="list_extract", expressions=[array.copy(), one_based]))
         if called == "reverse" and len(arguments) == 1 and isinstance(source, ArrayType):
             return exp.Anonymous(this="list_reverse", expressions=[arguments[0]])
         if called == "reverse" and len(arguments) == 1 and isinstance(source, StringType):
@@ -4509,6 +4542,84 @@ def _star_types(
             seen.add(name)
 
 
+def _expand_struct_call_stars(call: exp.Struct, select: exp.Select, typer: _Typer) -> None:
+    """``struct(s.*)`` (``struct(id, s.b.*)``): the star replaced by the struct's fields, each
+    named after its field, as Spark's analyzer expands it (``struct(s.a AS a, s.b AS b)``, its
+    name too); DuckDB takes no star inside a call. A star of a table's columns (``struct(*)``,
+    ``struct(t.*)``) is refused: the typer keeps no column names as written."""
+    expanded: list[exp.Expr] = []
+    for argument in call.expressions:
+        if isinstance(argument, exp.Star) or (isinstance(argument, exp.Column) and isinstance(argument.this, exp.Star)):
+            parts = argument.parts if isinstance(argument, exp.Column) else []
+            names = [p for p in parts[:-1] if isinstance(p, exp.Identifier)]
+            struct = None
+            if names and len(names) == len(parts) - 1 and len(names) <= 4:
+                base = exp.column(*[n.copy() for n in reversed(names)])
+                base.parent = select  # resolved where the call stands (not entered in the tree)
+                struct = typer.of(base)
+            if not isinstance(struct, StructType):
+                _refuse("struct", "a star of a table's columns (`struct(*)`, `struct(t.*)`)")
+            assert isinstance(struct, StructType)  # for mypy: refused above
+            for f in struct.fields:
+                read: exp.Expr = (exp.column(exp.to_identifier(f.name), table=names[0].copy()) if len(names) == 1
+                                  else exp.Dot(this=base.copy(), expression=exp.to_identifier(f.name)))
+                expanded.append(exp.PropertyEQ(this=exp.to_identifier(f.name), expression=read))
+        else:
+            expanded.append(argument)
+    if len(expanded) != len(call.expressions) or any(a is not b for a, b in zip(expanded, call.expressions)):
+        call.set("expressions", expanded)
+        traced = call.meta.get(SPARK_CALL)
+        if traced is not None:
+            # its arguments are the expanded ones now, each where it stands
+            call.meta[SPARK_CALL] = (traced[0], tuple((("expressions", k),) for k in range(len(expanded))))
+
+
+def _struct_cast_mismatch(source: SparkType | None, target: SparkType | None) -> str | None:
+    """Where a cast from ``source`` to ``target`` casts a struct to a struct otherwise than DuckDB
+    does: ``"count"`` for another number of fields (Spark's analysis refuses the cast),
+    ``"names"`` for other field names (Spark casts field by field in order, DuckDB matches them
+    by name); None where neither, inside arrays and maps too."""
+    if isinstance(source, ArrayType) and isinstance(target, ArrayType):
+        return _struct_cast_mismatch(source.element, target.element)
+    if isinstance(source, MapType) and isinstance(target, MapType):
+        return _struct_cast_mismatch(source.key, target.key) or _struct_cast_mismatch(source.value, target.value)
+    if not (isinstance(source, StructType) and isinstance(target, StructType)):
+        return None
+    if len(source.fields) != len(target.fields):
+        return "count"
+    inner = [_struct_cast_mismatch(a.type, b.type) for a, b in zip(source.fields, target.fields)]
+    if "count" in inner:
+        return "count"
+    if any(a.name.lower() != b.name.lower() for a, b in zip(source.fields, target.fields)) or "names" in inner:
+        return "names"
+    return None
+
+
+def _expand_nested_struct_stars(select: exp.Select, typer: _Typer) -> None:
+    """Replace each ``s.b.*`` (``t.s.b.*``) projection, the fields of a struct inside a struct, by
+    its fields in order, each named after its field, as Spark's star of a struct expands it
+    (DuckDB's parser takes no more than one name before a star; ``s.*`` it expands itself)."""
+    for struct_call in [n for p in select.expressions for n in p.find_all(exp.Struct)]:
+        _expand_struct_call_stars(struct_call, select, typer)
+    for projection in list(select.expressions):
+        if not (isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star) and projection.args.get("db")):
+            continue
+        names = [p for p in projection.parts[:-1] if isinstance(p, exp.Identifier)]
+        if len(names) != len(projection.parts) - 1 or len(names) > 4:
+            continue
+        base = exp.column(*[n.copy() for n in reversed(names)])
+        base.parent = select  # resolved where the projection stands (not entered in the tree)
+        struct = typer.of(base)
+        if not isinstance(struct, StructType):
+            continue
+        fields = [
+            exp.alias_(exp.Dot(this=base.copy(), expression=exp.to_identifier(f.name, quoted=True)), exp.to_identifier(f.name, quoted=True))
+            for f in struct.fields
+        ]
+        at = select.expressions.index(projection)
+        select.set("expressions", select.expressions[:at] + fields + select.expressions[at + 1:])
+
+
 def _is_plain(node: exp.Expr) -> bool:
     """A column or a literal, or one cast, negated or in parentheses."""
     if isinstance(node, (exp.Cast, exp.Paren, exp.Neg)):
@@ -4604,12 +4715,26 @@ def apply_spark_semantics(
         columns.update(rewrite_time_windows(select, typer.of, lambda node: _transform(node, rewriter)))
         check_window_times(select, typer.of)
         grouped_session(select, typer.of)
-        columns.update(rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter)))
+
+        def generated(found: Mapping[str, Mapping[str, SparkType]]) -> None:
+            columns.update(found)
+            # what read the generators' columns before they were known (sum(it.qty) of a LATERAL
+            # VIEW's struct, typed by the implicit casts above; a later view's argument) is typed again
+            for key in [key for key, kind in typer.types.items() if kind is None]:
+                del typer.types[key]
+
+        produced_columns = rewrite_generators(select, typer.of, lambda node: _transform(node, rewriter), generated)
+        if produced_columns:
+            generated(produced_columns)
+        _expand_nested_struct_stars(select, typer)
         _check_resolved(select, scope, columns)
         _check_group_by_present(select, typer)
         _check_field_bases(select, scope, columns)
+        _check_array_fields(select, typer)
         check_order_by_aggregates(select)
         _check_orderable(select, typer)
+        _check_maps_unordered(select, typer)
+        _check_nested_arithmetic(select, typer)
         _check_filters_are_boolean(select, typer)
         expand_using_stars(select, scope, columns)
         rename_duplicate_columns(select, scope)
@@ -4658,6 +4783,12 @@ def apply_spark_semantics(
                     _transform(part, rewriter)
                 finally:
                     _OPERANDS_IN_PLACE.reset(token)
+        for join in select.args.get("joins") or []:
+            # a join's condition as the WHERE's (b.arr.sku of an array's structs, element_at, ...)
+            condition = join.args.get("on")
+            if condition is not None:
+                _type_variant_objects(condition, typer)
+                join.set("on", _transform(condition, rewriter))
         for ordered, of_type in order_types:
             sort_key = nested_sort_key(ordered.this, of_type)
             if sort_key is not None:
@@ -4666,6 +4797,8 @@ def apply_spark_semantics(
         if select.args.get("distinct") is not None and select.args.get("group") is None:
             _normalize_float_projections(select, list(produced.values()))
         merge_sessions(select, columns)
+        _window_keys_raise_steadily(select)
+        _filtered_arguments_raise_when_kept(select)
         outputs[id(select)] = produced
     return expression
 
@@ -5446,6 +5579,148 @@ def _check_set_operation(operation: exp.SetOperation, left: Mapping[str, SparkTy
     for name, spark_type in left.items():
         if spark_type == VARIANT:
             raise _set_operation_error(name)
+        if spark_type is not None and _has_map(spark_type):
+            raise _map_set_operation_error(name, spark_type)
+
+
+def _map_set_operation_error(column: str, spark_type: SparkType) -> OptimizeError:
+    return OptimizeError(
+        "Cannot have MAP type columns in DataFrame which calls set operations (INTERSECT, EXCEPT, etc.), "
+        f'but the type of column {column} is "{spark_type.to_spark().upper()}"',
+        error_class="UNSUPPORTED_FEATURE.SET_OPERATION_ON_MAP_TYPE",
+    )
+
+
+def _window_keys_raise_steadily(select: exp.Select) -> None:
+    """Spark's errors in a window's PARTITION BY and ORDER BY keys (``arr[0].sku`` past the end:
+    ``INVALID_ARRAY_INDEX``) raised by a failing cast of the message instead of DuckDB's
+    ``error()``, which DuckDB's binder refuses there as volatile; the engine finds the message in
+    the cast's error as in ``error()``'s (up to the newline put after it)."""
+    for window in select.find_all(exp.Window):
+        order = window.args.get("order")
+        keys = list(window.args.get("partition_by") or []) + list(order.expressions if order is not None else [])
+        for key in keys:
+            for raised in list(key.find_all(exp.Anonymous)):
+                if raised.name.lower() != "error" or len(raised.expressions) != 1:
+                    continue
+                text = exp.DPipe(this=raised.expressions[0].copy(), expression=exp.Anonymous(this="chr", expressions=[exp.Literal.number(10)]))
+                failing = exp.Is(this=exp.cast(text, exp.DataType.build("INT")), expression=exp.Null())
+                raised.replace(exp.Case(ifs=[exp.If(this=failing, true=exp.Null())]))
+
+
+def _filtered_arguments_raise_when_kept(select: exp.Select) -> None:
+    """``agg(x) FILTER (WHERE c)``: an argument that may raise Spark's error (``arr[0].sku`` past
+    the end) evaluated only for the rows ``c`` keeps, as Spark evaluates it; DuckDB evaluates an
+    aggregate's arguments for every row before its FILTER (``max_by(arr[0].sku, id) FILTER (WHERE
+    size(arr) > 0)`` raised INVALID_ARRAY_INDEX)."""
+    for filtered in list(select.find_all(exp.Filter)):
+        where = filtered.expression
+        if filtered.find_ancestor(exp.Select) is not select or not isinstance(where, exp.Where):
+            continue
+        # agg(x ORDER BY k): x; agg(DISTINCT x) not, as Spark's Expand for a DISTINCT aggregate
+        # evaluates x for every row (measured: count(DISTINCT arr[0].sku) FILTER (...) raises)
+        arguments = [a.this if isinstance(a, exp.Order) else a for a in filtered.this.iter_expressions()]
+        for argument in arguments:
+            if isinstance(argument, exp.Distinct):
+                continue
+            if isinstance(argument, exp.Expr) and _may_raise(argument):
+                guarded = exp.Case(ifs=[exp.If(this=where.this.copy(), true=argument.copy())])
+                argument.replace(guarded)
+        # a rewrite that put the argument into the condition (collect_list's `c AND NOT x IS
+        # NULL`): each conjunct after the first evaluated only where those before hold, as
+        # Spark's And evaluates its right side
+        conjuncts = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
+        if len(conjuncts) > 1 and any(_may_raise(c) for c in conjuncts[1:]):
+            folded = conjuncts[-1].copy()
+            for conjunct in reversed(conjuncts[:-1]):
+                folded = exp.Case(ifs=[exp.If(this=conjunct.copy(), true=folded)], default=exp.false())
+            where.set("this", folded)
+
+
+def _may_raise(node: exp.Expr) -> bool:
+    """Whether ``node`` holds a rewrite that raises Spark's error (DuckDB's ``error()``)."""
+    return any(call.name.lower() == "error" for call in node.find_all(exp.Anonymous))
+
+
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
+
+
+def _check_nested_arithmetic(select: exp.Select, typer: _Typer) -> None:
+    """Raise Spark's analysis error for arithmetic on a struct, array or map, where DuckDB's
+    binder fails without Spark's class: ``DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE`` for two
+    operands of one type (``s + s``), ``DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES`` for two types
+    (``s + 1``)."""
+    parts = [p for p in select.expressions]
+    parts += [select.args[k] for k in ("where", "having", "qualify") if select.args.get(k) is not None]
+    for part in parts:
+        for node in _in_scope(part):
+            if not isinstance(node, _ARITHMETIC):
+                continue
+            operands = [node.this, node.expression]
+            kinds = [typer.of(o) for o in operands]
+            if not any(isinstance(k, (StructType, ArrayType, MapType)) for k in kinds):
+                continue
+            names = ["VOID" if isinstance(_unparen(o), exp.Null) else k.to_spark().upper() if k is not None else None
+                     for o, k in zip(operands, kinds)]
+            if None in names:
+                continue
+            left, right = names
+            if left == right:
+                raise OptimizeError(
+                    f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the binary operator requires '
+                    f'numeric or interval input types, not "{left}".',
+                    error_class="DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE",
+                )
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the left and right operands of the '
+                f'binary operator have incompatible types ("{left}" and "{right}").',
+                error_class="DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES",
+            )
+
+
+def _check_maps_unordered(select: exp.Select, typer: _Typer) -> None:
+    """Raise, as Spark's analyzer does, where the SELECT orders, compares, deduplicates or takes
+    the largest of a map or of a value holding one (Spark has no order on maps:
+    ``INVALID_ORDERING_TYPE``; ``SET_OPERATION_ON_MAP_TYPE`` for DISTINCT); refuse a GROUP BY of
+    one, whose groups Spark's hash aggregation forms otherwise than by DuckDB's equality."""
+    projected = {p.alias_or_name.lower(): typer.of(p) for p in select.expressions}
+
+    def mapped(node: exp.Expr) -> bool:
+        kind = typer.of(node)
+        if kind is None and isinstance(node, exp.Column) and not node.table:
+            kind = projected.get(node.name.lower())  # ORDER BY or GROUP BY an output's alias
+        return kind is not None and _has_map(kind)
+
+    def unordered(node: exp.Expr, what: str) -> OptimizeError:
+        kind = typer.of(node)
+        return OptimizeError(
+            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the {what} does not support ordering on type '
+            f'"{kind.to_spark().upper() if kind is not None else "MAP"}"',
+            error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+        )
+
+    for ordered in (select.args.get("order") or exp.Order()).expressions:
+        key = ordered.this if isinstance(ordered, exp.Ordered) else ordered
+        if mapped(key):
+            raise unordered(key, "sort order")
+    group = select.args.get("group")
+    for key in group.expressions if group is not None else []:
+        if mapped(key):
+            _refuse("GROUP BY", "a map or a value holding one (Spark's hash aggregation groups them its own way)")
+    if select.args.get("distinct") is not None:
+        for projection in select.expressions:
+            kind = typer.of(projection)
+            if kind is not None and _has_map(kind):
+                raise _map_set_operation_error(projection.alias_or_name, kind)
+    parts = [p for p in select.expressions]
+    parts += [select.args[k] for k in ("where", "having", "qualify") if select.args.get(k) is not None]
+    parts += [join.args["on"] for join in select.args.get("joins") or [] if join.args.get("on") is not None]
+    for part in parts:
+        for node in _in_scope(part):
+            if isinstance(node, _COMPARISONS) and (mapped(node.this) or mapped(node.expression)):
+                raise unordered(node, f"`{type(node).__name__.lower()}` comparison")
+            if isinstance(node, (exp.Max, exp.Min)) and mapped(node.this):
+                raise unordered(node, f"`{type(node).__name__.lower()}`")
 
 
 def _widen_set_operation(
@@ -5776,6 +6051,46 @@ def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, M
                 f"Can't extract a value from `{column.table}`: need a struct type but got \"{found[0].to_spark().upper()}\".",
                 error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
             )
+
+
+def _check_array_fields(select: exp.Select, typer: _Typer) -> None:
+    """Raise Spark's errors for a field read through an array that Spark's analyzer refuses, where
+    DuckDB's binder fails without Spark's class: ``arr.x`` of an array of structs without the
+    field (``FIELD_NOT_FOUND``), of an array of anything else (``tags.x``, ``aa.x``:
+    ``DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE``, GetArrayStructFields takes structs only)."""
+    sources = {s.lower() for s in typer.scope.selected_sources}
+    for column in select.find_all(exp.Column):
+        parts = column.parts
+        if not column.table or isinstance(column.this, exp.Star) or column.find_ancestor(exp.Select) is not select:
+            continue
+        if parts[0].name.lower() in _lambda_variables(column) or not all(isinstance(p, exp.Identifier) for p in parts):
+            continue
+        skip = 1 if len(parts) > 2 and parts[0].name.lower() in sources else 0
+        if skip == 0 and parts[0].name.lower() in sources:
+            continue  # t.c: a table's column
+        first, table = parts[skip].copy(), parts[0].copy() if skip else None
+        assert isinstance(first, exp.Identifier) and (table is None or isinstance(table, exp.Identifier))
+        base = exp.column(first, table=table)
+        base.parent = column.parent  # resolved where the read stands (not entered in the tree)
+        kind = typer.column(base)
+        for part in parts[skip + 1:]:
+            if isinstance(kind, ArrayType) and not isinstance(kind.element, StructType) and kind.element is not None:
+                raise OptimizeError(
+                    f'Cannot resolve "{column.sql(dialect=VpushSpark)}" due to data type mismatch: the parameter requires '
+                    f'the "STRUCT" type, however it has the type "{kind.to_spark().upper()}".',
+                    error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+                )
+            element = kind.element if isinstance(kind, ArrayType) else None
+            struct = element if isinstance(element, StructType) else kind
+            if not isinstance(struct, StructType):
+                break
+            matches = [f for f in struct.fields if f.name.lower() == part.name.lower()]
+            if not matches and element is not None:
+                fields = ", ".join(f"`{f.name}`" for f in struct.fields)
+                raise OptimizeError(f"No such struct field `{part.name}` in {fields}.", error_class="FIELD_NOT_FOUND")
+            if len(matches) != 1:
+                break
+            kind = ArrayType(matches[0].type) if element is not None else matches[0].type
 
 
 def _own_columns(node: exp.Expr) -> list[exp.Column]:
@@ -6466,6 +6781,8 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         return _call("round", [node.this, node.args.get("decimals") or exp.Literal.number(0)])
     if isinstance(node, exp.Replace):
         return _call("replace", [node.this, node.expression, node.args.get("replacement")])
+    if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier) and top and isinstance(node.this, exp.Column):
+        return node.expression.name  # a name of five parts and more (deep.l1.l2.l3.x): Spark's attribute, named after its field
     if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
         # Spark's GetStructField prints its child's SQL, GetArrayStructFields its child's Scala
         # toString (the calls in it with all their arguments: `variant_get(v, $.a, ArrayType(...),
@@ -7069,7 +7386,7 @@ def _out_of_bounds(index: exp.Expr, size: exp.Expr, remedy: str) -> exp.Expressi
     )
 
 
-_COLLECTION_CALLS = frozenset({"array_contains", "element_at", "try_element_at", "reverse", "sha2", "base64"})
+_COLLECTION_CALLS = frozenset({"array_contains", "element_at", "try_element_at", "get", "reverse", "sha2", "base64"})
 _MAP_CALLS = frozenset({
     "map", "map_from_arrays", "map_from_entries", "str_to_map", "map_keys", "map_values", "map_contains_key", "size", "cardinality", "element_at",
     "try_element_at",
