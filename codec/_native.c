@@ -2414,7 +2414,11 @@ static void digit_list_parse(const char *text, int len, char *d, int *count_out,
         if (c == '.') {
             decimal_at = count;
         } else if (c == 'E') {
-            exponent = atoi(text + i + 1);
+            /* the exponent's digits within len: the text may be an Arrow value, not NUL-ended */
+            int sign = 1, j = i + 1;
+            if (j < len && (text[j] == '-' || text[j] == '+')) sign = text[j++] == '-' ? -1 : 1;
+            for (; j < len && text[j] >= '0' && text[j] <= '9' && exponent < 100000000; j++) exponent = exponent * 10 + (text[j] - '0');
+            exponent *= sign;
             break;
         } else {
             if (!seen) {
@@ -2563,8 +2567,8 @@ static int pattern_layout(char *out, const NumberPattern *p, int negative, const
 }
 
 /* DecimalFormat.fastFormat of a double of at most Integer.MAX_VALUE (the patterns of
- * #,##0.###'s shape: grouping by 3, no multiplier, one minimum integer digit, 0 to 3 fraction
- * digits): fastDoubleFormat rounds the binary value itself to 3 fraction digits, half to even
+ * #,##0.###'s shape: grouping by 3, no multiplier, one minimum integer digit, no minimum fraction
+ * digits and a maximum of exactly 3): fastDoubleFormat rounds the binary value itself to 3 fraction digits, half to even
  * (exactRoundUp settles what its double arithmetic cannot), not Double.toString's digits. Here
  * the exact value m * 2^e times 1000 is rounded in integers. */
 static int fast_path_double(char *out, const NumberPattern *p, int negative, uint64_t magnitude) {
@@ -4743,7 +4747,7 @@ static PyObject *py_format_java_formatter(PyObject *self, PyObject *args) {
     (void)self;
     if (!PyArg_ParseTuple(args, "OOLLCiii", &values_obj, &validity_obj, &offset, &length, &conversion, &flags, &width, &precision))
         return NULL;
-    if (offset < 0 || length < 0 || strchr("eEfgG", conversion) == NULL || conversion == 0 || flags < 0 || flags > 127 ||
+    if (offset < 0 || length < 0 || conversion <= 0 || conversion > 127 || strchr("eEfgG", conversion) == NULL || flags < 0 || flags > 127 ||
         width < -1 || width > JAVA_FMT_LIMIT || precision < -1 || precision > JAVA_FMT_LIMIT) {
         PyErr_SetString(PyExc_ValueError, "format_java_formatter: a conversion of eEfgG, flags below 128, width and precision from -1 to 10000");
         return NULL;

@@ -64,8 +64,8 @@ class DecimalPattern:
         """Whether Java formats a double of at most ``Integer.MAX_VALUE`` by
         ``DecimalFormat.fastFormat`` (its own rounding of the exact binary value half to even,
         not ``Double.toString``'s digits: ``0.0005`` gives ``0.001``): grouping by 3, no
-        multiplier, the point not always shown, one minimum integer digit and 0 to 3 fraction
-        digits."""
+        multiplier, the point not always shown, one minimum integer digit, no minimum fraction
+        digits and a maximum of exactly 3."""
         return (self.grouping == 3 and self.shift == 0 and not self.always_point and self.min_int == 1
                 and self.min_frac == 0 and self.max_frac == 3)
 

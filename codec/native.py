@@ -842,7 +842,7 @@ def format_number_pattern_native(values: pa.Array | pa.ChunkedArray, pattern: De
     the pattern (read by :func:`vpush.codec.java_decimal_format.parse_decimal_pattern`). A
     float64 array is of doubles (floats widened), rounded half to even from the digits of
     ``Double.toString`` as Java 17 does; a string array holds the plain text of decimals
-    (``format(BigDecimal)``) or, with ``integers``, of integers (``format(long)``). NULL for NULL.
+    (``format(BigDecimal)``); integers are :func:`format_integer_pattern_native`'s. NULL for NULL.
 
     Example:
         >>> from vpush.codec.java_decimal_format import parse_decimal_pattern

@@ -50,10 +50,7 @@ class FileInfo:
     def int96_columns(self) -> frozenset[str]:
         """The top-level columns stored as INT96 or holding INT96 fields (lower-cased), which
         Spark reads as timestamps."""
-        schema = self.metadata.schema
-        return frozenset(
-            schema.column(i).path.split(".")[0].lower() for i in range(len(schema)) if schema.column(i).physical_type == "INT96"
-        )
+        return frozenset(top.lower() for top, _ in _int96_paths(self.metadata, self.arrow_schema))
 
     @property
     def num_rows(self) -> int:
@@ -268,16 +265,46 @@ def _as_spark_reads(arrow_schema: pa.Schema, metadata: pq.FileMetaData) -> pa.Sc
     """The file's Arrow schema with its INT96 columns, top-level or inside structs, lists and
     maps (Spark writes a struct's timestamps so by default), typed as Spark reads them
     (:data:`INT96_ARROW_TYPE`; pyarrow reads a timestamp without a zone in nanoseconds)."""
-    schema = metadata.schema
-    int96 = [schema.column(i).path.split(".") for i in range(len(schema)) if schema.column(i).physical_type == "INT96"]
+    int96 = _int96_paths(metadata, arrow_schema)
     if not int96:
         return arrow_schema
     fields = list(arrow_schema)
-    for path in int96:
-        at = arrow_schema.get_field_index(path[0])
+    for top, rest in int96:
+        at = arrow_schema.get_field_index(top)
         if at >= 0:
-            fields[at] = fields[at].with_type(_int96_typed(fields[at].type, path[1:]))
+            fields[at] = fields[at].with_type(_int96_typed(fields[at].type, rest))
     return pa.schema(fields, metadata=arrow_schema.metadata)
+
+
+def _int96_paths(metadata: pq.FileMetaData, arrow_schema: pa.Schema) -> list[tuple[str, list[str]]]:
+    """The file's INT96 columns, each as its top-level column and the steps below it. The top
+    is found by the column's place among the leaves (Parquet's columns are the Arrow schema's
+    leaves in order), not by splitting the dotted path: a column may be named ``a.b`` beside a
+    struct ``a`` with a field ``b``, and both paths print ``a.b``."""
+    schema = metadata.schema
+    tops = [field.name for field in arrow_schema for _ in range(_leaves(field.type))]
+    found = []
+    for i in range(len(schema)):
+        if schema.column(i).physical_type != "INT96":
+            continue
+        path = schema.column(i).path
+        top = tops[i] if len(tops) == len(schema) else path.split(".")[0]
+        rest = path[len(top) + 1:]
+        found.append((top, rest.split(".") if rest else []))
+    return found
+
+
+def _leaves(arrow_type: pa.DataType) -> int:
+    """The Parquet columns (leaves) a column of ``arrow_type`` is stored as."""
+    if isinstance(arrow_type, pa.ExtensionType):
+        return _leaves(arrow_type.storage_type)
+    if pa.types.is_struct(arrow_type):
+        return sum(_leaves(arrow_type.field(k).type) for k in range(arrow_type.num_fields))
+    if pa.types.is_map(arrow_type):
+        return _leaves(arrow_type.key_type) + _leaves(arrow_type.item_type)
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type) or pa.types.is_fixed_size_list(arrow_type):
+        return _leaves(arrow_type.value_type)
+    return 1
 
 
 def _int96_typed(arrow_type: pa.DataType, path: list[str]) -> pa.DataType:

@@ -285,13 +285,14 @@ def _take_pruned(select: exp.Select, alias: str, producer: exp.Select, call: exp
             from vpush.optimizer.spark_semantics import spark_name
 
             shown = projection.copy()
-            if isinstance(reference.node, exp.Bracket):  # s['b'] is named as s.b is
-                dotted = exp.Dot(this=reference.node.this.copy(), expression=exp.to_identifier(reference.field))
-                if reference.node is projection:
-                    shown = dotted
-                else:
+            source = spark_name(reference.node.this, top=False) if isinstance(reference.node, exp.Bracket) else None
+            if isinstance(reference.node, exp.Bracket) and reference.node is projection:
+                named = None if source is None else f"{source}.{reference.field}"  # s['b'] is named s.b
+            else:
+                if isinstance(reference.node, exp.Bracket):  # s['b'] inside is printed as s.b is
+                    dotted = exp.Dot(this=reference.node.this.copy(), expression=exp.to_identifier(reference.field))
                     next(n for n, m in zip(shown.walk(), projection.walk()) if m is reference.node).replace(dotted)
-            named = spark_name(shown)
+                named = spark_name(shown)
         if named is None:
             refuse_on_duckdb("from_json", f"a field taken through a subquery in {projection.sql(dialect='vpushspark')}")
         wrapped = exp.Alias(alias=exp.to_identifier(named, quoted=True))

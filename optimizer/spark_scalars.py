@@ -17,7 +17,6 @@ from sqlglot import exp
 from vpush.optimizer.dialect import ShiftRightUnsigned, sql_call as _fn
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
 from vpush.optimizer.java_regex import Re2Pattern, re2_pattern
-from vpush.optimizer.spark_format_string import rewrite_format_string
 from vpush.optimizer.spark_math import MATH_FUNCTIONS, math_type, rewrite_math
 from vpush.optimizer.variant_types import ArrayType, AtomicType, DecimalType, SparkType, StringType
 
@@ -405,8 +404,6 @@ def rewrite_scalar(
         if result is None:
             _refuse(called, "an argument other than a string (Spark's implicit cast to a string)")
         return _luhn_check(arguments[0])
-    if called in ("format_string", "printf"):
-        return rewrite_format_string(called, arguments, of)
     if called == "mask":
         if result is None:
             _refuse(called, "arguments other than strings (Spark requires them)")

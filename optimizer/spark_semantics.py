@@ -2499,7 +2499,7 @@ class _Rewriter:
                 # time zone); sqlglot's DuckDB rendering makes it a timestamp.
                 start = node.this if of(node.this) == AtomicType("date") else exp.cast(node.this, exp.DataType.build("DATE"))
                 days = self._days_to_add(node)
-                subtracted = _subtracted_days(days)
+                subtracted = _subtracted_days(days) or isinstance(days, exp.Neg)  # n * -1, or -(a string's int)
                 return _date_plus_days(start, days.this if subtracted else days, subtracted)
             return node
         if isinstance(node, (exp.Length, exp.ArraySize, exp.DateDiff)) and result == _INT:
@@ -4570,7 +4570,7 @@ def _expand_struct_call_stars(call: exp.Struct, select: exp.Select, typer: _Type
         call.set("expressions", expanded)
         traced = call.meta.get(SPARK_CALL)
         if traced is not None:
-            # its arguments are the expanded ones now, each where it stands
+            # the trace points at the expanded arguments, each where it stands
             call.meta[SPARK_CALL] = (traced[0], tuple((("expressions", k),) for k in range(len(expanded))))
 
 
@@ -5611,8 +5611,8 @@ def _window_keys_raise_steadily(select: exp.Select) -> None:
 def _filtered_arguments_raise_when_kept(select: exp.Select) -> None:
     """``agg(x) FILTER (WHERE c)``: an argument that may raise Spark's error (``arr[0].sku`` past
     the end) evaluated only for the rows ``c`` keeps, as Spark evaluates it; DuckDB evaluates an
-    aggregate's arguments for every row before its FILTER (``max_by(arr[0].sku, id) FILTER (WHERE
-    size(arr) > 0)`` raised INVALID_ARRAY_INDEX)."""
+    aggregate's arguments for every row before its FILTER, so ``max_by(arr[0].sku, id) FILTER
+    (WHERE size(arr) > 0)`` would raise INVALID_ARRAY_INDEX over an empty array."""
     for filtered in list(select.find_all(exp.Filter)):
         where = filtered.expression
         if filtered.find_ancestor(exp.Select) is not select or not isinstance(where, exp.Where):
@@ -5640,9 +5640,6 @@ def _filtered_arguments_raise_when_kept(select: exp.Select) -> None:
 def _may_raise(node: exp.Expr) -> bool:
     """Whether ``node`` holds a rewrite that raises Spark's error (DuckDB's ``error()``)."""
     return any(call.name.lower() == "error" for call in node.find_all(exp.Anonymous))
-
-
-_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 
 
 def _check_nested_arithmetic(select: exp.Select, typer: _Typer) -> None:
@@ -5685,9 +5682,9 @@ def _check_maps_unordered(select: exp.Select, typer: _Typer) -> None:
     one, whose groups Spark's hash aggregation forms otherwise than by DuckDB's equality."""
     projected = {p.alias_or_name.lower(): typer.of(p) for p in select.expressions}
 
-    def mapped(node: exp.Expr) -> bool:
+    def mapped(node: exp.Expr, *, aliases: bool = False) -> bool:
         kind = typer.of(node)
-        if kind is None and isinstance(node, exp.Column) and not node.table:
+        if kind is None and aliases and isinstance(node, exp.Column) and not node.table:
             kind = projected.get(node.name.lower())  # ORDER BY or GROUP BY an output's alias
         return kind is not None and _has_map(kind)
 
@@ -5701,11 +5698,11 @@ def _check_maps_unordered(select: exp.Select, typer: _Typer) -> None:
 
     for ordered in (select.args.get("order") or exp.Order()).expressions:
         key = ordered.this if isinstance(ordered, exp.Ordered) else ordered
-        if mapped(key):
+        if mapped(key, aliases=True):
             raise unordered(key, "sort order")
     group = select.args.get("group")
     for key in group.expressions if group is not None else []:
-        if mapped(key):
+        if mapped(key, aliases=True):
             _refuse("GROUP BY", "a map or a value holding one (Spark's hash aggregation groups them its own way)")
     if select.args.get("distinct") is not None:
         for projection in select.expressions:
@@ -5718,7 +5715,7 @@ def _check_maps_unordered(select: exp.Select, typer: _Typer) -> None:
     for part in parts:
         for node in _in_scope(part):
             if isinstance(node, _COMPARISONS) and (mapped(node.this) or mapped(node.expression)):
-                raise unordered(node, f"`{type(node).__name__.lower()}` comparison")
+                raise unordered(node, f"`{_BINARY_SYMBOLS.get(type(node), type(node).__name__.lower())}` comparison")
             if isinstance(node, (exp.Max, exp.Min)) and mapped(node.this):
                 raise unordered(node, f"`{type(node).__name__.lower()}`")
 

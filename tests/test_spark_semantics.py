@@ -745,11 +745,16 @@ def test_int96_columns_are_timestamps_as_spark_reads_them(
     folder = tmp_path_factory.mktemp("int96") / "t"
     folder.mkdir()
     times = [dt.datetime(2024, 1, 2, 3, 4, 5, 123456), None, dt.datetime(1969, 12, 31, 23, 59, 59, 999999)]
-    table = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "ts": pa.array(times, pa.timestamp("us"))})
+    # a column whose name holds a dot, beside a struct holding a field of that name too
+    table = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "ts": pa.array(times, pa.timestamp("us")),
+                      "a.b": pa.array(times, pa.timestamp("us")),
+                      "a": pa.array([{"b": t} for t in times], pa.struct([("b", pa.timestamp("us"))]))})
     pq.write_table(table, folder / "part-0.parquet", use_deprecated_int96_timestamps=True)
     spark.read.parquet(str(folder)).createOrReplaceTempView("int96_t")
     con = vpush.connect(time_zone="UTC")
     con.register("int96_t", folder)
+    names = "SELECT typeof(`a.b`) AS x, typeof(a.b) AS y, typeof(ts) AS z FROM int96_t LIMIT 1"
+    assert con.sql(names).to_arrow().to_pylist() == [r.asDict() for r in spark.sql(names).collect()]
     sql = "SELECT id, ts FROM int96_t ORDER BY id"
     got = con.sql(sql).to_arrow()
     want = spark.sql(sql)
