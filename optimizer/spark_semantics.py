@@ -5192,8 +5192,9 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
             # a window's ORDER BY 1 is a constant
             place = int(node.this) - 1
             return 0 <= place < len(select.expressions) and typer.of(select.expressions[place]) == VARIANT
-        # ORDER BY and GROUP BY may name a projection by its alias.
-        return isinstance(node, exp.Column) and not node.table and projected.get(node.name.lower()) == VARIANT
+        # ORDER BY and GROUP BY may name a projection by its alias (a WHERE, ON or the SELECT
+        # list may not: there the name is a source's column)
+        return placed and isinstance(node, exp.Column) and not node.table and projected.get(node.name.lower()) == VARIANT
 
     for ordered in (select.args.get("order") or exp.Order()).expressions:
         key = ordered.this if isinstance(ordered, exp.Ordered) else ordered

@@ -1191,3 +1191,15 @@ def test_sampled_and_collated_are_refused(sql: str, con: vpush.Connection) -> No
     with pytest.raises(VpushError) as raised:
         con.sql(sql).to_arrow()
     assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT id, event:user.id, event:type FROM events WHERE id < 3 AND event:type::string IS NOT NULL ORDER BY 1",
+    "SELECT e.id, e.event:user.id FROM events e JOIN events f USING (id) WHERE id < 3 ORDER BY e.id",
+])
+def test_a_where_reads_the_column_a_variant_projection_is_named_after(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
+    """``v:user.id`` is named ``id``; a WHERE's (or ON's) ``id`` is still the table's column,
+    not that variant (it was refused as a variant comparison)."""
+    expected = [tuple(v.toJson() if hasattr(v, "toJson") else str(v) for v in row) for row in spark_views.sql(sql).collect()]
+    got = [tuple(str(v) for v in row) for row in con.sql(sql).df().itertuples(index=False)]
+    assert got == expected
