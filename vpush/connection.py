@@ -211,6 +211,8 @@ class Relation:
             read_files = sum(1 for f in scan.files if f.row_groups)
             lines.append(f"== scan of {scan.table} as {scan.name} ==")
             columns = [c for c in scan.columns if c != ROW_COUNT_COLUMN]
+            leaves = dict.fromkeys(i.name for part in scan.parts for f in part.files if f.row_groups for i in part.inputs)
+            columns += [leaf for leaf in leaves if leaf not in columns]  # the shredded leaves the extractions read
             lines.append(f"columns read: {', '.join(columns) or '(none: row counts only)'}")
             if scan.log_skipped:
                 total_files = len(scan.files) + len(scan.log_skipped)
