@@ -46,12 +46,15 @@ def test_stopping_early_ends_the_thread_and_closes_the_source() -> None:
         finally:
             closed.set()
 
-    before = threading.active_count()
+    before = set(threading.enumerate())  # (other tests' threads may end meanwhile: count only this one's)
     stream = prefetch(source(), depth=1)
     assert next(stream).column(0)[0].as_py() == 0
+    started = [t for t in threading.enumerate() if t not in before and t.name == "vpush-scan"]
+    assert len(started) == 1, "Should read ahead on one thread of its own"
     stream.close()
     assert closed.wait(5)
-    assert threading.active_count() == before
+    started[0].join(5)
+    assert not started[0].is_alive(), "Closing the stream should end its thread"
 
 
 def test_closed_on_its_own_thread() -> None:
