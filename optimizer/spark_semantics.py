@@ -5658,22 +5658,16 @@ def _check_nested_arithmetic(select: exp.Select, typer: _Typer) -> None:
             kinds = [typer.of(o) for o in operands]
             if not any(isinstance(k, (StructType, ArrayType, MapType)) for k in kinds):
                 continue
-            names = ["VOID" if isinstance(_unparen(o), exp.Null) else k.to_spark().upper() if k is not None else None
-                     for o, k in zip(operands, kinds)]
-            if None in names:
+            left, right = [_NULL_TYPE if isinstance(_unparen(o), exp.Null) else k for o, k in zip(operands, kinds)]
+            if left is None or right is None:
                 continue
-            left, right = names
             if left == right:
                 raise OptimizeError(
                     f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the binary operator requires '
-                    f'numeric or interval input types, not "{left}".',
+                    f'numeric or interval input types, not "{_spark_type_name(left)}".',
                     error_class="DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE",
                 )
-            raise OptimizeError(
-                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the left and right operands of the '
-                f'binary operator have incompatible types ("{left}" and "{right}").',
-                error_class="DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES",
-            )
+            raise _incompatible_operands(node, left, right)
 
 
 def _check_maps_unordered(select: exp.Select, typer: _Typer) -> None:
