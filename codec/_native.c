@@ -4468,41 +4468,64 @@ typedef struct {
     int64_t places_offset;
 } FormatLoop;
 
-static int format_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
-    FormatLoop *l = (FormatLoop *)arg;
-    Ctx *c = l->c;
+/* One text per row into a string array's buffers, the loop the formatting kernels share: a row
+   null in `in_validity` (NULL: none is) is null; any other row's text is written by `text` into
+   `room` reserved bytes, which returns its length, ROW_TEXT_NULL for a null row, or -1 after fail(). */
+#define ROW_TEXT_NULL (-2)
+typedef int64_t (*RowText)(void *arg, int64_t at, int64_t row, char *out);
+
+static int text_rows(Ctx *c, const uint8_t *in_validity, int64_t offset, int64_t n, int64_t room, RowText text, void *arg,
+                     uint8_t *validity, int32_t *offsets, int64_t *null_count) {
     offsets[0] = 0;
-    for (int64_t row = 0; row < l->n; row++) {
-        int64_t at = l->offset + row;
-        int64_t place_at = l->places_offset + row;
-        if ((l->validity != NULL && !((l->validity[at >> 3] >> (at & 7)) & 1)) ||
-            (l->places != NULL && ((l->places_validity != NULL && !((l->places_validity[place_at >> 3] >> (place_at & 7)) & 1)) ||
-                                   l->places[place_at] < 0))) {
-            (*null_count)++; /* format_number: NULL for NULL or negative places */
-        } else if (l->places != NULL) {
-            uint64_t bits;
-            if (reserve(c, FORMAT_PLACES_ROOM) < 0) return -1;
-            memcpy(&bits, l->values + at * 8, 8);
-            c->out_len += format_decimal_places((char *)c->out + c->out_len, bits, l->places[place_at]);
-            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
+    for (int64_t row = 0; row < n; row++) {
+        int64_t at = offset + row;
+        if (in_validity != NULL && !((in_validity[at >> 3] >> (at & 7)) & 1)) {
+            (*null_count)++;
         } else {
-            /* Java's longest text of a double, -4.9E-324 style or 20 digits with sign and point, fits 32. */
-            if (reserve(c, 32) < 0) return -1;
-            if (l->width == 8) {
-                uint64_t bits;
-                memcpy(&bits, l->values + at * 8, 8);
-                c->out_len += format_java_double((char *)c->out + c->out_len, bits);
+            int64_t len;
+            if (reserve(c, room) < 0) return -1;
+            len = text(arg, at, row, (char *)c->out + c->out_len);
+            if (len == -1) return -1;
+            if (len == ROW_TEXT_NULL) {
+                (*null_count)++;
             } else {
-                uint32_t bits;
-                memcpy(&bits, l->values + at * 4, 4);
-                c->out_len += format_java_float((char *)c->out + c->out_len, bits);
+                c->out_len += len;
+                validity[row >> 3] |= (uint8_t)(1u << (row & 7));
             }
-            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
         }
         if (c->out_len > INT32_MAX) return fail(c, ERR_TOO_LARGE, "", -1, "the text exceeds a string array's 2 GiB");
         offsets[row + 1] = (int32_t)c->out_len;
     }
     return 0;
+}
+
+static int64_t format_row(void *arg, int64_t at, int64_t row, char *out) {
+    FormatLoop *l = (FormatLoop *)arg;
+    (void)row;
+    if (l->places != NULL) {
+        int64_t place_at = l->places_offset + (at - l->offset);
+        uint64_t bits;
+        if ((l->places_validity != NULL && !((l->places_validity[place_at >> 3] >> (place_at & 7)) & 1)) || l->places[place_at] < 0)
+            return ROW_TEXT_NULL; /* format_number: NULL for NULL or negative places */
+        memcpy(&bits, l->values + at * 8, 8);
+        return format_decimal_places(out, bits, l->places[place_at]);
+    }
+    if (l->width == 8) {
+        uint64_t bits;
+        memcpy(&bits, l->values + at * 8, 8);
+        return format_java_double(out, bits);
+    } else {
+        uint32_t bits;
+        memcpy(&bits, l->values + at * 4, 4);
+        return format_java_float(out, bits);
+    }
+}
+
+static int format_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
+    FormatLoop *l = (FormatLoop *)arg;
+    /* Java's longest text of a double, -4.9E-324 style or 20 digits with sign and point, fits 32. */
+    return text_rows(l->c, l->validity, l->offset, l->n, l->places != NULL ? FORMAT_PLACES_ROOM : 32, format_row, l, validity, offsets,
+                     null_count);
 }
 
 PyDoc_STRVAR(format_java_doc,
@@ -4582,25 +4605,18 @@ typedef struct {
     int flags, width, precision;
 } FormatterLoop;
 
+static int64_t formatter_row(void *arg, int64_t at, int64_t row, char *out) {
+    FormatterLoop *l = (FormatterLoop *)arg;
+    uint64_t bits;
+    (void)row;
+    memcpy(&bits, l->values + at * 8, 8);
+    return java_formatter_double(out, bits, l->conversion, l->flags, l->width, l->precision);
+}
+
 static int formatter_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
     FormatterLoop *l = (FormatterLoop *)arg;
-    Ctx *c = l->c;
-    offsets[0] = 0;
-    for (int64_t row = 0; row < l->n; row++) {
-        int64_t at = l->offset + row;
-        if (l->validity != NULL && !((l->validity[at >> 3] >> (at & 7)) & 1)) {
-            (*null_count)++;
-        } else {
-            uint64_t bits;
-            if (reserve(c, JAVA_FMT_ROOM(l->width > 0 ? l->width : 0, l->precision > 0 ? l->precision : 6)) < 0) return -1;
-            memcpy(&bits, l->values + at * 8, 8);
-            c->out_len += java_formatter_double((char *)c->out + c->out_len, bits, l->conversion, l->flags, l->width, l->precision);
-            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
-        }
-        if (c->out_len > INT32_MAX) return fail(c, ERR_TOO_LARGE, "", -1, "the text exceeds a string array's 2 GiB");
-        offsets[row + 1] = (int32_t)c->out_len;
-    }
-    return 0;
+    return text_rows(l->c, l->validity, l->offset, l->n, JAVA_FMT_ROOM(l->width > 0 ? l->width : 0, l->precision > 0 ? l->precision : 6),
+                     formatter_row, l, validity, offsets, null_count);
 }
 
 typedef struct {
@@ -4612,33 +4628,23 @@ typedef struct {
     NumberPattern pattern;
 } PatternLoop;
 
+static int64_t pattern_row(void *arg, int64_t at, int64_t row, char *out) {
+    PatternLoop *l = (PatternLoop *)arg;
+    int32_t begin, end;
+    if (l->kind == PATTERN_KIND_DOUBLE) {
+        uint64_t bits;
+        memcpy(&bits, l->values + at * 8, 8);
+        return format_pattern_double(out, &l->pattern, bits);
+    }
+    begin = l->offsets[at];
+    end = l->offsets[at + 1];
+    if (end - begin > 80) return fail(l->c, ERR_TOO_LARGE, "", row, "a number's text longer than 80 bytes");
+    return format_pattern_text(out, &l->pattern, (const char *)l->values + begin, end - begin, l->kind == PATTERN_KIND_INTEGER);
+}
+
 static int pattern_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count) {
     PatternLoop *l = (PatternLoop *)arg;
-    Ctx *c = l->c;
-    int room = pattern_room(&l->pattern);
-    offsets[0] = 0;
-    for (int64_t row = 0; row < l->n; row++) {
-        int64_t at = l->offset + row;
-        if (l->validity != NULL && !((l->validity[at >> 3] >> (at & 7)) & 1)) {
-            (*null_count)++;
-        } else {
-            if (reserve(c, room) < 0) return -1;
-            if (l->kind == PATTERN_KIND_DOUBLE) {
-                uint64_t bits;
-                memcpy(&bits, l->values + at * 8, 8);
-                c->out_len += format_pattern_double((char *)c->out + c->out_len, &l->pattern, bits);
-            } else {
-                int32_t begin = l->offsets[at], end = l->offsets[at + 1];
-                if (end - begin > 80) return fail(c, ERR_TOO_LARGE, "", row, "a number's text longer than 80 bytes");
-                c->out_len += format_pattern_text((char *)c->out + c->out_len, &l->pattern, (const char *)l->values + begin,
-                                                  end - begin, l->kind == PATTERN_KIND_INTEGER);
-            }
-            validity[row >> 3] |= (uint8_t)(1u << (row & 7));
-        }
-        if (c->out_len > INT32_MAX) return fail(c, ERR_TOO_LARGE, "", -1, "the text exceeds a string array's 2 GiB");
-        offsets[row + 1] = (int32_t)c->out_len;
-    }
-    return 0;
+    return text_rows(l->c, l->validity, l->offset, l->n, pattern_room(&l->pattern), pattern_row, l, validity, offsets, null_count);
 }
 
 PyDoc_STRVAR(format_number_pattern_doc,

@@ -104,15 +104,15 @@ def parse_decimal_pattern(pattern: str) -> DecimalPattern:
         while pos < len(pattern):
             ch = pattern[pos]
             if phase != 1:
-                if in_quote:
-                    if ch == "'":
-                        if pos + 1 < len(pattern) and pattern[pos + 1] == "'":
-                            pos += 1
-                            affix.append("'")
-                        else:
-                            in_quote = False
+                if ch == "'":  # '' is a quote, in quoted text or out of it; a lone ' opens or closes
+                    if pattern.startswith("''", pos):
+                        affix.append("'")
+                        pos += 2
+                    else:
+                        in_quote = not in_quote
                         pos += 1
-                        continue
+                    continue
+                if in_quote:
                     affix.append(ch)
                     pos += 1
                     continue
@@ -123,14 +123,6 @@ def parse_decimal_pattern(pattern: str) -> DecimalPattern:
                     continue
                 if ch == "\u00a4":
                     raise UnsupportedPattern("the currency sign")
-                if ch == "'":
-                    if pos + 1 < len(pattern) and pattern[pos + 1] == "'":
-                        pos += 1
-                        affix.append("'")
-                    else:
-                        in_quote = True
-                    pos += 1
-                    continue
                 if ch == ";":
                     if phase == 0 or part == 0:
                         raise UnsupportedPattern("an unquoted ';' (Java rejects it)")

@@ -780,16 +780,12 @@ class _Typer:
             if parts[0].name.lower() in _lambda_variables(node):
                 return None  # a lambda's variable: spark_arrays types it
             sources = {s.lower() for s in self.scope.selected_sources}
-            skip = 1 if len(parts) > 2 and parts[0].name.lower() in sources else 0
-            if len(parts) - skip < 2:
-                return None
-            first, table = parts[skip].copy(), parts[0].copy() if skip else None
-            assert isinstance(first, exp.Identifier) and (table is None or isinstance(table, exp.Identifier))
-            base = exp.column(first, table=table)
-            base.parent = node.parent  # resolved where the read stands (not entered in the tree)
-            fields = [p.name for p in parts[skip + 1:]]
-            if skip == 0 and parts[0].name.lower() in sources and self.source_columns(parts[0].name).get(parts[1].name.lower()) is not None:
+            if len(parts) == 2 and parts[0].name.lower() in sources and self.source_columns(parts[0].name).get(parts[1].name.lower()) is not None:
                 return None  # t.c: a table's column
+            split = _split_dotted(node, sources)
+            if split is None:
+                return None
+            base, fields = split[0], [p.name for p in split[1]]
         else:
             return None
         of_type = self.column(base) if isinstance(base, exp.Column) else self.of(base)
@@ -4542,6 +4538,20 @@ def _star_types(
             seen.add(name)
 
 
+def _star_struct(star: exp.Expr, select: exp.Select, typer: _Typer) -> tuple[exp.Column, list[exp.Identifier], StructType] | None:
+    """The struct a star of a struct's fields reads (``s.*``, ``s.b.*``, ``t.s.b.*``): its read
+    (resolved where the star stands, not entered in the tree), the names before the star, and its
+    type; None for a star of a table's columns (``*``, ``t.*``) or a read vpush cannot type."""
+    parts = star.parts if isinstance(star, exp.Column) else []
+    names = [p for p in parts[:-1] if isinstance(p, exp.Identifier)]
+    if not names or len(names) != len(parts) - 1 or len(names) > 4:
+        return None
+    base = exp.column(*[n.copy() for n in reversed(names)])
+    base.parent = select
+    struct = typer.of(base)
+    return (base, names, struct) if isinstance(struct, StructType) else None
+
+
 def _expand_struct_call_stars(call: exp.Struct, select: exp.Select, typer: _Typer) -> None:
     """``struct(s.*)`` (``struct(id, s.b.*)``): the star replaced by the struct's fields, each
     named after its field, as Spark's analyzer expands it (``struct(s.a AS a, s.b AS b)``, its
@@ -4550,16 +4560,11 @@ def _expand_struct_call_stars(call: exp.Struct, select: exp.Select, typer: _Type
     expanded: list[exp.Expr] = []
     for argument in call.expressions:
         if isinstance(argument, exp.Star) or (isinstance(argument, exp.Column) and isinstance(argument.this, exp.Star)):
-            parts = argument.parts if isinstance(argument, exp.Column) else []
-            names = [p for p in parts[:-1] if isinstance(p, exp.Identifier)]
-            struct = None
-            if names and len(names) == len(parts) - 1 and len(names) <= 4:
-                base = exp.column(*[n.copy() for n in reversed(names)])
-                base.parent = select  # resolved where the call stands (not entered in the tree)
-                struct = typer.of(base)
-            if not isinstance(struct, StructType):
+            found = _star_struct(argument, select, typer)
+            if found is None:
                 _refuse("struct", "a star of a table's columns (`struct(*)`, `struct(t.*)`)")
-            assert isinstance(struct, StructType)  # for mypy: refused above
+            assert found is not None  # for mypy: refused above
+            base, names, struct = found
             for f in struct.fields:
                 read: exp.Expr = (exp.column(exp.to_identifier(f.name), table=names[0].copy()) if len(names) == 1
                                   else exp.Dot(this=base.copy(), expression=exp.to_identifier(f.name)))
@@ -4604,14 +4609,10 @@ def _expand_nested_struct_stars(select: exp.Select, typer: _Typer) -> None:
     for projection in list(select.expressions):
         if not (isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star) and projection.args.get("db")):
             continue
-        names = [p for p in projection.parts[:-1] if isinstance(p, exp.Identifier)]
-        if len(names) != len(projection.parts) - 1 or len(names) > 4:
+        found = _star_struct(projection, select, typer)
+        if found is None:
             continue
-        base = exp.column(*[n.copy() for n in reversed(names)])
-        base.parent = select  # resolved where the projection stands (not entered in the tree)
-        struct = typer.of(base)
-        if not isinstance(struct, StructType):
-            continue
+        base, _, struct = found
         fields = [
             exp.alias_(exp.Dot(this=base.copy(), expression=exp.to_identifier(f.name, quoted=True)), exp.to_identifier(f.name, quoted=True))
             for f in struct.fields
@@ -4733,7 +4734,6 @@ def apply_spark_semantics(
         _check_array_fields(select, typer)
         check_order_by_aggregates(select)
         _check_orderable(select, typer)
-        _check_maps_unordered(select, typer)
         _check_nested_arithmetic(select, typer)
         _check_filters_are_boolean(select, typer)
         expand_using_stars(select, scope, columns)
@@ -5177,8 +5177,25 @@ def _not_orderable(node: exp.Expr, what: str) -> OptimizeError:
 
 def _check_orderable(select: exp.Select, typer: _Typer) -> None:
     """Raise, as Spark's analyzer does, where the SELECT orders, groups, deduplicates or compares
-    variants: Spark has no order on VARIANT, so it refuses each at analysis."""
+    variants, or orders, deduplicates, compares or takes the largest of a map or of a value holding
+    one: Spark has no order on either, so it refuses each at analysis (``INVALID_ORDERING_TYPE``;
+    ``SET_OPERATION_ON_MAP_TYPE`` for DISTINCT of a map). A GROUP BY of a map is refused: Spark's
+    hash aggregation groups maps otherwise than by DuckDB's equality."""
     projected = {p.alias_or_name.lower(): typer.of(p) for p in select.expressions}
+
+    def mapped(node: exp.Expr, *, aliases: bool = False) -> bool:
+        kind = typer.of(node)
+        if kind is None and aliases and isinstance(node, exp.Column) and not node.table:
+            kind = projected.get(node.name.lower())  # ORDER BY or GROUP BY an output's alias
+        return kind is not None and _has_map(kind)
+
+    def map_unordered(node: exp.Expr, what: str) -> OptimizeError:
+        kind = typer.of(node)
+        return OptimizeError(
+            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the {what} does not support ordering on type '
+            f'"{kind.to_spark().upper() if kind is not None else "MAP"}"',
+            error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+        )
 
     def is_variant(node: exp.Expr) -> bool:
         if typer.of(node) == VARIANT:
@@ -5200,6 +5217,8 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
         key = ordered.this if isinstance(ordered, exp.Ordered) else ordered
         if is_variant(key):
             raise _not_orderable(ordered, "sort order")
+        if mapped(key, aliases=True):
+            raise map_unordered(key, "sort order")
     group = select.args.get("group")
     for key in group.expressions if group is not None else []:
         if is_variant(key):
@@ -5208,10 +5227,15 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
                 'data type "VARIANT" is not an orderable data type',
                 error_class="GROUP_EXPRESSION_TYPE_IS_NOT_ORDERABLE",
             )
+        if mapped(key, aliases=True):
+            _refuse("GROUP BY", "a map or a value holding one (Spark's hash aggregation groups them its own way)")
     if select.args.get("distinct") is not None:
         for projection in select.expressions:
-            if typer.of(projection) == VARIANT:
+            kind = typer.of(projection)
+            if kind == VARIANT:
                 raise _set_operation_error(projection.alias_or_name)
+            if kind is not None and _has_map(kind):
+                raise _map_set_operation_error(projection.alias_or_name, kind)
     parts = [p for p in select.expressions]
     parts += [select.args[k] for k in ("where", "having", "qualify") if select.args.get(k) is not None]
     parts += [join.args["on"] for join in select.args.get("joins") or [] if join.args.get("on") is not None]
@@ -5266,6 +5290,10 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
                     'support ordering on type "MAP"',
                     error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
                 )
+            if isinstance(node, _COMPARISONS) and (mapped(node.this) or mapped(node.expression)):
+                raise map_unordered(node, f"`{_BINARY_SYMBOLS.get(type(node), type(node).__name__.lower())}` comparison")
+            if isinstance(node, (exp.Max, exp.Min)) and mapped(node.this):
+                raise map_unordered(node, f"`{type(node).__name__.lower()}`")
 
 
 def _check_variant_window(window: exp.Window, is_variant: Callable[[exp.Expr], bool]) -> None:
@@ -5670,51 +5698,6 @@ def _check_nested_arithmetic(select: exp.Select, typer: _Typer) -> None:
             raise _incompatible_operands(node, left, right)
 
 
-def _check_maps_unordered(select: exp.Select, typer: _Typer) -> None:
-    """Raise, as Spark's analyzer does, where the SELECT orders, compares, deduplicates or takes
-    the largest of a map or of a value holding one (Spark has no order on maps:
-    ``INVALID_ORDERING_TYPE``; ``SET_OPERATION_ON_MAP_TYPE`` for DISTINCT); refuse a GROUP BY of
-    one, whose groups Spark's hash aggregation forms otherwise than by DuckDB's equality."""
-    projected = {p.alias_or_name.lower(): typer.of(p) for p in select.expressions}
-
-    def mapped(node: exp.Expr, *, aliases: bool = False) -> bool:
-        kind = typer.of(node)
-        if kind is None and aliases and isinstance(node, exp.Column) and not node.table:
-            kind = projected.get(node.name.lower())  # ORDER BY or GROUP BY an output's alias
-        return kind is not None and _has_map(kind)
-
-    def unordered(node: exp.Expr, what: str) -> OptimizeError:
-        kind = typer.of(node)
-        return OptimizeError(
-            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the {what} does not support ordering on type '
-            f'"{kind.to_spark().upper() if kind is not None else "MAP"}"',
-            error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
-        )
-
-    for ordered in (select.args.get("order") or exp.Order()).expressions:
-        key = ordered.this if isinstance(ordered, exp.Ordered) else ordered
-        if mapped(key, aliases=True):
-            raise unordered(key, "sort order")
-    group = select.args.get("group")
-    for key in group.expressions if group is not None else []:
-        if mapped(key, aliases=True):
-            _refuse("GROUP BY", "a map or a value holding one (Spark's hash aggregation groups them its own way)")
-    if select.args.get("distinct") is not None:
-        for projection in select.expressions:
-            kind = typer.of(projection)
-            if kind is not None and _has_map(kind):
-                raise _map_set_operation_error(projection.alias_or_name, kind)
-    parts = [p for p in select.expressions]
-    parts += [select.args[k] for k in ("where", "having", "qualify") if select.args.get(k) is not None]
-    parts += [join.args["on"] for join in select.args.get("joins") or [] if join.args.get("on") is not None]
-    for part in parts:
-        for node in _in_scope(part):
-            if isinstance(node, _COMPARISONS) and (mapped(node.this) or mapped(node.expression)):
-                raise unordered(node, f"`{_BINARY_SYMBOLS.get(type(node), type(node).__name__.lower())}` comparison")
-            if isinstance(node, (exp.Max, exp.Min)) and mapped(node.this):
-                raise unordered(node, f"`{type(node).__name__.lower()}`")
-
-
 def _widen_set_operation(
     operation: exp.SetOperation, left: Mapping[str, SparkType | None], right: Mapping[str, SparkType | None],
     functions: dict[str, SparkType],
@@ -6045,6 +6028,21 @@ def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, M
             )
 
 
+def _split_dotted(column: exp.Column, sources: set[str]) -> tuple[exp.Column, list[exp.Identifier]] | None:
+    """A dotted read (``a.b.c``, ``t.a.b``) as the column it starts from, qualified where its first
+    name is one of ``sources`` and more follow (resolved where the read stands, not entered in the
+    tree), and the fields read after it; None where no field follows the column."""
+    parts = column.parts
+    skip = 1 if len(parts) > 2 and parts[0].name.lower() in sources else 0
+    if len(parts) - skip < 2:
+        return None
+    first, table = parts[skip].copy(), parts[0].copy() if skip else None
+    assert isinstance(first, exp.Identifier) and (table is None or isinstance(table, exp.Identifier))
+    base = exp.column(first, table=table)
+    base.parent = column.parent
+    return base, [p for p in parts[skip + 1:] if isinstance(p, exp.Identifier)]
+
+
 def _check_array_fields(select: exp.Select, typer: _Typer) -> None:
     """Raise Spark's errors for a field read through an array that Spark's analyzer refuses, where
     DuckDB's binder fails without Spark's class: ``arr.x`` of an array of structs without the
@@ -6057,15 +6055,12 @@ def _check_array_fields(select: exp.Select, typer: _Typer) -> None:
             continue
         if parts[0].name.lower() in _lambda_variables(column) or not all(isinstance(p, exp.Identifier) for p in parts):
             continue
-        skip = 1 if len(parts) > 2 and parts[0].name.lower() in sources else 0
-        if skip == 0 and parts[0].name.lower() in sources:
+        split = _split_dotted(column, sources)
+        if split is None or (len(parts) == 2 and parts[0].name.lower() in sources):
             continue  # t.c: a table's column
-        first, table = parts[skip].copy(), parts[0].copy() if skip else None
-        assert isinstance(first, exp.Identifier) and (table is None or isinstance(table, exp.Identifier))
-        base = exp.column(first, table=table)
-        base.parent = column.parent  # resolved where the read stands (not entered in the tree)
+        base, fields = split
         kind = typer.column(base)
-        for part in parts[skip + 1:]:
+        for part in fields:
             if isinstance(kind, ArrayType) and not isinstance(kind.element, StructType) and kind.element is not None:
                 raise OptimizeError(
                     f'Cannot resolve "{column.sql(dialect=VpushSpark)}" due to data type mismatch: the parameter requires '
@@ -6078,8 +6073,8 @@ def _check_array_fields(select: exp.Select, typer: _Typer) -> None:
                 break
             matches = [f for f in struct.fields if f.name.lower() == part.name.lower()]
             if not matches and element is not None:
-                fields = ", ".join(f"`{f.name}`" for f in struct.fields)
-                raise OptimizeError(f"No such struct field `{part.name}` in {fields}.", error_class="FIELD_NOT_FOUND")
+                names = ", ".join(f"`{f.name}`" for f in struct.fields)
+                raise OptimizeError(f"No such struct field `{part.name}` in {names}.", error_class="FIELD_NOT_FOUND")
             if len(matches) != 1:
                 break
             kind = ArrayType(matches[0].type) if element is not None else matches[0].type
