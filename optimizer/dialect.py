@@ -1279,6 +1279,16 @@ class VpushSparkParser(SparkParser):
                 break
         return super()._parse_group(skip_group_by_token)
 
+    def _parse_table_sample(self, as_modifier: bool = False) -> exp.TableSample | None:
+        # sqlglot reads Spark's TABLESAMPLE (5), a byte length Spark refuses, as (5 ROWS)
+        start = self._index
+        sample = super()._parse_table_sample(as_modifier)
+        if sample is not None and sample.args.get("size") is not None and not any(
+            token.token_type == TokenType.ROWS for token in self._tokens[start:self._index]
+        ):
+            self.raise_error("a TABLESAMPLE size without ROWS or PERCENT (a byte length: Spark refuses it)")
+        return sample
+
     def _parse_interval(self, require_interval: bool = True, parse_function_unit: bool = True) -> exp.Add | exp.Interval | None:
         # INTERVAL 1 DAY 2 HOURS is one literal to Spark (INTERVAL '1 02' DAY TO HOUR, an interval
         # day to hour), where sqlglot's parser writes a sum of one-unit intervals.

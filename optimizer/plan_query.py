@@ -33,6 +33,7 @@ from vpush.optimizer.rewrite_variants import (
 )
 from vpush.optimizer.expand_using_stars import COLUMN_NAMES
 from vpush.optimizer.spark_joins import HINTED, SPARK_SIZE, SparkSize, hint_broadcasts, spark_default_size
+from vpush.optimizer.rewrite_table_samples import rewrite_table_samples
 from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.rewrite_time_windows import check_time_windows
@@ -181,7 +182,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
 
 
 def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan:
-    expression = rewrite_zoned_literals(parse_spark(sql), time_zone)
+    expression = rewrite_table_samples(rewrite_zoned_literals(parse_spark(sql), time_zone))
     check_time_windows(expression)  # on both engines: Spark's error its extractions' scan columns would hide
     # What the DuckDB engine cannot run is refused when it runs the plan, not here: the Spark
     # engine runs the same query with Spark's own functions.

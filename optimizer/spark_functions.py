@@ -184,8 +184,9 @@ def check_functions(expression: exp.Expr) -> None:
             continue  # FROM range(...): vpush.optimizer.rewrite_range_tables decides on it
         if isinstance(node, exp.TableSample):
             raise OptimizeError(
-                "TABLESAMPLE: the DuckDB engine does not give Spark's answer for it (Spark's sample draws by its "
-                "own seeded generator over its partitions); the Spark engine (vpush.connect(engine='spark')) runs it",
+                "TABLESAMPLE of a fraction: the DuckDB engine does not give Spark's answer for it (Spark's sample "
+                "draws by its own seeded generator over its partitions; `n ROWS`, 0 and 100 PERCENT are answered); "
+                "the Spark engine (vpush.connect(engine='spark')) runs it",
                 error_class="VPUSH_UNSUPPORTED_FUNCTION",
             )
         if isinstance(node, (exp.Any, exp.All)) and type(node.parent) in (exp.Like, exp.ILike):

@@ -4668,6 +4668,7 @@ def apply_spark_semantics(
                 columns[alias.lower()] = outputs.get(id(source.expression), {})
         select = scope.expression
         if isinstance(select, exp.SetOperation):
+            _check_limits(select, _Typer(scope, {}))
             left, right = (_with_null_projections(branch, outputs.get(id(branch), {})) for branch in (select.left, select.right))
             _check_set_operation(select, left)
             if select.args.get("distinct") is not False or not isinstance(select, exp.Union):
@@ -4734,6 +4735,7 @@ def apply_spark_semantics(
         _check_array_fields(select, typer)
         check_order_by_aggregates(select)
         _check_orderable(select, typer)
+        _check_limits(select, typer)
         _check_nested_arithmetic(select, typer)
         _check_filters_are_boolean(select, typer)
         expand_using_stars(select, scope, columns)
@@ -5173,6 +5175,36 @@ def _not_orderable(node: exp.Expr, what: str) -> OptimizeError:
         'ordering on type "VARIANT"',
         error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
     )
+
+
+def _check_limits(node: exp.Select | exp.SetOperation, typer: _Typer) -> None:
+    """Raise Spark's ``INVALID_LIMIT_LIKE_EXPRESSION`` where a LIMIT or OFFSET is not a constant
+    ``int``, as Spark's analyzer checks it (DuckDB takes ``LIMIT 1.5``, ``LIMIT 2L`` and
+    ``LIMIT NULL``): ``IS_UNFOLDABLE`` for one that reads a column, a subquery, an aggregate or
+    a random number, ``DATA_TYPE`` for another type than ``int``, ``IS_NULL`` for a NULL ``int``
+    (a negative one raises ``IS_NEGATIVE`` as it is parsed or run)."""
+    for key in ("limit", "offset"):
+        clause = node.args.get(key)
+        count = clause.expression if isinstance(clause, (exp.Limit, exp.Offset)) else None
+        if count is None:
+            continue
+
+        def invalid(kind: str, detail: str, count: exp.Expr = count, key: str = key) -> OptimizeError:
+            return OptimizeError(
+                f'The limit like expression "{spark_name(count) or _spark_text(count)}" is invalid. The {detail.format(key)}',
+                error_class=f"INVALID_LIMIT_LIKE_EXPRESSION.{kind}",
+            )
+
+        if any(isinstance(n, (exp.Column, exp.Select, exp.Subquery, exp.AggFunc, exp.Rand, exp.Randn)) for n in count.walk()):
+            raise invalid("IS_UNFOLDABLE", "{} expression must evaluate to a constant value.")
+        kind = _NULL_TYPE if isinstance(_unparen(count), exp.Null) else typer.of(count)
+        if kind is None:
+            continue
+        if kind != _INT:
+            raise invalid("DATA_TYPE", f'{{}} expression must be integer type, but got "{_spark_type_name(kind)}".')
+        inner = _unparen(count)
+        if isinstance(inner, exp.Cast) and isinstance(_unparen(inner.this), exp.Null):
+            raise invalid("IS_NULL", "evaluated {} expression must not be null.")
 
 
 def _check_orderable(select: exp.Select, typer: _Typer) -> None:

@@ -1047,6 +1047,33 @@ def test_statements_that_are_not_queries_are_refused(con: vpush.Connection) -> N
 
 # Syntax the DuckDB engine once refused or answered otherwise, compared with PySpark on both engines.
 SPARK_SYNTAX = [
+    # TABLESAMPLE where no draw decides: n ROWS is Spark's Limit (its first rows in scan order),
+    # 0 and 100 PERCENT, BUCKET x OUT OF y as x / y; a fraction off [0, 1] INVALID_TABLESAMPLE_FRACTION
+    "SELECT i, g FROM t TABLESAMPLE (3 ROWS)",
+    "SELECT t.i, x.g FROM t TABLESAMPLE (2 ROWS) JOIN t x USING (i) ORDER BY 1",
+    "SELECT count(*), sum(y.i) FROM t TABLESAMPLE (4 ROWS) REPEATABLE (3) AS y WHERE y.i > 0",
+    "SELECT count(*) FROM (SELECT * FROM t WHERE i > 0) TABLESAMPLE (2 ROWS)",
+    "SELECT count(*) FROM t TABLESAMPLE (0 ROWS)",
+    "SELECT count(*) FROM t TABLESAMPLE (100 PERCENT)",
+    "SELECT count(*) FROM t TABLESAMPLE (0 PERCENT)",
+    "SELECT count(*) FROM t TABLESAMPLE (BUCKET 2 OUT OF 2)",
+    "SELECT count(*) FROM t TABLESAMPLE (BUCKET 0 OUT OF 5)",
+    "SELECT count(*) FROM t TABLESAMPLE (101 PERCENT)",  # INVALID_TABLESAMPLE_FRACTION
+    "SELECT count(*) FROM t TABLESAMPLE (BUCKET 3 OUT OF 2)",
+    "SELECT i FROM t TABLESAMPLE (1.5 ROWS)",  # INVALID_LIMIT_LIKE_EXPRESSION.DATA_TYPE
+    # a LIMIT or OFFSET must be a constant int: DATA_TYPE, IS_NULL, IS_UNFOLDABLE as Spark raises them
+    "SELECT i FROM t LIMIT 1.5",
+    "SELECT i FROM t LIMIT '2'",
+    "SELECT i FROM t LIMIT 2L",
+    "SELECT i FROM t LIMIT 2147483648",
+    "SELECT i FROM t LIMIT 1e1",
+    "SELECT i FROM t LIMIT NULL",
+    "SELECT i FROM t LIMIT CAST(NULL AS INT)",
+    "SELECT i FROM t LIMIT i",
+    "SELECT i FROM t LIMIT (SELECT 1)",
+    "SELECT i FROM t ORDER BY i LIMIT 2 OFFSET 1S",
+    "SELECT i FROM t UNION ALL SELECT i FROM t LIMIT 2L",
+    "SELECT i FROM t ORDER BY i LIMIT 1 + 1 OFFSET CAST(1 AS INT)",
     # i >>> n is Spark's shiftrightunsigned; the >>> closing nested types stays three '>'
     "SELECT i >>> 1, b >>> 3, i >>> 33, s >>> 1, i >>> 1 >> 1, -7 >>> 1, "
     "CAST(array(array(array(i))) AS ARRAY<ARRAY<ARRAY<BIGINT>>>) AS a FROM t",
