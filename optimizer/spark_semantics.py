@@ -2295,7 +2295,7 @@ class _Rewriter:
             if crossing is not None:
                 return _fields_read(crossing[0], crossing[2])  # Spark's GetArrayStructFields: each element's field
         if isinstance(node, exp.Window) and _rows_in_order(node, self.typer.scope.expression):
-            _check_window(node)  # Spark's errors for the window as written, before its order grows a key
+            _check_window(node, self.typer.of)  # Spark's errors for the window as written, before its order grows a key
             order = scan_order(self.typer.scope)
             if order is not None:
                 window_in_order(node, order)  # tied rows in Spark's order
@@ -2428,7 +2428,7 @@ class _Rewriter:
                 # `avg(d) FILTER (WHERE ...)` of decimals: Spark's exact decimal average (DuckDB's a double)
                 return self._aggregate(node, node.this, of(node.this), window=None)
         if isinstance(node, exp.Window):
-            _check_window(node)
+            _check_window(node, self.typer.of)
             if isinstance(node.this, (exp.Quantile, exp.Median)) or _percentile_cont(node.this) is not None:
                 return self._exact_percentile(node.this, node)
             if isinstance(node.this, exp.CountIf):
@@ -3894,7 +3894,7 @@ class _Rewriter:
             if isinstance(node, exp.Filter) and isinstance(node.parent, exp.Window) and node.arg_key == "this":
                 return None
             if isinstance(node, exp.Window):
-                _check_window(node)
+                _check_window(node, self.typer.of)
             return _hll_estimate(node, inner.this.meta[_HLL_PRECISION])
         return None
 
@@ -4628,6 +4628,25 @@ def _is_plain(node: exp.Expr) -> bool:
     return isinstance(node, (exp.Column, exp.Literal, exp.Null))
 
 
+def _drop_constant_sort_keys(expression: exp.Expr) -> None:
+    """Drop the ORDER BY keys of a query that are literals other than integers (``ORDER BY 1.5``,
+    ``ORDER BY 'a'``, ``ORDER BY NULL``): Spark sorts by them to no effect (only an integer names a
+    place), where DuckDB's binder refuses them. In place."""
+    for order in list(expression.find_all(exp.Order)):
+        if not isinstance(order.parent, (exp.Select, exp.SetOperation)) or order.arg_key != "order":
+            continue
+        kept = []
+        for ordered in order.expressions:
+            key = _unparen(ordered.this if isinstance(ordered, exp.Ordered) else ordered)
+            constant = isinstance(key, (exp.Null, exp.Boolean)) or (isinstance(key, exp.Literal) and not key.is_int)
+            if not constant:
+                kept.append(ordered)
+        if not kept:
+            order.pop()
+        elif len(kept) != len(order.expressions):
+            order.set("expressions", kept)
+
+
 def apply_spark_semantics(
     expression: exp.Expr,
     tables: Mapping[int, Mapping[str, SparkType | None]],
@@ -4643,6 +4662,7 @@ def apply_spark_semantics(
             type), for the engine to create.
     """
     functions = {} if functions is None else functions
+    _drop_constant_sort_keys(expression)
     rewrite_range_tables(expression)
     rewrite_pivots(expression)
     rewrite_generator_tables(expression)
@@ -4730,6 +4750,7 @@ def apply_spark_semantics(
             generated(produced_columns)
         _expand_nested_struct_stars(select, typer)
         _check_resolved(select, scope, columns)
+        _check_distinct_order(select)
         _check_group_by_present(select, typer)
         _check_field_bases(select, scope, columns)
         _check_array_fields(select, typer)
@@ -6001,6 +6022,40 @@ def _check_resolved(select: exp.Select, scope: Scope, columns: Mapping[str, Mapp
                     f"A column, variable, or function parameter with name `{column.name}` cannot be resolved.{suggestion}",
                     error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION" if shown else "UNRESOLVED_COLUMN.WITHOUT_SUGGESTION",
                 )
+
+
+def _check_distinct_order(select: exp.Select) -> None:
+    """A SELECT DISTINCT whose ORDER BY reads a column that is not one of its outputs raises
+    Spark's ``UNRESOLVED_COLUMN.WITH_SUGGESTION``: Spark sorts the distinct rows, which keep only
+    the outputs, so ``ORDER BY id`` under ``SELECT DISTINCT id % 3`` (and even ``ORDER BY id % 3``)
+    cannot be resolved, where DuckDB sorts by the expression."""
+    order = select.args.get("order")
+    if select.args.get("distinct") is None or order is None or any(
+        isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in select.expressions
+    ):
+        return
+    outputs: list[str] = []
+    for projection in select.expressions:
+        named = projection.alias if isinstance(projection, exp.Alias) else projection.name if isinstance(projection, exp.Column) else None
+        outputs.append(named or spark_name(projection) or projection.alias_or_name)
+    known = {name.lower() for name in outputs}
+    for ordered in order.expressions:
+        for column in _in_scope(ordered):
+            if not isinstance(column, exp.Column) or isinstance(column.this, exp.Star):
+                continue
+            text = column.meta.get(SPARK_TEXT)
+            if column.name.lower() in known and text is None:
+                continue
+            # a variant extraction's scan column: Spark names the variant column it reads
+            name = column.name if text is None else (re.findall(r"\w+", str(text).split("(")[-1]) or [column.name])[0]
+            if text is not None and str(text).lower() in known:
+                continue
+            shown = ", ".join(f"`{o}`" for o in sorted(outputs))
+            raise OptimizeError(
+                f"A column, variable, or function parameter with name `{name}` cannot be resolved. "
+                f"Did you mean one of the following? [{shown}].",
+                error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
+            )
 
 
 def _check_group_by_present(select: exp.Select, typer: _Typer) -> None:
@@ -7660,21 +7715,61 @@ def _in_projection(node: exp.Expr) -> bool:
 
 
 def _check_filters_are_boolean(select: exp.Select, typer: _Typer) -> None:
-    """Spark's ``DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN`` for a WHERE whose condition is a number,
-    string, date or timestamp (DuckDB reads a number as true where it is not 0). Spark's HAVING
-    takes a number (``HAVING 1``), as DuckDB's does."""
-    for key in ("where",):
-        part = select.args.get(key)
-        condition = part.this if part is not None else None
-        if condition is None:
+    """Spark's errors for a condition that is not a boolean, where DuckDB reads a number as true
+    where it is not 0 and a string as a boolean: ``DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN`` for a
+    WHERE, ``JOIN_CONDITION_IS_NOT_BOOLEAN_TYPE`` for a join's ON, and
+    ``DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE`` for a searched CASE's WHEN (NULL too) and the
+    first argument of ``if`` (where a NULL is cast to a boolean). Spark's HAVING takes a number
+    (``HAVING 1``), as DuckDB's does."""
+
+    def not_boolean(condition: exp.Expr) -> SparkType | None:
+        found = _NULL_TYPE if isinstance(_unparen(condition), exp.Null) else typer.of(condition)
+        bad = isinstance(found, (DecimalType, StringType)) or (isinstance(found, AtomicType) and found.name != "boolean")
+        return found if bad else None
+
+    def unexpected(node: exp.Expr, index: int, condition: exp.Expr, found: SparkType) -> OptimizeError:
+        ordinal = ["first", "second", "third"][index] if index < 3 else f"{index + 1}th"
+        return OptimizeError(
+            f'Cannot resolve "{spark_name(node) or _spark_text(node)}" due to data type mismatch: The {ordinal} parameter '
+            f'requires the "BOOLEAN" type, however "{spark_name(condition) or _spark_text(condition)}" has the type '
+            f'"{_spark_type_name(found)}".',
+            error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        )
+
+    where = select.args.get("where")
+    condition = where.this if where is not None else None
+    found = not_boolean(condition) if condition is not None else None
+    if condition is not None and found is not None:
+        raise OptimizeError(
+            f'Cannot resolve "{_spark_text(condition)}" due to data type mismatch: the filter expression '
+            f'"{_spark_text(condition)}" of type "{_spark_type_name(found)}" is not a boolean.',
+            error_class="DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN",
+        )
+    parts = [p for p in select.expressions]
+    parts += [select.args[k] for k in ("where", "having", "qualify", "order") if select.args.get(k) is not None]
+    for join in select.args.get("joins") or []:
+        on = join.args.get("on")
+        if on is None:
             continue
-        found = AtomicType("void") if isinstance(condition, exp.Null) else typer.of(condition)
-        if isinstance(found, (DecimalType, StringType)) or (isinstance(found, AtomicType) and found.name != "boolean"):
+        found = not_boolean(on)
+        if found is not None:
             raise OptimizeError(
-                f'Cannot resolve "{_spark_text(condition)}" due to data type mismatch: the filter expression '
-                f'"{_spark_text(condition)}" of type "{_spark_type_name(found)}" is not a boolean.',
-                error_class="DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN",
+                f'The join condition "{spark_name(on) or _spark_text(on)}" has the invalid type "{_spark_type_name(found)}", '
+                'expected "BOOLEAN".',
+                error_class="JOIN_CONDITION_IS_NOT_BOOLEAN_TYPE",
             )
+        parts.append(on)
+    for part in parts:
+        for node in _in_scope(part):
+            if isinstance(node, exp.Case) and node.args.get("this") is None:
+                for index, branch in enumerate(node.args.get("ifs") or []):
+                    found = not_boolean(branch.this)
+                    if found is not None:
+                        raise unexpected(node, index, branch.this, found)
+            elif isinstance(node, exp.If) and not isinstance(node.parent, exp.Case) and not isinstance(_unparen(node.this), exp.Null):
+                found = not_boolean(node.this)
+                if found is not None:
+                    raise unexpected(node, 0, node.this, found)
 
 
 def _like_any_or_all(node: exp.Like | exp.ILike) -> exp.Expr:
@@ -7749,10 +7844,30 @@ def _rows_in_order(window: exp.Window, select: exp.Expr) -> bool:
     return not any(isinstance(n, exp.AggFunc) and not isinstance(n.parent, exp.Window) for n in _in_scope(select))
 
 
-def _check_window(window: exp.Window) -> None:
+def _check_window(window: exp.Window, of: Callable[[exp.Expr], SparkType | None]) -> None:
     """Raise Spark's analysis errors for a window function over a window it refuses (DuckDB
     answers all of these): no ORDER BY where Spark needs one, a frame written for a function whose
-    frame is fixed, a bucket count or offset out of range."""
+    frame is fixed, a ROWS frame's bound other than an ``int`` (``1.5 PRECEDING``, ``2L
+    FOLLOWING``), a ``lag``/``lead`` offset other than an ``int`` (Spark's frame of it then differs
+    from the one it expects: ``_LEGACY_ERROR_TEMP_1035``), a bucket count or offset out of range."""
+    spec = window.args.get("spec")
+    if spec is not None and str(spec.args.get("kind") or "").upper() == "ROWS":
+
+        def bound_text(key: str) -> str:
+            bound, side = spec.args.get(key), spec.args.get(f"{key}_side")
+            if not isinstance(bound, exp.Expr) or isinstance(bound, exp.Var):
+                return str(bound or "CURRENT ROW").upper() + (f" {side}" if side else "")
+            return f"{spark_name(bound) or _spark_text(bound)} {side}"
+
+        for key, side in (("start", "lower"), ("end", "upper")):
+            bound = spec.args.get(key)
+            found = of(bound) if isinstance(bound, exp.Expr) and not isinstance(bound, exp.Var) else None
+            if found is not None and found != _INT:
+                raise OptimizeError(
+                    f'Cannot resolve "ROWS BETWEEN {bound_text("start")} AND {bound_text("end")}" due to data type mismatch: '
+                    f'The data type of the {side} bound "{_spark_type_name(found)}" does not match the expected data type "INT".',
+                    error_class="DATATYPE_MISMATCH.SPECIFIED_WINDOW_FRAME_UNACCEPTED_TYPE",
+                )
     function = window.this
     while isinstance(function, (exp.IgnoreNulls, exp.RespectNulls)):
         function = function.this
@@ -7772,8 +7887,10 @@ def _check_window(window: exp.Window) -> None:
             f"Window function {name} requires the window to be ordered. You need to add an ORDER BY clause.",
             error_class="WINDOW_FUNCTION_FRAME_NOT_ORDERED",
         )
-    spec = window.args.get("spec")
-    if spec is not None and isinstance(function, (exp.Lag, exp.Lead)):
+    offset = function.args.get("offset") if isinstance(function, (exp.Lag, exp.Lead)) else None
+    if isinstance(function, (exp.Lag, exp.Lead)) and (
+        spec is not None or (offset is not None and of(offset) not in (_INT, None))
+    ):
         raise OptimizeError(f"Cannot specify window frame for {name} function.", error_class="_LEGACY_ERROR_TEMP_1035")
     if spec is not None and isinstance(function, _FIXED_FRAME_FUNCTIONS):
         end = spec.args.get("end")

@@ -1074,6 +1074,34 @@ SPARK_SYNTAX = [
     "SELECT i FROM t ORDER BY i LIMIT 2 OFFSET 1S",
     "SELECT i FROM t UNION ALL SELECT i FROM t LIMIT 2L",
     "SELECT i FROM t ORDER BY i LIMIT 1 + 1 OFFSET CAST(1 AS INT)",
+    # a condition must be a boolean (DuckDB took a number as true where it is not 0, a string as a
+    # boolean): a searched CASE's WHEN (NULL too), if's first argument (NULL is cast), a join's ON
+    "SELECT CASE WHEN 1 THEN 'a' END FROM t",
+    "SELECT CASE WHEN i > 1 THEN 'b' WHEN g THEN 'a' END FROM t",
+    "SELECT CASE WHEN NULL THEN 1 END FROM t",
+    "SELECT if(i, 1, 2) FROM t",
+    "SELECT if('true', 1, 2) FROM t",
+    "SELECT if(NULL, 1, 2), CASE i WHEN 1 THEN 'a' END, if(i > 1, 'x', NULL) FROM t",
+    "SELECT count(*) FROM t a JOIN t b ON 1",
+    "SELECT count(*) FROM t a LEFT JOIN t b ON a.g",
+    "SELECT count(*) FROM t a JOIN t b ON NULL",
+    # a ROWS frame's bounds and lag/lead's offset must be ints
+    "SELECT sum(i) OVER (ORDER BY i ROWS BETWEEN 1.5 PRECEDING AND CURRENT ROW) FROM t",
+    "SELECT sum(i) OVER (ORDER BY i ROWS BETWEEN CURRENT ROW AND 2L FOLLOWING) FROM t",
+    "SELECT lag(i, 2L) OVER (ORDER BY i) FROM t",
+    "SELECT lead(i, 1.5) OVER (ORDER BY i) FROM t",
+    "SELECT i, sum(i) OVER (ORDER BY i ROWS BETWEEN 1 + 1 PRECEDING AND CURRENT ROW) FROM t",
+    # SELECT DISTINCT sorts its outputs only: ORDER BY another column (even inside the projected
+    # expression) is UNRESOLVED_COLUMN
+    "SELECT DISTINCT i % 3 FROM t ORDER BY i",
+    "SELECT DISTINCT i % 3 FROM t ORDER BY i % 3",
+    "SELECT DISTINCT i AS x FROM t ORDER BY i",
+    "SELECT DISTINCT i % 3 AS k, g FROM t ORDER BY k, 2",
+    "SELECT DISTINCT x.i FROM t x ORDER BY x.i",
+    # a literal other than an integer in ORDER BY sorts to no effect (DuckDB's binder refused it)
+    "SELECT i FROM t ORDER BY 'a'",
+    "SELECT i FROM t ORDER BY 1.5, i DESC",
+    "SELECT i FROM t UNION ALL SELECT s FROM t ORDER BY NULL",
     # i >>> n is Spark's shiftrightunsigned; the >>> closing nested types stays three '>'
     "SELECT i >>> 1, b >>> 3, i >>> 33, s >>> 1, i >>> 1 >> 1, -7 >>> 1, "
     "CAST(array(array(array(i))) AS ARRAY<ARRAY<ARRAY<BIGINT>>>) AS a FROM t",
