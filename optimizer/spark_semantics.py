@@ -4923,6 +4923,13 @@ def _datetime_try_operations(select: exp.Select, typer: _Typer) -> None:
         node.replace(operation)
 
 
+# The places of Spark's functions that take an int (a position, a length, a count).
+_INT_PLACES: dict[type[exp.Expr], tuple[str, ...]] = {
+    exp.Substring: ("start", "length"), exp.Repeat: ("times",), exp.Left: ("expression",), exp.Right: ("expression",),
+    exp.Pad: ("expression",), exp.RegexpSplit: ("limit",),
+}
+
+
 def _implicit_casts(select: exp.Select, typer: _Typer) -> None:
     """Spark's implicit casts that DuckDB's binder does not make, put around the arguments before
     anything is typed (marked implicit, which Spark's names leave out): a number, boolean, date,
@@ -4940,6 +4947,15 @@ def _implicit_casts(select: exp.Select, typer: _Typer) -> None:
         found.append((argument.depth, argument, exp.DataType.build(to)))
 
     for node in select.walk(prune=lambda n: n is not select and isinstance(n, (exp.Select, exp.Subquery, exp.SetOperation))):
+        # Spark's ImplicitTypeCasts give these places an int: a string, bigint, decimal or
+        # floating value is cast to one (1.5 to 1), where DuckDB's binder finds no function
+        for key in _INT_PLACES.get(type(node), ()):
+            argument = node.args.get(key)
+            kind = typer.of(argument) if isinstance(argument, exp.Expr) else None
+            if isinstance(argument, exp.Expr) and (
+                isinstance(kind, (StringType, DecimalType)) or kind in (_BIGINT, _DOUBLE, AtomicType("float"))
+            ):
+                cast(argument, "INT")
         places = _STRING_PLACES.get(type(node)) or _STRING_OR_BINARY_PLACES.get(type(node))
         if isinstance(node, exp.Anonymous) and node.name.lower() == "octet_length":
             places = ("expressions",)
