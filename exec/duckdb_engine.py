@@ -490,6 +490,10 @@ _DUCKDB_ERROR_CLASSES = [
     (re.compile(r"ORDER term out of range"), "ORDER_BY_POS_OUT_OF_RANGE"),
     (re.compile(r"GROUP BY term out of range"), "GROUP_BY_POS_OUT_OF_RANGE"),
     (re.compile(r"LIMIT/OFFSET cannot be negative"), "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE"),
+    # aggregates and windows where Spark's analyzer refuses them
+    (re.compile(r"Binder Error: aggregate function calls cannot be nested"), "NESTED_AGGREGATE_FUNCTION"),
+    (re.compile(r"Binder Error: WHERE clause cannot contain aggregates"), "INVALID_WHERE_CONDITION"),
+    (re.compile(r"Binder Error: (WHERE|GROUP BY|HAVING) clause cannot contain window functions"), "WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE"),
     # a projection neither grouped nor aggregated (DuckDB words a HAVING's otherwise)
     (re.compile(r"must appear in the GROUP BY clause or must be part of an aggregate function"), "MISSING_AGGREGATION"),
 ]

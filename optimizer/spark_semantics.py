@@ -7735,7 +7735,8 @@ def _check_filters_are_boolean(select: exp.Select, typer: _Typer) -> None:
     where it is not 0 and a string as a boolean: ``DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN`` for a
     WHERE, ``JOIN_CONDITION_IS_NOT_BOOLEAN_TYPE`` for a join's ON, and
     ``DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE`` for a searched CASE's WHEN (NULL too) and the
-    first argument of ``if`` (where a NULL is cast to a boolean). Spark's HAVING takes a number
+    first argument of ``if`` (where a NULL is cast to a boolean), ``INVALID_AGGREGATE_FILTER.NOT_BOOLEAN``
+    for an aggregate's FILTER (NULL too). Spark's HAVING takes a number
     (``HAVING 1``), as DuckDB's does."""
 
     def not_boolean(condition: exp.Expr) -> SparkType | None:
@@ -7786,6 +7787,14 @@ def _check_filters_are_boolean(select: exp.Select, typer: _Typer) -> None:
                 found = not_boolean(node.this)
                 if found is not None:
                     raise unexpected(node, 0, node.this, found)
+            elif isinstance(node, exp.Filter) and isinstance(node.expression, exp.Where):
+                found = not_boolean(node.expression.this)
+                if found is not None:
+                    raise OptimizeError(
+                        f'The FILTER expression "{spark_name(node.expression.this) or _spark_text(node.expression.this)}" in an '
+                        "aggregate function is invalid. Expected a FILTER expression of the BOOLEAN type.",
+                        error_class="INVALID_AGGREGATE_FILTER.NOT_BOOLEAN",
+                    )
 
 
 def _like_any_or_all(node: exp.Like | exp.ILike) -> exp.Expr:
