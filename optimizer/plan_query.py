@@ -145,7 +145,8 @@ def _table_schema(table: Table, data_schema: pa.Schema) -> pa.Schema:
 
 
 def _referenced_columns(expression: exp.Expr) -> set[str] | None:
-    """Lower-cased names of columns the query mentions, or None when it selects ``*``."""
+    """Lower-cased names of columns the query mentions (a join's USING keys too), or None when it
+    selects ``*`` or joins NATURAL."""
     if any(not isinstance(star.parent, exp.Count) for star in expression.find_all(exp.Star)):
         return None  # a `*` or `t.*` projection, or one inside a call (struct(*)); not count(*)
     names: set[str] = set()
@@ -154,6 +155,11 @@ def _referenced_columns(expression: exp.Expr) -> set[str] | None:
         # `s.b.c` / `t.s.b.c` as a column with a db and catalog: keep every part, since any of
         # them may be a column name rather than a qualifier.
         names.update(part.name.lower() for part in col.parts if isinstance(part, exp.Identifier))
+    for join in expression.find_all(exp.Join):
+        if str(join.args.get("method") or "").upper() == "NATURAL":
+            return None  # joined on every column the two sides share
+        # JOIN ... USING (k) reads k on both sides, where no Column names it
+        names.update(key.name.lower() for key in join.args.get("using") or [] if isinstance(key, (exp.Identifier, exp.Column)))
     return names
 
 

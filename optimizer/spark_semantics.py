@@ -5244,6 +5244,28 @@ def _check_limits(node: exp.Select | exp.SetOperation, typer: _Typer) -> None:
             raise invalid("IS_NULL", "evaluated {} expression must not be null.")
 
 
+def _check_join_keys_orderable(select: exp.Select, typer: _Typer) -> None:
+    """A join USING (or NATURAL over) a variant column raises as Spark's analyzer does: it joins
+    on the keys' equality, which VARIANT does not have (DuckDB compared the structs)."""
+    first = select.args.get("from_") or select.args.get("from")
+    seen = [first.this.alias_or_name] if isinstance(first, exp.From) else []
+    for join in select.args.get("joins") or []:
+        right = join.this.alias_or_name
+        right_columns = typer.source_columns(right)
+        if str(join.args.get("method") or "").upper() == "NATURAL":
+            left_columns = {k for name in seen for k in typer.source_columns(name)}
+            keys = [k for k in right_columns if k in left_columns]
+        else:
+            keys = [k.name.lower() for k in join.args.get("using") or [] if isinstance(k, (exp.Identifier, exp.Column))]
+        for key in keys:
+            if right_columns.get(key) == VARIANT:
+                raise OptimizeError(
+                    f'Cannot resolve "({key} = {key})" due to data type mismatch: The `=` does not support ordering on type "VARIANT".',
+                    error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+                )
+        seen.append(right)
+
+
 def _check_orderable(select: exp.Select, typer: _Typer) -> None:
     """Raise, as Spark's analyzer does, where the SELECT orders, groups, deduplicates or compares
     variants, or orders, deduplicates, compares or takes the largest of a map or of a value holding
@@ -5305,6 +5327,7 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
                 raise _set_operation_error(projection.alias_or_name)
             if kind is not None and _has_map(kind):
                 raise _map_set_operation_error(projection.alias_or_name, kind)
+    _check_join_keys_orderable(select, typer)
     parts = [p for p in select.expressions]
     parts += [select.args[k] for k in ("where", "having", "qualify") if select.args.get(k) is not None]
     parts += [join.args["on"] for join in select.args.get("joins") or [] if join.args.get("on") is not None]
