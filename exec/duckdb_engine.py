@@ -490,6 +490,8 @@ _DUCKDB_ERROR_CLASSES = [
     (re.compile(r"ORDER term out of range"), "ORDER_BY_POS_OUT_OF_RANGE"),
     (re.compile(r"GROUP BY term out of range"), "GROUP_BY_POS_OUT_OF_RANGE"),
     (re.compile(r"LIMIT/OFFSET cannot be negative"), "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE"),
+    (re.compile(r"Binder Error: Set operations can only apply to expressions with the same number of result columns"),
+     "NUM_COLUMNS_MISMATCH"),
     # aggregates and windows where Spark's analyzer refuses them
     (re.compile(r"Binder Error: aggregate function calls cannot be nested"), "NESTED_AGGREGATE_FUNCTION"),
     (re.compile(r"Binder Error: WHERE clause cannot contain aggregates"), "INVALID_WHERE_CONDITION"),

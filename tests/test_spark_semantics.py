@@ -1121,6 +1121,7 @@ SPARK_SYNTAX = [
     "SELECT count(*) FROM v a LEFT SEMI JOIN v b USING (id)",
     "SELECT count(*) FROM v a JOIN v b USING (v)",
     "SELECT count(*) FROM v a NATURAL JOIN v b",
+    "SELECT i FROM t UNION ALL SELECT i, g FROM t",  # NUM_COLUMNS_MISMATCH
     # i >>> n is Spark's shiftrightunsigned; the >>> closing nested types stays three '>'
     "SELECT i >>> 1, b >>> 3, i >>> 33, s >>> 1, i >>> 1 >> 1, -7 >>> 1, "
     "CAST(array(array(array(i))) AS ARRAY<ARRAY<ARRAY<BIGINT>>>) AS a FROM t",
