@@ -490,6 +490,7 @@ _DUCKDB_ERROR_CLASSES = [
     (re.compile(r"ORDER term out of range"), "ORDER_BY_POS_OUT_OF_RANGE"),
     (re.compile(r"GROUP BY term out of range"), "GROUP_BY_POS_OUT_OF_RANGE"),
     (re.compile(r"LIMIT/OFFSET cannot be negative"), "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE"),
+    (re.compile(r"Binder Error: Column \".*\" does not exist on (left|right) side of join"), "UNRESOLVED_USING_COLUMN_FOR_JOIN"),
     (re.compile(r"Binder Error: Set operations can only apply to expressions with the same number of result columns"),
      "NUM_COLUMNS_MISMATCH"),
     # aggregates and windows where Spark's analyzer refuses them

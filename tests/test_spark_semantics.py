@@ -1122,6 +1122,7 @@ SPARK_SYNTAX = [
     "SELECT count(*) FROM v a JOIN v b USING (v)",
     "SELECT count(*) FROM v a NATURAL JOIN v b",
     "SELECT i FROM t UNION ALL SELECT i, g FROM t",  # NUM_COLUMNS_MISMATCH
+    "SELECT count(*) FROM t a JOIN t b USING (nope)",  # UNRESOLVED_USING_COLUMN_FOR_JOIN
     # i >>> n is Spark's shiftrightunsigned; the >>> closing nested types stays three '>'
     "SELECT i >>> 1, b >>> 3, i >>> 33, s >>> 1, i >>> 1 >> 1, -7 >>> 1, "
     "CAST(array(array(array(i))) AS ARRAY<ARRAY<ARRAY<BIGINT>>>) AS a FROM t",
