@@ -327,7 +327,9 @@ def function_name(target: SparkType, *, once: bool = False) -> str:
     """The engine function extracting and casting to ``target`` (one per target type); with
     ``once``, the one for casts that cannot fail (:data:`ONCE_FUNCTION_PREFIX`)."""
     text = target.to_spark()
-    slug = "".join(c if c.isalnum() else "_" for c in text).strip("_")
+    # ASCII only: the engine folds the case of ASCII letters alone in function names, and the
+    # generated SQL spells them in upper case (a field named é would call _É_).
+    slug = "".join(c if c.isascii() and c.isalnum() else "_" for c in text).strip("_")
     if not slug.replace("_", "").isalnum() or len(slug) > 40:
         slug = hashlib.sha1(text.encode()).hexdigest()[:12]
     elif "<" in text:

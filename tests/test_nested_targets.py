@@ -57,6 +57,7 @@ TARGETS = [
     "struct<a:int,b:string,t:date>",
     "struct<A:string,b:bigint,missing:boolean>",
     "struct<tags:array<string>,m:map<string,double>,s:struct<b:double>>",
+    "struct<é:string,s:struct<b:double>>",
     "variant",
 ]
 
