@@ -523,8 +523,10 @@ def _extraction_sql(builder: _Builder, layout: VariantLayout, column: str, ext: 
         if bounds is not None:
             cast = _checked(builder, ext, typed_column, cast, bounds)
         elif truncated is not None and not _exact_cast(typed, ext.target):
-            whole = exp.Anonymous(this="trunc", expressions=[typed_column.copy()])
-            cast = _checked(builder, ext, typed_column, exp.cast(whole.copy(), target_type), truncated, tested=whole)
+            toward_zero = exp.Anonymous(this="trunc", expressions=[typed_column.copy()])
+            cast = _checked(
+                builder, ext, typed_column, exp.cast(toward_zero.copy(), target_type), truncated, tested=toward_zero
+            )
         if node.value is None or builder.all_null(".".join((*names, node.value_field))):
             return cast
         value = builder.leaf((*names, node.value_field))

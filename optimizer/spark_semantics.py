@@ -5176,7 +5176,9 @@ def _not_orderable(node: exp.Expr, what: str) -> OptimizeError:
     )
 
 
-def _order_by_source_columns(select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, Any]]) -> None:
+def _order_by_source_columns(
+    select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]
+) -> None:
     """Qualify an ORDER BY name that several of the SELECT's outputs carry with the one source
     that has a column of that name, as Spark resolves it.
 
