@@ -733,7 +733,7 @@ def _casts_later(
             continue
         companions = []
         for companion in (
-            dataclasses.replace(ext, strict=False, node=None),
+            dataclasses.replace(ext, strict=False, node=None, of_path_cast=ext.casts_a_path),
             dataclasses.replace(ext, target=VARIANT, strict=False, node=None, residual_of=ext.target),
         ):
             column_name = by_key.get(companion.key)

@@ -153,12 +153,16 @@ class Extraction:
     """Set on a ``variant`` extraction needed only for the rows whose ``try_`` cast to this type
     is NULL (see :class:`~vpush.optimizer.plan.CastLater`): where the path ends at a typed leaf
     that casts to it exactly, those rows' variant is the leaf's ``value`` itself."""
+    of_path_cast: bool = dataclasses.field(default=False, compare=False)
+    """Set on the ``try_`` companion of a cast of a path (``node`` is None there): see
+    :attr:`casts_a_path`."""
 
     @property
-    def key(self) -> tuple[str, tuple[str | int, ...], str, bool, str]:
-        """Extractions with equal keys compute the same column."""
+    def key(self) -> tuple[str, tuple[str | int, ...], str, bool, str, bool]:
+        """Extractions with equal keys compute the same column (a cast of a path apart: Spark
+        computes it from the rebuilt variant, which may differ, see :func:`_truncated_decimal`)."""
         residual = "" if self.residual_of is None else self.residual_of.to_spark()
-        return (self.column.name.lower(), self.segments, self.target.to_spark(), self.strict, residual)
+        return (self.column.name.lower(), self.segments, self.target.to_spark(), self.strict, residual, self.casts_a_path)
 
     @property
     def path_text(self) -> str:
@@ -183,7 +187,14 @@ class Extraction:
         node = _unparen(self.node)
         if node is None or self.cannot_fail:
             return False
-        return not (isinstance(node, exp.Cast) and isinstance(_unparen(node.this), VariantGet))
+        return not self.casts_a_path
+
+    @property
+    def casts_a_path(self) -> bool:
+        """Whether this is a cast of the variant at a path (``v:a::int``, ``try_cast(v:a AS int)``),
+        which Spark computes from the variant its scan rebuilds, not from a typed leaf."""
+        node = _unparen(self.node)
+        return self.of_path_cast or (isinstance(node, exp.Cast) and isinstance(_unparen(node.this), VariantGet))
 
 
 def supported_target(target: SparkType | None) -> bool:
@@ -327,7 +338,9 @@ def function_name(target: SparkType, *, once: bool = False) -> str:
     """The engine function extracting and casting to ``target`` (one per target type); with
     ``once``, the one for casts that cannot fail (:data:`ONCE_FUNCTION_PREFIX`)."""
     text = target.to_spark()
-    slug = "".join(c if c.isalnum() else "_" for c in text).strip("_")
+    # ASCII only: the engine folds the case of ASCII letters alone in function names, and the
+    # generated SQL spells them in upper case (a field named é would call _É_).
+    slug = "".join(c if c.isascii() and c.isalnum() else "_" for c in text).strip("_")
     if not slug.replace("_", "").isalnum() or len(slug) > 40:
         slug = hashlib.sha1(text.encode()).hexdigest()[:12]
     elif "<" in text:
@@ -403,13 +416,36 @@ def _range_checked(leaf: PrimitiveLayout, target: SparkType) -> tuple[int, int] 
     return None
 
 
+def _truncated_decimal(leaf: PrimitiveLayout, target: SparkType) -> tuple[int, int] | None:
+    """The range a decimal leaf's values, truncated toward zero, must lie in to cast to a
+    ``tinyint``, ``smallint`` or ``int`` as Spark casts a typed leaf; None where that does not apply.
+
+    Spark reads a decimal column of at most 18 digits as a compact ``Decimal`` (a long and a
+    scale), whose ``roundToInt`` truncates the long exactly (99999999.9999999999 is 99999999);
+    a variant's decimal, in a residual or unshredded, is a ``Decimal`` of a ``BigDecimal``, which
+    goes through a double (100000000): the codec's functions give the latter.
+    """
+    if leaf.variant_type not in _DECIMALS or leaf.precision is None or leaf.precision > 18 or leaf.scale is None:
+        return None
+    if not isinstance(target, AtomicType) or target.name not in ("tinyint", "smallint", "int"):
+        return None
+    bits = {"tinyint": 8, "smallint": 16, "int": 32}[target.name]
+    return (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
+
+
 def _checked(
-    builder: _Builder, ext: Extraction, typed: exp.Expression, cast: exp.Expression, bounds: tuple[int, int]
+    builder: _Builder,
+    ext: Extraction,
+    typed: exp.Expression,
+    cast: exp.Expression,
+    bounds: tuple[int, int],
+    tested: exp.Expression | None = None,
 ) -> exp.Expression:
-    """``cast`` where ``typed`` lies in ``bounds``; outside them NULL (``try_``) or Spark's
-    ``INVALID_VARIANT_CAST`` (raised through DuckDB's ``error``, which the engine turns back into a
-    vpush error naming the file)."""
-    inside = exp.Between(this=typed.copy(), low=exp.Literal.number(bounds[0]), high=exp.Literal.number(bounds[1]))
+    """``cast`` where ``tested`` (by default ``typed``) lies in ``bounds``; outside them NULL
+    (``try_``) or Spark's ``INVALID_VARIANT_CAST`` naming ``typed`` (raised through DuckDB's
+    ``error``, which the engine turns back into a vpush error naming the file)."""
+    tested = typed if tested is None else tested
+    inside = exp.Between(this=tested.copy(), low=exp.Literal.number(bounds[0]), high=exp.Literal.number(bounds[1]))
     if ext.strict:
         builder.uses_file = True
         message = exp.DPipe(
@@ -476,13 +512,21 @@ def _extraction_sql(builder: _Builder, layout: VariantLayout, column: str, ext: 
         ])
         return exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Is(this=value, expression=exp.Null())), true=exp.cast(pair, target_type))])
     if not rest and isinstance(typed, PrimitiveLayout) and ext.target != VARIANT and (
-        _exact_cast(typed, ext.target) or _range_checked(typed, ext.target) is not None
+        _exact_cast(typed, ext.target)
+        or _range_checked(typed, ext.target) is not None
+        or (_truncated_decimal(typed, ext.target) is not None and not ext.casts_a_path)
     ):
         typed_column = builder.leaf((*names, node.typed_field))
         cast: exp.Expression = exp.cast(typed_column, target_type)
         bounds = None if _exact_cast(typed, ext.target) else _range_checked(typed, ext.target)
+        truncated = None if ext.casts_a_path else _truncated_decimal(typed, ext.target)
         if bounds is not None:
             cast = _checked(builder, ext, typed_column, cast, bounds)
+        elif truncated is not None and not _exact_cast(typed, ext.target):
+            toward_zero = exp.Anonymous(this="trunc", expressions=[typed_column.copy()])
+            cast = _checked(
+                builder, ext, typed_column, exp.cast(toward_zero.copy(), target_type), truncated, tested=toward_zero
+            )
         if node.value is None or builder.all_null(".".join((*names, node.value_field))):
             return cast
         value = builder.leaf((*names, node.value_field))
@@ -835,7 +879,8 @@ def rewrite_remaining(expression: exp.Expr, time_zone: str, functions: dict[str,
         if not supported_target(target):
             raise OptimizeError(
                 f"{node.sql(dialect=VpushSpark)}: variant_get to {target.to_spark()} is not supported yet "
-                "(see the README's status table)"
+                "(see the README's status table)",
+                error_class="VPUSH_UNSUPPORTED_FUNCTION",
             )
         name = function_name(target)
         functions[name] = target

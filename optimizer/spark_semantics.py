@@ -4755,6 +4755,7 @@ def apply_spark_semantics(
         _check_field_bases(select, scope, columns)
         _check_array_fields(select, typer)
         check_order_by_aggregates(select)
+        _order_by_source_columns(select, scope, columns)
         _check_orderable(select, typer)
         _check_limits(select, typer)
         _check_nested_arithmetic(select, typer)
@@ -5264,6 +5265,34 @@ def _check_join_keys_orderable(select: exp.Select, typer: _Typer) -> None:
                     error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
                 )
         seen.append(right)
+
+
+def _order_by_source_columns(
+    select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]
+) -> None:
+    """Qualify an ORDER BY name that several of the SELECT's outputs carry with the one source
+    that has a column of that name, as Spark resolves it.
+
+    Spark binds an ORDER BY name to the SELECT's output only where one output has it; where two
+    do (``SELECT id, v:id::int FROM t ORDER BY id``: the extraction is named ``id`` too, or
+    ``SELECT -id AS id, id ...``) it sorts by the FROM's column ``id`` (measured: neither the first
+    nor the last output), where DuckDB would sort by one of the outputs, and a variant output
+    would make vpush raise ``INVALID_ORDERING_TYPE``.
+    """
+    order = select.args.get("order")
+    if order is None:
+        return
+    outputs: dict[str, int] = {}
+    for projection in select.expressions:
+        if not isinstance(projection, exp.Star):
+            outputs[projection.alias_or_name.lower()] = outputs.get(projection.alias_or_name.lower(), 0) + 1
+    for ordered in order.expressions:
+        key = ordered.this if isinstance(ordered, exp.Ordered) else ordered
+        if not isinstance(key, exp.Column) or key.table or outputs.get(key.name.lower(), 0) < 2:
+            continue
+        owners = [alias for alias in scope.sources if key.name.lower() in columns.get(alias.lower(), {})]
+        if len(owners) == 1:
+            key.set("table", exp.to_identifier(owners[0]))
 
 
 def _check_orderable(select: exp.Select, typer: _Typer) -> None:

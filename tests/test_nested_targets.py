@@ -57,6 +57,7 @@ TARGETS = [
     "struct<a:int,b:string,t:date>",
     "struct<A:string,b:bigint,missing:boolean>",
     "struct<tags:array<string>,m:map<string,double>,s:struct<b:double>>",
+    "struct<`é`:string,s:struct<b:double>>",
     "variant",
 ]
 
@@ -213,8 +214,9 @@ def test_nested_results_are_typed_python_values(con: vpush.Connection) -> None:
 def test_struct_field_names_alike_but_for_case_are_refused(con: vpush.Connection, target: str) -> None:
     """Spark takes both (field lookup is case-sensitive); DuckDB's struct field names ignore case,
     so the DuckDB engine refuses them with a clear error (the README lists it)."""
-    with pytest.raises(VpushError, match="not supported yet"):
+    with pytest.raises(VpushError, match="not supported yet") as raised:
         con.sql(f"SELECT try_variant_get(v, '$.s', '{target}') FROM d").to_arrow()
+    assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
 
 
 @pytest.fixture(scope="module")
