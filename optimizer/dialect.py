@@ -503,6 +503,17 @@ def _build_datediff(args: list[exp.Expr]) -> exp.Expr:
 _FUNCTIONS["DATEDIFF"] = _FUNCTIONS["DATE_DIFF"] = _build_datediff
 
 
+def _build_to_json(args: list[exp.Expr]) -> exp.Expr:
+    """``to_json(expr[, options])``: sqlglot's node, after Spark's count of arguments (sqlglot
+    builds a node without ``this`` from none)."""
+    if not 1 <= len(args) <= 2:
+        raise _error(f"to_json requires [1, 2] parameters but got {len(args)}", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION")
+    return SparkParser.FUNCTIONS["TO_JSON"](args)
+
+
+_FUNCTIONS["TO_JSON"] = _build_to_json
+
+
 # --------------------------------------------------------------------------------------------
 # Checks after parsing: what Spark rejects while parsing or analysing, whatever the data
 

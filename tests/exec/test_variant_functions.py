@@ -169,6 +169,10 @@ def test_window_and_filter_names(spark: SparkSession, con: vpush.Connection) -> 
         ("SELECT is_variant_null(id) FROM t", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
         ("SELECT schema_of_variant(j) FROM t", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
         ("SELECT to_json(j) FROM t", "DATATYPE_MISMATCH.INVALID_JSON_SCHEMA"),
+        ("SELECT to_json() FROM t", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+        ("SELECT to_json(v, map('a', 'b'), 1) FROM t", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+        ("SELECT variant_get(id, '$.a', 'int') FROM t", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+        ("SELECT try_variant_get(j, '$.a') FROM t", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
     ],
 )
 def test_errors_are_sparks(spark: SparkSession, con: vpush.Connection, sql: str, error_class: str) -> None:
