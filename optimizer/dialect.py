@@ -1325,6 +1325,10 @@ class VpushSparkParser(SparkParser):
                 # A bracket the path does not take subscripts the extracted VARIANT.
                 if _is_token(self._peek(1), TokenType.STAR):
                     raise _error("invalid usage of '*' in a subscript", "INVALID_USAGE_OF_STAR_OR_REGEX")
+                errors = len(self.errors)
+                self._parse_bracket(this)  # an unclosed bracket is Spark's syntax error first
+                if len(self.errors) > errors:
+                    self.check_errors()
                 raise _error(
                     f"cannot take an element of the VARIANT {this.sql(dialect=VpushSpark)}; "
                     "extend the path or cast first",
