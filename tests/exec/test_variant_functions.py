@@ -173,6 +173,8 @@ def test_window_and_filter_names(spark: SparkSession, con: vpush.Connection) -> 
         ("SELECT to_json(v, map('a', 'b'), 1) FROM t", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
         ("SELECT variant_get(id, '$.a', 'int') FROM t", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
         ("SELECT try_variant_get(j, '$.a') FROM t", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+        ("SELECT no_such_function(id) FROM t", "UNRESOLVED_ROUTINE"),
+        ("SELECT my.catalog_fn(v) FROM t", "UNRESOLVED_ROUTINE"),
     ],
 )
 def test_errors_are_sparks(spark: SparkSession, con: vpush.Connection, sql: str, error_class: str) -> None:
