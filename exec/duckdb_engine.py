@@ -19,7 +19,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from vpush.codec.errors import VpushError
+from vpush.codec.errors import MalformedVariantError, VpushError
 from vpush.exec.errors import ExecutionError
 from vpush.exec.read_scan import deferred_schema, order_base, ordered_schema, prefetch, read_scan
 from vpush.exec.spark_tasks import plan_tasks
@@ -424,11 +424,26 @@ def _translate(exc: Exception, trap: ErrorTrap, plan: Plan) -> VpushError:
     if trap.error is not None:
         return trap.error
     if isinstance(exc, VpushError):
-        return exc
+        return _placed(exc, plan)
     raised = take_error(str(exc))
     if raised is not None:
-        return raised
+        return _placed(raised, plan)
     return translate_message(str(exc))
+
+
+def _placed(error: VpushError, plan: Plan) -> VpushError:
+    """``error`` about damaged variant bytes, with the file and column it must have come from
+    where the query reads one file and one variant column: a function over a whole variant
+    (``to_json``, ``schema_of_variant``, ...) sees the value, not where it was read."""
+    if not isinstance(error, MalformedVariantError) or (error.file is not None and error.column_path is not None):
+        return error
+    files = [f for scan in plan.scans for f in scan.files]
+    columns = {name for f in files for name in f.variant_columns if name in f.columns}
+    if len({f.path for f in files}) == 1:
+        error.with_context(file=files[0].path)
+        if len(columns) == 1:
+            error.with_context(column_path=columns.pop())
+    return error
 
 
 def translate_message(text: str) -> ExecutionError:

@@ -8,6 +8,7 @@ import pyarrow as pa
 import pytest
 
 import vpush
+from support.compare import assert_error_as_spark
 from vpush.codec.builder import encode
 from vpush.codec.errors import InvalidShreddingError, VpushError
 from vpush.codec.shred import write_shredded_parquet
@@ -199,3 +200,19 @@ def test_an_empty_partition_value_raises_as_spark(spark: Any, tmp_path: Path) ->
     with pytest.raises(VpushError) as error:
         vpush.connect(time_zone="UTC").register("t", tmp_path / "t")
     assert error.value.error_class == "EMPTY_PARTITION_COLUMN_VALUE" and "'k='" in str(error.value)
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("function", ["to_json", "schema_of_variant"])
+def test_functions_of_a_damaged_whole_variant_name_its_file(spark: Any, tmp_path: Path, function: str) -> None:
+    """``to_json``/``schema_of_variant`` of an unshredded value with a field id past the
+    dictionary: ``MALFORMED_VARIANT`` as on Spark, and, the query reading one file and one
+    variant column, the error names them (the function sees only the value)."""
+    path = _damaged(spark, tmp_path, "field id", shredded=False)
+    spark.read.parquet(str(path)).createOrReplaceTempView("t")
+    con = vpush.connect(time_zone="UTC")
+    con.register("t", path)
+    assert_error_as_spark(spark, con, f"SELECT id, {function}(v) AS j FROM t", "MALFORMED_VARIANT")
+    with pytest.raises(VpushError) as error:
+        con.sql(f"SELECT id, {function}(v) AS j FROM t").to_arrow()
+    assert error.value.file == str(path) and error.value.column_path == "v" and error.value.offset == 2, error.value
