@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from vpush.codec.errors import MALFORMED_VARIANT, InvalidShreddingError, MalformedVariantError, VpushError
+from vpush.codec.errors import MALFORMED_VARIANT, MalformedVariantError, VpushError
 from vpush.codec.layout import VariantLayout
 from vpush.codec.rebuild_variants import rebuild_variants
 from vpush.exec.errors import ExecutionError
@@ -211,8 +211,9 @@ def read_scan(scan: Scan, part: ScanPart | None = None, *, defer: bool = False) 
                             out = out.append_column(ORDER_COLUMN, _order(file, rg, first, batch.num_rows))
                         yield out
                     except VpushError as exc:
-                        if isinstance(exc, MalformedVariantError) and not isinstance(exc, InvalidShreddingError):
-                            exc.with_context(error_class=MALFORMED_VARIANT)  # Spark's reader raises it
+                        if isinstance(exc, MalformedVariantError):
+                            # Spark's reader raises it, for shredded data that breaks the spec too
+                            exc.with_context(error_class=MALFORMED_VARIANT)
                         exc.message += f" (row group {rg}; the batch starts at row {first} of the file)"
                         raise exc.with_context(file=file.path)
                     first += batch.num_rows

@@ -216,3 +216,20 @@ def test_functions_of_a_damaged_whole_variant_name_its_file(spark: Any, tmp_path
     with pytest.raises(VpushError) as error:
         con.sql(f"SELECT id, {function}(v) AS j FROM t").to_arrow()
     assert error.value.file == str(path) and error.value.column_path == "v" and error.value.offset == 2, error.value
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("case", ["case-087.parquet", "case-128.parquet"])
+def test_shredded_data_breaking_the_spec_is_malformed_variant_as_on_spark(spark: Any, case: str) -> None:
+    """A non-object ``value`` beside shredded fields (87), a variant null beside a shredded
+    object (128): Spark's reader raises ``MALFORMED_VARIANT``; so does vpush's scan, on both
+    engines, naming the file, column and row group."""
+    spark.read.parquet(str(CASES / case)).createOrReplaceTempView("t")
+    for engine in ("duckdb", "spark"):
+        con = vpush.connect(engine=engine, spark=spark, time_zone="UTC") if engine == "spark" else vpush.connect(time_zone="UTC")
+        con.register("t", CASES / case)
+        assert_error_as_spark(spark, con, "SELECT id, to_json(var) AS j FROM t", "MALFORMED_VARIANT")
+        with pytest.raises(InvalidShreddingError) as error:
+            con.sql("SELECT id, to_json(var) AS j FROM t").to_arrow()
+        assert error.value.file == str(CASES / case) and error.value.column_path is not None
+        assert "row group 0" in str(error.value)
