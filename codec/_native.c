@@ -93,6 +93,8 @@ enum {
     ERR_NOMEM = 6,
     ERR_PYTHON = 7,      /* a Python exception is set */
     ERR_UNKNOWN_TYPE = 8, /* a primitive type Spark 4.3 cannot read (to_json with reject_unknown) */
+    /* 9 and 10 are below: ERR_DUPLICATE_KEY, ERR_PATH_MISMATCH */
+    ERR_UNKNOWN_ID = 11,  /* malformed: a primitive type id the spec does not define (Spark's getType raises) */
 };
 
 /* Nested (value, typed_value) levels followed; real shredding schemas use a handful. */
@@ -1919,6 +1921,10 @@ static int x_row(Extract *x, const uint8_t *buf, int64_t len, int *found, int64_
         int64_t p, e;
         if (pos >= end) return fail(c, ERR_MALFORMED, "value", pos, "truncated value: no header byte");
         basic = buf[pos] & 0x03;
+        /* Spark's VariantGet asks each step's getType(), which raises on a type id it does not know */
+        if (basic == BASIC_PRIMITIVE && (buf[pos] >> 2) > PT_LAST)
+            return fail(c, ERR_UNKNOWN_ID, "value", pos, "Unknown primitive type with id %d was found in a variant value",
+                        buf[pos] >> 2);
         if (s->is_index) {
             Container k;
             if (basic != BASIC_ARRAY) return 0;

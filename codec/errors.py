@@ -11,6 +11,9 @@ from typing import Any
 
 _CONTEXT_FIELDS = ("file", "column_path", "json_path", "offset", "error_class")
 
+# Spark's error class for variant bytes that break the encoding spec
+MALFORMED_VARIANT = "MALFORMED_VARIANT"
+
 
 class VpushError(Exception):
     """Base class of every error that vpush raises.

@@ -69,6 +69,7 @@ _ERR_TOO_LARGE = 5
 _ERR_UNKNOWN_TYPE = 8
 _ERR_DUPLICATE_KEY = 9
 _ERR_PATH_MISMATCH = 10
+_ERR_UNKNOWN_ID = 11
 VARIANT_PATH_TYPE_MISMATCH = "VARIANT_PATH_TYPE_MISMATCH"
 VARIANT_DUPLICATE_KEY = "VARIANT_DUPLICATE_KEY"
 UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT = "UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT"
@@ -517,6 +518,8 @@ def _extract_error(args: tuple[Any, ...]) -> CodecError:
         return MalformedVariantError(message, **context)
     if code == _ERR_TOO_LARGE:
         return VariantTooLargeError(message, **context)
+    if code == _ERR_UNKNOWN_ID:
+        return MalformedVariantError(message, error_class=UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT, **context)
     if code == _ERR_UNKNOWN_TYPE:
         return CodecError(message, error_class=UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT, **context)
     if code == _ERR_PATH_MISMATCH:

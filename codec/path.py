@@ -20,8 +20,8 @@ import dataclasses
 import re
 from typing import TYPE_CHECKING, TypeAlias
 
-from vpush.codec.errors import VariantPathError
-from vpush.codec.header import BasicType
+from vpush.codec.errors import MalformedVariantError, VariantPathError
+from vpush.codec.header import BasicType, PrimitiveType
 from vpush.codec.metadata import VariantMetadata
 from vpush.codec.value import Variant
 
@@ -45,6 +45,7 @@ _DOUBLE_QUOTED_KEY = re.compile(r'\["([^"]*)"\]')
 _INDEX = re.compile(r"\[([0-9]+)\]")
 # Keys where UTF-8 order (the spec's, used by Variant.get) and UTF-16 order (Spark's) can differ.
 _ORDER_SENSITIVE = re.compile("[\ue000-\U0010ffff]")
+_PRIMITIVE_IDS = frozenset(int(t) for t in PrimitiveType)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -204,7 +205,9 @@ def extract(metadata: VariantMetadata | bytes, value: bytes, path: VariantPath) 
     object's sorted field ids, an element by its offset.
 
     Raises:
-        MalformedVariantError: damaged bytes on the path.
+        MalformedVariantError: damaged bytes on the path; a primitive type id the spec does not
+            define where a step reads the type, with Spark's class for it
+            (``UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT``: its ``variant_get`` asks each step's type).
 
     Example:
         >>> from vpush.codec.json import parse_json
@@ -219,6 +222,12 @@ def extract(metadata: VariantMetadata | bytes, value: bytes, path: VariantPath) 
     node = Variant(metadata, value)
     for seg in path.segments:
         basic = node.basic_type
+        if basic == BasicType.PRIMITIVE and node.buf[node.pos] >> 2 not in _PRIMITIVE_IDS:
+            raise MalformedVariantError(
+                f"Unknown primitive type with id {node.buf[node.pos] >> 2} was found in a variant value",
+                error_class="UNKNOWN_PRIMITIVE_TYPE_IN_VARIANT",
+                offset=node.pos,
+            )
         if isinstance(seg, str):
             child = get_field(node, seg) if basic == BasicType.OBJECT else None
         else:

@@ -19,7 +19,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from vpush.codec.errors import VpushError
+from vpush.codec.errors import MalformedVariantError, VpushError
 from vpush.exec.errors import ExecutionError
 from vpush.exec.read_scan import deferred_schema, order_base, ordered_schema, prefetch, read_scan
 from vpush.exec.spark_tasks import plan_tasks
@@ -57,7 +57,7 @@ from vpush.optimizer.spark_semantics import EMPTY_NAME, SPARK_ERROR_MARKER
 BATCH_ROWS = 65_536
 
 
-class _ErrorTrap:
+class ErrorTrap:
     """Keeps the first vpush error raised inside a scan that DuckDB is pulling from.
 
     DuckDB turns an exception raised by an Arrow stream into its own error and loses the type;
@@ -138,7 +138,7 @@ class DuckDBEngine:
         return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
 
     def _execute(self, plan: Plan, on_rows: Callable[[int], None] | None, *, ordered: bool) -> pa.RecordBatchReader:
-        trap = _ErrorTrap()
+        trap = ErrorTrap()
         cursor = self.connection.cursor()
         try:
             # One script for the session's settings and the views of the parts DuckDB reads itself.
@@ -387,7 +387,7 @@ def _duration(column: pa.Array) -> pa.Array:
 
 
 def _stream(
-    reader: pa.RecordBatchReader, cursor: Any, trap: _ErrorTrap, plan: Plan
+    reader: pa.RecordBatchReader, cursor: Any, trap: ErrorTrap, plan: Plan
 ) -> Iterator[pa.RecordBatch]:
     try:
         while True:
@@ -420,15 +420,30 @@ def _failed_cast(message: str) -> ExecutionError | None:
     )
 
 
-def _translate(exc: Exception, trap: _ErrorTrap, plan: Plan) -> VpushError:
+def _translate(exc: Exception, trap: ErrorTrap, plan: Plan) -> VpushError:
     if trap.error is not None:
         return trap.error
     if isinstance(exc, VpushError):
-        return exc
+        return _placed(exc, plan)
     raised = take_error(str(exc))
     if raised is not None:
-        return raised
+        return _placed(raised, plan)
     return translate_message(str(exc))
+
+
+def _placed(error: VpushError, plan: Plan) -> VpushError:
+    """``error`` about damaged variant bytes, with the file and column it must have come from
+    where the query reads one file and one variant column: a function over a whole variant
+    (``to_json``, ``schema_of_variant``, ...) sees the value, not where it was read."""
+    if not isinstance(error, MalformedVariantError) or (error.file is not None and error.column_path is not None):
+        return error
+    files = [f for scan in plan.scans for f in scan.files]
+    columns = {name for f in files for name in f.variant_columns if name in f.columns}
+    if len({f.path for f in files}) == 1:
+        error.with_context(file=files[0].path)
+        if len(columns) == 1:
+            error.with_context(column_path=columns.pop())
+    return error
 
 
 def translate_message(text: str) -> ExecutionError:
@@ -516,13 +531,15 @@ _VARIANT_FUNCTION_INPUTS = {
 }
 _NO_MATCH = re.compile(r"No function matches the given name and argument types '(vpush_\w+)\(([^']*)\)'")
 _NO_CAST = re.compile(r"Type (\w+) with value .* can't be cast to the destination type STRUCT\(metadata BLOB")
+# an extraction over a column that is no struct: the rewrite takes its metadata and value apart
+_NO_FIELD = re.compile(r"No function matches the given name and argument types 'struct_extract\((\w+), STRING_LITERAL\)'")
 
 
 def _wrong_input(message: str) -> ExecutionError | None:
     """The error for one of Spark's variant functions called on an argument of another type,
     which DuckDB reports as a missing overload or a failed cast to the variant struct."""
     found = _NO_MATCH.search(message)
-    cast = _NO_CAST.search(message)
+    cast = _NO_CAST.search(message) or _NO_FIELD.search(message)
     if found is not None and found.group(1) in _VARIANT_FUNCTION_INPUTS:
         name, wanted = _VARIANT_FUNCTION_INPUTS[found.group(1)]
         given = found.group(2).split(",")[0].strip()

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from vpush.codec.errors import VpushError
+from vpush.codec.errors import MALFORMED_VARIANT, MalformedVariantError, VpushError
 from vpush.codec.layout import VariantLayout
 from vpush.codec.rebuild_variants import rebuild_variants
 from vpush.exec.errors import ExecutionError
@@ -197,7 +197,11 @@ def read_scan(scan: Scan, part: ScanPart | None = None, *, defer: bool = False) 
                     except StopIteration:
                         break
                     except (OSError, pa.ArrowException) as exc:
-                        raise ExecutionError(f"cannot read row group {rg}: {exc}", file=file.path) from exc
+                        raise ExecutionError(
+                            f"cannot read row group {rg}: {exc}",
+                            file=file.path,
+                            column_path=_unreadable_column(pf, rg, list(dict.fromkeys(columns))),
+                        ) from exc
                     try:
                         out = _conform(batch, scan, file, scan_schema, deferred, (rg, first - starts[rg]))
                         if part is not None:
@@ -207,9 +211,26 @@ def read_scan(scan: Scan, part: ScanPart | None = None, *, defer: bool = False) 
                             out = out.append_column(ORDER_COLUMN, _order(file, rg, first, batch.num_rows))
                         yield out
                     except VpushError as exc:
+                        if isinstance(exc, MalformedVariantError):
+                            # Spark's reader raises it, for shredded data that breaks the spec too
+                            exc.with_context(error_class=MALFORMED_VARIANT)
                         exc.message += f" (row group {rg}; the batch starts at row {first} of the file)"
                         raise exc.with_context(file=file.path)
                     first += batch.num_rows
+
+
+def _unreadable_column(pf: pq.ParquetFile, row_group: int, columns: list[str]) -> str | None:
+    """The first leaf column of ``columns`` whose chunk in ``row_group`` cannot be read, for the
+    error of a read that failed (pyarrow's message does not say which); None where each reads
+    alone."""
+    leaves = [pf.schema.column(i).path for i in range(len(pf.schema))]
+    for column in columns:
+        for leaf in (p for p in leaves if p == column or p.startswith(column + ".")):
+            try:
+                pf.read_row_group(row_group, columns=[leaf], use_threads=False)
+            except (OSError, pa.ArrowException):
+                return leaf
+    return None
 
 
 def _dictionary_leaves(part: ScanPart | None) -> list[str] | None:

@@ -320,20 +320,23 @@ def read_task(tasks: ScanTasks, index: int) -> Iterator[pa.RecordBatch]:
         for _, refs in pieces:
             yield from read_scan(dataclasses.replace(scan, files=tuple(_file_scan(r) for r in refs)))
         return
-    from vpush.exec.duckdb_engine import translate_message
+    from vpush.exec.duckdb_engine import ErrorTrap, translate_message
     from vpush.exec.variant_udf import take_error
 
     connection = _take_connection(tasks)
     try:
         for part_index, refs in pieces:
             part = dataclasses.replace(tasks.parts[part_index], files=tuple(_file_scan(r) for r in refs))
-            stream = pa.RecordBatchReader.from_batches(part.schema, read_scan(scan, part))
+            trap = ErrorTrap()
+            stream = pa.RecordBatchReader.from_batches(part.schema, trap.guard(read_scan(scan, part)))
             connection.register(part.name, stream)
             try:
                 yield from connection.sql(tasks.queries[part_index]).to_arrow_reader(65_536)
             except VpushError:
                 raise
             except Exception as exc:  # DuckDB reports a failed Arrow stream as a plain OSError
+                if trap.error is not None:
+                    raise trap.error from None
                 raised = take_error(str(exc))
                 if raised is not None:
                     raise raised from None

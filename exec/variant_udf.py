@@ -24,7 +24,7 @@ import duckdb
 from duckdb.func import FunctionNullHandling, PythonUDFType
 import pyarrow as pa
 
-from vpush.codec.errors import VpushError
+from vpush.codec.errors import MALFORMED_VARIANT, InvalidShreddingError, MalformedVariantError, VpushError
 from vpush.codec.native import variant_rebuild_native
 from vpush.codec.path import VariantPath, extract_column
 from vpush.exec.errors import ExecutionError
@@ -106,6 +106,8 @@ def make_function(target: SparkType) -> Any:
             except VpushError as exc:
                 if exc.json_path in (None, path_text):
                     exc.json_path = shown
+                if isinstance(exc, MalformedVariantError) and not isinstance(exc, InvalidShreddingError):
+                    exc.with_context(error_class=MALFORMED_VARIANT)  # the cause Spark's scan raises
                 files = {f for f in _combine(file).to_pylist() if f is not None} if len(file) else set()
                 if len(files) == 1:
                     raise exc.with_context(file=files.pop()) from None

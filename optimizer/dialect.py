@@ -503,6 +503,17 @@ def _build_datediff(args: list[exp.Expr]) -> exp.Expr:
 _FUNCTIONS["DATEDIFF"] = _FUNCTIONS["DATE_DIFF"] = _build_datediff
 
 
+def _build_to_json(args: list[exp.Expr]) -> exp.Expr:
+    """``to_json(expr[, options])``: sqlglot's node, after Spark's count of arguments (sqlglot
+    builds a node without ``this`` from none)."""
+    if not 1 <= len(args) <= 2:
+        raise _error(f"to_json requires [1, 2] parameters but got {len(args)}", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION")
+    return SparkParser.FUNCTIONS["TO_JSON"](args)
+
+
+_FUNCTIONS["TO_JSON"] = _build_to_json
+
+
 # --------------------------------------------------------------------------------------------
 # Checks after parsing: what Spark rejects while parsing or analysing, whatever the data
 
@@ -1324,6 +1335,10 @@ class VpushSparkParser(SparkParser):
                 # A bracket the path does not take subscripts the extracted VARIANT.
                 if _is_token(self._peek(1), TokenType.STAR):
                     raise _error("invalid usage of '*' in a subscript", "INVALID_USAGE_OF_STAR_OR_REGEX")
+                errors = len(self.errors)
+                self._parse_bracket(this)  # an unclosed bracket is Spark's syntax error first
+                if len(self.errors) > errors:
+                    self.check_errors()
                 raise _error(
                     f"cannot take an element of the VARIANT {this.sql(dialect=VpushSpark)}; "
                     "extend the path or cast first",

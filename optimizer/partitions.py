@@ -268,7 +268,12 @@ def _segment(name: str, path: str) -> tuple[str, str] | None:
     if not key:
         raise CatalogError(f"empty partition column name in the folder name {name!r}", file=path)
     if not raw:
-        raise CatalogError(f"empty partition column value in the folder name {name!r}", file=path)
+        raise CatalogError(
+            f"Found an empty partition column value in the path segment {name!r}. Each partition directory "
+            "must have a non-empty value after the '=' sign (e.g., 'col=value').",
+            file=path,
+            error_class="EMPTY_PARTITION_COLUMN_VALUE",
+        )
     return unescape_path_name(key), raw
 
 

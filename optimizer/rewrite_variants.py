@@ -61,7 +61,7 @@ from vpush.optimizer.dialect import (
     VariantStripNulls,
     VpushSpark,
 )
-from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE, FileScan, Input, LeafInput, LevelInput, NativeLeaf, ScanPart
 from vpush.optimizer.variant_types import (
     VARIANT,
@@ -869,10 +869,7 @@ def rewrite_remaining(expression: exp.Expr, time_zone: str, functions: dict[str,
         matched = match_extraction(node)
         if matched is None:
             if isinstance(node, VariantGet):
-                raise OptimizeError(
-                    f"{node.sql(dialect=VpushSpark)}: vpush needs a literal path and type in variant "
-                    "extractions (not supported yet)"
-                )
+                refuse_on_duckdb(node.sql(dialect=VpushSpark), "a path or type that is not a literal")
             return node
         base, segments, target, strict = matched
         base = base.transform(visit)

@@ -24,6 +24,7 @@ from vpush.optimizer.dialect import PARSED_ARGUMENTS, call_name
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.rewrite_generators import GENERATORS
 from vpush.optimizer.rewrite_time_windows import TIME_WINDOW_FUNCTIONS
+from vpush.optimizer.spark_builtins import SPARK_BUILTIN_FUNCTIONS
 
 __all__ = ["PARSED_ARGUMENTS", "SPARK_FUNCTIONS", "SparkFunction", "check_functions"]
 
@@ -211,6 +212,12 @@ def check_functions(expression: exp.Expr) -> None:
             continue  # vpush.optimizer.rewrite_generators decides on these
         if rule is not None and (count is None or (rule.least <= count and (rule.most is None or count <= rule.most))):
             continue
+        if rule is None and isinstance(node, exp.Anonymous) and name not in SPARK_BUILTIN_FUNCTIONS:
+            raise OptimizeError(
+                f"Cannot resolve routine `{name}` on search path [`system`.`builtin`, `system`.`session`, "
+                "`spark_catalog`.`default`].",
+                error_class="UNRESOLVED_ROUTINE",
+            )
         shown = node.sql(dialect="vpushspark") if rule is None else f"{name} with {count} arguments"
         raise OptimizeError(
             f"{shown}: the DuckDB engine does not give Spark's answer for `{name}` yet; the Spark engine "

@@ -125,3 +125,116 @@ def test_query_shows_progress_on_a_terminal(tmp_path: Path, monkeypatch: pytest.
     expected = con.sql(sql).to_arrow().to_pylist()[0]
     assert out.split()[1].split(",")[0] == str(expected["n"])
     assert seen and seen[-1] == (6144, 6144), "the bar ends at the rows of the row groups kept by pruning"
+
+
+@pytest.fixture(scope="module")
+def events(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """2,000 sample events written by DuckDB (``vpush sample``), snappy-compressed."""
+    folder = tmp_path_factory.mktemp("events") / "events"
+    assert main(["sample", "events", str(folder), "--rows", "2000"]) == 0
+    return folder
+
+
+def _vpush(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "vpush.cli", *argv], capture_output=True, text=True, timeout=300)
+
+
+def _one_line(done: subprocess.CompletedProcess[str]) -> str:
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("vpush: error:"), done.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ("empty folder", "the folder holds no data files"),
+        ("glob", "the glob matches no files"),
+        ("zero bytes", "Parquet file size is 0 bytes"),
+        ("cut in the footer", "not a readable Parquet file"),
+        ("cut in a column chunk", "not a readable Parquet file"),
+        ("flipped page", "column event.value"),
+    ],
+)
+def test_unreadable_tables_are_one_line_naming_the_file(events: Path, tmp_path: Path, damage: str, message: str) -> None:
+    """Files a table cannot be read from: exit code 1 and one line that names the file."""
+    source = next(events.glob("*.parquet"))
+    good = source.read_bytes()
+    folder = tmp_path / "t"
+    folder.mkdir()
+    target = str(folder)
+    chunk = pq.ParquetFile(source).metadata.row_group(0).column(2)  # event.value
+    assert chunk.path_in_schema == "event.value" and chunk.compression == "SNAPPY"
+    if damage == "glob":
+        target = str(folder / "*.nope")
+    elif damage == "zero bytes":
+        (folder / "a.parquet").write_bytes(b"")
+    elif damage == "cut in the footer":
+        (folder / "a.parquet").write_bytes(good[:-20])
+    elif damage == "cut in a column chunk":
+        (folder / "a.parquet").write_bytes(good[: chunk.data_page_offset + 100])
+    elif damage == "flipped page":
+        start = chunk.data_page_offset + 200
+        (folder / "a.parquet").write_bytes(good[:start] + bytes(b ^ 0xFF for b in good[start : start + 16]) + good[start + 16 :])
+    done = _vpush("query", "-t", f"t={target}", "SELECT count(*), max(to_json(event)) FROM t")
+    assert done.returncode == 1, done.stderr
+    line = _one_line(done)
+    assert message in line and str(folder) in line, line
+
+
+def test_files_of_the_command_itself_exit_3(events: Path, tmp_path: Path) -> None:
+    """A query file that is not there, an output that cannot be written: an I/O error, code 3."""
+    missing = tmp_path / "no" / "query.sql"
+    done = _vpush("query", "-t", f"t={events}", "-f", str(missing))
+    assert done.returncode == 3 and str(missing) in _one_line(done)
+    for fmt in ("csv", "parquet"):
+        out = tmp_path / "no" / f"out.{fmt}"
+        done = _vpush("query", "-t", f"t={events}", "--format", fmt, "-o", str(out), "SELECT id FROM t")
+        assert done.returncode == 3 and str(out) in _one_line(done), done.stderr
+
+
+def test_exit_codes_are_listed_by_help() -> None:
+    done = _vpush("--help")
+    assert done.returncode == 0
+    for code in ("0", "1", "2", "3", "130", "141"):
+        assert f"\n  {code} " in done.stdout, done.stdout
+
+
+def test_a_closed_pipe_stops_quietly(events: Path) -> None:
+    """``vpush query ... | head -c 1``: no traceback, no error line; 141 as for SIGPIPE."""
+    sql = "SELECT a.id, to_json(a.event) AS j FROM t a, t b WHERE b.id < 50"  # 100,000 rows, past a pipe's buffer
+    for fmt in ("csv", "jsonl", "table"):
+        reader = subprocess.Popen(["head", "-c", "1"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL)
+        assert reader.stdin is not None
+        done = subprocess.run(
+            [sys.executable, "-m", "vpush.cli", "query", "--format", fmt, "--limit", "3000", "-t", f"t={events}", sql],
+            stdout=reader.stdin, stderr=subprocess.PIPE, text=True, timeout=300,
+        )
+        reader.stdin.close()
+        reader.wait()
+        assert done.returncode == 141 and done.stderr == "", (fmt, done.returncode, done.stderr)
+
+
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT count(*), max(to_json(a.event)) FROM t a, t b, t c",  # in vpush's function, called by DuckDB
+        "SELECT count(*) FROM t a, t b, t c WHERE a.id + b.id + c.id = -1",  # in DuckDB's own join
+    ],
+)
+def test_ctrl_c_during_a_query_exits_130(events: Path, sql: str) -> None:
+    """SIGINT while the query runs: 'vpush: interrupted' and code 130 at once, in DuckDB's own
+    join (which looks at no signal) and in vpush's function (where DuckDB would turn the
+    KeyboardInterrupt into an error of its own)."""
+    import signal
+    import time
+
+    running = subprocess.Popen(
+        [sys.executable, "-m", "vpush.cli", "query", "-t", f"t={events}", sql],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    time.sleep(5)
+    assert running.poll() is None, "the query ended before the signal"
+    running.send_signal(signal.SIGINT)
+    _, err = running.communicate(timeout=20)
+    assert running.returncode == 130 and err.strip() == "vpush: interrupted", (running.returncode, err)

@@ -2,8 +2,8 @@
 
 One subcommand per verb, each parsed by its own subparser and run by its own ``_run_<verb>``
 function, so that a new verb is one ``_add_<verb>`` and one ``_run_<verb>``. Errors that vpush
-raises on purpose (:class:`VpushError`) and file-system errors print as one line on stderr with
-exit code 1; a traceback means a bug.
+raises on purpose (:class:`VpushError`) and file-system errors print as one line on stderr, with
+the exit codes :data:`EXIT_CODES_HELP` lists; a traceback means a bug.
 
 Example:
     >>> args = build_parser().parse_args(["sample", "events", "out", "--rows", "5_000"])
@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TextIO
 
 from vpush.codec.errors import VpushError
 
@@ -28,9 +28,21 @@ if TYPE_CHECKING:
 
 PROG = "vpush"
 EXIT_OK = 0
-EXIT_ERROR = 1
+EXIT_ERROR = 1  # the query or the data it reads: vpush's own errors
 EXIT_USAGE = 2  # argparse's own code for a bad command line
+EXIT_IO = 3  # the command could not read or write a file of its own (--file, --output, sample's folder)
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+EXIT_CLOSED_PIPE = 141  # 128 + SIGPIPE: the reader of stdout went away
+EXIT_CODES_HELP = """exit codes:
+  0    success
+  1    an error in the query or the data it reads (one line on stderr: the error
+       class where Spark has one, the file, column path, JSON path and byte offset
+       where known)
+  2    a bad command line
+  3    the command could not read or write a file of its own (--file, --output,
+       the folder sample writes to)
+  130  interrupted (Ctrl-C)
+  141  stdout closed by its reader (vpush query ... | head -1)"""
 
 
 def _int_at_least(minimum: int) -> Callable[[str], int]:
@@ -291,7 +303,10 @@ def _run_query(args: argparse.Namespace) -> int:
         from rich.console import Console
 
         shown = args.limit if args.limit is not None else 20
-        Console().print(render_table(result.slice(0, shown), time_zone))
+        console = Console()
+        with console.capture() as captured:
+            console.print(render_table(result.slice(0, shown), time_zone))
+        _write(sys.stdout, captured.get())
         if result.num_rows > shown:
             print(f"({result.num_rows:,} rows, {shown} shown; use --limit or another --format for more)")
         return EXIT_OK
@@ -306,11 +321,18 @@ def _run_query(args: argparse.Namespace) -> int:
         if args.format == "csv":
             frame.to_csv(out, index=False)
         else:
-            frame.to_json(out, orient="records", lines=True, date_format="iso")
+            _write(out, frame.to_json(orient="records", lines=True, date_format="iso"))
     finally:
         if out is not sys.stdout:
             out.close()
     return EXIT_OK
+
+
+def _write(out: TextIO, text: str) -> None:
+    """Write ``text`` in slices of 1 MiB: one write of a large text to a closed pipe returns
+    without raising (measured on CPython 3.11), where a slice raises ``BrokenPipeError``."""
+    for start in range(0, len(text), 1 << 20):
+        out.write(text[start : start + (1 << 20)])
 
 
 def _run_explain(args: argparse.Namespace) -> int:
@@ -434,6 +456,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Query shredded Parquet Variant data with Spark SQL semantics.",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     _add_sample(commands)
@@ -449,7 +473,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv: Arguments after the program name; ``sys.argv[1:]`` by default.
 
     Returns:
-        0 on success, 1 for an error, 2 for a bad command line, 130 when interrupted.
+        One of the codes :data:`EXIT_CODES_HELP` lists.
     """
     parser = build_parser()
     try:
@@ -458,16 +482,67 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     run: Callable[[argparse.Namespace], int] = args.run
     try:
-        return run(args)
+        code = _run_interruptibly(run, args)
+        sys.stdout.flush()  # here, where a closed pipe is caught, not at the interpreter's exit
+        return code
+    except BrokenPipeError:
+        return _closed_pipe()
     except VpushError as exc:
         print(f"{PROG}: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return EXIT_ERROR
     except OSError as exc:
         where = f": {exc.filename}" if exc.filename else ""
         print(f"{PROG}: error: {exc.strerror or exc}{where}", file=sys.stderr)
+        return EXIT_IO
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    return EXIT_ERROR
+
+
+def _run_interruptibly(run: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """``run(args)`` in a thread of its own, while the main thread waits where Ctrl-C reaches it.
+
+    DuckDB runs a query without looking at signals, so a KeyboardInterrupt would wait for the whole
+    query (and one raised inside vpush's functions becomes DuckDB's own error). On Ctrl-C the
+    process ends at once with :data:`EXIT_INTERRUPTED`, the query still running in its thread.
+    """
+    import os
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return run(args)
+    outcome: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            outcome["code"] = run(args)
+        except BaseException as exc:  # noqa: BLE001 - handed to the main thread as it is
+            outcome["error"] = exc
+
+    worker = threading.Thread(target=work, name="vpush-command", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.1)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr, flush=True)
+        os._exit(EXIT_INTERRUPTED)
+    if "error" in outcome:
+        raise outcome["error"]
+    return int(outcome["code"])
+
+
+def _closed_pipe() -> int:
+    """The reader of stdout went away (``vpush query ... | head -1``): stop quietly, as a
+    process killed by SIGPIPE does, without the interpreter's complaint when it flushes stdout."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout without a descriptor (captured in a test)
+        pass
+    return EXIT_CLOSED_PIPE
 
 
 if __name__ == "__main__":

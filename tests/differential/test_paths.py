@@ -210,3 +210,10 @@ NAMES = [
 def test_unaliased_names(check: Check, sql: str) -> None:
     """Unaliased extractions are named as Spark names them."""
     check(sql)
+
+
+@pytest.mark.parametrize("expression", ["v:a[", "v:a[0", "v:arr[1"])
+def test_unclosed_bracket_after_a_colon_path(check: Check, expression: str) -> None:
+    """A bracket left open after a ``:`` path is Spark's syntax error, before the subscript of
+    a variant it would be."""
+    check(f"SELECT id, {expression} AS e FROM t", raises="PARSE_SYNTAX_ERROR")

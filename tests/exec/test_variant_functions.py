@@ -20,6 +20,7 @@ import pytest
 import vpush
 from support.compare import assert_error_as_spark
 from support.function_table import write_function_table
+from support.refused import assert_refused_on_duckdb
 from support.unsorted import unsorted_variant
 from vpush.codec.errors import VpushError
 from vpush.codec.json import parse_json, to_json
@@ -169,10 +170,24 @@ def test_window_and_filter_names(spark: SparkSession, con: vpush.Connection) -> 
         ("SELECT is_variant_null(id) FROM t", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
         ("SELECT schema_of_variant(j) FROM t", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
         ("SELECT to_json(j) FROM t", "DATATYPE_MISMATCH.INVALID_JSON_SCHEMA"),
+        ("SELECT to_json() FROM t", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+        ("SELECT to_json(v, map('a', 'b'), 1) FROM t", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+        ("SELECT variant_get(id, '$.a', 'int') FROM t", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+        ("SELECT try_variant_get(j, '$.a') FROM t", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+        ("SELECT no_such_function(id) FROM t", "UNRESOLVED_ROUTINE"),
+        ("SELECT my.catalog_fn(v) FROM t", "UNRESOLVED_ROUTINE"),
     ],
 )
 def test_errors_are_sparks(spark: SparkSession, con: vpush.Connection, sql: str, error_class: str) -> None:
     assert_error_as_spark(spark, con, sql, error_class)
+
+
+@pytest.mark.parametrize(
+    "call", ["variant_get(v, concat('$.', 'a'), 'int')", "try_variant_get(v, '$.a', concat('in', 't'))"]
+)
+def test_a_computed_path_or_type_is_refused(con: vpush.Connection, call: str) -> None:
+    """Spark computes them per row; the DuckDB engine plans each extraction from its literals."""
+    assert_refused_on_duckdb(con, call)
 
 
 def test_not_supported_yet(con: vpush.Connection) -> None:
