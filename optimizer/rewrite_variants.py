@@ -159,10 +159,12 @@ class Extraction:
 
     @property
     def key(self) -> tuple[str, tuple[str | int, ...], str, bool, str, bool]:
-        """Extractions with equal keys compute the same column (a cast of a path apart: Spark
-        computes it from the rebuilt variant, which may differ, see :func:`_truncated_decimal`)."""
+        """Extractions with equal keys compute the same column (a cast of a path to a small
+        integer apart: Spark computes it from the rebuilt variant, which may differ from a typed
+        leaf's truncation, see :func:`_truncated_decimal`)."""
         residual = "" if self.residual_of is None else self.residual_of.to_spark()
-        return (self.column.name.lower(), self.segments, self.target.to_spark(), self.strict, residual, self.casts_a_path)
+        apart = self.casts_a_path and self.target.to_spark() in _TRUNCATED_TARGETS
+        return (self.column.name.lower(), self.segments, self.target.to_spark(), self.strict, residual, apart)
 
     @property
     def path_text(self) -> str:
@@ -411,9 +413,13 @@ def _range_checked(leaf: PrimitiveLayout, target: SparkType) -> tuple[int, int] 
         limit = 10 ** (target.precision - target.scale) - 1
         return (-limit, limit)
     if isinstance(target, AtomicType) and target.name in _INT_RANK and _INT_RANK[target.name] < rank:
-        bits = {"tinyint": 8, "smallint": 16, "int": 32}[target.name]
+        bits = _TRUNCATED_TARGETS[target.name]
         return (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
     return None
+
+
+# The targets a typed decimal leaf is truncated to (their bits), see :func:`_truncated_decimal`.
+_TRUNCATED_TARGETS = {"tinyint": 8, "smallint": 16, "int": 32}
 
 
 def _truncated_decimal(leaf: PrimitiveLayout, target: SparkType) -> tuple[int, int] | None:
@@ -427,7 +433,7 @@ def _truncated_decimal(leaf: PrimitiveLayout, target: SparkType) -> tuple[int, i
     """
     if leaf.variant_type not in _DECIMALS or leaf.precision is None or leaf.precision > 18 or leaf.scale is None:
         return None
-    if not isinstance(target, AtomicType) or target.name not in ("tinyint", "smallint", "int"):
+    if not isinstance(target, AtomicType) or target.name not in _TRUNCATED_TARGETS:
         return None
     bits = {"tinyint": 8, "smallint": 16, "int": 32}[target.name]
     return (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)

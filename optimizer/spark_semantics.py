@@ -5843,9 +5843,8 @@ def _widen_set_operation(
             continue
         numeric = [_is_integral(k) or _is_fractional(k) or isinstance(k, DecimalType) for k in (a, b)]
         if any(numeric) and any(k in (_BOOLEAN, *_DATETIMES) for k in (a, b)):
-            ordinal = ["first", "second", "third"][i] if i < 3 else f"{i + 1}th"
             raise OptimizeError(
-                f"{operation.key.upper()} can only be performed on tables with compatible column types. The {ordinal} "
+                f"{operation.key.upper()} can only be performed on tables with compatible column types. The {_ordinal(i)} "
                 f'column of the second table is "{_spark_type_name(b)}" type which is not compatible with '
                 f'"{_spark_type_name(a)}" at the same column of the first table.',
                 error_class="INCOMPATIBLE_COLUMN_TYPE",
@@ -7797,9 +7796,8 @@ def _check_filters_are_boolean(select: exp.Select, typer: _Typer) -> None:
         return found if bad else None
 
     def unexpected(node: exp.Expr, index: int, condition: exp.Expr, found: SparkType) -> OptimizeError:
-        ordinal = ["first", "second", "third"][index] if index < 3 else f"{index + 1}th"
         return OptimizeError(
-            f'Cannot resolve "{spark_name(node) or _spark_text(node)}" due to data type mismatch: The {ordinal} parameter '
+            f'Cannot resolve "{spark_name(node) or _spark_text(node)}" due to data type mismatch: The {_ordinal(index)} parameter '
             f'requires the "BOOLEAN" type, however "{spark_name(condition) or _spark_text(condition)}" has the type '
             f'"{_spark_type_name(found)}".',
             error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
@@ -7866,6 +7864,11 @@ def _like_any_or_all(node: exp.Like | exp.ILike) -> exp.Expr:
         tests.append(exp.Not(this=exp.Paren(this=test)) if node.args.get("negate") else test)
     joined = exp.or_(*tests) if isinstance(quantified, exp.Any) else exp.and_(*tests)
     return exp.Paren(this=joined)
+
+
+def _ordinal(index: int) -> str:
+    """Spark's ``ordinalNumber`` of a 0-based place in its messages: first, second, third, 4th, ..."""
+    return ["first", "second", "third"][index] if index < 3 else f"{index + 1}th"
 
 
 def _spark_type_name(of_type: SparkType | None) -> str:
