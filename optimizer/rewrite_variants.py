@@ -756,9 +756,18 @@ def make_parts(
         builder, expressions = file_part(info, extractions, time_zone, file.row_groups)
         fields = list(base_schema)
         taken = {f.name.lower() for f in fields}
+        leaves: dict[str, str] = {}
         for name, item in builder.inputs.items():
             if name.lower() in taken:
                 raise OptimizeError(f"the table has a column named {name!r}, which vpush uses for a variant leaf")
+            if name.lower() in leaves:
+                # DuckDB binds column names ignoring case: one of the two would be read for both
+                raise OptimizeError(
+                    f"{file.path}: the query reads the shredded leaves {leaves[name.lower()]!r} and {name!r}, of fields "
+                    "whose names differ only in case, which vpush's scan cannot tell apart yet",
+                    error_class="VPUSH_UNSUPPORTED_FUNCTION",
+                )
+            leaves[name.lower()] = name
             if isinstance(item, LeafInput):
                 fields.append(pa.field(name, input_leaf_type(leaf_type(info.arrow_schema, item.names))))
             else:
