@@ -289,16 +289,35 @@ class _Builder:
     all_null: Callable[[str], bool] = lambda path: False
     """Whether the footer proves the column at a Parquet path all-null in every row group read."""
 
+    named: dict[tuple[str, ...], str] = dataclasses.field(default_factory=dict)
+    """Each input's key (a leaf's path names, a level's) -> its column name in the part."""
+
+    def _name(self, key: tuple[str, ...], text: str) -> tuple[str, bool]:
+        """The part's column name for the input ``key`` (``text`` unless another input's name
+        differs from it only in case: the engines bind column names ignoring case, so the field
+        ``A`` beside ``a`` is read as ``text#2``), and whether it is new."""
+        if key in self.named:
+            return self.named[key], False
+        taken = {name.lower() for name in self.named.values()}
+        name, n = text, 1
+        while name.lower() in taken:
+            n += 1
+            name = f"{text}#{n}"
+        self.named[key] = name
+        return name, True
+
     def leaf(self, names: tuple[str, ...]) -> exp.Column:
         path = ".".join(names)
-        self.inputs.setdefault(path, LeafInput(path, path, names))
-        return exp.column(exp.to_identifier(path, quoted=True))
+        name, new = self._name(("leaf", *names), path)
+        if new:
+            self.inputs[name] = LeafInput(name, path, names)
+        return exp.column(exp.to_identifier(name, quoted=True))
 
     def level(self, column: str, level: tuple[str, ...]) -> exp.Column:
-        name = ".".join((column, *(f"typed_value.{n}" for n in level)))
-        if not level:
-            name = f"{column}#variant"
-        self.inputs.setdefault(name, LevelInput(name, column, level))
+        text = ".".join((column, *(f"typed_value.{n}" for n in level))) if level else f"{column}#variant"
+        name, new = self._name(("level", column, *level), text)
+        if new:
+            self.inputs[name] = LevelInput(name, column, level)
         return exp.column(exp.to_identifier(name, quoted=True))
 
     def call(self, ext: Extraction, metadata: exp.Expression, value: exp.Expression, rest: Sequence[str | int]) -> exp.Expression:
@@ -756,18 +775,9 @@ def make_parts(
         builder, expressions = file_part(info, extractions, time_zone, file.row_groups)
         fields = list(base_schema)
         taken = {f.name.lower() for f in fields}
-        leaves: dict[str, str] = {}
         for name, item in builder.inputs.items():
             if name.lower() in taken:
                 raise OptimizeError(f"the table has a column named {name!r}, which vpush uses for a variant leaf")
-            if name.lower() in leaves:
-                # DuckDB binds column names ignoring case: one of the two would be read for both
-                raise OptimizeError(
-                    f"{file.path}: the query reads the shredded leaves {leaves[name.lower()]!r} and {name!r}, of fields "
-                    "whose names differ only in case, which vpush's scan cannot tell apart yet",
-                    error_class="VPUSH_UNSUPPORTED_FUNCTION",
-                )
-            leaves[name.lower()] = name
             if isinstance(item, LeafInput):
                 fields.append(pa.field(name, input_leaf_type(leaf_type(info.arrow_schema, item.names))))
             else:
