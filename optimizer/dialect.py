@@ -1290,6 +1290,13 @@ class VpushSparkParser(SparkParser):
                 break
         return super()._parse_group(skip_group_by_token)
 
+    def _parse_star_op(self, *keywords: str) -> list[exp.Expr] | None:
+        # Spark's star takes EXCEPT only; sqlglot also reads DuckDB's EXCLUDE, REPLACE and RENAME
+        if self._curr is not None and self._curr.text.upper() in ("EXCLUDE", "REPLACE", "RENAME") and self._next is not None \
+                and self._next.token_type == TokenType.L_PAREN:
+            self.raise_error(f"{self._curr.text.upper()} after a star (Spark's star takes EXCEPT only)")
+        return super()._parse_star_op(*keywords)
+
     def _parse_table_sample(self, as_modifier: bool = False) -> exp.TableSample | None:
         # sqlglot reads Spark's TABLESAMPLE (5), a byte length Spark refuses, as (5 ROWS)
         start = self._index

@@ -1,4 +1,5 @@
-"""A timestamp literal with a zone, as the same instant written in the session time zone.
+"""A timestamp literal with a zone, as the same instant written in the session time zone; a date
+or timestamp literal Spark's parser cannot read, Spark's ``INVALID_TYPED_LITERAL``.
 
 Spark reads ``TIMESTAMP '2024-01-02T03:04:05Z'`` as an instant and names the column after that
 instant printed in the session time zone (``TIMESTAMP '2024-01-02 03:04:05'`` in UTC,
@@ -13,6 +14,7 @@ import zoneinfo
 
 from sqlglot import exp
 
+from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.dialect import TYPED_LITERAL
 
 _ZONED = re.compile(
@@ -20,6 +22,16 @@ _ZONED = re.compile(
 )
 _OFFSET = re.compile(r"(?:UTC|GMT|UT)?([+-])(\d{1,2})(?::?(\d{2}))?(?::?(\d{2}))?\Z", re.IGNORECASE)
 _INSTANT_TYPES = (exp.DType.TIMESTAMP, exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ)
+# each typed literal's type: Spark's name for it, and the cast that reads its text
+_DATETIME_LITERALS = {
+    exp.DType.DATE: ("DATE", "date"),
+    exp.DType.TIMESTAMP: ("TIMESTAMP", "timestamp"),
+    exp.DType.TIMESTAMPTZ: ("TIMESTAMP", "timestamp"),
+    exp.DType.TIMESTAMPLTZ: ("TIMESTAMP_LTZ", "timestamp"),
+    exp.DType.TIMESTAMPNTZ: ("TIMESTAMP_NTZ", "timestamp_ntz"),
+}
+_NOT_A_DATETIME = 3
+"""The status Spark's string cast (``parse_datetimes_native``) gives a text it cannot read."""
 
 
 def _zone(text: str) -> dt.tzinfo | None:
@@ -67,11 +79,12 @@ def rewrite_zoned_literals(expression: exp.Expr, time_zone: str) -> exp.Expr:
         "SELECT CAST('2024-01-01 18:04:05' AS TIMESTAMP)"
     """
     session = _zone(time_zone)
-    if session is None:
-        return expression
     for node in expression.find_all(exp.Cast):
         literal = node.this
         if not node.meta.get(TYPED_LITERAL) or not isinstance(literal, exp.Literal) or not literal.is_string:
+            continue
+        _check_datetime_literal(node, literal.this)
+        if session is None:
             continue
         if not isinstance(node.to, exp.DataType) or node.to.this not in _INSTANT_TYPES:
             continue
@@ -79,3 +92,29 @@ def rewrite_zoned_literals(expression: exp.Expr, time_zone: str) -> exp.Expr:
         if shown is not None:
             literal.set("this", shown)
     return expression
+
+
+def _check_datetime_literal(node: exp.Cast, text: str) -> None:
+    """Spark's parser reads a ``DATE``/``TIMESTAMP``/``TIMESTAMP_LTZ``/``TIMESTAMP_NTZ`` literal as
+    its cast of the text does, and raises ``INVALID_TYPED_LITERAL`` for a text the cast cannot
+    read, even where no row is read (DuckDB's cast raised ``CAST_INVALID_INPUT`` for each row)."""
+    kind = _DATETIME_LITERALS.get(node.to.this) if isinstance(node.to, exp.DataType) else None
+    if kind is None:
+        return
+    import pyarrow as pa
+
+    from vpush.codec.native import NativeUnsupportedError, parse_datetimes_native
+
+    try:
+        status = parse_datetimes_native(pa.array([text], pa.string()), kind[1])[0]
+    except NativeUnsupportedError:
+        return  # no compiled kernel: the engine's cast raises for the rows
+    if int(status[0]) == _NOT_A_DATETIME:
+        raise OptimizeError(
+            f'The value of the typed literal "{kind[0]}" is invalid: {_quoted(text)}.', error_class="INVALID_TYPED_LITERAL"
+        )
+
+
+def _quoted(text: str) -> str:
+    """A text quoted as Spark's messages quote a SQL string (``toSQLValue``)."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"

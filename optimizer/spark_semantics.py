@@ -4758,7 +4758,7 @@ def apply_spark_semantics(
         _order_by_source_columns(select, scope, columns)
         _check_orderable(select, typer)
         _check_limits(select, typer)
-        _check_nested_arithmetic(select, typer)
+        _check_arithmetic(select, typer)
         _check_filters_are_boolean(select, typer)
         expand_using_stars(select, scope, columns)
         rename_duplicate_columns(select, scope)
@@ -4925,6 +4925,25 @@ def _datetime_try_operations(select: exp.Select, typer: _Typer) -> None:
 
 
 # The places of Spark's functions that take an int (a position, a length, a count).
+def _check_array_index(node: exp.Bracket, typer: _Typer) -> None:
+    """Spark's ``DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE`` for an array's index of a type it does
+    not take (DuckDB's binder failed without a class): ``arr[i]`` takes any integral type or a
+    NULL, ``element_at``/``try_element_at`` an int (a tinyint or smallint cast to one)."""
+    index = node.expressions[0]
+    kind = _NULL_TYPE if isinstance(_unparen(index), exp.Null) else typer.of(index)
+    if kind is None:
+        return
+    one_based = node.args.get("offset") == 1
+    taken = kind in (_INT, AtomicType("smallint"), AtomicType("tinyint")) if one_based else _is_integral(kind) or kind == _NULL_TYPE
+    if not taken:
+        raise OptimizeError(
+            f'Cannot resolve "{spark_name(node) or _spark_text(node)}" due to data type mismatch: The second parameter requires the '
+            f'"{"INT" if one_based else "INTEGRAL"}" type, however "{spark_name(index) or _spark_text(index)}" has the type '
+            f'"{_spark_type_name(kind)}".',
+            error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+        )
+
+
 _INT_PLACES: dict[type[exp.Expr], tuple[str, ...]] = {
     exp.Substring: ("start", "length"), exp.Repeat: ("times",), exp.Left: ("expression",), exp.Right: ("expression",),
     exp.Pad: ("expression",), exp.RegexpSplit: ("limit",),
@@ -4957,6 +4976,15 @@ def _implicit_casts(select: exp.Select, typer: _Typer) -> None:
                 isinstance(kind, (StringType, DecimalType)) or kind in (_BIGINT, _DOUBLE, AtomicType("float"))
             ):
                 cast(argument, "INT")
+        if isinstance(node, exp.Bracket) and len(node.expressions) == 1 and isinstance(typer.of(node.this), ArrayType):
+            _check_array_index(node, typer)
+        elif (isinstance(node, exp.Anonymous) and node.name.lower() == "get" and len(node.expressions) == 2
+              and isinstance(typer.of(node.expressions[0]), ArrayType)):
+            # Spark's get takes an int index by an implicit cast (get(arr, 1.5) is arr's second)
+            kind = typer.of(node.expressions[1])
+            if (isinstance(kind, (StringType, DecimalType)) or kind in (_BIGINT, _DOUBLE, AtomicType("float"))
+                    or isinstance(_unparen(node.expressions[1]), exp.Null)):
+                cast(node.expressions[1], "INT")
         places = _STRING_PLACES.get(type(node)) or _STRING_OR_BINARY_PLACES.get(type(node))
         if isinstance(node, exp.Anonymous) and node.name.lower() == "octet_length":
             places = ("expressions",)
@@ -5792,15 +5820,47 @@ def _may_raise(node: exp.Expr) -> bool:
     return any(call.name.lower() == "error" for call in node.find_all(exp.Anonymous))
 
 
-def _check_nested_arithmetic(select: exp.Select, typer: _Typer) -> None:
+def _integral_constant(node: exp.Expr) -> int | None:
+    """The value of an integer literal through parentheses, casts and minus signs, else None."""
+    node = _unparen(node)
+    if isinstance(node, exp.Literal) and not node.is_string and node.this.lstrip("-").isdigit():
+        return int(node.this)
+    if isinstance(node, exp.Neg):
+        inner = _integral_constant(node.this)
+        return None if inner is None else -inner
+    if isinstance(node, exp.Cast):
+        return _integral_constant(node.this)
+    return None
+
+
+def _check_negated_constant(node: exp.Neg, typer: _Typer) -> None:
+    """``ARITHMETIC_OVERFLOW`` for ``-x`` of a constant ``x`` at its integral type's smallest value."""
+    kind = typer.of(node.this)
+    if not _is_integral(kind) or _negative_integer_literal(node) is not None:
+        return  # (-2147483648 written so is one literal, not a negation)
+    assert isinstance(kind, AtomicType)
+    value = _integral_constant(node.this)
+    bits = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}.get(kind.name)
+    if value is not None and bits is not None and value == -(1 << (bits - 1)):
+        raise OptimizeError(
+            'overflow. If necessary set "spark.sql.ansi.enabled" to "false" to bypass this error.',
+            error_class="ARITHMETIC_OVERFLOW",
+        )
+
+
+def _check_arithmetic(select: exp.Select, typer: _Typer) -> None:
     """Raise Spark's analysis error for arithmetic on a struct, array or map, where DuckDB's
     binder fails without Spark's class: ``DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE`` for two
     operands of one type (``s + s``), ``DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES`` for two types
-    (``s + 1``)."""
+    (``s + 1``); and Spark's ``ARITHMETIC_OVERFLOW`` for the negation of a constant at its
+    integral type's smallest value (``-(-2147483648)``, ``-(-128Y)``), which Spark's constant
+    folding raises even over no rows, where DuckDB folds the constant into a wider type."""
     parts = [p for p in select.expressions]
     parts += [select.args[k] for k in ("where", "having", "qualify") if select.args.get(k) is not None]
     for part in parts:
         for node in _in_scope(part):
+            if isinstance(node, exp.Neg):
+                _check_negated_constant(node, typer)
             if not isinstance(node, _ARITHMETIC):
                 continue
             operands = [node.this, node.expression]
@@ -7986,13 +8046,23 @@ def _check_window(window: exp.Window, of: Callable[[exp.Expr], SparkType | None]
                 "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW.",
                 error_class="_LEGACY_ERROR_TEMP_1036",
             )
-    if isinstance(function, exp.Ntile):
+    if isinstance(function, exp.Ntile) and function.this is not None:
+        # Spark's NTile: a foldable bucket count first, then an int, then a positive one
         buckets = function.this
-        count = _number_literal(buckets) if buckets is not None else None
-        if buckets is not None and count is None and not isinstance(buckets, exp.Cast):
+        kind = _NULL_TYPE if isinstance(_unparen(buckets), exp.Null) else of(buckets)
+        if any(isinstance(n, (exp.Column, exp.Select, exp.Subquery, exp.AggFunc, exp.Rand, exp.Randn)) for n in buckets.walk()):
             raise _window_function_error(
-                function, 'the input `buckets` should be a foldable "INT" expression.', "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT"
+                function, f'the input `buckets` should be a foldable "{_spark_type_name(kind)}" expression; however, '
+                f'got "{spark_name(buckets) or _spark_text(buckets)}".', "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
             )
+        if kind is not None and kind != _INT:
+            raise _window_function_error(
+                function, f'The first parameter requires the "INT" type, however "{spark_name(buckets) or _spark_text(buckets)}" has the type '
+                f'"{_spark_type_name(kind)}".', "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
+        count = _number_literal(buckets)
+        if isinstance(_unparen(buckets), exp.Cast) and isinstance(_unparen(_unparen(buckets).this), exp.Null):
+            count = 0  # Spark reads a NULL int's bucket count as 0
         if count is not None and count <= 0:
             raise _window_function_error(
                 function, f"The buckets must be between (0, 2147483647] (current value = {int(count)}).",

@@ -1228,6 +1228,39 @@ SPARK_SYNTAX = [
     # a field a struct does not have: FIELD_NOT_FOUND (struct() names an unnamed argument colN)
     "SELECT named_struct('a', i).b FROM t",
     "SELECT max(struct(f, i)).col2, struct(f + 1, i).i FROM t",
+    # a constant negated at its type's smallest value: ARITHMETIC_OVERFLOW by Spark's constant
+    # folding, even over no rows (DuckDB folded it into a wider type); one inside is answered
+    "SELECT -(-2147483648) AS x FROM t",
+    "SELECT -(-128Y) AS x FROM t WHERE i < 0",
+    "SELECT i, -(CAST(-32768 AS SMALLINT)) AS x FROM t",
+    "SELECT -(-9223372036854775808L) AS x FROM t",
+    "SELECT -(-2147483647) AS a, -(-(2147483648)) AS b, -2147483648 AS c, -(-127Y) AS d FROM t",
+    # an index or bucket count of a type Spark does not take: DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE
+    # (DuckDB's binder failed without a class); get() casts its index to an int
+    "SELECT ntile(1.5) OVER (ORDER BY i) FROM t",
+    "SELECT ntile(2L) OVER (ORDER BY i) FROM t",
+    "SELECT ntile(NULL) OVER (ORDER BY i) FROM t",
+    "SELECT ntile(i) OVER (ORDER BY i) FROM t",  # NON_FOLDABLE_INPUT
+    "SELECT ntile(CAST(NULL AS INT)) OVER (ORDER BY i) FROM t",  # VALUE_OUT_OF_RANGE
+    "SELECT array(i, 2)[1.5] FROM t",
+    "SELECT array(i, 2)['1'] FROM t",
+    "SELECT array(i, 2)[CAST(NULL AS STRING)] FROM t",
+    "SELECT array(i, 2)[1L] AS a, array(i, 2)[NULL] AS b, array(i, 2)[1S] AS c FROM t",
+    "SELECT element_at(array(i, 2), 2L) FROM t",
+    "SELECT element_at(array(i, 2), NULL) FROM t",
+    "SELECT try_element_at(array(i, 2), 1.5) FROM t",
+    "SELECT element_at(array(i, 2), 2S) AS a, get(array(i, 2), 1.5) AS b, get(array(i, 2), '1') AS c, "
+    "get(array(i, 2), 1L) AS d, get(array(i, 2), NULL) AS e FROM t",
+    # a date or timestamp literal Spark's parser cannot read: INVALID_TYPED_LITERAL, even over no rows
+    "SELECT TIMESTAMP '1-01-01 00:00:00' FROM t",
+    "SELECT DATE 'x' FROM t WHERE i < 0",
+    "SELECT TIMESTAMP_NTZ '12:00' FROM t",
+    "SELECT TIMESTAMP_LTZ '2024-13-01' FROM t",
+    "SELECT DATE '2024-01-01T' AS a, TIMESTAMP ' 2024-01-01 ' AS b, TIMESTAMP_NTZ '2024-01-01 00:00:00+01:00' AS c FROM t",
+    "SELECT CAST('1-01-01' AS DATE) FROM t",  # a cast, not a literal: CAST_INVALID_INPUT
+    # Spark's star takes EXCEPT, not DuckDB's EXCLUDE or REPLACE: PARSE_SYNTAX_ERROR
+    "SELECT * EXCLUDE (i) FROM t",
+    "SELECT * REPLACE (i AS g) FROM t",
 ]
 
 
