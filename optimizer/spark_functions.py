@@ -94,7 +94,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "regexp_extract": _f(2, 3, defaults=("1",)), "regexp_replace": _f(3, defaults=("1",)),
     "regexp_count": _f(2), "regexp_substr": _f(2), "regexp_extract_all": _f(2, 3, defaults=("1",)),
     "regexp_instr": _f(2, 3, defaults=("0",)),
-    "split": _f(2, defaults=("-1",)), "string": _f(1), "initcap": _f(1), "substring_index": _f(3),
+    "split": _f(2, 3, defaults=("-1",)), "string": _f(1), "initcap": _f(1), "substring_index": _f(3),
     "octet_length": _f(1), "chr": _f(1), "char": _f(1),
     "get_json_object": _f(2), "json_array_length": _f(1), "json_object_keys": _f(1), "from_json": _f(2, 3), "elt": _f(2, None), "schema_of_json": _f(1), "soundex": _f(1), "overlay": _f(3, 4, defaults=("-1",)),
     "format_number": _f(2), "mask": _f(1, 5, defaults=("X", "x", "n", "NULL")),

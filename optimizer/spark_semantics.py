@@ -1457,6 +1457,34 @@ def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace |
     node.set("expression", exp.Literal.string(re2.text))
 
 
+def _split_with_limit(text: exp.Expr, pattern: exp.Expr, limit: exp.Expr) -> exp.Expr:
+    """Spark's ``split(text, pattern, limit)`` (Java's ``String.split``, a limit of 0 read as -1):
+    every part where the limit is not positive or the parts are at most the limit; else the first
+    ``limit - 1`` parts and the rest of the text after their delimiters (the pattern, already
+    RE2's, cannot match the empty string: :func:`_java_pattern`)."""
+    parts = exp.Anonymous(this="str_split_regex", expressions=[text.copy(), pattern.copy()])
+    delimiters = exp.Anonymous(this="regexp_extract_all", expressions=[text.copy(), pattern.copy()])
+    kept = exp.Sub(this=limit.copy(), expression=exp.Literal.number(1))
+
+    def total_length(items: exp.Expr) -> exp.Expr:
+        sliced = exp.Anonymous(this="list_slice", expressions=[items, exp.Literal.number(1), kept.copy()])
+        lengths = exp.Anonymous(this="list_transform", expressions=[
+            sliced, exp.Lambda(this=exp.Length(this=exp.to_identifier("x")), expressions=[exp.to_identifier("x")])])
+        return exp.Coalesce(this=exp.Anonymous(this="list_sum", expressions=[lengths]), expressions=[exp.Literal.number(0)])
+
+    start = exp.Add(this=exp.Add(this=total_length(parts.copy()), expression=total_length(delimiters)),
+                    expression=exp.Literal.number(1))
+    rest = exp.Array(expressions=[exp.Substring(this=text.copy(), start=exp.cast(start, exp.DataType.build("BIGINT")))])
+    first = exp.Anonymous(this="list_slice", expressions=[parts.copy(), exp.Literal.number(1), kept])
+    whole = exp.Or(this=exp.LTE(this=limit.copy(), expression=exp.Literal.number(0)),
+                   expression=exp.LTE(this=exp.Anonymous(this="len", expressions=[parts.copy()]), expression=limit.copy()))
+    return exp.Case(
+        ifs=[exp.If(this=exp.or_(*(exp.Is(this=e.copy(), expression=exp.Null()) for e in (text, pattern, limit))), true=exp.Null()),
+             exp.If(this=whole, true=parts)],
+        default=exp.Anonymous(this="list_concat", expressions=[first, rest]),
+    )
+
+
 def _wider_decimal(types: list[SparkType | None]) -> DecimalType | None:
     """The decimal Spark widens integers and decimals to, at least one a decimal
     (``DecimalPrecision.widerDecimalType``: the most digits before and after the point, past 38
@@ -2345,6 +2373,8 @@ class _Rewriter:
             return spark_arrays.rewrite_array_function(*array_call, of, result)
         if isinstance(node, (exp.RegexpLike, exp.RegexpExtract, exp.RegexpReplace, exp.RegexpSplit)):
             _java_pattern(node)
+        if isinstance(node, exp.RegexpSplit) and node.args.get("limit") is not None:
+            return _split_with_limit(node.this, node.expression, node.args["limit"])
         if isinstance(node, (exp.Neg, exp.Abs)) and isinstance(result, DecimalType) and not (
             isinstance(node, exp.Neg) and (isinstance(node.this, exp.Literal) or node.this.meta.get(_LITERAL))
         ):

@@ -73,6 +73,9 @@ REGEXP_CALLS = [
     # the listed functions' patterns are written in RE2 the same way
     "s RLIKE '.b'", "s RLIKE '\\\\s'", "regexp_like(s, '^a.b')", "regexp_extract(s, 'a.', 0)", "regexp_extract(s, '(\\\\S)\\\\s', 1)",
     "regexp_replace(s, '\\\\s', '_')", "regexp_replace(s, '.', 'x')", "split(s, '.b')", "split(s, '\\\\s')", "split(s, 'a')",
+    # split with a limit (Java's String.split: 0 or less every part; else the rest kept whole in the last)
+    "split(s, 'b', 2)", "split(s, '\\\\s', 1)", "split(s, '[a-c]', 3)", "split(s, 'a', 0)", "split(s, 'b', -1)",
+    "split(s, '\\\\d+', length(s) % 4)", "split(s, 'é', 2)", "split(s, 'b', 2L)", "split(s, 'b', NULL)",
 ]
 
 WORD_CALLS = [
