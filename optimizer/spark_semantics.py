@@ -7523,10 +7523,21 @@ def _window_name(node: exp.Window) -> str | None:
         # Spark's frame of lag(x, n) is the one row n before: `ROWS BETWEEN -n FOLLOWING AND -n FOLLOWING`
         arguments = call_arguments(function_node) or []
         offset = spark_name(arguments[1], top=False) if len(arguments) > 1 and arguments[1] is not None else "1"
-        if offset is None or not offset.lstrip("-").isdigit():
+        if offset is None:
             return None
-        steps = -int(offset) if called == "lag" else int(offset)
-        parts.append(f"ROWS BETWEEN {steps} FOLLOWING AND {steps} FOLLOWING")
+        if called == "lead":
+            parts.append(f"ROWS BETWEEN {offset} FOLLOWING AND {offset} FOLLOWING")  # the offset as written
+        else:
+            if not offset.lstrip("-").isdigit():
+                # lag's frame is the offset negated, which Spark folds: lag(x, 1 + 1)'s is -2
+                from sqlglot.optimizer.simplify import simplify
+
+                folded = _unparen(simplify(arguments[1].copy()))
+                value = _integral_constant(folded) if isinstance(folded, (exp.Literal, exp.Neg)) else None
+                if value is None:
+                    return None
+                offset = str(value)
+            parts.append(f"ROWS BETWEEN {-int(offset)} FOLLOWING AND {-int(offset)} FOLLOWING")
     elif spec is not None:
         frame = _frame_name(spec)
         if frame is None:

@@ -893,6 +893,9 @@ NAMED: list[str] = [
     "SELECT first_value(i) IGNORE NULLS OVER (ORDER BY i), last_value(i) RESPECT NULLS OVER (PARTITION BY g ORDER BY i), "
     "nth_value(i, 2) IGNORE NULLS OVER (ORDER BY i), lag(i) IGNORE NULLS OVER (ORDER BY i), lead(i, 2) IGNORE NULLS OVER (ORDER BY i) FROM t",
     "SELECT first_value(i) IGNORE NULLS, last_value(g) IGNORE NULLS, first(i) IGNORE NULLS, any_value(i) IGNORE NULLS FROM t",
+    # a constant offset's frame is folded as Spark's analyzer evaluates it
+    "SELECT lag(i, 1 + 1) OVER (ORDER BY i), lead(i, 2 * -1) OVER (ORDER BY i), lag(g, 3 - 1, 'x') OVER (ORDER BY i), "
+    "lag(i, 2 * -1) OVER (ORDER BY i), lead(i, -2) OVER (ORDER BY i), lead(i, 1 + 1) OVER (ORDER BY i) FROM t",
     # a field of an array's structs read from a call: the call as Scala's toString prints it
     "SELECT variant_get(parse_json('[{\"b\":1}]'), '$', 'array<struct<b:int>>').b, "
     "try_variant_get(try_parse_json(g), '$', 'array<struct<b:bigint,c:decimal(4,1),d:map<string,date>>>').c, "
