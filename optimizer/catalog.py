@@ -71,12 +71,13 @@ class FileInfo:
 
     @functools.cached_property
     def all_null_row_groups(self) -> tuple[frozenset[int], ...]:
-        """Per column of :attr:`value_columns`, the row groups whose statistics show it all-null."""
+        """Per column of :attr:`value_columns`, the row groups whose statistics show it holds no
+        value (:attr:`~vpush.optimizer.statistics.ColumnStatistics.holds_no_value`)."""
         stats = self.statistics.row_groups
         out = []
         for path in self.value_columns:
             columns = [rg.column(path) for rg in stats]
-            out.append(frozenset(i for i, c in enumerate(columns) if c is not None and c.all_null))
+            out.append(frozenset(i for i, c in enumerate(columns) if c is not None and c.holds_no_value))
         return tuple(out)
 
     @functools.cached_property

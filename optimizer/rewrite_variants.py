@@ -285,6 +285,8 @@ class _Builder:
     inputs: dict[str, Input] = dataclasses.field(default_factory=dict)
     values: dict[str, str] = dataclasses.field(default_factory=dict)
     """value input name -> its column's metadata input name (for leaving the metadata unread)."""
+    kept_metadata: set[str] = dataclasses.field(default_factory=set)
+    """Metadata inputs read in every row group: a residual inside a list leaf needs them."""
     uses_file: bool = False
     all_null: Callable[[str], bool] = lambda path: False
     """Whether the footer proves the column at a Parquet path all-null in every row group read."""
@@ -559,6 +561,41 @@ def _extraction_sql(builder: _Builder, layout: VariantLayout, column: str, ext: 
         builder.values[value.name] = metadata.name
         fallback = builder.call(ext, metadata, value.copy(), ())
         return exp.Case(ifs=[exp.If(this=exp.Is(this=value, expression=exp.Null()), true=cast)], default=fallback)
+    element_leaf = _element_leaf(typed, rest) if rest and isinstance(rest[0], int) and isinstance(typed, ArrayLayout) else None
+    if element_leaf is not None and ext.target != VARIANT and _cast_in_sql(element_leaf, ext):
+        # an element of a typed array (`$.tags[0]`, `$.items[1].sku`) read from the list leaf
+        # where the path ends at a typed leaf the target casts from in SQL, not rebuilt whole
+        assert isinstance(typed, ArrayLayout)
+        metadata = builder.leaf(metadata_names)
+        items = builder.leaf((*names, node.typed_field))
+        element = exp.Anonymous(this="list_extract", expressions=[items, exp.Literal.number(rest[0] + 1)])
+        within = _element_sql(builder, ext, metadata, typed.element, element, rest[1:], target_type)
+        if node.value is None or builder.all_null(".".join((*names, node.value_field))):
+            return within
+        value = builder.leaf((*names, node.value_field))
+        builder.values[value.name] = metadata.name
+        return exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Is(this=items.copy(), expression=exp.Null())), true=within),
+                             exp.If(this=exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())),
+                                    true=builder.call(ext, metadata, value.copy(), rest))])
+    if not rest and isinstance(typed, ArrayLayout) and _typed_list_cast(builder, typed, ext.target):
+        # a typed array of primitives to an array of a type each casts to exactly, where the
+        # footers prove no element a residual: the list leaf's typed values, not rebuilt whole
+        items = builder.leaf((*names, node.typed_field))
+        assert isinstance(typed.element.typed_value, PrimitiveLayout) and isinstance(ext.target, ArrayType)
+        element = exp.to_identifier("x")
+        listed = exp.cast(
+            exp.Anonymous(this="list_transform", expressions=[
+                items, exp.Lambda(this=_field(exp.column(element), typed.element.typed_field), expressions=[element.copy()])]),
+            target_type,
+        )
+        if node.value is None or builder.all_null(".".join((*names, node.value_field))):
+            return listed
+        metadata = builder.leaf(metadata_names)
+        value = builder.leaf((*names, node.value_field))
+        builder.values[value.name] = metadata.name
+        return exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Is(this=items.copy(), expression=exp.Null())), true=listed),
+                             exp.If(this=exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())),
+                                    true=builder.call(ext, metadata, value.copy(), ()))])
     needs_level = (not rest and typed is not None) or (
         bool(rest) and isinstance(rest[0], int) and isinstance(typed, ArrayLayout)
     )
@@ -573,6 +610,107 @@ def _extraction_sql(builder: _Builder, layout: VariantLayout, column: str, ext: 
     metadata = builder.leaf(metadata_names)
     builder.values[value.name] = metadata.name
     return builder.call(ext, metadata, value, rest)
+
+
+def _cast_in_sql(leaf: PrimitiveLayout, ext: Extraction) -> bool:
+    """Whether SQL casts a typed leaf of ``leaf``'s layout to the extraction's target as Spark
+    casts a typed leaf: the leaf's own type and widenings, a range check (an integer to a
+    narrower one), a decimal of at most 18 digits truncated to a small integer
+    (:func:`_truncated_decimal`)."""
+    return (
+        _exact_cast(leaf, ext.target)
+        or _range_checked(leaf, ext.target) is not None
+        or (not ext.casts_a_path and _truncated_decimal(leaf, ext.target) is not None)
+    )
+
+
+def _typed_leaf_cast(
+    builder: _Builder, ext: Extraction, leaf: PrimitiveLayout, typed: exp.Expr, target_type: exp.DataType
+) -> exp.Expression:
+    """``typed`` (a typed leaf's values, of ``leaf``'s layout) cast to the extraction's target in
+    SQL, where :func:`_cast_in_sql` holds: outside a range, NULL (``try_``) or Spark's error."""
+    cast: exp.Expression = exp.cast(typed.copy(), target_type)
+    if _exact_cast(leaf, ext.target):
+        return cast
+    bounds = _range_checked(leaf, ext.target)
+    if bounds is not None:
+        return _checked(builder, ext, typed, cast, bounds)
+    truncated = _truncated_decimal(leaf, ext.target)
+    assert truncated is not None and not ext.casts_a_path  # by _cast_in_sql
+    toward_zero = exp.Anonymous(this="trunc", expressions=[typed.copy()])
+    return _checked(builder, ext, typed, exp.cast(toward_zero.copy(), target_type), truncated, tested=toward_zero)
+
+
+def _typed_list_cast(builder: _Builder, array: ArrayLayout, target: SparkType) -> bool:
+    """Whether a typed array of primitives casts to ``target`` (an array) element by element in
+    SQL, exactly, and the footers prove no element holds a residual ``value`` in the row groups
+    read (an element with both parts NULL is a Variant null: NULL in the array, as in Spark)."""
+    leaf = array.element.typed_value
+    return (
+        isinstance(target, ArrayType)
+        and isinstance(leaf, PrimitiveLayout)
+        and _exact_cast(leaf, target.element)
+        and (array.element.value is None or builder.all_null(array.element.value))
+    )
+
+
+def _element_leaf(array: ArrayLayout, rest: Sequence[str | int]) -> PrimitiveLayout | None:
+    """The typed leaf the path ``rest`` (an index first) ends at inside the typed array
+    ``array``, through typed elements and object fields (none alike but for case: DuckDB's
+    struct names ignore case), or None where it leaves the shredded part."""
+    layout = array.element
+    for segment in rest[1:]:
+        shape = layout.typed_value
+        if isinstance(segment, int) and isinstance(shape, ArrayLayout):
+            layout = shape.element
+        elif isinstance(segment, str) and isinstance(shape, ObjectLayout) and shape.field(segment) is not None:
+            if len({n.lower() for n in shape.names}) != len(shape.names):
+                return None
+            found = shape.field(segment)
+            assert found is not None
+            layout = found
+        else:
+            return None
+    return layout.typed_value if isinstance(layout.typed_value, PrimitiveLayout) else None
+
+
+def _element_sql(
+    builder: _Builder,
+    ext: Extraction,
+    metadata: exp.Expression,
+    layout: ValueLayout,
+    level: exp.Expression,
+    tail: Sequence[str | int],
+    target_type: exp.DataType,
+) -> exp.Expression:
+    """The path ``tail`` taken in ``level`` (a ``struct<value, typed_value>`` of ``layout``: an
+    element of a typed list, or an object field inside one) and cast; :func:`_element_leaf`
+    has found that it ends at a typed leaf. A level's typed part is read where it is not NULL,
+    else its ``value`` (a residual) through the codec's function for the rest of the path; an
+    element past the list's end, a missing field, and a Variant null (both parts NULL) are NULL."""
+    value, typed = _field(level, layout.value_field), _field(level, layout.typed_field)
+    shape = layout.typed_value
+    if not tail:
+        assert isinstance(shape, PrimitiveLayout)
+        inner = _typed_leaf_cast(builder, ext, shape, typed, target_type)
+    elif isinstance(tail[0], int):
+        assert isinstance(shape, ArrayLayout)
+        element = exp.Anonymous(this="list_extract", expressions=[typed, exp.Literal.number(tail[0] + 1)])
+        inner = _element_sql(builder, ext, metadata, shape.element, element, tail[1:], target_type)
+    else:
+        assert isinstance(shape, ObjectLayout)
+        found = shape.field(tail[0])
+        assert found is not None
+        inner = _element_sql(builder, ext, metadata, found, _field(typed, found.name), tail[1:], target_type)
+    if layout.value is None or builder.all_null(layout.value):
+        return inner
+    builder.kept_metadata.add(metadata.name)
+    fallback = builder.call(ext, metadata, value, tail)
+    if not tail:
+        return exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())), true=fallback)],
+                        default=inner)
+    return exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Is(this=typed.copy(), expression=exp.Null())), true=inner),
+                         exp.If(this=exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())), true=fallback)])
 
 
 def _field(struct: exp.Expr, name: str) -> exp.Expression:
@@ -617,7 +755,7 @@ def _all_null_in(info: FileInfo, row_groups: Sequence[int] | None) -> Callable[[
     def all_null(path: str) -> bool:
         for rg in groups:
             column = stats[rg].column(path) if rg < len(stats) else None
-            if column is None or not column.all_null:
+            if column is None or not column.holds_no_value:  # (a list element's `value` too)
                 return False
         return True
 
@@ -723,7 +861,7 @@ def unread_inputs(builder: _Builder, info: FileInfo, row_groups: Sequence[int]) 
             column = stats[rg].column(leaf.path) if rg < len(stats) else None
             if column is not None and column.all_null:
                 unread.add(value)
-        read_metadata = {m for v, m in builder.values.items() if v not in unread}
+        read_metadata = {m for v, m in builder.values.items() if v not in unread} | builder.kept_metadata
         unread |= set(builder.values.values()) - read_metadata
         if unread:
             out[rg] = frozenset(unread)

@@ -130,6 +130,12 @@ class ColumnStatistics:
         """True when no row holds a value (for a leaf outside lists)."""
         return not self.repeated and self.non_null_count == 0 and self.null_count == self.num_rows
 
+    @property
+    def holds_no_value(self) -> bool:
+        """True when no slot holds a value: :attr:`all_null`, or a leaf under a list (a list
+        element's ``value``) whose every element, in every row, is null."""
+        return self.all_null or (self.repeated and self.non_null_count == 0)
+
 
 @dataclasses.dataclass(frozen=True)
 class RowGroupStatistics:

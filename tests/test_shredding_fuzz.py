@@ -696,17 +696,70 @@ def test_shredded_fields_alike_but_for_case(spark: SparkSession, tmp_path: Path,
         assert vpush_side(con, sql) == spark_side(spark, sql), sql
 
 
-@pytest.mark.xfail(strict=True, reason="a decimal of at most 18 digits in a shredded array's element, cast to an int: "
-                   "Spark's reader truncates the typed element (99999999.9999999999 is 99999999), vpush rebuilds the "
-                   "element and casts it as Spark casts an unshredded one, through a double (100000000); found by "
-                   "this fuzz, seed 112")
-def test_decimal_in_a_shredded_array_truncated_to_int(spark: SparkSession, tmp_path: Path) -> None:
-    big = VariantScalar(PrimitiveType.DECIMAL8, decimal.Decimal("99999999.9999999999"))
-    rows: list[Any] = [[VariantScalar(PrimitiveType.DECIMAL8, decimal.Decimal("1.5000000000")), big]]
-    case = Case(0, rows, [pa.list_(pa.decimal128(18, 10))], [], [], [], [], False)
-    write_case(case, tmp_path / "t", None)
-    spark.read.parquet(str(tmp_path / "t")).createOrReplaceTempView("t")
-    con = vpush.connect(time_zone="UTC")
-    con.register("t", tmp_path / "t")
-    sql = "SELECT id, try_variant_get(v, '$[1]', 'int') AS a, try_variant_get(v, '$[0]', 'smallint') AS b FROM t"
-    assert vpush_side(con, sql) == spark_side(spark, sql)
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_elements_of_shredded_arrays_read_from_their_leaves(spark: SparkSession, tmp_path: Path, engine: str) -> None:
+    """A path into a typed array (`$[1]`, `$[0].a`, `$[2][1]`) is read from the list leaf: typed
+    elements cast as Spark's reader casts them (a decimal of at most 18 digits truncated to an int,
+    99999999.9999999999 is 99999999, as the fuzz found at seed 112), residual elements, a variant
+    null, an index past the end, rows whose value is not an array, and a failing strict cast."""
+    def dec(text: str) -> VariantScalar:
+        return VariantScalar(PrimitiveType.DECIMAL8, decimal.Decimal(text))
+
+    rows: list[Any] = [
+        [dec("1.5000000000"), dec("99999999.9999999999"), dec("-2.7500000000")],
+        [dec("3.0000000000"), "text", None],
+        "not an array",
+        [],
+        [dec("-99999999.9999999999")],
+        "SQL NULL",
+        [dec("0E-10"), dec("7.1000000000"), 12345],
+    ]
+    objects: list[Any] = [
+        [{"a": 1, "b": "x"}, {"a": 300, "b": None}, {"b": "y"}],
+        [{"a": "1"}, 5, {"a": 2147483648}],
+        {"a": 1},
+        [[1, 2], {"a": 7, "c": 1}],
+        [None, {"a": -129}],
+        "SQL NULL",
+        [{"a": 70000, "b": "é"}],
+    ]
+    nested: list[Any] = [[[1, 2], [3]], [[4], "x", [5, 6, 7]], [], [[None, 8]], [9], "SQL NULL", [[], [10, 11]]]
+    # every element typed (the footers prove no element a residual): whole arrays cast in SQL
+    strings: list[Any] = [["a", "b"], [], None, ["é", "c"], "not an array", "SQL NULL", ["b"], 7]
+    # two files of one shredding, 16 rows a row group: the first without residual elements, the
+    # second with one in a row group whose rows are all arrays (its metadata still read)
+    mixed: list[Any] = [[k, k + 1] for k in range(16)] + ["x"] * 4 + [[k, "77" if k == 25 else k] for k in range(20, 36)] + ["y"] * 4
+    for name, values, schemas in (
+        ("d", rows, [pa.list_(pa.decimal128(18, 10))]),
+        ("o", objects, [pa.list_(pa.struct([("a", pa.int32()), ("b", pa.string())]))]),
+        ("n", nested, [pa.list_(pa.list_(pa.int64()))]),
+        ("s", strings, [pa.list_(pa.string())]),
+        ("m", mixed, [pa.list_(pa.int64())] * 2),
+    ):
+        write_case(Case(0, values, schemas, [], [], [], [], False), tmp_path / name, None)
+        spark.read.parquet(str(tmp_path / name)).createOrReplaceTempView(name)
+    con = vpush.connect(engine=engine, spark=spark if engine == "spark" else None, time_zone="UTC")
+    for name in ("d", "o", "n", "s", "m"):
+        con.register(name, tmp_path / name)
+    queries = [
+        "SELECT id, try_variant_get(v, '$[1]', 'int') AS a, try_variant_get(v, '$[0]', 'smallint') AS b, "
+        "try_variant_get(v, '$[2]', 'decimal(18,10)') AS c, try_variant_get(v, '$[1]', 'string') AS d, "
+        "try_variant_get(v, '$[0]', 'double') AS e, try_variant_get(v, '$[5]', 'bigint') AS f FROM d ORDER BY id",
+        "SELECT id, variant_get(v, '$[0]', 'decimal(20,10)') AS a FROM d ORDER BY id",
+        "SELECT id, variant_get(v, '$[1]', 'tinyint') AS a FROM d ORDER BY id",  # INVALID_VARIANT_CAST
+        "SELECT id, try_variant_get(v, '$[0].a', 'int') AS a, try_variant_get(v, '$[1].a', 'tinyint') AS b, "
+        "try_variant_get(v, '$[0].b', 'string') AS c, try_variant_get(v, '$[2].a', 'bigint') AS d, "
+        "try_variant_get(v, '$[1].c', 'int') AS e, try_variant_get(v, '$[0].a', 'string') AS f FROM o ORDER BY id",
+        "SELECT id, variant_get(v, '$[1].a', 'smallint') AS a FROM o ORDER BY id",  # INVALID_VARIANT_CAST
+        "SELECT count(*) AS n FROM o WHERE variant_get(v, '$[0].b', 'string') = 'x'",
+        "SELECT id, try_variant_get(v, '$[0][1]', 'int') AS a, try_variant_get(v, '$[1][0]', 'bigint') AS b, "
+        "try_variant_get(v, '$[2][2]', 'string') AS c, try_variant_get(v, '$[0][0]', 'tinyint') AS d FROM n ORDER BY id",
+        "SELECT id, try_variant_get(v, '$', 'array<string>') AS a, size(try_variant_get(v, '$', 'array<string>')) AS b, "
+        "try_variant_get(v, '$', 'array<int>') AS c, try_variant_get(v, '$[1]', 'string') AS d FROM s ORDER BY id",
+        "SELECT count(*) AS n FROM s WHERE array_contains(variant_get(v, '$', 'array<string>'), 'b')",
+        "SELECT id, variant_get(v, '$', 'array<string>') AS a FROM s ORDER BY id",  # INVALID_VARIANT_CAST for 7
+        "SELECT id, try_variant_get(v, '$[1]', 'string') AS a, try_variant_get(v, '$[1]', 'int') AS b, "
+        "try_variant_get(v, '$', 'array<bigint>') AS c, try_variant_get(v, '$', 'array<string>') AS d FROM m ORDER BY id",
+    ]
+    for sql in queries:
+        assert vpush_side(con, sql) == spark_side(spark, sql), sql
