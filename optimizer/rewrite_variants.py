@@ -565,7 +565,7 @@ def _extraction_sql(builder: _Builder, layout: VariantLayout, column: str, ext: 
     if element_leaf is not None and ext.target != VARIANT and _cast_in_sql(element_leaf, ext):
         # an element of a typed array (`$.tags[0]`, `$.items[1].sku`) read from the list leaf
         # where the path ends at a typed leaf the target casts from in SQL, not rebuilt whole
-        assert isinstance(typed, ArrayLayout)
+        assert isinstance(typed, ArrayLayout) and isinstance(rest[0], int)
         metadata = builder.leaf(metadata_names)
         items = builder.leaf((*names, node.typed_field))
         element = exp.Anonymous(this="list_extract", expressions=[items, exp.Literal.number(rest[0] + 1)])
@@ -582,10 +582,10 @@ def _extraction_sql(builder: _Builder, layout: VariantLayout, column: str, ext: 
         # footers prove no element a residual: the list leaf's typed values, not rebuilt whole
         items = builder.leaf((*names, node.typed_field))
         assert isinstance(typed.element.typed_value, PrimitiveLayout) and isinstance(ext.target, ArrayType)
-        element = exp.to_identifier("x")
+        each = exp.to_identifier("x")
         listed = exp.cast(
             exp.Anonymous(this="list_transform", expressions=[
-                items, exp.Lambda(this=_field(exp.column(element), typed.element.typed_field), expressions=[element.copy()])]),
+                items, exp.Lambda(this=_field(exp.column(each), typed.element.typed_field), expressions=[each.copy()])]),
             target_type,
         )
         if node.value is None or builder.all_null(".".join((*names, node.value_field))):
@@ -625,7 +625,7 @@ def _cast_in_sql(leaf: PrimitiveLayout, ext: Extraction) -> bool:
 
 
 def _typed_leaf_cast(
-    builder: _Builder, ext: Extraction, leaf: PrimitiveLayout, typed: exp.Expr, target_type: exp.DataType
+    builder: _Builder, ext: Extraction, leaf: PrimitiveLayout, typed: exp.Expression, target_type: exp.DataType
 ) -> exp.Expression:
     """``typed`` (a typed leaf's values, of ``leaf``'s layout) cast to the extraction's target in
     SQL, where :func:`_cast_in_sql` holds: outside a range, NULL (``try_``) or Spark's error."""

@@ -7532,7 +7532,9 @@ def _window_name(node: exp.Window) -> str | None:
                 # lag's frame is the offset negated, which Spark folds: lag(x, 1 + 1)'s is -2
                 from sqlglot.optimizer.simplify import simplify
 
-                folded = _unparen(simplify(arguments[1].copy()))
+                written = arguments[1]
+                assert written is not None  # (its name is the offset above)
+                folded = _unparen(simplify(written.copy()))
                 value = _integral_constant(folded) if isinstance(folded, (exp.Literal, exp.Neg)) else None
                 if value is None:
                     return None
