@@ -514,6 +514,8 @@ _DUCKDB_ERROR_CLASSES = [
     (re.compile(r"Binder Error: (WHERE|GROUP BY|HAVING) clause cannot contain window functions"), "WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE"),
     # a projection neither grouped nor aggregated (DuckDB words a HAVING's otherwise)
     (re.compile(r"must appear in the GROUP BY clause or must be part of an aggregate function"), "MISSING_AGGREGATION"),
+    # `* EXCEPT (c)` of every column: Spark answers rows without columns, which DuckDB cannot hold
+    (re.compile(r"SELECT list is empty after resolving \* expressions"), "VPUSH_UNSUPPORTED_FUNCTION"),
 ]
 
 

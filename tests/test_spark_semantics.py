@@ -1048,6 +1048,16 @@ def test_statements_that_are_not_queries_are_refused(con: vpush.Connection) -> N
     assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
 
 
+def test_a_select_of_no_columns_is_refused_on_duckdb(spark_views: SparkSession, con: vpush.Connection) -> None:
+    """`* EXCEPT` of every column: Spark answers rows without columns, DuckDB cannot hold a SELECT
+    list without columns, so the DuckDB engine refuses it with a class (was a bare binder error)."""
+    sql = "SELECT * EXCEPT (i, g, s, f, b, d, r, day) FROM (SELECT i, g, s, f, b, d, r, day FROM t)"
+    assert spark_views.sql(sql).count() > 0 and spark_views.sql(sql).columns == []
+    with pytest.raises(VpushError) as raised:
+        con.sql(sql).to_arrow()
+    assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
+
+
 # Syntax the DuckDB engine once refused or answered otherwise, compared with PySpark on both engines.
 SPARK_SYNTAX = [
     # TABLESAMPLE where no draw decides: n ROWS is Spark's Limit (its first rows in scan order),
