@@ -39,7 +39,7 @@ from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_ge
 from vpush.optimizer.rewrite_time_windows import check_time_windows
 from vpush.optimizer.spark_functions import check_functions
 from vpush.optimizer.spark_order import choose_ordered, exclude_from_stars
-from vpush.optimizer.spark_semantics import SESSION_TIME_ZONE, SPARK_TEXT, apply_spark_semantics, arrow_spark_type, spark_name, wrap_in_place
+from vpush.optimizer.spark_semantics import SESSION_TIME_ZONE, SPARK_TEXT, VARIANT_SOURCE, apply_spark_semantics, arrow_spark_type, spark_name, wrap_in_place
 from vpush.optimizer.variant_types import VARIANT, SparkType, StringType
 
 SCAN_PREFIX = "__vpush_scan_"
@@ -688,6 +688,7 @@ def _replace_extraction(ext: Extraction, column_name: str, alias: str) -> None:
     assert node is not None
     column = exp.column(exp.to_identifier(column_name, quoted=True), table=exp.to_identifier(alias, quoted=True))
     column.meta[SPARK_TEXT] = node.sql(dialect=VpushSpark)
+    column.meta[VARIANT_SOURCE] = ext.column.name
     parent = node.parent
     if isinstance(parent, exp.Select) and node.arg_key == "expressions":
         node.replace(exp.alias_(column, exp.to_identifier(spark_name(node) or node.sql(dialect=VpushSpark), quoted=True)))

@@ -5240,6 +5240,10 @@ SPARK_TEXT = "vpush_spark_text"
 """The meta key under which a scan column that replaced a variant extraction keeps the
 extraction's Spark SQL, for messages."""
 
+VARIANT_SOURCE = "vpush_variant_source"
+"""The meta key under which a scan column that replaced a variant extraction keeps the name of
+the variant column it reads (Spark's analyzer names that column in its errors)."""
+
 _ORDERED_AGGREGATES = (exp.Max, exp.Min, exp.ArgMax, exp.ArgMin)
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ)
 
@@ -6204,7 +6208,7 @@ def _check_distinct_order(select: exp.Select) -> None:
             if column.name.lower() in known and text is None:
                 continue
             # a variant extraction's scan column: Spark names the variant column it reads
-            name = column.name if text is None else (re.findall(r"\w+", str(text).split("(")[-1]) or [column.name])[0]
+            name = column.meta.get(VARIANT_SOURCE) or column.name
             if text is not None and str(text).lower() in known:
                 continue
             shown = ", ".join(f"`{o}`" for o in sorted(outputs))

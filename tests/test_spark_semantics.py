@@ -1110,6 +1110,8 @@ SPARK_SYNTAX = [
     "SELECT DISTINCT i % 3 FROM t ORDER BY i % 3",
     "SELECT DISTINCT i AS x FROM t ORDER BY i",
     "SELECT DISTINCT i % 3 AS k, g FROM t ORDER BY k, 2",
+    "SELECT DISTINCT variant_get(v, '$.n', 'int') AS a FROM v ORDER BY variant_get(v, '$.n', 'int')",  # names `v`
+    "SELECT DISTINCT variant_get(v, '$.n', 'int') AS a FROM v ORDER BY a",
     "SELECT DISTINCT x.i FROM t x ORDER BY x.i",
     # a literal other than an integer in ORDER BY sorts to no effect (DuckDB's binder refused it)
     "SELECT i FROM t ORDER BY 'a'",
