@@ -3852,6 +3852,108 @@ static PyObject *raise_ctx(Ctx *c) {
     return NULL;
 }
 
+/* A context cleared for one call: no row and no byte offset yet to name in an error. */
+static void ctx_init(Ctx *c) {
+    memset(c, 0, sizeof *c);
+    c->row = -1;
+    c->err_offset = -1;
+}
+
+/* A tuple of our own of the pieces argument in *pieces (the capsules must outlive the loop, which
+ * runs without the GIL); 0, or -1 with the exception set (KernelError on a big-endian host). */
+static int piece_tuple(Ctx *c, PyObject *pieces_arg, PyObject **pieces) {
+    if (!host_is_little_endian()) {
+        fail(c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
+        raise_ctx(c);
+        return -1;
+    }
+    *pieces = PySequence_Tuple(pieces_arg);
+    return *pieces == NULL ? -1 : 0;
+}
+
+/* The buffers of objs[0..count): views[k] held (held[k] set) for each object that is not None,
+ * each at least needed[k] bytes long. A None is skipped where bit k of `optional` is set; else it
+ * raises ValueError(missing), or, with missing NULL, the TypeError PyObject_GetBuffer raises for
+ * it. A short buffer raises "<function>: a buffer is shorter than its offset and length need".
+ * 0, or -1 with the exception set (what is held stays held: release_buffers frees it). */
+static int hold_buffers(const char *function, PyObject *const *objs, Py_buffer *views, int *held, const int64_t *needed,
+                        int count, unsigned optional, const char *missing) {
+    int k;
+    for (k = 0; k < count; k++) {
+        if (objs[k] == Py_None) {
+            if (optional & (1u << k)) continue;
+            if (missing != NULL) {
+                PyErr_SetString(PyExc_ValueError, missing);
+                return -1;
+            }
+        }
+        if (PyObject_GetBuffer(objs[k], &views[k], PyBUF_SIMPLE) < 0) return -1;
+        held[k] = 1;
+        if (views[k].len < needed[k]) {
+            PyErr_Format(PyExc_ValueError, "%s: a buffer is shorter than its offset and length need", function);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void release_buffers(Py_buffer *views, int *held, int count) {
+    int k;
+    for (k = 0; k < count; k++) {
+        if (held[k]) PyBuffer_Release(&views[k]);
+        held[k] = 0;
+    }
+}
+
+/* The buffers of a string array of `length` rows being written row by row: validity (a bit per
+ * row), int32 offsets, and data of `room` bytes (each row's bytes written at data + used). */
+typedef struct {
+    PyObject *validity, *offsets, *data;
+    uint8_t *valid_bits, *out;
+    int32_t *out_offsets;
+    int64_t used, nulls;
+} StringColumn;
+
+/* Allocate the column's buffers, no row valid yet; 0, or -1 with the exception set. */
+static int string_column_open(StringColumn *s, int64_t length, int64_t room) {
+    memset(s, 0, sizeof *s);
+    s->validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 7) / 8));
+    s->offsets = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 1) * 4));
+    s->data = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)room);
+    if (s->validity == NULL || s->offsets == NULL || s->data == NULL) return -1;
+    s->valid_bits = (uint8_t *)PyBytes_AS_STRING(s->validity);
+    s->out = (uint8_t *)PyBytes_AS_STRING(s->data);
+    s->out_offsets = (int32_t *)PyBytes_AS_STRING(s->offsets);
+    memset(s->valid_bits, 0, (size_t)((length + 7) / 8));
+    s->out_offsets[0] = 0;
+    return 0;
+}
+
+/* Row i ends: `written` bytes written at out + used (valid), or NULL where written < 0. */
+static void string_column_row(StringColumn *s, int64_t i, int64_t written) {
+    if (written >= 0) {
+        s->used += written;
+        s->valid_bits[i >> 3] |= (uint8_t)(1u << (i & 7));
+    } else {
+        s->nulls++;
+    }
+    s->out_offsets[i + 1] = (int32_t)s->used;
+}
+
+/* (failed_row, None, None, None) where a row failed (failed_row >= 0), else (-1, validity or None
+ * when no row is null, offsets, data cut to the bytes used); NULL with the exception set. */
+static PyObject *string_column_result(StringColumn *s, int64_t failed_row) {
+    if (failed_row >= 0) return Py_BuildValue("LOOO", (long long)failed_row, Py_None, Py_None, Py_None);
+    if (_PyBytes_Resize(&s->data, (Py_ssize_t)s->used + 1) < 0) return NULL;
+    return Py_BuildValue("LOOO", -1LL, s->nulls ? s->validity : Py_None, s->offsets, s->data);
+}
+
+static void string_column_close(StringColumn *s) {
+    Py_CLEAR(s->validity);
+    Py_CLEAR(s->offsets);
+    Py_CLEAR(s->data);
+}
+
 /* The row loop of one call: fills validity and offsets for every row and appends each value to
  * the context's output buffer; runs without the GIL. */
 typedef int (*RowLoop)(void *arg, uint8_t *validity, int32_t *offsets, int64_t *null_count);
@@ -3951,10 +4053,8 @@ static PyObject *py_unshred(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "primitive_types must be a dict or None");
         return NULL;
     }
-    memset(&c, 0, sizeof c);
+    ctx_init(&c);
     c.overrides = primitive_types != Py_None ? primitive_types : NULL;
-    c.row = -1;
-    c.err_offset = -1;
     n = array->length;
     if (!host_is_little_endian()) {
         fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
@@ -4026,18 +4126,10 @@ static PyObject *py_extract(PyObject *self, PyObject *args) {
     int64_t total = 0;
     (void)self;
     if (!PyArg_ParseTuple(args, "OO!", &pieces_arg, &PyTuple_Type, &segments)) return NULL;
-    memset(&c, 0, sizeof c);
+    ctx_init(&c);
     memset(&x, 0, sizeof x);
-    c.row = -1;
-    c.err_offset = -1;
     x.c = &c;
-    if (!host_is_little_endian()) {
-        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
-        return raise_ctx(&c);
-    }
-    /* A tuple of our own: the capsules must outlive the loop, which runs without the GIL. */
-    pieces = PySequence_Tuple(pieces_arg);
-    if (pieces == NULL) return NULL;
+    if (piece_tuple(&c, pieces_arg, &pieces) < 0) goto done;
     nsegs = PyTuple_GET_SIZE(segments);
     npieces = PyTuple_GET_SIZE(pieces);
     segs = calloc((size_t)nsegs + 1, sizeof(Seg));
@@ -4205,11 +4297,9 @@ static PyObject *py_to_json(PyObject *self, PyObject *args) {
     int64_t total = 0;
     (void)self;
     if (!PyArg_ParseTuple(args, "OO|p", &pieces_arg, &zone, &reject_unknown)) return NULL;
-    memset(&c, 0, sizeof c);
+    ctx_init(&c);
     memset(&j, 0, sizeof j);
     j.reject_unknown = reject_unknown;
-    c.row = -1;
-    c.err_offset = -1;
     j.x.c = &c;
     j.last_span = -1;
     if (PyLong_Check(zone)) {
@@ -4227,14 +4317,7 @@ static PyObject *py_to_json(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "zone is a UTC offset in seconds or a callable");
         return NULL;
     }
-    if (!host_is_little_endian()) {
-        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
-        return raise_ctx(&c);
-    }
-    /* A tuple of our own: the capsules must outlive the loop, which runs without the GIL. */
-    pieces = PySequence_Tuple(pieces_arg);
-    if (pieces == NULL) return NULL;
-    if (load_pieces(&c, pieces, &P, &npieces, &total) < 0) goto done;
+    if (piece_tuple(&c, pieces_arg, &pieces) < 0 || load_pieces(&c, pieces, &P, &npieces, &total) < 0) goto done;
     loop.j = &j;
     loop.pieces = P;
     loop.npieces = npieces;
@@ -4278,18 +4361,10 @@ static PyObject *py_schema_of_variant(PyObject *self, PyObject *args) {
     int64_t total = 0;
     (void)self;
     if (!PyArg_ParseTuple(args, "O", &pieces_arg)) return NULL;
-    memset(&c, 0, sizeof c);
+    ctx_init(&c);
     memset(&s, 0, sizeof s);
-    c.row = -1;
-    c.err_offset = -1;
     s.x.c = &c;
-    if (!host_is_little_endian()) {
-        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
-        return raise_ctx(&c);
-    }
-    pieces = PySequence_Tuple(pieces_arg);
-    if (pieces == NULL) return NULL;
-    if (load_pieces(&c, pieces, &P, &npieces, &total) < 0) goto done;
+    if (piece_tuple(&c, pieces_arg, &pieces) < 0 || load_pieces(&c, pieces, &P, &npieces, &total) < 0) goto done;
     loop.s = &s;
     loop.pieces = P;
     loop.npieces = npieces;
@@ -4419,19 +4494,11 @@ static PyObject *py_explode(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "explode: mode is 0, 1 or 2, and the total fits an int32");
         return NULL;
     }
-    memset(&c, 0, sizeof c);
+    ctx_init(&c);
     memset(&e, 0, sizeof e);
-    c.row = -1;
-    c.err_offset = -1;
     e.x.c = &c;
     e.mode = mode;
-    if (!host_is_little_endian()) {
-        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
-        return raise_ctx(&c);
-    }
-    pieces = PySequence_Tuple(pieces_arg);
-    if (pieces == NULL) return NULL;
-    if (load_pieces(&c, pieces, &P, &npieces, &total) < 0) goto done;
+    if (piece_tuple(&c, pieces_arg, &pieces) < 0 || load_pieces(&c, pieces, &P, &npieces, &total) < 0) goto done;
     e.pieces = P;
     e.npieces = npieces;
     if (mode == 0) {
@@ -4546,9 +4613,10 @@ PyDoc_STRVAR(format_java_doc,
 
 static PyObject *py_format_java(PyObject *self, PyObject *args) {
     PyObject *values_obj, *validity_obj, *places_obj = Py_None, *places_validity_obj = Py_None, *result = NULL;
-    Py_buffer values, validity, places, places_validity;
+    Py_buffer views[4]; /* values, validity, places, places' validity */
+    int held[4] = {0, 0, 0, 0};
     long long offset, length, places_offset = 0;
-    int width, has_validity = 0, has_places = 0, has_places_validity = 0;
+    int width;
     Ctx c;
     FormatLoop loop;
     (void)self;
@@ -4559,47 +4627,32 @@ static PyObject *py_format_java(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "format_java: width must be 4 or 8 (8 with places), offsets and length non-negative");
         return NULL;
     }
-    if (PyObject_GetBuffer(values_obj, &values, PyBUF_SIMPLE) < 0) return NULL;
-    if (validity_obj != Py_None) {
-        if (PyObject_GetBuffer(validity_obj, &validity, PyBUF_SIMPLE) < 0) {
-            PyBuffer_Release(&values);
-            return NULL;
-        }
-        has_validity = 1;
+    {
+        /* the places' validity is read only with the places */
+        PyObject *const objs[4] = {values_obj, validity_obj, places_obj, places_obj != Py_None ? places_validity_obj : Py_None};
+        const int64_t needed[4] = {0, 0, 0, 0}; /* checked below, together */
+        if (hold_buffers("format_java", objs, views, held, needed, 4, 0xEu, NULL) < 0) goto done;
     }
-    if (places_obj != Py_None) {
-        if (PyObject_GetBuffer(places_obj, &places, PyBUF_SIMPLE) < 0) goto done;
-        has_places = 1;
-        if (places_validity_obj != Py_None) {
-            if (PyObject_GetBuffer(places_validity_obj, &places_validity, PyBUF_SIMPLE) < 0) goto done;
-            has_places_validity = 1;
-        }
-    }
-    if ((offset + length) * width > values.len || (has_validity && (offset + length + 7) / 8 > validity.len) ||
-        (has_places && (places_offset + length) * 4 > places.len) ||
-        (has_places_validity && (places_offset + length + 7) / 8 > places_validity.len)) {
+    if ((offset + length) * width > views[0].len || (held[1] && (offset + length + 7) / 8 > views[1].len) ||
+        (held[2] && (places_offset + length) * 4 > views[2].len) ||
+        (held[3] && (places_offset + length + 7) / 8 > views[3].len)) {
         PyErr_SetString(PyExc_ValueError, "format_java: the buffers are shorter than offset + length");
         goto done;
     }
-    memset(&c, 0, sizeof c);
-    c.row = -1;
-    c.err_offset = -1;
+    ctx_init(&c);
     loop.c = &c;
-    loop.values = (const uint8_t *)values.buf;
-    loop.validity = has_validity ? (const uint8_t *)validity.buf : NULL;
+    loop.values = (const uint8_t *)views[0].buf;
+    loop.validity = held[1] ? (const uint8_t *)views[1].buf : NULL;
     loop.n = length;
     loop.offset = offset;
     loop.width = width;
-    loop.places = has_places ? (const int32_t *)places.buf : NULL;
-    loop.places_validity = has_places_validity ? (const uint8_t *)places_validity.buf : NULL;
+    loop.places = held[2] ? (const int32_t *)views[2].buf : NULL;
+    loop.places_validity = held[3] ? (const uint8_t *)views[3].buf : NULL;
     loop.places_offset = places_offset;
     result = run_into_binary(&c, length, format_loop, &loop);
     ctx_free(&c);
 done:
-    PyBuffer_Release(&values);
-    if (has_validity) PyBuffer_Release(&validity);
-    if (has_places) PyBuffer_Release(&places);
-    if (has_places_validity) PyBuffer_Release(&places_validity);
+    release_buffers(views, held, 4);
     return result;
 }
 
@@ -4667,11 +4720,12 @@ PyDoc_STRVAR(format_number_pattern_doc,
 
 static PyObject *py_format_number_pattern(PyObject *self, PyObject *args) {
     PyObject *values_obj, *offsets_obj, *validity_obj, *result = NULL;
-    Py_buffer values, offsets, validity;
+    Py_buffer views[3]; /* values (a double's, or a string's data), offsets (strings only), validity */
+    int held[3] = {0, 0, 0};
     const char *affix[4];
     Py_ssize_t affix_len[4];
     long long offset, length;
-    int kind, has_offsets = 0, has_validity = 0;
+    int kind;
     Ctx c;
     PatternLoop loop;
     (void)self;
@@ -4698,45 +4752,37 @@ static PyObject *py_format_number_pattern(PyObject *self, PyObject *args) {
         loop.pattern.affix[i] = affix[i];
         loop.pattern.affix_len[i] = (int)affix_len[i];
     }
-    if (PyObject_GetBuffer(values_obj, &values, PyBUF_SIMPLE) < 0) return NULL;
-    if (offsets_obj != Py_None) {
-        if (PyObject_GetBuffer(offsets_obj, &offsets, PyBUF_SIMPLE) < 0) goto done;
-        has_offsets = 1;
+    {
+        PyObject *const objs[3] = {values_obj, offsets_obj, validity_obj};
+        const int64_t needed[3] = {0, 0, 0}; /* checked below, together */
+        if (hold_buffers("format_number_pattern", objs, views, held, needed, 3, 0x6u, NULL) < 0) goto done;
     }
-    if (validity_obj != Py_None) {
-        if (PyObject_GetBuffer(validity_obj, &validity, PyBUF_SIMPLE) < 0) goto done;
-        has_validity = 1;
-    }
-    if ((!has_offsets && (offset + length) * 8 > values.len) || (has_offsets && (offset + length + 1) * 4 > offsets.len) ||
-        (has_validity && (offset + length + 7) / 8 > validity.len)) {
+    if ((!held[1] && (offset + length) * 8 > views[0].len) || (held[1] && (offset + length + 1) * 4 > views[1].len) ||
+        (held[2] && (offset + length + 7) / 8 > views[2].len)) {
         PyErr_SetString(PyExc_ValueError, "format_number_pattern: the buffers are shorter than offset + length");
         goto done;
     }
-    if (has_offsets && length > 0) {
-        const int32_t *o = (const int32_t *)offsets.buf;
+    if (held[1] && length > 0) {
+        const int32_t *o = (const int32_t *)views[1].buf;
         for (int64_t i = offset; i <= offset + length; i++) {
-            if (o[i] < 0 || o[i] > values.len || (i > offset && o[i] < o[i - 1])) {
+            if (o[i] < 0 || o[i] > views[0].len || (i > offset && o[i] < o[i - 1])) {
                 PyErr_SetString(PyExc_ValueError, "format_number_pattern: offsets out of the data");
                 goto done;
             }
         }
     }
-    memset(&c, 0, sizeof c);
-    c.row = -1;
-    c.err_offset = -1;
+    ctx_init(&c);
     loop.c = &c;
-    loop.values = (const uint8_t *)values.buf;
-    loop.offsets = has_offsets ? (const int32_t *)offsets.buf : NULL;
-    loop.validity = has_validity ? (const uint8_t *)validity.buf : NULL;
+    loop.values = (const uint8_t *)views[0].buf;
+    loop.offsets = held[1] ? (const int32_t *)views[1].buf : NULL;
+    loop.validity = held[2] ? (const uint8_t *)views[2].buf : NULL;
     loop.n = length;
     loop.offset = offset;
     loop.kind = kind;
     result = run_into_binary(&c, length, pattern_loop, &loop);
     ctx_free(&c);
 done:
-    PyBuffer_Release(&values);
-    if (has_offsets) PyBuffer_Release(&offsets);
-    if (has_validity) PyBuffer_Release(&validity);
+    release_buffers(views, held, 3);
     return result;
 }
 
@@ -4751,9 +4797,10 @@ PyDoc_STRVAR(format_java_formatter_doc,
 
 static PyObject *py_format_java_formatter(PyObject *self, PyObject *args) {
     PyObject *values_obj, *validity_obj, *result = NULL;
-    Py_buffer values, validity;
+    Py_buffer views[2]; /* values, validity */
+    int held[2] = {0, 0};
     long long offset, length;
-    int conversion, flags, width, precision, has_validity = 0;
+    int conversion, flags, width, precision;
     Ctx c;
     FormatterLoop loop;
     (void)self;
@@ -4764,24 +4811,19 @@ static PyObject *py_format_java_formatter(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "format_java_formatter: a conversion of eEfgG, flags below 128, width and precision from -1 to 10000");
         return NULL;
     }
-    if (PyObject_GetBuffer(values_obj, &values, PyBUF_SIMPLE) < 0) return NULL;
-    if (validity_obj != Py_None) {
-        if (PyObject_GetBuffer(validity_obj, &validity, PyBUF_SIMPLE) < 0) {
-            PyBuffer_Release(&values);
-            return NULL;
-        }
-        has_validity = 1;
+    {
+        PyObject *const objs[2] = {values_obj, validity_obj};
+        const int64_t needed[2] = {0, 0}; /* checked below, together */
+        if (hold_buffers("format_java_formatter", objs, views, held, needed, 2, 0x2u, NULL) < 0) goto done;
     }
-    if ((offset + length) * 8 > values.len || (has_validity && (offset + length + 7) / 8 > validity.len)) {
+    if ((offset + length) * 8 > views[0].len || (held[1] && (offset + length + 7) / 8 > views[1].len)) {
         PyErr_SetString(PyExc_ValueError, "format_java_formatter: the buffers are shorter than offset + length");
         goto done;
     }
-    memset(&c, 0, sizeof c);
-    c.row = -1;
-    c.err_offset = -1;
+    ctx_init(&c);
     loop.c = &c;
-    loop.values = (const uint8_t *)values.buf;
-    loop.validity = has_validity ? (const uint8_t *)validity.buf : NULL;
+    loop.values = (const uint8_t *)views[0].buf;
+    loop.validity = held[1] ? (const uint8_t *)views[1].buf : NULL;
     loop.n = length;
     loop.offset = offset;
     loop.conversion = (char)conversion;
@@ -4791,8 +4833,7 @@ static PyObject *py_format_java_formatter(PyObject *self, PyObject *args) {
     result = run_into_binary(&c, length, formatter_loop, &loop);
     ctx_free(&c);
 done:
-    PyBuffer_Release(&values);
-    if (has_validity) PyBuffer_Release(&validity);
+    release_buffers(views, held, 2);
     return result;
 }
 
@@ -4857,9 +4898,7 @@ static int open_string_rows(StringBuffers *b, Ctx *c, PyObject *offsets_obj, PyO
         return -1;
     }
     if (open_string_buffers(b, offsets_obj, data_obj, validity_obj, offset, length, width, function) < 0) return -1;
-    memset(c, 0, sizeof *c);
-    c->row = -1;
-    c->err_offset = -1;
+    ctx_init(c);
     return 0;
 }
 
@@ -5196,9 +5235,7 @@ static PyObject *py_from_json(PyObject *self, PyObject *args) {
         }
     }
     if (open_string_buffers(&string_buffers, offsets_obj, data_obj, validity_obj, offset, length, width, "from_json") < 0) goto bad_schema;
-    memset(&c, 0, sizeof c);
-    c.row = -1;
-    c.err_offset = -1;
+    ctx_init(&c);
     loop.c = &c;
     loop.offsets = (const uint8_t *)string_buffers.offsets.buf;
     loop.data = (const uint8_t *)string_buffers.data.buf;
@@ -5247,7 +5284,7 @@ static PyObject *py_strict_math(PyObject *self, PyObject *args) {
     PyObject *x_obj, *xv_obj, *y_obj, *yv_obj, *values = NULL, *validity = NULL, *result = NULL;
     long long x_offset, y_offset, length;
     Py_buffer views[4];
-    int held[4] = {0, 0, 0, 0}, arity, k;
+    int held[4] = {0, 0, 0, 0}, arity;
     StrictColumn x, y;
     int64_t null_count = 0;
     (void)self;
@@ -5300,9 +5337,7 @@ static PyObject *py_strict_math(PyObject *self, PyObject *args) {
 done:
     Py_XDECREF(values);
     Py_XDECREF(validity);
-    for (k = 0; k < 4; k++) {
-        if (held[k]) PyBuffer_Release(&views[k]);
-    }
+    release_buffers(views, held, 4);
     return result;
 }
 
@@ -5317,7 +5352,7 @@ PyDoc_STRVAR(spark_hash_doc,
              "results' buffer, and for crc32 and ## the validity of the results (else None) and their NULL count.");
 
 static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
-    int algorithm, kind, k;
+    int algorithm, kind;
     PyObject *objs[4], *out = NULL, *validity = NULL, *result = NULL;
     long long offset, seed_offset, length;
     Py_buffer views[4];
@@ -5331,19 +5366,11 @@ static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
         return NULL;
     }
     width = kind == 0 || kind == 2 ? 4 : kind == 6 ? 16 : 8;
-    for (k = 0; k < 4; k++) {
-        int64_t needed;
-        if (objs[k] == Py_None) continue;
-        if (PyObject_GetBuffer(objs[k], &views[k], PyBUF_SIMPLE) < 0) goto done;
-        held[k] = 1;
-        needed = k == 0 ? ((kind == 4 || kind == 5) ? 0 : (offset + length) * width)
-                 : k == 1 ? (offset + length + 1) * (kind == 5 ? 8 : 4)
-                 : k == 2 ? (offset + length + 7) / 8
-                 : (seed_offset + length) * (algorithm == 1 ? 8 : 4);
-        if (views[k].len < needed) {
-            PyErr_SetString(PyExc_ValueError, "spark_hash: a buffer is shorter than its offset and length need");
-            goto done;
-        }
+    {
+        /* values, offsets, validity, seeds: each may be None (checked below) */
+        const int64_t needed[4] = {(kind == 4 || kind == 5) ? 0 : (offset + length) * width, (offset + length + 1) * (kind == 5 ? 8 : 4),
+                                   (offset + length + 7) / 8, (seed_offset + length) * (algorithm == 1 ? 8 : 4)};
+        if (hold_buffers("spark_hash", objs, views, held, needed, 4, 0xFu, NULL) < 0) goto done;
     }
     if (!held[0] || ((kind == 4 || kind == 5) != held[1]) || (algorithm < 2 && !held[3]) ||
         (algorithm == 3 && (kind == 1 || kind == 6) && !held[3])) {
@@ -5385,9 +5412,7 @@ static PyObject *py_spark_hash(PyObject *self, PyObject *args) {
 done:
     Py_XDECREF(out);
     Py_XDECREF(validity);
-    for (k = 0; k < 4; k++) {
-        if (held[k]) PyBuffer_Release(&views[k]);
-    }
+    release_buffers(views, held, 4);
     return result;
 }
 
@@ -5399,7 +5424,7 @@ PyDoc_STRVAR(spark_hll_doc,
              "validity bit is clear (validity None: none) skipped. Returns the int64 estimates' buffer.");
 
 static PyObject *py_spark_hll(PyObject *self, PyObject *args) {
-    int precision, k;
+    int precision;
     PyObject *objs[4], *out = NULL;
     long long length, hash_offset, hash_length;
     Py_buffer views[4];
@@ -5411,21 +5436,10 @@ static PyObject *py_spark_hll(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "spark_hll: bad precision, length or offset");
         return NULL;
     }
-    for (k = 0; k < 4; k++) {
-        int64_t needed = k < 2 ? length * 8 : k == 2 ? (hash_offset + hash_length) * 8 : (hash_offset + hash_length + 7) / 8;
-        if (objs[k] == Py_None) {
-            if (k < 3) {
-                PyErr_SetString(PyExc_ValueError, "spark_hll: the starts, ends and hashes are needed");
-                goto done;
-            }
-            continue;
-        }
-        if (PyObject_GetBuffer(objs[k], &views[k], PyBUF_SIMPLE) < 0) goto done;
-        held[k] = 1;
-        if (views[k].len < needed) {
-            PyErr_SetString(PyExc_ValueError, "spark_hll: a buffer is shorter than its offset and length need");
+    {
+        const int64_t needed[4] = {length * 8, length * 8, (hash_offset + hash_length) * 8, (hash_offset + hash_length + 7) / 8};
+        if (hold_buffers("spark_hll", objs, views, held, needed, 4, 1u << 3, "spark_hll: the starts, ends and hashes are needed") < 0)
             goto done;
-        }
     }
     {
         const int64_t *starts = (const int64_t *)views[0].buf, *ends = (const int64_t *)views[1].buf;
@@ -5445,9 +5459,7 @@ static PyObject *py_spark_hll(PyObject *self, PyObject *args) {
         }
     }
 done:
-    for (k = 0; k < 4; k++) {
-        if (held[k]) PyBuffer_Release(&views[k]);
-    }
+    release_buffers(views, held, 4);
     return out;
 }
 
@@ -5476,12 +5488,13 @@ PyDoc_STRVAR(spark_conv_doc,
              "raises ARITHMETIC_OVERFLOW (-1: none; the buffers are then None).");
 
 static PyObject *py_spark_conv(PyObject *self, PyObject *args) {
-    PyObject *objs[7], *validity = NULL, *offsets = NULL, *data = NULL, *result = NULL;
+    PyObject *objs[7], *result = NULL;
     long long offset, from_offset, to_offset, length;
-    int width, k;
+    int width;
     Py_buffer views[7];
     int held[7] = {0, 0, 0, 0, 0, 0, 0};
-    int64_t i, used = 0, nulls = 0, overflow = -1;
+    int64_t i, overflow = -1;
+    StringColumn column = {0};
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOLiOOLOOLL", &objs[0], &objs[1], &objs[2], &offset, &width, &objs[3], &objs[4], &from_offset,
                           &objs[5], &objs[6], &to_offset, &length))
@@ -5490,39 +5503,22 @@ static PyObject *py_spark_conv(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "spark_conv: bad offsets, length or offset width");
         return NULL;
     }
-    for (k = 0; k < 7; k++) {
-        int64_t needed = k == 0 ? (offset + length + 1) * width : k == 1 ? 0 : k == 2 ? (offset + length + 7) / 8
-                         : k == 3 ? (from_offset + length) * 4 : k == 4 ? (from_offset + length + 7) / 8
-                         : k == 5 ? (to_offset + length) * 4 : (to_offset + length + 7) / 8;
-        if (objs[k] == Py_None) {
-            if (k == 0 || k == 1 || k == 3 || k == 5) {
-                PyErr_SetString(PyExc_ValueError, "spark_conv: the offsets, data and bases are needed");
-                goto done;
-            }
-            continue;
-        }
-        if (PyObject_GetBuffer(objs[k], &views[k], PyBUF_SIMPLE) < 0) goto done;
-        held[k] = 1;
-        if (views[k].len < needed) {
-            PyErr_SetString(PyExc_ValueError, "spark_conv: a buffer is shorter than its offset and length need");
+    {
+        /* offsets, data, validity, from bases and their validity, to bases and their validity */
+        const int64_t needed[7] = {(offset + length + 1) * width, 0, (offset + length + 7) / 8, (from_offset + length) * 4,
+                                   (from_offset + length + 7) / 8, (to_offset + length) * 4, (to_offset + length + 7) / 8};
+        if (hold_buffers("spark_conv", objs, views, held, needed, 7, 1u << 2 | 1u << 4 | 1u << 6,
+                         "spark_conv: the offsets, data and bases are needed") < 0)
             goto done;
-        }
     }
-    validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 7) / 8));
-    offsets = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 1) * 4));
-    data = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * SPARK_CONV_MAX_OUTPUT + 1));
-    if (validity == NULL || offsets == NULL || data == NULL) goto done;
+    if (string_column_open(&column, length, length * SPARK_CONV_MAX_OUTPUT + 1) < 0) goto done;
     {
         const uint8_t *in_offsets = (const uint8_t *)views[0].buf, *in_data = (const uint8_t *)views[1].buf;
         const uint8_t *in_valid = held[2] ? (const uint8_t *)views[2].buf : NULL;
         const int32_t *from = (const int32_t *)views[3].buf, *to = (const int32_t *)views[5].buf;
         const uint8_t *from_valid = held[4] ? (const uint8_t *)views[4].buf : NULL;
         const uint8_t *to_valid = held[6] ? (const uint8_t *)views[6].buf : NULL;
-        uint8_t *out_valid = (uint8_t *)PyBytes_AS_STRING(validity), *out = (uint8_t *)PyBytes_AS_STRING(data);
-        int32_t *out_offsets = (int32_t *)PyBytes_AS_STRING(offsets);
         Py_ssize_t data_length = views[1].len;
-        memset(out_valid, 0, (size_t)((length + 7) / 8));
-        out_offsets[0] = 0;
         for (i = 0; i < length; i++) {
             int64_t row = offset + i, begin, end;
             int written = SPARK_CONV_NULL;
@@ -5534,34 +5530,19 @@ static PyObject *py_spark_conv(PyObject *self, PyObject *args) {
                     PyErr_SetString(PyExc_ValueError, "spark_conv: the offsets point past the data");
                     goto done;
                 }
-                written = spark_conv(in_data + begin, end - begin, from[from_offset + i], to[to_offset + i], out + used);
+                written = spark_conv(in_data + begin, end - begin, from[from_offset + i], to[to_offset + i], column.out + column.used);
             }
             if (written == SPARK_CONV_OVERFLOW) {
                 overflow = i;
                 break;
             }
-            if (written >= 0) {
-                used += written;
-                out_valid[i >> 3] |= (uint8_t)(1u << (i & 7));
-            } else {
-                nulls++;
-            }
-            out_offsets[i + 1] = (int32_t)used;
+            string_column_row(&column, i, written);
         }
     }
-    if (overflow >= 0) {
-        result = Py_BuildValue("LOOO", (long long)overflow, Py_None, Py_None, Py_None);
-    } else {
-        if (_PyBytes_Resize(&data, (Py_ssize_t)used + 1) < 0) goto done;
-        result = Py_BuildValue("LOOO", -1LL, nulls ? validity : Py_None, offsets, data);
-    }
+    result = string_column_result(&column, overflow);
 done:
-    Py_XDECREF(validity);
-    Py_XDECREF(offsets);
-    Py_XDECREF(data);
-    for (k = 0; k < 7; k++) {
-        if (held[k]) PyBuffer_Release(&views[k]);
-    }
+    string_column_close(&column);
+    release_buffers(views, held, 7);
     return result;
 }
 
@@ -5578,12 +5559,13 @@ PyDoc_STRVAR(spark_number_format_doc,
              "mismatch_null.");
 
 static PyObject *py_spark_number_format(PyObject *self, PyObject *args) {
-    PyObject *objs[4], *validity = NULL, *offsets = NULL, *data = NULL, *result = NULL;
+    PyObject *objs[4], *result = NULL;
     long long first, second, row_room, offset, length;
-    int parse, mismatch_null, width, k;
+    int parse, mismatch_null, width;
     Py_buffer views[4];
     int held[4] = {0, 0, 0, 0};
-    int64_t i, used = 0, nulls = 0, mismatch = -1, count;
+    int64_t i, mismatch = -1, count;
+    StringColumn column = {0};
     (void)self;
     if (!PyArg_ParseTuple(args, "pOLLLpOOOLiL", &parse, &objs[0], &first, &second, &row_room, &mismatch_null, &objs[1], &objs[2],
                           &objs[3], &offset, &width, &length))
@@ -5592,72 +5574,41 @@ static PyObject *py_spark_number_format(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "spark_number_format: bad offsets, length, room or offset width");
         return NULL;
     }
-    for (k = 0; k < 4; k++) {
-        int64_t needed = k == 1 ? (offset + length + 1) * width : k == 3 ? (offset + length + 7) / 8 : 0;
-        if (objs[k] == Py_None) {
-            if (k != 3) {
-                PyErr_SetString(PyExc_ValueError, "spark_number_format: the tokens, offsets and data are needed");
-                goto done;
-            }
-            continue;
-        }
-        if (PyObject_GetBuffer(objs[k], &views[k], PyBUF_SIMPLE) < 0) goto done;
-        held[k] = 1;
-        if (views[k].len < needed) {
-            PyErr_SetString(PyExc_ValueError, "spark_number_format: a buffer is shorter than its offset and length need");
+    {
+        const int64_t needed[4] = {0, (offset + length + 1) * width, 0, (offset + length + 7) / 8}; /* tokens, offsets, data, validity */
+        if (hold_buffers("spark_number_format", objs, views, held, needed, 4, 1u << 3,
+                         "spark_number_format: the tokens, offsets and data are needed") < 0)
             goto done;
-        }
     }
     count = (int64_t)views[0].len / 8;
-    validity = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 7) / 8));
-    offsets = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)((length + 1) * 4));
-    data = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(length * row_room + 1));
-    if (validity == NULL || offsets == NULL || data == NULL) goto done;
+    if (string_column_open(&column, length, length * row_room + 1) < 0) goto done;
     {
         const int32_t *tokens = (const int32_t *)views[0].buf;
         const uint8_t *in_offsets = (const uint8_t *)views[1].buf, *in_data = (const uint8_t *)views[2].buf;
         const uint8_t *in_valid = held[3] ? (const uint8_t *)views[3].buf : NULL;
-        uint8_t *out_valid = (uint8_t *)PyBytes_AS_STRING(validity), *out = (uint8_t *)PyBytes_AS_STRING(data);
-        int32_t *out_offsets = (int32_t *)PyBytes_AS_STRING(offsets);
         Py_ssize_t data_length = views[2].len;
-        memset(out_valid, 0, (size_t)((length + 7) / 8));
-        out_offsets[0] = 0;
         for (i = 0; i < length; i++) {
             int64_t row = offset + i, begin, end, written = -1;
+            uint8_t *out = column.out + column.used;
             if (in_valid == NULL || ((in_valid[row >> 3] >> (row & 7)) & 1)) {
                 if (string_row_bounds(in_offsets, width, row, data_length, &begin, &end) < 0) {
                     PyErr_SetString(PyExc_ValueError, "spark_number_format: the offsets point past the data");
                     goto done;
                 }
-                written = parse ? spark_parse_number(tokens, count, first, in_data + begin, end - begin, out + used)
-                                : spark_format_number(tokens, count, first, second, in_data + begin, end - begin, out + used);
+                written = parse ? spark_parse_number(tokens, count, first, in_data + begin, end - begin, out)
+                                : spark_format_number(tokens, count, first, second, in_data + begin, end - begin, out);
                 if (written == SPARK_NUMBER_FORMAT_MISMATCH && !mismatch_null) {
                     mismatch = i;
                     break;
                 }
             }
-            if (written >= 0) {
-                used += written;
-                out_valid[i >> 3] |= (uint8_t)(1u << (i & 7));
-            } else {
-                nulls++;
-            }
-            out_offsets[i + 1] = (int32_t)used;
+            string_column_row(&column, i, written);
         }
     }
-    if (mismatch >= 0) {
-        result = Py_BuildValue("LOOO", (long long)mismatch, Py_None, Py_None, Py_None);
-    } else {
-        if (_PyBytes_Resize(&data, (Py_ssize_t)used + 1) < 0) goto done;
-        result = Py_BuildValue("LOOO", -1LL, nulls ? validity : Py_None, offsets, data);
-    }
+    result = string_column_result(&column, mismatch);
 done:
-    Py_XDECREF(validity);
-    Py_XDECREF(offsets);
-    Py_XDECREF(data);
-    for (k = 0; k < 4; k++) {
-        if (held[k]) PyBuffer_Release(&views[k]);
-    }
+    string_column_close(&column);
+    release_buffers(views, held, 4);
     return result;
 }
 
@@ -5675,7 +5626,7 @@ static PyObject *py_parse_formatted(PyObject *self, PyObject *args) {
     PyObject *steps_obj, *literals_obj, *offsets_obj, *data_obj, *validity_obj, *result = NULL;
     PyObject *status = NULL, *seconds = NULL, *micros = NULL, *zone_seconds = NULL;
     Py_buffer views[5];
-    int held[5] = {0, 0, 0, 0, 0}, width, k;
+    int held[5] = {0, 0, 0, 0, 0}, width;
     long long offset, length, row;
     (void)self;
     if (!PyArg_ParseTuple(args, "OOOOOLLi", &steps_obj, &literals_obj, &offsets_obj, &data_obj, &validity_obj, &offset,
@@ -5685,17 +5636,10 @@ static PyObject *py_parse_formatted(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "parse_formatted: offset_width 4 or 8, offset and length non-negative");
         return NULL;
     }
-    if (PyObject_GetBuffer(steps_obj, &views[0], PyBUF_SIMPLE) < 0) goto done;
-    held[0] = 1;
-    if (PyObject_GetBuffer(literals_obj, &views[1], PyBUF_SIMPLE) < 0) goto done;
-    held[1] = 1;
-    if (PyObject_GetBuffer(offsets_obj, &views[2], PyBUF_SIMPLE) < 0) goto done;
-    held[2] = 1;
-    if (PyObject_GetBuffer(data_obj, &views[3], PyBUF_SIMPLE) < 0) goto done;
-    held[3] = 1;
-    if (validity_obj != Py_None) {
-        if (PyObject_GetBuffer(validity_obj, &views[4], PyBUF_SIMPLE) < 0) goto done;
-        held[4] = 1;
+    {
+        PyObject *const objs[5] = {steps_obj, literals_obj, offsets_obj, data_obj, validity_obj};
+        const int64_t needed[5] = {0, 0, 0, 0, 0}; /* checked below, together */
+        if (hold_buffers("parse_formatted", objs, views, held, needed, 5, 1u << 4, NULL) < 0) goto done;
     }
     if (views[0].len % (Py_ssize_t)sizeof(FormatStep) != 0 || views[2].len < (offset + length + 1) * width ||
         (held[4] && views[4].len < (offset + length + 7) / 8)) {
@@ -5757,9 +5701,7 @@ done:
     Py_XDECREF(seconds);
     Py_XDECREF(micros);
     Py_XDECREF(zone_seconds);
-    for (k = 0; k < 5; k++) {
-        if (held[k]) PyBuffer_Release(&views[k]);
-    }
+    release_buffers(views, held, 5);
     return result;
 }
 
@@ -5778,7 +5720,7 @@ static PyObject *py_parse_datetimes(PyObject *self, PyObject *args) {
     PyObject *offsets_obj, *data_obj, *validity_obj, *result = NULL;
     PyObject *status = NULL, *seconds = NULL, *micros = NULL, *zone_offsets = NULL, *zone_data = NULL;
     Py_buffer views[3];
-    int held[3] = {0, 0, 0}, width, kind, k;
+    int held[3] = {0, 0, 0}, width, kind;
     long long offset, length, row;
     int64_t zone_bytes = 0, *zone_at = NULL;
     (void)self;
@@ -5788,13 +5730,10 @@ static PyObject *py_parse_datetimes(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "parse_datetimes: offset_width 4 or 8, kind 0 to 2, offset and length non-negative");
         return NULL;
     }
-    if (PyObject_GetBuffer(offsets_obj, &views[0], PyBUF_SIMPLE) < 0) goto done;
-    held[0] = 1;
-    if (PyObject_GetBuffer(data_obj, &views[1], PyBUF_SIMPLE) < 0) goto done;
-    held[1] = 1;
-    if (validity_obj != Py_None) {
-        if (PyObject_GetBuffer(validity_obj, &views[2], PyBUF_SIMPLE) < 0) goto done;
-        held[2] = 1;
+    {
+        PyObject *const objs[3] = {offsets_obj, data_obj, validity_obj};
+        const int64_t needed[3] = {0, 0, 0}; /* checked below, together */
+        if (hold_buffers("parse_datetimes", objs, views, held, needed, 3, 1u << 2, NULL) < 0) goto done;
     }
     if (views[0].len < (offset + length + 1) * width || (held[2] && views[2].len < (offset + length + 7) / 8)) {
         PyErr_SetString(PyExc_ValueError, "parse_datetimes: the buffers are shorter than offset + length");
@@ -5862,9 +5801,7 @@ done:
     Py_XDECREF(zone_offsets);
     Py_XDECREF(zone_data);
     free(zone_at);
-    for (k = 0; k < 3; k++) {
-        if (held[k]) PyBuffer_Release(&views[k]);
-    }
+    release_buffers(views, held, 3);
     return result;
 }
 
@@ -6030,18 +5967,10 @@ static PyObject *py_is_valid_variant(PyObject *self, PyObject *args) {
     int status;
     (void)self;
     if (!PyArg_ParseTuple(args, "O", &pieces_arg)) return NULL;
-    memset(&c, 0, sizeof c);
+    ctx_init(&c);
     memset(&r, 0, sizeof r);
-    c.row = -1;
-    c.err_offset = -1;
     r.c = &c;
-    if (!host_is_little_endian()) {
-        fail(&c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");
-        return raise_ctx(&c);
-    }
-    pieces = PySequence_Tuple(pieces_arg);
-    if (pieces == NULL) return NULL;
-    if (load_pieces(&c, pieces, &P, &npieces, &total) < 0) goto done;
+    if (piece_tuple(&c, pieces_arg, &pieces) < 0 || load_pieces(&c, pieces, &P, &npieces, &total) < 0) goto done;
     out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)total);
     if (out == NULL) goto done;
     r.pieces = P;
@@ -6638,10 +6567,8 @@ static int build_loop(void *arg, uint8_t *validity, int32_t *offsets, int64_t *n
 /* ---- what the building kernels share: setup, running the rows, the output, clean-up ------- */
 /* Ready c and b for a building kernel; -1 with KernelError raised on a big-endian host. */
 static int b_start(Ctx *c, Build *b) {
-    memset(c, 0, sizeof *c);
+    ctx_init(c);
     memset(b, 0, sizeof *b);
-    c->row = -1;
-    c->err_offset = -1;
     b->c = c;
     if (!host_is_little_endian()) {
         fail(c, ERR_UNSUPPORTED, "", -1, "the native kernel reads little-endian Arrow buffers only");

@@ -19,8 +19,9 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from vpush.codec.errors import MalformedVariantError, VpushError
+from vpush.codec.errors import VpushError
 from vpush.exec.errors import ExecutionError
+from vpush.exec.locate_damaged_variant import locate_damaged_variant
 from vpush.exec.read_scan import deferred_schema, order_base, ordered_schema, prefetch, read_scan
 from vpush.exec.spark_tasks import plan_tasks
 from vpush.exec.variant_udf import register, take_error
@@ -424,26 +425,11 @@ def _translate(exc: Exception, trap: ErrorTrap, plan: Plan) -> VpushError:
     if trap.error is not None:
         return trap.error
     if isinstance(exc, VpushError):
-        return _placed(exc, plan)
+        return locate_damaged_variant(exc, plan)
     raised = take_error(str(exc))
     if raised is not None:
-        return _placed(raised, plan)
+        return locate_damaged_variant(raised, plan)
     return translate_message(str(exc))
-
-
-def _placed(error: VpushError, plan: Plan) -> VpushError:
-    """``error`` about damaged variant bytes, with the file and column it must have come from
-    where the query reads one file and one variant column: a function over a whole variant
-    (``to_json``, ``schema_of_variant``, ...) sees the value, not where it was read."""
-    if not isinstance(error, MalformedVariantError) or (error.file is not None and error.column_path is not None):
-        return error
-    files = [f for scan in plan.scans for f in scan.files]
-    columns = {name for f in files for name in f.variant_columns if name in f.columns}
-    if len({f.path for f in files}) == 1:
-        error.with_context(file=files[0].path)
-        if len(columns) == 1:
-            error.with_context(column_path=columns.pop())
-    return error
 
 
 def translate_message(text: str) -> ExecutionError:

@@ -30,6 +30,7 @@ from vpush.codec.errors import VpushError
 from vpush.codec.java_format import java_string_of_bytes
 from vpush.exec.derive_scan_schema import derive_scan_schema
 from vpush.exec.errors import ExecutionError
+from vpush.exec.locate_damaged_variant import locate_damaged_variant
 from vpush.exec.read_scan import timestamps_in_micros
 from vpush.exec.spark_tasks import (
     DEFAULT_MAX_PARTITION_BYTES,
@@ -319,12 +320,13 @@ class SparkEngine:
             # (the struct's fields are declared non-nullable); the batches themselves are right.
             batches = frame._collect_as_arrow(empty_list_if_zero_records=False)  # type: ignore[operator]
         except PySparkException as exc:
-            raise translate_spark_error(exc) from exc
+            raise locate_damaged_variant(translate_spark_error(exc), plan) from exc
         except Exception as exc:
             # a task's failure reaches _collect_as_arrow as py4j's error, not PySpark's
             if type(exc).__name__ != "Py4JJavaError":
                 raise
-            raise translate_spark_error(exc) from exc
+            # Spark's own variant functions name no file for damaged bytes
+            raise locate_damaged_variant(translate_spark_error(exc), plan) from exc
         table = pa.Table.from_batches(batches)
         table = _from_spark_table(table, spark_variant_columns(table.schema))
         return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())

@@ -16,7 +16,7 @@ from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.plan import ONE_TASK, ONE_TASK_BYTES, ORDER_COLUMN, ORDERED_SCAN, ROW_COUNT_COLUMN, SCAN_INDEX, VARIANT_ARROW_TYPE, CastLater, FileScan, Plan, Scan, ScanPart
 from vpush.optimizer.prune_delta_files import prune_delta_files
-from vpush.optimizer.prune_scan import FilePruning, owning_select, prune_scan, read_where_casts_may_fail
+from vpush.optimizer.prune_scan import FilePruning, owning_select, prune_scan, read_where_casts_may_fail, select_through_limit
 from vpush.optimizer.rewrite_variants import (
     FILE_COLUMN,
     REBUILD_VARIANT_FUNCTION,
@@ -33,7 +33,7 @@ from vpush.optimizer.rewrite_variants import (
 )
 from vpush.optimizer.expand_using_stars import COLUMN_NAMES
 from vpush.optimizer.spark_joins import HINTED, SPARK_SIZE, SparkSize, hint_broadcasts, spark_default_size
-from vpush.optimizer.rewrite_table_samples import rewrite_table_samples
+from vpush.optimizer.rewrite_table_samples import passes_rows, rewrite_table_samples
 from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.rewrite_time_windows import check_time_windows
@@ -147,7 +147,7 @@ def _table_schema(table: Table, data_schema: pa.Schema) -> pa.Schema:
 def _referenced_columns(expression: exp.Expr) -> set[str] | None:
     """Lower-cased names of columns the query mentions (a join's USING keys too), or None when it
     selects ``*`` or joins NATURAL."""
-    if any(not isinstance(star.parent, exp.Count) for star in expression.find_all(exp.Star)):
+    if any(not isinstance(star.parent, exp.Count) and not _passes_table_rows(star) for star in expression.find_all(exp.Star)):
         return None  # a `*` or `t.*` projection, or one inside a call (struct(*)); not count(*)
     names: set[str] = set()
     for col in expression.find_all(exp.Column):
@@ -161,6 +161,18 @@ def _referenced_columns(expression: exp.Expr) -> set[str] | None:
         # JOIN ... USING (k) reads k on both sides, where no Column names it
         names.update(key.name.lower() for key in join.args.get("using") or [] if isinstance(key, (exp.Identifier, exp.Column)))
     return names
+
+
+def _passes_table_rows(star: exp.Star) -> bool:
+    """Whether ``star`` is the ``*`` of ``SELECT * FROM t [LIMIT n]`` over a table, in a subquery
+    (a sample's): the columns read are those its reader names (a ``*`` there counts itself)."""
+    select = star.parent
+    return (
+        isinstance(select, exp.Select)
+        and isinstance(select.parent, exp.Subquery)
+        and passes_rows(select)
+        and isinstance(select.args["from_"].this, exp.Table)
+    )
 
 
 def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: bool = True) -> Plan:
@@ -293,7 +305,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
                 filtered.add(column_name)
             if ext.computed_in_scan:
                 in_scan.add(column_name)
-            _replace_extraction(ext, column_name, alias)
+            _replace_extraction(ext, column_name, _extraction_alias(node, alias))
         by_keys.append(by_key)
         extraction_names.append(names)
         extraction_types.append(targets)
@@ -362,7 +374,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
         alias = node.alias or node.name
         table_alias = exp.TableAlias(this=exp.to_identifier(alias, quoted=True))
         if ordered:
-            _exclude_from_stars(node, alias, [ORDER_COLUMN])
+            _exclude_from_stars(node, alias, [ORDER_COLUMN], scan_only=True)
         unique = _unique(extractions)
         if unique:
             parts, part_expressions = make_parts(scan_name, files, infos, unique, schema, time_zone)
@@ -643,11 +655,44 @@ def _may_fail_in_file(info: FileInfo, casts: list[tuple[VariantRef | None, str]]
 
 def _extractions(node: exp.Table, variants: set[str]) -> list[Extraction]:
     """The extractions over a variant column of table reference ``node`` in the SELECT that
-    reads it directly (not in nested queries), outermost first."""
+    reads it directly (not in nested queries), outermost first; where that SELECT passes the
+    table's rows on through a LIMIT (``FROM t TABLESAMPLE (n ROWS)``, see
+    :func:`~vpush.optimizer.prune_scan.select_through_limit`), those of the SELECT reading it
+    too, each marked where Spark computes it above the limit (:func:`_above_limit`)."""
     select, single = owning_select(node)
     if select is None or not variants:
         return []
-    alias = (node.alias or node.name).lower()
+    out = _scope_extractions(select, (node.alias or node.name).lower(), single, variants)
+    through = select_through_limit(node)
+    if through is not None:
+        outer, alias, outer_single = through
+        out += [
+            dataclasses.replace(ext, after_limit=_above_limit(ext, outer))
+            for ext in _scope_extractions(outer, alias.lower(), outer_single, variants)
+        ]
+    return out
+
+
+def _above_limit(ext: Extraction, select: exp.Select) -> bool:
+    """Whether Spark computes ``ext`` of ``select`` above the LIMIT of the subquery it reads
+    rather than in the scan below it. Spark's ``PushProjectionThroughLimit`` moves a projection
+    (with the grouping keys a GROUP BY and the window functions' arguments a window pull out
+    into one) below a limit, where ``PushVariantIntoScan`` computes its extractions; a WHERE or
+    a join stands between, and an aggregate's argument, a HAVING, QUALIFY or ORDER BY stay above
+    (measured on PySpark 4.3: tests/test_spark_semantics.py)."""
+    if select.args.get("where") or select.args.get("joins"):
+        return True
+    node = ext.node
+    while node is not None and node.parent is not select:
+        node = node.parent
+        if isinstance(node, exp.AggFunc) and not isinstance(node.parent, exp.Window):
+            return True
+    return node is None or node.arg_key not in ("expressions", "group")
+
+
+def _scope_extractions(select: exp.Select, alias: str, single: bool, variants: set[str]) -> list[Extraction]:
+    """The extractions of ``select`` (outside nested queries) over a variant column of its
+    source ``alias`` ('' for a subquery without one), whose only source it is when ``single``."""
     out: list[Extraction] = []
     # Nodes of a claimed extraction, by id: iter_scope yields a node before its children, so a
     # node is inside a claimed one when its parent is.
@@ -667,26 +712,42 @@ def _extractions(node: exp.Table, variants: set[str]) -> list[Extraction]:
         if base.args.get("db") or base.args.get("catalog") or base.name.lower() not in variants:
             continue
         qualifier = base.table.lower()
-        if qualifier != alias and (qualifier or not single):
+        if not (qualifier and qualifier == alias) and (qualifier or not single):
             continue
         claimed.add(id(candidate))
         out.append(Extraction(base, segments, target, strict, node=candidate))
     return out
 
 
-def _exclude_from_stars(node: exp.Table, alias: str, names: list[str]) -> None:
-    """Keep the extraction columns out of ``*`` and ``alias.*`` in the SELECT reading the table."""
+def _extraction_alias(node: exp.Table, alias: str) -> str | None:
+    """The name the query reads table reference ``node``'s extraction columns by: ``alias``, or
+    the subquery's where they are read through one (:func:`select_through_limit`; None for a
+    subquery without a name)."""
+    through = select_through_limit(node)
+    if through is None:
+        return alias
+    return through[1] or None
+
+
+def _exclude_from_stars(node: exp.Table, alias: str, names: list[str], *, scan_only: bool = False) -> None:
+    """Keep the extraction columns out of ``*`` and ``alias.*`` in the SELECT reading the table,
+    and where it passes them on through a limit (:func:`select_through_limit`), out of the stars
+    of the SELECT reading that subquery instead; ``scan_only``: out of the first's only."""
+    through = None if scan_only else select_through_limit(node)
+    if through is not None:
+        exclude_from_stars(through[0], through[1], names)
+        return
     select, _ = owning_select(node)
     if select is not None:
         exclude_from_stars(select, alias, names)
 
 
-def _replace_extraction(ext: Extraction, column_name: str, alias: str) -> None:
+def _replace_extraction(ext: Extraction, column_name: str, alias: str | None) -> None:
     """Put the scan's column ``column_name`` where the extraction was; a projection keeps the
     name Spark gives it."""
     node = ext.node
     assert node is not None
-    column = exp.column(exp.to_identifier(column_name, quoted=True), table=exp.to_identifier(alias, quoted=True))
+    column = exp.column(exp.to_identifier(column_name, quoted=True), table=exp.to_identifier(alias, quoted=True) if alias else None)
     column.meta[SPARK_TEXT] = node.sql(dialect=VpushSpark)
     column.meta[VARIANT_SOURCE] = ext.column.name
     parent = node.parent

@@ -33,10 +33,11 @@ from vpush.optimizer.bound import (
 )
 from vpush.optimizer.catalog import FileInfo, Table
 from vpush.optimizer.evaluate_row_groups import ROWS_CANNOT_MATCH, InclusiveStatsEvaluator, cast_may_fail
+from vpush.optimizer.rewrite_table_samples import passes_rows
 from vpush.optimizer.rewrite_variants import match_extraction
 from vpush.optimizer.variant_types import VARIANT
 
-__all__ = ["FilePruning", "owning_select", "prune_scan", "read_where_casts_may_fail", "scan_predicate"]
+__all__ = ["FilePruning", "owning_select", "prune_scan", "read_where_casts_may_fail", "scan_predicate", "select_through_limit"]
 
 _INNER_JOIN_KINDS = frozenset({"", "INNER", "CROSS"})
 # A conjunct holding any of these is not a plain row filter over this table (a subquery may read
@@ -83,6 +84,43 @@ def owning_select(node: exp.Table) -> tuple[exp.Select | None, bool]:
     if single is None:
         return None, False
     return select, single
+
+
+def select_through_limit(node: exp.Table) -> tuple[exp.Select, str, bool] | None:
+    """Where table reference ``node`` is read by ``SELECT * FROM node [LIMIT n]`` (what
+    :func:`~vpush.optimizer.rewrite_table_samples.rewrite_table_samples` makes of a sample), a
+    subquery in the FROM or an inner join of another SELECT: that SELECT, the subquery's alias
+    ('' without one) and whether the subquery is its only source. The subquery's columns are the
+    table's, so an extraction of one of them there reads the table's variant. None otherwise.
+
+    Example:
+        >>> import sqlglot
+        >>> tree = sqlglot.parse_one("SELECT s.v FROM (SELECT * FROM t LIMIT 2) AS s")
+        >>> outer, alias, single = select_through_limit(next(tree.find(exp.Subquery).find_all(exp.Table)))
+        >>> outer is tree, alias, single
+        (True, 's', True)
+    """
+    inner, _ = owning_select(node)
+    if inner is None or inner.parent is None or not passes_rows(inner):
+        return None
+    subquery = inner.parent
+    if not isinstance(subquery, exp.Subquery) or any(
+        subquery.args.get(k) for k in ("sample", "pivots", "laterals", "joins", "order", "limit", "offset")
+    ):
+        return None
+    alias = subquery.args.get("alias")
+    if alias is not None and alias.columns:
+        return None  # AS s(a, b) renames the columns
+    holder = subquery.parent
+    outer = holder.parent if isinstance(holder, (exp.From, exp.Join)) else None
+    if not isinstance(outer, exp.Select):
+        return None
+    if isinstance(holder, exp.Join) and (holder.side or (holder.kind or "").upper() not in _INNER_JOIN_KINDS):
+        return None
+    single = _single_source(outer)
+    if single is None:
+        return None
+    return outer, subquery.alias, single
 
 
 def _condition(node: exp.Table, names: set[str]) -> exp.Expression | None:

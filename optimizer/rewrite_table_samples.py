@@ -19,6 +19,25 @@ from vpush.optimizer.errors import OptimizeError
 _EPSILON = 1e-6  # Spark's RandomSampler.roundingEpsilon: the parser's slack around [0, 1]
 _EVERY_ROW = -1
 
+# What a SELECT that only passes its one table's rows on (``SELECT * FROM t LIMIT n``) may set.
+_PASSING_ARGS = frozenset({"expressions", "from_", "limit"})
+
+
+def passes_rows(select: exp.Select) -> bool:
+    """Whether ``select`` is ``SELECT * FROM <one relation> [LIMIT n]``: its rows, or the first
+    ``n`` of them, with the relation's columns as they are.
+
+    Example:
+        >>> import sqlglot
+        >>> passes_rows(sqlglot.parse_one("SELECT * FROM t LIMIT 2")), passes_rows(sqlglot.parse_one("SELECT *, 1 FROM t"))
+        (True, False)
+    """
+    if any(value not in (None, [], False) for key, value in select.args.items() if key not in _PASSING_ARGS):
+        return False
+    projections = select.expressions
+    # * EXCEPT (...) or REPLACE (...) changes the columns
+    return len(projections) == 1 and isinstance(projections[0], exp.Star) and not any(projections[0].args.values())
+
 
 def _number(node: exp.Expr | None) -> float | None:
     """The value of a number literal, or None."""

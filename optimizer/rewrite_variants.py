@@ -156,6 +156,11 @@ class Extraction:
     of_path_cast: bool = dataclasses.field(default=False, compare=False)
     """Set on the ``try_`` companion of a cast of a path (``node`` is None there): see
     :attr:`casts_a_path`."""
+    after_limit: bool = dataclasses.field(default=False, compare=False)
+    """Set where the query reads the variant through ``SELECT * FROM t LIMIT n`` (a sample) and
+    Spark computes the extraction above that limit, for the rows it keeps only: in a WHERE, an
+    aggregate's argument or beside a join (Spark's ``PushProjectionThroughLimit`` moves only a
+    projection below the limit, where ``PushVariantIntoScan`` finds it)."""
 
     @property
     def key(self) -> tuple[str, tuple[str | int, ...], str, bool, str, bool]:
@@ -187,7 +192,7 @@ class Extraction:
         computes it, for the rows that reach it (checked against PySpark in
         ``tests/differential/test_casts.py``)."""
         node = _unparen(self.node)
-        if node is None or self.cannot_fail:
+        if node is None or self.cannot_fail or self.after_limit:
             return False
         return not self.casts_a_path
 

@@ -93,6 +93,7 @@ from vpush.optimizer.rewrite_time_windows import (
     window_time_type,
 )
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
+from vpush.optimizer.rewrite_table_samples import passes_rows
 from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
 from vpush.optimizer.expand_using_stars import expand_using_stars
 from vpush.optimizer.spark_analysis import check_order_by_aggregates
@@ -4559,10 +4560,13 @@ def _star_types(
     if stars.args.get("replace") or stars.args.get("rename"):
         return
     sources = [table] if table else list(scope.selected_sources)
+    # vpush's own columns (a scan's extractions) stay out of a star, but for one that passes its
+    # table's rows on through a sample's LIMIT to the SELECT reading those extractions
+    passing = isinstance(star.parent, exp.Select) and passes_rows(star.parent)
     seen: set[str] = set()
     for alias in sources:
         for name, of_type in columns.get(alias.lower(), {}).items():
-            if name == "*" or name in excepted or name.startswith("__vpush"):
+            if name == "*" or name in excepted or (name.startswith("__vpush") and not passing):
                 continue
             produced[name] = None if name in seen else of_type
             seen.add(name)

@@ -178,6 +178,38 @@ def test_damaged_variant_bytes_raise_as_spark(
 
 
 @pytest.mark.spark
+@pytest.mark.parametrize("function", ["to_json", "schema_of_variant"])
+def test_functions_of_a_damaged_whole_variant_name_its_file_among_several(spark: Any, tmp_path: Path, function: str) -> None:
+    """A table of two files, only the second one's value damaged: ``to_json`` and
+    ``schema_of_variant`` raise ``MALFORMED_VARIANT`` as Spark does, naming the damaged file,
+    the column and the byte offset on both engines (on the Spark engine the error is Spark's own
+    function's; the function saw a value, not its file: the files read are searched for it)."""
+    import pyarrow.parquet as pq
+
+    damaged = _damaged(spark, tmp_path, "field id", shredded=False)
+    table = pq.read_table(damaged)
+    column = table.column("v").combine_chunks()
+    sound = pa.StructArray.from_arrays(
+        [column.field(f.name).take(pa.array([0, 0])) for f in column.type], fields=list(column.type)
+    )
+    folder = tmp_path / "t"
+    folder.mkdir()
+    write_variant_parquet(pa.table({"id": table.column("id"), "v": sound}), folder / "part-0.parquet", ["v"])
+    second = folder / "part-1.parquet"
+    damaged.rename(second)
+    spark.read.parquet(str(folder)).createOrReplaceTempView("t")
+    sql = f"SELECT id, {function}(v) AS j FROM t"
+    for engine in ("duckdb", "spark"):
+        con = vpush.connect(engine=engine, spark=spark, time_zone="UTC") if engine == "spark" else vpush.connect(time_zone="UTC")
+        con.register("t", folder)
+        assert_error_as_spark(spark, con, sql, "MALFORMED_VARIANT")
+        with pytest.raises(VpushError) as error:
+            con.sql(sql).to_arrow()
+        assert error.value.file == str(second), (engine, error.value)
+        assert error.value.column_path == "v" and error.value.offset == 2, (engine, error.value)
+
+
+@pytest.mark.spark
 def test_damaged_residual_through_the_spark_engine_keeps_its_error(spark: Any, tmp_path: Path) -> None:
     """A residual the scan cannot rebuild, read by the Spark engine's tasks through DuckDB: the
     scan's own error (file, column path, row group), not 'DuckDB failed: reading the stream ...'."""

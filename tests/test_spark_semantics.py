@@ -1304,6 +1304,28 @@ def test_interval_columns_are_sparks_arrow(spark_views: SparkSession, con: vpush
 
 
 @pytest.mark.parametrize("sql", [
+    "SELECT id, event:type::string AS type, to_json(event:user) AS u, event:user.id::bigint FROM events TABLESAMPLE (5 ROWS)",
+    "SELECT count(*), max(e.event:amount::decimal(10,2)) FROM events TABLESAMPLE (2000 ROWS) AS e "
+    "WHERE e.event:type::string = 'purchase'",
+    "SELECT event:user.country::string AS c, count(*) FROM events TABLESAMPLE (1600 ROWS) GROUP BY 1",
+    "SELECT s.event:type::string FROM (SELECT * FROM events LIMIT 5) s",
+])
+def test_a_sample_reads_only_the_leaves_its_extractions_need(sql: str, spark_views: SparkSession, con: vpush.Connection,
+                                                             spark_con: vpush.Connection) -> None:
+    """``t TABLESAMPLE (n ROWS)`` is a ``SELECT * FROM t LIMIT n`` subquery: the extractions of
+    the SELECT reading it are columns of the scan (the shredded leaves they need), not computed
+    over the whole variant column read whole."""
+    for connection in (con, spark_con):
+        read = [line.removeprefix("columns read: ").split(", ") for line in connection.sql(sql).explain().splitlines()
+                if line.startswith("columns read: ")]
+        assert len(read) == 1 and "event" not in read[0], f"Should read leaves, not the variant whole: {read}"
+        assert any(c.startswith("event.typed_value.") for c in read[0]), read
+    answers: dict[str, tuple[Any, ...]] = {}
+    assert_same_answer(sql, spark_views, con, answers)
+    assert_same_answer(sql, spark_views, spark_con, answers)
+
+
+@pytest.mark.parametrize("sql", [
     # Spark's sample draws by its own seeded generator over its partitions: not DuckDB's
     "SELECT i FROM t TABLESAMPLE (50 PERCENT)",
     "SELECT i FROM t TABLESAMPLE (BUCKET 1 OUT OF 2)",

@@ -19,6 +19,7 @@ import io
 import itertools
 import json
 import random
+import re
 import sys
 import uuid
 from pathlib import Path
@@ -844,3 +845,41 @@ def test_field_names_are_not_c_strings() -> None:
     rebuilt = Variant(metadata, got[0]["value"])
     assert rebuilt.get("a").get("b").type == VariantType.DECIMAL8
     assert rebuilt.get("a.typed_value.b").type == VariantType.DECIMAL4
+
+
+_EIGHT_WORDS = bytes(64)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda k: k.spark_conv(b"", b"", None, 0, 4, _EIGHT_WORDS, None, 0, _EIGHT_WORDS, None, 0, 2), ValueError,
+         "spark_conv: a buffer is shorter than its offset and length need"),
+        (lambda k: k.spark_conv(_EIGHT_WORDS, None, None, 0, 4, _EIGHT_WORDS, None, 0, _EIGHT_WORDS, None, 0, 2), ValueError,
+         "spark_conv: the offsets, data and bases are needed"),
+        (lambda k: k.spark_number_format(True, None, 0, 0, 4, False, _EIGHT_WORDS, _EIGHT_WORDS, None, 0, 4, 1), ValueError,
+         "spark_number_format: the tokens, offsets and data are needed"),
+        (lambda k: k.spark_hll(12, _EIGHT_WORDS, _EIGHT_WORDS, 1, None, None, 0, 1), ValueError,
+         "spark_hll: the starts, ends and hashes are needed"),
+        (lambda k: k.spark_hash(0, 0, b"", None, None, 0, _EIGHT_WORDS, 0, 2), ValueError,
+         "spark_hash: a buffer is shorter than its offset and length need"),
+        (lambda k: k.spark_hash(0, 0, _EIGHT_WORDS, None, None, 0, None, 0, 2), ValueError,
+         "spark_hash: values, offsets (bytes only) and seeds (hashes; scales of decimals) are needed"),
+        (lambda k: k.parse_formatted(None, b"", bytes(8), b"", None, 0, 1, 4), TypeError, "bytes-like object is required"),
+        (lambda k: k.parse_datetimes(b"", b"", None, 0, 1, 4, 0), ValueError,
+         "parse_datetimes: the buffers are shorter than offset + length"),
+        (lambda k: k.format_java(_EIGHT_WORDS, None, 0, 1, 8, b"", None, 0), ValueError,
+         "format_java: the buffers are shorter than offset + length"),
+        (lambda k: k.format_java_formatter(None, None, 0, 1, "f", 0, -1, -1), TypeError, "bytes-like object is required"),
+        (lambda k: k.to_json(5, 0), TypeError, "not iterable"),
+    ],
+    ids=["conv_short", "conv_missing", "number_format_missing", "hll_missing", "hash_short", "hash_missing",
+         "parse_formatted_none", "parse_datetimes_short", "format_java_places_short", "formatter_none", "to_json_not_pieces"],
+)
+def test_kernel_wrappers_check_their_buffers(call: Any, error: type[Exception], message: str) -> None:
+    """The wrappers' shared buffer and piece handling (hold_buffers, piece_tuple) refuses a short,
+    missing or absent buffer with the wrapper's own error, as each did before it was shared."""
+    import vpush.codec._native as kernel
+
+    with pytest.raises(error, match=re.escape(message)):
+        call(kernel)

@@ -242,6 +242,37 @@ def test_strict_extraction_before_where(check: Check) -> None:
             "SELECT sum(v:x::int) AS n FROM c WHERE try_variant_get(v, '$.x', 'int') IS NOT NULL",
             None, id="colon_cast_in_aggregate",
         ),
+        # Through a sample (a LIMIT subquery): Spark moves a projection below the limit
+        # (PushProjectionThroughLimit), into its scan, so a row past the sample still fails it;
+        # a WHERE, an aggregate's argument or an ORDER BY is computed above, for the sample's rows.
+        pytest.param(
+            "SELECT label, variant_get(v, '$.x', 'int') AS i FROM c TABLESAMPLE (3 ROWS)",
+            "INVALID_VARIANT_CAST", id="sample_projection",
+        ),
+        pytest.param(
+            "SELECT variant_get(v, '$.x', 'int') AS i, count(*) AS n FROM c TABLESAMPLE (3 ROWS) GROUP BY 1",
+            "INVALID_VARIANT_CAST", id="sample_grouping_key",
+        ),
+        pytest.param(
+            "SELECT label, sum(variant_get(v, '$.x', 'int')) OVER (ORDER BY label) AS n FROM c TABLESAMPLE (3 ROWS)",
+            "INVALID_VARIANT_CAST", id="sample_window_argument",
+        ),
+        pytest.param(
+            "SELECT label, variant_get(v, '$.x', 'int') AS i FROM c TABLESAMPLE (3 ROWS) WHERE label IS NOT NULL",
+            None, id="sample_filtered",
+        ),
+        pytest.param(
+            "SELECT label FROM c TABLESAMPLE (3 ROWS) WHERE variant_get(v, '$.x', 'int') > 0",
+            None, id="sample_in_where",
+        ),
+        pytest.param(
+            "SELECT count(variant_get(v, '$.x', 'int')) AS n, max(variant_get(v, '$.x', 'int')) AS m FROM c TABLESAMPLE (3 ROWS)",
+            None, id="sample_in_aggregate",
+        ),
+        pytest.param(
+            "SELECT label FROM c TABLESAMPLE (3 ROWS) ORDER BY variant_get(v, '$.x', 'int')",
+            None, id="sample_in_order_by",
+        ),
         # The same cast written both ways: the variant_get is computed in the scan.
         pytest.param(
             "SELECT w, label, v:x::int AS a, variant_get(v, '$.x', 'int') AS b FROM c "
