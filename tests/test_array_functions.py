@@ -134,7 +134,7 @@ CALLS = [
     "array_distinct(transform(f, x -> CAST(x AS float))) AS ff", "array_union(transform(f, x -> CAST(x AS float)), array(CAST(0.0 AS float))) AS fu",
     "array_distinct(transform(g, x -> CAST(x AS binary))) AS bd", "array_except(transform(g, x -> CAST(x AS binary)), array(X'61', NULL)) AS be",
     # get: 0-based, NULL outside the array (a negative index too), typed as an element
-    "get(a, 0)", "get(a, 4)", "get(a, -1)", "get(g, i)", "get(nest, 1)", "get(dt, n)", "typeof(get(nest, 0))",
+    "get(a, 0)", "get(a, 4)", "get(a, -1)", "get(a, CAST(i AS bigint))", "get(a, i * 0.5)", "get(a, '1')", "get(g, i)", "get(nest, 1)", "get(dt, n)", "typeof(get(nest, 0))",
     "get(transform(a, x -> named_struct('v', x)), 1).v AS gv",
 ]
 
@@ -146,7 +146,6 @@ REFUSED = [
     "zip_with(a, b, (x, y) -> size(filter(b, z -> z > x)))", "zip_with(dt, ts, (x, y) -> x IS NULL AND y IS NULL)",
     "map_zip_with(map('x', i), map('x', n), (k, v1, v2) -> v1 IS NULL)",
     "map_zip_with(map('x', a), map('x', b), (k, v1, v2) -> transform(v1, e -> e + 1))",
-    "get(a, CAST(i AS bigint))",
 ]
 
 # Refused on DuckDB; on Spark they raise (an order that is no literal, a merge or value of another type).
