@@ -338,6 +338,19 @@ def _json_path_instructions(text: str) -> list[str | None] | None:
     return out
 
 
+def number_literal(node: exp.Expr | None) -> float | None:
+    """The value of a numeric literal (negated, or typed by a cast as Spark's literals are:
+    ``0.5`` a ``decimal(1,1)``, ``2L``), else None."""
+    if isinstance(node, exp.Neg):
+        inner = number_literal(node.this)
+        return -inner if inner is not None else None
+    if isinstance(node, exp.Literal) and node.is_number:
+        return float(node.this)
+    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal):
+        return number_literal(node.this)
+    return None
+
+
 def sql_call(name: str, *arguments: exp.Expr) -> exp.Anonymous:
     """A call of the engine's function ``name`` (DuckDB's, or one vpush registers) as a tree.
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from vpush.codec.java_format import format_java_double
+from vpush.optimizer.dialect import number_literal
 from vpush.optimizer.errors import OptimizeError
 
 _EPSILON = 1e-6  # Spark's RandomSampler.roundingEpsilon: the parser's slack around [0, 1]
@@ -39,23 +40,13 @@ def passes_rows(select: exp.Select) -> bool:
     return len(projections) == 1 and isinstance(projections[0], exp.Star) and not any(projections[0].args.values())
 
 
-def _number(node: exp.Expr | None) -> float | None:
-    """The value of a number literal, or None."""
-    if isinstance(node, exp.Literal) and not node.is_string:
-        try:
-            return float(node.this)
-        except ValueError:
-            return None
-    return None
-
-
 def _fraction(sample: exp.TableSample) -> float | None:
     """The fraction of ``x PERCENT`` (``x / 100``) or ``BUCKET x OUT OF y`` (``x / y``, as Spark's
     parser takes it), or None for ``n ROWS`` and forms vpush does not read."""
-    percent = _number(sample.args.get("percent"))
+    percent = number_literal(sample.args.get("percent"))
     if percent is not None:
         return percent / 100.0
-    numerator, denominator = (_number(sample.args.get(k)) for k in ("bucket_numerator", "bucket_denominator"))
+    numerator, denominator = (number_literal(sample.args.get(k)) for k in ("bucket_numerator", "bucket_denominator"))
     if numerator is not None and denominator:
         return numerator / denominator
     return None

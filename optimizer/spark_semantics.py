@@ -63,6 +63,7 @@ from vpush.optimizer.dialect import (
     call_name,
     enclosing as _enclosing,
     lambda_variables as _lambda_variables,
+    number_literal as _number_literal,
     tuple_field_name,
     utc_shift_argument,
 )
@@ -7984,18 +7985,6 @@ def _ordinal(index: int) -> str:
 
 def _spark_type_name(of_type: SparkType | None) -> str:
     return of_type.to_spark().upper() if of_type is not None else "UNKNOWN"
-
-
-def _number_literal(node: exp.Expr) -> float | None:
-    """The value of a numeric literal (negated or not), else None."""
-    if isinstance(node, exp.Neg):
-        inner = _number_literal(node.this)
-        return -inner if inner is not None else None
-    if isinstance(node, exp.Literal) and node.is_number:
-        return float(node.this)
-    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal):
-        return _number_literal(node.this)  # a decimal literal typed as Spark's (0.5 a decimal(1,1))
-    return None
 
 
 # Window functions Spark computes over an ordered window only (WINDOW_FUNCTION_FRAME_NOT_ORDERED),
