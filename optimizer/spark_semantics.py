@@ -6225,7 +6225,7 @@ def _check_distinct_order(select: exp.Select) -> None:
 
 
 def _check_group_by_present(select: exp.Select, typer: _Typer) -> None:
-    """A SELECT that aggregates without GROUP BY and projects a column of its own sources outside
+    """A SELECT that aggregates (or has a HAVING) without GROUP BY and projects a column of its own sources outside
     every aggregate (found through operators, casts, conditionals and ``typeof``) raises Spark's
     MISSING_GROUP_BY (DuckDB's binder fails as for a column missing
     from a GROUP BY, and a ``typeof(i)`` vpush folds to its literal would pass it)."""
@@ -6234,7 +6234,10 @@ def _check_group_by_present(select: exp.Select, typer: _Typer) -> None:
             return False
         return isinstance(node, exp.AggFunc) or any(aggregates(child) for child in node.iter_expressions())
 
-    if select.args.get("group") is not None or not any(aggregates(p) for p in select.expressions):
+    # (a HAVING without GROUP BY makes the SELECT one aggregate, as in Spark)
+    if select.args.get("group") is not None or not (
+        select.args.get("having") is not None or any(aggregates(p) for p in select.expressions)
+    ):
         return
 
     def bare(node: exp.Expr) -> bool:

@@ -1112,6 +1112,10 @@ SPARK_SYNTAX = [
     "SELECT DISTINCT i % 3 AS k, g FROM t ORDER BY k, 2",
     "SELECT DISTINCT variant_get(v, '$.n', 'int') AS a FROM v ORDER BY variant_get(v, '$.n', 'int')",  # names `v`
     "SELECT DISTINCT variant_get(v, '$.n', 'int') AS a FROM v ORDER BY a",
+    # a HAVING without GROUP BY makes the SELECT one aggregate: a bare column MISSING_GROUP_BY
+    "SELECT i FROM t HAVING i > 0",
+    "SELECT i + 1 AS j FROM t TABLESAMPLE (2 ROWS) HAVING max(i) > 0",
+    "SELECT 1 AS one, count(*) AS n FROM t HAVING true",
     "SELECT DISTINCT x.i FROM t x ORDER BY x.i",
     # a literal other than an integer in ORDER BY sorts to no effect (DuckDB's binder refused it)
     "SELECT i FROM t ORDER BY 'a'",
