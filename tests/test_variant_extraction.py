@@ -185,6 +185,19 @@ def test_column_names_are_sparks(
     assert connection.sql(sql).to_arrow().column_names == spark.sql(sql).columns
 
 
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_variant_functions_of_paths_are_named_as_spark(
+    spark: SparkSession, con: vpush.Connection, spark_con: vpush.Connection, engine: str
+) -> None:
+    # the Spark engine ran these under vpush's own text of them (TO_JSON(v:o)), found probing
+    connection = con if engine == "duckdb" else spark_con
+    sql = (
+        "SELECT id, to_json(v:o), upper(to_json(v:o.y)), schema_of_variant(v:arr), is_variant_null(v:a), "
+        "to_json(to_variant_object(named_struct('o', v:o, 'n', id))) FROM t WHERE id = 1"
+    )
+    assert connection.sql(sql).to_arrow().column_names == spark.sql(sql).columns
+
+
 @pytest.mark.parametrize(
     "sql",
     [
