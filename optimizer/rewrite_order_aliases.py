@@ -69,8 +69,8 @@ def rewrite_order_aliases(expression: exp.Expr) -> exp.Expr:
     """
     for select in list(expression.find_all(exp.Select)):
         order = select.args.get("order")
-        if order is None:
-            continue
+        if order is None or select.args.get("distinct") is not None:
+            continue  # a DISTINCT's ORDER BY may name only its outputs (vpush checks it so)
         outputs = _outputs(select)
         if outputs and (select.args.get("group") is not None or any(p.find(exp.AggFunc) for p in select.expressions)):
             # An aggregating SELECT's ORDER BY may name a grouping key's alias, which DuckDB matches

@@ -833,8 +833,12 @@ class _Typer:
         if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)):
             return self.of(node.this)  # first(x) IGNORE NULLS is of first(x)'s type
         if isinstance(node, exp.Subquery) and not isinstance(node.parent, (exp.From, exp.Join, exp.In, exp.Exists, exp.Lateral)):
-            found = self.subquery_outputs.get(id(node.this), {})
-            return next(iter(found.values())) if len(found) == 1 else None  # (SELECT max(x) FROM u): max(x)'s
+            # (SELECT max(x) FROM u): max(x)'s type, for a subquery of this scope's own (by identity:
+            # an id of a node the rewrite dropped may be a new node's)
+            if any(sub.expression is node.this for sub in self.scope.subquery_scopes):
+                found = self.subquery_outputs.get(id(node.this), {})
+                return next(iter(found.values())) if len(found) == 1 else None
+            return None
         if isinstance(node, exp.Column):
             return self.column(node) if not isinstance(node.this, exp.Star) else None
         if isinstance(node, exp.Identifier):

@@ -184,6 +184,7 @@ QUERIES: list[Any] = [
     "SELECT CAST(CAST(i AS STRING) AS INT) AS c FROM t ORDER BY c % 3, c NULLS LAST",
     "SELECT h, collect_list(id) AS l FROM t GROUP BY h ORDER BY size(l) DESC, h",
     "SELECT h, string_agg(g, ',') AS l, count(*) AS n FROM t GROUP BY h ORDER BY length(l), n * -1, h",
+    "SELECT DISTINCT upper(h) AS u FROM t ORDER BY length(u), u",
     # a GROUP BY position or alias naming an aggregate
     "SELECT h, count(*) FROM t GROUP BY 1, 2",
     "SELECT h, count(*) + 1 AS n FROM t GROUP BY 2",

@@ -146,6 +146,9 @@ QUERIES = [
     "SELECT l.id, r.v:s::string AS s FROM t l JOIN t r ON l.v:a::bigint = r.id WHERE l.id % 97 = 1",
     "SELECT l.id, r.v:o AS o FROM t l LEFT JOIN t r ON l.v:a::bigint = r.id + 1 WHERE l.id % 89 = 2",
     "SELECT * FROM t WHERE v:a::bigint BETWEEN 10 AND 12",
+    # a subscript right after a cast of a path (sqlglot read it as a cast to a typed literal)
+    "SELECT id, v:arr::array<bigint>[1] AS second, v:o::map<string, bigint>['x'] + 1 AS x FROM t "
+    "WHERE id BETWEEN 6144 AND 6999 AND id % 50 = 7",
 ]
 
 
