@@ -7,6 +7,8 @@ no column has the name; then it refuses an alias whose expression has side effec
 referenced - but the expression has side effects``), which every cast or aggregate vpush writes
 with Spark's errors (DuckDB's ``error()``) has. Written out, the ORDER BY means what Spark's does
 on both counts. A bare name (``ORDER BY s``) is left alone: DuckDB binds it to the alias first.
+``ORDER BY s.n`` of an alias ``s`` of a struct is the struct's field, as Spark reads it where no
+source is named ``s`` (DuckDB looked for a table ``s``).
 """
 from __future__ import annotations
 
@@ -31,20 +33,26 @@ def _outputs(select: exp.Select) -> dict[str, exp.Expr] | None:
     return {name: node for name, node in aliased.items() if counts[name] == 1}
 
 
-def _written_out(key: exp.Expr, outputs: dict[str, exp.Expr]) -> exp.Expr:
+def _written_out(key: exp.Expr, outputs: dict[str, exp.Expr], sources: set[str]) -> exp.Expr:
     def visit(node: exp.Expr) -> exp.Expr:
-        if not isinstance(node, exp.Column) or node.table or not isinstance(node.this, exp.Identifier):
-            return node
-        source = outputs.get(node.name.lower())
-        if source is None or _inside_scope(node, key):
+        if not isinstance(node, exp.Column) or not isinstance(node.this, exp.Identifier) or _inside_scope(node, key):
             return node  # a subquery's or a lambda's name is its own
-        return exp.Paren(this=source.copy())
+        if node.table:
+            # s.n of an alias s of a struct (no source named s): the struct's field, as Spark reads it
+            struct = outputs.get(node.table.lower())
+            if struct is None or node.args.get("db") is not None or node.table.lower() in sources:
+                return node
+            return exp.Dot(this=exp.Paren(this=struct.copy()), expression=node.this.copy())
+        source = outputs.get(node.name.lower())
+        return node if source is None else exp.Paren(this=source.copy())
 
     return key.transform(visit, copy=False)
 
 
 def _inside_scope(node: exp.Expr, key: exp.Expr) -> bool:
     """Whether ``node`` lies in a subquery or a lambda inside the ORDER BY key ``key``."""
+    if node is key:
+        return False
     parent = node.parent
     while parent is not None and parent is not key:
         if isinstance(parent, (exp.Select, exp.Lambda)):
@@ -81,15 +89,14 @@ def rewrite_order_aliases(expression: exp.Expr) -> exp.Expr:
             continue
         for ordered in order.expressions:
             key = ordered.this if isinstance(ordered, exp.Ordered) else ordered
-            if isinstance(key, (exp.Column, exp.Literal)):
+            if isinstance(key, exp.Literal) or (isinstance(key, exp.Column) and not key.table):
                 continue  # a bare name is the alias in DuckDB too; a literal is a place
-            if any(
-                isinstance(node.this, exp.Identifier) and not node.table and node.name.lower() in outputs
-                for node in key.find_all(exp.Column)
-            ):
-                # Windows and subqueries in an output stay where they are: not written twice.
-                if any(outputs[c.name.lower()].find(exp.Window, exp.Select) is not None
-                       for c in key.find_all(exp.Column) if not c.table and c.name.lower() in outputs):
-                    continue
-                _written_out(key, outputs)
+            named = [outputs[c.table.lower() if c.table else c.name.lower()] for c in key.find_all(exp.Column)
+                     if isinstance(c.this, exp.Identifier) and (c.table.lower() if c.table else c.name.lower()) in outputs]
+            # Windows and subqueries in an output stay where they are: not written twice.
+            if named and not any(n.find(exp.Window, exp.Select) is not None for n in named):
+                sources = {s.alias_or_name.lower() for s in select.find_all(exp.Table, exp.Subquery, exp.Lateral)}
+                written = _written_out(key, outputs, sources)
+                if written is not key:  # the key itself was the name (s.n)
+                    key.replace(written)
     return expression
