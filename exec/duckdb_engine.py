@@ -148,6 +148,7 @@ class DuckDBEngine:
                 if name not in self._functions:
                     register(self.connection, name, target, duckdb_type(target).sql(dialect="duckdb"))
                     self._functions.add(name)
+            read_twice = scalar_subquery_tables(plan.ordered_expression if ordered and plan.ordered_expression is not None else plan.expression)
             for scan in plan.scans:
                 if scan.ordered:
                     scan = in_spark_tasks(plan, scan, self.parallelism)
@@ -155,7 +156,7 @@ class DuckDBEngine:
                 if not scan.parts:
                     schema = ordered_schema(deferred_schema(scan.schema, scan.deferred), scan)
                     batches = trap.guard(prefetch(read_scan(scan, defer=True)), on_rows)
-                    cursor.register(scan.name, pa.RecordBatchReader.from_batches(schema, batches))
+                    cursor.register(scan.name, _scannable(scan.name, pa.RecordBatchReader.from_batches(schema, batches), read_twice))
                 for part in scan.parts:
                     # DuckDB's reader numbers the rows itself unless a file has a column of that name
                     if self.reads_natively(part) and not (scan.ordered and _numbers_rows_itself(part)):
@@ -163,7 +164,7 @@ class DuckDBEngine:
                         continue
                     schema = ordered_schema(deferred_schema(part.schema, scan.deferred), scan)
                     batches = trap.guard(prefetch(read_scan(scan, part, defer=True)), on_rows)
-                    cursor.register(part.name, pa.RecordBatchReader.from_batches(schema, batches))
+                    cursor.register(part.name, _scannable(part.name, pa.RecordBatchReader.from_batches(schema, batches), read_twice))
             cursor.execute(";\n".join(script))
             reader = cursor.sql(plan.sql("duckdb", ordered=ordered)).to_arrow_reader(BATCH_ROWS)
         except duckdb.Error as exc:
@@ -186,6 +187,35 @@ class DuckDBEngine:
 
 
 _NATIVE_ROWS = "__vpush_file_rows"
+
+
+def scalar_subquery_tables(expression: exp.Expr | None) -> set[str]:
+    """The tables a scalar subquery of ``expression`` reads (lower case): DuckDB may plan such a
+    subquery twice (``x / (SELECT ...)``, which vpush writes with ``NULLIF``, and ``NULLIF``
+    itself become a ``CASE`` that names it twice), and a registered Arrow reader can be read once.
+
+    Example:
+        >>> import sqlglot
+        >>> sorted(scalar_subquery_tables(sqlglot.parse_one(
+        ...     "SELECT a / NULLIF((SELECT max(b) FROM s), 0) FROM t WHERE c IN (SELECT d FROM u)")))
+        ['s']
+    """
+    found: set[str] = set()
+    if expression is None:
+        return found
+    for subquery in expression.find_all(exp.Subquery):
+        if isinstance(subquery.parent, (exp.From, exp.Join, exp.In, exp.Exists, exp.Lateral)) or isinstance(
+            subquery.parent, exp.SetOperation
+        ):
+            continue
+        found |= {table.name.lower() for table in subquery.find_all(exp.Table)}
+    return found
+
+
+def _scannable(name: str, reader: pa.RecordBatchReader, read_twice: set[str]) -> pa.RecordBatchReader | pa.Table:
+    """``reader``, or its rows read into a table where a scalar subquery reads ``name``
+    (:func:`scalar_subquery_tables`): a table DuckDB can scan as often as it plans to."""
+    return reader.read_all() if name.lower() in read_twice else reader
 
 
 def in_spark_tasks(plan: Plan, scan: Scan, parallelism: int) -> Scan:
@@ -496,12 +526,16 @@ _DUCKDB_ERROR_CLASSES = [
      "NUM_COLUMNS_MISMATCH"),
     # aggregates and windows where Spark's analyzer refuses them
     (re.compile(r"Binder Error: aggregate function calls cannot be nested"), "NESTED_AGGREGATE_FUNCTION"),
+    # GROUP BY an aggregate's alias (its position: GROUP_BY_POS_AGGREGATE, checked before)
+    (re.compile(r"Binder Error: GROUP BY clause cannot contain aggregates"), "GROUP_BY_AGGREGATE"),
     (re.compile(r"Binder Error: WHERE clause cannot contain aggregates"), "INVALID_WHERE_CONDITION"),
     (re.compile(r"Binder Error: (WHERE|GROUP BY|HAVING) clause cannot contain window functions"), "WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE"),
     # a projection neither grouped nor aggregated (DuckDB words a HAVING's otherwise)
     (re.compile(r"must appear in the GROUP BY clause or must be part of an aggregate function"), "MISSING_AGGREGATION"),
     # `* EXCEPT (c)` of every column: Spark answers rows without columns, which DuckDB cannot hold
     (re.compile(r"SELECT list is empty after resolving \* expressions"), "VPUSH_UNSUPPORTED_FUNCTION"),
+    # a HAVING's column neither grouped nor aggregated: Spark resolves it over the aggregate's output
+    (re.compile(r"must appear in the GROUP BY clause or be used in an aggregate function"), "UNRESOLVED_COLUMN.WITH_SUGGESTION"),
 ]
 
 

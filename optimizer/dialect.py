@@ -735,6 +735,23 @@ def _check_number_literal(node: exp.Literal) -> None:
                      "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION")
 
 
+def _subscripts_after_casts(expression: exp.Expr) -> None:
+    """``x::map<string, int>['k']`` and ``x::array<int>[0]`` as Spark reads them, the cast's
+    element or value (sqlglot reads a cast to a typed literal ``['k']``: a cast of ``x`` to a
+    cast)."""
+    for node in list(expression.find_all(exp.Cast)):
+        inner = node.args.get("to")
+        if not (isinstance(inner, exp.Cast) and isinstance(inner.this, exp.Array) and len(inner.this.expressions) == 1
+                and isinstance(inner.args.get("to"), exp.DataType)):
+            continue
+        key = inner.this.expressions[0]
+        node.set("to", inner.args["to"])
+        for name in list(node.find_all(exp.Identifier)):
+            if isinstance(name.parent, (exp.Cast, VariantGet)) and name.arg_key == "this":
+                name.replace(exp.column(name.copy()))  # read there as a bare name: a column's
+        node.replace(exp.Bracket(this=node.copy(), expressions=[key]))
+
+
 def _check_statement(expression: exp.Expr) -> None:
     for node in expression.walk():
         _check_spark_syntax(node)
@@ -1249,6 +1266,7 @@ class VpushSparkParser(SparkParser):
         statements = [None if s is None else _name_values_columns(s) for s in super().parse(raw_tokens, sql)]
         for statement in statements:
             if statement is not None:
+                _subscripts_after_casts(statement)
                 _check_statement(statement)
                 _spark_tuples(statement)
                 _parenthesize_chained_comparisons(statement)

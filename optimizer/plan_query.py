@@ -11,6 +11,7 @@ from sqlglot.errors import ParseError, TokenError
 
 from vpush.optimizer.bound import SqlType, VariantRef
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
+from vpush.optimizer.check_group_ordinals import check_group_ordinals
 from vpush.optimizer.dialect import VpushSpark, utc_shift_argument
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
@@ -19,6 +20,9 @@ from vpush.optimizer.prune_delta_files import prune_delta_files
 from vpush.optimizer.prune_scan import FilePruning, owning_select, prune_scan, read_where_casts_may_fail, select_through_limit
 from vpush.optimizer.rewrite_variants import (
     FILE_COLUMN,
+    PARSE_JSON_FUNCTION,
+    VARIANT_DELETE_FUNCTION,
+    VARIANT_MODIFY_FUNCTION,
     REBUILD_VARIANT_FUNCTION,
     Extraction,
     evaluated_once,
@@ -29,10 +33,12 @@ from vpush.optimizer.rewrite_variants import (
     may_fail,
     rewrite_remaining,
     scan_relation,
+    spark_function_name,
     supported_target,
 )
 from vpush.optimizer.expand_using_stars import COLUMN_NAMES
 from vpush.optimizer.spark_joins import HINTED, SPARK_SIZE, SparkSize, hint_broadcasts, spark_default_size
+from vpush.optimizer.rewrite_order_aliases import rewrite_order_aliases
 from vpush.optimizer.rewrite_table_samples import passes_rows, rewrite_table_samples
 from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
@@ -201,6 +207,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
 
 def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan:
     expression = rewrite_table_samples(rewrite_zoned_literals(parse_spark(sql), time_zone))
+    check_group_ordinals(expression)
     check_time_windows(expression)  # on both engines: Spark's error its extractions' scan columns would hide
     # What the DuckDB engine cannot run is refused when it runs the plan, not here: the Spark
     # engine runs the same query with Spark's own functions.
@@ -319,6 +326,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
     for index, found_table in enumerate(found):
         found_table[0].meta[SCAN_INDEX] = index
     spark_expression = expression.copy()
+    rewrite_order_aliases(expression)  # DuckDB's only: Spark reads an ORDER BY's names so itself
     hint_broadcasts(spark_expression)
     for hint in list(expression.find_all(exp.Hint)):
         if hint.parent is not None:
@@ -422,6 +430,10 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
             )
         replacement.meta[SCAN_INDEX] = index
         node.replace(replacement)
+        for copied in [t for t in expression.find_all(exp.Table) if t.meta.get(SCAN_INDEX) == index and t is not node]:
+            # a copy the rewrite made of the table's node (a scalar subquery written twice in Spark's
+            # decimal arithmetic) reads the same scan
+            copied.replace(replacement.copy())
     _cast_later(spark_expression, casts_later, functions, time_zone, spark=True)
     for spark_node in list(spark_expression.find_all(exp.Table)):
         scan_index = spark_node.meta.get(SCAN_INDEX)
@@ -511,6 +523,22 @@ def _calls_engine_function(node: exp.Expr) -> bool:
     )
 
 
+_RAISING_FUNCTIONS = frozenset({PARSE_JSON_FUNCTION, VARIANT_MODIFY_FUNCTION, VARIANT_DELETE_FUNCTION})
+
+
+def _may_raise(node: exp.Expr) -> bool:
+    """Whether computing ``node`` may raise: a strict extraction or ``error`` (:func:`may_fail`), a
+    cast DuckDB checks, or an engine function that raises on its input."""
+    if may_fail(node):
+        return True
+    for found in node.walk():
+        if isinstance(found, exp.Cast) and not isinstance(found, exp.TryCast):
+            return True
+        if isinstance(found, exp.Anonymous) and found.name.lower() in _RAISING_FUNCTIONS:
+            return True
+    return False
+
+
 def project_after_limit(expression: exp.Expr) -> exp.Expr:
     """Compute the outermost SELECT's projections after its ORDER BY ... LIMIT rather than
     before, where they call vpush's engine functions and the sort keys do not:
@@ -534,6 +562,8 @@ def project_after_limit(expression: exp.Expr) -> exp.Expr:
     projections = select.expressions
     if not any(_calls_engine_function(p) for p in projections):
         return expression
+    if any(_may_raise(p) for p in projections):
+        return expression  # Spark computes the projection before its top-n: a row the LIMIT drops still raises
     if any(p.find(exp.AggFunc, exp.Window, exp.Select) for p in projections):
         return expression
     computed = {
@@ -763,12 +793,19 @@ def _replace_extraction(ext: Extraction, column_name: str, alias: str | None) ->
         projection = projection.parent
     # A generator's columns take their names from it (vpush.optimizer.rewrite_generators).
     named = projection is None or isinstance(projection, (exp.Alias, exp.Aliases, exp.Column, exp.Star)) or is_generator(projection)
-    name = "" if named or projection is None else spark_name(projection) or projection.sql(dialect=VpushSpark)
+    name = "" if named or projection is None else _spark_projection_name(projection)
     node.replace(column)
     if name and projection is not None:
         # The projection itself goes under an alias, not a copy: the query's other extractions
         # in it are replaced where they stand (in a copy they would stay, reading whole variants).
         wrap_in_place(projection, exp.Alias(alias=exp.to_identifier(name, quoted=True)))
+
+
+def _spark_projection_name(projection: exp.Expr) -> str:
+    """The name Spark gives an unaliased projection that holds an extraction: a call of Spark's
+    variant functions (``to_json(v:a)``) is named as Spark prints it too, so that the Spark
+    engine, which runs the query with this alias, names it as Spark does."""
+    return spark_name(projection) or spark_function_name(projection) or projection.sql(dialect=VpushSpark)
 
 
 def _casts_later(

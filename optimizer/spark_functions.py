@@ -204,6 +204,16 @@ def check_functions(expression: exp.Expr) -> None:
             continue  # percentile_cont|percentile_disc(p) WITHIN GROUP (ORDER BY x): spark_semantics answers them
         if _variant_function(node, name):
             continue
+        if isinstance(node, exp.ArrayAgg) and isinstance(node.this, exp.Distinct) and not isinstance(
+            node.parent, (exp.ArraySort, exp.ArraySize)
+        ):
+            # Spark aggregates the distinct values first: its list comes in its hash aggregation's order
+            raise OptimizeError(
+                f"{node.sql(dialect='vpushspark')}: the DuckDB engine does not give the order of Spark's list of "
+                "distinct values (sort it: array_sort(collect_list(DISTINCT x)), or use collect_set); the Spark "
+                "engine (vpush.connect(engine='spark')) runs it",
+                error_class="VPUSH_UNSUPPORTED_FUNCTION",
+            )
         rule = SPARK_FUNCTIONS.get(name)
         count = _argument_count(node)
         if name in TIME_WINDOW_FUNCTIONS:

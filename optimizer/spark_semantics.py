@@ -729,6 +729,8 @@ class _Typer:
         self.scope = scope
         self.columns = columns
         self.types: dict[int, SparkType | None] = {}
+        # each SELECT's output types (by id), for a scalar subquery's type: its one output's
+        self.subquery_outputs: Mapping[int, Mapping[str, SparkType | None]] = {}
 
     def source_columns(self, name: str) -> Mapping[str, SparkType | None]:
         return self.columns.get(name.lower(), {})
@@ -832,6 +834,13 @@ class _Typer:
                 return typed
         if isinstance(node, (exp.IgnoreNulls, exp.RespectNulls)):
             return self.of(node.this)  # first(x) IGNORE NULLS is of first(x)'s type
+        if isinstance(node, exp.Subquery) and not isinstance(node.parent, (exp.From, exp.Join, exp.In, exp.Exists, exp.Lateral)):
+            # (SELECT max(x) FROM u): max(x)'s type, for a subquery of this scope's own (by identity:
+            # an id of a node the rewrite dropped may be a new node's)
+            if any(sub.expression is node.this for sub in self.scope.subquery_scopes):
+                found = self.subquery_outputs.get(id(node.this), {})
+                return next(iter(found.values())) if len(found) == 1 else None
+            return None
         if isinstance(node, exp.Column):
             return self.column(node) if not isinstance(node.this, exp.Star) else None
         if isinstance(node, exp.Identifier):
@@ -4760,6 +4769,7 @@ def apply_spark_semantics(
         if not isinstance(select, exp.Select):
             continue
         typer = _Typer(scope, columns)
+        typer.subquery_outputs = outputs
         rewriter = _Rewriter(typer, functions)
         settle_pivot(select, typer._part)  # a cell that is a predicate (max(b) > 5) is a boolean
         _strings_to_doubles(select, typer)

@@ -23,6 +23,8 @@ SPARK_TYPE_NAMES = frozenset({
 _SIZED = frozenset({"CHARACTER", "CHAR", "VARCHAR"})
 _WITH_ARGUMENTS = frozenset({"DECIMAL", "DEC", "NUMERIC", "TIME"}) | _SIZED
 _CAST_WORDS = frozenset({"CAST", "TRY_CAST"})
+_DECIMALS = frozenset({"DECIMAL", "DEC", "NUMERIC"})
+MAX_DECIMAL_PRECISION = 38
 
 
 def _error(message: str, error_class: str) -> OptimizeError:
@@ -61,6 +63,11 @@ def _check_type(tokens: list[Token], start: int, end: int) -> int:
     if after is not None and after.token_type == TokenType.L_PAREN:
         if word not in _WITH_ARGUMENTS:
             raise _error(f'Unsupported data type "{word}"', "UNSUPPORTED_DATATYPE")
+        first = tokens[index + 1] if index + 1 < end else None
+        if word in _DECIMALS and first is not None and first.token_type == TokenType.NUMBER and first.text.isdigit():
+            if int(first.text) > MAX_DECIMAL_PRECISION:  # ::decimal(40,2) (sqlglot keeps it, DuckDB refuses it)
+                raise _error(f"Decimal precision {int(first.text)} exceeds max precision {MAX_DECIMAL_PRECISION}.",
+                             "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION")
         return _closing(tokens, index, TokenType.L_PAREN, TokenType.R_PAREN) + 1
     if word == "INTERVAL":  # its fields: DAY, HOUR TO SECOND, ...
         while index < end and tokens[index].token_type not in (TokenType.COMMA, TokenType.GT, TokenType.R_PAREN):

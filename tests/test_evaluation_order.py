@@ -68,6 +68,22 @@ def test_colon_cast_raises_only_for_rows_kept(engine: str, spark: SparkSession, 
 
 
 @pytest.mark.parametrize("engine", ["duckdb", "spark"])
+@pytest.mark.parametrize(
+    "sql",
+    [
+        "SELECT v:x::int AS x FROM t ORDER BY id DESC LIMIT 2",
+        "SELECT id, v:x::bigint AS x, to_json(v) AS j FROM t ORDER BY id DESC LIMIT 2 OFFSET 1",
+    ],
+)
+def test_colon_cast_raises_for_a_row_the_limit_drops(engine: str, sql: str, spark: SparkSession, table: Path) -> None:
+    """Spark computes the SELECT's projection for every row, before its top-n: the failing row
+    (the last by ``id DESC``) raises though the LIMIT drops it (vpush computed the projection
+    after the LIMIT, where it called an engine function, and answered)."""
+    assert _spark_error(spark, table, sql) == "INVALID_VARIANT_CAST"
+    assert _vpush_error(engine, spark, table, sql) == "INVALID_VARIANT_CAST"
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
 def test_failing_row_in_a_row_group_the_where_rules_out(engine: str, spark: SparkSession, table: Path) -> None:
     """The `n` bounds rule out the first row group, but `$.x` is not shredded: its residual there
     might not cast, so vpush reads the row group as Spark does, and raises as Spark does."""

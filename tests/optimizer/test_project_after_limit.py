@@ -36,6 +36,11 @@ def test_the_projection_moves_past_the_limit() -> None:
         "SELECT count(*), vpush_to_json(any_value(v), 'UTC') FROM (SELECT * FROM s) AS t ORDER BY 1 LIMIT 3",
         "SELECT DISTINCT id, vpush_to_json(v, 'UTC') FROM (SELECT * FROM s) AS t ORDER BY id LIMIT 3",
         "SELECT t.id, vpush_to_json(t.v, 'UTC') FROM (SELECT * FROM s) AS t JOIN u ON t.id = u.id ORDER BY t.id LIMIT 3",
+        # a projection that may raise: Spark computes it for every row, before its top-n
+        "SELECT id, vpush_to_json(v, 'UTC') AS j, vpush_variant_get_bigint(m, v, '$', TRUE, 'UTC', f, '$.a') AS a "
+        "FROM (SELECT * FROM s) AS t ORDER BY id LIMIT 3",
+        "SELECT id, CAST(vpush_to_json(v, 'UTC') AS INT) AS j FROM (SELECT * FROM s) AS t ORDER BY id LIMIT 3",
+        "SELECT id, vpush_parse_json(s) AS j FROM (SELECT * FROM s) AS t ORDER BY id LIMIT 3",
     ],
 )
 def test_left_alone(sql: str) -> None:
