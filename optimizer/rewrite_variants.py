@@ -461,7 +461,7 @@ def _truncated_decimal(leaf: PrimitiveLayout, target: SparkType) -> tuple[int, i
         return None
     if not isinstance(target, AtomicType) or target.name not in _TRUNCATED_TARGETS:
         return None
-    bits = {"tinyint": 8, "smallint": 16, "int": 32}[target.name]
+    bits = _TRUNCATED_TARGETS[target.name]
     return (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1)
 
 
@@ -543,22 +543,8 @@ def _extraction_sql(builder: _Builder, layout: VariantLayout, column: str, ext: 
             exp.PropertyEQ(this=exp.to_identifier("value"), expression=value.copy()),
         ])
         return exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Is(this=value, expression=exp.Null())), true=exp.cast(pair, target_type))])
-    if not rest and isinstance(typed, PrimitiveLayout) and ext.target != VARIANT and (
-        _exact_cast(typed, ext.target)
-        or _range_checked(typed, ext.target) is not None
-        or (_truncated_decimal(typed, ext.target) is not None and not ext.casts_a_path)
-    ):
-        typed_column = builder.leaf((*names, node.typed_field))
-        cast: exp.Expression = exp.cast(typed_column, target_type)
-        bounds = None if _exact_cast(typed, ext.target) else _range_checked(typed, ext.target)
-        truncated = None if ext.casts_a_path else _truncated_decimal(typed, ext.target)
-        if bounds is not None:
-            cast = _checked(builder, ext, typed_column, cast, bounds)
-        elif truncated is not None and not _exact_cast(typed, ext.target):
-            toward_zero = exp.Anonymous(this="trunc", expressions=[typed_column.copy()])
-            cast = _checked(
-                builder, ext, typed_column, exp.cast(toward_zero.copy(), target_type), truncated, tested=toward_zero
-            )
+    if not rest and isinstance(typed, PrimitiveLayout) and ext.target != VARIANT and _cast_in_sql(typed, ext):
+        cast = _typed_leaf_cast(builder, ext, typed, builder.leaf((*names, node.typed_field)), target_type)
         if node.value is None or builder.all_null(".".join((*names, node.value_field))):
             return cast
         value = builder.leaf((*names, node.value_field))
@@ -575,13 +561,7 @@ def _extraction_sql(builder: _Builder, layout: VariantLayout, column: str, ext: 
         items = builder.leaf((*names, node.typed_field))
         element = exp.Anonymous(this="list_extract", expressions=[items, exp.Literal.number(rest[0] + 1)])
         within = _element_sql(builder, ext, metadata, typed.element, element, rest[1:], target_type)
-        if node.value is None or builder.all_null(".".join((*names, node.value_field))):
-            return within
-        value = builder.leaf((*names, node.value_field))
-        builder.values[value.name] = metadata.name
-        return exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Is(this=items.copy(), expression=exp.Null())), true=within),
-                             exp.If(this=exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())),
-                                    true=builder.call(ext, metadata, value.copy(), rest))])
+        return _list_or_residual(builder, ext, node, names, items, within, metadata_names, rest)
     if not rest and isinstance(typed, ArrayLayout) and _typed_list_cast(builder, typed, ext.target):
         # a typed array of primitives to an array of a type each casts to exactly, where the
         # footers prove no element a residual: the list leaf's typed values, not rebuilt whole
@@ -593,14 +573,7 @@ def _extraction_sql(builder: _Builder, layout: VariantLayout, column: str, ext: 
                 items, exp.Lambda(this=_field(exp.column(each), typed.element.typed_field), expressions=[each.copy()])]),
             target_type,
         )
-        if node.value is None or builder.all_null(".".join((*names, node.value_field))):
-            return listed
-        metadata = builder.leaf(metadata_names)
-        value = builder.leaf((*names, node.value_field))
-        builder.values[value.name] = metadata.name
-        return exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Is(this=items.copy(), expression=exp.Null())), true=listed),
-                             exp.If(this=exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())),
-                                    true=builder.call(ext, metadata, value.copy(), ()))])
+        return _list_or_residual(builder, ext, node, names, items, listed, metadata_names, ())
     needs_level = (not rest and typed is not None) or (
         bool(rest) and isinstance(rest[0], int) and isinstance(typed, ArrayLayout)
     )
@@ -615,6 +588,29 @@ def _extraction_sql(builder: _Builder, layout: VariantLayout, column: str, ext: 
     metadata = builder.leaf(metadata_names)
     builder.values[value.name] = metadata.name
     return builder.call(ext, metadata, value, rest)
+
+
+def _list_or_residual(
+    builder: _Builder,
+    ext: Extraction,
+    node: ValueLayout,
+    names: tuple[str, ...],
+    items: exp.Expression,
+    typed: exp.Expression,
+    metadata_names: tuple[str, ...],
+    rest: Sequence[str | int],
+) -> exp.Expression:
+    """``typed`` (computed from the typed list ``items`` of the level ``node`` at ``names``)
+    where the list is not NULL, else the level's residual ``value`` through the codec's function
+    for ``rest``; ``typed`` alone where the footers prove the residual all-null."""
+    if node.value is None or builder.all_null(".".join((*names, node.value_field))):
+        return typed
+    reader = builder.leaf(metadata_names)
+    value = builder.leaf((*names, node.value_field))
+    builder.values[value.name] = reader.name
+    return exp.Case(ifs=[exp.If(this=exp.Not(this=exp.Is(this=items.copy(), expression=exp.Null())), true=typed),
+                         exp.If(this=exp.Not(this=exp.Is(this=value.copy(), expression=exp.Null())),
+                                true=builder.call(ext, reader, value.copy(), rest))])
 
 
 def _cast_in_sql(leaf: PrimitiveLayout, ext: Extraction) -> bool:
