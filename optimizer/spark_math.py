@@ -29,7 +29,8 @@ __all__ = ["APPROX_COUNT_DISTINCT_FUNCTION", "CONV_FUNCTION", "HASH_ENGINE_FUNCT
 MATH_FUNCTIONS = frozenset({"factorial", "nanvl", "bit_count", "getbit", "bit_get", "width_bucket"})
 """The functions this module answers."""
 
-_WIDTHS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
+INTEGER_WIDTHS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
+"""The bits of Spark's integral types."""
 
 
 def _name(t: SparkType | None) -> str | None:
@@ -52,19 +53,19 @@ def math_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType |
     if called == "nanvl" and len(names) == 2:
         # Spark casts both to one of double and float (a NULL literal to the other's type)
         known = [n for n, a in zip(names, arguments) if not isinstance(a, exp.Null)]
-        if not known or not all(n in _WIDTHS or n in ("double", "float", "decimal") for n in known):
+        if not known or not all(n in INTEGER_WIDTHS or n in ("double", "float", "decimal") for n in known):
             return None
         return AtomicType("float") if all(n == "float" for n in known) else AtomicType("double")
     if called == "bit_count" and names:
         boolean = names[0] == "boolean" or isinstance(arguments[0], (exp.Predicate, exp.Connector, exp.Not))
-        return AtomicType("int") if names[0] in _WIDTHS or boolean else None
+        return AtomicType("int") if names[0] in INTEGER_WIDTHS or boolean else None
     if called == "width_bucket" and len(names) == 4:
-        numbers = all(n in _WIDTHS or n in ("double", "float", "decimal") or isinstance(a, exp.Null)
+        numbers = all(n in INTEGER_WIDTHS or n in ("double", "float", "decimal") or isinstance(a, exp.Null)
                       for n, a in zip(names[:3], arguments))
-        return AtomicType("bigint") if numbers and (names[3] in _WIDTHS or isinstance(arguments[3], exp.Null)) else None
+        return AtomicType("bigint") if numbers and (names[3] in INTEGER_WIDTHS or isinstance(arguments[3], exp.Null)) else None
     if called in ("getbit", "bit_get") and len(names) == 2:
-        position = names[1] in _WIDTHS or isinstance(arguments[1], exp.Null)
-        return AtomicType("tinyint") if names[0] in _WIDTHS and position else None
+        position = names[1] in INTEGER_WIDTHS or isinstance(arguments[1], exp.Null)
+        return AtomicType("tinyint") if names[0] in INTEGER_WIDTHS and position else None
     return None
 
 
@@ -152,7 +153,7 @@ def _getbit(called: str, arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
     from vpush.optimizer.spark_semantics import spark_error
 
     value, position = arguments
-    width = _WIDTHS[_name(of(value)) or "bigint"]
+    width = INTEGER_WIDTHS[_name(of(value)) or "bigint"]
     at = exp.cast(position, exp.DataType.build("INT"))
     bit = exp.BitwiseAnd(
         this=exp.Paren(this=exp.BitwiseRightShift(this=exp.cast(value, exp.DataType.build("BIGINT")), expression=at)),
@@ -331,7 +332,7 @@ KERNEL_CALLS: dict[str, SparkType] = {
 def _conv(arguments: list[exp.Expr], of: TypeOf, functions: dict[str, SparkType]) -> exp.Expr:
     text, *bases = arguments
     source = of(text)
-    if not (isinstance(source, StringType) or _name(source) in _WIDTHS or isinstance(text, exp.Null)):
+    if not (isinstance(source, StringType) or _name(source) in INTEGER_WIDTHS or isinstance(text, exp.Null)):
         _refuse("conv", "a number other than a string or an integer (Spark prints a double or decimal as Java does)")
     if not all(_name(of(b)) in ("tinyint", "smallint", "int") or isinstance(b, exp.Null) for b in bases):
         _refuse("conv", "bases other than ints")

@@ -17,7 +17,7 @@ from sqlglot import exp
 from vpush.optimizer.dialect import ShiftRightUnsigned, sql_call as _fn
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
 from vpush.optimizer.java_regex import Re2Pattern, re2_pattern
-from vpush.optimizer.spark_math import MATH_FUNCTIONS, math_type, rewrite_math
+from vpush.optimizer.spark_math import INTEGER_WIDTHS, MATH_FUNCTIONS, math_type, rewrite_math
 from vpush.optimizer.variant_types import ArrayType, AtomicType, DecimalType, SparkType, StringType
 
 if TYPE_CHECKING:
@@ -39,7 +39,6 @@ _INT = AtomicType("int")
 _BIGINT = AtomicType("bigint")
 _DOUBLE = AtomicType("double")
 _NARROW = ("tinyint", "smallint", "int")
-_WIDTHS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
 _TRY_OPERATORS: dict[str, type[exp.Binary]] = {"try_add": exp.Add, "try_subtract": exp.Sub, "try_multiply": exp.Mul}
 # Spark's day names (DateTimeUtils.getDayOfWeekFromString), as ISO days of the week (Monday 1)
 _DAYS = {
@@ -95,7 +94,7 @@ def _number(value: int | str) -> exp.Expression:
 
 
 def _integral_name(t: SparkType | None) -> str | None:
-    return t.name if isinstance(t, AtomicType) and t.name in _WIDTHS else None
+    return t.name if isinstance(t, AtomicType) and t.name in INTEGER_WIDTHS else None
 
 
 def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType | None:
@@ -145,7 +144,7 @@ def scalar_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> SparkType
         names = [_integral_name(t) for t in types]
         widths = [n for n in names if n is not None]
         if len(widths) == 2:
-            return AtomicType(max(widths, key=lambda n: _WIDTHS[n]))
+            return AtomicType(max(widths, key=lambda n: INTEGER_WIDTHS[n]))
         if all(n is not None or t in (_DOUBLE, AtomicType("float")) for n, t in zip(names, types)):
             return AtomicType("float") if all(t == AtomicType("float") for t in types) else _DOUBLE
         return None
@@ -749,7 +748,7 @@ def _shift(called: str, arguments: list[exp.Expr], of: TypeOf, result: SparkType
     if result is None or _integral_name(of(count)) not in _NARROW:
         _refuse(called, "arguments other than an integer and an int count")
     assert isinstance(result, AtomicType)  # for mypy: typed by scalar_type
-    width = _WIDTHS[result.name]
+    width = INTEGER_WIDTHS[result.name]
     wide = "HUGEINT" if width == 64 else "BIGINT"
     signed = exp.cast(value, _typed(result.name.upper()))
     bits = _number(str(width - 1))
@@ -784,7 +783,7 @@ def _try_arithmetic(called: str, arguments: list[exp.Expr], of: TypeOf, result: 
     if called == "try_mod":
         # Java's remainder (the dividend's sign; Integer.MIN_VALUE % -1 is 0, so taken in 128
         # bits), NULL for a zero divisor (-0.0 too), as for integers so for doubles and floats
-        wide = "HUGEINT" if result.name in _WIDTHS else result.name.upper()
+        wide = "HUGEINT" if result.name in INTEGER_WIDTHS else result.name.upper()
         remainder = exp.Mod(this=exp.cast(left, _typed(wide)), expression=exp.cast(right.copy(), _typed(wide)))
         zero = exp.EQ(this=right.copy(), expression=_number(0))
         return exp.Case(ifs=[exp.If(this=zero, true=_null(result.name.upper()))],
@@ -794,9 +793,9 @@ def _try_arithmetic(called: str, arguments: list[exp.Expr], of: TypeOf, result: 
         zero = exp.EQ(this=right.copy(), expression=_number(0))
         return exp.Case(ifs=[exp.If(this=zero, true=_null("DOUBLE"))], default=ratio)
     operator = _TRY_OPERATORS[called]
-    if result.name in _WIDTHS:
+    if result.name in INTEGER_WIDTHS:
         exact = operator(this=exp.cast(left, _typed("HUGEINT")), expression=exp.cast(right, _typed("HUGEINT")))
-        low, high = -(1 << (_WIDTHS[result.name] - 1)), (1 << (_WIDTHS[result.name] - 1)) - 1
+        low, high = -(1 << (INTEGER_WIDTHS[result.name] - 1)), (1 << (INTEGER_WIDTHS[result.name] - 1)) - 1
         inside = exp.Between(this=exp.Paren(this=exact), low=_number(str(low)), high=_number(str(high)))
         return exp.Case(ifs=[exp.If(this=inside, true=exp.cast(exact.copy(), _typed(result.name.upper())))],
                         default=_null(result.name.upper()))

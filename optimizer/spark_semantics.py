@@ -102,7 +102,7 @@ from vpush.optimizer.spark_collect_set import orders_set, spark_set_order
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_number_format import NUMBER_FORMAT_CALLS, number_format_type, rewrite_number_format
-from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, KERNEL_CALLS, has_map as _has_map, rewrite_approx_count_distinct, rewrite_kernel_call
+from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, INTEGER_WIDTHS, KERNEL_CALLS, has_map as _has_map, rewrite_approx_count_distinct, rewrite_kernel_call
 from vpush.optimizer.spark_order import (
     HASH_FALLBACK_GROUPS,
     MODE_FUNCTIONS,
@@ -4970,6 +4970,12 @@ def _datetime_try_operations(select: exp.Select, typer: _Typer) -> None:
 
 
 # The places of Spark's functions that take an int (a position, a length, a count).
+def _cast_to_int(kind: SparkType | None) -> bool:
+    """Whether Spark's implicit cast to an ``int`` place takes a value of ``kind`` that DuckDB's
+    binder does not (a string, bigint, decimal or floating value: ``1.5`` to 1)."""
+    return isinstance(kind, (StringType, DecimalType)) or kind in (_BIGINT, _DOUBLE, AtomicType("float"))
+
+
 def _check_array_index(node: exp.Bracket, typer: _Typer) -> None:
     """Spark's ``DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE`` for an array's index of a type it does
     not take (DuckDB's binder failed without a class): ``arr[i]`` takes any integral type or a
@@ -5016,19 +5022,14 @@ def _implicit_casts(select: exp.Select, typer: _Typer) -> None:
         # floating value is cast to one (1.5 to 1), where DuckDB's binder finds no function
         for key in _INT_PLACES.get(type(node), ()):
             argument = node.args.get(key)
-            kind = typer.of(argument) if isinstance(argument, exp.Expr) else None
-            if isinstance(argument, exp.Expr) and (
-                isinstance(kind, (StringType, DecimalType)) or kind in (_BIGINT, _DOUBLE, AtomicType("float"))
-            ):
+            if isinstance(argument, exp.Expr) and _cast_to_int(typer.of(argument)):
                 cast(argument, "INT")
         if isinstance(node, exp.Bracket) and len(node.expressions) == 1 and isinstance(typer.of(node.this), ArrayType):
             _check_array_index(node, typer)
         elif (isinstance(node, exp.Anonymous) and node.name.lower() == "get" and len(node.expressions) == 2
               and isinstance(typer.of(node.expressions[0]), ArrayType)):
             # Spark's get takes an int index by an implicit cast (get(arr, 1.5) is arr's second)
-            kind = typer.of(node.expressions[1])
-            if (isinstance(kind, (StringType, DecimalType)) or kind in (_BIGINT, _DOUBLE, AtomicType("float"))
-                    or isinstance(_unparen(node.expressions[1]), exp.Null)):
+            if _cast_to_int(typer.of(node.expressions[1])) or isinstance(_unparen(node.expressions[1]), exp.Null):
                 cast(node.expressions[1], "INT")
         places = _STRING_PLACES.get(type(node)) or _STRING_OR_BINARY_PLACES.get(type(node))
         if isinstance(node, exp.Anonymous) and node.name.lower() == "octet_length":
@@ -5889,7 +5890,7 @@ def _check_negated_constant(node: exp.Neg, typer: _Typer) -> None:
         return  # (-2147483648 written so is one literal, not a negation)
     assert isinstance(kind, AtomicType)
     value = _integral_constant(node.this)
-    bits = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}.get(kind.name)
+    bits = INTEGER_WIDTHS.get(kind.name)
     if value is not None and bits is not None and value == -(1 << (bits - 1)):
         raise OptimizeError(
             'overflow. If necessary set "spark.sql.ansi.enabled" to "false" to bypass this error.',
