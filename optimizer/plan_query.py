@@ -45,7 +45,16 @@ from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_ge
 from vpush.optimizer.rewrite_time_windows import check_time_windows
 from vpush.optimizer.spark_functions import check_functions
 from vpush.optimizer.spark_order import choose_ordered, exclude_from_stars
-from vpush.optimizer.spark_semantics import SESSION_TIME_ZONE, SPARK_TEXT, VARIANT_SOURCE, apply_spark_semantics, arrow_spark_type, spark_name, wrap_in_place
+from vpush.optimizer.spark_semantics import (
+    SESSION_TIME_ZONE,
+    SPARK_TEXT,
+    VARIANT_SOURCE,
+    apply_spark_semantics,
+    arrow_spark_type,
+    fold_comparisons_of_extractions,
+    spark_name,
+    wrap_in_place,
+)
 from vpush.optimizer.variant_types import VARIANT, SparkType, StringType
 
 SCAN_PREFIX = "__vpush_scan_"
@@ -273,6 +282,11 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
         if len(infos) == 1 and infos[0].size <= ONE_TASK_BYTES:
             node.meta[ONE_TASK] = True
         found.append((node, table, infos, data_schema, pruned, extractions))
+
+    # Comparisons of extractions Spark decides without computing them: no scan computes them
+    fold_comparisons_of_extractions(
+        expression, {id(ext.node) for *_, extractions in found for ext in extractions if ext.node is not None}, _spark_projection_name)
+    found = [(*parts, [e for e in extractions if e.node is None or e.node.root() is expression]) for *parts, extractions in found]
 
     functions: dict[str, SparkType] = {}
     # Extractions become columns of their scan first, so that a variant column read only

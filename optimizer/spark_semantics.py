@@ -103,6 +103,7 @@ from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_number_format import NUMBER_FORMAT_CALLS, number_format_type, rewrite_number_format
 from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, INTEGER_WIDTHS, KERNEL_CALLS, has_map as _has_map, rewrite_approx_count_distinct, rewrite_kernel_call
+from vpush.optimizer.spark_unwrap_casts import drop_rows_under_false_filters, folded_comparisons, unwrap_cast_comparisons
 from vpush.optimizer.spark_order import (
     HASH_FALLBACK_GROUPS,
     MODE_FUNCTIONS,
@@ -4805,6 +4806,12 @@ def apply_spark_semantics(
         _check_limits(select, typer)
         _check_arithmetic(select, typer)
         _check_filters_are_boolean(select, typer)
+        # comparisons Spark decides without computing their expression (the projections' once named)
+        for key, value in select.args.items():
+            for part in value if isinstance(value, list) else [value]:
+                if key != "expressions" and isinstance(part, exp.Expr):
+                    unwrap_cast_comparisons(part, typer.of)
+        drop_rows_under_false_filters(select)
         expand_using_stars(select, scope, columns)
         rename_duplicate_columns(select, scope)
         _spell_out_with_rollup(select)
@@ -4832,6 +4839,7 @@ def apply_spark_semantics(
                 except ValueError:  # sqlglot cannot write it for DuckDB (get_json_object(j, '$..a')): the rewrite decides
                     written = None
             _type_variant_objects(projection, typer)
+            projection = unwrap_cast_comparisons(projection, typer.of)
             done = _transform(projection, rewriter)
             if name is None and isinstance(projection, exp.Column) and not isinstance(done, exp.Column):
                 name = projection.name  # a field of an array's structs (x.a), now each element's: `a`
@@ -4870,6 +4878,57 @@ def apply_spark_semantics(
         _filtered_arguments_raise_when_kept(select)
         outputs[id(select)] = produced
     return expression
+
+
+def fold_comparisons_of_extractions(
+    expression: exp.Expr, extractions: set[int], name_projection: Callable[[exp.Expr], str]
+) -> None:
+    """The comparisons of variant extractions that Spark's optimizer decides without computing them
+    (:mod:`vpush.optimizer.spark_unwrap_casts`: ``variant_get(v, '$.a', 'int') = 3000000000``),
+    made ``FALSE`` before the extractions are placed on scans, so that no scan computes them: a
+    scan computes each of its extractions for every row it reads (and the Spark engine's scan
+    raises there for a value that does not cast), where Spark computes none of these. Only
+    comparisons whose columns are all read through the extractions ``extractions`` (``id()`` of
+    their nodes; no other column Spark's analyzer would check goes), and not the ANDs and ORs
+    around them (Spark folds those itself after analyzing them; on DuckDB,
+    :func:`apply_spark_semantics` does). An unaliased projection where one folds is named first by
+    ``name_projection``, as Spark names it. In place.
+    """
+    def through_extractions(node: exp.Expr) -> bool:
+        columns = list(node.find_all(exp.Column))
+        return bool(columns) and all(
+            any(id(a) in extractions for a in _ancestors(c, node)) for c in columns)
+
+    try:
+        scopes = list(traverse_scope(expression))
+    except Exception:  # sqlglot cannot scope this query: apply_spark_semantics leaves it too
+        return
+    for scope in scopes:
+        select = scope.expression
+        if not isinstance(select, exp.Select):
+            continue
+        typer = _Typer(scope, {})  # the extractions are typed by their targets
+        for value in list(select.args.values()):
+            for part in value if isinstance(value, list) else [value]:
+                if not isinstance(part, exp.Expr):
+                    continue
+                if not folded_comparisons(part, typer.of, only=through_extractions):
+                    continue
+                if part.arg_key == "expressions" and not isinstance(part, exp.Alias):
+                    name = name_projection(part)
+                    if not name:
+                        continue
+                    part = wrap_in_place(part, exp.Alias(alias=exp.to_identifier(name, quoted=True)))
+                unwrap_cast_comparisons(part, typer.of, only=through_extractions, fold_around=False)
+
+
+def _ancestors(node: exp.Expr, top: exp.Expr) -> list[exp.Expr]:
+    """``node`` and its ancestors up to ``top`` (included)."""
+    out = [node]
+    while node is not top and node.parent is not None:
+        node = node.parent
+        out.append(node)
+    return out
 
 
 _FLOATING = (AtomicType("float"), AtomicType("double"))

@@ -86,14 +86,18 @@ def assert_error_as_spark(spark: SparkSession, con: vpush.Connection, sql: str, 
 
 
 def spark_answer(spark: SparkSession, sql: str) -> tuple[Any, ...]:
-    """Spark's column names and simple type names and its rows, or ``("error", error class)``."""
+    """Spark's column names and simple type names and its rows, or ``("error", error class)``
+    (of an error raised in Spark's Parquet scan, the cause's)."""
+    from py4j.protocol import Py4JJavaError
     from pyspark.errors import PySparkException
+
+    from differential.harness import spark_error_class
 
     try:
         frame = spark.sql(sql)
         found = [tuple(row) for row in frame.collect()]
-    except PySparkException as exc:
-        return ("error", exc.getCondition())
+    except (PySparkException, Py4JJavaError) as exc:
+        return ("error", spark_error_class(exc))
     return ([(f.name, f.dataType.simpleString()) for f in frame.schema], found)
 
 
