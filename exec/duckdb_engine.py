@@ -35,6 +35,7 @@ from vpush.optimizer.plan import (
     ORDER_COLUMN,
     ORDERED_RETRY_MARKER,
     ROW_COUNT_COLUMN,
+    VARIANT_ARROW_TYPE,
     FileScan,
     Plan,
     Scan,
@@ -173,20 +174,28 @@ class DuckDBEngine:
         schema = reader.schema
         names = ["" if n == EMPTY_NAME else n for n in schema.names]
         intervals = [i for i, f in enumerate(schema) if pa.types.is_interval(f.type)]
-        if names == schema.names and not intervals:
+        variants = [i for i, f in enumerate(schema) if _is_duckdb_variant(f)]
+        if names == schema.names and not intervals and not variants:
             return pa.RecordBatchReader.from_batches(schema, _stream(reader, cursor, trap, plan))
         # Spark's name '' (SELECT ''), which DuckDB cannot give; Spark's day-time intervals as its
-        # toArrow gives them, durations in microseconds
-        fields = [pa.field(n, pa.duration("us")) if i in intervals else f.with_name(n)
-                  for i, (f, n) in enumerate(zip(schema, names))]
+        # toArrow gives them, durations in microseconds; a VARIANT DuckDB computed itself (CAST(NULL
+        # AS variant)) as every other variant column, the plain struct<metadata, value>
+        fields = [pa.field(n, pa.duration("us")) if i in intervals else pa.field(n, VARIANT_ARROW_TYPE) if i in variants
+                  else f.with_name(n) for i, (f, n) in enumerate(zip(schema, names))]
         schema = pa.schema(fields, metadata=schema.metadata)
         return pa.RecordBatchReader.from_batches(schema, (
-            pa.RecordBatch.from_arrays([_duration(c) if i in intervals else c for i, c in enumerate(b.columns)], schema=schema)
+            pa.RecordBatch.from_arrays([_duration(c) if i in intervals else c.cast(VARIANT_ARROW_TYPE) if i in variants else c
+                                        for i, c in enumerate(b.columns)], schema=schema)
             for b in _stream(reader, cursor, trap, plan)
         ))
 
 
 _NATIVE_ROWS = "__vpush_file_rows"
+
+
+def _is_duckdb_variant(field: pa.Field) -> bool:
+    """Whether a result column is DuckDB's own export of a VARIANT (its Arrow extension name)."""
+    return bool(field.metadata) and field.metadata.get(b"ARROW:extension:name") == b"arrow.parquet.variant"
 
 
 def scalar_subquery_tables(expression: exp.Expr | None) -> set[str]:
