@@ -275,6 +275,39 @@ def resolve_time_zone(name: str) -> int | zoneinfo.ZoneInfo:
         raise CodecError(f"unknown time zone {name!r}") from None
 
 
+def offset_id(seconds: int) -> str:
+    """java.time's id of a fixed offset (``ZoneOffset.getId``): ``+05:30``, ``-08:00``,
+    ``+05:21:10``; ``UTC`` for none.
+
+    Example:
+        >>> offset_id(19800), offset_id(-28800), offset_id(0)
+        ('+05:30', '-08:00', 'UTC')
+    """
+    if seconds == 0:
+        return "UTC"
+    size = abs(seconds)
+    text = f"{'-' if seconds < 0 else '+'}{size // 3600:02d}:{size // 60 % 60:02d}"
+    return text + (f":{size % 60:02d}" if size % 60 else "")
+
+
+def duckdb_time_zone(name: str) -> str:
+    """The name DuckDB (ICU) knows a Spark session time zone by: a region as it is, a fixed
+    offset as ``GMT+05:30`` (DuckDB refuses ``+05:30`` and reads ``UTC+05:30`` as ``Etc/GMT-5``).
+
+    Example:
+        >>> duckdb_time_zone("+05:30"), duckdb_time_zone("PST"), duckdb_time_zone("Europe/Paris")
+        ('GMT+05:30', 'America/Los_Angeles', 'Europe/Paris')
+    """
+    try:
+        zone = resolve_time_zone(name)
+    except CodecError:  # DuckDB's own spellings (america/new_york): as they are
+        return name
+    if isinstance(zone, int):
+        text = offset_id(zone)
+        return text if zone == 0 else "GMT" + text
+    return name if name == zone.key else zone.key
+
+
 def zone_offset(zone: int | zoneinfo.ZoneInfo, epoch_seconds: int) -> int:
     """The UTC offset, in seconds, of a zone from :func:`resolve_time_zone` at an instant (seconds
     since the epoch), as java.time gives it for any year."""

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
+from vpush.codec.java_format import duckdb_time_zone
 from vpush.optimizer.variant_types import (
     ArrayType,
     AtomicType,
@@ -117,7 +118,7 @@ def _zone_name(time_zone: str) -> str:
 
     connection = duckdb.connect()
     try:
-        connection.execute("SET TimeZone = $tz", {"tz": time_zone})
+        connection.execute("SET TimeZone = $tz", {"tz": duckdb_time_zone(time_zone)})
         arrow_type = connection.sql("SELECT CAST(NULL AS TIMESTAMPTZ) AS t").to_arrow_table().schema.field(0).type
     finally:
         connection.close()

@@ -19,6 +19,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from vpush.codec.java_format import duckdb_time_zone
 from vpush.codec.errors import VpushError
 from vpush.exec.errors import ExecutionError
 from vpush.exec.locate_damaged_variant import locate_damaged_variant
@@ -35,6 +36,7 @@ from vpush.optimizer.plan import (
     ORDER_COLUMN,
     ORDERED_RETRY_MARKER,
     ROW_COUNT_COLUMN,
+    VARIANT_ARROW_TYPE,
     FileScan,
     Plan,
     Scan,
@@ -108,12 +110,18 @@ class DuckDBEngine:
         parallelism: int = 1,
     ) -> None:
         self.connection = connection if connection is not None else duckdb.connect()
+        self._owns_connection = connection is None
         self.time_zone = time_zone
         self.parallelism = parallelism
         self.native_scans = native_scans
         """Let DuckDB read the parts that allow it (:attr:`ScanPart.native`) with its own
         Parquet reader; off, vpush's scan reads every part."""
         self._functions: set[str] = set()
+
+    def close(self) -> None:
+        """Close the DuckDB connection if the engine opened it (a user's own stays open)."""
+        if self._owns_connection:
+            self.connection.close()
 
     def reads_natively(self, part: ScanPart) -> bool:
         """Whether DuckDB's own Parquet reader reads ``part`` (see :attr:`ScanPart.native`): it
@@ -140,10 +148,13 @@ class DuckDBEngine:
 
     def _execute(self, plan: Plan, on_rows: Callable[[int], None] | None, *, ordered: bool) -> pa.RecordBatchReader:
         trap = ErrorTrap()
-        cursor = self.connection.cursor()
+        try:
+            cursor = self.connection.cursor()
+        except duckdb.ConnectionException as exc:  # a user's own connection, closed since
+            raise ExecutionError(f"the DuckDB connection this vpush connection runs on is closed ({exc})") from exc
         try:
             # One script for the session's settings and the views of the parts DuckDB reads itself.
-            script = [_time_zone_statement(self.time_zone)]
+            script = [_time_zone_statement(duckdb_time_zone(self.time_zone))]
             for name, target in plan.functions:
                 if name not in self._functions:
                     register(self.connection, name, target, duckdb_type(target).sql(dialect="duckdb"))
@@ -173,20 +184,54 @@ class DuckDBEngine:
         schema = reader.schema
         names = ["" if n == EMPTY_NAME else n for n in schema.names]
         intervals = [i for i, f in enumerate(schema) if pa.types.is_interval(f.type)]
-        if names == schema.names and not intervals:
+        variants = [i for i, f in enumerate(schema) if _is_duckdb_variant(f)]
+        zoned = _session_zone_types(schema, duckdb_time_zone(self.time_zone), self.time_zone)
+        if zoned is not None:  # DuckDB's name of an offset zone (GMT+05:30) back to the session's
+            schema = zoned
+        if names == schema.names and not intervals and not variants and zoned is None:
             return pa.RecordBatchReader.from_batches(schema, _stream(reader, cursor, trap, plan))
         # Spark's name '' (SELECT ''), which DuckDB cannot give; Spark's day-time intervals as its
-        # toArrow gives them, durations in microseconds
-        fields = [pa.field(n, pa.duration("us")) if i in intervals else f.with_name(n)
-                  for i, (f, n) in enumerate(zip(schema, names))]
+        # toArrow gives them, durations in microseconds; a VARIANT DuckDB computed itself (CAST(NULL
+        # AS variant)) as every other variant column, the plain struct<metadata, value>
+        fields = [pa.field(n, pa.duration("us")) if i in intervals else pa.field(n, VARIANT_ARROW_TYPE) if i in variants
+                  else f.with_name(n) for i, (f, n) in enumerate(zip(schema, names))]
         schema = pa.schema(fields, metadata=schema.metadata)
         return pa.RecordBatchReader.from_batches(schema, (
-            pa.RecordBatch.from_arrays([_duration(c) if i in intervals else c for i, c in enumerate(b.columns)], schema=schema)
+            pa.RecordBatch.from_arrays([_duration(c) if i in intervals else c.cast(VARIANT_ARROW_TYPE) if i in variants
+                                        else c.cast(schema.field(i).type) if zoned is not None else c
+                                        for i, c in enumerate(b.columns)], schema=schema)
             for b in _stream(reader, cursor, trap, plan)
         ))
 
 
 _NATIVE_ROWS = "__vpush_file_rows"
+
+
+def _session_zone_types(schema: pa.Schema, duckdb_zone: str, session_zone: str) -> pa.Schema | None:
+    """``schema`` with its timestamps (nested ones too) labelled ``session_zone`` where DuckDB
+    labelled them ``duckdb_zone``; None where nothing changes."""
+    if duckdb_zone == session_zone:
+        return None
+
+    def relabel(t: pa.DataType) -> pa.DataType:
+        if pa.types.is_timestamp(t):
+            return pa.timestamp(t.unit, tz=session_zone) if t.tz == duckdb_zone else t
+        if pa.types.is_list(t) or pa.types.is_large_list(t):
+            field = t.value_field
+            return (pa.large_list if pa.types.is_large_list(t) else pa.list_)(field.with_type(relabel(field.type)))
+        if pa.types.is_map(t):
+            return pa.map_(t.key_field.with_type(relabel(t.key_type)), t.item_field.with_type(relabel(t.item_type)))
+        if pa.types.is_struct(t):
+            return pa.struct([f.with_type(relabel(f.type)) for f in t])
+        return t
+
+    relabeled = pa.schema([f.with_type(relabel(f.type)) for f in schema], metadata=schema.metadata)
+    return None if relabeled.equals(schema) else relabeled
+
+
+def _is_duckdb_variant(field: pa.Field) -> bool:
+    """Whether a result column is DuckDB's own export of a VARIANT (its Arrow extension name)."""
+    return bool(field.metadata) and field.metadata.get(b"ARROW:extension:name") == b"arrow.parquet.variant"
 
 
 def scalar_subquery_tables(expression: exp.Expr | None) -> set[str]:

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import pyarrow as pa
 
 from vpush.codec.errors import VpushError
-from vpush.codec.java_format import java_string_of_bytes
+from vpush.codec.java_format import duckdb_time_zone, java_string_of_bytes
 from vpush.exec.derive_scan_schema import derive_scan_schema
 from vpush.exec.errors import ExecutionError
 from vpush.exec.locate_damaged_variant import locate_damaged_variant
@@ -143,7 +143,7 @@ def duckdb_scan_schema(plan: Plan, scan: Scan, time_zone: str) -> pa.Schema:
     part = scan.parts[0]
     connection = duckdb.connect()
     try:
-        connection.execute("SET TimeZone = $tz", {"tz": time_zone})
+        connection.execute("SET TimeZone = $tz", {"tz": duckdb_time_zone(time_zone)})
         for name, target in plan.functions:
             register(connection, name, target, duckdb_type(target).sql(dialect="duckdb"))
         connection.register(part.name, pa.RecordBatchReader.from_batches(part.schema, iter(())))
@@ -237,6 +237,14 @@ class SparkEngine:
         from vpush.optimizer.dialect import VpushSpark
 
         assert plan.spark_expression is not None
+        session_zone = str(self.spark.conf.get("spark.sql.session.timeZone"))
+        if session_zone != self.time_zone:
+            # The plan and the scans compute in the connection's zone, Spark's SQL would in the
+            # session's: the two would mix two zones in one answer.
+            raise ExecutionError(
+                f"the Spark session's time zone is now {session_zone!r}, this connection's {self.time_zone!r}: "
+                "connect again (vpush.connect(engine='spark', time_zone=...)) to query in another zone"
+            )
         views = {scan.name: f"{scan.name}_{uuid.uuid4().hex}" for scan in plan.scans}
         expression = plan.spark_expression.copy()
         for table in expression.find_all(exp.Table):
@@ -329,7 +337,30 @@ class SparkEngine:
             raise locate_damaged_variant(translate_spark_error(exc), plan) from exc
         table = pa.Table.from_batches(batches)
         table = _from_spark_table(table, spark_variant_columns(table.schema))
+        # PySpark labels the timestamps of a result without rows UTC, of others the session's zone
+        zoned = _in_zone(table.schema, self.time_zone)
+        if not zoned.equals(table.schema):
+            table = table.cast(zoned)
         return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
+
+
+def _in_zone(schema: pa.Schema, time_zone: str) -> pa.Schema:
+    """``schema`` with every instant (a timestamp with a zone, nested ones too) labelled
+    ``time_zone``: the same instants, as the session shows them."""
+
+    def relabel(t: pa.DataType) -> pa.DataType:
+        if pa.types.is_timestamp(t):
+            return pa.timestamp(t.unit, tz=time_zone) if t.tz is not None else t
+        if pa.types.is_list(t) or pa.types.is_large_list(t):
+            field = t.value_field
+            return (pa.large_list if pa.types.is_large_list(t) else pa.list_)(field.with_type(relabel(field.type)))
+        if pa.types.is_map(t):
+            return pa.map_(t.key_field.with_type(relabel(t.key_type)), t.item_field.with_type(relabel(t.item_type)))
+        if pa.types.is_struct(t):
+            return pa.struct([f.with_type(relabel(f.type)) for f in t])
+        return t
+
+    return pa.schema([f.with_type(relabel(f.type)) for f in schema], metadata=schema.metadata)
 
 
 def names_kept(expression: exp.Expr) -> bool:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
+from vpush.codec.java_format import duckdb_time_zone
 from vpush.codec.errors import VpushError
 from vpush.exec.errors import ExecutionError
 from vpush.optimizer.plan import FileScan, Input, LeafInput, LevelInput, Plan, Scan, ScanPart
@@ -361,7 +362,7 @@ def _take_connection(tasks: ScanTasks) -> duckdb.DuckDBPyConnection:
         kept = free.pop() if free else None
     if kept is None:
         connection = duckdb.connect()
-        connection.execute("SET TimeZone = $tz", {"tz": tasks.time_zone})
+        connection.execute("SET TimeZone = $tz", {"tz": duckdb_time_zone(tasks.time_zone)})
         kept = (connection, set())
     connection, functions = kept
     for name, target in tasks.functions:

@@ -14,12 +14,12 @@ import dataclasses
 import datetime as dt
 import decimal
 import re
-import zoneinfo
 from collections.abc import Mapping
 from typing import Any
 
 import pyarrow as pa
 
+from vpush.codec.java_format import resolve_time_zone
 from vpush.optimizer.bound import SqlType
 from vpush.optimizer.delta_log import DeltaSnapshot
 from vpush.optimizer.errors import CatalogError
@@ -130,7 +130,9 @@ def _timestamp(text: str, sql_type: SqlType, time_zone: str) -> dt.datetime | No
     if match.group(8):
         return local.replace(tzinfo=dt.timezone.utc)
     # fold=0 gives Java's instant for a local time in a gap or an overlap.
-    return local.replace(tzinfo=zoneinfo.ZoneInfo(time_zone)).astimezone(dt.timezone.utc)
+    zone = resolve_time_zone(time_zone)  # a region, or a fixed offset (+05:30)
+    tz = dt.timezone(dt.timedelta(seconds=zone)) if isinstance(zone, int) else zone
+    return local.replace(tzinfo=tz).astimezone(dt.timezone.utc)
 
 
 def _partition_value(text: str | None, sql_type: SqlType, time_zone: str, where: str) -> Any:

@@ -253,10 +253,12 @@ def _cast(raw: str, type_: SqlType, time_zone: str) -> Any:
             local = dt.datetime.combine(day, dt.time()) if day is not None else None
         if local is None:
             return None
-        import zoneinfo
+        from vpush.codec.java_format import resolve_time_zone
 
+        zone = resolve_time_zone(time_zone)  # a region, or a fixed offset (+05:30)
+        tz = dt.timezone(dt.timedelta(seconds=zone)) if isinstance(zone, int) else zone
         # fold=0 gives Java's instant for a local time in a gap or an overlap.
-        return local.replace(tzinfo=zoneinfo.ZoneInfo(time_zone)).astimezone(dt.timezone.utc)
+        return local.replace(tzinfo=tz).astimezone(dt.timezone.utc)
     return None
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.parquet as pq
+import pytest
 
 import vpush
 
@@ -71,3 +72,32 @@ def test_a_deleted_file_is_not_read_from_a_kept_plan(tmp_path: Path) -> None:
         assert "b.parquet" in str(exc)  # planned anew: the missing file is named
     else:
         raise AssertionError("a registered file that is gone must raise")
+
+
+def test_close_and_a_users_own_connection(tmp_path: Path) -> None:
+    """A closed vpush connection refuses work with a vpush error (it had no close(), and a
+    user's DuckDB connection closed under it raised DuckDB's own ConnectionException); a user's
+    own DuckDB connection keeps its time zone and views, and stays open after close()."""
+    import duckdb
+
+    from vpush.sample import EventsSpec, write_events
+
+    write_events(tmp_path / "events", EventsSpec(rows=100, files=1))
+    own = duckdb.connect()
+    own.execute("SET TimeZone = 'Europe/Paris'")
+    own.execute("CREATE VIEW mine AS SELECT 42 AS x")
+    con = vpush.connect(connection=own, time_zone="America/Los_Angeles")
+    con.register("events", tmp_path / "events")
+    rel = con.sql("SELECT hour(event:ts::timestamp) AS h FROM events LIMIT 1")
+    assert rel.to_arrow().to_pylist() == [{"h": 16}], "2024-01-01 00:00 UTC is 16:00 the day before in Los Angeles"
+    assert own.execute("SELECT current_setting('TimeZone'), (SELECT x FROM mine)").fetchall() == [("Europe/Paris", 42)]
+    con.close()
+    con.close()
+    assert own.execute("SELECT 1").fetchall() == [(1,)], "the user's own connection stays open"
+    for work in (rel.to_arrow, lambda: con.sql("SELECT 1").to_arrow(), lambda: con.register("t", tmp_path / "events")):
+        with pytest.raises(vpush.VpushError, match="connection is closed"):
+            work()
+    with vpush.connect(connection=own) as other:
+        own.close()
+        with pytest.raises(vpush.VpushError, match="DuckDB connection .* is closed"):
+            other.sql("SELECT 1 AS x").to_arrow()

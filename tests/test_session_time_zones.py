@@ -2,8 +2,8 @@
 zones other than UTC, on both engines, against PySpark over the same files.
 
 The differential suite runs in UTC; here the session is America/Los_Angeles (whole-hour daylight
-saving), Australia/Lord_Howe (a half-hour change) and Asia/Kolkata (a half-hour offset, no
-change). The values sit on either side of each zone's changes: instants in the repeated hour of
+saving), Australia/Lord_Howe (a half-hour change), Asia/Kolkata (a half-hour offset, no
+change) and the fixed offset +05:30 (which vpush refused: DuckDB knows it as GMT+05:30). The values sit on either side of each zone's changes: instants in the repeated hour of
 a fall-back night, local times in a gap and in an overlap. The files are Spark's (shredded as
 ``timestamp``, with the other values in residuals) and vpush's (shredded as ``timestamp_ntz``,
 from Spark's unshredded values).
@@ -47,7 +47,7 @@ VALUES = [
     ("sql_null", "NULL"),
 ]
 SELECT = "SELECT label, x AS v FROM VALUES " + ", ".join(f"('{label}', {expr})" for label, expr in VALUES) + " AS vals(label, x)"
-ZONES = ["America/Los_Angeles", "Australia/Lord_Howe", "Asia/Kolkata"]
+ZONES = ["America/Los_Angeles", "Australia/Lord_Howe", "Asia/Kolkata", "+05:30"]
 
 TS = "try_cast(v AS timestamp)"
 NTZ = "try_cast(v AS timestamp_ntz)"
@@ -141,3 +141,33 @@ def test_session_time_zone(
     for name, folder in zone_tables.items():
         con.register(name, folder)
     compare(vpush_answer(con, sql), want, sql)
+
+
+@pytest.mark.parametrize("zone", ["UTC+05:30", "-8", "Z", "PST", "IST"])
+def test_zone_names_spark_accepts(
+    spark: SparkSession, zone_tables: dict[str, Path], zone_views: dict[str, DataFrame], zone: str,
+) -> None:
+    """Every zone name Spark's session takes (offsets in its forms, Java's short ids) is a vpush
+    session zone giving Spark's answer; vpush took IANA names only ('unknown time zone')."""
+    sql = BATCH.query("fields")
+    want = spark_answer(spark, zone_views, sql, time_zone=zone)
+    con = vpush.connect(time_zone=zone)
+    for name, folder in zone_tables.items():
+        con.register(name, folder)
+    compare(vpush_answer(con, sql), want, sql)
+
+
+def test_spark_engine_labels_and_checks_its_zone(
+    spark: SparkSession, zone_tables: dict[str, Path], session_zone: None,
+) -> None:
+    """On the Spark engine a result without rows is labelled in the session zone, as one with
+    rows (PySpark labels it UTC); and a session zone changed after connect() is refused, where
+    the scans (in the connection's zone) and Spark's SQL (in the session's) would mix two."""
+    con = vpush.connect(engine="spark", spark=spark, time_zone="America/Los_Angeles")
+    for name, folder in zone_tables.items():
+        con.register(name, folder)
+    empty = con.sql(f"SELECT {TS} AS t FROM zones WHERE label = 'none'").to_arrow()
+    assert empty.num_rows == 0 and empty.schema.field("t").type.tz == "America/Los_Angeles"
+    spark.conf.set("spark.sql.session.timeZone", "Asia/Kolkata")
+    with pytest.raises(vpush.VpushError, match="time zone is now 'Asia/Kolkata'"):
+        con.sql(f"SELECT hour({TS}) AS h FROM zones").to_arrow()

@@ -290,7 +290,7 @@ def _read_result(rel: Relation) -> pa.Table:
 
 
 def _run_query(args: argparse.Namespace) -> int:
-    from vpush.connection import render_frame, render_table
+    from vpush.connection import render_table
 
     if args.format == "table" and args.output is not None:
         raise VpushError("--output goes with --format csv, jsonl or parquet")
@@ -311,21 +311,37 @@ def _run_query(args: argparse.Namespace) -> int:
             print(f"({result.num_rows:,} rows, {shown} shown; use --limit or another --format for more)")
         return EXIT_OK
     if args.format == "parquet":
-        import pyarrow.parquet as pq
-
-        pq.write_table(result, args.output)
+        _write_parquet(result, args.output)
         return EXIT_OK
-    frame = render_frame(result, time_zone)
+    from vpush.exec.format_rows import format_rows
+
+    chunks = format_rows(result, args.format, time_zone=time_zone)
+    first = next(chunks, "")  # a result Spark's writer refuses fails before the file is opened
     out = open(args.output, "w", encoding="utf-8", newline="") if args.output is not None else sys.stdout
     try:
-        if args.format == "csv":
-            frame.to_csv(out, index=False)
-        else:
-            _write(out, frame.to_json(orient="records", lines=True, date_format="iso"))
+        _write(out, first)
+        for chunk in chunks:
+            _write(out, chunk)
     finally:
         if out is not sys.stdout:
             out.close()
     return EXIT_OK
+
+
+def _write_parquet(result: pa.Table, path: str) -> None:
+    """The result as a Parquet file that Spark reads back with the query's types: variant
+    columns annotated as VARIANT (unshredded), so that they read as variants, not structs."""
+    import os
+
+    from vpush.codec.shred import write_shredded_parquet
+    from vpush.optimizer.plan import VARIANT_ARROW_TYPE
+
+    variants = [f.name for f in result.schema if f.type.equals(VARIANT_ARROW_TYPE)]
+    try:
+        write_shredded_parquet(result, path, {}, variant_columns=variants)
+    except OSError as exc:  # the writer's message names its temporary file: name the user's
+        errno = exc.errno if exc.errno is not None else 2 if isinstance(exc, FileNotFoundError) else None
+        raise OSError(errno, os.strerror(errno) if errno is not None else "cannot be written", path) from exc
 
 
 def _write(out: TextIO, text: str) -> None:

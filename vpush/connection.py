@@ -100,11 +100,36 @@ class Connection:
         self.catalog = Catalog()
         self._plans: OrderedDict[str, Plan] = OrderedDict()
         self._plans_lock = threading.Lock()
+        self._closed = False
+
+    def close(self) -> None:
+        """Close the connection: the DuckDB connection vpush opened for it (a connection of your
+        own given to :func:`connect` stays open; a Spark session keeps running). Registering or
+        querying afterwards raises :class:`VpushError`; closing twice does nothing."""
+        if self._closed:
+            return
+        self._closed = True
+        with self._plans_lock:
+            self._plans.clear()
+        close = getattr(self.engine, "close", None)
+        if close is not None:
+            close()
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise VpushError("this vpush connection is closed; open another with vpush.connect()")
 
     def plan(self, query: str) -> Plan:
         """The plan of ``query``: a recent one of the same text while the tables it reads are
         still registered as they were and their files unchanged (a dashboard's query is planned
         once), else a new one."""
+        self._check_open()
         with self._plans_lock:
             kept = self._plans.get(query)
         if kept is not None and all(self.catalog.unchanged(t) for t in kept.tables):
@@ -124,6 +149,7 @@ class Connection:
 
         Every file's footer is read (and cached) now, so a broken file fails here, named.
         """
+        self._check_open()
         return self.catalog.register(name, location)
 
     def sql(self, query: str) -> Relation:
@@ -158,7 +184,9 @@ class Relation:
             on_rows: called with the row count of each batch the scans read, from any thread
                 (for a progress bar; :meth:`rows_to_read` is the total).
         """
-        return self.connection.engine.execute(self.plan, on_rows=on_rows)
+        plan = self.plan
+        self.connection._check_open()  # a plan made before the connection closed
+        return self.connection.engine.execute(plan, on_rows=on_rows)
 
     def to_spark(self) -> DataFrame:
         """The query as a Spark DataFrame (Spark engine only), for further work in Spark."""

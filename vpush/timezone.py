@@ -49,12 +49,23 @@ def _valid(name: str) -> bool:
 
 
 def check_time_zone(name: str) -> str:
-    """Return ``name`` if it is a known IANA time zone, else raise a vpush error.
+    """Return the session time zone ``name`` names, as Spark accepts it: an IANA region as
+    given, a fixed offset (``+05:30``, ``UTC+05:30``, ``-8``, ``Z``) as its offset id, one of
+    Java's short ids (``PST``) as its region; else raise a vpush error.
 
     Example:
-        >>> check_time_zone("Europe/Paris")
-        'Europe/Paris'
+        >>> check_time_zone("Europe/Paris"), check_time_zone("+5:30"), check_time_zone("PST")
+        ('Europe/Paris', '+05:30', 'America/Los_Angeles')
     """
-    if not _valid(name):
-        raise VpushError(f"unknown time zone {name!r}; use an IANA name such as 'UTC' or 'Europe/Paris'")
-    return name
+    from vpush.codec.errors import CodecError
+    from vpush.codec.java_format import offset_id, resolve_time_zone
+
+    if _valid(name):
+        return name
+    try:
+        zone = resolve_time_zone(name)
+    except CodecError:
+        raise VpushError(
+            f"unknown time zone {name!r}; use an IANA name such as 'UTC' or 'Europe/Paris', or an offset such as '+05:30'"
+        ) from None
+    return offset_id(zone) if isinstance(zone, int) else zone.key
