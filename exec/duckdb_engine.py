@@ -22,6 +22,7 @@ import pyarrow as pa
 from vpush.codec.java_format import duckdb_time_zone
 from vpush.codec.errors import VpushError
 from vpush.exec.errors import ExecutionError
+from vpush.optimizer.errors import spark_string_value
 from vpush.exec.locate_damaged_variant import locate_damaged_variant
 from vpush.exec.read_scan import deferred_schema, order_base, ordered_schema, prefetch, read_scan
 from vpush.exec.spark_tasks import plan_tasks
@@ -530,12 +531,25 @@ def translate_message(text: str) -> ExecutionError:
     wrong_input = _wrong_input(message)
     if wrong_input is not None:
         return wrong_input
+    malformed = _MALFORMED.search(message)
+    if malformed is not None:
+        # a string DuckDB's own cast could not read (decimal, floating, boolean targets): Spark's words
+        value, target = malformed.group(1) or malformed.group(2), _SPARK_TARGET_NAMES.get(malformed.group(3), malformed.group(3))
+        return ExecutionError(
+            f'The value {spark_string_value(value)} of the type "STRING" cannot be cast to "{target}" because it is malformed. Correct the '
+            "value as per the syntax, or change its target type. Use `try_cast` to tolerate malformed input and return "
+            "NULL instead.",
+            error_class="CAST_INVALID_INPUT",
+        )
     for pattern, error_class in _DUCKDB_ERROR_CLASSES:
         if pattern.search(message):
             return ExecutionError(f"DuckDB failed: {message}", error_class=error_class)
     return ExecutionError(f"DuckDB failed: {message}")
 
 
+# DuckDB quotes the string with double quotes for a decimal target, single ones otherwise
+_MALFORMED = re.compile(r"""Could not convert string (?:"(.*)"|'(.*)') to (DECIMAL\(\d+,\d+\)|DOUBLE|FLOAT|BOOL)(?=\s|$)""")
+_SPARK_TARGET_NAMES = {"BOOL": "BOOLEAN"}
 _UNRESOLVED_COLUMN = re.compile(r'Referenced column "([^"]*)" not found in FROM clause!(?: Candidate bindings: ((?:"[^"]*"(?:, )?)+))?')
 
 # DuckDB's own errors for the failures Spark (ANSI mode) also raises, with Spark's class.

@@ -27,6 +27,7 @@ import pyarrow as pa
 from vpush.codec.java_format import resolve_time_zone
 from vpush.codec.native import NativeUnsupportedError, parse_datetimes_native, zone_spans
 from vpush.exec.errors import ExecutionError
+from vpush.optimizer.errors import spark_string_value
 from vpush.exec.variant_cast import CAST_INVALID_INPUT, spark_zone_of, string_to_timestamp
 
 __all__ = [
@@ -54,7 +55,7 @@ def _strings(values: pa.Array | pa.ChunkedArray) -> pa.Array:
 def _invalid(values: pa.Array, failed: np.ndarray, target: str) -> ExecutionError:
     text = values[int(np.flatnonzero(failed)[0])].as_py()
     return ExecutionError(
-        f"The value '{text}' of the type \"STRING\" cannot be cast to \"{target}\" because it is malformed. "
+        f"The value {spark_string_value(text)} of the type \"STRING\" cannot be cast to \"{target}\" because it is malformed. "
         "Correct the value as per the syntax, or change its target type. Use `try_cast` to tolerate "
         "malformed input and return NULL instead.",
         error_class=CAST_INVALID_INPUT,

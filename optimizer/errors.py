@@ -21,3 +21,14 @@ def refuse_on_duckdb(called: str, what: str) -> NoReturn:
         f"{called}: the DuckDB engine does not give Spark's answer for {what} yet; the Spark engine runs it",
         error_class="VPUSH_UNSUPPORTED_FUNCTION",
     )
+
+
+def spark_string_value(text: str) -> str:
+    """``text`` as Spark's error messages show a string value (``toSQLValue``: quoted, its
+    backslashes and quotes escaped).
+
+    Example:
+        >>> print(spark_string_value("it's a\\\\b"))
+        'it\\'s a\\\\b'
+    """
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"

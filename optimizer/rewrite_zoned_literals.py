@@ -14,7 +14,7 @@ import zoneinfo
 
 from sqlglot import exp
 
-from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.errors import OptimizeError, spark_string_value
 from vpush.optimizer.dialect import TYPED_LITERAL
 
 _ZONED = re.compile(
@@ -111,10 +111,7 @@ def _check_datetime_literal(node: exp.Cast, text: str) -> None:
         return  # no compiled kernel: the engine's cast raises for the rows
     if int(status[0]) == _NOT_A_DATETIME:
         raise OptimizeError(
-            f'The value of the typed literal "{kind[0]}" is invalid: {_quoted(text)}.', error_class="INVALID_TYPED_LITERAL"
+            f'The value of the typed literal "{kind[0]}" is invalid: {spark_string_value(text)}.', error_class="INVALID_TYPED_LITERAL"
         )
 
 
-def _quoted(text: str) -> str:
-    """A text quoted as Spark's messages quote a SQL string (``toSQLValue``)."""
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"

@@ -70,7 +70,7 @@ from vpush.optimizer.dialect import (
 from vpush.codec.datetime_pattern import DatetimePatternError, compile_pattern
 from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
-from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
+from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse, spark_string_value
 from vpush.optimizer.plan import ONE_TASK, VARIANT_ARROW_TYPE
 from vpush.optimizer.prune_from_json import prune_from_json
 from vpush.optimizer.rewrite_from_json import FROM_JSON_FUNCTION, from_json_schema, rewrite_from_json
@@ -6153,6 +6153,18 @@ def string_branch_type(types: list[SparkType | None]) -> SparkType | None:
 _DECIMAL_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
+def _malformed_message(value: exp.Expr, target: str) -> exp.Expression:
+    """Spark's CAST_INVALID_INPUT message for the string ``value`` cast to ``target``, as SQL
+    (the value shown as :func:`~vpush.optimizer.errors.spark_string_value` shows it)."""
+    shown = exp.Anonymous(this="replace", expressions=[
+        exp.Anonymous(this="replace", expressions=[value.copy(), exp.Literal.string("\\"), exp.Literal.string("\\\\")]),
+        exp.Literal.string("'"), exp.Literal.string("\\'")])
+    return exp.DPipe(
+        this=exp.DPipe(this=exp.Literal.string("The value '"), expression=shown),
+        expression=exp.Literal.string(f"' of the type \"STRING\" cannot be cast to \"{target}\" because it is malformed."),
+    )
+
+
 def _string_column_as_decimal(value: exp.Expr, target: DecimalType) -> exp.Expression:
     """Spark's ANSI cast of the string ``value`` to ``target`` when the query runs: trimmed of
     whitespace and control characters, a ``java.math.BigDecimal`` (digits, a point, an exponent)
@@ -6164,10 +6176,7 @@ def _string_column_as_decimal(value: exp.Expr, target: DecimalType) -> exp.Expre
     shown = target.to_spark().upper()
     readable = exp.Anonymous(this="regexp_full_match", expressions=[trimmed, exp.Literal.string(_DECIMAL_TEXT.pattern)])
     converted = exp.TryCast(this=trimmed.copy(), to=to)
-    malformed = exp.DPipe(
-        this=exp.DPipe(this=exp.Literal.string("The value '"), expression=value.copy()),
-        expression=exp.Literal.string(f"' of the type \"STRING\" cannot be cast to \"{shown}\" because it is malformed."),
-    )
+    malformed = _malformed_message(value, shown)
     too_wide = exp.DPipe(this=exp.Literal.string(" "), expression=exp.DPipe(this=trimmed.copy(), expression=exp.Literal.string(
         f" cannot be represented as Decimal({target.precision}, {target.scale}).")))
     return exp.Case(ifs=[
@@ -6194,8 +6203,8 @@ def _string_literal_as_decimal(value: exp.Expr, target: DecimalType) -> exp.Expr
     text = literal.this.strip(" \t\n\r\x0b\x0c\x00")
     if not _DECIMAL_TEXT.fullmatch(text):
         raise OptimizeError(
-            f"The value '{literal.this}' of the type \"STRING\" cannot be cast to \"{target.to_spark().upper()}\" because "
-            "it is malformed.",
+            f"The value {spark_string_value(literal.this)} of the type \"STRING\" cannot be cast to \"{target.to_spark().upper()}\" "
+            "because it is malformed.",
             error_class="CAST_INVALID_INPUT",
         )
     exact = decimal.Decimal(text).quantize(decimal.Decimal(1).scaleb(-target.scale), rounding=decimal.ROUND_HALF_UP,
@@ -8278,11 +8287,7 @@ def _string_to_integral_or_boolean(value: exp.Expr, target: SparkType | None, *,
         readable = exp.Anonymous(this="regexp_full_match", expressions=[trimmed, exp.Literal.string("[+-]?[0-9]+")])
         converted = exp.Cast(this=trimmed.copy(), to=to) if strict else exp.TryCast(this=trimmed.copy(), to=to)
     if strict:
-        message = exp.DPipe(
-            this=exp.DPipe(this=exp.Literal.string("The value '"), expression=value.copy()),
-            expression=exp.Literal.string(f"' of the type \"STRING\" cannot be cast to \"{target.to_spark().upper()}\" because it is malformed."),
-        )
-        otherwise: exp.Expression = spark_error("CAST_INVALID_INPUT", message, to)
+        otherwise: exp.Expression = spark_error("CAST_INVALID_INPUT", _malformed_message(value, target.to_spark().upper()), to)
     else:
         otherwise = exp.cast(exp.Null(), to)
     return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), to)),

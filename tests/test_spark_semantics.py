@@ -1368,3 +1368,19 @@ def test_an_order_by_name_two_outputs_carry_is_the_table_s_column(sql: str, spar
     expected = [tuple(v.toJson() if hasattr(v, "toJson") else str(v) for v in row) for row in spark_views.sql(sql).collect()]
     got = [tuple(str(v) for v in row) for row in con.sql(sql).df().itertuples(index=False)]
     assert got == expected
+
+
+@pytest.mark.parametrize("target", ["decimal(5,2)", "float", "double", "boolean"])
+def test_a_malformed_string_cast_raises_sparks_message(target: str, spark_views: SparkSession, con: vpush.Connection) -> None:
+    """A string DuckDB's own cast cannot read (decimal, floating and boolean targets) raises
+    Spark's CAST_INVALID_INPUT in Spark's words (it was DuckDB's "Conversion Error" message)."""
+    from pyspark.errors import PySparkException
+
+    sql = f"SELECT cast(concat(g, '''x\\\\') AS {target}) AS c FROM t"
+    with pytest.raises(PySparkException) as spark_raised:
+        spark_views.sql(sql).collect()
+    with pytest.raises(VpushError) as raised:
+        con.sql(sql).to_arrow()
+    assert raised.value.error_class == spark_raised.value.getCondition() == "CAST_INVALID_INPUT"
+    spark_message = str(spark_raised.value).split("] ", 1)[1].split(" SQLSTATE")[0]
+    assert str(raised.value).split("] ", 1)[-1].startswith(spark_message.split(" Correct the value")[0])
