@@ -21,6 +21,7 @@ import pyarrow as pa
 
 from vpush.codec.java_format import duckdb_time_zone
 from vpush.codec.errors import VpushError
+from vpush.exec.engine import in_session_zone
 from vpush.exec.errors import ExecutionError
 from vpush.optimizer.errors import spark_string_value
 from vpush.exec.locate_damaged_variant import locate_damaged_variant
@@ -213,20 +214,7 @@ def _session_zone_types(schema: pa.Schema, duckdb_zone: str, session_zone: str) 
     labelled them ``duckdb_zone``; None where nothing changes."""
     if duckdb_zone == session_zone:
         return None
-
-    def relabel(t: pa.DataType) -> pa.DataType:
-        if pa.types.is_timestamp(t):
-            return pa.timestamp(t.unit, tz=session_zone) if t.tz == duckdb_zone else t
-        if pa.types.is_list(t) or pa.types.is_large_list(t):
-            field = t.value_field
-            return (pa.large_list if pa.types.is_large_list(t) else pa.list_)(field.with_type(relabel(field.type)))
-        if pa.types.is_map(t):
-            return pa.map_(t.key_field.with_type(relabel(t.key_type)), t.item_field.with_type(relabel(t.item_type)))
-        if pa.types.is_struct(t):
-            return pa.struct([f.with_type(relabel(f.type)) for f in t])
-        return t
-
-    relabeled = pa.schema([f.with_type(relabel(f.type)) for f in schema], metadata=schema.metadata)
+    relabeled = in_session_zone(schema, session_zone, labelled=duckdb_zone)
     return None if relabeled.equals(schema) else relabeled
 
 

@@ -29,6 +29,7 @@ import pyarrow as pa
 from vpush.codec.errors import VpushError
 from vpush.codec.java_format import duckdb_time_zone, java_string_of_bytes
 from vpush.exec.derive_scan_schema import derive_scan_schema
+from vpush.exec.engine import in_session_zone
 from vpush.exec.errors import ExecutionError
 from vpush.exec.locate_damaged_variant import locate_damaged_variant
 from vpush.exec.read_scan import timestamps_in_micros
@@ -338,29 +339,10 @@ class SparkEngine:
         table = pa.Table.from_batches(batches)
         table = _from_spark_table(table, spark_variant_columns(table.schema))
         # PySpark labels the timestamps of a result without rows UTC, of others the session's zone
-        zoned = _in_zone(table.schema, self.time_zone)
+        zoned = in_session_zone(table.schema, self.time_zone)
         if not zoned.equals(table.schema):
             table = table.cast(zoned)
         return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
-
-
-def _in_zone(schema: pa.Schema, time_zone: str) -> pa.Schema:
-    """``schema`` with every instant (a timestamp with a zone, nested ones too) labelled
-    ``time_zone``: the same instants, as the session shows them."""
-
-    def relabel(t: pa.DataType) -> pa.DataType:
-        if pa.types.is_timestamp(t):
-            return pa.timestamp(t.unit, tz=time_zone) if t.tz is not None else t
-        if pa.types.is_list(t) or pa.types.is_large_list(t):
-            field = t.value_field
-            return (pa.large_list if pa.types.is_large_list(t) else pa.list_)(field.with_type(relabel(field.type)))
-        if pa.types.is_map(t):
-            return pa.map_(t.key_field.with_type(relabel(t.key_type)), t.item_field.with_type(relabel(t.item_type)))
-        if pa.types.is_struct(t):
-            return pa.struct([f.with_type(relabel(f.type)) for f in t])
-        return t
-
-    return pa.schema([f.with_type(relabel(f.type)) for f in schema], metadata=schema.metadata)
 
 
 def names_kept(expression: exp.Expr) -> bool:

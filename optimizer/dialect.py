@@ -338,6 +338,15 @@ def _json_path_instructions(text: str) -> list[str | None] | None:
     return out
 
 
+def in_scope(node: exp.Expr) -> list[exp.Expr]:
+    """``node`` and its descendants, not entering nested queries (scopes of their own)."""
+    out = [node]
+    for child in node.iter_expressions():
+        if not isinstance(child, (exp.Select, exp.Subquery, exp.SetOperation)):
+            out.extend(in_scope(child))
+    return out
+
+
 def number_literal(node: exp.Expr | None) -> float | None:
     """The value of a numeric literal (negated, or typed by a cast as Spark's literals are:
     ``0.5`` a ``decimal(1,1)``, ``2L``), else None."""

@@ -32,6 +32,9 @@ MATH_FUNCTIONS = frozenset({"factorial", "nanvl", "bit_count", "getbit", "bit_ge
 INTEGER_WIDTHS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
 """The bits of Spark's integral types."""
 
+INTEGER_DIGITS = {"tinyint": 3, "smallint": 5, "int": 10, "bigint": 20}
+"""The decimal digits of Spark's integral types (``DecimalType.forType``: an int is a ``decimal(10,0)``)."""
+
 
 def _name(t: SparkType | None) -> str | None:
     if isinstance(t, DecimalType):

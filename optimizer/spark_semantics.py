@@ -62,6 +62,7 @@ from vpush.optimizer.dialect import (
     call_arguments,
     call_name,
     enclosing as _enclosing,
+    in_scope,
     lambda_variables as _lambda_variables,
     number_literal as _number_literal,
     tuple_field_name,
@@ -102,7 +103,7 @@ from vpush.optimizer.spark_collect_set import orders_set, spark_set_order
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_number_format import NUMBER_FORMAT_CALLS, number_format_type, rewrite_number_format
-from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, INTEGER_WIDTHS, KERNEL_CALLS, has_map as _has_map, rewrite_approx_count_distinct, rewrite_kernel_call
+from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, INTEGER_DIGITS, INTEGER_WIDTHS, KERNEL_CALLS, has_map as _has_map, rewrite_approx_count_distinct, rewrite_kernel_call
 from vpush.optimizer.spark_unwrap_casts import drop_rows_under_false_filters, folded_comparisons, unwrap_cast_comparisons
 from vpush.optimizer.spark_order import (
     HASH_FALLBACK_GROUPS,
@@ -175,7 +176,6 @@ _INTEGRAL = ("tinyint", "smallint", "int", "bigint")
 _TYPE_NAME_CASTS = frozenset(
     {"int", "bigint", "smallint", "tinyint", "double", "float", "boolean", "date", "timestamp", "decimal", "binary", "string"}
 )
-_INTEGRAL_DECIMAL = {"tinyint": 3, "smallint": 5, "int": 10, "bigint": 20}
 _INT_RANGE = {
     "tinyint": (-(2**7), 2**7 - 1),
     "smallint": (-(2**15), 2**15 - 1),
@@ -464,7 +464,7 @@ def _as_decimal(t: SparkType | None, node: exp.Expr) -> DecimalType | None:
     if _is_integral(t):
         literal = _literal_decimal(node)
         assert isinstance(t, AtomicType)
-        return literal or DecimalType(_INTEGRAL_DECIMAL[t.name], 0)
+        return literal or DecimalType(INTEGER_DIGITS[t.name], 0)
     return None
 
 
@@ -1505,7 +1505,7 @@ def _wider_decimal(types: list[SparkType | None]) -> DecimalType | None:
         return None
     if not any(isinstance(t, DecimalType) for t in types):
         return None
-    decimals = [t if isinstance(t, DecimalType) else DecimalType(_INTEGRAL_DECIMAL[t.name], 0) for t in types if isinstance(t, (DecimalType, AtomicType))]
+    decimals = [t if isinstance(t, DecimalType) else DecimalType(INTEGER_DIGITS[t.name], 0) for t in types if isinstance(t, (DecimalType, AtomicType))]
     scale = max(d.scale for d in decimals)
     digits = max(d.precision - d.scale for d in decimals)
     if digits + scale <= MAX_DECIMAL_PRECISION:
@@ -3876,7 +3876,7 @@ class _Rewriter:
         scale = max(a.scale, b.scale)
         if max(a.precision - a.scale, b.precision - b.scale) + scale > MAX_DECIMAL_PRECISION:
             # past 38 digits at the common scale: the engine function (its result type: bigint)
-            return self._decimal_function("div", node.this, a, node.expression, b, DecimalType(_INTEGRAL_DECIMAL["bigint"], 0), _BIGINT)
+            return self._decimal_function("div", node.this, a, node.expression, b, DecimalType(INTEGER_DIGITS["bigint"], 0), _BIGINT)
         def quotient(n: exp.Expression, d: exp.Expression) -> exp.Expression:
             numerator, denominator = _unscaled(n, a), _unscaled(d, b)
             if scale > a.scale:
@@ -4776,7 +4776,7 @@ def apply_spark_semantics(
         _strings_to_doubles(select, typer)
         select.meta[SORTS_KEPT] = spark_keeps_sorts(select, lambda node: typer.of(node) in _FLOATING)
         select.meta[OBJECT_HASH] = object_hash_aggregation(select)
-        select.meta[_ONE_WINDOW_SORT] = len({_window_sort(w) for w in _in_scope(select) if isinstance(w, exp.Window)}) <= 1
+        select.meta[_ONE_WINDOW_SORT] = len({_window_sort(w) for w in in_scope(select) if isinstance(w, exp.Window)}) <= 1
         _implicit_casts(select, typer)
         _datetime_try_operations(select, typer)
         # Time windows and generators become lateral joins first: the rest of the SELECT reads their columns.
@@ -5167,7 +5167,7 @@ def _inline_aggregate_aliases(select: exp.Select, columns: Mapping[str, Mapping[
         p.alias.lower(): p.this for p in select.expressions
         if isinstance(p, exp.Alias) and p.this.find(exp.AggFunc) is not None and p.this.find(exp.Window) is None
     }
-    for column in [c for c in _in_scope(having) if isinstance(c, exp.Column) and not c.table]:
+    for column in [c for c in in_scope(having) if isinstance(c, exp.Column) and not c.table]:
         name = column.name.lower()
         if name in aliases and not any(name in source for source in columns.values()):
             column.replace(exp.Paren(this=aliases[name].copy()))
@@ -5242,7 +5242,7 @@ def _float_group_keys(select: exp.Select, typer: _Typer) -> list[tuple[exp.Colum
     # the keys of ROLLUP, CUBE and GROUPING SETS too
     listed = (exp.Group, exp.Rollup, exp.Cube, exp.GroupingSets, exp.Tuple)
     candidates = [
-        n for n in (_in_scope(group) if group is not None else [])
+        n for n in (in_scope(group) if group is not None else [])
         if isinstance(n, exp.Column) or (isinstance(n, exp.Literal) and isinstance(n.parent, listed))
     ]
     for key in candidates:
@@ -5266,7 +5266,7 @@ def _normalize_float_keys(select: exp.Select, keys: list[tuple[exp.Column, Spark
     parts: list[exp.Expr] = [*select.expressions, select.args["group"]]
     parts += [select.args[k] for k in ("having", "order", "qualify") if select.args.get(k) is not None]
     for part in parts:
-        for node in list(_in_scope(part)):
+        for node in list(in_scope(part)):
             if not isinstance(node, exp.Column) or _inside_aggregate(node, select):
                 continue
             for key, of_type in keys:
@@ -5333,15 +5333,6 @@ def _spark_text(node: exp.Expr) -> str:
                 return str(text)
             column.replace(exp.Var(this=text))
     return copy.sql(dialect=VpushSpark)
-
-
-def _in_scope(node: exp.Expr) -> list[exp.Expr]:
-    """``node`` and its descendants, not entering nested queries (scopes of their own)."""
-    out = [node]
-    for child in node.iter_expressions():
-        if not isinstance(child, (exp.Select, exp.Subquery, exp.SetOperation)):
-            out.extend(_in_scope(child))
-    return out
 
 
 def _not_orderable(node: exp.Expr, what: str) -> OptimizeError:
@@ -5498,7 +5489,7 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
     parts += [select.args[k] for k in ("where", "having", "qualify") if select.args.get(k) is not None]
     parts += [join.args["on"] for join in select.args.get("joins") or [] if join.args.get("on") is not None]
     for part in parts:
-        for node in _in_scope(part):
+        for node in in_scope(part):
             _check_variant_operands(node, typer)
             if isinstance(node, _COMPARISONS) and (is_variant(node.this) or is_variant(node.expression)):
                 raise _not_orderable(node, f"`{type(node).__name__.lower()}` comparison")
@@ -5629,7 +5620,7 @@ def tightest_common(a: SparkType, b: SparkType) -> bool:
         return True
     for wide, narrow in ((a, b), (b, a)):
         if isinstance(wide, DecimalType) and _is_integral(narrow) and isinstance(narrow, AtomicType):
-            return wide.precision - wide.scale >= _INTEGRAL_DECIMAL[narrow.name]
+            return wide.precision - wide.scale >= INTEGER_DIGITS[narrow.name]
     return False
 
 
@@ -5967,7 +5958,7 @@ def _check_arithmetic(select: exp.Select, typer: _Typer) -> None:
     parts = [p for p in select.expressions]
     parts += [select.args[k] for k in ("where", "having", "qualify") if select.args.get(k) is not None]
     for part in parts:
-        for node in _in_scope(part):
+        for node in in_scope(part):
             if isinstance(node, exp.Neg):
                 _check_negated_constant(node, typer)
             if not isinstance(node, _ARITHMETIC):
@@ -6285,7 +6276,7 @@ def _check_distinct_order(select: exp.Select) -> None:
         outputs.append(named or spark_name(projection) or projection.alias_or_name)
     known = {name.lower() for name in outputs}
     for ordered in order.expressions:
-        for column in _in_scope(ordered):
+        for column in in_scope(ordered):
             if not isinstance(column, exp.Column) or isinstance(column.this, exp.Star):
                 continue
             text = column.meta.get(SPARK_TEXT)
@@ -6844,7 +6835,7 @@ def _mark_typed_names(projection: exp.Expr, typer: _Typer) -> None:
     """Mark the nodes of ``projection`` whose Spark name depends on their operands' types: a date
     plus or minus a number or an interval (:data:`_DATE_OPERAND`), ``s['a']`` of a struct
     (:data:`_STRUCT_FIELD`), ``f(...).a`` of an array of structs (:data:`_ARRAY_FIELDS`)."""
-    for node in reversed(_in_scope(projection)):  # operands before the nodes over them
+    for node in reversed(in_scope(projection)):  # operands before the nodes over them
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
             read = typer.of(node.this)  # (not array_fields: it builds its read around the node's own operand)
             if isinstance(read, ArrayType) and isinstance(read.element, StructType):
@@ -8021,7 +8012,7 @@ def _check_filters_are_boolean(select: exp.Select, typer: _Typer) -> None:
             )
         parts.append(on)
     for part in parts:
-        for node in _in_scope(part):
+        for node in in_scope(part):
             if isinstance(node, exp.Case) and node.args.get("this") is None:
                 for index, branch in enumerate(node.args.get("ifs") or []):
                     found = not_boolean(branch.this)
@@ -8103,7 +8094,7 @@ def _rows_in_order(window: exp.Window, select: exp.Expr) -> bool:
     if not isinstance(function, (exp.RowNumber, exp.Lag, exp.Lead, exp.Ntile, exp.First, exp.Last, exp.FirstValue,
                                     exp.LastValue, exp.AnyValue, exp.ArrayAgg)):
         return False
-    return not any(isinstance(n, exp.AggFunc) and not isinstance(n.parent, exp.Window) for n in _in_scope(select))
+    return not any(isinstance(n, exp.AggFunc) and not isinstance(n.parent, exp.Window) for n in in_scope(select))
 
 
 def _check_window(window: exp.Window, of: Callable[[exp.Expr], SparkType | None]) -> None:

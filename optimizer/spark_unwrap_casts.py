@@ -26,7 +26,8 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from vpush.optimizer.spark_math import INTEGER_WIDTHS
+from vpush.optimizer.dialect import in_scope
+from vpush.optimizer.spark_math import INTEGER_DIGITS, INTEGER_WIDTHS
 from vpush.optimizer.variant_types import MAX_DECIMAL_PRECISION, AtomicType, DecimalType, SparkType
 
 Number = int | float | decimal.Decimal
@@ -36,7 +37,6 @@ _DOUBLE = AtomicType("double")
 _FLOAT = AtomicType("float")
 _OPERATORS: dict[type[exp.Expr], str] = {exp.EQ: "=", exp.NullSafeEQ: "<=>", exp.LT: "<", exp.LTE: "<=", exp.GT: ">", exp.GTE: ">="}
 _MIRRORED = {"=": "=", "<=>": "<=>", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
-_INTEGRAL_DIGITS = {"tinyint": 3, "smallint": 5, "int": 10, "bigint": 20}
 _NONDETERMINISTIC = frozenset({
     "rand", "random", "randn", "uuid", "shuffle", "monotonically_increasing_id", "spark_partition_id",
     "input_file_name", "first", "last", "first_value", "last_value", "any_value", "collect_list", "collect_set", "array_agg",
@@ -69,7 +69,7 @@ def unwrap_cast_comparisons(
         if node is part:
             part = constant
     if fold_around:
-        for constant in [n for n in _in_scope(part) if isinstance(n, exp.Boolean)]:
+        for constant in [n for n in in_scope(part) if isinstance(n, exp.Boolean)]:
             if constant.parent is not None:
                 _fold_constant(constant)
     if parent is not None and key is not None and part.parent is not parent:
@@ -88,7 +88,7 @@ def folded_comparisons(
     types read with ``of``. Not one holding the only aggregate of a SELECT without GROUP BY (the
     SELECT would stop aggregating: Spark keeps its aggregation)."""
     out = []
-    for node in _in_scope(part):
+    for node in in_scope(part):
         if not isinstance(node, (*_OPERATORS, exp.In, exp.Between)) or (only is not None and not only(node)):
             continue
         outcome = _decide(node, of)
@@ -136,14 +136,6 @@ def drop_rows_under_false_filters(select: exp.Select) -> None:
         select.set("qualify", None)
         select.set("offset", None)
         select.set("limit", exp.Limit(expression=exp.Literal.number(0)))
-
-
-def _in_scope(node: exp.Expr) -> list[exp.Expr]:
-    out = [node]
-    for child in node.iter_expressions():
-        if not isinstance(child, (exp.Select, exp.Subquery, exp.SetOperation)):
-            out.extend(_in_scope(child))
-    return out
 
 
 def _decide(node: exp.Expr, of: TypeOf) -> str:
@@ -331,7 +323,7 @@ def _can_unwrap(from_kind: SparkType, to_kind: SparkType) -> bool:
     if _is_integral(from_kind):
         assert isinstance(from_kind, AtomicType)
         if isinstance(to_kind, DecimalType):
-            return to_kind.precision - to_kind.scale >= _INTEGRAL_DIGITS[from_kind.name]
+            return to_kind.precision - to_kind.scale >= INTEGER_DIGITS[from_kind.name]
         if _is_integral(to_kind):
             assert isinstance(to_kind, AtomicType)
             return INTEGER_WIDTHS[from_kind.name] < INTEGER_WIDTHS[to_kind.name]
@@ -462,4 +454,4 @@ def _as_decimal(kind: SparkType | None) -> DecimalType:
     if isinstance(kind, DecimalType):
         return kind
     assert isinstance(kind, AtomicType)
-    return DecimalType(_INTEGRAL_DIGITS[kind.name], 0)
+    return DecimalType(INTEGER_DIGITS[kind.name], 0)
