@@ -519,6 +519,15 @@ def translate_message(text: str) -> ExecutionError:
     wrong_input = _wrong_input(message)
     if wrong_input is not None:
         return wrong_input
+    ungrouped = _UNGROUPED.search(message)
+    if ungrouped is not None:
+        column = ungrouped.group(1)
+        return ExecutionError(
+            f'The non-aggregating expression "{column}" is based on columns which are not participating in the GROUP BY '
+            f'clause. Add the columns or the expression to the GROUP BY, aggregate the expression, or use "any_value({column})" '
+            "if you do not care which of the values within a group is returned.",
+            error_class="MISSING_AGGREGATION",
+        )
     malformed = _MALFORMED.search(message)
     if malformed is not None:
         # a string DuckDB's own cast could not read (decimal, floating, boolean targets): Spark's words
@@ -535,6 +544,8 @@ def translate_message(text: str) -> ExecutionError:
     return ExecutionError(f"DuckDB failed: {message}")
 
 
+# a projection neither grouped nor aggregated (DuckDB words a HAVING's otherwise)
+_UNGROUPED = re.compile(r'column "([^"]*)" must appear in the GROUP BY clause or must be part of an aggregate function')
 # DuckDB quotes the string with double quotes for a decimal target, single ones otherwise
 _MALFORMED = re.compile(r"""Could not convert string (?:"(.*)"|'(.*)') to (DECIMAL\(\d+,\d+\)|DOUBLE|FLOAT|BOOL)(?=\s|$)""")
 _SPARK_TARGET_NAMES = {"BOOL": "BOOLEAN"}
@@ -577,8 +588,6 @@ _DUCKDB_ERROR_CLASSES = [
     (re.compile(r"Binder Error: GROUP BY clause cannot contain aggregates"), "GROUP_BY_AGGREGATE"),
     (re.compile(r"Binder Error: WHERE clause cannot contain aggregates"), "INVALID_WHERE_CONDITION"),
     (re.compile(r"Binder Error: (WHERE|GROUP BY|HAVING) clause cannot contain window functions"), "WINDOW_FUNCTION_NOT_ALLOWED_IN_CLAUSE"),
-    # a projection neither grouped nor aggregated (DuckDB words a HAVING's otherwise)
-    (re.compile(r"must appear in the GROUP BY clause or must be part of an aggregate function"), "MISSING_AGGREGATION"),
     # `* EXCEPT (c)` of every column: Spark answers rows without columns, which DuckDB cannot hold
     (re.compile(r"SELECT list is empty after resolving \* expressions"), "VPUSH_UNSUPPORTED_FUNCTION"),
     # a HAVING's column neither grouped nor aggregated: Spark resolves it over the aggregate's output

@@ -4798,6 +4798,7 @@ def apply_spark_semantics(
         _check_resolved(select, scope, columns)
         _check_distinct_order(select)
         _check_group_by_present(select, typer)
+        _check_order_by_grouped(select)
         _check_field_bases(select, scope, columns)
         _check_array_fields(select, typer)
         check_order_by_aggregates(select)
@@ -6326,6 +6327,66 @@ def _check_group_by_present(select: exp.Select, typer: _Typer) -> None:
             "OVER clauses.",
             error_class="MISSING_GROUP_BY",
         )
+
+
+_TRANSPARENT = (exp.Paren, exp.Binary, exp.Neg, exp.Not, exp.Cast, exp.TryCast, exp.Case, exp.If, exp.Coalesce, exp.Ordered)
+
+
+def _check_order_by_grouped(select: exp.Select) -> None:
+    """An aggregating SELECT whose ORDER BY names a column neither grouped, projected nor
+    aggregated raises Spark's UNRESOLVED_COLUMN.WITH_SUGGESTION (Spark resolves the ORDER BY over
+    the aggregate's output; DuckDB's binder words it as for the SELECT list, MISSING_AGGREGATION).
+    Only where the SELECT list itself is grouped (else Spark's MISSING_AGGREGATION comes first) and
+    the column is reached through operators, casts and conditionals only (not through a call
+    sqlglot may not know for an aggregate)."""
+    order = select.args.get("order")
+    group = select.args.get("group")
+    projections = select.expressions
+
+    def own_aggregates(node: exp.Expr) -> bool:
+        return any(isinstance(n, exp.AggFunc) and n.find_ancestor(exp.Window, exp.Select) is select for n in in_scope(node))
+
+    if order is None or not (group is not None or select.args.get("having") is not None or any(own_aggregates(p) for p in projections)):
+        return
+    grouped = {c.name.lower() for c in in_scope(group) if isinstance(c, exp.Column)} if group is not None else set()
+    for key in group.expressions if group is not None else []:
+        # a key naming a projection (its alias or its position) groups that projection's columns
+        if isinstance(key, exp.Column):
+            grouped.update(c.name.lower() for p in projections if p.alias_or_name.lower() == key.name.lower() for c in p.find_all(exp.Column))
+        elif isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(projections):
+            grouped.update(c.name.lower() for c in projections[int(key.this) - 1].find_all(exp.Column))
+
+    def outside_aggregates(node: exp.Expr) -> list[exp.Column]:
+        if isinstance(node, exp.Column):
+            return [] if isinstance(node.this, exp.Star) else [node]
+        if isinstance(node, (exp.AggFunc, exp.Window, exp.Select, exp.Subquery)):
+            return []
+        return [c for child in node.iter_expressions() for c in outside_aggregates(child)]
+
+    if any(c.name.lower() not in grouped for p in projections for c in outside_aggregates(p)):
+        return  # the SELECT list is not grouped: MISSING_AGGREGATION, as DuckDB raises it
+    outputs = [p.alias_or_name for p in projections if p.alias_or_name and p.alias_or_name != "*"]
+    for ordered in order.expressions:
+        found = [ordered] if isinstance(ordered, exp.Column) else []
+        stack = [ordered]
+        while stack:
+            node = stack.pop()
+            for child in node.iter_expressions():
+                if isinstance(child, exp.Column):
+                    found.append(child)
+                elif isinstance(child, _TRANSPARENT):
+                    stack.append(child)
+        for column in found:
+            name = column.name.lower()
+            if isinstance(column.this, exp.Star) or name in grouped or name in {o.lower() for o in outputs}:
+                continue
+            shown = column.meta.get(VARIANT_SOURCE) or column.name
+            suggestions = ", ".join(f"`{o}`" for o in outputs)
+            raise OptimizeError(
+                f"A column, variable, or function parameter with name `{shown}` cannot be resolved. Did you mean one of the "
+                f"following? [{suggestions}].",
+                error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
+            )
 
 
 def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:

@@ -51,6 +51,15 @@ TABLE = pa.table(
 )
 
 QUERIES: list[Any] = [
+    # an aggregating SELECT's ORDER BY resolves over the aggregate's output: a column neither
+    # grouped, projected nor aggregated is unresolved there (after the SELECT list's own check)
+    "SELECT h, count(*) FROM t GROUP BY h ORDER BY id",
+    "SELECT count(*) FROM t ORDER BY id",
+    "SELECT h, count(*) AS n FROM t GROUP BY h HAVING count(*) > 1 ORDER BY h || g",
+    "SELECT h, g, count(*) FROM t GROUP BY h ORDER BY id",
+    "SELECT h AS x, count(*) AS n FROM t GROUP BY 1 ORDER BY h",
+    "SELECT upper(h) AS u, count(*) AS n FROM t GROUP BY upper(h) ORDER BY u",
+    "SELECT h, count(*) AS n FROM t GROUP BY h ORDER BY max(id)",
     # Spark averages integers over a double sum: past 2^53 it loses what an exact sum keeps
     "SELECT avg(b) AS a, avg(i) AS c FROM t",
     "SELECT id, avg(b) OVER (ORDER BY id) AS a FROM t",
