@@ -63,6 +63,7 @@ from vpush.optimizer.dialect import (
     call_name,
     enclosing as _enclosing,
     lambda_variables as _lambda_variables,
+    number_constant,
     number_literal as _number_literal,
     tuple_field_name,
     utc_shift_argument,
@@ -5931,15 +5932,8 @@ def _may_raise(node: exp.Expr) -> bool:
 
 def _integral_constant(node: exp.Expr) -> int | None:
     """The value of an integer literal through parentheses, casts and minus signs, else None."""
-    node = _unparen(node)
-    if isinstance(node, exp.Literal) and not node.is_string and node.this.lstrip("-").isdigit():
-        return int(node.this)
-    if isinstance(node, exp.Neg):
-        inner = _integral_constant(node.this)
-        return None if inner is None else -inner
-    if isinstance(node, exp.Cast):
-        return _integral_constant(node.this)
-    return None
+    value = number_constant(node)
+    return value if isinstance(value, int) else None
 
 
 def _check_negated_constant(node: exp.Neg, typer: _Typer) -> None:
