@@ -1169,6 +1169,26 @@ def enclosing(node: exp.Expr, kind: type[exp.Expr]) -> list[exp.Expr]:
     return found
 
 
+def inside_within(node: exp.Expr, kinds: type[exp.Expr] | tuple[type[exp.Expr], ...], stop: exp.Expr) -> bool:
+    """Whether ``node`` lies inside a node of ``kinds`` that lies inside ``stop`` (``stop``
+    itself not counted; ``node`` that is ``stop`` lies inside nothing of it).
+
+    Example:
+        >>> from sqlglot import parse_one
+        >>> select = parse_one("SELECT a + sum(b) FROM t")
+        >>> [inside_within(c, exp.AggFunc, select) for c in select.find_all(exp.Column)]
+        [False, True]
+    """
+    if node is stop:
+        return False
+    parent = node.parent
+    while parent is not None and parent is not stop:
+        if isinstance(parent, kinds):
+            return True
+        parent = parent.parent
+    return False
+
+
 def lambda_variables(node: exp.Expr) -> set[str]:
     """The lower-cased names of the variables of the lambdas around ``node``."""
     return {v.name.lower() for lam in enclosing(node, exp.Lambda) for v in lam.expressions}

@@ -62,6 +62,7 @@ from vpush.optimizer.dialect import (
     call_arguments,
     call_name,
     enclosing as _enclosing,
+    inside_within,
     lambda_variables as _lambda_variables,
     number_constant,
     number_literal as _number_literal,
@@ -5280,12 +5281,8 @@ def _normalize_float_keys(select: exp.Select, keys: list[tuple[exp.Column, Spark
 
 
 def _inside_aggregate(node: exp.Expr, select: exp.Select) -> bool:
-    parent = node.parent
-    while parent is not None and parent is not select:
-        if isinstance(parent, (exp.AggFunc, exp.Window)):
-            return True
-        parent = parent.parent
-    return False
+    """Whether ``node`` lies in an aggregate or a window of ``select``."""
+    return inside_within(node, (exp.AggFunc, exp.Window), select)
 
 
 def _normalize_float_projections(select: exp.Select, types: list[SparkType | None]) -> None:
