@@ -48,7 +48,8 @@ def connect(
         engine: ``"duckdb"`` (the default, embedded) or ``"spark"``.
         time_zone: the session time zone (IANA name); by default the machine's, as Spark's is
             (on the Spark engine: the Spark session's ``spark.sql.session.timeZone``).
-        connection: a DuckDB connection of your own for the DuckDB engine to run on.
+        connection: a DuckDB connection of your own for the DuckDB engine to run on (vpush's
+            functions on it last only while the queries that call them run).
         spark: a SparkSession of your own for the Spark engine (default: the active one, or a
             new local one).
         parallelism: for the DuckDB engine, the default parallelism of the Spark session whose
