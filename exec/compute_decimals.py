@@ -437,7 +437,7 @@ def compute_decimals(operation: str, x: Column, y: Column, a: DecimalType, b: De
     return add_decimals(x, y, a, b, result, subtract=name == "difference", null_on_error=null_on_error)
 
 
-def register_decimal_function(connection: duckdb.DuckDBPyConnection, name: str) -> None:
+def register_decimal_function(connection: duckdb.DuckDBPyConnection, name: str) -> bool:
     """Create the engine function ``name`` (see the module's docstring) unless it is there."""
     from vpush.exec.variant_functions import _create_once, _guarded
 
@@ -448,8 +448,7 @@ def register_decimal_function(connection: duckdb.DuckDBPyConnection, name: str) 
         from vpush.codec.spark_aggregates import POSITION, POSITIONED_VALUE
 
         listed = duckdb.sqltype(f"STRUCT({POSITIONED_VALUE} DECIMAL(38, {a.scale}), {POSITION} BIGINT)[]")
-        _create_once(connection, name, _guarded(spark_decimal_sum, "sum"), [listed], duckdb.sqltype(f"DECIMAL(38, {result.scale})"))
-        return
+        return _create_once(connection, name, _guarded(spark_decimal_sum, "sum"), [listed], duckdb.sqltype(f"DECIMAL(38, {result.scale})"))
 
     def compute(x: pa.Array, y: pa.Array) -> pa.Array:
         if operation.endswith("total"):
@@ -465,7 +464,7 @@ def register_decimal_function(connection: duckdb.DuckDBPyConnection, name: str) 
     returned = duckdb.sqltype("BIGINT") if operation == "div" else decimal_type(result.precision, result.scale)
     counted = [duckdb.sqltype("BIGINT")] if operation.endswith("average") else []
 
-    _create_once(
+    return _create_once(
         connection, name, _guarded(average if counted else compute, f"decimal {operation.replace('_', ' ')}"),
         [decimal_type(38, a.scale), decimal_type(38, b.scale), *counted], returned,
         # a try_ function answers NULL for some rows without a NULL argument, which DuckDB takes

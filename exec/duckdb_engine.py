@@ -12,7 +12,8 @@ import functools
 import os
 import re
 import threading
-from collections.abc import Callable, Iterator
+import weakref
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import duckdb
@@ -58,6 +59,7 @@ from vpush.optimizer.rewrite_variants import (
     duckdb_type,
 )
 from vpush.optimizer.spark_semantics import EMPTY_NAME, SPARK_ERROR_MARKER
+from vpush.optimizer.variant_types import SparkType
 
 BATCH_ROWS = 65_536
 
@@ -93,7 +95,10 @@ class DuckDBEngine:
 
     Args:
         connection: a DuckDB connection to use (a user's own, for instance); by default an
-            in-memory one is made. Each query runs on its own cursor of it.
+            in-memory one is made. Each query runs on its own cursor of it. On a user's own
+            connection, vpush's functions are created for the queries that run them and dropped
+            when the last of those ends (:func:`lease_functions`), so that the connection is
+            left as it was given.
         time_zone: the session time zone (an IANA name), set on each cursor.
         parallelism: the default parallelism of the Spark session whose answers to give (its
             ``local[N]``'s N): an aggregate whose answer depends on the order of rows is computed
@@ -118,7 +123,7 @@ class DuckDBEngine:
         self.native_scans = native_scans
         """Let DuckDB read the parts that allow it (:attr:`ScanPart.native`) with its own
         Parquet reader; off, vpush's scan reads every part."""
-        self._functions: set[str] = set()
+        self._functions: set[str] = set()  # created on the engine's own connection, kept until it closes
 
     def close(self) -> None:
         """Close the DuckDB connection if the engine opened it (a user's own stays open)."""
@@ -150,6 +155,7 @@ class DuckDBEngine:
 
     def _execute(self, plan: Plan, on_rows: Callable[[int], None] | None, *, ordered: bool) -> pa.RecordBatchReader:
         trap = ErrorTrap()
+        release: Callable[[], None] = _keep_functions
         try:
             cursor = self.connection.cursor()
         except duckdb.ConnectionException as exc:  # a user's own connection, closed since
@@ -157,10 +163,13 @@ class DuckDBEngine:
         try:
             # One script for the session's settings and the views of the parts DuckDB reads itself.
             script = [_time_zone_statement(duckdb_time_zone(self.time_zone))]
-            for name, target in plan.functions:
-                if name not in self._functions:
-                    register(self.connection, name, target, duckdb_type(target).sql(dialect="duckdb"))
-                    self._functions.add(name)
+            if self._owns_connection:
+                for name, target in plan.functions:
+                    if name not in self._functions:
+                        register(self.connection, name, target, duckdb_type(target).sql(dialect="duckdb"))
+                        self._functions.add(name)
+            else:
+                release = lease_functions(self.connection, plan.functions)
             read_twice = scalar_subquery_tables(plan.ordered_expression if ordered and plan.ordered_expression is not None else plan.expression)
             for scan in plan.scans:
                 if scan.ordered:
@@ -182,7 +191,15 @@ class DuckDBEngine:
             reader = cursor.sql(plan.sql("duckdb", ordered=ordered)).to_arrow_reader(BATCH_ROWS)
         except duckdb.Error as exc:
             cursor.close()
+            release()
             raise _translate(exc, trap, plan) from exc
+        except BaseException:
+            cursor.close()
+            release()
+            raise
+        batches = _stream(reader, cursor, trap, plan, release)
+        # a reader dropped unread never runs the stream's `finally`: its functions go with it
+        weakref.finalize(batches, release)
         schema = reader.schema
         names = ["" if n == EMPTY_NAME else n for n in schema.names]
         intervals = [i for i, f in enumerate(schema) if pa.types.is_interval(f.type)]
@@ -191,7 +208,7 @@ class DuckDBEngine:
         if zoned is not None:  # DuckDB's name of an offset zone (GMT+05:30) back to the session's
             schema = zoned
         if names == schema.names and not intervals and not variants and zoned is None:
-            return pa.RecordBatchReader.from_batches(schema, _stream(reader, cursor, trap, plan))
+            return pa.RecordBatchReader.from_batches(schema, batches)
         # Spark's name '' (SELECT ''), which DuckDB cannot give; Spark's day-time intervals as its
         # toArrow gives them, durations in microseconds; a VARIANT DuckDB computed itself (CAST(NULL
         # AS variant)) as every other variant column, the plain struct<metadata, value>
@@ -202,8 +219,71 @@ class DuckDBEngine:
             pa.RecordBatch.from_arrays([_duration(c) if i in intervals else c.cast(VARIANT_ARROW_TYPE) if i in variants
                                         else c.cast(schema.field(i).type) if zoned is not None else c
                                         for i, c in enumerate(b.columns)], schema=schema)
-            for b in _stream(reader, cursor, trap, plan)
+            for b in batches
         ))
+
+
+def _keep_functions() -> None:
+    """The release of the functions of a query on the engine's own connection: they stay."""
+
+
+_LEASES_LOCK = threading.RLock()
+_LEASES: dict[int, tuple[duckdb.DuckDBPyConnection, collections.Counter[str]]] = {}
+"""id(connection) -> (the connection, how many running queries use each function vpush created
+on it): shared by every engine over one user's connection."""
+
+
+def lease_functions(connection: duckdb.DuckDBPyConnection, functions: Iterable[tuple[str, SparkType]]) -> Callable[[], None]:
+    """Create ``functions`` on a user's own ``connection`` for one query, and return the
+    release to call once the query ends (it does nothing the second time).
+
+    The release drops each function that vpush created and no other running query on the
+    connection uses: DuckDB crashes (a segfault, measured on 2.0.1) when a function is dropped
+    while a query streams through it. A function of that name the connection had before is
+    used and left alone. Queries of vpush connections over other cursors of the same DuckDB
+    database are not counted: give each vpush connection the same connection object.
+    """
+    names = {name: target for name, target in functions}
+    created: list[str] = []
+    with _LEASES_LOCK:
+        _, uses = _LEASES.setdefault(id(connection), (connection, collections.Counter()))
+        try:
+            for name, target in names.items():
+                if uses[name] or register(connection, name, target, duckdb_type(target).sql(dialect="duckdb")):
+                    uses[name] += 1
+                    created.append(name)
+        except BaseException:
+            _release(connection, created)
+            raise
+    done = threading.Event()
+
+    def release() -> None:
+        with _LEASES_LOCK:
+            if done.is_set():
+                return
+            done.set()
+        _release(connection, created)
+
+    return release
+
+
+def _release(connection: duckdb.DuckDBPyConnection, names: list[str]) -> None:
+    with _LEASES_LOCK:
+        kept = _LEASES.get(id(connection))
+        if kept is None or kept[0] is not connection:
+            return
+        uses = kept[1]
+        for name in names:
+            uses[name] -= 1
+            if uses[name] > 0:
+                continue
+            del uses[name]
+            try:
+                connection.remove_function(name)
+            except duckdb.Error:
+                pass  # the user's connection closed since: nothing is left on it
+        if not uses:
+            del _LEASES[id(connection)]
 
 
 _NATIVE_ROWS = "__vpush_file_rows"
@@ -452,7 +532,7 @@ def _duration(column: pa.Array) -> pa.Array:
 
 
 def _stream(
-    reader: pa.RecordBatchReader, cursor: Any, trap: ErrorTrap, plan: Plan
+    reader: pa.RecordBatchReader, cursor: Any, trap: ErrorTrap, plan: Plan, release: Callable[[], None]
 ) -> Iterator[pa.RecordBatch]:
     try:
         while True:
@@ -465,6 +545,7 @@ def _stream(
             yield batch
     finally:
         cursor.close()
+        release()
 
 
 def _failed_cast(message: str) -> ExecutionError | None:

@@ -313,7 +313,8 @@ class SparkEngine:
             for scan in plan.scans:
                 key = (scan.location, tuple(f.path for f in scan.files))
                 if self._native_tables.get(scan.table) != key:
-                    session.read.parquet(scan.location).createOrReplaceTempView(scan.table)
+                    # the registered name, quoted as createOrReplaceTempView reads it back
+                    session.read.parquet(scan.location).createOrReplaceTempView("`" + scan.table.replace("`", "``") + "`")
                     self._native_tables[scan.table] = key
             return list(session.sql(plan.source_sql).columns)
         except Exception:  # any failure here only costs the names

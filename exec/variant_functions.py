@@ -393,17 +393,17 @@ def _duckdb_type(spark_type: SparkType) -> duckdb.sqltypes.DuckDBPyType:
     return duckdb.sqltype(duckdb_type(spark_type).sql(dialect="duckdb"))
 
 
-def register_to_variant_object(connection: duckdb.DuckDBPyConnection, name: str, spark_type: SparkType) -> None:
+def register_to_variant_object(connection: duckdb.DuckDBPyConnection, name: str, spark_type: SparkType) -> bool:
     """Create ``name``, the ``to_variant_object`` of arguments of ``spark_type``, unless it is
     there."""
 
     def build(values: pa.Array | pa.ChunkedArray) -> pa.Array:
         return to_variant_object_column(values, spark_type)
 
-    _create_once(connection, name, _guarded(build, "to_variant_object"), [_duckdb_type(spark_type)], duckdb.sqltype(_VARIANT_STRUCT))
+    return _create_once(connection, name, _guarded(build, "to_variant_object"), [_duckdb_type(spark_type)], duckdb.sqltype(_VARIANT_STRUCT))
 
 
-def register_to_json_of(connection: duckdb.DuckDBPyConnection, name: str, spark_type: SparkType) -> None:
+def register_to_json_of(connection: duckdb.DuckDBPyConnection, name: str, spark_type: SparkType) -> bool:
     """Create ``name``, Spark's ``to_json`` of arguments of ``spark_type`` (a struct, array or map:
     :func:`vpush.exec.format_json.format_json`) in a time zone, unless it is there."""
     from vpush.exec.format_json import format_json
@@ -413,7 +413,7 @@ def register_to_json_of(connection: duckdb.DuckDBPyConnection, name: str, spark_
             values, spark_type, time_zone=_first(time_zone) or "UTC", ignore_null_fields=_first(ignore_null_fields) is not False
         )
 
-    _create_once(
+    return _create_once(
         connection, name, _guarded(build, "to_json"),
         [_duckdb_type(spark_type), duckdb.sqltype("VARCHAR"), duckdb.sqltype("BOOLEAN")], duckdb.sqltype("VARCHAR"),
     )
@@ -1135,7 +1135,7 @@ def _hash_signature(name: str, duck: str) -> tuple[list[str], str]:
     return [duck, running], running
 
 
-def register_nested_hash(connection: duckdb.DuckDBPyConnection, name: str, spark_type: SparkType) -> None:
+def register_nested_hash(connection: duckdb.DuckDBPyConnection, name: str, spark_type: SparkType) -> bool:
     """Create ``name`` (see :data:`~vpush.optimizer.spark_math.NESTED_HASH_PREFIX`): Spark's
     ``hash`` or ``xxhash64`` step over arguments of ``spark_type``, or the hash of the element
     ``collect_set`` keeps for one, unless it is there."""
@@ -1146,14 +1146,13 @@ def register_nested_hash(connection: duckdb.DuckDBPyConnection, name: str, spark
         def element_hash(values: pa.Array) -> pa.Array:
             return nested_set_hash(values)
 
-        _create_once(connection, name, _guarded(element_hash, "collect_set"), [argument], duckdb.sqltype("INTEGER"))
-        return
+        return _create_once(connection, name, _guarded(element_hash, "collect_set"), [argument], duckdb.sqltype("INTEGER"))
     running = duckdb.sqltype("INTEGER" if kind == "hash" else "BIGINT")
 
     def step(values: pa.Array, seeds: pa.Array) -> pa.Array:
         return nested_hash_step(kind, values, seeds)
 
-    _create_once(connection, name, _guarded(step, kind), [argument, running], running)
+    return _create_once(connection, name, _guarded(step, kind), [argument, running], running)
 
 
 def _approx_count_distinct(hashes: pa.Array, precision: pa.Array) -> pa.Array:
@@ -1254,19 +1253,20 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
 """name -> (the Arrow function, DuckDB parameter types, DuckDB result type)."""
 
 
-def register(connection: duckdb.DuckDBPyConnection, name: str) -> None:
+def register(connection: duckdb.DuckDBPyConnection, name: str) -> bool:
     """Create the variant function ``name`` on ``connection`` unless it is there."""
     function, parameters, result = FUNCTIONS[name]
-    _create_once(connection, name, function, [duckdb.sqltype(p) for p in parameters], duckdb.sqltype(result))
+    return _create_once(connection, name, function, [duckdb.sqltype(p) for p in parameters], duckdb.sqltype(result))
 
 
 def _create_once(
     connection: duckdb.DuckDBPyConnection, name: str, function: Any, parameters: list[Any], result: Any,
     null_handling: FunctionNullHandling = FunctionNullHandling.SPECIAL,
-) -> None:
+) -> bool:
     """Create the vectorized (Arrow) function ``name`` unless the database has it already
     (functions belong to the database, so every cursor sees them); with ``null_handling``
-    DEFAULT, DuckDB answers NULL for a NULL argument without calling it."""
+    DEFAULT, DuckDB answers NULL for a NULL argument without calling it. Returns whether it
+    was created."""
     try:
         connection.create_function(
             name,
@@ -1280,3 +1280,5 @@ def _create_once(
     except duckdb.CatalogException as exc:
         if "already exists" not in str(exc):
             raise
+        return False
+    return True

@@ -120,30 +120,26 @@ def make_function(target: SparkType) -> Any:
     return variant_get
 
 
-def register(connection: duckdb.DuckDBPyConnection, name: str, target: SparkType, duckdb_type: str) -> None:
+def register(connection: duckdb.DuckDBPyConnection, name: str, target: SparkType, duckdb_type: str) -> bool:
     """Create function ``name`` on ``connection`` unless it is there (functions belong to the
     database, so every cursor sees them). The names of Spark's other variant functions
     (:mod:`vpush.exec.variant_functions`) create those instead; for ``to_variant_object``'s,
-    ``to_json``'s and the nested hashes', ``target`` is their argument's type."""
+    ``to_json``'s and the nested hashes', ``target`` is their argument's type. Returns whether it
+    was created (False: the database had a function of that name)."""
     from vpush.exec import variant_functions
 
     if name in variant_functions.FUNCTIONS:
-        variant_functions.register(connection, name)
-        return
+        return variant_functions.register(connection, name)
     if name.startswith(TO_VARIANT_OBJECT_PREFIX):
-        variant_functions.register_to_variant_object(connection, name, target)
-        return
+        return variant_functions.register_to_variant_object(connection, name, target)
     if name.startswith(TO_JSON_PREFIX):
-        variant_functions.register_to_json_of(connection, name, target)
-        return
+        return variant_functions.register_to_json_of(connection, name, target)
     if name.startswith(NESTED_HASH_PREFIX):
-        variant_functions.register_nested_hash(connection, name, target)
-        return
+        return variant_functions.register_nested_hash(connection, name, target)
     if name.startswith(DECIMAL_FUNCTION_PREFIX):
         from vpush.exec.compute_decimals import register_decimal_function
 
-        register_decimal_function(connection, name)
-        return
+        return register_decimal_function(connection, name)
     try:
         connection.create_function(
             name,
@@ -160,3 +156,5 @@ def register(connection: duckdb.DuckDBPyConnection, name: str, target: SparkType
     except duckdb.CatalogException as exc:
         if "already exists" not in str(exc):
             raise
+        return False
+    return True

@@ -33,6 +33,7 @@ from sqlglot import exp
 
 from vpush.codec.header import VariantType
 from vpush.codec.layout import ObjectLayout, PrimitiveLayout, ValueLayout, VariantLayout
+from vpush.optimizer.variant_types import MAX_DECIMAL_PRECISION
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -77,7 +78,6 @@ __all__ = [
     "rewrite_not",
 ]
 
-MAX_DECIMAL_PRECISION = 38
 _INT_RANGES = {
     "tinyint": (-(2**7), 2**7 - 1),
     "smallint": (-(2**15), 2**15 - 1),

@@ -24,8 +24,10 @@ the same errors (``INVALID_VARIANT_CAST``) for every scalar, array, map and stru
 
 from __future__ import annotations
 
+import decimal
 import re
 import typing as t
+from collections.abc import Callable
 
 from sqlglot import exp
 from sqlglot.dialects.dialect import build_default_decimal_type
@@ -347,17 +349,51 @@ def in_scope(node: exp.Expr) -> list[exp.Expr]:
     return out
 
 
-def number_literal(node: exp.Expr | None) -> float | None:
-    """The value of a numeric literal (negated, or typed by a cast as Spark's literals are:
-    ``0.5`` a ``decimal(1,1)``, ``2L``), else None."""
+Number = int | float | decimal.Decimal
+
+
+def number_constant(
+    node: exp.Expr | None, *, parens: bool = True, at_cast: Callable[[exp.Cast], Number | None] | None = None
+) -> Number | None:
+    """The exact value of a numeric constant: a number literal (an ``int``; a ``Decimal`` with a
+    point; a ``float`` with an exponent), through minus signs, parentheses and casts, else None.
+
+    Args:
+        parens: read through parentheses (without: ``(1)`` is None, as a literal as written).
+        at_cast: the value of a cast met on the way (None: not a constant); by default the
+            value of what it casts, the cast not applied.
+
+    Example:
+        >>> from sqlglot import parse_one
+        >>> [number_constant(parse_one(s)) for s in ("-(2)", "CAST(-1.50 AS INT)", "1e3", "'1'")]
+        [-2, Decimal('-1.50'), 1000.0, None]
+    """
+    while parens and isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Literal):
+        if not node.is_number:
+            return None
+        text = node.this
+        if "e" in text.lower():
+            return float(text)
+        return decimal.Decimal(text) if "." in text else int(text)
     if isinstance(node, exp.Neg):
-        inner = number_literal(node.this)
-        return -inner if inner is not None else None
-    if isinstance(node, exp.Literal) and node.is_number:
-        return float(node.this)
-    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal):
-        return number_literal(node.this)
+        inner = number_constant(node.this, parens=parens, at_cast=at_cast)
+        return None if inner is None else -inner
+    if isinstance(node, exp.Cast):
+        return at_cast(node) if at_cast is not None else number_constant(node.this, parens=parens)
     return None
+
+
+def number_literal(node: exp.Expr | None) -> float | None:
+    """The value of a numeric literal as written (negated, or typed by a cast as Spark's
+    literals are: ``0.5`` a ``decimal(1,1)``, ``2L``; no parentheses), else None."""
+
+    def typed(cast: exp.Cast) -> Number | None:
+        return number_constant(cast.this, parens=False) if isinstance(cast.this, exp.Literal) else None
+
+    value = number_constant(node, parens=False, at_cast=typed)
+    return None if value is None else float(value)
 
 
 def sql_call(name: str, *arguments: exp.Expr) -> exp.Anonymous:
@@ -1140,6 +1176,26 @@ def enclosing(node: exp.Expr, kind: type[exp.Expr]) -> list[exp.Expr]:
             found.append(parent)
         parent = parent.parent
     return found
+
+
+def inside_within(node: exp.Expr, kinds: type[exp.Expr] | tuple[type[exp.Expr], ...], stop: exp.Expr) -> bool:
+    """Whether ``node`` lies inside a node of ``kinds`` that lies inside ``stop`` (``stop``
+    itself not counted; ``node`` that is ``stop`` lies inside nothing of it).
+
+    Example:
+        >>> from sqlglot import parse_one
+        >>> select = parse_one("SELECT a + sum(b) FROM t")
+        >>> [inside_within(c, exp.AggFunc, select) for c in select.find_all(exp.Column)]
+        [False, True]
+    """
+    if node is stop:
+        return False
+    parent = node.parent
+    while parent is not None and parent is not stop:
+        if isinstance(parent, kinds):
+            return True
+        parent = parent.parent
+    return False
 
 
 def lambda_variables(node: exp.Expr) -> set[str]:

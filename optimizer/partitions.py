@@ -34,7 +34,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from vpush.optimizer.bound import MAX_DECIMAL_PRECISION, SqlType
+from vpush.optimizer.bound import SqlType
+from vpush.optimizer.variant_types import MAX_DECIMAL_PRECISION
 from vpush.optimizer.errors import CatalogError
 
 __all__ = [

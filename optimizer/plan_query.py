@@ -25,6 +25,7 @@ from vpush.optimizer.rewrite_variants import (
     VARIANT_MODIFY_FUNCTION,
     REBUILD_VARIANT_FUNCTION,
     Extraction,
+    duckdb_type,
     evaluated_once,
     function_name,
     iter_scope,
@@ -466,7 +467,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
     ordered_expression: exp.Expr | None = None
     if refusal is None:
         try:
-            expression = project_after_limit(rewrite_remaining(expression, time_zone, functions))
+            expression = project_after_limit(typed_null_variants(rewrite_remaining(expression, time_zone, functions)))
         except OptimizeError as exc:
             refusal = exc
         else:
@@ -486,6 +487,31 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
         ordered_expression=ordered_expression,
         tables=tuple({id(table): table for _, table, *_ in found}.values()),
     )
+
+
+def typed_null_variants(expression: exp.Expr) -> exp.Expr:
+    """Each ``CAST(NULL AS ...)`` whose type holds a variant, with vpush's variant, the
+    ``STRUCT(metadata BLOB, value BLOB)`` every other variant is on DuckDB, for DuckDB's
+    ``VARIANT``: nested in an array, a struct, a map or a ``coalesce``, DuckDB's own type made
+    the other variants beside it its own (casting a ``{metadata, value}`` struct to ``VARIANT``
+    wraps it as an object) and came out as DuckDB's type.
+
+    Example:
+        >>> typed_null_variants(sqlglot.parse_one("SELECT [CAST(NULL AS VARIANT)], CAST(NULL AS VARIANT[])", read="duckdb")).sql("duckdb")
+        'SELECT [CAST(NULL AS STRUCT(metadata BLOB, value BLOB))], CAST(NULL AS STRUCT(metadata BLOB, value BLOB)[])'
+    """
+    for cast in list(expression.find_all(exp.Cast)):
+        to = cast.args.get("to")
+        if not isinstance(cast.this, exp.Null) or not isinstance(to, exp.DataType):
+            continue
+        for kind in list(to.find_all(exp.DataType)):
+            if kind.this == exp.DataType.Type.VARIANT:
+                replaced = duckdb_type(VARIANT)
+                if kind is to:
+                    cast.set("to", replaced)
+                else:
+                    kind.replace(replaced)
+    return expression
 
 
 _ENGINE_FUNCTION_PREFIX = "vpush_"

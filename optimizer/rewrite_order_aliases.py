@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from vpush.optimizer.dialect import inside_within
+
 
 def _outputs(select: exp.Select) -> dict[str, exp.Expr] | None:
     """Each output name carried by exactly one projection, with that projection's expression
@@ -51,14 +53,7 @@ def _written_out(key: exp.Expr, outputs: dict[str, exp.Expr], sources: set[str])
 
 def _inside_scope(node: exp.Expr, key: exp.Expr) -> bool:
     """Whether ``node`` lies in a subquery or a lambda inside the ORDER BY key ``key``."""
-    if node is key:
-        return False
-    parent = node.parent
-    while parent is not None and parent is not key:
-        if isinstance(parent, (exp.Select, exp.Lambda)):
-            return True
-        parent = parent.parent
-    return False
+    return inside_within(node, (exp.Select, exp.Lambda), key)
 
 
 def rewrite_order_aliases(expression: exp.Expr) -> exp.Expr:

@@ -63,7 +63,9 @@ from vpush.optimizer.dialect import (
     call_name,
     enclosing as _enclosing,
     in_scope,
+    inside_within,
     lambda_variables as _lambda_variables,
+    number_constant,
     number_literal as _number_literal,
     tuple_field_name,
     utc_shift_argument,
@@ -5280,12 +5282,8 @@ def _normalize_float_keys(select: exp.Select, keys: list[tuple[exp.Column, Spark
 
 
 def _inside_aggregate(node: exp.Expr, select: exp.Select) -> bool:
-    parent = node.parent
-    while parent is not None and parent is not select:
-        if isinstance(parent, (exp.AggFunc, exp.Window)):
-            return True
-        parent = parent.parent
-    return False
+    """Whether ``node`` lies in an aggregate or a window of ``select``."""
+    return inside_within(node, (exp.AggFunc, exp.Window), select)
 
 
 def _normalize_float_projections(select: exp.Select, types: list[SparkType | None]) -> None:
@@ -5923,15 +5921,8 @@ def _may_raise(node: exp.Expr) -> bool:
 
 def _integral_constant(node: exp.Expr) -> int | None:
     """The value of an integer literal through parentheses, casts and minus signs, else None."""
-    node = _unparen(node)
-    if isinstance(node, exp.Literal) and not node.is_string and node.this.lstrip("-").isdigit():
-        return int(node.this)
-    if isinstance(node, exp.Neg):
-        inner = _integral_constant(node.this)
-        return None if inner is None else -inner
-    if isinstance(node, exp.Cast):
-        return _integral_constant(node.this)
-    return None
+    value = number_constant(node)
+    return value if isinstance(value, int) else None
 
 
 def _check_negated_constant(node: exp.Neg, typer: _Typer) -> None:

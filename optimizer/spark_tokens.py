@@ -12,6 +12,7 @@ from __future__ import annotations
 from sqlglot.tokens import Token, TokenType
 
 from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.variant_types import MAX_DECIMAL_PRECISION
 
 SPARK_TYPE_NAMES = frozenset({
     "BOOLEAN", "TINYINT", "BYTE", "SMALLINT", "SHORT", "INT", "INTEGER", "BIGINT", "LONG", "FLOAT", "REAL",
@@ -24,7 +25,6 @@ _SIZED = frozenset({"CHARACTER", "CHAR", "VARCHAR"})
 _WITH_ARGUMENTS = frozenset({"DECIMAL", "DEC", "NUMERIC", "TIME"}) | _SIZED
 _CAST_WORDS = frozenset({"CAST", "TRY_CAST"})
 _DECIMALS = frozenset({"DECIMAL", "DEC", "NUMERIC"})
-MAX_DECIMAL_PRECISION = 38
 
 
 def _error(message: str, error_class: str) -> OptimizeError:

@@ -26,11 +26,10 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from vpush.optimizer.dialect import in_scope
+from vpush.optimizer.dialect import Number, in_scope, number_constant
 from vpush.optimizer.spark_math import INTEGER_DIGITS, INTEGER_WIDTHS
 from vpush.optimizer.variant_types import MAX_DECIMAL_PRECISION, AtomicType, DecimalType, SparkType
 
-Number = int | float | decimal.Decimal
 TypeOf = Callable[[exp.Expr], SparkType | None]
 
 _DOUBLE = AtomicType("double")
@@ -388,25 +387,20 @@ def _compare(a: Number, b: Number) -> int:
 def _constant(node: exp.Expr) -> Number | None:
     """The exact value of a numeric constant: a number literal, negated, in parentheses, or cast
     to a numeric type (``2L``, ``1.5BD``, ``1.5D``); None for anything else."""
-    node = _unparen(node)
-    if isinstance(node, exp.Literal) and node.is_number:
-        text = node.this
-        if "e" in text.lower():
-            return float(text)
-        return decimal.Decimal(text) if "." in text else int(text)
-    if isinstance(node, exp.Neg):
-        inner = _constant(node.this)
-        return None if inner is None else -inner
-    if isinstance(node, exp.Cast) and isinstance(_unparen(node.this), exp.Literal):
-        literal = _unparen(node.this)
-        assert isinstance(literal, exp.Literal)
-        try:
-            value: Number | None = _constant(literal) if literal.is_number else decimal.Decimal(literal.this.strip())
-        except decimal.InvalidOperation:
-            return None
-        kind = _sql_kind(node.to)
-        return None if value is None or kind is None else _cast(value, kind)
-    return None
+    return number_constant(node, at_cast=_cast_literal)
+
+
+def _cast_literal(node: exp.Cast) -> Number | None:
+    """The value of a cast of a number or string literal to a numeric type, as Spark folds it."""
+    literal = _unparen(node.this)
+    if not isinstance(literal, exp.Literal):
+        return None
+    try:
+        value = number_constant(literal) if literal.is_number else decimal.Decimal(literal.this.strip())
+    except decimal.InvalidOperation:
+        return None
+    kind = _sql_kind(node.to)
+    return None if value is None or kind is None else _cast(value, kind)
 
 
 def _sql_kind(to: exp.DataType) -> SparkType | None:

@@ -309,3 +309,52 @@ def test_a_map_from_a_shredded_object_in_sparks_order(map_order_views: tuple[Spa
     sql = MAP_ORDER_SQL.format("map_order_shredded")
     got = [tuple(r.values()) for r in connection.sql(sql).to_arrow().to_pylist()]
     assert got == [tuple(r) for r in spark.sql(sql).collect()]
+
+
+NULL_VARIANTS = [
+    "CAST(NULL AS variant)",
+    "array(CAST(NULL AS variant))",
+    "array(parse_json('1'), CAST(NULL AS variant))",
+    "array(array(CAST(NULL AS variant)))",
+    "named_struct('f', CAST(NULL AS variant), 'g', parse_json('[2]'))",
+    "map('k', CAST(NULL AS variant), 'l', parse_json('3'))",
+    "coalesce(CAST(NULL AS variant), parse_json('{\"a\": 4}'))",
+    "CASE WHEN id >= 0 THEN CAST(NULL AS variant) ELSE parse_json('5') END",
+    "CAST(NULL AS array<variant>)",
+    "try_cast(NULL AS variant)",
+]
+
+
+def test_null_variants_nested_as_spark(spark: SparkSession) -> None:
+    """``CAST(NULL AS variant)`` in an array, struct, map or coalesce is a variant as every other
+    (``struct<metadata, value>``) and leaves the variants beside it as they are: it was DuckDB's
+    VARIANT, which came out as DuckDB's type and made ``parse_json('1')`` beside it an object of
+    its metadata and value bytes. Spark's types, and each value's ``to_json``, on both sides."""
+    from vpush.optimizer.spark_semantics import arrow_spark_type
+
+    def texts(value: Any) -> Any:
+        if isinstance(value, dict) and set(value) == {"metadata", "value"}:
+            return to_json(value["metadata"], value["value"])
+        if hasattr(value, "metadata") and hasattr(value, "value"):  # Spark's VariantVal
+            return to_json(bytes(value.metadata), bytes(value.value))
+        if hasattr(value, "asDict"):
+            return {k: texts(v) for k, v in value.asDict().items()}
+        if isinstance(value, dict):
+            return {k: texts(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return sorted((texts(k), texts(v)) for k, v in value) if value and isinstance(value[0], tuple) else [texts(v) for v in value]
+        return value
+
+    sql = "SELECT " + ", ".join(f"{e} AS c{i}" for i, e in enumerate(NULL_VARIANTS)) + " FROM range(1)"
+    frame = spark.sql(sql)
+    want_types = [f.dataType.simpleString() for f in frame.schema]
+    want = [texts(sorted(v.items()) if isinstance(v, dict) else v) for v in frame.collect()[0]]
+    with vpush.connect(time_zone="UTC") as con:
+        table = con.sql(sql).to_arrow()
+    got_types = []
+    for field in table.schema:
+        spark_type = arrow_spark_type(field.type)
+        got_types.append(spark_type.to_spark() if spark_type is not None else str(field.type))
+    assert got_types == want_types, "a null variant nested anywhere is typed as Spark's variant"
+    got = [texts(v) for v in table.to_pylist()[0].values()]
+    assert got == want, "the variants beside a null one are Spark's"

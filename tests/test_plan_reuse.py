@@ -101,3 +101,50 @@ def test_close_and_a_users_own_connection(tmp_path: Path) -> None:
         own.close()
         with pytest.raises(vpush.VpushError, match="DuckDB connection .* is closed"):
             other.sql("SELECT 1 AS x").to_arrow()
+
+
+def test_a_users_connection_is_left_as_it_was(tmp_path: Path) -> None:
+    """vpush's functions on a user's own DuckDB connection last as long as the queries that run
+    them (they were left there for good); its functions, views, tables and settings after each
+    query and after close() are the ones it had. A query still streaming keeps its functions
+    while another over the same ones ends (dropping one under it crashes DuckDB)."""
+    import duckdb
+
+    from vpush.sample import EventsSpec, write_events
+
+    write_events(tmp_path / "events", EventsSpec(rows=100, files=1))
+    own = duckdb.connect()
+
+    def state() -> tuple[list[tuple[object, ...]], ...]:
+        return tuple(own.execute(q).fetchall() for q in (
+            "SELECT function_name, function_type, parameters FROM duckdb_functions() ORDER BY ALL",
+            "SELECT database_name, schema_name, view_name FROM duckdb_views() ORDER BY ALL",
+            "SELECT database_name, schema_name, table_name FROM duckdb_tables() ORDER BY ALL",
+            "SELECT name, value FROM duckdb_settings() ORDER BY ALL",
+        ))
+
+    before = state()
+    con = vpush.connect(connection=own, time_zone="America/Los_Angeles")
+    con.register("events", tmp_path / "events")
+    queries = [
+        "SELECT event:type::string AS type, to_json(event) AS j, hour(event:ts::timestamp) AS h FROM events",
+        "SELECT sum(event:id::double) AS s, mode(event:type::string) AS m, sum(CAST(id AS DECIMAL(20, 2))) AS d FROM events",
+    ]
+    for query in queries:
+        assert con.sql(query).to_arrow().num_rows > 0
+        assert state() == before, f"nothing of vpush's is left on the user's connection after {query}"
+    streaming = con.sql(queries[0]).fetch_reader()
+    assert streaming.read_next_batch().num_rows > 0
+    assert con.sql(queries[0]).to_arrow().num_rows > 0, "a second query over the same functions"
+    assert state() != before, "the functions of the query still streaming are there"
+    for _ in streaming:
+        pass
+    assert state() == before, "and gone when it ends"
+    unread = con.sql(queries[0]).fetch_reader()
+    del unread
+    import gc
+
+    gc.collect()
+    assert state() == before, "a reader dropped unread gives its functions back"
+    con.close()
+    assert state() == before, "nothing is left after close()"

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
@@ -47,7 +48,8 @@ def connect(
         engine: ``"duckdb"`` (the default, embedded) or ``"spark"``.
         time_zone: the session time zone (IANA name); by default the machine's, as Spark's is
             (on the Spark engine: the Spark session's ``spark.sql.session.timeZone``).
-        connection: a DuckDB connection of your own for the DuckDB engine to run on.
+        connection: a DuckDB connection of your own for the DuckDB engine to run on (vpush's
+            functions on it last only while the queries that call them run).
         spark: a SparkSession of your own for the Spark engine (default: the active one, or a
             new local one).
         parallelism: for the DuckDB engine, the default parallelism of the Spark session whose
@@ -148,9 +150,19 @@ class Connection:
         """Register a folder, file or glob of Parquet files as table ``name``.
 
         Every file's footer is read (and cached) now, so a broken file fails here, named.
+
+        Args:
+            name: a name as Spark's ``createOrReplaceTempView`` takes it (see
+                :func:`table_name`): ``events``, or any text in backticks (```my events```).
+
+        Raises:
+            VpushError: a name Spark refuses (``_LEGACY_ERROR_TEMP_1321``: empty, spaces,
+                characters other than letters, digits and ``_`` outside backticks, a number;
+                ``TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS``: ``db.t``), one with a comment or the
+                empty name in backticks (see :func:`table_name`), or a file that cannot be read.
         """
         self._check_open()
-        return self.catalog.register(name, location)
+        return self.catalog.register(table_name(name), location)
 
     def sql(self, query: str) -> Relation:
         """A relation for a Spark SQL query over the registered tables; nothing runs until its
@@ -160,6 +172,60 @@ class Connection:
     def tables(self) -> list[str]:
         """The names of the registered tables."""
         return sorted(t.name for t in self.catalog.tables.values())
+
+
+# Spark's lexer (SqlBaseLexer.g4): the white space it skips around a name, an unquoted
+# identifier's characters, and the number literals that win over an identifier of the same text
+_SPACE = "[ \t\n\f\r\u000b\u00a0\u1680\u2000-\u200a\u2028\u202f\u205f\u3000]*"
+_PART = "(`(?:[^`]|``)*`|[A-Za-z0-9_]+)"
+_ONE_PART = re.compile(f"{_SPACE}{_PART}{_SPACE}")
+_PARTS = re.compile(f"{_SPACE}{_PART}{_SPACE}(?:\\.{_SPACE}{_PART}{_SPACE})+")
+_ANY_PART = re.compile(_PART)
+_NUMBER = re.compile(r"[0-9]+(?:E[0-9]+)?(?:D|F|BD)?|[0-9]+[LSY]", re.IGNORECASE)
+
+
+def table_name(name: str) -> str:
+    """The name a table registered as ``name`` gets, read as Spark's ``createOrReplaceTempView``
+    reads a view's name: one identifier, unquoted (letters ``A-Z``, digits and ``_``, not a
+    number such as ``1``, ``1e5`` or ``1L``) or in backticks (any text, a backtick doubled), with
+    white space around it ignored.
+
+    Spark also skips SQL comments there (``t--x`` registers ``t``); vpush refuses a name with
+    one rather than register another name than the one given, and refuses ``````, Spark's
+    empty name (DuckDB has no empty identifier).
+
+    Example:
+        >>> table_name("events"), table_name("`my events`"), table_name("1abc"), table_name(" `a``b` ")
+        ('events', 'my events', '1abc', 'a`b')
+        >>> table_name("my events")
+        Traceback (most recent call last):
+        ...
+        vpush.codec.errors.VpushError: [_LEGACY_ERROR_TEMP_1321] invalid table name 'my events': ...
+
+    Raises:
+        VpushError: ``_LEGACY_ERROR_TEMP_1321`` for a name Spark cannot read as an identifier,
+            ``TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS`` for a qualified one (``db.t``).
+    """
+    if not isinstance(name, str):
+        raise VpushError(f"invalid table name {name!r}: give a string", error_class="_LEGACY_ERROR_TEMP_1321")
+    match = _ONE_PART.fullmatch(name)
+    if match is not None and not _NUMBER.fullmatch(match.group(1)):
+        part = match.group(1)
+        if part == "``":
+            # Spark registers the empty name; DuckDB has no empty identifier to alias its scan with
+            raise VpushError(f"invalid table name {name!r}: vpush cannot register the empty name that Spark registers for it")
+        return part[1:-1].replace("``", "`") if part.startswith("`") else part
+    if _PARTS.fullmatch(name) is not None and not any(_NUMBER.fullmatch(p.group(0)) for p in _ANY_PART.finditer(name)):
+        raise VpushError(
+            f"invalid table name {name!r}: a table is registered under one name, not a qualified one "
+            "(put a name with a dot in backticks: `a.b`)",
+            error_class="TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS",
+        )
+    raise VpushError(
+        f"invalid table name {name!r}: give letters A-Z, digits and _ (not a number), or any text in backticks "
+        "(`my table`, a backtick doubled), as Spark's createOrReplaceTempView takes them",
+        error_class="_LEGACY_ERROR_TEMP_1321",
+    )
 
 
 class Relation:
