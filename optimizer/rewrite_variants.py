@@ -575,15 +575,26 @@ def _extraction_sql(builder: _Builder, layout: VariantLayout, column: str, ext: 
         elif ext.residual_of is not None:
             builder.uses_file = True  # the strict cast of these rows names the file in its error
         return _list_or_residual(builder, ext, node, names, rebuilt, at_path, metadata_names, rest)
-    if not rest and isinstance(typed, ArrayLayout) and _typed_list_cast(builder, typed, ext.target):
-        # a typed array of primitives to an array of a type each casts to exactly, where the
-        # footers prove no element a residual: the list leaf's typed values, not rebuilt whole
+    if not rest and isinstance(typed, ArrayLayout) and _typed_list_cast(typed, ext.target):
+        # a typed array of primitives to an array of a type each typed element casts to exactly:
+        # the list leaf's elements, each residual one (where the footers do not prove there are
+        # none) cast by the codec's function as Spark casts an array's element; not rebuilt whole
         items = builder.leaf((*names, node.typed_field))
-        assert isinstance(typed.element.typed_value, PrimitiveLayout) and isinstance(ext.target, ArrayType)
+        assert isinstance(ext.target, ArrayType)
         each = exp.to_identifier("x")
+        one = _field(exp.column(each), typed.element.typed_field)
+        if typed.element.value is not None and not builder.all_null(typed.element.value):
+            metadata = builder.leaf(metadata_names)
+            builder.kept_metadata.add(metadata.name)
+            residual = _field(exp.column(each), typed.element.value_field)
+            cast_alone = dataclasses.replace(ext, target=ext.target.element)
+            one = exp.Case(
+                ifs=[exp.If(this=exp.Is(this=residual.copy(), expression=exp.Null()),
+                            true=exp.cast(one, duckdb_type(ext.target.element)))],
+                default=builder.call(cast_alone, metadata, residual, ()),
+            )
         listed = exp.cast(
-            exp.Anonymous(this="list_transform", expressions=[
-                items, exp.Lambda(this=_field(exp.column(each), typed.element.typed_field), expressions=[each.copy()])]),
+            exp.Anonymous(this="list_transform", expressions=[items, exp.Lambda(this=one, expressions=[each.copy()])]),
             target_type,
         )
         return _list_or_residual(builder, ext, node, names, items, listed, metadata_names, ())
@@ -657,16 +668,16 @@ def _typed_leaf_cast(
     return _checked(builder, ext, typed, exp.cast(toward_zero.copy(), target_type), truncated, tested=toward_zero)
 
 
-def _typed_list_cast(builder: _Builder, array: ArrayLayout, target: SparkType) -> bool:
+def _typed_list_cast(array: ArrayLayout, target: SparkType) -> bool:
     """Whether a typed array of primitives casts to ``target`` (an array) element by element in
-    SQL, exactly, and the footers prove no element holds a residual ``value`` in the row groups
-    read (an element with both parts NULL is a Variant null: NULL in the array, as in Spark)."""
+    SQL: each typed element exactly (an element with both parts NULL is NULL in the array, as a
+    Variant null is in Spark), each residual one by the codec's function for the element type."""
     leaf = array.element.typed_value
     return (
         isinstance(target, ArrayType)
         and isinstance(leaf, PrimitiveLayout)
         and _exact_cast(leaf, target.element)
-        and (array.element.value is None or builder.all_null(array.element.value))
+        and supported_target(target.element)
     )
 
 

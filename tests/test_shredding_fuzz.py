@@ -813,6 +813,10 @@ _ELEMENT_QUERIES = [
     "FROM {t} ORDER BY id",
     "SELECT id, to_json(variant_get(v, '$.tags[2147483647]', 'variant')) AS a FROM {t} ORDER BY id",
     "SELECT id, variant_get(v, '$.tags[-1]', 'variant') AS a FROM {t} ORDER BY id",  # INVALID_VARIANT_GET_PATH
+    # a typed list cast whole, its residual elements (5, true, a variant null) one by one
+    "SELECT id, try_variant_get(v, '$.tags', 'array<string>') AS a, size(try_variant_get(v, '$.tags', 'array<string>')) AS b, "
+    "try_variant_get(v, '$.n[0]', 'array<bigint>') AS c FROM {t} ORDER BY id",
+    "SELECT id, variant_get(v, '$.n[0]', 'array<int>') AS a FROM {t} ORDER BY id",  # INVALID_VARIANT_CAST: 5 is no array
 ]
 
 
@@ -892,6 +896,9 @@ def test_variant_elements_of_shredded_arrays_rebuilt_alone(spark: SparkSession, 
         read = con.sql(_ELEMENT_QUERIES[1].replace("{t}", "g")).explain().split("columns read: ")[1].split("\n")[0]
         assert "v.typed_value.items[0]" in read, "Should read the element, not the whole array: " + read
         assert "v.typed_value.items[1].typed_value.sku" in read, "Should read the typed field: " + read
+        read = con.sql(_ELEMENT_QUERIES[-2].replace("{t}", "e")).explain().split("columns read: ")[1].split("\n")[0]
+        assert "v.typed_value.tags.typed_value" in read, "Should read the list leaf: " + read
+        assert "v.typed_value.tags," not in read + ",", "Should not rebuild the array: " + read
 
 
 @pytest.mark.xfail(strict=True, reason="an array element with both value and typed_value null reads as a Variant "
