@@ -684,14 +684,15 @@ def _typed_list_cast(array: ArrayLayout, target: SparkType) -> bool:
 def _element_leaf(array: ArrayLayout, rest: Sequence[str | int]) -> PrimitiveLayout | None:
     """The typed leaf the path ``rest`` (an index first) ends at inside the typed array
     ``array``, through typed elements and object fields (none alike but for case: DuckDB's
-    struct names ignore case), or None where it leaves the shredded part."""
+    struct names ignore case; none named '': DuckDB's ``struct_extract`` takes no empty name), or
+    None where it leaves the shredded part (the element is then rebuilt alone)."""
     layout = array.element
     for segment in rest[1:]:
         shape = layout.typed_value
         if isinstance(segment, int) and isinstance(shape, ArrayLayout):
             layout = shape.element
         elif isinstance(segment, str) and isinstance(shape, ObjectLayout) and shape.field(segment) is not None:
-            if len({n.lower() for n in shape.names}) != len(shape.names):
+            if len({n.lower() for n in shape.names}) != len(shape.names) or not segment:
                 return None
             found = shape.field(segment)
             assert found is not None

@@ -907,3 +907,18 @@ def test_both_null_array_element_as_spark(spark: SparkSession, tmp_path: Path) -
     con = _element_tables(spark, tmp_path, "duckdb", "h")
     sql = "SELECT id, to_json(v:tags[0]) AS a FROM h ORDER BY id"
     assert vpush_side(con, sql) == spark_side(spark, sql)
+
+
+def test_element_field_named_empty(spark: SparkSession, tmp_path: Path) -> None:
+    """A typed field named '' inside an array's elements is read (DuckDB's struct_extract takes no
+    empty name: the element is rebuilt alone; found by this fuzz, seed 256)."""
+    rows: list[Any] = [[{"": 1, "a": 2}, {"": "x"}], [{"a": 3}], [{"": {" ": 1.5}}], "SQL NULL", [5]]
+    schema = pa.list_(pa.struct([("", pa.int64()), ("a", pa.int64())]))
+    write_case(Case(0, rows, [schema], [], [], [], [], False), tmp_path / "t", None)
+    spark.read.parquet(str(tmp_path / "t")).createOrReplaceTempView("t")
+    con = vpush.connect(time_zone="UTC")
+    con.register("t", tmp_path / "t")
+    sql = ("SELECT id, try_variant_get(v, '$[0][\\'\\']', 'int') AS a, try_variant_get(v, '$[1][\"\"]', 'string') AS b, "
+           "to_json(variant_get(v, '$[0][\"\"]', 'variant')) AS c, try_variant_get(v, '$[0][\"\"][\" \"]', 'double') AS d "
+           "FROM t ORDER BY id")
+    assert vpush_side(con, sql) == spark_side(spark, sql), sql
