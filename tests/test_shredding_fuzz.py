@@ -877,6 +877,9 @@ def _element_tables(spark: SparkSession, tmp_path: Path, engine: str, names: str
     return con
 
 
+_ELEMENT_ANSWERS: dict[str, tuple[Any, ...]] = {}
+
+
 @pytest.mark.parametrize("engine", ["duckdb", "spark"])
 def test_variant_elements_of_shredded_arrays_rebuilt_alone(spark: SparkSession, tmp_path: Path, engine: str) -> None:
     """A path into a typed array with a variant target (`v:tags[0]`, `v:items[1].sku`,
@@ -887,11 +890,17 @@ def test_variant_elements_of_shredded_arrays_rebuilt_alone(spark: SparkSession, 
     :func:`test_both_null_array_element_as_spark`); an index past the end, a negative one and a
     failing strict cast."""
     con = _element_tables(spark, tmp_path, engine, "efgh")
-    for table in ("e", "f", "g"):
+
+    def spark_answer(sql: str) -> tuple[Any, ...]:  # the same rows for both engines: asked once
+        if sql not in _ELEMENT_ANSWERS:
+            _ELEMENT_ANSWERS[sql] = spark_side(spark, sql)
+        return _ELEMENT_ANSWERS[sql]
+
+    for table in ("e", "f", "g") if engine == "duckdb" else ("e", "f"):  # (the scan reads g's alike on both)
         for sql in (q.replace("{t}", table) for q in _ELEMENT_QUERIES):
-            assert vpush_side(con, sql) == spark_side(spark, sql), sql
+            assert vpush_side(con, sql) == spark_answer(sql), sql
     for sql in _ELEMENT_QUERIES:
-        assert vpush_side(con, sql.replace("{t}", "h")) == spark_side(spark, sql.replace("{t}", "e")), sql
+        assert vpush_side(con, sql.replace("{t}", "h")) == spark_answer(sql.replace("{t}", "e")), sql
     if engine == "duckdb":
         read = con.sql(_ELEMENT_QUERIES[1].replace("{t}", "g")).explain().split("columns read: ")[1].split("\n")[0]
         assert "v.typed_value.items[0]" in read, "Should read the element, not the whole array: " + read
