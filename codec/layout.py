@@ -180,15 +180,21 @@ class VariantLayout(ValueLayout):
     draft: bool = False
     annotated: bool = False
 
-    def level(self, path: Sequence[str]) -> ValueLayout | None:
-        """The level of the object field at ``path`` (field names from the top), or None when
-        some field on the way is not shredded as an object field."""
+    def level(self, path: Sequence[str | int]) -> ValueLayout | None:
+        """The level at ``path`` from the top: an object field (a name) or an element of a
+        shredded array (an index: every element has the one layout), or None when some step on
+        the way is not shredded as such."""
         node: ValueLayout = self
-        for name in path:
+        for step in path:
             typed = node.typed_value
+            if isinstance(step, int):
+                if not isinstance(typed, ArrayLayout):
+                    return None
+                node = typed.element
+                continue
             if not isinstance(typed, ObjectLayout):
                 return None
-            found = typed.field(name)
+            found = typed.field(step)
             if found is None:
                 return None
             node = found

@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from vpush.codec.errors import MALFORMED_VARIANT, MalformedVariantError, VpushError
-from vpush.codec.layout import VariantLayout
+from vpush.codec.layout import ArrayLayout, ObjectLayout, ValueLayout, VariantLayout
 from vpush.codec.rebuild_variants import rebuild_variants
 from vpush.exec.errors import ExecutionError
 from vpush.optimizer.plan import (
@@ -286,8 +286,21 @@ def _navigate(batch: pa.RecordBatch, names: tuple[str, ...]) -> pa.Array | None:
     return array
 
 
+def _element(lists: pa.Array, index: int) -> pa.Array:
+    """Each row's element ``index`` of ``lists`` (a list array); null where the list is null or
+    holds no such element."""
+    if not (pa.types.is_list(lists.type) or pa.types.is_large_list(lists.type)):
+        lists = lists.cast(pa.large_list(lists.type.value_field))
+    offsets = lists.offsets.to_numpy()
+    inside = (np.diff(offsets) > index) & lists.is_valid().to_numpy(zero_copy_only=False)
+    positions = pa.array(offsets[:-1].astype(np.int64) + index, mask=~inside)
+    return lists.values.take(positions)
+
+
 def _rebuild_level(batch: pa.RecordBatch, item: LevelInput, file: FileScan) -> pa.Array:
-    """One level of a variant rebuilt as ``struct<metadata, value>``; null where it is missing."""
+    """One level of a variant rebuilt as ``struct<metadata, value>``; null where it is missing
+    (a field; an element past the end, or of a row whose array is not typed), a Variant null
+    where an element is one (both parts null, as the codec reads an element)."""
     layout = file.input_layouts[item.column]
     if not item.level:
         column = _navigate(batch, (item.column,))
@@ -295,8 +308,20 @@ def _rebuild_level(batch: pa.RecordBatch, item: LevelInput, file: FileScan) -> p
         return rebuild_variants(layout, column, file=file.path)
     level = layout.level(item.level)
     assert level is not None and layout.metadata is not None
-    names = (item.column, *(part for key in item.level for part in ("typed_value", key)))
-    holder = _navigate(batch, names)
+    holder = _navigate(batch, (item.column,))
+    node: ValueLayout = layout
+    for step in item.level:
+        assert holder is not None
+        typed = _child(holder, node.typed_field)
+        assert typed is not None
+        if isinstance(step, int):
+            assert isinstance(node.typed_value, ArrayLayout)
+            holder, node = _element(typed, step), node.typed_value.element
+        else:
+            assert isinstance(node.typed_value, ObjectLayout)
+            found = node.typed_value.field(step)
+            assert found is not None
+            holder, node = _child(typed, step), found
     metadata = _navigate(batch, (item.column, "metadata"))
     assert holder is not None and metadata is not None
     arrays = [metadata]
@@ -310,6 +335,8 @@ def _rebuild_level(batch: pa.RecordBatch, item: LevelInput, file: FileScan) -> p
         fields.append(pa.field(name, child.type))
         valid = child.is_valid()
         present = valid if present is None else pc.or_(present, valid)
+    if isinstance(item.level[-1], int):
+        present = holder.is_valid()  # an element with both parts null is a Variant null
     sub_layout = VariantLayout(
         name=level.name,
         path=level.path,

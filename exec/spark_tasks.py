@@ -421,7 +421,12 @@ def _input_json(item: Input) -> dict[str, Any]:
 def _input_of(data: Mapping[str, Any]) -> Input:
     if "leaf" in data:
         return LeafInput(_text(data["leaf"]), _text(data["path"]), tuple(_text(n) for n in data["names"]))
-    return LevelInput(_text(data["level"]), _text(data["column"]), tuple(_text(k) for k in data["keys"]))
+    return LevelInput(_text(data["level"]), _text(data["column"]), tuple(_step(k) for k in data["keys"]))
+
+
+def _step(value: Any) -> str | int:
+    """A level's step: a field name or an array index (:class:`LevelInput`)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else _text(value)
 
 
 def _text(value: Any) -> str:

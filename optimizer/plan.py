@@ -129,12 +129,14 @@ class LeafInput:
 
 @dataclasses.dataclass(frozen=True)
 class LevelInput:
-    """One level of a variant (the top, or an object field by its names from the top), rebuilt as
-    ``struct<metadata, value>`` from every leaf below it; null where the field is missing."""
+    """One level of a variant (the top, an object field by its names from the top, or an element
+    of a shredded array by its index), rebuilt as ``struct<metadata, value>`` from every leaf
+    below it; null where the field is missing or the index past the array's end (or the array
+    not typed in that row), a Variant null where the element is one."""
 
     name: str
     column: str
-    level: tuple[str, ...]
+    level: tuple[str | int, ...]
 
 
 Input = LeafInput | LevelInput

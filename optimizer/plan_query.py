@@ -56,7 +56,7 @@ from vpush.optimizer.spark_semantics import (
     spark_name,
     wrap_in_place,
 )
-from vpush.optimizer.variant_types import VARIANT, SparkType, StringType
+from vpush.optimizer.variant_types import VARIANT, ArrayType, SparkType, StringType
 
 SCAN_PREFIX = "__vpush_scan_"
 _AFTER_LIMIT = "vpush_after_limit"  # meta key: a SELECT that project_after_limit made
@@ -416,6 +416,9 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
                 _exclude_from_stars(node, alias, companion_names[index])
             for ext in unique:
                 functions[function_name(ext.target, once=ext.cannot_fail)] = ext.target
+                if isinstance(ext.target, ArrayType):  # a typed list's residual elements, cast one by one
+                    element = dataclasses.replace(ext, target=ext.target.element)
+                    functions[function_name(element.target, once=element.cannot_fail)] = element.target
             relation = scan_relation(
                 parts, part_expressions, schema.names + ([ORDER_COLUMN] if ordered else []), extraction_names[index],
                 filtered_names[index], in_scan_names[index],

@@ -296,10 +296,10 @@ class _Builder:
     all_null: Callable[[str], bool] = lambda path: False
     """Whether the footer proves the column at a Parquet path all-null in every row group read."""
 
-    named: dict[tuple[str, ...], str] = dataclasses.field(default_factory=dict)
+    named: dict[tuple[str | int, ...], str] = dataclasses.field(default_factory=dict)
     """Each input's key (a leaf's path names, a level's) -> its column name in the part."""
 
-    def _name(self, key: tuple[str, ...], text: str) -> tuple[str, bool]:
+    def _name(self, key: tuple[str | int, ...], text: str) -> tuple[str, bool]:
         """The part's column name for the input ``key`` (``text`` unless another input's name
         differs from it only in case: the engines bind column names ignoring case, so the field
         ``A`` beside ``a`` is read as ``text#2``), and whether it is new."""
@@ -320,9 +320,9 @@ class _Builder:
             self.inputs[name] = LeafInput(name, path, names)
         return exp.column(exp.to_identifier(name, quoted=True))
 
-    def level(self, column: str, level: tuple[str, ...]) -> exp.Column:
-        text = ".".join((column, *(f"typed_value.{n}" for n in level))) if level else f"{column}#variant"
-        name, new = self._name(("level", column, *level), text)
+    def level(self, column: str, level: tuple[str | int, ...]) -> exp.Column:
+        text = "".join((column, *(f"[{n}]" if isinstance(n, int) else f".typed_value.{n}" for n in level)))
+        name, new = self._name(("level", column, *level), text if level else f"{column}#variant")
         if new:
             self.inputs[name] = LevelInput(name, column, level)
         return exp.column(exp.to_identifier(name, quoted=True))
@@ -562,15 +562,39 @@ def _extraction_sql(builder: _Builder, layout: VariantLayout, column: str, ext: 
         element = exp.Anonymous(this="list_extract", expressions=[items, exp.Literal.number(rest[0] + 1)])
         within = _element_sql(builder, ext, metadata, typed.element, element, rest[1:], target_type)
         return _list_or_residual(builder, ext, node, names, items, within, metadata_names, rest)
-    if not rest and isinstance(typed, ArrayLayout) and _typed_list_cast(builder, typed, ext.target):
-        # a typed array of primitives to an array of a type each casts to exactly, where the
-        # footers prove no element a residual: the list leaf's typed values, not rebuilt whole
+    if rest and isinstance(rest[0], int) and isinstance(typed, ArrayLayout):
+        # an element of a typed array whose target the list leaf does not give in SQL (a
+        # variant, a cast only the codec's function computes): that element alone rebuilt by
+        # the codec, as a shredded field is, then the rest of the path; not the whole array
+        depth = _element_depth(builder, typed, rest)
+        rebuilt = builder.level(column, (*level, *rest[:depth]))
+        leftover = rest[depth:]
+        at_path: exp.Expression = rebuilt
+        if leftover or ext.target != VARIANT:
+            at_path = builder.call(ext, _field(rebuilt, "metadata"), _field(rebuilt, "value"), leftover)
+        elif ext.residual_of is not None:
+            builder.uses_file = True  # the strict cast of these rows names the file in its error
+        return _list_or_residual(builder, ext, node, names, rebuilt, at_path, metadata_names, rest)
+    if not rest and isinstance(typed, ArrayLayout) and _typed_list_cast(typed, ext.target):
+        # a typed array of primitives to an array of a type each typed element casts to exactly:
+        # the list leaf's elements, each residual one (where the footers do not prove there are
+        # none) cast by the codec's function as Spark casts an array's element; not rebuilt whole
         items = builder.leaf((*names, node.typed_field))
-        assert isinstance(typed.element.typed_value, PrimitiveLayout) and isinstance(ext.target, ArrayType)
+        assert isinstance(ext.target, ArrayType)
         each = exp.to_identifier("x")
+        one = _field(exp.column(each), typed.element.typed_field)
+        if typed.element.value is not None and not builder.all_null(typed.element.value):
+            metadata = builder.leaf(metadata_names)
+            builder.kept_metadata.add(metadata.name)
+            residual = _field(exp.column(each), typed.element.value_field)
+            cast_alone = dataclasses.replace(ext, target=ext.target.element)
+            one = exp.Case(
+                ifs=[exp.If(this=exp.Is(this=residual.copy(), expression=exp.Null()),
+                            true=exp.cast(one, duckdb_type(ext.target.element)))],
+                default=builder.call(cast_alone, metadata, residual, ()),
+            )
         listed = exp.cast(
-            exp.Anonymous(this="list_transform", expressions=[
-                items, exp.Lambda(this=_field(exp.column(each), typed.element.typed_field), expressions=[each.copy()])]),
+            exp.Anonymous(this="list_transform", expressions=[items, exp.Lambda(this=one, expressions=[each.copy()])]),
             target_type,
         )
         return _list_or_residual(builder, ext, node, names, items, listed, metadata_names, ())
@@ -600,9 +624,11 @@ def _list_or_residual(
     metadata_names: tuple[str, ...],
     rest: Sequence[str | int],
 ) -> exp.Expression:
-    """``typed`` (computed from the typed list ``items`` of the level ``node`` at ``names``)
-    where the list is not NULL, else the level's residual ``value`` through the codec's function
-    for ``rest``; ``typed`` alone where the footers prove the residual all-null."""
+    """``typed`` (computed from ``items``: the typed list of the level ``node`` at ``names``, or
+    an element of it rebuilt, NULL past the list's end) where ``items`` is not NULL, else the
+    level's residual ``value`` through the codec's function for ``rest``; ``typed`` alone where
+    the footers prove the residual all-null. The spec never has both a typed list and a
+    ``value`` at one level, so a NULL element of a typed list meets a NULL ``value``."""
     if node.value is None or builder.all_null(".".join((*names, node.value_field))):
         return typed
     reader = builder.leaf(metadata_names)
@@ -642,30 +668,31 @@ def _typed_leaf_cast(
     return _checked(builder, ext, typed, exp.cast(toward_zero.copy(), target_type), truncated, tested=toward_zero)
 
 
-def _typed_list_cast(builder: _Builder, array: ArrayLayout, target: SparkType) -> bool:
+def _typed_list_cast(array: ArrayLayout, target: SparkType) -> bool:
     """Whether a typed array of primitives casts to ``target`` (an array) element by element in
-    SQL, exactly, and the footers prove no element holds a residual ``value`` in the row groups
-    read (an element with both parts NULL is a Variant null: NULL in the array, as in Spark)."""
+    SQL: each typed element exactly (an element with both parts NULL is NULL in the array, as a
+    Variant null is in Spark), each residual one by the codec's function for the element type."""
     leaf = array.element.typed_value
     return (
         isinstance(target, ArrayType)
         and isinstance(leaf, PrimitiveLayout)
         and _exact_cast(leaf, target.element)
-        and (array.element.value is None or builder.all_null(array.element.value))
+        and supported_target(target.element)
     )
 
 
 def _element_leaf(array: ArrayLayout, rest: Sequence[str | int]) -> PrimitiveLayout | None:
     """The typed leaf the path ``rest`` (an index first) ends at inside the typed array
     ``array``, through typed elements and object fields (none alike but for case: DuckDB's
-    struct names ignore case), or None where it leaves the shredded part."""
+    struct names ignore case; none named '': DuckDB's ``struct_extract`` takes no empty name), or
+    None where it leaves the shredded part (the element is then rebuilt alone)."""
     layout = array.element
     for segment in rest[1:]:
         shape = layout.typed_value
         if isinstance(segment, int) and isinstance(shape, ArrayLayout):
             layout = shape.element
         elif isinstance(segment, str) and isinstance(shape, ObjectLayout) and shape.field(segment) is not None:
-            if len({n.lower() for n in shape.names}) != len(shape.names):
+            if len({n.lower() for n in shape.names}) != len(shape.names) or not segment:
                 return None
             found = shape.field(segment)
             assert found is not None
@@ -673,6 +700,31 @@ def _element_leaf(array: ArrayLayout, rest: Sequence[str | int]) -> PrimitiveLay
         else:
             return None
     return layout.typed_value if isinstance(layout.typed_value, PrimitiveLayout) else None
+
+
+def _element_depth(builder: _Builder, array: ArrayLayout, rest: Sequence[str | int]) -> int:
+    """How many steps of ``rest`` (an index into the typed array ``array`` first) the scan takes
+    through typed elements and object fields before it rebuilds the level it reached: it stops
+    at a level whose ``value`` the footers do not prove all-null (a residual there may hold the
+    rest of the path, which the rebuilt level merges), and where the path leaves the shredded
+    part. A level passed whose ``typed_value`` is NULL in a row is missing or a Variant null
+    there, and so is every path below it."""
+    layout = array.element
+    depth = 1
+    for segment in rest[1:]:
+        if layout.value is not None and not builder.all_null(layout.value):
+            break
+        shape = layout.typed_value
+        if isinstance(segment, int) and isinstance(shape, ArrayLayout):
+            layout = shape.element
+        elif isinstance(segment, str) and isinstance(shape, ObjectLayout) and shape.field(segment) is not None:
+            found = shape.field(segment)
+            assert found is not None
+            layout = found
+        else:
+            break
+        depth += 1
+    return depth
 
 
 def _element_sql(

@@ -4877,6 +4877,7 @@ def apply_spark_semantics(
         if select.args.get("distinct") is not None and select.args.get("group") is None:
             _normalize_float_projections(select, list(produced.values()))
         merge_sessions(select, columns)
+        _inline_qualify_window_aliases(select, columns)
         _window_keys_raise_steadily(select)
         _filtered_arguments_raise_when_kept(select)
         outputs[id(select)] = produced
@@ -5866,6 +5867,37 @@ def _map_set_operation_error(column: str, spark_type: SparkType) -> OptimizeErro
         f'but the type of column {column} is "{spark_type.to_spark().upper()}"',
         error_class="UNSUPPORTED_FEATURE.SET_OPERATION_ON_MAP_TYPE",
     )
+
+
+def _inline_qualify_window_aliases(select: exp.Select, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
+    """A QUALIFY over projections that may raise Spark's error, as Spark computes it: a
+    reference to such a projection's alias (``CAST(s AS INT) AS c ... QUALIFY row_number() OVER
+    (ORDER BY c) = 1``, ``lag(c) OVER (...)``) as its expression, which
+    :func:`_window_keys_raise_steadily` then makes acceptable in a window's keys (DuckDB takes no
+    alias of an expression with ``error()`` in it there, nor ``error()`` in a window's keys:
+    volatile); and every such projection computed for each row QUALIFY reads, so that a row it
+    drops still raises (Spark computes the projections below its window)."""
+    qualify = select.args.get("qualify")
+    if qualify is None:
+        return
+    aliases = {
+        p.alias_or_name.lower(): p.this if isinstance(p, exp.Alias) else p for p in select.expressions
+        if _may_raise(p) and p.find(exp.Window) is None
+    }
+    if not aliases:
+        return
+    for column in [c for c in in_scope(qualify) if isinstance(c, exp.Column) and not c.table]:
+        name = column.name.lower()
+        if name in aliases and not any(name in source for source in columns.values()):
+            column.replace(exp.Paren(this=aliases[name].copy()))
+    # Spark computes the projections below its window and QUALIFY's filter, for every row: one
+    # that fails raises though QUALIFY drops its row, where DuckDB computes them after QUALIFY.
+    # Computed first in the condition (a CASE: DuckDB reorders the parts of an AND by cost; a
+    # struct: its fields computed for every row), they raise so too.
+    condition = qualify.this
+    every = exp.Anonymous(this="row", expressions=[node.copy() for node in aliases.values()])
+    qualify.set("this", exp.Case(ifs=[exp.If(this=exp.Is(this=every, expression=exp.Null()), true=condition.copy())],
+                                 default=condition))
 
 
 def _window_keys_raise_steadily(select: exp.Select) -> None:
