@@ -4821,10 +4821,12 @@ def apply_spark_semantics(
         float_keys = _float_group_keys(select, typer)
         _inline_aggregate_aliases(select, columns)
         produced: dict[str, SparkType | None] = {}
+        lateral: dict[str, exp.Expr] = {}
         for projection in list(select.expressions):
             if isinstance(projection, exp.Star) or (isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)):
                 _star_types(projection, scope, columns, produced)  # the sources' columns, for a SELECT over this one
                 continue
+            _inline_lateral_aliases(projection, lateral, typer)
             produced[projection.alias_or_name.lower()] = projected_type(projection, typer.of(projection))
             name = written = None
             if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Identifier) and projection.name != projection.name.lower():
@@ -4843,6 +4845,8 @@ def apply_spark_semantics(
                     written = None
             _type_variant_objects(projection, typer)
             projection = unwrap_cast_comparisons(projection, typer.of)
+            if isinstance(projection, exp.Alias):
+                lateral[projection.alias.lower()] = projection.this.copy()  # as written, for the projections after it
             done = _transform(projection, rewriter)
             if name is None and isinstance(projection, exp.Column) and not isinstance(done, exp.Column):
                 name = projection.name  # a field of an array's structs (x.a), now each element's: `a`
@@ -6410,6 +6414,40 @@ def _check_order_by_grouped(select: exp.Select) -> None:
                 f"following? [{suggestions}].",
                 error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
             )
+
+
+def _inline_lateral_aliases(projection: exp.Expr, lateral: Mapping[str, exp.Expr], typer: _Typer) -> None:
+    """Put in ``projection`` the expression of each earlier projection its columns name by alias
+    and no source has (Spark's lateral column aliases: ``CAST(s AS INT) AS c, c + 1 AS d``), where
+    DuckDB's binder refuses an alias whose expression may raise (vpush's ``error()``, which it
+    takes as a side effect), named as Spark names it (``lateralAliasReference(c)``); not in an
+    aggregating SELECT, where DuckDB reads the alias itself.
+    Raises Spark's ``UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_WINDOW`` for such an alias in a
+    window function (DuckDB answered). In place."""
+    if not lateral:
+        return
+    sources = [typer.source_columns(alias) for alias in typer.scope.selected_sources]
+    if not sources or any(not columns or "*" in columns for columns in sources):
+        return  # a source whose columns vpush does not know may hold the name
+
+    select = projection.parent
+    aggregating = isinstance(select, exp.Select) and (
+        select.args.get("group") is not None or select.args.get("having") is not None
+        or any(isinstance(n, exp.AggFunc) and not isinstance(n.find_ancestor(exp.Window, exp.Select), exp.Window)
+               for p in select.expressions for n in in_scope(p)))
+    for column in [c for c in in_scope(projection) if isinstance(c, exp.Column) and not c.table and not isinstance(c.this, exp.Star)]:
+        name = column.name.lower()
+        if name not in lateral or any(name in columns for columns in sources) or name in _lambda_variables(column):
+            continue
+        if isinstance(column.find_ancestor(exp.Window, exp.Select), exp.Window):
+            raise OptimizeError(
+                f"The feature is not supported: Referencing a lateral column alias `{column.name}` in window expression.",
+                error_class="UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_WINDOW",
+            )
+        if aggregating:
+            continue  # DuckDB matches a grouped alias only as it reads it (an inlined copy is not the grouped expression)
+        inlined = column.replace(exp.Paren(this=lateral[name].copy()))
+        inlined.meta[_TRIED_NAME] = f"lateralAliasReference({column.name})"  # named as Spark names it
 
 
 def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:

@@ -51,6 +51,13 @@ TABLE = pa.table(
 )
 
 QUERIES: list[Any] = [
+    # lateral column aliases: a later projection reads an earlier one's alias (DuckDB's binder
+    # refused an alias of a cast that may raise), a source's column first; none in a window
+    "SELECT CAST(CAST(i AS STRING) AS INT) AS c, c + 1 AS d, c * 2 FROM t",
+    "SELECT i AS x, x + 1 AS y, y + 1 AS z FROM t",
+    "SELECT id + 100 AS id, id * 2 AS d FROM t",
+    "SELECT count(*) AS n, n + 1 AS m FROM t",
+    "SELECT id AS c, row_number() OVER (ORDER BY c) AS r FROM t",
     # an aggregating SELECT's ORDER BY resolves over the aggregate's output: a column neither
     # grouped, projected nor aggregated is unresolved there (after the SELECT list's own check)
     "SELECT h, count(*) FROM t GROUP BY h ORDER BY id",
