@@ -120,3 +120,14 @@ def test_matches_spark(sql: str, spark_views: SparkSession, con: vpush.Connectio
 @pytest.mark.xfail(strict=True, reason="vpush computes what Spark folds away here (README, differences)")
 def test_folded_where_vpush_still_computes(sql: str, spark_views: SparkSession, tables: dict[str, Path]) -> None:
     assert_same_answer(sql, spark_views, connect_tables(tables), _SPARK_ANSWERS)
+
+
+@pytest.mark.xfail(strict=True, reason="the Spark engine's scan computes an extraction a subquery projects for every row (README, differences)")
+def test_folded_over_a_subquery_on_the_spark_engine(spark: SparkSession, spark_views: SparkSession, tables: dict[str, Path]) -> None:
+    sql = "SELECT id FROM (SELECT id, variant_get(v, '$.n', 'int') AS n FROM t) WHERE n = 3000000000 OR id = 7"
+    assert_same_answer(sql, spark_views, connect_tables(tables, spark), _SPARK_ANSWERS)
+
+
+def test_folded_over_a_subquery_on_duckdb(spark_views: SparkSession, tables: dict[str, Path]) -> None:
+    sql = "SELECT id FROM (SELECT id, variant_get(v, '$.n', 'int') AS n FROM t) WHERE n = 3000000000 OR id = 7"
+    assert_same_answer(sql, spark_views, connect_tables(tables), _SPARK_ANSWERS)
