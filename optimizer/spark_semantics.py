@@ -6359,6 +6359,13 @@ def _check_group_by_present(select: exp.Select, typer: _Typer) -> None:
 _TRANSPARENT = (exp.Paren, exp.Binary, exp.Neg, exp.Not, exp.Cast, exp.TryCast, exp.Case, exp.If, exp.Coalesce, exp.Ordered)
 
 
+def _aggregating(select: exp.Select) -> bool:
+    """Whether ``select`` aggregates its rows: a GROUP BY, a HAVING, or an aggregate of its own
+    (not a window's) among its projections."""
+    return select.args.get("group") is not None or select.args.get("having") is not None or any(
+        isinstance(n, exp.AggFunc) and n.find_ancestor(exp.Window, exp.Select) is select for p in select.expressions for n in in_scope(p))
+
+
 def _check_order_by_grouped(select: exp.Select) -> None:
     """An aggregating SELECT whose ORDER BY names a column neither grouped, projected nor
     aggregated raises Spark's UNRESOLVED_COLUMN.WITH_SUGGESTION (Spark resolves the ORDER BY over
@@ -6370,10 +6377,7 @@ def _check_order_by_grouped(select: exp.Select) -> None:
     group = select.args.get("group")
     projections = select.expressions
 
-    def own_aggregates(node: exp.Expr) -> bool:
-        return any(isinstance(n, exp.AggFunc) and n.find_ancestor(exp.Window, exp.Select) is select for n in in_scope(node))
-
-    if order is None or not (group is not None or select.args.get("having") is not None or any(own_aggregates(p) for p in projections)):
+    if order is None or not _aggregating(select):
         return
     grouped = {c.name.lower() for c in in_scope(group) if isinstance(c, exp.Column)} if group is not None else set()
     for key in group.expressions if group is not None else []:
@@ -6431,10 +6435,7 @@ def _inline_lateral_aliases(projection: exp.Expr, lateral: Mapping[str, exp.Expr
         return  # a source whose columns vpush does not know may hold the name
 
     select = projection.parent
-    aggregating = isinstance(select, exp.Select) and (
-        select.args.get("group") is not None or select.args.get("having") is not None
-        or any(isinstance(n, exp.AggFunc) and not isinstance(n.find_ancestor(exp.Window, exp.Select), exp.Window)
-               for p in select.expressions for n in in_scope(p)))
+    aggregating = isinstance(select, exp.Select) and _aggregating(select)
     for column in [c for c in in_scope(projection) if isinstance(c, exp.Column) and not c.table and not isinstance(c.this, exp.Star)]:
         name = column.name.lower()
         if name not in lateral or any(name in columns for columns in sources) or name in _lambda_variables(column):

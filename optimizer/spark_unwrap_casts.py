@@ -111,7 +111,7 @@ def _never_null(node: exp.Expr) -> bool:
     """Whether Spark's analyzer takes ``node`` as never NULL, as far as vpush tells: a count, a
     ranking, or a ``coalesce`` with a number constant among its arguments (Spark's
     ``NullPropagation`` then makes ``isnull(node)`` false)."""
-    node = _unparen(node)
+    node = node.unnest()
     if isinstance(node, (exp.Count, exp.RowNumber, exp.Rank, exp.DenseRank)):
         return True
     if isinstance(node, exp.Window):
@@ -150,7 +150,7 @@ def _decide(node: exp.Expr, of: TypeOf) -> str:
     if isinstance(node, exp.In):
         if node.args.get("query") or node.args.get("unnest") or not node.expressions:
             return EVALUATED
-        values = [v for v in node.expressions if not isinstance(_unparen(v), exp.Null)]
+        values = [v for v in node.expressions if not isinstance(v.unnest(), exp.Null)]
         common = _comparison_type(of(node.this), [of(v) for v in values], values) if values else None
         if common is None or any(_constant(v) is None for v in values):
             return EVALUATED
@@ -166,7 +166,7 @@ def _decide(node: exp.Expr, of: TypeOf) -> str:
 
 def _compared(operator: str, side: exp.Expr, constant: exp.Expr, of: TypeOf, common: SparkType | None = None) -> str:
     value = _constant(constant)
-    side = _unparen(side)
+    side = side.unnest()
     side_kind = of(side)
     if value is None or side_kind is None:
         return EVALUATED
@@ -183,7 +183,7 @@ def _compared(operator: str, side: exp.Expr, constant: exp.Expr, of: TypeOf, com
         if side_kind != to_kind:
             from_exp, from_kind = side, side_kind  # the cast Spark's coercion puts around it
         elif isinstance(side, (exp.Cast, exp.TryCast)):
-            from_exp = _unparen(side.this)  # a cast the query writes
+            from_exp = side.this.unnest()  # a cast the query writes
             from_kind = of(from_exp)
         else:
             return EVALUATED
@@ -284,7 +284,7 @@ def _fold_constant(node: exp.Boolean) -> None:
 
 
 def _is_predicate(node: exp.Expr) -> bool:
-    node = _unparen(node)
+    node = node.unnest()
     return isinstance(node, (exp.Predicate, exp.Connector, exp.Not, exp.Boolean)) or (
         isinstance(node, exp.Binary) and type(node) in _OPERATORS)
 
@@ -392,7 +392,7 @@ def _constant(node: exp.Expr) -> Number | None:
 
 def _cast_literal(node: exp.Cast) -> Number | None:
     """The value of a cast of a number or string literal to a numeric type, as Spark folds it."""
-    literal = _unparen(node.this)
+    literal = node.this.unnest()
     if not isinstance(literal, exp.Literal):
         return None
     try:
@@ -428,12 +428,6 @@ def _deterministic(node: exp.Expr) -> bool:
                           exp.ArrayAgg, exp.ArrayUniqueAgg)) or name in _NONDETERMINISTIC:
             return False
     return True
-
-
-def _unparen(node: exp.Expr) -> exp.Expr:
-    while isinstance(node, exp.Paren):
-        node = node.this
-    return node
 
 
 def _is_integral(kind: SparkType | None) -> bool:
