@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Re2Pattern", "re2_pattern"]
+__all__ = ["Re2Pattern", "Re2Replacement", "re2_pattern", "re2_replacement"]
 
 _DOT = r"[^\n\r\x{85}\x{2028}\x{2029}]"
 _SPACE = r"\t\n\x0B\f\r "
@@ -44,6 +44,19 @@ class Re2Pattern:
     text: str
     groups: int
     nullable: bool
+
+
+@dataclass(frozen=True)
+class Re2Replacement:
+    """A Java replacement (``Matcher.appendReplacement``'s) as RE2's rewrite.
+
+    Attributes:
+        text: the RE2 rewrite (``\\1`` for a group, ``\\\\`` for a backslash); None where Java
+            raises for every match (a ``$`` without a group's number, a group the pattern does
+            not have, a named group, a final lone backslash).
+    """
+
+    text: str | None
 
 
 class _Refused(Exception):
@@ -196,3 +209,43 @@ def re2_pattern(pattern: str) -> Re2Pattern | None:
     except _Refused:
         return None
     return Re2Pattern(text, translator.groups, nullable)
+
+
+def re2_replacement(replacement: str, groups: int) -> Re2Replacement | None:
+    r"""``replacement`` (Java's ``appendReplacement`` syntax, for a pattern of ``groups`` groups) as
+    RE2's rewrite; None where RE2 cannot write it (a group past 9).
+
+    Java reads a backslash as taking the next character as it is, and ``$`` with the longest run
+    of digits that still names a group (``$10`` of a one-group pattern is group 1, then ``0``);
+    ``${name}``, a ``$`` without a digit, a first digit past the groups and a final backslash
+    raise (:class:`Re2Replacement` with no text).
+
+    Example:
+        >>> print(re2_replacement(r"<$1|\$$2\\>", 2).text)
+        <\1|$\2\\>
+        >>> print(re2_replacement("$10", 1).text, re2_replacement("$2", 1).text)
+        \10 None
+    """
+    out: list[str] = []
+    i = 0
+    while i < len(replacement):
+        c = replacement[i]
+        if c == "\\":
+            if i + 1 == len(replacement):
+                return Re2Replacement(None)
+            out.append("\\\\" if replacement[i + 1] == "\\" else replacement[i + 1])
+            i += 2
+        elif c == "$":
+            digit = replacement[i + 1] if i + 1 < len(replacement) else ""
+            if not ("0" <= digit <= "9") or int(digit) > groups:
+                return Re2Replacement(None)
+            number, i = int(digit), i + 2
+            while i < len(replacement) and "0" <= replacement[i] <= "9" and number * 10 + int(replacement[i]) <= groups:
+                number, i = number * 10 + int(replacement[i]), i + 1
+            if number > 9:
+                return None
+            out.append(f"\\{number}")
+        else:
+            out.append(c)
+            i += 1
+    return Re2Replacement("".join(out))

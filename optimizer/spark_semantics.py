@@ -1450,16 +1450,18 @@ def _zero_or_null(called: str, value: exp.Expr, result: SparkType | None) -> exp
     return exp.cast(exp.Coalesce(this=exp.cast(value, to), expressions=[exp.Literal.number(0)]), to)
 
 
-def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace | exp.RegexpSplit) -> None:
+def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace | exp.RegexpSplit) -> exp.Expr | None:
     """Put in place of the Java pattern of ``rlike``, ``regexp_extract``, ``regexp_replace`` or
     ``split`` the RE2 pattern of the same meaning (:func:`vpush.optimizer.java_regex.re2_pattern`),
     or refuse it; ``regexp_replace`` and ``split`` also refuse a pattern that can match the empty
-    string (Java steps past an empty match by a UTF-16 unit, RE2 by a character)."""
+    string (Java steps past an empty match by a UTF-16 unit, RE2 by a character). A
+    ``regexp_replace``'s replacement is written as RE2's (:func:`_java_replacement`), which may
+    give the call to put in the node's place."""
     from vpush.optimizer.java_regex import re2_pattern
 
     pattern = node.args.get("expression")
     if isinstance(pattern, exp.Null):
-        return
+        return None
     called = call_name(node) or "rlike"
     re2 = re2_pattern(pattern.name) if isinstance(pattern, exp.Literal) and pattern.is_string else None
     stepping = isinstance(node, (exp.RegexpReplace, exp.RegexpSplit))
@@ -1467,8 +1469,46 @@ def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace |
         _refuse(called, "a pattern that is not a literal, or whose meaning vpush cannot show to be the same in Java and in "
                 "DuckDB's RE2 ($, \\b, flags, lookaround, possessive quantifiers, class intersections, \\p{...})"
                 + (", or that can match the empty string" if stepping else ""))
-    assert re2 is not None  # for mypy: refused above
+    assert re2 is not None and pattern is not None  # for mypy: refused above
     node.set("expression", exp.Literal.string(re2.text))
+    if isinstance(node, exp.RegexpReplace):
+        return _java_replacement(node, pattern.name, re2.groups)
+    return None
+
+
+def _java_replacement(node: exp.RegexpReplace, pattern: str, groups: int) -> exp.Expr | None:
+    """``regexp_replace``'s replacement (Java's ``$n`` groups and backslash escapes) written as
+    RE2's rewrite (:func:`vpush.optimizer.java_regex.re2_replacement`); where Java raises on every
+    match (``$`` without a group's number, a group the pattern does not have, a final backslash),
+    the call raising Spark's ``INVALID_REGEXP_REPLACE`` for a text with a match at or after the
+    position, returned to stand in the node's place."""
+    from vpush.optimizer.java_regex import re2_replacement
+
+    replacement = node.args.get("replacement")
+    if replacement is None or isinstance(replacement, exp.Null):
+        return None
+    if not (isinstance(replacement, exp.Literal) and replacement.is_string):
+        _refuse("regexp_replace", "a replacement that is not a literal")
+    rewrite = re2_replacement(replacement.name, groups)
+    if rewrite is None:
+        _refuse("regexp_replace", "a replacement naming a group past 9 (RE2's rewrite names at most 9)")
+    assert rewrite is not None  # for mypy: refused above
+    if rewrite.text is not None:
+        replacement.replace(exp.Literal.string(rewrite.text))
+        return None
+    # Java raises for the first match: a text that matches from the position (1 by default) on
+    position = node.args.get("position") or exp.Literal.number(1)
+    value = node.this
+    rest = exp.Substring(this=value.copy(), start=exp.cast(position.copy(), exp.DataType.build("BIGINT")))
+    starts = exp.Or(this=exp.EQ(this=position.copy(), expression=exp.Literal.number(1)),
+                    expression=exp.LTE(this=position.copy(), expression=exp.Length(this=value.copy())))
+    matched = exp.and_(starts, exp.Anonymous(this="regexp_matches", expressions=[rest, node.expression.copy()]))
+    message = exp.Concat(expressions=[
+        exp.Literal.string("Could not perform regexp_replace for source = \""), value.copy(),
+        exp.Literal.string(f'", pattern = "{pattern}", replacement = "{replacement.name}" and position = '),
+        exp.cast(position.copy(), exp.DataType.build("VARCHAR")), exp.Literal.string(".")])
+    return exp.Case(ifs=[exp.If(this=matched, true=spark_error("INVALID_REGEXP_REPLACE", message, exp.DataType.build("VARCHAR")))],
+                    default=node)
 
 
 def _split_with_limit(text: exp.Expr, pattern: exp.Expr, limit: exp.Expr) -> exp.Expr:
@@ -2386,7 +2426,9 @@ class _Rewriter:
         if array_call is not None:
             return spark_arrays.rewrite_array_function(*array_call, of, result)
         if isinstance(node, (exp.RegexpLike, exp.RegexpExtract, exp.RegexpReplace, exp.RegexpSplit)):
-            _java_pattern(node)
+            raising = _java_pattern(node)
+            if raising is not None:
+                return raising
         if isinstance(node, exp.RegexpSplit) and node.args.get("limit") is not None:
             return _split_with_limit(node.this, node.expression, node.args["limit"])
         if isinstance(node, (exp.Neg, exp.Abs)) and isinstance(result, DecimalType) and not (
@@ -3175,15 +3217,6 @@ class _Rewriter:
                     return node
                 return self._past_fallback(called, node, fallback)
             return node
-        if called == "regexp_replace" and arguments and len(arguments) > 2:
-            replacement = arguments[2]
-            if not (isinstance(replacement, exp.Literal) and replacement.is_string and not set(replacement.name) & {"$", "\\"}):
-                # Java's replacement refers to groups as $1 (and escapes with a backslash), RE2's as \1
-                raise OptimizeError(
-                    "regexp_replace: the DuckDB engine takes only a literal replacement without group references "
-                    "($n) or backslashes; the Spark engine runs this one",
-                    error_class="VPUSH_UNSUPPORTED_FUNCTION",
-                )
         if called in _STRICT_MATH_CALLS and arguments and all(a is not None for a in arguments):
             return self._strict_math(called, [a for a in arguments if a is not None])
         if called == "from_unixtime" and arguments and len(arguments) == 1 and arguments[0] is not None:

@@ -72,7 +72,11 @@ REGEXP_CALLS = [
     "regexp_instr(s, 'z|d')", "regexp_substr(NULL, 'a')",
     # the listed functions' patterns are written in RE2 the same way
     "s RLIKE '.b'", "s RLIKE '\\\\s'", "regexp_like(s, '^a.b')", "regexp_extract(s, 'a.', 0)", "regexp_extract(s, '(\\\\S)\\\\s', 1)",
-    "regexp_replace(s, '\\\\s', '_')", "regexp_replace(s, '.', 'x')", "split(s, '.b')", "split(s, '\\\\s')", "split(s, 'a')",
+    "regexp_replace(s, '\\\\s', '_')", "regexp_replace(s, '.', 'x')",
+    # Java's replacement: $n the longest number that names a group, a backslash taking the next character
+    "regexp_replace(s, '([a-c])(\\\\d)?', '<$2|$1>')", "regexp_replace(s, '(b)', '\\\\$1\\\\\\\\')", "regexp_replace(s, '(a)(b)', '$12$0')",
+    "regexp_replace(s, '(a)', '$10')", "regexp_replace(s, '(\\\\d)', '\\\\n$1')", "regexp_replace(s, 'zz', '$1')", "regexp_replace(s, '(b)', NULL)",
+    "split(s, '.b')", "split(s, '\\\\s')", "split(s, 'a')",
     # split with a limit (Java's String.split: 0 or less every part; else the rest kept whole in the last)
     "split(s, 'b', 2)", "split(s, '\\\\s', 1)", "split(s, '[a-c]', 3)", "split(s, 'a', 0)", "split(s, 'b', -1)",
     "split(s, '\\\\d+', length(s) % 4)", "split(s, 'é', 2)", "split(s, 'b', 2L)", "split(s, 'b', NULL)",
@@ -94,7 +98,7 @@ REFUSED += [
     "regexp_count(s, 'a*')", "regexp_count(s, 'b$')", "regexp_extract_all(s, '(?i)a', 0)", "regexp_substr(s, '\\\\bx')",
     "regexp_instr(s, '(b)', 1)", "regexp_count(s, s)", "regexp_extract_all(s, 'a++', 0)", "regexp_count(s, '[a&&b]')",
     "regexp_count(s, '\\\\p{L}')", "rlike(s, 'b$')", "regexp_extract(s, '(?i)a', 0)", "regexp_replace(s, 'x*', '-')", "rlike(s, s)",
-    "split(s, 'x*')",
+    "split(s, 'x*')", "regexp_replace(s, '(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)', '$10')", "regexp_replace(s, 'a', s)",
 ]
 
 
@@ -139,6 +143,14 @@ def test_json_tuple_raises_as_spark(call: str, wanted: str, spark_view: SparkSes
 def test_json_tuple_refused_on_duckdb(call: str, con: vpush.Connection) -> None:
     """A field name that is not a literal, and a json_tuple in a SELECT that aggregates."""
     assert_refused_on_duckdb(con, call)
+
+
+@pytest.mark.parametrize("call", ["regexp_replace(s, '(b)', '$2')", "regexp_replace(s, 'b', 'x\\\\')", "regexp_replace(s, '(b)', '$x')",
+                                  "regexp_replace(s, '(\\\\d)', '$1$')"])
+def test_replacement_java_refuses_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    """Spark raises INVALID_REGEXP_REPLACE for a row with a match where Java's replacement names
+    a group the pattern does not have, or ends in ``$`` or a lone backslash."""
+    _assert_raises_as_spark(call, spark_view, con, ("INVALID_REGEXP_REPLACE",))
 
 
 @pytest.mark.parametrize("call", ["regexp_extract_all(s, 'a')", "regexp_extract_all(s, '(b)', 2)", "regexp_extract_all(s, '(b)', -1)"])
