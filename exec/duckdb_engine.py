@@ -59,6 +59,7 @@ from vpush.optimizer.rewrite_variants import (
     duckdb_type,
 )
 from vpush.optimizer.spark_semantics import EMPTY_NAME, SPARK_ERROR_MARKER
+from vpush.optimizer.spark_variables import duckdb_lookup
 from vpush.optimizer.variant_types import SparkType
 
 BATCH_ROWS = 65_536
@@ -129,6 +130,11 @@ class DuckDBEngine:
         """Close the DuckDB connection if the engine opened it (a user's own stays open)."""
         if self._owns_connection:
             self.connection.close()
+
+    def variable(self, prefix: str | None, name: str) -> str | None:
+        """A fresh Spark session's value of ``${prefix:name}`` as far as vpush knows it
+        (:func:`vpush.optimizer.spark_variables.duckdb_lookup`)."""
+        return duckdb_lookup(prefix, name)
 
     def reads_natively(self, part: ScanPart) -> bool:
         """Whether DuckDB's own Parquet reader reads ``part`` (see :attr:`ScanPart.native`): it

@@ -23,6 +23,11 @@ class Engine(Protocol):
         of rows of each batch the scans read (for a progress bar), from any thread."""
         ...
 
+    def variable(self, prefix: str | None, name: str) -> str | None:
+        """The value Spark substitutes for ``${prefix:name}`` in SQL text (prefix None for
+        ``${name}``; see :mod:`vpush.optimizer.spark_variables`), None to keep it as written."""
+        ...
+
 
 def in_session_zone(schema: pa.Schema, time_zone: str, *, labelled: str | None = None) -> pa.Schema:
     """``schema`` with its instants (timestamps with a zone, nested ones too) labelled

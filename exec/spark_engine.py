@@ -224,6 +224,25 @@ class SparkEngine:
         self._naming_session: SparkSession | None = None
         self._native_tables: dict[str, tuple[str, tuple[str, ...]]] = {}
 
+    def variable(self, prefix: str | None, name: str) -> str | None:
+        """The session's value of ``${prefix:name}`` as Spark's ``VariableSubstitution`` reads it:
+        its configuration (``''`` where unset), the JVM's environment and system properties."""
+        if prefix in (None, "spark", "sparkconf", "hivevar", "hiveconf"):
+            conf = self.spark._jsparkSession.sessionState().conf()  # type: ignore[attr-defined]
+            try:
+                return str(conf.getConfString(name, ""))
+            except Exception as exc:  # a Spark key whose type '' is not (INVALID_CONF_VALUE.TYPE_MISMATCH)
+                raise translate_spark_error(exc) from exc
+        jvm = self.spark._jvm
+        assert jvm is not None  # a classic (not Connect) session, as the engine needs
+        if prefix == "env":
+            found = jvm.java.lang.System.getenv(name)
+        elif prefix == "system":
+            found = jvm.java.lang.System.getProperty(name)
+        else:
+            return None
+        return None if found is None else str(found)
+
     def dataframe(self, plan: Plan) -> DataFrame:
         """The query as a Spark DataFrame, for further work in Spark.
 

@@ -17,6 +17,7 @@ from vpush.exec.engine import Engine
 from vpush.optimizer.catalog import Catalog, Table
 from vpush.optimizer.plan import ROW_COUNT_COLUMN, VARIANT_ARROW_TYPE, Plan
 from vpush.optimizer.plan_query import plan_query
+from vpush.optimizer.spark_variables import substitute_variables
 from vpush.timezone import check_time_zone, local_time_zone
 
 if TYPE_CHECKING:
@@ -132,6 +133,7 @@ class Connection:
         still registered as they were and their files unchanged (a dashboard's query is planned
         once), else a new one."""
         self._check_open()
+        query = substitute_variables(query, self.engine.variable)
         with self._plans_lock:
             kept = self._plans.get(query)
         if kept is not None and all(self.catalog.unchanged(t) for t in kept.tables):
