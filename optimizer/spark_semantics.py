@@ -2630,12 +2630,19 @@ class _Rewriter:
         ):
             return _string_to_integral_or_boolean(node.this, _cast_type(node), strict=not isinstance(node, exp.TryCast))
         if isinstance(node, (exp.Cast, exp.TryCast)):
+            if of(node.this) is None and _holds_struct(_cast_type(node)) and not isinstance(node.this.unnest(), exp.Null):
+                # DuckDB would pair the fields by name, Spark pairs them by position
+                _refuse("CAST", "a value vpush does not type (a struct with a NULL field) to a struct")
             mismatch = _struct_cast_mismatch(of(node.this), _cast_type(node))
             if mismatch == "count":
                 raise OptimizeError(f"{node.sql(dialect=VpushSpark)}: cannot cast a struct to a struct of another number of fields",
                                     error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION")
             if mismatch == "names":
-                _refuse("CAST", "a struct to a struct of other field names (Spark casts the fields by position, DuckDB by name)")
+                # Spark casts the fields by position, DuckDB by name: the source's fields first
+                # take the target's names, then DuckDB's cast pairs them as Spark does
+                source, target = of(node.this), _cast_type(node)
+                assert source is not None and target is not None  # for mypy: a mismatch is of two structs
+                node.set("this", self._named_as(node.this, source, target, 0))
         if isinstance(node, exp.Cast) and not isinstance(node.this, VariantGet):
             between = self._datetime_number_cast(node, of(node.this), _cast_type(node))
             if between is not None:
@@ -2999,6 +3006,40 @@ class _Rewriter:
             return None  # one small file: one task, whose set sizes the table (no order column read)
         order = scan_order(self.typer.scope)
         return largest_task_set(member, order, condition) if order is not None else None
+
+    def _named_as(self, value: exp.Expr, source: SparkType, target: SparkType, depth: int) -> exp.Expr:
+        """``value`` (of ``source``) with each struct inside named as ``target``'s struct in the same
+        place, field by field in order (Spark's cast of a struct pairs fields by position), inside
+        arrays too; refused for a struct inside a map, and for target names DuckDB's structs cannot
+        hold (two that differ only in case, or ``''``)."""
+        if isinstance(source, ArrayType) and isinstance(target, ArrayType) and _struct_cast_mismatch(source.element, target.element):
+            name = f"__vpush_named{depth}"
+            element = self._named_as(exp.Column(this=exp.to_identifier(name)), source.element, target.element, depth + 1)
+            result: exp.Expr = exp.Anonymous(this="list_transform", expressions=[
+                value, exp.Lambda(this=element, expressions=[exp.to_identifier(name)])])
+            self.typer.types[id(result)] = ArrayType(self.typer.types.get(id(element)) or source.element)
+            return result
+        if isinstance(source, MapType):
+            _refuse("CAST", "a map of structs to a map of structs of other field names")
+        nested = (ArrayType, MapType, StructType)
+        if (isinstance(source, nested) or isinstance(target, nested)) and type(source) is not type(target):
+            # a nested value to a string (Spark prints it), or a cast Spark's analysis refuses
+            _refuse("CAST", "a struct to a struct of other field names, one of whose fields is cast to or from another kind")
+        if not (isinstance(source, StructType) and isinstance(target, StructType) and _struct_cast_mismatch(source, target)):
+            return value
+        names = [f.name for f in target.fields]
+        if len({n.lower() for n in names}) != len(names) or "" in names:
+            _refuse("CAST", "a struct to a struct of fields named alike but for case, or named ''")
+        parts = [self._named_as(exp.Anonymous(this="struct_extract", expressions=[value.copy(), exp.Literal.string(f.name)]),
+                                f.type, t.type, depth + 1) for f, t in zip(source.fields, target.fields)]
+        renamed = StructType(tuple(StructField(t.name, self.typer.types.get(id(part)) or f.type)
+                                   for f, t, part in zip(source.fields, target.fields, parts)))
+        built = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier(t.name, quoted=True), expression=part)
+                                        for t, part in zip(target.fields, parts)])
+        missing = exp.Is(this=value.copy(), expression=exp.Null())
+        result = exp.Case(ifs=[exp.If(this=missing, true=exp.cast(exp.Null(), _sql_type(renamed)))], default=built)
+        self.typer.types[id(result)] = renamed
+        return result
 
     def _renamed_struct(self, value: exp.Expr, of_type: StructType, names: list[str]) -> exp.Expr:
         """The struct ``value`` with its fields under ``names``, in its order (NULL where it is)."""
@@ -4657,6 +4698,15 @@ def _expand_struct_call_stars(call: exp.Struct, select: exp.Select, typer: _Type
         if traced is not None:
             # the trace points at the expanded arguments, each where it stands
             call.meta[SPARK_CALL] = (traced[0], tuple((("expressions", k),) for k in range(len(expanded))))
+
+
+def _holds_struct(of_type: SparkType | None) -> bool:
+    """Whether ``of_type`` is a struct or holds one (in an array or a map)."""
+    if isinstance(of_type, ArrayType):
+        return _holds_struct(of_type.element)
+    if isinstance(of_type, MapType):
+        return _holds_struct(of_type.key) or _holds_struct(of_type.value)
+    return isinstance(of_type, StructType)
 
 
 def _struct_cast_mismatch(source: SparkType | None, target: SparkType | None) -> str | None:
