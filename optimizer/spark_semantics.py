@@ -2637,12 +2637,13 @@ class _Rewriter:
             if mismatch == "count":
                 raise OptimizeError(f"{node.sql(dialect=VpushSpark)}: cannot cast a struct to a struct of another number of fields",
                                     error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION")
-            if mismatch == "names":
-                # Spark casts the fields by position, DuckDB by name: the source's fields first
-                # take the target's names, then DuckDB's cast pairs them as Spark does
-                source, target = of(node.this), _cast_type(node)
-                assert source is not None and target is not None  # for mypy: a mismatch is of two structs
-                node.set("this", self._named_as(node.this, source, target, 0))
+            source, target = of(node.this), _cast_type(node)
+            nested = (ArrayType, MapType, StructType)
+            if (isinstance(source, nested) and isinstance(target, nested) and source != target
+                    and not isinstance(node.this, VariantGet)):
+                # DuckDB casts a nested value's parts by its own rules (and a struct's fields by
+                # name): each part is cast as Spark casts it, its fields in order
+                return self._nested_cast(node.this, source, target, isinstance(node, exp.TryCast), 0)
         if isinstance(node, exp.Cast) and not isinstance(node.this, VariantGet):
             between = self._datetime_number_cast(node, of(node.this), _cast_type(node))
             if between is not None:
@@ -3007,38 +3008,59 @@ class _Rewriter:
         order = scan_order(self.typer.scope)
         return largest_task_set(member, order, condition) if order is not None else None
 
-    def _named_as(self, value: exp.Expr, source: SparkType, target: SparkType, depth: int) -> exp.Expr:
-        """``value`` (of ``source``) with each struct inside named as ``target``'s struct in the same
-        place, field by field in order (Spark's cast of a struct pairs fields by position), inside
-        arrays too; refused for a struct inside a map, and for target names DuckDB's structs cannot
-        hold (two that differ only in case, or ``''``)."""
-        if isinstance(source, ArrayType) and isinstance(target, ArrayType) and _struct_cast_mismatch(source.element, target.element):
-            name = f"__vpush_named{depth}"
-            element = self._named_as(exp.Column(this=exp.to_identifier(name)), source.element, target.element, depth + 1)
-            result: exp.Expr = exp.Anonymous(this="list_transform", expressions=[
-                value, exp.Lambda(this=element, expressions=[exp.to_identifier(name)])])
-            self.typer.types[id(result)] = ArrayType(self.typer.types.get(id(element)) or source.element)
-            return result
-        if isinstance(source, MapType):
-            _refuse("CAST", "a map of structs to a map of structs of other field names")
-        nested = (ArrayType, MapType, StructType)
-        if (isinstance(source, nested) or isinstance(target, nested)) and type(source) is not type(target):
-            # a nested value to a string (Spark prints it), or a cast Spark's analysis refuses
-            _refuse("CAST", "a struct to a struct of other field names, one of whose fields is cast to or from another kind")
-        if not (isinstance(source, StructType) and isinstance(target, StructType) and _struct_cast_mismatch(source, target)):
+    def _nested_cast(self, value: exp.Expr, source: SparkType, target: SparkType, tried: bool, depth: int) -> exp.Expr:
+        """``value`` (of ``source``) cast to ``target`` as Spark's ``Cast`` of an array, map or
+        struct casts it: each element, entry value and field (by position, under the target's
+        names) by Spark's cast of its type, which the rewrite writes (a NULL stays NULL; under
+        ``try_cast`` a part that fails is NULL). Refused for a map's keys of another type (Spark
+        keeps keys a cast makes equal), a part cast to or from another kind (a struct to a
+        string, which Spark prints), and target names DuckDB's structs cannot hold."""
+        if source == target:
             return value
-        names = [f.name for f in target.fields]
-        if len({n.lower() for n in names}) != len(names) or "" in names:
-            _refuse("CAST", "a struct to a struct of fields named alike but for case, or named ''")
-        parts = [self._named_as(exp.Anonymous(this="struct_extract", expressions=[value.copy(), exp.Literal.string(f.name)]),
-                                f.type, t.type, depth + 1) for f, t in zip(source.fields, target.fields)]
-        renamed = StructType(tuple(StructField(t.name, self.typer.types.get(id(part)) or f.type)
-                                   for f, t, part in zip(source.fields, target.fields, parts)))
-        built = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier(t.name, quoted=True), expression=part)
-                                        for t, part in zip(target.fields, parts)])
-        missing = exp.Is(this=value.copy(), expression=exp.Null())
-        result = exp.Case(ifs=[exp.If(this=missing, true=exp.cast(exp.Null(), _sql_type(renamed)))], default=built)
-        self.typer.types[id(result)] = renamed
+        name = f"__vpush_cast{depth}"
+        variable = exp.column(name)
+        if isinstance(source, ArrayType) and isinstance(target, ArrayType):
+            element = self._nested_cast(variable, source.element, target.element, tried, depth + 1)
+            result: exp.Expr = exp.Anonymous(this="list_transform", expressions=[value, exp.Lambda(this=element, expressions=[exp.to_identifier(name)])])
+        elif isinstance(source, MapType) and isinstance(target, MapType):
+            if source.key != target.key:
+                _refuse("CAST", "a map to a map of another key type")
+            item = self._nested_cast(exp.Anonymous(this="struct_extract", expressions=[variable.copy(), exp.Literal.string("value")]),
+                                     source.value, target.value, tried, depth + 1)
+            entry = exp.Struct(expressions=[
+                exp.PropertyEQ(this=exp.to_identifier("key"), expression=exp.Anonymous(
+                    this="struct_extract", expressions=[variable.copy(), exp.Literal.string("key")])),
+                exp.PropertyEQ(this=exp.to_identifier("value"), expression=item)])
+            entries = exp.Anonymous(this="list_transform", expressions=[
+                exp.Anonymous(this="map_entries", expressions=[value]), exp.Lambda(this=entry, expressions=[exp.to_identifier(name)])])
+            result = exp.Anonymous(this="map_from_entries", expressions=[entries])
+        elif isinstance(source, StructType) and isinstance(target, StructType):
+            names = [f.name for f in target.fields]
+            if len({n.lower() for n in names}) != len(names) or "" in names:
+                _refuse("CAST", "a struct to a struct of fields named alike but for case, or named ''")
+            parts = [self._nested_cast(exp.Anonymous(this="struct_extract", expressions=[value.copy(), exp.Literal.string(f.name)]),
+                                       f.type, t.type, tried, depth + 1) for f, t in zip(source.fields, target.fields)]
+            built = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier(t.name, quoted=True), expression=part)
+                                            for t, part in zip(target.fields, parts)])
+            missing = exp.Is(this=value.copy(), expression=exp.Null())
+            result = exp.Case(ifs=[exp.If(this=missing, true=exp.cast(exp.Null(), _sql_type(target)))], default=built)
+        elif isinstance(source, (ArrayType, MapType, StructType)) or isinstance(target, (ArrayType, MapType, StructType)):
+            _refuse("CAST", "an array, map or struct one of whose parts is cast to or from another kind")
+        else:
+            # a leaf: Spark's cast of its type as the rewrite writes it, over a stand-in column of
+            # that type (the value itself is already rewritten, and must not be again)
+            stand_in = exp.column(f"__vpush_leaf{depth}")
+            self.typer.types[id(stand_in)] = source
+            cast: exp.Expr = (exp.TryCast if tried else exp.Cast)(this=stand_in, to=_sql_type(target))
+            self.typer.types[id(cast)] = target
+            cast = _transform(cast, self)
+            if isinstance(cast, exp.Column) and cast.name == stand_in.name:
+                cast = value  # a cast the rewrite found to change nothing
+            for column in list(cast.find_all(exp.Column)):
+                if column.name == stand_in.name and not column.table:
+                    column.replace(value.copy())
+            result = cast
+        self.typer.types[id(result)] = target
         return result
 
     def _renamed_struct(self, value: exp.Expr, of_type: StructType, names: list[str]) -> exp.Expr:
