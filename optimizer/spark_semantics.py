@@ -6134,6 +6134,20 @@ def _widen_set_operation(
     for i, (a, b) in enumerate(zip(left.values(), right.values())):
         if a is None or b is None or a == b or _NULL_TYPE in (a, b):
             continue
+        if _struct_names_differ(a, b):
+            if isinstance(operation, exp.Union) and _alike_but_names(a, b):
+                # Spark's UNION takes structs of the same types by position (the first
+                # branch's names); DuckDB's pairs their fields by name
+                _rename_projection(operation.right, i, b, a)
+                changed.append((i, a))
+                continue
+            # (INTERSECT and EXCEPT need a wider type, which structs of other names have not)
+            raise OptimizeError(
+                f"{operation.key.upper()} can only be performed on tables with compatible column types. The {_ordinal(i)} "
+                f'column of the second table is "{_spark_type_name(b)}" type which is not compatible with '
+                f'"{_spark_type_name(a)}" at the same column of the first table.',
+                error_class="INCOMPATIBLE_COLUMN_TYPE",
+            )
         numeric = [_is_integral(k) or _is_fractional(k) or isinstance(k, DecimalType) for k in (a, b)]
         if any(numeric) and any(k in (_BOOLEAN, *_DATETIMES) for k in (a, b)):
             raise OptimizeError(
@@ -6155,6 +6169,68 @@ def _widen_set_operation(
                 _cast_projection(side, i, kind, target, functions)
         changed.append((i, target))
     return changed
+
+
+def _struct_names_differ(a: SparkType, b: SparkType) -> bool:
+    """Whether a struct in ``a`` names a field otherwise (but for case) than the struct in the
+    same place in ``b``."""
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        return _struct_names_differ(a.element, b.element)
+    if isinstance(a, MapType) and isinstance(b, MapType):
+        return _struct_names_differ(a.key, b.key) or _struct_names_differ(a.value, b.value)
+    if isinstance(a, StructType) and isinstance(b, StructType):
+        return len(a.fields) != len(b.fields) or any(
+            x.name.lower() != y.name.lower() or _struct_names_differ(x.type, y.type) for x, y in zip(a.fields, b.fields))
+    return False
+
+
+def _alike_but_names(a: SparkType, b: SparkType) -> bool:
+    """Whether ``a`` and ``b`` are the same type but for the names of some struct's fields."""
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        return _alike_but_names(a.element, b.element)
+    if isinstance(a, MapType) and isinstance(b, MapType):
+        return _alike_but_names(a.key, b.key) and _alike_but_names(a.value, b.value)
+    if isinstance(a, StructType) and isinstance(b, StructType):
+        return len(a.fields) == len(b.fields) and all(_alike_but_names(x.type, y.type) for x, y in zip(a.fields, b.fields))
+    return a == b
+
+
+def renamed_as(value: exp.Expr, source: SparkType, target: SparkType, depth: int = 0) -> exp.Expr:
+    """``value`` of ``source`` with each struct's fields named as ``target``'s (a type
+    :func:`_alike_but_names` to it), by position, inside arrays and map values too; a NULL kept."""
+    if source == target:
+        return value
+    name = f"__vpush_renamed{depth}"
+    variable = exp.column(name)
+    if isinstance(source, ArrayType) and isinstance(target, ArrayType):
+        return exp.Anonymous(this="list_transform", expressions=[value, exp.Lambda(
+            this=renamed_as(variable, source.element, target.element, depth + 1), expressions=[exp.to_identifier(name)])])
+    if isinstance(source, MapType) and isinstance(target, MapType):
+        entry = exp.Struct(expressions=[
+            exp.PropertyEQ(this=exp.to_identifier(part), expression=renamed_as(
+                exp.Anonymous(this="struct_extract", expressions=[variable.copy(), exp.Literal.string(part)]), s, t, depth + 1))
+            for part, s, t in (("key", source.key, target.key), ("value", source.value, target.value))])
+        return exp.Anonymous(this="map_from_entries", expressions=[exp.Anonymous(this="list_transform", expressions=[
+            exp.Anonymous(this="map_entries", expressions=[value]), exp.Lambda(this=entry, expressions=[exp.to_identifier(name)])])])
+    assert isinstance(source, StructType) and isinstance(target, StructType)
+    built = exp.Struct(expressions=[
+        exp.PropertyEQ(this=exp.to_identifier(t.name, quoted=True), expression=renamed_as(
+            exp.Anonymous(this="struct_extract", expressions=[value.copy(), exp.Literal.string(f.name)]), f.type, t.type, depth + 1))
+        for f, t in zip(source.fields, target.fields)])
+    missing = exp.Is(this=value.copy(), expression=exp.Null())
+    return exp.Case(ifs=[exp.If(this=missing, true=exp.cast(exp.Null(), _sql_type(target)))], default=built)
+
+
+def _rename_projection(branch: exp.Expr, i: int, kind: SparkType, target: SparkType) -> None:
+    """The ``i``-th projection of ``branch`` (of every SELECT of a nested set operation)
+    :func:`renamed_as` ``target`` under its own name."""
+    if isinstance(branch, exp.SetOperation):
+        for side in (branch.left, branch.right):
+            _rename_projection(side, i, kind, target)
+        return
+    projection = branch.expressions[i]
+    value = projection.this if isinstance(projection, exp.Alias) else projection
+    projection.replace(exp.alias_(renamed_as(value.copy(), kind, target), exp.to_identifier(projection.alias_or_name, quoted=True)))
 
 
 def _with_null_projections(branch: exp.Expr, types: Mapping[str, SparkType | None]) -> dict[str, SparkType | None]:

@@ -138,6 +138,15 @@ QUERIES = [
     "SELECT try_cast(array(CAST(id AS STRING) || '.5', '7') AS ARRAY<INT>) AS r FROM t",
     "SELECT CAST(map('a', id + 0.5D) AS MAP<STRING, INT>)['a'] AS r FROM t",
     "SELECT CAST(arr AS ARRAY<STRUCT<sku: STRING, qty: STRING, price: STRING>>) AS r FROM t",
+    # a UNION takes structs of the same types by position, under the first branch's names
+    # (DuckDB pairs fields by name); INTERSECT and EXCEPT, and other types, raise
+    "SELECT s FROM t UNION ALL SELECT named_struct('x', s.a, 'y', s.b) FROM t",
+    "SELECT s FROM t UNION SELECT named_struct('b', s.a, 'a', s.b) FROM t",
+    "SELECT arr FROM t UNION ALL SELECT transform(arr, x -> named_struct('k', x.sku, 'q', x.qty, 'p', x.price)) FROM t",
+    "SELECT r.a FROM (SELECT s AS r FROM t UNION ALL SELECT named_struct('x', s.a + 10, 'y', s.b) FROM t) WHERE r.a > 1",
+    "SELECT s FROM t INTERSECT SELECT named_struct('x', s.a, 'y', s.b) FROM t",
+    "SELECT s FROM t EXCEPT SELECT named_struct('b', s.a, 'a', s.b) FROM t",
+    "SELECT named_struct('a', id) AS r FROM t UNION ALL SELECT named_struct('b', id + 0.5D) FROM t",
 ]
 
 
