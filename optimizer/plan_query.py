@@ -15,6 +15,7 @@ from vpush.optimizer.check_group_ordinals import check_group_ordinals
 from vpush.optimizer.dialect import VpushSpark, utc_shift_argument
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.interval_types import output_interval_types
 from vpush.optimizer.plan import ONE_TASK, ONE_TASK_BYTES, ORDER_COLUMN, ORDERED_SCAN, ROW_COUNT_COLUMN, SCAN_INDEX, VARIANT_ARROW_TYPE, CastLater, FileScan, Plan, Scan, ScanPart
 from vpush.optimizer.prune_delta_files import prune_delta_files
 from vpush.optimizer.prune_scan import FilePruning, owning_select, prune_scan, read_where_casts_may_fail, select_through_limit
@@ -340,6 +341,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
     # become the scans' relations at the end.
     for index, found_table in enumerate(found):
         found_table[0].meta[SCAN_INDEX] = index
+    interval_types = output_interval_types(expression, column_types)
     spark_expression = expression.copy()
     rewrite_order_aliases(expression)  # DuckDB's only: Spark reads an ORDER BY's names so itself
     hint_broadcasts(spark_expression)
@@ -488,6 +490,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
         spark_expression=spark_expression,
         refusal=refusal,
         ordered_expression=ordered_expression,
+        interval_types=interval_types if any(t is not None for t in interval_types) else (),
         tables=tuple({id(table): table for _, table, *_ in found}.values()),
     )
 

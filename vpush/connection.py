@@ -243,16 +243,25 @@ class Relation:
             self._plan = self.connection.plan(self.query)
         return self._plan
 
-    def fetch_reader(self, *, on_rows: Callable[[int], None] | None = None) -> pa.RecordBatchReader:
+    def fetch_reader(
+        self, *, on_rows: Callable[[int], None] | None = None, year_month_intervals: bool = False
+    ) -> pa.RecordBatchReader:
         """Run the query and stream its result as Arrow record batches.
+
+        An interval column comes as Spark's ``toArrow`` gives it, a ``duration`` of microseconds,
+        its field tagged with its Spark type where vpush can tell it (field metadata
+        ``spark_type``: ``interval day``, ``interval hour to second``, ...).
 
         Args:
             on_rows: called with the row count of each batch the scans read, from any thread
                 (for a progress bar; :meth:`rows_to_read` is the total).
+            year_month_intervals: give a year-month interval column as its months (``int32``,
+                tagged ``interval year to month``, ...) rather than refuse it as Spark's
+                ``toArrow`` does (``UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION``).
         """
         plan = self.plan
         self.connection._check_open()  # a plan made before the connection closed
-        return self.connection.engine.execute(plan, on_rows=on_rows)
+        return self.connection.engine.execute(plan, on_rows=on_rows, year_month_intervals=year_month_intervals)
 
     def to_spark(self) -> DataFrame:
         """The query as a Spark DataFrame (Spark engine only), for further work in Spark."""
@@ -286,7 +295,8 @@ class Relation:
         """Print the first ``n`` rows as a table."""
         from rich.console import Console
 
-        Console().print(render_table(self.to_arrow().slice(0, n), self.connection.time_zone))
+        result = self.fetch_reader(year_month_intervals=True).read_all()  # Spark's show() prints them
+        Console().print(render_table(result.slice(0, n), self.connection.time_zone))
 
     def explain(self) -> str:
         """What the query will do: the SQL the engine runs, and per table the files, row groups
@@ -358,13 +368,20 @@ class Relation:
 
 def render_table(result: pa.Table, time_zone: str) -> RichTable:
     """A result as a rich table: one column per field, headed by its name and type; variants
-    as Spark's ``to_json`` writes them."""
+    as Spark's ``to_json`` writes them, intervals whose type is known as Spark's ``show()``
+    prints them (``INTERVAL '1' DAY``)."""
     from rich.table import Table as RichTable
 
+    from vpush.exec.engine import interval_type
+    from vpush.exec.format_rows import intervals_as_text
+
     table = _render_variants(result, time_zone)
+    for i, field in enumerate(table.schema):
+        if interval_type(field) is not None:  # an untagged one prints as Python prints a timedelta
+            table = table.set_column(i, field.name, intervals_as_text(table.select([i])).column(0))
     out = RichTable(show_lines=False)
     for field in result.schema:
-        out.add_column(f"{field.name}\n{_type_name(field.type)}", overflow="fold")
+        out.add_column(f"{field.name}\n{_type_name(field)}", overflow="fold")
     for values in zip(*(column.to_pylist() for column in table.columns)):
         out.add_row(*("NULL" if v is None else str(v) for v in values))
     return out
@@ -383,10 +400,15 @@ def _count_reasons(skipped: tuple[tuple[int, str], ...]) -> dict[str, int]:
     return counts
 
 
-def _type_name(t: pa.DataType) -> str:
-    """The column's type as Spark names it (``bigint``, ``decimal(10,2)``, ``variant``)."""
+def _type_name(field: pa.Field) -> str:
+    """The column's type as Spark names it (``bigint``, ``decimal(10,2)``, ``variant``,
+    ``interval day``)."""
+    from vpush.exec.engine import interval_type
     from vpush.optimizer.spark_semantics import arrow_spark_type
 
+    t = field.type
+    if interval_type(field) is not None:
+        return str(interval_type(field))
     spark_type = arrow_spark_type(t)
     if spark_type is not None:
         return spark_type.to_spark()
