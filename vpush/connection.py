@@ -158,8 +158,8 @@ class Connection:
         Raises:
             VpushError: a name Spark refuses (``_LEGACY_ERROR_TEMP_1321``: empty, spaces,
                 characters other than letters, digits and ``_`` outside backticks, a number;
-                ``TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS``: ``db.t``), one with a comment or the
-                empty name in backticks (see :func:`table_name`), or a file that cannot be read.
+                ``TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS``: ``db.t``), one with a comment (see
+                :func:`table_name`), or a file that cannot be read.
         """
         self._check_open()
         return self.catalog.register(table_name(name), location)
@@ -191,12 +191,12 @@ def table_name(name: str) -> str:
     white space around it ignored.
 
     Spark also skips SQL comments there (``t--x`` registers ``t``); vpush refuses a name with
-    one rather than register another name than the one given, and refuses ``````, Spark's
-    empty name (DuckDB has no empty identifier).
+    one rather than register another name than the one given. ``````, in backticks, is the
+    empty name, as Spark registers it (which the SQL reads in backticks too).
 
     Example:
-        >>> table_name("events"), table_name("`my events`"), table_name("1abc"), table_name(" `a``b` ")
-        ('events', 'my events', '1abc', 'a`b')
+        >>> table_name("events"), table_name("`my events`"), table_name("1abc"), table_name(" `a``b` "), table_name("``")
+        ('events', 'my events', '1abc', 'a`b', '')
         >>> table_name("my events")
         Traceback (most recent call last):
         ...
@@ -211,9 +211,6 @@ def table_name(name: str) -> str:
     match = _ONE_PART.fullmatch(name)
     if match is not None and not _NUMBER.fullmatch(match.group(1)):
         part = match.group(1)
-        if part == "``":
-            # Spark registers the empty name; DuckDB has no empty identifier to alias its scan with
-            raise VpushError(f"invalid table name {name!r}: vpush cannot register the empty name that Spark registers for it")
         return part[1:-1].replace("``", "`") if part.startswith("`") else part
     if _PARTS.fullmatch(name) is not None and not any(_NUMBER.fullmatch(p.group(0)) for p in _ANY_PART.finditer(name)):
         raise VpushError(
@@ -313,7 +310,7 @@ class Relation:
             read_rg = sum(len(f.row_groups) for f in scan.files)
             total_rg = sum(f.num_row_groups for f in scan.files)
             read_files = sum(1 for f in scan.files if f.row_groups)
-            lines.append(f"== scan of {scan.table} as {scan.name} ==")
+            lines.append(f"== scan of {scan.table or '``'} as {scan.name} ==")  # `` : Spark's empty name
             columns = [c for c in scan.columns if c != ROW_COUNT_COLUMN]
             leaves = dict.fromkeys(i.name for part in scan.parts for f in part.files if f.row_groups for i in part.inputs)
             columns += [leaf for leaf in leaves if leaf not in columns]  # the shredded leaves the extractions read
