@@ -9,7 +9,8 @@ JSON lines   each row as to_json(struct(*)) writes it (exec/format_json.py): NUL
 CSV          Univocity's writer as Spark sets it up: ',' between values, '"' quotes a value that
              holds ',', '"', '\\n' or '\\r' (a '"' inside written '\\"', a '\\' before one '\\\\'),
              spaces and control characters cut from both ends of a value, NULL as nothing, an
-             empty string as "" ; the header row is the column names, quoted alike
+             empty string as "" ; the header row is the column names, quoted alike; a row of one
+             column that is NULL is left out (Univocity skips the empty line)
   boolean, integers, decimals   as Spark prints them (BigDecimal.toString: 1.00E-8)
   double, float                 Java's toString: 1.0E10, NaN, -Infinity
   date, timestamp, timestamp_ntz  yyyy-MM-dd, yyyy-MM-dd'T'HH:mm:ss.SSSXXX, ...SSS (as in JSON)
@@ -105,6 +106,9 @@ def format_rows(table: pa.Table, output: str, *, time_zone: str) -> Iterator[str
             continue
         texts = [_csv_value(column, spark_type, time_zone) for column, spark_type in zip(batch.columns, types)]
         lines = pc.binary_join_element_wise(*texts, ",")
+        if batch.num_columns == 1 and batch.column(0).null_count:
+            # Univocity skips an empty line: a row of one NULL is left out (an empty text is "")
+            lines = pc.filter(lines, pc.not_equal(lines, ""))
         yield "\n".join(lines.to_pylist()) + ("\n" if len(lines) else "")
 
 

@@ -286,6 +286,16 @@ def test_csv_and_jsonl_are_what_spark_writes(
         assert capsys.readouterr().out == want, f"{fmt}: {ordered}"
 
 
+def test_a_row_of_one_null_is_left_out_of_csv_as_spark(spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Spark's CSV writer (Univocity) skips the empty line of a row whose one column is NULL; a
+    row of several NULLs is written (``,``), an empty string as ``""``. vpush wrote the empty line."""
+    for sql in ("SELECT * FROM VALUES (1), (NULL), (2) AS t(x)", "SELECT * FROM VALUES ('a'), (''), (NULL) AS t(s)",
+                "SELECT * FROM VALUES (1, 'a'), (NULL, NULL) AS t(x, y)", "SELECT INTERVAL '1' DAY * x AS d FROM VALUES (1), (NULL) AS t(x)"):
+        want = _spark_writes(spark, sql, "csv", tmp_path, "UTC")
+        assert main(["query", "--time-zone", "UTC", "--format", "csv", sql]) == 0
+        assert capsys.readouterr().out == want, sql
+
+
 def test_jsonl_refuses_duplicate_names_as_spark(capsys: pytest.CaptureFixture[str]) -> None:
     """Spark's JSON writer raises COLUMN_ALREADY_EXISTS for two columns named alike in any case
     (the CSV writer takes them); pandas raised a ValueError, a traceback."""
