@@ -22,7 +22,7 @@ import pyarrow as pa
 
 from vpush.codec.java_format import duckdb_time_zone
 from vpush.codec.errors import VpushError
-from vpush.exec.engine import in_session_zone
+from vpush.exec.engine import in_session_zone, tag_interval
 from vpush.exec.errors import ExecutionError
 from vpush.optimizer.errors import spark_string_value
 from vpush.exec.locate_damaged_variant import locate_damaged_variant
@@ -142,24 +142,29 @@ class DuckDBEngine:
         vpush's own reading of just those costs less than DuckDB opening the files again)."""
         return part.native is not None and self.native_scans and _reads_most(part)
 
-    def execute(self, plan: Plan, *, on_rows: Callable[[int], None] | None = None) -> pa.RecordBatchReader:
-        """Run ``plan`` and stream its result; ``on_rows`` hears of each batch the scans read.
+    def execute(
+        self, plan: Plan, *, on_rows: Callable[[int], None] | None = None, year_month_intervals: bool = False
+    ) -> pa.RecordBatchReader:
+        """Run ``plan`` and stream its result; ``on_rows`` hears of each batch the scans read
+        (``year_month_intervals``: see :meth:`vpush.exec.engine.Engine.execute`).
 
         A plan with an :attr:`~Plan.ordered_expression` runs its first query to the end before
         giving a row: where that raises :data:`ORDERED_RETRY_MARKER` (an aggregate that needs
         Spark's order of rows) or :data:`DECIMAL_SUM_OVERFLOWS` (a grouped decimal sum that may),
         the ordered query runs instead, over the scans read again."""
         if plan.ordered_expression is None:
-            return self._execute(plan, on_rows, ordered=False)
+            return self._execute(plan, on_rows, ordered=False, year_months=year_month_intervals)
         try:
-            table = self._execute(plan, on_rows, ordered=False).read_all()
+            table = self._execute(plan, on_rows, ordered=False, year_months=year_month_intervals).read_all()
         except VpushError as exc:
             if ORDERED_RETRY_MARKER not in str(exc) and not any(m in str(exc) for m in DECIMAL_SUM_OVERFLOWS):
                 raise
-            return self._execute(plan, on_rows, ordered=True)
+            return self._execute(plan, on_rows, ordered=True, year_months=year_month_intervals)
         return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
 
-    def _execute(self, plan: Plan, on_rows: Callable[[int], None] | None, *, ordered: bool) -> pa.RecordBatchReader:
+    def _execute(
+        self, plan: Plan, on_rows: Callable[[int], None] | None, *, ordered: bool, year_months: bool
+    ) -> pa.RecordBatchReader:
         trap = ErrorTrap()
         release: Callable[[], None] = _keep_functions
         try:
@@ -216,13 +221,19 @@ class DuckDBEngine:
         if names == schema.names and not intervals and not variants and zoned is None:
             return pa.RecordBatchReader.from_batches(schema, batches)
         # Spark's name '' (SELECT ''), which DuckDB cannot give; Spark's day-time intervals as its
-        # toArrow gives them, durations in microseconds; a VARIANT DuckDB computed itself (CAST(NULL
-        # AS variant)) as every other variant column, the plain struct<metadata, value>
-        fields = [pa.field(n, pa.duration("us")) if i in intervals else pa.field(n, VARIANT_ARROW_TYPE) if i in variants
+        # toArrow gives them, durations in microseconds, tagged with their type where the plan
+        # knows it; a VARIANT DuckDB computed itself (CAST(NULL AS variant)) as every other
+        # variant column, the plain struct<metadata, value>
+        known = plan.interval_types if len(plan.interval_types) == len(names) else (None,) * len(names)
+        year_month = {i for i in intervals if (known[i] or "").startswith(("interval year", "interval month"))}
+        months, refused = (year_month, set()) if year_months else (set(), year_month)
+        fields = [tag_interval(pa.field(n, pa.int32() if i in months else pa.duration("us")), known[i]) if i in intervals
+                  else pa.field(n, VARIANT_ARROW_TYPE) if i in variants
                   else f.with_name(n) for i, (f, n) in enumerate(zip(schema, names))]
         schema = pa.schema(fields, metadata=schema.metadata)
         return pa.RecordBatchReader.from_batches(schema, (
-            pa.RecordBatch.from_arrays([_duration(c) if i in intervals else c.cast(VARIANT_ARROW_TYPE) if i in variants
+            pa.RecordBatch.from_arrays([_months(c) if i in months else _duration(c, refused=i in refused) if i in intervals
+                                        else c.cast(VARIANT_ARROW_TYPE) if i in variants
                                         else c.cast(schema.field(i).type) if zoned is not None else c
                                         for i, c in enumerate(b.columns)], schema=schema)
             for b in batches
@@ -518,23 +529,30 @@ _INTERVAL_PARTS = np.dtype([("months", "<i4"), ("days", "<i4"), ("nanoseconds", 
 _DAY_MICROS = 86_400_000_000
 
 
-def _duration(column: pa.Array) -> pa.Array:
+def _duration(column: pa.Array, *, refused: bool = False) -> pa.Array:
     """A DuckDB interval column as Spark's ``toArrow`` gives a day-time interval: a ``duration``
     of microseconds. Spark's Arrow conversion refuses a year-month interval (an interval with
-    months), and so does this.
+    months, or ``refused``: a column the plan knows is one), and so does this.
 
     Raises:
         ExecutionError: months in a row (``UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION``).
     """
     parts = np.frombuffer(column.buffers()[1], _INTERVAL_PARTS)[column.offset : column.offset + len(column)]
     valid = np.asarray(column.is_valid(), bool)
-    if np.any(parts["months"][valid] != 0):
+    if refused or np.any(parts["months"][valid] != 0):
         raise ExecutionError(
             "a year-month interval is not supported in conversion to Arrow, as in Spark",
             error_class="UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION",
         )
     micros = parts["days"].astype(np.int64) * _DAY_MICROS + parts["nanoseconds"] // 1000
     return pa.array(micros, pa.duration("us"), mask=~valid)
+
+
+def _months(column: pa.Array) -> pa.Array:
+    """A DuckDB interval column of a year-month interval type as its months (Spark keeps such a
+    value as an int of months)."""
+    parts = np.frombuffer(column.buffers()[1], _INTERVAL_PARTS)[column.offset : column.offset + len(column)]
+    return pa.array(parts["months"], pa.int32(), mask=~np.asarray(column.is_valid(), bool))
 
 
 def _stream(

@@ -9,6 +9,32 @@ import pyarrow as pa
 from vpush.optimizer.plan import Plan
 
 
+SPARK_TYPE_KEY = b"spark_type"
+"""The field metadata key of a result column's Spark type where its Arrow type does not say it:
+an interval's (``interval day``, ``interval hour to second``, ``interval year to month``), whose
+duration (or months) no longer holds its fields."""
+
+
+def interval_type(field: pa.Field) -> str | None:
+    """The Spark interval type a result column is tagged with (:data:`SPARK_TYPE_KEY`), if any.
+
+    Example:
+        >>> interval_type(pa.field("d", pa.duration("us"), metadata={SPARK_TYPE_KEY: b"interval day"}))
+        'interval day'
+        >>> interval_type(pa.field("d", pa.duration("us"))) is None
+        True
+    """
+    found = (field.metadata or {}).get(SPARK_TYPE_KEY)
+    return found.decode() if found is not None and found.startswith(b"interval") else None
+
+
+def tag_interval(field: pa.Field, type_name: str | None) -> pa.Field:
+    """``field`` tagged with its Spark interval type (no tag for None)."""
+    if type_name is None:
+        return field
+    return field.with_metadata({**(field.metadata or {}), SPARK_TYPE_KEY: type_name.encode()})
+
+
 class Engine(Protocol):
     """Runs a :class:`~vpush.optimizer.plan.Plan`.
 
@@ -17,10 +43,17 @@ class Engine(Protocol):
 
     name: str
 
-    def execute(self, plan: Plan, *, on_rows: Callable[[int], None] | None = None) -> pa.RecordBatchReader:
+    def execute(
+        self, plan: Plan, *, on_rows: Callable[[int], None] | None = None, year_month_intervals: bool = False
+    ) -> pa.RecordBatchReader:
         """Run ``plan``; errors are :class:`~vpush.exec.errors.ExecutionError` or other
         :class:`~vpush.codec.errors.VpushError` subclasses. ``on_rows`` is called with the number
-        of rows of each batch the scans read (for a progress bar), from any thread."""
+        of rows of each batch the scans read (for a progress bar), from any thread.
+
+        An interval column whose Spark type is known is tagged with it (:func:`interval_type`). A
+        year-month interval is refused as Spark's ``toArrow`` refuses it
+        (``UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION``), unless ``year_month_intervals``: then it
+        comes as its months (``int32``, tagged), for a writer of Spark's text of it."""
         ...
 
     def variable(self, prefix: str | None, name: str) -> str | None:

@@ -9,11 +9,14 @@ JSON lines   each row as to_json(struct(*)) writes it (exec/format_json.py): NUL
 CSV          Univocity's writer as Spark sets it up: ',' between values, '"' quotes a value that
              holds ',', '"', '\\n' or '\\r' (a '"' inside written '\\"', a '\\' before one '\\\\'),
              spaces and control characters cut from both ends of a value, NULL as nothing, an
-             empty string as "" ; the header row is the column names, quoted alike
+             empty string as "" ; the header row is the column names, quoted alike; a row of one
+             column that is NULL is left out (Univocity skips the empty line)
   boolean, integers, decimals   as Spark prints them (BigDecimal.toString: 1.00E-8)
   double, float                 Java's toString: 1.0E10, NaN, -Infinity
   date, timestamp, timestamp_ntz  yyyy-MM-dd, yyyy-MM-dd'T'HH:mm:ss.SSSXXX, ...SSS (as in JSON)
   binary                        [01 02 FF]
+  interval                      INTERVAL '1' DAY, INTERVAL '1-2' YEAR TO MONTH (exec/format_intervals.py;
+                                in JSON a string), by the type the column is tagged with
   variant, array, struct, map   Spark refuses them (UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE); vpush
                                 writes their to_json text instead, a documented difference
 ```
@@ -28,7 +31,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from vpush.codec.native import format_java_native
+from vpush.exec.engine import interval_type
 from vpush.exec.errors import ExecutionError
+from vpush.exec.format_intervals import format_intervals
 from vpush.exec.format_json import format_json
 from vpush.optimizer.spark_semantics import arrow_spark_type
 from vpush.optimizer.variant_types import (
@@ -73,10 +78,12 @@ def format_rows(table: pa.Table, output: str, *, time_zone: str) -> Iterator[str
     Raises:
         ExecutionError: ``COLUMN_ALREADY_EXISTS`` for two columns of one name (any case) in JSON,
             as Spark's writer raises; ``UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE`` for a column of a
-            type Spark's writer does not take (an interval).
+            type Spark's writer does not take (a time); an interval column not tagged with its
+            Spark type (:func:`vpush.exec.engine.interval_type`), whose fields vpush cannot tell.
     """
     if output not in FORMATS:
         raise ExecutionError(f"unknown output format {output!r}; choose one of {', '.join(FORMATS)}")
+    table = intervals_as_text(table)
     types = [_spark_type(field, output) for field in table.schema]
     if output == "jsonl":
         _check_unique(table.column_names)
@@ -99,7 +106,39 @@ def format_rows(table: pa.Table, output: str, *, time_zone: str) -> Iterator[str
             continue
         texts = [_csv_value(column, spark_type, time_zone) for column, spark_type in zip(batch.columns, types)]
         lines = pc.binary_join_element_wise(*texts, ",")
+        if batch.num_columns == 1 and batch.column(0).null_count:
+            # Univocity skips an empty line: a row of one NULL is left out (an empty text is "")
+            lines = pc.filter(lines, pc.not_equal(lines, ""))
         yield "\n".join(lines.to_pylist()) + ("\n" if len(lines) else "")
+
+
+def intervals_as_text(table: pa.Table) -> pa.Table:
+    """``table`` with each interval column tagged with its Spark type as Spark's text of its
+    values (``INTERVAL '1' DAY``), as Spark's writers and ``show()`` print them.
+
+    Example:
+        >>> from vpush.exec.engine import tag_interval
+        >>> days = pa.array([86_400_000_000, None], pa.duration("us"))
+        >>> schema = pa.schema([tag_interval(pa.field("d", days.type), "interval day")])
+        >>> intervals_as_text(pa.Table.from_arrays([days], schema=schema)).column("d").to_pylist()
+        ["INTERVAL '1' DAY", None]
+
+    Raises:
+        ExecutionError: an interval column without its type, whose fields vpush cannot tell.
+    """
+    for i, field in enumerate(table.schema):
+        if not (pa.types.is_duration(field.type) or pa.types.is_interval(field.type) or interval_type(field) is not None):
+            continue
+        spark_type = interval_type(field)
+        if spark_type is None:
+            raise ExecutionError(
+                f"the interval column `{field.name}`: vpush cannot tell its type's fields (DAY, DAY TO SECOND, ...), "
+                "which Spark's text of its values names; give the column as an interval literal, a difference of "
+                "dates or timestamps or arithmetic over them, not through a star"
+            )
+        text = pa.chunked_array([format_intervals(c, spark_type) for c in table.column(i).chunks], pa.string())
+        table = table.set_column(i, pa.field(field.name, pa.string()), text)
+    return table
 
 
 def _spark_type(field: pa.Field, output: str) -> SparkType | None:

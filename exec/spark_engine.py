@@ -29,7 +29,7 @@ import pyarrow as pa
 from vpush.codec.errors import VpushError
 from vpush.codec.java_format import duckdb_time_zone, java_string_of_bytes
 from vpush.exec.derive_scan_schema import derive_scan_schema
-from vpush.exec.engine import in_session_zone
+from vpush.exec.engine import in_session_zone, tag_interval
 from vpush.exec.errors import ExecutionError
 from vpush.exec.locate_damaged_variant import locate_damaged_variant
 from vpush.exec.read_scan import timestamps_in_micros
@@ -339,11 +339,28 @@ class SparkEngine:
         except Exception:  # any failure here only costs the names
             return None
 
-    def execute(self, plan: Plan, *, on_rows: Callable[[int], None] | None = None) -> pa.RecordBatchReader:
-        """Run ``plan`` on Spark and return its result (collected to the driver)."""
+    def execute(
+        self, plan: Plan, *, on_rows: Callable[[int], None] | None = None, year_month_intervals: bool = False
+    ) -> pa.RecordBatchReader:
+        """Run ``plan`` on Spark and return its result (collected to the driver); an interval
+        column tagged with its type as the DataFrame has it (``year_month_intervals``: see
+        :meth:`vpush.exec.engine.Engine.execute`)."""
         from pyspark.errors import PySparkException
+        from pyspark.sql import functions as F
+        from pyspark.sql.types import DayTimeIntervalType, YearMonthIntervalType
 
         frame = self.dataframe(plan)
+        names = list(frame.columns)
+        kinds = [f.dataType for f in frame.schema.fields]
+        intervals = {i: t.simpleString() for i, t in enumerate(kinds) if isinstance(t, (DayTimeIntervalType, YearMonthIntervalType))}
+        year_month = {i for i, t in enumerate(kinds) if isinstance(t, YearMonthIntervalType)}
+        if year_month and year_month_intervals:
+            # Spark's Arrow conversion refuses a year-month interval: its months instead, as an
+            # int (positions for names, which may repeat)
+            positional = [f"c{i}" for i in range(len(names))]
+            frame = frame.toDF(*positional).select(*(
+                F.expr(_months_of(f"c{i}")).alias(f"c{i}") if i in year_month else F.col(f"c{i}") for i in range(len(names))
+            ))
         try:
             # Not DataFrame.toArrow(): its final cast to Spark's schema fails on a null variant
             # (the struct's fields are declared non-nullable); the batches themselves are right.
@@ -358,11 +375,20 @@ class SparkEngine:
             raise locate_damaged_variant(translate_spark_error(exc), plan) from exc
         table = pa.Table.from_batches(batches)
         table = _from_spark_table(table, spark_variant_columns(table.schema))
+        if intervals:
+            fields = [tag_interval(f.with_name(n), intervals.get(i)) for i, (f, n) in enumerate(zip(table.schema, names))]
+            table = pa.Table.from_arrays(table.columns, schema=pa.schema(fields, metadata=table.schema.metadata))
         # PySpark labels the timestamps of a result without rows UTC, of others the session's zone
         zoned = in_session_zone(table.schema, self.time_zone)
         if not zoned.equals(table.schema):
             table = table.cast(zoned)
         return pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
+
+
+def _months_of(column: str) -> str:
+    """Spark SQL for the months of a year-month interval column of any of its types."""
+    span = f"CAST({column} AS INTERVAL YEAR TO MONTH)"
+    return f"CAST(extract(YEAR FROM {span}) * 12 + extract(MONTH FROM {span}) AS INT)"
 
 
 def names_kept(expression: exp.Expr) -> bool:

@@ -274,6 +274,10 @@ class Plan:
     digits): this one computes such aggregates row by row in Spark's order of rows, at a
     higher cost. The DuckDB engine runs it when the first raises the marker (or
     :data:`DECIMAL_SUM_OVERFLOWS`, which such a decimal sum may raise before its check)."""
+    interval_types: tuple[str | None, ...] = ()
+    """Spark's interval type of each output column that is an interval whose fields the planner
+    can tell (``interval day``, ``interval year to month``; :mod:`vpush.optimizer.interval_types`),
+    None for the others: the engines give an interval as a duration, which no longer says them."""
     tables: tuple[Any, ...] = ()
     """The registered tables (:class:`~vpush.optimizer.catalog.Table`) the plan reads, as they
     were when it was made: a plan may be reused while each is still registered and its files'

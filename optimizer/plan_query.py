@@ -15,6 +15,7 @@ from vpush.optimizer.check_group_ordinals import check_group_ordinals
 from vpush.optimizer.dialect import VpushSpark, utc_shift_argument
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.interval_types import output_interval_types
 from vpush.optimizer.plan import ONE_TASK, ONE_TASK_BYTES, ORDER_COLUMN, ORDERED_SCAN, ROW_COUNT_COLUMN, SCAN_INDEX, VARIANT_ARROW_TYPE, CastLater, FileScan, Plan, Scan, ScanPart
 from vpush.optimizer.prune_delta_files import prune_delta_files
 from vpush.optimizer.prune_scan import FilePruning, owning_select, prune_scan, read_where_casts_may_fail, select_through_limit
@@ -217,6 +218,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
 
 def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan:
     expression = rewrite_table_samples(rewrite_zoned_literals(parse_spark(sql), time_zone))
+    alias_empty_table_names(expression)
     check_group_ordinals(expression)
     check_time_windows(expression)  # on both engines: Spark's error its extractions' scan columns would hide
     # What the DuckDB engine cannot run is refused when it runs the plan, not here: the Spark
@@ -340,6 +342,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
     # become the scans' relations at the end.
     for index, found_table in enumerate(found):
         found_table[0].meta[SCAN_INDEX] = index
+    interval_types = output_interval_types(expression, column_types)
     spark_expression = expression.copy()
     rewrite_order_aliases(expression)  # DuckDB's only: Spark reads an ORDER BY's names so itself
     hint_broadcasts(spark_expression)
@@ -488,8 +491,35 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
         spark_expression=spark_expression,
         refusal=refusal,
         ordered_expression=ordered_expression,
+        interval_types=interval_types if any(t is not None for t in interval_types) else (),
         tables=tuple({id(table): table for _, table, *_ in found}.values()),
     )
+
+
+EMPTY_TABLE_ALIAS = "__vpush_empty_table"
+"""The alias of a reference to the table Spark registers under the empty name (``````)."""
+
+
+def alias_empty_table_names(expression: exp.Expr) -> exp.Expr:
+    """Give each reference to the table named ``````, Spark's empty name, without an alias of its
+    own the alias :data:`EMPTY_TABLE_ALIAS`, and make the columns qualified by the empty name
+    read it: DuckDB has no empty identifier (``""`` is an error), and the scan that replaces the
+    reference is aliased by the table's name.
+
+    Example:
+        >>> alias_empty_table_names(parse_spark("SELECT ``.x FROM `` WHERE ``.x > 1")).sql(dialect="spark")
+        'SELECT `__vpush_empty_table`.x FROM `` AS `__vpush_empty_table` WHERE `__vpush_empty_table`.x > 1'
+    """
+    tables = [t for t in expression.find_all(exp.Table)
+              if isinstance(t.this, exp.Identifier) and t.name == "" and not t.args.get("db") and not t.alias]
+    for table in tables:
+        table.set("alias", exp.TableAlias(this=exp.to_identifier(EMPTY_TABLE_ALIAS, quoted=True)))
+    if tables:
+        for column in expression.find_all(exp.Column):
+            qualifier = column.args.get("table")
+            if isinstance(qualifier, exp.Identifier) and qualifier.name == "" and not column.args.get("db"):
+                column.set("table", exp.to_identifier(EMPTY_TABLE_ALIAS, quoted=True))
+    return expression
 
 
 def typed_null_variants(expression: exp.Expr) -> exp.Expr:

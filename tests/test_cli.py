@@ -286,6 +286,16 @@ def test_csv_and_jsonl_are_what_spark_writes(
         assert capsys.readouterr().out == want, f"{fmt}: {ordered}"
 
 
+def test_a_row_of_one_null_is_left_out_of_csv_as_spark(spark: SparkSession, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Spark's CSV writer (Univocity) skips the empty line of a row whose one column is NULL; a
+    row of several NULLs is written (``,``), an empty string as ``""``. vpush wrote the empty line."""
+    for sql in ("SELECT * FROM VALUES (1), (NULL), (2) AS t(x)", "SELECT * FROM VALUES ('a'), (''), (NULL) AS t(s)",
+                "SELECT * FROM VALUES (1, 'a'), (NULL, NULL) AS t(x, y)", "SELECT INTERVAL '1' DAY * x AS d FROM VALUES (1), (NULL) AS t(x)"):
+        want = _spark_writes(spark, sql, "csv", tmp_path, "UTC")
+        assert main(["query", "--time-zone", "UTC", "--format", "csv", sql]) == 0
+        assert capsys.readouterr().out == want, sql
+
+
 def test_jsonl_refuses_duplicate_names_as_spark(capsys: pytest.CaptureFixture[str]) -> None:
     """Spark's JSON writer raises COLUMN_ALREADY_EXISTS for two columns named alike in any case
     (the CSV writer takes them); pandas raised a ValueError, a traceback."""
@@ -310,9 +320,67 @@ def test_parquet_output_reads_back_in_spark_as_the_query(spark: SparkSession, ev
     assert sorted(map(str, back.selectExpr(*as_json).collect())) == sorted(map(str, want.selectExpr(*as_json).collect()))
 
 
-@pytest.mark.xfail(strict=True, reason="an interval's Arrow duration no longer says its type's fields (DAY, DAY TO SECOND)")
-def test_interval_columns_as_spark_writes_them(capsys: pytest.CaptureFixture[str]) -> None:
-    """Spark's df.write.csv / df.write.json write INTERVAL '1' DAY (measured on PySpark 4.3);
-    vpush refuses the column with UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE."""
-    assert main(["query", "--format", "csv", "SELECT INTERVAL '1' DAY AS d"]) == 0
-    assert capsys.readouterr().out == "d\nINTERVAL '1' DAY\n"
+# Interval columns of every type: negative, zero, fractional seconds, NULL, the year-month
+# extremes, differences of timestamps and of dates (through a UNION ALL subquery) and of a
+# variant's time; the day-time extremes on the Spark engine only (DuckDB's Arrow export of an
+# interval of microseconds overflows past about 292 years: see README)
+WRITER_INTERVALS = """SELECT k, INTERVAL '1' DAY AS d, -INTERVAL '1-2' YEAR TO MONTH AS ym, INTERVAL '3' YEAR AS y,
+ INTERVAL '14' MONTH AS m, CASE WHEN k = 2 THEN NULL ELSE INTERVAL '3 04:05:06.789' DAY TO SECOND END AS dts,
+ INTERVAL 1 DAY 2 HOURS AS dth, INTERVAL '1 02:03' DAY TO MINUTE AS dtm, INTERVAL '02:03' HOUR TO MINUTE AS htm,
+ INTERVAL '02:03:04.5' HOUR TO SECOND AS hts, INTERVAL '03:04.000001' MINUTE TO SECOND AS mts, INTERVAL '25' HOUR AS h,
+ -INTERVAL '90' MINUTE AS mi, INTERVAL '1.5' SECOND AS s, INTERVAL '-0.000001' SECOND AS ns, INTERVAL '0' SECOND AS zs,
+ INTERVAL '1000000' SECOND AS bigs, CAST(NULL AS INTERVAL DAY) AS nulld,
+ INTERVAL '-178956970-8' YEAR TO MONTH AS minym, INTERVAL '178956970-7' YEAR TO MONTH AS maxym,
+ a - b AS tsdiff, CAST(da AS DATE) - CAST(db AS DATE) AS datediff, INTERVAL '1' DAY * k + INTERVAL '2' HOUR AS widened
+ FROM (SELECT 1 AS k, TIMESTAMP'2024-01-02 03:04:05.5' AS a, TIMESTAMP'2024-01-01 00:00:00' AS b, DATE'2024-03-01' AS da,
+       DATE'2024-01-01' AS db
+       UNION ALL SELECT 2, TIMESTAMP'2024-01-01 00:00:00', TIMESTAMP'2024-01-02 03:04:05.5', DATE'2024-01-01', DATE'2024-03-01'
+       UNION ALL SELECT 3, TIMESTAMP'2024-01-01 00:00:00', NULL, DATE'2024-01-01', DATE'2024-01-01')
+ ORDER BY k"""
+
+
+def test_interval_columns_as_spark_writes_them(
+    spark: SparkSession, events: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Spark's df.write.csv / df.write.json write an interval as Spark's text of it, by its type's
+    fields (INTERVAL '1' DAY, INTERVAL '1 03:04:05.5' DAY TO SECOND, INTERVAL '-1-2' YEAR TO MONTH),
+    and so does vpush on both engines: the result's duration no longer says the fields, the plan
+    (or Spark's DataFrame) tags the column with its type. A year-month interval, which Spark's
+    toArrow refuses, is written too."""
+    from vpush import connect
+    from vpush.exec.format_rows import format_rows
+
+    spark.read.parquet(str(events)).createOrReplaceTempView("events")
+    variant_time = ("SELECT id, event:ts::timestamp - TIMESTAMP'2024-01-01 00:00:00' AS since, "
+                    "to_date(event:ts::timestamp) - DATE'2024-01-01' AS days FROM events WHERE id < 4 ORDER BY id")
+    extremes = ("SELECT INTERVAL '-106751991 04:00:54.775808' DAY TO SECOND AS mindt, "
+                "INTERVAL '106751991 04:00:54.775807' DAY TO SECOND AS maxdt, INTERVAL '-2562047788:00:54.775808' HOUR TO SECOND AS minh")
+    on_spark = connect(engine="spark", spark=spark)
+    on_spark.register("events", str(events))
+    for sql in (WRITER_INTERVALS, variant_time, extremes):
+        for fmt in ("csv", "jsonl"):
+            want = _spark_writes(spark, sql, "csv" if fmt == "csv" else "json", tmp_path, "UTC")
+            if sql is not extremes:
+                assert main(["query", "--time-zone", "UTC", "-t", f"events={events}", "--format", fmt, sql]) == 0
+                assert capsys.readouterr().out == want, f"{fmt}: {sql}"
+            result = on_spark.sql(sql).fetch_reader(year_month_intervals=True).read_all()
+            assert "".join(format_rows(result, fmt, time_zone="UTC")) == want, f"spark engine, {fmt}: {sql}"
+
+
+def test_interval_columns_in_a_table_as_spark_shows_them(
+    spark: SparkSession, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``--format table`` (as ``show()``) prints an interval as Spark's ``show()`` does, headed by
+    its type; Python's text of a timedelta (``1 day, 3:04:05.500000``) was printed before."""
+    sql = ("SELECT INTERVAL '1' DAY AS d, INTERVAL '-1-2' YEAR TO MONTH AS y, "
+           "TIMESTAMP'2024-01-02 03:04:05.5' - TIMESTAMP'2024-01-01 00:00:00' AS t")
+    shown = spark.sql(sql)._jdf.showString(20, 0, False)
+    cells = [c.strip() for c in shown.splitlines()[3].strip("|").split("|")]
+    assert cells == ["INTERVAL '1' DAY", "INTERVAL '-1-2' YEAR TO MONTH", "INTERVAL '1 03:04:05.5' DAY TO SECOND"], shown
+    monkeypatch.setenv("COLUMNS", "200")
+    assert main(["query", "--time-zone", "UTC", "--format", "table", sql]) == 0
+    out = capsys.readouterr().out
+    for cell in cells:
+        assert f"│ {cell} " in out, out
+    for type_name in ("interval day", "interval year to month", "interval day to second"):
+        assert f"│ {type_name} " in out or f"┃ {type_name} " in out, out

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 import vpush
+from support.tables import connect_tables
 from support.writers import write_with_duckdb
 
 if TYPE_CHECKING:
@@ -32,9 +33,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def con(folder: Path) -> vpush.Connection:
-    connection = vpush.connect(time_zone="UTC")
-    connection.register("t", folder)
-    return connection
+    return connect_tables({"t": folder})
 
 
 @pytest.fixture(scope="module")

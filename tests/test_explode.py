@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import vpush
+from support.tables import tables_fixtures
 from support.writers import write_with_duckdb
 from test_spark_functions import _answer, _assert_raises_as_spark, _spark_run, _vpush_run
 from vpush.codec.errors import VpushError
@@ -160,37 +161,14 @@ REFUSED = [
 ]
 
 
-@pytest.fixture(scope="module")
-def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("explode")
+def _write_tables(root: Path) -> dict[str, Path]:
     (root / "t").mkdir()
     pq.write_table(TABLE, root / "t" / "part-0.parquet")
     write_with_duckdb(root / "e" / "part-0.parquet", EVENTS_SELECT, "STRUCT(tags VARCHAR[])", 2048)
     return {"t": root / "t", "e": root / "e"}
 
 
-@pytest.fixture(scope="module")
-def spark_view(spark: SparkSession, tables: dict[str, Path]) -> SparkSession:
-    for name, folder in tables.items():
-        spark.read.parquet(str(folder)).createOrReplaceTempView(name)
-    return spark
-
-
-def _connect(tables: dict[str, Path], **options: Any) -> vpush.Connection:
-    connection = vpush.connect(time_zone="UTC", **options)
-    for name, folder in tables.items():
-        connection.register(name, folder)
-    return connection
-
-
-@pytest.fixture(scope="module")
-def con(tables: dict[str, Path]) -> vpush.Connection:
-    return _connect(tables)
-
-
-@pytest.fixture(scope="module")
-def spark_con(spark: SparkSession, tables: dict[str, Path]) -> vpush.Connection:
-    return _connect(tables, engine="spark", spark=spark)
+tables, spark_views, con, spark_con = tables_fixtures(_write_tables, "explode")
 
 
 def _same(sql: str, spark: SparkSession, con: vpush.Connection) -> None:
@@ -200,16 +178,16 @@ def _same(sql: str, spark: SparkSession, con: vpush.Connection) -> None:
 
 
 @pytest.mark.parametrize("sql", QUERIES + EVENT_QUERIES)
-def test_duckdb_engine_answers_as_spark(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
-    _same(sql, spark_view, con)
+def test_duckdb_engine_answers_as_spark(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
+    _same(sql, spark_views, con)
 
 
 @pytest.mark.parametrize("sql", QUERIES + EVENT_QUERIES)
-def test_spark_engine_answers_as_spark(sql: str, spark_view: SparkSession, spark_con: vpush.Connection) -> None:
-    _same(sql, spark_view, spark_con)
+def test_spark_engine_answers_as_spark(sql: str, spark_views: SparkSession, spark_con: vpush.Connection) -> None:
+    _same(sql, spark_views, spark_con)
 
 
-def test_elements_come_in_array_order(spark_view: SparkSession, con: vpush.Connection) -> None:
+def test_elements_come_in_array_order(spark_views: SparkSession, con: vpush.Connection) -> None:
     """Within one input row the generated rows follow the array, as in Spark (not sorted: the
     rows of each id in the order the engine gives them)."""
     sql = "SELECT id, explode(a), explode_outer(w) FROM t"
@@ -220,20 +198,20 @@ def test_elements_come_in_array_order(spark_view: SparkSession, con: vpush.Conne
             out.setdefault(row[0], []).append(row)
         return out
 
-    want = by_id(_spark_run(spark_view)(sql)[2])
+    want = by_id(_spark_run(spark_views)(sql)[2])
     got = by_id(_vpush_run(con)(sql)[2])
     assert got == want
 
 
 @pytest.mark.parametrize(("call", "wanted"), SPARK_RAISES)
-def test_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
-    _assert_raises_as_spark(call, spark_view, con, (wanted,))
+def test_raises_as_spark(call: str, wanted: str, spark_views: SparkSession, con: vpush.Connection) -> None:
+    _assert_raises_as_spark(call, spark_views, con, (wanted,))
 
 
-def test_generator_outside_the_select_list_raises_as_spark(spark_view: SparkSession, con: vpush.Connection) -> None:
+def test_generator_outside_the_select_list_raises_as_spark(spark_views: SparkSession, con: vpush.Connection) -> None:
     sql = "SELECT id FROM t WHERE size(array(explode(a))) > 0"
     with pytest.raises(Exception) as spark_raised:
-        spark_view.sql(sql).collect()
+        spark_views.sql(sql).collect()
     assert spark_raised.value.getCondition() == "UNSUPPORTED_GENERATOR.OUTSIDE_SELECT"  # type: ignore[attr-defined]
     with pytest.raises(VpushError) as raised:
         con.sql(sql).to_arrow()
@@ -241,12 +219,12 @@ def test_generator_outside_the_select_list_raises_as_spark(spark_view: SparkSess
 
 
 @pytest.mark.parametrize("sql", REFUSED)
-def test_refused_on_duckdb_and_answered_on_spark(sql: str, spark_view: SparkSession, con: vpush.Connection, spark_con: vpush.Connection) -> None:
+def test_refused_on_duckdb_and_answered_on_spark(sql: str, spark_views: SparkSession, con: vpush.Connection, spark_con: vpush.Connection) -> None:
     with pytest.raises(VpushError) as raised:
         con.sql(sql).to_arrow()
     assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
     if "array()" not in sql:  # Spark's void column does not reach Arrow through the Spark engine
-        _same(sql, spark_view, spark_con)
+        _same(sql, spark_views, spark_con)
 
 
 def test_every_generator_is_tested() -> None:

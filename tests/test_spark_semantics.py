@@ -19,7 +19,7 @@ import pytest
 
 import vpush
 from support.compare import assert_same_answer, spark_answer, vpush_answer
-from support.tables import connect_tables, register_views
+from support.tables import tables_fixtures
 from support.writers import write_with_duckdb
 from vpush.codec.errors import VpushError
 from vpush.optimizer.spark_semantics import arrow_spark_type
@@ -427,9 +427,7 @@ EVENT_QUERIES: list[Any] = [
 ]
 
 
-@pytest.fixture(scope="module")
-def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("semantics")
+def _write_tables(root: Path) -> dict[str, Path]:
     plain = root / "t" / "part-0.parquet"
     plain.parent.mkdir()
     pq.write_table(PLAIN, plain)
@@ -447,19 +445,7 @@ def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"t": plain.parent, "v": variant, "events": root / "events"}
 
 
-@pytest.fixture(scope="module")
-def con(tables: dict[str, Path]) -> vpush.Connection:
-    return connect_tables(tables)
-
-
-@pytest.fixture(scope="module")
-def spark_con(spark: SparkSession, tables: dict[str, Path]) -> vpush.Connection:
-    return connect_tables(tables, spark)
-
-
-@pytest.fixture(scope="module")
-def spark_views(spark: SparkSession, tables: dict[str, Path]) -> SparkSession:
-    return register_views(spark, tables)
+tables, spark_views, con, spark_con = tables_fixtures(_write_tables, "semantics")
 
 
 @pytest.mark.parametrize("sql", QUERIES + EVENT_QUERIES)

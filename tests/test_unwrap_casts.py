@@ -15,7 +15,7 @@ import pytest
 
 import vpush
 from support.compare import assert_same_answer
-from support.tables import connect_tables, register_views
+from support.tables import connect_tables, tables_fixtures
 from support.writers import write_with_duckdb
 
 if TYPE_CHECKING:
@@ -84,22 +84,13 @@ QUERIES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("unwrap") / "t"
+def _write_tables(root: Path) -> dict[str, Path]:
     for part, (start, stop) in enumerate(((1, 40), (40, 90))):
-        write_with_duckdb(root / f"part-{part}.parquet", ROWS.format(start=start, stop=stop), "STRUCT(n INTEGER)", 16)
-    return {"t": root}
+        write_with_duckdb(root / "t" / f"part-{part}.parquet", ROWS.format(start=start, stop=stop), "STRUCT(n INTEGER)", 16)
+    return {"t": root / "t"}
 
 
-@pytest.fixture(scope="module")
-def spark_views(spark: SparkSession, tables: dict[str, Path]) -> SparkSession:
-    return register_views(spark, tables)
-
-
-@pytest.fixture(scope="module", params=["duckdb", "spark"])
-def con(request: pytest.FixtureRequest, spark: SparkSession, tables: dict[str, Path]) -> vpush.Connection:
-    return connect_tables(tables, spark if request.param == "spark" else None)
+tables, spark_views, con, _ = tables_fixtures(_write_tables, "unwrap", both_engines=True)
 
 
 _SPARK_ANSWERS: dict[str, tuple[object, ...]] = {}

@@ -11,12 +11,14 @@ from __future__ import annotations
 import datetime as dt
 import shutil
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 import pytest
 
 import vpush
+from support.tables import connect_tables
 from support.writers import write_with_duckdb, write_with_spark
 from vpush.codec.errors import VpushError
 from vpush.codec.json import to_json
@@ -78,9 +80,7 @@ def table(tmp_path_factory: pytest.TempPathFactory, spark: SparkSession) -> Path
 
 @pytest.fixture(scope="module")
 def con(table: Path) -> vpush.Connection:
-    connection = vpush.connect(time_zone="UTC")
-    connection.register("t", table)
-    return connection
+    return connect_tables({"t": table})
 
 
 def _normal(value: Any) -> Any:
@@ -155,9 +155,7 @@ QUERIES = [
 @pytest.fixture(scope="module")
 def spark_con(spark: SparkSession, table: Path) -> vpush.Connection:
     """The same table on vpush's Spark engine, in the test session."""
-    connection = vpush.connect(engine="spark", spark=spark, time_zone="UTC")
-    connection.register("t", table)
-    return connection
+    return connect_tables({"t": table}, spark)
 
 
 @pytest.mark.parametrize("sql", QUERIES)
@@ -175,30 +173,27 @@ def test_spark_engine_gives_sparks_answer(spark: SparkSession, spark_con: vpush.
     assert got == want
 
 
-@pytest.mark.parametrize("engine", ["duckdb", "spark"])
-def test_column_names_are_sparks(
-    spark: SparkSession, con: vpush.Connection, spark_con: vpush.Connection, engine: str
-) -> None:
-    connection = con if engine == "duckdb" else spark_con
-    sql = (
-        "SELECT v:a, v:o.x, v:arr[1], CAST(v:o.y AS string), v:o.x::int, variant_get(v, '$.a', 'bigint'), "
-        "try_variant_get(v, '$.a', 'int'), variant_get(v, '$.s'), try_cast(v:a AS int), "
-        "variant_get(v, '$[\"a b\"]', 'int'), cast(variant_get(v, '$.a') AS int) FROM t WHERE id = 1"
-    )
-    assert connection.sql(sql).to_arrow().column_names == spark.sql(sql).columns
+def _named_as_spark(sql: str) -> Callable[..., None]:
+    """A test that ``sql``'s columns are named as Spark names them, on each engine."""
+
+    @pytest.mark.parametrize("engine", ["duckdb", "spark"])
+    def test(spark: SparkSession, con: vpush.Connection, spark_con: vpush.Connection, engine: str) -> None:
+        connection = con if engine == "duckdb" else spark_con
+        assert connection.sql(sql).to_arrow().column_names == spark.sql(sql).columns
+
+    return test
 
 
-@pytest.mark.parametrize("engine", ["duckdb", "spark"])
-def test_variant_functions_of_paths_are_named_as_spark(
-    spark: SparkSession, con: vpush.Connection, spark_con: vpush.Connection, engine: str
-) -> None:
-    # the Spark engine ran these under vpush's own text of them (TO_JSON(v:o)), found probing
-    connection = con if engine == "duckdb" else spark_con
-    sql = (
-        "SELECT id, to_json(v:o), upper(to_json(v:o.y)), schema_of_variant(v:arr), is_variant_null(v:a), "
-        "to_json(to_variant_object(named_struct('o', v:o, 'n', id))) FROM t WHERE id = 1"
-    )
-    assert connection.sql(sql).to_arrow().column_names == spark.sql(sql).columns
+test_column_names_are_sparks = _named_as_spark(
+    "SELECT v:a, v:o.x, v:arr[1], CAST(v:o.y AS string), v:o.x::int, variant_get(v, '$.a', 'bigint'), "
+    "try_variant_get(v, '$.a', 'int'), variant_get(v, '$.s'), try_cast(v:a AS int), "
+    "variant_get(v, '$[\"a b\"]', 'int'), cast(variant_get(v, '$.a') AS int) FROM t WHERE id = 1"
+)
+# the Spark engine ran these under vpush's own text of them (TO_JSON(v:o)), found probing
+test_variant_functions_of_paths_are_named_as_spark = _named_as_spark(
+    "SELECT id, to_json(v:o), upper(to_json(v:o.y)), schema_of_variant(v:arr), is_variant_null(v:a), "
+    "to_json(to_variant_object(named_struct('o', v:o, 'n', id))) FROM t WHERE id = 1"
+)
 
 
 @pytest.mark.parametrize(

@@ -267,14 +267,15 @@ def _relation(args: argparse.Namespace) -> Relation:
     return con.sql(text)
 
 
-def _read_result(rel: Relation) -> pa.Table:
-    """Run the query, with a progress bar over the rows the scans read when stderr is a terminal."""
+def _read_result(rel: Relation, *, year_month_intervals: bool) -> pa.Table:
+    """Run the query, with a progress bar over the rows the scans read when stderr is a terminal
+    (``year_month_intervals``: such a column as its months, for a format that writes Spark's text)."""
     import threading
 
     total = rel.rows_to_read()
     update, stop = _progress_callback(total, "scanning rows")
     if update is None:
-        return rel.to_arrow()
+        return rel.fetch_reader(year_month_intervals=year_month_intervals).read_all()
     lock = threading.Lock()
     done = [0]
 
@@ -284,7 +285,7 @@ def _read_result(rel: Relation) -> pa.Table:
             update(done[0], total)
 
     try:
-        return rel.fetch_reader(on_rows=on_rows).read_all()
+        return rel.fetch_reader(on_rows=on_rows, year_month_intervals=year_month_intervals).read_all()
     finally:
         stop()
 
@@ -297,7 +298,7 @@ def _run_query(args: argparse.Namespace) -> int:
     if args.format == "parquet" and args.output is None:
         raise VpushError("--format parquet needs --output FILE")
     rel = _relation(args)
-    result = _read_result(rel)
+    result = _read_result(rel, year_month_intervals=args.format != "parquet")
     time_zone = rel.connection.time_zone
     if args.format == "table":
         from rich.console import Console

@@ -160,8 +160,8 @@ class Connection:
         Raises:
             VpushError: a name Spark refuses (``_LEGACY_ERROR_TEMP_1321``: empty, spaces,
                 characters other than letters, digits and ``_`` outside backticks, a number;
-                ``TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS``: ``db.t``), one with a comment or the
-                empty name in backticks (see :func:`table_name`), or a file that cannot be read.
+                ``TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS``: ``db.t``), one with a comment (see
+                :func:`table_name`), or a file that cannot be read.
         """
         self._check_open()
         return self.catalog.register(table_name(name), location)
@@ -193,12 +193,12 @@ def table_name(name: str) -> str:
     white space around it ignored.
 
     Spark also skips SQL comments there (``t--x`` registers ``t``); vpush refuses a name with
-    one rather than register another name than the one given, and refuses ``````, Spark's
-    empty name (DuckDB has no empty identifier).
+    one rather than register another name than the one given. ``````, in backticks, is the
+    empty name, as Spark registers it (which the SQL reads in backticks too).
 
     Example:
-        >>> table_name("events"), table_name("`my events`"), table_name("1abc"), table_name(" `a``b` ")
-        ('events', 'my events', '1abc', 'a`b')
+        >>> table_name("events"), table_name("`my events`"), table_name("1abc"), table_name(" `a``b` "), table_name("``")
+        ('events', 'my events', '1abc', 'a`b', '')
         >>> table_name("my events")
         Traceback (most recent call last):
         ...
@@ -213,9 +213,6 @@ def table_name(name: str) -> str:
     match = _ONE_PART.fullmatch(name)
     if match is not None and not _NUMBER.fullmatch(match.group(1)):
         part = match.group(1)
-        if part == "``":
-            # Spark registers the empty name; DuckDB has no empty identifier to alias its scan with
-            raise VpushError(f"invalid table name {name!r}: vpush cannot register the empty name that Spark registers for it")
         return part[1:-1].replace("``", "`") if part.startswith("`") else part
     if _PARTS.fullmatch(name) is not None and not any(_NUMBER.fullmatch(p.group(0)) for p in _ANY_PART.finditer(name)):
         raise VpushError(
@@ -245,16 +242,25 @@ class Relation:
             self._plan = self.connection.plan(self.query)
         return self._plan
 
-    def fetch_reader(self, *, on_rows: Callable[[int], None] | None = None) -> pa.RecordBatchReader:
+    def fetch_reader(
+        self, *, on_rows: Callable[[int], None] | None = None, year_month_intervals: bool = False
+    ) -> pa.RecordBatchReader:
         """Run the query and stream its result as Arrow record batches.
+
+        An interval column comes as Spark's ``toArrow`` gives it, a ``duration`` of microseconds,
+        its field tagged with its Spark type where vpush can tell it (field metadata
+        ``spark_type``: ``interval day``, ``interval hour to second``, ...).
 
         Args:
             on_rows: called with the row count of each batch the scans read, from any thread
                 (for a progress bar; :meth:`rows_to_read` is the total).
+            year_month_intervals: give a year-month interval column as its months (``int32``,
+                tagged ``interval year to month``, ...) rather than refuse it as Spark's
+                ``toArrow`` does (``UNSUPPORTED_DATA_TYPE_FOR_ARROW_CONVERSION``).
         """
         plan = self.plan
         self.connection._check_open()  # a plan made before the connection closed
-        return self.connection.engine.execute(plan, on_rows=on_rows)
+        return self.connection.engine.execute(plan, on_rows=on_rows, year_month_intervals=year_month_intervals)
 
     def to_spark(self) -> DataFrame:
         """The query as a Spark DataFrame (Spark engine only), for further work in Spark."""
@@ -288,7 +294,8 @@ class Relation:
         """Print the first ``n`` rows as a table."""
         from rich.console import Console
 
-        Console().print(render_table(self.to_arrow().slice(0, n), self.connection.time_zone))
+        result = self.fetch_reader(year_month_intervals=True).read_all()  # Spark's show() prints them
+        Console().print(render_table(result.slice(0, n), self.connection.time_zone))
 
     def explain(self) -> str:
         """What the query will do: the SQL the engine runs, and per table the files, row groups
@@ -305,7 +312,7 @@ class Relation:
             read_rg = sum(len(f.row_groups) for f in scan.files)
             total_rg = sum(f.num_row_groups for f in scan.files)
             read_files = sum(1 for f in scan.files if f.row_groups)
-            lines.append(f"== scan of {scan.table} as {scan.name} ==")
+            lines.append(f"== scan of {scan.table or '``'} as {scan.name} ==")  # `` : Spark's empty name
             columns = [c for c in scan.columns if c != ROW_COUNT_COLUMN]
             leaves = dict.fromkeys(i.name for part in scan.parts for f in part.files if f.row_groups for i in part.inputs)
             columns += [leaf for leaf in leaves if leaf not in columns]  # the shredded leaves the extractions read
@@ -360,13 +367,20 @@ class Relation:
 
 def render_table(result: pa.Table, time_zone: str) -> RichTable:
     """A result as a rich table: one column per field, headed by its name and type; variants
-    as Spark's ``to_json`` writes them."""
+    as Spark's ``to_json`` writes them, intervals whose type is known as Spark's ``show()``
+    prints them (``INTERVAL '1' DAY``)."""
     from rich.table import Table as RichTable
 
+    from vpush.exec.engine import interval_type
+    from vpush.exec.format_rows import intervals_as_text
+
     table = _render_variants(result, time_zone)
+    for i, field in enumerate(table.schema):
+        if interval_type(field) is not None:  # an untagged one prints as Python prints a timedelta
+            table = table.set_column(i, field.name, intervals_as_text(table.select([i])).column(0))
     out = RichTable(show_lines=False)
     for field in result.schema:
-        out.add_column(f"{field.name}\n{_type_name(field.type)}", overflow="fold")
+        out.add_column(f"{field.name}\n{_type_name(field)}", overflow="fold")
     for values in zip(*(column.to_pylist() for column in table.columns)):
         out.add_row(*("NULL" if v is None else str(v) for v in values))
     return out
@@ -385,10 +399,15 @@ def _count_reasons(skipped: tuple[tuple[int, str], ...]) -> dict[str, int]:
     return counts
 
 
-def _type_name(t: pa.DataType) -> str:
-    """The column's type as Spark names it (``bigint``, ``decimal(10,2)``, ``variant``)."""
+def _type_name(field: pa.Field) -> str:
+    """The column's type as Spark names it (``bigint``, ``decimal(10,2)``, ``variant``,
+    ``interval day``)."""
+    from vpush.exec.engine import interval_type
     from vpush.optimizer.spark_semantics import arrow_spark_type
 
+    t = field.type
+    if interval_type(field) is not None:
+        return str(interval_type(field))
     spark_type = arrow_spark_type(t)
     if spark_type is not None:
         return spark_type.to_spark()

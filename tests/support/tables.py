@@ -2,7 +2,7 @@
 tests that compare the two over the same files."""
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,3 +63,37 @@ def table_fixtures(name: str, table: pa.Table) -> tuple[Any, Any, Any, Any]:
         return register_views(spark, {"t": table_path})
 
     return table_path, con, spark_con, spark_view
+
+
+def tables_fixtures(
+    write: Callable[[Path], Mapping[str, Path]], name: str, *, both_engines: bool = False
+) -> tuple[Any, Any, Any, Any]:
+    """The module-scoped fixtures of tests that compare vpush with Spark over the tables
+    ``write(root)`` writes (under a temporary folder named ``name``; it returns each table's
+    folder by its name), to assign to these names: ``tables`` (that mapping), ``spark_views``
+    (the session with a view of each), ``con`` (a connection with every table registered: on
+    the DuckDB engine, or with ``both_engines`` once on each, ids ``duckdb`` and ``spark``) and
+    ``spark_con`` (a Spark-engine connection)."""
+
+    @pytest.fixture(scope="module", name="tables")
+    def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+        return dict(write(tmp_path_factory.mktemp(name)))
+
+    @pytest.fixture(scope="module", name="spark_views")
+    def spark_views(spark: SparkSession, tables: dict[str, Path]) -> SparkSession:
+        return register_views(spark, tables)
+
+    if both_engines:
+        @pytest.fixture(scope="module", name="con", params=["duckdb", "spark"])
+        def con(request: pytest.FixtureRequest, spark: SparkSession, tables: dict[str, Path]) -> vpush.Connection:
+            return connect_tables(tables, spark if request.param == "spark" else None)
+    else:
+        @pytest.fixture(scope="module", name="con")
+        def con(tables: dict[str, Path]) -> vpush.Connection:
+            return connect_tables(tables)
+
+    @pytest.fixture(scope="module", name="spark_con")
+    def spark_con(spark: SparkSession, tables: dict[str, Path]) -> vpush.Connection:
+        return connect_tables(tables, spark)
+
+    return tables, spark_views, con, spark_con
