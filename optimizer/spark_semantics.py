@@ -2643,7 +2643,7 @@ class _Rewriter:
                     and not isinstance(node.this, VariantGet)):
                 # DuckDB casts a nested value's parts by its own rules (and a struct's fields by
                 # name): each part is cast as Spark casts it, its fields in order
-                return self._nested_cast(node.this, source, target, isinstance(node, exp.TryCast), 0)
+                return self._nested_cast(node.this, source, target, isinstance(node, exp.TryCast))
         if isinstance(node, exp.Cast) and not isinstance(node.this, VariantGet):
             between = self._datetime_number_cast(node, of(node.this), _cast_type(node))
             if between is not None:
@@ -3008,58 +3008,28 @@ class _Rewriter:
         order = scan_order(self.typer.scope)
         return largest_task_set(member, order, condition) if order is not None else None
 
-    def _nested_cast(self, value: exp.Expr, source: SparkType, target: SparkType, tried: bool, depth: int) -> exp.Expr:
+    def _nested_cast(self, value: exp.Expr, source: SparkType, target: SparkType, tried: bool) -> exp.Expr:
         """``value`` (of ``source``) cast to ``target`` as Spark's ``Cast`` of an array, map or
-        struct casts it: each element, entry value and field (by position, under the target's
-        names) by Spark's cast of its type, which the rewrite writes (a NULL stays NULL; under
-        ``try_cast`` a part that fails is NULL). Refused for a map's keys of another type (Spark
-        keeps keys a cast makes equal), a part cast to or from another kind (a struct to a
-        string, which Spark prints), and target names DuckDB's structs cannot hold."""
-        if source == target:
-            return value
-        name = f"__vpush_cast{depth}"
-        variable = exp.column(name)
-        if isinstance(source, ArrayType) and isinstance(target, ArrayType):
-            element = self._nested_cast(variable, source.element, target.element, tried, depth + 1)
-            result: exp.Expr = exp.Anonymous(this="list_transform", expressions=[value, exp.Lambda(this=element, expressions=[exp.to_identifier(name)])])
-        elif isinstance(source, MapType) and isinstance(target, MapType):
-            if source.key != target.key:
-                _refuse("CAST", "a map to a map of another key type")
-            item = self._nested_cast(exp.Anonymous(this="struct_extract", expressions=[variable.copy(), exp.Literal.string("value")]),
-                                     source.value, target.value, tried, depth + 1)
-            entry = exp.Struct(expressions=[
-                exp.PropertyEQ(this=exp.to_identifier("key"), expression=exp.Anonymous(
-                    this="struct_extract", expressions=[variable.copy(), exp.Literal.string("key")])),
-                exp.PropertyEQ(this=exp.to_identifier("value"), expression=item)])
-            entries = exp.Anonymous(this="list_transform", expressions=[
-                exp.Anonymous(this="map_entries", expressions=[value]), exp.Lambda(this=entry, expressions=[exp.to_identifier(name)])])
-            result = exp.Anonymous(this="map_from_entries", expressions=[entries])
-        elif isinstance(source, StructType) and isinstance(target, StructType):
-            names = [f.name for f in target.fields]
-            if len({n.lower() for n in names}) != len(names) or "" in names:
-                _refuse("CAST", "a struct to a struct of fields named alike but for case, or named ''")
-            parts = [self._nested_cast(exp.Anonymous(this="struct_extract", expressions=[value.copy(), exp.Literal.string(f.name)]),
-                                       f.type, t.type, tried, depth + 1) for f, t in zip(source.fields, target.fields)]
-            built = exp.Struct(expressions=[exp.PropertyEQ(this=exp.to_identifier(t.name, quoted=True), expression=part)
-                                            for t, part in zip(target.fields, parts)])
-            missing = exp.Is(this=value.copy(), expression=exp.Null())
-            result = exp.Case(ifs=[exp.If(this=missing, true=exp.cast(exp.Null(), _sql_type(target)))], default=built)
-        elif isinstance(source, (ArrayType, MapType, StructType)) or isinstance(target, (ArrayType, MapType, StructType)):
-            _refuse("CAST", "an array, map or struct one of whose parts is cast to or from another kind")
-        else:
-            # a leaf: Spark's cast of its type as the rewrite writes it, over a stand-in column of
-            # that type (the value itself is already rewritten, and must not be again)
-            stand_in = exp.column(f"__vpush_leaf{depth}")
-            self.typer.types[id(stand_in)] = source
-            cast: exp.Expr = (exp.TryCast if tried else exp.Cast)(this=stand_in, to=_sql_type(target))
-            self.typer.types[id(cast)] = target
+        struct casts it: each element, map value and field (by position, under the target's names;
+        :func:`rebuilt_as`) by Spark's cast of its type, which the rewrite writes (under
+        ``try_cast`` a part that fails is NULL)."""
+
+        def leaf(part: exp.Expr, part_source: SparkType, part_target: SparkType) -> exp.Expr:
+            # Spark's cast of the part's type as the rewrite writes it, over a stand-in column of
+            # that type (the part itself is already rewritten, and must not be again)
+            stand_in = exp.column("__vpush_leaf")
+            self.typer.types[id(stand_in)] = part_source
+            cast: exp.Expr = (exp.TryCast if tried else exp.Cast)(this=stand_in, to=_sql_type(part_target))
+            self.typer.types[id(cast)] = part_target
             cast = _transform(cast, self)
             if isinstance(cast, exp.Column) and cast.name == stand_in.name:
-                cast = value  # a cast the rewrite found to change nothing
+                return part  # a cast the rewrite found to change nothing
             for column in list(cast.find_all(exp.Column)):
                 if column.name == stand_in.name and not column.table:
-                    column.replace(value.copy())
-            result = cast
+                    column.replace(part.copy())
+            return cast
+
+        result = rebuilt_as(value, source, target, leaf)
         self.typer.types[id(result)] = target
         return result
 
@@ -6195,42 +6165,62 @@ def _alike_but_names(a: SparkType, b: SparkType) -> bool:
     return a == b
 
 
-def renamed_as(value: exp.Expr, source: SparkType, target: SparkType, depth: int = 0) -> exp.Expr:
-    """``value`` of ``source`` with each struct's fields named as ``target``'s (a type
-    :func:`_alike_but_names` to it), by position, inside arrays and map values too; a NULL kept."""
+def rebuilt_as(value: exp.Expr, source: SparkType, target: SparkType,
+               leaf: Callable[[exp.Expr, SparkType, SparkType], exp.Expr], depth: int = 0) -> exp.Expr:
+    """``value`` of ``source`` rebuilt as ``target`` part by part, as Spark pairs the parts of
+    nested values: each array element and map value, and each struct field by position under the
+    target's names (DuckDB pairs fields by name), a NULL kept; ``leaf(part, its type, target's)``
+    gives each part of other types that differ.
+
+    Raises:
+        OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for a map's keys of another type (Spark keeps
+            keys a cast makes equal), a part of another kind (a struct where a string is wanted,
+            which Spark prints), and target names DuckDB's structs cannot hold (alike but for case).
+    """
     if source == target:
         return value
-    name = f"__vpush_renamed{depth}"
+    name = f"__vpush_part{depth}"
     variable = exp.column(name)
     if isinstance(source, ArrayType) and isinstance(target, ArrayType):
-        return exp.Anonymous(this="list_transform", expressions=[value, exp.Lambda(
-            this=renamed_as(variable, source.element, target.element, depth + 1), expressions=[exp.to_identifier(name)])])
+        element = rebuilt_as(variable, source.element, target.element, leaf, depth + 1)
+        return exp.Anonymous(this="list_transform", expressions=[value, exp.Lambda(this=element, expressions=[exp.to_identifier(name)])])
     if isinstance(source, MapType) and isinstance(target, MapType):
+        if source.key != target.key:
+            _refuse("CAST", "a map to a map of another key type")
+        item = rebuilt_as(exp.Anonymous(this="struct_extract", expressions=[variable.copy(), exp.Literal.string("value")]),
+                          source.value, target.value, leaf, depth + 1)
         entry = exp.Struct(expressions=[
-            exp.PropertyEQ(this=exp.to_identifier(part), expression=renamed_as(
-                exp.Anonymous(this="struct_extract", expressions=[variable.copy(), exp.Literal.string(part)]), s, t, depth + 1))
-            for part, s, t in (("key", source.key, target.key), ("value", source.value, target.value))])
+            exp.PropertyEQ(this=exp.to_identifier("key"), expression=exp.Anonymous(
+                this="struct_extract", expressions=[variable.copy(), exp.Literal.string("key")])),
+            exp.PropertyEQ(this=exp.to_identifier("value"), expression=item)])
         return exp.Anonymous(this="map_from_entries", expressions=[exp.Anonymous(this="list_transform", expressions=[
             exp.Anonymous(this="map_entries", expressions=[value]), exp.Lambda(this=entry, expressions=[exp.to_identifier(name)])])])
-    assert isinstance(source, StructType) and isinstance(target, StructType)
-    built = exp.Struct(expressions=[
-        exp.PropertyEQ(this=exp.to_identifier(t.name, quoted=True), expression=renamed_as(
-            exp.Anonymous(this="struct_extract", expressions=[value.copy(), exp.Literal.string(f.name)]), f.type, t.type, depth + 1))
-        for f, t in zip(source.fields, target.fields)])
-    missing = exp.Is(this=value.copy(), expression=exp.Null())
-    return exp.Case(ifs=[exp.If(this=missing, true=exp.cast(exp.Null(), _sql_type(target)))], default=built)
+    if isinstance(source, StructType) and isinstance(target, StructType):
+        names = [f.name for f in target.fields]
+        if len({n.lower() for n in names}) != len(names) or "" in names:
+            _refuse("CAST", "a struct to a struct of fields named alike but for case, or named ''")
+        built = exp.Struct(expressions=[
+            exp.PropertyEQ(this=exp.to_identifier(t.name, quoted=True), expression=rebuilt_as(
+                exp.Anonymous(this="struct_extract", expressions=[value.copy(), exp.Literal.string(f.name)]), f.type, t.type, leaf, depth + 1))
+            for f, t in zip(source.fields, target.fields)])
+        missing = exp.Is(this=value.copy(), expression=exp.Null())
+        return exp.Case(ifs=[exp.If(this=missing, true=exp.cast(exp.Null(), _sql_type(target)))], default=built)
+    if isinstance(source, (ArrayType, MapType, StructType)) or isinstance(target, (ArrayType, MapType, StructType)):
+        _refuse("CAST", "an array, map or struct one of whose parts is cast to or from another kind")
+    return leaf(value, source, target)
 
 
 def _rename_projection(branch: exp.Expr, i: int, kind: SparkType, target: SparkType) -> None:
-    """The ``i``-th projection of ``branch`` (of every SELECT of a nested set operation)
-    :func:`renamed_as` ``target`` under its own name."""
+    """The ``i``-th projection of ``branch`` (of every SELECT of a nested set operation) with its
+    structs' fields named as ``target``'s (:func:`rebuilt_as`), under its own name."""
     if isinstance(branch, exp.SetOperation):
         for side in (branch.left, branch.right):
             _rename_projection(side, i, kind, target)
         return
     projection = branch.expressions[i]
     value = projection.this if isinstance(projection, exp.Alias) else projection
-    projection.replace(exp.alias_(renamed_as(value.copy(), kind, target), exp.to_identifier(projection.alias_or_name, quoted=True)))
+    renamed = rebuilt_as(value.copy(), kind, target, lambda part, _, __: part)  # only names differ
+    projection.replace(exp.alias_(renamed, exp.to_identifier(projection.alias_or_name, quoted=True)))
 
 
 def _with_null_projections(branch: exp.Expr, types: Mapping[str, SparkType | None]) -> dict[str, SparkType | None]:
