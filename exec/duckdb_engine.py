@@ -633,6 +633,15 @@ def translate_message(text: str) -> ExecutionError:
             "if you do not care which of the values within a group is returned.",
             error_class="MISSING_AGGREGATION",
         )
+    overflow = _INTEGER_OVERFLOW.search(message)
+    if overflow is not None:
+        # an integer cast to a narrower one: Spark's words, the value as its toSQLValue shows it
+        (source, suffix), target = _SPARK_INTEGERS[overflow.group(1)], _SPARK_INTEGERS[overflow.group(3)][0]
+        return ExecutionError(
+            f'The value {overflow.group(2)}{suffix} of the type "{source}" cannot be cast to "{target}" due to an overflow. '
+            "Use `try_cast` to tolerate overflow and return NULL instead.",
+            error_class="CAST_OVERFLOW",
+        )
     malformed = _MALFORMED.search(message)
     if malformed is not None:
         # a string DuckDB's own cast could not read (decimal, floating, boolean targets): Spark's words
@@ -654,6 +663,10 @@ _UNGROUPED = re.compile(r'column "([^"]*)" must appear in the GROUP BY clause or
 # DuckDB quotes the string with double quotes for a decimal target, single ones otherwise
 _MALFORMED = re.compile(r"""Could not convert string (?:"(.*)"|'(.*)') to (DECIMAL\(\d+,\d+\)|DOUBLE|FLOAT|BOOL)(?=\s|$)""")
 _SPARK_TARGET_NAMES = {"BOOL": "BOOLEAN"}
+_INTEGER_OVERFLOW = re.compile(r"Type (INT8|INT16|INT32|INT64) with value (-?\d+) can't be cast because the value is out of range "
+                               r"for the destination type (INT8|INT16|INT32|INT64)")
+# DuckDB's integer types as Spark names them, and the suffix of Spark's literal of one
+_SPARK_INTEGERS = {"INT8": ("TINYINT", "Y"), "INT16": ("SMALLINT", "S"), "INT32": ("INT", ""), "INT64": ("BIGINT", "L")}
 _UNRESOLVED_COLUMN = re.compile(r'Referenced column "([^"]*)" not found in FROM clause!(?: Candidate bindings: ((?:"[^"]*"(?:, )?)+))?')
 
 # DuckDB's own errors for the failures Spark (ANSI mode) also raises, with Spark's class.

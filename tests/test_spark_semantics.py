@@ -1370,3 +1370,20 @@ def test_a_malformed_string_cast_raises_sparks_message(target: str, spark_views:
     assert raised.value.error_class == spark_raised.value.getCondition() == "CAST_INVALID_INPUT"
     spark_message = str(spark_raised.value).split("] ", 1)[1].split(" SQLSTATE")[0]
     assert str(raised.value).split("] ", 1)[-1].startswith(spark_message.split(" Correct the value")[0])
+
+
+@pytest.mark.parametrize("sql", ["SELECT CAST(i % 100 + 200 AS TINYINT) AS c FROM t", "SELECT CAST(CAST(i AS BIGINT) + 3000000000 AS INT) AS c FROM t",
+                                 "SELECT CAST(CAST(i % 100 + 300 AS SMALLINT) AS TINYINT) AS c FROM t",
+                                 "SELECT CAST(array(i % 100 - 200) AS ARRAY<TINYINT>) AS c FROM t"])
+def test_an_integer_overflowing_its_cast_raises_sparks_message(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
+    """An integer cast to a narrower one raises Spark's CAST_OVERFLOW in Spark's words, the value
+    written as Spark's literal of its type (``300S``, ``3000000000L``; it was DuckDB's message)."""
+    from pyspark.errors import PySparkException
+
+    with pytest.raises(PySparkException) as spark_raised:
+        spark_views.sql(sql).collect()
+    with pytest.raises(VpushError) as raised:
+        con.sql(sql).to_arrow()
+    assert raised.value.error_class == spark_raised.value.getCondition() == "CAST_OVERFLOW"
+    spark_message = str(spark_raised.value).split("] ", 1)[1].split(" SQLSTATE")[0]
+    assert str(raised.value).split("] ", 1)[-1] == spark_message
