@@ -1472,7 +1472,36 @@ def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace |
     assert re2 is not None and pattern is not None  # for mypy: refused above
     node.set("expression", exp.Literal.string(re2.text))
     if isinstance(node, exp.RegexpReplace):
+        positioned = _java_position(node)
+        if positioned is not None:
+            return positioned
         return _java_replacement(node, pattern.name, re2.groups)
+    return None
+
+
+def _java_position(node: exp.RegexpReplace) -> exp.Expr | None:
+    """Check ``regexp_replace``'s position as Spark's analysis does (an int literal in (0,
+    2147483647]: ``DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE``), drop a position of 1; the call's NULL
+    for a NULL position. Refused for a position that is not a literal."""
+    position = node.args.get("position")
+    if position is None:
+        return None
+    if isinstance(position.unnest(), exp.Null):
+        return exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))
+    number = number_constant(position)
+    shown = spark_name(node) or node.sql(dialect=VpushSpark)
+    if number is None and any(position.find_all(exp.Column)):
+        raise OptimizeError(f'Cannot resolve "{shown}" due to data type mismatch: the input `position` should be a foldable "INT" '
+                            f'expression; however, got "{spark_name(position) or position.sql(dialect=VpushSpark)}".',
+                            error_class="DATATYPE_MISMATCH.NON_FOLDABLE_INPUT")
+    if not isinstance(number, int):
+        _refuse("regexp_replace", "a position that is not an integer literal")
+    assert isinstance(number, int)  # for mypy: refused above
+    if not 0 < number <= 2147483647:
+        raise OptimizeError(f'Cannot resolve "{shown}" due to data type mismatch: The position must be between (0, 2147483647] '
+                            f"(current value = {number}).", error_class="DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE")
+    # (Spark counts the position in characters, as sqlglot's DuckDB SQL of it does)
+    node.set("position", None if number == 1 else exp.Literal.number(number))
     return None
 
 

@@ -76,6 +76,9 @@ REGEXP_CALLS = [
     # Java's replacement: $n the longest number that names a group, a backslash taking the next character
     "regexp_replace(s, '([a-c])(\\\\d)?', '<$2|$1>')", "regexp_replace(s, '(b)', '\\\\$1\\\\\\\\')", "regexp_replace(s, '(a)(b)', '$12$0')",
     "regexp_replace(s, '(a)', '$10')", "regexp_replace(s, '(\\\\d)', '\\\\n$1')", "regexp_replace(s, 'zz', '$1')", "regexp_replace(s, '(b)', NULL)",
+    # a position counts characters (past U+FFFF too), a pattern's ^ matching there
+    "regexp_replace(s, 'b', 'x', 3)", "regexp_replace(s, '(\\\\d)', '<$1>', 2L)", "regexp_replace(s, '.', '-', 4)",
+    "regexp_replace(s, '^.', '-', 2)", "regexp_replace(s, 'b', 'x', NULL)", "regexp_replace(s, 'b', 'x', 1)",
     "split(s, '.b')", "split(s, '\\\\s')", "split(s, 'a')",
     # split with a limit (Java's String.split: 0 or less every part; else the rest kept whole in the last)
     "split(s, 'b', 2)", "split(s, '\\\\s', 1)", "split(s, '[a-c]', 3)", "split(s, 'a', 0)", "split(s, 'b', -1)",
@@ -145,8 +148,14 @@ def test_json_tuple_refused_on_duckdb(call: str, con: vpush.Connection) -> None:
     assert_refused_on_duckdb(con, call)
 
 
+@pytest.mark.parametrize("call", ["regexp_replace(s, 'b', 'x', 0)", "regexp_replace(s, 'b', 'x', -2)", "regexp_replace(s, 'a', 'b', n + 1)"])
+def test_a_position_spark_refuses_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    """Spark's analysis takes a constant position in (0, 2147483647]."""
+    _assert_raises_as_spark(call, spark_view, con, ("DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE", "DATATYPE_MISMATCH.NON_FOLDABLE_INPUT"))
+
+
 @pytest.mark.parametrize("call", ["regexp_replace(s, '(b)', '$2')", "regexp_replace(s, 'b', 'x\\\\')", "regexp_replace(s, '(b)', '$x')",
-                                  "regexp_replace(s, '(\\\\d)', '$1$')"])
+                                  "regexp_replace(s, '(\\\\d)', '$1$')", "regexp_replace(s, '(b)', '$2', 3)"])
 def test_replacement_java_refuses_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """Spark raises INVALID_REGEXP_REPLACE for a row with a match where Java's replacement names
     a group the pattern does not have, or ends in ``$`` or a lone backslash."""
