@@ -2322,6 +2322,36 @@ class _Rewriter:
         choice.set("expressions", [fast, self._past_fallback(called, exact, self._fallback(called))])
         return choice
 
+    def _string_beside_fraction(self, node: exp.Expr) -> exp.Expr:
+        """A simple ``CASE x WHEN a ...`` and ``nullif(x, a)`` comparing a string with a decimal
+        or double as Spark's ``x = a`` compares them: both as doubles (DuckDB read the string as
+        the decimal, rounded to its scale: ``CASE '3.04' WHEN 3.0`` took the branch)."""
+        of = self.typer.of
+
+        def mixed(a: exp.Expr, b: exp.Expr) -> bool:
+            kinds = (of(a), of(b))
+            return any(isinstance(k, StringType) for k in kinds) and any(_is_fractional(k) or isinstance(k, DecimalType) for k in kinds)
+
+        def equal(a: exp.Expr, b: exp.Expr) -> exp.Expr:
+            return exp.EQ(this=self._to_double(a.copy()), expression=self._to_double(b.copy()))
+
+        if isinstance(node, exp.Nullif):
+            left, right = node.this, node.expression
+            if not mixed(left, right) or of(left) is None:
+                return node
+            return exp.Case(ifs=[exp.If(this=equal(left, right), true=exp.cast(exp.Null(), _sql_type(of(left))))], default=left.copy())
+        operand = node.this
+        branches = node.args.get("ifs") or []
+        if operand is None or not any(mixed(operand, b.this) for b in branches):
+            return node
+        searched = exp.Case(
+            ifs=[exp.If(this=equal(operand, b.this) if mixed(operand, b.this) else exp.EQ(this=operand.copy(), expression=b.this.copy()),
+                        true=b.args["true"].copy()) for b in branches],
+            default=node.args["default"].copy() if node.args.get("default") is not None else None,
+        )
+        self.typer.types[id(searched)] = of(node)
+        return searched
+
     def _in_subquery_operands(self, node: exp.In) -> None:
         """``x IN (SELECT y ...)`` with a string on one side and a number, date or timestamp on
         the other, both read as Spark's ``InConversion`` reads them (DuckDB's binder refused the
@@ -2505,6 +2535,8 @@ class _Rewriter:
             return moment
         if isinstance(node, exp.Filter) and isinstance(node.this, exp.ApproxQuantile) and not isinstance(node.parent, exp.Window):
             return self._approx_percentile(node.this, node.expression.this)
+        if isinstance(node, (exp.Case, exp.Nullif)):
+            node = self._string_beside_fraction(node)
         if isinstance(node, (exp.Case, exp.If, exp.Coalesce, exp.Greatest, exp.Least, exp.Array)) and not isinstance(node.parent, exp.Case):
             widened = self._widen_decimal_branches(node)
             if widened is not None:
@@ -4868,6 +4900,7 @@ def apply_spark_semantics(
         _check_group_by_present(select, typer)
         _check_order_by_grouped(select)
         _check_qualify_aggregates(select)
+        _check_semi_joined_columns(select)
         _check_field_bases(select, scope, columns)
         _check_array_fields(select, typer)
         check_order_by_aggregates(select)
@@ -5325,7 +5358,7 @@ def _float_group_keys(select: exp.Select, typer: _Typer, columns: Mapping[str, M
     group = select.args.get("group")
     keys = _FloatKeys([], [], [])
     # the keys of ROLLUP, CUBE and GROUPING SETS too
-    listed = (exp.Group, exp.Rollup, exp.Cube, exp.GroupingSets, exp.Tuple)
+    listed = (exp.Group, exp.Rollup, exp.Cube, exp.GroupingSets, exp.Tuple, exp.Paren)
     candidates = [
         n for n in (in_scope(group) if group is not None else [])
         if isinstance(n, exp.Column) or (isinstance(n, exp.Literal) and isinstance(n.parent, listed))
@@ -6502,6 +6535,29 @@ def _aggregating(select: exp.Select) -> bool:
         isinstance(n, exp.AggFunc) and n.find_ancestor(exp.Window, exp.Select) is select for p in select.expressions for n in in_scope(p))
 
 
+def _check_semi_joined_columns(select: exp.Select) -> None:
+    """A column of a LEFT SEMI or ANTI join's right side read outside its ``ON`` (``SELECT e.id,
+    o.id FROM e LEFT SEMI JOIN o ON ...``) raises Spark's UNRESOLVED_COLUMN.WITH_SUGGESTION: the
+    join gives only the left side's columns (DuckDB's binder raised without Spark's class)."""
+    hidden = {
+        join.alias_or_name.lower() for join in select.args.get("joins") or []
+        if str(join.args.get("kind") or "").upper() in ("SEMI", "ANTI") and join.alias_or_name
+    }
+    if not hidden:
+        return
+    for key in ("expressions", "where", "group", "having", "order", "qualify"):
+        value = select.args.get(key)
+        for part in value if isinstance(value, list) else [value]:
+            if not isinstance(part, exp.Expr):
+                continue
+            for column in in_scope(part):
+                if isinstance(column, exp.Column) and column.table and column.table.lower() in hidden:
+                    raise OptimizeError(
+                        f"A column, variable, or function parameter with name `{column.table}`.`{column.name}` cannot be resolved.",
+                        error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
+                    )
+
+
 def _check_qualify_aggregates(select: exp.Select) -> None:
     """A grouped SELECT's QUALIFY holding an aggregate of its own (``QUALIFY row_number() OVER
     (ORDER BY max(id)) = 1``, ``QUALIFY sum(id) > 3``) raises Spark's error: Spark resolves QUALIFY
@@ -6513,10 +6569,9 @@ def _check_qualify_aggregates(select: exp.Select) -> None:
         return
     outputs = [p.alias_or_name for p in select.expressions]
     for node in in_scope(qualify):
-        if not isinstance(node, exp.AggFunc) or (isinstance(node.parent, exp.Window) and node.arg_key == "this"):
+        if not isinstance(node, exp.AggFunc) or node.find_ancestor(exp.Select) is not select:
             continue
-        if node.find_ancestor(exp.Select) is not select:
-            continue
+        windowed = isinstance(node.parent, exp.Window) and node.arg_key == "this"  # `max(id) OVER ()`: its column too
         columns = [c for c in node.find_all(exp.Column) if not isinstance(c.this, exp.Star)]
         unresolved = [c for c in columns if c.name.lower() not in {o.lower() for o in outputs}]
         if unresolved:
@@ -6526,7 +6581,7 @@ def _check_qualify_aggregates(select: exp.Select) -> None:
                 f"Did you mean one of the following? [{shown}].",
                 error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
             )
-        if not columns:
+        if not columns and not windowed:
             raise OptimizeError(
                 "The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window functions using "
                 "OVER clauses.",

@@ -108,12 +108,17 @@ QUERIES: list[Any] = [
     "SELECT -s AS s2, count(*) AS n FROM (SELECT -v:score::double AS s FROM events WHERE id = 24) GROUP BY -s",
     "SELECT v:score::double AS s, count(*) AS n FROM events WHERE id BETWEEN 20 AND 26 GROUP BY ROLLUP(1)",
     "SELECT v:score::float AS s, count(*) AS n FROM events WHERE id BETWEEN 20 AND 26 GROUP BY CUBE(s)",
+    "SELECT v:score::double AS s, count(*) AS n FROM events WHERE id BETWEEN 20 AND 26 GROUP BY GROUPING SETS ((1), ())",
     # a string compared with a decimal or double: both doubles (DuckDB read '3.04' as decimal(2,1) 3.0)
     "SELECT id, v:user_id::string AS u FROM events WHERE concat(v:user_id::string, '.04') = 3.0",
     "SELECT id, concat(v:user_id::string, '.04') IN (3.0, 4.0) AS m, concat(v:user_id::string, '.0') = 4.0D AS d, "
     "concat(v:user_id::string, '.04') BETWEEN 3.0 AND 3.01 AS b FROM events",
     "SELECT e.id, o.id FROM events e JOIN orders o ON concat(e.v:user_id::string, '.4') = o.v:user_id::decimal(10,0)",
     "SELECT id FROM events WHERE v:kind::string = 3.5",
+    "SELECT id, CASE concat(v:user_id::string, '.04') WHEN 3.0 THEN 'x' ELSE 'y' END AS c, "
+    "nullif(concat(v:user_id::string, '.04'), 3.0) AS n FROM events",
+    "SELECT id, CASE v:user_id::string WHEN 3.0 THEN 1.5 WHEN '2' THEN 2 END AS c FROM events",
+    "SELECT id FROM events WHERE concat(v:user_id::string, '.04') <=> 3.0 OR concat(v:user_id::string, '.04') NOT IN (3.0, 4.0)",
     # x IN (subquery) of a string and a number, date or timestamp (DuckDB's binder refused them)
     "SELECT id FROM events WHERE v:user_id::string IN (SELECT v:user_id::int FROM orders)",
     "SELECT id FROM events WHERE v:user_id::int IN (SELECT v:kind::string FROM events)",
@@ -148,7 +153,12 @@ QUERIES: list[Any] = [
     "SELECT v:user_id::string AS u FROM events GROUP BY 1 QUALIFY sum(id) > 3",
     "SELECT v:user_id::string AS u, count(*) AS n FROM events GROUP BY 1 QUALIFY rank() OVER (ORDER BY count(*)) = 1",
     "SELECT v:user_id::string AS u, max(id) AS m FROM events GROUP BY 1 QUALIFY sum(max(id)) OVER () > 3",
+    "SELECT v:user_id::string AS u, max(id) AS m FROM events GROUP BY 1 QUALIFY max(id) OVER () = m",
+    "SELECT v:user_id::string AS u, max(id) AS m FROM events GROUP BY 1 QUALIFY count(*) OVER () = 8 AND max(m) OVER () = m",
     "SELECT v:user_id::string AS u, max(id) AS m FROM events GROUP BY 1 QUALIFY row_number() OVER (ORDER BY m DESC, u) <= 3",
+    # a LEFT SEMI or ANTI join's right side read outside its ON: Spark's UNRESOLVED_COLUMN
+    "SELECT e.id, o.id FROM events e LEFT SEMI JOIN orders o ON o.v:total::decimal(10,2) = concat(e.v:user_id::string, '30.00')",
+    "SELECT e.id FROM events e LEFT ANTI JOIN orders o ON o.v:user_id::int = e.v:user_id::int WHERE o.id > 3",
     # the probe's pipeline shapes that agreed from the start
     "SELECT e.id AS l, u.id AS r FROM events e FULL OUTER JOIN users u ON e.v:user_id::string = u.v:uid::int",
     "SELECT e.id AS l, o.id AS r FROM events e LEFT JOIN orders o ON e.v:user_id::bigint <=> o.v:user_id::decimal(10,0)",
