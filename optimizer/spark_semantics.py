@@ -2337,9 +2337,10 @@ class _Rewriter:
 
         if isinstance(node, exp.Nullif):
             left, right = node.this, node.expression
-            if not mixed(left, right) or of(left) is None:
+            kind = of(left)
+            if not mixed(left, right) or kind is None:
                 return node
-            return exp.Case(ifs=[exp.If(this=equal(left, right), true=exp.cast(exp.Null(), _sql_type(of(left))))], default=left.copy())
+            return exp.Case(ifs=[exp.If(this=equal(left, right), true=exp.cast(exp.Null(), _sql_type(kind)))], default=left.copy())
         operand = node.this
         branches = node.args.get("ifs") or []
         if operand is None or not any(mixed(operand, b.this) for b in branches):
