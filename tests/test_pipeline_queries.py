@@ -252,3 +252,15 @@ def test_first_of_strings_by_a_key_with_nulls(spark_views: SparkSession, tables:
     order read (README, differences); the Spark engine gives Spark's answer."""
     sql = "SELECT v:user_id::bigint AS uid, first(CAST(id AS STRING)) AS f, last(CAST(id AS STRING)) AS l FROM events GROUP BY 1"
     assert_same_answer(sql, spark_views, connect_tables(tables), _SPARK_ANSWERS)
+
+
+@pytest.mark.xfail(strict=True, reason="a string in arithmetic beside a decimal or double, and a HAVING's alias of a string beside a decimal, are not yet cast as Spark casts them")
+@pytest.mark.parametrize("sql", [
+    "SELECT id, v:amount::decimal(10,2) + '1.5' AS a, v:amount::decimal(10,2) * '2' AS b FROM events WHERE id < 5",
+    "SELECT id, v:score::double + v:user_id::string AS a FROM events WHERE id < 5",
+    "SELECT v:user_id::string AS u FROM events GROUP BY 1 HAVING u > 2.5",
+])
+def test_strings_beside_fractions_not_yet_cast(sql: str, spark_views: SparkSession, tables: dict[str, Path]) -> None:
+    """Spark answers (a string in arithmetic read as a double); on the DuckDB engine DuckDB's
+    binder refuses the pair, without Spark's error class (README, differences)."""
+    assert_same_answer(sql, spark_views, connect_tables(tables), _SPARK_ANSWERS)
