@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from vpush.codec.errors import VpushError
 from vpush.codec.java_format import duckdb_time_zone, java_string_of_bytes
@@ -61,16 +62,77 @@ def spark_schema(arrow_schema: pa.Schema) -> Any:
     from pyspark.sql.pandas.types import from_arrow_type
     from pyspark.sql.types import BooleanType, StructField, StructType, VariantType
 
+    from pyspark.sql.types import ArrayType, MapType
+
+    def spark_type_of(arrow_type: pa.DataType) -> Any:
+        if arrow_type.equals(VARIANT_ARROW_TYPE):
+            return VariantType()
+        if not _holds_variant(arrow_type):
+            return from_arrow_type(arrow_type)
+        # a variant inside an array, map or struct (`CAST(v:a AS array<variant>)`)
+        if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+            return ArrayType(spark_type_of(arrow_type.value_type), containsNull=True)
+        if pa.types.is_map(arrow_type):
+            return MapType(spark_type_of(arrow_type.key_type), spark_type_of(arrow_type.item_type), valueContainsNull=True)
+        return StructType([StructField(f.name, spark_type_of(f.type), nullable=True) for f in arrow_type])
+
     fields = []
     for field in arrow_schema:
-        if field.type.equals(VARIANT_ARROW_TYPE):
-            spark_type: Any = VariantType()
-        elif pa.types.is_null(field.type):
-            spark_type = BooleanType()
-        else:
-            spark_type = from_arrow_type(field.type)
+        spark_type: Any = BooleanType() if pa.types.is_null(field.type) else spark_type_of(field.type)
         fields.append(StructField(field.name, spark_type, nullable=True))
     return StructType(fields)
+
+
+def _holds_variant(arrow_type: pa.DataType) -> bool:
+    """Whether ``arrow_type`` is vpush's variant or an array, map or struct with one inside."""
+    if arrow_type.equals(VARIANT_ARROW_TYPE):
+        return True
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return _holds_variant(arrow_type.value_type)
+    if pa.types.is_map(arrow_type):
+        return _holds_variant(arrow_type.key_type) or _holds_variant(arrow_type.item_type)
+    if pa.types.is_struct(arrow_type):
+        return any(_holds_variant(f.type) for f in arrow_type)
+    return False
+
+
+_SPARK_VARIANT_TYPE = pa.struct([pa.field("value", pa.binary(), nullable=False), pa.field("metadata", pa.binary(), nullable=False)])
+
+
+def _spark_variants(column: pa.Array) -> tuple[pa.Array, pa.Field]:
+    """``column`` with every variant in it as Spark's Python data source takes one (a
+    ``struct<value, metadata>`` of non-null fields tagged ``variant``), and the field to hold it
+    (its name left empty): at the top, or inside arrays, maps and structs."""
+    kind = column.type
+    if kind.equals(VARIANT_ARROW_TYPE):
+        assert isinstance(column, pa.StructArray)
+        mask = column.is_null() if column.null_count else None
+        value = column.field("value").fill_null(b"")
+        metadata = column.field("metadata").fill_null(b"")
+        converted = pa.StructArray.from_arrays([value, metadata], fields=list(_SPARK_VARIANT_TYPE), mask=mask)
+        return converted, pa.field("", _SPARK_VARIANT_TYPE, metadata=_VARIANT_FIELD_METADATA)
+    if not _holds_variant(kind):
+        return column, pa.field("", kind)
+    mask = column.is_null() if column.null_count else None
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_map(kind):
+        # offsets from 0 over the slice's own values (Arrow builds no list of sliced offsets and a mask)
+        start, end = column.offsets[0].as_py(), column.offsets[-1].as_py()
+        offsets = pc.subtract(column.offsets, pa.scalar(start, column.offsets.type))
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        values, item = _spark_variants(column.values.slice(start, end - start))
+        item = item.with_name(kind.value_field.name)
+        listed = pa.large_list(item) if pa.types.is_large_list(kind) else pa.list_(item)
+        array_class = pa.LargeListArray if pa.types.is_large_list(kind) else pa.ListArray
+        return array_class.from_arrays(offsets, values, type=listed, mask=mask), pa.field("", listed)
+    if pa.types.is_map(kind):
+        keys, key_field = _spark_variants(column.keys.slice(start, end - start))
+        items, item_field = _spark_variants(column.items.slice(start, end - start))
+        mapped = pa.map_(key_field.with_name("key").with_nullable(False), item_field.with_name("value"))
+        return pa.MapArray.from_arrays(offsets, keys, items, type=mapped, mask=mask), pa.field("", mapped)
+    assert isinstance(column, pa.StructArray)
+    parts = [_spark_variants(column.field(i)) for i in range(kind.num_fields)]
+    fields = [f.with_name(kind.field(i).name) for i, (_, f) in enumerate(parts)]
+    return pa.StructArray.from_arrays([a for a, _ in parts], fields=fields, mask=mask), pa.field("", pa.struct(fields))
 
 
 def spark_arrow_schema(schema: pa.Schema) -> pa.Schema:
@@ -97,19 +159,9 @@ def _to_spark_batch(batch: pa.RecordBatch, schema: pa.Schema) -> pa.RecordBatch:
     arrays = []
     fields = []
     for field, column in zip(schema, batch.columns):
-        if field.type.equals(VARIANT_ARROW_TYPE):
-            assert isinstance(column, pa.StructArray)
-            value = column.field("value").fill_null(b"")
-            metadata = column.field("metadata").fill_null(b"")
-            spark_type = pa.struct(
-                [
-                    pa.field("value", pa.binary(), nullable=False),
-                    pa.field("metadata", pa.binary(), nullable=False),
-                ]
-            )
-            mask = column.is_null() if column.null_count else None
-            column = pa.StructArray.from_arrays([value, metadata], fields=list(spark_type), mask=mask)
-            fields.append(pa.field(field.name, spark_type, metadata=_VARIANT_FIELD_METADATA))
+        if _holds_variant(field.type):
+            column, made = _spark_variants(column)
+            fields.append(made.with_name(field.name))
         elif pa.types.is_null(field.type):
             column = pa.nulls(len(column), pa.bool_())
             fields.append(pa.field(field.name, pa.bool_()))
@@ -458,20 +510,61 @@ def _from_spark_table(table: pa.Table, variants: set[int]) -> pa.Table:
     as vpush gives them: ``struct<metadata, value>``. A struct that merely has fields named
     ``metadata`` and ``value`` stays as it is."""
     for i, field in enumerate(table.schema):
-        if i in variants:
-            column = table.column(i).combine_chunks()
-            rebuilt = pa.StructArray.from_arrays(
-                [column.field("metadata"), column.field("value")],
-                names=["metadata", "value"],
-                mask=column.is_null() if column.null_count else None,
-            )
-            table = table.set_column(i, pa.field(field.name, VARIANT_ARROW_TYPE), rebuilt)
+        if i in variants or _holds_spark_variant(field.type):
+            rebuilt = _vpush_variants(table.column(i).combine_chunks())
+            table = table.set_column(i, pa.field(field.name, rebuilt.type), rebuilt)
         elif pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
             table = table.set_column(i, field, _valid_text(table.column(i)))
     # As the DuckDB engine gives it: every column nullable, no Spark field metadata.
     return table.replace_schema_metadata(None).cast(
         pa.schema([f.remove_metadata().with_nullable(True) for f in table.schema])
     )
+
+
+def _is_spark_variant(arrow_type: pa.DataType) -> bool:
+    """Whether ``arrow_type`` is a variant as Spark's Arrow result gives one (its ``metadata``
+    field tagged: :func:`spark_variant_columns`)."""
+    if not pa.types.is_struct(arrow_type) or arrow_type.get_field_index("metadata") < 0:
+        return False
+    return (arrow_type.field("metadata").metadata or {}).get(b"variant") == b"true"
+
+
+def _holds_spark_variant(arrow_type: pa.DataType) -> bool:
+    """Whether an array, map or struct of Spark's result holds a variant inside."""
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return _is_spark_variant(arrow_type.value_type) or _holds_spark_variant(arrow_type.value_type)
+    if pa.types.is_map(arrow_type):
+        return any(_is_spark_variant(t) or _holds_spark_variant(t) for t in (arrow_type.key_type, arrow_type.item_type))
+    if pa.types.is_struct(arrow_type) and not _is_spark_variant(arrow_type):
+        return any(_is_spark_variant(f.type) or _holds_spark_variant(f.type) for f in arrow_type)
+    return False
+
+
+def _vpush_variants(column: pa.Array) -> pa.Array:
+    """``column`` of Spark's result with every variant in it, at the top or inside arrays, maps
+    and structs (``array<variant>``), as vpush gives one: ``struct<metadata, value>``."""
+    kind = column.type
+    mask = column.is_null() if column.null_count else None
+    if _is_spark_variant(kind):
+        assert isinstance(column, pa.StructArray)
+        return pa.StructArray.from_arrays([column.field("metadata"), column.field("value")], names=["metadata", "value"], mask=mask)
+    if not _holds_spark_variant(kind):
+        return column
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_map(kind):
+        start, end = column.offsets[0].as_py(), column.offsets[-1].as_py()
+        offsets = pc.subtract(column.offsets, pa.scalar(start, column.offsets.type))
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        values = _vpush_variants(column.values.slice(start, end - start))
+        listed = pa.large_list(values.type) if pa.types.is_large_list(kind) else pa.list_(values.type)
+        array_class = pa.LargeListArray if pa.types.is_large_list(kind) else pa.ListArray
+        return array_class.from_arrays(offsets, values, type=listed, mask=mask)
+    if pa.types.is_map(kind):
+        keys = _vpush_variants(column.keys.slice(start, end - start))
+        items = _vpush_variants(column.items.slice(start, end - start))
+        return pa.MapArray.from_arrays(offsets, keys, items, type=pa.map_(keys.type, items.type), mask=mask)
+    assert isinstance(column, pa.StructArray)
+    parts = [_vpush_variants(column.field(i)) for i in range(kind.num_fields)]
+    return pa.StructArray.from_arrays(parts, names=[f.name for f in kind], mask=mask)
 
 
 def _valid_text(column: pa.ChunkedArray) -> pa.ChunkedArray:

@@ -29,7 +29,7 @@ import re
 import typing as t
 from collections.abc import Callable
 
-from sqlglot import exp
+from sqlglot import exp, transforms
 from sqlglot.dialects.dialect import build_default_decimal_type
 from sqlglot.dialects.spark import Spark
 from sqlglot.generators.spark import SparkGenerator
@@ -1562,6 +1562,9 @@ class VpushSparkGenerator(SparkGenerator):
         exp.AtTimeZone: _utc_shift_sql("FROM_UTC_TIMESTAMP"),
         exp.FromTimeZone: _utc_shift_sql("TO_UTC_TIMESTAMP"),
         ShiftRightUnsigned: lambda self, e: self.binary(e, ">>>"),
+        # Spark 4 has QUALIFY: sqlglot's Spark 2 transform wrote it as a WHERE over a subquery,
+        # which reads a grouped SELECT's aggregates otherwise (`QUALIFY sum(id) > 3` answered)
+        exp.Select: transforms.preprocess([transforms.eliminate_distinct_on, transforms.unnest_to_explode, transforms.any_to_exists]),
     }
     # Hive's mapping writes TIME as TIMESTAMP; Spark 4.1+ has a TIME type of its own.
     TYPE_MAPPING = {**SparkGenerator.TYPE_MAPPING, exp.DType.TIME: "TIME"}

@@ -1668,6 +1668,12 @@ def _arguments(node: exp.Expr) -> list[exp.Expr]:
     return [a for a in arguments if a is not None]
 
 
+def _count_of_trues(node: exp.Expr) -> exp.Expr:
+    """``count_if``'s count as Spark gives it: 0, not DuckDB's NULL, where no value is true
+    because every one is NULL (a group whose predicate reads only missing fields)."""
+    return exp.cast(exp.Coalesce(this=node, expressions=[exp.Literal.number(0)]), exp.DataType.build("BIGINT"))
+
+
 def _comparison_operands(node: exp.Expr) -> list[exp.Expr]:
     """The values a comparison, ``BETWEEN`` or ``IN`` list compares."""
     operands = [node.this, *(node.args.get(k) for k in ("expression", "low", "high")), *node.expressions]
@@ -2385,6 +2391,82 @@ class _Rewriter:
         choice.set("expressions", [fast, self._past_fallback(called, exact, self._fallback(called))])
         return choice
 
+    def _string_beside_fraction(self, node: exp.Expr) -> exp.Expr:
+        """A simple ``CASE x WHEN a ...`` and ``nullif(x, a)`` comparing a string with a decimal
+        or double as Spark's ``x = a`` compares them: both as doubles (DuckDB read the string as
+        the decimal, rounded to its scale: ``CASE '3.04' WHEN 3.0`` took the branch)."""
+        of = self.typer.of
+
+        def mixed(a: exp.Expr, b: exp.Expr) -> bool:
+            kinds = (of(a), of(b))
+            return any(isinstance(k, StringType) for k in kinds) and any(_is_fractional(k) or isinstance(k, DecimalType) for k in kinds)
+
+        def equal(a: exp.Expr, b: exp.Expr) -> exp.Expr:
+            return exp.EQ(this=self._to_double(a.copy()), expression=self._to_double(b.copy()))
+
+        if isinstance(node, exp.Nullif):
+            left, right = node.this, node.expression
+            kind = of(left)
+            if not mixed(left, right) or kind is None:
+                return node
+            return exp.Case(ifs=[exp.If(this=equal(left, right), true=exp.cast(exp.Null(), _sql_type(kind)))], default=left.copy())
+        operand = node.this
+        branches = node.args.get("ifs") or []
+        if operand is None or not any(mixed(operand, b.this) for b in branches):
+            return node
+        searched = exp.Case(
+            ifs=[exp.If(this=equal(operand, b.this) if mixed(operand, b.this) else exp.EQ(this=operand.copy(), expression=b.this.copy()),
+                        true=b.args["true"].copy()) for b in branches],
+            default=node.args["default"].copy() if node.args.get("default") is not None else None,
+        )
+        self.typer.types[id(searched)] = of(node)
+        return searched
+
+    def _in_subquery_operands(self, node: exp.In) -> None:
+        """``x IN (SELECT y ...)`` with a string on one side and a number, date or timestamp on
+        the other, both read as Spark's ``InConversion`` reads them (DuckDB's binder refused the
+        pair): a string beside an integer as a ``bigint``, beside a decimal or double both as
+        doubles, beside a date or timestamp as one, strictly (``CAST_INVALID_INPUT``)."""
+        query = node.args["query"]
+        inner = query.this if isinstance(query, exp.Subquery) else query
+        outputs = self.typer.subquery_outputs.get(id(inner), {})
+        if isinstance(node.this, exp.Tuple) or len(outputs) != 1 or not isinstance(inner, exp.Select):
+            return
+        left, right = self.typer.of(node.this), next(iter(outputs.values()))
+        target: SparkType | None = None
+        for one, other in ((left, right), (right, left)):
+            if isinstance(one, StringType) and other is not None and not isinstance(other, StringType):
+                if _is_integral(other):
+                    target = _BIGINT
+                elif _is_fractional(other) or isinstance(other, DecimalType):
+                    target = _DOUBLE
+                elif other in (AtomicType("date"), *_TIMESTAMPS):
+                    target = other
+        if target is None:
+            return
+
+        def converted(value: exp.Expr, kind: SparkType | None) -> exp.Expr:
+            if kind == target:
+                return value
+            if not isinstance(kind, StringType):
+                return exp.cast(value, _sql_type(target))
+            if target == _BIGINT:
+                return _string_to_integral_or_boolean(value, _BIGINT, strict=True)
+            if target == _DOUBLE:
+                return exp.cast(value, exp.DataType.build("DOUBLE"))
+            assert isinstance(target, AtomicType)  # for mypy: a date or timestamp
+            return string_to_datetime(value, target, self.functions, strict=True)
+
+        node.set("this", converted(node.this, left))
+        if right == target:
+            return
+        # the subquery's one output, converted over it: `(SELECT f(c) FROM (SELECT ...) AS q(c))`
+        table, column = exp.to_identifier("__vpush_in_query"), exp.to_identifier("__vpush_in_value")
+        source = exp.Subquery(this=inner.copy(), alias=exp.TableAlias(this=table, columns=[column]))
+        value = converted(exp.column(column.copy(), table=table.copy()), right)
+        wrapped = exp.select(exp.alias_(value, column.copy(), copy=False), copy=False).from_(source, copy=False)
+        node.set("query", exp.Subquery(this=wrapped) if isinstance(query, exp.Subquery) else wrapped)
+
     def visit(self, node: exp.Expr) -> exp.Expr:
         of = self.typer.of
         if isinstance(node, exp.Filter) and node.this.meta.get(_PAST_FALLBACK) and not isinstance(node.parent, exp.Window):
@@ -2525,10 +2607,14 @@ class _Rewriter:
             return moment
         if isinstance(node, exp.Filter) and isinstance(node.this, exp.ApproxQuantile) and not isinstance(node.parent, exp.Window):
             return self._approx_percentile(node.this, node.expression.this)
+        if isinstance(node, (exp.Case, exp.Nullif)):
+            node = self._string_beside_fraction(node)
         if isinstance(node, (exp.Case, exp.If, exp.Coalesce, exp.Greatest, exp.Least, exp.Array)) and not isinstance(node.parent, exp.Case):
             widened = self._widen_decimal_branches(node)
             if widened is not None:
                 return widened
+        if isinstance(node, exp.Filter) and isinstance(node.this, exp.CountIf) and not isinstance(node.parent, exp.Window):
+            return _count_of_trues(node)  # `count_if(p) FILTER (...)`: DuckDB's is a decimal, NULL for no rows
         if isinstance(node, exp.Filter) and isinstance(node.this, exp.Sum) and not isinstance(node.parent, exp.Window):
             # `sum(x) FILTER (WHERE ...)`: typed as Spark types the sum (DuckDB's is a HUGEINT)
             return self._aggregate(node, node.this, of(node.this), window=None)
@@ -2547,7 +2633,7 @@ class _Rewriter:
             if isinstance(node.this, (exp.Quantile, exp.Median)) or _percentile_cont(node.this) is not None:
                 return self._exact_percentile(node.this, node)
             if isinstance(node.this, exp.CountIf):
-                return exp.cast(node, exp.DataType.build("BIGINT"))
+                return _count_of_trues(node)
             if isinstance(node.this, (exp.Lag, exp.Lead)):
                 _truncate_default(node.this, of(node.this.this))
         if isinstance(node, exp.Window) and isinstance(node.this, (exp.Sum, exp.Avg, *_RANKING)):
@@ -2616,7 +2702,7 @@ class _Rewriter:
         if isinstance(node, (exp.Length, exp.ArraySize, exp.DateDiff)) and result == _INT:
             return exp.cast(node, exp.DataType.build("INT"))
         if isinstance(node, exp.CountIf):
-            return exp.cast(node, exp.DataType.build("BIGINT"))
+            return _count_of_trues(node)
         if isinstance(node, tuple(_DATETIME_PARTS)):
             part: exp.Expr = node
             if isinstance(node, exp.DayOfWeek):  # Spark: Sunday is 1; DuckDB: Sunday is 0
@@ -2864,6 +2950,8 @@ class _Rewriter:
         mode_order = _mode_within_group(node)
         if mode_order is not None:
             return self._mode(node, mode_order.this, least=not mode_order.args.get("desc"))
+        if isinstance(node, exp.In) and node.args.get("query") is not None:
+            self._in_subquery_operands(node)
         if _is_subquery_membership(node) and not _negated(node) and _in_projection(node):
             # Spark answers `x IN (subquery)` in a SELECT list by an existence join: true where a
             # row matches, else false (never NULL, for a NULL x or a subquery holding a NULL);
@@ -2994,6 +3082,16 @@ class _Rewriter:
                 node.set("expressions", [
                     _string_to_integral_or_boolean(e, _BIGINT, strict=True) if isinstance(of(e), StringType) else e
                     for e in node.expressions
+                ])
+            elif any(isinstance(k, StringType) for k in kinds) and any(_is_fractional(k) or isinstance(k, DecimalType) for k in kinds):
+                # Spark compares a string with a decimal or a double as doubles; DuckDB read the
+                # string as the decimal, rounded to its scale ('3.04' = 3.0 was true)
+                for key in ("this", "expression", "low", "high"):
+                    side = node.args.get(key)
+                    if isinstance(side, exp.Expr) and (isinstance(of(side), StringType) or isinstance(of(side), DecimalType)):
+                        node.set(key, self._to_double(side))
+                node.set("expressions", [
+                    self._to_double(e) if isinstance(of(e), (StringType, DecimalType)) else e for e in node.expressions
                 ])
             if any(of(o) == AtomicType("float") for o in present) and any(
                 _is_integral(of(o)) or isinstance(of(o), DecimalType) or of(o) == _DOUBLE for o in present
@@ -4902,9 +5000,12 @@ def apply_spark_semantics(
             generated(produced_columns)
         _expand_nested_struct_stars(select, typer)
         _check_resolved(select, scope, columns)
+        _check_correlated_variants(scope, columns)
         _check_distinct_order(select)
         _check_group_by_present(select, typer)
         _check_order_by_grouped(select)
+        _check_qualify_aggregates(select)
+        _check_semi_joined_columns(select)
         _check_field_bases(select, scope, columns)
         _check_array_fields(select, typer)
         check_order_by_aggregates(select)
@@ -4922,7 +5023,7 @@ def apply_spark_semantics(
         expand_using_stars(select, scope, columns)
         rename_duplicate_columns(select, scope)
         _spell_out_with_rollup(select)
-        float_keys = _float_group_keys(select, typer)
+        float_keys = _float_group_keys(select, typer, columns)
         _inline_aggregate_aliases(select, columns)
         produced: dict[str, SparkType | None] = {}
         lateral: dict[str, exp.Expr] = {}
@@ -5347,45 +5448,83 @@ def _set_element(element: SparkType | None, call: exp.Expr) -> SparkType | None:
     return element
 
 
-def _float_group_keys(select: exp.Select, typer: _Typer) -> list[tuple[exp.Column, SparkType]]:
-    """The GROUP BY keys that are float or double columns of a source, with their types."""
+class _FloatKeys(typing.NamedTuple):
+    """A SELECT's float and double GROUP BY keys, as :func:`_float_group_keys` finds them."""
+
+    columns: list[tuple[exp.Column, SparkType]]  # columns of a source
+    projections: list[tuple[int, SparkType]]  # projections named by position or alias (`GROUP BY 1`)
+    expressions: list[tuple[int, SparkType]]  # other expressions, by their place in GROUP BY
+
+
+def _float_group_keys(select: exp.Select, typer: _Typer, columns: Mapping[str, Mapping[str, SparkType | None]]) -> _FloatKeys:
+    """The GROUP BY keys that are floats or doubles, with their types: columns of a source, the
+    projections a key names by position or alias (an extraction ``v:x::double AS x ... GROUP BY
+    1``), and the other expressions of GROUP BY."""
     group = select.args.get("group")
-    keys: list[tuple[exp.Column, SparkType]] = []
+    keys = _FloatKeys([], [], [])
     # the keys of ROLLUP, CUBE and GROUPING SETS too
-    listed = (exp.Group, exp.Rollup, exp.Cube, exp.GroupingSets, exp.Tuple)
+    listed = (exp.Group, exp.Rollup, exp.Cube, exp.GroupingSets, exp.Tuple, exp.Paren)
     candidates = [
         n for n in (in_scope(group) if group is not None else [])
         if isinstance(n, exp.Column) or (isinstance(n, exp.Literal) and isinstance(n.parent, listed))
     ]
+    aliases = {p.alias.lower(): k for k, p in enumerate(select.expressions) if isinstance(p, exp.Alias)}
     for key in candidates:
         position = _integer_literal(key)
+        index = None
         if position is not None and 0 < position <= len(select.expressions):
-            key = select.expressions[position - 1]  # GROUP BY 1: the first projection
+            index = position - 1
+            key = select.expressions[index]  # GROUP BY 1: the first projection
+        elif isinstance(key, exp.Column) and not key.table and key.name.lower() in aliases and not any(
+            key.name.lower() in source for source in columns.values()
+        ):
+            index = aliases[key.name.lower()]  # a projection's alias, no source's column
+            key = select.expressions[index]
         of_type = typer.of(key)
-        if isinstance(key, exp.Column) and of_type in _FLOATING:
+        if of_type not in _FLOATING:
+            continue
+        assert of_type is not None
+        if isinstance(key, exp.Alias) and isinstance(key.this, exp.Column):
+            key = key.this  # an extraction is a scan's column by now
+        if isinstance(key, exp.Column):
+            keys.columns.append((key.copy(), of_type))
+        elif index is not None and isinstance(key, exp.Alias):
+            keys.projections.append((index, of_type))
+    for index, key in enumerate(group.expressions if group is not None else []):
+        of_type = typer.of(key)
+        if not isinstance(key, (exp.Column, exp.Literal)) and of_type in _FLOATING:
             assert of_type is not None
-            keys.append((key.copy(), of_type))
+            keys.expressions.append((index, of_type))
     return keys
 
 
-def _normalize_float_keys(select: exp.Select, keys: list[tuple[exp.Column, SparkType]]) -> None:
+def _normalize_float_keys(select: exp.Select, keys: _FloatKeys) -> None:
     """Spark groups -0.0 with 0.0 and gives the group 0.0; DuckDB groups them too but gives the
     first value met. Each float or double column that is a GROUP BY key is grouped and read as
-    its normalized value wherever the SELECT reads it outside an aggregate."""
-    if not keys:
+    its normalized value wherever the SELECT reads it outside an aggregate; so is a projection
+    that a key names, and a key's expression wherever the SELECT reads it so."""
+    for index, of_type in keys.projections:
+        projection = select.expressions[index]
+        if isinstance(projection, exp.Alias):
+            projection.set("this", _normalized_float(projection.this, of_type))
+    group = select.args.get("group")
+    expressions = [(group.expressions[i], of_type) for i, of_type in keys.expressions] if group is not None else []
+    if not keys.columns and not expressions:
         return
     projections = set(map(id, select.expressions))
     parts: list[exp.Expr] = [*select.expressions, select.args["group"]]
     parts += [select.args[k] for k in ("having", "order", "qualify") if select.args.get(k) is not None]
+    matched = [(key.copy(), of_type) for key, of_type in expressions]
     for part in parts:
         for node in list(in_scope(part)):
-            if not isinstance(node, exp.Column) or _inside_aggregate(node, select):
-                continue
-            for key, of_type in keys:
+            if node.parent is None and node is not part or _inside_aggregate(node, select):
+                continue  # (a node of an expression already replaced)
+            found = keys.columns if isinstance(node, exp.Column) else matched
+            for key, of_type in found:
                 if node == key:
                     normalized = _normalized_float(node.copy(), of_type)
                     if id(node) in projections:
-                        normalized = exp.alias_(normalized, exp.to_identifier(node.name, quoted=True))
+                        normalized = exp.alias_(normalized, exp.to_identifier(node.alias_or_name, quoted=True))
                     node.replace(normalized)
                     break
 
@@ -6447,6 +6586,37 @@ def _branch_as(value: exp.Expr, kind: SparkType | None, target: SparkType) -> ex
     return exp.cast(value.copy(), _sql_type(target))
 
 
+def _check_correlated_variants(scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
+    """Raise Spark's error for a scalar or LATERAL subquery correlated on a variant column of
+    this SELECT's sources (``(SELECT max(u.id) FROM u WHERE u.k = e.v:k::int)``): Spark refuses
+    an outer reference of a type it cannot compare, even where the subquery extracts from it
+    (``EXISTS`` and ``IN`` subqueries take it). DuckDB answered."""
+    inner = [s for s in scope.subquery_scopes if not isinstance(_subquery_holder(s.expression), (exp.In, exp.Exists))]
+    lateral = [s for s in scope.sources.values() if isinstance(s, Scope) and isinstance(s.expression, exp.Lateral)
+               and isinstance(s.expression.this, (exp.Subquery, exp.Select))]
+    for sub in [*inner, *lateral]:
+        for column in sub.external_columns:
+            source = columns.get(column.table.lower())
+            if source is None:
+                continue
+            variant = column.meta.get(VARIANT_SOURCE)  # an extraction, a scan's column by now
+            if variant is None and source.get(column.name.lower()) == VARIANT:
+                variant = column.name
+            if variant is not None:
+                raise OptimizeError(
+                    f"Unsupported subquery expression: Correlated column reference '{column.table}.{variant}' cannot be variant type.",
+                    error_class="UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY.UNSUPPORTED_CORRELATED_REFERENCE_DATA_TYPE",
+                )
+
+
+def _subquery_holder(node: exp.Expr) -> exp.Expr | None:
+    """What holds a subquery's SELECT: past its parentheses, the IN, EXISTS or expression."""
+    holder = node.parent
+    while isinstance(holder, (exp.Subquery, exp.Paren)):
+        holder = holder.parent
+    return holder
+
+
 def _check_resolved(select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
     """Raise Spark's ``UNRESOLVED_COLUMN`` for a column no source of the SELECT has.
 
@@ -6564,6 +6734,60 @@ def _aggregating(select: exp.Select) -> bool:
     (not a window's) among its projections."""
     return select.args.get("group") is not None or select.args.get("having") is not None or any(
         isinstance(n, exp.AggFunc) and n.find_ancestor(exp.Window, exp.Select) is select for p in select.expressions for n in in_scope(p))
+
+
+def _check_semi_joined_columns(select: exp.Select) -> None:
+    """A column of a LEFT SEMI or ANTI join's right side read outside its ``ON`` (``SELECT e.id,
+    o.id FROM e LEFT SEMI JOIN o ON ...``) raises Spark's UNRESOLVED_COLUMN.WITH_SUGGESTION: the
+    join gives only the left side's columns (DuckDB's binder raised without Spark's class)."""
+    hidden = {
+        join.alias_or_name.lower() for join in select.args.get("joins") or []
+        if str(join.args.get("kind") or "").upper() in ("SEMI", "ANTI") and join.alias_or_name
+    }
+    if not hidden:
+        return
+    for key in ("expressions", "where", "group", "having", "order", "qualify"):
+        value = select.args.get(key)
+        for part in value if isinstance(value, list) else [value]:
+            if not isinstance(part, exp.Expr):
+                continue
+            for column in in_scope(part):
+                if isinstance(column, exp.Column) and column.table and column.table.lower() in hidden:
+                    raise OptimizeError(
+                        f"A column, variable, or function parameter with name `{column.table}`.`{column.name}` cannot be resolved.",
+                        error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
+                    )
+
+
+def _check_qualify_aggregates(select: exp.Select) -> None:
+    """A grouped SELECT's QUALIFY holding an aggregate of its own (``QUALIFY row_number() OVER
+    (ORDER BY max(id)) = 1``, ``QUALIFY sum(id) > 3``) raises Spark's error: Spark resolves QUALIFY
+    over the aggregate's output, where the aggregate's column is unresolved
+    (UNRESOLVED_COLUMN.WITH_SUGGESTION; ``count(*)``, which names none, MISSING_GROUP_BY), even
+    where the SELECT projects the same aggregate. DuckDB answered."""
+    qualify = select.args.get("qualify")
+    if qualify is None or select.args.get("group") is None:
+        return
+    outputs = [p.alias_or_name for p in select.expressions]
+    for node in in_scope(qualify):
+        if not isinstance(node, exp.AggFunc) or node.find_ancestor(exp.Select) is not select:
+            continue
+        windowed = isinstance(node.parent, exp.Window) and node.arg_key == "this"  # `max(id) OVER ()`: its column too
+        columns = [c for c in node.find_all(exp.Column) if not isinstance(c.this, exp.Star)]
+        unresolved = [c for c in columns if c.name.lower() not in {o.lower() for o in outputs}]
+        if unresolved:
+            shown = ", ".join(f"`{o}`" for o in outputs)
+            raise OptimizeError(
+                f"A column, variable, or function parameter with name `{unresolved[0].name}` cannot be resolved. "
+                f"Did you mean one of the following? [{shown}].",
+                error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
+            )
+        if not columns and not windowed:
+            raise OptimizeError(
+                "The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window functions using "
+                "OVER clauses.",
+                error_class="MISSING_GROUP_BY",
+            )
 
 
 def _check_order_by_grouped(select: exp.Select) -> None:

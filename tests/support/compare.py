@@ -117,9 +117,12 @@ def vpush_answer(con: vpush.Connection, sql: str) -> tuple[Any, ...]:
 
 def comparable(value: Any) -> Any:
     """A value as both sides can be compared: NaN and -0.0 as text (NaN != NaN, -0.0 == 0.0),
-    timestamps as naive UTC, a Spark Row as the dict Arrow gives a struct."""
+    timestamps as naive UTC, a Spark Row as the dict Arrow gives a struct, a variant as its JSON."""
     if isinstance(value, float) and (math.isnan(value) or (value == 0 and math.copysign(1, value) < 0)):
         return repr(value)
+    variant = variant_bytes(value)
+    if variant is not value and isinstance(variant, tuple):  # a variant from either side (a rebuilt one may differ in its bytes): its JSON
+        return ("variant", to_json(*variant))
     if hasattr(value, "asDict"):
         return {k: comparable(v) for k, v in value.asDict().items()}
     if isinstance(value, dict):
