@@ -753,7 +753,19 @@ class _Typer:
         if node.table:
             return self.source_columns(node.table).get(name)
         found = [cols[name] for alias in self.scope.selected_sources if name in (cols := self.source_columns(alias))]
+        if not found:
+            return self._alias_type(node)
         return found[0] if len(found) == 1 else None
+
+    def _alias_type(self, node: exp.Column) -> SparkType | None:
+        """The type of a HAVING's, QUALIFY's or ORDER BY's name that no source has but one of its
+        SELECT's projections (Spark resolves it to the alias)."""
+        select = self.scope.expression
+        clause = node.find_ancestor(exp.Having, exp.Qualify, exp.Order, exp.Select)
+        if not isinstance(select, exp.Select) or not isinstance(clause, (exp.Having, exp.Qualify, exp.Order)) or clause.parent is not select:
+            return None
+        named = [p for p in select.expressions if isinstance(p, exp.Alias) and p.alias.lower() == node.name.lower()]
+        return self.of(named[0].this) if len(named) == 1 else None
 
     def _lambda_variable_field(self, node: exp.Column) -> SparkType | None:
         """The type of ``x.a.b``, a field of a struct a lambda's variable holds (None where a
@@ -923,6 +935,8 @@ class _Typer:
             return self._arithmetic(node)
         if isinstance(node, exp.Div):
             left, right = self.of(node.this), self.of(node.expression)
+            if _string_beside_fraction(left, right):
+                return _DOUBLE
             if isinstance(left, DecimalType) or isinstance(right, DecimalType):
                 a, b = _as_decimal(left, node.this), _as_decimal(right, node.expression)
                 if a is None or b is None:
@@ -1242,6 +1256,10 @@ class _Typer:
         if _is_integral(left) and _is_integral(right):
             assert isinstance(left, AtomicType) and isinstance(right, AtomicType)
             return _wider_integral(left, right)
+        if _string_beside_fraction(left, right):
+            return _DOUBLE  # Spark's ANSI coercion reads the string as a double
+        if {isinstance(left, StringType), isinstance(right, StringType)} == {True, False} and (_is_integral(left) or _is_integral(right)):
+            return _BIGINT  # and beside an integer as a bigint
         if _is_fractional(left) or _is_fractional(right):
             if left is None or right is None:
                 return None
@@ -1566,6 +1584,23 @@ def _split_with_limit(text: exp.Expr, pattern: exp.Expr, limit: exp.Expr) -> exp
              exp.If(this=whole, true=parts)],
         default=exp.Anonymous(this="list_concat", expressions=[first, rest]),
     )
+
+
+_FLOATING = (_DOUBLE, AtomicType("float"))
+# A decimal number with Java's float or double suffix (Double.parseDouble takes `1.5d`, `2F`)
+_JAVA_SUFFIXED = r"^(\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)[dDfF](\s*)$"
+
+
+def _java_float_text(value: exp.Expr) -> exp.Expression:
+    """The string ``value`` as DuckDB's cast to a double reads what Spark's cast reads: Java's
+    ``Double.parseDouble`` takes a number with a ``d``/``f`` suffix, which DuckDB does not."""
+    return exp.Anonymous(this="regexp_replace", expressions=[value, exp.Literal.string(_JAVA_SUFFIXED), exp.Literal.string("\\1\\2")])
+
+
+def _string_beside_fraction(left: SparkType | None, right: SparkType | None) -> bool:
+    """Whether an arithmetic operation has a string on one side and a decimal, double or float on
+    the other (Spark's ANSI coercion casts the string to a double, and so computes a double)."""
+    return any(isinstance(a, StringType) and (_is_fractional(b) or isinstance(b, DecimalType)) for a, b in ((left, right), (right, left)))
 
 
 def _wider_decimal(types: list[SparkType | None]) -> DecimalType | None:
@@ -2744,6 +2779,9 @@ class _Rewriter:
             _is_integral(_cast_type(node)) or _cast_type(node) == AtomicType("boolean")
         ):
             return _string_to_integral_or_boolean(node.this, _cast_type(node), strict=not isinstance(node, exp.TryCast))
+        if isinstance(node, (exp.Cast, exp.TryCast)) and isinstance(of(node.this), StringType) and _cast_type(node) in _FLOATING:
+            node.set("this", _java_float_text(node.this))
+            return node
         if isinstance(node, (exp.Cast, exp.TryCast)):
             if of(node.this) is None and _holds_struct(_cast_type(node)) and not isinstance(node.this.unnest(), exp.Null):
                 # DuckDB would pair the fields by name, Spark pairs them by position
@@ -3009,6 +3047,11 @@ class _Rewriter:
             if isinstance(left, DecimalType) or isinstance(right, DecimalType):
                 return self._decimal_div(node)
             return node
+        if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod, exp.Div)) and _string_beside_fraction(of(node.this), of(node.expression)):
+            # Spark's ANSI coercion reads a string beside a decimal, double or float as a double
+            # (DuckDB's binder finds no operator, or reads it as the decimal)
+            node.set("this", self._to_double(node.this))
+            node.set("expression", self._to_double(node.expression))
         if isinstance(node, exp.Div):
             return self._divide(node, result)
         if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)) and result is not None and _is_integral(result):
@@ -3970,9 +4013,12 @@ class _Rewriter:
 
     def _to_double(self, node: exp.Expr) -> exp.Expression:
         """``node`` as a double. Spark's ``SimplifyCasts`` folds an integer cast to float and then
-        to double into one cast to double, skipping the float's rounding: so does this."""
+        to double into one cast to double, skipping the float's rounding: so does this. A string
+        is read as Java reads it (:func:`_java_float_text`)."""
         if isinstance(node, exp.Cast) and self.typer.of(node) == AtomicType("float") and _is_integral(self.typer.of(node.this)):
             node = node.this
+        if isinstance(self.typer.of(node), StringType):
+            node = _java_float_text(node)
         return exp.cast(node, exp.DataType.build("DOUBLE"))
 
     def _nonzero(
