@@ -105,7 +105,10 @@ from vpush.optimizer.spark_collect_set import orders_set, spark_set_order
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_number_format import NUMBER_FORMAT_CALLS, number_format_type, rewrite_number_format
-from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, INTEGER_DIGITS, INTEGER_WIDTHS, KERNEL_CALLS, has_map as _has_map, rewrite_approx_count_distinct, rewrite_kernel_call
+from vpush.optimizer.spark_math import (
+    APPROX_COUNT_DISTINCT_FUNCTION, INTEGER_DIGITS, INTEGER_WIDTHS, KERNEL_CALLS, has_map as _has_map, integral_decimal, is_integral as _is_integral,
+    rewrite_approx_count_distinct, rewrite_kernel_call, wider_decimal,
+)
 from vpush.optimizer.spark_unwrap_casts import drop_rows_under_false_filters, folded_comparisons, unwrap_cast_comparisons
 from vpush.optimizer.spark_order import (
     HASH_FALLBACK_GROUPS,
@@ -451,10 +454,6 @@ def _literal_decimal(node: exp.Expr) -> DecimalType | None:
     return None
 
 
-def _is_integral(t: SparkType | None) -> bool:
-    return isinstance(t, AtomicType) and t.name in _INTEGRAL
-
-
 def _is_fractional(t: SparkType | None) -> bool:
     return isinstance(t, AtomicType) and t.name in ("float", "double")
 
@@ -466,7 +465,7 @@ def _as_decimal(t: SparkType | None, node: exp.Expr) -> DecimalType | None:
     if _is_integral(t):
         literal = _literal_decimal(node)
         assert isinstance(t, AtomicType)
-        return literal or DecimalType(INTEGER_DIGITS[t.name], 0)
+        return literal or integral_decimal(t)
     return None
 
 
@@ -1507,12 +1506,7 @@ def _wider_decimal(types: list[SparkType | None]) -> DecimalType | None:
         return None
     if not any(isinstance(t, DecimalType) for t in types):
         return None
-    decimals = [t if isinstance(t, DecimalType) else DecimalType(INTEGER_DIGITS[t.name], 0) for t in types if isinstance(t, (DecimalType, AtomicType))]
-    scale = max(d.scale for d in decimals)
-    digits = max(d.precision - d.scale for d in decimals)
-    if digits + scale <= MAX_DECIMAL_PRECISION:
-        return DecimalType(digits + scale, scale)
-    return DecimalType(MAX_DECIMAL_PRECISION, max(MAX_DECIMAL_PRECISION - digits, 0))
+    return wider_decimal([t if isinstance(t, DecimalType) else integral_decimal(t) for t in types if isinstance(t, (DecimalType, AtomicType))])
 
 
 def _numeric_common_type(types: list[SparkType | None]) -> SparkType | None:
@@ -6338,17 +6332,7 @@ def _check_group_by_present(select: exp.Select, typer: _Typer) -> None:
     ):
         return
 
-    def bare(node: exp.Expr) -> bool:
-        # only through operators, casts, conditionals and typeof: sqlglot parses some aggregates
-        # (try_sum, kurtosis, ...) as plain calls, which this does not tell apart
-        if isinstance(node, exp.Column):
-            return not isinstance(node.this, exp.Star) and typer.column(node) is not None
-        if isinstance(node, (exp.AggFunc, exp.Window)) or not (isinstance(node, (exp.Alias, exp.Paren, exp.Binary, exp.Neg, exp.Not, exp.Cast, exp.Case, exp.If, exp.Coalesce))
-                or _called(node) == "typeof"):
-            return False
-        return any(bare(child) for child in node.iter_expressions())
-
-    if any(bare(p) for p in select.expressions):
+    if any(typer.column(c) is not None for p in select.expressions for c in _columns_outside_aggregates(p)):
         raise OptimizeError(
             "The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window functions using "
             "OVER clauses.",
@@ -6356,7 +6340,19 @@ def _check_group_by_present(select: exp.Select, typer: _Typer) -> None:
         )
 
 
-_TRANSPARENT = (exp.Paren, exp.Binary, exp.Neg, exp.Not, exp.Cast, exp.TryCast, exp.Case, exp.If, exp.Coalesce, exp.Ordered)
+_TRANSPARENT = (exp.Alias, exp.Ordered, exp.Paren, exp.Binary, exp.Neg, exp.Not, exp.Cast, exp.Case, exp.If, exp.Coalesce)
+
+
+def _columns_outside_aggregates(node: exp.Expr) -> list[exp.Column]:
+    """The columns ``node`` is or reaches through operators, casts, conditionals and ``typeof``
+    (under an alias or an ORDER BY key), left to right, outside every aggregate and window: only
+    through those, as sqlglot parses some aggregates (try_sum, kurtosis, ...) as plain calls,
+    which this does not tell apart."""
+    if isinstance(node, exp.Column):
+        return [] if isinstance(node.this, exp.Star) else [node]
+    if isinstance(node, (exp.AggFunc, exp.Window)) or not (isinstance(node, _TRANSPARENT) or _called(node) == "typeof"):
+        return []
+    return [c for child in node.iter_expressions() for c in _columns_outside_aggregates(child)]
 
 
 def _aggregating(select: exp.Select) -> bool:
@@ -6398,18 +6394,9 @@ def _check_order_by_grouped(select: exp.Select) -> None:
         return  # the SELECT list is not grouped: MISSING_AGGREGATION, as DuckDB raises it
     outputs = [p.alias_or_name for p in projections if p.alias_or_name and p.alias_or_name != "*"]
     for ordered in order.expressions:
-        found = [ordered] if isinstance(ordered, exp.Column) else []
-        stack = [ordered]
-        while stack:
-            node = stack.pop()
-            for child in node.iter_expressions():
-                if isinstance(child, exp.Column):
-                    found.append(child)
-                elif isinstance(child, _TRANSPARENT):
-                    stack.append(child)
-        for column in found:
+        for column in _columns_outside_aggregates(ordered):
             name = column.name.lower()
-            if isinstance(column.this, exp.Star) or name in grouped or name in {o.lower() for o in outputs}:
+            if name in grouped or name in {o.lower() for o in outputs}:
                 continue
             shown = column.meta.get(VARIANT_SOURCE) or column.name
             suggestions = ", ".join(f"`{o}`" for o in outputs)

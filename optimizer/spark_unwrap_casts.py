@@ -27,8 +27,8 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from vpush.optimizer.dialect import Number, in_scope, number_constant
-from vpush.optimizer.spark_math import INTEGER_DIGITS, INTEGER_WIDTHS
-from vpush.optimizer.variant_types import MAX_DECIMAL_PRECISION, AtomicType, DecimalType, SparkType
+from vpush.optimizer.spark_math import INTEGER_DIGITS, INTEGER_WIDTHS, integral_decimal, is_integral as _is_integral, is_number as _is_number, wider_decimal
+from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType
 
 TypeOf = Callable[[exp.Expr], SparkType | None]
 
@@ -303,11 +303,7 @@ def _comparison_type(side: SparkType | None, others: list[SparkType | None], con
             # an integer constant takes the digits it needs (DecimalType.fromLiteral)
             value = _constant(constant)
             decimals.append(DecimalType(max(len(str(abs(value))), 1), 0) if _is_integral(kind) and isinstance(value, int) else _as_decimal(kind))
-        scale = max(d.scale for d in decimals)
-        digits = max(d.precision - d.scale for d in decimals)
-        if digits + scale <= MAX_DECIMAL_PRECISION:
-            return DecimalType(digits + scale, scale)
-        return DecimalType(MAX_DECIMAL_PRECISION, max(MAX_DECIMAL_PRECISION - digits, 0))
+        return wider_decimal(decimals)
     if _DOUBLE in kinds or any(isinstance(k, DecimalType) for k in kinds):
         return _DOUBLE
     # floats with integers: ANSI coercion takes an int or bigint with a float as doubles
@@ -430,16 +426,9 @@ def _deterministic(node: exp.Expr) -> bool:
     return True
 
 
-def _is_integral(kind: SparkType | None) -> bool:
-    return isinstance(kind, AtomicType) and kind.name in INTEGER_WIDTHS
-
-
-def _is_number(kind: SparkType | None) -> bool:
-    return _is_integral(kind) or kind in (_FLOAT, _DOUBLE) or isinstance(kind, DecimalType)
-
 
 def _as_decimal(kind: SparkType | None) -> DecimalType:
     if isinstance(kind, DecimalType):
         return kind
     assert isinstance(kind, AtomicType)
-    return DecimalType(INTEGER_DIGITS[kind.name], 0)
+    return integral_decimal(kind)
