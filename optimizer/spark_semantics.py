@@ -4851,6 +4851,7 @@ def apply_spark_semantics(
                 # the projection itself under the alias, not a copy: a subquery's tables in it are
                 # found again by identity when they become scans
                 wrap_in_place(done, exp.Alias(alias=exp.to_identifier(name, quoted=True)))
+        _inline_having_aliases(select, lateral, typer)
         order_types = [(o, typer.of(o.this)) for o in (select.args.get("order") or exp.Order()).expressions if isinstance(o, exp.Ordered)]
         for key in ("where", "group", "having", "order", "qualify"):
             part = select.args.get(key)
@@ -6411,10 +6412,14 @@ def _inline_lateral_aliases(projection: exp.Expr, lateral: Mapping[str, exp.Expr
     """Put in ``projection`` the expression of each earlier projection its columns name by alias
     and no source has (Spark's lateral column aliases: ``CAST(s AS INT) AS c, c + 1 AS d``), where
     DuckDB's binder refuses an alias whose expression may raise (vpush's ``error()``, which it
-    takes as a side effect), named as Spark names it (``lateralAliasReference(c)``); not in an
-    aggregating SELECT, where DuckDB reads the alias itself.
+    takes as a side effect), named as Spark names it (``lateralAliasReference(c)``). In an
+    aggregating SELECT too: Spark's ``ResolveLateralColumnAliasReference`` computes the aliases in
+    a projection over the aggregate (which keeps the grouping expressions and aggregates), so each
+    group computes the expression once, as the copy in its place does (a column neither grouped
+    nor aggregated still fails as MISSING_AGGREGATION).
     Raises Spark's ``UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_WINDOW`` for such an alias in a
-    window function (DuckDB answered). In place."""
+    window function (DuckDB answered) and ``UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_AGGREGATE_FUNC``
+    for one in an aggregate or its FILTER. In place."""
     if not lateral:
         return
     sources = [typer.source_columns(alias) for alias in typer.scope.selected_sources]
@@ -6423,6 +6428,7 @@ def _inline_lateral_aliases(projection: exp.Expr, lateral: Mapping[str, exp.Expr
 
     select = projection.parent
     aggregating = isinstance(select, exp.Select) and _aggregating(select)
+    grouped = _grouped_names(select) if isinstance(select, exp.Select) else set()
     for column in [c for c in in_scope(projection) if isinstance(c, exp.Column) and not c.table and not isinstance(c.this, exp.Star)]:
         name = column.name.lower()
         if name not in lateral or any(name in columns for columns in sources) or name in _lambda_variables(column):
@@ -6432,10 +6438,56 @@ def _inline_lateral_aliases(projection: exp.Expr, lateral: Mapping[str, exp.Expr
                 f"The feature is not supported: Referencing a lateral column alias `{column.name}` in window expression.",
                 error_class="UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_WINDOW",
             )
-        if aggregating:
-            continue  # DuckDB matches a grouped alias only as it reads it (an inlined copy is not the grouped expression)
+        if aggregating and isinstance(column.find_ancestor(exp.AggFunc, exp.Filter, exp.Select), (exp.AggFunc, exp.Filter)):
+            # (Spark's plan keeps the aggregates below the projection that computes the aliases)
+            raise OptimizeError(
+                f"The feature is not supported: Referencing a lateral column alias `{column.name}` in the aggregate function.",
+                error_class="UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_AGGREGATE_FUNC",
+            )
+        if name in grouped:
+            # DuckDB reads a grouped alias as the grouping itself, where it would not match a copy
+            # of its expression that may raise to it (Spark's projection over its aggregate reads it)
+            column.meta[_TRIED_NAME] = f"lateralAliasReference({column.name})"
+            continue
         inlined = column.replace(exp.Paren(this=lateral[name].copy()))
         inlined.meta[_TRIED_NAME] = f"lateralAliasReference({column.name})"  # named as Spark names it
+
+
+def _grouped_names(select: exp.Select) -> set[str]:
+    """The names (lower case) the GROUP BY of ``select`` reads: its columns' names (DuckDB groups
+    by an alias among them as it reads it) and the aliases of the projections it names by
+    position."""
+    group = select.args.get("group")
+    if group is None:
+        return set()
+    projections = select.expressions
+    names = {c.name.lower() for c in in_scope(group) if isinstance(c, exp.Column) and not c.table}
+    for key in group.expressions:
+        if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(projections):
+            names.add(projections[int(key.this) - 1].alias_or_name.lower())
+    return names
+
+
+def _inline_having_aliases(select: exp.Select, lateral: Mapping[str, exp.Expr], typer: _Typer) -> None:
+    """Put in a HAVING the expression of each projection its columns name by alias (not a name a
+    GROUP BY key gives) as :func:`_inline_lateral_aliases` reads it (``lateral``): Spark resolves
+    a HAVING's name against the aggregate's output first (an alias before a source's column of
+    that name) and computes the alias over the aggregate below its filter, where DuckDB's binder
+    refuses an alias whose expression may raise (and reads a source's column first). Not one
+    holding a subquery (its tables are placed by identity). In place."""
+    having = select.args.get("having")
+    if having is None or not lateral:
+        return
+    sources = [typer.source_columns(alias) for alias in typer.scope.selected_sources]
+    if not sources or any(not columns or "*" in columns for columns in sources):
+        return  # a source whose columns vpush does not know may hold the name
+    grouped = _grouped_names(select)  # (Spark's HAVING reads a grouped name as grouped)
+    for column in [c for c in in_scope(having) if isinstance(c, exp.Column) and not c.table and not isinstance(c.this, exp.Star)]:
+        name = column.name.lower()
+        if name not in lateral or name in grouped or name in _lambda_variables(column):
+            continue
+        if lateral[name].find(exp.Select, exp.Subquery) is None:
+            column.replace(exp.Paren(this=lateral[name].copy()))
 
 
 def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
