@@ -100,7 +100,7 @@ from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rewrite_table_samples import passes_rows
 from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
 from vpush.optimizer.expand_using_stars import expand_using_stars
-from vpush.optimizer.spark_analysis import check_order_by_aggregates
+from vpush.optimizer.spark_analysis import aggregating as _aggregating, check_order_by_aggregates
 from vpush.optimizer.spark_collect_set import orders_set, spark_set_order
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
@@ -4894,23 +4894,31 @@ def fold_comparisons_of_extractions(
     comparisons whose columns are all read through the extractions ``extractions`` (``id()`` of
     their nodes; no other column Spark's analyzer would check goes), and not the ANDs and ORs
     around them (Spark folds those itself after analyzing them; on DuckDB,
-    :func:`apply_spark_semantics` does). An unaliased projection where one folds is named first by
-    ``name_projection``, as Spark names it. In place.
+    :func:`apply_spark_semantics` does). A column of a subquery (or of a CTE read once) that reads
+    only extractions counts as read through them (:func:`_derived_extractions`); such a column
+    nothing reads any more is then dropped, as Spark's ``ColumnPruning`` drops it before its scan
+    would compute it (:func:`_prune_unread_extractions`). An unaliased projection where one folds
+    is named first by ``name_projection``, as Spark names it. In place.
     """
-    def through_extractions(node: exp.Expr) -> bool:
-        columns = list(node.find_all(exp.Column))
-        return bool(columns) and all(
-            any(id(a) in extractions for a in _ancestors(c, node)) for c in columns)
-
     try:
         scopes = list(traverse_scope(expression))
     except Exception:  # sqlglot cannot scope this query: apply_spark_semantics leaves it too
         return
+    derived_of: dict[int, dict[str, dict[str, exp.Expr]]] = {}
     for scope in scopes:
         select = scope.expression
         if not isinstance(select, exp.Select):
             continue
-        typer = _Typer(scope, {})  # the extractions are typed by their targets
+        derived = derived_of[id(scope)] = _derived_extractions(scope, extractions)
+
+        def through_extractions(node: exp.Expr, scope: Scope = scope, derived: dict[str, dict[str, exp.Expr]] = derived) -> bool:
+            columns = list(node.find_all(exp.Column))
+            return bool(columns) and all(
+                any(id(a) in extractions for a in _ancestors(c, node)) or _read_extraction(c, scope, derived) is not None
+                for c in columns)
+
+        # the extractions are typed by their targets; a derived table's column by its extraction's
+        typer = _Typer(scope, {alias: {name: _Typer(scope, {}).of(node) for name, node in names.items()} for alias, names in derived.items()})
         for value in list(select.args.values()):
             for part in value if isinstance(value, list) else [value]:
                 if not isinstance(part, exp.Expr):
@@ -4923,6 +4931,112 @@ def fold_comparisons_of_extractions(
                         continue
                     part = wrap_in_place(part, exp.Alias(alias=exp.to_identifier(name, quoted=True)))
                 unwrap_cast_comparisons(part, typer.of, only=through_extractions, fold_around=False)
+    for scope in reversed(scopes):  # the outer queries first: a pruned column may free the one it read
+        if id(scope) in derived_of:
+            _prune_unread_extractions(scope, derived_of[id(scope)])
+
+
+def _derived_extractions(scope: Scope, extractions: set[int]) -> dict[str, dict[str, exp.Expr]]:
+    """Per derived table of ``scope`` (its alias, lower case; a subquery, or a CTE the query reads
+    once; not one whose SELECT has a ``*``), its columns (by name) that read only ``extractions``:
+    an expression whose every column is inside one of them (no aggregate, window or subquery), or
+    a column of a derived table of its own that does; the expression of each."""
+    out: dict[str, dict[str, exp.Expr]] = {}
+    for alias, (_, source) in scope.selected_sources.items():
+        if not isinstance(source, Scope) or not isinstance(source.expression, exp.Select):
+            continue
+        if not source.is_derived_table and not (source.is_cte and _read_once(source.expression)):
+            continue
+        projections = source.expression.expressions
+        if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in projections):
+            continue
+        inner = _derived_extractions(source, extractions)
+        names = [p.alias_or_name.lower() for p in projections]
+        found: dict[str, exp.Expr] = {}
+        for projection, name in zip(projections, names):
+            value = projection.unalias().unnest()
+            if names.count(name) != 1:
+                continue  # a name two columns have: Spark's reference to it is ambiguous
+            columns = list(value.find_all(exp.Column))
+            if isinstance(value, exp.Column):
+                read = _read_extraction(value, source, inner)
+                if read is not None:
+                    found[name] = read
+            elif columns and value.find(exp.AggFunc, exp.Window, exp.Select, exp.Subquery) is None and all(
+                any(id(a) in extractions for a in _ancestors(c, value)) for c in columns
+            ):
+                found[name] = value
+        out[alias.lower()] = found
+    return out
+
+
+def _read_once(select: exp.Select) -> bool:
+    """Whether the CTE whose query is ``select`` is read by one table reference of the query."""
+    cte = select.parent
+    if not isinstance(cte, exp.CTE):
+        return False
+    name = cte.alias.lower()
+    return sum(1 for t in select.root().find_all(exp.Table) if not t.db and t.name.lower() == name) == 1
+
+
+def _read_extraction(column: exp.Column, scope: Scope, derived: Mapping[str, Mapping[str, exp.Expr]]) -> exp.Expr | None:
+    """The extraction a column of ``scope`` reads from one of its derived tables
+    (:func:`_derived_extractions`), or None: qualified by the table's alias, or unqualified where
+    that table is the scope's only source."""
+    parts = column.parts
+    if isinstance(column.this, exp.Star) or len(parts) > 2:
+        return None
+    if column.table:
+        return derived.get(column.table.lower(), {}).get(column.name.lower())
+    if len(scope.selected_sources) != 1:
+        return None  # another source may have a column of that name
+    return next(iter(derived.values()), {}).get(column.name.lower())
+
+
+def _prune_unread_extractions(scope: Scope, derived: Mapping[str, Mapping[str, exp.Expr]]) -> None:
+    """Drop each column of a derived table of ``scope`` that is an extraction
+    (:func:`_derived_extractions`) and that nothing reads (Spark's ``ColumnPruning``: Spark never
+    computes it, where the scan would compute it for every row): not the query over it (no
+    column of that name, no ``*``), nor the derived table's own SELECT (no lateral alias, no
+    GROUP BY or ORDER BY naming it, or naming a position), which must not be DISTINCT and keeps
+    one column at least. In place."""
+    select = scope.expression
+    if not isinstance(select, exp.Select) or any(j.args.get("using") or j.args.get("method") for j in select.args.get("joins") or []):
+        return  # a join USING or NATURAL reads columns no Column names
+    sources = {a.lower(): found for a, found in scope.selected_sources.items()}
+    for alias, names in derived.items():
+        node, source = sources[alias]
+        if not isinstance(source, Scope) or not isinstance(source.expression, exp.Select):
+            continue
+        inner = source.expression
+        group = inner.args.get("group")
+        if (
+            inner.args.get("distinct") is not None
+            or (group is not None and group.args.get("all"))  # GROUP BY ALL groups by every column
+            or any(n.args.get("pivots") for n in (node, node.parent) if isinstance(n, (exp.Table, exp.Subquery)))  # a PIVOT groups by the others
+            or any(isinstance(k, exp.Literal) and k.is_int for key in ("group", "order") for k in (inner.args.get(key) or exp.Group()).expressions)
+        ):
+            continue
+        if any(not isinstance(star.parent, exp.Count) and not _within(star, node) for star in select.find_all(exp.Star)):
+            return  # a `*` (or `s.*`, `struct(*)`) reads every column
+        # a column of any part of that name (`n.a` reads a field of n): read
+        outside = [c for c in select.find_all(exp.Column) if not _within(c, node)]
+        for name in names:
+            if any(part.name.lower() == name for c in outside for part in c.parts):
+                continue
+            own = [p for p in inner.expressions if p.alias_or_name.lower() == name]
+            rest = [p for p in inner.expressions if p not in own]
+            if len(own) != 1 or not rest or any(c.name.lower() == name and not _within(c, own[0]) for c in inner.find_all(exp.Column)):
+                continue
+            own[0].pop()
+
+
+def _within(node: exp.Expr, ancestor: exp.Expr) -> bool:
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = node.parent  # type: ignore[assignment]
+    return False
 
 
 def _ancestors(node: exp.Expr, top: exp.Expr) -> list[exp.Expr]:
@@ -6354,13 +6468,6 @@ def _columns_outside_aggregates(node: exp.Expr) -> list[exp.Column]:
     if isinstance(node, (exp.AggFunc, exp.Window)) or not (isinstance(node, _TRANSPARENT) or _called(node) == "typeof"):
         return []
     return [c for child in node.iter_expressions() for c in _columns_outside_aggregates(child)]
-
-
-def _aggregating(select: exp.Select) -> bool:
-    """Whether ``select`` aggregates its rows: a GROUP BY, a HAVING, or an aggregate of its own
-    (not a window's) among its projections."""
-    return select.args.get("group") is not None or select.args.get("having") is not None or any(
-        isinstance(n, exp.AggFunc) and n.find_ancestor(exp.Window, exp.Select) is select for p in select.expressions for n in in_scope(p))
 
 
 def _check_order_by_grouped(select: exp.Select) -> None:
