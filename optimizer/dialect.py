@@ -604,6 +604,12 @@ def _check_colon_base(base: exp.Expr) -> None:
         )
 
 
+DEFERRED_PATH_ERROR = "vpush_deferred_path_error"
+"""Meta key of a ``variant_get`` whose path is not valid: the error (``INVALID_VARIANT_GET_PATH``)
+that ``plan_query.parse_spark`` raises unless Spark's optimizer drops the call first (a comparison
+it folds, a subquery's column nothing reads): Spark checks the path where it computes the call."""
+
+
 def _check_variant_get(node: VariantGet) -> None:
     func = node.sql_name().lower()
     path = node.args.get("path")
@@ -616,11 +622,15 @@ def _check_variant_get(node: VariantGet) -> None:
         try:
             VariantPath.parse(path.this)
         except VariantPathError as err:
-            raise OptimizeError(
+            error = OptimizeError(
                 f"the path {path.this!r} is not a valid variant extraction path in {func}",
                 error_class="INVALID_VARIANT_GET_PATH",
                 json_path=path.this,
-            ) from err
+            )
+            error.__cause__ = err
+            if node.args.get("colon"):
+                raise error from err
+            node.meta[DEFERRED_PATH_ERROR] = error
     elif isinstance(path, (exp.Literal, exp.Boolean)):
         raise _error(f"the path of {func} must be a string", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE")
     to = node.args.get("to")

@@ -12,7 +12,7 @@ from sqlglot.errors import ParseError, TokenError
 from vpush.optimizer.bound import SqlType, VariantRef
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.check_group_ordinals import check_group_ordinals
-from vpush.optimizer.dialect import VpushSpark, utc_shift_argument
+from vpush.optimizer.dialect import DEFERRED_PATH_ERROR, VariantGet, VpushSpark, utc_shift_argument
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.interval_types import output_interval_types
@@ -93,6 +93,13 @@ def parse_spark(sql: str) -> exp.Expression:
         )
     if not isinstance(statement, exp.Expression):
         raise OptimizeError("expected a SQL statement")
+    deferred = [n for n in statement.find_all(VariantGet) if DEFERRED_PATH_ERROR in n.meta]
+    if deferred:
+        # Spark checks a path where it computes the call: not in a comparison its optimizer folds
+        fold_comparisons_of_extractions(statement, {id(n) for n in deferred}, _spark_projection_name)
+        for node in deferred:
+            if node.root() is statement:
+                raise node.meta[DEFERRED_PATH_ERROR]
     return statement
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from vpush.optimizer.dialect import in_scope
 from vpush.optimizer.errors import OptimizeError
 
 
@@ -16,6 +17,21 @@ def _aggregates(node: exp.Expr | None) -> list[exp.AggFunc]:
         agg for agg in node.find_all(exp.AggFunc)
         if agg.find_ancestor(exp.Window) is None and agg.find_ancestor(exp.Select) is home
     ]
+
+
+def aggregating(select: exp.Select) -> bool:
+    """Whether ``select`` aggregates its rows: a GROUP BY, a HAVING, or an aggregate of its own
+    (not a window's) among its projections.
+
+    Example:
+        >>> import sqlglot
+        >>> aggregating(sqlglot.parse_one("SELECT max(a) OVER () FROM t"))
+        False
+        >>> aggregating(sqlglot.parse_one("SELECT 1 FROM t HAVING true"))
+        True
+    """
+    return select.args.get("group") is not None or select.args.get("having") is not None or any(
+        isinstance(n, exp.AggFunc) and n.find_ancestor(exp.Window, exp.Select) is select for p in select.expressions for n in in_scope(p))
 
 
 def check_order_by_aggregates(select: exp.Select) -> None:

@@ -18,13 +18,13 @@ from sqlglot import exp
 
 from vpush.codec.spark_hll import DEFAULT_RELATIVE_SD, MAX_PRECISION, MIN_PRECISION, hll_precision
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
-from vpush.optimizer.variant_types import ArrayType, AtomicType, DecimalType, MapType, SparkType, StringType, StructType
+from vpush.optimizer.variant_types import MAX_DECIMAL_PRECISION, ArrayType, AtomicType, DecimalType, MapType, SparkType, StringType, StructType
 
 if TYPE_CHECKING:
     TypeOf = Callable[[exp.Expr], SparkType | None]
 
-__all__ = ["APPROX_COUNT_DISTINCT_FUNCTION", "CONV_FUNCTION", "HASH_ENGINE_FUNCTIONS", "KERNEL_CALLS", "MATH_FUNCTIONS", "NESTED_HASH_PREFIX", "has_map", "math_type", "nested", "nested_hash_call", "rewrite_approx_count_distinct", "rewrite_kernel_call",
-           "rewrite_math", "set_hash_call", "unsafe_layout"]
+__all__ = ["APPROX_COUNT_DISTINCT_FUNCTION", "CONV_FUNCTION", "HASH_ENGINE_FUNCTIONS", "KERNEL_CALLS", "MATH_FUNCTIONS", "NESTED_HASH_PREFIX", "has_map", "integral_decimal", "is_integral", "is_number", "math_type", "nested", "nested_hash_call", "rewrite_approx_count_distinct", "rewrite_kernel_call",
+           "rewrite_math", "set_hash_call", "unsafe_layout", "wider_decimal"]
 
 MATH_FUNCTIONS = frozenset({"factorial", "nanvl", "bit_count", "getbit", "bit_get", "width_bucket"})
 """The functions this module answers."""
@@ -34,6 +34,42 @@ INTEGER_WIDTHS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
 
 INTEGER_DIGITS = {"tinyint": 3, "smallint": 5, "int": 10, "bigint": 20}
 """The decimal digits of Spark's integral types (``DecimalType.forType``: an int is a ``decimal(10,0)``)."""
+
+
+def is_integral(kind: SparkType | None) -> bool:
+    """Whether ``kind`` is one of Spark's integral types (``tinyint`` to ``bigint``)."""
+    return isinstance(kind, AtomicType) and kind.name in INTEGER_WIDTHS
+
+
+def is_number(kind: SparkType | None) -> bool:
+    """Whether ``kind`` is one of Spark's numeric types: integral, ``float``, ``double``, decimal."""
+    return is_integral(kind) or isinstance(kind, DecimalType) or (isinstance(kind, AtomicType) and kind.name in ("float", "double"))
+
+
+def integral_decimal(kind: AtomicType) -> DecimalType:
+    """The decimal an integral type widens to (``DecimalType.forType``).
+
+    Example:
+        >>> integral_decimal(AtomicType("int"))
+        DecimalType(precision=10, scale=0)
+    """
+    return DecimalType(INTEGER_DIGITS[kind.name], 0)
+
+
+def wider_decimal(decimals: list[DecimalType]) -> DecimalType:
+    """The decimal Spark widens ``decimals`` to (``DecimalPrecision.widerDecimalType``): the most
+    digits before and after the point; past 38 digits the digits before it are kept
+    (``boundedPreferIntegralDigits``).
+
+    Example:
+        >>> wider_decimal([DecimalType(10, 0), DecimalType(5, 2)])
+        DecimalType(precision=12, scale=2)
+    """
+    scale = max(d.scale for d in decimals)
+    digits = max(d.precision - d.scale for d in decimals)
+    if digits + scale <= MAX_DECIMAL_PRECISION:
+        return DecimalType(digits + scale, scale)
+    return DecimalType(MAX_DECIMAL_PRECISION, max(MAX_DECIMAL_PRECISION - digits, 0))
 
 
 def _name(t: SparkType | None) -> str | None:

@@ -100,12 +100,15 @@ from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rewrite_table_samples import passes_rows
 from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
 from vpush.optimizer.expand_using_stars import expand_using_stars
-from vpush.optimizer.spark_analysis import check_order_by_aggregates
+from vpush.optimizer.spark_analysis import aggregating as _aggregating, check_order_by_aggregates
 from vpush.optimizer.spark_collect_set import orders_set, spark_set_order
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
 from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_number_format import NUMBER_FORMAT_CALLS, number_format_type, rewrite_number_format
-from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, INTEGER_DIGITS, INTEGER_WIDTHS, KERNEL_CALLS, has_map as _has_map, rewrite_approx_count_distinct, rewrite_kernel_call
+from vpush.optimizer.spark_math import (
+    APPROX_COUNT_DISTINCT_FUNCTION, INTEGER_DIGITS, INTEGER_WIDTHS, KERNEL_CALLS, has_map as _has_map, integral_decimal, is_integral as _is_integral,
+    rewrite_approx_count_distinct, rewrite_kernel_call, wider_decimal,
+)
 from vpush.optimizer.spark_unwrap_casts import drop_rows_under_false_filters, folded_comparisons, unwrap_cast_comparisons
 from vpush.optimizer.spark_order import (
     HASH_FALLBACK_GROUPS,
@@ -451,10 +454,6 @@ def _literal_decimal(node: exp.Expr) -> DecimalType | None:
     return None
 
 
-def _is_integral(t: SparkType | None) -> bool:
-    return isinstance(t, AtomicType) and t.name in _INTEGRAL
-
-
 def _is_fractional(t: SparkType | None) -> bool:
     return isinstance(t, AtomicType) and t.name in ("float", "double")
 
@@ -466,7 +465,7 @@ def _as_decimal(t: SparkType | None, node: exp.Expr) -> DecimalType | None:
     if _is_integral(t):
         literal = _literal_decimal(node)
         assert isinstance(t, AtomicType)
-        return literal or DecimalType(INTEGER_DIGITS[t.name], 0)
+        return literal or integral_decimal(t)
     return None
 
 
@@ -1611,12 +1610,7 @@ def _wider_decimal(types: list[SparkType | None]) -> DecimalType | None:
         return None
     if not any(isinstance(t, DecimalType) for t in types):
         return None
-    decimals = [t if isinstance(t, DecimalType) else DecimalType(INTEGER_DIGITS[t.name], 0) for t in types if isinstance(t, (DecimalType, AtomicType))]
-    scale = max(d.scale for d in decimals)
-    digits = max(d.precision - d.scale for d in decimals)
-    if digits + scale <= MAX_DECIMAL_PRECISION:
-        return DecimalType(digits + scale, scale)
-    return DecimalType(MAX_DECIMAL_PRECISION, max(MAX_DECIMAL_PRECISION - digits, 0))
+    return wider_decimal([t if isinstance(t, DecimalType) else integral_decimal(t) for t in types if isinstance(t, (DecimalType, AtomicType))])
 
 
 def _numeric_common_type(types: list[SparkType | None]) -> SparkType | None:
@@ -5108,6 +5102,7 @@ def apply_spark_semantics(
                 # the projection itself under the alias, not a copy: a subquery's tables in it are
                 # found again by identity when they become scans
                 wrap_in_place(done, exp.Alias(alias=exp.to_identifier(name, quoted=True)))
+        _inline_having_aliases(select, lateral, typer)
         order_types = [(o, typer.of(o.this)) for o in (select.args.get("order") or exp.Order()).expressions if isinstance(o, exp.Ordered)]
         for key in ("where", "group", "having", "order", "qualify"):
             part = select.args.get(key)
@@ -5150,23 +5145,31 @@ def fold_comparisons_of_extractions(
     comparisons whose columns are all read through the extractions ``extractions`` (``id()`` of
     their nodes; no other column Spark's analyzer would check goes), and not the ANDs and ORs
     around them (Spark folds those itself after analyzing them; on DuckDB,
-    :func:`apply_spark_semantics` does). An unaliased projection where one folds is named first by
-    ``name_projection``, as Spark names it. In place.
+    :func:`apply_spark_semantics` does). A column of a subquery (or of a CTE read once) that reads
+    only extractions counts as read through them (:func:`_derived_extractions`); such a column
+    nothing reads any more is then dropped, as Spark's ``ColumnPruning`` drops it before its scan
+    would compute it (:func:`_prune_unread_extractions`). An unaliased projection where one folds
+    is named first by ``name_projection``, as Spark names it. In place.
     """
-    def through_extractions(node: exp.Expr) -> bool:
-        columns = list(node.find_all(exp.Column))
-        return bool(columns) and all(
-            any(id(a) in extractions for a in _ancestors(c, node)) for c in columns)
-
     try:
         scopes = list(traverse_scope(expression))
     except Exception:  # sqlglot cannot scope this query: apply_spark_semantics leaves it too
         return
+    derived_of: dict[int, dict[str, dict[str, exp.Expr]]] = {}
     for scope in scopes:
         select = scope.expression
         if not isinstance(select, exp.Select):
             continue
-        typer = _Typer(scope, {})  # the extractions are typed by their targets
+        derived = derived_of[id(scope)] = _derived_extractions(scope, extractions)
+
+        def through_extractions(node: exp.Expr, scope: Scope = scope, derived: dict[str, dict[str, exp.Expr]] = derived) -> bool:
+            columns = list(node.find_all(exp.Column))
+            return bool(columns) and all(
+                any(id(a) in extractions for a in _ancestors(c, node)) or _read_extraction(c, scope, derived) is not None
+                for c in columns)
+
+        # the extractions are typed by their targets; a derived table's column by its extraction's
+        typer = _Typer(scope, {alias: {name: _Typer(scope, {}).of(node) for name, node in names.items()} for alias, names in derived.items()})
         for value in list(select.args.values()):
             for part in value if isinstance(value, list) else [value]:
                 if not isinstance(part, exp.Expr):
@@ -5179,6 +5182,112 @@ def fold_comparisons_of_extractions(
                         continue
                     part = wrap_in_place(part, exp.Alias(alias=exp.to_identifier(name, quoted=True)))
                 unwrap_cast_comparisons(part, typer.of, only=through_extractions, fold_around=False)
+    for scope in reversed(scopes):  # the outer queries first: a pruned column may free the one it read
+        if id(scope) in derived_of:
+            _prune_unread_extractions(scope, derived_of[id(scope)])
+
+
+def _derived_extractions(scope: Scope, extractions: set[int]) -> dict[str, dict[str, exp.Expr]]:
+    """Per derived table of ``scope`` (its alias, lower case; a subquery, or a CTE the query reads
+    once; not one whose SELECT has a ``*``), its columns (by name) that read only ``extractions``:
+    an expression whose every column is inside one of them (no aggregate, window or subquery), or
+    a column of a derived table of its own that does; the expression of each."""
+    out: dict[str, dict[str, exp.Expr]] = {}
+    for alias, (_, source) in scope.selected_sources.items():
+        if not isinstance(source, Scope) or not isinstance(source.expression, exp.Select):
+            continue
+        if not source.is_derived_table and not (source.is_cte and _read_once(source.expression)):
+            continue
+        projections = source.expression.expressions
+        if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in projections):
+            continue
+        inner = _derived_extractions(source, extractions)
+        names = [p.alias_or_name.lower() for p in projections]
+        found: dict[str, exp.Expr] = {}
+        for projection, name in zip(projections, names):
+            value = projection.unalias().unnest()
+            if names.count(name) != 1:
+                continue  # a name two columns have: Spark's reference to it is ambiguous
+            columns = list(value.find_all(exp.Column))
+            if isinstance(value, exp.Column):
+                read = _read_extraction(value, source, inner)
+                if read is not None:
+                    found[name] = read
+            elif columns and value.find(exp.AggFunc, exp.Window, exp.Select, exp.Subquery) is None and all(
+                any(id(a) in extractions for a in _ancestors(c, value)) for c in columns
+            ):
+                found[name] = value
+        out[alias.lower()] = found
+    return out
+
+
+def _read_once(select: exp.Select) -> bool:
+    """Whether the CTE whose query is ``select`` is read by one table reference of the query."""
+    cte = select.parent
+    if not isinstance(cte, exp.CTE):
+        return False
+    name = cte.alias.lower()
+    return sum(1 for t in select.root().find_all(exp.Table) if not t.db and t.name.lower() == name) == 1
+
+
+def _read_extraction(column: exp.Column, scope: Scope, derived: Mapping[str, Mapping[str, exp.Expr]]) -> exp.Expr | None:
+    """The extraction a column of ``scope`` reads from one of its derived tables
+    (:func:`_derived_extractions`), or None: qualified by the table's alias, or unqualified where
+    that table is the scope's only source."""
+    parts = column.parts
+    if isinstance(column.this, exp.Star) or len(parts) > 2:
+        return None
+    if column.table:
+        return derived.get(column.table.lower(), {}).get(column.name.lower())
+    if len(scope.selected_sources) != 1:
+        return None  # another source may have a column of that name
+    return next(iter(derived.values()), {}).get(column.name.lower())
+
+
+def _prune_unread_extractions(scope: Scope, derived: Mapping[str, Mapping[str, exp.Expr]]) -> None:
+    """Drop each column of a derived table of ``scope`` that is an extraction
+    (:func:`_derived_extractions`) and that nothing reads (Spark's ``ColumnPruning``: Spark never
+    computes it, where the scan would compute it for every row): not the query over it (no
+    column of that name, no ``*``), nor the derived table's own SELECT (no lateral alias, no
+    GROUP BY or ORDER BY naming it, or naming a position), which must not be DISTINCT and keeps
+    one column at least. In place."""
+    select = scope.expression
+    if not isinstance(select, exp.Select) or any(j.args.get("using") or j.args.get("method") for j in select.args.get("joins") or []):
+        return  # a join USING or NATURAL reads columns no Column names
+    sources = {a.lower(): found for a, found in scope.selected_sources.items()}
+    for alias, names in derived.items():
+        node, source = sources[alias]
+        if not isinstance(source, Scope) or not isinstance(source.expression, exp.Select):
+            continue
+        inner = source.expression
+        group = inner.args.get("group")
+        if (
+            inner.args.get("distinct") is not None
+            or (group is not None and group.args.get("all"))  # GROUP BY ALL groups by every column
+            or any(n.args.get("pivots") for n in (node, node.parent) if isinstance(n, (exp.Table, exp.Subquery)))  # a PIVOT groups by the others
+            or any(isinstance(k, exp.Literal) and k.is_int for key in ("group", "order") for k in (inner.args.get(key) or exp.Group()).expressions)
+        ):
+            continue
+        if any(not isinstance(star.parent, exp.Count) and not _within(star, node) for star in select.find_all(exp.Star)):
+            return  # a `*` (or `s.*`, `struct(*)`) reads every column
+        # a column of any part of that name (`n.a` reads a field of n): read
+        outside = [c for c in select.find_all(exp.Column) if not _within(c, node)]
+        for name in names:
+            if any(part.name.lower() == name for c in outside for part in c.parts):
+                continue
+            own = [p for p in inner.expressions if p.alias_or_name.lower() == name]
+            rest = [p for p in inner.expressions if p not in own]
+            if len(own) != 1 or not rest or any(c.name.lower() == name and not _within(c, own[0]) for c in inner.find_all(exp.Column)):
+                continue
+            own[0].pop()
+
+
+def _within(node: exp.Expr, ancestor: exp.Expr) -> bool:
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = node.parent  # type: ignore[assignment]
+    return False
 
 
 def _ancestors(node: exp.Expr, top: exp.Expr) -> list[exp.Expr]:
@@ -6754,17 +6863,7 @@ def _check_group_by_present(select: exp.Select, typer: _Typer) -> None:
     ):
         return
 
-    def bare(node: exp.Expr) -> bool:
-        # only through operators, casts, conditionals and typeof: sqlglot parses some aggregates
-        # (try_sum, kurtosis, ...) as plain calls, which this does not tell apart
-        if isinstance(node, exp.Column):
-            return not isinstance(node.this, exp.Star) and typer.column(node) is not None
-        if isinstance(node, (exp.AggFunc, exp.Window)) or not (isinstance(node, (exp.Alias, exp.Paren, exp.Binary, exp.Neg, exp.Not, exp.Cast, exp.Case, exp.If, exp.Coalesce))
-                or _called(node) == "typeof"):
-            return False
-        return any(bare(child) for child in node.iter_expressions())
-
-    if any(bare(p) for p in select.expressions):
+    if any(typer.column(c) is not None for p in select.expressions for c in _columns_outside_aggregates(p)):
         raise OptimizeError(
             "The query does not include a GROUP BY clause. Add GROUP BY or turn it into the window functions using "
             "OVER clauses.",
@@ -6772,14 +6871,19 @@ def _check_group_by_present(select: exp.Select, typer: _Typer) -> None:
         )
 
 
-_TRANSPARENT = (exp.Paren, exp.Binary, exp.Neg, exp.Not, exp.Cast, exp.TryCast, exp.Case, exp.If, exp.Coalesce, exp.Ordered)
+_TRANSPARENT = (exp.Alias, exp.Ordered, exp.Paren, exp.Binary, exp.Neg, exp.Not, exp.Cast, exp.Case, exp.If, exp.Coalesce)
 
 
-def _aggregating(select: exp.Select) -> bool:
-    """Whether ``select`` aggregates its rows: a GROUP BY, a HAVING, or an aggregate of its own
-    (not a window's) among its projections."""
-    return select.args.get("group") is not None or select.args.get("having") is not None or any(
-        isinstance(n, exp.AggFunc) and n.find_ancestor(exp.Window, exp.Select) is select for p in select.expressions for n in in_scope(p))
+def _columns_outside_aggregates(node: exp.Expr) -> list[exp.Column]:
+    """The columns ``node`` is or reaches through operators, casts, conditionals and ``typeof``
+    (under an alias or an ORDER BY key), left to right, outside every aggregate and window: only
+    through those, as sqlglot parses some aggregates (try_sum, kurtosis, ...) as plain calls,
+    which this does not tell apart."""
+    if isinstance(node, exp.Column):
+        return [] if isinstance(node.this, exp.Star) else [node]
+    if isinstance(node, (exp.AggFunc, exp.Window)) or not (isinstance(node, _TRANSPARENT) or _called(node) == "typeof"):
+        return []
+    return [c for child in node.iter_expressions() for c in _columns_outside_aggregates(child)]
 
 
 def _check_semi_joined_columns(select: exp.Select) -> None:
@@ -6868,18 +6972,9 @@ def _check_order_by_grouped(select: exp.Select) -> None:
         return  # the SELECT list is not grouped: MISSING_AGGREGATION, as DuckDB raises it
     outputs = [p.alias_or_name for p in projections if p.alias_or_name and p.alias_or_name != "*"]
     for ordered in order.expressions:
-        found = [ordered] if isinstance(ordered, exp.Column) else []
-        stack = [ordered]
-        while stack:
-            node = stack.pop()
-            for child in node.iter_expressions():
-                if isinstance(child, exp.Column):
-                    found.append(child)
-                elif isinstance(child, _TRANSPARENT):
-                    stack.append(child)
-        for column in found:
+        for column in _columns_outside_aggregates(ordered):
             name = column.name.lower()
-            if isinstance(column.this, exp.Star) or name in grouped or name in {o.lower() for o in outputs}:
+            if name in grouped or name in {o.lower() for o in outputs}:
                 continue
             shown = column.meta.get(VARIANT_SOURCE) or column.name
             suggestions = ", ".join(f"`{o}`" for o in outputs)
@@ -6894,10 +6989,14 @@ def _inline_lateral_aliases(projection: exp.Expr, lateral: Mapping[str, exp.Expr
     """Put in ``projection`` the expression of each earlier projection its columns name by alias
     and no source has (Spark's lateral column aliases: ``CAST(s AS INT) AS c, c + 1 AS d``), where
     DuckDB's binder refuses an alias whose expression may raise (vpush's ``error()``, which it
-    takes as a side effect), named as Spark names it (``lateralAliasReference(c)``); not in an
-    aggregating SELECT, where DuckDB reads the alias itself.
+    takes as a side effect), named as Spark names it (``lateralAliasReference(c)``). In an
+    aggregating SELECT too: Spark's ``ResolveLateralColumnAliasReference`` computes the aliases in
+    a projection over the aggregate (which keeps the grouping expressions and aggregates), so each
+    group computes the expression once, as the copy in its place does (a column neither grouped
+    nor aggregated still fails as MISSING_AGGREGATION).
     Raises Spark's ``UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_WINDOW`` for such an alias in a
-    window function (DuckDB answered). In place."""
+    window function (DuckDB answered) and ``UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_AGGREGATE_FUNC``
+    for one in an aggregate or its FILTER. In place."""
     if not lateral:
         return
     sources = [typer.source_columns(alias) for alias in typer.scope.selected_sources]
@@ -6906,6 +7005,7 @@ def _inline_lateral_aliases(projection: exp.Expr, lateral: Mapping[str, exp.Expr
 
     select = projection.parent
     aggregating = isinstance(select, exp.Select) and _aggregating(select)
+    grouped = _grouped_names(select) if isinstance(select, exp.Select) else set()
     for column in [c for c in in_scope(projection) if isinstance(c, exp.Column) and not c.table and not isinstance(c.this, exp.Star)]:
         name = column.name.lower()
         if name not in lateral or any(name in columns for columns in sources) or name in _lambda_variables(column):
@@ -6915,10 +7015,56 @@ def _inline_lateral_aliases(projection: exp.Expr, lateral: Mapping[str, exp.Expr
                 f"The feature is not supported: Referencing a lateral column alias `{column.name}` in window expression.",
                 error_class="UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_WINDOW",
             )
-        if aggregating:
-            continue  # DuckDB matches a grouped alias only as it reads it (an inlined copy is not the grouped expression)
+        if aggregating and isinstance(column.find_ancestor(exp.AggFunc, exp.Filter, exp.Select), (exp.AggFunc, exp.Filter)):
+            # (Spark's plan keeps the aggregates below the projection that computes the aliases)
+            raise OptimizeError(
+                f"The feature is not supported: Referencing a lateral column alias `{column.name}` in the aggregate function.",
+                error_class="UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_AGGREGATE_FUNC",
+            )
+        if name in grouped:
+            # DuckDB reads a grouped alias as the grouping itself, where it would not match a copy
+            # of its expression that may raise to it (Spark's projection over its aggregate reads it)
+            column.meta[_TRIED_NAME] = f"lateralAliasReference({column.name})"
+            continue
         inlined = column.replace(exp.Paren(this=lateral[name].copy()))
         inlined.meta[_TRIED_NAME] = f"lateralAliasReference({column.name})"  # named as Spark names it
+
+
+def _grouped_names(select: exp.Select) -> set[str]:
+    """The names (lower case) the GROUP BY of ``select`` reads: its columns' names (DuckDB groups
+    by an alias among them as it reads it) and the aliases of the projections it names by
+    position."""
+    group = select.args.get("group")
+    if group is None:
+        return set()
+    projections = select.expressions
+    names = {c.name.lower() for c in in_scope(group) if isinstance(c, exp.Column) and not c.table}
+    for key in group.expressions:
+        if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(projections):
+            names.add(projections[int(key.this) - 1].alias_or_name.lower())
+    return names
+
+
+def _inline_having_aliases(select: exp.Select, lateral: Mapping[str, exp.Expr], typer: _Typer) -> None:
+    """Put in a HAVING the expression of each projection its columns name by alias (not a name a
+    GROUP BY key gives) as :func:`_inline_lateral_aliases` reads it (``lateral``): Spark resolves
+    a HAVING's name against the aggregate's output first (an alias before a source's column of
+    that name) and computes the alias over the aggregate below its filter, where DuckDB's binder
+    refuses an alias whose expression may raise (and reads a source's column first). Not one
+    holding a subquery (its tables are placed by identity). In place."""
+    having = select.args.get("having")
+    if having is None or not lateral:
+        return
+    sources = [typer.source_columns(alias) for alias in typer.scope.selected_sources]
+    if not sources or any(not columns or "*" in columns for columns in sources):
+        return  # a source whose columns vpush does not know may hold the name
+    grouped = _grouped_names(select)  # (Spark's HAVING reads a grouped name as grouped)
+    for column in [c for c in in_scope(having) if isinstance(c, exp.Column) and not c.table and not isinstance(c.this, exp.Star)]:
+        name = column.name.lower()
+        if name not in lateral or name in grouped or name in _lambda_variables(column):
+            continue
+        if lateral[name].find(exp.Select, exp.Subquery) is None:
+            column.replace(exp.Paren(this=lateral[name].copy()))
 
 
 def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:

@@ -27,8 +27,9 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from vpush.optimizer.dialect import Number, in_scope, number_constant
-from vpush.optimizer.spark_math import INTEGER_DIGITS, INTEGER_WIDTHS
-from vpush.optimizer.variant_types import MAX_DECIMAL_PRECISION, AtomicType, DecimalType, SparkType
+from vpush.optimizer.spark_analysis import aggregating
+from vpush.optimizer.spark_math import INTEGER_DIGITS, INTEGER_WIDTHS, integral_decimal, is_integral as _is_integral, is_number as _is_number, wider_decimal
+from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType
 
 TypeOf = Callable[[exp.Expr], SparkType | None]
 
@@ -64,9 +65,14 @@ def unwrap_cast_comparisons(
     AND x`` is ``x``). In place. Returns ``part``, or what replaced it."""
     parent, key, index = part.parent, part.arg_key, part.index
     for node, value in folded_comparisons(part, of, only=only):
+        select = node.find_ancestor(exp.Select) if _holds_the_aggregation(node) else None
         constant = node.replace(exp.Boolean(this=value))
         if node is part:
             part = constant
+        if select is not None and not aggregating(select):
+            # the SELECT's only aggregate went: it still aggregates its rows into one, as Spark's
+            # plan keeps its Aggregate (a HAVING of TRUE: one row, even of none, in both engines)
+            select.set("having", exp.Having(this=exp.true()))
     if fold_around:
         for constant in [n for n in in_scope(part) if isinstance(n, exp.Boolean)]:
             if constant.parent is not None:
@@ -84,8 +90,7 @@ def folded_comparisons(
 ) -> list[tuple[exp.Expr, bool]]:
     """The comparisons in ``part``'s scope (those ``only`` picks) Spark's optimizer makes a
     constant without computing their expression (see the module's text), with that constant;
-    types read with ``of``. Not one holding the only aggregate of a SELECT without GROUP BY (the
-    SELECT would stop aggregating: Spark keeps its aggregation)."""
+    types read with ``of``."""
     out = []
     for node in in_scope(part):
         if not isinstance(node, (*_OPERATORS, exp.In, exp.Between)) or (only is not None and not only(node)):
@@ -93,7 +98,7 @@ def folded_comparisons(
         outcome = _decide(node, of)
         if outcome == FALSE_IF_NOT_NULL and _null_counts_as_false(node):
             outcome = FALSE
-        if outcome in (FALSE, TRUE) and not _holds_the_aggregation(node):
+        if outcome in (FALSE, TRUE):
             out.append((node, outcome == TRUE))
     return out
 
@@ -303,11 +308,7 @@ def _comparison_type(side: SparkType | None, others: list[SparkType | None], con
             # an integer constant takes the digits it needs (DecimalType.fromLiteral)
             value = _constant(constant)
             decimals.append(DecimalType(max(len(str(abs(value))), 1), 0) if _is_integral(kind) and isinstance(value, int) else _as_decimal(kind))
-        scale = max(d.scale for d in decimals)
-        digits = max(d.precision - d.scale for d in decimals)
-        if digits + scale <= MAX_DECIMAL_PRECISION:
-            return DecimalType(digits + scale, scale)
-        return DecimalType(MAX_DECIMAL_PRECISION, max(MAX_DECIMAL_PRECISION - digits, 0))
+        return wider_decimal(decimals)
     if _DOUBLE in kinds or any(isinstance(k, DecimalType) for k in kinds):
         return _DOUBLE
     # floats with integers: ANSI coercion takes an int or bigint with a float as doubles
@@ -430,16 +431,9 @@ def _deterministic(node: exp.Expr) -> bool:
     return True
 
 
-def _is_integral(kind: SparkType | None) -> bool:
-    return isinstance(kind, AtomicType) and kind.name in INTEGER_WIDTHS
-
-
-def _is_number(kind: SparkType | None) -> bool:
-    return _is_integral(kind) or kind in (_FLOAT, _DOUBLE) or isinstance(kind, DecimalType)
-
 
 def _as_decimal(kind: SparkType | None) -> DecimalType:
     if isinstance(kind, DecimalType):
         return kind
     assert isinstance(kind, AtomicType)
-    return DecimalType(INTEGER_DIGITS[kind.name], 0)
+    return integral_decimal(kind)

@@ -58,6 +58,30 @@ QUERIES: list[Any] = [
     "SELECT id + 100 AS id, id * 2 AS d FROM t",
     "SELECT count(*) AS n, n + 1 AS m FROM t",
     "SELECT id AS c, row_number() OVER (ORDER BY c) AS r FROM t",
+    # in an aggregating SELECT Spark computes them in a projection over the aggregate (DuckDB's
+    # binder refused an alias that may raise, also in HAVING, where Spark reads an alias first)
+    "SELECT CAST(CAST(i AS STRING) AS INT) AS c, c + 1, count(*) AS n FROM t WHERE id <> 6 GROUP BY i",
+    "SELECT CAST(g AS INT) AS c, c + 1 AS d, count(*) AS n FROM t GROUP BY g",
+    "SELECT CAST(g AS INT) AS c, c + 1 AS d, count(*) AS n FROM t GROUP BY g HAVING n > 100",
+    "SELECT CAST(CAST(i AS STRING) AS INT) AS c, c + 1 AS d, count(*) AS n FROM t WHERE id <> 6 GROUP BY i HAVING d > 1 ORDER BY d DESC",
+    "SELECT CAST(CAST(i AS STRING) AS INT) AS c, c + 1 AS d FROM t WHERE id <> 6 GROUP BY c HAVING d > 1",
+    "SELECT CAST(CAST(i AS STRING) AS INT) AS c, c + 1 AS d FROM t WHERE id <> 6 GROUP BY 1 HAVING c > 1",
+    "SELECT b + 1 AS x, x + 1, count(*) AS c FROM t WHERE id < 4 GROUP BY x",
+    "SELECT b + 1 AS x, x + 1, count(*) AS c FROM t WHERE id < 4 GROUP BY ROLLUP(x)",
+    "SELECT sum(i) AS s, s / count(*) AS a, max(i) AS m, m - s FROM t GROUP BY h",
+    "SELECT sum(i) AS s, s + 1 AS a, a * 2 FROM t HAVING a > 0",
+    "SELECT count(*) AS n, n + 1 FROM t GROUP BY h",
+    "SELECT upper(h) AS x, x || 'a', count(*) FROM t GROUP BY upper(h)",
+    "SELECT h AS x, count(*) AS n, x || n FROM t GROUP BY h ORDER BY x",
+    "SELECT h AS i, count(*) AS n FROM t GROUP BY h HAVING i > 0",
+    "SELECT h AS i, count(*) AS n FROM t GROUP BY h, i HAVING i > 0",
+    "SELECT upper(h) AS h, count(*) AS n FROM t GROUP BY h HAVING h > 'X'",
+    "SELECT sum(i) AS d FROM t GROUP BY h HAVING d > 0",
+    "SELECT i AS c, sum(c) FROM t GROUP BY i",
+    "SELECT CAST(CAST(i AS STRING) AS INT) AS c, count(*) FILTER (WHERE c > 0) AS n FROM t GROUP BY i",
+    "SELECT id AS c, c + 1 FROM t GROUP BY i",
+    "SELECT h AS x, x || g FROM t GROUP BY h",
+    "SELECT h AS x, max(id) AS m, row_number() OVER (ORDER BY m) AS r FROM t GROUP BY h",
     # an aggregating SELECT's ORDER BY resolves over the aggregate's output: a column neither
     # grouped, projected nor aggregated is unresolved there (after the SELECT list's own check)
     "SELECT h, count(*) FROM t GROUP BY h ORDER BY id",
@@ -280,10 +304,22 @@ def test_list_of_distinct_values_refused_on_duckdb(spark: SparkSession, spark_vi
     assert_same_answer(sql, spark_views, connect_tables(tables, spark), _SPARK_ANSWERS)
 
 
-@pytest.mark.xfail(strict=True, reason="DuckDB's binder refuses an alias whose expression may raise in an aggregating SELECT")
 def test_lateral_alias_that_may_raise_in_an_aggregating_select(spark_views: SparkSession, tables: dict[str, Path]) -> None:
-    """Spark answers; on the DuckDB engine, DuckDB's binder refuses the alias (README, differences)."""
+    """Spark computes the alias in a projection over its aggregate (here raising for the largest
+    int plus one); DuckDB's binder refused the alias, as one whose expression may raise."""
     sql = "SELECT CAST(CAST(i AS STRING) AS INT) AS c, c + 1 AS d, count(*) AS n FROM t GROUP BY i"
+    assert_same_answer(sql, spark_views, connect_tables(tables), _SPARK_ANSWERS)
+
+
+@pytest.mark.parametrize("sql", [
+    # DuckDB's optimizer moves the constant (i > 0): the int overflow Spark raises is never computed
+    "SELECT id FROM t WHERE i + 1 > 1",
+    # Spark cannot resolve an ORDER BY aggregate's column under a HAVING of an aggregate (UNRESOLVED_COLUMN)
+    "SELECT h AS x, count(*) AS n FROM t GROUP BY h HAVING max(id) > 6 ORDER BY max(i)",
+])
+@pytest.mark.xfail(strict=True, reason="DuckDB answers otherwise (README, differences)")
+def test_differs_on_duckdb(sql: str, spark_views: SparkSession, tables: dict[str, Path]) -> None:
+    """Found comparing lateral aliases in aggregating SELECTs with PySpark; not fixed yet."""
     assert_same_answer(sql, spark_views, connect_tables(tables), _SPARK_ANSWERS)
 
 
