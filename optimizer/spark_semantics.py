@@ -934,7 +934,7 @@ class _Typer:
             return self._arithmetic(node)
         if isinstance(node, exp.Div):
             left, right = self.of(node.this), self.of(node.expression)
-            if _string_beside_fraction(left, right):
+            if _string_read_as_double(left, right):
                 return _DOUBLE
             if isinstance(left, DecimalType) or isinstance(right, DecimalType):
                 a, b = _as_decimal(left, node.this), _as_decimal(right, node.expression)
@@ -1255,7 +1255,7 @@ class _Typer:
         if _is_integral(left) and _is_integral(right):
             assert isinstance(left, AtomicType) and isinstance(right, AtomicType)
             return _wider_integral(left, right)
-        if _string_beside_fraction(left, right):
+        if _string_read_as_double(left, right):
             return _DOUBLE  # Spark's ANSI coercion reads the string as a double
         if {isinstance(left, StringType), isinstance(right, StringType)} == {True, False} and (_is_integral(left) or _is_integral(right)):
             return _BIGINT  # and beside an integer as a bigint
@@ -1596,7 +1596,7 @@ def _java_float_text(value: exp.Expr) -> exp.Expression:
     return exp.Anonymous(this="regexp_replace", expressions=[value, exp.Literal.string(_JAVA_SUFFIXED), exp.Literal.string("\\1\\2")])
 
 
-def _string_beside_fraction(left: SparkType | None, right: SparkType | None) -> bool:
+def _string_read_as_double(left: SparkType | None, right: SparkType | None) -> bool:
     """Whether an arithmetic operation has a string on one side and a decimal, double or float on
     the other (Spark's ANSI coercion casts the string to a double, and so computes a double)."""
     return any(isinstance(a, StringType) and (_is_fractional(b) or isinstance(b, DecimalType)) for a, b in ((left, right), (right, left)))
@@ -1651,6 +1651,122 @@ def _wider_nested(a: SparkType, b: SparkType) -> SparkType | None:
     if all(_is_integral(t) or _is_fractional(t) or isinstance(t, DecimalType) for t in (a, b)):
         return _wider_of_two(a, b)
     return None
+
+
+_COERCIBLE_LEAVES = frozenset({"tinyint", "smallint", "int", "bigint", "float", "double", "boolean", "date", "timestamp",
+                                "timestamp_ntz", "binary", "void"})
+
+
+def _coercible(t: SparkType | None) -> bool:
+    """Whether every leaf of ``t`` is of a type :func:`nested_wider_type` knows Spark's widening of
+    (numbers, strings, booleans, dates, timestamps, binaries, NULL), inside arrays, maps and structs."""
+    if isinstance(t, ArrayType):
+        return _coercible(t.element)
+    if isinstance(t, MapType):
+        return _coercible(t.key) and _coercible(t.value)
+    if isinstance(t, StructType):
+        return all(_coercible(f.type) for f in t.fields)
+    return isinstance(t, (StringType, DecimalType)) or (isinstance(t, AtomicType) and t.name in _COERCIBLE_LEAVES)
+
+
+def nested_wider_type(a: SparkType, b: SparkType, *, strings: bool = True) -> SparkType | None:
+    """Spark's ANSI ``findWiderTypeForTwo`` (``strings``) or ``findWiderTypeWithoutStringPromotion``
+    of two types of :func:`_coercible` leaves, arrays, maps and structs part by part (a struct's
+    fields by position, named alike but for case, under ``a``'s names): numbers as
+    :func:`_wider_of_two`, a date beside a timestamp the timestamp, a string beside a number a
+    bigint or a double and beside another atomic type that type; None where Spark finds none.
+
+    Example:
+        >>> nested_wider_type(ArrayType(AtomicType("int")), ArrayType(StringType()))
+        ArrayType(element=AtomicType(name='bigint'))
+    """
+    if a == b or _NULL_TYPE in (a, b):
+        return b if a == _NULL_TYPE else a
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        element = nested_wider_type(a.element, b.element, strings=strings)
+        return None if element is None else ArrayType(element)
+    if isinstance(a, MapType) and isinstance(b, MapType):
+        # a map's keys are never read from strings (Spark keeps only a key type no cast of either
+        # makes NULL: Cast.forceNullable)
+        key, value = nested_wider_type(a.key, b.key, strings=False), nested_wider_type(a.value, b.value, strings=strings)
+        return None if key is None or value is None else MapType(key, value)
+    if isinstance(a, StructType) and isinstance(b, StructType):
+        if [f.name.lower() for f in a.fields] != [f.name.lower() for f in b.fields]:
+            return None
+        fields = [nested_wider_type(x.type, y.type, strings=strings) for x, y in zip(a.fields, b.fields)]
+        return None if any(f is None for f in fields) else StructType(
+            tuple(StructField(x.name, f) for x, f in zip(a.fields, fields) if f is not None))
+    if any(isinstance(t, (ArrayType, MapType, StructType)) for t in (a, b)):
+        return None
+    if isinstance(a, StringType) or isinstance(b, StringType):
+        other = b if isinstance(a, StringType) else a
+        if not strings or isinstance(other, StringType):
+            return None
+        if _is_integral(other) or _is_fractional(other) or isinstance(other, DecimalType):
+            return _wider_of_two(a, b)
+        return other  # AnsiTypeCoercion: a string beside a date, timestamp, boolean or binary is cast to it
+    if all(isinstance(t, AtomicType) and t.name in _DATETIME_NAMES for t in (a, b)):
+        names = {t.name for t in (a, b) if isinstance(t, AtomicType)}
+        return AtomicType("timestamp" if "timestamp" in names else "timestamp_ntz")
+    return _wider_of_two(a, b)
+
+
+def _map_keys_differ(a: SparkType, b: SparkType) -> bool:
+    """Whether a map inside ``a`` has keys of another type than the map in the same place in ``b``."""
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        return _map_keys_differ(a.element, b.element)
+    if isinstance(a, MapType) and isinstance(b, MapType):
+        return a.key != b.key or _map_keys_differ(a.value, b.value)
+    if isinstance(a, StructType) and isinstance(b, StructType):
+        return any(_map_keys_differ(x.type, y.type) for x, y in zip(a.fields, b.fields))
+    return False
+
+
+def nested_common_type(types: list[SparkType], *, strings: bool = True) -> SparkType | None:
+    """:func:`nested_wider_type` folded over ``types`` as Spark's ``findWiderCommonType`` folds
+    them (strings and arrays of strings first)."""
+
+    def textual(t: SparkType) -> bool:
+        return isinstance(t, StringType) or (isinstance(t, ArrayType) and textual(t.element))
+
+    result: SparkType | None = _NULL_TYPE
+    for t in sorted(types, key=lambda t: not textual(t)):
+        if result is None:
+            return None
+        result = nested_wider_type(result, t, strings=strings)
+    return result
+
+
+def _coerced_places(node: exp.Expr) -> list[tuple[exp.Expr, str]] | None:
+    """The places (holder, argument key) of the parts :meth:`_Rewriter._coerce_nested_parts`
+    coerces to one type, or None for another node."""
+    if isinstance(node, exp.Case):
+        return [(i, "true") for i in node.args.get("ifs") or []] + [(node, "default")]
+    if isinstance(node, exp.If) and not isinstance(node.parent, exp.Case):
+        return [(node, "true"), (node, "false")]
+    if isinstance(node, exp.Nvl2):
+        return [(node, "true"), (node, "false")]
+    if isinstance(node, exp.Array):
+        return [(node, f"expressions:{k}") for k in range(len(node.expressions))]
+    if isinstance(node, (exp.Coalesce, exp.Greatest, exp.Least)) or (isinstance(node, exp.In) and not node.args.get("query")
+                                                                     and not node.args.get("unnest")):
+        places: list[tuple[exp.Expr, str]] = [(node, "this")]
+        return places + [(node, f"expressions:{k}") for k in range(len(node.expressions))]
+    return None
+
+
+def _place_value(holder: exp.Expr, key: str) -> exp.Expr | None:
+    if key.startswith("expressions:"):
+        return holder.expressions[int(key.split(":")[1])]
+    value = holder.args.get(key)
+    return value if isinstance(value, exp.Expr) else None
+
+
+def _place_put(holder: exp.Expr, key: str, value: exp.Expr) -> None:
+    if key.startswith("expressions:"):
+        holder.set("expressions", value, int(key.split(":")[1]))
+    else:
+        holder.set(key, value)
 
 
 def _decimal_round_type(source: DecimalType, places: exp.Expr | None) -> DecimalType | None:
@@ -2638,6 +2754,14 @@ class _Rewriter:
             return self._approx_percentile(node.this, node.expression.this)
         if isinstance(node, (exp.Case, exp.Nullif)):
             node = self._string_beside_fraction(node)
+        if isinstance(node, (exp.Case, exp.If, exp.Coalesce, exp.Greatest, exp.Least, exp.Array, exp.Nvl2, exp.In)):
+            coerced = self._coerce_nested_parts(node)
+            if isinstance(node, (exp.Greatest, exp.Least)):
+                nested_extreme = self._nested_extreme(node)
+                if nested_extreme is not None:
+                    return nested_extreme
+            if coerced is not None:
+                return coerced
         if isinstance(node, (exp.Case, exp.If, exp.Coalesce, exp.Greatest, exp.Least, exp.Array)) and not isinstance(node.parent, exp.Case):
             widened = self._widen_decimal_branches(node)
             if widened is not None:
@@ -2967,6 +3091,8 @@ class _Rewriter:
             if sort_key is not None:
                 # an array's or struct's extreme as Spark orders them (a NULL inside first)
                 return (exp.ArgMax if isinstance(node, exp.Max) else exp.ArgMin)(this=node.this.copy(), expression=sort_key)
+        if isinstance(node, _COMPARISONS) and of(node.this) != of(node.expression):
+            self._compare_as_one_type(node)
         if isinstance(node, (exp.LT, exp.LTE, exp.GT, exp.GTE)) and of(node.this) == of(node.expression):
             keyed = [nested_sort_key(side, of(side)) for side in (node.this, node.expression)]
             if keyed[0] is not None and keyed[1] is not None:
@@ -3041,7 +3167,7 @@ class _Rewriter:
             if isinstance(left, DecimalType) or isinstance(right, DecimalType):
                 return self._decimal_div(node)
             return node
-        if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod, exp.Div)) and _string_beside_fraction(of(node.this), of(node.expression)):
+        if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod, exp.Div)) and _string_read_as_double(of(node.this), of(node.expression)):
             # Spark's ANSI coercion reads a string beside a decimal, double or float as a double
             # (DuckDB's binder finds no operator, or reads it as the decimal)
             node.set("this", self._to_double(node.this))
@@ -3209,6 +3335,97 @@ class _Rewriter:
         result = exp.Case(ifs=[exp.If(this=missing, true=exp.cast(exp.Null(), _sql_type(renamed)))], default=built)
         self.typer.types[id(result)] = renamed
         return result
+
+    def _compare_as_one_type(self, node: exp.Expr) -> None:
+        """Arrays or structs of different types compared: both sides cast (:meth:`_nested_cast`)
+        to the type Spark's comparison casts them to (its wider type without strings, which
+        :func:`_check_array_comparison` and :func:`_check_struct_comparison` let through), so that
+        an ordering compares them by :func:`nested_sort_key` (a NULL inside first; DuckDB's cast
+        left it last) and a date beside a timestamp is Spark's timestamp."""
+        left, right = self.typer.of(node.this), self.typer.of(node.expression)
+        if not (isinstance(left, (ArrayType, StructType)) and type(left) is type(right) and _coercible(left) and _coercible(right)):
+            return
+        assert right is not None  # for mypy: of left's type
+        wide = nested_wider_type(left, right, strings=False)
+        if wide is None:
+            return
+        for key, kind in (("this", left), ("expression", right)):
+            if kind != wide:
+                node.set(key, self._nested_cast(node.args[key], kind, wide, False))
+
+    def _nested_extreme(self, node: exp.Greatest | exp.Least) -> exp.Expr | None:
+        """``greatest``/``least`` of arrays or structs (of one type, once coerced) as Spark
+        orders them: the first non-NULL argument kept unless a later one's
+        :func:`nested_sort_key` is greater (less); DuckDB's put a NULL inside last."""
+        parts = [node.this, *node.expressions]
+        kind = self.typer.of(node.this)
+        if not isinstance(kind, (ArrayType, StructType)) or any(self.typer.of(p) != kind for p in parts if not isinstance(p, exp.Null)):
+            return None
+        parts = [p for p in parts if not isinstance(p, exp.Null)]
+        if nested_sort_key(parts[0], kind) is None:
+            return None
+        result: exp.Expr = parts[0]
+        for part in parts[1:]:
+            key, best = nested_sort_key(part.copy(), kind), nested_sort_key(result.copy(), kind)
+            assert key is not None and best is not None  # for mypy: keyed as parts[0] is
+            beats = (exp.GT if isinstance(node, exp.Greatest) else exp.LT)(this=key, expression=best)
+            result = exp.Case(ifs=[exp.If(this=exp.Is(this=part.copy(), expression=exp.Null()), true=result.copy()),
+                                   exp.If(this=exp.Is(this=result.copy(), expression=exp.Null()), true=part.copy()),
+                                   exp.If(this=beats, true=part.copy())], default=result.copy())
+        self.typer.types[id(result)] = kind
+        return result
+
+    def _coerce_nested_parts(self, node: exp.Expr) -> exp.Expr | None:
+        """The branches of ``CASE``/``if``/``coalesce``/``nvl2``, the elements of ``array`` (a map's
+        keys or values), the arguments of ``greatest``/``least`` and an ``IN``'s value and list,
+        where some are arrays, maps or structs of different types, each cast to their
+        :func:`nested_common_type` as Spark's coercion casts them: every part by Spark's cast of
+        its type (:meth:`_nested_cast`; a string element read strictly, CAST_INVALID_INPUT for
+        'x'), a struct's fields by position under the first's names. DuckDB had cast them by its
+        own rules (a string array beside an int array stayed strings, or its binder refused) and
+        paired struct fields by name (``coalesce(named_struct('a', 1), named_struct('b', 2))``
+        gave ``struct<a, b>``). None where no part is nested, the types agree, or vpush does not
+        type a part.
+
+        Raises:
+            OptimizeError: DATATYPE_MISMATCH.DATA_DIFF_TYPES where Spark finds no common type.
+        """
+        places = _coerced_places(node)
+        if places is None:
+            return None
+        parts = [(holder, key, _place_value(holder, key)) for holder, key in places]
+        values = [(holder, key, value) for holder, key, value in parts if value is not None and not isinstance(value, exp.Null)]
+        types = [self.typer.of(value) for _, _, value in values]
+        if not values or not all(_coercible(t) for t in types):
+            return None
+        known = [t for t in types if t is not None]
+        if len(set(known)) == 1 or not any(isinstance(t, (ArrayType, MapType, StructType)) for t in known):
+            return None
+        wide = nested_common_type(known, strings=not isinstance(node, (exp.Greatest, exp.Least)))
+        if wide is not None and any(_map_keys_differ(t, wide) for t in known) and _numeric_common_type(list(types)) is not None:
+            return None  # numbers widened inside maps' keys: DuckDB's cast of them is Spark's (_widen_decimal_branches)
+        if wide is None and isinstance(node, exp.In) and all(_alike_but_names(known[0], t) for t in known):
+            # IN compares structs of the same types but for names by position (sameType ignores names)
+            for (holder, key, value), kind in zip(values, known):
+                if kind != known[0]:
+                    _place_put(holder, key, rebuilt_as(value, kind, known[0], lambda part, _, __: part))
+            return node
+        if wide is None:
+            names: dict[type[exp.Expr], str] = {exp.Coalesce: "coalesce", exp.If: "if", exp.Case: "casewhen", exp.In: "in",
+                                                 exp.Nvl2: "nvl2"}
+            what = names.get(type(node), type(node).__name__.lower())
+            shown = " or ".join(f'"{_spark_type_name(t)}"' for t in known)
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `{what}` should all be the '
+                f"same type, but it's ({shown}).",
+                error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+            )
+        for (holder, key, value), kind in zip(values, known):
+            if kind != wide:
+                _place_put(holder, key, self._nested_cast(value, kind, wide, False))
+        if not isinstance(node, exp.In):
+            self.typer.types[id(node)] = ArrayType(wide) if isinstance(node, exp.Array) else wide
+        return node
 
     def _spark_function(self, node: exp.Expr, called: str, result: SparkType | None) -> exp.Expr | None:
         """A call to a function of :data:`SPARK_FUNCTIONS` as DuckDB gives Spark's answer, where
@@ -4988,7 +5205,12 @@ def apply_spark_semantics(
                 for branch, types in ((select.left, left), (select.right, right)):
                     if isinstance(branch, exp.Select):
                         _normalize_float_projections(branch, list(types.values()))
-            for i, target in _widen_set_operation(select, left, right, functions):
+            set_rewriter = _Rewriter(_Typer(scope, {}), functions)
+
+            def nested_cast(value: exp.Expr, kind: SparkType, target: SparkType) -> exp.Expr:
+                return set_rewriter._nested_cast(value, kind, target, False)
+
+            for i, target in _widen_set_operation(select, left, right, functions, nested_cast):
                 left[list(left)[i]] = target
                 right[list(right)[i]] = target
             # A column's type is known only where both branches agree, or one is NULL (Spark widens otherwise).
@@ -5932,9 +6154,16 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
                 )
             _check_boolean_arithmetic(node, typer)
             _check_branch_types(node, typer)
-            if isinstance(node, _COMPARISONS):
+            if isinstance(node, (*_COMPARISONS, exp.Nullif)):
                 _check_struct_comparison(node, typer)
                 _check_array_comparison(node, typer)
+            if isinstance(node, (exp.Greatest, exp.Least)) and any(
+                    isinstance(typer.of(p), MapType) for p in (node.this, *node.expressions)):
+                raise OptimizeError(
+                    f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: The `{node.sql_name().lower()}` '
+                    'does not support ordering on type "MAP"',
+                    error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+                )
             if isinstance(node, _COMPARISONS) and any(isinstance(typer.of(side), MapType) for side in (node.this, node.expression)):
                 raise OptimizeError(
                     f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the binary operator does not '
@@ -6017,6 +6246,11 @@ def tightest_common(a: SparkType, b: SparkType) -> bool:
         return True
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         return tightest_common(a.element, b.element)
+    if isinstance(a, StructType) and isinstance(b, StructType):
+        return [f.name.lower() for f in a.fields] == [f.name.lower() for f in b.fields] and all(
+            tightest_common(x.type, y.type) for x, y in zip(a.fields, b.fields))
+    if all(isinstance(t, AtomicType) and t.name in _DATETIME_NAMES for t in (a, b)):
+        return True  # a date beside a timestamp is the timestamp
     plain = [_is_integral(t) or _is_fractional(t) for t in (a, b)]
     if all(plain):
         return True
@@ -6041,6 +6275,8 @@ def no_wider_type(a: SparkType, b: SparkType) -> bool:
     """
     if a == b or _NULL_TYPE in (a, b):
         return False
+    if any(isinstance(t, (ArrayType, MapType, StructType)) for t in (a, b)):
+        return _coercible(a) and _coercible(b) and nested_wider_type(a, b, strings=False) is None
     kinds = [isinstance(t, StringType) for t in (a, b)], [t == AtomicType("boolean") for t in (a, b)]
     if any(any(k) and not all(k) for k in kinds):
         return True
@@ -6072,10 +6308,6 @@ def _check_array_comparison(node: exp.Expr, typer: _Typer) -> None:
     left, right = typer.of(node.this), typer.of(node.expression)
     if not (isinstance(left, ArrayType) and isinstance(right, ArrayType)):
         return
-    if left.element != right.element and all(isinstance(t, AtomicType) and t.name in _DATETIME_NAMES for t in (left.element, right.element)):
-        # Spark widens a date beside a timestamp to the timestamp; DuckDB's cast of a
-        # timestamp_ntz in an overlap is not Spark's
-        _refuse("array comparison", "arrays of a date beside a timestamp")
     if not tightest_common(left.element, right.element):
         raise _incompatible_operands(node, left, right)
 
@@ -6084,8 +6316,14 @@ def _check_struct_comparison(node: exp.Expr, typer: _Typer) -> None:
     """Structs compared field by field: Spark finds no common type for a string field beside a
     field of another type (DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES)."""
     left, right = typer.of(node.this), typer.of(node.expression)
-    if not (isinstance(left, StructType) and isinstance(right, StructType)) or len(left.fields) != len(right.fields):
+    nested = (ArrayType, MapType, StructType)
+    if (left is not None and right is not None and _NULL_TYPE not in (left, right) and _coercible(left) and _coercible(right)
+            and (isinstance(left, nested) or isinstance(right, nested)) and type(left) is not type(right)):
+        raise _incompatible_operands(node, left, right)  # an array beside a string, a struct or a number
+    if not (isinstance(left, StructType) and isinstance(right, StructType)):
         return
+    if len(left.fields) != len(right.fields):
+        raise _incompatible_operands(node, left, right)
     for a, b in zip(left.fields, right.fields):
         if (isinstance(a.type, StringType)) != (isinstance(b.type, StringType)):
             raise _incompatible_operands(node, left, right)
@@ -6405,9 +6643,19 @@ def _check_arithmetic(select: exp.Select, typer: _Typer) -> None:
             raise _incompatible_operands(node, left, right)
 
 
+def _incompatible_column(operation: exp.SetOperation, i: int, a: SparkType, b: SparkType) -> OptimizeError:
+    """Spark's ``INCOMPATIBLE_COLUMN_TYPE`` for the ``i``-th columns of a set operation's branches."""
+    return OptimizeError(
+        f"{operation.key.upper()} can only be performed on tables with compatible column types. The {_ordinal(i)} "
+        f'column of the second table is "{_spark_type_name(b)}" type which is not compatible with '
+        f'"{_spark_type_name(a)}" at the same column of the first table.',
+        error_class="INCOMPATIBLE_COLUMN_TYPE",
+    )
+
+
 def _widen_set_operation(
     operation: exp.SetOperation, left: Mapping[str, SparkType | None], right: Mapping[str, SparkType | None],
-    functions: dict[str, SparkType],
+    functions: dict[str, SparkType], nested_cast: Callable[[exp.Expr, SparkType, SparkType], exp.Expr] | None = None,
 ) -> list[tuple[int, SparkType]]:
     """The columns of a UNION, INTERSECT or EXCEPT as Spark's ``WidenSetOperationTypes`` types
     them, one pair of branches at a time: a string beside a number a bigint or a double read
@@ -6435,20 +6683,26 @@ def _widen_set_operation(
                 changed.append((i, a))
                 continue
             # (INTERSECT and EXCEPT need a wider type, which structs of other names have not)
-            raise OptimizeError(
-                f"{operation.key.upper()} can only be performed on tables with compatible column types. The {_ordinal(i)} "
-                f'column of the second table is "{_spark_type_name(b)}" type which is not compatible with '
-                f'"{_spark_type_name(a)}" at the same column of the first table.',
-                error_class="INCOMPATIBLE_COLUMN_TYPE",
-            )
+            raise _incompatible_column(operation, i, a, b)
+        if any(isinstance(k, (ArrayType, MapType, StructType)) for k in (a, b)) and _coercible(a) and _coercible(b):
+            # arrays, maps and structs widened part by part (a string element beside a number a
+            # bigint or a double, beside a date that date; DuckDB made both strings), each
+            # branch's projection cast, which the rewrite casts part by part as Spark does
+            target = nested_wider_type(a, b)
+            numeric_keys = target is not None and any(_map_keys_differ(t, target) for t in (a, b))
+            # (numbers widened inside maps' keys are cast as below: DuckDB's cast of them is Spark's)
+            if not (numeric_keys and _numeric_common_type([a, b]) is not None):
+                if target is None:
+                    raise _incompatible_column(operation, i, a, b)
+                if nested_cast is not None:
+                    for side, kind in zip(sides, (a, b)):
+                        if kind != target:
+                            _cast_projection(side, i, kind, target, functions, nested_cast)
+                    changed.append((i, target))
+                continue
         numeric = [_is_integral(k) or _is_fractional(k) or isinstance(k, DecimalType) for k in (a, b)]
         if any(numeric) and any(k in (_BOOLEAN, *_DATETIMES) for k in (a, b)):
-            raise OptimizeError(
-                f"{operation.key.upper()} can only be performed on tables with compatible column types. The {_ordinal(i)} "
-                f'column of the second table is "{_spark_type_name(b)}" type which is not compatible with '
-                f'"{_spark_type_name(a)}" at the same column of the first table.',
-                error_class="INCOMPATIBLE_COLUMN_TYPE",
-            )
+            raise _incompatible_column(operation, i, a, b)
         target = string_branch_type([a, b])
         if target is None and any(isinstance(k, StringType) for k in (a, b)):
             other = b if isinstance(a, StringType) else a
@@ -6567,18 +6821,22 @@ def _projections_castable(branch: exp.Expr, count: int) -> bool:
     )
 
 
-def _cast_projection(branch: exp.Expr, i: int, kind: SparkType | None, target: SparkType, functions: dict[str, SparkType]) -> None:
+def _cast_projection(branch: exp.Expr, i: int, kind: SparkType | None, target: SparkType, functions: dict[str, SparkType],
+                     nested_cast: Callable[[exp.Expr, SparkType, SparkType], exp.Expr] | None = None) -> None:
     """The ``i``-th projection of ``branch`` (of every SELECT of a nested set operation, which
-    all give ``kind`` there) cast to ``target`` under its own name."""
+    all give ``kind`` there) cast to ``target`` under its own name (an array, map or struct by
+    ``nested_cast``: the branches are already rewritten, and a cast of one is not)."""
     if isinstance(branch, exp.SetOperation):
         for side in (branch.left, branch.right):
-            _cast_projection(side, i, kind, target, functions)
+            _cast_projection(side, i, kind, target, functions, nested_cast)
         return
     projection = branch.expressions[i]
     value = projection.this if isinstance(projection, exp.Alias) else projection
     name = projection.alias_or_name
-    if isinstance(kind, StringType) and isinstance(target, AtomicType) and target in _DATETIMES:
-        cast: exp.Expr = string_to_datetime(value.copy(), target, functions, strict=True)
+    if nested_cast is not None and kind is not None and isinstance(target, (ArrayType, MapType, StructType)):
+        cast: exp.Expr = nested_cast(value.copy(), kind, target)
+    elif isinstance(kind, StringType) and isinstance(target, AtomicType) and target in _DATETIMES:
+        cast = string_to_datetime(value.copy(), target, functions, strict=True)
     else:
         cast = _branch_as(value, kind, target)
     projection.replace(exp.alias_(cast, exp.to_identifier(name, quoted=True)))
