@@ -18,7 +18,17 @@ from sqlglot import exp
 
 from vpush.codec.spark_hll import DEFAULT_RELATIVE_SD, MAX_PRECISION, MIN_PRECISION, hll_precision
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
-from vpush.optimizer.variant_types import MAX_DECIMAL_PRECISION, ArrayType, AtomicType, DecimalType, MapType, SparkType, StringType, StructType
+from vpush.optimizer.variant_types import (
+    MAX_DECIMAL_PRECISION,
+    ArrayType,
+    AtomicType,
+    DecimalType,
+    MapType,
+    SparkType,
+    StringType,
+    StructType,
+    leaves,
+)
 
 if TYPE_CHECKING:
     TypeOf = Callable[[exp.Expr], SparkType | None]
@@ -265,15 +275,13 @@ def has_map(source: SparkType) -> bool:
 
 def _hashed_atoms(source: SparkType) -> bool:
     """Whether every atom inside ``source`` is one the kernel hashes as Spark does."""
-    if isinstance(source, ArrayType):
-        return _hashed_atoms(source.element)
-    if isinstance(source, MapType):
-        return _hashed_atoms(source.key) and _hashed_atoms(source.value)
-    if isinstance(source, StructType):
-        return all(_hashed_atoms(f.type) for f in source.fields)
-    if isinstance(source, StringType):
-        return source.collation is None or source.collation.upper() == "UTF8_BINARY"
-    return isinstance(source, DecimalType) or _name(source) in _HASH_INPUTS
+    return all(_hashed_atom(t) for t in leaves(source))
+
+
+def _hashed_atom(atom: SparkType) -> bool:
+    if isinstance(atom, StringType):
+        return atom.collation is None or atom.collation.upper() == "UTF8_BINARY"
+    return isinstance(atom, DecimalType) or _name(atom) in _HASH_INPUTS
 
 
 def nested_hash_call(

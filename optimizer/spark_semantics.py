@@ -155,6 +155,7 @@ from vpush.optimizer.variant_types import (
     StringType,
     StructField,
     StructType,
+    leaves,
     parse_variant_type,
 )
 
@@ -1660,13 +1661,8 @@ _COERCIBLE_LEAVES = frozenset({"tinyint", "smallint", "int", "bigint", "float", 
 def _coercible(t: SparkType | None) -> bool:
     """Whether every leaf of ``t`` is of a type :func:`nested_wider_type` knows Spark's widening of
     (numbers, strings, booleans, dates, timestamps, binaries, NULL), inside arrays, maps and structs."""
-    if isinstance(t, ArrayType):
-        return _coercible(t.element)
-    if isinstance(t, MapType):
-        return _coercible(t.key) and _coercible(t.value)
-    if isinstance(t, StructType):
-        return all(_coercible(f.type) for f in t.fields)
-    return isinstance(t, (StringType, DecimalType)) or (isinstance(t, AtomicType) and t.name in _COERCIBLE_LEAVES)
+    return t is not None and all(isinstance(leaf, (StringType, DecimalType)) or (isinstance(leaf, AtomicType) and leaf.name in _COERCIBLE_LEAVES)
+                                 for leaf in leaves(t))
 
 
 def nested_wider_type(a: SparkType, b: SparkType, *, strings: bool = True) -> SparkType | None:

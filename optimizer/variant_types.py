@@ -627,6 +627,12 @@ def _walk(spark_type: SparkType) -> list[SparkType]:
     return out
 
 
+def leaves(spark_type: SparkType) -> list[SparkType]:
+    """The types inside ``spark_type`` that are neither arrays, maps nor structs (itself if it is
+    none), each array's element, map's key and value and struct's field in order."""
+    return [t for t in _walk(spark_type) if not isinstance(t, (ArrayType, MapType, StructType))]
+
+
 def _castable(spark_type: SparkType) -> bool:
     """Spark's ``VariantGet.checkDataType``: scalars, and arrays, string-keyed maps and structs
     of castable types."""
