@@ -21,7 +21,7 @@ import pytest
 
 import vpush
 from support.compare import assert_same_answer
-from support.tables import connect_tables, register_views
+from support.tables import connect_tables, tables_fixtures
 from support.writers import write_with_duckdb, write_with_spark
 
 if TYPE_CHECKING:
@@ -192,9 +192,7 @@ ZONED_QUERIES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def tables(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("pipeline")
+def _write_tables(root: Path, spark: SparkSession) -> dict[str, Path]:
     events = root / "events"
     events.mkdir()
     one = write_with_spark(spark, root / "one", EVENTS_ONE, "user_id string, ts timestamp, amount decimal(38,18), score double, "
@@ -208,14 +206,7 @@ def tables(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dic
     return {"events": events, "users": root / "users", "orders": root / "orders"}
 
 
-@pytest.fixture(scope="module")
-def spark_views(spark: SparkSession, tables: dict[str, Path]) -> SparkSession:
-    return register_views(spark, tables)
-
-
-@pytest.fixture(scope="module", params=["duckdb", "spark"])
-def con(request: pytest.FixtureRequest, spark: SparkSession, tables: dict[str, Path]) -> vpush.Connection:
-    return connect_tables(tables, spark if request.param == "spark" else None)
+tables, spark_views, con, _ = tables_fixtures(_write_tables, "pipeline", both_engines=True, with_spark=True)
 
 
 # Spark's answer to each query, computed once for both engines

@@ -19,7 +19,7 @@ import pytest
 
 import vpush
 from support.compare import assert_same_answer
-from support.tables import connect_tables, register_views, table_folder
+from support.tables import connect_tables, table_folder, tables_fixtures
 from vpush.codec.errors import VpushError
 
 if TYPE_CHECKING:
@@ -263,19 +263,7 @@ QUERIES: list[Any] = [
 ]
 
 
-@pytest.fixture(scope="module")
-def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    return {"t": table_folder(tmp_path_factory.mktemp("relational"), TABLE)}
-
-
-@pytest.fixture(scope="module")
-def spark_views(spark: SparkSession, tables: dict[str, Path]) -> SparkSession:
-    return register_views(spark, tables)
-
-
-@pytest.fixture(scope="module", params=["duckdb", "spark"])
-def con(request: pytest.FixtureRequest, spark: SparkSession, tables: dict[str, Path]) -> vpush.Connection:
-    return connect_tables(tables, spark if request.param == "spark" else None)
+tables, spark_views, con, _ = tables_fixtures(lambda root: {"t": table_folder(root, TABLE)}, "relational", both_engines=True)
 
 
 # Spark's answer to each query, computed once for both engines

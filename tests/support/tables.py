@@ -66,18 +66,20 @@ def table_fixtures(name: str, table: pa.Table) -> tuple[Any, Any, Any, Any]:
 
 
 def tables_fixtures(
-    write: Callable[[Path], Mapping[str, Path]], name: str, *, both_engines: bool = False
+    write: Callable[..., Mapping[str, Path]], name: str, *, both_engines: bool = False, with_spark: bool = False
 ) -> tuple[Any, Any, Any, Any]:
     """The module-scoped fixtures of tests that compare vpush with Spark over the tables
     ``write(root)`` writes (under a temporary folder named ``name``; it returns each table's
     folder by its name), to assign to these names: ``tables`` (that mapping), ``spark_views``
     (the session with a view of each), ``con`` (a connection with every table registered: on
     the DuckDB engine, or with ``both_engines`` once on each, ids ``duckdb`` and ``spark``) and
-    ``spark_con`` (a Spark-engine connection)."""
+    ``spark_con`` (a Spark-engine connection). With ``with_spark``, ``write(root, spark)`` is
+    given the test session too, for tables Spark writes."""
 
     @pytest.fixture(scope="module", name="tables")
-    def tables(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-        return dict(write(tmp_path_factory.mktemp(name)))
+    def tables(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+        root = tmp_path_factory.mktemp(name)
+        return dict(write(root, spark) if with_spark else write(root))
 
     @pytest.fixture(scope="module", name="spark_views")
     def spark_views(spark: SparkSession, tables: dict[str, Path]) -> SparkSession:
