@@ -5363,7 +5363,7 @@ def fold_comparisons_of_extractions(
     comparisons whose columns are all read through the extractions ``extractions`` (``id()`` of
     their nodes; no other column Spark's analyzer would check goes), and not the ANDs and ORs
     around them (Spark folds those itself after analyzing them; on DuckDB,
-    :func:`apply_spark_semantics` does). A column of a subquery (or of a CTE read once) that reads
+    :func:`apply_spark_semantics` does). A column of a subquery (or of a CTE) that reads
     only extractions counts as read through them (:func:`_derived_extractions`); such a column
     nothing reads any more is then dropped, as Spark's ``ColumnPruning`` drops it before its scan
     would compute it (:func:`_prune_unread_extractions`). An unaliased projection where one folds
@@ -5406,15 +5406,15 @@ def fold_comparisons_of_extractions(
 
 
 def _derived_extractions(scope: Scope, extractions: set[int]) -> dict[str, dict[str, exp.Expr]]:
-    """Per derived table of ``scope`` (its alias, lower case; a subquery, or a CTE the query reads
-    once; not one whose SELECT has a ``*``), its columns (by name) that read only ``extractions``:
+    """Per derived table of ``scope`` (its alias, lower case; a subquery, or a CTE each of whose
+    references is a SELECT's source; not one whose SELECT has a ``*``), its columns (by name) that read only ``extractions``:
     an expression whose every column is inside one of them (no aggregate, window or subquery), or
     a column of a derived table of its own that does; the expression of each."""
     out: dict[str, dict[str, exp.Expr]] = {}
     for alias, (_, source) in scope.selected_sources.items():
         if not isinstance(source, Scope) or not isinstance(source.expression, exp.Select):
             continue
-        if not source.is_derived_table and not (source.is_cte and _read_once(source.expression)):
+        if not source.is_derived_table and not (source.is_cte and _cte_readers(source.expression)):
             continue
         projections = source.expression.expressions
         if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in projections):
@@ -5439,13 +5439,23 @@ def _derived_extractions(scope: Scope, extractions: set[int]) -> dict[str, dict[
     return out
 
 
-def _read_once(select: exp.Select) -> bool:
-    """Whether the CTE whose query is ``select`` is read by one table reference of the query."""
+def _cte_readers(select: exp.Select) -> list[exp.Select]:
+    """The SELECTs that read the CTE whose query is ``select`` (each once, in the query's order),
+    or none where a reference to it is not a source of a SELECT."""
     cte = select.parent
     if not isinstance(cte, exp.CTE):
-        return False
+        return []
     name = cte.alias.lower()
-    return sum(1 for t in select.root().find_all(exp.Table) if not t.db and t.name.lower() == name) == 1
+    readers: list[exp.Select] = []
+    for table in select.root().find_all(exp.Table):
+        if table.db or table.name.lower() != name:
+            continue
+        reader = table.parent_select
+        if not isinstance(reader, exp.Select):
+            return []
+        if all(reader is not r for r in readers):
+            readers.append(reader)
+    return readers
 
 
 def _read_extraction(column: exp.Column, scope: Scope, derived: Mapping[str, Mapping[str, exp.Expr]]) -> exp.Expr | None:
@@ -5466,9 +5476,9 @@ def _prune_unread_extractions(scope: Scope, derived: Mapping[str, Mapping[str, e
     """Drop each column of a derived table of ``scope`` that is an extraction
     (:func:`_derived_extractions`) and that nothing reads (Spark's ``ColumnPruning``: Spark never
     computes it, where the scan would compute it for every row): not the query over it (no
-    column of that name, no ``*``), nor the derived table's own SELECT (no lateral alias, no
-    GROUP BY or ORDER BY naming it, or naming a position), which must not be DISTINCT and keeps
-    one column at least. In place."""
+    column of that name, no ``*``; for a CTE, every SELECT that reads it), nor the derived table's
+    own SELECT (no lateral alias, no GROUP BY or ORDER BY naming it, or naming a position), which
+    must not be DISTINCT and keeps one column at least. In place."""
     select = scope.expression
     if not isinstance(select, exp.Select) or any(j.args.get("using") or j.args.get("method") for j in select.args.get("joins") or []):
         return  # a join USING or NATURAL reads columns no Column names
@@ -5486,10 +5496,15 @@ def _prune_unread_extractions(scope: Scope, derived: Mapping[str, Mapping[str, e
             or any(isinstance(k, exp.Literal) and k.is_int for key in ("group", "order") for k in (inner.args.get(key) or exp.Group()).expressions)
         ):
             continue
-        if any(not isinstance(star.parent, exp.Count) and not _within(star, node) for star in select.find_all(exp.Star)):
-            return  # a `*` (or `s.*`, `struct(*)`) reads every column
+        # what reads the columns: this SELECT, or each SELECT that reads the CTE
+        readers = _cte_readers(inner) if source.is_cte else [select]
+        if any(j.args.get("using") or j.args.get("method") for reader in readers for j in reader.args.get("joins") or []):
+            continue
+        if any(not isinstance(star.parent, exp.Count) and not _within(star, node) and not _within(star, inner)
+               for reader in readers for star in reader.find_all(exp.Star)):
+            continue  # a `*` (or `s.*`, `struct(*)`) reads every column
         # a column of any part of that name (`n.a` reads a field of n): read
-        outside = [c for c in select.find_all(exp.Column) if not _within(c, node)]
+        outside = [c for reader in readers for c in reader.find_all(exp.Column) if not _within(c, node) and not _within(c, inner)]
         for name in names:
             if any(part.name.lower() == name for c in outside for part in c.parts):
                 continue
