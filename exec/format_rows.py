@@ -15,7 +15,7 @@ CSV          Univocity's writer as Spark sets it up: ',' between values, '"' quo
   double, float                 Java's toString: 1.0E10, NaN, -Infinity
   date, timestamp, timestamp_ntz  yyyy-MM-dd, yyyy-MM-dd'T'HH:mm:ss.SSSXXX, ...SSS (as in JSON)
   binary                        [01 02 FF]
-  interval                      INTERVAL '1' DAY, INTERVAL '1-2' YEAR TO MONTH (exec/format_intervals.py;
+  interval                      INTERVAL '1' DAY, INTERVAL '1-2' YEAR TO MONTH (optimizer/interval_text.py;
                                 in JSON a string), by the type the column is tagged with
   variant, array, struct, map   Spark refuses them (UNSUPPORTED_DATA_TYPE_FOR_DATASOURCE); vpush
                                 writes their to_json text instead, a documented difference
@@ -33,7 +33,7 @@ import pyarrow.compute as pc
 from vpush.codec.native import format_java_native
 from vpush.exec.engine import interval_type
 from vpush.exec.errors import ExecutionError
-from vpush.exec.format_intervals import format_intervals
+from vpush.optimizer.interval_text import format_intervals
 from vpush.exec.format_json import format_json
 from vpush.optimizer.spark_semantics import arrow_spark_type
 from vpush.optimizer.variant_types import (

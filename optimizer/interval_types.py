@@ -30,13 +30,13 @@ from collections.abc import Mapping
 
 from sqlglot import exp
 
+from vpush.optimizer.spark_intervals import interval_fields
 from vpush.optimizer.variant_types import AtomicType, SparkType, StringType
 
 __all__ = ["output_interval_types", "interval_type_name"]
 
 _DAY_TIME = ("DAY", "HOUR", "MINUTE", "SECOND")
 _YEAR_MONTH = ("YEAR", "MONTH")
-_UNIT_WORDS = {f"{u}S": u for u in (*_YEAR_MONTH, *_DAY_TIME)} | {u: u for u in (*_YEAR_MONTH, *_DAY_TIME)}
 _PASS_THROUGH = (exp.Paren, exp.Alias, exp.Neg, exp.Abs, exp.Sum, exp.Min, exp.Max, exp.First, exp.Last,
                  exp.AnyValue, exp.Window, exp.IgnoreNulls, exp.RespectNulls, exp.Filter)
 _DATE = AtomicType("date")
@@ -108,11 +108,11 @@ class _Typer:
     def span(self, node: exp.Expr, select: exp.Select) -> Span | None:
         """``node``'s interval span, None where it is no interval or vpush cannot tell."""
         if isinstance(node, exp.Interval):
-            return _literal_span(node)
+            return interval_fields(node)
         if isinstance(node, (exp.Cast, exp.TryCast)):
             to = node.args.get("to")
             inner = to.this if isinstance(to, exp.DataType) else None
-            return _literal_span(inner) if isinstance(inner, exp.Interval) else None
+            return interval_fields(inner) if isinstance(inner, exp.Interval) else None
         if isinstance(node, _PASS_THROUGH):
             return self.span(node.this, select)
         if isinstance(node, (exp.Mul, exp.Div, exp.Avg)):
@@ -280,21 +280,6 @@ def _branches(node: exp.Expr) -> list[exp.Expr]:
         return [b for b in (node.args.get("true"), node.args.get("false")) if b is not None]
     ifs = node.args.get("ifs") or []
     return [i.args["true"] for i in ifs] + ([node.args["default"]] if node.args.get("default") is not None else [])
-
-
-def _literal_span(node: exp.Interval) -> Span | None:
-    """The span of an interval literal or type (``INTERVAL '1' DAY``, ``INTERVAL DAY TO SECOND``)."""
-    unit = node.args.get("unit")
-    if isinstance(unit, exp.IntervalSpan):
-        start, end = unit.this.name.upper(), unit.expression.name.upper()
-    elif isinstance(unit, exp.Var):
-        start = end = _UNIT_WORDS.get(unit.name.upper(), "")
-    else:
-        return None
-    for fields in (_YEAR_MONTH, _DAY_TIME):
-        if start in fields and end in fields and fields.index(start) <= fields.index(end):
-            return start, end
-    return None
 
 
 def _whole(span: Span) -> Span:

@@ -13,10 +13,14 @@ import re
 from sqlglot import exp
 
 from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.interval_text import interval_body
 
 _FIELDS = ("DAY", "HOUR", "MINUTE", "SECOND")
 _MICROS = {"DAY": 86_400_000_000, "HOUR": 3_600_000_000, "MINUTE": 60_000_000, "SECOND": 1_000_000}
 _UPPER = {"HOUR": 24, "MINUTE": 60, "SECOND": 60}
+_UNIT_WORDS = {"YEAR": "YEAR", "YEARS": "YEAR", "MONTH": "MONTH", "MONTHS": "MONTH", "DAY": "DAY", "DAYS": "DAY",
+               "HOUR": "HOUR", "HOURS": "HOUR", "MINUTE": "MINUTE", "MINUTES": "MINUTE", "SECOND": "SECOND",
+               "SECONDS": "SECOND"}
 _YEAR_MONTH = re.compile(r"([+-])?(\d+)-(\d{1,2})\Z")
 _SECONDS = r"(\d{1,2})(?:\.(\d{1,9}))?"
 _DAY_TIME = {
@@ -29,12 +33,36 @@ _DAY_TIME = {
 }
 
 
+def interval_fields(node: exp.Interval) -> tuple[str, str] | None:
+    """The first and last field of an interval literal or type (``INTERVAL '1' DAY`` and
+    ``INTERVAL 2 HOURS``: one field; ``INTERVAL '1 02' DAY TO HOUR``, ``INTERVAL DAY TO SECOND``),
+    or None for fields that are no interval's.
+
+    Example:
+        >>> from vpush.optimizer.plan_query import parse_spark
+        >>> interval_fields(parse_spark("SELECT INTERVAL '1 2' DAY TO HOUR").expressions[0])
+        ('DAY', 'HOUR')
+    """
+    unit = node.args.get("unit")
+    if isinstance(unit, exp.IntervalSpan):
+        start, end = unit.this.name.upper(), unit.expression.name.upper()
+    elif isinstance(unit, exp.Var):
+        start = end = _UNIT_WORDS.get(unit.name.upper(), "")
+    else:
+        return None
+    for fields in (("YEAR", "MONTH"), _FIELDS):
+        if start in fields and end in fields and fields.index(start) <= fields.index(end):
+            return start, end
+    return None
+
+
 def _span(node: exp.Interval) -> tuple[str, str, str] | None:
     """``(text, from, to)`` of a span literal, or None for another interval."""
     unit, value = node.args.get("unit"), node.this
-    if not isinstance(unit, exp.IntervalSpan) or not isinstance(value, exp.Literal) or not value.is_string:
+    fields = interval_fields(node)
+    if not isinstance(unit, exp.IntervalSpan) or fields is None or not isinstance(value, exp.Literal) or not value.is_string:
         return None
-    return value.this.strip(), unit.this.name.upper(), unit.expression.name.upper()
+    return value.this.strip(), *fields
 
 
 def span_interval(node: exp.Interval) -> tuple[str, int, str] | None:
@@ -63,8 +91,7 @@ def span_interval(node: exp.Interval) -> tuple[str, int, str] | None:
                                 error_class="INVALID_INTERVAL_FORMAT.INTERVAL_PARSING")
         sign = -1 if match.group(1) == "-" else 1
         months = sign * (int(match.group(2)) * 12 + int(match.group(3)))
-        shown = f"{'-' if months < 0 else ''}{abs(months) // 12}-{abs(months) % 12}"
-        return "MONTH", months, f"INTERVAL '{shown}' YEAR TO MONTH"
+        return "MONTH", months, f"INTERVAL '{interval_body(months, start, end)}' YEAR TO MONTH"
     pattern = _DAY_TIME.get((start, end))
     match = pattern.match(text) if pattern is not None else None
     if match is None:
@@ -82,27 +109,7 @@ def span_interval(node: exp.Interval) -> tuple[str, int, str] | None:
     if end == "SECOND" and groups[-1]:
         total += int(groups[-1][:6].ljust(6, "0"))
     total *= sign
-    return "MICROSECOND", total, f"INTERVAL '{_day_time_text(abs(total), fields, total < 0)}' {start} TO {end}"
-
-
-def _day_time_text(micros: int, fields: tuple[str, ...], negative: bool) -> str:
-    """Spark's text of a day-time interval over ``fields``: the first field unbounded (two digits
-    at least for a time), the others two digits, seconds with their fraction."""
-    parts: list[str] = []
-    rest = micros
-    for field in fields:
-        if field == "SECOND":
-            whole, fraction = divmod(rest, 1_000_000)
-            text = f"{whole:02d}" + (f".{fraction:06d}".rstrip("0") if fraction else "")
-        else:
-            whole, rest = divmod(rest, _MICROS[field])
-            text = str(whole) if field == "DAY" else f"{whole:02d}"
-        parts.append(text)
-    if fields[0] == "DAY":
-        shown = parts[0] + (" " + ":".join(parts[1:]) if len(parts) > 1 else "")
-    else:
-        shown = ":".join(parts)
-    return ("-" if negative else "") + shown
+    return "MICROSECOND", total, f"INTERVAL '{interval_body(total, start, end)}' {start} TO {end}"
 
 
 def one_unit_interval(node: exp.Interval) -> exp.Interval | None:
@@ -115,9 +122,6 @@ def one_unit_interval(node: exp.Interval) -> exp.Interval | None:
     return exp.Interval(this=exp.Literal.string(str(amount)), unit=exp.var(unit))
 
 
-_UNIT_WORDS = {"YEAR": "YEAR", "YEARS": "YEAR", "MONTH": "MONTH", "MONTHS": "MONTH", "DAY": "DAY", "DAYS": "DAY",
-               "HOUR": "HOUR", "HOURS": "HOUR", "MINUTE": "MINUTE", "MINUTES": "MINUTE", "SECOND": "SECOND",
-               "SECONDS": "SECOND"}
 _ORDER = ("YEAR", "MONTH", *_FIELDS)
 
 
@@ -150,12 +154,9 @@ def multi_unit_span(parts: list[exp.Expr]) -> exp.Interval | None:
         amounts[word] = int(text)
     units = sorted(amounts, key=_ORDER.index)
     if set(units) <= {"YEAR", "MONTH"}:
-        months = amounts.get("YEAR", 0) * 12 + amounts.get("MONTH", 0)
-        text = f"{'-' if months < 0 else ''}{abs(months) // 12}-{abs(months) % 12}"
+        text = interval_body(amounts.get("YEAR", 0) * 12 + amounts.get("MONTH", 0), units[0], units[-1])
     elif set(units) <= set(_FIELDS):
-        total = sum(amount * _MICROS[unit] for unit, amount in amounts.items())
-        fields = _FIELDS[_FIELDS.index(units[0]) : _FIELDS.index(units[-1]) + 1]
-        text = _day_time_text(abs(total), fields, total < 0)
+        text = interval_body(sum(amount * _MICROS[unit] for unit, amount in amounts.items()), units[0], units[-1])
     else:
         raise OptimizeError(
             f"Cannot mix year-month and day-time fields: INTERVAL {' '.join(f'{amounts[u]} {u}' for u in units)}",

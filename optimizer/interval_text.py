@@ -1,5 +1,7 @@
 """Spark's text of ANSI interval values, as its CSV and JSON writers and ``show()`` print them
-(``IntervalUtils.toDayTimeIntervalString`` and ``toYearMonthIntervalString``, ANSI style).
+(``IntervalUtils.toDayTimeIntervalString`` and ``toYearMonthIntervalString``, ANSI style), and as
+its parser names an interval literal (:mod:`vpush.optimizer.spark_intervals`): one rule for both,
+vectorized over a column, and :func:`interval_body` for one value at plan time.
 
 Measured on PySpark 4.3 (``tests/test_cli.py``), by the interval type's fields:
 
@@ -24,9 +26,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from vpush.exec.errors import ExecutionError
+from vpush.optimizer.errors import OptimizeError
 
-__all__ = ["format_intervals"]
+__all__ = ["format_intervals", "interval_body"]
 
 _MICROS = {"DAY": 86_400_000_000, "HOUR": 3_600_000_000, "MINUTE": 60_000_000, "SECOND": 1_000_000}
 _DAY_TIME = ("DAY", "HOUR", "MINUTE", "SECOND")
@@ -53,30 +55,44 @@ def format_intervals(column: pa.Array | pa.ChunkedArray, type_name: str) -> pa.A
             ``interval year to month``).
 
     Raises:
-        ExecutionError: a name that is no interval type.
+        OptimizeError: a name that is no interval type.
     """
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     words = type_name.upper().split()
     if len(words) not in (2, 4) or words[0] != "INTERVAL" or (len(words) == 4 and words[2] != "TO"):
-        raise ExecutionError(f"not an interval type: {type_name!r}")
+        raise OptimizeError(f"not an interval type: {type_name!r}")
     start, end = words[1], words[-1]
-    fields = next((f for f in (_DAY_TIME, _YEAR_MONTH) if start in f and end in f), None)
-    if fields is None or fields.index(start) > fields.index(end):
-        raise ExecutionError(f"not an interval type: {type_name!r}")
     if pa.types.is_duration(array.type):
         array = array.cast(pa.duration("us")).cast(pa.int64())
-    values = np.asarray(array.cast(pa.int64()).fill_null(0), np.int64)
+    body = _bodies(np.asarray(array.cast(pa.int64()).fill_null(0), np.int64), start, end, type_name)
+    qualifier = start if start == end else f"{start} TO {end}"
+    text = pc.binary_join_element_wise("INTERVAL '", body, f"' {qualifier}", "")
+    return pc.if_else(array.is_valid(), text, pa.scalar(None, pa.string())) if array.null_count else text
+
+
+def interval_body(value: int, start: str, end: str) -> str:
+    """Spark's text of one interval between the quotes, by :func:`format_intervals`'s rule:
+    ``value`` months (year-month) or microseconds (day-time), of the fields ``start`` to ``end``.
+
+    Example:
+        >>> interval_body(-93_784_500_000, "DAY", "SECOND"), interval_body(14, "YEAR", "MONTH")
+        ('-1 02:03:04.5', '1-2')
+    """
+    body = _bodies(np.array([value], np.int64), start.upper(), end.upper(), f"interval {start} to {end}")[0]
+    return str(body.as_py())
+
+
+def _bodies(values: np.ndarray, start: str, end: str, type_name: str) -> pa.Array:
+    fields = next((f for f in (_DAY_TIME, _YEAR_MONTH) if start in f and end in f), None)
+    if fields is None or fields.index(start) > fields.index(end):
+        raise OptimizeError(f"not an interval type: {type_name!r}")
     negative = values < 0
     # the magnitude, Long.MinValue's too (whose negation overflows a long)
     magnitude = np.where(negative, (-(values + 1)).astype(np.uint64) + np.uint64(1), values.astype(np.uint64))
     sign = pc.if_else(pa.array(negative), "-", "")
-    qualifier = start if start == end else f"{start} TO {end}"
     if fields is _YEAR_MONTH:
-        body = _year_month(values, magnitude, sign, start, end)
-    else:
-        body = _day_time(magnitude, sign, start, end)
-    text = pc.binary_join_element_wise("INTERVAL '", body, f"' {qualifier}", "")
-    return pc.if_else(array.is_valid(), text, pa.scalar(None, pa.string())) if array.null_count else text
+        return _year_month(values, magnitude, sign, start, end)
+    return _day_time(magnitude, sign, start, end)
 
 
 def _text(numbers: np.ndarray) -> pa.Array:
