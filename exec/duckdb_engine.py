@@ -667,7 +667,8 @@ _INTEGER_OVERFLOW = re.compile(r"Type (INT8|INT16|INT32|INT64) with value (-?\d+
                                r"for the destination type (INT8|INT16|INT32|INT64)")
 # DuckDB's integer types as Spark names them, and the suffix of Spark's literal of one
 _SPARK_INTEGERS = {"INT8": ("TINYINT", "Y"), "INT16": ("SMALLINT", "S"), "INT32": ("INT", ""), "INT64": ("BIGINT", "L")}
-_UNRESOLVED_COLUMN = re.compile(r'Referenced column "([^"]*)" not found in FROM clause!(?: Candidate bindings: ((?:"[^"]*"(?:, )?)+))?')
+_UNRESOLVED_COLUMN = re.compile(r'Referenced column "([^"]*)" (?:not found in FROM clause!|was not found because the FROM clause is missing)'
+                                r'(?: Candidate bindings: ((?:"[^"]*"(?:, )?)+))?')
 
 # DuckDB's own errors for the failures Spark (ANSI mode) also raises, with Spark's class.
 _DUCKDB_ERROR_CLASSES = [

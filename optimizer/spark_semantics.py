@@ -3265,11 +3265,63 @@ class _Rewriter:
             return node
         if isinstance(node, (exp.Cast, exp.TryCast)) and _is_integral(result):
             source = of(node.this)
-            if _is_fractional(source) or isinstance(source, DecimalType):
-                # Spark truncates toward zero; DuckDB rounds.
-                node.set("this", exp.Anonymous(this="trunc", expressions=[node.this]))
+            if (_is_fractional(source) or isinstance(source, DecimalType)) and isinstance(result, AtomicType):
+                assert source is not None  # for mypy: a double, float or decimal
+                return self._fraction_to_integral(node.this, source, result, strict=not isinstance(node, exp.TryCast))
             return node
         return node
+
+    def _fraction_to_integral(self, value: exp.Expr, source: SparkType, target: AtomicType, *, strict: bool) -> exp.Expr:
+        """Spark's cast of a double, float or decimal to an integral type (``DoubleExactNumeric.toInt``
+        and kin, ``Decimal.roundToInt``): truncated toward zero (DuckDB rounds), ``CAST_OVERFLOW``
+        in Spark's words (the value as its literal prints it: Java's ``1.0E20D``, ``NaN``, a float's
+        ``3.0E9``, a decimal's ``3000000000.50BD``) where the truncated value is past the type, NaN
+        and the infinities included (NULL for ``try_cast``); a double or float that is ``2^63`` is
+        ``Long.MaxValue`` for a ``bigint``, as ``Math.floor(x) <= Long.MaxValue`` compares it as a
+        double (DuckDB's cast raised). A value other than a column or a literal is computed once."""
+        kind = source.to_spark().upper()
+        low, high = {"tinyint": (-128, 127), "smallint": (-32768, 32767), "int": (-2147483648, 2147483647)}.get(target.name, (-(2**63), 2**63 - 1))
+
+        def number(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+            x = operand("x")
+            self.typer.types[id(x)] = source
+            return x
+
+        def cast(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+            whole = exp.Anonymous(this="trunc", expressions=[number(operand)])
+            ifs = [exp.If(this=exp.Is(this=number(operand), expression=exp.Null()), true=exp.Null())]
+            if target.name == "bigint" and isinstance(source, AtomicType):
+                two_63 = exp.Literal.number("9.223372036854775808E18")
+                fits: exp.Expression = exp.and_(exp.GTE(this=whole, expression=exp.Neg(this=two_63)),
+                                                exp.LT(this=whole.copy(), expression=two_63.copy()), copy=False)
+                ifs.append(exp.If(this=fits, true=exp.cast(whole.copy(), "BIGINT")))
+                ifs.append(exp.If(this=exp.EQ(this=whole.copy(), expression=two_63.copy()),
+                                  true=exp.cast(exp.Literal.number(2**63 - 1), "BIGINT")))
+            else:
+                fits = exp.Between(this=whole, low=exp.Literal.number(low), high=exp.Literal.number(high))
+                ifs.append(exp.If(this=fits, true=exp.cast(whole.copy(), _sql_type(target))))
+            if not strict:
+                return exp.Case(ifs=ifs, default=exp.cast(exp.Null(), _sql_type(target)))
+            text: exp.Expression = self._java_text(number(operand))
+            if isinstance(source, DecimalType):  # DuckDB prints a decimal at its scale, as Spark's Decimal does
+                text = exp.DPipe(this=exp.cast(number(operand), "VARCHAR"), expression=exp.Literal.string("BD"))
+            elif kind == "DOUBLE":  # Spark's literal of a finite double: `1.0E20D`
+                finite = exp.Anonymous(this="isfinite", expressions=[number(operand)])
+                text = exp.DPipe(this=text, expression=exp.Case(ifs=[exp.If(this=finite, true=exp.Literal.string("D"))],
+                                                                default=exp.Literal.string("")))
+            message = exp.DPipe(
+                this=exp.DPipe(this=exp.Literal.string("The value "), expression=text),
+                expression=exp.Literal.string(
+                    f' of the type "{kind}" cannot be cast to "{target.name.upper()}" due to an overflow. '
+                    "Use `try_cast` to tolerate overflow and return NULL instead."
+                ),
+            )
+            return exp.Case(ifs=ifs, default=spark_error("CAST_OVERFLOW", message, _sql_type(target)))
+
+        operands: dict[str, exp.Expression] = {"x": value}
+        if _is_plain(value):
+            return cast(lambda name: operands[name].copy())
+        return _with_operands(operands, cast)
 
     def _spark_set(self, collected: exp.Expr, element: SparkType | None, sized: exp.Expression | None = None) -> exp.Expr:
         """A collected set as Spark's ``collect_set`` gives it: [] for no (non-NULL) values, where

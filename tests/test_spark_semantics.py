@@ -79,6 +79,11 @@ QUERIES: list[Any] = [
     # a decimal cast to an integer past its range: Spark's CAST_OVERFLOW (NULL for try_cast)
     "SELECT CAST(d * 100000000 AS INT) AS a FROM t",
     "SELECT CAST(99999999999999999999BD AS BIGINT) AS a",
+    # a double or float cast to an integer: truncated, 2^63 Long.MaxValue (Math.floor(x) <= Long.MaxValue as doubles)
+    "SELECT CAST(f * 1e9D AS INT) AS a, CAST(-f * 1e9D AS INT) AS b, try_cast(f * 1e9D AS INT) AS c, try_cast(f * 100 AS TINYINT) AS e FROM t",
+    "SELECT CAST(f * 0 + 9.223372036854775807E18D AS BIGINT) AS a, try_cast(CAST(f * 0 + 9.3E18D AS FLOAT) AS BIGINT) AS b, "
+    "CAST(CAST(f * 0 + 9.223372036854775807E18D AS FLOAT) AS BIGINT) AS c, CAST(-9.223372036854775807E18D * f / f AS BIGINT) AS d, "
+    "try_cast(f * double('NaN') AS INT) AS e, try_cast(f * double('Infinity') AS SMALLINT) AS g FROM t",
     # bytes and shorts: Spark's own class for +, - and * past the type; div as longs
     "SELECT CAST(s * 25 AS TINYINT) + CAST(s * 25 AS TINYINT) AS a FROM t",
     "SELECT s * CAST(s * 6000 AS SMALLINT) AS a FROM t",
@@ -126,6 +131,7 @@ QUERIES: list[Any] = [
     "SELECT b * 2 AS b FROM t WHERE b > 2",
     "SELECT b + 1 AS x, x + 1 AS y, count(*) AS c FROM t GROUP BY x HAVING x > 2 AND c > 0 ORDER BY x",
     "SELECT nope FROM t",
+    "SELECT a FROM VALUES (nope) t(a)",
     "SELECT b FROM t WHERE nope = 1",
     "SELECT filter(array(b), z -> z > 1) AS a FROM t WHERE size(filter(array(b), z -> z > 0)) > 0",
     "WITH c AS (SELECT b AS k FROM t) SELECT k FROM c WHERE k > 1",
@@ -1368,10 +1374,17 @@ def test_a_malformed_string_cast_raises_sparks_message(target: str, spark_views:
 
 @pytest.mark.parametrize("sql", ["SELECT CAST(i % 100 + 200 AS TINYINT) AS c FROM t", "SELECT CAST(CAST(i AS BIGINT) + 3000000000 AS INT) AS c FROM t",
                                  "SELECT CAST(CAST(i % 100 + 300 AS SMALLINT) AS TINYINT) AS c FROM t",
-                                 "SELECT CAST(array(i % 100 - 200) AS ARRAY<TINYINT>) AS c FROM t"])
-def test_an_integer_overflowing_its_cast_raises_sparks_message(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
-    """An integer cast to a narrower one raises Spark's CAST_OVERFLOW in Spark's words, the value
-    written as Spark's literal of its type (``300S``, ``3000000000L``; it was DuckDB's message)."""
+                                 "SELECT CAST(array(i % 100 - 200) AS ARRAY<TINYINT>) AS c FROM t",
+                                 "SELECT CAST(f * 1e20D AS INT) AS c FROM t WHERE f = 1.5", "SELECT CAST(f * 700.5D AS TINYINT) AS c FROM t WHERE f > 0",
+                                 "SELECT CAST(CAST(f * 1e30D AS FLOAT) AS BIGINT) AS c FROM t WHERE f = 1.5", "SELECT CAST(f * double('NaN') AS INT) AS c FROM t",
+                                 "SELECT CAST(-f * double('Infinity') AS SMALLINT) AS c FROM t WHERE f > 0",
+                                 "SELECT CAST(f * 0 + 1.8446744073709552E19D AS BIGINT) AS c FROM t",
+                                 "SELECT CAST(d * 100 AS INT) AS c FROM t", "SELECT CAST(d * 1000000000000 AS BIGINT) AS c FROM t WHERE d > 1"])
+def test_a_number_overflowing_its_cast_raises_sparks_message(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
+    """An integer cast to a narrower one, or a double, float or decimal to an integer, raises
+    Spark's CAST_OVERFLOW in Spark's words, the value written as Spark's literal of its type
+    (``300S``, ``3000000000L``, ``1.0E20D``, ``NaN``, a float's ``1.0E30``, ``9999999999.00BD``;
+    it was DuckDB's message)."""
     got, wanted = _messages_of_one_class(sql, spark_views, con, "CAST_OVERFLOW")
     assert got == wanted
 
