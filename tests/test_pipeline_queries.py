@@ -233,7 +233,6 @@ def test_matches_spark_in_another_time_zone(engine: str, spark_views: SparkSessi
         spark_views.conf.set("spark.sql.session.timeZone", "UTC")
 
 
-@pytest.mark.xfail(strict=True, reason="Spark's SortAggregate sorts each task's rows by a radix sort that moves rows with a NULL key first by swaps")
 def test_first_of_strings_by_a_key_with_nulls(spark_views: SparkSession, tables: dict[str, Path]) -> None:
     """``first``/``last`` of strings grouped by an integral key some rows have NULL: Spark
     aggregates them by ``SortAggregateExec``, whose sort (``UnsafeInMemorySorter`` with radix
