@@ -931,7 +931,7 @@ _MAX_LONG_DIGITS = 18
 # UnsafeRow.isMutable: what HashAggregateExec keeps in its buffer (decimals, intervals too)
 _IMMUTABLE = frozenset({"binary", "variant"})
 _BY_VALUE = (exp.First, exp.Last, exp.AnyValue, exp.FirstValue, exp.LastValue, exp.Min, exp.Max, exp.ArgMax, exp.ArgMin)
-_RADIX_ROWS, _RADIX_PLACES = "__vpush_radix_rows", "__vpush_radix_places"
+_RADIX_ROWS, _RADIX_PLACES, _RADIX_SOURCE = "__vpush_radix_rows", "__vpush_radix_places", "__vpush_radix_source"
 _NULL_KEY, _READ_PLACE, _PLACES, _NEW_PLACE = "__vpush_null_key", "__vpush_read_place", "__vpush_places", "__vpush_place"
 
 
@@ -981,7 +981,12 @@ def radix_sort_aggregation(select: exp.Select, of: Callable[[exp.Expr], SparkTyp
         False
     """
     key = _group_key(select)
-    if key is None or object_hash_aggregation(select) or not _radix_sortable(of(key)):
+    if key is None or object_hash_aggregation(select):
+        return False
+    kind = of(key)
+    if kind is None and isinstance(key.unnest(), (exp.Predicate, exp.Connector, exp.Not)):
+        kind = AtomicType("boolean")  # (a comparison: the typer leaves it untyped)
+    if not _radix_sortable(kind):
         return False
     for node in _own_nodes(select):
         if not isinstance(node, _BY_VALUE) or any(isinstance(a, exp.Window) for a in _ancestors(node)):
@@ -1001,11 +1006,14 @@ def mark_radix_sort(select: exp.Select, columns: Mapping[str, Collection[str]]) 
     a sorted subquery or a ``UNION ALL`` (their rows reach Spark's sort in other tasks)."""
     source = _from(select)
     if (not select.meta.get(SORT_AGGREGATE) or _group_key(select) is None or source is None or select.args.get("joins")
-            or not source.alias_or_name or _carries(source, select.meta.get(SORTS_KEPT, True)) != _NARROW):
+            or _carries(source, select.meta.get(SORTS_KEPT, True)) != _NARROW):
         return
     within = set(map(id, source.walk()))
     if any(c.name == ORDER_COLUMN for c in select.find_all(exp.Column) if id(c) not in within):
         select.meta[RADIX_SORTED] = frozenset(name.lower() for name in columns.get(source.alias_or_name.lower(), ()))
+        if not source.alias_or_name:
+            # (the SELECT reads its columns unqualified: the name is the wrapping subquery's)
+            source.set("alias", exp.TableAlias(this=exp.to_identifier(_RADIX_SOURCE, quoted=True)))
 
 
 RADIX_SORTED = "vpush_radix_sorted"
