@@ -1041,6 +1041,10 @@ def _read_column(column: exp.Column, alias: str, source_columns: frozenset[str])
     return parts[0] if parts[0].lower() in source_columns else None
 
 
+def _cte(name: str) -> exp.Table:
+    return exp.Table(this=exp.to_identifier(name, quoted=True))
+
+
 def _follow_radix_sort(select: exp.Select, source_columns: frozenset[str], functions: dict[str, SparkType]) -> None:
     key = _group_key(select)
     source = _from(select)
@@ -1073,7 +1077,7 @@ def _follow_radix_sort(select: exp.Select, source_columns: frozenset[str], funct
         exp.alias_(listed(_READ_PLACE), exp.to_identifier(_READ_PLACE, quoted=True)),
         exp.alias_(listed(_NULL_KEY), exp.to_identifier(_NULL_KEY, quoted=True)),
         copy=False,
-    ).from_(exp.to_table(exp.to_identifier(_RADIX_ROWS, quoted=True)), copy=False).group_by(task, copy=False)
+    ).from_(_cte(_RADIX_ROWS), copy=False).group_by(task, copy=False)
     functions[RADIX_PLACES_FUNCTION] = ArrayType(AtomicType("bigint"))
     places = exp.select(
         exp.alias_(exp.Explode(this=exp.column(exp.to_identifier(_READ_PLACE, quoted=True))), exp.to_identifier(_READ_PLACE, quoted=True)),
@@ -1086,8 +1090,8 @@ def _follow_radix_sort(select: exp.Select, source_columns: frozenset[str], funct
         *[exp.alias_(own(n), exp.to_identifier(n, quoted=True)) for n in names],
         exp.alias_(exp.Add(this=exp.Paren(this=kept), expression=own(_NEW_PLACE, _RADIX_PLACES)), exp.to_identifier(ORDER_COLUMN, quoted=True)),
         copy=False,
-    ).from_(exp.to_table(exp.to_identifier(_RADIX_ROWS, quoted=True)), copy=False).join(
-        exp.to_table(exp.to_identifier(_RADIX_PLACES, quoted=True)),
+    ).from_(_cte(_RADIX_ROWS), copy=False).join(
+        _cte(_RADIX_PLACES),
         on=exp.EQ(this=own(_READ_PLACE), expression=own(_READ_PLACE, _RADIX_PLACES)), copy=False)
     placed.set("with_", exp.With(expressions=[
         exp.CTE(this=rows, alias=exp.TableAlias(this=exp.to_identifier(_RADIX_ROWS, quoted=True)), materialized=True),
