@@ -27,7 +27,7 @@ from vpush.codec.errors import VpushError
 from vpush.codec.native import NativeUnsupportedError, _native
 
 __all__ = ["MOMENT_KINDS", "POSITION", "POSITIONED_VALUE", "TASK_SHIFT", "spark_decimal_sum", "spark_double_sum", "spark_long_sum", "spark_mode", "spark_moments",
-           "spark_percentile_approx", "spark_histogram_numeric", "HISTOGRAM_BIN"]
+           "spark_percentile_approx", "spark_histogram_numeric", "HISTOGRAM_BIN", "spark_radix_places"]
 
 MOMENT_KINDS: tuple[str, ...] = (
     "var_pop", "var_samp", "stddev_pop", "stddev_samp", "skewness", "kurtosis", "covar_pop", "covar_samp", "corr",
@@ -527,3 +527,44 @@ def spark_mode(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
         extra = (np.asarray(distinct["t"], dtype=np.int64).tobytes(), np.asarray(named["i_min"], dtype=np.int64).tobytes())
     chosen = np.frombuffer(_native.spark_mode_choose(key_offsets.tobytes(), mixed.tobytes(), counts.tobytes(), *extra), dtype=np.int64)
     return keys.take(pa.array(chosen, mask=chosen < 0))
+
+
+def spark_radix_places(lists: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """Where Spark's radix sort of one task's rows by a single key (``UnsafeInMemorySorter``)
+    leaves each of them: each list holds, for a task's rows in the order read, whether the row's
+    key is NULL; the answer gives each row its place in the sorted order's ties, the rows of one
+    key in the order the sort leaves them (a NULL list answers NULL).
+
+    ``insertRecord`` keeps the NULL-keyed rows at the front of its array: it writes such a row
+    where the first non-NULL one stands (at the null boundary) and moves that one to the end; the
+    radix sort of the rest is stable. So the row written at index ``p`` below the count of NULL
+    keys moves to the index of the ``p``-th NULL-keyed row, and on until it lands past them
+    (pointer doubling follows those moves in a logarithmic number of vectorized steps). The
+    NULL-keyed rows keep the order read, ahead of the others.
+
+    Example:
+        >>> spark_radix_places(pa.array([[False, True, False], [True, False], None])).to_pylist()
+        [[1, 0, 2], [0, 1], None]
+        >>> spark_radix_places(pa.array([[False, False, True, True, False]])).to_pylist()
+        [[2, 3, 0, 1, 4]]
+    """
+    if isinstance(lists, pa.ChunkedArray):
+        lists = lists.combine_chunks()
+    if not isinstance(lists, pa.ListArray):
+        raise TypeError(f"spark_radix_places takes lists of booleans, not {lists.type}")
+    offsets = lists.offsets.to_numpy()
+    flags = lists.values.to_numpy(zero_copy_only=False).astype(bool)
+    places = np.empty(len(flags), dtype=np.int64)
+    for start, end in zip(offsets[:-1].tolist(), offsets[1:].tolist()):  # one step a task, not a row
+        null_key = flags[start:end]
+        at = np.flatnonzero(null_key)
+        moved = np.arange(end - start, dtype=np.int64)
+        moved[:len(at)] = at
+        while True:
+            further = moved[moved]
+            if np.array_equal(further, moved):
+                break
+            moved = further
+        moved[at] = np.arange(len(at), dtype=np.int64)
+        places[start:end] = moved
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), pa.array(places, pa.int64()), mask=lists.is_null())

@@ -112,6 +112,7 @@ from vpush.codec.spark_aggregates import (
     POSITION,
     POSITIONED_VALUE,
     spark_double_sum,
+    spark_radix_places,
     spark_long_sum,
     spark_mode,
     spark_moments,
@@ -138,7 +139,9 @@ from vpush.optimizer.spark_math import APPROX_COUNT_DISTINCT_FUNCTION, CONV_FUNC
 from vpush.optimizer.spark_number_format import NUMBER_FORMAT_FUNCTION
 from vpush.optimizer.spark_urls import PARSE_URL_FUNCTIONS
 from vpush.optimizer.spark_format_string import JAVA_FORMATTER_FUNCTION
-from vpush.optimizer.spark_order import DOUBLE_SUM_FUNCTION, HISTOGRAM_NUMERIC_FUNCTION, LONG_SUM_FUNCTION, MODE_FUNCTIONS, PERCENTILE_APPROX_FUNCTION, moment_function
+from vpush.optimizer.spark_order import (
+    DOUBLE_SUM_FUNCTION, HISTOGRAM_NUMERIC_FUNCTION, LONG_SUM_FUNCTION, MODE_FUNCTIONS, PERCENTILE_APPROX_FUNCTION, RADIX_PLACES_FUNCTION, moment_function,
+)
 from vpush.optimizer.plan import VARIANT_ARROW_TYPE
 from vpush.optimizer.rewrite_from_json import FROM_JSON_FUNCTION
 from vpush.optimizer.variant_types import VARIANT, ArrayType, MapType, SparkType, StructType
@@ -1246,6 +1249,7 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     },
     LONG_SUM_FUNCTION: (_guarded(spark_long_sum, "sum"), [f"STRUCT({POSITIONED_VALUE} BIGINT, {POSITION} BIGINT)[]"], "BIGINT"),
     DOUBLE_SUM_FUNCTION: (_guarded(spark_double_sum, "sum"), [_POSITIONED_DOUBLES, "BIGINT"], "DOUBLE"),
+    RADIX_PLACES_FUNCTION: (_guarded(spark_radix_places, "an aggregate's order of rows"), ["BOOLEAN[]"], "BIGINT[]"),
     HISTOGRAM_NUMERIC_FUNCTION: (_guarded(_histogram_numeric, "histogram_numeric"), [_POSITIONED_DOUBLES, "INTEGER", "BIGINT"],
                                  "STRUCT(x DOUBLE, y DOUBLE)[]"),
     PERCENTILE_APPROX_FUNCTION: (_guarded(_percentile_approx, "percentile_approx"), [_POSITIONED_DOUBLES, "DOUBLE[]", "INTEGER", "BIGINT"], "DOUBLE[]"),

@@ -46,7 +46,7 @@ from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.rewrite_time_windows import check_time_windows
 from vpush.optimizer.spark_functions import check_functions
-from vpush.optimizer.spark_order import choose_ordered, exclude_from_stars
+from vpush.optimizer.spark_order import choose_ordered, exclude_from_stars, follow_radix_sorts
 from vpush.optimizer.spark_semantics import (
     SESSION_TIME_ZONE,
     SPARK_TEXT,
@@ -477,6 +477,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
                 )
             )
     _cast_later(expression, casts_later, functions, time_zone, spark=False)
+    follow_radix_sorts(expression, functions)  # over the scans' columns as they are now named
     ordered_expression: exp.Expr | None = None
     if refusal is None:
         try:

@@ -47,7 +47,7 @@ moments and where noted in README.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
@@ -57,7 +57,7 @@ from vpush.optimizer.errors import refuse_on_duckdb
 from vpush.optimizer.plan import ORDER_COLUMN, ORDER_TASK_SHIFT, ORDERED_RETRY_MARKER, ORDERED_SCAN, SCAN_INDEX
 from vpush.optimizer.rewrite_time_windows import SESSIONS_MERGED, TIME_WINDOW_JOIN, order_past_time_window
 from vpush.optimizer.spark_joins import join_order
-from vpush.optimizer.variant_types import ArrayType, AtomicType, SparkType, StructField, StructType
+from vpush.optimizer.variant_types import ArrayType, AtomicType, DecimalType, SparkType, StringType, StructField, StructType
 
 __all__ = [
     "DOUBLE_SUM_FUNCTION", "HISTOGRAM_NUMERIC_FUNCTION", "MODE_FUNCTIONS", "PERCENTILE_APPROX_FUNCTION", "histogram_numeric_call", "ORDER_FREE_PERCENTILE_ROWS", "percentile_approx_call",
@@ -65,7 +65,8 @@ __all__ = [
     "moment_call", "moment_function", "ordered", "ordered_choice", "ordered_decimal_total", "ordered_long_sum", "scan_order", "SORTS_KEPT",
     "exclude_from_stars", "spark_keeps_sorts", "OBJECT_HASH", "object_hash_aggregation", "split_at_fallback", "positioned_items",
     "values_of", "field_of", "at", "collected_past_fallback", "joined_past_fallback", "first_or_last_past_fallback",
-    "extreme_past_fallback", "several_tasks", "largest_task_set",
+    "extreme_past_fallback", "several_tasks", "largest_task_set", "SORT_AGGREGATE", "RADIX_PLACES_FUNCTION",
+    "radix_sort_aggregation", "mark_radix_sort", "RADIX_SORTED", "follow_radix_sorts",
 ]
 
 ORDERED_CHOICE_FUNCTION = "vpush_ordered_choice"
@@ -373,7 +374,8 @@ def exclude_from_stars(select: exp.Select, alias: str, names: list[str]) -> None
             star = projection.this
         if isinstance(star, exp.Star):
             excluded = list(star.args.get("except_") or [])
-            star.set("except_", excluded + [exp.column(exp.to_identifier(n, quoted=True)) for n in names])
+            there = {e.name.lower() for e in excluded}
+            star.set("except_", excluded + [exp.column(exp.to_identifier(n, quoted=True)) for n in names if n.lower() not in there])
 
 
 def ordered(value: exp.Expr, order: exp.Expr | None, *, descending: bool = False) -> exp.Expr:
@@ -912,3 +914,188 @@ def extreme_past_fallback(
         ], default=field_of(best[1].copy()))
 
     return split_at_fallback(items, place, pick)
+
+
+SORT_AGGREGATE = "vpush_sort_aggregate"
+"""The meta key on a SELECT that Spark aggregates by ``SortAggregateExec`` over a radix sort of its
+one GROUP BY key (:func:`radix_sort_aggregation`)."""
+
+RADIX_PLACES_FUNCTION = "vpush_spark_radix_places"
+"""The engine function of :func:`vpush.codec.spark_aggregates.spark_radix_places` (``BOOLEAN[]``
+-> ``BIGINT[]``)."""
+
+# SortPrefixUtils.canSortFullyWithPrefix (measured on Spark 4.3: timestamp_ntz and the ANSI
+# intervals too; a decimal of more than 18 digits and a string sort by their comparator, stably)
+_RADIX_KEYS = frozenset({"boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "date", "timestamp", "timestamp_ntz"})
+_MAX_LONG_DIGITS = 18
+# UnsafeRow.isMutable: what HashAggregateExec keeps in its buffer (decimals, intervals too)
+_IMMUTABLE = frozenset({"binary", "variant"})
+_BY_VALUE = (exp.First, exp.Last, exp.AnyValue, exp.FirstValue, exp.LastValue, exp.Min, exp.Max, exp.ArgMax, exp.ArgMin)
+_RADIX_ROWS, _RADIX_PLACES, _RADIX_SOURCE = "__vpush_radix_rows", "__vpush_radix_places", "__vpush_radix_source"
+_NULL_KEY, _READ_PLACE, _PLACES, _NEW_PLACE = "__vpush_null_key", "__vpush_read_place", "__vpush_places", "__vpush_place"
+
+
+def _radix_sortable(kind: SparkType | None) -> bool:
+    if isinstance(kind, AtomicType):
+        return kind.name in _RADIX_KEYS or kind.name.startswith("interval")
+    return isinstance(kind, DecimalType) and kind.precision <= _MAX_LONG_DIGITS
+
+
+def _mutable(kind: SparkType | None) -> bool:
+    if kind is None:
+        return True  # unknown: left as before
+    if isinstance(kind, AtomicType):
+        return kind.name not in _IMMUTABLE
+    return isinstance(kind, DecimalType)
+
+
+def _group_key(select: exp.Select) -> exp.Expr | None:
+    """The one GROUP BY key of ``select`` (an ordinal or an alias as its projection), or None."""
+    group = select.args.get("group")
+    if group is None or any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "totals")) or len(group.expressions) != 1:
+        return None
+    key = group.expressions[0]
+    if isinstance(key, (exp.Rollup, exp.Cube, exp.GroupingSets)):
+        return None
+    return _resolved_key(select, exp.Ordered(this=key.copy())).this.unalias()
+
+
+def radix_sort_aggregation(select: exp.Select, of: Callable[[exp.Expr], SparkType | None]) -> bool:
+    """Whether Spark aggregates ``select``'s rows by ``SortAggregateExec`` over a radix sort: one
+    GROUP BY key of a type whose sort prefix orders it fully (``SortExec.canUseRadixSort``:
+    integral, boolean, date, timestamp, floating, a decimal of at most 18 digits, an interval),
+    and an aggregate whose buffer ``HashAggregateExec`` cannot keep (``first``, ``last``,
+    ``min``, ``max``, ``max_by``, ... of a string, a binary, an array, a struct, a map, a
+    variant), without a ``TypedImperativeAggregate`` (:func:`object_hash_aggregation`).
+    ``of`` types an expression as Spark does.
+
+    Example:
+        >>> from sqlglot import parse_one
+        >>> types = {"k": AtomicType("bigint"), "s": StringType(), "x": AtomicType("int")}
+        >>> of = lambda node: types.get(node.name) if isinstance(node, exp.Column) else None
+        >>> radix_sort_aggregation(parse_one("SELECT k, first(s) FROM t GROUP BY k", read="spark"), of)
+        True
+        >>> radix_sort_aggregation(parse_one("SELECT k, first(x) FROM t GROUP BY k", read="spark"), of)
+        False
+        >>> radix_sort_aggregation(parse_one("SELECT s, first(s) FROM t GROUP BY s", read="spark"), of)
+        False
+    """
+    key = _group_key(select)
+    if key is None or object_hash_aggregation(select):
+        return False
+    kind = of(key)
+    if kind is None and isinstance(key.unnest(), (exp.Predicate, exp.Connector, exp.Not)):
+        kind = AtomicType("boolean")  # (a comparison: the typer leaves it untyped)
+    if not _radix_sortable(kind):
+        return False
+    for node in _own_nodes(select):
+        if not isinstance(node, _BY_VALUE) or any(isinstance(a, exp.Window) for a in _ancestors(node)):
+            continue
+        values = [node.this, node.expression] if isinstance(node, (exp.ArgMax, exp.ArgMin)) else [node.this]
+        if any(not _mutable(of(v)) for v in values if v is not None):
+            return True
+    return False
+
+
+def mark_radix_sort(select: exp.Select, columns: Mapping[str, Collection[str]]) -> None:
+    """Mark ``select`` (a :func:`radix_sort_aggregation`, marked :data:`SORT_AGGREGATE`, once
+    rewritten) for :func:`follow_radix_sorts` where an aggregate of it follows Spark's order of
+    rows (:data:`ORDER_COLUMN`) over one table's scan or a subquery that projects and filters it:
+    the meta key :data:`RADIX_SORTED` holds the lower-cased names of its source's columns
+    (``columns``, by the source's lower-cased alias). Left unmarked where the SELECT reads a join,
+    a sorted subquery or a ``UNION ALL`` (their rows reach Spark's sort in other tasks)."""
+    source = _from(select)
+    if (not select.meta.get(SORT_AGGREGATE) or _group_key(select) is None or source is None or select.args.get("joins")
+            or _carries(source, select.meta.get(SORTS_KEPT, True)) != _NARROW):
+        return
+    within = set(map(id, source.walk()))
+    if any(c.name == ORDER_COLUMN for c in select.find_all(exp.Column) if id(c) not in within):
+        select.meta[RADIX_SORTED] = frozenset(name.lower() for name in columns.get(source.alias_or_name.lower(), ()))
+        if not source.alias_or_name:
+            # (the SELECT reads its columns unqualified: the name is the wrapping subquery's)
+            source.set("alias", exp.TableAlias(this=exp.to_identifier(_RADIX_SOURCE, quoted=True)))
+
+
+RADIX_SORTED = "vpush_radix_sorted"
+"""The meta key :func:`mark_radix_sort` sets on a SELECT whose source :func:`follow_radix_sorts` wraps."""
+
+
+def follow_radix_sorts(expression: exp.Expr, functions: dict[str, SparkType]) -> None:
+    """Give the aggregates of each SELECT of ``expression`` marked :data:`RADIX_SORTED` the rows of
+    each group in the order Spark's radix sort leaves them
+    (:func:`vpush.codec.spark_aggregates.spark_radix_places`): its source (the scan, as it finally
+    reads), with the WHERE, becomes a subquery that gives the columns the SELECT reads and
+    :data:`ORDER_COLUMN` as each row's place in that order (its task kept), from the places the
+    engine function computes over each task's NULL keys. In place; records the engine function
+    in ``functions``."""
+    for select in [s for s in expression.find_all(exp.Select) if RADIX_SORTED in s.meta]:
+        _follow_radix_sort(select, select.meta.pop(RADIX_SORTED), functions)
+
+
+def _read_column(column: exp.Column, alias: str, source_columns: frozenset[str]) -> str | None:
+    """The column of the source ``alias`` that ``column`` reads (``alias.c``, ``c``, or a field of
+    it: ``alias.c.f``, ``c.f``), or None."""
+    parts = [p.name for p in column.parts]
+    if len(parts) > 1 and parts[0].lower() == alias.lower():
+        return parts[1]
+    return parts[0] if parts[0].lower() in source_columns else None
+
+
+def _cte(name: str) -> exp.Table:
+    return exp.Table(this=exp.to_identifier(name, quoted=True))
+
+
+def _follow_radix_sort(select: exp.Select, source_columns: frozenset[str], functions: dict[str, SparkType]) -> None:
+    key = _group_key(select)
+    source = _from(select)
+    if key is None or source is None:
+        return
+    alias = source.alias_or_name
+    within = set(map(id, source.walk()))
+    read = {_read_column(c, alias, source_columns) for c in select.find_all(exp.Column) if id(c) not in within} - {None, ORDER_COLUMN}
+    names = sorted({n.lower(): n for n in read if n is not None}.values(), key=str.lower)
+    table = exp.to_identifier(alias, quoted=True)
+
+    def own(name: str, of_table: str = _RADIX_ROWS) -> exp.Column:
+        return exp.column(exp.to_identifier(name, quoted=True), table=exp.to_identifier(of_table, quoted=True))
+
+    rows = exp.select(
+        *[exp.alias_(exp.column(exp.to_identifier(n, quoted=True), table=table.copy()), exp.to_identifier(n, quoted=True)) for n in names],
+        exp.alias_(exp.column(exp.to_identifier(ORDER_COLUMN, quoted=True), table=table.copy()), exp.to_identifier(_READ_PLACE, quoted=True)),
+        exp.alias_(exp.Is(this=exp.Paren(this=key.copy()), expression=exp.Null()), exp.to_identifier(_NULL_KEY, quoted=True)),
+        copy=False,
+    ).from_(source.pop(), copy=False)
+    where = select.args.get("where")
+    if where is not None:
+        rows.set("where", where.pop())
+    task = exp.BitwiseRightShift(this=own(_READ_PLACE), expression=exp.Literal.number(ORDER_TASK_SHIFT))
+
+    def listed(name: str) -> exp.Expression:
+        return exp.Anonymous(this="list", expressions=[exp.Order(this=own(name), expressions=[exp.Ordered(this=own(_READ_PLACE))])])
+
+    per_task = exp.select(
+        exp.alias_(listed(_READ_PLACE), exp.to_identifier(_READ_PLACE, quoted=True)),
+        exp.alias_(listed(_NULL_KEY), exp.to_identifier(_NULL_KEY, quoted=True)),
+        copy=False,
+    ).from_(_cte(_RADIX_ROWS), copy=False).group_by(task, copy=False)
+    functions[RADIX_PLACES_FUNCTION] = ArrayType(AtomicType("bigint"))
+    places = exp.select(
+        exp.alias_(exp.Explode(this=exp.column(exp.to_identifier(_READ_PLACE, quoted=True))), exp.to_identifier(_READ_PLACE, quoted=True)),
+        exp.alias_(exp.Explode(this=exp.Anonymous(this=RADIX_PLACES_FUNCTION, expressions=[exp.column(exp.to_identifier(_NULL_KEY, quoted=True))])),
+                   exp.to_identifier(_NEW_PLACE, quoted=True)),
+        copy=False,
+    ).from_(exp.Subquery(this=per_task, alias=exp.TableAlias(this=exp.to_identifier(_PLACES, quoted=True))), copy=False)
+    kept = exp.BitwiseLeftShift(this=exp.Paren(this=task.copy()), expression=exp.Literal.number(ORDER_TASK_SHIFT))
+    placed = exp.select(
+        *[exp.alias_(own(n), exp.to_identifier(n, quoted=True)) for n in names],
+        exp.alias_(exp.Add(this=exp.Paren(this=kept), expression=own(_NEW_PLACE, _RADIX_PLACES)), exp.to_identifier(ORDER_COLUMN, quoted=True)),
+        copy=False,
+    ).from_(_cte(_RADIX_ROWS), copy=False).join(
+        _cte(_RADIX_PLACES),
+        on=exp.EQ(this=own(_READ_PLACE), expression=own(_READ_PLACE, _RADIX_PLACES)), copy=False)
+    placed.set("with_", exp.With(expressions=[
+        exp.CTE(this=rows, alias=exp.TableAlias(this=exp.to_identifier(_RADIX_ROWS, quoted=True)), materialized=True),
+        exp.CTE(this=places, alias=exp.TableAlias(this=exp.to_identifier(_RADIX_PLACES, quoted=True))),
+    ]))
+    select.set("from_", exp.From(this=exp.Subquery(this=placed, alias=exp.TableAlias(this=table.copy()))))
+    exclude_from_stars(select, alias, [ORDER_COLUMN])

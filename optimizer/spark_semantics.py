@@ -115,6 +115,9 @@ from vpush.optimizer.spark_order import (
     MODE_FUNCTIONS,
     MOMENT_FUNCTIONS,
     OBJECT_HASH,
+    SORT_AGGREGATE,
+    mark_radix_sort,
+    radix_sort_aggregation,
     ORDER_FREE_PERCENTILE_ROWS,
     collected_past_fallback,
     extreme_past_fallback,
@@ -5290,6 +5293,7 @@ def apply_spark_semantics(
         _strings_to_doubles(select, typer)
         select.meta[SORTS_KEPT] = spark_keeps_sorts(select, lambda node: typer.of(node) in _FLOATING)
         select.meta[OBJECT_HASH] = object_hash_aggregation(select)
+        select.meta[SORT_AGGREGATE] = radix_sort_aggregation(select, typer.of)
         select.meta[_ONE_WINDOW_SORT] = len({_window_sort(w) for w in in_scope(select) if isinstance(w, exp.Window)}) <= 1
         _implicit_casts(select, typer)
         _datetime_try_operations(select, typer)
@@ -5400,6 +5404,7 @@ def apply_spark_semantics(
         _inline_qualify_window_aliases(select, columns)
         _window_keys_raise_steadily(select)
         _filtered_arguments_raise_when_kept(select)
+        mark_radix_sort(select, columns)
         outputs[id(select)] = produced
     return expression
 

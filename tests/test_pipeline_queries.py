@@ -233,14 +233,13 @@ def test_matches_spark_in_another_time_zone(engine: str, spark_views: SparkSessi
         spark_views.conf.set("spark.sql.session.timeZone", "UTC")
 
 
-@pytest.mark.xfail(strict=True, reason="Spark's SortAggregate sorts each task's rows by a radix sort that moves rows with a NULL key first by swaps")
 def test_first_of_strings_by_a_key_with_nulls(spark_views: SparkSession, tables: dict[str, Path]) -> None:
     """``first``/``last`` of strings grouped by an integral key some rows have NULL: Spark
     aggregates them by ``SortAggregateExec``, whose sort (``UnsafeInMemorySorter`` with radix
-    sort) puts each NULL-keyed row first by swapping it with the first non-NULL one, which goes
-    to the end: a group's rows are not in the order read (with
-    ``spark.sql.sort.enableRadixSort=false`` they are). The DuckDB engine takes them in the
-    order read (README, differences); the Spark engine gives Spark's answer."""
+    sort) puts each NULL-keyed row first by swapping it with the row at the null boundary, which
+    goes to the end: a group's rows are not in the order read (with
+    ``spark.sql.sort.enableRadixSort=false`` they are). The DuckDB engine takes them in the order
+    the sort leaves them (``spark_order.follow_radix_sorts``)."""
     sql = "SELECT v:user_id::bigint AS uid, first(CAST(id AS STRING)) AS f, last(CAST(id AS STRING)) AS l FROM events GROUP BY 1"
     assert_same_answer(sql, spark_views, connect_tables(tables), _SPARK_ANSWERS)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from vpush.codec.spark_aggregates import (
     POSITION,
@@ -17,6 +19,7 @@ from vpush.codec.spark_aggregates import (
     spark_mode,
     spark_moments,
     spark_percentile_approx,
+    spark_radix_places,
 )
 
 
@@ -138,3 +141,29 @@ def test_mode_merges_the_tasks_maps() -> None:
     two = _positioned(values, np.array([0, 1, 2, _TASK, _TASK + 1, _TASK + 2, _TASK + 3]), [7])
     assert spark_mode(one).to_pylist() == [-766]
     assert spark_mode(two).to_pylist() == [94]
+
+
+def _inserted(null_keys: list[bool]) -> list[int]:
+    """Each row's index in the array of ``UnsafeInMemorySorter.insertRecord`` as Spark's source
+    writes it, one row at a time (a NULL-keyed row at the null boundary, the row there to the end),
+    then the non-NULL part sorted stably by a key every row shares."""
+    array: list[int] = []
+    boundary = 0
+    for row, null_key in enumerate(null_keys):
+        array.append(row)
+        if null_key:
+            array[-1], array[boundary] = array[boundary], row
+            boundary += 1
+    places = [0] * len(null_keys)
+    for place, row in enumerate(array):
+        places[row] = place
+    return places
+
+
+@given(st.lists(st.lists(st.booleans(), max_size=60), max_size=8), st.lists(st.floats(0, 1), min_size=1, max_size=8))
+def test_radix_places_follow_insert_record(rows: list[list[bool]], densities: list[float]) -> None:
+    rng = np.random.default_rng(len(rows))
+    # every other list NULL-keyed at a density of its own: dense runs, where a row moves many times
+    lists = [r if i % 2 else [bool(rng.random() < densities[i % len(densities)]) for _ in r] for i, r in enumerate(rows)]
+    got = spark_radix_places(pa.array(lists, pa.list_(pa.bool_()))).to_pylist()
+    assert got == [_inserted(r) for r in lists], "should place each row where insertRecord's swaps leave it"
