@@ -43,10 +43,14 @@ from vpush.optimizer.variant_types import (
     StructType,
 )
 
-__all__ = ["ARRAY_FUNCTIONS", "MAX_ARRAY_LENGTH", "array_call", "array_function_type", "is_unbound",
+__all__ = ["ARRAY_FUNCTIONS", "MAX_ARRAY_LENGTH", "NestedCast", "array_call", "array_function_type", "is_unbound",
            "lambda_variable_type", "rewrite_array_function"]
 
 TypeOf = Callable[[exp.Expr], "SparkType | None"]
+NestedCast = Callable[[exp.Expr, SparkType, SparkType], exp.Expr]
+"""Spark's cast of a value of one type to another, part by part (the rewrite's own
+``_Rewriter._nested_cast``, which :func:`~vpush.optimizer.spark_semantics.rebuilt_as` walks):
+an argument is coerced by it to the type Spark's coercion gives, before DuckDB's function runs."""
 
 ARRAY_FUNCTIONS = frozenset({
     "array_distinct", "array_join", "sort_array", "array_sort", "array_max", "array_min", "array_position",
@@ -468,8 +472,10 @@ def _duckdb_lambda(called: str, lam: exp.Expr, arity: tuple[int, ...]) -> exp.La
     return lam
 
 
-def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> exp.Expr:
-    """``called(*arguments)`` (arguments already rewritten) as DuckDB SQL giving Spark's answer.
+def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, result: SparkType | None,
+                           cast: NestedCast | None = None) -> exp.Expr:
+    """``called(*arguments)`` (arguments already rewritten) as DuckDB SQL giving Spark's answer;
+    ``cast`` coerces an argument of another type than Spark's common one (without it, refused).
 
     Example:
         >>> ints = {"a": ArrayType(_INT)}

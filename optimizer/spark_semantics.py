@@ -2676,7 +2676,7 @@ class _Rewriter:
 
         array_call = spark_arrays.array_call(node)
         if array_call is not None:
-            return spark_arrays.rewrite_array_function(*array_call, of, result)
+            return spark_arrays.rewrite_array_function(*array_call, of, result, self._spark_cast)
         if isinstance(node, (exp.RegexpLike, exp.RegexpExtract, exp.RegexpReplace, exp.RegexpSplit)):
             raising = _java_pattern(node)
             if raising is not None:
@@ -3318,6 +3318,12 @@ class _Rewriter:
         result = rebuilt_as(value, source, target, leaf)
         self.typer.types[id(result)] = target
         return result
+
+    def _spark_cast(self, value: exp.Expr, source: SparkType, target: SparkType) -> exp.Expr:
+        """``value`` (of ``source``, already rewritten) cast to ``target`` as Spark's coercion casts
+        it (:meth:`_nested_cast`; a scalar by the rewrite's own Spark cast), for the modules that
+        coerce arguments before DuckDB's function runs (``spark_arrays``)."""
+        return self._nested_cast(value, source, target, False)
 
     def _renamed_struct(self, value: exp.Expr, of_type: StructType, names: list[str]) -> exp.Expr:
         """The struct ``value`` with its fields under ``names``, in its order (NULL where it is)."""
