@@ -927,10 +927,10 @@ class _Typer:
             return StringType()
         if isinstance(node, (exp.Concat, exp.DPipe)) and self._concat_of_text(node):
             return StringType()
-        if isinstance(node, exp.Concat) and node.expressions:
-            arrays = {self.of(p) for p in node.expressions}
-            if len(arrays) == 1 and isinstance(next(iter(arrays)), ArrayType):
-                return next(iter(arrays))  # concat of arrays of one type
+        if isinstance(node, (exp.Concat, exp.DPipe)):
+            arrays = _concat_parts(node, self.of)
+            if arrays is not None:
+                return arrays[1]
         if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)):
             return self._arithmetic(node)
         if isinstance(node, exp.Div):
@@ -996,6 +996,14 @@ class _Typer:
         if isinstance(node, exp.Array):
             # integers of different widths widen, in Spark and in DuckDB's list alike
             element = self._map_part(node.expressions)
+            if element is None:
+                # arrays, maps or structs of different types: the type the rewrite coerces them to
+                # (_coerce_nested_parts), so that a function over the array knows it (flatten)
+                kinds = [self._part(p) for p in node.expressions if not isinstance(p, exp.Null)]
+                known = [k for k in kinds if k is not None]
+                if len(known) == len(kinds) and any(isinstance(k, (ArrayType, MapType, StructType)) for k in known) and all(
+                        _coercible(k) for k in known) and not any(_map_keys_differ(k, known[0]) for k in known):
+                    element = nested_common_type(known)
             return None if element is None else ArrayType(element)
         keys, values = node.args.get("keys"), node.args.get("values")
         if not isinstance(keys, exp.Array) or not isinstance(values, exp.Array):
@@ -1917,6 +1925,42 @@ def _check_concat_of_nested(node: exp.Expr, kinds: list[SparkType | None]) -> No
             f"type, but it's ({shown}).",
             error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
         )
+
+
+def _contained_type(element: SparkType, value: SparkType | None) -> SparkType | None:
+    """The type ``array_contains`` compares an array's elements and a value of another type as
+    (Spark's ``findWiderTypeWithoutStringPromotion``), where DuckDB's equality of it is Spark's:
+    numbers, dates and timestamps, and arrays and structs of them (no map, variant, string
+    beside another type); None elsewhere."""
+    if value is None or value == _NULL_TYPE or not (_coercible(element) and _coercible(value)):
+        return None
+
+    def comparable(t: SparkType) -> bool:
+        if isinstance(t, ArrayType):
+            return comparable(t.element)
+        if isinstance(t, StructType):
+            return all(comparable(f.type) for f in t.fields)
+        return not isinstance(t, MapType)
+
+    wide = nested_wider_type(element, value, strings=False)
+    return wide if wide is not None and comparable(wide) else None
+
+
+def _concat_parts(node: exp.Expr, of: Callable[[exp.Expr], SparkType | None]) -> tuple[list[exp.Expr], SparkType | None] | None:
+    """The parts of a ``concat`` (or ``||``) of arrays and their type as Spark's coercion gives it
+    (:func:`nested_common_type`: ``findWiderCommonType``, a string element beside a number a
+    bigint, beside a date that date; None where there is none, or a part vpush does not type);
+    None where some part is not an array."""
+    if isinstance(node, exp.ConcatWs):
+        return None
+    parts = [p for p in (node.expressions if isinstance(node, exp.Concat) else [node.this, node.expression]) if isinstance(p, exp.Expr)]
+    kinds = [of(p) for p in parts]
+    if not parts or not all(isinstance(k, ArrayType) for k in kinds):
+        return None
+    known = [k for k in kinds if k is not None]
+    if len(set(known)) == 1:
+        return parts, known[0]
+    return parts, nested_common_type(known) if all(_coercible(k) for k in known) else None
 
 
 def _binary_padded(node: exp.Pad, of: Callable[[exp.Expr], SparkType | None]) -> bool:
@@ -2949,6 +2993,9 @@ class _Rewriter:
             parts = [c for c in node.iter_expressions() if isinstance(c, exp.Expr)]
             if not isinstance(node, exp.ConcatWs):  # concat_ws takes arrays of strings beside strings
                 _check_concat_of_nested(node, [_NULL_TYPE if isinstance(_unparen(c), exp.Null) else of(c) for c in parts])
+            arrays = _concat_parts(node, of)
+            if arrays is not None:
+                return self._concat_arrays(node, *arrays)
             texts = all(
                 isinstance(c, exp.Null) or isinstance(of(c), (StringType, DecimalType))
                 or (isinstance(of(c), AtomicType) and of(c) != AtomicType("binary"))
@@ -3317,6 +3364,38 @@ class _Rewriter:
 
         result = rebuilt_as(value, source, target, leaf)
         self.typer.types[id(result)] = target
+        return result
+
+    def _concat_arrays(self, node: exp.Expr, parts: list[exp.Expr], wide: SparkType | None) -> exp.Expr:
+        """``concat`` (``||``) of arrays of different types: each cast to Spark's common type
+        (:meth:`_nested_cast`: a string element read strictly as a bigint, ``CAST_INVALID_INPUT``
+        for 'x'), where DuckDB's concat widened them its own way, paired struct fields by name
+        or raised without an error class.
+
+        Raises:
+            OptimizeError: DATATYPE_MISMATCH.DATA_DIFF_TYPES where Spark finds no common type.
+        """
+        kinds = [self.typer.of(p) for p in parts]
+        if wide is None and all(_coercible(k) for k in kinds):
+            shown = " or ".join(f'"{_spark_type_name(k)}"' for k in kinds if k is not None)
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `concat` should all be the same '
+                f"type, but it's ({shown}).",
+                error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+            )
+        if len(set(kinds)) == 1:
+            return node
+        known = [k for k in kinds if k is not None]
+        if wide is None or len(known) < len(kinds) or (any(_map_keys_differ(k, wide) for k in known) and _numeric_common_type(known) is None):
+            _refuse("concat", "arrays of different types vpush does not coerce as Spark does")
+        assert wide is not None  # for mypy: refused above
+        if any(_map_keys_differ(k, wide) for k in known):
+            return node  # numbers widened inside maps' keys: DuckDB's cast of them is Spark's
+        cast = [p if k == wide else self._nested_cast(p, k, wide, False) for p, k in zip(parts, known)]
+        result = cast[0]
+        for part in cast[1:]:
+            result = exp.DPipe(this=result, expression=part)  # DuckDB's || of lists: NULL for a NULL one, as Spark's
+        self.typer.types[id(result)] = wide
         return result
 
     def _spark_cast(self, value: exp.Expr, source: SparkType, target: SparkType) -> exp.Expr:
@@ -4045,10 +4124,20 @@ class _Rewriter:
             wanted = of(arguments[1])
             if wanted is not None and no_wider_type(source.element, wanted):
                 raise different_element_types(called, [source, wanted], value=True)
-            if not (wanted == source.element or (_is_integral(wanted) and _is_integral(source.element))):
-                _refuse(called, "an element of another type than the array's (Spark's coercion)")
-            # Spark: NULL when the value is NULL, or not found in an array holding a NULL
             array, value = arguments
+            if not (wanted == source.element or (_is_integral(wanted) and _is_integral(source.element))):
+                wide = _contained_type(source.element, wanted)
+                if wide is None:
+                    _refuse(called, "an element of another type than the array's (Spark's coercion)")
+                assert wanted is not None and wide is not None  # for mypy: refused above
+                # Spark's findWiderTypeWithoutStringPromotion of the element and the value, each
+                # part cast by Spark's cast (DuckDB's list_contains compares nested values as
+                # Spark's ordering does: a NULL inside equals a NULL, -0.0 0.0, NaN NaN)
+                if source.element != wide:
+                    array = self._nested_cast(array, source, ArrayType(wide), False)
+                if wanted != wide:
+                    value = self._nested_cast(value, wanted, wide, False)
+            # Spark: NULL when the value is NULL, or not found in an array holding a NULL
             found = exp.Anonymous(this="list_contains", expressions=[array.copy(), value.copy()])
             has_null = exp.LT(
                 this=exp.Anonymous(this="list_count", expressions=[array.copy()]),
