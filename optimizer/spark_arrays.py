@@ -27,6 +27,7 @@ from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_semantics import (
     different_element_types,
     map_from_arrays_checked,
+    nested_common_type,
     nested_wider_type,
     no_wider_type,
     spark_error,
@@ -160,11 +161,11 @@ def _holds_map(t: SparkType) -> bool:
     return isinstance(t, MapType)
 
 
-def _coerced_element(called: str, types: list[SparkType], *, value: bool, tightest: bool = True) -> SparkType | None:
+def _coerced_element(called: str, types: list[SparkType], *, value: bool) -> SparkType | None:
     """The element type Spark coerces an array's elements and a value (``value``), or two arrays'
-    elements, to where they differ: its ``findTightestCommonType`` (``tightest``: decimals that
-    differ have none) or ``findWiderTypeWithoutStringPromotion``, part by part (a struct's fields
-    by position, named alike). None where vpush does not know the parts' widening.
+    elements, to where they differ: its ``findTightestCommonType`` (decimals that differ have
+    none), part by part (a struct's fields by position, named alike). None where vpush does not
+    know the parts' widening.
 
     Raises:
         OptimizeError: Spark's ``ARRAY_FUNCTION_DIFF_TYPES`` / ``BINARY_ARRAY_DIFF_TYPES`` where it
@@ -173,7 +174,7 @@ def _coerced_element(called: str, types: list[SparkType], *, value: bool, tighte
     a, b = (t.element if isinstance(t, ArrayType) and (k == 0 or not value) else t for k, t in enumerate(types))
     if not (_coerced(a) and _coerced(b)) or any(_holds_map(t) for t in (a, b)):
         return None  # (a map's keys are cast by no rule of vpush's: refused)
-    wide = nested_wider_type(a, b, strings=False) if not tightest or tightest_common(a, b) else None
+    wide = nested_wider_type(a, b, strings=False) if tightest_common(a, b) else None
     if wide is None:
         raise different_element_types(called, types, value=value)
     return wide
@@ -211,7 +212,7 @@ def array_function_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> S
             return of(arguments[3].this)
         return types[1] if len(types) > 1 else None
     if called == "map_concat":
-        return source if isinstance(source, MapType) and all(t == source for t in types) else None
+        return _concat_maps_type(types)
     if called == "zip_with":
         body = of(arguments[2].this) if len(arguments) == 3 and isinstance(arguments[2], exp.Lambda) else None
         return ArrayType(body) if body is not None and all(isinstance(t, ArrayType) for t in types[:2]) else None
@@ -253,7 +254,7 @@ def array_function_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> S
         value = arguments[-1]
         element = source.element if isinstance(value, exp.Null) else _tightest(source.element, types[-1])
         return ArrayType(element) if element is not None else None
-    return source  # array_distinct, sort_array, array_sort, array_remove, slice, array_compact, filter
+    return source  # array_distinct, sort_array, array_sort, slice, array_compact, filter
 
 
 _UNBOUND = object()
@@ -722,7 +723,7 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
     if called == "transform_keys" and count == 2:
         return _transform_keys(arguments, of, result)
     if called == "map_concat" and count >= 1:
-        return _map_concat(arguments, result)
+        return _map_concat(_coerced_maps(arguments, of, result, cast), result)
     if called == "map_zip_with" and count == 3:
         return _map_zip_with(arguments, of, result)
     _refuse(called, "this form")
@@ -730,6 +731,42 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
 
 # Map keys DuckDB compares as Spark does (no floats: Spark's NaN and -0.0 keys; no nested values)
 _PLAIN_KEYS = (*(AtomicType(n) for n in _INTEGRAL), StringType(), _BOOLEAN, AtomicType("date"))
+
+
+def _concat_maps_type(types: list[SparkType | None]) -> SparkType | None:
+    """The type of ``map_concat`` of maps of ``types``: Spark's ``findWiderCommonType`` of them (a
+    string value beside a number a bigint, read strictly), where vpush knows how to cast each
+    map to it (its keys the same, or integers widened); else None."""
+    maps = [t for t in types if isinstance(t, MapType)]
+    if not maps or len(maps) < len(types):
+        return None
+    if all(t == maps[0] for t in maps):
+        return maps[0]
+    if not all(_coerced(t) for t in maps):
+        return None
+    wide = nested_common_type(list(maps))
+    if not isinstance(wide, MapType):
+        return None
+    if any(t.key != wide.key and not (_is_integral(t.key) and t.value == wide.value) for t in maps):
+        return None  # (a map's keys cast: Spark keeps only keys a cast makes equal, vpush no such rule)
+    return wide
+
+
+def _coerced_maps(arguments: list[exp.Expr], of: TypeOf, result: SparkType | None, cast: NestedCast | None) -> list[exp.Expr]:
+    """``map_concat``'s maps each cast to ``result`` (:func:`_concat_maps_type`): its values by
+    Spark's cast (``cast``), integer keys widened by DuckDB's cast, which is Spark's."""
+    out = []
+    for argument in arguments:
+        kind = of(argument)
+        if not isinstance(result, MapType) or kind == result or isinstance(argument, exp.Null):
+            out.append(argument)
+        elif isinstance(kind, MapType) and kind.key == result.key and cast is not None:
+            out.append(cast(argument, kind, result))
+        elif isinstance(kind, MapType) and _is_integral(kind.key):
+            out.append(_as(argument, kind, result))
+        else:
+            _refuse("map_concat", "maps of different types vpush does not cast as Spark does")
+    return out
 
 
 def _map_concat(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr:

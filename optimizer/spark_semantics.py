@@ -3386,7 +3386,7 @@ class _Rewriter:
         if len(set(kinds)) == 1:
             return node
         known = [k for k in kinds if k is not None]
-        if wide is None or len(known) < len(kinds) or (any(_map_keys_differ(k, wide) for k in known) and _numeric_common_type(known) is None):
+        if wide is None or len(known) < len(kinds) or (any(_map_keys_differ(k, wide) for k in known) and _numeric_common_type(kinds) is None):
             _refuse("concat", "arrays of different types vpush does not coerce as Spark does")
         assert wide is not None  # for mypy: refused above
         if any(_map_keys_differ(k, wide) for k in known):
@@ -4215,8 +4215,8 @@ class _Rewriter:
         if called in ("map_keys", "map_values") and len(arguments) == 1:
             return exp.Anonymous(this=called, expressions=[arguments[0]])  # both keep the map's order
         if called == "map_contains_key" and len(arguments) == 2:
-            key = self._map_key(called, arguments[1], source)
-            found = exp.Anonymous(this="list_contains", expressions=[exp.Anonymous(this="map_keys", expressions=[arguments[0]]), key.copy()])
+            looked_up, key = self._map_key(called, arguments[0], arguments[1], source)
+            found = exp.Anonymous(this="list_contains", expressions=[exp.Anonymous(this="map_keys", expressions=[looked_up]), key.copy()])
             # Spark: NULL for a NULL key or map (a map holds no NULL key, so nothing else is unknown)
             unknown = exp.Or(this=exp.Is(this=key, expression=exp.Null()), expression=exp.Is(this=arguments[0].copy(), expression=exp.Null()))
             return exp.Case(ifs=[exp.If(this=unknown, true=exp.cast(exp.Null(), exp.DataType.build("BOOLEAN")))], default=found)
@@ -4255,15 +4255,30 @@ class _Rewriter:
         built = exp.Anonymous(this="map", expressions=[exp.Array(expressions=key_parts), exp.Array(expressions=value_parts)])
         return exp.Case(ifs=checks, default=built) if checks else built
 
-    def _map_key(self, called: str, key: exp.Expr, source: MapType) -> exp.Expr:
-        """A key to look up, as the map's key type: the same type, or a narrower integer."""
+    def _map_key(self, called: str, looked_up: exp.Expr, key: exp.Expr, source: MapType) -> tuple[exp.Expr, exp.Expr]:
+        """A map and a key to look up in it, of one key type: the same type, a narrower integer
+        (cast to the map's), a number or string given to ``m[k]`` over integer keys (cast to the
+        map's key type by Spark's cast), or a wider integer or a double beside integer keys given
+        to ``element_at``/``map_contains_key``, where Spark casts the map's keys to the key's type
+        (``element_at(map(1, 'a'), 1.5D)`` is NULL): DuckDB's cast of the map, exact and
+        one-to-one for those (no two keys made equal)."""
         wanted = self.typer.of(key)
         if wanted == source.key:
-            return key
+            return looked_up, key
+        if called == "map[key]" and _is_integral(source.key) and (
+                _is_integral(wanted) or _is_fractional(wanted) or isinstance(wanted, (DecimalType, StringType))):
+            # Spark's subscript casts the key to the map's key type (ANSI: 1.5D is 1, NaN and
+            # 3000000000L raise CAST_OVERFLOW, 'x' CAST_INVALID_INPUT), where element_at and
+            # map_contains_key cast the map's keys to the wider type
+            assert wanted is not None  # for mypy: typed above
+            return looked_up, self._nested_cast(key, wanted, source.key, False)
         if _is_integral(wanted) and _is_integral(source.key):
             assert isinstance(wanted, AtomicType) and isinstance(source.key, AtomicType)
             if _wider_integral(wanted, source.key) == source.key:
-                return exp.cast(key, _sql_type(source.key))
+                return looked_up, exp.cast(key, _sql_type(source.key))
+            return exp.cast(looked_up, _sql_type(MapType(wanted, source.value))), key
+        if wanted == _DOUBLE and source.key in (AtomicType("tinyint"), AtomicType("smallint"), _INT):
+            return exp.cast(looked_up, _sql_type(MapType(wanted, source.value))), key
         _refuse(called, "a key of another type than the map's (Spark's coercion)")
 
     def _map_value(self, source: exp.Expr, key: exp.Expr, of_type: MapType, called: str) -> exp.Expr:
@@ -4271,7 +4286,7 @@ class _Rewriter:
         (only an array's index raises), and for a NULL key."""
         if isinstance(key, exp.Null):
             return exp.cast(exp.Null(), _sql_type(of_type.value))
-        return exp.Anonymous(this="map_extract_value", expressions=[source, self._map_key(called, key, of_type)])
+        return exp.Anonymous(this="map_extract_value", expressions=list(self._map_key(called, source, key, of_type)))
 
     def _strict_math(self, called: str, arguments: list[exp.Expr]) -> exp.Expr | None:
         """A call to one of Spark's transcendental functions as the StrictMath kernel's engine
