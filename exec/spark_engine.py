@@ -515,10 +515,26 @@ def _from_spark_table(table: pa.Table, variants: set[int]) -> pa.Table:
             table = table.set_column(i, pa.field(field.name, rebuilt.type), rebuilt)
         elif pa.types.is_string(field.type) or pa.types.is_large_string(field.type):
             table = table.set_column(i, field, _valid_text(table.column(i)))
-    # As the DuckDB engine gives it: every column nullable, no Spark field metadata.
+    # As the DuckDB engine gives it: every column and every field inside nullable (Spark declares
+    # `named_struct('a', 1)`'s field non-nullable, though a NULL struct in an array holds NULLs
+    # there, which Arrow's cast to a non-nullable field refuses), no Spark field metadata.
     return table.replace_schema_metadata(None).cast(
-        pa.schema([f.remove_metadata().with_nullable(True) for f in table.schema])
+        pa.schema([pa.field(f.name, _all_nullable(f.type)) for f in table.schema])
     )
+
+
+def _all_nullable(arrow_type: pa.DataType) -> pa.DataType:
+    """``arrow_type`` with every field inside it nullable, without metadata."""
+    if pa.types.is_struct(arrow_type):
+        return pa.struct([pa.field(f.name, _all_nullable(f.type)) for f in arrow_type])
+    if pa.types.is_map(arrow_type):
+        return pa.map_(pa.field(arrow_type.key_field.name, _all_nullable(arrow_type.key_type), nullable=False),
+                       pa.field(arrow_type.item_field.name, _all_nullable(arrow_type.item_type)))
+    if pa.types.is_large_list(arrow_type):
+        return pa.large_list(pa.field(arrow_type.value_field.name, _all_nullable(arrow_type.value_type)))
+    if pa.types.is_list(arrow_type):
+        return pa.list_(pa.field(arrow_type.value_field.name, _all_nullable(arrow_type.value_type)))
+    return arrow_type
 
 
 def _is_spark_variant(arrow_type: pa.DataType) -> bool:

@@ -27,6 +27,8 @@ from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_semantics import (
     different_element_types,
     map_from_arrays_checked,
+    nested_common_type,
+    nested_wider_type,
     no_wider_type,
     spark_error,
     tightest_common,
@@ -41,12 +43,17 @@ from vpush.optimizer.variant_types import (
     StringType,
     StructField,
     StructType,
+    leaves,
 )
 
-__all__ = ["ARRAY_FUNCTIONS", "MAX_ARRAY_LENGTH", "array_call", "array_function_type", "is_unbound",
+__all__ = ["ARRAY_FUNCTIONS", "MAX_ARRAY_LENGTH", "NestedCast", "array_call", "array_function_type", "is_unbound",
            "lambda_variable_type", "rewrite_array_function"]
 
 TypeOf = Callable[[exp.Expr], "SparkType | None"]
+NestedCast = Callable[[exp.Expr, SparkType, SparkType], exp.Expr]
+"""Spark's cast of a value of one type to another, part by part (the rewrite's own
+``_Rewriter._nested_cast``, which :func:`~vpush.optimizer.spark_semantics.rebuilt_as` walks):
+an argument is coerced by it to the type Spark's coercion gives, before DuckDB's function runs."""
 
 ARRAY_FUNCTIONS = frozenset({
     "array_distinct", "array_join", "sort_array", "array_sort", "array_max", "array_min", "array_position",
@@ -114,6 +121,65 @@ def _flat(t: SparkType | None) -> bool:
     return isinstance(t, (AtomicType, StringType, DecimalType)) and t != VARIANT
 
 
+def _comparable(t: SparkType | None) -> bool:
+    """An element type whose equality DuckDB computes as Spark's ordering does: :func:`_flat`, or
+    arrays and structs of such (DuckDB's ``=`` and ``list_position`` of nested values take a NULL
+    inside as equal to a NULL, ``-0.0`` as ``0.0`` and NaN as NaN, as Spark's ``ordering.equiv``
+    does; a map has no equality in Spark, a variant none alike)."""
+    if isinstance(t, ArrayType):
+        return _comparable(t.element)
+    if isinstance(t, StructType):
+        return all(_comparable(f.type) for f in t.fields)
+    return _flat(t)
+
+
+_COERCED_LEAVES = frozenset({"tinyint", "smallint", "int", "bigint", "float", "double", "boolean", "date", "timestamp",
+                             "timestamp_ntz", "binary", "void"})
+
+
+def _coerced(t: SparkType | None) -> bool:
+    """Whether every leaf of ``t`` is of a type whose widening :func:`nested_wider_type` knows."""
+    return t is not None and t != VARIANT and all(
+        isinstance(leaf, (StringType, DecimalType)) or (isinstance(leaf, AtomicType) and leaf.name in _COERCED_LEAVES) for leaf in leaves(t))
+
+
+def _tightest(a: SparkType | None, b: SparkType | None) -> SparkType | None:
+    """:func:`_common`, or else Spark's tightest common type of two types of :func:`_coerced`
+    parts (None where there is none)."""
+    common = _common(a, b)
+    if common is not None or a is None or b is None or not (_coerced(a) and _coerced(b)) or _holds_map(a) or _holds_map(b) \
+            or not tightest_common(a, b):
+        return common
+    return nested_wider_type(a, b, strings=False)
+
+
+def _holds_map(t: SparkType) -> bool:
+    if isinstance(t, ArrayType):
+        return _holds_map(t.element)
+    if isinstance(t, StructType):
+        return any(_holds_map(f.type) for f in t.fields)
+    return isinstance(t, MapType)
+
+
+def _coerced_element(called: str, types: list[SparkType], *, value: bool) -> SparkType | None:
+    """The element type Spark coerces an array's elements and a value (``value``), or two arrays'
+    elements, to where they differ: its ``findTightestCommonType`` (decimals that differ have
+    none), part by part (a struct's fields by position, named alike). None where vpush does not
+    know the parts' widening.
+
+    Raises:
+        OptimizeError: Spark's ``ARRAY_FUNCTION_DIFF_TYPES`` / ``BINARY_ARRAY_DIFF_TYPES`` where it
+            finds no such type.
+    """
+    a, b = (t.element if isinstance(t, ArrayType) and (k == 0 or not value) else t for k, t in enumerate(types))
+    if not (_coerced(a) and _coerced(b)) or any(_holds_map(t) for t in (a, b)):
+        return None  # (a map's keys are cast by no rule of vpush's: refused)
+    wide = nested_wider_type(a, b, strings=False) if tightest_common(a, b) else None
+    if wide is None:
+        raise different_element_types(called, types, value=value)
+    return wide
+
+
 def _fractional(t: SparkType | None) -> bool:
     return isinstance(t, AtomicType) and t.name in ("float", "double")
 
@@ -146,7 +212,7 @@ def array_function_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> S
             return of(arguments[3].this)
         return types[1] if len(types) > 1 else None
     if called == "map_concat":
-        return source if isinstance(source, MapType) and all(t == source for t in types) else None
+        return _concat_maps_type(types)
     if called == "zip_with":
         body = of(arguments[2].this) if len(arguments) == 3 and isinstance(arguments[2], exp.Lambda) else None
         return ArrayType(body) if body is not None and all(isinstance(t, ArrayType) for t in types[:2]) else None
@@ -182,13 +248,13 @@ def array_function_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> S
         return ArrayType(body) if body is not None else None
     if called in ("array_union", "array_intersect", "array_except"):
         other = types[1] if len(types) > 1 else None
-        element = _common(source.element, other.element) if isinstance(other, ArrayType) else None
+        element = _tightest(source.element, other.element) if isinstance(other, ArrayType) else None
         return ArrayType(element) if element is not None else None
-    if called in ("array_append", "array_prepend", "array_insert"):
+    if called in ("array_append", "array_prepend", "array_insert", "array_remove"):
         value = arguments[-1]
-        element = source.element if isinstance(value, exp.Null) else _common(source.element, types[-1])
+        element = source.element if isinstance(value, exp.Null) else _tightest(source.element, types[-1])
         return ArrayType(element) if element is not None else None
-    return source  # array_distinct, sort_array, array_sort, array_remove, slice, array_compact, filter
+    return source  # array_distinct, sort_array, array_sort, slice, array_compact, filter
 
 
 _UNBOUND = object()
@@ -315,15 +381,34 @@ def _distinct(array: exp.Expr) -> exp.Expression:
 
 
 def _normalized(array: exp.Expr, element: SparkType) -> exp.Expr:
-    """``array`` with each ``-0.0`` made ``0.0``, as Spark's set functions (``array_distinct``,
-    ``array_union``, ``array_intersect``, ``array_except``) give it: they hash a float's
-    normalized bits."""
-    if not _fractional(element):
+    """``array`` with each ``-0.0`` made ``0.0``, inside nested elements too, as Spark's set
+    functions (``array_distinct``, ``array_union``, ``array_intersect``, ``array_except``) give
+    it: they hash a float's normalized bits, and normalize the floats of a nested element
+    (``NormalizeFloatingNumbers``; measured on ``array_union(array(array(-0.0D)), ...)``)."""
+    if not any(_fractional(leaf) for leaf in leaves(element)):
         return array
-    sql_type = element.to_sql_type()
+    return _f("list_transform", array, _lambda(_normalized_value(_var(_X), element, 0), _X))
+
+
+def _normalized_value(value: exp.Expr, of_type: SparkType, depth: int) -> exp.Expr:
+    """``value`` (of ``of_type``) with each float's ``-0.0`` made ``0.0``, part by part."""
+    sql_type = of_type.to_sql_type()
     assert sql_type is not None
-    zero = exp.If(this=exp.EQ(this=_var(_X), expression=exp.Literal.number(0)), true=exp.cast(exp.Literal.number(0), sql_type))
-    return _f("list_transform", array, _lambda(exp.Case(ifs=[zero], default=_var(_X)), _X))
+    if _fractional(of_type):
+        zero = exp.If(this=exp.EQ(this=value.copy(), expression=exp.Literal.number(0)), true=exp.cast(exp.Literal.number(0), sql_type))
+        return exp.Case(ifs=[zero], default=value.copy())
+    if not any(_fractional(leaf) for leaf in leaves(of_type)):
+        return value
+    if isinstance(of_type, ArrayType):
+        name = f"__vpush_z{depth}"
+        return _f("list_transform", value.copy(), _lambda(_normalized_value(_var(name), of_type.element, depth + 1), name))
+    if isinstance(of_type, StructType):
+        built = exp.Struct(expressions=[
+            exp.PropertyEQ(this=exp.to_identifier(f.name, quoted=True),
+                           expression=_normalized_value(_f("struct_extract", value.copy(), exp.Literal.string(f.name)), f.type, depth + 1))
+            for f in of_type.fields])
+        return exp.Case(ifs=[exp.If(this=_is_null(value), true=exp.cast(exp.Null(), sql_type))], default=built)
+    return value  # (a map's values: no set function compares maps)
 
 
 def _contains(array: exp.Expr, value: exp.Expr) -> exp.Expression:
@@ -358,22 +443,33 @@ def _sorted(array: exp.Expr, element: SparkType, *, nulls_first: bool, descendin
     return _bound(array, _A, by_position)
 
 
-def _array_of(called: str, node: exp.Expr, of: TypeOf, *, flat: bool = True) -> ArrayType:
+def _array_of(called: str, node: exp.Expr, of: TypeOf, *, flat: bool = True, nested: bool = False) -> ArrayType:
+    """The array type of ``node``; with ``flat``, refused unless its elements are :func:`_flat`
+    (or, with ``nested``, :func:`_comparable`)."""
     t = of(node)
     if not isinstance(t, ArrayType) or t.element is None:
         _refuse(called, "an argument that is not an array of a type vpush knows")
-    if flat and not _flat(t.element):
+    if flat and not (_flat(t.element) or (nested and _comparable(t.element))):
         _refuse(called, f"arrays of {t.element.to_spark()} (nested or variant elements compare otherwise in DuckDB)")
     return t
 
 
-def _with_value(called: str, array: exp.Expr, value: exp.Expr, of: TypeOf, *, flat: bool = True) -> tuple[exp.Expr, exp.Expr, SparkType]:
+def _with_value(called: str, array: exp.Expr, value: exp.Expr, of: TypeOf, *, flat: bool = True,
+                cast: NestedCast | None = None) -> tuple[exp.Expr, exp.Expr, SparkType]:
     """``array`` and ``value`` coerced to one element type as Spark does (equal types, a NULL
-    value, or the wider integer), or refused."""
-    source = _array_of(called, array, of, flat=flat)
+    value, the wider integer; with ``cast``, Spark's tightest common type of any two, each part
+    cast by Spark's cast), or refused."""
+    source = _array_of(called, array, of, flat=flat, nested=cast is not None)
     if isinstance(value, exp.Null):
         return array, _as(value, None, source.element), source.element
     element = _common(source.element, of(value))
+    given = of(value)
+    if element is None and cast is not None and given is not None:
+        wide = _coerced_element(called, [source, given], value=True)
+        if wide is not None:
+            if flat and not _comparable(wide):
+                _refuse(called, f"arrays of {wide.to_spark()} (nested or variant elements compare otherwise in DuckDB)")
+            return _cast_as(array, source, ArrayType(wide), cast), _cast_as(value, given, wide, cast), wide
     if element is None:
         given = of(value)
         if given is not None and no_wider_type(source.element, given):
@@ -382,9 +478,24 @@ def _with_value(called: str, array: exp.Expr, value: exp.Expr, of: TypeOf, *, fl
     return _as(array, source, ArrayType(element)), _as(value, of(value), element), element
 
 
-def _two_arrays(called: str, left: exp.Expr, right: exp.Expr, of: TypeOf) -> tuple[exp.Expr, exp.Expr, SparkType]:
-    a, b = _array_of(called, left, of), _array_of(called, right, of)
+def _cast_as(node: exp.Expr, have: SparkType, want: SparkType, cast: NestedCast) -> exp.Expr:
+    return node if have == want else cast(node, have, want)
+
+
+def _two_arrays(called: str, left: exp.Expr, right: exp.Expr, of: TypeOf,
+                cast: NestedCast | None = None) -> tuple[exp.Expr, exp.Expr, SparkType]:
+    """``left`` and ``right`` coerced to one element type as Spark does (equal types, numbers
+    widened; with ``cast``, Spark's tightest common type of any two, each cast by Spark's cast),
+    or refused."""
+    nested = cast is not None
+    a, b = _array_of(called, left, of, nested=nested), _array_of(called, right, of, nested=nested)
     element = _common(a.element, b.element)
+    if element is None and cast is not None:
+        wide = _coerced_element(called, [a, b], value=False)
+        if wide is not None:
+            if not _comparable(wide):
+                _refuse(called, f"arrays of {wide.to_spark()} (nested or variant elements compare otherwise in DuckDB)")
+            return _cast_as(left, a, ArrayType(wide), cast), _cast_as(right, b, ArrayType(wide), cast), wide
     if element is None:
         datetimes = all(isinstance(t, AtomicType) and t.name in ("date", "timestamp", "timestamp_ntz") for t in (a.element, b.element))
         if not datetimes and not tightest_common(a.element, b.element):
@@ -468,8 +579,10 @@ def _duckdb_lambda(called: str, lam: exp.Expr, arity: tuple[int, ...]) -> exp.La
     return lam
 
 
-def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> exp.Expr:
-    """``called(*arguments)`` (arguments already rewritten) as DuckDB SQL giving Spark's answer.
+def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, result: SparkType | None,
+                           cast: NestedCast | None = None) -> exp.Expr:
+    """``called(*arguments)`` (arguments already rewritten) as DuckDB SQL giving Spark's answer;
+    ``cast`` coerces an argument of another type than Spark's common one (without it, refused).
 
     Example:
         >>> ints = {"a": ArrayType(_INT)}
@@ -503,7 +616,7 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
             _refuse(called, "an argument that is not an array of arrays")
         # Spark: NULL when the array or any array in it is NULL; DuckDB skips a NULL inner array
         holes = exp.LT(this=_f("list_count", array.copy()), expression=_f("len", array.copy()))
-        flat_type = result.to_sql_type() if result is not None else None
+        flat_type = source.element.to_sql_type()
         assert flat_type is not None
         return exp.Case(ifs=[exp.If(this=exp.Or(this=_is_null(array), expression=holes), true=exp.cast(exp.Null(), flat_type))],
                         default=_f("flatten", array.copy()))
@@ -538,16 +651,16 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
         joined = _f("coalesce", _f("array_to_string", texts, arguments[1].copy()), exp.Literal.string(""))
         return _null_if_any(joined, StringType(), *arguments)
     if called == "array_position" and count == 2:
-        array, value, _ = _with_value(called, arguments[0], arguments[1], of)
+        array, value, _ = _with_value(called, arguments[0], arguments[1], of, cast=cast)
         found = _f("coalesce", _f("list_position", array.copy(), value.copy()), exp.Literal.number(0))
         return _null_if_any(exp.cast(found, exp.DataType.build("BIGINT")), _BIGINT, array, value)
     if called == "array_remove" and count == 2:
-        array, value, element = _with_value(called, arguments[0], arguments[1], of)
+        array, value, element = _with_value(called, arguments[0], arguments[1], of, cast=cast)
         # a NULL element is kept: Spark compares only non-NULL elements
         keep = exp.Or(this=_is_null(_var(_X)), expression=exp.NEQ(this=_var(_X), expression=value.copy()))
         return _null_if_any(_f("list_filter", array.copy(), _lambda(keep, _X)), ArrayType(element), array, value)
     if called in ("array_union", "array_intersect", "array_except", "arrays_overlap") and count == 2:
-        left, right, element = _two_arrays(called, arguments[0], arguments[1], of)
+        left, right, element = _two_arrays(called, arguments[0], arguments[1], of, cast)
         if called == "arrays_overlap":
             return _bound(right, _B, lambda r: _overlap(left, r))
 
@@ -565,7 +678,7 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
     if called == "slice" and count == 3:
         return _slice(arguments[0], _int_argument(called, arguments[1], of, "start"), _int_argument(called, arguments[2], of, "length"), of)
     if called in ("array_append", "array_prepend") and count == 2:
-        array, value, element = _with_value(called, arguments[0], arguments[1], of, flat=False)
+        array, value, element = _with_value(called, arguments[0], arguments[1], of, flat=False, cast=cast)
         built = _f("list_append", array.copy(), value) if called == "array_append" else _f("list_prepend", value, array.copy())
         return _null_if_any(built, ArrayType(element), array)
     if called == "array_repeat" and count == 2:
@@ -596,7 +709,7 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
     if called == "sequence" and count in (2, 3):
         return _sequence(arguments, of, result)
     if called == "array_insert" and count == 3:
-        return _insert(arguments, of)
+        return _insert(arguments, of, cast)
     if called == "map_entries" and count == 1:
         if not isinstance(of(arguments[0]), MapType):
             _refuse(called, "an argument that is not a map of a type vpush knows")
@@ -610,7 +723,7 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
     if called == "transform_keys" and count == 2:
         return _transform_keys(arguments, of, result)
     if called == "map_concat" and count >= 1:
-        return _map_concat(arguments, result)
+        return _map_concat(_coerced_maps(arguments, of, result, cast), result)
     if called == "map_zip_with" and count == 3:
         return _map_zip_with(arguments, of, result)
     _refuse(called, "this form")
@@ -618,6 +731,42 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
 
 # Map keys DuckDB compares as Spark does (no floats: Spark's NaN and -0.0 keys; no nested values)
 _PLAIN_KEYS = (*(AtomicType(n) for n in _INTEGRAL), StringType(), _BOOLEAN, AtomicType("date"))
+
+
+def _concat_maps_type(types: list[SparkType | None]) -> SparkType | None:
+    """The type of ``map_concat`` of maps of ``types``: Spark's ``findWiderCommonType`` of them (a
+    string value beside a number a bigint, read strictly), where vpush knows how to cast each
+    map to it (its keys the same, or integers widened); else None."""
+    maps = [t for t in types if isinstance(t, MapType)]
+    if not maps or len(maps) < len(types):
+        return None
+    if all(t == maps[0] for t in maps):
+        return maps[0]
+    if not all(_coerced(t) for t in maps):
+        return None
+    wide = nested_common_type(list(maps))
+    if not isinstance(wide, MapType):
+        return None
+    if any(t.key != wide.key and not (_is_integral(t.key) and t.value == wide.value) for t in maps):
+        return None  # (a map's keys cast: Spark keeps only keys a cast makes equal, vpush no such rule)
+    return wide
+
+
+def _coerced_maps(arguments: list[exp.Expr], of: TypeOf, result: SparkType | None, cast: NestedCast | None) -> list[exp.Expr]:
+    """``map_concat``'s maps each cast to ``result`` (:func:`_concat_maps_type`): its values by
+    Spark's cast (``cast``), integer keys widened by DuckDB's cast, which is Spark's."""
+    out = []
+    for argument in arguments:
+        kind = of(argument)
+        if not isinstance(result, MapType) or kind == result or isinstance(argument, exp.Null):
+            out.append(argument)
+        elif isinstance(kind, MapType) and kind.key == result.key and cast is not None:
+            out.append(cast(argument, kind, result))
+        elif isinstance(kind, MapType) and _is_integral(kind.key):
+            out.append(_as(argument, kind, result))
+        else:
+            _refuse("map_concat", "maps of different types vpush does not cast as Spark does")
+    return out
 
 
 def _map_concat(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr:
@@ -882,11 +1031,11 @@ def _sequence(arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -
     )
 
 
-def _insert(arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
+def _insert(arguments: list[exp.Expr], of: TypeOf, cast: NestedCast | None = None) -> exp.Expr:
     """Spark's ``array_insert(a, pos, v)``: 1-based; a negative position counts from the end, -1
     inserting after the last element; a position past either end pads with NULLs; 0 raises
     ``INVALID_INDEX_OF_ZERO``."""
-    array, value, element = _with_value("array_insert", arguments[0], arguments[2], of, flat=False)
+    array, value, element = _with_value("array_insert", arguments[0], arguments[2], of, flat=False, cast=cast)
     if isinstance(arguments[1], exp.Null):
         _refuse("array_insert", "a NULL position (Spark requires an int there: DATATYPE_MISMATCH)")
     position = _int_argument("array_insert", arguments[1], of, "position")

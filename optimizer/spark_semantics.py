@@ -930,10 +930,10 @@ class _Typer:
             return StringType()
         if isinstance(node, (exp.Concat, exp.DPipe)) and self._concat_of_text(node):
             return StringType()
-        if isinstance(node, exp.Concat) and node.expressions:
-            arrays = {self.of(p) for p in node.expressions}
-            if len(arrays) == 1 and isinstance(next(iter(arrays)), ArrayType):
-                return next(iter(arrays))  # concat of arrays of one type
+        if isinstance(node, (exp.Concat, exp.DPipe)):
+            arrays = _concat_parts(node, self.of)
+            if arrays is not None:
+                return arrays[1]
         if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)):
             return self._arithmetic(node)
         if isinstance(node, exp.Div):
@@ -999,6 +999,14 @@ class _Typer:
         if isinstance(node, exp.Array):
             # integers of different widths widen, in Spark and in DuckDB's list alike
             element = self._map_part(node.expressions)
+            if element is None:
+                # arrays, maps or structs of different types: the type the rewrite coerces them to
+                # (_coerce_nested_parts), so that a function over the array knows it (flatten)
+                kinds = [self._part(p) for p in node.expressions if not isinstance(p, exp.Null)]
+                known = [k for k in kinds if k is not None]
+                if len(known) == len(kinds) and any(isinstance(k, (ArrayType, MapType, StructType)) for k in known) and all(
+                        _coercible(k) for k in known) and not any(_map_keys_differ(k, known[0]) for k in known):
+                    element = nested_common_type(known)
             return None if element is None else ArrayType(element)
         keys, values = node.args.get("keys"), node.args.get("values")
         if not isinstance(keys, exp.Array) or not isinstance(values, exp.Array):
@@ -1922,6 +1930,42 @@ def _check_concat_of_nested(node: exp.Expr, kinds: list[SparkType | None]) -> No
         )
 
 
+def _contained_type(element: SparkType, value: SparkType | None) -> SparkType | None:
+    """The type ``array_contains`` compares an array's elements and a value of another type as
+    (Spark's ``findWiderTypeWithoutStringPromotion``), where DuckDB's equality of it is Spark's:
+    numbers, dates and timestamps, and arrays and structs of them (no map, variant, string
+    beside another type); None elsewhere."""
+    if value is None or value == _NULL_TYPE or not (_coercible(element) and _coercible(value)):
+        return None
+
+    def comparable(t: SparkType) -> bool:
+        if isinstance(t, ArrayType):
+            return comparable(t.element)
+        if isinstance(t, StructType):
+            return all(comparable(f.type) for f in t.fields)
+        return not isinstance(t, MapType)
+
+    wide = nested_wider_type(element, value, strings=False)
+    return wide if wide is not None and comparable(wide) else None
+
+
+def _concat_parts(node: exp.Expr, of: Callable[[exp.Expr], SparkType | None]) -> tuple[list[exp.Expr], SparkType | None] | None:
+    """The parts of a ``concat`` (or ``||``) of arrays and their type as Spark's coercion gives it
+    (:func:`nested_common_type`: ``findWiderCommonType``, a string element beside a number a
+    bigint, beside a date that date; None where there is none, or a part vpush does not type);
+    None where some part is not an array."""
+    if isinstance(node, exp.ConcatWs):
+        return None
+    parts = [p for p in (node.expressions if isinstance(node, exp.Concat) else [node.this, node.expression]) if isinstance(p, exp.Expr)]
+    kinds = [of(p) for p in parts]
+    if not parts or not all(isinstance(k, ArrayType) for k in kinds):
+        return None
+    known = [k for k in kinds if k is not None]
+    if len(set(known)) == 1:
+        return parts, known[0]
+    return parts, nested_common_type(known) if all(_coercible(k) for k in known) else None
+
+
 def _binary_padded(node: exp.Pad, of: Callable[[exp.Expr], SparkType | None]) -> bool:
     """Whether Spark's ``lpad``/``rpad`` pads a binary (a binary padded by a binary or by
     default), whose answer is a binary; with a string beside, both are strings."""
@@ -2679,7 +2723,7 @@ class _Rewriter:
 
         array_call = spark_arrays.array_call(node)
         if array_call is not None:
-            return spark_arrays.rewrite_array_function(*array_call, of, result)
+            return spark_arrays.rewrite_array_function(*array_call, of, result, self._spark_cast)
         if isinstance(node, (exp.RegexpLike, exp.RegexpExtract, exp.RegexpReplace, exp.RegexpSplit)):
             raising = _java_pattern(node)
             if raising is not None:
@@ -2952,6 +2996,9 @@ class _Rewriter:
             parts = [c for c in node.iter_expressions() if isinstance(c, exp.Expr)]
             if not isinstance(node, exp.ConcatWs):  # concat_ws takes arrays of strings beside strings
                 _check_concat_of_nested(node, [_NULL_TYPE if isinstance(_unparen(c), exp.Null) else of(c) for c in parts])
+            arrays = _concat_parts(node, of)
+            if arrays is not None:
+                return self._concat_arrays(node, *arrays)
             texts = all(
                 isinstance(c, exp.Null) or isinstance(of(c), (StringType, DecimalType))
                 or (isinstance(of(c), AtomicType) and of(c) != AtomicType("binary"))
@@ -3373,6 +3420,44 @@ class _Rewriter:
         result = rebuilt_as(value, source, target, leaf)
         self.typer.types[id(result)] = target
         return result
+
+    def _concat_arrays(self, node: exp.Expr, parts: list[exp.Expr], wide: SparkType | None) -> exp.Expr:
+        """``concat`` (``||``) of arrays of different types: each cast to Spark's common type
+        (:meth:`_nested_cast`: a string element read strictly as a bigint, ``CAST_INVALID_INPUT``
+        for 'x'), where DuckDB's concat widened them its own way, paired struct fields by name
+        or raised without an error class.
+
+        Raises:
+            OptimizeError: DATATYPE_MISMATCH.DATA_DIFF_TYPES where Spark finds no common type.
+        """
+        kinds = [self.typer.of(p) for p in parts]
+        if wide is None and all(_coercible(k) for k in kinds):
+            shown = " or ".join(f'"{_spark_type_name(k)}"' for k in kinds if k is not None)
+            raise OptimizeError(
+                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `concat` should all be the same '
+                f"type, but it's ({shown}).",
+                error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+            )
+        if len(set(kinds)) == 1:
+            return node
+        known = [k for k in kinds if k is not None]
+        if wide is None or len(known) < len(kinds) or (any(_map_keys_differ(k, wide) for k in known) and _numeric_common_type(kinds) is None):
+            _refuse("concat", "arrays of different types vpush does not coerce as Spark does")
+        assert wide is not None  # for mypy: refused above
+        if any(_map_keys_differ(k, wide) for k in known):
+            return node  # numbers widened inside maps' keys: DuckDB's cast of them is Spark's
+        cast = [p if k == wide else self._nested_cast(p, k, wide, False) for p, k in zip(parts, known)]
+        result = cast[0]
+        for part in cast[1:]:
+            result = exp.DPipe(this=result, expression=part)  # DuckDB's || of lists: NULL for a NULL one, as Spark's
+        self.typer.types[id(result)] = wide
+        return result
+
+    def _spark_cast(self, value: exp.Expr, source: SparkType, target: SparkType) -> exp.Expr:
+        """``value`` (of ``source``, already rewritten) cast to ``target`` as Spark's coercion casts
+        it (:meth:`_nested_cast`; a scalar by the rewrite's own Spark cast), for the modules that
+        coerce arguments before DuckDB's function runs (``spark_arrays``)."""
+        return self._nested_cast(value, source, target, False)
 
     def _renamed_struct(self, value: exp.Expr, of_type: StructType, names: list[str]) -> exp.Expr:
         """The struct ``value`` with its fields under ``names``, in its order (NULL where it is)."""
@@ -4094,10 +4179,20 @@ class _Rewriter:
             wanted = of(arguments[1])
             if wanted is not None and no_wider_type(source.element, wanted):
                 raise different_element_types(called, [source, wanted], value=True)
-            if not (wanted == source.element or (_is_integral(wanted) and _is_integral(source.element))):
-                _refuse(called, "an element of another type than the array's (Spark's coercion)")
-            # Spark: NULL when the value is NULL, or not found in an array holding a NULL
             array, value = arguments
+            if not (wanted == source.element or (_is_integral(wanted) and _is_integral(source.element))):
+                wide = _contained_type(source.element, wanted)
+                if wide is None:
+                    _refuse(called, "an element of another type than the array's (Spark's coercion)")
+                assert wanted is not None and wide is not None  # for mypy: refused above
+                # Spark's findWiderTypeWithoutStringPromotion of the element and the value, each
+                # part cast by Spark's cast (DuckDB's list_contains compares nested values as
+                # Spark's ordering does: a NULL inside equals a NULL, -0.0 0.0, NaN NaN)
+                if source.element != wide:
+                    array = self._nested_cast(array, source, ArrayType(wide), False)
+                if wanted != wide:
+                    value = self._nested_cast(value, wanted, wide, False)
+            # Spark: NULL when the value is NULL, or not found in an array holding a NULL
             found = exp.Anonymous(this="list_contains", expressions=[array.copy(), value.copy()])
             has_null = exp.LT(
                 this=exp.Anonymous(this="list_count", expressions=[array.copy()]),
@@ -4175,8 +4270,8 @@ class _Rewriter:
         if called in ("map_keys", "map_values") and len(arguments) == 1:
             return exp.Anonymous(this=called, expressions=[arguments[0]])  # both keep the map's order
         if called == "map_contains_key" and len(arguments) == 2:
-            key = self._map_key(called, arguments[1], source)
-            found = exp.Anonymous(this="list_contains", expressions=[exp.Anonymous(this="map_keys", expressions=[arguments[0]]), key.copy()])
+            looked_up, key = self._map_key(called, arguments[0], arguments[1], source)
+            found = exp.Anonymous(this="list_contains", expressions=[exp.Anonymous(this="map_keys", expressions=[looked_up]), key.copy()])
             # Spark: NULL for a NULL key or map (a map holds no NULL key, so nothing else is unknown)
             unknown = exp.Or(this=exp.Is(this=key, expression=exp.Null()), expression=exp.Is(this=arguments[0].copy(), expression=exp.Null()))
             return exp.Case(ifs=[exp.If(this=unknown, true=exp.cast(exp.Null(), exp.DataType.build("BOOLEAN")))], default=found)
@@ -4215,15 +4310,30 @@ class _Rewriter:
         built = exp.Anonymous(this="map", expressions=[exp.Array(expressions=key_parts), exp.Array(expressions=value_parts)])
         return exp.Case(ifs=checks, default=built) if checks else built
 
-    def _map_key(self, called: str, key: exp.Expr, source: MapType) -> exp.Expr:
-        """A key to look up, as the map's key type: the same type, or a narrower integer."""
+    def _map_key(self, called: str, looked_up: exp.Expr, key: exp.Expr, source: MapType) -> tuple[exp.Expr, exp.Expr]:
+        """A map and a key to look up in it, of one key type: the same type, a narrower integer
+        (cast to the map's), a number or string given to ``m[k]`` over integer keys (cast to the
+        map's key type by Spark's cast), or a wider integer or a double beside integer keys given
+        to ``element_at``/``map_contains_key``, where Spark casts the map's keys to the key's type
+        (``element_at(map(1, 'a'), 1.5D)`` is NULL): DuckDB's cast of the map, exact and
+        one-to-one for those (no two keys made equal)."""
         wanted = self.typer.of(key)
         if wanted == source.key:
-            return key
+            return looked_up, key
+        if called == "map[key]" and _is_integral(source.key) and (
+                _is_integral(wanted) or _is_fractional(wanted) or isinstance(wanted, (DecimalType, StringType))):
+            # Spark's subscript casts the key to the map's key type (ANSI: 1.5D is 1, NaN and
+            # 3000000000L raise CAST_OVERFLOW, 'x' CAST_INVALID_INPUT), where element_at and
+            # map_contains_key cast the map's keys to the wider type
+            assert wanted is not None  # for mypy: typed above
+            return looked_up, self._nested_cast(key, wanted, source.key, False)
         if _is_integral(wanted) and _is_integral(source.key):
             assert isinstance(wanted, AtomicType) and isinstance(source.key, AtomicType)
             if _wider_integral(wanted, source.key) == source.key:
-                return exp.cast(key, _sql_type(source.key))
+                return looked_up, exp.cast(key, _sql_type(source.key))
+            return exp.cast(looked_up, _sql_type(MapType(wanted, source.value))), key
+        if wanted == _DOUBLE and source.key in (AtomicType("tinyint"), AtomicType("smallint"), _INT):
+            return exp.cast(looked_up, _sql_type(MapType(wanted, source.value))), key
         _refuse(called, "a key of another type than the map's (Spark's coercion)")
 
     def _map_value(self, source: exp.Expr, key: exp.Expr, of_type: MapType, called: str) -> exp.Expr:
@@ -4231,7 +4341,7 @@ class _Rewriter:
         (only an array's index raises), and for a NULL key."""
         if isinstance(key, exp.Null):
             return exp.cast(exp.Null(), _sql_type(of_type.value))
-        return exp.Anonymous(this="map_extract_value", expressions=[source, self._map_key(called, key, of_type)])
+        return exp.Anonymous(this="map_extract_value", expressions=list(self._map_key(called, source, key, of_type)))
 
     def _strict_math(self, called: str, arguments: list[exp.Expr]) -> exp.Expr | None:
         """A call to one of Spark's transcendental functions as the StrictMath kernel's engine

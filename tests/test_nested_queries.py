@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING
 import pyarrow as pa
 import pytest
 
+from test_spark_functions import _check, _chunks
+
 import vpush
-from support.compare import assert_same_answer
+from support.compare import assert_same_answer, spark_answer, vpush_answer
 from support.tables import table_fixtures
 from vpush.codec.errors import VpushError
 
@@ -258,13 +260,10 @@ def test_union_coercion_unread_is_not_evaluated(spark_view: SparkSession, con: v
 @pytest.mark.parametrize("sql", [
     "SELECT if(id = 1, map(1, 'a'), map(1.5D, 'a'))[1.0D] AS r FROM t",
     "SELECT r[2.5D] AS v FROM (SELECT map(1, 'a') AS r UNION ALL SELECT map(2.5D, 'b'))",
-    "SELECT array_contains(array(array(1)), array(1.0D)) AS r",
-    "SELECT array_position(array(named_struct('a', 1)), named_struct('a', 1.0D)) AS r",
 ])
 def test_nested_coercions_refused_on_duckdb_and_run_on_spark(sql: str, spark_view: SparkSession, con: vpush.Connection,
                                                             spark_con: vpush.Connection) -> None:
-    """Coercions of a map's keys, and the array functions over nested elements of different
-    types: refused on DuckDB rather than answered by DuckDB's casts."""
+    """Coercions of a map's keys: refused on DuckDB rather than answered by DuckDB's casts."""
     with pytest.raises(VpushError) as error:
         con.sql(sql).to_arrow()
     assert error.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
@@ -310,3 +309,292 @@ def int96_tables(spark: SparkSession, tmp_path_factory: pytest.TempPathFactory) 
 )
 def test_nested_int96_timestamps_as_spark_reads_them(sql: str, int96_tables: tuple[SparkSession, vpush.Connection]) -> None:
     assert_same_answer(sql, *int96_tables)
+
+
+# The array functions over elements of different types (nested ones too): each argument is cast
+# to Spark's common type by Spark's own cast before DuckDB's function runs (its tightest common
+# type for array_position, array_remove, array_append, array_prepend, array_insert and the set
+# functions, decimals that differ having none; its wider type for array_contains; with strings
+# read as numbers or dates for concat, || and array()); a float's -0.0 inside a nested element of
+# the set functions' answer is 0.0 as Spark normalizes it. Spark raises where it finds no type.
+_WITH_VALUE = [  # an array of some elements, and a value of another type
+    ('array(array(1))', 'array(1.0D)'),
+    ('array(array(1), NULL)', 'array(1L)'),
+    ('array(array(1, NULL), array(2))', 'array(1.0D, NULL)'),
+    ("array(named_struct('a', 1))", "named_struct('a', 1.0D)"),
+    ("array(named_struct('a', 1, 'b', 'x'), NULL)", "named_struct('a', 1L, 'b', 'x')"),
+    ("array(named_struct('a', 1))", "named_struct('b', 1L)"),
+    ('array(array(1.50BD))', 'array(2.5BD)'),
+    ('array(array(1))', 'array(2.5BD)'),
+    ("array(array(date'2024-01-01'))", "array(timestamp'2024-01-01 00:00:00')"),
+    ("array(array(timestamp'2024-01-01 00:00:00'))", "array(date'2024-01-01')"),
+    ("array(array('a'))", 'array(1)'),
+    ('array(array(1))', "array('1')"),
+    ('array(array(1.5F))', 'array(1.5D)'),
+    ("array(map(1, 'a'))", "map(1L, 'a')"),
+    ("array(named_struct('a', array(1)))", "named_struct('a', array(1.0D))"),
+    ('array(array(CAST(NULL AS INT)))', 'array(CAST(NULL AS DOUBLE))'),
+    ('array(s.b.d)', 'array(1L, 2L)'),
+    ("transform(arr, x -> named_struct('q', x.qty))", "named_struct('q', 5L)"),
+    ('array(s.b.d, NULL)', 'array(1.0D, 2.0D)'),
+    ('CAST(array() AS array<array<int>>)', 'array(1.0D)'),
+]
+_TWO_ARRAYS = [  # two arrays of elements of different types
+    ('array(array(1))', 'array(array(1.0D))'),
+    ('array(array(1), NULL)', 'array(array(1L), array(2L))'),
+    ('array(array(1, NULL), array(2))', 'array(array(1.0D, NULL), array(3.5D))'),
+    ("array(named_struct('a', 1))", "array(named_struct('a', 1.0D), named_struct('a', 2.5D))"),
+    ("array(named_struct('a', 1, 'b', 'x'), NULL)", "array(named_struct('a', 1L, 'b', 'x'), NULL)"),
+    ("array(named_struct('a', 1))", "array(named_struct('b', 1L))"),
+    ('array(array(1.50BD))', 'array(array(2.5BD), array(1.5BD))'),
+    ('array(array(1))', 'array(array(2.5BD))'),
+    ("array(array(date'2024-01-01'))", "array(array(timestamp'2024-01-01 00:00:00'))"),
+    ("array(array('a'))", 'array(array(1))'),
+    ('array(array(1.5F))', 'array(array(1.5D))'),
+    ("array(map(1, 'a'))", "array(map(1L, 'a'))"),
+    ('array(s.b.d)', 'array(array(1L, 2L))'),
+    ('array(s.b.d)', 'array(array(1.0D, 2.0D), NULL)'),
+    ("transform(arr, x -> named_struct('q', x.qty))", "array(named_struct('q', 5L), named_struct('q', 2L))"),
+    ('CAST(array() AS array<array<int>>)', 'array(array(1.0D))'),
+    ('array(array(1))', 'CAST(array() AS array<array<double>>)'),
+    ("array(named_struct('a', array(1)))", "array(named_struct('a', array(1.0D)))"),
+]
+_FLAT_ARRAYS = [  # concatenated
+    ('array(1)', 'array(1.5D)'),
+    ('array(1, NULL)', "array('a')"),
+    ('array(1)', "array('2')"),
+    ('array(1)', 'array(2.5BD)'),
+    ("array(date'2024-01-01')", "array(timestamp'2024-01-01 10:00:00')"),
+    ("array(date'2024-01-01')", "array('2024-02-01')"),
+    ('s.b.d', 'tags'),
+    ('s.b.d', 'array(1.5D)'),
+    ('array(1.5F)', 'array(1.5D)'),
+    ('array(true)', 'array(1)'),
+]
+COERCED_CALLS = (
+    [f"{f}({a}, {v})" for a, v in _WITH_VALUE for f in ("array_contains", "array_position", "array_remove", "array_append", "array_prepend")]
+    + [f"array_insert({a}, 2, {v})" for a, v in _WITH_VALUE]
+    + [f"{f}({a}, {b})" for a, b in _TWO_ARRAYS for f in ("array_union", "array_intersect", "array_except", "arrays_overlap", "concat")]
+    + [f"flatten(array({a}, {b}))" for a, b in _TWO_ARRAYS]
+    + [c for a, b in _FLAT_ARRAYS for c in (f"concat({a}, {b})", f"{a} || {b}", f"flatten(array({a}, {b}))")]
+    + [
+        'concat(array(1), array(1.5D), array(2L))',
+        'concat(array(array(1)), array(array(1.5D)), array(array(2L)))',
+        "if(id = 1, map(1, 'a'), map(2L, 'b'))[2]",
+        "map(1L, 'a')[id]",
+        "map_contains_key(map(1L, 'a'), id)",
+        'array_contains(array(array(1, NULL)), array(1, NULL))',
+        'array_position(array(array(1, NULL)), array(1, NULL))',
+        "array_contains(array(named_struct('a', CAST(NULL AS INT))), named_struct('a', CAST(NULL AS DOUBLE)))",
+        "array_position(array(named_struct('a', CAST(NULL AS INT)), named_struct('a', 2)), named_struct('a', 2.0D))",
+        'array_union(array(array(1, NULL)), array(array(1.0D, NULL)))',
+        'array_contains(array(s.b.d), array(1.0D, 2.0D))',
+        "array_append(arr, named_struct('sku', 'Z', 'qty', 1L, 'price', 2))",
+        'array_append(s.b.d, 1.5D)',
+        'array_insert(s.b.d, 1, 2.5D)',
+        'array_insert(s.b.d, -1, 7L)',
+        'array_position(s.b.d, 2.0D)',
+        'array_remove(s.b.d, 2.0D)',
+        'array_contains(s.b.d, 2.0D)',
+        'array_contains(s.b.d, 2.5BD)',
+        'array_contains(array(1.5BD), 1.50BD)',
+        'array_position(array(1.5BD, 2.25BD), 2.25BD)',
+        "array_union(array(date'2024-01-01'), array(timestamp'2024-01-01 00:00:00'))",
+        "array_contains(array(date'2024-01-01'), timestamp'2024-01-01 00:00:00')",
+        'arrays_overlap(array(array(1, NULL), NULL), array(array(1, NULL)))',
+        'arrays_overlap(array(array(2)), array(array(1), NULL))',
+        "array_union(array(array(-0.0D), array(0.0D), NULL, NULL), array(array(double('NaN')), array(double('NaN'))))",
+        "array_intersect(array(named_struct('a', CAST(NULL AS INT))), array(named_struct('a', CAST(NULL AS INT)), NULL))",
+        'array_except(array(array(1), NULL, array(1)), array(array(2)))',
+        'array_position(array(array(-0.0D)), array(0.0D))',
+        "array_remove(array(array(double('NaN')), NULL, array(1.0D)), array(double('NaN')))",
+        "array_union(array(named_struct('a', 1, 'b', array(-0.0D))), array(named_struct('a', 1, 'b', array(0.0D))))",
+        "array_intersect(array(array(double('NaN'), NULL)), array(array(double('NaN'), NULL)))",
+        'array_union(array(s.b.d), array(s.b.d, NULL))',
+        "array_except(transform(arr, x -> named_struct('q', x.qty)), array(named_struct('q', 2)))",
+        "array_position(transform(arr, x -> named_struct('q', x.qty)), named_struct('q', CAST(NULL AS INT)))",
+        'array_contains(array(array(-0.0D)), array(0.0D))',
+        'arrays_overlap(array(array(-0.0D)), array(array(0.0F)))',
+        "array_union(array(array(date'2024-01-01')), array(array(timestamp'2024-01-01 00:00:00'), NULL))",
+        "array_except(array(date'2024-01-01', date'2024-01-02'), array(timestamp'2024-01-01 00:00:00'))",
+        "array_position(array(date'2024-01-01'), timestamp'2024-01-01 00:00:00')",
+        'array_prepend(s.b.d, 2.5D)',
+        'array_insert(array(array(1)), 5, array(2.5D))',
+        "array_insert(array(named_struct('a', 1)), -3, named_struct('a', 2.5D))",
+        "concat(array(named_struct('a', 1)), array(named_struct('A', 1.5D)))",
+        "concat(array(named_struct('a', 1, 'b', '2')), array(named_struct('a', 1.5D, 'b', 3)))",
+        "concat(array(array(1)), array(array('2')), array(array(3.5D)))",
+        "s.b.d || array('7')",
+        'concat(CAST(array() AS array<int>), array(1.5D))',
+        "concat(array(timestamp'2024-01-01 10:00:00'), array('2024-01-05 01:02:03'))",
+        "concat(array(map('a', 1)), array(map('b', 1.5D)))",
+        "flatten(array(array(named_struct('a', 1)), array(named_struct('a', 2.5D))))",
+        'array_contains(concat(s.b.d, array(1.5D)), 1.5D)',
+        'array_union(array(array(1)), array(array(1.5D)))[0]',
+        "transform(array_union(array(named_struct('a', 1)), array(named_struct('a', 2.5D))), x -> x.a)",
+        "array_contains(array(array('a')), array(CAST(NULL AS STRING)))",
+        'array_position(array(array(1)), NULL)',
+        'array_append(array(array(1)), NULL)',
+        # maps looked up by a key of another type: m[k] casts the key to the map's key type, element_at and
+        # map_contains_key the map's keys to the key's
+        "map(1, 'a')[1L]",
+        "map(1, 'a')[1.0D]",
+        "element_at(map(1, 'a'), 1L)",
+        "map_contains_key(map(1, 'a'), 1L)",
+        "map(1, 'a', 2, 'b')[CAST(id AS BIGINT)]",
+        "element_at(map(1, 'a', 2, 'b'), 2.0D)",
+        "map_contains_key(map(1, 'a'), 1.0D)",
+        "map(1, 'a')[1.5D]",
+        "try_element_at(map(1, 'a'), 1L)",
+        "map(CAST(1 AS SMALLINT), 'a')[1L]",
+        "map(0, 'z')[-0.0D]",
+        "map(1, 'a')[CAST(NULL AS BIGINT)]",
+        "map_contains_key(map(1, 'a'), 3000000000L)",
+        "element_at(map(1, 'a'), 1.9D)",
+        "map_contains_key(map(1, 'a'), 1.5D)",
+        "try_element_at(map(1, 'a'), 3000000000L)",
+        "map(1, 'a')[1.5BD]",
+        "map(1, 'a')['1']",
+        # maps concatenated: their values cast to Spark's common type (integer keys widened)
+        'map_concat(map(1, array(1)), map(2, array(1.5D)))',
+        "map_concat(map('a', 1), map('b', 1.5D))",
+        "map_concat(map(1, 'a'), map(2L, 'b'))",
+        "map_concat(map('a', named_struct('x', 1)), map('b', named_struct('x', 2.5D)))",
+        "map_concat(m, map('k9', 2.5D))",
+        "map_concat(m, map('k9', 1L))",
+        'array_remove(array(array(-0.0D), array(1.0D)), array(1.0D))',
+        'array_intersect(array(array(-0.0D)), array(array(0.0D)))',
+        'array_except(array(array(-0.0D), NULL), array(array(1.0D)))',
+        'array_append(array(array(-0.0D)), array(1.0D))',
+        'array_union(array(array(-0.0F)), array(array(1.0D)))',
+        "array_except(array(named_struct('a', -0.0D)), array(named_struct('a', 1)))",
+    ]
+)
+# Spark's analysis (or its strict cast of a string element) raises for these
+COERCED_RAISING = {
+    "map(1, 'a')[double('NaN')]": 'CAST_OVERFLOW',
+    "map(1, 'a')[3000000000L]": 'CAST_OVERFLOW',
+    "map(CAST(1 AS SMALLINT), 'a')[70000]": 'CAST_OVERFLOW',
+    "map_concat(m, map('k1', 1L))": 'DUPLICATED_MAP_KEY',
+    "map_concat(map('a', 1), map('b', 'x'))": 'CAST_INVALID_INPUT',
+    "map_concat(map('a', array(1)), map('b', array('x')))": 'CAST_INVALID_INPUT',
+    "map_concat(m, map('z', CAST(NULL AS BIGINT)))": 'DUPLICATED_MAP_KEY',
+    "array_contains(array(named_struct('a', 1)), named_struct('b', 1L))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_position(array(named_struct('a', 1)), named_struct('b', 1L))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_remove(array(named_struct('a', 1)), named_struct('b', 1L))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_append(array(named_struct('a', 1)), named_struct('b', 1L))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_prepend(array(named_struct('a', 1)), named_struct('b', 1L))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_insert(array(named_struct('a', 1)), 2, named_struct('b', 1L))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    'array_position(array(array(1.50BD)), array(2.5BD))': 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    'array_remove(array(array(1.50BD)), array(2.5BD))': 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    'array_append(array(array(1.50BD)), array(2.5BD))': 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    'array_prepend(array(array(1.50BD)), array(2.5BD))': 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    'array_insert(array(array(1.50BD)), 2, array(2.5BD))': 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    'array_position(array(array(1)), array(2.5BD))': 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    'array_remove(array(array(1)), array(2.5BD))': 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    'array_append(array(array(1)), array(2.5BD))': 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    'array_prepend(array(array(1)), array(2.5BD))': 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    'array_insert(array(array(1)), 2, array(2.5BD))': 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_contains(array(array('a')), array(1))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_position(array(array('a')), array(1))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_remove(array(array('a')), array(1))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_append(array(array('a')), array(1))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_prepend(array(array('a')), array(1))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_insert(array(array('a')), 2, array(1))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_contains(array(array(1)), array('1'))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_position(array(array(1)), array('1'))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_remove(array(array(1)), array('1'))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_append(array(array(1)), array('1'))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_prepend(array(array(1)), array('1'))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_insert(array(array(1)), 2, array('1'))": 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    "array_union(array(named_struct('a', 1)), array(named_struct('b', 1L)))": 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    "array_intersect(array(named_struct('a', 1)), array(named_struct('b', 1L)))": 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    "array_except(array(named_struct('a', 1)), array(named_struct('b', 1L)))": 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    "arrays_overlap(array(named_struct('a', 1)), array(named_struct('b', 1L)))": 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    "concat(array(named_struct('a', 1)), array(named_struct('b', 1L)))": 'DATATYPE_MISMATCH.DATA_DIFF_TYPES',
+    "flatten(array(array(named_struct('a', 1)), array(named_struct('b', 1L))))": 'DATATYPE_MISMATCH.DATA_DIFF_TYPES',
+    'array_union(array(array(1.50BD)), array(array(2.5BD), array(1.5BD)))': 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    'array_intersect(array(array(1.50BD)), array(array(2.5BD), array(1.5BD)))': 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    'array_except(array(array(1.50BD)), array(array(2.5BD), array(1.5BD)))': 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    'arrays_overlap(array(array(1.50BD)), array(array(2.5BD), array(1.5BD)))': 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    'array_union(array(array(1)), array(array(2.5BD)))': 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    'array_intersect(array(array(1)), array(array(2.5BD)))': 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    'array_except(array(array(1)), array(array(2.5BD)))': 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    'arrays_overlap(array(array(1)), array(array(2.5BD)))': 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    "array_union(array(array('a')), array(array(1)))": 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    "array_intersect(array(array('a')), array(array(1)))": 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    "array_except(array(array('a')), array(array(1)))": 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    "arrays_overlap(array(array('a')), array(array(1)))": 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    "concat(array(array('a')), array(array(1)))": 'CAST_INVALID_INPUT',
+    "flatten(array(array(array('a')), array(array(1))))": 'CAST_INVALID_INPUT',
+    "concat(array(1, NULL), array('a'))": 'CAST_INVALID_INPUT',
+    "array(1, NULL) || array('a')": 'CAST_INVALID_INPUT',
+    "flatten(array(array(1, NULL), array('a')))": 'CAST_INVALID_INPUT',
+    'concat(s.b.d, tags)': 'CAST_INVALID_INPUT',
+    's.b.d || tags': 'CAST_INVALID_INPUT',
+    'flatten(array(s.b.d, tags))': 'CAST_INVALID_INPUT',
+    'concat(array(true), array(1))': 'DATATYPE_MISMATCH.DATA_DIFF_TYPES',
+    'array(true) || array(1)': 'DATATYPE_MISMATCH.DATA_DIFF_TYPES',
+    'flatten(array(array(true), array(1)))': 'DATATYPE_MISMATCH.DATA_DIFF_TYPES',
+    'concat(s.b.d, NULL)': 'DATATYPE_MISMATCH.DATA_DIFF_TYPES',
+    'array_prepend(tags, 1)': 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    'array_union(s.b.d, array(2.5BD))': 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    'array_union(array(1.5BD), array(2.25BD))': 'DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES',
+    'array_remove(array(1.5BD, 2.5BD), 1)': 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    'array_append(array(1.5BD), 1)': 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    'array_append(array(1), 1.5BD)': 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    'array_position(array(1), 1.5BD)': 'DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES',
+    'concat(s.b.d, array(2.5D), NULL)': 'DATATYPE_MISMATCH.DATA_DIFF_TYPES',
+    'concat(tags, array(1))': 'CAST_INVALID_INPUT',
+}
+# Refused on DuckDB: maps' keys of different types (Spark keeps the keys a cast makes equal, and
+# refuses to compare maps: INVALID_ORDERING_TYPE), a map looked up by a key of another type than
+# its keys', and a bare NULL beside an array of structs
+COERCED_REFUSED = [f"{f}(array(map(1, 'a')), map(1L, 'a'))" for f in ("array_contains", "array_position", "array_remove", "array_append",
+                                                                  "array_prepend")] + [
+    "array_insert(array(map(1, 'a')), 2, map(1L, 'a'))",
+] + [f"{f}(array(map(1, 'a')), array(map(1L, 'a')))" for f in ("array_union", "array_intersect", "array_except", "arrays_overlap")] + [
+    "map_concat(map(1, 'a'), map(1.5D, 'b'))",
+    "if(id = 1, map(1, 'a'), map(1.5D, 'a'))[1.0D]",
+    "array_contains(array(named_struct('a', 1)), NULL)",
+]
+# answered (maps inside arrays compared by PySpark's dicts, which _check does not take apart: left out)
+COERCED_ANSWERED = [f"{c} AS c{k}" for k, c in enumerate(COERCED_CALLS)
+                    if c not in COERCED_RAISING and c not in COERCED_REFUSED and "array(map(" not in c]
+
+
+@pytest.mark.parametrize("calls", _chunks(COERCED_ANSWERED, 16))
+def test_coerced_array_functions_duckdb(calls: list[str], spark_view: SparkSession, con: vpush.Connection) -> None:
+    _check(calls, spark_view, con)
+
+
+@pytest.mark.parametrize("calls", _chunks(COERCED_ANSWERED, 80))
+def test_coerced_array_functions_spark_engine(calls: list[str], spark_view: SparkSession, spark_con: vpush.Connection) -> None:
+    _check(calls, spark_view, spark_con)
+
+
+def test_coerced_array_functions_raise_as_spark(spark_view: SparkSession, con: vpush.Connection) -> None:
+    """Each raises Spark's error class on Spark and on vpush's DuckDB engine."""
+    answers = {call: (spark_answer(spark_view, f"SELECT {call} AS r FROM t"), vpush_answer(con, f"SELECT {call} AS r FROM t"))
+               for call in COERCED_RAISING}
+    assert {call: spark for call, (spark, _) in answers.items()} == {call: ("error", wanted) for call, wanted in COERCED_RAISING.items()}
+    assert {call: got for call, (_, got) in answers.items()} == {call: ("error", wanted) for call, wanted in COERCED_RAISING.items()}
+
+
+@pytest.mark.parametrize("call", COERCED_REFUSED)
+def test_coerced_array_functions_refused_on_duckdb(call: str, con: vpush.Connection) -> None:
+    with pytest.raises(VpushError) as error:
+        con.sql(f"SELECT {call} AS r FROM t").to_arrow()
+    assert error.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
+
+
+def test_coerced_refused_run_on_the_spark_engine(spark_view: SparkSession, spark_con: vpush.Connection) -> None:
+    for call in COERCED_REFUSED:
+        if "array(map(" in call and not call.startswith(("array_contains", "array_position", "array_remove", "array_union",
+                                                          "array_intersect", "array_except", "arrays_overlap")):
+            continue  # (an array of maps: _check does not take PySpark's dicts apart)
+        expected = spark_answer(spark_view, f"SELECT {call} AS r FROM t")
+        if expected[0] == "error":  # (maps compared: INVALID_ORDERING_TYPE; a key in both maps: DUPLICATED_MAP_KEY)
+            assert vpush_answer(spark_con, f"SELECT {call} AS r FROM t") == expected, call
+        else:
+            _check([f"{call} AS r"], spark_view, spark_con)
