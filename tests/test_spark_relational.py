@@ -260,6 +260,27 @@ QUERIES: list[Any] = [
     "SELECT id, variant_get(parse_json(CAST(i AS STRING)), '$', 'int') AS c FROM t QUALIFY row_number() OVER (ORDER BY c DESC) = 1",
     "SELECT id, variant_get(parse_json(CAST(b AS STRING)), '$', 'int') AS c FROM t QUALIFY rank() OVER (ORDER BY c) = 1",
     "SELECT h, sum(i) AS s FROM t GROUP BY h QUALIFY rank() OVER (ORDER BY s) = 1",
+    # integer arithmetic with a constant, compared with a constant: Spark computes it for every
+    # row and raises its overflow where DuckDB's optimizer had moved the constant (i + 1 > 1 as
+    # i > 0), in a WHERE, a join's ON, a HAVING, a projection and a filter pushed into a subquery
+    "SELECT id FROM t WHERE i + 1 > 1",
+    "SELECT id FROM t WHERE 1 + i = 5",
+    "SELECT id FROM t WHERE i * 2 > 4",
+    "SELECT id FROM t WHERE (i + 1) * 2 > 4",
+    "SELECT id FROM t WHERE i - 1 < 0",
+    "SELECT id FROM t WHERE id <> 6 AND i + 1 > 1",
+    "SELECT id FROM t WHERE b - 2 < 0",
+    "SELECT id FROM t WHERE b * 2 >= 20",
+    "SELECT id FROM t WHERE CAST(id AS TINYINT) + 127Y > 1",
+    "SELECT id FROM t WHERE CAST(id AS SMALLINT) * 32767S = 5",
+    "SELECT a.id FROM t a JOIN t b ON a.id = b.id AND a.i + 1 > 1",
+    "SELECT h, count(*) AS n FROM t GROUP BY h HAVING max(i) + 1 > 1",
+    "SELECT h, count(*) AS n FROM t GROUP BY h HAVING min(i) - 1 < 0",
+    "SELECT i + 1 > 1 AS c FROM t",
+    "SELECT id FROM (SELECT id, i * 2 AS x FROM t) WHERE x = 5",
+    # (DuckDB's optimizer wrote sum(i + 1) as sum(i) + count(i))
+    "SELECT sum(i + 1) AS s FROM t",
+    "SELECT h, sum(b - 1) AS s FROM t WHERE id <> 4 GROUP BY h",
 ]
 
 
@@ -300,8 +321,24 @@ def test_lateral_alias_that_may_raise_in_an_aggregating_select(spark_views: Spar
 
 
 @pytest.mark.parametrize("sql", [
-    # DuckDB's optimizer moves the constant (i > 0): the int overflow Spark raises is never computed
     "SELECT id FROM t WHERE i + 1 > 1",
+    "SELECT id FROM t WHERE b * 2 >= 20",
+    "SELECT id FROM t WHERE 2147483647 - i > 1",
+    "SELECT id FROM t WHERE CAST(id AS TINYINT) + 127Y > 1",
+    "SELECT id FROM t WHERE CAST(id AS SMALLINT) * 32767S = 5",
+])
+def test_integer_overflow_in_sparks_words(sql: str, spark_views: SparkSession, tables: dict[str, Path]) -> None:
+    """The overflow of an integer ``+``, ``-`` or ``*`` raises Spark's error class and message
+    (Spark's ends with how to turn ANSI mode off, which vpush leaves out)."""
+    with pytest.raises(Exception) as spark_error:
+        spark_views.sql(sql).collect()
+    with pytest.raises(VpushError) as raised:
+        connect_tables(tables).sql(sql).to_arrow()
+    assert str(raised.value) in str(spark_error.value)
+    assert raised.value.error_class is not None and str(raised.value).startswith(f"[{raised.value.error_class}] ")
+
+
+@pytest.mark.parametrize("sql", [
     # Spark cannot resolve an ORDER BY aggregate's column under a HAVING of an aggregate (UNRESOLVED_COLUMN)
     "SELECT h AS x, count(*) AS n FROM t GROUP BY h HAVING max(id) > 6 ORDER BY max(i)",
 ])
