@@ -12,7 +12,7 @@ from sqlglot.errors import ParseError, TokenError
 from vpush.optimizer.bound import SqlType, VariantRef
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.check_group_ordinals import check_group_ordinals
-from vpush.optimizer.dialect import DEFERRED_PATH_ERROR, VariantGet, VpushSpark, utc_shift_argument
+from vpush.optimizer.dialect import DEFERRED_PATH_ERROR, TryVariantGet, VariantGet, VpushSpark, utc_shift_argument
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.interval_types import output_interval_types
@@ -46,6 +46,7 @@ from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.rewrite_time_windows import check_time_windows
 from vpush.optimizer.spark_functions import check_functions
+from vpush.optimizer.spark_empty_relations import dropped_unread
 from vpush.optimizer.spark_order import choose_ordered, exclude_from_stars
 from vpush.optimizer.spark_semantics import (
     SESSION_TIME_ZONE,
@@ -98,7 +99,7 @@ def parse_spark(sql: str) -> exp.Expression:
         # Spark checks a path where it computes the call: not in a comparison its optimizer folds
         fold_comparisons_of_extractions(statement, {id(n) for n in deferred}, _spark_projection_name)
         for node in deferred:
-            if node.root() is statement:
+            if node.root() is statement and not _drop_unread_call(node):
                 raise node.meta[DEFERRED_PATH_ERROR]
     return statement
 
@@ -879,6 +880,22 @@ def _replace_extraction(ext: Extraction, column_name: str, alias: str | None) ->
         # The projection itself goes under an alias, not a copy: the query's other extractions
         # in it are replaced where they stand (in a copy they would stay, reading whole variants).
         wrap_in_place(projection, exp.Alias(alias=exp.to_identifier(name, quoted=True)))
+
+
+def _drop_unread_call(node: VariantGet) -> bool:
+    """Whether Spark's optimizer drops ``node`` unread with a relation it proves empty
+    (:mod:`vpush.optimizer.spark_empty_relations`), so that its path is never checked: then it
+    becomes a ``try_variant_get`` of the root, of the same type and computed for no row, its
+    projection named first as Spark names it with the call as written. In place."""
+    if not dropped_unread(node):
+        return False
+    projection: exp.Expr | None = node
+    while projection is not None and not (projection.arg_key == "expressions" and isinstance(projection.parent, exp.Select)):
+        projection = projection.parent
+    if projection is not None and not isinstance(projection, exp.Alias):
+        wrap_in_place(projection, exp.Alias(alias=exp.to_identifier(_spark_projection_name(projection), quoted=True)))
+    node.replace(TryVariantGet(this=node.this, path=exp.Literal.string("$"), to=node.args.get("to")))
+    return True
 
 
 def _spark_projection_name(projection: exp.Expr) -> str:
