@@ -46,6 +46,7 @@ from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.rewrite_time_windows import check_time_windows
 from vpush.optimizer.spark_functions import check_functions
+from vpush.optimizer.prune_union_columns import note_union_reads, prune_union_columns
 from vpush.optimizer.spark_empty_relations import dropped_unread
 from vpush.optimizer.spark_order import choose_ordered, exclude_from_stars
 from vpush.optimizer.spark_semantics import (
@@ -351,6 +352,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
     for index, found_table in enumerate(found):
         found_table[0].meta[SCAN_INDEX] = index
     interval_types = output_interval_types(expression, column_types)
+    note_union_reads(expression)  # before typeof becomes a constant
     spark_expression = expression.copy()
     rewrite_order_aliases(expression)  # DuckDB's only: Spark reads an ORDER BY's names so itself
     hint_broadcasts(spark_expression)
@@ -359,7 +361,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
             hint.parent.meta[HINTED] = True  # Spark may pick another join by it
         hint.pop()  # DuckDB has no hints (the Spark engine keeps them)
     try:
-        expression = apply_spark_semantics(expression, column_types, functions)
+        expression = prune_union_columns(apply_spark_semantics(expression, column_types, functions))
         check_generators_rewritten(expression)
     except OptimizeError as exc:
         refusal = refusal or exc
