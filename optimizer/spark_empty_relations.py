@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import decimal
 import enum
+from collections.abc import Callable
+from typing import Any
 
 from sqlglot import exp
 
@@ -33,7 +35,7 @@ class _Truth(enum.Enum):
     UNKNOWN = "unknown"
 
 
-_COMPARISONS = {
+_COMPARISONS: dict[type[exp.Expr], Callable[[Any, Any], bool]] = {
     exp.EQ: lambda a, b: a == b, exp.NEQ: lambda a, b: a != b, exp.LT: lambda a, b: a < b,
     exp.LTE: lambda a, b: a <= b, exp.GT: lambda a, b: a > b, exp.GTE: lambda a, b: a >= b,
 }
