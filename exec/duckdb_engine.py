@@ -651,6 +651,8 @@ def translate_message(text: str) -> ExecutionError:
             return ExecutionError(f"{left}S {symbol} {right}S caused overflow. Use `{hint}` to ignore overflow problem and return NULL.",
                                   error_class="BINARY_ARITHMETIC_OVERFLOW")
         return ExecutionError(f"overflow. Use '{hint}' to tolerate overflow and return NULL instead.", error_class="ARITHMETIC_OVERFLOW")
+    if "Overflow in negation of numeric value!" in message:
+        return ExecutionError("overflow.", error_class="ARITHMETIC_OVERFLOW")  # Spark's UnaryMinus of any integer type
     malformed = _MALFORMED.search(message)
     if malformed is not None:
         # a string DuckDB's own cast could not read (decimal, floating, boolean targets): Spark's words

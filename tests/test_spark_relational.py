@@ -278,6 +278,10 @@ QUERIES: list[Any] = [
     "SELECT h, count(*) AS n FROM t GROUP BY h HAVING min(i) - 1 < 0",
     "SELECT i + 1 > 1 AS c FROM t",
     "SELECT id FROM (SELECT id, i * 2 AS x FROM t) WHERE x = 5",
+    # (and an integer negation compared with a constant: -x < 5 as x > -5)
+    "SELECT id FROM t WHERE -(b - 1) > 0",
+    "SELECT id FROM t WHERE -(CAST(id AS TINYINT) - 2Y - 127Y) > 0",
+    "SELECT id FROM t WHERE -i < 5",
     # (DuckDB's optimizer wrote sum(i + 1) as sum(i) + count(i))
     "SELECT sum(i + 1) AS s FROM t",
     "SELECT h, sum(b - 1) AS s FROM t WHERE id <> 4 GROUP BY h",
@@ -343,9 +347,11 @@ def test_lateral_alias_that_may_raise_in_an_aggregating_select(spark_views: Spar
     "SELECT id FROM t WHERE 2147483647 - i > 1",
     "SELECT id FROM t WHERE CAST(id AS TINYINT) + 127Y > 1",
     "SELECT id FROM t WHERE CAST(id AS SMALLINT) * 32767S = 5",
+    "SELECT id FROM t WHERE -(b - 1) > 0",
+    "SELECT id FROM t WHERE -(CAST(id AS SMALLINT) - 2S - 32767S) > 0",
 ])
 def test_integer_overflow_in_sparks_words(sql: str, spark_views: SparkSession, tables: dict[str, Path]) -> None:
-    """The overflow of an integer ``+``, ``-`` or ``*`` raises Spark's error class and message
+    """The overflow of an integer ``+``, ``-``, ``*`` or negation raises Spark's error class and message
     (Spark's ends with how to turn ANSI mode off, which vpush leaves out)."""
     with pytest.raises(Exception) as spark_error:
         spark_views.sql(sql).collect()
