@@ -642,6 +642,17 @@ def translate_message(text: str) -> ExecutionError:
             "Use `try_cast` to tolerate overflow and return NULL instead.",
             error_class="CAST_OVERFLOW",
         )
+    arithmetic = _INTEGER_ARITHMETIC_OVERFLOW.search(message)
+    if arithmetic is not None:
+        # Spark's words (its Add, Subtract and Multiply of bytes and shorts show the operands)
+        operation, width, left, symbol, right = arithmetic.groups()
+        hint = _TRY_FUNCTIONS[operation]
+        if width in ("8", "16"):
+            return ExecutionError(f"{left}S {symbol} {right}S caused overflow. Use `{hint}` to ignore overflow problem and return NULL.",
+                                  error_class="BINARY_ARITHMETIC_OVERFLOW")
+        return ExecutionError(f"overflow. Use '{hint}' to tolerate overflow and return NULL instead.", error_class="ARITHMETIC_OVERFLOW")
+    if "Overflow in negation of numeric value!" in message:
+        return ExecutionError("overflow.", error_class="ARITHMETIC_OVERFLOW")  # Spark's UnaryMinus of any integer type
     malformed = _MALFORMED.search(message)
     if malformed is not None:
         # a string DuckDB's own cast could not read (decimal, floating, boolean targets): Spark's words
@@ -665,6 +676,8 @@ _MALFORMED = re.compile(r"""Could not convert string (?:"(.*)"|'(.*)') to (DECIM
 _SPARK_TARGET_NAMES = {"BOOL": "BOOLEAN"}
 _INTEGER_OVERFLOW = re.compile(r"Type (INT8|INT16|INT32|INT64) with value (-?\d+) can't be cast because the value is out of range "
                                r"for the destination type (INT8|INT16|INT32|INT64)")
+_INTEGER_ARITHMETIC_OVERFLOW = re.compile(r"Overflow in (addition|subtraction|multiplication) of INT(8|16|32|64) \((-?\d+) ([-+*]) (-?\d+)\)!")
+_TRY_FUNCTIONS = {"addition": "try_add", "subtraction": "try_subtract", "multiplication": "try_multiply"}
 # DuckDB's integer types as Spark names them, and the suffix of Spark's literal of one
 _SPARK_INTEGERS = {"INT8": ("TINYINT", "Y"), "INT16": ("SMALLINT", "S"), "INT32": ("INT", ""), "INT64": ("BIGINT", "L")}
 _UNRESOLVED_COLUMN = re.compile(r'Referenced column "([^"]*)" (?:not found in FROM clause!|was not found because the FROM clause is missing)'

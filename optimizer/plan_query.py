@@ -12,7 +12,7 @@ from sqlglot.errors import ParseError, TokenError
 from vpush.optimizer.bound import SqlType, VariantRef
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.check_group_ordinals import check_group_ordinals
-from vpush.optimizer.dialect import DEFERRED_PATH_ERROR, VariantGet, VpushSpark, utc_shift_argument
+from vpush.optimizer.dialect import DEFERRED_PATH_ERROR, TryVariantGet, VariantGet, VpushSpark, utc_shift_argument
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.interval_types import output_interval_types
@@ -46,6 +46,8 @@ from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.rewrite_time_windows import check_time_windows
 from vpush.optimizer.spark_functions import check_functions
+from vpush.optimizer.prune_union_columns import note_union_reads, prune_union_columns
+from vpush.optimizer.spark_empty_relations import dropped_unread
 from vpush.optimizer.spark_order import choose_ordered, exclude_from_stars, follow_radix_sorts
 from vpush.optimizer.spark_semantics import (
     SESSION_TIME_ZONE,
@@ -98,7 +100,7 @@ def parse_spark(sql: str) -> exp.Expression:
         # Spark checks a path where it computes the call: not in a comparison its optimizer folds
         fold_comparisons_of_extractions(statement, {id(n) for n in deferred}, _spark_projection_name)
         for node in deferred:
-            if node.root() is statement:
+            if node.root() is statement and not _drop_unread_call(node):
                 raise node.meta[DEFERRED_PATH_ERROR]
     return statement
 
@@ -350,6 +352,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
     for index, found_table in enumerate(found):
         found_table[0].meta[SCAN_INDEX] = index
     interval_types = output_interval_types(expression, column_types)
+    note_union_reads(expression)  # before typeof becomes a constant
     spark_expression = expression.copy()
     rewrite_order_aliases(expression)  # DuckDB's only: Spark reads an ORDER BY's names so itself
     hint_broadcasts(spark_expression)
@@ -358,7 +361,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
             hint.parent.meta[HINTED] = True  # Spark may pick another join by it
         hint.pop()  # DuckDB has no hints (the Spark engine keeps them)
     try:
-        expression = apply_spark_semantics(expression, column_types, functions)
+        expression = prune_union_columns(apply_spark_semantics(expression, column_types, functions))
         check_generators_rewritten(expression)
     except OptimizeError as exc:
         refusal = refusal or exc
@@ -880,6 +883,22 @@ def _replace_extraction(ext: Extraction, column_name: str, alias: str | None) ->
         # The projection itself goes under an alias, not a copy: the query's other extractions
         # in it are replaced where they stand (in a copy they would stay, reading whole variants).
         wrap_in_place(projection, exp.Alias(alias=exp.to_identifier(name, quoted=True)))
+
+
+def _drop_unread_call(node: VariantGet) -> bool:
+    """Whether Spark's optimizer drops ``node`` unread with a relation it proves empty
+    (:mod:`vpush.optimizer.spark_empty_relations`), so that its path is never checked: then it
+    becomes a ``try_variant_get`` of the root, of the same type and computed for no row, its
+    projection named first as Spark names it with the call as written. In place."""
+    if not dropped_unread(node):
+        return False
+    projection: exp.Expr | None = node
+    while projection is not None and not (projection.arg_key == "expressions" and isinstance(projection.parent, exp.Select)):
+        projection = projection.parent
+    if projection is not None and not isinstance(projection, exp.Alias):
+        wrap_in_place(projection, exp.Alias(alias=exp.to_identifier(_spark_projection_name(projection), quoted=True)))
+    node.replace(TryVariantGet(this=node.this, path=exp.Literal.string("$"), to=node.args.get("to")))
+    return True
 
 
 def _spark_projection_name(projection: exp.Expr) -> str:

@@ -35,12 +35,18 @@ def aggregating(select: exp.Select) -> bool:
 
 
 def check_order_by_aggregates(select: exp.Select) -> None:
-    """Raise Spark's error for an ORDER BY of an aggregate over a grouped SELECT with a HAVING of
-    an aggregate and no aggregate among its projections: Spark cannot add the ORDER BY's aggregate
-    below the HAVING's filter. Its argument is then a column the sort cannot see
+    """Raise Spark's error for an ORDER BY of an aggregate over an aggregating SELECT whose HAVING
+    needs an aggregate (or a grouping key) the SELECT does not project.
+
+    Spark's ``ResolveAggregateFunctions`` adds such a HAVING's missing expressions to the
+    ``Aggregate`` and puts a ``Project`` of the SELECT's own columns over the HAVING's filter; the
+    ORDER BY's ``Sort`` then stands over that ``Project``, not over the ``Aggregate``, and an
+    aggregate there cannot be resolved. Its argument is a column the sort cannot see
     (``UNRESOLVED_COLUMN``) unless it is a grouping key; else the aggregate itself is refused
-    there (``UNSUPPORTED_EXPR_FOR_OPERATOR``). With an aggregate projected, or a HAVING of the
-    grouping keys only, Spark answers (as DuckDB does).
+    there (``UNSUPPORTED_EXPR_FOR_OPERATOR``), even one the SELECT projects. A HAVING of what the
+    SELECT projects (``count(*) > 1`` beside ``count(*) AS n``, ``n > 1``, a projected key) adds
+    nothing, and Spark answers (as DuckDB does). Measured on PySpark 4.3
+    (``tests/test_spark_relational.py``).
 
     Example:
         >>> from vpush.optimizer.plan_query import parse_spark
@@ -48,16 +54,18 @@ def check_order_by_aggregates(select: exp.Select) -> None:
         Traceback (most recent call last):
         ...
         vpush.optimizer.errors.OptimizeError: [UNSUPPORTED_EXPR_FOR_OPERATOR] The query operator Sort contains one or more unsupported expressions: count(1)
+        >>> check_order_by_aggregates(parse_spark("SELECT g, count(*) AS n FROM t GROUP BY g HAVING n > 1 ORDER BY max(i)"))
     """
     group, having, order = select.args.get("group"), select.args.get("having"), select.args.get("order")
-    if group is None or having is None or order is None:
+    if having is None or order is None:
         return
-    if not _aggregates(having) or any(_aggregates(p) for p in select.expressions):
+    keys = list(group.expressions) if group is not None else []
+    if not _adds_to_aggregate(having.this, select, keys):
         return
-    keys = {k.name.lower() for k in group.expressions if isinstance(k, exp.Column)}
+    key_names = {k.name.lower() for k in keys if isinstance(k, exp.Column)}
     for agg in _aggregates(order):
         for column in agg.find_all(exp.Column):
-            if column.name.lower() not in keys:
+            if column.name.lower() not in key_names:
                 raise OptimizeError(
                     f"A column, variable, or function parameter with name `{column.name}` cannot be resolved.",
                     error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
@@ -69,3 +77,34 @@ def check_order_by_aggregates(select: exp.Select) -> None:
             f"The query operator Sort contains one or more unsupported expressions: {shown}",
             error_class="UNSUPPORTED_EXPR_FOR_OPERATOR",
         )
+
+
+def _adds_to_aggregate(node: exp.Expr, select: exp.Select, keys: list[exp.Expr]) -> bool:
+    """Whether Spark's ``buildAggExprList`` adds an expression of the HAVING ``node`` to the
+    ``Aggregate``: an aggregate or a grouping key that no projection of ``select`` is (whole, or
+    under its alias); a column that names a projection's alias is its output."""
+    projected = [_canonical(p.this if isinstance(p, exp.Alias) else p) for p in select.expressions]
+    aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
+    grouped = [_canonical(k) for k in keys]
+
+    def adds(part: exp.Expr) -> bool:
+        text = _canonical(part)
+        if text in projected:
+            return False
+        if isinstance(part, exp.AggFunc) or text in grouped:
+            return part.find_ancestor(exp.Window) is None
+        if isinstance(part, exp.Column):
+            return False  # a projection's alias, or a column resolved (or refused) elsewhere
+        if isinstance(part, (exp.Select, exp.Subquery, exp.Window)):
+            return False
+        return any(adds(child) for child in part.iter_expressions())
+
+    if isinstance(node, exp.Column) and node.name.lower() in aliases:
+        return False
+    return adds(node)
+
+
+def _canonical(node: exp.Expr) -> str:
+    """``node`` as Spark's ``semanticEquals`` compares it, near enough: its text, case ignored,
+    ``count(1)`` as ``count(*)``."""
+    return node.sql(dialect="spark").lower().replace("count(1)", "count(*)")

@@ -75,6 +75,7 @@ from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse, spark_string_value
 from vpush.optimizer.plan import ONE_TASK, VARIANT_ARROW_TYPE
+from vpush.optimizer.pin_integer_arithmetic import PINNED, pin_integer_arithmetic, pins
 from vpush.optimizer.prune_from_json import prune_from_json
 from vpush.optimizer.rewrite_from_json import FROM_JSON_FUNCTION, from_json_schema, rewrite_from_json
 from vpush.optimizer.rewrite_generators import (
@@ -5516,7 +5517,7 @@ def apply_spark_semantics(
         _filtered_arguments_raise_when_kept(select)
         mark_radix_sort(select, columns)
         outputs[id(select)] = produced
-    return expression
+    return pin_integer_arithmetic(expression)
 
 
 def fold_comparisons_of_extractions(
@@ -7807,6 +7808,8 @@ def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
         rewriter.typer.types[id(replaced)] = rewriter.typer.types.get(id(node))
         if parent is not None and key is not None:
             parent.set(key, replaced, index)
+    if _is_integral(rewriter.typer.types.get(id(node))) and pins(replaced):
+        replaced.meta[PINNED] = True  # computed as written, as Spark does (DuckDB's optimizer moves the constant)
     return replaced
 
 
