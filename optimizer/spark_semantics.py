@@ -3343,7 +3343,7 @@ class _Rewriter:
             ifs = [exp.If(this=exp.Is(this=number(operand), expression=exp.Null()), true=exp.Null())]
             if target.name == "bigint" and isinstance(source, AtomicType):
                 two_63 = exp.Literal.number("9.223372036854775808E18")
-                fits: exp.Expression = exp.and_(exp.GTE(this=whole, expression=exp.Neg(this=two_63)),
+                fits: exp.Expr = exp.and_(exp.GTE(this=whole, expression=exp.Neg(this=two_63)),
                                                 exp.LT(this=whole.copy(), expression=two_63.copy()), copy=False)
                 ifs.append(exp.If(this=fits, true=exp.cast(whole.copy(), "BIGINT")))
                 ifs.append(exp.If(this=exp.EQ(this=whole.copy(), expression=two_63.copy()),
@@ -3353,7 +3353,7 @@ class _Rewriter:
                 ifs.append(exp.If(this=fits, true=exp.cast(whole.copy(), _sql_type(target))))
             if not strict:
                 return exp.Case(ifs=ifs, default=exp.cast(exp.Null(), _sql_type(target)))
-            text: exp.Expression = self._java_text(number(operand))
+            text: exp.Expr = self._java_text(number(operand))
             if isinstance(source, DecimalType):  # DuckDB prints a decimal at its scale, as Spark's Decimal does
                 text = exp.DPipe(this=exp.cast(number(operand), "VARCHAR"), expression=exp.Literal.string("BD"))
             elif kind == "DOUBLE":  # Spark's literal of a finite double: `1.0E20D`
@@ -3369,7 +3369,7 @@ class _Rewriter:
             )
             return exp.Case(ifs=ifs, default=spark_error("CAST_OVERFLOW", message, _sql_type(target)))
 
-        operands: dict[str, exp.Expression] = {"x": value}
+        operands: dict[str, exp.Expression] = {"x": typing.cast(exp.Expression, value)}
         if _is_plain(value):
             return cast(lambda name: operands[name].copy())
         return _with_operands(operands, cast)
