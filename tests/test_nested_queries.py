@@ -281,6 +281,18 @@ def test_union_coercion_unread_is_not_evaluated(sql: str, spark_view: SparkSessi
 
 
 @pytest.mark.parametrize("sql", [
+    # Spark prunes the column through the star and answers; vpush computes it and raises
+    "SELECT typeof(r) AS k FROM (SELECT * FROM (SELECT array(1) AS r UNION ALL SELECT array('1.5')))",
+    # Spark folds the constant branch's cast first and raises; DuckDB drops the column typeof reads
+    f"SELECT id, typeof(r) AS k FROM {_COERCED} WHERE id > 3",
+])
+@pytest.mark.xfail(strict=True, reason="a UNION ALL's unread coercion through a star, or typeof of it beside other columns "
+                   "under a filter, is pruned otherwise than Spark prunes it (README, differences)")
+def test_union_coercion_pruned_otherwise(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    assert_same_answer(sql, spark_view, con)
+
+
+@pytest.mark.parametrize("sql", [
     "SELECT if(id = 1, map(1, 'a'), map(1.5D, 'a'))[1.0D] AS r FROM t",
     "SELECT r[2.5D] AS v FROM (SELECT map(1, 'a') AS r UNION ALL SELECT map(2.5D, 'b'))",
 ])
