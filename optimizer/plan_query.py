@@ -46,6 +46,7 @@ from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.rewrite_time_windows import check_time_windows
 from vpush.optimizer.spark_functions import check_functions
+from vpush.optimizer.rename_self_named_ctes import rename_self_named_ctes
 from vpush.optimizer.prune_union_columns import note_union_reads, prune_union_columns
 from vpush.optimizer.spark_empty_relations import dropped_unread
 from vpush.optimizer.spark_order import choose_ordered, exclude_from_stars, follow_radix_sorts
@@ -227,6 +228,7 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
 
 def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan:
     expression = rewrite_table_samples(rewrite_zoned_literals(parse_spark(sql), time_zone))
+    rename_self_named_ctes(expression)  # before a CTE's name is told from a table's
     alias_empty_table_names(expression)
     check_group_ordinals(expression)
     check_time_windows(expression)  # on both engines: Spark's error its extractions' scan columns would hide

@@ -78,8 +78,18 @@ def _cte_dropped(cte: exp.CTE) -> bool:
     name = cte.alias_or_name.lower()
     if statement is None:
         return False
-    references = [t for t in statement.find_all(exp.Table) if t.name.lower() == name and not t.args.get("db")]
+    # a table of its name inside its own query is another table (Spark's CTEs are not recursive)
+    references = [t for t in statement.find_all(exp.Table)
+                  if t.name.lower() == name and not t.args.get("db") and not _inside(t, cte)]
     return bool(references) and all(_dropped(t) for t in references)
+
+
+def _inside(node: exp.Expr, ancestor: exp.Expr) -> bool:
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = node.parent  # type: ignore[assignment]
+    return False
 
 
 def _empty(select: exp.Select) -> bool:
@@ -160,6 +170,8 @@ def _constant(node: exp.Expr) -> object:
     if isinstance(node, exp.Literal):
         if node.is_string:
             return node.this
+        if "e" in node.this.lower():  # Spark's double (1e0): compared as doubles, not followed here
+            return _NOT_CONSTANT
         try:
             return decimal.Decimal(node.this)
         except decimal.InvalidOperation:  # a suffixed literal (1L, 2BD): not folded here

@@ -51,6 +51,11 @@ TABLE = pa.table(
 )
 
 QUERIES: list[Any] = [
+    # a CTE whose query reads the table of its name (Spark's CTEs are not recursive; DuckDB had
+    # refused a circular reference)
+    "WITH t AS (SELECT id, i FROM t WHERE id > 2) SELECT t.id, i FROM t ORDER BY id",
+    "WITH t AS (SELECT id FROM t), u AS (SELECT id FROM t WHERE id < 3) SELECT count(*) AS n FROM u",
+    "WITH T AS (SELECT id AS k FROM t) SELECT a.k FROM T a JOIN t b ON a.k = b.id ORDER BY 1",
     # lateral column aliases: a later projection reads an earlier one's alias (DuckDB's binder
     # refused an alias of a cast that may raise), a source's column first; none in a window
     "SELECT CAST(CAST(i AS STRING) AS INT) AS c, c + 1 AS d, c * 2 FROM t",

@@ -129,6 +129,11 @@ _BAD_PATH = "variant_get(v, '$[', 'int')"
     f"WITH c AS (SELECT {_BAD_PATH} AS a FROM t) SELECT a FROM c WHERE false UNION ALL SELECT a FROM c",
     "SELECT variant_get(parse_json('1'), '$[', 'int') FROM t WHERE false",
     f"SELECT {_BAD_PATH} FROM t WHERE NULL",
+    # a double literal compared as a double (true here), not as an exact decimal
+    f"SELECT {_BAD_PATH} FROM t WHERE 9007199254740993 = 9007199254740992e0",
+    f"SELECT {_BAD_PATH} FROM t WHERE 1e0 = 1.0000000000000000001",
+    # a CTE's own query reads the table of its name, not itself
+    f"WITH t AS (SELECT {_BAD_PATH} AS x FROM t) SELECT * FROM t WHERE false",
 ])
 def test_path_of_a_call_on_no_rows(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
     """A call with a path Spark refuses raises ``INVALID_VARIANT_GET_PATH`` unless Spark's

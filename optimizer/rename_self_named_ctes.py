@@ -1,0 +1,64 @@
+"""A CTE whose own query reads the table of its name (``WITH events AS (SELECT ... FROM events
+WHERE ...) SELECT ... FROM events``), renamed apart from that table.
+
+Spark's CTEs are not recursive: inside its own query a CTE's name is the table (or an earlier
+CTE), and the CTE is what the queries after it read. DuckDB reads the name inside as the CTE
+itself and refuses the query ("Circular reference to CTE"), and vpush's planner would take that
+table for the CTE and plan no scan of it. The CTE is given a name of its own, and each reference
+to it (the main query's, a later CTE's) reads that name under the old one as its alias, so
+qualified columns (``events.id``) and the output's names stay as written.
+"""
+from __future__ import annotations
+
+from sqlglot import exp
+
+__all__ = ["rename_self_named_ctes"]
+
+_SUFFIX = "__vpush_cte"
+
+
+def rename_self_named_ctes(expression: exp.Expr) -> None:
+    """Rename, in place, each CTE whose query reads a table of its own name (see the module).
+    A name that two CTEs of the statement define is left as it is.
+
+    Example:
+        >>> from vpush.optimizer.plan_query import parse_spark
+        >>> tree = parse_spark("WITH t AS (SELECT id FROM t WHERE id > 1) SELECT t.id FROM t")
+        >>> rename_self_named_ctes(tree)
+        >>> tree.sql(dialect="spark")
+        'WITH `t__vpush_cte` AS (SELECT id FROM t WHERE id > 1) SELECT t.id FROM `t__vpush_cte` AS t'
+    """
+    ctes = list(expression.find_all(exp.CTE))
+    names = [c.alias_or_name.lower() for c in ctes]
+    for cte in ctes:
+        name = cte.alias_or_name.lower()
+        alias = cte.args.get("alias")
+        if names.count(name) != 1 or not isinstance(alias, exp.TableAlias) or not isinstance(cte.this, exp.Query):
+            continue
+        if not any(_reads(t, name) for t in cte.this.find_all(exp.Table)):
+            continue
+        owner = cte.parent.parent if isinstance(cte.parent, exp.With) else None
+        if owner is None:
+            continue
+        siblings = list(cte.parent.expressions)
+        earlier = siblings[: siblings.index(cte)]
+        fresh = f"{cte.alias_or_name}{_SUFFIX}"
+        for table in list(owner.find_all(exp.Table)):
+            if not _reads(table, name) or _within(table, cte) or any(_within(table, e) for e in earlier):
+                continue
+            if not table.alias:
+                table.set("alias", exp.TableAlias(this=exp.to_identifier(table.name, quoted=table.this.quoted)))
+            table.set("this", exp.to_identifier(fresh, quoted=True))
+        alias.set("this", exp.to_identifier(fresh, quoted=True))
+
+
+def _reads(table: exp.Table, name: str) -> bool:
+    return isinstance(table.this, exp.Identifier) and not table.args.get("db") and table.name.lower() == name
+
+
+def _within(node: exp.Expr, ancestor: exp.Expr) -> bool:
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = node.parent  # type: ignore[assignment]
+    return False
