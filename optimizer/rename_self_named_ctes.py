@@ -37,10 +37,11 @@ def rename_self_named_ctes(expression: exp.Expr) -> None:
             continue
         if not any(_reads(t, name) for t in cte.this.find_all(exp.Table)):
             continue
-        owner = cte.parent.parent if isinstance(cte.parent, exp.With) else None
-        if owner is None:
+        with_ = cte.parent
+        owner = with_.parent if isinstance(with_, exp.With) else None
+        if owner is None or not isinstance(with_, exp.With):
             continue
-        siblings = list(cte.parent.expressions)
+        siblings = list(with_.expressions)
         earlier = siblings[: siblings.index(cte)]
         fresh = f"{cte.alias_or_name}{_SUFFIX}"
         for table in list(owner.find_all(exp.Table)):
