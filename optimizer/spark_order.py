@@ -928,8 +928,9 @@ RADIX_PLACES_FUNCTION = "vpush_spark_radix_places"
 # intervals too; a decimal of more than 18 digits and a string sort by their comparator, stably)
 _RADIX_KEYS = frozenset({"boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "date", "timestamp", "timestamp_ntz"})
 _MAX_LONG_DIGITS = 18
-# UnsafeRow.isMutable: what HashAggregateExec keeps in its buffer (decimals, intervals too)
-_IMMUTABLE = frozenset({"binary", "variant"})
+# UnsafeRow.isMutable: what HashAggregateExec keeps in its buffer (decimals, ANSI intervals too;
+# not Spark's calendar `interval`)
+_IMMUTABLE = frozenset({"binary", "variant", "interval"})
 _BY_VALUE = (exp.First, exp.Last, exp.AnyValue, exp.FirstValue, exp.LastValue, exp.Min, exp.Max, exp.ArgMax, exp.ArgMin)
 _RADIX_ROWS, _RADIX_PLACES, _RADIX_SOURCE = "__vpush_radix_rows", "__vpush_radix_places", "__vpush_radix_source"
 _NULL_KEY, _READ_PLACE, _PLACES, _NEW_PLACE = "__vpush_null_key", "__vpush_read_place", "__vpush_places", "__vpush_place"
@@ -937,7 +938,7 @@ _NULL_KEY, _READ_PLACE, _PLACES, _NEW_PLACE = "__vpush_null_key", "__vpush_read_
 
 def _radix_sortable(kind: SparkType | None) -> bool:
     if isinstance(kind, AtomicType):
-        return kind.name in _RADIX_KEYS or kind.name.startswith("interval")
+        return kind.name in _RADIX_KEYS or kind.name.startswith("interval ")  # the ANSI intervals, not the calendar one
     return isinstance(kind, DecimalType) and kind.precision <= _MAX_LONG_DIGITS
 
 
