@@ -1923,12 +1923,17 @@ def _check_concat_of_nested(node: exp.Expr, kinds: list[SparkType | None]) -> No
     # (a NULL beside an array is a string there too)
     arrays = [isinstance(k, ArrayType) for k in kinds if k is not None]
     if any(arrays) and not all(arrays):
-        shown = " or ".join(f'"{_spark_type_name(k if k != _NULL_TYPE else StringType())}"' for k in kinds if k is not None)
-        raise OptimizeError(
-            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `concat` should all be the same '
-            f"type, but it's ({shown}).",
-            error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
-        )
+        raise _concat_diff_types(node, [k if k != _NULL_TYPE else StringType() for k in kinds if k is not None])
+
+
+def _concat_diff_types(node: exp.Expr, kinds: list[SparkType]) -> OptimizeError:
+    """Spark's ``DATATYPE_MISMATCH.DATA_DIFF_TYPES`` for a ``concat`` of parts of ``kinds``."""
+    shown = " or ".join(f'"{_spark_type_name(k)}"' for k in kinds)
+    return OptimizeError(
+        f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `concat` should all be the same '
+        f"type, but it's ({shown}).",
+        error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+    )
 
 
 def _contained_type(element: SparkType, value: SparkType | None) -> SparkType | None:
@@ -1953,18 +1958,18 @@ def _contained_type(element: SparkType, value: SparkType | None) -> SparkType | 
 def _concat_parts(node: exp.Expr, of: Callable[[exp.Expr], SparkType | None]) -> tuple[list[exp.Expr], SparkType | None] | None:
     """The parts of a ``concat`` (or ``||``) of arrays and their type as Spark's coercion gives it
     (:func:`nested_common_type`: ``findWiderCommonType``, a string element beside a number a
-    bigint, beside a date that date; None where there is none, or a part vpush does not type);
-    None where some part is not an array."""
+    bigint, beside a date that date; None where there is none); None where some part is not an
+    array (or is one vpush does not type)."""
     if isinstance(node, exp.ConcatWs):
         return None
     parts = [p for p in (node.expressions if isinstance(node, exp.Concat) else [node.this, node.expression]) if isinstance(p, exp.Expr)]
     kinds = [of(p) for p in parts]
-    if not parts or not all(isinstance(k, ArrayType) for k in kinds):
+    arrays = [k for k in kinds if isinstance(k, ArrayType)]
+    if not parts or len(arrays) < len(kinds):
         return None
-    known = [k for k in kinds if k is not None]
-    if len(set(known)) == 1:
-        return parts, known[0]
-    return parts, nested_common_type(known) if all(_coercible(k) for k in known) else None
+    if len(set(arrays)) == 1:
+        return parts, arrays[0]
+    return parts, nested_common_type(list(arrays)) if all(_coercible(k) for k in arrays) else None
 
 
 def _binary_padded(node: exp.Pad, of: Callable[[exp.Expr], SparkType | None]) -> bool:
@@ -3431,23 +3436,18 @@ class _Rewriter:
         Raises:
             OptimizeError: DATATYPE_MISMATCH.DATA_DIFF_TYPES where Spark finds no common type.
         """
-        kinds = [self.typer.of(p) for p in parts]
+        # every part an array (_concat_parts)
+        kinds = [k for k in (self.typer.of(p) for p in parts) if k is not None]
         if wide is None and all(_coercible(k) for k in kinds):
-            shown = " or ".join(f'"{_spark_type_name(k)}"' for k in kinds if k is not None)
-            raise OptimizeError(
-                f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `concat` should all be the same '
-                f"type, but it's ({shown}).",
-                error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
-            )
+            raise _concat_diff_types(node, kinds)
         if len(set(kinds)) == 1:
             return node
-        known = [k for k in kinds if k is not None]
-        if wide is None or len(known) < len(kinds) or (any(_map_keys_differ(k, wide) for k in known) and _numeric_common_type(kinds) is None):
+        if wide is None or (any(_map_keys_differ(k, wide) for k in kinds) and _numeric_common_type(list(kinds)) is None):
             _refuse("concat", "arrays of different types vpush does not coerce as Spark does")
         assert wide is not None  # for mypy: refused above
-        if any(_map_keys_differ(k, wide) for k in known):
+        if any(_map_keys_differ(k, wide) for k in kinds):
             return node  # numbers widened inside maps' keys: DuckDB's cast of them is Spark's
-        cast = [p if k == wide else self._nested_cast(p, k, wide, False) for p, k in zip(parts, known)]
+        cast = [p if k == wide else self._nested_cast(p, k, wide, False) for p, k in zip(parts, kinds)]
         result = cast[0]
         for part in cast[1:]:
             result = exp.DPipe(this=result, expression=part)  # DuckDB's || of lists: NULL for a NULL one, as Spark's
