@@ -61,7 +61,9 @@ def pins(node: exp.Expr) -> bool:
 
 def pin_integer_arithmetic(expression: exp.Expr) -> exp.Expr:
     """Write each integer operation marked :data:`PINNED` as DuckDB's ``add``/``subtract``/
-    ``multiply`` call (a negation as ``subtract(x)``). In place; run last, once no rewrite looks for the operators any more.
+    ``multiply`` call (a negation as ``subtract(x)``). In place; run at the end of
+    ``apply_spark_semantics``: the rewrites after it (pruning a UNION's columns, the late casts,
+    the radix sort's and the ordered aggregates' rewrites) look for no ``+``, ``-`` or ``*``.
 
     Example:
         >>> import sqlglot
