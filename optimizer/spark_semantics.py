@@ -73,6 +73,7 @@ from vpush.optimizer.dialect import (
 from vpush.codec.datetime_pattern import DatetimePatternError, compile_pattern
 from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
+from vpush.optimizer.check_array_ordering import check_array_ordering
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse, spark_string_value
 from vpush.optimizer.plan import ONE_TASK, VARIANT_ARROW_TYPE
 from vpush.optimizer.prune_from_json import prune_from_json
@@ -6293,6 +6294,7 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
     for part in parts:
         for node in in_scope(part):
             _check_variant_operands(node, typer)
+            check_array_ordering(node, typer.of)
             if isinstance(node, _COMPARISONS) and (is_variant(node.this) or is_variant(node.expression)):
                 raise _not_orderable(node, f"`{type(node).__name__.lower()}` comparison")
             if isinstance(node, exp.Nullif) and (is_variant(node.this) or is_variant(node.expression)):
