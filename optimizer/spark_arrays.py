@@ -443,6 +443,29 @@ def _sorted(array: exp.Expr, element: SparkType, *, nulls_first: bool, descendin
     return _bound(array, _A, by_position)
 
 
+def _nested_extreme(array: exp.Expr, element: SparkType, *, largest: bool) -> exp.Expr:
+    """Spark's ``array_max`` (``largest``) or ``array_min`` of arrays or structs: the first of the
+    non-NULL elements that no later one passes in Spark's order (``ArrayMax`` keeps its extreme
+    unless an element is strictly greater), NULL where there is none. Each element's key
+    (:func:`~vpush.optimizer.spark_ordering.nested_sort_key`: a NULL inside first, ``-0.0`` equal
+    to ``0.0``, NaN last) goes with its position, negated for the largest so that the first of
+    equal keys wins; DuckDB's ``list_max``/``list_min`` skip the NULL elements' NULL keys."""
+    key = nested_sort_key(_var(_X), element)
+    if key is None:
+        _refuse("array_max" if largest else "array_min", f"arrays of {element.to_spark()} (nested or variant elements compare otherwise in DuckDB)")
+    place: exp.Expr = exp.Neg(this=_var(_I)) if largest else _var(_I)
+    keyed = _f("struct_pack", exp.PropertyEQ(this=exp.to_identifier("k"), expression=key),
+               exp.PropertyEQ(this=exp.to_identifier("o"), expression=place),
+               exp.PropertyEQ(this=exp.to_identifier("i"), expression=_var(_I)))
+    each = exp.Case(ifs=[exp.If(this=_is_null(_var(_X)), true=exp.Null())], default=keyed)
+
+    def extreme(bound: exp.Expr) -> exp.Expr:
+        best = _f("list_max" if largest else "list_min", _f("list_transform", bound.copy(), _lambda(each, _X, _I)))
+        return _f("list_extract", bound.copy(), _f("struct_extract", best, exp.Literal.string("i")))
+
+    return _bound(array, _A, extreme)
+
+
 def _array_of(called: str, node: exp.Expr, of: TypeOf, *, flat: bool = True, nested: bool = False) -> ArrayType:
     """The array type of ``node``; with ``flat``, refused unless its elements are :func:`_flat`
     (or, with ``nested``, :func:`_comparable`)."""
@@ -595,11 +618,14 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
     count = len(arguments)
     if called in ("array_distinct", "array_compact", "array_max", "array_min", "flatten") and count == 1:
         array = arguments[0]
-        source = _array_of(called, array, of, flat=called not in ("flatten", "array_compact"))
+        source = _array_of(called, array, of, flat=called not in ("flatten", "array_compact", "array_max", "array_min"),
+                           nested=called == "array_distinct")
         if called == "array_distinct":
             return _normalized(_bound(array, _A, _distinct), source.element)
         if called == "array_compact":
             return _f("list_filter", array.copy(), _lambda(exp.Not(this=_is_null(_var(_X))), _X))
+        if called in ("array_max", "array_min") and not _flat(source.element):
+            return _nested_extreme(array, source.element, largest=called == "array_max")
         if called in ("array_max", "array_min"):
             extreme = "list_max" if called == "array_max" else "list_min"
             if source.element in (AtomicType("double"), AtomicType("float")):
