@@ -443,6 +443,29 @@ def _sorted(array: exp.Expr, element: SparkType, *, nulls_first: bool, descendin
     return _bound(array, _A, by_position)
 
 
+def _nested_extreme(array: exp.Expr, element: SparkType, *, largest: bool) -> exp.Expr:
+    """Spark's ``array_max`` (``largest``) or ``array_min`` of arrays or structs: the first of the
+    non-NULL elements that no later one passes in Spark's order (``ArrayMax`` keeps its extreme
+    unless an element is strictly greater), NULL where there is none. Each element's key
+    (:func:`~vpush.optimizer.spark_ordering.nested_sort_key`: a NULL inside first, ``-0.0`` equal
+    to ``0.0``, NaN last) goes with its position, negated for the largest so that the first of
+    equal keys wins; DuckDB's ``list_max``/``list_min`` skip the NULL elements' NULL keys."""
+    key = nested_sort_key(_var(_X), element)
+    if key is None:
+        _refuse("array_max" if largest else "array_min", f"arrays of {element.to_spark()} (nested or variant elements compare otherwise in DuckDB)")
+    place: exp.Expr = exp.Neg(this=_var(_I)) if largest else _var(_I)
+    keyed = _f("struct_pack", exp.PropertyEQ(this=exp.to_identifier("k"), expression=key),
+               exp.PropertyEQ(this=exp.to_identifier("o"), expression=place),
+               exp.PropertyEQ(this=exp.to_identifier("i"), expression=_var(_I)))
+    each = exp.Case(ifs=[exp.If(this=_is_null(_var(_X)), true=exp.Null())], default=keyed)
+
+    def extreme(bound: exp.Expr) -> exp.Expr:
+        best = _f("list_max" if largest else "list_min", _f("list_transform", bound.copy(), _lambda(each, _X, _I)))
+        return _f("list_extract", bound.copy(), _f("struct_extract", best, exp.Literal.string("i")))
+
+    return _bound(array, _A, extreme)
+
+
 def _array_of(called: str, node: exp.Expr, of: TypeOf, *, flat: bool = True, nested: bool = False) -> ArrayType:
     """The array type of ``node``; with ``flat``, refused unless its elements are :func:`_flat`
     (or, with ``nested``, :func:`_comparable`)."""
@@ -595,11 +618,14 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
     count = len(arguments)
     if called in ("array_distinct", "array_compact", "array_max", "array_min", "flatten") and count == 1:
         array = arguments[0]
-        source = _array_of(called, array, of, flat=called not in ("flatten", "array_compact"))
+        source = _array_of(called, array, of, flat=called not in ("flatten", "array_compact", "array_max", "array_min"),
+                           nested=called == "array_distinct")
         if called == "array_distinct":
             return _normalized(_bound(array, _A, _distinct), source.element)
         if called == "array_compact":
             return _f("list_filter", array.copy(), _lambda(exp.Not(this=_is_null(_var(_X))), _X))
+        if called in ("array_max", "array_min") and not _flat(source.element):
+            return _nested_extreme(array, source.element, largest=called == "array_max")
         if called in ("array_max", "array_min"):
             extreme = "list_max" if called == "array_max" else "list_min"
             if source.element in (AtomicType("double"), AtomicType("float")):
@@ -730,7 +756,10 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
 
 
 # Map keys DuckDB compares as Spark does (no floats: Spark's NaN and -0.0 keys; no nested values)
-_PLAIN_KEYS = (*(AtomicType(n) for n in _INTEGRAL), StringType(), _BOOLEAN, AtomicType("date"))
+_PLAIN_KEYS = (*(AtomicType(n) for n in _INTEGRAL), StringType(), _BOOLEAN, AtomicType("date"), AtomicType("float"), AtomicType("double"))
+_DOUBLE = AtomicType("double")
+_EXACT_IN_DOUBLE = (AtomicType("tinyint"), AtomicType("smallint"), _INT, AtomicType("float"))
+"""Keys a cast to a double keeps apart (a bigint's may not: 2^53 + 1 is 2^53)."""
 
 
 def _concat_maps_type(types: list[SparkType | None]) -> SparkType | None:
@@ -747,7 +776,11 @@ def _concat_maps_type(types: list[SparkType | None]) -> SparkType | None:
     wide = nested_common_type(list(maps))
     if not isinstance(wide, MapType):
         return None
-    if any(t.key != wide.key and not (_is_integral(t.key) and t.value == wide.value) for t in maps):
+    def keys_cast(t: MapType) -> bool:
+        # integers widened, or cast to doubles where no two become one (not a bigint's)
+        return t.value == wide.value and (t.key in _EXACT_IN_DOUBLE if wide.key == _DOUBLE else _is_integral(t.key))
+
+    if any(t.key != wide.key and not keys_cast(t) for t in maps):
         return None  # (a map's keys cast: Spark keeps only keys a cast makes equal, vpush no such rule)
     return wide
 
@@ -762,7 +795,7 @@ def _coerced_maps(arguments: list[exp.Expr], of: TypeOf, result: SparkType | Non
             out.append(argument)
         elif isinstance(kind, MapType) and kind.key == result.key and cast is not None:
             out.append(cast(argument, kind, result))
-        elif isinstance(kind, MapType) and _is_integral(kind.key):
+        elif isinstance(kind, MapType) and (_is_integral(kind.key) or kind.key in _EXACT_IN_DOUBLE):
             out.append(_as(argument, kind, result))
         else:
             _refuse("map_concat", "maps of different types vpush does not cast as Spark does")
@@ -773,11 +806,20 @@ def _map_concat(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr
     """Spark's ``map_concat``: the maps' entries in order; NULL where a map is NULL; a key in two
     of them raises ``DUPLICATED_MAP_KEY`` (Spark's default ``mapKeyDedupPolicy``)."""
     if not isinstance(result, MapType) or result.key not in _PLAIN_KEYS:
-        _refuse("map_concat", "maps of different types (Spark's coercion), or keys that are not integers, strings, booleans or dates")
+        _refuse("map_concat", "maps of different types (Spark's coercion), or keys that are not integers, floats, doubles, strings, "
+                "booleans or dates")
     assert isinstance(result, MapType)  # for mypy: refused above
     if len(arguments) == 1:
         return arguments[0]
     entries = _f("list_concat", *[_f("map_entries", a.copy()) for a in arguments])
+    if _fractional(result.key):
+        # Spark's map builder normalizes a float key's -0.0 to 0.0; DuckDB's list_position finds
+        # an equal key as Spark's ordering does (-0.0 equal to 0.0, NaN to NaN)
+        key, value = exp.column("key", table=_E), exp.column("value", table=_E)
+        zero = exp.cast(exp.Literal.number(0), result.key.to_sql_type() or exp.DataType.build("DOUBLE"))
+        normal = exp.Case(ifs=[exp.If(this=exp.EQ(this=key.copy(), expression=exp.Literal.number(0)), true=zero)], default=key.copy())
+        entries = _f("list_transform", entries, _lambda(_f("struct_pack", exp.PropertyEQ(this=exp.to_identifier("key"), expression=normal),
+                                                             exp.PropertyEQ(this=exp.to_identifier("value"), expression=value)), _E))
 
     def checked(all_entries: exp.Expr) -> exp.Expr:
         keys = _f("list_transform", all_entries.copy(), _lambda(exp.column("key", table=_E), _E))
@@ -786,7 +828,7 @@ def _map_concat(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr
         text = exp.DPipe(this=exp.DPipe(this=exp.Literal.string("Duplicate map key "),
                                         expression=exp.cast(_f("list_extract", repeated, exp.Literal.number(1)), exp.DataType.build("VARCHAR"))),
                          expression=exp.Literal.string(" was found, please check the input data."))
-        duplicated = exp.LT(this=_f("len", _f("list_distinct", keys.copy())), expression=_f("len", keys))
+        duplicated = exp.GT(this=_f("len", repeated.copy()), expression=exp.Literal.number(0))
         return exp.Case(ifs=[exp.If(this=duplicated, true=spark_error("DUPLICATED_MAP_KEY", text, None))],
                         default=_f("map_from_entries", all_entries.copy()))
 

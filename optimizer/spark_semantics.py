@@ -73,6 +73,7 @@ from vpush.optimizer.dialect import (
 from vpush.codec.datetime_pattern import DatetimePatternError, compile_pattern
 from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
+from vpush.optimizer.check_array_ordering import check_array_ordering
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse, spark_string_value
 from vpush.optimizer.plan import ONE_TASK, VARIANT_ARROW_TYPE
 from vpush.optimizer.pin_integer_arithmetic import PINNED, pin_integer_arithmetic, pins
@@ -1008,6 +1009,8 @@ class _Typer:
                 if len(known) == len(kinds) and any(isinstance(k, (ArrayType, MapType, StructType)) for k in known) and all(
                         _coercible(k) for k in known) and not any(_map_keys_differ(k, known[0]) for k in known):
                     element = nested_common_type(known)
+                if element is not None and any(_map_keys_merge(k, element) for k in known):
+                    element = None  # (refused where it is used)
             return None if element is None else ArrayType(element)
         keys, values = node.args.get("keys"), node.args.get("values")
         if not isinstance(keys, exp.Array) or not isinstance(values, exp.Array):
@@ -1717,6 +1720,21 @@ def nested_wider_type(a: SparkType, b: SparkType, *, strings: bool = True) -> Sp
         names = {t.name for t in (a, b) if isinstance(t, AtomicType)}
         return AtomicType("timestamp" if "timestamp" in names else "timestamp_ntz")
     return _wider_of_two(a, b)
+
+
+def _map_keys_merge(a: SparkType, b: SparkType) -> bool:
+    """Whether a map inside ``a`` has keys that a cast to the keys' type in the same place in ``b``
+    may make one (a bigint's or decimal's cast to a double, an int's to a float: Spark keeps both
+    keys, DuckDB's cast of the map raises): such a coercion is refused."""
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        return _map_keys_merge(a.element, b.element)
+    if isinstance(a, MapType) and isinstance(b, MapType):
+        lossy = _is_fractional(b.key) and a.key != b.key and not (
+            a.key in (AtomicType("tinyint"), AtomicType("smallint")) or (a.key in (_INT, AtomicType("float")) and b.key == _DOUBLE))
+        return lossy or _map_keys_merge(a.value, b.value)
+    if isinstance(a, StructType) and isinstance(b, StructType):
+        return any(_map_keys_merge(x.type, y.type) for x, y in zip(a.fields, b.fields))
+    return False
 
 
 def _map_keys_differ(a: SparkType, b: SparkType) -> bool:
@@ -3442,7 +3460,8 @@ class _Rewriter:
             raise _concat_diff_types(node, kinds)
         if len(set(kinds)) == 1:
             return node
-        if wide is None or (any(_map_keys_differ(k, wide) for k in kinds) and _numeric_common_type(list(kinds)) is None):
+        if wide is None or (any(_map_keys_differ(k, wide) for k in kinds) and _numeric_common_type(list(kinds)) is None) \
+                or any(_map_keys_merge(k, wide) for k in kinds):
             _refuse("concat", "arrays of different types vpush does not coerce as Spark does")
         assert wide is not None  # for mypy: refused above
         if any(_map_keys_differ(k, wide) for k in kinds):
@@ -3539,6 +3558,8 @@ class _Rewriter:
         if len(set(known)) == 1 or not any(isinstance(t, (ArrayType, MapType, StructType)) for t in known):
             return None
         wide = nested_common_type(known, strings=not isinstance(node, (exp.Greatest, exp.Least)))
+        if wide is not None and any(_map_keys_merge(t, wide) for t in known):
+            _refuse(type(node).__name__.lower(), "maps whose keys a cast to doubles or floats may make equal (Spark keeps both)")
         if wide is not None and any(_map_keys_differ(t, wide) for t in known) and _numeric_common_type(list(types)) is not None:
             return None  # numbers widened inside maps' keys: DuckDB's cast of them is Spark's (_widen_decimal_branches)
         if wide is None and isinstance(node, exp.In) and all(_alike_but_names(known[0], t) for t in known):
@@ -4288,14 +4309,33 @@ class _Rewriter:
         keys, values = node.args.get("keys"), node.args.get("values")
         if not (isinstance(node, exp.VarMap) and isinstance(keys, exp.Array) and isinstance(values, exp.Array)):
             _refuse("map", "this form")
-        if not isinstance(result, MapType) or not _plain_key(result.key):
-            _refuse("map", "keys or values without one type vpush knows (Spark's coercion), or keys that are not integers, strings, booleans or dates")
+        if not isinstance(result, MapType) or not (_plain_key(result.key) or _is_fractional(result.key)):
+            _refuse("map", "keys or values without one type vpush knows (Spark's coercion), or keys that are not integers, floats, doubles, "
+                    "strings, booleans or dates")
         of = self.typer.of
 
         def typed(part: exp.Expr, to: SparkType) -> exp.Expr:
             return part if of(part) == to else exp.cast(part, _sql_type(to))
 
         key_parts = [typed(k, result.key) for k in keys.expressions]
+        key_texts: list[exp.Expr] = [exp.cast(k.copy(), exp.DataType.build("VARCHAR")) for k in key_parts]
+        if _is_fractional(result.key):
+            # (Spark names a duplicate as given, -0.0 too, as Java prints the double: 1.0E10, NaN)
+            key_texts = [self._nested_cast(k.copy(), result.key, StringType(), False) for k in key_parts]
+        parts = [n for part in (*keys.expressions, *values.expressions) for n in part.walk()]
+        if _is_fractional(result.key) and (node.find_ancestor(exp.Lambda) is not None or any(isinstance(n, (exp.Subquery, exp.Select)) for n in parts)):
+            # (whether Spark folds the map, or builds it interpreted, is not known there)
+            _refuse("map", "float or double keys inside a lambda or beside a subquery (Spark normalizes a -0.0 key only where it "
+                    "folds the map or evaluates it interpreted)")
+        constant = not any(isinstance(n, exp.Column) for n in parts)
+        if _is_fractional(result.key) and constant:
+            # Spark's map builder normalizes a float key's -0.0 to 0.0 where its optimizer folds the
+            # map to a constant (the interpreted ArrayBasedMapBuilder), not where generated code
+            # builds it row by row (map(-0.0D, i) keeps -0.0: measured); DuckDB compares keys as
+            # Spark does (-0.0 equal to 0.0, NaN to NaN), in the checks and lookups
+            zero = exp.cast(exp.Literal.number(0), _sql_type(result.key))
+            key_parts = [exp.Case(ifs=[exp.If(this=exp.EQ(this=k.copy(), expression=exp.Literal.number(0)), true=zero.copy())], default=k)
+                         for k in key_parts]
         value_parts = [typed(v, result.value) for v in values.expressions]
         checks: list[exp.If] = []
         for j, key in enumerate(key_parts):
@@ -4304,7 +4344,7 @@ class _Rewriter:
                 checks.append(exp.If(this=exp.Is(this=key.copy(), expression=exp.Null()), true=spark_error("NULL_MAP_KEY", null_text, None)))
             for earlier in key_parts[:j]:
                 text = exp.DPipe(
-                    this=exp.DPipe(this=exp.Literal.string("Duplicate map key "), expression=exp.cast(key.copy(), exp.DataType.build("VARCHAR"))),
+                    this=exp.DPipe(this=exp.Literal.string("Duplicate map key "), expression=key_texts[j].copy()),
                     expression=exp.Literal.string(" was found, please check the input data."),
                 )
                 checks.append(exp.If(this=exp.EQ(this=earlier.copy(), expression=key.copy()), true=spark_error("DUPLICATED_MAP_KEY", text, None)))
@@ -4335,6 +4375,9 @@ class _Rewriter:
             return exp.cast(looked_up, _sql_type(MapType(wanted, source.value))), key
         if wanted == _DOUBLE and source.key in (AtomicType("tinyint"), AtomicType("smallint"), _INT):
             return exp.cast(looked_up, _sql_type(MapType(wanted, source.value))), key
+        if source.key == _DOUBLE and (_is_integral(wanted) or wanted == AtomicType("float")):
+            # the key cast to the map's doubles, as Spark's coercion casts it (m[k] and element_at alike)
+            return looked_up, exp.cast(key, _sql_type(_DOUBLE))
         _refuse(called, "a key of another type than the map's (Spark's coercion)")
 
     def _map_value(self, source: exp.Expr, key: exp.Expr, of_type: MapType, called: str) -> exp.Expr:
@@ -6294,6 +6337,7 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
     for part in parts:
         for node in in_scope(part):
             _check_variant_operands(node, typer)
+            check_array_ordering(node, typer.of)
             if isinstance(node, _COMPARISONS) and (is_variant(node.this) or is_variant(node.expression)):
                 raise _not_orderable(node, f"`{type(node).__name__.lower()}` comparison")
             if isinstance(node, exp.Nullif) and (is_variant(node.this) or is_variant(node.expression)):
@@ -6868,6 +6912,8 @@ def _widen_set_operation(
             # bigint or a double, beside a date that date; DuckDB made both strings), each
             # branch's projection cast, which the rewrite casts part by part as Spark does
             target = nested_wider_type(a, b)
+            if target is not None and any(_map_keys_merge(t, target) for t in (a, b)):
+                _refuse(type(operation).__name__.upper(), "maps whose keys a cast to doubles or floats may make equal (Spark keeps both)")
             numeric_keys = target is not None and any(_map_keys_differ(t, target) for t in (a, b))
             # (numbers widened inside maps' keys are cast as below: DuckDB's cast of them is Spark's)
             if not (numeric_keys and _numeric_common_type([a, b]) is not None):

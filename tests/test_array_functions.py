@@ -139,12 +139,14 @@ CALLS = [
     # get: 0-based, NULL outside the array (a negative index too), typed as an element
     "get(a, 0)", "get(a, 4)", "get(a, -1)", "get(a, CAST(i AS bigint))", "get(a, i * 0.5)", "get(a, '1')", "get(g, i)", "get(nest, 1)", "get(dt, n)", "typeof(get(nest, 0))",
     "get(transform(a, x -> named_struct('v', x)), 1).v AS gv",
+    # of nested elements (tests/test_nested_queries.py has more)
+    "array_distinct(nest)", "array_max(nest)", "array_min(nest)", "sort_array(nest, false)",
 ]
 
 # Forms vpush does not answer as Spark does: refused on DuckDB, answered by the Spark engine.
 REFUSED = [
-    "array_distinct(nest)", "array_sort(array(3, 1, 2), (x, y) -> y - x)", "array_join(f, ',')",
-    "sequence(DATE '2024-01-01', DATE '2024-01-03')", "array_max(nest)",
+    "array_sort(array(3, 1, 2), (x, y) -> y - x)", "array_join(f, ',')",
+    "sequence(DATE '2024-01-01', DATE '2024-01-03')",
     "array_join(g, s)", "transform_keys(map(1, i), (k, v) -> k / 2)",
     "zip_with(a, b, (x, y) -> size(filter(b, z -> z > x)))", "zip_with(dt, ts, (x, y) -> x IS NULL AND y IS NULL)",
     "map_zip_with(map('x', i), map('x', n), (k, v1, v2) -> v1 IS NULL)",
@@ -153,7 +155,7 @@ REFUSED = [
 
 # Refused on DuckDB; on Spark they raise (an order that is no literal, a merge or value of another type).
 REFUSED_SPARK_RAISES = ["sort_array(a, i > 0)", "array_insert(a, NULL, 1)", "exists(a, x -> x)", "filter(g, x -> x)", "aggregate(l, 0, (acc, x) -> acc + x)", "array_repeat(NULL, 2)",
-                        "map_zip_with(map('x', i), map(1, n), (k, v1, v2) -> v1)", "sort_array(array(map('k', i)))"]
+                        "map_zip_with(map('x', i), map(1, n), (k, v1, v2) -> v1)"]
 
 
 table_path, con, spark_con, spark_view = table_fixtures("arrays", TABLE)
@@ -192,7 +194,8 @@ def test_refused_calls_run_on_the_spark_engine(spark_view: SparkSession, spark_c
      ("transform_keys(map('x', i), (k, v) -> v)", "NULL_MAP_KEY"),
      ("array_remove(a, 'x')", "DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES"),
      ("array_intersect(a, g)", "DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES"),
-     ("array_position(a, 1.5)", "DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES")],
+     ("array_position(a, 1.5)", "DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES"),
+     ("sort_array(array(map('k', i)))", "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE")],
 )
 def test_array_functions_raise_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
