@@ -23,13 +23,12 @@ from vpush.optimizer.variant_types import (
     VARIANT,
     ArrayType,
     AtomicType,
-    DecimalType,
     MapType,
     SparkType,
     StringType,
     StructField,
     StructType,
-    leaves,
+    coercible,
 )
 
 __all__ = ["check_array_ordering", "orderable", "spark_sql_type"]
@@ -41,9 +40,6 @@ _TWO_ARRAYS = ("array_union", "array_intersect", "array_except", "arrays_overlap
 _ONE_ARRAY = ("array_distinct", "array_max", "array_min")
 _PLAIN_NAME = re.compile(r"[a-zA-Z0-9_]+")
 _VOID = "VOID"
-_COERCED_LEAVES = frozenset({"tinyint", "smallint", "int", "bigint", "float", "double", "boolean", "date", "timestamp",
-                             "timestamp_ntz", "binary", "void"})
-
 
 def orderable(of_type: SparkType) -> bool:
     """Whether Spark orders values of ``of_type`` (``RowOrdering.isOrderable``): neither a map nor
@@ -86,13 +82,6 @@ def _quoted(name: str) -> str:
     if _PLAIN_NAME.fullmatch(name) and not name.isdigit():
         return name
     return "`" + name.replace("`", "``") + "`"
-
-
-def _coercible(of_type: SparkType) -> bool:
-    """Whether vpush knows how Spark widens each part of ``of_type`` (so that it can tell that no
-    common type exists)."""
-    return all(isinstance(leaf, (StringType, DecimalType)) or (isinstance(leaf, AtomicType) and leaf.name in _COERCED_LEAVES)
-               for leaf in leaves(of_type))
 
 
 def _tightest(a: SparkType, b: SparkType) -> SparkType | None:
@@ -183,7 +172,7 @@ def check_array_ordering(node: exp.Expr, of: TypeOf) -> None:
             return
         common = _tightest(left.element, right.element)
         if common is None:
-            if _coercible(left.element) and _coercible(right.element):
+            if coercible(left.element) and coercible(right.element):
                 raise _mismatch(text, f'Input to function `{called}` should have been two "ARRAY" with same element type, '
                                 f"but it's [{_shown([spark_sql_type(left), spark_sql_type(right)])}].", "BINARY_ARRAY_DIFF_TYPES")
             return
@@ -200,7 +189,7 @@ def check_array_ordering(node: exp.Expr, of: TypeOf) -> None:
             return
         common = _wider(source.element, value) if called == "array_contains" else _tightest(source.element, value)
         if common is None:
-            if _coercible(source.element) and _coercible(value):
+            if coercible(source.element) and coercible(value):
                 raise _mismatch(text, f'Input to `{called}` should have been "ARRAY" followed by a value with same element type, '
                                 f"but it's [{_shown([spark_sql_type(source), spark_sql_type(value)])}].", "ARRAY_FUNCTION_DIFF_TYPES")
             return

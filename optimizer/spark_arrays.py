@@ -43,6 +43,8 @@ from vpush.optimizer.variant_types import (
     StringType,
     StructField,
     StructType,
+    coercible,
+    holds_map,
     leaves,
 )
 
@@ -133,32 +135,25 @@ def _comparable(t: SparkType | None) -> bool:
     return _flat(t)
 
 
-_COERCED_LEAVES = frozenset({"tinyint", "smallint", "int", "bigint", "float", "double", "boolean", "date", "timestamp",
-                             "timestamp_ntz", "binary", "void"})
-
-
-def _coerced(t: SparkType | None) -> bool:
-    """Whether every leaf of ``t`` is of a type whose widening :func:`nested_wider_type` knows."""
-    return t is not None and t != VARIANT and all(
-        isinstance(leaf, (StringType, DecimalType)) or (isinstance(leaf, AtomicType) and leaf.name in _COERCED_LEAVES) for leaf in leaves(t))
-
-
 def _tightest(a: SparkType | None, b: SparkType | None) -> SparkType | None:
-    """:func:`_common`, or else Spark's tightest common type of two types of :func:`_coerced`
-    parts (None where there is none)."""
+    """:func:`_common`, or else Spark's tightest common type of two types whose widening vpush
+    knows (None where there is none)."""
     common = _common(a, b)
-    if common is not None or a is None or b is None or not (_coerced(a) and _coerced(b)) or _holds_map(a) or _holds_map(b) \
-            or not tightest_common(a, b):
+    if common is not None or a is None or b is None or not _widening_known(a, b):
         return common
-    return nested_wider_type(a, b, strings=False)
+    return _nested_tightest(a, b)
 
 
-def _holds_map(t: SparkType) -> bool:
-    if isinstance(t, ArrayType):
-        return _holds_map(t.element)
-    if isinstance(t, StructType):
-        return any(_holds_map(f.type) for f in t.fields)
-    return isinstance(t, MapType)
+def _widening_known(a: SparkType, b: SparkType) -> bool:
+    """Whether vpush knows Spark's widening of every part of ``a`` and ``b`` (a map's keys are
+    cast by no rule of vpush's)."""
+    return coercible(a) and coercible(b) and not holds_map(a) and not holds_map(b)
+
+
+def _nested_tightest(a: SparkType, b: SparkType) -> SparkType | None:
+    """Spark's ``findTightestCommonType`` of ``a`` and ``b``, part by part (decimals that differ
+    have none): None where there is none."""
+    return nested_wider_type(a, b, strings=False) if tightest_common(a, b) else None
 
 
 def _coerced_element(called: str, types: list[SparkType], *, value: bool) -> SparkType | None:
@@ -172,9 +167,9 @@ def _coerced_element(called: str, types: list[SparkType], *, value: bool) -> Spa
             finds no such type.
     """
     a, b = (t.element if isinstance(t, ArrayType) and (k == 0 or not value) else t for k, t in enumerate(types))
-    if not (_coerced(a) and _coerced(b)) or any(_holds_map(t) for t in (a, b)):
-        return None  # (a map's keys are cast by no rule of vpush's: refused)
-    wide = nested_wider_type(a, b, strings=False) if tightest_common(a, b) else None
+    if not _widening_known(a, b):
+        return None  # refused
+    wide = _nested_tightest(a, b)
     if wide is None:
         raise different_element_types(called, types, value=value)
     return wide
@@ -771,7 +766,7 @@ def _concat_maps_type(types: list[SparkType | None]) -> SparkType | None:
         return None
     if all(t == maps[0] for t in maps):
         return maps[0]
-    if not all(_coerced(t) for t in maps):
+    if not all(coercible(t) for t in maps):
         return None
     wide = nested_common_type(list(maps))
     if not isinstance(wide, MapType):

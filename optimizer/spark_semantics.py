@@ -160,6 +160,8 @@ from vpush.optimizer.variant_types import (
     StringType,
     StructField,
     StructType,
+    coercible,
+    holds_map,
     leaves,
     parse_variant_type,
 )
@@ -1007,7 +1009,7 @@ class _Typer:
                 kinds = [self._part(p) for p in node.expressions if not isinstance(p, exp.Null)]
                 known = [k for k in kinds if k is not None]
                 if len(known) == len(kinds) and any(isinstance(k, (ArrayType, MapType, StructType)) for k in known) and all(
-                        _coercible(k) for k in known) and not any(_map_keys_differ(k, known[0]) for k in known):
+                        coercible(k) for k in known) and not any(_map_keys_differ(k, known[0]) for k in known):
                     element = nested_common_type(known)
                 if element is not None and any(_map_keys_merge(k, element) for k in known):
                     element = None  # (refused where it is used)
@@ -1669,17 +1671,6 @@ def _wider_nested(a: SparkType, b: SparkType) -> SparkType | None:
     return None
 
 
-_COERCIBLE_LEAVES = frozenset({"tinyint", "smallint", "int", "bigint", "float", "double", "boolean", "date", "timestamp",
-                                "timestamp_ntz", "binary", "void"})
-
-
-def _coercible(t: SparkType | None) -> bool:
-    """Whether every leaf of ``t`` is of a type :func:`nested_wider_type` knows Spark's widening of
-    (numbers, strings, booleans, dates, timestamps, binaries, NULL), inside arrays, maps and structs."""
-    return t is not None and all(isinstance(leaf, (StringType, DecimalType)) or (isinstance(leaf, AtomicType) and leaf.name in _COERCIBLE_LEAVES)
-                                 for leaf in leaves(t))
-
-
 def nested_wider_type(a: SparkType, b: SparkType, *, strings: bool = True) -> SparkType | None:
     """Spark's ANSI ``findWiderTypeForTwo`` (``strings``) or ``findWiderTypeWithoutStringPromotion``
     of two types of :func:`_coercible` leaves, arrays, maps and structs part by part (a struct's
@@ -1959,18 +1950,10 @@ def _contained_type(element: SparkType, value: SparkType | None) -> SparkType | 
     (Spark's ``findWiderTypeWithoutStringPromotion``), where DuckDB's equality of it is Spark's:
     numbers, dates and timestamps, and arrays and structs of them (no map, variant, string
     beside another type); None elsewhere."""
-    if value is None or value == _NULL_TYPE or not (_coercible(element) and _coercible(value)):
+    if value is None or value == _NULL_TYPE or not (coercible(element) and coercible(value)):
         return None
-
-    def comparable(t: SparkType) -> bool:
-        if isinstance(t, ArrayType):
-            return comparable(t.element)
-        if isinstance(t, StructType):
-            return all(comparable(f.type) for f in t.fields)
-        return not isinstance(t, MapType)
-
     wide = nested_wider_type(element, value, strings=False)
-    return wide if wide is not None and comparable(wide) else None
+    return wide if wide is not None and not holds_map(wide) else None
 
 
 def _concat_parts(node: exp.Expr, of: Callable[[exp.Expr], SparkType | None]) -> tuple[list[exp.Expr], SparkType | None] | None:
@@ -1987,7 +1970,7 @@ def _concat_parts(node: exp.Expr, of: Callable[[exp.Expr], SparkType | None]) ->
         return None
     if len(set(arrays)) == 1:
         return parts, arrays[0]
-    return parts, nested_common_type(list(arrays)) if all(_coercible(k) for k in arrays) else None
+    return parts, nested_common_type(list(arrays)) if all(coercible(k) for k in arrays) else None
 
 
 def _binary_padded(node: exp.Pad, of: Callable[[exp.Expr], SparkType | None]) -> bool:
@@ -3456,7 +3439,7 @@ class _Rewriter:
         """
         # every part an array (_concat_parts)
         kinds = [k for k in (self.typer.of(p) for p in parts) if k is not None]
-        if wide is None and all(_coercible(k) for k in kinds):
+        if wide is None and all(coercible(k) for k in kinds):
             raise _concat_diff_types(node, kinds)
         if len(set(kinds)) == 1:
             return node
@@ -3499,7 +3482,7 @@ class _Rewriter:
         an ordering compares them by :func:`nested_sort_key` (a NULL inside first; DuckDB's cast
         left it last) and a date beside a timestamp is Spark's timestamp."""
         left, right = self.typer.of(node.this), self.typer.of(node.expression)
-        if not (isinstance(left, (ArrayType, StructType)) and type(left) is type(right) and _coercible(left) and _coercible(right)):
+        if not (isinstance(left, (ArrayType, StructType)) and type(left) is type(right) and coercible(left) and coercible(right)):
             return
         assert right is not None  # for mypy: of left's type
         wide = nested_wider_type(left, right, strings=False)
@@ -3552,7 +3535,7 @@ class _Rewriter:
         parts = [(holder, key, _place_value(holder, key)) for holder, key in places]
         values = [(holder, key, value) for holder, key, value in parts if value is not None and not isinstance(value, exp.Null)]
         types = [self.typer.of(value) for _, _, value in values]
-        if not values or not all(_coercible(t) for t in types):
+        if not values or not all(coercible(t) for t in types):
             return None
         known = [t for t in types if t is not None]
         if len(set(known)) == 1 or not any(isinstance(t, (ArrayType, MapType, StructType)) for t in known):
@@ -6499,7 +6482,7 @@ def no_wider_type(a: SparkType, b: SparkType) -> bool:
     if a == b or _NULL_TYPE in (a, b):
         return False
     if any(isinstance(t, (ArrayType, MapType, StructType)) for t in (a, b)):
-        return _coercible(a) and _coercible(b) and nested_wider_type(a, b, strings=False) is None
+        return coercible(a) and coercible(b) and nested_wider_type(a, b, strings=False) is None
     kinds = [isinstance(t, StringType) for t in (a, b)], [t == AtomicType("boolean") for t in (a, b)]
     if any(any(k) and not all(k) for k in kinds):
         return True
@@ -6540,7 +6523,7 @@ def _check_struct_comparison(node: exp.Expr, typer: _Typer) -> None:
     field of another type (DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES)."""
     left, right = typer.of(node.this), typer.of(node.expression)
     nested = (ArrayType, MapType, StructType)
-    if (left is not None and right is not None and _NULL_TYPE not in (left, right) and _coercible(left) and _coercible(right)
+    if (left is not None and right is not None and _NULL_TYPE not in (left, right) and coercible(left) and coercible(right)
             and (isinstance(left, nested) or isinstance(right, nested)) and type(left) is not type(right)):
         raise _incompatible_operands(node, left, right)  # an array beside a string, a struct or a number
     if not (isinstance(left, StructType) and isinstance(right, StructType)):
@@ -6907,7 +6890,7 @@ def _widen_set_operation(
                 continue
             # (INTERSECT and EXCEPT need a wider type, which structs of other names have not)
             raise _incompatible_column(operation, i, a, b)
-        if any(isinstance(k, (ArrayType, MapType, StructType)) for k in (a, b)) and _coercible(a) and _coercible(b):
+        if any(isinstance(k, (ArrayType, MapType, StructType)) for k in (a, b)) and coercible(a) and coercible(b):
             # arrays, maps and structs widened part by part (a string element beside a number a
             # bigint or a double, beside a date that date; DuckDB made both strings), each
             # branch's projection cast, which the rewrite casts part by part as Spark does

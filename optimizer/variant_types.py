@@ -633,6 +633,30 @@ def leaves(spark_type: SparkType) -> list[SparkType]:
     return [t for t in _walk(spark_type) if not isinstance(t, (ArrayType, MapType, StructType))]
 
 
+# The leaf types whose widening by Spark's coercion vpush follows (`nested_wider_type`)
+_COERCIBLE_LEAVES = frozenset({"tinyint", "smallint", "int", "bigint", "float", "double", "boolean", "date", "timestamp",
+                               "timestamp_ntz", "binary", "void"})
+
+
+def coercible(spark_type: SparkType | None) -> bool:
+    """Whether every leaf of ``spark_type`` is of a type whose widening by Spark's coercion vpush
+    knows (numbers, strings, booleans, dates, timestamps, binaries, NULL), inside arrays, maps and
+    structs; not a variant.
+
+    Example:
+        >>> coercible(ArrayType(DecimalType(10, 2))), coercible(VARIANT), coercible(None)
+        (True, False, False)
+    """
+    return spark_type is not None and all(
+        isinstance(leaf, (StringType, DecimalType)) or (isinstance(leaf, AtomicType) and leaf.name in _COERCIBLE_LEAVES)
+        for leaf in leaves(spark_type))
+
+
+def holds_map(spark_type: SparkType) -> bool:
+    """Whether ``spark_type`` is a map or holds one (an array's element, a struct's field)."""
+    return any(isinstance(t, MapType) for t in _walk(spark_type))
+
+
 def _castable(spark_type: SparkType) -> bool:
     """Spark's ``VariantGet.checkDataType``: scalars, and arrays, string-keyed maps and structs
     of castable types."""
