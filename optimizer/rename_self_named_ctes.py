@@ -1,8 +1,8 @@
 """A CTE whose own query reads the table of its name (``WITH events AS (SELECT ... FROM events
 WHERE ...) SELECT ... FROM events``), renamed apart from that table.
 
-Spark's CTEs are not recursive: inside its own query a CTE's name is the table (or an earlier
-CTE), and the CTE is what the queries after it read. DuckDB reads the name inside as the CTE
+A CTE of a plain ``WITH`` (not ``WITH RECURSIVE``) does not read itself in Spark: inside its own
+query its name is the table (or an earlier CTE), and the CTE is what the queries after it read. DuckDB reads the name inside as the CTE
 itself and refuses the query ("Circular reference to CTE"), and vpush's planner would take that
 table for the CTE and plan no scan of it. The CTE is given a name of its own, and each reference
 to it (the main query's, a later CTE's) reads that name under the old one as its alias, so
@@ -19,7 +19,7 @@ _SUFFIX = "__vpush_cte"
 
 def rename_self_named_ctes(expression: exp.Expr) -> None:
     """Rename, in place, each CTE whose query reads a table of its own name (see the module).
-    A name that two CTEs of the statement define is left as it is.
+    A name that two CTEs of the statement define, and a ``WITH RECURSIVE``, are left as they are.
 
     Example:
         >>> from vpush.optimizer.plan_query import parse_spark
@@ -39,8 +39,8 @@ def rename_self_named_ctes(expression: exp.Expr) -> None:
             continue
         with_ = cte.parent
         owner = with_.parent if isinstance(with_, exp.With) else None
-        if owner is None or not isinstance(with_, exp.With):
-            continue
+        if owner is None or not isinstance(with_, exp.With) or with_.args.get("recursive"):
+            continue  # WITH RECURSIVE: the name inside is the CTE itself
         siblings = list(with_.expressions)
         earlier = siblings[: siblings.index(cte)]
         fresh = f"{cte.alias_or_name}{_SUFFIX}"
