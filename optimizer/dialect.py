@@ -1208,6 +1208,22 @@ def inside_within(node: exp.Expr, kinds: type[exp.Expr] | tuple[type[exp.Expr], 
     return False
 
 
+def within(node: exp.Expr, ancestor: exp.Expr) -> bool:
+    """Whether ``node`` is ``ancestor`` or lies inside it.
+
+    Example:
+        >>> from sqlglot import parse_one
+        >>> select = parse_one("SELECT a FROM (SELECT b FROM t) AS s")
+        >>> [within(c, select.find(exp.Subquery)) for c in select.find_all(exp.Column)]
+        [False, True]
+    """
+    while node is not None:
+        if node is ancestor:
+            return True
+        node = node.parent  # type: ignore[assignment]
+    return False
+
+
 def lambda_variables(node: exp.Expr) -> set[str]:
     """The lower-cased names of the variables of the lambdas around ``node``."""
     return {v.name.lower() for lam in enclosing(node, exp.Lambda) for v in lam.expressions}

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from vpush.optimizer.dialect import within
+
 __all__ = ["rename_self_named_ctes"]
 
 _SUFFIX = "__vpush_cte"
@@ -45,7 +47,7 @@ def rename_self_named_ctes(expression: exp.Expr) -> None:
         earlier = siblings[: siblings.index(cte)]
         fresh = f"{cte.alias_or_name}{_SUFFIX}"
         for table in list(owner.find_all(exp.Table)):
-            if not _reads(table, name) or _within(table, cte) or any(_within(table, e) for e in earlier):
+            if not _reads(table, name) or within(table, cte) or any(within(table, e) for e in earlier):
                 continue
             if not table.alias:
                 table.set("alias", exp.TableAlias(this=exp.to_identifier(table.name, quoted=table.this.quoted)))
@@ -55,11 +57,3 @@ def rename_self_named_ctes(expression: exp.Expr) -> None:
 
 def _reads(table: exp.Table, name: str) -> bool:
     return isinstance(table.this, exp.Identifier) and not table.args.get("db") and table.name.lower() == name
-
-
-def _within(node: exp.Expr, ancestor: exp.Expr) -> bool:
-    while node is not None:
-        if node is ancestor:
-            return True
-        node = node.parent  # type: ignore[assignment]
-    return False

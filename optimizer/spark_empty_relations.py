@@ -25,6 +25,8 @@ from typing import Any
 
 from sqlglot import exp
 
+from vpush.optimizer.dialect import within
+
 __all__ = ["dropped_unread"]
 
 
@@ -80,16 +82,9 @@ def _cte_dropped(cte: exp.CTE) -> bool:
         return False
     # a table of its name inside its own query is another table (Spark's CTEs are not recursive)
     references = [t for t in statement.find_all(exp.Table)
-                  if t.name.lower() == name and not t.args.get("db") and not _inside(t, cte)]
+                  if t.name.lower() == name and not t.args.get("db") and not within(t, cte)]
     return bool(references) and all(_dropped(t) for t in references)
 
-
-def _inside(node: exp.Expr, ancestor: exp.Expr) -> bool:
-    while node is not None:
-        if node is ancestor:
-            return True
-        node = node.parent  # type: ignore[assignment]
-    return False
 
 
 def _empty(select: exp.Select) -> bool:

@@ -69,6 +69,7 @@ from vpush.optimizer.dialect import (
     number_literal as _number_literal,
     tuple_field_name,
     utc_shift_argument,
+    within,
 )
 from vpush.codec.datetime_pattern import DatetimePatternError, compile_pattern
 from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
@@ -5694,27 +5695,19 @@ def _prune_unread_extractions(scope: Scope, derived: Mapping[str, Mapping[str, e
         readers = _cte_readers(inner) if source.is_cte else [select]
         if any(j.args.get("using") or j.args.get("method") for reader in readers for j in reader.args.get("joins") or []):
             continue
-        if any(not isinstance(star.parent, exp.Count) and not _within(star, node) and not _within(star, inner)
+        if any(not isinstance(star.parent, exp.Count) and not within(star, node) and not within(star, inner)
                for reader in readers for star in reader.find_all(exp.Star)):
             continue  # a `*` (or `s.*`, `struct(*)`) reads every column
         # a column of any part of that name (`n.a` reads a field of n): read
-        outside = [c for reader in readers for c in reader.find_all(exp.Column) if not _within(c, node) and not _within(c, inner)]
+        outside = [c for reader in readers for c in reader.find_all(exp.Column) if not within(c, node) and not within(c, inner)]
         for name in names:
             if any(part.name.lower() == name for c in outside for part in c.parts):
                 continue
             own = [p for p in inner.expressions if p.alias_or_name.lower() == name]
             rest = [p for p in inner.expressions if p not in own]
-            if len(own) != 1 or not rest or any(c.name.lower() == name and not _within(c, own[0]) for c in inner.find_all(exp.Column)):
+            if len(own) != 1 or not rest or any(c.name.lower() == name and not within(c, own[0]) for c in inner.find_all(exp.Column)):
                 continue
             own[0].pop()
-
-
-def _within(node: exp.Expr, ancestor: exp.Expr) -> bool:
-    while node is not None:
-        if node is ancestor:
-            return True
-        node = node.parent  # type: ignore[assignment]
-    return False
 
 
 def _ancestors(node: exp.Expr, top: exp.Expr) -> list[exp.Expr]:
