@@ -23,6 +23,7 @@ from sqlglot import exp
 
 from vpush.optimizer.dialect import call_arguments, call_name, sql_call as _f
 from vpush.optimizer.errors import refuse_on_duckdb as _refuse
+from vpush.optimizer.spark_math import has_map
 from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_semantics import (
     different_element_types,
@@ -44,7 +45,6 @@ from vpush.optimizer.variant_types import (
     StructField,
     StructType,
     coercible,
-    holds_map,
     leaves,
 )
 
@@ -147,7 +147,7 @@ def _tightest(a: SparkType | None, b: SparkType | None) -> SparkType | None:
 def _widening_known(a: SparkType, b: SparkType) -> bool:
     """Whether vpush knows Spark's widening of every part of ``a`` and ``b`` (a map's keys are
     cast by no rule of vpush's)."""
-    return coercible(a) and coercible(b) and not holds_map(a) and not holds_map(b)
+    return coercible(a) and coercible(b) and not has_map(a) and not has_map(b)
 
 
 def _nested_tightest(a: SparkType, b: SparkType) -> SparkType | None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from vpush.optimizer.dialect import within
+from vpush.optimizer.dialect import number_constant, within
 
 __all__ = ["dropped_unread"]
 
@@ -159,19 +159,12 @@ def _constant(node: exp.Expr) -> object:
         return None
     if isinstance(node, exp.Boolean):
         return bool(node.this)
-    if isinstance(node, exp.Neg):
-        inner = _constant(node.this)
-        return -inner if isinstance(inner, decimal.Decimal) else _NOT_CONSTANT
-    if isinstance(node, exp.Literal):
-        if node.is_string:
-            return node.this
-        if "e" in node.this.lower():  # Spark's double (1e0): compared as doubles, not followed here
-            return _NOT_CONSTANT
-        try:
-            return decimal.Decimal(node.this)
-        except decimal.InvalidOperation:  # a suffixed literal (1L, 2BD): not folded here
-            return _NOT_CONSTANT
-    return _NOT_CONSTANT
+    if isinstance(node, exp.Literal) and node.is_string:
+        return node.this
+    # an exact number, through minus signs (a suffixed literal, 1L or 2BD, is a cast: not folded
+    # here; a double, 1e0, is compared as doubles by Spark: not followed here)
+    number = number_constant(node, at_cast=lambda _: None)
+    return decimal.Decimal(number) if isinstance(number, (int, decimal.Decimal)) else _NOT_CONSTANT
 
 
 def _comparable(values: list[object]) -> bool:

@@ -162,7 +162,6 @@ from vpush.optimizer.variant_types import (
     StructField,
     StructType,
     coercible,
-    holds_map,
     leaves,
     parse_variant_type,
 )
@@ -1954,7 +1953,7 @@ def _contained_type(element: SparkType, value: SparkType | None) -> SparkType | 
     if value is None or value == _NULL_TYPE or not (coercible(element) and coercible(value)):
         return None
     wide = nested_wider_type(element, value, strings=False)
-    return wide if wide is not None and not holds_map(wide) else None
+    return wide if wide is not None and not _has_map(wide) else None
 
 
 def _concat_parts(node: exp.Expr, of: Callable[[exp.Expr], SparkType | None]) -> tuple[list[exp.Expr], SparkType | None] | None:

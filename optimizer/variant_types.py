@@ -652,11 +652,6 @@ def coercible(spark_type: SparkType | None) -> bool:
         for leaf in leaves(spark_type))
 
 
-def holds_map(spark_type: SparkType) -> bool:
-    """Whether ``spark_type`` is a map or holds one (an array's element, a struct's field)."""
-    return any(isinstance(t, MapType) for t in _walk(spark_type))
-
-
 def _castable(spark_type: SparkType) -> bool:
     """Spark's ``VariantGet.checkDataType``: scalars, and arrays, string-keyed maps and structs
     of castable types."""
