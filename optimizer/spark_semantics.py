@@ -3337,7 +3337,8 @@ class _Rewriter:
         ``Long.MaxValue`` for a ``bigint``, as ``Math.floor(x) <= Long.MaxValue`` compares it as a
         double (DuckDB's cast raised). A value other than a column or a literal is computed once."""
         kind = source.to_spark().upper()
-        low, high = {"tinyint": (-128, 127), "smallint": (-32768, 32767), "int": (-2147483648, 2147483647)}.get(target.name, (-(2**63), 2**63 - 1))
+        bits = INTEGER_WIDTHS[target.name]
+        low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
         def number(operand: Callable[[str], exp.Expression]) -> exp.Expression:
             x = operand("x")
