@@ -872,9 +872,12 @@ def _group_expressions(select: exp.Select) -> list[exp.Expr]:
 
 
 def _window_over(function: exp.Expr, keys: Sequence[exp.Expr], order: exp.Expr | None, preceding: bool) -> exp.Window:
-    """``function`` over the rows of its keys (``ORDER BY order`` with a RANGE frame from the
-    first row to those before the row's peers, or to its peers)."""
-    spec = exp.WindowSpec(kind="RANGE", start="UNBOUNDED", start_side="PRECEDING",
+    """``function`` over the rows of its keys (``ORDER BY order`` with a frame from the first row
+    to the row before, or to the row's peers). The frame before is of ROWS, not of RANGE ending
+    ``1 PRECEDING``: DuckDB's RANGE frames with an offset have given different answers from run
+    to run (duckdb/duckdb#16098), and the merge needs no more (a row tied with the one before
+    starts no session, as that one's end passes their start)."""
+    spec = exp.WindowSpec(kind="ROWS" if preceding else "RANGE", start="UNBOUNDED", start_side="PRECEDING",
                           end=exp.Literal.number(1) if preceding else "CURRENT ROW", end_side="PRECEDING" if preceding else None)
     window = exp.Window(this=function, partition_by=[k.copy() for k in keys] or None)
     if order is not None:
