@@ -174,7 +174,8 @@ def _table_schema(table: Table, data_schema: pa.Schema) -> pa.Schema:
 def _referenced_columns(expression: exp.Expr) -> set[str] | None:
     """Lower-cased names of columns the query mentions (a join's USING keys too), or None when it
     selects ``*`` or joins NATURAL."""
-    if any(not isinstance(star.parent, exp.Count) and not _passes_table_rows(star) for star in expression.find_all(exp.Star)):
+    if any(not isinstance(star.parent, exp.Count) and not _passes_table_rows(star) and not _over_derived_tables(star)
+           for star in expression.find_all(exp.Star)):
         return None  # a `*` or `t.*` projection, or one inside a call (struct(*)); not count(*)
     names: set[str] = set()
     for col in expression.find_all(exp.Column):
@@ -188,6 +189,18 @@ def _referenced_columns(expression: exp.Expr) -> set[str] | None:
         # JOIN ... USING (k) reads k on both sides, where no Column names it
         names.update(key.name.lower() for key in join.args.get("using") or [] if isinstance(key, (exp.Identifier, exp.Column)))
     return names
+
+
+def _over_derived_tables(star: exp.Star) -> bool:
+    """Whether ``star`` reads only derived tables: its SELECT's every source is a subquery, whose
+    own projections name what it reads (a ``*`` there over a table counts itself). The window
+    stages of a session merge (:func:`~vpush.optimizer.rewrite_time_windows.merge_sessions`) are
+    such, and had read every column of the table."""
+    select = star.find_ancestor(exp.Select)
+    if select is None or select.args.get("from_") is None:
+        return False
+    sources = [select.args["from_"].this, *(join.this for join in select.args.get("joins") or [])]
+    return all(isinstance(source, exp.Subquery) for source in sources)
 
 
 def _passes_table_rows(star: exp.Star) -> bool:

@@ -350,3 +350,14 @@ def test_window_refused_where_vpush_does_not_follow_spark(con: vpush.Connection)
 def test_window_time_of_a_struct_not_made_by_window(spark_view: SparkSession, con: vpush.Connection) -> None:
     sql = "SELECT window_time(w) FROM (SELECT named_struct('start', ts, 'end', ts) AS w FROM t)"
     assert_same_answer(sql, spark_view, con, {})
+
+
+@pytest.mark.parametrize(("sql", "read"), [
+    ("SELECT count(*) FROM t GROUP BY session_window(ntz, '2 minutes')", "ntz"),
+    ("SELECT session_window.start, max(v) FROM t GROUP BY id % 2, session_window(ts, '3 minutes')", "id, ts, v"),
+    ("SELECT * FROM (SELECT window(ts, '10 minutes') AS w FROM t)", "ts"),
+])
+def test_time_windows_read_only_the_columns_named(sql: str, read: str, con: vpush.Connection) -> None:
+    """The derived tables of a session merge (``SELECT *`` of the window stages) read only what
+    their sources name, not every column of the table."""
+    assert f"columns read: {read}\n" in con.sql(sql).explain()
