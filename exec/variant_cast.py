@@ -817,7 +817,7 @@ def _cast_raw(value: Variant, target: SparkType, zone: _Zone, time_zone: str, st
 def _invalid_cast(value: Variant, target: SparkType, time_zone: str) -> ExecutionError:
     text = _spark_json(value, time_zone)
     return ExecutionError(
-        f'The variant value `{text}` cannot be cast into `"{target.to_spark().upper()}"`. '
+        f'The variant value `{text}` cannot be cast into `"{target.to_sql()}"`. '
         "Please use `try_variant_get` instead.",
         error_class=INVALID_VARIANT_CAST,
     )

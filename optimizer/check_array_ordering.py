@@ -12,7 +12,6 @@ arrays of maps where Spark raises: :func:`check_array_ordering` raises Spark's e
 """
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from sqlglot import exp
@@ -31,14 +30,13 @@ from vpush.optimizer.variant_types import (
     coercible,
 )
 
-__all__ = ["check_array_ordering", "orderable", "spark_sql_type"]
+__all__ = ["check_array_ordering", "orderable"]
 
 TypeOf = Callable[[exp.Expr], "SparkType | None"]
 
 _WITH_VALUE = ("array_contains", "array_position", "array_remove")
 _TWO_ARRAYS = ("array_union", "array_intersect", "array_except", "arrays_overlap")
 _ONE_ARRAY = ("array_distinct", "array_max", "array_min")
-_PLAIN_NAME = re.compile(r"[a-zA-Z0-9_]+")
 _VOID = "VOID"
 
 def orderable(of_type: SparkType) -> bool:
@@ -57,31 +55,6 @@ def orderable(of_type: SparkType) -> bool:
     if isinstance(of_type, StructType):
         return all(orderable(f.type) for f in of_type.fields)
     return of_type != VARIANT
-
-
-def spark_sql_type(of_type: SparkType) -> str:
-    """``of_type`` as Spark's ``DataType.sql`` writes it in error messages (``toSQLType``): a
-    struct's field names quoted where they are not plain (``QuotingUtils.quoteIfNeeded``). Spark
-    adds ``NOT NULL`` after a field it knows is never NULL, which vpush's types do not record.
-
-    Example:
-        >>> from vpush.optimizer.variant_types import AtomicType, StringType
-        >>> spark_sql_type(ArrayType(StructType((StructField("a b", MapType(AtomicType("int"), StringType())),))))
-        'ARRAY<STRUCT<`a b`: MAP<INT, STRING>>>'
-    """
-    if isinstance(of_type, ArrayType):
-        return f"ARRAY<{spark_sql_type(of_type.element)}>"
-    if isinstance(of_type, MapType):
-        return f"MAP<{spark_sql_type(of_type.key)}, {spark_sql_type(of_type.value)}>"
-    if isinstance(of_type, StructType):
-        return "STRUCT<" + ", ".join(f"{_quoted(f.name)}: {spark_sql_type(f.type)}" for f in of_type.fields) + ">"
-    return of_type.to_spark().upper()
-
-
-def _quoted(name: str) -> str:
-    if _PLAIN_NAME.fullmatch(name) and not name.isdigit():
-        return name
-    return "`" + name.replace("`", "``") + "`"
 
 
 def _tightest(a: SparkType, b: SparkType) -> SparkType | None:
@@ -120,7 +93,7 @@ def _mismatch(text: str, detail: str, error_class: str) -> OptimizeError:
 
 
 def _unordered(text: str, called: str, of_type: SparkType) -> OptimizeError:
-    return _mismatch(text, f'The `{called}` does not support ordering on type "{spark_sql_type(of_type)}".', "INVALID_ORDERING_TYPE")
+    return _mismatch(text, f'The `{called}` does not support ordering on type "{of_type.to_sql()}".', "INVALID_ORDERING_TYPE")
 
 
 def _shown(types: list[str]) -> str:
@@ -164,7 +137,7 @@ def check_array_ordering(node: exp.Expr, of: TypeOf) -> None:
         if all(bare) or any(t is None and not null for t, null in zip(types, bare)):
             return
         if any(bare):
-            shown = _shown([_VOID if t is None else spark_sql_type(t) for t in types])
+            shown = _shown([_VOID if t is None else t.to_sql() for t in types])
             raise _mismatch(text, f'Input to function `{called}` should have been two "ARRAY" with same element type, '
                             f"but it's [{shown}].", "BINARY_ARRAY_DIFF_TYPES")
         left, right = types
@@ -174,7 +147,7 @@ def check_array_ordering(node: exp.Expr, of: TypeOf) -> None:
         if common is None:
             if coercible(left.element) and coercible(right.element):
                 raise _mismatch(text, f'Input to function `{called}` should have been two "ARRAY" with same element type, '
-                                f"but it's [{_shown([spark_sql_type(left), spark_sql_type(right)])}].", "BINARY_ARRAY_DIFF_TYPES")
+                                f"but it's [{_shown([left.to_sql(), right.to_sql()])}].", "BINARY_ARRAY_DIFF_TYPES")
             return
         raise _unordered(text, called, common)
     if called in _WITH_VALUE and len(given) == 2:
@@ -191,7 +164,7 @@ def check_array_ordering(node: exp.Expr, of: TypeOf) -> None:
         if common is None:
             if coercible(source.element) and coercible(value):
                 raise _mismatch(text, f'Input to `{called}` should have been "ARRAY" followed by a value with same element type, '
-                                f"but it's [{_shown([spark_sql_type(source), spark_sql_type(value)])}].", "ARRAY_FUNCTION_DIFF_TYPES")
+                                f"but it's [{_shown([source.to_sql(), value.to_sql()])}].", "ARRAY_FUNCTION_DIFF_TYPES")
             return
         raise _unordered(text, called, common)
     source = types[0]

@@ -86,7 +86,7 @@ def from_json_schema(text: str) -> SparkType:
     parsed = parse_spark_type(text)
     if not isinstance(parsed, (StructType, ArrayType, MapType)):
         raise OptimizeError(
-            f'Cannot resolve "from_json" due to data type mismatch: Input schema "{parsed.to_spark().upper()}" must be a struct, '
+            f'Cannot resolve "from_json" due to data type mismatch: Input schema "{parsed.to_sql()}" must be a struct, '
             "an array, a map or a variant.",
             error_class="DATATYPE_MISMATCH.INVALID_JSON_SCHEMA",
         )

@@ -174,8 +174,8 @@ def _stack_as_inline(call: exp.Expr, type_of: Callable[[exp.Expr], SparkType | N
                 assert first_type is not None and other is not None
                 raise OptimizeError(
                     f'Cannot resolve "{_spark_sql(call)}" due to data type mismatch: The data type of the column '
-                    f'({column}) do not have the same type: "{first_type.to_spark().upper()}" ({first + 1}) <> '
-                    f'"{other.to_spark().upper()}" ({k + 1}).',
+                    f'({column}) do not have the same type: "{first_type.to_sql()}" ({first + 1}) <> '
+                    f'"{other.to_sql()}" ({k + 1}).',
                     error_class="DATATYPE_MISMATCH.STACK_COLUMN_DIFF_TYPES",
                 )
     rows_of_fields = []
@@ -237,7 +237,7 @@ def _output(generator: _Generator, argument: SparkType | None) -> list[tuple[str
         if not (isinstance(argument, ArrayType) and isinstance(argument.element, StructType)):
             raise OptimizeError(
                 f'Cannot resolve "{_spark_sql(call)}" due to data type mismatch: The first parameter requires '
-                f'the "ARRAY<STRUCT>" type, however "{_spark_sql(_argument(call))}" has the type "{argument.to_spark().upper()}"',
+                f'the "ARRAY<STRUCT>" type, however "{_spark_sql(_argument(call))}" has the type "{argument.to_sql()}"',
                 error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
             )
         return [(f.name, f.type) for f in argument.element.fields]
@@ -247,7 +247,7 @@ def _output(generator: _Generator, argument: SparkType | None) -> list[tuple[str
         return [*positions, ("key", argument.key), ("value", argument.value)]
     raise OptimizeError(
         f'Cannot resolve "{_spark_sql(call)}" due to data type mismatch: The first parameter requires the '
-        f'("ARRAY" or "MAP") type, however "{_spark_sql(_argument(call))}" has the type "{argument.to_spark().upper()}"',
+        f'("ARRAY" or "MAP") type, however "{_spark_sql(_argument(call))}" has the type "{argument.to_sql()}"',
         error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
     )
 

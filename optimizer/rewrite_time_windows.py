@@ -709,7 +709,7 @@ def rewrite_time_windows(
                 f'Cannot resolve "window({_spark_sql(window.time)}, {window.window}, {window.slide}, {window.start})" due to '
                 'data type mismatch: The first parameter requires the ("(TIMESTAMP OR TIMESTAMP WITHOUT TIME ZONE)" or '
                 '"STRUCT<start: TIMESTAMP, end: TIMESTAMP>" or "STRUCT<start: TIMESTAMP_NTZ, end: TIMESTAMP_NTZ>") type, '
-                f'however "{_spark_sql(window.time)}" has the type "{time_type.to_spark().upper()}".',
+                f'however "{_spark_sql(window.time)}" has the type "{time_type.to_sql()}".',
                 error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
             )
         else:

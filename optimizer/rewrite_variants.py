@@ -1349,7 +1349,7 @@ def _to_json_of(
     shown = f"to_json({node.this.sql(dialect=VpushSpark)})"
     if not isinstance(spark_type, (ArrayType, MapType, StructType)):
         raise OptimizeError(
-            f'Cannot resolve "{shown}" due to data type mismatch: Input schema "{spark_type.to_spark().upper()}" must '
+            f'Cannot resolve "{shown}" due to data type mismatch: Input schema "{spark_type.to_sql()}" must '
             "be a struct, an array, a map or a variant.",
             error_class="DATATYPE_MISMATCH.INVALID_JSON_SCHEMA",
         )
@@ -1429,7 +1429,7 @@ def _to_variant_object(
         )
     if not _variant_object_input(spark_type, top=top):
         raise OptimizeError(
-            f'{shown}: cannot cast "{spark_type.to_spark().upper()}" to "VARIANT"',
+            f'{shown}: cannot cast "{spark_type.to_sql()}" to "VARIANT"',
             error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",
         )
     for part in _parts(spark_type):
@@ -1496,7 +1496,7 @@ def _variant_modify(
         new_value = exp.Anonymous(this=cast_name, expressions=[rewrite(value)])
     elif isinstance(value_type, StructType):
         raise OptimizeError(
-            f'{shown}: cannot cast "{value_type.to_spark().upper()}" to "VARIANT"',
+            f'{shown}: cannot cast "{value_type.to_sql()}" to "VARIANT"',
             error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION",
         )
     else:

@@ -2373,7 +2373,7 @@ class _Rewriter:
             if isinstance(other, (ArrayType, MapType, StructType)) and any(string_null(v) for _, _, v in parts):
                 raise OptimizeError(
                     f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `casewhen` should all be '
-                    f'the same type, but it\'s ["{other.to_spark().upper()}", "STRING"].',
+                    f'the same type, but it\'s ["{other.to_sql()}", "STRING"].',
                     error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
                 )
         if target is not None:
@@ -3336,7 +3336,7 @@ class _Rewriter:
         and the infinities included (NULL for ``try_cast``); a double or float that is ``2^63`` is
         ``Long.MaxValue`` for a ``bigint``, as ``Math.floor(x) <= Long.MaxValue`` compares it as a
         double (DuckDB's cast raised). A value other than a column or a literal is computed once."""
-        kind = source.to_spark().upper()
+        kind = source.to_sql()
         bits = INTEGER_WIDTHS[target.name]
         low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
 
@@ -6263,7 +6263,7 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
         kind = typer.of(node)
         return OptimizeError(
             f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the {what} does not support ordering on type '
-            f'"{kind.to_spark().upper() if kind is not None else "MAP"}"',
+            f'"{kind.to_sql() if kind is not None else "MAP"}"',
             error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
         )
 
@@ -6325,7 +6325,7 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
                 kinds = [typer.of(a) for a in given]
                 if any(k is None for k in kinds):
                     _refuse(type(node).__name__.lower(), "a variant beside an argument whose type vpush does not know")
-                names = ", ".join(f'"{k.to_spark().upper()}"' for k in kinds if k is not None)
+                names = ", ".join(f'"{k.to_sql()}"' for k in kinds if k is not None)
                 raise OptimizeError(
                     f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `{type(node).__name__.lower()}` '
                     f"should all be the same type, but it's [{names}].",
@@ -6652,7 +6652,7 @@ def _check_utc_shift_argument(node: exp.AtTimeZone | exp.FromTimeZone, typer: _T
     kind = typer.of(utc_shift_argument(node))
     if kind is None or isinstance(kind, StringType) or kind in _UTC_SHIFT_ARGUMENT_TYPES:
         return
-    shown = kind.to_spark().upper()
+    shown = kind.to_sql()
     called = "from_utc_timestamp" if isinstance(node, exp.AtTimeZone) else "to_utc_timestamp"
     raise OptimizeError(
         f'Cannot resolve "{spark_name(node) or called}" due to data type mismatch: the first parameter requires the '
@@ -6703,7 +6703,7 @@ def _check_set_operation(operation: exp.SetOperation, left: Mapping[str, SparkTy
 def _map_set_operation_error(column: str, spark_type: SparkType) -> OptimizeError:
     return OptimizeError(
         "Cannot have MAP type columns in DataFrame which calls set operations (INTERSECT, EXCEPT, etc.), "
-        f'but the type of column {column} is "{spark_type.to_spark().upper()}"',
+        f'but the type of column {column} is "{spark_type.to_sql()}"',
         error_class="UNSUPPORTED_FEATURE.SET_OPERATION_ON_MAP_TYPE",
     )
 
@@ -7145,7 +7145,7 @@ def _string_column_as_decimal(value: exp.Expr, target: DecimalType) -> exp.Expre
     trimmed = exp.Anonymous(this="regexp_replace", expressions=[
         value.copy(), exp.Literal.string(f"^{_TRIMMED[:-1]}+|{_TRIMMED[:-1]}+$"), exp.Literal.string(""), exp.Literal.string("g")])
     to = _sql_type(target)
-    shown = target.to_spark().upper()
+    shown = target.to_sql()
     readable = exp.Anonymous(this="regexp_full_match", expressions=[trimmed, exp.Literal.string(_DECIMAL_TEXT.pattern)])
     converted = exp.TryCast(this=trimmed.copy(), to=to)
     malformed = _malformed_message(value, shown)
@@ -7175,7 +7175,7 @@ def _string_literal_as_decimal(value: exp.Expr, target: DecimalType) -> exp.Expr
     text = literal.this.strip(" \t\n\r\x0b\x0c\x00")
     if not _DECIMAL_TEXT.fullmatch(text):
         raise OptimizeError(
-            f"The value {spark_string_value(literal.this)} of the type \"STRING\" cannot be cast to \"{target.to_spark().upper()}\" "
+            f"The value {spark_string_value(literal.this)} of the type \"STRING\" cannot be cast to \"{target.to_sql()}\" "
             "because it is malformed.",
             error_class="CAST_INVALID_INPUT",
         )
@@ -7547,7 +7547,7 @@ def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, M
             )
         if len(found) == 1 and (isinstance(found[0], (AtomicType, StringType, DecimalType))):
             raise OptimizeError(
-                f"Can't extract a value from `{column.table}`: need a struct type but got \"{found[0].to_spark().upper()}\".",
+                f"Can't extract a value from `{column.table}`: need a struct type but got \"{found[0].to_sql()}\".",
                 error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
             )
 
@@ -7588,7 +7588,7 @@ def _check_array_fields(select: exp.Select, typer: _Typer) -> None:
             if isinstance(kind, ArrayType) and not isinstance(kind.element, StructType) and kind.element is not None:
                 raise OptimizeError(
                     f'Cannot resolve "{column.sql(dialect=VpushSpark)}" due to data type mismatch: the parameter requires '
-                    f'the "STRUCT" type, however it has the type "{kind.to_spark().upper()}".',
+                    f'the "STRUCT" type, however it has the type "{kind.to_sql()}".',
                     error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
                 )
             element = kind.element if isinstance(kind, ArrayType) else None
@@ -7655,7 +7655,7 @@ def _cast_to_variant(node: exp.Cast, argument: SparkType | None) -> exp.Expr:
         kind = kind.element
     if isinstance(kind, (MapType, StructType)) or (kind is not None and not isinstance(kind, (AtomicType, StringType, DecimalType))):
         shown = node.sql(dialect=VpushSpark)
-        written = argument.to_spark().upper() if argument is not None else "?"
+        written = argument.to_sql() if argument is not None else "?"
         raise OptimizeError(
             f'{shown}: cannot cast "{written}" to "VARIANT"', error_class="DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION"
         )
@@ -8233,7 +8233,7 @@ def spark_name(node: exp.Expr, *, top: bool = True) -> str | None:
         target = _cast_type(node)
         if word == "CAST" and isinstance(target, (ArrayType, MapType, StructType)):
             return inner  # measured: Spark names a cast to an array, map or struct after its argument
-        return None if target is None else f"{word}({inner} AS {target.to_spark().upper()})"
+        return None if target is None else f"{word}({inner} AS {target.to_sql()})"
     if isinstance(node, exp.Window):
         return _window_name(node)
     mode_order = _mode_within_group(node)
@@ -8728,7 +8728,7 @@ def _extraction_name(node: exp.Expr, top: bool) -> str:
         return key
     if isinstance(node, exp.Cast):
         target = _cast_type(node)
-        shown = target.to_spark().upper() if target is not None else node.to.sql(dialect=VpushSpark)
+        shown = target.to_sql() if target is not None else node.to.sql(dialect=VpushSpark)
         word = "TRY_CAST" if isinstance(node, exp.TryCast) else "CAST"
         return f"{word}({_extraction_name(node.this, False)} AS {shown})"
     assert isinstance(node, VariantGet)
@@ -9257,7 +9257,7 @@ def _ordinal(index: int) -> str:
 
 
 def _spark_type_name(of_type: SparkType | None) -> str:
-    return of_type.to_spark().upper() if of_type is not None else "UNKNOWN"
+    return of_type.to_sql() if of_type is not None else "UNKNOWN"
 
 
 # Window functions Spark computes over an ordered window only (WINDOW_FUNCTION_FRAME_NOT_ORDERED),
@@ -9478,7 +9478,7 @@ def _string_to_integral_or_boolean(value: exp.Expr, target: SparkType | None, *,
         readable = exp.Anonymous(this="regexp_full_match", expressions=[trimmed, exp.Literal.string("[+-]?[0-9]+")])
         converted = exp.Cast(this=trimmed.copy(), to=to) if strict else exp.TryCast(this=trimmed.copy(), to=to)
     if strict:
-        otherwise: exp.Expression = spark_error("CAST_INVALID_INPUT", _malformed_message(value, target.to_spark().upper()), to)
+        otherwise: exp.Expression = spark_error("CAST_INVALID_INPUT", _malformed_message(value, target.to_sql()), to)
     else:
         otherwise = exp.cast(exp.Null(), to)
     return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), to)),
@@ -9501,7 +9501,7 @@ def _number_to_timestamp(value: exp.Expr, source: SparkType | None, strict: bool
         if strict:
             message = exp.DPipe(
                 this=exp.DPipe(this=exp.Literal.string("The value '"), expression=exp.cast(seconds.copy(), exp.DataType.build("VARCHAR"))),
-                expression=exp.Literal.string(f"' of the type \"{source.to_spark().upper() if source else 'DOUBLE'}\" cannot be cast to \"TIMESTAMP\" because it is malformed."),
+                expression=exp.Literal.string(f"' of the type \"{source.to_sql() if source else 'DOUBLE'}\" cannot be cast to \"TIMESTAMP\" because it is malformed."),
             )
             invalid = spark_error("CAST_INVALID_INPUT", message, bigint)
         else:
@@ -9525,7 +9525,7 @@ def _window_time(arguments: list[exp.Expr | None], type_of: Callable[[exp.Expr],
     if of_type is not None and not isinstance(of_type, StructType):
         raise OptimizeError(
             f'Cannot resolve "window_time({_spark_text(arguments[0])})" due to data type mismatch: The first parameter '
-            f'requires the "STRUCT" type, however "{_spark_text(arguments[0])}" has the type "{of_type.to_spark().upper()}".',
+            f'requires the "STRUCT" type, however "{_spark_text(arguments[0])}" has the type "{of_type.to_sql()}".',
             error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
         )
     if window_time_type(of_type) is None:

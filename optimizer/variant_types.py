@@ -100,6 +100,18 @@ class SparkType:
         """DDL text that Spark parses back to this type: lower-case, no spaces."""
         raise NotImplementedError
 
+    def to_sql(self) -> str:
+        """This type as Spark writes it in error messages and in an expression's text
+        (``DataType.sql``): upper case, a struct's field names as written (quoted where they are
+        not plain) with ``NOT NULL`` after a field never NULL.
+
+        Example:
+            >>> ArrayType(StructType((StructField("a b", MapType(AtomicType("int"), StringType())),
+            ...                       StructField("Xy", DecimalType(10, 2), nullable=False)))).to_sql()
+            'ARRAY<STRUCT<`a b`: MAP<INT, STRING>, Xy: DECIMAL(10,2) NOT NULL>>'
+        """
+        return self.to_spark().upper()
+
     def to_sql_type(self) -> exp.DataType | None:
         """This type as a sqlglot ``DataType``, as the vpush dialect reads its text; None when
         sqlglot cannot hold it exactly (a collated string anywhere: it keeps no collation).
@@ -177,6 +189,9 @@ class ArrayType(SparkType):
     def to_spark(self) -> str:
         return f"array<{self.element.to_spark()}>"
 
+    def to_sql(self) -> str:
+        return f"ARRAY<{self.element.to_sql()}>"
+
 
 @dataclasses.dataclass(frozen=True)
 class MapType(SparkType):
@@ -188,6 +203,9 @@ class MapType(SparkType):
     def to_spark(self) -> str:
         return f"map<{self.key.to_spark()},{self.value.to_spark()}>"
 
+    def to_sql(self) -> str:
+        return f"MAP<{self.key.to_sql()}, {self.value.to_sql()}>"
+
 
 @dataclasses.dataclass(frozen=True)
 class StructField:
@@ -198,6 +216,10 @@ class StructField:
     def to_spark(self) -> str:
         name = self.name if _PLAIN_NAME.match(self.name) else "`" + self.name.replace("`", "``") + "`"
         return f"{name}:{self.type.to_spark()}" + ("" if self.nullable else " not null")
+
+    def to_sql(self) -> str:
+        name = self.name if _PLAIN_NAME.match(self.name) else "`" + self.name.replace("`", "``") + "`"
+        return f"{name}: {self.type.to_sql()}" + ("" if self.nullable else " NOT NULL")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -215,6 +237,9 @@ class StructType(SparkType):
 
     def to_spark(self) -> str:
         return "struct<" + ",".join(f.to_spark() for f in self.fields) + ">"
+
+    def to_sql(self) -> str:
+        return "STRUCT<" + ", ".join(f.to_sql() for f in self.fields) + ">"
 
 
 VARIANT = AtomicType("variant")
