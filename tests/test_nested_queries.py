@@ -6,6 +6,7 @@ a NULL element, and a struct nested four levels deep.
 """
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
@@ -848,3 +849,20 @@ def test_double_keys_in_a_lambda_refused(con: vpush.Connection) -> None:
     with pytest.raises(VpushError) as error:
         con.sql("SELECT transform(array(1.0D, -1.0D), x -> map(x * 0.0D, 'a')) AS r FROM t").to_arrow()
     assert error.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
+
+
+@pytest.mark.parametrize("sql", [
+    "SELECT explode(s) FROM t",
+    "SELECT array_contains(arr, s) FROM t",
+    "SELECT stack(2, deep, m) FROM t",
+    "SELECT array_sort(array(m)) FROM t",
+])
+def test_nested_types_in_messages_as_spark_writes_them(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    """The types an error names, written as Spark's ``DataType.sql`` writes them (field names as
+    written, ``: `` and ``, ``), by one renderer (``SparkType.to_sql``)."""
+    with pytest.raises(Exception) as spark_error:
+        spark_view.sql(sql).collect()
+    with pytest.raises(VpushError) as error:
+        con.sql(sql).to_arrow()
+    quoted = re.compile(r'"([A-Z]+<[^"]*>)"')
+    assert quoted.findall(str(error.value)) == quoted.findall(str(spark_error.value).split("SQLSTATE")[0])
