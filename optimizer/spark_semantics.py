@@ -522,6 +522,9 @@ def _round_div(numerator: exp.Expression, denominator: exp.Expression) -> exp.Ex
     return _with_operands({"n": numerator, "d": denominator}, _rounded_quotient)
 
 
+_PENDING = itertools.count()
+
+
 def _with_operands(operands: dict[str, exp.Expression], body: Callable[[Callable[[str], exp.Expression]], exp.Expression]) -> exp.Expression:
     """``body`` over ``operands`` (taken, not copied), each computed once however often ``body``
     names it (by ``operand(name)``).
@@ -539,18 +542,19 @@ def _with_operands(operands: dict[str, exp.Expression], body: Callable[[Callable
         expressions=[exp.PropertyEQ(this=exp.to_identifier(name), expression=operand) for name, operand in operands.items()]
     )
 
-    # each lambda its own variable, unused by the lambdas inside its body
-    names: list[exp.Identifier] = []
+    # each lambda its own variable, unused by the lambdas inside its body; named by a placeholder
+    # of this call's own until the body is built (a copy of a part that names it is renamed too)
+    pending = f"{_DIVISION}_pending{next(_PENDING)}"
 
     def named(name: str) -> exp.Expression:
-        names.append(exp.to_identifier(_DIVISION))
-        return exp.Dot(this=exp.Column(this=names[-1]), expression=exp.to_identifier(name))
+        return exp.Dot(this=exp.Column(this=exp.to_identifier(pending)), expression=exp.to_identifier(name))
 
     inner = body(named)
     taken = {v.name for node in inner.find_all(exp.Lambda) for v in node.expressions}
     variable = next(f"{_DIVISION}{i or ''}" for i in itertools.count() if f"{_DIVISION}{i or ''}" not in taken)
-    for name_node in names:
-        name_node.set("this", variable)
+    for name_node in inner.find_all(exp.Identifier):
+        if name_node.this == pending:
+            name_node.set("this", variable)
     lambda_body = exp.Lambda(this=inner, expressions=[exp.to_identifier(variable)])
     each = exp.Anonymous(this="list_transform", expressions=[exp.Array(expressions=[pair]), lambda_body])
     return exp.Anonymous(this="list_extract", expressions=[each, exp.Literal.number(1)])
@@ -1604,14 +1608,143 @@ def _split_with_limit(text: exp.Expr, pattern: exp.Expr, limit: exp.Expr) -> exp
 
 
 _FLOATING = (_DOUBLE, AtomicType("float"))
-# A decimal number with Java's float or double suffix (Double.parseDouble takes `1.5d`, `2F`)
-_JAVA_SUFFIXED = r"^(\s*[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)[dDfF](\s*)$"
+# What Java's Double.parseDouble reads after String.trim (FloatingDecimal.readJavaFormatString):
+# a decimal number with an optional float or double suffix, NaN, Infinity (ASCII digits only, no
+# `_`, which DuckDB's cast takes); Spark's processFloatingPointSpecialLiterals adds some words.
+_JAVA_DECIMAL_FLOAT = r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[dDfF]?|NaN|Infinity)"
+_JAVA_HEX_FLOAT = r"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+[dDfF]?"
+_SPECIAL_FLOAT_WORDS = ("inf", "+inf", "infinity", "+infinity", "-inf", "-infinity", "nan")
+_JAVA_TRIMMED = r"^[\x00-\x20]+|[\x00-\x20]+$"  # java.lang.String.trim
 
 
-def _java_float_text(value: exp.Expr) -> exp.Expression:
-    """The string ``value`` as DuckDB's cast to a double reads what Spark's cast reads: Java's
-    ``Double.parseDouble`` takes a number with a ``d``/``f`` suffix, which DuckDB does not."""
-    return exp.Anonymous(this="regexp_replace", expressions=[value, exp.Literal.string(_JAVA_SUFFIXED), exp.Literal.string("\\1\\2")])
+def _string_as_floating(value: exp.Expr, target: AtomicType, strict: bool) -> exp.Expression:
+    """Spark's cast of the string ``value`` to ``target`` (a double or a float) when the query
+    runs: ``Double.parseDouble`` / ``Float.parseFloat`` of the text trimmed as ``String.trim``
+    trims it (a ``d``/``f`` suffix, hexadecimal ``0x1.8p1``), then Spark's words (``inf``,
+    ``-infinity``, ``nan`` in any case); another text CAST_INVALID_INPUT, or NULL for
+    ``try_cast`` (``strict`` False). DuckDB's own cast reads ``1_000`` as 1000 and no hexadecimal
+    number: it is given only the decimal texts Java reads, and a hexadecimal one is computed
+    (:func:`_hexadecimal_floating`)."""
+    to = exp.DataType.build(target.name.upper())
+
+    def body(operand: Callable[[str], exp.Expression]) -> exp.Expression:
+        def matches(pattern: str) -> exp.Expression:
+            return exp.Anonymous(this="regexp_full_match", expressions=[operand("t"), exp.Literal.string(pattern)])
+
+        decimal_text = exp.Anonymous(this="regexp_replace", expressions=[operand("t"), exp.Literal.string("[dDfF]$"), exp.Literal.string("")])
+        hexadecimal = _hexadecimal_floating(lambda: operand("t"), target)
+        otherwise = spark_error("CAST_INVALID_INPUT", _malformed_message(operand("v"), target.to_sql()), to) if strict else exp.cast(exp.Null(), to)
+        return exp.Case(ifs=[
+            exp.If(this=exp.Is(this=operand("v"), expression=exp.Null()), true=exp.cast(exp.Null(), to)),
+            exp.If(this=matches(_JAVA_DECIMAL_FLOAT), true=exp.cast(decimal_text, to)),
+            exp.If(this=exp.In(this=exp.Lower(this=operand("t")), expressions=[exp.Literal.string(w) for w in _SPECIAL_FLOAT_WORDS]),
+                   true=exp.cast(operand("t"), to)),
+            exp.If(this=matches(_JAVA_HEX_FLOAT), true=hexadecimal),
+        ], default=otherwise)
+
+    def trimmed(given: Callable[[str], exp.Expression]) -> exp.Expression:
+        text = exp.Anonymous(this="regexp_replace", expressions=[
+            given("v"), exp.Literal.string(_JAVA_TRIMMED), exp.Literal.string(""), exp.Literal.string("g")])
+        return _with_operands({"t": text}, lambda own: body(lambda name: given(name) if name == "v" else own(name)))
+
+    return _with_operands({"v": exp.Paren(this=value.copy())}, trimmed)  # the value computed once
+
+
+# (significant bits, the exponent of the least subnormal's place, the greatest exponent)
+_HEX_FLOAT_FORMATS = {"double": (53, -1074, 1023), "float": (24, -149, 127)}
+
+
+def _hexadecimal_floating(text: Callable[[], exp.Expression], target: AtomicType) -> exp.Expression:
+    """The hexadecimal floating-point ``text()`` (trimmed, as :data:`_JAVA_HEX_FLOAT` matches it)
+    as Java's ``parseDouble``/``parseFloat`` reads it: the exact value ``digits * 2^exponent``
+    rounded once, half to even, to the target's significant bits or, below its normal range, to
+    its least subnormal's place; an infinity past its range, a zero signed as the text.
+
+    The first 15 significant hex digits (below 2^60) are an integer ``M`` and any nonzero digit
+    after them only breaks a tie; ``M`` is shifted right by the places it has past the precision
+    (or past the least place), and the rounded integer times a power of two is exact in a
+    double."""
+    bits, least, greatest = _HEX_FLOAT_FORMATS[target.name]
+    ubigint = exp.DataType.build("UBIGINT", dialect="duckdb")
+
+    def call(name: str, *args: exp.Expression) -> exp.Expression:
+        return exp.Anonymous(this=name, expressions=list(args))
+
+    def part(pattern: str) -> exp.Expression:
+        return call("regexp_extract", text(), exp.Literal.string(pattern), exp.Literal.number(1))
+
+    def number(n: int | str) -> exp.Expression:
+        return exp.Literal.number(n)
+
+    fraction = part(r"\.([0-9a-fA-F]*)")
+    digits = call("ltrim", exp.DPipe(this=part(r"0[xX]([0-9a-fA-F]*)"), expression=fraction), exp.Literal.string("0"))
+    written = exp.TryCast(this=part(r"[pP]([+-]?[0-9]+)"), to=exp.DataType.build("DOUBLE"))  # may pass any integer
+
+    def parts(d: Callable[[str], exp.Expression]) -> exp.Expression:
+        dropped = exp.Greatest(this=number(0), expressions=[exp.Sub(this=call("length", d("d")), expression=number(15))])
+        return _with_operands({
+            "m": exp.TryCast(this=exp.DPipe(this=exp.Literal.string("0x"), expression=call("left", d("d"), number(15))), to=ubigint),
+            "e": exp.Add(this=exp.Sub(this=d("x"), expression=exp.Mul(this=number(4), expression=d("f"))),
+                         expression=exp.Mul(this=number(4), expression=dropped)),  # the exponent of M's last place
+            "k": call("regexp_matches", call("substr", d("d"), number(16)), exp.Literal.string("[1-9a-fA-F]")),
+        }, lambda o: _magnitude(lambda: d("d"), o))
+
+    def _magnitude(d: Callable[[], exp.Expression], o: Callable[[str], exp.Expression]) -> exp.Expression:
+        # M's bits past the precision (M >= 2^k for k from the precision up; M < 2^60), or the
+        # places short of the least place where more (clamped to the shifts DuckDB takes: it may
+        # compute a branch for rows the CASE does not select)
+        past: exp.Expression = number(0)
+        for k in range(bits, 60):
+            past = exp.Add(this=past, expression=exp.Case(ifs=[exp.If(this=exp.GTE(this=o("m"), expression=number(2**k)), true=number(1))],
+                                                          default=number(0)))
+        def below() -> exp.Expression:
+            return exp.Sub(this=number(least), expression=o("e"))
+        shift = exp.cast(exp.Greatest(this=number(0), expressions=[exp.Least(this=number(61), expressions=[
+            exp.Greatest(this=exp.Paren(this=past), expressions=[exp.Paren(this=below())])])]), exp.DataType.build("INT"))
+
+        def rounded(s: Callable[[str], exp.Expression]) -> exp.Expression:
+            half = exp.BitwiseLeftShift(this=exp.cast(number(1), ubigint),
+                                        expression=exp.Greatest(this=number(0), expressions=[exp.Sub(this=s("s"), expression=number(1))]))
+
+            def place(q: Callable[[str], exp.Expression]) -> exp.Expression:
+                up = exp.and_(exp.GT(this=s("s"), expression=number(0)), exp.or_(
+                    exp.GT(this=q("r"), expression=q("h")),
+                    exp.and_(exp.EQ(this=q("r"), expression=q("h")),
+                             exp.or_(o("k"), exp.EQ(this=exp.Mod(this=q("q"), expression=number(2)), expression=number(1))))))
+                whole = exp.Add(this=q("q"), expression=exp.Case(ifs=[exp.If(this=up, true=number(1))], default=number(0)))
+                return exp.Mul(this=exp.cast(whole, exp.DataType.build("DOUBLE")),
+                               expression=call("pow", exp.Literal.number("2.0"), exp.Add(this=o("e"), expression=s("s"))))
+
+            kept = exp.BitwiseRightShift(this=o("m"), expression=s("s"))
+            rest = exp.Sub(this=o("m"), expression=exp.BitwiseLeftShift(
+                this=exp.Paren(this=exp.BitwiseRightShift(this=o("m"), expression=s("s"))), expression=s("s")))
+            return _with_operands({"q": kept, "r": rest, "h": half}, place)
+
+        return exp.Case(ifs=[
+            exp.If(this=exp.EQ(this=d(), expression=exp.Literal.string("")), true=exp.Literal.number("0.0")),
+            exp.If(this=exp.GT(this=o("e"), expression=number(greatest)), true=exp.cast(exp.Literal.string("inf"), exp.DataType.build("DOUBLE"))),
+            exp.If(this=exp.GT(this=below(), expression=number(61)), true=exp.Literal.number("0.0")),  # below half the least place
+        ], default=_with_operands({"s": shift}, rounded))
+
+    magnitude = _with_operands({"d": digits, "f": call("length", fraction.copy()), "x": written}, parts)
+    negative = call("starts_with", text(), exp.Literal.string("-"))
+    signed = exp.Case(ifs=[exp.If(this=negative, true=exp.Neg(this=exp.Paren(this=magnitude.copy())))], default=magnitude)
+    return signed if target == _DOUBLE else _java_float_of_double(signed)
+
+
+def _java_float_of_double(value: exp.Expression) -> exp.Expression:
+    """Java's ``(float)`` of the double ``value``: past the float range an infinity, where
+    DuckDB's cast raises from the same bound (the largest float plus half its last place, a tie
+    Java rounds up); DuckDB orders NaN above every number, so it is let through first."""
+    bound = exp.Literal.number("3.4028235677973366e38")
+
+    def infinity(sign: str) -> exp.Expression:
+        return exp.cast(exp.Literal.string(f"{sign}inf"), exp.DataType.build("FLOAT"))
+
+    return exp.Case(ifs=[exp.If(this=exp.Anonymous(this="isnan", expressions=[value.copy()]), true=exp.cast(value.copy(), exp.DataType.build("FLOAT"))),
+                         exp.If(this=exp.GTE(this=value.copy(), expression=bound), true=infinity("")),
+                         exp.If(this=exp.LTE(this=value.copy(), expression=exp.Neg(this=bound.copy())), true=infinity("-"))],
+                    default=exp.cast(value.copy(), exp.DataType.build("FLOAT")))
 
 
 def _string_read_as_double(left: SparkType | None, right: SparkType | None) -> bool:
@@ -2921,16 +3054,7 @@ class _Rewriter:
             micros = exp.Anonymous(this="epoch_us", expressions=[node.this])
             return exp.cast(exp.IntDiv(this=micros, expression=exp.Literal.number(1_000_000)), exp.DataType.build("BIGINT"))
         if isinstance(node, exp.Cast) and _cast_type(node) == AtomicType("float") and of(node.this) == AtomicType("double"):
-            # Java's (float) of a double past the float range is an infinity; DuckDB's cast raises
-            # from the same bound (the largest float plus half its last place, a tie Java rounds up)
-            bound = exp.Literal.number("3.4028235677973366e38")
-            def infinity(sign: str) -> exp.Expression:
-                return exp.cast(exp.Literal.string(f"{sign}inf"), exp.DataType.build("FLOAT"))
-            # (DuckDB orders NaN above every number: it is let through first)
-            return exp.Case(ifs=[exp.If(this=exp.Anonymous(this="isnan", expressions=[node.this.copy()]), true=node.copy()),
-                                 exp.If(this=exp.GTE(this=node.this.copy(), expression=bound), true=infinity("")),
-                                 exp.If(this=exp.LTE(this=node.this.copy(), expression=exp.Neg(this=bound.copy())), true=infinity("-"))],
-                            default=node)
+            return _java_float_of_double(node.this)
         if isinstance(node, exp.Cast) and isinstance(_cast_type(node), StringType) and isinstance(
             of(node.this), (ArrayType, MapType, StructType)
         ):
@@ -2948,8 +3072,9 @@ class _Rewriter:
         ):
             return _string_to_integral_or_boolean(node.this, _cast_type(node), strict=not isinstance(node, exp.TryCast))
         if isinstance(node, (exp.Cast, exp.TryCast)) and isinstance(of(node.this), StringType) and _cast_type(node) in _FLOATING:
-            node.set("this", _java_float_text(node.this))
-            return node
+            target = _cast_type(node)
+            assert isinstance(target, AtomicType)  # for mypy: a double or a float
+            return _string_as_floating(node.this, target, strict=not isinstance(node, exp.TryCast))
         if isinstance(node, (exp.Cast, exp.TryCast)):
             if of(node.this) is None and _holds_struct(_cast_type(node)) and not isinstance(node.this.unnest(), exp.Null):
                 # DuckDB would pair the fields by name, Spark pairs them by position
@@ -4414,11 +4539,11 @@ class _Rewriter:
     def _to_double(self, node: exp.Expr) -> exp.Expression:
         """``node`` as a double. Spark's ``SimplifyCasts`` folds an integer cast to float and then
         to double into one cast to double, skipping the float's rounding: so does this. A string
-        is read as Java reads it (:func:`_java_float_text`)."""
+        is read as Java reads it (:func:`_string_as_floating`)."""
         if isinstance(node, exp.Cast) and self.typer.of(node) == AtomicType("float") and _is_integral(self.typer.of(node.this)):
             node = node.this
         if isinstance(self.typer.of(node), StringType):
-            node = _java_float_text(node)
+            return _string_as_floating(node, _DOUBLE, strict=True)
         return exp.cast(node, exp.DataType.build("DOUBLE"))
 
     def _nonzero(
