@@ -31,6 +31,7 @@ import itertools
 import math
 import re
 import typing
+import unicodedata
 from collections.abc import Callable, Mapping
 
 import pyarrow as pa
@@ -3071,6 +3072,10 @@ class _Rewriter:
             _is_integral(_cast_type(node)) or _cast_type(node) == AtomicType("boolean")
         ):
             return _string_to_integral_or_boolean(node.this, _cast_type(node), strict=not isinstance(node, exp.TryCast))
+        if isinstance(node, (exp.Cast, exp.TryCast)) and isinstance(of(node.this), StringType) and isinstance(_cast_type(node), DecimalType):
+            decimal_target = _cast_type(node)
+            assert isinstance(decimal_target, DecimalType)  # for mypy: checked above
+            return _string_column_as_decimal(node.this, decimal_target, strict=not isinstance(node, exp.TryCast))
         if isinstance(node, (exp.Cast, exp.TryCast)) and isinstance(of(node.this), StringType) and _cast_type(node) in _FLOATING:
             target = _cast_type(node)
             assert isinstance(target, AtomicType)  # for mypy: a double or a float
@@ -7248,6 +7253,12 @@ def string_branch_type(types: list[SparkType | None]) -> SparkType | None:
 
 
 _DECIMAL_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# java.math.BigDecimal(String) reads any char Character.digit reads: the decimal digits of every
+# script in the Basic Multilingual Plane (a digit past it is two chars, which it does not read)
+_OTHER_DIGITS = "".join(c for c in map(chr, range(0x80, 0x10000)) if unicodedata.category(c) == "Nd")
+_OTHER_DIGITS_ASCII = "".join(str(unicodedata.digit(c)) for c in _OTHER_DIGITS)
+_ASCII_DIGITS = str.maketrans(_OTHER_DIGITS, _OTHER_DIGITS_ASCII)
+_JAVA_TRIM_CHARACTERS = "".join(map(chr, range(0x21)))  # java.lang.String.trim
 
 
 def _malformed_message(value: exp.Expr, target: str) -> exp.Expression:
@@ -7262,13 +7273,16 @@ def _malformed_message(value: exp.Expr, target: str) -> exp.Expression:
     )
 
 
-def _string_column_as_decimal(value: exp.Expr, target: DecimalType) -> exp.Expression:
-    """Spark's ANSI cast of the string ``value`` to ``target`` when the query runs: trimmed of
-    whitespace and control characters, a ``java.math.BigDecimal`` (digits, a point, an exponent)
+def _string_column_as_decimal(value: exp.Expr, target: DecimalType, strict: bool = True) -> exp.Expression:
+    """Spark's ANSI cast of the string ``value`` to ``target`` when the query runs: trimmed as
+    ``String.trim`` trims (not U+007F, which the integral casts trim), a ``java.math.BigDecimal``
+    (digits of any script in the Basic Multilingual Plane, a point, an exponent)
     rounded HALF_UP to the scale, as DuckDB's cast rounds it; CAST_INVALID_INPUT for another
-    text, NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION for a value past the precision."""
-    trimmed = exp.Anonymous(this="regexp_replace", expressions=[
-        value.copy(), exp.Literal.string(f"^{_TRIMMED[:-1]}+|{_TRIMMED[:-1]}+$"), exp.Literal.string(""), exp.Literal.string("g")])
+    text, NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION for a value past the precision (NULL for
+    both in ``try_cast``, ``strict`` False). DuckDB's own cast reads ``1_000`` as 1000."""
+    trimmed = exp.Anonymous(this="translate", expressions=[exp.Anonymous(this="regexp_replace", expressions=[
+        value.copy(), exp.Literal.string(_JAVA_TRIMMED), exp.Literal.string(""), exp.Literal.string("g")]),
+        exp.Literal.string(_OTHER_DIGITS), exp.Literal.string(_OTHER_DIGITS_ASCII)])
     to = _sql_type(target)
     shown = target.to_sql()
     readable = exp.Anonymous(this="regexp_full_match", expressions=[trimmed, exp.Literal.string(_DECIMAL_TEXT.pattern)])
@@ -7276,6 +7290,8 @@ def _string_column_as_decimal(value: exp.Expr, target: DecimalType) -> exp.Expre
     malformed = _malformed_message(value, shown)
     too_wide = exp.DPipe(this=exp.Literal.string(" "), expression=exp.DPipe(this=trimmed.copy(), expression=exp.Literal.string(
         f" cannot be represented as Decimal({target.precision}, {target.scale}).")))
+    if not strict:
+        return exp.Case(ifs=[exp.If(this=readable, true=converted)], default=exp.cast(exp.Null(), to))
     return exp.Case(ifs=[
         exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), to)),
         exp.If(this=exp.Not(this=readable), true=spark_error("CAST_INVALID_INPUT", malformed, to)),
@@ -7297,7 +7313,7 @@ def _string_literal_as_decimal(value: exp.Expr, target: DecimalType) -> exp.Expr
     literal = _unparen(value)
     if not (isinstance(literal, exp.Literal) and literal.is_string):
         return _string_column_as_decimal(value, target)
-    text = literal.this.strip(" \t\n\r\x0b\x0c\x00")
+    text = literal.this.strip(_JAVA_TRIM_CHARACTERS).translate(_ASCII_DIGITS)
     if not _DECIMAL_TEXT.fullmatch(text):
         raise OptimizeError(
             f"The value {spark_string_value(literal.this)} of the type \"STRING\" cannot be cast to \"{target.to_sql()}\" "
@@ -7322,6 +7338,8 @@ def _branch_as(value: exp.Expr, kind: SparkType | None, target: SparkType) -> ex
         return _string_to_integral_or_boolean(value.copy(), target, strict=True)
     if isinstance(kind, StringType) and isinstance(target, DecimalType):
         return _string_literal_as_decimal(value, target)
+    if isinstance(kind, StringType) and isinstance(target, AtomicType) and target in _FLOATING:
+        return _string_as_floating(value, target, strict=True)
     return exp.cast(value.copy(), _sql_type(target))
 
 

@@ -1,8 +1,9 @@
-"""Strings cast to doubles and floats on the DuckDB engine as Spark casts them
+"""Strings cast to doubles, floats and decimals on the DuckDB engine as Spark casts them
 (``Double.parseDouble``/``Float.parseFloat`` after ``String.trim``, then Spark's words), checked
 against PySpark: a ``d``/``f`` suffix, control characters trimmed, Spark's ``inf``/``nan`` words,
 texts DuckDB would read and Java does not (``1_000``, ``-nan``), and hexadecimal numbers rounded
-once, half to even, at the precision or at the least subnormal's place."""
+once, half to even, at the precision or at the least subnormal's place; decimals as
+``java.math.BigDecimal`` reads them (digits of any script)."""
 from __future__ import annotations
 
 import random
@@ -29,6 +30,7 @@ _WRITTEN = [
     "0x1p99999999999", "0x1p-99999999999", "0xffffffffffffffffffp0", "0x1.000000000000080p0", "0x1.000000000000081p0",
     "0x1.0000000000000800000000000001p0", "0x.00000000000000000000000001p100", "0x1.000001p0", "0x1.0000018p0", "0x1p-149",
     "0x1p-150", "0x1.8p-150", "0x1p128", "0x1.fffffep127", "0x1.ffffffp127", "0x1.fffffefp127",
+    "\u0967\u0968\u0969", "\u0661\u0662.\u0665", "\u0b67e\u0b67", "1.5\x7f", "12345678.9", "-0.005",
 ]
 
 
@@ -60,6 +62,16 @@ def _id(text: str) -> int:
     f"SELECT cast(s AS double) AS d FROM t WHERE id = {_id('1_000')}",  # DuckDB's cast reads it; Spark's raises
     f"SELECT cast(s AS float) AS d FROM t WHERE id = {_id('-nan')}",
     f"SELECT s * 2.0D AS d FROM t WHERE id = {_id('0x1.8')}",  # a hexadecimal number has an exponent
+    # coercions beside a double cast the string as the cast does
+    f"SELECT id, coalesce(s, 1.5D) AS c, if(id > 0, s, 2.5D) AS i, array(s, 1.5D) AS a FROM t WHERE id IN ({_id('0x1p4')}, {_id('1.5d')})",
+    f"SELECT s FROM t WHERE id = {_id('0x1p4')} UNION ALL SELECT 1.5D",
+    f"SELECT id, s = 1000D AS e FROM t WHERE id = {_id('1_000')}",
+    # decimals: BigDecimal's text, trimmed as String.trim trims, digits of any script
+    "SELECT id, try_cast(s AS decimal(10,2)) AS d, try_cast(s AS decimal(38,0)) AS e FROM t",
+    "SELECT id, cast(s AS decimal(10,2)) AS d FROM t WHERE try_cast(s AS decimal(10,2)) IS NOT NULL",
+    f"SELECT cast(s AS decimal(10,2)) AS d FROM t WHERE id = {_id('1_000')}",
+    f"SELECT cast(s AS decimal(3,1)) AS d FROM t WHERE id = {_id('12345678.9')}",
+    f"SELECT id, coalesce(s, 1.5BD) AS c FROM t WHERE id IN ({_id('1.5')}, {_id(' 2F ')})",
 ])
 def test_strings_cast_to_floating_as_spark(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     assert_same_answer(sql, spark_view, con)
