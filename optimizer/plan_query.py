@@ -192,15 +192,43 @@ def _referenced_columns(expression: exp.Expr) -> set[str] | None:
 
 
 def _over_derived_tables(star: exp.Star) -> bool:
-    """Whether ``star`` reads only derived tables: its SELECT's every source is a subquery, whose
-    own projections name what it reads (a ``*`` there over a table counts itself). The window
-    stages of a session merge (:func:`~vpush.optimizer.rewrite_time_windows.merge_sessions`) are
-    such, and had read every column of the table."""
+    """Whether ``star`` reads only derived tables: its SELECT's every source is a subquery or a
+    CTE, whose own projections name what it reads (a ``*`` there over a table counts itself).
+    ``WITH c AS (SELECT id FROM t) SELECT * FROM c`` and the window stages of a session merge
+    (:func:`~vpush.optimizer.rewrite_time_windows.merge_sessions`) are such, and had read every
+    column of the table."""
     select = star.find_ancestor(exp.Select)
     if select is None or select.args.get("from_") is None:
         return False
     sources = [select.args["from_"].this, *(join.this for join in select.args.get("joins") or [])]
-    return all(isinstance(source, exp.Subquery) for source in sources)
+    return all(isinstance(source, exp.Subquery) or (isinstance(source, exp.Table) and _names_a_cte(source)) for source in sources)
+
+
+def _names_a_cte(table: exp.Table) -> bool:
+    """Whether ``table`` reads a CTE: one of its name defined by a WITH around it, before the CTE
+    it stands in (a CTE's own query reads the table of its name, not itself; none of a WITH
+    RECURSIVE, to be safe)."""
+    if table.args.get("db") is not None or table.args.get("catalog") is not None:
+        return False
+    name = table.name.lower()
+    node: exp.Expr = table
+    while node.parent is not None:
+        parent = node.parent
+        if isinstance(parent, exp.With):
+            if parent.args.get("recursive"):
+                return False
+            place = next((i for i, cte in enumerate(parent.expressions) if cte is node), 0)
+            earlier = parent.expressions[:place]
+            if any(cte.alias_or_name.lower() == name for cte in earlier):
+                return True
+        elif isinstance(parent, exp.Query) and isinstance(parent.args.get("with_"), exp.With) and node is not parent.args["with_"]:
+            with_ = parent.args["with_"]
+            if with_.args.get("recursive"):
+                return False
+            if any(cte.alias_or_name.lower() == name for cte in with_.expressions):
+                return True
+        node = parent
+    return False
 
 
 def _passes_table_rows(star: exp.Star) -> bool:

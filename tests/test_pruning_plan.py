@@ -165,3 +165,15 @@ def test_spark_engine_prunes_and_gives_sparks_answer(
     assert [SPARK_TYPES[f.type] for f in got.schema] == [t for _, t in expected.dtypes]
     assert _rows(got) == sorted((tuple(r) for r in expected.collect()), key=repr)
     assert _counts(spark_con, sql) == (row_groups, files)
+
+
+@pytest.mark.parametrize(("sql", "read"), [
+    ("WITH c AS (SELECT id, name FROM t WHERE score > 1) SELECT * FROM c", "id, name, score"),
+    ("SELECT * FROM (WITH c AS (SELECT id FROM t) SELECT * FROM c)", "id"),
+    ("WITH t AS (SELECT id FROM t) SELECT * FROM t", "id"),  # the CTE's own query reads the table
+    ("WITH c AS (SELECT * FROM t) SELECT id FROM c", "id, name, score, year"),
+])
+def test_a_star_over_a_cte_reads_what_the_cte_names(sql: str, read: str, con: vpush.Connection) -> None:
+    """A ``*`` over a CTE or a subquery reads what its query names, not every column (it had read
+    them all, a variant column's every leaf among them); a ``*`` over the table reads them all."""
+    assert f"columns read: {read}\n" in con.sql(sql).explain()
