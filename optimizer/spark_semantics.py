@@ -1627,6 +1627,12 @@ def _string_as_floating(value: exp.Expr, target: AtomicType, strict: bool) -> ex
     number: it is given only the decimal texts Java reads, and a hexadecimal one is computed
     (:func:`_hexadecimal_floating`)."""
     to = exp.DataType.build(target.name.upper())
+    literal = _unparen(value)
+    if isinstance(literal, exp.Literal) and literal.is_string:
+        # a constant Java reads as DuckDB does once trimmed: a cast of a literal, as before
+        written = literal.this.strip(_JAVA_TRIM_CHARACTERS)
+        if re.fullmatch(_JAVA_DECIMAL_FLOAT, written) or written.lower() in _SPECIAL_FLOAT_WORDS:
+            return exp.cast(exp.Literal.string(re.sub(r"(?<=[0-9.])[dDfF]$", "", written)), to)
 
     def body(operand: Callable[[str], exp.Expression]) -> exp.Expression:
         def matches(pattern: str) -> exp.Expression:
@@ -4451,7 +4457,7 @@ class _Rewriter:
             # (whether Spark folds the map, or builds it interpreted, is not known there)
             _refuse("map", "float or double keys inside a lambda or beside a subquery (Spark normalizes a -0.0 key only where it "
                     "folds the map or evaluates it interpreted)")
-        constant = not any(isinstance(n, exp.Column) for n in parts)
+        constant = not any(isinstance(n, exp.Column) and not n.name.startswith(_DIVISION) for n in parts)  # (not an operand's)
         if _is_fractional(result.key) and constant:
             # Spark's map builder normalizes a float key's -0.0 to 0.0 where its optimizer folds the
             # map to a constant (the interpreted ArrayBasedMapBuilder), not where generated code
@@ -7295,6 +7301,14 @@ def _string_column_as_decimal(value: exp.Expr, target: DecimalType, strict: bool
     other than ASCII)."""
     to = _sql_type(target)
     shown = target.to_sql()
+    literal = _unparen(value)
+    if isinstance(literal, exp.Literal) and literal.is_string:
+        written = literal.this.strip(_JAVA_TRIM_CHARACTERS).translate(_ASCII_DIGITS)
+        if _DECIMAL_TEXT.fullmatch(written):
+            exact = decimal.Decimal(written).quantize(decimal.Decimal(1).scaleb(-target.scale), rounding=decimal.ROUND_HALF_UP,
+                                                      context=decimal.Context(prec=200))
+            if exact.is_zero() or exact.adjusted() < target.precision - target.scale:
+                return exp.cast(exp.Literal.string(written), to)  # a constant that fits: a cast of a literal, as before
 
     def too_wide(text: exp.Expression) -> exp.Expression:
         message = exp.DPipe(this=exp.Literal.string(" "), expression=exp.DPipe(this=text, expression=exp.Literal.string(
