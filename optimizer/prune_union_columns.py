@@ -8,11 +8,13 @@ the subqueries' names and every ``SELECT *`` (a projection of its child's own co
 ``InlineCTE`` puts a deterministic CTE's query where it is read. Then, in order, within one pass:
 
 1. ``PushProjectionThroughUnion`` pushes a projection that stands right over the union (a SELECT
-   with no WHERE, GROUP BY, aggregate or join) into each branch: a ``typeof(r)`` there becomes
+   with no WHERE, GROUP BY, aggregate or join; its windows, QUALIFY, DISTINCT, ORDER BY and
+   LIMIT stand above it) into each branch: a ``typeof(r)`` there becomes
    ``typeof(cast(...))`` of each branch, which ``ConstantFolding`` later folds whole, never
    computing the cast;
-2. ``PushDownPredicates`` pushes a WHERE into each branch, substituting the branch's values: a
-   ``typeof(r)`` in it is folded whole the same way;
+2. ``PushDownPredicates`` pushes a WHERE's conjuncts, and an inner join's ON conjuncts, that
+   read the union alone into each branch, substituting the branch's values: a ``typeof(r)`` in
+   them is folded whole the same way;
 3. ``ColumnPruning`` drops each column nothing above the union still names (a projection that
    nothing above reads no longer names anything);
 4. ``CollapseProject`` merges each branch's projections, so that a branch computed from constants
@@ -26,10 +28,13 @@ a set operation's columns or drops the unread ones as its own optimizer decides,
 decides for it: a column read only by ``typeof`` or not at all (through ``SELECT *`` subqueries
 and CTEs) becomes ``NULL`` in every branch; where Spark's step 5 still meets it, the SELECT that
 reads the union gets a WHERE conjunct computing each constant branch's value once (an uncorrelated
-scalar subquery, which DuckDB computes whatever the other filters let through). Measured on
-PySpark 4.3 in ``tests/test_nested_queries.py`` (arrays, structs, maps, a string coerced to a
-double beside a decimal; constant and column branches; stars, CTEs, WHERE, GROUP BY, ORDER BY,
-DISTINCT, windows and joins).
+scalar subquery, which DuckDB computes whatever the other filters let through; a filter of
+constants only around it, which DuckDB would fold with its rows away, is made to compute it
+first). An inner join ``ON false`` is an empty relation before that batch
+(``PropagateEmptyRelation``), and so is a ``LIMIT 0``: Spark answers there, and DuckDB drops the
+check with the rows. Measured on PySpark 4.3 in ``tests/test_nested_queries.py`` (arrays,
+structs, maps, a string coerced to a double beside a decimal; constant and column branches;
+stars, CTEs, WHERE, GROUP BY, HAVING, ORDER BY, DISTINCT, windows, QUALIFY and joins).
 
 :func:`note_union_reads` decides before vpush types the query (``typeof`` is a constant after)
 and marks the nodes; :func:`prune_union_columns` acts on the marks after.
@@ -59,8 +64,9 @@ _READER = "vpush_union_reader"
 _ROW_SHAPING = (exp.AggFunc, exp.Window, exp.Explode, exp.Inline, exp.Unnest, exp.Subquery, exp.Query, exp.Lateral)
 
 # a SELECT whose projection still stands right over the union after Spark's analysis: it may
-# sort, limit, deduplicate (an aggregate over the projection) and hold windows (computed above it)
-_PLAIN = frozenset({"expressions", "from", "distinct", "order", "limit", "offset", "with"})
+# sort, limit, deduplicate (an aggregate over the projection) and hold windows and a QUALIFY
+# (computed above it)
+_PLAIN = frozenset({"expressions", "from", "distinct", "order", "limit", "offset", "qualify", "with"})
 
 _keys = itertools.count()
 
@@ -150,21 +156,26 @@ def _projection(node: exp.Expr) -> exp.Expr | None:
 
 def _compute_first(select: exp.Select, check: exp.Expr) -> None:
     """Make ``select`` compute ``check`` (true, of constants only) whatever rows it reads: Spark's
-    ``ConstantFolding`` computes it as it plans the query, rows or not. A filter of constants only
-    (``WHERE false``, ``HAVING 1 = 0``, each of them) becomes ``CASE WHEN check THEN filter END``,
-    which DuckDB cannot fold without computing it (it drops ``false AND check`` with its rows);
-    else the WHERE gets ``AND check``, which leaves its own conjuncts to DuckDB's filter pushdown."""
-    wrapped = False
-    for key in ("where", "having"):
-        clause = select.args.get(key)
-        if clause is None:
-            continue
-        conjuncts = clause.this.flatten() if isinstance(clause.this, exp.And) else [clause.this]
-        if any(c.find(exp.Column, exp.Query) is None for c in conjuncts):
-            clause.set("this", exp.Case(ifs=[exp.If(this=check.copy(), true=clause.this)]))
-            wrapped = True
-    if not wrapped:
-        select.where(check, copy=False)
+    ``ConstantFolding`` computes it as it plans the query, rows or not. The WHERE gets ``AND
+    check``, which leaves its own conjuncts to DuckDB's filter pushdown; and a filter of constants
+    only (``WHERE false``, ``HAVING 1 = 0``) there or in a SELECT around it becomes ``CASE WHEN
+    check THEN filter END``, which DuckDB cannot fold without computing it (it drops ``false AND
+    check`` with its rows)."""
+    select.where(check, copy=False)
+    around: exp.Expr | None = select
+    while around is not None:
+        if isinstance(around, exp.Select):
+            filters = [c for c in (around.args.get("where"), around.args.get("having")) if c is not None]
+            # an inner join ON false is an empty relation before ConstantFolding runs
+            # (PropagateEmptyRelation, batch "LocalRelation early"); ON 1 = 0 is not
+            filters += [j for j in around.args.get("joins") or [] if isinstance(j.args.get("on"), exp.Expr)
+                        and not j.side and j.kind in ("", "INNER") and not isinstance(j.args["on"], exp.Boolean)]
+            for clause in filters:
+                key = "on" if isinstance(clause, exp.Join) else "this"
+                condition = clause.args[key]
+                if any(c.find(exp.Column, exp.Query) is None for c in _conjuncts(condition)):
+                    clause.set(key, exp.Case(ifs=[exp.If(this=check.copy(), true=condition)]))
+        around = around.parent
 
 
 def _computed(value: exp.Expr) -> exp.Expr:
@@ -254,20 +265,50 @@ def _uses(select: exp.Select, via: exp.Expr) -> tuple[set[str], set[str]]:
     wanted = _needed(select)
     plain = _clauses(select) <= _PLAIN and not any(
         p.find(exp.AggFunc) is not None for p in select.expressions)
-    bare: set[str] = set()
-    typed: set[str] = set()
+    # each part, and whether Spark pushes it into each branch, where typeof folds whole
+    parts: list[tuple[exp.Expr, bool]] = []
     for key, value in select.args.items():
         for part in value if isinstance(value, list) else [value]:
             if not isinstance(part, exp.Expr) or part is via or isinstance(part, exp.With):
                 continue
-            named = part.alias_or_name.lower() if isinstance(part, (exp.Alias, exp.Column)) else ""
-            if key == "expressions" and wanted is not None and named and named not in wanted:
-                continue
-            bare |= _names(part, via, typeof=False)
-            if key == "where" or (key == "expressions" and plain):
-                continue  # pushed into each branch, where typeof folds whole
+            if key == "expressions":
+                named = part.alias_or_name.lower() if isinstance(part, (exp.Alias, exp.Column)) else ""
+                if wanted is None or not named or named in wanted:
+                    parts.append((part, plain))
+            elif key == "where":
+                parts.extend((c, _pushed(c, select, via)) for c in _conjuncts(part.this))
+            elif isinstance(part, exp.Join):
+                inner = not part.side and part.kind in ("", "INNER")
+                for k, v in part.args.items():
+                    if k == "on" and isinstance(v, exp.Expr):
+                        parts.extend((c, inner and _pushed(c, select, via)) for c in _conjuncts(v))
+                    elif isinstance(v, exp.Expr):
+                        parts.append((v, False))
+                    elif isinstance(v, list):
+                        parts.extend((e, False) for e in v if isinstance(e, exp.Expr))
+            else:
+                parts.append((part, False))
+    bare: set[str] = set()
+    typed: set[str] = set()
+    for part, pushed in parts:
+        bare |= _names(part, via, typeof=False)
+        if not pushed:
             typed |= _names(part, via, typeof=True)
     return bare, typed
+
+
+def _conjuncts(condition: exp.Expr) -> list[exp.Expr]:
+    return list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+
+
+def _pushed(conjunct: exp.Expr, select: exp.Select, via: exp.Expr) -> bool:
+    """Whether Spark's ``PushDownPredicates`` pushes a deterministic conjunct of a WHERE or an inner
+    join's ON into the source ``via``: it reads no other source (by the qualifiers written)."""
+    if not select.args.get("joins"):
+        return True
+    source = via.alias_or_name.lower()
+    columns = list(conjunct.find_all(exp.Column))
+    return bool(source) and all(c.table.lower() == source for c in columns)
 
 
 def _needed(query: exp.Select) -> set[str] | None:
