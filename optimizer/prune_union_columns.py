@@ -118,7 +118,7 @@ def prune_union_columns(expression: exp.Expr) -> exp.Expr:
     """
     readers: dict[int, list[exp.Select]] = {}
     for select in expression.find_all(exp.Select):
-        for key in select.meta.get(_READER, ()):
+        for key in select.meta.pop(_READER, ()):
             readers.setdefault(key, []).append(select)
     checks: dict[int, list[exp.Expr]] = {}
     found: dict[int, tuple[exp.Expr, int | None, bool]] = {}
