@@ -36,6 +36,7 @@ from vpush.optimizer.spark_semantics import (
 )
 from vpush.optimizer.variant_types import (
     VARIANT,
+    VOID,
     ArrayType,
     AtomicType,
     DecimalType,
@@ -196,6 +197,8 @@ def array_function_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> S
     if called == "array_position":
         return _BIGINT
     if called == "array_repeat":
+        if isinstance(arguments[0], exp.Null):
+            return ArrayType(VOID)  # array_repeat(NULL, n): n NULLs, an array<void>
         return ArrayType(source) if source is not None else None
     if called == "sequence":
         widest = source
@@ -656,7 +659,7 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
         return _sorted(arguments[0], source.element, nulls_first=asc, descending=not asc)
     if called == "array_join" and count in (2, 3):
         source = _array_of(called, arguments[0], of)
-        if not (isinstance(source.element, StringType) or _is_integral(source.element)):
+        if not (isinstance(source.element, StringType) or _is_integral(source.element) or source.element == VOID):
             _refuse(called, "arrays of elements other than strings and integers (Spark's cast to string)")
         delimiter = arguments[1]
         if not (isinstance(delimiter, exp.Null) or (isinstance(delimiter, exp.Literal) and delimiter.is_string)):
@@ -704,7 +707,7 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
         return _null_if_any(built, ArrayType(element), array)
     if called == "array_repeat" and count == 2:
         value, times = arguments[0], _int_argument(called, arguments[1], of, "count")
-        if isinstance(value, exp.Null) or of(value) is None:
+        if not isinstance(value, exp.Null) and of(value) is None:
             _refuse(called, "a value of a type vpush does not know")
         length = _count(exp.cast(times.copy(), exp.DataType.build("BIGINT")))
         repeated = _bound(value, _A, lambda v: _f("list_transform", _f("range", length), _lambda(v.copy(), _X)))

@@ -390,13 +390,13 @@ def arrow_spark_type(arrow_type: pa.DataType) -> SparkType | None:
         return VARIANT
     # Arrays, maps and structs as Spark reads them from Parquet: their generators need the parts.
     if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
-        element = arrow_spark_type(arrow_type.value_type)
+        element = _arrow_part_type(arrow_type.value_type)
         return ArrayType(element) if element is not None else None
     if pa.types.is_map(arrow_type):
-        key, item = arrow_spark_type(arrow_type.key_type), arrow_spark_type(arrow_type.item_type)
+        key, item = _arrow_part_type(arrow_type.key_type), _arrow_part_type(arrow_type.item_type)
         return MapType(key, item) if key is not None and item is not None else None
     if pa.types.is_struct(arrow_type):
-        fields = [(f.name, arrow_spark_type(f.type)) for f in arrow_type]
+        fields = [(f.name, _arrow_part_type(f.type)) for f in arrow_type]
         if any(t is None for _, t in fields):
             return None
         return StructType(tuple(StructField(n, t) for n, t in fields if t is not None))
@@ -404,6 +404,12 @@ def arrow_spark_type(arrow_type: pa.DataType) -> SparkType | None:
         if test(arrow_type):
             return make(arrow_type)
     return None
+
+
+def _arrow_part_type(arrow_type: pa.DataType) -> SparkType | None:
+    """The Spark type of a part of an array, map or struct: a NULL type's is ``void``
+    (``array(NULL)``'s elements; a column of NULLs only is left untyped)."""
+    return _NULL_TYPE if pa.types.is_null(arrow_type) else arrow_spark_type(arrow_type)
 
 
 def _bounded(precision: int, scale: int) -> DecimalType:
@@ -995,7 +1001,7 @@ class _Typer:
             for part in node.expressions:
                 if not isinstance(part, exp.PropertyEQ):
                     return None
-                typed = self._part(part.expression)
+                typed = _NULL_TYPE if isinstance(_unparen(part.expression), exp.Null) else self._part(part.expression)
                 if typed is None:
                     return None
                 fields.append(StructField(part.this.name, typed))
@@ -1003,6 +1009,8 @@ class _Typer:
         if isinstance(node, exp.Array):
             # integers of different widths widen, in Spark and in DuckDB's list alike
             element = self._map_part(node.expressions)
+            if all(isinstance(_unparen(p), exp.Null) for p in node.expressions):
+                element = _NULL_TYPE  # array(), array(NULL): Spark's array<void>
             if element is None:
                 # arrays, maps or structs of different types: the type the rewrite coerces them to
                 # (_coerce_nested_parts), so that a function over the array knows it (flatten)
@@ -1018,6 +1026,10 @@ class _Typer:
         if not isinstance(keys, exp.Array) or not isinstance(values, exp.Array):
             return None
         key, value = self._map_part(keys.expressions), self._map_part(values.expressions)
+        if all(isinstance(_unparen(p), exp.Null) for p in values.expressions):
+            value = _NULL_TYPE  # map(1, NULL): Spark's map<int,void>
+        if not keys.expressions:
+            key = _NULL_TYPE  # map(): map<void,void>
         return None if key is None or value is None else MapType(key, value)
 
     def _map_part(self, parts: list[exp.Expr]) -> SparkType | None:
@@ -1151,6 +1163,8 @@ class _Typer:
             source = self._part(_distinct_argument(given[0])) if given else None
             if called in _AGGREGATES_OF_THEIR_ARGUMENT:
                 return source
+            if given and isinstance(_unparen(_distinct_argument(given[0])), exp.Null):
+                source = _NULL_TYPE  # collect_list(NULL): Spark's array<void> (of no values)
             return ArrayType(source) if source is not None else None
         if called in _BOOLEAN_AGGREGATES or called in ("is_variant_null", "is_valid_variant"):
             return AtomicType("boolean")
@@ -2794,6 +2808,16 @@ class _Rewriter:
             if isinstance(unique, exp.ArrayUniqueAgg) and orders_set(element):
                 sized = None if isinstance(node, exp.Window) else self._task_sets(_distinct_argument(unique.this), None, element)
                 return self._spark_set(node, element, sized)
+            listed = node.this if isinstance(node, exp.Window) else call
+            argument = listed.this.this if isinstance(listed.this, exp.Order) else listed.this
+            if isinstance(listed, exp.ArrayAgg) and not isinstance(node, exp.Filter) and not isinstance(argument, exp.Distinct) and argument.find(exp.Column) is None:
+                # Spark skips NULLs; sqlglot's DuckDB ARRAY_AGG filters them out only of an argument
+                # holding a column, so collect_list(NULL) kept them (a list of NULLs, not [])
+                kept = exp.Filter(this=listed.copy(), expression=exp.Where(this=exp.Not(this=exp.Is(this=argument.copy(), expression=exp.Null()))))
+                if node is listed:
+                    node = kept
+                else:
+                    listed.replace(kept)
             # Spark's collect_list/collect_set of no (non-NULL) values is [], DuckDB's NULL
             collected = exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])])
             return self._past_fallback("collect_list", collected, fallback)
@@ -6957,6 +6981,8 @@ def rebuilt_as(value: exp.Expr, source: SparkType, target: SparkType,
     """
     if source == target:
         return value
+    if source == _NULL_TYPE and target.to_sql_type() is not None:
+        return exp.cast(exp.Null(), _sql_type(target))  # a void part (array(NULL)'s) is NULL
     name = f"__vpush_part{depth}"
     variable = exp.column(name)
     if isinstance(source, ArrayType) and isinstance(target, ArrayType):

@@ -218,9 +218,8 @@ def test_matches_spark(sql: str, spark_view: SparkSession, con: vpush.Connection
 @pytest.mark.parametrize(
     "sql",
     [
-        # Spark casts a struct's fields by position, DuckDB matches them by name: a struct vpush
-        # does not type (a NULL field), a map of structs, names DuckDB's structs cannot hold
-        "SELECT CAST(named_struct('b', id, 'a', NULL) AS STRUCT<a: INT, b: INT>) AS r FROM t",
+        # Spark casts a struct's fields by position, DuckDB matches them by name: a map of
+        # structs, names DuckDB's structs cannot hold
         "SELECT CAST(named_struct('a', id, 'b', 'x') AS STRUCT<x: INT, X: STRING>) AS r FROM t",
         "SELECT CAST(s AS STRUCT<b: STRING, a: STRING>) AS r FROM t",
         # a table's star inside struct(): the typer keeps no column names as written
@@ -784,6 +783,129 @@ def test_nested_elements_ordered_duckdb(calls: list[str], spark_view: SparkSessi
 def test_nested_elements_ordered_spark_engine(calls: list[str], spark_view: SparkSession, spark_con: vpush.Connection) -> None:
     _check(calls, spark_view, spark_con)
 
+
+# Void parts: Spark types a bare NULL inside a nested value as `void` (array(NULL) is an
+# array<void>, named_struct('a', NULL) a struct<a:void>, map(1, NULL) a map<int,void>, array()
+# an array<void>), and beside another type takes that type (array(array(NULL), array(1)) is an
+# array<array<int>>); through the array functions, lambdas, to_json, casts to strings, coercions
+# and collect_list (which skips NULLs: sqlglot's DuckDB ARRAY_AGG kept them where its argument
+# holds no column). Measured on PySpark 4.3: 273 shapes (names, types, values, errors) alike.
+VOID_PARTS = [
+    "array(NULL)", "typeof(array(NULL))", "named_struct('a', NULL)", "typeof(named_struct('a', NULL, 'b', 1))",
+    "array(NULL, NULL)", "array()", "typeof(array())", "typeof(map(1, NULL))", "map(1, NULL)", "typeof(array(array(NULL)))",
+    "array(array(NULL), array(1))", "typeof(array(array(NULL), array(1)))", "typeof(array(array(), array(1.5D)))",
+    "array_distinct(array(array(NULL)))", "array_distinct(array(NULL))", "array_distinct(array(array(NULL), array(NULL), NULL))",
+    "typeof(array_distinct(array(array(NULL))))", "array_max(array(array(NULL), array(NULL)))", "sort_array(array(array(NULL), NULL))",
+    "array_contains(array(NULL), 1)", "array_position(array(NULL), 1)", "array_remove(array(NULL), 1)",
+    "array_union(array(NULL), array(1))", "array_union(array(NULL), array(NULL))", "typeof(array_union(array(NULL), array(1)))",
+    "array_except(array(NULL), array(1))", "arrays_overlap(array(NULL), array(1))", "typeof(concat(array(NULL), array(1)))",
+    "flatten(array(array(NULL), array(1)))", "array_append(array(NULL), 1)", "array_prepend(array(NULL), 1)",
+    "array_insert(array(NULL), 1, 2)", "array_compact(array(NULL))", "typeof(array_compact(array(NULL)))",
+    "array_join(array(NULL), ',')", "array_join(array(NULL, NULL), ',', 'x')", "array_join(array(), '-')",
+    "element_at(array(NULL), 1)", "typeof(element_at(array(NULL), 1))", "array(NULL)[0]", "typeof(array(NULL)[0])",
+    "transform(array(NULL), x -> x)", "typeof(transform(array(NULL), x -> x))", "transform(array(NULL), x -> 1)",
+    "filter(array(NULL), x -> x IS NULL)", "exists(array(NULL), x -> x IS NULL)", "aggregate(array(NULL), 0, (a, x) -> a + 1)",
+    "named_struct('a', NULL).a", "typeof(named_struct('a', NULL).a)", "typeof(array(named_struct('a', NULL), named_struct('a', 1)))",
+    "typeof(coalesce(array(NULL), array(1)))", "typeof(if(id = 1, array(NULL), array(1)))",
+    "typeof(if(id = 1, named_struct('a', NULL), named_struct('a', 'x')))",
+    "to_json(array(NULL))", "to_json(named_struct('a', NULL))", "to_json(named_struct('a', NULL, 'b', 1), map('ignoreNullFields', 'false'))",
+    "to_json(map(1, NULL))", "to_json(array(named_struct('a', NULL), NULL))", "to_json(array())",
+    "to_json(named_struct('a', array(NULL), 'b', array()))", "CAST(array(NULL) AS STRING)", "CAST(named_struct('a', NULL) AS STRING)",
+    "CAST(named_struct('a', NULL, 'b', array(NULL)) AS STRING)", "CAST(map(1, NULL) AS STRING)", "string(array(NULL))",
+    "array_repeat(NULL, 2)", "typeof(array_repeat(NULL, 2))", "array_repeat(NULL, id)", "array_repeat(array(NULL), 2)",
+    "sort_array(array(NULL, NULL))", "array_sort(array(NULL))", "reverse(array(NULL))", "slice(array(NULL, NULL), 1, 1)",
+    "map_from_arrays(array(1), array(NULL))", "typeof(map_from_arrays(array(1), array(NULL)))", "struct(NULL)",
+    "typeof(struct(NULL))", "struct(NULL AS x, 1 AS y)", "array(struct(NULL))", "greatest(array(NULL), array(1))",
+    "concat(array(NULL), array('a'))", "typeof(concat(array(NULL), array('a')))", "array_contains(array(array(NULL)), array(1))",
+    "array_position(array(array(NULL)), array(NULL))", "sort_array(array(NULL, 1))", "array_max(array(NULL))",
+    "typeof(array_max(array(NULL)))", "CAST(array(NULL) AS ARRAY<STRING>)", "CAST(named_struct('a', NULL) AS STRUCT<a: INT>)",
+    "named_struct('a', NULL) IN (named_struct('a', 1))", "array(NULL) IN (array(1), array(NULL))", "map_keys(map(1, NULL))",
+    "map_values(map(1, NULL))", "typeof(map_values(map(1, NULL)))", "element_at(map(1, NULL), 1)", "map(1, NULL)[1]",
+    "map_concat(map(1, NULL), map(2, 'a'))", "typeof(map_concat(map(1, NULL), map(2, 'a')))", "map_filter(map(1, NULL), (k, v) -> k > 0)",
+    "transform_values(map(1, NULL), (k, v) -> v)", "zip_with(array(NULL), array(1), (x, y) -> y)",
+    "coalesce(map(1, NULL), map(1, 'a'))", "typeof(coalesce(map(1, NULL), map(1, 'a')))", "if(id = 1, map(1, NULL), map(2, 'x'))",
+    "nvl(array(NULL), array('a'))", "typeof(nvl(array(NULL), array('a')))",
+    "array(named_struct('a', NULL), named_struct('a', named_struct('b', 1)))",
+    "typeof(array(named_struct('a', NULL), named_struct('a', named_struct('b', 1))))",
+    "array(named_struct('a', NULL), named_struct('a', array(1)))", "coalesce(named_struct('a', NULL), named_struct('a', array('x')))",
+    "if(id > 2, named_struct('a', NULL, 'b', id), named_struct('a', map('k', 1), 'b', 0)).a['k']", "array(array(), array(array(1)))",
+    "struct(NULL).col1", "array(array(), array())", "typeof(array(array(), array()))", "flatten(array(array(), array()))",
+    "typeof(flatten(array(array(), array())))", "flatten(array(array(NULL)))", "array_except(array(NULL), array(NULL))",
+    "array_intersect(array(NULL), array(NULL))", "arrays_overlap(array(NULL), array(NULL))", "array_remove(array(NULL), NULL)",
+    "slice(array(), 1, 1)", "array_insert(array(), 1, NULL)", "array_append(array(NULL), NULL)", "typeof(array_append(array(NULL), NULL))",
+    "array_prepend(array(), NULL)", "typeof(array_append(array(), 1))", "array_union(array(), array(1.5D))", "array_distinct(array())",
+    "array_distinct(array(named_struct('a', NULL), named_struct('a', NULL)))", "array_max(array(named_struct('a', NULL), NULL))",
+    "sort_array(array(named_struct('a', NULL), NULL))", "array_sort(array(array(NULL), array()))",
+    "least(array(NULL), array(1), array(2))", "greatest(named_struct('a', NULL), named_struct('a', 1))",
+    "typeof(coalesce(named_struct('a', NULL), named_struct('a', 1.5D)))",
+    "CASE WHEN id > 2 THEN array(NULL) WHEN id > 1 THEN array(1) ELSE array(2.5D) END", "if(id > 2, array(array(NULL)), array(array(1L)))",
+    "transform(array(NULL), (x, i) -> i)", "transform(array(array(NULL)), x -> size(x))", "reduce(array(NULL, NULL), 0L, (a, x) -> a + 1L)",
+    "cardinality(array())", "try_element_at(array(NULL), 5)", "get(array(NULL), 0)",
+    "array_position(array(NULL), CAST(NULL AS INT))", "array_position(array(1), NULL)",
+]
+VOID_QUERIES = [
+    "SELECT collect_list(array(NULL)) AS l, typeof(collect_list(array(NULL))) AS k, collect_set(array(NULL)) AS s FROM t",
+    "SELECT collect_list(named_struct('a', NULL)) AS l, first(array(NULL)) AS f, max(array(NULL)) AS m FROM t",
+    # Spark's collect_list skips NULLs: of a constant NULL too, grouped, filtered and over windows
+    "SELECT collect_list(NULL) AS a, typeof(collect_list(NULL)) AS k, collect_list(CAST(NULL AS INT)) AS b, size(collect_list(NULL)) AS n FROM t",
+    "SELECT collect_list(NULL) FILTER (WHERE id > 2) AS a, collect_list(if(id > 2, NULL, 1)) AS b FROM t",
+    "SELECT id, collect_list(NULL) OVER (ORDER BY id) AS a, collect_list(CAST(NULL AS INT)) OVER (PARTITION BY id) AS b FROM t",
+    "SELECT collect_list(array(NULL)) AS l FROM t GROUP BY id % 2",
+    "SELECT typeof(collect_set(NULL)) AS k, collect_set(NULL) AS s FROM t",
+    "SELECT array(NULL) AS a UNION ALL SELECT array(1)",
+    "SELECT typeof(a) FROM (SELECT array(NULL) AS a UNION ALL SELECT array(1))",
+    "SELECT typeof(a) FROM (SELECT named_struct('a', NULL) AS a UNION ALL SELECT named_struct('a', 1.5D))",
+    "SELECT array(NULL) AS a UNION SELECT array(NULL)",
+    "SELECT DISTINCT array(NULL) AS a FROM t",
+    "SELECT array(NULL) AS a, count(*) FROM t GROUP BY 1",
+    "SELECT a, typeof(a) FROM (SELECT array() AS a UNION ALL SELECT array('x'))",
+    "SELECT typeof(r) FROM (SELECT named_struct('a', NULL, 'b', 1) AS r UNION ALL SELECT named_struct('a', 'x', 'b', 2L))",
+    "SELECT typeof(r), r FROM (SELECT map(1, NULL) AS r UNION ALL SELECT map(1, 'a'))",
+    "SELECT r, typeof(r) FROM (SELECT array() AS r UNION ALL SELECT array(array(1)))",
+    "SELECT r FROM (SELECT named_struct('a', NULL) AS r UNION ALL SELECT named_struct('a', array(1)))",
+    "SELECT typeof(r) FROM (SELECT named_struct('a', NULL, 'b', array()) AS r UNION ALL SELECT named_struct('a', 1.5D, 'b', array('x')))",
+    "SELECT r FROM (SELECT array(array(NULL)) AS r UNION ALL SELECT array(array(2.5D)) UNION ALL SELECT array(array(1)))",
+    "SELECT r FROM (SELECT array(NULL) AS r FROM t UNION ALL SELECT tags FROM t)",
+    "SELECT collect_list(r) AS l FROM (SELECT array(NULL) AS r FROM t UNION ALL SELECT tags FROM t)",
+    "SELECT * FROM VALUES (array(NULL)), (array(1)) AS v(a)",
+    "WITH c AS (SELECT array(NULL) AS a) SELECT a, typeof(a), size(a) FROM c",
+    "WITH c AS (SELECT named_struct('a', NULL) AS s) SELECT s.a, typeof(s.a), s FROM c",
+    "SELECT typeof(a) FROM (SELECT array(NULL) AS a UNION ALL SELECT array())",
+    "SELECT array(NULL) AS a INTERSECT SELECT array(1)",
+    "SELECT a, count(*) FROM (SELECT array(NULL) AS a FROM t UNION ALL SELECT array(1) FROM t) GROUP BY a",
+    "SELECT e, typeof(e) FROM t LATERAL VIEW explode(array(NULL, NULL)) x AS e",
+    "SELECT explode(map(1, NULL))", "SELECT posexplode(array(NULL))", "SELECT inline(array(named_struct('a', NULL)))",
+    "SELECT explode(array()) FROM t",
+    "SELECT CAST(named_struct('b', id, 'a', NULL) AS STRUCT<a: INT, b: INT>) AS r FROM t",
+    # Spark's NULL_TYPE: a bare NULL (or a value of its type) looked for among void elements
+    "SELECT array_position(array(NULL), NULL)", "SELECT array_position(array(NULL), array(NULL)[0])",
+    "SELECT array_contains(array(NULL), array(NULL)[0])",
+]
+# still refused on DuckDB: a map of void keys (map()), the hash of a void part
+VOID_REFUSED = ["map()", "typeof(map())", "size(map())", "hash(array())"]
+
+
+@pytest.mark.parametrize("calls", _chunks([f"{c} AS c{k}" for k, c in enumerate(VOID_PARTS)], 40))
+def test_void_parts_duckdb(calls: list[str], spark_view: SparkSession, con: vpush.Connection) -> None:
+    _check(calls, spark_view, con)
+
+
+def test_void_parts_spark_engine(spark_view: SparkSession, spark_con: vpush.Connection) -> None:
+    # (a result holding void does not reach Arrow through the Spark engine: Spark's toArrow refuses it)
+    _check([f"{c} AS c{k}" for k, c in enumerate(VOID_PARTS) if c.startswith(("typeof", "to_json", "CAST", "array_join"))],
+           spark_view, spark_con)
+
+
+@pytest.mark.parametrize("sql", VOID_QUERIES)
+def test_void_parts_in_queries(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    assert_same_answer(sql, spark_view, con)
+
+
+@pytest.mark.parametrize("call", VOID_REFUSED)
+def test_void_parts_still_refused(call: str, con: vpush.Connection) -> None:
+    with pytest.raises(VpushError) as error:
+        con.sql(f"SELECT {call} AS r FROM t").to_arrow()
+    assert error.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
 
 # Maps of double or float keys: a -0.0 key given as 0.0 as Spark's map builder normalizes it, keys
 # compared as Spark's ordering compares them (-0.0 equal to 0.0, NaN to NaN: DUPLICATED_MAP_KEY
