@@ -4279,14 +4279,21 @@ class _Rewriter:
             return self._map(node, result)
         if called == "str_to_map":
             return _str_to_map(arguments)
+        if called in ("map_from_arrays", "map_from_entries") and arguments and arguments[0].find(exp.Subquery, exp.Select) is not None:
+            # its keys are checked in DuckDB lambdas, which take no subquery (DuckDB's binder error)
+            _refuse(called, "keys or entries holding a subquery")
+        if called in ("map_from_arrays", "map_from_entries") and isinstance(result, MapType) and _is_fractional(result.key):
+            return self._map_of_fractional_keys(node, called, arguments, result)
         if called == "map_from_arrays":
             if len(arguments) != 2 or not isinstance(result, MapType) or not _plain_key(result.key):
-                _refuse(called, "arrays without one element type vpush knows, or keys that are not integers, strings, booleans or dates")
+                _refuse(called, "arrays without one element type vpush knows, or keys that are not integers, floats, doubles, strings, "
+                        "booleans or dates")
             return map_from_arrays_checked(arguments[0], arguments[1])
         if called == "map_from_entries":
             entries = self.typer.of(arguments[0])
             if len(arguments) != 1 or not isinstance(result, MapType) or not _plain_key(result.key) or not isinstance(entries, ArrayType):
-                _refuse(called, "an array that is not of two-field structs of types vpush knows, or keys that are not integers, strings, booleans or dates")
+                _refuse(called, "an array that is not of two-field structs of types vpush knows, or keys that are not integers, floats, "
+                        "doubles, strings, booleans or dates")
             assert isinstance(entries.element, StructType)  # for mypy: typed so above
             return _map_from_entries(arguments[0], [f.name for f in entries.element.fields])
         source = self.typer.of(arguments[0])
@@ -4308,6 +4315,32 @@ class _Rewriter:
         if called in ("element_at", "try_element_at") and len(arguments) == 2:
             return self._map_value(arguments[0], arguments[1], source, called)
         _refuse(called, "this form")
+
+    def _map_of_fractional_keys(self, node: exp.Expr, called: str, arguments: list[exp.Expr], result: MapType) -> exp.Expr:
+        """``map_from_arrays``/``map_from_entries`` of float or double keys: keys equal as
+        Spark's map builder compares them (-0.0 to 0.0, NaN to NaN, as DuckDB's ``list_contains``
+        does), a repeated one named as Java prints it; ``map_from_entries`` gives a -0.0 key as
+        0.0 (Spark's ``ArrayBasedMapBuilder`` normalizes each key it puts, folded or row by row),
+        ``map_from_arrays`` as given (the builder keeps the key array itself where no key
+        repeats): measured."""
+        entries = self.typer.of(arguments[0]) if called == "map_from_entries" and len(arguments) == 1 else None
+        if called == "map_from_entries" and not (isinstance(entries, ArrayType) and isinstance(entries.element, StructType)):
+            _refuse(called, "an array that is not of two-field structs of types vpush knows")
+        if called == "map_from_arrays" and (len(arguments) != 2 or not isinstance(self.typer.of(arguments[0]), ArrayType)):
+            _refuse(called, "arrays without one element type vpush knows")
+
+        def text(key: exp.Expr) -> exp.Expr:
+            return self._nested_cast(key, result.key, StringType(), False)
+
+        def normalized(key: exp.Expr) -> exp.Expr:
+            zero = exp.cast(exp.Literal.number(0), _sql_type(result.key))
+            return exp.Case(ifs=[exp.If(this=exp.EQ(this=key.copy(), expression=exp.Literal.number(0)), true=zero)], default=key)
+
+        if isinstance(entries, ArrayType) and isinstance(entries.element, StructType):
+            return _map_from_entries(arguments[0], [f.name for f in entries.element.fields], text, normalized)
+        # (map_from_arrays keeps the keys as given, -0.0 too: Spark's builder takes the arrays
+        # themselves where no key repeats; map_from_entries puts each key, normalized)
+        return map_from_arrays_checked(arguments[0], arguments[1], text)
 
     def _map(self, node: exp.Expr, result: SparkType | None) -> exp.Expr:
         """Spark's ``map(k1, v1, ...)``: keys and values cast to the map's types; a NULL key raises
@@ -8948,11 +8981,13 @@ _MAP_CALLS = frozenset({
 _KEY_INDEX = "__vpush_key_index"
 
 
-def map_from_arrays_checked(keys: exp.Expr, values: exp.Expr) -> exp.Expression:
+def map_from_arrays_checked(keys: exp.Expr, values: exp.Expr, key_text: Callable[[exp.Expr], exp.Expr] | None = None,
+                            built_keys: exp.Expr | None = None) -> exp.Expression:
     """Spark's ``map_from_arrays(keys, values)``: NULL when either array is; arrays of different
     lengths raise, and so does the first key (in the array's order) that is NULL
-    (``NULL_MAP_KEY``) or equal to an earlier one (``DUPLICATED_MAP_KEY``), as Spark's map
-    builder meets them."""
+    (``NULL_MAP_KEY``) or equal to an earlier one (``DUPLICATED_MAP_KEY``, the key printed by
+    ``key_text``, by default DuckDB's text of it), as Spark's map builder meets them; the map is
+    of ``built_keys`` where given (the keys as Spark's builder keeps them)."""
     def key_at(index: exp.Expr) -> exp.Expression:
         return exp.Anonymous(this="list_extract", expressions=[keys.copy(), index])
 
@@ -8968,8 +9003,9 @@ def map_from_arrays_checked(keys: exp.Expr, values: exp.Expr) -> exp.Expression:
         exp.Anonymous(this="list_filter", expressions=[positions, exp.Lambda(this=offends, expressions=[exp.to_identifier(_KEY_INDEX)])]),
         exp.Literal.number(1),
     ])
+    printed = key_text(key_at(first.copy())) if key_text is not None else exp.cast(key_at(first.copy()), exp.DataType.build("VARCHAR"))
     duplicate = exp.DPipe(
-        this=exp.DPipe(this=exp.Literal.string("Duplicate map key "), expression=exp.cast(key_at(first.copy()), exp.DataType.build("VARCHAR"))),
+        this=exp.DPipe(this=exp.Literal.string("Duplicate map key "), expression=printed),
         expression=exp.Literal.string(" was found, please check the input data."),
     )
     lengths = "The key array and value array of MapData must have the same length."
@@ -8983,17 +9019,19 @@ def map_from_arrays_checked(keys: exp.Expr, values: exp.Expr) -> exp.Expression:
                    true=spark_error("NULL_MAP_KEY", "Cannot use null as map key.", None)),
             exp.If(this=exp.Not(this=exp.Is(this=first.copy(), expression=exp.Null())), true=spark_error("DUPLICATED_MAP_KEY", duplicate, None)),
         ],
-        default=exp.Anonymous(this="map", expressions=[keys.copy(), values.copy()]),
+        default=exp.Anonymous(this="map", expressions=[(built_keys if built_keys is not None else keys).copy(), values.copy()]),
     )
 
 
 _ENTRY = "__vpush_entry"
 
 
-def _map_from_entries(entries: exp.Expr, fields: list[str]) -> exp.Expression:
+def _map_from_entries(entries: exp.Expr, fields: list[str], key_text: Callable[[exp.Expr], exp.Expr] | None = None,
+                      key: Callable[[exp.Expr], exp.Expr] | None = None) -> exp.Expression:
     """Spark's ``map_from_entries(array of (key, value) structs)``: NULL for a NULL array or one
     holding a NULL struct (looked for first, as Spark does), else ``map_from_arrays`` of the
-    first fields and the second, with its ``NULL_MAP_KEY`` and ``DUPLICATED_MAP_KEY``."""
+    first fields and the second, with its ``NULL_MAP_KEY`` and ``DUPLICATED_MAP_KEY`` (a key
+    printed by ``key_text``; the map's keys each ``key`` of the first field, where given)."""
     entry = exp.column(_ENTRY)
 
     def each(body: exp.Expr) -> exp.Expression:
@@ -9005,7 +9043,9 @@ def _map_from_entries(entries: exp.Expr, fields: list[str]) -> exp.Expression:
     holes = exp.Anonymous(this="list_contains", expressions=[each(exp.Is(this=entry.copy(), expression=exp.Null())), exp.true()])
     return exp.Case(
         ifs=[exp.If(this=exp.Or(this=exp.Is(this=entries.copy(), expression=exp.Null()), expression=holes), true=exp.Null())],
-        default=map_from_arrays_checked(field(fields[0]), field(fields[1])),
+        default=map_from_arrays_checked(field(fields[0]), field(fields[1]), key_text,
+                                        None if key is None else each(key(exp.Anonymous(this="struct_extract", expressions=[
+                                            entry.copy(), exp.Literal.string(fields[0])])))),
     )
 
 

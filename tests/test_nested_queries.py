@@ -932,6 +932,24 @@ DOUBLE_KEYS = [
     "map_keys(map_concat(map(-(id - 1.0D), 'a'), map(1.5D, 'b')))",
     "(SELECT max(r[2.5D]) FROM (SELECT map(1, 'a') AS r UNION ALL SELECT map(2.5D, 'b')))",
     "(SELECT max(r[1.0D]) FROM (SELECT map(1, 'a') AS r UNION ALL SELECT map(2.5D, 'b')))",
+    # map_from_arrays and map_from_entries of double and float keys: map_from_arrays keeps a -0.0
+    # key as given (Spark's builder takes the key array itself where no key repeats),
+    # map_from_entries gives it as 0.0 (its builder puts each key, normalized): measured
+    "map_from_arrays(array(1.5D, 2.5D), array('a', 'b'))", "typeof(map_from_arrays(array(1.5D, 2.5D), array('a', 'b')))",
+    "map_keys(map_from_arrays(array(-0.0D, 1.5D), array('a', 'b')))", "map_keys(map_from_arrays(array(-(id - 1.0D)), array('a')))",
+    "map_keys(map_from_arrays(array(CAST('-0.0' AS FLOAT)), array('a')))", "map_from_arrays(array(1, 2.5D), array('a', 'b'))",
+    "map_from_arrays(array(id * 1.5D), array('a'))", "map_from_arrays(transform(s.b.d, x -> x * 1.5D), transform(s.b.d, x -> x))",
+    "map_from_arrays(array(1.5D, 2.5D), array('a', 'b'))[2]", "element_at(map_from_arrays(array(1.0D), array('a')), 1)",
+    "map_from_arrays(array(-0.0D), array('a'))[0.0D]", "map_from_arrays(array(double('NaN')), array('a'))[double('NaN')]",
+    "map_contains_key(map_from_arrays(array(id - 1.0D), array('a')), -0.0D)", "to_json(map_from_arrays(array(-0.0D, 1.5D), array('a', 'b')))",
+    "CAST(map_from_arrays(array(-0.0D, 1.5D), array('a', 'b')) AS STRING)",
+    "map_keys(map_from_arrays(transform(array(-0.0D, 1.0D), x -> x), array(1, 2)))",
+    "map_from_entries(array(named_struct('k', 1.5D, 'v', 'a'), named_struct('k', 2.5D, 'v', 'b')))",
+    "map_keys(map_from_entries(array(named_struct('k', -0.0D, 'v', 'a'))))",
+    "map_keys(map_from_entries(array(named_struct('k', -(id - 1.0D), 'v', 'a'))))",
+    "map_keys(map_from_entries(array(named_struct('k', CAST(-(id - 1) AS FLOAT), 'v', 'a'))))",
+    "map_from_entries(array(named_struct('k', CAST(2.5 AS FLOAT), 'v', 1)))",
+    "(SELECT max(map_keys(map_from_arrays(k, array('a', 'b')))[0]) FROM (SELECT array(-0.0D, 1.0D) AS k))",
 ]
 DOUBLE_KEYS_RAISING = {
     "map(0.0D, 'a', -0.0D, 'b')": "DUPLICATED_MAP_KEY", "map(double('NaN'), 'a', double('NaN'), 'b')": "DUPLICATED_MAP_KEY",
@@ -942,6 +960,15 @@ DOUBLE_KEYS_RAISING = {
     "map_concat(map(1.5D, 'a'), map(2.5D, 'b'), map(CAST(NULL AS DOUBLE), 'c'))": "NULL_MAP_KEY",
     "map(-(id - 1.0D), 'a', 0.0D, 'b')": "DUPLICATED_MAP_KEY", "map(0.0D, id, -0.0D, id)": "DUPLICATED_MAP_KEY",
     "map_concat(map(-(id - 1.0D), 'a'), map(0.0D, 'b'))": "DUPLICATED_MAP_KEY",
+    "map_from_arrays(array(-0.0D, 0.0D), array('a', 'b'))": "DUPLICATED_MAP_KEY",
+    "map_from_arrays(array(double('NaN'), double('NaN')), array('a', 'b'))": "DUPLICATED_MAP_KEY",
+    "map_from_arrays(array(id - 1.0D, 2.0D), array('a', 'b'))": "DUPLICATED_MAP_KEY",
+    "map_from_arrays(array(CAST(0.1 AS FLOAT), CAST(0.1 AS FLOAT)), array('a', 'b'))": "DUPLICATED_MAP_KEY",
+    "map_from_arrays(array(1.5D, NULL), array('a', 'b'))": "NULL_MAP_KEY",
+    "map_from_arrays(array(1.5D), array('a', 'b'))": "_LEGACY_ERROR_TEMP_2128",
+    "map_from_entries(array(named_struct('k', 0.0D, 'v', 'a'), named_struct('k', -0.0D, 'v', 'b')))": "DUPLICATED_MAP_KEY",
+    "map_from_entries(array(named_struct('k', CAST(NULL AS DOUBLE), 'v', 'a')))": "NULL_MAP_KEY",
+    "map_from_entries(transform(arr, x -> named_struct('p', x.price, 'q', x.qty)))": "NULL_MAP_KEY",
 }
 
 
@@ -962,6 +989,14 @@ def test_double_map_keys_raise_as_spark(spark_view: SparkSession, con: vpush.Con
     # the key named as Java prints the double, as given (-0.0 too)
     assert _message(lambda: con.sql("SELECT map(0.0D, 'a', -0.0D, 'b') AS r FROM t").to_arrow()) == (
         "DUPLICATED_MAP_KEY", "Duplicate map key -0.0 was found, please check the input data.")
+    for call, key in [("map_from_arrays(array(1.0E10D, 1.0E10D), array('a', 'b'))", "1.0E10"),
+                      ("map_from_arrays(array(-0.0D, 0.0D), array('a', 'b'))", "0.0"),
+                      ("map_from_entries(array(named_struct('k', 0.0D, 'v', 'a'), named_struct('k', -0.0D, 'v', 'b')))", "-0.0"),
+                      ("map_from_arrays(array(1.0E-5D, 1.0E-5D), array('a', 'b'))", "1.0E-5")]:
+        sql = f"SELECT {call} AS r FROM t"
+        expected = ("DUPLICATED_MAP_KEY", f"Duplicate map key {key} was found, please check the input data.")
+        spark_class, spark_text = _message(lambda sql=sql: spark_view.sql(sql).collect())
+        assert (spark_class, spark_text.split("\n")[0]) == _message(lambda sql=sql: con.sql(sql).to_arrow()) == expected
 
 
 def test_double_keys_in_a_lambda_refused(con: vpush.Connection) -> None:
