@@ -775,8 +775,10 @@ def _concat_maps_type(types: list[SparkType | None]) -> SparkType | None:
     if not isinstance(wide, MapType):
         return None
     def keys_cast(t: MapType) -> bool:
-        # integers widened, or cast to doubles where no two become one (not a bigint's)
-        return t.value == wide.value and (t.key in _EXACT_IN_DOUBLE if wide.key == _DOUBLE else _is_integral(t.key))
+        # integers widened, or numbers cast to doubles (a bigint's or decimal's by the rewrite's
+        # cast, refused where two keys of one map become one: spark_semantics._rekeyed_map)
+        return t.value == wide.value and ((_is_integral(t.key) or isinstance(t.key, DecimalType) or t.key in _EXACT_IN_DOUBLE)
+                                          if wide.key == _DOUBLE else _is_integral(t.key))
 
     if any(t.key != wide.key and not keys_cast(t) for t in maps):
         return None  # (a map's keys cast: Spark keeps only keys a cast makes equal, vpush no such rule)
@@ -791,7 +793,8 @@ def _coerced_maps(arguments: list[exp.Expr], of: TypeOf, result: SparkType | Non
         kind = of(argument)
         if not isinstance(result, MapType) or kind == result or isinstance(argument, exp.Null):
             out.append(argument)
-        elif isinstance(kind, MapType) and kind.key == result.key and cast is not None:
+        elif isinstance(kind, MapType) and cast is not None and (kind.key == result.key or (
+                result.key == _DOUBLE and kind.key not in _EXACT_IN_DOUBLE)):
             out.append(cast(argument, kind, result))
         elif isinstance(kind, MapType) and (_is_integral(kind.key) or kind.key in _EXACT_IN_DOUBLE):
             out.append(_as(argument, kind, result))

@@ -74,7 +74,7 @@ from vpush.optimizer.dialect import (
 from vpush.codec.datetime_pattern import DatetimePatternError, compile_pattern
 from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
-from vpush.optimizer.check_array_ordering import check_array_ordering
+from vpush.optimizer.check_array_ordering import check_array_ordering, spark_sql_type
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse, spark_string_value
 from vpush.optimizer.plan import ONE_TASK, VARIANT_ARROW_TYPE
 from vpush.optimizer.pin_integer_arithmetic import PINNED, pin_integer_arithmetic, pins
@@ -1019,8 +1019,6 @@ class _Typer:
                 if len(known) == len(kinds) and any(isinstance(k, (ArrayType, MapType, StructType)) for k in known) and all(
                         coercible(k) for k in known) and not any(_map_keys_differ(k, known[0]) for k in known):
                     element = nested_common_type(known)
-                if element is not None and any(_map_keys_merge(k, element) for k in known):
-                    element = None  # (refused where it is used)
             return None if element is None else ArrayType(element)
         keys, values = node.args.get("keys"), node.args.get("values")
         if not isinstance(keys, exp.Array) or not isinstance(values, exp.Array):
@@ -3566,9 +3564,9 @@ class _Rewriter:
         if len(set(known)) == 1 or not any(isinstance(t, (ArrayType, MapType, StructType)) for t in known):
             return None
         wide = nested_common_type(known, strings=not isinstance(node, (exp.Greatest, exp.Least)))
-        if wide is not None and any(_map_keys_merge(t, wide) for t in known):
-            _refuse(type(node).__name__.lower(), "maps whose keys a cast to doubles or floats may make equal (Spark keeps both)")
-        if wide is not None and any(_map_keys_differ(t, wide) for t in known) and _numeric_common_type(list(types)) is not None:
+        # (keys a cast to doubles may make equal are cast part by part: _rekeyed_map)
+        merging = wide is not None and any(_map_keys_merge(t, wide) for t in known)
+        if wide is not None and not merging and any(_map_keys_differ(t, wide) for t in known) and _numeric_common_type(list(types)) is not None:
             return None  # numbers widened inside maps' keys: DuckDB's cast of them is Spark's (_widen_decimal_branches)
         if wide is None and isinstance(node, exp.In) and all(_alike_but_names(known[0], t) for t in known):
             # IN compares structs of the same types but for names by position (sameType ignores names)
@@ -6420,6 +6418,8 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
                     'does not support ordering on type "MAP"',
                     error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
                 )
+            if isinstance(node, (exp.Greatest, exp.Least, exp.In)) and not node.args.get("query"):
+                _check_ordered_operands(node, typer)
             if isinstance(node, _COMPARISONS) and any(isinstance(typer.of(side), MapType) for side in (node.this, node.expression)):
                 raise OptimizeError(
                     f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the binary operator does not '
@@ -6430,6 +6430,24 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
                 raise map_unordered(node, f"`{_BINARY_SYMBOLS.get(type(node), type(node).__name__.lower())}` comparison")
             if isinstance(node, (exp.Max, exp.Min)) and mapped(node.this):
                 raise map_unordered(node, f"`{type(node).__name__.lower()}`")
+
+
+def _check_ordered_operands(node: exp.Greatest | exp.Least | exp.In, typer: _Typer) -> None:
+    """Spark's ``INVALID_ORDERING_TYPE`` for ``greatest``/``least``/``IN`` of values holding a map
+    (an array or struct of maps: measured), naming the type they are coerced to; vpush's DuckDB
+    engine had answered them, DuckDB comparing maps as lists."""
+    kinds = [typer.of(p) for p in (node.this, *node.expressions) if not isinstance(p, exp.Null)]
+    known = [k for k in kinds if k is not None]
+    if not known or not any(_has_map(k) for k in known):
+        return
+    common = nested_common_type(known) if all(coercible(k) for k in known) else None
+    shown = spark_sql_type(common if common is not None else next(k for k in known if _has_map(k)))
+    word = "in" if isinstance(node, exp.In) else node.sql_name().lower()
+    raise OptimizeError(
+        f'Cannot resolve "{spark_name(node, top=False) or _spark_text(node)}" due to data type mismatch: The `{word}` does not '
+        f'support ordering on type "{shown}"',
+        error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+    )
 
 
 def _check_variant_window(window: exp.Window, is_variant: Callable[[exp.Expr], bool]) -> None:
@@ -6945,9 +6963,9 @@ def _widen_set_operation(
             # bigint or a double, beside a date that date; DuckDB made both strings), each
             # branch's projection cast, which the rewrite casts part by part as Spark does
             target = nested_wider_type(a, b)
-            if target is not None and any(_map_keys_merge(t, target) for t in (a, b)):
-                _refuse(type(operation).__name__.upper(), "maps whose keys a cast to doubles or floats may make equal (Spark keeps both)")
-            numeric_keys = target is not None and any(_map_keys_differ(t, target) for t in (a, b))
+            # (keys a cast to doubles may make equal are cast part by part: _rekeyed_map)
+            merging = target is not None and any(_map_keys_merge(t, target) for t in (a, b))
+            numeric_keys = target is not None and not merging and any(_map_keys_differ(t, target) for t in (a, b))
             # (numbers widened inside maps' keys are cast as below: DuckDB's cast of them is Spark's)
             if not (numeric_keys and _numeric_common_type([a, b]) is not None):
                 if target is None:
@@ -7021,9 +7039,9 @@ def rebuilt_as(value: exp.Expr, source: SparkType, target: SparkType,
     if isinstance(source, ArrayType) and isinstance(target, ArrayType):
         element = rebuilt_as(variable, source.element, target.element, leaf, depth + 1)
         return exp.Anonymous(this="list_transform", expressions=[value, exp.Lambda(this=element, expressions=[exp.to_identifier(name)])])
+    if isinstance(source, MapType) and isinstance(target, MapType) and source.key != target.key:
+        return _rekeyed_map(value, source, target, leaf, depth)
     if isinstance(source, MapType) and isinstance(target, MapType):
-        if source.key != target.key:
-            _refuse("CAST", "a map to a map of another key type")
         item = rebuilt_as(exp.Anonymous(this="struct_extract", expressions=[variable.copy(), exp.Literal.string("value")]),
                           source.value, target.value, leaf, depth + 1)
         entry = exp.Struct(expressions=[
@@ -7045,6 +7063,34 @@ def rebuilt_as(value: exp.Expr, source: SparkType, target: SparkType,
     if isinstance(source, (ArrayType, MapType, StructType)) or isinstance(target, (ArrayType, MapType, StructType)):
         _refuse("CAST", "an array, map or struct one of whose parts is cast to or from another kind")
     return leaf(value, source, target)
+
+
+def _rekeyed_map(value: exp.Expr, source: MapType, target: MapType,
+                 leaf: Callable[[exp.Expr, SparkType, SparkType], exp.Expr], depth: int) -> exp.Expr:
+    """A map of number keys as a map of wider ones (a coercion's ``map(1L, 'a')`` beside
+    ``map(1.5D, 'b')``): each key by ``leaf``, each value by :func:`rebuilt_as`. Spark's cast keeps
+    two keys it makes equal (``9007199254740993L`` and ``...992L`` as doubles: both entries, a
+    lookup finding the first; measured), which a DuckDB map cannot hold: refused where that
+    happens, as the query runs (``VPUSH_UNSUPPORTED_FUNCTION``).
+
+    Raises:
+        OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for keys other than numbers.
+    """
+    numbers = [_is_integral(t) or _is_fractional(t) or isinstance(t, DecimalType) for t in (source.key, target.key)]
+    if not all(numbers):
+        _refuse("CAST", "a map to a map of another key type")
+    name = f"__vpush_key{depth}"
+    keys = exp.Anonymous(this="list_transform", expressions=[exp.Anonymous(this="map_keys", expressions=[value.copy()]), exp.Lambda(
+        this=leaf(exp.column(name), source.key, target.key), expressions=[exp.to_identifier(name)])])
+    items = rebuilt_as(exp.Anonymous(this="map_values", expressions=[value.copy()]), ArrayType(source.value), ArrayType(target.value),
+                       leaf, depth + 1)
+    merged = exp.LT(this=exp.Anonymous(this="len", expressions=[exp.Anonymous(this="list_distinct", expressions=[keys.copy()])]),
+                    expression=exp.Anonymous(this="len", expressions=[keys.copy()]))
+    refused = ("CAST: the DuckDB engine does not give Spark's answer for a map whose keys its cast to "
+               f"{target.key.to_spark()} makes equal (Spark keeps both entries); the Spark engine runs it")
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), _sql_type(target))),
+                         exp.If(this=merged, true=spark_error("VPUSH_UNSUPPORTED_FUNCTION", refused, _sql_type(target)))],
+                    default=exp.Anonymous(this="map", expressions=[keys, items]))
 
 
 def _rename_projection(branch: exp.Expr, i: int, kind: SparkType, target: SparkType) -> None:
