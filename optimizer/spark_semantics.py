@@ -2806,16 +2806,16 @@ class _Rewriter:
             if isinstance(unique, exp.ArrayUniqueAgg) and orders_set(element):
                 sized = None if isinstance(node, exp.Window) else self._task_sets(_distinct_argument(unique.this), None, element)
                 return self._spark_set(node, element, sized)
-            listed = node.this if isinstance(node, exp.Window) else call
-            argument = listed.this.this if isinstance(listed.this, exp.Order) else listed.this
-            if isinstance(listed, exp.ArrayAgg) and not isinstance(node, exp.Filter) and not isinstance(argument, exp.Distinct) and argument.find(exp.Column) is None:
+            aggregated = node.this if isinstance(node, exp.Window) else call
+            argument = aggregated.this.this if isinstance(aggregated.this, exp.Order) else aggregated.this
+            if isinstance(aggregated, exp.ArrayAgg) and not isinstance(node, exp.Filter) and not isinstance(argument, exp.Distinct) and argument.find(exp.Column) is None:
                 # Spark skips NULLs; sqlglot's DuckDB ARRAY_AGG filters them out only of an argument
-                # holding a column, so collect_list(NULL) kept them (a list of NULLs, not [])
-                kept = exp.Filter(this=listed.copy(), expression=exp.Where(this=exp.Not(this=exp.Is(this=argument.copy(), expression=exp.Null()))))
-                if node is listed:
-                    node = kept
+                # holding a column, so collect_list(NULL) without_nulls them (a list of NULLs, not [])
+                without_nulls = exp.Filter(this=aggregated.copy(), expression=exp.Where(this=exp.Not(this=exp.Is(this=argument.copy(), expression=exp.Null()))))
+                if node is aggregated:
+                    node = without_nulls
                 else:
-                    listed.replace(kept)
+                    aggregated.replace(without_nulls)
             # Spark's collect_list/collect_set of no (non-NULL) values is [], DuckDB's NULL
             collected = exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])])
             return self._past_fallback("collect_list", collected, fallback)
