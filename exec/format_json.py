@@ -153,6 +153,8 @@ def _scalar(array: pa.Array, spark_type: SparkType, time_zone: str) -> pa.Array:
     if isinstance(spark_type, DecimalType):
         return array.cast(pa.string())  # Arrow's text of a decimal is Java's BigDecimal.toString
     name = spark_type.to_spark()
+    if name == "void":
+        return pa.nulls(len(array), pa.string())  # array(NULL)'s elements: each a NULL
     if name == "boolean" or name in _INTEGERS:
         return array.cast(pa.string())
     if name in ("float", "double"):

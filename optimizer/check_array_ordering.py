@@ -20,6 +20,7 @@ from vpush.optimizer.dialect import call_arguments, call_name
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.variant_types import (
     VARIANT,
+    VOID,
     ArrayType,
     AtomicType,
     MapType,
@@ -129,9 +130,13 @@ def check_array_ordering(node: exp.Expr, of: TypeOf) -> None:
         return
     given = [a for a in arguments if a is not None]
     text = spark_name(node) or called
-    bare = [isinstance(a, exp.Null) for a in given]
+    # a bare NULL, or a value of its type (`array(NULL)[0]`, Spark's NullType)
+    bare = [isinstance(a, exp.Null) or of(a) == VOID for a in given]
     types = [None if null else of(a) for a, null in zip(given, bare)]
     if called == "array_contains" and len(given) == 2 and any(bare):
+        raise _mismatch(text, f"Null typed values cannot be used as arguments of `{called}`.", "NULL_TYPE")
+    if called == "array_position" and len(given) == 2 and bare[1] and types[0] == ArrayType(VOID):
+        # measured: the NULL is not cast to the elements' type, both being NullType
         raise _mismatch(text, f"Null typed values cannot be used as arguments of `{called}`.", "NULL_TYPE")
     if called in _TWO_ARRAYS and len(given) == 2:
         if all(bare) or any(t is None and not null for t, null in zip(types, bare)):

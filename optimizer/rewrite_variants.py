@@ -1336,7 +1336,7 @@ def _json_printable(spark_type: SparkType, *, key: bool = False) -> bool:
     if isinstance(spark_type, StringType):
         return spark_type.collation is None
     if isinstance(spark_type, AtomicType):
-        return spark_type.name in _JSON_SCALARS or (not key and spark_type.name in ("binary", "variant"))
+        return spark_type.name in _JSON_SCALARS or (not key and spark_type.name in ("binary", "variant", "void"))
     return isinstance(spark_type, DecimalType)
 
 

@@ -36,6 +36,7 @@ from vpush.optimizer.spark_semantics import (
 )
 from vpush.optimizer.variant_types import (
     VARIANT,
+    VOID,
     ArrayType,
     AtomicType,
     DecimalType,
@@ -196,6 +197,8 @@ def array_function_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> S
     if called == "array_position":
         return _BIGINT
     if called == "array_repeat":
+        if isinstance(arguments[0], exp.Null):
+            return ArrayType(VOID)  # array_repeat(NULL, n): n NULLs, an array<void>
         return ArrayType(source) if source is not None else None
     if called == "sequence":
         widest = source
@@ -656,7 +659,7 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
         return _sorted(arguments[0], source.element, nulls_first=asc, descending=not asc)
     if called == "array_join" and count in (2, 3):
         source = _array_of(called, arguments[0], of)
-        if not (isinstance(source.element, StringType) or _is_integral(source.element)):
+        if not (isinstance(source.element, StringType) or _is_integral(source.element) or source.element == VOID):
             _refuse(called, "arrays of elements other than strings and integers (Spark's cast to string)")
         delimiter = arguments[1]
         if not (isinstance(delimiter, exp.Null) or (isinstance(delimiter, exp.Literal) and delimiter.is_string)):
@@ -704,7 +707,7 @@ def rewrite_array_function(called: str, arguments: list[exp.Expr], of: TypeOf, r
         return _null_if_any(built, ArrayType(element), array)
     if called == "array_repeat" and count == 2:
         value, times = arguments[0], _int_argument(called, arguments[1], of, "count")
-        if isinstance(value, exp.Null) or of(value) is None:
+        if not isinstance(value, exp.Null) and of(value) is None:
             _refuse(called, "a value of a type vpush does not know")
         length = _count(exp.cast(times.copy(), exp.DataType.build("BIGINT")))
         repeated = _bound(value, _A, lambda v: _f("list_transform", _f("range", length), _lambda(v.copy(), _X)))
@@ -772,8 +775,10 @@ def _concat_maps_type(types: list[SparkType | None]) -> SparkType | None:
     if not isinstance(wide, MapType):
         return None
     def keys_cast(t: MapType) -> bool:
-        # integers widened, or cast to doubles where no two become one (not a bigint's)
-        return t.value == wide.value and (t.key in _EXACT_IN_DOUBLE if wide.key == _DOUBLE else _is_integral(t.key))
+        # integers widened, or numbers cast to doubles (a bigint's or decimal's by the rewrite's
+        # cast, refused where two keys of one map become one: spark_semantics._rekeyed_map)
+        return t.value == wide.value and ((_is_integral(t.key) or isinstance(t.key, DecimalType) or t.key in _EXACT_IN_DOUBLE)
+                                          if wide.key == _DOUBLE else _is_integral(t.key))
 
     if any(t.key != wide.key and not keys_cast(t) for t in maps):
         return None  # (a map's keys cast: Spark keeps only keys a cast makes equal, vpush no such rule)
@@ -788,7 +793,8 @@ def _coerced_maps(arguments: list[exp.Expr], of: TypeOf, result: SparkType | Non
         kind = of(argument)
         if not isinstance(result, MapType) or kind == result or isinstance(argument, exp.Null):
             out.append(argument)
-        elif isinstance(kind, MapType) and kind.key == result.key and cast is not None:
+        elif isinstance(kind, MapType) and cast is not None and (kind.key == result.key or (
+                result.key == _DOUBLE and kind.key not in _EXACT_IN_DOUBLE)):
             out.append(cast(argument, kind, result))
         elif isinstance(kind, MapType) and (_is_integral(kind.key) or kind.key in _EXACT_IN_DOUBLE):
             out.append(_as(argument, kind, result))

@@ -75,7 +75,7 @@ from vpush.optimizer.dialect import (
 from vpush.codec.datetime_pattern import DatetimePatternError, compile_pattern
 from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
-from vpush.optimizer.check_array_ordering import check_array_ordering
+from vpush.optimizer.check_array_ordering import check_array_ordering, spark_sql_type
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse, spark_string_value
 from vpush.optimizer.plan import ONE_TASK, VARIANT_ARROW_TYPE
 from vpush.optimizer.pin_integer_arithmetic import PINNED, pin_integer_arithmetic, pins
@@ -391,13 +391,13 @@ def arrow_spark_type(arrow_type: pa.DataType) -> SparkType | None:
         return VARIANT
     # Arrays, maps and structs as Spark reads them from Parquet: their generators need the parts.
     if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
-        element = arrow_spark_type(arrow_type.value_type)
+        element = _arrow_part_type(arrow_type.value_type)
         return ArrayType(element) if element is not None else None
     if pa.types.is_map(arrow_type):
-        key, item = arrow_spark_type(arrow_type.key_type), arrow_spark_type(arrow_type.item_type)
+        key, item = _arrow_part_type(arrow_type.key_type), _arrow_part_type(arrow_type.item_type)
         return MapType(key, item) if key is not None and item is not None else None
     if pa.types.is_struct(arrow_type):
-        fields = [(f.name, arrow_spark_type(f.type)) for f in arrow_type]
+        fields = [(f.name, _arrow_part_type(f.type)) for f in arrow_type]
         if any(t is None for _, t in fields):
             return None
         return StructType(tuple(StructField(n, t) for n, t in fields if t is not None))
@@ -405,6 +405,12 @@ def arrow_spark_type(arrow_type: pa.DataType) -> SparkType | None:
         if test(arrow_type):
             return make(arrow_type)
     return None
+
+
+def _arrow_part_type(arrow_type: pa.DataType) -> SparkType | None:
+    """The Spark type of a part of an array, map or struct: a NULL type's is ``void``
+    (``array(NULL)``'s elements; a column of NULLs only is left untyped)."""
+    return _NULL_TYPE if pa.types.is_null(arrow_type) else arrow_spark_type(arrow_type)
 
 
 def _bounded(precision: int, scale: int) -> DecimalType:
@@ -1000,7 +1006,7 @@ class _Typer:
             for part in node.expressions:
                 if not isinstance(part, exp.PropertyEQ):
                     return None
-                typed = self._part(part.expression)
+                typed = _NULL_TYPE if isinstance(_unparen(part.expression), exp.Null) else self._part(part.expression)
                 if typed is None:
                     return None
                 fields.append(StructField(part.this.name, typed))
@@ -1008,6 +1014,8 @@ class _Typer:
         if isinstance(node, exp.Array):
             # integers of different widths widen, in Spark and in DuckDB's list alike
             element = self._map_part(node.expressions)
+            if all(isinstance(_unparen(p), exp.Null) for p in node.expressions):
+                element = _NULL_TYPE  # array(), array(NULL): Spark's array<void>
             if element is None:
                 # arrays, maps or structs of different types: the type the rewrite coerces them to
                 # (_coerce_nested_parts), so that a function over the array knows it (flatten)
@@ -1016,13 +1024,15 @@ class _Typer:
                 if len(known) == len(kinds) and any(isinstance(k, (ArrayType, MapType, StructType)) for k in known) and all(
                         coercible(k) for k in known) and not any(_map_keys_differ(k, known[0]) for k in known):
                     element = nested_common_type(known)
-                if element is not None and any(_map_keys_merge(k, element) for k in known):
-                    element = None  # (refused where it is used)
             return None if element is None else ArrayType(element)
         keys, values = node.args.get("keys"), node.args.get("values")
         if not isinstance(keys, exp.Array) or not isinstance(values, exp.Array):
             return None
         key, value = self._map_part(keys.expressions), self._map_part(values.expressions)
+        if all(isinstance(_unparen(p), exp.Null) for p in values.expressions):
+            value = _NULL_TYPE  # map(1, NULL): Spark's map<int,void>
+        if not keys.expressions:
+            key = _NULL_TYPE  # map(): map<void,void>
         return None if key is None or value is None else MapType(key, value)
 
     def _map_part(self, parts: list[exp.Expr]) -> SparkType | None:
@@ -1156,6 +1166,8 @@ class _Typer:
             source = self._part(_distinct_argument(given[0])) if given else None
             if called in _AGGREGATES_OF_THEIR_ARGUMENT:
                 return source
+            if given and isinstance(_unparen(_distinct_argument(given[0])), exp.Null):
+                source = _NULL_TYPE  # collect_list(NULL): Spark's array<void> (of no values)
             return ArrayType(source) if source is not None else None
         if called in _BOOLEAN_AGGREGATES or called in ("is_variant_null", "is_valid_variant"):
             return AtomicType("boolean")
@@ -2944,6 +2956,16 @@ class _Rewriter:
             if isinstance(unique, exp.ArrayUniqueAgg) and orders_set(element):
                 sized = None if isinstance(node, exp.Window) else self._task_sets(_distinct_argument(unique.this), None, element)
                 return self._spark_set(node, element, sized)
+            aggregated = node.this if isinstance(node, exp.Window) else call
+            argument = aggregated.this.this if isinstance(aggregated.this, exp.Order) else aggregated.this
+            if isinstance(aggregated, exp.ArrayAgg) and not isinstance(node, exp.Filter) and not isinstance(argument, exp.Distinct) and argument.find(exp.Column) is None:
+                # Spark skips NULLs; sqlglot's DuckDB ARRAY_AGG filters them out only of an argument
+                # holding a column, so collect_list(NULL) without_nulls them (a list of NULLs, not [])
+                without_nulls = exp.Filter(this=aggregated.copy(), expression=exp.Where(this=exp.Not(this=exp.Is(this=argument.copy(), expression=exp.Null()))))
+                if node is aggregated:
+                    node = without_nulls
+                else:
+                    aggregated.replace(without_nulls)
             # Spark's collect_list/collect_set of no (non-NULL) values is [], DuckDB's NULL
             collected = exp.Coalesce(this=node, expressions=[exp.Array(expressions=[])])
             return self._past_fallback("collect_list", collected, fallback)
@@ -3688,9 +3710,9 @@ class _Rewriter:
         if len(set(known)) == 1 or not any(isinstance(t, (ArrayType, MapType, StructType)) for t in known):
             return None
         wide = nested_common_type(known, strings=not isinstance(node, (exp.Greatest, exp.Least)))
-        if wide is not None and any(_map_keys_merge(t, wide) for t in known):
-            _refuse(type(node).__name__.lower(), "maps whose keys a cast to doubles or floats may make equal (Spark keeps both)")
-        if wide is not None and any(_map_keys_differ(t, wide) for t in known) and _numeric_common_type(list(types)) is not None:
+        # (keys a cast to doubles may make equal are cast part by part: _rekeyed_map)
+        merging = wide is not None and any(_map_keys_merge(t, wide) for t in known)
+        if wide is not None and not merging and any(_map_keys_differ(t, wide) for t in known) and _numeric_common_type(list(types)) is not None:
             return None  # numbers widened inside maps' keys: DuckDB's cast of them is Spark's (_widen_decimal_branches)
         if wide is None and isinstance(node, exp.In) and all(_alike_but_names(known[0], t) for t in known):
             # IN compares structs of the same types but for names by position (sameType ignores names)
@@ -4401,14 +4423,21 @@ class _Rewriter:
             return self._map(node, result)
         if called == "str_to_map":
             return _str_to_map(arguments)
+        if called in ("map_from_arrays", "map_from_entries") and arguments and arguments[0].find(exp.Subquery, exp.Select) is not None:
+            # its keys are checked in DuckDB lambdas, which take no subquery (DuckDB's binder error)
+            _refuse(called, "keys or entries holding a subquery")
+        if called in ("map_from_arrays", "map_from_entries") and isinstance(result, MapType) and _is_fractional(result.key):
+            return self._map_of_fractional_keys(node, called, arguments, result)
         if called == "map_from_arrays":
             if len(arguments) != 2 or not isinstance(result, MapType) or not _plain_key(result.key):
-                _refuse(called, "arrays without one element type vpush knows, or keys that are not integers, strings, booleans or dates")
+                _refuse(called, "arrays without one element type vpush knows, or keys that are not integers, floats, doubles, strings, "
+                        "booleans or dates")
             return map_from_arrays_checked(arguments[0], arguments[1])
         if called == "map_from_entries":
             entries = self.typer.of(arguments[0])
             if len(arguments) != 1 or not isinstance(result, MapType) or not _plain_key(result.key) or not isinstance(entries, ArrayType):
-                _refuse(called, "an array that is not of two-field structs of types vpush knows, or keys that are not integers, strings, booleans or dates")
+                _refuse(called, "an array that is not of two-field structs of types vpush knows, or keys that are not integers, floats, "
+                        "doubles, strings, booleans or dates")
             assert isinstance(entries.element, StructType)  # for mypy: typed so above
             return _map_from_entries(arguments[0], [f.name for f in entries.element.fields])
         source = self.typer.of(arguments[0])
@@ -4430,6 +4459,32 @@ class _Rewriter:
         if called in ("element_at", "try_element_at") and len(arguments) == 2:
             return self._map_value(arguments[0], arguments[1], source, called)
         _refuse(called, "this form")
+
+    def _map_of_fractional_keys(self, node: exp.Expr, called: str, arguments: list[exp.Expr], result: MapType) -> exp.Expr:
+        """``map_from_arrays``/``map_from_entries`` of float or double keys: keys equal as
+        Spark's map builder compares them (-0.0 to 0.0, NaN to NaN, as DuckDB's ``list_contains``
+        does), a repeated one named as Java prints it; ``map_from_entries`` gives a -0.0 key as
+        0.0 (Spark's ``ArrayBasedMapBuilder`` normalizes each key it puts, folded or row by row),
+        ``map_from_arrays`` as given (the builder keeps the key array itself where no key
+        repeats): measured."""
+        entries = self.typer.of(arguments[0]) if called == "map_from_entries" and len(arguments) == 1 else None
+        if called == "map_from_entries" and not (isinstance(entries, ArrayType) and isinstance(entries.element, StructType)):
+            _refuse(called, "an array that is not of two-field structs of types vpush knows")
+        if called == "map_from_arrays" and (len(arguments) != 2 or not isinstance(self.typer.of(arguments[0]), ArrayType)):
+            _refuse(called, "arrays without one element type vpush knows")
+
+        def text(key: exp.Expr) -> exp.Expr:
+            return self._nested_cast(key, result.key, StringType(), False)
+
+        def normalized(key: exp.Expr) -> exp.Expr:
+            zero = exp.cast(exp.Literal.number(0), _sql_type(result.key))
+            return exp.Case(ifs=[exp.If(this=exp.EQ(this=key.copy(), expression=exp.Literal.number(0)), true=zero)], default=key)
+
+        if isinstance(entries, ArrayType) and isinstance(entries.element, StructType):
+            return _map_from_entries(arguments[0], [f.name for f in entries.element.fields], text, normalized)
+        # (map_from_arrays keeps the keys as given, -0.0 too: Spark's builder takes the arrays
+        # themselves where no key repeats; map_from_entries puts each key, normalized)
+        return map_from_arrays_checked(arguments[0], arguments[1], text)
 
     def _map(self, node: exp.Expr, result: SparkType | None) -> exp.Expr:
         """Spark's ``map(k1, v1, ...)``: keys and values cast to the map's types; a NULL key raises
@@ -6509,6 +6564,8 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
                     'does not support ordering on type "MAP"',
                     error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
                 )
+            if isinstance(node, (exp.Greatest, exp.Least, exp.In)) and not node.args.get("query"):
+                _check_ordered_operands(node, typer)
             if isinstance(node, _COMPARISONS) and any(isinstance(typer.of(side), MapType) for side in (node.this, node.expression)):
                 raise OptimizeError(
                     f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the binary operator does not '
@@ -6519,6 +6576,24 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
                 raise map_unordered(node, f"`{_BINARY_SYMBOLS.get(type(node), type(node).__name__.lower())}` comparison")
             if isinstance(node, (exp.Max, exp.Min)) and mapped(node.this):
                 raise map_unordered(node, f"`{type(node).__name__.lower()}`")
+
+
+def _check_ordered_operands(node: exp.Greatest | exp.Least | exp.In, typer: _Typer) -> None:
+    """Spark's ``INVALID_ORDERING_TYPE`` for ``greatest``/``least``/``IN`` of values holding a map
+    (an array or struct of maps: measured), naming the type they are coerced to; vpush's DuckDB
+    engine had answered them, DuckDB comparing maps as lists."""
+    kinds = [typer.of(p) for p in (node.this, *node.expressions) if not isinstance(p, exp.Null)]
+    known = [k for k in kinds if k is not None]
+    if not known or not any(_has_map(k) for k in known):
+        return
+    common = nested_common_type(known) if all(coercible(k) for k in known) else None
+    shown = spark_sql_type(common if common is not None else next(k for k in known if _has_map(k)))
+    word = "in" if isinstance(node, exp.In) else node.sql_name().lower()
+    raise OptimizeError(
+        f'Cannot resolve "{spark_name(node, top=False) or _spark_text(node)}" due to data type mismatch: The `{word}` does not '
+        f'support ordering on type "{shown}"',
+        error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+    )
 
 
 def _check_variant_window(window: exp.Window, is_variant: Callable[[exp.Expr], bool]) -> None:
@@ -7034,9 +7109,9 @@ def _widen_set_operation(
             # bigint or a double, beside a date that date; DuckDB made both strings), each
             # branch's projection cast, which the rewrite casts part by part as Spark does
             target = nested_wider_type(a, b)
-            if target is not None and any(_map_keys_merge(t, target) for t in (a, b)):
-                _refuse(type(operation).__name__.upper(), "maps whose keys a cast to doubles or floats may make equal (Spark keeps both)")
-            numeric_keys = target is not None and any(_map_keys_differ(t, target) for t in (a, b))
+            # (keys a cast to doubles may make equal are cast part by part: _rekeyed_map)
+            merging = target is not None and any(_map_keys_merge(t, target) for t in (a, b))
+            numeric_keys = target is not None and not merging and any(_map_keys_differ(t, target) for t in (a, b))
             # (numbers widened inside maps' keys are cast as below: DuckDB's cast of them is Spark's)
             if not (numeric_keys and _numeric_common_type([a, b]) is not None):
                 if target is None:
@@ -7103,14 +7178,16 @@ def rebuilt_as(value: exp.Expr, source: SparkType, target: SparkType,
     """
     if source == target:
         return value
+    if source == _NULL_TYPE and target.to_sql_type() is not None:
+        return exp.cast(exp.Null(), _sql_type(target))  # a void part (array(NULL)'s) is NULL
     name = f"__vpush_part{depth}"
     variable = exp.column(name)
     if isinstance(source, ArrayType) and isinstance(target, ArrayType):
         element = rebuilt_as(variable, source.element, target.element, leaf, depth + 1)
         return exp.Anonymous(this="list_transform", expressions=[value, exp.Lambda(this=element, expressions=[exp.to_identifier(name)])])
+    if isinstance(source, MapType) and isinstance(target, MapType) and source.key != target.key:
+        return _rekeyed_map(value, source, target, leaf, depth)
     if isinstance(source, MapType) and isinstance(target, MapType):
-        if source.key != target.key:
-            _refuse("CAST", "a map to a map of another key type")
         item = rebuilt_as(exp.Anonymous(this="struct_extract", expressions=[variable.copy(), exp.Literal.string("value")]),
                           source.value, target.value, leaf, depth + 1)
         entry = exp.Struct(expressions=[
@@ -7132,6 +7209,34 @@ def rebuilt_as(value: exp.Expr, source: SparkType, target: SparkType,
     if isinstance(source, (ArrayType, MapType, StructType)) or isinstance(target, (ArrayType, MapType, StructType)):
         _refuse("CAST", "an array, map or struct one of whose parts is cast to or from another kind")
     return leaf(value, source, target)
+
+
+def _rekeyed_map(value: exp.Expr, source: MapType, target: MapType,
+                 leaf: Callable[[exp.Expr, SparkType, SparkType], exp.Expr], depth: int) -> exp.Expr:
+    """A map of number keys as a map of wider ones (a coercion's ``map(1L, 'a')`` beside
+    ``map(1.5D, 'b')``): each key by ``leaf``, each value by :func:`rebuilt_as`. Spark's cast keeps
+    two keys it makes equal (``9007199254740993L`` and ``...992L`` as doubles: both entries, a
+    lookup finding the first; measured), which a DuckDB map cannot hold: refused where that
+    happens, as the query runs (``VPUSH_UNSUPPORTED_FUNCTION``).
+
+    Raises:
+        OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` for keys other than numbers.
+    """
+    numbers = [_is_integral(t) or _is_fractional(t) or isinstance(t, DecimalType) for t in (source.key, target.key)]
+    if not all(numbers):
+        _refuse("CAST", "a map to a map of another key type")
+    name = f"__vpush_key{depth}"
+    keys = exp.Anonymous(this="list_transform", expressions=[exp.Anonymous(this="map_keys", expressions=[value.copy()]), exp.Lambda(
+        this=leaf(exp.column(name), source.key, target.key), expressions=[exp.to_identifier(name)])])
+    items = rebuilt_as(exp.Anonymous(this="map_values", expressions=[value.copy()]), ArrayType(source.value), ArrayType(target.value),
+                       leaf, depth + 1)
+    merged = exp.LT(this=exp.Anonymous(this="len", expressions=[exp.Anonymous(this="list_distinct", expressions=[keys.copy()])]),
+                    expression=exp.Anonymous(this="len", expressions=[keys.copy()]))
+    refused = ("CAST: the DuckDB engine does not give Spark's answer for a map whose keys its cast to "
+               f"{target.key.to_spark()} makes equal (Spark keeps both entries); the Spark engine runs it")
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), _sql_type(target))),
+                         exp.If(this=merged, true=spark_error("VPUSH_UNSUPPORTED_FUNCTION", refused, _sql_type(target)))],
+                    default=exp.Anonymous(this="map", expressions=[keys, items]))
 
 
 def _rename_projection(branch: exp.Expr, i: int, kind: SparkType, target: SparkType) -> None:
@@ -9107,11 +9212,13 @@ _MAP_CALLS = frozenset({
 _KEY_INDEX = "__vpush_key_index"
 
 
-def map_from_arrays_checked(keys: exp.Expr, values: exp.Expr) -> exp.Expression:
+def map_from_arrays_checked(keys: exp.Expr, values: exp.Expr, key_text: Callable[[exp.Expr], exp.Expr] | None = None,
+                            built_keys: exp.Expr | None = None) -> exp.Expression:
     """Spark's ``map_from_arrays(keys, values)``: NULL when either array is; arrays of different
     lengths raise, and so does the first key (in the array's order) that is NULL
-    (``NULL_MAP_KEY``) or equal to an earlier one (``DUPLICATED_MAP_KEY``), as Spark's map
-    builder meets them."""
+    (``NULL_MAP_KEY``) or equal to an earlier one (``DUPLICATED_MAP_KEY``, the key printed by
+    ``key_text``, by default DuckDB's text of it), as Spark's map builder meets them; the map is
+    of ``built_keys`` where given (the keys as Spark's builder keeps them)."""
     def key_at(index: exp.Expr) -> exp.Expression:
         return exp.Anonymous(this="list_extract", expressions=[keys.copy(), index])
 
@@ -9127,8 +9234,9 @@ def map_from_arrays_checked(keys: exp.Expr, values: exp.Expr) -> exp.Expression:
         exp.Anonymous(this="list_filter", expressions=[positions, exp.Lambda(this=offends, expressions=[exp.to_identifier(_KEY_INDEX)])]),
         exp.Literal.number(1),
     ])
+    printed = key_text(key_at(first.copy())) if key_text is not None else exp.cast(key_at(first.copy()), exp.DataType.build("VARCHAR"))
     duplicate = exp.DPipe(
-        this=exp.DPipe(this=exp.Literal.string("Duplicate map key "), expression=exp.cast(key_at(first.copy()), exp.DataType.build("VARCHAR"))),
+        this=exp.DPipe(this=exp.Literal.string("Duplicate map key "), expression=printed),
         expression=exp.Literal.string(" was found, please check the input data."),
     )
     lengths = "The key array and value array of MapData must have the same length."
@@ -9142,17 +9250,19 @@ def map_from_arrays_checked(keys: exp.Expr, values: exp.Expr) -> exp.Expression:
                    true=spark_error("NULL_MAP_KEY", "Cannot use null as map key.", None)),
             exp.If(this=exp.Not(this=exp.Is(this=first.copy(), expression=exp.Null())), true=spark_error("DUPLICATED_MAP_KEY", duplicate, None)),
         ],
-        default=exp.Anonymous(this="map", expressions=[keys.copy(), values.copy()]),
+        default=exp.Anonymous(this="map", expressions=[(built_keys if built_keys is not None else keys).copy(), values.copy()]),
     )
 
 
 _ENTRY = "__vpush_entry"
 
 
-def _map_from_entries(entries: exp.Expr, fields: list[str]) -> exp.Expression:
+def _map_from_entries(entries: exp.Expr, fields: list[str], key_text: Callable[[exp.Expr], exp.Expr] | None = None,
+                      key: Callable[[exp.Expr], exp.Expr] | None = None) -> exp.Expression:
     """Spark's ``map_from_entries(array of (key, value) structs)``: NULL for a NULL array or one
     holding a NULL struct (looked for first, as Spark does), else ``map_from_arrays`` of the
-    first fields and the second, with its ``NULL_MAP_KEY`` and ``DUPLICATED_MAP_KEY``."""
+    first fields and the second, with its ``NULL_MAP_KEY`` and ``DUPLICATED_MAP_KEY`` (a key
+    printed by ``key_text``; the map's keys each ``key`` of the first field, where given)."""
     entry = exp.column(_ENTRY)
 
     def each(body: exp.Expr) -> exp.Expression:
@@ -9164,7 +9274,9 @@ def _map_from_entries(entries: exp.Expr, fields: list[str]) -> exp.Expression:
     holes = exp.Anonymous(this="list_contains", expressions=[each(exp.Is(this=entry.copy(), expression=exp.Null())), exp.true()])
     return exp.Case(
         ifs=[exp.If(this=exp.Or(this=exp.Is(this=entries.copy(), expression=exp.Null()), expression=holes), true=exp.Null())],
-        default=map_from_arrays_checked(field(fields[0]), field(fields[1])),
+        default=map_from_arrays_checked(field(fields[0]), field(fields[1]), key_text,
+                                        None if key is None else each(key(exp.Anonymous(this="struct_extract", expressions=[
+                                            entry.copy(), exp.Literal.string(fields[0])])))),
     )
 
 

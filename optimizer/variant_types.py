@@ -122,12 +122,34 @@ class SparkType:
             >>> parse_variant_type("string collate UTF8_LCASE").to_sql_type() is None
             True
         """
-        if any(isinstance(part, StringType) and part.collation is not None for part in _walk(self)):
+        parts = _walk(self)
+        if any(isinstance(part, StringType) and part.collation is not None for part in parts):
             return None
+        if VOID in parts:
+            return _void_sql_type(self)
         return _built_type(self.to_spark()).copy()
 
     def __str__(self) -> str:
         return self.to_spark()
+
+
+def _void_sql_type(spark_type: SparkType) -> exp.DataType:
+    """A type holding ``void`` (Spark's type of a bare NULL, as in ``array(NULL)``) as DuckDB's
+    ``"NULL"`` type: sqlglot parses no ``void`` and writes its NULL type unquoted, which DuckDB
+    does not read as a type."""
+    from sqlglot import exp
+
+    if spark_type == VOID:
+        return exp.DataType(this=exp.DType.USERDEFINED, kind='"NULL"')
+    if isinstance(spark_type, ArrayType):
+        return exp.DataType(this=exp.DType.ARRAY, expressions=[_void_sql_type(spark_type.element)], nested=True)
+    if isinstance(spark_type, MapType):
+        return exp.DataType(this=exp.DType.MAP, expressions=[_void_sql_type(spark_type.key), _void_sql_type(spark_type.value)], nested=True)
+    if isinstance(spark_type, StructType):
+        fields = [exp.ColumnDef(this=exp.to_identifier(f.name, quoted=not _PLAIN_NAME.match(f.name)), kind=_void_sql_type(f.type))
+                  for f in spark_type.fields]
+        return exp.DataType(this=exp.DType.STRUCT, expressions=fields, nested=True)
+    return _built_type(spark_type.to_spark()).copy()
 
 
 @functools.lru_cache(maxsize=256)
@@ -244,6 +266,9 @@ class StructType(SparkType):
 
 VARIANT = AtomicType("variant")
 """The default target of ``variant_get`` and of the ``:`` operator."""
+
+VOID = AtomicType("void")
+"""Spark's ``NullType``: the type of a bare NULL (``array(NULL)`` is an ``array<void>``)."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Container
 from typing import TYPE_CHECKING, Any
 
+import pyarrow as pa
 import pytest
 
 from vpush.codec.errors import VpushError
@@ -113,9 +114,24 @@ def vpush_answer(con: vpush.Connection, sql: str) -> tuple[Any, ...]:
     fields = []
     for field in table.schema:
         spark_type = arrow_spark_type(field.type)
-        fields.append((field.name, spark_type.to_spark() if spark_type is not None else str(field.type)))
-    columns = [column.to_pylist() for column in table.columns]
+        text = "void" if pa.types.is_null(field.type) else str(field.type)  # a column of NULLs only: Spark's NullType
+        fields.append((field.name, spark_type.to_spark() if spark_type is not None else text))
+    columns = [[_maps_as_dicts(v, field.type) for v in column.to_pylist()] for column, field in zip(table.columns, table.schema)]
     return (fields, list(zip(*columns)) if columns else [])
+
+
+def _maps_as_dicts(value: Any, arrow_type: pa.DataType) -> Any:
+    """A value of ``arrow_type`` with its maps as dicts, as PySpark collects them (Arrow gives a
+    map as a list of key-value pairs)."""
+    if value is None:
+        return None
+    if pa.types.is_map(arrow_type):
+        return {_maps_as_dicts(k, arrow_type.key_type): _maps_as_dicts(v, arrow_type.item_type) for k, v in value}
+    if pa.types.is_list(arrow_type) or pa.types.is_large_list(arrow_type):
+        return [_maps_as_dicts(v, arrow_type.value_type) for v in value]
+    if pa.types.is_struct(arrow_type):
+        return {f.name: _maps_as_dicts(value[f.name], f.type) for f in arrow_type}
+    return value
 
 
 def comparable(value: Any) -> Any:
