@@ -75,7 +75,7 @@ from vpush.optimizer.dialect import (
 from vpush.codec.datetime_pattern import DatetimePatternError, compile_pattern
 from vpush.optimizer.datetime_text import proleptic_year, spark_date_format
 from vpush.optimizer.datetime_text import year_text as _year_text
-from vpush.optimizer.check_array_ordering import check_array_ordering, spark_sql_type
+from vpush.optimizer.check_array_ordering import check_array_ordering
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse, spark_string_value
 from vpush.optimizer.plan import ONE_TASK, VARIANT_ARROW_TYPE
 from vpush.optimizer.pin_integer_arithmetic import PINNED, pin_integer_arithmetic, pins
@@ -6587,7 +6587,7 @@ def _check_ordered_operands(node: exp.Greatest | exp.Least | exp.In, typer: _Typ
     if not known or not any(_has_map(k) for k in known):
         return
     common = nested_common_type(known) if all(coercible(k) for k in known) else None
-    shown = spark_sql_type(common if common is not None else next(k for k in known if _has_map(k)))
+    shown = (common if common is not None else next(k for k in known if _has_map(k))).to_sql()
     word = "in" if isinstance(node, exp.In) else node.sql_name().lower()
     raise OptimizeError(
         f'Cannot resolve "{spark_name(node, top=False) or _spark_text(node)}" due to data type mismatch: The `{word}` does not '
