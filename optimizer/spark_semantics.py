@@ -7413,7 +7413,9 @@ def _string_column_as_decimal(value: exp.Expr, target: DecimalType, strict: bool
             exact = decimal.Decimal(written).quantize(decimal.Decimal(1).scaleb(-target.scale), rounding=decimal.ROUND_HALF_UP,
                                                       context=decimal.Context(prec=200))
             if exact.is_zero() or exact.adjusted() < target.precision - target.scale:
-                return exp.cast(exp.Literal.string(written), to)  # a constant that fits: a cast of a literal, as before
+                # a constant that fits, as a cast of its exact digits (DuckDB's cast of `1.5e-3`
+                # to decimal(4,4) fails: it reads the digits before the exponent into the type)
+                return exp.cast(exp.Literal.string(format(exact, "f")), to)
 
     def too_wide(text: exp.Expression) -> exp.Expression:
         message = exp.DPipe(this=exp.Literal.string(" "), expression=exp.DPipe(this=text, expression=exp.Literal.string(
