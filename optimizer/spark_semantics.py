@@ -7425,7 +7425,8 @@ def _string_column_as_decimal(value: exp.Expr, target: DecimalType, strict: bool
     def read(operand: Callable[[str], exp.Expression]) -> exp.Expression:
         plain = exp.TryCast(this=operand("v"), to=to)
         at_once = plain if not strict else exp.Coalesce(this=plain, expressions=[too_wide(operand("v"))])
-        return exp.Case(ifs=[exp.If(this=_plain_number(operand("v")), true=at_once)], default=_with_operands({"t": cleaned(operand)}, lambda own: otherwise(operand, own)))
+        without_exponent = exp.Anonymous(this="regexp_full_match", expressions=[operand("v"), exp.Literal.string(_POINT_NUMBER)])
+        return exp.Case(ifs=[exp.If(this=without_exponent, true=at_once)], default=_with_operands({"t": cleaned(operand)}, lambda own: otherwise(operand, own)))
 
     def cleaned(operand: Callable[[str], exp.Expression]) -> exp.Expression:
         trimmed = exp.Anonymous(this="regexp_replace", expressions=[
@@ -7436,16 +7437,59 @@ def _string_column_as_decimal(value: exp.Expr, target: DecimalType, strict: bool
 
     def otherwise(operand: Callable[[str], exp.Expression], own: Callable[[str], exp.Expression]) -> exp.Expression:
         readable = exp.Anonymous(this="regexp_full_match", expressions=[own("t"), exp.Literal.string(_DECIMAL_TEXT.pattern)])
-        converted = exp.TryCast(this=own("t"), to=to)
+        converted = exp.TryCast(this=_exponent_moved(own), to=to)
         if not strict:
             return exp.Case(ifs=[exp.If(this=readable, true=converted)], default=exp.cast(exp.Null(), to))
         return exp.Case(ifs=[
             exp.If(this=exp.Is(this=operand("v"), expression=exp.Null()), true=exp.cast(exp.Null(), to)),
             exp.If(this=exp.Not(this=readable), true=spark_error("CAST_INVALID_INPUT", _malformed_message(operand("v"), shown), to)),
             exp.If(this=exp.Is(this=converted, expression=exp.Null()), true=too_wide(own("t"))),
-        ], default=exp.TryCast(this=own("t"), to=to))
+        ], default=exp.TryCast(this=_exponent_moved(own), to=to))
 
     return _with_operands({"v": exp.Paren(this=value.copy())}, read)
+
+
+_POINT_NUMBER = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)"  # a decimal number without an exponent
+
+
+def _exponent_moved(own: Callable[[str], exp.Expression]) -> exp.Expression:
+    """The decimal number ``own("t")`` (:data:`_DECIMAL_TEXT`) written without its exponent, its
+    point moved (``1.5e-3``: ``0.0015``): DuckDB's cast to a decimal reads the digits before an
+    exponent into the type, and failed on ``1.5e-3`` to ``decimal(4,4)``. Past 100 places either
+    way the value is a zero of the type or past every type: written as ``0`` or as 101 digits."""
+    def call(name: str, *args: exp.Expression) -> exp.Expression:
+        return exp.Anonymous(this=name, expressions=list(args))
+
+    def number(n: int) -> exp.Expression:
+        return exp.Literal.number(n)
+
+    def body(o: Callable[[str], exp.Expression]) -> exp.Expression:
+        point = exp.Add(this=o("p"), expression=o("e"))  # the place of the point among the digits
+        length = call("length", o("d"))
+        zeros = lambda n: call("repeat", exp.Literal.string("0"), exp.Cast(this=n, to=exp.DataType.build("BIGINT")))  # noqa: E731
+        moved = exp.Case(ifs=[
+            exp.If(this=exp.Is(this=o("e"), expression=exp.Null()), true=own("t")),  # no exponent
+            exp.If(this=call("regexp_full_match", o("d"), exp.Literal.string("0*")), true=exp.Literal.string("0")),
+            exp.If(this=exp.LT(this=point.copy(), expression=number(-100)), true=exp.Literal.string("0")),
+            exp.If(this=exp.GT(this=point.copy(), expression=number(100)), true=call("repeat", exp.Literal.string("9"), number(101))),
+            exp.If(this=exp.LTE(this=point.copy(), expression=number(0)),
+                   true=exp.DPipe(this=exp.DPipe(this=exp.Literal.string("0."), expression=zeros(exp.Neg(this=exp.Paren(this=point.copy())))),
+                                  expression=o("d"))),
+            exp.If(this=exp.GTE(this=point.copy(), expression=length.copy()),
+                   true=exp.DPipe(this=o("d"), expression=zeros(exp.Sub(this=point.copy(), expression=length.copy())))),
+        ], default=exp.DPipe(this=exp.DPipe(this=call("left", o("d"), point.copy()), expression=exp.Literal.string(".")),
+                             expression=call("substr", o("d"), exp.Add(this=point.copy(), expression=number(1)))))
+        return exp.DPipe(this=o("s"), expression=moved)
+
+    mantissa = call("regexp_extract", own("t"), exp.Literal.string(r"^[+-]?([0-9]*\.?[0-9]*)"), number(1))
+    return _with_operands({
+        "s": call("regexp_extract", own("t"), exp.Literal.string("^-"), number(0)),
+        "d": call("replace", mantissa.copy(), exp.Literal.string("."), exp.Literal.string("")),
+        "p": exp.Sub(this=call("strpos", exp.DPipe(this=mantissa.copy(), expression=exp.Literal.string(".")), exp.Literal.string(".")),
+                     expression=number(1)),
+        "e": exp.TryCast(this=call("regexp_extract", own("t"), exp.Literal.string(r"[eE]([+-]?[0-9]+)$"), number(1)),
+                         to=exp.DataType.build("BIGINT")),
+    }, body)
 
 
 def _string_literal_as_decimal(value: exp.Expr, target: DecimalType) -> exp.Expression:

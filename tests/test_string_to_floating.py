@@ -31,6 +31,7 @@ _WRITTEN = [
     "0x1.0000000000000800000000000001p0", "0x.00000000000000000000000001p100", "0x1.000001p0", "0x1.0000018p0", "0x1p-149",
     "0x1p-150", "0x1.8p-150", "0x1p128", "0x1.fffffep127", "0x1.ffffffp127", "0x1.fffffefp127",
     "\u0967\u0968\u0969", "\u0661\u0662.\u0665", "\u0b67e\u0b67", "1.5\x7f", "12345678.9", "-0.005",
+    "1.5e-3", "15E2", "-1.25e1", ".5e1", "1e-200", "0e500", "1e500", "1.23456e-5", " 2.5E+1 ", "00.0001e4",
 ]
 
 
@@ -67,7 +68,7 @@ def _id(text: str) -> int:
     f"SELECT s FROM t WHERE id = {_id('0x1p4')} UNION ALL SELECT 1.5D",
     f"SELECT id, s = 1000D AS e FROM t WHERE id = {_id('1_000')}",
     # decimals: BigDecimal's text, trimmed as String.trim trims, digits of any script
-    "SELECT id, try_cast(s AS decimal(10,2)) AS d, try_cast(s AS decimal(38,0)) AS e FROM t",
+    "SELECT id, try_cast(s AS decimal(10,2)) AS d, try_cast(s AS decimal(38,0)) AS e, try_cast(s AS decimal(4,4)) AS f FROM t",
     "SELECT id, cast(s AS decimal(10,2)) AS d FROM t WHERE try_cast(s AS decimal(10,2)) IS NOT NULL",
     f"SELECT cast(s AS decimal(10,2)) AS d FROM t WHERE id = {_id('1_000')}",
     f"SELECT cast(s AS decimal(3,1)) AS d FROM t WHERE id = {_id('12345678.9')}",
