@@ -1,0 +1,149 @@
+"""A filter's conjuncts are tested in Spark's order where one may raise (``optimizer/order_conjuncts.py``).
+
+Spark's filter tests its conjuncts from left to right, each only on the rows those before it
+kept; ``AND`` and ``OR`` inside a condition compute their right side only where the left one does
+not decide. So ``i + 1 > 1 AND id <> 6`` raises the overflow for the row where ``i`` is the
+largest int (id 6) and ``id <> 6 AND i + 1 > 1`` answers, in a WHERE, a join's ON, a HAVING, a
+WHERE over a subquery's projection, and for a variant cast (``v:a::int`` of a string) as for
+integer arithmetic; DuckDB had tested ``id <> 6`` first (in its scan, or by its cost) and
+answered both. Each query runs once on Spark (the oracle) and on vpush through both engines.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+import pytest
+
+import vpush
+from support.compare import assert_same_answer
+from support.tables import connect_tables, table_folder, tables_fixtures
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+TABLE = pa.table(
+    {
+        "id": pa.array([1, 2, 3, 4, 5, 6, 7, 8], pa.int32()),
+        "i": pa.array([1, 2, None, 2, -7, 2147483647, 0, None], pa.int32()),
+        "g": pa.array(["a", "b", "a", None, "", "é", "b", "Z"]),
+    }
+)
+
+
+def _write(root: Path, spark: SparkSession) -> dict[str, Path]:
+    """``t``: id, i (the largest int at id 6), g, and v (a variant whose ``a`` is a string at id 6, else an int)."""
+    folder = root / "t"
+    plain = table_folder(root / "plain", TABLE)
+    spark.read.parquet(str(plain)).selectExpr(
+        "id", "i", "g",
+        "parse_json(CASE WHEN id = 6 THEN '{\"a\": \"x\"}' ELSE concat('{\"a\": ', id, '}') END) AS v",
+    ).coalesce(1).write.parquet(str(folder))
+    return {"t": folder}
+
+
+tables, spark_views, con, _ = tables_fixtures(_write, "conjunct_order", both_engines=True, with_spark=True)
+
+# Measured on PySpark 4.3: the first raises, the second (its conjuncts the other way round) answers.
+PAIRS = [
+    ("SELECT id FROM t WHERE i + 1 > 1 AND id <> 6", "SELECT id FROM t WHERE id <> 6 AND i + 1 > 1"),
+    ("SELECT id FROM t WHERE i + 1 > 1 AND id <> 6 AND id > 0", "SELECT id FROM t WHERE id > 0 AND id <> 6 AND i + 1 > 1"),
+    ("SELECT id FROM t WHERE i * 2 > 1 AND g <> 'é'", "SELECT id FROM t WHERE g <> 'é' AND i * 2 > 1"),
+    ("SELECT id FROM t WHERE i + i > 1 AND id < 6", "SELECT id FROM t WHERE id < 6 AND i + i > 1"),
+    ("SELECT id FROM t WHERE i + 1 > 1 AND i < 100", "SELECT id FROM t WHERE i < 100 AND i + 1 > 1"),
+    ("SELECT id FROM t WHERE i + 1 > 1 AND id IN (1, 2, 3)", "SELECT id FROM t WHERE id IN (1, 2, 3) AND i + 1 > 1"),
+    ("SELECT id FROM t WHERE i + 1 > 1 OR id = 6", "SELECT id FROM t WHERE id = 6 OR i + 1 > 1"),
+    ("SELECT id FROM t WHERE (i + 1 > 1 AND id <> 6) OR id = 100", "SELECT id FROM t WHERE (id <> 6 AND i + 1 > 1) OR id = 100"),
+    ("SELECT id FROM t WHERE coalesce(i + 1 > 1, false) AND id <> 6", "SELECT id FROM t WHERE id <> 6 AND coalesce(i + 1 > 1, false)"),
+    ("SELECT id FROM t WHERE IF(i + 1 > 1, true, false) AND id <> 6", "SELECT id FROM t WHERE IF(id <> 6, i + 1 > 1, false)"),
+    ("SELECT id FROM t WHERE CASE WHEN i + 1 > 1 THEN id <> 6 END", "SELECT id FROM t WHERE CASE WHEN id <> 6 THEN i + 1 > 1 END"),
+    # a cast Spark tests on the rows the conjuncts before it keep (not pushed into the scan)
+    ("SELECT id FROM t WHERE v:a::int > 0 AND id <> 6", "SELECT id FROM t WHERE id <> 6 AND v:a::int > 0"),
+    ("SELECT id FROM t WHERE CAST(v:a AS int) > 0 AND id <> 6", "SELECT id FROM t WHERE id <> 6 AND CAST(v:a AS int) > 0"),
+    ("SELECT id FROM t WHERE CAST(variant_get(v, '$.a', 'string') AS INT) > 0 AND id <> 6",
+     "SELECT id FROM t WHERE id <> 6 AND CAST(variant_get(v, '$.a', 'string') AS INT) > 0"),
+    ("SELECT id FROM t WHERE CAST(g AS INT) IS NULL AND id = 4", "SELECT id FROM t WHERE id = 4 AND CAST(g AS INT) IS NULL"),
+    # Spark infers isnotnull(i) from i > 0 but tests it after the cast written first
+    ("SELECT id FROM t WHERE CAST(CASE WHEN id = 3 THEN 'x' ELSE '1' END AS INT) > 0 AND i > 0",
+     "SELECT id FROM t WHERE i > 0 AND CAST(CASE WHEN id = 3 THEN 'x' ELSE '1' END AS INT) > 0"),
+    # a join's ON: the conjuncts of one side pushed to it in their order
+    ("SELECT a.id FROM t a JOIN t b ON a.id = b.id AND a.i + 1 > 1 AND a.id <> 6",
+     "SELECT a.id FROM t a JOIN t b ON a.id = b.id AND a.id <> 6 AND a.i + 1 > 1"),
+    ("SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND b.i + 1 > 1 AND b.id <> 6",
+     "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND b.id <> 6 AND b.i + 1 > 1"),
+    # a HAVING over grouping columns (pushed below the aggregate)
+    ("SELECT id, count(*) AS n FROM t GROUP BY id, i HAVING i + 1 > 1 AND id <> 6",
+     "SELECT id, count(*) AS n FROM t GROUP BY id, i HAVING id <> 6 AND i + 1 > 1"),
+    # a WHERE over a subquery's projection that may raise (Spark substitutes it into the filter)
+    ("SELECT id FROM (SELECT id, i + 1 AS j FROM t) WHERE j > 1 AND id <> 6",
+     "SELECT id FROM (SELECT id, i + 1 AS j FROM t) WHERE id <> 6 AND j > 1"),
+    ("SELECT id FROM (SELECT id, i + 1 AS j FROM t) s WHERE s.j > 1 AND s.id <> 6",
+     "SELECT id FROM (SELECT id, i + 1 AS j FROM t) s WHERE s.id <> 6 AND s.j > 1"),
+]
+
+QUERIES = [sql for pair in PAIRS for sql in pair] + [
+    # an aggregate in a HAVING is computed before the HAVING: it raises whatever the order
+    "SELECT id, count(*) AS n FROM t GROUP BY id, i HAVING max(i) + 1 > 1 AND min(id) <> 6",
+    "SELECT id, count(*) AS n FROM t GROUP BY id, i HAVING min(id) <> 6 AND max(i) + 1 > 1",
+    # ... while Spark pushes a conjunct over the grouping columns below it
+    "SELECT id, count(*) AS n FROM t GROUP BY id, i HAVING max(i) + 1 > 1 AND id <> 6",
+    # a strict variant_get is computed in Spark's scan, for every row it reads
+    "SELECT id FROM t WHERE variant_get(v, '$.a', 'int') > 0 AND id <> 6",
+    "SELECT id FROM t WHERE id <> 6 AND variant_get(v, '$.a', 'int') > 0",
+    "SELECT id FROM t WHERE try_variant_get(v, '$.a', 'int') > 0 AND id <> 6",
+    "SELECT id FROM (SELECT * FROM t WHERE id <> 6) WHERE i + 1 > 1",
+    "WITH c AS (SELECT * FROM t WHERE id <> 6) SELECT id FROM c WHERE i + 1 > 1",
+    "SELECT id FROM t WHERE id <> 6 GROUP BY id, i HAVING i + 1 > 1",
+]
+
+# Spark's answer to each query, computed once for both engines
+_SPARK_ANSWERS: dict[str, tuple[Any, ...]] = {}
+
+
+# On the Spark engine the scan is a Python data source (DSv2), and Spark's filter over it tests
+# first the conjuncts it can translate into a source's filter (id <> 6), then the others (the
+# physical plan's Filter reads ``NOT (id = 6) AND ((i + 1) > 1)``): it answers where Spark over the
+# Parquet files raises (README, differences).
+_TRANSLATED_FIRST = {first for first, _ in PAIRS} - {
+    "SELECT id FROM t WHERE i + 1 > 1 OR id = 6",
+    "SELECT id FROM t WHERE (i + 1 > 1 AND id <> 6) OR id = 100",
+    "SELECT id FROM t WHERE CASE WHEN i + 1 > 1 THEN id <> 6 END",
+}
+
+
+@pytest.mark.parametrize("sql", QUERIES)
+def test_matches_spark(sql: str, spark_views: SparkSession, con: vpush.Connection, request: pytest.FixtureRequest) -> None:
+    if con.engine.name == "spark" and sql in _TRANSLATED_FIRST:
+        request.applymarker(pytest.mark.xfail(strict=True, reason="Spark's filter over a DSv2 source tests translatable conjuncts first"))
+    assert_same_answer(sql, spark_views, con, _SPARK_ANSWERS)
+
+
+def test_the_first_of_each_pair_raises_on_spark(spark_views: SparkSession) -> None:
+    """The pairs differ as measured: Spark raises for the first and answers the second (else
+    the comparisons above would not tell the order)."""
+    from support.compare import spark_answer
+
+    for first, second in PAIRS:
+        for sql in (first, second):
+            if sql not in _SPARK_ANSWERS:
+                _SPARK_ANSWERS[sql] = spark_answer(spark_views, sql)
+        assert _SPARK_ANSWERS[first][0] == "error", first
+        assert _SPARK_ANSWERS[second][0] != "error", second
+
+
+# DuckDB moves a filter across what vpush writes: left as differences (README, differences)
+DIFFERENT = [
+    # the outer query's filter pushed below the subquery's own, which Spark tests first
+    "SELECT id FROM (SELECT * FROM t WHERE i + 1 > 1) WHERE id <> 6",
+    "WITH c AS (SELECT * FROM t WHERE i + 1 > 1) SELECT id FROM c WHERE id <> 6",
+    # a.id <> 6, which DuckDB infers from b.id <> 6 and the join's a.id = b.id, tested in a's scan
+    "SELECT a.id FROM t a JOIN t b ON a.id = b.id WHERE a.i + 1 > 1 AND b.id <> 6",
+    "SELECT a.id FROM t a JOIN t b ON a.i + 1 > 1 AND a.id = b.id AND b.id <> 6",
+]
+
+
+@pytest.mark.xfail(strict=True, reason="DuckDB pushes a filter below one that may raise (README, differences)")
+@pytest.mark.parametrize("sql", DIFFERENT)
+def test_filter_duckdb_moves_below_one_that_may_raise(sql: str, spark_views: SparkSession, tables: dict[str, Path]) -> None:
+    assert_same_answer(sql, spark_views, connect_tables(tables), _SPARK_ANSWERS)
