@@ -1208,6 +1208,37 @@ def inside_within(node: exp.Expr, kinds: type[exp.Expr] | tuple[type[exp.Expr], 
     return False
 
 
+def cte_of(table: exp.Table) -> exp.CTE | None:
+    """The CTE that ``table`` reads: one of its name (no qualifier) defined by the nearest WITH
+    around it that defines one, before the CTE ``table`` stands in (a CTE's own query reads the
+    table of its name, not itself, unless the WITH is RECURSIVE); None for a table.
+
+    Example:
+        >>> from sqlglot import parse_one
+        >>> query = parse_one("WITH t AS (SELECT id FROM t), c AS (SELECT id FROM t) SELECT * FROM c")
+        >>> [(table.name, cte_of(table) is not None) for table in query.find_all(exp.Table)]
+        [('c', True), ('t', False), ('t', True)]
+    """
+    if table.args.get("db") is not None or table.args.get("catalog") is not None:
+        return None
+    name = table.name.lower()
+    node: exp.Expr = table
+    while node.parent is not None:
+        parent = node.parent
+        if isinstance(parent, exp.With):
+            place = next((i for i, cte in enumerate(parent.expressions) if cte is node), len(parent.expressions))
+            visible = parent.expressions if parent.args.get("recursive") else parent.expressions[:place]
+            found = next((cte for cte in reversed(visible) if cte.alias_or_name.lower() == name), None)
+            if found is not None:
+                return found
+        elif isinstance(parent, exp.Query) and isinstance(parent.args.get("with_"), exp.With) and node is not parent.args["with_"]:
+            found = next((cte for cte in reversed(parent.args["with_"].expressions) if cte.alias_or_name.lower() == name), None)
+            if found is not None:
+                return found
+        node = parent
+    return None
+
+
 def within(node: exp.Expr, ancestor: exp.Expr) -> bool:
     """Whether ``node`` is ``ancestor`` or lies inside it.
 

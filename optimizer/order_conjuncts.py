@@ -37,7 +37,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from vpush.optimizer.dialect import in_scope
+from vpush.optimizer.dialect import cte_of, in_scope
 from vpush.optimizer.plan import SCAN_INDEX
 from vpush.optimizer.rewrite_variants import ONCE_FUNCTION_PREFIX, may_fail
 
@@ -119,16 +119,9 @@ def _derived_sources(select: exp.Select) -> dict[str, tuple[exp.Query, bool]]:
 
 
 def _cte(table: exp.Table) -> exp.Query | None:
-    """The query of the CTE that ``table`` names, from the nearest WITH above it."""
-    node: exp.Expr | None = table.parent
-    while node is not None:
-        with_ = node.args.get("with_") or node.args.get("with")
-        if isinstance(with_, exp.With):
-            for cte in with_.expressions:
-                if cte.alias.lower() == table.name.lower() and isinstance(cte.this, exp.Query):
-                    return cte.this
-        node = node.parent
-    return None
+    """The query of the CTE that ``table`` names (:func:`~vpush.optimizer.dialect.cte_of`)."""
+    cte = cte_of(table)
+    return cte.this if cte is not None and isinstance(cte.this, exp.Query) else None
 
 
 def _projections(query: exp.Query, name: str) -> list[exp.Expr]:

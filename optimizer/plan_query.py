@@ -12,7 +12,7 @@ from sqlglot.errors import ParseError, TokenError
 from vpush.optimizer.bound import SqlType, VariantRef
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.check_group_ordinals import check_group_ordinals
-from vpush.optimizer.dialect import DEFERRED_PATH_ERROR, TryVariantGet, VariantGet, VpushSpark, utc_shift_argument
+from vpush.optimizer.dialect import DEFERRED_PATH_ERROR, TryVariantGet, VariantGet, VpushSpark, cte_of, utc_shift_argument
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.interval_types import output_interval_types
@@ -192,6 +192,13 @@ def _referenced_columns(expression: exp.Expr) -> set[str] | None:
     return names
 
 
+def _reads_a_cte(table: exp.Table) -> bool:
+    """Whether ``table`` reads a CTE (:func:`~vpush.optimizer.dialect.cte_of`), not of a WITH
+    RECURSIVE (to be safe)."""
+    cte = cte_of(table)
+    return cte is not None and not (isinstance(cte.parent, exp.With) and cte.parent.args.get("recursive"))
+
+
 def _over_derived_tables(star: exp.Star) -> bool:
     """Whether ``star`` reads only derived tables: its SELECT's every source is a subquery or a
     CTE, whose own projections name what it reads (a ``*`` there over a table counts itself).
@@ -202,34 +209,7 @@ def _over_derived_tables(star: exp.Star) -> bool:
     if select is None or select.args.get("from_") is None:
         return False
     sources = [select.args["from_"].this, *(join.this for join in select.args.get("joins") or [])]
-    return all(isinstance(source, exp.Subquery) or (isinstance(source, exp.Table) and _names_a_cte(source)) for source in sources)
-
-
-def _names_a_cte(table: exp.Table) -> bool:
-    """Whether ``table`` reads a CTE: one of its name defined by a WITH around it, before the CTE
-    it stands in (a CTE's own query reads the table of its name, not itself; none of a WITH
-    RECURSIVE, to be safe)."""
-    if table.args.get("db") is not None or table.args.get("catalog") is not None:
-        return False
-    name = table.name.lower()
-    node: exp.Expr = table
-    while node.parent is not None:
-        parent = node.parent
-        if isinstance(parent, exp.With):
-            if parent.args.get("recursive"):
-                return False
-            place = next((i for i, cte in enumerate(parent.expressions) if cte is node), 0)
-            earlier = parent.expressions[:place]
-            if any(cte.alias_or_name.lower() == name for cte in earlier):
-                return True
-        elif isinstance(parent, exp.Query) and isinstance(parent.args.get("with_"), exp.With) and node is not parent.args["with_"]:
-            with_ = parent.args["with_"]
-            if with_.args.get("recursive"):
-                return False
-            if any(cte.alias_or_name.lower() == name for cte in with_.expressions):
-                return True
-        node = parent
-    return False
+    return all(isinstance(source, exp.Subquery) or (isinstance(source, exp.Table) and _reads_a_cte(source)) for source in sources)
 
 
 def _passes_table_rows(star: exp.Star) -> bool:
