@@ -41,7 +41,7 @@ from vpush.optimizer.dialect import cte_of, in_scope
 from vpush.optimizer.plan import SCAN_INDEX
 from vpush.optimizer.rewrite_variants import ONCE_FUNCTION_PREFIX, may_fail
 
-__all__ = ["may_raise", "order_conjuncts"]
+__all__ = ["hold_filter_order", "may_raise", "order_conjuncts"]
 
 # Nodes that raise for no row (on the DuckDB tree, after Spark's errors became error() calls):
 # references, constants, comparisons, logic, TRY_CAST, and the branches of a CASE
@@ -159,6 +159,39 @@ def order_conjuncts(expression: exp.Expr) -> exp.Expr:
             on = join.args.get("on")
             if on is not None:
                 join.set("on", _ordered(on, select, _side))
+    return expression
+
+
+def hold_filter_order(expression: exp.Expr) -> exp.Expr:
+    """Keep Spark from testing a WHERE's conjuncts out of their order on the Spark engine. There
+    vpush's scans are a Python data source, and over such a source Spark's filter tests first the
+    conjuncts it can translate into a source's filter (its plan reads ``NOT (id = 6) AND ((i + 1)
+    > 1)`` for ``WHERE i + 1 > 1 AND id <> 6``), so it answered where Spark over the Parquet
+    files raises. A condition written ``coalesce(c, false)`` (the same rows: a NULL and a false
+    drop the row alike) is one conjunct, whose ``AND`` Spark evaluates left to right (measured).
+    A WHERE, and a HAVING over grouping keys only (Spark pushes it below the aggregate; one with
+    an aggregate it splits there, which the wrapping would undo), of a SELECT without joins only (a join's keys must stay visible to Spark's planner: a join's ON
+    is left, a difference the README lists), and only where a conjunct that may raise has
+    another after it. In place, on the Spark query.
+
+    Example:
+        >>> import sqlglot
+        >>> hold_filter_order(sqlglot.parse_one("SELECT id FROM t WHERE i + 1 > 1 AND id <> 6")).sql()
+        'SELECT id FROM t WHERE COALESCE(i + 1 > 1 AND id <> 6, FALSE)'
+        >>> hold_filter_order(sqlglot.parse_one("SELECT id FROM t WHERE id <> 6 AND i + 1 > 1")).sql()
+        'SELECT id FROM t WHERE id <> 6 AND i + 1 > 1'
+    """
+    for select in list(expression.find_all(exp.Select)):
+        if select.args.get("joins"):
+            continue
+        for clause in (select.args.get("where"), select.args.get("having")):
+            if clause is None:
+                continue
+            conjuncts = list(clause.this.flatten()) if isinstance(clause.this, exp.And) else [clause.this]
+            if clause.key == "having" and any(c.find(exp.AggFunc) is not None for c in conjuncts):
+                continue  # Spark pushes the conjuncts over grouping keys below the aggregate, apart
+            if any(may_raise(conjunct, select) for conjunct in conjuncts[:-1]):
+                clause.set("this", exp.Coalesce(this=clause.this, expressions=[exp.false()]))
     return expression
 
 

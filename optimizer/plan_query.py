@@ -41,7 +41,7 @@ from vpush.optimizer.rewrite_variants import (
 from vpush.optimizer.expand_using_stars import COLUMN_NAMES
 from vpush.optimizer.spark_joins import HINTED, SPARK_SIZE, SparkSize, hint_broadcasts, spark_default_size
 from vpush.optimizer.rewrite_order_aliases import rewrite_order_aliases
-from vpush.optimizer.order_conjuncts import order_conjuncts
+from vpush.optimizer.order_conjuncts import hold_filter_order, order_conjuncts
 from vpush.optimizer.rewrite_table_samples import passes_rows, rewrite_table_samples
 from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
@@ -490,6 +490,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
             # decimal arithmetic) reads the same scan
             copied.replace(replacement.copy())
     _cast_later(spark_expression, casts_later, functions, time_zone, spark=True)
+    hold_filter_order(spark_expression)
     for spark_node in list(spark_expression.find_all(exp.Table)):
         scan_index = spark_node.meta.get(SCAN_INDEX)
         if scan_index is not None:
