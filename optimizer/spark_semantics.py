@@ -1757,8 +1757,11 @@ def _hexadecimal_floating(text: Callable[[], exp.Expression], target: AtomicType
 
     magnitude = _with_operands({"d": digits, "f": call("length", fraction.copy()), "x": written}, parts)
     negative = call("starts_with", text(), exp.Literal.string("-"))
-    signed = exp.Case(ifs=[exp.If(this=negative, true=exp.Neg(this=exp.Paren(this=magnitude.copy())))], default=magnitude)
-    return signed if target == _DOUBLE else _java_float_of_double(signed)
+    sign = exp.Case(ifs=[exp.If(this=negative, true=exp.Literal.number("-1.0"))], default=exp.Literal.number("1.0"))
+    signed = exp.Mul(this=exp.Paren(this=magnitude), expression=sign)  # (IEEE: 0.0 * -1.0 is -0.0)
+    if target == _DOUBLE:
+        return signed
+    return _with_operands({"x": signed}, lambda o: _java_float_of_double(o("x")))  # the value computed once
 
 
 def _java_float_of_double(value: exp.Expression) -> exp.Expression:
@@ -7409,7 +7412,7 @@ def _string_column_as_decimal(value: exp.Expr, target: DecimalType, strict: bool
     literal = _unparen(value)
     if isinstance(literal, exp.Literal) and literal.is_string:
         written = literal.this.strip(_JAVA_TRIM_CHARACTERS).translate(_ASCII_DIGITS)
-        if _DECIMAL_TEXT.fullmatch(written):
+        if _DECIMAL_TEXT.fullmatch(written) and decimal.Decimal(written).adjusted() < MAX_DECIMAL_PRECISION:
             exact = decimal.Decimal(written).quantize(decimal.Decimal(1).scaleb(-target.scale), rounding=decimal.ROUND_HALF_UP,
                                                       context=decimal.Context(prec=200))
             if exact.is_zero() or exact.adjusted() < target.precision - target.scale:
@@ -7417,14 +7420,21 @@ def _string_column_as_decimal(value: exp.Expr, target: DecimalType, strict: bool
                 # to decimal(4,4) fails: it reads the digits before the exponent into the type)
                 return exp.cast(exp.Literal.string(format(exact, "f")), to)
 
-    def too_wide(text: exp.Expression) -> exp.Expression:
-        message = exp.DPipe(this=exp.Literal.string(" "), expression=exp.DPipe(this=text, expression=exp.Literal.string(
+    def too_wide(text: exp.Expression, written: exp.Expression) -> exp.Expression:
+        """The error for the plain number ``text`` (as ``written``) past the type: past 38
+        integral digits Spark's ``Decimal.fromStringANSI`` names no type."""
+        message = exp.DPipe(this=exp.Literal.string(" "), expression=exp.DPipe(this=text.copy(), expression=exp.Literal.string(
             f" cannot be represented as Decimal({target.precision}, {target.scale}).")))
-        return spark_error("NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION", message, to)
+        integral = exp.Anonymous(this="regexp_extract", expressions=[text, exp.Literal.string(r"^[+-]?0*([0-9]*)"), exp.Literal.number(1)])
+        unsupported = exp.DPipe(this=exp.DPipe(this=exp.Literal.string("The value "), expression=written), expression=exp.Literal.string(
+            f" cannot be interpreted as a numeric since it has more than {MAX_DECIMAL_PRECISION} digits."))
+        return exp.Case(ifs=[exp.If(this=exp.GT(this=exp.Length(this=integral), expression=exp.Literal.number(MAX_DECIMAL_PRECISION)),
+                                    true=spark_error("NUMERIC_OUT_OF_SUPPORTED_RANGE", unsupported, to))],
+                        default=spark_error("NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION", message, to))
 
     def read(operand: Callable[[str], exp.Expression]) -> exp.Expression:
         plain = exp.TryCast(this=operand("v"), to=to)
-        at_once = plain if not strict else exp.Coalesce(this=plain, expressions=[too_wide(operand("v"))])
+        at_once = plain if not strict else exp.Coalesce(this=plain, expressions=[too_wide(operand("v"), operand("v"))])
         without_exponent = exp.Anonymous(this="regexp_full_match", expressions=[operand("v"), exp.Literal.string(_POINT_NUMBER)])
         return exp.Case(ifs=[exp.If(this=without_exponent, true=at_once)], default=_with_operands({"t": cleaned(operand)}, lambda own: otherwise(operand, own)))
 
@@ -7436,14 +7446,19 @@ def _string_column_as_decimal(value: exp.Expr, target: DecimalType, strict: bool
         return exp.Case(ifs=[exp.If(this=foreign, true=translated)], default=trimmed)
 
     def otherwise(operand: Callable[[str], exp.Expression], own: Callable[[str], exp.Expression]) -> exp.Expression:
-        readable = exp.Anonymous(this="regexp_full_match", expressions=[own("t"), exp.Literal.string(_DECIMAL_TEXT.pattern)])
+        # BigDecimal's exponent is an int: past it the text is malformed
+        exponent = exp.Anonymous(this="regexp_extract", expressions=[own("t"), exp.Literal.string(r"[eE]([+-]?[0-9]+)$"), exp.Literal.number(1)])
+        readable = exp.Paren(this=exp.and_(
+            exp.Anonymous(this="regexp_full_match", expressions=[own("t"), exp.Literal.string(_DECIMAL_TEXT.pattern)]),
+            exp.or_(exp.EQ(this=exponent, expression=exp.Literal.string("")),
+                    exp.Not(this=exp.Is(this=exp.TryCast(this=exponent.copy(), to=exp.DataType.build("INT")), expression=exp.Null())))))
         converted = exp.TryCast(this=_exponent_moved(own), to=to)
         if not strict:
             return exp.Case(ifs=[exp.If(this=readable, true=converted)], default=exp.cast(exp.Null(), to))
         return exp.Case(ifs=[
             exp.If(this=exp.Is(this=operand("v"), expression=exp.Null()), true=exp.cast(exp.Null(), to)),
             exp.If(this=exp.Not(this=readable), true=spark_error("CAST_INVALID_INPUT", _malformed_message(operand("v"), shown), to)),
-            exp.If(this=exp.Is(this=converted, expression=exp.Null()), true=too_wide(own("t"))),
+            exp.If(this=exp.Is(this=converted, expression=exp.Null()), true=too_wide(_exponent_moved(own), operand("v"))),
         ], default=exp.TryCast(this=_exponent_moved(own), to=to))
 
     return _with_operands({"v": exp.Paren(this=value.copy())}, read)
@@ -7512,6 +7527,12 @@ def _string_literal_as_decimal(value: exp.Expr, target: DecimalType) -> exp.Expr
             f"The value {spark_string_value(literal.this)} of the type \"STRING\" cannot be cast to \"{target.to_sql()}\" "
             "because it is malformed.",
             error_class="CAST_INVALID_INPUT",
+        )
+    if decimal.Decimal(text).adjusted() >= MAX_DECIMAL_PRECISION:
+        raise OptimizeError(
+            f"The value {spark_string_value(literal.this)} cannot be interpreted as a numeric since it has more than "
+            f"{MAX_DECIMAL_PRECISION} digits.",
+            error_class="NUMERIC_OUT_OF_SUPPORTED_RANGE",
         )
     exact = decimal.Decimal(text).quantize(decimal.Decimal(1).scaleb(-target.scale), rounding=decimal.ROUND_HALF_UP,
                                            context=decimal.Context(prec=200))

@@ -32,6 +32,7 @@ _WRITTEN = [
     "0x1p-150", "0x1.8p-150", "0x1p128", "0x1.fffffep127", "0x1.ffffffp127", "0x1.fffffefp127",
     "\u0967\u0968\u0969", "\u0661\u0662.\u0665", "\u0b67e\u0b67", "1.5\x7f", "12345678.9", "-0.005",
     "1.5e-3", "15E2", "-1.25e1", ".5e1", "1e-200", "0e500", "1e500", "1.23456e-5", " 2.5E+1 ", "00.0001e4",
+    "1" + "0" * 40, "1e999999999999999999999", "0.000e999999999999",
 ]
 
 
@@ -72,6 +73,12 @@ def _id(text: str) -> int:
     "SELECT id, cast(s AS decimal(10,2)) AS d FROM t WHERE try_cast(s AS decimal(10,2)) IS NOT NULL",
     f"SELECT cast(s AS decimal(10,2)) AS d FROM t WHERE id = {_id('1_000')}",
     f"SELECT cast(s AS decimal(3,1)) AS d FROM t WHERE id = {_id('12345678.9')}",
+    f"SELECT cast(s AS decimal(5,2)) AS d FROM t WHERE id = {_id('1e500')}",  # NUMERIC_OUT_OF_SUPPORTED_RANGE
+    f"SELECT cast(s AS decimal(5,2)) AS d FROM t WHERE id = {_id('1' + '0' * 40)}",
+    f"SELECT cast(s AS decimal(5,2)) AS d FROM t WHERE id = {_id('1e999999999999999999999')}",  # an exponent past an int
+    f"SELECT cast(s AS decimal(5,2)) AS d FROM t WHERE id = {_id('0.000e999999999999')}",
+    "SELECT cast('1e500' AS decimal(10,2)) AS d",  # a literal: NUMERIC_OUT_OF_SUPPORTED_RANGE (vpush had crashed)
+    "SELECT try_cast('1e500' AS decimal(10,2)) AS d, coalesce('1e500', 1.5BD) AS c",
     f"SELECT id, coalesce(s, 1.5BD) AS c FROM t WHERE id IN ({_id('1.5')}, {_id(' 2F ')})",
 ])
 def test_strings_cast_to_floating_as_spark(sql: str, spark_view: SparkSession, con: vpush.Connection) -> None:
