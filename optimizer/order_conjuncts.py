@@ -50,7 +50,17 @@ _SAFE = (
     exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ, exp.Is,
     exp.Not, exp.And, exp.Or, exp.In, exp.Between, exp.TryCast, exp.Coalesce, exp.Case, exp.If,
     exp.Dot, exp.Tuple, exp.Var, exp.Like, exp.ILike,  # a LIKE with ESCAPE (an Escape node) may raise
+    # string and test functions DuckDB computes for any input of their types
+    exp.Lower, exp.Upper, exp.Length, exp.StartsWith, exp.EndsWith, exp.Trim, exp.Concat, exp.DPipe, exp.Contains,
+    exp.Replace, exp.StrPosition, exp.IsNan, exp.IsInf,
 )
+# engine functions (by name) that raise for no input of their types: a filter of lower(s) = 'x'
+# keeps the conjuncts after it free for DuckDB's scan
+_SAFE_FUNCTIONS = frozenset({
+    "lower", "upper", "length", "strlen", "starts_with", "ends_with", "prefix", "suffix", "contains", "concat", "trim",
+    "ltrim", "rtrim", "replace", "isnan", "isinf", "isfinite", "struct_extract", "list_extract", "epoch_us", "epoch_ms",
+    "len", "array_length",
+})
 # Computed apart from the filter's order: an aggregate before a HAVING, a subquery by itself
 _OPAQUE = (exp.AggFunc, exp.Window, exp.Subquery, exp.Query)
 # what DuckDB may compute once for the whole query: nothing that reads a row
@@ -68,6 +78,8 @@ def may_raise(node: exp.Expr, select: exp.Select | None = None) -> bool:
         >>> import sqlglot
         >>> [may_raise(sqlglot.parse_one(s)) for s in ("id <> 6", "ADD(i, 1) > 1", "TRY_CAST(g AS INT) > 0", "CAST('1' AS INT) = id")]
         [False, True, False, False]
+        >>> [may_raise(sqlglot.parse_one(s, dialect="duckdb")) for s in ("lower(s) = 'x'", "starts_with(s, 'a')", "CAST(s AS INT) > 0")]
+        [False, False, True]
     """
     if isinstance(node, _OPAQUE):
         return False
@@ -76,7 +88,8 @@ def may_raise(node: exp.Expr, select: exp.Select | None = None) -> bool:
     if isinstance(node, exp.Column):
         return select is not None and _column_may_raise(node, select)
     if isinstance(node, exp.Anonymous):
-        if not node.name.lower().startswith(ONCE_FUNCTION_PREFIX):  # an extraction that cannot fail
+        name = node.name.lower()
+        if not name.startswith(ONCE_FUNCTION_PREFIX) and name not in _SAFE_FUNCTIONS:  # (ONCE: an extraction that cannot fail)
             return True
     elif isinstance(node, exp.Cast) and not isinstance(node, exp.TryCast):
         if not node.to.is_type(*exp.DataType.TEXT_TYPES):  # DuckDB casts anything to text
