@@ -3113,11 +3113,14 @@ class _Rewriter:
             _is_integral(_cast_type(node)) or _cast_type(node) == AtomicType("boolean")
         ):
             return _string_to_integral_or_boolean(node.this, _cast_type(node), strict=not isinstance(node, exp.TryCast))
-        if isinstance(node, (exp.Cast, exp.TryCast)) and isinstance(of(node.this), StringType) and isinstance(_cast_type(node), DecimalType):
+        if node.meta.get(TYPED_LITERAL):  # a literal (1.5D, 0.2BD) written as a cast of its text: no string cast
+            if isinstance(node, exp.Cast) and _cast_type(node) in _FLOATING:
+                return node
+        elif isinstance(node, (exp.Cast, exp.TryCast)) and isinstance(of(node.this), StringType) and isinstance(_cast_type(node), DecimalType):
             decimal_target = _cast_type(node)
             assert isinstance(decimal_target, DecimalType)  # for mypy: checked above
             return _string_column_as_decimal(node.this, decimal_target, strict=not isinstance(node, exp.TryCast))
-        if isinstance(node, (exp.Cast, exp.TryCast)) and isinstance(of(node.this), StringType) and _cast_type(node) in _FLOATING:
+        elif isinstance(node, (exp.Cast, exp.TryCast)) and isinstance(of(node.this), StringType) and _cast_type(node) in _FLOATING:
             target = _cast_type(node)
             assert isinstance(target, AtomicType)  # for mypy: a double or a float
             return _string_as_floating(node.this, target, strict=not isinstance(node, exp.TryCast))
