@@ -7486,7 +7486,6 @@ def _exponent_moved(own: Callable[[str], exp.Expression]) -> exp.Expression:
         length = call("length", o("d"))
         zeros = lambda n: call("repeat", exp.Literal.string("0"), exp.Cast(this=n, to=exp.DataType.build("BIGINT")))  # noqa: E731
         moved = exp.Case(ifs=[
-            exp.If(this=exp.Is(this=o("e"), expression=exp.Null()), true=own("t")),  # no exponent
             exp.If(this=call("regexp_full_match", o("d"), exp.Literal.string("0*")), true=exp.Literal.string("0")),
             exp.If(this=exp.LT(this=point.copy(), expression=number(-100)), true=exp.Literal.string("0")),
             exp.If(this=exp.GT(this=point.copy(), expression=number(100)), true=call("repeat", exp.Literal.string("9"), number(101))),
@@ -7497,7 +7496,8 @@ def _exponent_moved(own: Callable[[str], exp.Expression]) -> exp.Expression:
                    true=exp.DPipe(this=o("d"), expression=zeros(exp.Sub(this=point.copy(), expression=length.copy())))),
         ], default=exp.DPipe(this=exp.DPipe(this=call("left", o("d"), point.copy()), expression=exp.Literal.string(".")),
                              expression=call("substr", o("d"), exp.Add(this=point.copy(), expression=number(1)))))
-        return exp.DPipe(this=o("s"), expression=moved)
+        return exp.Case(ifs=[exp.If(this=exp.Is(this=o("e"), expression=exp.Null()), true=own("t"))],  # no exponent: as written
+                        default=exp.DPipe(this=o("s"), expression=moved))
 
     mantissa = call("regexp_extract", own("t"), exp.Literal.string(r"^[+-]?([0-9]*\.?[0-9]*)"), number(1))
     return _with_operands({
