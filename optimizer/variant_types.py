@@ -235,13 +235,16 @@ class StructField:
     type: SparkType
     nullable: bool = True
 
+    @property
+    def quoted_name(self) -> str:
+        """The name as Spark writes it in a type: as written where plain, else in backquotes."""
+        return self.name if _PLAIN_NAME.match(self.name) else "`" + self.name.replace("`", "``") + "`"
+
     def to_spark(self) -> str:
-        name = self.name if _PLAIN_NAME.match(self.name) else "`" + self.name.replace("`", "``") + "`"
-        return f"{name}:{self.type.to_spark()}" + ("" if self.nullable else " not null")
+        return f"{self.quoted_name}:{self.type.to_spark()}" + ("" if self.nullable else " not null")
 
     def to_sql(self) -> str:
-        name = self.name if _PLAIN_NAME.match(self.name) else "`" + self.name.replace("`", "``") + "`"
-        return f"{name}: {self.type.to_sql()}" + ("" if self.nullable else " NOT NULL")
+        return f"{self.quoted_name}: {self.type.to_sql()}" + ("" if self.nullable else " NOT NULL")
 
 
 @dataclasses.dataclass(frozen=True)
