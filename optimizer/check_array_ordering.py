@@ -38,7 +38,6 @@ TypeOf = Callable[[exp.Expr], "SparkType | None"]
 _WITH_VALUE = ("array_contains", "array_position", "array_remove")
 _TWO_ARRAYS = ("array_union", "array_intersect", "array_except", "arrays_overlap")
 _ONE_ARRAY = ("array_distinct", "array_max", "array_min")
-_VOID = "VOID"
 
 def orderable(of_type: SparkType) -> bool:
     """Whether Spark orders values of ``of_type`` (``RowOrdering.isOrderable``): neither a map nor
@@ -142,7 +141,7 @@ def check_array_ordering(node: exp.Expr, of: TypeOf) -> None:
         if all(bare) or any(t is None and not null for t, null in zip(types, bare)):
             return
         if any(bare):
-            shown = _shown([_VOID if t is None else t.to_sql() for t in types])
+            shown = _shown([VOID.to_sql() if t is None else t.to_sql() for t in types])
             raise _mismatch(text, f'Input to function `{called}` should have been two "ARRAY" with same element type, '
                             f"but it's [{shown}].", "BINARY_ARRAY_DIFF_TYPES")
         left, right = types

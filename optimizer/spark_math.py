@@ -20,6 +20,7 @@ from vpush.codec.spark_hll import DEFAULT_RELATIVE_SD, MAX_PRECISION, MIN_PRECIS
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb as _refuse
 from vpush.optimizer.variant_types import (
     MAX_DECIMAL_PRECISION,
+    VOID,
     ArrayType,
     AtomicType,
     DecimalType,
@@ -495,7 +496,7 @@ def rewrite_approx_count_distinct(node: exp.ApproxDistinct, of: TypeOf, function
     if precision > MAX_PRECISION:
         _refuse(called, f"a relative standard deviation that needs more than {MAX_PRECISION} bits (under about 0.0022)")
     source = of(value)
-    if isinstance(value, exp.Null) or source == AtomicType("void"):
+    if isinstance(value, exp.Null) or source == VOID:
         hashed: exp.Expr = exp.cast(exp.Null(), exp.DataType.build("BIGINT"))
     else:
         seed = exp.cast(exp.Literal.number(HASH_SEED), exp.DataType.build("BIGINT"))

@@ -154,6 +154,7 @@ from vpush.optimizer.spark_format_string import rewrite_format_string
 from vpush.optimizer.variant_types import (
     MAX_DECIMAL_PRECISION,
     VARIANT,
+    VOID,
     ArrayType,
     AtomicType,
     DecimalType,
@@ -410,7 +411,7 @@ def arrow_spark_type(arrow_type: pa.DataType) -> SparkType | None:
 def _arrow_part_type(arrow_type: pa.DataType) -> SparkType | None:
     """The Spark type of a part of an array, map or struct: a NULL type's is ``void``
     (``array(NULL)``'s elements; a column of NULLs only is left untyped)."""
-    return _NULL_TYPE if pa.types.is_null(arrow_type) else arrow_spark_type(arrow_type)
+    return VOID if pa.types.is_null(arrow_type) else arrow_spark_type(arrow_type)
 
 
 def _bounded(precision: int, scale: int) -> DecimalType:
@@ -1006,7 +1007,7 @@ class _Typer:
             for part in node.expressions:
                 if not isinstance(part, exp.PropertyEQ):
                     return None
-                typed = _NULL_TYPE if isinstance(_unparen(part.expression), exp.Null) else self._part(part.expression)
+                typed = VOID if isinstance(_unparen(part.expression), exp.Null) else self._part(part.expression)
                 if typed is None:
                     return None
                 fields.append(StructField(part.this.name, typed))
@@ -1015,7 +1016,7 @@ class _Typer:
             # integers of different widths widen, in Spark and in DuckDB's list alike
             element = self._map_part(node.expressions)
             if all(isinstance(_unparen(p), exp.Null) for p in node.expressions):
-                element = _NULL_TYPE  # array(), array(NULL): Spark's array<void>
+                element = VOID  # array(), array(NULL): Spark's array<void>
             if element is None:
                 # arrays, maps or structs of different types: the type the rewrite coerces them to
                 # (_coerce_nested_parts), so that a function over the array knows it (flatten)
@@ -1030,9 +1031,9 @@ class _Typer:
             return None
         key, value = self._map_part(keys.expressions), self._map_part(values.expressions)
         if all(isinstance(_unparen(p), exp.Null) for p in values.expressions):
-            value = _NULL_TYPE  # map(1, NULL): Spark's map<int,void>
+            value = VOID  # map(1, NULL): Spark's map<int,void>
         if not keys.expressions:
-            key = _NULL_TYPE  # map(): map<void,void>
+            key = VOID  # map(): map<void,void>
         return None if key is None or value is None else MapType(key, value)
 
     def _map_part(self, parts: list[exp.Expr]) -> SparkType | None:
@@ -1167,7 +1168,7 @@ class _Typer:
             if called in _AGGREGATES_OF_THEIR_ARGUMENT:
                 return source
             if given and isinstance(_unparen(_distinct_argument(given[0])), exp.Null):
-                source = _NULL_TYPE  # collect_list(NULL): Spark's array<void> (of no values)
+                source = VOID  # collect_list(NULL): Spark's array<void> (of no values)
             return ArrayType(source) if source is not None else None
         if called in _BOOLEAN_AGGREGATES or called in ("is_variant_null", "is_valid_variant"):
             return AtomicType("boolean")
@@ -1627,7 +1628,10 @@ _FLOATING = (_DOUBLE, AtomicType("float"))
 _JAVA_DECIMAL_FLOAT = r"[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[dDfF]?|NaN|Infinity)"
 _JAVA_HEX_FLOAT = r"[+-]?0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+[dDfF]?"
 _SPECIAL_FLOAT_WORDS = ("inf", "+inf", "infinity", "+infinity", "-inf", "-infinity", "nan")
-_JAVA_TRIMMED = r"^[\x00-\x20]+|[\x00-\x20]+$"  # java.lang.String.trim
+# java.lang.String.trim drops the chars up to U+0020 at either end: as characters, and as a regex
+_JAVA_TRIM_LAST = 0x20
+_JAVA_TRIM_CHARACTERS = "".join(map(chr, range(_JAVA_TRIM_LAST + 1)))
+_JAVA_TRIMMED = rf"^[\x00-\x{_JAVA_TRIM_LAST:02x}]+|[\x00-\x{_JAVA_TRIM_LAST:02x}]+$"
 
 
 def _string_as_floating(value: exp.Expr, target: AtomicType, strict: bool) -> exp.Expression:
@@ -1818,8 +1822,8 @@ def _wider_nested(a: SparkType, b: SparkType) -> SparkType | None:
     them (``array(array(1), array(3.5))``'s ``array<array<decimal(11,1)>>``): numbers as
     :func:`_wider_of_two`, struct fields by position under the same names; None where other
     parts differ."""
-    if a == b or _NULL_TYPE in (a, b):
-        return b if a == _NULL_TYPE else a
+    if a == b or VOID in (a, b):
+        return b if a == VOID else a
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         element = _wider_nested(a.element, b.element)
         return None if element is None else ArrayType(element)
@@ -1847,8 +1851,8 @@ def nested_wider_type(a: SparkType, b: SparkType, *, strings: bool = True) -> Sp
         >>> nested_wider_type(ArrayType(AtomicType("int")), ArrayType(StringType()))
         ArrayType(element=AtomicType(name='bigint'))
     """
-    if a == b or _NULL_TYPE in (a, b):
-        return b if a == _NULL_TYPE else a
+    if a == b or VOID in (a, b):
+        return b if a == VOID else a
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         element = nested_wider_type(a.element, b.element, strings=strings)
         return None if element is None else ArrayType(element)
@@ -1911,7 +1915,7 @@ def nested_common_type(types: list[SparkType], *, strings: bool = True) -> Spark
     def textual(t: SparkType) -> bool:
         return isinstance(t, StringType) or (isinstance(t, ArrayType) and textual(t.element))
 
-    result: SparkType | None = _NULL_TYPE
+    result: SparkType | None = VOID
     for t in sorted(types, key=lambda t: not textual(t)):
         if result is None:
             return None
@@ -2097,7 +2101,7 @@ def _check_concat_of_nested(node: exp.Expr, kinds: list[SparkType | None]) -> No
     # (a NULL beside an array is a string there too)
     arrays = [isinstance(k, ArrayType) for k in kinds if k is not None]
     if any(arrays) and not all(arrays):
-        raise _concat_diff_types(node, [k if k != _NULL_TYPE else StringType() for k in kinds if k is not None])
+        raise _concat_diff_types(node, [k if k != VOID else StringType() for k in kinds if k is not None])
 
 
 def _concat_diff_types(node: exp.Expr, kinds: list[SparkType]) -> OptimizeError:
@@ -2115,7 +2119,7 @@ def _contained_type(element: SparkType, value: SparkType | None) -> SparkType | 
     (Spark's ``findWiderTypeWithoutStringPromotion``), where DuckDB's equality of it is Spark's:
     numbers, dates and timestamps, and arrays and structs of them (no map, variant, string
     beside another type); None elsewhere."""
-    if value is None or value == _NULL_TYPE or not (coercible(element) and coercible(value)):
+    if value is None or value == VOID or not (coercible(element) and coercible(value)):
         return None
     wide = nested_wider_type(element, value, strings=False)
     return wide if wide is not None and not _has_map(wide) else None
@@ -2319,7 +2323,7 @@ class _Rewriter:
                                         true=exp.cast(exp.Null(), exp.DataType.build("VARCHAR")))], default=text)
         if isinstance(of_type, StringType):
             return value
-        if of_type == _NULL_TYPE:
+        if of_type == VOID:
             return exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))
         if of_type in _TIMESTAMPS:
             return _timestamp_text(value)
@@ -2396,8 +2400,8 @@ class _Rewriter:
         (``CAST_INVALID_INPUT`` for 'x'); anything else is Spark's type error (DuckDB would cast
         a number to a boolean and answer)."""
         keys = ["this"] if isinstance(node, exp.Not) else ["this", "expression"]
-        kinds = [AtomicType("void") if isinstance(node.args[k], exp.Null) else self.typer.of(node.args[k]) for k in keys]
-        void = (None, AtomicType("boolean"), AtomicType("void"))
+        kinds = [VOID if isinstance(node.args[k], exp.Null) else self.typer.of(node.args[k]) for k in keys]
+        void = (None, AtomicType("boolean"), VOID)
         booleans = (None, AtomicType("boolean"))  # a string beside NULL stays a string for AND and OR
         if all(k in void for k in kinds) or (len(kinds) == 1 and isinstance(kinds[0], StringType)) or (
             any(k in booleans for k in kinds) and all(k in booleans or isinstance(k, StringType) for k in kinds)
@@ -2415,7 +2419,7 @@ class _Rewriter:
         left, right = kinds
         strings = [k for k in kinds if isinstance(k, StringType)]
         numbers = [k for k in kinds if _is_integral(k) or _is_fractional(k) or isinstance(k, DecimalType)]
-        if left == right or len(strings) == 2 or (strings and (numbers or AtomicType("void") in kinds)):
+        if left == right or len(strings) == 2 or (strings and (numbers or VOID in kinds)):
             # the same type, or a string beside a number (which Spark reads as a bigint or a
             # double) or beside NULL
             shown = strings[0] if strings and not numbers else left if left == right else (
@@ -2438,7 +2442,7 @@ class _Rewriter:
         if isinstance(kind, StringType):
             cast = _string_to_integral_or_boolean(operand.copy(), _INT, strict=True)
             return exp.Neg(this=cast) if subtracted else cast
-        if kind is not None and kind not in (_INT, AtomicType("smallint"), AtomicType("tinyint"), AtomicType("void")):
+        if kind is not None and kind not in (_INT, AtomicType("smallint"), AtomicType("tinyint"), VOID):
             shown = [spark_name(part, top=False) or _spark_text(part) for part in (node.this, operand)]
             call = f"{'date_sub' if subtracted else 'date_add'}({shown[0]}, {shown[1]})"
             raise OptimizeError(
@@ -3176,7 +3180,7 @@ class _Rewriter:
             # NULL-typed.
             parts = [c for c in node.iter_expressions() if isinstance(c, exp.Expr)]
             if not isinstance(node, exp.ConcatWs):  # concat_ws takes arrays of strings beside strings
-                _check_concat_of_nested(node, [_NULL_TYPE if isinstance(_unparen(c), exp.Null) else of(c) for c in parts])
+                _check_concat_of_nested(node, [VOID if isinstance(_unparen(c), exp.Null) else of(c) for c in parts])
             arrays = _concat_parts(node, of)
             if arrays is not None:
                 return self._concat_arrays(node, *arrays)
@@ -4037,7 +4041,7 @@ class _Rewriter:
     def _typeof_argument(self, node: exp.Expr) -> SparkType | None:
         """The type ``typeof`` prints: a NULL's is ``void``, a predicate's ``boolean`` (the typer
         leaves both untyped elsewhere)."""
-        return _NULL_TYPE if isinstance(_unparen(node), exp.Null) else self.typer._part(_unparen(node))
+        return VOID if isinstance(_unparen(node), exp.Null) else self.typer._part(_unparen(node))
 
     def _make_timestamp(self, called: str, arguments: list[exp.Expr]) -> exp.Expr:
         """Spark's ``make_timestamp`` family by its engine function: the fields cast to ints and
@@ -4050,12 +4054,12 @@ class _Rewriter:
         fields: list[exp.Expr] = []
         for argument in arguments[:5]:
             source = self.typer.of(argument)
-            if not (isinstance(argument, exp.Null) or source == AtomicType("void") or (
+            if not (isinstance(argument, exp.Null) or source == VOID or (
                     isinstance(source, AtomicType) and source.name in ("tinyint", "smallint", "int"))):
                 _refuse(called, "a field that is not an int (Spark's implicit cast of a bigint, string or double)")
             fields.append(exp.cast(argument, exp.DataType.build("INT")))
         seconds, source = arguments[5], self.typer.of(arguments[5])
-        if not (isinstance(seconds, exp.Null) or source == AtomicType("void") or (
+        if not (isinstance(seconds, exp.Null) or source == VOID or (
                 isinstance(source, AtomicType) and source.name in ("tinyint", "smallint", "int")) or (
                 isinstance(source, DecimalType) and source.precision - source.scale <= 10)):
             _refuse(called, "seconds that are not an int or a decimal of at most 10 integer digits (Spark's cast to "
@@ -5612,7 +5616,7 @@ def apply_spark_semantics(
             # A column's type is known only where both branches agree, or one is NULL (Spark widens otherwise).
             others = list(right.values())
             outputs[id(select)] = {
-                name: t if i < len(others) and others[i] in (t, _NULL_TYPE) else (others[i] if t == _NULL_TYPE and i < len(others) else None)
+                name: t if i < len(others) and others[i] in (t, VOID) else (others[i] if t == VOID and i < len(others) else None)
                 for i, (name, t) in enumerate(left.items())
             }
             for key, marker in markers.items():
@@ -6035,11 +6039,11 @@ def _check_array_index(node: exp.Bracket, typer: _Typer) -> None:
     not take (DuckDB's binder failed without a class): ``arr[i]`` takes any integral type or a
     NULL, ``element_at``/``try_element_at`` an int (a tinyint or smallint cast to one)."""
     index = node.expressions[0]
-    kind = _NULL_TYPE if isinstance(_unparen(index), exp.Null) else typer.of(index)
+    kind = VOID if isinstance(_unparen(index), exp.Null) else typer.of(index)
     if kind is None:
         return
     one_based = node.args.get("offset") == 1
-    taken = kind in (_INT, AtomicType("smallint"), AtomicType("tinyint")) if one_based else _is_integral(kind) or kind == _NULL_TYPE
+    taken = kind in (_INT, AtomicType("smallint"), AtomicType("tinyint")) if one_based else _is_integral(kind) or kind == VOID
     if not taken:
         raise OptimizeError(
             f'Cannot resolve "{spark_name(node) or _spark_text(node)}" due to data type mismatch: The second parameter requires the '
@@ -6392,7 +6396,7 @@ def _check_limits(node: exp.Select | exp.SetOperation, typer: _Typer) -> None:
 
         if any(isinstance(n, (exp.Column, exp.Select, exp.Subquery, exp.AggFunc, exp.Rand, exp.Randn)) for n in count.walk()):
             raise invalid("IS_UNFOLDABLE", "{} expression must evaluate to a constant value.")
-        kind = _NULL_TYPE if isinstance(_unparen(count), exp.Null) else typer.of(count)
+        kind = VOID if isinstance(_unparen(count), exp.Null) else typer.of(count)
         if kind is None:
             continue
         if kind != _INT:
@@ -6668,7 +6672,7 @@ def tightest_common(a: SparkType, b: SparkType) -> bool:
     compared: the same type, numbers other than decimals, a decimal with room for an integer's
     digits beside it, NULL beside anything, arrays of such elements (never two decimals that
     differ, nor an int beside a decimal(10,2))."""
-    if a == b or _NULL_TYPE in (a, b):
+    if a == b or VOID in (a, b):
         return True
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         return tightest_common(a.element, b.element)
@@ -6699,7 +6703,7 @@ def no_wider_type(a: SparkType, b: SparkType) -> bool:
         >>> no_wider_type(AtomicType("int"), StringType()), no_wider_type(AtomicType("int"), AtomicType("double"))
         (True, False)
     """
-    if a == b or _NULL_TYPE in (a, b):
+    if a == b or VOID in (a, b):
         return False
     if any(isinstance(t, (ArrayType, MapType, StructType)) for t in (a, b)):
         return coercible(a) and coercible(b) and nested_wider_type(a, b, strings=False) is None
@@ -6743,7 +6747,7 @@ def _check_struct_comparison(node: exp.Expr, typer: _Typer) -> None:
     field of another type (DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES)."""
     left, right = typer.of(node.this), typer.of(node.expression)
     nested = (ArrayType, MapType, StructType)
-    if (left is not None and right is not None and _NULL_TYPE not in (left, right) and coercible(left) and coercible(right)
+    if (left is not None and right is not None and VOID not in (left, right) and coercible(left) and coercible(right)
             and (isinstance(left, nested) or isinstance(right, nested)) and type(left) is not type(right)):
         raise _incompatible_operands(node, left, right)  # an array beside a string, a struct or a number
     if not (isinstance(left, StructType) and isinstance(right, StructType)):
@@ -6756,7 +6760,6 @@ def _check_struct_comparison(node: exp.Expr, typer: _Typer) -> None:
 
 
 _BOOLEAN = AtomicType("boolean")
-_NULL_TYPE = AtomicType("void")
 
 
 def _check_boolean_arithmetic(node: exp.Expr, typer: _Typer) -> None:
@@ -6765,7 +6768,7 @@ def _check_boolean_arithmetic(node: exp.Expr, typer: _Typer) -> None:
     beside a number or NULL is BINARY_OP_DIFF_TYPES, beside a boolean or a string BINARY_OP_WRONG_TYPE;
     arithmetic of two strings is BINARY_OP_WRONG_TYPE too."""
     if isinstance(node, _ARITHMETIC):
-        left, right = (_NULL_TYPE if isinstance(side, exp.Null) else typer._part(_unparen(side)) for side in (node.this, node.expression))
+        left, right = (VOID if isinstance(side, exp.Null) else typer._part(_unparen(side)) for side in (node.this, node.expression))
         if isinstance(left, StringType) and isinstance(right, StringType):
             raise OptimizeError(
                 f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the binary operator requires the '
@@ -6867,7 +6870,7 @@ def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
         )
 
 
-_UTC_SHIFT_ARGUMENT_TYPES = (*_TIMESTAMPS, AtomicType("date"), AtomicType("void"))
+_UTC_SHIFT_ARGUMENT_TYPES = (*_TIMESTAMPS, AtomicType("date"), VOID)
 
 
 def _check_utc_shift_argument(node: exp.AtTimeZone | exp.FromTimeZone, typer: _Typer) -> None:
@@ -7057,7 +7060,7 @@ def _check_arithmetic(select: exp.Select, typer: _Typer) -> None:
             kinds = [typer.of(o) for o in operands]
             if not any(isinstance(k, (StructType, ArrayType, MapType)) for k in kinds):
                 continue
-            left, right = [_NULL_TYPE if isinstance(_unparen(o), exp.Null) else k for o, k in zip(operands, kinds)]
+            left, right = [VOID if isinstance(_unparen(o), exp.Null) else k for o, k in zip(operands, kinds)]
             if left is None or right is None:
                 continue
             if left == right:
@@ -7099,7 +7102,7 @@ def _widen_set_operation(
         return []
     changed = []
     for i, (a, b) in enumerate(zip(left.values(), right.values())):
-        if a is None or b is None or a == b or _NULL_TYPE in (a, b):
+        if a is None or b is None or a == b or VOID in (a, b):
             continue
         if _struct_names_differ(a, b):
             if isinstance(operation, exp.Union) and _alike_but_names(a, b):
@@ -7184,7 +7187,7 @@ def rebuilt_as(value: exp.Expr, source: SparkType, target: SparkType,
     """
     if source == target:
         return value
-    if source == _NULL_TYPE and target.to_sql_type() is not None:
+    if source == VOID and target.to_sql_type() is not None:
         return exp.cast(exp.Null(), _sql_type(target))  # a void part (array(NULL)'s) is NULL
     name = f"__vpush_part{depth}"
     variable = exp.column(name)
@@ -7236,13 +7239,17 @@ def _rekeyed_map(value: exp.Expr, source: MapType, target: MapType,
         this=leaf(exp.column(name), source.key, target.key), expressions=[exp.to_identifier(name)])])
     items = rebuilt_as(exp.Anonymous(this="map_values", expressions=[value.copy()]), ArrayType(source.value), ArrayType(target.value),
                        leaf, depth + 1)
-    merged = exp.LT(this=exp.Anonymous(this="len", expressions=[exp.Anonymous(this="list_distinct", expressions=[keys.copy()])]),
-                    expression=exp.Anonymous(this="len", expressions=[keys.copy()]))
     refused = ("CAST: the DuckDB engine does not give Spark's answer for a map whose keys its cast to "
                f"{target.key.to_spark()} makes equal (Spark keeps both entries); the Spark engine runs it")
-    return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), _sql_type(target))),
-                         exp.If(this=merged, true=spark_error("VPUSH_UNSUPPORTED_FUNCTION", refused, _sql_type(target)))],
-                    default=exp.Anonymous(this="map", expressions=[keys, items]))
+
+    def rekeyed(own: Callable[[str], exp.Expression]) -> exp.Expression:
+        merged = exp.LT(this=exp.Anonymous(this="len", expressions=[exp.Anonymous(this="list_distinct", expressions=[own("k")])]),
+                        expression=exp.Anonymous(this="len", expressions=[own("k")]))
+        return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), _sql_type(target))),
+                             exp.If(this=merged, true=spark_error("VPUSH_UNSUPPORTED_FUNCTION", refused, _sql_type(target)))],
+                        default=exp.Anonymous(this="map", expressions=[own("k"), items]))
+
+    return _with_operands({"k": keys}, rekeyed)  # the keys cast once
 
 
 def _rename_projection(branch: exp.Expr, i: int, kind: SparkType, target: SparkType) -> None:
@@ -7265,7 +7272,7 @@ def _with_null_projections(branch: exp.Expr, types: Mapping[str, SparkType | Non
     if isinstance(branch, exp.Select) and len(branch.expressions) == len(out):
         for name, projection in zip(list(out), branch.expressions):
             if out[name] is None and isinstance(_unparen(projection.unalias()), exp.Null):
-                out[name] = _NULL_TYPE
+                out[name] = VOID
     return out
 
 
@@ -7322,8 +7329,8 @@ def _wider_of_two(a: SparkType, b: SparkType) -> SparkType | None:
     where vpush does not follow Spark (dates, nested types)."""
     if a == b:
         return a
-    if a == _NULL_TYPE or b == _NULL_TYPE:
-        return b if a == _NULL_TYPE else a
+    if a == VOID or b == VOID:
+        return b if a == VOID else a
     if isinstance(b, StringType):
         a, b = b, a
     if isinstance(a, StringType):
@@ -7347,10 +7354,10 @@ def wider_common_type(types: list[SparkType | None]) -> SparkType | None:
     by :func:`_wider_of_two` (``array(1, 2L, 3.5)``'s decimal(21,1), ``coalesce(s, 0)``'s int,
     ``if(c, r, i)``'s double); NULLs take the others' type; None where a type is unknown or none
     is common."""
-    known = [t for t in types if t != _NULL_TYPE]
+    known = [t for t in types if t != VOID]
     if not known or any(t is None for t in known):
         return None
-    result: SparkType | None = _NULL_TYPE
+    result: SparkType | None = VOID
     for t in sorted(known, key=lambda t: not isinstance(t, StringType)):
         if result is None or t is None:
             return None
@@ -7369,9 +7376,9 @@ def string_branch_type(types: list[SparkType | None]) -> SparkType | None:
     Raises:
         OptimizeError: ``VPUSH_UNSUPPORTED_FUNCTION`` where Spark's result is a decimal.
     """
-    if not any(isinstance(t, StringType) for t in types) or all(isinstance(t, StringType) or t == _NULL_TYPE for t in types):
+    if not any(isinstance(t, StringType) for t in types) or all(isinstance(t, StringType) or t == VOID for t in types):
         return None
-    result: SparkType | None = _NULL_TYPE
+    result: SparkType | None = VOID
     for t in types:
         if result is None or t is None:
             return None
@@ -7385,7 +7392,6 @@ _DECIMAL_TEXT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+
 _OTHER_DIGITS = "".join(c for c in map(chr, range(0x80, 0x10000)) if unicodedata.category(c) == "Nd")
 _OTHER_DIGITS_ASCII = "".join(str(unicodedata.digit(c)) for c in _OTHER_DIGITS)
 _ASCII_DIGITS = str.maketrans(_OTHER_DIGITS, _OTHER_DIGITS_ASCII)
-_JAVA_TRIM_CHARACTERS = "".join(map(chr, range(0x21)))  # java.lang.String.trim
 
 
 def _malformed_message(value: exp.Expr, target: str) -> exp.Expression:
@@ -7414,14 +7420,11 @@ def _string_column_as_decimal(value: exp.Expr, target: DecimalType, strict: bool
     shown = target.to_sql()
     literal = _unparen(value)
     if isinstance(literal, exp.Literal) and literal.is_string:
-        written = literal.this.strip(_JAVA_TRIM_CHARACTERS).translate(_ASCII_DIGITS)
-        if _DECIMAL_TEXT.fullmatch(written) and decimal.Decimal(written).adjusted() < MAX_DECIMAL_PRECISION:
-            exact = decimal.Decimal(written).quantize(decimal.Decimal(1).scaleb(-target.scale), rounding=decimal.ROUND_HALF_UP,
-                                                      context=decimal.Context(prec=200))
-            if exact.is_zero() or exact.adjusted() < target.precision - target.scale:
-                # a constant that fits, as a cast of its exact digits (DuckDB's cast of `1.5e-3`
-                # to decimal(4,4) fails: it reads the digits before the exponent into the type)
-                return exp.cast(exp.Literal.string(format(exact, "f")), to)
+        exact = _decimal_of_text(literal.this, target)
+        if isinstance(exact, decimal.Decimal) and _fits(exact, target):
+            # a constant that fits, as a cast of its exact digits (DuckDB's cast of `1.5e-3`
+            # to decimal(4,4) fails: it reads the digits before the exponent into the type)
+            return exp.cast(exp.Literal.string(format(exact, "f")), to)
 
     def too_wide(text: exp.Expression, written: exp.Expression) -> exp.Expression:
         """The error for the plain number ``text`` (as ``written``) past the type: past 38
@@ -7455,14 +7458,15 @@ def _string_column_as_decimal(value: exp.Expr, target: DecimalType, strict: bool
             exp.Anonymous(this="regexp_full_match", expressions=[own("t"), exp.Literal.string(_DECIMAL_TEXT.pattern)]),
             exp.or_(exp.EQ(this=exponent, expression=exp.Literal.string("")),
                     exp.Not(this=exp.Is(this=exp.TryCast(this=exponent.copy(), to=exp.DataType.build("INT")), expression=exp.Null())))))
-        converted = exp.TryCast(this=_exponent_moved(own), to=to)
+        moved = _exponent_moved(own)
+        converted = exp.TryCast(this=moved, to=to)
         if not strict:
             return exp.Case(ifs=[exp.If(this=readable, true=converted)], default=exp.cast(exp.Null(), to))
         return exp.Case(ifs=[
             exp.If(this=exp.Is(this=operand("v"), expression=exp.Null()), true=exp.cast(exp.Null(), to)),
             exp.If(this=exp.Not(this=readable), true=spark_error("CAST_INVALID_INPUT", _malformed_message(operand("v"), shown), to)),
-            exp.If(this=exp.Is(this=converted, expression=exp.Null()), true=too_wide(_exponent_moved(own), operand("v"))),
-        ], default=exp.TryCast(this=_exponent_moved(own), to=to))
+            exp.If(this=exp.Is(this=converted, expression=exp.Null()), true=too_wide(moved.copy(), operand("v"))),
+        ], default=converted.copy())
 
     return _with_operands({"v": exp.Paren(this=value.copy())}, read)
 
@@ -7524,27 +7528,43 @@ def _string_literal_as_decimal(value: exp.Expr, target: DecimalType) -> exp.Expr
     literal = _unparen(value)
     if not (isinstance(literal, exp.Literal) and literal.is_string):
         return _string_column_as_decimal(value, target)
-    text = literal.this.strip(_JAVA_TRIM_CHARACTERS).translate(_ASCII_DIGITS)
-    if not _DECIMAL_TEXT.fullmatch(text):
+    exact = _decimal_of_text(literal.this, target)
+    if exact == "CAST_INVALID_INPUT":
         raise OptimizeError(
             f"The value {spark_string_value(literal.this)} of the type \"STRING\" cannot be cast to \"{target.to_sql()}\" "
             "because it is malformed.",
             error_class="CAST_INVALID_INPUT",
         )
-    if decimal.Decimal(text).adjusted() >= MAX_DECIMAL_PRECISION:
+    if isinstance(exact, str):
         raise OptimizeError(
             f"The value {spark_string_value(literal.this)} cannot be interpreted as a numeric since it has more than "
             f"{MAX_DECIMAL_PRECISION} digits.",
-            error_class="NUMERIC_OUT_OF_SUPPORTED_RANGE",
+            error_class=exact,
         )
-    exact = decimal.Decimal(text).quantize(decimal.Decimal(1).scaleb(-target.scale), rounding=decimal.ROUND_HALF_UP,
-                                           context=decimal.Context(prec=200))
-    if exact.adjusted() >= target.precision - target.scale:
-        raise OptimizeError(
-            f" {exact} cannot be represented as Decimal({target.precision}, {target.scale}).",
-            error_class="NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION",
-        )
+    if not _fits(exact, target):
+        raise OptimizeError(f" {exact} cannot be represented as Decimal({target.precision}, {target.scale}).",
+                            error_class="NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION")
     return exp.cast(exp.Literal.number(str(exact)), _sql_type(target))
+
+
+def _decimal_of_text(text: str, target: DecimalType) -> decimal.Decimal | str:
+    """The string ``text`` as Spark's cast to ``target`` reads it: trimmed as ``String.trim``
+    trims, a ``java.math.BigDecimal`` (digits of any script in the Basic Multilingual Plane),
+    rounded HALF_UP to the scale (which may pass its precision: :func:`_fits`); else the error
+    class of Spark's cast: ``CAST_INVALID_INPUT`` for a text that is no number,
+    ``NUMERIC_OUT_OF_SUPPORTED_RANGE`` past 38 integral digits."""
+    written = text.strip(_JAVA_TRIM_CHARACTERS).translate(_ASCII_DIGITS)
+    if not _DECIMAL_TEXT.fullmatch(written):
+        return "CAST_INVALID_INPUT"
+    if decimal.Decimal(written).adjusted() >= MAX_DECIMAL_PRECISION:
+        return "NUMERIC_OUT_OF_SUPPORTED_RANGE"
+    return decimal.Decimal(written).quantize(decimal.Decimal(1).scaleb(-target.scale), rounding=decimal.ROUND_HALF_UP,
+                                             context=decimal.Context(prec=200))
+
+
+def _fits(exact: decimal.Decimal, target: DecimalType) -> bool:
+    """Whether ``exact``, rounded to ``target``'s scale, fits its precision."""
+    return exact.is_zero() or exact.adjusted() < target.precision - target.scale
 
 
 def _branch_as(value: exp.Expr, kind: SparkType | None, target: SparkType) -> exp.Expression:
@@ -9543,7 +9563,7 @@ def _check_filters_are_boolean(select: exp.Select, typer: _Typer) -> None:
     (``HAVING 1``), as DuckDB's does."""
 
     def not_boolean(condition: exp.Expr) -> SparkType | None:
-        found = _NULL_TYPE if isinstance(_unparen(condition), exp.Null) else typer.of(condition)
+        found = VOID if isinstance(_unparen(condition), exp.Null) else typer.of(condition)
         bad = isinstance(found, (DecimalType, StringType)) or (isinstance(found, AtomicType) and found.name != "boolean")
         return found if bad else None
 
@@ -9729,7 +9749,7 @@ def _check_window(window: exp.Window, of: Callable[[exp.Expr], SparkType | None]
     if isinstance(function, exp.Ntile) and function.this is not None:
         # Spark's NTile: a foldable bucket count first, then an int, then a positive one
         buckets = function.this
-        kind = _NULL_TYPE if isinstance(_unparen(buckets), exp.Null) else of(buckets)
+        kind = VOID if isinstance(_unparen(buckets), exp.Null) else of(buckets)
         if any(isinstance(n, (exp.Column, exp.Select, exp.Subquery, exp.AggFunc, exp.Rand, exp.Randn)) for n in buckets.walk()):
             raise _window_function_error(
                 function, f'the input `buckets` should be a foldable "{_spark_type_name(kind)}" expression; however, '
