@@ -1273,6 +1273,13 @@ SPARK_SYNTAX = [
     # Spark's star takes EXCEPT, not DuckDB's EXCLUDE or REPLACE: PARSE_SYNTAX_ERROR
     "SELECT * EXCLUDE (i) FROM t",
     "SELECT * REPLACE (i AS g) FROM t",
+    # array(NULL), array(int) compared with `<`: calls, where sqlglot's parser read a type
+    # `array(NULL)` and expected `array(...)<...>` (PARSE_SYNTAX_ERROR)
+    "SELECT array(NULL) < array(1) AS a, array(NULL, NULL) < array(i) AS b, struct(NULL) < struct(1) AS c, "
+    "array(NULL) <= array(NULL) AS d, array(NULL) <> array(1) AS e, array(NULL) <=> array(NULL) AS f FROM t",
+    "SELECT array(NULL) < array(1)",
+    "SELECT array(int) < array(1) FROM (SELECT 1 AS int)",
+    "SELECT i FROM t WHERE array(NULL) < array(i)",
 ]
 
 
