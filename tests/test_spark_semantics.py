@@ -693,6 +693,14 @@ MIXED_TYPES: list[str] = [
     # void parts (a NULL field, no elements): Spark's `void`, each printed as a NULL
     "SELECT cast(named_struct('x', i, 'y', g, 'z', NULL) AS string) AS s, cast(array() AS string) AS a, "
     "cast(array(NULL, NULL) AS string) AS b, cast(map(i, NULL) AS string) AS c FROM t",
+    # typeof prints Spark's catalogString: a struct's field names as they are (arrays_zip's `0`,
+    # `1` of arrays that are not columns) and no `not null`; an error message's type quotes them
+    "SELECT typeof(arrays_zip(array(1), array('a'))) AS a, typeof(arrays_zip(array(i), array(g))) AS b, "
+    "typeof(named_struct('a b', i, '0', 2, 'x`y', 3, 'A', 4, 'c:d', 5, '', 6)) AS c, typeof(map(1, named_struct('0', g))) AS d, "
+    "typeof(array(named_struct('x y', array(named_struct('1', i))))) AS e, typeof(CAST(named_struct('a', 1) AS STRUCT<a: INT NOT NULL>)) AS f, "
+    "typeof(CAST(named_struct('a', 1) AS STRUCT<`a b`: INT NOT NULL>)) AS h, typeof(s) AS k "
+    "FROM (SELECT *, named_struct('a-b', i) AS s FROM t)",
+    "SELECT arrays_zip(array(1), array('a')) + 1 AS a FROM t",
 ]
 
 
