@@ -701,6 +701,16 @@ MIXED_TYPES: list[str] = [
     "typeof(CAST(named_struct('a', 1) AS STRUCT<`a b`: INT NOT NULL>)) AS h, typeof(s) AS k "
     "FROM (SELECT *, named_struct('a-b', i) AS s FROM t)",
     "SELECT arrays_zip(array(1), array('a')) + 1 AS a FROM t",
+    # values holding maps compared: Spark casts both sides to their tightest common type first
+    # (BINARY_OP_DIFF_TYPES where there is none), then refuses to order it (INVALID_ORDERING_TYPE)
+    "SELECT array(map(1L, 'a')) = array(map(1.5D, 'b')) AS a FROM t",
+    "SELECT array(array(map(i, g))) < array(array(map(1.5D, 'b'))) AS a FROM t",
+    "SELECT named_struct('m', array(map(b, 'a'))) <=> named_struct('m', array(map(1.5D, 'b'))) AS a FROM t",
+    "SELECT array(map(1L, 'a')) IN (array(map(1.5BD, 'b')), array(map(1.25BD, 'c'))) AS a FROM t",
+    "SELECT i FROM t WHERE map(i, g) = NULL",
+    "SELECT map(1L, 'a') = map('x', 'b') AS a FROM t",
+    "SELECT array(map(1.5BD, 'a')) <> array(map(i, 'b')) AS a FROM t",
+    "SELECT named_struct('m', map(b, 'a')) = named_struct('n', map(1.5D, 'b')) AS a FROM t",
 ]
 
 
@@ -1402,6 +1412,16 @@ def test_a_number_overflowing_its_cast_raises_sparks_message(sql: str, spark_vie
     it was DuckDB's message)."""
     got, wanted = _messages_of_one_class(sql, spark_views, con, "CAST_OVERFLOW")
     assert got == wanted
+
+
+@pytest.mark.parametrize("sql", ["SELECT array(map(1L, 'a')) = array(map(1.5D, 'b')) AS a FROM t",
+                                 "SELECT array(map(1L, 'a')) <> array(map(1.5D, 'b')) AS a FROM t",
+                                 "SELECT i FROM t WHERE map(i, g) < NULL"])
+def test_maps_compared_raise_sparks_message(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
+    """Values holding maps compared name the type Spark coerces both sides to (``ARRAY<MAP<DOUBLE,
+    STRING>>``) and, for ``<>``, the ``=`` Spark's ``NOT (a = b)`` holds."""
+    got, wanted = _messages_of_one_class(sql, spark_views, con, "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE")
+    assert got == wanted.split("; line ")[0]
 
 
 def _messages_of_one_class(sql: str, spark_views: SparkSession, con: vpush.Connection, error_class: str) -> tuple[str, str]:
