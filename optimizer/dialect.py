@@ -1416,6 +1416,8 @@ class VpushSparkParser(SparkParser):
         # Hive's parser reads CHAR(n) and VARCHAR(n) as STRING outside schemas, as Spark does,
         # but finds them with `is_type("char", "varchar")`, which parses both names again for
         # every type it reads: a few milliseconds of each planned query. The same by DType.
+        if self._call_compared():
+            return None
         this = Parser._parse_types(
             self,
             check_func=check_func,
@@ -1429,6 +1431,24 @@ class VpushSparkParser(SparkParser):
                     node.set("this", exp.DType.TEXT)
                     node.set("expressions", None)
         return this
+
+    def _call_compared(self) -> bool:
+        """Whether the tokens ahead are ``array(...) <``, ``struct(...) <`` or ``map(...) <``: a
+        call compared with what follows. sqlglot's parser reads a nested type name with arguments
+        that are type names (``array(NULL)``, ``array(int)`` of a column ``int``) as a type and then
+        expects ``array(...)<...>``; Spark's types never take parentheses before ``<``."""
+        if self._curr is None or self._curr.token_type not in self.NESTED_TYPE_TOKENS:
+            return False
+        if self._next is None or self._next.token_type != TokenType.L_PAREN:
+            return False
+        depth = 0
+        for index in range(self._index + 1, len(self._tokens)):
+            kind = self._tokens[index].token_type
+            depth += (kind == TokenType.L_PAREN) - (kind == TokenType.R_PAREN)
+            if depth == 0:
+                after = self._tokens[index + 1] if index + 1 < len(self._tokens) else None
+                return after is not None and after.token_type == TokenType.LT
+        return False
 
     def _parse_group(self, skip_group_by_token: bool = False) -> exp.Group | None:
         # Spark's GROUP BY window(ts, '10 minutes') (a time window) calls the function, where

@@ -12,6 +12,7 @@ from sqlglot.errors import ParseError, TokenError
 from vpush.optimizer.bound import SqlType, VariantRef
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.check_group_ordinals import check_group_ordinals
+from vpush.optimizer.check_join_references import check_join_references
 from vpush.optimizer.dialect import DEFERRED_PATH_ERROR, TryVariantGet, VariantGet, VpushSpark, cte_of, utc_shift_argument
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
@@ -319,6 +320,8 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
             node.meta[ONE_TASK] = True
         found.append((node, table, infos, data_schema, pruned, extractions))
 
+    # before any scope is built: a query may name one table twice without an alias (t JOIN t)
+    check_join_references(expression, {id(node): _table_schema(table, data_schema).names for node, table, _, data_schema, *_ in found})
     # Comparisons of extractions Spark decides without computing them: no scan computes them
     fold_comparisons_of_extractions(
         expression, {id(ext.node) for *_, extractions in found for ext in extractions if ext.node is not None}, _spark_projection_name)

@@ -374,7 +374,7 @@ def rewrite_scalar(
             _refuse(called, "an argument whose type vpush does not know")
         source = of(arguments[0])
         assert source is not None  # for mypy: refused above
-        return exp.cast(exp.Literal.string(source.to_spark()), _typed("VARCHAR"))
+        return exp.cast(exp.Literal.string(source.catalog_string()), _typed("VARCHAR"))
     if called == "soundex":
         if not (isinstance(of(arguments[0]), StringType) or isinstance(arguments[0], exp.Null)):
             _refuse(called, "an argument other than a string (Spark's implicit cast to a string)")

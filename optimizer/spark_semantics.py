@@ -6567,6 +6567,7 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
             if isinstance(node, (*_COMPARISONS, exp.Nullif)):
                 _check_struct_comparison(node, typer)
                 _check_array_comparison(node, typer)
+                _check_map_comparison(node, typer)
             if isinstance(node, (exp.Greatest, exp.Least)) and any(
                     isinstance(typer.of(p), MapType) for p in (node.this, *node.expressions)):
                 raise OptimizeError(
@@ -6670,12 +6671,14 @@ def _check_branch_types(node: exp.Expr, typer: _Typer) -> None:
 def tightest_common(a: SparkType, b: SparkType) -> bool:
     """Whether Spark's ``findTightestCommonType`` finds a type for the elements of two arrays
     compared: the same type, numbers other than decimals, a decimal with room for an integer's
-    digits beside it, NULL beside anything, arrays of such elements (never two decimals that
+    digits beside it, NULL beside anything, arrays, maps and structs of such parts (never two decimals that
     differ, nor an int beside a decimal(10,2))."""
     if a == b or VOID in (a, b):
         return True
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         return tightest_common(a.element, b.element)
+    if isinstance(a, MapType) and isinstance(b, MapType):
+        return tightest_common(a.key, b.key) and tightest_common(a.value, b.value)
     if isinstance(a, StructType) and isinstance(b, StructType):
         return [f.name.lower() for f in a.fields] == [f.name.lower() for f in b.fields] and all(
             tightest_common(x.type, y.type) for x, y in zip(a.fields, b.fields))
@@ -6740,6 +6743,28 @@ def _check_array_comparison(node: exp.Expr, typer: _Typer) -> None:
         return
     if not tightest_common(left.element, right.element):
         raise _incompatible_operands(node, left, right)
+
+
+def _check_map_comparison(node: exp.Expr, typer: _Typer) -> None:
+    """Values holding a map compared (a map, an array of arrays of maps, a struct of one) raise
+    as Spark's analyzer checks them: it first casts both sides to their tightest common type
+    (``BINARY_OP_DIFF_TYPES`` where there is none: a map of bigints beside one of strings, structs
+    of other field names), then refuses to order that type (``INVALID_ORDERING_TYPE``, naming it:
+    ``array(map(1L, 'a')) = array(map(1.5D, 'b'))`` compares ``ARRAY<MAP<DOUBLE, STRING>>``)."""
+    left, right = (_NULL_TYPE if isinstance(_unparen(side), exp.Null) else typer.of(side) for side in (node.this, node.expression))
+    if left is None or right is None or not (_has_map(left) or _has_map(right)):
+        return
+    if _NULL_TYPE not in (left, right) and not tightest_common(left, right):
+        raise _incompatible_operands(node, left, right)
+    common = right if left == _NULL_TYPE else left if left == right or right == _NULL_TYPE else nested_common_type([left, right])
+    # Spark's a <> b is NOT (a = b): its EqualTo refuses the map; a NULLIF compares with `=` too
+    symbol = "=" if isinstance(node, (exp.NEQ, exp.Nullif)) else _BINARY_SYMBOLS.get(type(node), "=")
+    named = exp.EQ(this=node.this.copy(), expression=node.expression.copy()) if isinstance(node, exp.NEQ) else node
+    raise OptimizeError(
+        f'Cannot resolve "{spark_name(named, top=False) or _spark_text(named)}" due to data type mismatch: The `{symbol}` '
+        f'does not support ordering on type "{(common or left).to_sql()}".',
+        error_class="DATATYPE_MISMATCH.INVALID_ORDERING_TYPE",
+    )
 
 
 def _check_struct_comparison(node: exp.Expr, typer: _Typer) -> None:

@@ -112,6 +112,17 @@ class SparkType:
         """
         return self.to_spark().upper()
 
+    def catalog_string(self) -> str:
+        """This type as ``typeof`` prints it (``DataType.catalogString``): as :meth:`to_spark`,
+        but a struct's field names as they are, never quoted, and no ``not null``.
+
+        Example:
+            >>> StructType((StructField("a b", AtomicType("int"), nullable=False), StructField("0", ArrayType(
+            ...     StructType((StructField("x`y", StringType()),)))))).catalog_string()
+            'struct<a b:int,0:array<struct<x`y:string>>>'
+        """
+        return self.to_spark()
+
     def to_sql_type(self) -> exp.DataType | None:
         """This type as a sqlglot ``DataType``, as the vpush dialect reads its text; None when
         sqlglot cannot hold it exactly (a collated string anywhere: it keeps no collation).
@@ -214,6 +225,9 @@ class ArrayType(SparkType):
     def to_sql(self) -> str:
         return f"ARRAY<{self.element.to_sql()}>"
 
+    def catalog_string(self) -> str:
+        return f"array<{self.element.catalog_string()}>"
+
 
 @dataclasses.dataclass(frozen=True)
 class MapType(SparkType):
@@ -227,6 +241,9 @@ class MapType(SparkType):
 
     def to_sql(self) -> str:
         return f"MAP<{self.key.to_sql()}, {self.value.to_sql()}>"
+
+    def catalog_string(self) -> str:
+        return f"map<{self.key.catalog_string()},{self.value.catalog_string()}>"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -265,6 +282,9 @@ class StructType(SparkType):
 
     def to_sql(self) -> str:
         return "STRUCT<" + ", ".join(f.to_sql() for f in self.fields) + ">"
+
+    def catalog_string(self) -> str:
+        return "struct<" + ",".join(f"{f.name}:{f.type.catalog_string()}" for f in self.fields) + ">"
 
 
 VARIANT = AtomicType("variant")

@@ -693,6 +693,24 @@ MIXED_TYPES: list[str] = [
     # void parts (a NULL field, no elements): Spark's `void`, each printed as a NULL
     "SELECT cast(named_struct('x', i, 'y', g, 'z', NULL) AS string) AS s, cast(array() AS string) AS a, "
     "cast(array(NULL, NULL) AS string) AS b, cast(map(i, NULL) AS string) AS c FROM t",
+    # typeof prints Spark's catalogString: a struct's field names as they are (arrays_zip's `0`,
+    # `1` of arrays that are not columns) and no `not null`; an error message's type quotes them
+    "SELECT typeof(arrays_zip(array(1), array('a'))) AS a, typeof(arrays_zip(array(i), array(g))) AS b, "
+    "typeof(named_struct('a b', i, '0', 2, 'x`y', 3, 'A', 4, 'c:d', 5, '', 6)) AS c, typeof(map(1, named_struct('0', g))) AS d, "
+    "typeof(array(named_struct('x y', array(named_struct('1', i))))) AS e, typeof(CAST(named_struct('a', 1) AS STRUCT<a: INT NOT NULL>)) AS f, "
+    "typeof(CAST(named_struct('a', 1) AS STRUCT<`a b`: INT NOT NULL>)) AS h, typeof(s) AS k "
+    "FROM (SELECT *, named_struct('a-b', i) AS s FROM t)",
+    "SELECT arrays_zip(array(1), array('a')) + 1 AS a FROM t",
+    # values holding maps compared: Spark casts both sides to their tightest common type first
+    # (BINARY_OP_DIFF_TYPES where there is none), then refuses to order it (INVALID_ORDERING_TYPE)
+    "SELECT array(map(1L, 'a')) = array(map(1.5D, 'b')) AS a FROM t",
+    "SELECT array(array(map(i, g))) < array(array(map(1.5D, 'b'))) AS a FROM t",
+    "SELECT named_struct('m', array(map(b, 'a'))) <=> named_struct('m', array(map(1.5D, 'b'))) AS a FROM t",
+    "SELECT array(map(1L, 'a')) IN (array(map(1.5BD, 'b')), array(map(1.25BD, 'c'))) AS a FROM t",
+    "SELECT i FROM t WHERE map(i, g) = NULL",
+    "SELECT map(1L, 'a') = map('x', 'b') AS a FROM t",
+    "SELECT array(map(1.5BD, 'a')) <> array(map(i, 'b')) AS a FROM t",
+    "SELECT named_struct('m', map(b, 'a')) = named_struct('n', map(1.5D, 'b')) AS a FROM t",
 ]
 
 
@@ -1273,6 +1291,13 @@ SPARK_SYNTAX = [
     # Spark's star takes EXCEPT, not DuckDB's EXCLUDE or REPLACE: PARSE_SYNTAX_ERROR
     "SELECT * EXCLUDE (i) FROM t",
     "SELECT * REPLACE (i AS g) FROM t",
+    # array(NULL), array(int) compared with `<`: calls, where sqlglot's parser read a type
+    # `array(NULL)` and expected `array(...)<...>` (PARSE_SYNTAX_ERROR)
+    "SELECT array(NULL) < array(1) AS a, array(NULL, NULL) < array(i) AS b, struct(NULL) < struct(1) AS c, "
+    "array(NULL) <= array(NULL) AS d, array(NULL) <> array(1) AS e, array(NULL) <=> array(NULL) AS f FROM t",
+    "SELECT array(NULL) < array(1)",
+    "SELECT array(int) < array(1) FROM (SELECT 1 AS int)",
+    "SELECT i FROM t WHERE array(NULL) < array(i)",
 ]
 
 
@@ -1387,6 +1412,16 @@ def test_a_number_overflowing_its_cast_raises_sparks_message(sql: str, spark_vie
     it was DuckDB's message)."""
     got, wanted = _messages_of_one_class(sql, spark_views, con, "CAST_OVERFLOW")
     assert got == wanted
+
+
+@pytest.mark.parametrize("sql", ["SELECT array(map(1L, 'a')) = array(map(1.5D, 'b')) AS a FROM t",
+                                 "SELECT array(map(1L, 'a')) <> array(map(1.5D, 'b')) AS a FROM t",
+                                 "SELECT i FROM t WHERE map(i, g) < NULL"])
+def test_maps_compared_raise_sparks_message(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
+    """Values holding maps compared name the type Spark coerces both sides to (``ARRAY<MAP<DOUBLE,
+    STRING>>``) and, for ``<>``, the ``=`` Spark's ``NOT (a = b)`` holds."""
+    got, wanted = _messages_of_one_class(sql, spark_views, con, "DATATYPE_MISMATCH.INVALID_ORDERING_TYPE")
+    assert got == wanted.split("; line ")[0]
 
 
 def _messages_of_one_class(sql: str, spark_views: SparkSession, con: vpush.Connection, error_class: str) -> tuple[str, str]:
