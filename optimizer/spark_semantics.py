@@ -6751,12 +6751,12 @@ def _check_map_comparison(node: exp.Expr, typer: _Typer) -> None:
     (``BINARY_OP_DIFF_TYPES`` where there is none: a map of bigints beside one of strings, structs
     of other field names), then refuses to order that type (``INVALID_ORDERING_TYPE``, naming it:
     ``array(map(1L, 'a')) = array(map(1.5D, 'b'))`` compares ``ARRAY<MAP<DOUBLE, STRING>>``)."""
-    left, right = (_NULL_TYPE if isinstance(_unparen(side), exp.Null) else typer.of(side) for side in (node.this, node.expression))
+    left, right = (VOID if isinstance(_unparen(side), exp.Null) else typer.of(side) for side in (node.this, node.expression))
     if left is None or right is None or not (_has_map(left) or _has_map(right)):
         return
-    if _NULL_TYPE not in (left, right) and not tightest_common(left, right):
+    if VOID not in (left, right) and not tightest_common(left, right):
         raise _incompatible_operands(node, left, right)
-    common = right if left == _NULL_TYPE else left if left == right or right == _NULL_TYPE else nested_common_type([left, right])
+    common = right if left == VOID else left if left == right or right == VOID else nested_common_type([left, right])
     # Spark's a <> b is NOT (a = b): its EqualTo refuses the map; a NULLIF compares with `=` too
     symbol = "=" if isinstance(node, (exp.NEQ, exp.Nullif)) else _BINARY_SYMBOLS.get(type(node), "=")
     named = exp.EQ(this=node.this.copy(), expression=node.expression.copy()) if isinstance(node, exp.NEQ) else node
