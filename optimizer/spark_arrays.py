@@ -23,6 +23,7 @@ from sqlglot import exp
 
 from vpush.optimizer.dialect import call_arguments, call_name, sql_call as _f
 from vpush.optimizer.errors import refuse_on_duckdb as _refuse
+from vpush.optimizer.spark_intervals import multi_unit_span, span_interval
 from vpush.optimizer.spark_math import has_map
 from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_semantics import (
@@ -204,7 +205,10 @@ def array_function_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> S
         widest = source
         for t in types[1:]:
             widest = _common(widest, t)
-        return ArrayType(widest) if widest is not None and _is_integral(widest) else None
+        if widest is not None and _is_integral(widest):
+            return ArrayType(widest)
+        dated = len(types) >= 2 and types[0] == types[1] == _DATE and (len(arguments) == 2 or date_step(arguments[2]) is not None)
+        return ArrayType(_DATE) if dated else None
     if called in ("aggregate", "reduce"):
         if len(arguments) == 4 and isinstance(arguments[3], exp.Lambda):
             return of(arguments[3].this)
@@ -1033,16 +1037,80 @@ def _aggregate(called: str, arguments: list[exp.Expr], of: TypeOf, result: Spark
     return reduced
 
 
+def date_step(node: exp.Expr) -> tuple[str, int] | None:
+    """A literal interval given as ``sequence``'s step over dates, as ``(unit, amount)``: ``MONTH``
+    for a year-month interval, ``DAY`` for a day-time one of whole days (``INTERVAL 2 WEEKS``),
+    ``MICROSECOND`` for another day-time one; None for anything else (not a literal).
+
+    Example:
+        >>> from vpush.optimizer.plan_query import parse_spark
+        >>> [date_step(parse_spark(f"SELECT {i}").expressions[0]) for i in ("INTERVAL 1 YEAR", "-INTERVAL '2' WEEK", "INTERVAL 36 HOURS")]
+        [('MONTH', 12), ('DAY', -14), ('MICROSECOND', 129600000000)]
+    """
+    sign = 1
+    while isinstance(node, (exp.Paren, exp.Neg)):
+        sign = -sign if isinstance(node, exp.Neg) else sign
+        node = node.this
+    if isinstance(node, exp.Add):
+        parts: list[exp.Expr] = []
+        pending: list[exp.Expr] = [node]
+        while pending:
+            part = pending.pop()
+            if isinstance(part, exp.Add):
+                pending += [part.expression, part.this]
+            else:
+                parts.append(part)
+        joined = multi_unit_span(parts)
+        if joined is None:
+            return None
+        node = joined
+    if not isinstance(node, exp.Interval):
+        return None
+    span = span_interval(node)
+    if span is not None:
+        unit, amount = span[0], span[1]
+    else:
+        word, value = node.args.get("unit"), node.this
+        if not isinstance(word, exp.Var) or not isinstance(value, exp.Literal) or not value.name.strip().lstrip("+-").isdigit():
+            return None
+        name = word.name.upper()
+        name = name[:-1] if name.endswith("S") else name
+        scale = _STEP_UNITS.get(name)
+        if scale is None:
+            return None
+        unit, amount = scale[0], int(value.name.strip()) * scale[1]
+    amount *= sign
+    if unit == "MICROSECOND" and amount % _DAY_MICROS == 0:
+        return "DAY", amount // _DAY_MICROS
+    return unit, amount
+
+
+_DAY_MICROS = 86_400_000_000
+_DATE = AtomicType("date")
+_STEP_UNITS = {"YEAR": ("MONTH", 12), "MONTH": ("MONTH", 1), "WEEK": ("DAY", 7), "DAY": ("DAY", 1),
+               "HOUR": ("MICROSECOND", 3_600_000_000), "MINUTE": ("MICROSECOND", 60_000_000), "SECOND": ("MICROSECOND", 1_000_000),
+               "MILLISECOND": ("MICROSECOND", 1_000), "MICROSECOND": ("MICROSECOND", 1)}
+
+
 def _sequence(arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> exp.Expr:
     """Spark's ``sequence`` of integers: inclusive, a step of 1 or -1 by default; a step that
     does not lead from start to stop raises (Spark's message, no error class), as does a sequence
-    longer than Spark's largest array."""
+    longer than Spark's largest array. Of dates: see :func:`_date_sequence`."""
+    if isinstance(result, ArrayType) and result.element == _DATE:
+        return _date_sequence(arguments, result)
     if not isinstance(result, ArrayType) or not _is_integral(result.element):
-        _refuse("sequence", "arguments other than integers of one type (dates and timestamps included)")
-    start, stop = arguments[0], arguments[1]
+        _refuse("sequence", "arguments other than integers of one type (timestamps, or dates with a step that is not an interval literal)")
     wide = exp.DataType.build("BIGINT")
-    a, b = exp.cast(start.copy(), wide), exp.cast(stop.copy(), wide)
-    step = exp.cast(arguments[2].copy(), wide) if len(arguments) == 3 else exp.Case(
+    a, b = exp.cast(arguments[0].copy(), wide), exp.cast(arguments[1].copy(), wide)
+    step = exp.cast(arguments[2].copy(), wide) if len(arguments) == 3 else None
+    return _integral_sequence(a, b, step, arguments, result, lambda series: series)
+
+
+def _integral_sequence(a: exp.Expr, b: exp.Expr, given_step: exp.Expr | None, arguments: list[exp.Expr], result: ArrayType,
+                       elements: Callable[[exp.Expr], exp.Expr]) -> exp.Expr:
+    """The sequence of bigints from ``a`` to ``b`` by ``given_step`` (1 or -1 where None), each
+    element made by ``elements`` of the series; NULL where one of ``arguments`` is."""
+    step = given_step if given_step is not None else exp.Case(
         ifs=[exp.If(this=exp.LTE(this=a.copy(), expression=b.copy()), true=exp.Literal.number(1))], default=exp.Literal.number(-1))
     fine = exp.Or(
         this=exp.Or(this=exp.And(this=exp.GT(this=step.copy(), expression=exp.Literal.number(0)), expression=exp.LTE(this=a.copy(), expression=b.copy())),
@@ -1070,6 +1138,68 @@ def _sequence(arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -
         ifs=[exp.If(this=_any_null(*arguments), true=exp.cast(exp.Null(), sql_type)),
              exp.If(this=exp.Not(this=exp.Paren(this=fine)), true=spark_error("", text, None)),
              exp.If(this=exp.GT(this=length, expression=exp.Literal.number(MAX_ARRAY_LENGTH)), true=_too_long("sequence", length.copy()))],
+        default=exp.cast(elements(series), sql_type),
+    )
+
+
+_EPOCH = exp.cast(exp.Literal.string("1970-01-01"), exp.DataType.build("DATE"))
+
+
+def _date_sequence(arguments: list[exp.Expr], result: ArrayType) -> exp.Expr:
+    """Spark's ``sequence`` of dates (``TemporalSequenceImpl``): by a day by default (back by a
+    day where the stop comes first); by a literal step of whole days as the integers of their
+    days are (``Illegal sequence boundaries: 19727 to 19723 by 2``); by months as
+    ``add_months(start, i * months)`` for each ``i`` up to the stop (Jan 31 by a month: Feb 29,
+    Mar 31), a step that leads away from the stop raising with the boundaries as the
+    microseconds of their midnights in the session time zone, the step as its months. A step of
+    no whole day or month raises (Spark's ``sequence step must be an interval ... of day
+    granularity``, no error class) for each row; a step of days and a part of a day (``INTERVAL 36
+    HOURS``, which Spark adds in the session time zone) is refused."""
+    sql_type = result.to_sql_type()
+    assert sql_type is not None
+    step = date_step(arguments[2]) if len(arguments) == 3 else ("DAY", 0)
+    if step is None:
+        _refuse("sequence", "dates by a step that is not an interval literal")
+    unit, amount = step
+    days = [exp.Sub(this=exp.cast(a.copy(), exp.DataType.build("DATE")), expression=_EPOCH.copy()) for a in arguments[:2]]
+    if unit == "DAY" and (amount != 0 or len(arguments) == 2):
+        wide = exp.DataType.build("BIGINT")
+        a, b = (exp.cast(d, wide) for d in days)
+        given = exp.Literal.number(amount) if len(arguments) == 3 else None
+        return _integral_sequence(a, b, given, arguments[:2], result, lambda series: _f(
+            "list_transform", series, exp.Lambda(this=exp.Add(this=_EPOCH.copy(), expression=exp.cast(exp.column("__vpush_day"), exp.DataType.build("INT"))),
+                                                 expressions=[exp.to_identifier("__vpush_day")])))
+    if unit == "MICROSECOND" and abs(amount) >= _DAY_MICROS:
+        _refuse("sequence", "dates by a step of days and a part of a day (Spark adds it in the session time zone)")
+    if unit != "MONTH" or amount == 0:
+        kind = "interval year to month" if unit == "MONTH" else "interval day to second"
+        return spark_error("", exp.Literal.string(f"sequence step must be an {kind} of day granularity if start and end values are dates"),
+                           sql_type)
+    start, stop = (exp.cast(a.copy(), exp.DataType.build("DATE")) for a in arguments[:2])
+    months_of = lambda d: exp.Paren(this=exp.Add(  # noqa: E731
+        this=exp.Mul(this=exp.Anonymous(this="year", expressions=[d]), expression=exp.Literal.number(12)),
+        expression=exp.Anonymous(this="month", expressions=[d.copy()])))
+    # every i from 0 to the months between start and stop over the step, and one more; then
+    # those up to the stop (add_months(start, i * m) only grows with i)
+    last = exp.Add(this=exp.IntDiv(this=exp.Paren(this=exp.Sub(this=months_of(stop.copy()), expression=months_of(start.copy()))),
+                                   expression=exp.Literal.number(amount)), expression=exp.Literal.number(1))
+    index = exp.to_identifier("__vpush_month")
+    moved = _f("list_transform", _f("range", exp.Literal.number(0), exp.Add(this=exp.Anonymous(this="greatest", expressions=[
+        last, exp.Literal.number(0)]), expression=exp.Literal.number(1))), exp.Lambda(this=exp.cast(exp.Add(
+            this=start.copy(), expression=exp.Anonymous(this="to_months", expressions=[
+                exp.Mul(this=exp.cast(exp.column(index.this), exp.DataType.build("INT")), expression=exp.Literal.number(amount))])),
+        exp.DataType.build("DATE")), expressions=[index]))
+    element = exp.to_identifier("__vpush_date")
+    kept = (exp.LTE if amount > 0 else exp.GTE)(this=exp.column(element.this), expression=stop.copy())
+    series = _f("list_filter", moved, exp.Lambda(this=kept, expressions=[element]))
+    fine = (exp.LTE if amount > 0 else exp.GTE)(this=start.copy(), expression=stop.copy())
+    micros = [_f("epoch_us", exp.cast(d.copy(), exp.DataType.build("TIMESTAMPTZ"))) for d in (start, stop)]
+    text = exp.DPipe(this=exp.Literal.string("requirement failed: Illegal sequence boundaries: "), expression=exp.DPipe(
+        this=exp.cast(micros[0], exp.DataType.build("VARCHAR")), expression=exp.DPipe(this=exp.Literal.string(" to "), expression=exp.DPipe(
+            this=exp.cast(micros[1], exp.DataType.build("VARCHAR")), expression=exp.Literal.string(f" by {amount}")))))
+    return exp.Case(
+        ifs=[exp.If(this=_any_null(*arguments[:2]), true=exp.cast(exp.Null(), sql_type)),
+             exp.If(this=exp.Not(this=exp.Paren(this=fine)), true=spark_error("", text, None))],
         default=exp.cast(series, sql_type),
     )
 

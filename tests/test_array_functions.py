@@ -141,12 +141,22 @@ CALLS = [
     "get(transform(a, x -> named_struct('v', x)), 1).v AS gv",
     # of nested elements (tests/test_nested_queries.py has more)
     "array_distinct(nest)", "array_max(nest)", "array_min(nest)", "sort_array(nest, false)",
+    # sequence of dates: by a day (back where the stop comes first), whole days or weeks, months (from the
+    # start each time: Jan 31, Feb 29, Mar 31) or years
+    "sequence(DATE '2024-01-30', DATE '2024-02-02') AS d1", "sequence(DATE '2024-02-02', DATE '2024-01-30' + i) AS d2",
+    "sequence(DATE '2024-01-31' + n, DATE '2024-06-30', INTERVAL 1 MONTH) AS d3", "sequence(DATE '2024-01-01', DATE '2024-02-01', INTERVAL 1 WEEK) AS d4",
+    "sequence(DATE '2024-01-05', DATE '2024-01-01', -INTERVAL 2 DAYS) AS d5", "sequence(DATE '2024-03-31', DATE '2023-11-01' + i, INTERVAL -1 MONTH) AS d6",
+    "sequence(DATE '2024-01-01', DATE '2026-01-05', INTERVAL '1-1' YEAR TO MONTH) AS d7", "sequence(DATE '2020-02-29', DATE '2028-03-01', INTERVAL 2 YEARS) AS d8",
+    "sequence(DATE '2024-01-01', DATE '2024-01-05', INTERVAL '2 00:00:00' DAY TO SECOND) AS d9", "sequence(DATE '2024-01-01', DATE '2024-01-03', INTERVAL 48 HOURS) AS d10",
+    "sequence(DATE '2024-01-01', DATE '2025-03-05', INTERVAL 1 YEAR 1 MONTH) AS d11", "sequence(DATE '2024-01-01', DATE '2024-01-01', INTERVAL -1 MONTH) AS d12",
+    "sequence(DATE '2024-01-01', if(i > 1, NULL, DATE '2024-01-03'), INTERVAL 1 MONTH) AS d13", "size(sequence(DATE '1970-01-01', DATE '5000-01-01')) AS d14",
+    "typeof(sequence(DATE '2024-01-01', DATE '2024-01-05')) AS d15",
 ]
 
 # Forms vpush does not answer as Spark does: refused on DuckDB, answered by the Spark engine.
 REFUSED = [
     "array_sort(array(3, 1, 2), (x, y) -> y - x)", "array_join(f, ',')",
-    "sequence(DATE '2024-01-01', DATE '2024-01-03')",
+    "sequence(DATE '2024-01-01', DATE '2024-01-05', INTERVAL 36 HOURS)", "sequence(DATE '2024-01-01', TIMESTAMP '2024-01-03 00:00:00')",
     "array_join(g, s)", "transform_keys(map(1, i), (k, v) -> k / 2)",
     "zip_with(a, b, (x, y) -> size(filter(b, z -> z > x)))", "zip_with(dt, ts, (x, y) -> x IS NULL AND y IS NULL)",
     "map_zip_with(map('x', i), map('x', n), (k, v1, v2) -> v1 IS NULL)",
@@ -201,7 +211,9 @@ def test_array_functions_raise_as_spark(call: str, wanted: str, spark_view: Spar
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
 
 
-@pytest.mark.parametrize("call", ["sequence(1, 5, -1)", "sequence(n, 1, 1)", "sequence(1, 2, 0)"])
+@pytest.mark.parametrize("call", ["sequence(1, 5, -1)", "sequence(n, 1, 1)", "sequence(1, 2, 0)",
+                                  "sequence(DATE '2024-01-05', DATE '2024-01-01' + i, INTERVAL 2 DAY)",
+                                  "sequence(DATE '2024-01-31', DATE '2024-01-01', INTERVAL 1 MONTH)"])
 def test_sequence_with_a_wrong_step_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """Spark raises a plain Java error (no error class) naming the boundaries; so does vpush."""
     with pytest.raises(Exception) as spark_raised:
@@ -237,6 +249,21 @@ EVENT_CALLS = [
 ]
 
 
+@pytest.mark.parametrize(("call", "kind"), [("sequence(DATE '2024-01-01', DATE '2024-01-05', INTERVAL 12 HOURS)", "interval day to second"),
+                                            ("sequence(DATE '2024-01-01', DATE '2024-01-05' + i, INTERVAL 0 MONTH)", "interval year to month"),
+                                            ("sequence(DATE '2024-01-01', DATE '2024-01-01', INTERVAL 0 DAY)", "interval day to second")])
+def test_date_sequence_by_less_than_a_day_raises_as_spark(call: str, kind: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    """A step of dates of no whole day or month: Spark raises for each row, without an error class."""
+    message = f"sequence step must be an {kind} of day granularity if start and end values are dates"
+    with pytest.raises(Exception) as spark_raised:
+        spark_view.sql(f"SELECT {call} FROM t").collect()
+    assert message in str(spark_raised.value)
+    with pytest.raises(VpushError) as raised:
+        con.sql(f"SELECT {call} FROM t").to_arrow()
+    assert raised.value.error_class is None
+    assert message in str(raised.value)
+
+
 def test_array_functions_over_variant_extractions(spark: SparkSession, tmp_path: Path) -> None:
     folder = tmp_path / "events"
     write_with_spark(spark, folder, f"SELECT id, parse_json({EVENTS}) AS v FROM range(20)", "tags array<string>, n array<int>", 8)
@@ -244,4 +271,3 @@ def test_array_functions_over_variant_extractions(spark: SparkSession, tmp_path:
     duckdb_con = vpush.connect(time_zone="UTC")
     duckdb_con.register("t", folder)
     _check(["id", *EVENT_CALLS], spark, duckdb_con)
-
