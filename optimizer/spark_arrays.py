@@ -17,6 +17,7 @@ whole inside DuckDB lambdas (DuckDB captures it), so no row is looped over in Py
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from sqlglot import exp
@@ -27,6 +28,7 @@ from vpush.optimizer.spark_intervals import multi_unit_span, span_interval
 from vpush.optimizer.spark_math import has_map
 from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_semantics import (
+    SESSION_TIME_ZONE,
     different_element_types,
     map_from_arrays_checked,
     nested_common_type,
@@ -207,8 +209,8 @@ def array_function_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> S
             widest = _common(widest, t)
         if widest is not None and _is_integral(widest):
             return ArrayType(widest)
-        dated = len(types) >= 2 and types[0] == types[1] == _DATE and (len(arguments) == 2 or date_step(arguments[2]) is not None)
-        return ArrayType(_DATE) if dated else None
+        temporal = len(types) >= 2 and types[0] == types[1] and types[0] in (_DATE, *_TIMESTAMPS)
+        return ArrayType(types[0]) if temporal and (len(arguments) == 2 or date_step(arguments[2]) is not None) else None  # type: ignore[arg-type]
     if called in ("aggregate", "reduce"):
         if len(arguments) == 4 and isinstance(arguments[3], exp.Lambda):
             return of(arguments[3].this)
@@ -1087,6 +1089,10 @@ def date_step(node: exp.Expr) -> tuple[str, int] | None:
 
 _DAY_MICROS = 86_400_000_000
 _DATE = AtomicType("date")
+_TIMESTAMPS = (AtomicType("timestamp"), AtomicType("timestamp_ntz"))
+# time zones whose offset never changes: days and months added in them are whole
+_FIXED_ZONE = re.compile(r"(?:(?:UTC|GMT|UT|Z|UCT)|Etc/(?:UTC|GMT|UCT|Zulu|Universal|Greenwich)|Etc/GMT[+-]\d{1,2}"
+                         r"|(?:UTC|GMT|UT)?[+-]\d{1,2}(?::?\d{2}){0,2})\Z")
 _STEP_UNITS = {"YEAR": ("MONTH", 12), "MONTH": ("MONTH", 1), "WEEK": ("DAY", 7), "DAY": ("DAY", 1),
                "HOUR": ("MICROSECOND", 3_600_000_000), "MINUTE": ("MICROSECOND", 60_000_000), "SECOND": ("MICROSECOND", 1_000_000),
                "MILLISECOND": ("MICROSECOND", 1_000), "MICROSECOND": ("MICROSECOND", 1)}
@@ -1098,8 +1104,10 @@ def _sequence(arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -
     longer than Spark's largest array. Of dates: see :func:`_date_sequence`."""
     if isinstance(result, ArrayType) and result.element == _DATE:
         return _date_sequence(arguments, result)
+    if isinstance(result, ArrayType) and result.element in _TIMESTAMPS:
+        return _timestamp_sequence(arguments, result)
     if not isinstance(result, ArrayType) or not _is_integral(result.element):
-        _refuse("sequence", "arguments other than integers of one type (timestamps, or dates with a step that is not an interval literal)")
+        _refuse("sequence", "arguments other than integers, dates or timestamps of one type, or a step that is not an interval literal")
     wide = exp.DataType.build("BIGINT")
     a, b = exp.cast(arguments[0].copy(), wide), exp.cast(arguments[1].copy(), wide)
     step = exp.cast(arguments[2].copy(), wide) if len(arguments) == 3 else None
@@ -1145,6 +1153,39 @@ def _integral_sequence(a: exp.Expr, b: exp.Expr, given_step: exp.Expr | None, ar
 _EPOCH = exp.cast(exp.Literal.string("1970-01-01"), exp.DataType.build("DATE"))
 
 
+def _timestamp_sequence(arguments: list[exp.Expr], result: ArrayType) -> exp.Expr:
+    """Spark's ``sequence`` of timestamps (``TemporalSequenceImpl``): by a literal day-time step
+    as its microseconds (``Illegal sequence boundaries`` with the boundaries' and the step's
+    microseconds; a step of 0 only from a timestamp to itself), by months or years as
+    ``start + i * months`` in the session time zone's calendar, by a day by default (back where
+    the stop comes first). Spark adds a step's whole days, and months, in the session time zone's
+    calendar: where its offset changes (daylight saving), such steps are refused; in a zone of
+    one offset, and for ``timestamp_ntz``, they are whole days."""
+    sql_type = result.to_sql_type()
+    assert sql_type is not None
+    step = date_step(arguments[2]) if len(arguments) == 3 else ("DAY", 0)
+    if step is None:
+        _refuse("sequence", "timestamps by a step that is not an interval literal")
+    unit, amount = step
+    micros = amount * _DAY_MICROS if unit == "DAY" else amount
+    fixed = result.element == _TIMESTAMPS[1] or _FIXED_ZONE.match(SESSION_TIME_ZONE.get()) is not None
+    if not fixed and (unit == "MONTH" or abs(micros) >= _DAY_MICROS or len(arguments) == 2):
+        _refuse("sequence", "timestamps by a step of days or months in a time zone whose offset changes (Spark adds them in its calendar)")
+    if unit == "MONTH":
+        return _by_months(arguments, result, amount)
+    wide = exp.DataType.build("BIGINT")
+    start = exp.cast(arguments[0].copy(), result.element.to_sql_type())  # type: ignore[arg-type]
+    a, b = (_f("epoch_us", exp.cast(t.copy(), result.element.to_sql_type())) for t in arguments[:2])  # type: ignore[arg-type]
+    given: exp.Expression = exp.Literal.number(micros)
+    if len(arguments) == 2:
+        given = exp.Case(ifs=[exp.If(this=exp.LTE(this=a.copy(), expression=b.copy()), true=exp.Literal.number(_DAY_MICROS))],
+                         default=exp.Literal.number(-_DAY_MICROS))
+    moment = exp.to_identifier("__vpush_us")
+    return _integral_sequence(exp.cast(a, wide), exp.cast(b, wide), given, arguments[:2], result, lambda series: _f(
+        "list_transform", series, exp.Lambda(this=exp.Add(this=start.copy(), expression=exp.Anonymous(this="to_microseconds", expressions=[
+            exp.Sub(this=exp.column(moment.this), expression=exp.Paren(this=a.copy()))])), expressions=[moment])))
+
+
 def _date_sequence(arguments: list[exp.Expr], result: ArrayType) -> exp.Expr:
     """Spark's ``sequence`` of dates (``TemporalSequenceImpl``): by a day by default (back by a
     day where the stop comes first); by a literal step of whole days as the integers of their
@@ -1175,25 +1216,36 @@ def _date_sequence(arguments: list[exp.Expr], result: ArrayType) -> exp.Expr:
         kind = "interval year to month" if unit == "MONTH" else "interval day to second"
         return spark_error("", exp.Literal.string(f"sequence step must be an {kind} of day granularity if start and end values are dates"),
                            sql_type)
-    start, stop = (exp.cast(a.copy(), exp.DataType.build("DATE")) for a in arguments[:2])
+    return _by_months(arguments, result, amount)
+
+
+def _by_months(arguments: list[exp.Expr], result: ArrayType, amount: int) -> exp.Expr:
+    """The sequence of dates or timestamps from the start by ``amount`` months, each
+    ``start + i * amount`` months (the session time zone's calendar), up to the stop; Spark's error
+    for a step that leads away from it (the boundaries as microseconds, the step as its months)."""
+    sql_type = result.to_sql_type()
+    element_type = result.element.to_sql_type()
+    assert sql_type is not None and element_type is not None
+    start, stop = (exp.cast(a.copy(), element_type) for a in arguments[:2])
     months_of = lambda d: exp.Paren(this=exp.Add(  # noqa: E731
         this=exp.Mul(this=exp.Anonymous(this="year", expressions=[d]), expression=exp.Literal.number(12)),
         expression=exp.Anonymous(this="month", expressions=[d.copy()])))
     # every i from 0 to the months between start and stop over the step, and one more; then
     # those up to the stop (add_months(start, i * m) only grows with i)
     last = exp.Add(this=exp.IntDiv(this=exp.Paren(this=exp.Sub(this=months_of(stop.copy()), expression=months_of(start.copy()))),
-                                   expression=exp.Literal.number(amount)), expression=exp.Literal.number(1))
+                                   expression=exp.Literal.number(amount)), expression=exp.Literal.number(1)) if amount else exp.Literal.number(0)
     index = exp.to_identifier("__vpush_month")
     moved = _f("list_transform", _f("range", exp.Literal.number(0), exp.Add(this=exp.Anonymous(this="greatest", expressions=[
         last, exp.Literal.number(0)]), expression=exp.Literal.number(1))), exp.Lambda(this=exp.cast(exp.Add(
             this=start.copy(), expression=exp.Anonymous(this="to_months", expressions=[
                 exp.Mul(this=exp.cast(exp.column(index.this), exp.DataType.build("INT")), expression=exp.Literal.number(amount))])),
-        exp.DataType.build("DATE")), expressions=[index]))
+        element_type), expressions=[index]))
     element = exp.to_identifier("__vpush_date")
     kept = (exp.LTE if amount > 0 else exp.GTE)(this=exp.column(element.this), expression=stop.copy())
     series = _f("list_filter", moved, exp.Lambda(this=kept, expressions=[element]))
-    fine = (exp.LTE if amount > 0 else exp.GTE)(this=start.copy(), expression=stop.copy())
-    micros = [_f("epoch_us", exp.cast(d.copy(), exp.DataType.build("TIMESTAMPTZ"))) for d in (start, stop)]
+    fine = exp.EQ(this=start.copy(), expression=stop.copy()) if amount == 0 else (exp.LTE if amount > 0 else exp.GTE)(
+        this=start.copy(), expression=stop.copy())
+    micros = [_f("epoch_us", exp.cast(d.copy(), exp.DataType.build("TIMESTAMPTZ")) if result.element == _DATE else d.copy()) for d in (start, stop)]
     text = exp.DPipe(this=exp.Literal.string("requirement failed: Illegal sequence boundaries: "), expression=exp.DPipe(
         this=exp.cast(micros[0], exp.DataType.build("VARCHAR")), expression=exp.DPipe(this=exp.Literal.string(" to "), expression=exp.DPipe(
             this=exp.cast(micros[1], exp.DataType.build("VARCHAR")), expression=exp.Literal.string(f" by {amount}")))))

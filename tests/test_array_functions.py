@@ -151,12 +151,24 @@ CALLS = [
     "sequence(DATE '2024-01-01', DATE '2025-03-05', INTERVAL 1 YEAR 1 MONTH) AS d11", "sequence(DATE '2024-01-01', DATE '2024-01-01', INTERVAL -1 MONTH) AS d12",
     "sequence(DATE '2024-01-01', if(i > 1, NULL, DATE '2024-01-03'), INTERVAL 1 MONTH) AS d13", "size(sequence(DATE '1970-01-01', DATE '5000-01-01')) AS d14",
     "typeof(sequence(DATE '2024-01-01', DATE '2024-01-05')) AS d15",
+    # sequence of timestamps (the session time zone UTC: a day and a month are whole there)
+    "sequence(TIMESTAMP '2024-01-01 00:00:00', TIMESTAMP '2024-01-01 03:00:00', INTERVAL 1 HOUR) AS t1",
+    "sequence(TIMESTAMP '2024-01-01 03:00:00', timestamp_seconds(1704067200L + i * 60), INTERVAL -90 MINUTES) AS t2",
+    "sequence(TIMESTAMP '2024-01-01 03:00:00', TIMESTAMP '2024-01-04 00:00:00') AS t3", "sequence(TIMESTAMP '2024-01-01 03:00:00', TIMESTAMP '2024-01-01 00:00:00') AS t4",
+    "sequence(TIMESTAMP '2024-01-30 23:00:00', TIMESTAMP '2024-05-01 00:00:00', INTERVAL 1 MONTH) AS t5",
+    "sequence(TIMESTAMP '2024-05-01 00:00:00', TIMESTAMP '2024-01-30 23:00:00', INTERVAL -1 MONTH) AS t6",
+    "sequence(TIMESTAMP '2024-01-01 00:00:00', TIMESTAMP '2024-01-01 00:00:00', INTERVAL 0 HOUR) AS t7",
+    "sequence(TIMESTAMP_NTZ '2024-01-31 12:00:00', TIMESTAMP_NTZ '2024-06-12 12:00:00', INTERVAL 1 MONTH) AS t8",
+    "sequence(TIMESTAMP '2024-01-01 00:00:00', TIMESTAMP '2024-01-03 00:00:00', INTERVAL 36 HOURS) AS t9",
+    "sequence(TIMESTAMP '2024-01-01 00:00:00', if(i > 1, NULL, TIMESTAMP '2024-01-01 02:00:00'), INTERVAL 1 HOUR) AS t10",
+    "typeof(sequence(TIMESTAMP_NTZ '2024-01-01 00:00:00', TIMESTAMP_NTZ '2024-01-01 00:00:01', INTERVAL 1 SECOND)) AS t11",
 ]
 
 # Forms vpush does not answer as Spark does: refused on DuckDB, answered by the Spark engine.
 REFUSED = [
     "array_sort(array(3, 1, 2), (x, y) -> y - x)", "array_join(f, ',')",
     "sequence(DATE '2024-01-01', DATE '2024-01-05', INTERVAL 36 HOURS)", "sequence(DATE '2024-01-01', TIMESTAMP '2024-01-03 00:00:00')",
+    "sequence(TIMESTAMP '2024-01-01 00:00:00', TIMESTAMP '2024-01-01 00:00:01', INTERVAL '0.25' SECOND)",
     "array_join(g, s)", "transform_keys(map(1, i), (k, v) -> k / 2)",
     "zip_with(a, b, (x, y) -> size(filter(b, z -> z > x)))", "zip_with(dt, ts, (x, y) -> x IS NULL AND y IS NULL)",
     "map_zip_with(map('x', i), map('x', n), (k, v1, v2) -> v1 IS NULL)",
@@ -213,7 +225,9 @@ def test_array_functions_raise_as_spark(call: str, wanted: str, spark_view: Spar
 
 @pytest.mark.parametrize("call", ["sequence(1, 5, -1)", "sequence(n, 1, 1)", "sequence(1, 2, 0)",
                                   "sequence(DATE '2024-01-05', DATE '2024-01-01' + i, INTERVAL 2 DAY)",
-                                  "sequence(DATE '2024-01-31', DATE '2024-01-01', INTERVAL 1 MONTH)"])
+                                  "sequence(DATE '2024-01-31', DATE '2024-01-01', INTERVAL 1 MONTH)",
+                                  "sequence(TIMESTAMP '2024-01-03 00:00:00', TIMESTAMP '2024-01-01 00:00:00', INTERVAL 1 DAY)",
+                                  "sequence(TIMESTAMP '2024-03-03 00:00:00', TIMESTAMP '2024-01-01 00:00:00', INTERVAL 0 MONTH)"])
 def test_sequence_with_a_wrong_step_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """Spark raises a plain Java error (no error class) naming the boundaries; so does vpush."""
     with pytest.raises(Exception) as spark_raised:
@@ -271,3 +285,18 @@ def test_array_functions_over_variant_extractions(spark: SparkSession, tmp_path:
     duckdb_con = vpush.connect(time_zone="UTC")
     duckdb_con.register("t", folder)
     _check(["id", *EVENT_CALLS], spark, duckdb_con)
+
+
+def test_timestamp_sequence_by_days_refused_where_the_offset_changes(table_path: Path) -> None:
+    """Spark adds a step's days and months in the session time zone's calendar; where that zone's
+    offset changes, the DuckDB engine refuses them, and answers a step of less than a day (the
+    instants PySpark 4.3 gives: 08:00 to 11:00 UTC, across the change to daylight saving)."""
+    zoned = vpush.connect(time_zone="America/Los_Angeles")
+    zoned.register("t", table_path)
+    for call in ("sequence(TIMESTAMP '2024-03-09 12:00:00', TIMESTAMP '2024-03-12 12:00:00')",
+                 "sequence(TIMESTAMP '2024-03-09 12:00:00', TIMESTAMP '2024-03-12 12:00:00', INTERVAL 1 DAY)",
+                 "sequence(TIMESTAMP '2024-01-30 23:00:00', TIMESTAMP '2024-05-01 00:00:00', INTERVAL 1 MONTH)"):
+        assert_refused_on_duckdb(zoned, call)
+    hours = zoned.sql("SELECT sequence(TIMESTAMP '2024-03-10 00:00:00', TIMESTAMP '2024-03-10 04:00:00', INTERVAL 1 HOUR) AS r").to_arrow()
+    assert [t.isoformat() for t in hours.column("r")[0].as_py()] == [
+        "2024-03-10T00:00:00-08:00", "2024-03-10T01:00:00-08:00", "2024-03-10T03:00:00-07:00", "2024-03-10T04:00:00-07:00"]
