@@ -849,8 +849,8 @@ def _regexp_pattern(called: str, pattern: exp.Expr, *, stepping: bool) -> Re2Pat
     translated = None if text is None else re2_pattern(text)
     if translated is None or (stepping and translated.nullable):
         _refuse(called, "a pattern that is not a literal, or whose meaning vpush cannot show to be the same in Java and in "
-                "DuckDB's RE2 ($, \\b, flags, lookaround, possessive quantifiers, class intersections, \\p{...})"
-                + (", or that can match the empty string" if stepping else ""))
+                "DuckDB's RE2 ($, \\b, (?m) with ^ or $, lookaround, backreferences, possessive quantifiers, class "
+                "intersections, Unicode properties" + (", or that can match the empty string" if stepping else "") + ")")
     assert translated is not None  # for mypy: refused above
     return translated
 

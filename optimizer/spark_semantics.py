@@ -1515,19 +1515,29 @@ def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace |
     if isinstance(pattern, exp.Null):
         return None
     called = call_name(node) or "rlike"
-    re2 = re2_pattern(pattern.name) if isinstance(pattern, exp.Literal) and pattern.is_string else None
+    matching = isinstance(node, exp.RegexpLike)
+    re2 = re2_pattern(pattern.name, match_only=matching) if isinstance(pattern, exp.Literal) and pattern.is_string else None
     stepping = isinstance(node, (exp.RegexpReplace, exp.RegexpSplit))
     if re2 is None or (stepping and re2.nullable):
         _refuse(called, "a pattern that is not a literal, or whose meaning vpush cannot show to be the same in Java and in "
-                "DuckDB's RE2 ($, \\b, flags, lookaround, possessive quantifiers, class intersections, \\p{...})"
-                + (", or that can match the empty string" if stepping else ""))
+                "DuckDB's RE2 (\\b, (?m) with ^ or $, lookaround, backreferences, possessive quantifiers, class "
+                "intersections, Unicode properties" + (", $ where the match's text matters" if not matching else "")
+                + (", or that can match the empty string" if stepping else "") + ")")
     assert re2 is not None and pattern is not None  # for mypy: refused above
     node.set("expression", exp.Literal.string(re2.text))
+    if matching and re2.ends_differ and re2.crlf_text is not None:
+        # Java's $ holds before a final \r\n, never between its two characters: a pattern of its own
+        # for a text that ends in \r\n
+        value = node.this
+        crlf = exp.Anonymous(this="ends_with", expressions=[value.copy(), exp.Literal.string("\r\n")])
+        return exp.Case(ifs=[exp.If(this=crlf, true=exp.Anonymous(this="regexp_matches", expressions=[
+                            value.copy(), exp.Literal.string(re2.crlf_text)]))],
+                        default=exp.Anonymous(this="regexp_matches", expressions=[value.copy(), exp.Literal.string(re2.text)]))
     if isinstance(node, exp.RegexpReplace):
         positioned = _java_position(node)
         if positioned is not None:
             return positioned
-        return _java_replacement(node, pattern.name, re2.groups)
+        return _java_replacement(node, pattern.name, re2.groups, re2.names)
     return None
 
 
@@ -1557,7 +1567,7 @@ def _java_position(node: exp.RegexpReplace) -> exp.Expr | None:
     return None
 
 
-def _java_replacement(node: exp.RegexpReplace, pattern: str, groups: int) -> exp.Expr | None:
+def _java_replacement(node: exp.RegexpReplace, pattern: str, groups: int, names: tuple[tuple[str, int], ...]) -> exp.Expr | None:
     """``regexp_replace``'s replacement (Java's ``$n`` groups and backslash escapes) written as
     RE2's rewrite (:func:`vpush.optimizer.java_regex.re2_replacement`); where Java raises on every
     match (``$`` without a group's number, a group the pattern does not have, a final backslash),
@@ -1570,7 +1580,7 @@ def _java_replacement(node: exp.RegexpReplace, pattern: str, groups: int) -> exp
         return None
     if not (isinstance(replacement, exp.Literal) and replacement.is_string):
         _refuse("regexp_replace", "a replacement that is not a literal")
-    rewrite = re2_replacement(replacement.name, groups)
+    rewrite = re2_replacement(replacement.name, groups, names)
     if rewrite is None:
         _refuse("regexp_replace", "a replacement naming a group past 9 (RE2's rewrite names at most 9)")
     assert rewrite is not None  # for mypy: refused above
