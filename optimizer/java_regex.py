@@ -114,6 +114,8 @@ class _Atom:
     # a zero-width assertion (no quantifier may follow it), and one that ends the match ($)
     anchor: bool = False
     ends: bool = False
+    # holds Java's \R, whose two ways (\r\n, then \r) a quantifier around it does not retry
+    line_ending: bool = False
 
 
 def _remove_qe_quoting(pattern: str) -> str:
@@ -230,26 +232,28 @@ class _Translator:
         return _CASE_INSENSITIVE in self.flags
 
     # -- structure -------------------------------------------------------------------------
-    def alternation(self) -> tuple[str, bool, bool]:
+    def alternation(self) -> _Atom:
         parts = [self.sequence()]
         while self.peek() == "|":
             self.i += 1
             parts.append(self.sequence())
-        return "|".join(p for p, _, _ in parts), any(n for _, n, _ in parts), any(e for _, _, e in parts)
+        return _Atom("|".join(p.text for p in parts), any(p.nullable for p in parts), ends=any(p.ends for p in parts),
+                     line_ending=any(p.line_ending for p in parts))
 
-    def sequence(self) -> tuple[str, bool, bool]:
-        out, nullable, ended = [], True, False
+    def sequence(self) -> _Atom:
+        out, nullable, ended, line_ending = [], True, False, False
         while self.peek() not in (None, "|", ")"):
             atom = self.atom()
             if ended and not (atom.ends or (atom.text == "" and atom.anchor)):
                 raise _Refused  # something after Java's $: only the end of the pattern is written
             quantified, minimum_zero = self.quantifier()
-            if quantified and (atom.anchor or atom.ends or atom.text == ""):
+            if quantified and (atom.anchor or atom.ends or atom.text == "" or atom.line_ending):
                 raise _Refused
             out.append(atom.text + quantified)
             nullable = nullable and (atom.nullable or minimum_zero)
             ended = ended or atom.ends
-        return "".join(out), nullable, ended
+            line_ending = line_ending or atom.line_ending
+        return _Atom("".join(out), nullable, ends=ended, line_ending=line_ending)
 
     def atom(self) -> _Atom:
         c = self.s[self.i]
@@ -325,12 +329,12 @@ class _Translator:
         else:
             self.groups += 1
             prefix = "("
-        inner, nullable, ended = self.alternation()
+        inner = self.alternation()
         if self.peek() != ")":
             raise _Refused
         self.i += 1
         self.flags = saved
-        return _Atom(prefix + inner + ")", nullable, ends=ended)
+        return _Atom(prefix + inner.text + ")", inner.nullable, ends=inner.ends, line_ending=inner.line_ending)
 
     # -- escapes ---------------------------------------------------------------------------
     def escape_atom(self) -> _Atom:
@@ -342,7 +346,7 @@ class _Translator:
                 return _Atom("\\z", True, anchor=True)
             return self.dollar()  # \Z: Java's $ without MULTILINE
         if c == "R":
-            return _Atom(_LINE_ENDING, False)
+            return _Atom(_LINE_ENDING, False, line_ending=True)
         if c in "hHvVsS":
             members = {"h": _HORIZONTAL, "v": _VERTICAL, "s": _SPACE}[c.lower()]
             return _Atom(f"[{'^' if c.isupper() else ''}{members}]", False)
@@ -496,12 +500,12 @@ def _translate(pattern: str, end: str | None) -> tuple[str, bool, _Translator] |
     (for its groups and whether it wrote a ``$``); None where refused."""
     translator = _Translator(pattern, end=end)
     try:
-        text, nullable, _ = translator.alternation()
+        whole = translator.alternation()
         if translator.i != len(pattern):
             raise _Refused
     except _Refused:
         return None
-    return text, nullable, translator
+    return whole.text, whole.nullable, translator
 
 
 def re2_pattern(pattern: str, *, match_only: bool = False) -> Re2Pattern | None:
