@@ -361,6 +361,13 @@ class _Translator:
     def escaped_char(self) -> int:
         """The character of an escape that stands for one (Java's ``escape`` returning one), or
         refused."""
+        start = self.i
+        code = self._escaped_char()
+        if _COMMENTS in self.flags and self.s[start] in "0xuc" and any(c in " \t\n\x0b\f\r#" for c in self.s[start:self.i + 1]):
+            raise _Refused  # Java reads these escapes' digits past whitespace and comments under COMMENTS
+        return code
+
+    def _escaped_char(self) -> int:
         c = self.raw()
         simple = {"t": 0x09, "n": 0x0A, "r": 0x0D, "f": 0x0C, "a": 0x07, "e": 0x1B}
         if c in simple:
