@@ -16,7 +16,8 @@ Java                RE2 written                          why
 (?<name>x)          (x)                                  a numbered group like any other
 \\Q..\\E \\x{..} \\0o \\uhhhh \\cX \\e \\a \\h \\v \\R   the characters or sets they stand for
 $  \\Z               (?:\\r\\n)?\\z or [\\n\\r\\x{85}...]?\\z    only where the function asks whether there is a
-                                                         match (rlike), at the end of the pattern, one
+                                                         match or where it starts (rlike, regexp_instr:
+                                                         both find the same one), at the end of the pattern, one
                                                          pattern for texts ending in \\r\\n, one for others
 \\b \\B (?=..) (?m)^$ refused                              Unicode word boundaries, lookaround, Java's lines
 x*+ x++ ...         refused                              possessive quantifiers (RE2 has none)
@@ -521,9 +522,11 @@ def re2_pattern(pattern: str, *, match_only: bool = False) -> Re2Pattern | None:
 
     Args:
         pattern: the Java pattern.
-        match_only: the function asks only whether there is a match (``rlike``), so a ``$`` (or
-            ``\\Z``) with nothing after it is written, in one pattern for a text that ends in
-            ``\\r\\n`` and one for the others.
+        match_only: the function asks only whether there is a match (``rlike``) or where it
+            starts (``regexp_instr``), so a ``$`` (or ``\\Z``) with nothing after it is written,
+            in one pattern for a text that ends in ``\\r\\n`` and one for the others: RE2 then
+            takes the same way through the pattern to the same place of Java's ``$`` as Java, and
+            consumes the final line terminator after it.
 
     Example:
         >>> re2_pattern(r"(\\d+)\\.(x|y)?.").text

@@ -110,6 +110,8 @@ FLAG_CALLS = [call.format(*(_java(p) for p in patterns)) for call, *patterns in 
     ("r RLIKE {}", r"\r$"), ("r RLIKE {}", r"\n$"), ("r RLIKE {}", r"(?d)\r$"), ("r RLIKE {}", r"(?d)m$"), ("r REGEXP {}", r"m\Z"),
     ("regexp(r, {})", r"(com|\n)$"), ("r RLIKE {}", r"[\r\n]$"), ("r RLIKE {}", r"(?s).$"), ("r RLIKE {}", r"^$"), ("r RLIKE {}", r"a$|^\n$$"),
     ("r RLIKE {}", r"(?m)o"), ("r RLIKE {}", r"(?i)K$"), ("r RLIKE {}", r".$"), ("regexp_like(r, {})", r"\R$"),
+    ("regexp_instr(r, {})", r"\.com$"), ("regexp_instr(r, {})", r"\r$"), ("regexp_instr(r, {})", r"o\s*$"),
+    ("regexp_instr(r, {})", r"\n$"), ("regexp_instr(r, {})", r"(?d)\r$"), ("regexp_instr(r, {})", r"(\s|m)\Z"),
     ("regexp_extract(r, {}, 1)", r"(?i)(e)rror"), ("regexp_replace(r, {}, '_')", r"(?i)k"), ("regexp_count(r, {})", r"(?i)[a-z]"),
     ("regexp_extract_all(r, {}, 0)", r"(?i)s+"), ("regexp_substr(r, {})", r"(?i)ss"), ("regexp_instr(r, {})", r"(?i)é"),
     ("split(r, {})", r"(?i)[i]"), ("regexp_replace(r, {}, '.')", r"(?s)."), ("regexp_count(r, {})", r"(?s)\n."),
