@@ -14,7 +14,8 @@ Java                RE2 written                          why
 (?i) a  [a-c]       [aA]  [a-cA-C]                       Java folds ASCII letters only, RE2 all of Unicode
 \\p{Alpha} ...       [a-zA-Z] ...                         Java's POSIX classes are ASCII
 (?<name>x)          (x)                                  a numbered group like any other
-\\Q..\\E \\x{..} \\0o \\uhhhh \\cX \\e \\a \\h \\v \\R   the characters or sets they stand for
+\\Q..\\E \\x{..} \\0o \\uhhhh \\cX \\e \\a \\h \\v \\R   the characters or sets they stand for (\\R not under a
+                                                         quantifier, where Java does not retry its \\r alone)
 $  \\Z               (?:\\r\\n)?\\z or [\\n\\r\\x{85}...]?\\z    only where the function asks whether there is a
                                                          match or where it starts (rlike, regexp_instr:
                                                          both find the same one), at the end of the pattern, one
@@ -48,7 +49,8 @@ _END_UNIX = r"\n?\z"
 _META = set("\\^$.|?*+()[]{}")
 # Escapes whose meaning is the same in both (outside and inside a class)
 _SAME_ESCAPES = set("dDwWtnrf")
-# Java's POSIX classes (US-ASCII) as RE2's, which are ASCII too: (set, negated set inside a class)
+# Java's POSIX classes (US-ASCII): their members inside an RE2 class, and RE2's POSIX class of the
+# same members (ASCII too), whose [:^name:] is the complement inside a class
 _POSIX = {
     "Lower": "a-z", "Upper": "A-Z", "ASCII": r"\x00-\x7F", "Alpha": "a-zA-Z", "Digit": "0-9", "Alnum": "a-zA-Z0-9",
     "Punct": r"!-/:-@\[-`{-~", "Graph": "!-~", "Print": r"\x20-~", "Blank": r"\t ", "Cntrl": r"\x00-\x1F\x7F",
