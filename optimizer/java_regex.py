@@ -181,7 +181,7 @@ def _class_char(code: int) -> str:
     if 0xD800 <= code <= 0xDFFF:
         raise _Refused
     c = chr(code)
-    return c if c.isascii() and c.isalnum() else f"\\x{{{code:X}}}"
+    return c if 0x20 <= code < 0x7F and c not in "\\[]^-" else f"\\x{{{code:X}}}"
 
 
 def _ascii_case_partners(low: int, high: int) -> list[int]:
