@@ -1538,7 +1538,35 @@ def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace |
         if positioned is not None:
             return positioned
         return _java_replacement(node, pattern.name, re2.groups, re2.names)
+    if isinstance(node, exp.RegexpExtract):
+        return _java_group_index(node, re2.groups)
     return None
+
+
+def _java_group_index(node: exp.RegexpExtract, groups: int) -> exp.Expr | None:
+    """``regexp_extract``'s group index past the pattern's groups (or below 0): Spark's
+    ``INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX`` for a row with a match (DuckDB gives ``''``,
+    or fails without Spark's class), and a NULL index: NULL; returned to stand in the node's
+    place. Refused for an index that is not an integer literal."""
+    group = node.args.get("group")
+    if group is None:
+        return None
+    if isinstance(group.unnest(), exp.Null):
+        return exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))  # Spark's NULL (DuckDB's regexp_extract gave '')
+    index = number_constant(group)
+    if not isinstance(index, int):
+        _refuse("regexp_extract", "a group index that is not an integer literal")
+    assert isinstance(index, int)  # for mypy: refused above
+    if 0 <= index <= groups:
+        return None
+    value = node.this
+    message = (f"The value of parameter(s) `idx` in `regexp_extract` is invalid: Expects group index between 0 and {groups}, "
+               f"but got {index}.")
+    varchar = exp.DataType.build("VARCHAR")
+    return exp.Case(ifs=[exp.If(this=exp.Anonymous(this="regexp_matches", expressions=[value.copy(), node.expression.copy()]),
+                                true=spark_error("INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX", message, varchar))],
+                    default=exp.cast(exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=exp.Null())],
+                                              default=exp.Literal.string("")), varchar))
 
 
 def _java_position(node: exp.RegexpReplace) -> exp.Expr | None:

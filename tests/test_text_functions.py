@@ -93,6 +93,8 @@ REGEXP_CALLS = [
     "split(s, 'b', 2)", "split(s, '\\\\s', 1)", "split(s, '[a-c]', 3)", "split(s, 'a', 0)", "split(s, 'b', -1)",
     "split(s, '\\\\d+', length(s) % 4)", "split(s, 'é', 2)", "split(s, 'b', 2L)", "split(s, 'b', NULL)",
     "regexp_extract_all(s, '(?i)a', 0)", "rlike(s, 'b$')", "regexp_extract(s, '(?i)a', 0)",
+    # a group index past the groups raises only for a row with a match
+    "regexp_extract(s, 'zz')", "regexp_extract(s, '(zz)', 3)", "regexp_extract(s, '(b)', NULL)",
 ]
 
 
@@ -219,7 +221,8 @@ def test_replacement_java_refuses_raises_as_spark(call: str, spark_view: SparkSe
     _assert_raises_as_spark(call, spark_view, con, ("INVALID_REGEXP_REPLACE",))
 
 
-@pytest.mark.parametrize("call", ["regexp_extract_all(s, 'a')", "regexp_extract_all(s, '(b)', 2)", "regexp_extract_all(s, '(b)', -1)"])
+@pytest.mark.parametrize("call", ["regexp_extract_all(s, 'a')", "regexp_extract_all(s, '(b)', 2)", "regexp_extract_all(s, '(b)', -1)",
+                                  "regexp_extract(s, 'b')", "regexp_extract(s, '(b)', 2)", "regexp_extract(s, '(?<n>b)', -1)"])
 def test_group_index_out_of_range_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """Spark raises for a row with a match when the pattern has fewer groups than the index."""
     _assert_raises_as_spark(call, spark_view, con, ("INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX",))
