@@ -1341,6 +1341,8 @@ class VpushSparkParser(SparkParser):
             "CONCAT": t.cast(t.Callable[..., exp.Expr], _build_concat),
             "LOG10": _spelled("LOG10"),
             "LOG2": _spelled("LOG2"),
+            # Spark's regexp(s, p) is rlike (sqlglot's Spark parser knows only the operator)
+            "REGEXP": SparkParser.FUNCTIONS["RLIKE"],
             "FROM_UTC_TIMESTAMP": _utc_shift("FROM_UTC_TIMESTAMP"),
             "TO_UTC_TIMESTAMP": _utc_shift("TO_UTC_TIMESTAMP"),
             # Spark's casts by type name that sqlglot's Spark parser does not know

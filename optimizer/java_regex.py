@@ -1,33 +1,68 @@
 """Java regular expressions (Spark's) as RE2 patterns (DuckDB's), for the subset that means the same.
 
-Spark's regexp functions compile their pattern with ``java.util.regex``; DuckDB's with RE2. The
-two agree on literals, groups, alternation (leftmost first), greedy and lazy quantifiers,
+Spark's regexp functions compile their pattern with ``java.util.regex`` (Java 17); DuckDB with
+RE2. The two agree on literals, groups, alternation (leftmost first), greedy and lazy quantifiers,
 ``^`` (start of text), ``\\d`` and ``\\w``, and simple character classes. Where they differ the
-translation either writes Java's meaning in RE2 or refuses the pattern:
+translation, a parser over Java's syntax, either writes Java's meaning in RE2 or refuses the
+pattern. It never hands RE2 a flag: every flag's effect is written out.
 
 ```
-Java          RE2 written                     why
-.             [^\\n\\r\\x{85}\\x{2028}\\x{2029}]   Java's . stops at every line terminator, RE2's only at \\n
-\\s  \\S        [\\t\\n\\x0B\\f\\r ] and [^...]       Java's \\s holds \\x0B, RE2's does not
-$             refused                          Java's $ also matches before a final line terminator
-\\b \\B (?...) refused                          Unicode word boundaries, flags, lookaround, named groups
-x*+ x++ ...   refused                          possessive quantifiers (RE2 has none)
-[a&&b] [[x]]  refused                          Java's class intersection and nesting
-\\p{..} \\1 ... refused                          any other escape
+Java                RE2 written                          why
+.                   [^\\n\\r\\x{85}\\x{2028}\\x{2029}]      Java's . stops at every line terminator, RE2's only at \\n
+(?s) .  (?d) .      (?s:.) and [^\\n]
+\\s  \\S              [\\t\\n\\x0B\\f\\r ] and [^...]          Java's \\s holds \\x0B, RE2's does not
+(?i) a  [a-c]       [aA]  [a-cA-C]                       Java folds ASCII letters only, RE2 all of Unicode
+\\p{Alpha} ...       [a-zA-Z] ...                         Java's POSIX classes are ASCII
+(?<name>x)          (x)                                  a numbered group like any other
+\\Q..\\E \\x{..} \\0o \\uhhhh \\cX \\e \\a \\h \\v \\R   the characters or sets they stand for (\\R not under a
+                                                         quantifier, where Java does not retry its \\r alone)
+$  \\Z               (?:\\r\\n)?\\z or [\\n\\r\\x{85}...]?\\z    only where the function asks whether there is a
+                                                         match or where it starts (rlike, regexp_instr:
+                                                         both find the same one), at the end of the pattern, one
+                                                         pattern for texts ending in \\r\\n, one for others
+\\b \\B (?=..) (?m)^$ refused                              Unicode word boundaries, lookaround, Java's lines
+x*+ x++ ...         refused                              possessive quantifiers (RE2 has none)
+[a&&b] [[x]]        refused                              Java's class intersection and nesting
+\\p{L} \\1 (?U) (?iu) refused                              Unicode tables of another version, backreferences,
+                                                         Unicode case folding
 ```
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 __all__ = ["Re2Pattern", "Re2Replacement", "re2_pattern", "re2_replacement"]
 
 _DOT = r"[^\n\r\x{85}\x{2028}\x{2029}]"
 _SPACE = r"\t\n\x0B\f\r "
+_HORIZONTAL = r"\t \x{A0}\x{1680}\x{180E}\x{2000}-\x{200A}\x{202F}\x{205F}\x{3000}"
+_VERTICAL = r"\n\x0B\f\r\x{85}\x{2028}\x{2029}"
+_LINE_ENDING = r"(?:\r\n|[\n\x0B\f\r\x{85}\x{2028}\x{2029}])"
+# Java's $ (and \Z) where nothing follows it, for a text that ends in \r\n (it holds before the
+# \r\n and at the end, never between them) and for any other (before a final line terminator or
+# at the end); under UNIX_LINES before a final \n or at the end
+_END_CRLF = r"(?:\r\n)?\z"
+_END_OTHER = r"[\n\r\x{85}\x{2028}\x{2029}]?\z"
+_END_UNIX = r"\n?\z"
 _META = set("\\^$.|?*+()[]{}")
 # Escapes whose meaning is the same in both (outside and inside a class)
 _SAME_ESCAPES = set("dDwWtnrf")
+# Java's POSIX classes (US-ASCII): their members inside an RE2 class, and RE2's POSIX class of the
+# same members (ASCII too), whose [:^name:] is the complement inside a class
+_POSIX = {
+    "Lower": "a-z", "Upper": "A-Z", "ASCII": r"\x00-\x7F", "Alpha": "a-zA-Z", "Digit": "0-9", "Alnum": "a-zA-Z0-9",
+    "Punct": r"!-/:-@\[-`{-~", "Graph": "!-~", "Print": r"\x20-~", "Blank": r"\t ", "Cntrl": r"\x00-\x1F\x7F",
+    "XDigit": "0-9a-fA-F", "Space": _SPACE,
+}
+_POSIX_NAMES = {"Lower": "lower", "Upper": "upper", "ASCII": "ascii", "Alpha": "alpha", "Digit": "digit", "Alnum": "alnum",
+                "Punct": "punct", "Graph": "graph", "Print": "print", "Blank": "blank", "Cntrl": "cntrl", "XDigit": "xdigit",
+                "Space": "space"}
+_GROUP_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9]*")
+# Java's flags (Pattern's constants' letters)
+_CASE_INSENSITIVE, _MULTILINE, _DOTALL, _UNIX_LINES, _UNICODE_CASE, _COMMENTS = "imsdux"
+_KNOWN_FLAGS = set("imsdux")
 
 
 @dataclass(frozen=True)
@@ -35,15 +70,27 @@ class Re2Pattern:
     """A Java pattern as RE2 writes it.
 
     Attributes:
-        text: the RE2 pattern.
+        text: the RE2 pattern (where ``crlf_text`` differs: for a text that does not end in
+            ``\\r\\n``).
         groups: how many capturing groups it has.
         nullable: whether it can match the empty string (Java and RE2 step past an empty match
             differently: by a UTF-16 unit and by a code point).
+        names: the named groups' numbers.
+        crlf_text: the RE2 pattern for a text that ends in ``\\r\\n`` (Java's ``$`` holds before
+            it, not between its two characters); the same as ``text`` unless the pattern has a
+            ``$`` (taken only by :func:`re2_pattern` with ``match_only``).
     """
 
     text: str
     groups: int
     nullable: bool
+    names: tuple[tuple[str, int], ...] = ()
+    crlf_text: str | None = None
+
+    @property
+    def ends_differ(self) -> bool:
+        """Whether a text ending in ``\\r\\n`` needs ``crlf_text``."""
+        return self.crlf_text is not None and self.crlf_text != self.text
 
 
 @dataclass(frozen=True)
@@ -53,7 +100,7 @@ class Re2Replacement:
     Attributes:
         text: the RE2 rewrite (``\\1`` for a group, ``\\\\`` for a backslash); None where Java
             raises for every match (a ``$`` without a group's number, a group the pattern does
-            not have, a named group, a final lone backslash).
+            not have, an unknown group name, a final lone backslash).
     """
 
     text: str | None
@@ -63,77 +110,323 @@ class _Refused(Exception):
     pass
 
 
+@dataclass(frozen=True)
+class _Atom:
+    text: str
+    nullable: bool
+    # a zero-width assertion (no quantifier may follow it), and one that ends the match ($)
+    anchor: bool = False
+    ends: bool = False
+    # holds Java's \R, whose two ways (\r\n, then \r) a quantifier around it does not retry
+    line_ending: bool = False
+
+
+def _remove_qe_quoting(pattern: str) -> str:
+    """Java's own first pass (``Pattern.RemoveQEQuoting``): ``\\Q...\\E`` written as escaped
+    characters, so that a quantifier after ``\\E`` repeats the last character only."""
+    i = 0
+    while i < len(pattern) - 1:  # the first \Q that is not itself escaped
+        if pattern[i] != "\\":
+            i += 1
+        elif pattern[i + 1] != "Q":
+            i += 2
+        else:
+            break
+    if i >= len(pattern) - 1:
+        return pattern
+    start = i
+    out = [pattern[:start]]
+    i = start + 2
+    quoting, beginning = True, True
+    while i < len(pattern):
+        c = pattern[i]
+        i += 1
+        if not c.isascii() or c.isalpha():
+            out.append(c)
+        elif c.isdigit():
+            out.append(("\\x3" if beginning else "") + c)
+        elif c != "\\":
+            out.append(("\\" if quoting else "") + c)
+        elif quoting:
+            if pattern[i:i + 1] == "E":
+                i += 1
+                quoting = False
+            else:
+                out.append("\\\\")
+        elif pattern[i:i + 1] == "Q":
+            i += 1
+            quoting, beginning = True, True
+            continue
+        else:
+            out.append(c + pattern[i:i + 1])
+            i += 1
+        beginning = False
+    return "".join(out)
+
+
+def _literal(code: int) -> str:
+    """One character as an RE2 atom."""
+    c = chr(code)
+    if c in _META:
+        return "\\" + c
+    if code < 0x20 or code == 0x7F or 0xD800 <= code <= 0xDFFF:
+        if 0xD800 <= code <= 0xDFFF:
+            raise _Refused  # a lone surrogate: no character of a UTF-8 text
+        return f"\\x{{{code:X}}}"
+    return c
+
+
+def _class_char(code: int) -> str:
+    """One character inside an RE2 class."""
+    if 0xD800 <= code <= 0xDFFF:
+        raise _Refused
+    c = chr(code)
+    return c if 0x20 <= code < 0x7F and c not in "\\[]^-" else f"\\x{{{code:X}}}"
+
+
+def _ascii_case_partners(low: int, high: int) -> list[int]:
+    """The ASCII letters outside ``[low, high]`` whose other case is inside: Java's
+    case-insensitive range (``CIRange``) adds them."""
+    letters = [ord(c) for c in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"]
+    return [c for c in letters if not low <= c <= high and low <= (c ^ 0x20) <= high]
+
+
 class _Translator:
-    def __init__(self, pattern: str) -> None:
+    def __init__(self, pattern: str, *, end: str | None) -> None:
         self.s = pattern
         self.i = 0
         self.groups = 0
+        self.names: dict[str, int] = {}
+        self.flags: set[str] = set()
+        self.end = end  # RE2 for a final $ (None: refused)
+        self.ended = False  # a $ was written
+
+    # -- reading ---------------------------------------------------------------------------
+    def skip_comments(self) -> None:
+        """Under COMMENTS, Java's reader steps over ASCII whitespace and ``#`` comments to the end
+        of a line wherever it peeks or reads (not after a backslash)."""
+        if _COMMENTS not in self.flags:
+            return
+        while self.i < len(self.s):
+            c = self.s[self.i]
+            if c in " \t\n\x0b\f\r":
+                self.i += 1
+            elif c == "#":
+                while self.i < len(self.s) and self.s[self.i] not in "\n\r\x85\u2028\u2029":
+                    self.i += 1
+            else:
+                return
 
     def peek(self) -> str | None:
+        self.skip_comments()
         return self.s[self.i] if self.i < len(self.s) else None
 
-    def alternation(self) -> tuple[str, bool]:
+    def raw(self) -> str:
+        """The next character as it is (an escape's letter or digits), or refused at the end."""
+        if self.i >= len(self.s):
+            raise _Refused
+        c = self.s[self.i]
+        self.i += 1
+        return c
+
+    def case_insensitive(self) -> bool:
+        if _CASE_INSENSITIVE in self.flags and _UNICODE_CASE in self.flags:
+            raise _Refused  # Java's Unicode case folding is not RE2's
+        return _CASE_INSENSITIVE in self.flags
+
+    # -- structure -------------------------------------------------------------------------
+    def alternation(self) -> _Atom:
         parts = [self.sequence()]
         while self.peek() == "|":
             self.i += 1
             parts.append(self.sequence())
-        return "|".join(p for p, _ in parts), any(n for _, n in parts)
+        return _Atom("|".join(p.text for p in parts), any(p.nullable for p in parts), ends=any(p.ends for p in parts),
+                     line_ending=any(p.line_ending for p in parts))
 
-    def sequence(self) -> tuple[str, bool]:
-        out, nullable = [], True
+    def sequence(self) -> _Atom:
+        out, nullable, ended, line_ending = [], True, False, False
         while self.peek() not in (None, "|", ")"):
-            atom, atom_nullable = self.atom()
-            if atom == "^" and self.peek() in ("*", "+", "?", "{"):
-                raise _Refused
+            atom = self.atom()
+            if ended and not (atom.ends or (atom.text == "" and atom.anchor)):
+                raise _Refused  # something after Java's $: only the end of the pattern is written
             quantified, minimum_zero = self.quantifier()
-            out.append(atom + quantified)
-            nullable = nullable and (atom_nullable or minimum_zero)
-        return "".join(out), nullable
+            if quantified and (atom.anchor or atom.ends or atom.text == "" or atom.line_ending):
+                raise _Refused
+            out.append(atom.text + quantified)
+            nullable = nullable and (atom.nullable or minimum_zero)
+            ended = ended or atom.ends
+            line_ending = line_ending or atom.line_ending
+        return _Atom("".join(out), nullable, ends=ended, line_ending=line_ending)
 
-    def atom(self) -> tuple[str, bool]:
+    def atom(self) -> _Atom:
         c = self.s[self.i]
         self.i += 1
         if c == "(":
-            if self.s.startswith("?:", self.i):
-                self.i += 2
-                prefix = "(?:"
-            elif self.peek() == "?":
-                raise _Refused  # flags, lookaround, named or atomic groups
-            else:
-                self.groups += 1
-                prefix = "("
-            inner, nullable = self.alternation()
-            if self.peek() != ")":
-                raise _Refused
-            self.i += 1
-            return prefix + inner + ")", nullable
+            return self.group()
         if c == "[":
-            return self.character_class(), False
+            return _Atom(self.character_class(), False)
         if c == ".":
-            return _DOT, False
+            if _DOTALL in self.flags:
+                return _Atom("(?s:.)", False)
+            return _Atom("[^\\n]" if _UNIX_LINES in self.flags else _DOT, False)
         if c == "^":
-            return "^", True
+            if _MULTILINE in self.flags:
+                raise _Refused  # Java's ^ after every line terminator but a final one
+            return _Atom("^", True, anchor=True)
+        if c == "$":
+            if _MULTILINE in self.flags:
+                raise _Refused
+            return self.dollar()
         if c == "\\":
-            return self.escape(in_class=False), False
+            return self.escape_atom()
         if c in _META:
-            raise _Refused  # $, a quantifier with nothing to repeat, a stray ) ] { }
-        return c, False
+            raise _Refused  # a quantifier with nothing to repeat, a stray ) ] { }
+        return self.char_atom(ord(c))
 
-    def escape(self, *, in_class: bool) -> str:
-        c = self.peek()
-        if c is None:
+    def dollar(self) -> _Atom:
+        if self.end is None:
+            raise _Refused  # where the match's text or place matters
+        self.ended = True
+        return _Atom(_END_UNIX if _UNIX_LINES in self.flags else self.end, True, anchor=True, ends=True)
+
+    def char_atom(self, code: int) -> _Atom:
+        c = chr(code)
+        if self.case_insensitive() and c.isascii() and c.isalpha():
+            return _Atom(f"[{c.upper()}{c.lower()}]", False)
+        return _Atom(_literal(code), False)
+
+    def group(self) -> _Atom:
+        saved = set(self.flags)
+        if self.s.startswith("?:", self.i):
+            self.i += 2
+            prefix = "(?:"
+        elif self.s.startswith("?<", self.i) and _GROUP_NAME.match(self.s, self.i + 2):
+            name_match = _GROUP_NAME.match(self.s, self.i + 2)
+            assert name_match is not None  # for mypy: matched above
+            if self.s[name_match.end():name_match.end() + 1] != ">" or name_match.group() in self.names:
+                raise _Refused  # a malformed name (Java raises) or one given twice
+            self.groups += 1
+            self.names[name_match.group()] = self.groups
+            self.i = name_match.end() + 1
+            prefix = "("
+        elif self.peek() == "?":
+            self.i += 1
+            turned_on = True
+            while self.i < len(self.s) and self.s[self.i] not in ":)":
+                flag = self.s[self.i]
+                if flag == "-" and turned_on:
+                    turned_on = False
+                elif flag in _KNOWN_FLAGS:
+                    (self.flags.add if turned_on else self.flags.discard)(flag)
+                else:
+                    raise _Refused  # lookaround, atomic groups, (?U), (?c), or malformed
+                self.i += 1
+            if self.i >= len(self.s) or self.i == len(self.s) - 1 and self.s[self.i] == ":":
+                raise _Refused
+            if self.s[self.i] == ")":
+                # the flags hold to the end of the enclosing group, as in Java
+                self.i += 1
+                return _Atom("", True, anchor=True)
+            self.i += 1
+            prefix = "(?:"
+        else:
+            self.groups += 1
+            prefix = "("
+        inner = self.alternation()
+        if self.peek() != ")":
             raise _Refused
         self.i += 1
-        if c in _SAME_ESCAPES:
-            return "\\" + c
-        if c == "s":
-            return _SPACE if in_class else f"[{_SPACE}]"
-        if c == "S" and not in_class:
-            return f"[^{_SPACE}]"
-        if c.isascii() and not c.isalnum():
-            return "\\" + c  # an escaped punctuation character is itself in both
-        raise _Refused
+        self.flags = saved
+        return _Atom(prefix + inner.text + ")", inner.nullable, ends=inner.ends, line_ending=inner.line_ending)
 
+    # -- escapes ---------------------------------------------------------------------------
+    def escape_atom(self) -> _Atom:
+        c = self.raw()
+        if c in "AzZ":
+            if c == "A":
+                return _Atom("^", True, anchor=True)
+            if c == "z":
+                return _Atom("\\z", True, anchor=True)
+            return self.dollar()  # \Z: Java's $ without MULTILINE
+        if c == "R":
+            return _Atom(_LINE_ENDING, False, line_ending=True)
+        if c in "hHvVsS":
+            members = {"h": _HORIZONTAL, "v": _VERTICAL, "s": _SPACE}[c.lower()]
+            return _Atom(f"[{'^' if c.isupper() else ''}{members}]", False)
+        if c in "pP":
+            members, _ = self.property()
+            return _Atom(f"[{'^' if c == 'P' else ''}{members}]", False)
+        if c in _SAME_ESCAPES:
+            return _Atom("\\" + c, False)
+        self.i -= 1
+        return self.char_atom(self.escaped_char())
+
+    def escaped_char(self) -> int:
+        """The character of an escape that stands for one (Java's ``escape`` returning one), or
+        refused."""
+        start = self.i
+        code = self._escaped_char()
+        if _COMMENTS in self.flags and self.s[start] in "0xuc" and any(c in " \t\n\x0b\f\r#" for c in self.s[start:self.i + 1]):
+            raise _Refused  # Java reads these escapes' digits past whitespace and comments under COMMENTS
+        return code
+
+    def _escaped_char(self) -> int:
+        c = self.raw()
+        simple = {"t": 0x09, "n": 0x0A, "r": 0x0D, "f": 0x0C, "a": 0x07, "e": 0x1B}
+        if c in simple:
+            return simple[c]
+        if c == "0":
+            digits = ""
+            while len(digits) < 3 and self.i < len(self.s) and "0" <= self.s[self.i] <= "7":
+                if len(digits) == 2 and digits[0] > "3":
+                    break
+                digits += self.raw()
+            if not digits:
+                raise _Refused
+            return int(digits, 8)
+        if c == "x":
+            if self.s.startswith("{", self.i):
+                end = self.s.find("}", self.i)
+                digits = self.s[self.i + 1:end] if end > 0 else ""
+                if not digits or any(d not in "0123456789abcdefABCDEF" for d in digits) or int(digits, 16) > 0x10FFFF:
+                    raise _Refused
+                self.i = end + 1
+                return int(digits, 16)
+            digits = self.s[self.i:self.i + 2]
+            if len(digits) != 2 or any(d not in "0123456789abcdefABCDEF" for d in digits):
+                raise _Refused
+            self.i += 2
+            return int(digits, 16)
+        if c == "u":
+            digits = self.s[self.i:self.i + 4]
+            if len(digits) != 4 or any(d not in "0123456789abcdefABCDEF" for d in digits):
+                raise _Refused
+            self.i += 4
+            code = int(digits, 16)
+            if 0xD800 <= code <= 0xDFFF:
+                raise _Refused  # a surrogate (Java pairs two \u escapes): not written
+            return code
+        if c == "c":
+            return ord(self.raw()) ^ 64
+        if c.isascii() and not c.isalnum():
+            return ord(c)  # an escaped punctuation character is itself in both
+        raise _Refused  # \b \B \G \X \N \k, backreferences, and what Java rejects
+
+    def property(self) -> tuple[str, str]:
+        """``\\p{Name}``'s POSIX class (after the ``p``): its members inside an RE2 class, and the
+        name of RE2's own POSIX class of the same members; Unicode properties refused."""
+        if not self.s.startswith("{", self.i):
+            raise _Refused  # \pL: a Unicode category
+        end = self.s.find("}", self.i)
+        name = self.s[self.i + 1:end] if end > 0 else ""
+        if name not in _POSIX:
+            raise _Refused
+        self.i = end + 1
+        if name in ("Lower", "Upper") and self.case_insensitive():
+            name = "Alpha"  # Java 17's CharPredicates: either case under CASE_INSENSITIVE
+        return _POSIX[name], _POSIX_NAMES[name]
+
+    # -- classes ---------------------------------------------------------------------------
     def character_class(self) -> str:
         out = ["["]
         if self.peek() == "^":
@@ -147,22 +440,45 @@ class _Translator:
             if c == "]":
                 self.i += 1
                 return "".join(out) + "]"
-            out.append(self.class_member())
-            if self.peek() == "-" and self.s[self.i + 1:self.i + 2] not in ("]", ""):
+            low = self.class_member()
+            if isinstance(low, str):
+                out.append(low)
+            elif self.peek() == "-" and self.s[self.i + 1:self.i + 2] not in ("]", "["):
                 self.i += 1
-                if self.peek() in ("[", "\\"):
+                if self.peek() in ("[", None):
                     raise _Refused
-                out.append("-" + self.class_member())
+                high = self.class_member()
+                if isinstance(high, str) or high < low:
+                    raise _Refused  # Java's illegal range, or a set as an end
+                out.append(_class_char(low) + "-" + _class_char(high))
+                if self.case_insensitive():
+                    out.extend(chr(p) for p in _ascii_case_partners(low, high))
                 if self.peek() == "-" and self.s[self.i + 1:self.i + 2] != "]":
                     raise _Refused  # [a-c-e]: Java's reading is not plain
+            else:
+                out.append(_class_char(low))
+                if self.case_insensitive():
+                    out.extend(chr(p) for p in _ascii_case_partners(low, low))
             first = False
 
-    def class_member(self) -> str:
+    def class_member(self) -> int | str:
+        """A class member: a character (its code), or a set as RE2 writes it inside a class."""
         c = self.s[self.i]
         self.i += 1
-        if c == "\\":
-            return self.escape(in_class=True)
-        return "\\" + c if c in "^-" else c
+        if c != "\\":
+            return ord(c)
+        c = self.raw()
+        if c in "dDwW":
+            return "\\" + c
+        if c in "hvs":
+            return {"h": _HORIZONTAL, "v": _VERTICAL, "s": _SPACE}[c]
+        if c == "S":
+            return "[:^space:]"
+        if c in "pP":
+            members, posix = self.property()
+            return members if c == "p" else f"[:^{posix}:]"
+        self.i -= 1
+        return self.escaped_char()
 
     def quantifier(self) -> tuple[str, bool]:
         c = self.peek()
@@ -189,43 +505,70 @@ class _Translator:
         return text, minimum_zero
 
 
-def re2_pattern(pattern: str) -> Re2Pattern | None:
-    """``pattern`` (Java's syntax) as an RE2 pattern of the same meaning; None where vpush does
-    not know it to mean the same (see the module's table).
-
-    Example:
-        >>> re2_pattern(r"(\\d+)\\.(x|y)?.").text
-        '(\\\\d+)\\\\.(x|y)?[^\\\\n\\\\r\\\\x{85}\\\\x{2028}\\\\x{2029}]'
-        >>> re2_pattern("a*").nullable, re2_pattern("(a)(b)").groups
-        (True, 2)
-        >>> re2_pattern("a$") is None
-        True
-    """
-    translator = _Translator(pattern)
+def _translate(pattern: str, end: str | None) -> tuple[str, bool, _Translator] | None:
+    """The RE2 text of ``pattern``, whether it can match the empty string, and its translator
+    (for its groups and whether it wrote a ``$``); None where refused."""
+    translator = _Translator(pattern, end=end)
     try:
-        text, nullable = translator.alternation()
+        whole = translator.alternation()
         if translator.i != len(pattern):
             raise _Refused
     except _Refused:
         return None
-    return Re2Pattern(text, translator.groups, nullable)
+    return whole.text, whole.nullable, translator
 
 
-def re2_replacement(replacement: str, groups: int) -> Re2Replacement | None:
-    r"""``replacement`` (Java's ``appendReplacement`` syntax, for a pattern of ``groups`` groups) as
-    RE2's rewrite; None where RE2 cannot write it (a group past 9).
+def re2_pattern(pattern: str, *, match_only: bool = False) -> Re2Pattern | None:
+    """``pattern`` (Java's syntax) as an RE2 pattern of the same meaning; None where vpush does
+    not know it to mean the same (see the module's table).
 
-    Java reads a backslash as taking the next character as it is, and ``$`` with the longest run
-    of digits that still names a group (``$10`` of a one-group pattern is group 1, then ``0``);
-    ``${name}``, a ``$`` without a digit, a first digit past the groups and a final backslash
-    raise (:class:`Re2Replacement` with no text).
+    Args:
+        pattern: the Java pattern.
+        match_only: the function asks only whether there is a match (``rlike``) or where it
+            starts (``regexp_instr``), so a ``$`` (or ``\\Z``) with nothing after it is written,
+            in one pattern for a text that ends in ``\\r\\n`` and one for the others: RE2 then
+            takes the same way through the pattern to the same place of Java's ``$`` as Java, and
+            consumes the final line terminator after it.
+
+    Example:
+        >>> re2_pattern(r"(\\d+)\\.(x|y)?.").text
+        '(\\\\d+)\\\\.(x|y)?[^\\\\n\\\\r\\\\x{85}\\\\x{2028}\\\\x{2029}]'
+        >>> re2_pattern("a*").nullable, re2_pattern("(a)(?<b>b)").groups
+        (True, 2)
+        >>> re2_pattern("(?i)k[x-z]").text
+        '[Kk][x-zXYZ]'
+        >>> re2_pattern("a$") is None, re2_pattern("a$", match_only=True).crlf_text
+        (True, 'a(?:\\\\r\\\\n)?\\\\z')
+    """
+    source = _remove_qe_quoting(pattern)
+    other = _translate(source, _END_OTHER if match_only else None)
+    if other is None:
+        return None
+    text, nullable, translator = other
+    crlf = _translate(source, _END_CRLF) if translator.ended else other
+    assert crlf is not None  # the same parse as ``other``'s
+    return Re2Pattern(text, translator.groups, nullable, tuple(translator.names.items()), crlf[0])
+
+
+def re2_replacement(replacement: str, groups: int, names: tuple[tuple[str, int], ...] = ()) -> Re2Replacement | None:
+    r"""``replacement`` (Java's ``appendReplacement`` syntax, for a pattern of ``groups`` groups
+    and the named groups ``names``) as RE2's rewrite; None where RE2 cannot write it (a group
+    past 9).
+
+    Java reads a backslash as taking the next character as it is, ``$`` with the longest run of
+    digits that still names a group (``$10`` of a one-group pattern is group 1, then ``0``) and
+    ``${name}`` as the named group; a ``$`` without a digit or name, a first digit past the
+    groups, an unknown name and a final backslash raise (:class:`Re2Replacement` with no text).
 
     Example:
         >>> print(re2_replacement(r"<$1|\$$2\\>", 2).text)
         <\1|$\2\\>
         >>> print(re2_replacement("$10", 1).text, re2_replacement("$2", 1).text)
         \10 None
+        >>> print(re2_replacement("${h}!", 1, (("h", 1),)).text, re2_replacement("${x}", 1, (("h", 1),)).text)
+        \1! None
     """
+    named = dict(names)
     out: list[str] = []
     i = 0
     while i < len(replacement):
@@ -235,6 +578,15 @@ def re2_replacement(replacement: str, groups: int) -> Re2Replacement | None:
                 return Re2Replacement(None)
             out.append("\\\\" if replacement[i + 1] == "\\" else replacement[i + 1])
             i += 2
+        elif c == "$" and replacement[i + 1:i + 2] == "{":
+            close = replacement.find("}", i + 2)
+            name = replacement[i + 2:close] if close > 0 else ""
+            if not _GROUP_NAME.fullmatch(name) or name not in named:
+                return Re2Replacement(None)
+            if named[name] > 9:
+                return None
+            out.append(f"\\{named[name]}")
+            i = close + 1
         elif c == "$":
             digit = replacement[i + 1] if i + 1 < len(replacement) else ""
             if not ("0" <= digit <= "9") or int(digit) > groups:

@@ -90,7 +90,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "position": _f(2, defaults=("1",)), "translate": _f(3), "split_part": _f(3), "contains": _f(2),
     "startswith": _f(2), "endswith": _f(2), "ascii": _f(1), "md5": _f(1), "sha1": _f(1), "sha": _f(1),
     "levenshtein": _f(2), "bit_length": _f(1), "space": _f(1), "rlike": _f(2, shown="RLIKE"),
-    "regexp": _f(2, shown="RLIKE"), "regexp_like": _f(2, shown="REGEXP_LIKE"),
+    "regexp": _f(2, shown="REGEXP"), "regexp_like": _f(2, shown="REGEXP_LIKE"),
     "regexp_extract": _f(2, 3, defaults=("1",)), "regexp_replace": _f(3, 4, defaults=("1",)),
     "regexp_count": _f(2), "regexp_substr": _f(2), "regexp_extract_all": _f(2, 3, defaults=("1",)),
     "regexp_instr": _f(2, 3, defaults=("0",)),

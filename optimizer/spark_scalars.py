@@ -841,16 +841,17 @@ def _next_day(arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
     return exp.Add(this=value, expression=exp.cast(ahead, _typed("INT")))
 
 
-def _regexp_pattern(called: str, pattern: exp.Expr, *, stepping: bool) -> Re2Pattern:
+def _regexp_pattern(called: str, pattern: exp.Expr, *, stepping: bool, match_only: bool = False) -> Re2Pattern:
     """A literal Java pattern as RE2 writes it; refused where vpush cannot show the two mean the
     same, and (``stepping``: a function that finds every match) where it can match the empty
-    string, after which Java steps a UTF-16 unit and RE2 a code point."""
+    string, after which Java steps a UTF-16 unit and RE2 a code point. ``match_only``: the
+    function uses only whether and where a match starts (:func:`re2_pattern`)."""
     text = _string_literal(pattern)
-    translated = None if text is None else re2_pattern(text)
+    translated = None if text is None else re2_pattern(text, match_only=match_only)
     if translated is None or (stepping and translated.nullable):
         _refuse(called, "a pattern that is not a literal, or whose meaning vpush cannot show to be the same in Java and in "
-                "DuckDB's RE2 ($, \\b, flags, lookaround, possessive quantifiers, class intersections, \\p{...})"
-                + (", or that can match the empty string" if stepping else ""))
+                "DuckDB's RE2 ($, \\b, (?m) with ^ or $, lookaround, backreferences, possessive quantifiers, class "
+                "intersections, Unicode properties" + (", or that can match the empty string" if stepping else "") + ")")
     assert translated is not None  # for mypy: refused above
     return translated
 
@@ -866,7 +867,7 @@ def _regexp(called: str, arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
     result = {"regexp_count": "INT", "regexp_instr": "INT", "regexp_substr": "VARCHAR", "regexp_extract_all": "VARCHAR[]"}[called]
     if isinstance(pattern, exp.Null) or isinstance(value, exp.Null):
         return _null(result)
-    re2 = _regexp_pattern(called, pattern, stepping=called in ("regexp_count", "regexp_extract_all"))
+    re2 = _regexp_pattern(called, pattern, stepping=called in ("regexp_count", "regexp_extract_all"), match_only=called == "regexp_instr")
     written = exp.Literal.string(re2.text)
     if called == "regexp_count":
         return exp.cast(_fn("len", _fn("regexp_extract_all", value, written, _number(0))), _typed("INT"))
@@ -877,12 +878,13 @@ def _regexp(called: str, arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
     if called == "regexp_instr":
         if index != 0:
             _refuse(called, "a group index other than 0")
-        # the match's start, in characters: the length of the shortest text before it
-        before = _fn("regexp_extract", value.copy(), exp.Literal.string(f"(?s)^(.*?)(?:{re2.text})"), _number(1))
-        start = exp.Add(this=_fn("length", before), expression=_number(1))
-        return exp.cast(exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=_null("INT")),
-                                      exp.If(this=_fn("regexp_matches", value.copy(), written.copy()), true=start)],
-                                 default=_number(0)), _typed("INT"))
+        instr = _regexp_instr(value, re2.text)
+        if re2.ends_differ and re2.crlf_text is not None:
+            # Java's $ holds before a final \r\n, never between its two characters: the match
+            # starts where RE2's pattern for such a text finds it
+            crlf = _fn("ends_with", value.copy(), exp.Literal.string("\r\n"))
+            instr = exp.Case(ifs=[exp.If(this=crlf, true=_regexp_instr(value, re2.crlf_text))], default=instr)
+        return instr
     if index is None:
         _refuse(called, "a group index that is not a literal")
     assert index is not None  # for mypy: refused above
@@ -898,6 +900,16 @@ def _regexp(called: str, arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
     element = exp.column("__vpush_group")
     lam = exp.Lambda(this=exp.Coalesce(this=element, expressions=[exp.Literal.string("")]), expressions=[exp.to_identifier("__vpush_group")])
     return _fn("list_transform", _fn("regexp_extract_all", value, written, _number(index)), lam)
+
+
+def _regexp_instr(value: exp.Expr, re2: str) -> exp.Expr:
+    """Where the first match of the RE2 pattern ``re2`` in ``value`` starts (1-based, in
+    characters: one more than the length of the shortest text before it), 0 for none."""
+    before = _fn("regexp_extract", value.copy(), exp.Literal.string(f"(?s)^(.*?)(?:{re2})"), _number(1))
+    start = exp.Add(this=_fn("length", before), expression=_number(1))
+    return exp.cast(exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=_null("INT")),
+                                  exp.If(this=_fn("regexp_matches", value.copy(), exp.Literal.string(re2)), true=start)],
+                             default=_number(0)), _typed("INT"))
 
 
 def _elt(arguments: list[exp.Expr], result: SparkType | None) -> exp.Expr:

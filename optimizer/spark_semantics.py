@@ -1516,20 +1516,58 @@ def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace |
     if isinstance(pattern, exp.Null):
         return None
     called = call_name(node) or "rlike"
-    re2 = re2_pattern(pattern.name) if isinstance(pattern, exp.Literal) and pattern.is_string else None
+    matching = isinstance(node, exp.RegexpLike)
+    re2 = re2_pattern(pattern.name, match_only=matching) if isinstance(pattern, exp.Literal) and pattern.is_string else None
     stepping = isinstance(node, (exp.RegexpReplace, exp.RegexpSplit))
     if re2 is None or (stepping and re2.nullable):
         _refuse(called, "a pattern that is not a literal, or whose meaning vpush cannot show to be the same in Java and in "
-                "DuckDB's RE2 ($, \\b, flags, lookaround, possessive quantifiers, class intersections, \\p{...})"
-                + (", or that can match the empty string" if stepping else ""))
+                "DuckDB's RE2 (\\b, (?m) with ^ or $, lookaround, backreferences, possessive quantifiers, class "
+                "intersections, Unicode properties" + (", $ where the match's text matters" if not matching else "")
+                + (", or that can match the empty string" if stepping else "") + ")")
     assert re2 is not None and pattern is not None  # for mypy: refused above
     node.set("expression", exp.Literal.string(re2.text))
+    if matching and re2.ends_differ and re2.crlf_text is not None:
+        # Java's $ holds before a final \r\n, never between its two characters: a pattern of its own
+        # for a text that ends in \r\n
+        value = node.this
+        crlf = exp.Anonymous(this="ends_with", expressions=[value.copy(), exp.Literal.string("\r\n")])
+        return exp.Case(ifs=[exp.If(this=crlf, true=exp.Anonymous(this="regexp_matches", expressions=[
+                            value.copy(), exp.Literal.string(re2.crlf_text)]))],
+                        default=exp.Anonymous(this="regexp_matches", expressions=[value.copy(), exp.Literal.string(re2.text)]))
     if isinstance(node, exp.RegexpReplace):
         positioned = _java_position(node)
         if positioned is not None:
             return positioned
-        return _java_replacement(node, pattern.name, re2.groups)
+        return _java_replacement(node, pattern.name, re2.groups, re2.names)
+    if isinstance(node, exp.RegexpExtract):
+        return _java_group_index(node, re2.groups)
     return None
+
+
+def _java_group_index(node: exp.RegexpExtract, groups: int) -> exp.Expr | None:
+    """``regexp_extract``'s group index past the pattern's groups (or below 0): Spark's
+    ``INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX`` for a row with a match (DuckDB gives ``''``,
+    or fails without Spark's class), and a NULL index: NULL; returned to stand in the node's
+    place. Refused for an index that is not an integer literal."""
+    group = node.args.get("group")
+    if group is None:
+        return None
+    if isinstance(group.unnest(), exp.Null):
+        return exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))  # Spark's NULL (DuckDB's regexp_extract gave '')
+    index = number_constant(group)
+    if not isinstance(index, int):
+        _refuse("regexp_extract", "a group index that is not an integer literal")
+    assert isinstance(index, int)  # for mypy: refused above
+    if 0 <= index <= groups:
+        return None
+    value = node.this
+    message = (f"The value of parameter(s) `idx` in `regexp_extract` is invalid: Expects group index between 0 and {groups}, "
+               f"but got {index}.")
+    varchar = exp.DataType.build("VARCHAR")
+    return exp.Case(ifs=[exp.If(this=exp.Anonymous(this="regexp_matches", expressions=[value.copy(), node.expression.copy()]),
+                                true=spark_error("INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX", message, varchar))],
+                    default=exp.cast(exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=exp.Null())],
+                                              default=exp.Literal.string("")), varchar))
 
 
 def _java_position(node: exp.RegexpReplace) -> exp.Expr | None:
@@ -1558,7 +1596,7 @@ def _java_position(node: exp.RegexpReplace) -> exp.Expr | None:
     return None
 
 
-def _java_replacement(node: exp.RegexpReplace, pattern: str, groups: int) -> exp.Expr | None:
+def _java_replacement(node: exp.RegexpReplace, pattern: str, groups: int, names: tuple[tuple[str, int], ...]) -> exp.Expr | None:
     """``regexp_replace``'s replacement (Java's ``$n`` groups and backslash escapes) written as
     RE2's rewrite (:func:`vpush.optimizer.java_regex.re2_replacement`); where Java raises on every
     match (``$`` without a group's number, a group the pattern does not have, a final backslash),
@@ -1571,7 +1609,7 @@ def _java_replacement(node: exp.RegexpReplace, pattern: str, groups: int) -> exp
         return None
     if not (isinstance(replacement, exp.Literal) and replacement.is_string):
         _refuse("regexp_replace", "a replacement that is not a literal")
-    rewrite = re2_replacement(replacement.name, groups)
+    rewrite = re2_replacement(replacement.name, groups, names)
     if rewrite is None:
         _refuse("regexp_replace", "a replacement naming a group past 9 (RE2's rewrite names at most 9)")
     assert rewrite is not None  # for mypy: refused above

@@ -44,11 +44,20 @@ WORDS = ["Robert", "Rupert", "Ashcraft", "Tymczak", "Pfister", "HONEYMAN", "a-b 
          None, "1abc", "éa", "Ww", "AEIOU", "bfpv", "Jackson", "x", "Sch-midt", "o'Hara", "Gutiérrez", "😀abc"]
 REGEXP_TEXTS = ["a1b22c", "abcab", "", None, "a\r\nb\u0085c\u2028d", "x\u000by z", "😀ab😀b", "aaa", "AbC.d-e", "é1ü22"]
 
+# Column ``r``: texts for Java's flags, anchors, escapes and POSIX classes: ASCII and non-ASCII
+# letters whose case RE2 folds and Java (without UNICODE_CASE) does not (the Kelvin sign, long s,
+# dotted I), and every Java line terminator at the end
+FLAG_TEXTS = ["ERROR: disk", "error", "Error at foo.com", "foo.com", "foo.com\n", "foo.com\r\n", "foo.com\r", "foo.com\u2028",
+              "foo.com\u0085", "a.com\u2029", "x\r\r\n", "\r\n", "\n", "", "KELVIN \u212a k", "straße STRASSE \u017f", "İi ıI",
+              "École ÉCOLE école", "tab\there\u000b", "q\\e [x]{y}", "\x1b[0m\x07", "µ Μ μ ǅ", "\u00a0nbsp\u2003", "Punct!?#",
+              "0x1F hex A", "😀 Ab 😀", "host/path", None, "a\nb\n", "line1\r\nline2"]
+
 TABLE = pa.table({
     "j": pa.array(TEXTS, pa.string()),
     "s": pa.array([REGEXP_TEXTS[k % len(REGEXP_TEXTS)] for k in range(len(TEXTS))], pa.string()),
     "n": pa.array(range(len(TEXTS)), pa.int32()),
     "w": pa.array([WORDS[k % len(WORDS)] for k in range(len(TEXTS))], pa.string()),
+    "r": pa.array([FLAG_TEXTS[k % len(FLAG_TEXTS)] for k in range(len(TEXTS))], pa.string()),
 })
 
 PATHS = ["$", "$.a", "$.b", "$.a[0]", "$.a[1]", "$['a']", "$.b[2].c", "$.d.e", "$.d.f", "$.d.g", "$.d.u", "$[0]", "$[1]",
@@ -83,7 +92,48 @@ REGEXP_CALLS = [
     # split with a limit (Java's String.split: 0 or less every part; else the rest kept whole in the last)
     "split(s, 'b', 2)", "split(s, '\\\\s', 1)", "split(s, '[a-c]', 3)", "split(s, 'a', 0)", "split(s, 'b', -1)",
     "split(s, '\\\\d+', length(s) % 4)", "split(s, 'é', 2)", "split(s, 'b', 2L)", "split(s, 'b', NULL)",
+    "regexp_extract_all(s, '(?i)a', 0)", "rlike(s, 'b$')", "regexp_extract(s, '(?i)a', 0)",
+    # a group index past the groups raises only for a row with a match
+    "regexp_extract(s, 'zz')", "regexp_extract(s, '(zz)', 3)", "regexp_extract(s, '(b)', NULL)",
 ]
+
+
+
+def _java(pattern: str) -> str:
+    """A Java pattern as a Spark SQL string literal."""
+    return "'" + pattern.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+# Java's flags ((?i) folds ASCII letters only), $ and \Z (before a final line terminator: where
+# only the match's existence counts), escapes, \Q..\E, POSIX classes and named groups, as RE2
+# writes them
+FLAG_CALLS = [call.format(*(_java(p) for p in patterns)) for call, *patterns in [
+    ("r RLIKE {}", r"(?i)error"), ("r RLIKE {}", r"\.com$"), ("rlike(r, {})", r"com\s*$"), ("regexp_like(r, {})", r"^\r?\n$"),
+    ("r RLIKE {}", r"\r$"), ("r RLIKE {}", r"\n$"), ("r RLIKE {}", r"(?d)\r$"), ("r RLIKE {}", r"(?d)m$"), ("r REGEXP {}", r"m\Z"),
+    ("regexp(r, {})", r"(com|\n)$"), ("r RLIKE {}", r"[\r\n]$"), ("r RLIKE {}", r"(?s).$"), ("r RLIKE {}", r"^$"), ("r RLIKE {}", r"a$|^\n$$"),
+    ("r RLIKE {}", r"(?m)o"), ("r RLIKE {}", r"(?i)K$"), ("r RLIKE {}", r".$"), ("regexp_like(r, {})", r"\R$"),
+    ("regexp_instr(r, {})", r"\.com$"), ("regexp_instr(r, {})", r"\r$"), ("regexp_instr(r, {})", r"o\s*$"),
+    ("regexp_instr(r, {})", r"\n$"), ("regexp_instr(r, {})", r"(?d)\r$"), ("regexp_instr(r, {})", r"(\s|m)\Z"),
+    ("regexp_extract(r, {}, 1)", r"(?i)(e)rror"), ("regexp_replace(r, {}, '_')", r"(?i)k"), ("regexp_count(r, {})", r"(?i)[a-z]"),
+    ("regexp_extract_all(r, {}, 0)", r"(?i)s+"), ("regexp_substr(r, {})", r"(?i)ss"), ("regexp_instr(r, {})", r"(?i)é"),
+    ("split(r, {})", r"(?i)[i]"), ("regexp_replace(r, {}, '.')", r"(?s)."), ("regexp_count(r, {})", r"(?s)\n."),
+    ("regexp_count(r, {})", r"\R"), ("regexp_extract_all(r, {}, 0)", r"\R"), ("regexp_replace(r, {}, '_')", r"\h"),
+    ("regexp_replace(r, {}, '|')", r"\v"), ("regexp_count(r, {})", r"\p{Punct}"), ("regexp_extract_all(r, {}, 0)", r"\p{Alpha}+"),
+    ("regexp_count(r, {})", r"\P{ASCII}"), ("regexp_count(r, {})", r"[\p{Punct}\s]"), ("regexp_count(r, {})", r"[^\p{Alnum}]"),
+    ("regexp_extract(r, {}, 2)", r"(?<host>[^/]+)/(?<rest>.*)"), ("regexp_replace(r, {}, '$2:$1')", r"(?<h>[^/]+)(/)"),
+    ("regexp_replace(r, {}, '[$1]')", r"(?<a>o)"), ("regexp_replace(r, {}, '!')", r"\Q.com\E"),
+    ("regexp_count(r, {})", r"\x41|\u00e9|\x{1F600}|\0101|\x{212A}"), ("regexp_count(r, {})", r"\t|\e|\a|\cK|\0133"),
+    ("regexp_extract_all(r, {}, 0)", "(?x) [a-z] + # letters\n | [0-9]"), ("regexp_replace(r, {}, 'E')", r"\Ae"),
+    ("regexp_extract(r, {}, 0)", r"m\z"), ("regexp_count(r, {})", r"(?i)\p{Lower}"), ("regexp_count(r, {})", r"\p{Upper}"),
+    ("regexp_count(r, {})", r"(?i)[^k]"), ("regexp_count(r, {})", r"(?i)[Z-a]"), ("regexp_count(r, {})", r"(?i:e)rror|E(?i)RROR"),
+    ("split(r, {})", r"\p{Space}"), ("regexp_count(r, {})", r"(?d)."), ("regexp_replace(r, {}, 'x')", r"(?i)e(?-i)e|(?i:[é])"),
+    ("regexp_count(r, {})", r"[\S]"), ("regexp_count(r, {})", r"\H"), ("regexp_count(r, {})", r"\V"),
+    ("regexp_count(r, {})", r"(?i)\Qab\E"), ("regexp_count(r, {})", r"\Q1+\E+|\Q[x]"), ("regexp_extract_all(r, {}, 0)", r"\p{XDigit}+"),
+    ("regexp_count(r, {})", r"\p{Cntrl}"), ("regexp_count(r, {})", r"\p{Graph}"), ("regexp_count(r, {})", r"\p{Print}"),
+    ("regexp_count(r, {})", r"\p{Blank}"), ("regexp_count(r, {})", r"(?i)\P{Upper}"), ("regexp_count(r, {})", r"[\x00-\x1F\x7F]"),
+    ("regexp_count(r, {})", r"(?i)[\x{212A}ſ]"), ("regexp_count(r, {})", r"(?i)[i-k]"), ("regexp_count(r, {})", r"(?iu)\d"),
+    ("regexp_count(r, {})", r"\R\n"),
+]]
 
 WORD_CALLS = [
     "soundex(w)", "soundex(j)", "soundex(NULL)", "overlay(w, 'XY', n % 7 - 3)", "overlay(w PLACING 'Q' FROM 2 FOR n % 5 - 1)",
@@ -91,18 +141,27 @@ WORD_CALLS = [
     "overlay(w, 'ab', 2147483647, 5)", "overlay(w, s, n % 4)", "overlay('abcdef', w, 3, 2)",
 ]
 
-CALLS = JSON_CALLS + REGEXP_CALLS + WORD_CALLS
+CALLS = JSON_CALLS + REGEXP_CALLS + FLAG_CALLS + WORD_CALLS
 
 # Paths vpush does not evaluate (wildcards, whitespace Spark drops in places, a path that is not a literal)
 REFUSED = ["get_json_object(j, '$.a[*]')", "get_json_object(j, '$.*')", "get_json_object(j, '$. a')",
            "get_json_object(j, '$[*].a')", "get_json_object(j, j)", "get_json_object(j, '$..a')"]
 # Patterns whose meaning vpush cannot show to be the same in Java and RE2, and forms it does not take
 REFUSED += [
-    "regexp_count(s, 'a*')", "regexp_count(s, 'b$')", "regexp_extract_all(s, '(?i)a', 0)", "regexp_substr(s, '\\\\bx')",
+    "regexp_count(s, 'a*')", "regexp_count(s, 'b$')", "regexp_substr(s, '\\\\bx')",
     "regexp_instr(s, '(b)', 1)", "regexp_count(s, s)", "regexp_extract_all(s, 'a++', 0)", "regexp_count(s, '[a&&b]')",
-    "regexp_count(s, '\\\\p{L}')", "rlike(s, 'b$')", "regexp_extract(s, '(?i)a', 0)", "regexp_replace(s, 'x*', '-')", "rlike(s, s)",
+    "regexp_count(s, '\\\\p{L}')", "regexp_replace(s, 'x*', '-')", "rlike(s, s)",
     "split(s, 'x*')", "regexp_replace(s, '(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)', '$10')", "regexp_replace(s, 'a', s)",
 ]
+# Java's $ where the match's text or place counts, its \b (Unicode letters and digits), (?m)'s
+# ^ and $, Unicode properties and case folding, lookbehind, backreferences by name
+REFUSED += [call.format(_java(pattern)) for call, pattern in [
+    ("regexp_extract(r, {}, 0)", r"com$"), ("regexp_count(r, {})", r"\bfoo"), ("r RLIKE {}", r"(?m)^a"), ("r RLIKE {}", r"x$y"),
+    ("r RLIKE {}", r"\p{L}"), ("regexp_count(r, {})", r"(?U)\w"), ("regexp_count(r, {})", r"(?iu)k"), ("r RLIKE {}", r"(?<=a)b"),
+    ("r RLIKE {}", r"(?<n>a)\k<n>"), ("regexp_replace(r, {}, '-')", r"o$"), ("r RLIKE {}", r"(a$)?"),
+    # a quantified \R (Java does not retry its \r alone), an escape's digits past whitespace under (?x)
+    ("regexp_count(r, {})", r"\w\R{2}"), ("regexp_count(r, {})", r"(?x)\01 2"),
+]]
 
 
 table_path, con, spark_con, spark_view = table_fixtures("text", TABLE)
@@ -162,7 +221,8 @@ def test_replacement_java_refuses_raises_as_spark(call: str, spark_view: SparkSe
     _assert_raises_as_spark(call, spark_view, con, ("INVALID_REGEXP_REPLACE",))
 
 
-@pytest.mark.parametrize("call", ["regexp_extract_all(s, 'a')", "regexp_extract_all(s, '(b)', 2)", "regexp_extract_all(s, '(b)', -1)"])
+@pytest.mark.parametrize("call", ["regexp_extract_all(s, 'a')", "regexp_extract_all(s, '(b)', 2)", "regexp_extract_all(s, '(b)', -1)",
+                                  "regexp_extract(s, 'b')", "regexp_extract(s, '(b)', 2)", "regexp_extract(s, '(?<n>b)', -1)"])
 def test_group_index_out_of_range_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """Spark raises for a row with a match when the pattern has fewer groups than the index."""
     _assert_raises_as_spark(call, spark_view, con, ("INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX",))
