@@ -20,8 +20,12 @@ costs nothing measurable on 1M rows):
 for a query DuckDB may push into (a subquery or CTE read in a FROM or join, a branch of a set
 operation that is one, or a query with a HAVING), its projection left above so that DuckDB still
 computes it only for the rows the outer filter keeps, as Spark does; and, in a join, each side
-whose own conjuncts (the WHERE's first, then an ON's, as Spark places them: those of an inner
-join, and of the right side of a LEFT join) may raise is held with them:
+whose own conjuncts may raise is held with them. Those are the ones Spark pushes to that side,
+the WHERE's first, then an ON's: a WHERE's over a side no outer join null-supplies, an inner
+join's ON's over such a side, and an outer join's ON's over the side it null-supplies (a LEFT
+join's right side, the first join's left side for a RIGHT join); an outer join whose
+null-supplied side a WHERE comparison reads is an inner one (Spark's EliminateOuterJoin, which
+DuckDB does too), and is written so where a side is held:
 
     FROM t a JOIN t b ON a.id = b.id WHERE ADD(a.i, 1) > 1 AND b.id <> 6
       ->   FROM (SELECT * FROM t AS a WHERE ADD(a.i, 1) > 1 OFFSET 0) AS a JOIN t b ON a.id = b.id WHERE b.id <> 6
@@ -97,7 +101,7 @@ def _hold_where(select: exp.Select) -> None:
     """``select``'s FROM and WHERE held under ``OFFSET 0`` where the WHERE may raise."""
     where = select.args.get("where")
     source = select.args.get("from_") or select.args.get("from")
-    if where is None or source is None or not isinstance(source.this, (exp.Table, exp.Subquery)):
+    if where is None or source is None or not isinstance(source.this, (exp.Table, exp.Subquery)) or not source.this.alias_or_name:
         return
     if where.this.find(exp.Query, exp.Subquery) is not None or not may_raise(where.this, select):
         return  # a subquery in the WHERE: its correlation is left where it is
@@ -117,14 +121,22 @@ def _hold_sides(select: exp.Select) -> None:
     names = [r.alias_or_name for r in relations]
     if len(set(names)) != len(names):
         return
-    kinds = [_join_kind(join) for join in joins]
+    kinds = [_join_kind(join, index) for index, join in enumerate(joins)]
     if None in kinds:
         return
-    # the right side of a LEFT join is null-supplying: Spark pushes it a WHERE conjunct only
-    # after turning the join into an inner one, which is not modelled here
-    supplied = {names[index + 1] for index, kind in enumerate(kinds) if kind == "left"}
-    groups: dict[str, list[tuple[exp.Expr, exp.Expr]]] = {name: [] for name in names}
     where = select.args.get("where")
+    rejected = {_side(c, names) for c in _conjuncts(where.this) if _rejects_nulls(c)} if where is not None else set()
+    # a WHERE conjunct that drops the rows where the null-supplying side of an outer join is NULL
+    # makes it an inner join, for Spark (EliminateOuterJoin) as for DuckDB
+    made_inner = [
+        index for index, kind in enumerate(kinds)
+        if (kind == "left" and names[index + 1] in rejected) or (kind == "right" and names[0] in rejected)
+    ]
+    for index in made_inner:
+        kinds[index] = "inner"
+    supplied = {names[index + 1] for index, kind in enumerate(kinds) if kind == "left"}
+    supplied |= {names[0] for kind in kinds if kind == "right"}
+    groups: dict[str, list[tuple[exp.Expr, exp.Expr]]] = {name: [] for name in names}
     if where is not None:
         for conjunct in _conjuncts(where.this):
             side = _side(conjunct, names)
@@ -139,14 +151,22 @@ def _hold_sides(select: exp.Select) -> None:
             side = _side(conjunct, names)
             if side is None:
                 continue
-            if (kind == "inner" and side not in supplied) or (kind == "left" and side == names[index + 1]):
+            # Spark pushes an ON conjunct to a side an inner join does not null-supply, and to the
+            # null-supplying side of an outer join
+            if (
+                (kind == "inner" and side not in supplied)
+                or (kind == "left" and side == names[index + 1])
+                or (kind == "right" and side == names[0])
+            ):
                 groups[side].append((join, conjunct))
                 ons[side].add(index)
+    held = False
     for relation, name in zip(relations, names):
         group = groups[name]
         # the ON conjuncts of two joins pushed to one side: Spark's order between them is not modelled
         if not group or len(ons[name]) > 1 or not any(may_raise(c, select) for _, c in group):
             continue
+        held = True
         for owner, conjunct in group:
             _remove(owner, conjunct)
         place = exp.Null()
@@ -154,18 +174,54 @@ def _hold_sides(select: exp.Select) -> None:
         place.replace(_held(relation, [c for _, c in group]))
     if where is not None and where.this is None:
         where.pop()
+    if held:
+        for index in made_inner:  # written inner too (the same rows): a WHERE conjunct may have moved into a side
+            joins[index].set("side", None)
+            joins[index].set("kind", None)
 
 
-def _join_kind(join: exp.Join) -> str | None:
-    """``inner`` (also a cross join), ``left``, or None for a join this rule leaves alone."""
+def _join_kind(join: exp.Join, index: int) -> str | None:
+    """``inner`` (also a cross join), ``left``, ``right`` (the first join only: its left side one
+    relation), or None for a join this rule leaves alone."""
     side, kind = join.side.upper(), join.kind.upper()
-    if join.args.get("using") or join.args.get("method"):
+    if join.args.get("using") or join.args.get("method") or kind not in ("", "INNER", "CROSS", "OUTER"):
         return None
-    if not side and kind in ("", "INNER", "CROSS"):
+    if not side and kind != "OUTER":
         return "inner"
-    if side == "LEFT" and kind in ("", "OUTER"):
+    if side == "LEFT":
         return "left"
+    if side == "RIGHT" and index == 0:
+        return "right"
     return None
+
+
+# comparisons that are NULL where an operand is: a WHERE conjunct of one of them over a column
+# drops the rows where that column is NULL
+_NULL_REJECTING = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+
+# and the arithmetic that is NULL where an operand is (vpush's checked integer arithmetic included)
+_NULL_PROPAGATING = (exp.Column, exp.Literal, exp.Paren, exp.Neg, exp.Add, exp.Sub, exp.Mul, exp.Identifier)
+_NULL_PROPAGATING_FUNCTIONS = frozenset({"add", "subtract", "multiply"})
+
+
+def _rejects_nulls(conjunct: exp.Expr) -> bool:
+    """Whether ``conjunct`` is NULL where its columns are NULL: a comparison of columns and
+    constants through arithmetic, reading some column.
+
+    Example:
+        >>> import sqlglot
+        >>> [_rejects_nulls(sqlglot.parse_one(s)) for s in ("b.id <> 6", "ADD(b.i, 1) > 1", "b.id IS NULL", "coalesce(b.id, 0) = 0")]
+        [True, True, False, False]
+    """
+    if not isinstance(conjunct, _NULL_REJECTING) or conjunct.find(exp.Column) is None:
+        return False
+    return all(
+        isinstance(node, _NULL_PROPAGATING)
+        or (isinstance(node, exp.Anonymous) and node.name.lower() in _NULL_PROPAGATING_FUNCTIONS)
+        for side in (conjunct.this, conjunct.expression)
+        for node in side.walk()
+    )
 
 
 def _conjuncts(condition: exp.Expr) -> list[exp.Expr]:
