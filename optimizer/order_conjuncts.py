@@ -24,11 +24,11 @@ ordered apart, as Spark tests it. Inside a condition an ``AND`` or ``OR`` one of
 may raise is written as ``CASE WHEN NOT a THEN false ELSE a AND b END`` (``CASE WHEN a THEN
 true ELSE a OR b END``): ``b`` computed only where ``a`` does not decide, as Spark does.
 
-Left alone (README, differences): an outer query's filter that DuckDB pushes below a subquery's
-or a CTE's own filter which may raise (Spark combines the two, the subquery's first), and a filter
-DuckDB infers across an inner join's equality (``a.id <> 6`` from ``a.id = b.id AND b.id <> 6``)
-and tests in a side's scan before that side's conjunct that may raise. Conditions none of whose
-parts may raise are left as they are (the benchmark's queries among them).
+An outer query's filter that DuckDB would push below a subquery's or a CTE's own filter which
+may raise, and a filter it would infer across a join's equality, are kept above by
+:func:`~vpush.optimizer.isolate_raising_filters.isolate_raising_filters`, which runs first.
+Conditions none of whose parts may raise are left as they are (the benchmark's queries among
+them).
 """
 
 from __future__ import annotations

@@ -42,6 +42,7 @@ from vpush.optimizer.rewrite_variants import (
 from vpush.optimizer.expand_using_stars import COLUMN_NAMES
 from vpush.optimizer.spark_joins import HINTED, SPARK_SIZE, SparkSize, hint_broadcasts, spark_default_size
 from vpush.optimizer.rewrite_order_aliases import rewrite_order_aliases
+from vpush.optimizer.isolate_raising_filters import isolate_raising_filters
 from vpush.optimizer.order_conjuncts import hold_filter_order, order_conjuncts
 from vpush.optimizer.rewrite_table_samples import passes_rows, rewrite_table_samples
 from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
@@ -512,7 +513,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
     ordered_expression: exp.Expr | None = None
     if refusal is None:
         try:
-            expression = order_conjuncts(project_after_limit(typed_null_variants(rewrite_remaining(expression, time_zone, functions))))
+            expression = order_conjuncts(isolate_raising_filters(project_after_limit(typed_null_variants(rewrite_remaining(expression, time_zone, functions)))))
         except OptimizeError as exc:
             refusal = exc
         else:

@@ -132,18 +132,107 @@ def test_the_first_of_each_pair_raises_on_spark(spark_views: SparkSession) -> No
         assert _SPARK_ANSWERS[second][0] != "error", second
 
 
-# DuckDB moves a filter across what vpush writes: left as differences (README, differences)
-DIFFERENT = [
-    # the outer query's filter pushed below the subquery's own, which Spark tests first
+# Spark tests a relation's own filter before one it pushes to it later (a subquery's or a CTE's
+# WHERE before the outer query's; a join side's conjuncts before one inferred across the join's
+# equality); DuckDB had pushed the later one into its scan first and answered
+# (optimizer/isolate_raising_filters.py). Each checked on PySpark 4.3, both ways where they differ.
+HELD = [
     "SELECT id FROM (SELECT * FROM t WHERE i + 1 > 1) WHERE id <> 6",
     "WITH c AS (SELECT * FROM t WHERE i + 1 > 1) SELECT id FROM c WHERE id <> 6",
-    # a.id <> 6, which DuckDB infers from b.id <> 6 and the join's a.id = b.id, tested in a's scan
     "SELECT a.id FROM t a JOIN t b ON a.id = b.id WHERE a.i + 1 > 1 AND b.id <> 6",
     "SELECT a.id FROM t a JOIN t b ON a.i + 1 > 1 AND a.id = b.id AND b.id <> 6",
+    # a CTE read twice (Spark inlines it per reference), an aggregate or a window over the subquery
+    "WITH c AS (SELECT * FROM t WHERE i + 1 > 1) SELECT id FROM c WHERE id <> 6 UNION ALL SELECT id FROM c WHERE id < 3",
+    "WITH c AS (SELECT * FROM t WHERE id + 1 > 1) SELECT id FROM c WHERE id <> 6 UNION ALL SELECT id FROM c WHERE id < 3",
+    "SELECT count(*) FROM (SELECT * FROM t WHERE i + 1 > 1) WHERE id <> 6",
+    "SELECT id, row_number() OVER (ORDER BY id) AS r FROM (SELECT * FROM t WHERE i + 1 > 1) WHERE id <> 6",
+    "SELECT * FROM (SELECT id, count(*) AS n FROM t WHERE i + 1 > 1 GROUP BY id) WHERE id <> 6",
+    "SELECT * FROM (SELECT DISTINCT id, i FROM t WHERE i + 1 > 1) WHERE id <> 6",
+    "SELECT id FROM t WHERE i + 1 > 1 GROUP BY id HAVING id <> 6",
+    "SELECT id FROM (SELECT * FROM (SELECT * FROM t WHERE i + 1 > 1) WHERE g <> 'x') WHERE id <> 6",
+    # the subquery's projection that may raise is computed only for the rows the outer filter keeps
+    "SELECT id FROM (SELECT id, i * 2 AS j FROM t WHERE id + 1 > 1) WHERE id <> 6 AND j > 0",
+    "SELECT id FROM (SELECT id, i * 2 AS j FROM t WHERE id + 1 > 1) WHERE j > 0 AND id <> 6",
+    "SELECT id, j FROM (SELECT id, i * 2 AS j FROM t WHERE id + 1 > 1) WHERE id <> 6",
+    "SELECT id FROM (SELECT id, i + 1 AS j FROM t WHERE i * 2 > 1) WHERE id <> 6 AND j > 1",
+    "WITH c AS (SELECT id, i * 2 AS j FROM t WHERE id + 1 > 1) SELECT id FROM c WHERE id <> 6 AND j > 0 UNION ALL SELECT id FROM c WHERE id < 3",
+    # the subquery as a side of a join; a LEFT join
+    "SELECT s.id FROM (SELECT * FROM t WHERE i + 1 > 1) s JOIN t b ON s.id = b.id WHERE s.id <> 6",
+    "SELECT s.id FROM (SELECT * FROM t WHERE i + 1 > 1) s JOIN t b ON s.id = b.id WHERE b.id <> 6",
+    "SELECT s.id FROM (SELECT * FROM t WHERE i + 1 > 1) s LEFT JOIN t b ON s.id = b.id WHERE s.id <> 6",
+    "SELECT b.id FROM t b LEFT JOIN (SELECT * FROM t WHERE i + 1 > 1) s ON s.id = b.id AND s.id <> 6",
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id WHERE a.i + 1 > 1 AND b.id <> 6",
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND b.i + 1 > 1 WHERE a.id <> 6",
+    # a side's WHERE conjuncts come before its ON conjuncts; an inferred filter after both
+    "SELECT a.id FROM t a JOIN t b ON a.id = b.id AND a.i + 1 > 1 WHERE a.id <> 6",
+    "SELECT a.id FROM t a JOIN t b ON a.id = b.id AND a.id <> 6 WHERE a.i + 1 > 1",
+    "SELECT a.id FROM t a JOIN t b ON a.id = b.id WHERE b.id <> 6 AND a.i + 1 > 1",
+    "SELECT a.id FROM t a JOIN t b ON a.id = b.id WHERE a.i + 1 > 1 AND b.id < 6",
+    "SELECT a.id FROM t a JOIN t b ON a.id = b.id JOIN t c ON b.id = c.id WHERE a.i + 1 > 1 AND c.id <> 6",
+    # an outer join a WHERE comparison over its null-supplied side makes inner; a RIGHT join; a FULL one
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND a.i + 1 > 1 WHERE b.id <> 6",
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND a.i + 1 > 1 WHERE b.id IS NULL OR b.id <> 6",
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND b.i + 1 > 1 WHERE b.id <> 6",
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id WHERE b.i + 1 > 1 AND a.id <> 6",
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id WHERE b.id <> 6 AND a.i + 1 > 1",
+    "SELECT a.id, b.id FROM t a LEFT JOIN t b ON a.id = b.id AND b.id <> 6 WHERE a.i + 1 > 1",
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id LEFT JOIN t c ON b.id = c.id AND c.i + 1 > 1 WHERE a.id <> 6",
+    "SELECT b.id FROM t a RIGHT JOIN t b ON a.id = b.id AND a.i + 1 > 1 AND b.id <> 6",
+    "SELECT b.id FROM t a RIGHT JOIN t b ON a.id = b.id AND a.i + 1 > 1 WHERE a.id <> 6",
+    "SELECT b.id FROM t a RIGHT JOIN t b ON a.id = b.id WHERE b.i + 1 > 1 AND a.id <> 6",
+    "SELECT b.id FROM t a RIGHT JOIN t b ON a.id = b.id AND b.id <> 6 WHERE b.i + 1 > 1",
+    "SELECT a.id FROM t a FULL JOIN t b ON a.id = b.id AND a.i + 1 > 1 AND b.id <> 6",
+    # a comma join and a cross join with their condition in the WHERE; a side's projection that may raise
+    "SELECT a.id FROM t a, t b WHERE a.id = b.id AND a.i + 1 > 1 AND b.id <> 6",
+    "SELECT a.id FROM t a CROSS JOIN t b WHERE a.id = b.id AND a.i + 1 > 1 AND b.id <> 6",
+    "SELECT a.id FROM t a JOIN (SELECT id, i + 1 AS j FROM t) s ON a.id = s.id WHERE s.j > 1 AND a.id <> 6",
+    # nothing may raise: left to DuckDB
+    "SELECT id FROM (SELECT * FROM t WHERE id > 1) WHERE id <> 6",
+    "SELECT a.id FROM t a JOIN t b ON a.id = b.id WHERE a.i > 1 AND b.id <> 6",
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="DuckDB pushes a filter below one that may raise (README, differences)")
+# The Spark engine's answers to the queries above that Spark's own scan of the files gives: in the
+# others Spark's filter over the engine's Python data source (DSv2) tests the conjunct it hands
+# to the source (``id <> 6``) first, the source's filter of a subquery or a join side being
+# one Spark pushes down before the relation's own (README, differences; _TRANSLATED_FIRST)
+_SPARK_ENGINE_SAME = {
+    "WITH c AS (SELECT * FROM t WHERE id + 1 > 1) SELECT id FROM c WHERE id <> 6 UNION ALL SELECT id FROM c WHERE id < 3",
+    "SELECT id FROM (SELECT id, i * 2 AS j FROM t WHERE id + 1 > 1) WHERE id <> 6 AND j > 0",
+    "SELECT id FROM (SELECT id, i * 2 AS j FROM t WHERE id + 1 > 1) WHERE j > 0 AND id <> 6",
+    "SELECT id, j FROM (SELECT id, i * 2 AS j FROM t WHERE id + 1 > 1) WHERE id <> 6",
+    "WITH c AS (SELECT id, i * 2 AS j FROM t WHERE id + 1 > 1) SELECT id FROM c WHERE id <> 6 AND j > 0 UNION ALL SELECT id FROM c WHERE id < 3",
+    "SELECT a.id FROM t a JOIN t b ON a.id = b.id AND a.i + 1 > 1 WHERE a.id <> 6",
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND a.i + 1 > 1 WHERE b.id IS NULL OR b.id <> 6",
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND b.i + 1 > 1 WHERE b.id <> 6",
+    "SELECT a.id, b.id FROM t a LEFT JOIN t b ON a.id = b.id AND b.id <> 6 WHERE a.i + 1 > 1",
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id LEFT JOIN t c ON b.id = c.id AND c.i + 1 > 1 WHERE a.id <> 6",
+    "SELECT b.id FROM t a RIGHT JOIN t b ON a.id = b.id AND a.i + 1 > 1 WHERE a.id <> 6",
+    "SELECT b.id FROM t a RIGHT JOIN t b ON a.id = b.id AND b.id <> 6 WHERE b.i + 1 > 1",
+    "SELECT a.id FROM t a FULL JOIN t b ON a.id = b.id AND a.i + 1 > 1 AND b.id <> 6",
+    "SELECT id FROM (SELECT * FROM t WHERE id > 1) WHERE id <> 6",
+    "SELECT a.id FROM t a JOIN t b ON a.id = b.id WHERE a.i > 1 AND b.id <> 6",
+}
+
+
+@pytest.mark.parametrize("sql", HELD)
+def test_filter_below_one_that_may_raise(
+    sql: str, spark_views: SparkSession, con: vpush.Connection, request: pytest.FixtureRequest
+) -> None:
+    if con.engine.name == "spark" and sql not in _SPARK_ENGINE_SAME:
+        request.applymarker(pytest.mark.xfail(strict=True, reason="Spark's filter over a DSv2 source tests the source's filter first"))
+    assert_same_answer(sql, spark_views, con, _SPARK_ANSWERS)
+
+
+# Left as it is (README, differences): Spark infers b.id <> 6 from the ON's a.id = b.id AND a.id <>
+# 6 and pushes it to b, the null-supplying side, so that the pair id 6 never meets the ON's a.i + 1
+# > 1 and Spark answers; vpush's DuckDB tests that conjunct on the pair and raises.
+DIFFERENT = [
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND a.i + 1 > 1 AND a.id <> 6",
+]
+
+
+@pytest.mark.xfail(strict=True, reason="an outer join's conjuncts placed otherwise than Spark places them (README, differences)")
 @pytest.mark.parametrize("sql", DIFFERENT)
-def test_filter_duckdb_moves_below_one_that_may_raise(sql: str, spark_views: SparkSession, tables: dict[str, Path]) -> None:
+def test_outer_join_conjuncts_placed_otherwise(sql: str, spark_views: SparkSession, tables: dict[str, Path]) -> None:
     assert_same_answer(sql, spark_views, connect_tables(tables), _SPARK_ANSWERS)

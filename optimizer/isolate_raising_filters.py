@@ -1,0 +1,267 @@
+"""A filter that may raise kept below any filter DuckDB would move under it, as Spark keeps it.
+
+Spark tests a relation's own filter before any filter it later pushes to that relation: an outer
+query's WHERE over a subquery or a CTE is combined after the subquery's own conjuncts
+(``CombineFilters``, through the projection: ``PushPredicateThroughNonJoin``), a HAVING over
+grouping keys is pushed below the aggregate after the WHERE, and a filter inferred across a
+join's equality (``InferFiltersFromConstraints``: ``a.id <> 6`` from ``a.id = b.id AND b.id <>
+6``) comes after the side's own conjuncts. So ``SELECT id FROM (SELECT * FROM t WHERE i + 1 > 1)
+WHERE id <> 6`` raises the overflow for the largest ``i`` (at id 6), as does ``SELECT a.id FROM t
+a JOIN t b ON a.id = b.id WHERE a.i + 1 > 1 AND b.id <> 6`` (measured on PySpark 4.3). DuckDB
+pushes such a filter into the scan, below the one that may raise, and answers.
+
+Where a filter may raise (:func:`~vpush.optimizer.order_conjuncts.may_raise`) and DuckDB could
+move another below it, the relation and its filter are held apart under ``OFFSET 0``, which
+DuckDB pushes no filter through (checked with EXPLAIN on DuckDB 2.0: a streaming limit, which
+costs nothing measurable on 1M rows):
+
+    SELECT p FROM src WHERE w GROUP BY ...   ->   SELECT p FROM (SELECT * FROM src WHERE w OFFSET 0) AS src GROUP BY ...
+
+for a query DuckDB may push into (a subquery or CTE read in a FROM or join, a branch of a set
+operation that is one, or a query with a HAVING), its projection left above so that DuckDB still
+computes it only for the rows the outer filter keeps, as Spark does; and, in a join, each side
+whose own conjuncts may raise is held with them. Those are the ones Spark pushes to that side,
+the WHERE's first, then an ON's: a WHERE's over a side no outer join null-supplies, an inner
+join's ON's over such a side, and an outer join's ON's over the side it null-supplies (a LEFT
+join's right side, the first join's left side for a RIGHT join); an outer join whose
+null-supplied side a WHERE comparison reads is an inner one (Spark's EliminateOuterJoin, which
+DuckDB does too), and is written so where a side is held:
+
+    FROM t a JOIN t b ON a.id = b.id WHERE ADD(a.i, 1) > 1 AND b.id <> 6
+      ->   FROM (SELECT * FROM t AS a WHERE ADD(a.i, 1) > 1 OFFSET 0) AS a JOIN t b ON a.id = b.id WHERE b.id <> 6
+
+A filter none of whose conjuncts may raise is left to DuckDB, its pushdown into the Parquet scan
+included.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from vpush.optimizer.order_conjuncts import may_raise
+
+__all__ = ["isolate_raising_filters"]
+
+
+def isolate_raising_filters(expression: exp.Expr) -> exp.Expr:
+    """Hold each filter that may raise under ``OFFSET 0`` where DuckDB would otherwise test
+    another filter before it (see the module's docstring). In place, on the DuckDB query.
+
+    Example:
+        >>> import sqlglot
+        >>> isolate_raising_filters(sqlglot.parse_one(
+        ...     "SELECT id FROM (SELECT * FROM t WHERE ADD(i, 1) > 1) AS s WHERE id <> 6")).sql()
+        'SELECT id FROM (SELECT * FROM (SELECT * FROM t WHERE ADD(i, 1) > 1 OFFSET 0) AS "t") AS s WHERE id <> 6'
+        >>> isolate_raising_filters(sqlglot.parse_one(
+        ...     "SELECT a.id FROM t AS a JOIN t AS b ON a.id = b.id WHERE ADD(a.i, 1) > 1 AND b.id <> 6")).sql()
+        'SELECT a.id FROM (SELECT * FROM t AS a WHERE ADD(a.i, 1) > 1 OFFSET 0) AS a JOIN t AS b ON a.id = b.id WHERE b.id <> 6'
+        >>> isolate_raising_filters(sqlglot.parse_one("SELECT id FROM (SELECT * FROM t WHERE i > 1) AS s WHERE id <> 6")).sql()
+        'SELECT id FROM (SELECT * FROM t WHERE i > 1) AS s WHERE id <> 6'
+    """
+    for select in list(expression.find_all(exp.Select)):
+        if _is_held(select) or select.args.get("laterals") or select.args.get("pivots"):
+            continue
+        if select.args.get("joins"):
+            _hold_sides(select)
+        elif _may_be_pushed_into(select):
+            _hold_where(select)
+    return expression
+
+
+def _is_held(select: exp.Select) -> bool:
+    """Whether ``select`` is one this rule wrote (``SELECT * FROM r WHERE w OFFSET 0``): running
+    the rule twice equals running it once."""
+    offset = select.args.get("offset")
+    return (
+        isinstance(offset, exp.Offset)
+        and isinstance(offset.expression, exp.Literal)
+        and offset.expression.name == "0"
+        and len(select.expressions) == 1
+        and isinstance(select.expressions[0], exp.Star)
+    )
+
+
+def _may_be_pushed_into(select: exp.Select) -> bool:
+    """Whether DuckDB may push a filter into ``select``'s FROM: a HAVING of its own (over grouping
+    keys), or a query that is read as a relation (a subquery in a FROM or join, a CTE, or a branch
+    of a set operation that is one)."""
+    if select.args.get("having") is not None:
+        return True
+    node: exp.Expr = select
+    while isinstance(node.parent, (exp.SetOperation, exp.Subquery)):
+        if isinstance(node.parent, exp.SetOperation) and node.arg_key not in ("this", "expression"):
+            return False  # the ORDER BY or LIMIT of a set operation
+        node = node.parent
+        if isinstance(node, exp.Subquery) and isinstance(node.parent, (exp.From, exp.Join)):
+            return True
+    return isinstance(node.parent, exp.CTE)
+
+
+def _hold_where(select: exp.Select) -> None:
+    """``select``'s FROM and WHERE held under ``OFFSET 0`` where the WHERE may raise."""
+    where = select.args.get("where")
+    source = select.args.get("from_") or select.args.get("from")
+    if where is None or source is None or not isinstance(source.this, (exp.Table, exp.Subquery)) or not source.this.alias_or_name:
+        return
+    if where.this.find(exp.Query, exp.Subquery) is not None or not may_raise(where.this, select):
+        return  # a subquery in the WHERE: its correlation is left where it is
+    where.pop()
+    source.set("this", _held(source.this, [where.this]))
+
+
+def _hold_sides(select: exp.Select) -> None:
+    """Each side of ``select``'s joins whose own conjuncts may raise, held with them."""
+    joins = select.args["joins"]
+    source = select.args.get("from_") or select.args.get("from")
+    if source is None:
+        return
+    relations = [source.this] + [join.this for join in joins]
+    if not all(isinstance(r, (exp.Table, exp.Subquery)) and r.alias_or_name for r in relations):
+        return
+    names = [r.alias_or_name for r in relations]
+    if len(set(names)) != len(names):
+        return
+    kinds = [_join_kind(join, index) for index, join in enumerate(joins)]
+    if None in kinds:
+        return
+    where = select.args.get("where")
+    rejected = {_side(c, names) for c in _conjuncts(where.this) if _rejects_nulls(c)} if where is not None else set()
+    # a WHERE conjunct that drops the rows where the null-supplying side of an outer join is NULL
+    # makes it an inner join, for Spark (EliminateOuterJoin) as for DuckDB
+    made_inner = [
+        index for index, kind in enumerate(kinds)
+        if (kind == "left" and names[index + 1] in rejected) or (kind == "right" and names[0] in rejected)
+    ]
+    for index in made_inner:
+        kinds[index] = "inner"
+    supplied = {names[index + 1] for index, kind in enumerate(kinds) if kind == "left"}
+    supplied |= {names[0] for kind in kinds if kind == "right"}
+    groups: dict[str, list[tuple[exp.Expr, exp.Expr]]] = {name: [] for name in names}
+    if where is not None:
+        for conjunct in _conjuncts(where.this):
+            side = _side(conjunct, names)
+            if side is not None and side not in supplied:
+                groups[side].append((where, conjunct))
+    ons: dict[str, set[int]] = {name: set() for name in names}
+    for index, (join, kind) in enumerate(zip(joins, kinds)):
+        on = join.args.get("on")
+        if on is None:
+            continue
+        for conjunct in _conjuncts(on):
+            side = _side(conjunct, names)
+            if side is None:
+                continue
+            # Spark pushes an ON conjunct to a side an inner join does not null-supply, and to the
+            # null-supplying side of an outer join
+            if (
+                (kind == "inner" and side not in supplied)
+                or (kind == "left" and side == names[index + 1])
+                or (kind == "right" and side == names[0])
+            ):
+                groups[side].append((join, conjunct))
+                ons[side].add(index)
+    held = False
+    for relation, name in zip(relations, names):
+        group = groups[name]
+        # the ON conjuncts of two joins pushed to one side: Spark's order between them is not modelled
+        if not group or len(ons[name]) > 1 or not any(may_raise(c, select) for _, c in group):
+            continue
+        held = True
+        for owner, conjunct in group:
+            _remove(owner, conjunct)
+        place = exp.Null()
+        relation.replace(place)
+        place.replace(_held(relation, [c for _, c in group]))
+    if where is not None and where.this is None:
+        where.pop()
+    if held:
+        for index in made_inner:  # written inner too (the same rows): a WHERE conjunct may have moved into a side
+            joins[index].set("side", None)
+            joins[index].set("kind", None)
+
+
+def _join_kind(join: exp.Join, index: int) -> str | None:
+    """``inner`` (also a cross join), ``left``, ``right`` (the first join only: its left side one
+    relation), or None for a join this rule leaves alone."""
+    side, kind = join.side.upper(), join.kind.upper()
+    if join.args.get("using") or join.args.get("method") or kind not in ("", "INNER", "CROSS", "OUTER"):
+        return None
+    if not side and kind != "OUTER":
+        return "inner"
+    if side == "LEFT":
+        return "left"
+    if side == "RIGHT" and index == 0:
+        return "right"
+    return None
+
+
+# comparisons that are NULL where an operand is: a WHERE conjunct of one of them over a column
+# drops the rows where that column is NULL
+_NULL_REJECTING = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+
+# and the arithmetic that is NULL where an operand is (vpush's checked integer arithmetic included)
+_NULL_PROPAGATING = (exp.Column, exp.Literal, exp.Paren, exp.Neg, exp.Add, exp.Sub, exp.Mul, exp.Identifier)
+_NULL_PROPAGATING_FUNCTIONS = frozenset({"add", "subtract", "multiply"})
+
+
+def _rejects_nulls(conjunct: exp.Expr) -> bool:
+    """Whether ``conjunct`` is NULL where its columns are NULL: a comparison of columns and
+    constants through arithmetic, reading some column.
+
+    Example:
+        >>> import sqlglot
+        >>> [_rejects_nulls(sqlglot.parse_one(s)) for s in ("b.id <> 6", "ADD(b.i, 1) > 1", "b.id IS NULL", "coalesce(b.id, 0) = 0")]
+        [True, True, False, False]
+    """
+    if not isinstance(conjunct, _NULL_REJECTING) or conjunct.find(exp.Column) is None:
+        return False
+    return all(
+        isinstance(node, _NULL_PROPAGATING)
+        or (isinstance(node, exp.Anonymous) and node.name.lower() in _NULL_PROPAGATING_FUNCTIONS)
+        for side in (conjunct.this, conjunct.expression)
+        for node in side.walk()
+    )
+
+
+def _conjuncts(condition: exp.Expr) -> list[exp.Expr]:
+    condition = condition.unnest()
+    return list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+
+
+def _side(conjunct: exp.Expr, names: list[str]) -> str | None:
+    """The one relation a conjunct reads, by qualified columns only (an unqualified column could
+    be any side's), and without a subquery; else None."""
+    if conjunct.find(exp.Query, exp.Subquery, exp.AggFunc, exp.Window) is not None:
+        return None
+    tables = {column.table for column in conjunct.find_all(exp.Column)}
+    if len(tables) != 1:
+        return None
+    table = next(iter(tables))
+    return table if table in names else None
+
+
+def _remove(owner: exp.Expr, conjunct: exp.Expr) -> None:
+    """Take ``conjunct`` out of a WHERE or a join's ON (an ON left empty becomes ``TRUE``)."""
+    key = "this" if isinstance(owner, exp.Where) else "on"
+    rest = [c for c in _conjuncts(owner.args[key]) if c is not conjunct]
+    if rest:
+        owner.set(key, exp.and_(*rest, copy=False))
+    elif isinstance(owner, exp.Where):
+        owner.set("this", None)
+    else:
+        owner.set("on", exp.true())
+
+
+def _held(relation: exp.Expr, conjuncts: list[exp.Expr]) -> exp.Subquery:
+    """``(SELECT * FROM relation WHERE conjuncts OFFSET 0) AS <relation's name>``."""
+    alias = relation.args.get("alias")
+    if isinstance(alias, exp.TableAlias) and isinstance(alias.this, exp.Identifier):
+        name = alias.this.copy()
+    else:
+        name = exp.to_identifier(relation.name, quoted=True)
+    inner = exp.Select(expressions=[exp.Star()])
+    inner.set("from_", exp.From(this=relation))
+    inner.set("where", exp.Where(this=exp.and_(*conjuncts, copy=False)))
+    inner.set("offset", exp.Offset(expression=exp.Literal.number(0)))
+    return exp.Subquery(this=inner, alias=exp.TableAlias(this=name))
