@@ -7983,6 +7983,13 @@ def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, M
         if column.find_ancestor(exp.Select) is not select:
             continue
         found = [cols[column.table.lower()] for cols in columns.values() if column.table.lower() in cols]
+        if (not found and own is None and column.table.lower() not in sources and scope.parent is None and sources
+                and column.table.lower() not in _lambda_variables(column)):
+            # a qualifier that names no source of the query nor a column of one (`y.id`)
+            raise OptimizeError(
+                f"A column, variable, or function parameter with name `{column.table}`.`{column.name}` cannot be resolved.",
+                error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
+            )
         if not found and own is not None and column.table.lower() in sources and not scope.is_correlated_subquery:
             raise OptimizeError(
                 f"A column, variable, or function parameter with name `{column.table}`.`{column.name}` cannot be resolved.",

@@ -98,6 +98,9 @@ QUERIES = [
     # and arrays: Spark's classes (DuckDB's binder errors had none)
     "SELECT arr.nope FROM t",
     "SELECT t.arr.nope FROM t",
+    # a qualifier that names no source nor a column (DuckDB's binder: no class)
+    "SELECT y.id FROM t", "SELECT id FROM t WHERE y.id > 1", "SELECT t.id FROM t AS x", "SELECT max(y.id) FROM t",
+    "SELECT id FROM t GROUP BY id ORDER BY y.id", "SELECT x.id FROM t x WHERE x.id IN (SELECT z.id FROM t z)",
     "SELECT tags.x FROM t",
     "SELECT s.b.d.x FROM t",
     "SELECT s[0] FROM t",
