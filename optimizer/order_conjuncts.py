@@ -187,15 +187,16 @@ def hold_filter_order(expression: exp.Expr) -> exp.Expr:
     - A WHERE, and a HAVING over grouping keys only (Spark pushes it below the aggregate; one with
       an aggregate it splits there, which the wrapping would undo), of a SELECT without joins is
       wrapped whole where a conjunct that may raise has another after it.
-    - A SELECT with joins: Spark pushes each conjunct of its ONs and WHERE that reads one side to
-      that side, and infers more across the join's equalities (``a.id <> 6`` from ``b.id <> 6``
-      and ``a.id = b.id``), which it tests after those written on that side over Parquet, first
-      over a source. So where any of them may raise and another is beside it, each conjunct is
-      wrapped by itself (Spark still pushes it to its side; the inferred ones are wrapped too),
-      but for an equality of two columns (a join's key, or a correlated subquery's, which Spark's
-      planner must see; no source filter compares two columns, so none is tested before it) and a
-      conjunct holding a subquery (none either). So is a WHERE without joins that holds such an
-      equality, with the rule of the first case.
+    - A SELECT with joins: Spark pushes each conjunct of its ONs, its WHERE and its HAVING (one
+      that reads no aggregate) that reads one side to that side, and infers more across the
+      join's equalities (``a.id <> 6`` from ``b.id <> 6`` and ``a.id = b.id``), which it tests
+      after those written for that side over Parquet, first over a source. So where any of them
+      may raise and another is beside it, each conjunct is wrapped by itself (Spark still pushes
+      it to its side, and what it infers from it is wrapped too), but for an equality of two
+      columns (a join's key, or a correlated subquery's, which Spark's planner must see) and a
+      conjunct holding a subquery (which Spark turns into a join): no source filter is either,
+      so Spark moves neither. So is a WHERE without joins that holds such an equality or a
+      subquery, with the rule of the first case.
     - A WHERE over a subquery or a CTE whose own WHERE may raise (Spark combines the two filters,
       the subquery's first): wrapped, so that the subquery's is tested first.
 
@@ -208,8 +209,8 @@ def hold_filter_order(expression: exp.Expr) -> exp.Expr:
         'SELECT id FROM t WHERE COALESCE(i + 1 > 1 AND id <> 6, FALSE)'
         >>> hold_filter_order(sqlglot.parse_one("SELECT id FROM t WHERE id <> 6 AND i + 1 > 1")).sql()
         'SELECT id FROM t WHERE id <> 6 AND i + 1 > 1'
-        >>> hold_filter_order(sqlglot.parse_one("SELECT a.id FROM t a JOIN t b ON a.id = b.id AND b.id <> 6 AND a.i + 1 > 1")).sql()
-        'SELECT a.id FROM t AS a JOIN t AS b ON a.id = b.id AND COALESCE(b.id <> 6, FALSE) AND COALESCE(a.i + 1 > 1, FALSE)'
+        >>> hold_filter_order(sqlglot.parse_one("SELECT 1 FROM a JOIN b ON a.k = b.k AND b.x <> 6 AND a.i + 1 > 1")).sql()
+        'SELECT 1 FROM a JOIN b ON a.k = b.k AND COALESCE(b.x <> 6, FALSE) AND COALESCE(a.i + 1 > 1, FALSE)'
     """
     for select in list(expression.find_all(exp.Select)):
         joins = select.args.get("joins") or []
@@ -217,8 +218,11 @@ def hold_filter_order(expression: exp.Expr) -> exp.Expr:
         conditions = [(join, "on") for join in joins if join.args.get("on") is not None]
         if where is not None:
             conditions.append((where, "this"))
+        having = select.args.get("having")
+        if joins and having is not None:
+            conditions.append((having, "this"))  # its conjuncts over grouping keys pushed to the sides
         conjuncts = [c for node, key in conditions for c in _conjuncts(node.args[key])]
-        free = [c for c in conjuncts if not _kept_plain(c)]
+        free = [c for c in conjuncts if not _kept_plain(c) and c.find(exp.AggFunc) is None]
         # Spark tests a subquery's own filter first, then the outer one, as one filter
         below = any(_filter_may_raise(query) for query, is_scan in _derived_sources(select).values() if not is_scan)
         if joins or len(free) < len(conjuncts):
@@ -228,7 +232,7 @@ def hold_filter_order(expression: exp.Expr) -> exp.Expr:
                 for conjunct in free:
                     _wrap(conjunct)
             continue
-        for clause in (where, select.args.get("having")):
+        for clause in (where, having):
             if clause is None:
                 continue
             conjuncts = _conjuncts(clause.this)
@@ -241,8 +245,9 @@ def hold_filter_order(expression: exp.Expr) -> exp.Expr:
 
 def _filter_may_raise(query: exp.Query) -> bool:
     """Whether a conjunct of the WHERE of ``query`` (a subquery or a CTE another SELECT reads) may raise."""
-    where = query.args.get("where") if isinstance(query, exp.Select) else None
-    return where is not None and any(may_raise(c, query) for c in _conjuncts(where.this))
+    if not isinstance(query, exp.Select) or query.args.get("where") is None:
+        return False
+    return any(may_raise(c, query) for c in _conjuncts(query.args["where"].this))
 
 
 def _conjuncts(condition: exp.Expr) -> list[exp.Expr]:

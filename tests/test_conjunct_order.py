@@ -90,6 +90,9 @@ PAIRS = [
      "SELECT a.id FROM t a JOIN t b USING (id) WHERE a.id <> 6 AND a.i + 1 > 1"),
     ("SELECT a.id FROM t a CROSS JOIN t b WHERE a.i + 1 > 1 AND a.id <> 6 AND b.id = 1",
      "SELECT a.id FROM t a CROSS JOIN t b WHERE a.id <> 6 AND a.i + 1 > 1 AND b.id = 1"),
+    # a HAVING over a join's grouping keys, pushed below the aggregate to a side
+    ("SELECT a.id, count(*) AS n FROM t a JOIN t b ON a.id = b.id GROUP BY a.id, a.i HAVING a.i + 1 > 1 AND a.id <> 6",
+     "SELECT a.id, count(*) AS n FROM t a JOIN t b ON a.id = b.id GROUP BY a.id, a.i HAVING a.id <> 6 AND a.i + 1 > 1"),
     # a correlated subquery's WHERE (Spark makes it a join, its equality the key)
     ("SELECT a.id FROM t a WHERE EXISTS (SELECT 1 FROM t b WHERE b.id = a.id AND b.i + 1 > 1 AND b.id <> 6)",
      "SELECT a.id FROM t a WHERE EXISTS (SELECT 1 FROM t b WHERE b.id = a.id AND b.id <> 6 AND b.i + 1 > 1)"),
@@ -235,3 +238,21 @@ def test_nothing_that_may_raise_is_left_as_written(spark_con: vpush.Connection) 
     ):
         spark_sql = spark_con.plan(sql).sql("spark")
         assert "COALESCE" not in spark_sql.upper(), f"Should leave {sql!r} as written: {spark_sql}"
+
+
+def test_held_conditions_keep_their_pruning(tmp_path: Path) -> None:
+    """vpush skips row groups by the query as written: a condition held for the Spark engine
+    prunes as it does unheld (ids 1-40 in row groups of 10; a.id <= 15 reads the first two)."""
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "t"
+    folder.mkdir()
+    rows = pa.table({"id": pa.array(range(1, 41), pa.int32()), "i": pa.array([1] * 39 + [2147483647], pa.int32())})
+    pq.write_table(rows, folder / "part-0.parquet", row_group_size=10)
+    with connect_tables({"t": folder}) as connection:
+        held = connection.plan("SELECT a.id FROM t a JOIN t b ON a.id = b.id WHERE a.i + 1 > 1 AND a.id <= 15")
+        plain = connection.plan("SELECT a.id FROM t a JOIN t b ON a.id = b.id WHERE a.id <= 15")
+    assert "COALESCE" in held.sql("spark"), "Should hold the WHERE on the Spark engine"
+    read = [[f.row_groups for f in scan.files] for scan in held.scans]
+    assert read == [[f.row_groups for f in scan.files] for scan in plain.scans], "Should prune as the unheld WHERE does"
+    assert read[0] == [(0, 1)], "Should skip the row groups past id 15"
