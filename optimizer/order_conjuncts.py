@@ -176,16 +176,32 @@ def order_conjuncts(expression: exp.Expr) -> exp.Expr:
 
 
 def hold_filter_order(expression: exp.Expr) -> exp.Expr:
-    """Keep Spark from testing a WHERE's conjuncts out of their order on the Spark engine. There
+    """Keep Spark from testing a filter's conjuncts out of their order on the Spark engine. There
     vpush's scans are a Python data source, and over such a source Spark's filter tests first the
     conjuncts it can translate into a source's filter (its plan reads ``NOT (id = 6) AND ((i + 1)
     > 1)`` for ``WHERE i + 1 > 1 AND id <> 6``), so it answered where Spark over the Parquet
     files raises. A condition written ``coalesce(c, false)`` (the same rows: a NULL and a false
-    drop the row alike) is one conjunct, whose ``AND`` Spark evaluates left to right (measured).
-    A WHERE, and a HAVING over grouping keys only (Spark pushes it below the aggregate; one with
-    an aggregate it splits there, which the wrapping would undo), of a SELECT without joins only (a join's keys must stay visible to Spark's planner: a join's ON
-    is left, a difference the README lists), and only where a conjunct that may raise has
-    another after it. In place, on the Spark query.
+    drop the row alike) is one conjunct that no source takes, whose ``AND`` Spark evaluates left
+    to right (measured), and which Spark keeps in its place among the others.
+
+    - A WHERE, and a HAVING over grouping keys only (Spark pushes it below the aggregate; one with
+      an aggregate it splits there, which the wrapping would undo), of a SELECT without joins is
+      wrapped whole where a conjunct that may raise has another after it.
+    - A SELECT with joins: Spark pushes each conjunct of its ONs, its WHERE and its HAVING (one
+      that reads no aggregate) that reads one side to that side, and infers more across the
+      join's equalities (``a.id <> 6`` from ``b.id <> 6`` and ``a.id = b.id``), which it tests
+      after those written for that side over Parquet, first over a source. So where any of them
+      may raise and another is beside it, each conjunct is wrapped by itself (Spark still pushes
+      it to its side, and what it infers from it is wrapped too), but for an equality of two
+      columns (a join's key, or a correlated subquery's, which Spark's planner must see) and a
+      conjunct holding a subquery (which Spark turns into a join): no source filter is either,
+      so Spark moves neither. So is a WHERE without joins that holds such an equality or a
+      subquery, with the rule of the first case.
+    - A WHERE over a subquery or a CTE whose own WHERE may raise (Spark combines the two filters,
+      the subquery's first): wrapped, so that the subquery's is tested first.
+
+    Pruning is not at stake: vpush skips row groups by the query as written, before this. In
+    place, on the Spark query.
 
     Example:
         >>> import sqlglot
@@ -193,19 +209,69 @@ def hold_filter_order(expression: exp.Expr) -> exp.Expr:
         'SELECT id FROM t WHERE COALESCE(i + 1 > 1 AND id <> 6, FALSE)'
         >>> hold_filter_order(sqlglot.parse_one("SELECT id FROM t WHERE id <> 6 AND i + 1 > 1")).sql()
         'SELECT id FROM t WHERE id <> 6 AND i + 1 > 1'
+        >>> hold_filter_order(sqlglot.parse_one("SELECT 1 FROM a JOIN b ON a.k = b.k AND b.x <> 6 AND a.i + 1 > 1")).sql()
+        'SELECT 1 FROM a JOIN b ON a.k = b.k AND COALESCE(b.x <> 6, FALSE) AND COALESCE(a.i + 1 > 1, FALSE)'
     """
     for select in list(expression.find_all(exp.Select)):
-        if select.args.get("joins"):
+        joins = select.args.get("joins") or []
+        where = select.args.get("where")
+        conditions = [(join, "on") for join in joins if join.args.get("on") is not None]
+        if where is not None:
+            conditions.append((where, "this"))
+        having = select.args.get("having")
+        if joins and having is not None:
+            conditions.append((having, "this"))  # its conjuncts over grouping keys pushed to the sides
+        conjuncts = [c for node, key in conditions for c in _conjuncts(node.args[key])]
+        free = [c for c in conjuncts if not _kept_plain(c) and c.find(exp.AggFunc) is None]
+        # Spark tests a subquery's own filter first, then the outer one, as one filter
+        below = any(_filter_may_raise(query) for query, is_scan in _derived_sources(select).values() if not is_scan)
+        if joins or len(free) < len(conjuncts):
+            # Spark may test an inferred conjunct of one side after any of the others
+            raising = free if joins else free[:-1]
+            if (below and free) or (len(free) > 1 and any(may_raise(c, select) for c in raising)):
+                for conjunct in free:
+                    _wrap(conjunct)
             continue
-        for clause in (select.args.get("where"), select.args.get("having")):
+        for clause in (where, having):
             if clause is None:
                 continue
-            conjuncts = list(clause.this.flatten()) if isinstance(clause.this, exp.And) else [clause.this]
+            conjuncts = _conjuncts(clause.this)
             if clause.key == "having" and any(c.find(exp.AggFunc) is not None for c in conjuncts):
                 continue  # Spark pushes the conjuncts over grouping keys below the aggregate, apart
-            if any(may_raise(conjunct, select) for conjunct in conjuncts[:-1]):
+            if (below and clause is where) or any(may_raise(conjunct, select) for conjunct in conjuncts[:-1]):
                 clause.set("this", exp.Coalesce(this=clause.this, expressions=[exp.false()]))
     return expression
+
+
+def _filter_may_raise(query: exp.Query) -> bool:
+    """Whether a conjunct of the WHERE of ``query`` (a subquery or a CTE another SELECT reads) may raise."""
+    if not isinstance(query, exp.Select) or query.args.get("where") is None:
+        return False
+    return any(may_raise(c, query) for c in _conjuncts(query.args["where"].this))
+
+
+def _conjuncts(condition: exp.Expr) -> list[exp.Expr]:
+    return list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+
+
+def _kept_plain(conjunct: exp.Expr) -> bool:
+    """Whether :func:`hold_filter_order` leaves a conjunct of a SELECT with joins as written: an
+    equality of two columns' expressions (a join's key, which Spark's planner must see), or a
+    conjunct holding a subquery (which Spark turns into a join); no source filter is either."""
+    if conjunct.find(exp.Query, exp.Subquery, exp.Exists) is not None:
+        return True
+    return (
+        isinstance(conjunct, (exp.EQ, exp.NullSafeEQ))
+        and conjunct.left.find(exp.Column) is not None
+        and conjunct.right.find(exp.Column) is not None
+    )
+
+
+def _wrap(conjunct: exp.Expr) -> None:
+    """``conjunct`` written ``coalesce(conjunct, false)`` in its place."""
+    wrapped = exp.Coalesce(expressions=[exp.false()])
+    conjunct.replace(wrapped)
+    wrapped.set("this", conjunct)
 
 
 def _one(conjunct: exp.Expr) -> object:
