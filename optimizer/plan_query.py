@@ -488,6 +488,8 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
                 )
             )
         replacement.meta[SCAN_INDEX] = index
+        if node.args.get("joins"):  # a parenthesized join, `x JOIN (y JOIN u USING (id))`: y's joins stay with it
+            replacement.set("joins", node.args["joins"])
         node.replace(replacement)
         for copied in [t for t in expression.find_all(exp.Table) if t.meta.get(SCAN_INDEX) == index and t is not node]:
             # a copy the rewrite made of the table's node (a scalar subquery written twice in Spark's
@@ -506,6 +508,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
                     this=exp.to_identifier(scans[scan_index].name, quoted=True),
                     alias=exp.TableAlias(this=exp.to_identifier(alias, quoted=True)),
                     pivots=spark_node.args.get("pivots"),  # FROM t PIVOT (...): Spark pivots the scan
+                    joins=spark_node.args.get("joins"),  # a parenthesized join's inner joins
                 )
             )
     _cast_later(expression, casts_later, functions, time_zone, spark=False)
