@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 
 from sqlglot import exp
 
+from vpush.optimizer.dialect import bound_by_lambda as _bound_by_lambda
 from vpush.optimizer.errors import OptimizeError
 
 __all__ = ["check_join_references"]
@@ -172,13 +173,3 @@ def _ambiguous(written: str, owners: list[_Entry]) -> OptimizeError:
     return OptimizeError(
         f"Reference `{written}` is ambiguous, could be: [{', '.join(shown)}].", error_class="AMBIGUOUS_REFERENCE"
     )
-
-
-def _bound_by_lambda(column: exp.Column) -> bool:
-    """Whether ``column`` names a parameter of a lambda around it (``x`` in ``x -> x + 1``)."""
-    node = column.parent
-    while node is not None:
-        if isinstance(node, exp.Lambda) and any(p.name.lower() == column.name.lower() for p in node.expressions):
-            return True
-        node = node.parent
-    return False

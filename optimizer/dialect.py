@@ -1260,6 +1260,11 @@ def lambda_variables(node: exp.Expr) -> set[str]:
     return {v.name.lower() for lam in enclosing(node, exp.Lambda) for v in lam.expressions}
 
 
+def bound_by_lambda(column: exp.Column) -> bool:
+    """Whether ``column`` names a parameter of a lambda around it (``x`` in ``x -> x + 1``)."""
+    return column.name.lower() in lambda_variables(column)
+
+
 def call_name(node: exp.Expr) -> str | None:
     """The lower-cased name of the function the user called, for a traced call or one sqlglot
     does not know (:class:`sqlglot.exp.Anonymous`)."""

@@ -57,6 +57,9 @@ def isolate_raising_filters(expression: exp.Expr) -> exp.Expr:
         'SELECT a.id FROM (SELECT * FROM t AS a WHERE ADD(a.i, 1) > 1 OFFSET 0) AS a JOIN t AS b ON a.id = b.id WHERE b.id <> 6'
         >>> isolate_raising_filters(sqlglot.parse_one("SELECT id FROM (SELECT * FROM t WHERE i > 1) AS s WHERE id <> 6")).sql()
         'SELECT id FROM (SELECT * FROM t WHERE i > 1) AS s WHERE id <> 6'
+        >>> isolate_raising_filters(sqlglot.parse_one(  # nothing outside filters: DuckDB's parallel scan kept
+        ...     "SELECT ty, COUNT(*) FROM (SELECT ty FROM t WHERE ADD(i, 1) > 1) AS s GROUP BY ty")).sql()
+        'SELECT ty, COUNT(*) FROM (SELECT ty FROM t WHERE ADD(i, 1) > 1) AS s GROUP BY ty'
     """
     for select in list(expression.find_all(exp.Select)):
         if _is_held(select) or select.args.get("laterals") or select.args.get("pivots"):
@@ -82,10 +85,13 @@ def _is_held(select: exp.Select) -> bool:
 
 
 def _may_be_pushed_into(select: exp.Select) -> bool:
-    """Whether DuckDB may push a filter into ``select``'s FROM: a HAVING of its own (over grouping
-    keys), or a query that is read as a relation (a subquery in a FROM or join, a CTE, or a branch
-    of a set operation that is one)."""
-    if select.args.get("having") is not None:
+    """Whether DuckDB may push a filter into ``select``'s FROM: a HAVING of its own with a conjunct
+    over grouping keys, or a query that is read as a relation (a subquery in a FROM or join, a
+    CTE, or a branch of a set operation that is one) where a query around it filters. Holding
+    costs DuckDB its parallel scan (a LIMIT or OFFSET keeps the rows' order on one thread), so a
+    relation nothing outside filters is left as it is."""
+    having = select.args.get("having")
+    if having is not None and _pushable(having.this):
         return True
     node: exp.Expr = select
     while isinstance(node.parent, (exp.SetOperation, exp.Subquery)):
@@ -93,8 +99,35 @@ def _may_be_pushed_into(select: exp.Select) -> bool:
             return False  # the ORDER BY or LIMIT of a set operation
         node = node.parent
         if isinstance(node, exp.Subquery) and isinstance(node.parent, (exp.From, exp.Join)):
+            return _filtered_around(select)
+    return isinstance(node.parent, exp.CTE) and _filtered_around(select)
+
+
+def _pushable(condition: exp.Expr) -> bool:
+    """Whether a HAVING's ``condition`` has a conjunct DuckDB may push below the aggregate: one
+    without an aggregate, a window or a subquery."""
+    return any(part.find(exp.AggFunc, exp.Window, exp.Query) is None for part in _conjuncts(condition))
+
+
+def _filtered_around(select: exp.Select) -> bool:
+    """Whether a query of the statement outside ``select`` filters (a WHERE, a QUALIFY, a join, a
+    HAVING with a conjunct over grouping keys): only then may DuckDB push a filter into it."""
+    for other in select.root().find_all(exp.Select):
+        if other is select or _within(other, select):
+            continue
+        having = other.args.get("having")
+        if any(other.args.get(key) for key in ("where", "qualify", "joins")) or (having is not None and _pushable(having.this)):
             return True
-    return isinstance(node.parent, exp.CTE)
+    return False
+
+
+def _within(node: exp.Expr, ancestor: exp.Expr) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent is ancestor:
+            return True
+        parent = parent.parent
+    return False
 
 
 def _hold_where(select: exp.Select) -> None:
@@ -118,7 +151,7 @@ def _hold_sides(select: exp.Select) -> None:
     relations = [source.this] + [join.this for join in joins]
     if not all(isinstance(r, (exp.Table, exp.Subquery)) and r.alias_or_name for r in relations):
         return
-    names = [r.alias_or_name for r in relations]
+    names = [r.alias_or_name.lower() for r in relations]  # qualifiers in any case, as DuckDB and Spark read them
     if len(set(names)) != len(names):
         return
     kinds = [_join_kind(join, index) for index, join in enumerate(joins)]
@@ -234,7 +267,7 @@ def _side(conjunct: exp.Expr, names: list[str]) -> str | None:
     be any side's), and without a subquery; else None."""
     if conjunct.find(exp.Query, exp.Subquery, exp.AggFunc, exp.Window) is not None:
         return None
-    tables = {column.table for column in conjunct.find_all(exp.Column)}
+    tables = {column.table.lower() for column in conjunct.find_all(exp.Column)}
     if len(tables) != 1:
         return None
     table = next(iter(tables))

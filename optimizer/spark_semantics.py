@@ -65,6 +65,7 @@ from vpush.optimizer.dialect import (
     enclosing as _enclosing,
     in_scope,
     inside_within,
+    bound_by_lambda as _bound_by_lambda,
     lambda_variables as _lambda_variables,
     number_constant,
     number_literal as _number_literal,
@@ -7974,6 +7975,7 @@ def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, M
     SELECT but a column of an atomic type or a variant (``v.a`` of a variant column: Spark
     extracts with ``v:a``), where DuckDB's binder fails without Spark's class."""
     sources = {alias.lower() for alias in scope.sources}
+    aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
     for column in select.find_all(exp.Column):
         if not column.table or column.args.get("db") or isinstance(column.this, exp.Star):
             continue
@@ -7984,8 +7986,9 @@ def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, M
             continue
         found = [cols[column.table.lower()] for cols in columns.values() if column.table.lower() in cols]
         if (not found and own is None and column.table.lower() not in sources and scope.parent is None and sources
-                and column.table.lower() not in _lambda_variables(column)):
-            # a qualifier that names no source of the query nor a column of one (`y.id`)
+                and column.table.lower() not in _lambda_variables(column) and column.table.lower() not in aliases):
+            # a qualifier that names no source of the query, no column of one, nor a lateral alias
+            # (`s AS q, q.a`, which Spark reads) of its SELECT list: `y.id`
             raise OptimizeError(
                 f"A column, variable, or function parameter with name `{column.table}`.`{column.name}` cannot be resolved.",
                 error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
@@ -8064,16 +8067,6 @@ def _own_columns(node: exp.Expr) -> list[exp.Column]:
         if not isinstance(child, (exp.Select, exp.Subquery, exp.SetOperation)):
             found.extend(_own_columns(child))
     return found
-
-
-def _bound_by_lambda(column: exp.Column) -> bool:
-    """Whether ``column`` names a parameter of a lambda around it (``x`` in ``x -> x + 1``)."""
-    node = column.parent
-    while node is not None:
-        if isinstance(node, exp.Lambda) and any(p.name.lower() == column.name.lower() for p in node.expressions):
-            return True
-        node = node.parent
-    return False
 
 
 def _type_variant_objects(node: exp.Expr, typer: _Typer) -> None:
