@@ -1102,10 +1102,11 @@ def _sequence(arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -
     """Spark's ``sequence`` of integers: inclusive, a step of 1 or -1 by default; a step that
     does not lead from start to stop raises (Spark's message, no error class), as does a sequence
     longer than Spark's largest array. Of dates: see :func:`_date_sequence`."""
-    if isinstance(result, ArrayType) and result.element == _DATE:
-        return _date_sequence(arguments, result)
-    if isinstance(result, ArrayType) and result.element in _TIMESTAMPS:
-        return _timestamp_sequence(arguments, result)
+    if isinstance(result, ArrayType) and result.element in (_DATE, *_TIMESTAMPS):
+        temporal_step = date_step(arguments[2]) if len(arguments) == 3 else ("DAY", 0)  # ("DAY", 0): by a day, either way
+        if temporal_step is None:
+            _refuse("sequence", f"{result.element.to_spark()}s by a step that is not an interval literal")
+        return (_date_sequence if result.element == _DATE else _timestamp_sequence)(arguments, result, *temporal_step)
     if not isinstance(result, ArrayType) or not _is_integral(result.element):
         _refuse("sequence", "arguments other than integers, dates or timestamps of one type, or a step that is not an interval literal")
     wide = exp.DataType.build("BIGINT")
@@ -1153,7 +1154,7 @@ def _integral_sequence(a: exp.Expr, b: exp.Expr, given_step: exp.Expr | None, ar
 _EPOCH = exp.cast(exp.Literal.string("1970-01-01"), exp.DataType.build("DATE"))
 
 
-def _timestamp_sequence(arguments: list[exp.Expr], result: ArrayType) -> exp.Expr:
+def _timestamp_sequence(arguments: list[exp.Expr], result: ArrayType, unit: str, amount: int) -> exp.Expr:
     """Spark's ``sequence`` of timestamps (``TemporalSequenceImpl``): by a literal day-time step
     as its microseconds (``Illegal sequence boundaries`` with the boundaries' and the step's
     microseconds; a step of 0 only from a timestamp to itself), by months or years as
@@ -1161,12 +1162,6 @@ def _timestamp_sequence(arguments: list[exp.Expr], result: ArrayType) -> exp.Exp
     the stop comes first). Spark adds a step's whole days, and months, in the session time zone's
     calendar: where its offset changes (daylight saving), such steps are refused; in a zone of
     one offset, and for ``timestamp_ntz``, they are whole days."""
-    sql_type = result.to_sql_type()
-    assert sql_type is not None
-    step = date_step(arguments[2]) if len(arguments) == 3 else ("DAY", 0)
-    if step is None:
-        _refuse("sequence", "timestamps by a step that is not an interval literal")
-    unit, amount = step
     micros = amount * _DAY_MICROS if unit == "DAY" else amount
     fixed = result.element == _TIMESTAMPS[1] or _FIXED_ZONE.match(SESSION_TIME_ZONE.get()) is not None
     if not fixed and (unit == "MONTH" or abs(micros) >= _DAY_MICROS or len(arguments) == 2):
@@ -1186,7 +1181,7 @@ def _timestamp_sequence(arguments: list[exp.Expr], result: ArrayType) -> exp.Exp
             exp.Sub(this=exp.column(moment.this), expression=exp.Paren(this=a.copy()))])), expressions=[moment])))
 
 
-def _date_sequence(arguments: list[exp.Expr], result: ArrayType) -> exp.Expr:
+def _date_sequence(arguments: list[exp.Expr], result: ArrayType, unit: str, amount: int) -> exp.Expr:
     """Spark's ``sequence`` of dates (``TemporalSequenceImpl``): by a day by default (back by a
     day where the stop comes first); by a literal step of whole days as the integers of their
     days are (``Illegal sequence boundaries: 19727 to 19723 by 2``); by months as
@@ -1198,10 +1193,6 @@ def _date_sequence(arguments: list[exp.Expr], result: ArrayType) -> exp.Expr:
     HOURS``, which Spark adds in the session time zone) is refused."""
     sql_type = result.to_sql_type()
     assert sql_type is not None
-    step = date_step(arguments[2]) if len(arguments) == 3 else ("DAY", 0)
-    if step is None:
-        _refuse("sequence", "dates by a step that is not an interval literal")
-    unit, amount = step
     days = [exp.Sub(this=exp.cast(a.copy(), exp.DataType.build("DATE")), expression=_EPOCH.copy()) for a in arguments[:2]]
     if unit == "DAY" and (amount != 0 or len(arguments) == 2):
         wide = exp.DataType.build("BIGINT")
