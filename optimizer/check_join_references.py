@@ -113,9 +113,9 @@ def _check_select(select: exp.Select, joins: Sequence[exp.Join], columns: list[S
             keys = [name for _, name in visible if any(name == r for _, r in right)]
         joined: list[_Entry] = []
         for key in dict.fromkeys(keys):
+            # Spark's USING takes the left side's first column of the key's name, however many
+            # carry it (resolveNaturalAndUsingJoin: left.output.find), without ambiguity
             left_owners = [entry for entry in visible if entry[1] == key]
-            if len(left_owners) > 1:
-                raise _ambiguous(key, left_owners)
             owner = right[0][0] if side == "RIGHT" else None if side == "FULL" else left_owners[0][0] if left_owners else None
             joined.append((owner, key))
         keys_set = set(keys)

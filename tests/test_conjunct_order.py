@@ -237,20 +237,6 @@ def test_filter_below_one_that_may_raise(
     assert_same_answer(sql, spark_views, con, _SPARK_ANSWERS)
 
 
-# Left as it is (README, differences): Spark infers b.id <> 6 from the ON's a.id = b.id AND a.id <>
-# 6 and pushes it to b, the null-supplying side, so that the pair id 6 never meets the ON's a.i + 1
-# > 1 and Spark answers; vpush's DuckDB tests that conjunct on the pair and raises.
-DIFFERENT = [
-    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND a.i + 1 > 1 AND a.id <> 6",
-]
-
-
-@pytest.mark.xfail(strict=True, reason="an outer join's conjuncts placed otherwise than Spark places them (README, differences)")
-@pytest.mark.parametrize("sql", DIFFERENT)
-def test_outer_join_conjuncts_placed_otherwise(sql: str, spark_views: SparkSession, tables: dict[str, Path]) -> None:
-    assert_same_answer(sql, spark_views, connect_tables(tables), _SPARK_ANSWERS)
-
-
 # Spark infers a filter of one side across a join's equality (a.id <> 6 from b.id <> 6 and
 # a.id = b.id) and tests it, over Parquet, after the conjuncts written for that side; over the
 # Spark engine's data source it had tested it first (a source's filter) and answered
@@ -261,7 +247,7 @@ INFERRED = [
 ]
 
 
-@pytest.mark.parametrize("sql", DIFFERENT + INFERRED)
+@pytest.mark.parametrize("sql", sorted(_DUCKDB_RAISES) + INFERRED)
 def test_spark_engine_tests_inferred_filters_after(sql: str, spark_views: SparkSession, spark_con: vpush.Connection) -> None:
     assert_same_answer(sql, spark_views, spark_con, _SPARK_ANSWERS)
 
