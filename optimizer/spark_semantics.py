@@ -108,6 +108,7 @@ from vpush.optimizer.expand_using_stars import expand_using_stars
 from vpush.optimizer.spark_analysis import aggregating as _aggregating, check_order_by_aggregates
 from vpush.optimizer.spark_collect_set import orders_set, spark_set_order
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
+from vpush.optimizer.interval_text import MICROS_PER_DAY, MICROS_PER_UNIT
 from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_number_format import NUMBER_FORMAT_CALLS, number_format_type, rewrite_number_format
 from vpush.optimizer.spark_math import (
@@ -1330,14 +1331,13 @@ _STRING_RESULTS = (
 )
 # Spark functions whose result is an int where DuckDB's is a bigint, and a double where DuckDB's
 # is an integer.
-_MICROS_PER_DAY = 86_400_000_000
 _TIMESTAMPDIFF_NAMES = ("timestampdiff", "datediff", "date_diff")
 """The names of Spark's ``timestampdiff(unit, start, end)`` (``datediff`` and ``date_diff`` with
 three arguments; named ``timestampdiff`` by Spark)."""
 
 # Spark's timestampadd/timestampdiff units: those of a fixed length in microseconds, and those of
 # the calendar (DuckDB's interval kind and how many of it)
-_TIMESTAMP_ADD_MICROS = {"MICROSECOND": 1, "MILLISECOND": 1000, "SECOND": 1_000_000, "MINUTE": 60_000_000, "HOUR": 3_600_000_000}
+_TIMESTAMP_ADD_MICROS = {unit: MICROS_PER_UNIT[unit] for unit in ("MICROSECOND", "MILLISECOND", "SECOND", "MINUTE", "HOUR")}
 _TIMESTAMP_ADD_CALENDAR = {"DAY": ("days", 1), "DAYOFYEAR": ("days", 1), "WEEK": ("days", 7), "MONTH": ("months", 1),
                "QUARTER": ("months", 3), "YEAR": ("months", 12)}
 _SECONDS_TYPE = DecimalType(8, 6)
@@ -4269,7 +4269,7 @@ class _Rewriter:
             return exp.Anonymous(this="epoch_us", expressions=[local])
 
         if unit in _TIMESTAMP_ADD_MICROS or _TIMESTAMP_ADD_CALENDAR[unit][0] == "days":
-            size = _TIMESTAMP_ADD_MICROS.get(unit) or _TIMESTAMP_ADD_CALENDAR[unit][1] * _MICROS_PER_DAY
+            size = _TIMESTAMP_ADD_MICROS.get(unit) or _TIMESTAMP_ADD_CALENDAR[unit][1] * MICROS_PER_DAY
             result: exp.Expr = exp.IntDiv(this=exp.Paren(this=exp.Sub(this=micros(end), expression=micros(start))), expression=exp.Literal.number(size))
         else:
             # LocalDateTime.until: the end's date a day nearer where its time of day falls short;
@@ -8287,8 +8287,7 @@ _BINARY_SYMBOLS: dict[type[exp.Expr], str] = {
 
 
 _INTERVAL_UNITS = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"})
-_TIME_UNIT_MICROS = {"HOUR": 3_600_000_000, "MINUTE": 60_000_000, "SECOND": 1_000_000, "MICROSECOND": 1}
-_DAY_MICROS = 86_400_000_000
+_TIME_UNIT_MICROS = {unit: MICROS_PER_UNIT[unit] for unit in ("HOUR", "MINUTE", "SECOND", "MICROSECOND")}
 
 
 def _interval_days(node: exp.Interval) -> tuple[exp.Expression, exp.Expression] | None:
@@ -8304,10 +8303,10 @@ def _interval_days(node: exp.Interval) -> tuple[exp.Expression, exp.Expression] 
     if word not in _TIME_UNIT_MICROS or not text.lstrip("+-").isdigit():
         return None
     total = int(text) * _TIME_UNIT_MICROS[word]
-    days = abs(total) // _DAY_MICROS * (1 if total >= 0 else -1)
+    days = abs(total) // MICROS_PER_DAY * (1 if total >= 0 else -1)
     if days == 0:
         return None
-    rest = total - days * _DAY_MICROS
+    rest = total - days * MICROS_PER_DAY
     return (exp.Anonymous(this="to_days", expressions=[exp.Literal.number(days)]),
             exp.Anonymous(this="to_microseconds", expressions=[exp.Literal.number(rest)]))
 
