@@ -9524,16 +9524,19 @@ _PAIR = "__vpush_pair"
 
 
 def _str_to_map(arguments: list[exp.Expr]) -> exp.Expression:
-    """Spark's ``str_to_map(s[, pairDelim[, keyValueDelim]])`` for literal delimiters without
-    regex metacharacters (Spark's are Java regexes): ``s`` split at every ``pairDelim``, trailing
-    empty pieces kept; each piece split at its first ``keyValueDelim``, the value NULL where it
-    has none; a repeated key raises ``DUPLICATED_MAP_KEY`` as in ``map_from_arrays``."""
+    """Spark's ``str_to_map(s[, pairDelim[, keyValueDelim]])`` for literal delimiters (Spark's are
+    Java regexes, as ``split``'s): ``s`` split at every ``pairDelim``, trailing empty pieces
+    kept; each piece split at its first ``keyValueDelim``, the value NULL where it has none; a
+    repeated key raises ``DUPLICATED_MAP_KEY`` as in ``map_from_arrays``. A delimiter with a
+    regex metacharacter by the RE2 pattern of its meaning (:func:`_str_to_map_by_patterns`)."""
     text = arguments[0]
     delimiters = arguments[1:] + [exp.Literal.string(d) for d in (",", ":")[len(arguments) - 1:]]
     if any(isinstance(d, exp.Null) for d in delimiters):
         return exp.cast(exp.Null(), exp.DataType.build("MAP(VARCHAR, VARCHAR)"))
-    if not all(isinstance(d, exp.Literal) and d.is_string and d.name and not set(d.name) & _REGEX_METACHARACTERS for d in delimiters):
-        _refuse("str_to_map", "delimiters that are not literal strings free of regex metacharacters")
+    if not all(isinstance(d, exp.Literal) and d.is_string and d.name for d in delimiters):
+        _refuse("str_to_map", "delimiters that are not literal strings")
+    if any(set(d.name) & _REGEX_METACHARACTERS for d in delimiters):
+        return _str_to_map_by_patterns(text, delimiters[0].name, delimiters[1].name)
     pair_delimiter, key_delimiter = delimiters
     pairs = exp.Anonymous(this="string_split", expressions=[text, pair_delimiter])
     piece = exp.column(_PAIR)
@@ -9546,6 +9549,31 @@ def _str_to_map(arguments: list[exp.Expr]) -> exp.Expression:
         ifs=[exp.If(this=exp.EQ(this=at.copy(), expression=exp.Literal.number(0)), true=exp.cast(exp.Null(), exp.DataType.build("VARCHAR")))],
         default=exp.Anonymous(this="substr", expressions=[piece.copy(), exp.Add(this=at.copy(), expression=exp.Literal.number(len(key_delimiter.name)))]),
     )
+
+    def each(body: exp.Expr) -> exp.Expression:
+        return exp.Anonymous(this="list_transform", expressions=[pairs.copy(), exp.Lambda(this=body, expressions=[exp.to_identifier(_PAIR)])])
+
+    return map_from_arrays_checked(each(key), each(value))
+
+
+def _str_to_map_by_patterns(text: exp.Expr, pair_delimiter: str, key_delimiter: str) -> exp.Expression:
+    """``str_to_map`` by delimiters with regex metacharacters, as Spark's ``StringToMap`` splits:
+    ``text`` as ``split(text, pairDelim)`` splits it, each piece as ``split(piece, keyValueDelim,
+    2)``, in RE2 with Java's meaning (:func:`vpush.optimizer.java_regex.re2_pattern`). Refused for a
+    delimiter RE2 cannot read as Java does, one that can match the empty string (``'|'``: Java
+    steps past an empty match by a UTF-16 unit) and one with ``$``."""
+    from vpush.optimizer.java_regex import re2_pattern
+
+    patterns = [re2_pattern(d) for d in (pair_delimiter, key_delimiter)]
+    written = [p.text for p in patterns if p is not None and not p.nullable and p.tail is None]
+    if len(written) != 2:
+        _refuse("str_to_map", "a delimiter whose meaning as a Java regex vpush cannot show to be the same in DuckDB's RE2, or "
+                "that can match the empty string (Spark's delimiters are Java regexes: '|' splits between every character)")
+    pairs = exp.Anonymous(this="str_split_regex", expressions=[text, exp.Literal.string(written[0])])
+    halves = _split_with_limit(exp.column(_PAIR), exp.Literal.string(written[1]), exp.Literal.number(2))
+    key = exp.Anonymous(this="list_extract", expressions=[halves.copy(), exp.Literal.number(1)])
+    # (the value NULL where the piece has no delimiter: a list of one)
+    value = exp.Anonymous(this="list_extract", expressions=[halves, exp.Literal.number(2)])
 
     def each(body: exp.Expr) -> exp.Expression:
         return exp.Anonymous(this="list_transform", expressions=[pairs.copy(), exp.Lambda(this=body, expressions=[exp.to_identifier(_PAIR)])])
