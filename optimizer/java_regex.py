@@ -283,7 +283,7 @@ class _Translator:
                      always_ends=all(p.always_ends for p in parts), empty_inside=any(p.empty_inside for p in parts))
 
     def sequence(self) -> _Atom:
-        out, nullable, ended, line_ending, terminators, empty_inside = [], True, False, False, _NONE, True
+        out, nullable, ended, line_ending, terminators, empty_inside, always_ends = [], True, False, False, _NONE, True, False
         while self.peek() not in (None, "|", ")"):
             atom = self.atom()
             if ended and not (atom.ends or (atom.text == "" and atom.anchor)):
@@ -295,10 +295,11 @@ class _Translator:
             nullable = nullable and (atom.nullable or minimum_zero)
             empty_inside = empty_inside and (atom.empty_inside or minimum_zero)
             ended = ended or atom.ends
+            # (nothing but $ and flags may follow a $: a sequence through one ends at one)
+            always_ends = always_ends or atom.always_ends
             line_ending = line_ending or atom.line_ending
             terminators |= atom.terminators
-        # (nothing but $ and flags may follow a $: a sequence with one ends at one)
-        return _Atom("".join(out), nullable, ends=ended, line_ending=line_ending, terminators=terminators, always_ends=ended,
+        return _Atom("".join(out), nullable, ends=ended, line_ending=line_ending, terminators=terminators, always_ends=always_ends,
                      empty_inside=empty_inside)
 
     def atom(self) -> _Atom:
