@@ -28,9 +28,16 @@ import pyarrow.compute as pc
 
 from vpush.optimizer.errors import OptimizeError
 
-__all__ = ["format_intervals", "interval_body"]
+__all__ = ["MICROS_PER_DAY", "MICROS_PER_UNIT", "MONTHS_PER_UNIT", "format_intervals", "interval_body"]
 
-_MICROS = {"DAY": 86_400_000_000, "HOUR": 3_600_000_000, "MINUTE": 60_000_000, "SECOND": 1_000_000}
+MICROS_PER_UNIT = {"WEEK": 604_800_000_000, "DAY": 86_400_000_000, "HOUR": 3_600_000_000, "MINUTE": 60_000_000,
+                   "SECOND": 1_000_000, "MILLISECOND": 1_000, "MICROSECOND": 1}
+"""Spark's interval units of a fixed length, in microseconds (``IntervalUtils``: a week is seven
+days, a day of a day-time interval 24 hours). The one table of them: the interval modules, the
+``sequence`` step, ``timestampadd`` and ``window``'s durations read it."""
+MONTHS_PER_UNIT = {"YEAR": 12, "MONTH": 1}
+"""Spark's interval units of the calendar, in months."""
+MICROS_PER_DAY = MICROS_PER_UNIT["DAY"]
 _DAY_TIME = ("DAY", "HOUR", "MINUTE", "SECOND")
 _YEAR_MONTH = ("YEAR", "MONTH")
 _SEPARATOR = {"HOUR": " ", "MINUTE": ":", "SECOND": ":"}
@@ -120,7 +127,7 @@ def _day_time(magnitude: np.ndarray, sign: pa.Array, start: str, end: str) -> pa
         if field == "SECOND":
             parts.append(_seconds(rest))
             break
-        whole, rest = np.divmod(rest, np.uint64(_MICROS[field]))
+        whole, rest = np.divmod(rest, np.uint64(MICROS_PER_UNIT[field]))
         parts.append(_text(whole) if field == "DAY" else _two_digits(whole))
     return pc.binary_join_element_wise(*parts, "")
 

@@ -16,10 +16,13 @@ Java                RE2 written                          why
 (?<name>x)          (x)                                  a numbered group like any other
 \\Q..\\E \\x{..} \\0o \\uhhhh \\cX \\e \\a \\h \\v \\R   the characters or sets they stand for (\\R not under a
                                                          quantifier, where Java does not retry its \\r alone)
-$  \\Z               (?:\\r\\n)?\\z or [\\n\\r\\x{85}...]?\\z    only where the function asks whether there is a
-                                                         match or where it starts (rlike, regexp_instr:
-                                                         both find the same one), at the end of the pattern, one
-                                                         pattern for texts ending in \\r\\n, one for others
+$  \\Z               (?:\\r\\n)?\\z or [\\n\\r\\x{85}...]?\\z    at the end of the pattern, where the function asks
+                                                         whether there is a match or where it starts (rlike,
+                                                         regexp_instr): one pattern for texts ending in \\r\\n,
+                                                         one for others
+$  \\Z               \\z                                   at the end of the pattern elsewhere, where nothing else
+                                                         can match a line terminator: over the text without
+                                                         its final one (Re2Pattern.tail)
 \\b \\B (?=..) (?m)^$ refused                              Unicode word boundaries, lookaround, Java's lines
 x*+ x++ ...         refused                              possessive quantifiers (RE2 has none)
 [a&&b] [[x]]        refused                              Java's class intersection and nesting
@@ -46,6 +49,13 @@ _LINE_ENDING = r"(?:\r\n|[\n\x0B\f\r\x{85}\x{2028}\x{2029}])"
 _END_CRLF = r"(?:\r\n)?\z"
 _END_OTHER = r"[\n\r\x{85}\x{2028}\x{2029}]?\z"
 _END_UNIX = r"\n?\z"
+# The final line terminator a text may end in, which Java's $ holds before (under UNIX_LINES a \n)
+_TAIL = r"(?:\r\n|[\n\r\x{85}\x{2028}\x{2029}])?\z"
+_TAIL_UNIX = _END_UNIX
+# Java's line terminators (Pattern's Dollar and `.`), and those of UNIX_LINES
+_TERMINATORS = frozenset((0x0A, 0x0D, 0x85, 0x2028, 0x2029))
+_UNIX_TERMINATORS = frozenset((0x0A,))
+_NONE: frozenset[int] = frozenset()
 _META = set("\\^$.|?*+()[]{}")
 # Escapes whose meaning is the same in both (outside and inside a class)
 _SAME_ESCAPES = set("dDwWtnrf")
@@ -59,6 +69,14 @@ _POSIX = {
 _POSIX_NAMES = {"Lower": "lower", "Upper": "upper", "ASCII": "ascii", "Alpha": "alpha", "Digit": "digit", "Alnum": "alnum",
                 "Punct": "punct", "Graph": "graph", "Print": "print", "Blank": "blank", "Cntrl": "cntrl", "XDigit": "xdigit",
                 "Space": "space"}
+# The line terminators each set a class may hold holds, by the set's RE2 text (of the ASCII POSIX
+# classes, \p{ASCII}, \p{Cntrl} and \p{Space} hold \n and \r)
+_POSIX_TERMINATORS = {name: frozenset((0x0A, 0x0D)) if name in ("ASCII", "Cntrl", "Space") else _NONE for name in _POSIX}
+_SET_TERMINATORS = {
+    "\\d": _NONE, "\\w": _NONE, "\\D": _TERMINATORS, "\\W": _TERMINATORS, _HORIZONTAL: _NONE, _VERTICAL: _TERMINATORS,
+    **{_POSIX[name]: held for name, held in _POSIX_TERMINATORS.items()},
+    **{f"[:^{_POSIX_NAMES[name]}:]": _TERMINATORS - held for name, held in _POSIX_TERMINATORS.items()},
+}
 _GROUP_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9]*")
 # Java's flags (Pattern's constants' letters)
 _CASE_INSENSITIVE, _MULTILINE, _DOTALL, _UNIX_LINES, _UNICODE_CASE, _COMMENTS = "imsdux"
@@ -78,7 +96,17 @@ class Re2Pattern:
         names: the named groups' numbers.
         crlf_text: the RE2 pattern for a text that ends in ``\\r\\n`` (Java's ``$`` holds before
             it, not between its two characters); the same as ``text`` unless the pattern has a
-            ``$`` (taken only by :func:`re2_pattern` with ``match_only``).
+            ``$`` (written so by :func:`re2_pattern` with ``match_only``).
+        tail: for a pattern with a ``$`` written as ``\\z`` (:func:`re2_pattern` without
+            ``match_only``), the RE2 pattern of the final line terminator (empty where there is
+            none) the function is to take off the text and match ``text`` without, as no match
+            reaches into it; then put back where the function gives the text back
+            (``regexp_replace``, ``split``). None for a pattern without ``$``.
+        ends_only: with ``tail``, every match ends where Java's ``$`` holds, so that Java's matches
+            are the first match of ``text`` in the text without ``tail``, then, where
+            ``empty_inside``, an empty one where that text ends (after a match that is not
+            empty) and one at the very end (after a ``tail`` that is not empty).
+        empty_inside: whether the pattern can match the empty string elsewhere than at the start.
     """
 
     text: str
@@ -86,6 +114,9 @@ class Re2Pattern:
     nullable: bool
     names: tuple[tuple[str, int], ...] = ()
     crlf_text: str | None = None
+    tail: str | None = None
+    ends_only: bool = False
+    empty_inside: bool = False
 
     @property
     def ends_differ(self) -> bool:
@@ -119,6 +150,11 @@ class _Atom:
     ends: bool = False
     # holds Java's \R, whose two ways (\r\n, then \r) a quantifier around it does not retry
     line_ending: bool = False
+    # the line terminators it can consume
+    terminators: frozenset[int] = _NONE
+    # every way through it ends at a $; it can match the empty string elsewhere than at the start
+    always_ends: bool = False
+    empty_inside: bool = False
 
 
 def _remove_qe_quoting(pattern: str) -> str:
@@ -192,14 +228,16 @@ def _ascii_case_partners(low: int, high: int) -> list[int]:
 
 
 class _Translator:
-    def __init__(self, pattern: str, *, end: str | None) -> None:
+    def __init__(self, pattern: str, *, end: str | None, unix_end: str | None) -> None:
         self.s = pattern
         self.i = 0
         self.groups = 0
         self.names: dict[str, int] = {}
         self.flags: set[str] = set()
-        self.end = end  # RE2 for a final $ (None: refused)
+        self.end, self.unix_end = end, unix_end  # RE2 for a final $, and under UNIX_LINES (None: refused)
         self.ended = False  # a $ was written
+        self.ended_unix = self.ended_other = False  # one under UNIX_LINES, one not
+        self.text_end = False  # a \z was written
 
     # -- reading ---------------------------------------------------------------------------
     def skip_comments(self) -> None:
@@ -241,10 +279,11 @@ class _Translator:
             self.i += 1
             parts.append(self.sequence())
         return _Atom("|".join(p.text for p in parts), any(p.nullable for p in parts), ends=any(p.ends for p in parts),
-                     line_ending=any(p.line_ending for p in parts))
+                     line_ending=any(p.line_ending for p in parts), terminators=frozenset().union(*(p.terminators for p in parts)),
+                     always_ends=all(p.always_ends for p in parts), empty_inside=any(p.empty_inside for p in parts))
 
     def sequence(self) -> _Atom:
-        out, nullable, ended, line_ending = [], True, False, False
+        out, nullable, ended, line_ending, terminators, empty_inside, always_ends = [], True, False, False, _NONE, True, False
         while self.peek() not in (None, "|", ")"):
             atom = self.atom()
             if ended and not (atom.ends or (atom.text == "" and atom.anchor)):
@@ -254,9 +293,14 @@ class _Translator:
                 raise _Refused
             out.append(atom.text + quantified)
             nullable = nullable and (atom.nullable or minimum_zero)
+            empty_inside = empty_inside and (atom.empty_inside or minimum_zero)
             ended = ended or atom.ends
+            # (nothing but $ and flags may follow a $: a sequence through one ends at one)
+            always_ends = always_ends or atom.always_ends
             line_ending = line_ending or atom.line_ending
-        return _Atom("".join(out), nullable, ends=ended, line_ending=line_ending)
+            terminators |= atom.terminators
+        return _Atom("".join(out), nullable, ends=ended, line_ending=line_ending, terminators=terminators, always_ends=always_ends,
+                     empty_inside=empty_inside)
 
     def atom(self) -> _Atom:
         c = self.s[self.i]
@@ -264,11 +308,14 @@ class _Translator:
         if c == "(":
             return self.group()
         if c == "[":
-            return _Atom(self.character_class(), False)
+            text, held = self.character_class()
+            return _Atom(text, False, terminators=held)
         if c == ".":
             if _DOTALL in self.flags:
-                return _Atom("(?s:.)", False)
-            return _Atom("[^\\n]" if _UNIX_LINES in self.flags else _DOT, False)
+                return _Atom("(?s:.)", False, terminators=_TERMINATORS)
+            if _UNIX_LINES in self.flags:
+                return _Atom("[^\\n]", False, terminators=_TERMINATORS - _UNIX_TERMINATORS)
+            return _Atom(_DOT, False)
         if c == "^":
             if _MULTILINE in self.flags:
                 raise _Refused  # Java's ^ after every line terminator but a final one
@@ -284,16 +331,19 @@ class _Translator:
         return self.char_atom(ord(c))
 
     def dollar(self) -> _Atom:
-        if self.end is None:
-            raise _Refused  # where the match's text or place matters
+        unix = _UNIX_LINES in self.flags
+        end = self.unix_end if unix else self.end
+        if end is None:
+            raise _Refused
         self.ended = True
-        return _Atom(_END_UNIX if _UNIX_LINES in self.flags else self.end, True, anchor=True, ends=True)
+        self.ended_unix, self.ended_other = self.ended_unix or unix, self.ended_other or not unix
+        return _Atom(end, True, anchor=True, ends=True, always_ends=True, empty_inside=True)
 
     def char_atom(self, code: int) -> _Atom:
         c = chr(code)
         if self.case_insensitive() and c.isascii() and c.isalpha():
             return _Atom(f"[{c.upper()}{c.lower()}]", False)
-        return _Atom(_literal(code), False)
+        return _Atom(_literal(code), False, terminators=_TERMINATORS & {code})
 
     def group(self) -> _Atom:
         saved = set(self.flags)
@@ -326,7 +376,7 @@ class _Translator:
             if self.s[self.i] == ")":
                 # the flags hold to the end of the enclosing group, as in Java
                 self.i += 1
-                return _Atom("", True, anchor=True)
+                return _Atom("", True, anchor=True, empty_inside=True)
             self.i += 1
             prefix = "(?:"
         else:
@@ -337,7 +387,8 @@ class _Translator:
             raise _Refused
         self.i += 1
         self.flags = saved
-        return _Atom(prefix + inner.text + ")", inner.nullable, ends=inner.ends, line_ending=inner.line_ending)
+        return _Atom(prefix + inner.text + ")", inner.nullable, ends=inner.ends, line_ending=inner.line_ending,
+                     terminators=inner.terminators, always_ends=inner.always_ends, empty_inside=inner.empty_inside)
 
     # -- escapes ---------------------------------------------------------------------------
     def escape_atom(self) -> _Atom:
@@ -346,18 +397,19 @@ class _Translator:
             if c == "A":
                 return _Atom("^", True, anchor=True)
             if c == "z":
-                return _Atom("\\z", True, anchor=True)
+                self.text_end = True
+                return _Atom("\\z", True, anchor=True, empty_inside=True)
             return self.dollar()  # \Z: Java's $ without MULTILINE
         if c == "R":
-            return _Atom(_LINE_ENDING, False, line_ending=True)
-        if c in "hHvVsS":
-            members = {"h": _HORIZONTAL, "v": _VERTICAL, "s": _SPACE}[c.lower()]
-            return _Atom(f"[{'^' if c.isupper() else ''}{members}]", False)
-        if c in "pP":
-            members, _ = self.property()
-            return _Atom(f"[{'^' if c == 'P' else ''}{members}]", False)
+            return _Atom(_LINE_ENDING, False, line_ending=True, terminators=_TERMINATORS)
+        if c in "hHvVsSpP":
+            members = {"h": _HORIZONTAL, "v": _VERTICAL, "s": _SPACE}[c.lower()] if c not in "pP" else self.property()[0]
+            held = _SET_TERMINATORS[members]
+            negated = c.isupper()
+            return _Atom(f"[{'^' if negated else ''}{members}]", False, terminators=_TERMINATORS - held if negated else held)
         if c in _SAME_ESCAPES:
-            return _Atom("\\" + c, False)
+            held = {"n": frozenset((0x0A,)), "r": frozenset((0x0D,)), "D": _TERMINATORS, "W": _TERMINATORS}.get(c, _NONE)
+            return _Atom("\\" + c, False, terminators=held)
         self.i -= 1
         return self.char_atom(self.escaped_char())
 
@@ -427,22 +479,26 @@ class _Translator:
         return _POSIX[name], _POSIX_NAMES[name]
 
     # -- classes ---------------------------------------------------------------------------
-    def character_class(self) -> str:
+    def character_class(self) -> tuple[str, frozenset[int]]:
+        """A class (after its ``[``): its RE2 text, and the line terminators it holds."""
         out = ["["]
-        if self.peek() == "^":
+        negated = self.peek() == "^"
+        if negated:
             out.append("^")
             self.i += 1
         first = True
+        held: set[int] = set()
         while True:
             c = self.peek()
             if c is None or c == "[" or (c == "]" and first) or self.s.startswith("&&", self.i):
                 raise _Refused  # unclosed, nested, a leading ] or an intersection
             if c == "]":
                 self.i += 1
-                return "".join(out) + "]"
+                return "".join(out) + "]", _TERMINATORS - held if negated else frozenset(held)
             low = self.class_member()
             if isinstance(low, str):
                 out.append(low)
+                held |= _SET_TERMINATORS[low]
             elif self.peek() == "-" and self.s[self.i + 1:self.i + 2] not in ("]", "["):
                 self.i += 1
                 if self.peek() in ("[", None):
@@ -451,12 +507,14 @@ class _Translator:
                 if isinstance(high, str) or high < low:
                     raise _Refused  # Java's illegal range, or a set as an end
                 out.append(_class_char(low) + "-" + _class_char(high))
+                held |= {t for t in _TERMINATORS if low <= t <= high}
                 if self.case_insensitive():
                     out.extend(chr(p) for p in _ascii_case_partners(low, high))
                 if self.peek() == "-" and self.s[self.i + 1:self.i + 2] != "]":
                     raise _Refused  # [a-c-e]: Java's reading is not plain
             else:
                 out.append(_class_char(low))
+                held |= _TERMINATORS & {low}
                 if self.case_insensitive():
                     out.extend(chr(p) for p in _ascii_case_partners(low, low))
             first = False
@@ -505,30 +563,35 @@ class _Translator:
         return text, minimum_zero
 
 
-def _translate(pattern: str, end: str | None) -> tuple[str, bool, _Translator] | None:
-    """The RE2 text of ``pattern``, whether it can match the empty string, and its translator
-    (for its groups and whether it wrote a ``$``); None where refused."""
-    translator = _Translator(pattern, end=end)
+def _translate(pattern: str, end: str | None, unix_end: str | None) -> tuple[_Atom, _Translator] | None:
+    """``pattern`` as RE2 writes it (with ``end`` for a final ``$``, ``unix_end`` for one under
+    UNIX_LINES), and its translator (for its groups and the ``$`` and ``\\z`` it wrote); None
+    where refused."""
+    translator = _Translator(pattern, end=end, unix_end=unix_end)
     try:
         whole = translator.alternation()
         if translator.i != len(pattern):
             raise _Refused
     except _Refused:
         return None
-    return whole.text, whole.nullable, translator
+    return whole, translator
 
 
 def re2_pattern(pattern: str, *, match_only: bool = False) -> Re2Pattern | None:
     """``pattern`` (Java's syntax) as an RE2 pattern of the same meaning; None where vpush does
     not know it to mean the same (see the module's table).
 
+    A ``$`` (or ``\\Z``) with nothing after it is written in one of two ways. Where the function
+    asks only whether there is a match (``rlike``) or where it starts (``regexp_instr``:
+    ``match_only``), in one pattern for a text that ends in ``\\r\\n`` and one for the others: RE2
+    then takes the same way through the pattern to the same place of Java's ``$`` as Java, and
+    consumes the final line terminator after it. Elsewhere as ``\\z``, with :attr:`Re2Pattern.tail`
+    the final line terminator to take off the text first, where no match can reach into it: the
+    pattern consumes no line terminator (of UNIX_LINES: no ``\\n``) and has no ``\\z``; else refused.
+
     Args:
         pattern: the Java pattern.
-        match_only: the function asks only whether there is a match (``rlike``) or where it
-            starts (``regexp_instr``), so a ``$`` (or ``\\Z``) with nothing after it is written,
-            in one pattern for a text that ends in ``\\r\\n`` and one for the others: RE2 then
-            takes the same way through the pattern to the same place of Java's ``$`` as Java, and
-            consumes the final line terminator after it.
+        match_only: the function uses only whether and where a match starts.
 
     Example:
         >>> re2_pattern(r"(\\d+)\\.(x|y)?.").text
@@ -537,17 +600,36 @@ def re2_pattern(pattern: str, *, match_only: bool = False) -> Re2Pattern | None:
         (True, 2)
         >>> re2_pattern("(?i)k[x-z]").text
         '[Kk][x-zXYZ]'
-        >>> re2_pattern("a$") is None, re2_pattern("a$", match_only=True).crlf_text
-        (True, 'a(?:\\\\r\\\\n)?\\\\z')
+        >>> re2_pattern("a$", match_only=True).crlf_text
+        'a(?:\\\\r\\\\n)?\\\\z'
+        >>> re2_pattern("a$").text, re2_pattern("[^,]$") is None
+        ('a\\\\z', True)
     """
     source = _remove_qe_quoting(pattern)
-    other = _translate(source, _END_OTHER if match_only else None)
-    if other is None:
+    if match_only:
+        other = _translate(source, _END_OTHER, _END_UNIX)
+        if other is None:
+            return None
+        whole, translator = other
+        crlf = _translate(source, _END_CRLF, _END_UNIX) if translator.ended else other
+        assert crlf is not None  # the same parse as ``other``'s
+        return Re2Pattern(whole.text, translator.groups, whole.nullable, tuple(translator.names.items()), crlf[0].text)
+    found = _translate(source, r"\z", r"\z")
+    if found is None:
         return None
-    text, nullable, translator = other
-    crlf = _translate(source, _END_CRLF) if translator.ended else other
-    assert crlf is not None  # the same parse as ``other``'s
-    return Re2Pattern(text, translator.groups, nullable, tuple(translator.names.items()), crlf[0])
+    whole, translator = found
+    tail = None
+    if translator.ended:
+        # Java's $ holds only before the final line terminator and at the very end: in a text
+        # without that terminator, which no match can reach into, that is \z
+        unix = translator.ended_unix
+        if translator.text_end or (unix and translator.ended_other):
+            return None  # \z in Java's text is not \z in the shorter one; two terminators to take off
+        if whole.terminators & (_UNIX_TERMINATORS if unix else _TERMINATORS):
+            return None
+        tail = _TAIL_UNIX if unix else _TAIL
+    return Re2Pattern(whole.text, translator.groups, whole.nullable, tuple(translator.names.items()), whole.text, tail,
+                      tail is not None and whole.always_ends, whole.empty_inside)
 
 
 def re2_replacement(replacement: str, groups: int, names: tuple[tuple[str, int], ...] = ()) -> Re2Replacement | None:

@@ -41,6 +41,7 @@ from sqlglot import exp
 
 from vpush.optimizer.dialect import TYPED_LITERAL, VariantGet, call_name
 from vpush.optimizer.errors import OptimizeError, refuse_on_duckdb
+from vpush.optimizer.interval_text import MICROS_PER_DAY, MICROS_PER_UNIT, MONTHS_PER_UNIT
 from vpush.optimizer.variant_types import AtomicType, SparkType, StringType, StructField, StructType
 
 __all__ = [
@@ -70,10 +71,6 @@ SESSION_COLUMN = "session_window"
 _PREFIX = "__vpush_time_window_"
 _ORDER = "__vpush_order"
 _INNER = "__vpush_time_window"
-_MICROS_PER_DAY = 86_400_000_000
-_UNIT_MICROS = {"week": 7 * _MICROS_PER_DAY, "day": _MICROS_PER_DAY, "hour": 3_600_000_000, "minute": 60_000_000,
-                "second": 1_000_000, "millisecond": 1_000, "microsecond": 1}
-_UNIT_MONTHS = {"year": 12, "month": 1}
 _TIMESTAMPS = (AtomicType("timestamp"), AtomicType("timestamp_ntz"))
 # IntervalUtils.stringToInterval: [interval] then (sign? digits[.digits] unit[s])+, spaces between
 _INTERVAL_PART = re.compile(r"([+-]?)\s*(\d+)(?:\.(\d*))?\s+([a-z]+?)s?(?=\s|$)")
@@ -136,16 +133,17 @@ def _interval_parts(text: str) -> tuple[int, int, int]:
         match = _INTERVAL_PART.match(body, position)
         if match is None:
             raise _unparsable(text)
-        sign, whole, fraction, unit = match.groups()
-        if (unit not in _UNIT_MICROS and unit not in _UNIT_MONTHS) or (fraction is not None and unit != "second"):
+        sign, whole, fraction, word = match.groups()
+        unit = word.upper()
+        if (unit not in MICROS_PER_UNIT and unit not in MONTHS_PER_UNIT) or (fraction is not None and unit != "SECOND"):
             raise _unparsable(text)
         signed = -1 if sign == "-" else 1
-        if unit in _UNIT_MONTHS:
-            months += signed * int(whole) * _UNIT_MONTHS[unit]
-        elif unit in ("week", "day"):
-            days += signed * int(whole) * (_UNIT_MICROS[unit] // _MICROS_PER_DAY)
+        if unit in MONTHS_PER_UNIT:
+            months += signed * int(whole) * MONTHS_PER_UNIT[unit]
+        elif unit in ("WEEK", "DAY"):
+            days += signed * int(whole) * (MICROS_PER_UNIT[unit] // MICROS_PER_DAY)
         else:
-            micros += signed * (int(whole) * _UNIT_MICROS[unit] + int((fraction or "")[:6].ljust(6, "0")))
+            micros += signed * (int(whole) * MICROS_PER_UNIT[unit] + int((fraction or "")[:6].ljust(6, "0")))
         position = match.end()
         while position < len(body) and body[position].isspace():
             position += 1
@@ -160,7 +158,7 @@ def _interval_micros(text: str) -> int:
     months, days, micros = _interval_parts(text)
     if months != 0:
         raise OptimizeError(f"Intervals greater than a month is not supported ({text}).", error_class="_LEGACY_ERROR_TEMP_3231")
-    return days * _MICROS_PER_DAY + micros
+    return days * MICROS_PER_DAY + micros
 
 
 def _duration(argument: exp.Expr) -> int:
@@ -244,7 +242,7 @@ def _gap_micros(gap: exp.Expr) -> exp.Expr | None:
             months, days, micros = _interval_parts(node.name)
         except OptimizeError:
             return exp.Null()
-        return exp.Literal.number(days * _MICROS_PER_DAY + micros) if months == 0 and days == 0 else None
+        return exp.Literal.number(days * MICROS_PER_DAY + micros) if months == 0 and days == 0 else None
     out = node.copy()
     if isinstance(node, exp.Case) and node.this is None:
         values = [branch.args.get("true") for branch in out.args.get("ifs") or []] + [out.args.get("default")]

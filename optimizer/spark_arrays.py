@@ -24,6 +24,7 @@ from sqlglot import exp
 
 from vpush.optimizer.dialect import call_arguments, call_name, sql_call as _f
 from vpush.optimizer.errors import refuse_on_duckdb as _refuse
+from vpush.optimizer.interval_text import MICROS_PER_DAY, MICROS_PER_UNIT, MONTHS_PER_UNIT
 from vpush.optimizer.spark_intervals import multi_unit_span, span_interval
 from vpush.optimizer.spark_math import has_map
 from vpush.optimizer.spark_ordering import nested_sort_key
@@ -1077,25 +1078,26 @@ def date_step(node: exp.Expr) -> tuple[str, int] | None:
             return None
         name = word.name.upper()
         name = name[:-1] if name.endswith("S") else name
-        scale = _STEP_UNITS.get(name)
-        if scale is None:
+        if name in MONTHS_PER_UNIT:
+            unit, scale = "MONTH", MONTHS_PER_UNIT[name]
+        elif name in ("WEEK", "DAY"):
+            unit, scale = "DAY", MICROS_PER_UNIT[name] // MICROS_PER_DAY
+        elif name in MICROS_PER_UNIT:
+            unit, scale = "MICROSECOND", MICROS_PER_UNIT[name]
+        else:
             return None
-        unit, amount = scale[0], int(value.name.strip()) * scale[1]
+        amount = int(value.name.strip()) * scale
     amount *= sign
-    if unit == "MICROSECOND" and amount % _DAY_MICROS == 0:
-        return "DAY", amount // _DAY_MICROS
+    if unit == "MICROSECOND" and amount % MICROS_PER_DAY == 0:
+        return "DAY", amount // MICROS_PER_DAY
     return unit, amount
 
 
-_DAY_MICROS = 86_400_000_000
 _DATE = AtomicType("date")
 _TIMESTAMPS = (AtomicType("timestamp"), AtomicType("timestamp_ntz"))
 # time zones whose offset never changes: days and months added in them are whole
 _FIXED_ZONE = re.compile(r"(?:(?:UTC|GMT|UT|Z|UCT)|Etc/(?:UTC|GMT|UCT|Zulu|Universal|Greenwich)|Etc/GMT[+-]\d{1,2}"
                          r"|(?:UTC|GMT|UT)?[+-]\d{1,2}(?::?\d{2}){0,2})\Z")
-_STEP_UNITS = {"YEAR": ("MONTH", 12), "MONTH": ("MONTH", 1), "WEEK": ("DAY", 7), "DAY": ("DAY", 1),
-               "HOUR": ("MICROSECOND", 3_600_000_000), "MINUTE": ("MICROSECOND", 60_000_000), "SECOND": ("MICROSECOND", 1_000_000),
-               "MILLISECOND": ("MICROSECOND", 1_000), "MICROSECOND": ("MICROSECOND", 1)}
 
 
 def _sequence(arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> exp.Expr:
@@ -1162,9 +1164,9 @@ def _timestamp_sequence(arguments: list[exp.Expr], result: ArrayType, unit: str,
     the stop comes first). Spark adds a step's whole days, and months, in the session time zone's
     calendar: where its offset changes (daylight saving), such steps are refused; in a zone of
     one offset, and for ``timestamp_ntz``, they are whole days."""
-    micros = amount * _DAY_MICROS if unit == "DAY" else amount
+    micros = amount * MICROS_PER_DAY if unit == "DAY" else amount
     fixed = result.element == _TIMESTAMPS[1] or _FIXED_ZONE.match(SESSION_TIME_ZONE.get()) is not None
-    if not fixed and (unit == "MONTH" or abs(micros) >= _DAY_MICROS or len(arguments) == 2):
+    if not fixed and (unit == "MONTH" or abs(micros) >= MICROS_PER_DAY or len(arguments) == 2):
         _refuse("sequence", "timestamps by a step of days or months in a time zone whose offset changes (Spark adds them in its calendar)")
     if unit == "MONTH":
         return _by_months(arguments, result, amount)
@@ -1173,8 +1175,8 @@ def _timestamp_sequence(arguments: list[exp.Expr], result: ArrayType, unit: str,
     a, b = (_f("epoch_us", exp.cast(t.copy(), result.element.to_sql_type())) for t in arguments[:2])  # type: ignore[arg-type]
     given: exp.Expression = exp.Literal.number(micros)
     if len(arguments) == 2:
-        given = exp.Case(ifs=[exp.If(this=exp.LTE(this=a.copy(), expression=b.copy()), true=exp.Literal.number(_DAY_MICROS))],
-                         default=exp.Literal.number(-_DAY_MICROS))
+        given = exp.Case(ifs=[exp.If(this=exp.LTE(this=a.copy(), expression=b.copy()), true=exp.Literal.number(MICROS_PER_DAY))],
+                         default=exp.Literal.number(-MICROS_PER_DAY))
     moment = exp.to_identifier("__vpush_us")
     return _integral_sequence(exp.cast(a, wide), exp.cast(b, wide), given, arguments[:2], result, lambda series: _f(
         "list_transform", series, exp.Lambda(this=exp.Add(this=start.copy(), expression=exp.Anonymous(this="to_microseconds", expressions=[
@@ -1201,7 +1203,7 @@ def _date_sequence(arguments: list[exp.Expr], result: ArrayType, unit: str, amou
         return _integral_sequence(a, b, given, arguments[:2], result, lambda series: _f(
             "list_transform", series, exp.Lambda(this=exp.Add(this=_EPOCH.copy(), expression=exp.cast(exp.column("__vpush_day"), exp.DataType.build("INT"))),
                                                  expressions=[exp.to_identifier("__vpush_day")])))
-    if unit == "MICROSECOND" and abs(amount) >= _DAY_MICROS:
+    if unit == "MICROSECOND" and abs(amount) >= MICROS_PER_DAY:
         _refuse("sequence", "dates by a step of days and a part of a day (Spark adds it in the session time zone)")
     if unit != "MONTH" or amount == 0:
         kind = "interval year to month" if unit == "MONTH" else "interval day to second"

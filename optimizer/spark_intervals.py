@@ -13,10 +13,9 @@ import re
 from sqlglot import exp
 
 from vpush.optimizer.errors import OptimizeError
-from vpush.optimizer.interval_text import interval_body
+from vpush.optimizer.interval_text import MICROS_PER_UNIT, interval_body
 
 _FIELDS = ("DAY", "HOUR", "MINUTE", "SECOND")
-_MICROS = {"DAY": 86_400_000_000, "HOUR": 3_600_000_000, "MINUTE": 60_000_000, "SECOND": 1_000_000}
 _UPPER = {"HOUR": 24, "MINUTE": 60, "SECOND": 60}
 _UNIT_WORDS = {"YEAR": "YEAR", "YEARS": "YEAR", "MONTH": "MONTH", "MONTHS": "MONTH", "DAY": "DAY", "DAYS": "DAY",
                "HOUR": "HOUR", "HOURS": "HOUR", "MINUTE": "MINUTE", "MINUTES": "MINUTE", "SECOND": "SECOND",
@@ -105,7 +104,7 @@ def span_interval(node: exp.Interval) -> tuple[str, int, str] | None:
         if k > 0 and value >= _UPPER[field]:
             raise OptimizeError(f"{field.lower()} {value} outside range [0, {_UPPER[field] - 1}]",
                                 error_class="_LEGACY_ERROR_TEMP_0063")
-        total += value * _MICROS[field]
+        total += value * MICROS_PER_UNIT[field]
     if end == "SECOND" and groups[-1]:
         total += int(groups[-1][:6].ljust(6, "0"))
     total *= sign
@@ -156,7 +155,7 @@ def multi_unit_span(parts: list[exp.Expr]) -> exp.Interval | None:
     if set(units) <= {"YEAR", "MONTH"}:
         text = interval_body(amounts.get("YEAR", 0) * 12 + amounts.get("MONTH", 0), units[0], units[-1])
     elif set(units) <= set(_FIELDS):
-        text = interval_body(sum(amount * _MICROS[unit] for unit, amount in amounts.items()), units[0], units[-1])
+        text = interval_body(sum(amount * MICROS_PER_UNIT[unit] for unit, amount in amounts.items()), units[0], units[-1])
     else:
         raise OptimizeError(
             f"Cannot mix year-month and day-time fields: INTERVAL {' '.join(f'{amounts[u]} {u}' for u in units)}",

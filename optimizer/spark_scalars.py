@@ -848,12 +848,39 @@ def _regexp_pattern(called: str, pattern: exp.Expr, *, stepping: bool, match_onl
     function uses only whether and where a match starts (:func:`re2_pattern`)."""
     text = _string_literal(pattern)
     translated = None if text is None else re2_pattern(text, match_only=match_only)
-    if translated is None or (stepping and translated.nullable):
+    if translated is None or (stepping and translated.nullable and not translated.ends_only):
         _refuse(called, "a pattern that is not a literal, or whose meaning vpush cannot show to be the same in Java and in "
-                "DuckDB's RE2 ($, \\b, (?m) with ^ or $, lookaround, backreferences, possessive quantifiers, class "
-                "intersections, Unicode properties" + (", or that can match the empty string" if stepping else "") + ")")
+                "DuckDB's RE2 (\\b, (?m) with ^ or $, lookaround, backreferences, possessive quantifiers, class "
+                "intersections, Unicode properties, $ after what can match a line terminator"
+                + (", or that can match the empty string" if stepping else "") + ")")
     assert translated is not None  # for mypy: refused above
     return translated
+
+
+def split_final_terminator(value: exp.Expr, re2: Re2Pattern) -> tuple[exp.Expr, exp.Expr]:
+    """``value`` without the final line terminator Java's ``$`` of ``re2`` holds before
+    (:attr:`~vpush.optimizer.java_regex.Re2Pattern.tail`), which ``re2.text`` is matched in, and
+    that terminator (``''`` for none); ``value`` and ``''`` for a pattern without ``$``."""
+    if re2.tail is None:
+        return value, exp.Literal.string("")
+    tail = exp.Literal.string(re2.tail)
+    return _fn("regexp_replace", value.copy(), tail, exp.Literal.string("")), _fn("regexp_extract", value.copy(), tail.copy(), _number(0))
+
+
+def final_matches(body: exp.Expr, tail: exp.Expr, re2: Re2Pattern) -> tuple[exp.Expr, exp.Expr, exp.Expr, exp.Expr]:
+    """Java's matches of a pattern every match of which ends at its ``$``
+    (:attr:`~vpush.optimizer.java_regex.Re2Pattern.ends_only`), over ``body`` and ``tail`` (:func:`split_final_terminator`):
+    whether there is a first (found in ``body`` by RE2), its text, whether an empty one follows it
+    where ``body`` ends (Java's next search starts where a match that is not empty ends), and
+    whether an empty one follows ``tail`` (one step past an empty match, past the end of ``body``).
+    No other match can follow: none reaches into ``tail``."""
+    written = exp.Literal.string(re2.text)
+    found = _fn("regexp_matches", body.copy(), written)
+    first = _fn("regexp_extract", body.copy(), written.copy(), _number(0))
+    if not re2.empty_inside:
+        return found, first, exp.false(), exp.false()
+    return (found, first, exp.NEQ(this=first.copy(), expression=exp.Literal.string("")),
+            exp.NEQ(this=tail.copy(), expression=exp.Literal.string("")))
 
 
 def _regexp(called: str, arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
@@ -869,7 +896,13 @@ def _regexp(called: str, arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
         return _null(result)
     re2 = _regexp_pattern(called, pattern, stepping=called in ("regexp_count", "regexp_extract_all"), match_only=called == "regexp_instr")
     written = exp.Literal.string(re2.text)
+    # (no match reaches into the final line terminator: these give the same without it)
+    value, tail = split_final_terminator(value, re2)
+    stepped = re2.nullable and called in ("regexp_count", "regexp_extract_all")  # so every match ends at $
     if called == "regexp_count":
+        if stepped:
+            found, _, after, last = final_matches(value, tail, re2)
+            return exp.cast(exp.Add(this=exp.Add(this=_as_int(found), expression=_as_int(after)), expression=_as_int(last)), _typed("INT"))
         return exp.cast(_fn("len", _fn("regexp_extract_all", value, written, _number(0))), _typed("INT"))
     if called == "regexp_substr":
         # Spark's regexp_substr is nullif(regexp_extract(s, p, 0), ''): NULL for no match or an empty one
@@ -896,10 +929,21 @@ def _regexp(called: str, arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
                              exp.If(this=_fn("regexp_matches", value.copy(), written.copy()),
                                     true=spark_error("INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX", text, _typed("VARCHAR[]")))],
                         default=exp.cast(exp.Array(expressions=[]), _typed("VARCHAR[]")))
+    if stepped:
+        found, _, after, last = final_matches(value, tail, re2)
+        texts = _fn("regexp_extract", value.copy(), written, _number(index)), exp.Literal.string(""), exp.Literal.string("")
+        lists = [exp.Case(ifs=[exp.If(this=taken, true=exp.Array(expressions=[text]))], default=exp.cast(exp.Array(expressions=[]), _typed("VARCHAR[]")))
+                 for taken, text in zip((found, after, last), texts)]
+        return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=_null("VARCHAR[]"))],
+                        default=_fn("list_concat", *lists))
     # DuckDB gives NULL for a group that took no part in a match; Spark ''
     element = exp.column("__vpush_group")
     lam = exp.Lambda(this=exp.Coalesce(this=element, expressions=[exp.Literal.string("")]), expressions=[exp.to_identifier("__vpush_group")])
     return _fn("list_transform", _fn("regexp_extract_all", value, written, _number(index)), lam)
+
+
+def _as_int(condition: exp.Expr) -> exp.Expr:
+    return exp.cast(condition, _typed("INT"))
 
 
 def _regexp_instr(value: exp.Expr, re2: str) -> exp.Expr:

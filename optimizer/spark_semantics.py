@@ -108,6 +108,8 @@ from vpush.optimizer.expand_using_stars import expand_using_stars
 from vpush.optimizer.spark_analysis import aggregating as _aggregating, check_order_by_aggregates
 from vpush.optimizer.spark_collect_set import orders_set, spark_set_order
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
+from vpush.optimizer.interval_text import MICROS_PER_DAY, MICROS_PER_UNIT
+from vpush.optimizer.java_regex import Re2Pattern
 from vpush.optimizer.spark_intervals import one_unit_interval, span_interval
 from vpush.optimizer.spark_number_format import NUMBER_FORMAT_CALLS, number_format_type, rewrite_number_format
 from vpush.optimizer.spark_math import (
@@ -150,7 +152,9 @@ from vpush.optimizer.spark_order import (
 from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_encodings import ENCODING_FUNCTIONS, encoding_type, rewrite_encoding
 from vpush.optimizer.spark_urls import PARSE_URL_FUNCTIONS, parse_url_type, rewrite_parse_url
-from vpush.optimizer.spark_scalars import SCALAR_FUNCTIONS, node_arguments, rewrite_scalar, scalar_type
+from vpush.optimizer.spark_scalars import (
+    SCALAR_FUNCTIONS, final_matches, node_arguments, rewrite_scalar, scalar_type, split_final_terminator,
+)
 from vpush.optimizer.spark_format_string import rewrite_format_string
 from vpush.optimizer.variant_types import (
     MAX_DECIMAL_PRECISION,
@@ -1330,14 +1334,13 @@ _STRING_RESULTS = (
 )
 # Spark functions whose result is an int where DuckDB's is a bigint, and a double where DuckDB's
 # is an integer.
-_MICROS_PER_DAY = 86_400_000_000
 _TIMESTAMPDIFF_NAMES = ("timestampdiff", "datediff", "date_diff")
 """The names of Spark's ``timestampdiff(unit, start, end)`` (``datediff`` and ``date_diff`` with
 three arguments; named ``timestampdiff`` by Spark)."""
 
 # Spark's timestampadd/timestampdiff units: those of a fixed length in microseconds, and those of
 # the calendar (DuckDB's interval kind and how many of it)
-_TIMESTAMP_ADD_MICROS = {"MICROSECOND": 1, "MILLISECOND": 1000, "SECOND": 1_000_000, "MINUTE": 60_000_000, "HOUR": 3_600_000_000}
+_TIMESTAMP_ADD_MICROS = {unit: MICROS_PER_UNIT[unit] for unit in ("MICROSECOND", "MILLISECOND", "SECOND", "MINUTE", "HOUR")}
 _TIMESTAMP_ADD_CALENDAR = {"DAY": ("days", 1), "DAYOFYEAR": ("days", 1), "WEEK": ("days", 7), "MONTH": ("months", 1),
                "QUARTER": ("months", 3), "YEAR": ("months", 12)}
 _SECONDS_TYPE = DecimalType(8, 6)
@@ -1510,7 +1513,9 @@ def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace |
     or refuse it; ``regexp_replace`` and ``split`` also refuse a pattern that can match the empty
     string (Java steps past an empty match by a UTF-16 unit, RE2 by a character). A
     ``regexp_replace``'s replacement is written as RE2's (:func:`_java_replacement`), which may
-    give the call to put in the node's place."""
+    give the call to put in the node's place, as does a pattern with Java's ``$``: the call runs
+    over the text without its final line terminator, which ``regexp_replace`` and ``split`` give
+    back (:func:`_java_final_terminator`)."""
     from vpush.optimizer.java_regex import re2_pattern
 
     pattern = node.args.get("expression")
@@ -1520,13 +1525,15 @@ def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace |
     matching = isinstance(node, exp.RegexpLike)
     re2 = re2_pattern(pattern.name, match_only=matching) if isinstance(pattern, exp.Literal) and pattern.is_string else None
     stepping = isinstance(node, (exp.RegexpReplace, exp.RegexpSplit))
-    if re2 is None or (stepping and re2.nullable):
+    if re2 is None or (stepping and re2.nullable and not re2.ends_only):
         _refuse(called, "a pattern that is not a literal, or whose meaning vpush cannot show to be the same in Java and in "
                 "DuckDB's RE2 (\\b, (?m) with ^ or $, lookaround, backreferences, possessive quantifiers, class "
-                "intersections, Unicode properties" + (", $ where the match's text matters" if not matching else "")
+                "intersections, Unicode properties" + (", $ after what can match a line terminator" if not matching else "")
                 + (", or that can match the empty string" if stepping else "") + ")")
     assert re2 is not None and pattern is not None  # for mypy: refused above
     node.set("expression", exp.Literal.string(re2.text))
+    if re2.tail is not None and not isinstance(node, exp.RegexpLike):
+        return _java_final_terminator(node, pattern.name, re2)
     if matching and re2.ends_differ and re2.crlf_text is not None:
         # Java's $ holds before a final \r\n, never between its two characters: a pattern of its own
         # for a text that ends in \r\n
@@ -1543,6 +1550,83 @@ def _java_pattern(node: exp.RegexpLike | exp.RegexpExtract | exp.RegexpReplace |
     if isinstance(node, exp.RegexpExtract):
         return _java_group_index(node, re2.groups)
     return None
+
+
+def _java_final_terminator(node: exp.RegexpExtract | exp.RegexpReplace | exp.RegexpSplit, pattern: str, re2: Re2Pattern) -> exp.Expr:
+    """``regexp_extract``, ``regexp_replace`` or ``split`` of a pattern with Java's ``$`` (written
+    ``\\z``) over the text without its final line terminator, where Java's ``$`` holds before
+    it: no match reaches into it (:func:`vpush.optimizer.java_regex.re2_pattern`), so the matches
+    are Java's; ``regexp_replace`` then puts it back at the end, ``split`` at its last part's."""
+    source = node.this
+    body, tail = split_final_terminator(source, re2)
+    node.set("this", body)
+    if isinstance(node, exp.RegexpExtract):
+        checked = _java_group_index(node, re2.groups)
+        return node if checked is None else checked
+    if isinstance(node, exp.RegexpReplace):
+        replaced = _java_position(node)
+        if replaced is None:
+            replaced = _java_replacement(node, pattern, re2.groups, re2.names, source=source)
+        if replaced is None and re2.nullable:
+            return _java_final_replacements(node, tail, re2)
+        return exp.DPipe(this=node if replaced is None else replaced, expression=tail)
+    if re2.nullable:
+        return _java_final_parts(node, source, tail, re2)
+    limit = node.args.get("limit")
+    parts = node if limit is None else _split_with_limit(body, node.expression, limit)
+    count = exp.Anonymous(this="len", expressions=[parts.copy()])
+    last = exp.DPipe(this=exp.Anonymous(this="list_extract", expressions=[parts.copy(), count.copy()]), expression=tail.copy())
+    kept = exp.Anonymous(this="list_slice", expressions=[parts.copy(), exp.Literal.number(1), exp.Sub(this=count, expression=exp.Literal.number(1))])
+    # (DuckDB's list_concat reads a NULL list as empty: a NULL text's NULL kept apart)
+    return exp.Case(ifs=[exp.If(this=exp.or_(exp.Is(this=tail.copy(), expression=exp.Null()), exp.EQ(this=tail, expression=exp.Literal.string(""))),
+                                true=parts)],
+                    default=exp.Anonymous(this="list_concat", expressions=[kept, exp.Array(expressions=[last])]))
+
+
+def _java_final_replacements(node: exp.RegexpReplace, tail: exp.Expr, re2: Re2Pattern) -> exp.Expr:
+    """``regexp_replace`` (its replacement RE2's) of a pattern that can match the empty string and
+    every match of which ends at its ``$`` (:func:`final_matches`): the first match replaced, then
+    the replacement of an empty match (no group took part) where Java finds one, before and after
+    ``tail``. Refused from a position past the first character."""
+    if node.args.get("position") is not None:
+        _refuse("regexp_replace", "a position other than 1, with a pattern that can match the empty string")
+    body, replacement = node.this, node.args.get("replacement") or exp.Null()
+    _, _, after, last = final_matches(body, tail, re2)
+    first = exp.Anonymous(this="regexp_replace", expressions=[body.copy(), exp.Literal.string(re2.text), replacement.copy()])
+    empty: exp.Expr = exp.Null()
+    if isinstance(replacement, exp.Literal):
+        # an RE2 rewrite: \n a group's text (none in an empty match), \\ a backslash
+        empty = exp.Literal.string(re.sub(r"\\([0-9\\])", lambda m: "\\" if m.group(1) == "\\" else "", replacement.name))
+    if_taken = [exp.Case(ifs=[exp.If(this=taken, true=empty.copy())], default=exp.Literal.string("")) for taken in (after, last)]
+    return exp.DPipe(this=exp.DPipe(this=exp.DPipe(this=first, expression=if_taken[0]), expression=tail.copy()), expression=if_taken[1])
+
+
+def _java_final_parts(node: exp.RegexpSplit, source: exp.Expr, tail: exp.Expr, re2: Re2Pattern) -> exp.Expr:
+    """``split`` by a pattern that can match the empty string and every match of which ends at its
+    ``$`` (:func:`final_matches`), as Java's ``String.split`` cuts the text at each match: the text
+    before the first (none for an empty match at the start, which Java skips), ``''`` between it
+    and an empty match where the text without ``tail`` ends, ``tail`` before an empty match at the
+    very end, and the rest; the whole text where no match counts. Refused with a positive limit."""
+    limit = node.args.get("limit")
+    bound = None if limit is None else number_constant(limit)
+    if limit is not None and not (isinstance(bound, int) and bound <= 0):
+        _refuse("split", "a limit that is not a literal of 0 or less, with a pattern that can match the empty string")
+    body = node.this
+    found, first, after, last = final_matches(body, tail, re2)
+    counted = exp.and_(found, exp.GT(this=exp.Length(this=body.copy()), expression=exp.Literal.number(0)))
+    before = exp.Anonymous(this="left", expressions=[body.copy(), exp.Sub(this=exp.Length(this=body.copy()), expression=exp.Length(this=first))])
+
+    def one(text: exp.Expr) -> exp.Expr:
+        return exp.Array(expressions=[text])
+
+    none = exp.cast(exp.Array(expressions=[]), exp.DataType.build("VARCHAR[]"))
+    rest = exp.Case(ifs=[exp.If(this=last.copy(), true=exp.Literal.string(""))], default=tail.copy())
+    lists = [exp.Case(ifs=[exp.If(this=counted.copy(), true=one(before))], default=none.copy()),
+             exp.Case(ifs=[exp.If(this=after, true=one(exp.Literal.string("")))], default=none.copy()),
+             exp.Case(ifs=[exp.If(this=last.copy(), true=one(tail.copy()))], default=none.copy()),
+             exp.Case(ifs=[exp.If(this=exp.or_(counted, last.copy()), true=one(rest))], default=one(source.copy()))]
+    return exp.Case(ifs=[exp.If(this=exp.Is(this=source.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), exp.DataType.build("VARCHAR[]")))],
+                    default=exp.Anonymous(this="list_concat", expressions=lists))
 
 
 def _java_group_index(node: exp.RegexpExtract, groups: int) -> exp.Expr | None:
@@ -1597,12 +1681,14 @@ def _java_position(node: exp.RegexpReplace) -> exp.Expr | None:
     return None
 
 
-def _java_replacement(node: exp.RegexpReplace, pattern: str, groups: int, names: tuple[tuple[str, int], ...]) -> exp.Expr | None:
+def _java_replacement(node: exp.RegexpReplace, pattern: str, groups: int, names: tuple[tuple[str, int], ...], *,
+                      source: exp.Expr | None = None) -> exp.Expr | None:
     """``regexp_replace``'s replacement (Java's ``$n`` groups and backslash escapes) written as
     RE2's rewrite (:func:`vpush.optimizer.java_regex.re2_replacement`); where Java raises on every
     match (``$`` without a group's number, a group the pattern does not have, a final backslash),
     the call raising Spark's ``INVALID_REGEXP_REPLACE`` for a text with a match at or after the
-    position, returned to stand in the node's place."""
+    position, returned to stand in the node's place. ``source``: the text Spark's message names,
+    where the node's is that text without its final line terminator."""
     from vpush.optimizer.java_regex import re2_replacement
 
     replacement = node.args.get("replacement")
@@ -1625,7 +1711,7 @@ def _java_replacement(node: exp.RegexpReplace, pattern: str, groups: int, names:
                     expression=exp.LTE(this=position.copy(), expression=exp.Length(this=value.copy())))
     matched = exp.and_(starts, exp.Anonymous(this="regexp_matches", expressions=[rest, node.expression.copy()]))
     message = exp.Concat(expressions=[
-        exp.Literal.string("Could not perform regexp_replace for source = \""), value.copy(),
+        exp.Literal.string("Could not perform regexp_replace for source = \""), (source or value).copy(),
         exp.Literal.string(f'", pattern = "{pattern}", replacement = "{replacement.name}" and position = '),
         exp.cast(position.copy(), exp.DataType.build("VARCHAR")), exp.Literal.string(".")])
     return exp.Case(ifs=[exp.If(this=matched, true=spark_error("INVALID_REGEXP_REPLACE", message, exp.DataType.build("VARCHAR")))],
@@ -4269,7 +4355,7 @@ class _Rewriter:
             return exp.Anonymous(this="epoch_us", expressions=[local])
 
         if unit in _TIMESTAMP_ADD_MICROS or _TIMESTAMP_ADD_CALENDAR[unit][0] == "days":
-            size = _TIMESTAMP_ADD_MICROS.get(unit) or _TIMESTAMP_ADD_CALENDAR[unit][1] * _MICROS_PER_DAY
+            size = _TIMESTAMP_ADD_MICROS.get(unit) or _TIMESTAMP_ADD_CALENDAR[unit][1] * MICROS_PER_DAY
             result: exp.Expr = exp.IntDiv(this=exp.Paren(this=exp.Sub(this=micros(end), expression=micros(start))), expression=exp.Literal.number(size))
         else:
             # LocalDateTime.until: the end's date a day nearer where its time of day falls short;
@@ -8287,8 +8373,7 @@ _BINARY_SYMBOLS: dict[type[exp.Expr], str] = {
 
 
 _INTERVAL_UNITS = frozenset({"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"})
-_TIME_UNIT_MICROS = {"HOUR": 3_600_000_000, "MINUTE": 60_000_000, "SECOND": 1_000_000, "MICROSECOND": 1}
-_DAY_MICROS = 86_400_000_000
+_TIME_UNIT_MICROS = {unit: MICROS_PER_UNIT[unit] for unit in ("HOUR", "MINUTE", "SECOND", "MICROSECOND")}
 
 
 def _interval_days(node: exp.Interval) -> tuple[exp.Expression, exp.Expression] | None:
@@ -8304,10 +8389,10 @@ def _interval_days(node: exp.Interval) -> tuple[exp.Expression, exp.Expression] 
     if word not in _TIME_UNIT_MICROS or not text.lstrip("+-").isdigit():
         return None
     total = int(text) * _TIME_UNIT_MICROS[word]
-    days = abs(total) // _DAY_MICROS * (1 if total >= 0 else -1)
+    days = abs(total) // MICROS_PER_DAY * (1 if total >= 0 else -1)
     if days == 0:
         return None
-    rest = total - days * _DAY_MICROS
+    rest = total - days * MICROS_PER_DAY
     return (exp.Anonymous(this="to_days", expressions=[exp.Literal.number(days)]),
             exp.Anonymous(this="to_microseconds", expressions=[exp.Literal.number(rest)]))
 
@@ -9439,16 +9524,19 @@ _PAIR = "__vpush_pair"
 
 
 def _str_to_map(arguments: list[exp.Expr]) -> exp.Expression:
-    """Spark's ``str_to_map(s[, pairDelim[, keyValueDelim]])`` for literal delimiters without
-    regex metacharacters (Spark's are Java regexes): ``s`` split at every ``pairDelim``, trailing
-    empty pieces kept; each piece split at its first ``keyValueDelim``, the value NULL where it
-    has none; a repeated key raises ``DUPLICATED_MAP_KEY`` as in ``map_from_arrays``."""
+    """Spark's ``str_to_map(s[, pairDelim[, keyValueDelim]])`` for literal delimiters (Spark's are
+    Java regexes, as ``split``'s): ``s`` split at every ``pairDelim``, trailing empty pieces
+    kept; each piece split at its first ``keyValueDelim``, the value NULL where it has none; a
+    repeated key raises ``DUPLICATED_MAP_KEY`` as in ``map_from_arrays``. A delimiter with a
+    regex metacharacter by the RE2 pattern of its meaning (:func:`_str_to_map_by_patterns`)."""
     text = arguments[0]
     delimiters = arguments[1:] + [exp.Literal.string(d) for d in (",", ":")[len(arguments) - 1:]]
     if any(isinstance(d, exp.Null) for d in delimiters):
         return exp.cast(exp.Null(), exp.DataType.build("MAP(VARCHAR, VARCHAR)"))
-    if not all(isinstance(d, exp.Literal) and d.is_string and d.name and not set(d.name) & _REGEX_METACHARACTERS for d in delimiters):
-        _refuse("str_to_map", "delimiters that are not literal strings free of regex metacharacters")
+    if not all(isinstance(d, exp.Literal) and d.is_string and d.name for d in delimiters):
+        _refuse("str_to_map", "delimiters that are not literal strings")
+    if any(set(d.name) & _REGEX_METACHARACTERS for d in delimiters):
+        return _str_to_map_by_patterns(text, delimiters[0].name, delimiters[1].name)
     pair_delimiter, key_delimiter = delimiters
     pairs = exp.Anonymous(this="string_split", expressions=[text, pair_delimiter])
     piece = exp.column(_PAIR)
@@ -9461,6 +9549,31 @@ def _str_to_map(arguments: list[exp.Expr]) -> exp.Expression:
         ifs=[exp.If(this=exp.EQ(this=at.copy(), expression=exp.Literal.number(0)), true=exp.cast(exp.Null(), exp.DataType.build("VARCHAR")))],
         default=exp.Anonymous(this="substr", expressions=[piece.copy(), exp.Add(this=at.copy(), expression=exp.Literal.number(len(key_delimiter.name)))]),
     )
+
+    def each(body: exp.Expr) -> exp.Expression:
+        return exp.Anonymous(this="list_transform", expressions=[pairs.copy(), exp.Lambda(this=body, expressions=[exp.to_identifier(_PAIR)])])
+
+    return map_from_arrays_checked(each(key), each(value))
+
+
+def _str_to_map_by_patterns(text: exp.Expr, pair_delimiter: str, key_delimiter: str) -> exp.Expression:
+    """``str_to_map`` by delimiters with regex metacharacters, as Spark's ``StringToMap`` splits:
+    ``text`` as ``split(text, pairDelim)`` splits it, each piece as ``split(piece, keyValueDelim,
+    2)``, in RE2 with Java's meaning (:func:`vpush.optimizer.java_regex.re2_pattern`). Refused for a
+    delimiter RE2 cannot read as Java does, one that can match the empty string (``'|'``: Java
+    steps past an empty match by a UTF-16 unit) and one with ``$``."""
+    from vpush.optimizer.java_regex import re2_pattern
+
+    patterns = [re2_pattern(d) for d in (pair_delimiter, key_delimiter)]
+    written = [p.text for p in patterns if p is not None and not p.nullable and p.tail is None]
+    if len(written) != 2:
+        _refuse("str_to_map", "a delimiter whose meaning as a Java regex vpush cannot show to be the same in DuckDB's RE2, or "
+                "that can match the empty string (Spark's delimiters are Java regexes: '|' splits between every character)")
+    pairs = exp.Anonymous(this="str_split_regex", expressions=[text, exp.Literal.string(written[0])])
+    halves = _split_with_limit(exp.column(_PAIR), exp.Literal.string(written[1]), exp.Literal.number(2))
+    key = exp.Anonymous(this="list_extract", expressions=[halves.copy(), exp.Literal.number(1)])
+    # (the value NULL where the piece has no delimiter: a list of one)
+    value = exp.Anonymous(this="list_extract", expressions=[halves, exp.Literal.number(2)])
 
     def each(body: exp.Expr) -> exp.Expression:
         return exp.Anonymous(this="list_transform", expressions=[pairs.copy(), exp.Lambda(this=body, expressions=[exp.to_identifier(_PAIR)])])

@@ -87,7 +87,7 @@ def rewrite_parse_url(called: str, arguments: list[exp.Expr], result: SparkType 
     # Java's (&|^)key=([^&]*) with the '=' inside the value's group: the group is then empty only
     # where nothing matched
     pattern = re2_pattern("(&|^)" + arguments[2].name + "(=[^&]*)")
-    if pattern is None or pattern.groups != 2:
+    if pattern is None or pattern.groups != 2 or pattern.tail is not None:
         _refuse(called, "a key whose regular expression RE2 does not read as Java does, or that has groups")
     found = exp.Anonymous(this="regexp_extract", expressions=[extracted, _text(pattern.text), exp.Literal.number(2)])
     return exp.Anonymous(this="substring", expressions=[exp.Nullif(this=found, expression=_text("")), exp.Literal.number(2)])

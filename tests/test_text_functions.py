@@ -92,7 +92,7 @@ REGEXP_CALLS = [
     # split with a limit (Java's String.split: 0 or less every part; else the rest kept whole in the last)
     "split(s, 'b', 2)", "split(s, '\\\\s', 1)", "split(s, '[a-c]', 3)", "split(s, 'a', 0)", "split(s, 'b', -1)",
     "split(s, '\\\\d+', length(s) % 4)", "split(s, 'é', 2)", "split(s, 'b', 2L)", "split(s, 'b', NULL)",
-    "regexp_extract_all(s, '(?i)a', 0)", "rlike(s, 'b$')", "regexp_extract(s, '(?i)a', 0)",
+    "regexp_extract_all(s, '(?i)a', 0)", "rlike(s, 'b$')", "regexp_extract(s, '(?i)a', 0)", "regexp_count(s, 'b$')",
     # a group index past the groups raises only for a row with a match
     "regexp_extract(s, 'zz')", "regexp_extract(s, '(zz)', 3)", "regexp_extract(s, '(b)', NULL)",
 ]
@@ -104,9 +104,8 @@ def _java(pattern: str) -> str:
     return "'" + pattern.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
-# Java's flags ((?i) folds ASCII letters only), $ and \Z (before a final line terminator: where
-# only the match's existence counts), escapes, \Q..\E, POSIX classes and named groups, as RE2
-# writes them
+# Java's flags ((?i) folds ASCII letters only), $ and \Z (before a final line terminator too),
+# escapes, \Q..\E, POSIX classes and named groups, as RE2 writes them
 FLAG_CALLS = [call.format(*(_java(p) for p in patterns)) for call, *patterns in [
     ("r RLIKE {}", r"(?i)error"), ("r RLIKE {}", r"\.com$"), ("rlike(r, {})", r"com\s*$"), ("regexp_like(r, {})", r"^\r?\n$"),
     ("r RLIKE {}", r"\r$"), ("r RLIKE {}", r"\n$"), ("r RLIKE {}", r"(?d)\r$"), ("r RLIKE {}", r"(?d)m$"), ("r REGEXP {}", r"m\Z"),
@@ -133,6 +132,16 @@ FLAG_CALLS = [call.format(*(_java(p) for p in patterns)) for call, *patterns in 
     ("regexp_count(r, {})", r"\p{Blank}"), ("regexp_count(r, {})", r"(?i)\P{Upper}"), ("regexp_count(r, {})", r"[\x00-\x1F\x7F]"),
     ("regexp_count(r, {})", r"(?i)[\x{212A}ſ]"), ("regexp_count(r, {})", r"(?i)[i-k]"), ("regexp_count(r, {})", r"(?iu)\d"),
     ("regexp_count(r, {})", r"\R\n"),
+    # $ where the match's text counts: over the text without its final line terminator, which no
+    # match reaches into, given back by regexp_replace and split
+    ("regexp_extract(r, {}, 0)", r"com$"), ("regexp_replace(r, {}, '-')", r"o$"), ("regexp_replace(r, {}, '<$0>')", r"m$|\."),
+    ("regexp_extract(r, {}, 2)", r"(\w+)\.(\w+)\Z"), ("regexp_extract_all(r, {}, 0)", r"[a-z]$|o"), ("regexp_substr(r, {})", r"\w*$"),
+    ("split(r, {})", r"m$|\."), ("split(r, {}, 2)", r"o$|\."), ("regexp_replace(r, {}, '!', 5)", r"m$"),
+    ("regexp_count(r, {})", r"(?d)\r$|o"), ("regexp_extract(r, {}, 0)", r"x?$"),
+    # and every match ending at $, empty ones too: the first, then an empty one where the text
+    # without its final terminator ends (after one that is not empty) and one at the very end
+    ("regexp_replace(r, {}, '!')", r"$"), ("regexp_replace(r, {}, '<$0|$1>')", r"(m)*$"), ("regexp_count(r, {})", r"$"),
+    ("regexp_extract_all(r, {}, 1)", r"(m)*\Z"), ("split(r, {})", r"$"), ("split(r, {}, 0)", r"o*$"), ("regexp_count(r, {})", r"^m*$"),
 ]]
 
 WORD_CALLS = [
@@ -148,17 +157,22 @@ REFUSED = ["get_json_object(j, '$.a[*]')", "get_json_object(j, '$.*')", "get_jso
            "get_json_object(j, '$[*].a')", "get_json_object(j, j)", "get_json_object(j, '$..a')"]
 # Patterns whose meaning vpush cannot show to be the same in Java and RE2, and forms it does not take
 REFUSED += [
-    "regexp_count(s, 'a*')", "regexp_count(s, 'b$')", "regexp_substr(s, '\\\\bx')",
+    "regexp_count(s, 'a*')", "regexp_substr(s, '\\\\bx')",
     "regexp_instr(s, '(b)', 1)", "regexp_count(s, s)", "regexp_extract_all(s, 'a++', 0)", "regexp_count(s, '[a&&b]')",
     "regexp_count(s, '\\\\p{L}')", "regexp_replace(s, 'x*', '-')", "rlike(s, s)",
     "split(s, 'x*')", "regexp_replace(s, '(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)', '$10')", "regexp_replace(s, 'a', s)",
 ]
-# Java's $ where the match's text or place counts, its \b (Unicode letters and digits), (?m)'s
-# ^ and $, Unicode properties and case folding, lookbehind, backreferences by name
+# Java's \b (Unicode letters and digits), (?m)'s ^ and $, Unicode properties and case folding,
+# lookbehind, backreferences by name
 REFUSED += [call.format(_java(pattern)) for call, pattern in [
-    ("regexp_extract(r, {}, 0)", r"com$"), ("regexp_count(r, {})", r"\bfoo"), ("r RLIKE {}", r"(?m)^a"), ("r RLIKE {}", r"x$y"),
+    ("regexp_count(r, {})", r"\bfoo"), ("r RLIKE {}", r"(?m)^a"), ("r RLIKE {}", r"x$y"),
     ("r RLIKE {}", r"\p{L}"), ("regexp_count(r, {})", r"(?U)\w"), ("regexp_count(r, {})", r"(?iu)k"), ("r RLIKE {}", r"(?<=a)b"),
-    ("r RLIKE {}", r"(?<n>a)\k<n>"), ("regexp_replace(r, {}, '-')", r"o$"), ("r RLIKE {}", r"(a$)?"),
+    ("r RLIKE {}", r"(?<n>a)\k<n>"), ("r RLIKE {}", r"(a$)?"),
+    # $ after what can match a line terminator (a match may reach into the final one), beside \z
+    ("regexp_replace(r, {}, '')", r"\s+$"), ("regexp_extract(r, {}, 0)", r"[^/]+$"), ("regexp_count(r, {})", r"m$|a\z"),
+    # an empty match not at $, a position or limit with one at $
+    ("regexp_count(r, {})", r"m$|o*"), ("regexp_count(r, {})", r"(?:m$|o*)"), ("regexp_replace(r, {}, '!', 2)", r"$"),
+    ("split(r, {}, 2)", r"$"),
     # a quantified \R (Java does not retry its \r alone), an escape's digits past whitespace under (?x)
     ("regexp_count(r, {})", r"\w\R{2}"), ("regexp_count(r, {})", r"(?x)\01 2"),
 ]]
@@ -214,7 +228,7 @@ def test_a_position_spark_refuses_raises_as_spark(call: str, spark_view: SparkSe
 
 
 @pytest.mark.parametrize("call", ["regexp_replace(s, '(b)', '$2')", "regexp_replace(s, 'b', 'x\\\\')", "regexp_replace(s, '(b)', '$x')",
-                                  "regexp_replace(s, '(\\\\d)', '$1$')", "regexp_replace(s, '(b)', '$2', 3)"])
+                                  "regexp_replace(s, '(\\\\d)', '$1$')", "regexp_replace(s, '(b)', '$2', 3)", "regexp_replace(r, 'm$', '$1')"])
 def test_replacement_java_refuses_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """Spark raises INVALID_REGEXP_REPLACE for a row with a match where Java's replacement names
     a group the pattern does not have, or ends in ``$`` or a lone backslash."""
