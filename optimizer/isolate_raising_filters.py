@@ -193,18 +193,28 @@ def _hold_sides(select: exp.Select) -> None:
             ):
                 groups[side].append((join, conjunct))
                 ons[side].add(index)
+    inferred = _inferred(select, joins, kinds, names)
     held = False
     for relation, name in zip(relations, names):
         group = groups[name]
         # the ON conjuncts of two joins pushed to one side: Spark's order between them is not modelled
-        if not group or len(ons[name]) > 1 or not any(may_raise(c, select) for _, c in group):
+        if len(ons[name]) > 1:
             continue
-        held = True
-        for owner, conjunct in group:
-            _remove(owner, conjunct)
+        # Spark tests a side's own conjuncts, then those it infers for it (CombineFilters puts the
+        # filter InferFiltersFromConstraints adds above the side after the side's own)
+        own = [c for _, c in group]
+        written = {c.sql() for c in own}
+        extra = [c for c in inferred[name] if c.sql() not in written]  # a conjunct the side has already: not again
+        hold = any(may_raise(c, select) for c in own + extra)
+        if not hold and not extra:
+            continue
+        if hold:
+            held = True
+            for owner, conjunct in group:
+                _remove(owner, conjunct)
         place = exp.Null()
         relation.replace(place)
-        place.replace(_held(relation, [c for _, c in group]))
+        place.replace(_held(relation, own + extra if hold else extra, offset=hold))
     if where is not None and where.this is None:
         where.pop()
     if held:
@@ -213,10 +223,62 @@ def _hold_sides(select: exp.Select) -> None:
             joins[index].set("kind", None)
 
 
+def _inferred(select: exp.Select, joins: list[exp.Join], kinds: list[str | None], names: list[str]) -> dict[str, list[exp.Expr]]:
+    """The conjuncts Spark infers for the side an outer join null-supplies, by name, where the
+    join's condition may raise (else they change no answer).
+
+    Spark's ``InferFiltersFromConstraints`` filters only that side of an outer join (a LEFT
+    join's right side, a RIGHT join's left), with each conjunct of the join's condition that
+    reads one column of a preserved relation, that column replaced by the null-supplied side's
+    column an equality of the two columns in the condition pairs it with (one replacement at a
+    time: a conjunct of two columns gives none). So ``a LEFT JOIN b ON a.id = b.id AND a.i + 1 >
+    1 AND a.id <> 6`` filters ``b`` with ``b.id <> 6`` and tests ``a.i + 1 > 1`` for no pair of
+    id 6, where DuckDB, which infers nothing from an outer join's condition, raises (measured on
+    PySpark 4.3 with ``<>``, ``<``, ``IN``, literals on either side, arithmetic, keys of several
+    columns, a RIGHT join). A key of an expression (``a.id + 1 = b.id``) gives nothing, as in
+    Spark. The ``isnotnull`` of the keys Spark adds too drops no row a key equality keeps.
+    """
+    out: dict[str, list[exp.Expr]] = {name: [] for name in names}
+    for index, (join, kind) in enumerate(zip(joins, kinds)):
+        on = join.args.get("on")
+        if kind not in ("left", "right") or on is None:
+            continue
+        supplied = names[index + 1] if kind == "left" else names[0]
+        conjuncts = _conjuncts(on)
+        pairs: dict[tuple[str, str], list[exp.Column]] = {}  # a preserved column -> the supplied columns equal to it
+        for conjunct in conjuncts:
+            if isinstance(conjunct, exp.EQ) and isinstance(conjunct.this, exp.Column) and isinstance(conjunct.expression, exp.Column):
+                for mine, other in ((conjunct.this, conjunct.expression), (conjunct.expression, conjunct.this)):
+                    if other.table.lower() == supplied and mine.table.lower() not in ("", supplied):
+                        pairs.setdefault((mine.table.lower(), mine.name.lower()), []).append(other)
+        found: list[exp.Expr] = []
+        for conjunct in conjuncts:
+            side = _side(conjunct, names)
+            columns = {column.name.lower() for column in conjunct.find_all(exp.Column)}
+            if side is None or side == supplied or len(columns) != 1 or conjunct.find(*_NONDETERMINISTIC) is not None:
+                continue
+            for other in pairs.get((side, next(iter(columns))), []):
+                copied = conjunct.copy()
+                for column in list(copied.find_all(exp.Column)):
+                    column.replace(other.copy())
+                found.append(copied)
+        if found and any(may_raise(c, select) for c in conjuncts + found):
+            seen = {c.sql() for c in out[supplied]}
+            for conjunct in found:
+                if conjunct.sql() not in seen:
+                    seen.add(conjunct.sql())
+                    out[supplied].append(conjunct)
+    return out
+
+
 def _join_kind(join: exp.Join, index: int) -> str | None:
-    """``inner`` (also a cross join), ``left``, ``right`` (the first join only: its left side one
-    relation), or None for a join this rule leaves alone."""
+    """``inner`` (also a cross join), ``left`` (also a left anti join: Spark pushes its ON's
+    conjuncts over the right side there, and infers filters for that side alone, as for a left
+    join), ``right`` (the first join only: its left side one relation), or None for a join this
+    rule leaves alone."""
     side, kind = join.side.upper(), join.kind.upper()
+    if kind == "ANTI" and side in ("", "LEFT") and not join.args.get("using") and not join.args.get("method"):
+        return "left"
     if join.args.get("using") or join.args.get("method") or kind not in ("", "INNER", "CROSS", "OUTER"):
         return None
     if not side and kind != "OUTER":
@@ -226,6 +288,10 @@ def _join_kind(join: exp.Join, index: int) -> str | None:
     if side == "RIGHT" and index == 0:
         return "right"
     return None
+
+
+# what Spark leaves out of a plan's constraints (it infers only from deterministic conjuncts)
+_NONDETERMINISTIC = (exp.Rand, exp.Randn, exp.Uuid)
 
 
 # comparisons that are NULL where an operand is: a WHERE conjunct of one of them over a column
@@ -286,8 +352,9 @@ def _remove(owner: exp.Expr, conjunct: exp.Expr) -> None:
         owner.set("on", exp.true())
 
 
-def _held(relation: exp.Expr, conjuncts: list[exp.Expr]) -> exp.Subquery:
-    """``(SELECT * FROM relation WHERE conjuncts OFFSET 0) AS <relation's name>``."""
+def _held(relation: exp.Expr, conjuncts: list[exp.Expr], *, offset: bool = True) -> exp.Subquery:
+    """``(SELECT * FROM relation WHERE conjuncts OFFSET 0) AS <relation's name>``; without the
+    ``OFFSET 0`` where nothing DuckDB could push below the conjuncts would matter."""
     alias = relation.args.get("alias")
     if isinstance(alias, exp.TableAlias) and isinstance(alias.this, exp.Identifier):
         name = alias.this.copy()
@@ -296,5 +363,6 @@ def _held(relation: exp.Expr, conjuncts: list[exp.Expr]) -> exp.Subquery:
     inner = exp.Select(expressions=[exp.Star()])
     inner.set("from_", exp.From(this=relation))
     inner.set("where", exp.Where(this=exp.and_(*conjuncts, copy=False)))
-    inner.set("offset", exp.Offset(expression=exp.Literal.number(0)))
+    if offset:
+        inner.set("offset", exp.Offset(expression=exp.Literal.number(0)))
     return exp.Subquery(this=inner, alias=exp.TableAlias(this=name))
