@@ -37,7 +37,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from vpush.optimizer.dialect import cte_of, in_scope
+from vpush.optimizer.dialect import conjuncts, cte_of, in_scope
 from vpush.optimizer.plan import SCAN_INDEX
 from vpush.optimizer.rewrite_variants import ONCE_FUNCTION_PREFIX, may_fail
 
@@ -221,11 +221,11 @@ def hold_filter_order(expression: exp.Expr) -> exp.Expr:
         having = select.args.get("having")
         if joins and having is not None:
             conditions.append((having, "this"))  # its conjuncts over grouping keys pushed to the sides
-        conjuncts = [c for node, key in conditions for c in _conjuncts(node.args[key])]
-        free = [c for c in conjuncts if not _kept_plain(c) and c.find(exp.AggFunc) is None]
+        parts = [c for node, key in conditions for c in conjuncts(node.args[key])]
+        free = [c for c in parts if not _kept_plain(c) and c.find(exp.AggFunc) is None]
         # Spark tests a subquery's own filter first, then the outer one, as one filter
         below = any(_filter_may_raise(query) for query, is_scan in _derived_sources(select).values() if not is_scan)
-        if joins or len(free) < len(conjuncts):
+        if joins or len(free) < len(parts):
             # Spark may test an inferred conjunct of one side after any of the others
             raising = free if joins else free[:-1]
             if (below and free) or (len(free) > 1 and any(may_raise(c, select) for c in raising)):
@@ -235,10 +235,10 @@ def hold_filter_order(expression: exp.Expr) -> exp.Expr:
         for clause in (where, having):
             if clause is None:
                 continue
-            conjuncts = _conjuncts(clause.this)
-            if clause.key == "having" and any(c.find(exp.AggFunc) is not None for c in conjuncts):
+            parts = conjuncts(clause.this)
+            if clause.key == "having" and any(c.find(exp.AggFunc) is not None for c in parts):
                 continue  # Spark pushes the conjuncts over grouping keys below the aggregate, apart
-            if (below and clause is where) or any(may_raise(conjunct, select) for conjunct in conjuncts[:-1]):
+            if (below and clause is where) or any(may_raise(conjunct, select) for conjunct in parts[:-1]):
                 clause.set("this", exp.Coalesce(this=clause.this, expressions=[exp.false()]))
     return expression
 
@@ -247,11 +247,7 @@ def _filter_may_raise(query: exp.Query) -> bool:
     """Whether a conjunct of the WHERE of ``query`` (a subquery or a CTE another SELECT reads) may raise."""
     if not isinstance(query, exp.Select) or query.args.get("where") is None:
         return False
-    return any(may_raise(c, query) for c in _conjuncts(query.args["where"].this))
-
-
-def _conjuncts(condition: exp.Expr) -> list[exp.Expr]:
-    return list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+    return any(may_raise(c, query) for c in conjuncts(query.args["where"].this))
 
 
 def _kept_plain(conjunct: exp.Expr) -> bool:
