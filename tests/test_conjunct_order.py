@@ -177,7 +177,9 @@ HELD = [
     "SELECT * FROM (SELECT id, count(*) AS n FROM t WHERE i + 1 > 1 GROUP BY id) WHERE id <> 6",
     "SELECT * FROM (SELECT DISTINCT id, i FROM t WHERE i + 1 > 1) WHERE id <> 6",
     "SELECT id FROM t WHERE i + 1 > 1 GROUP BY id HAVING id <> 6",
+    "SELECT id FROM t WHERE i + 1 > 1 GROUP BY id HAVING count(*) > 0 AND id <> 6",
     "SELECT id FROM (SELECT * FROM (SELECT * FROM t WHERE i + 1 > 1) WHERE g <> 'x') WHERE id <> 6",
+    "SELECT id FROM (SELECT * FROM (SELECT * FROM t WHERE i + 1 > 1)) WHERE id <> 6",
     # the subquery's projection that may raise is computed only for the rows the outer filter keeps
     "SELECT id FROM (SELECT id, i * 2 AS j FROM t WHERE id + 1 > 1) WHERE id <> 6 AND j > 0",
     "SELECT id FROM (SELECT id, i * 2 AS j FROM t WHERE id + 1 > 1) WHERE j > 0 AND id <> 6",
@@ -220,22 +222,8 @@ HELD = [
 ]
 
 
-# On the Spark engine, Spark's filter over the engine's Python data source (DSv2) tests the
-# conjunct it hands to the source (``id <> 6``) first; vpush holds the others in Spark's order
-# (order_conjuncts.hold_filter_order), but not yet a HAVING over a WHERE that may raise, nor a
-# subquery's filter below another subquery's (README, differences)
-_SPARK_ENGINE_DIFFERENT = {
-    "SELECT id FROM t WHERE i + 1 > 1 GROUP BY id HAVING id <> 6",
-    "SELECT id FROM (SELECT * FROM (SELECT * FROM t WHERE i + 1 > 1) WHERE g <> 'x') WHERE id <> 6",
-}
-
-
 @pytest.mark.parametrize("sql", HELD)
-def test_filter_below_one_that_may_raise(
-    sql: str, spark_views: SparkSession, con: vpush.Connection, request: pytest.FixtureRequest
-) -> None:
-    if con.engine.name == "spark" and sql in _SPARK_ENGINE_DIFFERENT:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="Spark's filter over a DSv2 source tests the source's filter first"))
+def test_filter_below_one_that_may_raise(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
     assert_same_answer(sql, spark_views, con, _SPARK_ANSWERS)
 
 
