@@ -1255,6 +1255,21 @@ def within(node: exp.Expr, ancestor: exp.Expr) -> bool:
     return False
 
 
+def conjuncts(condition: exp.Expr | None) -> list[exp.Expr]:
+    """The conjuncts of a condition's ``AND`` chain (through parentheses around the whole; a
+    parenthesized ``AND`` inside it is one conjunct); none for no condition.
+
+    Example:
+        >>> from sqlglot import parse_one
+        >>> [c.sql() for c in conjuncts(parse_one("(a > 1 AND b AND (c < 2 AND d))"))]
+        ['a > 1', 'b', 'c < 2 AND d']
+    """
+    if condition is None:
+        return []
+    condition = condition.unnest()
+    return list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+
+
 def lambda_variables(node: exp.Expr) -> set[str]:
     """The lower-cased names of the variables of the lambdas around ``node``."""
     return {v.name.lower() for lam in enclosing(node, exp.Lambda) for v in lam.expressions}

@@ -30,6 +30,13 @@ DuckDB does too), and is written so where a side is held:
     FROM t a JOIN t b ON a.id = b.id WHERE ADD(a.i, 1) > 1 AND b.id <> 6
       ->   FROM (SELECT * FROM t AS a WHERE ADD(a.i, 1) > 1 OFFSET 0) AS a JOIN t b ON a.id = b.id WHERE b.id <> 6
 
+An outer join's null-supplied side is also given, where the join's condition may raise, the
+filter Spark infers for it from the condition (``InferFiltersFromConstraints``; DuckDB infers
+nothing from an outer join's condition), after the side's own conjuncts:
+
+    FROM t a LEFT JOIN t b ON a.id = b.id AND ADD(a.i, 1) > 1 AND a.id <> 6
+      ->   FROM t a LEFT JOIN (SELECT * FROM t AS b WHERE b.id <> 6) AS b ON ...
+
 A filter none of whose conjuncts may raise is left to DuckDB, its pushdown into the Parquet scan
 included.
 """
@@ -38,6 +45,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from vpush.optimizer.dialect import conjuncts
 from vpush.optimizer.order_conjuncts import may_raise
 
 __all__ = ["isolate_raising_filters"]
@@ -61,12 +69,15 @@ def isolate_raising_filters(expression: exp.Expr) -> exp.Expr:
         ...     "SELECT ty, COUNT(*) FROM (SELECT ty FROM t WHERE ADD(i, 1) > 1) AS s GROUP BY ty")).sql()
         'SELECT ty, COUNT(*) FROM (SELECT ty FROM t WHERE ADD(i, 1) > 1) AS s GROUP BY ty'
     """
-    for select in list(expression.find_all(exp.Select)):
+    selects = list(expression.find_all(exp.Select))
+    filtering = _filtering_within(selects)
+    total = sum(1 for select in selects if _filters(select))
+    for select in selects:
         if _is_held(select) or select.args.get("laterals") or select.args.get("pivots"):
             continue
         if select.args.get("joins"):
             _hold_sides(select)
-        elif _may_be_pushed_into(select):
+        elif _may_be_pushed_into(select, filtered_around=total > filtering.get(id(select), 0)):
             _hold_where(select)
     return expression
 
@@ -84,12 +95,12 @@ def _is_held(select: exp.Select) -> bool:
     )
 
 
-def _may_be_pushed_into(select: exp.Select) -> bool:
+def _may_be_pushed_into(select: exp.Select, *, filtered_around: bool) -> bool:
     """Whether DuckDB may push a filter into ``select``'s FROM: a HAVING of its own with a conjunct
     over grouping keys, or a query that is read as a relation (a subquery in a FROM or join, a
     CTE, or a branch of a set operation that is one) where a query around it filters. Holding
     costs DuckDB its parallel scan (a LIMIT or OFFSET keeps the rows' order on one thread), so a
-    relation nothing outside filters is left as it is."""
+    relation nothing outside filters (``filtered_around`` false) is left as it is."""
     having = select.args.get("having")
     if having is not None and _pushable(having.this):
         return True
@@ -99,35 +110,37 @@ def _may_be_pushed_into(select: exp.Select) -> bool:
             return False  # the ORDER BY or LIMIT of a set operation
         node = node.parent
         if isinstance(node, exp.Subquery) and isinstance(node.parent, (exp.From, exp.Join)):
-            return _filtered_around(select)
-    return isinstance(node.parent, exp.CTE) and _filtered_around(select)
+            return filtered_around
+    return isinstance(node.parent, exp.CTE) and filtered_around
 
 
 def _pushable(condition: exp.Expr) -> bool:
     """Whether a HAVING's ``condition`` has a conjunct DuckDB may push below the aggregate: one
     without an aggregate, a window or a subquery."""
-    return any(part.find(exp.AggFunc, exp.Window, exp.Query) is None for part in _conjuncts(condition))
+    return any(part.find(exp.AggFunc, exp.Window, exp.Query) is None for part in conjuncts(condition))
 
 
-def _filtered_around(select: exp.Select) -> bool:
-    """Whether a query of the statement outside ``select`` filters (a WHERE, a QUALIFY, a join, a
-    HAVING with a conjunct over grouping keys): only then may DuckDB push a filter into it."""
-    for other in select.root().find_all(exp.Select):
-        if other is select or _within(other, select):
+def _filters(select: exp.Select) -> bool:
+    """Whether ``select`` filters (a WHERE, a QUALIFY, a join, a HAVING with a conjunct over
+    grouping keys): only a query around one that does may make DuckDB push a filter into it."""
+    having = select.args.get("having")
+    return any(select.args.get(key) for key in ("where", "qualify", "joins")) or (having is not None and _pushable(having.this))
+
+
+def _filtering_within(selects: list[exp.Select]) -> dict[int, int]:
+    """For each of the statement's SELECTs (by id), how many of them that filter it holds, itself
+    included: a query is filtered around where the statement has more (one pass, over the
+    statement as written: a filter the rule moves stays around the queries it was around)."""
+    within: dict[int, int] = {}
+    for select in selects:
+        if not _filters(select):
             continue
-        having = other.args.get("having")
-        if any(other.args.get(key) for key in ("where", "qualify", "joins")) or (having is not None and _pushable(having.this)):
-            return True
-    return False
-
-
-def _within(node: exp.Expr, ancestor: exp.Expr) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent is ancestor:
-            return True
-        parent = parent.parent
-    return False
+        node: exp.Expr | None = select
+        while node is not None:
+            if isinstance(node, exp.Select):
+                within[id(node)] = within.get(id(node), 0) + 1
+            node = node.parent
+    return within
 
 
 def _hold_where(select: exp.Select) -> None:
@@ -158,7 +171,7 @@ def _hold_sides(select: exp.Select) -> None:
     if None in kinds:
         return
     where = select.args.get("where")
-    rejected = {_side(c, names) for c in _conjuncts(where.this) if _rejects_nulls(c)} if where is not None else set()
+    rejected = {_side(c, names) for c in conjuncts(where.this) if _rejects_nulls(c)} if where is not None else set()
     # a WHERE conjunct that drops the rows where the null-supplying side of an outer join is NULL
     # makes it an inner join, for Spark (EliminateOuterJoin) as for DuckDB
     made_inner = [
@@ -171,7 +184,7 @@ def _hold_sides(select: exp.Select) -> None:
     supplied |= {names[0] for kind in kinds if kind == "right"}
     groups: dict[str, list[tuple[exp.Expr, exp.Expr]]] = {name: [] for name in names}
     if where is not None:
-        for conjunct in _conjuncts(where.this):
+        for conjunct in conjuncts(where.this):
             side = _side(conjunct, names)
             if side is not None and side not in supplied:
                 groups[side].append((where, conjunct))
@@ -180,7 +193,7 @@ def _hold_sides(select: exp.Select) -> None:
         on = join.args.get("on")
         if on is None:
             continue
-        for conjunct in _conjuncts(on):
+        for conjunct in conjuncts(on):
             side = _side(conjunct, names)
             if side is None:
                 continue
@@ -193,18 +206,28 @@ def _hold_sides(select: exp.Select) -> None:
             ):
                 groups[side].append((join, conjunct))
                 ons[side].add(index)
+    inferred = _inferred(select, joins, kinds, names)
     held = False
     for relation, name in zip(relations, names):
         group = groups[name]
         # the ON conjuncts of two joins pushed to one side: Spark's order between them is not modelled
-        if not group or len(ons[name]) > 1 or not any(may_raise(c, select) for _, c in group):
+        if len(ons[name]) > 1:
             continue
-        held = True
-        for owner, conjunct in group:
-            _remove(owner, conjunct)
+        # Spark tests a side's own conjuncts, then those it infers for it (CombineFilters puts the
+        # filter InferFiltersFromConstraints adds above the side after the side's own)
+        own = [c for _, c in group]
+        written = {c.sql() for c in own}
+        extra = [c for c in inferred[name] if c.sql() not in written]  # a conjunct the side has already: not again
+        hold = any(may_raise(c, select) for c in own + extra)
+        if not hold and not extra:
+            continue
+        if hold:
+            held = True
+            for owner, conjunct in group:
+                _remove(owner, conjunct)
         place = exp.Null()
         relation.replace(place)
-        place.replace(_held(relation, [c for _, c in group]))
+        place.replace(_held(relation, own + extra if hold else extra, offset=hold))
     if where is not None and where.this is None:
         where.pop()
     if held:
@@ -213,10 +236,62 @@ def _hold_sides(select: exp.Select) -> None:
             joins[index].set("kind", None)
 
 
+def _inferred(select: exp.Select, joins: list[exp.Join], kinds: list[str | None], names: list[str]) -> dict[str, list[exp.Expr]]:
+    """The conjuncts Spark infers for the side an outer join null-supplies, by name, where the
+    join's condition may raise (else they change no answer).
+
+    Spark's ``InferFiltersFromConstraints`` filters only that side of an outer join (a LEFT
+    join's right side, a RIGHT join's left), with each conjunct of the join's condition that
+    reads one column of a preserved relation, that column replaced by the null-supplied side's
+    column an equality of the two columns in the condition pairs it with (one replacement at a
+    time: a conjunct of two columns gives none). So ``a LEFT JOIN b ON a.id = b.id AND a.i + 1 >
+    1 AND a.id <> 6`` filters ``b`` with ``b.id <> 6`` and tests ``a.i + 1 > 1`` for no pair of
+    id 6, where DuckDB, which infers nothing from an outer join's condition, raises (measured on
+    PySpark 4.3 with ``<>``, ``<``, ``IN``, literals on either side, arithmetic, keys of several
+    columns, a RIGHT join). A key of an expression (``a.id + 1 = b.id``) gives nothing, as in
+    Spark. The ``isnotnull`` of the keys Spark adds too drops no row a key equality keeps.
+    """
+    out: dict[str, list[exp.Expr]] = {name: [] for name in names}
+    for index, (join, kind) in enumerate(zip(joins, kinds)):
+        on = join.args.get("on")
+        if kind not in ("left", "right") or on is None:
+            continue
+        supplied = names[index + 1] if kind == "left" else names[0]
+        parts = conjuncts(on)
+        pairs: dict[tuple[str, str], list[exp.Column]] = {}  # a preserved column -> the supplied columns equal to it
+        for conjunct in parts:
+            if isinstance(conjunct, exp.EQ) and isinstance(conjunct.this, exp.Column) and isinstance(conjunct.expression, exp.Column):
+                for mine, other in ((conjunct.this, conjunct.expression), (conjunct.expression, conjunct.this)):
+                    if other.table.lower() == supplied and mine.table.lower() not in ("", supplied):
+                        pairs.setdefault((mine.table.lower(), mine.name.lower()), []).append(other)
+        found: list[exp.Expr] = []
+        for conjunct in parts:
+            side = _side(conjunct, names)
+            columns = {column.name.lower() for column in conjunct.find_all(exp.Column)}
+            if side is None or side == supplied or len(columns) != 1 or conjunct.find(*_NONDETERMINISTIC) is not None:
+                continue
+            for other in pairs.get((side, next(iter(columns))), []):
+                copied = conjunct.copy()
+                for column in list(copied.find_all(exp.Column)):
+                    column.replace(other.copy())
+                found.append(copied)
+        if found and any(may_raise(c, select) for c in parts + found):
+            seen = {c.sql() for c in out[supplied]}
+            for conjunct in found:
+                if conjunct.sql() not in seen:
+                    seen.add(conjunct.sql())
+                    out[supplied].append(conjunct)
+    return out
+
+
 def _join_kind(join: exp.Join, index: int) -> str | None:
-    """``inner`` (also a cross join), ``left``, ``right`` (the first join only: its left side one
-    relation), or None for a join this rule leaves alone."""
+    """``inner`` (also a cross join), ``left`` (also a left anti join: Spark pushes its ON's
+    conjuncts over the right side there, and infers filters for that side alone, as for a left
+    join), ``right`` (the first join only: its left side one relation), or None for a join this
+    rule leaves alone."""
     side, kind = join.side.upper(), join.kind.upper()
+    if kind == "ANTI" and side in ("", "LEFT") and not join.args.get("using") and not join.args.get("method"):
+        return "left"
     if join.args.get("using") or join.args.get("method") or kind not in ("", "INNER", "CROSS", "OUTER"):
         return None
     if not side and kind != "OUTER":
@@ -226,6 +301,10 @@ def _join_kind(join: exp.Join, index: int) -> str | None:
     if side == "RIGHT" and index == 0:
         return "right"
     return None
+
+
+# what Spark leaves out of a plan's constraints (it infers only from deterministic conjuncts)
+_NONDETERMINISTIC = (exp.Rand, exp.Randn, exp.Uuid)
 
 
 # comparisons that are NULL where an operand is: a WHERE conjunct of one of them over a column
@@ -257,11 +336,6 @@ def _rejects_nulls(conjunct: exp.Expr) -> bool:
     )
 
 
-def _conjuncts(condition: exp.Expr) -> list[exp.Expr]:
-    condition = condition.unnest()
-    return list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
-
-
 def _side(conjunct: exp.Expr, names: list[str]) -> str | None:
     """The one relation a conjunct reads, by qualified columns only (an unqualified column could
     be any side's), and without a subquery; else None."""
@@ -277,7 +351,7 @@ def _side(conjunct: exp.Expr, names: list[str]) -> str | None:
 def _remove(owner: exp.Expr, conjunct: exp.Expr) -> None:
     """Take ``conjunct`` out of a WHERE or a join's ON (an ON left empty becomes ``TRUE``)."""
     key = "this" if isinstance(owner, exp.Where) else "on"
-    rest = [c for c in _conjuncts(owner.args[key]) if c is not conjunct]
+    rest = [c for c in conjuncts(owner.args[key]) if c is not conjunct]
     if rest:
         owner.set(key, exp.and_(*rest, copy=False))
     elif isinstance(owner, exp.Where):
@@ -286,8 +360,9 @@ def _remove(owner: exp.Expr, conjunct: exp.Expr) -> None:
         owner.set("on", exp.true())
 
 
-def _held(relation: exp.Expr, conjuncts: list[exp.Expr]) -> exp.Subquery:
-    """``(SELECT * FROM relation WHERE conjuncts OFFSET 0) AS <relation's name>``."""
+def _held(relation: exp.Expr, conjuncts: list[exp.Expr], *, offset: bool = True) -> exp.Subquery:
+    """``(SELECT * FROM relation WHERE conjuncts OFFSET 0) AS <relation's name>``; without the
+    ``OFFSET 0`` where nothing DuckDB could push below the conjuncts would matter."""
     alias = relation.args.get("alias")
     if isinstance(alias, exp.TableAlias) and isinstance(alias.this, exp.Identifier):
         name = alias.this.copy()
@@ -296,5 +371,6 @@ def _held(relation: exp.Expr, conjuncts: list[exp.Expr]) -> exp.Subquery:
     inner = exp.Select(expressions=[exp.Star()])
     inner.set("from_", exp.From(this=relation))
     inner.set("where", exp.Where(this=exp.and_(*conjuncts, copy=False)))
-    inner.set("offset", exp.Offset(expression=exp.Literal.number(0)))
+    if offset:
+        inner.set("offset", exp.Offset(expression=exp.Literal.number(0)))
     return exp.Subquery(this=inner, alias=exp.TableAlias(this=name))

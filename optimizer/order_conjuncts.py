@@ -37,7 +37,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from vpush.optimizer.dialect import cte_of, in_scope
+from vpush.optimizer.dialect import conjuncts, cte_of, in_scope
 from vpush.optimizer.plan import SCAN_INDEX
 from vpush.optimizer.rewrite_variants import ONCE_FUNCTION_PREFIX, may_fail
 
@@ -184,9 +184,11 @@ def hold_filter_order(expression: exp.Expr) -> exp.Expr:
     drop the row alike) is one conjunct that no source takes, whose ``AND`` Spark evaluates left
     to right (measured), and which Spark keeps in its place among the others.
 
-    - A WHERE, and a HAVING over grouping keys only (Spark pushes it below the aggregate; one with
-      an aggregate it splits there, which the wrapping would undo), of a SELECT without joins is
-      wrapped whole where a conjunct that may raise has another after it.
+    - A SELECT without joins: Spark tests its WHERE's conjuncts, then its HAVING's over grouping
+      keys (pushed below the aggregate, where a source filter among them would move ahead of the
+      WHERE). Where a conjunct of these that may raise has another after it, the WHERE is wrapped
+      whole and each such HAVING conjunct by itself (Spark still pushes it below the aggregate;
+      one with an aggregate stays above it).
     - A SELECT with joins: Spark pushes each conjunct of its ONs, its WHERE and its HAVING (one
       that reads no aggregate) that reads one side to that side, and infers more across the
       join's equalities (``a.id <> 6`` from ``b.id <> 6`` and ``a.id = b.id``), which it tests
@@ -197,8 +199,9 @@ def hold_filter_order(expression: exp.Expr) -> exp.Expr:
       conjunct holding a subquery (which Spark turns into a join): no source filter is either,
       so Spark moves neither. So is a WHERE without joins that holds such an equality or a
       subquery, with the rule of the first case.
-    - A WHERE over a subquery or a CTE whose own WHERE may raise (Spark combines the two filters,
-      the subquery's first): wrapped, so that the subquery's is tested first.
+    - A WHERE over a subquery or a CTE whose own WHERE may raise, or that of a query it reads in
+      turn (Spark combines the filters, the innermost first): wrapped, so that the inner ones
+      are tested first.
 
     Pruning is not at stake: vpush skips row groups by the query as written, before this. In
     place, on the Spark query.
@@ -221,37 +224,42 @@ def hold_filter_order(expression: exp.Expr) -> exp.Expr:
         having = select.args.get("having")
         if joins and having is not None:
             conditions.append((having, "this"))  # its conjuncts over grouping keys pushed to the sides
-        conjuncts = [c for node, key in conditions for c in _conjuncts(node.args[key])]
-        free = [c for c in conjuncts if not _kept_plain(c) and c.find(exp.AggFunc) is None]
+        parts = [c for node, key in conditions for c in conjuncts(node.args[key])]
+        free = [c for c in parts if not _kept_plain(c) and c.find(exp.AggFunc) is None]
         # Spark tests a subquery's own filter first, then the outer one, as one filter
         below = any(_filter_may_raise(query) for query, is_scan in _derived_sources(select).values() if not is_scan)
-        if joins or len(free) < len(conjuncts):
+        if joins or len(free) < len(parts):
             # Spark may test an inferred conjunct of one side after any of the others
             raising = free if joins else free[:-1]
             if (below and free) or (len(free) > 1 and any(may_raise(c, select) for c in raising)):
                 for conjunct in free:
                     _wrap(conjunct)
             continue
-        for clause in (where, having):
-            if clause is None:
-                continue
-            conjuncts = _conjuncts(clause.this)
-            if clause.key == "having" and any(c.find(exp.AggFunc) is not None for c in conjuncts):
-                continue  # Spark pushes the conjuncts over grouping keys below the aggregate, apart
-            if (below and clause is where) or any(may_raise(conjunct, select) for conjunct in conjuncts[:-1]):
-                clause.set("this", exp.Coalesce(this=clause.this, expressions=[exp.false()]))
+        # Spark pushes a HAVING's conjuncts over grouping keys below the aggregate, after the
+        # WHERE's, into one filter (a conjunct with an aggregate stays above it)
+        pushed = [c for c in conjuncts(having.this) if c.find(exp.AggFunc) is None] if having is not None else []
+        tested = (conjuncts(where.this) if where is not None else []) + pushed
+        if not (below and where is not None) and not any(may_raise(c, select) for c in tested[:-1]):
+            continue
+        if where is not None:
+            where.set("this", exp.Coalesce(this=where.this, expressions=[exp.false()]))
+        for conjunct in pushed:
+            _wrap(conjunct)  # each by itself: Spark still pushes it below the aggregate
     return expression
 
 
-def _filter_may_raise(query: exp.Query) -> bool:
-    """Whether a conjunct of the WHERE of ``query`` (a subquery or a CTE another SELECT reads) may raise."""
-    if not isinstance(query, exp.Select) or query.args.get("where") is None:
+def _filter_may_raise(query: exp.Query, seen: frozenset[int] = frozenset()) -> bool:
+    """Whether a conjunct of the WHERE of ``query`` (a subquery or a CTE another SELECT reads), or
+    of a subquery or CTE it reads in turn, may raise: Spark combines their filters with the outer
+    one, the innermost first (a recursive CTE's reference to itself is not followed)."""
+    if not isinstance(query, exp.Select) or id(query) in seen:
         return False
-    return any(may_raise(c, query) for c in _conjuncts(query.args["where"].this))
-
-
-def _conjuncts(condition: exp.Expr) -> list[exp.Expr]:
-    return list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+    where = query.args.get("where")
+    if where is not None and any(may_raise(c, query) for c in conjuncts(where.this)):
+        return True
+    return any(
+        _filter_may_raise(inner, seen | {id(query)}) for inner, is_scan in _derived_sources(query).values() if not is_scan
+    )
 
 
 def _kept_plain(conjunct: exp.Expr) -> bool:

@@ -16,6 +16,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from vpush.optimizer.bind_sqlglot import bind_sqlglot
+from vpush.optimizer.dialect import conjuncts
 from vpush.optimizer.bound import (
     ALWAYS_TRUE,
     And,
@@ -132,7 +133,7 @@ def _condition(node: exp.Table, names: set[str]) -> exp.Expression | None:
         return None
     alias = (node.alias or node.name).lower()
     kept: list[exp.Expression] = []
-    for conjunct in where.this.flatten() if isinstance(where.this, exp.And) else [where.this]:
+    for conjunct in conjuncts(where.this):
         if not isinstance(conjunct, exp.Expression) or conjunct.find(*_NOT_ROW_FILTERS) is not None:
             continue
         columns = list(conjunct.find_all(exp.Column))

@@ -46,7 +46,7 @@ import itertools
 
 from sqlglot import exp
 
-from vpush.optimizer.dialect import within
+from vpush.optimizer.dialect import conjuncts, within
 
 __all__ = ["note_union_reads", "prune_union_columns"]
 
@@ -173,7 +173,7 @@ def _compute_first(select: exp.Select, check: exp.Expr) -> None:
             for clause in filters:
                 key = "on" if isinstance(clause, exp.Join) else "this"
                 condition = clause.args[key]
-                if any(c.find(exp.Column, exp.Query) is None for c in _conjuncts(condition)):
+                if any(c.find(exp.Column, exp.Query) is None for c in conjuncts(condition)):
                     clause.set(key, exp.Case(ifs=[exp.If(this=check.copy(), true=condition)]))
         around = around.parent
 
@@ -276,12 +276,12 @@ def _uses(select: exp.Select, via: exp.Expr) -> tuple[set[str], set[str]]:
                 if wanted is None or not named or named in wanted:
                     parts.append((part, plain))
             elif key == "where":
-                parts.extend((c, _pushed(c, select, via)) for c in _conjuncts(part.this))
+                parts.extend((c, _pushed(c, select, via)) for c in conjuncts(part.this))
             elif isinstance(part, exp.Join):
                 inner = not part.side and part.kind in ("", "INNER")
                 for k, v in part.args.items():
                     if k == "on" and isinstance(v, exp.Expr):
-                        parts.extend((c, inner and _pushed(c, select, via)) for c in _conjuncts(v))
+                        parts.extend((c, inner and _pushed(c, select, via)) for c in conjuncts(v))
                     elif isinstance(v, exp.Expr):
                         parts.append((v, False))
                     elif isinstance(v, list):
@@ -295,10 +295,6 @@ def _uses(select: exp.Select, via: exp.Expr) -> tuple[set[str], set[str]]:
         if not pushed:
             typed |= _names(part, via, typeof=True)
     return bare, typed
-
-
-def _conjuncts(condition: exp.Expr) -> list[exp.Expr]:
-    return list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
 
 
 def _pushed(conjunct: exp.Expr, select: exp.Select, via: exp.Expr) -> bool:

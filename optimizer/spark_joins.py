@@ -25,7 +25,7 @@ from collections.abc import Mapping
 
 from sqlglot import exp
 
-from vpush.optimizer.dialect import lambda_variables
+from vpush.optimizer.dialect import conjuncts, lambda_variables
 from vpush.optimizer.plan import ORDER_COLUMN, ORDERED_SCAN, SCAN_INDEX
 from vpush.optimizer.variant_types import AtomicType, DecimalType, SparkType, StringType
 
@@ -102,12 +102,6 @@ def _bounds(size: SparkSize, read: set[str]) -> _Bounds:
 
 
 _NONDETERMINISTIC = frozenset({"rand", "random", "randn", "uuid", "shuffle", "monotonically_increasing_id", "spark_partition_id"})
-
-
-def _conjuncts(condition: exp.Expr | None) -> list[exp.Expr]:
-    if condition is None:
-        return []
-    return list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
 
 
 def join_order(select: exp.Select) -> exp.Expr | None:
@@ -239,7 +233,7 @@ def broadcast_sides(select: exp.Select) -> tuple[str, exp.Table, exp.Table] | No
         touched = sides(where.this)
         if touched is None or nullable.alias_or_name.lower() in touched:
             return None
-    conditions = _conjuncts(on) + (_conjuncts(where.this) if where is not None and how == "inner" else [])
+    conditions = conjuncts(on) + (conjuncts(where.this) if where is not None and how == "inner" else [])
     left_name, right_name = left.alias_or_name.lower(), right.alias_or_name.lower()
     equal = bool(using)
     pushed: set[int] = set()

@@ -62,6 +62,7 @@ from vpush.optimizer.dialect import (
     VpushSpark,
     call_arguments,
     call_name,
+    conjuncts,
     enclosing as _enclosing,
     in_scope,
     inside_within,
@@ -7157,10 +7158,10 @@ def _filtered_arguments_raise_when_kept(select: exp.Select) -> None:
         # a rewrite that put the argument into the condition (collect_list's `c AND NOT x IS
         # NULL`): each conjunct after the first evaluated only where those before hold, as
         # Spark's And evaluates its right side
-        conjuncts = list(where.this.flatten()) if isinstance(where.this, exp.And) else [where.this]
-        if len(conjuncts) > 1 and any(_may_raise(c) for c in conjuncts[1:]):
-            folded = conjuncts[-1].copy()
-            for conjunct in reversed(conjuncts[:-1]):
+        parts = conjuncts(where.this)
+        if len(parts) > 1 and any(_may_raise(c) for c in parts[1:]):
+            folded = parts[-1].copy()
+            for conjunct in reversed(parts[:-1]):
                 folded = exp.Case(ifs=[exp.If(this=conjunct.copy(), true=folded)], default=exp.false())
             where.set("this", folded)
 

@@ -119,8 +119,18 @@ QUERIES = [sql for pair in PAIRS for sql in pair] + [
     "SELECT id FROM (SELECT * FROM t WHERE id <> 6) WHERE i + 1 > 1",
     "WITH c AS (SELECT * FROM t WHERE id <> 6) SELECT id FROM c WHERE i + 1 > 1",
     "SELECT id FROM t WHERE id <> 6 GROUP BY id, i HAVING i + 1 > 1",
-    # the conjuncts of an outer join's preserved side stay in the join's condition, in order
+    # the conjuncts of an outer join's preserved side stay in the join's condition, in order, and
+    # Spark filters the null-supplied side with those of one key column, the key's other column in
+    # its place (b.id <> 6): no pair of id 6 meets the conjunct that may raise, so these answer
     "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND a.i + 1 > 1 AND a.id <> 6",
+    "SELECT b.id FROM t a RIGHT JOIN t b ON a.id = b.id AND b.i + 1 > 1 AND b.id <> 6",
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND a.g = b.g AND a.i + 1 > 1 AND 6 > a.id",
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND a.i + 1 > 1 AND a.id - 1 NOT IN (5, 9)",
+    "SELECT a.id FROM t a LEFT ANTI JOIN t b ON a.id = b.id AND a.i + 1 > 1 AND a.id <> 6",
+    # ... after the side's own conjuncts; from no conjunct of two columns; nor over a key that is an expression
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND b.i + 1 > 1 AND a.id <> 6 AND b.id <> 6",
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND a.i + 1 > 1 AND a.id <> a.i - 2147483641",
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id * 2 = b.id * 2 AND a.i + 1 > 1 AND a.id <> 6",
     "SELECT a.id FROM t a FULL JOIN t b ON a.id = b.id AND a.i + 1 > 1 AND a.id <> 6",
     # a conjunct of two sides, in the join's condition after each side's
     "SELECT a.id FROM t a JOIN t b ON a.id = b.id AND a.i + b.i > 0 AND a.id <> 6",
@@ -132,16 +142,8 @@ QUERIES = [sql for pair in PAIRS for sql in pair] + [
 _SPARK_ANSWERS: dict[str, tuple[Any, ...]] = {}
 
 
-# Spark infers b.id <> 6 from the preserved side's a.id <> 6 and the key, and filters b with it,
-# so the condition that may raise meets no row b of id 6; DuckDB infers nothing from an outer
-# join's condition and raises (README, differences)
-_DUCKDB_RAISES = {"SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND a.i + 1 > 1 AND a.id <> 6"}
-
-
 @pytest.mark.parametrize("sql", QUERIES)
-def test_matches_spark(sql: str, spark_views: SparkSession, con: vpush.Connection, request: pytest.FixtureRequest) -> None:
-    if con.engine.name == "duckdb" and sql in _DUCKDB_RAISES:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="DuckDB infers no filter from an outer join's condition"))
+def test_matches_spark(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
     assert_same_answer(sql, spark_views, con, _SPARK_ANSWERS)
 
 
@@ -175,7 +177,9 @@ HELD = [
     "SELECT * FROM (SELECT id, count(*) AS n FROM t WHERE i + 1 > 1 GROUP BY id) WHERE id <> 6",
     "SELECT * FROM (SELECT DISTINCT id, i FROM t WHERE i + 1 > 1) WHERE id <> 6",
     "SELECT id FROM t WHERE i + 1 > 1 GROUP BY id HAVING id <> 6",
+    "SELECT id FROM t WHERE i + 1 > 1 GROUP BY id HAVING count(*) > 0 AND id <> 6",
     "SELECT id FROM (SELECT * FROM (SELECT * FROM t WHERE i + 1 > 1) WHERE g <> 'x') WHERE id <> 6",
+    "SELECT id FROM (SELECT * FROM (SELECT * FROM t WHERE i + 1 > 1)) WHERE id <> 6",
     # the subquery's projection that may raise is computed only for the rows the outer filter keeps
     "SELECT id FROM (SELECT id, i * 2 AS j FROM t WHERE id + 1 > 1) WHERE id <> 6 AND j > 0",
     "SELECT id FROM (SELECT id, i * 2 AS j FROM t WHERE id + 1 > 1) WHERE j > 0 AND id <> 6",
@@ -218,22 +222,8 @@ HELD = [
 ]
 
 
-# On the Spark engine, Spark's filter over the engine's Python data source (DSv2) tests the
-# conjunct it hands to the source (``id <> 6``) first; vpush holds the others in Spark's order
-# (order_conjuncts.hold_filter_order), but not yet a HAVING over a WHERE that may raise, nor a
-# subquery's filter below another subquery's (README, differences)
-_SPARK_ENGINE_DIFFERENT = {
-    "SELECT id FROM t WHERE i + 1 > 1 GROUP BY id HAVING id <> 6",
-    "SELECT id FROM (SELECT * FROM (SELECT * FROM t WHERE i + 1 > 1) WHERE g <> 'x') WHERE id <> 6",
-}
-
-
 @pytest.mark.parametrize("sql", HELD)
-def test_filter_below_one_that_may_raise(
-    sql: str, spark_views: SparkSession, con: vpush.Connection, request: pytest.FixtureRequest
-) -> None:
-    if con.engine.name == "spark" and sql in _SPARK_ENGINE_DIFFERENT:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="Spark's filter over a DSv2 source tests the source's filter first"))
+def test_filter_below_one_that_may_raise(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
     assert_same_answer(sql, spark_views, con, _SPARK_ANSWERS)
 
 
@@ -247,7 +237,7 @@ INFERRED = [
 ]
 
 
-@pytest.mark.parametrize("sql", sorted(_DUCKDB_RAISES) + INFERRED)
+@pytest.mark.parametrize("sql", INFERRED)
 def test_spark_engine_tests_inferred_filters_after(sql: str, spark_views: SparkSession, spark_con: vpush.Connection) -> None:
     assert_same_answer(sql, spark_views, spark_con, _SPARK_ANSWERS)
 
