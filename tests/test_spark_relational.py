@@ -435,7 +435,26 @@ def test_names_over_a_join_using_and_another_join(sql: str, spark_views: SparkSe
     assert_same_answer(sql, spark_views, con, _SPARK_ANSWERS)
 
 
-@pytest.mark.xfail(strict=True, reason="two sources of one name in a SELECT (t JOIN t): Spark answers where no name is "
-                                       "ambiguous; vpush refuses them (VPUSH_UNSUPPORTED_FUNCTION)")
-def test_two_sources_of_one_name(spark_views: SparkSession, con: vpush.Connection) -> None:
-    assert_same_answer("SELECT id, t.id AS k FROM t JOIN t USING (id)", spark_views, con, _SPARK_ANSWERS)
+# Two sources of one name in a SELECT: Spark resolves a qualified name to the join's output
+# column of that qualifier, else to the one source's own column; where several carry it,
+# AMBIGUOUS_REFERENCE (UNRESOLVED_COLUMN in an ORDER BY or a correlated subquery). `t.*` gives
+# both sides' join keys first. vpush had refused them all (VPUSH_UNSUPPORTED_FUNCTION).
+SELF_JOINS = [
+    "SELECT id, t.id AS k FROM t JOIN t USING (id)",
+    "SELECT t.* FROM t JOIN t USING (h, id)",
+    "SELECT t.id, count(*) AS n, max(g) FILTER (WHERE id > 2) AS m FROM t FULL JOIN t USING (id, g) GROUP BY t.id",
+    "SELECT count(*) AS n FROM t, t WHERE t.id IS NULL OR true",
+    "WITH c AS (SELECT id, g FROM t) SELECT * FROM c JOIN c USING (id)",
+    "SELECT * FROM (SELECT id, i FROM t) JOIN (SELECT id, g FROM t) USING (id)",
+    "SELECT t.id AS a, t.i FROM t JOIN (SELECT id AS k FROM t) t ON t.id = t.k",
+    "SELECT id, (SELECT max(u.i) FROM t u WHERE u.id < t.id) AS m FROM t LEFT JOIN t USING (id)",
+    "SELECT t.g FROM t JOIN t USING (id)",
+    "SELECT count(*) AS n FROM t JOIN t ON t.id = t.id",
+    "SELECT id FROM t JOIN t USING (id) ORDER BY t.i",
+    "SELECT id FROM t JOIN t USING (id) WHERE EXISTS (SELECT 1 FROM t u WHERE u.i = t.i)",
+]
+
+
+@pytest.mark.parametrize("sql", SELF_JOINS)
+def test_two_sources_of_one_name(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
+    assert_same_answer(sql, spark_views, con, _SPARK_ANSWERS)
