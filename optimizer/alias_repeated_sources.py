@@ -4,8 +4,8 @@ subqueries) each under a name of its own, read as Spark reads them.
 Spark takes such a SELECT and resolves each qualified name as its analyzer does
 (:func:`~vpush.optimizer.check_join_references.join_scope`): ``t.id`` over ``t JOIN t USING
 (id)`` is the join's key, ``t.g`` there and ``t.id`` over ``t, t`` are ``AMBIGUOUS_REFERENCE``;
-``t.*`` gives every column of that qualifier, both sides' join keys first (measured on PySpark
-4.3). vpush's rules key a SELECT's scope, scans, pruning and extractions by source name, so every
+``t.*`` gives every column of that qualifier, the join keys the output leaves out first (the
+right side's for an inner or left join; measured on PySpark 4.3). vpush's rules key a SELECT's scope, scans, pruning and extractions by source name, so every
 source after the first of its name gets an alias of its own, and each qualified name (a join's
 ON, a correlated subquery's too) the alias of the source it resolves to.
 """
@@ -34,7 +34,7 @@ def alias_repeated_sources(expression: exp.Expr, table_columns: Mapping[int, Seq
         'SELECT id, t.id AS k FROM t JOIN t AS "__vpush_source_1" USING (id) WHERE t.id > 1'
         >>> query = sqlglot.parse_one("SELECT t.* FROM t JOIN t USING (id)")
         >>> alias_repeated_sources(query, {id(t): ("id", "g") for t in query.find_all(exp.Table)}).sql()
-        'SELECT "t"."id" AS "id", "__vpush_source_1"."id" AS "id", "t"."g" AS "g", "__vpush_source_1"."g" AS "g" FROM t JOIN t AS "__vpush_source_1" USING (id)'
+        'SELECT "__vpush_source_1"."id" AS "id", "t"."id" AS "id", "t"."g" AS "g", "__vpush_source_1"."g" AS "g" FROM t JOIN t AS "__vpush_source_1" USING (id)'
 
     Args:
         expression: the parsed query, changed in place.
@@ -69,7 +69,7 @@ def alias_repeated_sources(expression: exp.Expr, table_columns: Mapping[int, Seq
         select.set("expressions", [
             expanded
             for projection in select.expressions
-            for expanded in _expand_star(projection, scope, known, written, repeated)
+            for expanded in _expand_star(projection, scope, known, written, set(names))
         ])
         for column in list(select.find_all(exp.Column)):
             owner = scope.owners.get(id(column))
@@ -83,19 +83,17 @@ def alias_repeated_sources(expression: exp.Expr, table_columns: Mapping[int, Seq
 
 
 def _expand_star(
-    projection: exp.Expr, scope: JoinScope, columns: list[Sequence[str]], written: list[str], repeated: set[str]
+    projection: exp.Expr, scope: JoinScope, columns: list[Sequence[str]], written: list[str], names: set[str]
 ) -> list[exp.Expr]:
-    """``t.*`` of a repeated name as its columns, as Spark's star over the join's output and
-    hidden keys finds them (each column once: a key the output shows is among the hidden ones)."""
+    """``t.*`` of a source (of a SELECT that names one twice) as its columns, as Spark's star finds them: the join's hidden
+    keys of that qualifier, then its output columns (``UnresolvedStar.expand``)."""
     if not (isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star) and projection.table):
         return [projection]
     qualifier = projection.table.lower()
-    if qualifier not in repeated or projection.args.get("db") is not None:
+    if qualifier not in names or projection.args.get("db") is not None:
         return [projection]
-    chosen: dict[tuple[int, str], None] = {}
-    for owner, name, index in [*scope.hidden, *scope.visible]:
-        if index is not None and (owner or "").lower() == qualifier:
-            chosen[(index, name)] = None
+    chosen = [(index, name) for owner, name, index in [*scope.hidden, *scope.visible]
+              if index is not None and (owner or "").lower() == qualifier]
     expanded: list[exp.Expr] = []
     for index, name in chosen:
         spelled = next(c for c in columns[index] if c.lower() == name)

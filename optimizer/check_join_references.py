@@ -42,8 +42,9 @@ class JoinScope:
             of its node, for the columns of the SELECT (a join's ON, a correlated subquery) that
             name exactly one.
         visible: the join's output columns in order (Spark's ``Project`` over each join).
-        hidden: the join ``USING``/``NATURAL`` keys of both sides, which Spark keeps readable by
-            a qualified name only (``qualifiedAccessOnly``), in order.
+        hidden: the join ``USING``/``NATURAL`` keys its output leaves out (the right side's, the
+            left's for a right join, both for a full one), which Spark keeps readable by a
+            qualified name only (``qualifiedAccessOnly``), the last join's first.
     """
 
     owners: dict[int, int]
@@ -117,23 +118,28 @@ def source_columns(source: exp.Expr | None, table_columns: Mapping[int, Sequence
             if isinstance(renamed, exp.TableAlias) and renamed.columns:
                 found: Sequence[str] | None = [c.name for c in renamed.columns]
             else:
-                found = _projection_names(cte.this)
+                found = _projection_names(cte.this, table_columns)
         else:
             found = table_columns.get(id(source))
         if found is not None and isinstance(alias, exp.TableAlias) and alias.columns:
             return [c.name for c in alias.columns] if len(alias.columns) == len(found) else None
         return found
     if isinstance(source, exp.Subquery) and not source.alias_column_names:
-        return _projection_names(source.this)
+        return _projection_names(source.this, table_columns)
     return None
 
 
-def _projection_names(query: exp.Expr) -> list[str] | None:
-    if isinstance(query, exp.Select):
-        projections = query.expressions
-        if not any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in projections):
-            return [p.alias_or_name for p in projections]
-    return None
+def _projection_names(query: exp.Expr, table_columns: Mapping[int, Sequence[str]]) -> Sequence[str] | None:
+    """A query's output names: its projections', or, for ``SELECT * FROM x`` of one source, x's."""
+    if not isinstance(query, exp.Select):
+        return None
+    projections = query.expressions
+    if len(projections) == 1 and isinstance(projections[0], exp.Star) and not query.args.get("joins") and not query.args.get("laterals"):
+        sources = select_sources(query)
+        return source_columns(sources[0], table_columns) if sources else None
+    if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in projections):
+        return None
+    return [p.alias_or_name for p in projections]
 
 
 def _using_keys(join: exp.Join) -> list[str] | None:
@@ -201,11 +207,12 @@ def join_scope(select: exp.Select, columns: Sequence[Sequence[str]]) -> JoinScop
             right_keys.append(right_owner)
             owner = right_owner if side == "RIGHT" else None if side == "FULL" else left_owner
             joined.append(owner if owner is not None else (None, key, None))
-        # both sides' keys stay readable by a qualified name, left's then right's (measured:
-        # `t.*` over `t JOIN t USING (h, id)` is h, id, h, id, then each side's others)
-        hidden += [*left_keys, *right_keys]
-        keys_set = set(keys)
-        visible = [*joined, *(e for e in visible if e[1] not in keys_set), *(e for e in right if e[1] not in keys_set)]
+        # the keys the output leaves out stay readable by a qualified name, before those of the
+        # joins below (Spark's commonNaturalJoinProcessing: its hiddenOutputTag)
+        hidden = [*(left_keys if side == "RIGHT" else [*left_keys, *right_keys] if side == "FULL" else right_keys), *hidden]
+        # the keys' own columns leave the output, not the others of their names (Spark's
+        # lUniqueOutput: the left output but its key attributes)
+        visible = [*joined, *(e for e in visible if e not in left_keys), *(e for e in right if e not in right_keys)]
     outputs = [p.alias_or_name for p in select.expressions]
     starred = any(_is_star(p) for p in select.expressions)
     owners.update(_qualified_owners(select, select, visible, every))
