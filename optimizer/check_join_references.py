@@ -85,9 +85,10 @@ def check_join_references(expression: exp.Expr, table_columns: Mapping[int, Sequ
             join_scope(select, [c for c in columns if c is not None])
         if twice:
             repeated = next(name for name in names if names.count(name) > 1)
+            what = f"named `{repeated}`" if repeated else "unaliased"
             raise OptimizeError(
-                f"two sources of one SELECT are named `{repeated}`, one of whose columns vpush does not know here: "
-                "vpush does not answer it yet; give each source its own alias",
+                f"two sources of one SELECT are {what}, one of whose columns vpush does not know here (or beside a "
+                "LATERAL VIEW): vpush does not answer it yet; give each source its own alias",
                 error_class="VPUSH_UNSUPPORTED_FUNCTION",
             )
 
@@ -119,6 +120,8 @@ def source_columns(source: exp.Expr | None, table_columns: Mapping[int, Sequence
                 found: Sequence[str] | None = [c.name for c in renamed.columns]
             else:
                 found = _projection_names(cte.this, table_columns)
+        elif isinstance(source.this, exp.Anonymous) and source.this.name.lower() == "range":
+            found = ["id"]  # FROM range(...): a bigint `id`
         else:
             found = table_columns.get(id(source))
         if found is not None and isinstance(alias, exp.TableAlias) and alias.columns:
@@ -244,7 +247,7 @@ def _is_star(node: exp.Expr) -> bool:
     return isinstance(node, exp.Star) or (isinstance(node, exp.Column) and isinstance(node.this, exp.Star))
 
 
-def qualified_name(column: exp.Column) -> tuple[str, str] | None:
+def _qualified_name(column: exp.Column) -> tuple[str, str] | None:
     """A column's qualifier and name as written (``t.s.a``, a field of ``t``'s struct ``s``:
     ``('t', 's')``), or None unqualified."""
     if column.args.get("catalog") is not None:
@@ -265,7 +268,7 @@ def _qualified_owners(node: exp.Expr, select: exp.Select, visible: list[_Entry],
     for column in node.walk(prune=skip):
         if not isinstance(column, exp.Column) or isinstance(column.this, exp.Star):
             continue
-        named = qualified_name(column)
+        named = _qualified_name(column)
         if named is None or _shadowed(column, select, named[0].lower()):
             continue
         qualifier, name = named[0].lower(), named[1].lower()
