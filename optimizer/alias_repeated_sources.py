@@ -85,8 +85,9 @@ def alias_repeated_sources(expression: exp.Expr, table_columns: Mapping[int, Seq
 def _expand_star(
     projection: exp.Expr, scope: JoinScope, columns: list[Sequence[str]], written: list[str], names: set[str]
 ) -> list[exp.Expr]:
-    """``t.*`` of a source (of a SELECT that names one twice) as its columns, as Spark's star finds them: the join's hidden
-    keys of that qualifier, then its output columns (``UnresolvedStar.expand``)."""
+    """``t.*`` of a source (of a SELECT that names one twice) as its columns, as Spark's star
+    finds them: the join's hidden keys of that qualifier, then its output columns
+    (``UnresolvedStar.expand``); left as it is where it finds none (a semi join's right side)."""
     if not (isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star) and projection.table):
         return [projection]
     qualifier = projection.table.lower()
@@ -94,6 +95,8 @@ def _expand_star(
         return [projection]
     chosen = [(index, name) for owner, name, index in [*scope.hidden, *scope.visible]
               if index is not None and (owner or "").lower() == qualifier]
+    if not chosen:
+        return [projection]
     expanded: list[exp.Expr] = []
     for index, name in chosen:
         spelled = next(c for c in columns[index] if c.lower() == name)
