@@ -17,16 +17,39 @@ Spark takes).
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 
 from sqlglot import exp
 
 from vpush.optimizer.dialect import bound_by_lambda as _bound_by_lambda
+from vpush.optimizer.dialect import cte_of
 from vpush.optimizer.errors import OptimizeError
 
-__all__ = ["check_join_references"]
+__all__ = ["JoinScope", "check_join_references", "join_scope", "select_sources", "source_columns"]
 
-_Entry = tuple["str | None", str]  # (qualifier as written, or None for a full join's key; column name, lower-cased)
+# (qualifier as written, or None for a full join's key; column name, lower-cased; the source's
+# place among the SELECT's sources, or None for a full join's key)
+_Entry = tuple["str | None", str, "int | None"]
+
+
+@dataclasses.dataclass(frozen=True)
+class JoinScope:
+    """What the columns of a SELECT's joined sources resolve to, as Spark's analyzer finds them.
+
+    Attributes:
+        owners: each qualified column's source (its place among the SELECT's sources), by ``id``
+            of its node, for the columns of the SELECT (a join's ON, a correlated subquery) that
+            name exactly one.
+        visible: the join's output columns in order (Spark's ``Project`` over each join).
+        hidden: the join ``USING``/``NATURAL`` keys its output leaves out (the right side's, the
+            left's for a right join, both for a full one), which Spark keeps readable by a
+            qualified name only (``qualifiedAccessOnly``), the last join's first.
+    """
+
+    owners: dict[int, int]
+    visible: list[_Entry]
+    hidden: list[_Entry]
 
 
 def check_join_references(expression: exp.Expr, table_columns: Mapping[int, Sequence[str]]) -> None:
@@ -47,38 +70,79 @@ def check_join_references(expression: exp.Expr, table_columns: Mapping[int, Sequ
         table_columns: each registered table reference's column names, by ``id`` of its node.
 
     Raises:
-        OptimizeError: ``AMBIGUOUS_REFERENCE``.
+        OptimizeError: ``AMBIGUOUS_REFERENCE``; ``VPUSH_UNSUPPORTED_FUNCTION`` for two sources of
+            one name whose columns are not known here (which
+            :func:`~vpush.optimizer.alias_repeated_sources.alias_repeated_sources` leaves).
     """
     for select in list(expression.find_all(exp.Select)):
-        joins: Sequence[exp.Join] = select.args.get("joins") or []
-        first = select.args.get("from_")
-        sources = [first.this if isinstance(first, exp.From) else None, *(join.this for join in joins)]
-        names = [s.alias_or_name.lower() for s in sources if s is not None]
+        sources = select_sources(select)
+        names = [s.alias_or_name.lower() for s in sources]
         twice = len(set(names)) < len(names)
-        if not twice and not any(_using_keys(join) is not None for join in joins):
+        if not twice and not any(_using_keys(join) is not None for join in select.args.get("joins") or []):
             continue
-        columns = [_source_columns(s, table_columns) for s in sources]
+        columns = [source_columns(s, table_columns) for s in sources]
         if all(c is not None for c in columns):
-            _check_select(select, joins, [c for c in columns if c is not None])
+            join_scope(select, [c for c in columns if c is not None])
         if twice:
             repeated = next(name for name in names if names.count(name) > 1)
+            what = f"named `{repeated}`" if repeated else "unaliased"
             raise OptimizeError(
-                f"two sources of one SELECT are named `{repeated}` (Spark takes them): vpush does not answer it yet; "
-                "give each source its own alias",
+                f"two sources of one SELECT are {what}, one of whose columns vpush does not know here (or beside a "
+                "LATERAL VIEW): vpush does not answer it yet; give each source its own alias",
                 error_class="VPUSH_UNSUPPORTED_FUNCTION",
             )
 
 
-def _source_columns(source: exp.Expr | None, table_columns: Mapping[int, Sequence[str]]) -> Sequence[str] | None:
-    """A registered table's columns, or a subquery's named outputs; None where unknown here (a
-    CTE, a lateral view, a subquery with a star)."""
+def select_sources(select: exp.Select) -> list[exp.Expr]:
+    """The sources of ``select``'s FROM and joins, in order (none without a FROM)."""
+    first = select.args.get("from_")
+    if not isinstance(first, exp.From):
+        return []
+    return [first.this, *(join.this for join in select.args.get("joins") or [])]
+
+
+def source_columns(source: exp.Expr | None, table_columns: Mapping[int, Sequence[str]]) -> Sequence[str] | None:
+    """A registered table's columns (renamed by ``t AS x(a, b)``), a subquery's or a CTE's named
+    outputs; None where unknown here (a lateral view, a query with a star).
+
+    Example:
+        >>> import sqlglot
+        >>> query = sqlglot.parse_one("WITH c AS (SELECT id, g AS k FROM t) SELECT * FROM c")
+        >>> source_columns(query.args["from_"].this, {})
+        ['id', 'k']
+    """
     if isinstance(source, exp.Table):
-        return table_columns.get(id(source))
-    if isinstance(source, exp.Subquery) and isinstance(source.this, exp.Select) and not source.alias_column_names:
-        projections = source.this.expressions
-        if not any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in projections):
-            return [p.alias_or_name for p in projections]
+        alias = source.args.get("alias")
+        cte = cte_of(source)
+        if cte is not None:
+            renamed = cte.args.get("alias")
+            if isinstance(renamed, exp.TableAlias) and renamed.columns:
+                found: Sequence[str] | None = [c.name for c in renamed.columns]
+            else:
+                found = _projection_names(cte.this, table_columns)
+        elif isinstance(source.this, exp.Anonymous) and source.this.name.lower() == "range":
+            found = ["id"]  # FROM range(...): a bigint `id`
+        else:
+            found = table_columns.get(id(source))
+        if found is not None and isinstance(alias, exp.TableAlias) and alias.columns:
+            return [c.name for c in alias.columns] if len(alias.columns) == len(found) else None
+        return found
+    if isinstance(source, exp.Subquery) and not source.alias_column_names:
+        return _projection_names(source.this, table_columns)
     return None
+
+
+def _projection_names(query: exp.Expr, table_columns: Mapping[int, Sequence[str]]) -> Sequence[str] | None:
+    """A query's output names: its projections', or, for ``SELECT * FROM x`` of one source, x's."""
+    if not isinstance(query, exp.Select):
+        return None
+    projections = query.expressions
+    if len(projections) == 1 and isinstance(projections[0], exp.Star) and not query.args.get("joins") and not query.args.get("laterals"):
+        sources = select_sources(query)
+        return source_columns(sources[0], table_columns) if sources else None
+    if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in projections):
+        return None
+    return [p.alias_or_name for p in projections]
 
 
 def _using_keys(join: exp.Join) -> list[str] | None:
@@ -90,46 +154,71 @@ def _using_keys(join: exp.Join) -> list[str] | None:
     return [key.name.lower() for key in using] if using else None
 
 
-def _check_select(select: exp.Select, joins: Sequence[exp.Join], columns: list[Sequence[str]]) -> None:
-    first = select.args["from_"].this
+def join_scope(select: exp.Select, columns: Sequence[Sequence[str]]) -> JoinScope:
+    """Resolve the qualified columns of ``select`` (sources whose ``columns`` are known, in
+    order) to its sources as Spark's analyzer does, and check the names it reads.
+
+    A qualified name reads the join's output columns of that qualifier first, then each source's
+    own (two sources of one name, ``t JOIN t USING (id)``: ``t.id`` is the join's key; ``t.g``
+    is ambiguous); a join's ON sees the sources joined so far.
+
+    Example:
+        >>> import sqlglot
+        >>> query = sqlglot.parse_one("SELECT t.id, t.i FROM t JOIN t USING (id)")
+        >>> sorted(join_scope(query, [("id", "i"), ("id", "i")]).owners.values())
+        Traceback (most recent call last):
+        ...
+        vpush.optimizer.errors.OptimizeError: [AMBIGUOUS_REFERENCE] Reference `t`.`i` is ambiguous, could be: [`t`.`i`, `t`.`i`].
+
+    Raises:
+        OptimizeError: ``AMBIGUOUS_REFERENCE`` (``UNRESOLVED_COLUMN`` where an ORDER BY or a
+            correlated subquery reads such a name, which Spark looks up elsewhere first).
+    """
+    sources = select_sources(select)
+    joins: Sequence[exp.Join] = select.args.get("joins") or []
     every: list[_Entry] = [
-        (source.alias_or_name, name.lower()) for source, names in zip([first, *(j.this for j in joins)], columns) for name in names
+        (source.alias_or_name, name.lower(), k) for k, (source, names) in enumerate(zip(sources, columns)) for name in names
     ]
-    visible: list[_Entry] = [(first.alias_or_name, name.lower()) for name in columns[0]]
-    for join, names in zip(joins, columns[1:]):
-        right: list[_Entry] = [(join.this.alias_or_name, name.lower()) for name in names]
+    visible: list[_Entry] = [(sources[0].alias_or_name, name.lower(), 0) for name in columns[0]]
+    hidden: list[_Entry] = []
+    owners: dict[int, int] = {}
+    for index, (join, names) in enumerate(zip(joins, columns[1:]), start=1):
+        right: list[_Entry] = [(join.this.alias_or_name, name.lower(), index) for name in names]
         kind = str(join.args.get("kind") or "").upper()
         side = str(join.args.get("side") or "").upper()
         keys = _using_keys(join)
         on = join.args.get("on")
         if on is not None:
             _check_names(on, [*visible, *right], set())
+            owners.update(_qualified_owners(on, select, [*visible, *right], [e for e in every if e[2] is not None and e[2] <= index]))
         if kind in ("SEMI", "ANTI"):
             continue  # the right side's columns are no output of the join
         if keys is None:
             visible = [*visible, *right]
             continue
         if not keys:
-            keys = [name for _, name in visible if any(name == r for _, r in right)]
+            keys = [name for _, name, _ in visible if any(name == r for _, r, _ in right)]
         joined: list[_Entry] = []
+        left_keys: list[_Entry] = []
+        right_keys: list[_Entry] = []
         for key in dict.fromkeys(keys):
             # Spark's USING takes the left side's first column of the key's name, however many
             # carry it (resolveNaturalAndUsingJoin: left.output.find), without ambiguity
-            left_owners = [entry for entry in visible if entry[1] == key]
-            owner = right[0][0] if side == "RIGHT" else None if side == "FULL" else left_owners[0][0] if left_owners else None
-            joined.append((owner, key))
-        keys_set = set(keys)
-        visible = [*joined, *(e for e in visible if e[1] not in keys_set), *(e for e in right if e[1] not in keys_set)]
-    for column in select.walk(prune=lambda n: isinstance(n, (exp.Select, exp.Subquery)) and n is not select):
-        if isinstance(column, exp.Column) and column.table and not isinstance(column.this, exp.Star):
-            # a qualified name: the join's output columns of that qualifier first, then each
-            # source's own (two sources of one name: `t JOIN t ON ...`)
-            for entries in (visible, every):
-                owners = [e for e in entries if (e[0] or "").lower() == column.table.lower() and e[1] == column.name.lower()]
-                if len(owners) > 1:
-                    raise _ambiguous(f"{column.table}`.`{column.name}", [(o, column.name) for o, _ in owners])
-                if owners:
-                    break
+            left_owner = next((entry for entry in visible if entry[1] == key), None)
+            right_owner = next((entry for entry in right if entry[1] == key), (join.this.alias_or_name, key, index))
+            left_keys += [left_owner] if left_owner is not None else []
+            right_keys.append(right_owner)
+            owner = right_owner if side == "RIGHT" else None if side == "FULL" else left_owner
+            joined.append(owner if owner is not None else (None, key, None))
+        # the keys the output leaves out stay readable by a qualified name, before those of the
+        # joins below (Spark's commonNaturalJoinProcessing: its hiddenOutputTag)
+        hidden = [*(left_keys if side == "RIGHT" else [*left_keys, *right_keys] if side == "FULL" else right_keys), *hidden]
+        # the keys' own columns leave the output, not the others of their names (Spark's
+        # lUniqueOutput: the left output but its key attributes)
+        visible = [*joined, *(e for e in visible if e not in left_keys), *(e for e in right if e not in right_keys)]
+    outputs = [p.alias_or_name for p in select.expressions]
+    starred = any(_is_star(p) for p in select.expressions)
+    owners.update(_qualified_owners(select, select, visible, every))
     aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
     for key in ("expressions", "where", "group", "having", "qualify"):
         value = select.args.get(key)
@@ -139,21 +228,81 @@ def _check_select(select: exp.Select, joins: Sequence[exp.Join], columns: list[S
                 # reads the sources' columns first: measured)
                 _check_names(part, visible, aliases if key == "having" else set())
     order = select.args.get("order")
-    if order is not None and not any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star))
-                                     for p in select.expressions):
-        # Spark sorts by an output of that name, else looks the name up below the SELECT, where
-        # a name several columns carry is not found: UNRESOLVED_COLUMN, suggesting the outputs
-        outputs = [p.alias_or_name for p in select.expressions]
+    if order is not None:
         try:
-            _check_names(order, visible, {o.lower() for o in outputs})
+            if not starred:
+                _check_names(order, visible, {o.lower() for o in outputs})
+            owners.update(_qualified_owners(order, select, visible, every))
         except OptimizeError as exc:
-            written = str(exc).split("`")[1]
-            shown = ", ".join(f"`{o}`" for o in sorted(outputs))
-            raise OptimizeError(
-                f"A column, variable, or function parameter with name `{written}` cannot be resolved. "
-                f"Did you mean one of the following? [{shown}].",
-                error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
-            ) from None
+            if exc.error_class != "AMBIGUOUS_REFERENCE":
+                raise
+            # Spark sorts by an output of that name, else looks the name up below the SELECT,
+            # where a name several columns carry is not found: UNRESOLVED_COLUMN, suggesting
+            # the outputs
+            raise _unresolved(str(exc).split("Reference `")[1].split("` is ambiguous")[0], outputs) from None
+    return JoinScope(owners, visible, hidden)
+
+
+def _is_star(node: exp.Expr) -> bool:
+    return isinstance(node, exp.Star) or (isinstance(node, exp.Column) and isinstance(node.this, exp.Star))
+
+
+def _qualified_name(column: exp.Column) -> tuple[str, str] | None:
+    """A column's qualifier and name as written (``t.s.a``, a field of ``t``'s struct ``s``:
+    ``('t', 's')``), or None unqualified."""
+    if column.args.get("catalog") is not None:
+        return None
+    if column.args.get("db") is not None:
+        return column.args["db"].name, column.table
+    return (column.table, column.name) if column.table else None
+
+
+def _qualified_owners(node: exp.Expr, select: exp.Select, visible: list[_Entry], every: list[_Entry]) -> dict[int, int]:
+    """Each qualified column under ``node`` (none of ``select``'s sources, nor, under the
+    SELECT itself, its joins and ORDER BY, read apart) that names one entry, with that entry's
+    source; raise for one that names several."""
+    def skip(n: exp.Expr) -> bool:
+        return n is not node and n.parent is select and n.arg_key in ("from_", "joins", "order")
+
+    found: dict[int, int] = {}
+    for column in node.walk(prune=skip):
+        if not isinstance(column, exp.Column) or isinstance(column.this, exp.Star):
+            continue
+        named = _qualified_name(column)
+        if named is None or _shadowed(column, select, named[0].lower()):
+            continue
+        qualifier, name = named[0].lower(), named[1].lower()
+        for entries in (visible, every):
+            owners = [e for e in entries if (e[0] or "").lower() == qualifier and e[1] == name]
+            if len(owners) > 1:
+                if column.find_ancestor(exp.Select) is not select:
+                    # an outer reference Spark cannot resolve there is not found at all (measured)
+                    raise _unresolved("`.`".join(named), [])
+                raise _ambiguous("`.`".join(named), owners)
+            if owners:
+                if owners[0][2] is not None:
+                    found[id(column)] = owners[0][2]
+                break
+    return found
+
+
+def _shadowed(column: exp.Column, select: exp.Select, qualifier: str) -> bool:
+    """Whether a SELECT between ``column`` and ``select`` has a source named ``qualifier``."""
+    node = column.find_ancestor(exp.Select)
+    while node is not None and node is not select:
+        if any(s.alias_or_name.lower() == qualifier for s in select_sources(node)):
+            return True
+        node = node.find_ancestor(exp.Select)
+    return False
+
+
+def _unresolved(written: str, outputs: list[str]) -> OptimizeError:
+    shown = ", ".join(f"`{o}`" for o in sorted(outputs))
+    return OptimizeError(
+        f"A column, variable, or function parameter with name `{written}` cannot be resolved. "
+        f"Did you mean one of the following? [{shown}].",
+        error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
+    )
 
 
 def _check_names(node: exp.Expr, visible: list[_Entry], aliases: set[str]) -> None:
@@ -169,7 +318,7 @@ def _check_names(node: exp.Expr, visible: list[_Entry], aliases: set[str]) -> No
 
 
 def _ambiguous(written: str, owners: list[_Entry]) -> OptimizeError:
-    shown = sorted(f"`{owner}`.`{written.split('`.`')[-1]}`" if owner is not None else f"`{written}`" for owner, _ in owners)
+    shown = sorted(f"`{owner}`.`{written.split('`.`')[-1]}`" if owner is not None else f"`{written}`" for owner, _, _ in owners)
     return OptimizeError(
         f"Reference `{written}` is ambiguous, could be: [{', '.join(shown)}].", error_class="AMBIGUOUS_REFERENCE"
     )

@@ -42,6 +42,10 @@ def _source_names(scope: Scope, alias: str) -> list[str] | None:
         return None if names is None else [n for n in names if not n.startswith(_HIDDEN)]
     if isinstance(source, Scope) and isinstance(source.expression, exp.Select):
         projections = source.expression.expressions
+        inner = source.expression.args.get("from_")
+        if (len(projections) == 1 and isinstance(projections[0], exp.Star) and inner is not None
+                and not source.expression.args.get("joins") and not source.expression.args.get("laterals")):
+            return _source_names(source, inner.this.alias_or_name)  # SELECT * FROM x: x's columns
         if any(_is_star(p) for p in projections):
             return None
         return [p.alias_or_name for p in projections]
@@ -63,9 +67,12 @@ def expand_using_stars(
     """
     joins: Sequence[exp.Join] = select.args.get("joins") or []
     using = [j for j in joins if j.args.get("using") or str(j.args.get("method") or "").upper() == "NATURAL"]
+    source = select.args.get("from_")
+    if using and len(joins) > 1 and source is not None and not any(_is_star(p) for p in select.expressions):
+        _expand_over_joins(select, scope, columns, source, joins, stars=False)
+        return
     if not using or not any(_is_star(p) for p in select.expressions):
         return
-    source = select.args.get("from_")
     if len(joins) != 1 and source is not None:
         _expand_over_joins(select, scope, columns, source, joins)
         return
@@ -130,16 +137,23 @@ def _expand_over_joins(
     columns: Mapping[str, Mapping[str, SparkType | None]],
     source: exp.From,
     joins: Sequence[exp.Join],
+    *,
+    stars: bool = True,
 ) -> None:
     """``*`` over several joins, as Spark resolves them left to right: each join ``USING`` or
     ``NATURAL`` puts its keys first (the first column of that name its left side has, the
     right side's for a RIGHT join, coalesce of both for a FULL one), then the left side's other
-    columns, then the right side's; another join appends the right side's columns."""
-    if any(_is_star(p) and isinstance(p, exp.Column) and p.table for p in select.expressions):
+    columns, then the right side's; another join appends the right side's columns. Without
+    ``stars``, only a join USING a key its left side has twice is made an ON of that first
+    column (``SELECT x.i FROM t x JOIN t y USING (id) JOIN t z USING (i)``: DuckDB's binder
+    found the key ambiguous)."""
+    if stars and any(_is_star(p) and isinstance(p, exp.Column) and p.table for p in select.expressions):
         raise _refuse("a side's `a.*` over more than one join with USING columns or NATURAL")
     first = source.this.alias_or_name
     names = _source_names(scope, first)
     if not first or names is None:
+        if not stars:
+            return
         raise _refuse("`*` over a join USING or NATURAL of a source whose columns vpush does not know")
     # the running output: (name, value, the side whose column it is)
     running: list[tuple[str, exp.Expr, str]] = [(n, exp.column(n, table=first, quoted=True), first) for n in names]
@@ -147,6 +161,8 @@ def _expand_over_joins(
         alias = join.this.alias_or_name
         right_names = _source_names(scope, alias)
         if not alias or right_names is None:
+            if not stars:
+                return
             raise _refuse("`*` over a join USING or NATURAL of a source whose columns vpush does not know")
         right = [(n, exp.column(n, table=alias, quoted=True), alias) for n in right_names]
         natural = str(join.args.get("method") or "").upper() == "NATURAL"
@@ -172,7 +188,7 @@ def _expand_over_joins(
             name, left_value, owner = running[left_lower[key]]
             right_value = right[right_lower[key]][1]
             if side == "FULL":
-                if columns.get(owner.lower(), {}).get(key) != columns.get(alias.lower(), {}).get(key):
+                if stars and columns.get(owner.lower(), {}).get(key) != columns.get(alias.lower(), {}).get(key):
                     raise _refuse("`*` over a full join USING columns of different types")
                 keys.append((name, exp.Coalesce(this=left_value.copy(), expressions=[right_value.copy()]), owner))
             else:
@@ -189,6 +205,8 @@ def _expand_over_joins(
         running = keys + [e for k, e in enumerate(running) if k not in taken] + [
             e for e in right if e[0].lower() not in wanted
         ]
+    if not stars:
+        return
     expanded: list[exp.Expr] = []
     for projection in select.expressions:
         if _is_star(projection):

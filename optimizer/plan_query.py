@@ -12,7 +12,8 @@ from sqlglot.errors import ParseError, TokenError
 from vpush.optimizer.bound import SqlType, VariantRef
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.check_group_ordinals import check_group_ordinals
-from vpush.optimizer.check_join_references import check_join_references
+from vpush.optimizer.alias_repeated_sources import alias_repeated_sources
+from vpush.optimizer.check_join_references import check_join_references, select_sources
 from vpush.optimizer.dialect import DEFERRED_PATH_ERROR, TryVariantGet, VariantGet, VpushSpark, cte_of, utc_shift_argument
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
@@ -107,6 +108,33 @@ def parse_spark(sql: str) -> exp.Expression:
             if node.root() is statement and not _drop_unread_call(node):
                 raise node.meta[DEFERRED_PATH_ERROR]
     return statement
+
+
+def _names_a_source_twice(expression: exp.Expr) -> bool:
+    for select in expression.find_all(exp.Select):
+        names = [source.alias_or_name.lower() for source in select_sources(select)]
+        if len(set(names)) < len(names):
+            return True
+    return False
+
+
+def _registered_columns(expression: exp.Expr, catalog: Catalog, cte_names: set[str]) -> dict[int, list[str]]:
+    """Each registered table reference's columns as its scan gives them, by ``id`` of its node
+    (the references to tables vpush does not know are left to the scans' own error)."""
+    found: dict[int, list[str]] = {}
+    for node in expression.find_all(exp.Table):
+        if (node.find_ancestor(exp.Hint) is not None or not isinstance(node.this, exp.Identifier) or node.args.get("db")
+                or node.args.get("catalog") or node.name.lower() in cte_names):
+            continue
+        table = catalog.table(node.name)
+        if table is None:
+            continue
+        if table.delta is not None:
+            data_schema = delta_arrow_schema(table.delta)
+        else:
+            data_schema = _data_schema([catalog.file_info(f) for f in table.files])
+        found[id(node)] = _table_schema(table, data_schema).names
+    return found
 
 
 def _output_type(arrow_type: pa.DataType, path: str, variant_columns: Mapping[str, object]) -> pa.DataType:
@@ -264,6 +292,9 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
     except OptimizeError as exc:
         refusal = exc
     cte_names = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
+    if _names_a_source_twice(expression):
+        # before anything is keyed by a source's name: its scan, pruning, extractions
+        alias_repeated_sources(expression, _registered_columns(expression, catalog, cte_names))
     found: list[tuple[exp.Table, Table, list[FileInfo], pa.Schema, list[FilePruning], list[Extraction]]] = []
     skipped_by_log: dict[int, tuple[tuple[str, str], ...]] = {}
     for node in list(expression.find_all(exp.Table)):
