@@ -1200,6 +1200,21 @@ SPARK_SYNTAX = [
     "SELECT i FROM (SELECT i, t.i, *, s FROM t)",
     "SELECT i FROM (SELECT *, i * 0 AS s FROM t) x ORDER BY s",
     "SELECT i FROM (SELECT *, i * 0 AS s FROM t) x WHERE EXISTS (SELECT 1 FROM t y WHERE y.i = x.s)",
+    # a qualifier naming nothing the SELECT reads: UNRESOLVED_COLUMN in a subquery, CTE or branch too;
+    # an outer query's source read one level up only
+    "SELECT * FROM (SELECT y.i FROM t)",
+    "WITH c AS (SELECT i FROM t WHERE y.i > 0) SELECT * FROM c",
+    "SELECT i FROM t UNION ALL SELECT y.i FROM t",
+    "SELECT i, (SELECT max(y.i) FROM t y WHERE y.g = x.g) AS m FROM t x WHERE EXISTS (SELECT 1 FROM t y WHERE y.i = x.i) ORDER BY i",
+    "SELECT i FROM t x WHERE EXISTS (SELECT 1 FROM t y WHERE y.i = z.i)",
+    "SELECT i FROM t x WHERE EXISTS (SELECT 1 FROM t y WHERE EXISTS (SELECT 1 FROM t z WHERE z.i = x.i))",
+    # a lateral alias's field (`q.a`) where no source has a column `q`; a source's column first
+    "SELECT named_struct('a', i) AS q, q.a, array(named_struct('b', g)) AS w, w.b FROM t",
+    "SELECT named_struct('a', named_struct('b', i)) AS Q, q.a.b FROM t ORDER BY q.a.b",
+    "SELECT named_struct('a', g) AS q, count(*) AS n FROM t GROUP BY g HAVING q.a > 'a'",
+    "SELECT named_struct('a', i) AS s, s.a FROM t",  # INVALID_EXTRACT_BASE_FIELD_TYPE: t's s
+    "SELECT i + 1 AS q, q.a FROM t",  # INVALID_EXTRACT_BASE_FIELD_TYPE
+    "SELECT named_struct('a', i) AS q, q.a FROM t WHERE q.a > 0",  # UNRESOLVED_COLUMN
     # * over several joins USING or NATURAL: each join's keys first, as Spark resolves them left to right
     "SELECT * FROM t a JOIN t b USING (i) JOIN t c USING (g)",
     "SELECT * FROM t NATURAL JOIN t x NATURAL JOIN t y",
