@@ -8,7 +8,7 @@ side has them, so each star is replaced by its columns, named as Spark names the
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
@@ -30,12 +30,28 @@ def _refuse(what: str) -> OptimizeError:
     )
 
 
-def _is_star(node: exp.Expr) -> bool:
+def is_star(node: exp.Expr) -> bool:
+    """Whether ``node`` is a projection ``*`` or ``a.*``.
+
+    Example:
+        >>> from sqlglot import parse_one
+        >>> [is_star(p) for p in parse_one("SELECT *, a.*, a.b FROM a").expressions]
+        [True, True, False]
+    """
     return isinstance(node, exp.Star) or (isinstance(node, exp.Column) and isinstance(node.this, exp.Star))
 
 
-def _source_names(scope: Scope, alias: str) -> list[str] | None:
-    """The columns of the source ``alias`` of ``scope`` in order, as spelt, or None if unknown."""
+def source_names(scope: Scope, alias: str, stars: Callable[[Scope], list[str] | None] | None = None) -> list[str] | None:
+    """The columns of the source ``alias`` of ``scope`` in order, as spelt, or None if unknown
+    (a subquery's with a star, unless ``stars`` gives them).
+
+    Example:
+        >>> from sqlglot import parse_one
+        >>> from sqlglot.optimizer.scope import build_scope
+        >>> scope = build_scope(parse_one("SELECT * FROM (SELECT i, g AS H FROM t) x JOIN (SELECT * FROM t) y"))
+        >>> source_names(scope, "x"), source_names(scope, "y"), source_names(scope, "y", lambda s: ["i"])
+        (['i', 'H'], None, ['i'])
+    """
     source = scope.sources.get(alias)
     if isinstance(source, exp.Table):
         names = source.meta.get(COLUMN_NAMES)
@@ -45,9 +61,9 @@ def _source_names(scope: Scope, alias: str) -> list[str] | None:
         inner = source.expression.args.get("from_")
         if (len(projections) == 1 and isinstance(projections[0], exp.Star) and inner is not None
                 and not source.expression.args.get("joins") and not source.expression.args.get("laterals")):
-            return _source_names(source, inner.this.alias_or_name)  # SELECT * FROM x: x's columns
-        if any(_is_star(p) for p in projections):
-            return None
+            return source_names(source, inner.this.alias_or_name, stars)  # SELECT * FROM x: x's columns
+        if any(is_star(p) for p in projections):
+            return None if stars is None else stars(source)
         return [p.alias_or_name for p in projections]
     return None
 
@@ -68,10 +84,10 @@ def expand_using_stars(
     joins: Sequence[exp.Join] = select.args.get("joins") or []
     using = [j for j in joins if j.args.get("using") or str(j.args.get("method") or "").upper() == "NATURAL"]
     source = select.args.get("from_")
-    if using and len(joins) > 1 and source is not None and not any(_is_star(p) for p in select.expressions):
+    if using and len(joins) > 1 and source is not None and not any(is_star(p) for p in select.expressions):
         _expand_over_joins(select, scope, columns, source, joins, stars=False)
         return
-    if not using or not any(_is_star(p) for p in select.expressions):
+    if not using or not any(is_star(p) for p in select.expressions):
         return
     if len(joins) != 1 and source is not None:
         _expand_over_joins(select, scope, columns, source, joins)
@@ -80,7 +96,7 @@ def expand_using_stars(
         raise _refuse("`*` over more than one join with USING columns or NATURAL")
     join = joins[0]
     left, right = source.this.alias_or_name, join.this.alias_or_name
-    left_names, right_names = _source_names(scope, left), _source_names(scope, right)
+    left_names, right_names = source_names(scope, left), source_names(scope, right)
     if not left or not right or left_names is None or right_names is None:
         raise _refuse("`*` over a join USING or NATURAL of a source whose columns vpush does not know")
     right_lower = {n.lower(): n for n in right_names}
@@ -111,7 +127,7 @@ def expand_using_stars(
 
     expanded: list[exp.Expr] = []
     for projection in select.expressions:
-        if not _is_star(projection):
+        if not is_star(projection):
             expanded.append(projection)
             continue
         if isinstance(projection, exp.Column) and projection.table:
@@ -147,10 +163,10 @@ def _expand_over_joins(
     ``stars``, only a join USING a key its left side has twice is made an ON of that first
     column (``SELECT x.i FROM t x JOIN t y USING (id) JOIN t z USING (i)``: DuckDB's binder
     found the key ambiguous)."""
-    if stars and any(_is_star(p) and isinstance(p, exp.Column) and p.table for p in select.expressions):
+    if stars and any(is_star(p) and isinstance(p, exp.Column) and p.table for p in select.expressions):
         raise _refuse("a side's `a.*` over more than one join with USING columns or NATURAL")
     first = source.this.alias_or_name
-    names = _source_names(scope, first)
+    names = source_names(scope, first)
     if not first or names is None:
         if not stars:
             return
@@ -159,7 +175,7 @@ def _expand_over_joins(
     running: list[tuple[str, exp.Expr, str]] = [(n, exp.column(n, table=first, quoted=True), first) for n in names]
     for join in joins:
         alias = join.this.alias_or_name
-        right_names = _source_names(scope, alias)
+        right_names = source_names(scope, alias)
         if not alias or right_names is None:
             if not stars:
                 return
@@ -209,7 +225,7 @@ def _expand_over_joins(
         return
     expanded: list[exp.Expr] = []
     for projection in select.expressions:
-        if _is_star(projection):
+        if is_star(projection):
             expanded += [exp.alias_(value.copy(), name, quoted=True) for name, value, _ in running]
         else:
             expanded.append(projection)

@@ -7,7 +7,7 @@ no column has the name; then it refuses an alias whose expression has side effec
 referenced - but the expression has side effects``), which every cast or aggregate vpush writes
 with Spark's errors (DuckDB's ``error()``) has. Written out, the ORDER BY means what Spark's does
 on both counts. A bare name (``ORDER BY s``) is left alone: DuckDB binds it to the alias first.
-``ORDER BY s.n`` of an alias ``s`` of a struct is the struct's field, as Spark reads it where no
+``ORDER BY s.n`` (``s.n.m``) of an alias ``s`` of a struct is the struct's field, as Spark reads it where no
 source is named ``s`` (DuckDB looked for a table ``s``).
 """
 from __future__ import annotations
@@ -40,11 +40,15 @@ def _written_out(key: exp.Expr, outputs: dict[str, exp.Expr], sources: set[str])
         if not isinstance(node, exp.Column) or not isinstance(node.this, exp.Identifier) or _inside_scope(node, key):
             return node  # a subquery's or a lambda's name is its own
         if node.table:
-            # s.n of an alias s of a struct (no source named s): the struct's field, as Spark reads it
-            struct = outputs.get(node.table.lower())
-            if struct is None or node.args.get("db") is not None or node.table.lower() in sources:
+            # s.n (s.n.m) of an alias s of a struct (no source named s): the struct's field, as Spark reads it
+            parts = node.parts
+            struct = outputs.get(parts[0].name.lower())
+            if struct is None or parts[0].name.lower() in sources or not all(isinstance(p, exp.Identifier) for p in parts):
                 return node
-            return exp.Dot(this=exp.Paren(this=struct.copy()), expression=node.this.copy())
+            read: exp.Expr = exp.Paren(this=struct.copy())
+            for part in parts[1:]:
+                read = exp.Dot(this=read, expression=part.copy())
+            return read
         source = outputs.get(node.name.lower())
         return node if source is None else exp.Paren(this=source.copy())
 
@@ -86,8 +90,8 @@ def rewrite_order_aliases(expression: exp.Expr) -> exp.Expr:
             key = ordered.this if isinstance(ordered, exp.Ordered) else ordered
             if isinstance(key, exp.Literal) or (isinstance(key, exp.Column) and not key.table):
                 continue  # a bare name is the alias in DuckDB too; a literal is a place
-            named = [outputs[c.table.lower() if c.table else c.name.lower()] for c in key.find_all(exp.Column)
-                     if isinstance(c.this, exp.Identifier) and (c.table.lower() if c.table else c.name.lower()) in outputs]
+            named = [outputs[c.parts[0].name.lower()] for c in key.find_all(exp.Column)
+                     if isinstance(c.this, exp.Identifier) and c.parts[0].name.lower() in outputs]
             # Windows and subqueries in an output stay where they are: not written twice.
             if named and not any(n.find(exp.Window, exp.Select) is not None for n in named):
                 sources = {s.alias_or_name.lower() for s in select.find_all(exp.Table, exp.Subquery, exp.Lateral)}

@@ -5706,18 +5706,7 @@ def apply_spark_semantics(
         return expression
     outputs: dict[int, dict[str, SparkType | None]] = {}
     for scope in scopes:
-        columns: dict[str, Mapping[str, SparkType | None]] = {}
-        for alias, source in scope.sources.items():
-            if isinstance(source, exp.Table) and isinstance(source.this, VariantExplode):
-                columns[alias.lower()] = _explode_columns(source)
-            elif isinstance(source, exp.Table):
-                # a table's window-shaped column may carry Spark's window marker (Spark writes a
-                # column's metadata into its files), which vpush does not read
-                columns[alias.lower()] = {name: marked(t, UNKNOWN_MARKER) for name, t in tables.get(id(source), {}).items()}
-            elif isinstance(source, Scope) and isinstance(source.expression, exp.Lateral) and isinstance(source.expression.this, VariantExplode):
-                columns[alias.lower()] = _explode_columns(source.expression)
-            elif isinstance(source, Scope):
-                columns[alias.lower()] = outputs.get(id(source.expression), {})
+        columns = _sources_columns(scope, tables, outputs)
         select = scope.expression
         if isinstance(select, exp.SetOperation):
             _check_limits(select, _Typer(scope, {}))
@@ -5795,7 +5784,7 @@ def apply_spark_semantics(
         _check_order_by_grouped(select)
         _check_qualify_aggregates(select)
         _check_semi_joined_columns(select)
-        _check_field_bases(select, scope, columns)
+        _check_field_bases(select, scope, columns, _outer_names(scope, tables, outputs))
         _check_array_fields(select, typer)
         check_order_by_aggregates(select)
         _order_by_source_columns(select, scope, columns)
@@ -5816,11 +5805,12 @@ def apply_spark_semantics(
         _inline_aggregate_aliases(select, columns)
         produced: dict[str, SparkType | None] = {}
         lateral: dict[str, exp.Expr] = {}
-        for projection in list(select.expressions):
+        for index, projection in enumerate(list(select.expressions)):
             if isinstance(projection, exp.Star) or (isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)):
                 _star_types(projection, scope, columns, produced)  # the sources' columns, for a SELECT over this one
                 continue
             _inline_lateral_aliases(projection, lateral, typer)
+            projection = select.expressions[index]  # (a lateral alias's field read in its place: `q.a`)
             produced[projection.alias_or_name.lower()] = projected_type(projection, typer.of(projection))
             name = written = None
             if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Identifier) and projection.name != projection.name.lower():
@@ -7996,10 +7986,14 @@ def _inline_lateral_aliases(projection: exp.Expr, lateral: Mapping[str, exp.Expr
     select = projection.parent
     aggregating = isinstance(select, exp.Select) and _aggregating(select)
     grouped = _grouped_names(select) if isinstance(select, exp.Select) else set()
-    for column in [c for c in in_scope(projection) if isinstance(c, exp.Column) and not c.table and not isinstance(c.this, exp.Star)]:
-        name = column.name.lower()
+    named = {alias.lower() for alias in typer.scope.sources}
+    for column in [c for c in in_scope(projection) if isinstance(c, exp.Column) and not isinstance(c.this, exp.Star)]:
+        parts = column.parts
+        name = parts[0].name.lower()
         if name not in lateral or any(name in columns for columns in sources) or name in _lambda_variables(column):
             continue
+        if len(parts) > 1 and (name in named or not all(isinstance(p, exp.Identifier) for p in parts)):
+            continue  # t.c: a source's column
         if isinstance(column.find_ancestor(exp.Window, exp.Select), exp.Window):
             raise OptimizeError(
                 f"The feature is not supported: Referencing a lateral column alias `{column.name}` in window expression.",
@@ -8011,6 +8005,9 @@ def _inline_lateral_aliases(projection: exp.Expr, lateral: Mapping[str, exp.Expr
                 f"The feature is not supported: Referencing a lateral column alias `{column.name}` in the aggregate function.",
                 error_class="UNSUPPORTED_FEATURE.LATERAL_COLUMN_ALIAS_IN_AGGREGATE_FUNC",
             )
+        if len(parts) > 1:
+            _inline_lateral_field(column, lateral[name], typer)
+            continue
         if name in grouped:
             # DuckDB reads a grouped alias as the grouping itself, where it would not match a copy
             # of its expression that may raise to it (Spark's projection over its aggregate reads it)
@@ -8018,6 +8015,24 @@ def _inline_lateral_aliases(projection: exp.Expr, lateral: Mapping[str, exp.Expr
             continue
         inlined = column.replace(exp.Paren(this=lateral[name].copy()))
         inlined.meta[_TRIED_NAME] = f"lateralAliasReference({column.name})"  # named as Spark names it
+
+
+def _inline_lateral_field(column: exp.Column, aliased: exp.Expr, typer: _Typer) -> None:
+    """Put in place of ``q.a`` (``q.a.b``) the field read of the earlier projection ``aliased``
+    the alias ``q`` names (Spark reads a lateral alias's field where no source has a column
+    ``q``: ``named_struct('a', i) AS q, q.a``, named ``a``), where DuckDB's binder found no table
+    ``q``; Spark's ``INVALID_EXTRACT_BASE_FIELD_TYPE`` for a field of a scalar. In place."""
+    parts = column.parts
+    read: exp.Expr = column.replace(exp.Paren(this=aliased.copy()))
+    kind = typer.of(read)
+    if isinstance(kind, (AtomicType, StringType, DecimalType)):
+        raise OptimizeError(
+            f'Can\'t extract a value from "{parts[0].name}". Need a complex type [STRUCT, ARRAY, MAP] but got "{kind.to_sql()}".',
+            error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
+        )
+    for part in parts[1:]:
+        read = wrap_in_place(read, exp.Dot(expression=part.copy()))
+    read.meta[_TRIED_NAME] = parts[-1].name  # named as Spark names a field it reads
 
 
 def _grouped_names(select: exp.Select) -> set[str]:
@@ -8049,20 +8064,88 @@ def _inline_having_aliases(select: exp.Select, lateral: Mapping[str, exp.Expr], 
     if not sources or any(not columns or "*" in columns for columns in sources):
         return  # a source whose columns vpush does not know may hold the name
     grouped = _grouped_names(select)  # (Spark's HAVING reads a grouped name as grouped)
-    for column in [c for c in in_scope(having) if isinstance(c, exp.Column) and not c.table and not isinstance(c.this, exp.Star)]:
-        name = column.name.lower()
+    named = {alias.lower() for alias in typer.scope.sources}
+    for column in [c for c in in_scope(having) if isinstance(c, exp.Column) and not isinstance(c.this, exp.Star)]:
+        parts = column.parts
+        name = parts[0].name.lower()
         if name not in lateral or name in grouped or name in _lambda_variables(column):
+            continue
+        if len(parts) > 1:
+            if (name not in named and not any(name in columns for columns in sources) and all(isinstance(p, exp.Identifier) for p in parts)
+                    and lateral[name].find(exp.Select, exp.Subquery) is None):
+                _inline_lateral_field(column, lateral[name], typer)  # `q.a` of an alias `q`
             continue
         if lateral[name].find(exp.Select, exp.Subquery) is None:
             column.replace(exp.Paren(this=lateral[name].copy()))
 
 
-def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
+def _sources_columns(
+    scope: Scope, tables: Mapping[int, Mapping[str, SparkType | None]], outputs: Mapping[int, Mapping[str, SparkType | None]]
+) -> dict[str, Mapping[str, SparkType | None]]:
+    """Each source of ``scope``'s columns' Spark types by lower-cased name, by its lower-cased
+    alias: a table's (``tables``, by ``id`` of its node), a subquery's or CTE's as typed so far
+    (``outputs``, by ``id`` of its query; empty where not typed yet)."""
+    columns: dict[str, Mapping[str, SparkType | None]] = {}
+    for alias, source in scope.sources.items():
+        if isinstance(source, exp.Table) and isinstance(source.this, VariantExplode):
+            columns[alias.lower()] = _explode_columns(source)
+        elif isinstance(source, exp.Table):
+            # a table's window-shaped column may carry Spark's window marker (Spark writes a
+            # column's metadata into its files), which vpush does not read
+            columns[alias.lower()] = {name: marked(t, UNKNOWN_MARKER) for name, t in tables.get(id(source), {}).items()}
+        elif isinstance(source, Scope) and isinstance(source.expression, exp.Lateral) and isinstance(source.expression.this, VariantExplode):
+            columns[alias.lower()] = _explode_columns(source.expression)
+        elif isinstance(source, Scope):
+            columns[alias.lower()] = outputs.get(id(source.expression), {})
+    return columns
+
+
+def _outer_names(
+    scope: Scope, tables: Mapping[int, Mapping[str, SparkType | None]], outputs: Mapping[int, Mapping[str, SparkType | None]]
+) -> set[str] | None:
+    """The names (lower-cased) a qualifier in ``scope``'s SELECT may give of its outer query, as
+    Spark resolves an outer reference: a subquery of an expression (and its set operation's
+    branches) reads the sources of the SELECT it stands in and their columns, one level up only
+    (``x.i`` two subqueries down is Spark's UNRESOLVED_COLUMN); a FROM subquery or a CTE reads
+    none. None where vpush does not know them (a FROM subquery or CTE inside a subquery of an
+    expression, a lateral one, a source whose columns it does not know)."""
+    branch = scope
+    while branch.parent is not None and isinstance(branch.parent.expression, exp.SetOperation):
+        branch = branch.parent
+    outer = branch.parent
+    if outer is None:
+        return set()
+    if branch.is_subquery:
+        if not isinstance(outer.expression, exp.Select):
+            return None
+        names = {alias.lower() for alias in outer.sources}
+        for found in _sources_columns(outer, tables, outputs).values():
+            if not found or "*" in found:
+                return None
+            names.update(found)
+        return names
+    if not (branch.is_derived_table or branch.is_cte) or branch.can_be_correlated:
+        return None
+    above: Scope | None = outer
+    while above is not None:
+        if above.is_subquery or above.can_be_correlated:
+            return None
+        above = above.parent
+    return set()
+
+
+def _check_field_bases(
+    select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]], outer: set[str] | None
+) -> None:
     """Raise Spark's INVALID_EXTRACT_BASE_FIELD_TYPE for ``c.x`` where ``c`` is no source of the
     SELECT but a column of an atomic type or a variant (``v.a`` of a variant column: Spark
-    extracts with ``v:a``), where DuckDB's binder fails without Spark's class."""
+    extracts with ``v:a``), and UNRESOLVED_COLUMN for a qualifier that names nothing the SELECT
+    reads, nor what its outer query gives it (``outer``; None where vpush does not know it), in
+    the top query or any subquery, CTE or set operation's branch, where DuckDB's binder fails
+    without Spark's class."""
     sources = {alias.lower() for alias in scope.sources}
     aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
+    known = all(found and "*" not in found for found in columns.values())
     for column in select.find_all(exp.Column):
         if not column.table or column.args.get("db") or isinstance(column.this, exp.Star):
             continue
@@ -8072,8 +8155,9 @@ def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, M
         if column.find_ancestor(exp.Select) is not select:
             continue
         found = [cols[column.table.lower()] for cols in columns.values() if column.table.lower() in cols]
-        if (not found and own is None and column.table.lower() not in sources and scope.parent is None and sources
-                and column.table.lower() not in _lambda_variables(column) and column.table.lower() not in aliases):
+        qualifier = column.table.lower()
+        if (not found and own is None and qualifier not in sources and outer is not None and qualifier not in outer and sources
+                and known and qualifier not in _lambda_variables(column) and not _reads_lateral_alias(column, select, aliases)):
             # a qualifier that names no source of the query, no column of one, nor a lateral alias
             # (`s AS q, q.a`, which Spark reads) of its SELECT list: `y.id`
             raise OptimizeError(
@@ -8090,6 +8174,18 @@ def _check_field_bases(select: exp.Select, scope: Scope, columns: Mapping[str, M
                 f"Can't extract a value from `{column.table}`: need a struct type but got \"{found[0].to_sql()}\".",
                 error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
             )
+
+
+def _reads_lateral_alias(column: exp.Column, select: exp.Select, aliases: set[str]) -> bool:
+    """Whether ``column`` (``q.a``) reads a field of a projection's alias ``q`` of ``select``
+    where Spark resolves it: in the SELECT list, HAVING, ORDER BY or QUALIFY, not in the WHERE,
+    a GROUP BY or a join's condition (Spark's UNRESOLVED_COLUMN there)."""
+    if column.table.lower() not in aliases:
+        return False
+    clause: exp.Expr = column
+    while clause.parent is not None and clause.parent is not select:
+        clause = clause.parent
+    return clause.arg_key not in ("where", "group", "joins")
 
 
 def _split_dotted(column: exp.Column, sources: set[str]) -> tuple[exp.Column, list[exp.Identifier]] | None:
