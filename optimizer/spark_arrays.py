@@ -1198,7 +1198,8 @@ def _calendar_sequence(arguments: list[exp.Expr], result: ArrayType, months: int
     more; the default step where there are two arguments): the ``i``-th element is
     ``timestampAddInterval(start, i * months, i * days, i * rest)`` (days and months moved in the
     session time zone's local time, :data:`TIMESTAMP_ADD_INTERVAL_FUNCTION`; a timestamp_ntz's in
-    UTC), kept while it is at most the stop (going up) or at least the stop less a microsecond
+    UTC; dates from their midnights in the session time zone, each element's date there), kept
+    while it is at most the stop (going up) or at least the stop less a microsecond
     (going down: Spark's test is ``t < stop + sign`` negated). The boundaries are checked, and
     the array's length bounded, by the step estimated as microseconds (a month as 28 days), and
     Spark names the step in its error as it was given: months, or microseconds."""
@@ -1238,9 +1239,10 @@ def _calendar_sequence(arguments: list[exp.Expr], result: ArrayType, months: int
         candidates = _f("range", exp.Literal.number(0), exp.Add(this=_f("len", series), expression=exp.Literal.number(2)))
         moved = _f("list_filter", _f("list_transform", candidates, exp.Lambda(this=added, expressions=[index])),
                    exp.Lambda(this=kept, expressions=[moment]))
-        if ntz:
-            moved = _f("list_transform", moved, exp.Lambda(this=_f("timezone", exp.Literal.string("UTC"), exp.column(moment.this)),
-                                                            expressions=[moment]))
+        if ntz or result.element == _DATE:
+            local = _f("timezone", exp.Literal.string("UTC"), exp.column(moment.this)) if ntz else \
+                exp.cast(exp.column(moment.this), exp.DataType.build("DATE"))
+            moved = _f("list_transform", moved, exp.Lambda(this=local, expressions=[moment]))
         return moved
 
     shown = None if len(arguments) == 2 else exp.Literal.number(months if months else micros)
@@ -1256,7 +1258,7 @@ def _date_sequence(arguments: list[exp.Expr], result: ArrayType, unit: str, amou
     microseconds of their midnights in the session time zone, the step as its months. A step of
     no whole day or month raises (Spark's ``sequence step must be an interval ... of day
     granularity``, no error class) for each row; a step of days and a part of a day (``INTERVAL 36
-    HOURS``, which Spark adds in the session time zone) is refused."""
+    HOURS``) moves each date's midnight in the session time zone (:func:`_calendar_sequence`)."""
     sql_type = result.to_sql_type()
     assert sql_type is not None
     days = [exp.Sub(this=exp.cast(a.copy(), exp.DataType.build("DATE")), expression=_EPOCH.copy()) for a in arguments[:2]]
@@ -1268,7 +1270,7 @@ def _date_sequence(arguments: list[exp.Expr], result: ArrayType, unit: str, amou
             "list_transform", series, exp.Lambda(this=exp.Add(this=_EPOCH.copy(), expression=exp.cast(exp.column("__vpush_day"), exp.DataType.build("INT"))),
                                                  expressions=[exp.to_identifier("__vpush_day")])))
     if unit == "MICROSECOND" and abs(amount) >= MICROS_PER_DAY:
-        _refuse("sequence", "dates by a step of days and a part of a day (Spark adds it in the session time zone)")
+        return _calendar_sequence(arguments, result, 0, amount)
     if unit != "MONTH" or amount == 0:
         kind = "interval year to month" if unit == "MONTH" else "interval day to second"
         return spark_error("", exp.Literal.string(f"sequence step must be an {kind} of day granularity if start and end values are dates"),

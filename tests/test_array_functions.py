@@ -172,12 +172,13 @@ CALLS = [
     "sequence(TIMESTAMP '2024-01-04 00:00:00', TIMESTAMP '2024-01-01 00:00:00.000001') AS t16",
     "sequence(TIMESTAMP_NTZ '2024-04-10 00:00:00', TIMESTAMP_NTZ '2024-01-10 00:00:00.000001', INTERVAL -1 MONTH) AS t17",
     "sequence(TIMESTAMP '2024-01-01 03:00:00', TIMESTAMP '2024-01-01 00:00:00.000001', INTERVAL -1 HOUR) AS t18",
+    "sequence(DATE '2024-01-01', DATE '2024-01-05', INTERVAL 36 HOURS) AS d16",
 ]
 
 # Forms vpush does not answer as Spark does: refused on DuckDB, answered by the Spark engine.
 REFUSED = [
     "array_sort(array(3, 1, 2), (x, y) -> y - x)", "array_join(f, ',')",
-    "sequence(DATE '2024-01-01', DATE '2024-01-05', INTERVAL 36 HOURS)", "sequence(DATE '2024-01-01', TIMESTAMP '2024-01-03 00:00:00')",
+    "sequence(DATE '2024-01-01', TIMESTAMP '2024-01-03 00:00:00')",
     "array_join(g, s)", "transform_keys(map(1, i), (k, v) -> k / 2)",
     "zip_with(a, b, (x, y) -> size(filter(b, z -> z > x)))", "zip_with(dt, ts, (x, y) -> x IS NULL AND y IS NULL)",
     "map_zip_with(map('x', i), map('x', n), (k, v1, v2) -> v1 IS NULL)",
@@ -311,6 +312,8 @@ ZONED_SEQUENCES = [
     "sequence(TIMESTAMP '2024-11-02 00:30:00', TIMESTAMP '2024-11-04 01:30:00', INTERVAL 1 DAY 2 HOURS) AS z8",
     "sequence(TIMESTAMP '2024-03-10 00:00:00', TIMESTAMP '2024-03-10 04:00:00', INTERVAL 1 HOUR) AS z9",
     "sequence(TIMESTAMP_NTZ '2024-03-09 02:30:00', TIMESTAMP_NTZ '2024-03-12 02:30:00', INTERVAL 1 DAY) AS z10",
+    "sequence(DATE '2024-03-08', DATE '2024-03-14', INTERVAL 36 HOURS) AS z11",
+    "sequence(DATE '2024-11-08', DATE '2024-10-25', INTERVAL -30 HOURS) AS z12",
 ]
 # Spark checks the boundaries by the step estimated in microseconds (a month as 28 days), and names
 # the step as it was given (months, or microseconds).
