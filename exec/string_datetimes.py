@@ -31,7 +31,7 @@ from vpush.optimizer.errors import spark_string_value
 from vpush.exec.variant_cast import CAST_INVALID_INPUT, spark_zone_of, string_to_timestamp
 
 __all__ = [
-    "CANNOT_PARSE_TIMESTAMP", "TRUNCATE_LEVELS", "formatted_string_column", "string_to_date_column",
+    "CANNOT_PARSE_TIMESTAMP", "TRUNCATE_LEVELS", "add_interval_column", "formatted_string_column", "string_to_date_column",
     "local_utc_offsets", "shift_utc_column", "string_to_timestamp_column", "truncate_timestamp_column", "utc_offsets_at",
 ]
 
@@ -209,6 +209,57 @@ def truncate_timestamp_column(values: pa.Array | pa.ChunkedArray, level: str, *,
         resolved = cut - local_utc_offsets(session, np.floor_divide(cut, _MICROS)) * _MICROS
         result = np.where(still_valid, kept, resolved)
     return pa.array(result, pa.timestamp("us", tz="UTC"), mask=np.asarray(values.is_null()))
+
+
+def add_interval_column(
+    values: pa.Array | pa.ChunkedArray, months: pa.Array | pa.ChunkedArray, days: pa.Array | pa.ChunkedArray,
+    micros: pa.Array | pa.ChunkedArray, *, time_zone: str,
+) -> pa.Array:
+    """Spark's ``DateTimeUtils.timestampAddInterval`` of every timestamp in the session time zone:
+    java.time's ``atZone(zone).plusMonths(months).plusDays(days).plus(micros, MICROS)``. Months
+    (a day past the month's end is its last) and days move the local time; each keeps the offset
+    it had where that offset is still valid for the moved local time (in an overlap too: 01:30 PST
+    on the day after a fall-back night, less a day, is 01:30 PST), else takes the earlier offset of
+    an overlap or the offset before a gap (a local time in a gap moves forward by the gap); the
+    microseconds then move the instant.
+
+    Example:
+        >>> pst = pa.array([1_730_712_600_000_000], pa.timestamp("us", tz="UTC"))  # 2024-11-04 01:30 PST
+        >>> add_interval_column(pst, pa.array([0]), pa.array([-1]), pa.array([0]), time_zone="America/Los_Angeles")[0]
+        <pyarrow.TimestampScalar: '2024-11-03T09:30:00.000000+0000'>
+
+    Raises:
+        ExecutionError: an unknown session time zone.
+    """
+    values, months, days, micros = (a.combine_chunks() if isinstance(a, pa.ChunkedArray) else a for a in (values, months, days, micros))
+    try:
+        session = resolve_time_zone(time_zone)
+    except Exception as exc:  # noqa: BLE001 - CodecError: the message names the zone
+        raise ExecutionError(str(exc)) from None
+    missing = np.asarray(values.is_null(), bool) | np.asarray(months.is_null(), bool) | np.asarray(days.is_null(), bool) \
+        | np.asarray(micros.is_null(), bool)
+    instants = np.asarray(values.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()).fill_null(0), np.int64)
+    day_micros = _DAY * _MICROS
+    for kind, amounts in (("months", months), ("days", days)):
+        amount = np.asarray(amounts.cast(pa.int64()).fill_null(0), np.int64)
+        offsets = utc_offsets_at(session, np.floor_divide(instants, _MICROS)) * _MICROS
+        local = instants + offsets
+        if kind == "days":
+            moved = local + amount * day_micros
+        else:
+            day = np.floor_divide(local, day_micros)
+            month = day.astype("datetime64[D]").astype("datetime64[M]")
+            first = month.astype("datetime64[D]").astype(np.int64)
+            target = month + amount.astype("timedelta64[M]")
+            target_first = target.astype("datetime64[D]").astype(np.int64)
+            length = (target + np.timedelta64(1, "M")).astype("datetime64[D]").astype(np.int64) - target_first
+            moved = (target_first + np.minimum(day - first, length - 1)) * day_micros + (local - day * day_micros)
+        kept = moved - offsets
+        still_valid = utc_offsets_at(session, np.floor_divide(kept, _MICROS)) * _MICROS == offsets
+        resolved = moved - local_utc_offsets(session, np.floor_divide(moved, _MICROS)) * _MICROS
+        instants = np.where(amount == 0, instants, np.where(still_valid, kept, resolved))
+    micro = np.asarray(micros.cast(pa.int64()).fill_null(0), np.int64)
+    return pa.array(instants + micro, pa.timestamp("us", tz="UTC"), mask=missing)
 
 
 def shift_utc_column(values: pa.Array | pa.ChunkedArray, zones: str | pa.Array | pa.ChunkedArray, *, to_utc: bool) -> pa.Array:

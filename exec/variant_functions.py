@@ -127,6 +127,7 @@ from vpush.codec.strict_math import strict_math
 from vpush.codec.value import MAX_NESTING_DEPTH, Variant
 from vpush.exec.errors import ExecutionError
 from vpush.exec.string_datetimes import (
+    add_interval_column,
     formatted_string_column,
     local_to_timestamp_column,
     shift_utc_column,
@@ -159,6 +160,7 @@ from vpush.optimizer.spark_semantics import (
     NTZ_TO_TIMESTAMP_FUNCTION,
     STRICT_MATH_FUNCTIONS,
     STRING_DATETIME_FUNCTIONS,
+    TIMESTAMP_ADD_INTERVAL_FUNCTION,
     UTC_SHIFT_FUNCTION,
     MAKE_TIMESTAMP_FUNCTIONS,
 )
@@ -1025,6 +1027,10 @@ def _date_trunc(values: pa.Array, level: pa.Array, time_zone: pa.Array) -> pa.Ar
     return truncate_timestamp_column(values, str(_first(level)), time_zone=_first(time_zone) or "UTC")
 
 
+def _timestamp_add_interval(values: pa.Array, months: pa.Array, days: pa.Array, micros: pa.Array, time_zone: pa.Array) -> pa.Array:
+    return add_interval_column(values, months, days, micros, time_zone=_first(time_zone) or "UTC")
+
+
 def _utc_shift(values: pa.Array, zone: pa.Array, direction: pa.Array) -> pa.Array:
     return shift_utc_column(values, zone, to_utc=_first(direction) == "to")
 
@@ -1195,6 +1201,9 @@ FUNCTIONS: dict[str, tuple[Callable[..., pa.Array], list[str], str]] = {
     ),
     NTZ_TO_TIMESTAMP_FUNCTION: (_guarded(_ntz_to_timestamp, "cast to timestamp"), ["TIMESTAMP", "VARCHAR"], "TIMESTAMPTZ"),
     DATE_TRUNC_FUNCTION: (_guarded(_date_trunc, "date_trunc"), ["TIMESTAMPTZ", "VARCHAR", "VARCHAR"], "TIMESTAMPTZ"),
+    TIMESTAMP_ADD_INTERVAL_FUNCTION: (
+        _guarded(_timestamp_add_interval, "sequence"), ["TIMESTAMPTZ", "BIGINT", "BIGINT", "BIGINT", "VARCHAR"], "TIMESTAMPTZ"
+    ),
     UTC_SHIFT_FUNCTION: (_guarded(_utc_shift, "from_utc_timestamp / to_utc_timestamp"), ["TIMESTAMPTZ", "VARCHAR", "VARCHAR"], "TIMESTAMPTZ"),
     MAKE_TIMESTAMP_FUNCTIONS["timestamp"]: (
         _guarded(_make_timestamp, "make_timestamp"), [*["INTEGER"] * 5, "BIGINT", "INTEGER", "VARCHAR"], "TIMESTAMPTZ"

@@ -29,7 +29,7 @@ from vpush.optimizer.spark_intervals import multi_unit_span, span_interval
 from vpush.optimizer.spark_math import has_map
 from vpush.optimizer.spark_ordering import nested_sort_key
 from vpush.optimizer.spark_semantics import (
-    SESSION_TIME_ZONE,
+    TIMESTAMP_ADD_INTERVAL_FUNCTION,
     different_element_types,
     map_from_arrays_checked,
     nested_common_type,
@@ -1049,6 +1049,8 @@ def date_step(node: exp.Expr) -> tuple[str, int] | None:
         >>> from vpush.optimizer.plan_query import parse_spark
         >>> [date_step(parse_spark(f"SELECT {i}").expressions[0]) for i in ("INTERVAL 1 YEAR", "-INTERVAL '2' WEEK", "INTERVAL 36 HOURS")]
         [('MONTH', 12), ('DAY', -14), ('MICROSECOND', 129600000000)]
+        >>> [date_step(parse_spark(f"SELECT {i}").expressions[0]) for i in ("INTERVAL 1.5 SECONDS", "INTERVAL 1 DAY 0.25 SECONDS")]
+        [('MICROSECOND', 1500000), ('MICROSECOND', 86400250000)]
     """
     sign = 1
     while isinstance(node, (exp.Paren, exp.Neg)):
@@ -1065,8 +1067,15 @@ def date_step(node: exp.Expr) -> tuple[str, int] | None:
                 parts.append(part)
         joined = multi_unit_span(parts)
         if joined is None:
-            return None
-        node = joined
+            # day-time units with a fraction of a second (INTERVAL 1 DAY 0.5 SECONDS): one
+            # day-time interval of their sum, as Spark's parser reads them
+            steps = [date_step(part) for part in parts]
+            if any(step is None or step[0] == "MONTH" for step in steps):
+                return None
+            micros = sum(step[1] * (MICROS_PER_DAY if step[0] == "DAY" else 1) for step in steps if step is not None)
+            node = exp.Interval(this=exp.Literal.string(str(micros)), unit=exp.var("MICROSECOND"))
+        else:
+            node = joined
     if not isinstance(node, exp.Interval):
         return None
     span = span_interval(node)
@@ -1074,10 +1083,18 @@ def date_step(node: exp.Expr) -> tuple[str, int] | None:
         unit, amount = span[0], span[1]
     else:
         word, value = node.args.get("unit"), node.this
-        if not isinstance(word, exp.Var) or not isinstance(value, exp.Literal) or not value.name.strip().lstrip("+-").isdigit():
+        if not isinstance(word, exp.Var) or not isinstance(value, exp.Literal):
             return None
         name = word.name.upper()
         name = name[:-1] if name.endswith("S") else name
+        text = value.name.strip()
+        if name == "SECOND" and _SECONDS_FRACTION.match(text):
+            # Spark's seconds with up to six decimals (INTERVAL 1.5 SECONDS, INTERVAL '0.25' SECOND)
+            whole, _, fraction = text.lstrip("+-").partition(".")
+            micros = int(whole or "0") * MICROS_PER_UNIT["SECOND"] + int(fraction.ljust(6, "0"))
+            text, name = str(-micros if text.startswith("-") else micros), "MICROSECOND"
+        if not text.lstrip("+-").isdigit():
+            return None
         if name in MONTHS_PER_UNIT:
             unit, scale = "MONTH", MONTHS_PER_UNIT[name]
         elif name in ("WEEK", "DAY"):
@@ -1086,18 +1103,16 @@ def date_step(node: exp.Expr) -> tuple[str, int] | None:
             unit, scale = "MICROSECOND", MICROS_PER_UNIT[name]
         else:
             return None
-        amount = int(value.name.strip()) * scale
+        amount = int(text) * scale
     amount *= sign
     if unit == "MICROSECOND" and amount % MICROS_PER_DAY == 0:
         return "DAY", amount // MICROS_PER_DAY
     return unit, amount
 
 
+_SECONDS_FRACTION = re.compile(r"[+-]?\d*\.\d{1,6}\Z")
 _DATE = AtomicType("date")
 _TIMESTAMPS = (AtomicType("timestamp"), AtomicType("timestamp_ntz"))
-# time zones whose offset never changes: days and months added in them are whole
-_FIXED_ZONE = re.compile(r"(?:(?:UTC|GMT|UT|Z|UCT)|Etc/(?:UTC|GMT|UCT|Zulu|Universal|Greenwich)|Etc/GMT[+-]\d{1,2}"
-                         r"|(?:UTC|GMT|UT)?[+-]\d{1,2}(?::?\d{2}){0,2})\Z")
 
 
 def _sequence(arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> exp.Expr:
@@ -1118,9 +1133,10 @@ def _sequence(arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -
 
 
 def _integral_sequence(a: exp.Expr, b: exp.Expr, given_step: exp.Expr | None, arguments: list[exp.Expr], result: ArrayType,
-                       elements: Callable[[exp.Expr], exp.Expr]) -> exp.Expr:
+                       elements: Callable[[exp.Expr], exp.Expr], *, shown_step: exp.Expr | None = None) -> exp.Expr:
     """The sequence of bigints from ``a`` to ``b`` by ``given_step`` (1 or -1 where None), each
-    element made by ``elements`` of the series; NULL where one of ``arguments`` is."""
+    element made by ``elements`` of the series; NULL where one of ``arguments`` is. Spark's error
+    names the step as ``shown_step`` where given (else the step)."""
     step = given_step if given_step is not None else exp.Case(
         ifs=[exp.If(this=exp.LTE(this=a.copy(), expression=b.copy()), true=exp.Literal.number(1))], default=exp.Literal.number(-1))
     fine = exp.Or(
@@ -1130,8 +1146,8 @@ def _integral_sequence(a: exp.Expr, b: exp.Expr, given_step: exp.Expr | None, ar
     )
     text = exp.DPipe(this=exp.Literal.string("requirement failed: Illegal sequence boundaries: "), expression=exp.DPipe(
         this=exp.cast(a.copy(), exp.DataType.build("VARCHAR")), expression=exp.DPipe(this=exp.Literal.string(" to "), expression=exp.DPipe(
-            this=exp.cast(b.copy(), exp.DataType.build("VARCHAR")), expression=exp.DPipe(this=exp.Literal.string(" by "),
-                                                                                       expression=exp.cast(step.copy(), exp.DataType.build("VARCHAR")))))))
+            this=exp.cast(b.copy(), exp.DataType.build("VARCHAR")), expression=exp.DPipe(this=exp.Literal.string(" by "), expression=exp.cast(
+                (shown_step if shown_step is not None else step).copy(), exp.DataType.build("VARCHAR")))))))
     hugeint = exp.DataType.build("HUGEINT")
     length = exp.Add(this=exp.IntDiv(this=exp.Paren(this=exp.Sub(this=exp.cast(b.copy(), hugeint), expression=exp.cast(a.copy(), hugeint))),
                                      expression=exp.Anonymous(this="nullif", expressions=[exp.cast(step.copy(), hugeint), exp.Literal.number(0)])),
@@ -1157,30 +1173,80 @@ _EPOCH = exp.cast(exp.Literal.string("1970-01-01"), exp.DataType.build("DATE"))
 
 
 def _timestamp_sequence(arguments: list[exp.Expr], result: ArrayType, unit: str, amount: int) -> exp.Expr:
-    """Spark's ``sequence`` of timestamps (``TemporalSequenceImpl``): by a literal day-time step
-    as its microseconds (``Illegal sequence boundaries`` with the boundaries' and the step's
-    microseconds; a step of 0 only from a timestamp to itself), by months or years as
-    ``start + i * months`` in the session time zone's calendar, by a day by default (back where
-    the stop comes first). Spark adds a step's whole days, and months, in the session time zone's
-    calendar: where its offset changes (daylight saving), such steps are refused; in a zone of
-    one offset, and for ``timestamp_ntz``, they are whole days."""
+    """Spark's ``sequence`` of timestamps (``TemporalSequenceImpl``): by a literal step of less
+    than a day as its microseconds (``Illegal sequence boundaries`` with the boundaries' and the
+    step's microseconds; a step of 0 only from a timestamp to itself); by months, by a step of a
+    day or more (its whole days, then the rest), and by a day by default (back where the stop
+    comes first), each ``start + i * step`` added in the session time zone's calendar
+    (:func:`_calendar_sequence`)."""
     micros = amount * MICROS_PER_DAY if unit == "DAY" else amount
-    fixed = result.element == _TIMESTAMPS[1] or _FIXED_ZONE.match(SESSION_TIME_ZONE.get()) is not None
-    if not fixed and (unit == "MONTH" or abs(micros) >= MICROS_PER_DAY or len(arguments) == 2):
-        _refuse("sequence", "timestamps by a step of days or months in a time zone whose offset changes (Spark adds them in its calendar)")
-    if unit == "MONTH":
+    if unit == "MONTH" and amount == 0:
         return _by_months(arguments, result, amount)
+    if unit == "MONTH" or abs(micros) >= MICROS_PER_DAY or len(arguments) == 2:
+        return _calendar_sequence(arguments, result, amount if unit == "MONTH" else 0, 0 if unit == "MONTH" else micros)
     wide = exp.DataType.build("BIGINT")
     start = exp.cast(arguments[0].copy(), result.element.to_sql_type())  # type: ignore[arg-type]
     a, b = (_f("epoch_us", exp.cast(t.copy(), result.element.to_sql_type())) for t in arguments[:2])  # type: ignore[arg-type]
-    given: exp.Expression = exp.Literal.number(micros)
-    if len(arguments) == 2:
-        given = exp.Case(ifs=[exp.If(this=exp.LTE(this=a.copy(), expression=b.copy()), true=exp.Literal.number(MICROS_PER_DAY))],
-                         default=exp.Literal.number(-MICROS_PER_DAY))
     moment = exp.to_identifier("__vpush_us")
-    return _integral_sequence(exp.cast(a, wide), exp.cast(b, wide), given, arguments[:2], result, lambda series: _f(
+    return _integral_sequence(exp.cast(a, wide), exp.cast(b, wide), exp.Literal.number(micros), arguments[:2], result, lambda series: _f(
         "list_transform", series, exp.Lambda(this=exp.Add(this=start.copy(), expression=exp.Anonymous(this="to_microseconds", expressions=[
             exp.Sub(this=exp.column(moment.this), expression=exp.Paren(this=a.copy()))])), expressions=[moment])))
+
+
+def _calendar_sequence(arguments: list[exp.Expr], result: ArrayType, months: int, micros: int) -> exp.Expr:
+    """Spark's loop of ``TemporalSequenceImpl`` for a step of ``months`` or of ``micros`` (a day or
+    more; the default step where there are two arguments): the ``i``-th element is
+    ``timestampAddInterval(start, i * months, i * days, i * rest)`` (days and months moved in the
+    session time zone's local time, :data:`TIMESTAMP_ADD_INTERVAL_FUNCTION`; a timestamp_ntz's in
+    UTC; dates from their midnights in the session time zone, each element's date there), kept
+    while it is at most the stop (going up) or at least the stop less a microsecond
+    (going down: Spark's test is ``t < stop + sign`` negated). The boundaries are checked, and
+    the array's length bounded, by the step estimated as microseconds (a month as 28 days), and
+    Spark names the step in its error as it was given: months, or microseconds."""
+    sql_type = result.to_sql_type()
+    assert sql_type is not None
+    ntz = result.element == _TIMESTAMPS[1]
+    wide = exp.DataType.build("BIGINT")
+    tz = exp.DataType.build("TIMESTAMPTZ")
+    start, stop = ((_f("timezone", exp.Literal.string("UTC"), exp.cast(t.copy(), exp.DataType.build("TIMESTAMP"))) if ntz
+                    else exp.cast(t.copy(), tz)) for t in arguments[:2])
+    a, b = (exp.cast(_f("epoch_us", t), wide) for t in (start, stop))
+    days = abs(micros) // MICROS_PER_DAY * (1 if micros >= 0 else -1)
+    rest = micros - days * MICROS_PER_DAY
+    day_step: exp.Expr = exp.Literal.number(days)
+    if len(arguments) == 2:
+        day_step = exp.Case(ifs=[exp.If(this=exp.LTE(this=a.copy(), expression=b.copy()), true=exp.Literal.number(1))],
+                            default=exp.Literal.number(-1))
+    estimated = exp.Mul(this=day_step.copy(), expression=exp.Literal.number(MICROS_PER_DAY)) if len(arguments) == 2 else \
+        exp.Literal.number(months * 28 * MICROS_PER_DAY + micros)
+    zone = exp.Literal.string("UTC") if ntz else exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")])
+    index, moment = exp.to_identifier("__vpush_i"), exp.to_identifier("__vpush_t")
+
+    def times(amount: exp.Expr) -> exp.Expr:
+        return exp.Mul(this=exp.column(index.this), expression=amount.copy())
+
+    added = exp.Anonymous(this=TIMESTAMP_ADD_INTERVAL_FUNCTION, expressions=[
+        start.copy(), times(exp.Literal.number(months)), times(day_step), times(exp.Literal.number(rest)), zone])
+    going_up = months > 0 or micros > 0
+    kept: exp.Expr = exp.LTE(this=_f("epoch_us", exp.column(moment.this)), expression=b.copy())
+    if len(arguments) == 2 or not going_up:
+        below = exp.GTE(this=_f("epoch_us", exp.column(moment.this)), expression=exp.Sub(this=b.copy(), expression=exp.Literal.number(1)))
+        kept = below if len(arguments) == 3 else exp.Case(ifs=[exp.If(this=exp.LTE(this=a.copy(), expression=b.copy()), true=kept)], default=below)
+
+    def elements(series: exp.Expr) -> exp.Expr:
+        # the estimate counts a month as 28 days and a day as 24 hours: two more candidates cover
+        # the days a change of offset shortens, and every element is a moved start (no loop)
+        candidates = _f("range", exp.Literal.number(0), exp.Add(this=_f("len", series), expression=exp.Literal.number(2)))
+        moved = _f("list_filter", _f("list_transform", candidates, exp.Lambda(this=added, expressions=[index])),
+                   exp.Lambda(this=kept, expressions=[moment]))
+        if ntz or result.element == _DATE:
+            local = _f("timezone", exp.Literal.string("UTC"), exp.column(moment.this)) if ntz else \
+                exp.cast(exp.column(moment.this), exp.DataType.build("DATE"))
+            moved = _f("list_transform", moved, exp.Lambda(this=local, expressions=[moment]))
+        return moved
+
+    shown = None if len(arguments) == 2 else exp.Literal.number(months if months else micros)
+    return _integral_sequence(a, b, estimated, arguments[:2], result, elements, shown_step=shown)
 
 
 def _date_sequence(arguments: list[exp.Expr], result: ArrayType, unit: str, amount: int) -> exp.Expr:
@@ -1192,7 +1258,7 @@ def _date_sequence(arguments: list[exp.Expr], result: ArrayType, unit: str, amou
     microseconds of their midnights in the session time zone, the step as its months. A step of
     no whole day or month raises (Spark's ``sequence step must be an interval ... of day
     granularity``, no error class) for each row; a step of days and a part of a day (``INTERVAL 36
-    HOURS``, which Spark adds in the session time zone) is refused."""
+    HOURS``) moves each date's midnight in the session time zone (:func:`_calendar_sequence`)."""
     sql_type = result.to_sql_type()
     assert sql_type is not None
     days = [exp.Sub(this=exp.cast(a.copy(), exp.DataType.build("DATE")), expression=_EPOCH.copy()) for a in arguments[:2]]
@@ -1204,7 +1270,7 @@ def _date_sequence(arguments: list[exp.Expr], result: ArrayType, unit: str, amou
             "list_transform", series, exp.Lambda(this=exp.Add(this=_EPOCH.copy(), expression=exp.cast(exp.column("__vpush_day"), exp.DataType.build("INT"))),
                                                  expressions=[exp.to_identifier("__vpush_day")])))
     if unit == "MICROSECOND" and abs(amount) >= MICROS_PER_DAY:
-        _refuse("sequence", "dates by a step of days and a part of a day (Spark adds it in the session time zone)")
+        return _calendar_sequence(arguments, result, 0, amount)
     if unit != "MONTH" or amount == 0:
         kind = "interval year to month" if unit == "MONTH" else "interval day to second"
         return spark_error("", exp.Literal.string(f"sequence step must be an {kind} of day granularity if start and end values are dates"),

@@ -174,7 +174,7 @@ from vpush.optimizer.variant_types import (
     parse_variant_type,
 )
 
-__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "FORMAT_NUMBER_FUNCTION", "FORMAT_PATTERN_FUNCTIONS", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "JSON_SHAPE_FUNCTIONS", "JSON_TUPLE_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
+__all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "FORMAT_NUMBER_FUNCTION", "FORMAT_PATTERN_FUNCTIONS", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "JSON_SHAPE_FUNCTIONS", "JSON_TUPLE_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "TIMESTAMP_ADD_INTERVAL_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
            "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "map_from_arrays_checked", "decimal_function", "decimal_function_types", "apply_spark_semantics",
            "arrow_spark_type", "spark_name"]
 
@@ -320,6 +320,12 @@ DATE_TRUNC_FUNCTION = "vpush_date_trunc"
 """The engine function that gives Spark's ``date_trunc(level, ts)`` in the session time zone (a
 cut local time keeps its offset where still valid, as java.time's ``truncatedTo``: DuckDB's cut
 takes an overlap's later offset). It takes the timestamp, DuckDB's name of the level and the zone."""
+
+TIMESTAMP_ADD_INTERVAL_FUNCTION = "vpush_timestamp_add_interval"
+"""The engine function that gives Spark's ``timestampAddInterval`` (months and days moved in the
+local time of the session time zone as java.time's ``ZonedDateTime`` moves them, then the
+microseconds): it takes the timestamp, the months, the days, the microseconds and the zone
+(:func:`vpush.exec.string_datetimes.add_interval_column`)."""
 
 UTC_SHIFT_FUNCTION = "vpush_utc_shift"
 """The engine function that gives Spark's ``from_utc_timestamp(ts, zone)`` (the wall time of ``ts``
@@ -3025,7 +3031,11 @@ class _Rewriter:
 
         array_call = spark_arrays.array_call(node)
         if array_call is not None:
-            return spark_arrays.rewrite_array_function(*array_call, of, result, self._spark_cast)
+            answered = spark_arrays.rewrite_array_function(*array_call, of, result, self._spark_cast)
+            if array_call[0] == "sequence" and any(
+                    isinstance(n, exp.Anonymous) and n.name == TIMESTAMP_ADD_INTERVAL_FUNCTION for n in answered.walk()):
+                self.functions[TIMESTAMP_ADD_INTERVAL_FUNCTION] = AtomicType("timestamp")
+            return answered
         if isinstance(node, (exp.RegexpLike, exp.RegexpExtract, exp.RegexpReplace, exp.RegexpSplit)):
             raising = _java_pattern(node)
             if raising is not None:

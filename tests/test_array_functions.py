@@ -7,6 +7,7 @@ arrays (``vpush.optimizer.spark_arrays`` does the rewriting); the checks are tho
 from __future__ import annotations
 
 import decimal
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +18,7 @@ from test_spark_functions import _assert_raises_as_spark, _check, _chunks
 
 import vpush
 from support.refused import assert_refused_on_duckdb
-from support.tables import table_fixtures
+from support.tables import register_views, table_fixtures
 from support.writers import write_with_spark
 from vpush.codec.errors import VpushError
 
@@ -162,13 +163,22 @@ CALLS = [
     "sequence(TIMESTAMP '2024-01-01 00:00:00', TIMESTAMP '2024-01-03 00:00:00', INTERVAL 36 HOURS) AS t9",
     "sequence(TIMESTAMP '2024-01-01 00:00:00', if(i > 1, NULL, TIMESTAMP '2024-01-01 02:00:00'), INTERVAL 1 HOUR) AS t10",
     "typeof(sequence(TIMESTAMP_NTZ '2024-01-01 00:00:00', TIMESTAMP_NTZ '2024-01-01 00:00:01', INTERVAL 1 SECOND)) AS t11",
+    # seconds with a fraction; a step of days going down keeps an element a microsecond short of the
+    # stop (Spark's loop tests t < stop + sign, negated), one of less than a day does not
+    "sequence(TIMESTAMP '2024-01-01 00:00:00', TIMESTAMP '2024-01-01 00:00:01', INTERVAL '0.25' SECOND) AS t12",
+    "sequence(TIMESTAMP '2024-01-01 00:00:05', TIMESTAMP '2024-01-01 00:00:00', INTERVAL -1.5 SECONDS) AS t13",
+    "sequence(TIMESTAMP '2024-01-01 00:00:00', TIMESTAMP '2024-01-03 00:00:01', INTERVAL 1 DAY 0.5 SECONDS) AS t14",
+    "sequence(TIMESTAMP '2024-01-04 00:00:00', TIMESTAMP '2024-01-01 00:00:00.000001', INTERVAL -1 DAY) AS t15",
+    "sequence(TIMESTAMP '2024-01-04 00:00:00', TIMESTAMP '2024-01-01 00:00:00.000001') AS t16",
+    "sequence(TIMESTAMP_NTZ '2024-04-10 00:00:00', TIMESTAMP_NTZ '2024-01-10 00:00:00.000001', INTERVAL -1 MONTH) AS t17",
+    "sequence(TIMESTAMP '2024-01-01 03:00:00', TIMESTAMP '2024-01-01 00:00:00.000001', INTERVAL -1 HOUR) AS t18",
+    "sequence(DATE '2024-01-01', DATE '2024-01-05', INTERVAL 36 HOURS) AS d16",
 ]
 
 # Forms vpush does not answer as Spark does: refused on DuckDB, answered by the Spark engine.
 REFUSED = [
     "array_sort(array(3, 1, 2), (x, y) -> y - x)", "array_join(f, ',')",
-    "sequence(DATE '2024-01-01', DATE '2024-01-05', INTERVAL 36 HOURS)", "sequence(DATE '2024-01-01', TIMESTAMP '2024-01-03 00:00:00')",
-    "sequence(TIMESTAMP '2024-01-01 00:00:00', TIMESTAMP '2024-01-01 00:00:01', INTERVAL '0.25' SECOND)",
+    "sequence(DATE '2024-01-01', TIMESTAMP '2024-01-03 00:00:00')",
     "array_join(g, s)", "transform_keys(map(1, i), (k, v) -> k / 2)",
     "zip_with(a, b, (x, y) -> size(filter(b, z -> z > x)))", "zip_with(dt, ts, (x, y) -> x IS NULL AND y IS NULL)",
     "map_zip_with(map('x', i), map('x', n), (k, v1, v2) -> v1 IS NULL)",
@@ -287,16 +297,48 @@ def test_array_functions_over_variant_extractions(spark: SparkSession, tmp_path:
     _check(["id", *EVENT_CALLS], spark, duckdb_con)
 
 
-def test_timestamp_sequence_by_days_refused_where_the_offset_changes(table_path: Path) -> None:
-    """Spark adds a step's days and months in the session time zone's calendar; where that zone's
-    offset changes, the DuckDB engine refuses them, and answers a step of less than a day (the
-    instants PySpark 4.3 gives: 08:00 to 11:00 UTC, across the change to daylight saving)."""
-    zoned = vpush.connect(time_zone="America/Los_Angeles")
+# In a zone whose offset changes, days and months move the local time, each keeping the offset it
+# had where still valid (01:30 PST, the second 01:30 of the fall-back night, less a day is 01:30 PST
+# on the day before, where there is only one), else an overlap's earlier one; a local time in a gap
+# moves forward by the gap. Hours and seconds move the instant.
+ZONED_SEQUENCES = [
+    "sequence(TIMESTAMP '2024-03-09 02:30:00', TIMESTAMP '2024-03-12 02:30:00', INTERVAL 1 DAY) AS z1",
+    "sequence(TIMESTAMP '2024-03-09 02:30:00', TIMESTAMP '2024-03-12 03:00:00') AS z2",
+    "sequence(TIMESTAMP '2024-02-10 02:30:00', TIMESTAMP '2024-05-10 03:00:00', INTERVAL 1 MONTH) AS z3",
+    "sequence(TIMESTAMP '2024-11-02 01:30:00', TIMESTAMP '2024-11-05 01:30:00', INTERVAL 1 DAY) AS z4",
+    "sequence(TIMESTAMP '2024-11-04 01:30:00', TIMESTAMP '2024-11-01 01:30:00') AS z5",
+    "sequence(TIMESTAMP '2024-12-03 01:30:00', TIMESTAMP '2024-10-01 01:30:00', INTERVAL -1 MONTH) AS z6",
+    "sequence(timestamp_seconds(1730626200L + i), TIMESTAMP '2024-10-30 01:30:00', INTERVAL -1 DAY) AS z7",
+    "sequence(TIMESTAMP '2024-11-02 00:30:00', TIMESTAMP '2024-11-04 01:30:00', INTERVAL 1 DAY 2 HOURS) AS z8",
+    "sequence(TIMESTAMP '2024-03-10 00:00:00', TIMESTAMP '2024-03-10 04:00:00', INTERVAL 1 HOUR) AS z9",
+    "sequence(TIMESTAMP_NTZ '2024-03-09 02:30:00', TIMESTAMP_NTZ '2024-03-12 02:30:00', INTERVAL 1 DAY) AS z10",
+    "sequence(DATE '2024-03-08', DATE '2024-03-14', INTERVAL 36 HOURS) AS z11",
+    "sequence(DATE '2024-11-08', DATE '2024-10-25', INTERVAL -30 HOURS) AS z12",
+]
+# Spark checks the boundaries by the step estimated in microseconds (a month as 28 days), and names
+# the step as it was given (months, or microseconds).
+ZONED_WRONG_STEPS = [
+    "sequence(TIMESTAMP '2024-03-09 02:30:00', TIMESTAMP '2024-03-01 02:30:00', INTERVAL 1 MONTH)",
+    "sequence(TIMESTAMP '2024-03-09 02:30:00', TIMESTAMP '2024-03-01 02:30:00', INTERVAL 1 DAY 2 HOURS)",
+]
+
+
+@pytest.mark.parametrize("zone", ["America/Los_Angeles", "Europe/Berlin", "Australia/Lord_Howe"])
+def test_timestamp_sequence_in_zones_with_daylight_saving(zone: str, table_path: Path, spark_view: SparkSession) -> None:
+    """Spark's sequence of timestamps by days, months and the default day, in the session time
+    zone's calendar, across changes of offset (Lord Howe's of half an hour too)."""
+    zoned = vpush.connect(time_zone=zone)
     zoned.register("t", table_path)
-    for call in ("sequence(TIMESTAMP '2024-03-09 12:00:00', TIMESTAMP '2024-03-12 12:00:00')",
-                 "sequence(TIMESTAMP '2024-03-09 12:00:00', TIMESTAMP '2024-03-12 12:00:00', INTERVAL 1 DAY)",
-                 "sequence(TIMESTAMP '2024-01-30 23:00:00', TIMESTAMP '2024-05-01 00:00:00', INTERVAL 1 MONTH)"):
-        assert_refused_on_duckdb(zoned, call)
-    hours = zoned.sql("SELECT sequence(TIMESTAMP '2024-03-10 00:00:00', TIMESTAMP '2024-03-10 04:00:00', INTERVAL 1 HOUR) AS r").to_arrow()
-    assert [t.isoformat() for t in hours.column("r")[0].as_py()] == [
-        "2024-03-10T00:00:00-08:00", "2024-03-10T01:00:00-08:00", "2024-03-10T03:00:00-07:00", "2024-03-10T04:00:00-07:00"]
+    register_views(spark_view, {"t": table_path})  # a test above takes the name for its own view
+    spark_view.conf.set("spark.sql.session.timeZone", zone)
+    try:
+        _check(ZONED_SEQUENCES, spark_view, zoned)
+        for call in ZONED_WRONG_STEPS:
+            with pytest.raises(Exception) as spark_raised:
+                spark_view.sql(f"SELECT {call} FROM t").collect()
+            wanted = re.search(r"Illegal sequence boundaries: -?\d+ to -?\d+ by -?\d+", str(spark_raised.value))
+            assert wanted is not None
+            with pytest.raises(VpushError, match=wanted.group(0)):
+                zoned.sql(f"SELECT {call} FROM t").to_arrow()
+    finally:
+        spark_view.conf.set("spark.sql.session.timeZone", "UTC")

@@ -51,6 +51,18 @@ ZONES = ["America/Los_Angeles", "Australia/Lord_Howe", "Asia/Kolkata", "+05:30"]
 
 TS = "try_cast(v AS timestamp)"
 NTZ = "try_cast(v AS timestamp_ntz)"
+
+
+def _back(micros: int) -> str:
+    """The row's timestamp ``micros`` microseconds earlier (the instant, no calendar)."""
+    return f"timestamp_micros(CAST(unix_micros({TS}) - {micros} AS BIGINT))"
+
+
+def _instants(timestamps: str) -> str:
+    """An array of timestamps as the text of their microseconds (an overlap's two offsets apart)."""
+    return f"array_join(transform({timestamps}, e -> CAST(unix_micros(e) AS STRING)), ',')"
+
+
 # a zone per row, NULL for some
 ZONE_COLUMN = "CASE WHEN label LIKE 'lh%' THEN 'Australia/Lord_Howe' WHEN label LIKE '%null' THEN NULL ELSE 'America/Los_Angeles' END"
 BATCH = Batch(
@@ -89,6 +101,16 @@ BATCH = Batch(
             ("from_column_zone", f"from_utc_timestamp({TS}, {ZONE_COLUMN})"),
             ("to_column_zone", f"to_utc_timestamp({NTZ}, {ZONE_COLUMN})"),
             ("to_null_zone", f"to_utc_timestamp({TS}, NULL)"),
+        ),
+        # sequence by days, months or the default day was refused where the offset changes; each
+        # starts or ends at the row's instant (an overlap's either offset, a gap's edge), two days
+        # and two hours (or 92 days) from the other end
+        "sequences": (
+            ("seq_days_up", _instants(f"sequence({_back(180000000000)}, {TS}, INTERVAL 1 DAY)")),
+            ("seq_days_down", _instants(f"sequence({TS}, {_back(180000000000)}, INTERVAL -1 DAY)")),
+            ("seq_default", _instants(f"sequence({TS}, {_back(180000000000)})")),
+            ("seq_months", _instants(f"sequence({TS}, {_back(7948800000000)}, INTERVAL -1 MONTH)")),
+            ("seq_day_hours", _instants(f"sequence({_back(180000000000)}, {TS}, INTERVAL 1 DAY 1 HOUR)")),
         ),
         "fields": (
             ("h", f"hour({TS})"),
