@@ -61,7 +61,9 @@ def source_names(scope: Scope, alias: str, stars: Callable[[Scope], list[str] | 
         inner = source.expression.args.get("from_")
         if (len(projections) == 1 and isinstance(projections[0], exp.Star) and inner is not None
                 and not source.expression.args.get("joins") and not source.expression.args.get("laterals")):
-            return source_names(source, inner.this.alias_or_name, stars)  # SELECT * FROM x: x's columns
+            names = source_names(source, inner.this.alias_or_name, stars)  # SELECT * FROM x: x's columns
+            if names is not None:
+                return names
         if any(is_star(p) for p in projections):
             return None if stars is None else stars(source)
         return [p.alias_or_name for p in projections]
