@@ -5545,7 +5545,7 @@ def _star_types(
     sources share is left untyped, as is any source whose columns vpush does not know."""
     stars = star.this if isinstance(star, exp.Column) else star
     table = star.table if isinstance(star, exp.Column) else None
-    excepted = {e.name.lower() for e in (stars.args.get("except") or [])}
+    excepted = {e.name.lower() for e in (stars.args.get("except_") or [])}
     if stars.args.get("replace") or stars.args.get("rename"):
         return
     sources = [table] if table else list(scope.selected_sources)
