@@ -8147,6 +8147,8 @@ def _check_field_bases(
     aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
     known = all(found and "*" not in found for found in columns.values())
     for column in select.find_all(exp.Column):
+        if isinstance(column.this, exp.Star) and column.table and not column.args.get("db") and known:
+            _check_star_base(column, select, sources, columns)
         if not column.table or column.args.get("db") or isinstance(column.this, exp.Star):
             continue
         own = columns.get(column.table.lower())
@@ -8174,6 +8176,23 @@ def _check_field_bases(
                 f"Can't extract a value from `{column.table}`: need a struct type but got \"{found[0].to_sql()}\".",
                 error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
             )
+
+
+def _check_star_base(star: exp.Column, select: exp.Select, sources: set[str], columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
+    """Raise Spark's CANNOT_RESOLVE_STAR_EXPAND for ``q.*`` in ``select``'s own list where ``q``
+    names no source nor a column of one (a lateral alias, ``named_struct('a', i) AS q, q.*``, is
+    neither: Spark expands a star from the input columns only), where DuckDB's binder fails
+    without Spark's class."""
+    qualifier = star.table.lower()
+    if star.find_ancestor(exp.Select) is not select or qualifier in sources or any(qualifier in cols for cols in columns.values()):
+        return
+    names = sorted({name for cols in columns.values() for name in cols if not name.startswith("__vpush")})
+    shown = ", ".join(f"`{name}`" for name in names)
+    raise OptimizeError(
+        f"Cannot resolve `{star.table}`.* given input columns {shown}. Please check that the specified table or struct "
+        "exists and is accessible in the input columns.",
+        error_class="CANNOT_RESOLVE_STAR_EXPAND",
+    )
 
 
 def _reads_lateral_alias(column: exp.Column, select: exp.Select, aliases: set[str]) -> bool:

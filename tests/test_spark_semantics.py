@@ -1329,6 +1329,8 @@ SPARK_SYNTAX = [
     # a star's EXCEPT leaves the column out of the subquery's types: one string IN smallints
     # (CAST_INVALID_INPUT, where DuckDB's binder failed without a class)
     "SELECT s FROM t WHERE g IN (SELECT * EXCEPT (i) FROM (SELECT i, s FROM t))",
+    # a star of a lateral alias: CANNOT_RESOLVE_STAR_EXPAND (Spark expands only input columns)
+    "SELECT named_struct('a', i) AS q, q.* FROM t",
 ]
 
 
