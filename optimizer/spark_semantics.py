@@ -6640,6 +6640,7 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
     for part in parts:
         for node in in_scope(part):
             _check_variant_operands(node, typer)
+            _check_lambda_field_base(node, typer)
             check_array_ordering(node, typer.of)
             if isinstance(node, _COMPARISONS) and (is_variant(node.this) or is_variant(node.expression)):
                 raise _not_orderable(node, f"`{type(node).__name__.lower()}` comparison")
@@ -7009,6 +7010,37 @@ def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
             '"VARIANT"',
             error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
         )
+
+
+def _check_lambda_field_base(node: exp.Expr, typer: _Typer) -> None:
+    """Raise Spark's INVALID_EXTRACT_BASE_FIELD_TYPE for a field of a lambda's variable (``y.a``,
+    ``y.a.b``) where the variable, or a field read on the way, holds a scalar
+    (``transform(array(1), y -> y.a)``), where DuckDB's binder fails without Spark's class. Spark
+    names the variable ``namedlambdavariable()``."""
+    if not isinstance(node, exp.Dot) or (isinstance(node.parent, exp.Dot) and node.arg_key == "this"):
+        return  # (the outermost read of a chain)
+    names: list[str] = []
+    base: exp.Expr = node
+    while isinstance(base, exp.Dot) and isinstance(base.expression, exp.Identifier):
+        names.insert(0, base.expression.name)
+        base = base.this
+    if not isinstance(base, exp.Identifier) or base.name.lower() not in _lambda_variables(base):
+        return
+    kind = typer.of(base)
+    read = "namedlambdavariable()"
+    for name in names:
+        if isinstance(kind, (StringType, DecimalType)) or (isinstance(kind, AtomicType) and kind != VARIANT):
+            raise OptimizeError(
+                f'Can\'t extract a value from "{read}". Need a complex type [STRUCT, ARRAY, MAP] but got "{_spark_type_name(kind)}".',
+                error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
+            )
+        if not isinstance(kind, StructType):
+            return
+        matches = [f for f in kind.fields if f.name.lower() == name.lower()]
+        if len(matches) != 1:
+            return
+        kind = matches[0].type
+        read += f".{matches[0].name}"
 
 
 _UTC_SHIFT_ARGUMENT_TYPES = (*_TIMESTAMPS, AtomicType("date"), VOID)

@@ -1331,6 +1331,9 @@ SPARK_SYNTAX = [
     "SELECT s FROM t WHERE g IN (SELECT * EXCEPT (i) FROM (SELECT i, s FROM t))",
     # a star of a lateral alias: CANNOT_RESOLVE_STAR_EXPAND (Spark expands only input columns)
     "SELECT named_struct('a', i) AS q, q.* FROM t",
+    # a field of a lambda's scalar variable: INVALID_EXTRACT_BASE_FIELD_TYPE
+    "SELECT transform(array(1), y -> y.a) FROM t",
+    "SELECT transform(array(named_struct('a', 1)), y -> y.a.b) FROM t",
 ]
 
 
