@@ -672,16 +672,24 @@ def _calls_engine_function(node: exp.Expr) -> bool:
 
 _RAISING_FUNCTIONS = frozenset({PARSE_JSON_FUNCTION, VARIANT_MODIFY_FUNCTION, VARIANT_DELETE_FUNCTION})
 
+# DuckDB checks integer (and decimal) arithmetic for overflow as Spark's ANSI mode does: `+`, `-`,
+# `*`, a negation, `abs`, and the `add`/`subtract`/`multiply` calls pin_integer_arithmetic writes
+_CHECKED_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Neg, exp.Abs)
+_CHECKED_ARITHMETIC_FUNCTIONS = frozenset({"add", "subtract", "multiply", "abs"})
+
 
 def _may_raise(node: exp.Expr) -> bool:
     """Whether computing ``node`` may raise: a strict extraction or ``error`` (:func:`may_fail`), a
-    cast DuckDB checks, or an engine function that raises on its input."""
+    cast DuckDB checks, checked arithmetic (an overflow), or an engine function that raises on its
+    input."""
     if may_fail(node):
         return True
     for found in node.walk():
         if isinstance(found, exp.Cast) and not isinstance(found, exp.TryCast):
             return True
-        if isinstance(found, exp.Anonymous) and found.name.lower() in _RAISING_FUNCTIONS:
+        if isinstance(found, _CHECKED_ARITHMETIC):
+            return True
+        if isinstance(found, exp.Anonymous) and found.name.lower() in _RAISING_FUNCTIONS | _CHECKED_ARITHMETIC_FUNCTIONS:
             return True
     return False
 
@@ -710,7 +718,9 @@ def project_after_limit(expression: exp.Expr) -> exp.Expr:
     if not any(_calls_engine_function(p) for p in projections):
         return expression
     if any(_may_raise(p) for p in projections):
-        return expression  # Spark computes the projection before its top-n: a row the LIMIT drops still raises
+        # Spark's plan computes the projections in a Project below its TakeOrderedAndProject (whose
+        # output list only names them), for every row the sort reads: a row the LIMIT drops still raises
+        return expression
     if any(p.find(exp.AggFunc, exp.Window, exp.Select) for p in projections):
         return expression
     computed = {

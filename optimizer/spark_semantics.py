@@ -5555,7 +5555,7 @@ def _star_types(
     sources share is left untyped, as is any source whose columns vpush does not know."""
     stars = star.this if isinstance(star, exp.Column) else star
     table = star.table if isinstance(star, exp.Column) else None
-    excepted = {e.name.lower() for e in (stars.args.get("except") or [])}
+    excepted = {e.name.lower() for e in (stars.args.get("except_") or [])}
     if stars.args.get("replace") or stars.args.get("rename"):
         return
     sources = [table] if table else list(scope.selected_sources)
@@ -6650,6 +6650,7 @@ def _check_orderable(select: exp.Select, typer: _Typer) -> None:
     for part in parts:
         for node in in_scope(part):
             _check_variant_operands(node, typer)
+            _check_lambda_field_base(node, typer)
             check_array_ordering(node, typer.of)
             if isinstance(node, _COMPARISONS) and (is_variant(node.this) or is_variant(node.expression)):
                 raise _not_orderable(node, f"`{type(node).__name__.lower()}` comparison")
@@ -7019,6 +7020,37 @@ def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
             '"VARIANT"',
             error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
         )
+
+
+def _check_lambda_field_base(node: exp.Expr, typer: _Typer) -> None:
+    """Raise Spark's INVALID_EXTRACT_BASE_FIELD_TYPE for a field of a lambda's variable (``y.a``,
+    ``y.a.b``) where the variable, or a field read on the way, holds a scalar
+    (``transform(array(1), y -> y.a)``), where DuckDB's binder fails without Spark's class. Spark
+    names the variable ``namedlambdavariable()``."""
+    if not isinstance(node, exp.Dot) or (isinstance(node.parent, exp.Dot) and node.arg_key == "this"):
+        return  # (the outermost read of a chain)
+    names: list[str] = []
+    base: exp.Expr = node
+    while isinstance(base, exp.Dot) and isinstance(base.expression, exp.Identifier):
+        names.insert(0, base.expression.name)
+        base = base.this
+    if not isinstance(base, exp.Identifier) or base.name.lower() not in _lambda_variables(base):
+        return
+    kind = typer.of(base)
+    read = "namedlambdavariable()"
+    for name in names:
+        if isinstance(kind, (StringType, DecimalType)) or (isinstance(kind, AtomicType) and kind != VARIANT):
+            raise OptimizeError(
+                f'Can\'t extract a value from "{read}". Need a complex type [STRUCT, ARRAY, MAP] but got "{_spark_type_name(kind)}".',
+                error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
+            )
+        if not isinstance(kind, StructType):
+            return
+        matches = [f for f in kind.fields if f.name.lower() == name.lower()]
+        if len(matches) != 1:
+            return
+        kind = matches[0].type
+        read += f".{matches[0].name}"
 
 
 _UTC_SHIFT_ARGUMENT_TYPES = (*_TIMESTAMPS, AtomicType("date"), VOID)
@@ -8157,6 +8189,8 @@ def _check_field_bases(
     aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
     known = all(found and "*" not in found for found in columns.values())
     for column in select.find_all(exp.Column):
+        if isinstance(column.this, exp.Star) and column.table and not column.args.get("db") and known:
+            _check_star_base(column, select, sources, columns)
         if not column.table or column.args.get("db") or isinstance(column.this, exp.Star):
             continue
         own = columns.get(column.table.lower())
@@ -8184,6 +8218,23 @@ def _check_field_bases(
                 f"Can't extract a value from `{column.table}`: need a struct type but got \"{found[0].to_sql()}\".",
                 error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
             )
+
+
+def _check_star_base(star: exp.Column, select: exp.Select, sources: set[str], columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
+    """Raise Spark's CANNOT_RESOLVE_STAR_EXPAND for ``q.*`` in ``select``'s own list where ``q``
+    names no source nor a column of one (a lateral alias, ``named_struct('a', i) AS q, q.*``, is
+    neither: Spark expands a star from the input columns only), where DuckDB's binder fails
+    without Spark's class."""
+    qualifier = star.table.lower()
+    if star.find_ancestor(exp.Select) is not select or qualifier in sources or any(qualifier in cols for cols in columns.values()):
+        return
+    names = sorted({name for cols in columns.values() for name in cols if not name.startswith("__vpush")})
+    shown = ", ".join(f"`{name}`" for name in names)
+    raise OptimizeError(
+        f"Cannot resolve `{star.table}`.* given input columns {shown}. Please check that the specified table or struct "
+        "exists and is accessible in the input columns.",
+        error_class="CANNOT_RESOLVE_STAR_EXPAND",
+    )
 
 
 def _reads_lateral_alias(column: exp.Column, select: exp.Select, aliases: set[str]) -> bool:

@@ -1323,6 +1323,17 @@ SPARK_SYNTAX = [
     "SELECT array(NULL) < array(1)",
     "SELECT array(int) < array(1) FROM (SELECT 1 AS int)",
     "SELECT i FROM t WHERE array(NULL) < array(i)",
+    # a projection that overflows on a row ORDER BY ... LIMIT drops: Spark computes it for every
+    # row its sort reads (ARITHMETIC_OVERFLOW), so vpush keeps it before the LIMIT
+    "SELECT id, to_json(v) AS j, variant_get(v, '$.n', 'int') + 2147483647 AS x FROM v ORDER BY id LIMIT 1",
+    # a star's EXCEPT leaves the column out of the subquery's types: one string IN smallints
+    # (CAST_INVALID_INPUT, where DuckDB's binder failed without a class)
+    "SELECT s FROM t WHERE g IN (SELECT * EXCEPT (i) FROM (SELECT i, s FROM t))",
+    # a star of a lateral alias: CANNOT_RESOLVE_STAR_EXPAND (Spark expands only input columns)
+    "SELECT named_struct('a', i) AS q, q.* FROM t",
+    # a field of a lambda's scalar variable: INVALID_EXTRACT_BASE_FIELD_TYPE
+    "SELECT transform(array(1), y -> y.a) FROM t",
+    "SELECT transform(array(named_struct('a', 1)), y -> y.a.b) FROM t",
 ]
 
 

@@ -41,6 +41,8 @@ def test_the_projection_moves_past_the_limit() -> None:
         "FROM (SELECT * FROM s) AS t ORDER BY id LIMIT 3",
         "SELECT id, CAST(vpush_to_json(v, 'UTC') AS INT) AS j FROM (SELECT * FROM s) AS t ORDER BY id LIMIT 3",
         "SELECT id, vpush_parse_json(s) AS j FROM (SELECT * FROM s) AS t ORDER BY id LIMIT 3",
+        "SELECT id, vpush_to_json(v, 'UTC') AS j, ADD(k, 2147483647) AS x FROM (SELECT * FROM s) AS t ORDER BY id LIMIT 3",
+        "SELECT id, vpush_to_json(v, 'UTC') AS j, k * id AS x FROM (SELECT * FROM s) AS t ORDER BY id LIMIT 3",
     ],
 )
 def test_left_alone(sql: str) -> None:
