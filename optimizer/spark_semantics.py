@@ -9092,7 +9092,8 @@ def _trim_name(node: exp.Trim) -> str | None:
 def _typed_literal_name(node: exp.Cast) -> str | None:
     """``TIMESTAMP '2024-01-01 00:00:00'``: a typed literal as Spark prints it, its value
     normalized (``DATE '2024-1-2'`` is ``DATE '2024-01-02'``); None for one with a zone, whose
-    printed value depends on the session's."""
+    printed value depends on the session's. The offset ``rewrite_zoned_literals`` keeps on the
+    later of an overlap's two local times is no part of the name (Spark prints the local time)."""
     text = node.this.name.strip()
     match = _DATETIME_TEXT.match(text)
     if match is None:
@@ -9102,7 +9103,7 @@ def _typed_literal_name(node: exp.Cast) -> str | None:
     to = node.to.this
     if to == exp.DType.DATE:
         return f"DATE '{date}'" if not hour else None
-    if rest:
+    if rest and not (hour and to != exp.DType.TIMESTAMPNTZ and _KEPT_OFFSET.fullmatch(rest)):
         return None
     clock = f"{int(hour or 0):02d}:{int(minute or 0):02d}:{int(second or 0):02d}"
     digits = (fraction or "").rstrip("0")
@@ -9111,6 +9112,7 @@ def _typed_literal_name(node: exp.Cast) -> str | None:
     return f"{word} '{value}'"
 
 
+_KEPT_OFFSET = re.compile(r"[+-]\d{2}:\d{2}")
 _DATETIME_TEXT = re.compile(
     r"(\d{4})(?:-(\d{1,2})(?:-(\d{1,2})(?:[T ](\d{1,2})(?::(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?)?)?)?)?(.*)\Z"
 )
