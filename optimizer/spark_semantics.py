@@ -1170,6 +1170,8 @@ class _Typer:
                 return _SECONDS_TYPE
         if called in _INT_FUNCTIONS:
             return _INT
+        if called in ("unix_seconds", "unix_millis", "unix_micros"):
+            return _BIGINT
         if called in _DOUBLE_FUNCTIONS or called in _DOUBLE_AGGREGATES:
             return _DOUBLE
         if called in _AGGREGATES_OF_THEIR_ARGUMENT or called in ("collect_list", "collect_set", "array_agg"):
@@ -1300,6 +1302,10 @@ class _Typer:
             isinstance(node, exp.Add) and right == date and left in _SMALL_INTEGRALS
         ):
             return date  # date_add(d, n) and date_sub(d, n), as Spark resolves them
+        if isinstance(node, (exp.Add, exp.Sub)) and left in _TIMESTAMPS and _is_interval_literal(node.expression):
+            return left  # a timestamp or timestamp_ntz plus an interval keeps its type (TimestampAddInterval)
+        if isinstance(node, exp.Add) and right in _TIMESTAMPS and _is_interval_literal(node.this):
+            return right
         if _is_integral(left) and _is_integral(right):
             assert isinstance(left, AtomicType) and isinstance(right, AtomicType)
             return _wider_integral(left, right)
@@ -8600,6 +8606,13 @@ _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 _DATE_UNITS = frozenset({"YEAR", "MONTH", "WEEK", "DAY"})
+
+
+def _is_interval_literal(node: exp.Expr) -> bool:
+    """Whether ``node`` is an interval literal, possibly negated or in parentheses."""
+    while isinstance(node, (exp.Paren, exp.Neg)):
+        node = node.this
+    return isinstance(node, exp.Interval)
 
 
 def _interval_unit(node: exp.Expr) -> str:

@@ -135,6 +135,14 @@ BATCH = Batch(
             ("lit_ntz", "TIMESTAMP_NTZ'2024-11-03 01:30:00 -08:00'"),
             ("cast_offset", "CAST('2024-11-03 01:30:00 -08:00' AS TIMESTAMP)"),
         ),
+        # unix_micros(...) - n (a bigint) and a timestamp_ntz minus an interval had no type on
+        # DuckDB, so the calls around them were refused
+        "untyped_arithmetic": (
+            ("micros_back", f"timestamp_micros(unix_micros({TS}) - 180000000000)"),
+            ("ntz_back", f"hour({NTZ} - INTERVAL 50 HOURS)"),
+            ("ntz_back_type", f"typeof({NTZ} - INTERVAL 50 HOURS)"),
+            ("seconds_type", f"typeof(unix_seconds({TS}) - 1)"),
+        ),
     },
 )
 
