@@ -379,6 +379,9 @@ class SparkEngine:
             return None
         if self._naming_session is None:
             self._naming_session = self.spark.newSession()
+            # a new session takes its SQL conf from the context's, not this session's: a zoned
+            # literal's name (its local time) would be the context's zone's
+            self._naming_session.conf.set("spark.sql.session.timeZone", self.time_zone)
         session = self._naming_session
         try:
             for scan in plan.scans:

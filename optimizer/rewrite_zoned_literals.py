@@ -4,7 +4,8 @@ or timestamp literal Spark's parser cannot read, Spark's ``INVALID_TYPED_LITERAL
 Spark reads ``TIMESTAMP '2024-01-02T03:04:05Z'`` as an instant and names the column after that
 instant printed in the session time zone (``TIMESTAMP '2024-01-02 03:04:05'`` in UTC,
 ``TIMESTAMP '2024-01-01 19:04:05'`` in America/Los_Angeles). Written that way, the literal is
-one vpush already reads (in the session zone) and names as Spark does, on either engine.
+one vpush already reads (in the session zone) and names as Spark does, on either engine; an
+instant in an overlap's later hour keeps its offset, and ``TIMESTAMP_NTZ`` drops its zone.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from vpush.optimizer.errors import OptimizeError, spark_string_value
 from vpush.optimizer.dialect import TYPED_LITERAL
 
 _ZONED = re.compile(
-    r"\s*(\d{4})-(\d{1,2})-(\d{1,2})[T ](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,6}))?)?\s*(\S.*?)\s*\Z"
+    r"\s*(\d{4})-(\d{1,2})-(\d{1,2})[T ](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,6}))?)?(?:\s*(\S.*?))?\s*\Z"
 )
 _OFFSET = re.compile(r"(?:UTC|GMT|UT)?([+-])(\d{1,2})(?::?(\d{2}))?(?::?(\d{2}))?\Z", re.IGNORECASE)
 _INSTANT_TYPES = (exp.DType.TIMESTAMP, exp.DType.TIMESTAMPTZ, exp.DType.TIMESTAMPLTZ)
@@ -50,23 +51,41 @@ def _zone(text: str) -> dt.tzinfo | None:
         return None
 
 
-def _in_session_zone(text: str, session: dt.tzinfo) -> str | None:
+def _in_session_zone(text: str, session: dt.tzinfo | None) -> str | None:
+    """The zoned timestamp ``text`` as its instant's local time in ``session``, or for a None
+    session its own local time (a ``TIMESTAMP_NTZ`` literal, whose zone Spark reads and drops).
+    The later of an overlap's two times keeps its offset (``2024-11-03 01:30:00-08:00`` in
+    America/Los_Angeles), which the local time alone would read as the earlier instant. A time
+    without a zone in a gap of ``session`` is the later time java.time moves it to (Spark names
+    ``TIMESTAMP'2024-03-10 02:30:00'`` in America/Los_Angeles ``TIMESTAMP '2024-03-10 03:30:00'``)."""
     match = _ZONED.match(text)
     if match is None:
         return None
     year, month, day, hour, minute, second, fraction, zone_text = match.groups()
-    zone = _zone(zone_text)
+    if zone_text is None and session is None:
+        return None
+    zone = session if zone_text is None else _zone(zone_text)
     if zone is None:
         return None
+    if session is None:
+        zone = None
     try:
         local = dt.datetime(int(year), int(month), int(day), int(hour), int(minute), int(second or 0),
                             int((fraction or "").ljust(6, "0")), tzinfo=zone)
-        shown = local.astimezone(session)
+        shown = local if session is None else local.astimezone(dt.timezone.utc).astimezone(session)
+        earlier = shown.replace(fold=0).astimezone(dt.timezone.utc) if session is not None else None
     except (ValueError, OverflowError):
         return None
     clock = shown.strftime("%H:%M:%S")
     micros = f"{shown.microsecond:06d}".rstrip("0")
-    return f"{shown.year:04d}-{shown.month:02d}-{shown.day:02d} {clock}" + (f".{micros}" if micros else "")
+    local_text = f"{shown.year:04d}-{shown.month:02d}-{shown.day:02d} {clock}" + (f".{micros}" if micros else "")
+    if zone_text is None and shown.replace(tzinfo=None) == local.replace(tzinfo=None):
+        return None  # not in a gap: the text stays as written
+    if earlier is not None and earlier != shown.astimezone(dt.timezone.utc):
+        offset = int(shown.utcoffset().total_seconds())  # type: ignore[union-attr]
+        sign, minutes = "+-"[offset < 0], abs(offset) // 60
+        return local_text + f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+    return local_text
 
 
 def rewrite_zoned_literals(expression: exp.Expr, time_zone: str) -> exp.Expr:
@@ -84,11 +103,14 @@ def rewrite_zoned_literals(expression: exp.Expr, time_zone: str) -> exp.Expr:
         if not node.meta.get(TYPED_LITERAL) or not isinstance(literal, exp.Literal) or not literal.is_string:
             continue
         _check_datetime_literal(node, literal.this)
-        if session is None:
+        if not isinstance(node.to, exp.DataType):
             continue
-        if not isinstance(node.to, exp.DataType) or node.to.this not in _INSTANT_TYPES:
+        if node.to.this == exp.DType.TIMESTAMPNTZ:
+            shown = _in_session_zone(literal.this, None)
+        elif session is not None and node.to.this in _INSTANT_TYPES:
+            shown = _in_session_zone(literal.this, session)
+        else:
             continue
-        shown = _in_session_zone(literal.this, session)
         if shown is not None:
             literal.set("this", shown)
     return expression

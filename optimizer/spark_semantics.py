@@ -1170,6 +1170,8 @@ class _Typer:
                 return _SECONDS_TYPE
         if called in _INT_FUNCTIONS:
             return _INT
+        if called in ("unix_seconds", "unix_millis", "unix_micros"):
+            return _BIGINT
         if called in _DOUBLE_FUNCTIONS or called in _DOUBLE_AGGREGATES:
             return _DOUBLE
         if called in _AGGREGATES_OF_THEIR_ARGUMENT or called in ("collect_list", "collect_set", "array_agg"):
@@ -1300,6 +1302,10 @@ class _Typer:
             isinstance(node, exp.Add) and right == date and left in _SMALL_INTEGRALS
         ):
             return date  # date_add(d, n) and date_sub(d, n), as Spark resolves them
+        if isinstance(node, (exp.Add, exp.Sub)) and left in _TIMESTAMPS and _is_interval_literal(node.expression):
+            return left  # a timestamp or timestamp_ntz plus an interval keeps its type (TimestampAddInterval)
+        if isinstance(node, exp.Add) and right in _TIMESTAMPS and _is_interval_literal(node.this):
+            return right
         if _is_integral(left) and _is_integral(right):
             assert isinstance(left, AtomicType) and isinstance(right, AtomicType)
             return _wider_integral(left, right)
@@ -8653,6 +8659,13 @@ _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _DATE_UNITS = frozenset({"YEAR", "MONTH", "WEEK", "DAY"})
 
 
+def _is_interval_literal(node: exp.Expr) -> bool:
+    """Whether ``node`` is an interval literal, possibly negated or in parentheses."""
+    while isinstance(node, (exp.Paren, exp.Neg)):
+        node = node.this
+    return isinstance(node, exp.Interval)
+
+
 def _interval_unit(node: exp.Expr) -> str:
     """The unit of an interval literal of one unit, possibly negated or in parentheses
     (``DAY`` for ``-INTERVAL 2 DAYS``); ``''`` for anything else."""
@@ -9143,7 +9156,8 @@ def _trim_name(node: exp.Trim) -> str | None:
 def _typed_literal_name(node: exp.Cast) -> str | None:
     """``TIMESTAMP '2024-01-01 00:00:00'``: a typed literal as Spark prints it, its value
     normalized (``DATE '2024-1-2'`` is ``DATE '2024-01-02'``); None for one with a zone, whose
-    printed value depends on the session's."""
+    printed value depends on the session's. The offset ``rewrite_zoned_literals`` keeps on the
+    later of an overlap's two local times is no part of the name (Spark prints the local time)."""
     text = node.this.name.strip()
     match = _DATETIME_TEXT.match(text)
     if match is None:
@@ -9153,7 +9167,7 @@ def _typed_literal_name(node: exp.Cast) -> str | None:
     to = node.to.this
     if to == exp.DType.DATE:
         return f"DATE '{date}'" if not hour else None
-    if rest:
+    if rest and not (hour and to != exp.DType.TIMESTAMPNTZ and _KEPT_OFFSET.fullmatch(rest)):
         return None
     clock = f"{int(hour or 0):02d}:{int(minute or 0):02d}:{int(second or 0):02d}"
     digits = (fraction or "").rstrip("0")
@@ -9162,6 +9176,7 @@ def _typed_literal_name(node: exp.Cast) -> str | None:
     return f"{word} '{value}'"
 
 
+_KEPT_OFFSET = re.compile(r"[+-]\d{2}:\d{2}")
 _DATETIME_TEXT = re.compile(
     r"(\d{4})(?:-(\d{1,2})(?:-(\d{1,2})(?:[T ](\d{1,2})(?::(\d{1,2})(?::(\d{1,2})(?:\.(\d{1,9}))?)?)?)?)?)?(.*)\Z"
 )

@@ -121,6 +121,28 @@ BATCH = Batch(
             ("in_array", f"cast(array({TS}, NULL) AS string)"),
             ("ntz_in_map", f"cast(map('k', {NTZ}) AS string)"),
         ),
+        # a zoned literal's instant in an overlap's later hour (01:30 PST, 01:45 +10:30) was the
+        # earlier hour's on DuckDB; TIMESTAMP_NTZ drops its zone
+        "zoned_literals": (
+            ("lit_pst", "unix_micros(TIMESTAMP'2024-11-03 01:30:00 -08:00')"),
+            ("lit_pdt", "unix_micros(TIMESTAMP_LTZ'2024-11-03 01:30:00-07:00')"),
+            ("lit_utc", "TIMESTAMP'2024-11-03 09:30:00 UTC'"),
+            ("lit_region", "unix_micros(TIMESTAMP'2024-11-03 04:30:00.5 America/New_York')"),
+            ("lit_gmt", "TIMESTAMP'2024-11-03 10:30:00 GMT+1'"),
+            ("lit_kolkata", "unix_micros(TIMESTAMP'2024-03-10 02:30:00 +0530')"),
+            ("lit_gap", "unix_micros(TIMESTAMP'2024-03-10 02:30:00')"),
+            ("lit_lh", "TIMESTAMP'2024-04-06 15:15:00Z'"),
+            ("lit_ntz", "TIMESTAMP_NTZ'2024-11-03 01:30:00 -08:00'"),
+            ("cast_offset", "CAST('2024-11-03 01:30:00 -08:00' AS TIMESTAMP)"),
+        ),
+        # unix_micros(...) - n (a bigint) and a timestamp_ntz minus an interval had no type on
+        # DuckDB, so the calls around them were refused
+        "untyped_arithmetic": (
+            ("micros_back", f"timestamp_micros(unix_micros({TS}) - 180000000000)"),
+            ("ntz_back", f"hour({NTZ} - INTERVAL 50 HOURS)"),
+            ("ntz_back_type", f"typeof({NTZ} - INTERVAL 50 HOURS)"),
+            ("seconds_type", f"typeof(unix_seconds({TS}) - 1)"),
+        ),
     },
 )
 
@@ -193,3 +215,18 @@ def test_spark_engine_labels_and_checks_its_zone(
     spark.conf.set("spark.sql.session.timeZone", "Asia/Kolkata")
     with pytest.raises(vpush.VpushError, match="time zone is now 'Asia/Kolkata'"):
         con.sql(f"SELECT hour({TS}) AS h FROM zones").to_arrow()
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_zoned_literals_named_in_the_session_zone(spark: SparkSession, session_zone: None, engine: str) -> None:
+    """A zoned literal is named after its local time in the session zone, without the offset
+    that tells an overlap's later hour (vpush printed that literal as DuckDB SQL); a gap's time is
+    named after the time java.time moves it to; TIMESTAMP_NTZ drops its zone."""
+    sql = (
+        "SELECT TIMESTAMP'2024-11-03 01:30:00 -08:00', unix_micros(TIMESTAMP'2024-11-03 09:30:00.5Z'), "
+        "TIMESTAMP'2024-03-10 02:30:00', TIMESTAMP_NTZ'2024-11-03 01:30:00 UTC', TIMESTAMP'2024-11-03 01:30:00 -07:00'"
+    )
+    want = spark_answer(spark, {}, sql, time_zone="America/Los_Angeles")
+    zone = "America/Los_Angeles"
+    con = vpush.connect(engine="spark", spark=spark, time_zone=zone) if engine == "spark" else vpush.connect(time_zone=zone)
+    compare(vpush_answer(con, sql), want, sql)
