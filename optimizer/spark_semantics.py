@@ -3241,6 +3241,14 @@ class _Rewriter:
             # division (-1.5 s is -1), in integers (a double rounds 253402300799.999999 up)
             micros = exp.Anonymous(this="epoch_us", expressions=[node.this])
             return exp.cast(exp.IntDiv(this=micros, expression=exp.Literal.number(1_000_000)), exp.DataType.build("BIGINT"))
+        if isinstance(node, exp.UnixSeconds) and of(node.this) in _TIMESTAMPS:
+            # unix_seconds: Math.floorDiv of the microseconds (23:59:59.5 is 59, -0.5 s is -1), in
+            # integers; DuckDB's CAST(epoch(ts) AS BIGINT) rounds the seconds to the nearest
+            micros = exp.Anonymous(this="epoch_us", expressions=[node.this])
+            below = exp.LT(this=exp.Mod(this=micros.copy(), expression=exp.Literal.number(1_000_000)), expression=exp.Literal.number(0))
+            floor = exp.Sub(this=exp.IntDiv(this=micros, expression=exp.Literal.number(1_000_000)),
+                            expression=exp.cast(below, exp.DataType.build("BIGINT")))
+            return exp.cast(floor, exp.DataType.build("BIGINT"))
         if isinstance(node, exp.Cast) and _cast_type(node) == AtomicType("float") and of(node.this) == AtomicType("double"):
             return _java_float_of_double(node.this)
         if isinstance(node, exp.Cast) and isinstance(_cast_type(node), StringType) and isinstance(
@@ -8579,6 +8587,10 @@ def _interval_name(node: exp.Interval) -> str | None:
         word, text = "DAY", str(int(text) * 7)  # Spark's parser makes a week seven days
     if word in ("HOUR", "MINUTE", "SECOND") and text.isdigit():
         text = text.zfill(2)  # Spark prints a time field with two digits at least
+    elif word == "SECOND" and re.fullmatch(r"[+-]?[0-9]*\.[0-9]{1,6}", text):
+        # seconds with a fraction: BigDecimal.stripTrailingZeros, a leading 0 below ten (`'00.75'`)
+        number = decimal.Decimal(text)
+        text = ("-" if number < 0 else "") + ("0" if abs(number) < 10 else "") + format(abs(number).normalize(), "f")
     return f"INTERVAL '{text}' {word}" if word in _INTERVAL_UNITS else None
 
 

@@ -305,6 +305,10 @@ SCALARS = [
     "format_number(f, '#,##0.0')", "format_number(d, '0.###%')", "format_number(b, '#,##0.00;(#)')", "format_number(i, '')",
     "format_number(s, '0‰')", "format_number(d, '#,##0.###')", "format_number(f / 3, '\\'x\\'#.0#')",
     "format_number(CAST(f AS FLOAT) * 1.1F, '00.00')", "format_number(f * 1000.0005, '#,##0.###')",
+    # unix_seconds floors (Math.floorDiv), unix_timestamp of a timestamp divides toward zero
+    "unix_seconds(TIMESTAMP '2024-12-31 23:59:59.5')", "unix_seconds(TIMESTAMP '1969-12-31 23:59:59.5')",
+    "unix_seconds(TIMESTAMP_NTZ '1969-12-31 23:59:59.999999')", "unix_timestamp(TIMESTAMP '1969-12-31 23:59:59.5')",
+    "unix_seconds(ts + INTERVAL '0.75' SECOND)",
 ]
 
 AGGREGATES = [
