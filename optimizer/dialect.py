@@ -1256,18 +1256,21 @@ def within(node: exp.Expr, ancestor: exp.Expr) -> bool:
 
 
 def conjuncts(condition: exp.Expr | None) -> list[exp.Expr]:
-    """The conjuncts of a condition's ``AND`` chain (through parentheses around the whole; a
-    parenthesized ``AND`` inside it is one conjunct); none for no condition.
+    """The conjuncts of a condition's ``AND`` chain, through parentheses at every level, as
+    Spark's ``splitConjunctivePredicates`` splits them (its tree has no parentheses); none for no
+    condition.
 
     Example:
         >>> from sqlglot import parse_one
-        >>> [c.sql() for c in conjuncts(parse_one("(a > 1 AND b AND (c < 2 AND d))"))]
-        ['a > 1', 'b', 'c < 2 AND d']
+        >>> [c.sql() for c in conjuncts(parse_one("(a > 1 AND b AND (c < 2 AND d) AND (e OR f))"))]
+        ['a > 1', 'b', 'c < 2', 'd', 'e OR f']
     """
     if condition is None:
         return []
     condition = condition.unnest()
-    return list(condition.flatten()) if isinstance(condition, exp.And) else [condition]
+    if isinstance(condition, exp.And):
+        return [part for side in (condition.this, condition.expression) for part in conjuncts(side)]
+    return [condition]
 
 
 def lambda_variables(node: exp.Expr) -> set[str]:

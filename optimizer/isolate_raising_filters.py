@@ -268,7 +268,7 @@ def _inferred(select: exp.Select, joins: list[exp.Join], kinds: list[str | None]
         for conjunct in parts:
             side = _side(conjunct, names)
             columns = {column.name.lower() for column in conjunct.find_all(exp.Column)}
-            if side is None or side == supplied or len(columns) != 1 or conjunct.find(*_NONDETERMINISTIC) is not None:
+            if side is None or side == supplied or len(columns) != 1 or _nondeterministic(conjunct):
                 continue
             for other in pairs.get((side, next(iter(columns))), []):
                 copied = conjunct.copy()
@@ -304,7 +304,15 @@ def _join_kind(join: exp.Join, index: int) -> str | None:
 
 
 # what Spark leaves out of a plan's constraints (it infers only from deterministic conjuncts)
-_NONDETERMINISTIC = (exp.Rand, exp.Randn, exp.Uuid)
+_NONDETERMINISTIC = (exp.Rand, exp.Randn, exp.Uuid, exp.Shuffle, exp.Randstr, exp.Uniform)
+_NONDETERMINISTIC_NAMES = frozenset({"monotonically_increasing_id", "spark_partition_id", "input_file_name",
+                                     "input_file_block_start", "input_file_block_length"})
+
+
+def _nondeterministic(node: exp.Expr) -> bool:
+    """Whether ``node`` calls one of Spark's nondeterministic functions."""
+    return node.find(*_NONDETERMINISTIC) is not None or any(
+        call.name.lower() in _NONDETERMINISTIC_NAMES for call in node.find_all(exp.Anonymous))
 
 
 # comparisons that are NULL where an operand is: a WHERE conjunct of one of them over a column

@@ -132,6 +132,9 @@ QUERIES = [sql for pair in PAIRS for sql in pair] + [
     "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND a.i + 1 > 1 AND a.id <> a.i - 2147483641",
     "SELECT a.id FROM t a LEFT JOIN t b ON a.id * 2 = b.id * 2 AND a.i + 1 > 1 AND a.id <> 6",
     "SELECT a.id FROM t a FULL JOIN t b ON a.id = b.id AND a.i + 1 > 1 AND a.id <> 6",
+    # parentheses split as Spark's splitConjunctivePredicates splits them (its tree has none)
+    "SELECT a.id FROM t a LEFT JOIN t b ON a.id = b.id AND (a.i + 1 > 1 AND a.id <> 6)",
+    "SELECT a.id FROM t a JOIN t b ON a.id = b.id WHERE (a.i + 1 > 1 AND b.g <> 'q') AND a.id <> 6",
     # a conjunct of two sides, in the join's condition after each side's
     "SELECT a.id FROM t a JOIN t b ON a.id = b.id AND a.i + b.i > 0 AND a.id <> 6",
     # nothing that may raise: left as written
