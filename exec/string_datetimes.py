@@ -221,7 +221,9 @@ def add_interval_column(
     it had where that offset is still valid for the moved local time (in an overlap too: 01:30 PST
     on the day after a fall-back night, less a day, is 01:30 PST), else takes the earlier offset of
     an overlap or the offset before a gap (a local time in a gap moves forward by the gap); the
-    microseconds then move the instant.
+    microseconds then move the instant. A result past the 64-bit microseconds (where Java's
+    arithmetic would overflow) is NULL: ``sequence`` computes candidates past its stop, which such
+    a NULL drops.
 
     Example:
         >>> pst = pa.array([1_730_712_600_000_000], pa.timestamp("us", tz="UTC"))  # 2024-11-04 01:30 PST
@@ -240,16 +242,26 @@ def add_interval_column(
         | np.asarray(micros.is_null(), bool)
     instants = np.asarray(values.cast(pa.timestamp("us", tz="UTC")).cast(pa.int64()).fill_null(0), np.int64)
     day_micros = _DAY * _MICROS
+    overflow = np.zeros(len(instants), bool)
+
+    def past_range(approximate: np.ndarray) -> np.ndarray:
+        # int64 arithmetic wraps silently: its float estimate tells where it would
+        return np.abs(approximate) >= _RANGE_MICROS
+
     for kind, amounts in (("months", months), ("days", days)):
         amount = np.asarray(amounts.cast(pa.int64()).fill_null(0), np.int64)
         offsets = utc_offsets_at(session, np.floor_divide(instants, _MICROS)) * _MICROS
         local = instants + offsets
         if kind == "days":
+            overflow |= past_range(local.astype(np.float64) + amount.astype(np.float64) * day_micros)
+            amount = np.where(overflow, 0, amount)
             moved = local + amount * day_micros
         else:
             day = np.floor_divide(local, day_micros)
             month = day.astype("datetime64[D]").astype("datetime64[M]")
             first = month.astype("datetime64[D]").astype(np.int64)
+            overflow |= past_range((first.astype(np.float64) + amount.astype(np.float64) * 31) * day_micros)
+            amount = np.where(overflow, 0, amount)
             target = month + amount.astype("timedelta64[M]")
             target_first = target.astype("datetime64[D]").astype(np.int64)
             length = (target + np.timedelta64(1, "M")).astype("datetime64[D]").astype(np.int64) - target_first
@@ -259,7 +271,13 @@ def add_interval_column(
         resolved = moved - local_utc_offsets(session, np.floor_divide(moved, _MICROS)) * _MICROS
         instants = np.where(amount == 0, instants, np.where(still_valid, kept, resolved))
     micro = np.asarray(micros.cast(pa.int64()).fill_null(0), np.int64)
-    return pa.array(instants + micro, pa.timestamp("us", tz="UTC"), mask=missing)
+    overflow |= past_range(instants.astype(np.float64) + micro.astype(np.float64))
+    return pa.array(np.where(overflow, 0, instants + np.where(overflow, 0, micro)), pa.timestamp("us", tz="UTC"), mask=missing | overflow)
+
+
+_RANGE_MICROS = 9.2e18
+"""Microseconds from the epoch past which :func:`add_interval_column` gives NULL: within int64's
+9.223e18, less the float estimate's error (DuckDB's timestamps end at 9.2233e18 too)."""
 
 
 def shift_utc_column(values: pa.Array | pa.ChunkedArray, zones: str | pa.Array | pa.ChunkedArray, *, to_utc: bool) -> pa.Array:

@@ -314,6 +314,9 @@ ZONED_SEQUENCES = [
     "sequence(TIMESTAMP_NTZ '2024-03-09 02:30:00', TIMESTAMP_NTZ '2024-03-12 02:30:00', INTERVAL 1 DAY) AS z10",
     "sequence(DATE '2024-03-08', DATE '2024-03-14', INTERVAL 36 HOURS) AS z11",
     "sequence(DATE '2024-11-08', DATE '2024-10-25', INTERVAL -30 HOURS) AS z12",
+    # steps so long that the candidates past the stop leave the 64-bit microseconds
+    "sequence(TIMESTAMP '2000-01-01 00:00:00', TIMESTAMP '2000-06-01 00:00:00', INTERVAL 150000 YEARS) AS z13",
+    "sequence(TIMESTAMP '2000-06-01 00:00:00', TIMESTAMP '2000-01-01 00:00:00', INTERVAL -100000000 DAYS) AS z14",
 ]
 # Spark checks the boundaries by the step estimated in microseconds (a month as 28 days), and names
 # the step as it was given (months, or microseconds).
