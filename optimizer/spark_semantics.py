@@ -763,6 +763,9 @@ class _Typer:
         self.scope = scope
         self.columns = columns
         self.types: dict[int, SparkType | None] = {}
+        # every node typed above, kept alive while its id is a key: a node freed in a rewrite
+        # would leave its id, and its type, to the next node Python puts at its address
+        self._typed: list[exp.Expr] = []
         # each SELECT's output types (by id), for a scalar subquery's type: its one output's
         self.subquery_outputs: Mapping[int, Mapping[str, SparkType | None]] = {}
 
@@ -863,7 +866,13 @@ class _Typer:
         key = id(node)
         if key not in self.types:
             self.types[key] = self._type(node)
+            self._typed.append(node)
         return self.types[key]
+
+    def set_type(self, node: exp.Expr, kind: SparkType | None) -> None:
+        """Record ``node``'s type (a node a rewrite wrote), keeping the node alive."""
+        self.types[id(node)] = kind
+        self._typed.append(node)
 
     def _type(self, node: exp.Expr) -> SparkType | None:
         from vpush.optimizer import spark_arrays
@@ -2374,7 +2383,7 @@ class _Rewriter:
             _refuse("format_number", "a value other than a number")
         self.functions[name] = StringType()
         call = exp.Anonymous(this=name, expressions=[argument, exp.Literal.string(pattern)])
-        self.typer.types[id(call)] = StringType()
+        self.typer.set_type(call, StringType())
         return call
 
     def _format_double(self, value: exp.Expr, places: exp.Expr) -> exp.Expr | None:
@@ -2393,7 +2402,7 @@ class _Rewriter:
             return None
         self.functions[FORMAT_NUMBER_FUNCTION] = StringType()
         call = exp.Anonymous(this=FORMAT_NUMBER_FUNCTION, expressions=[exp.cast(value, "DOUBLE"), exp.cast(places, "INT")])
-        self.typer.types[id(call)] = StringType()
+        self.typer.set_type(call, StringType())
         return call
 
     def _java_text(self, node: exp.Expr) -> exp.Expr:
@@ -2404,7 +2413,7 @@ class _Rewriter:
         name = JAVA_TEXT_FUNCTIONS[source.name]
         self.functions[name] = StringType()
         call = exp.Anonymous(this=name, expressions=[node])
-        self.typer.types[id(call)] = StringType()
+        self.typer.set_type(call, StringType())
         return call
 
     def _text_of_bytes(self, blob: exp.Expr) -> exp.Expr:
@@ -2412,7 +2421,7 @@ class _Rewriter:
         name = JAVA_TEXT_FUNCTIONS["binary"]
         self.functions[name] = StringType()
         call = exp.Anonymous(this=name, expressions=[blob])
-        self.typer.types[id(call)] = StringType()
+        self.typer.set_type(call, StringType())
         return call
 
     def _nested_text(self, value: exp.Expr, of_type: SparkType, depth: int) -> exp.Expr:
@@ -2486,7 +2495,7 @@ class _Rewriter:
 
         def double(operand: Callable[[str], exp.Expression]) -> exp.Expression:
             number = operand("x")
-            self.typer.types[id(number)] = _DOUBLE
+            self.typer.set_type(number, _DOUBLE)
             return number
 
         def parsed(operand: Callable[[str], exp.Expression]) -> exp.Expression:
@@ -2675,7 +2684,7 @@ class _Rewriter:
                         assert value is not None
                         put(holder, key, exp.Anonymous(this="encode", expressions=[value]) if other == _BINARY
                             else self._string_to_datetime(value, other, strict=True))
-                self.typer.types[id(node)] = other
+                self.typer.set_type(node, other)
                 return node
             if isinstance(other, (ArrayType, MapType, StructType)) and any(string_null(v) for _, _, v in parts):
                 raise OptimizeError(
@@ -2687,7 +2696,7 @@ class _Rewriter:
             for holder, key, value in parts:
                 if value is not None and not isinstance(value, exp.Null):
                     put(holder, key, _branch_as(value, self.typer.of(value), target))
-            self.typer.types[id(node)] = target
+            self.typer.set_type(node, target)
             return node
         wide = _numeric_common_type(typed)
         if wide is None or len(set(typed)) == 1:
@@ -2696,7 +2705,7 @@ class _Rewriter:
             if value is None or isinstance(value, exp.Null) or self.typer.of(value) == wide:
                 continue
             put(holder, key, exp.cast(value.copy(), _sql_type(wide)))
-        self.typer.types[id(node)] = ArrayType(wide) if isinstance(node, exp.Array) else wide
+        self.typer.set_type(node, ArrayType(wide) if isinstance(node, exp.Array) else wide)
         return node
 
     def _timestamp_to_number(self, value: exp.Expr, target: SparkType, strict: bool) -> exp.Expr:
@@ -2755,7 +2764,7 @@ class _Rewriter:
     def _string_to_datetime(self, value: exp.Expr, target: AtomicType, *, strict: bool) -> exp.Expr:
         """Spark's cast of the string ``value`` to ``target`` (a date, timestamp or timestamp_ntz)."""
         call = string_to_datetime(value, target, self.functions, strict=strict)
-        self.typer.types[id(call)] = target
+        self.typer.set_type(call, target)
         return call
 
     def _datetime_arguments(self, node: exp.Expr) -> None:
@@ -2816,7 +2825,7 @@ class _Rewriter:
                 )
                 cast = exp.Cast(this=extraction, to=exp.DataType.build("STRING"))
                 node.set(key, cast, index)
-                self.typer.types[id(cast)] = StringType()
+                self.typer.set_type(cast, StringType())
 
     def _as_datetime(self, node: exp.Expr, target: AtomicType, *, widen_ntz: bool = False) -> exp.Expr:
         if widen_ntz and target == AtomicType("timestamp") and self.typer.of(node) == AtomicType("timestamp_ntz"):
@@ -2833,7 +2842,7 @@ class _Rewriter:
         self.functions[NTZ_TO_TIMESTAMP_FUNCTION] = AtomicType("timestamp")
         zone = exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")])
         call = exp.Anonymous(this=NTZ_TO_TIMESTAMP_FUNCTION, expressions=[node, zone])
-        self.typer.types[id(call)] = AtomicType("timestamp")
+        self.typer.set_type(call, AtomicType("timestamp"))
         return call
 
     def _fallback(self, called: str) -> tuple[exp.Expression | None, exp.Expression | None] | None:
@@ -2921,7 +2930,7 @@ class _Rewriter:
                         true=b.args["true"].copy()) for b in branches],
             default=node.args["default"].copy() if node.args.get("default") is not None else None,
         )
-        self.typer.types[id(searched)] = of(node)
+        self.typer.set_type(searched, of(node))
         return searched
 
     def _in_subquery_operands(self, node: exp.In) -> None:
@@ -3670,7 +3679,7 @@ class _Rewriter:
 
         def number(operand: Callable[[str], exp.Expression]) -> exp.Expression:
             x = operand("x")
-            self.typer.types[id(x)] = source
+            self.typer.set_type(x, source)
             return x
 
         def cast(operand: Callable[[str], exp.Expression]) -> exp.Expression:
@@ -3742,9 +3751,9 @@ class _Rewriter:
             # Spark's cast of the part's type as the rewrite writes it, over a stand-in column of
             # that type (the part itself is already rewritten, and must not be again)
             stand_in = exp.column("__vpush_leaf")
-            self.typer.types[id(stand_in)] = part_source
+            self.typer.set_type(stand_in, part_source)
             cast: exp.Expr = (exp.TryCast if tried else exp.Cast)(this=stand_in, to=_sql_type(part_target))
-            self.typer.types[id(cast)] = part_target
+            self.typer.set_type(cast, part_target)
             cast = _transform(cast, self)
             if isinstance(cast, exp.Column) and cast.name == stand_in.name:
                 return part  # a cast the rewrite found to change nothing
@@ -3754,7 +3763,7 @@ class _Rewriter:
             return cast
 
         result = rebuilt_as(value, source, target, leaf)
-        self.typer.types[id(result)] = target
+        self.typer.set_type(result, target)
         return result
 
     def _concat_arrays(self, node: exp.Expr, parts: list[exp.Expr], wide: SparkType | None) -> exp.Expr:
@@ -3782,7 +3791,7 @@ class _Rewriter:
         result = cast[0]
         for part in cast[1:]:
             result = exp.DPipe(this=result, expression=part)  # DuckDB's || of lists: NULL for a NULL one, as Spark's
-        self.typer.types[id(result)] = wide
+        self.typer.set_type(result, wide)
         return result
 
     def _spark_cast(self, value: exp.Expr, source: SparkType, target: SparkType) -> exp.Expr:
@@ -3801,7 +3810,7 @@ class _Rewriter:
         ])
         missing = exp.Is(this=value.copy(), expression=exp.Null())
         result = exp.Case(ifs=[exp.If(this=missing, true=exp.cast(exp.Null(), _sql_type(renamed)))], default=built)
-        self.typer.types[id(result)] = renamed
+        self.typer.set_type(result, renamed)
         return result
 
     def _compare_as_one_type(self, node: exp.Expr) -> None:
@@ -3840,7 +3849,7 @@ class _Rewriter:
             result = exp.Case(ifs=[exp.If(this=exp.Is(this=part.copy(), expression=exp.Null()), true=result.copy()),
                                    exp.If(this=exp.Is(this=result.copy(), expression=exp.Null()), true=part.copy()),
                                    exp.If(this=beats, true=part.copy())], default=result.copy())
-        self.typer.types[id(result)] = kind
+        self.typer.set_type(result, kind)
         return result
 
     def _coerce_nested_parts(self, node: exp.Expr) -> exp.Expr | None:
@@ -3894,7 +3903,7 @@ class _Rewriter:
             if kind != wide:
                 _place_put(holder, key, self._nested_cast(value, kind, wide, False))
         if not isinstance(node, exp.In):
-            self.typer.types[id(node)] = ArrayType(wide) if isinstance(node, exp.Array) else wide
+            self.typer.set_type(node, ArrayType(wide) if isinstance(node, exp.Array) else wide)
         return node
 
     def _spark_function(self, node: exp.Expr, called: str, result: SparkType | None) -> exp.Expr | None:
@@ -3945,14 +3954,14 @@ class _Rewriter:
             taken = _accessed_field(node) if len(arguments) == 2 else None
             call, target = rewrite_from_json([a for a in arguments if a is not None], self.typer.of, field=taken)
             self.functions[FROM_JSON_FUNCTION] = StringType()
-            self.typer.types[id(call)] = target
+            self.typer.set_type(call, target)
             return call
         if called == JSON_TUPLE_FIELD and arguments and len(arguments) == 2 and all(a is not None for a in arguments):
             text, field = arguments
             assert text is not None and field is not None  # for mypy: checked above
             self.functions[JSON_TUPLE_FUNCTION] = StringType()
             call = exp.Anonymous(this=JSON_TUPLE_FUNCTION, expressions=[exp.cast(text, exp.DataType.build("VARCHAR")), field])
-            self.typer.types[id(call)] = StringType()
+            self.typer.set_type(call, StringType())
             return call
         if called in ("try_sum", "try_avg") and arguments and len(arguments) == 1 and arguments[0] is not None:
             return self._try_aggregate(node, called, arguments[0], result)
@@ -4026,7 +4035,7 @@ class _Rewriter:
             assert left is not None and right is not None  # typed as a decimal by the typer
             # as `%` of decimals, NULL where that raises REMAINDER_BY_ZERO
             divisor = exp.Nullif(this=right, expression=exp.Literal.number(0))
-            self.typer.types[id(divisor)] = self.typer.of(right)
+            self.typer.set_type(divisor, self.typer.of(right))
             return self._decimal_remainder(left, divisor, result)
         if called in _TRY_OPERATIONS and isinstance(result, DecimalType):
             operands = self.typer._decimal_call_operands(node)
@@ -4038,7 +4047,7 @@ class _Rewriter:
                 return self._decimal_function(f"try_{_TRY_OPERATIONS[called]}", left, operands[0], right, operands[1], result)
         if called in KERNEL_CALLS and arguments and all(a is not None for a in arguments):
             computed = rewrite_kernel_call(called, [a for a in arguments if a is not None], self.typer.of, self.functions)
-            self.typer.types[id(computed)] = KERNEL_CALLS[called]
+            self.typer.set_type(computed, KERNEL_CALLS[called])
             return computed
         if called == "format_number" and arguments is not None and len(arguments) == 2 and arguments[0] is not None and arguments[1] is not None:
             formatted = self._format_double(arguments[0], arguments[1])
@@ -4046,13 +4055,13 @@ class _Rewriter:
                 return formatted
         if called in PARSE_URL_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
             parsed = rewrite_parse_url(called, [a for a in arguments if a is not None], result, self.functions)
-            self.typer.types[id(parsed)] = StringType()
+            self.typer.set_type(parsed, StringType())
             return parsed
         if called in ENCODING_FUNCTIONS and not isinstance(node, exp.Case) and arguments is not None and all(a is not None for a in arguments):
             return rewrite_encoding(called, [a for a in arguments if a is not None], self.typer.of, self._text_of_bytes)
         if called in ("format_string", "printf") and arguments and all(a is not None for a in arguments):
             formatted = rewrite_format_string(called, [a for a in arguments if a is not None], self.typer.of, self.functions)
-            self.typer.types[id(formatted)] = StringType()
+            self.typer.set_type(formatted, StringType())
             return formatted
         if called in SCALAR_FUNCTIONS and arguments is not None and all(a is not None for a in arguments):
             typed = self.typer.of if called != "typeof" else self._typeof_argument
@@ -4179,13 +4188,13 @@ class _Rewriter:
             micros = exp.Anonymous(this="microsecond", expressions=[value])
             seconds = exp.Div(this=exp.cast(micros, exp.DataType.build("DECIMAL(18,6)")), expression=exp.Literal.number(1_000_000))
             call: exp.Expr = exp.cast(seconds, _sql_type(_SECONDS_TYPE))
-            self.typer.types[id(call)] = _SECONDS_TYPE
+            self.typer.set_type(call, _SECONDS_TYPE)
             return call
         part: exp.Expr = exp.Anonymous(this=field, expressions=[value])
         if field == "dayofweek":
             part = exp.Add(this=part, expression=exp.Literal.number(1))  # DuckDB's Sunday is 0, Spark's 1
         call = exp.cast(part, exp.DataType.build("INT"))
-        self.typer.types[id(call)] = _INT
+        self.typer.set_type(call, _INT)
         return call
 
     def _typeof_argument(self, node: exp.Expr) -> SparkType | None:
@@ -4273,7 +4282,7 @@ class _Rewriter:
         call = exp.Anonymous(
             this=name, expressions=[value, exp.Literal.string(pattern.name), zone, exp.Boolean(this=not called.startswith("try_"))]
         )
-        self.typer.types[id(call)] = result
+        self.typer.set_type(call, result)
         return call
 
     def _to_timestamp_of(self, called: str, value: exp.Expr) -> exp.Expr:
@@ -4296,7 +4305,7 @@ class _Rewriter:
             call = exp.cast(value, _sql_type(target))
         else:
             _refuse(called, "an argument other than a string, a date or a timestamp")
-        self.typer.types[id(call)] = target
+        self.typer.set_type(call, target)
         return call
 
     def _local_time(self, called: str, value: exp.Expr) -> tuple[exp.Expr, bool]:
@@ -4363,7 +4372,7 @@ class _Rewriter:
             moved = checked(local, step, "TIMESTAMP")
             result = moved if ntz else self._ntz_to_timestamp(moved)
         target = AtomicType("timestamp_ntz" if ntz else "timestamp")
-        self.typer.types[id(result)] = target
+        self.typer.set_type(result, target)
         return result
 
     def _timestamp_diff(self, node: exp.TimestampDiff) -> exp.Expr:
@@ -4407,7 +4416,7 @@ class _Rewriter:
             months = exp.IntDiv(this=exp.Paren(this=exp.Sub(this=packed(end_day), expression=packed(day(start)))), expression=exp.Literal.number(32))
             result = exp.IntDiv(this=exp.Paren(this=months), expression=exp.Literal.number(_TIMESTAMP_ADD_CALENDAR[unit][1]))
         result = exp.cast(result, exp.DataType.build("BIGINT"))
-        self.typer.types[id(result)] = _BIGINT
+        self.typer.set_type(result, _BIGINT)
         return result
 
     def _convert_timezone(self, node: exp.ConvertTimezone) -> exp.Expr:
@@ -4431,7 +4440,7 @@ class _Rewriter:
         for zone, direction in ((zones[0] or session, "to"), (zones[1], "from")):
             shifted = exp.Anonymous(this=UTC_SHIFT_FUNCTION, expressions=[shifted, zone, exp.Literal.string(direction)])
         call = exp.Anonymous(this="timezone", expressions=[exp.Literal.string("UTC"), shifted])
-        self.typer.types[id(call)] = ntz
+        self.typer.set_type(call, ntz)
         return call
 
     def _instant(self, called: str, value: exp.Expr) -> exp.Expr:
@@ -4744,7 +4753,7 @@ class _Rewriter:
         # Spark casts each argument to a double first (ImplicitCastInputTypes)
         doubles = [a if self.typer.of(a) == _DOUBLE else exp.cast(a, exp.DataType.build("DOUBLE")) for a in arguments]
         call = exp.Anonymous(this=function, expressions=doubles)
-        self.typer.types[id(call)] = _DOUBLE
+        self.typer.set_type(call, _DOUBLE)
         return call
 
     def _round_fractional(self, value: exp.Expr, scale: exp.Expr | None, *, even: bool = False) -> exp.Expr:
@@ -4903,7 +4912,7 @@ class _Rewriter:
         if called == "json_object_keys":
             shape = exp.cast(shape, exp.DataType.build("JSON"))
         call = exp.cast(shape, _sql_type(result))
-        self.typer.types[id(call)] = result
+        self.typer.set_type(call, result)
         return call
 
     def _get_json_object(self, text: exp.Expr, path: exp.Expr) -> exp.Expr:
@@ -4920,7 +4929,7 @@ class _Rewriter:
                     "wildcards ([*], .*) and whitespace are not evaluated")
         self.functions[GET_JSON_OBJECT_FUNCTION] = StringType()
         call = exp.Anonymous(this=GET_JSON_OBJECT_FUNCTION, expressions=[exp.cast(text, exp.DataType.build("VARCHAR")), path])
-        self.typer.types[id(call)] = StringType()
+        self.typer.set_type(call, StringType())
         return call
 
     def _approx_count_distinct(self, node: exp.Expr) -> exp.Expr | None:
@@ -4959,7 +4968,7 @@ class _Rewriter:
         agg: exp.Expr = exp.Sum(this=value) if called == "try_sum" else exp.Avg(this=value)
         agg.meta[_TOLERANT] = True
         agg.meta[_GROUPED] = _grouped(node)
-        self.typer.types[id(agg)] = result
+        self.typer.set_type(agg, result)
         if isinstance(node.parent, (exp.Window, exp.Filter)) and node.arg_key == "this":
             return agg
         return self._aggregate(agg, agg, result, window=None)
@@ -4977,9 +4986,9 @@ class _Rewriter:
         averaged = x if called == "regr_avgx" else y
         both = exp.and_(*(exp.Not(this=exp.Is(this=v.copy(), expression=exp.Null())) for v in (y, x)), copy=False)
         kept = exp.Case(ifs=[exp.If(this=both, true=averaged.copy())])
-        self.typer.types[id(kept)] = self.typer.of(averaged)
+        self.typer.set_type(kept, self.typer.of(averaged))
         agg = exp.Avg(this=kept)
-        self.typer.types[id(agg)] = result
+        self.typer.set_type(agg, result)
         if isinstance(node.parent, (exp.Window, exp.Filter)) and node.arg_key == "this":
             return agg  # the window's or the FILTER's visit finishes it, as an avg's
         return self._aggregate(agg, agg, result, window=None)
@@ -5296,7 +5305,7 @@ class _Rewriter:
 
         def at(index: int) -> exp.Expr:
             picked = exp.Anonymous(this="list_extract", expressions=[answers.copy(), exp.Literal.number(index + 1)])
-            self.typer.types[id(picked)] = _DOUBLE
+            self.typer.set_type(picked, _DOUBLE)
             return back(picked)
 
         body: exp.Expr = exp.Array(expressions=[at(i) for i in range(len(parts))]) if isinstance(quantile, exp.Array) else at(0)
@@ -6110,7 +6119,7 @@ def _strings_to_doubles(select: exp.Select, typer: _Typer) -> None:
             if isinstance(typer.of(argument), StringType):
                 cast = wrap_in_place(argument, exp.Cast(to=exp.DataType.build("DOUBLE")))  # the argument itself, as typed
                 cast.meta[_IMPLICIT_CAST] = True
-                typer.types[id(cast)] = _DOUBLE
+                typer.set_type(cast, _DOUBLE)
 
 
 # The string functions whose arguments in these places Spark casts to a string when they are not
@@ -6290,7 +6299,7 @@ def _implicit_casts(select: exp.Select, typer: _Typer) -> None:
         made = wrap_in_place(argument, exp.Cast(to=to))
         made.meta[_IMPLICIT_CAST] = True
         typer.types.pop(id(argument), None)
-        typer.types[id(made)] = _cast_type(made)
+        typer.set_type(made, _cast_type(made))
     if found:
         typer.types.clear()  # the nodes above the casts are typed anew
 
@@ -8528,7 +8537,7 @@ def _transform(node: exp.Expr, rewriter: _Rewriter) -> exp.Expr:
         of_type = rewriter.typer.types.get(id(node))
         replaced = _cast_to_variant(exp.Cast(this=replaced, to=exp.DataType.build("variant")), of_type)
     if replaced is not node:
-        rewriter.typer.types[id(replaced)] = rewriter.typer.types.get(id(node))
+        rewriter.typer.set_type(replaced, rewriter.typer.types.get(id(node)))
         if parent is not None and key is not None:
             parent.set(key, replaced, index)
     if _is_integral(rewriter.typer.types.get(id(node))) and pins(replaced):
