@@ -66,9 +66,12 @@ def alias_repeated_sources(expression: exp.Expr, table_columns: Mapping[int, Seq
                 count += 1
                 aliases[index] = f"{SOURCE_ALIAS_PREFIX}{count}"
         written = [aliases.get(k, source.alias_or_name) for k, source in enumerate(sources)]
+        # the projections a star's columns replace kept alive while scope.owners, keyed by the
+        # ids of their columns (`t.* EXCEPT (t.id)`), is read: a new column could take an id
+        projections = list(select.expressions)
         select.set("expressions", [
             expanded
-            for projection in select.expressions
+            for projection in projections
             for expanded in _expand_star(projection, scope, known, written, set(names))
         ])
         for column in list(select.find_all(exp.Column)):

@@ -5737,7 +5737,7 @@ def apply_spark_semantics(
         scopes = list(traverse_scope(expression))
     except Exception:  # sqlglot cannot scope this query: leave it as DuckDB runs it
         return expression
-    outputs: dict[int, dict[str, SparkType | None]] = {}
+    outputs: dict[int, dict[str, SparkType | None]] = {}  # by id of a scope's query, which `scopes` keeps alive
     for scope in scopes:
         columns = _sources_columns(scope, tables, outputs)
         select = scope.expression
@@ -6446,7 +6446,7 @@ def _normalize_float_keys(select: exp.Select, keys: _FloatKeys) -> None:
     expressions = [(group.expressions[i], of_type) for i, of_type in keys.expressions] if group is not None else []
     if not keys.columns and not expressions:
         return
-    projections = set(map(id, select.expressions))
+    projections = set(map(id, select.expressions))  # ids kept unique by `parts`, which holds these nodes
     parts: list[exp.Expr] = [*select.expressions, select.args["group"]]
     parts += [select.args[k] for k in ("having", "order", "qualify") if select.args.get(k) is not None]
     matched = [(key.copy(), of_type) for key, of_type in expressions]
