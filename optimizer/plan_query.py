@@ -244,13 +244,25 @@ def _over_derived_tables(star: exp.Star) -> bool:
 
 def _passes_table_rows(star: exp.Star) -> bool:
     """Whether ``star`` is the ``*`` of ``SELECT * FROM t [LIMIT n]`` over a table, in a subquery
-    (a sample's): the columns read are those its reader names (a ``*`` there counts itself)."""
+    (a sample's) read in a FROM or a join by a SELECT that names what it reads: the columns read
+    are those its reader names. Where the reader projects a star of its own (``SELECT * FROM
+    (SELECT * FROM t)``, whose outer ``*`` reads only a derived table), the subquery's rows are
+    themselves the answer (a set operation's branch, an ``IN``, a scalar subquery), or a PIVOT
+    reads them, the subquery's ``*`` reads every column."""
     select = star.parent
-    return (
+    if not (
         isinstance(select, exp.Select)
         and isinstance(select.parent, exp.Subquery)
         and passes_rows(select)
         and isinstance(select.args["from_"].this, exp.Table)
+    ):
+        return False
+    if select.parent.args.get("pivots"):
+        return False  # a PIVOT groups by every column it does not name
+    relation = select.parent.parent
+    reader = relation.parent if isinstance(relation, (exp.From, exp.Join)) else None
+    return isinstance(reader, exp.Select) and not any(
+        not isinstance(s.parent, exp.Count) for p in reader.expressions for s in p.find_all(exp.Star)
     )
 
 

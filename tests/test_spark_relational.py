@@ -307,6 +307,13 @@ QUERIES: list[Any] = [
     "SELECT h, max(id) AS m FROM t GROUP BY h HAVING MAX(id) > 6 ORDER BY max(i)",
     "SELECT upper(h) AS u, count(*) AS n FROM t GROUP BY upper(h) HAVING upper(h) > 'A' ORDER BY max(i)",
     "SELECT max(id) AS m FROM t HAVING max(id) > 6 ORDER BY max(i)",
+    # a subquery's `SELECT * FROM t [LIMIT n]` under a reader that names no columns itself (a
+    # star, a set operation): every column read (none had been: one column of NULLs)
+    "SELECT * FROM (SELECT * FROM t)",
+    "SELECT * FROM (SELECT * FROM t LIMIT 100)",
+    "SELECT s.* FROM (SELECT * FROM t LIMIT 100) s",
+    "SELECT * FROM (SELECT * FROM (SELECT * FROM t LIMIT 100))",
+    "(SELECT * FROM t LIMIT 100) UNION ALL (SELECT * FROM t LIMIT 100)",
 ]
 
 
@@ -385,7 +392,9 @@ def test_refused_on_duckdb(sql: str, tables: dict[str, Path]) -> None:
 
 
 @pytest.mark.parametrize(
-    "sql", ["SELECT percentile_cont(0.25) WITHIN GROUP (ORDER BY d) AS c, percentile_disc(0.25) WITHIN GROUP (ORDER BY d DESC) AS d FROM t"]
+    "sql", ["SELECT percentile_cont(0.25) WITHIN GROUP (ORDER BY d) AS c, percentile_disc(0.25) WITHIN GROUP (ORDER BY d DESC) AS d FROM t",
+            # a PIVOT groups by every column of its source it does not name (the scan had read g alone: one group)
+            "SELECT count(*) AS n FROM (SELECT * FROM t LIMIT 100) PIVOT (count(*) FOR g IN ('a', 'b'))"]
 )
 def test_spark_engine_matches_spark(sql: str, spark: SparkSession, spark_views: SparkSession, tables: dict[str, Path]) -> None:
     """Spark's own functions the Spark engine writes back as Spark SQL (sqlglot wrote
