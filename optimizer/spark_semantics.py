@@ -1628,11 +1628,9 @@ def _java_final_parts(node: exp.RegexpSplit, source: exp.Expr, tail: exp.Expr, r
     ``$`` (:func:`final_matches`), as Java's ``String.split`` cuts the text at each match: the text
     before the first (none for an empty match at the start, which Java skips), ``''`` between it
     and an empty match where the text without ``tail`` ends, ``tail`` before an empty match at the
-    very end, and the rest; the whole text where no match counts. Refused with a positive limit."""
+    very end, and the rest; the whole text where no match counts. A positive limit then keeps
+    the whole text for 1, else the first ``limit - 1`` parts and the rest (:func:`_limit_final_parts`)."""
     limit = node.args.get("limit")
-    bound = None if limit is None else number_constant(limit)
-    if limit is not None and not (isinstance(bound, int) and bound <= 0):
-        _refuse("split", "a limit that is not a literal of 0 or less, with a pattern that can match the empty string")
     body = node.this
     found, first, after, last = final_matches(body, tail, re2)
     counted = exp.and_(found, exp.GT(this=exp.Length(this=body.copy()), expression=exp.Literal.number(0)))
@@ -1647,8 +1645,36 @@ def _java_final_parts(node: exp.RegexpSplit, source: exp.Expr, tail: exp.Expr, r
              exp.Case(ifs=[exp.If(this=after, true=one(exp.Literal.string("")))], default=none.copy()),
              exp.Case(ifs=[exp.If(this=last.copy(), true=one(tail.copy()))], default=none.copy()),
              exp.Case(ifs=[exp.If(this=exp.or_(counted, last.copy()), true=one(rest))], default=one(source.copy()))]
+    parts = exp.Anonymous(this="list_concat", expressions=lists)
     return exp.Case(ifs=[exp.If(this=exp.Is(this=source.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), exp.DataType.build("VARCHAR[]")))],
-                    default=exp.Anonymous(this="list_concat", expressions=lists))
+                    default=parts if limit is None else _limit_final_parts(parts, source, limit))
+
+
+# The most parts a split by a pattern every match of which ends at its $ gives (_java_final_parts)
+_MOST_FINAL_PARTS = 4
+
+
+def _limit_final_parts(parts: exp.Expr, source: exp.Expr, limit: exp.Expr) -> exp.Expr:
+    """``parts`` (every part of ``source`` cut at Java's matches of a pattern every match of
+    which ends at its ``$``: :func:`_java_final_parts`) as Java's ``String.split`` with ``limit``
+    keeps them: all of them for a limit of 0 or less or at least their number; the whole text for
+    1 (Java's one part is the text from where the last part kept ends: its start); else the first
+    ``limit - 1`` and the rest joined, as the matches after the first that counts are empty."""
+    bound = number_constant(limit)
+    if isinstance(bound, int) and (bound <= 0 or bound >= _MOST_FINAL_PARTS):
+        return parts
+    whole = exp.Array(expressions=[source.copy()])
+    if bound == 1:
+        return whole
+    count = exp.Anonymous(this="len", expressions=[parts.copy()])
+    kept = exp.Anonymous(this="list_slice", expressions=[parts.copy(), exp.Literal.number(1), exp.Sub(this=limit.copy(), expression=exp.Literal.number(1))])
+    rest = exp.Anonymous(this="array_to_string", expressions=[
+        exp.Anonymous(this="list_slice", expressions=[parts.copy(), limit.copy(), count.copy()]), exp.Literal.string("")])
+    ifs = [exp.If(this=exp.or_(exp.LTE(this=limit.copy(), expression=exp.Literal.number(0)), exp.LTE(this=count, expression=limit.copy())), true=parts),
+           exp.If(this=exp.EQ(this=limit.copy(), expression=exp.Literal.number(1)), true=whole)]
+    if bound is None:
+        ifs.insert(0, exp.If(this=exp.Is(this=limit.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), exp.DataType.build("VARCHAR[]"))))
+    return exp.Case(ifs=ifs, default=exp.Anonymous(this="list_concat", expressions=[kept, exp.Array(expressions=[rest])]))
 
 
 def _java_group_index(node: exp.RegexpExtract, groups: int) -> exp.Expr | None:

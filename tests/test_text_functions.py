@@ -142,6 +142,8 @@ FLAG_CALLS = [call.format(*(_java(p) for p in patterns)) for call, *patterns in 
     # without its final terminator ends (after one that is not empty) and one at the very end
     ("regexp_replace(r, {}, '!')", r"$"), ("regexp_replace(r, {}, '<$0|$1>')", r"(m)*$"), ("regexp_count(r, {})", r"$"),
     ("regexp_extract_all(r, {}, 1)", r"(m)*\Z"), ("split(r, {})", r"$"), ("split(r, {}, 0)", r"o*$"), ("regexp_count(r, {})", r"^m*$"),
+    # with a positive limit: the whole text for 1, else the first limit - 1 parts and the rest
+    ("split(r, {}, 1)", r"m*$"), ("split(r, {}, 2)", r"$"), ("split(r, {}, 3)", r"m?$"), ("split(r, {}, n % 5 - 1)", r"(o|m)*\Z"),
 ]]
 
 WORD_CALLS = [
@@ -172,7 +174,6 @@ REFUSED += [call.format(_java(pattern)) for call, pattern in [
     ("regexp_replace(r, {}, '')", r"\s+$"), ("regexp_extract(r, {}, 0)", r"[^/]+$"), ("regexp_count(r, {})", r"m$|a\z"),
     # an empty match not at $, a position or limit with one at $
     ("regexp_count(r, {})", r"m$|o*"), ("regexp_count(r, {})", r"(?:m$|o*)"), ("regexp_replace(r, {}, '!', 2)", r"$"),
-    ("split(r, {}, 2)", r"$"),
     # a quantified \R (Java does not retry its \r alone), an escape's digits past whitespace under (?x)
     ("regexp_count(r, {})", r"\w\R{2}"), ("regexp_count(r, {})", r"(?x)\01 2"),
 ]]
