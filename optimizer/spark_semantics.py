@@ -9821,14 +9821,23 @@ def _str_to_map(arguments: list[exp.Expr]) -> exp.Expression:
     delimiters = arguments[1:] + [exp.Literal.string(d) for d in (",", ":")[len(arguments) - 1:]]
     if any(isinstance(d, exp.Null) for d in delimiters):
         return exp.cast(exp.Null(), exp.DataType.build("MAP(VARCHAR, VARCHAR)"))
-    if not all(isinstance(d, exp.Literal) and d.is_string and d.name for d in delimiters):
+    if not all(isinstance(d, exp.Literal) and d.is_string for d in delimiters):
         _refuse("str_to_map", "delimiters that are not literal strings")
     if any(set(d.name) & _REGEX_METACHARACTERS for d in delimiters):
         return _str_to_map_by_patterns(text, delimiters[0].name, delimiters[1].name)
     pair_delimiter, key_delimiter = delimiters
-    pairs = exp.Anonymous(this="string_split", expressions=[text, pair_delimiter])
+    pairs: exp.Expr = exp.Anonymous(this="string_split", expressions=[text, pair_delimiter])
+    if not pair_delimiter.name:
+        # Spark's UTF8String.split by an empty pattern: each character of a text that is not
+        # empty (DuckDB's string_split too), and the empty text as Java's String.split gives it
+        pairs = exp.Case(ifs=[exp.If(this=exp.EQ(this=text.copy(), expression=exp.Literal.string("")),
+                                     true=exp.Array(expressions=[exp.Literal.string("")]))], default=pairs)
     piece = exp.column(_PAIR)
-    at = exp.Anonymous(this="strpos", expressions=[piece.copy(), key_delimiter.copy()])
+    at: exp.Expr = exp.Anonymous(this="strpos", expressions=[piece.copy(), key_delimiter.copy()])
+    if not key_delimiter.name:
+        # by an empty pattern with a limit of 2: the first character and the rest, of a piece of two or more
+        at = exp.Case(ifs=[exp.If(this=exp.LT(this=exp.Length(this=piece.copy()), expression=exp.Literal.number(2)), true=exp.Literal.number(0))],
+                      default=exp.Literal.number(2))
     key = exp.Case(
         ifs=[exp.If(this=exp.EQ(this=at.copy(), expression=exp.Literal.number(0)), true=piece.copy())],
         default=exp.Anonymous(this="substr", expressions=[piece.copy(), exp.Literal.number(1), exp.Sub(this=at.copy(), expression=exp.Literal.number(1))]),
