@@ -33,7 +33,7 @@ def _star_columns(scope: Scope, star: exp.Expr) -> list[exp.Column] | None:
     table = star.table if isinstance(star, exp.Column) else None
     found: list[exp.Column] = []
     for alias in [table] if table else list(scope.selected_sources):
-        names = source_names(scope, alias, _output_names)
+        names = source_names(scope, alias, output_names)
         if names is None:
             return None
         found += [exp.column(exp.to_identifier(n, quoted=True), table=exp.to_identifier(alias) if alias else None)
@@ -41,7 +41,7 @@ def _star_columns(scope: Scope, star: exp.Expr) -> list[exp.Column] | None:
     return found
 
 
-def _output_names(scope: Scope) -> list[str] | None:
+def output_names(scope: Scope) -> list[str] | None:
     """The names of the columns ``scope``'s SELECT gives, its stars' too; None if unknown."""
     names: list[str] = []
     for projection in scope.expression.expressions:

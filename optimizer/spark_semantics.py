@@ -32,7 +32,7 @@ import math
 import re
 import typing
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 import pyarrow as pa
 from sqlglot import ErrorLevel, exp
@@ -104,8 +104,8 @@ from vpush.optimizer.rewrite_time_windows import (
 )
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rewrite_table_samples import passes_rows
-from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
-from vpush.optimizer.expand_using_stars import expand_using_stars
+from vpush.optimizer.rename_duplicate_columns import output_names, rename_duplicate_columns
+from vpush.optimizer.expand_using_stars import expand_using_stars, is_star, source_names
 from vpush.optimizer.spark_analysis import aggregating as _aggregating, check_order_by_aggregates
 from vpush.optimizer.spark_collect_set import orders_set, spark_set_order
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
@@ -1628,11 +1628,9 @@ def _java_final_parts(node: exp.RegexpSplit, source: exp.Expr, tail: exp.Expr, r
     ``$`` (:func:`final_matches`), as Java's ``String.split`` cuts the text at each match: the text
     before the first (none for an empty match at the start, which Java skips), ``''`` between it
     and an empty match where the text without ``tail`` ends, ``tail`` before an empty match at the
-    very end, and the rest; the whole text where no match counts. Refused with a positive limit."""
+    very end, and the rest; the whole text where no match counts. A positive limit then keeps
+    the whole text for 1, else the first ``limit - 1`` parts and the rest (:func:`_limit_final_parts`)."""
     limit = node.args.get("limit")
-    bound = None if limit is None else number_constant(limit)
-    if limit is not None and not (isinstance(bound, int) and bound <= 0):
-        _refuse("split", "a limit that is not a literal of 0 or less, with a pattern that can match the empty string")
     body = node.this
     found, first, after, last = final_matches(body, tail, re2)
     counted = exp.and_(found, exp.GT(this=exp.Length(this=body.copy()), expression=exp.Literal.number(0)))
@@ -1647,8 +1645,36 @@ def _java_final_parts(node: exp.RegexpSplit, source: exp.Expr, tail: exp.Expr, r
              exp.Case(ifs=[exp.If(this=after, true=one(exp.Literal.string("")))], default=none.copy()),
              exp.Case(ifs=[exp.If(this=last.copy(), true=one(tail.copy()))], default=none.copy()),
              exp.Case(ifs=[exp.If(this=exp.or_(counted, last.copy()), true=one(rest))], default=one(source.copy()))]
+    parts = exp.Anonymous(this="list_concat", expressions=lists)
     return exp.Case(ifs=[exp.If(this=exp.Is(this=source.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), exp.DataType.build("VARCHAR[]")))],
-                    default=exp.Anonymous(this="list_concat", expressions=lists))
+                    default=parts if limit is None else _limit_final_parts(parts, source, limit))
+
+
+# The most parts a split by a pattern every match of which ends at its $ gives (_java_final_parts)
+_MOST_FINAL_PARTS = 4
+
+
+def _limit_final_parts(parts: exp.Expr, source: exp.Expr, limit: exp.Expr) -> exp.Expr:
+    """``parts`` (every part of ``source`` cut at Java's matches of a pattern every match of
+    which ends at its ``$``: :func:`_java_final_parts`) as Java's ``String.split`` with ``limit``
+    keeps them: all of them for a limit of 0 or less or at least their number; the whole text for
+    1 (Java's one part is the text from where the last part kept ends: its start); else the first
+    ``limit - 1`` and the rest joined, as the matches after the first that counts are empty."""
+    bound = number_constant(limit)
+    if isinstance(bound, int) and (bound <= 0 or bound >= _MOST_FINAL_PARTS):
+        return parts
+    whole = exp.Array(expressions=[source.copy()])
+    if bound == 1:
+        return whole
+    count = exp.Anonymous(this="len", expressions=[parts.copy()])
+    kept = exp.Anonymous(this="list_slice", expressions=[parts.copy(), exp.Literal.number(1), exp.Sub(this=limit.copy(), expression=exp.Literal.number(1))])
+    rest = exp.Anonymous(this="array_to_string", expressions=[
+        exp.Anonymous(this="list_slice", expressions=[parts.copy(), limit.copy(), count.copy()]), exp.Literal.string("")])
+    ifs = [exp.If(this=exp.or_(exp.LTE(this=limit.copy(), expression=exp.Literal.number(0)), exp.LTE(this=count, expression=limit.copy())), true=parts),
+           exp.If(this=exp.EQ(this=limit.copy(), expression=exp.Literal.number(1)), true=whole)]
+    if bound is None:
+        ifs.insert(0, exp.If(this=exp.Is(this=limit.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), exp.DataType.build("VARCHAR[]"))))
+    return exp.Case(ifs=ifs, default=exp.Anonymous(this="list_concat", expressions=[kept, exp.Array(expressions=[rest])]))
 
 
 def _java_group_index(node: exp.RegexpExtract, groups: int) -> exp.Expr | None:
@@ -5577,21 +5603,28 @@ def _star_types(
     """The columns ``*`` (or ``t.*``) selects, with their types, into ``produced``: a name two
     sources share is left untyped, as is any source whose columns vpush does not know."""
     stars = star.this if isinstance(star, exp.Column) else star
+    if (stars.args.get("replace") and not stars.meta.get(_NORMALIZED_STAR)) or stars.args.get("rename"):
+        return
+    seen: set[str] = set()
+    for _, name, of_type in _star_sources_columns(star, scope, columns):
+        produced[name] = None if name in seen else of_type
+        seen.add(name)
+
+
+def _star_sources_columns(
+    star: exp.Expr, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]
+) -> Iterator[tuple[str, str, SparkType | None]]:
+    """The columns ``*`` (or ``t.*``) selects, each with its source's alias and its type, in order."""
+    stars = star.this if isinstance(star, exp.Column) else star
     table = star.table if isinstance(star, exp.Column) else None
     excepted = {e.name.lower() for e in (stars.args.get("except_") or [])}
-    if stars.args.get("replace") or stars.args.get("rename"):
-        return
-    sources = [table] if table else list(scope.selected_sources)
     # vpush's own columns (a scan's extractions) stay out of a star, but for one that passes its
     # table's rows on through a sample's LIMIT to the SELECT reading those extractions
     passing = isinstance(star.parent, exp.Select) and passes_rows(star.parent)
-    seen: set[str] = set()
-    for alias in sources:
+    for alias in [table] if table else list(scope.selected_sources):
         for name, of_type in columns.get(alias.lower(), {}).items():
-            if name == "*" or name in excepted or (name.startswith("__vpush") and not passing):
-                continue
-            produced[name] = None if name in seen else of_type
-            seen.add(name)
+            if not (name == "*" or name in excepted or (name.startswith("__vpush") and not passing)):
+                yield alias, name, of_type
 
 
 def _star_struct(star: exp.Expr, select: exp.Select, typer: _Typer) -> tuple[exp.Column, list[exp.Identifier], StructType] | None:
@@ -5749,10 +5782,6 @@ def apply_spark_semantics(
                 refuse_distinct_sessions(list(left.values()))
             # Spark's output takes the first branch's metadata, its window marker too
             markers = {key: t.marker for key, t in left.items() if isinstance(t, StructType) and t.marker is not None}
-            if select.args.get("distinct"):
-                for branch, types in ((select.left, left), (select.right, right)):
-                    if isinstance(branch, exp.Select):
-                        _normalize_float_projections(branch, list(types.values()))
             set_rewriter = _Rewriter(_Typer(scope, {}), functions)
 
             def nested_cast(value: exp.Expr, kind: SparkType, target: SparkType) -> exp.Expr:
@@ -5837,14 +5866,17 @@ def apply_spark_semantics(
         float_keys = _float_group_keys(select, typer, columns)
         _inline_aggregate_aliases(select, columns)
         produced: dict[str, SparkType | None] = {}
+        projected: list[SparkType | None] = []  # each projection's type, by its place (a star's None)
         lateral: dict[str, exp.Expr] = {}
         for index, projection in enumerate(list(select.expressions)):
             if isinstance(projection, exp.Star) or (isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)):
                 _star_types(projection, scope, columns, produced)  # the sources' columns, for a SELECT over this one
+                projected.append(None)
                 continue
             _inline_lateral_aliases(projection, lateral, typer)
             projection = select.expressions[index]  # (a lateral alias's field read in its place: `q.a`)
             produced[projection.alias_or_name.lower()] = projected_type(projection, typer.of(projection))
+            projected.append(produced[projection.alias_or_name.lower()])
             name = written = None
             if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Identifier) and projection.name != projection.name.lower():
                 name = projection.name  # Spark names a column as the query writes it (`I` of a column i)
@@ -5896,8 +5928,10 @@ def apply_spark_semantics(
             if sort_key is not None:
                 ordered.set("this", sort_key)
         _normalize_float_keys(select, float_keys)
-        if select.args.get("distinct") is not None and select.args.get("group") is None:
-            _normalize_float_projections(select, list(produced.values()))
+        parent = select.parent
+        if (select.args.get("distinct") is not None and select.args.get("group") is None) or (
+                isinstance(parent, exp.SetOperation) and parent.args.get("distinct") and select.arg_key in ("this", "expression")):
+            _normalize_float_projections(select, projected, scope, columns)
         merge_sessions(select, columns)
         _inline_qualify_window_aliases(select, columns)
         _window_keys_raise_steadily(select)
@@ -6469,17 +6503,77 @@ def _inside_aggregate(node: exp.Expr, select: exp.Select) -> bool:
     return inside_within(node, (exp.AggFunc, exp.Window), select)
 
 
-def _normalize_float_projections(select: exp.Select, types: list[SparkType | None]) -> None:
+def _normalize_float_projections(select: exp.Select, types: list[SparkType | None], scope: Scope,
+                                 columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
     """The float and double projections of a SELECT DISTINCT or of a branch of a UNION,
-    INTERSECT or EXCEPT normalized as Spark normalizes distinct keys (-0.0 is 0.0)."""
+    INTERSECT or EXCEPT normalized as Spark normalizes distinct keys (-0.0 is 0.0), ``types``
+    each projection's by its place; a star's float and double columns too
+    (:func:`_normalize_star_floats`)."""
+    distinct = select.args.get("distinct") is not None
     for projection, of_type in zip(list(select.expressions), types):
-        if of_type not in _FLOATING or isinstance(projection, exp.Star):
+        if is_star(projection):
+            _normalize_star_floats(projection, scope, columns)
+            continue
+        if of_type not in _FLOATING or (distinct and _constant_float(projection.unalias())):
             continue
         assert of_type is not None
         if isinstance(projection, exp.Alias):
             projection.set("this", _normalized_float(projection.this, of_type))
         else:
             projection.replace(exp.alias_(_normalized_float(projection.copy(), of_type), exp.to_identifier(projection.alias_or_name, quoted=True)))
+
+
+def _constant_float(value: exp.Expr) -> bool:
+    """Whether ``value`` is a literal (cast, negated): a SELECT DISTINCT gives it as it is (-0.0
+    too), as Spark's optimizer folds it out of the keys it groups by (measured)."""
+    return all(isinstance(node, (exp.Literal, exp.Cast, exp.Neg, exp.Paren, exp.DataType, exp.DataTypeParam)) for node in value.walk())
+
+
+# The meta key of a star whose REPLACE vpush wrote (_normalize_star_floats): its columns are the star's own
+_NORMALIZED_STAR = "vpush_normalized_star"
+
+
+def _normalize_star_floats(star: exp.Expr, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
+    """The float and double columns ``*`` (or ``t.*``) selects normalized (:func:`_normalized_float`)
+    by DuckDB's ``* REPLACE``, each read through its source; refused where two of the star's
+    sources have a column of that name (DuckDB's REPLACE would take one of them away)."""
+    stars = star.this if isinstance(star, exp.Column) else star
+    if stars.args.get("replace") or stars.args.get("rename"):
+        return
+    owners: dict[str, list[tuple[str, SparkType | None]]] = {}
+    for alias, name, of_type in _star_sources_columns(star, scope, columns):
+        owners.setdefault(name, []).append((alias, of_type))
+    if any(len(owned) > 1 and any(t in _FLOATING for _, t in owned) for owned in owners.values()):
+        sources = list(scope.selected_sources)
+        if isinstance(star, exp.Column) or stars.args.get("except_") or not all(sources):
+            _refuse("SELECT DISTINCT", "a star over sources that share the name of a float or double column")
+        # `*` over sources joined ON (a join USING is written out before) is each one's `a.*` in turn
+        split = [exp.Column(this=exp.Star(), table=exp.to_identifier(alias)) for alias in sources]
+        select = scope.expression
+        projections = list(select.expressions)
+        place = next(i for i, p in enumerate(projections) if p is star)
+        select.set("expressions", projections[:place] + split + projections[place + 1:])
+        for each in split:
+            _normalize_star_floats(each, scope, columns)
+        return
+    spelt: dict[str, dict[str, str] | None] = {}  # each source's names as spelt (REPLACE names its column so)
+    replaced: list[exp.Expr] = []
+    for name, owned in owners.items():
+        if not any(of_type in _FLOATING for _, of_type in owned):
+            continue
+        alias, of_type = owned[0]
+        assert of_type is not None  # for mypy: a float or a double
+        if alias not in spelt:
+            names = source_names(scope, alias, output_names)
+            spelt[alias] = None if names is None else {n.lower(): n for n in names}
+        written = (spelt[alias] or {}).get(name)
+        if written is None:
+            continue  # (vpush does not know how the source spells it: left as it is)
+        read = exp.column(exp.to_identifier(written, quoted=True), table=exp.to_identifier(alias, quoted=True) if alias else None)
+        replaced.append(exp.alias_(_normalized_float(read, of_type), exp.to_identifier(written, quoted=True)))
+    if replaced:
+        stars.set("replace", replaced)
+        stars.meta[_NORMALIZED_STAR] = True
 
 
 def _explode_columns(node: exp.Expr) -> dict[str, SparkType | None]:
@@ -9727,14 +9821,23 @@ def _str_to_map(arguments: list[exp.Expr]) -> exp.Expression:
     delimiters = arguments[1:] + [exp.Literal.string(d) for d in (",", ":")[len(arguments) - 1:]]
     if any(isinstance(d, exp.Null) for d in delimiters):
         return exp.cast(exp.Null(), exp.DataType.build("MAP(VARCHAR, VARCHAR)"))
-    if not all(isinstance(d, exp.Literal) and d.is_string and d.name for d in delimiters):
+    if not all(isinstance(d, exp.Literal) and d.is_string for d in delimiters):
         _refuse("str_to_map", "delimiters that are not literal strings")
     if any(set(d.name) & _REGEX_METACHARACTERS for d in delimiters):
         return _str_to_map_by_patterns(text, delimiters[0].name, delimiters[1].name)
     pair_delimiter, key_delimiter = delimiters
-    pairs = exp.Anonymous(this="string_split", expressions=[text, pair_delimiter])
+    pairs: exp.Expr = exp.Anonymous(this="string_split", expressions=[text, pair_delimiter])
+    if not pair_delimiter.name:
+        # Spark's UTF8String.split by an empty pattern: each character of a text that is not
+        # empty (DuckDB's string_split too), and the empty text as Java's String.split gives it
+        pairs = exp.Case(ifs=[exp.If(this=exp.EQ(this=text.copy(), expression=exp.Literal.string("")),
+                                     true=exp.Array(expressions=[exp.Literal.string("")]))], default=pairs)
     piece = exp.column(_PAIR)
-    at = exp.Anonymous(this="strpos", expressions=[piece.copy(), key_delimiter.copy()])
+    at: exp.Expr = exp.Anonymous(this="strpos", expressions=[piece.copy(), key_delimiter.copy()])
+    if not key_delimiter.name:
+        # by an empty pattern with a limit of 2: the first character and the rest, of a piece of two or more
+        at = exp.Case(ifs=[exp.If(this=exp.LT(this=exp.Length(this=piece.copy()), expression=exp.Literal.number(2)), true=exp.Literal.number(0))],
+                      default=exp.Literal.number(2))
     key = exp.Case(
         ifs=[exp.If(this=exp.EQ(this=at.copy(), expression=exp.Literal.number(0)), true=piece.copy())],
         default=exp.Anonymous(this="substr", expressions=[piece.copy(), exp.Literal.number(1), exp.Sub(this=at.copy(), expression=exp.Literal.number(1))]),

@@ -157,6 +157,8 @@ SCALARS = [
     # delimiters are Java regexes: written in RE2 with their meaning
     "str_to_map(concat(g, '=1|x=2|c'), '\\\\|', '=+')", "str_to_map(concat('k : ', g, ' ,  b:2,,c'), '\\\\s*,\\\\s*', '\\\\s*:\\\\s*')",
     "str_to_map(concat('a.', g, ';;b.2'), ';+', '[.]')",
+    # an empty delimiter: Spark's split by an empty pattern, each character (a limit of 2: the first and the rest)
+    "str_to_map(trim(g), '')", "str_to_map(g, ',', '')", "str_to_map(concat(trim(g), 'é😀'), '', '')",
     # more strings, bits, try_ arithmetic and dates (vpush.optimizer.spark_scalars)
     "initcap(g)", "initcap('hELLO wORLD  x-y áb ǆx ßa ẞb ǳ')", "initcap('')", "substring_index(g, 'b', 1)",
     "substring_index('a.b.c', '.', -2)", "substring_index('a.b.c', '.', -5)", "substring_index('a.b.c', '.', 7)",
@@ -378,7 +380,7 @@ REFUSED = [
     "trunc(ts, 'MM')", "from_unixtime(f)",
     "rand(1)",
     "sin(f)", "cos(f)", "tan(f)", "cot(f)", "sec(f)", "csc(f)",
-    "map(1.5, 'x', 2, 'y')", "str_to_map(g, '(?<=a)', '=')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)",
+    "map(1.5, 'x', 2, 'y')", "str_to_map(g, '(?<=a)', '=')", "str_to_map(trim(g), '|')", "str_to_map(g, ',', 'x*')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)",
     "elt(1, g, f)",
     "try_mod(string(s), 2)", "url_encode(i)", "url_decode(binary(replace(g, '%', '')))", "is_valid_utf8(i)", "make_valid_utf8(f)", "try_to_date(day)",
     "encode(i, 'UTF-8')", "decode(encode(g, 'UTF-16'), 'UTF-16')", "decode(g, 'UTF-8')",

@@ -138,10 +138,14 @@ FLAG_CALLS = [call.format(*(_java(p) for p in patterns)) for call, *patterns in 
     ("regexp_extract(r, {}, 2)", r"(\w+)\.(\w+)\Z"), ("regexp_extract_all(r, {}, 0)", r"[a-z]$|o"), ("regexp_substr(r, {})", r"\w*$"),
     ("split(r, {})", r"m$|\."), ("split(r, {}, 2)", r"o$|\."), ("regexp_replace(r, {}, '!', 5)", r"m$"),
     ("regexp_count(r, {})", r"(?d)\r$|o"), ("regexp_extract(r, {}, 0)", r"x?$"),
+    # where only a match's existence or start counts, $ after what can take the final terminator in
+    ("regexp_instr(r, {})", r"\s+$"), ("r RLIKE {}", r"[^/]+$"), ("regexp_instr(r, {})", r"\s+?$"),
     # and every match ending at $, empty ones too: the first, then an empty one where the text
     # without its final terminator ends (after one that is not empty) and one at the very end
     ("regexp_replace(r, {}, '!')", r"$"), ("regexp_replace(r, {}, '<$0|$1>')", r"(m)*$"), ("regexp_count(r, {})", r"$"),
     ("regexp_extract_all(r, {}, 1)", r"(m)*\Z"), ("split(r, {})", r"$"), ("split(r, {}, 0)", r"o*$"), ("regexp_count(r, {})", r"^m*$"),
+    # with a positive limit: the whole text for 1, else the first limit - 1 parts and the rest
+    ("split(r, {}, 1)", r"m*$"), ("split(r, {}, 2)", r"$"), ("split(r, {}, 3)", r"m?$"), ("split(r, {}, n % 5 - 1)", r"(o|m)*\Z"),
 ]]
 
 WORD_CALLS = [
@@ -167,12 +171,12 @@ REFUSED += [
 REFUSED += [call.format(_java(pattern)) for call, pattern in [
     ("regexp_count(r, {})", r"\bfoo"), ("r RLIKE {}", r"(?m)^a"), ("r RLIKE {}", r"x$y"),
     ("r RLIKE {}", r"\p{L}"), ("regexp_count(r, {})", r"(?U)\w"), ("regexp_count(r, {})", r"(?iu)k"), ("r RLIKE {}", r"(?<=a)b"),
-    ("r RLIKE {}", r"(?<n>a)\k<n>"), ("r RLIKE {}", r"(a$)?"),
+    ("r RLIKE {}", r"(?<n>a)\k<n>"), ("r RLIKE {}", r"(a$)?"), ("regexp_extract(r, {}, 0)", r"\p{Lu}+"), ("split(r, {})", r"\P{L}"),
+    ("regexp_replace(r, {}, '|')", r"\b"),
     # $ after what can match a line terminator (a match may reach into the final one), beside \z
     ("regexp_replace(r, {}, '')", r"\s+$"), ("regexp_extract(r, {}, 0)", r"[^/]+$"), ("regexp_count(r, {})", r"m$|a\z"),
     # an empty match not at $, a position or limit with one at $
     ("regexp_count(r, {})", r"m$|o*"), ("regexp_count(r, {})", r"(?:m$|o*)"), ("regexp_replace(r, {}, '!', 2)", r"$"),
-    ("split(r, {}, 2)", r"$"),
     # a quantified \R (Java does not retry its \r alone), an escape's digits past whitespace under (?x)
     ("regexp_count(r, {})", r"\w\R{2}"), ("regexp_count(r, {})", r"(?x)\01 2"),
 ]]
