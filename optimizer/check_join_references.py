@@ -26,11 +26,20 @@ from vpush.optimizer.dialect import bound_by_lambda as _bound_by_lambda
 from vpush.optimizer.dialect import cte_of
 from vpush.optimizer.errors import OptimizeError
 
-__all__ = ["JoinScope", "check_join_references", "join_scope", "select_sources", "source_columns"]
+__all__ = [
+    "SOLE_NAMES", "JoinScope", "check_join_references", "join_scope", "mark_sole_names", "resolves_to", "select_sources",
+    "source_columns",
+]
 
 # (qualifier as written, or None for a full join's key; column name, lower-cased; the source's
 # place among the SELECT's sources, or None for a full join's key)
 _Entry = tuple["str | None", str, "int | None"]
+
+
+SOLE_NAMES = "vpush_sole_names"
+"""The meta key under which a source of a SELECT with joins keeps the names an unqualified column
+resolves to it by (:func:`mark_sole_names`): for the ON of each join, then for the SELECT's other
+clauses, the lower-cased names that it alone carries among the sources seen there."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,6 +100,60 @@ def check_join_references(expression: exp.Expr, table_columns: Mapping[int, Sequ
                 "LATERAL VIEW): vpush does not answer it yet; give each source its own alias",
                 error_class="VPUSH_UNSUPPORTED_FUNCTION",
             )
+
+
+def mark_sole_names(expression: exp.Expr, table_columns: Mapping[int, Sequence[str]]) -> None:
+    """Mark each source of a SELECT with joins whose sources' columns are all known with the
+    names an unqualified column there resolves to it by (:data:`SOLE_NAMES`), as Spark's analyzer
+    resolves them: a join's ON sees the sources joined so far, the SELECT's other clauses every
+    source, and a name one of those sources alone carries, once, is that source's column. A name
+    several carry (the keys of a join ``USING`` too) is left unmarked. In place.
+
+    Example:
+        >>> import sqlglot
+        >>> query = sqlglot.parse_one("SELECT v FROM t JOIN u ON t.id = u.id")
+        >>> mark_sole_names(query, {id(t): ("id", "v") if t.name == "t" else ("id", "g") for t in query.find_all(exp.Table)})
+        >>> [sorted(names) for names in query.args["from_"].this.meta[SOLE_NAMES]]
+        [['v'], ['v']]
+
+    Args:
+        expression: the parsed query.
+        table_columns: each registered table reference's column names, by ``id`` of its node.
+    """
+    for select in expression.find_all(exp.Select):
+        sources = select_sources(select)
+        if len(sources) < 2:
+            continue
+        columns = [source_columns(s, table_columns) for s in sources]
+        if any(c is None for c in columns):
+            continue
+        carriers: dict[str, list[int]] = {}
+        # seen[k]: each name the first k + 1 sources carry once in all, with its carrier
+        seen: list[dict[str, int]] = []
+        for k, names in enumerate(columns):
+            for name in names or ():
+                carriers.setdefault(name.lower(), []).append(k)
+            seen.append({name: places[0] for name, places in carriers.items() if len(places) == 1})
+        # the ON of joins[j] sees sources 0..j+1; the other clauses, every source
+        scopes = [*seen[1:], seen[-1]]
+        for k, source in enumerate(sources):
+            source.meta[SOLE_NAMES] = tuple(frozenset(n for n, owner in scope.items() if owner == k) for scope in scopes)
+
+
+def resolves_to(source: exp.Expr, column: exp.Column, select: exp.Select) -> bool:
+    """Whether the unqualified ``column``, in ``select`` outside its nested queries, names a
+    column of ``select``'s source ``source`` alone (as :func:`mark_sole_names` marked it)."""
+    scopes = source.meta.get(SOLE_NAMES)
+    if scopes is None or column.table or _bound_by_lambda(column):
+        return False
+    node: exp.Expr = column
+    while node.parent is not None and node.parent is not select:
+        node = node.parent
+    if node.parent is None:
+        return False
+    joins = select.args.get("joins") or []
+    scope = next((j for j, join in enumerate(joins) if join is node), len(scopes) - 1)
+    return column.name.lower() in scopes[scope]
 
 
 def select_sources(select: exp.Select) -> list[exp.Expr]:

@@ -22,6 +22,10 @@ table spells them (the types vpush keeps are by lower-cased name)."""
 
 _HIDDEN = "__vpush"
 
+# a column of a join's output: its name, its value, the side whose column's type it has, and the
+# side whose `a.*` gives it (None for a FULL join's key, which no side's star gives)
+_Output = tuple[str, exp.Expr, str, "str | None"]
+
 
 def _refuse(what: str) -> OptimizeError:
     return OptimizeError(
@@ -158,23 +162,26 @@ def _expand_over_joins(
     *,
     stars: bool = True,
 ) -> None:
-    """``*`` over several joins, as Spark resolves them left to right: each join ``USING`` or
-    ``NATURAL`` puts its keys first (the first column of that name its left side has, the
-    right side's for a RIGHT join, coalesce of both for a FULL one), then the left side's other
-    columns, then the right side's; another join appends the right side's columns. Without
-    ``stars``, only a join USING a key its left side has twice is made an ON of that first
-    column (``SELECT x.i FROM t x JOIN t y USING (id) JOIN t z USING (i)``: DuckDB's binder
-    found the key ambiguous)."""
-    if stars and any(is_star(p) and isinstance(p, exp.Column) and p.table for p in select.expressions):
-        raise _refuse("a side's `a.*` over more than one join with USING columns or NATURAL")
+    """``*`` and ``a.*`` over several joins, as Spark resolves them left to right: each join
+    ``USING`` or ``NATURAL`` puts its keys first (the first column of that name its left side
+    has, the right side's for a RIGHT join, coalesce of both for a FULL one), then the left side's
+    other columns, then the right side's; another join appends the right side's columns. The keys
+    a join's output leaves out (the right side's; the left side's for a RIGHT join, both for a
+    FULL one) stay readable by their side's name, the last join's first (Spark's hidden output),
+    and a side's ``a.*`` gives those of its own, then its columns of the output in order
+    (``UnresolvedStar.expand``: the hidden output, then the output, of that qualifier; measured on
+    PySpark 4.3: ``x.*, z.*`` over ``t x JOIN t y USING (id) JOIN t z USING (id)`` is ``id, ...``
+    of x, then ``id, ...`` of z). Without ``stars``, only a join USING a key its left side has
+    twice is made an ON of that first column (``SELECT x.i FROM t x JOIN t y USING (id) JOIN t z
+    USING (i)``: DuckDB's binder found the key ambiguous)."""
     first = source.this.alias_or_name
     names = source_names(scope, first)
     if not first or names is None:
         if not stars:
             return
         raise _refuse("`*` over a join USING or NATURAL of a source whose columns vpush does not know")
-    # the running output: (name, value, the side whose column it is)
-    running: list[tuple[str, exp.Expr, str]] = [(n, exp.column(n, table=first, quoted=True), first) for n in names]
+    running: list[_Output] = [(n, exp.column(n, table=first, quoted=True), first, first) for n in names]
+    hidden: list[_Output] = []
     for join in joins:
         alias = join.this.alias_or_name
         right_names = source_names(scope, alias)
@@ -182,36 +189,40 @@ def _expand_over_joins(
             if not stars:
                 return
             raise _refuse("`*` over a join USING or NATURAL of a source whose columns vpush does not know")
-        right = [(n, exp.column(n, table=alias, quoted=True), alias) for n in right_names]
+        right: list[_Output] = [(n, exp.column(n, table=alias, quoted=True), alias, alias) for n in right_names]
+        # a semi or anti join's right side gives no column of its output, nor a hidden one
+        semi = str(join.args.get("kind") or "").upper() in ("SEMI", "ANTI")
         natural = str(join.args.get("method") or "").upper() == "NATURAL"
         if not join.args.get("using") and not natural:
-            running += right
+            running += [] if semi else right
             continue
         right_lower = {n.lower(): k for k, n in enumerate(right_names)}
         left_lower: dict[str, int] = {}
-        for k, (n, _, _) in enumerate(running):
+        for k, (n, *_) in enumerate(running):
             left_lower.setdefault(n.lower(), k)
         if join.args.get("using"):
             wanted = [key.name.lower() for key in join.args["using"]]
         else:
-            wanted = list(dict.fromkeys(n.lower() for n, _, _ in running if n.lower() in right_lower))
+            wanted = list(dict.fromkeys(n.lower() for n, *_ in running if n.lower() in right_lower))
         if not wanted:  # NATURAL without a common column: every pair of rows
             join.set("method", None)
             join.set("on", exp.true())
         if any(k not in left_lower or k not in right_lower for k in wanted):
             return  # a USING column one side lacks: Spark's and DuckDB's errors
         side = str(join.args.get("side") or "").upper()
-        keys: list[tuple[str, exp.Expr, str]] = []
+        keys: list[_Output] = []
         for key in wanted:
-            name, left_value, owner = running[left_lower[key]]
+            name, left_value, owner, qualifier = running[left_lower[key]]
             right_value = right[right_lower[key]][1]
             if side == "FULL":
                 if stars and columns.get(owner.lower(), {}).get(key) != columns.get(alias.lower(), {}).get(key):
                     raise _refuse("`*` over a full join USING columns of different types")
-                keys.append((name, exp.Coalesce(this=left_value.copy(), expressions=[right_value.copy()]), owner))
+                keys.append((name, exp.Coalesce(this=left_value.copy(), expressions=[right_value.copy()]), owner, None))
+            elif side == "RIGHT":
+                keys.append((name, right_value.copy(), owner, alias))
             else:
-                keys.append((name, (right_value if side == "RIGHT" else left_value).copy(), owner))
-        if any(sum(n.lower() == k for n, _, _ in running) > 1 for k in wanted):
+                keys.append((name, left_value.copy(), owner, qualifier))
+        if any(sum(n.lower() == k for n, *_ in running) > 1 for k in wanted):
             # DuckDB's USING finds the key on the left twice (a.g, b.g), where Spark takes the
             # first: the join on that one, as an equality of the two columns
             join.set("using", None)
@@ -219,6 +230,11 @@ def _expand_over_joins(
             join.set("on", exp.and_(*(
                 exp.EQ(this=running[left_lower[k]][1].copy(), expression=right[right_lower[k]][1].copy()) for k in wanted
             )))
+        if semi:
+            continue
+        left_keys = [running[left_lower[k]] for k in wanted]
+        right_keys = [right[right_lower[k]] for k in wanted]
+        hidden = [*(left_keys if side == "RIGHT" else [*left_keys, *right_keys] if side == "FULL" else right_keys), *hidden]
         taken = {left_lower[k] for k in wanted}
         running = keys + [e for k, e in enumerate(running) if k not in taken] + [
             e for e in right if e[0].lower() not in wanted
@@ -227,8 +243,15 @@ def _expand_over_joins(
         return
     expanded: list[exp.Expr] = []
     for projection in select.expressions:
-        if is_star(projection):
-            expanded += [exp.alias_(value.copy(), name, quoted=True) for name, value, _ in running]
-        else:
+        if not is_star(projection):
             expanded.append(projection)
+            continue
+        chosen = running
+        if isinstance(projection, exp.Column) and projection.table:
+            target = projection.table.lower()
+            chosen = [e for e in [*hidden, *running] if e[3] is not None and e[3].lower() == target]
+            if not chosen:
+                expanded.append(projection)  # no side of that name: Spark's and DuckDB's errors
+                continue
+        expanded += [exp.alias_(value.copy(), name, quoted=True) for name, value, *_ in chosen]
     select.set("expressions", expanded)

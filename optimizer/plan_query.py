@@ -13,7 +13,7 @@ from vpush.optimizer.bound import SqlType, VariantRef
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.check_group_ordinals import check_group_ordinals
 from vpush.optimizer.alias_repeated_sources import alias_repeated_sources
-from vpush.optimizer.check_join_references import check_join_references, select_sources
+from vpush.optimizer.check_join_references import check_join_references, mark_sole_names, resolves_to, select_sources
 from vpush.optimizer.dialect import DEFERRED_PATH_ERROR, TryVariantGet, VariantGet, VpushSpark, cte_of, utc_shift_argument
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
@@ -307,6 +307,10 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
     if _names_a_source_twice(expression):
         # before anything is keyed by a source's name: its scan, pruning, extractions
         alias_repeated_sources(expression, _registered_columns(expression, catalog, cte_names))
+    if any(select.args.get("joins") for select in expression.find_all(exp.Select)):
+        # an unqualified column one source of a join alone carries is that source's: its
+        # extractions and filters are placed on that source's scan as a qualified one's are
+        mark_sole_names(expression, _registered_columns(expression, catalog, cte_names))
     found: list[tuple[exp.Table, Table, list[FileInfo], pa.Schema, list[FilePruning], list[Extraction]]] = []
     skipped_by_log: dict[int, tuple[tuple[str, str], ...]] = {}
     for node in list(expression.find_all(exp.Table)):
@@ -861,13 +865,13 @@ def _extractions(node: exp.Table, variants: set[str]) -> list[Extraction]:
     select, single = owning_select(node)
     if select is None or not variants:
         return []
-    out = _scope_extractions(select, (node.alias or node.name).lower(), single, variants)
+    out = _scope_extractions(select, node, (node.alias or node.name).lower(), single, variants)
     through = select_through_limit(node)
     if through is not None:
         outer, alias, outer_single = through
         out += [
             dataclasses.replace(ext, after_limit=_above_limit(ext, outer))
-            for ext in _scope_extractions(outer, alias.lower(), outer_single, variants)
+            for ext in _scope_extractions(outer, select.parent, alias.lower(), outer_single, variants)
         ]
     return out
 
@@ -889,9 +893,13 @@ def _above_limit(ext: Extraction, select: exp.Select) -> bool:
     return node is None or node.arg_key not in ("expressions", "group")
 
 
-def _scope_extractions(select: exp.Select, alias: str, single: bool, variants: set[str]) -> list[Extraction]:
+def _scope_extractions(
+    select: exp.Select, source: exp.Expr | None, alias: str, single: bool, variants: set[str]
+) -> list[Extraction]:
     """The extractions of ``select`` (outside nested queries) over a variant column of its
-    source ``alias`` ('' for a subquery without one), whose only source it is when ``single``."""
+    source ``source`` named ``alias`` ('' for a subquery without one), whose only source it is
+    when ``single``; unqualified, over a column that source alone carries among those of
+    ``select`` (:func:`~vpush.optimizer.check_join_references.resolves_to`)."""
     out: list[Extraction] = []
     # Nodes of a claimed extraction, by id: iter_scope yields a node before its children, so a
     # node is inside a claimed one when its parent is.
@@ -911,7 +919,9 @@ def _scope_extractions(select: exp.Select, alias: str, single: bool, variants: s
         if base.args.get("db") or base.args.get("catalog") or base.name.lower() not in variants:
             continue
         qualifier = base.table.lower()
-        if not (qualifier and qualifier == alias) and (qualifier or not single):
+        if qualifier and qualifier != alias:
+            continue
+        if not qualifier and not single and (source is None or not resolves_to(source, base, select)):
             continue
         claimed.add(id(candidate))
         out.append(Extraction(base, segments, target, strict, node=candidate))

@@ -16,6 +16,7 @@ import pyarrow as pa
 from sqlglot import exp
 
 from vpush.optimizer.bind_sqlglot import bind_sqlglot
+from vpush.optimizer.check_join_references import resolves_to
 from vpush.optimizer.dialect import conjuncts
 from vpush.optimizer.bound import (
     ALWAYS_TRUE,
@@ -137,7 +138,7 @@ def _condition(node: exp.Table, names: set[str]) -> exp.Expression | None:
         if not isinstance(conjunct, exp.Expression) or conjunct.find(*_NOT_ROW_FILTERS) is not None:
             continue
         columns = list(conjunct.find_all(exp.Column))
-        if columns and all(_is_own(c, alias, names, single) for c in columns):
+        if columns and all(_is_own(c, alias, names, single or resolves_to(node, c, select)) for c in columns):
             kept.append(conjunct)
     if not kept:
         return None
@@ -147,13 +148,14 @@ def _condition(node: exp.Table, names: set[str]) -> exp.Expression | None:
     return condition
 
 
-def _is_own(column: exp.Column, alias: str, names: set[str], single: bool) -> bool:
+def _is_own(column: exp.Column, alias: str, names: set[str], unqualified: bool) -> bool:
     """Whether ``column`` surely names a column of this table: qualified by its alias, or
-    unqualified when the table is the only source (Spark resolves names case-insensitively)."""
+    unqualified where ``unqualified`` (the table is the only source, or the only one of the
+    SELECT's sources with a column of that name); Spark resolves names case-insensitively."""
     if column.args.get("db") or column.args.get("catalog") or not isinstance(column.this, exp.Identifier):
         return False
     qualifier = column.table.lower()
-    return column.name.lower() in names and (qualifier == alias or (not qualifier and single))
+    return column.name.lower() in names and (qualifier == alias or (not qualifier and unqualified))
 
 
 def _references(expression: BooleanExpression) -> list[str]:

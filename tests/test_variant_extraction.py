@@ -116,6 +116,14 @@ def _spark(spark: SparkSession, sql: str) -> list[tuple[Any, ...]]:
     return sorted(out, key=repr)
 
 
+# joins where one source alone has a `v`, with `{q}` where its qualifier may stand
+JOINED = [
+    "SELECT t.id, variant_get({q}v, '$.a', 'bigint') AS a, {q}v:o.y::string AS y FROM t JOIN range(0, 7500, 97) AS r ON t.id = r.id",
+    "SELECT r.id, {q}v:s::string AS s FROM t, range(0, 7500, 89) AS r WHERE t.id = r.id AND {q}v:a::bigint BETWEEN 3000 AND 6100",
+    # a join's ON sees the sources joined so far: `v` there is l's (below it would be ambiguous)
+    "SELECT l.id, x.id AS x FROM t AS l JOIN range(0, 7500, 97) AS r ON {q}v:a::bigint = r.id JOIN t AS x ON x.id = l.id + 1",
+]
+
 QUERIES = [
     # the leaf's own type, with residuals of another type
     "SELECT id, variant_get(v, '$.a', 'bigint') AS a FROM t",
@@ -146,6 +154,8 @@ QUERIES = [
     "SELECT l.id, r.v:s::string AS s FROM t l JOIN t r ON l.v:a::bigint = r.id WHERE l.id % 97 = 1",
     "SELECT l.id, r.v:o AS o FROM t l LEFT JOIN t r ON l.v:a::bigint = r.id + 1 WHERE l.id % 89 = 2",
     "SELECT * FROM t WHERE v:a::bigint BETWEEN 10 AND 12",
+    # unqualified over a join, where one source alone has a `v`: read as the qualified form is
+    *(sql.format(q="") for sql in JOINED),
     # a subscript right after a cast of a path (sqlglot read it as a cast to a typed literal)
     "SELECT id, v:arr::array<bigint>[1] AS second, v:o::map<string, bigint>['x'] + 1 AS x FROM t "
     "WHERE id BETWEEN 6144 AND 6999 AND id % 50 = 7",
@@ -240,6 +250,32 @@ def test_reads_only_the_leaves_it_needs(con: vpush.Connection) -> None:
     assert inputs["part-c.parquet"] == {"v.value", "v.metadata"}
     # The variant column itself is not read whole.
     assert all(scan.columns == ("__vpush_rows",) for scan in rel.plan.scans)
+
+
+@pytest.mark.parametrize("sql", JOINED)
+def test_unqualified_extractions_over_a_join_are_read_as_qualified_ones(con: vpush.Connection, sql: str) -> None:
+    """An unqualified extraction of the one source of a join with a column `v` reads the same
+    leaves and row groups as the qualified form: no scan reads the variant column whole."""
+    qualifier = "l." if " AS l " in sql else "t."
+    unqualified, qualified = (con.sql(sql.format(q=q)).plan for q in ("", qualifier))
+    assert any(scan.extraction_names for scan in unqualified.scans), "the extractions are the scan's columns"
+    assert all("v" not in scan.columns for scan in unqualified.scans), "no variant read whole"
+    assert [s.parts for s in unqualified.scans] == [s.parts for s in qualified.scans], "as the qualified form reads"
+    assert [s.files for s in unqualified.scans] == [s.files for s in qualified.scans], "as the qualified form prunes"
+
+
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_unqualified_variant_of_two_joined_sources_is_ambiguous(
+    spark: SparkSession, con: vpush.Connection, spark_con: vpush.Connection, engine: str
+) -> None:
+    """Both sources have `v`: Spark's AMBIGUOUS_REFERENCE, not a guess of one."""
+    sql = "SELECT v:a::bigint AS a FROM t l JOIN t r ON l.id = r.id WHERE l.id < 3"
+    with pytest.raises(Exception, match="AMBIGUOUS_REFERENCE"):
+        spark.sql(sql).collect()
+    connection = con if engine == "duckdb" else spark_con
+    with pytest.raises(VpushError) as error:
+        connection.sql(sql).to_arrow()
+    assert error.value.error_class == "AMBIGUOUS_REFERENCE"
 
 
 @pytest.mark.parametrize(
