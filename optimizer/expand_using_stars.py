@@ -70,6 +70,47 @@ def source_names(scope: Scope, alias: str, stars: Callable[[Scope], list[str] | 
     return None
 
 
+def star_columns(scope: Scope, star: exp.Expr) -> list[exp.Column] | None:
+    """The columns ``*`` (or ``a.*``) of ``scope``'s SELECT gives, each qualified by its source,
+    in the order of its sources (a join ``USING``'s star written out before); None where vpush
+    does not know them."""
+    stars = star.this if isinstance(star, exp.Column) else star
+    if not isinstance(stars, exp.Star) or any(stars.args.get(k) for k in ("replace", "rename", "ilike")):
+        return None
+    select = scope.expression
+    joins: Sequence[exp.Join] = select.args.get("joins") or []
+    written = {name.lower() for name in scope.sources}
+    if select.args.get("laterals") or any(
+        j.args.get("using") or str(j.args.get("method") or "").upper() == "NATURAL" or j.this.alias_or_name.lower() not in written
+        for j in joins
+    ):
+        return None  # a generator's columns, a join's keys, which the star reads too
+    excepted = {e.name.lower() for e in (stars.args.get("except_") or [])}
+    table = star.table if isinstance(star, exp.Column) else None
+    found: list[exp.Column] = []
+    for alias in [table] if table else list(scope.selected_sources):
+        names = source_names(scope, alias, output_names)
+        if names is None:
+            return None
+        found += [exp.column(exp.to_identifier(n, quoted=True), table=exp.to_identifier(alias) if alias else None)
+                  for n in names if n.lower() not in excepted]
+    return found
+
+
+def output_names(scope: Scope) -> list[str] | None:
+    """The names of the columns ``scope``'s SELECT gives, its stars' too; None if unknown."""
+    names: list[str] = []
+    for projection in scope.expression.expressions:
+        if not is_star(projection):
+            names.append(projection.alias_or_name)
+            continue
+        columns = star_columns(scope, projection)
+        if columns is None:
+            return None
+        names += [c.name for c in columns]
+    return names
+
+
 def expand_using_stars(
     select: exp.Select, scope: Scope, columns: Mapping[str, Mapping[str, SparkType | None]]
 ) -> None:

@@ -5831,8 +5831,8 @@ def apply_spark_semantics(
                 if key != "expressions" and isinstance(part, exp.Expr):
                     unwrap_cast_comparisons(part, typer.of)
         drop_rows_under_false_filters(select)
+        rename_duplicate_columns(select, scope)  # before a star over a join USING reads a subquery's names
         expand_using_stars(select, scope, columns)
-        rename_duplicate_columns(select, scope)
         _spell_out_with_rollup(select)
         float_keys = _float_group_keys(select, typer, columns)
         _inline_aggregate_aliases(select, columns)

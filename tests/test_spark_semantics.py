@@ -1200,6 +1200,17 @@ SPARK_SYNTAX = [
     "SELECT i FROM (SELECT i, t.i, *, s FROM t)",
     "SELECT i FROM (SELECT *, i * 0 AS s FROM t) x ORDER BY s",
     "SELECT i FROM (SELECT *, i * 0 AS s FROM t) x WHERE EXISTS (SELECT 1 FROM t y WHERE y.i = x.s)",
+    # ... beside another source: a reference that reads them (a join's ON too) raises, a star keeps them
+    "SELECT i FROM (SELECT i, i AS i FROM t) s JOIN v ON s.i = v.id",
+    "SELECT id FROM v JOIN (SELECT i, s AS i FROM t) s ON v.id = s.i",
+    "SELECT id FROM (SELECT i, i AS i FROM t) s JOIN v ON v.id = 1 ORDER BY s.i",
+    "SELECT id FROM v JOIN t x ON i = v.id JOIN (SELECT i, s AS i FROM t) s ON true",
+    "SELECT s.i FROM (SELECT i, i FROM t) s JOIN v ON s.i = v.id",
+    "SELECT * FROM (SELECT i, g AS i FROM t), v WHERE v.id < 2",
+    "SELECT s.*, id FROM (SELECT i, g AS i FROM t) s JOIN v ON v.id = 1",
+    "SELECT * EXCEPT (x.g) FROM (SELECT i, i, g FROM t) s JOIN (SELECT * FROM t JOIN v ON t.i = v.id) x ON x.id = s.i",
+    "WITH c AS (SELECT i, s AS i, g FROM t) SELECT * FROM c x JOIN c y ON x.g = y.g",
+    "SELECT * FROM v, LATERAL (SELECT i, s AS i FROM t WHERE t.i = v.id) s",
     # a qualifier naming nothing the SELECT reads: UNRESOLVED_COLUMN in a subquery, CTE or branch too;
     # an outer query's source read one level up only
     "SELECT * FROM (SELECT y.i FROM t)",
