@@ -59,7 +59,7 @@ def source_names(scope: Scope, alias: str, stars: Callable[[Scope], list[str] | 
     if isinstance(source, Scope) and isinstance(source.expression, exp.Select):
         projections = source.expression.expressions
         inner = source.expression.args.get("from_")
-        if (len(projections) == 1 and isinstance(projections[0], exp.Star) and inner is not None
+        if (len(projections) == 1 and isinstance(projections[0], exp.Star) and not any(projections[0].args.values()) and inner is not None
                 and not source.expression.args.get("joins") and not source.expression.args.get("laterals")):
             names = source_names(source, inner.this.alias_or_name, stars)  # SELECT * FROM x: x's columns
             if names is not None:
@@ -139,7 +139,7 @@ def expand_using_stars(
         raise _refuse("`*` over more than one join with USING columns or NATURAL")
     join = joins[0]
     left, right = source.this.alias_or_name, join.this.alias_or_name
-    left_names, right_names = source_names(scope, left), source_names(scope, right)
+    left_names, right_names = source_names(scope, left, output_names), source_names(scope, right, output_names)
     if not left or not right or left_names is None or right_names is None:
         raise _refuse("`*` over a join USING or NATURAL of a source whose columns vpush does not know")
     right_lower = {n.lower(): n for n in right_names}
@@ -209,7 +209,7 @@ def _expand_over_joins(
     if stars and any(is_star(p) and isinstance(p, exp.Column) and p.table for p in select.expressions):
         raise _refuse("a side's `a.*` over more than one join with USING columns or NATURAL")
     first = source.this.alias_or_name
-    names = source_names(scope, first)
+    names = source_names(scope, first, output_names)
     if not first or names is None:
         if not stars:
             return
@@ -218,7 +218,7 @@ def _expand_over_joins(
     running: list[tuple[str, exp.Expr, str]] = [(n, exp.column(n, table=first, quoted=True), first) for n in names]
     for join in joins:
         alias = join.this.alias_or_name
-        right_names = source_names(scope, alias)
+        right_names = source_names(scope, alias, output_names)
         if not alias or right_names is None:
             if not stars:
                 return

@@ -1231,6 +1231,8 @@ SPARK_SYNTAX = [
     "SELECT * FROM t NATURAL JOIN t x NATURAL JOIN t y",
     "SELECT *, 1 AS k FROM t a LEFT JOIN t b USING (i) FULL JOIN t c USING (s) RIGHT JOIN t e USING (g, day)",
     "SELECT * FROM t a JOIN t b ON a.i = b.i JOIN t c USING (g) CROSS JOIN (SELECT 1 AS one) e",
+    "SELECT * FROM (SELECT * FROM t x JOIN v ON x.i = v.id) q JOIN v USING (id) JOIN t USING (i)",
+    "SELECT * FROM (SELECT * EXCEPT (g) FROM t) q JOIN t USING (i)",
     # PIVOT: grouped by the columns it does not name; NULL for a cell without rows where every
     # aggregate is a number or boolean (Spark's PivotFirst), count's 0 otherwise
     "SELECT * FROM (SELECT g, i % 2 AS k, b FROM t) PIVOT (count(b) AS n, sum(b) AS s FOR k IN (0, 1)) ORDER BY g",
