@@ -51,8 +51,9 @@ def alias_repeated_sources(expression: exp.Expr, table_columns: Mapping[int, Seq
     for select in list(expression.find_all(exp.Select)):
         sources = select_sources(select)
         names = [source.alias_or_name.lower() for source in sources]
-        if len(set(names)) == len(names) or select.args.get("laterals"):
-            continue  # a LATERAL VIEW's names are check_join_references' refusal
+        views = {lateral.alias_or_name.lower() for lateral in select.args.get("laterals") or []}
+        if len(set(names)) == len(names) or views & set(names):
+            continue  # a LATERAL VIEW of a source's name: check_join_references' refusal
         columns = [source_columns(source, table_columns) for source in sources]
         known = [c for c in columns if c is not None]
         if len(known) < len(columns):

@@ -97,7 +97,7 @@ def check_join_references(expression: exp.Expr, table_columns: Mapping[int, Sequ
             what = f"named `{repeated}`" if repeated else "unaliased"
             raise OptimizeError(
                 f"two sources of one SELECT are {what}, one of whose columns vpush does not know here (or beside a "
-                "LATERAL VIEW): vpush does not answer it yet; give each source its own alias",
+                "LATERAL VIEW of that name): vpush does not answer it yet; give each source its own alias",
                 error_class="VPUSH_UNSUPPORTED_FUNCTION",
             )
 
@@ -166,13 +166,16 @@ def select_sources(select: exp.Select) -> list[exp.Expr]:
 
 def source_columns(source: exp.Expr | None, table_columns: Mapping[int, Sequence[str]]) -> Sequence[str] | None:
     """A registered table's columns (renamed by ``t AS x(a, b)``), a subquery's or a CTE's named
-    outputs; None where unknown here (a lateral view, a query with a star).
+    outputs (its stars' through its joins); None where unknown here (a lateral view, ``* EXCEPT``).
 
     Example:
         >>> import sqlglot
         >>> query = sqlglot.parse_one("WITH c AS (SELECT id, g AS k FROM t) SELECT * FROM c")
         >>> source_columns(query.args["from_"].this, {})
         ['id', 'k']
+        >>> query = sqlglot.parse_one("WITH c AS (SELECT * FROM t JOIN u USING (id)) SELECT * FROM c")
+        >>> source_columns(query.args["from_"].this, {id(n): ("id", n.name) for n in query.find_all(exp.Table)})
+        ['id', 't', 'u']
     """
     if isinstance(source, exp.Table):
         alias = source.args.get("alias")
@@ -196,17 +199,43 @@ def source_columns(source: exp.Expr | None, table_columns: Mapping[int, Sequence
 
 
 def _projection_names(query: exp.Expr, table_columns: Mapping[int, Sequence[str]]) -> Sequence[str] | None:
-    """A query's output names: its projections', or, for ``SELECT * FROM x`` of one source, x's."""
+    """A query's output names: its projections', a star's as Spark's finds them over its
+    sources (every one's columns known: a join ``USING``'s keys first, ``a.*`` the keys the
+    join's output leaves out first); None where unknown (a LATERAL VIEW, ``* EXCEPT``)."""
     if not isinstance(query, exp.Select):
         return None
     projections = query.expressions
-    if len(projections) == 1 and isinstance(projections[0], exp.Star) and not query.args.get("joins") and not query.args.get("laterals"):
-        sources = select_sources(query)
-        return source_columns(sources[0], table_columns) if sources else None
-    if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in projections):
+    if not any(_is_star(p) for p in projections):
+        return [p.alias_or_name for p in projections]
+    sources = select_sources(query)
+    if query.args.get("laterals") or not sources:
         return None
-    return [p.alias_or_name for p in projections]
-
+    columns = [source_columns(source, table_columns) for source in sources]
+    known = [c for c in columns if c is not None]
+    if len(known) < len(columns):
+        return None
+    try:
+        scope = join_scope(query, known)
+    except OptimizeError:
+        return None  # Spark's error, which the query's own check raises
+    names: list[str] = []
+    for projection in projections:
+        if not _is_star(projection):
+            names.append(projection.alias_or_name)
+            continue
+        star = projection.this if isinstance(projection, exp.Column) else projection
+        if any(star.args.get(k) for k in ("except_", "replace", "rename", "ilike")) or projection.args.get("db"):
+            return None
+        entries = scope.visible
+        if isinstance(projection, exp.Column) and projection.table:
+            qualifier = projection.table.lower()
+            entries = [e for e in [*scope.hidden, *scope.visible] if e[2] is not None and (e[0] or "").lower() == qualifier]
+            if not entries:
+                return None
+        for _, name, index in entries:
+            spelled = [c for k, found in enumerate(known) if index in (None, k) for c in found if c.lower() == name]
+            names.append(spelled[0])
+    return names
 
 def _using_keys(join: exp.Join) -> list[str] | None:
     """The lower-cased names of a join's ``USING`` list, ``[]`` for ``NATURAL`` (found from both
@@ -283,7 +312,7 @@ def join_scope(select: exp.Select, columns: Sequence[Sequence[str]]) -> JoinScop
     starred = any(_is_star(p) for p in select.expressions)
     owners.update(_qualified_owners(select, select, visible, every))
     aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
-    for key in ("expressions", "where", "group", "having", "qualify"):
+    for key in ("expressions", "laterals", "where", "group", "having", "qualify"):
         value = select.args.get(key)
         for part in value if isinstance(value, list) else [value]:
             if isinstance(part, exp.Expr):

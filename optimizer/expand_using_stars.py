@@ -63,7 +63,7 @@ def source_names(scope: Scope, alias: str, stars: Callable[[Scope], list[str] | 
     if isinstance(source, Scope) and isinstance(source.expression, exp.Select):
         projections = source.expression.expressions
         inner = source.expression.args.get("from_")
-        if (len(projections) == 1 and isinstance(projections[0], exp.Star) and inner is not None
+        if (len(projections) == 1 and isinstance(projections[0], exp.Star) and not any(projections[0].args.values()) and inner is not None
                 and not source.expression.args.get("joins") and not source.expression.args.get("laterals")):
             names = source_names(source, inner.this.alias_or_name, stars)  # SELECT * FROM x: x's columns
             if names is not None:
@@ -72,6 +72,47 @@ def source_names(scope: Scope, alias: str, stars: Callable[[Scope], list[str] | 
             return None if stars is None else stars(source)
         return [p.alias_or_name for p in projections]
     return None
+
+
+def star_columns(scope: Scope, star: exp.Expr) -> list[exp.Column] | None:
+    """The columns ``*`` (or ``a.*``) of ``scope``'s SELECT gives, each qualified by its source,
+    in the order of its sources (a join ``USING``'s star written out before); None where vpush
+    does not know them."""
+    stars = star.this if isinstance(star, exp.Column) else star
+    if not isinstance(stars, exp.Star) or any(stars.args.get(k) for k in ("replace", "rename", "ilike")):
+        return None
+    select = scope.expression
+    joins: Sequence[exp.Join] = select.args.get("joins") or []
+    written = {name.lower() for name in scope.sources}
+    if select.args.get("laterals") or any(
+        j.args.get("using") or str(j.args.get("method") or "").upper() == "NATURAL" or j.this.alias_or_name.lower() not in written
+        for j in joins
+    ):
+        return None  # a generator's columns, a join's keys, which the star reads too
+    excepted = {e.name.lower() for e in (stars.args.get("except_") or [])}
+    table = star.table if isinstance(star, exp.Column) else None
+    found: list[exp.Column] = []
+    for alias in [table] if table else list(scope.selected_sources):
+        names = source_names(scope, alias, output_names)
+        if names is None:
+            return None
+        found += [exp.column(exp.to_identifier(n, quoted=True), table=exp.to_identifier(alias) if alias else None)
+                  for n in names if n.lower() not in excepted]
+    return found
+
+
+def output_names(scope: Scope) -> list[str] | None:
+    """The names of the columns ``scope``'s SELECT gives, its stars' too; None if unknown."""
+    names: list[str] = []
+    for projection in scope.expression.expressions:
+        if not is_star(projection):
+            names.append(projection.alias_or_name)
+            continue
+        columns = star_columns(scope, projection)
+        if columns is None:
+            return None
+        names += [c.name for c in columns]
+    return names
 
 
 def expand_using_stars(
@@ -102,7 +143,7 @@ def expand_using_stars(
         raise _refuse("`*` over more than one join with USING columns or NATURAL")
     join = joins[0]
     left, right = source.this.alias_or_name, join.this.alias_or_name
-    left_names, right_names = source_names(scope, left), source_names(scope, right)
+    left_names, right_names = source_names(scope, left, output_names), source_names(scope, right, output_names)
     if not left or not right or left_names is None or right_names is None:
         raise _refuse("`*` over a join USING or NATURAL of a source whose columns vpush does not know")
     right_lower = {n.lower(): n for n in right_names}
@@ -175,7 +216,7 @@ def _expand_over_joins(
     twice is made an ON of that first column (``SELECT x.i FROM t x JOIN t y USING (id) JOIN t z
     USING (i)``: DuckDB's binder found the key ambiguous)."""
     first = source.this.alias_or_name
-    names = source_names(scope, first)
+    names = source_names(scope, first, output_names)
     if not first or names is None:
         if not stars:
             return
@@ -184,7 +225,7 @@ def _expand_over_joins(
     hidden: list[_Output] = []
     for join in joins:
         alias = join.this.alias_or_name
-        right_names = source_names(scope, alias)
+        right_names = source_names(scope, alias, output_names)
         if not alias or right_names is None:
             if not stars:
                 return

@@ -7,8 +7,11 @@ beside ``s``), and otherwise (an alias is a column of its own: ``i AS i``, or a 
 ``x AS s``) raises ``AMBIGUOUS_REFERENCE`` in the SELECT list, WHERE, GROUP BY and QUALIFY, and
 ``UNRESOLVED_COLUMN`` in an ORDER BY or HAVING that does not name one of the SELECT's outputs and
 in a correlated subquery's qualified reference (``x.s``), where DuckDB takes the first (measured
-on PySpark 4.3). The subquery's duplicates get hidden names (its star written out first where it
-gives one of them), and a ``*`` over it is written out naming each as Spark does.
+on PySpark 4.3). Beside other sources the same holds, qualified (``s.i``) or not, and in a join's
+ON once the subquery is joined (a semi or anti join's right side is read only in its own ON).
+Each such subquery's duplicates get hidden names (its star written out first where it gives one
+of them), and a ``*`` (``* EXCEPT (...)`` too: it drops every column of a name) or ``s.*`` over
+it is written out naming each as Spark does, the other sources' columns in their place.
 """
 from __future__ import annotations
 
@@ -17,42 +20,13 @@ from sqlglot.optimizer.scope import Scope
 
 from vpush.optimizer.dialect import bound_by_lambda
 from vpush.optimizer.errors import OptimizeError
-from vpush.optimizer.expand_using_stars import is_star, source_names
+from vpush.optimizer.check_join_references import select_sources
+from vpush.optimizer.expand_using_stars import is_star, output_names, source_names, star_columns
 
 _HIDDEN = "__vpush_dup"
+_UNALIASED = "__vpush_unaliased"
+_DUPLICATES = "vpush_duplicate_columns"  # a subquery's names as spelled and as hidden, once renamed
 _RESOLVED_AS_OUTPUTS = ("order", "having")  # Spark resolves these over the SELECT's outputs first
-
-
-def _star_columns(scope: Scope, star: exp.Expr) -> list[exp.Column] | None:
-    """The columns ``*`` (or ``a.*``) of ``scope``'s SELECT gives, each qualified by its source;
-    None where vpush does not know them."""
-    stars = star.this if isinstance(star, exp.Column) else star
-    if not isinstance(stars, exp.Star) or any(stars.args.get(k) for k in ("replace", "rename", "ilike")):
-        return None
-    excepted = {e.name.lower() for e in (stars.args.get("except_") or [])}
-    table = star.table if isinstance(star, exp.Column) else None
-    found: list[exp.Column] = []
-    for alias in [table] if table else list(scope.selected_sources):
-        names = source_names(scope, alias, output_names)
-        if names is None:
-            return None
-        found += [exp.column(exp.to_identifier(n, quoted=True), table=exp.to_identifier(alias) if alias else None)
-                  for n in names if n.lower() not in excepted]
-    return found
-
-
-def output_names(scope: Scope) -> list[str] | None:
-    """The names of the columns ``scope``'s SELECT gives, its stars' too; None if unknown."""
-    names: list[str] = []
-    for projection in scope.expression.expressions:
-        if not is_star(projection):
-            names.append(projection.alias_or_name)
-            continue
-        columns = _star_columns(scope, projection)
-        if columns is None:
-            return None
-        names += [c.name for c in columns]
-    return names
 
 
 def _expand_stars(inner: exp.Select, scope: Scope) -> None:
@@ -61,7 +35,7 @@ def _expand_stars(inner: exp.Select, scope: Scope) -> None:
         return
     written: list[exp.Expr] = []
     for projection in inner.expressions:
-        columns = _star_columns(scope, projection) if is_star(projection) else None
+        columns = star_columns(scope, projection) if is_star(projection) else None
         written += [projection] if columns is None else columns
     names = [p.alias_or_name.lower() for p in written if not is_star(p)]
     if len(set(names)) < len(names):
@@ -94,10 +68,36 @@ def _unresolved(column: exp.Column, outputs: list[str]) -> OptimizeError:
     )
 
 
-def _check_references(select: exp.Select, scope: Scope, alias: str, ambiguous: dict[str, int]) -> None:
+def _query_scope(source: exp.Table | Scope | None) -> Scope | None:
+    """The scope of the SELECT a source reads: a subquery's, a CTE's or a ``LATERAL`` subquery's."""
+    if not isinstance(source, Scope):
+        return None
+    if isinstance(source.expression, exp.Select):
+        return source
+    lateral = source.expression
+    if isinstance(lateral, exp.Lateral) and isinstance(lateral.this, exp.Subquery):
+        return next((s for s in source.subquery_scopes if s.expression is lateral.this.this and isinstance(s.expression, exp.Select)), None)
+    return None
+
+
+def _position(select: exp.Select, node: exp.Expr) -> int | None:
+    """The place among ``select``'s FROM and joins of the source ``node`` stands in (0 for the FROM)."""
+    while node.parent is not None and node.parent is not select:
+        node = node.parent
+    if node.arg_key == "from_":
+        return 0
+    joins = select.args.get("joins") or []
+    return next((k + 1 for k, join in enumerate(joins) if join is node), None)
+
+
+def _check_references(select: exp.Select, scope: Scope, alias: str, ambiguous: dict[str, int], position: int) -> None:
     """Raise Spark's error for a reference of ``select`` (of ``scope``) to a name of ``ambiguous``
-    (with how many columns of its one source ``alias`` have it)."""
+    (with how many columns of the source ``alias`` have it) that reads that source, the one at
+    ``position`` among the SELECT's FROM and joins (a join's ON sees the sources joined so far;
+    the right side of a semi or anti join is read only in its ON)."""
     outputs = [p.alias_or_name for p in select.expressions if not is_star(p)]
+    joins = select.args.get("joins") or []
+    semi = position > 0 and str(joins[position - 1].args.get("kind") or "").upper() in ("SEMI", "ANTI")
     own = [c for c in select.find_all(exp.Column) if c.find_ancestor(exp.Select) is select]
     for column in dict.fromkeys([*own, *scope.columns]):
         name = column.name.lower()
@@ -106,45 +106,41 @@ def _check_references(select: exp.Select, scope: Scope, alias: str, ambiguous: d
         if bound_by_lambda(column) or column.args.get("db"):
             continue
         if column.find_ancestor(exp.Select) is not select:  # a correlated subquery's
-            if column.table:
+            if column.table and not semi:
                 raise _unresolved(column, outputs)
             continue  # unqualified, the subquery's own source may have it
         clause: exp.Expr = column
         while clause.parent is not select and clause.parent is not None:
             clause = clause.parent
-        if clause.arg_key in _RESOLVED_AS_OUTPUTS:
+        if clause.arg_key == "laterals":
+            continue
+        if clause.arg_key == "joins":
+            if joins.index(clause) + 1 < position or (semi and joins.index(clause) + 1 != position):
+                continue  # the ON of a join before the source's, or beside a semi join's
+        elif semi:
+            continue  # the semi join's right side is no column of the SELECT
+        elif clause.arg_key in _RESOLVED_AS_OUTPUTS:
             if not column.table and name in {o.lower() for o in outputs}:
                 continue
             raise _unresolved(column, outputs)
-        if clause.arg_key in ("joins", "laterals"):
-            continue
         names = ", ".join(f"`{alias}`.`{column.name}`" if alias else f"`{column.name}`" for _ in range(ambiguous[name]))
         raise OptimizeError(f"Reference `{column.name}` is ambiguous, could be: [{names}].", error_class="AMBIGUOUS_REFERENCE")
 
 
-def rename_duplicate_columns(select: exp.Select, scope: Scope) -> None:
-    """Give the duplicate columns of the one subquery ``select`` reads hidden names, write out a
-    ``*`` over it with Spark's names, and raise for an ambiguous reference. In place.
-
-    Raises:
-        OptimizeError: a reference to a name that several different columns of the subquery
-            have (Spark's ``AMBIGUOUS_REFERENCE``, or ``UNRESOLVED_COLUMN`` where Spark resolves
-            the name over the SELECT's outputs or from a correlated subquery).
-    """
-    if len(scope.sources) != 1 or select.args.get("joins") or select.args.get("laterals"):
-        return
-    (alias, source), = scope.sources.items()
-    inner = source.expression if isinstance(source, Scope) else None
-    if not isinstance(inner, exp.Select) or not isinstance(source, Scope):
-        return
+def _hide_duplicates(inner: exp.Select, source: Scope) -> tuple[list[str], list[str], dict[str, int]] | None:
+    """Give the duplicate columns of ``inner`` (of ``source``) hidden names; return the names it
+    gives as spelled, as hidden, and each ambiguous name with how many columns have it (None
+    without duplicates). Once per query: a CTE read twice is renamed the first time."""
+    known = inner.meta.get(_DUPLICATES)
+    if known is not None:
+        return known
     _expand_stars(inner, source)
     duplicates = _duplicates(inner)
     if not duplicates:
-        return
+        return None
     ambiguous = {
         name: len(found) for name, found in duplicates.items() if not _same_column([inner.expressions[k] for k in found], source)
     }
-    _check_references(select, scope, alias, ambiguous)
     spelled = [p.alias_or_name for p in inner.expressions]
     hidden = list(spelled)
     for found in duplicates.values():
@@ -152,15 +148,109 @@ def rename_duplicate_columns(select: exp.Select, scope: Scope) -> None:
             hidden[index] = f"{_HIDDEN}{count}_{spelled[index]}"
             projection = inner.expressions[index]
             inner.expressions[index].replace(exp.alias_(projection.unalias().copy(), hidden[index], quoted=True))
+    inner.meta[_DUPLICATES] = (spelled, hidden, ambiguous)
+    return spelled, hidden, ambiguous
+
+
+def _written_columns(table: exp.Identifier | None, spelled: list[str], hidden: list[str], dropped: set[str]) -> list[exp.Expr]:
+    """A source's columns but those ``dropped`` (lower-cased), read by their hidden names
+    (qualified by ``table``) and named as Spark names them."""
+    return [
+        exp.alias_(exp.column(exp.to_identifier(name, quoted=True), table=table and table.copy()), exp.to_identifier(shown, quoted=True))
+        for name, shown in zip(hidden, spelled)
+        if shown.lower() not in dropped
+    ]
+
+def rename_duplicate_columns(select: exp.Select, scope: Scope) -> None:
+    """Give the duplicate columns of each subquery ``select`` reads hidden names, write out a
+    ``*`` over it with Spark's names, and raise for an ambiguous reference. In place.
+
+    Raises:
+        OptimizeError: a reference to a name that several different columns of a subquery
+            have (Spark's ``AMBIGUOUS_REFERENCE``, or ``UNRESOLVED_COLUMN`` where Spark resolves
+            the name over the SELECT's outputs or from a correlated subquery);
+            ``VPUSH_UNSUPPORTED_FUNCTION`` for a ``*`` over such a subquery joined ``USING`` or
+            ``NATURAL``, or beside a source whose columns vpush does not know.
+    """
+    if select.args.get("laterals"):
+        return
+    renamed: dict[str, tuple[list[str], list[str]]] = {}
+    for source_node in select_sources(select):
+        alias = source_node.alias_or_name
+        source = _query_scope(scope.sources.get(alias))
+        position = _position(select, source_node)
+        inner = source.expression if source is not None else None
+        if not isinstance(inner, exp.Select) or source is None or position is None:
+            continue
+        found = _hide_duplicates(inner, source)
+        if found is None:
+            continue
+        spelled, hidden, ambiguous = found
+        _check_references(select, scope, alias, ambiguous, position)
+        if any(name.lower() == alias.lower() for name in scope.selected_sources):  # not a semi join's right side
+            renamed[alias.lower()] = (spelled, hidden)
+    if not renamed or not any(is_star(p) for p in select.expressions):
+        return
+    qualifiers = {alias: alias for alias in scope.selected_sources}
+    unaliased = next((s for s in select_sources(select) if isinstance(s, exp.Subquery) and not s.alias_or_name), None)
+    if unaliased is not None and len(qualifiers) > 1:
+        # DuckDB finds the columns of one name two sources give ambiguous unless qualified
+        unaliased.set("alias", exp.TableAlias(this=exp.to_identifier(_UNALIASED, quoted=True)))
+        qualifiers[""] = _UNALIASED
     written: list[exp.Expr] = []
     for projection in select.expressions:
-        star = isinstance(projection, exp.Star) or (
-            isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star) and projection.table == alias
-        )
-        if not star:
+        if is_star(projection) and (isinstance(projection, exp.Star) or projection.table.lower() in renamed):
+            written += _star_over_sources(select, scope, projection, renamed, qualifiers)
+        else:
             written.append(projection)
-            continue
-        for name, shown in zip(hidden, spelled):
-            column = exp.column(exp.to_identifier(name, quoted=True), table=alias or None)
-            written.append(exp.alias_(column, exp.to_identifier(shown, quoted=True)))
     select.set("expressions", written)
+
+
+def _star_over_sources(
+    select: exp.Select,
+    scope: Scope,
+    projection: exp.Expr,
+    renamed: dict[str, tuple[list[str], list[str]]],
+    qualifiers: dict[str, str],
+) -> list[exp.Expr]:
+    """``*`` (or ``a.*``) of ``select`` (of ``scope``) over its sources in order, each read by
+    its name in ``qualifiers``: those of ``renamed`` (by lower-cased alias) by their hidden
+    names, the others as ``a.*`` (or their columns beside an EXCEPT, which drops every column of
+    a name; one several sources give is Spark's ``AMBIGUOUS_REFERENCE``)."""
+    star = projection.this if isinstance(projection, exp.Column) else projection
+    if any(star.args.get(k) for k in ("replace", "rename", "ilike")):
+        raise _refuse("`*` with REPLACE over a subquery's columns of one name")
+    joins = select.args.get("joins") or []
+    if any(join.args.get("using") or str(join.args.get("method") or "").upper() == "NATURAL" for join in joins):
+        raise _refuse("`*` over a join USING or NATURAL of a subquery's columns of one name")
+    qualifier = projection.table.lower() if isinstance(projection, exp.Column) else None
+    sources = [alias for alias in scope.selected_sources if qualifier is None or alias.lower() == qualifier]
+    excepted = [(c.table.lower(), c.name) for c in star.args.get("except_") or []]
+    names: dict[str, list[str]] = {}
+    for alias in sources if excepted else []:
+        found = renamed[alias.lower()][0] if alias.lower() in renamed else source_names(scope, alias, output_names)
+        if found is None:
+            raise _refuse("`* EXCEPT` over a subquery's columns of one name beside a source of `*`")
+        names[alias] = found
+    for table, name in excepted:
+        owners = [alias for alias in sources if table in ("", alias.lower()) and name.lower() in {n.lower() for n in names[alias]}]
+        if len(owners) > 1:
+            shown = ", ".join(sorted(f"`{owner}`.`{name}`" for owner in owners))
+            raise OptimizeError(f"Reference `{name}` is ambiguous, could be: [{shown}].", error_class="AMBIGUOUS_REFERENCE")
+    written: list[exp.Expr] = []
+    for alias in sources:
+        dropped = {name.lower() for table, name in excepted if table in ("", alias.lower())}
+        table = exp.to_identifier(qualifiers[alias]) if qualifiers[alias] else None
+        if alias.lower() in renamed:
+            written += _written_columns(table, *renamed[alias.lower()], dropped)
+        elif not excepted:
+            written.append(exp.Column(this=exp.Star(), table=table))
+        else:
+            written += _written_columns(table, names[alias], names[alias], dropped)
+    return written
+
+def _refuse(what: str) -> OptimizeError:
+    return OptimizeError(
+        f"SELECT *: the DuckDB engine does not give Spark's answer for {what} yet; the Spark engine runs it",
+        error_class="VPUSH_UNSUPPORTED_FUNCTION",
+    )

@@ -104,8 +104,8 @@ from vpush.optimizer.rewrite_time_windows import (
 )
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rewrite_table_samples import passes_rows
-from vpush.optimizer.rename_duplicate_columns import output_names, rename_duplicate_columns
-from vpush.optimizer.expand_using_stars import expand_using_stars, is_star, source_names
+from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
+from vpush.optimizer.expand_using_stars import expand_using_stars, is_star, output_names, source_names
 from vpush.optimizer.spark_analysis import aggregating as _aggregating, check_order_by_aggregates
 from vpush.optimizer.spark_collect_set import orders_set, spark_set_order
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
@@ -5860,8 +5860,8 @@ def apply_spark_semantics(
                 if key != "expressions" and isinstance(part, exp.Expr):
                     unwrap_cast_comparisons(part, typer.of)
         drop_rows_under_false_filters(select)
+        rename_duplicate_columns(select, scope)  # before a star over a join USING reads a subquery's names
         expand_using_stars(select, scope, columns)
-        rename_duplicate_columns(select, scope)
         _spell_out_with_rollup(select)
         float_keys = _float_group_keys(select, typer, columns)
         _inline_aggregate_aliases(select, columns)

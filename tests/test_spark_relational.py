@@ -473,6 +473,12 @@ SELF_JOINS = [
     "SELECT count(*) AS n FROM t JOIN t ON t.id = t.id",
     "SELECT id FROM t JOIN t USING (id) ORDER BY t.i",
     "SELECT id FROM t JOIN t USING (id) WHERE EXISTS (SELECT 1 FROM t u WHERE u.i = t.i)",
+    # a source whose star reads a join (its columns found through it), beside a LATERAL VIEW
+    "WITH q AS (SELECT x.*, y.g AS k FROM t x JOIN t y USING (id)) SELECT * FROM q JOIN q USING (id)",
+    "WITH q AS (SELECT * FROM t x JOIN (SELECT id AS k, g AS z FROM t) y ON x.id = y.k) SELECT id, q.id AS a, q.* FROM q JOIN q USING (id)",
+    "WITH q AS (SELECT * FROM t x JOIN (SELECT id AS k, g AS z FROM t) y ON x.id = y.k) SELECT id, q.z FROM q JOIN q USING (id)",
+    "SELECT t.*, x FROM t JOIN t USING (id) LATERAL VIEW explode(array(t.id, 1)) e AS x",
+    "SELECT x FROM t JOIN t USING (id) LATERAL VIEW explode(array(g)) e AS x",
 ]
 
 

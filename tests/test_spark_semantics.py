@@ -1200,6 +1200,17 @@ SPARK_SYNTAX = [
     "SELECT i FROM (SELECT i, t.i, *, s FROM t)",
     "SELECT i FROM (SELECT *, i * 0 AS s FROM t) x ORDER BY s",
     "SELECT i FROM (SELECT *, i * 0 AS s FROM t) x WHERE EXISTS (SELECT 1 FROM t y WHERE y.i = x.s)",
+    # ... beside another source: a reference that reads them (a join's ON too) raises, a star keeps them
+    "SELECT i FROM (SELECT i, i AS i FROM t) s JOIN v ON s.i = v.id",
+    "SELECT id FROM v JOIN (SELECT i, s AS i FROM t) s ON v.id = s.i",
+    "SELECT id FROM (SELECT i, i AS i FROM t) s JOIN v ON v.id = 1 ORDER BY s.i",
+    "SELECT id FROM v JOIN t x ON i = v.id JOIN (SELECT i, s AS i FROM t) s ON true",
+    "SELECT s.i FROM (SELECT i, i FROM t) s JOIN v ON s.i = v.id",
+    "SELECT * FROM (SELECT i, g AS i FROM t), v WHERE v.id < 2",
+    "SELECT s.*, id FROM (SELECT i, g AS i FROM t) s JOIN v ON v.id = 1",
+    "SELECT * EXCEPT (x.g) FROM (SELECT i, i, g FROM t) s JOIN (SELECT * FROM t JOIN v ON t.i = v.id) x ON x.id = s.i",
+    "WITH c AS (SELECT i, s AS i, g FROM t) SELECT * FROM c x JOIN c y ON x.g = y.g",
+    "SELECT * FROM v, LATERAL (SELECT i, s AS i FROM t WHERE t.i = v.id) s",
     # a qualifier naming nothing the SELECT reads: UNRESOLVED_COLUMN in a subquery, CTE or branch too;
     # an outer query's source read one level up only
     "SELECT * FROM (SELECT y.i FROM t)",
@@ -1220,6 +1231,8 @@ SPARK_SYNTAX = [
     "SELECT * FROM t NATURAL JOIN t x NATURAL JOIN t y",
     "SELECT *, 1 AS k FROM t a LEFT JOIN t b USING (i) FULL JOIN t c USING (s) RIGHT JOIN t e USING (g, day)",
     "SELECT * FROM t a JOIN t b ON a.i = b.i JOIN t c USING (g) CROSS JOIN (SELECT 1 AS one) e",
+    "SELECT * FROM (SELECT * FROM t x JOIN v ON x.i = v.id) q JOIN v USING (id) JOIN t USING (i)",
+    "SELECT * FROM (SELECT * EXCEPT (g) FROM t) q JOIN t USING (i)",
     # PIVOT: grouped by the columns it does not name; NULL for a cell without rows where every
     # aggregate is a number or boolean (Spark's PivotFirst), count's 0 otherwise
     "SELECT * FROM (SELECT g, i % 2 AS k, b FROM t) PIVOT (count(b) AS n, sum(b) AS s FOR k IN (0, 1)) ORDER BY g",
