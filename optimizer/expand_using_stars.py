@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
+from vpush.optimizer.check_join_references import star_except
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.variant_types import SparkType
 
@@ -145,8 +146,15 @@ def expand_using_stars(
                 continue
         else:
             chosen = [(name, value.copy()) for name, value in keys] + others(left, left_names) + others(right, right_names)
-        expanded += [exp.alias_(value, name, quoted=True) for name, value in chosen]
+        expanded += [exp.alias_(value, name, quoted=True) for name, value in _except(projection, chosen)]
     select.set("expressions", expanded)
+
+
+def _except(star: exp.Expr, chosen: list[tuple[str, exp.Expr]]) -> list[tuple[str, exp.Expr]]:
+    """The columns ``star`` gives but those its EXCEPT list names, each found among them as
+    Spark finds it (by its qualifier, none for a full join's coalesced key)."""
+    places = star_except(star, [(v.table if isinstance(v, exp.Column) else None, name.lower()) for name, v in chosen])
+    return [c for k, c in enumerate(chosen) if k not in (places or [])]
 
 
 def _expand_over_joins(
@@ -228,7 +236,8 @@ def _expand_over_joins(
     expanded: list[exp.Expr] = []
     for projection in select.expressions:
         if is_star(projection):
-            expanded += [exp.alias_(value.copy(), name, quoted=True) for name, value, _ in running]
+            chosen = _except(projection, [(name, value) for name, value, _ in running])
+            expanded += [exp.alias_(value.copy(), name, quoted=True) for name, value in chosen]
         else:
             expanded.append(projection)
     select.set("expressions", expanded)

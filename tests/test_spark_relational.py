@@ -431,6 +431,14 @@ JOINED_NAMES = [
     "SELECT id FROM t x JOIN (t y JOIN t u USING (id)) USING (id)",
     "SELECT x.i, u.i AS j FROM t x JOIN (t y JOIN t u ON y.id = u.id) ON x.id = y.id",
     "SELECT count(*) AS n FROM t x LEFT JOIN (t y JOIN t u USING (id)) USING (id)",
+    # a star's EXCEPT list names columns of that star, found among them only (DuckDB had kept
+    # them all; `x.* EXCEPT (i)` had been ambiguous with y.i)
+    "SELECT x.* EXCEPT (x.i) FROM t x JOIN t y USING (id)",
+    "SELECT x.* EXCEPT (i), 1 AS one FROM t x JOIN t y USING (id)",
+    "SELECT * EXCEPT (ID, X.G) FROM t x FULL JOIN t y USING (id)",
+    "SELECT * EXCEPT (x.g, y.g) FROM t x JOIN t y USING (id) JOIN t u USING (id)",
+    "SELECT * EXCEPT (y.id) FROM t x JOIN t y USING (id)",
+    "SELECT * EXCEPT (id, id) FROM t x JOIN t y USING (id)",
 ]
 
 
@@ -454,6 +462,13 @@ SELF_JOINS = [
     "SELECT count(*) AS n FROM t JOIN t ON t.id = t.id",
     "SELECT id FROM t JOIN t USING (id) ORDER BY t.i",
     "SELECT id FROM t JOIN t USING (id) WHERE EXISTS (SELECT 1 FROM t u WHERE u.i = t.i)",
+    # `t.*` gives both sides' `id` (the right side's hidden key), so its EXCEPT list finds two
+    "SELECT t.* EXCEPT (t.id) FROM t JOIN t USING (id)",
+    "SELECT t.* EXCEPT (id) FROM t RIGHT JOIN t USING (id)",
+    "SELECT t.* EXCEPT (i) FROM t JOIN (SELECT id, g FROM t) t USING (id)",
+    "SELECT t.* EXCEPT (nope) FROM t JOIN t USING (id)",
+    "SELECT * EXCEPT (id) FROM t RIGHT JOIN t USING (id)",
+    "SELECT * EXCEPT (t.k) FROM t JOIN (SELECT id, g AS k FROM t) t USING (id)",
 ]
 
 
