@@ -249,7 +249,7 @@ def star_except(star: exp.Expr, entries: Sequence[tuple[str | None, str]]) -> li
     ``UnresolvedStarExceptOrReplace`` finds them: among the star's own columns only (``x.*
     EXCEPT (i)`` over ``t x JOIN t y USING (id)`` names ``x.i``; ``t.* EXCEPT (t.id)`` over
     ``t JOIN t USING (id)`` names both sides' ``id``, which ``t.*`` gives; measured on PySpark
-    4.3). None where the list names something else (a struct's field) or there is no list.
+    4.3). None where there is no list.
 
     Example:
         >>> import sqlglot
@@ -260,7 +260,8 @@ def star_except(star: exp.Expr, entries: Sequence[tuple[str | None, str]]) -> li
     Raises:
         OptimizeError: ``AMBIGUOUS_REFERENCE`` for a name several of the star's columns carry,
             ``UNRESOLVED_COLUMN.WITH_SUGGESTION`` for one none does, ``EXCEPT_OVERLAPPING_COLUMNS``
-            for a column named twice.
+            for a column named twice; ``VPUSH_UNSUPPORTED_FUNCTION`` for a struct's field (``st.a``,
+            which Spark drops from the struct: the star written out would keep it).
     """
     stars = star.this if isinstance(star, exp.Column) else star
     excepted = stars.args.get("except_") if isinstance(stars, exp.Star) else None
@@ -269,12 +270,14 @@ def star_except(star: exp.Expr, entries: Sequence[tuple[str | None, str]]) -> li
     qualifiers = {(q or "").lower() for q, _ in entries if q is not None}
     found: list[int] = []
     for column in excepted:
-        if not isinstance(column, exp.Column) or column.args.get("db") is not None or not isinstance(column.this, exp.Identifier):
-            return None
-        qualifier, name = column.table.lower(), column.name.lower()
-        if qualifier and qualifier not in qualifiers:
-            if any(n == qualifier for _, n in entries):
-                return None  # a field of a struct column, which vpush leaves to the engine
+        plain = isinstance(column, exp.Column) and column.args.get("db") is None and isinstance(column.this, exp.Identifier)
+        qualifier, name = (column.table.lower(), column.name.lower()) if isinstance(column, exp.Column) else ("", "")
+        if not plain or (qualifier and qualifier not in qualifiers and any(n == qualifier for _, n in entries)):
+            raise OptimizeError(
+                f"{star.sql(dialect='spark')}: a struct's field in the EXCEPT list of a star over a join is not answered "
+                "yet; the Spark engine runs it over sources of distinct names",
+                error_class="VPUSH_UNSUPPORTED_FUNCTION",
+            )
         places = [k for k, (q, n) in enumerate(entries) if n == name and (not qualifier or (q or "").lower() == qualifier)]
         written = f"{column.table}`.`{column.name}" if qualifier else column.name
         if len(places) > 1:
