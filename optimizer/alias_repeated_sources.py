@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from sqlglot import exp
 
-from vpush.optimizer.check_join_references import JoinScope, join_scope, select_sources, source_columns
+from vpush.optimizer.check_join_references import JoinScope, join_scope, select_sources, source_columns, star_except
 
 __all__ = ["alias_repeated_sources"]
 
@@ -92,20 +92,35 @@ def _expand_star(
     """``t.*`` of a source (of a SELECT that names one twice) as its columns, as Spark's star
     finds them: the join's hidden keys of that qualifier, then its output columns
     (``UnresolvedStar.expand``); left as it is where it finds none (a semi join's right side)."""
+    if isinstance(projection, exp.Star):
+        _qualify_star_except(projection, scope, written)
+        return [projection]
     if not (isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star) and projection.table):
         return [projection]
     qualifier = projection.table.lower()
     if qualifier not in names or projection.args.get("db") is not None:
         return [projection]
-    chosen = [(index, name) for owner, name, index in [*scope.hidden, *scope.visible]
+    chosen = [(owner, name, index) for owner, name, index in [*scope.hidden, *scope.visible]
               if index is not None and (owner or "").lower() == qualifier]
     if not chosen:
         return [projection]
+    # the EXCEPT list names some of these columns (Spark's UnresolvedStarExceptOrReplace)
+    excepted = set(star_except(projection, [(owner, name) for owner, name, _ in chosen]) or [])
     expanded: list[exp.Expr] = []
-    for index, name in chosen:
+    for index, name in [(index, name) for k, (_, name, index) in enumerate(chosen) if k not in excepted and index is not None]:
         spelled = next(c for c in columns[index] if c.lower() == name)
         expanded.append(exp.alias_(exp.column(spelled, table=written[index], quoted=True), spelled, quoted=True))
     return expanded
+
+
+def _qualify_star_except(star: exp.Star, scope: JoinScope, written: list[str]) -> None:
+    """Qualify each name of ``*``'s EXCEPT list by the source it names among the join's output
+    (``* EXCEPT (id)`` over ``t JOIN t USING (id)``: the left side's key), as the sources are
+    written now; a full join's key, ``coalesce`` of both, stays unqualified."""
+    places = star_except(star, [(owner, name) for owner, name, _ in scope.visible])
+    for column, place in zip(star.args.get("except_") or [], places or []):
+        index = scope.visible[place][2]
+        column.set("table", exp.to_identifier(written[index], quoted=True) if index is not None else None)
 
 
 def _set_alias(source: exp.Expr, alias: str) -> None:

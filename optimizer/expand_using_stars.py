@@ -9,10 +9,12 @@ side has them, so each star is replaced by its columns, named as Spark names the
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
+from vpush.optimizer.check_join_references import star_except
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.variant_types import SparkType
 
@@ -25,6 +27,7 @@ _HIDDEN = "__vpush"
 # a column of a join's output: its name, its value, the side whose column's type it has, and the
 # side whose `a.*` gives it (None for a FULL join's key, which no side's star gives)
 _Output = tuple[str, exp.Expr, str, "str | None"]
+_T = TypeVar("_T", bound=tuple[Any, ...])  # a star's column: its name and value first
 
 
 def _refuse(what: str) -> OptimizeError:
@@ -190,8 +193,16 @@ def expand_using_stars(
                 continue
         else:
             chosen = [(name, value.copy()) for name, value in keys] + others(left, left_names) + others(right, right_names)
-        expanded += [exp.alias_(value, name, quoted=True) for name, value in chosen]
+        expanded += [exp.alias_(value, name, quoted=True) for name, value in _except(projection, chosen)]
     select.set("expressions", expanded)
+
+
+def _except(star: exp.Expr, chosen: list[_T]) -> list[_T]:
+    """The columns ``star`` gives (each a name and its value first) but those its EXCEPT list
+    names, each found among them as Spark finds it (by its qualifier, none for a full join's
+    coalesced key)."""
+    places = star_except(star, [(v.table if isinstance(v, exp.Column) else None, name.lower()) for name, v, *_ in chosen])
+    return [c for k, c in enumerate(chosen) if k not in (places or [])]
 
 
 def _expand_over_joins(
@@ -294,5 +305,5 @@ def _expand_over_joins(
             if not chosen:
                 expanded.append(projection)  # no side of that name: Spark's and DuckDB's errors
                 continue
-        expanded += [exp.alias_(value.copy(), name, quoted=True) for name, value, *_ in chosen]
+        expanded += [exp.alias_(value.copy(), name, quoted=True) for name, value, *_ in _except(projection, chosen)]
     select.set("expressions", expanded)
