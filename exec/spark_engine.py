@@ -658,4 +658,27 @@ def translate_spark_error(exc: Exception) -> VpushError:
     first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
     if condition == "PYTHON_EXCEPTION" and raised is not None:
         return ExecutionError(raised.group(2).strip(), error_class=raised.group(1))
-    return ExecutionError(f"Spark failed: {first}", error_class=condition)
+    worker = _python_worker_failure(text)
+    if worker:
+        first = first.removesuffix(_TRACEBACK).rstrip()
+    return ExecutionError(f"Spark failed: {first}{worker}", error_class=condition)
+
+
+_TRACEBACK = "Traceback (most recent call last):"
+_PYTHON_RAISED = re.compile(r"^(\w+(?:\.\w+)*(?:Error|Exception|Exit|Interrupt)): ([^\n]*)$", re.MULTILINE)
+
+
+def _python_worker_failure(text: str) -> str:
+    """What a Python traceback in Spark's text raised (a Python worker's: the text's first line
+    ends at ``Traceback (most recent call last):``), said after it; where the worker could not
+    import vpush, what to set."""
+    start = text.find(_TRACEBACK)
+    raised = _PYTHON_RAISED.search(text, start) if start >= 0 else None
+    if raised is None:
+        return ""
+    said = f" {raised.group(1)}: {raised.group(2).strip()}"
+    if raised.group(1) == "ModuleNotFoundError" and re.search(r"No module named '(vpush|pyarrow)[.']", raised.group(2) + "'"):
+        said += (" (Spark's Python workers run an interpreter without vpush or pyarrow: set PYSPARK_PYTHON, or"
+                 " spark.pyspark.python, to the Python vpush is installed in before the Spark session"
+                 " starts, and install vpush on every executor)")
+    return said

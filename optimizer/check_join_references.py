@@ -237,6 +237,7 @@ def _projection_names(query: exp.Expr, table_columns: Mapping[int, Sequence[str]
             names.append(spelled[0])
     return names
 
+
 def _using_keys(join: exp.Join) -> list[str] | None:
     """The lower-cased names of a join's ``USING`` list, ``[]`` for ``NATURAL`` (found from both
     sides), or None for another join."""
@@ -336,9 +337,9 @@ def join_scope(select: exp.Select, columns: Sequence[Sequence[str]]) -> JoinScop
 
 
 def star_except(star: exp.Expr, entries: Sequence[tuple[str | None, str]]) -> list[int] | None:
-    """The place, for each name of its ``EXCEPT`` list in turn, among ``entries`` (the columns ``star`` gives: each one's qualifier, None for
-    a full join's key, and its name) that the star's ``EXCEPT`` list names, found as Spark's
-    ``UnresolvedStarExceptOrReplace`` finds them: among the star's own columns only (``x.*
+    """The places among ``entries`` (the columns ``star`` gives: each one's qualifier, None for a
+    full join's key, and its name) of the columns the star's ``EXCEPT`` list names, in the list's
+    order, found as Spark's ``UnresolvedStarExceptOrReplace`` finds them: among the star's own columns only (``x.*
     EXCEPT (i)`` over ``t x JOIN t y USING (id)`` names ``x.i``; ``t.* EXCEPT (t.id)`` over
     ``t JOIN t USING (id)`` names both sides' ``id``, which ``t.*`` gives; measured on PySpark
     4.3). None where there is no list.

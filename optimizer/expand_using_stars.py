@@ -30,7 +30,8 @@ _Output = tuple[str, exp.Expr, str, "str | None"]
 _T = TypeVar("_T", bound=tuple[Any, ...])  # a star's column: its name and value first
 
 
-def _refuse(what: str) -> OptimizeError:
+def refuse_star(what: str) -> OptimizeError:
+    """``VPUSH_UNSUPPORTED_FUNCTION`` for a star of ``what`` on the DuckDB engine."""
     return OptimizeError(
         f"SELECT *: the DuckDB engine does not give Spark's answer for {what} yet; the Spark engine runs it",
         error_class="VPUSH_UNSUPPORTED_FUNCTION",
@@ -92,16 +93,16 @@ def star_columns(scope: Scope, star: exp.Expr) -> list[exp.Column] | None:
         for j in joins
     ):
         return None  # a generator's columns, a join's keys, which the star reads too
-    excepted = {e.name.lower() for e in (stars.args.get("except_") or [])}
     table = star.table if isinstance(star, exp.Column) else None
     found: list[exp.Column] = []
     for alias in [table] if table else list(scope.selected_sources):
         names = source_names(scope, alias, output_names)
         if names is None:
             return None
-        found += [exp.column(exp.to_identifier(n, quoted=True), table=exp.to_identifier(alias) if alias else None)
-                  for n in names if n.lower() not in excepted]
-    return found
+        found += [exp.column(exp.to_identifier(n, quoted=True), table=exp.to_identifier(alias) if alias else None) for n in names]
+    # the EXCEPT list's names found among the star's columns as Spark finds them (`x.g` is x's alone)
+    dropped = star_except(star, [(c.table or None, c.name.lower()) for c in found]) or []
+    return [c for k, c in enumerate(found) if k not in dropped]
 
 
 def output_names(scope: Scope) -> list[str] | None:
@@ -143,12 +144,12 @@ def expand_using_stars(
         _expand_over_joins(select, scope, columns, source, joins)
         return
     if source is None:
-        raise _refuse("`*` over more than one join with USING columns or NATURAL")
+        raise refuse_star("`*` over more than one join with USING columns or NATURAL")
     join = joins[0]
     left, right = source.this.alias_or_name, join.this.alias_or_name
     left_names, right_names = source_names(scope, left, output_names), source_names(scope, right, output_names)
     if not left or not right or left_names is None or right_names is None:
-        raise _refuse("`*` over a join USING or NATURAL of a source whose columns vpush does not know")
+        raise refuse_star("`*` over a join USING or NATURAL of a source whose columns vpush does not know")
     right_lower = {n.lower(): n for n in right_names}
     left_lower = {n.lower(): n for n in left_names}
     if join.args.get("using"):
@@ -167,7 +168,7 @@ def expand_using_stars(
         right_key = exp.column(right_lower[key], table=right, quoted=True)
         if side == "FULL":
             if columns.get(left.lower(), {}).get(key) != columns.get(right.lower(), {}).get(key):
-                raise _refuse("`*` over a full join USING columns of different types")
+                raise refuse_star("`*` over a full join USING columns of different types")
             keys.append((left_lower[key], exp.Coalesce(this=left_key, expressions=[right_key])))
         else:
             keys.append((left_lower[key], right_key if side == "RIGHT" else left_key))
@@ -231,7 +232,7 @@ def _expand_over_joins(
     if not first or names is None:
         if not stars:
             return
-        raise _refuse("`*` over a join USING or NATURAL of a source whose columns vpush does not know")
+        raise refuse_star("`*` over a join USING or NATURAL of a source whose columns vpush does not know")
     running: list[_Output] = [(n, exp.column(n, table=first, quoted=True), first, first) for n in names]
     hidden: list[_Output] = []
     for join in joins:
@@ -240,7 +241,7 @@ def _expand_over_joins(
         if not alias or right_names is None:
             if not stars:
                 return
-            raise _refuse("`*` over a join USING or NATURAL of a source whose columns vpush does not know")
+            raise refuse_star("`*` over a join USING or NATURAL of a source whose columns vpush does not know")
         right: list[_Output] = [(n, exp.column(n, table=alias, quoted=True), alias, alias) for n in right_names]
         # a semi or anti join's right side gives no column of its output, nor a hidden one
         semi = str(join.args.get("kind") or "").upper() in ("SEMI", "ANTI")
@@ -268,7 +269,7 @@ def _expand_over_joins(
             right_value = right[right_lower[key]][1]
             if side == "FULL":
                 if stars and columns.get(owner.lower(), {}).get(key) != columns.get(alias.lower(), {}).get(key):
-                    raise _refuse("`*` over a full join USING columns of different types")
+                    raise refuse_star("`*` over a full join USING columns of different types")
                 keys.append((name, exp.Coalesce(this=left_value.copy(), expressions=[right_value.copy()]), owner, None))
             elif side == "RIGHT":
                 keys.append((name, right_value.copy(), owner, alias))

@@ -69,6 +69,7 @@ from vpush.optimizer.variant_types import VARIANT, ArrayType, SparkType, StringT
 SCAN_PREFIX = "__vpush_scan_"
 _AFTER_LIMIT = "vpush_after_limit"  # meta key: a SELECT that project_after_limit made
 
+
 def parse_spark(sql: str) -> exp.Expression:
     """Parse one Spark SQL statement.
 
@@ -257,8 +258,8 @@ def _passes_table_rows(star: exp.Star) -> bool:
         and isinstance(select.args["from_"].this, exp.Table)
     ):
         return False
-    if select.parent.args.get("pivots"):
-        return False  # a PIVOT groups by every column it does not name
+    if select.parent.args.get("pivots") or select.parent.alias_column_names:
+        return False  # a PIVOT groups by every column it does not name; `s(k, a, b)` names them by place
     relation = select.parent.parent
     reader = relation.parent if isinstance(relation, (exp.From, exp.Join)) else None
     return isinstance(reader, exp.Select) and not any(
@@ -921,11 +922,24 @@ def _scope_extractions(
         qualifier = base.table.lower()
         if qualifier and qualifier != alias:
             continue
-        if not qualifier and not single and (source is None or not resolves_to(source, base, select)):
+        if not qualifier and (_names_an_output(base, select) or not single and (source is None or not resolves_to(source, base, select))):
             continue
         claimed.add(id(candidate))
         out.append(Extraction(base, segments, target, strict, node=candidate))
     return out
+
+
+def _names_an_output(column: exp.Column, select: exp.Select) -> bool:
+    """Whether the unqualified ``column``, in ``select``'s ORDER BY or HAVING, names one of its
+    aliases: Spark resolves those clauses over the SELECT's outputs first (``SELECT u.w AS v ...
+    ORDER BY variant_get(v, ...)`` sorts by ``u.w``, not by a source's ``v``)."""
+    node: exp.Expr = column
+    while node.parent is not None and node.parent is not select:
+        node = node.parent
+    name = column.name.lower()
+    return node.arg_key in ("order", "having") and any(
+        isinstance(p, exp.Alias) and p.alias.lower() == name for p in select.expressions
+    )
 
 
 def _extraction_alias(node: exp.Table, alias: str) -> str | None:

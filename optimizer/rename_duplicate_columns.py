@@ -21,7 +21,7 @@ from sqlglot.optimizer.scope import Scope
 from vpush.optimizer.dialect import bound_by_lambda
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.check_join_references import select_sources
-from vpush.optimizer.expand_using_stars import is_star, output_names, source_names, star_columns
+from vpush.optimizer.expand_using_stars import is_star, output_names, refuse_star, source_names, star_columns
 
 _HIDDEN = "__vpush_dup"
 _UNALIASED = "__vpush_unaliased"
@@ -161,6 +161,7 @@ def _written_columns(table: exp.Identifier | None, spelled: list[str], hidden: l
         if shown.lower() not in dropped
     ]
 
+
 def rename_duplicate_columns(select: exp.Select, scope: Scope) -> None:
     """Give the duplicate columns of each subquery ``select`` reads hidden names, write out a
     ``*`` over it with Spark's names, and raise for an ambiguous reference. In place.
@@ -219,10 +220,10 @@ def _star_over_sources(
     a name; one several sources give is Spark's ``AMBIGUOUS_REFERENCE``)."""
     star = projection.this if isinstance(projection, exp.Column) else projection
     if any(star.args.get(k) for k in ("replace", "rename", "ilike")):
-        raise _refuse("`*` with REPLACE over a subquery's columns of one name")
+        raise refuse_star("`*` with REPLACE over a subquery's columns of one name")
     joins = select.args.get("joins") or []
     if any(join.args.get("using") or str(join.args.get("method") or "").upper() == "NATURAL" for join in joins):
-        raise _refuse("`*` over a join USING or NATURAL of a subquery's columns of one name")
+        raise refuse_star("`*` over a join USING or NATURAL of a subquery's columns of one name")
     qualifier = projection.table.lower() if isinstance(projection, exp.Column) else None
     sources = [alias for alias in scope.selected_sources if qualifier is None or alias.lower() == qualifier]
     excepted = [(c.table.lower(), c.name) for c in star.args.get("except_") or []]
@@ -230,7 +231,7 @@ def _star_over_sources(
     for alias in sources if excepted else []:
         found = renamed[alias.lower()][0] if alias.lower() in renamed else source_names(scope, alias, output_names)
         if found is None:
-            raise _refuse("`* EXCEPT` over a subquery's columns of one name beside a source of `*`")
+            raise refuse_star("`* EXCEPT` over a subquery's columns of one name beside a source of `*`")
         names[alias] = found
     for table, name in excepted:
         owners = [alias for alias in sources if table in ("", alias.lower()) and name.lower() in {n.lower() for n in names[alias]}]
@@ -249,8 +250,3 @@ def _star_over_sources(
             written += _written_columns(table, names[alias], names[alias], dropped)
     return written
 
-def _refuse(what: str) -> OptimizeError:
-    return OptimizeError(
-        f"SELECT *: the DuckDB engine does not give Spark's answer for {what} yet; the Spark engine runs it",
-        error_class="VPUSH_UNSUPPORTED_FUNCTION",
-    )

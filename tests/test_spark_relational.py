@@ -506,6 +506,8 @@ SELF_JOINS = [
     "SELECT t.* EXCEPT (nope) FROM t JOIN t USING (id)",
     "SELECT * EXCEPT (id) FROM t RIGHT JOIN t USING (id)",
     "SELECT * EXCEPT (t.k) FROM t JOIN (SELECT id, g AS k FROM t) t USING (id)",
+    # a subquery's star whose EXCEPT names one side's column, under a join USING
+    "SELECT * FROM (SELECT * EXCEPT (x.g) FROM t x JOIN (SELECT id AS k, g FROM t) y ON x.id = y.k) s JOIN t USING (id)",
 ]
 
 

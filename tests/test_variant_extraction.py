@@ -159,6 +159,15 @@ QUERIES = [
     # a subscript right after a cast of a path (sqlglot read it as a cast to a typed literal)
     "SELECT id, v:arr::array<bigint>[1] AS second, v:o::map<string, bigint>['x'] + 1 AS x FROM t "
     "WHERE id BETWEEN 6144 AND 6999 AND id % 50 = 7",
+    # an ORDER BY or HAVING reads a SELECT's alias `v` first, not a source's `v` (vpush had sorted
+    # by the table's column, alone and over a join)
+    "SELECT id, parse_json(concat('{\"a\": ', -id, '}')) AS v FROM t WHERE id % 97 = 0 ORDER BY v:a::bigint LIMIT 3",
+    "SELECT t.id, parse_json(concat('{\"a\": ', -r.id, '}')) AS v FROM t JOIN range(0, 7500, 97) AS r ON t.id = r.id "
+    "ORDER BY variant_get(v, '$.a', 'bigint') LIMIT 3",
+    "SELECT t.id, any_value(parse_json(concat('{\"a\": ', -r.id, '}'))) AS v FROM t JOIN range(0, 7500, 97) AS r "
+    "ON t.id = r.id GROUP BY t.id HAVING variant_get(v, '$.a', 'bigint') > -300",
+    # a subquery's star under names given by place
+    "SELECT k FROM (SELECT * FROM t) s(k, w) WHERE k % 1000 = 3",
 ]
 
 

@@ -196,3 +196,29 @@ def test_int96_and_nanosecond_timestamps_reach_spark(spark: SparkSession, tmp_pa
         got = con.sql("SELECT id, ts FROM t ORDER BY id").to_arrow()
         assert got.schema.field("ts").type == arrow_type, name
         assert got.column("ts").cast(pa.int64()).to_pylist() == want_micros, name
+
+
+# PySpark 4.3's text where a Spark session started without PYSPARK_PYTHON runs a Python worker
+# from an interpreter that lacks vpush (a plain `SparkSession.builder` outside an activated
+# virtualenv): the first line ends where the worker's traceback begins
+_WORKER_WITHOUT_VPUSH = """[PYTHON_DATA_SOURCE_ERROR] Failed to create Python data source instance: Traceback (most recent call last):
+  File "pyspark/sql/worker/create_data_source.py", line 57, in _main
+    data_source_cls = read_command(pickleSer, infile)
+  File "pyspark/serializers.py", line 483, in loads
+    return cloudpickle.loads(obj, encoding=encoding)
+ModuleNotFoundError: No module named 'vpush'
+ SQLSTATE: 38000"""
+
+
+def test_a_python_workers_failure_says_what_it_raised() -> None:
+    """The error names what the worker raised, not only the traceback's first line, and where the
+    worker could not import vpush, what to set."""
+    from vpush.exec.spark_engine import translate_spark_error
+
+    error = translate_spark_error(Exception(_WORKER_WITHOUT_VPUSH))
+    assert str(error).startswith("Spark failed: [PYTHON_DATA_SOURCE_ERROR] Failed to create Python data source instance: "
+                                 "ModuleNotFoundError: No module named 'vpush' (")
+    assert "PYSPARK_PYTHON" in str(error) and "Traceback" not in str(error)
+    other = translate_spark_error(Exception(_WORKER_WITHOUT_VPUSH.replace("'vpush'", "'numpy_financial'")))
+    assert str(other).endswith("ModuleNotFoundError: No module named 'numpy_financial'")
+    assert str(translate_spark_error(Exception("[DIVIDE_BY_ZERO] Division by zero."))) == "Spark failed: [DIVIDE_BY_ZERO] Division by zero."
