@@ -7,8 +7,6 @@ STAMP := $(VENV)/.installed
 DEMO_DIR ?= build/demo/events
 DEMO_ROWS ?= 200000
 PYTEST_ARGS ?=
-# pytest processes for `make test`: each runs its own Spark session (local[2], 2 GiB driver)
-TEST_WORKERS ?= 2
 
 .PHONY: setup test test-full demo bench lint clean
 
@@ -24,10 +22,10 @@ $(STAMP): pyproject.toml setup.py codec/_native.c codec/strict_math.c codec/stri
 setup: $(STAMP)
 
 test: setup
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(PY) -m pytest $(PYTEST_ARGS)
 
 test-full: setup
-	VPUSH_HYPOTHESIS_PROFILE=full VPUSH_FUZZ_EXAMPLES=300 $(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	VPUSH_HYPOTHESIS_PROFILE=full VPUSH_FUZZ_EXAMPLES=300 $(PY) -m pytest $(PYTEST_ARGS)
 
 demo: setup
 	$(VPUSH) sample events $(DEMO_DIR) --rows $(DEMO_ROWS) --files 4 --overwrite
