@@ -87,7 +87,8 @@ def check_join_references(expression: exp.Expr, table_columns: Mapping[int, Sequ
         sources = select_sources(select)
         names = [s.alias_or_name.lower() for s in sources]
         twice = len(set(names)) < len(names)
-        if not twice and not any(_using_keys(join) is not None for join in select.args.get("joins") or []):
+        using = any(_using_keys(join) is not None for join in select.args.get("joins") or [])
+        if not twice and not using and not (len(sources) > 1 and any(_excepts(p) for p in select.expressions)):
             continue
         columns = [source_columns(s, table_columns) for s in sources]
         if all(c is not None for c in columns):
@@ -205,7 +206,7 @@ def _projection_names(query: exp.Expr, table_columns: Mapping[int, Sequence[str]
     if not isinstance(query, exp.Select):
         return None
     projections = query.expressions
-    if not any(_is_star(p) for p in projections):
+    if not any(p.is_star for p in projections):
         return [p.alias_or_name for p in projections]
     sources = select_sources(query)
     if query.args.get("laterals") or not sources:
@@ -220,18 +221,15 @@ def _projection_names(query: exp.Expr, table_columns: Mapping[int, Sequence[str]
         return None  # Spark's error, which the query's own check raises
     names: list[str] = []
     for projection in projections:
-        if not _is_star(projection):
+        if not projection.is_star:
             names.append(projection.alias_or_name)
             continue
         star = projection.this if isinstance(projection, exp.Column) else projection
         if any(star.args.get(k) for k in ("except_", "replace", "rename", "ilike")) or projection.args.get("db"):
             return None
-        entries = scope.visible
-        if isinstance(projection, exp.Column) and projection.table:
-            qualifier = projection.table.lower()
-            entries = [e for e in [*scope.hidden, *scope.visible] if e[2] is not None and (e[0] or "").lower() == qualifier]
-            if not entries:
-                return None
+        entries = _star_entries(projection, scope.visible, scope.hidden)
+        if not entries:
+            return None
         for _, name, index in entries:
             spelled = [c for k, found in enumerate(known) if index in (None, k) for c in found if c.lower() == name]
             names.append(spelled[0])
@@ -310,7 +308,7 @@ def join_scope(select: exp.Select, columns: Sequence[Sequence[str]]) -> JoinScop
         # lUniqueOutput: the left output but its key attributes)
         visible = [*joined, *(e for e in visible if e not in left_keys), *(e for e in right if e not in right_keys)]
     outputs = [p.alias_or_name for p in select.expressions]
-    starred = any(_is_star(p) for p in select.expressions)
+    starred = any(p.is_star for p in select.expressions)
     owners.update(_qualified_owners(select, select, visible, every))
     aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
     for key in ("expressions", "laterals", "where", "group", "having", "qualify"):
@@ -333,7 +331,25 @@ def join_scope(select: exp.Select, columns: Sequence[Sequence[str]]) -> JoinScop
             # where a name several columns carry is not found: UNRESOLVED_COLUMN, suggesting
             # the outputs
             raise _unresolved(str(exc).split("Reference `")[1].split("` is ambiguous")[0], outputs) from None
+    for projection in select.expressions:
+        if _excepts(projection):
+            star_except(projection, [(q, n) for q, n, _ in _star_entries(projection, visible, hidden)])
     return JoinScope(owners, visible, hidden)
+
+
+def _excepts(projection: exp.Expr) -> bool:
+    """Whether ``projection`` is a star with an ``EXCEPT`` list."""
+    star = projection.this if isinstance(projection, exp.Column) else projection
+    return isinstance(star, exp.Star) and bool(star.args.get("except_"))
+
+
+def _star_entries(projection: exp.Expr, visible: list[_Entry], hidden: list[_Entry]) -> list[_Entry]:
+    """The columns a star of a SELECT's list gives, in Spark's order: the join's output for
+    ``*``; for ``a.*``, that source's keys the join's output leaves out, then its own columns."""
+    if isinstance(projection, exp.Column) and projection.table:
+        qualifier = projection.table.lower()
+        return [e for e in [*hidden, *visible] if e[2] is not None and (e[0] or "").lower() == qualifier]
+    return visible
 
 
 def star_except(star: exp.Expr, entries: Sequence[tuple[str | None, str]]) -> list[int] | None:
@@ -390,10 +406,6 @@ def _in_star_except(column: exp.Expr) -> bool:
     """Whether ``column`` is a name of a star's ``EXCEPT`` list, which :func:`star_except`
     resolves among the star's columns."""
     return isinstance(column.parent, exp.Star) and column.arg_key == "except_"
-
-
-def _is_star(node: exp.Expr) -> bool:
-    return isinstance(node, exp.Star) or (isinstance(node, exp.Column) and isinstance(node.this, exp.Star))
 
 
 def _qualified_name(column: exp.Column) -> tuple[str, str] | None:

@@ -105,7 +105,7 @@ from vpush.optimizer.rewrite_time_windows import (
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rewrite_table_samples import passes_rows
 from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
-from vpush.optimizer.expand_using_stars import expand_using_stars, is_star, output_names, source_names
+from vpush.optimizer.expand_using_stars import expand_using_stars, output_names, source_names
 from vpush.optimizer.spark_analysis import aggregating as _aggregating, check_order_by_aggregates
 from vpush.optimizer.spark_collect_set import orders_set, spark_set_order
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
@@ -6511,7 +6511,7 @@ def _normalize_float_projections(select: exp.Select, types: list[SparkType | Non
     (:func:`_normalize_star_floats`)."""
     distinct = select.args.get("distinct") is not None
     for projection, of_type in zip(list(select.expressions), types):
-        if is_star(projection):
+        if projection.is_star:
             _normalize_star_floats(projection, scope, columns)
             continue
         if of_type not in _FLOATING or (distinct and _constant_float(projection.unalias())):
@@ -8041,6 +8041,13 @@ def _check_semi_joined_columns(select: exp.Select) -> None:
             if not isinstance(part, exp.Expr):
                 continue
             for column in in_scope(part):
+                if isinstance(column, exp.Column) and column.table and column.table.lower() in hidden and isinstance(column.this, exp.Star):
+                    raise OptimizeError(
+                        f"Cannot resolve `{column.table}`.*: `{column.table}` is the right side of a LEFT SEMI or ANTI join, "
+                        "whose columns the join does not give. Please check that the specified table or struct exists and is "
+                        "accessible in the input columns.",
+                        error_class="CANNOT_RESOLVE_STAR_EXPAND",
+                    )
                 if isinstance(column, exp.Column) and column.table and column.table.lower() in hidden:
                     raise OptimizeError(
                         f"A column, variable, or function parameter with name `{column.table}`.`{column.name}` cannot be resolved.",

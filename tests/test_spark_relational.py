@@ -470,6 +470,15 @@ JOINED_NAMES = [
     "SELECT * EXCEPT (x.g, y.g) FROM t x JOIN t y USING (id) JOIN t u USING (id)",
     "SELECT * EXCEPT (y.id) FROM t x JOIN t y USING (id)",
     "SELECT * EXCEPT (id, id) FROM t x JOIN t y USING (id)",
+    # over a join ON or a comma: a name both sides carry is ambiguous (DuckDB had dropped both)
+    "SELECT * EXCEPT (g) FROM t x, t y",
+    "SELECT * EXCEPT (g) FROM t x JOIN t y ON x.id = y.id",
+    "SELECT * EXCEPT (x.g, y.i) FROM t x JOIN t y ON x.id = y.id",
+    "SELECT y.* EXCEPT (g) FROM t x CROSS JOIN t y",
+    "SELECT x.* EXCEPT (nope) FROM t x, t y",
+    # a star of a semi or anti join's right side, whose columns the join does not give
+    "SELECT z.* FROM t x LEFT SEMI JOIN t z USING (id)",
+    "SELECT x.*, z.* FROM t x LEFT ANTI JOIN t z ON x.id = z.id",
 ]
 
 
