@@ -38,17 +38,6 @@ def refuse_star(what: str) -> OptimizeError:
     )
 
 
-def is_star(node: exp.Expr) -> bool:
-    """Whether ``node`` is a projection ``*`` or ``a.*``.
-
-    Example:
-        >>> from sqlglot import parse_one
-        >>> [is_star(p) for p in parse_one("SELECT *, a.*, a.b FROM a").expressions]
-        [True, True, False]
-    """
-    return isinstance(node, exp.Star) or (isinstance(node, exp.Column) and isinstance(node.this, exp.Star))
-
-
 def source_names(scope: Scope, alias: str, stars: Callable[[Scope], list[str] | None] | None = None) -> list[str] | None:
     """The columns of the source ``alias`` of ``scope`` in order, as spelt, or None if unknown
     (a subquery's with a star, unless ``stars`` gives them).
@@ -72,7 +61,7 @@ def source_names(scope: Scope, alias: str, stars: Callable[[Scope], list[str] | 
             names = source_names(source, inner.this.alias_or_name, stars)  # SELECT * FROM x: x's columns
             if names is not None:
                 return names
-        if any(is_star(p) for p in projections):
+        if any(p.is_star for p in projections):
             return None if stars is None else stars(source)
         return [p.alias_or_name for p in projections]
     return None
@@ -109,7 +98,7 @@ def output_names(scope: Scope) -> list[str] | None:
     """The names of the columns ``scope``'s SELECT gives, its stars' too; None if unknown."""
     names: list[str] = []
     for projection in scope.expression.expressions:
-        if not is_star(projection):
+        if not projection.is_star:
             names.append(projection.alias_or_name)
             continue
         columns = star_columns(scope, projection)
@@ -135,10 +124,10 @@ def expand_using_stars(
     joins: Sequence[exp.Join] = select.args.get("joins") or []
     using = [j for j in joins if j.args.get("using") or str(j.args.get("method") or "").upper() == "NATURAL"]
     source = select.args.get("from_")
-    if using and len(joins) > 1 and source is not None and not any(is_star(p) for p in select.expressions):
+    if using and len(joins) > 1 and source is not None and not any(p.is_star for p in select.expressions):
         _expand_over_joins(select, scope, columns, source, joins, stars=False)
         return
-    if not using or not any(is_star(p) for p in select.expressions):
+    if not using or not any(p.is_star for p in select.expressions):
         return
     if len(joins) != 1 and source is not None:
         _expand_over_joins(select, scope, columns, source, joins)
@@ -178,7 +167,7 @@ def expand_using_stars(
 
     expanded: list[exp.Expr] = []
     for projection in select.expressions:
-        if not is_star(projection):
+        if not projection.is_star:
             expanded.append(projection)
             continue
         if isinstance(projection, exp.Column) and projection.table:
@@ -296,7 +285,7 @@ def _expand_over_joins(
         return
     expanded: list[exp.Expr] = []
     for projection in select.expressions:
-        if not is_star(projection):
+        if not projection.is_star:
             expanded.append(projection)
             continue
         chosen = running

@@ -21,7 +21,7 @@ from sqlglot.optimizer.scope import Scope
 from vpush.optimizer.dialect import bound_by_lambda
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.check_join_references import select_sources
-from vpush.optimizer.expand_using_stars import is_star, output_names, refuse_star, source_names, star_columns
+from vpush.optimizer.expand_using_stars import output_names, refuse_star, source_names, star_columns
 
 _HIDDEN = "__vpush_dup"
 _UNALIASED = "__vpush_unaliased"
@@ -31,13 +31,13 @@ _RESOLVED_AS_OUTPUTS = ("order", "having")  # Spark resolves these over the SELE
 
 def _expand_stars(inner: exp.Select, scope: Scope) -> None:
     """Write out ``inner``'s stars (of ``scope``) where one gives a name another column has too."""
-    if not any(is_star(p) for p in inner.expressions):
+    if not any(p.is_star for p in inner.expressions):
         return
     written: list[exp.Expr] = []
     for projection in inner.expressions:
-        columns = star_columns(scope, projection) if is_star(projection) else None
+        columns = star_columns(scope, projection) if projection.is_star else None
         written += [projection] if columns is None else columns
-    names = [p.alias_or_name.lower() for p in written if not is_star(p)]
+    names = [p.alias_or_name.lower() for p in written if not p.is_star]
     if len(set(names)) < len(names):
         inner.set("expressions", written)
 
@@ -95,7 +95,7 @@ def _check_references(select: exp.Select, scope: Scope, alias: str, ambiguous: d
     (with how many columns of the source ``alias`` have it) that reads that source, the one at
     ``position`` among the SELECT's FROM and joins (a join's ON sees the sources joined so far;
     the right side of a semi or anti join is read only in its ON)."""
-    outputs = [p.alias_or_name for p in select.expressions if not is_star(p)]
+    outputs = [p.alias_or_name for p in select.expressions if not p.is_star]
     joins = select.args.get("joins") or []
     semi = position > 0 and str(joins[position - 1].args.get("kind") or "").upper() in ("SEMI", "ANTI")
     own = [c for c in select.find_all(exp.Column) if c.find_ancestor(exp.Select) is select]
@@ -190,7 +190,7 @@ def rename_duplicate_columns(select: exp.Select, scope: Scope) -> None:
         _check_references(select, scope, alias, ambiguous, position)
         if any(name.lower() == alias.lower() for name in scope.selected_sources):  # not a semi join's right side
             renamed[alias.lower()] = (spelled, hidden)
-    if not renamed or not any(is_star(p) for p in select.expressions):
+    if not renamed or not any(p.is_star for p in select.expressions):
         return
     qualifiers = {alias: alias for alias in scope.selected_sources}
     unaliased = next((s for s in select_sources(select) if isinstance(s, exp.Subquery) and not s.alias_or_name), None)
@@ -200,7 +200,7 @@ def rename_duplicate_columns(select: exp.Select, scope: Scope) -> None:
         qualifiers[""] = _UNALIASED
     written: list[exp.Expr] = []
     for projection in select.expressions:
-        if is_star(projection) and (isinstance(projection, exp.Star) or projection.table.lower() in renamed):
+        if projection.is_star and (isinstance(projection, exp.Star) or projection.table.lower() in renamed):
             written += _star_over_sources(select, scope, projection, renamed, qualifiers)
         else:
             written.append(projection)
