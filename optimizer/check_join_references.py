@@ -87,10 +87,11 @@ def check_join_references(expression: exp.Expr, table_columns: Mapping[int, Sequ
         sources = select_sources(select)
         names = [s.alias_or_name.lower() for s in sources]
         twice = len(set(names)) < len(names)
-        using = any(_using_keys(join) is not None for join in select.args.get("joins") or [])
-        if not twice and not using and not (len(sources) > 1 and any(_excepts(p) for p in select.expressions)):
-            continue
         columns = [source_columns(s, table_columns) for s in sources]
+        if not twice and not any(_using_keys(join) is not None for join in select.args.get("joins") or []):
+            if len(sources) > 1 and all(c is not None for c in columns):
+                _check_star_excepts(select, [c for c in columns if c is not None])
+            continue
         if all(c is not None for c in columns):
             join_scope(select, [c for c in columns if c is not None])
         if twice:
@@ -335,6 +336,27 @@ def join_scope(select: exp.Select, columns: Sequence[Sequence[str]]) -> JoinScop
         if _excepts(projection):
             star_except(projection, [(q, n) for q, n, _ in _star_entries(projection, visible, hidden)])
     return JoinScope(owners, visible, hidden)
+
+
+def _check_star_excepts(select: exp.Select, columns: Sequence[Sequence[str]]) -> None:
+    """Check the ``EXCEPT`` lists of ``select``'s stars over joins with no ``USING`` (``FROM t
+    x, t y``, ``JOIN ... ON``), whose output is every source's columns in order but a semi or
+    anti join's right side's: a name both sides carry is ambiguous there (DuckDB's ``EXCLUDE``
+    drops both)."""
+    if not any(_excepts(p) for p in select.expressions):
+        return
+    sources = select_sources(select)
+    skipped = {
+        index for index, join in enumerate(select.args.get("joins") or [], start=1)
+        if str(join.args.get("kind") or "").upper() in ("SEMI", "ANTI")
+    }
+    visible: list[_Entry] = [
+        (source.alias_or_name, name.lower(), k)
+        for k, (source, names) in enumerate(zip(sources, columns)) if k not in skipped for name in names
+    ]
+    for projection in select.expressions:
+        if _excepts(projection):
+            star_except(projection, [(q, n) for q, n, _ in _star_entries(projection, visible, [])])
 
 
 def _excepts(projection: exp.Expr) -> bool:
