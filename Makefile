@@ -25,7 +25,7 @@ test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 test-full: setup
-	VPUSH_HYPOTHESIS_PROFILE=full VPUSH_FUZZ_EXAMPLES=300 $(PY) -m pytest $(PYTEST_ARGS)
+	VPUSH_TEST_FULL=1 VPUSH_HYPOTHESIS_PROFILE=full VPUSH_FUZZ_EXAMPLES=300 $(PY) -m pytest $(PYTEST_ARGS)
 
 demo: setup
 	$(VPUSH) sample events $(DEMO_DIR) --rows $(DEMO_ROWS) --files 4 --overwrite
