@@ -68,6 +68,7 @@ __all__ = [
     "VariantSet",
     "VariantStripNulls",
     "VpushSpark",
+    "clause_of",
     "spark_path_name",
     "sql_call",
     "utc_shift_argument",
@@ -347,6 +348,21 @@ def in_scope(node: exp.Expr) -> list[exp.Expr]:
         if not isinstance(child, (exp.Select, exp.Subquery, exp.SetOperation)):
             out.extend(in_scope(child))
     return out
+
+
+def clause_of(node: exp.Expr, select: exp.Expr) -> exp.Expr:
+    """The child of ``select`` that holds ``node`` (a projection, the WHERE, a join, the ORDER
+    BY...: its ``arg_key`` names the clause), or ``node``'s root where ``select`` is no ancestor.
+
+    Example:
+        >>> import sqlglot
+        >>> query = sqlglot.parse_one("SELECT a FROM t ORDER BY b + 1")
+        >>> clause_of(query.args["order"].find(exp.Column), query).arg_key
+        'order'
+    """
+    while node.parent is not None and node.parent is not select:
+        node = node.parent
+    return node
 
 
 Number = int | float | decimal.Decimal

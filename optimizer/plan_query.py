@@ -14,7 +14,7 @@ from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.check_group_ordinals import check_group_ordinals
 from vpush.optimizer.alias_repeated_sources import alias_repeated_sources
 from vpush.optimizer.check_join_references import check_join_references, mark_sole_names, resolves_to, select_sources
-from vpush.optimizer.dialect import DEFERRED_PATH_ERROR, TryVariantGet, VariantGet, VpushSpark, cte_of, utc_shift_argument
+from vpush.optimizer.dialect import DEFERRED_PATH_ERROR, TryVariantGet, VariantGet, VpushSpark, clause_of, cte_of, utc_shift_argument
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.interval_types import output_interval_types
@@ -933,11 +933,8 @@ def _names_an_output(column: exp.Column, select: exp.Select) -> bool:
     """Whether the unqualified ``column``, in ``select``'s ORDER BY or HAVING, names one of its
     aliases: Spark resolves those clauses over the SELECT's outputs first (``SELECT u.w AS v ...
     ORDER BY variant_get(v, ...)`` sorts by ``u.w``, not by a source's ``v``)."""
-    node: exp.Expr = column
-    while node.parent is not None and node.parent is not select:
-        node = node.parent
     name = column.name.lower()
-    return node.arg_key in ("order", "having") and any(
+    return clause_of(column, select).arg_key in ("order", "having") and any(
         isinstance(p, exp.Alias) and p.alias.lower() == name for p in select.expressions
     )
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from sqlglot import exp
 from sqlglot.optimizer.scope import Scope
 
-from vpush.optimizer.dialect import bound_by_lambda
+from vpush.optimizer.dialect import bound_by_lambda, clause_of
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.check_join_references import select_sources
 from vpush.optimizer.expand_using_stars import output_names, refuse_star, source_names, star_columns
@@ -82,8 +82,7 @@ def _query_scope(source: exp.Table | Scope | None) -> Scope | None:
 
 def _position(select: exp.Select, node: exp.Expr) -> int | None:
     """The place among ``select``'s FROM and joins of the source ``node`` stands in (0 for the FROM)."""
-    while node.parent is not None and node.parent is not select:
-        node = node.parent
+    node = clause_of(node, select)
     if node.arg_key == "from_":
         return 0
     joins = select.args.get("joins") or []
@@ -109,9 +108,7 @@ def _check_references(select: exp.Select, scope: Scope, alias: str, ambiguous: d
             if column.table and not semi:
                 raise _unresolved(column, outputs)
             continue  # unqualified, the subquery's own source may have it
-        clause: exp.Expr = column
-        while clause.parent is not select and clause.parent is not None:
-            clause = clause.parent
+        clause = clause_of(column, select)
         if clause.arg_key == "laterals":
             continue
         if clause.arg_key == "joins":
