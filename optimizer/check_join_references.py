@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from sqlglot import exp
 
 from vpush.optimizer.dialect import bound_by_lambda as _bound_by_lambda
-from vpush.optimizer.dialect import cte_of
+from vpush.optimizer.dialect import clause_of, cte_of
 from vpush.optimizer.errors import OptimizeError
 
 __all__ = [
@@ -148,9 +148,7 @@ def resolves_to(source: exp.Expr, column: exp.Column, select: exp.Select) -> boo
     scopes = source.meta.get(SOLE_NAMES)
     if scopes is None or column.table or _bound_by_lambda(column):
         return False
-    node: exp.Expr = column
-    while node.parent is not None and node.parent is not select:
-        node = node.parent
+    node = clause_of(column, select)
     if node.parent is None:
         return False
     joins = select.args.get("joins") or []
@@ -332,7 +330,7 @@ def join_scope(select: exp.Select, columns: Sequence[Sequence[str]]) -> JoinScop
             # where a name several columns carry is not found: UNRESOLVED_COLUMN, suggesting
             # the outputs
             raise _unresolved(str(exc).split("Reference `")[1].split("` is ambiguous")[0], outputs) from None
-    for projection in select.expressions:
+    for projection in select.expressions if not select.args.get("laterals") else []:  # (a view's columns join the star's)
         if _excepts(projection):
             star_except(projection, [(q, n) for q, n, _ in _star_entries(projection, visible, hidden)])
     return JoinScope(owners, visible, hidden)
@@ -343,8 +341,8 @@ def _check_star_excepts(select: exp.Select, columns: Sequence[Sequence[str]]) ->
     x, t y``, ``JOIN ... ON``), whose output is every source's columns in order but a semi or
     anti join's right side's: a name both sides carry is ambiguous there (DuckDB's ``EXCLUDE``
     drops both)."""
-    if not any(_excepts(p) for p in select.expressions):
-        return
+    if not any(_excepts(p) for p in select.expressions) or select.args.get("laterals"):
+        return  # (a LATERAL VIEW's columns join the star's)
     sources = select_sources(select)
     skipped = {
         index for index, join in enumerate(select.args.get("joins") or [], start=1)

@@ -479,6 +479,8 @@ JOINED_NAMES = [
     # a star of a semi or anti join's right side, whose columns the join does not give
     "SELECT z.* FROM t x LEFT SEMI JOIN t z USING (id)",
     "SELECT x.*, z.* FROM t x LEFT ANTI JOIN t z ON x.id = z.id",
+    # beside a LATERAL VIEW, whose columns the star gives too
+    "SELECT * EXCEPT (x, y.g, y.i) FROM t z, t y LATERAL VIEW explode(array(z.i, 1)) e AS x",
 ]
 
 
