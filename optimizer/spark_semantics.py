@@ -61,6 +61,7 @@ from vpush.optimizer.dialect import (
     VariantSet,
     VpushSpark,
     call_arguments,
+    clause_of,
     call_name,
     conjuncts,
     enclosing as _enclosing,
@@ -789,7 +790,19 @@ class _Typer:
         found = [cols[name] for alias in self.scope.selected_sources if name in (cols := self.source_columns(alias))]
         if not found:
             return self._alias_type(node)
+        if len(found) > 1 and all(kind == found[0] for kind in found) and self._joined_using(name):
+            return found[0]  # a join USING's key: one column, of its sides' one type
         return found[0] if len(found) == 1 else None
+
+    def _joined_using(self, name: str) -> bool:
+        """Whether ``name`` (lower-cased) is a key of a join ``USING`` or ``NATURAL`` of the SELECT."""
+        select = self.scope.expression
+        for join in select.args.get("joins") or [] if isinstance(select, exp.Select) else []:
+            if str(join.args.get("method") or "").upper() == "NATURAL":
+                return True
+            if any(key.name.lower() == name for key in join.args.get("using") or []):
+                return True
+        return False
 
     def _alias_type(self, node: exp.Column) -> SparkType | None:
         """The type of a HAVING's, QUALIFY's or ORDER BY's name that no source has but one of its
@@ -8367,10 +8380,7 @@ def _reads_lateral_alias(column: exp.Column, select: exp.Select, aliases: set[st
     a GROUP BY or a join's condition (Spark's UNRESOLVED_COLUMN there)."""
     if column.table.lower() not in aliases:
         return False
-    clause: exp.Expr = column
-    while clause.parent is not None and clause.parent is not select:
-        clause = clause.parent
-    return clause.arg_key not in ("where", "group", "joins")
+    return clause_of(column, select).arg_key not in ("where", "group", "joins")
 
 
 def _split_dotted(column: exp.Column, sources: set[str]) -> tuple[exp.Column, list[exp.Identifier]] | None:

@@ -127,6 +127,11 @@ QUERIES = [
     "SELECT explode(collect_list(id)) FROM t",
     "SELECT col > 9 AS big, explode(collect_list(id)) AS x FROM t GROUP BY col > 9 ORDER BY big",
     "SELECT id, posexplode(array(count(*), max(col))) FROM t GROUP BY id HAVING id > 2",
+    # of a join USING's key, read unqualified: one column, of its sides' type (refused before)
+    "SELECT id, x FROM t JOIN (SELECT id, col AS c FROM t) u USING (id) LATERAL VIEW explode(array(id, c)) e AS x",
+    "SELECT id, explode(array(id, 1)) AS x FROM t x RIGHT JOIN (SELECT id FROM t WHERE id > 2) y USING (id)",
+    "SELECT explode_outer(a) AS x FROM t x FULL JOIN (SELECT a, id FROM t WHERE id < 3) y USING (a, id)",
+    "SELECT explode(array(id)) AS x FROM t x NATURAL JOIN (SELECT id, col FROM t) y",
 ]
 
 EVENT_QUERIES = [
