@@ -9,8 +9,7 @@ are read here, typed as Spark types them, and converted into the type Spark comp
 ```
 ref type             literal              compared in
 int-ish / decimal    int-ish / decimal    the wider integer, or the wider decimal (<= 38 digits)
-float                int-ish, float       float (the literal rounded to float32)
-numeric              double / decimal     double
+numeric              numeric              double when either side is floating (float when both are)
 int-ish              '123' (string)       bigint (Spark casts the string)
 date                 'yyyy-mm-dd'         date
 date                 timestamp[_ntz]      the timestamp type (the column side is cast)
@@ -311,11 +310,10 @@ def _coerce(ref_type: SqlType, lit: Literal, time_zone: str | None) -> Literal |
         return Literal(decimal.Decimal(lit.value), common) if common is not None else None
     numeric = (t.is_exact_numeric or t.is_floating) and (lt.is_exact_numeric or lt.is_floating)
     if numeric:
-        if "float" in (t.name, lt.name) and "double" not in (t.name, lt.name) and "decimal" not in (
-            t.name,
-            lt.name,
-        ):
-            return _cast_literal(lit.value, lt, SqlType("float"), time_zone)
+        if t.name == lt.name == "float":
+            return lit
+        # Spark compares a float with any other number in double (float < 16777217 is TRUE for the
+        # float 16777216, which a comparison in float would make FALSE).
         return Literal(float(lit.value), SqlType("double"))
     if t.is_integral and lt.name == "string":
         if not _INT_TEXT.fullmatch(lit.value.strip()):
@@ -473,7 +471,8 @@ class _SqlglotBinder:
         typed = [raw for raw in present if isinstance(raw, Literal)]
         if len({_family(raw.type) for raw in typed}) > 1:
             return None  # Spark would coerce mixed kinds in ways not modelled here
-        if any(raw.type.is_floating for raw in typed) or ref.type.is_floating:
+        floating = any(raw.type.is_floating for raw in typed) or ref.type.is_floating
+        if floating and typed and _family(typed[0].type) == "number":
             # Spark compares the whole list in one type: double if any side is floating.
             typed = [Literal(float(raw.value), SqlType("double")) for raw in typed]
         literals: list[Literal | None] = [None] * (len(raws) - len(present))

@@ -818,12 +818,15 @@ def _all_null_in(info: FileInfo, row_groups: Sequence[int] | None) -> Callable[[
 _NATIVE_TYPES = frozenset(
     {
         VariantType.BOOLEAN, VariantType.INT8, VariantType.INT16, VariantType.INT32, VariantType.INT64,
-        VariantType.FLOAT, VariantType.DOUBLE, VariantType.DECIMAL4, VariantType.DECIMAL8,
-        VariantType.DECIMAL16, VariantType.DATE, VariantType.TIMESTAMP, VariantType.TIMESTAMP_NTZ,
-        VariantType.STRING,
+        VariantType.DECIMAL4, VariantType.DECIMAL8, VariantType.DECIMAL16, VariantType.DATE,
+        VariantType.TIMESTAMP, VariantType.TIMESTAMP_NTZ, VariantType.STRING,
     }
 )
-"""Leaf types whose DuckDB VARIANT value cast to the leaf's own type is the leaf's value."""
+"""Leaf types whose DuckDB VARIANT value cast to the leaf's own type is the leaf's value.
+
+Not FLOAT or DOUBLE: pyarrow (and so vpush's writer) leaves NaN out of a chunk's min/max, and
+DuckDB's reader trusts those bounds, folding ``x > 5`` to FALSE over a chunk whose bounds are
+[1, 3]: a NaN row, which Spark keeps (NaN is above every number), would be lost."""
 _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from sqlglot import exp
 from support.writers import write_with_duckdb, write_with_spark
 
+import vpush
 from vpush.codec.builder import encode
 from vpush.codec.header import VariantType
 from vpush.codec.layout import find_variant_columns
@@ -537,6 +538,9 @@ def test_not_of_unknown_does_not_prune() -> None:
         ("x <=> 1", ALWAYS_TRUE),
         ("x > 1 AND TRUE", Gt(X, lit(1))),
         ("x > 1 OR FALSE", Gt(X, lit(1))),
+        # Spark compares a float with an int in double: the float 16777216 is < 16777217.
+        ("variant_get(v, '$.a', 'float') < 16777217", Lt(VariantRef("v", ("a",), T("float")), lit(16777217.0, "double"))),
+        ("variant_get(v, '$.a', 'double') IN ('404', '2024-01-01')", ALWAYS_TRUE),
     ],
 )
 def test_bind_sqlglot(sql: str, expected: BooleanExpression) -> None:
@@ -654,6 +658,25 @@ def test_spark_file_and_spark_agrees(tmp_path: Path, spark: SparkSession) -> Non
     matching = spark.sql("SELECT id FROM pruned WHERE try_variant_get(v, '$.a', 'bigint') BETWEEN 22 AND 24 "
                          "OR try_variant_get(v, '$.a', 'bigint') = 3").collect()
     assert sorted(r.id // 10 for r in matching) == [0, 2, 2, 2], "Should agree with Spark's rows"
+
+
+@pytest.mark.spark
+def test_float_leaf_against_an_int_literal(tmp_path: Path, spark: SparkSession) -> None:
+    select = """
+        SELECT id, CASE WHEN id = 3 THEN parse_json('{"a": "x"}')
+                        ELSE to_variant_object(named_struct('a', cast(16777216 + id AS float))) END AS v
+        FROM range(4)
+    """
+    (path,) = write_with_spark(spark, tmp_path / "s", select, "a float", 2)
+    sql = "SELECT id FROM t WHERE try_variant_get(v, '$.a', 'float') < 16777217"
+    spark.read.parquet(str(path)).createOrReplaceTempView("t")
+    con = vpush.connect(time_zone="UTC")
+    con.register("t", path)
+    expected = sorted(r.id for r in spark.sql(sql).collect())
+    assert expected == [0, 1], "Spark compares the float 16777216 with 16777217 in double"
+    assert sorted(con.sql(sql).to_arrow().column("id").to_pylist()) == expected, (
+        "Should read row group 0: in double its floats lie below 16777217"
+    )
 
 
 def test_folds_keep_strict_casts_evaluated() -> None:
