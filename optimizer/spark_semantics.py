@@ -3664,6 +3664,18 @@ class _Rewriter:
                     and any(numeric(e) or e == AtomicType("boolean") for e in elements))
             ):
                 raise _incompatible_operands(node, kinds[0], kinds[1])
+            if any(k in _DATETIMES for k in kinds) and any(numeric(k) or k == AtomicType("boolean") for k in kinds):
+                # a date or timestamp beside a number or a boolean: Spark finds no common type
+                # (DuckDB's binder or cast raised without Spark's class)
+                other = next(k for k in kinds if k not in _DATETIMES)
+                when = next(k for k in kinds if k in _DATETIMES)
+                if isinstance(node, exp.In):
+                    raise OptimizeError(
+                        f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `in` should all be the '
+                        f'same type, but it\'s [{", ".join(f"{chr(34)}{k.to_sql()}{chr(34)}" for k in kinds if k is not None)}].',
+                        error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+                    )
+                raise _incompatible_operands(node, *((other, when) if kinds[0] is other else (when, other)))
             if any(_is_integral(k) for k in kinds) and any(isinstance(k, StringType) for k in kinds):
                 # Spark's ANSI coercion reads the string beside an integer as a bigint (CAST_INVALID_INPUT
                 # for '2.5'); DuckDB compared it otherwise.
