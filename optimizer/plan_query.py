@@ -12,7 +12,9 @@ from sqlglot.errors import ParseError, TokenError
 from vpush.optimizer.bound import SqlType, VariantRef
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.check_group_ordinals import check_group_ordinals
+from vpush.optimizer.check_grouped_extractions import check_grouped_extractions
 from vpush.optimizer.alias_repeated_sources import alias_repeated_sources
+from vpush.optimizer.read_fields_before_hidden_keys import read_fields_before_hidden_keys
 from vpush.optimizer.check_join_references import check_join_references, mark_sole_names, resolves_to, select_sources
 from vpush.optimizer.dialect import DEFERRED_PATH_ERROR, TryVariantGet, VariantGet, VpushSpark, clause_of, cte_of, utc_shift_argument
 from vpush.optimizer.delta_table import delta_arrow_schema
@@ -296,6 +298,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
     rename_self_named_ctes(expression)  # before a CTE's name is told from a table's
     alias_empty_table_names(expression)
     check_group_ordinals(expression)
+    check_grouped_extractions(expression)
     check_time_windows(expression)  # on both engines: Spark's error its extractions' scan columns would hide
     # What the DuckDB engine cannot run is refused when it runs the plan, not here: the Spark
     # engine runs the same query with Spark's own functions.
@@ -305,6 +308,9 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
     except OptimizeError as exc:
         refusal = exc
     cte_names = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
+    if any(join.args.get("using") or join.args.get("method") for join in expression.find_all(exp.Join)):
+        # before a qualified name is read as its source's column (alias_repeated_sources)
+        read_fields_before_hidden_keys(expression, _registered_columns(expression, catalog, cte_names))
     if _names_a_source_twice(expression):
         # before anything is keyed by a source's name: its scan, pruning, extractions
         alias_repeated_sources(expression, _registered_columns(expression, catalog, cte_names))

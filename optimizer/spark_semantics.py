@@ -8340,7 +8340,16 @@ def _check_field_bases(
     for column in select.find_all(exp.Column):
         if isinstance(column.this, exp.Star) and column.table and not column.args.get("db") and known:
             _check_star_base(column, select, sources, columns)
-        if not column.table or column.args.get("db") or isinstance(column.this, exp.Star):
+        db = column.args.get("db")
+        if db is not None and not isinstance(column.this, exp.Star) and column.find_ancestor(exp.Select) is select:
+            # `s.x.id`: a field of source `s`'s column `x`
+            base = (columns.get(db.name.lower()) or {}).get(column.table.lower())
+            if isinstance(base, (AtomicType, StringType, DecimalType)) and column.args.get("catalog") is None:
+                raise OptimizeError(
+                    f"Can't extract a value from `{db.name}`.`{column.table}`: need a struct type but got \"{base.to_sql()}\".",
+                    error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
+                )
+        if not column.table or db is not None or isinstance(column.this, exp.Star):
             continue
         own = columns.get(column.table.lower())
         if column.table.lower() in sources and (not own or "*" in own or column.name.lower() in own):

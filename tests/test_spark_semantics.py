@@ -409,6 +409,18 @@ QUERIES: list[Any] = [
     "if(i > 1, '2020-02-02', day), coalesce(binary(g), g), nvl(day, CAST(NULL AS STRING)), "
     "coalesce(timestamp(day), '2024-01-01 10:00'), typeof(if(i > 1, timestamp(day), g)) FROM t",
     "SELECT coalesce(day, g) FROM t",
+    # x.i where source x's USING key i is hidden and another source has a column x: x's field
+    # (Spark's hidden-key fallback comes last); a variant or an int x raises, as does s.x.i
+    "SELECT x.i, i FROM (SELECT 2 AS i, named_struct('i', 5) AS x) s JOIN t x USING (i)",
+    "SELECT x.i FROM (SELECT 2 AS i, named_struct('i', 5) AS x) s FULL JOIN t x USING (i) WHERE x.i IS NOT NULL OR i = 1",
+    "SELECT x.i FROM (SELECT 2 AS i, parse_json('{\"i\": 5}') AS x) s JOIN t x USING (i)",
+    "SELECT s.x.i FROM (SELECT 2 AS i, 7 AS x) s",
+    pytest.param(
+        "SELECT i + 1 AS k, count(*) AS n FROM t GROUP BY CUBE(i + 1) ORDER BY i + 1",
+        marks=pytest.mark.xfail(strict=True, reason="Spark's HAVING and ORDER BY over CUBE, ROLLUP or GROUPING SETS see "
+                                "the grouping sets' outputs only: i of the key i + 1 is UNRESOLVED_COLUMN there, and "
+                                "grouping(i + 1) GROUPING_COLUMN_MISMATCH; vpush answers"),
+    ),
 ]
 
 
@@ -430,6 +442,12 @@ EVENT_QUERIES: list[Any] = [
     "SELECT count(DISTINCT event:user.id::bigint) FROM events",
     "SELECT event:device.mobile::boolean AS m, avg(event:amount::decimal(10,2)) FROM events GROUP BY 1 ORDER BY 1",
     "SELECT cast(timestamp'2024-03-01 10:00:00.1' AS string) AS a, cast(timestamp_ntz'2024-03-01 10:00:00.123' AS string) AS b",
+    # a colon extraction in the HAVING or ORDER BY of an aggregating SELECT is not matched to the
+    # GROUP BY's (UNRESOLVED_COLUMN); one inside an aggregate is
+    "SELECT event:type::string AS t, count(*) AS n FROM events GROUP BY event:type::string ORDER BY event:type::string",
+    "SELECT event:type::string AS t, count(*) AS n FROM events GROUP BY 1 HAVING event:type::string <> 'view'",
+    "SELECT DISTINCT event:type::string AS t FROM events ORDER BY lower(event:type::string)",
+    "SELECT event:type::string AS t, count(*) AS n FROM events GROUP BY 1 HAVING max(event:amount::double) > 1",
 ]
 
 
