@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from vpush.optimizer.dialect import VariantGet
+from vpush.optimizer.dialect import VariantGet, call_name
 from vpush.optimizer.errors import OptimizeError
 
 __all__ = ["check_grouped_extractions"]
@@ -75,11 +75,23 @@ def _groups(select: exp.Select) -> bool:
     )
 
 
+# Spark's aggregates that sqlglot reads as calls of its own kind or as unknown functions, not as
+# an AggFunc
+_OTHER_AGGREGATES = frozenset({
+    "try_sum", "try_avg", "every", "some", "any", "bool_and", "bool_or", "std", "product", "histogram_numeric",
+    "hll_sketch_agg", "count_if", "max_by", "min_by", "mode", "median", "percentile", "percentile_approx",
+    "approx_percentile", "string_agg", "listagg", "regr_count", "any_value", "collect_list", "collect_set",
+})
+
+
 def _aggregated(node: exp.Expr, clause: exp.Expr) -> bool:
-    """Whether ``node`` is an argument of an aggregate (not a window's) within ``clause``."""
+    """Whether ``node`` is an argument of an aggregate (not a window's) within ``clause``, its
+    ``FILTER`` too."""
     parent = node.parent
     while parent is not None and parent is not clause.parent:
-        if isinstance(parent, exp.AggFunc) and not isinstance(parent.parent, exp.Window):
-            return True
+        if isinstance(parent, exp.Window):
+            return False
+        if isinstance(parent, (exp.AggFunc, exp.Filter)) or (call_name(parent) or parent.key) in _OTHER_AGGREGATES:
+            return not isinstance(parent.parent, exp.Window)
         parent = parent.parent
     return False

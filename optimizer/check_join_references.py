@@ -331,8 +331,9 @@ def join_scope(select: exp.Select, columns: Sequence[Sequence[str]]) -> JoinScop
             # the outputs
             raise _unresolved(str(exc).split("Reference `")[1].split("` is ambiguous")[0], outputs) from None
     for projection in select.expressions if not select.args.get("laterals") else []:  # (a view's columns join the star's)
-        if _excepts(projection):
-            star_except(projection, [(q, n) for q, n, _ in _star_entries(projection, visible, hidden)])
+        entries = _star_entries(projection, visible, hidden) if _excepts(projection) else []
+        if entries:  # (none: a struct's star, s.* EXCEPT (i), left to the struct's fields)
+            star_except(projection, [(q, n) for q, n, _ in entries])
     return JoinScope(owners, visible, hidden)
 
 
@@ -353,8 +354,9 @@ def _check_star_excepts(select: exp.Select, columns: Sequence[Sequence[str]]) ->
         for k, (source, names) in enumerate(zip(sources, columns)) if k not in skipped for name in names
     ]
     for projection in select.expressions:
-        if _excepts(projection):
-            star_except(projection, [(q, n) for q, n, _ in _star_entries(projection, visible, [])])
+        entries = _star_entries(projection, visible, []) if _excepts(projection) else []
+        if entries:  # (none: a struct's star, s.* EXCEPT (i), left to the struct's fields)
+            star_except(projection, [(q, n) for q, n, _ in entries])
 
 
 def _excepts(projection: exp.Expr) -> bool:

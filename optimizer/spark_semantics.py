@@ -5736,9 +5736,17 @@ def _expand_nested_struct_stars(select: exp.Select, typer: _Typer) -> None:
         if found is None:
             continue
         base, _, struct = found
+        star = projection.this
+        if any(star.args.get(k) for k in ("replace", "rename", "ilike")):
+            _refuse(projection.sql(dialect="spark"), "a struct's star with REPLACE, RENAME or ILIKE")
+        dropped = [c.name.lower() for c in star.args.get("except_") or []]
+        names = [f.name.lower() for f in struct.fields]
+        if any(not isinstance(c, exp.Column) or c.table for c in star.args.get("except_") or []) or any(
+                names.count(name) != 1 for name in dropped) or len(set(dropped)) < len(dropped):
+            _refuse(projection.sql(dialect="spark"), "a struct's star whose EXCEPT list names other than its fields, once each")
         fields = [
             exp.alias_(exp.Dot(this=base.copy(), expression=exp.to_identifier(f.name, quoted=True)), exp.to_identifier(f.name, quoted=True))
-            for f in struct.fields
+            for f in struct.fields if f.name.lower() not in dropped
         ]
         at = select.expressions.index(projection)
         select.set("expressions", select.expressions[:at] + fields + select.expressions[at + 1:])

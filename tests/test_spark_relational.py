@@ -481,6 +481,10 @@ JOINED_NAMES = [
     "SELECT x.*, z.* FROM t x LEFT ANTI JOIN t z ON x.id = z.id",
     # beside a LATERAL VIEW, whose columns the star gives too
     "SELECT * EXCEPT (x, y.g, y.i) FROM t z, t y LATERAL VIEW explode(array(z.i, 1)) e AS x",
+    # a struct's star: its EXCEPT names the struct's fields (x.st.* had kept them all)
+    "SELECT x.st.* EXCEPT (a) FROM t x",
+    "SELECT x.st.* EXCEPT (b) FROM t x, t y",
+    "SELECT st.* EXCEPT (a) FROM t x JOIN (SELECT 1 AS z) y ON true",
 ]
 
 

@@ -448,6 +448,8 @@ EVENT_QUERIES: list[Any] = [
     "SELECT event:type::string AS t, count(*) AS n FROM events GROUP BY 1 HAVING event:type::string <> 'view'",
     "SELECT DISTINCT event:type::string AS t FROM events ORDER BY lower(event:type::string)",
     "SELECT event:type::string AS t, count(*) AS n FROM events GROUP BY 1 HAVING max(event:amount::double) > 1",
+    "SELECT count(*) AS c FROM events GROUP BY id % 2 HAVING count(*) FILTER (WHERE event:user.id::int > 0) >= 0",
+    "SELECT id % 2 AS k FROM events GROUP BY 1 ORDER BY try_sum(event:user.id::int), k",
 ]
 
 
