@@ -52,6 +52,7 @@ from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
 from vpush.optimizer.rewrite_time_windows import check_time_windows
 from vpush.optimizer.spark_functions import check_functions
+from vpush.optimizer.rename_lambda_variables import rename_lambda_variables
 from vpush.optimizer.rename_self_named_ctes import rename_self_named_ctes
 from vpush.optimizer.prune_union_columns import note_union_reads, prune_union_columns
 from vpush.optimizer.spark_empty_relations import dropped_unread
@@ -443,7 +444,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
             hint.parent.meta[HINTED] = True  # Spark may pick another join by it
         hint.pop()  # DuckDB has no hints (the Spark engine keeps them)
     try:
-        expression = prune_union_columns(apply_spark_semantics(expression, column_types, functions))
+        expression = rename_lambda_variables(prune_union_columns(apply_spark_semantics(expression, column_types, functions)))
         check_generators_rewritten(expression)
     except OptimizeError as exc:
         refusal = refusal or exc

@@ -54,7 +54,7 @@ from vpush.optimizer.variant_types import (
 )
 
 __all__ = ["ARRAY_FUNCTIONS", "MAX_ARRAY_LENGTH", "NestedCast", "array_call", "array_function_type", "is_unbound",
-           "lambda_variable_type", "rewrite_array_function"]
+           "lambda_variable_type", "rewrite_array_function", "variable_reference"]
 
 TypeOf = Callable[[exp.Expr], "SparkType | None"]
 NestedCast = Callable[[exp.Expr, SparkType, SparkType], exp.Expr]
@@ -265,7 +265,7 @@ def array_function_type(called: str, arguments: list[exp.Expr], of: TypeOf) -> S
 _UNBOUND = object()
 
 
-def _variable_reference(node: exp.Expr) -> bool:
+def variable_reference(node: exp.Expr) -> bool:
     """Whether ``node`` may name a lambda variable: sqlglot parses the variables in a lambda's
     body as bare identifiers (a column elsewhere), not as a lambda's parameters, a field's name
     or an alias."""
@@ -289,7 +289,7 @@ def lambda_variable_type(column: exp.Column | exp.Identifier, of: TypeOf) -> Spa
     """The Spark type of ``column`` where it names a variable of an enclosing lambda of an array
     function (the element, Spark's 0-based ``int`` index, or the accumulator, typed as the zero of
     ``aggregate``); :data:`_UNBOUND` where it names no lambda variable."""
-    if not _variable_reference(column):
+    if not variable_reference(column):
         return _UNBOUND
     name = column.name.lower()
     node = column.parent
@@ -597,7 +597,7 @@ def _duckdb_lambda(called: str, lam: exp.Expr, arity: tuple[int, ...]) -> exp.La
         index = lam.expressions[1].name.lower()
         body = lam.this
         for ref in list(body.find_all(exp.Column, exp.Identifier)):
-            if _variable_reference(ref) and ref.name.lower() == index:
+            if variable_reference(ref) and ref.name.lower() == index:
                 zero_based = exp.cast(exp.Paren(this=exp.Sub(this=_var(_I), expression=exp.Literal.number(1))), exp.DataType.build("INT"))
                 if ref is body:
                     body = zero_based
@@ -876,7 +876,7 @@ def _substituted(body: exp.Expr, variables: dict[str, Callable[[], exp.Expr]]) -
     """``body`` with each use of a lambda variable named in ``variables`` replaced by what its
     function gives."""
     for ref in list(body.find_all(exp.Column, exp.Identifier)):
-        if _variable_reference(ref) and ref.name.lower() in variables:
+        if variable_reference(ref) and ref.name.lower() in variables:
             value = variables[ref.name.lower()]()
             if ref is body:
                 body = value
@@ -963,7 +963,7 @@ def _map_lambda(called: str, arguments: list[exp.Expr], of: TypeOf, result: Spar
     names = {v.name.lower(): part for v, part in zip(lam.expressions, ("key", "value"))}
     body = lam.this
     for ref in list(body.find_all(exp.Column, exp.Identifier)):
-        if _variable_reference(ref) and ref.name.lower() in names:
+        if variable_reference(ref) and ref.name.lower() in names:
             field = exp.column(names[ref.name.lower()], table=_E)
             if ref is body:
                 body = field

@@ -485,6 +485,10 @@ JOINED_NAMES = [
     "SELECT x.st.* EXCEPT (a) FROM t x",
     "SELECT x.st.* EXCEPT (b) FROM t x, t y",
     "SELECT st.* EXCEPT (a) FROM t x JOIN (SELECT 1 AS z) y ON true",
+    # a lambda's variable named like a joined source: the body reads the variable (DuckDB's
+    # binder had read x.i as the source x's column)
+    "SELECT transform(array(named_struct('i', 9)), x -> x.i + 1) AS r FROM t s JOIN t x ON s.id = x.id",
+    "SELECT filter(array(x.i, 5, s.i), x -> x > 4) AS r, exists(array(named_struct('g', 'q')), s -> s.g = 'q') AS e FROM t s JOIN t x USING (id)",
 ]
 
 
