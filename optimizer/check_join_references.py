@@ -28,7 +28,7 @@ from vpush.optimizer.errors import OptimizeError
 
 __all__ = [
     "SOLE_NAMES", "JoinScope", "check_join_references", "join_scope", "mark_sole_names", "resolves_to", "select_sources",
-    "source_columns", "star_except",
+    "source_columns", "star_except", "using_keys",
 ]
 
 # (qualifier as written, or None for a full join's key; column name, lower-cased; the source's
@@ -88,7 +88,7 @@ def check_join_references(expression: exp.Expr, table_columns: Mapping[int, Sequ
         names = [s.alias_or_name.lower() for s in sources]
         twice = len(set(names)) < len(names)
         columns = [source_columns(s, table_columns) for s in sources]
-        if not twice and not any(_using_keys(join) is not None for join in select.args.get("joins") or []):
+        if not twice and not any(using_keys(join) is not None for join in select.args.get("joins") or []):
             if len(sources) > 1 and all(c is not None for c in columns):
                 _check_star_excepts(select, [c for c in columns if c is not None])
             continue
@@ -235,7 +235,7 @@ def _projection_names(query: exp.Expr, table_columns: Mapping[int, Sequence[str]
     return names
 
 
-def _using_keys(join: exp.Join) -> list[str] | None:
+def using_keys(join: exp.Join) -> list[str] | None:
     """The lower-cased names of a join's ``USING`` list, ``[]`` for ``NATURAL`` (found from both
     sides), or None for another join."""
     if str(join.args.get("method") or "").upper() == "NATURAL":
@@ -276,7 +276,7 @@ def join_scope(select: exp.Select, columns: Sequence[Sequence[str]]) -> JoinScop
         right: list[_Entry] = [(join.this.alias_or_name, name.lower(), index) for name in names]
         kind = str(join.args.get("kind") or "").upper()
         side = str(join.args.get("side") or "").upper()
-        keys = _using_keys(join)
+        keys = using_keys(join)
         on = join.args.get("on")
         if on is not None:
             _check_names(on, [*visible, *right], set())

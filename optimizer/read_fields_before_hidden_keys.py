@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 from sqlglot import exp
 
-from vpush.optimizer.check_join_references import join_scope, select_sources, source_columns
+from vpush.optimizer.check_join_references import join_scope, select_sources, source_columns, using_keys
 from vpush.optimizer.errors import OptimizeError
 
 __all__ = ["read_fields_before_hidden_keys"]
@@ -40,7 +40,7 @@ def read_fields_before_hidden_keys(expression: exp.Expr, table_columns: Mapping[
     """
     for select in list(expression.find_all(exp.Select)):
         joins = select.args.get("joins") or []
-        if not any(join.args.get("using") or str(join.args.get("method") or "").upper() == "NATURAL" for join in joins):
+        if not any(using_keys(join) is not None for join in joins):
             continue
         sources = select_sources(select)
         columns = [source_columns(source, table_columns) for source in sources]

@@ -106,6 +106,7 @@ from vpush.optimizer.rewrite_time_windows import (
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rewrite_table_samples import passes_rows
 from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
+from vpush.optimizer.check_join_references import using_keys
 from vpush.optimizer.expand_using_stars import expand_using_stars, output_names, source_names
 from vpush.optimizer.spark_analysis import aggregating as _aggregating, check_order_by_aggregates
 from vpush.optimizer.spark_collect_set import orders_set, spark_set_order
@@ -797,12 +798,8 @@ class _Typer:
     def _joined_using(self, name: str) -> bool:
         """Whether ``name`` (lower-cased) is a key of a join ``USING`` or ``NATURAL`` of the SELECT."""
         select = self.scope.expression
-        for join in select.args.get("joins") or [] if isinstance(select, exp.Select) else []:
-            if str(join.args.get("method") or "").upper() == "NATURAL":
-                return True
-            if any(key.name.lower() == name for key in join.args.get("using") or []):
-                return True
-        return False
+        joins = select.args.get("joins") or [] if isinstance(select, exp.Select) else []
+        return any((keys := using_keys(join)) is not None and (not keys or name in keys) for join in joins)
 
     def _alias_type(self, node: exp.Column) -> SparkType | None:
         """The type of a HAVING's, QUALIFY's or ORDER BY's name that no source has but one of its
