@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from vpush.optimizer.bind_sqlglot import bind_sqlglot
 from vpush.optimizer.check_join_references import resolves_to
-from vpush.optimizer.dialect import conjuncts
+from vpush.optimizer.dialect import VpushSpark, conjuncts
 from vpush.optimizer.bound import (
     ALWAYS_TRUE,
     And,
@@ -37,7 +37,8 @@ from vpush.optimizer.catalog import FileInfo, Table
 from vpush.optimizer.evaluate_row_groups import ROWS_CANNOT_MATCH, InclusiveStatsEvaluator, cast_may_fail
 from vpush.optimizer.rewrite_table_samples import passes_rows
 from vpush.optimizer.rewrite_variants import match_extraction
-from vpush.optimizer.variant_types import VARIANT
+from vpush.optimizer.statistics import RowGroupStatistics
+from vpush.optimizer.variant_types import VARIANT, StringType
 
 __all__ = ["FilePruning", "owning_select", "prune_scan", "read_where_casts_may_fail", "scan_predicate", "select_through_limit"]
 
@@ -125,25 +126,30 @@ def select_through_limit(node: exp.Table) -> tuple[exp.Select, str, bool] | None
     return outer, subquery.alias, single
 
 
-def _condition(node: exp.Table, names: set[str]) -> exp.Expression | None:
+def _own_conjuncts(node: exp.Table, names: set[str]) -> list[exp.Expression]:
     """The conjuncts of the WHERE over table reference ``node`` that read only its columns
-    (lower-cased ``names``), ANDed; None when there are none or pruning is unsafe."""
+    (lower-cased ``names``), in the WHERE's order; empty when there are none or pruning is unsafe.
+    A conjunct that is not a plain row filter but reads only this table's columns (a scalar
+    subquery compared with one) is kept as an :class:`exp.Subquery` holding it, which binds to
+    nothing and may raise (see :func:`_row_errors`)."""
     select, single = owning_select(node)
     where = select.args.get("where") if select is not None else None
     if select is None or not isinstance(where, exp.Where):
-        return None
+        return []
     alias = (node.alias or node.name).lower()
     kept: list[exp.Expression] = []
     for conjunct in conjuncts(where.this):
-        if not isinstance(conjunct, exp.Expression) or conjunct.find(*_NOT_ROW_FILTERS) is not None:
+        if not isinstance(conjunct, exp.Expression):
             continue
-        columns = list(conjunct.find_all(exp.Column))
+        columns = [c for c in conjunct.find_all(exp.Column) if c.parent_select is select]
         if columns and all(_is_own(c, alias, names, single or resolves_to(node, c, select)) for c in columns):
-            kept.append(conjunct)
-    if not kept:
-        return None
-    condition = kept[0].copy()
-    for conjunct in kept[1:]:
+            kept.append(conjunct if conjunct.find(*_NOT_ROW_FILTERS) is None else exp.Subquery(this=conjunct.copy()))
+    return kept
+
+
+def _anded(parts: Sequence[exp.Expression]) -> exp.Expression:
+    condition = parts[0].copy()
+    for conjunct in parts[1:]:
         condition = exp.And(this=condition, expression=conjunct.copy())
     return condition
 
@@ -201,20 +207,38 @@ def scan_predicate(
         variants: the lower-cased names of its variant columns.
         time_zone: Spark's session time zone, for timestamp literals.
     """
-    fields = {f.name.lower(): f for f in table.partitioning.fields}
-    plain = {f.name.lower(): f for f in data_schema if f.name.lower() not in fields}
-    condition = _condition(node, set(fields) | set(plain))
-    if condition is None:
-        return None
+    resolve = _Resolver(table, data_schema, variants)
+    return _bound(_row_filters(_own_conjuncts(node, resolve.names)), resolve, time_zone)
 
-    def resolve(column: exp.Expression) -> Ref | None:
+
+def _row_filters(own: Sequence[exp.Expression]) -> list[exp.Expression]:
+    return [c for c in own if not isinstance(c, exp.Subquery)]
+
+
+def _bound(parts: Sequence[exp.Expression], resolve: _Resolver, time_zone: str) -> BooleanExpression | None:
+    if not parts:
+        return None
+    predicate = bind_sqlglot(_anded(parts), resolve, session_time_zone=time_zone)
+    return None if predicate == ALWAYS_TRUE else predicate
+
+
+class _Resolver:
+    """The pruning reference of a column or an extraction of one table (``bind_sqlglot``'s resolver)."""
+
+    def __init__(self, table: Table, data_schema: pa.Schema, variants: Collection[str]) -> None:
+        self.fields = {f.name.lower(): f for f in table.partitioning.fields}
+        self.plain = {f.name.lower(): f for f in data_schema if f.name.lower() not in self.fields}
+        self.variants = variants
+        self.names = set(self.fields) | set(self.plain)
+
+    def __call__(self, column: exp.Expr) -> Ref | None:
         matched = match_extraction(column)
         if matched is not None:
             base, segments, target, strict = matched
             sql_type = SqlType.parse(target.to_spark()) if target != VARIANT else None
             if (
                 isinstance(base, exp.Column)
-                and base.name.lower() in variants
+                and base.name.lower() in self.variants
                 and sql_type is not None
                 and all(isinstance(s, str) for s in segments)
             ):
@@ -224,16 +248,140 @@ def scan_predicate(
         if not isinstance(column, exp.Column):
             return None
         key = column.name.lower()
-        if key in fields and fields[key].type.name != "void":
-            return PartitionRef(fields[key].name, fields[key].type)
-        field = plain.get(key)
-        if field is None or key in variants:
+        if key in self.fields and self.fields[key].type.name != "void":
+            return PartitionRef(self.fields[key].name, self.fields[key].type)
+        field = self.plain.get(key)
+        if field is None or key in self.variants:
             return None
         sql_type = sql_type_of_arrow(field.type)
         return ColumnRef(field.name, sql_type) if sql_type is not None else None
 
-    predicate = bind_sqlglot(condition, resolve, session_time_zone=time_zone)
-    return None if predicate == ALWAYS_TRUE else predicate
+
+
+@dataclasses.dataclass(frozen=True)
+class _RaisingWhere:
+    """A WHERE one of whose conjuncts may raise for a row as Spark computes it."""
+
+    before: BooleanExpression | None
+    """The conjuncts Spark tests first: those written before the first that may raise, and those
+    its scan tests before any row is read (partition filters, and a plain column compared with a
+    constant, which its Parquet reader tests on each row group's statistics)."""
+    casts: tuple[VariantRef | None, ...]
+    """What may raise in that conjunct and those after it: each cast of a variant path, None for
+    anything else (arithmetic, a function, a string compared as a number...)."""
+    shown: str
+    """The first conjunct that may raise, as written, for the explanation."""
+
+
+def _raising_where(own: Sequence[exp.Expression], resolve: _Resolver, time_zone: str) -> _RaisingWhere | None:
+    """What Spark's filter tests of ``own`` (the WHERE's conjuncts over the table, in order) before
+    one that may raise, or None when none may: Spark tests them from left to right, each on the
+    rows those before it kept (``FilterExec``), so a conjunct after one that raises rules out
+    nothing Spark reads unless its scan tests it first. Spark's Parquet reader prunes no row group
+    by a variant path (``WHERE cast(v:a AS date) > DATE'2000-01-01' AND v:b::string = 'z'`` raises
+    for a row whose ``a`` is ``'abc'`` whatever ``b``'s statistics say; measured on PySpark 4.3)."""
+    errors = [_row_errors(c, resolve) for c in own]
+    first = next((i for i, e in enumerate(errors) if e is not None), None)
+    if first is None:
+        return None
+    before = _row_filters([*own[:first], *(c for c in own[first + 1 :] if _tested_in_scan(c, resolve))])
+    casts = tuple(ref for e in errors[first:] for ref in e or ())
+    return _RaisingWhere(_bound(before, resolve, time_zone), casts, own[first].sql(dialect=VpushSpark, normalize_functions="lower"))
+
+
+_LOGIC = (exp.And, exp.Or, exp.Not, exp.Paren, exp.Is)
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ)
+_TYPE_KINDS = {
+    **dict.fromkeys(("tinyint", "smallint", "int", "bigint", "float", "double", "decimal"), "number"),
+    **dict.fromkeys(("date", "timestamp", "timestamp_ntz"), "time"),
+}
+
+
+def _row_errors(node: exp.Expr, resolve: _Resolver) -> tuple[VariantRef | None, ...] | None:
+    """What in ``node`` may raise for a row (see :attr:`_RaisingWhere.casts`), or None when
+    nothing does: columns, constants (Spark computes those as it plans the query, rows or not),
+    comparisons of like types, logic, and extractions that cannot fail as casts. Anything else may."""
+    matched = match_extraction(node)
+    if matched is not None:
+        base, _, target, strict = matched
+        if not isinstance(base, exp.Column):
+            return (None,)
+        if not strict or isinstance(target, StringType) or target == VARIANT:
+            return None
+        ref = resolve(node)
+        return (ref if isinstance(ref, VariantRef) else None,)
+    if isinstance(node, exp.Subquery):
+        return (None,)
+    if isinstance(node, exp.Column) or node.find(exp.Column) is None:
+        return None
+    if isinstance(node, (*_COMPARISONS, exp.In, exp.Between)):
+        if not _like_kinds(node, resolve):
+            return (None,)  # Spark casts a string it reads to the other side's type, which may fail
+    elif not isinstance(node, _LOGIC):
+        return (None,)
+    found = [e for child in node.iter_expressions() if (e := _row_errors(child, resolve)) is not None]
+    return tuple(ref for e in found for ref in e) if found else None
+
+
+def _operands(node: exp.Expr) -> list[exp.Expr]:
+    if isinstance(node, exp.Between):
+        return [node.this, node.args["low"], node.args["high"]]
+    if isinstance(node, exp.In):
+        return [node.this, *node.expressions]
+    return [node.this, node.expression]
+
+
+def _kind(node: exp.Expr, resolve: _Resolver) -> str | None:
+    """The family of ``node``'s type as Spark compares it (number, time, string, ...), or None."""
+    if isinstance(node, exp.Literal):
+        return "string" if node.is_string else "number"
+    if isinstance(node, exp.Null):
+        return "null"
+    if isinstance(node, exp.Boolean):
+        return "boolean"
+    if isinstance(node, exp.Cast) and node.find(exp.Column) is None:
+        sql_type = SqlType.parse(node.to)
+    else:
+        ref = resolve(node)
+        sql_type = ref.type if isinstance(ref, (ColumnRef, PartitionRef, VariantRef)) else None
+    return None if sql_type is None else _TYPE_KINDS.get(sql_type.name, sql_type.name)
+
+
+def _like_kinds(node: exp.Expr, resolve: _Resolver) -> bool:
+    """Whether Spark compares ``node``'s operands without a cast of a value it reads that may
+    fail: all of one family, or a constant string beside others of one family (Spark casts the
+    constant as it plans the query)."""
+    kinds = []
+    for operand in _operands(node):
+        kind = _kind(operand, resolve)
+        if kind is None:
+            return False
+        if kind != "null" and not (kind == "string" and operand.find(exp.Column) is None):
+            kinds.append(kind)
+    return len(set(kinds)) <= 1
+
+
+def _tested_in_scan(node: exp.Expr, resolve: _Resolver) -> bool:
+    """Whether Spark's scan tests conjunct ``node`` before its filter reads a row: a partition
+    filter, or a pushed filter on plain columns (a column compared with constants, IS NULL, and
+    AND/OR/NOT of those), which its Parquet reader tests on each row group's statistics."""
+    refs = [resolve(c) for c in node.find_all(exp.Column)]
+    if refs and all(isinstance(r, PartitionRef) for r in refs):
+        return True
+    if isinstance(node, (exp.And, exp.Or)):
+        return _tested_in_scan(node.this, resolve) and _tested_in_scan(node.expression, resolve)
+    if isinstance(node, (exp.Not, exp.Paren)):
+        return _tested_in_scan(node.this, resolve)
+    if isinstance(node, exp.Is):
+        return isinstance(node.this, exp.Column) and isinstance(resolve(node.this), ColumnRef)
+    if not isinstance(node, (*_COMPARISONS, exp.In, exp.Between)):
+        return False
+    read = [o for o in _operands(node) if o.find(exp.Column) is not None]
+    return len(read) == 1 and isinstance(read[0], exp.Column) and isinstance(resolve(read[0]), ColumnRef) and _like_kinds(node, resolve)
+
+
+def _may_raise_in(where: _RaisingWhere, info: FileInfo, row_group: RowGroupStatistics) -> bool:
+    return any(ref is None or cast_may_fail(bind_variant(ref, info), row_group) for ref in where.casts)
 
 
 def prune_scan(
@@ -270,9 +418,12 @@ def prune_scan(
     everything = [FilePruning(tuple(range(info.num_row_groups))) for info in infos]
     # A variant column is compared only through an extraction (a VariantRef), never whole.
     variants = {name.lower() for info in infos for name in info.variant_columns}
-    predicate = scan_predicate(node, table, data_schema, variants, time_zone=time_zone)
+    resolve = _Resolver(table, data_schema, variants)
+    own = _own_conjuncts(node, resolve.names)
+    predicate = _bound(_row_filters(own), resolve, time_zone)
     if predicate is None:
         return everything
+    raising = _raising_where(own, resolve, time_zone)
     pruned = []
     for info in infos:
         values = table.partitioning.values(info.path, session_time_zone=time_zone)
@@ -287,17 +438,23 @@ def prune_scan(
             continue
         column_names = [n for n in names if n not in values]
         by_statistics = f"statistics of {', '.join(column_names) or 'the file'} rule out rows"
-        if evaluator.evaluate_file(values, info.statistics) == ROWS_CANNOT_MATCH:
-            pruned.append(FilePruning((), tuple((rg, by_statistics) for rg in all_groups)))
-            continue
+        whole_file = evaluator.evaluate_file(values, info.statistics) == ROWS_CANNOT_MATCH
+        before = None if raising is None or raising.before is None else InclusiveStatsEvaluator(bind(raising.before, info))
         kept: list[int] = []
         skipped: list[tuple[int, str]] = []
+        read: list[tuple[int, str]] = []
         for rg in info.statistics.row_groups:
-            if evaluator.evaluate(rg, values) != ROWS_CANNOT_MATCH:
+            if not whole_file and evaluator.evaluate(rg, values) != ROWS_CANNOT_MATCH:
                 kept.append(rg.row_group)
+            elif rg.num_rows == 0:
+                skipped.append((rg.row_group, "no rows"))
+            elif raising is not None and (before is None or before.evaluate(rg, values) != ROWS_CANNOT_MATCH) and _may_raise_in(raising, info, rg):
+                # Spark tests the conjunct that may raise on the rows before the one ruling them out
+                read.append((rg.row_group, f"{raising.shown} may fail in it, and Spark tests it first"))
             else:
-                skipped.append((rg.row_group, "no rows" if rg.num_rows == 0 else by_statistics))
-        pruned.append(FilePruning(tuple(kept), tuple(skipped)))
+                skipped.append((rg.row_group, by_statistics))
+        groups = tuple(sorted([*kept, *(rg for rg, _ in read)]))
+        pruned.append(FilePruning(groups, tuple(skipped), tuple(read)))
     return pruned
 
 
