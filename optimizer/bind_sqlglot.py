@@ -59,7 +59,7 @@ from vpush.optimizer.bound import (
     or_,
 )
 
-__all__ = ["Resolver", "bind_sqlglot"]
+__all__ = ["Resolver", "bind_sqlglot", "reads_as"]
 
 _MAX_EXACT_FLOAT32_INT = 2**53  # an int this small converts to double exactly, then rounds once
 _INT_ORDER = ("tinyint", "smallint", "int", "bigint")
@@ -130,6 +130,16 @@ def _float32(value: float) -> float:
         return float(struct.unpack("<f", struct.pack("<f", value))[0])
     except OverflowError:
         return math.copysign(math.inf, value)
+
+
+def reads_as(text: str, type_name: str) -> bool:
+    """Whether Spark surely casts string ``text`` to ``date``, ``timestamp`` or ``timestamp_ntz``
+    (a form the literal parsers here read; False where they do not, though Spark may)."""
+    if type_name == "date":
+        return _parse_date(text) is not None
+    if type_name in ("timestamp", "timestamp_ntz"):
+        return _parse_timestamp(text, ntz=type_name == "timestamp_ntz", time_zone="UTC") is not None
+    return False
 
 
 def _parse_date(text: str) -> dt.date | None:

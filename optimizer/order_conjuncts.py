@@ -41,7 +41,10 @@ from vpush.optimizer.dialect import conjuncts, cte_of, in_scope
 from vpush.optimizer.plan import SCAN_INDEX
 from vpush.optimizer.rewrite_variants import ONCE_FUNCTION_PREFIX, may_fail
 
-__all__ = ["hold_filter_order", "may_raise", "order_conjuncts"]
+__all__ = ["hold_filter_order", "holds_a_filter", "may_raise", "order_conjuncts"]
+
+HELD = "vpush_held_filter"
+"""Meta key of a ``coalesce(c, false)`` that :func:`hold_filter_order` wrote."""
 
 # Nodes that raise for no row (on the DuckDB tree, after Spark's errors became error() calls):
 # references, constants, comparisons, logic, TRY_CAST, and the branches of a CASE
@@ -242,7 +245,7 @@ def hold_filter_order(expression: exp.Expr) -> exp.Expr:
         if not (below and where is not None) and not any(may_raise(c, select) for c in tested[:-1]):
             continue
         if where is not None:
-            where.set("this", exp.Coalesce(this=where.this, expressions=[exp.false()]))
+            where.set("this", _held(exp.Coalesce(this=where.this, expressions=[exp.false()])))
         for conjunct in pushed:
             _wrap(conjunct)  # each by itself: Spark still pushes it below the aggregate
     return expression
@@ -277,9 +280,21 @@ def _kept_plain(conjunct: exp.Expr) -> bool:
 
 def _wrap(conjunct: exp.Expr) -> None:
     """``conjunct`` written ``coalesce(conjunct, false)`` in its place."""
-    wrapped = exp.Coalesce(expressions=[exp.false()])
+    wrapped = _held(exp.Coalesce(expressions=[exp.false()]))
     conjunct.replace(wrapped)
     wrapped.set("this", conjunct)
+
+
+def _held(node: exp.Coalesce) -> exp.Coalesce:
+    node.meta[HELD] = True
+    return node
+
+
+def holds_a_filter(expression: exp.Expr) -> bool:
+    """Whether :func:`hold_filter_order` wrote a condition of ``expression`` in a ``coalesce``:
+    Spark folds no constant in it that raises (a conditional expression's branch), which the
+    Spark engine then computes first (:mod:`vpush.optimizer.fold_constants`)."""
+    return any(node.meta.get(HELD) for node in expression.find_all(exp.Coalesce))
 
 
 def _one(conjunct: exp.Expr) -> object:

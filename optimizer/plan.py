@@ -278,6 +278,14 @@ class Plan:
     """Spark's interval type of each output column that is an interval whose fields the planner
     can tell (``interval day``, ``interval year to month``; :mod:`vpush.optimizer.interval_types`),
     None for the others: the engines give an interval as a duration, which no longer says them."""
+    constants_sql: str | None = None
+    """A DuckDB query of the constants Spark computes as it plans this query and that may raise
+    (:mod:`vpush.optimizer.fold_constants`), which the DuckDB engine runs first; None where
+    there are none."""
+    spark_constants_sql: str | None = None
+    """The same constants in Spark SQL, where the Spark engine's query holds a filter in a
+    ``coalesce`` (:func:`~vpush.optimizer.order_conjuncts.holds_a_filter`), inside which Spark
+    folds none that raises: the Spark engine runs it first."""
     tables: tuple[Any, ...] = ()
     """The registered tables (:class:`~vpush.optimizer.catalog.Table`) the plan reads, as they
     were when it was made: a plan may be reused while each is still registered and its files'

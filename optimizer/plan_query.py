@@ -45,8 +45,9 @@ from vpush.optimizer.rewrite_variants import (
 from vpush.optimizer.expand_using_stars import COLUMN_NAMES
 from vpush.optimizer.spark_joins import HINTED, SPARK_SIZE, SparkSize, hint_broadcasts, spark_default_size
 from vpush.optimizer.rewrite_order_aliases import rewrite_order_aliases
+from vpush.optimizer.fold_constants import folded_constants
 from vpush.optimizer.isolate_raising_filters import isolate_raising_filters
-from vpush.optimizer.order_conjuncts import hold_filter_order, order_conjuncts
+from vpush.optimizer.order_conjuncts import holds_a_filter, hold_filter_order, order_conjuncts
 from vpush.optimizer.rewrite_table_samples import passes_rows, rewrite_table_samples
 from vpush.optimizer.rewrite_zoned_literals import rewrite_zoned_literals
 from vpush.optimizer.rewrite_generators import check_generators_rewritten, is_generator
@@ -289,12 +290,12 @@ def plan_query(sql: str, catalog: Catalog, *, time_zone: str = "UTC", prune: boo
     """
     token = SESSION_TIME_ZONE.set(time_zone)  # which some of Spark's names print
     try:
-        return _plan_query(sql, catalog, time_zone, prune)
+        return _plan_query(sql, catalog, time_zone, prune, fold=True)
     finally:
         SESSION_TIME_ZONE.reset(token)
 
 
-def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan:
+def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool, *, fold: bool) -> Plan:
     expression = rewrite_table_samples(rewrite_zoned_literals(parse_spark(sql), time_zone))
     rename_self_named_ctes(expression)  # before a CTE's name is told from a table's
     alias_empty_table_names(expression)
@@ -308,6 +309,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
         check_functions(expression)
     except OptimizeError as exc:
         refusal = exc
+    constants = folded_constants(expression) if fold else []
     cte_names = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
     if any(join.args.get("using") or join.args.get("method") for join in expression.find_all(exp.Join)):
         # before a qualified name is read as its source's column (alias_repeated_sources)
@@ -581,6 +583,14 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
             if any(deferred):
                 functions[REBUILD_VARIANT_FUNCTION] = VARIANT
                 scans = [dataclasses.replace(scan, deferred=d) if d else scan for scan, d in zip(scans, deferred)]
+    constants_sql = spark_constants_sql = None
+    if constants:
+        folded = _folded_constants_plan(constants, catalog, time_zone)
+        if folded is not None and refusal is None and folded.refusal is None:
+            constants_sql = folded.sql("duckdb")
+            functions.update(folded.functions)
+        if folded is not None and spark_expression is not None and holds_a_filter(spark_expression):
+            spark_constants_sql = folded.sql("spark")
     return Plan(
         source_sql=sql,
         expression=expression,
@@ -590,8 +600,21 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool) -> Plan
         refusal=refusal,
         ordered_expression=ordered_expression,
         interval_types=interval_types if any(t is not None for t in interval_types) else (),
+        constants_sql=constants_sql,
+        spark_constants_sql=spark_constants_sql,
         tables=tuple({id(table): table for _, table, *_ in found}.values()),
     )
+
+
+def _folded_constants_plan(constants: list[exp.Expr], catalog: Catalog, time_zone: str) -> Plan | None:
+    """The plan of a query of ``constants`` (:func:`folded_constants`), or None where vpush does
+    not plan it (the constants are left to the rows)."""
+    query = exp.select(*(exp.alias_(c, f"c{i}", quoted=True) for i, c in enumerate(constants)))
+    try:
+        plan = _plan_query(query.sql(dialect=VpushSpark), catalog, time_zone, False, fold=False)
+    except OptimizeError:
+        return None
+    return plan
 
 
 EMPTY_TABLE_ALIAS = "__vpush_empty_table"

@@ -1,0 +1,194 @@
+"""The constants Spark computes as it plans a query, for the DuckDB engine to compute first.
+
+Spark's optimizer folds each expression of constants only (``ConstantFolding``), rows or not:
+one that raises fails the query before any row is read, unless it stands in a branch of a
+conditional expression (``CASE``, ``if``, ``coalesce``/``nvl``, ``nvl2``, ``nanvl``,
+``nullif``), where the failure is left to the rows that reach it. So ``WHERE id > 100 AND
+cast('q' AS int) = id`` raises ``CAST_INVALID_INPUT`` though no id passes 100, as do ``WHERE x
+<= NULL AND ...``, ``SELECT cast('q' AS int) FROM t WHERE false``, ``SELECT 1/0 FROM t WHERE id >
+100`` and ``WHERE cast(v:a AS date) <> ''`` (the string Spark casts to a date to compare it;
+measured on PySpark 4.3). DuckDB computes such a constant only for a row that reaches it, and
+vpush's pruning may leave none: it answered ``[]``.
+
+:func:`folded_constants` finds them in the Spark query, as parsed: in the conditions (``WHERE``,
+``HAVING``, ``QUALIFY``, a join's ``ON``) of every SELECT and in the outermost SELECT's
+projections, outside a conditional expression, a CTE (Spark drops one no query reads) and any
+query of a statement with a ``LIMIT 0`` (Spark drops what it limits before it folds); and a
+string literal compared with a cast or a ``variant_get`` to a date, timestamp, boolean or integer,
+as the cast Spark's coercion gives it. The plan computes them in a query of their own, which the
+DuckDB engine runs first (the Spark engine's Spark folds them itself). Left to the rows as
+before: a subquery's projections (Spark's ``ColumnPruning`` drops those nothing reads before it
+folds), ``GROUP BY`` and ``ORDER BY`` constants (``RemoveLiteralFromGroupExpressions``,
+``EliminateSorts``), and a string compared with a column of those types (vpush does not type the
+column here).
+"""
+
+from __future__ import annotations
+
+import decimal
+import re
+
+from sqlglot import exp
+
+from vpush.optimizer.bind_sqlglot import reads_as
+from vpush.optimizer.dialect import VariantGet
+
+__all__ = ["folded_constants"]
+
+# what reads a row, or is not computed once: never part of a constant
+_NOT_CONSTANT = (
+    exp.Column, exp.Star, exp.AggFunc, exp.Window, exp.Query, exp.Subquery, exp.Lambda, exp.Placeholder, exp.Parameter,
+    exp.Rand, exp.Randn, exp.Uuid,
+)
+# Spark's conditional expressions: a failure in their branches is left to the rows that reach it
+_CONDITIONAL = (exp.Case, exp.If, exp.Coalesce, exp.Nullif, exp.Nvl2, exp.Nanvl)
+# functions Spark does not fold (RaiseError is not foldable; assert_true is an if over it)
+_UNFOLDED = frozenset({"raise_error", "assert_true"})
+# constants that raise for no value: a literal, and what only compares or combines literals
+_CANNOT_RAISE = (
+    exp.Literal, exp.Boolean, exp.Null, exp.Paren, exp.Identifier, exp.Var, exp.DataType, exp.Tuple,
+    exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ, exp.Is, exp.Not, exp.And, exp.Or,
+    exp.In, exp.Between,
+)
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ, exp.In, exp.Between)
+_CONDITIONS = ("where", "having", "qualify")
+_TEXT_TYPES = {
+    exp.DataType.Type.DATE: "date", exp.DataType.Type.TIMESTAMP: "timestamp", exp.DataType.Type.TIMESTAMPTZ: "timestamp",
+    exp.DataType.Type.TIMESTAMPLTZ: "timestamp", exp.DataType.Type.TIMESTAMPNTZ: "timestamp_ntz",
+}
+_INT_BITS = {
+    exp.DataType.Type.TINYINT: 7, exp.DataType.Type.SMALLINT: 15, exp.DataType.Type.INT: 31, exp.DataType.Type.BIGINT: 63,
+}
+_INT_TEXT = re.compile(r"[+-]?[0-9]+")
+_NUMBER_TEXT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)")
+_SPARK_NAMES = {
+    "date": exp.DataType.Type.DATE, "timestamp": exp.DataType.Type.TIMESTAMP, "timestamp_ntz": exp.DataType.Type.TIMESTAMPNTZ,
+    "boolean": exp.DataType.Type.BOOLEAN, "tinyint": exp.DataType.Type.TINYINT, "smallint": exp.DataType.Type.SMALLINT,
+    "int": exp.DataType.Type.INT, "bigint": exp.DataType.Type.BIGINT,
+}
+# the types a string literal is cast to beside a value of that type (Spark's coercion), as a cast
+# of the literal: integers compared as bigints
+_COERCED = {
+    exp.DataType.Type.DATE: exp.DataType.build("date"),
+    exp.DataType.Type.TIMESTAMP: exp.DataType.build("timestamp"),
+    exp.DataType.Type.TIMESTAMPLTZ: exp.DataType.build("timestamp"),
+    exp.DataType.Type.TIMESTAMPNTZ: exp.DataType.build("timestamp_ntz", dialect="spark"),
+    exp.DataType.Type.BOOLEAN: exp.DataType.build("boolean"),
+    **dict.fromkeys(
+        (exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT, exp.DataType.Type.INT, exp.DataType.Type.BIGINT),
+        exp.DataType.build("bigint"),
+    ),
+}
+
+
+def folded_constants(expression: exp.Expr) -> list[exp.Expr]:
+    """Copies of the constants of the Spark query ``expression`` that Spark computes as it plans
+    it and that may raise, in the query's order.
+
+    Example:
+        >>> import sqlglot
+        >>> query = sqlglot.parse_one("SELECT id, 1 / 0 FROM t WHERE id > 100 AND CAST('q' AS INT) = id "
+        ...     "AND CASE WHEN id > 1 THEN CAST('r' AS INT) END = 1 AND CAST(s AS DATE) <> ''", read="spark")
+        >>> [c.sql(dialect="spark") for c in folded_constants(query)]
+        ['1 / 0', "CAST('q' AS INT)", "CAST('' AS DATE)"]
+    """
+    if any(_is_zero(limit) for limit in expression.find_all(exp.Limit)):
+        return []
+    places: list[exp.Expr] = []
+    if isinstance(expression, exp.Select):
+        places.extend(expression.expressions)
+    for select in expression.find_all(exp.Select):
+        if select.find_ancestor(exp.CTE) is not None:
+            continue
+        places.extend(select.args[key].this for key in _CONDITIONS if select.args.get(key) is not None)
+        places.extend(join.args["on"] for join in select.args.get("joins") or [] if join.args.get("on") is not None)
+    found: list[exp.Expr] = []
+    for place in places:
+        _collect(place, found)
+    return found
+
+
+def _collect(node: exp.Expr, found: list[exp.Expr]) -> None:
+    """Add the raising constants under ``node`` to ``found``, the largest first, none in a
+    conditional expression or a nested query (whose conditions are places of their own)."""
+    if isinstance(node, (*_CONDITIONAL, exp.Query, exp.Subquery, exp.Lambda)) or _call_name(node) in _UNFOLDED:
+        return
+    if _constant(node):
+        if _may_raise(node):
+            found.append(node.copy())
+        return
+    if isinstance(node, _COMPARISONS):
+        found.extend(_coerced_strings(node))
+    for child in node.iter_expressions():
+        _collect(child, found)
+
+
+def _may_raise(node: exp.Expr) -> bool:
+    """Whether constant ``node`` may raise: anything but literals (typed ones that surely read
+    among them) and what compares or combines them, or a string compared with a date, ...
+    (:func:`_coerced_strings`) that may not read as one."""
+    if _typed_literal(node):
+        return False
+    if not isinstance(node, _CANNOT_RAISE) or (isinstance(node, _COMPARISONS) and _coerced_strings(node)):
+        return True
+    return any(_may_raise(child) for child in node.iter_expressions())
+
+
+def _coerced_strings(node: exp.Expr) -> list[exp.Expr]:
+    """The casts Spark's coercion gives a comparison's string literals beside a cast or a
+    ``variant_get`` to a date, timestamp, boolean or integer (the first such operand's type),
+    but for those that surely succeed."""
+    operands = [node.this, *node.expressions] if isinstance(node, exp.In) else [
+        node.this, *(node.args[k] for k in ("expression", "low", "high") if node.args.get(k) is not None)
+    ]
+    target = next((t for o in operands if (t := _typed_as(o)) is not None), None)
+    if target is None:
+        return []
+    strings = [o for o in operands if isinstance(o, exp.Literal) and o.is_string]
+    casts = [exp.Cast(this=s.copy(), to=target.copy()) for s in strings]
+    return [c for c in casts if not _typed_literal(c)]
+
+
+def _typed_as(node: exp.Expr) -> exp.DataType | None:
+    if isinstance(node, exp.Cast):
+        return _COERCED.get(node.to.this)
+    if isinstance(node, VariantGet) and node.target_type is not None:
+        return _COERCED.get(_SPARK_NAMES.get(node.target_type.to_spark(), exp.DataType.Type.UNKNOWN))
+    return None
+
+
+def _typed_literal(node: exp.Expr) -> bool:
+    """A cast of a literal that surely succeeds, as Spark's typed literals are read by sqlglot:
+    ``TIMESTAMP '2024-01-01 10:00'``, ``DATE '2024-01-01'``, ``1L``, ``2.5D``, ``1.5BD``."""
+    if not (isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal)):
+        return False
+    kind, text = node.to.this, node.this.this
+    if node.this.is_string and kind in _TEXT_TYPES:
+        return reads_as(text, _TEXT_TYPES[kind])
+    if not _NUMBER_TEXT.fullmatch(text):
+        return False
+    if kind in (exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT):
+        return not node.this.is_string
+    if kind in _INT_BITS:
+        return _INT_TEXT.fullmatch(text) is not None and -(2 ** _INT_BITS[kind]) <= int(text) < 2 ** _INT_BITS[kind]
+    if kind == exp.DataType.Type.DECIMAL and len(node.to.expressions) == 2:
+        precision, scale = (int(p.this.this) for p in node.to.expressions)
+        value = decimal.Decimal(text)
+        exact = value.quantize(decimal.Decimal(1).scaleb(-scale))  # (1.5BD: a string cast to decimal(2,1))
+        return value == exact and len(exact.as_tuple().digits) <= precision
+    return False
+
+
+def _constant(node: exp.Expr) -> bool:
+    if isinstance(node, exp.Alias):
+        return False
+    return not any(isinstance(n, _NOT_CONSTANT) or _call_name(n) in _UNFOLDED for n in node.walk())
+
+
+def _call_name(node: exp.Expr) -> str:
+    return node.name.lower() if isinstance(node, exp.Anonymous) else ""
+
+
+def _is_zero(limit: exp.Limit) -> bool:
+    value = limit.expression
+    return isinstance(value, exp.Literal) and not value.is_string and value.this in ("0", "0.0")
