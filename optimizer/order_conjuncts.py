@@ -33,7 +33,7 @@ them).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 
 from sqlglot import exp
 
@@ -66,6 +66,7 @@ _SAFE_FUNCTIONS = frozenset({
 })
 # Computed apart from the filter's order: an aggregate before a HAVING, a subquery by itself
 _OPAQUE = (exp.AggFunc, exp.Window, exp.Subquery, exp.Query)
+_COMPARED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ, exp.In)
 # what DuckDB may compute once for the whole query: nothing that reads a row
 _ROW_READS = (exp.Column, exp.Star, exp.AggFunc, exp.Window, exp.Query, exp.Subquery)
 
@@ -178,7 +179,7 @@ def order_conjuncts(expression: exp.Expr) -> exp.Expr:
     return expression
 
 
-def hold_filter_order(expression: exp.Expr) -> exp.Expr:
+def hold_filter_order(expression: exp.Expr, strings: Collection[str] = ()) -> exp.Expr:
     """Keep Spark from testing a filter's conjuncts out of their order on the Spark engine. There
     vpush's scans are a Python data source, and over such a source Spark's filter tests first the
     conjuncts it can translate into a source's filter (its plan reads ``NOT (id = 6) AND ((i + 1)
@@ -234,7 +235,7 @@ def hold_filter_order(expression: exp.Expr) -> exp.Expr:
         if joins or len(free) < len(parts):
             # Spark may test an inferred conjunct of one side after any of the others
             raising = free if joins else free[:-1]
-            if (below and free) or (len(free) > 1 and any(may_raise(c, select) for c in raising)):
+            if (below and free) or (len(free) > 1 and any(_may_raise_on_spark(c, select, strings) for c in raising)):
                 for conjunct in free:
                     _wrap(conjunct)
             continue
@@ -242,7 +243,7 @@ def hold_filter_order(expression: exp.Expr) -> exp.Expr:
         # WHERE's, into one filter (a conjunct with an aggregate stays above it)
         pushed = [c for c in conjuncts(having.this) if c.find(exp.AggFunc) is None] if having is not None else []
         tested = (conjuncts(where.this) if where is not None else []) + pushed
-        if not (below and where is not None) and not any(may_raise(c, select) for c in tested[:-1]):
+        if not (below and where is not None) and not any(_may_raise_on_spark(c, select, strings) for c in tested[:-1]):
             continue
         if where is not None:
             where.set("this", _held(exp.Coalesce(this=where.this, expressions=[exp.false()])))
@@ -276,6 +277,21 @@ def _kept_plain(conjunct: exp.Expr) -> bool:
         and conjunct.left.find(exp.Column) is not None
         and conjunct.right.find(exp.Column) is not None
     )
+
+
+def _may_raise_on_spark(conjunct: exp.Expr, select: exp.Select, strings: Collection[str]) -> bool:
+    """:func:`may_raise`, or a comparison of a column named in ``strings`` (lower-cased names of
+    the scans' string columns) with a number or a boolean, which Spark's coercion reads as one
+    (``v:b::string = 5``: the text cast to a bigint, ``CAST_INVALID_INPUT`` for ``'x'``)."""
+    if may_raise(conjunct, select):
+        return True
+    for node in conjunct.find_all(*_COMPARED):
+        sides = [node.this, *(node.expressions if isinstance(node, exp.In) else [node.expression])]
+        if any(isinstance(s, exp.Column) and s.name.lower() in strings for s in sides) and any(
+            isinstance(s, exp.Boolean) or (isinstance(s, exp.Literal) and not s.is_string) for s in sides
+        ):
+            return True
+    return False
 
 
 def _wrap(conjunct: exp.Expr) -> None:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import pyarrow as pa
 import sqlglot
@@ -553,7 +553,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool, *, fold
             # decimal arithmetic) reads the same scan
             copied.replace(replacement.copy())
     _cast_later(spark_expression, casts_later, functions, time_zone, spark=True)
-    hold_filter_order(spark_expression)
+    hold_filter_order(spark_expression, _string_columns(scans))
     for spark_node in list(spark_expression.find_all(exp.Table)):
         scan_index = spark_node.meta.get(SCAN_INDEX)
         if scan_index is not None:
@@ -604,6 +604,12 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool, *, fold
         spark_constants_sql=spark_constants_sql,
         tables=tuple({id(table): table for _, table, *_ in found}.values()),
     )
+
+
+def _string_columns(scans: Sequence[Scan]) -> set[str]:
+    """The lower-cased names of the scans' string columns, their extractions' among them."""
+    plain = {f.name.lower() for scan in scans for f in scan.schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)}
+    return plain | {n.lower() for scan in scans for n, t in zip(scan.extraction_names, scan.extraction_types) if isinstance(t, StringType)}
 
 
 def _folded_constants_plan(constants: list[exp.Expr], catalog: Catalog, time_zone: str) -> Plan | None:
