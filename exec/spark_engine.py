@@ -341,7 +341,7 @@ class SparkEngine:
                 view.createTempView(views[scan.name])
                 created.append(views[scan.name])
             if plan.spark_constants_sql is not None:
-                self.spark.sql(plan.spark_constants_sql).collect()  # Spark folds none inside the held filter
+                self.spark.sql(plan.spark_constants_sql).toArrow()  # Spark folds none inside the held filter
             frame = self.spark.sql(expression.sql(dialect=VpushSpark))
         except PySparkException as exc:
             raise translate_spark_error(exc) from exc

@@ -111,7 +111,7 @@ def folded_constants(expression: exp.Expr) -> list[exp.Expr]:
 def _collect(node: exp.Expr, found: list[exp.Expr]) -> None:
     """Add the raising constants under ``node`` to ``found``, the largest first, none in a
     conditional expression or a nested query (whose conditions are places of their own)."""
-    if isinstance(node, (*_CONDITIONAL, exp.Query, exp.Subquery, exp.Lambda)) or _call_name(node) in _UNFOLDED:
+    if isinstance(node, (*_CONDITIONAL, exp.Query, exp.Subquery, exp.Lambda, exp.DataType)) or _call_name(node) in _UNFOLDED:
         return
     if _constant(node):
         if _may_raise(node):
@@ -127,8 +127,10 @@ def _may_raise(node: exp.Expr) -> bool:
     """Whether constant ``node`` may raise: anything but literals (typed ones that surely read
     among them) and what compares or combines them, or a string compared with a date, ...
     (:func:`_coerced_strings`) that may not read as one."""
-    if _typed_literal(node):
+    if _typed_literal(node) or isinstance(node, exp.DataType):
         return False
+    if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string:
+        return False  # a negative number, as Spark's parser reads it
     if not isinstance(node, _CANNOT_RAISE) or (isinstance(node, _COMPARISONS) and _coerced_strings(node)):
         return True
     return any(_may_raise(child) for child in node.iter_expressions())
