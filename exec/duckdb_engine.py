@@ -200,7 +200,7 @@ class DuckDBEngine:
                     cursor.register(part.name, _scannable(part.name, pa.RecordBatchReader.from_batches(schema, batches), read_twice))
             cursor.execute(";\n".join(script))
             if plan.constants_sql is not None:
-                cursor.sql(plan.constants_sql).to_arrow_table()  # Spark computes them as it plans, rows or not
+                cursor.execute(plan.constants_sql).fetchall()  # Spark computes them as it plans, rows or not
             reader = cursor.sql(plan.sql("duckdb", ordered=ordered)).to_arrow_reader(BATCH_ROWS)
         except duckdb.Error as exc:
             cursor.close()

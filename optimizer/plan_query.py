@@ -587,7 +587,9 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool, *, fold
     if constants:
         folded = _folded_constants_plan(constants, catalog, time_zone)
         if folded is not None and refusal is None and folded.refusal is None:
-            constants_sql = folded.sql("duckdb")
+            # hash(q) needs every constant computed, and gives a value Python reads
+            rows = exp.Subquery(this=folded.expression.copy(), alias=exp.TableAlias(this=exp.to_identifier("q")))
+            constants_sql = exp.select(exp.Anonymous(this="hash", expressions=[exp.column("q")])).from_(rows).sql(dialect="duckdb")
             functions.update(folded.functions)
         if folded is not None and spark_expression is not None and holds_a_filter(spark_expression):
             spark_constants_sql = folded.sql("spark")
