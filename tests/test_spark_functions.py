@@ -365,6 +365,10 @@ WINDOWS = [
     "percentile_cont(0.5) WITHIN GROUP (ORDER BY f) OVER (PARTITION BY i > 0)", "percentile_disc(0.25) WITHIN GROUP (ORDER BY d DESC) OVER (PARTITION BY s % 2)",
     "percentile_cont(array(0.1, 0.9)) WITHIN GROUP (ORDER BY i) OVER ()", "percentile(f, 0.5) OVER (PARTITION BY i > 0)",
     "median(d) OVER (PARTITION BY s % 2)", "percentile(i, array(0.3, 0.6)) OVER (ORDER BY s ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING)",
+    # trunc and next_day of a timestamp: of its date in the session time zone (Spark's implicit cast)
+    "trunc(ts, 'year')", "trunc(ts, 'WEEK')", "trunc(CAST(ts AS timestamp_ntz), 'Quarter')", "trunc(ts, 'hour')", "trunc(ts, 5)",
+    "trunc(ts, if(i > 1, 'mon', 'yy'))", "trunc(NULL, 'MM')", "next_day(ts, 'mon')", "next_day(t, 'FRIDAY')",
+    "next_day(CAST(ts AS timestamp_ntz), 'Su')", "next_day(NULL, 'mo')",
 ]
 
 # Spark functions DuckDB answers differently (types, values or Java formats): refused on DuckDB.
@@ -377,7 +381,7 @@ REFUSED = [
     "substring_index(g, 'aa', 1)",
     "date_format(ts, 'yyyyy')", "date_format(ts, 'yyyy-MM-dd z')", "date_format(ts, 'G')",
     "date_format(ts, 'QQQ')", "date_format(ts, 'SSSSSSS')", "timestamp_seconds(f)",
-    "trunc(ts, 'MM')", "from_unixtime(f)",
+    "from_unixtime(f)",
     "rand(1)",
     "sin(f)", "cos(f)", "tan(f)", "cot(f)", "sec(f)", "csc(f)",
     "map(1.5, 'x', 2, 'y')", "str_to_map(g, '(?<=a)', '=')", "str_to_map(trim(g), '|')", "str_to_map(g, ',', 'x*')", "any(i > 0)", "array_sort(array(i), (x, y) -> y - x)",
@@ -886,7 +890,9 @@ def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession,
      ("timestampadd(YEAR, 300000, to_timestamp_ntz(t))", "DATETIME_OVERFLOW"),
      # decode without a default: a string NULL beside an array, or a string result that is no number beside ints
      ("decode(g, 'a', array(1))", "DATATYPE_MISMATCH.DATA_DIFF_TYPES"), ("decode(g, 'a', 'x', 'b', 2)", "CAST_INVALID_INPUT"),
-     ("elt(b % 5, 'x', 'y')", "INVALID_ARRAY_INDEX"), ("elt(CAST(4294967297 AS BIGINT), 'a', 'b')", "CAST_OVERFLOW")],
+     ("elt(b % 5, 'x', 'y')", "INVALID_ARRAY_INDEX"), ("elt(CAST(4294967297 AS BIGINT), 'a', 'b')", "CAST_OVERFLOW"),
+     ("trunc(i, 'MM')", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"), ("next_day(b, 'mo')", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+     ("next_day(ts, 'xx')", "ILLEGAL_DAY_OF_WEEK"), ("next_day(concat(t, 'x'), 'mo')", "CAST_INVALID_INPUT")],
 )
 def test_datetime_conversions_raise_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
