@@ -4499,6 +4499,15 @@ class _Rewriter:
             return self._string_to_datetime(value, AtomicType("timestamp"), strict=True)
         if source == AtomicType("date"):
             return exp.cast(value, exp.DataType.build("TIMESTAMPTZ"))
+        if source == AtomicType("timestamp_ntz"):
+            return self._ntz_to_timestamp(value)
+        if source is not None and (source == VARIANT or source in _TIMESTAMP_MISMATCHES or isinstance(source, (DecimalType, ArrayType, MapType, StructType))):
+            # Spark's implicit cast to a timestamp takes none of these
+            raise OptimizeError(
+                f'Cannot resolve "{called}" due to data type mismatch: the parameter requires the "TIMESTAMP" type, however '
+                f'"{spark_name(value) or _spark_text(value)}" has the type "{_spark_type_name(source)}".',
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
         if source != AtomicType("timestamp"):
             _refuse(called, "an argument other than a date, a timestamp or a string")
         return value
@@ -4554,8 +4563,9 @@ class _Rewriter:
 
     def _date_format(self, value: exp.Expr, pattern: exp.Expr | None) -> exp.Expr:
         """Spark's ``date_format``: a string is cast to a timestamp as Spark casts it, a date is
-        the timestamp of its midnight in the session time zone, both printed in that zone."""
-        if isinstance(pattern, exp.Null):
+        the timestamp of its midnight in the session time zone, a timestamp_ntz the instant of its
+        local time there, all printed in that zone."""
+        if isinstance(pattern, exp.Null) or isinstance(value, exp.Null):
             return exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))
         if not (isinstance(pattern, exp.Literal) and pattern.is_string):
             _refuse("date_format", "a pattern that is not a literal")
@@ -10348,6 +10358,10 @@ def _schema_of_json(text: exp.Expr) -> exp.Expr:
             error_class="DATATYPE_MISMATCH.NON_FOLDABLE_INPUT",
         )
     return exp.cast(exp.Literal.string(infer_json_schema(text.name)), exp.DataType.build("VARCHAR"))
+
+
+# The atomic types Spark's implicit cast to a timestamp does not take (a date_format of them raises).
+_TIMESTAMP_MISMATCHES = tuple(AtomicType(n) for n in ("boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "binary"))
 
 
 # Spark's trunc(date, fmt) levels (DateTimeUtils.parseTruncLevel of the format upper-cased) as
