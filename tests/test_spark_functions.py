@@ -1448,3 +1448,16 @@ def test_hashes_of_maps_raise_as_spark(call: str, wanted: str, spark: SparkSessi
 def test_date_format_pattern_spark_rejects_under_limit_0(spark_view: SparkSession, con: vpush.Connection) -> None:
     sql = "SELECT date_format(ts, 'yyyy-ww') AS w FROM t LIMIT 0"
     assert _answer(_vpush_run(con), sql, set()) == _answer(_spark_run(spark_view), sql, set())
+
+
+@pytest.mark.parametrize("zone", ["America/Los_Angeles", "Asia/Kolkata"])
+def test_trunc_and_next_day_of_timestamps_in_the_session_time_zone(zone: str, spark: SparkSession, tmp_path: Path) -> None:
+    """Spark casts a timestamp to its date in the session time zone first (far years, local mean
+    time and daylight saving changes); a timestamp_ntz to its own date."""
+    ts = pa.array(_FAR_MICROS, pa.int64()).cast(pa.timestamp("us", tz="UTC"))
+    pq.write_table(pa.table({"ts": ts}), tmp_path / "part-0.parquet")
+    calls = ["trunc(ts, 'year')", "trunc(ts, 'MM')", "trunc(ts, 'week')", "trunc(ts, 'quarter')", "next_day(ts, 'mon')",
+             "next_day(ts, 'Sunday')", "trunc(CAST(ts AS timestamp_ntz), 'week')", "next_day(CAST(ts AS timestamp_ntz), 'TU')"]
+    texts = [f"string({c})" for c in calls]  # years before 1 and after 9999: Python's dates end there
+    expected, got = _answers_in_zone(spark, tmp_path, zone, f"SELECT {', '.join(texts)} FROM z")
+    assert got == expected
