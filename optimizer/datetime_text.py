@@ -4,10 +4,10 @@ Spark formats with Java's ``DateTimeFormatter`` (Locale.US) after turning ``y`` 
 proleptic year, so year 0 is 1 BC and the year before it is ``-1``; DuckDB's ``strftime`` prints
 ``%Y`` the same way (its ``year`` of a ``TIMESTAMPTZ`` is the year of the era). DuckDB's ``strftime`` prints most fields as Java does for the common pattern letters;
 the years (Java pads and signs them by the letter count), ``DD`` and the fractions of a second
-are built here, and so are the zone offsets (``X``, ``x``, ``Z``, ``O``) from DuckDB's offset of the
+are built here, and so are the clock hours (``k``, ``K``), the quarters and the zone offsets (``X``, ``x``, ``Z``, ``O``) from DuckDB's offset of the
 session time zone in seconds. A pattern Spark rejects raises Spark's error class (Spark checks it
 as ``DateTimeFormatterHelper`` builds its formatter, then asks whether ``SimpleDateFormat`` took
-it); a letter or form whose Java output vpush does not reproduce (zone names, eras, quarters, ...)
+it); a letter or form whose Java output vpush does not reproduce (zone names, eras, ...)
 is refused rather than printed differently.
 """
 
@@ -35,7 +35,11 @@ _STRFTIME_FIELDS = {
     "M": "%-m", "MM": "%m", "MMM": "%b", "MMMM": "%B", "d": "%-d", "dd": "%d", "D": "%-j", "DDD": "%j",
     "H": "%-H", "HH": "%H", "h": "%-I", "hh": "%I", "m": "%-M", "mm": "%M", "s": "%-S", "ss": "%S",
     "a": "%p", "E": "%a", "EE": "%a", "EEE": "%a", "EEEE": "%A",
+    "L": "%-m", "LL": "%m", "LLL": "%b", "LLLL": "%B",  # the stand-alone month, in Locale.US as the month
 }
+# Java's quarter in Locale.US by its letters (Q and the stand-alone q alike), and its full names.
+_QUARTERS = ("Q", "QQ", "QQQ", "QQQQ", "q", "qq", "qqq", "qqqq")
+_QUARTER_NAMES = ("1st quarter", "2nd quarter", "3rd quarter", "4th quarter")
 MAX_FRACTION_LETTERS = 6
 """``S`` repeated up to this many times is a fraction of a second DuckDB holds (microseconds)."""
 
@@ -279,6 +283,21 @@ def spark_date_format(value: exp.Expr, pattern: str) -> exp.Expression:
         elif text == "DD":
             flush()
             pieces.append(_padded(exp.Anonymous(this="dayofyear", expressions=[value.copy()]), 2))
+        elif text in ("k", "kk", "K", "KK"):  # the clock hour 1-24, the hour of the half day 0-11
+            flush()
+            hour = exp.Anonymous(this="hour", expressions=[value.copy()])
+            shown = exp.Case(ifs=[exp.If(this=exp.EQ(this=hour.copy(), expression=exp.Literal.number(0)), true=exp.Literal.number(24))],
+                             default=hour) if text[0] == "k" else exp.Mod(this=hour, expression=exp.Literal.number(12))
+            pieces.append(_padded(shown, len(text)))
+        elif text in _QUARTERS:
+            flush()
+            quarter = exp.Anonymous(this="quarter", expressions=[value.copy()])
+            if len(text) == 4:
+                names = exp.Array(expressions=[exp.Literal.string(n) for n in _QUARTER_NAMES])
+                pieces.append(exp.Anonymous(this="list_extract", expressions=[names, quarter]))
+            else:
+                prefix = "Q" if len(text) == 3 else ""
+                pieces.append(exp.DPipe(this=exp.Literal.string(prefix), expression=_padded(quarter, 2 if len(text) == 2 else 1)))
         elif text in ("[", "]"):
             continue  # every field of an instant is there: an optional section prints as written
         elif text in _OFFSETS or text in _LOCALIZED_OFFSETS:
