@@ -831,11 +831,12 @@ def _next_day(arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
         value = exp.cast(value, _typed("DATE"))
     elif of(value) != AtomicType("date"):
         _refuse("next_day", "a first argument other than a date, a timestamp or a string")
-    text = _string_literal(name)
-    if text is None:
+    if not isinstance(name, exp.Literal):
         _refuse("next_day", "a day name that is not a literal")
-    assert text is not None  # for mypy: refused above
-    day = _DAYS.get(text.strip().upper()) if text == text.strip() else None
+    assert isinstance(name, exp.Literal)  # for mypy: refused above
+    text = name.name
+    # a number is cast to a string, never a day's name: next_day(d, 5) raises ILLEGAL_DAY_OF_WEEK
+    day = _DAYS.get(text.upper()) if name.is_string and text == text.strip() else None
     if day is None:
         error = spark_error("ILLEGAL_DAY_OF_WEEK", f"Illegal input for day of week: {text}.", _typed("DATE"))
         return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=_null("DATE"))], default=error)

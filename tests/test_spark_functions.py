@@ -896,7 +896,7 @@ def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession,
      ("decode(g, 'a', array(1))", "DATATYPE_MISMATCH.DATA_DIFF_TYPES"), ("decode(g, 'a', 'x', 'b', 2)", "CAST_INVALID_INPUT"),
      ("elt(b % 5, 'x', 'y')", "INVALID_ARRAY_INDEX"), ("elt(CAST(4294967297 AS BIGINT), 'a', 'b')", "CAST_OVERFLOW"),
      ("trunc(i, 'MM')", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"), ("next_day(b, 'mo')", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
-     ("next_day(ts, 'xx')", "ILLEGAL_DAY_OF_WEEK"), ("next_day(concat(t, 'x'), 'mo')", "CAST_INVALID_INPUT"),
+     ("next_day(ts, 'xx')", "ILLEGAL_DAY_OF_WEEK"), ("next_day(concat(t, 'x'), 'mo')", "CAST_INVALID_INPUT"), ("next_day(day, 5)", "ILLEGAL_DAY_OF_WEEK"),
      # date_format patterns Spark rejects (its own check, then java.time's, then SimpleDateFormat's) and types it does not cast
      ("date_format(ts, 'yyyy-ww')", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION"),
      ("date_format(ts, 'YYYY')", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION"),
