@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from vpush.codec.errors import CodecError
 
-__all__ = ["DatetimePatternError", "ParsingPattern", "compile_pattern", "pattern_pieces"]
+__all__ = ["JAVA_LETTERS", "DatetimePatternError", "ParsingPattern", "compile_pattern", "pattern_pieces"]
 
 # The kinds of step, fields, sign styles, texts and offset forms of spark_datetime_format.h.
 VALUE, REDUCED, FRACTION, TEXT, LITERAL, OFFSET = range(6)
@@ -49,7 +49,7 @@ _REJECTED_LETTERS = {
     **dict.fromkeys("QqABnNp", ILLEGAL_CHARACTER),
 }
 # java.time's pattern letters; any other letter is unknown to it.
-_JAVA_LETTERS = frozenset("GuyDMLdQqYwWEecFahKkHmsSAnNVvzOXxZBpg")
+JAVA_LETTERS = frozenset("GuyDMLdQqYwWEecFahKkHmsSAnNVvzOXxZBpg")
 # The most letters of each kind java.time (or Spark) takes; more is Spark's PATTERN_RECOGNITION.
 _MOST_LETTERS = {"y": 6, "M": 4, "d": 2, "D": 3, "H": 2, "h": 2, "m": 2, "s": 2, "a": 1, "S": MAX_FRACTION_LETTERS, "Z": 5}
 _RESERVED = {"{": PATTERN_RECOGNITION, "}": PATTERN_RECOGNITION, "#": PATTERN_RECOGNITION}
@@ -87,13 +87,15 @@ def _raise(pattern: str, error_class: str, why: str) -> DatetimePatternError:
     return error
 
 
-def pattern_pieces(pattern: str) -> list[tuple[bool, str]]:
+def pattern_pieces(pattern: str, *, sections: bool = False) -> list[tuple[bool, str]]:
     """A Java datetime pattern as (is_field, text) pieces: runs of one letter, and literal text
     (quotes removed, ``''`` a quote); for parsing here and for printing
-    (:mod:`vpush.optimizer.datetime_text`).
+    (:mod:`vpush.optimizer.datetime_text`). With ``sections``, the brackets of an optional
+    section are fields ``[`` and ``]`` of their own.
 
     Raises:
-        DatetimePatternError: an unclosed quote, a reserved character or an optional section.
+        DatetimePatternError: an unclosed quote, a reserved character or (without ``sections``)
+            an optional section.
     """
     out: list[tuple[bool, str]] = []
     i, n = 0, len(pattern)
@@ -127,6 +129,10 @@ def pattern_pieces(pattern: str) -> list[tuple[bool, str]]:
         else:
             if c in _RESERVED:
                 raise _raise(pattern, _RESERVED[c], f"the reserved character {c!r}")
+            if c in "[]" and sections:
+                out.append((True, c))
+                i += 1
+                continue
             if c in "[]":
                 raise _raise(pattern, UNSUPPORTED, "optional sections ('[...]')")
             out.append((False, c))
@@ -138,7 +144,7 @@ def _check_letters(pattern: str, letters: str) -> None:
     letter, count = letters[0], len(letters)
     if letter in _REJECTED_LETTERS:
         raise _raise(pattern, _REJECTED_LETTERS[letter], f"the letter '{letter}'")
-    if letter not in _JAVA_LETTERS:
+    if letter not in JAVA_LETTERS:
         raise _raise(pattern, WITH_SUGGESTION, f"the unknown letter '{letter}'")
     if letter == "X" and count > 5:
         raise _raise(pattern, WITH_SUGGESTION, f"too many letters '{letters}'")

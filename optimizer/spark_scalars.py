@@ -820,19 +820,23 @@ def _bround(arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> 
 def _next_day(arguments: list[exp.Expr], of: TypeOf) -> exp.Expr:
     """Spark's ``next_day(date, name)``: the first later date on that day of the week, for
     Spark's day names in any case; a name it does not know raises ``ILLEGAL_DAY_OF_WEEK``
-    (under ANSI) for each row with a date."""
+    (under ANSI) for each row with a date. Spark casts a timestamp to its date in the session
+    time zone (a timestamp_ntz to its date; a string is cast to a date before this)."""
     from vpush.optimizer.spark_semantics import spark_error
 
     value, name = arguments
-    if of(value) != AtomicType("date"):
-        _refuse("next_day", "a first argument that is not a date")
-    if isinstance(name, exp.Null):
+    if isinstance(value, exp.Null) or isinstance(name, exp.Null):
         return _null("DATE")
-    text = _string_literal(name)
-    if text is None:
+    if of(value) in (AtomicType("timestamp"), AtomicType("timestamp_ntz")):
+        value = exp.cast(value, _typed("DATE"))
+    elif of(value) != AtomicType("date"):
+        _refuse("next_day", "a first argument other than a date, a timestamp or a string")
+    if not isinstance(name, exp.Literal):
         _refuse("next_day", "a day name that is not a literal")
-    assert text is not None  # for mypy: refused above
-    day = _DAYS.get(text.strip().upper()) if text == text.strip() else None
+    assert isinstance(name, exp.Literal)  # for mypy: refused above
+    text = name.name
+    # a number is cast to a string, never a day's name: next_day(d, 5) raises ILLEGAL_DAY_OF_WEEK
+    day = _DAYS.get(text.upper()) if name.is_string and text == text.strip() else None
     if day is None:
         error = spark_error("ILLEGAL_DAY_OF_WEEK", f"Illegal input for day of week: {text}.", _typed("DATE"))
         return exp.Case(ifs=[exp.If(this=exp.Is(this=value.copy(), expression=exp.Null()), true=_null("DATE"))], default=error)

@@ -1355,7 +1355,7 @@ _DATE_TRUNC_UNITS = {
     "microsecond": "microsecond",
 }
 # The functions that take a date, and those that take a timestamp: Spark casts a string argument.
-_DATE_ARGUMENT_FUNCTIONS = (exp.TsOrDsAdd, exp.AddMonths, exp.LastDay, exp.Quarter, exp.DateTrunc)
+_DATE_ARGUMENT_FUNCTIONS = (exp.TsOrDsAdd, exp.AddMonths, exp.LastDay, exp.Quarter, exp.DateTrunc, exp.NextDay)
 _TIMESTAMP_ARGUMENT_FUNCTIONS = (exp.Hour, exp.Minute, exp.Second, exp.TimestampTrunc)
 # The functions that take a date or a timestamp and no string (Spark casts none to them).
 _NO_STRING_FUNCTIONS: dict[type[exp.Expr], str] = {exp.UnixDate: "DATE", exp.UnixSeconds: "TIMESTAMP", exp.UnixMillis: "TIMESTAMP", exp.UnixMicros: "TIMESTAMP"}
@@ -4165,7 +4165,7 @@ class _Rewriter:
                 _refuse(called, "an argument that is not an integer (Spark's implicit cast to bigint)")
             return _from_unixtime(arguments[0])
         if called == "trunc" and arguments and len(arguments) == 2 and arguments[0] is not None:
-            return _trunc_date(arguments[0], arguments[1], self.typer.of(arguments[0]))
+            return _trunc_date(arguments[0], arguments[1], self.typer.of)
         if called == "months_between" and arguments and len(arguments) in (2, 3) and all(a is not None for a in arguments):
             return self._months_between([a for a in arguments if a is not None])
         if called == "date_format" and arguments and len(arguments) == 2 and arguments[0] is not None:
@@ -4499,6 +4499,15 @@ class _Rewriter:
             return self._string_to_datetime(value, AtomicType("timestamp"), strict=True)
         if source == AtomicType("date"):
             return exp.cast(value, exp.DataType.build("TIMESTAMPTZ"))
+        if source == AtomicType("timestamp_ntz"):
+            return self._ntz_to_timestamp(value)
+        if source is not None and (source == VARIANT or source in _TIMESTAMP_MISMATCHES or isinstance(source, (DecimalType, ArrayType, MapType, StructType))):
+            # Spark's implicit cast to a timestamp takes none of these
+            raise OptimizeError(
+                f'Cannot resolve "{called}" due to data type mismatch: the parameter requires the "TIMESTAMP" type, however '
+                f'"{spark_name(value) or _spark_text(value)}" has the type "{_spark_type_name(source)}".',
+                error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+            )
         if source != AtomicType("timestamp"):
             _refuse(called, "an argument other than a date, a timestamp or a string")
         return value
@@ -4554,8 +4563,9 @@ class _Rewriter:
 
     def _date_format(self, value: exp.Expr, pattern: exp.Expr | None) -> exp.Expr:
         """Spark's ``date_format``: a string is cast to a timestamp as Spark casts it, a date is
-        the timestamp of its midnight in the session time zone, both printed in that zone."""
-        if isinstance(pattern, exp.Null):
+        the timestamp of its midnight in the session time zone, a timestamp_ntz the instant of its
+        local time there, all printed in that zone."""
+        if isinstance(pattern, exp.Null) or isinstance(value, exp.Null):
             return exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))
         if not (isinstance(pattern, exp.Literal) and pattern.is_string):
             _refuse("date_format", "a pattern that is not a literal")
@@ -7106,6 +7116,20 @@ _NUMERIC_ONLY = (exp.Neg, exp.Abs, exp.Sum, exp.Avg)
 _AS_VARIANT = "vpush_as_variant"  # meta key: a branch Spark casts to a variant (see below)
 
 
+def _check_date_argument(node: exp.DateTrunc | exp.NextDay, typer: _Typer) -> None:
+    """Spark's ``DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE`` for the first argument of ``trunc`` or
+    ``next_day`` of a type its implicit cast to a date does not take (it takes a string, a
+    timestamp and a timestamp_ntz; ``trunc(i, 'MM')`` of an int raises)."""
+    kind = typer.of(node.this)
+    if kind is None or isinstance(node.this, exp.Null) or isinstance(kind, StringType) or kind in (AtomicType("date"), *_TIMESTAMPS, VOID):
+        return
+    raise OptimizeError(
+        f'Cannot resolve "{spark_name(node) or _spark_text(node)}" due to data type mismatch: The first parameter requires '
+        f'the "DATE" type, however "{spark_name(node.this) or _spark_text(node.this)}" has the type "{_spark_type_name(kind)}".',
+        error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+    )
+
+
 def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
     """Raise Spark's analysis error where a variant meets an operator or function that takes none:
     arithmetic and comparison with another type (Spark casts no variant implicitly, and a string
@@ -7144,6 +7168,8 @@ def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
             'timestamp type, however it has the type "VARIANT"',
             error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
         )
+    if isinstance(node, (exp.DateTrunc, exp.NextDay)):
+        _check_date_argument(node, typer)
     if isinstance(node, (exp.AtTimeZone, exp.FromTimeZone)):
         _check_utc_shift_argument(node, typer)
     if isinstance(node, _NUMERIC_ONLY) and typer.of(node.this) == VARIANT:
@@ -10334,26 +10360,43 @@ def _schema_of_json(text: exp.Expr) -> exp.Expr:
     return exp.cast(exp.Literal.string(infer_json_schema(text.name)), exp.DataType.build("VARCHAR"))
 
 
-# Spark's trunc(date, fmt) levels (case-insensitive) as DuckDB's date_trunc parts; any other
-# format, a finer one included ('DD', 'HOUR'), gives NULL in Spark.
-_TRUNC_LEVELS = {"year": "year", "yyyy": "year", "yy": "year", "quarter": "quarter", "month": "month",
-                 "mon": "month", "mm": "month", "week": "week"}
+# The atomic types Spark's implicit cast to a timestamp does not take (a date_format of them raises).
+_TIMESTAMP_MISMATCHES = tuple(AtomicType(n) for n in ("boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "binary"))
 
 
-def _trunc_date(value: exp.Expr, unit: exp.Expr | None, source: SparkType | None) -> exp.Expression:
-    """Spark's ``trunc(date, fmt)`` for a date and a literal format (a week starts on Monday in
-    both); DuckDB's ``date_trunc`` of a date is a timestamp, so the result is cast back."""
-    if source != AtomicType("date"):
-        _refuse("trunc", "an argument other than a date")
-    if isinstance(unit, exp.Null):
+# Spark's trunc(date, fmt) levels (DateTimeUtils.parseTruncLevel of the format upper-cased) as
+# DuckDB's date_trunc parts; any other format, a finer one included ('DD', 'HOUR'), gives NULL.
+_TRUNC_LEVELS = {"YEAR": "year", "YYYY": "year", "YY": "year", "QUARTER": "quarter", "MONTH": "month",
+                 "MON": "month", "MM": "month", "WEEK": "week"}
+
+
+def _trunc_date(value: exp.Expr, unit: exp.Expr | None, of: Callable[[exp.Expr], SparkType | None]) -> exp.Expression:
+    """Spark's ``trunc(date, fmt)`` (a week starts on Monday in both). Spark casts a timestamp to
+    its date in the session time zone first (a timestamp_ntz to its date, a string as its cast to
+    a date, done before this); a format that is not a level gives NULL, a number too (cast to a
+    string). DuckDB's ``date_trunc`` of a date is a timestamp, so the result is cast back."""
+    if isinstance(value, exp.Null) or isinstance(unit, exp.Null) or (isinstance(unit, exp.Literal) and not unit.is_string):
         return exp.cast(exp.Null(), exp.DataType.build("DATE"))
-    if not (isinstance(unit, exp.Literal) and unit.is_string):
-        _refuse("trunc", "a format that is not a literal")
-    part = _TRUNC_LEVELS.get(unit.name.lower())
-    if part is None:
-        return exp.cast(exp.Null(), exp.DataType.build("DATE"))
-    truncated = exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(part), value])
-    return exp.cast(truncated, exp.DataType.build("DATE"))
+    source = of(value)
+    if source in _TIMESTAMPS:
+        value = exp.cast(value, exp.DataType.build("DATE"))
+    elif source != AtomicType("date"):
+        _refuse("trunc", "an argument other than a date, a timestamp or a string")
+    if isinstance(unit, exp.Literal):
+        part = _TRUNC_LEVELS.get(unit.name.upper())
+        if part is None:
+            return exp.cast(exp.Null(), exp.DataType.build("DATE"))
+        return exp.cast(exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(part), value]), exp.DataType.build("DATE"))
+    if unit is None or not isinstance(of(unit), StringType):
+        _refuse("trunc", "a format that is neither a literal nor a string")
+    assert unit is not None  # for mypy: refused above
+    level = exp.Upper(this=unit)
+    ifs = []
+    for part in dict.fromkeys(_TRUNC_LEVELS.values()):
+        names = [exp.Literal.string(name) for name, p in _TRUNC_LEVELS.items() if p == part]
+        truncated = exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(part), value.copy()])
+        ifs.append(exp.If(this=exp.In(this=level.copy(), expressions=names), true=exp.cast(truncated, exp.DataType.build("DATE"))))
+    return exp.Case(ifs=ifs, default=exp.cast(exp.Null(), exp.DataType.build("DATE")))
 
 
 # What Spark's UTF8String.trimAll takes off a string before reading a number or a boolean: every
