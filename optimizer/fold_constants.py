@@ -12,8 +12,11 @@ vpush's pruning may leave none: it answered ``[]``.
 
 :func:`folded_constants` finds them in the Spark query, as parsed: in the conditions (``WHERE``,
 ``HAVING``, ``QUALIFY``, a join's ``ON``) of every SELECT and in the outermost SELECT's
-projections, outside a conditional expression, a CTE (Spark drops one no query reads) and any
-query of a statement with a ``LIMIT 0`` (Spark drops what it limits before it folds); and a
+projections, outside a conditional expression, an ``IS NULL`` (Spark's ``NullDownPropagation``
+tests the arguments' nullness instead: ``make_date(2024, 13, 1) IS NULL`` answers), a window's
+partition, an aggregate's argument, a CTE (Spark drops one no query reads), any query of a
+statement with a ``LIMIT 0`` (Spark drops what it limits before it folds) and of one that reads
+``VALUES`` or a query without ``FROM`` (Spark filters those rows before it folds); and a
 string literal compared with a cast or a ``variant_get`` to a date, timestamp, boolean or integer,
 as the cast Spark's coercion gives it. The plan computes them in a query of their own, which the
 DuckDB engine runs first (the Spark engine's Spark folds them itself). Left to the rows as
@@ -52,6 +55,13 @@ _CANNOT_RAISE = (
 )
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ, exp.In, exp.Between)
 _CONDITIONS = ("where", "having", "qualify")
+# what names a value rather than computes one (``struct(x AS a)``'s ``a := x``, ``f(k => v)``)
+_NAMING = (exp.Alias, exp.PropertyEQ, exp.Kwarg)
+# where a constant is left to the rows: a conditional expression's branches; a nested query (its
+# conditions are places of their own); a lambda; a type; ``f IS NULL`` (Spark's
+# NullDownPropagation tests the arguments' nullness instead of computing ``make_date(2024, 13,
+# 1)``); a window's partition and an aggregate's argument (not measured)
+_LEFT_TO_ROWS = (*_CONDITIONAL, exp.Query, exp.Subquery, exp.Lambda, exp.DataType, exp.Is, exp.Window, exp.AggFunc)
 _TEXT_TYPES = {
     exp.DataType.Type.DATE: "date", exp.DataType.Type.TIMESTAMP: "timestamp", exp.DataType.Type.TIMESTAMPTZ: "timestamp",
     exp.DataType.Type.TIMESTAMPLTZ: "timestamp", exp.DataType.Type.TIMESTAMPNTZ: "timestamp_ntz",
@@ -92,7 +102,7 @@ def folded_constants(expression: exp.Expr) -> list[exp.Expr]:
         >>> [c.sql(dialect="spark") for c in folded_constants(query)]
         ['1 / 0', "CAST('q' AS INT)", "CAST('' AS DATE)"]
     """
-    if any(_is_zero(limit) for limit in expression.find_all(exp.Limit)):
+    if any(_is_zero(limit) for limit in expression.find_all(exp.Limit)) or not _reads_tables_only(expression):
         return []
     places: list[exp.Expr] = []
     if isinstance(expression, exp.Select):
@@ -109,9 +119,14 @@ def folded_constants(expression: exp.Expr) -> list[exp.Expr]:
 
 
 def _collect(node: exp.Expr, found: list[exp.Expr]) -> None:
-    """Add the raising constants under ``node`` to ``found``, the largest first, none in a
-    conditional expression or a nested query (whose conditions are places of their own)."""
-    if isinstance(node, (*_CONDITIONAL, exp.Query, exp.Subquery, exp.Lambda, exp.DataType)) or _call_name(node) in _UNFOLDED:
+    """Add the raising constants under ``node`` to ``found``, the largest first, none where
+    they are left to the rows (:data:`_LEFT_TO_ROWS`)."""
+    if isinstance(node, _LEFT_TO_ROWS) or _call_name(node) in _UNFOLDED:
+        return
+    if isinstance(node, _NAMING):  # an alias, a struct's field, a named argument: its value may be one
+        value = node.this if isinstance(node, exp.Alias) else node.args.get("expression")
+        if isinstance(value, exp.Expr):
+            _collect(value, found)
         return
     if _constant(node):
         if _may_raise(node):
@@ -182,13 +197,21 @@ def _typed_literal(node: exp.Expr) -> bool:
 
 
 def _constant(node: exp.Expr) -> bool:
-    if isinstance(node, exp.Alias):
-        return False
     return not any(isinstance(n, _NOT_CONSTANT) or _call_name(n) in _UNFOLDED for n in node.walk())
 
 
 def _call_name(node: exp.Expr) -> str:
     return node.name.lower() if isinstance(node, exp.Anonymous) else ""
+
+
+def _reads_tables_only(expression: exp.Expr) -> bool:
+    """Whether every query of the statement reads tables (or nothing at all, as the outermost
+    one may): Spark tests a filter over ``VALUES`` or a query without ``FROM`` on its rows before
+    it folds (``ConvertToLocalRelation``), so ``SELECT * FROM VALUES (1) AS v(x) WHERE x > 100 AND
+    cast('q' AS int) = x`` answers ``[]``."""
+    if expression.find(exp.Values) is not None:
+        return False
+    return all(select is expression or select.args.get("from_") or select.args.get("from") for select in expression.find_all(exp.Select))
 
 
 def _is_zero(limit: exp.Limit) -> bool:

@@ -129,9 +129,8 @@ def select_through_limit(node: exp.Table) -> tuple[exp.Select, str, bool] | None
 def _own_conjuncts(node: exp.Table, names: set[str]) -> list[exp.Expression]:
     """The conjuncts of the WHERE over table reference ``node`` that read only its columns
     (lower-cased ``names``), in the WHERE's order; empty when there are none or pruning is unsafe.
-    A conjunct that is not a plain row filter but reads only this table's columns (a scalar
-    subquery compared with one) is kept as an :class:`exp.Subquery` holding it, which binds to
-    nothing and may raise (see :func:`_row_errors`)."""
+    Those that are not plain row filters (a subquery compared with a column) are among them, for
+    the order Spark tests them in (:func:`_row_filters` leaves them out of pruning)."""
     select, single = owning_select(node)
     where = select.args.get("where") if select is not None else None
     if select is None or not isinstance(where, exp.Where):
@@ -143,7 +142,7 @@ def _own_conjuncts(node: exp.Table, names: set[str]) -> list[exp.Expression]:
             continue
         columns = [c for c in conjunct.find_all(exp.Column) if c.parent_select is select]
         if columns and all(_is_own(c, alias, names, single or resolves_to(node, c, select)) for c in columns):
-            kept.append(conjunct if conjunct.find(*_NOT_ROW_FILTERS) is None else exp.Subquery(this=conjunct.copy()))
+            kept.append(conjunct)
     return kept
 
 
@@ -212,7 +211,7 @@ def scan_predicate(
 
 
 def _row_filters(own: Sequence[exp.Expression]) -> list[exp.Expression]:
-    return [c for c in own if not isinstance(c, exp.Subquery)]
+    return [c for c in own if c.find(*_NOT_ROW_FILTERS) is None]
 
 
 def _bound(parts: Sequence[exp.Expression], resolve: _Resolver, time_zone: str) -> BooleanExpression | None:
@@ -260,36 +259,53 @@ class _Resolver:
 
 @dataclasses.dataclass(frozen=True)
 class _RaisingWhere:
-    """A WHERE one of whose conjuncts may raise for a row as Spark computes it."""
+    """A WHERE one of whose conjuncts may raise for a row as Spark computes it, in Spark's order."""
 
-    before: BooleanExpression | None
-    """The conjuncts Spark tests first: those written before the first that may raise, and those
-    its scan tests before any row is read (partition filters, and a plain column compared with a
-    constant, which its Parquet reader tests on each row group's statistics)."""
-    casts: tuple[VariantRef | None, ...]
-    """What may raise in that conjunct and those after it: each cast of a variant path, None for
-    anything else (arithmetic, a function, a string compared as a number...)."""
-    shown: str
-    """The first conjunct that may raise, as written, for the explanation."""
+    prefixes: tuple[BooleanExpression | None, ...]
+    """For each conjunct, those up to it with the ones Spark's scan tests before its filter reads
+    a row (partition filters; a plain column compared with constants, which its Parquet reader
+    tests on each row group's statistics), as pruning expressions."""
+    errors: tuple[tuple[VariantRef | None, ...] | None, ...]
+    """For each conjunct, what may raise in it (:func:`_row_errors`), None where nothing does."""
+    shown: tuple[str, ...]
+    """Each conjunct as written, for the explanation."""
 
 
 def _raising_where(own: Sequence[exp.Expression], resolve: _Resolver, time_zone: str) -> _RaisingWhere | None:
-    """What Spark's filter tests of ``own`` (the WHERE's conjuncts over the table, in order) before
-    one that may raise, or None when none may: Spark tests them from left to right, each on the
-    rows those before it kept (``FilterExec``), so a conjunct after one that raises rules out
-    nothing Spark reads unless its scan tests it first. Spark's Parquet reader prunes no row group
-    by a variant path (``WHERE cast(v:a AS date) > DATE'2000-01-01' AND v:b::string = 'z'`` raises
-    for a row whose ``a`` is ``'abc'`` whatever ``b``'s statistics say; measured on PySpark 4.3)."""
-    errors = [_row_errors(c, resolve) for c in own]
-    first = next((i for i, e in enumerate(errors) if e is not None), None)
-    if first is None:
+    """Spark's order of ``own`` (the WHERE's conjuncts over the table), or None when none may
+    raise. Spark tests them from left to right, each on the rows those before it kept
+    (``FilterExec``), and its Parquet reader prunes no row group by a variant path, so a row group
+    a conjunct rules out holds rows that reach every conjunct before it: ``WHERE cast(v:a AS date) >
+    DATE'2000-01-01' AND v:b::string = 'z'`` raises for a row whose ``a`` is ``'abc'`` whatever
+    ``b``'s statistics say (measured on PySpark 4.3)."""
+    errors = tuple(_row_errors(c, resolve) for c in own)
+    if all(e is None for e in errors):
         return None
-    before = _row_filters([*own[:first], *(c for c in own[first + 1 :] if _tested_in_scan(c, resolve))])
-    casts = tuple(ref for e in errors[first:] for ref in e or ())
-    return _RaisingWhere(_bound(before, resolve, time_zone), casts, own[first].sql(dialect=VpushSpark, normalize_functions="lower"))
+    in_scan = [c for c in own if _tested_in_scan(c, resolve)]
+    prefixes = tuple(_bound(_row_filters([*own[: j + 1], *in_scan]), resolve, time_zone) for j in range(len(own)))
+    shown = tuple(c.sql(dialect=VpushSpark, normalize_functions="lower") for c in own)
+    return _RaisingWhere(prefixes, errors, shown)
+
+
+def _failing_before(where: _RaisingWhere, info: FileInfo, row_group: RowGroupStatistics, values: Mapping[str, Any]) -> str | None:
+    """For a row group the whole WHERE rules out: the first conjunct that may raise in it among
+    those Spark tests on its rows (up to the first prefix that rules it out), or None where
+    none may (it is skipped)."""
+    for j, prefix in enumerate(where.prefixes):
+        if prefix is not None and InclusiveStatsEvaluator(bind(prefix, info)).evaluate(row_group, values) == ROWS_CANNOT_MATCH:
+            break
+    for i in range(j + 1):
+        refs = where.errors[i]
+        if refs is not None and any(ref is None or cast_may_fail(bind_variant(ref, info), row_group) for ref in refs):
+            return where.shown[i]
+    return None
 
 
 _LOGIC = (exp.And, exp.Or, exp.Not, exp.Paren, exp.Is)
+# spark.sql.parquet.pushdown.inFilterThreshold: a longer IN list is tested as its range only
+_IN_FILTER_THRESHOLD = 10
+# Spark functions that raise for no value (their arguments may: those are looked at too)
+_NEVER_RAISE = (exp.Lower, exp.Upper, exp.Length, exp.Trim, exp.Coalesce, exp.Concat, exp.DPipe, exp.StartsWith, exp.EndsWith)
 _COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ)
 _TYPE_KINDS = {
     **dict.fromkeys(("tinyint", "smallint", "int", "bigint", "float", "double", "decimal"), "number"),
@@ -310,14 +326,12 @@ def _row_errors(node: exp.Expr, resolve: _Resolver) -> tuple[VariantRef | None, 
             return None
         ref = resolve(node)
         return (ref if isinstance(ref, VariantRef) else None,)
-    if isinstance(node, exp.Subquery):
-        return (None,)
-    if isinstance(node, exp.Column) or node.find(exp.Column) is None:
-        return None
-    if isinstance(node, (*_COMPARISONS, exp.In, exp.Between)):
+    if isinstance(node, _NOT_ROW_FILTERS) or isinstance(node, exp.Column) or node.find(exp.Column) is None:
+        return None  # a subquery runs apart (an IN's as a join after the filter); a constant as Spark plans
+    if isinstance(node, (*_COMPARISONS, exp.In, exp.Between, exp.Like, exp.ILike)):
         if not _like_kinds(node, resolve):
             return (None,)  # Spark casts a string it reads to the other side's type, which may fail
-    elif not isinstance(node, _LOGIC):
+    elif not isinstance(node, (*_LOGIC, *_NEVER_RAISE)):
         return (None,)
     found = [e for child in node.iter_expressions() if (e := _row_errors(child, resolve)) is not None]
     return tuple(ref for e in found for ref in e) if found else None
@@ -339,6 +353,13 @@ def _kind(node: exp.Expr, resolve: _Resolver) -> str | None:
         return "null"
     if isinstance(node, exp.Boolean):
         return "boolean"
+    if isinstance(node, (exp.Lower, exp.Upper, exp.Trim, exp.Concat, exp.DPipe)):
+        return "string"
+    if isinstance(node, exp.Length):
+        return "number"
+    if isinstance(node, exp.Coalesce):
+        kinds = {_kind(o, resolve) for o in [node.this, *node.expressions]} - {"null"}
+        return kinds.pop() if len(kinds) == 1 else None
     if isinstance(node, exp.Cast) and node.find(exp.Column) is None:
         sql_type = SqlType.parse(node.to)
     else:
@@ -374,14 +395,10 @@ def _tested_in_scan(node: exp.Expr, resolve: _Resolver) -> bool:
         return _tested_in_scan(node.this, resolve)
     if isinstance(node, exp.Is):
         return isinstance(node.this, exp.Column) and isinstance(resolve(node.this), ColumnRef)
-    if not isinstance(node, (*_COMPARISONS, exp.In, exp.Between)):
+    if not isinstance(node, (*_COMPARISONS, exp.In, exp.Between)) or (isinstance(node, exp.In) and len(node.expressions) > _IN_FILTER_THRESHOLD):
         return False
     read = [o for o in _operands(node) if o.find(exp.Column) is not None]
     return len(read) == 1 and isinstance(read[0], exp.Column) and isinstance(resolve(read[0]), ColumnRef) and _like_kinds(node, resolve)
-
-
-def _may_raise_in(where: _RaisingWhere, info: FileInfo, row_group: RowGroupStatistics) -> bool:
-    return any(ref is None or cast_may_fail(bind_variant(ref, info), row_group) for ref in where.casts)
 
 
 def prune_scan(
@@ -439,7 +456,6 @@ def prune_scan(
         column_names = [n for n in names if n not in values]
         by_statistics = f"statistics of {', '.join(column_names) or 'the file'} rule out rows"
         whole_file = evaluator.evaluate_file(values, info.statistics) == ROWS_CANNOT_MATCH
-        before = None if raising is None or raising.before is None else InclusiveStatsEvaluator(bind(raising.before, info))
         kept: list[int] = []
         skipped: list[tuple[int, str]] = []
         read: list[tuple[int, str]] = []
@@ -448,9 +464,8 @@ def prune_scan(
                 kept.append(rg.row_group)
             elif rg.num_rows == 0:
                 skipped.append((rg.row_group, "no rows"))
-            elif raising is not None and (before is None or before.evaluate(rg, values) != ROWS_CANNOT_MATCH) and _may_raise_in(raising, info, rg):
-                # Spark tests the conjunct that may raise on the rows before the one ruling them out
-                read.append((rg.row_group, f"{raising.shown} may fail in it, and Spark tests it first"))
+            elif raising is not None and (failing := _failing_before(raising, info, rg, values)) is not None:
+                read.append((rg.row_group, f"{failing} may fail in it, and Spark tests it on the rows first"))
             else:
                 skipped.append((rg.row_group, by_statistics))
         groups = tuple(sorted([*kept, *(rg for rg, _ in read)]))
