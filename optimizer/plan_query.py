@@ -12,7 +12,7 @@ from sqlglot.errors import ParseError, TokenError
 from vpush.optimizer.bound import SqlType, VariantRef
 from vpush.optimizer.catalog import Catalog, FileInfo, Table
 from vpush.optimizer.check_group_ordinals import check_group_ordinals
-from vpush.optimizer.check_grouped_extractions import check_grouped_extractions
+from vpush.optimizer.check_grouped_references import check_grouped_references
 from vpush.optimizer.alias_repeated_sources import alias_repeated_sources
 from vpush.optimizer.read_fields_before_hidden_keys import read_fields_before_hidden_keys
 from vpush.optimizer.check_join_references import check_join_references, mark_sole_names, resolves_to, select_sources
@@ -300,7 +300,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool, *, fold
     rename_self_named_ctes(expression)  # before a CTE's name is told from a table's
     alias_empty_table_names(expression)
     check_group_ordinals(expression)
-    check_grouped_extractions(expression)
+    check_grouped_references(expression)
     check_time_windows(expression)  # on both engines: Spark's error its extractions' scan columns would hide
     # What the DuckDB engine cannot run is refused when it runs the plan, not here: the Spark
     # engine runs the same query with Spark's own functions.

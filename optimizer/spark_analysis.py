@@ -2,9 +2,11 @@
 (each measured on PySpark 4.3)."""
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
+
 from sqlglot import exp
 
-from vpush.optimizer.dialect import in_scope
+from vpush.optimizer.dialect import VariantGet, VpushSpark, in_scope
 from vpush.optimizer.errors import OptimizeError
 
 
@@ -60,7 +62,7 @@ def check_order_by_aggregates(select: exp.Select) -> None:
     if having is None or order is None:
         return
     keys = list(group.expressions) if group is not None else []
-    if not _adds_to_aggregate(having.this, select, keys):
+    if not adds_to_aggregate(having.this, select, keys):
         return
     key_names = {k.name.lower() for k in keys if isinstance(k, exp.Column)}
     for agg in _aggregates(order):
@@ -79,16 +81,16 @@ def check_order_by_aggregates(select: exp.Select) -> None:
         )
 
 
-def _adds_to_aggregate(node: exp.Expr, select: exp.Select, keys: list[exp.Expr]) -> bool:
+def adds_to_aggregate(node: exp.Expr, select: exp.Select, keys: list[exp.Expr]) -> bool:
     """Whether Spark's ``buildAggExprList`` adds an expression of the HAVING ``node`` to the
     ``Aggregate``: an aggregate or a grouping key that no projection of ``select`` is (whole, or
     under its alias); a column that names a projection's alias is its output."""
-    projected = [_canonical(p.this if isinstance(p, exp.Alias) else p) for p in select.expressions]
+    projected = [canonical_sql(p.this if isinstance(p, exp.Alias) else p) for p in select.expressions]
     aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
-    grouped = [_canonical(k) for k in keys]
+    grouped = [canonical_sql(k) for k in keys]
 
     def adds(part: exp.Expr) -> bool:
-        text = _canonical(part)
+        text = canonical_sql(part)
         if text in projected:
             return False
         if isinstance(part, exp.AggFunc) or text in grouped:
@@ -104,7 +106,67 @@ def _adds_to_aggregate(node: exp.Expr, select: exp.Select, keys: list[exp.Expr])
     return adds(node)
 
 
-def _canonical(node: exp.Expr) -> str:
-    """``node`` as Spark's ``semanticEquals`` compares it, near enough: its text, case ignored,
-    ``count(1)`` as ``count(*)``."""
-    return node.sql(dialect="spark").lower().replace("count(1)", "count(*)")
+# Spark's Canonicalize: the operands of these put in one order (a chain of one of the first six
+# flattened first), and the comparisons read one way (a > b as b < a, NOT a <= b as b < a)
+_ASSOCIATIVE = (exp.Add, exp.Mul, exp.And, exp.Or, exp.BitwiseAnd, exp.BitwiseOr, exp.BitwiseXor)
+_SYMMETRIC = (exp.EQ, exp.NEQ, exp.NullSafeEQ)
+_FLIPPED: dict[type[exp.Expr], type[exp.Binary]] = {exp.GT: exp.LT, exp.GTE: exp.LTE}
+_NEGATED: dict[type[exp.Expr], Callable[[exp.Expr, exp.Expr], exp.Expr]] = {
+    exp.GT: lambda a, b: exp.LTE(this=a, expression=b),
+    exp.GTE: lambda a, b: exp.LT(this=a, expression=b),
+    exp.LT: lambda a, b: exp.LTE(this=b, expression=a),
+    exp.LTE: lambda a, b: exp.LT(this=b, expression=a),
+}
+
+
+def canonical_sql(node: exp.Expr, sources: Collection[str] = ()) -> str:
+    """The text of ``node`` in Spark's canonical form (``Expression.canonicalized``, which
+    ``semanticEquals`` compares): names in lower case, a qualifier naming one of ``sources``
+    dropped, parentheses dropped, the operands of ``+``, ``*``, ``AND``, ``OR``, ``=`` and the
+    bitwise operators sorted, comparisons read as ``<``/``<=``, ``count(*)`` as ``count(1)``, a
+    colon extraction as its ``variant_get``.
+
+    Example:
+        >>> from vpush.optimizer.plan_query import parse_spark
+        >>> canonical_sql(parse_spark("SELECT NOT 1 >= T.s + i").expressions[0], ["t"])
+        '1 < i + s'
+    """
+    return _canonical_form(node.copy(), sources).sql(dialect=VpushSpark)
+
+
+def _canonical_form(part: exp.Expr, sources: Collection[str]) -> exp.Expr:
+    """``part`` (a copy, changed in place) in canonical form, its operands first."""
+    for child in list(part.iter_expressions()):
+        formed = _canonical_form(child, sources)
+        if formed is not child:
+            child.replace(formed)
+    if isinstance(part, exp.Paren):
+        return part.this
+    if isinstance(part, exp.Column) and not isinstance(part.this, exp.Star):
+        qualifier = part.table.lower()
+        table = None if not qualifier or qualifier in sources else exp.to_identifier(qualifier)
+        return exp.Column(this=exp.to_identifier(part.name.lower()), table=table)
+    if isinstance(part, VariantGet) and part.args.get("colon"):
+        part.set("colon", None)
+    if isinstance(part, exp.Count) and isinstance(part.this, exp.Star):
+        part.set("this", exp.Literal.number(1))
+    if isinstance(part, exp.Not) and type(part.this) in _NEGATED:
+        part = _NEGATED[type(part.this)](part.this.this, part.this.expression)
+    if type(part) in _FLIPPED:
+        return _FLIPPED[type(part)](this=part.expression, expression=part.this)
+    if isinstance(part, (*_ASSOCIATIVE, *_SYMMETRIC)):
+        kind = type(part)
+        operands = _chain(part, kind) if isinstance(part, _ASSOCIATIVE) else [part.this, part.expression]
+        operands.sort(key=lambda o: o.sql(dialect=VpushSpark))
+        built = operands[0]
+        for operand in operands[1:]:
+            built = kind(this=built, expression=operand)
+        return built
+    return part
+
+
+def _chain(node: exp.Expr, kind: type[exp.Expr]) -> list[exp.Expr]:
+    """The operands of a chain of ``kind`` (``a + b + c``: a, b, c)."""
+    if type(node) is not kind:
+        return [node]
+    return [*_chain(node.this, kind), *_chain(node.expression, kind)]
