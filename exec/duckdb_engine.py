@@ -200,7 +200,7 @@ class DuckDBEngine:
                     cursor.register(part.name, _scannable(part.name, pa.RecordBatchReader.from_batches(schema, batches), read_twice))
             cursor.execute(";\n".join(script))
             if plan.constants_sql is not None:
-                cursor.execute(plan.constants_sql).fetchall()  # Spark computes them as it plans, rows or not
+                _compute_constants(cursor, plan.constants_sql)
             reader = cursor.sql(plan.sql("duckdb", ordered=ordered)).to_arrow_reader(BATCH_ROWS)
         except duckdb.Error as exc:
             cursor.close()
@@ -240,6 +240,16 @@ class DuckDBEngine:
                                         for i, c in enumerate(b.columns)], schema=schema)
             for b in batches
         ))
+
+
+def _compute_constants(cursor: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Compute the constants Spark computes as it plans the query, rows or not
+    (:attr:`~vpush.optimizer.plan.Plan.constants_sql`): one that raises fails the query. A query of
+    them DuckDB cannot bind is left alone: the query computes them for its rows, as before."""
+    try:
+        cursor.execute(sql).fetchall()
+    except (duckdb.ParserException, duckdb.BinderException, duckdb.CatalogException):
+        return
 
 
 def _keep_functions() -> None:

@@ -66,7 +66,7 @@ _SAFE_FUNCTIONS = frozenset({
 })
 # Computed apart from the filter's order: an aggregate before a HAVING, a subquery by itself
 _OPAQUE = (exp.AggFunc, exp.Window, exp.Subquery, exp.Query)
-_COMPARED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ, exp.In)
+_COMPARED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ, exp.In, exp.Between)
 # what DuckDB may compute once for the whole query: nothing that reads a row
 _ROW_READS = (exp.Column, exp.Star, exp.AggFunc, exp.Window, exp.Query, exp.Subquery)
 
@@ -281,17 +281,28 @@ def _kept_plain(conjunct: exp.Expr) -> bool:
 
 def _may_raise_on_spark(conjunct: exp.Expr, select: exp.Select, strings: Collection[str]) -> bool:
     """:func:`may_raise`, or a comparison of a column named in ``strings`` (lower-cased names of
-    the scans' string columns) with a number or a boolean, which Spark's coercion reads as one
+    the scans' string columns) with a number, a boolean or a typed literal (a date...), which
+    Spark's coercion reads as one
     (``v:b::string = 5``: the text cast to a bigint, ``CAST_INVALID_INPUT`` for ``'x'``)."""
     if may_raise(conjunct, select):
         return True
     for node in conjunct.find_all(*_COMPARED):
-        sides = [node.this, *(node.expressions if isinstance(node, exp.In) else [node.expression])]
-        if any(isinstance(s, exp.Column) and s.name.lower() in strings for s in sides) and any(
-            isinstance(s, exp.Boolean) or (isinstance(s, exp.Literal) and not s.is_string) for s in sides
-        ):
+        if isinstance(node, exp.In):
+            sides = [node.this, *node.expressions]
+        elif isinstance(node, exp.Between):
+            sides = [node.this, node.args["low"], node.args["high"]]
+        else:
+            sides = [node.this, node.expression]
+        if any(isinstance(s, exp.Column) and s.name.lower() in strings for s in sides) and any(_not_text(s) for s in sides):
             return True
     return False
+
+
+def _not_text(node: exp.Expr) -> bool:
+    """A constant other than a string: a number, a boolean, a typed literal (``DATE'2024-01-01'``)."""
+    if isinstance(node, exp.Boolean) or (isinstance(node, exp.Literal) and not node.is_string):
+        return True
+    return isinstance(node, exp.Cast) and node.find(exp.Column) is None and not node.to.is_type(*exp.DataType.TEXT_TYPES)
 
 
 def _wrap(conjunct: exp.Expr) -> None:

@@ -37,7 +37,7 @@ def _write(root: Path, spark: SparkSession) -> dict[str, Path]:
     """``t``: id, i (the largest int at id 6), g, and v (a variant whose ``a`` is a string at id 6,
     else an int); ``u``: id and v, whose ``a`` is ``'abc'`` at id 1 and a date's text at id 2, and
     whose ``b`` (``'x'``, ``'y'``) Spark's writer shreds with no residual, so its statistics rule
-    out ``v:b::string = 'z'``."""
+    out ``v:b::string = 'z'``; ``z``: id 1-4 and v, ``a`` the id and ``b`` ``'s'``, shredded."""
     folder = root / "t"
     plain = table_folder(root / "plain", TABLE)
     spark.read.parquet(str(plain)).selectExpr(
@@ -48,7 +48,8 @@ def _write(root: Path, spark: SparkSession) -> dict[str, Path]:
         "SELECT id, parse_json(j) AS v FROM VALUES (1, '{\"a\": \"abc\", \"b\": \"x\"}'), "
         "(2, '{\"a\": \"2024-01-01\", \"b\": \"y\"}') AS q(id, j)"
     ).coalesce(1).write.parquet(str(root / "u"))
-    return {"t": folder, "u": root / "u"}
+    spark.sql("SELECT id, parse_json(concat('{\"a\": ', id, ', \"b\": \"s\"}')) AS v FROM range(1, 5)").coalesce(1).write.parquet(str(root / "z"))
+    return {"t": folder, "u": root / "u", "z": root / "z"}
 
 
 tables, spark_views, con, spark_con = tables_fixtures(_write, "conjunct_order", both_engines=True, with_spark=True)
@@ -339,8 +340,19 @@ def test_row_group_read_where_a_conjunct_before_may_raise(tables: dict[str, Path
     with connect_tables(tables) as connection:
         first = connection.sql("SELECT id FROM u WHERE v:a::int > 0 AND v:b::string = 'z'").explain()
         after = connection.sql("SELECT id FROM u WHERE v:b::string = 'z' AND v:a::int > 0").explain()
-    assert "may fail in it, and Spark tests it first" in first, first
+    assert "may fail in it, and Spark tests it on the rows first" in first, first
     assert "row groups read 0 of 1" in after, after
+
+
+def test_row_group_skipped_where_no_conjunct_spark_tests_on_it_may_raise(tables: dict[str, Path]) -> None:
+    """``lower`` raises for no value and ``z``'s ``a`` is typed ints with no residual, so the
+    row group that ``a``'s statistics rule out is skipped, the function before it or not."""
+    with connect_tables(tables) as connection:
+        for sql in ("SELECT id FROM z WHERE lower(v:b::string) = 'zz' AND v:a::int > 100",
+                    "SELECT id FROM z WHERE v:b::string LIKE 'z%' AND v:a::int > 100",
+                    "SELECT id FROM z WHERE coalesce(v:b::string, '') = 'zz' AND v:a::int > 100"):
+            shown = connection.sql(sql).explain()
+            assert "row groups read 0 of 1" in shown, shown
 
 
 IMPLICIT_CAST = "SELECT id FROM u WHERE v:b::string = 5 AND v:b::string > 'zz'"
@@ -357,6 +369,9 @@ def test_implicit_cast_before_a_source_filter_on_the_spark_engine(spark_views: S
     conjunct it could give that source (``v:b::string > 'zz'``): the filter is held in its order,
     the comparison of a string column with a number being one that may raise."""
     assert_same_answer(IMPLICIT_CAST, spark_views, spark_con, _SPARK_ANSWERS)
+    for sql in ("SELECT id FROM u WHERE v:b::string = DATE'2024-01-01' AND v:b::string > 'zz'",
+                "SELECT id FROM u WHERE v:b::string BETWEEN 1 AND 2 AND v:b::string > 'zz'"):
+        assert_same_answer(sql, spark_views, spark_con, _SPARK_ANSWERS)
 
 
 # Spark computes a constant as it plans the query (ConstantFolding), rows or not, but for one in a
@@ -379,6 +394,11 @@ FOLDED = [
     "SELECT id FROM t WHERE cast('q' AS int) = id LIMIT 0",
     "WITH c AS (SELECT id FROM t WHERE cast('q' AS int) = id) SELECT id FROM t WHERE id > 100",
     "SELECT id FROM t WHERE id > 100 AND try_cast('q' AS int) = id",
+    "SELECT * FROM VALUES (1) AS v(x) WHERE x > 100 AND cast('q' AS int) = x",
+    "SELECT id FROM t WHERE id > 100 AND make_date(2024, 13, 1) IS NULL",
+    "SELECT id, sum(i) OVER (PARTITION BY 1 / 0) AS s FROM t WHERE id > 100",
+    "SELECT id, 1 / 0 AS x FROM t WHERE id > 100",
+    "SELECT struct(CAST(NULL AS INT) AS x, id) AS s FROM t WHERE id > 100",
 ]
 
 
