@@ -333,9 +333,10 @@ def _is_duckdb_variant(field: pa.Field) -> bool:
 
 
 def scalar_subquery_tables(expression: exp.Expr | None) -> set[str]:
-    """The tables a scalar subquery of ``expression`` reads (lower case): DuckDB may plan such a
-    subquery twice (``x / (SELECT ...)``, which vpush writes with ``NULLIF``, and ``NULLIF``
-    itself become a ``CASE`` that names it twice), and a registered Arrow reader can be read once.
+    """The tables a scalar subquery of ``expression`` reads, and those it names twice (lower
+    case): DuckDB may plan such a subquery twice (``x / (SELECT ...)``, which vpush writes with
+    ``NULLIF``, and ``NULLIF`` itself become a ``CASE`` that names it twice), and a registered
+    Arrow reader can be read once.
 
     Example:
         >>> import sqlglot
@@ -346,6 +347,9 @@ def scalar_subquery_tables(expression: exp.Expr | None) -> set[str]:
     found: set[str] = set()
     if expression is None:
         return found
+    # a table named twice (a conjunct with an IN subquery that order_conjuncts repeats in its CASE)
+    names = [table.name.lower() for table in expression.find_all(exp.Table)]
+    found |= {name for name in names if names.count(name) > 1}
     for subquery in expression.find_all(exp.Subquery):
         if isinstance(subquery.parent, (exp.From, exp.Join, exp.In, exp.Exists, exp.Lateral)) or isinstance(
             subquery.parent, exp.SetOperation

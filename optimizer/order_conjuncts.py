@@ -349,10 +349,18 @@ def _ordered(condition: exp.Expr, select: exp.Select, group_of: Callable[[exp.Ex
     if not isinstance(condition, exp.And):
         return _ordered_inside(condition, select)
     conjuncts = [_ordered_inside(c, select) for c in condition.flatten()]
+    # Spark makes a conjunct with an IN or EXISTS subquery a join above a filter of the others
+    # (RewritePredicateSubquery), which it tests first: WHERE id IN (SELECT ...) AND v:a::int > 0
+    # casts every row's a
+    conjuncts.sort(key=_joined_after)
     groups: dict[object, list[exp.Expr]] = {}
     for conjunct in conjuncts:
         groups.setdefault(group_of(conjunct), []).append(conjunct)
     return exp.and_(*[_chain(group, select) for group in groups.values()], copy=False)
+
+
+def _joined_after(conjunct: exp.Expr) -> bool:
+    return any(isinstance(node, exp.Exists) or (isinstance(node, exp.In) and node.args.get("query")) for node in in_scope(conjunct))
 
 
 def _chain(conjuncts: list[exp.Expr], select: exp.Select) -> exp.Expr:

@@ -265,6 +265,8 @@ class _RaisingWhere:
     """For each conjunct, those up to it with the ones Spark's scan tests before its filter reads
     a row (partition filters; a plain column compared with constants, which its Parquet reader
     tests on each row group's statistics), as pruning expressions."""
+    in_scan: BooleanExpression | None
+    """Those Spark's scan tests alone: a row group they rule out is never read."""
     errors: tuple[tuple[VariantRef | None, ...] | None, ...]
     """For each conjunct, what may raise in it (:func:`_row_errors`), None where nothing does."""
     shown: tuple[str, ...]
@@ -284,15 +286,20 @@ def _raising_where(own: Sequence[exp.Expression], resolve: _Resolver, time_zone:
     in_scan = [c for c in own if _tested_in_scan(c, resolve)]
     prefixes = tuple(_bound(_row_filters([*own[: j + 1], *in_scan]), resolve, time_zone) for j in range(len(own)))
     shown = tuple(c.sql(dialect=VpushSpark, normalize_functions="lower") for c in own)
-    return _RaisingWhere(prefixes, errors, shown)
+    return _RaisingWhere(prefixes, _bound(_row_filters(in_scan), resolve, time_zone), errors, shown)
 
 
 def _failing_before(where: _RaisingWhere, info: FileInfo, row_group: RowGroupStatistics, values: Mapping[str, Any]) -> str | None:
     """For a row group the whole WHERE rules out: the first conjunct that may raise in it among
     those Spark tests on its rows (up to the first prefix that rules it out), or None where
     none may (it is skipped)."""
+    def rules_out(predicate: BooleanExpression | None) -> bool:
+        return predicate is not None and InclusiveStatsEvaluator(bind(predicate, info)).evaluate(row_group, values) == ROWS_CANNOT_MATCH
+
+    if rules_out(where.in_scan):
+        return None
     for j, prefix in enumerate(where.prefixes):
-        if prefix is not None and InclusiveStatsEvaluator(bind(prefix, info)).evaluate(row_group, values) == ROWS_CANNOT_MATCH:
+        if rules_out(prefix):
             break
     for i in range(j + 1):
         refs = where.errors[i]

@@ -401,6 +401,19 @@ FOLDED = [
     "SELECT struct(CAST(NULL AS INT) AS x, id) AS s FROM t WHERE id > 100",
 ]
 
+# a conjunct with an IN subquery beside one that may raise: its table named twice in DuckDB's query
+# (the conjunct repeated in the CASE that orders them) was a reader DuckDB could scan once
+IN_SUBQUERY = [
+    "SELECT id FROM t WHERE id IN (SELECT id FROM u) AND v:a::int > 0",
+    "SELECT id FROM t WHERE id IN (SELECT id FROM u) AND v:a::int > 0 AND id < 3",
+    "SELECT id FROM z WHERE id IN (SELECT id FROM u) AND v:a::int > 0",
+]
+
+
+@pytest.mark.parametrize("sql", IN_SUBQUERY)
+def test_in_subquery_beside_a_conjunct_that_may_raise(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
+    assert_same_answer(sql, spark_views, con, _SPARK_ANSWERS)
+
 
 @pytest.mark.parametrize("sql", FOLDED)
 def test_constants_spark_folds(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
