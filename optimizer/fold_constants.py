@@ -12,9 +12,10 @@ vpush's pruning may leave none: it answered ``[]``.
 
 :func:`folded_constants` finds them in the Spark query, as parsed: in the conditions (``WHERE``,
 ``HAVING``, ``QUALIFY``, a join's ``ON``) of every SELECT and in the outermost SELECT's
-projections, outside a conditional expression, an ``IS NULL`` (Spark's ``NullDownPropagation``
+projections (an aggregate's arguments among them), outside a conditional expression that reads
+a row (``coalesce(1/0, i) = id`` answers; ``coalesce(1/0, 1)`` is computed whole, and raises), an ``IS NULL`` (Spark's ``NullDownPropagation``
 tests the arguments' nullness instead: ``make_date(2024, 13, 1) IS NULL`` answers), a window's
-partition, an aggregate's argument, a CTE (Spark drops one no query reads), any query of a
+partition, a CTE (Spark drops one no query reads), any query of a
 statement with a ``LIMIT 0`` (Spark drops what it limits before it folds) and of one that reads
 ``VALUES`` or a query without ``FROM`` (Spark filters those rows before it folds); and a
 string literal compared with a cast or a ``variant_get`` to a date, timestamp, boolean or integer,
@@ -60,8 +61,8 @@ _NAMING = (exp.Alias, exp.PropertyEQ, exp.Kwarg)
 # where a constant is left to the rows: a conditional expression's branches; a nested query (its
 # conditions are places of their own); a lambda; a type; ``f IS NULL`` (Spark's
 # NullDownPropagation tests the arguments' nullness instead of computing ``make_date(2024, 13,
-# 1)``); a window's partition and an aggregate's argument (not measured)
-_LEFT_TO_ROWS = (*_CONDITIONAL, exp.Query, exp.Subquery, exp.Lambda, exp.DataType, exp.Is, exp.Window, exp.AggFunc)
+# 1)``); a window's partition (``PARTITION BY 1/0`` answers)
+_LEFT_TO_ROWS = (*_CONDITIONAL, exp.Query, exp.Subquery, exp.Lambda, exp.DataType, exp.Is, exp.Window)
 _TEXT_TYPES = {
     exp.DataType.Type.DATE: "date", exp.DataType.Type.TIMESTAMP: "timestamp", exp.DataType.Type.TIMESTAMPTZ: "timestamp",
     exp.DataType.Type.TIMESTAMPLTZ: "timestamp", exp.DataType.Type.TIMESTAMPNTZ: "timestamp_ntz",
@@ -121,16 +122,18 @@ def folded_constants(expression: exp.Expr) -> list[exp.Expr]:
 def _collect(node: exp.Expr, found: list[exp.Expr]) -> None:
     """Add the raising constants under ``node`` to ``found``, the largest first, none where
     they are left to the rows (:data:`_LEFT_TO_ROWS`)."""
-    if isinstance(node, _LEFT_TO_ROWS) or _call_name(node) in _UNFOLDED:
-        return
     if isinstance(node, _NAMING):  # an alias, a struct's field, a named argument: its value may be one
         value = node.this if isinstance(node, exp.Alias) else node.args.get("expression")
         if isinstance(value, exp.Expr):
             _collect(value, found)
         return
-    if _constant(node):
+    if _call_name(node) in _UNFOLDED or isinstance(node, (exp.Query, exp.Subquery, exp.Lambda, exp.DataType, exp.Is)):
+        return
+    if _constant(node):  # a conditional one too: Spark computes it whole, its taken branch only
         if _may_raise(node):
             found.append(node.copy())
+        return
+    if isinstance(node, _LEFT_TO_ROWS):
         return
     if isinstance(node, _COMPARISONS):
         found.extend(_coerced_strings(node))

@@ -399,6 +399,13 @@ FOLDED = [
     "SELECT id, sum(i) OVER (PARTITION BY 1 / 0) AS s FROM t WHERE id > 100",
     "SELECT id, 1 / 0 AS x FROM t WHERE id > 100",
     "SELECT struct(CAST(NULL AS INT) AS x, id) AS s FROM t WHERE id > 100",
+    # an aggregate's argument is folded; a conditional expression of constants only is folded
+    # whole (its taken branch only), one that reads a row not even in its first argument
+    "SELECT sum(1 / 0) AS s FROM t WHERE id > 100",
+    "SELECT id FROM t WHERE id > 100 AND coalesce(1 / 0, 1) = id",
+    "SELECT id FROM t WHERE id > 100 AND coalesce(1 / 0, i) = id",
+    "SELECT id FROM t WHERE id > 100 AND CASE WHEN 1 / 0 > i THEN 1 END = id",
+    "SELECT id FROM t WHERE id > 100 AND CASE WHEN false THEN 1 / 0 END = id",
 ]
 
 # a conjunct with an IN subquery beside one that may raise: its table named twice in DuckDB's query
