@@ -3684,6 +3684,18 @@ class _Rewriter:
                     _string_to_integral_or_boolean(e, _BIGINT, strict=True) if isinstance(of(e), StringType) else e
                     for e in node.expressions
                 ])
+            elif AtomicType("boolean") in kinds and any(isinstance(k, StringType) for k in kinds):
+                # Spark's coercion reads the string beside a boolean by its cast ('yes', ' T ', '0'
+                # read; CAST_INVALID_INPUT for 'x'); DuckDB's cast reads fewer words and raised
+                boolean = AtomicType("boolean")
+                for key in ("this", "expression", "low", "high"):
+                    side = node.args.get(key)
+                    if isinstance(side, exp.Expr) and isinstance(of(side), StringType):
+                        node.set(key, _string_to_integral_or_boolean(side, boolean, strict=True))
+                node.set("expressions", [
+                    _string_to_integral_or_boolean(e, boolean, strict=True) if isinstance(of(e), StringType) else e
+                    for e in node.expressions
+                ])
             elif any(isinstance(k, StringType) for k in kinds) and any(_is_fractional(k) or isinstance(k, DecimalType) for k in kinds):
                 # Spark compares a string with a decimal or a double as doubles; DuckDB read the
                 # string as the decimal, rounded to its scale ('3.04' = 3.0 was true)

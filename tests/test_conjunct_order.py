@@ -37,7 +37,8 @@ def _write(root: Path, spark: SparkSession) -> dict[str, Path]:
     """``t``: id, i (the largest int at id 6), g, and v (a variant whose ``a`` is a string at id 6,
     else an int); ``u``: id and v, whose ``a`` is ``'abc'`` at id 1 and a date's text at id 2, and
     whose ``b`` (``'x'``, ``'y'``) Spark's writer shreds with no residual, so its statistics rule
-    out ``v:b::string = 'z'``; ``z``: id 1-4 and v, ``a`` the id and ``b`` ``'s'``, shredded."""
+    out ``v:b::string = 'z'``; ``z``: id 1-4 and v, ``a`` the id and ``b`` ``'s'``, shredded;
+    ``words``: id and s, the words Spark reads as booleans."""
     folder = root / "t"
     plain = table_folder(root / "plain", TABLE)
     spark.read.parquet(str(plain)).selectExpr(
@@ -49,7 +50,8 @@ def _write(root: Path, spark: SparkSession) -> dict[str, Path]:
         "(2, '{\"a\": \"2024-01-01\", \"b\": \"y\"}') AS q(id, j)"
     ).coalesce(1).write.parquet(str(root / "u"))
     spark.sql("SELECT id, parse_json(concat('{\"a\": ', id, ', \"b\": \"s\"}')) AS v FROM range(1, 5)").coalesce(1).write.parquet(str(root / "z"))
-    return {"t": folder, "u": root / "u", "z": root / "z"}
+    spark.sql("SELECT * FROM VALUES (1, 'yes'), (2, ' true '), (3, 'T'), (4, '1'), (5, 'n'), (6, '0'), (7, 'False') AS q(id, s)").coalesce(1).write.parquet(str(root / "words"))
+    return {"t": folder, "u": root / "u", "z": root / "z", "words": root / "words"}
 
 
 tables, spark_views, con, spark_con = tables_fixtures(_write, "conjunct_order", both_engines=True, with_spark=True)
@@ -119,6 +121,7 @@ PAIRS = [
     ("SELECT id FROM u WHERE v:a::int > 0 AND v:b::string = 'z'", "SELECT id FROM u WHERE v:b::string = 'z' AND v:a::int > 0"),
     ("SELECT id FROM u WHERE length(v:a::string) + 2147483647 > 0 AND v:b::string = 'z'",
      "SELECT id FROM u WHERE v:b::string = 'z' AND length(v:a::string) + 2147483647 > 0"),
+    ("SELECT id FROM u WHERE v:b::string = true AND v:b::string > 'zz'", "SELECT id FROM u WHERE v:b::string > 'zz' AND v:b::string = true"),
     ("SELECT id FROM u WHERE CAST(v:b::string AS INT) > 0 AND v:b::string > 'zz'",
      "SELECT id FROM u WHERE v:b::string > 'zz' AND CAST(v:b::string AS INT) > 0"),
 ]
@@ -415,6 +418,20 @@ IN_SUBQUERY = [
     "SELECT id FROM t WHERE id IN (SELECT id FROM u) AND v:a::int > 0 AND id < 3",
     "SELECT id FROM z WHERE id IN (SELECT id FROM u) AND v:a::int > 0",
 ]
+
+
+# a string compared with a boolean is read by Spark's cast to a boolean (t true y yes 1, f false n
+# no 0, trimmed, in any case), where DuckDB's cast read fewer words and raised
+STRING_BESIDE_BOOLEAN = [
+    "SELECT id, s = true AS e, s <=> false AS n, s IN (true) AS i FROM words ORDER BY id",
+    "SELECT id FROM words WHERE s = false ORDER BY id",
+    "SELECT id FROM t WHERE g = true",
+]
+
+
+@pytest.mark.parametrize("sql", STRING_BESIDE_BOOLEAN)
+def test_string_beside_a_boolean(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
+    assert_same_answer(sql, spark_views, con, _SPARK_ANSWERS)
 
 
 @pytest.mark.parametrize("sql", IN_SUBQUERY)
