@@ -6566,13 +6566,35 @@ def _normalize_float_projections(select: exp.Select, types: list[SparkType | Non
         if projection.is_star:
             _normalize_star_floats(projection, scope, columns)
             continue
-        if of_type not in _FLOATING or (distinct and _constant_float(projection.unalias())):
+        if of_type not in _FLOATING or (distinct and _constant_float(_folded_through(projection.unalias(), scope))):
             continue
         assert of_type is not None
         if isinstance(projection, exp.Alias):
             projection.set("this", _normalized_float(projection.this, of_type))
         else:
             projection.replace(exp.alias_(_normalized_float(projection.copy(), of_type), exp.to_identifier(projection.alias_or_name, quoted=True)))
+
+
+def _folded_through(value: exp.Expr, scope: Scope) -> exp.Expr:
+    """What Spark's ``FoldablePropagation`` puts in place of ``value``: where it is a column of a
+    subquery of the FROM whose projection of that name is a literal, that literal (through
+    subqueries in turn), else ``value`` itself: ``SELECT DISTINCT h, z FROM (SELECT h, -0.0D AS z
+    FROM t)`` gives -0.0 as it is (measured)."""
+    while isinstance(value, exp.Column):
+        sources = scope.selected_sources
+        name = value.table or (next(iter(sources)) if len(sources) == 1 else "")
+        inner = sources.get(name, (None, None))[1]
+        if not isinstance(inner, Scope) or not isinstance(inner.expression, exp.Select):
+            return value
+        projections = inner.expression.expressions
+        found = [p for p in projections if p.alias_or_name.lower() == value.name.lower()]
+        if not found and len(projections) == 1 and projections[0].is_star and not projections[0].args.get("except_"):
+            value, scope = exp.column(value.name), inner  # SELECT *: the column passes through
+            continue
+        if len(found) != 1:
+            return value
+        value, scope = found[0].unalias(), inner
+    return value
 
 
 def _constant_float(value: exp.Expr) -> bool:
