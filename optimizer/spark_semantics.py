@@ -108,6 +108,7 @@ from vpush.optimizer.rewrite_table_samples import passes_rows
 from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
 from vpush.optimizer.check_join_references import using_keys
 from vpush.optimizer.expand_using_stars import expand_using_stars, output_names, source_names
+from vpush.optimizer.spark_empty_relations import dropped_unread
 from vpush.optimizer.spark_analysis import aggregating as _aggregating, check_order_by_aggregates
 from vpush.optimizer.spark_collect_set import orders_set, spark_set_order
 from vpush.optimizer.spark_functions import PARSED_ARGUMENTS, SPARK_FUNCTIONS
@@ -4577,11 +4578,19 @@ class _Rewriter:
         """Spark's ``date_format``: a string is cast to a timestamp as Spark casts it, a date is
         the timestamp of its midnight in the session time zone, a timestamp_ntz the instant of its
         local time there, all printed in that zone."""
-        if isinstance(pattern, exp.Null) or isinstance(value, exp.Null):
-            return exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))
+        null = exp.cast(exp.Null(), exp.DataType.build("VARCHAR"))
+        if isinstance(pattern, exp.Null) or isinstance(_unparen(value), exp.Null) or (
+            isinstance(value, exp.Cast) and isinstance(_unparen(value.this), exp.Null)
+        ):
+            return null  # (a pattern Spark rejects too: it folds the NULL first)
         if not (isinstance(pattern, exp.Literal) and pattern.is_string):
             _refuse("date_format", "a pattern that is not a literal")
-        return spark_date_format(self._instant("date_format", value), pattern.name)
+        try:
+            return spark_date_format(self._instant("date_format", value), pattern.name)
+        except OptimizeError:
+            if dropped_unread(value):
+                return null  # Spark's optimizer drops the projection (LIMIT 0, WHERE false) before it checks the pattern
+            raise
 
     def _collection_call(self, called: str, arguments: list[exp.Expr]) -> exp.Expr:
         """``array_contains``, ``element_at``, ``reverse``, ``sha2`` and ``base64`` as DuckDB
