@@ -9,7 +9,7 @@ the null-extended side of a LEFT JOIN, for one, removes rows that pruning the sc
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -289,23 +289,27 @@ def _raising_where(own: Sequence[exp.Expression], resolve: _Resolver, time_zone:
     return _RaisingWhere(prefixes, _bound(_row_filters(in_scan), resolve, time_zone), errors, shown)
 
 
-def _failing_before(where: _RaisingWhere, info: FileInfo, row_group: RowGroupStatistics, values: Mapping[str, Any]) -> str | None:
-    """For a row group the whole WHERE rules out: the first conjunct that may raise in it among
-    those Spark tests on its rows (up to the first prefix that rules it out), or None where
-    none may (it is skipped)."""
-    def rules_out(predicate: BooleanExpression | None) -> bool:
-        return predicate is not None and InclusiveStatsEvaluator(bind(predicate, info)).evaluate(row_group, values) == ROWS_CANNOT_MATCH
+def _failing_before(where: _RaisingWhere, info: FileInfo) -> Callable[[RowGroupStatistics, Mapping[str, Any]], str | None]:
+    """For the row groups of ``info`` the whole WHERE rules out: the first conjunct that may
+    raise in one among those Spark tests on its rows (up to the first prefix that rules it out),
+    or None where none may (it is skipped). The pruning expressions are bound once per file."""
+    in_scan = None if where.in_scan is None else InclusiveStatsEvaluator(bind(where.in_scan, info))
+    prefixes = [None if p is None else InclusiveStatsEvaluator(bind(p, info)) for p in where.prefixes]
+    errors = [None if refs is None else [None if ref is None else bind_variant(ref, info) for ref in refs] for refs in where.errors]
 
-    if rules_out(where.in_scan):
+    def failing(row_group: RowGroupStatistics, values: Mapping[str, Any]) -> str | None:
+        if in_scan is not None and in_scan.evaluate(row_group, values) == ROWS_CANNOT_MATCH:
+            return None
+        last = next((j for j, p in enumerate(prefixes) if p is not None and p.evaluate(row_group, values) == ROWS_CANNOT_MATCH),
+                    len(prefixes) - 1)
+        for i in range(last + 1):
+            refs = errors[i]
+            # (None: a part that may raise anywhere, or a path the file shreds as an object or array)
+            if refs is not None and any(ref is None or cast_may_fail(ref, row_group) for ref in refs):
+                return where.shown[i]
         return None
-    for j, prefix in enumerate(where.prefixes):
-        if rules_out(prefix):
-            break
-    for i in range(j + 1):
-        refs = where.errors[i]
-        if refs is not None and any(ref is None or cast_may_fail(bind_variant(ref, info), row_group) for ref in refs):
-            return where.shown[i]
-    return None
+
+    return failing
 
 
 _LOGIC = (exp.And, exp.Or, exp.Not, exp.Paren, exp.Is)
@@ -321,7 +325,7 @@ _TYPE_KINDS = {
 
 
 def _row_errors(node: exp.Expr, resolve: _Resolver) -> tuple[VariantRef | None, ...] | None:
-    """What in ``node`` may raise for a row (see :attr:`_RaisingWhere.casts`), or None when
+    """What in ``node`` may raise for a row (see :attr:`_RaisingWhere.errors`), or None when
     nothing does: columns, constants (Spark computes those as it plans the query, rows or not),
     comparisons of like types, logic, and extractions that cannot fail as casts. Anything else may."""
     matched = match_extraction(node)
@@ -463,6 +467,7 @@ def prune_scan(
         column_names = [n for n in names if n not in values]
         by_statistics = f"statistics of {', '.join(column_names) or 'the file'} rule out rows"
         whole_file = evaluator.evaluate_file(values, info.statistics) == ROWS_CANNOT_MATCH
+        failing_in = None if raising is None else _failing_before(raising, info)
         kept: list[int] = []
         skipped: list[tuple[int, str]] = []
         read: list[tuple[int, str]] = []
@@ -471,7 +476,7 @@ def prune_scan(
                 kept.append(rg.row_group)
             elif rg.num_rows == 0:
                 skipped.append((rg.row_group, "no rows"))
-            elif raising is not None and (failing := _failing_before(raising, info, rg, values)) is not None:
+            elif failing_in is not None and (failing := failing_in(rg, values)) is not None:
                 read.append((rg.row_group, f"{failing} may fail in it, and Spark tests it on the rows first"))
             else:
                 skipped.append((rg.row_group, by_statistics))
