@@ -13,18 +13,18 @@ vpush's pruning may leave none: it answered ``[]``.
 :func:`folded_constants` finds them in the Spark query, as parsed: in the conditions (``WHERE``,
 ``HAVING``, ``QUALIFY``, a join's ``ON``) of every SELECT and in the outermost SELECT's
 projections (an aggregate's arguments among them), outside a conditional expression that reads
-a row (``coalesce(1/0, i) = id`` answers; ``coalesce(1/0, 1)`` is computed whole, and raises), an ``IS NULL`` (Spark's ``NullDownPropagation``
-tests the arguments' nullness instead: ``make_date(2024, 13, 1) IS NULL`` answers), a window's
-partition, a CTE (Spark drops one no query reads), any query of a
-statement with a ``LIMIT 0`` (Spark drops what it limits before it folds) and of one that reads
+a row (``coalesce(1/0, i) = id`` answers; ``coalesce(1/0, 1)`` is computed whole, and raises),
+an ``IS NULL`` (Spark's ``NullDownPropagation`` tests the arguments' nullness instead:
+``make_date(2024, 13, 1) IS NULL`` answers), a window's partition, a CTE (Spark drops one no
+query reads), any query of a statement with a ``LIMIT 0`` (Spark drops what it limits before it folds) and of one that reads
 ``VALUES`` or a query without ``FROM`` (Spark filters those rows before it folds); and a
 string literal compared with a cast or a ``variant_get`` to a date, timestamp, boolean or integer,
 as the cast Spark's coercion gives it. The plan computes them in a query of their own, which the
 DuckDB engine runs first (the Spark engine's Spark folds them itself). Left to the rows as
 before: a subquery's projections (Spark's ``ColumnPruning`` drops those nothing reads before it
-folds), ``GROUP BY`` and ``ORDER BY`` constants (``RemoveLiteralFromGroupExpressions``,
-``EliminateSorts``), and a string compared with a column of those types (vpush does not type the
-column here).
+folds, and vpush does not tell which it keeps), ``GROUP BY`` and ``ORDER BY`` constants (Spark
+raises for ``ORDER BY 1/0``: not yet followed), and a string compared with a plain column of
+those types (vpush does not type the column here).
 """
 
 from __future__ import annotations

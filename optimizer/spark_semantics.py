@@ -3677,26 +3677,11 @@ class _Rewriter:
             if any(_is_integral(k) for k in kinds) and any(isinstance(k, StringType) for k in kinds):
                 # Spark's ANSI coercion reads the string beside an integer as a bigint (CAST_INVALID_INPUT
                 # for '2.5'); DuckDB compared it otherwise.
-                for key in ("this", "expression", "low", "high"):
-                    side = node.args.get(key)
-                    if isinstance(side, exp.Expr) and isinstance(of(side), StringType):
-                        node.set(key, _string_to_integral_or_boolean(side, _BIGINT, strict=True))
-                node.set("expressions", [
-                    _string_to_integral_or_boolean(e, _BIGINT, strict=True) if isinstance(of(e), StringType) else e
-                    for e in node.expressions
-                ])
+                _cast_string_operands(node, of, lambda side: _string_to_integral_or_boolean(side, _BIGINT, strict=True))
             elif AtomicType("boolean") in kinds and any(isinstance(k, StringType) for k in kinds):
                 # Spark's coercion reads the string beside a boolean by its cast ('yes', ' T ', '0'
                 # read; CAST_INVALID_INPUT for 'x'); DuckDB's cast reads fewer words and raised
-                boolean = AtomicType("boolean")
-                for key in ("this", "expression", "low", "high"):
-                    side = node.args.get(key)
-                    if isinstance(side, exp.Expr) and isinstance(of(side), StringType):
-                        node.set(key, _string_to_integral_or_boolean(side, boolean, strict=True))
-                node.set("expressions", [
-                    _string_to_integral_or_boolean(e, boolean, strict=True) if isinstance(of(e), StringType) else e
-                    for e in node.expressions
-                ])
+                _cast_string_operands(node, of, lambda side: _string_to_integral_or_boolean(side, AtomicType("boolean"), strict=True))
             elif any(isinstance(k, StringType) for k in kinds) and any(_is_fractional(k) or isinstance(k, DecimalType) for k in kinds):
                 # Spark compares a string with a decimal or a double as doubles; DuckDB read the
                 # string as the decimal, rounded to its scale ('3.04' = 3.0 was true)
@@ -10447,6 +10432,16 @@ def _trunc_date(value: exp.Expr, unit: exp.Expr | None, of: Callable[[exp.Expr],
 _TRIMMED = r"[\x00-\x20\x7f]*"
 _TRUE_WORDS = ("t", "true", "y", "yes", "1")
 _FALSE_WORDS = ("f", "false", "n", "no", "0")
+
+
+def _cast_string_operands(node: exp.Expr, of: Callable[[exp.Expr], SparkType | None], cast: Callable[[exp.Expr], exp.Expr]) -> None:
+    """Each string operand of comparison ``node`` (``IN``'s list and ``BETWEEN``'s bounds too)
+    replaced by ``cast`` of it. In place."""
+    for key in ("this", "expression", "low", "high"):
+        side = node.args.get(key)
+        if isinstance(side, exp.Expr) and isinstance(of(side), StringType):
+            node.set(key, cast(side))
+    node.set("expressions", [cast(e) if isinstance(of(e), StringType) else e for e in node.expressions])
 
 
 def _string_to_integral_or_boolean(value: exp.Expr, target: SparkType | None, *, strict: bool) -> exp.Expression:
