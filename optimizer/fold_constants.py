@@ -129,6 +129,10 @@ def _collect(node: exp.Expr, found: list[exp.Expr]) -> None:
         return
     if _call_name(node) in _UNFOLDED or isinstance(node, (exp.Query, exp.Subquery, exp.Lambda, exp.DataType, exp.Is)):
         return
+    if isinstance(node, exp.Mul) and _minus_one(node.expression):
+        # sqlglot's date_sub(d, n): date_add(d, n * -1), a product Spark does not compute
+        _collect(node.this, found)
+        return
     if _constant(node):  # a conditional one too: Spark computes it whole, its taken branch only
         if _may_raise(node):
             found.append(node.copy())
@@ -215,6 +219,10 @@ def _reads_tables_only(expression: exp.Expr) -> bool:
     if expression.find(exp.Values) is not None:
         return False
     return all(select is expression or select.args.get("from_") or select.args.get("from") for select in expression.find_all(exp.Select))
+
+
+def _minus_one(node: exp.Expr) -> bool:
+    return isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and node.this.this == "1"
 
 
 def _is_zero(limit: exp.Limit) -> bool:
