@@ -127,8 +127,8 @@ def _collect(node: exp.Expr, found: list[exp.Expr]) -> None:
         if isinstance(value, exp.Expr):
             _collect(value, found)
         return
-    if _call_name(node) in _UNFOLDED or isinstance(node, (exp.Query, exp.Subquery, exp.Lambda, exp.DataType, exp.Is)):
-        return
+    if _call_name(node) in _UNFOLDED or isinstance(node, (exp.Query, exp.Subquery, exp.Lambda, exp.DataType, exp.Is, exp.JSONPath)):
+        return  # (a JSON path is its call's argument as sqlglot reads it, not an expression of its own)
     if isinstance(node, exp.Mul) and _minus_one(node.expression):
         # sqlglot's date_sub(d, n): date_add(d, n * -1), a product Spark does not compute
         _collect(node.this, found)

@@ -620,7 +620,7 @@ def _folded_constants_plan(constants: list[exp.Expr], catalog: Catalog, time_zon
     query = exp.select(*(exp.alias_(c, f"c{i}", quoted=True) for i, c in enumerate(constants)))
     try:
         plan = _plan_query(query.sql(dialect=VpushSpark), catalog, time_zone, False, fold=False)
-    except OptimizeError:
+    except (OptimizeError, ValueError, sqlglot.errors.SqlglotError):  # (sqlglot's: a node it cannot write alone)
         return None
     return plan
 
