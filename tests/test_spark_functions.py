@@ -1462,3 +1462,11 @@ def test_trunc_and_next_day_of_timestamps_in_the_session_time_zone(zone: str, sp
     texts = [f"string({c})" for c in calls]  # years before 1 and after 9999: Python's dates end there
     expected, got = _answers_in_zone(spark, tmp_path, zone, f"SELECT {', '.join(texts)} FROM z")
     assert got == expected
+
+
+@pytest.mark.xfail(strict=True, reason="sqlglot's parser reads trunc(d, f) with a bare column f as the unit 'F', so the "
+                   "Spark engine sends trunc(d, 'F') and gets NULL where Spark truncates by each row's format")
+def test_trunc_by_a_column_format_on_the_spark_engine(spark: SparkSession) -> None:
+    sql = "SELECT trunc(DATE'2024-05-17', f) AS d FROM VALUES ('mm'), ('Year') AS q(f)"
+    connection = vpush.connect(engine="spark", spark=spark, time_zone="UTC")
+    assert _answer(_vpush_run(connection), sql, set()) == _answer(_spark_run(spark), sql, set())
