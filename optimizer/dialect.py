@@ -341,6 +341,16 @@ def _json_path_instructions(text: str) -> list[str | None] | None:
     return out
 
 
+COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ, exp.In, exp.Between)
+"""What compares values: the binary comparisons, ``IN`` and ``BETWEEN``."""
+
+
+def comparison_operands(node: exp.Expr) -> list[exp.Expr]:
+    """The values a comparison, ``BETWEEN`` or ``IN`` list compares."""
+    operands = [node.this, *(node.args.get(k) for k in ("expression", "low", "high")), *node.expressions]
+    return [o for o in operands if isinstance(o, exp.Expr)]
+
+
 def in_scope(node: exp.Expr) -> list[exp.Expr]:
     """``node`` and its descendants, not entering nested queries (scopes of their own)."""
     out = [node]

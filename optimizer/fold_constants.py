@@ -35,7 +35,7 @@ import re
 from sqlglot import exp
 
 from vpush.optimizer.bind_sqlglot import reads_as
-from vpush.optimizer.dialect import VariantGet
+from vpush.optimizer.dialect import COMPARISONS, VariantGet, comparison_operands
 
 __all__ = ["folded_constants"]
 
@@ -54,7 +54,6 @@ _CANNOT_RAISE = (
     exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ, exp.Is, exp.Not, exp.And, exp.Or,
     exp.In, exp.Between,
 )
-_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ, exp.In, exp.Between)
 _CONDITIONS = ("where", "having", "qualify")
 # what names a value rather than computes one (``struct(x AS a)``'s ``a := x``, ``f(k => v)``)
 _NAMING = (exp.Alias, exp.PropertyEQ, exp.Kwarg)
@@ -139,7 +138,7 @@ def _collect(node: exp.Expr, found: list[exp.Expr]) -> None:
         return
     if isinstance(node, _LEFT_TO_ROWS):
         return
-    if isinstance(node, _COMPARISONS):
+    if isinstance(node, COMPARISONS):
         found.extend(_coerced_strings(node))
     for child in node.iter_expressions():
         _collect(child, found)
@@ -153,7 +152,7 @@ def _may_raise(node: exp.Expr) -> bool:
         return False
     if isinstance(node, exp.Neg) and isinstance(node.this, exp.Literal) and not node.this.is_string:
         return False  # a negative number, as Spark's parser reads it
-    if not isinstance(node, _CANNOT_RAISE) or (isinstance(node, _COMPARISONS) and _coerced_strings(node)):
+    if not isinstance(node, _CANNOT_RAISE) or (isinstance(node, COMPARISONS) and _coerced_strings(node)):
         return True
     return any(_may_raise(child) for child in node.iter_expressions())
 
@@ -162,9 +161,7 @@ def _coerced_strings(node: exp.Expr) -> list[exp.Expr]:
     """The casts Spark's coercion gives a comparison's string literals beside a cast or a
     ``variant_get`` to a date, timestamp, boolean or integer (the first such operand's type),
     but for those that surely succeed."""
-    operands = [node.this, *node.expressions] if isinstance(node, exp.In) else [
-        node.this, *(node.args[k] for k in ("expression", "low", "high") if node.args.get(k) is not None)
-    ]
+    operands = comparison_operands(node)
     target = next((t for o in operands if (t := _typed_as(o)) is not None), None)
     if target is None:
         return []

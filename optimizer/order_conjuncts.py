@@ -37,7 +37,7 @@ from collections.abc import Callable, Collection
 
 from sqlglot import exp
 
-from vpush.optimizer.dialect import conjuncts, cte_of, in_scope
+from vpush.optimizer.dialect import COMPARISONS, comparison_operands, conjuncts, cte_of, in_scope
 from vpush.optimizer.plan import SCAN_INDEX
 from vpush.optimizer.rewrite_variants import ONCE_FUNCTION_PREFIX, may_fail
 
@@ -66,7 +66,6 @@ _SAFE_FUNCTIONS = frozenset({
 })
 # Computed apart from the filter's order: an aggregate before a HAVING, a subquery by itself
 _OPAQUE = (exp.AggFunc, exp.Window, exp.Subquery, exp.Query)
-_COMPARED = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ, exp.In, exp.Between)
 # what DuckDB may compute once for the whole query: nothing that reads a row
 _ROW_READS = (exp.Column, exp.Star, exp.AggFunc, exp.Window, exp.Query, exp.Subquery)
 
@@ -286,13 +285,8 @@ def _may_raise_on_spark(conjunct: exp.Expr, select: exp.Select, strings: Collect
     (``v:b::string = 5``: the text cast to a bigint, ``CAST_INVALID_INPUT`` for ``'x'``)."""
     if may_raise(conjunct, select):
         return True
-    for node in conjunct.find_all(*_COMPARED):
-        if isinstance(node, exp.In):
-            sides = [node.this, *node.expressions]
-        elif isinstance(node, exp.Between):
-            sides = [node.this, node.args["low"], node.args["high"]]
-        else:
-            sides = [node.this, node.expression]
+    for node in conjunct.find_all(*COMPARISONS):
+        sides = comparison_operands(node)
         if any(isinstance(s, exp.Column) and s.name.lower() in strings for s in sides) and any(_not_text(s) for s in sides):
             return True
     return False

@@ -17,7 +17,7 @@ from sqlglot import exp
 
 from vpush.optimizer.bind_sqlglot import bind_sqlglot
 from vpush.optimizer.check_join_references import resolves_to
-from vpush.optimizer.dialect import VpushSpark, conjuncts
+from vpush.optimizer.dialect import COMPARISONS, VpushSpark, comparison_operands, conjuncts
 from vpush.optimizer.bound import (
     ALWAYS_TRUE,
     And,
@@ -317,7 +317,6 @@ _LOGIC = (exp.And, exp.Or, exp.Not, exp.Paren, exp.Is)
 _IN_FILTER_THRESHOLD = 10
 # Spark functions that raise for no value (their arguments may: those are looked at too)
 _NEVER_RAISE = (exp.Lower, exp.Upper, exp.Length, exp.Trim, exp.Coalesce, exp.Concat, exp.DPipe, exp.StartsWith, exp.EndsWith)
-_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.NullSafeEQ, exp.NullSafeNEQ)
 _TYPE_KINDS = {
     **dict.fromkeys(("tinyint", "smallint", "int", "bigint", "float", "double", "decimal"), "number"),
     **dict.fromkeys(("date", "timestamp", "timestamp_ntz"), "time"),
@@ -339,21 +338,13 @@ def _row_errors(node: exp.Expr, resolve: _Resolver) -> tuple[VariantRef | None, 
         return (ref if isinstance(ref, VariantRef) else None,)
     if isinstance(node, _NOT_ROW_FILTERS) or isinstance(node, exp.Column) or node.find(exp.Column) is None:
         return None  # a subquery runs apart (an IN's as a join after the filter); a constant as Spark plans
-    if isinstance(node, (*_COMPARISONS, exp.In, exp.Between, exp.Like, exp.ILike)):
+    if isinstance(node, (*COMPARISONS, exp.Like, exp.ILike)):
         if not _like_kinds(node, resolve):
             return (None,)  # Spark casts a string it reads to the other side's type, which may fail
     elif not isinstance(node, (*_LOGIC, *_NEVER_RAISE)):
         return (None,)
     found = [e for child in node.iter_expressions() if (e := _row_errors(child, resolve)) is not None]
     return tuple(ref for e in found for ref in e) if found else None
-
-
-def _operands(node: exp.Expr) -> list[exp.Expr]:
-    if isinstance(node, exp.Between):
-        return [node.this, node.args["low"], node.args["high"]]
-    if isinstance(node, exp.In):
-        return [node.this, *node.expressions]
-    return [node.this, node.expression]
 
 
 def _kind(node: exp.Expr, resolve: _Resolver) -> str | None:
@@ -384,7 +375,7 @@ def _like_kinds(node: exp.Expr, resolve: _Resolver) -> bool:
     fail: all of one family, or a constant string beside others of one family (Spark casts the
     constant as it plans the query)."""
     kinds = []
-    for operand in _operands(node):
+    for operand in comparison_operands(node):
         kind = _kind(operand, resolve)
         if kind is None:
             return False
@@ -406,9 +397,9 @@ def _tested_in_scan(node: exp.Expr, resolve: _Resolver) -> bool:
         return _tested_in_scan(node.this, resolve)
     if isinstance(node, exp.Is):
         return isinstance(node.this, exp.Column) and isinstance(resolve(node.this), ColumnRef)
-    if not isinstance(node, (*_COMPARISONS, exp.In, exp.Between)) or (isinstance(node, exp.In) and len(node.expressions) > _IN_FILTER_THRESHOLD):
+    if not isinstance(node, COMPARISONS) or (isinstance(node, exp.In) and len(node.expressions) > _IN_FILTER_THRESHOLD):
         return False
-    read = [o for o in _operands(node) if o.find(exp.Column) is not None]
+    read = [o for o in comparison_operands(node) if o.find(exp.Column) is not None]
     return len(read) == 1 and isinstance(read[0], exp.Column) and isinstance(resolve(read[0]), ColumnRef) and _like_kinds(node, resolve)
 
 

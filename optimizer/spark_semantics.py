@@ -42,6 +42,7 @@ from vpush.codec.java_decimal_format import UnsupportedPattern, parse_decimal_pa
 from vpush.codec.java_format import format_java_double, format_java_float
 from vpush.codec.strict_math import STRICT_MATH_FUNCTIONS as STRICT_MATH_ARITY
 from vpush.optimizer.dialect import (
+    comparison_operands,
     IMPLICIT_NAME,
     PREFIX_NOT,
     SPARK_CALL,
@@ -2189,12 +2190,6 @@ def _count_of_trues(node: exp.Expr) -> exp.Expr:
     return exp.cast(exp.Coalesce(this=node, expressions=[exp.Literal.number(0)]), exp.DataType.build("BIGINT"))
 
 
-def _comparison_operands(node: exp.Expr) -> list[exp.Expr]:
-    """The values a comparison, ``BETWEEN`` or ``IN`` list compares."""
-    operands = [node.this, *(node.args.get(k) for k in ("expression", "low", "high")), *node.expressions]
-    return [o for o in operands if isinstance(o, exp.Expr)]
-
-
 def _integer_literal(node: exp.Expr) -> int | None:
     """The value of an integer literal (``2``, ``-1``), else None."""
     if isinstance(node, exp.Neg):
@@ -2826,7 +2821,7 @@ class _Rewriter:
             widen_ntz = isinstance(node, exp.TimestampTrunc)
         elif isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
             widen_ntz = True
-            kinds = {of(side) for side in _comparison_operands(node)}
+            kinds = {of(side) for side in comparison_operands(node)}
             if AtomicType("timestamp") in kinds or AtomicType("timestamp_ntz") in kinds:
                 wanted = AtomicType("timestamp") if AtomicType("timestamp") in kinds else AtomicType("timestamp_ntz")
             elif AtomicType("date") in kinds:
@@ -3645,7 +3640,7 @@ class _Rewriter:
                     raise _incompatible_operands(node, left, right)
                 node.set("expression", self._renamed_struct(node.expression, right, [f.name for f in left.fields]))
         if isinstance(node, (*_COMPARISONS, exp.Between, exp.In)) and not node.args.get("query"):
-            present = _comparison_operands(node)
+            present = comparison_operands(node)
             # a predicate is a boolean (`(i > 1) = 1`, which Spark refuses)
             kinds = [
                 AtomicType("boolean") if of(o) is None and isinstance(_unparen(o), _PREDICATES) else of(o) for o in present
