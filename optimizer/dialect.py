@@ -598,6 +598,29 @@ def _build_to_json(args: list[exp.Expr]) -> exp.Expr:
 _FUNCTIONS["TO_JSON"] = _build_to_json
 
 
+def _build_trunc(args: list[exp.Expr]) -> exp.Expr:
+    """``trunc(date, fmt)`` with ``fmt`` as written. sqlglot's builder names the level by an
+    upper-cased string, spelling out abbreviations (``'Q'`` as ``'QUARTER'``, a column ``f`` as
+    ``'F'``), where Spark reads the format as given: ``'Q'`` is no level (NULL), a column is read
+    row by row."""
+    node = SparkParser.FUNCTIONS["TRUNC"](args)
+    if isinstance(node, exp.DateTrunc) and len(args) > 1:
+        node.set("unit", args[1])
+    return node
+
+
+def _build_date_trunc(args: list[exp.Expr]) -> exp.Expr:
+    """``date_trunc(fmt, ts)`` with ``fmt`` as written (see :func:`_build_trunc`)."""
+    node = SparkParser.FUNCTIONS["DATE_TRUNC"](args)
+    if isinstance(node, exp.TimestampTrunc) and args:
+        node.set("unit", args[0])
+    return node
+
+
+_FUNCTIONS["TRUNC"] = _build_trunc
+_FUNCTIONS["DATE_TRUNC"] = _build_date_trunc
+
+
 # --------------------------------------------------------------------------------------------
 # Checks after parsing: what Spark rejects while parsing or analysing, whatever the data
 

@@ -4053,11 +4053,22 @@ class _Rewriter:
             if self.typer.of(node.this) == AtomicType("date"):
                 # Spark truncates a date as the timestamp of its midnight in the session time zone
                 node.set("this", exp.cast(node.this, exp.DataType.build("TIMESTAMPTZ")))
+            if isinstance(level, exp.Null):
+                return exp.cast(exp.Null(), exp.DataType.build("TIMESTAMPTZ"))
+            self.functions[DATE_TRUNC_FUNCTION] = AtomicType("timestamp")
+            zone = exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")])
             if isinstance(level, (exp.Var, exp.Literal)):
-                self.functions[DATE_TRUNC_FUNCTION] = AtomicType("timestamp")
-                zone = exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")])
                 return exp.Anonymous(this=DATE_TRUNC_FUNCTION, expressions=[node.this, exp.Literal.string(duckdb_unit), zone])
-            return node
+            if level is None or not isinstance(self.typer.of(level), StringType):
+                _refuse(called, "a format that is neither a literal nor a string")
+            assert level is not None  # for mypy: refused above
+            # a format read row by row: each of Spark's names of a level, any case; NULL for another
+            ifs = []
+            for unit in dict.fromkeys(_DATE_TRUNC_UNITS.values()):
+                names = [exp.Literal.string(name) for name, u in _DATE_TRUNC_UNITS.items() if u == unit]
+                truncated = exp.Anonymous(this=DATE_TRUNC_FUNCTION, expressions=[node.this.copy(), exp.Literal.string(unit), zone.copy()])
+                ifs.append(exp.If(this=exp.In(this=exp.Lower(this=level.copy()), expressions=names), true=truncated))
+            return exp.Case(ifs=ifs, default=exp.cast(exp.Null(), exp.DataType.build("TIMESTAMPTZ")))
         if called in ("floor", "ceil", "ceiling") and arguments and arguments[0] is not None and _is_integral(self.typer.of(arguments[0])):
             return exp.cast(arguments[0], exp.DataType.build("BIGINT"))  # Spark's floor of an integer is itself
         if called in ("sign", "signum") and arguments and arguments[0] is not None and _is_fractional(self.typer.of(arguments[0])):

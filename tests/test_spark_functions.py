@@ -311,6 +311,9 @@ SCALARS = [
     "unix_seconds(TIMESTAMP '2024-12-31 23:59:59.5')", "unix_seconds(TIMESTAMP '1969-12-31 23:59:59.5')",
     "unix_seconds(TIMESTAMP_NTZ '1969-12-31 23:59:59.999999')", "unix_timestamp(TIMESTAMP '1969-12-31 23:59:59.5')",
     "unix_seconds(ts + INTERVAL '0.75' SECOND)",
+    # a level as written: Spark spells out no abbreviation (sqlglot's parser read 'Q' as 'QUARTER')
+    "date_trunc('Q', ts)", "date_trunc('D', ts)", "date_trunc('W', day)", "date_trunc('H', ts)", "date_trunc('Y', t)",
+    "date_trunc('MS', ts)", "trunc(day, 'Q')", "trunc(day, 'W')", "trunc(ts, 'Y')",
 ]
 
 AGGREGATES = [
@@ -1464,9 +1467,13 @@ def test_trunc_and_next_day_of_timestamps_in_the_session_time_zone(zone: str, sp
     assert got == expected
 
 
-@pytest.mark.xfail(strict=True, reason="sqlglot's parser reads trunc(d, f) with a bare column f as the unit 'F', so the "
-                   "Spark engine sends trunc(d, 'F') and gets NULL where Spark truncates by each row's format")
-def test_trunc_by_a_column_format_on_the_spark_engine(spark: SparkSession) -> None:
-    sql = "SELECT trunc(DATE'2024-05-17', f) AS d FROM VALUES ('mm'), ('Year') AS q(f)"
-    connection = vpush.connect(engine="spark", spark=spark, time_zone="UTC")
+@pytest.mark.parametrize("engine", ["duckdb", "spark"])
+def test_trunc_by_a_column_format(engine: str, spark: SparkSession) -> None:
+    """A format read row by row (sqlglot's parser read a bare column ``f`` as the level 'F'): each
+    of Spark's names of a level in any case, NULL for another and for NULL."""
+    rows = "('mm', 1), ('Year', 2), ('q', 3), ('HOUR', 4), ('week', 5), (NULL, 6), ('Quarter', 7)"
+    sql = (f"SELECT k, trunc(DATE'2024-05-17', f) AS d, date_trunc(f, TIMESTAMP'2024-05-17 10:11:12.345678') AS ts, "
+           f"date_trunc(upper(f), DATE'2024-05-17') AS day, trunc(TIMESTAMP_NTZ'2024-05-17 23:00:00', f) AS ntz "
+           f"FROM VALUES {rows} AS q(f, k)")
+    connection = vpush.connect(engine=engine, spark=spark, time_zone="UTC") if engine == "spark" else vpush.connect(time_zone="UTC")
     assert _answer(_vpush_run(connection), sql, set()) == _answer(_spark_run(spark), sql, set())
