@@ -1204,6 +1204,21 @@ PARSED_ARGUMENTS: dict[type[exp.Expr], tuple[str, ...]] = {
 (``substring(x FROM 1 FOR 2)``, ``trim(BOTH 'x' FROM s)``)."""
 
 
+def retrace(call: exp.Expr, written: exp.Expr, replaced: exp.Expr) -> None:
+    """Point ``call``'s trace of the literal argument ``written`` at ``replaced``, the node put in
+    its place as Spark's implicit cast of it (``trunc('2024-05-17', 'MM')``: the string read as a
+    date), so :func:`call_arguments` gives what is computed, not the literal as written."""
+    traced = call.meta.get(SPARK_CALL) if call.meta else None
+    if traced is None or traced[1] is None or not isinstance(written, exp.Literal):
+        return
+    path = _trace(call, replaced)
+    if path is None or isinstance(path, exp.Literal):
+        return
+    matches = [k for k, trace in enumerate(traced[1]) if isinstance(trace, exp.Literal) and trace == written]
+    if len(matches) == 1:  # two arguments written alike: which one was cast is not known, so neither is retraced
+        call.meta[SPARK_CALL] = (traced[0], tuple(path if k == matches[0] else trace for k, trace in enumerate(traced[1])))
+
+
 def call_arguments(node: exp.Expr) -> list[exp.Expr | None] | None:
     """The arguments of a traced call, in the order the user wrote them (a literal as written;
     None for one the builder dropped), or None for a call whose arguments were not traced."""

@@ -72,6 +72,7 @@ from vpush.optimizer.dialect import (
     lambda_variables as _lambda_variables,
     number_constant,
     number_literal as _number_literal,
+    retrace,
     tuple_field_name,
     utc_shift_argument,
     within,
@@ -2837,7 +2838,10 @@ class _Rewriter:
         for key in keys:
             side = node.args.get(key)
             if isinstance(side, exp.Expr):
-                node.set(key, self._as_datetime(side, wanted, widen_ntz=widen_ntz))
+                cast = self._as_datetime(side, wanted, widen_ntz=widen_ntz)
+                node.set(key, cast)
+                if cast is not side:
+                    retrace(node, side, cast)
 
     def _variants_as_strings(self, node: exp.Expr) -> None:
         """Cast, as Spark's implicit casts do, each variant argument of a string function to a

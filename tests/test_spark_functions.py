@@ -314,6 +314,9 @@ SCALARS = [
     # a level as written: Spark spells out no abbreviation (sqlglot's parser read 'Q' as 'QUARTER')
     "date_trunc('Q', ts)", "date_trunc('D', ts)", "date_trunc('W', day)", "date_trunc('H', ts)", "date_trunc('Y', t)",
     "date_trunc('MS', ts)", "trunc(day, 'Q')", "trunc(day, 'W')", "trunc(ts, 'Y')",
+    # a string literal where a date is taken: Spark's implicit cast (was refused on DuckDB)
+    "trunc('2024-05-17 10:00:00', 'MM')", "next_day('2024-05-17', 'TU')", "next_day('2024-05-17 23:00', 'fri')",
+    "trunc('2024-05-17', 'year')",
 ]
 
 AGGREGATES = [
@@ -900,6 +903,7 @@ def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession,
      ("elt(b % 5, 'x', 'y')", "INVALID_ARRAY_INDEX"), ("elt(CAST(4294967297 AS BIGINT), 'a', 'b')", "CAST_OVERFLOW"),
      ("trunc(i, 'MM')", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"), ("next_day(b, 'mo')", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
      ("next_day(ts, 'xx')", "ILLEGAL_DAY_OF_WEEK"), ("next_day(concat(t, 'x'), 'mo')", "CAST_INVALID_INPUT"), ("next_day(day, 5)", "ILLEGAL_DAY_OF_WEEK"),
+     ("trunc('x', 'MM')", "CAST_INVALID_INPUT"), ("next_day('2024-13-01', 'mo')", "CAST_INVALID_INPUT"),
      # date_format patterns Spark rejects (its own check, then java.time's, then SimpleDateFormat's) and types it does not cast
      ("date_format(ts, 'yyyy-ww')", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION"),
      ("date_format(ts, 'YYYY')", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION"),
