@@ -5920,6 +5920,7 @@ def apply_spark_semantics(
         expand_using_stars(select, scope, columns)
         _spell_out_with_rollup(select)
         float_keys = _float_group_keys(select, typer, columns)
+        _check_aliases_in_aggregates(select, columns)
         _inline_aggregate_aliases(select, columns)
         produced: dict[str, SparkType | None] = {}
         projected: list[SparkType | None] = []  # each projection's type, by its place (a star's None)
@@ -8310,13 +8311,67 @@ def _grouped_names(select: exp.Select) -> set[str]:
     return names
 
 
+def _aggregate_argument(node: exp.Expr, clause: exp.Expr) -> bool:
+    """Whether ``node`` lies in the arguments of an aggregate of ``clause`` (not a window's) or in
+    its FILTER."""
+    parent = node.parent
+    while parent is not None and parent is not clause:
+        if isinstance(parent, exp.AggFunc) or (isinstance(parent, exp.Filter) and isinstance(parent.this, exp.AggFunc)):
+            return not isinstance(parent.parent, exp.Window)
+        if isinstance(parent, (exp.Select, exp.Subquery, exp.Window)):
+            return False
+        parent = parent.parent
+    return False
+
+
+def _check_aliases_in_aggregates(select: exp.Select, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
+    """Spark's errors for an aggregate of an aggregating SELECT's HAVING or ORDER BY whose argument
+    names one of the SELECT's aliases (measured on PySpark 4.3).
+
+    Spark resolves the name to the alias, then puts the aggregate into the ``Aggregate`` below,
+    which cannot read it: ``MISSING_ATTRIBUTES.RESOLVED_ATTRIBUTE_MISSING_FROM_INPUT``
+    (``SELECT g AS q ... HAVING max(q) > 'a'``, ``ORDER BY max(n)`` beside ``count(*) AS n``), or
+    ``.RESOLVED_ATTRIBUTE_APPEAR_IN_OPERATION`` where a source has a column of that name too
+    (``SELECT g AS s ... ORDER BY max(s)``). A HAVING's aggregate reads a source's column first
+    (``HAVING max(s) > 'a'`` is answered over the column ``s``): only the first applies there.
+    Not where a source's columns are unknown."""
+    aggregating = select.args.get("group") is not None or any(
+        isinstance(n, exp.AggFunc) and not isinstance(n.parent, exp.Window) for p in select.expressions for n in in_scope(p)
+    )
+    aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
+    if not aggregating or not aliases or any(not known or "*" in known for known in columns.values()):
+        return
+    for key in ("having", "order"):
+        clause = select.args.get(key)
+        if clause is None:
+            continue
+        for column in in_scope(clause):
+            if not isinstance(column, exp.Column) or column.table or isinstance(column.this, exp.Star):
+                continue
+            name = column.name.lower()
+            if name not in aliases or name in _lambda_variables(column) or not _aggregate_argument(column, clause):
+                continue
+            in_source = any(name in known for known in columns.values())
+            if key == "having" and in_source:
+                continue
+            detail = "APPEAR_IN_OPERATION" if in_source else "MISSING_FROM_INPUT"
+            raise OptimizeError(
+                f'Resolved attribute(s) "{column.name}" missing from the input of the aggregate: an aggregate of the '
+                f'{"HAVING" if key == "having" else "ORDER BY"} reads the alias `{column.name}`, which the aggregate computes.',
+                error_class=f"MISSING_ATTRIBUTES.RESOLVED_ATTRIBUTE_{detail}",
+            )
+
+
 def _inline_having_aliases(select: exp.Select, lateral: Mapping[str, exp.Expr], typer: _Typer) -> None:
     """Put in a HAVING the expression of each projection its columns name by alias (not a name a
     GROUP BY key gives) as :func:`_inline_lateral_aliases` reads it (``lateral``): Spark resolves
     a HAVING's name against the aggregate's output first (an alias before a source's column of
     that name) and computes the alias over the aggregate below its filter, where DuckDB's binder
     refuses an alias whose expression may raise (and reads a source's column first). Not one
-    holding a subquery (its tables are placed by identity). In place."""
+    holding a subquery (its tables are placed by identity). In place.
+
+    Inside an aggregate's arguments or its FILTER, Spark's ``ResolveAggregateFunctions`` reads a
+    source's column first (``HAVING max(s) > 'a'`` beside ``g AS s`` reads the column ``s``)."""
     having = select.args.get("having")
     if having is None or not lateral:
         return
@@ -8328,8 +8383,10 @@ def _inline_having_aliases(select: exp.Select, lateral: Mapping[str, exp.Expr], 
     for column in [c for c in in_scope(having) if isinstance(c, exp.Column) and not isinstance(c.this, exp.Star)]:
         parts = column.parts
         name = parts[0].name.lower()
-        if name not in lateral or name in grouped or name in _lambda_variables(column):
+        if name not in lateral or name in _lambda_variables(column):
             continue
+        if name in grouped or (len(parts) == 1 and _aggregate_argument(column, having)):
+            continue  # an aggregate's argument reads the source's column (see _check_aliases_in_aggregates)
         if len(parts) > 1:
             if (name not in named and not any(name in columns for columns in sources) and all(isinstance(p, exp.Identifier) for p in parts)
                     and lateral[name].find(exp.Select, exp.Subquery) is None):

@@ -318,6 +318,18 @@ QUERIES: list[Any] = [
     "SELECT s.* FROM (SELECT * FROM t LIMIT 100) s",
     "SELECT * FROM (SELECT * FROM (SELECT * FROM t LIMIT 100))",
     "(SELECT * FROM t LIMIT 100) UNION ALL (SELECT * FROM t LIMIT 100)",
+    # an aggregate of a HAVING reads a source's column before an alias of its name (vpush had read
+    # the alias: max(g) for max(i)); of an ORDER BY, or of a name only an alias gives, Spark's
+    # MISSING_ATTRIBUTES (vpush had answered, or raised NESTED_AGGREGATE_FUNCTION)
+    "SELECT h AS i, count(*) AS n FROM t GROUP BY h HAVING max(i) > 1",
+    "SELECT h AS i, max(id) AS m FROM t GROUP BY h HAVING max(i) FILTER (WHERE i > 0) > 1 AND upper(i) <> 'Y'",
+    "SELECT h AS g, max(id) AS id FROM t GROUP BY h HAVING sum(id) > 16",
+    "SELECT h AS x, count(*) AS n FROM t GROUP BY h HAVING max(x) > 'a'",
+    "SELECT h, count(*) AS n FROM t GROUP BY h HAVING max(n) > 1",
+    "SELECT h AS i, count(*) AS n FROM t GROUP BY h ORDER BY max(i)",
+    "SELECT h AS x, count(*) AS n FROM t GROUP BY h ORDER BY max(upper(x))",
+    "SELECT count(*) AS n FROM t ORDER BY max(n)",
+    "SELECT h AS h, count(*) AS n FROM t GROUP BY h ORDER BY count(h)",
 ]
 
 
@@ -326,6 +338,12 @@ tables, spark_views, con, _ = tables_fixtures(lambda root: {"t": table_folder(ro
 
 # Spark's answer to each query, computed once for both engines
 _SPARK_ANSWERS: dict[str, tuple[Any, ...]] = {}
+
+
+@pytest.mark.xfail(strict=True, reason="Spark's HAVING coerces a name that is both an alias and a source's column by the "
+                   "column's type, then reads the alias: the literal beside it stays cast to the column's type")
+def test_having_alias_shadowing_a_column_of_another_type(spark_views: SparkSession, tables: dict[str, Path]) -> None:
+    assert_same_answer("SELECT h AS i, count(*) AS n FROM t GROUP BY h HAVING i = 'x'", spark_views, connect_tables(tables), {})
 
 
 @pytest.mark.parametrize("sql", QUERIES)
