@@ -132,9 +132,16 @@ def _float32(value: float) -> float:
         return math.copysign(math.inf, value)
 
 
+_INT_BITS = {"tinyint": 7, "smallint": 15, "int": 31, "bigint": 63}
+
+
 def reads_as(text: str, type_name: str) -> bool:
-    """Whether Spark surely casts string ``text`` to ``date``, ``timestamp`` or ``timestamp_ntz``
-    (a form the literal parsers here read; False where they do not, though Spark may)."""
+    """Whether Spark surely casts string ``text`` to ``date``, ``timestamp``, ``timestamp_ntz`` or
+    an integer type (a form the literal parsers here read; False where they do not, though Spark
+    may)."""
+    if type_name in _INT_BITS:
+        bits = _INT_BITS[type_name]
+        return _INT_TEXT.fullmatch(text.strip()) is not None and -(2 ** bits) <= int(text) < 2 ** bits
     if type_name == "date":
         return _parse_date(text) is not None
     if type_name in ("timestamp", "timestamp_ntz"):

@@ -66,10 +66,10 @@ _TEXT_TYPES = {
     exp.DataType.Type.DATE: "date", exp.DataType.Type.TIMESTAMP: "timestamp", exp.DataType.Type.TIMESTAMPTZ: "timestamp",
     exp.DataType.Type.TIMESTAMPLTZ: "timestamp", exp.DataType.Type.TIMESTAMPNTZ: "timestamp_ntz",
 }
-_INT_BITS = {
-    exp.DataType.Type.TINYINT: 7, exp.DataType.Type.SMALLINT: 15, exp.DataType.Type.INT: 31, exp.DataType.Type.BIGINT: 63,
+_INT_NAMES = {
+    exp.DataType.Type.TINYINT: "tinyint", exp.DataType.Type.SMALLINT: "smallint", exp.DataType.Type.INT: "int",
+    exp.DataType.Type.BIGINT: "bigint",
 }
-_INT_TEXT = re.compile(r"[+-]?[0-9]+")
 _NUMBER_TEXT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)")
 _SPARK_NAMES = {
     "date": exp.DataType.Type.DATE, "timestamp": exp.DataType.Type.TIMESTAMP, "timestamp_ntz": exp.DataType.Type.TIMESTAMPNTZ,
@@ -190,8 +190,8 @@ def _typed_literal(node: exp.Expr) -> bool:
         return False
     if kind in (exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT):
         return not node.this.is_string
-    if kind in _INT_BITS:
-        return _INT_TEXT.fullmatch(text) is not None and -(2 ** _INT_BITS[kind]) <= int(text) < 2 ** _INT_BITS[kind]
+    if kind in _INT_NAMES:
+        return reads_as(text, _INT_NAMES[kind])
     if kind == exp.DataType.Type.DECIMAL and len(node.to.expressions) == 2:
         precision, scale = (int(p.this.this) for p in node.to.expressions)
         value = decimal.Decimal(text)
