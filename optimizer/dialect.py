@@ -584,7 +584,48 @@ def _build_datediff(args: list[exp.Expr]) -> exp.Expr:
     return SparkParser.FUNCTIONS["TIMESTAMPDIFF" if len(args) == 3 else "DATEDIFF"](args)
 
 
-_FUNCTIONS["DATEDIFF"] = _FUNCTIONS["DATE_DIFF"] = _build_datediff
+# Spark's grammar rule `datetimeUnit`: the words its parser takes as the unit of timestampadd and
+# timestampdiff (and of date_add, dateadd, datediff, date_diff with three arguments), in any case.
+_DATETIME_UNITS = frozenset({
+    "YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "DAYOFYEAR", "HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND",
+})
+
+
+def _unit_call(name: str, build: t.Callable[[list[exp.Expr]], exp.Expr]) -> t.Callable[[list[exp.Expr]], exp.Expr]:
+    """A FUNCTIONS entry for ``name(unit, x, y)`` that takes the unit as Spark's parser does: one
+    of its words, kept as written (Spark prints ``timestampadd(Hour, 1, ts)``). sqlglot's node
+    reads any first argument as a unit, upper-cased, and unabbreviated (``Q`` as ``QUARTER``);
+    for Spark a first argument that is no unit word makes an ordinary call, which Spark refuses
+    (a string is its own error, raised where the unit is read)."""
+
+    def builder(args: list[exp.Expr]) -> exp.Expr:
+        unit = args[0] if len(args) == 3 else None
+        word = unit.name if isinstance(unit, exp.Column) and not unit.table and not unit.this.quoted else None
+        if unit is not None and not (isinstance(unit, exp.Literal) and unit.is_string) and (
+            word is None or word.upper() not in _DATETIME_UNITS
+        ):
+            if name in ("timestampadd", "timestampdiff"):
+                raise _error(
+                    f"Cannot resolve routine `{name}` on search path [`system`.`builtin`, `system`.`session`, "
+                    "`spark_catalog`.`default`].",
+                    "UNRESOLVED_ROUTINE",
+                )
+            # an ordinary call of the two-argument function (Spark resolves the first argument
+            # before it counts them: a word naming no column is UNRESOLVED_COLUMN)
+            raise _error(f"The `{name}` requires 2 parameters but the actual number is 3.", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION")
+        node = build(args)
+        if word is not None:
+            node.meta[WRITTEN_UNIT] = word
+        return node
+
+    return builder
+
+
+_FUNCTIONS["DATEDIFF"] = _unit_call("datediff", _build_datediff)
+_FUNCTIONS["DATE_DIFF"] = _unit_call("date_diff", _build_datediff)
+_FUNCTIONS.update({
+    name: _unit_call(name.lower(), SparkParser.FUNCTIONS[name]) for name in ("TIMESTAMPADD", "TIMESTAMPDIFF", "DATEADD", "DATE_ADD")
+})
 
 
 def _build_to_json(args: list[exp.Expr]) -> exp.Expr:
@@ -1021,7 +1062,8 @@ def _double_colon(parser: Parser, this: exp.Expr, to: exp.Expr) -> exp.Expr:
 
 
 WRITTEN_UNIT = "vpush_written_unit"
-"""The meta key under which ``extract(hour FROM ts)`` keeps its unit as written."""
+"""The meta key under which ``extract(hour FROM ts)`` and ``timestampadd(hour, 1, ts)`` keep their
+unit as written."""
 
 PREFIX_NOT = "vpush_prefix_not"
 """The meta key marking a ``NOT`` written before its operand: Spark names ``NOT x IS NULL``

@@ -9286,7 +9286,8 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
         parts = [spark_name(node.expression, top=False), spark_name(node.this, top=False)]
         if unit is None or None in parts:
             return None
-        return f"{'timestampdiff' if isinstance(node, exp.TimestampDiff) else 'timestampadd'}({unit.name.upper()}, {parts[0]}, {parts[1]})"
+        written = node.meta.get(WRITTEN_UNIT) or unit.name.upper()  # Spark prints the unit as written
+        return f"{'timestampdiff' if isinstance(node, exp.TimestampDiff) else 'timestampadd'}({written}, {parts[0]}, {parts[1]})"
     if called == "convert_timezone" and isinstance(node, exp.ConvertTimezone) and node.args.get("source_tz") is None:
         # Spark fills in the session time zone as the source
         named = [spark_name(node.args[k], top=False) for k in ("target_tz", "timestamp")]
