@@ -621,6 +621,26 @@ def _unit_call(name: str, build: t.Callable[[list[exp.Expr]], exp.Expr]) -> t.Ca
     return builder
 
 
+def _ignore_nulls_call(name: str) -> t.Callable[[list[exp.Expr]], exp.Expr]:
+    """A FUNCTIONS entry for ``first(x, ignoreNulls)`` and its kin, whose second argument Spark
+    takes as a boolean literal only (``FirstLast.validateIgnoreNullExpr``); sqlglot's builder
+    reads ``true`` and drops anything else (``first(x, 1 = 1)`` answered as ``first(x)``)."""
+    build = SparkParser.FUNCTIONS[name]
+    shown = {"FIRST_VALUE": "first", "LAST_VALUE": "last"}.get(name, name.lower())
+
+    def builder(args: list[exp.Expr]) -> exp.Expr:
+        if len(args) == 2 and not isinstance(args[1], exp.Boolean):
+            raise _error(f"The second argument in {shown} should be a boolean literal.", "_LEGACY_ERROR_TEMP_1210")
+        if len(args) == 2 and not args[1].this:
+            # `false` is the default, which Spark's name leaves out (`first(x)`): dropped from the
+            # list the parser checks against the node's arguments too (any_value takes one)
+            del args[1]
+        return build(args)
+
+    return builder
+
+
+_FUNCTIONS.update({name: _ignore_nulls_call(name) for name in ("FIRST", "LAST", "FIRST_VALUE", "LAST_VALUE", "ANY_VALUE")})
 _FUNCTIONS["DATEDIFF"] = _unit_call("datediff", _build_datediff)
 _FUNCTIONS["DATE_DIFF"] = _unit_call("date_diff", _build_datediff)
 _FUNCTIONS.update({

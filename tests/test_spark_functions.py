@@ -343,6 +343,7 @@ AGGREGATES = [
     # avg of x (y) where neither is NULL
     "regr_avgx(f, i)", "regr_avgy(f, i)", "regr_avgx(d, s)", "regr_avgy(d, b)", "regr_avgx(i, f) FILTER (WHERE s > 2)",    # Hive's NumericHistogram in Spark's order of rows (more in test_histogram_numeric_as_spark)
     "histogram_numeric(i, 3)", "histogram_numeric(f, 2)", "histogram_numeric(day, 4)", "histogram_numeric(s, 10)",
+    "first(g, false)", "any_value(s, false)",
 ]
 
 # In a chunk of their own: a DISTINCT aggregate in a chunk reorders Spark's other aggregates (README)
@@ -723,6 +724,17 @@ def test_math_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, 
     """A bit position outside the type's width, Long.MinValue div -1, div by 0 and conv of a number
     past 2^64 - 1, under ANSI."""
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
+
+
+@pytest.mark.parametrize("call", ["first(i, 1 = 1)", "last(g, NULL)", "any_value(i, s > 0)", "first_value(i, 'true') OVER (ORDER BY s)"])
+def test_ignore_nulls_not_a_boolean_literal_raises_as_spark(call: str, spark_view: SparkSession, con: vpush.Connection,
+                                                            spark_con: vpush.Connection) -> None:
+    """Spark takes first/last/any_value's second argument as a boolean literal only (sqlglot's
+    builder dropped any other, answering first(x)): the same class on both engines."""
+    _assert_raises_as_spark(call, spark_view, con, ("_LEGACY_ERROR_TEMP_1210",))
+    with pytest.raises(VpushError) as raised:
+        spark_con.sql(f"SELECT {call} FROM t").to_arrow()
+    assert raised.value.error_class == "_LEGACY_ERROR_TEMP_1210"
 
 
 @pytest.mark.xfail(strict=True, reason="vpush decides at parsing, before it resolves columns: WRONG_NUM_ARGS where Spark "
