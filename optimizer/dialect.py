@@ -641,6 +641,12 @@ def _ignore_nulls_call(name: str) -> t.Callable[[list[exp.Expr]], exp.Expr]:
 
 
 _FUNCTIONS.update({name: _ignore_nulls_call(name) for name in ("FIRST", "LAST", "FIRST_VALUE", "LAST_VALUE", "ANY_VALUE")})
+# sqlglot's builders fold upper(hex(x)) into hex(x) and lower(hex(x)) into a LowerHex node:
+# the same value, but Spark names the call as written (`upper(hex(g))`).
+_FUNCTIONS["UPPER"] = exp.Upper.from_arg_list
+_FUNCTIONS["LOWER"] = exp.Lower.from_arg_list
+
+
 _FUNCTIONS["DATEDIFF"] = _unit_call("datediff", _build_datediff)
 _FUNCTIONS["DATE_DIFF"] = _unit_call("date_diff", _build_datediff)
 _FUNCTIONS.update({
@@ -1207,6 +1213,17 @@ def _decode_case(arguments: list[exp.Expr]) -> exp.Expr:
     return case
 
 
+def _keyword_in_call(parser: Parser, start: int, keyword: TokenType) -> bool:
+    """Whether the call parsed from token ``start`` on holds ``keyword`` outside parentheses
+    (``substr(x FROM 2)``, not ``substr(x, (SELECT 1 FROM t))``)."""
+    depth = 0
+    for token in parser._tokens[start : parser._index]:
+        depth += (token.token_type == TokenType.L_PAREN) - (token.token_type == TokenType.R_PAREN)
+        if depth == 0 and token.token_type == keyword:
+            return True
+    return False
+
+
 def _traced_parser(name: str, parse: t.Callable[[Parser], exp.Expr | None]) -> t.Callable[[Parser], exp.Expr | None]:
     """A FUNCTION_PARSERS entry that records the function's name as written."""
 
@@ -1220,10 +1237,10 @@ def _traced_parser(name: str, parse: t.Callable[[Parser], exp.Expr | None]) -> t
             return _decode_case(list(node.expressions))
         if isinstance(node, exp.Expr):
             written = name.lower()
-            if written == "position" and any(
-                token.token_type == TokenType.IN for token in parser._tokens[start : parser._index]
-            ):
+            if written == "position" and _keyword_in_call(parser, start, TokenType.IN):
                 written = "locate"  # Spark names `position(a IN b)` as `locate(a, b, 1)`
+            if written == "substr" and _keyword_in_call(parser, start, TokenType.FROM):
+                written = "substring"  # Spark's parser reads `substr(x FROM n)` as `substring`
             node.meta[SPARK_CALL] = (written, None)
             if written == "extract" and start < len(parser._tokens):
                 node.meta[WRITTEN_UNIT] = parser._tokens[start].text  # Spark prints it as written

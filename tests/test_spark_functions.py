@@ -313,6 +313,8 @@ SCALARS = [
     "unix_seconds(ts + INTERVAL '0.75' SECOND)",
     # the unit of timestampadd / timestampdiff as written (Spark prints it so), not upper-cased
     "timestampadd(Hour, s, ts)", "timestampdiff(quarter, day, ts)", "datediff(Week, day, ts)", "dateadd(dayOfYear, s, day)",
+    # named as written, where sqlglot's builders made upper(hex(x)) hex(x) and substr(x FROM n) substr(x, n)
+    "upper(hex(g))", "lower(hex(i))", "substr(g FROM 2)", "substring(g FROM s FOR 2)",
 ]
 
 AGGREGATES = [
