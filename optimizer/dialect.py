@@ -601,10 +601,11 @@ def _unit_call(name: str, build: t.Callable[[list[exp.Expr]], exp.Expr]) -> t.Ca
     def builder(args: list[exp.Expr]) -> exp.Expr:
         unit = args[0] if len(args) == 3 else None
         word = unit.name if isinstance(unit, exp.Column) and not unit.table and not unit.this.quoted else None
-        if unit is not None and not (isinstance(unit, exp.Literal) and unit.is_string) and (
+        grammar_only = name in ("timestampadd", "timestampdiff", "timediff")  # no function of that name
+        if (unit is None and grammar_only) or (unit is not None and not (isinstance(unit, exp.Literal) and unit.is_string) and (
             word is None or word.upper() not in _DATETIME_UNITS
-        ):
-            if name in ("timestampadd", "timestampdiff"):
+        )):
+            if grammar_only:
                 raise _error(
                     f"Cannot resolve routine `{name}` on search path [`system`.`builtin`, `system`.`session`, "
                     "`spark_catalog`.`default`].",
@@ -651,6 +652,18 @@ _FUNCTIONS["DATEDIFF"] = _unit_call("datediff", _build_datediff)
 _FUNCTIONS["DATE_DIFF"] = _unit_call("date_diff", _build_datediff)
 _FUNCTIONS.update({
     name: _unit_call(name.lower(), SparkParser.FUNCTIONS[name]) for name in ("TIMESTAMPADD", "TIMESTAMPDIFF", "DATEADD", "DATE_ADD")
+})
+_FUNCTIONS["TIMEDIFF"] = _unit_call("timediff", SparkParser.FUNCTIONS["TIMESTAMPDIFF"])  # Spark 4's grammar has it too
+
+
+def _unknown_call(name: str) -> t.Callable[[list[exp.Expr]], exp.Expr]:
+    """A FUNCTIONS entry for a name sqlglot's parsers read as a cast, which Spark has no function
+    of (``timestamp_ntz(x)``): an ordinary call, which Spark refuses (``UNRESOLVED_ROUTINE``)."""
+    return lambda args: exp.Anonymous(this=name.lower(), expressions=args)
+
+
+_FUNCTIONS.update({
+    name: _unknown_call(name) for name in ("TIMESTAMP_LTZ", "TIMESTAMP_NTZ", "DATE_TO_DATE_STR", "TIME_TO_TIME_STR", "TS_OR_DS_TO_DATE_STR")
 })
 
 

@@ -1368,9 +1368,9 @@ _STRING_RESULTS = (
 )
 # Spark functions whose result is an int where DuckDB's is a bigint, and a double where DuckDB's
 # is an integer.
-_TIMESTAMPDIFF_NAMES = ("timestampdiff", "datediff", "date_diff")
+_TIMESTAMPDIFF_NAMES = ("timestampdiff", "datediff", "date_diff", "timediff")
 """The names of Spark's ``timestampdiff(unit, start, end)`` (``datediff`` and ``date_diff`` with
-three arguments; named ``timestampdiff`` by Spark)."""
+three arguments, and ``timediff``; named ``timestampdiff`` by Spark)."""
 
 # Spark's timestampadd/timestampdiff units: those of a fixed length in microseconds, and those of
 # the calendar (DuckDB's interval kind and how many of it)

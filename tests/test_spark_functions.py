@@ -313,6 +313,7 @@ SCALARS = [
     "unix_seconds(ts + INTERVAL '0.75' SECOND)",
     # the unit of timestampadd / timestampdiff as written (Spark prints it so), not upper-cased
     "timestampadd(Hour, s, ts)", "timestampdiff(quarter, day, ts)", "datediff(Week, day, ts)", "dateadd(dayOfYear, s, day)",
+    "timediff(Minute, day, ts)",
     # named as written, where sqlglot's builders made upper(hex(x)) hex(x) and substr(x FROM n) substr(x, n)
     "upper(hex(g))", "lower(hex(i))", "substr(g FROM 2)", "substring(g FROM s FOR 2)",
 ]
@@ -930,7 +931,8 @@ def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession,
      # a first argument that is none of Spark's unit words makes an ordinary call (sqlglot read Q as QUARTER)
      ("timestampadd(Q, 1, ts)", "UNRESOLVED_ROUTINE"), ("timestampdiff(H, day, ts)", "UNRESOLVED_ROUTINE"),
      ("timestampadd(`HOUR`, 1, ts)", "UNRESOLVED_ROUTINE"), ("datediff(s, day, ts)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
-     ("date_add(i, 1, ts)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION")],
+     ("date_add(i, 1, ts)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"), ("timediff(Q, day, ts)", "UNRESOLVED_ROUTINE"),
+     ("timestampadd(day, 1)", "UNRESOLVED_ROUTINE"), ("timestamp_ntz(t)", "UNRESOLVED_ROUTINE")],
 )
 def test_datetime_conversions_raise_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     _assert_raises_as_spark(call, spark_view, con, (wanted,))
