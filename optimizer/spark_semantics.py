@@ -4298,6 +4298,12 @@ class _Rewriter:
                 return exp.cast(exp.Null(), exp.DataType.build("DATE"))
             if called == "try_to_date":
                 _refuse(called, "an argument other than a string (Spark's to_date of a date or timestamp)")
+            source = self.typer.of(value)
+            if called == "to_date" and (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType)
+                                        or source == AtomicType("boolean")):
+                # Spark casts a number or a boolean to its text first and parses that (to_date(1)
+                # raises CAST_INVALID_INPUT, to_date(2024) is 2024-01-01); sqlglot's node is a try_cast
+                _refuse(called, "an argument other than a string, a date or a timestamp")
             if target != "unix_seconds":
                 return None
             pattern: exp.Expr | None = exp.Literal.string(DEFAULT_UNIX_PATTERN)

@@ -400,7 +400,7 @@ REFUSED = [
     "encode(i, 'UTF-8')", "decode(encode(g, 'UTF-16'), 'UTF-16')", "decode(g, 'UTF-8')",
     "to_timestamp_ltz(i)",
     "try_parse_url(concat('//h?', g, '=1'), 'QUERY', g)", "try_parse_url(g, lower('HOST'))", "histogram_numeric(d, 3)",
-    "histogram_numeric(i, s)",
+    "histogram_numeric(i, s)", "to_date(s + 2018)",
 ]
 
 
@@ -1012,6 +1012,7 @@ REFUSED_SPARK_RAISES = [
     "nanvl(g, 1)", "getbit(f, 1)", "crc32(i)", "mask(g, g)",
     "format_string('%05s', g)", "format_string('%s')", "format_string('%-05d', i)", "format_string('%,e', f)",
     "to_number(g, g)", "to_char(i, g)", "isnan(g)", "json_array_length(i)", "json_object_keys(s)", "regr_count(i, g)",    "parse_url(i, 'HOST')", "parse_url(binary(g), 'PATH')", "parse_url('http://h?a=1', 'QUERY', 'a(')",
+    "to_date(i)",
 ]
 
 
