@@ -41,6 +41,7 @@ from sqlglot.tokens import Token, TokenType
 from vpush.codec.errors import VariantPathError
 from vpush.codec.path import VariantPath
 from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.spark_builtins import SPARK_BUILTIN_FUNCTIONS
 from vpush.optimizer.spark_intervals import multi_unit_span
 from vpush.optimizer.spark_tokens import check_spark_tokens, table_statement
 from vpush.optimizer.variant_types import VARIANT, SparkType, parse_variant_type
@@ -642,6 +643,33 @@ def _ignore_nulls_call(name: str) -> t.Callable[[list[exp.Expr]], exp.Expr]:
 
 
 _FUNCTIONS.update({name: _ignore_nulls_call(name) for name in ("FIRST", "LAST", "FIRST_VALUE", "LAST_VALUE", "ANY_VALUE")})
+
+
+def _offset_call(cls: type[exp.Func]) -> t.Callable[[list[exp.Expr]], exp.Expr]:
+    """A FUNCTIONS entry for ``lag``/``lead(input, offset, default, ignoreNulls)``: Spark's fourth
+    argument, a boolean literal, is ``IGNORE NULLS`` (sqlglot's node takes three arguments)."""
+
+    def builder(args: list[exp.Expr]) -> exp.Expr:
+        ignore_nulls = args[3] if len(args) == 4 and isinstance(args[3], exp.Boolean) else None
+        if len(args) == 4 and ignore_nulls is None:
+            raise _error(
+                f"The value of parameter(s) `ignoreNulls` in `{cls.sql_names()[0].lower()}` is invalid: expects a boolean literal.",
+                "INVALID_PARAMETER_VALUE.BOOLEAN",
+            )
+        if ignore_nulls is None:
+            return cls.from_arg_list(args)
+        node = cls.from_arg_list(args[:3])
+        if ignore_nulls.this:
+            # as `lag(i, 1, 0) IGNORE NULLS` parses (Spark's name `lag(i, 1, 0)`)
+            node.meta[SPARK_CALL] = (cls.sql_names()[0].lower(), tuple(_trace(node, a) for a in args[:3]))
+            return exp.IgnoreNulls(this=node)
+        del args[3]  # `false`, the default: left out of Spark's name, and of the parser's count
+        return node
+
+    return builder
+
+
+_FUNCTIONS.update({"LAG": _offset_call(exp.Lag), "LEAD": _offset_call(exp.Lead)})
 # sqlglot's builders fold upper(hex(x)) into hex(x) and lower(hex(x)) into a LowerHex node:
 # the same value, but Spark names the call as written (`upper(hex(g))`).
 _FUNCTIONS["UPPER"] = exp.Upper.from_arg_list
@@ -657,14 +685,16 @@ _FUNCTIONS["TIMEDIFF"] = _unit_call("timediff", SparkParser.FUNCTIONS["TIMESTAMP
 
 
 def _unknown_call(name: str) -> t.Callable[[list[exp.Expr]], exp.Expr]:
-    """A FUNCTIONS entry for a name sqlglot's parsers read as a cast, which Spark has no function
-    of (``timestamp_ntz(x)``): an ordinary call, which Spark refuses (``UNRESOLVED_ROUTINE``)."""
+    """A FUNCTIONS entry for a name of sqlglot's that Spark has no function of: an ordinary call,
+    which Spark refuses (``UNRESOLVED_ROUTINE``). sqlglot's parsers build a node for it, which
+    vpush answered (``timestamp_ntz(x)`` a cast, ``arg_max(x, y)`` Spark's ``max_by``)."""
     return lambda args: exp.Anonymous(this=name.lower(), expressions=args)
 
 
-_FUNCTIONS.update({
-    name: _unknown_call(name) for name in ("TIMESTAMP_LTZ", "TIMESTAMP_NTZ", "DATE_TO_DATE_STR", "TIME_TO_TIME_STR", "TS_OR_DS_TO_DATE_STR")
-})
+# The calls Spark's grammar reads that its SHOW FUNCTIONS does not list
+_GRAMMAR_CALLS = frozenset({"TIMESTAMPADD", "TIMESTAMPDIFF", "TIMEDIFF"})
+# sqlglot's parsers of their own for names Spark has no function of (`arg_max(x, y)`)
+_UNKNOWN_PARSERS = frozenset({"ARGMAX", "ARGMIN", "ARG_MAX", "ARG_MIN", "SAFE_CAST", "CONVERT", "TRY_CONVERT"})
 
 
 def _build_to_json(args: list[exp.Expr]) -> exp.Expr:
@@ -1203,6 +1233,8 @@ def _traced(name: str, build: t.Callable[..., exp.Expr]) -> t.Callable[..., exp.
             node = build(args)
         except TypeError:
             node = build(args, dialect=dialect)
+        if isinstance(node, exp.IgnoreNulls) and node.this.meta.get(SPARK_CALL):
+            return node  # the call inside is traced (lag(x, 1, 0, true))
         if isinstance(node, exp.Expr) and not any(node is a for a in args):
             node.meta[SPARK_CALL] = (name.lower(), tuple(_trace(node, a) for a in args))
         return node
@@ -1474,7 +1506,7 @@ class VpushSparkParser(SparkParser):
         TokenType.NOT: lambda self: _prefix_not(self.expression(exp.Not(this=self._parse_equality()))),
     }
     FUNCTIONS = {
-        name: _traced(name, build)
+        name: _traced(name, build if name.lower() in SPARK_BUILTIN_FUNCTIONS or name in _GRAMMAR_CALLS else _unknown_call(name))
         for name, build in {
             **SparkParser.FUNCTIONS,
             **_FUNCTIONS,
@@ -1497,6 +1529,7 @@ class VpushSparkParser(SparkParser):
     FUNCTION_PARSERS = {
         name: _traced_parser(name, parse) if name in _TRACED_PARSERS else parse
         for name, parse in SparkParser.FUNCTION_PARSERS.items()
+        if name not in _UNKNOWN_PARSERS
     }
     TYPE_LITERAL_PARSERS = {
         **SparkParser.TYPE_LITERAL_PARSERS,

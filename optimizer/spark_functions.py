@@ -137,7 +137,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     # window functions
     "row_number": _f(0), "rank": _f(0, shown="RANK"), "dense_rank": _f(0, shown="DENSE_RANK"),
     "percent_rank": _f(0, shown="PERCENT_RANK"), "cume_dist": _f(0),
-    "ntile": _f(1), "lag": _f(1, 3, defaults=("1", "NULL")), "lead": _f(1, 3, defaults=("1", "NULL")),
+    "ntile": _f(1), "lag": _f(1, 4, defaults=("1", "NULL")), "lead": _f(1, 4, defaults=("1", "NULL")),
     "first_value": _f(1, 2), "last_value": _f(1, 2), "nth_value": _f(2),
     # arrays and structs
     "array": _f(0, None), "size": _f(1), "cardinality": _f(1), "array_size": _f(1), "struct": _f(0, None),
