@@ -41,6 +41,7 @@ from sqlglot.tokens import Token, TokenType
 from vpush.codec.errors import VariantPathError
 from vpush.codec.path import VariantPath
 from vpush.optimizer.errors import OptimizeError
+from vpush.optimizer.spark_builtins import SPARK_BUILTIN_FUNCTIONS
 from vpush.optimizer.spark_intervals import multi_unit_span
 from vpush.optimizer.spark_tokens import check_spark_tokens, table_statement
 from vpush.optimizer.variant_types import VARIANT, SparkType, parse_variant_type
@@ -584,7 +585,116 @@ def _build_datediff(args: list[exp.Expr]) -> exp.Expr:
     return SparkParser.FUNCTIONS["TIMESTAMPDIFF" if len(args) == 3 else "DATEDIFF"](args)
 
 
-_FUNCTIONS["DATEDIFF"] = _FUNCTIONS["DATE_DIFF"] = _build_datediff
+# Spark's grammar rule `datetimeUnit`: the words its parser takes as the unit of timestampadd and
+# timestampdiff (and of date_add, dateadd, datediff, date_diff with three arguments), in any case.
+_DATETIME_UNITS = frozenset({
+    "YEAR", "QUARTER", "MONTH", "WEEK", "DAY", "DAYOFYEAR", "HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND",
+})
+
+
+def _unit_call(name: str, build: t.Callable[[list[exp.Expr]], exp.Expr]) -> t.Callable[[list[exp.Expr]], exp.Expr]:
+    """A FUNCTIONS entry for ``name(unit, x, y)`` that takes the unit as Spark's parser does: one
+    of its words, kept as written (Spark prints ``timestampadd(Hour, 1, ts)``). sqlglot's node
+    reads any first argument as a unit, upper-cased, and unabbreviated (``Q`` as ``QUARTER``);
+    for Spark a first argument that is no unit word makes an ordinary call, which Spark refuses
+    (a string is its own error, raised where the unit is read)."""
+
+    def builder(args: list[exp.Expr]) -> exp.Expr:
+        unit = args[0] if len(args) == 3 else None
+        word = unit.name if isinstance(unit, exp.Column) and not unit.table and not unit.this.quoted else None
+        grammar_only = name in ("timestampadd", "timestampdiff", "timediff")  # no function of that name
+        if (unit is None and grammar_only) or (unit is not None and not (isinstance(unit, exp.Literal) and unit.is_string) and (
+            word is None or word.upper() not in _DATETIME_UNITS
+        )):
+            if grammar_only:
+                raise _error(
+                    f"Cannot resolve routine `{name}` on search path [`system`.`builtin`, `system`.`session`, "
+                    "`spark_catalog`.`default`].",
+                    "UNRESOLVED_ROUTINE",
+                )
+            # an ordinary call of the two-argument function (Spark resolves the first argument
+            # before it counts them: a word naming no column is UNRESOLVED_COLUMN)
+            raise _error(f"The `{name}` requires 2 parameters but the actual number is 3.", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION")
+        node = build(args)
+        if word is not None:
+            node.meta[WRITTEN_UNIT] = word
+        return node
+
+    return builder
+
+
+def _ignore_nulls_call(name: str) -> t.Callable[[list[exp.Expr]], exp.Expr]:
+    """A FUNCTIONS entry for ``first(x, ignoreNulls)`` and its kin, whose second argument Spark
+    takes as a boolean literal only (``FirstLast.validateIgnoreNullExpr``); sqlglot's builder
+    reads ``true`` and drops anything else (``first(x, 1 = 1)`` answered as ``first(x)``)."""
+    build = SparkParser.FUNCTIONS[name]
+    shown = {"FIRST_VALUE": "first", "LAST_VALUE": "last"}.get(name, name.lower())
+
+    def builder(args: list[exp.Expr]) -> exp.Expr:
+        if len(args) == 2 and not isinstance(args[1], exp.Boolean):
+            raise _error(f"The second argument in {shown} should be a boolean literal.", "_LEGACY_ERROR_TEMP_1210")
+        if len(args) == 2 and not args[1].this:
+            # `false` is the default, which Spark's name leaves out (`first(x)`): dropped from the
+            # list the parser checks against the node's arguments too (any_value takes one)
+            del args[1]
+        return build(args)
+
+    return builder
+
+
+_FUNCTIONS.update({name: _ignore_nulls_call(name) for name in ("FIRST", "LAST", "FIRST_VALUE", "LAST_VALUE", "ANY_VALUE")})
+
+
+def _offset_call(cls: type[exp.Func]) -> t.Callable[[list[exp.Expr]], exp.Expr]:
+    """A FUNCTIONS entry for ``lag``/``lead(input, offset, default, ignoreNulls)``: Spark's fourth
+    argument, a boolean literal, is ``IGNORE NULLS`` (sqlglot's node takes three arguments)."""
+
+    def builder(args: list[exp.Expr]) -> exp.Expr:
+        ignore_nulls = args[3] if len(args) == 4 and isinstance(args[3], exp.Boolean) else None
+        if len(args) == 4 and ignore_nulls is None:
+            raise _error(
+                f"The value of parameter(s) `ignoreNulls` in `{cls.sql_names()[0].lower()}` is invalid: expects a boolean literal.",
+                "INVALID_PARAMETER_VALUE.BOOLEAN",
+            )
+        if ignore_nulls is None:
+            return cls.from_arg_list(args)
+        node = cls.from_arg_list(args[:3])
+        if ignore_nulls.this:
+            # as `lag(i, 1, 0) IGNORE NULLS` parses (Spark's name `lag(i, 1, 0)`)
+            node.meta[SPARK_CALL] = (cls.sql_names()[0].lower(), tuple(_trace(node, a) for a in args[:3]))
+            return exp.IgnoreNulls(this=node)
+        del args[3]  # `false`, the default: left out of Spark's name, and of the parser's count
+        return node
+
+    return builder
+
+
+_FUNCTIONS.update({"LAG": _offset_call(exp.Lag), "LEAD": _offset_call(exp.Lead)})
+# sqlglot's builders fold upper(hex(x)) into hex(x) and lower(hex(x)) into a LowerHex node:
+# the same value, but Spark names the call as written (`upper(hex(g))`).
+_FUNCTIONS["UPPER"] = exp.Upper.from_arg_list
+_FUNCTIONS["LOWER"] = exp.Lower.from_arg_list
+
+
+_FUNCTIONS["DATEDIFF"] = _unit_call("datediff", _build_datediff)
+_FUNCTIONS["DATE_DIFF"] = _unit_call("date_diff", _build_datediff)
+_FUNCTIONS.update({
+    name: _unit_call(name.lower(), SparkParser.FUNCTIONS[name]) for name in ("TIMESTAMPADD", "TIMESTAMPDIFF", "DATEADD", "DATE_ADD")
+})
+_FUNCTIONS["TIMEDIFF"] = _unit_call("timediff", SparkParser.FUNCTIONS["TIMESTAMPDIFF"])  # Spark 4's grammar has it too
+
+
+def _unknown_call(name: str) -> t.Callable[[list[exp.Expr]], exp.Expr]:
+    """A FUNCTIONS entry for a name of sqlglot's that Spark has no function of: an ordinary call,
+    which Spark refuses (``UNRESOLVED_ROUTINE``). sqlglot's parsers build a node for it, which
+    vpush answered (``timestamp_ntz(x)`` a cast, ``arg_max(x, y)`` Spark's ``max_by``)."""
+    return lambda args: exp.Anonymous(this=name.lower(), expressions=args)
+
+
+# The calls Spark's grammar reads that its SHOW FUNCTIONS does not list
+_GRAMMAR_CALLS = frozenset({"TIMESTAMPADD", "TIMESTAMPDIFF", "TIMEDIFF"})
+# sqlglot's parsers of their own for names Spark has no function of (`arg_max(x, y)`)
+_UNKNOWN_PARSERS = frozenset({"ARGMAX", "ARGMIN", "ARG_MAX", "ARG_MIN", "SAFE_CAST", "CONVERT", "TRY_CONVERT"})
 
 
 def _build_to_json(args: list[exp.Expr]) -> exp.Expr:
@@ -1044,7 +1154,8 @@ def _double_colon(parser: Parser, this: exp.Expr, to: exp.Expr) -> exp.Expr:
 
 
 WRITTEN_UNIT = "vpush_written_unit"
-"""The meta key under which ``extract(hour FROM ts)`` keeps its unit as written."""
+"""The meta key under which ``extract(hour FROM ts)`` and ``timestampadd(hour, 1, ts)`` keep their
+unit as written."""
 
 PREFIX_NOT = "vpush_prefix_not"
 """The meta key marking a ``NOT`` written before its operand: Spark names ``NOT x IS NULL``
@@ -1145,6 +1256,8 @@ def _traced(name: str, build: t.Callable[..., exp.Expr]) -> t.Callable[..., exp.
             node = build(args)
         except TypeError:
             node = build(args, dialect=dialect)
+        if isinstance(node, exp.IgnoreNulls) and node.this.meta.get(SPARK_CALL):
+            return node  # the call inside is traced (lag(x, 1, 0, true))
         if isinstance(node, exp.Expr) and not any(node is a for a in args):
             node.meta[SPARK_CALL] = (name.lower(), tuple(_trace(node, a) for a in args))
         return node
@@ -1168,6 +1281,17 @@ def _decode_case(arguments: list[exp.Expr]) -> exp.Expr:
     return case
 
 
+def _keyword_in_call(parser: Parser, start: int, keyword: TokenType) -> bool:
+    """Whether the call parsed from token ``start`` on holds ``keyword`` outside parentheses
+    (``substr(x FROM 2)``, not ``substr(x, (SELECT 1 FROM t))``)."""
+    depth = 0
+    for token in parser._tokens[start : parser._index]:
+        depth += (token.token_type == TokenType.L_PAREN) - (token.token_type == TokenType.R_PAREN)
+        if depth == 0 and token.token_type == keyword:
+            return True
+    return False
+
+
 def _traced_parser(name: str, parse: t.Callable[[Parser], exp.Expr | None]) -> t.Callable[[Parser], exp.Expr | None]:
     """A FUNCTION_PARSERS entry that records the function's name as written."""
 
@@ -1181,10 +1305,10 @@ def _traced_parser(name: str, parse: t.Callable[[Parser], exp.Expr | None]) -> t
             return _decode_case(list(node.expressions))
         if isinstance(node, exp.Expr):
             written = name.lower()
-            if written == "position" and any(
-                token.token_type == TokenType.IN for token in parser._tokens[start : parser._index]
-            ):
+            if written == "position" and _keyword_in_call(parser, start, TokenType.IN):
                 written = "locate"  # Spark names `position(a IN b)` as `locate(a, b, 1)`
+            if written == "substr" and _keyword_in_call(parser, start, TokenType.FROM):
+                written = "substring"  # Spark's parser reads `substr(x FROM n)` as `substring`
             node.meta[SPARK_CALL] = (written, None)
             if written == "extract" and start < len(parser._tokens):
                 node.meta[WRITTEN_UNIT] = parser._tokens[start].text  # Spark prints it as written
@@ -1420,7 +1544,7 @@ class VpushSparkParser(SparkParser):
         TokenType.NOT: lambda self: _prefix_not(self.expression(exp.Not(this=self._parse_equality()))),
     }
     FUNCTIONS = {
-        name: _traced(name, build)
+        name: _traced(name, build if name.lower() in SPARK_BUILTIN_FUNCTIONS or name in _GRAMMAR_CALLS else _unknown_call(name))
         for name, build in {
             **SparkParser.FUNCTIONS,
             **_FUNCTIONS,
@@ -1443,6 +1567,7 @@ class VpushSparkParser(SparkParser):
     FUNCTION_PARSERS = {
         name: _traced_parser(name, parse) if name in _TRACED_PARSERS else parse
         for name, parse in SparkParser.FUNCTION_PARSERS.items()
+        if name not in _UNKNOWN_PARSERS
     }
     TYPE_LITERAL_PARSERS = {
         **SparkParser.TYPE_LITERAL_PARSERS,

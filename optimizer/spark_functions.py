@@ -114,7 +114,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     "dayofyear": _f(1), "weekofyear": _f(1), "weekday": _f(1), "hour": _f(1), "minute": _f(1), "second": _f(1),
     "date_add": _f(2, 3), "date_sub": _f(2), "dateadd": _f(2, 3, shown="date_add"), "datediff": _f(2, 3), "date_diff": _f(2, 3),
     "date_trunc": _f(2), "add_months": _f(2), "last_day": _f(1), "make_date": _f(3), "extract": _f(1),
-    "from_utc_timestamp": _f(2), "to_utc_timestamp": _f(2), "convert_timezone": _f(2, 3), "timestampadd": _f(3), "timestampdiff": _f(3),
+    "from_utc_timestamp": _f(2), "to_utc_timestamp": _f(2), "convert_timezone": _f(2, 3), "timestampadd": _f(3), "timestampdiff": _f(3), "timediff": _f(3),
     "make_timestamp": _f(6, 7), "make_timestamp_ltz": _f(6, 7), "make_timestamp_ntz": _f(6), "try_make_timestamp": _f(6, 7),
     "try_make_timestamp_ltz": _f(6, 7), "try_make_timestamp_ntz": _f(6),
     "trunc": _f(2), "from_unixtime": _f(1, 2, defaults=("yyyy-MM-dd HH:mm:ss",)), "date_part": _f(2), "datepart": _f(2), "unix_timestamp": _f(1, 2, defaults=("yyyy-MM-dd HH:mm:ss",)),
@@ -137,7 +137,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     # window functions
     "row_number": _f(0), "rank": _f(0, shown="RANK"), "dense_rank": _f(0, shown="DENSE_RANK"),
     "percent_rank": _f(0, shown="PERCENT_RANK"), "cume_dist": _f(0),
-    "ntile": _f(1), "lag": _f(1, 3, defaults=("1", "NULL")), "lead": _f(1, 3, defaults=("1", "NULL")),
+    "ntile": _f(1), "lag": _f(1, 4, defaults=("1", "NULL")), "lead": _f(1, 4, defaults=("1", "NULL")),
     "first_value": _f(1, 2), "last_value": _f(1, 2), "nth_value": _f(2),
     # arrays and structs
     "array": _f(0, None), "size": _f(1), "cardinality": _f(1), "array_size": _f(1), "struct": _f(0, None),

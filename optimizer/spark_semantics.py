@@ -1369,9 +1369,9 @@ _STRING_RESULTS = (
 )
 # Spark functions whose result is an int where DuckDB's is a bigint, and a double where DuckDB's
 # is an integer.
-_TIMESTAMPDIFF_NAMES = ("timestampdiff", "datediff", "date_diff")
+_TIMESTAMPDIFF_NAMES = ("timestampdiff", "datediff", "date_diff", "timediff")
 """The names of Spark's ``timestampdiff(unit, start, end)`` (``datediff`` and ``date_diff`` with
-three arguments; named ``timestampdiff`` by Spark)."""
+three arguments, and ``timediff``; named ``timestampdiff`` by Spark)."""
 
 # Spark's timestampadd/timestampdiff units: those of a fixed length in microseconds, and those of
 # the calendar (DuckDB's interval kind and how many of it)
@@ -4313,6 +4313,12 @@ class _Rewriter:
                 return exp.cast(exp.Null(), exp.DataType.build("DATE"))
             if called == "try_to_date":
                 _refuse(called, "an argument other than a string (Spark's to_date of a date or timestamp)")
+            source = self.typer.of(value)
+            if called == "to_date" and (_is_integral(source) or _is_fractional(source) or isinstance(source, DecimalType)
+                                        or source == AtomicType("boolean")):
+                # Spark casts a number or a boolean to its text first and parses that (to_date(1)
+                # raises CAST_INVALID_INPUT, to_date(2024) is 2024-01-01); sqlglot's node is a try_cast
+                _refuse(called, "an argument other than a string, a date or a timestamp")
             if target != "unix_seconds":
                 return None
             pattern: exp.Expr | None = exp.Literal.string(DEFAULT_UNIX_PATTERN)
@@ -9358,7 +9364,8 @@ def _traced_call_name(node: exp.Expr, called: str) -> str | None:
         parts = [spark_name(node.expression, top=False), spark_name(node.this, top=False)]
         if unit is None or None in parts:
             return None
-        return f"{'timestampdiff' if isinstance(node, exp.TimestampDiff) else 'timestampadd'}({unit.name.upper()}, {parts[0]}, {parts[1]})"
+        written = node.meta.get(WRITTEN_UNIT) or unit.name.upper()  # Spark prints the unit as written
+        return f"{'timestampdiff' if isinstance(node, exp.TimestampDiff) else 'timestampadd'}({written}, {parts[0]}, {parts[1]})"
     if called == "convert_timezone" and isinstance(node, exp.ConvertTimezone) and node.args.get("source_tz") is None:
         # Spark fills in the session time zone as the source
         named = [spark_name(node.args[k], top=False) for k in ("target_tz", "timestamp")]
