@@ -38,7 +38,7 @@ from vpush.optimizer.dialect import VariantGet, VpushSpark, bound_by_lambda, cal
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.spark_analysis import adds_to_aggregate, canonical_sql
 
-__all__ = ["check_grouped_references"]
+__all__ = ["check_grouped_references", "under_aggregate"]
 
 
 def check_grouped_references(expression: exp.Expr) -> None:
@@ -154,7 +154,7 @@ class _Check:
         if clause is None:
             return None
         for node in clause.find_all(VariantGet):
-            if not node.args.get("colon") or node.find_ancestor(exp.Select) is not self.select or _under_aggregate(node, clause):
+            if not node.args.get("colon") or node.find_ancestor(exp.Select) is not self.select or under_aggregate(node, clause):
                 continue
             base = node.this
             while isinstance(base, VariantGet):
@@ -285,8 +285,9 @@ def _holds_aggregate(node: exp.Expr) -> bool:
     return any(_holds_aggregate(child) for child in node.iter_expressions())
 
 
-def _under_aggregate(node: exp.Expr, clause: exp.Expr) -> bool:
-    """Whether ``node`` is an argument of an aggregate (not a window's) within ``clause``."""
+def under_aggregate(node: exp.Expr, clause: exp.Expr) -> bool:
+    """Whether ``node`` is an argument of an aggregate (not a window's), its FILTER or its
+    ``WITHIN GROUP`` ordering, within ``clause`` (``clause`` itself counted)."""
     parent = node.parent
     while parent is not None and parent is not clause.parent:
         if isinstance(parent, exp.Window):

@@ -727,6 +727,15 @@ def _build_date_trunc(args: list[exp.Expr]) -> exp.Expr:
     return node
 
 
+def _build_replace(args: list[exp.Expr]) -> exp.Expr:
+    """``replace(s, search)``: Spark's replacement is ``''`` (DuckDB has no two-argument form)."""
+    node = SparkParser.FUNCTIONS["REPLACE"](args)
+    if isinstance(node, exp.Replace) and len(args) == 2:
+        node.set("replacement", exp.Literal.string(""))
+    return node
+
+
+_FUNCTIONS["REPLACE"] = _build_replace
 _FUNCTIONS["TRUNC"] = _build_trunc
 _FUNCTIONS["DATE_TRUNC"] = _build_date_trunc
 

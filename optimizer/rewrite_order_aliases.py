@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from vpush.optimizer.check_grouped_references import under_aggregate
 from vpush.optimizer.dialect import inside_within
 
 
@@ -39,7 +40,7 @@ def _written_out(key: exp.Expr, outputs: dict[str, exp.Expr], sources: set[str])
     def visit(node: exp.Expr) -> exp.Expr:
         if not isinstance(node, exp.Column) or not isinstance(node.this, exp.Identifier) or _inside_scope(node, key):
             return node  # a subquery's or a lambda's name is its own
-        if isinstance(key, exp.AggFunc) or inside_within(node, exp.AggFunc, key):
+        if under_aggregate(node, key):
             return node  # an aggregate's argument: Spark's error (spark_semantics._check_aliases_in_aggregates)
         if node.table:
             # s.n (s.n.m) of an alias s of a struct (no source named s): the struct's field, as Spark reads it

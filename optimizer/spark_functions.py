@@ -84,7 +84,7 @@ SPARK_FUNCTIONS: dict[str, SparkFunction] = {
     # strings
     "lower": _f(1), "upper": _f(1), "lcase": _f(1), "ucase": _f(1), "length": _f(1), "char_length": _f(1),
     "character_length": _f(1), "len": _f(1), "concat": _f(0, None), "concat_ws": _f(1, None),
-    "replace": _f(2, 3), "substr": _f(2, 3, defaults=("2147483647",)), "substring": _f(2, 3, defaults=("2147483647",)),
+    "replace": _f(2, 3, defaults=("",)), "substr": _f(2, 3, defaults=("2147483647",)), "substring": _f(2, 3, defaults=("2147483647",)),
     "trim": _f(1, 2), "ltrim": _f(1, 2), "rtrim": _f(1, 2), "btrim": _f(1, 2), "lpad": _f(2, 3, defaults=(" ",)), "rpad": _f(2, 3, defaults=(" ",)),
     "left": _f(2), "right": _f(2), "repeat": _f(2), "instr": _f(2), "locate": _f(2, 3, defaults=("1",)),
     "position": _f(2, defaults=("1",)), "translate": _f(3), "split_part": _f(3), "contains": _f(2),

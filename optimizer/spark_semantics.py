@@ -108,6 +108,7 @@ from vpush.optimizer.rewrite_time_windows import (
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rewrite_table_samples import passes_rows
 from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
+from vpush.optimizer.check_grouped_references import under_aggregate
 from vpush.optimizer.check_join_references import using_keys
 from vpush.optimizer.expand_using_stars import expand_using_stars, output_names, source_names
 from vpush.optimizer.spark_empty_relations import dropped_unread
@@ -1350,12 +1351,13 @@ class _Typer:
         return _decimal_result(_OPERATIONS[type(node)], a, b)
 
 
-# Spark's date_trunc units (DateTimeUtils.parseTruncLevel), by their lower-cased names, as DuckDB names them.
+# Spark's date_trunc units (DateTimeUtils.parseTruncLevel, which upper-cases the level as Java's
+# toUpperCase(Locale.ROOT): 'mınute' is MINUTE), by their names, as DuckDB names them.
 _DATE_TRUNC_UNITS = {
-    **dict.fromkeys(("year", "yyyy", "yy"), "year"), "quarter": "quarter",
-    **dict.fromkeys(("month", "mm", "mon"), "month"), "week": "week", **dict.fromkeys(("day", "dd"), "day"),
-    "hour": "hour", "minute": "minute", "second": "second", "millisecond": "millisecond",
-    "microsecond": "microsecond",
+    **dict.fromkeys(("YEAR", "YYYY", "YY"), "year"), "QUARTER": "quarter",
+    **dict.fromkeys(("MONTH", "MM", "MON"), "month"), "WEEK": "week", **dict.fromkeys(("DAY", "DD"), "day"),
+    "HOUR": "hour", "MINUTE": "minute", "SECOND": "second", "MILLISECOND": "millisecond",
+    "MICROSECOND": "microsecond",
 }
 # The functions that take a date, and those that take a timestamp: Spark casts a string argument.
 _DATE_ARGUMENT_FUNCTIONS = (exp.TsOrDsAdd, exp.AddMonths, exp.LastDay, exp.Quarter, exp.DateTrunc, exp.NextDay)
@@ -3369,6 +3371,11 @@ class _Rewriter:
             # Spark's bytes are the string's UTF-8; DuckDB's cast reads `\xAA` escapes and refuses
             # any other character past ASCII.
             return exp.Anonymous(this="encode", expressions=[node.this])
+        if isinstance(node, exp.ConcatWs) and len(node.expressions) == 1:
+            # the separator alone: Spark's '' (NULL for a NULL separator), where DuckDB takes none
+            separator = node.expressions[0]
+            return exp.If(this=exp.Is(this=separator.copy(), expression=exp.Null()), true=exp.cast(exp.Null(), exp.DataType.build("VARCHAR")),
+                          false=exp.Literal.string(""))
         if isinstance(node, (exp.Concat, exp.DPipe)):
             # Spark casts a double or float argument to a string first, as a cast prints it; a
             # NULL beside strings (or alone) is a string NULL, where DuckDB's result would be
@@ -4050,7 +4057,7 @@ class _Rewriter:
             level = node.args.get("unit")
             if isinstance(level, (exp.Var, exp.Literal)):
                 # Spark's names for the units (MM, YY, MON, DD, ...), any case; NULL for another
-                duckdb_unit = _DATE_TRUNC_UNITS.get(level.name.lower())
+                duckdb_unit = _DATE_TRUNC_UNITS.get(level.name.upper())
                 if duckdb_unit is None:
                     return exp.cast(exp.Null(), exp.DataType.build("TIMESTAMPTZ"))
                 node.set("unit", exp.Var(this=duckdb_unit))
@@ -4063,6 +4070,8 @@ class _Rewriter:
             zone = exp.Anonymous(this="current_setting", expressions=[exp.Literal.string("TimeZone")])
             if isinstance(level, (exp.Var, exp.Literal)):
                 return exp.Anonymous(this=DATE_TRUNC_FUNCTION, expressions=[node.this, exp.Literal.string(duckdb_unit), zone])
+            if isinstance(level, exp.Column) and not isinstance(self.typer.of(level), StringType):
+                return exp.cast(exp.Null(), exp.DataType.build("TIMESTAMPTZ"))  # Spark's cast of it to a string names no level
             if level is None or not isinstance(self.typer.of(level), StringType):
                 _refuse(called, "a format that is neither a literal nor a string")
             assert level is not None  # for mypy: refused above
@@ -4071,7 +4080,7 @@ class _Rewriter:
             for unit in dict.fromkeys(_DATE_TRUNC_UNITS.values()):
                 names = [exp.Literal.string(name) for name, u in _DATE_TRUNC_UNITS.items() if u == unit]
                 truncated = exp.Anonymous(this=DATE_TRUNC_FUNCTION, expressions=[node.this.copy(), exp.Literal.string(unit), zone.copy()])
-                ifs.append(exp.If(this=exp.In(this=exp.Lower(this=level.copy()), expressions=names), true=truncated))
+                ifs.append(exp.If(this=exp.In(this=exp.Upper(this=level.copy()), expressions=names), true=truncated))
             return exp.Case(ifs=ifs, default=exp.cast(exp.Null(), exp.DataType.build("TIMESTAMPTZ")))
         if called in ("floor", "ceil", "ceiling") and arguments and arguments[0] is not None and _is_integral(self.typer.of(arguments[0])):
             return exp.cast(arguments[0], exp.DataType.build("BIGINT"))  # Spark's floor of an integer is itself
@@ -7161,16 +7170,22 @@ _NUMERIC_ONLY = (exp.Neg, exp.Abs, exp.Sum, exp.Avg)
 _AS_VARIANT = "vpush_as_variant"  # meta key: a branch Spark casts to a variant (see below)
 
 
-def _check_date_argument(node: exp.DateTrunc | exp.NextDay, typer: _Typer) -> None:
-    """Spark's ``DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE`` for the first argument of ``trunc`` or
-    ``next_day`` of a type its implicit cast to a date does not take (it takes a string, a
-    timestamp and a timestamp_ntz; ``trunc(i, 'MM')`` of an int raises)."""
-    kind = typer.of(node.this)
-    if kind is None or isinstance(node.this, exp.Null) or isinstance(kind, StringType) or kind in (AtomicType("date"), *_TIMESTAMPS, VOID):
+def _check_date_argument(node: exp.Expr, typer: _Typer) -> None:
+    """Spark's ``DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE`` for the first argument of ``trunc``,
+    ``next_day`` or a date or time part (``day``, ``year``, ``hour``, ...) of a type its implicit
+    cast to a date or timestamp does not take (it takes a string, a date, a timestamp and a
+    timestamp_ntz; ``trunc(i, 'MM')`` and ``day(i)`` of an int raise, where DuckDB's cast of the
+    int failed without Spark's class)."""
+    argument = node.this
+    if isinstance(argument, exp.TsOrDsToDate) and argument.args.get("format") is None:
+        argument = argument.this  # sqlglot's wrapping of a date part's argument (dayofmonth(x))
+    kind = typer.of(argument)
+    if kind is None or isinstance(argument, exp.Null) or isinstance(kind, StringType) or kind in (AtomicType("date"), *_TIMESTAMPS, VOID, VARIANT):
         return
+    required = "TIMESTAMP" if isinstance(node, (exp.Hour, exp.Minute, exp.Second)) else "DATE"
     raise OptimizeError(
         f'Cannot resolve "{spark_name(node) or _spark_text(node)}" due to data type mismatch: The first parameter requires '
-        f'the "DATE" type, however "{spark_name(node.this) or _spark_text(node.this)}" has the type "{_spark_type_name(kind)}".',
+        f'the "{required}" type, however "{spark_name(argument) or _spark_text(argument)}" has the type "{_spark_type_name(kind)}".',
         error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
     )
 
@@ -7213,7 +7228,7 @@ def _check_variant_operands(node: exp.Expr, typer: _Typer) -> None:
             'timestamp type, however it has the type "VARIANT"',
             error_class="DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
         )
-    if isinstance(node, (exp.DateTrunc, exp.NextDay)):
+    if isinstance(node, (exp.DateTrunc, exp.NextDay, *_DATETIME_PARTS)):
         _check_date_argument(node, typer)
     if isinstance(node, (exp.AtTimeZone, exp.FromTimeZone)):
         _check_utc_shift_argument(node, typer)
@@ -7459,6 +7474,8 @@ def _check_arithmetic(select: exp.Select, typer: _Typer) -> None:
                 continue
             operands = [node.this, node.expression]
             kinds = [typer.of(o) for o in operands]
+            if isinstance(node, exp.IntDiv):
+                _check_integral_divide(node, *[VOID if isinstance(_unparen(o), exp.Null) else k for o, k in zip(operands, kinds)])
             if not any(isinstance(k, (StructType, ArrayType, MapType)) for k in kinds):
                 continue
             left, right = [VOID if isinstance(_unparen(o), exp.Null) else k for o, k in zip(operands, kinds)]
@@ -7471,6 +7488,29 @@ def _check_arithmetic(select: exp.Select, typer: _Typer) -> None:
                     error_class="DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE",
                 )
             raise _incompatible_operands(node, left, right)
+
+
+_FLOATING = (AtomicType("float"), _DOUBLE)
+
+
+def _check_integral_divide(node: exp.IntDiv, left: SparkType | None, right: SparkType | None) -> None:
+    """Spark's errors for ``div`` of a float or a double, which DuckDB divides (``div(1.5D, 2)``
+    was 0.75): Spark's ``IntegralDivide`` takes a bigint or a decimal only. A decimal beside a
+    float or double is cast to a double first (``DecimalPrecision``), and so is a string beside
+    one; then two operands of one type raise ``BINARY_OP_WRONG_TYPE``, two types
+    ``BINARY_OP_DIFF_TYPES`` (measured on PySpark 4.3: ``div(1.5BD, 2.5D)`` the one, ``div(i,
+    1.5D)`` and ``div(CAST(x AS FLOAT), 2.5)`` the other)."""
+    if left not in _FLOATING and right not in _FLOATING:
+        return
+    # a decimal beside a float or double, and a string beside one, are read as a double first
+    left, right = (_DOUBLE if isinstance(k, (DecimalType, StringType)) else k for k in (left, right))
+    if left != right:
+        raise _incompatible_operands(node, left, right)
+    raise OptimizeError(
+        f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: the binary operator requires the input type '
+        f'("BIGINT" or "DECIMAL"), not "{_spark_type_name(left)}".',
+        error_class="DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE",
+    )
 
 
 def _incompatible_column(operation: exp.SetOperation, i: int, a: SparkType, b: SparkType) -> OptimizeError:
@@ -8317,19 +8357,6 @@ def _grouped_names(select: exp.Select) -> set[str]:
     return names
 
 
-def _aggregate_argument(node: exp.Expr, clause: exp.Expr) -> bool:
-    """Whether ``node`` lies in the arguments of an aggregate of ``clause`` (not a window's) or in
-    its FILTER."""
-    parent = node.parent
-    while parent is not None and parent is not clause:
-        if isinstance(parent, exp.AggFunc) or (isinstance(parent, exp.Filter) and isinstance(parent.this, exp.AggFunc)):
-            return not isinstance(parent.parent, exp.Window)
-        if isinstance(parent, (exp.Select, exp.Subquery, exp.Window)):
-            return False
-        parent = parent.parent
-    return False
-
-
 def _check_aliases_in_aggregates(select: exp.Select, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
     """Spark's errors for an aggregate of an aggregating SELECT's HAVING or ORDER BY whose argument
     names one of the SELECT's aliases (measured on PySpark 4.3).
@@ -8339,13 +8366,11 @@ def _check_aliases_in_aggregates(select: exp.Select, columns: Mapping[str, Mappi
     (``SELECT g AS q ... HAVING max(q) > 'a'``, ``ORDER BY max(n)`` beside ``count(*) AS n``), or
     ``.RESOLVED_ATTRIBUTE_APPEAR_IN_OPERATION`` where a source has a column of that name too
     (``SELECT g AS s ... ORDER BY max(s)``). A HAVING's aggregate reads a source's column first
-    (``HAVING max(s) > 'a'`` is answered over the column ``s``): only the first applies there.
-    Not where a source's columns are unknown."""
-    aggregating = select.args.get("group") is not None or any(
-        isinstance(n, exp.AggFunc) and not isinstance(n.parent, exp.Window) for p in select.expressions for n in in_scope(p)
-    )
+    (``HAVING max(s) > 'a'`` is answered over the column ``s``) where one source has it. Not where
+    a source's columns are unknown. An aggregate is any :func:`under_aggregate` finds (``try_sum``,
+    ``some``, a ``WITHIN GROUP`` ordering), not a window's."""
     aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
-    if not aggregating or not aliases or any(not known or "*" in known for known in columns.values()):
+    if not _aggregating(select) or not aliases or any(not known or "*" in known for known in columns.values()):
         return
     for key in ("having", "order"):
         clause = select.args.get(key)
@@ -8355,12 +8380,12 @@ def _check_aliases_in_aggregates(select: exp.Select, columns: Mapping[str, Mappi
             if not isinstance(column, exp.Column) or column.table or isinstance(column.this, exp.Star):
                 continue
             name = column.name.lower()
-            if name not in aliases or name in _lambda_variables(column) or not _aggregate_argument(column, clause):
+            if name not in aliases or name in _lambda_variables(column) or not under_aggregate(column, clause):
                 continue
-            in_source = any(name in known for known in columns.values())
-            if key == "having" and in_source:
-                continue
-            detail = "APPEAR_IN_OPERATION" if in_source else "MISSING_FROM_INPUT"
+            owners = sum(name in known for known in columns.values())
+            if key == "having" and owners == 1:
+                continue  # (of two sources, the name is ambiguous there: Spark reads the alias)
+            detail = "APPEAR_IN_OPERATION" if owners else "MISSING_FROM_INPUT"
             raise OptimizeError(
                 f'Resolved attribute(s) "{column.name}" missing from the input of the aggregate: an aggregate of the '
                 f'{"HAVING" if key == "having" else "ORDER BY"} reads the alias `{column.name}`, which the aggregate computes.',
@@ -8391,7 +8416,7 @@ def _inline_having_aliases(select: exp.Select, lateral: Mapping[str, exp.Expr], 
         name = parts[0].name.lower()
         if name not in lateral or name in _lambda_variables(column):
             continue
-        if name in grouped or (len(parts) == 1 and _aggregate_argument(column, having)):
+        if name in grouped or (len(parts) == 1 and under_aggregate(column, having)):
             continue  # an aggregate's argument reads the source's column (see _check_aliases_in_aggregates)
         if len(parts) > 1:
             if (name not in named and not any(name in columns for columns in sources) and all(isinstance(p, exp.Identifier) for p in parts)

@@ -317,6 +317,8 @@ SCALARS = [
     # a string literal where a date is taken: Spark's implicit cast (was refused on DuckDB)
     "trunc('2024-05-17 10:00:00', 'MM')", "next_day('2024-05-17', 'TU')", "next_day('2024-05-17 23:00', 'fri')",
     "trunc('2024-05-17', 'year')",
+    # the short forms Spark takes (DuckDB's binder found no function)
+    "concat_ws(g)", "concat_ws(NULL)", "replace(g, 'a')", "replace('abc', 'b')",
     # the unit of timestampadd / timestampdiff as written (Spark prints it so), not upper-cased
     "timestampadd(Hour, s, ts)", "timestampdiff(quarter, day, ts)", "datediff(Week, day, ts)", "dateadd(dayOfYear, s, day)",
     "timediff(Minute, day, ts)",
@@ -729,7 +731,11 @@ def test_make_date_at_the_ends_of_spark_dates_is_refused(call: str, con: vpush.C
      ("bit_get(s, 16)", "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE"), ("getbit(i, b)", "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE"),
      ("cast(-9223372036854775808 AS bigint) div -1", "ARITHMETIC_OVERFLOW"), ("d div 0", "DIVIDE_BY_ZERO"),
      ("div(d, s - 1)", "DIVIDE_BY_ZERO"), ("conv('18446744073709551616', 10, 16)", "ARITHMETIC_OVERFLOW"),
-     ("conv(concat(g, 'FFFFFFFFFFFFFFFFF'), 16, -2)", "ARITHMETIC_OVERFLOW")],
+     ("conv(concat(g, 'FFFFFFFFFFFFFFFFF'), 16, -2)", "ARITHMETIC_OVERFLOW"),
+     # div of a float or double: Spark's IntegralDivide takes bigints and decimals (DuckDB divided: 0.75)
+     ("div(f, 2)", "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES"), ("i div f", "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES"),
+     ("div(f, f)", "DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE"), ("div(d, f)", "DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE"),
+     ("div(CAST(f AS FLOAT), d)", "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES"), ("div(g, f)", "DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE")],
 )
 def test_math_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """A bit position outside the type's width, Long.MinValue div -1, div by 0 and conv of a number
@@ -936,6 +942,8 @@ def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession,
      ("trunc(i, 'MM')", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"), ("next_day(b, 'mo')", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
      ("next_day(ts, 'xx')", "ILLEGAL_DAY_OF_WEEK"), ("next_day(concat(t, 'x'), 'mo')", "CAST_INVALID_INPUT"), ("next_day(day, 5)", "ILLEGAL_DAY_OF_WEEK"),
      ("trunc('x', 'MM')", "CAST_INVALID_INPUT"), ("next_day('2024-13-01', 'mo')", "CAST_INVALID_INPUT"),
+     ("day(i)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"), ("hour(b)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+     ("quarter(f)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"), ("weekofyear(i > 0)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
      # date_format patterns Spark rejects (its own check, then java.time's, then SimpleDateFormat's) and types it does not cast
      ("date_format(ts, 'yyyy-ww')", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION"),
      ("date_format(ts, 'YYYY')", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION"),
