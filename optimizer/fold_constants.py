@@ -11,20 +11,23 @@ measured on PySpark 4.3). DuckDB computes such a constant only for a row that re
 vpush's pruning may leave none: it answered ``[]``.
 
 :func:`folded_constants` finds them in the Spark query, as parsed: in the conditions (``WHERE``,
-``HAVING``, ``QUALIFY``, a join's ``ON``) of every SELECT and in the outermost SELECT's
-projections (an aggregate's arguments among them), outside a conditional expression that reads
+``HAVING``, ``QUALIFY``, a join's ``ON``) and sort keys (``ORDER BY``, ``SORT BY``) of every
+query and in the outermost projections (an aggregate's arguments among them; those of each
+branch of a set operation), in a lambda's body where it reads none of the lambda's variables
+(``x -> x + 1 / 0``), outside a conditional expression that reads
 a row (``coalesce(1/0, i) = id`` answers; ``coalesce(1/0, 1)`` is computed whole, and raises),
 an ``IS NULL`` (Spark's ``NullDownPropagation`` tests the arguments' nullness instead:
 ``make_date(2024, 13, 1) IS NULL`` answers), a window's partition, a CTE (Spark drops one no
 query reads), any query of a statement with a ``LIMIT 0`` (Spark drops what it limits before it folds) and of one that reads
 ``VALUES`` or a query without ``FROM`` (Spark filters those rows before it folds); and a
 string literal compared with a cast or a ``variant_get`` to a date, timestamp, boolean or integer,
-as the cast Spark's coercion gives it. The plan computes them in a query of their own, which the
-DuckDB engine runs first (the Spark engine's Spark folds them itself). Left to the rows as
-before: a subquery's projections (Spark's ``ColumnPruning`` drops those nothing reads before it
-folds, and vpush does not tell which it keeps), ``GROUP BY`` and ``ORDER BY`` constants (Spark
-raises for ``ORDER BY 1/0``: not yet followed), and a string compared with a plain column of
-those types (vpush does not type the column here).
+as the cast Spark's coercion gives it. An ``AND`` or ``OR`` among them computes its left side
+first and its right one only where the left does not decide, as Spark's does. The plan computes
+them in a query of their own, which the DuckDB engine runs first (the Spark engine's Spark folds
+them itself). Left to the rows as before: a subquery's projections (Spark's ``ColumnPruning``
+drops those nothing reads before it folds, and vpush does not tell which it keeps), ``GROUP BY``
+constants and a window's sort keys, and a string compared with a plain column of those types
+(vpush does not type the column here).
 """
 
 from __future__ import annotations
@@ -55,6 +58,9 @@ _CANNOT_RAISE = (
     exp.In, exp.Between,
 )
 _CONDITIONS = ("where", "having", "qualify")
+# a query's sort keys: Spark folds them as it plans the query (``ORDER BY 1 / 0`` raises, in a
+# subquery too)
+_ORDERS = ("order", "sort")
 # what names a value rather than computes one (``struct(x AS a)``'s ``a := x``, ``f(k => v)``)
 _NAMING = (exp.Alias, exp.PropertyEQ, exp.Kwarg)
 # where a constant is left to the rows: a conditional expression's branches; a nested query (its
@@ -104,35 +110,49 @@ def folded_constants(expression: exp.Expr) -> list[exp.Expr]:
     """
     if any(_is_zero(limit) for limit in expression.find_all(exp.Limit)) or not _reads_tables_only(expression):
         return []
-    places: list[exp.Expr] = []
-    if isinstance(expression, exp.Select):
-        places.extend(expression.expressions)
-    for select in expression.find_all(exp.Select):
-        if select.find_ancestor(exp.CTE) is not None:
+    places: list[exp.Expr] = [*_outermost_projections(expression)]
+    for query in expression.find_all(exp.Select, exp.SetOperation):
+        if query.find_ancestor(exp.CTE) is not None:
             continue
-        places.extend(select.args[key].this for key in _CONDITIONS if select.args.get(key) is not None)
-        places.extend(join.args["on"] for join in select.args.get("joins") or [] if join.args.get("on") is not None)
+        places.extend(query.args[key].this for key in _CONDITIONS if query.args.get(key) is not None)
+        places.extend(join.args["on"] for join in query.args.get("joins") or [] if join.args.get("on") is not None)
+        places.extend(ordered.this for key in _ORDERS if query.args.get(key) is not None for ordered in query.args[key].expressions)
     found: list[exp.Expr] = []
     for place in places:
-        _collect(place, found)
-    return found
+        _collect(place, found, frozenset())
+    return [_in_spark_order(c) for c in found]
 
 
-def _collect(node: exp.Expr, found: list[exp.Expr]) -> None:
+def _outermost_projections(query: exp.Expr) -> list[exp.Expr]:
+    """The projections of the statement's query, of each branch where it is a set operation
+    (Spark folds a branch's before it drops one whose filter is false)."""
+    if isinstance(query, exp.Subquery):
+        return _outermost_projections(query.this)
+    if isinstance(query, exp.SetOperation):
+        return [*_outermost_projections(query.this), *_outermost_projections(query.expression)]
+    return list(query.expressions) if isinstance(query, exp.Select) else []
+
+
+def _collect(node: exp.Expr, found: list[exp.Expr], bound: frozenset[str]) -> None:
     """Add the raising constants under ``node`` to ``found``, the largest first, none where
-    they are left to the rows (:data:`_LEFT_TO_ROWS`)."""
+    they are left to the rows (:data:`_LEFT_TO_ROWS`); ``bound``: the variables of the lambdas
+    ``node`` is in, which read a value."""
     if isinstance(node, _NAMING):  # an alias, a struct's field, a named argument: its value may be one
         value = node.this if isinstance(node, exp.Alias) else node.args.get("expression")
         if isinstance(value, exp.Expr):
-            _collect(value, found)
+            _collect(value, found, bound)
         return
-    if _call_name(node) in _UNFOLDED or isinstance(node, (exp.Query, exp.Subquery, exp.Lambda, exp.DataType, exp.Is, exp.JSONPath)):
+    if isinstance(node, exp.Lambda):
+        # Spark folds what in a lambda's body reads none of its variables: ``x -> x + 1 / 0`` raises
+        _collect(node.this, found, bound | {v.name.lower() for v in node.expressions})
+        return
+    if _call_name(node) in _UNFOLDED or isinstance(node, (exp.Query, exp.Subquery, exp.DataType, exp.Is, exp.JSONPath)):
         return  # (a JSON path is its call's argument as sqlglot reads it, not an expression of its own)
     if isinstance(node, exp.Mul) and _minus_one(node.expression):
         # sqlglot's date_sub(d, n): date_add(d, n * -1), a product Spark does not compute
-        _collect(node.this, found)
+        _collect(node.this, found, bound)
         return
-    if _constant(node):  # a conditional one too: Spark computes it whole, its taken branch only
+    if _constant(node, bound):  # a conditional one too: Spark computes it whole, its taken branch only
         if _may_raise(node):
             found.append(node.copy())
         return
@@ -141,7 +161,23 @@ def _collect(node: exp.Expr, found: list[exp.Expr]) -> None:
     if isinstance(node, COMPARISONS):
         found.extend(_coerced_strings(node))
     for child in node.iter_expressions():
-        _collect(child, found)
+        _collect(child, found, bound)
+
+
+def _in_spark_order(constant: exp.Expr) -> exp.Expr:
+    """``constant`` with each ``AND`` and ``OR`` made to compute its right side only where its
+    left one does not decide, as Spark's do (``cast('q' AS int) = 1 AND false`` raises, ``false
+    AND cast('q' AS int) = 1`` is false), and to compute its left side whatever its right one
+    (DuckDB's optimizer makes ``x AND false`` false without computing ``x``)."""
+    for node in reversed(list(constant.find_all(exp.And, exp.Or))):  # the innermost first
+        decided = exp.false() if isinstance(node, exp.And) else exp.true()
+        left = node.left.copy()
+        case = exp.Case(ifs=[exp.If(this=exp.NullSafeEQ(this=exp.Paren(this=left), expression=decided), true=decided.copy())],
+                        default=node.copy())
+        if node is constant:
+            return case
+        node.replace(case)
+    return constant
 
 
 def _may_raise(node: exp.Expr) -> bool:
@@ -200,8 +236,14 @@ def _typed_literal(node: exp.Expr) -> bool:
     return False
 
 
-def _constant(node: exp.Expr) -> bool:
-    return not any(isinstance(n, _NOT_CONSTANT) or _call_name(n) in _UNFOLDED for n in node.walk())
+def _constant(node: exp.Expr, bound: frozenset[str] = frozenset()) -> bool:
+    return not any(isinstance(n, _NOT_CONSTANT) or _call_name(n) in _UNFOLDED or _reads_variable(n, bound) for n in node.walk())
+
+
+def _reads_variable(node: exp.Expr, bound: frozenset[str]) -> bool:
+    """Whether ``node`` is a lambda's variable of ``bound`` (sqlglot reads one as a bare
+    identifier; a column's name is an identifier in a :class:`~sqlglot.exp.Column`)."""
+    return bool(bound) and isinstance(node, exp.Identifier) and not isinstance(node.parent, exp.Column) and node.name.lower() in bound
 
 
 def _call_name(node: exp.Expr) -> str:

@@ -409,6 +409,17 @@ FOLDED = [
     "SELECT id FROM t WHERE id > 100 AND coalesce(1 / 0, i) = id",
     "SELECT id FROM t WHERE id > 100 AND CASE WHEN 1 / 0 > i THEN 1 END = id",
     "SELECT id FROM t WHERE id > 100 AND CASE WHEN false THEN 1 / 0 END = id",
+    # a sort key (in a subquery too; not under LIMIT 0 nor in a branch), a lambda's body where it
+    # reads no variable, each branch of a set operation, an AND or OR computed left side first
+    "SELECT id FROM t WHERE id > 100 ORDER BY id + cast('q' AS int)",
+    "SELECT count(*) FROM (SELECT id FROM t WHERE id > 100 ORDER BY 1 / 0)",
+    "SELECT id FROM t WHERE id > 100 ORDER BY id + cast('q' AS int) LIMIT 0",
+    "SELECT id FROM t WHERE id > 100 ORDER BY coalesce(i, 1 / 0)",
+    "SELECT transform(array(id), (x, k) -> k + 1 / 0) AS a FROM t WHERE id > 100",
+    "SELECT id FROM t WHERE id > 100 AND exists(array(1), x -> CASE WHEN x > 1 THEN 1 / 0 END = 1)",
+    "SELECT id FROM t WHERE id > 100 UNION ALL SELECT cast('q' AS int) FROM t WHERE false",
+    "SELECT id FROM t WHERE cast('q' AS int) = 1 AND false",
+    "SELECT id FROM t WHERE true OR cast('q' AS int) = 1",
 ]
 
 # a conjunct with an IN subquery beside one that may raise: its table named twice in DuckDB's query
