@@ -24,10 +24,12 @@ string literal compared with a cast or a ``variant_get`` to a date, timestamp, b
 as the cast Spark's coercion gives it. An ``AND`` or ``OR`` among them computes its left side
 first and its right one only where the left does not decide, as Spark's does. The plan computes
 them in a query of their own, which the DuckDB engine runs first (the Spark engine's Spark folds
-them itself). Left to the rows as before: a subquery's projections (Spark's ``ColumnPruning``
-drops those nothing reads before it folds, and vpush does not tell which it keeps), ``GROUP BY``
-constants and a window's sort keys, and a string compared with a plain column of those types
-(vpush does not type the column here).
+them itself). A subquery's or CTE's column is put in place of the references that read it, as
+Spark's ``CollapseProject`` and ``PushDownPredicates`` do before it folds (one nothing reads is
+dropped by its ``ColumnPruning``: :class:`_DerivedColumns`). Left to the rows as before:
+``GROUP BY`` constants and a window's sort keys, a set operation's column read by the query
+over it, a subquery's column read under ``IS NULL``, by a nested query or only in ``GROUP BY``,
+and a string compared with a plain column of those types (vpush does not type the column here).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ import re
 from sqlglot import exp
 
 from vpush.optimizer.bind_sqlglot import reads_as
-from vpush.optimizer.dialect import COMPARISONS, VariantGet, comparison_operands
+from vpush.optimizer.dialect import COMPARISONS, VariantGet, comparison_operands, in_scope
 
 __all__ = ["folded_constants"]
 
@@ -110,13 +112,16 @@ def folded_constants(expression: exp.Expr) -> list[exp.Expr]:
     """
     if any(_is_zero(limit) for limit in expression.find_all(exp.Limit)) or not _reads_tables_only(expression):
         return []
-    places: list[exp.Expr] = [*_outermost_projections(expression)]
+    derived = _DerivedColumns(expression)
+    places = [e for p in _outermost_projections(expression) for e in derived.projected(p)]
     for query in expression.find_all(exp.Select, exp.SetOperation):
         if query.find_ancestor(exp.CTE) is not None:
             continue
-        places.extend(query.args[key].this for key in _CONDITIONS if query.args.get(key) is not None)
-        places.extend(join.args["on"] for join in query.args.get("joins") or [] if join.args.get("on") is not None)
-        places.extend(ordered.this for key in _ORDERS if query.args.get(key) is not None for ordered in query.args[key].expressions)
+        own = [query.args[key].this for key in _CONDITIONS if query.args.get(key) is not None]
+        own.extend(join.args["on"] for join in query.args.get("joins") or [] if join.args.get("on") is not None)
+        own.extend(ordered.this for key in _ORDERS if query.args.get(key) is not None for ordered in query.args[key].expressions)
+        places.extend(derived.substitute(p, query) for p in own)
+    places.extend(derived.read_whole)
     found: list[exp.Expr] = []
     for place in places:
         _collect(place, found, frozenset())
@@ -131,6 +136,126 @@ def _outermost_projections(query: exp.Expr) -> list[exp.Expr]:
     if isinstance(query, exp.SetOperation):
         return [*_outermost_projections(query.this), *_outermost_projections(query.expression)]
     return list(query.expressions) if isinstance(query, exp.Select) else []
+
+
+class _DerivedColumns:
+    """The columns of the subqueries and CTEs a query reads in its ``FROM``, as the expressions
+    that compute them, to put in place of the references that read them, as Spark's
+    ``CollapseProject`` and ``PushDownPredicates`` do before it folds: ``ColumnPruning`` has
+    dropped a column nothing reads (``SELECT id FROM (SELECT id, 1 / 0 AS z FROM t)`` answers),
+    and one read only in a conditional expression's branch is computed there (``SELECT CASE WHEN
+    id > 1 THEN z END ...`` answers), while ``SELECT z FROM (SELECT id, 1 / 0 AS z FROM t) WHERE
+    id > 100`` raises. A column of a set operation is not put in place (each branch computes its
+    own); those of a ``DISTINCT`` query or a set operation but ``UNION ALL``, which read all
+    their columns, are :attr:`read_whole`."""
+
+    def __init__(self, statement: exp.Expr) -> None:
+        names = [cte.alias_or_name.lower() for cte in statement.find_all(exp.CTE)]
+        recursive = any(w.args.get("recursive") for w in statement.find_all(exp.With))
+        self._ctes = {} if recursive else {
+            cte.alias_or_name.lower(): cte.this for cte in statement.find_all(exp.CTE) if names.count(cte.alias_or_name.lower()) == 1
+        }
+        self._outputs: dict[int, dict[str, exp.Expr | None]] = {}
+        self.read_whole: list[exp.Expr] = []
+        """The columns of the derived queries that read all their own (``DISTINCT``), as places."""
+
+    def substitute(self, place: exp.Expr, query: exp.Expr | None) -> exp.Expr:
+        """A copy of ``place``, an expression of ``query``, with each column it reads of a
+        derived table of ``query`` replaced by the expression that computes it."""
+        sources = self._sources(query) if isinstance(query, exp.Select) else {}
+        if not sources:
+            return place
+        # a name the query's own projections give is left alone: ``ORDER BY z`` may read those
+        aliases = {p.alias.lower() for p in query.expressions if isinstance(p, exp.Alias)} if isinstance(query, exp.Select) else set()
+        copy = place.copy()
+        for column in [c for c in in_scope(copy) if isinstance(c, exp.Column) and not isinstance(c.this, exp.Star)]:
+            if not column.table and column.name.lower() in aliases and column.find_ancestor(exp.Alias) is None:
+                continue
+            definition = self._definition(column, sources)
+            if definition is not None:
+                replacement = exp.Paren(this=definition.copy())
+                if column is copy:
+                    return replacement
+                column.replace(replacement)
+        return copy
+
+    def projected(self, projection: exp.Expr) -> list[exp.Expr]:
+        """What projection ``projection`` of a query computes: its columns of derived tables put in
+        place, or for a star those tables' columns."""
+        query = projection.parent
+        if not isinstance(query, exp.Select):
+            return [projection]
+        if _star(projection) is not None:
+            return [c for c in self._starred(projection, self._sources(query)).values() if c is not None]
+        return [self.substitute(projection, query)]
+
+    def _starred(self, star: exp.Expr, sources: dict[str, exp.Expr]) -> dict[str, exp.Expr | None]:
+        qualifier = _star(star) or ""
+        columns: dict[str, exp.Expr | None] = {}
+        for alias, source in sources.items():
+            if not qualifier or qualifier == alias:
+                columns.update(self._columns(source))
+        return columns
+
+    def _definition(self, column: exp.Column, sources: dict[str, exp.Expr]) -> exp.Expr | None:
+        name, qualifier = column.name.lower(), column.table.lower()
+        if qualifier:
+            outputs = [self._columns(sources[qualifier])] if qualifier in sources else []
+        else:
+            outputs = [o for o in map(self._columns, sources.values()) if name in o]
+        return outputs[0].get(name) if len(outputs) == 1 else None
+
+    def _sources(self, select: exp.Select) -> dict[str, exp.Expr]:
+        """The derived tables ``select`` reads in its ``FROM`` and joins, by their names."""
+        found: dict[str, exp.Expr] = {}
+        from_ = select.args.get("from_") or select.args.get("from")
+        for source in [from_.this if from_ is not None else None, *(j.this for j in select.args.get("joins") or [])]:
+            if isinstance(source, exp.Subquery):  # (one without a name read by its columns' names only)
+                found[source.alias.lower() or f"#{len(found)}"] = source.this
+            elif (isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier) and not source.args.get("db")
+                  and source.name.lower() in self._ctes):
+                found[source.alias_or_name.lower()] = self._ctes[source.name.lower()]
+        return found
+
+    def _columns(self, query: exp.Expr) -> dict[str, exp.Expr | None]:
+        """The columns of derived ``query`` by name: the expression computing each, None for a
+        set operation's."""
+        while isinstance(query, exp.Subquery):
+            query = query.this
+        if id(query) in self._outputs:
+            return self._outputs[id(query)]
+        self._outputs[id(query)] = {}  # (a query that reads itself finds nothing)
+        columns: dict[str, exp.Expr | None] = {}
+        if isinstance(query, exp.SetOperation):
+            if query.args.get("distinct") or not isinstance(query, exp.Union):
+                self.read_whole.extend(_whole(self, query))
+            columns = dict.fromkeys((p.alias_or_name.lower() for p in _outermost_projections(query.this)), None)
+        elif isinstance(query, exp.Select):
+            sources = self._sources(query)
+            for projection in query.expressions:
+                if _star(projection) is not None:
+                    columns.update(self._starred(projection, sources))
+                elif projection.alias_or_name:
+                    value = projection.this if isinstance(projection, exp.Alias) else projection
+                    columns[projection.alias_or_name.lower()] = self.substitute(value, query)
+            if query.args.get("distinct"):
+                self.read_whole.extend(c for c in columns.values() if c is not None)
+        self._outputs[id(query)] = columns
+        return columns
+
+
+def _star(projection: exp.Expr) -> str | None:
+    """The qualifier of star ``projection`` (``s.*``), ``""`` for ``*``; None for another projection."""
+    if isinstance(projection, exp.Star):
+        return ""
+    if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star):
+        return projection.table.lower()
+    return None
+
+
+def _whole(derived: _DerivedColumns, query: exp.Expr) -> list[exp.Expr]:
+    """Every projection of each branch of set operation ``query``, its derived columns put in place."""
+    return [e for p in _outermost_projections(query) for e in derived.projected(p)]
 
 
 def _collect(node: exp.Expr, found: list[exp.Expr], bound: frozenset[str]) -> None:

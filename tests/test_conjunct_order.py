@@ -420,6 +420,15 @@ FOLDED = [
     "SELECT id FROM t WHERE id > 100 UNION ALL SELECT cast('q' AS int) FROM t WHERE false",
     "SELECT id FROM t WHERE cast('q' AS int) = 1 AND false",
     "SELECT id FROM t WHERE true OR cast('q' AS int) = 1",
+    # a subquery's or CTE's column is computed where it is read (not where nothing reads it, nor
+    # where only a branch or a short-circuited AND does), all of a DISTINCT one's
+    "SELECT c FROM (SELECT id, cast('q' AS int) AS c FROM t) WHERE id > 100",
+    "SELECT s.* FROM (SELECT id, cast('q' AS int) AS c FROM t) s WHERE id > 100",
+    "WITH c AS (SELECT id, 1 / 0 AS z FROM t) SELECT max(z) AS m FROM c WHERE id > 100",
+    "SELECT id FROM (SELECT DISTINCT id, 1 / 0 AS z FROM t) WHERE id > 100",
+    "SELECT CASE WHEN id > 1 THEN c END AS x FROM (SELECT id, cast('q' AS int) AS c FROM t) WHERE id > 100",
+    "SELECT id FROM (SELECT id, 1 / 0 AS z FROM t) WHERE false AND z = 1",
+    "SELECT id, 5 AS z FROM (SELECT id, 1 / 0 AS z FROM t) WHERE id > 100 ORDER BY z",
 ]
 
 # a conjunct with an IN subquery beside one that may raise: its table named twice in DuckDB's query
