@@ -14,28 +14,29 @@ vpush's pruning may leave none: it answered ``[]``.
 ``HAVING``, ``QUALIFY``, a join's ``ON``) and sort keys (``ORDER BY``, ``SORT BY``) of every
 query and in the outermost projections (an aggregate's arguments among them; those of each
 branch of a set operation), in a lambda's body where it reads none of the lambda's variables
-(``x -> x + 1 / 0``), outside a conditional expression that reads
-a row (``coalesce(1/0, i) = id`` answers; ``coalesce(1/0, 1)`` is computed whole, and raises),
-an ``IS NULL`` (Spark's ``NullDownPropagation`` tests the arguments' nullness instead:
-``make_date(2024, 13, 1) IS NULL`` answers), a window's partition, a CTE (Spark drops one no
-query reads), any query of a statement with a ``LIMIT 0`` (Spark drops what it limits before it folds) and of one that reads
-``VALUES`` or a query without ``FROM`` (Spark filters those rows before it folds); and a
-string literal compared with a cast or a ``variant_get`` to a date, timestamp, boolean or integer,
-as the cast Spark's coercion gives it. An ``AND`` or ``OR`` among them computes its left side
-first and its right one only where the left does not decide, as Spark's does. The plan computes
-them in a query of their own, which the DuckDB engine runs first (the Spark engine's Spark folds
-them itself). A subquery's or CTE's column is put in place of the references that read it, as
-Spark's ``CollapseProject`` and ``PushDownPredicates`` do before it folds (one nothing reads is
-dropped by its ``ColumnPruning``: :class:`_DerivedColumns`). Left to the rows as before:
-``GROUP BY`` constants and a window's sort keys, a set operation's column read by the query
-over it, a subquery's column read under ``IS NULL``, by a nested query or only in ``GROUP BY``,
-and a string compared with a plain column of those types (vpush does not type the column here).
+(``x -> x + 1 / 0``), outside a conditional expression that reads a row (``coalesce(1/0, i) =
+id`` answers; ``coalesce(1/0, 1)`` is computed whole, and raises), an ``IS NULL`` (Spark's
+``NullDownPropagation`` tests the arguments' nullness instead: ``make_date(2024, 13, 1) IS NULL``
+answers), a window's partition, a CTE (Spark drops one no query reads), any query of a statement
+with a ``LIMIT 0`` (Spark drops what it limits before it folds) and of one that reads ``VALUES``
+or a query without ``FROM`` (Spark filters those rows before it folds); and a string literal
+compared with a cast or a ``variant_get`` to a date, timestamp, boolean or integer, or with a
+registered table's column of such a type, as the cast Spark's coercion gives it. A subquery's or
+CTE's column is put in place of the references that read it, as Spark's ``CollapseProject`` and
+``PushDownPredicates`` do before it folds (one nothing reads is dropped by its ``ColumnPruning``:
+:class:`_DerivedColumns`). An ``AND`` or ``OR`` among the constants computes its left side first
+and its right one only where the left does not decide, as Spark's does. The plan computes them
+in a query of their own, which the DuckDB engine runs first (the Spark engine's Spark folds them
+itself). Left to the rows as before: ``GROUP BY`` constants and a window's sort keys, a set
+operation's column read by the query over it, and a subquery's column read under ``IS NULL``, by
+a nested query or only in ``GROUP BY``.
 """
 
 from __future__ import annotations
 
 import decimal
 import re
+from collections.abc import Mapping
 
 from sqlglot import exp
 
@@ -99,9 +100,10 @@ _COERCED = {
 }
 
 
-def folded_constants(expression: exp.Expr) -> list[exp.Expr]:
+def folded_constants(expression: exp.Expr, column_types: Mapping[int, Mapping[str, str]] | None = None) -> list[exp.Expr]:
     """Copies of the constants of the Spark query ``expression`` that Spark computes as it plans
-    it and that may raise, in the query's order.
+    it and that may raise, in the query's order; ``column_types``: the Spark type of each column
+    (by its lower-cased name) of each registered table the query reads, by ``id`` of its node.
 
     Example:
         >>> import sqlglot
@@ -112,6 +114,8 @@ def folded_constants(expression: exp.Expr) -> list[exp.Expr]:
     """
     if any(_is_zero(limit) for limit in expression.find_all(exp.Limit)) or not _reads_tables_only(expression):
         return []
+    if column_types:
+        _mark_column_types(expression, column_types)
     derived = _DerivedColumns(expression)
     places = [e for p in _outermost_projections(expression) for e in derived.projected(p)]
     for query in expression.find_all(exp.Select, exp.SetOperation):
@@ -244,6 +248,33 @@ class _DerivedColumns:
         return columns
 
 
+_TYPE_KEY = "vpush_fold_type"
+"""The key of a column's Spark type in its node's ``meta`` (:func:`_mark_column_types`)."""
+
+
+def _mark_column_types(statement: exp.Expr, column_types: Mapping[int, Mapping[str, str]]) -> None:
+    """Mark each column of a query that surely reads a registered table's column with that
+    column's Spark type: a qualified one, and an unqualified one of a query that reads only
+    registered tables and whose own projections give no column of its name (``ORDER BY x``
+    may read those)."""
+    for select in statement.find_all(exp.Select):
+        from_ = select.args.get("from_") or select.args.get("from")
+        sources = [from_.this if from_ is not None else None, *(j.this for j in select.args.get("joins") or [])]
+        tables = {s.alias_or_name.lower(): column_types[id(s)] for s in sources if isinstance(s, exp.Table) and id(s) in column_types}
+        only_tables = len(tables) == len(sources) and not select.args.get("laterals")
+        aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
+        for column in in_scope(select):
+            if not isinstance(column, exp.Column) or not isinstance(column.this, exp.Identifier) or column.args.get("db"):
+                continue
+            name, qualifier = column.name.lower(), column.table.lower()
+            if qualifier:
+                found = [tables[qualifier].get(name)] if qualifier in tables else []
+            else:
+                found = [t[name] for t in tables.values() if name in t] if only_tables and name not in aliases else []
+            if len(found) == 1 and found[0] is not None:
+                column.meta[_TYPE_KEY] = found[0]
+
+
 def _star(projection: exp.Expr) -> str | None:
     """The qualifier of star ``projection`` (``s.*``), ``""`` for ``*``; None for another projection."""
     if isinstance(projection, exp.Star):
@@ -332,6 +363,8 @@ def _coerced_strings(node: exp.Expr) -> list[exp.Expr]:
 
 
 def _typed_as(node: exp.Expr) -> exp.DataType | None:
+    if isinstance(node, exp.Column) and _TYPE_KEY in node.meta:
+        return _COERCED.get(_SPARK_NAMES.get(node.meta[_TYPE_KEY], exp.DataType.Type.UNKNOWN))
     if isinstance(node, exp.Cast):
         return _COERCED.get(node.to.this)
     if isinstance(node, VariantGet) and node.target_type is not None:

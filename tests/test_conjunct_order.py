@@ -429,6 +429,13 @@ FOLDED = [
     "SELECT CASE WHEN id > 1 THEN c END AS x FROM (SELECT id, cast('q' AS int) AS c FROM t) WHERE id > 100",
     "SELECT id FROM (SELECT id, 1 / 0 AS z FROM t) WHERE false AND z = 1",
     "SELECT id, 5 AS z FROM (SELECT id, 1 / 0 AS z FROM t) WHERE id > 100 ORDER BY z",
+    # a string compared with a registered table's integer column: Spark's cast of it to a bigint
+    # (not where the name is a subquery's string column or a projection's alias)
+    "SELECT id FROM t WHERE id > 100 AND i = 'q'",
+    "SELECT id FROM z WHERE id > 100 AND z.id IN ('q', 1)",
+    "SELECT id FROM t WHERE id > 100 AND id = ' 7 '",
+    "SELECT id FROM (SELECT g AS id FROM t) WHERE id = 'q'",
+    "SELECT g AS id FROM t WHERE g = 'zz' ORDER BY id = 'q'",
 ]
 
 # a conjunct with an IN subquery beside one that may raise: its table named twice in DuckDB's query
