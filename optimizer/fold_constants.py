@@ -214,6 +214,8 @@ class _DerivedColumns:
         found: dict[str, exp.Expr] = {}
         from_ = select.args.get("from_") or select.args.get("from")
         for source in [from_.this if from_ is not None else None, *(j.this for j in select.args.get("joins") or [])]:
+            if source is not None and source.args.get("pivots"):
+                continue  # (a pivot's columns are not its subquery's)
             if isinstance(source, exp.Subquery):  # (one without a name read by its columns' names only)
                 found[source.alias.lower() or f"#{len(found)}"] = source.this
             elif (isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier) and not source.args.get("db")
