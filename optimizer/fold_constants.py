@@ -11,25 +11,27 @@ measured on PySpark 4.3). DuckDB computes such a constant only for a row that re
 vpush's pruning may leave none: it answered ``[]``.
 
 :func:`folded_constants` finds them in the Spark query, as parsed: in the conditions (``WHERE``,
-``HAVING``, ``QUALIFY``, a join's ``ON``) and sort keys (``ORDER BY``, ``SORT BY``) of every
-query and in the outermost projections (an aggregate's arguments among them; those of each
-branch of a set operation), in a lambda's body where it reads none of the lambda's variables
-(``x -> x + 1 / 0``), outside a conditional expression that reads a row (``coalesce(1/0, i) =
-id`` answers; ``coalesce(1/0, 1)`` is computed whole, and raises), an ``IS NULL`` (Spark's
+``HAVING``, ``QUALIFY``, a join's ``ON``), sort keys (``ORDER BY``, ``SORT BY``, a window's) and
+grouping keys of every query and in the outermost projections (an aggregate's arguments among them;
+those of each branch of a set operation), in a lambda's body where it reads none of the lambda's
+variables (``x -> x + 1 / 0``), outside a conditional expression that reads a row (``coalesce(1/0,
+i) = id`` answers; ``coalesce(1/0, 1)`` is computed whole, and raises), an ``IS NULL`` (Spark's
 ``NullDownPropagation`` tests the arguments' nullness instead: ``make_date(2024, 13, 1) IS NULL``
-answers), a window's partition, a CTE (Spark drops one no query reads), any query of a statement
-with a ``LIMIT 0`` (Spark drops what it limits before it folds) and of one that reads ``VALUES``
-or a query without ``FROM`` (Spark filters those rows before it folds); and a string literal
-compared with a cast or a ``variant_get`` to a date, timestamp, boolean or integer, or with a
-registered table's column of such a type, as the cast Spark's coercion gives it. A subquery's or
-CTE's column is put in place of the references that read it, as Spark's ``CollapseProject`` and
-``PushDownPredicates`` do before it folds (one nothing reads is dropped by its ``ColumnPruning``:
-:class:`_DerivedColumns`). An ``AND`` or ``OR`` among the constants computes its left side first
-and its right one only where the left does not decide, as Spark's does. The plan computes them
-in a query of their own, which the DuckDB engine runs first (the Spark engine's Spark folds them
-itself). Left to the rows as before: ``GROUP BY`` constants and a window's sort keys, a set
-operation's column read by the query over it, and a subquery's column read under ``IS NULL``, by
-a nested query or only in ``GROUP BY``.
+answers; nor a constant with one inside), a constant window partition or grouping key (Spark drops
+those first: ``GROUP BY id, 1 / 0`` answers; ``PARTITION BY id + 1 / 0`` raises), a CTE (Spark
+drops one no query reads), any query of a statement with a ``LIMIT 0`` (Spark drops what it limits
+before it folds) and of one that reads ``VALUES`` or a query without ``FROM`` (Spark filters those
+rows before it folds); and a string literal compared with a cast or a ``variant_get`` to a date,
+timestamp, boolean or integer, or with a registered table's column of such a type, as the cast
+Spark's coercion gives it. A subquery's or CTE's column is put in place of the references that read
+it, as Spark's ``CollapseProject`` and ``PushDownPredicates`` do before it folds (one nothing reads
+is dropped by its ``ColumnPruning``: :class:`_DerivedColumns`). An ``AND`` or ``OR`` among the
+constants computes its left side first and its right one only where the left does not decide, as
+Spark's does. The plan computes them in a query of their own, which the DuckDB engine runs first
+(the Spark engine's Spark folds them itself). Left to the rows as before: a constant under ``IS
+NULL`` (``(1 / 0) IS NULL`` raises on Spark; vpush does not tell which ``NullDownPropagation``
+rewrites), a set operation's column read by the query over it, and a subquery's column read by a
+nested query.
 """
 
 from __future__ import annotations
@@ -124,6 +126,7 @@ def folded_constants(expression: exp.Expr, column_types: Mapping[int, Mapping[st
         own = [query.args[key].this for key in _CONDITIONS if query.args.get(key) is not None]
         own.extend(join.args["on"] for join in query.args.get("joins") or [] if join.args.get("on") is not None)
         own.extend(ordered.this for key in _ORDERS if query.args.get(key) is not None for ordered in query.args[key].expressions)
+        own.extend(_keys(query.args.get("group")))
         places.extend(derived.substitute(p, query) for p in own)
     places.extend(derived.read_whole)
     found: list[exp.Expr] = []
@@ -300,6 +303,13 @@ def _collect(node: exp.Expr, found: list[exp.Expr], bound: frozenset[str]) -> No
         if isinstance(value, exp.Expr):
             _collect(value, found, bound)
         return
+    if isinstance(node, exp.Window):
+        # its function's arguments and sort keys are folded, its partition keys but for a constant
+        # one, which Spark drops first (PARTITION BY 1 / 0 answers; PARTITION BY id + 1 / 0 raises)
+        order = node.args.get("order")
+        for child in [node.this, *_keys(node), *(o.this for o in (order.expressions if order is not None else []))]:
+            _collect(child, found, bound)
+        return
     if isinstance(node, exp.Lambda):
         # Spark folds what in a lambda's body reads none of its variables: ``x -> x + 1 / 0`` raises
         _collect(node.this, found, bound | {v.name.lower() for v in node.expressions})
@@ -310,7 +320,7 @@ def _collect(node: exp.Expr, found: list[exp.Expr], bound: frozenset[str]) -> No
         # sqlglot's date_sub(d, n): date_add(d, n * -1), a product Spark does not compute
         _collect(node.this, found, bound)
         return
-    if _constant(node, bound):  # a conditional one too: Spark computes it whole, its taken branch only
+    if _constant(node, bound) and node.find(exp.Is) is None:  # a conditional one too: Spark computes it whole, its taken branch only
         if _may_raise(node):
             found.append(node.copy())
         return
@@ -320,6 +330,16 @@ def _collect(node: exp.Expr, found: list[exp.Expr], bound: frozenset[str]) -> No
         found.extend(_coerced_strings(node))
     for child in node.iter_expressions():
         _collect(child, found, bound)
+
+
+def _keys(node: exp.Expr | None) -> list[exp.Expr]:
+    """The grouping keys of ``GROUP BY`` ``node`` or a window's partition keys but for the
+    constant ones, which Spark drops before it folds (``RemoveLiteralFromGroupExpressions``:
+    ``GROUP BY id, 1 / 0`` answers, ``GROUP BY id + cast('q' AS int)`` raises)."""
+    if node is None:
+        return []
+    keys = node.expressions if isinstance(node, exp.Group) else node.args.get("partition_by") or []
+    return [k for k in keys if not _constant(k)]
 
 
 def _in_spark_order(constant: exp.Expr) -> exp.Expr:

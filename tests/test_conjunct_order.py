@@ -436,6 +436,13 @@ FOLDED = [
     "SELECT id FROM t WHERE id > 100 AND id = ' 7 '",
     "SELECT id FROM (SELECT g AS id FROM t) WHERE id = 'q'",
     "SELECT g AS id FROM t WHERE g = 'zz' ORDER BY id = 'q'",
+    # a window's function and sort keys, a grouping or partition key but a constant one; and a
+    # constant with an IS NULL inside is not computed whole (Spark's NullDownPropagation)
+    "SELECT id, sum(i) OVER (PARTITION BY id ORDER BY 1 / 0) AS s FROM t WHERE id > 100",
+    "SELECT id, rank() OVER (PARTITION BY 1 / 0 ORDER BY id) AS r FROM t WHERE id > 100",
+    "SELECT id FROM t WHERE id > 100 GROUP BY id, id + cast('q' AS int)",
+    "SELECT id FROM t WHERE id > 100 GROUP BY id, 1 / 0",
+    "SELECT id FROM t WHERE id > 100 AND make_date(2024, 13, 1) IS NOT NULL",
 ]
 
 # a conjunct with an IN subquery beside one that may raise: its table named twice in DuckDB's query
