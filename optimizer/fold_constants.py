@@ -307,7 +307,8 @@ def _collect(node: exp.Expr, found: list[exp.Expr], bound: frozenset[str]) -> No
         # its function's arguments and sort keys are folded, its partition keys but for a constant
         # one, which Spark drops first (PARTITION BY 1 / 0 answers; PARTITION BY id + 1 / 0 raises)
         order = node.args.get("order")
-        for child in [node.this, *_keys(node), *(o.this for o in (order.expressions if order is not None else []))]:
+        # (the function's arguments, not the function: row_number() is no constant of its own)
+        for child in [*node.this.iter_expressions(), *_keys(node), *(o.this for o in (order.expressions if order is not None else []))]:
             _collect(child, found, bound)
         return
     if isinstance(node, exp.Lambda):
