@@ -11,31 +11,39 @@ measured on PySpark 4.3). DuckDB computes such a constant only for a row that re
 vpush's pruning may leave none: it answered ``[]``.
 
 :func:`folded_constants` finds them in the Spark query, as parsed: in the conditions (``WHERE``,
-``HAVING``, ``QUALIFY``, a join's ``ON``) of every SELECT and in the outermost SELECT's
-projections (an aggregate's arguments among them), outside a conditional expression that reads
-a row (``coalesce(1/0, i) = id`` answers; ``coalesce(1/0, 1)`` is computed whole, and raises),
-an ``IS NULL`` (Spark's ``NullDownPropagation`` tests the arguments' nullness instead:
-``make_date(2024, 13, 1) IS NULL`` answers), a window's partition, a CTE (Spark drops one no
-query reads), any query of a statement with a ``LIMIT 0`` (Spark drops what it limits before it folds) and of one that reads
-``VALUES`` or a query without ``FROM`` (Spark filters those rows before it folds); and a
-string literal compared with a cast or a ``variant_get`` to a date, timestamp, boolean or integer,
-as the cast Spark's coercion gives it. The plan computes them in a query of their own, which the
-DuckDB engine runs first (the Spark engine's Spark folds them itself). Left to the rows as
-before: a subquery's projections (Spark's ``ColumnPruning`` drops those nothing reads before it
-folds, and vpush does not tell which it keeps), ``GROUP BY`` and ``ORDER BY`` constants (Spark
-raises for ``ORDER BY 1/0``: not yet followed), and a string compared with a plain column of
-those types (vpush does not type the column here).
+``HAVING``, ``QUALIFY``, a join's ``ON``), sort keys (``ORDER BY``, ``SORT BY``, a window's) and
+grouping keys of every query and in the outermost projections (an aggregate's arguments among them;
+those of each branch of a set operation), in a lambda's body where it reads none of the lambda's
+variables (``x -> x + 1 / 0``), outside a conditional expression that reads a row (``coalesce(1/0,
+i) = id`` answers; ``coalesce(1/0, 1)`` is computed whole, and raises), an ``IS NULL`` (Spark's
+``NullDownPropagation`` tests the arguments' nullness instead: ``make_date(2024, 13, 1) IS NULL``
+answers; nor a constant with one inside), a constant window partition or grouping key (Spark drops
+those first: ``GROUP BY id, 1 / 0`` answers; ``PARTITION BY id + 1 / 0`` raises), a CTE (Spark
+drops one no query reads), any query of a statement with a ``LIMIT 0`` (Spark drops what it limits
+before it folds) and of one that reads ``VALUES`` or a query without ``FROM`` (Spark filters those
+rows before it folds); and a string literal compared with a cast or a ``variant_get`` to a date,
+timestamp, boolean or integer, or with a registered table's column of such a type, as the cast
+Spark's coercion gives it. A subquery's or CTE's column is put in place of the references that read
+it, as Spark's ``CollapseProject`` and ``PushDownPredicates`` do before it folds (one nothing reads
+is dropped by its ``ColumnPruning``: :class:`_DerivedColumns`). An ``AND`` or ``OR`` among the
+constants computes its left side first and its right one only where the left does not decide, as
+Spark's does. The plan computes them in a query of their own, which the DuckDB engine runs first
+(the Spark engine's Spark folds them itself). Left to the rows as before: a constant under ``IS
+NULL`` (``(1 / 0) IS NULL`` raises on Spark; vpush does not tell which ``NullDownPropagation``
+rewrites), a set operation's column read by the query over it, and a subquery's column read by a
+nested query.
 """
 
 from __future__ import annotations
 
 import decimal
 import re
+from collections.abc import Mapping
 
 from sqlglot import exp
 
 from vpush.optimizer.bind_sqlglot import reads_as
-from vpush.optimizer.dialect import COMPARISONS, VariantGet, comparison_operands
+from vpush.optimizer.dialect import COMPARISONS, VariantGet, comparison_operands, in_scope
 
 __all__ = ["folded_constants"]
 
@@ -55,6 +63,9 @@ _CANNOT_RAISE = (
     exp.In, exp.Between,
 )
 _CONDITIONS = ("where", "having", "qualify")
+# a query's sort keys: Spark folds them as it plans the query (``ORDER BY 1 / 0`` raises, in a
+# subquery too)
+_ORDERS = ("order", "sort")
 # what names a value rather than computes one (``struct(x AS a)``'s ``a := x``, ``f(k => v)``)
 _NAMING = (exp.Alias, exp.PropertyEQ, exp.Kwarg)
 # where a constant is left to the rows: a conditional expression's branches; a nested query (its
@@ -91,9 +102,10 @@ _COERCED = {
 }
 
 
-def folded_constants(expression: exp.Expr) -> list[exp.Expr]:
+def folded_constants(expression: exp.Expr, column_types: Mapping[int, Mapping[str, str]] | None = None) -> list[exp.Expr]:
     """Copies of the constants of the Spark query ``expression`` that Spark computes as it plans
-    it and that may raise, in the query's order.
+    it and that may raise, in the query's order; ``column_types``: the Spark type of each column
+    (by its lower-cased name) of each registered table the query reads, by ``id`` of its node.
 
     Example:
         >>> import sqlglot
@@ -104,35 +116,212 @@ def folded_constants(expression: exp.Expr) -> list[exp.Expr]:
     """
     if any(_is_zero(limit) for limit in expression.find_all(exp.Limit)) or not _reads_tables_only(expression):
         return []
-    places: list[exp.Expr] = []
-    if isinstance(expression, exp.Select):
-        places.extend(expression.expressions)
-    for select in expression.find_all(exp.Select):
-        if select.find_ancestor(exp.CTE) is not None:
+    if column_types:
+        _mark_column_types(expression, column_types)
+    derived = _DerivedColumns(expression)
+    places = [e for p in _outermost_projections(expression) for e in derived.projected(p)]
+    for query in expression.find_all(exp.Select, exp.SetOperation):
+        if query.find_ancestor(exp.CTE) is not None:
             continue
-        places.extend(select.args[key].this for key in _CONDITIONS if select.args.get(key) is not None)
-        places.extend(join.args["on"] for join in select.args.get("joins") or [] if join.args.get("on") is not None)
+        own = [query.args[key].this for key in _CONDITIONS if query.args.get(key) is not None]
+        own.extend(join.args["on"] for join in query.args.get("joins") or [] if join.args.get("on") is not None)
+        own.extend(ordered.this for key in _ORDERS if query.args.get(key) is not None for ordered in query.args[key].expressions)
+        own.extend(_keys(query.args.get("group")))
+        places.extend(derived.substitute(p, query) for p in own)
+    places.extend(derived.read_whole)
     found: list[exp.Expr] = []
     for place in places:
-        _collect(place, found)
-    return found
+        _collect(place, found, frozenset())
+    return [_in_spark_order(c) for c in found]
 
 
-def _collect(node: exp.Expr, found: list[exp.Expr]) -> None:
+def _outermost_projections(query: exp.Expr) -> list[exp.Expr]:
+    """The projections of the statement's query, of each branch where it is a set operation
+    (Spark folds a branch's before it drops one whose filter is false)."""
+    if isinstance(query, exp.Subquery):
+        return _outermost_projections(query.this)
+    if isinstance(query, exp.SetOperation):
+        return [*_outermost_projections(query.this), *_outermost_projections(query.expression)]
+    return list(query.expressions) if isinstance(query, exp.Select) else []
+
+
+class _DerivedColumns:
+    """The columns of the subqueries and CTEs a query reads in its ``FROM``, as the expressions
+    that compute them, to put in place of the references that read them, as Spark's
+    ``CollapseProject`` and ``PushDownPredicates`` do before it folds: ``ColumnPruning`` has
+    dropped a column nothing reads (``SELECT id FROM (SELECT id, 1 / 0 AS z FROM t)`` answers),
+    and one read only in a conditional expression's branch is computed there (``SELECT CASE WHEN
+    id > 1 THEN z END ...`` answers), while ``SELECT z FROM (SELECT id, 1 / 0 AS z FROM t) WHERE
+    id > 100`` raises. A column of a set operation is not put in place (each branch computes its
+    own); those of a ``DISTINCT`` query or a set operation but ``UNION ALL``, which read all
+    their columns, are :attr:`read_whole`."""
+
+    def __init__(self, statement: exp.Expr) -> None:
+        names = [cte.alias_or_name.lower() for cte in statement.find_all(exp.CTE)]
+        recursive = any(w.args.get("recursive") for w in statement.find_all(exp.With))
+        self._ctes = {} if recursive else {
+            cte.alias_or_name.lower(): cte.this for cte in statement.find_all(exp.CTE) if names.count(cte.alias_or_name.lower()) == 1
+        }
+        self._outputs: dict[int, dict[str, exp.Expr | None]] = {}
+        self.read_whole: list[exp.Expr] = []
+        """The columns of the derived queries that read all their own (``DISTINCT``), as places."""
+
+    def substitute(self, place: exp.Expr, query: exp.Expr | None) -> exp.Expr:
+        """A copy of ``place``, an expression of ``query``, with each column it reads of a
+        derived table of ``query`` replaced by the expression that computes it."""
+        sources = self._sources(query) if isinstance(query, exp.Select) else {}
+        if not sources:
+            return place
+        # a name the query's own projections give is left alone: ``ORDER BY z`` may read those
+        aliases = {p.alias.lower() for p in query.expressions if isinstance(p, exp.Alias)} if isinstance(query, exp.Select) else set()
+        copy = place.copy()
+        for column in [c for c in in_scope(copy) if isinstance(c, exp.Column) and not isinstance(c.this, exp.Star)]:
+            if not column.table and column.name.lower() in aliases and column.find_ancestor(exp.Alias) is None:
+                continue
+            definition = self._definition(column, sources)
+            if definition is not None:
+                replacement = exp.Paren(this=definition.copy())
+                if column is copy:
+                    return replacement
+                column.replace(replacement)
+        return copy
+
+    def projected(self, projection: exp.Expr) -> list[exp.Expr]:
+        """What projection ``projection`` of a query computes: its columns of derived tables put in
+        place, or for a star those tables' columns."""
+        query = projection.parent
+        if not isinstance(query, exp.Select):
+            return [projection]
+        if _star(projection) is not None:
+            return [c for c in self._starred(projection, self._sources(query)).values() if c is not None]
+        return [self.substitute(projection, query)]
+
+    def _starred(self, star: exp.Expr, sources: dict[str, exp.Expr]) -> dict[str, exp.Expr | None]:
+        qualifier = _star(star) or ""
+        columns: dict[str, exp.Expr | None] = {}
+        for alias, source in sources.items():
+            if not qualifier or qualifier == alias:
+                columns.update(self._columns(source))
+        return columns
+
+    def _definition(self, column: exp.Column, sources: dict[str, exp.Expr]) -> exp.Expr | None:
+        name, qualifier = column.name.lower(), column.table.lower()
+        if qualifier:
+            outputs = [self._columns(sources[qualifier])] if qualifier in sources else []
+        else:
+            outputs = [o for o in map(self._columns, sources.values()) if name in o]
+        return outputs[0].get(name) if len(outputs) == 1 else None
+
+    def _sources(self, select: exp.Select) -> dict[str, exp.Expr]:
+        """The derived tables ``select`` reads in its ``FROM`` and joins, by their names."""
+        found: dict[str, exp.Expr] = {}
+        from_ = select.args.get("from_") or select.args.get("from")
+        for source in [from_.this if from_ is not None else None, *(j.this for j in select.args.get("joins") or [])]:
+            if source is not None and source.args.get("pivots"):
+                continue  # (a pivot's columns are not its subquery's)
+            if isinstance(source, exp.Subquery):  # (one without a name read by its columns' names only)
+                found[source.alias.lower() or f"#{len(found)}"] = source.this
+            elif (isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier) and not source.args.get("db")
+                  and source.name.lower() in self._ctes):
+                found[source.alias_or_name.lower()] = self._ctes[source.name.lower()]
+        return found
+
+    def _columns(self, query: exp.Expr) -> dict[str, exp.Expr | None]:
+        """The columns of derived ``query`` by name: the expression computing each, None for a
+        set operation's."""
+        while isinstance(query, exp.Subquery):
+            query = query.this
+        if id(query) in self._outputs:
+            return self._outputs[id(query)]
+        self._outputs[id(query)] = {}  # (a query that reads itself finds nothing)
+        columns: dict[str, exp.Expr | None] = {}
+        if isinstance(query, exp.SetOperation):
+            if query.args.get("distinct") or not isinstance(query, exp.Union):
+                self.read_whole.extend(_whole(self, query))
+            columns = dict.fromkeys((p.alias_or_name.lower() for p in _outermost_projections(query.this)), None)
+        elif isinstance(query, exp.Select):
+            sources = self._sources(query)
+            for projection in query.expressions:
+                if _star(projection) is not None:
+                    columns.update(self._starred(projection, sources))
+                elif projection.alias_or_name:
+                    value = projection.this if isinstance(projection, exp.Alias) else projection
+                    columns[projection.alias_or_name.lower()] = self.substitute(value, query)
+            if query.args.get("distinct"):
+                self.read_whole.extend(c for c in columns.values() if c is not None)
+        self._outputs[id(query)] = columns
+        return columns
+
+
+_TYPE_KEY = "vpush_fold_type"
+"""The key of a column's Spark type in its node's ``meta`` (:func:`_mark_column_types`)."""
+
+
+def _mark_column_types(statement: exp.Expr, column_types: Mapping[int, Mapping[str, str]]) -> None:
+    """Mark each column of a query that surely reads a registered table's column with that
+    column's Spark type: a qualified one, and an unqualified one of a query that reads only
+    registered tables and whose own projections give no column of its name (``ORDER BY x``
+    may read those)."""
+    for select in statement.find_all(exp.Select):
+        from_ = select.args.get("from_") or select.args.get("from")
+        sources = [from_.this if from_ is not None else None, *(j.this for j in select.args.get("joins") or [])]
+        tables = {s.alias_or_name.lower(): column_types[id(s)] for s in sources if isinstance(s, exp.Table) and id(s) in column_types}
+        only_tables = len(tables) == len(sources) and not select.args.get("laterals")
+        aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
+        for column in in_scope(select):
+            if not isinstance(column, exp.Column) or not isinstance(column.this, exp.Identifier) or column.args.get("db"):
+                continue
+            name, qualifier = column.name.lower(), column.table.lower()
+            if qualifier:
+                found = [tables[qualifier].get(name)] if qualifier in tables else []
+            else:
+                found = [t[name] for t in tables.values() if name in t] if only_tables and name not in aliases else []
+            if len(found) == 1 and found[0] is not None:
+                column.meta[_TYPE_KEY] = found[0]
+
+
+def _star(projection: exp.Expr) -> str | None:
+    """The qualifier of star ``projection`` (``s.*``), ``""`` for ``*``; None for another projection."""
+    if isinstance(projection, exp.Star):
+        return ""
+    if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star):
+        return projection.table.lower()
+    return None
+
+
+def _whole(derived: _DerivedColumns, query: exp.Expr) -> list[exp.Expr]:
+    """Every projection of each branch of set operation ``query``, its derived columns put in place."""
+    return [e for p in _outermost_projections(query) for e in derived.projected(p)]
+
+
+def _collect(node: exp.Expr, found: list[exp.Expr], bound: frozenset[str]) -> None:
     """Add the raising constants under ``node`` to ``found``, the largest first, none where
-    they are left to the rows (:data:`_LEFT_TO_ROWS`)."""
+    they are left to the rows (:data:`_LEFT_TO_ROWS`); ``bound``: the variables of the lambdas
+    ``node`` is in, which read a value."""
     if isinstance(node, _NAMING):  # an alias, a struct's field, a named argument: its value may be one
         value = node.this if isinstance(node, exp.Alias) else node.args.get("expression")
         if isinstance(value, exp.Expr):
-            _collect(value, found)
+            _collect(value, found, bound)
         return
-    if _call_name(node) in _UNFOLDED or isinstance(node, (exp.Query, exp.Subquery, exp.Lambda, exp.DataType, exp.Is, exp.JSONPath)):
+    if isinstance(node, exp.Window):
+        # its function's arguments and sort keys are folded, its partition keys but for a constant
+        # one, which Spark drops first (PARTITION BY 1 / 0 answers; PARTITION BY id + 1 / 0 raises)
+        order = node.args.get("order")
+        # (the function's arguments, not the function: row_number() is no constant of its own)
+        for child in [*node.this.iter_expressions(), *_keys(node), *(o.this for o in (order.expressions if order is not None else []))]:
+            _collect(child, found, bound)
+        return
+    if isinstance(node, exp.Lambda):
+        # Spark folds what in a lambda's body reads none of its variables: ``x -> x + 1 / 0`` raises
+        _collect(node.this, found, bound | {v.name.lower() for v in node.expressions})
+        return
+    if _call_name(node) in _UNFOLDED or isinstance(node, (exp.Query, exp.Subquery, exp.DataType, exp.Is, exp.JSONPath)):
         return  # (a JSON path is its call's argument as sqlglot reads it, not an expression of its own)
     if isinstance(node, exp.Mul) and _minus_one(node.expression):
         # sqlglot's date_sub(d, n): date_add(d, n * -1), a product Spark does not compute
-        _collect(node.this, found)
+        _collect(node.this, found, bound)
         return
-    if _constant(node):  # a conditional one too: Spark computes it whole, its taken branch only
+    if _constant(node, bound) and node.find(exp.Is) is None:  # a conditional one too: Spark computes it whole, its taken branch only
         if _may_raise(node):
             found.append(node.copy())
         return
@@ -141,7 +330,33 @@ def _collect(node: exp.Expr, found: list[exp.Expr]) -> None:
     if isinstance(node, COMPARISONS):
         found.extend(_coerced_strings(node))
     for child in node.iter_expressions():
-        _collect(child, found)
+        _collect(child, found, bound)
+
+
+def _keys(node: exp.Expr | None) -> list[exp.Expr]:
+    """The grouping keys of ``GROUP BY`` ``node`` or a window's partition keys but for the
+    constant ones, which Spark drops before it folds (``RemoveLiteralFromGroupExpressions``:
+    ``GROUP BY id, 1 / 0`` answers, ``GROUP BY id + cast('q' AS int)`` raises)."""
+    if node is None:
+        return []
+    keys = node.expressions if isinstance(node, exp.Group) else node.args.get("partition_by") or []
+    return [k for k in keys if not _constant(k)]
+
+
+def _in_spark_order(constant: exp.Expr) -> exp.Expr:
+    """``constant`` with each ``AND`` and ``OR`` made to compute its right side only where its
+    left one does not decide, as Spark's do (``cast('q' AS int) = 1 AND false`` raises, ``false
+    AND cast('q' AS int) = 1`` is false), and to compute its left side whatever its right one
+    (DuckDB's optimizer makes ``x AND false`` false without computing ``x``)."""
+    for node in reversed(list(constant.find_all(exp.And, exp.Or))):  # the innermost first
+        decided = exp.false() if isinstance(node, exp.And) else exp.true()
+        left = node.left.copy()
+        case = exp.Case(ifs=[exp.If(this=exp.NullSafeEQ(this=exp.Paren(this=left), expression=decided), true=decided.copy())],
+                        default=node.copy())
+        if node is constant:
+            return case
+        node.replace(case)
+    return constant
 
 
 def _may_raise(node: exp.Expr) -> bool:
@@ -171,6 +386,8 @@ def _coerced_strings(node: exp.Expr) -> list[exp.Expr]:
 
 
 def _typed_as(node: exp.Expr) -> exp.DataType | None:
+    if isinstance(node, exp.Column) and _TYPE_KEY in node.meta:
+        return _COERCED.get(_SPARK_NAMES.get(node.meta[_TYPE_KEY], exp.DataType.Type.UNKNOWN))
     if isinstance(node, exp.Cast):
         return _COERCED.get(node.to.this)
     if isinstance(node, VariantGet) and node.target_type is not None:
@@ -200,8 +417,14 @@ def _typed_literal(node: exp.Expr) -> bool:
     return False
 
 
-def _constant(node: exp.Expr) -> bool:
-    return not any(isinstance(n, _NOT_CONSTANT) or _call_name(n) in _UNFOLDED for n in node.walk())
+def _constant(node: exp.Expr, bound: frozenset[str] = frozenset()) -> bool:
+    return not any(isinstance(n, _NOT_CONSTANT) or _call_name(n) in _UNFOLDED or _reads_variable(n, bound) for n in node.walk())
+
+
+def _reads_variable(node: exp.Expr, bound: frozenset[str]) -> bool:
+    """Whether ``node`` is a lambda's variable of ``bound`` (sqlglot reads one as a bare
+    identifier; a column's name is an identifier in a :class:`~sqlglot.exp.Column`)."""
+    return bool(bound) and isinstance(node, exp.Identifier) and not isinstance(node.parent, exp.Column) and node.name.lower() in bound
 
 
 def _call_name(node: exp.Expr) -> str:

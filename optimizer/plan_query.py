@@ -16,7 +16,9 @@ from vpush.optimizer.check_grouped_references import check_grouped_references
 from vpush.optimizer.alias_repeated_sources import alias_repeated_sources
 from vpush.optimizer.read_fields_before_hidden_keys import read_fields_before_hidden_keys
 from vpush.optimizer.check_join_references import check_join_references, mark_sole_names, resolves_to, select_sources
-from vpush.optimizer.dialect import DEFERRED_PATH_ERROR, TryVariantGet, VariantGet, VpushSpark, clause_of, cte_of, utc_shift_argument
+from vpush.optimizer.dialect import (
+    COMPARISONS, DEFERRED_PATH_ERROR, TryVariantGet, VariantGet, VpushSpark, clause_of, comparison_operands, cte_of, utc_shift_argument,
+)
 from vpush.optimizer.delta_table import delta_arrow_schema
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.interval_types import output_interval_types
@@ -126,7 +128,25 @@ def _names_a_source_twice(expression: exp.Expr) -> bool:
 def _registered_columns(expression: exp.Expr, catalog: Catalog, cte_names: set[str]) -> dict[int, list[str]]:
     """Each registered table reference's columns as its scan gives them, by ``id`` of its node
     (the references to tables vpush does not know are left to the scans' own error)."""
-    found: dict[int, list[str]] = {}
+    return {key: schema.names for key, schema in _registered_schemas(expression, catalog, cte_names).items()}
+
+
+def _column_types(expression: exp.Expr, catalog: Catalog, cte_names: set[str]) -> dict[int, dict[str, str]]:
+    """Each registered table reference's columns' Spark types by their lower-cased names, by
+    ``id`` of its node, where the query compares a string literal (what
+    :func:`~vpush.optimizer.fold_constants.folded_constants` reads them for)."""
+    if not any(isinstance(o, exp.Literal) and o.is_string for c in expression.find_all(*COMPARISONS) for o in comparison_operands(c)):
+        return {}
+    try:
+        schemas = _registered_schemas(expression, catalog, cte_names)
+    except OptimizeError:  # left to the scans, whose error it is
+        return {}
+    return {key: {f.name.lower(): t.to_spark() for f in schema if (t := arrow_spark_type(f.type)) is not None} for key, schema in schemas.items()}
+
+
+def _registered_schemas(expression: exp.Expr, catalog: Catalog, cte_names: set[str]) -> dict[int, pa.Schema]:
+    """Each registered table reference's schema as its scan gives it, by ``id`` of its node."""
+    found: dict[int, pa.Schema] = {}
     for node in expression.find_all(exp.Table):
         if (node.find_ancestor(exp.Hint) is not None or not isinstance(node.this, exp.Identifier) or node.args.get("db")
                 or node.args.get("catalog") or node.name.lower() in cte_names):
@@ -138,7 +158,7 @@ def _registered_columns(expression: exp.Expr, catalog: Catalog, cte_names: set[s
             data_schema = delta_arrow_schema(table.delta)
         else:
             data_schema = _data_schema([catalog.file_info(f) for f in table.files])
-        found[id(node)] = _table_schema(table, data_schema).names
+        found[id(node)] = _table_schema(table, data_schema)
     return found
 
 
@@ -309,8 +329,8 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool, *, fold
         check_functions(expression)
     except OptimizeError as exc:
         refusal = exc
-    constants = folded_constants(expression) if fold else []
     cte_names = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
+    constants = folded_constants(expression, _column_types(expression, catalog, cte_names)) if fold else []
     if any(join.args.get("using") or join.args.get("method") for join in expression.find_all(exp.Join)):
         # before a qualified name is read as its source's column (alias_repeated_sources)
         read_fields_before_hidden_keys(expression, _registered_columns(expression, catalog, cte_names))

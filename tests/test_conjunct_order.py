@@ -409,6 +409,40 @@ FOLDED = [
     "SELECT id FROM t WHERE id > 100 AND coalesce(1 / 0, i) = id",
     "SELECT id FROM t WHERE id > 100 AND CASE WHEN 1 / 0 > i THEN 1 END = id",
     "SELECT id FROM t WHERE id > 100 AND CASE WHEN false THEN 1 / 0 END = id",
+    # a sort key (in a subquery too; not under LIMIT 0 nor in a branch), a lambda's body where it
+    # reads no variable, each branch of a set operation, an AND or OR computed left side first
+    "SELECT id FROM t WHERE id > 100 ORDER BY id + cast('q' AS int)",
+    "SELECT count(*) FROM (SELECT id FROM t WHERE id > 100 ORDER BY 1 / 0)",
+    "SELECT id FROM t WHERE id > 100 ORDER BY id + cast('q' AS int) LIMIT 0",
+    "SELECT id FROM t WHERE id > 100 ORDER BY coalesce(i, 1 / 0)",
+    "SELECT transform(array(id), (x, k) -> k + 1 / 0) AS a FROM t WHERE id > 100",
+    "SELECT id FROM t WHERE id > 100 AND exists(array(1), x -> CASE WHEN x > 1 THEN 1 / 0 END = 1)",
+    "SELECT id FROM t WHERE id > 100 UNION ALL SELECT cast('q' AS int) FROM t WHERE false",
+    "SELECT id FROM t WHERE cast('q' AS int) = 1 AND false",
+    "SELECT id FROM t WHERE true OR cast('q' AS int) = 1",
+    # a subquery's or CTE's column is computed where it is read (not where nothing reads it, nor
+    # where only a branch or a short-circuited AND does), all of a DISTINCT one's
+    "SELECT c FROM (SELECT id, cast('q' AS int) AS c FROM t) WHERE id > 100",
+    "SELECT s.* FROM (SELECT id, cast('q' AS int) AS c FROM t) s WHERE id > 100",
+    "WITH c AS (SELECT id, 1 / 0 AS z FROM t) SELECT max(z) AS m FROM c WHERE id > 100",
+    "SELECT id FROM (SELECT DISTINCT id, 1 / 0 AS z FROM t) WHERE id > 100",
+    "SELECT CASE WHEN id > 1 THEN c END AS x FROM (SELECT id, cast('q' AS int) AS c FROM t) WHERE id > 100",
+    "SELECT id FROM (SELECT id, 1 / 0 AS z FROM t) WHERE false AND z = 1",
+    "SELECT id, 5 AS z FROM (SELECT id, 1 / 0 AS z FROM t) WHERE id > 100 ORDER BY z",
+    # a string compared with a registered table's integer column: Spark's cast of it to a bigint
+    # (not where the name is a subquery's string column or a projection's alias)
+    "SELECT id FROM t WHERE id > 100 AND i = 'q'",
+    "SELECT id FROM z WHERE id > 100 AND z.id IN ('q', 1)",
+    "SELECT id FROM t WHERE id > 100 AND id = ' 7 '",
+    "SELECT id FROM (SELECT g AS id FROM t) WHERE id = 'q'",
+    "SELECT g AS id FROM t WHERE g = 'zz' ORDER BY id = 'q'",
+    # a window's function and sort keys, a grouping or partition key but a constant one; and a
+    # constant with an IS NULL inside is not computed whole (Spark's NullDownPropagation)
+    "SELECT id, sum(i) OVER (PARTITION BY id ORDER BY 1 / 0) AS s FROM t WHERE id > 100",
+    "SELECT id, rank() OVER (PARTITION BY 1 / 0 ORDER BY id) AS r FROM t WHERE id > 100",
+    "SELECT id FROM t WHERE id > 100 GROUP BY id, id + cast('q' AS int)",
+    "SELECT id FROM t WHERE id > 100 GROUP BY id, 1 / 0",
+    "SELECT id FROM t WHERE id > 100 AND make_date(2024, 13, 1) IS NOT NULL",
 ]
 
 # a conjunct with an IN subquery beside one that may raise: its table named twice in DuckDB's query
