@@ -43,7 +43,7 @@ from collections.abc import Mapping
 from sqlglot import exp
 
 from vpush.optimizer.bind_sqlglot import reads_as
-from vpush.optimizer.dialect import COMPARISONS, VariantGet, comparison_operands, in_scope
+from vpush.optimizer.dialect import COMPARISONS, VariantGet, comparison_operands, lambda_variables, in_scope
 
 __all__ = ["folded_constants"]
 
@@ -159,8 +159,10 @@ class _DerivedColumns:
     def __init__(self, statement: exp.Expr) -> None:
         names = [cte.alias_or_name.lower() for cte in statement.find_all(exp.CTE)]
         recursive = any(w.args.get("recursive") for w in statement.find_all(exp.With))
+        # (a CTE that names its columns, ``WITH c(a, b)``, is not followed: its names are not its query's)
         self._ctes = {} if recursive else {
-            cte.alias_or_name.lower(): cte.this for cte in statement.find_all(exp.CTE) if names.count(cte.alias_or_name.lower()) == 1
+            cte.alias_or_name.lower(): cte.this for cte in statement.find_all(exp.CTE)
+            if names.count(cte.alias_or_name.lower()) == 1 and not _named_columns(cte)
         }
         self._outputs: dict[int, dict[str, exp.Expr | None]] = {}
         self.read_whole: list[exp.Expr] = []
@@ -176,7 +178,7 @@ class _DerivedColumns:
         aliases = {p.alias.lower() for p in query.expressions if isinstance(p, exp.Alias)} if isinstance(query, exp.Select) else set()
         copy = place.copy()
         for column in [c for c in in_scope(copy) if isinstance(c, exp.Column) and not isinstance(c.this, exp.Star)]:
-            if not column.table and column.name.lower() in aliases and column.find_ancestor(exp.Alias) is None:
+            if (not column.table and column.name.lower() in aliases and column.find_ancestor(exp.Alias) is None) or _lambda_name(column):
                 continue
             definition = self._definition(column, sources)
             if definition is not None:
@@ -193,6 +195,8 @@ class _DerivedColumns:
         if not isinstance(query, exp.Select):
             return [projection]
         if _star(projection) is not None:
+            if _modified_star(projection):
+                return []
             return [c for c in self._starred(projection, self._sources(query)).values() if c is not None]
         return [self.substitute(projection, query)]
 
@@ -219,7 +223,7 @@ class _DerivedColumns:
         for source in [from_.this if from_ is not None else None, *(j.this for j in select.args.get("joins") or [])]:
             if source is not None and source.args.get("pivots"):
                 continue  # (a pivot's columns are not its subquery's)
-            if isinstance(source, exp.Subquery):  # (one without a name read by its columns' names only)
+            if isinstance(source, exp.Subquery) and not _named_columns(source):  # (one without a name read by its columns' names only)
                 found[source.alias.lower() or f"#{len(found)}"] = source.this
             elif (isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier) and not source.args.get("db")
                   and source.name.lower() in self._ctes):
@@ -241,6 +245,9 @@ class _DerivedColumns:
             columns = dict.fromkeys((p.alias_or_name.lower() for p in _outermost_projections(query.this)), None)
         elif isinstance(query, exp.Select):
             sources = self._sources(query)
+            if any(_star(p) is not None and _modified_star(p) for p in query.expressions):
+                self._outputs[id(query)] = {}
+                return {}  # (the columns such a star gives are not followed)
             for projection in query.expressions:
                 if _star(projection) is not None:
                     columns.update(self._starred(projection, sources))
@@ -269,7 +276,7 @@ def _mark_column_types(statement: exp.Expr, column_types: Mapping[int, Mapping[s
         only_tables = len(tables) == len(sources) and not select.args.get("laterals")
         aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
         for column in in_scope(select):
-            if not isinstance(column, exp.Column) or not isinstance(column.this, exp.Identifier) or column.args.get("db"):
+            if not isinstance(column, exp.Column) or not isinstance(column.this, exp.Identifier) or column.args.get("db") or _lambda_name(column):
                 continue
             name, qualifier = column.name.lower(), column.table.lower()
             if qualifier:
@@ -287,6 +294,24 @@ def _star(projection: exp.Expr) -> str | None:
     if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star):
         return projection.table.lower()
     return None
+
+
+def _modified_star(projection: exp.Expr) -> bool:
+    """Whether star ``projection`` leaves out, replaces or renames columns (``* EXCEPT (z)``)."""
+    star = projection if isinstance(projection, exp.Star) else projection.this
+    return isinstance(star, exp.Star) and any(star.args.get(k) for k in ("except_", "replace", "rename", "ilike"))
+
+
+def _named_columns(node: exp.Expr) -> bool:
+    """Whether subquery or CTE ``node`` names its columns itself (``AS s(a, b)``)."""
+    alias = node.args.get("alias")
+    return isinstance(alias, exp.TableAlias) and bool(alias.columns)
+
+
+def _lambda_name(column: exp.Column) -> bool:
+    """Whether ``column`` names a variable of a lambda around it in any case (Spark resolves
+    ``Z -> z + 1`` so; sqlglot's parser leaves ``z`` a column)."""
+    return not column.table and column.name.lower() in lambda_variables(column)
 
 
 def _whole(derived: _DerivedColumns, query: exp.Expr) -> list[exp.Expr]:
@@ -343,12 +368,20 @@ def _keys(node: exp.Expr | None) -> list[exp.Expr]:
     return [k for k in keys if not _constant(k)]
 
 
+_MOST_CONNECTIVES = 6
+
+
 def _in_spark_order(constant: exp.Expr) -> exp.Expr:
     """``constant`` with each ``AND`` and ``OR`` made to compute its right side only where its
     left one does not decide, as Spark's do (``cast('q' AS int) = 1 AND false`` raises, ``false
     AND cast('q' AS int) = 1`` is false), and to compute its left side whatever its right one
-    (DuckDB's optimizer makes ``x AND false`` false without computing ``x``)."""
-    for node in reversed(list(constant.find_all(exp.And, exp.Or))):  # the innermost first
+    (DuckDB's optimizer makes ``x AND false`` false without computing ``x``). Each rewrite
+    writes its left side twice, so past :data:`_MOST_CONNECTIVES` of them the constant is left
+    as it is (the text would double with each)."""
+    connectives = list(constant.find_all(exp.And, exp.Or))
+    if len(connectives) > _MOST_CONNECTIVES:
+        return constant
+    for node in reversed(connectives):  # the innermost first
         decided = exp.false() if isinstance(node, exp.And) else exp.true()
         left = node.left.copy()
         case = exp.Case(ifs=[exp.If(this=exp.NullSafeEQ(this=exp.Paren(this=left), expression=decided), true=decided.copy())],

@@ -443,6 +443,14 @@ FOLDED = [
     "SELECT id FROM t WHERE id > 100 GROUP BY id, id + cast('q' AS int)",
     "SELECT id FROM t WHERE id > 100 GROUP BY id, 1 / 0",
     "SELECT id FROM t WHERE id > 100 AND make_date(2024, 13, 1) IS NOT NULL",
+    # found by the reviewer: a subquery's or CTE's own column names, a star that leaves columns out,
+    # a lambda's variable in another case, and many constant conjuncts (the text had doubled with each)
+    "SELECT i FROM (SELECT id, 1 / 0 AS i FROM t) AS s(i, z) WHERE i > 100",
+    "WITH c(z, k) AS (SELECT id, 1 / 0 AS z FROM t) SELECT z FROM c WHERE z > 100",
+    "SELECT * EXCEPT (z) FROM (SELECT id, 1 / 0 AS z FROM t) WHERE id > 100",
+    "SELECT transform(array(1), Z -> z + 1) AS a FROM (SELECT id, 1 / 0 AS z FROM t) WHERE id > 100",
+    "SELECT id FROM t WHERE id > 100 AND exists(array('a'), I -> i = 'q')",
+    "SELECT id FROM t WHERE " + " AND ".join(f"cast(concat('{k}', '') AS int) = {k}" for k in range(14)),
 ]
 
 # a conjunct with an IN subquery beside one that may raise: its table named twice in DuckDB's query
