@@ -943,7 +943,7 @@ def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession,
      ("next_day(ts, 'xx')", "ILLEGAL_DAY_OF_WEEK"), ("next_day(concat(t, 'x'), 'mo')", "CAST_INVALID_INPUT"), ("next_day(day, 5)", "ILLEGAL_DAY_OF_WEEK"),
      ("trunc('x', 'MM')", "CAST_INVALID_INPUT"), ("next_day('2024-13-01', 'mo')", "CAST_INVALID_INPUT"),
      ("day(i)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"), ("hour(b)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
-     ("quarter(f)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"), ("weekofyear(i > 0)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+     ("quarter(f)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"), ("weekofyear(s)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
      # date_format patterns Spark rejects (its own check, then java.time's, then SimpleDateFormat's) and types it does not cast
      ("date_format(ts, 'yyyy-ww')", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION"),
      ("date_format(ts, 'YYYY')", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION"),
