@@ -4076,12 +4076,10 @@ class _Rewriter:
                 _refuse(called, "a format that is neither a literal nor a string")
             assert level is not None  # for mypy: refused above
             # a format read row by row: each of Spark's names of a level, any case; NULL for another
-            ifs = []
-            for unit in dict.fromkeys(_DATE_TRUNC_UNITS.values()):
-                names = [exp.Literal.string(name) for name, u in _DATE_TRUNC_UNITS.items() if u == unit]
-                truncated = exp.Anonymous(this=DATE_TRUNC_FUNCTION, expressions=[node.this.copy(), exp.Literal.string(unit), zone.copy()])
-                ifs.append(exp.If(this=exp.In(this=exp.Upper(this=level.copy()), expressions=names), true=truncated))
-            return exp.Case(ifs=ifs, default=exp.cast(exp.Null(), exp.DataType.build("TIMESTAMPTZ")))
+            def truncated(unit: str) -> exp.Expression:
+                return exp.Anonymous(this=DATE_TRUNC_FUNCTION, expressions=[node.this.copy(), exp.Literal.string(unit), zone.copy()])
+
+            return _by_level(level, _DATE_TRUNC_UNITS, truncated, "TIMESTAMPTZ")
         if called in ("floor", "ceil", "ceiling") and arguments and arguments[0] is not None and _is_integral(self.typer.of(arguments[0])):
             return exp.cast(arguments[0], exp.DataType.build("BIGINT"))  # Spark's floor of an integer is itself
         if called in ("sign", "signum") and arguments and arguments[0] is not None and _is_fractional(self.typer.of(arguments[0])):
@@ -10493,8 +10491,8 @@ _TIMESTAMP_MISMATCHES = tuple(AtomicType(n) for n in ("boolean", "tinyint", "sma
 
 # Spark's trunc(date, fmt) levels (DateTimeUtils.parseTruncLevel of the format upper-cased) as
 # DuckDB's date_trunc parts; any other format, a finer one included ('DD', 'HOUR'), gives NULL.
-_TRUNC_LEVELS = {"YEAR": "year", "YYYY": "year", "YY": "year", "QUARTER": "quarter", "MONTH": "month",
-                 "MON": "month", "MM": "month", "WEEK": "week"}
+# trunc's levels: date_trunc's of a week or longer
+_TRUNC_LEVELS = {name: unit for name, unit in _DATE_TRUNC_UNITS.items() if unit in ("year", "quarter", "month", "week")}
 
 
 def _trunc_date(value: exp.Expr, unit: exp.Expr | None, of: Callable[[exp.Expr], SparkType | None]) -> exp.Expression:
@@ -10517,13 +10515,20 @@ def _trunc_date(value: exp.Expr, unit: exp.Expr | None, of: Callable[[exp.Expr],
     if unit is None or not isinstance(of(unit), StringType):
         _refuse("trunc", "a format that is neither a literal nor a string")
     assert unit is not None  # for mypy: refused above
-    level = exp.Upper(this=unit)
+    def truncated(part: str) -> exp.Expression:
+        return exp.cast(exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(part), value.copy()]), exp.DataType.build("DATE"))
+
+    return _by_level(unit, _TRUNC_LEVELS, truncated, "DATE")
+
+
+def _by_level(level: exp.Expr, levels: Mapping[str, str], truncated: Callable[[str], exp.Expression], result: str) -> exp.Expression:
+    """A truncation by a level read row by row: ``truncated(unit)`` where the upper-cased
+    ``level`` is one of Spark's names of ``unit`` in ``levels``, else NULL (of type ``result``)."""
     ifs = []
-    for part in dict.fromkeys(_TRUNC_LEVELS.values()):
-        names = [exp.Literal.string(name) for name, p in _TRUNC_LEVELS.items() if p == part]
-        truncated = exp.Anonymous(this="date_trunc", expressions=[exp.Literal.string(part), value.copy()])
-        ifs.append(exp.If(this=exp.In(this=level.copy(), expressions=names), true=exp.cast(truncated, exp.DataType.build("DATE"))))
-    return exp.Case(ifs=ifs, default=exp.cast(exp.Null(), exp.DataType.build("DATE")))
+    for unit in dict.fromkeys(levels.values()):
+        names = [exp.Literal.string(name) for name, u in levels.items() if u == unit]
+        ifs.append(exp.If(this=exp.In(this=exp.Upper(this=level.copy()), expressions=names), true=truncated(unit)))
+    return exp.Case(ifs=ifs, default=exp.cast(exp.Null(), exp.DataType.build(result)))
 
 
 # What Spark's UTF8String.trimAll takes off a string before reading a number or a boolean: every
