@@ -592,6 +592,12 @@ _DATETIME_UNITS = frozenset({
 })
 
 
+DEFERRED_ARITY_ERROR = "vpush_deferred_arity_error"
+"""Meta key of a call Spark refuses for its count of arguments once they resolve
+(``date_add(w, 1, ts)`` of a word that is no unit): the error ``spark_semantics`` raises after it
+checks the SELECT's columns (Spark skips a function until its arguments are resolved)."""
+
+
 def _unit_call(name: str, build: t.Callable[[list[exp.Expr]], exp.Expr]) -> t.Callable[[list[exp.Expr]], exp.Expr]:
     """A FUNCTIONS entry for ``name(unit, x, y)`` that takes the unit as Spark's parser does: one
     of its words, kept as written (Spark prints ``timestampadd(Hour, 1, ts)``). sqlglot's node
@@ -612,9 +618,13 @@ def _unit_call(name: str, build: t.Callable[[list[exp.Expr]], exp.Expr]) -> t.Ca
                     "`spark_catalog`.`default`].",
                     "UNRESOLVED_ROUTINE",
                 )
-            # an ordinary call of the two-argument function (Spark resolves the first argument
-            # before it counts them: a word naming no column is UNRESOLVED_COLUMN)
-            raise _error(f"The `{name}` requires 2 parameters but the actual number is 3.", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION")
+            # an ordinary call of the two-argument function, which Spark counts only once its
+            # arguments resolve (a word naming no column is UNRESOLVED_COLUMN first)
+            call = exp.Anonymous(this=name, expressions=args)
+            call.meta[DEFERRED_ARITY_ERROR] = _error(
+                f"The `{name}` requires 2 parameters but the actual number is {len(args)}.", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"
+            )
+            return call
         node = build(args)
         if word is not None:
             node.meta[WRITTEN_UNIT] = word

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from vpush.optimizer.dialect import PARSED_ARGUMENTS, call_name
+from vpush.optimizer.dialect import DEFERRED_ARITY_ERROR, PARSED_ARGUMENTS, call_name
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.rewrite_generators import GENERATORS
 from vpush.optimizer.rewrite_time_windows import TIME_WINDOW_FUNCTIONS
@@ -183,6 +183,8 @@ def check_functions(expression: exp.Expr) -> None:
             continue
         if isinstance(node, exp.Anonymous) and isinstance(node.parent, exp.Table) and node.name.lower() == "range":
             continue  # FROM range(...): vpush.optimizer.rewrite_range_tables decides on it
+        if DEFERRED_ARITY_ERROR in node.meta:
+            continue  # Spark's own count of its arguments, raised once they resolve (spark_semantics)
         if isinstance(node, exp.TableSample):
             raise OptimizeError(
                 "TABLESAMPLE of a fraction: the DuckDB engine does not give Spark's answer for it (Spark's sample "

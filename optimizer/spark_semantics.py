@@ -43,6 +43,7 @@ from vpush.codec.java_format import format_java_double, format_java_float
 from vpush.codec.strict_math import STRICT_MATH_FUNCTIONS as STRICT_MATH_ARITY
 from vpush.optimizer.dialect import (
     comparison_operands,
+    DEFERRED_ARITY_ERROR,
     IMPLICIT_NAME,
     PREFIX_NOT,
     SPARK_CALL,
@@ -5909,6 +5910,9 @@ def apply_spark_semantics(
             generated(produced_columns)
         _expand_nested_struct_stars(select, typer)
         _check_resolved(select, scope, columns)
+        for call in in_scope(select):
+            if DEFERRED_ARITY_ERROR in call.meta:
+                raise call.meta[DEFERRED_ARITY_ERROR]
         _check_correlated_variants(scope, columns)
         _check_distinct_order(select)
         _check_group_by_present(select, typer)
