@@ -704,7 +704,13 @@ def _unknown_call(name: str) -> t.Callable[[list[exp.Expr]], exp.Expr]:
 # The calls Spark's grammar reads that its SHOW FUNCTIONS does not list
 _GRAMMAR_CALLS = frozenset({"TIMESTAMPADD", "TIMESTAMPDIFF", "TIMEDIFF"})
 # sqlglot's parsers of their own for names Spark has no function of (`arg_max(x, y)`)
-_UNKNOWN_PARSERS = frozenset({"ARGMAX", "ARGMIN", "ARG_MAX", "ARG_MIN", "SAFE_CAST", "CONVERT", "TRY_CONVERT"})
+_UNKNOWN_PARSERS = frozenset({
+    "ARGMAX", "ARGMIN", "ARG_MAX", "ARG_MIN", "SAFE_CAST", "CONVERT", "TRY_CONVERT",
+    # other dialects' syntax, which sqlglot's Spark parser inherits and DuckDB would run
+    # (json_object('a', 1) answered): Spark has no function of these names
+    "GAP_FILL", "JSON_OBJECT", "JSON_OBJECTAGG", "JSON_TABLE", "MATCH", "NORMALIZE", "OPENJSON", "WEIGHT_STRING",
+    "XMLELEMENT", "XMLTABLE",
+})
 
 
 def _build_to_json(args: list[exp.Expr]) -> exp.Expr:
@@ -1005,6 +1011,10 @@ def _check_statement(expression: exp.Expr) -> None:
                     f"{node.sql_name().lower()} is a table function: call it in FROM",
                     "NOT_A_SCALAR_FUNCTION",
                 )
+        elif isinstance(node, exp.Alias) and isinstance(node.parent, exp.Anonymous) and node.arg_key == "expressions":
+            # sqlglot reads `f(x AS y)` for a function it does not know (`safe_cast(g AS int)`);
+            # Spark's grammar names an argument only in struct(...)
+            raise _error(f"Syntax error at or near 'AS' in {node.parent.name}(...)", "PARSE_SYNTAX_ERROR")
         elif isinstance(node, exp.Alias) and isinstance(node.args.get("alias"), exp.Placeholder):
             # `1:a` or `'x':a`: a ':' after something sqlglot parses as a literal.
             if isinstance(node.this, exp.Literal) and node.this.is_string:
