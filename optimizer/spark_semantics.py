@@ -6399,7 +6399,9 @@ def _implicit_casts(select: exp.Select, typer: _Typer) -> None:
                     cast(side, "DOUBLE")
             elif any(nulls):
                 other = typer.of(sides[nulls.index(False)])
-                if other is not None and (_is_integral(other) or _is_fractional(other) or isinstance(other, DecimalType)):
+                if isinstance(node, exp.IntDiv) and other in _FLOATING:
+                    pass  # Spark's div takes no double: NULL stays void beside it (BINARY_OP_DIFF_TYPES)
+                elif other is not None and (_is_integral(other) or _is_fractional(other) or isinstance(other, DecimalType)):
                     cast(sides[nulls.index(True)], _sql_type(other).sql("duckdb"))
         elif isinstance(node, (exp.Neg, exp.Abs)) and isinstance(_unparen(node.this), exp.Null):
             cast(node.this, "DOUBLE")

@@ -735,7 +735,8 @@ def test_make_date_at_the_ends_of_spark_dates_is_refused(call: str, con: vpush.C
      # div of a float or double: Spark's IntegralDivide takes bigints and decimals (DuckDB divided: 0.75)
      ("div(f, 2)", "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES"), ("i div f", "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES"),
      ("div(f, f)", "DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE"), ("div(d, f)", "DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE"),
-     ("div(CAST(f AS FLOAT), d)", "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES"), ("div(g, f)", "DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE")],
+     ("div(CAST(f AS FLOAT), d)", "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES"), ("div(g, f)", "DATATYPE_MISMATCH.BINARY_OP_WRONG_TYPE"),
+     ("div(NULL, f)", "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES"), ("div(f, NULL)", "DATATYPE_MISMATCH.BINARY_OP_DIFF_TYPES")],
 )
 def test_math_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """A bit position outside the type's width, Long.MinValue div -1, div by 0 and conv of a number
