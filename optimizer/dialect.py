@@ -1208,18 +1208,27 @@ answers on DuckDB only for the functions whose Spark semantics it knows by name.
 ArgumentTrace = t.Union[tuple[tuple[str, t.Optional[int]], ...], exp.Literal, None]
 
 
+_BUILT_AT = "vpush_built_at"
+"""Meta key of a traced literal's copy: the path at which the built call held the literal itself
+(None where the builder made a node of its own), which tells two literals written alike apart."""
+
+
 def _trace(call: exp.Expr, argument: exp.Expr) -> ArgumentTrace:
     """How to find ``argument`` again from ``call`` (see :data:`SPARK_CALL`)."""
-    if isinstance(argument, exp.Literal):
-        return argument.copy()
     steps: list[tuple[str, int | None]] = []
     node: exp.Expr | None = argument
     while node is not None and node is not call:
         if node.arg_key is None:
-            return None
+            node = None
+            break
         steps.append((node.arg_key, node.index))
         node = node.parent
-    return tuple(reversed(steps)) if node is call else None
+    path = tuple(reversed(steps)) if node is call else None
+    if isinstance(argument, exp.Literal):
+        written = argument.copy()
+        written.meta[_BUILT_AT] = path  # where the call holds it, if it does (retrace)
+        return written
+    return path
 
 
 def _utc_shift(name: str) -> t.Callable[..., exp.Expr]:
@@ -1368,7 +1377,9 @@ def retrace(call: exp.Expr, written: exp.Expr, replaced: exp.Expr) -> None:
     if path is None or isinstance(path, exp.Literal):
         return
     matches = [k for k, trace in enumerate(traced[1]) if isinstance(trace, exp.Literal) and trace == written]
-    if len(matches) == 1:  # two arguments written alike: which one was cast is not known, so neither is retraced
+    if len(matches) > 1:  # two arguments written alike: the one the call held where the cast now stands
+        matches = [k for k in matches if t.cast(exp.Literal, traced[1][k]).meta.get(_BUILT_AT) == path]
+    if len(matches) == 1:
         call.meta[SPARK_CALL] = (traced[0], tuple(path if k == matches[0] else trace for k, trace in enumerate(traced[1])))
 
 

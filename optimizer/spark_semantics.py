@@ -7183,7 +7183,8 @@ def _check_date_argument(node: exp.Expr, typer: _Typer) -> None:
     argument = node.this
     if isinstance(argument, exp.TsOrDsToDate) and argument.args.get("format") is None:
         argument = argument.this  # sqlglot's wrapping of a date part's argument (dayofmonth(x))
-    kind = typer.of(argument)
+    # a predicate is a boolean, which the typer leaves untyped (weekofyear(i > 0))
+    kind = _BOOLEAN if isinstance(argument.unnest(), (exp.Predicate, exp.Connector, exp.Not)) else typer.of(argument)
     if kind is None or isinstance(argument, exp.Null) or isinstance(kind, StringType) or kind in (AtomicType("date"), *_TIMESTAMPS, VOID, VARIANT):
         return
     required = "TIMESTAMP" if isinstance(node, (exp.Hour, exp.Minute, exp.Second)) else "DATE"

@@ -324,6 +324,8 @@ SCALARS = [
     "timediff(Minute, day, ts)",
     # named as written, where sqlglot's builders made upper(hex(x)) hex(x) and substr(x FROM n) substr(x, n)
     "upper(hex(g))", "lower(hex(i))", "substr(g FROM 2)", "substring(g FROM s FOR 2)",
+    # two literal arguments written alike: the one Spark casts to a date told from the other (was refused)
+    "trunc('2024-05-17', '2024-05-17')", "date_trunc('2024-05-17', '2024-05-17')",
 ]
 
 AGGREGATES = [
@@ -957,6 +959,8 @@ def test_make_timestamp_in_the_session_time_zone(zone: str, spark: SparkSession,
      ("trunc('x', 'MM')", "CAST_INVALID_INPUT"), ("next_day('2024-13-01', 'mo')", "CAST_INVALID_INPUT"),
      ("day(i)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"), ("hour(b)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
      ("quarter(f)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"), ("weekofyear(s)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+     ("weekofyear(i > 0)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"), ("trunc(i IS NULL, 'MM')", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+     ("month(g LIKE 'a%')", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"), ("next_day('2024-05-17', '2024-05-17')", "ILLEGAL_DAY_OF_WEEK"),
      # date_format patterns Spark rejects (its own check, then java.time's, then SimpleDateFormat's) and types it does not cast
      ("date_format(ts, 'yyyy-ww')", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION"),
      ("date_format(ts, 'YYYY')", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION"),
