@@ -98,6 +98,18 @@ def _check_references(select: exp.Select, scope: Scope, alias: str, ambiguous: d
     joins = select.args.get("joins") or []
     semi = position > 0 and str(joins[position - 1].args.get("kind") or "").upper() in ("SEMI", "ANTI")
     own = [c for c in select.find_all(exp.Column) if c.find_ancestor(exp.Select) is select]
+    sources = {name.lower() for name in scope.sources}
+    for column in own:
+        # `x.i` (or `s.x.i`), a field of a name several columns have: Spark's reference to `x` is ambiguous
+        db = column.args.get("db")
+        base = column.table.lower() if db is None or db.name.lower() == alias.lower() else ""
+        if (base in ambiguous and (db is not None or base not in sources) and not semi and not bound_by_lambda(column)
+                and clause_of(column, select).arg_key not in ("laterals", "joins", *_RESOLVED_AS_OUTPUTS)):
+            names = ", ".join(f"`{alias}`.`{column.table}`" if alias else f"`{column.table}`" for _ in range(ambiguous[base]))
+            raise OptimizeError(
+                f"Reference {'.'.join(f'`{part.name}`' for part in column.parts)} is ambiguous, could be: [{names}].",
+                error_class="AMBIGUOUS_REFERENCE",
+            )
     for column in dict.fromkeys([*own, *scope.columns]):
         name = column.name.lower()
         if not isinstance(column.this, exp.Identifier) or name not in ambiguous or column.table.lower() not in ("", alias.lower()):
@@ -122,6 +134,16 @@ def _check_references(select: exp.Select, scope: Scope, alias: str, ambiguous: d
             raise _unresolved(column, outputs)
         names = ", ".join(f"`{alias}`.`{column.name}`" if alias else f"`{column.name}`" for _ in range(ambiguous[name]))
         raise OptimizeError(f"Reference `{column.name}` is ambiguous, could be: [{names}].", error_class="AMBIGUOUS_REFERENCE")
+
+
+def duplicated_names(scope: Scope) -> set[str]:
+    """The names (lower-cased) a subquery or CTE that ``scope`` reads gives to several columns."""
+    names: set[str] = set()
+    for source in scope.sources.values():
+        inner = _query_scope(source)
+        if inner is not None and isinstance(inner.expression, exp.Select):
+            names.update(_duplicates(inner.expression))
+    return names
 
 
 def _hide_duplicates(inner: exp.Select, source: Scope) -> tuple[list[str], list[str], dict[str, int]] | None:

@@ -108,7 +108,7 @@ from vpush.optimizer.rewrite_time_windows import (
 )
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rewrite_table_samples import passes_rows
-from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
+from vpush.optimizer.rename_duplicate_columns import duplicated_names, rename_duplicate_columns
 from vpush.optimizer.check_grouped_references import under_aggregate
 from vpush.optimizer.check_join_references import using_keys
 from vpush.optimizer.expand_using_stars import expand_using_stars, output_names, source_names
@@ -8499,6 +8499,7 @@ def _check_field_bases(
     sources = {alias.lower() for alias in scope.sources}
     aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
     known = all(found and "*" not in found for found in columns.values())
+    duplicated = duplicated_names(scope)  # a field of one of these is ambiguous first (rename_duplicate_columns)
     for column in select.find_all(exp.Column):
         if isinstance(column.this, exp.Star) and column.table and not column.args.get("db") and known:
             _check_star_base(column, select, sources, columns)
@@ -8506,7 +8507,7 @@ def _check_field_bases(
         if db is not None and not isinstance(column.this, exp.Star) and column.find_ancestor(exp.Select) is select:
             # `s.x.id`: a field of source `s`'s column `x`
             base = (columns.get(db.name.lower()) or {}).get(column.table.lower())
-            if isinstance(base, (AtomicType, StringType, DecimalType)) and column.args.get("catalog") is None:
+            if isinstance(base, (AtomicType, StringType, DecimalType)) and column.args.get("catalog") is None and column.table.lower() not in duplicated:
                 raise OptimizeError(
                     f"Can't extract a value from `{db.name}`.`{column.table}`: need a struct type but got \"{base.to_sql()}\".",
                     error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",
@@ -8533,7 +8534,7 @@ def _check_field_bases(
                 f"A column, variable, or function parameter with name `{column.table}`.`{column.name}` cannot be resolved.",
                 error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
             )
-        if len(found) == 1 and (isinstance(found[0], (AtomicType, StringType, DecimalType))):
+        if len(found) == 1 and (isinstance(found[0], (AtomicType, StringType, DecimalType))) and qualifier not in duplicated:
             raise OptimizeError(
                 f"Can't extract a value from `{column.table}`: need a struct type but got \"{found[0].to_sql()}\".",
                 error_class="INVALID_EXTRACT_BASE_FIELD_TYPE",

@@ -517,6 +517,12 @@ JOINED_NAMES = [
     # binder had read x.i as the source x's column)
     "SELECT transform(array(named_struct('i', 9)), x -> x.i + 1) AS r FROM t s JOIN t x ON s.id = x.id",
     "SELECT filter(array(x.i, 5, s.i), x -> x > 4) AS r, exists(array(named_struct('g', 'q')), s -> s.g = 'q') AS e FROM t s JOIN t x USING (id)",
+    # a field of a name a subquery gives twice: Spark's reference to the name is ambiguous (vpush
+    # had read the last one's type: INVALID_EXTRACT_BASE_FIELD_TYPE of a string)
+    "SELECT x.i FROM (SELECT named_struct('i', i) AS x, g AS x FROM t) s",
+    "SELECT s.x.i FROM (SELECT named_struct('i', i) AS x, named_struct('i', id) AS x FROM t) s",
+    "SELECT 1 AS a FROM (SELECT st AS x, g AS x FROM t) s WHERE x.a > 0",
+    "SELECT x.a FROM (SELECT x, x FROM (SELECT st AS x FROM t)) s",
 ]
 
 
