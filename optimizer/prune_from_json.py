@@ -263,7 +263,7 @@ def _check_shape(select: exp.Select, producer: exp.Select, fields: list[_Referen
 
 
 def _has_star(select: exp.Select) -> bool:
-    return any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in select.expressions)
+    return any(p.is_star for p in select.expressions)
 
 
 def _in_projection(select: exp.Select, node: exp.Expr) -> bool:

@@ -94,7 +94,7 @@ def _query_names(query: exp.Expr) -> list[str] | None:
         return None
     names = []
     for projection in query.expressions:
-        if isinstance(projection, exp.Star) or (isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)):
+        if projection.is_star:
             return None
         if not isinstance(projection, (exp.Alias, exp.Column)):
             return None  # an unaliased expression: Spark's name for it is not at hand here

@@ -817,7 +817,7 @@ def grouped_session(select: exp.Select, type_of: Callable[[exp.Expr], SparkType 
     elif _grouping_sets(group):
         why = "sessions grouped by GROUP BY ALL, ROLLUP, CUBE or GROUPING SETS"
     elif select.args.get("laterals") or any(part.find(exp.Subquery, exp.Select, exp.Lambda) for part in _outer_parts(select)) or any(
-            isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in select.expressions):
+            p.is_star for p in select.expressions):
         why = "sessions merged in a SELECT with a subquery, a lambda, a LATERAL VIEW or a star"
     if why is not None:
         refuse_on_duckdb("session_window", why)
