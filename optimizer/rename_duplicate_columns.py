@@ -136,13 +136,16 @@ def _check_references(select: exp.Select, scope: Scope, alias: str, ambiguous: d
         raise OptimizeError(f"Reference `{column.name}` is ambiguous, could be: [{names}].", error_class="AMBIGUOUS_REFERENCE")
 
 
-def duplicated_names(scope: Scope) -> set[str]:
-    """The names (lower-cased) a subquery or CTE that ``scope`` reads gives to several columns."""
+def ambiguous_names(scope: Scope) -> set[str]:
+    """The names (lower-cased) a subquery or CTE that ``scope`` reads gives to several different
+    columns (a reference to one is Spark's ``AMBIGUOUS_REFERENCE``)."""
     names: set[str] = set()
     for source in scope.sources.values():
         inner = _query_scope(source)
         if inner is not None and isinstance(inner.expression, exp.Select):
-            names.update(_duplicates(inner.expression))
+            projections = inner.expression.expressions
+            names.update(name for name, found in _duplicates(inner.expression).items()
+                         if not _same_column([projections[k] for k in found], inner))
     return names
 
 

@@ -108,7 +108,7 @@ from vpush.optimizer.rewrite_time_windows import (
 )
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rewrite_table_samples import passes_rows
-from vpush.optimizer.rename_duplicate_columns import duplicated_names, rename_duplicate_columns
+from vpush.optimizer.rename_duplicate_columns import ambiguous_names, rename_duplicate_columns
 from vpush.optimizer.check_grouped_references import under_aggregate
 from vpush.optimizer.check_join_references import using_keys
 from vpush.optimizer.expand_using_stars import expand_using_stars, output_names, source_names
@@ -8499,7 +8499,7 @@ def _check_field_bases(
     sources = {alias.lower() for alias in scope.sources}
     aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
     known = all(found and "*" not in found for found in columns.values())
-    duplicated = duplicated_names(scope)  # a field of one of these is ambiguous first (rename_duplicate_columns)
+    duplicated = ambiguous_names(scope)  # a field of one of these is ambiguous first (rename_duplicate_columns)
     for column in select.find_all(exp.Column):
         if isinstance(column.this, exp.Star) and column.table and not column.args.get("db") and known:
             _check_star_base(column, select, sources, columns)
