@@ -108,7 +108,7 @@ from vpush.optimizer.rewrite_time_windows import (
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rewrite_table_samples import passes_rows
 from vpush.optimizer.rename_duplicate_columns import rename_duplicate_columns
-from vpush.optimizer.check_grouped_references import under_aggregate
+from vpush.optimizer.check_grouped_references import aggregate_call, holds_aggregate, under_aggregate
 from vpush.optimizer.check_join_references import using_keys
 from vpush.optimizer.expand_using_stars import expand_using_stars, output_names, source_names
 from vpush.optimizer.spark_empty_relations import dropped_unread
@@ -5845,6 +5845,7 @@ def apply_spark_semantics(
         select = scope.expression
         if isinstance(select, exp.SetOperation):
             _check_limits(select, _Typer(scope, {}))
+            _check_order_by_windows(select)
             left, right = (_with_null_projections(branch, outputs.get(id(branch), {})) for branch in (select.left, select.right))
             _check_set_operation(select, left)
             if select.args.get("distinct") is not False or not isinstance(select, exp.Union):
@@ -5934,6 +5935,7 @@ def apply_spark_semantics(
         _spell_out_with_rollup(select)
         float_keys = _float_group_keys(select, typer, columns)
         _check_aliases_in_aggregates(select, columns)
+        _check_order_by_windows(select)
         _inline_aggregate_aliases(select, columns)
         produced: dict[str, SparkType | None] = {}
         projected: list[SparkType | None] = []  # each projection's type, by its place (a star's None)
@@ -8366,7 +8368,8 @@ def _check_aliases_in_aggregates(select: exp.Select, columns: Mapping[str, Mappi
     (``SELECT g AS s ... ORDER BY max(s)``). A HAVING's aggregate reads a source's column first
     (``HAVING max(s) > 'a'`` is answered over the column ``s``) where one source has it. Not where
     a source's columns are unknown. An aggregate is any :func:`under_aggregate` finds (``try_sum``,
-    ``some``, a ``WITHIN GROUP`` ordering), not a window's."""
+    ``some``, a ``WITHIN GROUP`` ordering), in the ORDER BY a window's too (``ORDER BY max(m)
+    OVER ()``: Spark puts the window's aggregate into the ``Aggregate`` as well)."""
     aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
     if not _aggregating(select) or not aliases or any(not known or "*" in known for known in columns.values()):
         return
@@ -8378,7 +8381,7 @@ def _check_aliases_in_aggregates(select: exp.Select, columns: Mapping[str, Mappi
             if not isinstance(column, exp.Column) or column.table or isinstance(column.this, exp.Star):
                 continue
             name = column.name.lower()
-            if name not in aliases or name in _lambda_variables(column) or not under_aggregate(column, clause):
+            if name not in aliases or name in _lambda_variables(column) or not under_aggregate(column, clause, windows=key == "order"):
                 continue
             owners = sum(name in known for known in columns.values())
             if key == "having" and owners == 1:
@@ -8389,6 +8392,50 @@ def _check_aliases_in_aggregates(select: exp.Select, columns: Mapping[str, Mappi
                 f'{"HAVING" if key == "having" else "ORDER BY"} reads the alias `{column.name}`, which the aggregate computes.',
                 error_class=f"MISSING_ATTRIBUTES.RESOLVED_ATTRIBUTE_{detail}",
             )
+
+
+def _check_order_by_windows(query: exp.Select | exp.SetOperation) -> None:
+    """Spark's error for a window in the ORDER BY of ``query``, which its ``Sort`` cannot compute
+    (only a SELECT's list and its QUALIFY can; measured on PySpark 4.3).
+
+    In an aggregating SELECT, Spark's ``ResolveAggregateFunctions`` first puts a window's
+    aggregate into the ``Aggregate``: one over another aggregate is ``NESTED_AGGREGATE_FUNCTION``
+    (``ORDER BY sum(count(*)) OVER ()``), one of an alias ``MISSING_ATTRIBUTES``
+    (:func:`_check_aliases_in_aggregates`, before this), and what stays in the ``Sort`` is a window
+    over the aggregate's result, ``UNSUPPORTED_EXPR_FOR_WINDOW`` (``ORDER BY max(id) OVER ()``);
+    that of any other window (``rank() OVER (ORDER BY h)``), or of any window elsewhere, is
+    ``UNSUPPORTED_EXPR_FOR_OPERATOR``. Each of these classes comes before the next over the whole
+    ORDER BY (Spark checks the ``Aggregate`` before the ``Sort``, an expression before its operator).
+
+    Raises:
+        OptimizeError: ``NESTED_AGGREGATE_FUNCTION``, ``UNSUPPORTED_EXPR_FOR_WINDOW`` or
+        ``UNSUPPORTED_EXPR_FOR_OPERATOR``.
+    """
+    order = query.args.get("order")
+    if order is None:
+        return
+    windows = [w for w in in_scope(order) if isinstance(w, exp.Window)]
+    if not windows:
+        return
+    if isinstance(query, exp.Select) and _aggregating(query):
+        folded = [w.this for w in windows if aggregate_call(w.this)]
+        for function in folded:
+            called = function.this if isinstance(function, exp.Filter) else function
+            if any(holds_aggregate(argument) for argument in called.iter_expressions()):
+                raise OptimizeError(
+                    "It is not allowed to use an aggregate function in the argument of another aggregate function. "
+                    "Please use the inner aggregate function in a sub-query.",
+                    error_class="NESTED_AGGREGATE_FUNCTION",
+                )
+        if folded:
+            raise OptimizeError(
+                f"Expression {_spark_text(folded[0])} not supported within a window function.",
+                error_class="UNSUPPORTED_EXPR_FOR_WINDOW",
+            )
+    raise OptimizeError(
+        f"The query operator `Sort` contains one or more unsupported expressions: {_spark_text(windows[0])}",
+        error_class="UNSUPPORTED_EXPR_FOR_OPERATOR",
+    )
 
 
 def _inline_having_aliases(select: exp.Select, lateral: Mapping[str, exp.Expr], typer: _Typer) -> None:
