@@ -82,6 +82,8 @@ class _Check:
         # a USING key, which this does not follow)
         self.dropped = self.sources if len(relations) == 1 else set()
         self.outputs = [p.alias_or_name for p in select.expressions if p.alias_or_name]
+        # a qualified name (t.i) reads no alias: only an output that is a source's column
+        self.column_outputs = {p.name.lower() for p in select.expressions if isinstance(p, exp.Column) and p.name}
         group = select.args.get("group")
         self.keyed = group is not None and select.args.get("distinct") is None
         keys, self.by_sets = _keys(select) if self.keyed else ([], False)
@@ -131,7 +133,8 @@ class _Check:
             if isinstance(node.this, exp.Star) or bound_by_lambda(node) or not self._reads_a_source(node):
                 return None
             name = node.name.lower()
-            if name in self.column_keys or (not listed and name in {o.lower() for o in self.outputs}):
+            outputs = self.column_outputs if node.table else {o.lower() for o in self.outputs}
+            if name in self.column_keys or (not listed and name in outputs):
                 return None
             return node
         if aggregate_call(node) or isinstance(node, (exp.Window, exp.Select, exp.Subquery, exp.Exists)):

@@ -5924,6 +5924,7 @@ def apply_spark_semantics(
         _check_limits(select, typer)
         _check_arithmetic(select, typer)
         _check_filters_are_boolean(select, typer)
+        _coerce_having_aliases_of_columns(select, typer)
         # comparisons Spark decides without computing their expression (the projections' once named)
         for key, value in select.args.items():
             for part in value if isinstance(value, list) else [value]:
@@ -8438,6 +8439,94 @@ def _check_order_by_windows(query: exp.Select | exp.SetOperation) -> None:
     )
 
 
+_READ_AS_SOURCE = "vpush_read_as_source"
+"""Meta key of a HAVING's column :func:`_coerce_having_aliases_of_columns` put there, a source's
+column (the alias of its name is not read in its place)."""
+
+
+def _comparison_type(kinds: list[SparkType | None]) -> SparkType | None:
+    """The type Spark's ANSI coercion casts the operands of a comparison, ``BETWEEN`` or ``IN``
+    of ``kinds`` to; None where they are one type already or vpush does not follow Spark (an
+    unknown or nested type)."""
+    kinds = [k for k in kinds if k != VOID]  # (a NULL takes the others' type)
+    if any(not isinstance(k, (AtomicType, StringType, DecimalType)) for k in kinds) or all(k == kinds[0] for k in kinds):
+        return None
+    strings = [k for k in kinds if isinstance(k, StringType)]
+    others = {k for k in kinds if not isinstance(k, StringType)}
+    if AtomicType("timestamp") in others or AtomicType("timestamp_ntz") in others:
+        stamped = AtomicType("timestamp") if AtomicType("timestamp") in others else AtomicType("timestamp_ntz")
+        return stamped if others <= {stamped, AtomicType("date")} else None
+    if others == {AtomicType("date")} or (strings and others == {AtomicType("boolean")}):
+        return next(iter(others))
+    return wider_common_type(list(kinds))
+
+
+def _coerce_having_aliases_of_columns(select: exp.Select, typer: _Typer) -> None:
+    """A HAVING's comparison (or ``coalesce``, ``greatest``, ``least``) of a name that is both one
+    source's column (not a grouping key, not inside an aggregate) and an alias of another type, as
+    Spark's analyzer reads it (measured on PySpark 4.3): it resolves the name to the column first
+    (``TempResolvedColumn``), its type coercion casts the operands by the column's type, and only
+    then, the column being neither aggregated nor grouped, reads the alias in its place, the casts
+    kept. So
+    ``SELECT h AS i ... GROUP BY h HAVING i = 'x'`` beside an ``int`` column ``i`` compares
+    ``cast(h AS bigint)`` with ``cast('x' AS bigint)`` and raises ``CAST_INVALID_INPUT``, and
+    ``day AS d`` beside a string column ``d`` compares ``d = 'x'`` as ``day = cast('x' AS date)``.
+
+    The alias is put in the column's place here, cast to the type the coercion gives the column
+    where it is not the column's own (else the other operands cast to it), as explicit casts;
+    :func:`_inline_having_aliases` puts the alias in every other place. Not where the name is
+    ambiguous between sources (Spark reads the alias) or the alias holds a window, a subquery or
+    a generator."""
+    having = select.args.get("having")
+    if having is None:
+        return
+    named: dict[str, list[exp.Expr]] = {}
+    for projection in select.expressions:
+        if isinstance(projection, exp.Alias):
+            named.setdefault(projection.alias.lower(), []).append(projection.this)
+    aliases = {name: nodes[0] for name, nodes in named.items() if len(nodes) == 1}
+    sources = [typer.source_columns(alias) for alias in typer.scope.selected_sources]
+    if not aliases or not sources or any(not columns or "*" in columns for columns in sources):
+        return
+    grouped = _grouped_names(select)
+    coerced = (*_COMPARISONS, exp.Between, exp.In, exp.Coalesce, exp.Greatest, exp.Least)
+    for node in [n for n in in_scope(having) if isinstance(n, coerced) and not n.args.get("query")]:
+        compared = not isinstance(node, (exp.Coalesce, exp.Greatest, exp.Least))
+        operands = comparison_operands(node)
+        for operand in operands:
+            column = _unparen(operand)
+            if not isinstance(column, exp.Column) or column.table or not isinstance(column.this, exp.Identifier):
+                continue
+            name = column.name.lower()
+            alias = aliases.get(name)
+            if (alias is None or name in grouped or name in _lambda_variables(column) or under_aggregate(column, having)
+                    or alias.find(exp.Window, exp.Select, exp.Subquery, exp.UDTF) is not None):
+                continue
+            if sum(name in columns for columns in sources) != 1 and not typer._joined_using(name):
+                continue  # (of two sources the name is ambiguous there: Spark reads the alias)
+            own, written = typer.of(column), typer.of(alias)
+            others = [o for o in operands if o is not operand]
+            kinds = [own, *(VOID if isinstance(_unparen(o), exp.Null) else typer.of(o) for o in others)]
+            # (coalesce, greatest and least take the wider common type: an integer beside a string a bigint)
+            to = _comparison_type(kinds) if compared else None if all(k == own for k in kinds) else wider_common_type(kinds)
+            if own is None or written is None or written == own or to is None or isinstance(own, DecimalType) and isinstance(to, DecimalType):
+                continue
+            if compared and isinstance(to, DecimalType) and isinstance(own, AtomicType) and _is_integral(own):
+                to = integral_decimal(own)  # (Spark's DecimalPrecision: an integer beside a decimal is its own decimal first)
+            read = alias.copy()
+            for part in read.find_all(exp.Column):
+                if any(part.name.lower() in columns for columns in sources):
+                    part.meta[_READ_AS_SOURCE] = True
+            if to != own:
+                column.replace(exp.Cast(this=exp.Paren(this=read), to=_sql_type(to)))
+                continue
+            column.replace(exp.Paren(this=read))
+            for other in others:
+                if typer.of(other) != to and not isinstance(_unparen(other), exp.Null):
+                    other.replace(exp.Cast(this=other.copy(), to=_sql_type(to)))
+            break
+
+
 def _inline_having_aliases(select: exp.Select, lateral: Mapping[str, exp.Expr], typer: _Typer) -> None:
     """Put in a HAVING the expression of each projection its columns name by alias (not a name a
     GROUP BY key gives) as :func:`_inline_lateral_aliases` reads it (``lateral``): Spark resolves
@@ -8459,7 +8548,7 @@ def _inline_having_aliases(select: exp.Select, lateral: Mapping[str, exp.Expr], 
     for column in [c for c in in_scope(having) if isinstance(c, exp.Column) and not isinstance(c.this, exp.Star)]:
         parts = column.parts
         name = parts[0].name.lower()
-        if name not in lateral or name in _lambda_variables(column):
+        if name not in lateral or name in _lambda_variables(column) or column.meta.get(_READ_AS_SOURCE):
             continue
         if name in grouped or (len(parts) == 1 and under_aggregate(column, having)):
             continue  # an aggregate's argument reads the source's column (see _check_aliases_in_aggregates)
