@@ -8509,7 +8509,7 @@ def _coerce_having_aliases_of_columns(select: exp.Select, typer: _Typer) -> None
             kinds = [own, *(VOID if isinstance(_unparen(o), exp.Null) else typer.of(o) for o in others)]
             # (coalesce, greatest and least take the wider common type: an integer beside a string a bigint)
             to = _comparison_type(kinds) if compared else None if all(k == own for k in kinds) else wider_common_type(kinds)
-            if own is None or written is None or written == own or to is None or isinstance(own, DecimalType) and isinstance(to, DecimalType):
+            if own is None or written == own or to is None or isinstance(own, DecimalType) and isinstance(to, DecimalType):
                 continue
             if compared and isinstance(to, DecimalType) and isinstance(own, AtomicType) and _is_integral(own):
                 to = integral_decimal(own)  # (Spark's DecimalPrecision: an integer beside a decimal is its own decimal first)
@@ -8522,7 +8522,8 @@ def _coerce_having_aliases_of_columns(select: exp.Select, typer: _Typer) -> None
                 continue
             column.replace(exp.Paren(this=read))
             for other in others:
-                if typer.of(other) != to and not isinstance(_unparen(other), exp.Null):
+                # (a comparison with NULL Spark's optimizer folds to NULL, the alias never computed)
+                if typer.of(other) != to and not (compared and isinstance(_unparen(other), exp.Null)):
                     other.replace(exp.Cast(this=other.copy(), to=_sql_type(to)))
             break
 

@@ -345,6 +345,7 @@ QUERIES: list[Any] = [
     "SELECT CAST(id AS STRING) AS f, count(*) AS n FROM t GROUP BY id HAVING f = '1.0' OR f IN (' 2', NULL)",
     "SELECT f AS i, count(*) AS n FROM t GROUP BY f HAVING i = 1.5 OR coalesce(i, 0) > 1",
     "SELECT h AS i, count(*) AS n FROM t GROUP BY h HAVING t.i = 'x'",
+    "SELECT h AS k, k || 'z' AS i, count(*) AS n FROM t GROUP BY h HAVING coalesce(i, NULL) IS NULL",
 ]
 
 
