@@ -360,6 +360,13 @@ def test_having_alias_shadowing_a_column_of_another_type(spark_views: SparkSessi
     assert_same_answer("SELECT h AS i, count(*) AS n FROM t GROUP BY h HAVING i = 'x'", spark_views, connect_tables(tables), {})
 
 
+@pytest.mark.xfail(strict=True, reason="Spark coerces a HAVING's name that is both a source's column and an alias of another "
+                   "type by the column's type in a CASE/if branch or arithmetic too (cast('x' AS bigint) here); vpush, only in "
+                   "comparisons, IN, BETWEEN, coalesce, greatest and least")
+def test_having_alias_shadowing_a_column_in_a_branch(spark_views: SparkSession, tables: dict[str, Path]) -> None:
+    assert_same_answer("SELECT h AS i, count(*) AS n FROM t GROUP BY h HAVING if(n > 0, i, 'a') = 'x'", spark_views, connect_tables(tables), {})
+
+
 def test_window_of_an_alias_in_an_aggregating_order_by(spark_views: SparkSession, tables: dict[str, Path]) -> None:
     assert_same_answer("SELECT h, sum(i) AS m FROM t GROUP BY h ORDER BY max(m) OVER ()", spark_views, connect_tables(tables), {})
 
