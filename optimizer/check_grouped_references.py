@@ -38,7 +38,7 @@ from vpush.optimizer.dialect import VariantGet, VpushSpark, bound_by_lambda, cal
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.spark_analysis import adds_to_aggregate, canonical_sql
 
-__all__ = ["check_grouped_references", "under_aggregate"]
+__all__ = ["aggregate_call", "check_grouped_references", "holds_aggregate", "under_aggregate"]
 
 
 def check_grouped_references(expression: exp.Expr) -> None:
@@ -82,6 +82,8 @@ class _Check:
         # a USING key, which this does not follow)
         self.dropped = self.sources if len(relations) == 1 else set()
         self.outputs = [p.alias_or_name for p in select.expressions if p.alias_or_name]
+        # a qualified name (t.i) reads no alias: only an output that is a source's column
+        self.column_outputs = {p.name.lower() for p in select.expressions if isinstance(p, exp.Column) and p.name}
         group = select.args.get("group")
         self.keyed = group is not None and select.args.get("distinct") is None
         keys, self.by_sets = _keys(select) if self.keyed else ([], False)
@@ -131,10 +133,11 @@ class _Check:
             if isinstance(node.this, exp.Star) or bound_by_lambda(node) or not self._reads_a_source(node):
                 return None
             name = node.name.lower()
-            if name in self.column_keys or (not listed and name in {o.lower() for o in self.outputs}):
+            outputs = self.column_outputs if node.table else {o.lower() for o in self.outputs}
+            if name in self.column_keys or (not listed and name in outputs):
                 return None
             return node
-        if _aggregates(node) or isinstance(node, (exp.Window, exp.Select, exp.Subquery, exp.Exists)):
+        if aggregate_call(node) or isinstance(node, (exp.Window, exp.Select, exp.Subquery, exp.Exists)):
             return None
         for child in node.iter_expressions():
             found = self._unresolved(child, matched=matched, listed=listed)
@@ -244,7 +247,7 @@ def _keys(select: exp.Select) -> tuple[list[exp.Expr], bool]:
         elif isinstance(node, exp.Literal) and node.is_int and 0 < int(node.this) <= len(projections):
             found.append(projections[int(node.this) - 1])
         elif isinstance(node, exp.Column) and node.name.lower() == "all" and not node.table:
-            found.extend(p for p in projections if not _holds_aggregate(p))  # GROUP BY ALL
+            found.extend(p for p in projections if not holds_aggregate(p))  # GROUP BY ALL
         else:
             found.append(node)
             if isinstance(node, exp.Column):
@@ -269,32 +272,51 @@ _OTHER_AGGREGATES = frozenset({
 })
 
 
-def _aggregates(node: exp.Expr) -> bool:
-    """Whether ``node`` is an aggregate's call (its FILTER too), which reads the rows."""
-    if isinstance(node, (exp.Grouping, exp.GroupingId)):
-        return False  # (sqlglot's AggFunc) reads the keys
+# Spark's window functions, which sqlglot reads as an AggFunc: no aggregate (Spark computes them
+# only in a window, never in the Aggregate)
+_WINDOW_FUNCTIONS = (exp.Rank, exp.DenseRank, exp.PercentRank, exp.CumeDist, exp.Ntile, exp.Lag, exp.Lead, exp.NthValue)
+
+
+def aggregate_call(node: exp.Expr) -> bool:
+    """Whether ``node`` is an aggregate's call (its FILTER too), which reads the rows.
+
+    Example:
+        >>> import sqlglot
+        >>> [aggregate_call(sqlglot.parse_one(f)) for f in ("max(i)", "grouping(i)", "lag(i)", "i + 1")]
+        [True, False, False, False]
+    """
+    if isinstance(node, (exp.Grouping, exp.GroupingId, *_WINDOW_FUNCTIONS)):
+        return False  # (sqlglot's AggFunc) reads the keys; a window function
     return isinstance(node, (exp.AggFunc, exp.Filter, exp.WithinGroup)) or (call_name(node) or "") in _OTHER_AGGREGATES
 
 
-def _holds_aggregate(node: exp.Expr) -> bool:
-    """Whether ``node`` calls an aggregate outside a window and a subquery."""
-    if _aggregates(node):
+def holds_aggregate(node: exp.Expr) -> bool:
+    """Whether ``node`` calls an aggregate outside a window and a subquery.
+
+    Example:
+        >>> import sqlglot
+        >>> [holds_aggregate(sqlglot.parse_one(f)) for f in ("1 + max(i)", "max(i) OVER ()", "i + 1")]
+        [True, False, False]
+    """
+    if aggregate_call(node):
         return True
     if isinstance(node, (exp.Window, exp.Select, exp.Subquery)):
         return False
-    return any(_holds_aggregate(child) for child in node.iter_expressions())
+    return any(holds_aggregate(child) for child in node.iter_expressions())
 
 
-def under_aggregate(node: exp.Expr, clause: exp.Expr) -> bool:
+def under_aggregate(node: exp.Expr, clause: exp.Expr, *, windows: bool = False) -> bool:
     """Whether ``node`` is an argument of an aggregate (not a window's), its FILTER or its
-    ``WITHIN GROUP`` ordering, within ``clause`` (``clause`` itself counted)."""
-    parent = node.parent
+    ``WITHIN GROUP`` ordering, within ``clause`` (``clause`` itself counted). ``windows``: a
+    window's aggregate counted too (not its PARTITION BY or ORDER BY), as Spark's
+    ``ResolveAggregateFunctions`` puts an aggregating SELECT's ORDER BY's into the aggregate."""
+    child, parent = node, node.parent
     while parent is not None and parent is not clause.parent:
-        if isinstance(parent, exp.Window):
+        if isinstance(parent, exp.Window) and not (windows and child.arg_key == "this"):
             return False
-        if _aggregates(parent):
-            return not isinstance(parent.parent, exp.Window)
-        parent = parent.parent
+        if aggregate_call(parent):
+            return windows or not isinstance(parent.parent, exp.Window)
+        child, parent = parent, parent.parent
     return False
 
 

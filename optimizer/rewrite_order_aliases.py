@@ -40,8 +40,8 @@ def _written_out(key: exp.Expr, outputs: dict[str, exp.Expr], sources: set[str])
     def visit(node: exp.Expr) -> exp.Expr:
         if not isinstance(node, exp.Column) or not isinstance(node.this, exp.Identifier) or _inside_scope(node, key):
             return node  # a subquery's or a lambda's name is its own
-        if under_aggregate(node, key):
-            return node  # an aggregate's argument: Spark's error (spark_semantics._check_aliases_in_aggregates)
+        if under_aggregate(node, key, windows=True):
+            return node  # an aggregate's argument (a window's too): Spark's error (spark_semantics._check_aliases_in_aggregates)
         if node.table:
             # s.n (s.n.m) of an alias s of a struct (no source named s): the struct's field, as Spark reads it
             parts = node.parts

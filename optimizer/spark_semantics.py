@@ -109,7 +109,7 @@ from vpush.optimizer.rewrite_time_windows import (
 from vpush.optimizer.rewrite_range_tables import rewrite_range_tables
 from vpush.optimizer.rewrite_table_samples import passes_rows
 from vpush.optimizer.rename_duplicate_columns import ambiguous_names, rename_duplicate_columns
-from vpush.optimizer.check_grouped_references import under_aggregate
+from vpush.optimizer.check_grouped_references import aggregate_call, holds_aggregate, under_aggregate
 from vpush.optimizer.check_join_references import using_keys
 from vpush.optimizer.expand_using_stars import expand_using_stars, output_names, source_names
 from vpush.optimizer.spark_empty_relations import dropped_unread
@@ -5846,6 +5846,7 @@ def apply_spark_semantics(
         select = scope.expression
         if isinstance(select, exp.SetOperation):
             _check_limits(select, _Typer(scope, {}))
+            _check_order_by_windows(select)
             left, right = (_with_null_projections(branch, outputs.get(id(branch), {})) for branch in (select.left, select.right))
             _check_set_operation(select, left)
             if select.args.get("distinct") is not False or not isinstance(select, exp.Union):
@@ -5927,6 +5928,7 @@ def apply_spark_semantics(
         _check_limits(select, typer)
         _check_arithmetic(select, typer)
         _check_filters_are_boolean(select, typer)
+        _coerce_having_aliases_of_columns(select, typer)
         # comparisons Spark decides without computing their expression (the projections' once named)
         for key, value in select.args.items():
             for part in value if isinstance(value, list) else [value]:
@@ -5938,6 +5940,7 @@ def apply_spark_semantics(
         _spell_out_with_rollup(select)
         float_keys = _float_group_keys(select, typer, columns)
         _check_aliases_in_aggregates(select, columns)
+        _check_order_by_windows(select)
         _inline_aggregate_aliases(select, columns)
         produced: dict[str, SparkType | None] = {}
         projected: list[SparkType | None] = []  # each projection's type, by its place (a star's None)
@@ -8373,7 +8376,8 @@ def _check_aliases_in_aggregates(select: exp.Select, columns: Mapping[str, Mappi
     (``SELECT g AS s ... ORDER BY max(s)``). A HAVING's aggregate reads a source's column first
     (``HAVING max(s) > 'a'`` is answered over the column ``s``) where one source has it. Not where
     a source's columns are unknown. An aggregate is any :func:`under_aggregate` finds (``try_sum``,
-    ``some``, a ``WITHIN GROUP`` ordering), not a window's."""
+    ``some``, a ``WITHIN GROUP`` ordering), in the ORDER BY a window's too (``ORDER BY max(m)
+    OVER ()``: Spark puts the window's aggregate into the ``Aggregate`` as well)."""
     aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
     if not _aggregating(select) or not aliases or any(not known or "*" in known for known in columns.values()):
         return
@@ -8385,7 +8389,7 @@ def _check_aliases_in_aggregates(select: exp.Select, columns: Mapping[str, Mappi
             if not isinstance(column, exp.Column) or column.table or isinstance(column.this, exp.Star):
                 continue
             name = column.name.lower()
-            if name not in aliases or name in _lambda_variables(column) or not under_aggregate(column, clause):
+            if name not in aliases or name in _lambda_variables(column) or not under_aggregate(column, clause, windows=key == "order"):
                 continue
             owners = sum(name in known for known in columns.values())
             if key == "having" and owners == 1:
@@ -8396,6 +8400,139 @@ def _check_aliases_in_aggregates(select: exp.Select, columns: Mapping[str, Mappi
                 f'{"HAVING" if key == "having" else "ORDER BY"} reads the alias `{column.name}`, which the aggregate computes.',
                 error_class=f"MISSING_ATTRIBUTES.RESOLVED_ATTRIBUTE_{detail}",
             )
+
+
+def _check_order_by_windows(query: exp.Select | exp.SetOperation) -> None:
+    """Spark's error for a window in the ORDER BY of ``query``, which its ``Sort`` cannot compute
+    (only a SELECT's list and its QUALIFY can; measured on PySpark 4.3).
+
+    In an aggregating SELECT, Spark's ``ResolveAggregateFunctions`` first puts a window's
+    aggregate into the ``Aggregate``: one over another aggregate is ``NESTED_AGGREGATE_FUNCTION``
+    (``ORDER BY sum(count(*)) OVER ()``), one of an alias ``MISSING_ATTRIBUTES``
+    (:func:`_check_aliases_in_aggregates`, before this), and what stays in the ``Sort`` is a window
+    over the aggregate's result, ``UNSUPPORTED_EXPR_FOR_WINDOW`` (``ORDER BY max(id) OVER ()``);
+    that of any other window (``rank() OVER (ORDER BY h)``), or of any window elsewhere, is
+    ``UNSUPPORTED_EXPR_FOR_OPERATOR``. Each of these classes comes before the next over the whole
+    ORDER BY (Spark checks the ``Aggregate`` before the ``Sort``, an expression before its operator).
+
+    Raises:
+        OptimizeError: ``NESTED_AGGREGATE_FUNCTION``, ``UNSUPPORTED_EXPR_FOR_WINDOW`` or
+        ``UNSUPPORTED_EXPR_FOR_OPERATOR``.
+    """
+    order = query.args.get("order")
+    if order is None:
+        return
+    windows = [w for w in in_scope(order) if isinstance(w, exp.Window)]
+    if not windows:
+        return
+    if isinstance(query, exp.Select) and _aggregating(query):
+        folded = [w.this for w in windows if aggregate_call(w.this)]
+        for function in folded:
+            called = function.this if isinstance(function, exp.Filter) else function
+            if any(holds_aggregate(argument) for argument in called.iter_expressions()):
+                raise OptimizeError(
+                    "It is not allowed to use an aggregate function in the argument of another aggregate function. "
+                    "Please use the inner aggregate function in a sub-query.",
+                    error_class="NESTED_AGGREGATE_FUNCTION",
+                )
+        if folded:
+            raise OptimizeError(
+                f"Expression {_spark_text(folded[0])} not supported within a window function.",
+                error_class="UNSUPPORTED_EXPR_FOR_WINDOW",
+            )
+    raise OptimizeError(
+        f"The query operator `Sort` contains one or more unsupported expressions: {_spark_text(windows[0])}",
+        error_class="UNSUPPORTED_EXPR_FOR_OPERATOR",
+    )
+
+
+_READ_AS_SOURCE = "vpush_read_as_source"
+"""Meta key of a HAVING's column :func:`_coerce_having_aliases_of_columns` put there, a source's
+column (the alias of its name is not read in its place)."""
+
+
+def _comparison_type(kinds: list[SparkType | None]) -> SparkType | None:
+    """The type Spark's ANSI coercion casts the operands of a comparison, ``BETWEEN`` or ``IN``
+    of ``kinds`` to; None where they are one type already or vpush does not follow Spark (an
+    unknown or nested type)."""
+    kinds = [k for k in kinds if k != VOID]  # (a NULL takes the others' type)
+    if any(not isinstance(k, (AtomicType, StringType, DecimalType)) for k in kinds) or all(k == kinds[0] for k in kinds):
+        return None
+    strings = [k for k in kinds if isinstance(k, StringType)]
+    others = {k for k in kinds if not isinstance(k, StringType)}
+    if AtomicType("timestamp") in others or AtomicType("timestamp_ntz") in others:
+        stamped = AtomicType("timestamp") if AtomicType("timestamp") in others else AtomicType("timestamp_ntz")
+        return stamped if others <= {stamped, AtomicType("date")} else None
+    if others == {AtomicType("date")} or (strings and others == {AtomicType("boolean")}):
+        return next(iter(others))
+    return wider_common_type(list(kinds))
+
+
+def _coerce_having_aliases_of_columns(select: exp.Select, typer: _Typer) -> None:
+    """A HAVING's comparison (or ``coalesce``, ``greatest``, ``least``) of a name that is both one
+    source's column (not a grouping key, not inside an aggregate) and an alias of another type, as
+    Spark's analyzer reads it (measured on PySpark 4.3): it resolves the name to the column first
+    (``TempResolvedColumn``), its type coercion casts the operands by the column's type, and only
+    then, the column being neither aggregated nor grouped, reads the alias in its place, the casts
+    kept. So
+    ``SELECT h AS i ... GROUP BY h HAVING i = 'x'`` beside an ``int`` column ``i`` compares
+    ``cast(h AS bigint)`` with ``cast('x' AS bigint)`` and raises ``CAST_INVALID_INPUT``, and
+    ``day AS d`` beside a string column ``d`` compares ``d = 'x'`` as ``day = cast('x' AS date)``.
+
+    The alias is put in the column's place here, cast to the type the coercion gives the column
+    where it is not the column's own (else the other operands cast to it), as explicit casts;
+    :func:`_inline_having_aliases` puts the alias in every other place. Not where the name is
+    ambiguous between sources (Spark reads the alias) or the alias holds a window, a subquery or
+    a generator."""
+    having = select.args.get("having")
+    if having is None:
+        return
+    named: dict[str, list[exp.Expr]] = {}
+    for projection in select.expressions:
+        if isinstance(projection, exp.Alias):
+            named.setdefault(projection.alias.lower(), []).append(projection.this)
+    aliases = {name: nodes[0] for name, nodes in named.items() if len(nodes) == 1}
+    sources = [typer.source_columns(alias) for alias in typer.scope.selected_sources]
+    if not aliases or not sources or any(not columns or "*" in columns for columns in sources):
+        return
+    grouped = _grouped_names(select)
+    coerced = (*_COMPARISONS, exp.Between, exp.In, exp.Coalesce, exp.Greatest, exp.Least)
+    for node in [n for n in in_scope(having) if isinstance(n, coerced) and not n.args.get("query")]:
+        compared = not isinstance(node, (exp.Coalesce, exp.Greatest, exp.Least))
+        operands = comparison_operands(node)
+        for operand in operands:
+            column = _unparen(operand)
+            if not isinstance(column, exp.Column) or column.table or not isinstance(column.this, exp.Identifier):
+                continue
+            name = column.name.lower()
+            alias = aliases.get(name)
+            if (alias is None or name in grouped or name in _lambda_variables(column) or under_aggregate(column, having)
+                    or alias.find(exp.Window, exp.Select, exp.Subquery, exp.UDTF) is not None):
+                continue
+            if sum(name in columns for columns in sources) != 1 and not typer._joined_using(name):
+                continue  # (of two sources the name is ambiguous there: Spark reads the alias)
+            own, written = typer.of(column), typer.of(alias)
+            others = [o for o in operands if o is not operand]
+            kinds = [own, *(VOID if isinstance(_unparen(o), exp.Null) else typer.of(o) for o in others)]
+            # (coalesce, greatest and least take the wider common type: an integer beside a string a bigint)
+            to = _comparison_type(kinds) if compared else None if all(k == own for k in kinds) else wider_common_type(kinds)
+            if own is None or written == own or to is None or isinstance(own, DecimalType) and isinstance(to, DecimalType):
+                continue
+            if compared and isinstance(to, DecimalType) and isinstance(own, AtomicType) and _is_integral(own):
+                to = integral_decimal(own)  # (Spark's DecimalPrecision: an integer beside a decimal is its own decimal first)
+            read = alias.copy()
+            for part in read.find_all(exp.Column):
+                if any(part.name.lower() in columns for columns in sources):
+                    part.meta[_READ_AS_SOURCE] = True
+            if to != own:
+                column.replace(exp.Cast(this=exp.Paren(this=read), to=_sql_type(to)))
+                continue
+            column.replace(exp.Paren(this=read))
+            for other in others:
+                # (a comparison with NULL Spark's optimizer folds to NULL, the alias never computed)
+                if typer.of(other) != to and not (compared and isinstance(_unparen(other), exp.Null)):
+                    other.replace(exp.Cast(this=other.copy(), to=_sql_type(to)))
+            break
 
 
 def _inline_having_aliases(select: exp.Select, lateral: Mapping[str, exp.Expr], typer: _Typer) -> None:
@@ -8419,7 +8556,7 @@ def _inline_having_aliases(select: exp.Select, lateral: Mapping[str, exp.Expr], 
     for column in [c for c in in_scope(having) if isinstance(c, exp.Column) and not isinstance(c.this, exp.Star)]:
         parts = column.parts
         name = parts[0].name.lower()
-        if name not in lateral or name in _lambda_variables(column):
+        if name not in lateral or name in _lambda_variables(column) or column.meta.get(_READ_AS_SOURCE):
             continue
         if name in grouped or (len(parts) == 1 and under_aggregate(column, having)):
             continue  # an aggregate's argument reads the source's column (see _check_aliases_in_aggregates)
