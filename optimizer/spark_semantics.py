@@ -3619,7 +3619,14 @@ class _Rewriter:
         if isinstance(node, (exp.Add, exp.Sub, exp.Mul)) and isinstance(result, DecimalType):
             left, right = of(node.this), of(node.expression)
             a, b = _as_decimal(left, node.this), _as_decimal(right, node.expression)
-            assert a is not None and b is not None
+            if a is None or b is None:
+                # an operand typed otherwise than the result (a HAVING's name that is a source's
+                # column and an alias of another type: Spark coerces it by the column's)
+                raise OptimizeError(
+                    f"{_spark_text(node)}: the DuckDB engine does not type this operand as Spark does; the Spark engine "
+                    "(vpush.connect(engine='spark')) runs it",
+                    error_class="VPUSH_UNSUPPORTED_FUNCTION",
+                )
             operation = _OPERATIONS[type(node)]
             if not _exact_fits(operation, a, b, result):
                 # The exact value (Spark's java BigDecimal) may need more than DuckDB's 38 digits,

@@ -753,7 +753,12 @@ def test_math_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, 
      ("arg_max(i, s)", "UNRESOLVED_ROUTINE"), ("timestamp_ltz(t)", "UNRESOLVED_ROUTINE"),
      ("lag(i, 1, 0, s > 1) OVER (ORDER BY s)", "INVALID_PARAMETER_VALUE.BOOLEAN"),
      ("json_object('a', i)", "UNRESOLVED_ROUTINE"), ("normalize(g)", "UNRESOLVED_ROUTINE"), ("openjson(g)", "UNRESOLVED_ROUTINE"),
-     ("safe_cast(g AS int)", "PARSE_SYNTAX_ERROR"), ("nvl(g AS x, 'a')", "PARSE_SYNTAX_ERROR")],
+     ("safe_cast(g AS int)", "PARSE_SYNTAX_ERROR"), ("nvl(g AS x, 'a')", "PARSE_SYNTAX_ERROR"),
+     # a count of arguments Spark refuses (sqlglot's builders had failed: a parse error, a KeyError)
+     ("substr(g)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"), ("upper(g, g)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+     ("abs()", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"), ("round(i, 1, 2)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+     ("coalesce()", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"), ("to_varchar(i)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+     ("greatest(i)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"), ("upper(nope, g)", "UNRESOLVED_COLUMN.WITH_SUGGESTION")],
 )
 def test_calls_sqlglot_read_otherwise_raise_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection,
                                                     spark_con: vpush.Connection) -> None:

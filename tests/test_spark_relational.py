@@ -367,6 +367,14 @@ def test_having_alias_shadowing_a_column_in_a_branch(spark_views: SparkSession, 
     assert_same_answer("SELECT h AS i, count(*) AS n FROM t GROUP BY h HAVING if(n > 0, i, 'a') = 'x'", spark_views, connect_tables(tables), {})
 
 
+def test_having_alias_shadowing_a_column_in_arithmetic_refused(tables: dict[str, Path]) -> None:
+    """Decimal arithmetic over such a name (Spark: CAST_INVALID_INPUT) is refused with a vpush
+    error on DuckDB, where it had failed an internal assertion."""
+    with pytest.raises(VpushError) as raised:
+        connect_tables(tables).sql("SELECT h AS i, count(*) AS n FROM t GROUP BY h HAVING i + 1.5 > 2").to_arrow()
+    assert raised.value.error_class == "VPUSH_UNSUPPORTED_FUNCTION"
+
+
 def test_window_of_an_alias_in_an_aggregating_order_by(spark_views: SparkSession, tables: dict[str, Path]) -> None:
     assert_same_answer("SELECT h, sum(i) AS m FROM t GROUP BY h ORDER BY max(m) OVER ()", spark_views, connect_tables(tables), {})
 
