@@ -368,28 +368,56 @@ def _keys(node: exp.Expr | None) -> list[exp.Expr]:
     return [k for k in keys if not _constant(k)]
 
 
-_MOST_CONNECTIVES = 6
-
-
 def _in_spark_order(constant: exp.Expr) -> exp.Expr:
-    """``constant`` with each ``AND`` and ``OR`` made to compute its right side only where its
-    left one does not decide, as Spark's do (``cast('q' AS int) = 1 AND false`` raises, ``false
-    AND cast('q' AS int) = 1`` is false), and to compute its left side whatever its right one
-    (DuckDB's optimizer makes ``x AND false`` false without computing ``x``). Each rewrite
-    writes its left side twice, so past :data:`_MOST_CONNECTIVES` of them the constant is left
-    as it is (the text would double with each)."""
-    connectives = list(constant.find_all(exp.And, exp.Or))
-    if len(connectives) > _MOST_CONNECTIVES:
-        return constant
-    for node in reversed(connectives):  # the innermost first
-        decided = exp.false() if isinstance(node, exp.And) else exp.true()
-        left = node.left.copy()
-        case = exp.Case(ifs=[exp.If(this=exp.NullSafeEQ(this=exp.Paren(this=left), expression=decided), true=decided.copy())],
-                        default=node.copy())
-        if node is constant:
-            return case
-        node.replace(case)
+    """``constant`` with each chain of ``AND`` (or of ``OR``) made to compute its operands from
+    left to right, each only where those before it do not decide, as Spark's do (``cast('q' AS
+    int) = 1 AND false`` raises, ``false AND cast('q' AS int) = 1`` is false), and each whatever
+    those after it (DuckDB's optimizer makes ``x AND false`` false without computing ``x``).
+
+    ``a AND b AND c`` becomes a fold over the operands' positions that computes the operand of
+    each step only where the result so far is not false (a conditional expression's branch):
+    ``aggregate(array(1, 2, 3), true, (r, k) -> CASE WHEN r <=> false THEN false ELSE r AND CASE
+    WHEN k = 1 THEN a WHEN k = 2 THEN b ELSE c END END)``. Each operand is written once and the
+    chain nests no deeper than one step (writing the left side twice doubled the text with each
+    connective; nesting a step in the one before it exhausted the parser's recursion).
+
+    Example:
+        >>> import sqlglot
+        >>> _in_spark_order(sqlglot.parse_one("1 / 0 = 1 AND false", read="spark")).sql(dialect="spark")
+        'AGGREGATE(ARRAY(1, 2), TRUE, (vpush_result0, vpush_step0) -> CASE WHEN vpush_result0 IS NOT DISTINCT FROM FALSE THEN FALSE ELSE vpush_result0 AND CASE WHEN vpush_step0 = 1 THEN 1 / 0 = 1 ELSE FALSE END END)'
+    """
+    chains = [c for c in constant.find_all(exp.And, exp.Or) if not isinstance(_unwrapped_parent(c), type(c))]
+    for k, chain in enumerate(reversed(chains)):  # the innermost first
+        operands = _operands(chain, type(chain))
+        decided = exp.false() if isinstance(chain, exp.And) else exp.true()
+        result, step = exp.to_identifier(f"vpush_result{k}"), exp.to_identifier(f"vpush_step{k}")
+        operand = exp.Case(ifs=[exp.If(this=exp.EQ(this=step.copy(), expression=exp.Literal.number(i + 1)), true=o)
+                                for i, o in enumerate(operands[:-1])], default=operands[-1])
+        body = exp.Case(ifs=[exp.If(this=exp.NullSafeEQ(this=result.copy(), expression=decided), true=decided.copy())],
+                        default=type(chain)(this=result.copy(), expression=operand))
+        fold = exp.Reduce(this=exp.Array(expressions=[exp.Literal.number(i + 1) for i in range(len(operands))]),
+                          initial=exp.Boolean(this=not decided.this), merge=exp.Lambda(this=body, expressions=[result, step]))
+        if chain is constant:
+            return fold
+        chain.replace(fold)
     return constant
+
+
+def _unwrapped_parent(node: exp.Expr) -> exp.Expr | None:
+    parent = node.parent
+    while isinstance(parent, exp.Paren):
+        parent = parent.parent
+    return parent
+
+
+def _operands(node: exp.Expr, kind: type[exp.Connector]) -> list[exp.Expr]:
+    """The operands of chain ``node`` of connectives ``kind`` from left to right (Spark's tree
+    has no parentheses; ``(a AND b) AND c`` computes as ``a AND (b AND c)``)."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if not isinstance(node, kind):
+        return [node]
+    return [*_operands(node.this, kind), *_operands(node.expression, kind)]
 
 
 def _may_raise(node: exp.Expr) -> bool:

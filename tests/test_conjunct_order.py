@@ -451,6 +451,11 @@ FOLDED = [
     "SELECT transform(array(1), Z -> z + 1) AS a FROM (SELECT id, 1 / 0 AS z FROM t) WHERE id > 100",
     "SELECT id FROM t WHERE id > 100 AND exists(array('a'), I -> i = 'q')",
     "SELECT id FROM t WHERE " + " AND ".join(f"cast(concat('{k}', '') AS int) = {k}" for k in range(14)),
+    # AND/OR in Spark's order past 6 connectives: each operand computed once, where those before it do not decide
+    "SELECT id FROM t WHERE " + " AND ".join([*(f"cast(concat('{k}', '') AS int) = {k}" for k in range(20)), "false", "cast('q' AS int) = 1"]),
+    "SELECT id FROM t WHERE " + " AND ".join([*(f"cast(concat('{k}', '') AS int) = {k}" for k in range(20)), "cast('q' AS int) = 1", "false"]),
+    "SELECT id FROM t WHERE id > 100 AND ((1 = 1 AND NULL) OR (false AND 1 / 0 = 1) OR true OR (true AND 1 / 0 = 1))",
+    "SELECT id FROM t WHERE id > 100 AND ((1 = 1 AND NULL) OR (false AND 1 / 0 = 1) OR (NULL AND 1 / 0 = 1))",
 ]
 
 # a conjunct with an IN subquery beside one that may raise: its table named twice in DuckDB's query
