@@ -15,9 +15,10 @@ vpush's pruning may leave none: it answered ``[]``.
 grouping keys of every query and in the outermost projections (an aggregate's arguments among them;
 those of each branch of a set operation), in a lambda's body where it reads none of the lambda's
 variables (``x -> x + 1 / 0``), outside a conditional expression that reads a row (``coalesce(1/0,
-i) = id`` answers; ``coalesce(1/0, 1)`` is computed whole, and raises), an ``IS NULL`` (Spark's
-``NullDownPropagation`` tests the arguments' nullness instead: ``make_date(2024, 13, 1) IS NULL``
-answers; nor a constant with one inside), a constant window partition or grouping key (Spark drops
+i) = id`` answers; ``coalesce(1/0, 1)`` is computed whole, and raises), a null test of a value
+Spark's analysis types as not nullable (its ``NullPropagation`` makes the test a constant first:
+``make_date(2024, 13, 1) IS NULL`` answers, ``(1 / 0) IS NULL`` raises; one whose nullability
+vpush does not know is left to the rows), a constant window partition or grouping key (Spark drops
 those first: ``GROUP BY id, 1 / 0`` answers; ``PARTITION BY id + 1 / 0`` raises), a CTE (Spark
 drops one no query reads), any query of a statement with a ``LIMIT 0`` (Spark drops what it limits
 before it folds) and of one that reads ``VALUES`` or a query without ``FROM`` (Spark filters those
@@ -28,10 +29,8 @@ it, as Spark's ``CollapseProject`` and ``PushDownPredicates`` do before it folds
 is dropped by its ``ColumnPruning``: :class:`_DerivedColumns`). An ``AND`` or ``OR`` among the
 constants computes its left side first and its right one only where the left does not decide, as
 Spark's does. The plan computes them in a query of their own, which the DuckDB engine runs first
-(the Spark engine's Spark folds them itself). Left to the rows as before: a constant under ``IS
-NULL`` (``(1 / 0) IS NULL`` raises on Spark; vpush does not tell which ``NullDownPropagation``
-rewrites), a set operation's column read by the query over it, and a subquery's column read by a
-nested query.
+(the Spark engine's Spark folds them itself). Left to the rows as before: a set operation's
+column read by the query over it, and a subquery's column read by a nested query.
 """
 
 from __future__ import annotations
@@ -69,10 +68,9 @@ _ORDERS = ("order", "sort")
 # what names a value rather than computes one (``struct(x AS a)``'s ``a := x``, ``f(k => v)``)
 _NAMING = (exp.Alias, exp.PropertyEQ, exp.Kwarg)
 # where a constant is left to the rows: a conditional expression's branches; a nested query (its
-# conditions are places of their own); a lambda; a type; ``f IS NULL`` (Spark's
-# NullDownPropagation tests the arguments' nullness instead of computing ``make_date(2024, 13,
-# 1)``); a window's partition (``PARTITION BY 1/0`` answers)
-_LEFT_TO_ROWS = (*_CONDITIONAL, exp.Query, exp.Subquery, exp.Lambda, exp.DataType, exp.Is, exp.Window)
+# conditions are places of their own); a lambda; a type; a window's partition (``PARTITION BY
+# 1/0`` answers)
+_LEFT_TO_ROWS = (*_CONDITIONAL, exp.Query, exp.Subquery, exp.Lambda, exp.DataType, exp.Window)
 _TEXT_TYPES = {
     exp.DataType.Type.DATE: "date", exp.DataType.Type.TIMESTAMP: "timestamp", exp.DataType.Type.TIMESTAMPTZ: "timestamp",
     exp.DataType.Type.TIMESTAMPLTZ: "timestamp", exp.DataType.Type.TIMESTAMPNTZ: "timestamp_ntz",
@@ -340,15 +338,23 @@ def _collect(node: exp.Expr, found: list[exp.Expr], bound: frozenset[str]) -> No
         # Spark folds what in a lambda's body reads none of its variables: ``x -> x + 1 / 0`` raises
         _collect(node.this, found, bound | {v.name.lower() for v in node.expressions})
         return
-    if _call_name(node) in _UNFOLDED or isinstance(node, (exp.Query, exp.Subquery, exp.DataType, exp.Is, exp.JSONPath)):
+    if _call_name(node) in _UNFOLDED or isinstance(node, (exp.Query, exp.Subquery, exp.DataType, exp.JSONPath)):
         return  # (a JSON path is its call's argument as sqlglot reads it, not an expression of its own)
     if isinstance(node, exp.Mul) and _minus_one(node.expression):
         # sqlglot's date_sub(d, n): date_add(d, n * -1), a product Spark does not compute
         _collect(node.this, found, bound)
         return
-    if _constant(node, bound) and node.find(exp.Is) is None:  # a conditional one too: Spark computes it whole, its taken branch only
-        if _may_raise(node):
-            found.append(node.copy())
+    if _constant(node, bound):  # a conditional one too: Spark computes it whole, its taken branch only
+        propagated = _null_propagated(node.copy())
+        if propagated is not None and _may_raise(propagated):
+            found.append(propagated)
+        return
+    tested = _null_tested(node)
+    if tested is not None:
+        # NullPropagation makes the test of a value that cannot be null a constant first; Spark
+        # folds the constants of one that can be null: ``(1 / 0 + i) IS NULL`` raises
+        if _spark_nullable(tested) is True:
+            _collect(tested, found, bound)
         return
     if isinstance(node, _LEFT_TO_ROWS):
         return
@@ -356,6 +362,101 @@ def _collect(node: exp.Expr, found: list[exp.Expr], bound: frozenset[str]) -> No
         found.extend(_coerced_strings(node))
     for child in node.iter_expressions():
         _collect(child, found, bound)
+
+
+def _null_tested(node: exp.Expr) -> exp.Expr | None:
+    """What null test ``node`` tests: ``x`` of ``x IS NULL``, ``isnull(x)`` or ``isnotnull(x)``
+    (``x IS NOT NULL`` is ``NOT x IS NULL`` as sqlglot reads it; ``x IS TRUE`` is Spark's ``x <=>
+    true``, no null test)."""
+    if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
+        return node.this
+    if _call_name(node) in ("isnull", "isnotnull") and len(node.expressions) == 1:
+        return node.expressions[0]
+    return None
+
+
+def _null_propagated(constant: exp.Expr) -> exp.Expr | None:
+    """Constant ``constant`` with each null test of a value Spark's analysis types as not
+    nullable made ``false`` (``true`` for ``isnotnull``), as Spark's ``NullPropagation`` makes
+    it before ``ConstantFolding`` computes the rest (``make_date(2024, 13, 1) IS NULL`` answers
+    though ``make_date(2024, 13, 1)`` raises; ``(1 / 0) IS NULL`` raises); None where vpush does
+    not know whether a tested value is nullable (the constant is left to the rows)."""
+    tests = [n for n in constant.walk() if _null_tested(n) is not None]
+    for test in reversed(tests):  # the innermost first, as Spark's rule goes up the tree
+        tested = _null_tested(test)
+        nullable = _spark_nullable(tested) if tested is not None else None
+        if nullable is None:
+            return None
+        if nullable:
+            continue
+        decided = exp.Boolean(this=_call_name(test) == "isnotnull")
+        if test is constant:
+            return decided
+        test.replace(decided)
+    return constant
+
+
+# Spark's expressions that are null where an argument is (their ``nullable`` is any argument's)
+_NULL_WITH_ARGUMENT = (
+    exp.Paren, exp.Add, exp.Sub, exp.Mul, exp.Neg, exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Not, exp.And,
+    exp.Or, exp.In, exp.Between, exp.Upper, exp.Lower, exp.Length, exp.Substring, exp.Concat, exp.DPipe, exp.Abs, exp.Round,
+    exp.Sqrt, exp.TimestampFromParts,
+)
+# (``make_date`` raises for a day that does not exist rather than give null, in ANSI mode)
+_NULL_WITH_ARGUMENT_CALLS = frozenset({"make_date"})
+# Spark's always nullable ones (``DivModLike``: division and remainders, null in legacy mode for a zero divisor)
+_ALWAYS_NULLABLE = (exp.Null, exp.Div, exp.Mod, exp.IntDiv)
+_NEVER_NULL = (exp.Literal, exp.Boolean, exp.Is, exp.NullSafeEQ, exp.NullSafeNEQ)
+_INTEGRAL = frozenset(_INT_NAMES)
+
+
+def _spark_nullable(node: exp.Expr) -> bool | None:
+    """Whether Spark's analysis types ``node`` as nullable (its ``nullable``), as measured on
+    PySpark 4.3 for each kind here; None where vpush does not know."""
+    if _typed_literal(node) or isinstance(node, _NEVER_NULL) or _null_tested(node) is not None:
+        return False
+    if isinstance(node, _ALWAYS_NULLABLE) or _call_name(node) == "pmod":
+        return True
+    if isinstance(node, exp.Column):
+        return True if _TYPE_KEY in node.meta else None  # (a registered table's column: Spark reads Parquet columns as nullable)
+    if isinstance(node, exp.Cast):
+        return _cast_nullable(node)
+    if isinstance(node, exp.Coalesce):
+        return _all_or_none([_spark_nullable(a) for a in [node.this, *node.expressions]], all_of=True)
+    if isinstance(node, (exp.If, exp.Case)):
+        if isinstance(node, exp.Case):
+            branches = [i.args.get("true") for i in node.args.get("ifs") or []] + [node.args.get("default")]
+        else:
+            branches = [node.args.get("true"), node.args.get("false")]
+        if any(b is None for b in branches):
+            return True  # (no ELSE: null where no branch is taken)
+        return _all_or_none([_spark_nullable(b) for b in branches if b is not None], all_of=False)
+    if isinstance(node, _NULL_WITH_ARGUMENT) or _call_name(node) in _NULL_WITH_ARGUMENT_CALLS:
+        return _all_or_none([_spark_nullable(a) for a in node.iter_expressions()], all_of=False)
+    return None
+
+
+def _all_or_none(nullable: list[bool | None], *, all_of: bool) -> bool | None:
+    """Whether all (``all_of``) or any of ``nullable`` is true; None where that is not known."""
+    if all_of:
+        return False if False in nullable else None if None in nullable else True
+    return True if True in nullable else None if None in nullable else False
+
+
+def _cast_nullable(cast: exp.Cast) -> bool | None:
+    """Spark's ``Cast.nullable``: its argument's, or true where the cast may give null in legacy
+    mode (``Cast.forceNullable``: a string to anything but a string or a binary, a fraction to
+    an integer); a ``try_cast``'s is true."""
+    to, value = cast.to.this, cast.this
+    if isinstance(cast, exp.TryCast) or cast.args.get("safe"):
+        return True
+    if _spark_nullable(value) is True:
+        return True
+    if isinstance(value, exp.Literal) and value.is_string:
+        return None if to in exp.DataType.TEXT_TYPES or to in (exp.DataType.Type.BINARY, exp.DataType.Type.VARBINARY) else True
+    if isinstance(value, exp.Literal) and to in _INTEGRAL:
+        return not value.this.lstrip("+-").isdigit()  # (an integer literal narrowed overflows, never null)
+    return None
 
 
 def _keys(node: exp.Expr | None) -> list[exp.Expr]:

@@ -133,9 +133,12 @@ def _registered_columns(expression: exp.Expr, catalog: Catalog, cte_names: set[s
 
 def _column_types(expression: exp.Expr, catalog: Catalog, cte_names: set[str]) -> dict[int, dict[str, str]]:
     """Each registered table reference's columns' Spark types by their lower-cased names, by
-    ``id`` of its node, where the query compares a string literal (what
-    :func:`~vpush.optimizer.fold_constants.folded_constants` reads them for)."""
-    if not any(isinstance(o, exp.Literal) and o.is_string for c in expression.find_all(*COMPARISONS) for o in comparison_operands(c)):
+    ``id`` of its node, where the query compares a string literal or tests a value for null (what
+    :func:`~vpush.optimizer.fold_constants.folded_constants` reads them for: the cast of the
+    string, whether the value is nullable)."""
+    if not any(isinstance(o, exp.Literal) and o.is_string for c in expression.find_all(*COMPARISONS) for o in comparison_operands(c)) and not any(
+        isinstance(n.expression, exp.Null) for n in expression.find_all(exp.Is)
+    ) and not any(n.name.lower() in ("isnull", "isnotnull") for n in expression.find_all(exp.Anonymous)):
         return {}
     try:
         schemas = _registered_schemas(expression, catalog, cte_names)

@@ -456,6 +456,16 @@ FOLDED = [
     "SELECT id FROM t WHERE " + " AND ".join([*(f"cast(concat('{k}', '') AS int) = {k}" for k in range(20)), "cast('q' AS int) = 1", "false"]),
     "SELECT id FROM t WHERE id > 100 AND ((1 = 1 AND NULL) OR (false AND 1 / 0 = 1) OR true OR (true AND 1 / 0 = 1))",
     "SELECT id FROM t WHERE id > 100 AND ((1 = 1 AND NULL) OR (false AND 1 / 0 = 1) OR (NULL AND 1 / 0 = 1))",
+    # a null test of a nullable value is computed, of one that cannot be null made a constant
+    # first (Spark's NullPropagation): IS TRUE is no null test
+    "SELECT id FROM t WHERE id > 100 AND (1 / 0) IS NULL",
+    "SELECT id FROM t WHERE id > 100 AND cast('q' AS int) IS NOT NULL",
+    "SELECT id FROM t WHERE id > 100 AND (1 / 0 + i) IS NULL",
+    "SELECT id FROM t WHERE id > 100 AND (make_date(2024, 13, 1) IS NULL OR 1 / 0 = 1)",
+    "SELECT id FROM t WHERE id > 100 AND (cast(NULL AS int) IS NULL OR 1 / 0 = 1)",
+    "SELECT id, isnotnull(make_date(2024, 13, 1)) AS x FROM t WHERE id > 100",
+    "SELECT id FROM t WHERE id > 100 AND nvl(1 / 0, 2) IS NULL",
+    "SELECT id FROM t WHERE id > 100 AND cast('q' AS boolean) IS TRUE",
 ]
 
 # a conjunct with an IN subquery beside one that may raise: its table named twice in DuckDB's query
