@@ -37,12 +37,15 @@ from __future__ import annotations
 
 import decimal
 import re
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
 from vpush.optimizer.bind_sqlglot import reads_as
 from vpush.optimizer.dialect import COMPARISONS, VariantGet, comparison_operands, lambda_variables, in_scope
+
+if TYPE_CHECKING:
+    from vpush.optimizer.spark_semantics import ExpressionTypes
 
 __all__ = ["folded_constants"]
 
@@ -83,11 +86,13 @@ _NUMBER_TEXT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)")
 _SPARK_NAMES = {
     "date": exp.DataType.Type.DATE, "timestamp": exp.DataType.Type.TIMESTAMP, "timestamp_ntz": exp.DataType.Type.TIMESTAMPNTZ,
     "boolean": exp.DataType.Type.BOOLEAN, "tinyint": exp.DataType.Type.TINYINT, "smallint": exp.DataType.Type.SMALLINT,
-    "int": exp.DataType.Type.INT, "bigint": exp.DataType.Type.BIGINT,
+    "int": exp.DataType.Type.INT, "bigint": exp.DataType.Type.BIGINT, "float": exp.DataType.Type.FLOAT,
+    "double": exp.DataType.Type.DOUBLE, "decimal": exp.DataType.Type.DECIMAL,
 }
 # the types a string literal is cast to beside a value of that type (Spark's coercion), as a cast
-# of the literal: integers compared as bigints
+# of the literal: integers compared as bigints, fractions as doubles
 _COERCED = {
+    **dict.fromkeys((exp.DataType.Type.FLOAT, exp.DataType.Type.DOUBLE, exp.DataType.Type.DECIMAL), exp.DataType.build("double")),
     exp.DataType.Type.DATE: exp.DataType.build("date"),
     exp.DataType.Type.TIMESTAMP: exp.DataType.build("timestamp"),
     exp.DataType.Type.TIMESTAMPLTZ: exp.DataType.build("timestamp"),
@@ -100,7 +105,7 @@ _COERCED = {
 }
 
 
-def folded_constants(expression: exp.Expr, column_types: Mapping[int, Mapping[str, str]] | None = None) -> list[exp.Expr]:
+def folded_constants(expression: exp.Expr, types: ExpressionTypes | None = None) -> list[exp.Expr]:
     """Copies of the constants of the Spark query ``expression`` that Spark computes as it plans
     it and that may raise, in the query's order; ``column_types``: the Spark type of each column
     (by its lower-cased name) of each registered table the query reads, by ``id`` of its node.
@@ -114,8 +119,8 @@ def folded_constants(expression: exp.Expr, column_types: Mapping[int, Mapping[st
     """
     if any(_is_zero(limit) for limit in expression.find_all(exp.Limit)) or not _reads_tables_only(expression):
         return []
-    if column_types:
-        _mark_column_types(expression, column_types)
+    if types is not None:
+        _mark_types(expression, types)
     derived = _DerivedColumns(expression)
     places = [e for p in _outermost_projections(expression) for e in derived.projected(p)]
     for query in expression.find_all(exp.Select, exp.SetOperation):
@@ -259,30 +264,43 @@ class _DerivedColumns:
 
 
 _TYPE_KEY = "vpush_fold_type"
-"""The key of a column's Spark type in its node's ``meta`` (:func:`_mark_column_types`)."""
+"""The key of a value's Spark type (its name) in its node's ``meta`` (:func:`_mark_types`)."""
+_TABLE_COLUMN = "vpush_fold_table_column"
+"""The key in a column's ``meta`` that marks it as a registered table's (:func:`_mark_types`)."""
 
 
-def _mark_column_types(statement: exp.Expr, column_types: Mapping[int, Mapping[str, str]]) -> None:
-    """Mark each column of a query that surely reads a registered table's column with that
-    column's Spark type: a qualified one, and an unqualified one of a query that reads only
-    registered tables and whose own projections give no column of its name (``ORDER BY x``
-    may read those)."""
+def _mark_types(statement: exp.Expr, types: ExpressionTypes) -> None:
+    """Mark what a comparison compares with a string literal, and each derived query's
+    projections (which a reference may be replaced by), with its Spark type as ``types`` gives
+    it, and each column that reads a registered table as such; not a name its query's own
+    projections give outside them (``ORDER BY x`` may read those)."""
+    marked: list[exp.Expr] = []
+    for comparison in statement.find_all(*COMPARISONS):
+        if any(isinstance(o, exp.Literal) and o.is_string for o in comparison_operands(comparison)):
+            marked.extend(o for o in comparison_operands(comparison) if not isinstance(o, exp.Literal))
     for select in statement.find_all(exp.Select):
-        from_ = select.args.get("from_") or select.args.get("from")
-        sources = [from_.this if from_ is not None else None, *(j.this for j in select.args.get("joins") or [])]
-        tables = {s.alias_or_name.lower(): column_types[id(s)] for s in sources if isinstance(s, exp.Table) and id(s) in column_types}
-        only_tables = len(tables) == len(sources) and not select.args.get("laterals")
-        aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
-        for column in in_scope(select):
-            if not isinstance(column, exp.Column) or not isinstance(column.this, exp.Identifier) or column.args.get("db") or _lambda_name(column):
-                continue
-            name, qualifier = column.name.lower(), column.table.lower()
-            if qualifier:
-                found = [tables[qualifier].get(name)] if qualifier in tables else []
-            else:
-                found = [t[name] for t in tables.values() if name in t] if only_tables and name not in aliases else []
-            if len(found) == 1 and found[0] is not None:
-                column.meta[_TYPE_KEY] = found[0]
+        if select is not statement:
+            marked.extend(p.this if isinstance(p, exp.Alias) else p for p in select.expressions)
+    for node in marked:
+        value: exp.Expr = node.unnest() if isinstance(node, exp.Paren) else node
+        if not _alias_reference(value) and not (isinstance(value, exp.Column) and _lambda_name(value)):
+            kind = types.of(value)
+            if kind is not None:
+                node.meta[_TYPE_KEY] = kind.to_spark()
+    for column in statement.find_all(exp.Column):
+        if not _alias_reference(column) and not _lambda_name(column) and types.reads_table(column):
+            column.meta[_TABLE_COLUMN] = True
+
+
+def _alias_reference(node: exp.Expr) -> bool:
+    """Whether ``node`` is an unqualified column of a name its SELECT's projections give, read
+    outside them (``ORDER BY x``, which may read the projection)."""
+    if not isinstance(node, exp.Column) or node.table:
+        return False
+    select = node.find_ancestor(exp.Select)
+    if select is None or node.find_ancestor(exp.Alias) is not None:
+        return False
+    return node.name.lower() in {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
 
 
 def _star(projection: exp.Expr) -> str | None:
@@ -418,7 +436,7 @@ def _spark_nullable(node: exp.Expr) -> bool | None:
     if isinstance(node, _ALWAYS_NULLABLE) or _call_name(node) == "pmod":
         return True
     if isinstance(node, exp.Column):
-        return True if _TYPE_KEY in node.meta else None  # (a registered table's column: Spark reads Parquet columns as nullable)
+        return True if node.meta.get(_TABLE_COLUMN) else None  # (a registered table's column: Spark reads Parquet columns as nullable)
     if isinstance(node, exp.Cast):
         return _cast_nullable(node)
     if isinstance(node, exp.Coalesce):
@@ -548,8 +566,11 @@ def _coerced_strings(node: exp.Expr) -> list[exp.Expr]:
 
 
 def _typed_as(node: exp.Expr) -> exp.DataType | None:
-    if isinstance(node, exp.Column) and _TYPE_KEY in node.meta:
-        return _COERCED.get(_SPARK_NAMES.get(node.meta[_TYPE_KEY], exp.DataType.Type.UNKNOWN))
+    if isinstance(node, exp.Paren):
+        return _typed_as(node.unnest())  # (a subquery's column put in place)
+    if _TYPE_KEY in node.meta:
+        name = node.meta[_TYPE_KEY]
+        return _COERCED.get(_SPARK_NAMES.get("decimal" if name.startswith("decimal(") else name, exp.DataType.Type.UNKNOWN))
     if isinstance(node, exp.Cast):
         return _COERCED.get(node.to.this)
     if isinstance(node, VariantGet) and node.target_type is not None:

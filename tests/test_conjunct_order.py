@@ -466,6 +466,13 @@ FOLDED = [
     "SELECT id, isnotnull(make_date(2024, 13, 1)) AS x FROM t WHERE id > 100",
     "SELECT id FROM t WHERE id > 100 AND nvl(1 / 0, 2) IS NULL",
     "SELECT id FROM t WHERE id > 100 AND cast('q' AS boolean) IS TRUE",
+    # a string beside a fraction is cast to a double (Java's parseDouble: ' 1.5 ' and '1e400' read),
+    # beside any value the analysis types: a struct's field, an expression, a subquery's column
+    "SELECT id FROM t WHERE id > 100 AND cast(i AS double) = 'q'",
+    "SELECT id FROM t WHERE id > 100 AND cast(i AS decimal(5, 2)) IN (' 1.5 ', '1e400')",
+    "SELECT id FROM t WHERE id > 100 AND named_struct('x', i).x = 'q'",
+    "SELECT id FROM t WHERE id > 100 AND abs(i) + 1 < 'q'",
+    "SELECT x FROM (SELECT i + 1 AS x, id FROM t) WHERE id > 100 AND x = 'q'",
 ]
 
 # a conjunct with an IN subquery beside one that may raise: its table named twice in DuckDB's query
