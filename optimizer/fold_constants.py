@@ -29,8 +29,11 @@ it, as Spark's ``CollapseProject`` and ``PushDownPredicates`` do before it folds
 is dropped by its ``ColumnPruning``: :class:`_DerivedColumns`). An ``AND`` or ``OR`` among the
 constants computes its left side first and its right one only where the left does not decide, as
 Spark's does. The plan computes them in a query of their own, which the DuckDB engine runs first
-(the Spark engine's Spark folds them itself). Left to the rows as before: a set operation's
-column read by the query over it, and a subquery's column read by a nested query.
+(the Spark engine's Spark folds them itself). Left to the rows as before: a subquery's column
+read by a nested query, and a ``UNION ALL``'s column read only in a conditional expression's
+branch (Spark folds the branch's projection before it collapses the one over it into it when a
+filter stands between them: ``SELECT CASE WHEN id > 1 THEN c END FROM (... UNION ALL ...) WHERE
+id > 100`` raises).
 """
 
 from __future__ import annotations
@@ -134,7 +137,8 @@ def folded_constants(expression: exp.Expr, types: ExpressionTypes | None = None)
     places.extend(derived.read_whole)
     found: list[exp.Expr] = []
     for place in places:
-        _collect(place, found, frozenset())
+        for variant in _variants(place):
+            _collect(variant, found, frozenset())
     return [_in_spark_order(c) for c in found]
 
 
@@ -155,9 +159,9 @@ class _DerivedColumns:
     dropped a column nothing reads (``SELECT id FROM (SELECT id, 1 / 0 AS z FROM t)`` answers),
     and one read only in a conditional expression's branch is computed there (``SELECT CASE WHEN
     id > 1 THEN z END ...`` answers), while ``SELECT z FROM (SELECT id, 1 / 0 AS z FROM t) WHERE
-    id > 100`` raises. A column of a set operation is not put in place (each branch computes its
-    own); those of a ``DISTINCT`` query or a set operation but ``UNION ALL``, which read all
-    their columns, are :attr:`read_whole`."""
+    id > 100`` raises. A ``UNION ALL``'s column is each of its branches' expressions (a place
+    that reads it has a variant for each: :func:`_variants`); those of a ``DISTINCT`` query or a
+    set operation but ``UNION ALL``, which read all their columns, are :attr:`read_whole`."""
 
     def __init__(self, statement: exp.Expr) -> None:
         names = [cte.alias_or_name.lower() for cte in statement.find_all(exp.CTE)]
@@ -233,9 +237,26 @@ class _DerivedColumns:
                 found[source.alias_or_name.lower()] = self._ctes[source.name.lower()]
         return found
 
+    def _union_columns(self, union: exp.Union, names: list[str]) -> dict[str, exp.Expr]:
+        """The columns of ``UNION ALL`` ``union`` by name, each the :func:`_branches` of its
+        branches' expressions (by position), as Spark's ``PushProjectionThroughUnion`` and
+        ``PushDownPredicates`` put each branch's in place of a reference before it folds
+        (``SELECT c FROM (SELECT cast('q' AS int) AS c FROM t UNION ALL ...) WHERE id > 100``
+        raises); none where a branch is not a SELECT of plain projections."""
+        values: list[list[exp.Expr]] = []
+        for branch in _union_all_branches(union):
+            while isinstance(branch, exp.Subquery):
+                branch = branch.this
+            if not isinstance(branch, exp.Select) or any(_star(p) is not None for p in branch.expressions) or len(branch.expressions) != len(names):
+                return {}
+            values.append([self.substitute(p.this if isinstance(p, exp.Alias) else p, branch) for p in branch.expressions])
+        if branch_count := len(values):
+            return {name: _branches([values[k][j] for k in range(branch_count)]) for j, name in enumerate(names) if name}
+        return {}
+
     def _columns(self, query: exp.Expr) -> dict[str, exp.Expr | None]:
-        """The columns of derived ``query`` by name: the expression computing each, None for a
-        set operation's."""
+        """The columns of derived ``query`` by name: the expression computing each (a ``UNION
+        ALL``'s: :func:`_branches`), None where it is not followed."""
         while isinstance(query, exp.Subquery):
             query = query.this
         if id(query) in self._outputs:
@@ -243,9 +264,12 @@ class _DerivedColumns:
         self._outputs[id(query)] = {}  # (a query that reads itself finds nothing)
         columns: dict[str, exp.Expr | None] = {}
         if isinstance(query, exp.SetOperation):
+            names = [p.alias_or_name.lower() for p in _outermost_projections(_union_all_branches(query)[0])]
+            columns = dict.fromkeys(names, None)
             if query.args.get("distinct") or not isinstance(query, exp.Union):
                 self.read_whole.extend(_whole(self, query))
-            columns = dict.fromkeys((p.alias_or_name.lower() for p in _outermost_projections(query.this)), None)
+            else:
+                columns.update(self._union_columns(query, names))
         elif isinstance(query, exp.Select):
             sources = self._sources(query)
             if any(_star(p) is not None and _modified_star(p) for p in query.expressions):
@@ -301,6 +325,47 @@ def _alias_reference(node: exp.Expr) -> bool:
     if select is None or node.find_ancestor(exp.Alias) is not None:
         return False
     return node.name.lower() in {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
+
+
+_BRANCHES = "vpush_fold_branches"
+"""The key in the ``meta`` of a tuple that stands for a ``UNION ALL``'s column: its branches'
+expressions, one of which each variant of a place reads (:func:`_variants`)."""
+_MOST_VARIANTS = 16
+
+
+def _branches(values: list[exp.Expr]) -> exp.Expr:
+    tuple_ = exp.Tuple(expressions=[v.copy() for v in values])
+    tuple_.meta[_BRANCHES] = True
+    return tuple_
+
+
+def _union_all_branches(query: exp.Expr) -> list[exp.Expr]:
+    """The branches of ``UNION ALL`` ``query``, those of the ``UNION ALL``s in it flattened."""
+    while isinstance(query, exp.Subquery):
+        query = query.this
+    if isinstance(query, exp.Union) and not query.args.get("distinct"):
+        return [*_union_all_branches(query.this), *_union_all_branches(query.expression)]
+    return [query]
+
+
+def _variants(place: exp.Expr) -> list[exp.Expr]:
+    """``place`` with each ``UNION ALL`` column in it (:func:`_branches`) replaced by the
+    expression of one branch: a variant for each branch (the k-th of each such column, or its
+    last; at most :data:`_MOST_VARIANTS`), as Spark folds each branch's."""
+    counts = [len(t.expressions) for t in place.walk() if t.meta.get(_BRANCHES)]
+    if not counts:
+        return [place]
+    out = []
+    for k in range(min(max(counts), _MOST_VARIANTS)):
+        copy = place.copy()
+        while (found := next((t for t in copy.walk() if t.meta.get(_BRANCHES)), None)) is not None:
+            choice = found.expressions[min(k, len(found.expressions) - 1)]
+            if found is copy:
+                copy = choice.pop()
+            else:
+                found.replace(choice)
+        out.append(copy)
+    return out
 
 
 def _star(projection: exp.Expr) -> str | None:

@@ -473,6 +473,11 @@ FOLDED = [
     "SELECT id FROM t WHERE id > 100 AND named_struct('x', i).x = 'q'",
     "SELECT id FROM t WHERE id > 100 AND abs(i) + 1 < 'q'",
     "SELECT x FROM (SELECT i + 1 AS x, id FROM t) WHERE id > 100 AND x = 'q'",
+    # a UNION ALL's column is each branch's where it is read (not where nothing reads it)
+    "SELECT c FROM (SELECT id, cast('q' AS int) AS c FROM t UNION ALL SELECT id, 1 FROM t) WHERE id > 100",
+    "SELECT c FROM (SELECT id, 1 AS c FROM t UNION ALL SELECT id, 2 FROM t UNION ALL SELECT id, 1 / 0 FROM t) WHERE id > 100",
+    "SELECT id FROM (SELECT id, cast('q' AS int) AS c FROM t UNION ALL SELECT id, 1 FROM t) WHERE id > 100",
+    "SELECT count(*) AS n FROM (SELECT id, 1 / 0 AS c FROM t UNION ALL SELECT id, 1 FROM t) WHERE id > 100",
 ]
 
 # a conjunct with an IN subquery beside one that may raise: its table named twice in DuckDB's query
