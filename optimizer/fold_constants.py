@@ -11,8 +11,8 @@ measured on PySpark 4.3). DuckDB computes such a constant only for a row that re
 vpush's pruning may leave none: it answered ``[]``.
 
 :func:`folded_constants` finds them in the Spark query, as parsed: in the conditions (``WHERE``,
-``HAVING``, ``QUALIFY``, a join's ``ON``), sort keys (``ORDER BY``, ``SORT BY``, a window's) and
-grouping keys of every query and in the outermost projections (an aggregate's arguments among them;
+``HAVING``, ``QUALIFY``, a join's ``ON``, an aggregate's ``FILTER``), sort keys (``ORDER BY``,
+``SORT BY``, a window's), ``DISTRIBUTE BY`` keys (a constant one too) and grouping keys of every query and in the outermost projections (an aggregate's arguments among them;
 those of each branch of a set operation), in a lambda's body where it reads none of the lambda's
 variables (``x -> x + 1 / 0``), outside a conditional expression that reads a row (``coalesce(1/0,
 i) = id`` answers; ``coalesce(1/0, 1)`` is computed whole, and raises), a null test of a value
@@ -136,6 +136,8 @@ def folded_constants(expression: exp.Expr, types: ExpressionTypes | None = None)
         own.extend(join.args["on"] for join in query.args.get("joins") or [] if join.args.get("on") is not None)
         own.extend(ordered.this for key in _ORDERS if query.args.get(key) is not None for ordered in query.args[key].expressions)
         own.extend(_keys(query.args.get("group")))
+        distribute = query.args.get("distribute")  # (its constant keys too: DISTRIBUTE BY 1 / 0 raises)
+        own.extend(distribute.expressions if distribute is not None else [])
         places.extend(derived.substitute(p, query) for p in own)
     places.extend(derived.read_whole)
     found: list[exp.Expr] = []
@@ -249,6 +251,7 @@ class _DerivedColumns:
             definition = self._definition(column, sources)
             if definition is not None:
                 replacement = exp.Paren(this=definition.copy())
+                replacement.meta[_DERIVED] = True
                 if column is copy:
                     return replacement
                 column.replace(replacement)
@@ -386,6 +389,8 @@ def _alias_reference(node: exp.Expr) -> bool:
     return node.name.lower() in {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
 
 
+_DERIVED = "vpush_fold_derived"
+"""The key in the ``meta`` of a subquery's or CTE's column put in place of a reference to it."""
 _BRANCHES = "vpush_fold_branches"
 """The key in the ``meta`` of a tuple that stands for a ``UNION ALL``'s column: its branches'
 expressions, one of which each variant of a place reads (:func:`_variants`)."""
@@ -475,6 +480,9 @@ def _collect(node: exp.Expr, found: list[exp.Expr], bound: frozenset[str]) -> No
         # (the function's arguments, not the function: row_number() is no constant of its own)
         for child in [*node.this.iter_expressions(), *_keys(node), *(o.this for o in (order.expressions if order is not None else []))]:
             _collect(child, found, bound)
+        return
+    if isinstance(node, exp.Where):  # an aggregate's FILTER: its condition is folded
+        _collect(node.this, found, bound)
         return
     if isinstance(node, exp.Lambda):
         # Spark folds what in a lambda's body reads none of its variables: ``x -> x + 1 / 0`` raises
@@ -607,8 +615,11 @@ def _keys(node: exp.Expr | None) -> list[exp.Expr]:
     ``GROUP BY id, 1 / 0`` answers, ``GROUP BY id + cast('q' AS int)`` raises)."""
     if node is None:
         return []
-    keys = node.expressions if isinstance(node, exp.Group) else node.args.get("partition_by") or []
-    return [k for k in keys if not _constant(k)]
+    if isinstance(node, exp.Group):
+        return [k for k in node.expressions if not _constant(k)]
+    # a window's key that reads a subquery's column is kept: Spark does not collapse the
+    # subquery's projection into the window, and folds it there (PARTITION BY z raises for 1 / 0 AS z)
+    return [k for k in node.args.get("partition_by") or [] if not _constant(k) or k.meta.get(_DERIVED)]
 
 
 def _in_spark_order(constant: exp.Expr) -> exp.Expr:

@@ -478,6 +478,13 @@ FOLDED = [
     "SELECT c FROM (SELECT id, 1 AS c FROM t UNION ALL SELECT id, 2 FROM t UNION ALL SELECT id, 1 / 0 FROM t) WHERE id > 100",
     "SELECT id FROM (SELECT id, cast('q' AS int) AS c FROM t UNION ALL SELECT id, 1 FROM t) WHERE id > 100",
     "SELECT count(*) AS n FROM (SELECT id, 1 / 0 AS c FROM t UNION ALL SELECT id, 1 FROM t) WHERE id > 100",
+    # DISTRIBUTE BY keys (a constant one too), an aggregate's FILTER, a window's key that reads a
+    # subquery's column (not in a branch)
+    "SELECT id FROM t WHERE id > 100 DISTRIBUTE BY 1 / 0",
+    "SELECT count(*) FILTER (WHERE 1 / 0 = 1) AS n FROM t WHERE id > 100",
+    "SELECT count(*) FILTER (WHERE z = 1) AS n FROM (SELECT id, 1 / 0 AS z FROM t) WHERE id > 100",
+    "SELECT id, sum(i) OVER (PARTITION BY z) AS s FROM (SELECT id, i, 1 / 0 AS z FROM t) WHERE id > 100",
+    "SELECT id, sum(i) OVER (PARTITION BY CASE WHEN id > 1 THEN z END) AS s FROM (SELECT id, i, 1 / 0 AS z FROM t) WHERE id > 100",
 ]
 
 # a conjunct with an IN subquery beside one that may raise: its table named twice in DuckDB's query
