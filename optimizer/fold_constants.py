@@ -11,39 +11,46 @@ measured on PySpark 4.3). DuckDB computes such a constant only for a row that re
 vpush's pruning may leave none: it answered ``[]``.
 
 :func:`folded_constants` finds them in the Spark query, as parsed: in the conditions (``WHERE``,
-``HAVING``, ``QUALIFY``, a join's ``ON``), sort keys (``ORDER BY``, ``SORT BY``, a window's) and
-grouping keys of every query and in the outermost projections (an aggregate's arguments among them;
+``HAVING``, ``QUALIFY``, a join's ``ON``, an aggregate's ``FILTER``), sort keys (``ORDER BY``,
+``SORT BY``, a window's), ``DISTRIBUTE BY`` keys (a constant one too) and grouping keys of every query and in the outermost projections (an aggregate's arguments among them;
 those of each branch of a set operation), in a lambda's body where it reads none of the lambda's
 variables (``x -> x + 1 / 0``), outside a conditional expression that reads a row (``coalesce(1/0,
-i) = id`` answers; ``coalesce(1/0, 1)`` is computed whole, and raises), an ``IS NULL`` (Spark's
-``NullDownPropagation`` tests the arguments' nullness instead: ``make_date(2024, 13, 1) IS NULL``
-answers; nor a constant with one inside), a constant window partition or grouping key (Spark drops
+i) = id`` answers; ``coalesce(1/0, 1)`` is computed whole, and raises), a null test of a value
+Spark's analysis types as not nullable (its ``NullPropagation`` makes the test a constant first:
+``make_date(2024, 13, 1) IS NULL`` answers, ``(1 / 0) IS NULL`` raises; one whose nullability
+vpush does not know is left to the rows), a constant window partition or grouping key (Spark drops
 those first: ``GROUP BY id, 1 / 0`` answers; ``PARTITION BY id + 1 / 0`` raises), a CTE (Spark
-drops one no query reads), any query of a statement with a ``LIMIT 0`` (Spark drops what it limits
+drops one no query reads), the right branch's ``WHERE`` of an ``EXCEPT`` Spark makes a filter
+(:func:`_excepts_as_filters`), any query of a statement with a ``LIMIT 0`` (Spark drops what it limits
 before it folds) and of one that reads ``VALUES`` or a query without ``FROM`` (Spark filters those
-rows before it folds); and a string literal compared with a cast or a ``variant_get`` to a date,
-timestamp, boolean or integer, or with a registered table's column of such a type, as the cast
-Spark's coercion gives it. A subquery's or CTE's column is put in place of the references that read
+rows before it folds); and a string literal compared with a value of a date, timestamp, boolean,
+integer or fractional type (a cast, a ``variant_get``, a column, a struct's field, an expression,
+as the analysis's typer types it: :class:`~vpush.optimizer.spark_semantics.ExpressionTypes`), as
+the cast Spark's coercion gives it. A subquery's or CTE's column is put in place of the references that read
 it, as Spark's ``CollapseProject`` and ``PushDownPredicates`` do before it folds (one nothing reads
 is dropped by its ``ColumnPruning``: :class:`_DerivedColumns`). An ``AND`` or ``OR`` among the
 constants computes its left side first and its right one only where the left does not decide, as
 Spark's does. The plan computes them in a query of their own, which the DuckDB engine runs first
-(the Spark engine's Spark folds them itself). Left to the rows as before: a constant under ``IS
-NULL`` (``(1 / 0) IS NULL`` raises on Spark; vpush does not tell which ``NullDownPropagation``
-rewrites), a set operation's column read by the query over it, and a subquery's column read by a
-nested query.
+(the Spark engine's Spark folds them itself). Left to the rows as before: a subquery's column
+read by a nested query, and a ``UNION ALL``'s column read only in a conditional expression's
+branch (Spark folds the branch's projection before it collapses the one over it into it when a
+filter stands between them: ``SELECT CASE WHEN id > 1 THEN c END FROM (... UNION ALL ...) WHERE
+id > 100`` raises).
 """
 
 from __future__ import annotations
 
 import decimal
 import re
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from sqlglot import exp
 
 from vpush.optimizer.bind_sqlglot import reads_as
 from vpush.optimizer.dialect import COMPARISONS, VariantGet, comparison_operands, lambda_variables, in_scope
+
+if TYPE_CHECKING:
+    from vpush.optimizer.spark_semantics import ExpressionTypes
 
 __all__ = ["folded_constants"]
 
@@ -69,10 +76,9 @@ _ORDERS = ("order", "sort")
 # what names a value rather than computes one (``struct(x AS a)``'s ``a := x``, ``f(k => v)``)
 _NAMING = (exp.Alias, exp.PropertyEQ, exp.Kwarg)
 # where a constant is left to the rows: a conditional expression's branches; a nested query (its
-# conditions are places of their own); a lambda; a type; ``f IS NULL`` (Spark's
-# NullDownPropagation tests the arguments' nullness instead of computing ``make_date(2024, 13,
-# 1)``); a window's partition (``PARTITION BY 1/0`` answers)
-_LEFT_TO_ROWS = (*_CONDITIONAL, exp.Query, exp.Subquery, exp.Lambda, exp.DataType, exp.Is, exp.Window)
+# conditions are places of their own); a lambda; a type; a window's partition (``PARTITION BY
+# 1/0`` answers)
+_LEFT_TO_ROWS = (*_CONDITIONAL, exp.Query, exp.Subquery, exp.Lambda, exp.DataType, exp.Window)
 _TEXT_TYPES = {
     exp.DataType.Type.DATE: "date", exp.DataType.Type.TIMESTAMP: "timestamp", exp.DataType.Type.TIMESTAMPTZ: "timestamp",
     exp.DataType.Type.TIMESTAMPLTZ: "timestamp", exp.DataType.Type.TIMESTAMPNTZ: "timestamp_ntz",
@@ -85,11 +91,13 @@ _NUMBER_TEXT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)")
 _SPARK_NAMES = {
     "date": exp.DataType.Type.DATE, "timestamp": exp.DataType.Type.TIMESTAMP, "timestamp_ntz": exp.DataType.Type.TIMESTAMPNTZ,
     "boolean": exp.DataType.Type.BOOLEAN, "tinyint": exp.DataType.Type.TINYINT, "smallint": exp.DataType.Type.SMALLINT,
-    "int": exp.DataType.Type.INT, "bigint": exp.DataType.Type.BIGINT,
+    "int": exp.DataType.Type.INT, "bigint": exp.DataType.Type.BIGINT, "float": exp.DataType.Type.FLOAT,
+    "double": exp.DataType.Type.DOUBLE, "decimal": exp.DataType.Type.DECIMAL,
 }
 # the types a string literal is cast to beside a value of that type (Spark's coercion), as a cast
-# of the literal: integers compared as bigints
+# of the literal: integers compared as bigints, fractions as doubles
 _COERCED = {
+    **dict.fromkeys((exp.DataType.Type.FLOAT, exp.DataType.Type.DOUBLE, exp.DataType.Type.DECIMAL), exp.DataType.build("double")),
     exp.DataType.Type.DATE: exp.DataType.build("date"),
     exp.DataType.Type.TIMESTAMP: exp.DataType.build("timestamp"),
     exp.DataType.Type.TIMESTAMPLTZ: exp.DataType.build("timestamp"),
@@ -102,7 +110,7 @@ _COERCED = {
 }
 
 
-def folded_constants(expression: exp.Expr, column_types: Mapping[int, Mapping[str, str]] | None = None) -> list[exp.Expr]:
+def folded_constants(expression: exp.Expr, types: ExpressionTypes | None = None) -> list[exp.Expr]:
     """Copies of the constants of the Spark query ``expression`` that Spark computes as it plans
     it and that may raise, in the query's order; ``column_types``: the Spark type of each column
     (by its lower-cased name) of each registered table the query reads, by ``id`` of its node.
@@ -116,23 +124,83 @@ def folded_constants(expression: exp.Expr, column_types: Mapping[int, Mapping[st
     """
     if any(_is_zero(limit) for limit in expression.find_all(exp.Limit)) or not _reads_tables_only(expression):
         return []
-    if column_types:
-        _mark_column_types(expression, column_types)
+    if types is not None:
+        _mark_types(expression, types)
     derived = _DerivedColumns(expression)
     places = [e for p in _outermost_projections(expression) for e in derived.projected(p)]
+    filtered = _excepts_as_filters(expression)
     for query in expression.find_all(exp.Select, exp.SetOperation):
         if query.find_ancestor(exp.CTE) is not None:
             continue
-        own = [query.args[key].this for key in _CONDITIONS if query.args.get(key) is not None]
+        own = [query.args[key].this for key in _CONDITIONS if query.args.get(key) is not None and id(query) not in filtered]
         own.extend(join.args["on"] for join in query.args.get("joins") or [] if join.args.get("on") is not None)
         own.extend(ordered.this for key in _ORDERS if query.args.get(key) is not None for ordered in query.args[key].expressions)
         own.extend(_keys(query.args.get("group")))
+        distribute = query.args.get("distribute")  # (its constant keys too: DISTRIBUTE BY 1 / 0 raises)
+        own.extend(distribute.expressions if distribute is not None else [])
         places.extend(derived.substitute(p, query) for p in own)
     places.extend(derived.read_whole)
     found: list[exp.Expr] = []
     for place in places:
-        _collect(place, found, frozenset())
+        for variant in _variants(place):
+            _collect(variant, found, frozenset())
     return [_in_spark_order(c) for c in found]
+
+
+def _excepts_as_filters(statement: exp.Expr) -> set[int]:
+    """The ``id`` of each right branch of an ``EXCEPT`` that Spark's ``ReplaceExceptWithFilter``
+    makes a filter of its left branch before it folds: ``Filter(NOT coalesce(condition, false),
+    left)``, the right branch's ``WHERE`` in a conditional expression, so its constants are left
+    to the rows. Eligible as Spark's ``isEligible`` and ``transformCondition`` take it: a distinct
+    ``EXCEPT`` of two SELECTs of the same projections (of distinct names) over the same table,
+    neither with a subquery, the right one a filter whose columns the left one's projections name."""
+    found: set[int] = set()
+    for node in statement.find_all(exp.Except):
+        left, right = node.this, node.expression
+        while isinstance(left, exp.Subquery):
+            left = left.this
+        while isinstance(right, exp.Subquery):
+            right = right.this
+        if node.args.get("distinct") is False or not isinstance(left, exp.Select) or not isinstance(right, exp.Select):
+            continue
+        where = right.args.get("where")
+        names = [p.alias_or_name.lower() for p in left.expressions]
+        if (where is None or not _projects_one_table(left) or not _projects_one_table(right)
+                or _source_name(left) != _source_name(right) or _unqualified(left.expressions) != _unqualified(right.expressions)
+                or len(set(names)) != len(names) or "" in names
+                or any(c.name.lower() not in names for c in where.find_all(exp.Column))
+                or where.find(exp.Rand, exp.Randn, exp.Uuid) is not None):
+            continue
+        found.add(id(right))
+    return found
+
+
+def _projects_one_table(select: exp.Select) -> bool:
+    """Whether ``select`` only projects (and filters) one registered table or CTE: no join,
+    grouping, aggregate, window, sort, limit, ``DISTINCT``, star or subquery."""
+    if any(select.args.get(k) for k in ("joins", "laterals", "group", "having", "qualify", "order", "limit", "offset", "distinct", "windows")):
+        return False
+    from_ = select.args.get("from_") or select.args.get("from")
+    if from_ is None or not isinstance(from_.this, exp.Table) or not isinstance(from_.this.this, exp.Identifier):
+        return False
+    return not any(isinstance(n, (exp.AggFunc, exp.Window, exp.Star, exp.Query, exp.Subquery)) for p in select.expressions for n in p.walk())
+
+
+def _source_name(select: exp.Select) -> str:
+    from_ = select.args.get("from_") or select.args.get("from")
+    return from_.this.name.lower() if from_ is not None else ""
+
+
+def _unqualified(projections: list[exp.Expr]) -> list[str]:
+    """``projections`` as text without their columns' qualifiers (Spark compares the plans
+    after it drops the aliases of the sources)."""
+    texts = []
+    for projection in projections:
+        copy = projection.copy()
+        for column in copy.find_all(exp.Column):
+            column.set("table", None)
+        texts.append(copy.sql(dialect="spark").lower())
+    return texts
 
 
 def _outermost_projections(query: exp.Expr) -> list[exp.Expr]:
@@ -152,9 +220,9 @@ class _DerivedColumns:
     dropped a column nothing reads (``SELECT id FROM (SELECT id, 1 / 0 AS z FROM t)`` answers),
     and one read only in a conditional expression's branch is computed there (``SELECT CASE WHEN
     id > 1 THEN z END ...`` answers), while ``SELECT z FROM (SELECT id, 1 / 0 AS z FROM t) WHERE
-    id > 100`` raises. A column of a set operation is not put in place (each branch computes its
-    own); those of a ``DISTINCT`` query or a set operation but ``UNION ALL``, which read all
-    their columns, are :attr:`read_whole`."""
+    id > 100`` raises. A ``UNION ALL``'s column is each of its branches' expressions (a place
+    that reads it has a variant for each: :func:`_variants`); those of a ``DISTINCT`` query or a
+    set operation but ``UNION ALL``, which read all their columns, are :attr:`read_whole`."""
 
     def __init__(self, statement: exp.Expr) -> None:
         names = [cte.alias_or_name.lower() for cte in statement.find_all(exp.CTE)]
@@ -183,6 +251,7 @@ class _DerivedColumns:
             definition = self._definition(column, sources)
             if definition is not None:
                 replacement = exp.Paren(this=definition.copy())
+                replacement.meta[_DERIVED] = True
                 if column is copy:
                     return replacement
                 column.replace(replacement)
@@ -230,9 +299,26 @@ class _DerivedColumns:
                 found[source.alias_or_name.lower()] = self._ctes[source.name.lower()]
         return found
 
+    def _union_columns(self, union: exp.Union, names: list[str]) -> dict[str, exp.Expr]:
+        """The columns of ``UNION ALL`` ``union`` by name, each the :func:`_branches` of its
+        branches' expressions (by position), as Spark's ``PushProjectionThroughUnion`` and
+        ``PushDownPredicates`` put each branch's in place of a reference before it folds
+        (``SELECT c FROM (SELECT cast('q' AS int) AS c FROM t UNION ALL ...) WHERE id > 100``
+        raises); none where a branch is not a SELECT of plain projections."""
+        values: list[list[exp.Expr]] = []
+        for branch in _union_all_branches(union):
+            while isinstance(branch, exp.Subquery):
+                branch = branch.this
+            if not isinstance(branch, exp.Select) or any(_star(p) is not None for p in branch.expressions) or len(branch.expressions) != len(names):
+                return {}
+            values.append([self.substitute(p.this if isinstance(p, exp.Alias) else p, branch) for p in branch.expressions])
+        if branch_count := len(values):
+            return {name: _branches([values[k][j] for k in range(branch_count)]) for j, name in enumerate(names) if name}
+        return {}
+
     def _columns(self, query: exp.Expr) -> dict[str, exp.Expr | None]:
-        """The columns of derived ``query`` by name: the expression computing each, None for a
-        set operation's."""
+        """The columns of derived ``query`` by name: the expression computing each (a ``UNION
+        ALL``'s: :func:`_branches`), None where it is not followed."""
         while isinstance(query, exp.Subquery):
             query = query.this
         if id(query) in self._outputs:
@@ -240,9 +326,12 @@ class _DerivedColumns:
         self._outputs[id(query)] = {}  # (a query that reads itself finds nothing)
         columns: dict[str, exp.Expr | None] = {}
         if isinstance(query, exp.SetOperation):
+            names = [p.alias_or_name.lower() for p in _outermost_projections(_union_all_branches(query)[0])]
+            columns = dict.fromkeys(names, None)
             if query.args.get("distinct") or not isinstance(query, exp.Union):
                 self.read_whole.extend(_whole(self, query))
-            columns = dict.fromkeys((p.alias_or_name.lower() for p in _outermost_projections(query.this)), None)
+            else:
+                columns.update(self._union_columns(query, names))
         elif isinstance(query, exp.Select):
             sources = self._sources(query)
             if any(_star(p) is not None and _modified_star(p) for p in query.expressions):
@@ -261,30 +350,86 @@ class _DerivedColumns:
 
 
 _TYPE_KEY = "vpush_fold_type"
-"""The key of a column's Spark type in its node's ``meta`` (:func:`_mark_column_types`)."""
+"""The key of a value's Spark type (its name) in its node's ``meta`` (:func:`_mark_types`)."""
+_TABLE_COLUMN = "vpush_fold_table_column"
+"""The key in a column's ``meta`` that marks it as a registered table's (:func:`_mark_types`)."""
 
 
-def _mark_column_types(statement: exp.Expr, column_types: Mapping[int, Mapping[str, str]]) -> None:
-    """Mark each column of a query that surely reads a registered table's column with that
-    column's Spark type: a qualified one, and an unqualified one of a query that reads only
-    registered tables and whose own projections give no column of its name (``ORDER BY x``
-    may read those)."""
+def _mark_types(statement: exp.Expr, types: ExpressionTypes) -> None:
+    """Mark what a comparison compares with a string literal, and each derived query's
+    projections (which a reference may be replaced by), with its Spark type as ``types`` gives
+    it, and each column that reads a registered table as such; not a name its query's own
+    projections give outside them (``ORDER BY x`` may read those)."""
+    marked: list[exp.Expr] = []
+    for comparison in statement.find_all(*COMPARISONS):
+        if any(isinstance(o, exp.Literal) and o.is_string for o in comparison_operands(comparison)):
+            marked.extend(o for o in comparison_operands(comparison) if not isinstance(o, exp.Literal))
     for select in statement.find_all(exp.Select):
-        from_ = select.args.get("from_") or select.args.get("from")
-        sources = [from_.this if from_ is not None else None, *(j.this for j in select.args.get("joins") or [])]
-        tables = {s.alias_or_name.lower(): column_types[id(s)] for s in sources if isinstance(s, exp.Table) and id(s) in column_types}
-        only_tables = len(tables) == len(sources) and not select.args.get("laterals")
-        aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
-        for column in in_scope(select):
-            if not isinstance(column, exp.Column) or not isinstance(column.this, exp.Identifier) or column.args.get("db") or _lambda_name(column):
-                continue
-            name, qualifier = column.name.lower(), column.table.lower()
-            if qualifier:
-                found = [tables[qualifier].get(name)] if qualifier in tables else []
+        if select is not statement:
+            marked.extend(p.this if isinstance(p, exp.Alias) else p for p in select.expressions)
+    for node in marked:
+        value: exp.Expr = node.unnest() if isinstance(node, exp.Paren) else node
+        if not _alias_reference(value) and not (isinstance(value, exp.Column) and _lambda_name(value)):
+            kind = types.of(value)
+            if kind is not None:
+                node.meta[_TYPE_KEY] = kind.to_spark()
+    for column in statement.find_all(exp.Column):
+        if not _alias_reference(column) and not _lambda_name(column) and types.reads_table(column):
+            column.meta[_TABLE_COLUMN] = True
+
+
+def _alias_reference(node: exp.Expr) -> bool:
+    """Whether ``node`` is an unqualified column of a name its SELECT's projections give, read
+    outside them (``ORDER BY x``, which may read the projection)."""
+    if not isinstance(node, exp.Column) or node.table:
+        return False
+    select = node.find_ancestor(exp.Select)
+    if select is None or node.find_ancestor(exp.Alias) is not None:
+        return False
+    return node.name.lower() in {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
+
+
+_DERIVED = "vpush_fold_derived"
+"""The key in the ``meta`` of a subquery's or CTE's column put in place of a reference to it."""
+_BRANCHES = "vpush_fold_branches"
+"""The key in the ``meta`` of a tuple that stands for a ``UNION ALL``'s column: its branches'
+expressions, one of which each variant of a place reads (:func:`_variants`)."""
+_MOST_VARIANTS = 16
+
+
+def _branches(values: list[exp.Expr]) -> exp.Expr:
+    tuple_ = exp.Tuple(expressions=[v.copy() for v in values])
+    tuple_.meta[_BRANCHES] = True
+    return tuple_
+
+
+def _union_all_branches(query: exp.Expr) -> list[exp.Expr]:
+    """The branches of ``UNION ALL`` ``query``, those of the ``UNION ALL``s in it flattened."""
+    while isinstance(query, exp.Subquery):
+        query = query.this
+    if isinstance(query, exp.Union) and not query.args.get("distinct"):
+        return [*_union_all_branches(query.this), *_union_all_branches(query.expression)]
+    return [query]
+
+
+def _variants(place: exp.Expr) -> list[exp.Expr]:
+    """``place`` with each ``UNION ALL`` column in it (:func:`_branches`) replaced by the
+    expression of one branch: a variant for each branch (the k-th of each such column, or its
+    last; at most :data:`_MOST_VARIANTS`), as Spark folds each branch's."""
+    counts = [len(t.expressions) for t in place.walk() if t.meta.get(_BRANCHES)]
+    if not counts:
+        return [place]
+    out = []
+    for k in range(min(max(counts), _MOST_VARIANTS)):
+        copy = place.copy()
+        while (found := next((t for t in copy.walk() if t.meta.get(_BRANCHES)), None)) is not None:
+            choice = found.expressions[min(k, len(found.expressions) - 1)]
+            if found is copy:
+                copy = choice.pop()
             else:
-                found = [t[name] for t in tables.values() if name in t] if only_tables and name not in aliases else []
-            if len(found) == 1 and found[0] is not None:
-                column.meta[_TYPE_KEY] = found[0]
+                found.replace(choice)
+        out.append(copy)
+    return out
 
 
 def _star(projection: exp.Expr) -> str | None:
@@ -336,19 +481,30 @@ def _collect(node: exp.Expr, found: list[exp.Expr], bound: frozenset[str]) -> No
         for child in [*node.this.iter_expressions(), *_keys(node), *(o.this for o in (order.expressions if order is not None else []))]:
             _collect(child, found, bound)
         return
+    if isinstance(node, exp.Where):  # an aggregate's FILTER: its condition is folded
+        _collect(node.this, found, bound)
+        return
     if isinstance(node, exp.Lambda):
         # Spark folds what in a lambda's body reads none of its variables: ``x -> x + 1 / 0`` raises
         _collect(node.this, found, bound | {v.name.lower() for v in node.expressions})
         return
-    if _call_name(node) in _UNFOLDED or isinstance(node, (exp.Query, exp.Subquery, exp.DataType, exp.Is, exp.JSONPath)):
+    if _call_name(node) in _UNFOLDED or isinstance(node, (exp.Query, exp.Subquery, exp.DataType, exp.JSONPath)):
         return  # (a JSON path is its call's argument as sqlglot reads it, not an expression of its own)
     if isinstance(node, exp.Mul) and _minus_one(node.expression):
         # sqlglot's date_sub(d, n): date_add(d, n * -1), a product Spark does not compute
         _collect(node.this, found, bound)
         return
-    if _constant(node, bound) and node.find(exp.Is) is None:  # a conditional one too: Spark computes it whole, its taken branch only
-        if _may_raise(node):
-            found.append(node.copy())
+    if _constant(node, bound):  # a conditional one too: Spark computes it whole, its taken branch only
+        propagated = _null_propagated(node.copy())
+        if propagated is not None and _may_raise(propagated):
+            found.append(propagated)
+        return
+    tested = _null_tested(node)
+    if tested is not None:
+        # NullPropagation makes the test of a value that cannot be null a constant first; Spark
+        # folds the constants of one that can be null: ``(1 / 0 + i) IS NULL`` raises
+        if _spark_nullable(tested) is True:
+            _collect(tested, found, bound)
         return
     if isinstance(node, _LEFT_TO_ROWS):
         return
@@ -358,38 +514,164 @@ def _collect(node: exp.Expr, found: list[exp.Expr], bound: frozenset[str]) -> No
         _collect(child, found, bound)
 
 
+def _null_tested(node: exp.Expr) -> exp.Expr | None:
+    """What null test ``node`` tests: ``x`` of ``x IS NULL``, ``isnull(x)`` or ``isnotnull(x)``
+    (``x IS NOT NULL`` is ``NOT x IS NULL`` as sqlglot reads it; ``x IS TRUE`` is Spark's ``x <=>
+    true``, no null test)."""
+    if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
+        return node.this
+    if _call_name(node) in ("isnull", "isnotnull") and len(node.expressions) == 1:
+        return node.expressions[0]
+    return None
+
+
+def _null_propagated(constant: exp.Expr) -> exp.Expr | None:
+    """Constant ``constant`` with each null test of a value Spark's analysis types as not
+    nullable made ``false`` (``true`` for ``isnotnull``), as Spark's ``NullPropagation`` makes
+    it before ``ConstantFolding`` computes the rest (``make_date(2024, 13, 1) IS NULL`` answers
+    though ``make_date(2024, 13, 1)`` raises; ``(1 / 0) IS NULL`` raises); None where vpush does
+    not know whether a tested value is nullable (the constant is left to the rows)."""
+    tests = [n for n in constant.walk() if _null_tested(n) is not None]
+    for test in reversed(tests):  # the innermost first, as Spark's rule goes up the tree
+        tested = _null_tested(test)
+        nullable = _spark_nullable(tested) if tested is not None else None
+        if nullable is None:
+            return None
+        if nullable:
+            continue
+        decided = exp.Boolean(this=_call_name(test) == "isnotnull")
+        if test is constant:
+            return decided
+        test.replace(decided)
+    return constant
+
+
+# Spark's expressions that are null where an argument is (their ``nullable`` is any argument's)
+_NULL_WITH_ARGUMENT = (
+    exp.Paren, exp.Add, exp.Sub, exp.Mul, exp.Neg, exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Not, exp.And,
+    exp.Or, exp.In, exp.Between, exp.Upper, exp.Lower, exp.Length, exp.Substring, exp.Concat, exp.DPipe, exp.Abs, exp.Round,
+    exp.Sqrt, exp.TimestampFromParts,
+)
+# (``make_date`` raises for a day that does not exist rather than give null, in ANSI mode)
+_NULL_WITH_ARGUMENT_CALLS = frozenset({"make_date"})
+# Spark's always nullable ones (``DivModLike``: division and remainders, null in legacy mode for a zero divisor)
+_ALWAYS_NULLABLE = (exp.Null, exp.Div, exp.Mod, exp.IntDiv)
+_NEVER_NULL = (exp.Literal, exp.Boolean, exp.Is, exp.NullSafeEQ, exp.NullSafeNEQ)
+_INTEGRAL = frozenset(_INT_NAMES)
+
+
+def _spark_nullable(node: exp.Expr) -> bool | None:
+    """Whether Spark's analysis types ``node`` as nullable (its ``nullable``), as measured on
+    PySpark 4.3 for each kind here; None where vpush does not know."""
+    if _typed_literal(node) or isinstance(node, _NEVER_NULL) or _null_tested(node) is not None:
+        return False
+    if isinstance(node, _ALWAYS_NULLABLE) or _call_name(node) == "pmod":
+        return True
+    if isinstance(node, exp.Column):
+        return True if node.meta.get(_TABLE_COLUMN) else None  # (a registered table's column: Spark reads Parquet columns as nullable)
+    if isinstance(node, exp.Cast):
+        return _cast_nullable(node)
+    if isinstance(node, exp.Coalesce):
+        return _all_or_none([_spark_nullable(a) for a in [node.this, *node.expressions]], all_of=True)
+    if isinstance(node, (exp.If, exp.Case)):
+        if isinstance(node, exp.Case):
+            branches = [i.args.get("true") for i in node.args.get("ifs") or []] + [node.args.get("default")]
+        else:
+            branches = [node.args.get("true"), node.args.get("false")]
+        if any(b is None for b in branches):
+            return True  # (no ELSE: null where no branch is taken)
+        return _all_or_none([_spark_nullable(b) for b in branches if b is not None], all_of=False)
+    if isinstance(node, _NULL_WITH_ARGUMENT) or _call_name(node) in _NULL_WITH_ARGUMENT_CALLS:
+        return _all_or_none([_spark_nullable(a) for a in node.iter_expressions()], all_of=False)
+    return None
+
+
+def _all_or_none(nullable: list[bool | None], *, all_of: bool) -> bool | None:
+    """Whether all (``all_of``) or any of ``nullable`` is true; None where that is not known."""
+    if all_of:
+        return False if False in nullable else None if None in nullable else True
+    return True if True in nullable else None if None in nullable else False
+
+
+def _cast_nullable(cast: exp.Cast) -> bool | None:
+    """Spark's ``Cast.nullable``: its argument's, or true where the cast may give null in legacy
+    mode (``Cast.forceNullable``: a string to anything but a string or a binary, a fraction to
+    an integer); a ``try_cast``'s is true."""
+    to, value = cast.to.this, cast.this
+    if isinstance(cast, exp.TryCast) or cast.args.get("safe"):
+        return True
+    if _spark_nullable(value) is True:
+        return True
+    if isinstance(value, exp.Literal) and value.is_string:
+        return None if to in exp.DataType.TEXT_TYPES or to in (exp.DataType.Type.BINARY, exp.DataType.Type.VARBINARY) else True
+    if isinstance(value, exp.Literal) and to in _INTEGRAL:
+        return not value.this.lstrip("+-").isdigit()  # (an integer literal narrowed overflows, never null)
+    return None
+
+
 def _keys(node: exp.Expr | None) -> list[exp.Expr]:
     """The grouping keys of ``GROUP BY`` ``node`` or a window's partition keys but for the
     constant ones, which Spark drops before it folds (``RemoveLiteralFromGroupExpressions``:
     ``GROUP BY id, 1 / 0`` answers, ``GROUP BY id + cast('q' AS int)`` raises)."""
     if node is None:
         return []
-    keys = node.expressions if isinstance(node, exp.Group) else node.args.get("partition_by") or []
-    return [k for k in keys if not _constant(k)]
-
-
-_MOST_CONNECTIVES = 6
+    if isinstance(node, exp.Group):
+        return [k for k in node.expressions if not _constant(k)]
+    # a window's key that reads a subquery's column is kept: Spark does not collapse the
+    # subquery's projection into the window, and folds it there (PARTITION BY z raises for 1 / 0 AS z)
+    return [k for k in node.args.get("partition_by") or [] if not _constant(k) or k.meta.get(_DERIVED)]
 
 
 def _in_spark_order(constant: exp.Expr) -> exp.Expr:
-    """``constant`` with each ``AND`` and ``OR`` made to compute its right side only where its
-    left one does not decide, as Spark's do (``cast('q' AS int) = 1 AND false`` raises, ``false
-    AND cast('q' AS int) = 1`` is false), and to compute its left side whatever its right one
-    (DuckDB's optimizer makes ``x AND false`` false without computing ``x``). Each rewrite
-    writes its left side twice, so past :data:`_MOST_CONNECTIVES` of them the constant is left
-    as it is (the text would double with each)."""
-    connectives = list(constant.find_all(exp.And, exp.Or))
-    if len(connectives) > _MOST_CONNECTIVES:
-        return constant
-    for node in reversed(connectives):  # the innermost first
-        decided = exp.false() if isinstance(node, exp.And) else exp.true()
-        left = node.left.copy()
-        case = exp.Case(ifs=[exp.If(this=exp.NullSafeEQ(this=exp.Paren(this=left), expression=decided), true=decided.copy())],
-                        default=node.copy())
-        if node is constant:
-            return case
-        node.replace(case)
+    """``constant`` with each chain of ``AND`` (or of ``OR``) made to compute its operands from
+    left to right, each only where those before it do not decide, as Spark's do (``cast('q' AS
+    int) = 1 AND false`` raises, ``false AND cast('q' AS int) = 1`` is false), and each whatever
+    those after it (DuckDB's optimizer makes ``x AND false`` false without computing ``x``).
+
+    ``a AND b AND c`` becomes a fold over the operands' positions that computes the operand of
+    each step only where the result so far is not false (a conditional expression's branch):
+    ``aggregate(array(1, 2, 3), true, (r, k) -> CASE WHEN r <=> false THEN false ELSE r AND CASE
+    WHEN k = 1 THEN a WHEN k = 2 THEN b ELSE c END END)``. Each operand is written once and the
+    chain nests no deeper than one step (writing the left side twice doubled the text with each
+    connective; nesting a step in the one before it exhausted the parser's recursion).
+
+    Example:
+        >>> import sqlglot
+        >>> _in_spark_order(sqlglot.parse_one("1 / 0 = 1 AND false", read="spark")).sql(dialect="spark")
+        'AGGREGATE(ARRAY(1, 2), TRUE, (vpush_result0, vpush_step0) -> CASE WHEN vpush_result0 IS NOT DISTINCT FROM FALSE THEN FALSE ELSE vpush_result0 AND CASE WHEN vpush_step0 = 1 THEN 1 / 0 = 1 ELSE FALSE END END)'
+    """
+    chains = [c for c in constant.find_all(exp.And, exp.Or) if not isinstance(_unwrapped_parent(c), type(c))]
+    for k, chain in enumerate(reversed(chains)):  # the innermost first
+        operands = _operands(chain, type(chain))
+        decided = exp.false() if isinstance(chain, exp.And) else exp.true()
+        result, step = exp.to_identifier(f"vpush_result{k}"), exp.to_identifier(f"vpush_step{k}")
+        operand = exp.Case(ifs=[exp.If(this=exp.EQ(this=step.copy(), expression=exp.Literal.number(i + 1)), true=o)
+                                for i, o in enumerate(operands[:-1])], default=operands[-1])
+        body = exp.Case(ifs=[exp.If(this=exp.NullSafeEQ(this=result.copy(), expression=decided), true=decided.copy())],
+                        default=type(chain)(this=result.copy(), expression=operand))
+        fold = exp.Reduce(this=exp.Array(expressions=[exp.Literal.number(i + 1) for i in range(len(operands))]),
+                          initial=exp.Boolean(this=not decided.this), merge=exp.Lambda(this=body, expressions=[result, step]))
+        if chain is constant:
+            return fold
+        chain.replace(fold)
     return constant
+
+
+def _unwrapped_parent(node: exp.Expr) -> exp.Expr | None:
+    parent = node.parent
+    while isinstance(parent, exp.Paren):
+        parent = parent.parent
+    return parent
+
+
+def _operands(node: exp.Expr, kind: type[exp.Connector]) -> list[exp.Expr]:
+    """The operands of chain ``node`` of connectives ``kind`` from left to right (Spark's tree
+    has no parentheses; ``(a AND b) AND c`` computes as ``a AND (b AND c)``)."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if not isinstance(node, kind):
+        return [node]
+    return [*_operands(node.this, kind), *_operands(node.expression, kind)]
 
 
 def _may_raise(node: exp.Expr) -> bool:
@@ -419,8 +701,11 @@ def _coerced_strings(node: exp.Expr) -> list[exp.Expr]:
 
 
 def _typed_as(node: exp.Expr) -> exp.DataType | None:
-    if isinstance(node, exp.Column) and _TYPE_KEY in node.meta:
-        return _COERCED.get(_SPARK_NAMES.get(node.meta[_TYPE_KEY], exp.DataType.Type.UNKNOWN))
+    if isinstance(node, exp.Paren):
+        return _typed_as(node.unnest())  # (a subquery's column put in place)
+    if _TYPE_KEY in node.meta:
+        name = node.meta[_TYPE_KEY]
+        return _COERCED.get(_SPARK_NAMES.get("decimal" if name.startswith("decimal(") else name, exp.DataType.Type.UNKNOWN))
     if isinstance(node, exp.Cast):
         return _COERCED.get(node.to.this)
     if isinstance(node, VariantGet) and node.target_type is not None:

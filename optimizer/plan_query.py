@@ -62,6 +62,7 @@ from vpush.optimizer.spark_empty_relations import dropped_unread
 from vpush.optimizer.spark_order import choose_ordered, exclude_from_stars, follow_radix_sorts
 from vpush.optimizer.spark_semantics import (
     SESSION_TIME_ZONE,
+    ExpressionTypes,
     SPARK_TEXT,
     VARIANT_SOURCE,
     apply_spark_semantics,
@@ -131,17 +132,20 @@ def _registered_columns(expression: exp.Expr, catalog: Catalog, cte_names: set[s
     return {key: schema.names for key, schema in _registered_schemas(expression, catalog, cte_names).items()}
 
 
-def _column_types(expression: exp.Expr, catalog: Catalog, cte_names: set[str]) -> dict[int, dict[str, str]]:
-    """Each registered table reference's columns' Spark types by their lower-cased names, by
-    ``id`` of its node, where the query compares a string literal (what
-    :func:`~vpush.optimizer.fold_constants.folded_constants` reads them for)."""
-    if not any(isinstance(o, exp.Literal) and o.is_string for c in expression.find_all(*COMPARISONS) for o in comparison_operands(c)):
-        return {}
+def _expression_types(expression: exp.Expr, catalog: Catalog, cte_names: set[str]) -> ExpressionTypes | None:
+    """The Spark types of ``expression``'s nodes from the registered tables' schemas, where the
+    query compares a string literal or tests a value for null (what
+    :func:`~vpush.optimizer.fold_constants.folded_constants` reads them for: the cast of the
+    string, whether the value is nullable)."""
+    if not any(isinstance(o, exp.Literal) and o.is_string for c in expression.find_all(*COMPARISONS) for o in comparison_operands(c)) and not any(
+        isinstance(n.expression, exp.Null) for n in expression.find_all(exp.Is)
+    ) and not any(n.name.lower() in ("isnull", "isnotnull") for n in expression.find_all(exp.Anonymous)):
+        return None
     try:
         schemas = _registered_schemas(expression, catalog, cte_names)
     except OptimizeError:  # left to the scans, whose error it is
-        return {}
-    return {key: {f.name.lower(): t.to_spark() for f in schema if (t := arrow_spark_type(f.type)) is not None} for key, schema in schemas.items()}
+        return None
+    return ExpressionTypes(expression, {key: {f.name.lower(): arrow_spark_type(f.type) for f in schema} for key, schema in schemas.items()})
 
 
 def _registered_schemas(expression: exp.Expr, catalog: Catalog, cte_names: set[str]) -> dict[int, pa.Schema]:
@@ -330,7 +334,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool, *, fold
     except OptimizeError as exc:
         refusal = exc
     cte_names = {cte.alias_or_name.lower() for cte in expression.find_all(exp.CTE)}
-    constants = folded_constants(expression, _column_types(expression, catalog, cte_names)) if fold else []
+    constants = folded_constants(expression, _expression_types(expression, catalog, cte_names)) if fold else []
     if any(join.args.get("using") or join.args.get("method") for join in expression.find_all(exp.Join)):
         # before a qualified name is read as its source's column (alias_repeated_sources)
         read_fields_before_hidden_keys(expression, _registered_columns(expression, catalog, cte_names))

@@ -183,7 +183,7 @@ from vpush.optimizer.variant_types import (
 
 __all__ = ["ARGUMENT_TYPE", "CAST_TO_VARIANT", "DATE_TRUNC_FUNCTION", "FORMAT_NUMBER_FUNCTION", "FORMAT_PATTERN_FUNCTIONS", "MAKE_TIMESTAMP_FUNCTIONS", "GET_JSON_OBJECT_FUNCTION", "JSON_SHAPE_FUNCTIONS", "JSON_TUPLE_FUNCTION", "NTZ_TO_TIMESTAMP_FUNCTION", "TIMESTAMP_ADD_INTERVAL_FUNCTION", "UTC_SHIFT_FUNCTION", "DECIMAL_FUNCTION_PREFIX", "DECIMAL_OPERATIONS",
            "SPARK_ERROR_MARKER", "STRICT_MATH_FUNCTIONS", "map_from_arrays_checked", "decimal_function", "decimal_function_types", "apply_spark_semantics",
-           "arrow_spark_type", "spark_name"]
+           "arrow_spark_type", "ExpressionTypes", "spark_name"]
 
 ARGUMENT_TYPE = "vpush_argument_type"
 """The meta key under which a ``to_variant_object`` call keeps the Spark type of its argument, and
@@ -6023,6 +6023,72 @@ def apply_spark_semantics(
         mark_radix_sort(select, columns)
         outputs[id(select)] = produced
     return pin_integer_arithmetic(expression)
+
+
+class ExpressionTypes:
+    """The Spark types of the nodes of a statement as parsed (before any rewrite), as the typer
+    of :func:`apply_spark_semantics` types them from the registered tables' column types and
+    each subquery's or CTE's projections. Reads the tree only.
+
+    Example:
+        >>> from vpush.optimizer.plan_query import parse_spark
+        >>> query = parse_spark("SELECT x FROM (SELECT d + 1 AS x FROM t) WHERE x > 1")
+        >>> table = next(query.find_all(exp.Table))
+        >>> types = ExpressionTypes(query, {id(table): {"d": AtomicType("double")}})
+        >>> types.of(query.args["where"].this.this), types.reads_table(query.args["where"].this.this)
+        (AtomicType(name='double'), False)
+    """
+
+    def __init__(self, expression: exp.Expr, tables: Mapping[int, Mapping[str, SparkType | None]]) -> None:
+        self._tables = tables
+        self._typers: dict[int, _Typer] = {}
+        try:
+            scopes = list(traverse_scope(expression))
+        except Exception:  # sqlglot cannot scope this query: nothing is typed
+            scopes = []
+        outputs: dict[int, dict[str, SparkType | None]] = {}
+        for scope in scopes:
+            select = scope.expression
+            if isinstance(select, exp.SetOperation):
+                left, right = (outputs.get(id(branch), {}) for branch in (select.left, select.right))
+                others = list(right.values())
+                # a column's type is known where both branches agree (Spark widens otherwise)
+                outputs[id(select)] = {name: t if i < len(others) and others[i] == t else None for i, (name, t) in enumerate(left.items())}
+            elif isinstance(select, exp.Select):
+                typer = self._typers[id(select)] = _Typer(scope, _sources_columns(scope, tables, outputs))
+                typer.subquery_outputs = outputs
+                outputs[id(select)] = {p.alias_or_name.lower(): _typed_or_none(typer, p) for p in select.expressions if p.alias_or_name}
+
+    def of(self, node: exp.Expr) -> SparkType | None:
+        """``node``'s Spark type; None where vpush does not know it."""
+        typer = self._typer(node)
+        return _typed_or_none(typer, node) if typer is not None else None
+
+    def reads_table(self, column: exp.Column) -> bool:
+        """Whether ``column`` surely reads a column of a registered table (a source of its
+        SELECT, the one that has the name)."""
+        typer = self._typer(column)
+        if typer is None or not isinstance(column.this, exp.Identifier) or column.args.get("db"):
+            return False
+        name, sources = column.name.lower(), typer.scope.sources
+        if column.table:
+            source = sources.get(column.table) or sources.get(column.table.lower())
+            return isinstance(source, exp.Table) and name in self._tables.get(id(source), {})
+        having = [s for alias, s in typer.scope.selected_sources.items() if name in typer.source_columns(alias)]
+        unknown = [alias for alias, (_, s) in typer.scope.selected_sources.items() if not isinstance(s, exp.Table) and not typer.source_columns(alias)]
+        return len(having) == 1 and not unknown and isinstance(having[0][1], exp.Table)
+
+    def _typer(self, node: exp.Expr) -> _Typer | None:
+        select = node if isinstance(node, exp.Select) else node.find_ancestor(exp.Select)
+        return self._typers.get(id(select)) if select is not None else None
+
+
+def _typed_or_none(typer: _Typer, node: exp.Expr) -> SparkType | None:
+    """``typer``'s type of ``node``, None where typing it raises (an error its rewrite reports)."""
+    try:
+        return typer.of(node)
+    except (OptimizeError, ValueError, TypeError, KeyError, AttributeError):
+        return None
 
 
 def fold_comparisons_of_extractions(
