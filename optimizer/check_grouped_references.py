@@ -63,7 +63,7 @@ def check_grouped_references(expression: exp.Expr) -> None:
     for select in expression.find_all(exp.Select):
         if not _groups(select) or _in_an_expression(select):
             continue
-        if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in select.expressions):
+        if any(p.is_star for p in select.expressions):
             continue  # outputs vpush does not know here
         group = select.args.get("group")
         if group is not None and any(isinstance(k, VariantGet) and k.args.get("to") is None for k in group.expressions):

@@ -25,7 +25,7 @@ def _outputs(select: exp.Select) -> dict[str, exp.Expr] | None:
     counts: dict[str, int] = {}
     aliased: dict[str, exp.Expr] = {}
     for projection in select.expressions:
-        if isinstance(projection, exp.Star) or (isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)):
+        if projection.is_star:
             return None
         name = projection.alias_or_name.lower()
         counts[name] = counts.get(name, 0) + 1

@@ -5717,7 +5717,7 @@ def _expand_struct_call_stars(call: exp.Struct, select: exp.Select, typer: _Type
     ``struct(t.*)``) is refused: the typer keeps no column names as written."""
     expanded: list[exp.Expr] = []
     for argument in call.expressions:
-        if isinstance(argument, exp.Star) or (isinstance(argument, exp.Column) and isinstance(argument.this, exp.Star)):
+        if argument.is_star:
             found = _star_struct(argument, select, typer)
             if found is None:
                 _refuse("struct", "a star of a table's columns (`struct(*)`, `struct(t.*)`)")
@@ -5953,7 +5953,7 @@ def apply_spark_semantics(
         projected: list[SparkType | None] = []  # each projection's type, by its place (a star's None)
         lateral: dict[str, exp.Expr] = {}
         for index, projection in enumerate(list(select.expressions)):
-            if isinstance(projection, exp.Star) or (isinstance(projection, exp.Column) and isinstance(projection.this, exp.Star)):
+            if projection.is_star:
                 _star_types(projection, scope, columns, produced)  # the sources' columns, for a SELECT over this one
                 projected.append(None)
                 continue
@@ -6156,7 +6156,7 @@ def _derived_extractions(scope: Scope, extractions: set[int]) -> dict[str, dict[
         if not source.is_derived_table and not (source.is_cte and _cte_readers(source.expression)):
             continue
         projections = source.expression.expressions
-        if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in projections):
+        if any(p.is_star for p in projections):
             continue
         inner = _derived_extractions(source, extractions)
         names = [p.alias_or_name.lower() for p in projections]
@@ -7804,7 +7804,7 @@ def _projections_castable(branch: exp.Expr, count: int) -> bool:
     if isinstance(branch, exp.SetOperation):
         return _projections_castable(branch.left, count) and _projections_castable(branch.right, count)
     return isinstance(branch, exp.Select) and len(branch.expressions) == count and not any(
-        isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in branch.expressions
+        p.is_star for p in branch.expressions
     )
 
 
@@ -8181,7 +8181,7 @@ def _check_distinct_order(select: exp.Select) -> None:
     cannot be resolved, where DuckDB sorts by the expression."""
     order = select.args.get("order")
     if select.args.get("distinct") is None or order is None or any(
-        isinstance(p, exp.Star) or (isinstance(p, exp.Column) and isinstance(p.this, exp.Star)) for p in select.expressions
+        p.is_star for p in select.expressions
     ):
         return
     outputs: list[str] = []
