@@ -5926,6 +5926,7 @@ def apply_spark_semantics(
         _check_group_by_present(select, typer)
         _check_order_by_grouped(select)
         _check_qualify_aggregates(select)
+        _check_qualify_windows(select)
         _check_semi_joined_columns(select)
         _check_field_bases(select, scope, columns, _outer_names(scope, tables, outputs))
         _check_array_fields(select, typer)
@@ -8275,6 +8276,20 @@ def _check_semi_joined_columns(select: exp.Select) -> None:
                         f"A column, variable, or function parameter with name `{column.table}`.`{column.name}` cannot be resolved.",
                         error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
                     )
+
+
+def _check_qualify_windows(select: exp.Select) -> None:
+    """A QUALIFY without a window function in it or the SELECT list raises Spark's
+    QUALIFY_REQUIRES_WINDOW_FUNCTION, where DuckDB's binder failed without Spark's class."""
+    qualify = select.args.get("qualify")
+    if qualify is None:
+        return
+    parts = [qualify, *select.expressions]
+    if not any(isinstance(node, exp.Window) for part in parts for node in in_scope(part)):
+        raise OptimizeError(
+            "The QUALIFY clause requires at least one window function in SELECT column list or QUALIFY clause.",
+            error_class="QUALIFY_REQUIRES_WINDOW_FUNCTION",
+        )
 
 
 def _check_qualify_aggregates(select: exp.Select) -> None:
