@@ -20,13 +20,11 @@ Spark's analysis types as not nullable (its ``NullPropagation`` makes the test a
 ``make_date(2024, 13, 1) IS NULL`` answers, ``(1 / 0) IS NULL`` raises; one whose nullability
 vpush does not know is left to the rows), a constant window partition or grouping key (Spark drops
 those first: ``GROUP BY id, 1 / 0`` answers; ``PARTITION BY id + 1 / 0`` raises), a CTE (Spark
-drops one no query reads), the right branch's ``WHERE`` of an ``EXCEPT`` Spark makes a filter
-(:func:`_excepts_as_filters`), any query of a statement with a ``LIMIT 0`` (Spark drops what it limits
+drops one no query reads), any query of a statement with a ``LIMIT 0`` (Spark drops what it limits
 before it folds) and of one that reads ``VALUES`` or a query without ``FROM`` (Spark filters those
-rows before it folds); and a string literal compared with a value of a date, timestamp, boolean,
-integer or fractional type (a cast, a ``variant_get``, a column, a struct's field, an expression,
-as the analysis's typer types it: :class:`~vpush.optimizer.spark_semantics.ExpressionTypes`), as
-the cast Spark's coercion gives it. A subquery's or CTE's column is put in place of the references that read
+rows before it folds); and a string literal compared with a cast or a ``variant_get`` to a date,
+timestamp, boolean or integer, or with a registered table's column of such a type, as the cast
+Spark's coercion gives it. A subquery's or CTE's column is put in place of the references that read
 it, as Spark's ``CollapseProject`` and ``PushDownPredicates`` do before it folds (one nothing reads
 is dropped by its ``ColumnPruning``: :class:`_DerivedColumns`). An ``AND`` or ``OR`` among the
 constants computes its left side first and its right one only where the left does not decide, as
@@ -128,11 +126,10 @@ def folded_constants(expression: exp.Expr, types: ExpressionTypes | None = None)
         _mark_types(expression, types)
     derived = _DerivedColumns(expression)
     places = [e for p in _outermost_projections(expression) for e in derived.projected(p)]
-    filtered = _excepts_as_filters(expression)
     for query in expression.find_all(exp.Select, exp.SetOperation):
         if query.find_ancestor(exp.CTE) is not None:
             continue
-        own = [query.args[key].this for key in _CONDITIONS if query.args.get(key) is not None and id(query) not in filtered]
+        own = [query.args[key].this for key in _CONDITIONS if query.args.get(key) is not None]
         own.extend(join.args["on"] for join in query.args.get("joins") or [] if join.args.get("on") is not None)
         own.extend(ordered.this for key in _ORDERS if query.args.get(key) is not None for ordered in query.args[key].expressions)
         own.extend(_keys(query.args.get("group")))
@@ -145,62 +142,6 @@ def folded_constants(expression: exp.Expr, types: ExpressionTypes | None = None)
         for variant in _variants(place):
             _collect(variant, found, frozenset())
     return [_in_spark_order(c) for c in found]
-
-
-def _excepts_as_filters(statement: exp.Expr) -> set[int]:
-    """The ``id`` of each right branch of an ``EXCEPT`` that Spark's ``ReplaceExceptWithFilter``
-    makes a filter of its left branch before it folds: ``Filter(NOT coalesce(condition, false),
-    left)``, the right branch's ``WHERE`` in a conditional expression, so its constants are left
-    to the rows. Eligible as Spark's ``isEligible`` and ``transformCondition`` take it: a distinct
-    ``EXCEPT`` of two SELECTs of the same projections (of distinct names) over the same table,
-    neither with a subquery, the right one a filter whose columns the left one's projections name."""
-    found: set[int] = set()
-    for node in statement.find_all(exp.Except):
-        left, right = node.this, node.expression
-        while isinstance(left, exp.Subquery):
-            left = left.this
-        while isinstance(right, exp.Subquery):
-            right = right.this
-        if node.args.get("distinct") is False or not isinstance(left, exp.Select) or not isinstance(right, exp.Select):
-            continue
-        where = right.args.get("where")
-        names = [p.alias_or_name.lower() for p in left.expressions]
-        if (where is None or not _projects_one_table(left) or not _projects_one_table(right)
-                or _source_name(left) != _source_name(right) or _unqualified(left.expressions) != _unqualified(right.expressions)
-                or len(set(names)) != len(names) or "" in names
-                or any(c.name.lower() not in names for c in where.find_all(exp.Column))
-                or where.find(exp.Rand, exp.Randn, exp.Uuid) is not None):
-            continue
-        found.add(id(right))
-    return found
-
-
-def _projects_one_table(select: exp.Select) -> bool:
-    """Whether ``select`` only projects (and filters) one registered table or CTE: no join,
-    grouping, aggregate, window, sort, limit, ``DISTINCT``, star or subquery."""
-    if any(select.args.get(k) for k in ("joins", "laterals", "group", "having", "qualify", "order", "limit", "offset", "distinct", "windows")):
-        return False
-    from_ = select.args.get("from_") or select.args.get("from")
-    if from_ is None or not isinstance(from_.this, exp.Table) or not isinstance(from_.this.this, exp.Identifier):
-        return False
-    return not any(isinstance(n, (exp.AggFunc, exp.Window, exp.Star, exp.Query, exp.Subquery)) for p in select.expressions for n in p.walk())
-
-
-def _source_name(select: exp.Select) -> str:
-    from_ = select.args.get("from_") or select.args.get("from")
-    return from_.this.name.lower() if from_ is not None else ""
-
-
-def _unqualified(projections: list[exp.Expr]) -> list[str]:
-    """``projections`` as text without their columns' qualifiers (Spark compares the plans
-    after it drops the aliases of the sources)."""
-    texts = []
-    for projection in projections:
-        copy = projection.copy()
-        for column in copy.find_all(exp.Column):
-            column.set("table", None)
-        texts.append(copy.sql(dialect="spark").lower())
-    return texts
 
 
 def _outermost_projections(query: exp.Expr) -> list[exp.Expr]:

