@@ -1304,7 +1304,7 @@ def _traced(name: str, build: t.Callable[..., exp.Expr]) -> t.Callable[..., exp.
     """A FUNCTIONS entry that builds what ``build`` builds and records the call as written."""
 
     def traced(args: list[exp.Expr], dialect: t.Any) -> exp.Expr:
-        if name not in _UNIT_CALLS and not any(isinstance(a, exp.Kwarg) for a in args):
+        if not (name in _UNIT_CALLS and len(args) == 3) and not any(isinstance(a, exp.Kwarg) for a in args):
             # a count Spark refuses, before sqlglot's builder fails on it (substr(g), upper(g, g))
             error = arity_error(name, len(args))
             if error is not None:

@@ -341,6 +341,11 @@ _MOST_VARIANTS = 16
 def _branches(values: list[exp.Expr]) -> exp.Expr:
     tuple_ = exp.Tuple(expressions=[v.copy() for v in values])
     tuple_.meta[_BRANCHES] = True
+    if len({v.meta.get(_TYPE_KEY) for v in tuple_.expressions}) > 1:
+        # branches of different types: the union's column is of their wider type, which Spark's
+        # coercion casts each to (a string beside it is cast to that type, not a branch's own)
+        for value in tuple_.expressions:
+            value.meta.pop(_TYPE_KEY, None)
     return tuple_
 
 

@@ -485,6 +485,10 @@ FOLDED = [
     "SELECT count(*) FILTER (WHERE z = 1) AS n FROM (SELECT id, 1 / 0 AS z FROM t) WHERE id > 100",
     "SELECT id, sum(i) OVER (PARTITION BY z) AS s FROM (SELECT id, i, 1 / 0 AS z FROM t) WHERE id > 100",
     "SELECT id, sum(i) OVER (PARTITION BY CASE WHEN id > 1 THEN z END) AS s FROM (SELECT id, i, 1 / 0 AS z FROM t) WHERE id > 100",
+    # a UNION ALL's column of branches of different types: a string beside it is cast to their
+    # wider type (a double here), not a branch's own (vpush had cast '1.5' to an int and raised)
+    "SELECT c FROM (SELECT cast(i AS double) AS c FROM t UNION ALL SELECT id AS c FROM t) WHERE c = '1.5'",
+    "SELECT c FROM (SELECT id AS c FROM t UNION ALL SELECT cast(i AS double) AS c FROM t) WHERE c IN ('1.5', '2')",
 ]
 
 # a conjunct with an IN subquery beside one that may raise: its table named twice in DuckDB's query

@@ -326,6 +326,8 @@ SCALARS = [
     "upper(hex(g))", "lower(hex(i))", "substr(g FROM 2)", "substring(g FROM s FOR 2)",
     # two literal arguments written alike: the one Spark casts to a date told from the other (was refused)
     "trunc('2024-05-17', '2024-05-17')", "date_trunc('2024-05-17', '2024-05-17')",
+    # counts of arguments Spark takes past those measured (0 to 6 and 25)
+    "named_struct('a', i, 'b', 2, 'c', g, 'd', 4).c", "map(1, g, 2, g, 3, 'x', 4, 'y')[3]",
 ]
 
 AGGREGATES = [
@@ -758,7 +760,8 @@ def test_math_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, 
      ("substr(g)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"), ("upper(g, g)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
      ("abs()", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"), ("round(i, 1, 2)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
      ("coalesce()", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"), ("to_varchar(i)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
-     ("greatest(i)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"), ("upper(nope, g)", "UNRESOLVED_COLUMN.WITH_SUGGESTION")],
+     ("greatest(i)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"), ("upper(nope, g)", "UNRESOLVED_COLUMN.WITH_SUGGESTION"),
+     ("datediff(ts)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"), ("date_add(ts, 1, 2, 3)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION")],
 )
 def test_calls_sqlglot_read_otherwise_raise_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection,
                                                     spark_con: vpush.Connection) -> None:
