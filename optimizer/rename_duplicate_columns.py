@@ -143,10 +143,16 @@ def ambiguous_names(scope: Scope) -> set[str]:
     for source in scope.sources.values():
         inner = _query_scope(source)
         if inner is not None and isinstance(inner.expression, exp.Select):
-            projections = inner.expression.expressions
-            names.update(name for name, found in _duplicates(inner.expression).items()
-                         if not _same_column([projections[k] for k in found], inner))
+            known = inner.expression.meta.get(_DUPLICATES)  # hidden already: its names are no longer duplicates
+            names.update(known[2] if known is not None else _ambiguous(inner.expression, inner))
     return names
+
+
+def _ambiguous(inner: exp.Select, source: Scope) -> dict[str, int]:
+    """Each name ``inner`` (of ``source``) gives to several different columns, with how many."""
+    return {
+        name: len(found) for name, found in _duplicates(inner).items() if not _same_column([inner.expressions[k] for k in found], source)
+    }
 
 
 def _hide_duplicates(inner: exp.Select, source: Scope) -> tuple[list[str], list[str], dict[str, int]] | None:
@@ -160,9 +166,7 @@ def _hide_duplicates(inner: exp.Select, source: Scope) -> tuple[list[str], list[
     duplicates = _duplicates(inner)
     if not duplicates:
         return None
-    ambiguous = {
-        name: len(found) for name, found in duplicates.items() if not _same_column([inner.expressions[k] for k in found], source)
-    }
+    ambiguous = _ambiguous(inner, source)
     spelled = [p.alias_or_name for p in inner.expressions]
     hidden = list(spelled)
     for found in duplicates.values():
