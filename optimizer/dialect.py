@@ -41,7 +41,7 @@ from sqlglot.tokens import Token, TokenType
 from vpush.codec.errors import VariantPathError
 from vpush.codec.path import VariantPath
 from vpush.optimizer.errors import OptimizeError
-from vpush.optimizer.spark_builtins import SPARK_ARITY, SPARK_BUILTIN_FUNCTIONS
+from vpush.optimizer.spark_builtins import SPARK_ARITY, SPARK_BUILTIN_FUNCTIONS, SPARK_REQUIRED_PARAMETERS
 from vpush.optimizer.spark_intervals import multi_unit_span
 from vpush.optimizer.spark_tokens import check_spark_tokens, table_statement
 from vpush.optimizer.variant_types import VARIANT, SparkType, parse_variant_type
@@ -598,12 +598,17 @@ DEFERRED_ARITY_ERROR = "vpush_deferred_arity_error"
 checks the SELECT's columns (Spark skips a function until its arguments are resolved)."""
 
 
+_UNIT_CALLS: set[str] = set()
+"""The names registered with :func:`_unit_call`, whose three arguments may be ``unit, x, y``."""
+
+
 def _unit_call(name: str, build: t.Callable[[list[exp.Expr]], exp.Expr]) -> t.Callable[[list[exp.Expr]], exp.Expr]:
     """A FUNCTIONS entry for ``name(unit, x, y)`` that takes the unit as Spark's parser does: one
     of its words, kept as written (Spark prints ``timestampadd(Hour, 1, ts)``). sqlglot's node
     reads any first argument as a unit, upper-cased, and unabbreviated (``Q`` as ``QUARTER``);
     for Spark a first argument that is no unit word makes an ordinary call, which Spark refuses
     (a string is its own error, raised where the unit is read)."""
+    _UNIT_CALLS.add(name.upper())
 
     def builder(args: list[exp.Expr]) -> exp.Expr:
         unit = args[0] if len(args) == 3 else None
@@ -686,7 +691,6 @@ _FUNCTIONS["UPPER"] = exp.Upper.from_arg_list
 _FUNCTIONS["LOWER"] = exp.Lower.from_arg_list
 
 
-_UNIT_CALLS = frozenset({"DATEDIFF", "DATE_DIFF", "TIMESTAMPADD", "TIMESTAMPDIFF", "DATEADD", "DATE_ADD", "TIMEDIFF"})
 _FUNCTIONS["DATEDIFF"] = _unit_call("datediff", _build_datediff)
 _FUNCTIONS["DATE_DIFF"] = _unit_call("date_diff", _build_datediff)
 _FUNCTIONS.update({
@@ -875,6 +879,49 @@ def _check_any_call(node: exp.Any) -> None:
         )
 
 
+CLAUSE_AT = "vpush_clause_at"
+"""Meta key of an ORDER BY, CLUSTER BY, DISTRIBUTE BY or SORT BY clause: the index of its first token."""
+_RESULT_CLAUSES = (TokenType.ORDER_BY, TokenType.CLUSTER_BY, TokenType.DISTRIBUTE_BY, TokenType.SORT_BY)
+_RESULT_CLAUSE_ORDER = ("order", "cluster", "distribute", "sort")  # the order Spark's grammar takes them in
+
+
+def _placed(parse: t.Callable[[Parser], tuple[str, exp.Expr | None]]) -> t.Callable[[Parser], tuple[str, exp.Expr | None]]:
+    """A QUERY_MODIFIER_PARSERS entry that records where its clause starts (:data:`CLAUSE_AT`)."""
+
+    def placed(parser: Parser) -> tuple[str, exp.Expr | None]:
+        at = parser._index
+        key, node = parse(parser)
+        if node is not None:
+            node.meta[CLAUSE_AT] = at
+        return key, node
+
+    return placed
+
+
+def _result_clauses(statement: exp.Expr) -> None:
+    """Spark's rules for a query's ORDER BY, CLUSTER BY, DISTRIBUTE BY and SORT BY (its
+    ``queryOrganization`` rule and ``withQueryResultClauses``): taken in that order only (else a
+    syntax error), alone or as DISTRIBUTE BY with SORT BY (else
+    ``COMBINATION_QUERY_RESULT_CLAUSES``); ``CLUSTER BY e`` is ``DISTRIBUTE BY e SORT BY e``, as
+    Spark builds it (its keys resolved and computed as those are)."""
+    for query in statement.find_all(exp.Select, exp.SetOperation):
+        placed = sorted((query.args[key].meta.get(CLAUSE_AT, 0), key) for key in _RESULT_CLAUSE_ORDER if query.args.get(key))
+        keys = [key for _, key in placed]
+        for before, after in zip(keys, keys[1:]):
+            if _RESULT_CLAUSE_ORDER.index(after) < _RESULT_CLAUSE_ORDER.index(before):
+                raise _error(f"Syntax error at or near '{after.upper()}'.", "PARSE_SYNTAX_ERROR")
+        if len(keys) > 1 and keys != ["distribute", "sort"]:
+            raise _error(
+                "The feature is not supported: Combination of ORDER BY/SORT BY/DISTRIBUTE BY/CLUSTER BY.",
+                "UNSUPPORTED_FEATURE.COMBINATION_QUERY_RESULT_CLAUSES",
+            )
+        cluster = query.args.get("cluster")
+        if cluster is not None:
+            query.set("cluster", None)
+            query.set("distribute", exp.Distribute(expressions=[exp.Ordered(this=e.copy(), nulls_first=True) for e in cluster.expressions]))
+            query.set("sort", exp.Sort(expressions=[exp.Ordered(this=e.copy(), nulls_first=True) for e in cluster.expressions]))
+
+
 def _check_spark_syntax(node: exp.Expr) -> None:
     """Raise Spark's error for syntax sqlglot's parser takes and Spark's refuses (each measured on
     PySpark 4.3), rather than answer a query Spark does not run."""
@@ -1012,11 +1059,6 @@ def _check_statement(expression: exp.Expr) -> None:
                     f"{node.sql_name().lower()} is a table function: call it in FROM",
                     "NOT_A_SCALAR_FUNCTION",
                 )
-        elif isinstance(node, exp.Anonymous) and DEFERRED_ARITY_ERROR not in node.meta and not isinstance(node.parent, exp.Table):
-            if not any(isinstance(a, exp.Kwarg) for a in node.expressions):
-                error = arity_error(node.name, len(node.expressions))
-                if error is not None:
-                    node.meta[DEFERRED_ARITY_ERROR] = error
         elif isinstance(node, exp.Alias) and isinstance(node.parent, exp.Anonymous) and node.arg_key == "expressions":
             # sqlglot reads `f(x AS y)` for a function it does not know (`safe_cast(g AS int)`);
             # Spark's grammar names an argument only in struct(...)
@@ -1285,32 +1327,47 @@ def _utc_shift_sql(name: str) -> t.Callable[[SparkGenerator, exp.AtTimeZone | ex
 
 
 def arity_error(name: str, count: int) -> OptimizeError | None:
-    """Spark's ``WRONG_NUM_ARGS`` for a call of its function ``name`` with ``count`` arguments,
+    """Spark's error for a call of its function ``name`` with ``count`` arguments
+    (``WRONG_NUM_ARGS``, or ``REQUIRED_PARAMETER_NOT_FOUND`` for a function of named parameters),
     or None where Spark takes that count (or vpush does not know the function's counts)."""
-    found = SPARK_ARITY.get(name.lower())
+    lowered = name.lower()
+    if lowered == "count" and count == 0:
+        return _error(
+            "The `count` requires  >= 1 parameters but the actual number is 0. If you have to call this function "
+            'with 0 parameters, set the legacy configuration "spark.sql.legacy.allowParameterlessCount" to "true".',
+            "WRONG_NUM_ARGS.WITH_SUGGESTION",
+        )
+    required = SPARK_REQUIRED_PARAMETERS.get(lowered, ())
+    if count < len(required):
+        return _error(
+            f"Cannot invoke routine `{lowered}` because the parameter named `{required[count]}` is required, but the "
+            "routine call did not supply a value. Please update the routine call to supply an argument value (either "
+            "positionally at index 0 or by name) and retry the query again.",
+            "REQUIRED_PARAMETER_NOT_FOUND",
+        )
+    found = SPARK_ARITY.get(lowered)
     if found is None:
         return None
     spec, taken = found
-    if count in taken or (count > 6 and count != 25):
-        # a count not measured is left to the function's own checks: the printed counts are not
-        # always the ones Spark takes (make_timestamp_ltz takes 7, printing "[2, 6]")
+    if count in taken or (count > 6 and count != 25 and (25 in taken or max(taken, default=0) >= 6)):
+        # past the counts measured, only a function that takes none of 6 and 25 refuses them all:
+        # the printed counts are not always the ones Spark takes (make_timestamp_ltz takes 7,
+        # printing "[2, 6]"), so a count there is left to the function's own checks
         return None
+    shown = _ARITY_SHOWN_AS.get(lowered, lowered)
     return _error(
-        f"The `{name.lower()}` requires {spec} parameters but the actual number is {count}.", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"
+        f"The `{shown}` requires {spec} parameters but the actual number is {count}.", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"
     )
+
+
+# the functions Spark's count error names by the function they are built on (measured)
+_ARITY_SHOWN_AS = {"try_parse_url": "parse_url", "try_reflect": "reflect"}
 
 
 def _traced(name: str, build: t.Callable[..., exp.Expr]) -> t.Callable[..., exp.Expr]:
     """A FUNCTIONS entry that builds what ``build`` builds and records the call as written."""
 
     def traced(args: list[exp.Expr], dialect: t.Any) -> exp.Expr:
-        if not (name in _UNIT_CALLS and len(args) == 3) and not any(isinstance(a, exp.Kwarg) for a in args):
-            # a count Spark refuses, before sqlglot's builder fails on it (substr(g), upper(g, g))
-            error = arity_error(name, len(args))
-            if error is not None:
-                call = exp.Anonymous(this=name.lower(), expressions=args)
-                call.meta[DEFERRED_ARITY_ERROR] = error
-                return call
         # The parser calls a builder with the dialect when one without it raises TypeError:
         # so does this, for the builder it wraps.
         try:
@@ -1353,7 +1410,9 @@ def _keyword_in_call(parser: Parser, start: int, keyword: TokenType) -> bool:
     return False
 
 
-_ARGUMENT_KEYWORDS = frozenset({TokenType.FROM, TokenType.FOR, TokenType.IN, TokenType.ALIAS, TokenType.ORDER_BY, TokenType.DISTINCT, TokenType.SEPARATOR})
+_ARGUMENT_KEYWORDS = frozenset({TokenType.FARROW, TokenType.FROM, TokenType.FOR, TokenType.IN, TokenType.ALIAS, TokenType.ORDER_BY, TokenType.DISTINCT, TokenType.SEPARATOR})
+# a name after these is no call of Spark's functions (`t.f(x)`, `s LIKE ANY ('a', 'b')`)
+_NOT_CALLED_AFTER = frozenset({TokenType.DOT, TokenType.LIKE, TokenType.ILIKE})
 _ARGUMENT_WORDS = frozenset({"BOTH", "LEADING", "TRAILING", "PLACING"})
 
 
@@ -1383,11 +1442,6 @@ def _traced_parser(name: str, parse: t.Callable[[Parser], exp.Expr | None]) -> t
     def traced(parser: Parser) -> exp.Expr | None:
         start = parser._index
         node = parse(parser)
-        count = _plain_argument_count(parser._tokens[start:parser._index])
-        if count is not None and name not in ("DECODE", "EXTRACT"):
-            error = arity_error(name, count)
-            if error is not None:  # substr(g): sqlglot builds a call without its start
-                raise error
         if isinstance(node, exp.Decode) and name == "DECODE":
             # decode(binary, charset): a call of its own (spark_encodings), named as any other
             return exp.Anonymous(this="decode", expressions=[node.this, node.args["charset"]])
@@ -1654,6 +1708,10 @@ class VpushSparkParser(SparkParser):
         }.items()
     }
     BITWISE = {**SparkParser.BITWISE, _UNSIGNED_SHIFT: ShiftRightUnsigned}
+    QUERY_MODIFIER_PARSERS = {
+        **SparkParser.QUERY_MODIFIER_PARSERS,
+        **{token: _placed(SparkParser.QUERY_MODIFIER_PARSERS[token]) for token in _RESULT_CLAUSES},
+    }
     # Spark has no list comprehension (`x FOR y IN z`): FOR ends a PIVOT's aggregates.
     RANGE_PARSERS = {token: parse for token, parse in SparkParser.RANGE_PARSERS.items() if token != TokenType.FOR}
     FUNCTION_PARSERS = {
@@ -1695,12 +1753,51 @@ class VpushSparkParser(SparkParser):
         for statement in statements:
             if statement is not None:
                 _subscripts_after_casts(statement)
+                _result_clauses(statement)
                 _check_statement(statement)
                 _spark_tuples(statement)
                 _parenthesize_chained_comparisons(statement)
                 _identifier_clauses(statement)
                 _fold_negative_suffixed(statement)
         return statements
+
+    def _parse_cluster(self) -> exp.Cluster:
+        """``CLUSTER BY`` of expressions, as Spark's grammar takes them (sqlglot's of columns only)."""
+        self._match(TokenType.CLUSTER_BY)
+        return self.expression(exp.Cluster(expressions=self._parse_csv(self._parse_assignment)))
+
+    def _parse_function_call(
+        self, functions: dict[str, t.Callable] | None = None, anonymous: bool = False, optional_parens: bool = True, any_token: bool = False
+    ) -> exp.Expr | None:
+        """A call, or where Spark refuses its count of arguments, a plain call carrying Spark's
+        error (:data:`DEFERRED_ARITY_ERROR`), raised once its arguments resolve as Spark counts
+        them only then (``substr(nocol)`` is ``UNRESOLVED_COLUMN``). Counted before any builder
+        or parser of sqlglot's sees the call, which fail on counts of their own (``trim()``)."""
+        error = self._refused_count()
+        if error is None:
+            return super()._parse_function_call(functions, anonymous, optional_parens, any_token)
+        token = self._curr
+        self._advance(2)
+        call = self.expression(exp.Anonymous(this=token.text, expressions=self._parse_function_args(alias=True)))
+        call.meta[DEFERRED_ARITY_ERROR] = error
+        self._match_r_paren(call)
+        return self._parse_window(call.update_positions(token))
+
+    def _refused_count(self) -> OptimizeError | None:
+        """Spark's error for the count of arguments of the call that starts at the current token,
+        where its arguments are plain (no ``FROM``, ``AS``, ``=>`` of a call's own syntax)."""
+        if self._curr is None or self._next is None or self._next.token_type != TokenType.L_PAREN:
+            return None
+        if self._curr.token_type not in self.FUNC_TOKENS or (self._prev is not None and self._prev.token_type in _NOT_CALLED_AFTER):
+            return None
+        arguments = self._tokens[self._index + 2 :]
+        if arguments and arguments[0].token_type in (TokenType.SELECT, TokenType.WITH):
+            return None  # EXISTS (SELECT ...), = ANY (SELECT ...)
+        count = _plain_argument_count(arguments)
+        name = self._curr.text.upper()
+        if count is None or (name in _UNIT_CALLS and count == 3):
+            return None
+        return arity_error(name, count)
 
     def _parse_pivot_aggregation(self) -> exp.Expr | None:
         # Spark's PIVOT takes named expressions: an expression of aggregates (max(s) + 1),

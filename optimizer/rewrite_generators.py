@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import sqlglot
 from sqlglot import exp
 
-from vpush.optimizer.dialect import call_name
+from vpush.optimizer.dialect import DEFERRED_ARITY_ERROR, call_name
 from vpush.optimizer.errors import OptimizeError
 from vpush.optimizer.variant_types import ArrayType, AtomicType, MapType, SparkType, StringType, StructType
 
@@ -78,7 +78,7 @@ def is_generator(node: exp.Expr) -> bool:
 
 def _generator_name(node: exp.Expr) -> str | None:
     name = call_name(node)
-    if name in GENERATORS:
+    if name in GENERATORS and DEFERRED_ARITY_ERROR not in node.meta:  # explode(): Spark's error, raised as columns resolve
         return name
     return None
 

@@ -265,3 +265,29 @@ SPARK_ARITY: dict[str, tuple[str, frozenset[int]]] = {
     name: (spec, frozenset(int(k) for k in taken.split())) for (spec, taken), names in _ARITY_NAMES.items() for name in names.split()
 }
 """Each function's count of arguments as Spark prints it, and the counts (of 0 to 6 and 25) it takes."""
+
+SPARK_REQUIRED_PARAMETERS: dict[str, tuple[str, ...]] = {
+    "count_min_sketch": ("column", "epsilon", "confidence", "seed"),
+    "counter_diff": ("value",),
+    "explode": ("collection",),
+    "explode_outer": ("collection",),
+    "inline": ("input",),
+    "inline_outer": ("input",),
+    "mask": ("str",),
+    "posexplode": ("collection",),
+    "posexplode_outer": ("collection",),
+    "try_variant_set": ("v", "path", "val"),
+    "tuple_sketch_agg_double": ("key", "summary"),
+    "tuple_sketch_agg_integer": ("key", "summary"),
+    "tuple_union_agg_double": ("child",),
+    "tuple_union_agg_integer": ("child",),
+    "tuple_union_double": ("first", "second"),
+    "tuple_union_integer": ("first", "second"),
+    "tuple_union_theta_double": ("first", "second"),
+    "tuple_union_theta_integer": ("first", "second"),
+    "variant_set": ("v", "path", "val"),
+    "variant_strip_nulls": ("v",),
+}
+"""The functions of named parameters that Spark refuses with ``REQUIRED_PARAMETER_NOT_FOUND``
+for too few arguments, measured on PySpark 4.3: called with ``k`` arguments, Spark names
+parameter ``k`` of these as the one missing (and says "at index 0" for each)."""

@@ -89,6 +89,7 @@ from vpush.optimizer.prune_from_json import prune_from_json
 from vpush.optimizer.rewrite_from_json import FROM_JSON_FUNCTION, from_json_schema, rewrite_from_json
 from vpush.optimizer.rewrite_generators import (
     JSON_TUPLE_FIELD,
+    is_generator,
     rewrite_generator_tables,
     rewrite_generators,
     rewrite_generators_after_aggregation,
@@ -5822,6 +5823,75 @@ def _drop_constant_sort_keys(expression: exp.Expr) -> None:
             order.set("expressions", kept)
 
 
+def _check_result_clauses(select: exp.Select) -> None:
+    """Spark's errors for what its ``RepartitionByExpression`` (DISTRIBUTE BY) and ``Sort``
+    (SORT BY) cannot hold: a generator, a window, an aggregate of a SELECT that aggregates nothing,
+    over an aggregation a column neither an output nor grouped (but inside a SORT BY's aggregate,
+    which Spark adds to the aggregation where no DISTRIBUTE BY stands between), a position past
+    the SELECT list. vpush left both clauses
+    to the engine, which had answered."""
+    distribute, sort = select.args.get("distribute"), select.args.get("sort")
+    aggregated = _aggregating(select)
+    # over an aggregation the clauses read its outputs and grouped columns: known where the
+    # GROUP BY lists plain columns only
+    group = select.args.get("group")
+    keys = list(group.expressions) if group is not None and not any(group.args.get(k) for k in ("rollup", "cube", "grouping_sets", "all")) else []
+    outputs = {p.alias_or_name.lower() for p in select.expressions} | {k.name.lower() for k in keys if isinstance(k, exp.Column)}
+    only_outputs = aggregated and group is not None and all(isinstance(k, exp.Column) for k in keys)
+    clauses = [(clause, operator, [n for o in clause.expressions for n in in_scope(o)])
+               for clause, operator in ((distribute, "RepartitionByExpression"), (sort, "Sort")) if clause is not None]
+    # a SORT BY's aggregate is added to the aggregation only where it stands right over it (no
+    # DISTRIBUTE BY between them)
+    added = aggregated and distribute is None
+    for clause, _, nodes in clauses:
+        for node in nodes:
+            if only_outputs and isinstance(node, exp.Column) and node.name.lower() not in outputs and not (
+                clause is sort and added and under_aggregate(node, clause)
+            ):
+                shown = ", ".join(f"`{p.alias_or_name}`" for p in select.expressions)
+                raise OptimizeError(
+                    f"A column, variable, or function parameter with name `{node.name}` cannot be resolved. "
+                    f"Did you mean one of the following? [{shown}].",
+                    error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
+                )
+    for clause, operator, nodes in clauses:
+        for node in nodes:
+            if is_generator(node):
+                raise OptimizeError(
+                    f"The generator is not supported: outside the SELECT clause, found: {operator} [{node.sql('spark')}].",
+                    error_class="UNSUPPORTED_GENERATOR.OUTSIDE_SELECT",
+                )
+            if isinstance(node, exp.Window) or (
+                isinstance(node, exp.AggFunc) and not isinstance(node.parent, exp.Window) and not (clause is sort and added)
+            ):
+                raise OptimizeError(
+                    f"The query operator {operator} contains one or more unsupported expressions. Consider to rewrite it to "
+                    "avoid window functions, aggregate functions, and generator functions in the "
+                    f"{operator} operator. Invalid expressions: [\"{node.sql('spark')}\"]",
+                    error_class="UNSUPPORTED_EXPR_FOR_OPERATOR",
+                )
+    if sort is not None:
+        _check_sort_ordinals(select, sort)
+
+
+def _sorts_as_orders(expression: exp.Expr) -> None:
+    """A query's SORT BY and DISTRIBUTE BY keys that read a column as ORDER BY keys, in place
+    (rewritten as the other clauses' by then): Spark computes them for every row (a strict cast
+    or an overflow in one raises), where DuckDB, which has neither clause, left them out; a SORT
+    BY's positions too. Spark's order of rows under them is each partition's own; for one
+    partition it is this ORDER BY's."""
+    for query in list(expression.find_all(exp.Select, exp.SetOperation)):
+        distribute, sort = query.args.get("distribute"), query.args.get("sort")
+        if distribute is None and sort is None:
+            continue
+        keys = [o for clause in (distribute, sort) if clause is not None for o in clause.expressions
+                if any(isinstance(n, exp.Column) for n in in_scope(o)) or (clause is sort and isinstance(o.this, exp.Literal) and o.this.is_int)]
+        query.set("distribute", None)
+        query.set("sort", None)
+        if keys and query.args.get("order") is None:
+            query.set("order", exp.Order(expressions=keys))
+
+
 def apply_spark_semantics(
     expression: exp.Expr,
     tables: Mapping[int, Mapping[str, SparkType | None]],
@@ -5927,6 +5997,7 @@ def apply_spark_semantics(
         _check_order_by_grouped(select)
         _check_qualify_aggregates(select)
         _check_qualify_windows(select)
+        _check_result_clauses(select)
         _check_semi_joined_columns(select)
         _check_field_bases(select, scope, columns, _outer_names(scope, tables, outputs))
         _check_array_fields(select, typer)
@@ -5993,7 +6064,7 @@ def apply_spark_semantics(
                 wrap_in_place(done, exp.Alias(alias=exp.to_identifier(name, quoted=True)))
         _inline_having_aliases(select, lateral, typer)
         order_types = [(o, typer.of(o.this)) for o in (select.args.get("order") or exp.Order()).expressions if isinstance(o, exp.Ordered)]
-        for key in ("where", "group", "having", "order", "qualify"):
+        for key in ("where", "group", "having", "order", "qualify", "distribute", "sort"):
             part = select.args.get(key)
             if part is not None:
                 _type_variant_objects(part, typer)
@@ -6023,6 +6094,7 @@ def apply_spark_semantics(
         _filtered_arguments_raise_when_kept(select)
         mark_radix_sort(select, columns)
         outputs[id(select)] = produced
+    _sorts_as_orders(expression)
     return pin_integer_arithmetic(expression)
 
 
@@ -8276,6 +8348,23 @@ def _check_semi_joined_columns(select: exp.Select) -> None:
                         f"A column, variable, or function parameter with name `{column.table}`.`{column.name}` cannot be resolved.",
                         error_class="UNRESOLVED_COLUMN.WITH_SUGGESTION",
                     )
+
+
+def _check_sort_ordinals(select: exp.Select, sort: exp.Sort) -> None:
+    """A SORT BY position past the SELECT list raises Spark's ORDER_BY_POS_OUT_OF_RANGE, as an
+    ORDER BY's does (Spark reads the positions of both; DuckDB takes ``ORDER BY -1`` as a constant)."""
+    if any(p.is_star for p in select.expressions):
+        return
+    for ordered in sort.expressions:
+        key = ordered.this
+        negated = isinstance(key, exp.Neg)
+        key = key.this if negated else key
+        position = int(key.this) * (-1 if negated else 1) if isinstance(key, exp.Literal) and key.is_int else None
+        if position is not None and not 1 <= position <= len(select.expressions):
+            raise OptimizeError(
+                f"ORDER BY position {position} is not in select list (valid range is [1, {len(select.expressions)}]).",
+                error_class="ORDER_BY_POS_OUT_OF_RANGE",
+            )
 
 
 def _check_qualify_windows(select: exp.Select) -> None:

@@ -154,6 +154,8 @@ SPARK_RAISES = [
     ("inline(s) AS p", "UDTF_ALIAS_NUMBER_MISMATCH"),
     ("stack(2, id, col, 'x', 1)", "DATATYPE_MISMATCH.STACK_COLUMN_DIFF_TYPES"),
     ("stack(2, id, a)", "DATATYPE_MISMATCH.STACK_COLUMN_DIFF_TYPES"),
+    ("explode(a, a)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+    ("posexplode()", "REQUIRED_PARAMETER_NOT_FOUND"),
 ]
 
 # Spark answers these; vpush refuses them on DuckDB rather than answer otherwise.
@@ -212,14 +214,18 @@ def test_raises_as_spark(call: str, wanted: str, spark_views: SparkSession, con:
     _assert_raises_as_spark(call, spark_views, con, (wanted,))
 
 
-def test_generator_outside_the_select_list_raises_as_spark(spark_views: SparkSession, con: vpush.Connection) -> None:
-    sql = "SELECT id FROM t WHERE size(array(explode(a))) > 0"
+@pytest.mark.parametrize(("sql", "wanted"), [
+    ("SELECT id FROM t WHERE size(array(explode(a))) > 0", "UNSUPPORTED_GENERATOR.OUTSIDE_SELECT"),
+    ("SELECT * FROM inline()", "REQUIRED_PARAMETER_NOT_FOUND"),
+    ("SELECT id FROM t LATERAL VIEW explode() e", "REQUIRED_PARAMETER_NOT_FOUND"),
+])
+def test_statements_raise_as_spark(sql: str, wanted: str, spark_views: SparkSession, con: vpush.Connection) -> None:
     with pytest.raises(Exception) as spark_raised:
         spark_views.sql(sql).collect()
-    assert spark_raised.value.getCondition() == "UNSUPPORTED_GENERATOR.OUTSIDE_SELECT"  # type: ignore[attr-defined]
+    assert spark_raised.value.getCondition() == wanted  # type: ignore[attr-defined]
     with pytest.raises(VpushError) as raised:
         con.sql(sql).to_arrow()
-    assert raised.value.error_class == "UNSUPPORTED_GENERATOR.OUTSIDE_SELECT"
+    assert raised.value.error_class == wanted
 
 
 @pytest.mark.parametrize("sql", REFUSED)

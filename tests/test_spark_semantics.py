@@ -1058,6 +1058,25 @@ REFUSED_SYNTAX = [
     "SELECT i[0] FROM t",
     "SELECT count(*) FROM t WHERE NULL",
     "SELECT i FROM t WHERE i > 1 || i < 5",
+    # a query's result clauses: resolved and computed as ORDER BY's are, in Spark's grammar's
+    # order only, alone or DISTRIBUTE BY with SORT BY (vpush had answered each)
+    "SELECT i FROM t CLUSTER BY 1 / 0",
+    "SELECT i FROM t CLUSTER BY nocol",
+    "SELECT i FROM t SORT BY upper(nocol)",
+    "SELECT i FROM t DISTRIBUTE BY nocol",
+    "SELECT i FROM t CLUSTER BY i SORT BY i",
+    "SELECT i FROM t DISTRIBUTE BY i ORDER BY i",
+    "SELECT i FROM t SORT BY 5",
+    "SELECT i, g FROM t SORT BY -1",
+    "SELECT i FROM t CLUSTER BY i + 1, g",  # ARITHMETIC_OVERFLOW: Spark computes the keys of every row
+    "SELECT i FROM t SORT BY rank() OVER (ORDER BY i)",
+    "SELECT i FROM t DISTRIBUTE BY sum(i)",
+    "SELECT g, sum(i) FROM t GROUP BY g DISTRIBUTE BY sum(i)",
+    "SELECT i, count(*) FROM t GROUP BY i SORT BY g",
+    "SELECT i FROM t SORT BY explode(array(1))",
+    # a SORT BY's aggregate is added to the aggregation only right over it
+    "SELECT g, count(*) FROM t GROUP BY g, i DISTRIBUTE BY i SORT BY max(s)",
+    "SELECT g, count(*) FROM t GROUP BY g, i DISTRIBUTE BY i SORT BY max(i)",
 ]
 
 # ... and syntax near those that Spark takes: vpush answers it too.
@@ -1096,6 +1115,15 @@ TAKEN_SYNTAX = [
     # i << n is Spark's shiftleft, wrapping around as Java's does
     # ... and a chained comparison is Spark's ((a > b) = c)
     "SELECT i << 1, i >> 1, b << 3, s >> 1, i << 33, ~i, i & 3, i | 4, i ^ 1, i > 1 = true, i = s = true, 1 < i = (s > 2) FROM t",
+    # CLUSTER BY of expressions (sqlglot's parser took columns only)
+    "SELECT i FROM t CLUSTER BY upper(g), i",
+    "SELECT i, g FROM t CLUSTER BY (i, g)",
+    "SELECT i AS k FROM t CLUSTER BY k",
+    "SELECT i FROM t DISTRIBUTE BY i SORT BY g",
+    # over an aggregation: its outputs, grouped columns and a SORT BY's aggregates
+    "SELECT i AS k, count(*) FROM t GROUP BY i SORT BY i",
+    "SELECT g, count(*) FROM t GROUP BY g, i SORT BY i, max(s)",
+    "SELECT g, count(*) FROM t GROUP BY g, i DISTRIBUTE BY i SORT BY i",
 ]
 
 
