@@ -688,7 +688,7 @@ def _typed_literal(node: exp.Expr) -> bool:
     if not _NUMBER_TEXT.fullmatch(text):
         return False
     if kind in (exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT):
-        return not node.this.is_string
+        return True  # (Spark reads a number's text as Java's parseDouble does: '1e400' is infinity, no error)
     if kind in _INT_NAMES:
         return reads_as(text, _INT_NAMES[kind])
     if kind == exp.DataType.Type.DECIMAL and len(node.to.expressions) == 2:
