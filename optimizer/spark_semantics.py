@@ -7525,7 +7525,12 @@ def _integral_constant(node: exp.Expr) -> int | None:
 
 
 def _check_negated_constant(node: exp.Neg, typer: _Typer) -> None:
-    """``ARITHMETIC_OVERFLOW`` for ``-x`` of a constant ``x`` at its integral type's smallest value."""
+    """``-x`` of a constant ``x`` at its integral type's smallest value made Spark's
+    ``ARITHMETIC_OVERFLOW`` where it is computed (DuckDB folds it into a wider type): the query
+    of constants computes it first where Spark's constant folding does, over no rows too, and
+    not in a branch no row takes, under ``LIMIT 0`` or in a null test (``IS NULL`` of it is
+    false to Spark's ``NullPropagation``), where Spark answers (a row that reaches such a test
+    computes it still)."""
     kind = typer.of(node.this)
     if not _is_integral(kind) or _negative_integer_literal(node) is not None:
         return  # (-2147483648 written so is one literal, not a negation)
@@ -7533,10 +7538,8 @@ def _check_negated_constant(node: exp.Neg, typer: _Typer) -> None:
     value = _integral_constant(node.this)
     bits = INTEGER_WIDTHS.get(kind.name)
     if value is not None and bits is not None and value == -(1 << (bits - 1)):
-        raise OptimizeError(
-            'overflow. If necessary set "spark.sql.ansi.enabled" to "false" to bypass this error.',
-            error_class="ARITHMETIC_OVERFLOW",
-        )
+        message = 'overflow. If necessary set "spark.sql.ansi.enabled" to "false" to bypass this error.'
+        typer.set_type(node.replace(spark_error("ARITHMETIC_OVERFLOW", message, exp.DataType.build(kind.name))), kind)
 
 
 def _check_arithmetic(select: exp.Select, typer: _Typer) -> None:
