@@ -3399,6 +3399,15 @@ class _Rewriter:
                         node.set(key, self._java_text(child), i if isinstance(value, list) else None)
                     elif isinstance(child, exp.Null) and texts:
                         node.set(key, exp.cast(exp.Null(), exp.DataType.build("VARCHAR")), i if isinstance(value, list) else None)
+            parts = [c for c in node.iter_expressions() if isinstance(c, exp.Expr)]
+            if (texts and not isinstance(node, exp.ConcatWs) and any(_null_constant(p) for p in parts) and any(map(_may_raise, parts))
+                    and node.find(exp.Column, exp.AggFunc, exp.Window, exp.Query) is None):
+                # Spark's constant folding computes every argument of a constant concat (concat(NULL,
+                # cast('q' AS int)) raises; one that reads a row is NULL unseen), where DuckDB's binder
+                # makes a call with a NULL constant NULL without computing the others; a row of them
+                # computes each
+                every = exp.Anonymous(this="row", expressions=parts)
+                return exp.Case(ifs=[exp.If(this=exp.Is(this=every, expression=exp.Null()), true=exp.cast(exp.Null(), exp.DataType.build("VARCHAR")))])
             return node
         if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)) and {
             isinstance(of(node.this), StringType), isinstance(of(node.expression), StringType)
@@ -7516,6 +7525,14 @@ def _filtered_arguments_raise_when_kept(select: exp.Select) -> None:
 def _may_raise(node: exp.Expr) -> bool:
     """Whether ``node`` holds a rewrite that raises Spark's error (DuckDB's ``error()``)."""
     return any(call.name.lower() == "error" for call in node.find_all(exp.Anonymous))
+
+
+def _null_constant(node: exp.Expr) -> bool:
+    """Whether ``node`` is a NULL literal, cast or not."""
+    node = _unparen(node)
+    while isinstance(node, exp.Cast):
+        node = _unparen(node.this)
+    return isinstance(node, exp.Null)
 
 
 def _integral_constant(node: exp.Expr) -> int | None:
