@@ -33,7 +33,7 @@ them).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 
 from sqlglot import exp
 
@@ -178,7 +178,7 @@ def order_conjuncts(expression: exp.Expr) -> exp.Expr:
     return expression
 
 
-def hold_filter_order(expression: exp.Expr, strings: Collection[str] = ()) -> exp.Expr:
+def hold_filter_order(expression: exp.Expr, is_string: Callable[[exp.Column], bool] = lambda column: False) -> exp.Expr:
     """Keep Spark from testing a filter's conjuncts out of their order on the Spark engine. There
     vpush's scans are a Python data source, and over such a source Spark's filter tests first the
     conjuncts it can translate into a source's filter (its plan reads ``NOT (id = 6) AND ((i + 1)
@@ -234,7 +234,7 @@ def hold_filter_order(expression: exp.Expr, strings: Collection[str] = ()) -> ex
         if joins or len(free) < len(parts):
             # Spark may test an inferred conjunct of one side after any of the others
             raising = free if joins else free[:-1]
-            if (below and free) or (len(free) > 1 and any(_may_raise_on_spark(c, select, strings) for c in raising)):
+            if (below and free) or (len(free) > 1 and any(_may_raise_on_spark(c, select, is_string) for c in raising)):
                 for conjunct in free:
                     _wrap(conjunct)
             continue
@@ -242,7 +242,7 @@ def hold_filter_order(expression: exp.Expr, strings: Collection[str] = ()) -> ex
         # WHERE's, into one filter (a conjunct with an aggregate stays above it)
         pushed = [c for c in conjuncts(having.this) if c.find(exp.AggFunc) is None] if having is not None else []
         tested = (conjuncts(where.this) if where is not None else []) + pushed
-        if not (below and where is not None) and not any(_may_raise_on_spark(c, select, strings) for c in tested[:-1]):
+        if not (below and where is not None) and not any(_may_raise_on_spark(c, select, is_string) for c in tested[:-1]):
             continue
         if where is not None:
             where.set("this", _held(exp.Coalesce(this=where.this, expressions=[exp.false()])))
@@ -278,16 +278,16 @@ def _kept_plain(conjunct: exp.Expr) -> bool:
     )
 
 
-def _may_raise_on_spark(conjunct: exp.Expr, select: exp.Select, strings: Collection[str]) -> bool:
-    """:func:`may_raise`, or a comparison of a column named in ``strings`` (lower-cased names of
-    the scans' string columns) with a number, a boolean or a typed literal (a date...), which
-    Spark's coercion reads as one
-    (``v:b::string = 5``: the text cast to a bigint, ``CAST_INVALID_INPUT`` for ``'x'``)."""
+def _may_raise_on_spark(conjunct: exp.Expr, select: exp.Select, is_string: Callable[[exp.Column], bool]) -> bool:
+    """:func:`may_raise`, or a comparison of a string column (``is_string``: as the query's types
+    give it, a subquery's column of a string too) with a number, a boolean or a typed literal (a
+    date...), which Spark's coercion reads as one (``v:b::string = 5``: the text cast to a
+    bigint, ``CAST_INVALID_INPUT`` for ``'x'``)."""
     if may_raise(conjunct, select):
         return True
     for node in conjunct.find_all(*COMPARISONS):
         sides = comparison_operands(node)
-        if any(isinstance(s, exp.Column) and s.name.lower() in strings for s in sides) and any(_not_text(s) for s in sides):
+        if any(_not_text(s) for s in sides) and any(isinstance(s, exp.Column) and is_string(s) for s in sides):
             return True
     return False
 

@@ -373,7 +373,10 @@ def test_implicit_cast_before_a_source_filter_on_the_spark_engine(spark_views: S
     the comparison of a string column with a number being one that may raise."""
     assert_same_answer(IMPLICIT_CAST, spark_views, spark_con, _SPARK_ANSWERS)
     for sql in ("SELECT id FROM u WHERE v:b::string = DATE'2024-01-01' AND v:b::string > 'zz'",
-                "SELECT id FROM u WHERE v:b::string BETWEEN 1 AND 2 AND v:b::string > 'zz'"):
+                "SELECT id FROM u WHERE v:b::string BETWEEN 1 AND 2 AND v:b::string > 'zz'",
+                # a subquery's or a CTE's string column (vpush had known the scans' by their names only)
+                "SELECT id FROM (SELECT id, v:b::string AS s FROM u) WHERE s = 5 AND s > 'zz'",
+                "WITH c AS (SELECT id, v:b::string AS s FROM u) SELECT id FROM c WHERE s = DATE'2024-01-01' AND s > 'zz'"):
         assert_same_answer(sql, spark_views, spark_con, _SPARK_ANSWERS)
 
 
