@@ -574,33 +574,51 @@ def _in_spark_order(constant: exp.Expr) -> exp.Expr:
     int) = 1 AND false`` raises, ``false AND cast('q' AS int) = 1`` is false), and each whatever
     those after it (DuckDB's optimizer makes ``x AND false`` false without computing ``x``).
 
-    ``a AND b AND c`` becomes a fold over the operands' positions that computes the operand of
-    each step only where the result so far is not false (a conditional expression's branch):
-    ``aggregate(array(1, 2, 3), true, (r, k) -> CASE WHEN r <=> false THEN false ELSE r AND CASE
-    WHEN k = 1 THEN a WHEN k = 2 THEN b ELSE c END END)``. Each operand is written once and the
-    chain nests no deeper than one step (writing the left side twice doubled the text with each
-    connective; nesting a step in the one before it exhausted the parser's recursion).
+    ``a AND b AND c`` becomes a fold over the positions of the operands after the first, from
+    the first's value, that computes the operand of each step only where the result so far is
+    not false (a conditional expression's branch): ``aggregate(array(2, 3), a, (r, k) -> CASE
+    WHEN r <=> false THEN false ELSE r AND CASE WHEN k = 2 THEN b ELSE c END END)``. Each
+    operand is written once and the chain nests no deeper than one step (writing the left side
+    twice doubled the text with each connective; nesting a step in the one before it exhausted
+    the parser's recursion). The first operand is the fold's start, outside its lambda: a nest
+    of ``AND`` in ``OR`` in ``AND``... as a lambda in a lambda took DuckDB twice as long to bind
+    with each level (4.5 s for 12). A chain of two whose first operand holds no chain is ``CASE
+    WHEN a <=> false THEN false ELSE a AND b END``, so that a nest on the right is no lambda
+    either.
 
     Example:
         >>> import sqlglot
         >>> _in_spark_order(sqlglot.parse_one("1 / 0 = 1 AND false", read="spark")).sql(dialect="spark")
-        'AGGREGATE(ARRAY(1, 2), TRUE, (vpush_result0, vpush_step0) -> CASE WHEN vpush_result0 IS NOT DISTINCT FROM FALSE THEN FALSE ELSE vpush_result0 AND CASE WHEN vpush_step0 = 1 THEN 1 / 0 = 1 ELSE FALSE END END)'
+        'CASE WHEN 1 / 0 = 1 IS NOT DISTINCT FROM FALSE THEN FALSE ELSE 1 / 0 = 1 AND FALSE END'
+        >>> _in_spark_order(sqlglot.parse_one("(1 / 0 = 1 OR a) AND b", read="spark")).sql(dialect="spark")
+        'AGGREGATE(ARRAY(2), CASE WHEN 1 / 0 = 1 IS NOT DISTINCT FROM TRUE THEN TRUE ELSE 1 / 0 = 1 OR a END, (vpush_result1, vpush_step1) -> CASE WHEN vpush_result1 IS NOT DISTINCT FROM FALSE THEN FALSE ELSE vpush_result1 AND b END)'
     """
     chains = [c for c in constant.find_all(exp.And, exp.Or) if not isinstance(_unwrapped_parent(c), type(c))]
     for k, chain in enumerate(reversed(chains)):  # the innermost first
-        operands = _operands(chain, type(chain))
+        first, *rest = _operands(chain, type(chain))
         decided = exp.false() if isinstance(chain, exp.And) else exp.true()
-        result, step = exp.to_identifier(f"vpush_result{k}"), exp.to_identifier(f"vpush_step{k}")
-        operand = exp.Case(ifs=[exp.If(this=exp.EQ(this=step.copy(), expression=exp.Literal.number(i + 1)), true=o)
-                                for i, o in enumerate(operands[:-1])], default=operands[-1])
-        body = exp.Case(ifs=[exp.If(this=exp.NullSafeEQ(this=result.copy(), expression=decided), true=decided.copy())],
-                        default=type(chain)(this=result.copy(), expression=operand))
-        fold = exp.Reduce(this=exp.Array(expressions=[exp.Literal.number(i + 1) for i in range(len(operands))]),
-                          initial=exp.Boolean(this=not decided.this), merge=exp.Lambda(this=body, expressions=[result, step]))
+        ordered: exp.Expr
+        if len(rest) == 1 and not any(n.meta.get(_ORDERED) for n in first.walk()):
+            ordered = exp.Case(ifs=[exp.If(this=exp.NullSafeEQ(this=first.copy(), expression=decided), true=decided.copy())],
+                               default=type(chain)(this=first, expression=rest[0]))
+        else:
+            result, step = exp.to_identifier(f"vpush_result{k}"), exp.to_identifier(f"vpush_step{k}")
+            operand = exp.Case(ifs=[exp.If(this=exp.EQ(this=step.copy(), expression=exp.Literal.number(i + 2)), true=o)
+                                    for i, o in enumerate(rest[:-1])], default=rest[-1]) if len(rest) > 1 else rest[0]
+            body = exp.Case(ifs=[exp.If(this=exp.NullSafeEQ(this=result.copy(), expression=decided), true=decided.copy())],
+                            default=type(chain)(this=result.copy(), expression=operand))
+            ordered = exp.Reduce(this=exp.Array(expressions=[exp.Literal.number(i + 2) for i in range(len(rest))]),
+                                 initial=exp.cast(first, exp.DataType.build("boolean")) if isinstance(first, exp.Null) else first,
+                                 merge=exp.Lambda(this=body, expressions=[result, step]))
+        ordered.meta[_ORDERED] = True
         if chain is constant:
-            return fold
-        chain.replace(fold)
+            return ordered
+        chain.replace(ordered)
     return constant
+
+
+_ORDERED = "vpush_fold_ordered"
+"""The key in the ``meta`` of a chain of ``AND`` or ``OR`` :func:`_in_spark_order` wrote in Spark's order."""
 
 
 def _unwrapped_parent(node: exp.Expr) -> exp.Expr | None:
@@ -670,7 +688,7 @@ def _typed_literal(node: exp.Expr) -> bool:
     if not _NUMBER_TEXT.fullmatch(text):
         return False
     if kind in (exp.DataType.Type.DOUBLE, exp.DataType.Type.FLOAT):
-        return not node.this.is_string
+        return True  # (Spark reads a number's text as Java's parseDouble does: '1e400' is infinity, no error)
     if kind in _INT_NAMES:
         return reads_as(text, _INT_NAMES[kind])
     if kind == exp.DataType.Type.DECIMAL and len(node.to.expressions) == 2:

@@ -33,7 +33,7 @@ them).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 
 from sqlglot import exp
 
@@ -178,7 +178,7 @@ def order_conjuncts(expression: exp.Expr) -> exp.Expr:
     return expression
 
 
-def hold_filter_order(expression: exp.Expr, strings: Collection[str] = ()) -> exp.Expr:
+def hold_filter_order(expression: exp.Expr, is_string: Callable[[exp.Column], bool] = lambda column: False) -> exp.Expr:
     """Keep Spark from testing a filter's conjuncts out of their order on the Spark engine. There
     vpush's scans are a Python data source, and over such a source Spark's filter tests first the
     conjuncts it can translate into a source's filter (its plan reads ``NOT (id = 6) AND ((i + 1)
@@ -234,7 +234,7 @@ def hold_filter_order(expression: exp.Expr, strings: Collection[str] = ()) -> ex
         if joins or len(free) < len(parts):
             # Spark may test an inferred conjunct of one side after any of the others
             raising = free if joins else free[:-1]
-            if (below and free) or (len(free) > 1 and any(_may_raise_on_spark(c, select, strings) for c in raising)):
+            if (below and free) or (len(free) > 1 and any(_may_raise_on_spark(c, select, is_string) for c in raising)):
                 for conjunct in free:
                     _wrap(conjunct)
             continue
@@ -242,7 +242,7 @@ def hold_filter_order(expression: exp.Expr, strings: Collection[str] = ()) -> ex
         # WHERE's, into one filter (a conjunct with an aggregate stays above it)
         pushed = [c for c in conjuncts(having.this) if c.find(exp.AggFunc) is None] if having is not None else []
         tested = (conjuncts(where.this) if where is not None else []) + pushed
-        if not (below and where is not None) and not any(_may_raise_on_spark(c, select, strings) for c in tested[:-1]):
+        if not (below and where is not None) and not any(_may_raise_on_spark(c, select, is_string) for c in tested[:-1]):
             continue
         if where is not None:
             where.set("this", _held(exp.Coalesce(this=where.this, expressions=[exp.false()])))
@@ -278,16 +278,16 @@ def _kept_plain(conjunct: exp.Expr) -> bool:
     )
 
 
-def _may_raise_on_spark(conjunct: exp.Expr, select: exp.Select, strings: Collection[str]) -> bool:
-    """:func:`may_raise`, or a comparison of a column named in ``strings`` (lower-cased names of
-    the scans' string columns) with a number, a boolean or a typed literal (a date...), which
-    Spark's coercion reads as one
-    (``v:b::string = 5``: the text cast to a bigint, ``CAST_INVALID_INPUT`` for ``'x'``)."""
+def _may_raise_on_spark(conjunct: exp.Expr, select: exp.Select, is_string: Callable[[exp.Column], bool]) -> bool:
+    """:func:`may_raise`, or a comparison of a string column (``is_string``: as the query's types
+    give it, a subquery's column of a string too) with a number, a boolean or a typed literal (a
+    date...), which Spark's coercion reads as one (``v:b::string = 5``: the text cast to a
+    bigint, ``CAST_INVALID_INPUT`` for ``'x'``)."""
     if may_raise(conjunct, select):
         return True
     for node in conjunct.find_all(*COMPARISONS):
         sides = comparison_operands(node)
-        if any(isinstance(s, exp.Column) and s.name.lower() in strings for s in sides) and any(_not_text(s) for s in sides):
+        if any(_not_text(s) for s in sides) and any(isinstance(s, exp.Column) and is_string(s) for s in sides):
             return True
     return False
 
@@ -388,17 +388,45 @@ def _when(condition: exp.Expr, then: exp.Expr) -> exp.Case:
 def _ordered_inside(node: exp.Expr, select: exp.Select) -> exp.Expr:
     """``node`` with each ``AND`` and ``OR`` inside it one of whose sides may raise written so
     that DuckDB computes its right side only where its left does not decide, as Spark does
-    (innermost first; a nested query is a scope of its own)."""
-    for logic in reversed([n for n in in_scope(node) if isinstance(n, (exp.And, exp.Or))]):
+    (innermost first; a nested query is a scope of its own).
+
+    Such a rewrite reads its left side twice, to decide and to combine; where that side holds a
+    rewrite of its own (a nest of ``AND`` in ``OR`` in ``AND``...) it is computed once, the
+    variable of a lambda applied to it, instead: written twice at each level, a 12-level nest
+    was 4,096 copies of its innermost side, and took 30 to 80 s to plan. DuckDB takes no
+    subquery in a lambda, so a right side that holds one keeps the copy.
+
+    Example:
+        >>> import sqlglot
+        >>> _ordered_inside(sqlglot.parse_one("ADD(i, 1) > 1 OR a"), exp.select("*")).sql()
+        'CASE WHEN ADD(i, 1) > 1 THEN TRUE ELSE (ADD(i, 1) > 1 OR a) END'
+        >>> _ordered_inside(sqlglot.parse_one("(ADD(i, 1) > 1 OR a) AND b"), exp.select("*")).sql("duckdb")
+        'LIST_EXTRACT(LIST_TRANSFORM([(CASE WHEN ADD(i, 1) > 1 THEN TRUE ELSE (ADD(i, 1) > 1 OR a) END)], LAMBDA __vpush_left1 : CASE WHEN NOT (__vpush_left1) THEN FALSE ELSE (__vpush_left1 AND b) END), 1)'
+    """
+    for k, logic in enumerate(reversed([n for n in in_scope(node) if isinstance(n, (exp.And, exp.Or))])):
         left, right = logic.this, logic.expression
         if not (may_raise(left, select) or may_raise(right, select)):
             continue
+        bound = any(n.meta.get(_ORDERED) for n in left.walk()) and right.find(exp.Query, exp.Subquery, exp.Exists) is None
+        value = exp.to_identifier(f"__vpush_left{k}") if bound else left.copy()
         if isinstance(logic, exp.And):
-            decided = exp.If(this=exp.Not(this=exp.Paren(this=left.copy())), true=exp.false())
+            decided = exp.If(this=exp.Not(this=exp.Paren(this=value)), true=exp.false())
         else:
-            decided = exp.If(this=left.copy(), true=exp.true())
-        replacement = exp.Case(ifs=[decided], default=exp.Paren(this=logic.copy()))
+            decided = exp.If(this=value, true=exp.true())
+        case = exp.Case(ifs=[decided])
+        case.meta[_ORDERED] = True
+        replacement: exp.Expr = case
+        if bound:
+            left.replace(value.copy())
+            applied = exp.Anonymous(this="list_transform", expressions=[exp.Array(expressions=[left]), exp.Lambda(this=case, expressions=[value.copy()])])
+            replacement = exp.Anonymous(this="list_extract", expressions=[applied, exp.Literal.number(1)])
         if logic is node:
-            return replacement
-        logic.replace(replacement)
+            node = replacement
+        else:
+            logic.replace(replacement)
+        case.set("default", exp.Paren(this=logic))
     return node
+
+
+_ORDERED = "vpush_ordered_logic"
+"""The key in the ``meta`` of a ``CASE`` :func:`_ordered_inside` wrote."""

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import pyarrow as pa
 import sqlglot
@@ -577,7 +577,7 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool, *, fold
             # decimal arithmetic) reads the same scan
             copied.replace(replacement.copy())
     _cast_later(spark_expression, casts_later, functions, time_zone, spark=True)
-    hold_filter_order(spark_expression, _string_columns(scans))
+    hold_filter_order(spark_expression, _string_test(spark_expression, [column_types[id(node)] for node, *_ in found]))
     for spark_node in list(spark_expression.find_all(exp.Table)):
         scan_index = spark_node.meta.get(SCAN_INDEX)
         if scan_index is not None:
@@ -632,10 +632,20 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool, *, fold
     )
 
 
-def _string_columns(scans: Sequence[Scan]) -> set[str]:
-    """The lower-cased names of the scans' string columns, their extractions' among them."""
-    plain = {f.name.lower() for scan in scans for f in scan.schema if pa.types.is_string(f.type) or pa.types.is_large_string(f.type)}
-    return plain | {n.lower() for scan in scans for n, t in zip(scan.extraction_names, scan.extraction_types) if isinstance(t, StringType)}
+def _string_test(spark_expression: exp.Expr, scan_types: Sequence[Mapping[str, SparkType | None]]) -> Callable[[exp.Column], bool]:
+    """Whether a column of the Spark query is a string, as :class:`ExpressionTypes` types it from
+    the columns of each scan (``scan_types``, by its index), its extractions' among them, and the
+    projections of the subqueries and CTEs that read them (typed on first use: most queries never
+    ask)."""
+    types: list[ExpressionTypes] = []
+
+    def is_string(column: exp.Column) -> bool:
+        if not types:
+            tables = {id(t): scan_types[t.meta[SCAN_INDEX]] for t in spark_expression.find_all(exp.Table) if t.meta.get(SCAN_INDEX) is not None}
+            types.append(ExpressionTypes(spark_expression, tables))
+        return isinstance(types[0].of(column), StringType)
+
+    return is_string
 
 
 def _folded_constants_plan(constants: list[exp.Expr], catalog: Catalog, time_zone: str) -> Plan | None:
@@ -645,6 +655,8 @@ def _folded_constants_plan(constants: list[exp.Expr], catalog: Catalog, time_zon
     try:
         plan = _plan_query(query.sql(dialect=VpushSpark), catalog, time_zone, False, fold=False)
     except (OptimizeError, ValueError, sqlglot.errors.SqlglotError):  # (sqlglot's: a node it cannot write alone)
+        return None
+    except RecursionError:  # (sqlglot's parser, past some 40 levels of AND in OR in AND...)
         return None
     return plan
 

@@ -1023,12 +1023,17 @@ def _slice(array: exp.Expr, start: exp.Expr, length: exp.Expr, of: TypeOf) -> ex
     )
 
 
+_PREDICATES = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ, exp.And, exp.Or, exp.Not, exp.Is, exp.In, exp.Between)
+
+
 def _aggregate(called: str, arguments: list[exp.Expr], of: TypeOf, result: SparkType | None) -> exp.Expr:
     """Spark's ``aggregate``/``reduce(a, zero, merge[, finish])`` as DuckDB's ``list_reduce`` from
     ``zero``: the accumulator is ``zero``'s type, and Spark refuses a merge of another type."""
     array, zero, merge = arguments[0], arguments[1], arguments[2]
     _array_of(called, array, of, flat=False)
     zero_type = of(zero)
+    if zero_type is None and isinstance(zero.unnest() if isinstance(zero, exp.Paren) else zero, _PREDICATES):
+        zero_type = AtomicType("boolean")  # (a comparison or a condition, which the typer leaves untyped)
     if zero_type is None or not isinstance(merge, exp.Lambda) or of(merge.this) != zero_type:
         _refuse(called, "a merge whose type vpush does not know to be the zero's (Spark's coercion)")
     sql_type = zero_type.to_sql_type()

@@ -3400,6 +3400,15 @@ class _Rewriter:
                         node.set(key, self._java_text(child), i if isinstance(value, list) else None)
                     elif isinstance(child, exp.Null) and texts:
                         node.set(key, exp.cast(exp.Null(), exp.DataType.build("VARCHAR")), i if isinstance(value, list) else None)
+            parts = [c for c in node.iter_expressions() if isinstance(c, exp.Expr)]
+            if (texts and not isinstance(node, exp.ConcatWs) and any(_null_constant(p) for p in parts) and any(map(_may_raise, parts))
+                    and node.find(exp.Column, exp.AggFunc, exp.Window, exp.Query) is None):
+                # Spark's constant folding computes every argument of a constant concat (concat(NULL,
+                # cast('q' AS int)) raises; one that reads a row is NULL unseen), where DuckDB's binder
+                # makes a call with a NULL constant NULL without computing the others; a row of them
+                # computes each
+                every = exp.Anonymous(this="row", expressions=parts)
+                return exp.Case(ifs=[exp.If(this=exp.Is(this=every, expression=exp.Null()), true=exp.cast(exp.Null(), exp.DataType.build("VARCHAR")))])
             return node
         if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Mod)) and {
             isinstance(of(node.this), StringType), isinstance(of(node.expression), StringType)
@@ -7590,6 +7599,14 @@ def _may_raise(node: exp.Expr) -> bool:
     return any(call.name.lower() == "error" for call in node.find_all(exp.Anonymous))
 
 
+def _null_constant(node: exp.Expr) -> bool:
+    """Whether ``node`` is a NULL literal, cast or not."""
+    node = _unparen(node)
+    while isinstance(node, exp.Cast):
+        node = _unparen(node.this)
+    return isinstance(node, exp.Null)
+
+
 def _integral_constant(node: exp.Expr) -> int | None:
     """The value of an integer literal through parentheses, casts and minus signs, else None."""
     value = number_constant(node)
@@ -7597,7 +7614,12 @@ def _integral_constant(node: exp.Expr) -> int | None:
 
 
 def _check_negated_constant(node: exp.Neg, typer: _Typer) -> None:
-    """``ARITHMETIC_OVERFLOW`` for ``-x`` of a constant ``x`` at its integral type's smallest value."""
+    """``-x`` of a constant ``x`` at its integral type's smallest value made Spark's
+    ``ARITHMETIC_OVERFLOW`` where it is computed (DuckDB folds it into a wider type): the query
+    of constants computes it first where Spark's constant folding does, over no rows too, and
+    not in a branch no row takes, under ``LIMIT 0`` or in a null test (``IS NULL`` of it is
+    false to Spark's ``NullPropagation``), where Spark answers (a row that reaches such a test
+    computes it still)."""
     kind = typer.of(node.this)
     if not _is_integral(kind) or _negative_integer_literal(node) is not None:
         return  # (-2147483648 written so is one literal, not a negation)
@@ -7605,10 +7627,8 @@ def _check_negated_constant(node: exp.Neg, typer: _Typer) -> None:
     value = _integral_constant(node.this)
     bits = INTEGER_WIDTHS.get(kind.name)
     if value is not None and bits is not None and value == -(1 << (bits - 1)):
-        raise OptimizeError(
-            'overflow. If necessary set "spark.sql.ansi.enabled" to "false" to bypass this error.',
-            error_class="ARITHMETIC_OVERFLOW",
-        )
+        message = 'overflow. If necessary set "spark.sql.ansi.enabled" to "false" to bypass this error.'
+        typer.set_type(node.replace(spark_error("ARITHMETIC_OVERFLOW", message, exp.DataType.build(kind.name))), kind)
 
 
 def _check_arithmetic(select: exp.Select, typer: _Typer) -> None:

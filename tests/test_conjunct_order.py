@@ -373,8 +373,21 @@ def test_implicit_cast_before_a_source_filter_on_the_spark_engine(spark_views: S
     the comparison of a string column with a number being one that may raise."""
     assert_same_answer(IMPLICIT_CAST, spark_views, spark_con, _SPARK_ANSWERS)
     for sql in ("SELECT id FROM u WHERE v:b::string = DATE'2024-01-01' AND v:b::string > 'zz'",
-                "SELECT id FROM u WHERE v:b::string BETWEEN 1 AND 2 AND v:b::string > 'zz'"):
+                "SELECT id FROM u WHERE v:b::string BETWEEN 1 AND 2 AND v:b::string > 'zz'",
+                # a subquery's or a CTE's string column (vpush had known the scans' by their names only)
+                "SELECT id FROM (SELECT id, v:b::string AS s FROM u) WHERE s = 5 AND s > 'zz'",
+                "WITH c AS (SELECT id, v:b::string AS s FROM u) SELECT id FROM c WHERE s = DATE'2024-01-01' AND s > 'zz'"):
         assert_same_answer(sql, spark_views, spark_con, _SPARK_ANSWERS)
+
+
+def _nest(operands: list[str], *, left: bool = True) -> str:
+    """``operands`` joined by AND and OR in turn, each joined with the nest so far on its ``left``
+    side or on its right: ``((a AND b) OR c) AND d``, or ``a AND (b OR (c AND d))``."""
+    nest = operands[0] if left else operands[-1]
+    for k, operand in enumerate(operands[1:] if left else reversed(operands[:-1])):
+        connective = " OR " if k % 2 else " AND "
+        nest = f"({nest}{connective}{operand})" if left else f"({operand}{connective}{nest})"
+    return nest
 
 
 # Spark computes a constant as it plans the query (ConstantFolding), rows or not, but for one in a
@@ -489,6 +502,21 @@ FOLDED = [
     # wider type (a double here), not a branch's own (vpush had cast '1.5' to an int and raised)
     "SELECT c FROM (SELECT cast(i AS double) AS c FROM t UNION ALL SELECT id AS c FROM t) WHERE c = '1.5'",
     "SELECT c FROM (SELECT id AS c FROM t UNION ALL SELECT cast(i AS double) AS c FROM t) WHERE c IN ('1.5', '2')",
+    # a 12-level nest of AND in OR in AND... among constants and columns, leaning left and right
+    # (its left side written twice at each level: 30 to 80 s to plan); a number's text beside a
+    # double, which cannot fail to read; a negated smallest int where Spark computes it
+    "SELECT id FROM t WHERE " + _nest([f"cast(concat('{k}', '') AS int) = {k}" if k % 3 else f"id > {k}" for k in range(13)]),
+    "SELECT id FROM t WHERE " + _nest([f"cast(concat('{k}', '') AS int) = {k}" if k % 3 else f"id > {k}" for k in range(12)] + ["cast('q' AS int) = 1"]),
+    "SELECT id FROM t WHERE " + _nest([f"cast(concat('{k}', '') AS int) = {k}" if k % 3 else f"id > {k}" for k in range(13)], left=False),
+    "SELECT id FROM t WHERE cast(i AS double) IN ('1', '2.5', ' +.5 ', '-7', '1.')",
+    "SELECT id FROM t WHERE id > 100 AND -(-2147483648) IS NULL",
+    "SELECT CASE WHEN id > 100 THEN -(-2147483648) END AS x FROM t",
+    "SELECT -(-2147483648) AS x FROM t LIMIT 0",
+    "SELECT id FROM t WHERE id > 100 AND -(-2147483648) = 1",
+    # Spark's Concat computes every argument of a constant one (DuckDB's binder made NULL || x NULL unseen)
+    "SELECT id FROM t WHERE concat(NULL, cast('q' AS int)) = 'a'",
+    "SELECT id FROM t WHERE upper(NULL || cast('q' AS int)) = 'a'",
+    "SELECT id FROM t WHERE concat(NULL, cast(g AS int)) = 'a'",
 ]
 
 # a conjunct with an IN subquery beside one that may raise: its table named twice in DuckDB's query
@@ -522,6 +550,23 @@ def test_in_subquery_beside_a_conjunct_that_may_raise(sql: str, spark_views: Spa
 @pytest.mark.parametrize("sql", FOLDED)
 def test_constants_spark_folds(sql: str, spark_views: SparkSession, con: vpush.Connection) -> None:
     assert_same_answer(sql, spark_views, con, _SPARK_ANSWERS)
+
+
+# found, not mended: Spark's NullPropagation makes the null test of a constant that cannot be null
+# false over rows too; Spark computes a constant struct's fields, then the field read (vpush had
+# only the field read); Spark's Substring computes none of its arguments after a NULL one
+CONSTANTS_COMPUTED_OTHERWISE = [
+    "SELECT id FROM t WHERE -(-2147483648) IS NULL",
+    "SELECT id FROM t WHERE named_struct('a', NULL, 'b', cast('q' AS int)).a = 1",
+    "SELECT id FROM t WHERE substring(NULL, cast('q' AS int)) = 'a'",
+]
+
+
+@pytest.mark.xfail(strict=True, reason="the DuckDB engine computes these constants otherwise than Spark's evaluation "
+                   "does (see CONSTANTS_COMPUTED_OTHERWISE)")
+@pytest.mark.parametrize("sql", CONSTANTS_COMPUTED_OTHERWISE)
+def test_constants_computed_otherwise(sql: str, spark_views: SparkSession, tables: dict[str, Path]) -> None:
+    assert_same_answer(sql, spark_views, connect_tables(tables), _SPARK_ANSWERS)
 
 
 # Spark's ReplaceExceptWithFilter makes the right branch of such an EXCEPT a filter of the left
