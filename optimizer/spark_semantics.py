@@ -5922,6 +5922,7 @@ def apply_spark_semantics(
             if DEFERRED_ARITY_ERROR in call.meta:
                 raise call.meta[DEFERRED_ARITY_ERROR]
         _check_correlated_variants(scope, columns)
+        _check_subquery_places(select, scope, tables, outputs)
         _check_distinct_order(select)
         _check_group_by_present(select, typer)
         _check_order_by_grouped(select)
@@ -8126,6 +8127,75 @@ def _check_correlated_variants(scope: Scope, columns: Mapping[str, Mapping[str, 
                 )
 
 
+_SORTING_CLAUSES = ("distribute", "cluster", "order", "sort")
+"""A SELECT's clauses of Spark's ``RepartitionByExpression`` and ``Sort``, in the order Spark
+checks them (the repartition stands below the sort)."""
+
+
+def _check_subquery_places(
+    select: exp.Select, scope: Scope, tables: Mapping[int, Mapping[str, SparkType | None]], outputs: Mapping[int, Mapping[str, SparkType | None]]
+) -> None:
+    """Raise Spark's errors for a subquery where Spark's operator cannot hold it (measured on
+    PySpark 4.3). In a SELECT's ORDER BY, SORT BY, DISTRIBUTE BY or CLUSTER BY: an ``IN`` or
+    ``EXISTS`` subquery, correlated or not, is ``UNSUPPORTED_IN_EXISTS_SUBQUERY``, a correlated
+    scalar one (``ORDER BY (SELECT max(id) OVER ())``) ``UNSUPPORTED_CORRELATED_SCALAR_SUBQUERY``;
+    anywhere, a subquery whose window reads the outer query (``WHERE id > (SELECT max(id) OVER
+    ())``) is ``CORRELATED_REFERENCE``. DuckDB answered them. A subquery's columns are its
+    sources' (``tables``, ``outputs``) where vpush cannot tell otherwise."""
+    category = "UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY"
+    for key in _SORTING_CLAUSES:
+        clause = select.args.get(key)
+        if clause is None:
+            continue
+        for sub in scope.subquery_scopes:
+            if not _lies_in(sub.expression, clause):
+                continue
+            holder = _subquery_holder(sub.expression)
+            if isinstance(holder, exp.Exists) or (isinstance(holder, exp.In) and holder.args.get("query") is not None):
+                raise OptimizeError(
+                    "Unsupported subquery expression: IN/EXISTS predicate subqueries can only be used in filters, joins, "
+                    f"aggregations, window functions, projections, and UPDATE/MERGE/DELETE commands: {_spark_text(holder)}",
+                    error_class=f"{category}.UNSUPPORTED_IN_EXISTS_SUBQUERY",
+                )
+            if _outer_references(sub, tables, outputs):
+                raise OptimizeError(
+                    "Unsupported subquery expression: Correlated scalar subqueries can only be used in filters, aggregations, "
+                    f"projections, and UPDATE/MERGE/DELETE commands: {_spark_text(sub.expression)}",
+                    error_class=f"{category}.UNSUPPORTED_CORRELATED_SCALAR_SUBQUERY",
+                )
+    for sub in scope.subquery_scopes:
+        for column in _outer_references(sub, tables, outputs):
+            window = column.find_ancestor(exp.Window, exp.Select)
+            if isinstance(window, exp.Window):
+                raise OptimizeError(
+                    "Unsupported subquery expression: Expressions referencing the outer query are not supported outside of "
+                    f"WHERE/HAVING clauses: {_spark_text(window)}",
+                    error_class=f"{category}.CORRELATED_REFERENCE",
+                )
+
+
+def _outer_references(
+    sub: Scope, tables: Mapping[int, Mapping[str, SparkType | None]], outputs: Mapping[int, Mapping[str, SparkType | None]]
+) -> list[exp.Column]:
+    """The columns of the subquery ``sub`` that surely read its outer query: qualified by no
+    source of its own, or unqualified where it has no source, or none of its sources (whose
+    columns are all known) has the name."""
+    known = _sources_columns(sub, tables, outputs)
+    unknown = any(not columns or "*" in columns for columns in known.values())
+    return [
+        c for c in sub.external_columns
+        if c.table or not sub.sources or (not unknown and not any(c.name.lower() in columns for columns in known.values()))
+    ]
+
+
+def _lies_in(node: exp.Expr, clause: exp.Expr) -> bool:
+    """Whether ``node`` lies inside ``clause``."""
+    parent = node.parent
+    while parent is not None and parent is not clause:
+        parent = parent.parent
+    return parent is clause
+
+
 def _subquery_holder(node: exp.Expr) -> exp.Expr | None:
     """What holds a subquery's SELECT: past its parentheses, the IN, EXISTS or expression."""
     holder = node.parent
@@ -8453,6 +8523,23 @@ def _grouped_names(select: exp.Select) -> set[str]:
     return names
 
 
+def _grouped_columns(select: exp.Select) -> set[str]:
+    """The names (lower case) of the sources' columns the GROUP BY of ``select`` groups by, as
+    Spark resolves its keys: a name (a source's column before an alias), and the column a
+    position names (``SELECT i AS g ... GROUP BY 1`` groups by ``i``, not by a column ``g``)."""
+    group = select.args.get("group")
+    if group is None:
+        return set()
+    projections = select.expressions
+    names = {c.name.lower() for c in in_scope(group) if isinstance(c, exp.Column) and not c.table}
+    for key in group.expressions:
+        if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(projections):
+            named = _unparen(projections[int(key.this) - 1].unalias())
+            if isinstance(named, exp.Column):
+                names.add(named.name.lower())
+    return names
+
+
 def _check_aliases_in_aggregates(select: exp.Select, columns: Mapping[str, Mapping[str, SparkType | None]]) -> None:
     """Spark's errors for an aggregate of an aggregating SELECT's HAVING or ORDER BY whose argument
     names one of the SELECT's aliases (measured on PySpark 4.3).
@@ -8503,14 +8590,29 @@ def _check_order_by_windows(query: exp.Select | exp.SetOperation) -> None:
     ``UNSUPPORTED_EXPR_FOR_OPERATOR``. Each of these classes comes before the next over the whole
     ORDER BY (Spark checks the ``Aggregate`` before the ``Sort``, an expression before its operator).
 
+    A SORT BY is such a ``Sort`` too (of each partition), and a DISTRIBUTE BY or CLUSTER BY a
+    ``RepartitionByExpression`` below it, whose window Spark refuses first
+    (``UNSUPPORTED_EXPR_FOR_OPERATOR``); a SORT BY's aggregate where the SELECT aggregates
+    nothing stays in the ``Sort`` as well (``SELECT id FROM t SORT BY max(id)``).
+
     Raises:
         OptimizeError: ``NESTED_AGGREGATE_FUNCTION``, ``UNSUPPORTED_EXPR_FOR_WINDOW`` or
         ``UNSUPPORTED_EXPR_FOR_OPERATOR``.
     """
-    order = query.args.get("order")
+    for key in ("distribute", "cluster"):
+        clause = query.args.get(key)
+        window = next((w for w in in_scope(clause) if isinstance(w, exp.Window)), None) if clause is not None else None
+        if window is not None:
+            raise OptimizeError(
+                f"The query operator `RepartitionByExpression` contains one or more unsupported expressions: {_spark_text(window)}",
+                error_class="UNSUPPORTED_EXPR_FOR_OPERATOR",
+            )
+    order = query.args.get("order") or query.args.get("sort")
     if order is None:
         return
-    windows = [w for w in in_scope(order) if isinstance(w, exp.Window)]
+    windows: list[exp.Expr] = [w for w in in_scope(order) if isinstance(w, exp.Window)]
+    if not windows and isinstance(order, exp.Sort) and not (isinstance(query, exp.Select) and _aggregating(query)):
+        windows = [a for a in in_scope(order) if aggregate_call(a)]
     if not windows:
         return
     if isinstance(query, exp.Select) and _aggregating(query):
@@ -8583,7 +8685,7 @@ def _coerce_having_aliases_of_columns(select: exp.Select, typer: _Typer) -> None
     sources = [typer.source_columns(alias) for alias in typer.scope.selected_sources]
     if not aliases or not sources or any(not columns or "*" in columns for columns in sources):
         return
-    grouped = _grouped_names(select)
+    grouped = _grouped_columns(select)  # (a grouped column is read as itself, no alias)
     coerced = (*_COMPARISONS, exp.Between, exp.In, exp.Coalesce, exp.Greatest, exp.Least)
     for node in [n for n in in_scope(having) if isinstance(n, coerced) and not n.args.get("query")]:
         compared = not isinstance(node, (exp.Coalesce, exp.Greatest, exp.Least))

@@ -349,6 +349,22 @@ QUERIES: list[Any] = [
     # a QUALIFY without a window function (DuckDB's binder failed without Spark's class)
     "SELECT g, count(*) AS n FROM t GROUP BY g QUALIFY n > 0",
     "SELECT i FROM t WINDOW w AS (ORDER BY i) QUALIFY i > 0",
+    # a HAVING's name that is an alias of a column grouped by position and a source's column of
+    # another type: coerced by the column's type, which is not grouped (DuckDB's binder had failed)
+    "SELECT i AS g, count(*) AS n FROM t GROUP BY 1 HAVING g > 2",
+    "SELECT i AS g, count(*) AS n FROM t GROUP BY 1 HAVING g IN (1, 2) OR coalesce(g, 5) > 4",
+    # a window or aggregate in a SORT BY, CLUSTER BY or DISTRIBUTE BY, a subquery where Spark's
+    # Sort or RepartitionByExpression cannot hold it, a window of a subquery over the outer query
+    # (vpush had answered)
+    "SELECT id FROM t SORT BY rank() OVER (ORDER BY id)",
+    "SELECT id FROM t CLUSTER BY rank() OVER (ORDER BY id)",
+    "SELECT id FROM t SORT BY max(id)",
+    "SELECT h, count(*) AS n FROM t GROUP BY h SORT BY max(id) OVER ()",
+    "SELECT id FROM t ORDER BY (SELECT max(id) OVER ())",
+    "SELECT id FROM t ORDER BY EXISTS (SELECT 1 FROM t u WHERE u.id > t.id), id",
+    "SELECT id FROM t DISTRIBUTE BY id IN (SELECT i FROM t)",
+    "SELECT id FROM t WHERE id > (SELECT max(id) OVER ())",
+    "SELECT id FROM t ORDER BY (SELECT max(id) FROM t u), id",
 ]
 
 
