@@ -353,6 +353,11 @@ QUERIES: list[Any] = [
     # another type: coerced by the column's type, which is not grouped (DuckDB's binder had failed)
     "SELECT i AS g, count(*) AS n FROM t GROUP BY 1 HAVING g > 2",
     "SELECT i AS g, count(*) AS n FROM t GROUP BY 1 HAVING g IN (1, 2) OR coalesce(g, 5) > 4",
+    # an ORDER BY expression over an alias of a window or of what may raise: sorted over the
+    # SELECT's outputs (DuckDB's binder had refused the alias: side effects)
+    "SELECT g, sum(count(*)) OVER () AS r FROM t GROUP BY g ORDER BY r + 1, g",
+    "SELECT h, sum(i) OVER (PARTITION BY h) AS r FROM t ORDER BY r * 2, id",
+    "SELECT CAST(g AS INT) AS c, count(*) AS n FROM t WHERE g = '' OR g IS NULL GROUP BY g ORDER BY c + 1",
     # a window or aggregate in a SORT BY, CLUSTER BY or DISTRIBUTE BY, a subquery where Spark's
     # Sort or RepartitionByExpression cannot hold it, a window of a subquery over the outer query
     # (vpush had answered)
