@@ -11,14 +11,14 @@ has side effects (``Alias "r" referenced - but the expression has side effects``
 check vpush writes with Spark's errors (DuckDB's ``error()``) has. Here the SELECT is put in a
 subquery and sorted over its outputs, which is Spark's plan:
 
-    SELECT g, w AS r FROM t GROUP BY g ORDER BY r + 1, max(id) LIMIT 2
-    -> SELECT g, r FROM (SELECT g, w AS r, max(id) AS __vpush_sort_1 FROM t GROUP BY g) AS __vpush_sorted
+    SELECT id, w AS r FROM t ORDER BY r + 1, i LIMIT 2
+    -> SELECT id, r FROM (SELECT id, w AS r, i AS __vpush_sort_1 FROM t) AS __vpush_sorted
        ORDER BY r + 1, __vpush_sort_1 LIMIT 2
 
-A key that names no output (``max(id)``, a source's column) is computed inside, as a hidden
-output; a key that names both an output and something else, or holds a subquery, leaves the
-SELECT as it is, and so does a DISTINCT that would need a hidden output (Spark's DISTINCT sorts
-by its outputs only).
+A key that names no output (a source's column) is computed inside, as a hidden output; a key
+that names both an output and something else, an aggregate (Spark's ``Sort`` over the window's
+projection resolves none: ``UNRESOLVED_COLUMN``) or a subquery leaves the SELECT as it is, and
+so does a DISTINCT that would need a hidden output (Spark's DISTINCT sorts by its outputs only).
 """
 from __future__ import annotations
 
@@ -84,8 +84,10 @@ def _nested(select: exp.Select) -> exp.Select | None:
         named = _output_names(key, outputs)
         if isinstance(key, exp.Literal) or (named and len(named) == len(list(key.find_all(exp.Column)))):
             continue  # a place, or over the outputs only: sorted in the query around
-        if named:
-            return None  # over an output and a source's column at once
+        if named or key.find(exp.AggFunc) is not None:
+            # over an output and a source's column at once; an aggregate beside a window, which
+            # Spark's Sort, standing over the window's projection, cannot resolve
+            return None
         hidden.append(index)
     if hidden and select.args.get("distinct") is not None:
         return None

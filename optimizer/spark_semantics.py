@@ -8508,10 +8508,11 @@ def _inline_lateral_field(column: exp.Column, aliased: exp.Expr, typer: _Typer) 
     read.meta[_TRIED_NAME] = parts[-1].name  # named as Spark names a field it reads
 
 
-def _grouped_names(select: exp.Select) -> set[str]:
+def _grouped_names(select: exp.Select, *, columns: bool = False) -> set[str]:
     """The names (lower case) the GROUP BY of ``select`` reads: its columns' names (DuckDB groups
     by an alias among them as it reads it) and the aliases of the projections it names by
-    position."""
+    position; with ``columns``, of a position the column its projection is instead, as Spark
+    resolves the key (``SELECT i AS g ... GROUP BY 1`` groups by ``i``, not by a column ``g``)."""
     group = select.args.get("group")
     if group is None:
         return set()
@@ -8519,24 +8520,10 @@ def _grouped_names(select: exp.Select) -> set[str]:
     names = {c.name.lower() for c in in_scope(group) if isinstance(c, exp.Column) and not c.table}
     for key in group.expressions:
         if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(projections):
-            names.add(projections[int(key.this) - 1].alias_or_name.lower())
-    return names
-
-
-def _grouped_columns(select: exp.Select) -> set[str]:
-    """The names (lower case) of the sources' columns the GROUP BY of ``select`` groups by, as
-    Spark resolves its keys: a name (a source's column before an alias), and the column a
-    position names (``SELECT i AS g ... GROUP BY 1`` groups by ``i``, not by a column ``g``)."""
-    group = select.args.get("group")
-    if group is None:
-        return set()
-    projections = select.expressions
-    names = {c.name.lower() for c in in_scope(group) if isinstance(c, exp.Column) and not c.table}
-    for key in group.expressions:
-        if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(projections):
-            named = _unparen(projections[int(key.this) - 1].unalias())
-            if isinstance(named, exp.Column):
-                names.add(named.name.lower())
+            projection = projections[int(key.this) - 1]
+            named = _unparen(projection.unalias()) if columns else projection
+            if not columns or isinstance(named, exp.Column):
+                names.add(named.alias_or_name.lower())
     return names
 
 
@@ -8685,7 +8672,7 @@ def _coerce_having_aliases_of_columns(select: exp.Select, typer: _Typer) -> None
     sources = [typer.source_columns(alias) for alias in typer.scope.selected_sources]
     if not aliases or not sources or any(not columns or "*" in columns for columns in sources):
         return
-    grouped = _grouped_columns(select)  # (a grouped column is read as itself, no alias)
+    grouped = _grouped_names(select, columns=True)  # (a grouped column is read as itself, no alias)
     coerced = (*_COMPARISONS, exp.Between, exp.In, exp.Coalesce, exp.Greatest, exp.Least)
     for node in [n for n in in_scope(having) if isinstance(n, coerced) and not n.args.get("query")]:
         compared = not isinstance(node, (exp.Coalesce, exp.Greatest, exp.Least))
@@ -8706,6 +8693,8 @@ def _coerce_having_aliases_of_columns(select: exp.Select, typer: _Typer) -> None
             kinds = [own, *(VOID if isinstance(_unparen(o), exp.Null) else typer.of(o) for o in others)]
             # (coalesce, greatest and least take the wider common type: an integer beside a string a bigint)
             to = _comparison_type(kinds) if compared else None if all(k == own for k in kinds) else wider_common_type(kinds)
+            if isinstance(node, (exp.Greatest, exp.Least)) and written is not None and written != own and all(k in (own, VOID) for k in kinds):
+                _check_extreme_of_alias(node, [written, *kinds[1:]])
             if own is None or written == own or to is None or isinstance(own, DecimalType) and isinstance(to, DecimalType):
                 continue
             if compared and isinstance(to, DecimalType) and isinstance(own, AtomicType) and _is_integral(own):
@@ -8723,6 +8712,28 @@ def _coerce_having_aliases_of_columns(select: exp.Select, typer: _Typer) -> None
                 if typer.of(other) != to and not (compared and isinstance(_unparen(other), exp.Null)):
                     other.replace(exp.Cast(this=other.copy(), to=_sql_type(to)))
             break
+
+
+def _check_extreme_of_alias(node: exp.Greatest | exp.Least, kinds: list[SparkType | None]) -> None:
+    """Spark's ``DATATYPE_MISMATCH.DATA_DIFF_TYPES`` for a HAVING's ``greatest`` or ``least`` of a
+    name that is a source's column of the others' type and an alias of a string beside a number
+    (or the other way round), ``kinds`` with the alias's type: no cast was put on the column,
+    and once the alias is read in its place Spark's coercion finds no common type (it reads no
+    string as a number there, nor a date beside a number; measured on PySpark 4.3: ``SELECT h AS
+    i ... HAVING greatest(i, 2) > 1`` beside an int column ``i``). vpush had cast the string
+    strictly (CAST_INVALID_INPUT), and DuckDB's binder had refused the date (no class)."""
+    known = [k for k in kinds if k is not None and k != VOID]
+    if len(known) < len(kinds) - kinds.count(VOID) or any(not isinstance(k, (AtomicType, StringType, DecimalType)) for k in known):
+        return  # (a type vpush does not know, or a nested one)
+    strings = [isinstance(k, StringType) for k in known]
+    if (any(strings) and not all(strings)) or wider_common_type(list(known)) is None:
+        names = ", ".join(f'"{k.to_sql()}"' for k in known)
+        function = type(node).__name__.lower()
+        raise OptimizeError(
+            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `{function}` '
+            f"should all be the same type, but it's [{names}].",
+            error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+        )
 
 
 def _inline_having_aliases(select: exp.Select, lateral: Mapping[str, exp.Expr], typer: _Typer) -> None:

@@ -376,6 +376,11 @@ QUERIES: list[Any] = [
     "SELECT id FROM (SELECT id, make_date(2024, 13, 1) AS d FROM t) WHERE d IS NULL AND id > 100",
     "SELECT id, d IS NULL AS n FROM (SELECT id, make_date(2024, 13, 1) AS d FROM t) ORDER BY id",
     "SELECT one, count(*) AS n FROM (SELECT 1 AS one, id FROM t) GROUP BY ROLLUP(one) HAVING one IS NULL",
+    # greatest/least of a HAVING name that is a column of the others' type and an alias of a
+    # string or a date: Spark finds no common type once it reads the alias (vpush had cast the
+    # string, DuckDB's binder refused the date)
+    "SELECT h AS i, count(*) AS n FROM t GROUP BY h HAVING greatest(i, 2) > 1",
+    "SELECT day AS i, count(*) AS n FROM t GROUP BY day HAVING least(i, 2, NULL) > 1",
 ]
 
 
