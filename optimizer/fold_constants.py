@@ -50,7 +50,7 @@ from vpush.optimizer.dialect import COMPARISONS, VariantGet, comparison_operands
 if TYPE_CHECKING:
     from vpush.optimizer.spark_semantics import ExpressionTypes
 
-__all__ = ["folded_constants"]
+__all__ = ["decide_null_tests", "folded_constants"]
 
 # what reads a row, or is not computed once: never part of a constant
 _NOT_CONSTANT = (
@@ -458,6 +458,87 @@ def _collect(node: exp.Expr, found: list[exp.Expr], bound: frozenset[str]) -> No
         found.extend(_coerced_strings(node))
     for child in node.iter_expressions():
         _collect(child, found, bound)
+
+
+def decide_null_tests(expression: exp.Expr) -> exp.Expr:
+    """Make each null test in ``expression`` of a value Spark's analysis types as not nullable
+    ``false`` (``true`` for ``isnotnull``), as Spark's ``NullPropagation`` does before a row is
+    read, so that the value is never computed: ``SELECT id FROM (SELECT id, make_date(2024, 13,
+    1) AS d FROM t) WHERE d IS NULL AND id > 100`` answers ``[]`` on PySpark 4.3 (its plan is an
+    empty relation), where DuckDB computed the date for a row and raised. A column of a subquery
+    or CTE is its expression there, followed only through a query of one source, no join and
+    no grouping sets, whose columns keep their nullability; a registered table's column is
+    nullable (after :func:`folded_constants` marked them); anything else whose nullability
+    vpush does not know leaves the test to the rows. In place.
+
+    Example:
+        >>> import sqlglot
+        >>> decide_null_tests(sqlglot.parse_one("SELECT make_date(2024, 13, 1) IS NULL AS a, (1 / 0) IS NULL AS b", read="spark")).sql("spark")
+        'SELECT FALSE AS a, (1 / 0) IS NULL AS b'
+    """
+    for test in [n for n in expression.walk() if _null_tested(n) is not None]:
+        tested = _null_tested(test)
+        select = test.find_ancestor(exp.Select)
+        if tested is None or (select is not None and _grouping_sets(select) and tested.find(exp.Column) is not None):
+            continue  # (a grouping key is null in the rows of the sets that leave it out)
+        if _spark_nullable(_derived_in_place(tested, select)) is False:
+            test.replace(exp.Boolean(this=_call_name(test) == "isnotnull"))
+    return expression
+
+
+def _grouping_sets(select: exp.Select) -> bool:
+    group = select.args.get("group")
+    return group is not None and (
+        any(group.args.get(key) for key in ("rollup", "cube", "grouping_sets")) or group.find(exp.Rollup, exp.Cube, exp.GroupingSets) is not None)
+
+
+def _derived_in_place(value: exp.Expr, select: exp.Select | None) -> exp.Expr:
+    """A copy of ``value``, an expression of ``select``, with each column of the one subquery or
+    CTE ``select`` reads (no join) replaced by the expression that computes it, where that
+    query is a SELECT without grouping sets (whose columns are as nullable as their
+    expressions), in turn."""
+    copy = value.copy()
+    found = _only_derived_source(select) if select is not None else None
+    if found is None:
+        return copy
+    name, source = found
+    while len(source.expressions) == 1 and isinstance(source.expressions[0], exp.Star):
+        found = _only_derived_source(source)  # (SELECT * of a query: its columns)
+        if found is None:
+            return copy
+        source = found[1]
+    computed = {p.alias_or_name.lower(): p.unalias() for p in source.expressions if p.alias_or_name and not p.is_star}
+    for column in [c for c in copy.find_all(exp.Column) if isinstance(c.this, exp.Identifier) and not _lambda_name(c)]:
+        if column.find_ancestor(exp.Query) is not None or (column.table and column.table.lower() != name):
+            continue  # (a subquery's own column; another query's)
+        definition = computed.get(column.name.lower())
+        if definition is None or sum(p.alias_or_name.lower() == column.name.lower() for p in source.expressions) != 1:
+            continue
+        replacement = exp.Paren(this=_derived_in_place(definition, source))
+        if column is copy:
+            return replacement
+        column.replace(replacement)
+    return copy
+
+
+def _only_derived_source(select: exp.Select) -> tuple[str, exp.Select] | None:
+    """The name (lower case) and the SELECT of the subquery or CTE that is ``select``'s one
+    source, where it has neither a join nor grouping sets; None otherwise."""
+    from_ = select.args.get("from_") or select.args.get("from")
+    if from_ is None or select.args.get("joins") or select.args.get("laterals"):
+        return None
+    source = from_.this
+    query: exp.Expr | None = None
+    if isinstance(source, exp.Subquery) and not _named_columns(source) and not source.args.get("pivots"):
+        query = source.this
+    elif isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier) and not source.args.get("db"):
+        ctes = [c for c in select.root().find_all(exp.CTE) if c.alias_or_name.lower() == source.name.lower()]
+        query = ctes[0].this if len(ctes) == 1 and not _named_columns(ctes[0]) and not source.args.get("pivots") else None
+    while isinstance(query, exp.Subquery):
+        query = query.this
+    if not isinstance(query, exp.Select) or query.args.get("joins") or query.args.get("laterals") or _grouping_sets(query):
+        return None
+    return source.alias_or_name.lower(), query
 
 
 def _null_tested(node: exp.Expr) -> exp.Expr | None:

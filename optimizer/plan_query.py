@@ -46,8 +46,9 @@ from vpush.optimizer.rewrite_variants import (
 )
 from vpush.optimizer.expand_using_stars import COLUMN_NAMES
 from vpush.optimizer.spark_joins import HINTED, SPARK_SIZE, SparkSize, hint_broadcasts, spark_default_size
+from vpush.optimizer.nest_order_aliases import nest_order_aliases
 from vpush.optimizer.rewrite_order_aliases import rewrite_order_aliases
-from vpush.optimizer.fold_constants import folded_constants
+from vpush.optimizer.fold_constants import decide_null_tests, folded_constants
 from vpush.optimizer.isolate_raising_filters import isolate_raising_filters
 from vpush.optimizer.order_conjuncts import holds_a_filter, hold_filter_order, order_conjuncts
 from vpush.optimizer.rewrite_table_samples import passes_rows, rewrite_table_samples
@@ -464,13 +465,14 @@ def _plan_query(sql: str, catalog: Catalog, time_zone: str, prune: bool, *, fold
     note_union_reads(expression)  # before typeof becomes a constant
     spark_expression = expression.copy()
     rewrite_order_aliases(expression)  # DuckDB's only: Spark reads an ORDER BY's names so itself
+    decide_null_tests(expression)  # DuckDB's only: Spark's NullPropagation does so itself
     hint_broadcasts(spark_expression)
     for hint in list(expression.find_all(exp.Hint)):
         if hint.parent is not None:
             hint.parent.meta[HINTED] = True  # Spark may pick another join by it
         hint.pop()  # DuckDB has no hints (the Spark engine keeps them)
     try:
-        expression = rename_lambda_variables(prune_union_columns(apply_spark_semantics(expression, column_types, functions)))
+        expression = rename_lambda_variables(prune_union_columns(nest_order_aliases(apply_spark_semantics(expression, column_types, functions))))
         check_generators_rewritten(expression)
     except OptimizeError as exc:
         refusal = refusal or exc

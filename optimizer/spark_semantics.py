@@ -6001,6 +6001,7 @@ def apply_spark_semantics(
             if DEFERRED_ARITY_ERROR in call.meta:
                 raise call.meta[DEFERRED_ARITY_ERROR]
         _check_correlated_variants(scope, columns)
+        _check_subquery_places(select, scope, tables, outputs)
         _check_distinct_order(select)
         _check_group_by_present(select, typer)
         _check_order_by_grouped(select)
@@ -8218,6 +8219,75 @@ def _check_correlated_variants(scope: Scope, columns: Mapping[str, Mapping[str, 
                 )
 
 
+_SORTING_CLAUSES = ("distribute", "cluster", "order", "sort")
+"""A SELECT's clauses of Spark's ``RepartitionByExpression`` and ``Sort``, in the order Spark
+checks them (the repartition stands below the sort)."""
+
+
+def _check_subquery_places(
+    select: exp.Select, scope: Scope, tables: Mapping[int, Mapping[str, SparkType | None]], outputs: Mapping[int, Mapping[str, SparkType | None]]
+) -> None:
+    """Raise Spark's errors for a subquery where Spark's operator cannot hold it (measured on
+    PySpark 4.3). In a SELECT's ORDER BY, SORT BY, DISTRIBUTE BY or CLUSTER BY: an ``IN`` or
+    ``EXISTS`` subquery, correlated or not, is ``UNSUPPORTED_IN_EXISTS_SUBQUERY``, a correlated
+    scalar one (``ORDER BY (SELECT max(id) OVER ())``) ``UNSUPPORTED_CORRELATED_SCALAR_SUBQUERY``;
+    anywhere, a subquery whose window reads the outer query (``WHERE id > (SELECT max(id) OVER
+    ())``) is ``CORRELATED_REFERENCE``. DuckDB answered them. A subquery's columns are its
+    sources' (``tables``, ``outputs``) where vpush cannot tell otherwise."""
+    category = "UNSUPPORTED_SUBQUERY_EXPRESSION_CATEGORY"
+    for key in _SORTING_CLAUSES:
+        clause = select.args.get(key)
+        if clause is None:
+            continue
+        for sub in scope.subquery_scopes:
+            if not _lies_in(sub.expression, clause):
+                continue
+            holder = _subquery_holder(sub.expression)
+            if isinstance(holder, exp.Exists) or (isinstance(holder, exp.In) and holder.args.get("query") is not None):
+                raise OptimizeError(
+                    "Unsupported subquery expression: IN/EXISTS predicate subqueries can only be used in filters, joins, "
+                    f"aggregations, window functions, projections, and UPDATE/MERGE/DELETE commands: {_spark_text(holder)}",
+                    error_class=f"{category}.UNSUPPORTED_IN_EXISTS_SUBQUERY",
+                )
+            if _outer_references(sub, tables, outputs):
+                raise OptimizeError(
+                    "Unsupported subquery expression: Correlated scalar subqueries can only be used in filters, aggregations, "
+                    f"projections, and UPDATE/MERGE/DELETE commands: {_spark_text(sub.expression)}",
+                    error_class=f"{category}.UNSUPPORTED_CORRELATED_SCALAR_SUBQUERY",
+                )
+    for sub in scope.subquery_scopes:
+        for column in _outer_references(sub, tables, outputs):
+            window = column.find_ancestor(exp.Window, exp.Select)
+            if isinstance(window, exp.Window):
+                raise OptimizeError(
+                    "Unsupported subquery expression: Expressions referencing the outer query are not supported outside of "
+                    f"WHERE/HAVING clauses: {_spark_text(window)}",
+                    error_class=f"{category}.CORRELATED_REFERENCE",
+                )
+
+
+def _outer_references(
+    sub: Scope, tables: Mapping[int, Mapping[str, SparkType | None]], outputs: Mapping[int, Mapping[str, SparkType | None]]
+) -> list[exp.Column]:
+    """The columns of the subquery ``sub`` that surely read its outer query: qualified by no
+    source of its own, or unqualified where it has no source, or none of its sources (whose
+    columns are all known) has the name."""
+    known = _sources_columns(sub, tables, outputs)
+    unknown = any(not columns or "*" in columns for columns in known.values())
+    return [
+        c for c in sub.external_columns
+        if c.table or not sub.sources or (not unknown and not any(c.name.lower() in columns for columns in known.values()))
+    ]
+
+
+def _lies_in(node: exp.Expr, clause: exp.Expr) -> bool:
+    """Whether ``node`` lies inside ``clause``."""
+    parent = node.parent
+    while parent is not None and parent is not clause:
+        parent = parent.parent
+    return parent is clause
+
+
 def _subquery_holder(node: exp.Expr) -> exp.Expr | None:
     """What holds a subquery's SELECT: past its parentheses, the IN, EXISTS or expression."""
     holder = node.parent
@@ -8547,10 +8617,11 @@ def _inline_lateral_field(column: exp.Column, aliased: exp.Expr, typer: _Typer) 
     read.meta[_TRIED_NAME] = parts[-1].name  # named as Spark names a field it reads
 
 
-def _grouped_names(select: exp.Select) -> set[str]:
+def _grouped_names(select: exp.Select, *, columns: bool = False) -> set[str]:
     """The names (lower case) the GROUP BY of ``select`` reads: its columns' names (DuckDB groups
     by an alias among them as it reads it) and the aliases of the projections it names by
-    position."""
+    position; with ``columns``, of a position the column its projection is instead, as Spark
+    resolves the key (``SELECT i AS g ... GROUP BY 1`` groups by ``i``, not by a column ``g``)."""
     group = select.args.get("group")
     if group is None:
         return set()
@@ -8558,7 +8629,10 @@ def _grouped_names(select: exp.Select) -> set[str]:
     names = {c.name.lower() for c in in_scope(group) if isinstance(c, exp.Column) and not c.table}
     for key in group.expressions:
         if isinstance(key, exp.Literal) and key.is_int and 0 < int(key.this) <= len(projections):
-            names.add(projections[int(key.this) - 1].alias_or_name.lower())
+            projection = projections[int(key.this) - 1]
+            named = _unparen(projection.unalias()) if columns else projection
+            if not columns or isinstance(named, exp.Column):
+                names.add(named.alias_or_name.lower())
     return names
 
 
@@ -8612,14 +8686,29 @@ def _check_order_by_windows(query: exp.Select | exp.SetOperation) -> None:
     ``UNSUPPORTED_EXPR_FOR_OPERATOR``. Each of these classes comes before the next over the whole
     ORDER BY (Spark checks the ``Aggregate`` before the ``Sort``, an expression before its operator).
 
+    A SORT BY is such a ``Sort`` too (of each partition), and a DISTRIBUTE BY or CLUSTER BY a
+    ``RepartitionByExpression`` below it, whose window Spark refuses first
+    (``UNSUPPORTED_EXPR_FOR_OPERATOR``); a SORT BY's aggregate where the SELECT aggregates
+    nothing stays in the ``Sort`` as well (``SELECT id FROM t SORT BY max(id)``).
+
     Raises:
         OptimizeError: ``NESTED_AGGREGATE_FUNCTION``, ``UNSUPPORTED_EXPR_FOR_WINDOW`` or
         ``UNSUPPORTED_EXPR_FOR_OPERATOR``.
     """
-    order = query.args.get("order")
+    for key in ("distribute", "cluster"):
+        clause = query.args.get(key)
+        window = next((w for w in in_scope(clause) if isinstance(w, exp.Window)), None) if clause is not None else None
+        if window is not None:
+            raise OptimizeError(
+                f"The query operator `RepartitionByExpression` contains one or more unsupported expressions: {_spark_text(window)}",
+                error_class="UNSUPPORTED_EXPR_FOR_OPERATOR",
+            )
+    order = query.args.get("order") or query.args.get("sort")
     if order is None:
         return
-    windows = [w for w in in_scope(order) if isinstance(w, exp.Window)]
+    windows: list[exp.Expr] = [w for w in in_scope(order) if isinstance(w, exp.Window)]
+    if not windows and isinstance(order, exp.Sort) and not (isinstance(query, exp.Select) and _aggregating(query)):
+        windows = [a for a in in_scope(order) if aggregate_call(a)]
     if not windows:
         return
     if isinstance(query, exp.Select) and _aggregating(query):
@@ -8692,7 +8781,7 @@ def _coerce_having_aliases_of_columns(select: exp.Select, typer: _Typer) -> None
     sources = [typer.source_columns(alias) for alias in typer.scope.selected_sources]
     if not aliases or not sources or any(not columns or "*" in columns for columns in sources):
         return
-    grouped = _grouped_names(select)
+    grouped = _grouped_names(select, columns=True)  # (a grouped column is read as itself, no alias)
     coerced = (*_COMPARISONS, exp.Between, exp.In, exp.Coalesce, exp.Greatest, exp.Least)
     for node in [n for n in in_scope(having) if isinstance(n, coerced) and not n.args.get("query")]:
         compared = not isinstance(node, (exp.Coalesce, exp.Greatest, exp.Least))
@@ -8713,6 +8802,8 @@ def _coerce_having_aliases_of_columns(select: exp.Select, typer: _Typer) -> None
             kinds = [own, *(VOID if isinstance(_unparen(o), exp.Null) else typer.of(o) for o in others)]
             # (coalesce, greatest and least take the wider common type: an integer beside a string a bigint)
             to = _comparison_type(kinds) if compared else None if all(k == own for k in kinds) else wider_common_type(kinds)
+            if isinstance(node, (exp.Greatest, exp.Least)) and written is not None and written != own and all(k in (own, VOID) for k in kinds):
+                _check_extreme_of_alias(node, [written, *kinds[1:]])
             if own is None or written == own or to is None or isinstance(own, DecimalType) and isinstance(to, DecimalType):
                 continue
             if compared and isinstance(to, DecimalType) and isinstance(own, AtomicType) and _is_integral(own):
@@ -8730,6 +8821,28 @@ def _coerce_having_aliases_of_columns(select: exp.Select, typer: _Typer) -> None
                 if typer.of(other) != to and not (compared and isinstance(_unparen(other), exp.Null)):
                     other.replace(exp.Cast(this=other.copy(), to=_sql_type(to)))
             break
+
+
+def _check_extreme_of_alias(node: exp.Greatest | exp.Least, kinds: list[SparkType | None]) -> None:
+    """Spark's ``DATATYPE_MISMATCH.DATA_DIFF_TYPES`` for a HAVING's ``greatest`` or ``least`` of a
+    name that is a source's column of the others' type and an alias of a string beside a number
+    (or the other way round), ``kinds`` with the alias's type: no cast was put on the column,
+    and once the alias is read in its place Spark's coercion finds no common type (it reads no
+    string as a number there, nor a date beside a number; measured on PySpark 4.3: ``SELECT h AS
+    i ... HAVING greatest(i, 2) > 1`` beside an int column ``i``). vpush had cast the string
+    strictly (CAST_INVALID_INPUT), and DuckDB's binder had refused the date (no class)."""
+    known = [k for k in kinds if k is not None and k != VOID]
+    if len(known) < len(kinds) - kinds.count(VOID) or any(not isinstance(k, (AtomicType, StringType, DecimalType)) for k in known):
+        return  # (a type vpush does not know, or a nested one)
+    strings = [isinstance(k, StringType) for k in known]
+    if (any(strings) and not all(strings)) or wider_common_type(list(known)) is None:
+        names = ", ".join(f'"{k.to_sql()}"' for k in known)
+        function = type(node).__name__.lower()
+        raise OptimizeError(
+            f'Cannot resolve "{_spark_text(node)}" due to data type mismatch: Input to `{function}` '
+            f"should all be the same type, but it's [{names}].",
+            error_class="DATATYPE_MISMATCH.DATA_DIFF_TYPES",
+        )
 
 
 def _inline_having_aliases(select: exp.Select, lateral: Mapping[str, exp.Expr], typer: _Typer) -> None:
