@@ -5834,11 +5834,10 @@ def _drop_constant_sort_keys(expression: exp.Expr) -> None:
 
 def _check_result_clauses(select: exp.Select) -> None:
     """Spark's errors for what its ``RepartitionByExpression`` (DISTRIBUTE BY) and ``Sort``
-    (SORT BY) cannot hold: a generator, a window, an aggregate of a SELECT that aggregates nothing,
-    over an aggregation a column neither an output nor grouped (but inside a SORT BY's aggregate,
-    which Spark adds to the aggregation where no DISTRIBUTE BY stands between), a position past
-    the SELECT list. vpush left both clauses
-    to the engine, which had answered."""
+    (SORT BY) cannot hold, but windows (:func:`_check_order_by_windows`): a generator, over an
+    aggregation a column neither an output nor grouped (but inside a SORT BY's aggregate, which
+    Spark adds to the aggregation where no DISTRIBUTE BY stands between, and else refuses), a
+    position past the SELECT list. vpush left both clauses to the engine, which had answered."""
     distribute, sort = select.args.get("distribute"), select.args.get("sort")
     aggregated = _aggregating(select)
     # over an aggregation the clauses read its outputs and grouped columns: known where the
@@ -5855,7 +5854,7 @@ def _check_result_clauses(select: exp.Select) -> None:
     for clause, _, nodes in clauses:
         for node in nodes:
             if only_outputs and isinstance(node, exp.Column) and node.name.lower() not in outputs and not (
-                clause is sort and added and under_aggregate(node, clause)
+                sort is not None and clause is sort and added and under_aggregate(node, sort)
             ):
                 shown = ", ".join(f"`{p.alias_or_name}`" for p in select.expressions)
                 raise OptimizeError(
@@ -5870,9 +5869,8 @@ def _check_result_clauses(select: exp.Select) -> None:
                     f"The generator is not supported: outside the SELECT clause, found: {operator} [{node.sql('spark')}].",
                     error_class="UNSUPPORTED_GENERATOR.OUTSIDE_SELECT",
                 )
-            if isinstance(node, exp.Window) or (
-                isinstance(node, exp.AggFunc) and not isinstance(node.parent, exp.Window) and not (clause is sort and added)
-            ):
+            if (clause is distribute or (aggregated and not added)) and isinstance(node, exp.AggFunc) and not isinstance(node.parent, exp.Window):
+                # (a window, and a SORT BY's aggregate of a SELECT that aggregates nothing: _check_order_by_windows)
                 raise OptimizeError(
                     f"The query operator {operator} contains one or more unsupported expressions. Consider to rewrite it to "
                     "avoid window functions, aggregate functions, and generator functions in the "
@@ -8219,7 +8217,7 @@ def _check_correlated_variants(scope: Scope, columns: Mapping[str, Mapping[str, 
                 )
 
 
-_SORTING_CLAUSES = ("distribute", "cluster", "order", "sort")
+_SORTING_CLAUSES = ("distribute", "order", "sort")
 """A SELECT's clauses of Spark's ``RepartitionByExpression`` and ``Sort``, in the order Spark
 checks them (the repartition stands below the sort)."""
 
@@ -8686,8 +8684,8 @@ def _check_order_by_windows(query: exp.Select | exp.SetOperation) -> None:
     ``UNSUPPORTED_EXPR_FOR_OPERATOR``. Each of these classes comes before the next over the whole
     ORDER BY (Spark checks the ``Aggregate`` before the ``Sort``, an expression before its operator).
 
-    A SORT BY is such a ``Sort`` too (of each partition), and a DISTRIBUTE BY or CLUSTER BY a
-    ``RepartitionByExpression`` below it, whose window Spark refuses first
+    A SORT BY is such a ``Sort`` too (of each partition), and a DISTRIBUTE BY (a CLUSTER BY's too,
+    ``dialect._result_clauses``) a ``RepartitionByExpression`` below it, whose window Spark refuses first
     (``UNSUPPORTED_EXPR_FOR_OPERATOR``); a SORT BY's aggregate where the SELECT aggregates
     nothing stays in the ``Sort`` as well (``SELECT id FROM t SORT BY max(id)``).
 
@@ -8695,14 +8693,13 @@ def _check_order_by_windows(query: exp.Select | exp.SetOperation) -> None:
         OptimizeError: ``NESTED_AGGREGATE_FUNCTION``, ``UNSUPPORTED_EXPR_FOR_WINDOW`` or
         ``UNSUPPORTED_EXPR_FOR_OPERATOR``.
     """
-    for key in ("distribute", "cluster"):
-        clause = query.args.get(key)
-        window = next((w for w in in_scope(clause) if isinstance(w, exp.Window)), None) if clause is not None else None
-        if window is not None:
-            raise OptimizeError(
-                f"The query operator `RepartitionByExpression` contains one or more unsupported expressions: {_spark_text(window)}",
-                error_class="UNSUPPORTED_EXPR_FOR_OPERATOR",
-            )
+    clause = query.args.get("distribute")
+    window = next((w for w in in_scope(clause) if isinstance(w, exp.Window)), None) if clause is not None else None
+    if window is not None:
+        raise OptimizeError(
+            f"The query operator `RepartitionByExpression` contains one or more unsupported expressions: {_spark_text(window)}",
+            error_class="UNSUPPORTED_EXPR_FOR_OPERATOR",
+        )
     order = query.args.get("order") or query.args.get("sort")
     if order is None:
         return
