@@ -395,6 +395,29 @@ def test_having_alias_shadowing_a_column_of_another_type(spark_views: SparkSessi
     assert_same_answer("SELECT h AS i, count(*) AS n FROM t GROUP BY h HAVING i = 'x'", spark_views, connect_tables(tables), {})
 
 
+# Found this session and not yet mended: each differs from Spark (measured on PySpark 4.3).
+NOT_MENDED = [
+    # the window's alias g shadows the string column g in an ORDER BY expression: DuckDB's binder
+    # error without a class, where Spark answers
+    "SELECT h AS x, sum(count(*)) OVER () AS h FROM t GROUP BY h ORDER BY h + 1, x",
+    # an alias of a window in an ORDER BY expression beside an aggregate: DuckDB's binder error,
+    # where Spark raises UNRESOLVED_COLUMN
+    "SELECT h, sum(count(*)) OVER () AS r FROM t GROUP BY h ORDER BY r + 1, max(id)",
+    # a scalar subquery of the grouped column, sorted by: answered, where Spark raises
+    # SCALAR_SUBQUERY_IS_IN_GROUP_BY_OR_AGGREGATE_FUNCTION
+    "SELECT h, (SELECT count(*) FROM t u WHERE u.h = t.h) AS n FROM t GROUP BY h ORDER BY n, h",
+    # NOT of a parenthesized list (Spark's struct): DuckDB's conversion error without a class,
+    # where Spark raises DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE
+    "SELECT NOT (i, 1) FROM t",
+]
+
+
+@pytest.mark.xfail(strict=True, reason="found this session, not yet mended (see the comments of NOT_MENDED)")
+@pytest.mark.parametrize("sql", NOT_MENDED)
+def test_not_yet_as_spark(sql: str, spark_views: SparkSession, tables: dict[str, Path]) -> None:
+    assert_same_answer(sql, spark_views, connect_tables(tables), {})
+
+
 @pytest.mark.xfail(strict=True, reason="Spark coerces a HAVING's name that is both a source's column and an alias of another "
                    "type by the column's type in a CASE/if branch or arithmetic too (cast('x' AS bigint) here); vpush, only in "
                    "comparisons, IN, BETWEEN, coalesce, greatest and least")
