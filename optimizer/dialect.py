@@ -1376,6 +1376,13 @@ def _traced(name: str, build: t.Callable[..., exp.Expr]) -> t.Callable[..., exp.
             node = build(args, dialect=dialect)
         if isinstance(node, exp.IgnoreNulls) and node.this.meta.get(SPARK_CALL):
             return node  # the call inside is traced (lag(x, 1, 0, true))
+        if isinstance(node, exp.Exists) and isinstance(node.this, (exp.Subquery, exp.Query, exp.Values)):
+            # EXISTS ((SELECT ...)), EXISTS (VALUES ...): the predicate of a query, no call of the
+            # function exists(array, lambda)
+            query = node.this
+            while isinstance(query, exp.Subquery) and not query.args.get("alias"):
+                query = query.this
+            return exp.Exists(this=exp.select("*").from_(query) if isinstance(query, exp.Values) else query)
         if isinstance(node, exp.Expr) and not any(node is a for a in args):
             node.meta[SPARK_CALL] = (name.lower(), tuple(_trace(node, a) for a in args))
         return node
@@ -1416,11 +1423,12 @@ _NOT_CALLED_AFTER = frozenset({TokenType.DOT, TokenType.LIKE, TokenType.ILIKE})
 _ARGUMENT_WORDS = frozenset({"BOTH", "LEADING", "TRAILING", "PLACING"})
 
 
-def _plain_argument_count(tokens: list[Token]) -> int | None:
-    """The count of comma-separated arguments of a call whose tokens inside its parentheses are
-    ``tokens``; None where a keyword of the call's own syntax stands among them (``FROM``)."""
+def _plain_argument_count(tokens: list[Token], start: int = 0) -> int | None:
+    """The count of comma-separated arguments of a call whose tokens inside its parentheses start
+    at ``tokens[start]``; None where a keyword of the call's own syntax stands among them (``FROM``)."""
     depth, count, seen = 0, 0, False
-    for token in tokens:
+    for index in range(start, len(tokens)):
+        token = tokens[index]
         kind = token.token_type
         if kind in (TokenType.L_PAREN, TokenType.L_BRACKET, TokenType.L_BRACE):
             depth += 1
@@ -1790,10 +1798,13 @@ class VpushSparkParser(SparkParser):
             return None
         if self._curr.token_type not in self.FUNC_TOKENS or (self._prev is not None and self._prev.token_type in _NOT_CALLED_AFTER):
             return None
-        arguments = self._tokens[self._index + 2 :]
-        if arguments and arguments[0].token_type in (TokenType.SELECT, TokenType.WITH):
-            return None  # EXISTS (SELECT ...), = ANY (SELECT ...)
-        count = _plain_argument_count(arguments)
+        start = self._index + 2
+        first = self._tokens[start].token_type if start < len(self._tokens) else None
+        if first in (TokenType.SELECT, TokenType.WITH) or (
+            self._curr.token_type in self.SUBQUERY_PREDICATES and first in (TokenType.L_PAREN, TokenType.VALUES)
+        ):
+            return None  # EXISTS (SELECT ...), = ANY (SELECT ...), EXISTS ((SELECT ...) UNION ...)
+        count = _plain_argument_count(self._tokens, start)
         name = self._curr.text.upper()
         if count is None or (name in _UNIT_CALLS and count == 3):
             return None

@@ -476,14 +476,31 @@ def decide_null_tests(expression: exp.Expr) -> exp.Expr:
         >>> decide_null_tests(sqlglot.parse_one("SELECT make_date(2024, 13, 1) IS NULL AS a, (1 / 0) IS NULL AS b", read="spark")).sql("spark")
         'SELECT FALSE AS a, (1 / 0) IS NULL AS b'
     """
+    from vpush.optimizer.spark_semantics import spark_name, wrap_in_place  # (which reads this module)
+
+    derived: dict[tuple[int, str], exp.Expr | None] = {}
     for test in [n for n in expression.walk() if _null_tested(n) is not None]:
         tested = _null_tested(test)
         select = test.find_ancestor(exp.Select)
         if tested is None or (select is not None and _grouping_sets(select) and tested.find(exp.Column) is not None):
             continue  # (a grouping key is null in the rows of the sets that leave it out)
-        if _spark_nullable(_derived_in_place(tested, select)) is False:
-            test.replace(exp.Boolean(this=_call_name(test) == "isnotnull"))
+        if _spark_nullable(_derived_in_place(tested, select, derived)) is not False:
+            continue
+        projection = _projection_holding(test, select)
+        if projection is not None and not isinstance(projection, exp.Alias):
+            name = spark_name(projection)
+            if name is None:
+                continue  # (its name as Spark gives it, which the decided test would lose, not known)
+            wrap_in_place(projection, exp.Alias(alias=exp.to_identifier(name, quoted=True)))
+        test.replace(exp.Boolean(this=_call_name(test) == "isnotnull"))
     return expression
+
+
+def _projection_holding(node: exp.Expr, select: exp.Select | None) -> exp.Expr | None:
+    """The projection of ``select`` that ``node`` lies in, if any."""
+    while node.parent is not None and node.parent is not select:
+        node = node.parent
+    return node if select is not None and node.parent is select and node.arg_key == "expressions" else None
 
 
 def _grouping_sets(select: exp.Select) -> bool:
@@ -492,11 +509,16 @@ def _grouping_sets(select: exp.Select) -> bool:
         any(group.args.get(key) for key in ("rollup", "cube", "grouping_sets")) or group.find(exp.Rollup, exp.Cube, exp.GroupingSets) is not None)
 
 
-def _derived_in_place(value: exp.Expr, select: exp.Select | None) -> exp.Expr:
+_DERIVED_SIZE = 2000
+"""The most nodes a column's derived expression may have: past it the column stays (its
+nullability unknown), as a column read twice at each of many levels doubles it at each."""
+
+
+def _derived_in_place(value: exp.Expr, select: exp.Select | None, derived: dict[tuple[int, str], exp.Expr | None]) -> exp.Expr:
     """A copy of ``value``, an expression of ``select``, with each column of the one subquery or
     CTE ``select`` reads (no join) replaced by the expression that computes it, where that
     query is a SELECT without grouping sets (whose columns are as nullable as their
-    expressions), in turn."""
+    expressions), in turn. ``derived`` keeps each source column's expression, derived once."""
     copy = value.copy()
     found = _only_derived_source(select) if select is not None else None
     if found is None:
@@ -511,10 +533,18 @@ def _derived_in_place(value: exp.Expr, select: exp.Select | None) -> exp.Expr:
     for column in [c for c in copy.find_all(exp.Column) if isinstance(c.this, exp.Identifier) and not _lambda_name(c)]:
         if column.find_ancestor(exp.Query) is not None or (column.table and column.table.lower() != name):
             continue  # (a subquery's own column; another query's)
-        definition = computed.get(column.name.lower())
-        if definition is None or sum(p.alias_or_name.lower() == column.name.lower() for p in source.expressions) != 1:
+        key = (id(source), column.name.lower())
+        if key not in derived:
+            definition = computed.get(key[1])
+            if definition is None or sum(p.alias_or_name.lower() == key[1] for p in source.expressions) != 1:
+                derived[key] = None
+            else:
+                found_expression = _derived_in_place(definition, source, derived)
+                derived[key] = found_expression if sum(1 for _ in found_expression.walk()) <= _DERIVED_SIZE else None
+        known = derived[key]
+        if known is None:
             continue
-        replacement = exp.Paren(this=_derived_in_place(definition, source))
+        replacement = exp.Paren(this=known.copy())
         if column is copy:
             return replacement
         column.replace(replacement)

@@ -5854,7 +5854,7 @@ def _check_result_clauses(select: exp.Select) -> None:
     for clause, _, nodes in clauses:
         for node in nodes:
             if only_outputs and isinstance(node, exp.Column) and node.name.lower() not in outputs and not (
-                sort is not None and clause is sort and added and under_aggregate(node, sort)
+                sort is not None and clause is sort and added and under_aggregate(node, sort, windows=True)
             ):
                 shown = ", ".join(f"`{p.alias_or_name}`" for p in select.expressions)
                 raise OptimizeError(
@@ -5879,20 +5879,41 @@ def _check_result_clauses(select: exp.Select) -> None:
                 )
     if sort is not None:
         _check_sort_ordinals(select, sort)
+        _inline_sort_aliases(select, sort)
+
+
+def _inline_sort_aliases(select: exp.Select, sort: exp.Sort) -> None:
+    """A SORT BY's name of one of the SELECT's aliases (of a plain expression) as the expression,
+    in place: Spark's ``Sort`` reads the SELECT's outputs first, so ``SELECT id AS k FROM t SORT
+    BY cast(k AS int)`` casts the alias, not a source column ``k`` (the ORDER BY it becomes
+    follows the ORDER BY's rewrite of aliases, which has run by then)."""
+    aliases = {
+        p.alias.lower(): p.this for p in select.expressions
+        if isinstance(p, exp.Alias) and not any(isinstance(n, (exp.Window, exp.AggFunc)) or is_generator(n) for n in in_scope(p.this))
+    }
+    for ordered in sort.expressions:
+        for column in [c for c in in_scope(ordered) if isinstance(c, exp.Column) and not c.table and isinstance(c.this, exp.Identifier)]:
+            found = aliases.get(column.name.lower())
+            if found is not None and not _bound_by_lambda(column):
+                if column is ordered.this:
+                    ordered.set("this", exp.Paren(this=found.copy()))
+                else:
+                    column.replace(exp.Paren(this=found.copy()))
 
 
 def _sorts_as_orders(expression: exp.Expr) -> None:
-    """A query's SORT BY and DISTRIBUTE BY keys that read a column as ORDER BY keys, in place
+    """A query's SORT BY keys that read a column, and its positions, as ORDER BY keys, in place
     (rewritten as the other clauses' by then): Spark computes them for every row (a strict cast
-    or an overflow in one raises), where DuckDB, which has neither clause, left them out; a SORT
-    BY's positions too. Spark's order of rows under them is each partition's own; for one
-    partition it is this ORDER BY's."""
+    or an overflow in one raises), where DuckDB, which has neither SORT BY nor DISTRIBUTE BY,
+    left them out. Spark's order of rows under them is each partition's own; for one partition
+    it is this ORDER BY's. A DISTRIBUTE BY's keys are left out still (an ORDER BY of them would
+    not be Spark's order of one partition)."""
     for query in list(expression.find_all(exp.Select, exp.SetOperation)):
         distribute, sort = query.args.get("distribute"), query.args.get("sort")
         if distribute is None and sort is None:
             continue
-        keys = [o for clause in (distribute, sort) if clause is not None for o in clause.expressions
-                if any(isinstance(n, exp.Column) for n in in_scope(o)) or (clause is sort and isinstance(o.this, exp.Literal) and o.this.is_int)]
+        keys = [o for o in sort.expressions if any(isinstance(n, exp.Column) for n in in_scope(o)) or (
+            isinstance(o.this, exp.Literal) and o.this.is_int)] if sort is not None else []
         query.set("distribute", None)
         query.set("sort", None)
         if keys and query.args.get("order") is None:
@@ -7627,7 +7648,11 @@ def _check_negated_constant(node: exp.Neg, typer: _Typer) -> None:
     bits = INTEGER_WIDTHS.get(kind.name)
     if value is not None and bits is not None and value == -(1 << (bits - 1)):
         message = 'overflow. If necessary set "spark.sql.ansi.enabled" to "false" to bypass this error.'
-        typer.set_type(node.replace(spark_error("ARITHMETIC_OVERFLOW", message, exp.DataType.build(kind.name))), kind)
+        raising = spark_error("ARITHMETIC_OVERFLOW", message, exp.DataType.build(kind.name))
+        named = spark_name(node, top=False)
+        if named is not None:
+            raising.meta[_TRIED_NAME] = named  # named as the negation it stands for
+        typer.set_type(node.replace(raising), kind)
 
 
 def _check_arithmetic(select: exp.Select, typer: _Typer) -> None:

@@ -1124,6 +1124,10 @@ TAKEN_SYNTAX = [
     "SELECT i AS k, count(*) FROM t GROUP BY i SORT BY i",
     "SELECT g, count(*) FROM t GROUP BY g, i SORT BY i, max(s)",
     "SELECT g, count(*) FROM t GROUP BY g, i DISTRIBUTE BY i SORT BY i",
+    "SELECT i AS g FROM t SORT BY cast(g AS int)",  # the alias, not the string column g
+    # EXISTS of a parenthesized query or VALUES (read as a call of exists(array, lambda))
+    "SELECT i FROM t WHERE EXISTS ((SELECT 1 FROM t u WHERE u.i = t.i)) AND NOT EXISTS ((SELECT 1) UNION (SELECT 2) EXCEPT (SELECT 1))",
+    "SELECT i FROM t WHERE EXISTS (VALUES (1))",
 ]
 
 
