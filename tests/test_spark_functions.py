@@ -786,6 +786,17 @@ def test_calls_sqlglot_read_otherwise_raise_as_spark(call: str, wanted: str, spa
     assert raised.value.error_class == wanted
 
 
+@pytest.mark.xfail(strict=True, reason="vpush's own class where Spark counts the arguments: sqlglot's parser reads a DISTINCT "
+                   "or a named argument first, and past the counts measured a function that takes 6 is left to its own checks")
+@pytest.mark.parametrize(("call", "wanted"), [
+    ("sum(DISTINCT i, s)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+    ("make_interval(1, 1, 1, 1, 1, 1, 1, 1)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+    ("mask(upperChar => 'X')", "REQUIRED_PARAMETER_NOT_FOUND"),
+])
+def test_a_count_of_arguments_not_yet_spark_s(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection) -> None:
+    _assert_raises_as_spark(call, spark_view, con, (wanted,))
+
+
 @pytest.mark.parametrize("call", ["try_parse_url(g)", "count()", "explode()", "trim(g, 'a', 'b')", "upper(g, g, g, g, g, g, g)"])
 def test_a_count_of_arguments_spark_refuses_in_its_words(call: str, spark_view: SparkSession, con: vpush.Connection) -> None:
     """vpush's message is Spark's first sentence (``try_parse_url`` named ``parse_url``, as Spark names it)."""
