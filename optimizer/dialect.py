@@ -880,9 +880,9 @@ def _check_any_call(node: exp.Any) -> None:
 
 
 CLAUSE_AT = "vpush_clause_at"
-"""Meta key of an ORDER BY, CLUSTER BY, DISTRIBUTE BY or SORT BY clause: the index of its first token."""
-_RESULT_CLAUSES = (TokenType.ORDER_BY, TokenType.CLUSTER_BY, TokenType.DISTRIBUTE_BY, TokenType.SORT_BY)
-_RESULT_CLAUSE_ORDER = ("order", "cluster", "distribute", "sort")  # the order Spark's grammar takes them in
+"""Meta key of an ORDER BY, CLUSTER BY, DISTRIBUTE BY, SORT BY or LIMIT clause: the index of its first token."""
+_RESULT_CLAUSES = (TokenType.ORDER_BY, TokenType.CLUSTER_BY, TokenType.DISTRIBUTE_BY, TokenType.SORT_BY, TokenType.LIMIT)
+_RESULT_CLAUSE_ORDER = ("order", "cluster", "distribute", "sort", "limit")  # the order Spark's grammar takes them in
 
 
 def _placed(parse: t.Callable[[Parser], tuple[str, exp.Expr | None]]) -> t.Callable[[Parser], tuple[str, exp.Expr | None]]:
@@ -900,16 +900,19 @@ def _placed(parse: t.Callable[[Parser], tuple[str, exp.Expr | None]]) -> t.Calla
 
 def _result_clauses(statement: exp.Expr) -> None:
     """Spark's rules for a query's ORDER BY, CLUSTER BY, DISTRIBUTE BY and SORT BY (its
-    ``queryOrganization`` rule and ``withQueryResultClauses``): taken in that order only (else a
-    syntax error), alone or as DISTRIBUTE BY with SORT BY (else
+    ``queryOrganization`` rule and ``withQueryResultClauses``): taken in that order only, before a
+    LIMIT (else a syntax error), alone or as DISTRIBUTE BY with SORT BY (else
     ``COMBINATION_QUERY_RESULT_CLAUSES``); ``CLUSTER BY e`` is ``DISTRIBUTE BY e SORT BY e``, as
     Spark builds it (its keys resolved and computed as those are)."""
     for query in statement.find_all(exp.Select, exp.SetOperation):
-        placed = sorted((query.args[key].meta.get(CLAUSE_AT, 0), key) for key in _RESULT_CLAUSE_ORDER if query.args.get(key))
+        placed = sorted(
+            (query.args[key].meta[CLAUSE_AT], key) for key in _RESULT_CLAUSE_ORDER if query.args.get(key) and CLAUSE_AT in query.args[key].meta
+        )
         keys = [key for _, key in placed]
         for before, after in zip(keys, keys[1:]):
             if _RESULT_CLAUSE_ORDER.index(after) < _RESULT_CLAUSE_ORDER.index(before):
                 raise _error(f"Syntax error at or near '{after.upper()}'.", "PARSE_SYNTAX_ERROR")
+        keys = [key for key in keys if key != "limit"]
         if len(keys) > 1 and keys != ["distribute", "sort"]:
             raise _error(
                 "The feature is not supported: Combination of ORDER BY/SORT BY/DISTRIBUTE BY/CLUSTER BY.",

@@ -5836,7 +5836,7 @@ def _check_result_clauses(select: exp.Select) -> None:
     """Spark's errors for what its ``RepartitionByExpression`` (DISTRIBUTE BY) and ``Sort``
     (SORT BY) cannot hold, but windows (:func:`_check_order_by_windows`): a generator, over an
     aggregation a column neither an output nor grouped (but inside a SORT BY's aggregate, which
-    Spark adds to the aggregation where no DISTRIBUTE BY stands between, and else refuses), a
+    Spark adds to the aggregation where no DISTRIBUTE BY or HAVING stands between, and else refuses), a
     position past the SELECT list. vpush left both clauses to the engine, which had answered."""
     distribute, sort = select.args.get("distribute"), select.args.get("sort")
     aggregated = _aggregating(select)
@@ -5849,8 +5849,8 @@ def _check_result_clauses(select: exp.Select) -> None:
     clauses = [(clause, operator, [n for o in clause.expressions for n in in_scope(o)])
                for clause, operator in ((distribute, "RepartitionByExpression"), (sort, "Sort")) if clause is not None]
     # a SORT BY's aggregate is added to the aggregation only where it stands right over it (no
-    # DISTRIBUTE BY between them)
-    added = aggregated and distribute is None
+    # DISTRIBUTE BY or HAVING between them)
+    added = aggregated and distribute is None and select.args.get("having") is None
     for clause, _, nodes in clauses:
         for node in nodes:
             if only_outputs and isinstance(node, exp.Column) and node.name.lower() not in outputs and not (
@@ -8343,7 +8343,7 @@ def _check_resolved(select: exp.Select, scope: Scope, columns: Mapping[str, Mapp
     for found in columns.values():  # the sources, and the generators' lateral joins
         known.update(found)
     aliases = {p.alias.lower() for p in select.expressions if isinstance(p, exp.Alias)}
-    for key in ("expressions", "where", "group", "having", "order", "qualify"):
+    for key in ("expressions", "where", "group", "having", "order", "qualify", "distribute", "sort"):
         value = select.args.get(key)
         for part in value if isinstance(value, list) else [value]:
             if not isinstance(part, exp.Expr):
@@ -8364,8 +8364,8 @@ def _check_distinct_order(select: exp.Select) -> None:
     """A SELECT DISTINCT whose ORDER BY reads a column that is not one of its outputs raises
     Spark's ``UNRESOLVED_COLUMN.WITH_SUGGESTION``: Spark sorts the distinct rows, which keep only
     the outputs, so ``ORDER BY id`` under ``SELECT DISTINCT id % 3`` (and even ``ORDER BY id % 3``)
-    cannot be resolved, where DuckDB sorts by the expression."""
-    order = select.args.get("order")
+    cannot be resolved, where DuckDB sorts by the expression. A SORT BY too."""
+    order = select.args.get("order") or select.args.get("sort")
     if select.args.get("distinct") is None or order is None or any(
         p.is_star for p in select.expressions
     ):

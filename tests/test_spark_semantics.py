@@ -1077,6 +1077,11 @@ REFUSED_SYNTAX = [
     # a SORT BY's aggregate is added to the aggregation only right over it
     "SELECT g, count(*) FROM t GROUP BY g, i DISTRIBUTE BY i SORT BY max(s)",
     "SELECT g, count(*) FROM t GROUP BY g, i DISTRIBUTE BY i SORT BY max(i)",
+    # ... nor with a HAVING between; a SORT BY before LIMIT only; of a SELECT DISTINCT's outputs only
+    "SELECT g FROM t GROUP BY g HAVING count(*) > 0 SORT BY count(*)",
+    "SELECT g FROM t GROUP BY g HAVING count(*) > 0 SORT BY max(i)",
+    "SELECT i FROM t LIMIT 1 SORT BY i",
+    "SELECT DISTINCT g FROM t SORT BY i",
 ]
 
 # ... and syntax near those that Spark takes: vpush answers it too.
