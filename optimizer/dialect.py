@@ -1430,6 +1430,10 @@ def _plain_argument_count(tokens: list[Token], start: int = 0) -> int | None:
     """The count of comma-separated arguments of a call whose tokens inside its parentheses start
     at ``tokens[start]``; None where a keyword of the call's own syntax stands among them (``FROM``)."""
     depth, count, seen = 0, 0, False
+    if start + 1 < len(tokens) and tokens[start].token_type == TokenType.DISTINCT:
+        if tokens[start + 1].token_type == TokenType.R_PAREN:
+            return None  # count(DISTINCT): Spark reads a column named DISTINCT
+        start += 1  # sum(DISTINCT x, y): the arguments after it
     for index in range(start, len(tokens)):
         token = tokens[index]
         kind = token.token_type

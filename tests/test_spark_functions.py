@@ -771,7 +771,8 @@ def test_math_raises_as_spark(call: str, wanted: str, spark_view: SparkSession, 
      ("count() OVER ()", "WRONG_NUM_ARGS.WITH_SUGGESTION"), ("explode()", "REQUIRED_PARAMETER_NOT_FOUND"),
      ("mask()", "REQUIRED_PARAMETER_NOT_FOUND"),
      # past the counts measured, for a function that takes neither 6 nor 25
-     ("substr(g, 1, 2, 3, 4, 5, 6, 7)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION")],
+     ("substr(g, 1, 2, 3, 4, 5, 6, 7)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+     ("sum(DISTINCT i, s)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION")],
 )
 def test_calls_sqlglot_read_otherwise_raise_as_spark(call: str, wanted: str, spark_view: SparkSession, con: vpush.Connection,
                                                     spark_con: vpush.Connection) -> None:
@@ -786,10 +787,9 @@ def test_calls_sqlglot_read_otherwise_raise_as_spark(call: str, wanted: str, spa
     assert raised.value.error_class == wanted
 
 
-@pytest.mark.xfail(strict=True, reason="vpush's own class where Spark counts the arguments: sqlglot's parser reads a DISTINCT "
-                   "or a named argument first, and past the counts measured a function that takes 6 is left to its own checks")
+@pytest.mark.xfail(strict=True, reason="vpush's own class where Spark counts the arguments: sqlglot's parser reads a named "
+                   "argument first, and past the counts measured a function that takes 6 is left to its own checks")
 @pytest.mark.parametrize(("call", "wanted"), [
-    ("sum(DISTINCT i, s)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
     ("make_interval(1, 1, 1, 1, 1, 1, 1, 1)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
     ("mask(upperChar => 'X')", "REQUIRED_PARAMETER_NOT_FOUND"),
 ])
